@@ -1,0 +1,71 @@
+// One bundle per entry point: the extension (loaded by VS Code), the worker
+// (a detached process per agent) and the CLI. `vscode` is provided by the host;
+// `node-pty` is native and resolved at run time (VS Code's own copy for workers
+// spawned by the extension, the package's dependency otherwise).
+import * as esbuild from 'esbuild';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const entries = [
+  { in: 'src/extension.ts', out: 'extension' },
+  { in: 'src/core/worker/main.ts', out: 'worker' },
+  { in: 'src/cli/main.ts', out: 'cli' },
+].filter((e) => existsSync(e.in));
+
+/** Prints each bundle's size and its largest inputs, from the metafile. */
+const sizeReport = {
+  name: 'size-report',
+  setup(build) {
+    build.onEnd((result) => {
+      if (!result.metafile) return;
+      for (const [file, info] of Object.entries(result.metafile.outputs)) {
+        if (file.endsWith('.map')) continue;
+        const top = Object.entries(info.inputs)
+          .sort((a, b) => b[1].bytesInOutput - a[1].bytesInOutput)
+          .slice(0, 3)
+          .map(([name, i]) => `${name.replace(/^node_modules\//, '')} ${(i.bytesInOutput / 1024).toFixed(1)} KB`)
+          .join(', ');
+        console.log(`[build] ${file} ${(info.bytes / 1024).toFixed(1)} KB  (largest: ${top})`);
+      }
+    });
+  },
+};
+
+/** The CLI is a `bin`: give it a shebang-friendly mode after each build. */
+const executableCli = {
+  name: 'executable-cli',
+  setup(build) {
+    build.onEnd(() => {
+      if (existsSync('dist/cli.js')) chmodSync('dist/cli.js', 0o755);
+    });
+  },
+};
+
+const options = {
+  entryPoints: entries,
+  outdir: 'dist',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: ['vscode', 'node-pty'],
+  minify: production,
+  sourcemap: !production,
+  sourcesContent: false,
+  metafile: true,
+  logLevel: 'warning',
+  plugins: [sizeReport, executableCli],
+  banner: { js: '' },
+};
+
+if (watch) {
+  const ctx = await esbuild.context(options);
+  await ctx.watch();
+  console.log('[build] watching for changes');
+} else {
+  const result = await esbuild.build(options);
+  writeFileSync('dist/meta.json', JSON.stringify(result.metafile));
+  if (result.warnings.length) console.log(`[build] ${result.warnings.length} warning(s) above`);
+}

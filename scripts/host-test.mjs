@@ -1,0 +1,167 @@
+// Runs the host suites (test/host/**) inside the extension host of a real VS Code
+// (code-server 4.100.3) driven by headless Debian Chromium, then a UI smoke step
+// that screenshots the Paddock view, then installs the packaged VSIX offline.
+// Exit status: 0 only when every step passed. Prints "N passed, N failed".
+//
+//   node scripts/host-test.mjs [--grep PATTERN] [--no-ui] [--no-vsix]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { format } from 'node:util';
+import { join, resolve } from 'node:path';
+import { codeServerBin, launchChromium, provision, sleep, startCodeServer, workbenchUrl } from './lib/codeServer.mjs';
+import { makeScratchRepo } from './lib/scratchRepo.mjs';
+
+const root = resolve(import.meta.dirname, '..');
+const args = process.argv.slice(2);
+const grep = args.includes('--grep') ? args[args.indexOf('--grep') + 1] : undefined;
+const resultsDir = join(root, 'test-results');
+mkdirSync(resultsDir, { recursive: true });
+
+const summary = { passed: 0, failed: 0 };
+const failures = [];
+
+function record(name, ok, detail = '') {
+  if (ok) summary.passed++;
+  else {
+    summary.failed++;
+    failures.push(`${name}: ${detail}`);
+  }
+  console.log(`${ok ? '  ✔' : '  ✖'} [harness] ${name}${ok ? '' : ` — ${detail}`}`);
+}
+
+async function runHostSuites(server, workspace, env) {
+  const { context, close } = await launchChromium();
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    let exitCode;
+    const exited = new Promise((res) => {
+      page.exposeFunction('codeAutomationExit', (code) => {
+        exitCode = code;
+        res(code);
+      });
+    });
+    await page.exposeFunction('codeAutomationLog', (type, args) => {
+      // VS Code forwards console calls as (type, [format, ...args]).
+      const line = Array.isArray(args) ? format(...args) : String(args ?? '');
+      process.stdout.write(`${line.replace(/\n$/, '')}\n`);
+    });
+    const url = workbenchUrl(server.url, {
+      folder: workspace,
+      extensionPath: root,
+      testsPath: join(root, 'out', 'test', 'host', 'index.js'),
+    });
+    await page.goto(url);
+    let timer;
+    const timeout = new Promise((res) => {
+      timer = setTimeout(() => res('timeout'), 15 * 60_000);
+    });
+    const outcome = await Promise.race([exited, timeout]);
+    clearTimeout(timer);
+    const results = existsSync(env.PADDOCK_HOST_TEST_RESULTS)
+      ? JSON.parse(readFileSync(env.PADDOCK_HOST_TEST_RESULTS, 'utf8'))
+      : undefined;
+    if (outcome === 'timeout') {
+      record('host suites', false, 'timed out after 15 minutes');
+      return;
+    }
+    if (!results) {
+      record('host suites', false, `the extension host exited with ${exitCode} before the suites ran (see log above)`);
+      return;
+    }
+    summary.passed += results.passed;
+    summary.failed += results.failed;
+    for (const f of results.failures) failures.push(`${f.title}: ${f.error.split('\n').slice(0, 6).join('\n')}`);
+    if (exitCode !== 0 && results.failed === 0) record('host suites exit code', false, `exit ${exitCode}`);
+  } finally {
+    await close();
+  }
+}
+
+/** Opens the real workbench with Paddock loaded, shows its view, and saves a screenshot. */
+async function uiSmoke(server, workspace) {
+  const { context, close } = await launchChromium();
+  let step = 'the Paddock activity-bar entry';
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(workbenchUrl(server.url, { folder: workspace, extensionPath: root }));
+    const entry = page.locator('.activitybar a.action-label[aria-label^="Paddock"]');
+    await entry.waitFor({ timeout: 90_000 });
+    await entry.click();
+    step = 'the Agents view';
+    // With one view in the container, its name shows in the container's title bar.
+    const pane = page.locator('.part.sidebar .composite.title .title-label', { hasText: /Agents/i }).first();
+    await pane.waitFor({ timeout: 30_000 });
+    step = 'the welcome content';
+    const welcome = page.locator('.welcome-view-content:has-text("No agents yet")');
+    await welcome.waitFor({ timeout: 30_000 });
+    await page.locator('.welcome-view-content a.monaco-button:has-text("Start Agent"), .welcome-view-content .monaco-button:has-text("Start Agent")').first().waitFor({ timeout: 10_000 });
+    await sleep(1500); // let the workbench finish painting before the screenshot
+    const file = join(resultsDir, 'paddock-view.png');
+    await page.screenshot({ path: file });
+    record('UI smoke: Paddock view renders with its welcome content', true);
+    console.log(`    screenshot: ${file}`);
+  } catch (err) {
+    const file = join(resultsDir, 'paddock-view-failure.png');
+    await context.pages()[0]?.screenshot({ path: file }).catch(() => undefined);
+    record('UI smoke: Paddock view renders with its welcome content', false, `waiting for ${step}: ${err.message.split('\n')[0]} (screenshot ${file})`);
+  } finally {
+    await close();
+  }
+}
+
+/** Packages the VSIX and installs it into a throw-away extensions dir, offline. */
+function vsixInstall() {
+  const name = 'VSIX packages and installs offline';
+  const extDir = mkdtempSync(join(tmpdir(), 'paddock-vsix-ext-'));
+  try {
+    execFileSync('npm', ['run', '--silent', 'package'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const vsix = join(root, 'paddock.vsix');
+    const env = { ...process.env, XDG_CONFIG_HOME: extDir, XDG_DATA_HOME: extDir };
+    const install = spawnSync(codeServerBin(), ['--extensions-dir', extDir, '--install-extension', vsix], { env, encoding: 'utf8' });
+    const list = spawnSync(codeServerBin(), ['--extensions-dir', extDir, '--list-extensions', '--show-versions'], { env, encoding: 'utf8' });
+    const ok = install.status === 0 && /paddock\.paddock@/.test(list.stdout);
+    record(name, ok, ok ? '' : `install: ${install.stderr || install.stdout} list: ${list.stdout}`);
+  } catch (err) {
+    record(name, false, String(err.stderr ?? err.message).split('\n').slice(0, 3).join(' '));
+  } finally {
+    rmSync(extDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  provision();
+  const scratch = mkdtempSync(join(tmpdir(), 'paddock-host-'));
+  const workspace = makeScratchRepo(join(scratch, 'workspace'));
+  const env = {
+    PADDOCK_HOME: join(scratch, 'store'),
+    PADDOCK_RUNTIME_DIR: mkdtempSync('/tmp/pdk-rt-'),
+    PADDOCK_HOST_TEST_RESULTS: join(scratch, 'results.json'),
+    PADDOCK_HOST_TEST_WORKSPACE: workspace,
+    PADDOCK_REPO_ROOT: root,
+    ...(grep ? { PADDOCK_HOST_TEST_GREP: grep } : {}),
+  };
+  const server = await startCodeServer({ workspace, env, logFile: join(resultsDir, 'code-server.log') });
+  console.log(`[harness] code-server ${server.url} (pid ${server.pid}), workspace ${workspace}`);
+  try {
+    await runHostSuites(server, workspace, env);
+    if (!args.includes('--no-ui')) await uiSmoke(server, workspace);
+  } finally {
+    await server.stop();
+  }
+  if (!args.includes('--no-vsix')) vsixInstall();
+  rmSync(scratch, { recursive: true, force: true });
+  rmSync(env.PADDOCK_RUNTIME_DIR, { recursive: true, force: true });
+  if (failures.length) {
+    console.log('\nHost failures:');
+    for (const f of failures) console.log(`  - ${f}`);
+  }
+  console.log(`\nhost: ${summary.passed} passed, ${summary.failed} failed`);
+  writeFileSync(join(resultsDir, 'host-summary.json'), JSON.stringify(summary));
+  process.exitCode = summary.failed === 0 && summary.passed > 0 ? 0 : 1;
+}
+
+main().catch((err) => {
+  console.error(`[harness] ${err.stack ?? err}`);
+  process.exitCode = 1;
+});

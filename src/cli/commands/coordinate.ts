@@ -1,0 +1,36 @@
+/**
+ * `paddock coordinate`: the coordinator loop without VS Code — launches queued
+ * agents as slots free up and retries failed cleanups — until SIGINT/SIGTERM.
+ * Any number may run; one leads at a time, the others wait to take over.
+ */
+import { Coordinator } from '../../core/coordinator';
+import type { CliCommand } from '../command';
+import { expectPositionals, parseCommandArgs } from '../support/args';
+import { openStore, workerScriptPath } from '../support/session';
+
+const usage = 'paddock coordinate';
+
+export const coordinateCommand: CliCommand = {
+  name: 'coordinate',
+  usage,
+  summary: 'Run the coordinator loop (queue, cleanup retries) until interrupted.',
+  async run(argv, ctx) {
+    const { positionals } = parseCommandArgs(argv, {}, usage);
+    expectPositionals(positionals, [], usage);
+    const store = openStore(ctx);
+    const log = (message: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${message}\n`);
+    const coordinator = new Coordinator({ store, workerScript: workerScriptPath(ctx.env), env: ctx.env, log });
+    coordinator.onDidChangeCapacityBlock((e) => {
+      if (e.blockedBy.length === 0) log('capacity is no longer blocked by incomplete cleanups');
+    });
+    log(`coordinating ${store.home} (pid ${process.pid}); Ctrl-C to stop`);
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+    log(`${signal}: stopping the coordinator (agents keep running)`);
+    coordinator.dispose();
+    await coordinator.whenIdle();
+    return 0;
+  },
+};

@@ -1,0 +1,49 @@
+/** `paddock list`: every agent in the store, oldest first. */
+import { resolveRepoRoot } from '../../core/git';
+import { describeError, usageError } from '../../core/common/errors';
+import type { JobEntry } from '../../core/store';
+import type { CliCommand } from '../command';
+import { expectPositionals, parseCommandArgs } from '../support/args';
+import { entryJson, printJson } from '../support/json';
+import { openStore } from '../support/session';
+import { formatRow, HEADER } from '../support/format';
+
+const usage = 'paddock list [--json] [--repo DIR]';
+
+export const listCommand: CliCommand = {
+  name: 'list',
+  usage,
+  summary: 'List agents with their state and cleanup status.',
+  async run(argv, ctx) {
+    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' }, repo: { type: 'string' } }, usage);
+    expectPositionals(positionals, [], usage);
+    let repo: string | undefined;
+    if (values.repo !== undefined) {
+      try {
+        repo = await resolveRepoRoot(values.repo);
+      } catch (err) {
+        throw usageError(describeError(err));
+      }
+    }
+    const entries = (await openStore(ctx).list())
+      .filter((e) => repo === undefined || (e.ok && e.job.repo === repo))
+      .sort(byCreation);
+    if (values.json) {
+      printJson(ctx.io.stdout, entries.map(entryJson));
+      return 0;
+    }
+    if (entries.length === 0) {
+      ctx.io.stdout.write('No agents.\n');
+      return 0;
+    }
+    ctx.io.stdout.write(`${HEADER}\n`);
+    for (const entry of entries) ctx.io.stdout.write(`${formatRow(entry)}\n`);
+    return 0;
+  },
+};
+
+function byCreation(a: JobEntry, b: JobEntry): number {
+  const ka = a.ok ? a.job.createdAt : '';
+  const kb = b.ok ? b.job.createdAt : '';
+  return ka === kb ? a.id.localeCompare(b.id) : ka < kb ? -1 : 1;
+}

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { failure, usageError } from '../../core/common/errors';
+import { WorkerClient } from '../../core/protocol/client';
+import { screenLines, trimScreen } from '../../core/protocol/screenText';
+import { isTerminalState, JobStore } from '../../core/store';
+import { FINAL_SCREEN_FILE } from '../../core/worker/agentWorker';
+import type { CliCommand } from '../command';
+
+export const screenCommand: CliCommand = {
+  name: 'screen',
+  usage: 'paddock screen ID',
+  summary: "Print the agent's current screen as plain text.",
+  async run(argv, ctx) {
+    const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: {} });
+    if (positionals.length !== 1) throw usageError('Usage: paddock screen ID');
+    const id = positionals[0];
+    const store = new JobStore({ home: JobStore.defaultHome(ctx.env) });
+    const job = await store.read(id);
+    let lines: string[];
+    if (isTerminalState(job.lifecycle.state)) {
+      lines = finalScreen(store, id);
+    } else {
+      const client = await WorkerClient.connect(store, id).catch(async (err) => {
+        // It may have ended between the read and the connect: its final screen is on disk then.
+        if (isTerminalState((await store.read(id)).lifecycle.state)) return undefined;
+        throw err;
+      });
+      if (!client) {
+        lines = finalScreen(store, id);
+      } else {
+        try {
+          // Read-only: looking at the screen must not resize the agent's terminal.
+          const ready = await client.attach({ cols: 80, rows: 24, readOnly: true });
+          lines = trimScreen(await screenLines(ready.screen, ready.cols, ready.rows));
+        } finally {
+          client.detach();
+          client.dispose();
+        }
+      }
+    }
+    ctx.io.stdout.write(lines.length ? `${lines.join('\n')}\n` : '');
+    return 0;
+  },
+};
+
+function finalScreen(store: JobStore, id: string): string[] {
+  try {
+    return trimScreen(readFileSync(join(store.jobDir(id), FINAL_SCREEN_FILE), 'utf8').split('\n'));
+  } catch {
+    throw failure(`Agent ${id} has ended and its final screen was not saved.`);
+  }
+}
+
+export default screenCommand;

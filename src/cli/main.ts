@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+/**
+ * The `paddock` command: dispatches to one CliCommand per verb. Exit status:
+ * 0 done, 1 the operation failed, 2 bad usage or bad input — always with one
+ * sentence on stderr, never a stack trace.
+ */
+import { describeError, PaddockError } from '../core/common/errors';
+import type { CliCommand, CliContext } from './command';
+import { attachCommand } from './commands/attach';
+import { cleanupCommand } from './commands/cleanup';
+import { coordinateCommand } from './commands/coordinate';
+import { listCommand } from './commands/list';
+import { logsCommand } from './commands/logs';
+import { retryCommand } from './commands/retry';
+import { screenCommand } from './commands/screen';
+import { sendCommand } from './commands/send';
+import { showCommand } from './commands/show';
+import { signalCommand } from './commands/signal';
+import { startCommand } from './commands/start';
+import { stopCommand } from './commands/stop';
+
+export const COMMANDS: readonly CliCommand[] = [
+  startCommand,
+  listCommand,
+  showCommand,
+  attachCommand,
+  sendCommand,
+  screenCommand,
+  logsCommand,
+  stopCommand,
+  retryCommand,
+  cleanupCommand,
+  coordinateCommand,
+  signalCommand,
+];
+
+export function helpText(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.usage.length));
+  const lines = COMMANDS.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`);
+  return [
+    'Paddock runs coding agents in the background, each in its own git worktree.',
+    '',
+    'Usage:',
+    ...lines,
+    '',
+    'Exit status: 0 done, 1 the operation failed, 2 bad usage or input.',
+    'PADDOCK_HOME selects the store (default $XDG_STATE_HOME/paddock or ~/.local/state/paddock).',
+    '',
+  ].join('\n');
+}
+
+/** Node's parseArgs throws TypeErrors with these codes: bad usage, not a failure. */
+function isParseArgsError(err: unknown): err is Error {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
+}
+
+function sentence(text: string): string {
+  const one = describeError(text, 1000);
+  return /[.!?]$/.test(one) ? one : `${one}.`;
+}
+
+export async function runCli(argv: string[], ctx: CliContext): Promise<number> {
+  const [verb, ...rest] = argv;
+  if (verb === undefined) {
+    ctx.io.stderr.write(helpText());
+    return 2;
+  }
+  if (verb === '--help' || verb === '-h' || verb === 'help') {
+    ctx.io.stdout.write(helpText());
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === verb);
+  if (!command) {
+    ctx.io.stderr.write(`paddock: ${verb.startsWith('-') ? `unknown option '${verb}'` : `unknown command '${verb}'`}; run paddock --help for the commands.\n`);
+    return 2;
+  }
+  const beforeDashes = rest.indexOf('--') < 0 ? rest : rest.slice(0, rest.indexOf('--'));
+  if (beforeDashes.includes('--help') || beforeDashes.includes('-h')) {
+    ctx.io.stdout.write(`Usage: ${command.usage}\n${command.summary}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(rest, ctx);
+  } catch (err) {
+    if (err instanceof PaddockError) {
+      ctx.io.stderr.write(`paddock ${verb}: ${sentence(err.message)}\n`);
+      // An id that names no agent is bad input, like a malformed one.
+      return err.kind === 'usage' || err.code === 'NOT_FOUND' ? 2 : 1;
+    }
+    if (isParseArgsError(err)) {
+      ctx.io.stderr.write(`paddock ${verb}: ${sentence(err.message.split('\n')[0])} Usage: ${command.usage}\n`);
+      return 2;
+    }
+    ctx.io.stderr.write(`paddock ${verb}: ${sentence(describeError(err))}\n`);
+    if (ctx.env.PADDOCK_DEBUG && err instanceof Error && err.stack) ctx.io.stderr.write(`${err.stack}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  const ctx: CliContext = {
+    io: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
+    env: process.env,
+    cwd: process.cwd(),
+  };
+  runCli(process.argv.slice(2), ctx).then(
+    (code) => {
+      process.exitCode = code;
+      // Commands that stream (attach, logs --follow, coordinate) end themselves; the rest should not linger on handles.
+      setTimeout(() => process.exit(code), 0).unref();
+    },
+    (err) => {
+      process.stderr.write(`paddock: ${sentence(describeError(err))}\n`);
+      process.exit(1);
+    },
+  );
+}

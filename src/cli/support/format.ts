@@ -1,0 +1,62 @@
+/** Plain-text views of agents for people (the JSON views are in json.ts). */
+import type { JobEntry, JobRecord } from '../../core/store';
+
+export const HEADER = `${'ID'.padEnd(12)} ${'STATE'.padEnd(10)} ${'GEN'.padStart(3)} ${'CLEANUP'.padEnd(12)} TITLE`;
+
+function cleanupLabel(job: JobRecord): string {
+  const c = job.cleanup;
+  if (!c) return '-';
+  if (c.phase === 'incomplete') return c.needsAttention ? 'incomplete!' : 'incomplete';
+  return c.phase;
+}
+
+export function formatRow(entry: JobEntry): string {
+  if (!entry.ok) return `${entry.id.padEnd(12)} ${'unreadable'.padEnd(10)} ${''.padStart(3)} ${'-'.padEnd(12)} ${entry.reason}`;
+  const j = entry.job;
+  const title = j.title.length > 60 ? `${j.title.slice(0, 59)}…` : j.title;
+  return `${j.id.padEnd(12)} ${j.lifecycle.state.padEnd(10)} ${String(j.lifecycle.generation).padStart(3)} ${cleanupLabel(j).padEnd(12)} ${title}`;
+}
+
+/** `show` without --json: one fact per line. */
+export function formatDetails(job: JobRecord): string {
+  const l = job.lifecycle;
+  const lines: [string, string | number | null][] = [
+    ['id', job.id],
+    ['title', job.title],
+    ['state', l.state + (l.waitingReason ? ` (${l.waitingReason})` : '')],
+    ['generation', l.generation],
+    ['detail', l.detail],
+    ['exit code', l.exitCode],
+    ['signal', l.signal],
+    ['agent pid', l.pid],
+    ['worker pid', l.workerPid],
+    ['started', l.startedAt],
+    ['ended', l.endedAt],
+    ['command', job.command.join(' ')],
+    ['profile', job.profile],
+    ['repo', job.repo],
+    ['worktree', job.worktree],
+    ['branch', job.branch],
+    ['base', job.base && job.baseSha ? `${job.base} (${job.baseSha.slice(0, 12)})` : job.base],
+  ];
+  const c = job.cleanup;
+  if (c) {
+    lines.push(['cleanup', c.phase + (c.remaining.length ? ` (remaining: ${c.remaining.join(', ')})` : '')]);
+    if (c.stage) lines.push(['failed stage', c.stage]);
+    if (c.lastError) lines.push(['last error', c.lastError]);
+    if (c.failures) lines.push(['failures', c.failures]);
+    if (c.nextAttemptAt && c.phase === 'incomplete') lines.push(['next attempt', c.nextAttemptAt]);
+    if (c.needsAttention) lines.push(['attention', 'cleanup keeps failing; see the last error']);
+    for (const h of c.holders) lines.push(['held by', `pid ${h.pid} (${h.command})`]);
+    if (c.branchOutcome) lines.push(['branch', c.branchOutcome]);
+  }
+  const e = job.evidence;
+  if (e) {
+    lines.push(['snapshot', e.snapshotRef]);
+    lines.push(['patch', e.patch]);
+  }
+  return lines
+    .filter(([, v]) => v !== null && v !== '')
+    .map(([k, v]) => `${`${k}:`.padEnd(14)} ${v}`)
+    .join('\n');
+}

@@ -1,0 +1,62 @@
+/**
+ * The documented JSON shape of an agent (`list --json`, `show --json`,
+ * `start --json`): stable field names, absent parts as null. Scripts rely on it.
+ */
+import type { JobEntry, JobRecord } from '../../core/store';
+
+export function jobJson(job: JobRecord): Record<string, unknown> {
+  const l = job.lifecycle;
+  const c = job.cleanup;
+  const e = job.evidence;
+  return {
+    id: job.id,
+    title: job.title,
+    repo: job.repo,
+    worktree: job.worktree,
+    branch: job.branch,
+    base: job.base,
+    baseSha: job.baseSha,
+    profile: job.profile,
+    command: job.command,
+    cwd: job.cwd,
+    createdAt: job.createdAt,
+    lifecycle: {
+      state: l.state,
+      generation: l.generation,
+      exitCode: l.exitCode,
+      signal: l.signal,
+      pid: l.pid,
+      workerPid: l.workerPid,
+      startedAt: l.startedAt,
+      endedAt: l.endedAt,
+      detail: l.detail,
+      lastActivityAt: l.lastActivityAt,
+      waitingReason: l.waitingReason,
+    },
+    cleanup: c && {
+      phase: c.phase,
+      remaining: c.remaining,
+      stage: c.stage,
+      failures: c.failures,
+      nextAttemptAt: c.nextAttemptAt,
+      lastError: c.lastError,
+      needsAttention: c.needsAttention,
+      holders: c.holders.map((h) => ({ pid: h.pid, command: h.command })),
+      deleteBranch: c.deleteBranch,
+      branchOutcome: c.branchOutcome,
+      requestedAt: c.requestedAt,
+      updatedAt: c.updatedAt,
+    },
+    evidence: e && { patch: e.patch, snapshotRef: e.snapshotRef, headSha: e.headSha, capturedAt: e.capturedAt },
+    recoveries: job.recoveries,
+  };
+}
+
+/** An unreadable record still appears in lists, with the reason instead of its fields. */
+export function entryJson(entry: JobEntry): Record<string, unknown> {
+  return entry.ok ? jobJson(entry.job) : { id: entry.id, unreadable: entry.reason };
+}
+
+export function printJson(out: NodeJS.WritableStream, value: unknown): void {
+  out.write(`${JSON.stringify(value, null, 2)}\n`);
+}

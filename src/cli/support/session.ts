@@ -1,0 +1,50 @@
+/**
+ * What every CLI command needs: the store named by PADDOCK_HOME (or the
+ * default), and a coordinator without a loop for one-shot operations. The
+ * worker bundle sits next to the CLI bundle (dist/worker.js beside dist/cli.js).
+ */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { failure } from '../../core/common/errors';
+import { Coordinator } from '../../core/coordinator';
+import { JobStore } from '../../core/store';
+import type { CliContext } from '../command';
+
+export function openStore(ctx: CliContext): JobStore {
+  return new JobStore({ home: JobStore.defaultHome(ctx.env) });
+}
+
+/** dist/worker.js next to this bundle; PADDOCK_WORKER_SCRIPT overrides (development). */
+export function workerScriptPath(env: NodeJS.ProcessEnv): string {
+  const script = env.PADDOCK_WORKER_SCRIPT || path.join(__dirname, 'worker.js');
+  if (!existsSync(script)) throw failure(`The Paddock worker is missing at ${script}; reinstall or run npm run build.`);
+  return script;
+}
+
+function debugLog(ctx: CliContext): ((message: string) => void) | undefined {
+  if (!ctx.env.PADDOCK_DEBUG) return undefined;
+  return (message) => ctx.io.stderr.write(`paddock: ${message}\n`);
+}
+
+/** A coordinator for one operation: no loop, no watcher; it leads only while launching. */
+export function openCoordinator(ctx: CliContext, store = openStore(ctx)): Coordinator {
+  return new Coordinator({
+    store,
+    workerScript: workerScriptPath(ctx.env),
+    env: ctx.env,
+    tickMs: 0,
+    watch: false,
+    log: debugLog(ctx),
+  });
+}
+
+/** Runs `fn` with a one-shot coordinator and always releases what it took (the leadership lease). */
+export async function withCoordinator<T>(ctx: CliContext, fn: (c: Coordinator) => Promise<T>): Promise<T> {
+  const coordinator = openCoordinator(ctx);
+  try {
+    return await fn(coordinator);
+  } finally {
+    coordinator.dispose();
+    await coordinator.whenIdle();
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Who holds a capacity slot: an agent whose process may be running, and an
+ * agent whose cleanup has not finished (its worktree, processes or branch are
+ * still there — the slot is what makes a person notice a stuck cleanup).
+ */
+import type { JobRecord, LifecycleState } from '../store/schema';
+
+const ACTIVE: readonly LifecycleState[] = ['starting', 'running', 'waiting', 'cancelling'];
+
+export function isActive(job: JobRecord): boolean {
+  return ACTIVE.includes(job.lifecycle.state);
+}
+
+export function cleanupUnfinished(job: JobRecord): boolean {
+  return job.cleanup !== null && job.cleanup.phase !== 'complete';
+}
+
+export function holdsSlot(job: JobRecord): boolean {
+  return isActive(job) || cleanupUnfinished(job);
+}
+
+/** An agent that holds a slot only because its cleanup failed. */
+export interface CapacityBlocker {
+  id: string;
+  title: string;
+  stage: 'terminating' | 'capturing' | 'removing' | null;
+  failures: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  needsAttention: boolean;
+}
+
+export interface CapacityState {
+  max: number;
+  used: number;
+  queued: number;
+  /** Non-empty only when capacity is full and incomplete cleanups hold some of the slots. */
+  blockedBy: CapacityBlocker[];
+}
+
+export function capacityOf(jobs: readonly JobRecord[], max: number): CapacityState {
+  const holders = jobs.filter(holdsSlot);
+  const full = holders.length >= max;
+  const blockedBy = full
+    ? holders
+        .filter((j) => !isActive(j) && j.cleanup?.phase === 'incomplete')
+        .map((j) => ({
+          id: j.id,
+          title: j.title,
+          stage: j.cleanup!.stage,
+          failures: j.cleanup!.failures,
+          nextAttemptAt: j.cleanup!.nextAttemptAt,
+          lastError: j.cleanup!.lastError,
+          needsAttention: j.cleanup!.needsAttention,
+        }))
+        .sort((a, b) => a.id.localeCompare(b.id))
+    : [];
+  return { max, used: holders.length, queued: jobs.filter((j) => j.lifecycle.state === 'queued').length, blockedBy };
+}
+
+/** Queued jobs in the order they start: oldest first, ties by id. */
+export function queueOrder(jobs: readonly JobRecord[]): JobRecord[] {
+  return jobs
+    .filter((j) => j.lifecycle.state === 'queued')
+    .sort((a, b) => (a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt < b.createdAt ? -1 : 1));
+}

@@ -1,0 +1,321 @@
+/**
+ * One cleanup attempt for one agent, through the persisted phases
+ * requested → terminating → capturing → removing → complete | incomplete.
+ *
+ * The promise is that cleanup never loses work: the agent is proven stopped,
+ * then the worktree's full state is committed to a snapshot ref and written as
+ * a patch, and only then is anything removed — never under a live holder, and
+ * never a branch with commits found nowhere else unless the person asked.
+ * Every phase is written to the record before it runs, so an attempt cut short
+ * (crash, reload) resumes from what is on disk. The caller holds the job's
+ * operation lock.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { describeError } from '../common/errors';
+import { captureEvidence, branchSafety, deleteBranch, removeWorktree, worktreeFingerprint } from '../git';
+import { findByEnvMarker, holdersOf, terminateProcessTree } from '../proc';
+import type { Cleanup, CleanupResource, Holder, JobRecord } from '../store/schema';
+import { isTerminalState } from '../store/schema';
+import type { JobStore } from '../store';
+import { backoffDelayMs, NEEDS_ATTENTION_AFTER } from './backoff';
+import { AGENT_MARKER_ENV } from './marker';
+
+type Stage = 'terminating' | 'capturing' | 'removing';
+
+export interface CleanupRunnerDeps {
+  store: JobStore;
+  /** Stops a live agent and resolves when its record is terminal; returns why not when it could not. */
+  stopAgent(id: string, graceMs: number): Promise<void>;
+  log(message: string): void;
+  random?: () => number;
+}
+
+export interface CleanupRequest {
+  deleteBranch?: boolean;
+  /** A person asked (now): backoff and failure count start over. */
+  manual: boolean;
+}
+
+export interface CleanupOutcome {
+  job: JobRecord;
+  /** What happened, in sentences for the person ("worktree was already gone; pruned"). */
+  notes: string[];
+  /** True when the attempt did nothing because the cleanup was already complete. */
+  alreadyComplete: boolean;
+}
+
+/** A failure of one stage: where, why, and who was in the way. */
+class StageFailure extends Error {
+  constructor(
+    readonly stage: Stage,
+    message: string,
+    readonly holders: Holder[] = [],
+  ) {
+    super(message);
+  }
+}
+
+function describeHolders(holders: Holder[]): string {
+  const shown = holders.slice(0, 5).map((h) => `pid ${h.pid} (${h.command.split(' ')[0] || '?'})`);
+  const more = holders.length > 5 ? ` and ${holders.length - 5} more` : '';
+  return `held by ${shown.join(', ')}${more}`;
+}
+
+/** Everything an attempt looks at; the same fingerprint as the last failure means nothing changed. */
+export async function observeFingerprint(job: JobRecord): Promise<string> {
+  const worktreeExists = job.worktree !== null && existsSync(job.worktree);
+  let tree = 'none';
+  if (worktreeExists) {
+    try {
+      tree = await worktreeFingerprint(job.worktree!);
+    } catch (err) {
+      tree = `error:${describeError(err, 200)}`;
+    }
+  }
+  const holders = worktreeExists ? holdersOf(job.worktree!).map((h) => h.pid).sort((a, b) => a - b) : [];
+  const marked = findByEnvMarker(AGENT_MARKER_ENV, job.id).map((p) => `${p.pid}:${p.startTime}`).sort();
+  const observed = {
+    state: job.lifecycle.state,
+    generation: job.lifecycle.generation,
+    deleteBranch: job.cleanup?.deleteBranch ?? false,
+    worktreeExists,
+    tree,
+    holders,
+    marked,
+  };
+  return createHash('sha256').update(JSON.stringify(observed)).digest('hex').slice(0, 40);
+}
+
+function initialRemaining(job: JobRecord): CleanupResource[] {
+  const remaining: CleanupResource[] = [];
+  if (!isTerminalState(job.lifecycle.state) || findByEnvMarker(AGENT_MARKER_ENV, job.id).length > 0) remaining.push('process');
+  if (job.worktree) remaining.push('worktree');
+  if (job.branch) remaining.push('branch');
+  return remaining;
+}
+
+export class CleanupRunner {
+  constructor(private readonly deps: CleanupRunnerDeps) {}
+
+  async run(id: string, request: CleanupRequest): Promise<CleanupOutcome> {
+    const { store } = this.deps;
+    let job = await store.read(id);
+    if (job.cleanup?.phase === 'complete') return { job, notes: [], alreadyComplete: true };
+    const now = new Date().toISOString();
+    job = await store.update(id, (j) => {
+      const prev = j.cleanup;
+      const cleanup: Cleanup = {
+        phase: 'requested',
+        remaining: prev ? prev.remaining : initialRemaining(j),
+        stage: prev?.stage ?? null,
+        failures: request.manual ? 0 : (prev?.failures ?? 0),
+        nextAttemptAt: null,
+        lastError: prev?.lastError ?? null,
+        needsAttention: request.manual ? false : (prev?.needsAttention ?? false),
+        holders: prev?.holders ?? [],
+        deleteBranch: (prev?.deleteBranch ?? false) || request.deleteBranch === true,
+        fingerprint: prev?.fingerprint ?? null,
+        branchOutcome: prev?.branchOutcome ?? null,
+        requestedAt: prev?.requestedAt ?? now,
+        updatedAt: now,
+      };
+      return { ...j, cleanup };
+    });
+    await this.timeline(job, 'cleanup-requested', request.manual ? 'cleanup requested' : 'automatic cleanup attempt');
+    const notes: string[] = [];
+    try {
+      job = await this.terminate(job, notes);
+      job = await this.capture(job, notes);
+      job = await this.remove(job, notes);
+    } catch (err) {
+      const failed = err instanceof StageFailure ? err : new StageFailure(this.currentStage(job), describeError(err));
+      job = await this.fail(id, failed);
+      return { job, notes, alreadyComplete: false };
+    }
+    job = await this.setPhase(id, 'complete', (c) => ({
+      ...c,
+      remaining: [],
+      stage: null,
+      nextAttemptAt: null,
+      lastError: null,
+      needsAttention: false,
+      holders: [],
+      fingerprint: null,
+    }));
+    await this.timeline(job, 'cleanup-complete', `cleanup complete: ${notes.join('; ')}`);
+    this.deps.log(`cleanup of ${id} complete: ${notes.join('; ')}`);
+    return { job, notes, alreadyComplete: false };
+  }
+
+  private currentStage(job: JobRecord): Stage {
+    const phase = job.cleanup?.phase;
+    return phase === 'capturing' || phase === 'removing' ? phase : 'terminating';
+  }
+
+  /** 1. The agent's processes — its session and anything carrying its marker — are proven gone. */
+  private async terminate(job: JobRecord, notes: string[]): Promise<JobRecord> {
+    const id = job.id;
+    job = await this.setPhase(id, 'terminating');
+    const graceMs = job.settings.stopGraceMs;
+    if (job.lifecycle.state === 'queued') {
+      job = await this.deps.store.transition(id, 'cancelled', { detail: 'cancelled by cleanup before it started' });
+    } else if (!isTerminalState(job.lifecycle.state)) {
+      try {
+        await this.deps.stopAgent(id, graceMs);
+      } catch (err) {
+        throw new StageFailure('terminating', describeError(err));
+      }
+      job = await this.deps.store.read(id);
+      if (!isTerminalState(job.lifecycle.state)) {
+        throw new StageFailure('terminating', `the agent is still ${job.lifecycle.state} after being stopped`);
+      }
+      notes.push('agent stopped');
+    }
+    // Escapees (new sessions) and survivors of a dead worker still carry the job's marker.
+    const marked = findByEnvMarker(AGENT_MARKER_ENV, id);
+    if (marked.length > 0) {
+      const sids = [...new Set(marked.map((p) => p.sid))].filter((sid) => sid > 1);
+      let survivors = marked;
+      for (const sid of sids) {
+        const result = await terminateProcessTree({ sid, marker: { name: AGENT_MARKER_ENV, value: id }, graceMs });
+        survivors = result.survivors;
+      }
+      if (survivors.length > 0) {
+        const first = survivors[0];
+        throw new StageFailure('terminating', `process ${first.pid} (${first.comm}) is still running after SIGKILL`);
+      }
+      notes.push(`stopped ${marked.length} leftover process${marked.length === 1 ? '' : 'es'}`);
+    }
+    return this.setPhase(id, 'terminating', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'process') }));
+  }
+
+  /** 2. Evidence before destruction: the whole worktree state to a snapshot ref and a patch. */
+  private async capture(job: JobRecord, notes: string[]): Promise<JobRecord> {
+    const id = job.id;
+    job = await this.setPhase(id, 'capturing');
+    if (job.worktree === null || !job.cleanup?.remaining.includes('worktree')) return job;
+    if (!existsSync(job.worktree)) {
+      notes.push('worktree was already gone, nothing to capture');
+      return job;
+    }
+    if (job.baseSha === null) throw new StageFailure('capturing', 'the agent has no base commit to capture against');
+    let evidence;
+    try {
+      evidence = await captureEvidence({
+        repo: job.repo,
+        worktree: job.worktree,
+        jobId: id,
+        patchPath: this.deps.store.patchPath(id),
+        baseSha: job.baseSha,
+      });
+    } catch (err) {
+      throw new StageFailure('capturing', `could not capture the worktree: ${describeError(err)}`);
+    }
+    job = await this.deps.store.update(id, (j) => ({
+      ...j,
+      evidence: {
+        patch: evidence.patch,
+        snapshotRef: evidence.snapshotRef,
+        headSha: evidence.headSha,
+        capturedAt: new Date().toISOString(),
+      },
+    }));
+    await this.timeline(job, 'cleanup-captured', `saved ${evidence.fileCount} changed file(s) to ${evidence.snapshotRef}`);
+    notes.push(`work saved to ${evidence.snapshotRef}`);
+    return job;
+  }
+
+  /** 3–4. Remove the worktree (never under a holder), then the branch if nothing would be lost. */
+  private async remove(job: JobRecord, notes: string[]): Promise<JobRecord> {
+    const id = job.id;
+    job = await this.setPhase(id, 'removing');
+    const worktree = job.worktree;
+    if (worktree !== null && job.cleanup!.remaining.includes('worktree')) {
+      if (existsSync(worktree)) {
+        const holders = holdersOf(worktree);
+        if (holders.length > 0) throw new StageFailure('removing', describeHolders(holders), holders);
+      }
+      let outcome;
+      try {
+        outcome = (await removeWorktree(job.repo, worktree)).outcome;
+      } catch (err) {
+        throw new StageFailure('removing', describeError(err));
+      }
+      notes.push(outcome === 'already-gone-pruned' ? 'worktree was already deleted; pruned it from git' : 'worktree removed');
+      job = await this.setPhase(id, 'removing', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'worktree'), holders: [] }));
+    }
+    const branch = job.branch;
+    if (branch !== null && job.cleanup!.remaining.includes('branch')) {
+      let outcome: string;
+      try {
+        const safety = await branchSafety(job.repo, branch);
+        if (!safety.exists) {
+          outcome = `branch ${branch} was already gone`;
+        } else if (safety.unmergedCommits === 0) {
+          await deleteBranch(job.repo, branch, { force: true });
+          outcome = `branch ${branch} deleted (all its commits are reachable elsewhere)`;
+        } else if (job.cleanup!.deleteBranch) {
+          await deleteBranch(job.repo, branch, { force: true });
+          const n = safety.unmergedCommits;
+          outcome = `branch ${branch} deleted as asked: ${n} commit${n === 1 ? '' : 's'} not merged`;
+        } else {
+          const n = safety.unmergedCommits;
+          outcome = `branch kept: ${n} commit${n === 1 ? '' : 's'} not merged`;
+        }
+      } catch (err) {
+        throw new StageFailure('removing', describeError(err));
+      }
+      notes.push(outcome);
+      job = await this.setPhase(id, 'removing', (c) => ({
+        ...c,
+        remaining: c.remaining.filter((r) => r !== 'branch'),
+        branchOutcome: outcome,
+      }));
+    }
+    return job;
+  }
+
+  private async fail(id: string, err: StageFailure): Promise<JobRecord> {
+    const observed = await this.deps.store.read(id);
+    const fingerprint = await observeFingerprint(observed);
+    const job = await this.deps.store.update(id, (j) => {
+      const c = j.cleanup!;
+      const failures = c.failures + 1;
+      return {
+        ...j,
+        cleanup: {
+          ...c,
+          phase: 'incomplete',
+          stage: err.stage,
+          failures,
+          nextAttemptAt: new Date(Date.now() + backoffDelayMs(failures, this.deps.random)).toISOString(),
+          lastError: describeError(err.message, 2000),
+          needsAttention: failures >= NEEDS_ATTENTION_AFTER,
+          holders: err.holders.slice(0, 50),
+          fingerprint,
+          updatedAt: new Date().toISOString(),
+        },
+      };
+    });
+    await this.timeline(job, 'cleanup-incomplete', `cleanup incomplete at ${err.stage}: ${err.message}`);
+    this.deps.log(`cleanup of ${id} incomplete at ${err.stage}: ${err.message}`);
+    return job;
+  }
+
+  private async setPhase(id: string, phase: Cleanup['phase'], change: (c: Cleanup) => Cleanup = (c) => c): Promise<JobRecord> {
+    return this.deps.store.update(id, (j) => ({
+      ...j,
+      cleanup: { ...change(j.cleanup!), phase, updatedAt: new Date().toISOString() },
+    }));
+  }
+
+  private async timeline(job: JobRecord, type: string, message: string): Promise<void> {
+    try {
+      await this.deps.store.appendTimeline(job.id, { generation: job.lifecycle.generation, type, message: message.slice(0, 2000) });
+    } catch (err) {
+      this.deps.log(`could not append to the timeline of ${job.id}: ${describeError(err)}`);
+    }
+  }
+}
+

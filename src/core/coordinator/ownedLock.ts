@@ -1,0 +1,191 @@
+/**
+ * A cross-process lock whose owner is a process identity (pid + start time +
+ * boot id) plus a random token. `mkdir` makes taking it atomic; the owner file
+ * inside lets anyone declare the lock free the moment its owner is gone (dead,
+ * zombie, pid reused) instead of waiting for an mtime to go stale. The token
+ * tells apart two owners in one process (two coordinators in one host).
+ *
+ * Taking over a dead owner's lock happens under a short-lived guard directory,
+ * so two processes can never both remove-and-recreate it (the race
+ * proper-lockfile's mtime takeover has).
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { failure } from '../common/errors';
+import { identityOf, livenessOf } from '../proc/identity';
+
+const OwnerSchema = z.object({
+  pid: z.number().int().positive(),
+  startTime: z.number().int().nonnegative(),
+  bootId: z.string().max(64),
+  token: z.string().min(16).max(64),
+  purpose: z.string().max(200),
+  since: z.string().max(64),
+});
+export type LockOwner = z.infer<typeof OwnerSchema>;
+
+const OWNER_FILE = 'owner.json';
+/** A lock directory without an owner file this old was left by a process that died right after mkdir. */
+const OWNERLESS_STALE_MS = 5_000;
+/** The takeover guard is held for a few milliseconds; older means its holder died. */
+const GUARD_STALE_MS = 2_000;
+
+export interface HeldLock {
+  readonly path: string;
+  readonly token: string;
+  release(): Promise<void>;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function errnoOf(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | undefined)?.code;
+}
+
+async function readOwner(lockDir: string): Promise<LockOwner | 'missing' | 'unreadable'> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(lockDir, OWNER_FILE), 'utf8');
+  } catch (err) {
+    return errnoOf(err) === 'ENOENT' ? 'missing' : 'unreadable';
+  }
+  try {
+    const parsed = OwnerSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : 'unreadable';
+  } catch {
+    return 'unreadable';
+  }
+}
+
+async function ageMs(p: string): Promise<number | undefined> {
+  try {
+    return Date.now() - (await fs.stat(p)).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+export class OwnedLock {
+  constructor(
+    readonly lockDir: string,
+    private readonly purpose: string,
+  ) {}
+
+  /** Who holds the lock now, if anyone alive does. */
+  async owner(): Promise<LockOwner | undefined> {
+    const owner = await readOwner(this.lockDir);
+    if (typeof owner === 'string') return undefined;
+    return livenessOf(owner) === 'alive' ? owner : undefined;
+  }
+
+  /** Takes the lock if it is free (or its owner is gone); undefined if a live owner holds it. */
+  async tryAcquire(): Promise<HeldLock | undefined> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const held = await this.tryMkdir();
+      if (held) return held;
+      if (!(await this.removeIfAbandoned())) return undefined;
+    }
+    return undefined;
+  }
+
+  /** Waits up to `timeoutMs` for the lock. */
+  async acquire(timeoutMs: number): Promise<HeldLock> {
+    const deadline = Date.now() + timeoutMs;
+    let delay = 5;
+    for (;;) {
+      const held = await this.tryAcquire();
+      if (held) return held;
+      if (Date.now() >= deadline) {
+        const owner = await this.owner();
+        const who = owner ? ` by pid ${owner.pid} (${owner.purpose})` : '';
+        throw failure(`Timed out waiting for the lock ${path.basename(this.lockDir)}${who}.`);
+      }
+      await sleep(delay + Math.random() * delay);
+      delay = Math.min(delay * 2, 100);
+    }
+  }
+
+  /** Runs `fn` holding the lock. */
+  async with<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+    const held = await this.acquire(timeoutMs);
+    try {
+      return await fn();
+    } finally {
+      await held.release();
+    }
+  }
+
+  private async tryMkdir(): Promise<HeldLock | undefined> {
+    await fs.mkdir(path.dirname(this.lockDir), { recursive: true });
+    try {
+      await fs.mkdir(this.lockDir);
+    } catch (err) {
+      if (errnoOf(err) === 'EEXIST') return undefined;
+      throw err;
+    }
+    const me = identityOf(process.pid);
+    const token = randomBytes(16).toString('hex');
+    const owner: LockOwner = {
+      pid: process.pid,
+      startTime: me?.startTime ?? 0,
+      bootId: me?.bootId ?? 'unknown',
+      token,
+      purpose: this.purpose,
+      since: new Date().toISOString(),
+    };
+    const tmp = path.join(this.lockDir, `.${token}.tmp`);
+    await fs.writeFile(tmp, JSON.stringify(owner));
+    await fs.rename(tmp, path.join(this.lockDir, OWNER_FILE));
+    return {
+      path: this.lockDir,
+      token,
+      release: () => this.release(token),
+    };
+  }
+
+  private async release(token: string): Promise<void> {
+    const owner = await readOwner(this.lockDir);
+    if (typeof owner === 'string' || owner.token !== token) return; // already taken over: not ours to remove
+    await fs.rm(this.lockDir, { recursive: true, force: true });
+  }
+
+  /** Removes the lock when its owner is provably gone; true if it did (or the lock vanished meanwhile). */
+  private async removeIfAbandoned(): Promise<boolean> {
+    const judged = await readOwner(this.lockDir);
+    if (judged === 'missing' || judged === 'unreadable') {
+      const age = await ageMs(this.lockDir);
+      if (age === undefined) return true; // released meanwhile
+      if (age < OWNERLESS_STALE_MS) return false;
+    } else if (livenessOf(judged) === 'alive') {
+      return false;
+    }
+    const guard = `${this.lockDir}.takeover`;
+    try {
+      await fs.mkdir(guard);
+    } catch (err) {
+      if (errnoOf(err) !== 'EEXIST') throw err;
+      const age = await ageMs(guard);
+      if (age !== undefined && age > GUARD_STALE_MS) await fs.rm(guard, { recursive: true, force: true });
+      return false;
+    }
+    try {
+      // Re-check under the guard: only the owner we judged dead may be removed.
+      const now = await readOwner(this.lockDir);
+      if (typeof judged === 'string') {
+        // Ownerless: a fresh mkdir by a live process looks the same for a moment, so judge the age again.
+        const age = await ageMs(this.lockDir);
+        if (typeof now !== 'string' || age === undefined || age < OWNERLESS_STALE_MS) return true;
+      } else if (typeof now === 'string' || now.token !== judged.token) {
+        return true;
+      }
+      await fs.rm(this.lockDir, { recursive: true, force: true });
+      return true;
+    } finally {
+      await fs.rm(guard, { recursive: true, force: true });
+    }
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Turning a start request into what the job record needs: the argv, the
+ * profile's per-job settings and the agent's environment. Pure apart from
+ * reading the profile setting, so mistakes surface before anything is created.
+ */
+import type { JobSettings } from '../store/schema';
+import { usageError } from '../common/errors';
+import { expandArgs, Profile, resolveProfile } from '../profiles';
+import type { CoordinatorSettings } from './settings';
+
+export interface StartRequest {
+  /** Any folder inside the repository (its main working tree is used). */
+  repo: string;
+  title?: string;
+  /** Profile name; default `defaultProfile` unless `command` is given. */
+  profile?: string;
+  /** An explicit argv instead of the profile's command (`paddock start -- CMD ARGS`). */
+  command?: string[];
+  /** Branch point of the agent's branch; default the repository's HEAD. */
+  base?: string;
+  /** Replaces `{prompt}` in the profile's args. */
+  prompt?: string;
+}
+
+export interface StartPlan {
+  title: string;
+  profileName: string | null;
+  command: string[];
+  base: string;
+  /** Variables added to the agent's environment (values stay in memory; names go to the record). */
+  env: Record<string, string>;
+  settings: JobSettings;
+}
+
+const MAX_TITLE = 120;
+
+function titleFrom(request: StartRequest, command: string[]): string {
+  const given = request.title?.trim();
+  if (given) return given.slice(0, 500);
+  const source = request.prompt?.trim() || command.join(' ');
+  const line = source.split('\n')[0];
+  return line.length > MAX_TITLE ? `${line.slice(0, MAX_TITLE - 1)}…` : line;
+}
+
+export function planStart(request: StartRequest, settings: CoordinatorSettings, env: NodeJS.ProcessEnv): StartPlan {
+  if (request.command !== undefined && request.command.length === 0) throw usageError('The command after -- is empty.');
+  const profileName = request.command ? (request.profile ?? null) : (request.profile ?? settings.defaultProfile);
+  const profile: Profile | null = profileName === null ? null : resolveProfile(profileName, settings.profiles, env);
+  const command = request.command ?? [profile!.command, ...expandArgs(profile!.args, request.prompt)];
+  return {
+    title: titleFrom(request, command),
+    profileName,
+    command,
+    base: request.base ?? 'HEAD',
+    env: profile?.env ?? {},
+    settings: {
+      stopGraceMs: Math.round(settings.stopGraceSeconds * 1000),
+      waitingPattern: profile?.waitingPattern ?? null,
+      idleSeconds: profile?.idleSeconds ?? null,
+      // An explicit command has no known way to resume: a retry runs it again as it was.
+      resumeArgs: request.command ? null : (profile?.resumeArgs ?? null),
+      secretEnvNames: profile?.secretEnv ?? [],
+      autoRestart: settings.autoRestart,
+      recoveryLimit: settings.recoveryLimit,
+    },
+  };
+}
+
+/** The argv of a retry: the program with the profile's resume arguments, or the same argv. */
+export function resumeCommand(command: readonly string[], resumeArgs: readonly string[] | null): string[] {
+  return resumeArgs === null ? [...command] : [command[0], ...resumeArgs];
+}

@@ -1,0 +1,73 @@
+/**
+ * Whether deleting a branch can lose work: its commits that no other ref
+ * reaches (other branches, remote-tracking branches, tags). Paddock's own
+ * snapshot refs do not count, or every captured branch would look safe.
+ */
+import { failure } from '../common/errors';
+import { checkBranchName } from './repo';
+import { firstLine, runGit } from './runGit';
+
+export interface BranchSafetyOptions {
+  /** More revisions that count as "elsewhere" (e.g. a base sha that is not on any ref). */
+  alsoReachableFrom?: string[];
+}
+
+export interface BranchSafety {
+  exists: boolean;
+  /** Commits of the branch reachable from no other ref; 0 means deleting it loses nothing. */
+  unmergedCommits: number;
+}
+
+const OTHER_REF_NAMESPACES = ['refs/heads/', 'refs/remotes/', 'refs/tags/'];
+
+async function branchSha(repo: string, branch: string): Promise<string | undefined> {
+  const res = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { cwd: repo, allowFailure: true });
+  return res.code === 0 ? res.stdout.trim() : undefined;
+}
+
+export async function branchSafety(repo: string, branch: string, opts: BranchSafetyOptions = {}): Promise<BranchSafety> {
+  await checkBranchName(repo, branch);
+  const tip = await branchSha(repo, branch);
+  if (!tip) return { exists: false, unmergedCommits: 0 };
+  // Peeled object of each ref, so annotated tags count by their commit; refs to trees/blobs are skipped.
+  const refs = await runGit(
+    ['for-each-ref', '--format=%(refname)%00%(objecttype)%00%(*objecttype)%00%(objectname)%00%(*objectname)', ...OTHER_REF_NAMESPACES],
+    { cwd: repo },
+  );
+  const others: string[] = [];
+  for (const line of refs.stdout.split('\n')) {
+    if (!line) continue;
+    const [name, type, peeledType, sha, peeledSha] = line.split('\0');
+    if (name === `refs/heads/${branch}`) continue;
+    if (type === 'commit') others.push(sha);
+    else if (peeledType === 'commit') others.push(peeledSha);
+  }
+  for (const rev of opts.alsoReachableFrom ?? []) {
+    const res = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { cwd: repo, allowFailure: true });
+    if (res.code === 0) others.push(res.stdout.trim());
+  }
+  const input = [tip, ...others.map((sha) => `^${sha}`)].join('\n') + '\n';
+  const count = await runGit(['rev-list', '--count', '--stdin'], { cwd: repo, input });
+  return { exists: true, unmergedCommits: Number(count.stdout.trim()) };
+}
+
+/**
+ * Deletes a local branch. Without `force` it refuses when the branch has
+ * commits no other ref reaches. A missing branch is not an error (cleanup is
+ * idempotent). A branch still registered to a worktree whose folder is gone
+ * is freed by pruning first.
+ */
+export async function deleteBranch(repo: string, branch: string, opts: { force: boolean }): Promise<void> {
+  const safety = await branchSafety(repo, branch);
+  if (!safety.exists) return;
+  if (!opts.force && safety.unmergedCommits > 0) {
+    const n = safety.unmergedCommits;
+    throw failure(`Branch ${branch} was kept: ${n} commit${n === 1 ? '' : 's'} not merged anywhere else.`, 'unmerged');
+  }
+  let res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true });
+  if (res.code !== 0 && /checked out at|used by worktree/.test(res.stderr)) {
+    await runGit(['worktree', 'prune'], { cwd: repo });
+    res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true });
+  }
+  if (res.code !== 0) throw failure(`Could not delete branch ${branch}: ${firstLine(res.stderr)}`);
+}

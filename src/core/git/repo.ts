@@ -1,0 +1,51 @@
+/** Finding the repository a folder belongs to and resolving refs in it. */
+import { statSync } from 'node:fs';
+import * as path from 'node:path';
+import { failure, usageError } from '../common/errors';
+import { runGit } from './runGit';
+
+/**
+ * The top-level folder of the main working tree of the repository containing
+ * `dir`, also when `dir` is inside a linked worktree or a subfolder.
+ */
+export async function resolveRepoRoot(dir: string): Promise<string> {
+  const abs = path.resolve(dir);
+  let isDir = false;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDir) throw failure(`Folder ${abs} does not exist.`);
+  const inside = await runGit(['rev-parse', '--is-inside-work-tree'], { cwd: abs, allowFailure: true });
+  if (inside.code !== 0 || inside.stdout.trim() !== 'true') {
+    const bare = await runGit(['rev-parse', '--is-bare-repository'], { cwd: abs, allowFailure: true });
+    if (bare.code === 0 && bare.stdout.trim() === 'true') throw failure(`${abs} is a bare git repository without a working tree.`);
+    throw failure(`${abs} is not inside a git repository.`);
+  }
+  // The first entry of the worktree list is always the main working tree.
+  const list = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: abs });
+  const first = list.stdout.split('\0').find((l) => l.startsWith('worktree '));
+  const rest = list.stdout.split('\0');
+  if (!first || rest.includes('bare')) {
+    throw failure(`The repository of ${abs} has no main working tree.`);
+  }
+  return first.slice('worktree '.length);
+}
+
+/** The full sha of the commit `ref` names in `repo`. */
+export async function resolveCommit(repo: string, ref: string): Promise<string> {
+  if (ref.length === 0 || ref.startsWith('-') || ref.includes('\0')) {
+    throw usageError(`Base '${ref}' is not a valid git revision.`);
+  }
+  const res = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: repo, allowFailure: true });
+  const sha = res.stdout.trim();
+  if (res.code !== 0 || !/^[0-9a-f]{40,64}$/.test(sha)) throw failure(`Base '${ref}' is not a commit in ${repo}.`);
+  return sha;
+}
+
+/** Throws a usage error unless `name` is a valid branch name. */
+export async function checkBranchName(repo: string, name: string): Promise<void> {
+  const res = await runGit(['check-ref-format', '--branch', name], { cwd: repo, allowFailure: true });
+  if (res.code !== 0 || name.startsWith('-')) throw usageError(`'${name}' is not a valid branch name.`);
+}

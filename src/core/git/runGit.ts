@@ -1,0 +1,92 @@
+/**
+ * Runs git without a shell, with a predictable environment: C locale (so
+ * messages can be recognised), no credential prompts, and none of the GIT_*
+ * variables that a surrounding git process (a hook, `git rebase -x`) would
+ * leak and that would redirect us to another repository or index.
+ */
+import { spawn } from 'node:child_process';
+import { failure } from '../common/errors';
+
+export interface GitOptions {
+  cwd: string;
+  /** Added to (and overriding) the cleaned environment. */
+  env?: NodeJS.ProcessEnv;
+  input?: string | Buffer;
+  /** Resolve with the exit code instead of throwing when git fails. */
+  allowFailure?: boolean;
+}
+
+export interface GitResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/** Variables that change which repository, index or work tree git acts on. */
+const REDIRECTING_VARIABLES = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+  'GIT_QUARANTINE_PATH',
+  'GIT_EXEC_PATH',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_COUNT',
+  'GIT_EDITOR',
+  'GIT_PAGER',
+];
+
+export function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of REDIRECTING_VARIABLES) delete env[name];
+  for (const name of Object.keys(env)) if (name.startsWith('GIT_CONFIG_KEY_') || name.startsWith('GIT_CONFIG_VALUE_')) delete env[name];
+  return { ...env, LC_ALL: 'C', LANG: 'C', GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', ...extra };
+}
+
+/** The line of git's stderr that says what went wrong (its fatal/error line when there is one). */
+export function firstLine(text: string): string {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !l.startsWith('hint:'));
+  const line = lines.find((l) => /^(fatal|error): /.test(l)) ?? lines[0] ?? '';
+  return line.replace(/^(fatal|error): /, '');
+}
+
+/** Runs `git args…` in opts.cwd; output is collected without a size limit (streams, no maxBuffer). */
+export function runGit(args: string[], opts: GitOptions): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      reject(
+        e.code === 'ENOENT' && e.path === 'git'
+          ? failure('git is not installed or not on PATH.')
+          : failure(`Could not run git in ${opts.cwd}: ${e.message}.`),
+      );
+    });
+    child.on('close', (code, signal) => {
+      const result: GitResult = {
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        code: code ?? 128,
+      };
+      if (result.code !== 0 && !opts.allowFailure) {
+        const why = firstLine(result.stderr) || (signal ? `killed by ${signal}` : `exit code ${result.code}`);
+        reject(failure(`git ${args[0]} failed in ${opts.cwd}: ${why}`, 'git'));
+        return;
+      }
+      resolve(result);
+    });
+    // git may exit before reading its input (EPIPE); the exit code tells what happened.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input ?? '');
+  });
+}

@@ -1,0 +1,5 @@
+export * from './identity';
+export * from './scan';
+export * from './holders';
+export * from './terminate';
+export * from './signal';

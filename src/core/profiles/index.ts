@@ -1,0 +1,3 @@
+export * from './profile';
+export * from './builtins';
+export * from './resolve';

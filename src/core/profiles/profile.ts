@@ -1,0 +1,35 @@
+/**
+ * An agent profile: how to launch one kind of agent. Built-ins cover the
+ * common agent CLIs; the person overrides or adds profiles through the
+ * `paddock.profiles` setting, which is validated here like anything read from disk.
+ */
+import { z } from 'zod';
+
+/** The placeholder in `args` replaced by the start prompt. */
+export const PROMPT_PLACEHOLDER = '{prompt}';
+
+const Text = (max: number) => z.string().max(max);
+
+export const ProfileSchema = z.object({
+  command: Text(4096).min(1),
+  /** Arguments for a first start; an argument containing `{prompt}` is dropped (with its flag) when there is no prompt. */
+  args: z.array(Text(4096)).max(64),
+  /** Arguments for a retry (a new generation in the same worktree), e.g. `--continue`; null: same args as a start. */
+  resumeArgs: z.array(Text(4096)).max(64).nullable(),
+  /** Extra environment for the agent (values are not stored, only names). */
+  env: z.record(Text(256), Text(8192)),
+  /** Names of environment variables whose values are secrets: redacted from everything persisted. */
+  secretEnv: z.array(Text(256)).max(64),
+  /** Regular expression (source) that marks the screen as waiting for the person; null: none. */
+  waitingPattern: Text(500).nullable(),
+  /** Seconds without output after which the agent counts as waiting; null: never. */
+  idleSeconds: z.number().min(0).max(86_400).nullable(),
+});
+export type Profile = z.infer<typeof ProfileSchema>;
+
+/** What a person may write in `paddock.profiles.<name>`: any subset; the rest comes from the built-in or defaults. */
+export const ProfileOverrideSchema = ProfileSchema.partial().strict();
+export type ProfileOverride = z.infer<typeof ProfileOverrideSchema>;
+
+export const ProfileOverridesSchema = z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), ProfileOverrideSchema);
+export type ProfileOverrides = z.infer<typeof ProfileOverridesSchema>;

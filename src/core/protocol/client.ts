@@ -1,0 +1,297 @@
+/**
+ * The client side of the control socket, used by the CLI and the extension's
+ * pseudoterminal. Every request settles: with the worker's answer, with a
+ * timeout, or with an error when the connection closes first.
+ */
+import { createConnection, Socket } from 'node:net';
+import { Disposable, toDisposable } from '../common/lifecycle';
+import { Emitter, Event } from '../common/event';
+import { failure } from '../common/errors';
+import { isTerminalState, JobRecord, LifecycleState } from '../store/schema';
+import { decodeFrame, encodeFrame, LineDecoder } from './framing';
+import {
+  ClientMessage,
+  ExitMessage,
+  PROTOCOL_VERSION,
+  ReadyMessage,
+  ServerMessage,
+  ServerMessageSchema,
+  StoppedMessage,
+  WaitingSignal,
+} from './messages';
+
+/** Worker frames can be large (a serialized screen of a big terminal); this only bounds memory. */
+export const MAX_SERVER_LINE_BYTES = 16 * 1024 * 1024;
+
+export interface StopResult {
+  state: LifecycleState;
+  escalated: boolean;
+  survivors: { pid: number; command: string }[];
+  /** `worker`: the worker stopped it; `direct`: the worker was gone and its processes were signalled; `store`: it had not started (only the record changed); `none`: it had already ended. */
+  via: 'worker' | 'direct' | 'store' | 'none';
+}
+
+export interface ConnectOptions {
+  /** Total time to keep retrying the connection (the worker may still be starting). Default 5000 ms. */
+  connectTimeoutMs?: number;
+  /** Default time a request waits for its answer. Default 10000 ms. */
+  requestTimeoutMs?: number;
+}
+
+/** The part of the job store the client needs (JobStore satisfies it). */
+export interface JobReader {
+  read(id: string): Promise<JobRecord>;
+}
+
+interface PendingRequest {
+  resolve: (msg: ServerMessage) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+const RETRY_MS = 50;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class WorkerClient extends Disposable {
+  private nextId = 1;
+  private readonly pending = new Map<number | string, PendingRequest>();
+  private closed = false;
+  private closeReason: string | undefined;
+  private token = '';
+
+  private readonly _onDidOutput = this._register(new Emitter<string>());
+  readonly onDidOutput: Event<string> = this._onDidOutput.event;
+  /** A fresh screen: after attach, and again when the worker resyncs a viewer that fell behind. */
+  private readonly _onDidReady = this._register(new Emitter<ReadyMessage>());
+  readonly onDidReady: Event<ReadyMessage> = this._onDidReady.event;
+  private readonly _onDidResize = this._register(new Emitter<{ cols: number; rows: number }>());
+  readonly onDidResize: Event<{ cols: number; rows: number }> = this._onDidResize.event;
+  private readonly _onDidExit = this._register(new Emitter<ExitMessage>());
+  readonly onDidExit: Event<ExitMessage> = this._onDidExit.event;
+  /** Errors that do not close the connection (e.g. a read-only viewer tried to type). */
+  private readonly _onDidError = this._register(new Emitter<string>());
+  readonly onDidError: Event<string> = this._onDidError.event;
+  private readonly _onDidClose = this._register(new Emitter<{ reason?: string }>());
+  readonly onDidClose: Event<{ reason?: string }> = this._onDidClose.event;
+
+  private constructor(
+    private readonly socket: Socket,
+    private readonly requestTimeoutMs: number,
+  ) {
+    super();
+    const decoder = new LineDecoder(
+      (line) => this.onLine(line),
+      () => this.terminate('the worker sent a frame that is too long'),
+      MAX_SERVER_LINE_BYTES,
+    );
+    socket.on('data', (chunk: Buffer) => decoder.push(chunk));
+    socket.on('error', (err) => this.terminate(err.message));
+    socket.on('close', () => this.terminate(this.closeReason));
+    this._register(
+      toDisposable(() => {
+        this.terminate('closed by the client');
+        socket.destroy();
+      }),
+    );
+  }
+
+  /** Connects to the worker of a running job, retrying while it starts. */
+  static async connect(store: JobReader, id: string, opts: ConnectOptions = {}): Promise<WorkerClient> {
+    const deadline = Date.now() + (opts.connectTimeoutMs ?? 5000);
+    let lastError = 'it did not start its control socket';
+    for (;;) {
+      const job = await store.read(id);
+      if (isTerminalState(job.lifecycle.state)) {
+        throw failure(`Agent ${id} is not running (${job.lifecycle.state}).`);
+      }
+      const exec = job.execution;
+      if (exec) {
+        try {
+          return await WorkerClient.connectToSocket(exec.socketPath, exec.socketToken, {
+            ...opts,
+            connectTimeoutMs: Math.max(0, deadline - Date.now()),
+          });
+        } catch (err) {
+          lastError = (err as Error).message;
+        }
+      }
+      if (Date.now() >= deadline) {
+        throw failure(`Cannot reach the worker of agent ${id}: ${lastError.replace(/\.$/, '')}.`);
+      }
+      await sleep(RETRY_MS * 2);
+    }
+  }
+
+  /** Connects to a socket path, retrying ENOENT/ECONNREFUSED until the timeout. */
+  static async connectToSocket(path: string, token: string, opts: ConnectOptions = {}): Promise<WorkerClient> {
+    const deadline = Date.now() + (opts.connectTimeoutMs ?? 5000);
+    for (;;) {
+      try {
+        const socket = await openSocket(path);
+        const client = new WorkerClient(socket, opts.requestTimeoutMs ?? 10_000);
+        client.token = token;
+        return client;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        const retryable = code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'EAGAIN';
+        if (!retryable || Date.now() + RETRY_MS > deadline) {
+          throw failure(`Cannot connect to ${path}: ${(err as Error).message}.`);
+        }
+        await sleep(RETRY_MS);
+      }
+    }
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Becomes a viewer: resolves with the current screen; output follows on onDidOutput. */
+  async attach(opts: { cols: number; rows: number; readOnly: boolean }): Promise<ReadyMessage> {
+    const answer = await this.request('ready', {
+      type: 'attach',
+      version: PROTOCOL_VERSION,
+      token: this.token,
+      cols: opts.cols,
+      rows: opts.rows,
+      readOnly: opts.readOnly,
+    });
+    return answer as ReadyMessage;
+  }
+
+  /** Authenticates a connection that sends requests but does not view. */
+  async hello(): Promise<{ state: LifecycleState; role: 'control' | 'agent' }> {
+    const answer = await this.request('welcome', { type: 'hello', version: PROTOCOL_VERSION, token: this.token });
+    if (answer.type !== 'welcome') throw failure('The worker answered hello unexpectedly.');
+    return { state: answer.state, role: answer.role };
+  }
+
+  input(data: string): void {
+    this.post({ type: 'input', data });
+  }
+
+  resize(cols: number, rows: number): void {
+    this.post({ type: 'resize', cols, rows });
+  }
+
+  detach(): void {
+    this.post({ type: 'detach' });
+    this.socket.end();
+  }
+
+  async send(text: string): Promise<void> {
+    const id = this.nextId++;
+    await this.request(id, { type: 'send', id, text });
+  }
+
+  async signal(state: WaitingSignal): Promise<void> {
+    const id = this.nextId++;
+    await this.request(id, { type: 'signal', id, state });
+  }
+
+  /** Resolves once the worker reports the stop durable; allow for the grace period in `timeoutMs`. */
+  async stop(opts: { force: boolean; timeoutMs?: number }): Promise<StopResult> {
+    const id = this.nextId++;
+    const answer = (await this.request(id, { type: 'stop', id, force: opts.force }, opts.timeoutMs)) as StoppedMessage;
+    return { state: answer.state, escalated: answer.escalated, survivors: answer.survivors, via: 'worker' };
+  }
+
+  private post(message: ClientMessage): void {
+    if (this.closed) return;
+    this.socket.write(encodeFrame(message));
+  }
+
+  private request(key: number | string, message: ClientMessage, timeoutMs = this.requestTimeoutMs): Promise<ServerMessage> {
+    if (this.closed) return Promise.reject(failure(`The worker connection is closed${this.reasonSuffix()}.`));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(key);
+        reject(failure(`The worker did not answer within ${Math.round(timeoutMs / 1000)} s.`));
+      }, timeoutMs);
+      this.pending.set(key, { resolve, reject, timer });
+      this.socket.write(encodeFrame(message));
+    });
+  }
+
+  private settle(key: number | string, message: ServerMessage): boolean {
+    const p = this.pending.get(key);
+    if (!p) return false;
+    this.pending.delete(key);
+    clearTimeout(p.timer);
+    if (message.type === 'error') p.reject(failure(message.message));
+    else p.resolve(message);
+    return true;
+  }
+
+  private onLine(line: string): void {
+    const decoded = decodeFrame(line, ServerMessageSchema);
+    if (!decoded.ok) {
+      this.terminate(`the worker sent an invalid frame (${decoded.reason})`);
+      return;
+    }
+    const msg = decoded.message;
+    switch (msg.type) {
+      case 'output':
+        this._onDidOutput.fire(msg.data);
+        return;
+      case 'ready':
+        if (!this.settle('ready', msg)) this._onDidReady.fire(msg);
+        return;
+      case 'welcome':
+        this.settle('welcome', msg);
+        return;
+      case 'size':
+        this._onDidResize.fire({ cols: msg.cols, rows: msg.rows });
+        return;
+      case 'ack':
+      case 'stopped':
+        this.settle(msg.id, msg);
+        return;
+      case 'exit':
+        this._onDidExit.fire(msg);
+        return;
+      case 'error':
+        if (msg.fatal) {
+          this.closeReason = msg.message.replace(/\.$/, '');
+          // Fail the handshake request with the worker's reason.
+          for (const key of ['ready', 'welcome']) if (this.settle(key, msg)) break;
+          return;
+        }
+        if (msg.id === undefined || !this.settle(msg.id, msg)) this._onDidError.fire(msg.message);
+        return;
+    }
+  }
+
+  private reasonSuffix(): string {
+    return this.closeReason ? `: ${this.closeReason}` : '';
+  }
+
+  private terminate(reason: string | undefined): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeReason ??= reason;
+    const err = failure(`The worker connection closed${this.reasonSuffix()}.`);
+    for (const [key, p] of [...this.pending]) {
+      this.pending.delete(key);
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
+    this._onDidClose.fire({ reason: this.closeReason });
+    this.socket.destroy();
+  }
+}
+
+function openSocket(path: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(path);
+    const onError = (err: Error) => {
+      socket.destroy();
+      reject(err);
+    };
+    socket.once('error', onError);
+    socket.once('connect', () => {
+      socket.off('error', onError);
+      resolve(socket);
+    });
+  });
+}

@@ -1,0 +1,129 @@
+/**
+ * The control socket's messages, as zod schemas validated in both directions.
+ * One JSON object per line; `type` discriminates. Requests that expect an
+ * answer carry an `id` that the answer echoes (`ack`, `stopped`, `error`).
+ */
+import { z } from 'zod';
+import { LifecycleStateSchema } from '../store/schema';
+
+/** Protocol revision; a worker refuses a hello/attach with a different major. */
+export const PROTOCOL_VERSION = 1;
+
+/** Longest accepted line in bytes (without the newline); a longer line closes that connection. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+/** Largest `input`/`send` payload (characters): leaves room for JSON escaping inside MAX_LINE_BYTES. */
+export const MAX_INPUT_CHARS = 64 * 1024;
+
+export const MIN_DIMENSION = 2;
+export const MAX_COLS = 1000;
+export const MAX_ROWS = 500;
+
+const RequestId = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const Token = z.string().min(1).max(256);
+const Cols = z.number().int().min(MIN_DIMENSION).max(MAX_COLS);
+const Rows = z.number().int().min(MIN_DIMENSION).max(MAX_ROWS);
+const Text = z.string().max(MAX_INPUT_CHARS);
+
+export const WaitingSignalSchema = z.enum(['waiting', 'running']);
+export type WaitingSignal = z.infer<typeof WaitingSignalSchema>;
+
+// ---- client → worker ----------------------------------------------------
+
+/** First frame of a viewer: authenticates, then streams output. */
+export const AttachSchema = z.strictObject({
+  type: z.literal('attach'),
+  version: z.literal(PROTOCOL_VERSION).optional(),
+  token: Token,
+  cols: Cols,
+  rows: Rows,
+  readOnly: z.boolean(),
+});
+/** First frame of a control connection (send, stop, signal) that does not stream output. */
+export const HelloSchema = z.strictObject({
+  type: z.literal('hello'),
+  version: z.literal(PROTOCOL_VERSION).optional(),
+  token: Token,
+});
+export const InputSchema = z.strictObject({ type: z.literal('input'), data: Text });
+export const ResizeSchema = z.strictObject({ type: z.literal('resize'), cols: Cols, rows: Rows });
+export const DetachSchema = z.strictObject({ type: z.literal('detach') });
+export const SendSchema = z.strictObject({ type: z.literal('send'), id: RequestId, text: Text });
+export const SignalSchema = z.strictObject({ type: z.literal('signal'), id: RequestId, state: WaitingSignalSchema });
+export const StopSchema = z.strictObject({ type: z.literal('stop'), id: RequestId, force: z.boolean() });
+
+export const ClientMessageSchema = z.discriminatedUnion('type', [
+  AttachSchema,
+  HelloSchema,
+  InputSchema,
+  ResizeSchema,
+  DetachSchema,
+  SendSchema,
+  SignalSchema,
+  StopSchema,
+]);
+export type ClientMessage = z.infer<typeof ClientMessageSchema>;
+export type AttachMessage = z.infer<typeof AttachSchema>;
+
+// ---- worker → client ----------------------------------------------------
+
+const ExitFields = {
+  code: z.number().int().nullable(),
+  signal: z.string().max(32).nullable(),
+};
+
+/** Answer to attach (and, with `resync: true`, a fresh screen for a viewer that fell behind). */
+export const ReadySchema = z.strictObject({
+  type: z.literal('ready'),
+  version: z.literal(PROTOCOL_VERSION),
+  /** The current screen serialized as terminal escape sequences (replayable into an empty terminal). */
+  screen: z.string(),
+  cols: Cols,
+  rows: Rows,
+  state: LifecycleStateSchema,
+  readOnly: z.boolean(),
+  resync: z.boolean(),
+  /** Set when the agent had already ended: the screen is final. */
+  exit: z.strictObject(ExitFields).nullable(),
+});
+export const WelcomeSchema = z.strictObject({
+  type: z.literal('welcome'),
+  version: z.literal(PROTOCOL_VERSION),
+  state: LifecycleStateSchema,
+  /** `agent` connections (the token given to the agent's environment) may only signal. */
+  role: z.enum(['control', 'agent']),
+});
+export const OutputSchema = z.strictObject({ type: z.literal('output'), data: z.string() });
+export const SizeSchema = z.strictObject({ type: z.literal('size'), cols: Cols, rows: Rows });
+export const AckSchema = z.strictObject({ type: z.literal('ack'), id: RequestId });
+export const StoppedSchema = z.strictObject({
+  type: z.literal('stopped'),
+  id: RequestId,
+  state: LifecycleStateSchema,
+  escalated: z.boolean(),
+  /** Processes of the agent still alive after SIGKILL (normally none), described for a person. */
+  survivors: z.array(z.strictObject({ pid: z.number().int().positive(), command: z.string().max(500) })).max(100),
+});
+export const ExitSchema = z.strictObject({ type: z.literal('exit'), ...ExitFields, state: LifecycleStateSchema });
+export const ErrorSchema = z.strictObject({
+  type: z.literal('error'),
+  id: RequestId.optional(),
+  message: z.string().max(2000),
+  /** `fatal`: the worker closes the connection after this frame. */
+  fatal: z.boolean(),
+});
+
+export const ServerMessageSchema = z.discriminatedUnion('type', [
+  ReadySchema,
+  WelcomeSchema,
+  OutputSchema,
+  SizeSchema,
+  AckSchema,
+  StoppedSchema,
+  ExitSchema,
+  ErrorSchema,
+]);
+export type ServerMessage = z.infer<typeof ServerMessageSchema>;
+export type ReadyMessage = z.infer<typeof ReadySchema>;
+export type StoppedMessage = z.infer<typeof StoppedSchema>;
+export type ExitMessage = z.infer<typeof ExitSchema>;

@@ -1,0 +1,60 @@
+/**
+ * Where control sockets live: a short per-user directory with mode 0700 (the
+ * directory is the protection; socket file modes follow the umask). Node 20
+ * silently truncates socket paths over 107 bytes, so every path is checked
+ * before anything listens on it.
+ */
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { failure } from '../common/errors';
+
+/** sun_path is 108 bytes on Linux including the terminating NUL. */
+export const MAX_SOCKET_PATH_BYTES = 107;
+
+export function runtimeDirFor(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PADDOCK_RUNTIME_DIR) return env.PADDOCK_RUNTIME_DIR;
+  if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'paddock');
+  return join('/tmp', `paddock-${process.getuid?.() ?? 'user'}`);
+}
+
+/** Creates the directory if needed and refuses one that another user could reach. */
+export function ensureRuntimeDir(dir: string): string {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw failure(`Cannot create the socket directory ${dir}: ${(err as Error).message}.`);
+  }
+  const st = lstatSync(dir);
+  const uid = process.getuid?.();
+  if (!st.isDirectory()) throw failure(`The socket directory ${dir} is not a directory.`);
+  if (uid !== undefined && st.uid !== uid) {
+    throw failure(`The socket directory ${dir} belongs to another user (uid ${st.uid}); refusing to use it.`);
+  }
+  if ((st.mode & 0o077) !== 0) {
+    // Someone loosened it: another user may have planted files there, so do not just chmod it back.
+    throw failure(`The socket directory ${dir} is accessible to other users (mode ${(st.mode & 0o777).toString(8)}); run chmod 700 on it.`);
+  }
+  return dir;
+}
+
+/** Short, stable, collision-resistant file name for a job's execution. */
+export function socketFileName(jobId: string, generation: number): string {
+  const hash = createHash('sha256').update(`${jobId}:${generation}`).digest('hex').slice(0, 12);
+  return `${hash}.sock`;
+}
+
+export function checkSocketPath(path: string): string {
+  const bytes = Buffer.byteLength(path);
+  if (bytes > MAX_SOCKET_PATH_BYTES) {
+    throw failure(
+      `The socket path ${path} is ${bytes} bytes, longer than the ${MAX_SOCKET_PATH_BYTES} bytes a Unix socket allows; set PADDOCK_RUNTIME_DIR to a shorter directory.`,
+    );
+  }
+  return path;
+}
+
+/** The socket path for a job's execution, validated for length (the directory is not created). */
+export function socketPathFor(jobId: string, generation: number, env: NodeJS.ProcessEnv = process.env): string {
+  return checkSocketPath(join(runtimeDirFor(env), socketFileName(jobId, generation)));
+}

@@ -1,0 +1,26 @@
+/**
+ * Turns a serialized screen (a `ready` frame) into plain text lines by
+ * replaying it into a headless terminal of the same size, the way a viewer's
+ * terminal would show it.
+ */
+import { Terminal } from '@xterm/headless';
+
+export async function screenLines(screen: string, cols: number, rows: number): Promise<string[]> {
+  const term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });
+  try {
+    await new Promise<void>((resolve) => term.write(screen, resolve));
+    const buf = term.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < rows; y++) lines.push(buf.getLine(buf.viewportY + y)?.translateToString(true) ?? '');
+    return lines;
+  } finally {
+    term.dispose();
+  }
+}
+
+/** `paddock screen`'s format: trailing spaces trimmed, trailing empty lines dropped. */
+export function trimScreen(lines: readonly string[]): string[] {
+  const out = lines.map((l) => l.replace(/ +$/, ''));
+  while (out.length > 0 && out[out.length - 1] === '') out.pop();
+  return out;
+}

@@ -1,0 +1,13 @@
+/** The job store's public surface: import from 'core/store', not from its files. */
+export { JobStore } from './jobStore';
+export type { JobEntry, NewJob, JobStoreOptions, UpdateOptions, TransitionOptions, ClaimOptions } from './jobStore';
+export type { ExecutionClaim, Fence } from './executionClaim';
+export type { OutputLog } from './outputLog';
+export { DEFAULT_OUTPUT_CAP } from './outputLog';
+export type { JobWatcher, WatchOptions } from './watcher';
+export { Redactor, REDACTED } from './redactor';
+export { LEGAL_TRANSITIONS, isLegalTransition } from './lifecycle';
+export { judgeOwnership, LAUNCH_FAILED_DETAIL } from './ownership';
+export { defaultHome, isJobId, assertJobId } from './paths';
+export { migrateRecord } from './migrations';
+export * from './schema';

@@ -1,0 +1,565 @@
+/**
+ * The one way Paddock touches job state on disk. Several processes (windows,
+ * workers, the CLI) use one store at once: every read-modify-write runs under the
+ * job's short lock, records are replaced durably and atomically, workers' writes
+ * are fenced by (owner token, generation), and every reader reconciles a job
+ * whose owner is gone before returning it. See docs/store.md.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as lockfile from 'proper-lockfile';
+import { describeError, failure, usageError } from '../common/errors';
+import { identityOf, livenessOf } from '../proc/identity';
+import { commitTemp, ensureDir, FILE_MODE, sweepTempFiles, writeTemp } from './durable';
+import { ExecutionClaim, Fence, HeldExecution } from './executionClaim';
+import { applyNewGeneration, applyTransition, assertLegalTransition, LifecyclePatch } from './lifecycle';
+import { DEFAULT_LOCK_OPTIONS, LockGuard, LockOptions, withLock } from './locks';
+import { migrateRecord } from './migrations';
+import { DEFAULT_OUTPUT_CAP, OutputLog, readSegments, SegmentedOutputLog } from './outputLog';
+import { judgeOwnership } from './ownership';
+import { assertJobId, defaultHome, isJobId, StoreLayout } from './paths';
+import { Redactor } from './redactor';
+import { JobRecord, JobRecordSchema, Lifecycle, LifecycleState, SCHEMA_VERSION, TimelineEntry } from './schema';
+import { appendTimelineLine, readTimelineFile } from './timeline';
+import { JobWatcher, StoreWatcher, WatchOptions } from './watcher';
+
+export type JobEntry = { id: string; ok: true; job: JobRecord } | { id: string; ok: false; reason: string };
+
+export type NewJob = Pick<
+  JobRecord,
+  'title' | 'repo' | 'worktree' | 'branch' | 'base' | 'baseSha' | 'profile' | 'command' | 'cwd' | 'envNames' | 'settings'
+>;
+
+export interface JobStoreOptions {
+  home: string;
+  /** Retained terminal output per job; default 8 MiB. */
+  outputCapBytes?: number;
+  /** Applied to output, details, errors and timeline messages before they reach disk. */
+  redactor?: Redactor;
+  log?: (msg: string) => void;
+  /** Short record lock tuning (tests, slow file systems). */
+  lock?: Partial<LockOptions>;
+}
+
+export interface UpdateOptions {
+  fence?: Fence;
+}
+
+export interface TransitionOptions extends UpdateOptions {
+  /** Refuse (failure, code UNEXPECTED_STATE) unless the job is in one of these states. */
+  expectFrom?: LifecycleState[];
+}
+
+export interface ClaimOptions {
+  generation: number;
+  socketPath: string;
+  socketToken: string;
+}
+
+/** Long-held execution lock: refreshed every stale/2 by the owner; its staleness is never used to judge liveness. */
+const EXECUTION_LOCK_STALE_MS = 10_000;
+/** A job dir without a record younger than this is a create in progress, not damage. */
+const CREATE_GRACE_MS = 30_000;
+const LIST_CONCURRENCY = 32;
+
+type Loaded = { kind: 'ok'; job: JobRecord } | { kind: 'missing' } | { kind: 'unreadable'; reason: string };
+
+interface Mutation {
+  next: JobRecord;
+  timeline?: Omit<TimelineEntry, 'at' | 'generation'>[];
+}
+
+export class JobStore {
+  readonly home: string;
+  private readonly layout: StoreLayout;
+  private readonly outputCapBytes: number;
+  private readonly redactor: Redactor;
+  private readonly log: (msg: string) => void;
+  private readonly lockOptions: LockOptions;
+  private changesReady = false;
+  private changeCounter = 0;
+
+  constructor(opts: JobStoreOptions) {
+    this.home = opts.home;
+    this.layout = new StoreLayout(opts.home);
+    this.outputCapBytes = opts.outputCapBytes ?? DEFAULT_OUTPUT_CAP;
+    if (!(this.outputCapBytes >= 1024)) throw usageError('The output cap must be at least 1 KiB.');
+    this.redactor = opts.redactor ?? new Redactor();
+    this.log = opts.log ?? (() => undefined);
+    this.lockOptions = { ...DEFAULT_LOCK_OPTIONS, ...opts.lock };
+  }
+
+  static defaultHome(env?: NodeJS.ProcessEnv): string {
+    return defaultHome(env);
+  }
+
+  jobDir(id: string): string {
+    return this.layout.jobDir(id);
+  }
+
+  patchPath(id: string): string {
+    return this.layout.patchPath(id);
+  }
+
+  // ---- create -------------------------------------------------------------
+
+  async create(init: NewJob): Promise<JobRecord> {
+    ensureDir(this.layout.jobsDir);
+    const id = this.allocateId();
+    const dir = this.layout.jobDir(id);
+    ensureDir(this.layout.outputDir(id));
+    ensureDir(this.layout.evidenceDir(id));
+    const now = new Date().toISOString();
+    const candidate: JobRecord = {
+      schemaVersion: SCHEMA_VERSION,
+      id,
+      title: init.title,
+      repo: init.repo,
+      worktree: init.worktree,
+      branch: init.branch,
+      base: init.base,
+      baseSha: init.baseSha,
+      profile: init.profile,
+      command: init.command,
+      cwd: init.cwd,
+      envNames: init.envNames,
+      createdAt: now,
+      settings: init.settings,
+      lifecycle: {
+        state: 'queued',
+        generation: 1,
+        exitCode: null,
+        signal: null,
+        pid: null,
+        workerPid: null,
+        startedAt: null,
+        endedAt: null,
+        detail: null,
+        lastActivityAt: null,
+        waitingReason: null,
+      },
+      launch: null,
+      execution: null,
+      recoveries: 0,
+      cleanup: null,
+      evidence: null,
+    };
+    const parsed = JobRecordSchema.safeParse(candidate);
+    if (!parsed.success) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw usageError(`The new agent is invalid: ${describeIssues(parsed.error.issues)}.`, 'INVALID_JOB');
+    }
+    const job = parsed.data;
+    const temp = await writeTemp(this.layout.recordFile(id), recordText(job));
+    commitTemp(temp, this.layout.recordFile(id));
+    appendTimelineLine(this.layout.timelineFile(id), { at: now, generation: 1, type: 'created', to: 'queued' });
+    this.touchChange(id);
+    return job;
+  }
+
+  /** The mkdir of jobs/<id> is the exclusive claim on an id: no two processes can both succeed. */
+  private allocateId(): string {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const id = (BigInt(`0x${randomBytes(8).toString('hex')}`) % 36n ** 8n).toString(36).padStart(8, '0');
+      try {
+        fs.mkdirSync(this.layout.jobDir(id), { mode: 0o700 });
+        return id;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+    }
+    throw failure('Could not allocate a new agent id.');
+  }
+
+  // ---- reading ------------------------------------------------------------
+
+  async read(id: string): Promise<JobRecord> {
+    assertJobId(id);
+    const loaded = await this.load(id);
+    if (loaded.kind === 'missing') throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
+    if (loaded.kind === 'unreadable') throw failure(`Agent ${id} is unreadable: ${loaded.reason}.`, 'UNREADABLE');
+    return this.reconciled(loaded.job);
+  }
+
+  async tryRead(id: string): Promise<JobEntry> {
+    assertJobId(id);
+    const loaded = await this.load(id);
+    if (loaded.kind === 'missing') return { id, ok: false, reason: 'no such agent' };
+    if (loaded.kind === 'unreadable') return { id, ok: false, reason: loaded.reason };
+    return { id, ok: true, job: await this.reconciled(loaded.job) };
+  }
+
+  /** Every job, unreadable ones included (ok: false with the reason), oldest first; dead owners reconciled. */
+  async list(): Promise<JobEntry[]> {
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(this.layout.jobsDir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const ids = names.filter(isJobId);
+    const entries: (JobEntry | undefined)[] = new Array(ids.length);
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < ids.length; i = next++) entries[i] = await this.listEntry(ids[i]);
+    };
+    await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, ids.length) }, worker));
+    return entries
+      .filter((e): e is JobEntry => e !== undefined)
+      .sort((a, b) => (a.ok && b.ok ? a.job.createdAt.localeCompare(b.job.createdAt) : 0) || a.id.localeCompare(b.id));
+  }
+
+  private async listEntry(id: string): Promise<JobEntry | undefined> {
+    const loaded = await this.load(id);
+    if (loaded.kind === 'ok') return { id, ok: true, job: await this.reconciled(loaded.job) };
+    if (loaded.kind === 'unreadable') return { id, ok: false, reason: loaded.reason };
+    // No record: a create in progress (skip it) or one that died half-way (show it).
+    try {
+      const age = Date.now() - (await fs.promises.stat(this.layout.jobDir(id))).mtimeMs;
+      return age < CREATE_GRACE_MS ? undefined : { id, ok: false, reason: 'it has no record (its creation was interrupted)' };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async load(id: string): Promise<Loaded> {
+    let text: string;
+    try {
+      text = await fs.promises.readFile(this.layout.recordFile(id), 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+      return { kind: 'unreadable', reason: `it cannot be read (${code ?? describeError(err)})` };
+    }
+    return parseRecordText(id, text);
+  }
+
+  /** A reader that finds the owner gone fixes the record at once (under the lock, re-checked there: exactly once). */
+  private async reconciled(job: JobRecord): Promise<JobRecord> {
+    if (!judgeOwnership(job, livenessOf)) return job;
+    try {
+      return await this.mutate(job.id, async (current) => {
+        const verdict = judgeOwnership(current, livenessOf);
+        if (!verdict) return undefined;
+        const next = applyTransition(current, verdict.to, { detail: verdict.detail });
+        return { next, timeline: [{ type: verdict.type, from: current.lifecycle.state, to: verdict.to, message: verdict.detail }] };
+      });
+    } catch (err) {
+      this.log(`could not reconcile agent ${job.id}: ${describeError(err)}`);
+      return job;
+    }
+  }
+
+  // ---- writing ------------------------------------------------------------
+
+  async update(
+    id: string,
+    fn: (job: JobRecord) => JobRecord | void | Promise<JobRecord | void>,
+    opts: UpdateOptions = {},
+  ): Promise<JobRecord> {
+    assertJobId(id);
+    return this.mutate(id, async (current) => {
+      checkFence(current, opts.fence);
+      const draft = structuredClone(current);
+      const result = (await fn(draft)) ?? draft;
+      if (result.id !== current.id || result.schemaVersion !== current.schemaVersion) {
+        throw failure(`An update of agent ${id} tried to change its id or schema version.`, 'INVALID_UPDATE');
+      }
+      if (result.lifecycle.generation !== current.lifecycle.generation) {
+        throw failure(`An update of agent ${id} tried to change its generation; use beginGeneration.`, 'INVALID_UPDATE');
+      }
+      if (JSON.stringify(result.execution) !== JSON.stringify(current.execution)) {
+        throw failure(`An update of agent ${id} tried to change its owner; use claimExecution.`, 'INVALID_UPDATE');
+      }
+      const from = current.lifecycle.state;
+      const to = result.lifecycle.state;
+      if (from === to) return { next: result };
+      // A state change inside update still goes through the one transition table.
+      assertLegalTransition(id, from, to);
+      const next = applyTransition({ ...result, lifecycle: { ...result.lifecycle, state: from } }, to);
+      return { next, timeline: [{ type: 'transition', from, to, message: next.lifecycle.detail ?? undefined }] };
+    });
+  }
+
+  async transition(
+    id: string,
+    to: LifecycleState,
+    patch: Partial<Lifecycle> & { detail?: string | null } = {},
+    opts: TransitionOptions = {},
+  ): Promise<JobRecord> {
+    assertJobId(id);
+    const { state: _state, generation: _generation, ...lifecyclePatch } = patch;
+    return this.mutate(id, async (current) => {
+      checkFence(current, opts.fence);
+      const from = current.lifecycle.state;
+      if (opts.expectFrom && !opts.expectFrom.includes(from)) {
+        throw failure(`Agent ${id} is ${from}, not ${opts.expectFrom.join(' or ')}.`, 'UNEXPECTED_STATE');
+      }
+      const next = applyTransition(current, to, lifecyclePatch as LifecyclePatch);
+      return { next, timeline: [{ type: 'transition', from, to, message: next.lifecycle.detail ?? undefined }] };
+    });
+  }
+
+  /**
+   * Retry: a new execution of an ended job. Generation + 1, state `queued`, exit
+   * information cleared. `automatic` restarts count toward `recoveries`; a
+   * person's retry resets it.
+   */
+  async beginGeneration(id: string, opts: { automatic?: boolean } = {}): Promise<JobRecord> {
+    assertJobId(id);
+    return this.mutate(id, async (current) => {
+      const next = applyNewGeneration(current);
+      next.recoveries = opts.automatic ? current.recoveries + 1 : 0;
+      return {
+        next,
+        timeline: [{ type: 'retry', from: current.lifecycle.state, to: 'queued', message: `generation ${next.lifecycle.generation}` }],
+      };
+    });
+  }
+
+  /**
+   * Called by the worker: takes the long-held execution lock and records itself
+   * as the owner. A queued job moves to `starting`. Refused for a stale
+   * generation, an ended job, or a job whose owner is alive.
+   */
+  async claimExecution(id: string, opts: ClaimOptions): Promise<ExecutionClaim> {
+    assertJobId(id);
+    const me = identityOf(process.pid);
+    if (!me) throw failure('Cannot read this process\'s identity from /proc.');
+    const ownerToken = randomBytes(24).toString('hex');
+    const claim = new HeldExecution({ ownerToken, generation: opts.generation });
+    const lockPath = this.layout.executionLock(id);
+    await this.mutate(id, async (current) => {
+      const { state, generation } = current.lifecycle;
+      if (generation !== opts.generation) {
+        throw failure(`Agent ${id} is at generation ${generation}, not ${opts.generation}; this worker is stale.`, 'FENCED');
+      }
+      if (state !== 'queued' && state !== 'starting') {
+        throw failure(`Agent ${id} is ${state}; only a queued or starting agent can be claimed.`, 'ILLEGAL_TRANSITION');
+      }
+      if (current.execution && livenessOf(current.execution) === 'alive') {
+        throw failure(`Agent ${id} is already run by worker ${current.execution.pid}.`, 'ALREADY_OWNED');
+      }
+      const releaseLock = await this.takeExecutionLock(lockPath, claim);
+      claim.attach(() => this.releaseExecutionLock(id, ownerToken, releaseLock));
+      fs.writeFileSync(this.layout.executionOwner(id), ownerToken, { mode: FILE_MODE });
+      let next: JobRecord = {
+        ...current,
+        launch: null,
+        execution: {
+          ownerToken,
+          generation,
+          pid: me.pid,
+          startTime: me.startTime,
+          bootId: me.bootId,
+          socketPath: opts.socketPath,
+          socketToken: opts.socketToken,
+          claimedAt: new Date().toISOString(),
+        },
+        lifecycle: { ...current.lifecycle, workerPid: me.pid },
+      };
+      const timeline: Mutation['timeline'] = [{ type: 'claimed', message: `worker ${me.pid}` }];
+      if (state === 'queued') {
+        next = applyTransition(next, 'starting');
+        timeline.push({ type: 'transition', from: 'queued', to: 'starting' });
+      }
+      return { next, timeline };
+    }).catch(async (err) => {
+      await claim.release();
+      throw err;
+    });
+    return claim;
+  }
+
+  /**
+   * Under the record lock, with the record saying no live worker owns the job:
+   * a held execution lock can only be a dead owner's leftover (or a fenced-off
+   * stale generation's), so it is broken at once instead of waiting for staleness.
+   */
+  private async takeExecutionLock(lockPath: string, claim: HeldExecution): Promise<() => Promise<void>> {
+    const take = () =>
+      lockfile.lock(lockPath, {
+        realpath: false,
+        lockfilePath: lockPath,
+        stale: EXECUTION_LOCK_STALE_MS,
+        retries: 0,
+        onCompromised: (err) => claim.compromised(err),
+      });
+    try {
+      return await take();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+      this.log(`breaking the leftover execution lock ${lockPath}`);
+      fs.rmSync(lockPath, { recursive: true, force: true });
+      return take();
+    }
+  }
+
+  /** Releases only if the lock is still ours: a newer claim may have broken it and taken it since. */
+  private async releaseExecutionLock(id: string, ownerToken: string, releaseLock: () => Promise<void>): Promise<void> {
+    await withLock(this.layout.recordLock(id), `agent ${id}`, this.lockOptions, async () => {
+      let holder: string | undefined;
+      try {
+        holder = fs.readFileSync(this.layout.executionOwner(id), 'utf8');
+      } catch {
+        holder = undefined;
+      }
+      if (holder !== ownerToken) return;
+      fs.rmSync(this.layout.executionOwner(id), { force: true });
+      await releaseLock();
+    });
+  }
+
+  async appendTimeline(id: string, entry: Omit<TimelineEntry, 'at'> & { at?: string }): Promise<void> {
+    assertJobId(id);
+    if (!fs.existsSync(this.layout.jobDir(id))) throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
+    appendTimelineLine(this.layout.timelineFile(id), this.redactEntry({ ...entry, at: entry.at ?? new Date().toISOString() }));
+  }
+
+  async readTimeline(id: string): Promise<TimelineEntry[]> {
+    return readTimelineFile(this.layout.timelineFile(id));
+  }
+
+  openOutput(id: string): OutputLog {
+    return new SegmentedOutputLog(this.layout.outputDir(id), this.outputCapBytes, this.redactor, (err) =>
+      this.log(`output of agent ${id}: ${describeError(err)}`),
+    );
+  }
+
+  async readOutput(id: string): Promise<Buffer> {
+    return readSegments(this.layout.outputDir(id));
+  }
+
+  watch(opts: WatchOptions = {}): JobWatcher {
+    this.ensureChangesDir();
+    return new StoreWatcher({ changesDir: this.layout.changesDir, list: () => this.list(), log: this.log }, opts);
+  }
+
+  /** Removes temp files left by crashed writers in every job (each under its lock). Returns how many. */
+  async sweep(): Promise<number> {
+    let removed = 0;
+    for (const entry of await this.list()) {
+      removed += await withLock(this.layout.recordLock(entry.id), `agent ${entry.id}`, this.lockOptions, async () =>
+        sweepTempFiles(this.layout.jobDir(entry.id)),
+      );
+    }
+    return removed;
+  }
+
+  // ---- the one write path -------------------------------------------------
+
+  /**
+   * Locked read-modify-write: load (must be readable), let `fn` decide, validate
+   * and redact the result, write it durably while the lock provably holds, then
+   * append the timeline and signal watchers. `fn` returning undefined writes nothing.
+   */
+  private async mutate(id: string, fn: (current: JobRecord) => Promise<Mutation | undefined>): Promise<JobRecord> {
+    const dir = this.layout.jobDir(id);
+    if (!fs.existsSync(dir)) throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
+    return withLock(this.layout.recordLock(id), `agent ${id}`, this.lockOptions, async (guard: LockGuard) => {
+      sweepTempFiles(dir);
+      const loaded = await this.load(id);
+      if (loaded.kind === 'missing') throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
+      if (loaded.kind === 'unreadable') throw failure(`Agent ${id} is unreadable: ${loaded.reason}.`, 'UNREADABLE');
+      const mutation = await fn(loaded.job);
+      if (!mutation) return loaded.job;
+      const next = this.validated(id, this.redactRecord(mutation.next));
+      const target = this.layout.recordFile(id);
+      const temp = await writeTemp(target, recordText(next));
+      try {
+        guard.assertHeld();
+        commitTemp(temp, target);
+      } catch (err) {
+        fs.rmSync(temp, { force: true });
+        throw err;
+      }
+      const at = new Date().toISOString();
+      for (const entry of mutation.timeline ?? []) {
+        try {
+          appendTimelineLine(this.layout.timelineFile(id), this.redactEntry({ ...entry, at, generation: next.lifecycle.generation }));
+        } catch (err) {
+          this.log(`timeline of agent ${id}: ${describeError(err)}`);
+        }
+      }
+      this.touchChange(id);
+      return next;
+    });
+  }
+
+  private validated(id: string, job: JobRecord): JobRecord {
+    const parsed = JobRecordSchema.safeParse(job);
+    if (!parsed.success) throw failure(`The change to agent ${id} is invalid: ${describeIssues(parsed.error.issues)}.`, 'INVALID_UPDATE');
+    return parsed.data;
+  }
+
+  private redactRecord(job: JobRecord): JobRecord {
+    const r = this.redactor;
+    return {
+      ...job,
+      lifecycle: { ...job.lifecycle, detail: r.redactNullable(job.lifecycle.detail) },
+      cleanup: job.cleanup && {
+        ...job.cleanup,
+        lastError: r.redactNullable(job.cleanup.lastError),
+        holders: job.cleanup.holders.map((h) => ({ ...h, command: r.redact(h.command) })),
+      },
+    };
+  }
+
+  private redactEntry(entry: TimelineEntry): TimelineEntry {
+    return entry.message === undefined ? entry : { ...entry, message: this.redactor.redact(entry.message) };
+  }
+
+  private ensureChangesDir(): void {
+    if (this.changesReady) return;
+    ensureDir(this.layout.changesDir);
+    this.changesReady = true;
+  }
+
+  /** Best effort: a missed touch is caught by the watcher's periodic reconcile. */
+  private touchChange(id: string): void {
+    try {
+      this.ensureChangesDir();
+      fs.writeFileSync(this.layout.changeFile(id), `${process.pid}:${++this.changeCounter}\n`, { mode: FILE_MODE });
+    } catch (err) {
+      this.log(`change notification for agent ${id}: ${describeError(err)}`);
+    }
+  }
+}
+
+function checkFence(job: JobRecord, fence: Fence | undefined): void {
+  if (!fence) return;
+  const owner = job.execution;
+  if (!owner || owner.ownerToken !== fence.ownerToken || owner.generation !== fence.generation || job.lifecycle.generation !== fence.generation) {
+    throw failure(`Agent ${job.id} is no longer owned by this worker (generation ${fence.generation}); the write was refused.`, 'FENCED');
+  }
+}
+
+function recordText(job: JobRecord): string {
+  return `${JSON.stringify(job, null, 2)}\n`;
+}
+
+/** Parses and validates a record file's text; never throws. */
+export function parseRecordText(id: string, text: string): Loaded {
+  if (text.trim() === '') return { kind: 'unreadable', reason: 'the record is empty' };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { kind: 'unreadable', reason: 'the record is not valid JSON (truncated or corrupt)' };
+  }
+  const migrated = migrateRecord(raw);
+  if (!migrated.ok) return { kind: 'unreadable', reason: migrated.reason };
+  const parsed = JobRecordSchema.safeParse(migrated.value);
+  if (!parsed.success) return { kind: 'unreadable', reason: `the record does not match the schema (${describeIssues(parsed.error.issues)})` };
+  if (parsed.data.id !== id) return { kind: 'unreadable', reason: `the record names agent ${parsed.data.id}, not ${id}` };
+  return { kind: 'ok', job: parsed.data };
+}
+
+function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  const first = issues[0];
+  if (!first) return 'unknown problem';
+  const where = first.path.length ? first.path.map(String).join('.') : 'record';
+  const more = issues.length > 1 ? ` and ${issues.length - 1} more` : '';
+  return `${where}: ${first.message}${more}`;
+}

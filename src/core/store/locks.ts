@@ -1,0 +1,70 @@
+/**
+ * Short per-job critical sections with proper-lockfile. A compromised lock
+ * (lost to a stale takeover) aborts the write in progress, never the process;
+ * a section that ran longer than half the stale time refuses to commit, because
+ * by then another process may legitimately have taken the lock.
+ */
+import * as lockfile from 'proper-lockfile';
+import { failure } from '../common/errors';
+
+export interface LockOptions {
+  /** A lock whose holder stopped refreshing it for this long is taken over (proper-lockfile minimum 2 s). */
+  staleMs: number;
+  /** How long to keep trying before giving up. Must exceed staleMs so a dead holder's lock is eventually taken. */
+  waitMs: number;
+}
+
+export const DEFAULT_LOCK_OPTIONS: LockOptions = { staleMs: 6000, waitMs: 20_000 };
+
+/** Handed to the critical section: call `assertHeld()` synchronously right before committing. */
+export interface LockGuard {
+  assertHeld(): void;
+}
+
+export async function withLock<T>(lockPath: string, what: string, opts: LockOptions, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
+  let compromised: Error | undefined;
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(lockPath, {
+      realpath: false,
+      lockfilePath: lockPath,
+      stale: opts.staleMs,
+      retries: retriesFor(opts.waitMs),
+      onCompromised: (err) => {
+        compromised = err;
+      },
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
+      throw failure(`${what} is locked by another Paddock process; try again.`, 'LOCK_TIMEOUT');
+    }
+    throw err;
+  }
+  const acquiredAt = Date.now();
+  const guard: LockGuard = {
+    assertHeld() {
+      if (compromised) throw failure(`Lost the lock on ${what} (${compromised.message}); the change was not written.`, 'LOCK_COMPROMISED');
+      if (Date.now() - acquiredAt > opts.staleMs / 2) {
+        throw failure(`Held the lock on ${what} too long to be sure it is still ours; the change was not written.`, 'LOCK_COMPROMISED');
+      }
+    },
+  };
+  try {
+    return await fn(guard);
+  } finally {
+    if (!compromised) await release().catch(() => undefined);
+  }
+}
+
+/** Exponential backoff capped at 100 ms, with as many retries as fit in `waitMs`. */
+function retriesFor(waitMs: number): lockfile.LockOptions['retries'] {
+  const minTimeout = 2;
+  const maxTimeout = 100;
+  let total = 0;
+  let retries = 0;
+  for (let t = minTimeout; total < waitMs; retries++) {
+    total += t;
+    t = Math.min(maxTimeout, t * 1.5);
+  }
+  return { retries, factor: 1.5, minTimeout, maxTimeout, randomize: true };
+}

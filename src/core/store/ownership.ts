@@ -1,0 +1,48 @@
+/**
+ * Who owns a job's execution, and what a reader must do when that owner is gone.
+ * Liveness is judged from pid + start time + boot id (never the pid alone), so a
+ * reused pid is never mistaken for the worker, and a dead owner is noticed at the
+ * next read rather than after a lock timeout.
+ */
+import { Liveness, livenessOf } from '../proc/identity';
+import { isTerminalState, JobRecord, LifecycleState } from './schema';
+
+export interface Reconciliation {
+  to: LifecycleState;
+  detail: string;
+  type: 'owner-gone' | 'launch-failed';
+}
+
+/** Chosen for a worker that died between spawn and claim: it never started the agent, so nothing is orphaned. */
+export const LAUNCH_FAILED_DETAIL = 'worker exited before it started the agent';
+
+export type LivenessProbe = (identity: { pid: number; startTime: number; bootId: string }) => Liveness;
+
+/** undefined when the record is consistent with the processes running now. */
+export function judgeOwnership(job: JobRecord, probe: LivenessProbe = livenessOf): Reconciliation | undefined {
+  const { state, generation } = job.lifecycle;
+  if (isTerminalState(state)) return undefined;
+  if (job.execution) {
+    const liveness = probe(job.execution);
+    if (liveness === 'alive') return undefined;
+    return { to: 'orphaned', detail: `worker ${job.execution.pid} ${describeGone(liveness)}`, type: 'owner-gone' };
+  }
+  // Registration grace: between spawn and claim only `launch` names the worker.
+  if (job.launch && job.launch.generation === generation && (state === 'queued' || state === 'starting')) {
+    const liveness = probe({ pid: job.launch.workerPid, startTime: job.launch.startTime, bootId: job.launch.bootId });
+    if (liveness === 'alive') return undefined;
+    return { to: 'failed', detail: LAUNCH_FAILED_DETAIL, type: 'launch-failed' };
+  }
+  return undefined;
+}
+
+function describeGone(liveness: Exclude<Liveness, 'alive'>): string {
+  switch (liveness) {
+    case 'dead':
+      return 'is gone';
+    case 'zombie':
+      return 'has exited (zombie)';
+    case 'reused':
+      return 'is gone (its pid now belongs to another process)';
+  }
+}

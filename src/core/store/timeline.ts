@@ -1,0 +1,49 @@
+/**
+ * `timeline.jsonl`: one JSON line per event, appended. A writer killed mid-line
+ * leaves a torn line; the next append starts on a fresh line and readers skip
+ * whatever does not parse, so one torn write costs at most itself.
+ */
+import * as fs from 'node:fs';
+import { FILE_MODE } from './durable';
+import { TimelineEntry, TimelineEntrySchema } from './schema';
+
+export function appendTimelineLine(file: string, entry: TimelineEntry): void {
+  const line = `${JSON.stringify(TimelineEntrySchema.parse(entry))}\n`;
+  const fd = fs.openSync(file, 'a+', FILE_MODE);
+  try {
+    const size = fs.fstatSync(fd).size;
+    let prefix = '';
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      fs.readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) prefix = '\n';
+    }
+    fs.writeSync(fd, prefix + line);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export async function readTimelineFile(file: string): Promise<TimelineEntry[]> {
+  let text: string;
+  try {
+    text = await fs.promises.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const lines = text.split('\n');
+  // The last element is '' after a complete final line, or a torn line: either way not an entry.
+  lines.pop();
+  const entries: TimelineEntry[] = [];
+  for (const line of lines) {
+    if (!line) continue;
+    try {
+      const parsed = TimelineEntrySchema.safeParse(JSON.parse(line));
+      if (parsed.success) entries.push(parsed.data);
+    } catch {
+      // A torn line followed by later appends: skip it.
+    }
+  }
+  return entries;
+}

@@ -1,0 +1,296 @@
+/**
+ * One client of the control socket. The first frame authenticates (`attach`
+ * for a viewer, `hello` for a control or agent connection); any bad frame
+ * closes this connection only.
+ *
+ * A viewer's output is written only while its socket keeps up: past the
+ * high-water mark it stops receiving output ("lagging"), and once its socket
+ * drains it gets a fresh screen (`ready` with `resync: true`) and continues
+ * from there. A viewer that stays stuck is dropped. The agent never waits.
+ */
+import type { Socket } from 'node:net';
+import { Disposable, disposableTimeout, IDisposable, toDisposable } from '../common/lifecycle';
+import { Emitter, Event } from '../common/event';
+import { describeError } from '../common/errors';
+import { decodeFrame, encodeFrame, LineDecoder } from '../protocol/framing';
+import {
+  AttachMessage,
+  ClientMessage,
+  ClientMessageSchema,
+  MAX_LINE_BYTES,
+  PROTOCOL_VERSION,
+  ServerMessage,
+} from '../protocol/messages';
+import type { AgentSession } from './session';
+
+export type Role = 'viewer' | 'control' | 'agent';
+type StreamState = 'syncing' | 'live' | 'lagging';
+
+export interface ConnectionLimits {
+  /** Bytes queued in a viewer's socket beyond which it stops getting output. */
+  highWaterBytes: number;
+  /** How long a lagging viewer may stay stuck before it is dropped. */
+  stuckMs: number;
+  /** How long a new connection has to authenticate. */
+  handshakeMs: number;
+}
+
+export const DEFAULT_LIMITS: ConnectionLimits = { highWaterBytes: 2 * 1024 * 1024, stuckMs: 30_000, handshakeMs: 10_000 };
+
+export interface ConnectionHost {
+  readonly session: AgentSession;
+  readonly limits: ConnectionLimits;
+  /** Returns the role the token grants, or undefined. */
+  authenticate(token: string): 'control' | 'agent' | undefined;
+  /** Sends any batched output before a snapshot marker is taken. */
+  flushOutput(): void;
+  /** A writable viewer typed or resized: it now decides the size. */
+  markActive(conn: Connection, cols: number, rows: number): void;
+  log(message: string): void;
+}
+
+export class Connection extends Disposable {
+  private role: Role | undefined;
+  private readOnly = true;
+  private stream: StreamState = 'syncing';
+  private pending: string[] = [];
+  private pendingChars = 0;
+  private resyncAgain = false;
+  private stuckTimer: IDisposable | undefined;
+  private closed = false;
+  cols = 80;
+  rows = 24;
+
+  private readonly _onDidClose = this._register(new Emitter<void>());
+  readonly onDidClose: Event<void> = this._onDidClose.event;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly host: ConnectionHost,
+  ) {
+    super();
+    const decoder = new LineDecoder(
+      (line) => this.onLine(line),
+      () => this.fail(`frame longer than ${MAX_LINE_BYTES} bytes`),
+    );
+    const onData = (chunk: Buffer) => decoder.push(chunk);
+    const onDrain = () => this.onDrain();
+    const onEnd = () => this.close();
+    const onError = () => this.close();
+    socket.on('data', onData);
+    socket.on('drain', onDrain);
+    socket.on('end', onEnd);
+    socket.on('close', onEnd);
+    socket.on('error', onError);
+    this._register(
+      toDisposable(() => {
+        socket.off('data', onData);
+        socket.off('drain', onDrain);
+        socket.off('end', onEnd);
+        socket.off('close', onEnd);
+        socket.off('error', onError);
+        socket.on('error', () => undefined); // late errors after destroy must not crash the worker
+        socket.destroy();
+      }),
+    );
+    this._register(
+      disposableTimeout(() => {
+        if (!this.role) this.fail('no attach or hello frame in time');
+      }, host.limits.handshakeMs),
+    );
+    this._register(toDisposable(() => this.stuckTimer?.dispose()));
+  }
+
+  get isViewer(): boolean {
+    return this.role === 'viewer';
+  }
+
+  get isWritableViewer(): boolean {
+    return this.role === 'viewer' && !this.readOnly;
+  }
+
+  /** A batch of output (already encoded as a frame) for every viewer. */
+  deliverOutput(frame: string, raw: string): void {
+    if (this.role !== 'viewer' || this.closed) return;
+    switch (this.stream) {
+      case 'syncing':
+        this.pending.push(raw);
+        this.pendingChars += raw.length;
+        if (this.pendingChars > this.host.limits.highWaterBytes) {
+          // Too much arrived while the screen was being prepared: take another snapshot after this one.
+          this.pending = [];
+          this.pendingChars = 0;
+          this.resyncAgain = true;
+        }
+        return;
+      case 'live':
+        if (this.socket.writableLength > this.host.limits.highWaterBytes) {
+          this.startLagging();
+          return;
+        }
+        this.socket.write(frame);
+        return;
+      case 'lagging':
+        return;
+    }
+  }
+
+  sendMessage(message: ServerMessage): void {
+    if (this.closed) return;
+    this.socket.write(encodeFrame(message));
+  }
+
+  /** Tells a viewer the agent ended, after the final state is durable. */
+  notifyExit(message: ServerMessage): void {
+    if (this.role === 'viewer' || this.role === 'control') this.sendMessage(message);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this._onDidClose.fire();
+    this.dispose();
+  }
+
+  private fail(reason: string): void {
+    if (this.closed) return;
+    this.host.log(`connection closed: ${reason}`);
+    this.sendMessage({ type: 'error', message: `Closing the connection: ${reason}.`, fatal: true });
+    this.closed = true;
+    this._onDidClose.fire();
+    // end() lets the error frame out; destroy follows in dispose via a short timer.
+    this.socket.end();
+    const t = setTimeout(() => this.dispose(), 1000);
+    t.unref?.();
+  }
+
+  private onLine(line: string): void {
+    if (this.closed) return;
+    const decoded = decodeFrame(line, ClientMessageSchema);
+    if (!decoded.ok) return this.fail(decoded.reason);
+    try {
+      this.handle(decoded.message);
+    } catch (err) {
+      this.fail(describeError(err, 300));
+    }
+  }
+
+  private handle(msg: ClientMessage): void {
+    if (!this.role) {
+      if (msg.type !== 'attach' && msg.type !== 'hello') return this.fail('the first frame must be attach or hello');
+      const granted = this.host.authenticate(msg.token);
+      if (!granted) return this.fail('wrong token');
+      if (msg.type === 'hello') {
+        this.role = granted;
+        this.sendMessage({ type: 'welcome', version: PROTOCOL_VERSION, state: this.host.session.state, role: granted });
+        return;
+      }
+      if (granted !== 'control') return this.fail('this token may only signal');
+      return this.startViewing(msg);
+    }
+    switch (msg.type) {
+      case 'attach':
+      case 'hello':
+        return this.fail('already authenticated');
+      case 'input':
+        if (!this.mayWrite()) return this.refuse(undefined, 'This viewer is read-only and cannot type.');
+        this.host.markActive(this, this.cols, this.rows);
+        this.host.session.input(msg.data);
+        return;
+      case 'resize':
+        if (!this.mayWrite()) return this.refuse(undefined, 'This viewer is read-only and cannot resize.');
+        this.cols = msg.cols;
+        this.rows = msg.rows;
+        this.host.markActive(this, msg.cols, msg.rows);
+        return;
+      case 'detach':
+        return this.close();
+      case 'send':
+        if (!this.mayWrite()) return this.refuse(msg.id, 'This connection is read-only and cannot send.');
+        this.host.session.send(msg.text).then(
+          () => this.sendMessage({ type: 'ack', id: msg.id }),
+          (err) => this.refuse(msg.id, describeError(err, 500)),
+        );
+        return;
+      case 'signal':
+        this.host.session.signal(msg.state);
+        this.sendMessage({ type: 'ack', id: msg.id });
+        return;
+      case 'stop':
+        if (!this.mayWrite()) return this.refuse(msg.id, 'This connection is read-only and cannot stop the agent.');
+        this.host.session.stop(msg.force).then(
+          (outcome) => this.sendMessage({ type: 'stopped', id: msg.id, ...outcome }),
+          (err) => this.refuse(msg.id, `Stopping failed: ${describeError(err, 500)}`),
+        );
+        return;
+    }
+  }
+
+  /** Agent connections (the token in the agent's environment) may only signal. */
+  private mayWrite(): boolean {
+    if (this.role === 'control') return true;
+    return this.role === 'viewer' && !this.readOnly;
+  }
+
+  private refuse(id: number | undefined, message: string): void {
+    this.sendMessage({ type: 'error', id, message, fatal: false });
+  }
+
+  private startViewing(msg: AttachMessage): void {
+    this.role = 'viewer';
+    this.readOnly = msg.readOnly;
+    this.cols = msg.cols;
+    this.rows = msg.rows;
+    if (!this.readOnly) this.host.markActive(this, msg.cols, msg.rows);
+    this.sync(false);
+  }
+
+  /** Sends a fresh screen, then the output that followed it. */
+  private sync(resync: boolean): void {
+    this.host.flushOutput();
+    this.stream = 'syncing';
+    this.pending = [];
+    this.pendingChars = 0;
+    this.resyncAgain = false;
+    this.host.session.snapshot().then(
+      (snap) => {
+        if (this.closed) return;
+        if (this.resyncAgain) return this.sync(resync);
+        const session = this.host.session;
+        this.sendMessage({
+          type: 'ready',
+          version: PROTOCOL_VERSION,
+          screen: snap.screen,
+          cols: snap.cols,
+          rows: snap.rows,
+          state: session.state,
+          readOnly: this.readOnly,
+          resync,
+          exit: session.exit,
+        });
+        const tail = this.pending.join('');
+        this.pending = [];
+        this.pendingChars = 0;
+        this.stream = 'live';
+        if (tail) this.socket.write(encodeFrame({ type: 'output', data: tail }));
+      },
+      (err) => this.fail(`could not capture the screen: ${describeError(err, 200)}`),
+    );
+  }
+
+  private startLagging(): void {
+    this.stream = 'lagging';
+    this.host.log(`viewer fell behind (${this.socket.writableLength} bytes queued); output paused until it drains`);
+    this.stuckTimer?.dispose();
+    this.stuckTimer = disposableTimeout(() => {
+      if (this.stream === 'lagging') this.fail('the viewer stopped reading');
+    }, this.host.limits.stuckMs);
+  }
+
+  private onDrain(): void {
+    if (this.stream !== 'lagging' || this.closed) return;
+    this.stuckTimer?.dispose();
+    this.stuckTimer = undefined;
+    this.sync(true);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Entry point of the detached worker (bundled as dist/worker.js):
+ *   node worker.js --home H --job ID --generation N [--node-pty PATH]
+ * Its stdout/stderr go to jobs/<id>/worker.log. SIGHUP is ignored (the
+ * window that started it may close); SIGTERM means "stop the agent".
+ */
+import { parseArgs } from 'node:util';
+import { describeError } from '../common/errors';
+import { AgentWorker } from './agentWorker';
+
+function log(message: string): void {
+  process.stderr.write(`${new Date().toISOString()} [worker ${process.pid}] ${message}\n`);
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      home: { type: 'string' },
+      job: { type: 'string' },
+      generation: { type: 'string' },
+      'node-pty': { type: 'string' },
+    },
+    strict: true,
+  });
+  const generation = Number(values.generation);
+  if (!values.home || !values.job || !Number.isInteger(generation) || generation < 1) {
+    log('usage: worker --home H --job ID --generation N [--node-pty PATH]');
+    return 2;
+  }
+  process.on('SIGHUP', () => log('ignoring SIGHUP'));
+  const worker = new AgentWorker({
+    home: values.home,
+    jobId: values.job,
+    generation,
+    nodePtyPath: values['node-pty'],
+    env: process.env,
+    log,
+  });
+  process.on('SIGTERM', () => {
+    log('SIGTERM: stopping the agent');
+    worker.stop(false).catch((err) => log(`stop failed: ${describeError(err)}`));
+  });
+  process.on('uncaughtException', (err) => log(`uncaught: ${err.stack ?? err.message}`));
+  process.on('unhandledRejection', (err) => log(`unhandled rejection: ${describeError(err)}`));
+  await worker.start();
+  log(`serving agent ${values.job} generation ${generation}`);
+  const code = await worker.finished;
+  worker.dispose();
+  return code;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    log(`worker failed: ${describeError(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,189 @@
+/**
+ * The worker's headless copy of the agent's screen. Parsing is far slower than
+ * the PTY, so output is queued here and fed to the emulator one chunk at a
+ * time: the agent and the viewers' raw stream never wait for it. The queue is
+ * bounded; in a flood the oldest unparsed output is dropped (the screen catches
+ * up from the newest bytes, which is what a person sees anyway).
+ *
+ * Snapshots are taken at a precise point of the stream: `snapshotAt()` queues a
+ * marker and serializes the screen once every byte before the marker has been
+ * parsed and none after it, so "snapshot + output after the marker" is exact.
+ */
+import { Terminal } from '@xterm/headless';
+import { SerializeAddon } from '@xterm/addon-serialize';
+import { Disposable, toDisposable } from '../common/lifecycle';
+import { Emitter, Event } from '../common/event';
+
+export interface ScreenSnapshot {
+  /** Escape sequences that reproduce the screen, modes and cursor in an empty terminal. */
+  screen: string;
+  cols: number;
+  rows: number;
+}
+
+type QueueItem = { kind: 'data'; data: string } | { kind: 'marker'; run: () => void };
+
+export interface MirrorOptions {
+  cols: number;
+  rows: number;
+  /** Unparsed output kept at most (characters); older output is dropped in a flood. */
+  maxBacklogChars?: number;
+  /** Largest chunk handed to the emulator at once. */
+  chunkChars?: number;
+}
+
+export class ScreenMirror extends Disposable {
+  private readonly term: Terminal;
+  private readonly serializer = new SerializeAddon();
+  private readonly queue: QueueItem[] = [];
+  private backlogChars = 0;
+  private writing = false;
+  private droppedChars = 0;
+  private readonly maxBacklogChars: number;
+  private readonly chunkChars: number;
+  // Modes the serializer does not restore (xterm.js #3364 and friends), tracked from the stream.
+  private cursorHidden = false;
+  private sgrMouse = false;
+  private kittyKeyboardDepth = 0;
+
+  private readonly _onDidReply = this._register(new Emitter<string>());
+  /** Replies the emulator sends back to the program (device attributes, cursor position...). */
+  readonly onDidReply: Event<string> = this._onDidReply.event;
+  private readonly _onDidCatchUp = this._register(new Emitter<void>());
+  /** Fired when every queued byte has been parsed. */
+  readonly onDidCatchUp: Event<void> = this._onDidCatchUp.event;
+
+  constructor(opts: MirrorOptions) {
+    super();
+    this.maxBacklogChars = opts.maxBacklogChars ?? 4 * 1024 * 1024;
+    this.chunkChars = opts.chunkChars ?? 64 * 1024;
+    this.term = new Terminal({ cols: opts.cols, rows: opts.rows, scrollback: 1000, allowProposedApi: true });
+    this._register(toDisposable(() => this.term.dispose()));
+    this.term.loadAddon(this.serializer);
+    this._register(this.term.onData((d) => this._onDidReply.fire(d)));
+    this.trackModes();
+  }
+
+  get cols(): number {
+    return this.term.cols;
+  }
+
+  get rows(): number {
+    return this.term.rows;
+  }
+
+  /** Output characters dropped unparsed because the emulator fell too far behind. */
+  get dropped(): number {
+    return this.droppedChars;
+  }
+
+  write(data: string): void {
+    if (data.length === 0) return;
+    this.queue.push({ kind: 'data', data });
+    this.backlogChars += data.length;
+    if (this.backlogChars > this.maxBacklogChars) this.dropOldest();
+    this.pump();
+  }
+
+  resize(cols: number, rows: number): void {
+    if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
+  }
+
+  /** Resolves with the screen as it is after every byte written so far, and before any later byte. */
+  snapshotAt(): Promise<ScreenSnapshot> {
+    return new Promise((resolve) => {
+      this.queue.push({ kind: 'marker', run: () => resolve(this.snapshotNow()) });
+      this.pump();
+    });
+  }
+
+  /** The visible screen's lines as plain text (trailing spaces kept), as parsed so far. */
+  visibleLines(): string[] {
+    const buf = this.term.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < this.term.rows; y++) {
+      lines.push(buf.getLine(buf.viewportY + y)?.translateToString(true) ?? '');
+    }
+    return lines;
+  }
+
+  private snapshotNow(): ScreenSnapshot {
+    let screen = this.serializer.serialize({ scrollback: 0 });
+    if (this.sgrMouse) screen += '\x1b[?1006h';
+    if (this.kittyKeyboardDepth > 0) screen += '\x1b[>1u';
+    screen += this.cursorHidden ? '\x1b[?25l' : '\x1b[?25h';
+    return { screen, cols: this.term.cols, rows: this.term.rows };
+  }
+
+  private pump(): void {
+    if (this.writing || this._store.isDisposed) return;
+    while (this.queue.length > 0 && this.queue[0].kind === 'marker') {
+      (this.queue.shift() as { run: () => void }).run();
+    }
+    if (this.queue.length === 0) {
+      this._onDidCatchUp.fire();
+      return;
+    }
+    // Join consecutive data items up to one chunk; stop at the next marker.
+    let chunk = '';
+    while (this.queue.length > 0 && this.queue[0].kind === 'data' && chunk.length < this.chunkChars) {
+      const item = this.queue.shift() as { data: string };
+      chunk += item.data;
+    }
+    this.backlogChars -= chunk.length;
+    this.writing = true;
+    this.term.write(chunk, () => {
+      this.writing = false;
+      this.pump();
+    });
+  }
+
+  private dropOldest(): void {
+    // Markers are kept (someone is waiting on them); data before them is dropped first.
+    for (let i = 0; i < this.queue.length && this.backlogChars > this.maxBacklogChars / 2; ) {
+      const item = this.queue[i];
+      if (item.kind === 'marker') {
+        i++;
+        continue;
+      }
+      this.queue.splice(i, 1);
+      this.backlogChars -= item.data.length;
+      this.droppedChars += item.data.length;
+    }
+  }
+
+  private trackModes(): void {
+    const decset = (set: boolean) => (params: (number | number[])[]) => {
+      for (const p of params) {
+        if (p === 25) this.cursorHidden = !set;
+        else if (p === 1006) this.sgrMouse = set;
+      }
+      return false; // let xterm.js handle it too
+    };
+    const parser = this.term.parser;
+    this._register(parser.registerCsiHandler({ prefix: '?', final: 'h' }, decset(true)));
+    this._register(parser.registerCsiHandler({ prefix: '?', final: 'l' }, decset(false)));
+    this._register(
+      parser.registerCsiHandler({ prefix: '>', final: 'u' }, () => {
+        this.kittyKeyboardDepth++;
+        return false;
+      }),
+    );
+    this._register(
+      parser.registerCsiHandler({ prefix: '<', final: 'u' }, (params) => {
+        const n = typeof params[0] === 'number' && params[0] > 0 ? params[0] : 1;
+        this.kittyKeyboardDepth = Math.max(0, this.kittyKeyboardDepth - n);
+        return false;
+      }),
+    );
+    // A full reset (RIS) clears every mode.
+    this._register(
+      parser.registerEscHandler({ final: 'c' }, () => {
+        this.cursorHidden = false;
+        this.sgrMouse = false;
+        this.kittyKeyboardDepth = 0;
+        return false;
+      }),
+    );
+  }
+}

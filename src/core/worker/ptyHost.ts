@@ -1,0 +1,76 @@
+/**
+ * Starting the agent in a pseudoterminal. node-pty is loaded at run time: from
+ * the path the extension passes (VS Code's own copy, built for Electron) or
+ * from the package's dependency.
+ */
+import { constants } from 'node:os';
+import type * as NodePty from 'node-pty';
+import type { DrainMarker } from './drain';
+
+export type PtyModule = typeof NodePty;
+export type Pty = NodePty.IPty;
+
+export function loadNodePty(modulePath?: string): PtyModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return modulePath ? require(modulePath) : require('node-pty');
+}
+
+/** Variables that must not reach the agent: a debugger bootloader rides on NODE_OPTIONS; the Electron switch breaks node-based agents. */
+const DROPPED_ENV = ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE', 'PADDOCK_SOCKET', 'PADDOCK_AGENT_TOKEN', 'PADDOCK_JOB_ID'];
+
+export interface AgentEnvExtras {
+  jobId: string;
+  socketPath: string;
+  /** Lets `paddock signal` inside the agent report waiting/running, and nothing else. */
+  agentToken: string;
+}
+
+export function buildAgentEnv(base: NodeJS.ProcessEnv, extras: AgentEnvExtras): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (v !== undefined && !DROPPED_ENV.includes(k)) env[k] = v;
+  }
+  env.TERM = env.TERM && env.TERM !== 'dumb' ? env.TERM : 'xterm-256color';
+  env.PADDOCK_JOB_ID = extras.jobId;
+  env.PADDOCK_SOCKET = extras.socketPath;
+  env.PADDOCK_AGENT_TOKEN = extras.agentToken;
+  return env;
+}
+
+export interface SpawnAgentOptions {
+  pty: PtyModule;
+  command: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+  /** Keeps the terminal open until the worker read everything (see drain.ts). */
+  drain: DrainMarker;
+}
+
+export function spawnAgent(opts: SpawnAgentOptions): Pty {
+  const { file, args } = opts.drain.wrap(opts.command);
+  return opts.pty.spawn(file, args, {
+    name: opts.env.TERM,
+    cols: opts.cols,
+    rows: opts.rows,
+    cwd: opts.cwd,
+    env: opts.env,
+    // Raw bytes: the log keeps exactly what the agent wrote; decoding happens once, in the worker.
+    encoding: null,
+  });
+}
+
+/** 128 + n from the wrapper shell means the agent died of signal n. */
+export function describeExit(code: number): { exitCode: number; signal: string | null } {
+  if (code > 128 && code < 128 + 65) {
+    const name = signalName(code - 128);
+    if (name) return { exitCode: code, signal: name };
+  }
+  return { exitCode: code, signal: null };
+}
+
+function signalName(n: number): string | null {
+  for (const [name, num] of Object.entries(constants.signals)) if (num === n) return name;
+  return null;
+}

@@ -1,0 +1,80 @@
+/**
+ * Starts a worker detached from its parent: its own session (`detached`), no
+ * terminal, stdio to jobs/<id>/worker.log, unref'd so the parent may exit or
+ * reload. Records `launch` right away so a worker that dies before it claims
+ * the job is noticed by the next reader.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { failure } from '../common/errors';
+import { bootId, identityOf } from '../proc';
+import { JobStore } from '../store';
+
+export interface SpawnWorkerOptions {
+  home: string;
+  jobId: string;
+  generation: number;
+  /** Absolute path of dist/worker.js. */
+  workerScript: string;
+  /** The runtime that runs the worker; default process.execPath (Electron in VS Code). */
+  execPath?: string;
+  /** node-pty to load instead of the package's (VS Code's copy under its appRoot). */
+  nodePtyPath?: string;
+  /** Environment of the worker (and, minus Paddock's own variables, of the agent). */
+  env: NodeJS.ProcessEnv;
+  /** Overrides where the control socket lives. */
+  runtimeDir?: string;
+  /** Reuse an open store (tests, the coordinator). */
+  store?: JobStore;
+}
+
+export const WORKER_LOG_FILE = 'worker.log';
+
+/** Variables of the spawning process that must not leak into the worker. */
+const INHERITED_NOT_WANTED = ['NODE_OPTIONS', 'PADDOCK_SOCKET', 'PADDOCK_AGENT_TOKEN', 'PADDOCK_JOB_ID'];
+
+export function isPlainNode(execPath: string): boolean {
+  return /^node(\.exe)?$/i.test(basename(execPath));
+}
+
+export async function spawnWorker(opts: SpawnWorkerOptions): Promise<{ pid: number }> {
+  const store = opts.store ?? new JobStore({ home: opts.home });
+  const execPath = opts.execPath ?? process.execPath;
+  const env: NodeJS.ProcessEnv = { ...opts.env };
+  for (const name of INHERITED_NOT_WANTED) delete env[name];
+  if (isPlainNode(execPath)) delete env.ELECTRON_RUN_AS_NODE;
+  else env.ELECTRON_RUN_AS_NODE = '1';
+  if (opts.runtimeDir) env.PADDOCK_RUNTIME_DIR = opts.runtimeDir;
+
+  const args = [opts.workerScript, '--home', opts.home, '--job', opts.jobId, '--generation', String(opts.generation)];
+  if (opts.nodePtyPath) args.push('--node-pty', opts.nodePtyPath);
+
+  const dir = store.jobDir(opts.jobId);
+  const logFd = openSync(join(dir, WORKER_LOG_FILE), 'a', 0o600);
+  let pid: number | undefined;
+  try {
+    const child = spawn(execPath, args, { detached: true, stdio: ['ignore', logFd, logFd], env, cwd: dir });
+    child.on('error', () => undefined); // reported below through the missing pid
+    child.unref();
+    pid = child.pid;
+  } finally {
+    closeSync(logFd);
+  }
+  if (!pid) throw failure(`Could not start the worker for agent ${opts.jobId} with ${execPath}.`);
+
+  const identity = identityOf(pid);
+  const launch = {
+    workerPid: pid,
+    // A worker that died at once has no start time; 0 never matches, so readers judge it dead.
+    startTime: identity?.startTime ?? 0,
+    bootId: bootId(),
+    generation: opts.generation,
+    launchedAt: new Date().toISOString(),
+  };
+  await store.update(opts.jobId, (job) => {
+    // The worker may have claimed already; `launch` only matters before that.
+    if (!job.execution && job.lifecycle.generation === opts.generation) job.launch = launch;
+  });
+  return { pid };
+}

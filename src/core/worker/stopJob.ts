@@ -1,0 +1,74 @@
+/**
+ * Stops an agent by whatever means still work: through its worker's socket
+ * (the normal path: the worker records `cancelled`), or — when the worker is
+ * gone — by signalling the agent's recorded session and every process carrying
+ * its environment marker. Resolves after the outcome is durable.
+ */
+import { commandLineOf, terminateProcessTree } from '../proc';
+import { isTerminalState, JobRecord, JobStore } from '../store';
+import { StopResult, WorkerClient } from '../protocol/client';
+import { ENV_MARKER } from './agentWorker';
+
+export interface StopJobOptions {
+  force?: boolean;
+  /** Overrides the job's stop grace (ms). Only used when the worker is gone. */
+  graceMs?: number;
+  /** How long to try to reach a live worker. */
+  connectTimeoutMs?: number;
+}
+
+/** Extra time beyond the grace for the worker to kill, prove and record. */
+const STOP_MARGIN_MS = 20_000;
+
+export async function stopJob(store: JobStore, id: string, opts: StopJobOptions = {}): Promise<StopResult> {
+  const force = opts.force ?? false;
+  let job = await store.read(id);
+
+  if (job.lifecycle.state === 'queued') {
+    const next = await store.transition(id, 'cancelled', { detail: 'stopped before it started', endedAt: new Date().toISOString() }, { expectFrom: ['queued'] });
+    return { state: next.lifecycle.state, escalated: false, survivors: [], via: 'store' };
+  }
+
+  if (!isTerminalState(job.lifecycle.state)) {
+    try {
+      const client = await WorkerClient.connect(store, id, { connectTimeoutMs: opts.connectTimeoutMs ?? 3000 });
+      try {
+        await client.hello();
+        return await client.stop({ force, timeoutMs: (force ? 0 : job.settings.stopGraceMs) + STOP_MARGIN_MS });
+      } finally {
+        client.dispose();
+      }
+    } catch (err) {
+      // The worker may have died meanwhile: a fresh read reconciles it to `orphaned` and we stop directly.
+      job = await store.read(id);
+      if (!isTerminalState(job.lifecycle.state)) throw err;
+    }
+  }
+
+  if (job.lifecycle.state !== 'orphaned') {
+    // Ended normally or already stopped: the worker proved its processes gone.
+    return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none' };
+  }
+  return stopDirectly(store, job, force ? 0 : (opts.graceMs ?? job.settings.stopGraceMs));
+}
+
+/** The worker is gone: signal what is left of the agent (its session and marked escapees). */
+async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number): Promise<StopResult> {
+  const sid = job.lifecycle.pid;
+  const marker = { name: ENV_MARKER, value: job.id };
+  let escalated = false;
+  // Without a recorded agent pid the worker died before it started the agent: nothing ran.
+  if (!sid || sid <= 1) return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none' };
+  const { survivors } = await terminateProcessTree({ sid, marker, graceMs, onEscalate: () => (escalated = true) });
+  const named = survivors.map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500) }));
+  if (named.length > 0 || escalated) {
+    await store.appendTimeline(job.id, {
+      generation: job.lifecycle.generation,
+      type: 'stop-direct',
+      message: named.length
+        ? `worker gone; still running after SIGKILL: ${named.map((s) => `${s.pid} (${s.command})`).join(', ')}`
+        : `worker gone; the agent's leftover processes were killed after ${graceMs} ms`,
+    });
+  }
+  return { state: job.lifecycle.state, escalated, survivors: named, via: 'direct' };
+}

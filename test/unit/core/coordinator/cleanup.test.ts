@@ -1,0 +1,173 @@
+/**
+ * Cleanup never loses work: evidence first, holders block removal, branches
+ * with unmerged commits survive, failures retry with a persisted backoff that
+ * survives a coordinator restart, and a worktree deleted by hand is pruned.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoordinatorSandbox, git, requireBuild, sleep } from './coordinatorFixture';
+
+describe('Coordinator: cleanup', function () {
+  this.timeout(60_000);
+  let sb: CoordinatorSandbox;
+
+  before(requireBuild);
+  beforeEach(() => {
+    sb = new CoordinatorSandbox();
+  });
+  afterEach(async () => {
+    await sb.dispose();
+  });
+
+  /** An ended agent that committed once and left an untracked file behind. */
+  async function agentWithWork() {
+    const c = sb.coordinator();
+    const job = await c.start({
+      repo: sb.repo,
+      command: ['sh', '-c', 'echo a > committed.txt && git add committed.txt && git commit -q -m work && echo b > untracked.txt'],
+    });
+    const done = await sb.waitEnded(job.id);
+    assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
+    return { c, job: done };
+  }
+
+  it('records evidence before removing, and keeps a branch with unmerged commits', async () => {
+    const { c, job } = await agentWithWork();
+    const report = await c.cleanup(job.id);
+    const after = report.job;
+    assert.equal(after.cleanup?.phase, 'complete');
+    assert.deepEqual(after.cleanup?.remaining, []);
+    assert.equal(after.cleanup?.branchOutcome, 'branch kept: 1 commit not merged');
+    assert.equal(after.evidence?.snapshotRef, `refs/paddock/snapshots/${job.id}`);
+    assert.ok(after.evidence?.patch && existsSync(after.evidence.patch));
+    assert.match(readFileSync(after.evidence!.patch!, 'utf8'), /untracked\.txt/);
+    // The snapshot holds the untracked file; the branch still has the commit.
+    assert.equal(git(sb.repo, 'show', `refs/paddock/snapshots/${job.id}:untracked.txt`), 'b');
+    assert.ok(sb.branches().includes(`paddock/${job.id}`));
+    assert.equal(git(sb.repo, 'show', `paddock/${job.id}:committed.txt`), 'a');
+    assert.equal(existsSync(job.worktree!), false);
+    assert.deepEqual(sb.worktrees(), [sb.repo]);
+    // The timeline shows capture strictly before removal.
+    const types = (await sb.store.readTimeline(job.id)).map((e) => e.type);
+    assert.ok(types.indexOf('cleanup-captured') < types.indexOf('cleanup-complete'));
+  });
+
+  it('deletes the branch with unmerged commits only when asked', async () => {
+    const { c, job } = await agentWithWork();
+    const report = await c.cleanup(job.id, { deleteBranch: true });
+    assert.equal(report.job.cleanup?.phase, 'complete');
+    assert.match(report.job.cleanup?.branchOutcome ?? '', /deleted as asked: 1 commit not merged/);
+    assert.deepEqual(sb.branches(), ['main']);
+    // The work is still reachable through the snapshot ref.
+    assert.equal(git(sb.repo, 'show', `refs/paddock/snapshots/${job.id}:committed.txt`), 'a');
+  });
+
+  it('deletes a branch whose commits are all reachable elsewhere', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(job.id);
+    const report = await c.cleanup(job.id);
+    assert.match(report.job.cleanup?.branchOutcome ?? '', /deleted \(all its commits are reachable elsewhere\)/);
+    assert.deepEqual(sb.branches(), ['main']);
+  });
+
+  it('stops a running agent before capturing and removing', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo work > file.txt; sleep 30'] });
+    await sb.waitFor(job.id, (j) => j.lifecycle.state === 'running' && existsSync(join(job.worktree!, 'file.txt')));
+    const report = await c.cleanup(job.id);
+    assert.equal(report.job.cleanup?.phase, 'complete', report.job.cleanup?.lastError ?? '');
+    assert.equal(report.job.lifecycle.state, 'cancelled');
+    assert.equal(git(sb.repo, 'show', `refs/paddock/snapshots/${job.id}:file.txt`), 'work');
+  });
+
+  it('a holder makes it incomplete naming the pid; backoff survives a restart; completes after the holder exits', async () => {
+    const first = sb.coordinator();
+    const job = await first.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(job.id);
+    const holder = sb.spawnOwned('sleep', ['60'], job.worktree!);
+    const report = await first.cleanup(job.id);
+    const c1 = report.job.cleanup!;
+    assert.equal(c1.phase, 'incomplete');
+    assert.equal(c1.stage, 'removing');
+    assert.deepEqual(c1.remaining, ['worktree', 'branch']);
+    assert.match(c1.lastError ?? '', new RegExp(`held by pid ${holder} \\(sleep\\)`));
+    assert.ok(c1.holders.some((h) => h.pid === holder));
+    assert.equal(c1.failures, 1);
+    assert.ok(c1.nextAttemptAt !== null);
+    // Evidence was saved even though nothing could be removed.
+    assert.equal(report.job.evidence?.snapshotRef, `refs/paddock/snapshots/${job.id}`);
+    assert.ok(existsSync(job.worktree!));
+    first.dispose();
+    await first.whenIdle();
+
+    // A new coordinator (a reload) leads and retries on the persisted schedule.
+    const second = sb.coordinator({}, { tickMs: 100 });
+    await second.ready;
+    assert.ok(second.isLeader);
+    const persisted = (await sb.store.read(job.id)).cleanup!;
+    assert.equal(persisted.failures, 1);
+    assert.equal(persisted.nextAttemptAt, c1.nextAttemptAt);
+    // Past the due time with nothing changed, the attempt is skipped: still one failure.
+    await sleep(Math.max(0, Date.parse(c1.nextAttemptAt!) - Date.now()) + 600);
+    assert.equal((await sb.store.read(job.id)).cleanup!.failures, 1);
+    assert.equal((await sb.store.read(job.id)).cleanup!.phase, 'incomplete');
+
+    process.kill(holder, 'SIGKILL');
+    const done = await sb.waitFor(job.id, (j) => j.cleanup?.phase === 'complete', 20_000);
+    assert.deepEqual(done.cleanup!.remaining, []);
+    assert.equal(done.cleanup!.lastError, null);
+    assert.equal(existsSync(job.worktree!), false);
+    assert.deepEqual(sb.branches(), ['main']);
+  });
+
+  it('a manual retry runs at once and resets the backoff', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(job.id);
+    const holder = sb.spawnOwned('sleep', ['60'], job.worktree!);
+    await c.cleanup(job.id);
+    const second = await c.retryCleanup(job.id);
+    assert.equal(second.job.cleanup!.failures, 1, 'reset to 0, then this attempt failed once');
+    process.kill(holder, 'SIGKILL');
+    await sb.waitFor(job.id, () => !existsSync(`/proc/${holder}`), 5000);
+    const third = await c.retryCleanup(job.id);
+    assert.equal(third.job.cleanup!.phase, 'complete');
+  });
+
+  it('a worktree deleted by hand completes with a prune and says so', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(job.id);
+    rmSync(job.worktree!, { recursive: true, force: true });
+    const report = await c.cleanup(job.id);
+    assert.equal(report.job.cleanup!.phase, 'complete', report.job.cleanup!.lastError ?? '');
+    assert.ok(report.notes.some((n) => /already deleted; pruned/.test(n)), report.notes.join('; '));
+    const timeline = (await sb.store.readTimeline(job.id)).map((e) => e.message ?? '').join('\n');
+    assert.match(timeline, /already deleted; pruned/);
+    assert.deepEqual(sb.worktrees(), [sb.repo]);
+    assert.deepEqual(sb.branches(), ['main']);
+  });
+
+  it('reports capacity blocked by incomplete cleanups once per change', async () => {
+    const c = sb.coordinator({ maxConcurrent: 1 }, { tickMs: 50 });
+    await c.ready;
+    const events: string[][] = [];
+    c.onDidChangeCapacityBlock((e) => events.push(e.blockedBy.map((b) => `${b.id}:${b.stage}`)));
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(job.id);
+    writeFileSync(join(job.worktree!, 'x'), 'x');
+    const holder = sb.spawnOwned('sleep', ['60'], job.worktree!);
+    await c.cleanup(job.id);
+    const queued = await c.start({ repo: sb.repo, command: ['true'] });
+    assert.equal(queued.lifecycle.state, 'queued');
+    await sleep(400);
+    assert.deepEqual(events, [[`${job.id}:removing`]]);
+    process.kill(holder, 'SIGKILL');
+    await sb.waitFor(job.id, (j) => j.cleanup?.phase === 'complete');
+    await sb.waitEnded(queued.id);
+    await sleep(200);
+    assert.deepEqual(events, [[`${job.id}:removing`], []]);
+  });
+});

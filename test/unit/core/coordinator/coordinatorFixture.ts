@@ -1,0 +1,161 @@
+/**
+ * Fixture for coordinator tests: a real git repository in a temp dir, a temp
+ * store and a short runtime dir, coordinators on that store, and teardown that
+ * kills every process a test started (agents carry PADDOCK_JOB_ID) and
+ * removes the temp dirs. Workers run from dist/worker.js (`npm run build`).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Coordinator, CoordinatorOptions } from '../../../../src/core/coordinator';
+import { CoordinatorSettings } from '../../../../src/core/coordinator/settings';
+import { commandLineOf, findByEnvMarker, listPids } from '../../../../src/core/proc';
+import { isTerminalState, JobRecord, JobStore, LifecycleState } from '../../../../src/core/store';
+
+export const REPO_ROOT = resolve(process.cwd());
+export const WORKER_SCRIPT = join(REPO_ROOT, 'dist', 'worker.js');
+export const CLI_SCRIPT = join(REPO_ROOT, 'dist', 'cli.js');
+
+export function requireBuild(): void {
+  if (!existsSync(WORKER_SCRIPT) || !existsSync(CLI_SCRIPT)) {
+    throw new Error('dist/worker.js and dist/cli.js are missing: run `npm run build` first');
+  }
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export class CoordinatorSandbox {
+  readonly root = realpathSync(mkdtempSync(join(tmpdir(), 'paddock-coord-')));
+  readonly home = join(this.root, 'home');
+  readonly repo = join(this.root, 'repo');
+  /** Short: socket paths must stay under 108 bytes. */
+  readonly runtimeDir = mkdtempSync('/tmp/pdc-');
+  readonly store: JobStore;
+  readonly env: NodeJS.ProcessEnv;
+  private readonly coordinators: Coordinator[] = [];
+  private readonly pids: number[] = [];
+
+  constructor() {
+    mkdirSync(this.home, { recursive: true });
+    mkdirSync(this.repo);
+    git(this.repo, 'init', '-q', '-b', 'main');
+    writeFileSync(join(this.repo, 'README.md'), 'hello\n');
+    git(this.repo, 'add', '.');
+    git(this.repo, 'commit', '-q', '-m', 'init');
+    this.store = new JobStore({ home: this.home });
+    this.env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LANG: 'C.UTF-8',
+      TERM: 'xterm-256color',
+      PADDOCK_HOME: this.home,
+      PADDOCK_RUNTIME_DIR: join(this.runtimeDir, 'r'),
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    };
+  }
+
+  coordinator(settings: Partial<CoordinatorSettings> = {}, opts: Partial<CoordinatorOptions> = {}): Coordinator {
+    const c = new Coordinator({
+      store: new JobStore({ home: this.home }),
+      settings: () => ({ stopGraceSeconds: 2, ...settings }),
+      workerScript: WORKER_SCRIPT,
+      env: this.env,
+      tickMs: 0,
+      ...opts,
+    });
+    this.coordinators.push(c);
+    return c;
+  }
+
+  /** A process the test owns (a holder, say); killed at teardown. */
+  spawnOwned(command: string, args: string[], cwd: string): number {
+    const child = spawn(command, args, { cwd, stdio: 'ignore', detached: true });
+    child.unref();
+    this.pids.push(child.pid!);
+    return child.pid!;
+  }
+
+  async waitFor(id: string, predicate: (job: JobRecord) => boolean, timeoutMs = 20_000): Promise<JobRecord> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const job = await this.store.read(id);
+      if (predicate(job)) return job;
+      if (Date.now() > deadline) throw new Error(`timed out waiting on ${id}: ${JSON.stringify(job.lifecycle)} ${JSON.stringify(job.cleanup)}`);
+      await sleep(25);
+    }
+  }
+
+  waitForState(id: string, states: LifecycleState[], timeoutMs?: number): Promise<JobRecord> {
+    return this.waitFor(id, (j) => states.includes(j.lifecycle.state), timeoutMs);
+  }
+
+  waitEnded(id: string, timeoutMs?: number): Promise<JobRecord> {
+    return this.waitFor(id, (j) => isTerminalState(j.lifecycle.state), timeoutMs);
+  }
+
+  branches(): string[] {
+    return git(this.repo, 'branch', '--format=%(refname:short)').split('\n').filter(Boolean);
+  }
+
+  worktrees(): string[] {
+    return git(this.repo, 'worktree', 'list', '--porcelain')
+      .split('\n')
+      .filter((l) => l.startsWith('worktree '))
+      .map((l) => l.slice('worktree '.length));
+  }
+
+  async dispose(): Promise<void> {
+    for (const c of this.coordinators) c.dispose();
+    await Promise.all(this.coordinators.map((c) => c.whenIdle()));
+    for (const pid of this.pids) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    const entries = await this.store.list().catch(() => []);
+    for (const e of entries) {
+      for (const p of findByEnvMarker('PADDOCK_JOB_ID', e.id)) {
+        try {
+          process.kill(p.pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      if (e.ok && e.job.execution) {
+        try {
+          process.kill(e.job.execution.pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
+    // Workers of ended agents exit on their own a moment later; do not leave any behind.
+    for (const pid of listPids()) {
+      if (pid !== process.pid && commandLineOf(pid).includes(`--home ${this.home}`)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
+    rmSync(this.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    rmSync(this.runtimeDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  }
+}

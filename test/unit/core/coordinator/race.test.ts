@@ -1,0 +1,175 @@
+/**
+ * Two coordinators on one store, racing: every cleanup runs exactly once,
+ * capacity is never exceeded, no queued job starts twice. And leadership
+ * passes on when the leading process dies.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { addWorktree } from '../../../../src/core/git';
+import { isTerminalState, JobRecord } from '../../../../src/core/store';
+import { CLI_SCRIPT, CoordinatorSandbox, git, requireBuild, sleep } from './coordinatorFixture';
+
+const SETTINGS = {
+  stopGraceMs: 2000,
+  waitingPattern: null,
+  idleSeconds: null,
+  resumeArgs: null,
+  secretEnvNames: [],
+  autoRestart: false,
+  recoveryLimit: 0,
+};
+
+describe('Coordinator: two coordinators on one store', function () {
+  this.timeout(120_000);
+  let sb: CoordinatorSandbox;
+
+  before(requireBuild);
+  beforeEach(() => {
+    sb = new CoordinatorSandbox();
+  });
+  afterEach(async () => {
+    await sb.dispose();
+  });
+
+  /** An ended agent with a worktree and a branch, made directly (fast): cancelled before it ran. */
+  async function endedAgent(i: number): Promise<string> {
+    const baseSha = git(sb.repo, 'rev-parse', 'HEAD');
+    const job = await sb.store.create({
+      title: `ended ${i}`,
+      repo: sb.repo,
+      worktree: null,
+      branch: null,
+      base: 'HEAD',
+      baseSha,
+      profile: null,
+      command: ['true'],
+      cwd: sb.repo,
+      envNames: [],
+      settings: SETTINGS,
+    });
+    const worktree = join(`${sb.repo}.worktrees`, job.id);
+    await sb.store.update(job.id, (j) => ({ ...j, worktree, branch: `paddock/${job.id}`, cwd: worktree }));
+    await addWorktree(sb.repo, { path: worktree, branch: `paddock/${job.id}`, baseSha });
+    await sb.store.transition(job.id, 'cancelled', { detail: 'made by the test' });
+    return job.id;
+  }
+
+  it('races 50 cleanups and 20 starts: each cleanup once, capacity kept, no double start', async () => {
+    const ended: string[] = [];
+    for (let i = 0; i < 50; i++) ended.push(await endedAgent(i));
+    const max = 3;
+    const a = sb.coordinator({ maxConcurrent: max }, { tickMs: 100 });
+    const b = sb.coordinator({ maxConcurrent: max }, { tickMs: 100 });
+    await Promise.all([a.ready, b.ready]);
+    assert.equal(Number(a.isLeader) + Number(b.isLeader), 1, 'exactly one leads');
+
+    let maxActive = 0;
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const jobs = (await sb.store.list()).flatMap((e) => (e.ok ? [e.job] : []));
+        const active = jobs.filter((j) => ['starting', 'running', 'waiting', 'cancelling'].includes(j.lifecycle.state)).length;
+        maxActive = Math.max(maxActive, active);
+        await sleep(15);
+      }
+    })();
+
+    const cleanups = ended.flatMap((id) => [a.cleanup(id), b.cleanup(id)]);
+    const starts: Promise<JobRecord>[] = [];
+    for (let i = 0; i < 10; i++) {
+      starts.push(a.start({ repo: sb.repo, title: `a${i}`, command: ['sleep', '0.2'] }));
+      starts.push(b.start({ repo: sb.repo, title: `b${i}`, command: ['true'] }));
+    }
+    const startedIds = (await Promise.all(starts)).map((j) => j.id);
+    await Promise.allSettled(cleanups);
+
+    // Cleanups that lost a git lock race retry on their own; wait for all of them and all starts.
+    for (const id of ended) await sb.waitFor(id, (j) => j.cleanup?.phase === 'complete', 60_000);
+    for (const id of startedIds) await sb.waitEnded(id, 60_000);
+    watching = false;
+    await watcher;
+
+    assert.ok(maxActive <= max, `capacity ${max} exceeded: ${maxActive} active at once`);
+    for (const id of ended) {
+      const types = (await sb.store.readTimeline(id)).map((e) => e.type);
+      assert.equal(types.filter((t) => t === 'cleanup-complete').length, 1, `${id}: ${types.join(',')}`);
+      // Attempts never overlap: each request is closed (complete/incomplete) before the next one.
+      let open = 0;
+      for (const t of types) {
+        if (t === 'cleanup-requested') open++;
+        if (t === 'cleanup-complete' || t === 'cleanup-incomplete') open--;
+        assert.ok(open <= 1 && open >= 0, `${id}: overlapping cleanup attempts: ${types.join(',')}`);
+      }
+      const job = await sb.store.read(id);
+      assert.equal(existsSync(job.worktree!), false);
+    }
+    for (const id of startedIds) {
+      const job = await sb.store.read(id);
+      assert.equal(job.lifecycle.state, 'completed', `${id}: ${job.lifecycle.detail}`);
+      assert.equal(job.lifecycle.generation, 1);
+      const timeline = await sb.store.readTimeline(id);
+      assert.equal(timeline.filter((e) => e.type === 'transition' && e.to === 'starting').length, 1, `${id} started twice`);
+      assert.equal(timeline.filter((e) => e.type === 'transition' && e.to === 'running').length, 1, `${id} ran twice`);
+    }
+    assert.deepEqual(sb.branches().filter((br) => ended.some((id) => br === `paddock/${id}`)), []);
+  });
+
+  it('leadership passes on when the leading process dies', async () => {
+    const child = spawn(process.execPath, [CLI_SCRIPT, 'coordinate'], { env: sb.env, stdio: 'ignore', detached: true });
+    try {
+      const lease = join(sb.home, 'coordinator', 'leader.lock', 'owner.json');
+      const deadline = Date.now() + 15_000;
+      while (!existsSync(lease)) {
+        if (Date.now() > deadline) throw new Error('the CLI coordinator never took the lease');
+        await sleep(25);
+      }
+      const c = sb.coordinator({}, { tickMs: 100 });
+      await c.ready;
+      assert.equal(c.isLeader, false);
+      // Queued work waits for the leader; the live CLI coordinator runs it.
+      const job = await c.start({ repo: sb.repo, command: ['true'] });
+      await sb.waitEnded(job.id);
+      process.kill(child.pid!, 'SIGKILL');
+      await sb.waitFor(job.id, () => c.isLeader, 10_000);
+      assert.equal(c.isLeader, true);
+    } finally {
+      try {
+        process.kill(child.pid!, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  });
+
+  it('a job left in starting by a dead launcher is failed and its worktree undone', async () => {
+    const id = await endedAgent(0);
+    // Simulate a launcher that died right after claiming the slot: a fresh queued job moved to starting.
+    const baseSha = git(sb.repo, 'rev-parse', 'HEAD');
+    const job = await sb.store.create({
+      title: 'abandoned',
+      repo: sb.repo,
+      worktree: null,
+      branch: null,
+      base: 'HEAD',
+      baseSha,
+      profile: null,
+      command: ['true'],
+      cwd: sb.repo,
+      envNames: [],
+      settings: SETTINGS,
+    });
+    const worktree = join(`${sb.repo}.worktrees`, job.id);
+    await sb.store.update(job.id, (j) => ({ ...j, worktree, branch: `paddock/${job.id}`, cwd: worktree }));
+    await addWorktree(sb.repo, { path: worktree, branch: `paddock/${job.id}`, baseSha });
+    await sb.store.transition(job.id, 'starting', { detail: 'creating its worktree' });
+    const c = sb.coordinator({}, { tickMs: 100 });
+    await c.ready;
+    const failed = await sb.waitFor(job.id, (j) => isTerminalState(j.lifecycle.state));
+    assert.equal(failed.lifecycle.state, 'failed');
+    assert.equal(existsSync(worktree), false);
+    assert.ok(!sb.branches().includes(`paddock/${job.id}`));
+    assert.ok(sb.branches().includes(`paddock/${id}`), 'other agents are untouched');
+  });
+});

@@ -1,0 +1,174 @@
+/** Starting agents: worktree and branch, failures undone, capacity and queue order, retry, stop. */
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isTerminalState } from '../../../../src/core/store';
+import { CoordinatorSandbox, git, requireBuild, sleep } from './coordinatorFixture';
+
+describe('Coordinator: start, capacity, retry, stop', function () {
+  this.timeout(60_000);
+  let sb: CoordinatorSandbox;
+
+  before(requireBuild);
+  beforeEach(() => {
+    sb = new CoordinatorSandbox();
+  });
+  afterEach(async () => {
+    await sb.dispose();
+  });
+
+  it('starts an agent in its own worktree on paddock/<id> from HEAD', async () => {
+    const c = sb.coordinator();
+    const head = git(sb.repo, 'rev-parse', 'HEAD');
+    const started = await c.start({ repo: sb.repo, command: ['sh', '-c', 'pwd > where.txt; git rev-parse --abbrev-ref HEAD >> where.txt'] });
+    assert.equal(started.worktree, join(`${sb.repo}.worktrees`, started.id));
+    assert.equal(started.branch, `paddock/${started.id}`);
+    assert.equal(started.baseSha, head);
+    const done = await sb.waitEnded(started.id);
+    assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
+    const where = readFileSync(join(started.worktree!, 'where.txt'), 'utf8').split('\n');
+    assert.equal(where[0], started.worktree);
+    assert.equal(where[1], `paddock/${started.id}`);
+  });
+
+  it('honours worktreeRoot', async () => {
+    const root = join(sb.root, 'trees');
+    const c = sb.coordinator({ worktreeRoot: root });
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    assert.equal(job.worktree, join(root, 'repo', job.id));
+    assert.ok(existsSync(job.worktree!));
+  });
+
+  it('a bad base leaves a failed record and no worktree or branch', async () => {
+    const c = sb.coordinator();
+    await assert.rejects(c.start({ repo: sb.repo, base: 'no-such-ref', command: ['true'] }), /Base 'no-such-ref' is not a commit/);
+    const [entry] = await sb.store.list();
+    assert.ok(entry.ok);
+    assert.equal(entry.job.lifecycle.state, 'failed');
+    assert.match(entry.job.lifecycle.detail ?? '', /no-such-ref/);
+    assert.deepEqual(sb.branches(), ['main']);
+    assert.deepEqual(sb.worktrees(), [sb.repo]);
+    assert.equal(existsSync(`${sb.repo}.worktrees`), false);
+  });
+
+  it('a missing command leaves a failed record and no worktree or branch', async () => {
+    const c = sb.coordinator();
+    await assert.rejects(c.start({ repo: sb.repo, command: ['paddock-no-such-program'] }), /'paddock-no-such-program' is not on PATH/);
+    const [entry] = await sb.store.list();
+    assert.ok(entry.ok);
+    assert.equal(entry.job.lifecycle.state, 'failed');
+    assert.match(entry.job.lifecycle.detail ?? '', /not on PATH/);
+    assert.deepEqual(sb.branches(), ['main']);
+    assert.deepEqual(sb.worktrees(), [sb.repo]);
+  });
+
+  it('a profile whose command is not on PATH fails with that sentence', async () => {
+    const c = sb.coordinator({ profiles: { ghost: { command: 'paddock-ghost-agent' } } });
+    await assert.rejects(c.start({ repo: sb.repo, profile: 'ghost' }), /Command 'paddock-ghost-agent' is not on PATH\./);
+    assert.deepEqual(sb.branches(), ['main']);
+  });
+
+  it('a failure after the worktree exists undoes the worktree and the branch', async () => {
+    const c = sb.coordinator({}, { workerScript: join(sb.root, 'no-worker.js') });
+    const err = await c.start({ repo: sb.repo, command: ['true'] }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    assert.ok(err, 'start must fail when the worker cannot run');
+    const [entry] = await sb.store.list();
+    assert.ok(entry.ok);
+    assert.equal(entry.job.lifecycle.state, 'failed');
+    assert.deepEqual(sb.branches(), ['main']);
+    assert.deepEqual(sb.worktrees(), [sb.repo]);
+  });
+
+  it('rejects a folder that is not a git repository before allocating anything', async () => {
+    const c = sb.coordinator();
+    await assert.rejects(c.start({ repo: sb.home, command: ['true'] }), (e: Error & { kind?: string }) => e.kind === 'usage');
+    assert.equal((await sb.store.list()).length, 0);
+  });
+
+  it('keeps capacity and starts queued agents in order', async () => {
+    const c = sb.coordinator({ maxConcurrent: 2 }, { tickMs: 100 });
+    await c.ready;
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await c.start({ repo: sb.repo, title: `n${i}`, command: ['sleep', '0.3'] })).id);
+    let maxActive = 0;
+    for (;;) {
+      const jobs = (await sb.store.list()).flatMap((e) => (e.ok ? [e.job] : []));
+      const active = jobs.filter((j) => ['starting', 'running', 'waiting', 'cancelling'].includes(j.lifecycle.state)).length;
+      maxActive = Math.max(maxActive, active);
+      if (jobs.every((j) => isTerminalState(j.lifecycle.state))) break;
+      await sleep(10);
+    }
+    assert.ok(maxActive <= 2, `at most 2 at once, saw ${maxActive}`);
+    const jobs = await Promise.all(ids.map((id) => sb.store.read(id)));
+    for (const j of jobs) assert.equal(j.lifecycle.state, 'completed');
+    const startOrder = [...jobs].sort((a, b) => (a.lifecycle.startedAt! < b.lifecycle.startedAt! ? -1 : 1)).map((j) => j.id);
+    // The first two start together; the queued three start in the order they were queued.
+    assert.deepEqual(startOrder.slice(2), ids.slice(2));
+  });
+
+  it('retry runs a new generation in the same worktree with a separator in the log', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo run >> runs.txt; echo first-output; exit 3'] });
+    const failed = await sb.waitEnded(job.id);
+    assert.equal(failed.lifecycle.state, 'failed');
+    assert.equal(failed.lifecycle.exitCode, 3);
+    await c.retry(job.id);
+    const again = await sb.waitEnded(job.id);
+    assert.equal(again.lifecycle.generation, 2);
+    assert.equal(again.worktree, job.worktree);
+    assert.equal(readFileSync(join(job.worktree!, 'runs.txt'), 'utf8'), 'run\nrun\n');
+    const output = (await sb.store.readOutput(job.id)).toString();
+    assert.match(output, /first-output[\s\S]*retried: generation 2[\s\S]*first-output/);
+  });
+
+  it('retry refuses a running agent with a usage error', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sleep', '30'] });
+    await sb.waitForState(job.id, ['running']);
+    await assert.rejects(c.retry(job.id), (e: Error & { kind?: string }) => e.kind === 'usage' && /running/.test(e.message));
+    await c.stop(job.id, { force: true });
+  });
+
+  it('uses the profile resume arguments on retry', async () => {
+    const c = sb.coordinator({
+      profiles: { echoer: { command: 'sh', args: ['-c', 'echo first {prompt}'], resumeArgs: ['-c', 'echo resumed'] } },
+    });
+    const job = await c.start({ repo: sb.repo, profile: 'echoer', prompt: 'hello' });
+    assert.deepEqual(job.command, ['sh', '-c', 'echo first hello']);
+    await sb.waitEnded(job.id);
+    await c.retry(job.id);
+    const again = await sb.waitEnded(job.id);
+    assert.deepEqual(again.command, ['sh', '-c', 'echo resumed']);
+    assert.match((await sb.store.readOutput(job.id)).toString(), /first hello[\s\S]*resumed/);
+  });
+
+  it('stop cancels a queued agent and a running one; stopAll proves all stopped', async () => {
+    const c = sb.coordinator({ maxConcurrent: 1 });
+    const a = await c.start({ repo: sb.repo, command: ['sleep', '30'] });
+    const b = await c.start({ repo: sb.repo, command: ['sleep', '30'] });
+    assert.equal(b.lifecycle.state, 'queued');
+    await sb.waitForState(a.id, ['running']);
+    const stoppedB = await c.stop(b.id);
+    assert.equal(stoppedB.stopped, true);
+    assert.equal((await sb.store.read(b.id)).lifecycle.state, 'cancelled');
+    const report = await c.stopAll();
+    assert.deepEqual(report.notStopped, []);
+    assert.deepEqual(report.stopped, [a.id]);
+    assert.equal((await sb.store.read(a.id)).lifecycle.state, 'cancelled');
+  });
+
+  it('restarts a crashed agent automatically only when enabled, up to recoveryLimit', async () => {
+    const c = sb.coordinator({ autoRestart: true, recoveryLimit: 2 }, { tickMs: 100 });
+    await c.ready;
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo x >> crashes.txt; exit 1'] });
+    const final = await sb.waitFor(job.id, (j) => j.lifecycle.generation === 3 && isTerminalState(j.lifecycle.state));
+    assert.equal(final.recoveries, 2);
+    await sleep(500); // more passes: no fourth run
+    const after = await sb.store.read(job.id);
+    assert.equal(after.lifecycle.generation, 3);
+    assert.equal(readFileSync(join(job.worktree!, 'crashes.txt'), 'utf8'), 'x\nx\nx\n');
+  });
+});

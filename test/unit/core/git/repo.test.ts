@@ -1,0 +1,118 @@
+import * as assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { changedFiles, worktreeFingerprint } from '../../../../src/core/git/status';
+import { resolveCommit, resolveRepoRoot } from '../../../../src/core/git/repo';
+import { runGit } from '../../../../src/core/git/runGit';
+import { Sandbox, binary, git, write } from './gitTestUtil';
+import { chmodSync, rmSync } from 'node:fs';
+
+describe('git/repo, runGit and status', function () {
+  this.timeout(60_000);
+  let sb: Sandbox;
+  let repo: string;
+  let base: string;
+  const savedEnv = { ...process.env };
+  before(() => {
+    process.env.GIT_CONFIG_GLOBAL = '/dev/null';
+    process.env.GIT_CONFIG_NOSYSTEM = '1';
+  });
+  after(() => {
+    process.env = savedEnv;
+  });
+  beforeEach(() => {
+    sb = new Sandbox();
+    repo = sb.repo({ 'README.md': 'hello\n', 'src/a.txt': 'a\n', 'gone.txt': 'g\n', 'run.sh': 'echo\n', 'move-me.txt': 'content to move\n'.repeat(10) });
+    base = git(repo, 'rev-parse', 'HEAD');
+  });
+  afterEach(() => {
+    process.env.GIT_DIR = savedEnv.GIT_DIR;
+    if (savedEnv.GIT_DIR === undefined) delete process.env.GIT_DIR;
+    sb.dispose();
+  });
+
+  it('runGit ignores a leaked GIT_DIR, streams big output and reports failures in one sentence', async () => {
+    process.env.GIT_DIR = '/nonexistent/.git';
+    assert.equal((await runGit(['rev-parse', 'HEAD'], { cwd: repo })).stdout.trim(), base);
+    delete process.env.GIT_DIR;
+
+    write(repo, 'big.bin', binary(3 * 1024 * 1024, 1));
+    const blob = git(repo, 'hash-object', '-w', 'big.bin');
+    const out = await runGit(['cat-file', 'blob', blob], { cwd: repo });
+    assert.ok(out.stdout.length > 2 * 1024 * 1024, 'more than the default 1 MB exec buffer');
+
+    await assert.rejects(runGit(['rev-parse', 'no-such-ref'], { cwd: repo }), /git rev-parse failed in .*: /);
+    const soft = await runGit(['rev-parse', '--verify', '--quiet', 'no-such-ref'], { cwd: repo, allowFailure: true });
+    assert.notEqual(soft.code, 0);
+    assert.equal((await runGit(['hash-object', '--stdin'], { cwd: repo, input: 'hello\n' })).stdout.trim(), git(repo, 'rev-parse', 'HEAD:README.md'));
+  });
+
+  it('resolveRepoRoot finds the main top-level from a subfolder, a worktree and a worktree subfolder', async () => {
+    mkdirSync(path.join(repo, 'src', 'deep'), { recursive: true });
+    const wt = sb.path('wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'x', wt, 'main');
+    assert.equal(await resolveRepoRoot(repo), repo);
+    assert.equal(await resolveRepoRoot(path.join(repo, 'src', 'deep')), repo);
+    assert.equal(await resolveRepoRoot(wt), repo);
+    assert.equal(await resolveRepoRoot(path.join(wt, 'src')), repo);
+  });
+
+  it('resolveRepoRoot fails clearly outside a repository', async () => {
+    const plain = sb.path('plain');
+    mkdirSync(plain);
+    await assert.rejects(resolveRepoRoot(plain), /is not inside a git repository/);
+    await assert.rejects(resolveRepoRoot(sb.path('missing')), /does not exist/);
+  });
+
+  it('resolveCommit resolves shas, branches and tags, and rejects the rest', async () => {
+    git(repo, 'tag', '-a', '-m', 't', 'v1');
+    assert.equal(await resolveCommit(repo, 'main'), base);
+    assert.equal(await resolveCommit(repo, base.slice(0, 8)), base);
+    assert.equal(await resolveCommit(repo, 'v1'), base);
+    await assert.rejects(resolveCommit(repo, 'nope'), /Base 'nope' is not a commit in /);
+    await assert.rejects(resolveCommit(repo, 'HEAD^{tree}'), /is not a commit/);
+    await assert.rejects(resolveCommit(repo, '--all'), /not a valid git revision/);
+  });
+
+  it('changedFiles lists committed, staged, unstaged, deleted, renamed and untracked changes', async () => {
+    const wt = sb.path('wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'work', wt, base);
+    write(wt, 'committed.txt', 'c\n');
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'agent');
+    write(wt, 'README.md', 'changed\n');
+    rmSync(path.join(wt, 'gone.txt'));
+    write(wt, 'staged.txt', 's\n');
+    git(wt, 'add', 'staged.txt');
+    git(wt, 'mv', 'move-me.txt', 'moved.txt');
+    chmodSync(path.join(wt, 'run.sh'), 0o755);
+    write(wt, 'new/untracked.txt', 'u\n');
+
+    const files = (await changedFiles(wt, base)).sort((a, b) => (a.path < b.path ? -1 : 1));
+    assert.deepEqual(files, [
+      { status: 'M', path: 'README.md' },
+      { status: 'A', path: 'committed.txt' },
+      { status: 'D', path: 'gone.txt' },
+      { status: 'R', path: 'moved.txt', oldPath: 'move-me.txt' },
+      { status: '?', path: 'new/untracked.txt' },
+      { status: 'M', path: 'run.sh' },
+      { status: 'A', path: 'staged.txt' },
+    ]);
+  });
+
+  it('worktreeFingerprint changes with the worktree and stays put otherwise', async () => {
+    const f0 = await worktreeFingerprint(repo);
+    assert.equal(await worktreeFingerprint(repo), f0);
+    write(repo, 'README.md', 'edited\n');
+    const f1 = await worktreeFingerprint(repo);
+    assert.notEqual(f1, f0);
+    write(repo, 'README.md', 'edited again, still modified\n');
+    const f2 = await worktreeFingerprint(repo);
+    assert.notEqual(f2, f1, 'a second edit of a modified file counts');
+    git(repo, 'commit', '-q', '-am', 'commit it');
+    assert.notEqual(await worktreeFingerprint(repo), f2);
+    const missing = await worktreeFingerprint(sb.path('nowhere'));
+    assert.equal(await worktreeFingerprint(sb.path('nowhere')), missing);
+    assert.notEqual(missing, f0);
+  });
+});

@@ -1,0 +1,158 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { addWorktree, listWorktrees, removeWorktree } from '../../../../src/core/git/worktree';
+import { deleteBranch } from '../../../../src/core/git/branch';
+import { Sandbox, git, write } from './gitTestUtil';
+
+describe('git/worktree', function () {
+  this.timeout(60_000);
+  let sb: Sandbox;
+  let repo: string;
+  let base: string;
+  const savedEnv = { ...process.env };
+  const timers: NodeJS.Timeout[] = [];
+  before(() => {
+    process.env.GIT_CONFIG_GLOBAL = '/dev/null';
+    process.env.GIT_CONFIG_NOSYSTEM = '1';
+  });
+  after(() => {
+    process.env = savedEnv;
+  });
+  beforeEach(() => {
+    sb = new Sandbox();
+    repo = sb.repo({ 'README.md': 'hello\n', 'src/a.txt': 'a\n' });
+    base = git(repo, 'rev-parse', 'HEAD');
+  });
+  afterEach(() => {
+    for (const t of timers.splice(0)) clearTimeout(t);
+    sb.dispose();
+  });
+
+  const registered = async (p: string) => (await listWorktrees(repo)).some((e) => e.path === p);
+
+  describe('addWorktree', () => {
+    it('creates the worktree on a new branch at the base', async () => {
+      const wt = sb.path('wts', 'j1');
+      await addWorktree(repo, { path: wt, branch: 'paddock/j1', baseSha: base });
+      assert.equal(git(wt, 'rev-parse', 'HEAD'), base);
+      assert.equal(git(wt, 'symbolic-ref', 'HEAD'), 'refs/heads/paddock/j1');
+      assert.ok(await registered(wt));
+    });
+
+    it('is not blocked by an index.lock in the main worktree', async () => {
+      writeFileSync(path.join(repo, '.git', 'index.lock'), '');
+      const wt = sb.path('wts', 'j2');
+      await addWorktree(repo, { path: wt, branch: 'paddock/j2', baseSha: base, lockWaitMs: 0 });
+      assert.ok(existsSync(path.join(wt, 'README.md')));
+    });
+
+    it('retries while a concurrent git operation holds the ref lock, then succeeds', async () => {
+      const lock = path.join(repo, '.git', 'refs', 'heads', 'paddock', 'j3.lock');
+      mkdirSync(path.dirname(lock), { recursive: true });
+      writeFileSync(lock, '');
+      timers.push(setTimeout(() => rmSync(lock), 400));
+      const wt = sb.path('wts', 'j3');
+      await addWorktree(repo, { path: wt, branch: 'paddock/j3', baseSha: base, lockWaitMs: 10_000 });
+      assert.equal(git(wt, 'rev-parse', 'HEAD'), base);
+    });
+
+    it('fails clearly when the lock stays, leaving no folder and no branch', async () => {
+      const lock = path.join(repo, '.git', 'refs', 'heads', 'paddock', 'j4.lock');
+      mkdirSync(path.dirname(lock), { recursive: true });
+      writeFileSync(lock, '');
+      const wt = sb.path('wts', 'j4');
+      await assert.rejects(addWorktree(repo, { path: wt, branch: 'paddock/j4', baseSha: base, lockWaitMs: 300 }), (err: Error) => {
+        assert.match(err.message, /another git operation holds a lock/);
+        return true;
+      });
+      assert.equal(existsSync(wt), false);
+      assert.equal(git(repo, 'branch', '--list', 'paddock/j4'), '');
+    });
+
+    it('rejects bad input and existing paths with one sentence', async () => {
+      await assert.rejects(addWorktree(repo, { path: sb.path('x'), branch: 'bad..name', baseSha: base }), /not a valid branch name/);
+      await assert.rejects(addWorktree(repo, { path: sb.path('x'), branch: 'ok', baseSha: 'HEAD' }), /not a full commit sha/);
+      await assert.rejects(addWorktree(repo, { path: repo, branch: 'ok2', baseSha: base }), /already exists/);
+      await addWorktree(repo, { path: sb.path('y'), branch: 'dup', baseSha: base });
+      await assert.rejects(addWorktree(repo, { path: sb.path('z'), branch: 'dup', baseSha: base }), /already exists/);
+    });
+  });
+
+  describe('removeWorktree', () => {
+    async function make(name: string): Promise<string> {
+      const wt = sb.path('wts', name);
+      await addWorktree(repo, { path: wt, branch: `paddock/${name}`, baseSha: base });
+      return wt;
+    }
+
+    it('removes a clean worktree', async () => {
+      const wt = await make('clean');
+      assert.deepEqual(await removeWorktree(repo, wt), { outcome: 'removed' });
+      assert.equal(existsSync(wt), false);
+      assert.equal(await registered(wt), false);
+    });
+
+    it('removes a dirty worktree (modified, untracked, ignored, staged)', async () => {
+      const wt = await make('dirty');
+      write(wt, 'README.md', 'changed\n');
+      write(wt, 'untracked/x.txt', 'x\n');
+      write(wt, '.gitignore', '*.log\n');
+      write(wt, 'noise.log', 'ignored\n');
+      write(wt, 'staged.txt', 's\n');
+      git(wt, 'add', 'staged.txt');
+      assert.deepEqual(await removeWorktree(repo, wt), { outcome: 'removed' });
+      assert.equal(existsSync(wt), false);
+    });
+
+    it('removes a locked worktree', async () => {
+      const wt = await make('locked');
+      git(repo, 'worktree', 'lock', '--reason', 'someone is busy', wt);
+      assert.deepEqual(await removeWorktree(repo, wt), { outcome: 'removed' });
+      assert.equal(await registered(wt), false);
+    });
+
+    it('removes a worktree that contains a submodule', async () => {
+      const sub = sb.repo({ 'lib.txt': 'lib\n' }, 'sublib');
+      const wt = await make('withsub');
+      git(wt, '-c', 'protocol.file.allow=always', 'submodule', '--quiet', 'add', sub, 'vendor/lib');
+      git(wt, 'commit', '-q', '-m', 'add submodule');
+      assert.ok(existsSync(path.join(wt, 'vendor', 'lib', 'lib.txt')));
+      assert.deepEqual(await removeWorktree(repo, wt), { outcome: 'removed' });
+      assert.equal(existsSync(wt), false);
+      assert.equal(await registered(wt), false);
+    });
+
+    it('prunes a worktree whose folder was deleted by hand, so its branch can then be deleted', async () => {
+      const wt = await make('byhand');
+      rmSync(wt, { recursive: true, force: true });
+      assert.deepEqual(await removeWorktree(repo, wt), { outcome: 'already-gone-pruned' });
+      assert.equal(await registered(wt), false);
+      await deleteBranch(repo, 'paddock/byhand', { force: false });
+      assert.equal(git(repo, 'branch', '--list', 'paddock/byhand'), '');
+    });
+
+    it('prunes a locked worktree whose folder was deleted by hand', async () => {
+      const wt = await make('lockedgone');
+      git(repo, 'worktree', 'lock', wt);
+      rmSync(wt, { recursive: true, force: true });
+      assert.deepEqual(await removeWorktree(repo, wt), { outcome: 'already-gone-pruned' });
+      assert.equal(await registered(wt), false);
+    });
+
+    it('is idempotent: a second removal says already gone', async () => {
+      const wt = await make('twice');
+      await removeWorktree(repo, wt);
+      assert.deepEqual(await removeWorktree(repo, wt), { outcome: 'already-gone-pruned' });
+    });
+
+    it('never removes the main worktree or a folder that is not a worktree', async () => {
+      await assert.rejects(removeWorktree(repo, repo), /main working tree/);
+      const stranger = sb.path('not-a-worktree');
+      write(stranger, 'precious.txt', 'keep me\n');
+      await assert.rejects(removeWorktree(repo, stranger), /not a worktree/);
+      assert.ok(existsSync(path.join(stranger, 'precious.txt')));
+      assert.ok(existsSync(path.join(repo, 'README.md')));
+    });
+  });
+});

@@ -1,0 +1,91 @@
+/** Shared set-up for the store tests: temp homes, sample jobs, and child processes that are always reaped. */
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { JobStore, NewJob, JobStoreOptions } from '../../../../src/core/store';
+
+export function sampleJob(overrides: Partial<NewJob> = {}): NewJob {
+  return {
+    title: 'fix the tests',
+    repo: '/tmp/repo',
+    worktree: '/tmp/repo.worktrees/x',
+    branch: 'paddock/x',
+    base: 'main',
+    baseSha: null,
+    profile: 'shell',
+    command: ['bash', '-lc', 'echo hi'],
+    cwd: '/tmp/repo',
+    envNames: [],
+    settings: {
+      stopGraceMs: 2000,
+      waitingPattern: null,
+      idleSeconds: null,
+      resumeArgs: null,
+      secretEnvNames: [],
+      autoRestart: false,
+      recoveryLimit: 3,
+    },
+    ...overrides,
+  };
+}
+
+/** A temp PADDOCK_HOME per test, removed afterwards, plus every child it spawned killed. */
+export class TestBed {
+  readonly home = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-store-'));
+  private readonly children = new Set<ChildProcess>();
+
+  store(opts: Partial<JobStoreOptions> = {}): JobStore {
+    return new JobStore({ home: this.home, ...opts });
+  }
+
+  /** Runs a compiled fixture (test/unit/core/store/fixtures/<name>.js) with `node`. */
+  spawnFixture(name: string, args: string[], stdio: 'pipe' | 'ignore' = 'pipe'): ChildProcess {
+    const script = path.join(__dirname, 'fixtures', `${name}.js`);
+    const child = spawn(process.execPath, [script, this.home, ...args], { stdio: ['ignore', stdio, 'pipe'] });
+    this.children.add(child);
+    child.on('exit', () => this.children.delete(child));
+    return child;
+  }
+
+  async cleanup(): Promise<void> {
+    for (const child of this.children) child.kill('SIGKILL');
+    await Promise.all([...this.children].map((c) => exited(c)));
+    fs.rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+/** Resolves with the first stdout line that matches, failing with stderr if the child exits first. */
+export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stderr?.on('data', (d) => (err += d));
+    const onData = (d: Buffer) => {
+      out += d;
+      const line = out.split('\n').find((l) => pattern.test(l));
+      if (line !== undefined) {
+        child.stdout?.off('data', onData);
+        resolve(line);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code, signal) => reject(new Error(`fixture exited (${code ?? signal}) before printing ${pattern}: ${err}`)));
+  });
+}
+
+/** Every file under `dir`, recursively. */
+export function allFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...allFiles(p));
+    else out.push(p);
+  }
+  return out;
+}

@@ -1,0 +1,119 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Redactor } from '../../../../src/core/store';
+import { allFiles, sampleJob, TestBed } from './helpers';
+
+describe('output segments', () => {
+  let bed: TestBed;
+  beforeEach(() => (bed = new TestBed()));
+  afterEach(() => bed.cleanup());
+
+  it('keeps the newest bytes within the cap after 3× the cap was written', async () => {
+    const cap = 64 * 1024;
+    const store = bed.store({ outputCapBytes: cap });
+    const job = await store.create(sampleJob());
+    const out = store.openOutput(job.id);
+    let written = '';
+    for (let i = 0; written.length < 3 * cap; i++) {
+      const chunk = `line ${i} ${'.'.repeat(i % 97)}\n`;
+      out.append(chunk);
+      written += chunk;
+    }
+    await out.close();
+    const kept = (await store.readOutput(job.id)).toString('utf8');
+    assert.ok(kept.length <= cap, `kept ${kept.length} > cap ${cap}`);
+    assert.ok(kept.length >= cap - cap / 8, `kept only ${kept.length}`);
+    assert.ok(written.endsWith(kept), 'kept bytes are the newest, in order');
+    const segments = fs.readdirSync(path.join(store.jobDir(job.id), 'output'));
+    assert.ok(segments.length <= 8, segments.join());
+  });
+
+  it('continues the same segments when reopened (a new generation appends)', async () => {
+    const store = bed.store({ outputCapBytes: 4096 });
+    const job = await store.create(sampleJob());
+    const first = store.openOutput(job.id);
+    first.append('first run\n');
+    await first.close();
+    const second = store.openOutput(job.id);
+    second.append(Buffer.from('second run\n'));
+    await second.close();
+    assert.equal((await store.readOutput(job.id)).toString(), 'first run\nsecond run\n');
+  });
+
+  it('decodes UTF-8 split across Buffer chunks', async () => {
+    const store = bed.store();
+    const job = await store.create(sampleJob());
+    const out = store.openOutput(job.id);
+    const bytes = Buffer.from('héllo → wörld');
+    for (const b of bytes) out.append(Buffer.from([b]));
+    await out.close();
+    assert.equal((await store.readOutput(job.id)).toString(), 'héllo → wörld');
+  });
+});
+
+describe('redaction', () => {
+  let bed: TestBed;
+  beforeEach(() => (bed = new TestBed()));
+  afterEach(() => bed.cleanup());
+
+  const SECRET = 'hunter2-very-secret-value';
+  const TOKENS = [
+    'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx',
+    'ghp_0123456789abcdefABCDEF0123456789abcd',
+    'AKIAIOSFODNN7EXAMPLE',
+    'xoxb-1234567890-abcdefghij',
+  ];
+
+  it('removes secret values and common token shapes, keeping the text around them', () => {
+    const r = new Redactor([SECRET, 'ab']);
+    assert.equal(r.redact(`key=${SECRET}; x=ab`), 'key=[REDACTED]; x=ab');
+    for (const token of TOKENS) assert.equal(r.redact(`use ${token} now`), 'use [REDACTED] now', token);
+    assert.equal(r.redact('Authorization: Bearer abc.def-ghi_jkl'), 'Authorization: Bearer [REDACTED]');
+    assert.equal(r.redact('a normal sentence with sk-short'), 'a normal sentence with sk-short');
+  });
+
+  it('a secret written through every persisted path never appears on disk', async () => {
+    const store = bed.store({ redactor: new Redactor([SECRET]), outputCapBytes: 16 * 1024 });
+    const job = await store.create(sampleJob());
+    const out = store.openOutput(job.id);
+    // Split the secret and a token across chunks, and push enough output to rotate segments.
+    const text = `echo ${SECRET} and ${TOKENS[0]} done\n`;
+    for (let i = 0; i < 300; i++) {
+      const cut = 1 + (i % (text.length - 1));
+      out.append(text.slice(0, cut));
+      out.append(Buffer.from(text.slice(cut)));
+    }
+    out.append(`tail ${SECRET.slice(0, 7)}`);
+    out.append(`${SECRET.slice(7)}`);
+    await out.close();
+    await store.transition(job.id, 'starting', { detail: `launched with ${SECRET}` });
+    await store.update(job.id, (j) => {
+      j.cleanup = {
+        phase: 'incomplete',
+        remaining: ['worktree'],
+        stage: 'removing',
+        failures: 1,
+        nextAttemptAt: null,
+        lastError: `git said ${SECRET} ${TOKENS[1]}`,
+        needsAttention: false,
+        holders: [{ pid: 1, command: `agent --token ${SECRET}` }],
+        deleteBranch: false,
+        fingerprint: null,
+        branchOutcome: null,
+        requestedAt: new Date().toISOString(),
+        updatedAt: new Date().toISOString(),
+      };
+    });
+    await store.appendTimeline(job.id, { generation: 1, type: 'note', message: `error: ${SECRET}` });
+    await store.transition(job.id, 'failed', { detail: `failed: ${TOKENS[2]}` });
+
+    const output = (await store.readOutput(job.id)).toString();
+    assert.match(output, /echo \[REDACTED\] and \[REDACTED\] done/);
+    assert.match(output, /tail \[REDACTED\]$/);
+    for (const file of allFiles(store.home)) {
+      const content = fs.readFileSync(file, 'utf8');
+      for (const secret of [SECRET, ...TOKENS.slice(0, 3)]) assert.ok(!content.includes(secret), `${secret} in ${file}`);
+    }
+  });
+});

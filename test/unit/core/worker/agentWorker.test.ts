@@ -1,0 +1,189 @@
+import * as assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { WorkerClient } from '../../../../src/core/protocol/client';
+import { screenLines, trimScreen } from '../../../../src/core/protocol/screenText';
+import { Sandbox, TmuxPane, sleep, stable, waitUntil } from './fixtures';
+
+describe('AgentWorker', function () {
+  this.timeout(120_000);
+  let sb: Sandbox;
+  const clients: WorkerClient[] = [];
+  beforeEach(() => (sb = new Sandbox()));
+  afterEach(() => {
+    for (const c of clients.splice(0)) c.dispose();
+    sb.dispose();
+  });
+
+  async function connect(id: string): Promise<WorkerClient> {
+    const c = await WorkerClient.connect(sb.store, id);
+    clients.push(c);
+    return c;
+  }
+
+  it('records completed for exit 0 and failed with the code otherwise', async () => {
+    const ok = await sb.start(['true']);
+    const bad = await sb.start(['sh', '-c', 'exit 7']);
+    const killed = await sb.start(['sh', '-c', 'kill -9 $$']);
+    assert.equal((await sb.waitForState(ok.id, ['completed', 'failed'])).lifecycle.state, 'completed');
+    const b = await sb.waitForState(bad.id, ['completed', 'failed']);
+    assert.equal(b.lifecycle.state, 'failed');
+    assert.equal(b.lifecycle.exitCode, 7);
+    const k = await sb.waitForState(killed.id, ['completed', 'failed']);
+    assert.equal(k.lifecycle.state, 'failed');
+    assert.equal(k.lifecycle.signal, 'SIGKILL');
+    assert.equal(k.execution, null, 'a terminal state releases the execution');
+  });
+
+  it('loses no output at exit: 20 KB printed then exit, 50 runs of 50', async () => {
+    // 20 KB in 250 lines of 80 bytes, each numbered, then exit at once.
+    const script = 'i=0; while [ $i -lt 250 ]; do printf "%03d%077d\\n" $i 0; i=$((i+1)); done';
+    const ids: string[] = [];
+    for (let batch = 0; batch < 5; batch++) {
+      const jobs = await Promise.all(Array.from({ length: 10 }, () => sb.start(['sh', '-c', script])));
+      for (const j of jobs) ids.push(j.id);
+      await Promise.all(jobs.map((j) => sb.waitForState(j.id, ['completed', 'failed'])));
+    }
+    let complete = 0;
+    for (const id of ids) {
+      const out = (await sb.store.readOutput(id)).toString();
+      const lines = out.split(/\r?\n/).filter((l) => /^\d{3}0{77}$/.test(l));
+      if (lines.length === 250 && lines[249].startsWith('249')) complete++;
+    }
+    assert.equal(complete, 50);
+  });
+
+  it('re-attach while vim is in the alternate screen gives the identical screen (and matches tmux)', async () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `row ${i} ${'abc '.repeat(i % 9)}`);
+    require('node:fs').writeFileSync(join(sb.cwd, 'f.txt'), lines.join('\n'));
+    const command = ['vim', '--clean', '-n', 'f.txt'];
+    const job = await sb.start(command);
+    const tmux = new TmuxPane(command, sb.env, sb.cwd);
+    try {
+      const attachOnce = async (readOnly: boolean) => {
+        const c = await connect(job.id);
+        const ready = await c.attach({ cols: 80, rows: 24, readOnly });
+        c.detach();
+        return { screen: ready.screen, lines: trimScreen(await screenLines(ready.screen, ready.cols, ready.rows)) };
+      };
+      const first = await stable(() => attachOnce(true));
+      assert.ok(first.screen.includes('\x1b[?1049h'), 'the snapshot enters the alternate screen');
+      assert.deepEqual(first.lines, await stable(() => tmux.capture()));
+      // A writable viewer attaches, detaches, and attaches again: the same screen each time.
+      const writable = await attachOnce(false);
+      await sleep(300);
+      const again = await attachOnce(false);
+      assert.deepEqual(writable.lines, first.lines);
+      assert.deepEqual(again.lines, first.lines);
+      assert.equal(again.screen, first.screen);
+    } finally {
+      tmux.dispose();
+    }
+  });
+
+  it('serves two writable viewers and one read-only viewer; only writable ones type and size', async () => {
+    const job = await sb.start(['env', 'PS1=$ ', 'bash', '--norc', '--noprofile', '-i']);
+    const a = await connect(job.id);
+    const b = await connect(job.id);
+    const ro = await connect(job.id);
+    const seen = { a: '', b: '', ro: '' };
+    a.onDidOutput((d) => (seen.a += d));
+    b.onDidOutput((d) => (seen.b += d));
+    ro.onDidOutput((d) => (seen.ro += d));
+    const roErrors: string[] = [];
+    ro.onDidError((e) => roErrors.push(e));
+    await a.attach({ cols: 80, rows: 24, readOnly: false });
+    await b.attach({ cols: 80, rows: 24, readOnly: false });
+    const roReady = await ro.attach({ cols: 80, rows: 24, readOnly: true });
+    assert.equal(roReady.readOnly, true);
+
+    a.input('echo from-$((40+1))\r');
+    await waitUntil('a output everywhere', () => [seen.a, seen.b, seen.ro].every((s) => s.includes('from-41')));
+    b.input('echo from-$((50+2))\r');
+    await waitUntil('b output everywhere', () => [seen.a, seen.b, seen.ro].every((s) => s.includes('from-52')));
+    ro.input('echo from-$((60+3))\r');
+    ro.resize(40, 10);
+    await waitUntil('two refusals', () => roErrors.length >= 2);
+    await sleep(200);
+    assert.ok(!seen.a.includes('from-63'), 'the read-only viewer could not type');
+    assert.match(roErrors[0], /read-only/);
+
+    // Size policy: the writable viewer that resized last decides.
+    a.resize(100, 30);
+    a.input('stty size\r');
+    await waitUntil('100 cols', () => seen.b.includes('30 100'));
+    b.resize(90, 20);
+    b.input('stty size\r');
+    await waitUntil('90 cols', () => seen.a.includes('20 90'));
+  });
+
+  it('answers terminal queries from the headless mirror when no viewer is attached', async () => {
+    // Asks for the cursor position (DSR 6) in raw mode and prints the reply.
+    const script = `stty raw -echo; printf 'abc\\033[6n'; reply=$(dd bs=1 count=6 2>/dev/null | od -c | head -1); stty sane; echo; echo "reply:$reply"; sleep 600`;
+    const job = await sb.start(['sh', '-c', script]);
+    await waitUntil('the reply', async () => (await sb.store.readOutput(job.id)).toString().includes('reply:'));
+    const out = (await sb.store.readOutput(job.id)).toString();
+    assert.match(out, /reply:0000000 033\s+\[\s+1\s+;\s+4\s+R/);
+  });
+
+  it('saves the final screen for `paddock screen` after the end', async () => {
+    const job = await sb.start(['sh', '-c', 'printf "last words  \\n\\n"']);
+    await sb.waitForState(job.id, ['completed']);
+    const text = readFileSync(join(sb.store.jobDir(job.id), 'screen.txt'), 'utf8');
+    assert.equal(text, 'last words\n');
+  });
+
+  it('marks a job waiting on a screen pattern and running again after input', async () => {
+    const job = await sb.start(['sh', '-c', 'echo "Proceed? [y/n]"; read x; echo "got $x"; sleep 600'], {
+      settings: { waitingPattern: 'Proceed\\? \\[y/n\\]' },
+    });
+    const waiting = await sb.waitForState(job.id, ['waiting']);
+    assert.equal(waiting.lifecycle.waitingReason, 'pattern');
+    const c = await connect(job.id);
+    await c.hello();
+    await c.send('y');
+    const running = await sb.waitForState(job.id, ['running']);
+    assert.equal(running.lifecycle.waitingReason, null);
+  });
+
+  it('marks a job waiting when idle and running again on output', async () => {
+    const job = await sb.start(['sh', '-c', 'read x; echo "got $x"; sleep 600'], { settings: { idleSeconds: 0.5 } });
+    const waiting = await sb.waitForState(job.id, ['waiting']);
+    assert.equal(waiting.lifecycle.waitingReason, 'idle');
+    const c = await connect(job.id);
+    await c.hello();
+    await c.send('go');
+    await sb.waitForState(job.id, ['running']);
+  });
+
+  it('marks a job waiting on `paddock signal waiting` from inside the agent, running on `signal running`', async () => {
+    const cli = join(__dirname, '../../../../src/cli/commands/signal.js');
+    const signal = (state: string) =>
+      `node -e "require('${cli}').signalCommand.run(['${state}'], {io: process, env: process.env, cwd: '.'}).then(c => process.exit(c), e => { console.error(e.message); process.exit(1) })"`;
+    const job = await sb.start(['sh', '-c', `${signal('waiting')} && echo signalled; read x; ${signal('running')}; echo resumed; sleep 600`], {
+      settings: {},
+    });
+    const env = { ...sb.env, NODE_PATH: join(process.cwd(), 'node_modules') };
+    void env;
+    const waiting = await sb.waitForState(job.id, ['waiting']);
+    assert.equal(waiting.lifecycle.waitingReason, 'signal');
+    const c = await connect(job.id);
+    await c.hello();
+    c.input('x\r'); // input ends a signalled wait too; the agent then signals running itself
+    await sb.waitForState(job.id, ['running']);
+    await waitUntil('resumed', async () => (await sb.store.readOutput(job.id)).toString().includes('resumed'));
+    assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
+  });
+
+  it('fails the job with a clear reason when the socket path would be too long', async () => {
+    const long = join(sb.runtimeDir, 'x'.repeat(120));
+    const sb2 = new Sandbox({ PADDOCK_RUNTIME_DIR: long });
+    try {
+      const job = await sb2.start(['true']);
+      const done = await sb2.waitForState(job.id, ['failed']);
+      assert.match(done.lifecycle.detail ?? '', /longer than the 107 bytes/);
+    } finally {
+      sb2.dispose();
+    }
+  });
+});
