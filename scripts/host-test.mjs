@@ -129,6 +129,27 @@ function vsixInstall() {
   }
 }
 
+/** Agents that exist before the window opens: one running, one whose worker was SIGKILLed. */
+function prestartAgents(workspace, env) {
+  const cli = (...a) =>
+    execFileSync(process.execPath, [join(root, 'dist', 'cli.js'), ...a], { cwd: workspace, env: { ...process.env, ...env }, encoding: 'utf8' }).trim();
+  const running = cli('start', '--title', 'started before the window', '--', 'bash', '-c', 'echo started before the window; sleep 600');
+  const doomed = cli('start', '--title', 'worker killed', '--', 'bash', '-c', 'echo doomed; sleep 600');
+  const record = JSON.parse(cli('show', doomed, '--json'));
+  const deadline = Date.now() + 10_000;
+  let workerPid = record.lifecycle.workerPid;
+  while (!workerPid && Date.now() < deadline) workerPid = JSON.parse(cli('show', doomed, '--json')).lifecycle.workerPid;
+  process.kill(workerPid, 'SIGKILL');
+  return { PADDOCK_HOST_PRESTARTED_RUNNING: running, PADDOCK_HOST_PRESTARTED_ORPHANED: doomed };
+}
+
+/** Stops what the tests left running (the orphan's agent session included). */
+function stopPrestarted(env) {
+  for (const id of [env.PADDOCK_HOST_PRESTARTED_RUNNING, env.PADDOCK_HOST_PRESTARTED_ORPHANED]) {
+    spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), 'stop', '--force', id], { env: { ...process.env, ...env }, stdio: 'ignore' });
+  }
+}
+
 async function main() {
   provision();
   const scratch = mkdtempSync(join(tmpdir(), 'paddock-host-'));
@@ -141,6 +162,7 @@ async function main() {
     PADDOCK_REPO_ROOT: root,
     ...(grep ? { PADDOCK_HOST_TEST_GREP: grep } : {}),
   };
+  Object.assign(env, prestartAgents(workspace, env));
   const server = await startCodeServer({ workspace, env, logFile: join(resultsDir, 'code-server.log') });
   console.log(`[harness] code-server ${server.url} (pid ${server.pid}), workspace ${workspace}`);
   try {
@@ -149,6 +171,7 @@ async function main() {
   } finally {
     await server.stop();
   }
+  stopPrestarted(env);
   if (!args.includes('--no-vsix')) vsixInstall();
   rmSync(scratch, { recursive: true, force: true });
   rmSync(env.PADDOCK_RUNTIME_DIR, { recursive: true, force: true });

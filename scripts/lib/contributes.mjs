@@ -71,7 +71,7 @@ const configuration = {
     },
     'paddock.profiles': {
       type: 'object', default: {},
-      markdownDescription: 'Agent profiles by name, added to (or overriding) the built-in `claude`, `codex`, `aider` and `shell`. Each: `command`, `args` (use `{prompt}` for the prompt), `resumeArgs`, `env`, `secretEnv` (names whose values are redacted), `waitingPattern` (a regular expression matched against the screen), `idleSeconds`, `description`.',
+      markdownDescription: 'Agent profiles by name, added to (or overriding) the built-in `claude`, `codex`, `aider` and `shell`. Each: `command`, `args` (use `{prompt}` for the prompt), `resumeArgs`, `env`, `secretEnv` (names whose values are redacted), `waitingPattern` (a regular expression matched against the screen), `idleSeconds`.',
       additionalProperties: {
         type: 'object',
         properties: {
@@ -82,7 +82,6 @@ const configuration = {
           secretEnv: { type: 'array', items: { type: 'string' }, markdownDescription: 'Names of environment variables whose values are never written to disk.' },
           waitingPattern: { type: 'string', markdownDescription: 'A regular expression; when it matches the visible screen the agent shows as *waiting for you*.' },
           idleSeconds: { type: 'number', markdownDescription: 'Seconds without output after which the agent shows as *waiting for you*.' },
-          description: { type: 'string' },
         },
         required: ['command'],
       },

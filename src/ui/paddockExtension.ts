@@ -1,26 +1,115 @@
 /**
- * Owns every part of the extension for one window. Created once in `activate`;
- * parts receive what they need by constructor. Everything is registered with
- * `_register` so deactivation disposes it all (and stops no agent).
+ * Owns every part of the extension for one window. Created once in `activate`
+ * with one Coordinator over the shared store; parts receive what they need by
+ * constructor. Everything is registered with `_register`, so deactivation
+ * disposes timers, watchers, sockets and views — and stops no agent.
  */
 import * as vscode from 'vscode';
-import { Disposable } from '../core/common/lifecycle';
+import { Disposable, toDisposable } from '../core/common/lifecycle';
+import { Coordinator } from '../core/coordinator';
+import { resolveRepoRoot } from '../core/git';
+import { JobStore } from '../core/store';
+import { registerCommands } from './commands';
+import { coordinatorSettings, SECTION, storePath } from './config';
+import { GIT_SCHEME, GitContentProvider, LOG_SCHEME, LogContentProvider } from './contentProviders';
+import { Notifier } from './notifications';
+import type { PaddockServices } from './services';
+import { AgentsStatusBar } from './statusBar';
+import { registerAgentTerminalProfile } from './terminalProfile';
+import { TerminalManager } from './terminals/terminalManager';
 import { AgentsTreeProvider } from './tree/agentsTreeProvider';
-import { registerCommands } from './commands/registerCommands';
+import type { TreeNode } from './tree/nodes';
+import { workerRuntime } from './workerRuntime';
 
-export class PaddockExtension extends Disposable {
+export class PaddockExtension extends Disposable implements PaddockServices {
   readonly log: vscode.LogOutputChannel;
+  readonly store: JobStore;
+  readonly coordinator: Coordinator;
   readonly tree: AgentsTreeProvider;
-  readonly treeView: vscode.TreeView<unknown>;
+  readonly treeView: vscode.TreeView<TreeNode>;
+  readonly terminals: TerminalManager;
+  readonly logs: LogContentProvider;
+  readonly statusBar: AgentsStatusBar;
+  private repos: Promise<string[]> | undefined;
 
   constructor(readonly context: vscode.ExtensionContext) {
     super();
     this.log = this._register(vscode.window.createOutputChannel('Paddock', { log: true }));
-    this.tree = this._register(new AgentsTreeProvider());
-    this.treeView = this._register(
-      vscode.window.createTreeView('paddock.agents', { treeDataProvider: this.tree, showCollapseAll: false, canSelectMany: true }),
+    this.store = new JobStore({ home: storePath(), log: (m) => this.log.debug(m) });
+    const runtime = workerRuntime(context);
+    this.coordinator = this._register(
+      new Coordinator({
+        store: this.store,
+        settings: coordinatorSettings,
+        workerScript: runtime.workerScript,
+        execPath: runtime.execPath,
+        nodePtyPath: runtime.nodePtyPath,
+        env: process.env,
+        log: (m) => this.log.info(m),
+      }),
     );
+    this.log.info(`Paddock ${String(context.extension.packageJSON.version)} — store ${this.store.home}, node-pty ${runtime.nodePtyPath ?? 'not found'}`);
+
+    this.tree = this._register(new AgentsTreeProvider(this.store, this.coordinator, this.log));
+    this.treeView = this._register(
+      vscode.window.createTreeView('paddock.agents', { treeDataProvider: this.tree, canSelectMany: true, showCollapseAll: true }),
+    );
+    this.terminals = this._register(new TerminalManager(this.store, context.workspaceState, this.log));
+    this.logs = this._register(new LogContentProvider(this.store));
+    this.statusBar = this._register(new AgentsStatusBar(this.tree));
+    this._register(new Notifier(this.tree, this.coordinator, this.log));
+
+    this._register(vscode.workspace.registerTextDocumentContentProvider(GIT_SCHEME, new GitContentProvider()));
+    this._register(vscode.workspace.registerTextDocumentContentProvider(LOG_SCHEME, this.logs));
+    this._register(registerAgentTerminalProfile(this));
     for (const d of registerCommands(this)) this._register(d);
-    this.log.info(`Paddock ${context.extension.packageJSON.version as string} activated`);
+
+    this._register(this.tree.onDidChangeAgents(() => this.updateBadge()));
+    this._register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(SECTION)) {
+          // Settings are read on use; nudge the queue so a raised maxConcurrent takes effect now.
+          void this.coordinator.tick();
+        }
+      }),
+    );
+    this._register(
+      vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        this.repos = undefined;
+        void this.workspaceRepos().then((r) => this.tree.setWorkspaceRepos(r));
+      }),
+    );
+    this._register(toDisposable(() => this.log.info('Paddock deactivated; agents keep running.')));
+
+    void this.initialize();
+  }
+
+  /** Agents started before a reload (or by the CLI) appear with their true state; terminals re-attach. */
+  private async initialize(): Promise<void> {
+    try {
+      this.tree.setWorkspaceRepos(await this.workspaceRepos());
+      await this.tree.ready();
+      const restored = await this.terminals.restore();
+      if (restored) this.log.info(`re-attached ${restored} terminal(s) from before the reload`);
+    } catch (err) {
+      this.log.error(`Paddock could not load its agents: ${(err as Error).message}`);
+    }
+  }
+
+  workspaceRepos(): Promise<string[]> {
+    this.repos ??= (async () => {
+      const roots = await Promise.all(
+        (vscode.workspace.workspaceFolders ?? []).map((f) => resolveRepoRoot(f.uri.fsPath).catch(() => undefined)),
+      );
+      return [...new Set(roots.filter((r): r is string => Boolean(r)))];
+    })();
+    return this.repos;
+  }
+
+  private updateBadge(): void {
+    const count = this.tree
+      .visibleAgents()
+      .filter((n) => n.job.lifecycle.state === 'waiting' || n.job.cleanup?.needsAttention).length;
+    this.treeView.badge = count ? { value: count, tooltip: `${count} agent${count === 1 ? '' : 's'} need${count === 1 ? 's' : ''} you` } : undefined;
   }
 }

@@ -31,7 +31,7 @@ export interface CaptureOptions {
   baseSha: string;
 }
 
-export interface Evidence {
+export interface CapturedEvidence {
   /** refs/paddock/snapshots/<jobId>, pointing at the snapshot commit. */
   snapshotRef: string;
   /** The snapshot commit. */
@@ -69,14 +69,20 @@ const PATCH_DIFF_OPTIONS = [
   '--submodule=short',
 ];
 
-export async function captureEvidence(opts: CaptureOptions): Promise<Evidence> {
+export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvidence> {
   const { repo, worktree, jobId, baseSha } = opts;
   const snapshotRef = `${SNAPSHOT_NAMESPACE}${jobId}`;
-  const check = await runGit(['check-ref-format', snapshotRef], { cwd: repo, allowFailure: true });
+  const [check, head, index] = await Promise.all([
+    runGit(['check-ref-format', snapshotRef], { cwd: repo, allowFailure: true }),
+    runGit(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: worktree, allowFailure: true }),
+    runGit(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd: worktree, allowFailure: true }),
+  ]);
   if (check.code !== 0) throw usageError(`Job id '${jobId}' cannot name a git ref.`);
-
-  const headSha = (await runGit(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: worktree })).stdout.trim();
-  const realIndex = (await runGit(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd: worktree })).stdout.trim();
+  if (head.code !== 0 || index.code !== 0) {
+    throw failure(`Could not capture ${worktree}: ${firstLine(head.stderr || index.stderr) || 'it is not a git worktree with a commit'}.`);
+  }
+  const headSha = head.stdout.trim();
+  const realIndex = index.stdout.trim();
 
   const scratch = await fs.mkdtemp(path.join(tmpdir(), 'paddock-capture-'));
   try {
@@ -89,8 +95,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<Evidence> {
     // --create-reflog keeps earlier snapshots of the same job (a retried cleanup) reachable for a while.
     await runGit(['update-ref', '--create-reflog', '-m', 'paddock snapshot', snapshotRef, snapshotSha], { cwd: repo });
 
-    const fileCount = await countChanged(repo, baseSha, tree);
-    await writePatch(repo, baseSha, tree, opts.patchPath);
+    const [fileCount] = await Promise.all([countChanged(repo, baseSha, tree), writePatch(repo, baseSha, tree, opts.patchPath)]);
     return { snapshotRef, snapshotSha, headSha, patch: opts.patchPath, fileCount };
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });

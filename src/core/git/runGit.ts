@@ -5,6 +5,7 @@
  * leak and that would redirect us to another repository or index.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { failure } from '../common/errors';
 
 export interface GitOptions {
@@ -66,11 +67,10 @@ export function runGit(args: string[], opts: GitOptions): Promise<GitResult> {
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e: NodeJS.ErrnoException) => {
-      reject(
-        e.code === 'ENOENT' && e.path === 'git'
-          ? failure('git is not installed or not on PATH.')
-          : failure(`Could not run git in ${opts.cwd}: ${e.message}.`),
-      );
+      // A missing cwd also surfaces as "spawn git ENOENT": tell the two apart.
+      if (e.code === 'ENOENT' && !existsSync(opts.cwd)) reject(failure(`Folder ${opts.cwd} does not exist.`));
+      else if (e.code === 'ENOENT') reject(failure('git is not installed or not on PATH.'));
+      else reject(failure(`Could not run git in ${opts.cwd}: ${e.message}.`));
     });
     child.on('close', (code, signal) => {
       const result: GitResult = {

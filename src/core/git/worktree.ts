@@ -43,7 +43,7 @@ export async function addWorktree(repo: string, opts: AddWorktreeOptions): Promi
 
 export type RemoveOutcome = 'removed' | 'already-gone-pruned';
 
-interface WorktreeEntry {
+export interface WorktreeEntry {
   path: string;
   locked: boolean;
 }

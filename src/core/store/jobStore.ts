@@ -19,7 +19,7 @@ import { DEFAULT_OUTPUT_CAP, OutputLog, readSegments, SegmentedOutputLog } from 
 import { judgeOwnership } from './ownership';
 import { assertJobId, defaultHome, isJobId, StoreLayout } from './paths';
 import { Redactor } from './redactor';
-import { JobRecord, JobRecordSchema, Lifecycle, LifecycleState, SCHEMA_VERSION, TimelineEntry } from './schema';
+import { JobRecord, JobRecordSchema, Lifecycle, LifecycleState, SCHEMA_VERSION, TimelineEntry, TimelineEntrySchema } from './schema';
 import { appendTimelineLine, readTimelineFile } from './timeline';
 import { JobWatcher, StoreWatcher, WatchOptions } from './watcher';
 
@@ -205,9 +205,11 @@ export class JobStore {
       for (let i = next++; i < ids.length; i = next++) entries[i] = await this.listEntry(ids[i]);
     };
     await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, ids.length) }, worker));
+    // Oldest first; unreadable ones (no creation time to trust) last.
+    const key = (e: JobEntry) => (e.ok ? e.job.createdAt : '~');
     return entries
       .filter((e): e is JobEntry => e !== undefined)
-      .sort((a, b) => (a.ok && b.ok ? a.job.createdAt.localeCompare(b.job.createdAt) : 0) || a.id.localeCompare(b.id));
+      .sort((a, b) => key(a).localeCompare(key(b)) || a.id.localeCompare(b.id));
   }
 
   private async listEntry(id: string): Promise<JobEntry | undefined> {
@@ -414,7 +416,9 @@ export class JobStore {
   async appendTimeline(id: string, entry: Omit<TimelineEntry, 'at'> & { at?: string }): Promise<void> {
     assertJobId(id);
     if (!fs.existsSync(this.layout.jobDir(id))) throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
-    appendTimelineLine(this.layout.timelineFile(id), this.redactEntry({ ...entry, at: entry.at ?? new Date().toISOString() }));
+    const parsed = TimelineEntrySchema.safeParse({ ...entry, at: entry.at ?? new Date().toISOString() });
+    if (!parsed.success) throw usageError(`The timeline entry is invalid: ${describeIssues(parsed.error.issues)}.`, 'INVALID_ENTRY');
+    appendTimelineLine(this.layout.timelineFile(id), this.redactEntry(parsed.data));
   }
 
   async readTimeline(id: string): Promise<TimelineEntry[]> {

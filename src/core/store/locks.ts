@@ -21,7 +21,29 @@ export interface LockGuard {
   assertHeld(): void;
 }
 
+/**
+ * Callers in one process queue here first, so they wait on a promise instead of
+ * polling the lock directory against each other. Do not call the store for the
+ * same job from inside a critical section: that waits for itself.
+ */
+const queues = new Map<string, Promise<void>>();
+
 export async function withLock<T>(lockPath: string, what: string, opts: LockOptions, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
+  const previous = queues.get(lockPath) ?? Promise.resolve();
+  let done!: () => void;
+  const turn = new Promise<void>((resolve) => (done = resolve));
+  const mine = previous.then(() => turn);
+  queues.set(lockPath, mine);
+  await previous;
+  try {
+    return await withFileLock(lockPath, what, opts, fn);
+  } finally {
+    done();
+    if (queues.get(lockPath) === mine) queues.delete(lockPath);
+  }
+}
+
+async function withFileLock<T>(lockPath: string, what: string, opts: LockOptions, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
   let compromised: Error | undefined;
   let release: () => Promise<void>;
   try {
@@ -56,10 +78,10 @@ export async function withLock<T>(lockPath: string, what: string, opts: LockOpti
   }
 }
 
-/** Exponential backoff capped at 100 ms, with as many retries as fit in `waitMs`. */
+/** Exponential backoff capped at 50 ms, with as many retries as fit in `waitMs`. */
 function retriesFor(waitMs: number): lockfile.LockOptions['retries'] {
   const minTimeout = 2;
-  const maxTimeout = 100;
+  const maxTimeout = 50;
   let total = 0;
   let retries = 0;
   for (let t = minTimeout; total < waitMs; retries++) {

@@ -198,6 +198,8 @@ export class AgentWorker extends Disposable implements AgentSession {
       await this.finish('failed', { code: null, signal: null }, `The agent's directory ${this.job.cwd} does not exist.`);
       return;
     }
+    // Before the agent starts, so an early signal or prompt is not missed.
+    this.setUpWaiting();
     const nodePty = loadNodePty(this.opts.nodePtyPath);
     const agentEnv = buildAgentEnv(env, { jobId, socketPath, agentToken });
     try {
@@ -225,7 +227,8 @@ export class AgentWorker extends Disposable implements AgentSession {
       ),
     );
     if (this.lifecycleState === 'starting') this.lifecycleState = 'running';
-    this.setUpWaiting();
+    // A wait detected while starting could not be recorded yet.
+    if (this.waiting?.current) this.scheduleWaitingWrite(this.waiting.current);
     this._register(disposableInterval(() => this.writeActivity(), ACTIVITY_WRITE_INTERVAL_MS));
   }
 

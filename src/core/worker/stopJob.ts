@@ -4,7 +4,7 @@
  * gone — by signalling the agent's recorded session and every process carrying
  * its environment marker. Resolves after the outcome is durable.
  */
-import { commandLineOf, terminateProcessTree } from '../proc';
+import { commandLineOf, findByEnvMarker, terminateProcessTree } from '../proc';
 import { isTerminalState, JobRecord, JobStore } from '../store';
 import { StopResult, WorkerClient } from '../protocol/client';
 import { ENV_MARKER } from './agentWorker';
@@ -54,21 +54,19 @@ export async function stopJob(store: JobStore, id: string, opts: StopJobOptions 
 
 /** The worker is gone: signal what is left of the agent (its session and marked escapees). */
 async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number): Promise<StopResult> {
-  const sid = job.lifecycle.pid;
   const marker = { name: ENV_MARKER, value: job.id };
+  // A terminal record no longer names the agent's pid: the marker every descendant inherits finds what is left.
+  const sid = job.lifecycle.pid ?? findByEnvMarker(marker.name, marker.value)[0]?.sid;
   let escalated = false;
-  // Without a recorded agent pid the worker died before it started the agent: nothing ran.
   if (!sid || sid <= 1) return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none' };
   const { survivors } = await terminateProcessTree({ sid, marker, graceMs, onEscalate: () => (escalated = true) });
   const named = survivors.map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500) }));
-  if (named.length > 0 || escalated) {
-    await store.appendTimeline(job.id, {
-      generation: job.lifecycle.generation,
-      type: 'stop-direct',
-      message: named.length
-        ? `worker gone; still running after SIGKILL: ${named.map((s) => `${s.pid} (${s.command})`).join(', ')}`
-        : `worker gone; the agent's leftover processes were killed after ${graceMs} ms`,
-    });
-  }
+  await store.appendTimeline(job.id, {
+    generation: job.lifecycle.generation,
+    type: 'stop-direct',
+    message: named.length
+      ? `worker gone; still running after SIGKILL: ${named.map((s) => `${s.pid} (${s.command})`).join(', ')}`
+      : `worker gone; the agent's leftover processes were stopped${escalated ? ` (SIGKILL after ${graceMs} ms)` : ''}`,
+  });
   return { state: job.lifecycle.state, escalated, survivors: named, via: 'direct' };
 }

@@ -3,7 +3,9 @@
  * - an explicit signal from inside the agent (`paddock signal waiting|running`):
  *   holds until `signal running` or the person's input;
  * - a screen pattern (per profile) matched against the visible screen: holds
- *   while the pattern matches, ends on input;
+ *   while the pattern matches, ends on input. A prompt answered by the person
+ *   often stays on screen (line-oriented programs), so after input only a *new*
+ *   occurrence counts: more matches on screen than when the person typed;
  * - idleness: no output or input for the profile's idle time; ends on output or input.
  */
 import { Disposable, IDisposable } from '../common/lifecycle';
@@ -25,6 +27,9 @@ export class WaitingDetector extends Disposable {
   private idleTimer: IDisposable | undefined;
   private patternTimer: NodeJS.Timeout | undefined;
   private readonly patternCheckMs: number;
+  private readonly globalPattern: RegExp | null;
+  /** Matches on screen when the person last typed: those are answered. */
+  private answeredMatches = 0;
 
   private readonly _onDidChange = this._register(new Emitter<WaitingReason | null>());
   /** The new reason, or null when the agent works again. */
@@ -33,6 +38,8 @@ export class WaitingDetector extends Disposable {
   constructor(private readonly opts: WaitingOptions) {
     super();
     this.patternCheckMs = opts.patternCheckMs ?? 250;
+    const p = opts.pattern;
+    this.globalPattern = p ? new RegExp(p.source, p.flags.includes('g') ? p.flags : `${p.flags}g`) : null;
     this._register({ dispose: () => this.clearTimers() });
     this.armIdle();
   }
@@ -57,6 +64,7 @@ export class WaitingDetector extends Disposable {
   }
 
   noteInput(): void {
+    this.answeredMatches = this.countMatches();
     if (this.reason !== null) this.set(null);
     this.armIdle();
   }
@@ -67,12 +75,22 @@ export class WaitingDetector extends Disposable {
   }
 
   private checkPattern(): void {
-    const pattern = this.opts.pattern;
-    if (!pattern) return;
-    pattern.lastIndex = 0;
-    const matches = pattern.test(this.opts.readScreen());
-    if (matches && this.reason === null) this.set('pattern');
-    else if (!matches && this.reason === 'pattern') this.set(null);
+    if (!this.globalPattern) return;
+    const count = this.countMatches();
+    // Answered prompts that scrolled away or were redrawn no longer count.
+    if (count < this.answeredMatches) this.answeredMatches = count;
+    const unanswered = count > this.answeredMatches;
+    if (unanswered && this.reason === null) this.set('pattern');
+    else if (!unanswered && this.reason === 'pattern') this.set(null);
+  }
+
+  private countMatches(): number {
+    if (!this.globalPattern) return 0;
+    let n = 0;
+    for (const _match of this.opts.readScreen().matchAll(this.globalPattern)) {
+      if (++n >= 1000) break; // a pattern matching everywhere (e.g. empty) needs no exact count
+    }
+    return n;
   }
 
   private armIdle(): void {

@@ -169,12 +169,18 @@ describe('git/captureEvidence', function () {
     assert.match(readFileSync(again.patch, 'utf8'), /later\.txt/);
   });
 
-  it('rejects a job id that cannot name a ref', async () => {
+  it('rejects a job id that cannot name a ref, and a folder that is not a worktree', async () => {
     const repo = sb.repo();
     const sha = git(repo, 'rev-parse', 'HEAD');
     await assert.rejects(
       captureEvidence({ repo, worktree: repo, jobId: 'bad..id', patchPath: sb.path('p.patch'), baseSha: sha }),
       /cannot name a git ref/,
+    );
+    const plain = sb.path('plain');
+    write(plain, 'x.txt', 'x\n');
+    await assert.rejects(
+      captureEvidence({ repo, worktree: plain, jobId: 'ok', patchPath: sb.path('p.patch'), baseSha: sha }),
+      /Could not capture .*plain: not a git repository/,
     );
   });
 });

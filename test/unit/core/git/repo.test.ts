@@ -42,6 +42,7 @@ describe('git/repo, runGit and status', function () {
     assert.ok(out.stdout.length > 2 * 1024 * 1024, 'more than the default 1 MB exec buffer');
 
     await assert.rejects(runGit(['rev-parse', 'no-such-ref'], { cwd: repo }), /git rev-parse failed in .*: /);
+    await assert.rejects(runGit(['status'], { cwd: sb.path('no-such-folder') }), /Folder .*no-such-folder does not exist\./);
     const soft = await runGit(['rev-parse', '--verify', '--quiet', 'no-such-ref'], { cwd: repo, allowFailure: true });
     assert.notEqual(soft.code, 0);
     assert.equal((await runGit(['hash-object', '--stdin'], { cwd: repo, input: 'hello\n' })).stdout.trim(), git(repo, 'rev-parse', 'HEAD:README.md'));

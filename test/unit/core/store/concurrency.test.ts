@@ -4,7 +4,7 @@ import { JobStore } from '../../../../src/core/store';
 import { exited, sampleJob, TestBed, waitForLine } from './helpers';
 
 describe('store under concurrency and crashes', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let bed: TestBed;
   let store: JobStore;
   beforeEach(() => {

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { ensureRuntimeDir, runtimeDirFor, socketFileName } from '../../../../src/core/protocol/runtimeDir';
 import { WorkerClient } from '../../../../src/core/protocol/client';
 import { screenLines, trimScreen } from '../../../../src/core/protocol/screenText';
 import { Sandbox, TmuxPane, sleep, stable, waitUntil } from './fixtures';
@@ -147,7 +149,7 @@ describe('AgentWorker', function () {
   });
 
   it('marks a job waiting when idle and running again on output', async () => {
-    const job = await sb.start(['sh', '-c', 'read x; echo "got $x"; sleep 600'], { settings: { idleSeconds: 0.5 } });
+    const job = await sb.start(['sh', '-c', 'read x; echo "got $x"; sleep 600'], { settings: { idleSeconds: 2 } });
     const waiting = await sb.waitForState(job.id, ['waiting']);
     assert.equal(waiting.lifecycle.waitingReason, 'idle');
     const c = await connect(job.id);
@@ -160,11 +162,10 @@ describe('AgentWorker', function () {
     const cli = join(__dirname, '../../../../src/cli/commands/signal.js');
     const signal = (state: string) =>
       `node -e "require('${cli}').signalCommand.run(['${state}'], {io: process, env: process.env, cwd: '.'}).then(c => process.exit(c), e => { console.error(e.message); process.exit(1) })"`;
-    const job = await sb.start(['sh', '-c', `${signal('waiting')} && echo signalled; read x; ${signal('running')}; echo resumed; sleep 600`], {
-      settings: {},
-    });
-    const env = { ...sb.env, NODE_PATH: join(process.cwd(), 'node_modules') };
-    void env;
+    // The compiled command needs the project's node_modules.
+    sb.dispose();
+    sb = new Sandbox({ NODE_PATH: join(process.cwd(), 'node_modules') });
+    const job = await sb.start(['sh', '-c', `${signal('waiting')} && echo signalled; read x; ${signal('running')}; echo resumed; sleep 600`]);
     const waiting = await sb.waitForState(job.id, ['waiting']);
     assert.equal(waiting.lifecycle.waitingReason, 'signal');
     const c = await connect(job.id);
@@ -173,6 +174,26 @@ describe('AgentWorker', function () {
     await sb.waitForState(job.id, ['running']);
     await waitUntil('resumed', async () => (await sb.store.readOutput(job.id)).toString().includes('resumed'));
     assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
+  });
+
+  it('recovers a stale socket file left by a killed worker', async () => {
+    const job = await sb.start(['sleep', '600'], {
+      beforeSpawn: async (j) => {
+        // A process that listens on the job's socket path and is SIGKILLed leaves the file behind.
+        const dir = runtimeDirFor(sb.env);
+        ensureRuntimeDir(dir);
+        const path = join(dir, socketFileName(j.id, j.lifecycle.generation));
+        const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(path)}, () => console.log('up'))`]);
+        await new Promise((r) => child.stdout.once('data', r));
+        child.kill('SIGKILL');
+        await new Promise((r) => child.once('exit', r));
+        assert.ok(lstatSync(path).isSocket(), 'the stale socket file is there');
+      },
+    });
+    assert.equal(job.lifecycle.state, 'running');
+    const c = await connect(job.id);
+    const ready = await c.attach({ cols: 80, rows: 24, readOnly: true });
+    assert.equal(ready.state, 'running');
   });
 
   it('fails the job with a clear reason when the socket path would be too long', async () => {

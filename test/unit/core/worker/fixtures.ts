@@ -66,7 +66,10 @@ export class Sandbox {
     };
   }
 
-  async start(command: string[], opts: { settings?: Partial<JobSettings>; cwd?: string; waitFor?: LifecycleState[] } = {}): Promise<JobRecord> {
+  async start(
+    command: string[],
+    opts: { settings?: Partial<JobSettings>; cwd?: string; waitFor?: LifecycleState[]; beforeSpawn?: (job: JobRecord) => Promise<void> } = {},
+  ): Promise<JobRecord> {
     const job = await this.store.create({
       title: command.join(' ').slice(0, 100),
       repo: this.cwd,
@@ -81,6 +84,7 @@ export class Sandbox {
       settings: { ...DEFAULT_SETTINGS, ...opts.settings },
     });
     this.jobs.push(job.id);
+    await opts.beforeSpawn?.(job);
     const { pid } = await spawnWorker({
       home: this.home,
       jobId: job.id,

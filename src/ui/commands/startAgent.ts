@@ -1,0 +1,108 @@
+/**
+ * Paddock: Start Agent — prompt, profile, repository (multi-root) and optional
+ * base, then the agent appears at once and (by setting) its terminal opens.
+ * Programmatic callers may pass the answers as one options object.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { profileNames, resolveProfile } from '../../core/profiles';
+import type { JobRecord } from '../../core/store/schema';
+import { coordinatorSettings, openTerminalOnStart } from '../config';
+import type { PaddockServices } from '../services';
+import { registerCommand } from './command';
+
+export interface StartAgentOptions {
+  repo?: string;
+  prompt?: string;
+  title?: string;
+  profile?: string;
+  base?: string;
+  command?: string[];
+  openTerminal?: boolean;
+}
+
+const BUILTIN_DESCRIPTIONS: Record<string, string> = {
+  claude: 'Claude Code',
+  codex: 'OpenAI Codex CLI',
+  aider: 'Aider',
+  shell: 'Your shell in the agent\'s worktree',
+};
+
+export function registerStartAgent(s: PaddockServices): vscode.Disposable {
+  return registerCommand(s, 'paddock.startAgent', async (arg?: unknown) => {
+    const given = (arg && typeof arg === 'object' && !Array.isArray(arg) ? arg : {}) as StartAgentOptions;
+    const answers = await ask(s, given);
+    if (!answers) return undefined;
+    const job = await s.coordinator.start(answers);
+    s.log.info(`started agent ${job.id} "${job.title}" in ${job.worktree ?? job.cwd}`);
+    await s.tree.refreshJob(job.id);
+    const node = s.tree.agent(job.id);
+    if (node) void s.treeView.reveal(node, { select: true, focus: false }).then(undefined, () => undefined);
+    if (given.openTerminal ?? openTerminalOnStart()) s.terminals.attach(job.id, job.title);
+    return job;
+  });
+}
+
+async function ask(s: PaddockServices, given: StartAgentOptions): Promise<(StartAgentOptions & { repo: string }) | undefined> {
+  const repo = given.repo ?? (await pickRepo(s));
+  if (!repo) return undefined;
+  if (given.command) return { ...given, repo };
+
+  const settings = coordinatorSettings();
+  let profile = given.profile;
+  if (!profile) {
+    const names = profileNames(settings.profiles, process.env);
+    const items = names.map((name) => {
+      const p = resolveProfile(name, settings.profiles, process.env);
+      return {
+        label: name,
+        description: [p.command, ...(p.args ?? [])].join(' '),
+        detail: BUILTIN_DESCRIPTIONS[name],
+        picked: name === settings.defaultProfile,
+      };
+    });
+    items.sort((a, b) => Number(b.picked) - Number(a.picked));
+    const chosen = await vscode.window.showQuickPick(items, { placeHolder: 'Which agent should run?', title: 'Start Agent (1/3)' });
+    if (!chosen) return undefined;
+    profile = chosen.label;
+  }
+
+  let prompt = given.prompt;
+  if (prompt === undefined) {
+    prompt = await vscode.window.showInputBox({
+      title: 'Start Agent (2/3)',
+      prompt: 'What should the agent do? This is its prompt and the agent\'s title.',
+      placeHolder: 'e.g. Fix the flaky date test in src/util',
+      ignoreFocusOut: true,
+    });
+    if (prompt === undefined) return undefined;
+  }
+
+  let base = given.base;
+  if (base === undefined) {
+    base = await vscode.window.showInputBox({
+      title: 'Start Agent (3/3)',
+      prompt: 'Branch or commit to start from (empty: the current HEAD).',
+      placeHolder: 'HEAD',
+      ignoreFocusOut: true,
+    });
+    if (base === undefined) return undefined;
+  }
+  return { ...given, repo, profile, prompt: prompt || undefined, title: given.title ?? (prompt || undefined), base: base.trim() || undefined };
+}
+
+async function pickRepo(s: PaddockServices): Promise<string | undefined> {
+  const repos = await s.workspaceRepos();
+  if (repos.length === 1) return repos[0];
+  if (repos.length === 0) {
+    void vscode.window.showErrorMessage('Paddock needs a git repository: open a folder that is in one.');
+    return undefined;
+  }
+  const chosen = await vscode.window.showQuickPick(
+    repos.map((r) => ({ label: path.basename(r), description: r, repo: r })),
+    { placeHolder: 'Which repository?' },
+  );
+  return chosen?.repo;
+}
+
+export type { JobRecord };

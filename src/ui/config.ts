@@ -1,0 +1,46 @@
+/**
+ * `paddock.*` settings, read on every use so changes apply without a reload.
+ */
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { CoordinatorSettings } from '../core/coordinator';
+import { defaultHome } from '../core/store';
+
+export const SECTION = 'paddock';
+
+function config(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration(SECTION);
+}
+
+function expandHome(p: string): string {
+  return p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p;
+}
+
+export function coordinatorSettings(): Partial<CoordinatorSettings> {
+  const c = config();
+  const worktreeRoot = c.get<string>('worktreeRoot', '').trim();
+  return {
+    maxConcurrent: c.get<number>('maxConcurrent', 4),
+    worktreeRoot: worktreeRoot ? expandHome(worktreeRoot) : null,
+    stopGraceSeconds: c.get<number>('stopGraceSeconds', 10),
+    profiles: c.get<unknown>('profiles', {}),
+    defaultProfile: c.get<string>('defaultProfile', 'claude'),
+  };
+}
+
+/** The store: `paddock.storePath`, else $PADDOCK_HOME / $XDG_STATE_HOME/paddock (shared with the CLI). */
+export function storePath(): string {
+  const configured = config().get<string>('storePath', '').trim();
+  return configured ? expandHome(configured) : defaultHome(process.env);
+}
+
+export function openTerminalOnStart(): boolean {
+  return config().get<boolean>('openTerminalOnStart', true);
+}
+
+export type NotificationKind = 'waiting' | 'failed' | 'cleanup';
+
+export function notificationsEnabled(kind: NotificationKind): boolean {
+  return config().get<boolean>(`notifications.${kind}`, true);
+}

@@ -1,0 +1,21 @@
+import type * as vscode from 'vscode';
+import type { Coordinator } from '../core/coordinator';
+import type { JobStore } from '../core/store';
+import type { LogContentProvider } from './contentProviders';
+import type { TerminalManager } from './terminals/terminalManager';
+import type { AgentsTreeProvider } from './tree/agentsTreeProvider';
+import type { TreeNode } from './tree/nodes';
+
+/** What commands work with; handed to each command by the extension (no globals). */
+export interface PaddockServices {
+  readonly context: vscode.ExtensionContext;
+  readonly store: JobStore;
+  readonly coordinator: Coordinator;
+  readonly tree: AgentsTreeProvider;
+  readonly treeView: vscode.TreeView<TreeNode>;
+  readonly terminals: TerminalManager;
+  readonly logs: LogContentProvider;
+  readonly log: vscode.LogOutputChannel;
+  /** Repositories of the workspace folders (main worktrees), resolved at activation. */
+  workspaceRepos(): Promise<string[]>;
+}

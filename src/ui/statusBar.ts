@@ -1,0 +1,46 @@
+/** "$(hubot) 3 running · 1 waiting" in the status bar; a click focuses the Agents view. */
+import * as vscode from 'vscode';
+import { Disposable } from '../core/common/lifecycle';
+import type { AgentsTreeProvider } from './tree/agentsTreeProvider';
+
+export class AgentsStatusBar extends Disposable {
+  private readonly item: vscode.StatusBarItem;
+
+  constructor(private readonly tree: AgentsTreeProvider) {
+    super();
+    this.item = this._register(vscode.window.createStatusBarItem('paddock.status', vscode.StatusBarAlignment.Left, 50));
+    this.item.name = 'Paddock Agents';
+    this.item.command = 'paddock.agents.focus';
+    this._register(tree.onDidChangeAgents(() => this.update()));
+    this.update();
+  }
+
+  /** The text shown, for tests. */
+  get text(): string {
+    return this.item.text;
+  }
+
+  private update(): void {
+    const counts = { running: 0, waiting: 0, queued: 0, attention: 0 };
+    for (const { job } of this.tree.visibleAgents()) {
+      const s = job.lifecycle.state;
+      if (s === 'running' || s === 'starting') counts.running++;
+      else if (s === 'waiting') counts.waiting++;
+      else if (s === 'queued') counts.queued++;
+      if (job.cleanup?.needsAttention) counts.attention++;
+    }
+    const parts: string[] = [];
+    if (counts.running) parts.push(`${counts.running} running`);
+    if (counts.waiting) parts.push(`${counts.waiting} waiting`);
+    if (counts.queued) parts.push(`${counts.queued} queued`);
+    if (counts.attention) parts.push(`${counts.attention} need${counts.attention === 1 ? 's' : ''} attention`);
+    if (parts.length === 0) {
+      this.item.hide();
+      return;
+    }
+    this.item.text = `$(hubot) ${parts.join(' · ')}`;
+    this.item.tooltip = 'Paddock agents — click to show them';
+    this.item.backgroundColor = counts.waiting || counts.attention ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.show();
+  }
+}

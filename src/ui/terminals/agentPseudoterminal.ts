@@ -1,0 +1,181 @@
+/**
+ * An integrated terminal attached to an agent through its worker's control
+ * socket. It buffers until VS Code opens it, attaches with the terminal's real
+ * size, replays the exact current screen, then streams. Closing it detaches:
+ * the agent keeps running. A lost connection shows "(disconnected)" and a dim
+ * status line, and reconnects with backoff until the agent ends.
+ */
+import * as vscode from 'vscode';
+import { Disposable, disposableTimeout, IDisposable } from '../../core/common/lifecycle';
+import { WorkerClient } from '../../core/protocol/client';
+import type { ReadyMessage } from '../../core/protocol/messages';
+import { RESET_TERMINAL_MODES } from '../../core/protocol/terminalModes';
+import type { JobStore } from '../../core/store';
+import { isTerminalState, JobRecord } from '../../core/store/schema';
+
+const CLEAR = '\x1b[H\x1b[2J\x1b[3J';
+const dim = (text: string) => `\r\n\x1b[2m[paddock] ${text}\x1b[0m\r\n`;
+const MAX_BACKOFF_MS = 5000;
+
+export interface AgentTerminalOptions {
+  jobId: string;
+  title: string;
+  readOnly: boolean;
+}
+
+export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterminal {
+  private readonly writeEmitter = this._register(new vscode.EventEmitter<string>());
+  readonly onDidWrite = this.writeEmitter.event;
+  private readonly closeEmitter = this._register(new vscode.EventEmitter<number | void>());
+  readonly onDidClose = this.closeEmitter.event;
+  private readonly nameEmitter = this._register(new vscode.EventEmitter<string>());
+  readonly onDidChangeName = this.nameEmitter.event;
+  private readonly attachedEmitter = this._register(new vscode.EventEmitter<ReadyMessage>());
+  /** The screen was replayed (first attach, reconnect or resync). */
+  readonly onDidAttach = this.attachedEmitter.event;
+  private readonly endedEmitter = this._register(new vscode.EventEmitter<JobRecord['lifecycle']['state']>());
+  readonly onDidEndAgent = this.endedEmitter.event;
+
+  private opened = false;
+  private readonly pending: string[] = [];
+  private client: WorkerClient | undefined;
+  private clientSubscriptions: IDisposable[] = [];
+  private dimensions: vscode.TerminalDimensions | undefined;
+  private backoffMs = 250;
+  private reconnectTimer: IDisposable | undefined;
+  private ended = false;
+  private closed = false;
+
+  constructor(
+    private readonly store: JobStore,
+    readonly options: AgentTerminalOptions,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    super();
+  }
+
+  get name(): string {
+    return `${this.options.readOnly ? '👁 ' : ''}${this.options.title}`;
+  }
+
+  open(initialDimensions: vscode.TerminalDimensions | undefined): void {
+    this.opened = true;
+    this.dimensions = initialDimensions;
+    for (const chunk of this.pending.splice(0)) this.writeEmitter.fire(chunk);
+    void this.connect(false);
+  }
+
+  close(): void {
+    // The person closed the terminal: detach only. The agent keeps running.
+    this.closed = true;
+    this.client?.detach();
+    this.dispose();
+  }
+
+  handleInput(data: string): void {
+    if (!this.client || this.ended) return;
+    if (this.options.readOnly) return;
+    this.client.input(data);
+  }
+
+  setDimensions(dimensions: vscode.TerminalDimensions): void {
+    this.dimensions = dimensions;
+    if (!this.options.readOnly) this.client?.resize(dimensions.columns, dimensions.rows);
+  }
+
+  override dispose(): void {
+    this.closed = true;
+    this.reconnectTimer?.dispose();
+    this.dropClient();
+    super.dispose();
+  }
+
+  private write(text: string): void {
+    if (this.opened) this.writeEmitter.fire(text);
+    else this.pending.push(text);
+  }
+
+  private async connect(reconnecting: boolean): Promise<void> {
+    if (this.closed) return;
+    const { jobId } = this.options;
+    try {
+      const job = await this.store.read(jobId);
+      if (isTerminalState(job.lifecycle.state)) {
+        this.finish(job, reconnecting);
+        return;
+      }
+      const client = await WorkerClient.connect(this.store, jobId, { connectTimeoutMs: 3000 });
+      if (this.closed) {
+        client.dispose();
+        return;
+      }
+      this.adopt(client);
+      const cols = this.dimensions?.columns ?? 80;
+      const rows = this.dimensions?.rows ?? 24;
+      const ready = await client.attach({ cols, rows, readOnly: this.options.readOnly });
+      this.backoffMs = 250;
+      this.showScreen(ready);
+      if (reconnecting) this.nameEmitter.fire(this.name);
+      if (ready.exit) this.onExit(ready.exit.code, ready.exit.signal, ready.state);
+    } catch (err) {
+      if (this.closed) return;
+      this.dropClient();
+      this.log.debug(`terminal for ${jobId}: ${(err as Error).message}`);
+      this.scheduleReconnect((err as Error).message);
+    }
+  }
+
+  private adopt(client: WorkerClient): void {
+    this.dropClient();
+    this.client = client;
+    this.clientSubscriptions = [
+      client.onDidOutput((data) => this.write(data)),
+      client.onDidReady((ready) => this.showScreen(ready)),
+      client.onDidExit((exit) => this.onExit(exit.code, exit.signal, exit.state)),
+      client.onDidError((message) => this.write(dim(message))),
+      client.onDidClose(({ reason }) => {
+        if (this.closed || this.ended) return;
+        this.dropClient();
+        this.scheduleReconnect(reason ?? 'the connection closed');
+      }),
+    ];
+  }
+
+  private dropClient(): void {
+    for (const d of this.clientSubscriptions) d.dispose();
+    this.clientSubscriptions = [];
+    this.client?.dispose();
+    this.client = undefined;
+  }
+
+  private showScreen(ready: ReadyMessage): void {
+    this.write(`${RESET_TERMINAL_MODES}${CLEAR}${ready.screen}`);
+    this.attachedEmitter.fire(ready);
+  }
+
+  private scheduleReconnect(reason: string): void {
+    if (this.closed || this.ended) return;
+    this.nameEmitter.fire(`${this.name} (disconnected)`);
+    this.write(dim(`connection lost (${reason.replace(/\.$/, '')}); reconnecting in ${(this.backoffMs / 1000).toFixed(1)} s…`));
+    this.reconnectTimer?.dispose();
+    this.reconnectTimer = disposableTimeout(() => void this.connect(true), this.backoffMs, false);
+    this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
+  }
+
+  private onExit(code: number | null, signal: string | null, state: JobRecord['lifecycle']['state']): void {
+    if (this.ended) return;
+    this.ended = true;
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code ?? '?'}`;
+    this.write(`${RESET_TERMINAL_MODES}${dim(`the agent ${how} (${state}). Close this terminal when you are done reading.`)}`);
+    this.nameEmitter.fire(`${this.name} (ended)`);
+    this.endedEmitter.fire(state);
+  }
+
+  private finish(job: JobRecord, reconnecting: boolean): void {
+    if (reconnecting) this.nameEmitter.fire(`${this.name} (ended)`);
+    this.ended = true;
+    const l = job.lifecycle;
+    this.write(dim(`agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${l.detail ? `: ${l.detail}` : ''}. Its output is in "Paddock: Show Agent Log".`));
+    this.endedEmitter.fire(l.state);
+  }
+}

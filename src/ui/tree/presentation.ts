@@ -1,0 +1,195 @@
+/**
+ * How an agent looks in the tree: words, icon, colour, sort rank and the
+ * capabilities its context menu offers. Pure (no `vscode`), computed from the
+ * cached record and the current time, so relative times refresh without
+ * re-reading the store.
+ */
+import type { JobRecord, LifecycleState } from '../../core/store/schema';
+import { isTerminalState } from '../../core/store/schema';
+
+export interface AgentLook {
+  description: string;
+  iconId: string;
+  colorId: string | undefined;
+  /** Lower sorts first: agents that need the person come first. */
+  rank: number;
+  contextValue: string;
+}
+
+const STATE_WORDS: Record<LifecycleState, string> = {
+  queued: 'queued',
+  starting: 'starting',
+  running: 'running',
+  waiting: 'waiting for you',
+  cancelling: 'stopping',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'stopped',
+  orphaned: 'orphaned',
+};
+
+const STATE_ICONS: Record<LifecycleState, [string, string | undefined]> = {
+  queued: ['clock', 'disabledForeground'],
+  starting: ['loading~spin', undefined],
+  running: ['play-circle', 'charts.green'],
+  waiting: ['bell-dot', 'charts.yellow'],
+  cancelling: ['loading~spin', undefined],
+  completed: ['pass', 'testing.iconPassed'],
+  failed: ['error', 'testing.iconFailed'],
+  cancelled: ['circle-slash', 'disabledForeground'],
+  orphaned: ['debug-disconnect', 'list.warningForeground'],
+};
+
+/** "12m", "3h", "2d": compact, like the Git view's times. */
+export function shortDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h`;
+  return `${Math.floor(h / 24)}d`;
+}
+
+function since(iso: string | null, now: number): string | undefined {
+  if (!iso) return undefined;
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? shortDuration(now - t) : undefined;
+}
+
+export function stateInWords(job: JobRecord): string {
+  const { state, exitCode, signal } = job.lifecycle;
+  if (state === 'failed') {
+    if (signal) return `failed (${signal})`;
+    if (exitCode !== null) return `failed (exit ${exitCode})`;
+  }
+  if (state === 'completed' && exitCode !== null && exitCode !== 0) return `completed (exit ${exitCode})`;
+  return STATE_WORDS[state];
+}
+
+function cleanupWords(job: JobRecord, now: number): string | undefined {
+  const c = job.cleanup;
+  if (!c) return undefined;
+  switch (c.phase) {
+    case 'complete':
+      return /kept/.test(c.branchOutcome ?? '') ? 'cleaned · branch kept' : 'cleaned';
+    case 'incomplete': {
+      const at = c.stage ? ` at ${c.stage}` : '';
+      if (c.needsAttention) return `cleanup failed${at} · needs attention`;
+      const next = c.nextAttemptAt ? Date.parse(c.nextAttemptAt) - now : NaN;
+      return Number.isFinite(next) ? `cleanup failed${at} · retry in ${shortDuration(Math.max(0, next))}` : `cleanup failed${at}`;
+    }
+    default:
+      return `cleaning up (${c.phase})`;
+  }
+}
+
+export function capabilitiesOf(job: JobRecord): string[] {
+  const state = job.lifecycle.state;
+  const ended = isTerminalState(state);
+  const cleanup = job.cleanup;
+  const caps: string[] = ['log'];
+  if (state === 'running' || state === 'waiting' || state === 'starting') caps.push('attach', 'send');
+  if (!ended && state !== 'cancelling') caps.push('stop');
+  if (ended && !cleanup && job.worktree) caps.push('retry');
+  if (ended && !cleanup) caps.push('cleanup');
+  if (cleanup && cleanup.phase === 'incomplete') caps.push('retryCleanup');
+  if (job.worktree && cleanup?.phase !== 'complete') caps.push('worktree');
+  if (job.branch) caps.push('branch');
+  if (job.evidence?.patch) caps.push('patch');
+  return caps;
+}
+
+export function lookOf(job: JobRecord, now: number): AgentLook {
+  const state = job.lifecycle.state;
+  const parts = [stateInWords(job)];
+  const cleanup = cleanupWords(job, now);
+  if (state === 'running' || state === 'starting' || state === 'queued') {
+    const t = since(state === 'queued' ? job.createdAt : job.lifecycle.startedAt ?? job.createdAt, now);
+    if (t) parts.push(t);
+  } else if (state === 'waiting') {
+    const t = since(job.lifecycle.lastActivityAt ?? job.lifecycle.startedAt, now);
+    if (t) parts.push(t);
+  }
+  let [iconId, colorId] = STATE_ICONS[state];
+  let rank = state === 'waiting' ? 0 : state === 'failed' || state === 'orphaned' ? 1 : ended(state) ? 4 : state === 'queued' ? 3 : 2;
+  if (job.cleanup) {
+    const c = job.cleanup;
+    if (c.phase === 'complete') {
+      [iconId, colorId] = ['archive', 'disabledForeground'];
+      rank = 5;
+    } else if (c.phase === 'incomplete') {
+      [iconId, colorId] = c.needsAttention ? ['warning', 'list.errorForeground'] : ['warning', 'list.warningForeground'];
+      rank = c.needsAttention ? 0 : 1;
+    } else {
+      [iconId, colorId] = ['loading~spin', undefined];
+      rank = 2;
+    }
+  }
+  return {
+    description: cleanup ? `${parts[0]} · ${cleanup}` : parts.join(' · '),
+    iconId,
+    colorId,
+    rank,
+    contextValue: `agent:${state}:${capabilitiesOf(job).join('.')}`,
+  };
+}
+
+function ended(state: LifecycleState): boolean {
+  return isTerminalState(state);
+}
+
+function row(label: string, value: string | number | null | undefined): string | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  return `| ${label} | ${escapeCell(String(value))} |`;
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/([*_`[\]<>])/g, '\\$1');
+}
+
+function localTime(iso: string | null): string | undefined {
+  return iso ? new Date(iso).toLocaleString() : undefined;
+}
+
+/** The tooltip's markdown: everything a person may need to judge the agent, in one table. */
+export function tooltipMarkdown(job: JobRecord, now: number): string {
+  const l = job.lifecycle;
+  const c = job.cleanup;
+  const e = job.evidence;
+  const lines = [
+    `**${escapeCell(job.title)}** — ${escapeCell(lookOf(job, now).description)}`,
+    '',
+    '| | |',
+    '|---|---|',
+    row('Agent', job.id),
+    row('Branch', job.branch),
+    row('Worktree', job.worktree),
+    row('Base', job.base),
+    row('Command', job.command.join(' ')),
+    row('Generation', l.generation > 1 ? l.generation : null),
+    row('Agent pid', l.pid),
+    row('Worker pid', l.workerPid),
+    row('Started', localTime(l.startedAt)),
+    row('Ended', localTime(l.endedAt)),
+    row('Exit code', l.exitCode),
+    row('Signal', l.signal),
+    row('Detail', l.detail),
+  ];
+  if (c) {
+    lines.push(
+      row('Cleanup', c.phase),
+      row('Remaining', c.remaining.length ? c.remaining.join(', ') : null),
+      row('Failed stage', c.stage),
+      row('Failures', c.failures || null),
+      row('Next attempt', c.phase === 'incomplete' ? localTime(c.nextAttemptAt) : null),
+      row('Last error', c.lastError),
+      row('Held by', c.holders.length ? c.holders.map((h) => `pid ${h.pid} (${h.command})`).join(', ') : null),
+      row('Branch', c.branchOutcome),
+    );
+  }
+  if (e) {
+    lines.push(row('Snapshot ref', e.snapshotRef), row('Patch', e.patch), row('Head', e.headSha?.slice(0, 12)));
+  }
+  return lines.filter((x): x is string => x !== undefined).join('\n');
+}

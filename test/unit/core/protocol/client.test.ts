@@ -1,0 +1,104 @@
+/** The client against small real socket servers that misbehave on purpose. */
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, Server, Socket } from 'node:net';
+import { join } from 'node:path';
+import { WorkerClient } from '../../../../src/core/protocol/client';
+import { encodeFrame } from '../../../../src/core/protocol/framing';
+
+describe('WorkerClient', () => {
+  let dir: string;
+  let server: Server | undefined;
+  const sockets: Socket[] = [];
+  beforeEach(() => (dir = mkdtempSync('/tmp/pdk-cl-')));
+  afterEach(async () => {
+    for (const s of sockets.splice(0)) s.destroy();
+    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    server = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function serve(onLine: (line: string, socket: Socket) => void): Promise<string> {
+    const path = join(dir, 's.sock');
+    server = createServer((s) => {
+      sockets.push(s);
+      let buf = '';
+      s.on('data', (d) => {
+        buf += d.toString();
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          onLine(buf.slice(0, nl), s);
+          buf = buf.slice(nl + 1);
+        }
+      });
+    });
+    return new Promise((r) => server!.listen(path, () => r(path)));
+  }
+
+  it('retries while the socket does not exist yet, then gives up with a clear error', async () => {
+    await assert.rejects(WorkerClient.connectToSocket(join(dir, 'missing.sock'), 't', { connectTimeoutMs: 200 }), /Cannot connect/);
+  });
+
+  it('settles a request with a timeout when the worker never answers', async () => {
+    const path = await serve(() => undefined);
+    const c = await WorkerClient.connectToSocket(path, 'tok', { requestTimeoutMs: 150 });
+    try {
+      await assert.rejects(c.hello(), /did not answer/);
+    } finally {
+      c.dispose();
+    }
+  });
+
+  it('rejects pending requests when the connection closes', async () => {
+    const path = await serve((_line, s) => s.destroy());
+    const c = await WorkerClient.connectToSocket(path, 'tok');
+    try {
+      await assert.rejects(c.hello(), /connection closed/);
+      await assert.rejects(c.send('x'), /closed/);
+    } finally {
+      c.dispose();
+    }
+  });
+
+  it('closes on an invalid frame from the worker and reports why', async () => {
+    const path = await serve((_line, s) => s.write('{"type":"bogus"}\n'));
+    const c = await WorkerClient.connectToSocket(path, 'tok');
+    try {
+      const closed = new Promise<{ reason?: string }>((r) => c.onDidClose(r));
+      await assert.rejects(c.hello(), /invalid frame/);
+      assert.match((await closed).reason ?? '', /invalid frame/);
+    } finally {
+      c.dispose();
+    }
+  });
+
+  it('passes the worker fatal error through to the handshake', async () => {
+    const path = await serve((_line, s) => {
+      s.write(encodeFrame({ type: 'error', message: 'Closing the connection: wrong token.', fatal: true }));
+      s.end();
+    });
+    const c = await WorkerClient.connectToSocket(path, 'tok');
+    try {
+      await assert.rejects(c.attach({ cols: 80, rows: 24, readOnly: true }), /wrong token/);
+    } finally {
+      c.dispose();
+    }
+  });
+
+  it('matches answers to requests by id', async () => {
+    const path = await serve((line, s) => {
+      const msg = JSON.parse(line);
+      if (msg.type === 'hello') s.write(encodeFrame({ type: 'welcome', version: 1, state: 'running', role: 'control' }));
+      if (msg.type === 'send') setTimeout(() => s.write(encodeFrame({ type: 'ack', id: msg.id })), msg.text === 'slow' ? 50 : 0);
+      if (msg.type === 'signal') s.write(encodeFrame({ type: 'error', id: msg.id, message: 'Nope.', fatal: false }));
+    });
+    const c = await WorkerClient.connectToSocket(path, 'tok');
+    try {
+      assert.deepEqual(await c.hello(), { state: 'running', role: 'control' });
+      await Promise.all([c.send('slow'), c.send('fast')]);
+      await assert.rejects(c.signal('waiting'), /Nope/);
+    } finally {
+      c.dispose();
+    }
+  });
+});

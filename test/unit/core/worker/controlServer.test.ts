@@ -1,0 +1,204 @@
+/**
+ * The control socket under abuse: bad tokens, malformed and oversized frames,
+ * random bytes, early closes, a fuzz loop, and a viewer that stops reading
+ * while the agent floods. The worker and the agent must keep going.
+ */
+import * as assert from 'node:assert/strict';
+import { createConnection, Socket } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import * as fc from 'fast-check';
+import { readProcStat } from '../../../../src/core/proc';
+import { WorkerClient } from '../../../../src/core/protocol/client';
+import { ClientMessageSchema } from '../../../../src/core/protocol/messages';
+import { JobRecord } from '../../../../src/core/store';
+import { Sandbox, sleep, waitUntil } from './fixtures';
+
+function open(path: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = createConnection(path);
+    s.once('connect', () => resolve(s));
+    s.once('error', reject);
+  });
+}
+
+/** Writes, then resolves with everything the worker sent until it closed the connection. */
+function exchange(path: string, payload: string | Buffer, timeoutMs = 5000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = createConnection(path);
+    let got = '';
+    const timer = setTimeout(() => {
+      s.destroy();
+      reject(new Error(`the worker kept the connection open; got ${got.slice(0, 200)}`));
+    }, timeoutMs);
+    s.on('data', (d) => (got += d.toString()));
+    s.on('error', () => undefined);
+    s.on('close', () => {
+      clearTimeout(timer);
+      resolve(got);
+    });
+    s.once('connect', () => s.write(payload));
+  });
+}
+
+describe('control socket robustness', function () {
+  this.timeout(120_000);
+  let sb: Sandbox;
+  let job: JobRecord;
+  let path: string;
+  let token: string;
+  const clients: WorkerClient[] = [];
+
+  beforeEach(async () => {
+    sb = new Sandbox();
+    // Raw mode: random input is just bytes to `cat` (no ^C, no EOF handling).
+    job = await sb.start(['sh', '-c', 'stty raw -echo; cat > /dev/null']);
+    const exec = (await sb.store.read(job.id)).execution!;
+    path = exec.socketPath;
+    token = exec.socketToken;
+  });
+  afterEach(() => {
+    for (const c of clients.splice(0)) c.dispose();
+    sb.dispose();
+  });
+
+  async function assertHealthy(): Promise<void> {
+    const rec = await sb.store.read(job.id);
+    assert.equal(rec.lifecycle.state, 'running', 'the agent is still running');
+    assert.equal(readProcStat(rec.execution!.pid)?.state !== undefined, true, 'the worker is alive');
+    const c = await WorkerClient.connect(sb.store, job.id);
+    clients.push(c);
+    const ready = await c.attach({ cols: 80, rows: 24, readOnly: true });
+    assert.equal(ready.type, 'ready');
+    c.dispose();
+  }
+
+  it('closes a connection with a wrong token, and only that one', async () => {
+    const got = await exchange(path, `${JSON.stringify({ type: 'hello', token: 'x'.repeat(48) })}\n`);
+    assert.match(got, /wrong token/);
+    const bad = await WorkerClient.connectToSocket(path, 'nope-nope-nope-nope');
+    clients.push(bad);
+    await assert.rejects(bad.attach({ cols: 80, rows: 24, readOnly: false }), /wrong token/);
+    await assertHealthy();
+  });
+
+  it('requires attach or hello first', async () => {
+    const got = await exchange(path, `${JSON.stringify({ type: 'input', data: 'x' })}\n`);
+    assert.match(got, /first frame must be attach or hello/);
+    await assertHealthy();
+  });
+
+  it('survives malformed JSON, a 10 MB line, random bytes and early closes', async () => {
+    assert.match(await exchange(path, '{"type": "hello", \n'), /malformed JSON/);
+    assert.match(await exchange(path, `${JSON.stringify({ type: 'hello', token, extra: 1 })}\n`), /invalid message/);
+    assert.match(await exchange(path, Buffer.alloc(10 * 1024 * 1024, 0x61)), /longer than/);
+    await exchange(path, randomBytes(64 * 1024)).catch(() => undefined);
+    for (let i = 0; i < 20; i++) {
+      const s = await open(path);
+      if (i % 2) s.write('{"type":"att');
+      s.destroy();
+    }
+    // An authenticated viewer that sends garbage after attaching is dropped too.
+    const s = await open(path);
+    s.resume();
+    s.write(`${JSON.stringify({ type: 'attach', token, cols: 80, rows: 24, readOnly: false })}\n`);
+    s.write('not json\n');
+    await new Promise((r) => s.on('close', r));
+    await assertHealthy();
+  });
+
+  it('crashes nothing in a fuzz loop of 10,000 random frames', async () => {
+    const frame = fc.oneof(
+      { weight: 5, arbitrary: fc.record({ type: fc.constant('input'), data: fc.string({ maxLength: 40 }) }) },
+      { weight: 2, arbitrary: fc.record({ type: fc.constant('resize'), cols: fc.integer({ min: -5, max: 1200 }), rows: fc.integer({ min: -5, max: 600 }) }) },
+      { weight: 1, arbitrary: fc.record({ type: fc.constant('signal'), id: fc.nat(), state: fc.constantFrom('waiting', 'running', 'bogus') }) },
+      { weight: 1, arbitrary: fc.record({ type: fc.constant('send'), id: fc.nat(), text: fc.string({ maxLength: 20 }) }) },
+      { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('attach', 'hello', 'detach', 'nonsense') }) },
+      { weight: 1, arbitrary: fc.anything() },
+    );
+    const lines = fc.sample(frame, { numRuns: 10_000, seed: 42 }).map((f) => {
+      try {
+        return JSON.stringify(f) ?? 'undefined';
+      } catch {
+        return '"unserializable"';
+      }
+    });
+    // Frames the worker acts on are grouped until one that ends the connection (invalid, or
+    // attach/hello/detach after authentication); each group goes over its own connection, so
+    // every one of the 10,000 frames is really read and handled by the worker.
+    const endsConnection = (line: string) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        return true;
+      }
+      const parsed = ClientMessageSchema.safeParse(value);
+      return !parsed.success || ['attach', 'hello', 'detach'].includes(parsed.data.type);
+    };
+    const groups: string[][] = [];
+    for (let i = 0; i < lines.length; ) {
+      const group: string[] = [];
+      while (i < lines.length) {
+        const line = lines[i++];
+        group.push(line);
+        if (endsConnection(line)) break;
+      }
+      groups.push(group);
+    }
+    let handled = 0;
+    const runGroup = async (group: string[]) => {
+      const s = await open(path);
+      s.resume();
+      s.on('error', () => undefined);
+      const closed = new Promise((r) => s.on('close', r));
+      s.write(`${JSON.stringify({ type: 'attach', token, cols: 80, rows: 24, readOnly: false })}\n${group.join('\n')}\n`);
+      if (!endsConnection(group[group.length - 1])) s.end();
+      await closed;
+      handled += group.length;
+    };
+    // Eight connections at a time.
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < groups.length) await runGroup(groups[next++]);
+      }),
+    );
+    const connections = groups.length;
+    const sent = handled;
+    assert.ok(sent >= 10_000 && connections > 0);
+    await sleep(200);
+    await assertHealthy();
+  });
+
+  it('never stalls the agent for a viewer that stops reading; other viewers stay live', async () => {
+    const bytes = 32 * 1024 * 1024;
+    const flood = await sb.start(['sh', '-c', `read go; head -c ${bytes} /dev/zero | tr '\\0' 'x'; echo; echo FLOOD-DONE; sleep 600`]);
+    // A stuck viewer: attaches, then never reads (its socket buffers fill up).
+    const exec = (await sb.store.read(flood.id)).execution!;
+    const stuck = await open(exec.socketPath);
+    stuck.write(`${JSON.stringify({ type: 'attach', token: exec.socketToken, cols: 80, rows: 24, readOnly: true })}\n`);
+    stuck.pause();
+    const live = await WorkerClient.connect(sb.store, flood.id);
+    clients.push(live);
+    let liveText = '';
+    let liveBytes = 0;
+    live.onDidOutput((d) => {
+      liveBytes += d.length;
+      liveText = (liveText + d).slice(-100);
+    });
+    await live.attach({ cols: 80, rows: 24, readOnly: false });
+    await sleep(200);
+    live.input('go\r');
+    await waitUntil('the flood to finish (seen by the live viewer)', () => liveText.includes('FLOOD-DONE'), 60_000);
+    assert.ok(liveBytes >= bytes, `the live viewer got every byte (${liveBytes})`);
+    // The stuck viewer did not hold anything up; when it reads again it gets a fresh screen (or was dropped).
+    stuck.resume();
+    let got = '';
+    stuck.on('data', (d) => (got = (got + d.toString()).slice(-2_000_000)));
+    const closed = new Promise<boolean>((r) => stuck.on('close', () => r(true)));
+    await Promise.race([waitUntil('a resync', () => got.includes('"resync":true'), 30_000), closed]);
+    stuck.destroy();
+    const rec = await sb.store.read(flood.id);
+    assert.equal(rec.lifecycle.state, 'running');
+  });
+});

@@ -1,0 +1,55 @@
+import * as assert from 'node:assert/strict';
+import { screenLines, trimScreen } from '../../../../src/core/protocol/screenText';
+import { ScreenMirror } from '../../../../src/core/worker/mirror';
+
+describe('ScreenMirror', () => {
+  let m: ScreenMirror;
+  beforeEach(() => (m = new ScreenMirror({ cols: 40, rows: 6 })));
+  afterEach(() => m.dispose());
+
+  it('snapshots exactly at the point it was asked, not later', async () => {
+    m.write('one\r\ntwo\r\n');
+    const snap = m.snapshotAt();
+    m.write('three\r\n');
+    const lines = trimScreen(await screenLines((await snap).screen, 40, 6));
+    assert.deepEqual(lines, ['one', 'two']);
+    const later = trimScreen(await screenLines((await m.snapshotAt()).screen, 40, 6));
+    assert.deepEqual(later, ['one', 'two', 'three']);
+  });
+
+  it('keeps the alternate screen, colours and a hidden cursor in the snapshot', async () => {
+    m.write('normal\r\n\x1b[?1049h\x1b[H\x1b[31mred\x1b[0m alt\x1b[?25l\x1b[?2004h\x1b[?1000h\x1b[?1006h');
+    const { screen } = await m.snapshotAt();
+    assert.ok(screen.includes('\x1b[?1049h'));
+    assert.ok(screen.endsWith('\x1b[?25l'));
+    assert.ok(screen.includes('\x1b[?2004h') && screen.includes('\x1b[?1000h') && screen.includes('\x1b[?1006h'));
+    assert.ok(/\x1b\[[0-9;]*31[0-9;]*mred/.test(screen));
+    assert.deepEqual(trimScreen(await screenLines(screen, 40, 6)), ['red alt']);
+    m.write('\x1b[?25h\x1b[?1049l');
+    const back = await m.snapshotAt();
+    assert.ok(back.screen.endsWith('\x1b[?25h'));
+    assert.deepEqual(trimScreen(await screenLines(back.screen, 40, 6)), ['normal']);
+  });
+
+  it('answers device attribute and cursor position queries', async () => {
+    const replies: string[] = [];
+    m.onDidReply((r) => replies.push(r));
+    m.write('ab\x1b[6n\x1b[c');
+    await m.snapshotAt();
+    assert.ok(replies.includes('\x1b[1;3R'), JSON.stringify(replies));
+    assert.ok(replies.some((r) => r.startsWith('\x1b[?')), 'a DA1 reply');
+  });
+
+  it('drops the oldest unparsed output in a flood and still ends on the newest screen', async () => {
+    const small = new ScreenMirror({ cols: 20, rows: 3, maxBacklogChars: 10_000, chunkChars: 1000 });
+    try {
+      for (let i = 0; i < 2000; i++) small.write(`line ${i}\r\n`);
+      small.write('last');
+      const lines = trimScreen(await screenLines((await small.snapshotAt()).screen, 20, 3));
+      assert.deepEqual(lines, ['line 1998', 'line 1999', 'last']);
+      assert.ok(small.dropped > 0);
+    } finally {
+      small.dispose();
+    }
+  });
+});

@@ -1,0 +1,54 @@
+import * as assert from 'node:assert/strict';
+import { WaitingDetector, WaitingReason } from '../../../../src/core/worker/waiting';
+import { sleep } from './fixtures';
+
+describe('WaitingDetector', () => {
+  const detectors: WaitingDetector[] = [];
+  afterEach(() => detectors.splice(0).forEach((d) => d.dispose()));
+
+  function make(opts: { pattern?: RegExp; idleMs?: number }, screen: { text: string }) {
+    const d = new WaitingDetector({ pattern: opts.pattern ?? null, idleMs: opts.idleMs ?? null, readScreen: () => screen.text, patternCheckMs: 5 });
+    detectors.push(d);
+    const changes: (WaitingReason | null)[] = [];
+    d.onDidChange((r) => changes.push(r));
+    return { d, changes };
+  }
+
+  it('an explicit signal holds until `running` or input; output does not end it', () => {
+    const { d, changes } = make({}, { text: '' });
+    d.signal('waiting');
+    d.noteOutput();
+    assert.equal(d.current, 'signal');
+    d.signal('running');
+    d.signal('waiting');
+    d.noteInput();
+    assert.deepEqual(changes, ['signal', null, 'signal', null]);
+  });
+
+  it('idleness: waiting after the idle time, running again on output', async () => {
+    const { d, changes } = make({ idleMs: 40 }, { text: '' });
+    await sleep(80);
+    assert.equal(d.current, 'idle');
+    d.noteOutput();
+    assert.equal(d.current, null);
+    assert.deepEqual(changes, ['idle', null]);
+  });
+
+  it('a pattern counts only while unanswered: a prompt left on screen after input does not flap', async () => {
+    const screen = { text: 'Proceed? [y/n]' };
+    const { d, changes } = make({ pattern: /Proceed\? \[y\/n\]/ }, screen);
+    d.noteScreenChanged();
+    await sleep(20);
+    assert.equal(d.current, 'pattern');
+    d.noteInput();
+    screen.text = 'Proceed? [y/n] y\ngot y';
+    d.noteScreenChanged();
+    await sleep(20);
+    assert.equal(d.current, null, 'the answered prompt does not count again');
+    screen.text += '\nProceed? [y/n]';
+    d.noteScreenChanged();
+    await sleep(20);
+    assert.equal(d.current, 'pattern', 'a new prompt does');
+    assert.deepEqual(changes, ['pattern', null, 'pattern']);
+  });
+});
