@@ -4,7 +4,7 @@
 // Exit status: 0 only when every step passed. Prints "N passed, N failed".
 //
 //   node scripts/host-test.mjs [--grep PATTERN] [--no-ui] [--no-vsix]
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { format } from 'node:util';
@@ -78,8 +78,31 @@ async function runHostSuites(server, workspace, env) {
   }
 }
 
-/** Opens the real workbench with Paddock loaded, shows its view, and saves a screenshot. */
-async function uiSmoke(server, workspace) {
+/** Agents in several states for the screenshots (beside those the host suites left). */
+function seedScreenshotAgents(workspace, env) {
+  const cliPath = join(root, 'dist', 'cli.js');
+  const cli = (...a) =>
+    execFileSync(process.execPath, [cliPath, ...a], { cwd: workspace, env: { ...process.env, ...env }, encoding: 'utf8' }).trim();
+  const demo = cli('start', '--title', 'Fix the flaky date test', '--', 'bash', join(root, 'test', 'harness', 'demo-agent.sh'));
+  cli('start', '--title', 'Add retries to the HTTP client', '--', 'bash', '-c',
+    `echo "Proceed with the change? [y/n]"; "${process.execPath}" "${cliPath}" signal waiting; sleep 600`);
+  cli('start', '--title', 'Upgrade the linter', '--', 'bash', '-c', 'echo "eslint: 3 errors" >&2; sleep 0.3; exit 1');
+  const held = cli('start', '--title', 'Refactor the job store', '--', 'bash', '-c', 'echo refactoring; sleep 600');
+  const worktree = JSON.parse(cli('show', held, '--json')).worktree;
+  // A process outside the agent (an editor, a shell) still using the worktree blocks its removal.
+  const holder = spawn('sleep', ['600'], { cwd: worktree, detached: true, stdio: 'ignore' });
+  holder.unref();
+  spawnSync(process.execPath, [cliPath, 'cleanup', held, '--yes'], { cwd: workspace, env: { ...process.env, ...env } });
+  return { demo, holderPid: holder.pid, ids: [demo, held] };
+}
+
+/**
+ * Opens the real workbench with Paddock loaded, shows its view with agents in
+ * several states, attaches a terminal to one, and saves screenshots. Fails if
+ * the view or the terminal does not render.
+ */
+async function uiScreenshots(server, workspace, env) {
+  const seeded = seedScreenshotAgents(workspace, env);
   const { context, close } = await launchChromium();
   let step = 'the Paddock activity-bar entry';
   try {
@@ -90,23 +113,56 @@ async function uiSmoke(server, workspace) {
     await entry.click();
     step = 'the Agents view';
     // With one view in the container, its name shows in the container's title bar.
-    const pane = page.locator('.part.sidebar .composite.title .title-label', { hasText: /Agents/i }).first();
-    await pane.waitFor({ timeout: 30_000 });
-    step = 'the welcome content';
-    const welcome = page.locator('.welcome-view-content:has-text("No agents yet")');
-    await welcome.waitFor({ timeout: 30_000 });
-    await page.locator('.welcome-view-content a.monaco-button:has-text("Start Agent"), .welcome-view-content .monaco-button:has-text("Start Agent")').first().waitFor({ timeout: 10_000 });
-    await sleep(1500); // let the workbench finish painting before the screenshot
-    const file = join(resultsDir, 'paddock-view.png');
-    await page.screenshot({ path: file });
-    record('UI smoke: Paddock view renders with its welcome content', true);
-    console.log(`    screenshot: ${file}`);
+    await page.locator('.part.sidebar .composite.title .title-label', { hasText: /Agents/i }).first().waitFor({ timeout: 30_000 });
+    step = 'agent rows in the tree';
+    await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' }).waitFor({ timeout: 30_000 });
+    await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'cleanup failed' }).waitFor({ timeout: 30_000 });
+    // Widen the side bar so descriptions show in full, as a person would.
+    const sidebar = await page.locator('.part.sidebar').boundingBox();
+    if (sidebar) {
+      const x = sidebar.x + sidebar.width;
+      await page.mouse.move(x - 1, sidebar.y + 300);
+      await page.mouse.down();
+      await page.mouse.move(x + 260, sidebar.y + 300, { steps: 8 });
+      await page.mouse.up();
+      await page.mouse.move(sidebar.x + sidebar.width + 500, sidebar.y + 500);
+    }
+    await sleep(1500); // let icons and descriptions settle before the picture
+    const treeShot = join(resultsDir, 'agents-tree.png');
+    await page.screenshot({ path: treeShot });
+    record('UI: the Agents view renders agents in several states', true);
+    console.log(`    screenshot: ${treeShot}`);
+
+    step = 'an attached terminal';
+    const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' });
+    await row.hover();
+    await row.locator('.action-label[aria-label="Attach"]').click();
+    await page.locator('.terminal-wrapper .xterm-rows', { hasText: 'demo-agent' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.terminal-wrapper .xterm-rows', { hasText: 'Commit these changes?' }).first().waitFor({ timeout: 30_000 });
+    await sleep(1000);
+    const termShot = join(resultsDir, 'agent-terminal.png');
+    await page.screenshot({ path: termShot });
+    record('UI: an attached terminal shows the agent\'s screen', true);
+    console.log(`    screenshot: ${termShot}`);
+
+    step = 'the attached terminal after a window reload';
+    await page.reload();
+    await page.locator('.terminal-wrapper .xterm-rows', { hasText: 'Commit these changes?' }).first().waitFor({ timeout: 90_000 });
+    record('UI: the attached terminal is re-attached after a window reload', true);
   } catch (err) {
-    const file = join(resultsDir, 'paddock-view-failure.png');
+    const file = join(resultsDir, 'ui-failure.png');
     await context.pages()[0]?.screenshot({ path: file }).catch(() => undefined);
-    record('UI smoke: Paddock view renders with its welcome content', false, `waiting for ${step}: ${err.message.split('\n')[0]} (screenshot ${file})`);
+    record(`UI: ${step}`, false, `${err.message.split('\n')[0]} (screenshot ${file})`);
   } finally {
     await close();
+    try {
+      process.kill(seeded.holderPid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+    for (const id of seeded.ids) {
+      spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), 'stop', '--force', id], { env: { ...process.env, ...env }, stdio: 'ignore' });
+    }
   }
 }
 
@@ -167,7 +223,7 @@ async function main() {
   console.log(`[harness] code-server ${server.url} (pid ${server.pid}), workspace ${workspace}`);
   try {
     await runHostSuites(server, workspace, env);
-    if (!args.includes('--no-ui')) await uiSmoke(server, workspace);
+    if (!args.includes('--no-ui')) await uiScreenshots(server, workspace, env);
   } finally {
     await server.stop();
   }

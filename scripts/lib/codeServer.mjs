@@ -201,7 +201,7 @@ export async function launchChromium() {
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: CHROMIUM_ARGS,
-    viewport: { width: 1400, height: 860 },
+    viewport: { width: 1440, height: 900 },
   });
   return {
     context,

@@ -16,7 +16,7 @@ import { applyNewGeneration, applyTransition, assertLegalTransition, LifecyclePa
 import { DEFAULT_LOCK_OPTIONS, LockGuard, LockOptions, withLock } from './locks';
 import { migrateRecord } from './migrations';
 import { DEFAULT_OUTPUT_CAP, OutputLog, readSegments, SegmentedOutputLog } from './outputLog';
-import { judgeOwnership } from './ownership';
+import { judgeOwnership, LAUNCH_FAILED_DETAIL } from './ownership';
 import { assertJobId, defaultHome, isJobId, StoreLayout } from './paths';
 import { Redactor } from './redactor';
 import { JobRecord, JobRecordSchema, Lifecycle, LifecycleState, SCHEMA_VERSION, TimelineEntry, TimelineEntrySchema } from './schema';
@@ -317,6 +317,43 @@ export class JobStore {
         next,
         timeline: [{ type: 'retry', from: current.lifecycle.state, to: 'queued', message: `generation ${next.lifecycle.generation}` }],
       };
+    });
+  }
+
+  /**
+   * Called by the spawner right after spawning a worker: records its identity as
+   * `launch` (the registration grace until the worker claims) and moves a queued
+   * job to `starting`. A worker already gone by now fails the job at once.
+   */
+  async recordLaunch(id: string, opts: { workerPid: number; generation: number }): Promise<JobRecord> {
+    assertJobId(id);
+    const identity = identityOf(opts.workerPid);
+    return this.mutate(id, async (current) => {
+      const { state, generation } = current.lifecycle;
+      if (generation !== opts.generation) {
+        throw failure(`Agent ${id} is at generation ${generation}, not ${opts.generation}; this launch is stale.`, 'FENCED');
+      }
+      if (state !== 'queued' && state !== 'starting') {
+        throw failure(`Agent ${id} is ${state}; only a queued or starting agent can be launched.`, 'ILLEGAL_TRANSITION');
+      }
+      const timeline: Mutation['timeline'] = [{ type: 'launched', message: `worker ${opts.workerPid}` }];
+      let next: JobRecord = current;
+      if (state === 'queued') {
+        next = applyTransition(next, 'starting');
+        timeline.push({ type: 'transition', from: 'queued', to: 'starting' });
+      }
+      if (current.execution) return { next, timeline }; // it claimed already: the claim supersedes the launch
+      if (!identity) {
+        next = applyTransition(next, 'failed', { detail: LAUNCH_FAILED_DETAIL });
+        timeline.push({ type: 'launch-failed', from: 'starting', to: 'failed', message: LAUNCH_FAILED_DETAIL });
+        return { next, timeline };
+      }
+      next = {
+        ...next,
+        launch: { workerPid: identity.pid, startTime: identity.startTime, bootId: identity.bootId, generation, launchedAt: new Date().toISOString() },
+        lifecycle: { ...next.lifecycle, workerPid: identity.pid },
+      };
+      return { next, timeline };
     });
   }
 

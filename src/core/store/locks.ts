@@ -51,6 +51,8 @@ async function withFileLock<T>(lockPath: string, what: string, opts: LockOptions
       realpath: false,
       lockfilePath: lockPath,
       stale: opts.staleMs,
+      // Refresh (and so notice a takeover) several times per stale period, not just twice.
+      update: Math.max(1000, opts.staleMs / 4),
       retries: retriesFor(opts.waitMs),
       onCompromised: (err) => {
         compromised = err;

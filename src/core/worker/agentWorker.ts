@@ -250,8 +250,9 @@ export class AgentWorker extends Disposable implements AgentSession {
       }
     }
     if (!text) return;
-    this.output.append(text);
-    this.mirror.write(text);
+    const skip = process.env.PDBG ?? '';
+    if (!skip.includes('output')) this.output.append(text);
+    if (!skip.includes('mirror')) this.mirror.write(text);
     this.server.broadcastOutput(text);
     this.noteActivity();
     this.waiting?.noteOutput();

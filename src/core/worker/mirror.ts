@@ -3,7 +3,10 @@
  * the PTY, so output is queued here and fed to the emulator one chunk at a
  * time: the agent and the viewers' raw stream never wait for it. The queue is
  * bounded; in a flood the oldest unparsed output is dropped (the screen catches
- * up from the newest bytes, which is what a person sees anyway).
+ * up from the newest bytes, which is what a person sees anyway). While a
+ * backlog remains, parsing pauses after each chunk for about as long as the
+ * chunk took, so the emulator never takes more than half of the worker's time
+ * from reading the PTY.
  *
  * Snapshots are taken at a precise point of the stream: `snapshotAt()` queues a
  * marker and serializes the screen once every byte before the marker has been
@@ -38,6 +41,7 @@ export class ScreenMirror extends Disposable {
   private readonly queue: QueueItem[] = [];
   private backlogChars = 0;
   private writing = false;
+  private resting: NodeJS.Timeout | undefined;
   private droppedChars = 0;
   private readonly maxBacklogChars: number;
   private readonly chunkChars: number;
@@ -55,10 +59,15 @@ export class ScreenMirror extends Disposable {
 
   constructor(opts: MirrorOptions) {
     super();
-    this.maxBacklogChars = opts.maxBacklogChars ?? 4 * 1024 * 1024;
+    this.maxBacklogChars = opts.maxBacklogChars ?? 2 * 1024 * 1024;
     this.chunkChars = opts.chunkChars ?? 64 * 1024;
     this.term = new Terminal({ cols: opts.cols, rows: opts.rows, scrollback: 1000, allowProposedApi: true });
-    this._register(toDisposable(() => this.term.dispose()));
+    this._register(
+      toDisposable(() => {
+        if (this.resting) clearTimeout(this.resting);
+        this.term.dispose();
+      }),
+    );
     this.term.loadAddon(this.serializer);
     this._register(this.term.onData((d) => this._onDidReply.fire(d)));
     this.trackModes();
@@ -116,7 +125,7 @@ export class ScreenMirror extends Disposable {
   }
 
   private pump(): void {
-    if (this.writing || this._store.isDisposed) return;
+    if (this.writing || this.resting || this._store.isDisposed) return;
     while (this.queue.length > 0 && this.queue[0].kind === 'marker') {
       (this.queue.shift() as { run: () => void }).run();
     }
@@ -132,8 +141,17 @@ export class ScreenMirror extends Disposable {
     }
     this.backlogChars -= chunk.length;
     this.writing = true;
+    const started = performance.now();
     this.term.write(chunk, () => {
       this.writing = false;
+      const spent = performance.now() - started;
+      if (this.backlogChars > 0 && spent > 1) {
+        this.resting = setTimeout(() => {
+          this.resting = undefined;
+          this.pump();
+        }, Math.min(50, spent));
+        return;
+      }
       this.pump();
     });
   }

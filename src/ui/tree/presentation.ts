@@ -77,7 +77,8 @@ function cleanupWords(job: JobRecord, now: number): string | undefined {
       const at = c.stage ? ` at ${c.stage}` : '';
       if (c.needsAttention) return `cleanup failed${at} · needs attention`;
       const next = c.nextAttemptAt ? Date.parse(c.nextAttemptAt) - now : NaN;
-      return Number.isFinite(next) ? `cleanup failed${at} · retry in ${shortDuration(Math.max(0, next))}` : `cleanup failed${at}`;
+      if (!Number.isFinite(next)) return `cleanup failed${at}`;
+      return next > 1000 ? `cleanup failed${at} · retry in ${shortDuration(next)}` : `cleanup failed${at} · retrying`;
     }
     default:
       return `cleaning up (${c.phase})`;

@@ -27,12 +27,12 @@ describe('store under concurrency and crashes', function () {
   });
 
   it('a writer SIGKILLed 200 times mid-rewrite never leaves a torn record: every read is old or new', async () => {
-    // Four jobs, each rewritten and killed 50 times, side by side: 200 kills without 200 serial process starts.
-    const jobs = await Promise.all(Array.from({ length: 4 }, () => store.create(sampleJob())));
+    // Eight jobs, each rewritten and killed 25 times, side by side: 200 kills without 200 serial process starts.
+    const jobs = await Promise.all(Array.from({ length: 8 }, () => store.create(sampleJob())));
     await Promise.all(
       jobs.map(async (job, lane) => {
         let last = 0;
-        for (let kill = 0; kill < 50; kill++) {
+        for (let kill = 0; kill < 25; kill++) {
           const child = bed.spawnFixture('rewriter', [job.id]);
           await waitForLine(child, /^ready$/);
           // Let it write for a moment that varies (0–4 ms), then kill it wherever it is.

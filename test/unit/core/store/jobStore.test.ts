@@ -157,6 +157,38 @@ describe('JobStore', () => {
     assert.equal(fs.existsSync(leftover), false);
   });
 
+  describe('a lost lock aborts the write, never the process', () => {
+    it('refuses to commit after the lock was taken away mid-update', async () => {
+      const slow = bed.store({ lock: { staleMs: 4000 } });
+      const job = await slow.create(sampleJob());
+      await assert.rejects(
+        slow.update(job.id, async (j) => {
+          // What a stale takeover looks like to the holder: its lock directory is gone.
+          fs.rmSync(path.join(slow.jobDir(job.id), 'job.lock'), { recursive: true });
+          await new Promise((r) => setTimeout(r, 1300));
+          j.title = 'should not be written';
+        }),
+        (e: PaddockError) => e.code === 'LOCK_COMPROMISED' && /Lost the lock/.test(e.message),
+      );
+      assert.equal((await slow.read(job.id)).title, job.title);
+    });
+
+    it('refuses to commit a section that held the lock past half the stale time', async () => {
+      const slow = bed.store({ lock: { staleMs: 2000 } });
+      const job = await slow.create(sampleJob());
+      await assert.rejects(
+        slow.update(job.id, async (j) => {
+          await new Promise((r) => setTimeout(r, 1100));
+          j.title = 'should not be written';
+        }),
+        /too long/,
+      );
+      assert.equal((await slow.read(job.id)).title, job.title);
+      // The store is still usable afterwards.
+      assert.equal((await slow.transition(job.id, 'starting')).lifecycle.state, 'starting');
+    });
+  });
+
   it('uses $PADDOCK_HOME, then $XDG_STATE_HOME/paddock, then ~/.local/state/paddock', () => {
     assert.equal(JobStore.defaultHome({ PADDOCK_HOME: '/p', XDG_STATE_HOME: '/x', HOME: '/h' }), '/p');
     assert.equal(JobStore.defaultHome({ XDG_STATE_HOME: '/x', HOME: '/h' }), '/x/paddock');

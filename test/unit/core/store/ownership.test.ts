@@ -151,14 +151,11 @@ describe('execution ownership', () => {
   });
 
   describe('registration grace (spawned, not yet claimed)', () => {
-    async function launched(workerPid: number, startTime?: number): Promise<string> {
+    async function launched(workerPid: number): Promise<string> {
       const job = await store.create(sampleJob());
-      await store.transition(job.id, 'starting');
-      const identity = identityOf(workerPid)!;
-      await store.update(job.id, (j) => {
-        j.launch = { workerPid, startTime: startTime ?? identity.startTime, bootId: identity.bootId, generation: 1, launchedAt: new Date().toISOString() };
-        j.lifecycle.workerPid = workerPid;
-      });
+      const record = await store.recordLaunch(job.id, { workerPid, generation: 1 });
+      assert.equal(record.lifecycle.state, 'starting');
+      assert.equal(record.launch?.workerPid, workerPid);
       return job.id;
     }
 
@@ -175,6 +172,25 @@ describe('execution ownership', () => {
       assert.equal(job.lifecycle.state, 'failed');
       assert.equal(job.lifecycle.detail, LAUNCH_FAILED_DETAIL);
       assert.equal(job.launch, null);
+      assert.deepEqual((await store.readTimeline(id)).filter((e) => e.to === 'failed').map((e) => e.type), ['launch-failed']);
+    });
+
+    it('fails the job at once when the worker is gone before its launch is recorded', async () => {
+      const child = bed.spawnFixture('reader', ['zzzzzz99']);
+      await exited(child);
+      const job = await store.create(sampleJob());
+      const record = await store.recordLaunch(job.id, { workerPid: child.pid!, generation: 1 });
+      assert.equal(record.lifecycle.state, 'failed');
+      assert.equal(record.lifecycle.detail, LAUNCH_FAILED_DETAIL);
+    });
+
+    it('a claim supersedes the launch', async () => {
+      const id = await launched(process.pid);
+      const claim = await store.claimExecution(id, { generation: 1, ...SOCKET });
+      const job = await store.read(id);
+      assert.equal(job.launch, null);
+      assert.equal(job.execution?.ownerToken, claim.fence.ownerToken);
+      await claim.release();
     });
   });
 });

@@ -190,7 +190,7 @@ describe('AgentWorker', function () {
         assert.ok(lstatSync(path).isSocket(), 'the stale socket file is there');
       },
     });
-    assert.equal(job.lifecycle.state, 'running');
+    assert.equal(job.lifecycle.state, 'running', job.lifecycle.detail ?? '');
     const c = await connect(job.id);
     const ready = await c.attach({ cols: 80, rows: 24, readOnly: true });
     assert.equal(ready.state, 'running');
