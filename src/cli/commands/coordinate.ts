@@ -24,10 +24,13 @@ export const coordinateCommand: CliCommand = {
       if (e.blockedBy.length === 0) log('capacity is no longer blocked by incomplete cleanups');
     });
     log(`coordinating ${store.home} (pid ${process.pid}); Ctrl-C to stop`);
+    // The coordinator's own timers do not hold the process open (they are unref'd for the extension host).
+    const keepAlive = setInterval(() => undefined, 1 << 30);
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
+    clearInterval(keepAlive);
     log(`${signal}: stopping the coordinator (agents keep running)`);
     coordinator.dispose();
     await coordinator.whenIdle();

@@ -63,6 +63,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   private agentEnded: Promise<ExitInfo>;
   private resolveAgentEnded!: (info: ExitInfo) => void;
   private lastDataAt = 0;
+  private outputBatch = '';
+  private outputBatchScheduled = false;
   private lastActivity = new Date();
   private activityWritten = true;
   private stopPromise: Promise<StopOutcome> | undefined;
@@ -250,12 +252,27 @@ export class AgentWorker extends Disposable implements AgentSession {
       }
     }
     if (!text) return;
-    const skip = process.env.PDBG ?? '';
-    if (!skip.includes('output')) this.output.append(text);
-    if (!skip.includes('mirror')) this.mirror.write(text);
+    this.appendOutput(text);
+    this.mirror.write(text);
     this.server.broadcastOutput(text);
     this.noteActivity();
     this.waiting?.noteOutput();
+  }
+
+  /** The store redacts each append: one append per event-loop turn instead of one per 4 KB read. */
+  private appendOutput(text: string): void {
+    this.outputBatch += text;
+    if (this.outputBatchScheduled) return;
+    this.outputBatchScheduled = true;
+    setImmediate(() => this.flushOutputBatch());
+  }
+
+  private flushOutputBatch(): void {
+    this.outputBatchScheduled = false;
+    if (!this.outputBatch) return;
+    const text = this.outputBatch;
+    this.outputBatch = '';
+    this.output.append(text);
   }
 
   private noteActivity(): void {
@@ -348,7 +365,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     while (Date.now() < deadline && Date.now() - this.lastDataAt < EXIT_QUIET_MS) await sleep(EXIT_QUIET_MS / 2);
     const tail = this.drain.filter(this.decoder.end()).text + this.drain.end();
     if (tail) {
-      this.output.append(tail);
+      this.appendOutput(tail);
       this.mirror.write(tail);
       this.server.broadcastOutput(tail);
     }
@@ -368,6 +385,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.finishing ??= (async () => {
       this.exitInfo = info;
       this.waiting?.dispose();
+      if (this.output) this.flushOutputBatch();
       await this.output?.flush().catch((err) => this.opts.log(`output flush failed: ${describeError(err)}`));
       await this.mirror.snapshotAt(); // every byte parsed: the screen is final
       this.saveFinalScreen();

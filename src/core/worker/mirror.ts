@@ -3,10 +3,10 @@
  * the PTY, so output is queued here and fed to the emulator one chunk at a
  * time: the agent and the viewers' raw stream never wait for it. The queue is
  * bounded; in a flood the oldest unparsed output is dropped (the screen catches
- * up from the newest bytes, which is what a person sees anyway). While a
- * backlog remains, parsing pauses after each chunk for about as long as the
- * chunk took, so the emulator never takes more than half of the worker's time
- * from reading the PTY.
+ * up from the newest bytes, which is what a person sees anyway). While output
+ * keeps streaming, parsing is deferred (until a short quiet moment, at least
+ * every MAX_DEFER_MS, or at once when a snapshot waits): in a flood most of
+ * the output scrolls away unseen, and the worker's time goes to reading the PTY.
  *
  * Snapshots are taken at a precise point of the stream: `snapshotAt()` queues a
  * marker and serializes the screen once every byte before the marker has been
@@ -23,6 +23,11 @@ export interface ScreenSnapshot {
   cols: number;
   rows: number;
 }
+
+/** Output is parsed once the stream has been quiet this long... */
+const QUIET_MS = 10;
+/** ...or at the latest this long after the previous parse started. */
+const MAX_DEFER_MS = 250;
 
 type QueueItem = { kind: 'data'; data: string } | { kind: 'marker'; run: () => void };
 
@@ -42,6 +47,9 @@ export class ScreenMirror extends Disposable {
   private backlogChars = 0;
   private writing = false;
   private resting: NodeJS.Timeout | undefined;
+  private lastWriteAt = 0;
+  private lastParseAt = 0;
+  private pendingMarkers = 0;
   private droppedChars = 0;
   private readonly maxBacklogChars: number;
   private readonly chunkChars: number;
@@ -90,6 +98,7 @@ export class ScreenMirror extends Disposable {
     if (data.length === 0) return;
     this.queue.push({ kind: 'data', data });
     this.backlogChars += data.length;
+    this.lastWriteAt = performance.now();
     if (this.backlogChars > this.maxBacklogChars) this.dropOldest();
     this.pump();
   }
@@ -101,7 +110,18 @@ export class ScreenMirror extends Disposable {
   /** Resolves with the screen as it is after every byte written so far, and before any later byte. */
   snapshotAt(): Promise<ScreenSnapshot> {
     return new Promise((resolve) => {
-      this.queue.push({ kind: 'marker', run: () => resolve(this.snapshotNow()) });
+      this.pendingMarkers++;
+      this.queue.push({
+        kind: 'marker',
+        run: () => {
+          this.pendingMarkers--;
+          resolve(this.snapshotNow());
+        },
+      });
+      if (this.resting) {
+        clearTimeout(this.resting);
+        this.resting = undefined;
+      }
       this.pump();
     });
   }
@@ -133,6 +153,12 @@ export class ScreenMirror extends Disposable {
       this._onDidCatchUp.fire();
       return;
     }
+    const now = performance.now();
+    if (this.pendingMarkers === 0 && now - this.lastWriteAt < QUIET_MS && now - this.lastParseAt < MAX_DEFER_MS) {
+      this.rest(QUIET_MS);
+      return;
+    }
+    this.lastParseAt = now;
     // Join consecutive data items up to one chunk; stop at the next marker.
     let chunk = '';
     while (this.queue.length > 0 && this.queue[0].kind === 'data' && chunk.length < this.chunkChars) {
@@ -141,19 +167,17 @@ export class ScreenMirror extends Disposable {
     }
     this.backlogChars -= chunk.length;
     this.writing = true;
-    const started = performance.now();
     this.term.write(chunk, () => {
       this.writing = false;
-      const spent = performance.now() - started;
-      if (this.backlogChars > 0 && spent > 1) {
-        this.resting = setTimeout(() => {
-          this.resting = undefined;
-          this.pump();
-        }, Math.min(50, spent));
-        return;
-      }
       this.pump();
     });
+  }
+
+  private rest(ms: number): void {
+    this.resting = setTimeout(() => {
+      this.resting = undefined;
+      this.pump();
+    }, ms);
   }
 
   private dropOldest(): void {

@@ -159,13 +159,14 @@ describe('JobStore', () => {
 
   describe('a lost lock aborts the write, never the process', () => {
     it('refuses to commit after the lock was taken away mid-update', async () => {
-      const slow = bed.store({ lock: { staleMs: 4000 } });
+      // Refreshed every 1.5 s, so the loss is noticed well before the 3 s "held too long" limit.
+      const slow = bed.store({ lock: { staleMs: 6000 } });
       const job = await slow.create(sampleJob());
       await assert.rejects(
         slow.update(job.id, async (j) => {
           // What a stale takeover looks like to the holder: its lock directory is gone.
           fs.rmSync(path.join(slow.jobDir(job.id), 'job.lock'), { recursive: true });
-          await new Promise((r) => setTimeout(r, 1300));
+          await new Promise((r) => setTimeout(r, 2500));
           j.title = 'should not be written';
         }),
         (e: PaddockError) => e.code === 'LOCK_COMPROMISED' && /Lost the lock/.test(e.message),
