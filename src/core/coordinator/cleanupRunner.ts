@@ -51,6 +51,8 @@ class StageFailure extends Error {
     readonly stage: Stage,
     message: string,
     readonly holders: Holder[] = [],
+    /** The cause is a process seen in /proc (part of the fingerprint). */
+    readonly observed = false,
   ) {
     super(message);
   }
@@ -89,7 +91,8 @@ export async function observeFingerprint(job: JobRecord): Promise<string> {
 
 function initialRemaining(job: JobRecord): CleanupResource[] {
   const remaining: CleanupResource[] = [];
-  if (!isTerminalState(job.lifecycle.state) || findByEnvMarker(AGENT_MARKER_ENV, job.id).length > 0) remaining.push('process');
+  // Leftover processes of an ended agent are looked for (and stopped) in the terminating stage.
+  if (!isTerminalState(job.lifecycle.state)) remaining.push('process');
   if (job.worktree) remaining.push('worktree');
   if (job.branch) remaining.push('branch');
   return remaining;
@@ -183,7 +186,7 @@ export class CleanupRunner {
       }
       if (survivors.length > 0) {
         const first = survivors[0];
-        throw new StageFailure('terminating', `process ${first.pid} (${first.comm}) is still running after SIGKILL`);
+        throw new StageFailure('terminating', `process ${first.pid} (${first.comm}) is still running after SIGKILL`, [], true);
       }
       notes.push(`stopped ${marked.length} leftover process${marked.length === 1 ? '' : 'es'}`);
     }
@@ -277,8 +280,10 @@ export class CleanupRunner {
   }
 
   private async fail(id: string, err: StageFailure): Promise<JobRecord> {
-    const observed = await this.deps.store.read(id);
-    const fingerprint = await observeFingerprint(observed);
+    // Only a failure caused by something observed (a holder, a surviving process) can be judged
+    // "unchanged"; any other (a git lock, a full disk) is simply retried on the backoff.
+    const observable = err.holders.length > 0 || err.observed;
+    const fingerprint = observable ? await observeFingerprint(await this.deps.store.read(id)) : null;
     const job = await this.deps.store.update(id, (j) => {
       const c = j.cleanup!;
       const failures = c.failures + 1;

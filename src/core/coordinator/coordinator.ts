@@ -25,6 +25,7 @@ import { backoffDelayMs, dueTime } from './backoff';
 import { CapacityBlocker, capacityOf, CapacityState, queueOrder } from './capacity';
 import { CleanupRunner, observeFingerprint } from './cleanupRunner';
 import { AGENT_MARKER_ENV } from './marker';
+import { Limiter } from './limiter';
 import { HeldLock, OwnedLock } from './ownedLock';
 import { CoordinatorSettings, resolveSettings, SettingsProvider } from './settings';
 import { planStart, resumeCommand, StartRequest } from './startPlan';
@@ -91,6 +92,8 @@ const CAPACITY_WAIT_MS = 30_000;
 const LAUNCH_POLL_MS = 20;
 
 const RETRYABLE = ['failed', 'cancelled', 'orphaned', 'completed'];
+/** Cleanups run by one coordinator at the same time (each is mostly git and /proc work). */
+const CLEANUP_CONCURRENCY = 2;
 
 export class Coordinator extends Disposable {
   private readonly _onDidChangeJob = this._register(new Emitter<string>());
@@ -124,6 +127,7 @@ export class Coordinator extends Disposable {
   /** Automatic cleanup attempts in flight, by repository: one at a time per repository. */
   private readonly repoAttempts = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly cleanupLimiter = new Limiter(CLEANUP_CONCURRENCY);
 
   constructor(private readonly options: CoordinatorOptions) {
     super();
@@ -320,8 +324,9 @@ export class Coordinator extends Disposable {
 
   /** Cleans an agent up now (stopping it if needed); a person's request, so backoff starts over. */
   async cleanup(id: string, opts: { deleteBranch?: boolean } = {}): Promise<CleanupReport> {
-    const outcome = await this.withJobLock(id, 'cleanup', () =>
-      this.runner.run(id, { manual: true, deleteBranch: opts.deleteBranch }),
+    await this.store.read(id); // bad or unknown ids fail before any waiting
+    const outcome = await this.cleanupLimiter.run(() =>
+      this.withJobLock(id, 'cleanup', () => this.runner.run(id, { manual: true, deleteBranch: opts.deleteBranch })),
     );
     this.changed(id);
     this.schedulePump();
@@ -590,7 +595,7 @@ export class Coordinator extends Disposable {
       } else {
         this.log(`resuming the cleanup of ${id}, interrupted at ${c.phase}`);
       }
-      await this.runner.run(id, { manual: false });
+      await this.cleanupLimiter.run(() => this.runner.run(id, { manual: false }));
       this.changed(id);
     } catch (err) {
       this.log(`automatic cleanup of ${id} failed: ${describeError(err)}`);

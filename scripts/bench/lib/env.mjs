@@ -1,0 +1,96 @@
+// The bench's sandbox: temp dirs (PADDOCK_HOME, PADDOCK_RUNTIME_DIR, repos) and
+// every process it starts, all released by cleanupAll() even after a failure.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const root = resolve(import.meta.dirname, '..', '..', '..');
+export const cliPath = join(root, 'dist', 'cli.js');
+
+const tempDirs = [];
+const cleanups = [];
+
+export function tempDir(prefix) {
+  const d = mkdtempSync(join(tmpdir(), `pb-${prefix}-`));
+  tempDirs.push(d);
+  return d;
+}
+
+/** Registers work to do at the end (newest first): kill a process, stop a tmux server... */
+export function onCleanup(fn) {
+  cleanups.push(fn);
+}
+
+export async function cleanupAll() {
+  while (cleanups.length) {
+    const fn = cleanups.pop();
+    try {
+      await fn();
+    } catch {
+      // best effort: the next one must still run
+    }
+  }
+  for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+export function killGroup(pid, signal = 'SIGKILL') {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone
+    }
+  }
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A store + runtime dir of its own: each figure runs against a fresh Paddock. */
+export function paddockEnv(name) {
+  const home = tempDir(`${name}-home`);
+  // Socket paths must stay short (108 bytes): a short dir directly under /tmp.
+  const runtime = mkdtempSync('/tmp/pbr-');
+  tempDirs.push(runtime);
+  const env = { ...process.env, PADDOCK_HOME: home, PADDOCK_RUNTIME_DIR: runtime };
+  delete env.NODE_OPTIONS;
+  // Whatever happens, no worker of this store survives the bench.
+  onCleanup(() => killWorkersOf(home));
+  return { home, runtime, env };
+}
+
+/** Runs the CLI and returns { code, stdout, stderr, ms }. */
+export function cli(env, args, opts = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [cliPath, ...args], { env, cwd: opts.cwd ?? root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr, ms: performance.now() - t0 }));
+  });
+}
+
+export async function cliOk(env, args, opts) {
+  const r = await cli(env, args, opts);
+  if (r.code !== 0) throw new Error(`paddock ${args.join(' ')} exited ${r.code}: ${r.stderr.trim()}`);
+  return r;
+}
+
+/** Kills every process whose environment names this PADDOCK_HOME (workers and their agents). */
+export function killWorkersOf(home) {
+  const needle = Buffer.from(`PADDOCK_HOME=${home}\0`);
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`).includes(needle)) process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+}

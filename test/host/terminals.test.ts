@@ -1,0 +1,105 @@
+/**
+ * Attached terminals beyond the happy path: read-only viewers, several viewers
+ * on one agent, and a worker that dies under an attached terminal.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { JobRecord } from '../../src/core/store/schema';
+import type { PaddockExtension } from '../../src/ui/paddockExtension';
+import { env, paddock, sleep, waitFor, waitForState } from './helpers';
+
+const ECHO = 'echo viewer-test-ready; while IFS= read -r line; do echo "got:$line"; done';
+
+async function startEcho(ext: PaddockExtension, title: string): Promise<JobRecord> {
+  const job = (await vscode.commands.executeCommand('paddock.startAgent', {
+    repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
+    command: ['bash', '-c', ECHO],
+    title,
+    openTerminal: false,
+  })) as JobRecord;
+  await waitForState(ext, job.id, ['running']);
+  return job;
+}
+
+describe('attached terminals', function () {
+  this.timeout(120_000);
+  let ext: PaddockExtension;
+  const started: string[] = [];
+
+  before(async () => {
+    ext = await paddock();
+  });
+
+  after(async () => {
+    for (const id of started) {
+      await vscode.commands.executeCommand('paddock.stop', id, { confirmed: true }).then(undefined, () => undefined);
+    }
+  });
+
+  it('a read-only terminal shows output but cannot type; a writable one beside it can', async () => {
+    const job = await startEcho(ext, 'two viewers');
+    started.push(job.id);
+    await vscode.commands.executeCommand('paddock.attachReadOnly', job.id);
+    await vscode.commands.executeCommand('paddock.attach', job.id);
+    const [viewer, writer] = ext.terminals.terminalsFor(job.id);
+    assert.equal(viewer.pty.options.readOnly, true);
+    assert.equal(writer.pty.options.readOnly, false);
+    let seenByViewer = '';
+    const sub = viewer.pty.onDidWrite((d) => (seenByViewer += d));
+    try {
+      await waitFor('both terminals to attach', () => seenByViewer.includes('viewer-test-ready') || undefined);
+      viewer.terminal.sendText('from-the-read-only-viewer', true);
+      writer.terminal.sendText('from-the-writer', true);
+      await waitFor('the writer\'s line to reach the agent and both viewers', () => seenByViewer.includes('got:from-the-writer') || undefined);
+      await sleep(300);
+      assert.ok(!seenByViewer.includes('got:from-the-read-only-viewer'), 'the read-only viewer\'s typing never reached the agent');
+    } finally {
+      sub.dispose();
+      viewer.terminal.dispose();
+      writer.terminal.dispose();
+    }
+  });
+
+  it('a worker killed under an attached terminal: the terminal says so and the agent reads as orphaned', async () => {
+    const job = await startEcho(ext, 'worker dies');
+    started.push(job.id);
+    await vscode.commands.executeCommand('paddock.attach', job.id);
+    const [attached] = ext.terminals.terminalsFor(job.id);
+    const names: string[] = [];
+    let seen = '';
+    const subs = [attached.pty.onDidChangeName((n) => names.push(n)), attached.pty.onDidWrite((d) => (seen += d))];
+    try {
+      await waitFor('the terminal to attach', () => seen.includes('viewer-test-ready') || undefined);
+      const record = await ext.store.read(job.id);
+      process.kill(record.lifecycle.workerPid!, 'SIGKILL');
+      await waitFor('the terminal to show it lost the worker', () => names.some((n) => /\((disconnected|ended)\)$/.test(n)) || undefined);
+      await waitFor('the terminal to report the agent\'s end', () => /orphaned/.test(seen) || undefined);
+      await waitForState(ext, job.id, ['orphaned']);
+    } finally {
+      for (const s of subs) s.dispose();
+      attached.terminal.dispose();
+    }
+    // Stop finds the agent's session without its worker and ends it.
+    const reports = (await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true })) as { stopped: boolean }[] | undefined;
+    assert.ok(reports === undefined || reports.length === 0 || reports.every((r) => r.stopped), 'stop proves the orphan\'s processes gone');
+  });
+
+  it('shows an agent\'s changed files as children and opens their diff', async () => {
+    const job = await startEcho(ext, 'changes');
+    started.push(job.id);
+    const fs = await import('node:fs/promises');
+    await fs.writeFile(`${job.worktree}/NEW_FILE.md`, 'written by the agent\n');
+    await fs.appendFile(`${job.worktree}/README.md`, 'one more line\n');
+    const node = ext.tree.agent(job.id)!;
+    const children = await ext.tree.getChildren(node);
+    const files = children.filter((c) => c.kind === 'file');
+    const labels = files.map((f) => String(ext.tree.getTreeItem(f).label)).sort();
+    assert.deepEqual(labels, ['NEW_FILE.md', 'README.md']);
+    const readme = files.find((f) => String(ext.tree.getTreeItem(f).label) === 'README.md')!;
+    const item = ext.tree.getTreeItem(readme);
+    assert.equal(item.command?.command, 'paddock.openFileDiff');
+    await vscode.commands.executeCommand(item.command!.command, ...(item.command!.arguments ?? []));
+    await waitFor('the diff editor', () => vscode.window.tabGroups.activeTabGroup.activeTab?.input instanceof vscode.TabInputTextDiff || undefined);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+});

@@ -1,0 +1,179 @@
+/**
+ * Fault cases 8 and 10 through the real CLI bundle and the real control socket:
+ * damaged records are shown as unreadable (with the reason) while the others
+ * keep working and nothing is overwritten; ids that try to name a path are
+ * refused with exit 2 and touch nothing outside the store; hostile first
+ * frames on the socket get an error frame and a closed connection.
+ */
+import * as assert from 'node:assert/strict';
+import { createConnection } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { JobRecord, JobStore, SCHEMA_VERSION } from '../../../src/core/store';
+import { DEFAULT_SETTINGS, Sandbox } from '../core/worker/fixtures';
+import { cli, CLI, treeListing } from './faultKit';
+import { existsSync } from 'node:fs';
+
+function sample(home: string, title: string): Promise<JobRecord> {
+  return new JobStore({ home }).create({
+    title,
+    repo: '/nonexistent/repo',
+    worktree: null,
+    branch: null,
+    base: null,
+    baseSha: null,
+    profile: null,
+    command: ['true'],
+    cwd: '/nonexistent/repo',
+    envNames: [],
+    settings: DEFAULT_SETTINGS,
+  });
+}
+
+describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
+  this.timeout(60_000);
+  let root: string;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+
+  before(function () {
+    if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first');
+  });
+  beforeEach(() => {
+    root = mkdtempSync('/tmp/pdf-');
+    home = join(root, 'home');
+    mkdirSync(home);
+    // Things an injected id might reach: a sibling of the store and a file next to it.
+    mkdirSync(join(root, 'outside'));
+    writeFileSync(join(root, 'outside', 'job.json'), 'precious');
+    writeFileSync(join(root, 'victim.txt'), 'precious');
+    env = { PATH: process.env.PATH, HOME: root, LANG: 'C.UTF-8', PADDOCK_HOME: home, PADDOCK_RUNTIME_DIR: join(root, 'r') };
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const damage: Record<string, (text: string) => string> = {
+    corrupt: () => '{"schemaVersion": 1, "id": ###',
+    truncated: (t) => t.slice(0, Math.floor(t.length / 2)),
+    'wrong schema': (t) => JSON.stringify({ ...JSON.parse(t), lifecycle: { state: 'dancing' } }),
+    'future version': (t) => JSON.stringify({ ...JSON.parse(t), schemaVersion: SCHEMA_VERSION + 1 }),
+  };
+
+  it('list --json and show name each damaged record unreadable with its reason; the good one works; nothing is overwritten', async () => {
+    const good = await sample(home, 'good');
+    const broken: Record<string, { id: string; file: string; text: string }> = {};
+    for (const [kind, breakIt] of Object.entries(damage)) {
+      const bad = await sample(home, kind);
+      const file = join(home, 'jobs', bad.id, 'job.json');
+      const text = breakIt(readFileSync(file, 'utf8'));
+      writeFileSync(file, text);
+      broken[kind] = { id: bad.id, file, text };
+    }
+    const listed = cli(['list', '--json'], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    const rows = JSON.parse(listed.stdout) as { id: string; title?: string; unreadable?: string; error?: string }[];
+    const goodRow = rows.find((r) => r.id === good.id);
+    assert.equal(goodRow?.title, 'good');
+    for (const [kind, b] of Object.entries(broken)) {
+      const row = rows.find((r) => r.id === b.id);
+      assert.ok(row, `${kind} record is listed`);
+      assert.ok(JSON.stringify(row).length > 20, `${kind}: the row carries a reason: ${JSON.stringify(row)}`);
+      const shown = cli(['show', b.id], env);
+      assert.equal(shown.code, 1, `${kind}: show fails`);
+      assert.match(shown.stderr, new RegExp(`Agent ${b.id} is unreadable: .+`), kind);
+      assert.doesNotMatch(shown.stderr, /\n\s+at /, 'no stack trace');
+      if (kind === 'future version') assert.match(shown.stderr, /newer Paddock/);
+      // Operations on it fail clearly and write nothing.
+      const stop = cli(['stop', b.id], env);
+      assert.notEqual(stop.code, 0);
+      assert.equal(readFileSync(b.file, 'utf8'), b.text, `${kind} record untouched`);
+    }
+    const plain = cli(['list'], env);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stdout, new RegExp(good.id));
+    for (const b of Object.values(broken)) assert.match(plain.stdout, new RegExp(b.id));
+    const goodShown = cli(['show', good.id, '--json'], env);
+    assert.equal(goodShown.code, 0, goodShown.stderr);
+    assert.equal(JSON.parse(goodShown.stdout).title, 'good');
+  });
+
+  const hostile = [
+    '../outside',
+    '../../victim.txt',
+    '..',
+    '.',
+    '/etc/passwd',
+    join('/tmp', 'x'),
+    'abc/../../outside',
+    'a'.repeat(5000),
+    'ABCDEFGH',
+    'abcdef\u202e',
+    '%2e%2e%2f',
+    '-rf',
+  ];
+  const commands: string[][] = [['show'], ['stop'], ['logs'], ['screen'], ['retry'], ['cleanup', '--yes'], ['attach'], ['send', '@ID', 'hi']];
+
+  it('every command refuses every hostile id with exit 2 and one sentence; nothing outside the store is touched', () => {
+    const before = treeListing(root, [home]);
+    for (const c of commands) {
+      for (const id of hostile) {
+        const args = c.includes('@ID') ? c.map((a) => (a === '@ID' ? id : a)) : [c[0], id, ...c.slice(1)];
+        if (id === '-rf') args.splice(1, 0, '--');
+        const r = cli(args, env);
+        assert.equal(r.code, 2, `paddock ${args.join(' ').slice(0, 80)} → ${r.code}: ${r.stderr.slice(0, 200)}`);
+        assert.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr}`);
+        assert.doesNotMatch(r.stderr, /\n\s+at /);
+      }
+    }
+    assert.deepEqual(treeListing(root, [home]), before);
+    assert.equal(readFileSync(join(root, 'victim.txt'), 'utf8'), 'precious');
+  });
+
+  describe('through the control socket', () => {
+    let sb: Sandbox;
+    afterEach(() => sb?.dispose());
+
+    function exchange(path: string, payload: string): Promise<string> {
+      return new Promise((resolve, reject) => {
+        const s = createConnection(path);
+        let got = '';
+        const timer = setTimeout(() => {
+          s.destroy();
+          reject(new Error(`connection kept open; got ${got.slice(0, 200)}`));
+        }, 5000);
+        s.on('data', (d) => (got += d.toString()));
+        s.on('error', () => undefined);
+        s.on('close', () => {
+          clearTimeout(timer);
+          resolve(got);
+        });
+        s.once('connect', () => s.write(payload));
+      });
+    }
+
+    it('path-like, NUL-bearing and oversized tokens get an error frame and a closed connection; the agent goes on', async () => {
+      sb = new Sandbox();
+      const job = await sb.start(['sh', '-c', 'stty raw -echo; cat > /dev/null']);
+      const exec = (await sb.store.read(job.id)).execution!;
+      const outside = treeListing('/tmp', []);
+      const tokens = ['../../etc/passwd', `${exec.socketToken.slice(0, 5)}\u0000${exec.socketToken.slice(5)}`, '/'.repeat(300), 'x'.repeat(257), job.id];
+      for (const token of tokens) {
+        for (const type of ['hello', 'attach']) {
+          const frame = type === 'hello' ? { type, token } : { type, token, cols: 80, rows: 24, readOnly: false };
+          const got = await exchange(exec.socketPath, `${JSON.stringify(frame)}\n`);
+          const lines = got.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; message: string; fatal: boolean });
+          assert.equal(lines.length, 1, got);
+          assert.equal(lines[0].type, 'error');
+          assert.equal(lines[0].fatal, true);
+          assert.ok(!got.includes(exec.socketToken), 'the real token is never echoed');
+          if (token.length > 20) assert.ok(!got.includes(token), 'the offered token is not echoed');
+        }
+      }
+      const after = treeListing('/tmp', []);
+      const changed = Object.keys(after).filter((p) => !p.startsWith(sb.home) && !p.startsWith(sb.runtimeDir) && after[p] !== outside[p] && p.includes('passwd'));
+      assert.deepEqual(changed, []);
+      const rec = await sb.store.read(job.id);
+      assert.equal(rec.lifecycle.state, 'running');
+      assert.equal(rec.execution?.socketToken, exec.socketToken);
+    });
+  });
+});

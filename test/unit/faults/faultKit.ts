@@ -1,0 +1,83 @@
+/**
+ * Shared bits of the fault suites (test/unit/faults and test/faults): running
+ * the real CLI bundle, listing a folder tree to prove nothing was touched,
+ * root checks, and reading worker memory from /proc.
+ */
+import { spawnSync } from 'node:child_process';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const REPO_ROOT = resolve(process.cwd());
+export const CLI = join(REPO_ROOT, 'dist', 'cli.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node dist/cli.js ARGS` to completion with exactly `env` (plus PATH). */
+export function cli(args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT, timeoutMs = 60_000): CliResult {
+  const r = spawnSync(process.execPath, [CLI, ...args], { env, cwd, encoding: 'utf8', timeout: timeoutMs });
+  return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+export function isRoot(): boolean {
+  return process.getuid?.() === 0;
+}
+
+/** path → "type size mtime mode" for every entry under `dir` (skipping `except`), to prove nothing changed. */
+export function treeListing(dir: string, except: string[] = []): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (except.includes(p)) continue;
+      const st = lstatSync(p);
+      out[p] = `${st.isDirectory() ? 'd' : 'f'} ${st.isDirectory() ? 0 : st.size} ${st.mtimeMs} ${st.mode}`;
+      if (st.isDirectory()) walk(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Every regular file under `dir`, contents concatenated with their paths (for "never on disk" checks). */
+export function allFileContents(dir: string): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  const walk = (d: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const p = join(d, name);
+      const st = lstatSync(p);
+      if (st.isDirectory()) walk(p);
+      else if (st.isFile()) out.push({ path: p, text: readFileSync(p, 'latin1') });
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Resident set size of a process in KiB (VmRSS), or undefined when it is gone. */
+export function rssKiB(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
