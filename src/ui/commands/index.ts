@@ -1,25 +1,46 @@
 import type * as vscode from 'vscode';
 import type { PaddockServices } from '../services';
 import { registerAttach } from './attach';
+import { registerAttachReadOnly } from './attachReadOnly';
 import { registerCleanUp } from './cleanUp';
+import { registerCleanUpFinished } from './cleanUpFinished';
+import { registerCopyBranch } from './copyBranch';
+import { registerOpenChanges } from './openChanges';
+import { registerOpenFileDiff } from './openFileDiff';
+import { registerOpenWorktree } from './openWorktree';
+import { registerRefresh } from './refresh';
 import { registerRetry } from './retry';
+import { registerRetryCleanup } from './retryCleanup';
+import { registerRevealPatch } from './revealPatch';
 import { registerSendPrompt } from './sendPrompt';
+import { registerShowLog } from './showLog';
+import { registerShowOutput } from './showOutput';
 import { registerStartAgent } from './startAgent';
 import { registerStop } from './stop';
 import { registerStopAll } from './stopAll';
-import { registerViewCommands } from './viewCommands';
-import { registerWorkspaceCommands } from './workspaceCommands';
+
+/** Every `paddock.*` command, one file each. */
+const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
+  registerStartAgent,
+  registerAttach,
+  registerAttachReadOnly,
+  registerSendPrompt,
+  registerStop,
+  registerRetry,
+  registerCleanUp,
+  registerRetryCleanup,
+  registerCleanUpFinished,
+  registerStopAll,
+  registerRefresh,
+  registerOpenWorktree,
+  registerOpenChanges,
+  registerOpenFileDiff,
+  registerCopyBranch,
+  registerShowLog,
+  registerRevealPatch,
+  registerShowOutput,
+];
 
 export function registerCommands(s: PaddockServices): vscode.Disposable[] {
-  return [
-    registerStartAgent(s),
-    ...registerAttach(s),
-    registerSendPrompt(s),
-    registerStop(s),
-    registerRetry(s),
-    ...registerCleanUp(s),
-    registerStopAll(s),
-    ...registerWorkspaceCommands(s),
-    ...registerViewCommands(s),
-  ];
+  return REGISTRATIONS.map((register) => register(s));
 }

@@ -5,7 +5,6 @@
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as pty from 'node-pty';
-import { attachCommand } from '../../../src/cli/commands/attach';
 import { logsCommand, newPart } from '../../../src/cli/commands/logs';
 import { screenCommand } from '../../../src/cli/commands/screen';
 import { sendCommand } from '../../../src/cli/commands/send';
@@ -24,7 +23,7 @@ describe('worker CLI commands', function () {
     sb.dispose();
   });
 
-  /** Runs `paddock attach` in a real terminal (the compiled command, driven by a tiny node entry). */
+  /** Runs `paddock attach` (src/cli/commands/attach.ts, compiled) in a real terminal through a tiny node entry. */
   function attachInPty(args: string[]): { term: pty.IPty; output: () => string; exited: Promise<number> } {
     const module = join(__dirname, '../../../src/cli/commands/attach.js');
     const entry = `require(${JSON.stringify(module)}).attachCommand.run(${JSON.stringify(args)}, { io: process, env: process.env, cwd: process.cwd() }).then((c) => process.exit(c), (e) => { process.stderr.write(e.message + '\\n'); process.exit(e.kind === 'usage' ? 2 : 1); })`;

@@ -3,7 +3,7 @@
  * the real CLI bundle, listing a folder tree to prove nothing was touched,
  * root checks, and reading worker memory from /proc.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -20,6 +20,19 @@ export interface CliResult {
 export function cli(args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT, timeoutMs = 60_000): CliResult {
   const r = spawnSync(process.execPath, [CLI, ...args], { env, cwd, encoding: 'utf8', timeout: timeoutMs });
   return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+/** `cli` without blocking the event loop (to run several at once). */
+export function cliAsync(args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 export function isRoot(): boolean {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { ensureRuntimeDir, runtimeDirFor, socketFileName } from '../../../../src/core/protocol/runtimeDir';
 import { WorkerClient } from '../../../../src/core/protocol/client';
@@ -57,7 +57,7 @@ describe('AgentWorker', function () {
 
   it('re-attach while vim is in the alternate screen gives the identical screen (and matches tmux)', async () => {
     const lines = Array.from({ length: 40 }, (_, i) => `row ${i} ${'abc '.repeat(i % 9)}`);
-    require('node:fs').writeFileSync(join(sb.cwd, 'f.txt'), lines.join('\n'));
+    writeFileSync(join(sb.cwd, 'f.txt'), lines.join('\n'));
     const command = ['vim', '--clean', '-n', 'f.txt'];
     const job = await sb.start(command);
     const tmux = new TmuxPane(command, sb.env, sb.cwd);

@@ -5,7 +5,7 @@
  * CLI's), and cleanup that kills everything a test started.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findByEnvMarker, readProcStat } from '../../../../src/core/proc';
@@ -175,7 +175,6 @@ export class TmuxPane {
     readonly cols = 80,
     readonly rows = 24,
   ) {
-    const { writeFileSync } = require('node:fs') as typeof import('node:fs');
     this.conf = join(mkdtempSync(join(tmpdir(), 'pdk-tmux-')), 'tmux.conf');
     writeFileSync(this.conf, 'set -g status off\nset -g default-terminal xterm-256color\nset -g remain-on-exit on\nset -g history-limit 1000\n');
     const quoted = command.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');

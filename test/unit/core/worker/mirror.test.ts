@@ -23,7 +23,7 @@ describe('ScreenMirror', () => {
     assert.ok(screen.includes('\x1b[?1049h'));
     assert.ok(screen.endsWith('\x1b[?25l'));
     assert.ok(screen.includes('\x1b[?2004h') && screen.includes('\x1b[?1000h') && screen.includes('\x1b[?1006h'));
-    assert.ok(/\x1b\[[0-9;]*31[0-9;]*mred/.test(screen));
+    assert.ok(/\[[0-9;]*31[0-9;]*mred/.test(screen), 'red is kept');
     assert.deepEqual(trimScreen(await screenLines(screen, 40, 6)), ['red alt']);
     m.write('\x1b[?25h\x1b[?1049l');
     const back = await m.snapshotAt();

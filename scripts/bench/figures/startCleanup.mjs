@@ -1,0 +1,78 @@
+// 4. Start: `paddock start` until the agent runs (it stamps the time as its
+// first act), vs `git worktree add` + a direct PTY spawn of the same program.
+// 5. Cleanup: with a realistic change set in the worktree, `paddock cleanup`
+// (evidence capture, worktree and branch removal) vs `git worktree remove
+// --force` + `git branch -D`. Both on a generated 5,000-file repository.
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { killPty, spawnBare, sleep } from '../lib/agents.mjs';
+import { cli, cliOk, paddockEnv, tempDir } from '../lib/env.mjs';
+import { applyChangeSet, bigRepo } from '../lib/repo.mjs';
+
+const execFileP = promisify(execFile);
+const now = () => performance.timeOrigin + performance.now();
+
+function agentScript(stamp) {
+  return `date +%s%N > ${stamp}.tmp && mv ${stamp}.tmp ${stamp}; echo started; exec sleep 600`;
+}
+
+async function stampOf(stamp, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(stamp)) {
+    if (Date.now() > deadline) throw new Error('the agent did not start');
+    await sleep(2);
+  }
+  return Number(readFileSync(stamp, 'utf8').trim()) / 1e6;
+}
+
+export async function startCleanup({ repeats }) {
+  const pe = paddockEnv('start');
+  const repo = bigRepo();
+  const stamps = tempDir('stamps');
+  const wtRoot = tempDir('raw-worktrees');
+  const out = { paddockStart: [], rawStart: [], paddockCleanup: [], rawCleanup: [], patchBytes: [] };
+  // Warm the page cache and git's index once, for both sides alike.
+  await execFileP('git', ['status', '--porcelain'], { cwd: repo });
+  for (let i = 0; i < repeats; i++) {
+    // --- Paddock start
+    const ps = join(stamps, `p${i}`);
+    const t0 = now();
+    const r = await cliOk(pe.env, ['start', '--repo', repo, '--title', `bench ${i}`, '--', 'sh', '-c', agentScript(ps)]);
+    const id = r.stdout.trim();
+    out.paddockStart.push((await stampOf(ps)) - t0);
+
+    // --- raw start: git worktree add + spawn
+    const rs = join(stamps, `r${i}`);
+    const wt = join(wtRoot, `w${i}`);
+    const t1 = now();
+    await execFileP('git', ['worktree', 'add', '-q', '-b', `raw/${i}`, wt, 'HEAD'], { cwd: repo });
+    const pty = spawnBare(agentScript(rs), wt);
+    out.rawStart.push((await stampOf(rs)) - t1);
+
+    // --- the agents stop; the work stays in their worktrees
+    await cliOk(pe.env, ['stop', '--force', id]);
+    killPty(pty);
+    const job = JSON.parse((await cliOk(pe.env, ['show', id, '--json'])).stdout);
+    applyChangeSet(job.worktree, i);
+    applyChangeSet(wt, i);
+    await sleep(200);
+
+    // --- Paddock cleanup (evidence first)
+    const c = await cli(pe.env, ['cleanup', id, '--yes', '--json']);
+    if (c.code !== 0) throw new Error(`paddock cleanup failed: ${c.stderr.trim()}`);
+    out.paddockCleanup.push(c.ms);
+    const cleaned = JSON.parse(c.stdout);
+    if (cleaned.cleanup?.phase !== 'complete' || existsSync(job.worktree)) throw new Error('paddock cleanup left the worktree');
+    if (cleaned.evidence?.patch && existsSync(cleaned.evidence.patch)) out.patchBytes.push(readFileSync(cleaned.evidence.patch).length);
+
+    // --- raw cleanup
+    const t2 = performance.now();
+    await execFileP('git', ['worktree', 'remove', '--force', wt], { cwd: repo });
+    await execFileP('git', ['branch', '-D', `raw/${i}`], { cwd: repo });
+    out.rawCleanup.push(performance.now() - t2);
+    console.log(`  start/cleanup #${i + 1}: start ${out.paddockStart[i].toFixed(0)} vs ${out.rawStart[i].toFixed(0)} ms; cleanup ${out.paddockCleanup[i].toFixed(0)} vs ${out.rawCleanup[i].toFixed(0)} ms`);
+  }
+  return out;
+}

@@ -1,0 +1,19 @@
+/** Paddock: Open All Changes — every changed file of an agent in one multi-diff editor. */
+import * as vscode from 'vscode';
+import { changedFiles } from '../../core/git';
+import type { PaddockServices } from '../services';
+import { registerCommand, targetJobs } from './command';
+import { diffSides, hasLiveWorktree } from './diffSides';
+
+export function registerOpenChanges(s: PaddockServices): vscode.Disposable {
+  return registerCommand(s, 'paddock.openChanges', async (...args: unknown[]) => {
+    const [job] = await targetJobs(s, args, { placeHolder: 'Open the changes of which agent?', filter: hasLiveWorktree });
+    if (!job?.worktree || !job.baseSha) return;
+    const files = await changedFiles(job.worktree, job.baseSha);
+    if (files.length === 0) {
+      void vscode.window.showInformationMessage(`"${job.title}" has no changes against ${job.base ?? 'its base'}.`);
+      return;
+    }
+    await vscode.commands.executeCommand('vscode.changes', `Changes of "${job.title}"`, files.map((f) => diffSides(job, f)));
+  });
+}
