@@ -4,6 +4,7 @@
 // spawned by the extension, the package's dependency otherwise).
 import * as esbuild from 'esbuild';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -33,6 +34,25 @@ const sizeReport = {
   },
 };
 
+/**
+ * zod re-exports all of its ~60 locales as a namespace, which no bundler can
+ * tree-shake (260 KB minified). Paddock's messages are English: keep `en` only.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]zod[\\/]/.test(args.importer)) return undefined;
+      return { path: join(dirname(args.importer), '..', 'locales'), namespace: 'zod-locales' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: args.path,
+      loader: 'js',
+    }));
+  },
+};
+
 /** The CLI is a `bin`: give it a shebang-friendly mode after each build. */
 const executableCli = {
   name: 'executable-cli',
@@ -56,7 +76,7 @@ const options = {
   sourcesContent: false,
   metafile: true,
   logLevel: 'warning',
-  plugins: [sizeReport, executableCli],
+  plugins: [zodEnglishOnly, sizeReport, executableCli],
   banner: { js: '' },
 };
 

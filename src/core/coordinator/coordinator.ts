@@ -93,7 +93,7 @@ const LAUNCH_POLL_MS = 20;
 
 const RETRYABLE = ['failed', 'cancelled', 'orphaned', 'completed'];
 /** Cleanups run by one coordinator at the same time (each is mostly git and /proc work). */
-const CLEANUP_CONCURRENCY = 2;
+const CLEANUP_CONCURRENCY = 4;
 
 export class Coordinator extends Disposable {
   private readonly _onDidChangeJob = this._register(new Emitter<string>());

@@ -192,12 +192,12 @@ export class AgentWorker extends Disposable implements AgentSession {
       checkSocketPath(socketPath);
       await this.server.listen(socketPath);
     } catch (err) {
-      await this.finish('failed', { code: null, signal: null }, describeError(err));
+      await this.finish('failed', { code: null, signal: null }, describeError(err)).catch((e) => log(describeError(e)));
       return;
     }
 
     if (!existsSync(this.job.cwd)) {
-      await this.finish('failed', { code: null, signal: null }, `The agent's directory ${this.job.cwd} does not exist.`);
+      await this.finish('failed', { code: null, signal: null }, `The agent's directory ${this.job.cwd} does not exist.`).catch((e) => log(describeError(e)));
       return;
     }
     // Before the agent starts, so an early signal or prompt is not missed.
@@ -207,7 +207,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     try {
       this.pty = spawnAgent({ pty: nodePty, command: this.job.command, cwd: this.job.cwd, env: agentEnv, ...DEFAULT_SIZE, drain: this.drain });
     } catch (err) {
-      await this.finish('failed', { code: null, signal: null }, `The agent could not start: ${describeError(err, 300)}.`);
+      await this.finish('failed', { code: null, signal: null }, `The agent could not start: ${describeError(err, 300)}.`).catch((e) => log(describeError(e)));
       return;
     }
     const pty = this.pty;
@@ -349,11 +349,13 @@ export class AgentWorker extends Disposable implements AgentSession {
 
   /** Runs record writes one at a time; a failed write is logged, never thrown into the event loop. */
   private write<T>(fn: () => Promise<T>): Promise<T | undefined> {
-    const next = this.writes.then(fn).catch((err) => {
-      this.opts.log(`record write failed: ${describeError(err)}`);
-      return undefined;
-    });
-    this.writes = next;
+    return this.writeStrict(fn).catch(() => undefined);
+  }
+
+  /** Like write, but the caller learns that the write failed (the queue goes on either way). */
+  private writeStrict<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.writes.then(fn);
+    this.writes = next.catch((err) => this.opts.log(`record write failed: ${describeError(err)}`));
     return next;
   }
 
@@ -377,7 +379,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     if (this.stopPromise) return; // the stop path records `cancelled`
     const ok = info.code === 0 && !info.signal;
     const detail = ok ? 'exit 0' : info.signal ? `killed by ${info.signal}` : `exit ${info.code}`;
-    await this.finish(ok ? 'completed' : 'failed', info, detail);
+    await this.finish(ok ? 'completed' : 'failed', info, detail).catch((err) => this.opts.log(describeError(err)));
   }
 
   /** Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker. */
@@ -389,17 +391,24 @@ export class AgentWorker extends Disposable implements AgentSession {
       await this.output?.flush().catch((err) => this.opts.log(`output flush failed: ${describeError(err)}`));
       await this.mirror.snapshotAt(); // every byte parsed: the screen is final
       this.saveFinalScreen();
-      await this.write(() =>
-        this.store.transition(
-          this.id,
-          state,
-          { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null },
-          { fence: this.fence },
-        ),
-      );
-      this.lifecycleState = state;
-      this.server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state });
       const linger = this.opts.lingerMs ?? 2000;
+      try {
+        await this.writeStrict(() =>
+          this.store.transition(
+            this.id,
+            state,
+            { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null },
+            { fence: this.fence },
+          ),
+        );
+        this.lifecycleState = state;
+      } catch (err) {
+        // Not durable: say so to a stop requester; readers will judge the job once this worker is gone.
+        this.server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state: this.lifecycleState });
+        setTimeout(() => void this.shutDown(), linger).unref?.();
+        throw failure(`The agent ended, but its ${state} state could not be recorded: ${describeError(err, 300)}`);
+      }
+      this.server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state });
       setTimeout(() => void this.shutDown(), linger).unref?.();
       return { state, escalated: outcome?.escalated ?? false, survivors: outcome?.survivors ?? [] };
     })();

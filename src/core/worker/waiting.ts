@@ -8,7 +8,7 @@
  *   occurrence counts: more matches on screen than when the person typed;
  * - idleness: no output or input for the profile's idle time; ends on output or input.
  */
-import { Disposable, IDisposable } from '../common/lifecycle';
+import { Disposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 
 export type WaitingReason = 'signal' | 'pattern' | 'idle';
@@ -24,7 +24,8 @@ export interface WaitingOptions {
 
 export class WaitingDetector extends Disposable {
   private reason: WaitingReason | null = null;
-  private idleTimer: IDisposable | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private lastActivityAt = Date.now();
   private patternTimer: NodeJS.Timeout | undefined;
   private readonly patternCheckMs: number;
   private readonly globalPattern: RegExp | null;
@@ -93,16 +94,23 @@ export class WaitingDetector extends Disposable {
     return n;
   }
 
+  /** One timer at a time: output in a flood only moves `lastActivityAt`; the timer re-arms itself for the rest. */
   private armIdle(): void {
-    this.idleTimer?.dispose();
-    this.idleTimer = undefined;
+    this.lastActivityAt = Date.now();
     const ms = this.opts.idleMs;
-    if (!ms || this._store.isDisposed) return;
-    const handle = setTimeout(() => {
+    if (!ms || this.idleTimer || this._store.isDisposed) return;
+    const check = () => {
+      const quietFor = Date.now() - this.lastActivityAt;
+      if (quietFor < ms) {
+        this.idleTimer = setTimeout(check, ms - quietFor);
+        this.idleTimer.unref?.();
+        return;
+      }
+      this.idleTimer = undefined;
       if (this.reason === null) this.set('idle');
-    }, ms);
-    handle.unref?.();
-    this.idleTimer = { dispose: () => clearTimeout(handle) };
+    };
+    this.idleTimer = setTimeout(check, ms);
+    this.idleTimer.unref?.();
   }
 
   private set(reason: WaitingReason | null): void {
@@ -112,7 +120,7 @@ export class WaitingDetector extends Disposable {
   }
 
   private clearTimers(): void {
-    this.idleTimer?.dispose();
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.patternTimer) clearTimeout(this.patternTimer);
   }
 }

@@ -22,7 +22,7 @@ const SETTINGS = {
 };
 
 describe('Coordinator: two coordinators on one store', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let sb: CoordinatorSandbox;
 
   before(requireBuild);

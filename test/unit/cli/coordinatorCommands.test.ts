@@ -1,0 +1,198 @@
+/**
+ * The CLI contract of start/list/show/retry/cleanup through the real bundle
+ * (dist/cli.js): --json field shapes, exit statuses, one-sentence errors.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { CLI_SCRIPT, CoordinatorSandbox, requireBuild } from '../core/coordinator/coordinatorFixture';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const LIFECYCLE_KEYS = ['state', 'generation', 'exitCode', 'pid', 'workerPid', 'startedAt', 'endedAt', 'detail'];
+const CLEANUP_KEYS = ['phase', 'remaining', 'stage', 'failures', 'nextAttemptAt', 'lastError', 'needsAttention', 'holders'];
+const EVIDENCE_KEYS = ['patch', 'snapshotRef', 'headSha'];
+const TOP_KEYS = ['id', 'title', 'repo', 'worktree', 'branch', 'base', 'command', 'lifecycle', 'cleanup', 'evidence'];
+
+function assertShape(job: Record<string, unknown>): void {
+  for (const k of TOP_KEYS) assert.ok(k in job, `missing ${k}`);
+  assert.equal(typeof job.id, 'string');
+  assert.ok(Array.isArray(job.command));
+  const lifecycle = job.lifecycle as Record<string, unknown>;
+  for (const k of LIFECYCLE_KEYS) assert.ok(k in lifecycle, `missing lifecycle.${k}`);
+  if (job.cleanup !== null) {
+    const cleanup = job.cleanup as Record<string, unknown>;
+    for (const k of CLEANUP_KEYS) assert.ok(k in cleanup, `missing cleanup.${k}`);
+    assert.ok(Array.isArray(cleanup.remaining));
+    assert.ok(Array.isArray(cleanup.holders));
+  }
+  if (job.evidence !== null) {
+    const evidence = job.evidence as Record<string, unknown>;
+    for (const k of EVIDENCE_KEYS) assert.ok(k in evidence, `missing evidence.${k}`);
+  }
+}
+
+function assertOneSentence(stderr: string): void {
+  const lines = stderr.trim().split('\n');
+  assert.equal(lines.length, 1, `one line expected, got: ${stderr}`);
+  assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+  assert.match(lines[0], /[.!?]$/);
+}
+
+describe('CLI: start, list, show, retry, cleanup', function () {
+  this.timeout(60_000);
+  let sb: CoordinatorSandbox;
+
+  before(requireBuild);
+  beforeEach(() => {
+    sb = new CoordinatorSandbox();
+  });
+  afterEach(async () => {
+    await sb.dispose();
+  });
+
+  function cli(args: string[], opts: { cwd?: string; input?: string } = {}): Promise<Run> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: opts.cwd ?? sb.repo, env: sb.env, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      child.stdin.end(opts.input ?? '');
+    });
+  }
+
+  it('start prints the id; --json prints the documented record; list/show agree', async () => {
+    const plain = await cli(['start', '--title', 'plain', '--', 'true']);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stdout, /^[a-z0-9]{6,12}\n$/);
+    const json = await cli(['start', '--json', '--title', 'json one', '--', 'sh', '-c', 'echo hi']);
+    assert.equal(json.code, 0, json.stderr);
+    const record = JSON.parse(json.stdout);
+    assertShape(record);
+    assert.equal(record.title, 'json one');
+    assert.equal(record.repo, sb.repo);
+    assert.equal(record.branch, `paddock/${record.id}`);
+    assert.equal(record.base, 'HEAD');
+    assert.deepEqual(record.command, ['sh', '-c', 'echo hi']);
+    assert.equal(record.cleanup, null);
+    assert.equal(record.evidence, null);
+    assert.ok(existsSync(record.worktree));
+    await sb.waitEnded(record.id);
+
+    const list = await cli(['list', '--json']);
+    assert.equal(list.code, 0, list.stderr);
+    const all = JSON.parse(list.stdout) as Record<string, unknown>[];
+    assert.equal(all.length, 2);
+    all.forEach(assertShape);
+    assert.deepEqual(all.map((j) => j.title), ['plain', 'json one']);
+
+    const show = await cli(['show', record.id, '--json']);
+    assert.equal(show.code, 0, show.stderr);
+    const shown = JSON.parse(show.stdout);
+    assertShape(shown);
+    assert.equal(shown.lifecycle.state, 'completed');
+    assert.equal(shown.lifecycle.exitCode, 0);
+
+    const human = await cli(['list']);
+    assert.match(human.stdout, /json one/);
+    const other = await cli(['list', '--json', '--repo', sb.root], {});
+    assert.equal(other.code, 2, 'a folder outside any repository is bad input');
+  });
+
+  it('cleanup --yes --json fills cleanup and evidence; without --yes off a terminal it is a usage error', async () => {
+    const started = JSON.parse((await cli(['start', '--json', '--', 'sh', '-c', 'echo x > f.txt'])).stdout);
+    await sb.waitEnded(started.id);
+    const refused = await cli(['cleanup', started.id]);
+    assert.equal(refused.code, 2);
+    assertOneSentence(refused.stderr);
+    assert.match(refused.stderr, /--yes/);
+    assert.ok(existsSync(started.worktree), 'nothing was removed');
+
+    const done = await cli(['cleanup', started.id, '--yes', '--json']);
+    assert.equal(done.code, 0, done.stderr);
+    const record = JSON.parse(done.stdout);
+    assertShape(record);
+    assert.equal(record.cleanup.phase, 'complete');
+    assert.deepEqual(record.cleanup.remaining, []);
+    assert.equal(record.evidence.snapshotRef, `refs/paddock/snapshots/${started.id}`);
+    assert.match(record.evidence.headSha, /^[0-9a-f]{40}$/);
+    assert.ok(existsSync(record.evidence.patch));
+    assert.equal(existsSync(started.worktree), false);
+
+    const again = await cli(['cleanup', started.id, '--yes']);
+    assert.equal(again.code, 0);
+    assert.match(again.stdout, /already cleaned up/);
+  });
+
+  it('cleanup that cannot finish exits 1 with the reason', async () => {
+    const started = JSON.parse((await cli(['start', '--json', '--', 'true'])).stdout);
+    await sb.waitEnded(started.id);
+    const holder = sb.spawnOwned('sleep', ['60'], started.worktree);
+    const res = await cli(['cleanup', started.id, '--yes']);
+    assert.equal(res.code, 1);
+    assertOneSentence(res.stderr);
+    assert.match(res.stderr, new RegExp(`incomplete at removing: held by pid ${holder}`));
+    const shown = JSON.parse((await cli(['show', started.id, '--json'])).stdout);
+    assert.equal(shown.cleanup.phase, 'incomplete');
+    assert.ok(shown.cleanup.holders.some((h: { pid: number }) => h.pid === holder));
+  });
+
+  it('retry starts a new generation and refuses a cleaned-up agent', async () => {
+    const started = JSON.parse((await cli(['start', '--json', '--', 'sh', '-c', 'exit 4'])).stdout);
+    const failed = await sb.waitEnded(started.id);
+    assert.equal(failed.lifecycle.state, 'failed');
+    const retried = await cli(['retry', started.id, '--json']);
+    assert.equal(retried.code, 0, retried.stderr);
+    assert.equal(JSON.parse(retried.stdout).lifecycle.generation, 2);
+    await sb.waitEnded(started.id);
+    assert.equal((await cli(['cleanup', started.id, '--yes'])).code, 0);
+    const refused = await cli(['retry', started.id]);
+    assert.equal(refused.code, 2);
+    assertOneSentence(refused.stderr);
+  });
+
+  it('bad ids and bad usage give one sentence and exit 2; failed operations exit 1', async () => {
+    const cases: [string[], number, RegExp][] = [
+      [['show', 'NOT-AN-ID'], 2, /not a Paddock agent id/],
+      [['show', 'abcdef12'], 2, /No agent abcdef12/],
+      [['show'], 2, /Missing ID/],
+      [['show', 'abcdef12', 'extra'], 2, /Unexpected argument/],
+      [['retry', '../../etc'], 2, /not a Paddock agent id/],
+      [['cleanup', 'abcdef12', '--yes'], 2, /No agent abcdef12/],
+      [['list', '--bogus'], 2, /bogus/],
+      [['frobnicate'], 2, /unknown command 'frobnicate'/],
+      [['--bogus'], 2, /unknown option/],
+      [['start', 'stray'], 2, /Unexpected argument 'stray'/],
+      [['start', '--'], 2, /No command after --/],
+      [['start', '--profile', 'nope', '--', 'true'], 2, /Unknown profile 'nope'/],
+      [['start', '--repo', '/', '--', 'true'], 2, /not inside a git repository/],
+      [['start', '--base', 'no-such-ref', '--', 'true'], 1, /failed to start: Base 'no-such-ref' is not a commit/],
+      [['start', '--', 'paddock-no-such-command'], 1, /is not on PATH/],
+    ];
+    for (const [args, code, pattern] of cases) {
+      const res = await cli(args);
+      assert.equal(res.code, code, `${args.join(' ')}: ${res.stderr}`);
+      assertOneSentence(res.stderr);
+      assert.match(res.stderr, pattern, args.join(' '));
+    }
+    assert.deepEqual(sb.branches(), ['main'], 'failed starts left no branch');
+  });
+
+  it('--help lists every command and exits 0', async () => {
+    const res = await cli(['--help']);
+    assert.equal(res.code, 0);
+    for (const verb of ['start', 'list', 'show', 'attach', 'send', 'screen', 'logs', 'stop', 'retry', 'cleanup', 'coordinate']) {
+      assert.match(res.stdout, new RegExp(`paddock ${verb}\\b`));
+    }
+    const sub = await cli(['cleanup', '--help']);
+    assert.equal(sub.code, 0);
+    assert.match(sub.stdout, /paddock cleanup ID/);
+  });
+});
