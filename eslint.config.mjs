@@ -46,7 +46,11 @@ export default tseslint.config(
   {
     files: ['scripts/**/*.mjs', '*.mjs'],
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', fetch: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly' },
+      globals: Object.fromEntries(
+        ['process', 'console', 'fetch', 'URL', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate',
+          'clearImmediate', 'Buffer', 'performance', 'AbortController', 'TextDecoder', 'TextEncoder', 'queueMicrotask', 'structuredClone',
+        ].map((name) => [name, 'readonly']),
+      ),
     },
   },
 );

@@ -58,9 +58,11 @@ export async function reattach({ repeats }) {
     if (Date.now() > deadline) throw new Error('the agent never showed the pager');
     await sleep(500);
   }
-  const out = { paddock: [], tmux: [], screenBytes: 0 };
+  const out = { paddock: [], tmux: [], connectMs: [], attachMs: [], screenBytes: 0 };
   for (let i = 0; i < repeats; i++) {
-    const { client, ready, ms } = await attachViewer(store, id);
+    const { client, ready, ms, connectMs, attachMs } = await attachViewer(store, id);
+    out.connectMs.push(connectMs);
+    out.attachMs.push(attachMs);
     if (!ready.screen.includes(LAST)) throw new Error('re-attach screen is incomplete');
     out.screenBytes = ready.screen.length;
     client.detach();

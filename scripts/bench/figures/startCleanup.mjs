@@ -4,7 +4,7 @@
 // (evidence capture, worktree and branch removal) vs `git worktree remove
 // --force` + `git branch -D`. Both on a generated 5,000-file repository.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { killPty, spawnBare, sleep } from '../lib/agents.mjs';
@@ -27,12 +27,37 @@ async function stampOf(stamp, timeoutMs = 30_000) {
   return Number(readFileSync(stamp, 'utf8').trim()) / 1e6;
 }
 
+/** Evidence with the fewest git commands: temporary index, add -A, tree, commit, ref, binary patch. */
+async function rawCapture(repo, wt, i, patchFile) {
+  const git = (args, env = {}) => execFileP('git', args, { cwd: wt, env: { ...process.env, ...env }, maxBuffer: 1 << 28 });
+  const index = join(tempDir('raw-index'), 'index');
+  const { stdout: realIndex } = await git(['rev-parse', '--path-format=absolute', '--git-path', 'index']);
+  copyFileSync(realIndex.trim(), index);
+  const env = { GIT_INDEX_FILE: index };
+  await git(['add', '-A', '--', '.'], env);
+  const tree = (await git(['write-tree'], env)).stdout.trim();
+  const head = (await git(['rev-parse', 'HEAD'])).stdout.trim();
+  const commit = (await git(['-c', 'user.name=b', '-c', 'user.email=b@b', 'commit-tree', tree, '-p', head, '-m', 'snapshot'])).stdout.trim();
+  await execFileP('git', ['update-ref', `refs/raw/snapshots/${i}`, commit], { cwd: repo });
+  await git(['diff-tree', '-r', '-p', '--binary', '-M', '--no-color', `--output=${patchFile}`, head, commit]);
+}
+
+/** `paddock stop --force` right after start; a failure is recorded (it is a finding) and retried once. */
+async function stopWithRetry(pe, id, out) {
+  const first = await cli(pe.env, ['stop', '--force', id]);
+  if (first.code === 0) return;
+  out.stopFailures.push(first.stderr.trim());
+  console.log(`  (stop failed once: ${first.stderr.trim()})`);
+  await sleep(1000);
+  await cliOk(pe.env, ['stop', '--force', id]);
+}
+
 export async function startCleanup({ repeats }) {
   const pe = paddockEnv('start');
   const repo = bigRepo();
   const stamps = tempDir('stamps');
   const wtRoot = tempDir('raw-worktrees');
-  const out = { paddockStart: [], rawStart: [], paddockCleanup: [], rawCleanup: [], patchBytes: [] };
+  const out = { paddockStart: [], rawStart: [], paddockCleanup: [], rawCleanup: [], rawCapture: [], patchBytes: [], stopFailures: [] };
   // Warm the page cache and git's index once, for both sides alike.
   await execFileP('git', ['status', '--porcelain'], { cwd: repo });
   for (let i = 0; i < repeats; i++) {
@@ -52,7 +77,7 @@ export async function startCleanup({ repeats }) {
     out.rawStart.push((await stampOf(rs)) - t1);
 
     // --- the agents stop; the work stays in their worktrees
-    await cliOk(pe.env, ['stop', '--force', id]);
+    await stopWithRetry(pe, id, out);
     killPty(pty);
     const job = JSON.parse((await cliOk(pe.env, ['show', id, '--json'])).stdout);
     applyChangeSet(job.worktree, i);
@@ -67,12 +92,17 @@ export async function startCleanup({ repeats }) {
     if (cleaned.cleanup?.phase !== 'complete' || existsSync(job.worktree)) throw new Error('paddock cleanup left the worktree');
     if (cleaned.evidence?.patch && existsSync(cleaned.evidence.patch)) out.patchBytes.push(readFileSync(cleaned.evidence.patch).length);
 
+    // --- the floor for any cleanup that keeps the work: the same evidence with raw git
+    const t3 = performance.now();
+    await rawCapture(repo, wt, i, join(stamps, `raw${i}.patch`));
+    out.rawCapture.push(performance.now() - t3);
+
     // --- raw cleanup
     const t2 = performance.now();
     await execFileP('git', ['worktree', 'remove', '--force', wt], { cwd: repo });
     await execFileP('git', ['branch', '-D', `raw/${i}`], { cwd: repo });
     out.rawCleanup.push(performance.now() - t2);
-    console.log(`  start/cleanup #${i + 1}: start ${out.paddockStart[i].toFixed(0)} vs ${out.rawStart[i].toFixed(0)} ms; cleanup ${out.paddockCleanup[i].toFixed(0)} vs ${out.rawCleanup[i].toFixed(0)} ms`);
+    console.log(`  start/cleanup #${i + 1}: start ${out.paddockStart[i].toFixed(0)} vs ${out.rawStart[i].toFixed(0)} ms; cleanup ${out.paddockCleanup[i].toFixed(0)} vs ${out.rawCleanup[i].toFixed(0)} ms (+ raw evidence ${out.rawCapture[i].toFixed(0)} ms)`);
   }
   return out;
 }

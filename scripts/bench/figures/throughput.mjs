@@ -54,6 +54,12 @@ async function paddock(pe, repo, bytes) {
   return { mbps: bytes / 1e6 / ((t1 - t0) / 1000), received, resyncs };
 }
 
+/** Picks MB per run so a bare-PTY run takes about `bareSeconds` (200 MB on a quiet machine). */
+export async function calibrateMb({ maxMb, bareSeconds }) {
+  const r = await bare(20e6);
+  return Math.max(20, Math.min(maxMb, Math.floor((r.mbps * bareSeconds) / 10) * 10));
+}
+
 export async function throughput({ repeats, mb }) {
   const bytes = mb * 1e6;
   const pe = paddockEnv('tput');

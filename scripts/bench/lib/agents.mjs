@@ -28,8 +28,11 @@ export async function attachViewer(store, id) {
   const { WorkerClient } = await loadCore();
   const t0 = performance.now();
   const client = await WorkerClient.connect(store, id, { connectTimeoutMs: 15_000 });
+  const t1 = performance.now();
   const ready = await client.attach({ cols: COLS, rows: ROWS, readOnly: false });
-  return { client, ready, ms: performance.now() - t0 };
+  const t2 = performance.now();
+  // connectMs: record read + socket connect; attachMs: attach frame → ready with the serialized screen.
+  return { client, ready, ms: t2 - t0, connectMs: t1 - t0, attachMs: t2 - t1 };
 }
 
 export async function stopPaddockAgent(pe, id) {

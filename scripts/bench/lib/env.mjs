@@ -1,12 +1,37 @@
 // The bench's sandbox: temp dirs (PADDOCK_HOME, PADDOCK_RUNTIME_DIR, repos) and
 // every process it starts, all released by cleanupAll() even after a failure.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const root = resolve(import.meta.dirname, '..', '..', '..');
-export const cliPath = join(root, 'dist', 'cli.js');
+/** The bundles under test: a private copy of dist/ once snapshotDist() ran (see there). */
+export let distRoot = root;
+export let cliPath = join(root, 'dist', 'cli.js');
+
+/**
+ * Copies the freshly built bundles into a private extension folder, so a
+ * rebuild of dist/ by someone else during the run cannot change what is
+ * measured. node_modules (node-pty, for the workers) and media are linked.
+ */
+export function snapshotDist() {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-dist-'));
+  mkdirSync(join(dir, 'dist'));
+  for (const f of ['cli.js', 'worker.js', 'extension.js']) copyFileSync(join(root, 'dist', f), join(dir, 'dist', f));
+  copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  symlinkSync(join(root, 'media'), join(dir, 'media'));
+  distRoot = dir;
+  cliPath = join(dir, 'dist', 'cli.js');
+  return dir;
+}
+
+export function dropSnapshot() {
+  if (distRoot !== root) rmSync(distRoot, { recursive: true, force: true });
+  distRoot = root;
+  cliPath = join(root, 'dist', 'cli.js');
+}
 
 const tempDirs = [];
 const cleanups = [];

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { failure, usageError } from '../../core/common/errors';
-import { JobStore } from '../../core/store';
-import { stopJob } from '../../core/worker/stopJob';
 import type { CliCommand } from '../command';
+import { isTerminalState } from '../../core/store/schema';
+import { openStore, withCoordinator } from '../support/session';
 
 export const stopCommand: CliCommand = {
   name: 'stop',
@@ -17,18 +17,13 @@ export const stopCommand: CliCommand = {
     });
     if (positionals.length !== 1) throw usageError('Usage: paddock stop ID [--force]');
     const id = positionals[0];
-    const store = new JobStore({ home: JobStore.defaultHome(ctx.env) });
-    const result = await stopJob(store, id, { force: values.force });
-    if (result.survivors.length > 0) {
-      const who = result.survivors.map((s) => `${s.pid} (${s.command})`).join(', ');
-      throw failure(`Agent ${id} could not be stopped completely; still running: ${who}.`);
-    }
-    if (result.via === 'none') {
-      ctx.io.stdout.write(`Agent ${id} is already ${result.state}.\n`);
-    } else {
-      const how = result.via === 'store' ? ' (it had not started)' : result.via === 'direct' ? ' (its worker was gone; its processes were stopped directly)' : result.escalated ? ' (killed after the grace period)' : '';
-      ctx.io.stdout.write(`Agent ${id} is ${result.state}${how}.\n`);
-    }
+    // Through the coordinator: it takes the job's operation lock (no double stop from two
+    // windows) and proves that no process of the agent is left.
+    const before = await openStore(ctx).read(id);
+    const report = await withCoordinator(ctx, (c) => c.stop(id, { force: values.force }));
+    if (!report.stopped) throw failure(`Agent ${id} could not be proven stopped: ${report.reason ?? 'unknown reason'}.`);
+    const already = isTerminalState(before.lifecycle.state) ? 'already ' : '';
+    ctx.io.stdout.write(`Agent ${id} is ${already}${report.state}.\n`);
     return 0;
   },
 };

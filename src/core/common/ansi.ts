@@ -3,6 +3,7 @@
  * sequences (CSI, OSC, DCS, two-byte ESC) and applies carriage returns and
  * backspaces the way a terminal would show the final line.
  */
+/* eslint-disable no-control-regex -- matching terminal control characters is this module's job */
 const ESCAPES = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[()*+][0-9A-Za-z]|[@-Z\\-_=>78])/g;
 
 export function stripTerminalControls(text: string): string {

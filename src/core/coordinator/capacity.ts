@@ -1,7 +1,8 @@
 /**
  * Who holds a capacity slot: an agent whose process may be running, and an
- * agent whose cleanup has not finished (its worktree, processes or branch are
- * still there — the slot is what makes a person notice a stuck cleanup).
+ * agent whose cleanup failed (its worktree, processes or branch are still
+ * there — the slot is what makes a person notice a stuck cleanup). A cleanup
+ * in progress of an ended agent holds none: it finishes or becomes incomplete.
  */
 import type { JobRecord, LifecycleState } from '../store/schema';
 
@@ -11,12 +12,12 @@ export function isActive(job: JobRecord): boolean {
   return ACTIVE.includes(job.lifecycle.state);
 }
 
-export function cleanupUnfinished(job: JobRecord): boolean {
-  return job.cleanup !== null && job.cleanup.phase !== 'complete';
+export function cleanupIncomplete(job: JobRecord): boolean {
+  return job.cleanup?.phase === 'incomplete';
 }
 
 export function holdsSlot(job: JobRecord): boolean {
-  return isActive(job) || cleanupUnfinished(job);
+  return isActive(job) || cleanupIncomplete(job);
 }
 
 /** An agent that holds a slot only because its cleanup failed. */

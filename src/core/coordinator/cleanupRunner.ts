@@ -131,21 +131,28 @@ export class CleanupRunner {
       job = await this.terminate(job, notes);
       job = await this.capture(job, notes);
       job = await this.remove(job, notes);
+      job = await this.setPhase(id, 'complete', (c) => ({
+        ...c,
+        remaining: [],
+        stage: null,
+        nextAttemptAt: null,
+        lastError: null,
+        needsAttention: false,
+        holders: [],
+        fingerprint: null,
+      }));
     } catch (err) {
       const failed = err instanceof StageFailure ? err : new StageFailure(this.currentStage(job), describeError(err));
-      job = await this.fail(id, failed);
+      try {
+        job = await this.fail(id, failed);
+      } catch (recordErr) {
+        // The record could not be written: the attempt ends here, and its phase on disk says where
+        // it stopped, so the next attempt resumes from there. Say so where a person can see it.
+        await this.timeline(job, 'cleanup-interrupted', `cleanup interrupted at ${failed.stage}: ${failed.message}; ${describeError(recordErr)}`);
+        throw recordErr;
+      }
       return { job, notes, alreadyComplete: false };
     }
-    job = await this.setPhase(id, 'complete', (c) => ({
-      ...c,
-      remaining: [],
-      stage: null,
-      nextAttemptAt: null,
-      lastError: null,
-      needsAttention: false,
-      holders: [],
-      fingerprint: null,
-    }));
     await this.timeline(job, 'cleanup-complete', `cleanup complete: ${notes.join('; ')}`);
     this.deps.log(`cleanup of ${id} complete: ${notes.join('; ')}`);
     return { job, notes, alreadyComplete: false };

@@ -94,6 +94,8 @@ const LAUNCH_POLL_MS = 20;
 const RETRYABLE = ['failed', 'cancelled', 'orphaned', 'completed'];
 /** Cleanups run by one coordinator at the same time (each is mostly git and /proc work). */
 const CLEANUP_CONCURRENCY = 4;
+/** Passes between full re-reads of the store when nothing was seen to change. */
+const FULL_REFRESH_PASSES = 10;
 
 export class Coordinator extends Disposable {
   private readonly _onDidChangeJob = this._register(new Emitter<string>());
@@ -128,6 +130,9 @@ export class Coordinator extends Disposable {
   private readonly repoAttempts = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly cleanupLimiter = new Limiter(CLEANUP_CONCURRENCY);
+  private cachedJobs: JobRecord[] | undefined;
+  private dirty = true;
+  private passesSinceList = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
     super();
@@ -371,17 +376,35 @@ export class Coordinator extends Disposable {
     try {
       await this.refreshLeadership();
       if (this.disposed) return;
+      let jobs = await this.jobsForTick();
       if (this.isLeader) {
-        await this.pump();
-        const jobs = okJobs(await this.store.list());
+        if (jobs.some((j) => j.lifecycle.state === 'queued')) {
+          await this.pump();
+          jobs = await this.jobsForTick();
+        }
         this.scheduleCleanupRetries(jobs);
         await this.recoverAbandonedStarts(jobs);
         await this.autoRestart(jobs);
       }
-      this.reportCapacity(okJobs(await this.store.list()));
+      this.reportCapacity(jobs);
     } catch (err) {
       this.log(`coordinator pass failed: ${describeError(err)}`);
     }
+  }
+
+  /**
+   * The records as of this pass. Listing reads and validates every record, so it
+   * happens only when something changed (a watcher event, an own operation) or
+   * every few passes as a safety net (which also reconciles dead owners).
+   */
+  private async jobsForTick(): Promise<JobRecord[]> {
+    this.passesSinceList++;
+    if (this.dirty || this.cachedJobs === undefined || this.passesSinceList >= FULL_REFRESH_PASSES) {
+      this.dirty = false;
+      this.passesSinceList = 0;
+      this.cachedJobs = okJobs(await this.store.list());
+    }
+    return this.cachedJobs;
   }
 
   private async refreshLeadership(): Promise<void> {
@@ -672,8 +695,9 @@ export class Coordinator extends Disposable {
       const watcher = this._register(this.store.watch());
       this._register(
         watcher.onDidChangeJob((id) => {
+          this.dirty = true;
           this._onDidChangeJob.fire(id);
-          this.schedulePumpSoon();
+          this.schedulePassSoon();
         }),
       );
     } catch (err) {
@@ -683,17 +707,18 @@ export class Coordinator extends Disposable {
 
   private pumpSoonTimer: NodeJS.Timeout | undefined;
 
-  /** Coalesces bursts of store changes into one queue pass. */
-  private schedulePumpSoon(): void {
+  /** Coalesces bursts of store changes into one early pass (a queued job appeared, a slot freed). */
+  private schedulePassSoon(): void {
     if (!this.isLeader || this.pumpSoonTimer || this.disposed) return;
     this.pumpSoonTimer = setTimeout(() => {
       this.pumpSoonTimer = undefined;
-      this.schedulePump();
+      void this.track(this.tick());
     }, 50);
     this.pumpSoonTimer.unref?.();
   }
 
   private changed(id: string): void {
+    this.dirty = true;
     if (!this.disposed) this._onDidChangeJob.fire(id);
   }
 

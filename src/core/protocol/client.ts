@@ -58,6 +58,12 @@ export class WorkerClient extends Disposable {
   private closed = false;
   private closeReason: string | undefined;
   private token = '';
+  /**
+   * Lines that arrived right after `ready`, held for one turn of the event loop:
+   * the code awaiting attach() subscribes to onDidOutput in a microtask, and
+   * output that came in the same read must not be fired before that.
+   */
+  private deferred: string[] | undefined;
 
   private readonly _onDidOutput = this._register(new Emitter<string>());
   readonly onDidOutput: Event<string> = this._onDidOutput.event;
@@ -80,13 +86,17 @@ export class WorkerClient extends Disposable {
   ) {
     super();
     const decoder = new LineDecoder(
-      (line) => this.onLine(line),
+      (line) => (this.deferred ? this.deferred.push(line) : this.onLine(line)),
       () => this.terminate('the worker sent a frame that is too long'),
       MAX_SERVER_LINE_BYTES,
     );
     socket.on('data', (chunk: Buffer) => decoder.push(chunk));
     socket.on('error', (err) => this.terminate(err.message));
-    socket.on('close', () => this.terminate(this.closeReason));
+    socket.on('close', () => {
+      // Deferred lines (output, exit) are delivered before the close.
+      if (this.deferred) setImmediate(() => this.terminate(this.closeReason));
+      else this.terminate(this.closeReason);
+    });
     this._register(
       toDisposable(() => {
         this.terminate('closed by the client');
@@ -236,6 +246,7 @@ export class WorkerClient extends Disposable {
         return;
       case 'ready':
         if (!this.settle('ready', msg)) this._onDidReady.fire(msg);
+        this.deferLines();
         return;
       case 'welcome':
         this.settle('welcome', msg);
@@ -260,6 +271,23 @@ export class WorkerClient extends Disposable {
         if (msg.id === undefined || !this.settle(msg.id, msg)) this._onDidError.fire(msg.message);
         return;
     }
+  }
+
+  private deferLines(): void {
+    if (this.deferred) return;
+    this.deferred = [];
+    setImmediate(() => {
+      const lines = this.deferred ?? [];
+      this.deferred = undefined;
+      for (let i = 0; i < lines.length; i++) {
+        if (this.deferred) {
+          // A resync `ready` among them defers the rest again.
+          (this.deferred as string[]).push(...lines.slice(i));
+          return;
+        }
+        if (!this.closed) this.onLine(lines[i]);
+      }
+    });
   }
 
   private reasonSuffix(): string {

@@ -1,24 +1,26 @@
 /**
  * One agent's worker: claims the job, serves the control socket, runs the
  * agent in a PTY, mirrors its screen, records its output and lifecycle, and
- * stops it on request. Every record write is fenced by the execution claim and
- * goes through one queue, so lifecycle changes land in the order they happen.
+ * stops it on request. Record writes go through ExecutionRecord (one fenced queue).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { Disposable, disposableInterval, toDisposable } from '../common/lifecycle';
+import { Disposable, toDisposable } from '../common/lifecycle';
 import { describeError, failure } from '../common/errors';
-import { commandLineOf, readProcStat, terminateProcessTree } from '../proc';
-import { ExecutionClaim, Fence, JobRecord, JobStore, LifecycleState, OutputLog, Redactor } from '../store';
+import { readProcStat } from '../proc';
+import { ExecutionClaim, JobRecord, JobStore, LifecycleState, OutputLog, Redactor } from '../store';
 import { checkSocketPath, ensureRuntimeDir, runtimeDirFor, socketFileName } from '../protocol/runtimeDir';
+import { trimScreen } from '../protocol/screenText';
 import { ControlServer } from './controlServer';
 import { DrainMarker } from './drain';
 import { ScreenMirror, ScreenSnapshot } from './mirror';
-import { buildAgentEnv, describeExit, loadNodePty, Pty, spawnAgent } from './ptyHost';
+import { buildAgentEnv, describeExit, ENV_MARKER, loadNodePty, Pty, spawnAgent } from './ptyHost';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
-import { WaitingDetector, WaitingReason } from './waiting';
+import { describeSurvivors, stopAgentProcesses } from './stopAgent';
+import { WaitingDetector } from './waiting';
+import { ExecutionRecord } from './executionRecord';
 
 export interface AgentWorkerOptions {
   home: string;
@@ -32,14 +34,11 @@ export interface AgentWorkerOptions {
 }
 
 export const FINAL_SCREEN_FILE = 'screen.txt';
-export const ENV_MARKER = 'PADDOCK_JOB_ID';
+export { ENV_MARKER };
 const DEFAULT_SIZE = { cols: 80, rows: 24 };
 /** After the PTY reports exit, output may still trickle in: the exit is final after this much silence. */
 const EXIT_QUIET_MS = 60;
 const EXIT_DRAIN_MAX_MS = 2000;
-/** Waiting/running flips are written at most this often. */
-const STATE_WRITE_INTERVAL_MS = 1000;
-const ACTIVITY_WRITE_INTERVAL_MS = 30_000;
 /** Pause between typed text and Enter for `send`, so TUIs do not take the Enter as part of a paste. */
 const SEND_ENTER_DELAY_MS = 30;
 
@@ -58,21 +57,15 @@ export class AgentWorker extends Disposable implements AgentSession {
   private readonly drain = new DrainMarker();
   private readonly id: string;
 
-  private lifecycleState: LifecycleState = 'starting';
   private exitInfo: ExitInfo | null = null;
   private agentEnded: Promise<ExitInfo>;
   private resolveAgentEnded!: (info: ExitInfo) => void;
   private lastDataAt = 0;
   private outputBatch = '';
   private outputBatchScheduled = false;
-  private lastActivity = new Date();
-  private activityWritten = true;
   private stopPromise: Promise<StopOutcome> | undefined;
   private finishing: Promise<StopOutcome> | undefined;
-  private writes: Promise<unknown> = Promise.resolve();
-  private desiredWaiting: WaitingReason | null = null;
-  private stateWriteTimer: NodeJS.Timeout | undefined;
-  private lastStateWriteAt = 0;
+  private record!: ExecutionRecord;
   private done!: (code: number) => void;
   readonly finished: Promise<number>;
 
@@ -86,7 +79,7 @@ export class AgentWorker extends Disposable implements AgentSession {
   // ---- AgentSession ---------------------------------------------------------
 
   get state(): LifecycleState {
-    return this.lifecycleState;
+    return this.record?.state ?? 'starting';
   }
 
   get exit(): ExitInfo | null {
@@ -121,7 +114,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     }
     this.mirror.resize(cols, rows);
     this.server.broadcast({ type: 'size', cols, rows });
-    // The kernel signals a size change itself; an explicit SIGWINCH also forces a redraw when the size did not change.
+    // The kernel signals the foreground group on a size change; an explicit SIGWINCH makes sure it redraws (abduco's trick).
     const fg = readProcStat(this.pty.pid)?.tpgid;
     if (fg && fg > 1) {
       try {
@@ -173,7 +166,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.claim = this._register(await this.store.claimExecution(jobId, { generation, socketPath, socketToken: controlToken }));
     this._register(this.claim.onDidCompromise((err) => log(`execution lock compromised: ${err.message}; record writes will be refused`)));
     this.job = await this.store.read(jobId);
-    this.lifecycleState = this.job.lifecycle.state;
+    this.record = this._register(new ExecutionRecord(this.store, jobId, this.claim.fence, this.job.lifecycle.state, log));
 
     this.mirror = this._register(new ScreenMirror(DEFAULT_SIZE));
     this.server = this._register(
@@ -220,22 +213,11 @@ export class AgentWorker extends Disposable implements AgentSession {
       }),
     );
 
-    await this.write(() =>
-      this.store.transition(
-        jobId,
-        'running',
-        { pid: pty.pid, workerPid: process.pid, startedAt: new Date().toISOString(), lastActivityAt: new Date().toISOString(), detail: null },
-        { fence: this.fence, expectFrom: ['starting'] },
-      ),
-    );
-    if (this.lifecycleState === 'starting') this.lifecycleState = 'running';
+    await this.record
+      .transition('running', { pid: pty.pid, workerPid: process.pid, startedAt: new Date().toISOString(), detail: null }, ['starting'])
+      .catch(() => undefined); // logged by the record; a stop may already be under way
     // A wait detected while starting could not be recorded yet.
-    if (this.waiting?.current) this.scheduleWaitingWrite(this.waiting.current);
-    this._register(disposableInterval(() => this.writeActivity(), ACTIVITY_WRITE_INTERVAL_MS));
-  }
-
-  private get fence(): Fence {
-    return this.claim.fence;
+    if (this.waiting?.current) this.record.setWaiting(this.waiting.current);
   }
 
   // ---- output -----------------------------------------------------------------
@@ -276,8 +258,7 @@ export class AgentWorker extends Disposable implements AgentSession {
   }
 
   private noteActivity(): void {
-    this.lastActivity = new Date();
-    this.activityWritten = false;
+    this.record.noteActivity();
   }
 
   // ---- waiting ------------------------------------------------------------------
@@ -300,63 +281,7 @@ export class AgentWorker extends Disposable implements AgentSession {
       }),
     );
     this._register(this.mirror.onDidCatchUp(() => this.waiting?.noteScreenChanged()));
-    this._register(this.waiting.onDidChange((reason) => this.scheduleWaitingWrite(reason)));
-    this._register(toDisposable(() => this.stateWriteTimer && clearTimeout(this.stateWriteTimer)));
-  }
-
-  /** Coalesces running⇄waiting flips: at most one record write per interval, always ending at the latest state. */
-  private scheduleWaitingWrite(reason: WaitingReason | null): void {
-    this.desiredWaiting = reason;
-    if (this.stateWriteTimer) return;
-    const delay = Math.max(0, this.lastStateWriteAt + STATE_WRITE_INTERVAL_MS - Date.now());
-    this.stateWriteTimer = setTimeout(() => {
-      this.stateWriteTimer = undefined;
-      this.lastStateWriteAt = Date.now();
-      void this.write(() => this.applyWaiting());
-    }, delay);
-  }
-
-  private async applyWaiting(): Promise<void> {
-    const want = this.desiredWaiting;
-    const from = this.lifecycleState;
-    if (from !== 'running' && from !== 'waiting') return;
-    const to: LifecycleState = want ? 'waiting' : 'running';
-    if (to === from) return;
-    await this.store.transition(
-      this.id,
-      to,
-      { waitingReason: want, lastActivityAt: this.lastActivity.toISOString(), detail: want ? `waiting (${want})` : null },
-      { fence: this.fence, expectFrom: ['running', 'waiting'] },
-    );
-    this.activityWritten = true;
-    this.lifecycleState = to;
-  }
-
-  private writeActivity(): void {
-    if (this.activityWritten || this.exitInfo || this.stopPromise) return;
-    this.activityWritten = true;
-    const at = this.lastActivity.toISOString();
-    void this.write(() =>
-      this.store.update(
-        this.id,
-        (job) => {
-          job.lifecycle.lastActivityAt = at;
-        },
-        { fence: this.fence },
-      ),
-    );
-  }
-
-  /** Runs record writes one at a time; a failed write is logged, never thrown into the event loop. */
-  private write<T>(fn: () => Promise<T>): Promise<T | undefined> {
-    return this.writeStrict(fn).catch(() => undefined);
-  }
-
-  /** Like write, but the caller learns that the write failed (the queue goes on either way). */
-  private writeStrict<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.writes.then(fn);
-    this.writes = next.catch((err) => this.opts.log(`record write failed: ${describeError(err)}`));
-    return next;
+    this._register(this.waiting.onDidChange((reason) => this.record.setWaiting(reason)));
   }
 
   // ---- exit -------------------------------------------------------------------
@@ -393,18 +318,10 @@ export class AgentWorker extends Disposable implements AgentSession {
       this.saveFinalScreen();
       const linger = this.opts.lingerMs ?? 2000;
       try {
-        await this.writeStrict(() =>
-          this.store.transition(
-            this.id,
-            state,
-            { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null },
-            { fence: this.fence },
-          ),
-        );
-        this.lifecycleState = state;
+        await this.record.transition(state, { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null });
       } catch (err) {
         // Not durable: say so to a stop requester; readers will judge the job once this worker is gone.
-        this.server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state: this.lifecycleState });
+        this.server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state: this.record.state });
         setTimeout(() => void this.shutDown(), linger).unref?.();
         throw failure(`The agent ended, but its ${state} state could not be recorded: ${describeError(err, 300)}`);
       }
@@ -417,8 +334,7 @@ export class AgentWorker extends Disposable implements AgentSession {
 
   private saveFinalScreen(): void {
     try {
-      const lines = this.mirror.visibleLines().map((l) => l.replace(/\s+$/, ''));
-      while (lines.length && lines[lines.length - 1] === '') lines.pop();
+      const lines = trimScreen(this.mirror.visibleLines());
       const file = join(this.store.jobDir(this.id), FINAL_SCREEN_FILE);
       const tmp = `${file}.tmp-${process.pid}`;
       writeFileSync(tmp, lines.join('\n') + (lines.length ? '\n' : ''), { mode: 0o600 });
@@ -430,7 +346,8 @@ export class AgentWorker extends Disposable implements AgentSession {
 
   private async shutDown(): Promise<void> {
     this.server.dispose();
-    await this.writes;
+    await this.record.settled();
+    this.record.freeze();
     await this.output.close().catch(() => undefined);
     await this.claim.release().catch((err) => this.opts.log(`releasing the claim failed: ${describeError(err)}`));
     this.done(0);
@@ -444,53 +361,29 @@ export class AgentWorker extends Disposable implements AgentSession {
       return this.finish('cancelled', { code: null, signal: null }, 'stopped before the agent started');
     }
     this.waiting?.dispose();
-    if (this.stateWriteTimer) clearTimeout(this.stateWriteTimer);
-    await this.write(async () => {
-      await this.store.transition(this.id, 'cancelling', { detail: force ? 'force stop requested' : 'stop requested', waitingReason: null }, { fence: this.fence });
-      this.lifecycleState = 'cancelling';
-    });
+    await this.record.transition('cancelling', { detail: force ? 'force stop requested' : 'stop requested', waitingReason: null }).catch(() => undefined);
     const grace = force ? 0 : this.job.settings.stopGraceMs;
-    let escalated = false;
-    void this.write(() =>
-      this.store.appendTimeline(this.id, {
-        generation: this.opts.generation,
-        type: 'stop',
-        message: `SIGTERM to session ${pty.pid}${force ? ' (force: SIGKILL at once)' : `, SIGKILL after ${grace} ms`}`,
-      }),
-    );
-    const { survivors } = await terminateProcessTree({
+    this.record.timeline('stop', `SIGTERM to session ${pty.pid}${force ? ' (force: SIGKILL at once)' : `, SIGKILL after ${grace} ms`}`);
+    const { escalated, survivors } = await stopAgentProcesses({
       sid: pty.pid,
-      marker: { name: ENV_MARKER, value: this.id },
+      jobId: this.id,
       graceMs: grace,
-      exclude: [process.pid],
-      onEscalate: (pids) => {
-        escalated = true;
-        void this.write(() =>
-          this.store.appendTimeline(this.id, {
-            generation: this.opts.generation,
-            type: 'stop-escalated',
-            message: `grace of ${grace} ms ran out: SIGKILL to ${pids.join(', ')}`,
-          }),
-        );
-      },
+      onEscalate: (pids) => this.record.timeline('stop-escalated', `grace of ${grace} ms ran out: SIGKILL to ${pids.join(', ')}`),
     });
     const info = await Promise.race([this.agentEnded, sleep(5000).then(() => ({ code: null, signal: 'SIGKILL' }))]);
-    const named = survivors.map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500) }));
-    const detail = named.length
-      ? `stopped, but still running: ${named.map((s) => `${s.pid} (${s.command})`).join(', ')}`.slice(0, 2000)
+    const detail = survivors.length
+      ? `stopped, but still running: ${describeSurvivors(survivors)}`.slice(0, 2000)
       : escalated
         ? `stopped: killed after the ${grace} ms grace`
         : 'stopped';
-    return this.finish('cancelled', info, detail, { escalated, survivors: named });
+    return this.finish('cancelled', info, detail, { escalated, survivors });
   }
 
   /** A force stop during a graceful stop's grace: KILL what is left now. */
   private async killNow(): Promise<void> {
     const pty = this.pty;
     if (!pty || this.exitInfo) return;
-    await terminateProcessTree({ sid: pty.pid, marker: { name: ENV_MARKER, value: this.id }, graceMs: 0, exclude: [process.pid] }).catch(
-      (err) => this.opts.log(`force stop failed: ${describeError(err)}`),
-    );
+    await stopAgentProcesses({ sid: pty.pid, jobId: this.id, graceMs: 0 }).catch((err) => this.opts.log(`force stop failed: ${describeError(err)}`));
   }
 }
 

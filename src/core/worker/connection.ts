@@ -109,8 +109,8 @@ export class Connection extends Disposable {
     return this.role === 'viewer' && !this.readOnly;
   }
 
-  /** A batch of output (already encoded as a frame) for every viewer. */
-  deliverOutput(frame: string, raw: string): void {
+  /** A batch of output for every viewer; `frame` encodes it (once, shared by all viewers). */
+  deliverOutput(frame: () => string, raw: string): void {
     if (this.role !== 'viewer' || this.closed) return;
     switch (this.stream) {
       case 'syncing':
@@ -128,7 +128,7 @@ export class Connection extends Disposable {
           this.startLagging();
           return;
         }
-        this.socket.write(frame);
+        this.socket.write(frame());
         return;
       case 'lagging':
         return;

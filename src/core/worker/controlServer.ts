@@ -140,8 +140,10 @@ export class ControlServer extends Disposable implements ConnectionHost {
     if (!this.batch) return;
     const raw = this.batch;
     this.batch = '';
-    const frame = encodeFrame({ type: 'output', data: raw });
-    for (const c of this.connections) c.deliverOutput(frame, raw);
+    // Encoded once, and only if some viewer will actually be sent this batch.
+    let frame: string | undefined;
+    const encoded = () => (frame ??= encodeFrame({ type: 'output', data: raw }));
+    for (const c of this.connections) c.deliverOutput(encoded, raw);
   }
 
   broadcast(message: ServerMessage): void {

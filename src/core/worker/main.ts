@@ -36,14 +36,21 @@ async function main(): Promise<number> {
     env: process.env,
     log,
   });
+  let started = false;
+  let stopRequested = false;
+  const stop = () => worker.stop(false).catch((err) => log(`stop failed: ${describeError(err)}`));
   process.on('SIGTERM', () => {
     log('SIGTERM: stopping the agent');
-    worker.stop(false).catch((err) => log(`stop failed: ${describeError(err)}`));
+    // During start-up there is nothing to stop yet: stop as soon as the agent runs.
+    if (started) void stop();
+    else stopRequested = true;
   });
   process.on('uncaughtException', (err) => log(`uncaught: ${err.stack ?? err.message}`));
   process.on('unhandledRejection', (err) => log(`unhandled rejection: ${describeError(err)}`));
   await worker.start();
+  started = true;
   log(`serving agent ${values.job} generation ${generation}`);
+  if (stopRequested) void stop();
   const code = await worker.finished;
   worker.dispose();
   return code;

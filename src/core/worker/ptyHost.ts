@@ -15,6 +15,9 @@ export function loadNodePty(modulePath?: string): PtyModule {
   return modulePath ? require(modulePath) : require('node-pty');
 }
 
+/** Set in the agent's environment; every descendant inherits it, even one that escaped into a new session. */
+export const ENV_MARKER = 'PADDOCK_JOB_ID';
+
 /** Variables that must not reach the agent: a debugger bootloader rides on NODE_OPTIONS; the Electron switch breaks node-based agents. */
 const DROPPED_ENV = ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE', 'PADDOCK_SOCKET', 'PADDOCK_AGENT_TOKEN', 'PADDOCK_JOB_ID'];
 
@@ -31,7 +34,7 @@ export function buildAgentEnv(base: NodeJS.ProcessEnv, extras: AgentEnvExtras): 
     if (v !== undefined && !DROPPED_ENV.includes(k)) env[k] = v;
   }
   env.TERM = env.TERM && env.TERM !== 'dumb' ? env.TERM : 'xterm-256color';
-  env.PADDOCK_JOB_ID = extras.jobId;
+  env[ENV_MARKER] = extras.jobId;
   env.PADDOCK_SOCKET = extras.socketPath;
   env.PADDOCK_AGENT_TOKEN = extras.agentToken;
   return env;

@@ -4,10 +4,11 @@
  * gone — by signalling the agent's recorded session and every process carrying
  * its environment marker. Resolves after the outcome is durable.
  */
-import { commandLineOf, findByEnvMarker, terminateProcessTree } from '../proc';
+import { findByEnvMarker } from '../proc';
 import { isTerminalState, JobRecord, JobStore } from '../store';
 import { StopResult, WorkerClient } from '../protocol/client';
-import { ENV_MARKER } from './agentWorker';
+import { ENV_MARKER } from './ptyHost';
+import { describeSurvivors, stopAgentProcesses } from './stopAgent';
 
 export interface StopJobOptions {
   force?: boolean;
@@ -54,19 +55,16 @@ export async function stopJob(store: JobStore, id: string, opts: StopJobOptions 
 
 /** The worker is gone: signal what is left of the agent (its session and marked escapees). */
 async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number): Promise<StopResult> {
-  const marker = { name: ENV_MARKER, value: job.id };
   // A terminal record no longer names the agent's pid: the marker every descendant inherits finds what is left.
-  const sid = job.lifecycle.pid ?? findByEnvMarker(marker.name, marker.value)[0]?.sid;
-  let escalated = false;
+  const sid = job.lifecycle.pid ?? findByEnvMarker(ENV_MARKER, job.id)[0]?.sid;
   if (!sid || sid <= 1) return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none' };
-  const { survivors } = await terminateProcessTree({ sid, marker, graceMs, onEscalate: () => (escalated = true) });
-  const named = survivors.map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500) }));
+  const { escalated, survivors } = await stopAgentProcesses({ sid, jobId: job.id, graceMs });
   await store.appendTimeline(job.id, {
     generation: job.lifecycle.generation,
     type: 'stop-direct',
-    message: named.length
-      ? `worker gone; still running after SIGKILL: ${named.map((s) => `${s.pid} (${s.command})`).join(', ')}`
+    message: survivors.length
+      ? `worker gone; still running after SIGKILL: ${describeSurvivors(survivors)}`.slice(0, 2000)
       : `worker gone; the agent's leftover processes were stopped${escalated ? ` (SIGKILL after ${graceMs} ms)` : ''}`,
   });
-  return { state: job.lifecycle.state, escalated, survivors: named, via: 'direct' };
+  return { state: job.lifecycle.state, escalated, survivors, via: 'direct' };
 }

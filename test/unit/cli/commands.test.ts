@@ -42,6 +42,11 @@ describe('worker CLI commands', function () {
     await waitUntil('the replayed screen', () => a.output().includes('before-attach'));
     a.term.write('echo typed-$((2+3))\r');
     await waitUntil('the echo', () => a.output().includes('typed-5'));
+    // A window resize reaches the agent (SIGWINCH → resize frame).
+    a.term.resize(100, 30);
+    await new Promise((r) => setTimeout(r, 200));
+    a.term.write('stty size\r');
+    await waitUntil('the new size', () => a.output().includes('30 100'));
     a.term.write('\x1c');
     assert.equal(await a.exited, 0);
     assert.ok(a.output().includes(RESET_TERMINAL_MODES), 'terminal modes are reset');

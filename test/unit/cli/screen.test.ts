@@ -48,6 +48,9 @@ describe('paddock screen vs tmux', function () {
       }
       await runCli(sendCommand, [job.id, step], sb.env);
       tmux.sendLine(step);
+      // One command at a time: let both settle before typing the next.
+      const pane = tmux;
+      await Promise.all([stable(() => paddockScreen(job.id), 2, 100), stable(() => pane.capture(), 2, 100)]);
     }
     const ours = await stable(() => paddockScreen(job.id));
     const theirs = await stable(() => tmux!.capture());

@@ -59,9 +59,9 @@ describe('Coordinator: two coordinators on one store', function () {
   it('races 50 cleanups and 20 starts: each cleanup once, capacity kept, no double start', async () => {
     const ended: string[] = [];
     for (let i = 0; i < 50; i++) ended.push(await endedAgent(i));
-    const max = 3;
-    const a = sb.coordinator({ maxConcurrent: max }, { tickMs: 100 });
-    const b = sb.coordinator({ maxConcurrent: max }, { tickMs: 100 });
+    const max = 4;
+    const a = sb.coordinator({ maxConcurrent: max }, { tickMs: 200 });
+    const b = sb.coordinator({ maxConcurrent: max }, { tickMs: 200 });
     await Promise.all([a.ready, b.ready]);
     assert.equal(Number(a.isLeader) + Number(b.isLeader), 1, 'exactly one leads');
 
@@ -72,18 +72,19 @@ describe('Coordinator: two coordinators on one store', function () {
         const jobs = (await sb.store.list()).flatMap((e) => (e.ok ? [e.job] : []));
         const active = jobs.filter((j) => ['starting', 'running', 'waiting', 'cancelling'].includes(j.lifecycle.state)).length;
         maxActive = Math.max(maxActive, active);
-        await sleep(15);
+        await sleep(30);
       }
     })();
 
-    const cleanups = ended.flatMap((id) => [a.cleanup(id), b.cleanup(id)]);
+    // A call may fail under contention (the leader then finishes that cleanup); failures are checked below.
+    const cleanups = ended.flatMap((id) => [a.cleanup(id), b.cleanup(id)]).map((p) => p.catch((err: Error) => err));
     const starts: Promise<JobRecord>[] = [];
     for (let i = 0; i < 10; i++) {
       starts.push(a.start({ repo: sb.repo, title: `a${i}`, command: ['sleep', '0.2'] }));
       starts.push(b.start({ repo: sb.repo, title: `b${i}`, command: ['true'] }));
     }
     const startedIds = (await Promise.all(starts)).map((j) => j.id);
-    await Promise.allSettled(cleanups);
+    await Promise.all(cleanups);
 
     // Cleanups that lost a git lock race retry on their own; wait for all of them and all starts.
     for (const id of ended) await sb.waitFor(id, (j) => j.cleanup?.phase === 'complete', 60_000);
@@ -99,7 +100,7 @@ describe('Coordinator: two coordinators on one store', function () {
       let open = 0;
       for (const t of types) {
         if (t === 'cleanup-requested') open++;
-        if (t === 'cleanup-complete' || t === 'cleanup-incomplete') open--;
+        if (t === 'cleanup-complete' || t === 'cleanup-incomplete' || t === 'cleanup-interrupted') open--;
         assert.ok(open <= 1 && open >= 0, `${id}: overlapping cleanup attempts: ${types.join(',')}`);
       }
       const job = await sb.store.read(id);

@@ -85,6 +85,26 @@ describe('WorkerClient', () => {
     }
   });
 
+  it('delivers output that arrived in the same read as `ready` to a subscriber added after attach resolves', async () => {
+    const ready = { type: 'ready', version: 1, screen: '', cols: 80, rows: 24, state: 'running', readOnly: true, resync: false, exit: null };
+    const path = await serve((_line, s) => {
+      s.write(encodeFrame(ready) + encodeFrame({ type: 'output', data: 'first' }) + encodeFrame({ type: 'exit', code: 0, signal: null, state: 'completed' }));
+      s.end();
+    });
+    const c = await WorkerClient.connectToSocket(path, 'tok');
+    try {
+      await c.attach({ cols: 80, rows: 24, readOnly: true });
+      const events: string[] = [];
+      c.onDidOutput((d) => events.push(`output:${d}`));
+      c.onDidExit((e) => events.push(`exit:${e.code}`));
+      await new Promise<void>((r) => c.onDidClose(() => r()));
+      events.push('close');
+      assert.deepEqual(events, ['output:first', 'exit:0', 'close']);
+    } finally {
+      c.dispose();
+    }
+  });
+
   it('matches answers to requests by id', async () => {
     const path = await serve((line, s) => {
       const msg = JSON.parse(line);

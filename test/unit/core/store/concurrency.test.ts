@@ -34,8 +34,9 @@ describe('store under concurrency and crashes', function () {
         let last = 0;
         for (let kill = 0; kill < 25; kill++) {
           const child = bed.spawnFixture('rewriter', [job.id]);
-          await waitForLine(child, /^ready$/);
-          // Let it write for a moment that varies (0–4 ms), then kill it wherever it is.
+          // Half the kills land around the first write, half among later ones (so the record surely moves on),
+          // each after a moment that varies (0–4 ms): wherever the writer is then.
+          await waitForLine(child, kill % 2 === 0 ? /^ready$/ : /^wrote$/);
           await new Promise((r) => setTimeout(r, (kill + lane) % 5));
           child.kill('SIGKILL');
           await exited(child);

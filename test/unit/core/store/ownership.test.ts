@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { identityOf, readProcStat } from '../../../../src/core/proc/identity';
@@ -39,19 +39,19 @@ describe('execution ownership', () => {
     return job.id;
   }
 
-  async function runningUnderChild(): Promise<{ id: string; pid: number }> {
+  async function runningUnderChild(): Promise<{ id: string; pid: number; child: ChildProcess }> {
     const job = await store.create(sampleJob());
     const child = bed.spawnFixture('claimer', [job.id, '1']);
     await waitForLine(child, /^claimed /);
     assert.equal((await store.read(job.id)).lifecycle.state, 'running');
-    return { id: job.id, pid: child.pid! };
+    return { id: job.id, pid: child.pid!, child };
   }
 
   it('a SIGKILLed owner shows as orphaned at the very next list', async () => {
-    const { id, pid } = await runningUnderChild();
-    process.kill(pid, 'SIGKILL');
-    // Wait for the kernel to finish it (reaped by our exit handler), not for any lock to go stale.
-    await new Promise((r) => setTimeout(r, 50));
+    const { id, pid, child } = await runningUnderChild();
+    child.kill('SIGKILL');
+    // Wait only until it is gone (reaped), not for any lock to go stale.
+    await exited(child);
     const entry = (await store.list()).find((e) => e.id === id);
     assert.ok(entry?.ok);
     assert.equal(entry.job.lifecycle.state, 'orphaned');
@@ -99,9 +99,9 @@ describe('execution ownership', () => {
   });
 
   it('readers racing the reconcile (other processes and this one) make one transition and one timeline entry', async () => {
-    const { id, pid } = await runningUnderChild();
-    process.kill(pid, 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 50));
+    const { id, child } = await runningUnderChild();
+    child.kill('SIGKILL');
+    await exited(child);
     const readers = Array.from({ length: 4 }, () => bed.spawnFixture('reader', [id]));
     const inProcess = Array.from({ length: 4 }, () => bed.store().read(id));
     const lines = await Promise.all(readers.map((r) => waitForLine(r, /^state /)));
@@ -114,11 +114,11 @@ describe('execution ownership', () => {
   });
 
   it('refuses every write fenced by an old owner after a retry, and a second live claimer', async () => {
-    const { id, pid } = await runningUnderChild();
+    const { id, child } = await runningUnderChild();
     const oldFence = { ownerToken: (await store.read(id)).execution!.ownerToken, generation: 1 };
     await assert.rejects(store.claimExecution(id, { generation: 1, ...SOCKET }), /is running; only a queued or starting agent can be claimed/);
-    process.kill(pid, 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGKILL');
+    await exited(child);
     assert.equal((await store.read(id)).lifecycle.state, 'orphaned');
     await store.beginGeneration(id);
     await assert.rejects(store.claimExecution(id, { generation: 1, ...SOCKET }), /stale/);

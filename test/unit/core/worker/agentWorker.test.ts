@@ -176,6 +176,29 @@ describe('AgentWorker', function () {
     assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
   });
 
+  it('gives the agent a clean environment with the job marker, and redacts secret values from the log', async () => {
+    sb.dispose();
+    sb = new Sandbox({ NODE_OPTIONS: '--inspect=9', ELECTRON_RUN_AS_NODE: '1', MY_TOKEN: 'hunter2-very-secret-value' });
+    const job = await sb.start(['sh', '-c', 'echo "opts=[$NODE_OPTIONS] electron=[$ELECTRON_RUN_AS_NODE] id=[$PADDOCK_JOB_ID] tok=[$MY_TOKEN]"'], {
+      settings: { secretEnvNames: ['MY_TOKEN'] },
+    });
+    await sb.waitForState(job.id, ['completed']);
+    const out = (await sb.store.readOutput(job.id)).toString();
+    assert.match(out, new RegExp(`opts=\\[\\] electron=\\[\\] id=\\[${job.id}\\]`));
+    assert.ok(!out.includes('hunter2-very-secret-value'), out);
+    assert.match(out, /tok=\[\[REDACTED\]\]/);
+  });
+
+  it('ignores SIGHUP', async () => {
+    const job = await sb.start(['sleep', '600']);
+    const workerPid = (await sb.store.read(job.id)).execution!.pid;
+    process.kill(workerPid, 'SIGHUP');
+    await sleep(300);
+    assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
+    const c = await connect(job.id);
+    assert.equal((await c.attach({ cols: 80, rows: 24, readOnly: true })).type, 'ready', 'the worker still serves');
+  });
+
   it('recovers a stale socket file left by a killed worker', async () => {
     const job = await sb.start(['sleep', '600'], {
       beforeSpawn: async (j) => {
@@ -193,7 +216,7 @@ describe('AgentWorker', function () {
     assert.equal(job.lifecycle.state, 'running', job.lifecycle.detail ?? '');
     const c = await connect(job.id);
     const ready = await c.attach({ cols: 80, rows: 24, readOnly: true });
-    assert.equal(ready.state, 'running');
+    assert.equal(ready.type, 'ready', 'the worker serves on the recovered path');
   });
 
   it('fails the job with a clear reason when the socket path would be too long', async () => {

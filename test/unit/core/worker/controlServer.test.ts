@@ -63,7 +63,8 @@ describe('control socket robustness', function () {
 
   async function assertHealthy(): Promise<void> {
     const rec = await sb.store.read(job.id);
-    assert.equal(rec.lifecycle.state, 'running', 'the agent is still running');
+    // (the fuzz loop sends valid `signal waiting` frames too)
+    assert.ok(['running', 'waiting'].includes(rec.lifecycle.state), `the agent is still running (${rec.lifecycle.state})`);
     assert.equal(readProcStat(rec.execution!.pid)?.state !== undefined, true, 'the worker is alive');
     const c = await WorkerClient.connect(sb.store, job.id);
     clients.push(c);

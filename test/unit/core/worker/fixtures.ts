@@ -159,7 +159,9 @@ export async function runCli(
   stdout.on('data', (c: Buffer) => out.push(c));
   stderr.on('data', (c: Buffer) => err.push(c));
   const stdin = new PassThrough();
-  const code = await command.run(argv, { io: { stdout, stderr, stdin }, env, cwd: process.cwd() });
+  // In-process commands live in out/, not next to dist/worker.js: name the worker bundle.
+  const withWorker = { PADDOCK_WORKER_SCRIPT: workerScript(), ...env };
+  const code = await command.run(argv, { io: { stdout, stderr, stdin }, env: withWorker, cwd: process.cwd() });
   return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
 }
 

@@ -7,12 +7,15 @@
  */
 import * as assert from 'node:assert/strict';
 import { createConnection } from 'node:net';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JobRecord, JobStore, SCHEMA_VERSION } from '../../../src/core/store';
-import { DEFAULT_SETTINGS, Sandbox } from '../core/worker/fixtures';
+import { JobRecord, JobStore, SCHEMA_VERSION } from '../../src/core/store';
+import { logsCommand } from '../../src/cli/commands/logs';
+import { PaddockError } from '../../src/core/common/errors';
+import { showCommand } from '../../src/cli/commands/show';
+import { stopCommand } from '../../src/cli/commands/stop';
+import { DEFAULT_SETTINGS, runCli, Sandbox } from '../unit/core/worker/fixtures';
 import { cli, cliAsync, CLI, treeListing } from './faultKit';
-import { existsSync } from 'node:fs';
 
 function sample(home: string, title: string): Promise<JobRecord> {
   return new JobStore({ home }).create({
@@ -138,6 +141,22 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
     );
     assert.deepEqual(treeListing(root, [home]), before);
     assert.equal(readFileSync(join(root, 'victim.txt'), 'utf8'), 'precious');
+  });
+
+  it('ids with a NUL byte (which no argv can carry) are refused by the commands and the store alike', async () => {
+    const before = treeListing(root, [home]);
+    for (const id of ['abcdef\u0000', 'abc\u0000/../../outside', '\u0000']) {
+      for (const command of [showCommand, stopCommand, logsCommand]) {
+        // main.ts turns a usage error into exit 2; in-process the command throws it.
+        const outcome = await runCli(command, [id], env).then(
+          (r) => `exit ${r.code}`,
+          (err: PaddockError) => (err instanceof PaddockError && err.kind === 'usage' ? 'exit 2' : `threw ${String(err)}`),
+        );
+        assert.equal(outcome, 'exit 2', `${command.name} ${JSON.stringify(id)}`);
+      }
+      await assert.rejects(new JobStore({ home }).read(id), /is not a Paddock agent id/);
+    }
+    assert.deepEqual(treeListing(root, [home]), before);
   });
 
   describe('through the control socket', () => {

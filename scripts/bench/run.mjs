@@ -1,0 +1,193 @@
+// `npm run bench`: Paddock's speed against the physical limits and against
+// tmux, measured in one run on this machine. Every Paddock figure has its
+// baseline measured alongside it (interleaved where it can be), because on a
+// shared machine only ratios mean something.
+//
+//   node scripts/bench/run.mjs [--only a,b,...] [--quick]
+//   figures: throughput, latency, reattach, start, list, idle, activation
+//
+// Prints a table and writes bench-results/latest.json. Uses temp PADDOCK_HOME
+// and PADDOCK_RUNTIME_DIR dirs and removes every process and dir it made.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { cleanupAll, dropSnapshot, root, snapshotDist } from './lib/env.mjs';
+import { summary, median } from './lib/stats.mjs';
+import { calibrateMb, throughput } from './figures/throughput.mjs';
+import { latency } from './figures/latency.mjs';
+import { reattach } from './figures/reattach.mjs';
+import { startCleanup } from './figures/startCleanup.mjs';
+import { list } from './figures/list.mjs';
+import { idle } from './figures/idle.mjs';
+import { activation } from './figures/activation.mjs';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.includes('--only') ? new Set(args[args.indexOf('--only') + 1].split(',')) : undefined;
+const wants = (name) => !only || only.has(name);
+
+const rows = [];
+const raw = {};
+const errors = [];
+
+/**
+ * One table row. `kind`: 'ratio' (paddock / baseline, goal is a max ratio),
+ * 'minRatio' (goal is a min ratio), 'delta' (paddock - baseline, goal a max),
+ * 'abs' (goal a max absolute value; baseline for information).
+ */
+function row({ figure, unit, paddock, baseline, kind, goal, goalText, spread, note }) {
+  const p = median(paddock);
+  const b = baseline?.length ? median(baseline) : NaN;
+  const ratio = p / b;
+  let pass;
+  if (kind === 'ratio') pass = ratio <= goal;
+  else if (kind === 'minRatio') pass = ratio >= goal;
+  else if (kind === 'delta') pass = p - b <= goal;
+  else pass = p <= goal;
+  rows.push({
+    figure,
+    unit,
+    paddock: p,
+    baseline: b,
+    ratio,
+    delta: p - b,
+    kind,
+    goal: goalText,
+    pass,
+    paddockSpread: spread ?? summary(paddock),
+    baselineSpread: baseline?.length ? summary(baseline) : null,
+    note: note ?? '',
+  });
+}
+
+async function figure(name, fn) {
+  if (!wants(name)) return;
+  const t0 = Date.now();
+  console.log(`[bench] ${name}…`);
+  try {
+    raw[name] = await fn();
+  } catch (err) {
+    errors.push(`${name}: ${err.message}`);
+    console.log(`[bench] ${name} FAILED: ${err.stack ?? err.message}`);
+  } finally {
+    await cleanupAll();
+  }
+  console.log(`[bench] ${name} took ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+}
+
+const fmt = (v, unit) => {
+  if (!Number.isFinite(v)) return '—';
+  const digits = unit === 'ms' && v < 10 ? 2 : v < 100 ? 1 : 0;
+  return `${v.toFixed(digits)}`;
+};
+
+function render() {
+  const header = ['Figure', 'Paddock', 'Baseline', 'Ratio', 'Goal', 'OK', 'Paddock median [min–max] (n)', 'Baseline median [min–max] (n)'];
+  const lines = rows.map((r) => {
+    const ratio = r.kind === 'delta' ? `${r.delta >= 0 ? '+' : ''}${r.delta.toFixed(2)} ${r.unit}` : Number.isFinite(r.ratio) ? `${r.ratio.toFixed(2)}×` : '—';
+    const sp = (s) => (s ? `${fmt(s.median, r.unit)} [${fmt(s.min, r.unit)}–${fmt(s.max, r.unit)}] (${s.n})` : '—');
+    return [
+      `${r.figure}${r.note ? ` (${r.note})` : ''}`,
+      `${fmt(r.paddock, r.unit)} ${r.unit}`,
+      Number.isFinite(r.baseline) ? `${fmt(r.baseline, r.unit)} ${r.unit}` : '—',
+      ratio,
+      r.goal,
+      r.pass ? 'yes' : 'NO',
+      sp(r.paddockSpread),
+      sp(r.baselineSpread),
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const out = [header, widths.map((w) => '-'.repeat(w)), ...lines].map((cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`);
+  return out.join('\n');
+}
+
+const started = Date.now();
+const machine = {
+  cpus: cpus().length,
+  model: cpus()[0]?.model,
+  node: process.version,
+  git: execFileSync('git', ['--version'], { encoding: 'utf8' }).trim(),
+  tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(),
+  loadBefore: loadavg(),
+};
+
+const snapshot = snapshotDist();
+console.log(`[bench] measuring a private copy of dist/ in ${snapshot}`);
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, async () => {
+    console.log(`[bench] ${sig}: cleaning up`);
+    await cleanupAll();
+    dropSnapshot();
+    process.exit(130);
+  });
+}
+
+await figure('throughput', async () => {
+  const mb = Number(process.env.PADDOCK_BENCH_MB) || (await calibrateMb({ maxMb: 200, bareSeconds: quick ? 1 : 2.5 }));
+  const r = await throughput({ repeats: quick ? 2 : 3, mb });
+  const note = `${mb} MB per run${mb < 200 ? ', reduced from 200 to fit the time budget' : ''}`;
+  row({ figure: 'Relay throughput vs bare PTY', unit: 'MB/s', paddock: r.paddock, baseline: r.bare, kind: 'minRatio', goal: 0.9, goalText: '≥ 0.9×', note });
+  row({ figure: 'Relay throughput vs tmux + client', unit: 'MB/s', paddock: r.paddock, baseline: r.tmux, kind: 'minRatio', goal: 1.0, goalText: '≥ 1.0×', note: `tmux client got ${median(r.tmuxReceived).toFixed(1)} MB, Paddock viewer ${median(r.paddockReceived).toFixed(0)} MB` });
+  return { ...r, mb };
+});
+
+await figure('latency', async () => {
+  const r = await latency({ keystrokes: quick ? 400 : 1000, rounds: 5 });
+  const note = `${r.keystrokes} keys each`;
+  row({ figure: 'Keystroke echo p50', unit: 'ms', paddock: [r.paddockP50], baseline: [r.bareP50], kind: 'delta', goal: 1, goalText: '≤ +1 ms', spread: summary(r.perRound.paddockP50), note });
+  rows.at(-1).baselineSpread = summary(r.perRound.bareP50);
+  row({ figure: 'Keystroke echo p99', unit: 'ms', paddock: [r.paddockP99], baseline: [r.bareP99], kind: 'delta', goal: 5, goalText: '≤ +5 ms', spread: summary(r.perRound.paddockP99), note });
+  rows.at(-1).baselineSpread = summary(r.perRound.bareP99);
+  return r;
+});
+
+await figure('reattach', async () => {
+  const r = await reattach({ repeats: quick ? 8 : 20 });
+  row({ figure: 'Re-attach, 10k lines + less (baseline: new tmux client)', unit: 'ms', paddock: r.paddock, baseline: r.tmux, kind: 'abs', goal: 20, goalText: '≤ 20 ms', note: `median connect ${median(r.connectMs).toFixed(1)} ms + attach→ready ${median(r.attachMs).toFixed(1)} ms, screen ${(r.screenBytes / 1024).toFixed(1)} KB` });
+  return r;
+});
+
+await figure('start', async () => {
+  const r = await startCleanup({ repeats: quick ? 2 : 5 });
+  row({ figure: 'Start to first output, 5,000-file repo', unit: 'ms', paddock: r.paddockStart, baseline: r.rawStart, kind: 'ratio', goal: 1.5, goalText: '≤ 1.5×' });
+  row({ figure: 'Cleanup incl. evidence vs worktree remove + branch -D', unit: 'ms', paddock: r.paddockCleanup, baseline: r.rawCleanup, kind: 'ratio', goal: 1.5, goalText: '≤ 1.5×' });
+  const floor = r.rawCleanup.map((v, i) => v + r.rawCapture[i]);
+  row({ figure: 'Cleanup vs raw git doing the same evidence + removal', unit: 'ms', paddock: r.paddockCleanup, baseline: floor, kind: 'ratio', goal: 1.5, goalText: '(info) ≤ 1.5×' });
+  return r;
+});
+
+await figure('list', async () => {
+  const r = await list({ repeats: quick ? 3 : 7, jobs: 1000 });
+  row({ figure: `list --json, ${r.jobs} jobs vs bare read+parse`, unit: 'ms', paddock: r.paddock, baseline: r.bare, kind: 'ratio', goal: 1.5, goalText: '≤ 1.5×' });
+  return r;
+});
+
+await figure('idle', async () => {
+  const r = await idle({ count: 3, seconds: 10 });
+  row({ figure: 'Idle worker RSS vs idle bare node', unit: 'MB', paddock: r.paddockRss, baseline: r.bareRss, kind: 'ratio', goal: 1.25, goalText: '≤ 1.25×', note: `node + node-pty + idle PTY: ${median(r.ptyRss).toFixed(1)} MB` });
+  row({ figure: `Idle worker CPU over ${r.seconds} s`, unit: '%', paddock: r.paddockCpu, baseline: r.bareCpu, kind: 'abs', goal: 0.5, goalText: '~0 % (≤ 0.5)' });
+  return r;
+});
+
+await figure('activation', async () => {
+  const r = await activation({ loads: quick ? 2 : 4 });
+  row({ figure: 'Extension activation (extension host)', unit: 'ms', paddock: r.activationMs, baseline: [], kind: 'abs', goal: 50, goalText: '≤ 50 ms' });
+  row({ figure: 'dist/extension.js size (production)', unit: 'KB', paddock: [r.sizeKb], baseline: [], kind: 'abs', goal: 400, goalText: '≤ 400 KB' });
+  return r;
+});
+
+dropSnapshot();
+const table = render();
+console.log(`\n${table}\n`);
+if (errors.length) console.log(`Figures that could not be measured:\n${errors.map((e) => `  - ${e}`).join('\n')}\n`);
+const totalS = (Date.now() - started) / 1000;
+console.log(`Total ${totalS.toFixed(0)} s; load average before ${machine.loadBefore.map((l) => l.toFixed(1)).join(' ')}, after ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${machine.cpus} CPUs.`);
+mkdirSync(join(root, 'bench-results'), { recursive: true });
+writeFileSync(
+  join(root, 'bench-results', 'latest.json'),
+  JSON.stringify({ at: new Date().toISOString(), seconds: totalS, machine: { ...machine, loadAfter: loadavg() }, rows, errors, raw }, null, 2),
+);
+console.log('Wrote bench-results/latest.json');
+process.exitCode = errors.length ? 1 : 0;

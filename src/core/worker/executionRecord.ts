@@ -1,0 +1,119 @@
+/**
+ * The worker's writes to its job record: one queue, so changes land in the
+ * order they happen; every write fenced by the execution claim; running⇄waiting
+ * flips and activity times throttled so a chatty agent does not hammer the store.
+ */
+import { Disposable, disposableInterval, toDisposable } from '../common/lifecycle';
+import { describeError } from '../common/errors';
+import type { Fence, JobStore, Lifecycle, LifecycleState } from '../store';
+import type { WaitingReason } from './waiting';
+
+/** Waiting/running flips are written at most this often (the latest state wins). */
+const STATE_WRITE_INTERVAL_MS = 1000;
+const ACTIVITY_WRITE_INTERVAL_MS = 30_000;
+
+export class ExecutionRecord extends Disposable {
+  private writes: Promise<unknown> = Promise.resolve();
+  private current: LifecycleState;
+  private desiredWaiting: WaitingReason | null = null;
+  private waitingTimer: NodeJS.Timeout | undefined;
+  private lastWaitingWriteAt = 0;
+  private lastActivity = new Date();
+  private activityWritten = true;
+
+  constructor(
+    private readonly store: JobStore,
+    private readonly id: string,
+    private readonly fence: Fence,
+    initial: LifecycleState,
+    private readonly log: (message: string) => void,
+  ) {
+    super();
+    this.current = initial;
+    this._register(toDisposable(() => this.waitingTimer && clearTimeout(this.waitingTimer)));
+    this._register(disposableInterval(() => this.writeActivity(), ACTIVITY_WRITE_INTERVAL_MS));
+  }
+
+  /** The state as last written by this worker. */
+  get state(): LifecycleState {
+    return this.current;
+  }
+
+  /** Queued and fenced; rejects when the write failed (the queue goes on). */
+  transition(to: LifecycleState, patch: Partial<Lifecycle> & { detail?: string | null } = {}, expectFrom?: LifecycleState[]): Promise<void> {
+    return this.enqueue(async () => {
+      await this.store.transition(this.id, to, { lastActivityAt: this.lastActivity.toISOString(), ...patch }, { fence: this.fence, expectFrom });
+      this.current = to;
+      this.activityWritten = true;
+    });
+  }
+
+  /** Queued; a failure is logged, never thrown. */
+  timeline(type: string, message: string): void {
+    this.enqueue(() => this.store.appendTimeline(this.id, { generation: this.fence.generation, type, message })).catch(() => undefined);
+  }
+
+  noteActivity(): void {
+    this.lastActivity = new Date();
+    this.activityWritten = false;
+  }
+
+  /** Requests running (null) or waiting; written within a second, only while running or waiting. */
+  setWaiting(reason: WaitingReason | null): void {
+    this.desiredWaiting = reason;
+    if (this.waitingTimer || this._store.isDisposed) return;
+    const delay = Math.max(0, this.lastWaitingWriteAt + STATE_WRITE_INTERVAL_MS - Date.now());
+    this.waitingTimer = setTimeout(() => {
+      this.waitingTimer = undefined;
+      this.lastWaitingWriteAt = Date.now();
+      this.enqueue(() => this.applyWaiting()).catch(() => undefined);
+    }, delay);
+  }
+
+  /** Stops waiting/activity writes (the execution is ending). */
+  freeze(): void {
+    this.dispose();
+  }
+
+  private async applyWaiting(): Promise<void> {
+    const from = this.current;
+    if (this._store.isDisposed || (from !== 'running' && from !== 'waiting')) return;
+    const want = this.desiredWaiting;
+    const to: LifecycleState = want ? 'waiting' : 'running';
+    if (to === from) return;
+    await this.store.transition(
+      this.id,
+      to,
+      { waitingReason: want, lastActivityAt: this.lastActivity.toISOString(), detail: want ? `waiting (${want})` : null },
+      { fence: this.fence, expectFrom: ['running', 'waiting'] },
+    );
+    this.current = to;
+    this.activityWritten = true;
+  }
+
+  private writeActivity(): void {
+    if (this.activityWritten) return;
+    this.activityWritten = true;
+    const at = this.lastActivity.toISOString();
+    this.enqueue(() =>
+      this.store.update(
+        this.id,
+        (job) => {
+          job.lifecycle.lastActivityAt = at;
+        },
+        { fence: this.fence },
+      ),
+    ).catch(() => undefined);
+  }
+
+  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.writes.then(fn);
+    this.writes = next.catch((err) => this.log(`record write failed: ${describeError(err)}`));
+    return next;
+  }
+
+  /** Resolves when every queued write has been attempted. */
+  async settled(): Promise<void> {
+    await this.writes;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Terminates an agent's processes — its PTY session plus every process that
+ * carries the job's environment marker (escaped with setsid/nohup) — and names
+ * whatever survived. Shared by the worker's stop and by `stopJob` when the
+ * worker is gone.
+ */
+import { commandLineOf, terminateProcessTree } from '../proc';
+import { ENV_MARKER } from './ptyHost';
+
+export interface NamedProcess {
+  pid: number;
+  command: string;
+}
+
+export interface StopAgentResult {
+  /** SIGKILL was needed after the grace. */
+  escalated: boolean;
+  /** Still running after SIGKILL and a re-scan of /proc (normally empty). */
+  survivors: NamedProcess[];
+}
+
+export async function stopAgentProcesses(opts: {
+  sid: number;
+  jobId: string;
+  graceMs: number;
+  /** Called with the pids about to get SIGKILL. */
+  onEscalate?: (pids: number[]) => void;
+}): Promise<StopAgentResult> {
+  let escalated = false;
+  const { survivors } = await terminateProcessTree({
+    sid: opts.sid,
+    marker: { name: ENV_MARKER, value: opts.jobId },
+    graceMs: opts.graceMs,
+    exclude: [process.pid],
+    onEscalate: (pids) => {
+      escalated = true;
+      opts.onEscalate?.(pids);
+    },
+  });
+  return { escalated, survivors: survivors.map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500) })) };
+}
+
+export function describeSurvivors(survivors: readonly NamedProcess[]): string {
+  return survivors.map((s) => `${s.pid} (${s.command})`).join(', ');
+}
