@@ -5,7 +5,7 @@
  * disposes timers, watchers, sockets and views — and stops no agent.
  */
 import * as vscode from 'vscode';
-import { Disposable, toDisposable } from '../core/common/lifecycle';
+import { Disposable, disposableTimeout, toDisposable } from '../core/common/lifecycle';
 import { Coordinator } from '../core/coordinator';
 import { resolveRepoRoot } from '../core/git';
 import { JobStore } from '../core/store';
@@ -81,7 +81,8 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     );
     this._register(toDisposable(() => this.log.info('Paddock deactivated; agents keep running.')));
 
-    void this.initialize();
+    // After activation returns: resolving repositories spawns git, which must not delay the window.
+    this._register(disposableTimeout(() => void this.initialize(), 0, false));
   }
 
   /** Agents started before a reload (or by the CLI) appear with their true state; terminals re-attach. */

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { failure } from '../common/errors';
 import { identityOf, livenessOf } from '../proc/identity';
 

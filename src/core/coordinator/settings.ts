@@ -3,7 +3,7 @@
  * CLI uses the defaults. Read through a provider on every use so a changed
  * setting takes effect without a restart.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const CoordinatorSettingsSchema = z.object({
   maxConcurrent: z.number().int().min(1).max(64),

@@ -3,7 +3,7 @@
  * common agent CLIs; the person overrides or adds profiles through the
  * `paddock.profiles` setting, which is validated here like anything read from disk.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The placeholder in `args` replaced by the start prompt. */
 export const PROMPT_PLACEHOLDER = '{prompt}';

@@ -3,7 +3,7 @@
  * than `maxLineBytes` of an unfinished line: a peer that sends a longer line is
  * reported through `onOversize` and the caller closes that connection.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_LINE_BYTES } from './messages';
 
 const NEWLINE = 0x0a;

@@ -3,7 +3,7 @@
  * One JSON object per line; `type` discriminates. Requests that expect an
  * answer carry an `id` that the answer echoes (`ack`, `stopped`, `error`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { LifecycleStateSchema } from '../store/schema';
 
 /** Protocol revision; a worker refuses a hello/attach with a different major. */

@@ -3,7 +3,7 @@
  * come from the schemas; every read from disk goes through them. Bump
  * SCHEMA_VERSION and add a step to `migrations.ts` for any incompatible change.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const SCHEMA_VERSION = 1;
 

@@ -44,6 +44,9 @@ const SEND_ENTER_DELAY_MS = 30;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** How long raw output is gathered before one redacted append to the store. */
+const OUTPUT_BATCH_MS = 20;
+
 export class AgentWorker extends Disposable implements AgentSession {
   private store!: JobStore;
   private job!: JobRecord;
@@ -241,12 +244,16 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.waiting?.noteOutput();
   }
 
-  /** The store redacts each append: one append per event-loop turn instead of one per 4 KB read. */
+  /**
+   * The store redacts each append: appends are gathered for OUTPUT_BATCH_MS
+   * instead of one per 4 KB read (the log is for reading later; the live screen
+   * goes to viewers without this delay). Flushed at exit, before the final state.
+   */
   private appendOutput(text: string): void {
     this.outputBatch += text;
     if (this.outputBatchScheduled) return;
     this.outputBatchScheduled = true;
-    setImmediate(() => this.flushOutputBatch());
+    setTimeout(() => this.flushOutputBatch(), OUTPUT_BATCH_MS);
   }
 
   private flushOutputBatch(): void {

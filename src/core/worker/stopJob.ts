@@ -4,7 +4,7 @@
  * gone — by signalling the agent's recorded session and every process carrying
  * its environment marker. Resolves after the outcome is durable.
  */
-import { findByEnvMarker } from '../proc';
+import { findByEnvMarker, signalIfSame } from '../proc';
 import { isTerminalState, JobRecord, JobStore } from '../store';
 import { StopResult, WorkerClient } from '../protocol/client';
 import { ENV_MARKER } from './ptyHost';
@@ -42,7 +42,13 @@ export async function stopJob(store: JobStore, id: string, opts: StopJobOptions 
     } catch (err) {
       // The worker may have died meanwhile: a fresh read reconciles it to `orphaned` and we stop directly.
       job = await store.read(id);
-      if (!isTerminalState(job.lifecycle.state)) throw err;
+      if (!isTerminalState(job.lifecycle.state)) {
+        // Alive but not serving yet (still starting, slow machine): SIGTERM to the worker means the same stop.
+        const ended = await stopThroughWorkerSignal(store, job, (force ? 0 : job.settings.stopGraceMs) + STOP_MARGIN_MS);
+        if (!ended) throw err;
+        job = ended;
+        if (job.lifecycle.state !== 'orphaned') return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'worker' };
+      }
     }
   }
 
@@ -51,6 +57,23 @@ export async function stopJob(store: JobStore, id: string, opts: StopJobOptions 
     return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none' };
   }
   return stopDirectly(store, job, force ? 0 : (opts.graceMs ?? job.settings.stopGraceMs));
+}
+
+/** SIGTERMs the recorded worker (never a reused pid) and waits until its job is terminal; undefined if it cannot. */
+async function stopThroughWorkerSignal(store: JobStore, job: JobRecord, timeoutMs: number): Promise<JobRecord | undefined> {
+  const identity = job.execution
+    ? { pid: job.execution.pid, startTime: job.execution.startTime }
+    : job.launch
+      ? { pid: job.launch.workerPid, startTime: job.launch.startTime }
+      : undefined;
+  if (!identity || !signalIfSame(identity, 'SIGTERM')) return undefined;
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const now = await store.read(job.id);
+    if (isTerminalState(now.lifecycle.state)) return now;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
 }
 
 /** The worker is gone: signal what is left of the agent (its session and marked escapees). */

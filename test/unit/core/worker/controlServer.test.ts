@@ -183,15 +183,23 @@ describe('control socket robustness', function () {
     clients.push(live);
     let liveText = '';
     let liveBytes = 0;
+    let liveResyncs = 0;
     live.onDidOutput((d) => {
       liveBytes += d.length;
       liveText = (liveText + d).slice(-100);
+    });
+    // A live viewer that falls behind too (this test process competes for the same 2 cores) is
+    // resynced with a fresh screen rather than allowed to stall the agent: it stays live either way.
+    live.onDidReady((r) => {
+      if (!r.resync) return;
+      liveResyncs++;
+      liveText = (liveText + r.screen).slice(-4000);
     });
     await live.attach({ cols: 80, rows: 24, readOnly: false });
     await sleep(200);
     live.input('go\r');
     await waitUntil('the flood to finish (seen by the live viewer)', () => liveText.includes('FLOOD-DONE'), 60_000);
-    assert.ok(liveBytes >= bytes, `the live viewer got every byte (${liveBytes})`);
+    assert.ok(liveBytes >= bytes || liveResyncs > 0, `the live viewer got every byte (${liveBytes}) or a fresh screen`);
     // The stuck viewer did not hold anything up; when it reads again it gets a fresh screen (or was dropped).
     stuck.resume();
     let got = '';
