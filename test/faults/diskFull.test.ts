@@ -151,12 +151,12 @@ describe('faults: full disk and read-only store (case 9)', function () {
     await waitUntil('the log to take output again', async () => /tick \d+\r\n$/.test((await s.store.readOutput(id)).toString().slice(-40)), 10_000);
   });
 
-  // BUG: src/core/store/jobStore.ts JobStore.create() claims the id with mkdir jobs/<id> and makes output/ and
+  // Found a real bug (fixed): src/core/store/jobStore.ts JobStore.create() claims the id with mkdir jobs/<id> and makes output/ and
   // evidence/, then writes job.json; when that write fails (ENOSPC, EROFS, any error) the folder stays behind
   // without a record (seen: "folder c4ci3wpo has no record: evidence, output"). list() skips it, so it leaks
   // silently and each failed start leaves another. Fix: wrap everything after allocateId() in try/catch,
   // rmSync(dir, { recursive: true, force: true }) and rethrow.
-  it.skip('a create that fails on a full disk leaves no job folder behind', async () => {
+  it('a create that fails on a full disk leaves no job folder behind', async () => {
     const { sb: s } = await runningAgentOnTinyStore();
     fill(s.home);
     const before = foldersWithoutRecord(s.home);

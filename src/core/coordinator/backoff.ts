@@ -23,3 +23,26 @@ export function dueTime(nextAttemptAt: string | null, now: number): number {
   if (!Number.isFinite(at)) return now;
   return Math.min(at, now + MAX_DELAY_MS);
 }
+
+/**
+ * Remembers, per persisted `nextAttemptAt`, the due time first computed for it.
+ * `dueTime` alone clamps a far-future time (a clock that jumped) to "now + cap"
+ * at every look — which moves along with now, so the attempt would never come.
+ * Clamped once and remembered, it is due at most 1.1× the cap after it was first seen.
+ */
+export class DueTimes {
+  private readonly firstSeen = new Map<string, number>();
+
+  due(id: string, nextAttemptAt: string | null, now: number): number {
+    if (nextAttemptAt === null) return now;
+    const key = `${id}\0${nextAttemptAt}`;
+    let due = this.firstSeen.get(key);
+    if (due === undefined) {
+      // Bounded: stale keys (attempts that ran) are dropped wholesale now and then.
+      if (this.firstSeen.size > 10_000) this.firstSeen.clear();
+      due = dueTime(nextAttemptAt, now);
+      this.firstSeen.set(key, due);
+    }
+    return due;
+  }
+}

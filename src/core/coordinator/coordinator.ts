@@ -21,7 +21,7 @@ import type { JobEntry, JobStore } from '../store';
 import { isTerminalState, JobRecord } from '../store/schema';
 import { stopJob } from '../worker/stopJob';
 import { spawnWorker } from '../worker/spawn';
-import { backoffDelayMs, dueTime } from './backoff';
+import { backoffDelayMs, DueTimes } from './backoff';
 import { CapacityBlocker, capacityOf, CapacityState, queueOrder } from './capacity';
 import { CleanupRunner, observeFingerprint } from './cleanupRunner';
 import { AGENT_MARKER_ENV } from './marker';
@@ -128,6 +128,8 @@ export class Coordinator extends Disposable {
   private lastBlockKey = '';
   /** Automatic cleanup attempts in flight, by repository: one at a time per repository. */
   private readonly repoAttempts = new Map<string, Promise<void>>();
+  /** Due times of persisted retries, clamped once against clock jumps. */
+  private readonly dueTimes = new DueTimes();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly cleanupLimiter = new Limiter(CLEANUP_CONCURRENCY);
   private cachedJobs: JobRecord[] | undefined;
@@ -585,9 +587,9 @@ export class Coordinator extends Disposable {
     for (const job of jobs) {
       const c = job.cleanup;
       if (!c || c.phase === 'complete') continue;
-      if (c.phase === 'incomplete' && dueTime(c.nextAttemptAt, now) > now) continue;
+      if (c.phase === 'incomplete' && this.dueTimes.due(job.id, c.nextAttemptAt, now) > now) continue;
       const best = byRepo.get(job.repo);
-      if (!best || dueTime(best.cleanup!.nextAttemptAt, now) > dueTime(c.nextAttemptAt, now)) byRepo.set(job.repo, job);
+      if (!best || this.dueTimes.due(best.id, best.cleanup!.nextAttemptAt, now) > this.dueTimes.due(job.id, c.nextAttemptAt, now)) byRepo.set(job.repo, job);
     }
     for (const [repo, job] of byRepo) {
       if (this.repoAttempts.has(repo)) continue;
@@ -606,7 +608,7 @@ export class Coordinator extends Disposable {
       if (!c || c.phase === 'complete') return;
       const now = Date.now();
       if (c.phase === 'incomplete') {
-        if (dueTime(c.nextAttemptAt, now) > now) return;
+        if (this.dueTimes.due(id, c.nextAttemptAt, now) > now) return;
         if (c.fingerprint !== null && (await observeFingerprint(job)) === c.fingerprint) {
           // Nothing it looked at changed: the same attempt would fail the same way.
           await this.store.update(id, (j) => ({

@@ -106,6 +106,17 @@ export class JobStore {
   async create(init: NewJob): Promise<JobRecord> {
     ensureDir(this.layout.jobsDir);
     const id = this.allocateId();
+    try {
+      return await this.writeNewJob(id, init);
+    } catch (err) {
+      // A job folder without its record (full disk, read-only store) would list as unreadable
+      // forever: nothing was started for it yet, so it goes.
+      fs.rmSync(this.layout.jobDir(id), { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  private async writeNewJob(id: string, init: NewJob): Promise<JobRecord> {
     const dir = this.layout.jobDir(id);
     ensureDir(this.layout.outputDir(id));
     ensureDir(this.layout.evidenceDir(id));

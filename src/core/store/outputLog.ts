@@ -103,16 +103,27 @@ export class SegmentedOutputLog implements OutputLog {
     this.scheduleQuietFlush();
   }
 
+  /**
+   * Writes what is pending, except an end that could be the start of a secret
+   * printed in two parts (a pause between them must not let it through whole);
+   * `close()` writes everything.
+   */
   async flush(): Promise<void> {
+    this.writePending(false);
+  }
+
+  private writePending(final: boolean): void {
     this.quietTimer?.dispose();
     this.quietTimer = undefined;
-    this.pending += this.decoder.end();
-    if (this.pending) this.writeRedacted(this.pending, '');
+    this.pending += final ? this.decoder.end() : '';
+    const keep = final ? 0 : this.redactor.secretPrefixAtEnd(this.pending);
+    const cut = this.pending.length - keep;
+    if (cut > 0) this.writeRedacted(this.pending.slice(0, cut), this.pending.slice(cut));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.flush();
+    this.writePending(true);
     this.closed = true;
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;

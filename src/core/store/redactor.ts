@@ -39,6 +39,23 @@ export class Redactor {
   }
 
   /** Length of the longest configured secret: a streaming writer must hold back at least this much. */
+  /**
+   * Length of the longest end of `text` that is the beginning of a secret: it
+   * may be completed by later output, so it must not be written yet.
+   */
+  secretPrefixAtEnd(text: string): number {
+    let best = 0;
+    for (const secret of this.secrets) {
+      for (let n = Math.min(secret.length - 1, text.length); n > best; n--) {
+        if (text.endsWith(secret.slice(0, n))) {
+          best = n;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+
   get longestSecret(): number {
     return this.secrets[0]?.length ?? 0;
   }

@@ -49,6 +49,8 @@ const OUTPUT_BATCH_MS = 20;
 
 export class AgentWorker extends Disposable implements AgentSession {
   private store!: JobStore;
+  /** Removes the values of the job's secret variables (and token shapes) from what this worker persists. */
+  private redactor = new Redactor([]);
   private job!: JobRecord;
   private claim!: ExecutionClaim;
   private output!: OutputLog;
@@ -159,7 +161,8 @@ export class AgentWorker extends Disposable implements AgentSession {
       throw failure(`Agent ${jobId} is at generation ${first.lifecycle.generation}, not ${generation}.`);
     }
     // Values of secret variables are known only here (the spawner passed them in our environment).
-    this.store = new JobStore({ home, log, redactor: Redactor.fromEnv(first.settings.secretEnvNames, env) });
+    this.redactor = Redactor.fromEnv(first.settings.secretEnvNames, env);
+    this.store = new JobStore({ home, log, redactor: this.redactor });
 
     // The path is recorded with the claim and checked after it, so a bad runtime dir ends the job with a clear reason.
     const socketPath = join(runtimeDirFor(env), socketFileName(jobId, generation));
@@ -344,7 +347,9 @@ export class AgentWorker extends Disposable implements AgentSession {
       const lines = trimScreen(this.mirror.visibleLines());
       const file = join(this.store.jobDir(this.id), FINAL_SCREEN_FILE);
       const tmp = `${file}.tmp-${process.pid}`;
-      writeFileSync(tmp, lines.join('\n') + (lines.length ? '\n' : ''), { mode: 0o600 });
+      // Like everything persisted, the final screen is redacted (secrets an agent printed stay off disk).
+      const text = this.redactor.redact(lines.join('\n'));
+      writeFileSync(tmp, text + (lines.length ? '\n' : ''), { mode: 0o600 });
       renameSync(tmp, file);
     } catch (err) {
       this.opts.log(`could not save the final screen: ${describeError(err)}`);
