@@ -149,6 +149,43 @@ async function uiScreenshots(server, workspace, env) {
     await page.reload();
     await page.locator('.terminal-wrapper .xterm-rows', { hasText: 'Commit these changes?' }).first().waitFor({ timeout: 90_000 });
     record('UI: the attached terminal is re-attached after a window reload', true);
+
+    // As a person would: Start Agent from the command palette, answer its three questions.
+    step = 'Start Agent from the command palette';
+    await page.keyboard.press('F1');
+    const quickInput = page.locator('.quick-input-widget input');
+    await quickInput.waitFor({ timeout: 20_000 });
+    await quickInput.fill('>Paddock: Start Agent');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Paddock: Start Agent' }).first().waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter');
+    step = 'the profile pick';
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'shell' }).first().waitFor({ timeout: 20_000 });
+    await quickInput.fill('shell');
+    await page.keyboard.press('Enter');
+    step = 'the prompt input';
+    await page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).waitFor({ timeout: 20_000 });
+    await quickInput.fill('Started from the palette');
+    await page.keyboard.press('Enter');
+    step = 'the base input';
+    await page.locator('.quick-input-widget', { hasText: 'Branch or commit to start from' }).waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter');
+    step = 'the new agent in the tree';
+    const newRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Started from the palette' });
+    await newRow.filter({ hasText: 'running' }).waitFor({ timeout: 60_000 });
+    step = 'its terminal opening with a shell';
+    await page.locator('.terminal-wrapper .xterm-rows', { hasText: /[$#] *$/m }).first().waitFor({ timeout: 30_000 });
+    record('UI: Start Agent from the command palette starts an agent and opens its terminal', true);
+
+    step = 'Stop from the context menu and its modal';
+    await newRow.click({ button: 'right' });
+    await page.locator('.context-view .action-label', { hasText: /^Stop$/ }).first().click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 20_000 });
+    const dialogText = await dialog.innerText();
+    if (!/Kept:/.test(dialogText) || !/Deleted: nothing/.test(dialogText)) throw new Error(`the Stop dialog does not say what is kept and deleted: ${dialogText}`);
+    await dialog.locator('.monaco-button', { hasText: /^Stop$/ }).click();
+    await newRow.filter({ hasText: 'stopped' }).waitFor({ timeout: 60_000 });
+    record('UI: Stop from the context menu confirms in a modal and stops the agent', true);
   } catch (err) {
     const file = join(resultsDir, 'ui-failure.png');
     await context.pages()[0]?.screenshot({ path: file }).catch(() => undefined);
@@ -219,7 +256,7 @@ async function main() {
     ...(grep ? { PADDOCK_HOST_TEST_GREP: grep } : {}),
   };
   Object.assign(env, prestartAgents(workspace, env));
-  const server = await startCodeServer({ workspace, env, logFile: join(resultsDir, 'code-server.log') });
+  const server = await startCodeServer({ workspace, env, settings: { 'paddock.maxConcurrent': 8 }, logFile: join(resultsDir, 'code-server.log') });
   console.log(`[harness] code-server ${server.url} (pid ${server.pid}), workspace ${workspace}`);
   try {
     await runHostSuites(server, workspace, env);

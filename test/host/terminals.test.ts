@@ -84,6 +84,38 @@ describe('attached terminals', function () {
     assert.ok(reports === undefined || reports.length === 0 || reports.every((r) => r.stopped), 'stop proves the orphan\'s processes gone');
   });
 
+  it('a terminal on a queued agent says so once, then shows the agent when a slot frees', async () => {
+    const config = vscode.workspace.getConfiguration('paddock');
+    // The agent started from the CLI before the window holds a slot: one slot means the next one queues.
+    await config.update('maxConcurrent', 1, vscode.ConfigurationTarget.Global);
+    try {
+      const job = (await vscode.commands.executeCommand('paddock.startAgent', {
+        repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
+        command: ['bash', '-c', ECHO],
+        title: 'queued viewer',
+        openTerminal: true,
+      })) as JobRecord;
+      started.push(job.id);
+      await waitForState(ext, job.id, ['queued']);
+      const [attached] = ext.terminals.terminalsFor(job.id);
+      let seen = '';
+      const sub = attached.pty.onDidWrite((d) => (seen += d));
+      try {
+        await waitFor('the queued notice', () => /queued/.test(seen) || undefined);
+        await sleep(2000);
+        assert.equal(seen.match(/queued/g)?.length, 1, 'the notice is written once, not once per retry');
+        assert.ok(!/connection lost/.test(seen), 'no reconnect noise while queued');
+        await config.update('maxConcurrent', 8, vscode.ConfigurationTarget.Global);
+        await waitFor('the agent to start and show its screen', () => seen.includes('viewer-test-ready') || undefined, 60_000);
+      } finally {
+        sub.dispose();
+        attached.terminal.dispose();
+      }
+    } finally {
+      await config.update('maxConcurrent', 8, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('shows an agent\'s changed files as children and opens their diff', async () => {
     const job = await startEcho(ext, 'changes');
     started.push(job.id);

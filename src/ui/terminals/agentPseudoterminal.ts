@@ -16,6 +16,8 @@ import { isTerminalState, JobRecord } from '../../core/store/schema';
 const CLEAR = '\x1b[H\x1b[2J\x1b[3J';
 const dim = (text: string) => `\r\n\x1b[2m[paddock] ${text}\x1b[0m\r\n`;
 const MAX_BACKOFF_MS = 5000;
+/** How often a terminal opened on a queued or starting agent looks again. */
+const WAIT_FOR_START_MS = 500;
 
 export interface AgentTerminalOptions {
   jobId: string;
@@ -45,6 +47,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   private reconnectTimer: IDisposable | undefined;
   private ended = false;
   private closed = false;
+  private saidWaiting = false;
 
   constructor(
     private readonly store: JobStore,
@@ -102,6 +105,18 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
       const job = await this.store.read(jobId);
       if (isTerminalState(job.lifecycle.state)) {
         this.finish(job, reconnecting);
+        return;
+      }
+      if (job.lifecycle.state === 'queued' || (job.lifecycle.state === 'starting' && !job.execution)) {
+        // Not started yet (waiting for a free slot, or its worker is starting): say so once, then wait quietly.
+        if (!this.saidWaiting) {
+          this.saidWaiting = true;
+          this.write(dim(job.lifecycle.state === 'queued'
+            ? 'the agent is queued: all agent slots are in use (paddock.maxConcurrent); it starts when one frees.'
+            : 'the agent is starting…').replace(/^\r\n/, ''));
+        }
+        this.reconnectTimer?.dispose();
+        this.reconnectTimer = disposableTimeout(() => void this.connect(reconnecting), WAIT_FOR_START_MS, false);
         return;
       }
       const client = await WorkerClient.connect(this.store, jobId, { connectTimeoutMs: 3000 });

@@ -1,0 +1,47 @@
+// Runs compiled mocha suites under out/test/<area> with the spec reporter, writes
+// the counts to test-results/<area>-summary.json and prints "<area>: N passed, N failed".
+import { createRequire } from 'node:module';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const require = createRequire(import.meta.url);
+const Mocha = require('mocha');
+const root = resolve(import.meta.dirname, '..', '..');
+
+function walk(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+
+/** `folders`: sub-folders of out/test/<area> to run (all when empty). */
+export function runSuite({ area, summaryName = area, timeout, slow, grep, folders = [] }) {
+  const mocha = new Mocha({ timeout, slow, reporter: 'spec', color: process.stdout.isTTY });
+  if (grep) mocha.grep(grep);
+  const base = join(root, 'out', 'test', area);
+  for (const d of folders.length ? folders.map((f) => join(base, f)) : [base]) {
+    for (const f of walk(d).sort()) mocha.addFile(f);
+  }
+  let passed = 0;
+  let failed = 0;
+  let pending = 0;
+  const runner = mocha.run((failures) => {
+    mkdirSync(join(root, 'test-results'), { recursive: true });
+    writeFileSync(join(root, 'test-results', `${summaryName}-summary.json`), JSON.stringify({ passed, failed, pending }));
+    console.log(`\n${summaryName}: ${passed} passed, ${failed} failed${pending ? `, ${pending} skipped` : ''}`);
+    process.exitCode = failures > 0 ? 1 : 0;
+  });
+  runner.on('pass', () => passed++);
+  runner.on('fail', () => failed++);
+  runner.on('pending', () => pending++);
+}
+
+/** `--grep PATTERN` and positional folders from argv. */
+export function suiteArgs(argv, envGrep) {
+  const grep = argv.includes('--grep') ? argv[argv.indexOf('--grep') + 1] : envGrep;
+  const folders = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--grep');
+  return { grep, folders };
+}
