@@ -58,16 +58,22 @@ export async function branchSafety(repo: string, branch: string, opts: BranchSaf
  * is freed by pruning first.
  */
 export async function deleteBranch(repo: string, branch: string, opts: { force: boolean }): Promise<void> {
-  const safety = await branchSafety(repo, branch);
-  if (!safety.exists) return;
-  if (!opts.force && safety.unmergedCommits > 0) {
-    const n = safety.unmergedCommits;
-    throw failure(`Branch ${branch} was kept: ${n} commit${n === 1 ? '' : 's'} not merged anywhere else.`, 'unmerged');
+  if (opts.force) {
+    // The caller checked safety already or the person asked: no second reachability pass (4 git spawns).
+    await checkBranchName(repo, branch);
+  } else {
+    const safety = await branchSafety(repo, branch);
+    if (!safety.exists) return;
+    if (safety.unmergedCommits > 0) {
+      const n = safety.unmergedCommits;
+      throw failure(`Branch ${branch} was kept: ${n} commit${n === 1 ? '' : 's'} not merged anywhere else.`, 'unmerged');
+    }
   }
   let res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true });
   if (res.code !== 0 && /checked out at|used by worktree/.test(res.stderr)) {
     await runGit(['worktree', 'prune'], { cwd: repo });
     res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true });
   }
+  if (res.code !== 0 && /not found/.test(res.stderr)) return; // already gone: cleanup is idempotent
   if (res.code !== 0) throw failure(`Could not delete branch ${branch}: ${firstLine(res.stderr)}`);
 }
