@@ -176,16 +176,16 @@ async function uiScreenshots(server, workspace, env) {
     await page.locator('.terminal-wrapper .xterm-rows', { hasText: /[$#] *$/m }).first().waitFor({ timeout: 30_000 });
     record('UI: Start Agent from the command palette starts an agent and opens its terminal', true);
 
-    step = 'Stop from the context menu and its modal';
-    await newRow.click({ button: 'right' });
-    await page.locator('.context-view .action-label', { hasText: /^Stop$/ }).first().click();
+    step = 'Stop from the row and its modal';
+    await newRow.hover();
+    await newRow.locator('.action-label[aria-label="Stop"]').click();
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 20_000 });
     const dialogText = await dialog.innerText();
     if (!/Kept:/.test(dialogText) || !/Deleted: nothing/.test(dialogText)) throw new Error(`the Stop dialog does not say what is kept and deleted: ${dialogText}`);
     await dialog.locator('.monaco-button', { hasText: /^Stop$/ }).click();
     await newRow.filter({ hasText: 'stopped' }).waitFor({ timeout: 60_000 });
-    record('UI: Stop from the context menu confirms in a modal and stops the agent', true);
+    record('UI: Stop on the row confirms in a modal and stops the agent', true);
   } catch (err) {
     const file = join(resultsDir, 'ui-failure.png');
     await context.pages()[0]?.screenshot({ path: file }).catch(() => undefined);
