@@ -83,14 +83,23 @@ function seedScreenshotAgents(workspace, env) {
   const cliPath = join(root, 'dist', 'cli.js');
   const cli = (...a) =>
     execFileSync(process.execPath, [cliPath, ...a], { cwd: workspace, env: { ...process.env, ...env }, encoding: 'utf8' }).trim();
+  // The agent whose cleanup will be held goes first and must be running before its holder starts:
+  // with every slot taken a new agent is queued and has no worktree yet.
+  const held = cli('start', '--title', 'Refactor the job store', '--', 'bash', '-c', 'echo refactoring; sleep 600');
+  const deadline = Date.now() + 60_000;
+  let heldJob = JSON.parse(cli('show', held, '--json'));
+  while (heldJob.lifecycle.state !== 'running' && Date.now() < deadline) {
+    spawnSync('sleep', ['0.2']);
+    heldJob = JSON.parse(cli('show', held, '--json'));
+  }
+  if (heldJob.lifecycle.state !== 'running') throw new Error(`the agent to hold did not start (${heldJob.lifecycle.state})`);
   const demo = cli('start', '--title', 'Fix the flaky date test', '--', 'bash', join(root, 'test', 'harness', 'demo-agent.sh'));
   cli('start', '--title', 'Add retries to the HTTP client', '--', 'bash', '-c',
     `echo "Proceed with the change? [y/n]"; "${process.execPath}" "${cliPath}" signal waiting; sleep 600`);
   cli('start', '--title', 'Upgrade the linter', '--', 'bash', '-c', 'echo "eslint: 3 errors" >&2; sleep 0.3; exit 1');
-  const held = cli('start', '--title', 'Refactor the job store', '--', 'bash', '-c', 'echo refactoring; sleep 600');
-  const worktree = JSON.parse(cli('show', held, '--json')).worktree;
   // A process outside the agent (an editor, a shell) still using the worktree blocks its removal.
-  const holder = spawn('sleep', ['600'], { cwd: worktree, detached: true, stdio: 'ignore' });
+  const holder = spawn('sleep', ['600'], { cwd: heldJob.worktree, detached: true, stdio: 'ignore' });
+  holder.on('error', (err) => console.error(`[harness] holder: ${err.message}`));
   holder.unref();
   spawnSync(process.execPath, [cliPath, 'cleanup', held, '--yes'], { cwd: workspace, env: { ...process.env, ...env } });
   return { demo, holderPid: holder.pid, ids: [demo, held] };
