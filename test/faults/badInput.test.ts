@@ -6,7 +6,6 @@
  * frames on the socket get an error frame and a closed connection.
  */
 import * as assert from 'node:assert/strict';
-import { createConnection } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JobRecord, JobStore, SCHEMA_VERSION } from '../../src/core/store';
@@ -15,7 +14,7 @@ import { PaddockError } from '../../src/core/common/errors';
 import { showCommand } from '../../src/cli/commands/show';
 import { stopCommand } from '../../src/cli/commands/stop';
 import { DEFAULT_SETTINGS, runCli, Sandbox } from '../unit/core/worker/fixtures';
-import { cli, cliAsync, CLI, treeListing } from './faultKit';
+import { cli, cliAsync, CLI, exchange, treeListing } from './faultKit';
 
 function sample(home: string, title: string): Promise<JobRecord> {
   return new JobStore({ home }).create({
@@ -163,23 +162,6 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
     let sb: Sandbox;
     afterEach(() => sb?.dispose());
 
-    function exchange(path: string, payload: string): Promise<string> {
-      return new Promise((resolve, reject) => {
-        const s = createConnection(path);
-        let got = '';
-        const timer = setTimeout(() => {
-          s.destroy();
-          reject(new Error(`connection kept open; got ${got.slice(0, 200)}`));
-        }, 5000);
-        s.on('data', (d) => (got += d.toString()));
-        s.on('error', () => undefined);
-        s.on('close', () => {
-          clearTimeout(timer);
-          resolve(got);
-        });
-        s.once('connect', () => s.write(payload));
-      });
-    }
 
     it('path-like, NUL-bearing and oversized tokens get an error frame and a closed connection; the agent goes on', async () => {
       sb = new Sandbox();

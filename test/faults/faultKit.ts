@@ -1,3 +1,4 @@
+import { createConnection } from 'node:net';
 /**
  * Shared bits of the fault suites (test/unit/faults and test/faults): running
  * the real CLI bundle, listing a folder tree to prove nothing was touched,
@@ -93,4 +94,23 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Sends one payload on a fresh socket connection and resolves with everything received until the worker closes it. */
+export function exchange(path: string, payload: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = createConnection(path);
+    let got = '';
+    const timer = setTimeout(() => {
+      s.destroy();
+      reject(new Error(`connection kept open; got ${got.slice(0, 200)}`));
+    }, 5000);
+    s.on('data', (d) => (got += d.toString()));
+    s.on('error', () => undefined);
+    s.on('close', () => {
+      clearTimeout(timer);
+      resolve(got);
+    });
+    s.once('connect', () => s.write(payload));
+  });
 }

@@ -6,30 +6,12 @@
  */
 import * as assert from 'node:assert/strict';
 import { chmodSync, chownSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
 import { Coordinator } from '../../src/core/coordinator';
 import { CoordinatorSandbox, requireBuild } from '../unit/core/coordinator/coordinatorFixture';
 import { Sandbox, waitUntil } from '../unit/core/worker/fixtures';
-import { allFileContents, isRoot } from './faultKit';
+import { allFileContents, exchange, isRoot } from './faultKit';
 
-function exchange(path: string, payload: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const s = createConnection(path);
-    let got = '';
-    const timer = setTimeout(() => {
-      s.destroy();
-      reject(new Error(`connection kept open; got ${got.slice(0, 200)}`));
-    }, 5000);
-    s.on('data', (d) => (got += d.toString()));
-    s.on('error', () => undefined);
-    s.on('close', () => {
-      clearTimeout(timer);
-      resolve(got);
-    });
-    s.once('connect', () => s.write(payload));
-  });
-}
 
 describe('faults: tokens, socket permissions and secrets (cases 11, 14, 15)', function () {
   this.timeout(120_000);
