@@ -110,8 +110,20 @@ describe('proc/terminateProcessTree', () => {
   });
 
   it('refuses its own session and the init session', async () => {
-    const own = readProcStat(process.pid)!.sid;
-    await assert.rejects(terminateProcessTree({ sid: own, graceMs: 10 }), /own session/);
+    // Run the own-session case in a child that leads a session of its own: the test runner's
+    // session may be 0 (its leader outside a container's pid namespace), which is refused earlier.
+    const probe = [
+      `const { terminateProcessTree } = require(${JSON.stringify(require.resolve('../../../../src/core/proc/terminate'))});`,
+      `const { readProcStat } = require(${JSON.stringify(require.resolve('../../../../src/core/proc/identity'))});`,
+      'const own = readProcStat(process.pid).sid;',
+      'if (own !== process.pid) { console.log("not a session leader"); process.exit(0); }',
+      'terminateProcessTree({ sid: own, graceMs: 10 }).then(() => console.log("resolved"), (e) => console.log(e.message));',
+    ].join('\n');
+    const child = spawn(process.execPath, ['-e', probe], { detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    let said = '';
+    child.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    await new Promise((resolve) => child.on('close', resolve));
+    assert.match(said, /own session/);
     await assert.rejects(terminateProcessTree({ sid: 1, graceMs: 10 }), /cannot be stopped|not a process session/);
     await assert.rejects(terminateProcessTree({ sid: 0, graceMs: 10 }), /not a process session/);
   });
