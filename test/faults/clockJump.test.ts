@@ -7,19 +7,12 @@
 import * as assert from 'node:assert/strict';
 import { MAX_DELAY_MS } from '../../src/core/coordinator/backoff';
 import { JobRecord } from '../../src/core/store';
-import { CoordinatorSandbox, requireBuild, sleep } from '../unit/core/coordinator/coordinatorFixture';
+import { CoordinatorSandbox, useCoordinatorSandbox, sleep } from '../unit/core/coordinator/coordinatorFixture';
 
 describe('faults: clock jumps against the cleanup backoff (case 24)', function () {
   this.timeout(180_000);
-  let sb: CoordinatorSandbox;
-
-  before(requireBuild);
-  beforeEach(() => {
-    sb = new CoordinatorSandbox();
-  });
-  afterEach(async () => {
-    await sb.dispose();
-  });
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
 
   /** An ended agent whose cleanup failed once because a process holds its worktree. */
   async function incompleteCleanup(): Promise<{ job: JobRecord; holder: number }> {

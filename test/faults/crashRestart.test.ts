@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTerminalState, JobRecord } from '../../src/core/store';
-import { CoordinatorSandbox, git, requireBuild, sleep } from '../unit/core/coordinator/coordinatorFixture';
+import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from '../unit/core/coordinator/coordinatorFixture';
 import { CLI } from './faultKit';
 
 /** The parts of a raw record the kill points look at. */
@@ -62,15 +62,8 @@ function killedAfter(args: string[], env: NodeJS.ProcessEnv, ms: number): Promis
 
 describe('faults: CLI SIGKILLed mid-start and mid-cleanup (case 5)', function () {
   this.timeout(300_000);
-  let sb: CoordinatorSandbox;
-
-  before(requireBuild);
-  beforeEach(() => {
-    sb = new CoordinatorSandbox();
-  });
-  afterEach(async () => {
-    await sb.dispose();
-  });
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
 
   function okJobs(entries: Awaited<ReturnType<typeof sb.store.list>>, allowInterruptedCreate = false): JobRecord[] {
     for (const e of entries) {

@@ -11,20 +11,15 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Coordinator } from '../../src/core/coordinator';
 import { JobRecord } from '../../src/core/store';
-import { CoordinatorSandbox, git, requireBuild } from '../unit/core/coordinator/coordinatorFixture';
+import { CoordinatorSandbox, useCoordinatorSandbox, git } from '../unit/core/coordinator/coordinatorFixture';
 
 describe('faults: git in the way of cleanup and start (cases 16, 19)', function () {
   this.timeout(180_000);
-  let sb: CoordinatorSandbox;
+  let sb!: CoordinatorSandbox;
   let c: Coordinator;
-
-  before(requireBuild);
-  beforeEach(() => {
-    sb = new CoordinatorSandbox();
+  useCoordinatorSandbox((fresh) => {
+    sb = fresh;
     c = sb.coordinator({ maxConcurrent: 8 });
-  });
-  afterEach(async () => {
-    await sb.dispose();
   });
 
   /** An ended agent that committed, modified and left an untracked file. */

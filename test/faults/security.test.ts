@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { chmodSync, chownSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Coordinator } from '../../src/core/coordinator';
-import { CoordinatorSandbox, requireBuild } from '../unit/core/coordinator/coordinatorFixture';
+import { CoordinatorSandbox, useCoordinatorSandbox } from '../unit/core/coordinator/coordinatorFixture';
 import { Sandbox, waitUntil } from '../unit/core/worker/fixtures';
 import { allFileContents, exchange, isRoot } from './faultKit';
 
@@ -17,18 +17,14 @@ describe('faults: tokens, socket permissions and secrets (cases 11, 14, 15)', fu
   this.timeout(120_000);
 
   describe('tokens (case 11)', () => {
-    let sb: CoordinatorSandbox;
+    let sb!: CoordinatorSandbox;
     let c: Coordinator;
     const logged: string[] = [];
-    before(requireBuild);
-    beforeEach(() => {
-      sb = new CoordinatorSandbox();
+    useCoordinatorSandbox((fresh) => {
+      sb = fresh;
       c = sb.coordinator({ maxConcurrent: 4 });
       logged.length = 0;
       c.onDidLog((m) => logged.push(m));
-    });
-    afterEach(async () => {
-      await sb.dispose();
     });
 
     it('a wrong token, no token and the token of another job close the connection, change nothing, echo nothing, log nothing', async () => {

@@ -22,7 +22,7 @@ import { isTerminalState, JobRecord } from '../store/schema';
 import { stopJob } from '../worker/stopJob';
 import { spawnWorker } from '../worker/spawn';
 import { backoffDelayMs, DueTimes } from './backoff';
-import { CapacityBlocker, capacityOf, CapacityState, queueOrder } from './capacity';
+import { CapacityBlocker, capacityOf, CapacityState, isBeingPrepared, queueOrder } from './capacity';
 import { CleanupRunner, observeFingerprint } from './cleanupRunner';
 import { AGENT_MARKER_ENV } from './marker';
 import { Limiter } from './limiter';
@@ -481,7 +481,7 @@ export class Coordinator extends Disposable {
         const claimed = await this.capacityLock.with(CAPACITY_WAIT_MS, async () => {
           const jobs = okJobs(await this.store.list());
           const job = jobs.find((j) => j.id === candidate.id);
-          if (!job || job.lifecycle.state !== 'queued') return 'skip';
+          if (!job || job.lifecycle.state !== 'queued' || isBeingPrepared(job)) return 'skip';
           if (capacityOf(jobs, this.settings.maxConcurrent).used >= this.settings.maxConcurrent) return 'full';
           await this.store.transition(job.id, 'starting', { detail: 'creating its worktree' }, { expectFrom: ['queued'] });
           return 'claimed';

@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { CLI_SCRIPT, CoordinatorSandbox, requireBuild } from '../core/coordinator/coordinatorFixture';
+import { CLI_SCRIPT, CoordinatorSandbox, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
 interface Run {
   code: number;
@@ -45,15 +45,8 @@ function assertOneSentence(stderr: string): void {
 
 describe('CLI: start, list, show, retry, cleanup', function () {
   this.timeout(60_000);
-  let sb: CoordinatorSandbox;
-
-  before(requireBuild);
-  beforeEach(() => {
-    sb = new CoordinatorSandbox();
-  });
-  afterEach(async () => {
-    await sb.dispose();
-  });
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
 
   function cli(args: string[], opts: { cwd?: string; input?: string } = {}): Promise<Run> {
     return new Promise((resolve, reject) => {

@@ -6,19 +6,12 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoordinatorSandbox, git, requireBuild, sleep } from './coordinatorFixture';
+import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
 
 describe('Coordinator: cleanup', function () {
   this.timeout(60_000);
-  let sb: CoordinatorSandbox;
-
-  before(requireBuild);
-  beforeEach(() => {
-    sb = new CoordinatorSandbox();
-  });
-  afterEach(async () => {
-    await sb.dispose();
-  });
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
 
   /** An ended agent that committed once and left an untracked file behind. */
   async function agentWithWork() {

@@ -12,6 +12,7 @@ import { Coordinator, CoordinatorOptions } from '../../../../src/core/coordinato
 import { CoordinatorSettings } from '../../../../src/core/coordinator/settings';
 import { commandLineOf, findByEnvMarker, listPids } from '../../../../src/core/proc';
 import { isTerminalState, JobRecord, JobStore, LifecycleState } from '../../../../src/core/store';
+import { DEFAULT_SETTINGS } from '../worker/fixtures';
 
 export const REPO_ROOT = resolve(process.cwd());
 export const WORKER_SCRIPT = join(REPO_ROOT, 'dist', 'worker.js');
@@ -33,6 +34,23 @@ export function git(cwd: string, ...args: string[]): string {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * The hooks every coordinator suite wants: the build must exist, each test gets a fresh sandbox
+ * (handed to `use`) and it is torn down after the test, processes and temp dirs included.
+ */
+export function useCoordinatorSandbox(use: (sandbox: CoordinatorSandbox) => void): void {
+  let current: CoordinatorSandbox | undefined;
+  before(requireBuild);
+  beforeEach(() => {
+    current = new CoordinatorSandbox();
+    use(current);
+  });
+  afterEach(async () => {
+    await current?.dispose();
+    current = undefined;
+  });
 }
 
 export class CoordinatorSandbox {
@@ -79,6 +97,23 @@ export class CoordinatorSandbox {
     });
     this.coordinators.push(c);
     return c;
+  }
+
+  /** A job written straight to the store, as `start` first writes it: queued, no worktree or base yet. */
+  createQueued(title: string): Promise<JobRecord> {
+    return this.store.create({
+      title,
+      repo: this.repo,
+      worktree: null,
+      branch: null,
+      base: 'HEAD',
+      baseSha: null,
+      profile: null,
+      command: ['true'],
+      cwd: this.repo,
+      envNames: [],
+      settings: { ...DEFAULT_SETTINGS, stopGraceMs: 2000 },
+    });
   }
 
   /** A process the test owns (a holder, say); killed at teardown. */

@@ -9,52 +9,26 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { addWorktree } from '../../../../src/core/git';
 import { isTerminalState, JobRecord } from '../../../../src/core/store';
-import { CLI_SCRIPT, CoordinatorSandbox, git, requireBuild, sleep } from './coordinatorFixture';
-
-const SETTINGS = {
-  stopGraceMs: 2000,
-  waitingPattern: null,
-  idleSeconds: null,
-  resumeArgs: null,
-  secretEnvNames: [],
-  autoRestart: false,
-  recoveryLimit: 0,
-};
+import { CLI_SCRIPT, CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
 
 describe('Coordinator: two coordinators on one store', function () {
   this.timeout(240_000);
-  let sb: CoordinatorSandbox;
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  before(requireBuild);
-  beforeEach(() => {
-    sb = new CoordinatorSandbox();
-  });
-  afterEach(async () => {
-    await sb.dispose();
-  });
-
-  /** An ended agent with a worktree and a branch, made directly (fast): cancelled before it ran. */
-  async function endedAgent(i: number): Promise<string> {
+  /** A job with a worktree and a branch, made directly (fast), left in `state` as if its launcher set it. */
+  async function agentWithWorktree(title: string, state: 'cancelled' | 'starting', detail: string): Promise<string> {
     const baseSha = git(sb.repo, 'rev-parse', 'HEAD');
-    const job = await sb.store.create({
-      title: `ended ${i}`,
-      repo: sb.repo,
-      worktree: null,
-      branch: null,
-      base: 'HEAD',
-      baseSha,
-      profile: null,
-      command: ['true'],
-      cwd: sb.repo,
-      envNames: [],
-      settings: SETTINGS,
-    });
+    const job = await sb.createQueued(title);
     const worktree = join(`${sb.repo}.worktrees`, job.id);
-    await sb.store.update(job.id, (j) => ({ ...j, worktree, branch: `paddock/${job.id}`, cwd: worktree }));
+    await sb.store.update(job.id, (j) => ({ ...j, baseSha, worktree, branch: `paddock/${job.id}`, cwd: worktree }));
     await addWorktree(sb.repo, { path: worktree, branch: `paddock/${job.id}`, baseSha });
-    await sb.store.transition(job.id, 'cancelled', { detail: 'made by the test' });
+    await sb.store.transition(job.id, state, { detail });
     return job.id;
   }
+
+  /** An ended agent with a worktree and a branch: cancelled before it ran. */
+  const endedAgent = (i: number) => agentWithWorktree(`ended ${i}`, 'cancelled', 'made by the test');
 
   it('races 50 cleanups and 20 starts: each cleanup once, capacity kept, no double start', async () => {
     const ended: string[] = [];
@@ -147,30 +121,14 @@ describe('Coordinator: two coordinators on one store', function () {
   it('a job left in starting by a dead launcher is failed and its worktree undone', async () => {
     const id = await endedAgent(0);
     // Simulate a launcher that died right after claiming the slot: a fresh queued job moved to starting.
-    const baseSha = git(sb.repo, 'rev-parse', 'HEAD');
-    const job = await sb.store.create({
-      title: 'abandoned',
-      repo: sb.repo,
-      worktree: null,
-      branch: null,
-      base: 'HEAD',
-      baseSha,
-      profile: null,
-      command: ['true'],
-      cwd: sb.repo,
-      envNames: [],
-      settings: SETTINGS,
-    });
-    const worktree = join(`${sb.repo}.worktrees`, job.id);
-    await sb.store.update(job.id, (j) => ({ ...j, worktree, branch: `paddock/${job.id}`, cwd: worktree }));
-    await addWorktree(sb.repo, { path: worktree, branch: `paddock/${job.id}`, baseSha });
-    await sb.store.transition(job.id, 'starting', { detail: 'creating its worktree' });
+    const abandoned = await agentWithWorktree('abandoned', 'starting', 'creating its worktree');
+    const worktree = (await sb.store.read(abandoned)).worktree!;
     const c = sb.coordinator({}, { tickMs: 100 });
     await c.ready;
-    const failed = await sb.waitFor(job.id, (j) => isTerminalState(j.lifecycle.state));
+    const failed = await sb.waitFor(abandoned, (j) => isTerminalState(j.lifecycle.state));
     assert.equal(failed.lifecycle.state, 'failed');
     assert.equal(existsSync(worktree), false);
-    assert.ok(!sb.branches().includes(`paddock/${job.id}`));
+    assert.ok(!sb.branches().includes(`paddock/${abandoned}`));
     assert.ok(sb.branches().includes(`paddock/${id}`), 'other agents are untouched');
   });
 });

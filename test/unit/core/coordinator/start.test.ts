@@ -2,20 +2,14 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PREPARE_GRACE_MS } from '../../../../src/core/coordinator/capacity';
 import { isTerminalState } from '../../../../src/core/store';
-import { CoordinatorSandbox, git, requireBuild, sleep } from './coordinatorFixture';
+import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
 
 describe('Coordinator: start, capacity, retry, stop', function () {
   this.timeout(60_000);
-  let sb: CoordinatorSandbox;
-
-  before(requireBuild);
-  beforeEach(() => {
-    sb = new CoordinatorSandbox();
-  });
-  afterEach(async () => {
-    await sb.dispose();
-  });
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
 
   it('starts an agent in its own worktree on paddock/<id> from HEAD', async () => {
     const c = sb.coordinator();
@@ -107,6 +101,21 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     const startOrder = [...jobs].sort((a, b) => (a.lifecycle.startedAt! < b.lifecycle.startedAt! ? -1 : 1)).map((j) => j.id);
     // The first two start together; the queued three start in the order they were queued.
     assert.deepEqual(startOrder.slice(2), ids.slice(2));
+  });
+
+  it('a queue pump leaves a job alone while its start assigns the worktree, and fails one whose starter died', async () => {
+    const c = sb.coordinator({}, { tickMs: 50 });
+    await c.ready;
+    // Written the way `start` first writes a record, before it assigns the worktree.
+    const preparing = await sb.createQueued('being prepared');
+    const abandoned = await sb.createQueued('starter died');
+    await sb.store.update(abandoned.id, (j) => ({ ...j, createdAt: new Date(Date.now() - PREPARE_GRACE_MS - 1000).toISOString() }));
+
+    const failed = await sb.waitEnded(abandoned.id);
+    assert.equal(failed.lifecycle.state, 'failed');
+    assert.match(failed.lifecycle.detail ?? '', /no worktree assigned/);
+    await sleep(500); // many pump ticks
+    assert.equal((await sb.store.read(preparing.id)).lifecycle.state, 'queued');
   });
 
   it('retry runs a new generation in the same worktree with a separator in the log', async () => {

@@ -1,24 +1,15 @@
 import * as assert from 'node:assert/strict';
 import { branchSafety, deleteBranch } from '../../../../src/core/git/branch';
-import { Sandbox, git, write } from './gitTestUtil';
+import { Sandbox, useGitSandbox, git, write } from './gitTestUtil';
 
 describe('git/branchSafety and deleteBranch', function () {
   this.timeout(60_000);
-  let sb: Sandbox;
+  let sb!: Sandbox;
   let repo: string;
-  const savedEnv = { ...process.env };
-  before(() => {
-    process.env.GIT_CONFIG_GLOBAL = '/dev/null';
-    process.env.GIT_CONFIG_NOSYSTEM = '1';
-  });
-  after(() => {
-    process.env = savedEnv;
-  });
-  beforeEach(() => {
-    sb = new Sandbox();
+  useGitSandbox((fresh) => {
+    sb = fresh;
     repo = sb.repo();
   });
-  afterEach(() => sb.dispose());
 
   /** A branch `name` off main with `n` commits of its own. */
   function branchWith(name: string, n: number): string {

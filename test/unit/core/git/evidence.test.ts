@@ -3,7 +3,7 @@ import { chmodSync, cpSync, utimesSync, existsSync, readFileSync, renameSync, rm
 import * as path from 'node:path';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { addWorktree } from '../../../../src/core/git/worktree';
-import { Sandbox, binary, git, write } from './gitTestUtil';
+import { Sandbox, useGitSandbox, binary, git, write } from './gitTestUtil';
 
 /** A change made in the agent's worktree, by kind. */
 type Change = (wt: string) => void;
@@ -74,19 +74,8 @@ const CHANGES: Record<string, Change> = {
 
 describe('git/captureEvidence', function () {
   this.timeout(60_000);
-  let sb: Sandbox;
-  const savedEnv = { ...process.env };
-  before(() => {
-    process.env.GIT_CONFIG_GLOBAL = '/dev/null';
-    process.env.GIT_CONFIG_NOSYSTEM = '1';
-  });
-  after(() => {
-    process.env = savedEnv;
-  });
-  beforeEach(() => {
-    sb = new Sandbox();
-  });
-  afterEach(() => sb.dispose());
+  let sb!: Sandbox;
+  useGitSandbox((fresh) => (sb = fresh));
 
   /** Tree hash of the files on disk in `wt`, computed in an unrelated scratch repo (independent of the code under test). */
   function treeOfDisk(wt: string): string {

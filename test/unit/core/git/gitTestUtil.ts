@@ -26,6 +26,34 @@ export function write(root: string, rel: string, content: string | Buffer): void
   writeFileSync(file, content);
 }
 
+/**
+ * The hooks of a git suite: git reads no global or system config (the suite's results must not
+ * depend on the machine), every test gets a fresh Sandbox (handed to `use`), and after each test
+ * the sandbox is removed and any environment a test changed (GIT_DIR, say) is put back.
+ */
+export function useGitSandbox(use: (sandbox: Sandbox) => void): void {
+  const savedEnv = { ...process.env };
+  let isolatedEnv: NodeJS.ProcessEnv = {};
+  let current: Sandbox | undefined;
+  before(() => {
+    process.env.GIT_CONFIG_GLOBAL = '/dev/null';
+    process.env.GIT_CONFIG_NOSYSTEM = '1';
+    isolatedEnv = { ...process.env };
+  });
+  after(() => {
+    process.env = savedEnv;
+  });
+  beforeEach(() => {
+    current = new Sandbox();
+    use(current);
+  });
+  afterEach(() => {
+    process.env = { ...isolatedEnv };
+    current?.dispose();
+    current = undefined;
+  });
+}
+
 export class Sandbox {
   readonly dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'paddock-git-')));
 

@@ -4,31 +4,18 @@ import * as path from 'node:path';
 import { changedFiles, worktreeFingerprint } from '../../../../src/core/git/status';
 import { resolveCommit, resolveRepoRoot } from '../../../../src/core/git/repo';
 import { runGit } from '../../../../src/core/git/runGit';
-import { Sandbox, binary, git, write } from './gitTestUtil';
+import { Sandbox, useGitSandbox, binary, git, write } from './gitTestUtil';
 import { chmodSync, rmSync } from 'node:fs';
 
 describe('git/repo, runGit and status', function () {
   this.timeout(60_000);
-  let sb: Sandbox;
+  let sb!: Sandbox;
   let repo: string;
   let base: string;
-  const savedEnv = { ...process.env };
-  before(() => {
-    process.env.GIT_CONFIG_GLOBAL = '/dev/null';
-    process.env.GIT_CONFIG_NOSYSTEM = '1';
-  });
-  after(() => {
-    process.env = savedEnv;
-  });
-  beforeEach(() => {
-    sb = new Sandbox();
+  useGitSandbox((fresh) => {
+    sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n', 'src/a.txt': 'a\n', 'gone.txt': 'g\n', 'run.sh': 'echo\n', 'move-me.txt': 'content to move\n'.repeat(10) });
     base = git(repo, 'rev-parse', 'HEAD');
-  });
-  afterEach(() => {
-    process.env.GIT_DIR = savedEnv.GIT_DIR;
-    if (savedEnv.GIT_DIR === undefined) delete process.env.GIT_DIR;
-    sb.dispose();
   });
 
   it('runGit ignores a leaked GIT_DIR, streams big output and reports failures in one sentence', async () => {

@@ -3,30 +3,21 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { addWorktree, listWorktrees, removeWorktree } from '../../../../src/core/git/worktree';
 import { deleteBranch } from '../../../../src/core/git/branch';
-import { Sandbox, git, write } from './gitTestUtil';
+import { Sandbox, useGitSandbox, git, write } from './gitTestUtil';
 
 describe('git/worktree', function () {
   this.timeout(60_000);
-  let sb: Sandbox;
+  let sb!: Sandbox;
   let repo: string;
   let base: string;
-  const savedEnv = { ...process.env };
   const timers: NodeJS.Timeout[] = [];
-  before(() => {
-    process.env.GIT_CONFIG_GLOBAL = '/dev/null';
-    process.env.GIT_CONFIG_NOSYSTEM = '1';
-  });
-  after(() => {
-    process.env = savedEnv;
-  });
-  beforeEach(() => {
-    sb = new Sandbox();
+  useGitSandbox((fresh) => {
+    sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n', 'src/a.txt': 'a\n' });
     base = git(repo, 'rev-parse', 'HEAD');
   });
   afterEach(() => {
     for (const t of timers.splice(0)) clearTimeout(t);
-    sb.dispose();
   });
 
   const registered = async (p: string) => (await listWorktrees(repo)).some((e) => e.path === p);

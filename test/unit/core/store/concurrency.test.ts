@@ -1,17 +1,16 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { JobStore } from '../../../../src/core/store';
-import { exited, sampleJob, TestBed, waitForLine } from './helpers';
+import { exited, sampleJob, TestBed, useTestBed, waitForLine } from './helpers';
 
 describe('store under concurrency and crashes', function () {
   this.timeout(240_000);
-  let bed: TestBed;
-  let store: JobStore;
-  beforeEach(() => {
-    bed = new TestBed();
-    store = bed.store();
+  let bed!: TestBed;
+  let store!: JobStore;
+  useTestBed((freshBed, freshStore) => {
+    bed = freshBed;
+    store = freshStore;
   });
-  afterEach(() => bed.cleanup());
 
   it('8 processes × 200 locked increments of one record give exactly 1,600', async () => {
     const job = await store.create(sampleJob());

@@ -31,6 +31,19 @@ export function sampleJob(overrides: Partial<NewJob> = {}): NewJob {
 }
 
 /** A temp PADDOCK_HOME per test, removed afterwards, plus every child it spawned killed. */
+/** Registers the hooks of a store suite: a fresh TestBed and its store per test, removed after it. */
+export function useTestBed(use: (bed: TestBed, store: JobStore) => void): void {
+  let current: TestBed | undefined;
+  beforeEach(() => {
+    current = new TestBed();
+    use(current, current.store());
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
+}
+
 export class TestBed {
   readonly home = fs.mkdtempSync(path.join(os.tmpdir(), 'paddock-store-'));
   private readonly children = new Set<ChildProcess>();

@@ -3,16 +3,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JobStore, SCHEMA_VERSION } from '../../../../src/core/store';
 import { PaddockError } from '../../../../src/core/common/errors';
-import { allFiles, sampleJob, TestBed } from './helpers';
+import { allFiles, sampleJob, TestBed, useTestBed } from './helpers';
 
 describe('JobStore', () => {
-  let bed: TestBed;
-  let store: JobStore;
-  beforeEach(() => {
-    bed = new TestBed();
-    store = bed.store();
+  let bed!: TestBed;
+  let store!: JobStore;
+  useTestBed((freshBed, freshStore) => {
+    bed = freshBed;
+    store = freshStore;
   });
-  afterEach(() => bed.cleanup());
 
   it('creates a queued generation-1 record that reads back identically', async () => {
     const job = await store.create(sampleJob());

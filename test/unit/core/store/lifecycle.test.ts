@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { isLegalTransition, JobStore, LEGAL_TRANSITIONS, LIFECYCLE_STATES, LifecycleState, TERMINAL_STATES } from '../../../../src/core/store';
-import { sampleJob, TestBed } from './helpers';
+import { sampleJob, useTestBed } from './helpers';
 
 describe('lifecycle', () => {
   it('has one table: terminal states lead nowhere, every other state can end', () => {
@@ -16,13 +16,8 @@ describe('lifecycle', () => {
   });
 
   describe('on a real store', () => {
-    let bed: TestBed;
-    let store: JobStore;
-    beforeEach(() => {
-      bed = new TestBed();
-      store = bed.store();
-    });
-    afterEach(() => bed.cleanup());
+    let store!: JobStore;
+    useTestBed((_bed, fresh) => (store = fresh));
 
     it('names both states when a transition is illegal', async () => {
       const job = await store.create(sampleJob());

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { identityOf, readProcStat } from '../../../../src/core/proc/identity';
 import { JobStore, LAUNCH_FAILED_DETAIL } from '../../../../src/core/store';
-import { exited, sampleJob, TestBed, waitForLine } from './helpers';
+import { exited, sampleJob, TestBed, useTestBed, waitForLine } from './helpers';
 
 async function waitUntil(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -17,13 +17,12 @@ async function waitUntil(predicate: () => boolean, timeoutMs = 5000): Promise<vo
 const SOCKET = { socketPath: '/tmp/p.sock', socketToken: 'k'.repeat(24) };
 
 describe('execution ownership', () => {
-  let bed: TestBed;
-  let store: JobStore;
-  beforeEach(() => {
-    bed = new TestBed();
-    store = bed.store();
+  let bed!: TestBed;
+  let store!: JobStore;
+  useTestBed((freshBed, freshStore) => {
+    bed = freshBed;
+    store = freshStore;
   });
-  afterEach(() => bed.cleanup());
 
   /** A running job whose owner record names `pid` with `startTime` (written as a worker would, then edited). */
   async function forgeOwner(pid: number, startTime: number): Promise<string> {

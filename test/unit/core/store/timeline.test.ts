@@ -2,16 +2,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JobStore } from '../../../../src/core/store';
-import { sampleJob, TestBed } from './helpers';
+import { sampleJob, useTestBed } from './helpers';
 
 describe('timeline', () => {
-  let bed: TestBed;
-  let store: JobStore;
-  beforeEach(() => {
-    bed = new TestBed();
-    store = bed.store();
-  });
-  afterEach(() => bed.cleanup());
+  let store!: JobStore;
+  useTestBed((_bed, fresh) => (store = fresh));
 
   it('records every transition in order', async () => {
     const job = await store.create(sampleJob());

@@ -3,16 +3,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { once } from '../../../../src/core/common/event';
 import { JobStore } from '../../../../src/core/store';
-import { exited, sampleJob, TestBed, waitForLine } from './helpers';
+import { exited, sampleJob, TestBed, useTestBed, waitForLine } from './helpers';
 
 describe('change notification', () => {
-  let bed: TestBed;
-  let store: JobStore;
-  beforeEach(() => {
-    bed = new TestBed();
-    store = bed.store();
+  let bed!: TestBed;
+  let store!: JobStore;
+  useTestBed((freshBed, freshStore) => {
+    bed = freshBed;
+    store = freshStore;
   });
-  afterEach(() => bed.cleanup());
 
   it('fires onDidChangeJob for a change made by another store (another process)', async () => {
     const job = await store.create(sampleJob());
