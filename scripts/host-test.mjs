@@ -78,11 +78,15 @@ async function runHostSuites(server, workspace, env) {
   }
 }
 
+/** Runs the built CLI in the workspace with the test store; returns its trimmed stdout. */
+function runCli(workspace, env, ...args) {
+  return execFileSync(process.execPath, [join(root, 'dist', 'cli.js'), ...args], { cwd: workspace, env: { ...process.env, ...env }, encoding: 'utf8' }).trim();
+}
+
 /** Agents in several states for the screenshots (beside those the host suites left). */
 function seedScreenshotAgents(workspace, env) {
   const cliPath = join(root, 'dist', 'cli.js');
-  const cli = (...a) =>
-    execFileSync(process.execPath, [cliPath, ...a], { cwd: workspace, env: { ...process.env, ...env }, encoding: 'utf8' }).trim();
+  const cli = (...a) => runCli(workspace, env, ...a);
   // The agent whose cleanup will be held goes first and must be running before its holder starts:
   // with every slot taken a new agent is queued and has no worktree yet.
   const held = cli('start', '--title', 'Refactor the job store', '--', 'bash', '-c', 'echo refactoring; sleep 600');
@@ -161,12 +165,7 @@ async function uiScreenshots(server, workspace, env) {
 
     // As a person would: Start Agent from the command palette, answer its three questions.
     step = 'Start Agent from the command palette';
-    await page.keyboard.press('F1');
-    const quickInput = page.locator('.quick-input-widget input');
-    await quickInput.waitFor({ timeout: 20_000 });
-    await quickInput.fill('>Paddock: Start Agent');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Paddock: Start Agent' }).first().waitFor({ timeout: 20_000 });
-    await page.keyboard.press('Enter');
+    const quickInput = await runPaletteCommand(page, 'Paddock: Start Agent');
     step = 'the profile pick';
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'shell' }).first().waitFor({ timeout: 20_000 });
     await quickInput.fill('shell');
@@ -195,6 +194,34 @@ async function uiScreenshots(server, workspace, env) {
     await dialog.locator('.monaco-button', { hasText: /^Stop$/ }).click();
     await newRow.filter({ hasText: 'stopped' }).waitFor({ timeout: 60_000 });
     record('UI: Stop on the row confirms in a modal and stops the agent', true);
+
+    // An agent that starts asking while the window is open: the person is told, with an action.
+    step = 'the waiting notification';
+    const asker = runCli(workspace, env, 'start', '--title', 'Needs an answer', '--', 'bash', '-c',
+      `echo "Deploy to staging? [y/n]"; "${process.execPath}" "${join(root, 'dist', 'cli.js')}" signal waiting; read -r answer; echo "answered: $answer"; sleep 600`);
+    seeded.ids.push(asker);
+    const notification = await findNotification(page, 'Agent "Needs an answer" is waiting for you.');
+    step = 'the notification\'s Attach action';
+    await notification.locator('.monaco-button', { hasText: /^Attach$/ }).click();
+    const askerScreen = page.locator('.terminal-wrapper .xterm-rows', { hasText: 'Deploy to staging?' }).first();
+    await askerScreen.waitFor({ timeout: 30_000 });
+    record('UI: a waiting agent raises a notification whose Attach opens its terminal', true);
+
+    step = 'Send Prompt from the command palette';
+    await runPaletteCommand(page, 'Paddock: Send Prompt');
+    step = 'the agent pick of Send Prompt';
+    await page.locator('.quick-input-widget input[placeholder="Send a prompt to which agent?"]').waitFor({ timeout: 20_000 });
+    await quickInput.fill('Needs an answer');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Needs an answer' }).first().waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter');
+    step = 'the prompt box of Send Prompt';
+    await page.locator('.quick-input-widget', { hasText: 'Send to "Needs an answer"' }).waitFor({ timeout: 20_000 });
+    await quickInput.fill('yes, deploy');
+    await page.keyboard.press('Enter');
+    step = 'the agent receiving the prompt';
+    await page.locator('.terminal-wrapper .xterm-rows', { hasText: 'answered: yes, deploy' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Needs an answer' }).filter({ hasText: 'running' }).waitFor({ timeout: 30_000 });
+    record('UI: Send Prompt from the command palette types into the agent, which runs again', true);
   } catch (err) {
     const file = join(resultsDir, 'ui-failure.png');
     await context.pages()[0]?.screenshot({ path: file }).catch(() => undefined);
@@ -209,6 +236,34 @@ async function uiScreenshots(server, workspace, env) {
     for (const id of seeded.ids) {
       spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), 'stop', '--force', id], { env: { ...process.env, ...env }, stdio: 'ignore' });
     }
+  }
+}
+
+/** Opens the command palette with F1 and runs `title`; returns the quick input box. */
+async function runPaletteCommand(page, title) {
+  await page.keyboard.press('F1');
+  const quickInput = page.locator('.quick-input-widget input');
+  await quickInput.waitFor({ timeout: 20_000 });
+  await quickInput.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 20_000 });
+  await page.keyboard.press('Enter');
+  return quickInput;
+}
+
+/**
+ * The notification saying `message`: its toast while shown, else its entry in the notification
+ * centre (a toast hides itself after a while, the centre keeps it).
+ */
+async function findNotification(page, message) {
+  const toast = page.locator('.notification-toast', { hasText: message }).first();
+  try {
+    await toast.waitFor({ timeout: 60_000 });
+    return toast;
+  } catch {
+    await runPaletteCommand(page, 'Notifications: Show Notifications');
+    const entry = page.locator('.notifications-center .notification-list-item', { hasText: message }).first();
+    await entry.waitFor({ timeout: 10_000 });
+    return entry;
   }
 }
 
@@ -233,8 +288,7 @@ function vsixInstall() {
 
 /** Agents that exist before the window opens: one running, one whose worker was SIGKILLed. */
 function prestartAgents(workspace, env) {
-  const cli = (...a) =>
-    execFileSync(process.execPath, [join(root, 'dist', 'cli.js'), ...a], { cwd: workspace, env: { ...process.env, ...env }, encoding: 'utf8' }).trim();
+  const cli = (...a) => runCli(workspace, env, ...a);
   const running = cli('start', '--title', 'started before the window', '--', 'bash', '-c', 'echo started before the window; sleep 600');
   const doomed = cli('start', '--title', 'worker killed', '--', 'bash', '-c', 'echo doomed; sleep 600');
   const record = JSON.parse(cli('show', doomed, '--json'));
