@@ -195,6 +195,34 @@ async function uiScreenshots(server, workspace, env) {
     await newRow.filter({ hasText: 'stopped' }).waitFor({ timeout: 60_000 });
     record('UI: Stop on the row confirms in a modal and stops the agent', true);
 
+    step = 'Retry on the stopped row';
+    await newRow.hover();
+    await newRow.locator('.action-label[aria-label="Retry"]').click();
+    await newRow.filter({ hasText: 'running' }).waitFor({ timeout: 60_000 });
+    record('UI: Retry on the row runs the stopped agent again', true);
+
+    step = 'Stop again before cleaning up';
+    await newRow.hover();
+    await newRow.locator('.action-label[aria-label="Stop"]').click();
+    await dialog.waitFor({ timeout: 20_000 });
+    await dialog.locator('.monaco-button', { hasText: /^Stop$/ }).click();
+    await newRow.filter({ hasText: 'stopped' }).waitFor({ timeout: 60_000 });
+    step = 'Clean Up on the row and its modal';
+    const paletteJob = JSON.parse(runCli(workspace, env, 'list', '--json')).find((j) => j.title === 'Started from the palette');
+    await newRow.hover();
+    await newRow.locator('.action-label[aria-label="Clean Up"]').click();
+    await dialog.waitFor({ timeout: 20_000 });
+    const cleanupText = await dialog.innerText();
+    if (!cleanupText.includes(`refs/paddock/snapshots/${paletteJob.id}`) || !/Deleted:/.test(cleanupText)) {
+      throw new Error(`the Clean Up dialog does not say what is kept and deleted: ${cleanupText}`);
+    }
+    await dialog.locator('.monaco-button', { hasText: /^Clean Up$/ }).click();
+    await newRow.filter({ hasText: 'cleaned' }).waitFor({ timeout: 60_000 });
+    const snapshot = execFileSync('git', ['-C', workspace, 'for-each-ref', '--format=%(refname)', `refs/paddock/snapshots/${paletteJob.id}`], { encoding: 'utf8' }).trim();
+    if (!snapshot) throw new Error(`no snapshot ref for ${paletteJob.id} after Clean Up`);
+    if (existsSync(paletteJob.worktree)) throw new Error(`the worktree ${paletteJob.worktree} is still there after Clean Up`);
+    record('UI: Clean Up on the row says what is kept and deleted, keeps a snapshot and removes the worktree', true);
+
     // An agent that starts asking while the window is open: the person is told, with an action.
     step = 'the waiting notification';
     const asker = runCli(workspace, env, 'start', '--title', 'Needs an answer', '--', 'bash', '-c',
