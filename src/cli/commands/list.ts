@@ -1,11 +1,10 @@
 /** `paddock list`: every agent in the store, oldest first. */
-import { resolveRepoRoot } from '../../core/git';
 import { describeError, usageError } from '../../core/common/errors';
 import type { JobEntry } from '../../core/store';
 import type { CliCommand } from '../command';
 import { expectPositionals, parseCommandArgs } from '../support/args';
 import { entryJson, printJson } from '../support/json';
-import { openStore } from '../support/session';
+import { openStore } from '../support/store';
 import { formatRow, HEADER } from '../support/format';
 
 const usage = 'paddock list [--json] [--repo DIR]';
@@ -20,6 +19,9 @@ export const listCommand: CliCommand = {
     let repo: string | undefined;
     if (values.repo !== undefined) {
       try {
+        // Only --repo needs git: the plain listing loads no child-process code.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { resolveRepoRoot } = require('../../core/git') as typeof import('../../core/git');
         repo = await resolveRepoRoot(values.repo);
       } catch (err) {
         throw usageError(describeError(err));
@@ -45,5 +47,6 @@ export const listCommand: CliCommand = {
 function byCreation(a: JobEntry, b: JobEntry): number {
   const ka = a.ok ? a.job.createdAt : '';
   const kb = b.ok ? b.job.createdAt : '';
-  return ka === kb ? a.id.localeCompare(b.id) : ka < kb ? -1 : 1;
+  if (ka !== kb) return ka < kb ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

@@ -3,7 +3,7 @@ import type { CliCommand } from '../command';
 import { expectPositionals, parseCommandArgs } from '../support/args';
 import { formatDetails } from '../support/format';
 import { jobJson, printJson } from '../support/json';
-import { openStore } from '../support/session';
+import { openStore } from '../support/store';
 
 const usage = 'paddock show ID [--json]';
 

@@ -7,12 +7,10 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../../core/common/errors';
 import { Coordinator } from '../../core/coordinator';
-import { JobStore } from '../../core/store';
 import type { CliContext } from '../command';
+import { openStore } from './store';
 
-export function openStore(ctx: CliContext): JobStore {
-  return new JobStore({ home: JobStore.defaultHome(ctx.env) });
-}
+export { openStore };
 
 /** dist/worker.js next to this bundle; PADDOCK_WORKER_SCRIPT overrides (development). */
 export function workerScriptPath(env: NodeJS.ProcessEnv): string {

@@ -20,28 +20,29 @@ export interface BranchSafety {
 
 const OTHER_REF_NAMESPACES = ['refs/heads/', 'refs/remotes/', 'refs/tags/'];
 
-async function branchSha(repo: string, branch: string): Promise<string | undefined> {
-  const res = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { cwd: repo, allowFailure: true });
-  return res.code === 0 ? res.stdout.trim() : undefined;
-}
-
+/**
+ * One `for-each-ref` lists every other ref and the branch's own tip, and one
+ * `rev-list --count --stdin` counts the tip's commits that none of them reaches:
+ * two git processes (the name is checked without git when it is a plain one).
+ */
 export async function branchSafety(repo: string, branch: string, opts: BranchSafetyOptions = {}): Promise<BranchSafety> {
   await checkBranchName(repo, branch);
-  const tip = await branchSha(repo, branch);
-  if (!tip) return { exists: false, unmergedCommits: 0 };
+  const own = `refs/heads/${branch}`;
   // Peeled object of each ref, so annotated tags count by their commit; refs to trees/blobs are skipped.
   const refs = await runGit(
     ['for-each-ref', '--format=%(refname)%00%(objecttype)%00%(*objecttype)%00%(objectname)%00%(*objectname)', ...OTHER_REF_NAMESPACES],
     { cwd: repo },
   );
+  let tip: string | undefined;
   const others: string[] = [];
   for (const line of refs.stdout.split('\n')) {
     if (!line) continue;
     const [name, type, peeledType, sha, peeledSha] = line.split('\0');
-    if (name === `refs/heads/${branch}`) continue;
-    if (type === 'commit') others.push(sha);
-    else if (peeledType === 'commit') others.push(peeledSha);
+    const commit = type === 'commit' ? sha : peeledType === 'commit' ? peeledSha : undefined;
+    if (name === own) tip = commit;
+    else if (commit) others.push(commit);
   }
+  if (!tip) return { exists: false, unmergedCommits: 0 };
   for (const rev of opts.alsoReachableFrom ?? []) {
     const res = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { cwd: repo, allowFailure: true });
     if (res.code === 0) others.push(res.stdout.trim());
@@ -59,7 +60,7 @@ export async function branchSafety(repo: string, branch: string, opts: BranchSaf
  */
 export async function deleteBranch(repo: string, branch: string, opts: { force: boolean }): Promise<void> {
   if (opts.force) {
-    // The caller checked safety already or the person asked: no second reachability pass (4 git spawns).
+    // The caller checked safety already or the person asked: no second reachability pass.
     await checkBranchName(repo, branch);
   } else {
     const safety = await branchSafety(repo, branch);

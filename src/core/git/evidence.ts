@@ -20,6 +20,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
+import { isValidRefName } from './repo';
 import { firstLine, runGit } from './runGit';
 
 export interface CaptureOptions {
@@ -72,17 +73,16 @@ const PATCH_DIFF_OPTIONS = [
 export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvidence> {
   const { repo, worktree, jobId, baseSha } = opts;
   const snapshotRef = `${SNAPSHOT_NAMESPACE}${jobId}`;
-  const [check, head, index] = await Promise.all([
-    runGit(['check-ref-format', snapshotRef], { cwd: repo, allowFailure: true }),
-    runGit(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: worktree, allowFailure: true }),
-    runGit(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd: worktree, allowFailure: true }),
-  ]);
-  if (check.code !== 0) throw usageError(`Job id '${jobId}' cannot name a git ref.`);
-  if (head.code !== 0 || index.code !== 0) {
-    throw failure(`Could not capture ${worktree}: ${firstLine(head.stderr || index.stderr) || 'it is not a git worktree with a commit'}.`);
+  if (!(await isValidRefName(repo, snapshotRef))) throw usageError(`Job id '${jobId}' cannot name a git ref.`);
+  // One rev-parse answers both: the index path (first line) and HEAD's commit (second).
+  const probe = await runGit(['rev-parse', '--path-format=absolute', '--git-path', 'index', '--verify', 'HEAD^{commit}'], {
+    cwd: worktree,
+    allowFailure: true,
+  });
+  const [realIndex, headSha] = probe.stdout.split('\n').map((l) => l.trim());
+  if (probe.code !== 0 || !realIndex || !/^[0-9a-f]{40,64}$/.test(headSha ?? '')) {
+    throw failure(`Could not capture ${worktree}: ${firstLine(probe.stderr) || 'it is not a git worktree with a commit'}.`);
   }
-  const headSha = head.stdout.trim();
-  const realIndex = index.stdout.trim();
 
   const scratch = await fs.mkdtemp(path.join(tmpdir(), 'paddock-capture-'));
   try {
@@ -95,7 +95,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     // --create-reflog keeps earlier snapshots of the same job (a retried cleanup) reachable for a while.
     await runGit(['update-ref', '--create-reflog', '-m', 'paddock snapshot', snapshotRef, snapshotSha], { cwd: repo });
 
-    const [fileCount] = await Promise.all([countChanged(repo, baseSha, tree), writePatch(repo, baseSha, tree, opts.patchPath)]);
+    const fileCount = await writePatch(repo, baseSha, tree, opts.patchPath);
     return { snapshotRef, snapshotSha, headSha, patch: opts.patchPath, fileCount };
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
@@ -128,24 +128,67 @@ async function stageEverything(worktree: string, realIndex: string, tempIndex: s
   if (add.code !== 0) throw failure(`Could not capture the worktree ${worktree}: ${firstLine(add.stderr)}`);
 }
 
-async function countChanged(repo: string, baseSha: string, tree: string): Promise<number> {
-  const res = await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', baseSha, tree], { cwd: repo });
-  return res.stdout.split('\0').filter((s) => s.length > 0).length;
+/**
+ * Paths that differ between the two trees (what `diff-tree -r --name-only --no-renames` lists),
+ * read from the patch instead of a second diff: every entry's path, and both sides of a rename.
+ * Only header lines can start with "diff --git " or "rename from ": content lines start with
+ * ' ', '+', '-', '@', '\\' and binary data lines are base85 without spaces.
+ */
+export function countPatchPaths(patch: string): number {
+  const paths = new Set<string>();
+  const header = 'diff --git ';
+  for (let at = patch.startsWith(header) ? 0 : patch.indexOf(`\n${header}`); at >= 0; at = patch.indexOf(`\n${header}`, at + 1)) {
+    let start = patch[at] === '\n' ? at + 1 : at;
+    let end = lineEnd(patch, start);
+    const line = patch.slice(start + header.length, end);
+    // Extended header lines follow until the content ("---", "Binary files", "GIT binary patch") or the next entry.
+    let renamed = false;
+    for (start = end + 1; start < patch.length; start = end + 1) {
+      end = lineEnd(patch, start);
+      const next = patch.slice(start, end);
+      if (next.startsWith('rename from ')) paths.add(next.slice('rename from '.length));
+      else if (next.startsWith('rename to ')) paths.add(next.slice('rename to '.length));
+      else if (!EXTENDED_HEADER.test(next)) break;
+      if (next.startsWith('rename ')) renamed = true;
+    }
+    if (renamed) continue;
+    // "a/P b/P", each side quoted alike when P needs it: the first half names the path.
+    const a = line.slice(0, (line.length - 1) / 2);
+    paths.add(a.startsWith('"') ? `"${a.slice(3)}` : a.slice(2));
+  }
+  return paths.size;
 }
 
-/** Writes the base → tree patch durably: to a temp file, fsync, rename. */
-async function writePatch(repo: string, baseSha: string, tree: string, patchPath: string): Promise<void> {
+const EXTENDED_HEADER = /^(old mode|new mode|deleted file mode|new file mode|similarity index|dissimilarity index|rename from|rename to|copy from|copy to|index) /;
+
+function lineEnd(text: string, from: number): number {
+  const end = text.indexOf('\n', from);
+  return end < 0 ? text.length : end;
+}
+
+/** Writes the base → tree patch durably (temp file, fsync, rename); returns how many paths it changes. */
+async function writePatch(repo: string, baseSha: string, tree: string, patchPath: string): Promise<number> {
   await fs.mkdir(path.dirname(patchPath), { recursive: true });
   const temp = `${patchPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     await runGit(['diff-tree', ...PATCH_DIFF_OPTIONS, `--output=${temp}`, baseSha, tree], { cwd: repo });
     const handle = await fs.open(temp, 'r+');
+    let count: number;
     try {
       await handle.sync();
+      count = countPatchPaths(await handle.readFile('latin1'));
     } finally {
       await handle.close();
     }
     await fs.rename(temp, patchPath);
+    // The rename is durable only once its directory is: the patch must survive a crash before any removal.
+    const dir = await fs.open(path.dirname(patchPath), 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
+    return count;
   } catch (err) {
     await fs.rm(temp, { force: true });
     throw err;

@@ -44,8 +44,34 @@ export async function resolveCommit(repo: string, ref: string): Promise<string> 
   return sha;
 }
 
+/**
+ * True when `ref` is certainly a valid full ref name by git's rules
+ * (git-check-ref-format), judged without running git: only plain ASCII names
+ * ([A-Za-z0-9._/-]) that break none of the rules. Anything else is not
+ * "invalid" but "ask git". Paddock's own names (paddock/<id>,
+ * refs/paddock/snapshots/<id>) always pass, which saves a git process per check.
+ */
+export function isPlainValidRef(ref: string): boolean {
+  if (!/^[A-Za-z0-9._/-]+$/.test(ref) || ref.startsWith('-')) return false;
+  const parts = ref.split('/');
+  if (parts.length < 2) return false;
+  for (const part of parts) {
+    if (part === '' || part.startsWith('.') || part.endsWith('.lock')) return false;
+  }
+  return !ref.includes('..') && !ref.endsWith('.');
+}
+
 /** Throws a usage error unless `name` is a valid branch name. */
 export async function checkBranchName(repo: string, name: string): Promise<void> {
+  // `refs/heads/HEAD` is refused by newer git; leave such names (and every unusual one) to git.
+  if (name !== 'HEAD' && !name.startsWith('-') && isPlainValidRef(`refs/heads/${name}`)) return;
   const res = await runGit(['check-ref-format', '--branch', name], { cwd: repo, allowFailure: true });
   if (res.code !== 0 || name.startsWith('-')) throw usageError(`'${name}' is not a valid branch name.`);
+}
+
+/** Whether `ref` is a valid full ref name (git-check-ref-format), asking git only for unusual names. */
+export async function isValidRefName(repo: string, ref: string): Promise<boolean> {
+  if (isPlainValidRef(ref)) return true;
+  const res = await runGit(['check-ref-format', ref], { cwd: repo, allowFailure: true });
+  return res.code === 0;
 }

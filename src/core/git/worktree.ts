@@ -3,7 +3,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import { checkBranchName } from './repo';
-import { firstLine, runGit } from './runGit';
+import { firstLine, GitResult, runGit } from './runGit';
 
 export interface AddWorktreeOptions {
   path: string;
@@ -78,21 +78,39 @@ function canonical(p: string): string {
  * (--force), locked (--force twice), or its folder already deleted by hand
  * (then only its registration is pruned). The caller captures evidence and
  * checks holders first: this discards uncommitted work by design.
+ *
+ * git itself refuses the main working tree and any folder that is not one of
+ * the repository's worktrees, so the common case is one git process; the
+ * worktree list is read only when git refused, to say why (or to prune).
  */
 export async function removeWorktree(repo: string, worktreePath: string): Promise<{ outcome: RemoveOutcome }> {
   const target = canonical(worktreePath);
+  const present = existsSync(target);
+  if (present) {
+    const res = await runGit(['worktree', 'remove', '--force', '--force', '--', target], { cwd: repo, allowFailure: true });
+    if (res.code === 0) {
+      if (existsSync(target)) throw failure(`git removed the worktree ${target} from its list but the folder is still there.`);
+      return { outcome: 'removed' };
+    }
+    return explainRefusal(repo, target, present, res);
+  }
+  return explainRefusal(repo, target, present, undefined);
+}
+
+/** After git refused (or with the folder gone): main tree, stranger, or a registration to prune. */
+async function explainRefusal(repo: string, target: string, present: boolean, refused: GitResult | undefined): Promise<{ outcome: RemoveOutcome }> {
   const entries = await listWorktrees(repo);
   if (entries.length > 0 && canonical(entries[0].path) === target) {
     throw usageError(`${target} is the main working tree of ${repo}; it is never removed.`);
   }
   const entry = entries.find((e) => canonical(e.path) === target);
-  const present = existsSync(target);
   if (!entry) {
     if (present) throw failure(`${target} is not a worktree of ${repo}; it was left in place.`);
     await runGit(['worktree', 'prune'], { cwd: repo });
     return { outcome: 'already-gone-pruned' };
   }
-  const res = await runGit(['worktree', 'remove', '--force', '--force', '--', entry.path], { cwd: repo, allowFailure: true });
+  // git may have failed to match our spelling of the path: ask again with the one it registered.
+  const res = refused && entry.path === target ? refused : (await runGit(['worktree', 'remove', '--force', '--force', '--', entry.path], { cwd: repo, allowFailure: true }));
   if (res.code !== 0) {
     // A folder deleted by hand whose registration git still refuses to drop: prune it.
     if (!present) {
@@ -102,5 +120,5 @@ export async function removeWorktree(repo: string, worktreePath: string): Promis
     throw failure(`Could not remove the worktree ${target}: ${firstLine(res.stderr) || `exit code ${res.code}`}`);
   }
   if (existsSync(target)) throw failure(`git removed the worktree ${target} from its list but the folder is still there.`);
-  return { outcome: present ? 'removed' : 'already-gone-pruned' };
+  return { outcome: 'already-gone-pruned' };
 }

@@ -7,28 +7,26 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as lockfile from 'proper-lockfile';
 import { describeError, failure, usageError } from '../common/errors';
 import { identityOf, livenessOf } from '../proc/identity';
 import { commitTemp, ensureDir, FILE_MODE, sweepTempFiles, writeTemp } from './durable';
 import { ExecutionClaim, Fence, HeldExecution } from './executionClaim';
 import { applyNewGeneration, applyTransition, assertLegalTransition, LifecyclePatch } from './lifecycle';
 import { DEFAULT_LOCK_OPTIONS, LockGuard, LockOptions, withLock } from './locks';
-import { migrateRecord } from './migrations';
 import { DEFAULT_OUTPUT_CAP, OutputLog, readSegments, SegmentedOutputLog } from './outputLog';
 import { judgeOwnership, LAUNCH_FAILED_DETAIL } from './ownership';
 import { assertJobId, defaultHome, isJobId, StoreLayout } from './paths';
 import { Redactor } from './redactor';
-import { JobRecord, JobRecordSchema, Lifecycle, LifecycleState, SCHEMA_VERSION, TimelineEntry, TimelineEntrySchema } from './schema';
+import { JobRecord, JobRecordSchema, Lifecycle, LifecycleState, TimelineEntry, TimelineEntrySchema } from './schema';
+import { initialRecord, NewJob } from './newJob';
+import { describeIssues, Loaded, loadRecord, recordText } from './records';
+import { releaseExecutionLock, takeExecutionLock } from './executionLock';
 import { appendTimelineLine, readTimelineFile } from './timeline';
 import { JobWatcher, StoreWatcher, WatchOptions } from './watcher';
 
 export type JobEntry = { id: string; ok: true; job: JobRecord } | { id: string; ok: false; reason: string };
 
-export type NewJob = Pick<
-  JobRecord,
-  'title' | 'repo' | 'worktree' | 'branch' | 'base' | 'baseSha' | 'profile' | 'command' | 'cwd' | 'envNames' | 'settings'
->;
+export type { NewJob };
 
 export interface JobStoreOptions {
   home: string;
@@ -56,13 +54,9 @@ export interface ClaimOptions {
   socketToken: string;
 }
 
-/** Long-held execution lock: refreshed every stale/2 by the owner; its staleness is never used to judge liveness. */
-const EXECUTION_LOCK_STALE_MS = 10_000;
 /** A job dir without a record younger than this is a create in progress, not damage. */
 const CREATE_GRACE_MS = 30_000;
 const LIST_CONCURRENCY = 32;
-
-type Loaded = { kind: 'ok'; job: JobRecord } | { kind: 'missing' } | { kind: 'unreadable'; reason: string };
 
 interface Mutation {
   next: JobRecord;
@@ -121,40 +115,7 @@ export class JobStore {
     ensureDir(this.layout.outputDir(id));
     ensureDir(this.layout.evidenceDir(id));
     const now = new Date().toISOString();
-    const candidate: JobRecord = {
-      schemaVersion: SCHEMA_VERSION,
-      id,
-      title: init.title,
-      repo: init.repo,
-      worktree: init.worktree,
-      branch: init.branch,
-      base: init.base,
-      baseSha: init.baseSha,
-      profile: init.profile,
-      command: init.command,
-      cwd: init.cwd,
-      envNames: init.envNames,
-      createdAt: now,
-      settings: init.settings,
-      lifecycle: {
-        state: 'queued',
-        generation: 1,
-        exitCode: null,
-        signal: null,
-        pid: null,
-        workerPid: null,
-        startedAt: null,
-        endedAt: null,
-        detail: null,
-        lastActivityAt: null,
-        waitingReason: null,
-      },
-      launch: null,
-      execution: null,
-      recoveries: 0,
-      cleanup: null,
-      evidence: null,
-    };
+    const candidate = initialRecord(id, init, now);
     const parsed = JobRecordSchema.safeParse(candidate);
     if (!parsed.success) {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -216,11 +177,10 @@ export class JobStore {
       for (let i = next++; i < ids.length; i = next++) entries[i] = await this.listEntry(ids[i]);
     };
     await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, ids.length) }, worker));
-    // Oldest first; unreadable ones (no creation time to trust) last.
+    // Oldest first; unreadable ones (no creation time to trust) last. Plain code-unit order: ISO times
+    // and ids are ASCII, and localeCompare (ICU) was a tenth of listing 1,000 jobs.
     const key = (e: JobEntry) => (e.ok ? e.job.createdAt : '~');
-    return entries
-      .filter((e): e is JobEntry => e !== undefined)
-      .sort((a, b) => key(a).localeCompare(key(b)) || a.id.localeCompare(b.id));
+    return entries.filter((e): e is JobEntry => e !== undefined).sort((a, b) => compareText(key(a), key(b)) || compareText(a.id, b.id));
   }
 
   private async listEntry(id: string): Promise<JobEntry | undefined> {
@@ -237,17 +197,7 @@ export class JobStore {
   }
 
   private async load(id: string): Promise<Loaded> {
-    let text: string;
-    try {
-      // Records are a few KB: one synchronous read beats the four thread-pool hops of
-      // fs.promises.readFile (measured: listing 1,000 jobs 101–262 ms → 22–64 ms).
-      text = fs.readFileSync(this.layout.recordFile(id), 'utf8');
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
-      return { kind: 'unreadable', reason: `it cannot be read (${code ?? describeError(err)})` };
-    }
-    return parseRecordText(id, text);
+    return loadRecord(id, this.layout.recordFile(id));
   }
 
   /** A reader that finds the owner gone fixes the record at once (under the lock, re-checked there: exactly once). */
@@ -393,8 +343,10 @@ export class JobStore {
       if (current.execution && livenessOf(current.execution) === 'alive') {
         throw failure(`Agent ${id} is already run by worker ${current.execution.pid}.`, 'ALREADY_OWNED');
       }
-      const releaseLock = await this.takeExecutionLock(lockPath, claim);
-      claim.attach(() => this.releaseExecutionLock(id, ownerToken, releaseLock));
+      const releaseLock = await takeExecutionLock(lockPath, claim, this.log);
+      claim.attach(() =>
+        releaseExecutionLock({ recordLock: this.layout.recordLock(id), ownerFile: this.layout.executionOwner(id), what: `agent ${id}` }, this.lockOptions, ownerToken, releaseLock),
+      );
       fs.writeFileSync(this.layout.executionOwner(id), ownerToken, { mode: FILE_MODE });
       let next: JobRecord = {
         ...current,
@@ -422,45 +374,6 @@ export class JobStore {
       throw err;
     });
     return claim;
-  }
-
-  /**
-   * Under the record lock, with the record saying no live worker owns the job:
-   * a held execution lock can only be a dead owner's leftover (or a fenced-off
-   * stale generation's), so it is broken at once instead of waiting for staleness.
-   */
-  private async takeExecutionLock(lockPath: string, claim: HeldExecution): Promise<() => Promise<void>> {
-    const take = () =>
-      lockfile.lock(lockPath, {
-        realpath: false,
-        lockfilePath: lockPath,
-        stale: EXECUTION_LOCK_STALE_MS,
-        retries: 0,
-        onCompromised: (err) => claim.compromised(err),
-      });
-    try {
-      return await take();
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
-      this.log(`breaking the leftover execution lock ${lockPath}`);
-      fs.rmSync(lockPath, { recursive: true, force: true });
-      return take();
-    }
-  }
-
-  /** Releases only if the lock is still ours: a newer claim may have broken it and taken it since. */
-  private async releaseExecutionLock(id: string, ownerToken: string, releaseLock: () => Promise<void>): Promise<void> {
-    await withLock(this.layout.recordLock(id), `agent ${id}`, this.lockOptions, async () => {
-      let holder: string | undefined;
-      try {
-        holder = fs.readFileSync(this.layout.executionOwner(id), 'utf8');
-      } catch {
-        holder = undefined;
-      }
-      if (holder !== ownerToken) return;
-      fs.rmSync(this.layout.executionOwner(id), { force: true });
-      await releaseLock();
-    });
   }
 
   async appendTimeline(id: string, entry: Omit<TimelineEntry, 'at'> & { at?: string }): Promise<void> {
@@ -581,39 +494,14 @@ export class JobStore {
   }
 }
 
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function checkFence(job: JobRecord, fence: Fence | undefined): void {
   if (!fence) return;
   const owner = job.execution;
   if (!owner || owner.ownerToken !== fence.ownerToken || owner.generation !== fence.generation || job.lifecycle.generation !== fence.generation) {
     throw failure(`Agent ${job.id} is no longer owned by this worker (generation ${fence.generation}); the write was refused.`, 'FENCED');
   }
-}
-
-function recordText(job: JobRecord): string {
-  return `${JSON.stringify(job, null, 2)}\n`;
-}
-
-/** Parses and validates a record file's text; never throws. */
-export function parseRecordText(id: string, text: string): Loaded {
-  if (text.trim() === '') return { kind: 'unreadable', reason: 'the record is empty' };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return { kind: 'unreadable', reason: 'the record is not valid JSON (truncated or corrupt)' };
-  }
-  const migrated = migrateRecord(raw);
-  if (!migrated.ok) return { kind: 'unreadable', reason: migrated.reason };
-  const parsed = JobRecordSchema.safeParse(migrated.value);
-  if (!parsed.success) return { kind: 'unreadable', reason: `the record does not match the schema (${describeIssues(parsed.error.issues)})` };
-  if (parsed.data.id !== id) return { kind: 'unreadable', reason: `the record names agent ${parsed.data.id}, not ${id}` };
-  return { kind: 'ok', job: parsed.data };
-}
-
-function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
-  const first = issues[0];
-  if (!first) return 'unknown problem';
-  const where = first.path.length ? first.path.map(String).join('.') : 'record';
-  const more = issues.length > 1 ? ` and ${issues.length - 1} more` : '';
-  return `${where}: ${first.message}${more}`;
 }

@@ -4,8 +4,9 @@
  * a section that ran longer than half the stale time refuses to commit, because
  * by then another process may legitimately have taken the lock.
  */
-import * as lockfile from 'proper-lockfile';
+import type { LockOptions as LockfileOptions } from 'proper-lockfile';
 import { failure } from '../common/errors';
+import { lockfile } from './lockfileModule';
 
 export interface LockOptions {
   /** A lock whose holder stopped refreshing it for this long is taken over (proper-lockfile minimum 2 s). */
@@ -47,7 +48,7 @@ async function withFileLock<T>(lockPath: string, what: string, opts: LockOptions
   let compromised: Error | undefined;
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(lockPath, {
+    release = await lockfile().lock(lockPath, {
       realpath: false,
       lockfilePath: lockPath,
       stale: opts.staleMs,
@@ -81,7 +82,7 @@ async function withFileLock<T>(lockPath: string, what: string, opts: LockOptions
 }
 
 /** Exponential backoff capped at 50 ms, with as many retries as fit in `waitMs`. */
-function retriesFor(waitMs: number): lockfile.LockOptions['retries'] {
+function retriesFor(waitMs: number): LockfileOptions['retries'] {
   const minTimeout = 2;
   const maxTimeout = 50;
   let total = 0;

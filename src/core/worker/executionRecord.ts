@@ -2,15 +2,18 @@
  * The worker's writes to its job record: one queue, so changes land in the
  * order they happen; every write fenced by the execution claim; running⇄waiting
  * flips and activity times throttled so a chatty agent does not hammer the store.
+ * Nothing here polls: a timer is armed only when there is something to write,
+ * so an idle agent's worker is never woken by its record.
  */
-import { Disposable, disposableInterval, toDisposable } from '../common/lifecycle';
+import { Disposable, toDisposable } from '../common/lifecycle';
 import { describeError } from '../common/errors';
 import type { Fence, JobStore, Lifecycle, LifecycleState } from '../store';
 import type { WaitingReason } from './waiting';
 
 /** Waiting/running flips are written at most this often (the latest state wins). */
 const STATE_WRITE_INTERVAL_MS = 1000;
-const ACTIVITY_WRITE_INTERVAL_MS = 30_000;
+/** Activity times are written at most this often, and only after new activity. */
+export const ACTIVITY_WRITE_INTERVAL_MS = 30_000;
 
 export class ExecutionRecord extends Disposable {
   private writes: Promise<unknown> = Promise.resolve();
@@ -20,6 +23,9 @@ export class ExecutionRecord extends Disposable {
   private lastWaitingWriteAt = 0;
   private lastActivity = new Date();
   private activityWritten = true;
+  /** Armed by the first activity after a write; none while the agent is quiet. */
+  private activityTimer: NodeJS.Timeout | undefined;
+  private lastActivityWriteAt = Date.now();
 
   constructor(
     private readonly store: JobStore,
@@ -27,11 +33,16 @@ export class ExecutionRecord extends Disposable {
     private readonly fence: Fence,
     initial: LifecycleState,
     private readonly log: (message: string) => void,
+    private readonly activityWriteMs = ACTIVITY_WRITE_INTERVAL_MS,
   ) {
     super();
     this.current = initial;
-    this._register(toDisposable(() => this.waitingTimer && clearTimeout(this.waitingTimer)));
-    this._register(disposableInterval(() => this.writeActivity(), ACTIVITY_WRITE_INTERVAL_MS));
+    this._register(
+      toDisposable(() => {
+        if (this.waitingTimer) clearTimeout(this.waitingTimer);
+        if (this.activityTimer) clearTimeout(this.activityTimer);
+      }),
+    );
   }
 
   /** The state as last written by this worker. */
@@ -42,9 +53,10 @@ export class ExecutionRecord extends Disposable {
   /** Queued and fenced; rejects when the write failed (the queue goes on). */
   transition(to: LifecycleState, patch: Partial<Lifecycle> & { detail?: string | null } = {}, expectFrom?: LifecycleState[]): Promise<void> {
     return this.enqueue(async () => {
-      await this.store.transition(this.id, to, { lastActivityAt: this.lastActivity.toISOString(), ...patch }, { fence: this.fence, expectFrom });
+      const activity = this.lastActivity;
+      await this.store.transition(this.id, to, { lastActivityAt: activity.toISOString(), ...patch }, { fence: this.fence, expectFrom });
       this.current = to;
-      this.activityWritten = true;
+      this.markActivityWritten(activity);
     });
   }
 
@@ -53,9 +65,17 @@ export class ExecutionRecord extends Disposable {
     this.enqueue(() => this.store.appendTimeline(this.id, { generation: this.fence.generation, type, message })).catch(() => undefined);
   }
 
+  /** Cheap on every output chunk: stamps the time; the first call after a write arms one timer. */
   noteActivity(): void {
     this.lastActivity = new Date();
     this.activityWritten = false;
+    if (this.activityTimer || this._store.isDisposed) return;
+    const delay = Math.max(0, this.lastActivityWriteAt + this.activityWriteMs - Date.now());
+    this.activityTimer = setTimeout(() => {
+      this.activityTimer = undefined;
+      this.writeActivity();
+    }, delay);
+    this.activityTimer.unref?.();
   }
 
   /** Requests running (null) or waiting; written within a second, only while running or waiting. */
@@ -81,19 +101,31 @@ export class ExecutionRecord extends Disposable {
     const want = this.desiredWaiting;
     const to: LifecycleState = want ? 'waiting' : 'running';
     if (to === from) return;
+    const activity = this.lastActivity;
     await this.store.transition(
       this.id,
       to,
-      { waitingReason: want, lastActivityAt: this.lastActivity.toISOString(), detail: want ? `waiting (${want})` : null },
+      { waitingReason: want, lastActivityAt: activity.toISOString(), detail: want ? `waiting (${want})` : null },
       { fence: this.fence, expectFrom: ['running', 'waiting'] },
     );
     this.current = to;
+    this.markActivityWritten(activity);
+  }
+
+  /** A write carried the activity time `written`: unless newer activity came meanwhile, the activity timer has nothing left to do. */
+  private markActivityWritten(written: Date = this.lastActivity): void {
+    this.lastActivityWriteAt = Date.now();
+    if (written !== this.lastActivity) return; // newer activity: its timer stays armed
     this.activityWritten = true;
+    if (this.activityTimer) {
+      clearTimeout(this.activityTimer);
+      this.activityTimer = undefined;
+    }
   }
 
   private writeActivity(): void {
-    if (this.activityWritten) return;
-    this.activityWritten = true;
+    if (this.activityWritten || this._store.isDisposed) return;
+    this.markActivityWritten();
     const at = this.lastActivity.toISOString();
     this.enqueue(() =>
       this.store.update(

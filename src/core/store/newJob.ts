@@ -1,0 +1,44 @@
+/** What a new job is made of: the caller's fields, and the record a create writes first (queued, generation 1). */
+import { JobRecord, SCHEMA_VERSION } from './schema';
+
+export type NewJob = Pick<
+  JobRecord,
+  'title' | 'repo' | 'worktree' | 'branch' | 'base' | 'baseSha' | 'profile' | 'command' | 'cwd' | 'envNames' | 'settings'
+>;
+
+export function initialRecord(id: string, init: NewJob, now: string): JobRecord {
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    id,
+    title: init.title,
+    repo: init.repo,
+    worktree: init.worktree,
+    branch: init.branch,
+    base: init.base,
+    baseSha: init.baseSha,
+    profile: init.profile,
+    command: init.command,
+    cwd: init.cwd,
+    envNames: init.envNames,
+    createdAt: now,
+    settings: init.settings,
+    lifecycle: {
+      state: 'queued',
+      generation: 1,
+      exitCode: null,
+      signal: null,
+      pid: null,
+      workerPid: null,
+      startedAt: null,
+      endedAt: null,
+      detail: null,
+      lastActivityAt: null,
+      waitingReason: null,
+    },
+    launch: null,
+    execution: null,
+    recoveries: 0,
+    cleanup: null,
+    evidence: null,
+  };
+}
