@@ -19,7 +19,7 @@ import type { Cleanup, CleanupResource, Holder, JobRecord } from '../store/schem
 import { isTerminalState } from '../store/schema';
 import type { JobStore } from '../store';
 import { backoffDelayMs, NEEDS_ATTENTION_AFTER } from './backoff';
-import { AGENT_MARKER_ENV } from './marker';
+import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 
 type Stage = 'terminating' | 'capturing' | 'removing';
 

@@ -24,7 +24,7 @@ import { spawnWorker } from '../worker/spawn';
 import { backoffDelayMs, DueTimes } from './backoff';
 import { CapacityBlocker, capacityOf, CapacityState, isBeingPrepared, queueOrder } from './capacity';
 import { CleanupRunner, observeFingerprint } from './cleanupRunner';
-import { AGENT_MARKER_ENV } from './marker';
+import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { Limiter } from './limiter';
 import { HeldLock, OwnedLock } from './ownedLock';
 import { CoordinatorSettings, resolveSettings, SettingsProvider } from './settings';

@@ -16,7 +16,7 @@ import { trimScreen } from '../protocol/screenText';
 import { ControlServer } from './controlServer';
 import { DrainMarker } from './drain';
 import { ScreenMirror, ScreenSnapshot } from './mirror';
-import { buildAgentEnv, describeExit, ENV_MARKER, loadNodePty, Pty, spawnAgent } from './ptyHost';
+import { buildAgentEnv, describeExit, loadNodePty, Pty, spawnAgent } from './ptyHost';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { describeSurvivors, stopAgentProcesses } from './stopAgent';
 import { WaitingDetector } from './waiting';
@@ -34,7 +34,6 @@ export interface AgentWorkerOptions {
 }
 
 export const FINAL_SCREEN_FILE = 'screen.txt';
-export { ENV_MARKER };
 const DEFAULT_SIZE = { cols: 80, rows: 24 };
 /** After the PTY reports exit, output may still trickle in: the exit is final after this much silence. */
 const EXIT_QUIET_MS = 60;

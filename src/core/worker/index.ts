@@ -3,5 +3,5 @@ export { spawnWorker, WORKER_LOG_FILE, isPlainNode } from './spawn';
 export type { SpawnWorkerOptions } from './spawn';
 export { stopJob } from './stopJob';
 export type { StopJobOptions } from './stopJob';
-export { ENV_MARKER } from './ptyHost';
+export { AGENT_MARKER_ENV } from './agentMarker';
 export { FINAL_SCREEN_FILE } from './agentWorker';

@@ -6,6 +6,7 @@
 import { constants } from 'node:os';
 import type * as NodePty from 'node-pty';
 import type { DrainMarker } from './drain';
+import { AGENT_MARKER_ENV } from './agentMarker';
 
 export type PtyModule = typeof NodePty;
 export type Pty = NodePty.IPty;
@@ -15,11 +16,8 @@ export function loadNodePty(modulePath?: string): PtyModule {
   return modulePath ? require(modulePath) : require('node-pty');
 }
 
-/** Set in the agent's environment; every descendant inherits it, even one that escaped into a new session. */
-export const ENV_MARKER = 'PADDOCK_JOB_ID';
-
 /** Variables that must not reach the agent: a debugger bootloader rides on NODE_OPTIONS; the Electron switch breaks node-based agents. */
-const DROPPED_ENV = ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE', 'PADDOCK_SOCKET', 'PADDOCK_AGENT_TOKEN', 'PADDOCK_JOB_ID'];
+const DROPPED_ENV = ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE', 'PADDOCK_SOCKET', 'PADDOCK_AGENT_TOKEN', AGENT_MARKER_ENV];
 
 export interface AgentEnvExtras {
   jobId: string;
@@ -34,7 +32,7 @@ export function buildAgentEnv(base: NodeJS.ProcessEnv, extras: AgentEnvExtras): 
     if (v !== undefined && !DROPPED_ENV.includes(k)) env[k] = v;
   }
   env.TERM = env.TERM && env.TERM !== 'dumb' ? env.TERM : 'xterm-256color';
-  env[ENV_MARKER] = extras.jobId;
+  env[AGENT_MARKER_ENV] = extras.jobId;
   env.PADDOCK_SOCKET = extras.socketPath;
   env.PADDOCK_AGENT_TOKEN = extras.agentToken;
   return env;

@@ -5,7 +5,7 @@
  * worker is gone.
  */
 import { commandLineOf, terminateProcessTree } from '../proc';
-import { ENV_MARKER } from './ptyHost';
+import { AGENT_MARKER_ENV } from './agentMarker';
 
 export interface NamedProcess {
   pid: number;
@@ -29,7 +29,7 @@ export async function stopAgentProcesses(opts: {
   let escalated = false;
   const { survivors } = await terminateProcessTree({
     sid: opts.sid,
-    marker: { name: ENV_MARKER, value: opts.jobId },
+    marker: { name: AGENT_MARKER_ENV, value: opts.jobId },
     graceMs: opts.graceMs,
     exclude: [process.pid],
     onEscalate: (pids) => {

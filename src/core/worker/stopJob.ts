@@ -7,7 +7,7 @@
 import { findByEnvMarker, signalIfSame } from '../proc';
 import { isTerminalState, JobRecord, JobStore } from '../store';
 import { StopResult, WorkerClient } from '../protocol/client';
-import { ENV_MARKER } from './ptyHost';
+import { AGENT_MARKER_ENV } from './agentMarker';
 import { describeSurvivors, stopAgentProcesses } from './stopAgent';
 
 export interface StopJobOptions {
@@ -79,7 +79,7 @@ async function stopThroughWorkerSignal(store: JobStore, job: JobRecord, timeoutM
 /** The worker is gone: signal what is left of the agent (its session and marked escapees). */
 async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number): Promise<StopResult> {
   // A terminal record no longer names the agent's pid: the marker every descendant inherits finds what is left.
-  const sid = job.lifecycle.pid ?? findByEnvMarker(ENV_MARKER, job.id)[0]?.sid;
+  const sid = job.lifecycle.pid ?? findByEnvMarker(AGENT_MARKER_ENV, job.id)[0]?.sid;
   if (!sid || sid <= 1) return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none' };
   const { escalated, survivors } = await stopAgentProcesses({ sid, jobId: job.id, graceMs });
   await store.appendTimeline(job.id, {

@@ -3,8 +3,6 @@ import { BACKOFF_CAP_MS, backoffDelayMs, dueTime, MAX_DELAY_MS } from '../../../
 import { capacityOf, queueOrder } from '../../../../src/core/coordinator/capacity';
 import { resolveSettings } from '../../../../src/core/coordinator/settings';
 import { planStart, resumeCommand } from '../../../../src/core/coordinator/startPlan';
-import { AGENT_MARKER_ENV } from '../../../../src/core/coordinator/marker';
-import { ENV_MARKER } from '../../../../src/core/worker/agentWorker';
 import { branchNameFor, worktreePathFor } from '../../../../src/core/coordinator/worktreePath';
 import type { JobRecord } from '../../../../src/core/store';
 
@@ -71,9 +69,5 @@ describe('coordinator policies', () => {
     assert.equal(worktreePathFor('/src/app', 'abc123', null), '/src/app.worktrees/abc123');
     assert.equal(worktreePathFor('/src/app', 'abc123', '/trees'), '/trees/app/abc123');
     assert.equal(branchNameFor('abc123'), 'paddock/abc123');
-  });
-
-  it('uses the same process marker as the worker', () => {
-    assert.equal(AGENT_MARKER_ENV, ENV_MARKER);
   });
 });
