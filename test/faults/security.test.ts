@@ -131,8 +131,10 @@ describe('faults: tokens, socket permissions and secrets (cases 11, 14, 15)', fu
       assert.ok(out.includes('[REDACTED]'), 'the output shows where the secret was');
       for (const f of allFileContents(sb.home)) {
         if (skipFile(f.path)) continue;
-        const at = f.text.indexOf(secret);
-        assert.ok(at < 0, `the secret reached ${f.path}: ${JSON.stringify(f.text.slice(Math.max(0, at - 60), at + 40))}`);
+        // Line breaks removed too: a secret wrapped at the screen's margin is still the secret.
+        const text = f.text.replace(/\r?\n/g, '');
+        const at = text.indexOf(secret);
+        assert.ok(at < 0, `the secret reached ${f.path}: ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 40))}`);
       }
       const rec = await sb.store.read(job.id);
       assert.ok(!JSON.stringify(rec).includes(secret), 'nor the record (what notifications are made of)');
@@ -152,6 +154,11 @@ describe('faults: tokens, socket permissions and secrets (cases 11, 14, 15)', fu
     // redacting so a secret wrapped at the right margin is caught too.
     it('secret values printed by an agent do not reach the saved final screen (screen.txt)', async () => {
       await runAgentPrinting(printsWhole);
+    });
+
+    it('a secret wrapped at the right margin does not reach the saved final screen either', async () => {
+      // Five characters before the margin: the secret continues on the next screen row.
+      await runAgentPrinting(['pad=$(( $(stty size | cut -d" " -f2) - 5 ))', 'printf "%${pad}s%s\\n" "" "$MY_API_KEY"']);
     });
 
     // Found a real bug (fixed): src/core/store/outputLog.ts OutputLog.flush() (run by the 100 ms quiet timer) writes the whole
