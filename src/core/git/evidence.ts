@@ -161,6 +161,14 @@ export function countPatchPaths(patch: string): number {
 
 const EXTENDED_HEADER = /^(old mode|new mode|deleted file mode|new file mode|similarity index|dissimilarity index|rename from|rename to|copy from|copy to|index) /;
 
+/** Above this size the patch is not read back to count its paths. */
+const PATCH_READ_LIMIT = 32 * 1024 * 1024;
+
+async function countChangedPaths(repo: string, baseSha: string, tree: string): Promise<number> {
+  const res = await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', baseSha, tree], { cwd: repo });
+  return res.stdout.split('\0').filter((s) => s.length > 0).length;
+}
+
 function lineEnd(text: string, from: number): number {
   const end = text.indexOf('\n', from);
   return end < 0 ? text.length : end;
@@ -176,7 +184,10 @@ async function writePatch(repo: string, baseSha: string, tree: string, patchPath
     let count: number;
     try {
       await handle.sync();
-      count = countPatchPaths(await handle.readFile('latin1'));
+      // A huge patch (large binaries) is not read into one string, which could exceed V8's limit
+      // and fail the capture: git lists the paths instead.
+      const { size } = await handle.stat();
+      count = size <= PATCH_READ_LIMIT ? countPatchPaths(await handle.readFile('latin1')) : await countChangedPaths(repo, baseSha, tree);
     } finally {
       await handle.close();
     }
