@@ -8,7 +8,7 @@ import { Disposable, toDisposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { failure } from '../common/errors';
 import { isTerminalState, JobRecord, LifecycleState } from '../store/schema';
-import { decodeFrame, encodeFrame, LineDecoder } from './framing';
+import { decodeFrame, encodeFrame, LineDecoder, validateMessage } from './framing';
 import {
   ClientMessage,
   ExitMessage,
@@ -49,6 +49,9 @@ interface PendingRequest {
   timer: NodeJS.Timeout;
 }
 
+/** A JSON line, or the text of a binary output frame. */
+type Frame = { line: string } | { output: string };
+
 const RETRY_MS = 50;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -59,11 +62,12 @@ export class WorkerClient extends Disposable {
   private closeReason: string | undefined;
   private token = '';
   /**
-   * Lines that arrived right after `ready`, held for one turn of the event loop:
-   * the code awaiting attach() subscribes to onDidOutput in a microtask, and
-   * output that came in the same read must not be fired before that.
+   * Frames (JSON lines, binary output payloads) that arrived right after `ready`,
+   * held for one turn of the event loop: the code awaiting attach() subscribes
+   * to onDidOutput in a microtask, and output that came in the same read must
+   * not be fired before that.
    */
-  private deferred: string[] | undefined;
+  private deferred: Frame[] | undefined;
 
   private readonly _onDidOutput = this._register(new Emitter<string>());
   readonly onDidOutput: Event<string> = this._onDidOutput.event;
@@ -85,10 +89,12 @@ export class WorkerClient extends Disposable {
     private readonly requestTimeoutMs: number,
   ) {
     super();
+    const onFrame = (frame: Frame) => (this.deferred ? this.deferred.push(frame) : this.onFrame(frame));
     const decoder = new LineDecoder(
-      (line) => (this.deferred ? this.deferred.push(line) : this.onLine(line)),
-      () => this.terminate('the worker sent a frame that is too long'),
+      (line) => onFrame({ line }),
+      (reason) => this.terminate(`the worker sent an invalid frame (${reason})`),
       MAX_SERVER_LINE_BYTES,
+      (output) => onFrame({ output }),
     );
     socket.on('data', (chunk: Buffer) => decoder.push(chunk));
     socket.on('error', (err) => this.terminate(err.message));
@@ -165,6 +171,7 @@ export class WorkerClient extends Disposable {
       cols: opts.cols,
       rows: opts.rows,
       readOnly: opts.readOnly,
+      binaryOutput: true,
     });
     return answer as ReadyMessage;
   }
@@ -233,8 +240,9 @@ export class WorkerClient extends Disposable {
     return true;
   }
 
-  private onLine(line: string): void {
-    const decoded = decodeFrame(line, ServerMessageSchema);
+  private onFrame(frame: Frame): void {
+    // A binary frame's text is validated as the `output` message it stands for.
+    const decoded = 'line' in frame ? decodeFrame(frame.line, ServerMessageSchema) : validateMessage({ type: 'output', data: frame.output }, ServerMessageSchema);
     if (!decoded.ok) {
       this.terminate(`the worker sent an invalid frame (${decoded.reason})`);
       return;
@@ -277,15 +285,15 @@ export class WorkerClient extends Disposable {
     if (this.deferred) return;
     this.deferred = [];
     setImmediate(() => {
-      const lines = this.deferred ?? [];
+      const frames = this.deferred ?? [];
       this.deferred = undefined;
-      for (let i = 0; i < lines.length; i++) {
+      for (let i = 0; i < frames.length; i++) {
         if (this.deferred) {
           // A resync `ready` among them defers the rest again.
-          (this.deferred as string[]).push(...lines.slice(i));
+          (this.deferred as Frame[]).push(...frames.slice(i));
           return;
         }
-        if (!this.closed) this.onLine(lines[i]);
+        if (!this.closed) this.onFrame(frames[i]);
       }
     });
   }

@@ -12,6 +12,16 @@ export const PROTOCOL_VERSION = 1;
 /** Longest accepted line in bytes (without the newline); a longer line closes that connection. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
+/**
+ * Binary output frames (worker → viewers that asked for them): this byte, a
+ * 4-byte big-endian payload length, then that many bytes of UTF-8 text. A JSON
+ * line never starts with it ('{' does), so both kinds share one stream.
+ */
+export const BINARY_OUTPUT_FRAME = 0x01;
+export const BINARY_HEADER_BYTES = 5;
+/** Largest binary output payload accepted (the worker sends at most 64 KiB). */
+export const MAX_BINARY_OUTPUT_BYTES = 1024 * 1024;
+
 /** Largest `input`/`send` payload (characters): leaves room for JSON escaping inside MAX_LINE_BYTES. */
 export const MAX_INPUT_CHARS = 64 * 1024;
 
@@ -38,6 +48,8 @@ export const AttachSchema = z.strictObject({
   cols: Cols,
   rows: Rows,
   readOnly: z.boolean(),
+  /** Output as binary frames instead of `output` lines (cheaper for both sides in a flood). */
+  binaryOutput: z.boolean().optional(),
 });
 /** First frame of a control connection (send, stop, signal) that does not stream output. */
 export const HelloSchema = z.strictObject({
@@ -94,6 +106,11 @@ export const WelcomeSchema = z.strictObject({
   role: z.enum(['control', 'agent']),
 });
 export const OutputSchema = z.strictObject({ type: z.literal('output'), data: z.string() });
+/** The header of a binary output frame, validated before its payload is read. */
+export const BinaryOutputHeaderSchema = z.strictObject({
+  kind: z.literal(BINARY_OUTPUT_FRAME),
+  length: z.number().int().min(1).max(MAX_BINARY_OUTPUT_BYTES),
+});
 export const SizeSchema = z.strictObject({ type: z.literal('size'), cols: Cols, rows: Rows });
 export const AckSchema = z.strictObject({ type: z.literal('ack'), id: RequestId });
 export const StoppedSchema = z.strictObject({

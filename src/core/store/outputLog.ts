@@ -1,18 +1,17 @@
 /**
  * The agent's terminal output as fixed-size segment files
  * (`output/000000000001.seg`, ...). When the total would pass the cap the oldest
- * segment is deleted: capping costs O(1), never a rewrite. Text is redacted
- * before it reaches disk; the last few hundred characters are held back until
- * more output (or a quiet moment, or close) shows that no secret is cut in half.
+ * segment is deleted: capping costs O(1), never a rewrite. The log keeps the
+ * bytes the agent wrote, redacted before they reach disk (redactingStream.ts).
  */
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
-import { disposableTimeout, IDisposable } from '../common/lifecycle';
 import { ensureDir, FILE_MODE } from './durable';
+import { RedactingStream } from './redactingStream';
 import { Redactor } from './redactor';
 
 export interface OutputLog {
+  /** Text, or raw bytes (kept by reference until written: do not reuse the buffer). */
   append(data: string | Buffer): void;
   /** Writes everything held back (redacted). */
   flush(): Promise<void>;
@@ -22,11 +21,8 @@ export interface OutputLog {
 export const DEFAULT_OUTPUT_CAP = 8 * 1024 * 1024;
 export const SEGMENTS_PER_CAP = 8;
 const SEGMENT_PATTERN = /^(\d{12})\.seg$/;
-/** At least this much text is held back so a token split across two chunks is still seen whole. */
-const MIN_HOLD_BACK = 256;
-/** Held-back text beyond this is written anyway (a runaway "token" must not grow memory). */
-const MAX_PENDING = 64 * 1024;
-const QUIET_FLUSH_MS = 100;
+/** Buffers handed to one writev at most (IOV_MAX is 1024 on Linux). */
+const MAX_IOVECS = 256;
 
 export function segmentSizeFor(capBytes: number): number {
   return Math.max(1, Math.floor(capBytes / SEGMENTS_PER_CAP));
@@ -67,22 +63,29 @@ export async function readSegments(dir: string): Promise<Buffer> {
 export class SegmentedOutputLog implements OutputLog {
   private readonly segmentSize: number;
   private readonly maxSegments: number;
-  private readonly decoder = new StringDecoder('utf8');
-  private pending = '';
+  private readonly stream: RedactingStream;
   private seq: number;
   private fd: number | undefined;
   private written: number;
-  private quietTimer: IDisposable | undefined;
   private closed = false;
+  /**
+   * Redacted bytes not yet written. Writes run on libuv's thread pool, one at
+   * a time and in order: copying into the page cache does not hold up the
+   * thread that reads the PTY.
+   */
+  private toWrite: Buffer[] = [];
+  private inFlight = false;
+  private whenIdle: (() => void)[] = [];
 
   constructor(
     private readonly dir: string,
     capBytes: number,
-    private readonly redactor: Redactor,
+    redactor: Redactor,
     private readonly onError: (err: unknown) => void = () => undefined,
   ) {
     this.segmentSize = segmentSizeFor(capBytes);
     this.maxSegments = Math.max(1, Math.floor(capBytes / this.segmentSize));
+    this.stream = new RedactingStream(redactor, (chunks) => this.write(chunks), onError);
     ensureDir(dir);
     const existing = listSegments(dir);
     this.seq = existing.length ? existing[existing.length - 1] : 1;
@@ -90,17 +93,7 @@ export class SegmentedOutputLog implements OutputLog {
   }
 
   append(data: string | Buffer): void {
-    if (this.closed) return;
-    this.pending += typeof data === 'string' ? data : this.decoder.write(data);
-    const holdBack = Math.max(MIN_HOLD_BACK, this.redactor.longestSecret);
-    let cut = this.pending.length - holdBack;
-    if (cut <= 0) return this.scheduleQuietFlush();
-    if (this.pending.length <= MAX_PENDING) {
-      // Never cut through something that would be redacted: cut before it instead.
-      for (const span of this.redactor.spans(this.pending)) if (span.start < cut && span.end > cut) cut = span.start;
-    }
-    if (cut > 0) this.writeRedacted(this.pending.slice(0, cut), this.pending.slice(cut));
-    this.scheduleQuietFlush();
+    if (!this.closed) this.stream.append(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
   }
 
   /**
@@ -109,53 +102,76 @@ export class SegmentedOutputLog implements OutputLog {
    * `close()` writes everything.
    */
   async flush(): Promise<void> {
-    this.writePending(false);
-  }
-
-  private writePending(final: boolean): void {
-    this.quietTimer?.dispose();
-    this.quietTimer = undefined;
-    this.pending += final ? this.decoder.end() : '';
-    const keep = final ? 0 : this.redactor.secretPrefixAtEnd(this.pending);
-    const cut = this.pending.length - keep;
-    if (cut > 0) this.writeRedacted(this.pending.slice(0, cut), this.pending.slice(cut));
+    this.stream.flush();
+    await this.allWritten();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.writePending(true);
+    this.stream.end();
     this.closed = true;
+    await this.allWritten();
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
   }
 
-  private scheduleQuietFlush(): void {
-    this.quietTimer?.dispose();
-    this.quietTimer = disposableTimeout(() => {
-      this.quietTimer = undefined;
-      this.flush().catch(this.onError);
-    }, QUIET_FLUSH_MS);
+  /** Resolves once everything handed to `write` is on disk (or failed). */
+  private allWritten(): Promise<void> {
+    if (!this.inFlight && this.toWrite.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.whenIdle.push(resolve));
   }
 
-  private writeRedacted(text: string, rest: string): void {
-    this.pending = rest;
-    try {
-      this.writeBytes(Buffer.from(this.redactor.redact(text), 'utf8'));
-    } catch (err) {
-      this.onError(err);
+  private write(chunks: Buffer[]): void {
+    this.toWrite.push(...chunks);
+    this.writeNext();
+  }
+
+  /** Starts the next write: as much as the current segment takes, in one writev. */
+  private writeNext(): void {
+    if (this.inFlight) return;
+    if (this.toWrite.length === 0) {
+      for (const resolve of this.whenIdle.splice(0)) resolve();
+      return;
     }
-  }
-
-  private writeBytes(bytes: Buffer): void {
-    let offset = 0;
-    while (offset < bytes.length) {
+    let batch: Buffer[];
+    try {
       if (this.written >= this.segmentSize) this.rotate();
       this.fd ??= fs.openSync(segmentPath(this.dir, this.seq), 'a', FILE_MODE);
-      const n = Math.min(this.segmentSize - this.written, bytes.length - offset);
-      fs.writeSync(this.fd, bytes, offset, n);
-      offset += n;
-      this.written += n;
+      batch = this.takeBatch(this.segmentSize - this.written);
+    } catch (err) {
+      this.toWrite = [];
+      this.onError(err);
+      return this.writeNext();
     }
+    this.inFlight = true;
+    fs.writev(this.fd, batch, (err, n) => {
+      this.inFlight = false;
+      if (err) this.onError(err);
+      else {
+        this.written += n;
+        // A short write (rare for a file): what did not go out goes first next time.
+        const rest = unwritten(batch, n);
+        if (rest.length) this.toWrite.unshift(...rest);
+      }
+      this.writeNext();
+    });
+  }
+
+  /** Takes up to `room` bytes (a segment's end cuts a chunk) and MAX_IOVECS chunks off `toWrite`. */
+  private takeBatch(room: number): Buffer[] {
+    const batch: Buffer[] = [];
+    while (this.toWrite.length > 0 && room > 0 && batch.length < MAX_IOVECS) {
+      const c = this.toWrite[0];
+      if (c.length > room) {
+        batch.push(c.subarray(0, room));
+        this.toWrite[0] = c.subarray(room);
+        break;
+      }
+      batch.push(c);
+      this.toWrite.shift();
+      room -= c.length;
+    }
+    return batch;
   }
 
   private rotate(): void {
@@ -169,4 +185,17 @@ export class SegmentedOutputLog implements OutputLog {
       fs.rmSync(segmentPath(this.dir, seq), { force: true });
     }
   }
+}
+
+/** What of `batch` a write of `n` bytes left out. */
+function unwritten(batch: Buffer[], n: number): Buffer[] {
+  const rest: Buffer[] = [];
+  for (const b of batch) {
+    if (n >= b.length) n -= b.length;
+    else {
+      rest.push(n > 0 ? b.subarray(n) : b);
+      n = 0;
+    }
+  }
+  return rest;
 }

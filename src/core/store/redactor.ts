@@ -5,16 +5,36 @@
 export const REDACTED = '[REDACTED]';
 
 /** Shapes of well-known credentials. Over-redacting a look-alike is acceptable; leaking is not. */
-const TOKEN_SHAPES: readonly RegExp[] = [
-  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g, // OpenAI / Anthropic API keys
-  /\bgh[pousr]_[A-Za-z0-9]{20,}/g, // GitHub tokens
-  /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
-  /\bglpat-[A-Za-z0-9_-]{20,}/g, // GitLab
-  /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, // AWS access key ids
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack
-  /\bAIza[0-9A-Za-z_-]{35}/g, // Google API keys
-  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, // HTTP bearer credentials
-];
+function tokenShapes(space: string): readonly RegExp[] {
+  return [
+    /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g, // OpenAI / Anthropic API keys
+    /\bgh[pousr]_[A-Za-z0-9]{20,}/g, // GitHub tokens
+    /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
+    /\bglpat-[A-Za-z0-9_-]{20,}/g, // GitLab
+    /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, // AWS access key ids
+    /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack
+    /\bAIza[0-9A-Za-z_-]{35}/g, // Google API keys
+    new RegExp(`\\bBearer${space}+[A-Za-z0-9._~+/=-]{8,}`, 'gi'), // HTTP bearer credentials
+  ];
+}
+
+const TEXT_SHAPES = tokenShapes('\\s');
+/**
+ * In the byte view (UTF-8 read as latin1, one character per byte) `\s` sees
+ * only ASCII spaces and 0xA0: the UTF-8 encodings of the other characters `\s`
+ * matches in text (U+00A0, U+1680, U+2000–200A, U+2028/9, U+202F, U+205F,
+ * U+3000, U+FEFF) are spelled out. Every other shape is ASCII and matches the
+ * same in both views (non-ASCII is never \w without the u flag).
+ */
+const BYTE_SHAPES = tokenShapes('(?:\\s|\\xc2\\xa0|\\xe1\\x9a\\x80|\\xe2\\x80[\\x80-\\x8a\\xa8\\xa9\\xaf]|\\xe2\\x81\\x9f|\\xe3\\x80\\x80|\\xef\\xbb\\xbf)');
+
+/**
+ * Every token shape starts with one of these: text without any (nearly all
+ * output) is scanned once instead of once per shape.
+ */
+const ANY_SHAPE = /\b(?:sk-|gh[pousr]_|github_pat_|glpat-|AKIA|ASIA|xox[abposr]-|AIza|[Bb][Ee][Aa][Rr][Ee][Rr])/;
+/** The longest of those starts, with the character before it (for `\b`). */
+const ANY_SHAPE_LENGTH = 'xgithub_pat_'.length;
 
 /** Values shorter than this are not treated as secrets: redacting "1" everywhere would destroy the output. */
 export const MIN_SECRET_LENGTH = 4;
@@ -26,11 +46,26 @@ export interface Span {
 
 export class Redactor {
   private readonly secrets: string[];
+  private readonly shapes: readonly RegExp[];
+  private bytes: Redactor | undefined;
 
-  constructor(secretValues: readonly string[] = []) {
+  constructor(secretValues: readonly string[] = [], view: 'text' | 'bytes' = 'text') {
     const unique = new Set(secretValues.filter((v) => typeof v === 'string' && v.length >= MIN_SECRET_LENGTH));
     // Longest first, so a secret that contains another is removed whole.
     this.secrets = [...unique].sort((a, b) => b.length - a.length);
+    this.shapes = view === 'bytes' ? BYTE_SHAPES : TEXT_SHAPES;
+  }
+
+  /**
+   * The same redactor for UTF-8 bytes read as latin1 strings (`buf.latin1Slice()`):
+   * a stream of raw output is redacted without decoding and re-encoding it,
+   * and indexes are byte offsets. Secrets are matched by their UTF-8 bytes.
+   */
+  bytesView(): Redactor {
+    return (this.bytes ??= new Redactor(
+      this.secrets.map((s) => Buffer.from(s, 'utf8').toString('latin1')),
+      'bytes',
+    ));
   }
 
   /** The values of `names` in `env` (those that are set). */
@@ -38,7 +73,6 @@ export class Redactor {
     return new Redactor(names.map((n) => env[n]).filter((v): v is string => typeof v === 'string'));
   }
 
-  /** Length of the longest configured secret: a streaming writer must hold back at least this much. */
   /**
    * Length of the longest end of `text` that is the beginning of a secret: it
    * may be completed by later output, so it must not be written yet.
@@ -56,14 +90,26 @@ export class Redactor {
     return best;
   }
 
+  /** Length of the longest configured secret: a streaming writer must hold back at least this much. */
   get longestSecret(): number {
     return this.secrets[0]?.length ?? 0;
+  }
+
+  /** How much of a text `mayMatch` needs to see to recognise a match in it. */
+  get recognitionLength(): number {
+    return Math.max(ANY_SHAPE_LENGTH, this.longestSecret);
+  }
+
+  /** False when `text` holds nothing to redact; cheap: one scan for the shapes, one per secret. */
+  mayMatch(text: string): boolean {
+    return ANY_SHAPE.test(text) || this.secrets.some((s) => text.includes(s));
   }
 
   redact(text: string): string {
     let out = text;
     for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    for (const shape of TOKEN_SHAPES) {
+    if (!ANY_SHAPE.test(out)) return out;
+    for (const shape of this.shapes) {
       out = out.replace(shape, (m) => (/^bearer/i.test(m) ? `${m.slice(0, 6)} ${REDACTED}` : REDACTED));
     }
     return out;
@@ -79,7 +125,8 @@ export class Redactor {
     for (const secret of this.secrets) {
       for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) spans.push({ start: i, end: i + secret.length });
     }
-    for (const shape of TOKEN_SHAPES) {
+    if (!ANY_SHAPE.test(text)) return spans;
+    for (const shape of this.shapes) {
       for (const m of text.matchAll(shape)) spans.push({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length });
     }
     return spans;

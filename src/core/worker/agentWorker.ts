@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { describeError, failure } from '../common/errors';
 import { readProcStat } from '../proc';
@@ -43,9 +42,6 @@ const SEND_ENTER_DELAY_MS = 30;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** How long raw output is gathered before one redacted append to the store. */
-const OUTPUT_BATCH_MS = 20;
-
 export class AgentWorker extends Disposable implements AgentSession {
   private store!: JobStore;
   /** Removes the values of the job's secret variables (and token shapes) from what this worker persists. */
@@ -57,7 +53,6 @@ export class AgentWorker extends Disposable implements AgentSession {
   private mirror!: ScreenMirror;
   private waiting: WaitingDetector | undefined;
   private pty: Pty | undefined;
-  private readonly decoder = new StringDecoder('utf8');
   private readonly drain = new DrainMarker();
   private readonly id: string;
 
@@ -65,8 +60,6 @@ export class AgentWorker extends Disposable implements AgentSession {
   private agentEnded: Promise<ExitInfo>;
   private resolveAgentEnded!: (info: ExitInfo) => void;
   private lastDataAt = 0;
-  private outputBatch = '';
-  private outputBatchScheduled = false;
   private stopPromise: Promise<StopOutcome> | undefined;
   private finishing: Promise<StopOutcome> | undefined;
   private record!: ExecutionRecord;
@@ -229,7 +222,8 @@ export class AgentWorker extends Disposable implements AgentSession {
 
   private onOutput(data: Buffer | string): void {
     this.lastDataAt = Date.now();
-    const { text, found } = this.drain.filter(typeof data === 'string' ? data : this.decoder.write(data));
+    // Raw bytes all the way: the log, the mirror and the viewers' frames take them as they are.
+    const { bytes, found } = this.drain.filter(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
     if (found && this.pty) {
       // Everything the agent wrote has been read: let the wrapper shell exit.
       try {
@@ -238,32 +232,12 @@ export class AgentWorker extends Disposable implements AgentSession {
         // already gone
       }
     }
-    if (!text) return;
-    this.appendOutput(text);
-    this.mirror.write(text);
-    this.server.broadcastOutput(text);
+    if (bytes.length === 0) return;
+    this.output.append(bytes);
+    this.mirror.write(bytes);
+    this.server.broadcastOutput(bytes);
     this.noteActivity();
     this.waiting?.noteOutput();
-  }
-
-  /**
-   * The store redacts each append: appends are gathered for OUTPUT_BATCH_MS
-   * instead of one per 4 KB read (the log is for reading later; the live screen
-   * goes to viewers without this delay). Flushed at exit, before the final state.
-   */
-  private appendOutput(text: string): void {
-    this.outputBatch += text;
-    if (this.outputBatchScheduled) return;
-    this.outputBatchScheduled = true;
-    setTimeout(() => this.flushOutputBatch(), OUTPUT_BATCH_MS);
-  }
-
-  private flushOutputBatch(): void {
-    this.outputBatchScheduled = false;
-    if (!this.outputBatch) return;
-    const text = this.outputBatch;
-    this.outputBatch = '';
-    this.output.append(text);
   }
 
   private noteActivity(): void {
@@ -299,9 +273,9 @@ export class AgentWorker extends Disposable implements AgentSession {
     // Exit is final only after the data stream went quiet (node-pty can report exit before the last reads).
     const deadline = Date.now() + EXIT_DRAIN_MAX_MS;
     while (Date.now() < deadline && Date.now() - this.lastDataAt < EXIT_QUIET_MS) await sleep(EXIT_QUIET_MS / 2);
-    const tail = this.drain.filter(this.decoder.end()).text + this.drain.end();
-    if (tail) {
-      this.appendOutput(tail);
+    const tail = this.drain.end();
+    if (tail.length > 0) {
+      this.output.append(tail);
       this.mirror.write(tail);
       this.server.broadcastOutput(tail);
     }
@@ -321,7 +295,6 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.finishing ??= (async () => {
       this.exitInfo = info;
       this.waiting?.dispose();
-      if (this.output) this.flushOutputBatch();
       await this.output?.flush().catch((err) => this.opts.log(`output flush failed: ${describeError(err)}`));
       await this.mirror.snapshotAt(); // every byte parsed: the screen is final
       this.saveFinalScreen();
@@ -343,7 +316,7 @@ export class AgentWorker extends Disposable implements AgentSession {
 
   private saveFinalScreen(): void {
     try {
-      const lines = trimScreen(this.mirror.visibleLines());
+      const lines = trimScreen(this.mirror.visibleLines({ joinWrapped: true }));
       const file = join(this.store.jobDir(this.id), FINAL_SCREEN_FILE);
       const tmp = `${file}.tmp-${process.pid}`;
       // Like everything persisted, the final screen is redacted (secrets an agent printed stay off disk).

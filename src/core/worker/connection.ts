@@ -12,15 +12,8 @@ import type { Socket } from 'node:net';
 import { Disposable, disposableTimeout, IDisposable, toDisposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { describeError } from '../common/errors';
-import { decodeFrame, encodeFrame, LineDecoder } from '../protocol/framing';
-import {
-  AttachMessage,
-  ClientMessage,
-  ClientMessageSchema,
-  MAX_LINE_BYTES,
-  PROTOCOL_VERSION,
-  ServerMessage,
-} from '../protocol/messages';
+import { binaryOutputHeader, decodeFrame, encodeFrame, LineDecoder } from '../protocol/framing';
+import { AttachMessage, ClientMessage, ClientMessageSchema, PROTOCOL_VERSION, ServerMessage } from '../protocol/messages';
 import type { AgentSession } from './session';
 
 export type Role = 'viewer' | 'control' | 'agent';
@@ -35,7 +28,38 @@ export interface ConnectionLimits {
   handshakeMs: number;
 }
 
-export const DEFAULT_LIMITS: ConnectionLimits = { highWaterBytes: 2 * 1024 * 1024, stuckMs: 30_000, handshakeMs: 10_000 };
+/**
+ * 8 MiB queued is ~0.2 s of a flood at full speed: a viewer on a busy machine
+ * that is descheduled for a moment keeps every byte instead of being resynced.
+ * The queue holds the PTY's reads themselves (no copies).
+ */
+export const DEFAULT_LIMITS: ConnectionLimits = { highWaterBytes: 8 * 1024 * 1024, stuckMs: 30_000, handshakeMs: 10_000 };
+
+/** Output frames up to this size are copied into one buffer and written at once. */
+const SMALL_FRAME_BYTES = 4096;
+
+/**
+ * One batch of output for every viewer: the PTY's reads as they came (UTF-8,
+ * never ending inside a character), behind a binary frame header. They are
+ * never copied into one buffer (a large allocation per frame costs more than
+ * the copy): the socket writes them together. The JSON line for viewers that
+ * did not ask for binary frames is encoded once, on first use.
+ */
+export class OutputBatch {
+  private json: string | undefined;
+  readonly header: Buffer;
+
+  constructor(
+    readonly chunks: readonly Buffer[],
+    readonly bytes: number,
+  ) {
+    this.header = binaryOutputHeader(bytes);
+  }
+
+  jsonFrame(): string {
+    return (this.json ??= encodeFrame({ type: 'output', data: Buffer.concat(this.chunks, this.bytes).toString('utf8') }));
+  }
+}
 
 export interface ConnectionHost {
   readonly session: AgentSession;
@@ -52,9 +76,11 @@ export interface ConnectionHost {
 export class Connection extends Disposable {
   private role: Role | undefined;
   private readOnly = true;
+  /** The viewer asked for binary output frames. */
+  private binaryOutput = false;
   private stream: StreamState = 'syncing';
-  private pending: string[] = [];
-  private pendingChars = 0;
+  private pending: OutputBatch[] = [];
+  private pendingBytes = 0;
   private resyncAgain = false;
   private stuckTimer: IDisposable | undefined;
   private closed = false;
@@ -71,7 +97,7 @@ export class Connection extends Disposable {
     super();
     const decoder = new LineDecoder(
       (line) => this.onLine(line),
-      () => this.fail(`frame longer than ${MAX_LINE_BYTES} bytes`),
+      (reason) => this.fail(reason),
     );
     const onData = (chunk: Buffer) => decoder.push(chunk);
     const onDrain = () => this.onDrain();
@@ -109,17 +135,17 @@ export class Connection extends Disposable {
     return this.role === 'viewer' && !this.readOnly;
   }
 
-  /** A batch of output for every viewer; `frame` encodes it (once, shared by all viewers). */
-  deliverOutput(frame: () => string, raw: string): void {
+  /** A batch of output, shared by all viewers. */
+  deliverOutput(batch: OutputBatch): void {
     if (this.role !== 'viewer' || this.closed) return;
     switch (this.stream) {
       case 'syncing':
-        this.pending.push(raw);
-        this.pendingChars += raw.length;
-        if (this.pendingChars > this.host.limits.highWaterBytes) {
+        this.pending.push(batch);
+        this.pendingBytes += batch.bytes;
+        if (this.pendingBytes > this.host.limits.highWaterBytes) {
           // Too much arrived while the screen was being prepared: take another snapshot after this one.
           this.pending = [];
-          this.pendingChars = 0;
+          this.pendingBytes = 0;
           this.resyncAgain = true;
         }
         return;
@@ -128,11 +154,28 @@ export class Connection extends Disposable {
           this.startLagging();
           return;
         }
-        this.socket.write(frame());
+        this.writeOutput(batch);
         return;
       case 'lagging':
         return;
     }
+  }
+
+  private writeOutput(batch: OutputBatch): void {
+    if (!this.binaryOutput) {
+      this.socket.write(batch.jsonFrame());
+      return;
+    }
+    if (batch.bytes <= SMALL_FRAME_BYTES) {
+      // A keystroke echo: one small copy and the plain write path is quicker than a writev.
+      this.socket.write(Buffer.concat([batch.header, ...batch.chunks]));
+      return;
+    }
+    // Corked: one writev for the header and every chunk.
+    this.socket.cork();
+    this.socket.write(batch.header);
+    for (const c of batch.chunks) this.socket.write(c);
+    this.socket.uncork();
   }
 
   sendMessage(message: ServerMessage): void {
@@ -239,6 +282,7 @@ export class Connection extends Disposable {
   private startViewing(msg: AttachMessage): void {
     this.role = 'viewer';
     this.readOnly = msg.readOnly;
+    this.binaryOutput = msg.binaryOutput === true;
     this.cols = msg.cols;
     this.rows = msg.rows;
     if (!this.readOnly) this.host.markActive(this, msg.cols, msg.rows);
@@ -250,7 +294,7 @@ export class Connection extends Disposable {
     this.host.flushOutput();
     this.stream = 'syncing';
     this.pending = [];
-    this.pendingChars = 0;
+    this.pendingBytes = 0;
     this.resyncAgain = false;
     this.host.session.snapshot().then(
       (snap) => {
@@ -268,11 +312,11 @@ export class Connection extends Disposable {
           resync,
           exit: session.exit,
         });
-        const tail = this.pending.join('');
+        const tail = this.pending;
         this.pending = [];
-        this.pendingChars = 0;
+        this.pendingBytes = 0;
         this.stream = 'live';
-        if (tail) this.socket.write(encodeFrame({ type: 'output', data: tail }));
+        for (const batch of tail) this.writeOutput(batch);
       },
       (err) => this.fail(`could not capture the screen: ${describeError(err, 200)}`),
     );

@@ -9,14 +9,18 @@ import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, Server, Socket } from 'node:net';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { failure } from '../common/errors';
-import { encodeFrame } from '../protocol/framing';
+import { completeUtf8Length } from '../protocol/framing';
 import { checkSocketPath } from '../protocol/runtimeDir';
 import type { ServerMessage } from '../protocol/messages';
-import { Connection, ConnectionHost, ConnectionLimits, DEFAULT_LIMITS } from './connection';
+import { Connection, ConnectionHost, ConnectionLimits, DEFAULT_LIMITS, OutputBatch } from './connection';
 import type { AgentSession } from './session';
 
-/** Output characters batched into one frame at most (JSON escaping can grow it ~6×; the client accepts 16 MiB lines). */
-const MAX_BATCH_CHARS = 64 * 1024;
+/**
+ * Output bytes batched into one frame at most: large enough that framing costs
+ * little per byte; as a JSON line (for a viewer without binary frames) far
+ * below the client's 16 MiB limit even with escaping.
+ */
+const MAX_BATCH_BYTES = 64 * 1024;
 
 export interface ControlServerOptions {
   session: AgentSession;
@@ -33,7 +37,7 @@ function digest(token: string): Buffer {
 }
 
 /** A frame at least this large, sent less than FLOOD_WINDOW_MS ago, means output is flooding. */
-const FLOOD_FRAME_CHARS = 1024;
+const FLOOD_FRAME_BYTES = 1024;
 const FLOOD_WINDOW_MS = 2;
 /** How long flood output is gathered into one frame: far below what a person notices. */
 const FLOOD_COALESCE_MS = 4;
@@ -41,10 +45,12 @@ const FLOOD_COALESCE_MS = 4;
 export class ControlServer extends Disposable implements ConnectionHost {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
-  private batch = '';
+  /** Output not yet sent: the PTY's reads as they came (never copied: the sockets write them as they are). */
+  private batch: Buffer[] = [];
+  private batchBytes = 0;
   private flushScheduled = false;
   private lastFlushAt = 0;
-  private lastFlushChars = 0;
+  private lastFlushBytes = 0;
   private socketPath: string | undefined;
   /** The writable viewer that typed or resized last. */
   private active: Connection | undefined;
@@ -134,16 +140,17 @@ export class ControlServer extends Disposable implements ConnectionHost {
    * own turn, and one frame per read made framing cost more than the bytes
    * (measured: 50 MB as 12,600 frames; coalesced, ~1,200 and −20 % worker CPU).
    */
-  broadcastOutput(data: string): void {
+  broadcastOutput(data: Buffer): void {
     if (this.viewerCount === 0) return;
-    this.batch += data;
-    if (this.batch.length >= MAX_BATCH_CHARS) {
-      this.flushOutput();
-      return;
+    for (let at = 0; at < data.length; at += MAX_BATCH_BYTES) {
+      const piece = data.length <= MAX_BATCH_BYTES ? data : data.subarray(at, at + MAX_BATCH_BYTES);
+      this.batch.push(piece);
+      this.batchBytes += piece.length;
+      if (this.batchBytes >= MAX_BATCH_BYTES) this.flushOutput();
     }
-    if (this.flushScheduled) return;
+    if (this.flushScheduled || this.batchBytes === 0) return;
     this.flushScheduled = true;
-    const flooding = this.lastFlushChars >= FLOOD_FRAME_CHARS && performance.now() - this.lastFlushAt < FLOOD_WINDOW_MS;
+    const flooding = this.lastFlushBytes >= FLOOD_FRAME_BYTES && performance.now() - this.lastFlushAt < FLOOD_WINDOW_MS;
     const flush = () => {
       this.flushScheduled = false;
       this.flushOutput();
@@ -152,16 +159,24 @@ export class ControlServer extends Disposable implements ConnectionHost {
     else setImmediate(flush);
   }
 
-  flushOutput(): void {
-    if (!this.batch) return;
-    const raw = this.batch;
-    this.batch = '';
+  /**
+   * Hands the batch to every viewer. A character cut by the end of a PTY read
+   * stays for the next batch (so each frame decodes on its own), except at the
+   * very end (`final`). Held back from a snapshot point, it still reaches the
+   * viewer right after the snapshot, as the bytes it lacks.
+   */
+  flushOutput(final = false): void {
+    if (this.batchBytes === 0) return;
+    const chunks = this.batch;
+    const cut = final ? undefined : cutIncompleteCharacter(chunks);
+    const bytes = this.batchBytes - (cut?.length ?? 0);
+    this.batch = cut ? [cut] : [];
+    this.batchBytes = cut?.length ?? 0;
+    if (bytes === 0) return;
     this.lastFlushAt = performance.now();
-    this.lastFlushChars = raw.length;
-    // Encoded once, and only if some viewer will actually be sent this batch.
-    let frame: string | undefined;
-    const encoded = () => (frame ??= encodeFrame({ type: 'output', data: raw }));
-    for (const c of this.connections) c.deliverOutput(encoded, raw);
+    this.lastFlushBytes = bytes;
+    const batch = new OutputBatch(chunks, bytes);
+    for (const c of this.connections) c.deliverOutput(batch);
   }
 
   broadcast(message: ServerMessage): void {
@@ -170,7 +185,7 @@ export class ControlServer extends Disposable implements ConnectionHost {
   }
 
   notifyExit(message: ServerMessage): void {
-    this.flushOutput();
+    this.flushOutput(true);
     for (const c of this.connections) c.notifyExit(message);
   }
 
@@ -217,4 +232,32 @@ export class ControlServer extends Disposable implements ConnectionHost {
     if (!lstatSync(path).isSocket()) throw failure(`${path} exists and is not a socket; refusing to replace it.`);
     unlinkSync(path);
   }
+}
+
+/**
+ * Removes from the end of `chunks` the start of a UTF-8 character that the
+ * next read completes, and returns it (a copy: the reads it came from are not
+ * kept alive for 1-3 bytes).
+ */
+function cutIncompleteCharacter(chunks: Buffer[]): Buffer | undefined {
+  // A character has at most 4 bytes: only the last 4 bytes of the batch matter.
+  const last: number[] = [];
+  for (let i = chunks.length - 1; i >= 0 && last.length < 4; i--) {
+    for (let j = chunks[i].length - 1; j >= 0 && last.length < 4; j--) last.unshift(chunks[i][j]);
+  }
+  const cut = last.length - completeUtf8Length(Uint8Array.from(last));
+  if (cut === 0) return undefined;
+  const parts: Buffer[] = [];
+  for (let left = cut; left > 0; ) {
+    const c = chunks.pop() as Buffer;
+    if (c.length <= left) {
+      parts.unshift(c);
+      left -= c.length;
+    } else {
+      parts.unshift(c.subarray(c.length - left));
+      chunks.push(c.subarray(0, c.length - left));
+      left = 0;
+    }
+  }
+  return Buffer.concat(parts);
 }

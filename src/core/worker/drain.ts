@@ -18,7 +18,8 @@ export const DRAIN_WRAPPER =
 export class DrainMarker {
   readonly nonce = randomBytes(12).toString('hex');
   readonly marker = `\x1b]7777;${this.nonce}\x07`;
-  private carry = '';
+  private readonly markerBytes = Buffer.from(this.marker, 'latin1');
+  private carry: Buffer | undefined;
   private seen = false;
 
   get drained(): boolean {
@@ -29,31 +30,32 @@ export class DrainMarker {
     return { file: '/bin/sh', args: ['-c', DRAIN_WRAPPER, 'paddock-agent', this.nonce, ...command] };
   }
 
-  /** Removes the marker from the stream; holds back a possible partial marker at the end. */
-  filter(text: string): { text: string; found: boolean } {
-    let all = this.carry + text;
-    this.carry = '';
-    let found = false;
-    if (!this.seen) {
-      const at = all.indexOf(this.marker);
-      if (at >= 0) {
-        all = all.slice(0, at) + all.slice(at + this.marker.length);
-        this.seen = found = true;
-      } else {
-        const esc = all.lastIndexOf('\x1b');
-        if (esc >= 0 && all.length - esc < this.marker.length && this.marker.startsWith(all.slice(esc))) {
-          this.carry = all.slice(esc);
-          all = all.slice(0, esc);
-        }
-      }
+  /**
+   * Removes the marker from the stream (raw PTY bytes: the marker is ASCII);
+   * holds back a possible partial marker at the end. Passes `data` through
+   * untouched (no copy) when there is neither.
+   */
+  filter(data: Buffer): { bytes: Buffer; found: boolean } {
+    if (this.seen) return { bytes: data, found: false };
+    let all = this.carry ? Buffer.concat([this.carry, data]) : data;
+    this.carry = undefined;
+    const at = all.indexOf(this.markerBytes);
+    if (at >= 0) {
+      this.seen = true;
+      return { bytes: Buffer.concat([all.subarray(0, at), all.subarray(at + this.markerBytes.length)]), found: true };
     }
-    return { text: all, found };
+    const esc = all.lastIndexOf(0x1b);
+    if (esc >= 0 && all.length - esc < this.markerBytes.length && all.subarray(esc).equals(this.markerBytes.subarray(0, all.length - esc))) {
+      this.carry = Buffer.from(all.subarray(esc));
+      all = all.subarray(0, esc);
+    }
+    return { bytes: all, found: false };
   }
 
   /** Whatever was held back (at the very end of the stream). */
-  end(): string {
-    const rest = this.carry;
-    this.carry = '';
+  end(): Buffer {
+    const rest = this.carry ?? Buffer.alloc(0);
+    this.carry = undefined;
     return rest;
   }
 }

@@ -1,12 +1,15 @@
 /**
  * The worker's headless copy of the agent's screen. Parsing is far slower than
- * the PTY, so output is queued here and fed to the emulator one chunk at a
- * time: the agent and the viewers' raw stream never wait for it. The queue is
- * bounded; in a flood the oldest unparsed output is dropped (the screen catches
- * up from the newest bytes, which is what a person sees anyway). While output
- * keeps streaming, parsing is deferred (until a short quiet moment, at least
- * every MAX_DEFER_MS, or at once when a snapshot waits): in a flood most of
- * the output scrolls away unseen, and the worker's time goes to reading the PTY.
+ * the PTY, so output is queued here (the PTY's raw bytes, uncopied: the
+ * emulator decodes UTF-8 itself, across chunk boundaries) and fed to the
+ * emulator one chunk at a time: the agent and the viewers' raw stream never
+ * wait for it. The queue is bounded; in a flood the oldest unparsed output is
+ * dropped (the screen catches up from the newest bytes, which is what a person
+ * sees anyway). While output keeps streaming, parsing is deferred (until a
+ * short quiet moment, at least every MAX_DEFER_MS, or at once when a snapshot
+ * waits); in a flood, when more is queued than those periodic parses keep up
+ * with, not even they run: most of that output would be dropped unseen, and
+ * the worker's time goes to reading the PTY.
  *
  * Snapshots are taken at a precise point of the stream: `snapshotAt()` queues a
  * marker and serializes the screen once every byte before the marker has been
@@ -26,33 +29,35 @@ export interface ScreenSnapshot {
 
 /** Output is parsed once the stream has been quiet this long... */
 const QUIET_MS = 10;
-/** ...or at the latest this long after the previous parse started. */
+/** ...or at the latest this long after the previous parse started... */
 const MAX_DEFER_MS = 250;
+/** ...unless this many chunks are queued: a flood, parsed once it pauses (or for a snapshot). */
+const FLOOD_CHUNKS = 4;
 
-type QueueItem = { kind: 'data'; data: string } | { kind: 'marker'; run: () => void };
+type QueueItem = { kind: 'data'; data: Uint8Array } | { kind: 'marker'; run: () => void };
 
 export interface MirrorOptions {
   cols: number;
   rows: number;
-  /** Unparsed output kept at most (characters); older output is dropped in a flood. */
-  maxBacklogChars?: number;
-  /** Largest chunk handed to the emulator at once. */
-  chunkChars?: number;
+  /** Unparsed output kept at most (bytes); older output is dropped in a flood. */
+  maxBacklogBytes?: number;
+  /** Largest chunk handed to the emulator at once (bytes). */
+  chunkBytes?: number;
 }
 
 export class ScreenMirror extends Disposable {
   private readonly term: Terminal;
   private readonly serializer = new SerializeAddon();
-  private readonly queue: QueueItem[] = [];
-  private backlogChars = 0;
+  private queue: QueueItem[] = [];
+  private backlogBytes = 0;
   private writing = false;
   private resting: NodeJS.Timeout | undefined;
   private lastWriteAt = 0;
   private lastParseAt = 0;
   private pendingMarkers = 0;
-  private droppedChars = 0;
-  private readonly maxBacklogChars: number;
-  private readonly chunkChars: number;
+  private droppedBytes = 0;
+  private readonly maxBacklogBytes: number;
+  private readonly chunkBytes: number;
   // Modes the serializer does not restore (xterm.js #3364 and friends), tracked from the stream.
   private cursorHidden = false;
   private sgrMouse = false;
@@ -67,8 +72,8 @@ export class ScreenMirror extends Disposable {
 
   constructor(opts: MirrorOptions) {
     super();
-    this.maxBacklogChars = opts.maxBacklogChars ?? 2 * 1024 * 1024;
-    this.chunkChars = opts.chunkChars ?? 64 * 1024;
+    this.maxBacklogBytes = opts.maxBacklogBytes ?? 2 * 1024 * 1024;
+    this.chunkBytes = opts.chunkBytes ?? 64 * 1024;
     this.term = new Terminal({ cols: opts.cols, rows: opts.rows, scrollback: 1000, allowProposedApi: true });
     this._register(
       toDisposable(() => {
@@ -89,17 +94,19 @@ export class ScreenMirror extends Disposable {
     return this.term.rows;
   }
 
-  /** Output characters dropped unparsed because the emulator fell too far behind. */
+  /** Output bytes dropped unparsed because the emulator fell too far behind. */
   get dropped(): number {
-    return this.droppedChars;
+    return this.droppedBytes;
   }
 
-  write(data: string): void {
+  /** Queues output: raw bytes (kept as they are, not copied) or text. */
+  write(data: string | Uint8Array): void {
     if (data.length === 0) return;
-    this.queue.push({ kind: 'data', data });
-    this.backlogChars += data.length;
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    this.queue.push({ kind: 'data', data: bytes });
+    this.backlogBytes += bytes.length;
     this.lastWriteAt = performance.now();
-    if (this.backlogChars > this.maxBacklogChars) this.dropOldest();
+    if (this.backlogBytes > this.maxBacklogBytes) this.dropOldest();
     this.pump();
   }
 
@@ -126,12 +133,26 @@ export class ScreenMirror extends Disposable {
     });
   }
 
-  /** The visible screen's lines as plain text (trailing spaces kept), as parsed so far. */
-  visibleLines(): string[] {
+  /**
+   * The visible screen's lines as plain text (trailing spaces kept), as parsed so far. With
+   * `joinWrapped`, rows the terminal wrapped at the right margin are one line again, as the
+   * program printed it, starting in the scrollback when the top row continues a line from
+   * there: what is saved must be redactable, and a secret cut at the margin is not.
+   */
+  visibleLines(opts: { joinWrapped?: boolean } = {}): string[] {
     const buf = this.term.buffer.active;
+    const end = buf.viewportY + this.term.rows;
+    let y = buf.viewportY;
+    if (opts.joinWrapped) while (y > 0 && buf.getLine(y)?.isWrapped) y--;
     const lines: string[] = [];
-    for (let y = 0; y < this.term.rows; y++) {
-      lines.push(buf.getLine(buf.viewportY + y)?.translateToString(true) ?? '');
+    let continuing = false;
+    for (; y < end; y++) {
+      const wrapsOn = opts.joinWrapped === true && y + 1 < end && buf.getLine(y + 1)?.isWrapped === true;
+      // A row that wraps on is full to the margin: its trailing spaces are part of the line.
+      const text = buf.getLine(y)?.translateToString(!wrapsOn) ?? '';
+      if (continuing) lines[lines.length - 1] += text;
+      else lines.push(text);
+      continuing = wrapsOn;
     }
     return lines;
   }
@@ -154,18 +175,22 @@ export class ScreenMirror extends Disposable {
       return;
     }
     const now = performance.now();
-    if (this.pendingMarkers === 0 && now - this.lastWriteAt < QUIET_MS && now - this.lastParseAt < MAX_DEFER_MS) {
+    const flooding = this.backlogBytes > FLOOD_CHUNKS * this.chunkBytes;
+    if (this.pendingMarkers === 0 && now - this.lastWriteAt < QUIET_MS && (flooding || now - this.lastParseAt < MAX_DEFER_MS)) {
       this.rest(QUIET_MS);
       return;
     }
     this.lastParseAt = now;
     // Join consecutive data items up to one chunk; stop at the next marker.
-    let chunk = '';
-    while (this.queue.length > 0 && this.queue[0].kind === 'data' && chunk.length < this.chunkChars) {
-      const item = this.queue.shift() as { data: string };
-      chunk += item.data;
+    const parts: Uint8Array[] = [];
+    let bytes = 0;
+    while (this.queue.length > 0 && this.queue[0].kind === 'data' && bytes < this.chunkBytes) {
+      const item = this.queue.shift() as { data: Uint8Array };
+      parts.push(item.data);
+      bytes += item.data.length;
     }
-    this.backlogChars -= chunk.length;
+    this.backlogBytes -= bytes;
+    const chunk = parts.length === 1 ? parts[0] : Buffer.concat(parts, bytes);
     this.writing = true;
     this.term.write(chunk, () => {
       this.writing = false;
@@ -181,17 +206,15 @@ export class ScreenMirror extends Disposable {
   }
 
   private dropOldest(): void {
-    // Markers are kept (someone is waiting on them); data before them is dropped first.
-    for (let i = 0; i < this.queue.length && this.backlogChars > this.maxBacklogChars / 2; ) {
-      const item = this.queue[i];
-      if (item.kind === 'marker') {
-        i++;
-        continue;
-      }
-      this.queue.splice(i, 1);
-      this.backlogChars -= item.data.length;
-      this.droppedChars += item.data.length;
+    // Markers are kept (someone is waiting on them); data before them is dropped first. One pass, no splicing.
+    const kept: QueueItem[] = [];
+    for (const item of this.queue) {
+      if (item.kind === 'data' && this.backlogBytes > this.maxBacklogBytes / 2) {
+        this.backlogBytes -= item.data.length;
+        this.droppedBytes += item.data.length;
+      } else kept.push(item);
     }
+    this.queue = kept;
   }
 
   private trackModes(): void {

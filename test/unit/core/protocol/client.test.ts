@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import { WorkerClient } from '../../../../src/core/protocol/client';
-import { encodeFrame } from '../../../../src/core/protocol/framing';
+import { binaryOutputHeader, encodeFrame } from '../../../../src/core/protocol/framing';
 
 describe('WorkerClient', () => {
   let dir: string;
@@ -100,6 +100,47 @@ describe('WorkerClient', () => {
       await new Promise<void>((r) => c.onDidClose(() => r()));
       events.push('close');
       assert.deepEqual(events, ['output:first', 'exit:0', 'close']);
+    } finally {
+      c.dispose();
+    }
+  });
+
+  it('asks for binary output frames and delivers them in order with the JSON frames, however the bytes arrive', async () => {
+    const ready = { type: 'ready', version: 1, screen: '', cols: 80, rows: 24, state: 'running', readOnly: true, resync: false, exit: null };
+    const texts = ['ab', 'ünï✓ 😀'.repeat(5000), 'c'];
+    let attach: Record<string, unknown> | undefined;
+    const path = await serve((line, s) => {
+      attach = JSON.parse(line);
+      const binary = (t: string) => Buffer.concat([binaryOutputHeader(Buffer.byteLength(t)), Buffer.from(t)]);
+      const all = Buffer.concat([Buffer.from(encodeFrame(ready)), binary(texts[0]), Buffer.from(encodeFrame({ type: 'output', data: texts[1] })), binary(texts[1]), binary(texts[2])]);
+      // Odd-sized writes with pauses: headers, payloads and characters are cut between reads.
+      const writeFrom = (at: number) => {
+        if (at >= all.length) return void s.write(encodeFrame({ type: 'exit', code: 0, signal: null, state: 'completed' }));
+        s.write(all.subarray(at, at + 7919));
+        setTimeout(() => writeFrom(at + 7919), 1);
+      };
+      writeFrom(0);
+    });
+    const c = await WorkerClient.connectToSocket(path, 'tok');
+    try {
+      const out: string[] = [];
+      c.onDidOutput((d) => out.push(d));
+      await c.attach({ cols: 80, rows: 24, readOnly: true });
+      await new Promise<void>((r) => c.onDidExit(() => r()));
+      assert.equal(attach?.binaryOutput, true);
+      assert.deepEqual(out, [texts[0], texts[1], texts[1], texts[2]]);
+    } finally {
+      c.dispose();
+    }
+  });
+
+  it('closes on a binary frame with an invalid length and reports why', async () => {
+    const path = await serve((_line, s) => s.write(binaryOutputHeader(0)));
+    const c = await WorkerClient.connectToSocket(path, 'tok');
+    try {
+      const closed = new Promise<{ reason?: string }>((r) => c.onDidClose(r));
+      await assert.rejects(c.hello(), /closed/);
+      assert.match((await closed).reason ?? '', /invalid frame \(binary frame of invalid length 0\)/);
     } finally {
       c.dispose();
     }

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { decodeFrame, encodeFrame, LineDecoder } from '../../../../src/core/protocol/framing';
+import { binaryOutputHeader, completeUtf8Length, decodeFrame, encodeFrame, LineDecoder } from '../../../../src/core/protocol/framing';
 import { ClientMessageSchema, ServerMessageSchema } from '../../../../src/core/protocol/messages';
 
 describe('framing', () => {
@@ -46,5 +46,72 @@ describe('framing', () => {
     assert.equal(decodeFrame('{"type":"output","data":"\\u001b[0m"}', ServerMessageSchema).ok, true);
     assert.equal(decodeFrame('{"type":"exit","code":0,"signal":null,"state":"completed"}', ServerMessageSchema).ok, true);
     assert.equal(decodeFrame('{"type":"exit","code":0,"signal":null,"state":"bogus"}', ServerMessageSchema).ok, false);
+  });
+
+  describe('binary output frames', () => {
+    const binary = (text: string) => {
+      const payload = Buffer.from(text);
+      return Buffer.concat([binaryOutputHeader(payload.length), payload]);
+    };
+    function collectAll() {
+      const frames: string[] = [];
+      const invalid: string[] = [];
+      const d = new LineDecoder(
+        (l) => frames.push(`line:${l}`),
+        (reason) => invalid.push(reason),
+        1024,
+        (t) => frames.push(`out:${t}`),
+      );
+      return { d, frames, invalid };
+    }
+
+    it('decodes them between JSON lines across every cut, inside the header and inside a character', () => {
+      const bytes = Buffer.concat([
+        Buffer.from(encodeFrame({ type: 'size', cols: 80, rows: 24 })),
+        binary('héllo ✓ 😀\r\n'),
+        binary('x'),
+        Buffer.from(encodeFrame({ type: 'ack', id: 1 })),
+      ]);
+      const want = ['line:{"type":"size","cols":80,"rows":24}', 'out:héllo ✓ 😀\r\n', 'out:x', 'line:{"type":"ack","id":1}'];
+      for (let a = 1; a < bytes.length; a++) {
+        for (const b of [a + 1, a + 3, bytes.length]) {
+          const { d, frames, invalid } = collectAll();
+          d.push(bytes.subarray(0, a));
+          d.push(bytes.subarray(a, b));
+          d.push(bytes.subarray(b));
+          assert.deepEqual(frames, want, `cut at ${a}/${b}`);
+          assert.deepEqual(invalid, []);
+        }
+      }
+      const { d, frames } = collectAll();
+      for (const byte of bytes) d.push(Buffer.from([byte]));
+      assert.deepEqual(frames, want, 'one byte at a time');
+    });
+
+    it('reports a header with an empty or oversized payload once and stops', () => {
+      for (const length of [0, 1024 * 1024 + 1]) {
+        const { d, frames, invalid } = collectAll();
+        d.push(Buffer.concat([binaryOutputHeader(length), Buffer.from('abc\n{"type":"detach"}\n')]));
+        assert.deepEqual(frames, []);
+        assert.equal(invalid.length, 1);
+        assert.match(invalid[0], /invalid length/);
+      }
+    });
+
+    it('are plain (invalid) lines to a decoder that does not take them: the worker side', () => {
+      const lines: string[] = [];
+      const d = new LineDecoder((l) => lines.push(l), () => assert.fail('not oversize'));
+      d.push(Buffer.concat([binary('hi'), Buffer.from('\n')]));
+      assert.equal(lines.length, 1);
+      assert.equal(decodeFrame(lines[0], ClientMessageSchema).ok, false);
+    });
+  });
+
+  it('finds where a UTF-8 character is cut at the end of a buffer', () => {
+    const text = Buffer.from('aé✓😀');
+    // 'a' 1 byte, 'é' 2, '✓' 3, '😀' 4: the complete lengths are 1, 3, 6 and 10.
+    const want = [0, 1, 1, 3, 3, 3, 6, 6, 6, 6, 10];
+    for (let n = 0; n <= text.length; n++) assert.equal(completeUtf8Length(text.subarray(0, n)), want[n], `first ${n} bytes`);
+    assert.equal(completeUtf8Length(Buffer.from([0x80, 0x80])), 2, 'stray continuation bytes wait for nothing');
   });
 });

@@ -50,6 +50,17 @@ describe('output segments', () => {
     await out.close();
     assert.equal((await store.readOutput(job.id)).toString(), 'héllo → wörld');
   });
+
+  it('keeps the bytes the agent wrote, invalid UTF-8 included', async () => {
+    const store = bed.store();
+    const job = await store.create(sampleJob());
+    const out = store.openOutput(job.id);
+    const bytes = Buffer.concat([Buffer.from('ok ✓ '), Buffer.from([0xff, 0xe2, 0x28, 0xa1]), Buffer.from(' end\n')]);
+    out.append(bytes.subarray(0, 5));
+    out.append(bytes.subarray(5));
+    await out.close();
+    assert.deepEqual(await store.readOutput(job.id), bytes);
+  });
 });
 
 describe('redaction', () => {
@@ -114,6 +125,37 @@ describe('redaction', () => {
     for (const file of allFiles(store.home)) {
       const content = fs.readFileSync(file, 'utf8');
       for (const secret of [SECRET, ...TOKENS.slice(0, 3)]) assert.ok(!content.includes(secret), `${secret} in ${file}`);
+    }
+  });
+
+  it('redacts in a flood however the output is cut, and leaves every other byte as it was', async () => {
+    const secret = 'pässwörd-✓-4242';
+    const filler = (n: number, seed: number) => Array.from({ length: n }, (_, i) => 'abcdefgh ijklmn\r\n'[(i * 7 + seed) % 17]).join('');
+    const text = [
+      filler(70_000, 1),
+      `key=${secret};`,
+      filler(3000, 2),
+      ` ${TOKENS[0]} `,
+      filler(130_000, 3),
+      `Authorization: Bearer\u00a0abc.def-ghi_jkl ${TOKENS[1]} ${secret}`,
+      filler(200, 4),
+      ` ${TOKENS[2]}`,
+    ].join('');
+    const bytes = Buffer.from(text);
+    for (const seed of [1, 2, 3]) {
+      const store = bed.store({ redactor: new Redactor([secret]), outputCapBytes: 4 * 1024 * 1024 });
+      const job = await store.create(sampleJob());
+      const out = store.openOutput(job.id);
+      // Pieces from 1 byte to 20 KB: the PTY's 4 KB reads and worse.
+      for (let at = 0, i = 0; at < bytes.length; i++) {
+        const n = 1 + ((i * 7919 * seed) % (i % 3 === 0 ? 20_000 : 4095));
+        out.append(Buffer.from(bytes.subarray(at, at + n)));
+        at += n;
+      }
+      await out.close();
+      const logged = (await store.readOutput(job.id)).toString();
+      assert.equal(logged, new Redactor([secret]).redact(text), `seed ${seed}`);
+      assert.ok(!logged.includes(secret) && !logged.includes('abc.def') && !TOKENS.slice(0, 3).some((t) => logged.includes(t)));
     }
   });
 });

@@ -2,8 +2,11 @@ import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { createConnection } from 'node:net';
 import { ensureRuntimeDir, runtimeDirFor, socketFileName } from '../../../../src/core/protocol/runtimeDir';
 import { WorkerClient } from '../../../../src/core/protocol/client';
+import { decodeFrame, LineDecoder } from '../../../../src/core/protocol/framing';
+import { ServerMessageSchema } from '../../../../src/core/protocol/messages';
 import { screenLines, trimScreen } from '../../../../src/core/protocol/screenText';
 import { Sandbox, TmuxPane, sleep, stable, waitUntil } from './fixtures';
 
@@ -117,6 +120,39 @@ describe('AgentWorker', function () {
     b.resize(90, 20);
     b.input('stty size\r');
     await waitUntil('90 cols', () => seen.a.includes('20 90'));
+  });
+
+  it('streams every byte to binary and JSON viewers alike, characters cut between PTY reads included', async () => {
+    const line = 'ünï✓😀 output line\n';
+    const job = await sb.start(['sh', '-c', `read go; yes '${line.trimEnd()}' | head -n 20000; echo FLOOD-DONE; sleep 600`]);
+    const binary = await connect(job.id);
+    let viaBinary = '';
+    binary.onDidOutput((d) => (viaBinary += d));
+    await binary.attach({ cols: 80, rows: 24, readOnly: false });
+    // A viewer that never asked for binary frames gets `output` lines.
+    const exec = (await sb.store.read(job.id)).execution!;
+    const json = createConnection(exec.socketPath);
+    let viaJson = '';
+    const decoder = new LineDecoder(
+      (l) => {
+        const m = decodeFrame(l, ServerMessageSchema);
+        if (m.ok && m.message.type === 'output') viaJson += m.message.data;
+      },
+      () => assert.fail('oversized frame'),
+    );
+    json.on('data', (d) => decoder.push(d));
+    json.write(`${JSON.stringify({ type: 'attach', token: exec.socketToken, cols: 80, rows: 24, readOnly: true })}\n`);
+    await sleep(300);
+    binary.input('go\r');
+    const expected = `${line.replace('\n', '\r\n').repeat(20000)}FLOOD-DONE`;
+    try {
+      await waitUntil('both viewers saw the end', () => viaBinary.includes('FLOOD-DONE') && viaJson.includes('FLOOD-DONE'), 60_000);
+      assert.ok(viaBinary.includes(expected), 'the binary viewer got every character');
+      assert.ok(viaJson.includes(expected), 'the JSON viewer got every character');
+      assert.ok(!viaBinary.includes('\ufffd'));
+    } finally {
+      json.destroy();
+    }
   });
 
   it('answers terminal queries from the headless mirror when no viewer is attached', async () => {

@@ -17,6 +17,15 @@ describe('ScreenMirror', () => {
     assert.deepEqual(later, ['one', 'two', 'three']);
   });
 
+  it('takes raw bytes: a character cut by the snapshot point shows once the rest arrives', async () => {
+    const check = Buffer.from('✓');
+    m.write(Buffer.concat([Buffer.from('a'), check.subarray(0, 1)]));
+    const snap = m.snapshotAt();
+    m.write(Buffer.concat([check.subarray(1), Buffer.from('b')]));
+    assert.deepEqual(trimScreen(await screenLines((await snap).screen, 40, 6)), ['a']);
+    assert.deepEqual(trimScreen(await screenLines((await m.snapshotAt()).screen, 40, 6)), ['a✓b']);
+  });
+
   it('keeps the alternate screen, colours and a hidden cursor in the snapshot', async () => {
     m.write('normal\r\n\x1b[?1049h\x1b[H\x1b[31mred\x1b[0m alt\x1b[?25l\x1b[?2004h\x1b[?1000h\x1b[?1006h');
     const { screen } = await m.snapshotAt();
@@ -41,7 +50,7 @@ describe('ScreenMirror', () => {
   });
 
   it('drops the oldest unparsed output in a flood and still ends on the newest screen', async () => {
-    const small = new ScreenMirror({ cols: 20, rows: 3, maxBacklogChars: 10_000, chunkChars: 1000 });
+    const small = new ScreenMirror({ cols: 20, rows: 3, maxBacklogBytes: 10_000, chunkBytes: 1000 });
     try {
       for (let i = 0; i < 2000; i++) small.write(`line ${i}\r\n`);
       small.write('last');
@@ -50,6 +59,23 @@ describe('ScreenMirror', () => {
       assert.ok(small.dropped > 0);
     } finally {
       small.dispose();
+    }
+  });
+
+  it('joins rows wrapped at the margin into the line the program printed, from the scrollback too', async () => {
+    const narrow = new ScreenMirror({ cols: 10, rows: 3 });
+    try {
+      // 'head' scrolls away; the 25-character line wraps over three rows, the first of them in the scrollback.
+      narrow.write('head\r\n' + 'abcdefghij' + 'klmnopqrst' + 'uvwxy' + '\r\nend');
+      await narrow.snapshotAt();
+      assert.deepEqual(narrow.visibleLines(), ['klmnopqrst', 'uvwxy', 'end']);
+      assert.deepEqual(narrow.visibleLines({ joinWrapped: true }), ['abcdefghijklmnopqrstuvwxy', 'end']);
+      // A row that wraps keeps its trailing spaces: they are part of the printed line.
+      narrow.write('\r\nab        cd');
+      await narrow.snapshotAt();
+      assert.equal(narrow.visibleLines({ joinWrapped: true }).at(-1), 'ab        cd');
+    } finally {
+      narrow.dispose();
     }
   });
 });
