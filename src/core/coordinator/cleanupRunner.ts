@@ -11,9 +11,20 @@
  * operation lock.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { describeError } from '../common/errors';
-import { captureEvidence, branchSafety, deleteBranch, removeWorktree, worktreeFingerprint } from '../git';
+import { existsSync, promises as fs } from 'node:fs';
+import { describeError, PaddockError } from '../common/errors';
+import {
+  branchSafety,
+  captureEvidence,
+  CONSENT_NEEDED,
+  DEFAULT_REGENERABLE,
+  deleteBranch,
+  readManifest,
+  removeWorktree,
+  walkWorktree,
+  worktreeFingerprint,
+} from '../git';
+import { firstUnsavedEntry, isGitless } from '../git/remnant';
 import { findByEnvMarker, holdersOf, terminateProcessTree } from '../proc';
 import type { Cleanup, CleanupResource, Holder, JobRecord } from '../store/schema';
 import { isTerminalState } from '../store/schema';
@@ -35,6 +46,12 @@ export interface CleanupRequest {
   deleteBranch?: boolean;
   /** A person asked (now): backoff and failure count start over. */
   manual: boolean;
+  /** The person agreed to drop what cannot be archived ("Clean Up Anyway"). */
+  dropUnarchivable?: boolean;
+  /** Ignored paths that may be dropped (globs); kept on the record for automatic retries. */
+  regenerable?: readonly string[];
+  /** Bytes the archive may hold without consent; kept on the record for automatic retries. */
+  archiveLimitBytes?: number;
 }
 
 export interface CleanupOutcome {
@@ -53,6 +70,8 @@ class StageFailure extends Error {
     readonly holders: Holder[] = [],
     /** The cause is a process seen in /proc (part of the fingerprint). */
     readonly observed = false,
+    /** Going on would lose something: only the person's consent moves it on. */
+    readonly needsConsent = false,
   ) {
     super(message);
   }
@@ -122,6 +141,10 @@ export class CleanupRunner {
         branchOutcome: prev?.branchOutcome ?? null,
         requestedAt: prev?.requestedAt ?? now,
         updatedAt: now,
+        regenerable: request.regenerable ? [...request.regenerable] : prev?.regenerable,
+        archiveLimitBytes: request.archiveLimitBytes ?? prev?.archiveLimitBytes,
+        dropUnarchivable: (request.manual ? false : (prev?.dropUnarchivable ?? false)) || request.dropUnarchivable === true,
+        awaitingConsent: request.manual ? false : (prev?.awaitingConsent ?? false),
       };
       return { ...j, cleanup };
     });
@@ -140,6 +163,7 @@ export class CleanupRunner {
         needsAttention: false,
         holders: [],
         fingerprint: null,
+        awaitingConsent: false,
       }));
     } catch (err) {
       const failed = err instanceof StageFailure ? err : new StageFailure(this.currentStage(job), describeError(err));
@@ -200,7 +224,7 @@ export class CleanupRunner {
     return this.setPhase(id, 'terminating', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'process') }));
   }
 
-  /** 2. Evidence before destruction: the whole worktree state to a snapshot ref and a patch. */
+  /** 2. Evidence before destruction: the whole worktree to a snapshot ref, a patch, an archive and an inventory. */
   private async capture(job: JobRecord, notes: string[]): Promise<JobRecord> {
     const id = job.id;
     job = await this.setPhase(id, 'capturing');
@@ -209,7 +233,14 @@ export class CleanupRunner {
       notes.push('worktree was already gone, nothing to capture');
       return job;
     }
+    if (isGitless(job.worktree)) {
+      // A removal cut short after git dropped .git: what is left must already be in the evidence.
+      await this.checkRemnant(job, 'capturing');
+      notes.push('what was left of a half-removed worktree is already in the evidence');
+      return job;
+    }
     if (job.baseSha === null) throw new StageFailure('capturing', 'the agent has no base commit to capture against');
+    const c = job.cleanup;
     let evidence;
     try {
       evidence = await captureEvidence({
@@ -218,9 +249,14 @@ export class CleanupRunner {
         jobId: id,
         patchPath: this.deps.store.patchPath(id),
         baseSha: job.baseSha,
+        branch: job.branch,
+        regenerable: c.regenerable,
+        archiveLimitBytes: c.archiveLimitBytes,
+        dropUnarchivable: c.dropUnarchivable === true,
       });
     } catch (err) {
-      throw new StageFailure('capturing', `could not capture the worktree: ${describeError(err)}`);
+      const consent = err instanceof PaddockError && err.code === CONSENT_NEEDED;
+      throw new StageFailure('capturing', consent ? describeError(err) : `could not capture the worktree: ${describeError(err)}`, [], false, consent);
     }
     job = await this.deps.store.update(id, (j) => ({
       ...j,
@@ -229,11 +265,35 @@ export class CleanupRunner {
         snapshotRef: evidence.snapshotRef,
         headSha: evidence.headSha,
         capturedAt: new Date().toISOString(),
+        snapshotSha: evidence.snapshotSha,
+        archive: evidence.archive,
+        inventory: evidence.inventory,
+        summary: evidence.summary,
       },
     }));
-    await this.timeline(job, 'cleanup-captured', `saved ${evidence.fileCount} changed file(s) to ${evidence.snapshotRef}`);
+    const s = evidence.summary;
+    await this.timeline(
+      job,
+      'cleanup-captured',
+      `saved ${evidence.fileCount} changed file(s) to ${evidence.snapshotRef}; archived ${s.archived.files} file(s) and ${s.emptyDirs} empty folder(s); ` +
+        `dropped ${s.regenerable.files} regenerable file(s)${s.lostCount ? `; lost ${s.lostCount} path(s) as agreed` : ''}`,
+    );
     notes.push(`work saved to ${evidence.snapshotRef}`);
+    if (s.archived.files + s.emptyDirs > 0) notes.push(`${s.archived.files} ignored or nested file(s) and ${s.emptyDirs} empty folder(s) archived`);
+    if (s.regenerable.files > 0) notes.push(`${s.regenerable.files} regenerable file(s) dropped (${s.regenerable.roots.slice(0, 3).join(', ')})`);
+    if (s.lostCount > 0) notes.push(`${s.lostCount} path(s) dropped as agreed: ${s.lost.slice(0, 3).map((l) => l.path).join(', ')}`);
     return job;
+  }
+
+  /** What is left of a half-removed worktree must all be in the recorded evidence, unchanged. */
+  private async checkRemnant(job: JobRecord, stage: Stage): Promise<void> {
+    const inventory = job.evidence?.inventory;
+    if (!inventory) throw new StageFailure(stage, `${job.worktree} is no longer a git worktree and no inventory of it was recorded; it was left in place`);
+    const manifest = await readManifest(inventory);
+    const unsaved = await firstUnsavedEntry(job.worktree!, manifest, job.cleanup?.regenerable ?? DEFAULT_REGENERABLE);
+    if (unsaved !== null) {
+      throw new StageFailure(stage, `${job.worktree} is no longer a git worktree and ${unsaved} in it is not in the evidence; it was left in place`, [], false, true);
+    }
   }
 
   /** 3–4. Remove the worktree (never under a holder), then the branch if nothing would be lost. */
@@ -245,14 +305,34 @@ export class CleanupRunner {
       if (existsSync(worktree)) {
         const holders = holdersOf(worktree);
         if (holders.length > 0) throw new StageFailure('removing', describeHolders(holders), holders);
+        // Found before git is asked: git would delete .git and the registration, then stop half-way.
+        const { undeletable, unreadable } = await walkWorktree(worktree);
+        const blocked = [...undeletable, ...unreadable];
+        if (blocked.length > 0) {
+          const more = blocked.length > 3 ? ` and ${blocked.length - 3} more` : '';
+          throw new StageFailure('removing', `cannot delete what is in ${blocked.slice(0, 3).join(', ')}${more} (permissions or a read-only mount); nothing was removed`, [], true);
+        }
       }
       let outcome;
       try {
-        outcome = (await removeWorktree(job.repo, worktree)).outcome;
+        if (isGitless(worktree)) {
+          await this.checkRemnant(job, 'removing');
+          await fs.rm(worktree, { recursive: true, force: true });
+          outcome = 'remnant-removed';
+        } else {
+          outcome = (await removeWorktree(job.repo, worktree)).outcome;
+        }
       } catch (err) {
+        if (err instanceof StageFailure) throw err;
         throw new StageFailure('removing', describeError(err));
       }
-      notes.push(outcome === 'already-gone-pruned' ? 'worktree was already deleted; pruned it from git' : 'worktree removed');
+      notes.push(
+        outcome === 'already-gone-pruned'
+          ? 'worktree was already deleted; pruned it from git'
+          : outcome === 'remnant-removed'
+            ? 'removed what was left of a half-removed worktree (all of it in the evidence)'
+            : 'worktree removed',
+      );
       job = await this.setPhase(id, 'removing', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'worktree'), holders: [] }));
     }
     const branch = job.branch;
@@ -301,9 +381,11 @@ export class CleanupRunner {
           phase: 'incomplete',
           stage: err.stage,
           failures,
-          nextAttemptAt: new Date(Date.now() + backoffDelayMs(failures, this.deps.random)).toISOString(),
+          // Waiting for consent is not retried on a timer: the same attempt would stop the same way.
+          nextAttemptAt: err.needsConsent ? null : new Date(Date.now() + backoffDelayMs(failures, this.deps.random)).toISOString(),
           lastError: describeError(err.message, 2000),
-          needsAttention: failures >= NEEDS_ATTENTION_AFTER,
+          needsAttention: err.needsConsent || failures >= NEEDS_ATTENTION_AFTER,
+          awaitingConsent: err.needsConsent,
           holders: err.holders.slice(0, 50),
           fingerprint,
           updatedAt: new Date().toISOString(),

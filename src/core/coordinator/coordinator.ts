@@ -68,6 +68,17 @@ export interface StopAllReport {
   notStopped: { id: string; reason: string }[];
 }
 
+export interface CleanupOptions {
+  /** Delete the branch even when it has commits found nowhere else. */
+  deleteBranch?: boolean;
+  /** "Clean Up Anyway": drop what cannot be archived (over the limit, unreadable), recording it as lost. */
+  dropUnarchivable?: boolean;
+  /** Ignored paths that may be dropped as regenerable; default: the setting. */
+  regenerable?: readonly string[];
+  /** Archive size allowed without consent, in MB; default: the setting. */
+  archiveLimitMB?: number;
+}
+
 export interface CleanupReport {
   job: JobRecord;
   notes: string[];
@@ -330,11 +341,17 @@ export class Coordinator extends Disposable {
   // ---------------------------------------------------------------- cleanup
 
   /** Cleans an agent up now (stopping it if needed); a person's request, so backoff starts over. */
-  async cleanup(id: string, opts: { deleteBranch?: boolean } = {}): Promise<CleanupReport> {
+  async cleanup(id: string, opts: CleanupOptions = {}): Promise<CleanupReport> {
     await this.store.read(id); // bad or unknown ids fail before any waiting
-    const outcome = await this.cleanupLimiter.run(() =>
-      this.withJobLock(id, 'cleanup', () => this.runner.run(id, { manual: true, deleteBranch: opts.deleteBranch })),
-    );
+    const { regenerable, archiveLimitMB } = this.settings;
+    const request = {
+      manual: true,
+      deleteBranch: opts.deleteBranch,
+      dropUnarchivable: opts.dropUnarchivable,
+      regenerable: opts.regenerable ?? regenerable,
+      archiveLimitBytes: Math.round((opts.archiveLimitMB ?? archiveLimitMB) * 1024 * 1024),
+    };
+    const outcome = await this.cleanupLimiter.run(() => this.withJobLock(id, 'cleanup', () => this.runner.run(id, request)));
     this.changed(id);
     this.schedulePump();
     return outcome;
@@ -348,7 +365,7 @@ export class Coordinator extends Disposable {
   }
 
   /** Cleans up every ended agent not cleaned up yet, one by one, with the same guarantees. */
-  async cleanUpFinished(opts: { deleteBranch?: boolean } = {}): Promise<CleanupReport[]> {
+  async cleanUpFinished(opts: CleanupOptions = {}): Promise<CleanupReport[]> {
     const jobs = okJobs(await this.store.list()).filter(
       (j) => isTerminalState(j.lifecycle.state) && j.cleanup?.phase !== 'complete',
     );
@@ -586,7 +603,7 @@ export class Coordinator extends Disposable {
     const byRepo = new Map<string, JobRecord>();
     for (const job of jobs) {
       const c = job.cleanup;
-      if (!c || c.phase === 'complete') continue;
+      if (!c || c.phase === 'complete' || c.awaitingConsent) continue;
       if (c.phase === 'incomplete' && this.dueTimes.due(job.id, c.nextAttemptAt, now) > now) continue;
       const best = byRepo.get(job.repo);
       if (!best || this.dueTimes.due(best.id, best.cleanup!.nextAttemptAt, now) > this.dueTimes.due(job.id, c.nextAttemptAt, now)) byRepo.set(job.repo, job);
@@ -605,7 +622,7 @@ export class Coordinator extends Disposable {
     try {
       const job = await this.store.read(id);
       const c = job.cleanup;
-      if (!c || c.phase === 'complete') return;
+      if (!c || c.phase === 'complete' || c.awaitingConsent) return;
       const now = Date.now();
       if (c.phase === 'incomplete') {
         if (this.dueTimes.due(id, c.nextAttemptAt, now) > now) return;

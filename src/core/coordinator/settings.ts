@@ -4,6 +4,7 @@
  * setting takes effect without a restart.
  */
 import * as z from 'zod';
+import { DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from '../git/classify';
 
 export const CoordinatorSettingsSchema = z.object({
   maxConcurrent: z.number().int().min(1).max(64),
@@ -17,6 +18,10 @@ export const CoordinatorSettingsSchema = z.object({
   autoRestart: z.boolean(),
   /** Automatic restarts allowed before a person must retry. */
   recoveryLimit: z.number().int().min(0).max(100),
+  /** Ignored paths cleanup may drop as regenerable (globs: a name matches any path component). */
+  regenerable: z.array(z.string().min(1).max(256)).max(100),
+  /** The archive of ignored files and nested repos may hold this many MB without the person's consent. */
+  archiveLimitMB: z.number().min(0).max(1_000_000),
 });
 export type CoordinatorSettings = z.infer<typeof CoordinatorSettingsSchema>;
 
@@ -28,6 +33,8 @@ export const DEFAULT_SETTINGS: CoordinatorSettings = {
   defaultProfile: 'claude',
   autoRestart: false,
   recoveryLimit: 3,
+  regenerable: [...DEFAULT_REGENERABLE],
+  archiveLimitMB: DEFAULT_ARCHIVE_LIMIT / (1024 * 1024),
 };
 
 export type SettingsProvider = () => Partial<CoordinatorSettings>;

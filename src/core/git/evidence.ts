@@ -1,35 +1,55 @@
 /**
- * Evidence before destruction: the worktree's full state is committed to
- * `refs/paddock/snapshots/<jobId>` and written as a binary patch, without
- * touching the worktree's own index (which may be locked by a crashed git).
+ * Evidence before destruction. Before a worktree is removed, everything in it
+ * is kept somewhere that outlives it, and each part is proven before it counts:
  *
- * How: copy the worktree's index (for its stat cache) to a temporary file,
- * `git add -A` into it with GIT_INDEX_FILE, `write-tree`, `commit-tree` with
- * HEAD as parent, `update-ref`. Tracked changes, deletions, untracked files,
- * binaries, mode changes and renames are all in that tree; staged changes are
- * too (when a file was staged and then edited again, the file as on disk wins).
- * Ignored files (.gitignore) are not captured.
+ * - the snapshot commit `refs/paddock/snapshots/<jobId>`: tracked and untracked
+ *   files as on disk (binary, modes, symlinks, renames, index flags ignored; see
+ *   snapshotIndex.ts), with HEAD as first parent and, as further parents, every
+ *   commit that only the worktree's reflogs or own refs knew (keptCommits.ts);
+ * - the patch `base → snapshot tree` (patchFile.ts), verified to reproduce the tree;
+ * - the archive (archive.ts): what git cannot hold — ignored files, empty
+ *   folders, nested repositories and submodules with their git dirs — except
+ *   regenerable paths (node_modules, .venv…), which are counted and dropped;
+ * - the inventory (evidenceManifest.ts): every entry found by walking the file
+ *   system and where it went.
  *
- * The patch is `base → snapshot tree`, not `HEAD → snapshot`: applying it with
- * `git apply --index --binary` to a fresh checkout of `baseSha` reproduces the
- * snapshot tree exactly, including whatever the agent committed on its branch.
- * (The snapshot commit itself keeps the agent's commits reachable.)
+ * Anything that cannot be kept (unreadable, or over the archive limit) stops
+ * the capture with a `consent-needed` error naming it, unless the person agreed
+ * to drop it; then it is recorded as lost. New evidence replaces the old only
+ * once all of it is written and verified.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
+import { syncDir, writeArchiveTemp } from './archive';
+import { classify, DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from './classify';
+import type { EvidenceSummary, LostEntry, Manifest } from './evidenceManifest';
+import { unreadableFiles, walkWorktree, type Walk } from './inventory';
+import { commitsOnlyInWorktree } from './keptCommits';
+import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
 import { firstLine, runGit } from './runGit';
+import { stageEverything } from './snapshotIndex';
+
+export { countPatchPaths } from './patchFile';
 
 export interface CaptureOptions {
   repo: string;
   worktree: string;
   jobId: string;
-  /** Where the patch is written (the job folder's evidence/snapshot.patch). */
+  /** Where the patch is written (the job folder's evidence/snapshot.patch); the archive and inventory go beside it. */
   patchPath: string;
   baseSha: string;
+  /** The agent's branch: commits only its reflog knows are kept too. */
+  branch?: string | null;
+  /** Ignored paths that may be dropped (default DEFAULT_REGENERABLE). */
+  regenerable?: readonly string[];
+  /** Bytes the archive may hold without the person's consent (default 100 MB). */
+  archiveLimitBytes?: number;
+  /** The person agreed to lose what cannot be archived ("Clean Up Anyway"). */
+  dropUnarchivable?: boolean;
 }
 
 export interface CapturedEvidence {
@@ -37,15 +57,26 @@ export interface CapturedEvidence {
   snapshotRef: string;
   /** The snapshot commit. */
   snapshotSha: string;
-  /** The worktree's HEAD when captured (the snapshot commit's parent). */
+  /** The worktree's HEAD when captured (the snapshot commit's first parent). */
   headSha: string;
   /** Path of the patch written (base → snapshot tree); empty file when nothing differs. */
   patch: string;
   /** Files that differ between base and the snapshot (what the patch contains). */
   fileCount: number;
+  /** Path of the archive, null when nothing needed archiving. */
+  archive: string | null;
+  /** Path of the inventory (evidence/inventory.json). */
+  inventory: string;
+  summary: EvidenceSummary;
 }
 
 export const SNAPSHOT_NAMESPACE = 'refs/paddock/snapshots/';
+export const ARCHIVE_FILE = 'archive.tar';
+export const INVENTORY_FILE = 'inventory.json';
+export const GITDIRS_DIR = 'gitdirs';
+
+/** The error code of a capture that would lose something without the person's consent. */
+export const CONSENT_NEEDED = 'consent-needed';
 
 /** Identity for snapshot commits, so capture works where user.name/email are not configured. */
 const SNAPSHOT_AUTHOR = {
@@ -55,153 +86,225 @@ const SNAPSHOT_AUTHOR = {
   GIT_COMMITTER_EMAIL: 'paddock@localhost',
 };
 
-/** Options that make a diff byte-for-byte appliable whatever the user's diff config says. */
-const PATCH_DIFF_OPTIONS = [
-  '-r',
-  '-p',
-  '--binary',
-  '--full-index',
-  '-M',
-  '--no-color',
-  '--no-ext-diff',
-  '--no-textconv',
-  '--src-prefix=a/',
-  '--dst-prefix=b/',
-  '--submodule=short',
-];
+/**
+ * The worktree's private git dir, from its `.git` file (no git process, and no
+ * newline-splitting of paths that may hold newlines); a `.git` folder is its own.
+ */
+export function privateGitDir(worktree: string): string {
+  const dotGit = path.join(worktree, '.git');
+  let text: string;
+  try {
+    text = readFileSync(dotGit, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EISDIR') return dotGit;
+    throw failure(`Could not capture ${worktree}: it is not a git worktree (its .git is ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable'}).`);
+  }
+  const match = /^gitdir: (.*?)\r?\n?$/s.exec(text);
+  if (!match) throw failure(`Could not capture ${worktree}: its .git file does not name a git dir.`);
+  return path.resolve(worktree, match[1]);
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+function mb(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
+interface GitDirPart {
+  path: string;
+  gitdir: string;
+  entries: string[];
+  bytes: number;
+  unreadable: string[];
+}
+
+/** Git dirs of nested checkouts (submodules) that live in the worktree's private git dir and die with it. */
+async function doomedGitDirs(worktree: string, walk: Walk, ownGitDir: string): Promise<GitDirPart[]> {
+  const parts: GitDirPart[] = [];
+  for (const nested of walk.nested) {
+    if (!nested.gitFile) continue;
+    let gitdir: string;
+    try {
+      gitdir = privateGitDir(path.join(worktree, nested.path));
+    } catch {
+      continue; // not a gitdir pointer: the file itself is archived like any other
+    }
+    if (!isInside(ownGitDir, gitdir)) continue;
+    const inner = await walkWorktree(gitdir);
+    const files = inner.entries.filter((e) => e.type !== 'dir').map((e) => e.path);
+    parts.push({
+      path: nested.path,
+      gitdir,
+      entries: inner.entries.map((e) => e.path),
+      bytes: inner.entries.reduce((n, e) => n + e.size, 0),
+      unreadable: [...inner.unreadable, ...(await unreadableFiles(gitdir, files))].map((p) => `${nested.path}/.git/${p}`),
+    });
+  }
+  return parts;
+}
 
 export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvidence> {
   const { repo, worktree, jobId, baseSha } = opts;
   const snapshotRef = `${SNAPSHOT_NAMESPACE}${jobId}`;
   if (!(await isValidRefName(repo, snapshotRef))) throw usageError(`Job id '${jobId}' cannot name a git ref.`);
-  // One rev-parse answers both: the index path (first line) and HEAD's commit (second).
-  const probe = await runGit(['rev-parse', '--path-format=absolute', '--git-path', 'index', '--verify', 'HEAD^{commit}'], {
-    cwd: worktree,
-    allowFailure: true,
-  });
-  const [realIndex, headSha] = probe.stdout.split('\n').map((l) => l.trim());
-  if (probe.code !== 0 || !realIndex || !/^[0-9a-f]{40,64}$/.test(headSha ?? '')) {
+  const ownGitDir = privateGitDir(worktree);
+  const probe = await runGit(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: worktree, allowFailure: true });
+  const headSha = probe.stdout.trim();
+  if (probe.code !== 0 || !/^[0-9a-f]{40,64}$/.test(headSha)) {
     throw failure(`Could not capture ${worktree}: ${firstLine(probe.stderr) || 'it is not a git worktree with a commit'}.`);
   }
+  const evidenceDir = path.dirname(opts.patchPath);
+  await fs.mkdir(evidenceDir, { recursive: true, mode: 0o700 });
 
+  const walk = await walkWorktree(worktree);
   const scratch = await fs.mkdtemp(path.join(tmpdir(), 'paddock-capture-'));
+  const temps: string[] = [];
   try {
     const tempIndex = path.join(scratch, 'index');
     const env = { GIT_INDEX_FILE: tempIndex, ...SNAPSHOT_AUTHOR };
-    await stageEverything(worktree, realIndex, tempIndex, env);
+    await stageEverything({ worktree, realIndex: path.join(ownGitDir, 'index'), tempIndex, env, nestedRepos: walk.nested.map((n) => n.path) });
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
-    const message = `paddock snapshot of ${jobId}\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n`;
-    const snapshotSha = (await runGit(['commit-tree', tree, '-p', headSha], { cwd: worktree, env, input: message })).stdout.trim();
+    const listed = await runGit(['ls-files', '-z'], { cwd: worktree, env });
+    const captured = new Set(listed.stdout.split('\0').filter((p) => p.length > 0));
+
+    const classes = classify({ entries: walk.entries, captured, regenerable: opts.regenerable ?? DEFAULT_REGENERABLE });
+    const gitdirs = await doomedGitDirs(worktree, walk, ownGitDir);
+    const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
+
+    const kept = await commitsOnlyInWorktree(worktree, ownGitDir, headSha, opts.branch ?? null);
+    const message = `paddock snapshot of ${jobId}\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n${
+      kept.length ? `Also keeps ${kept.length} commit(s) known only to the worktree's reflogs and refs.\n` : ''
+    }`;
+    const parents = [headSha, ...kept].flatMap((sha) => ['-p', sha]);
+    const snapshotSha = (await runGit(['commit-tree', tree, ...parents], { cwd: worktree, env, input: message })).stdout.trim();
+
+    const patch = await writeVerifiedPatch(repo, baseSha, tree, opts.patchPath, scratch);
+    temps.push(patch.temp);
+    const archivePath = path.join(evidenceDir, ARCHIVE_FILE);
+    const archiveTemp = plan.archive.length > 0 ? await writeArchiveTemp(worktree, plan.archive, archivePath) : null;
+    if (archiveTemp) temps.push(archiveTemp);
+    const gitdirTemps: { part: GitDirPart; temp: string; file: string }[] = [];
+    for (const [i, part] of plan.gitdirs.entries()) {
+      const file = path.join(evidenceDir, GITDIRS_DIR, `${i}.tar`);
+      const temp = await writeArchiveTemp(part.gitdir, part.entries, file);
+      temps.push(temp);
+      gitdirTemps.push({ part, temp, file });
+    }
+
+    const summary: EvidenceSummary = {
+      captured: classes.captured,
+      archived: plan.archived,
+      emptyDirs: classes.emptyDirs,
+      regenerable: classes.regenerable,
+      lost: plan.lost.slice(0, 200),
+      lostCount: plan.lost.length,
+      nested: walk.nested.map((n) => n.path).slice(0, 200),
+      keptCommits: kept.length,
+    };
+    const archived = new Set(plan.archive);
+    const manifest: Manifest = {
+      version: 1,
+      worktree,
+      capturedAt: new Date().toISOString(),
+      snapshotSha,
+      headSha,
+      branch: opts.branch ?? null,
+      summary,
+      archive: archiveTemp ? ARCHIVE_FILE : null,
+      gitdirs: gitdirTemps.map((g) => ({ path: g.part.path, archive: path.relative(evidenceDir, g.file) })),
+      entries: walk.entries.filter((e) => captured.has(e.path) || archived.has(e.path)),
+    };
+    const inventoryPath = path.join(evidenceDir, INVENTORY_FILE);
+    const inventoryTemp = `${inventoryPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    await fs.writeFile(inventoryTemp, JSON.stringify(manifest), { mode: 0o600, flush: true });
+    temps.push(inventoryTemp);
+
+    // Everything is written and verified: only now does the new evidence replace the old.
     // --create-reflog keeps earlier snapshots of the same job (a retried cleanup) reachable for a while.
     await runGit(['update-ref', '--create-reflog', '-m', 'paddock snapshot', snapshotRef, snapshotSha], { cwd: repo });
-
-    const fileCount = await writePatch(repo, baseSha, tree, opts.patchPath);
-    return { snapshotRef, snapshotSha, headSha, patch: opts.patchPath, fileCount };
+    if (archiveTemp) await fs.rename(archiveTemp, archivePath);
+    else await fs.rm(archivePath, { force: true });
+    // Earlier git dir archives go (their temporaries beside them are the new ones).
+    const gitdirsDir = path.join(evidenceDir, GITDIRS_DIR);
+    for (const name of await fs.readdir(gitdirsDir).catch(() => [] as string[])) {
+      if (name.endsWith('.tar')) await fs.rm(path.join(gitdirsDir, name), { force: true });
+    }
+    for (const g of gitdirTemps) await fs.rename(g.temp, g.file);
+    await fs.rename(patch.temp, opts.patchPath);
+    await fs.rename(inventoryTemp, inventoryPath);
+    temps.length = 0;
+    // The renames are durable only once their directory is: the evidence must survive a crash before any removal.
+    await syncDir(evidenceDir);
+    return {
+      snapshotRef,
+      snapshotSha,
+      headSha,
+      patch: opts.patchPath,
+      fileCount: patch.count,
+      archive: archiveTemp ? archivePath : null,
+      inventory: inventoryPath,
+      summary,
+    };
   } finally {
+    for (const t of temps) await fs.rm(t, { force: true });
     await fs.rm(scratch, { recursive: true, force: true });
   }
 }
 
-/** Fills the temporary index with the worktree as it is on disk. */
-async function stageEverything(worktree: string, realIndex: string, tempIndex: string, env: NodeJS.ProcessEnv): Promise<void> {
-  let copied = false;
-  try {
-    // Index writes are lock + rename, so a copy is always a complete index (a leftover index.lock is ignored).
-    const original = await fs.stat(realIndex);
-    await fs.copyFile(realIndex, tempIndex);
-    // git trusts an entry's cached stat only when the file is older than the index ("racy git"):
-    // a fresh mtime on the copy would hide a same-size edit made in the same second as the last
-    // index write. Keep the original time, a second earlier for rounding, so such entries are re-read.
-    const when = new Date(original.mtimeMs - 1000);
-    await fs.utimes(tempIndex, when, when);
-    copied = true;
-  } catch {
-    // No readable index: start from HEAD below.
-  }
-  if (copied) {
-    const add = await runGit(['add', '-A', '--', '.'], { cwd: worktree, env, allowFailure: true });
-    if (add.code === 0) return;
-    await fs.rm(tempIndex, { force: true }); // an unusable index copy: start over from HEAD
-  }
-  await runGit(['read-tree', 'HEAD'], { cwd: worktree, env });
-  const add = await runGit(['add', '-A', '--', '.'], { cwd: worktree, env, allowFailure: true });
-  if (add.code !== 0) throw failure(`Could not capture the worktree ${worktree}: ${firstLine(add.stderr)}`);
+interface ArchivePlan {
+  archive: string[];
+  archived: { files: number; bytes: number };
+  gitdirs: GitDirPart[];
+  lost: LostEntry[];
 }
 
 /**
- * Paths that differ between the two trees (what `diff-tree -r --name-only --no-renames` lists),
- * read from the patch instead of a second diff: every entry's path, and both sides of a rename.
- * Only header lines can start with "diff --git " or "rename from ": content lines start with
- * ' ', '+', '-', '@', '\\' and binary data lines are base85 without spaces.
+ * What goes into the archive: everything classified archivable, unless it
+ * cannot be read or the whole is over the limit — then the person decides.
+ * With consent, the smallest files are kept first and the rest recorded lost.
  */
-export function countPatchPaths(patch: string): number {
-  const paths = new Set<string>();
-  const header = 'diff --git ';
-  for (let at = patch.startsWith(header) ? 0 : patch.indexOf(`\n${header}`); at >= 0; at = patch.indexOf(`\n${header}`, at + 1)) {
-    let start = patch[at] === '\n' ? at + 1 : at;
-    let end = lineEnd(patch, start);
-    const line = patch.slice(start + header.length, end);
-    // Extended header lines follow until the content ("---", "Binary files", "GIT binary patch") or the next entry.
-    let renamed = false;
-    for (start = end + 1; start < patch.length; start = end + 1) {
-      end = lineEnd(patch, start);
-      const next = patch.slice(start, end);
-      if (next.startsWith('rename from ')) paths.add(next.slice('rename from '.length));
-      else if (next.startsWith('rename to ')) paths.add(next.slice('rename to '.length));
-      else if (!EXTENDED_HEADER.test(next)) break;
-      if (next.startsWith('rename ')) renamed = true;
+async function planArchive(worktree: string, walk: Walk, archive: string[], gitdirs: GitDirPart[], opts: CaptureOptions): Promise<ArchivePlan> {
+  const limit = opts.archiveLimitBytes ?? DEFAULT_ARCHIVE_LIMIT;
+  const byPath = new Map(walk.entries.map((e) => [e.path, e]));
+  const files = archive.filter((p) => byPath.get(p)!.type !== 'dir');
+  const unreadable = new Set([...walk.unreadable, ...(await unreadableFiles(worktree, files.filter((p) => byPath.get(p)!.type === 'file')))]);
+  const lost: LostEntry[] = [];
+  for (const p of unreadable) lost.push({ path: p, bytes: byPath.get(p)?.size ?? 0, why: 'unreadable' });
+  for (const g of gitdirs) if (g.unreadable.length > 0) lost.push({ path: `${g.path}/.git`, bytes: g.bytes, why: 'unreadable' });
+
+  // Candidates by size, smallest first: with consent, as many as fit are kept.
+  type Item = { path: string; bytes: number; gitdir?: GitDirPart };
+  const items: Item[] = [
+    ...files.filter((p) => !unreadable.has(p)).map((p) => ({ path: p, bytes: byPath.get(p)!.size })),
+    ...gitdirs.filter((g) => g.unreadable.length === 0).map((g) => ({ path: `${g.path}/.git`, bytes: g.bytes, gitdir: g })),
+  ].sort((a, b) => a.bytes - b.bytes);
+  const total = items.reduce((n, i) => n + i.bytes, 0);
+  const keptItems = new Set<Item>();
+  let used = 0;
+  for (const item of items) {
+    if (used + item.bytes > limit) {
+      lost.push({ path: item.path, bytes: item.bytes, why: 'too-big' });
+      continue;
     }
-    if (renamed) continue;
-    // "a/P b/P", each side quoted alike when P needs it: the first half names the path.
-    const a = line.slice(0, (line.length - 1) / 2);
-    paths.add(a.startsWith('"') ? `"${a.slice(3)}` : a.slice(2));
+    used += item.bytes;
+    keptItems.add(item);
   }
-  return paths.size;
-}
-
-const EXTENDED_HEADER = /^(old mode|new mode|deleted file mode|new file mode|similarity index|dissimilarity index|rename from|rename to|copy from|copy to|index) /;
-
-/** Above this size the patch is not read back to count its paths. */
-const PATCH_READ_LIMIT = 32 * 1024 * 1024;
-
-async function countChangedPaths(repo: string, baseSha: string, tree: string): Promise<number> {
-  const res = await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', baseSha, tree], { cwd: repo });
-  return res.stdout.split('\0').filter((s) => s.length > 0).length;
-}
-
-function lineEnd(text: string, from: number): number {
-  const end = text.indexOf('\n', from);
-  return end < 0 ? text.length : end;
-}
-
-/** Writes the base → tree patch durably (temp file, fsync, rename); returns how many paths it changes. */
-async function writePatch(repo: string, baseSha: string, tree: string, patchPath: string): Promise<number> {
-  await fs.mkdir(path.dirname(patchPath), { recursive: true });
-  const temp = `${patchPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  try {
-    await runGit(['diff-tree', ...PATCH_DIFF_OPTIONS, `--output=${temp}`, baseSha, tree], { cwd: repo });
-    const handle = await fs.open(temp, 'r+');
-    let count: number;
-    try {
-      await handle.sync();
-      // A huge patch (large binaries) is not read into one string, which could exceed V8's limit
-      // and fail the capture: git lists the paths instead.
-      const { size } = await handle.stat();
-      count = size <= PATCH_READ_LIMIT ? countPatchPaths(await handle.readFile('latin1')) : await countChangedPaths(repo, baseSha, tree);
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(temp, patchPath);
-    // The rename is durable only once its directory is: the patch must survive a crash before any removal.
-    const dir = await fs.open(path.dirname(patchPath), 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
-    return count;
-  } catch (err) {
-    await fs.rm(temp, { force: true });
-    throw err;
+  if (lost.length > 0 && !opts.dropUnarchivable) {
+    const shown = [...lost].sort((a, b) => b.bytes - a.bytes).slice(0, 5);
+    const names = shown.map((l) => `${l.path} (${l.why === 'unreadable' ? 'cannot be read' : mb(l.bytes)})`).join(', ');
+    const more = lost.length > shown.length ? ` and ${lost.length - shown.length} more` : '';
+    const why = total > limit ? `the files git does not hold come to ${mb(total)}, over the ${mb(limit)} archive limit` : 'some files cannot be read';
+    throw failure(`Nothing was removed: ${why}: ${names}${more}. Make room or fix them and retry, or Clean Up Anyway to drop them.`, CONSENT_NEEDED);
   }
+  const lostPaths = new Set(lost.map((l) => l.path));
+  const keptFiles = archive.filter((p) => !lostPaths.has(p));
+  return {
+    archive: keptFiles,
+    archived: { files: [...keptItems].filter((i) => !i.gitdir).length, bytes: used },
+    gitdirs: [...keptItems].flatMap((i) => (i.gitdir ? [i.gitdir] : [])),
+    lost,
+  };
 }

@@ -4,3 +4,7 @@ export * from './worktree';
 export * from './evidence';
 export * from './branch';
 export * from './status';
+export * from './restore';
+export * from './evidenceManifest';
+export { DEFAULT_REGENERABLE, DEFAULT_ARCHIVE_LIMIT } from './classify';
+export { walkWorktree } from './inventory';

@@ -4,6 +4,7 @@
  * SCHEMA_VERSION and add a step to `migrations.ts` for any incompatible change.
  */
 import * as z from 'zod';
+import { EvidenceSummarySchema } from '../git/evidenceManifest';
 
 export const SCHEMA_VERSION = 1;
 
@@ -107,6 +108,14 @@ export const CleanupSchema = z.object({
   branchOutcome: Bounded(500).nullable(),
   requestedAt: IsoTime,
   updatedAt: IsoTime,
+  /** Ignored paths that may be dropped as regenerable (globs); absent: the defaults. */
+  regenerable: z.array(Bounded(256)).max(100).optional(),
+  /** Bytes the archive may hold without consent; absent: the default (100 MB). */
+  archiveLimitBytes: z.number().int().nonnegative().optional(),
+  /** The person agreed to drop what cannot be archived ("Clean Up Anyway"). */
+  dropUnarchivable: z.boolean().optional(),
+  /** Capture stopped because something would be lost: only the person can move it on. */
+  awaitingConsent: z.boolean().optional(),
 });
 export type Cleanup = z.infer<typeof CleanupSchema>;
 
@@ -116,6 +125,14 @@ export const EvidenceSchema = z.object({
   snapshotRef: z.string().max(300).nullable(),
   headSha: z.string().regex(/^[0-9a-f]{40,64}$/).nullable(),
   capturedAt: IsoTime.nullable(),
+  /** The snapshot commit the ref pointed at when captured. */
+  snapshotSha: z.string().regex(/^[0-9a-f]{40,64}$/).nullable().optional(),
+  /** Absolute path of the archive of what git does not hold (ignored files, empty folders, nested repos). */
+  archive: z.string().max(4096).nullable().optional(),
+  /** Absolute path of evidence/inventory.json. */
+  inventory: z.string().max(4096).nullable().optional(),
+  /** What was captured, archived, dropped as regenerable, and lost with consent. */
+  summary: EvidenceSummarySchema.nullable().optional(),
 });
 export type Evidence = z.infer<typeof EvidenceSchema>;
 

@@ -169,7 +169,7 @@ describe('git/captureEvidence', function () {
     write(plain, 'x.txt', 'x\n');
     await assert.rejects(
       captureEvidence({ repo, worktree: plain, jobId: 'ok', patchPath: sb.path('p.patch'), baseSha: sha }),
-      /Could not capture .*plain: not a git repository/,
+      /Could not capture .*plain: it is not a git worktree/,
     );
   });
 });

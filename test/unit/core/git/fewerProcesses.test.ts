@@ -1,8 +1,8 @@
 /**
  * Cleanup's git work with as few git processes as it needs: ref names judged
  * without git when they are plain (and exactly as git judges them), the patch's
- * file count read from the patch, and capture + removal + branch deletion in
- * ten git processes, counted from a real run with GIT_TRACE2_EVENT.
+ * file count read from the patch, and capture (verified) + removal + branch
+ * deletion in sixteen git processes, counted from a real run with GIT_TRACE2_EVENT.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -57,7 +57,7 @@ describe('git: fewer git processes for cleanup', function () {
     assert.equal(countPatchPaths(''), 0);
   });
 
-  it('captures, removes the worktree and deletes a merged branch in ten git processes', async () => {
+  it('captures (verified), removes the worktree and deletes a merged branch in sixteen git processes', async () => {
     const wt = sb.path('wt2');
     git(repo, 'worktree', 'add', '-q', '-b', 'paddock/tenproc', wt, 'main');
     const base = git(repo, 'rev-parse', 'main');
@@ -81,7 +81,14 @@ describe('git: fewer git processes for cleanup', function () {
       .map((l) => JSON.parse(l) as { event: string; sid: string; argv?: string[] })
       .filter((e) => e.event === 'start' && !e.sid.includes('/'))
       .map((e) => e.argv!.slice(1, 2).join(' '));
-    assert.deepEqual(commands, ['rev-parse', 'add', 'write-tree', 'commit-tree', 'update-ref', 'diff-tree', 'worktree', 'for-each-ref', 'rev-list', 'branch']);
+    // Capture: HEAD; the index flags to clear (ls-files); add (run as `-c core.fileMode=true … add`);
+    // the tree and its paths (ls-files); the worktree's own refs and the tips reflog-only commits are
+    // judged against (for-each-ref); the commit; the patch, proven by applying it to the base in a
+    // scratch index (read-tree, apply, write-tree); the ref. Then removal and the branch.
+    assert.deepEqual(commands, [
+      'rev-parse', 'ls-files', '-c', 'write-tree', 'ls-files', 'for-each-ref', 'commit-tree', 'diff-tree', 'read-tree', 'apply', 'write-tree', 'update-ref',
+      'worktree', 'for-each-ref', 'rev-list', 'branch',
+    ]);
     assert.equal(git(repo, 'branch', '--list', 'paddock/tenproc'), '');
     assert.ok(git(repo, 'rev-parse', 'refs/paddock/snapshots/tenproc'), 'the snapshot stays');
   });

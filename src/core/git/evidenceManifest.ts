@@ -1,0 +1,77 @@
+/**
+ * `evidence/inventory.json`: what a capture found in the worktree and where
+ * each part of it went, so that a later attempt can tell whether anything
+ * changed since, a report can say what was kept and dropped, and `restore`
+ * can put every part back. Read back through zod like every store file.
+ */
+import { promises as fs } from 'node:fs';
+import * as z from 'zod';
+import { failure } from '../common/errors';
+
+const Tally = z.object({ files: z.number().int().nonnegative(), bytes: z.number().nonnegative() });
+
+export const LostEntrySchema = z.object({
+  path: z.string().max(4096),
+  bytes: z.number().nonnegative(),
+  why: z.enum(['too-big', 'unreadable']),
+});
+export type LostEntry = z.infer<typeof LostEntrySchema>;
+
+/** The part of the manifest that the job record carries (and `show --json` prints). */
+export const EvidenceSummarySchema = z.object({
+  captured: Tally,
+  archived: Tally,
+  emptyDirs: z.number().int().nonnegative(),
+  regenerable: Tally.extend({ roots: z.array(z.string().max(4096)).max(50) }),
+  /** Dropped with the person's consent ("Clean Up Anyway"); empty otherwise. */
+  lost: z.array(LostEntrySchema).max(200),
+  lostCount: z.number().int().nonnegative(),
+  /** Nested repositories and submodules, archived whole with their history. */
+  nested: z.array(z.string().max(4096)).max(200),
+  /** Commits only the worktree's reflogs or own refs knew, kept as extra parents of the snapshot. */
+  keptCommits: z.number().int().nonnegative(),
+});
+export type EvidenceSummary = z.infer<typeof EvidenceSummarySchema>;
+
+export const ManifestEntrySchema = z.object({
+  path: z.string(),
+  type: z.enum(['file', 'symlink', 'dir', 'socket', 'other']),
+  size: z.number().nonnegative(),
+  mode: z.number().int().nonnegative(),
+  mtimeMs: z.number(),
+});
+
+export const ManifestSchema = z.object({
+  version: z.literal(1),
+  worktree: z.string(),
+  capturedAt: z.string(),
+  snapshotSha: z.string().regex(/^[0-9a-f]{40,64}$/),
+  headSha: z.string().regex(/^[0-9a-f]{40,64}$/),
+  branch: z.string().nullable(),
+  summary: EvidenceSummarySchema,
+  /** The archive's file name in the evidence folder, null when there was nothing to archive. */
+  archive: z.string().nullable(),
+  /** Git dirs that lived in the worktree's private git dir (submodules), each archived on its own. */
+  gitdirs: z.array(z.object({ path: z.string(), archive: z.string() })),
+  /** Every entry of the worktree except regenerable ones, as walked at capture. */
+  entries: z.array(ManifestEntrySchema),
+});
+export type Manifest = z.infer<typeof ManifestSchema>;
+
+export async function readManifest(file: string): Promise<Manifest> {
+  let raw: string;
+  try {
+    raw = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    throw failure(`The evidence inventory ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw failure(`The evidence inventory ${file} is not valid JSON.`);
+  }
+  const result = ManifestSchema.safeParse(parsed);
+  if (!result.success) throw failure(`The evidence inventory ${file} is damaged (${result.error.issues[0]?.path.join('.') || 'schema'}).`);
+  return result.data;
+}

@@ -1,0 +1,130 @@
+/**
+ * `paddock restore`: re-creates an agent's worktree from its evidence alone —
+ * the snapshot commit (tracked and untracked files), the archive (ignored
+ * files, empty folders, nested repositories), the submodules' git dirs, and
+ * the inventory's modes and times — as a linked worktree of the repository on
+ * the agent's branch (or detached at its HEAD when the branch moved on).
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { failure, usageError } from '../common/errors';
+import { extractArchive } from './archive';
+import { INVENTORY_FILE } from './evidence';
+import { readManifest, type Manifest } from './evidenceManifest';
+import { firstLine, runGit } from './runGit';
+import { EXACT_CONFIG } from './snapshotIndex';
+
+export interface RestoreOptions {
+  repo: string;
+  /** refs/paddock/snapshots/<id>. */
+  snapshotRef: string;
+  /** The evidence folder of the job (holds inventory.json, archive.tar, gitdirs/). */
+  evidenceDir: string;
+  /** Where to re-create the worktree; must not exist yet (or be an empty folder). */
+  target: string;
+  /** The agent's branch: checked out when it still points at the captured HEAD, re-created when gone. */
+  branch: string | null;
+}
+
+export interface RestoreResult {
+  path: string;
+  /** How the branch was handled, in words. */
+  branchNote: string;
+  files: number;
+  archived: number;
+  /** Paths recorded as dropped at cleanup (regenerable or lost with consent): not restored. */
+  notRestored: string[];
+}
+
+async function assertFreeTarget(target: string): Promise<void> {
+  if (!existsSync(target)) return;
+  const names = await fs.readdir(target).catch(() => null);
+  if (names === null || names.length > 0) throw usageError(`${target} already exists; choose another folder with --to.`);
+  await fs.rmdir(target);
+}
+
+async function refSha(repo: string, rev: string): Promise<string | null> {
+  const res = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', rev], { cwd: repo, allowFailure: true });
+  return res.code === 0 ? res.stdout.trim() : null;
+}
+
+async function addCheckout(repo: string, target: string, branch: string | null, headSha: string): Promise<string> {
+  let args: string[];
+  let note: string;
+  const tip = branch ? await refSha(repo, `refs/heads/${branch}^{commit}`) : null;
+  if (branch && tip === null) {
+    args = ['-b', branch, '--', target, headSha];
+    note = `branch ${branch} re-created at ${headSha.slice(0, 12)}`;
+  } else if (branch && tip === headSha) {
+    args = ['--', target, branch];
+    note = `on branch ${branch}`;
+  } else {
+    args = ['--detach', '--', target, headSha];
+    note = branch ? `detached at ${headSha.slice(0, 12)} (branch ${branch} has moved on)` : `detached at ${headSha.slice(0, 12)}`;
+  }
+  let res = await runGit(['worktree', 'add', '--no-checkout', ...args], { cwd: repo, allowFailure: true });
+  if (res.code !== 0 && branch && /already (checked out|used by worktree)/.test(res.stderr)) {
+    res = await runGit(['worktree', 'add', '--no-checkout', '--detach', '--', target, headSha], { cwd: repo, allowFailure: true });
+    note = `detached at ${headSha.slice(0, 12)} (branch ${branch} is checked out elsewhere)`;
+  }
+  if (res.code !== 0) throw failure(`Could not create the worktree ${target}: ${firstLine(res.stderr) || `exit code ${res.code}`}.`);
+  return note;
+}
+
+/** Modes and times as they were at capture: git knows only the executable bit, the archive only its own entries. */
+async function applyInventory(target: string, manifest: Manifest): Promise<void> {
+  // Files first, then folders deepest first, so a read-only folder is made read-only last.
+  const files = manifest.entries.filter((e) => e.type === 'file');
+  const dirs = manifest.entries.filter((e) => e.type === 'dir').reverse();
+  for (const e of [...files, ...dirs]) {
+    const p = path.join(target, e.path);
+    try {
+      await fs.chmod(p, e.mode);
+      const when = new Date(e.mtimeMs);
+      await fs.utimes(p, when, when);
+    } catch {
+      // An entry that is not there was dropped or is inside a restored nested checkout that moved it.
+    }
+  }
+}
+
+export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResult> {
+  const target = path.resolve(opts.target);
+  await assertFreeTarget(target);
+  const snapshotSha = await refSha(opts.repo, `${opts.snapshotRef}^{commit}`);
+  if (!snapshotSha) throw failure(`The snapshot ${opts.snapshotRef} is not in ${opts.repo}; there is nothing to restore from.`);
+  const inventory = path.join(opts.evidenceDir, INVENTORY_FILE);
+  const manifest = existsSync(inventory) ? await readManifest(inventory) : null;
+  if (manifest && manifest.snapshotSha !== snapshotSha) {
+    throw failure(`The evidence inventory describes snapshot ${manifest.snapshotSha.slice(0, 12)} but ${opts.snapshotRef} is ${snapshotSha.slice(0, 12)}; they do not belong together.`);
+  }
+  const headSha = manifest?.headSha ?? (await refSha(opts.repo, `${snapshotSha}^1`));
+  if (!headSha) throw failure(`The snapshot ${opts.snapshotRef} has no parent commit to restore the worktree's HEAD from.`);
+
+  await fs.mkdir(path.dirname(target), { recursive: true });
+  const branchNote = await addCheckout(opts.repo, target, opts.branch, headSha);
+  // The snapshot's tree into the files, HEAD's into the index: the agent's uncommitted work comes
+  // back as uncommitted changes, its untracked files as untracked files.
+  await runGit(['read-tree', snapshotSha], { cwd: target });
+  await runGit([...EXACT_CONFIG, 'checkout-index', '--all', '--force'], { cwd: target });
+  await runGit(['read-tree', headSha], { cwd: target });
+
+  let archived = 0;
+  if (manifest?.archive) {
+    await extractArchive(path.join(opts.evidenceDir, manifest.archive), target);
+    archived = manifest.summary.archived.files;
+  }
+  for (const g of manifest?.gitdirs ?? []) {
+    const dotGit = path.join(target, g.path, '.git');
+    await fs.rm(dotGit, { recursive: true, force: true });
+    await fs.mkdir(dotGit, { recursive: true });
+    await extractArchive(path.join(opts.evidenceDir, g.archive), dotGit);
+    // It was a submodule's git dir inside the superproject's: as its own .git it must not point back there.
+    await runGit(['config', '--file', path.join(dotGit, 'config'), '--unset', 'core.worktree'], { cwd: target, allowFailure: true });
+  }
+  if (manifest) await applyInventory(target, manifest);
+  await runGit(['update-index', '-q', '--refresh'], { cwd: target, allowFailure: true });
+  const files = manifest ? manifest.summary.captured.files : Number((await runGit(['ls-files', '-z'], { cwd: target })).stdout.split('\0').length - 1);
+  const notRestored = manifest ? [...manifest.summary.regenerable.roots, ...manifest.summary.lost.map((l) => l.path)] : [];
+  return { path: target, branchNote, files, archived, notRestored };
+}

@@ -1,0 +1,107 @@
+/**
+ * Fills a temporary index with the worktree exactly as it is on disk, without
+ * touching the worktree's own index (which may be locked by a crashed git).
+ *
+ * Nothing the agent did may hide content from it:
+ * - `assume-unchanged` and `skip-worktree` flags are cleared in the copy, so an
+ *   edited file flagged that way is read from disk (a skip-worktree entry whose
+ *   file is absent stays as it was: that is a sparse checkout, not a deletion);
+ * - `core.fileMode`/`core.symlinks` set to false would record an executable bit
+ *   or a symlink wrongly: both are forced on;
+ * - nested repositories that git does not track (an agent's own `git init`) are
+ *   left out: git can only record them as a bare commit id, so they go whole
+ *   into the archive instead (registered submodules keep their gitlink here).
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { failure } from '../common/errors';
+import { firstLine, runGit } from './runGit';
+
+/** Settings that make `git add` record what is on disk, whatever the repository's config says. */
+export const EXACT_CONFIG = ['-c', 'core.fileMode=true', '-c', 'core.symlinks=true'];
+
+export interface StageOptions {
+  worktree: string;
+  realIndex: string;
+  tempIndex: string;
+  env: NodeJS.ProcessEnv;
+  /** Nested repositories found by the walk (relative paths). */
+  nestedRepos: readonly string[];
+}
+
+/** Every index entry as (mode, path); `ls-files -s -z` keeps any byte of a path intact. */
+async function indexEntries(worktree: string, env: NodeJS.ProcessEnv): Promise<{ mode: string; path: string; tag: string }[]> {
+  const res = await runGit(['ls-files', '-s', '-v', '-z'], { cwd: worktree, env });
+  const out: { mode: string; path: string; tag: string }[] = [];
+  for (const field of res.stdout.split('\0')) {
+    if (!field) continue;
+    // "<tag> <mode> <sha> <stage>\t<path>"
+    const tab = field.indexOf('\t');
+    const [tag, mode] = field.slice(0, tab).split(' ');
+    out.push({ tag, mode, path: field.slice(tab + 1) });
+  }
+  return out;
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.lstat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Clears the flags that make git skip reading a file; returns the gitlink paths of the index. */
+async function unhideFlagged(opts: StageOptions): Promise<Set<string>> {
+  const entries = await indexEntries(opts.worktree, opts.env);
+  const assumed: string[] = [];
+  const skipped: string[] = [];
+  const gitlinks = new Set<string>();
+  for (const e of entries) {
+    if (e.mode === '160000') gitlinks.add(e.path);
+    if (e.tag === 'S') {
+      if (await exists(path.join(opts.worktree, e.path))) skipped.push(e.path);
+    } else if (e.tag >= 'a' && e.tag <= 'z') assumed.push(e.path);
+  }
+  // One flag per call: update-index applies only the last flag option to --stdin paths.
+  if (skipped.length > 0) {
+    await runGit(['update-index', '-z', '--no-skip-worktree', '--stdin'], { cwd: opts.worktree, env: opts.env, input: skipped.join('\0') + '\0' });
+  }
+  if (assumed.length > 0) {
+    await runGit(['update-index', '-z', '--no-assume-unchanged', '--stdin'], { cwd: opts.worktree, env: opts.env, input: assumed.join('\0') + '\0' });
+  }
+  return gitlinks;
+}
+
+async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>): Promise<{ code: number; stderr: string }> {
+  const excluded = opts.nestedRepos.filter((p) => !gitlinks.has(p)).map((p) => `:(top,literal,exclude)${p}`);
+  return runGit([...EXACT_CONFIG, 'add', '-A', '--', '.', ...excluded], { cwd: opts.worktree, env: opts.env, allowFailure: true });
+}
+
+export async function stageEverything(opts: StageOptions): Promise<void> {
+  let copied = false;
+  try {
+    // Index writes are lock + rename, so a copy is always a complete index (a leftover index.lock is ignored).
+    const original = await fs.stat(opts.realIndex);
+    await fs.copyFile(opts.realIndex, opts.tempIndex);
+    // git trusts an entry's cached stat only when the file is older than the index ("racy git"):
+    // a fresh mtime on the copy would hide a same-size edit made in the same second as the last
+    // index write. Keep the original time, a second earlier for rounding, so such entries are re-read.
+    const when = new Date(original.mtimeMs - 1000);
+    await fs.utimes(opts.tempIndex, when, when);
+    copied = true;
+  } catch {
+    // No readable index: start from HEAD below.
+  }
+  if (copied) {
+    try {
+      const add = await addAll(opts, await unhideFlagged(opts));
+      if (add.code === 0) return;
+    } catch {
+      // an unusable index copy: start over from HEAD
+    }
+    await fs.rm(opts.tempIndex, { force: true });
+  }
+  await runGit(['read-tree', 'HEAD'], { cwd: opts.worktree, env: opts.env });
+  const add = await addAll(opts, await unhideFlagged(opts));
+  if (add.code !== 0) throw failure(`Could not capture the worktree ${opts.worktree}: ${firstLine(add.stderr)}`);
+}

@@ -1,0 +1,226 @@
+/**
+ * Cleanup loses nothing: for each way an agent can leave work where a plain
+ * `git add -A` does not look (nested repositories, submodules, index flags,
+ * ignored files, empty folders, reflog-only commits, odd names and modes), the
+ * worktree is captured, removed, restored from the evidence alone, and the
+ * restored tree must equal the last state byte for byte (contents, modes,
+ * symlinks, empty folders). Each case reproduced a loss reported in issue 11.
+ */
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import * as path from 'node:path';
+import { CONSENT_NEEDED, captureEvidence, type CaptureOptions } from '../../../../src/core/git/evidence';
+import { restoreWorktree } from '../../../../src/core/git/restore';
+import { removeWorktree } from '../../../../src/core/git/worktree';
+import { PaddockError } from '../../../../src/core/common/errors';
+import { Sandbox, binary, git, useGitSandbox, write } from './gitTestUtil';
+
+type State = Map<string, string>;
+
+/** Every entry below `root` (its own `.git` aside) as type, permission bits and content or link target. */
+export function treeState(root: string, skip: (rel: string) => boolean = () => false): State {
+  const state: State = new Map();
+  const visit = (rel: string) => {
+    for (const name of readdirSync(path.join(root, rel))) {
+      const childRel = rel ? `${rel}/${name}` : name;
+      if ((rel === '' && name === '.git') || skip(childRel)) continue;
+      const abs = path.join(root, childRel);
+      const st = lstatSync(abs);
+      const mode = (st.mode & 0o7777).toString(8);
+      if (st.isSymbolicLink()) state.set(childRel, `link ${readlinkSync(abs)}`);
+      else if (st.isDirectory()) {
+        state.set(childRel, `dir ${mode}`);
+        visit(childRel);
+      } else state.set(childRel, `file ${mode} ${createHash('sha256').update(readFileSync(abs)).digest('hex')}`);
+    }
+  };
+  visit('');
+  return state;
+}
+
+function assertSameState(actual: State, expected: State): void {
+  const missing = [...expected.keys()].filter((k) => !actual.has(k));
+  const extra = [...actual.keys()].filter((k) => !expected.has(k));
+  const changed = [...expected.keys()].filter((k) => actual.has(k) && actual.get(k) !== expected.get(k));
+  assert.deepEqual({ missing, extra, changed: changed.map((k) => `${k}: ${expected.get(k)} -> ${actual.get(k)}`) }, { missing: [], extra: [], changed: [] });
+}
+
+describe('git: restore gives back the worktree captured at cleanup', function () {
+  this.timeout(120_000);
+  let sb!: Sandbox;
+  let repo: string;
+  let base: string;
+  let wt: string;
+  useGitSandbox((fresh) => {
+    sb = fresh;
+    repo = sb.repo({ 'README.md': 'hello\n', 'c.txt': 'c before\n', 'd.txt': 'd before\n', '.gitignore': '.env\nbuild/\nnode_modules/\n*.pyc\n' });
+    base = git(repo, 'rev-parse', 'main');
+    wt = sb.path('wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+  });
+
+  function options(extra: Partial<CaptureOptions> = {}): CaptureOptions {
+    return { repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: base, branch: 'paddock/job1', ...extra };
+  }
+
+  /** Capture, remove the worktree (as cleanup does), restore elsewhere; returns the restored folder. */
+  async function roundTrip(extra: Partial<CaptureOptions> = {}, skip?: (rel: string) => boolean): Promise<{ restored: string; before: State }> {
+    const before = treeState(wt, skip);
+    await captureEvidence(options(extra));
+    await removeWorktree(repo, wt);
+    assert.equal(existsSync(wt), false);
+    const restored = sb.path('restored');
+    await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    return { restored, before };
+  }
+
+  it('keeps a nested repository the agent made, with its commits and dirty state', async () => {
+    const inner = path.join(wt, 'inner');
+    mkdirSync(inner);
+    git(inner, 'init', '-q', '-b', 'main');
+    write(inner, 'x.txt', 'committed\n');
+    git(inner, 'add', 'x.txt');
+    git(inner, '-c', 'user.name=A', '-c', 'user.email=a@b.c', 'commit', '-q', '-m', 'inner commit');
+    const innerHead = git(inner, 'rev-parse', 'HEAD');
+    write(inner, 'x.txt', 'edited after commit\n');
+    write(inner, 'y.txt', 'new file\n');
+    const { restored, before } = await roundTrip();
+    assertSameState(treeState(restored), before);
+    assert.equal(git(path.join(restored, 'inner'), 'rev-parse', 'HEAD'), innerHead);
+    assert.match(git(path.join(restored, 'inner'), 'status', '--porcelain'), /M x\.txt[\s\S]*\?\? y\.txt/);
+  });
+
+  it('keeps an empty nested repository (git init, no commit) instead of failing the capture', async () => {
+    mkdirSync(path.join(wt, 'fresh'));
+    git(path.join(wt, 'fresh'), 'init', '-q');
+    write(wt, 'fresh/draft.txt', 'not committed anywhere\n');
+    const { restored, before } = await roundTrip();
+    assertSameState(treeState(restored), before);
+  });
+
+  it('keeps a submodule initialised in the worktree, with commits made inside it and its edits', async () => {
+    const lib = sb.repo({ 'lib.txt': 'lib v1\n' }, 'lib');
+    git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'vendor/lib');
+    git(repo, 'commit', '-q', '-m', 'add submodule');
+    base = git(repo, 'rev-parse', 'main');
+    git(repo, 'worktree', 'remove', '--force', wt);
+    git(repo, 'branch', '-D', 'paddock/job1');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    git(wt, '-c', 'protocol.file.allow=always', 'submodule', 'update', '--init', '-q');
+    const sub = path.join(wt, 'vendor/lib');
+    write(sub, 'lib.txt', 'lib v2 by the agent\n');
+    git(sub, '-c', 'user.name=A', '-c', 'user.email=a@b.c', 'commit', '-q', '-am', 'agent commit in submodule');
+    const subHead = git(sub, 'rev-parse', 'HEAD');
+    write(sub, 'lib.txt', 'lib v3 uncommitted\n');
+    // The submodule's git dir lives in the worktree's private git dir, deleted with the worktree.
+    assert.match(readFileSync(path.join(sub, '.git'), 'utf8'), /worktrees/);
+    const { restored, before } = await roundTrip({}, (rel) => rel === 'vendor/lib/.git');
+    assertSameState(treeState(restored, (rel) => rel === 'vendor/lib/.git'), before);
+    const restoredSub = path.join(restored, 'vendor/lib');
+    assert.equal(git(restoredSub, 'rev-parse', 'HEAD'), subHead);
+    assert.equal(git(restoredSub, 'log', '-1', '--format=%s'), 'agent commit in submodule');
+    assert.equal(readFileSync(path.join(restoredSub, 'lib.txt'), 'utf8'), 'lib v3 uncommitted\n');
+  });
+
+  it('reads files hidden by assume-unchanged and skip-worktree', async () => {
+    git(wt, 'update-index', '--assume-unchanged', 'c.txt');
+    git(wt, 'update-index', '--skip-worktree', 'd.txt');
+    write(wt, 'c.txt', 'c edited under assume-unchanged\n');
+    write(wt, 'd.txt', 'd edited under skip-worktree\n');
+    const ev = await captureEvidence(options());
+    assert.equal(git(repo, 'show', `${ev.snapshotRef}:c.txt`), 'c edited under assume-unchanged');
+    assert.equal(git(repo, 'show', `${ev.snapshotRef}:d.txt`), 'd edited under skip-worktree');
+    assert.equal(ev.fileCount, 2);
+    // The worktree's own flags are untouched.
+    assert.match(git(wt, 'ls-files', '-v', 'c.txt'), /^h /);
+  });
+
+  it('archives ignored files and empty folders, drops regenerable ones and counts them', async () => {
+    write(wt, '.env', 'API_URL=http://localhost\n');
+    write(wt, 'build/out.bin', binary(300 * 1024, 5));
+    mkdirSync(path.join(wt, 'empty/deeper'), { recursive: true });
+    write(wt, 'node_modules/pkg/index.js', 'module.exports = 1;\n');
+    write(wt, 'src/mod.pyc', binary(100, 2));
+    const ev = await captureEvidence(options());
+    assert.equal(ev.summary.regenerable.files, 2);
+    assert.deepEqual(ev.summary.regenerable.roots.sort(), ['node_modules', 'src/mod.pyc']);
+    assert.equal(ev.summary.archived.files, 2);
+    assert.ok(ev.summary.emptyDirs >= 1);
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    const result = await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.deepEqual(result.notRestored.sort(), ['node_modules', 'src/mod.pyc']);
+    assert.equal(readFileSync(path.join(restored, '.env'), 'utf8'), 'API_URL=http://localhost\n');
+    assert.deepEqual(readFileSync(path.join(restored, 'build/out.bin')), binary(300 * 1024, 5));
+    assert.ok(lstatSync(path.join(restored, 'empty/deeper')).isDirectory());
+    assert.equal(existsSync(path.join(restored, 'node_modules')), false);
+  });
+
+  it('keeps commits that only the reflog knows after a reset --hard', async () => {
+    write(wt, 'work.txt', 'committed then reset away\n');
+    git(wt, 'add', 'work.txt');
+    git(wt, 'commit', '-q', '-m', 'the agent commit');
+    const lost = git(wt, 'rev-parse', 'HEAD');
+    git(wt, 'reset', '-q', '--hard', 'HEAD~1');
+    const ev = await captureEvidence(options());
+    assert.equal(ev.summary.keptCommits, 1);
+    await removeWorktree(repo, wt);
+    git(repo, 'branch', '-D', 'paddock/job1');
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    assert.equal(git(repo, 'cat-file', '-t', lost), 'commit');
+    assert.equal(git(repo, 'merge-base', '--is-ancestor', lost, ev.snapshotRef), '');
+  });
+
+  it('gives back odd names, modes, symlinks and binary files byte for byte', async () => {
+    write(wt, 'tab\there.txt', 'tab\n');
+    write(wt, 'new\nline.txt', 'newline in the name\n');
+    write(wt, Buffer.from([0x62, 0x61, 0x64, 0xff, 0x2e, 0x74]).toString('latin1'), 'latin1 name\n');
+    write(wt, 'secret.key', 'private\n');
+    chmodSync(path.join(wt, 'secret.key'), 0o600);
+    write(wt, 'run.sh', '#!/bin/sh\n');
+    chmodSync(path.join(wt, 'run.sh'), 0o755);
+    symlinkSync('README.md', path.join(wt, 'link-in'));
+    symlinkSync('/etc/hostname', path.join(wt, 'link-out'));
+    symlinkSync('missing-target', path.join(wt, 'build-link'));
+    write(wt, 'big.bin', binary(2 * 1024 * 1024, 9));
+    rmSync(path.join(wt, 'c.txt'));
+    const { restored, before } = await roundTrip();
+    assertSameState(treeState(restored), before);
+  });
+
+  it('stops for consent when the archive would be over the limit, and records exactly what is dropped with it', async () => {
+    write(wt, 'build/huge.bin', binary(600 * 1024, 1));
+    write(wt, 'build/small.txt', 'small\n');
+    write(wt, 'kept.txt', 'tracked-to-be\n');
+    await assert.rejects(captureEvidence(options({ archiveLimitBytes: 512 * 1024 })), (err: unknown) => {
+      assert.ok(err instanceof PaddockError && err.code === CONSENT_NEEDED);
+      assert.match((err as Error).message, /build\/huge\.bin/);
+      return true;
+    });
+    assert.equal(existsSync(sb.path('store', 'evidence', 'inventory.json')), false, 'no evidence counts before consent');
+    const ev = await captureEvidence(options({ archiveLimitBytes: 512 * 1024, dropUnarchivable: true }));
+    assert.deepEqual(ev.summary.lost.map((l) => [l.path, l.why]), [['build/huge.bin', 'too-big']]);
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.equal(readFileSync(path.join(restored, 'build/small.txt'), 'utf8'), 'small\n');
+    assert.equal(readFileSync(path.join(restored, 'kept.txt'), 'utf8'), 'tracked-to-be\n');
+    assert.equal(existsSync(path.join(restored, 'build/huge.bin')), false);
+  });
+
+  it('captures and restores a repository whose path holds a newline', async () => {
+    const odd = sb.repo({ 'a.txt': 'a\n' }, 'odd\nrepo');
+    const oddWt = sb.path('odd\nwt');
+    git(odd, 'worktree', 'add', '-q', '-b', 'paddock/job2', oddWt, 'main');
+    write(oddWt, 'a.txt', 'changed\n');
+    write(oddWt, 'untracked.txt', 'new\n');
+    const before = treeState(oddWt);
+    const ev = await captureEvidence({ repo: odd, worktree: oddWt, jobId: 'job2', patchPath: sb.path('store2', 'evidence', 'snapshot.patch'), baseSha: git(odd, 'rev-parse', 'main'), branch: 'paddock/job2' });
+    await removeWorktree(odd, oddWt);
+    const restored = sb.path('restored\nhere');
+    await restoreWorktree({ repo: odd, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store2', 'evidence'), target: restored, branch: 'paddock/job2' });
+    assertSameState(treeState(restored), before);
+  });
+});
