@@ -27,6 +27,7 @@ export const COMMANDS: Readonly<Record<string, () => CliCommand>> = {
   stop: () => (require('./commands/stop') as typeof import('./commands/stop')).stopCommand,
   retry: () => (require('./commands/retry') as typeof import('./commands/retry')).retryCommand,
   cleanup: () => (require('./commands/cleanup') as typeof import('./commands/cleanup')).cleanupCommand,
+  restore: () => (require('./commands/restore') as typeof import('./commands/restore')).restoreCommand,
   coordinate: () => (require('./commands/coordinate') as typeof import('./commands/coordinate')).coordinateCommand,
   signal: () => (require('./commands/signal') as typeof import('./commands/signal')).signalCommand,
 };

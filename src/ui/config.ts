@@ -26,6 +26,8 @@ export function coordinatorSettings(): Partial<CoordinatorSettings> {
     stopGraceSeconds: c.get<number>('stopGraceSeconds', 10),
     profiles: c.get<unknown>('profiles', {}),
     defaultProfile: c.get<string>('defaultProfile', 'claude'),
+    regenerable: c.get<string[]>('cleanup.regenerable'),
+    archiveLimitMB: c.get<number>('cleanup.archiveLimitMB'),
   };
 }
 

@@ -10,7 +10,7 @@ import { expectPositionals, parseCommandArgs } from '../support/args';
 import { jobJson, printJson } from '../support/json';
 import { openStore, withCoordinator } from '../support/session';
 
-const usage = 'paddock cleanup ID [--delete-branch] [--yes] [--json]';
+const usage = 'paddock cleanup ID [--delete-branch] [--anyway] [--regenerable GLOB]... [--archive-limit MB] [--yes] [--json]';
 
 async function confirm(ctx: CliContext, question: string): Promise<boolean> {
   const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr, terminal: false });
@@ -33,11 +33,25 @@ export const cleanupCommand: CliCommand = {
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(
       argv,
-      { 'delete-branch': { type: 'boolean' }, yes: { type: 'boolean' }, json: { type: 'boolean' } },
+      {
+        'delete-branch': { type: 'boolean' },
+        anyway: { type: 'boolean' },
+        regenerable: { type: 'string', multiple: true },
+        'archive-limit': { type: 'string' },
+        yes: { type: 'boolean' },
+        json: { type: 'boolean' },
+      },
       usage,
     );
     const [id] = expectPositionals(positionals, ['ID'], usage);
     const deleteBranch = values['delete-branch'] === true;
+    const anyway = values.anyway === true;
+    const regenerable = values.regenerable as unknown as string[] | undefined;
+    const limitText = values['archive-limit'];
+    const archiveLimitMB = limitText === undefined ? undefined : Number(limitText);
+    if (archiveLimitMB !== undefined && !(Number.isFinite(archiveLimitMB) && archiveLimitMB >= 0)) {
+      throw usageError(`--archive-limit takes a size in MB (a number, 0 or more), not '${limitText}'; usage: ${usage}`);
+    }
     const job = await openStore(ctx).read(id); // bad or unknown ids fail before any question
     if (!values.yes) {
       if (!ctx.io.stdin.isTTY) {
@@ -45,14 +59,18 @@ export const cleanupCommand: CliCommand = {
       }
       const what = deleteBranch ? 'its worktree and branch (even with unmerged commits)' : 'its worktree (the branch stays if it has unmerged commits)';
       const running = ['queued', 'completed', 'failed', 'cancelled', 'orphaned'].includes(job.lifecycle.state) ? '' : 'stop it, ';
-      if (!(await confirm(ctx, `Clean up agent ${id} (${job.title})? This will ${running}save its work to refs/paddock/snapshots/${id} and remove ${what}.`))) {
+      const dropping = anyway ? ` Files that cannot be archived (${job.cleanup?.lastError ?? 'over the archive limit or unreadable'}) will be LOST.` : '';
+      if (!(await confirm(ctx, `Clean up agent ${id} (${job.title})? This will ${running}save its work to refs/paddock/snapshots/${id} (ignored files and nested repositories to an archive) and remove ${what}.${dropping}`))) {
         ctx.io.stderr.write('Nothing was changed.\n');
         return 1;
       }
     }
-    const report = await withCoordinator(ctx, (c) => c.cleanup(id, { deleteBranch }));
+    const report = await withCoordinator(ctx, (c) => c.cleanup(id, { deleteBranch, dropUnarchivable: anyway, regenerable, archiveLimitMB }));
     const cleanup = report.job.cleanup!;
     if (values.json) printJson(ctx.io.stdout, jobJson(report.job));
+    if (cleanup.awaitingConsent) {
+      throw failure(`Cleanup of agent ${id} stopped before removing anything: ${cleanup.lastError ?? 'something would be lost'} (paddock cleanup ${id} --anyway)`);
+    }
     if (cleanup.phase !== 'complete') {
       throw failure(`Cleanup of agent ${id} is incomplete at ${cleanup.stage ?? 'an unknown stage'}: ${cleanup.lastError ?? 'unknown error'}; it will be retried.`);
     }

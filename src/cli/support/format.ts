@@ -1,4 +1,5 @@
 /** Plain-text views of agents for people (the JSON views are in json.ts). */
+import type { EvidenceSummary } from '../../core/git/evidenceManifest';
 import type { JobEntry, JobRecord } from '../../core/store';
 
 export const HEADER = `${'ID'.padEnd(12)} ${'STATE'.padEnd(10)} ${'GEN'.padStart(3)} ${'CLEANUP'.padEnd(12)} TITLE`;
@@ -15,6 +16,22 @@ export function formatRow(entry: JobEntry): string {
   const j = entry.job;
   const title = j.title.length > 60 ? `${j.title.slice(0, 59)}…` : j.title;
   return `${j.id.padEnd(12)} ${j.lifecycle.state.padEnd(10)} ${String(j.lifecycle.generation).padStart(3)} ${cleanupLabel(j).padEnd(12)} ${title}`;
+}
+
+function size(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  return bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} B`;
+}
+
+/** What cleanup kept, archived, dropped as regenerable and lost with consent. */
+export function evidenceLines(s: EvidenceSummary): [string, string][] {
+  const lines: [string, string][] = [['captured', `${s.captured.files} file(s) in the snapshot`]];
+  lines.push(['archived', `${s.archived.files} file(s), ${size(s.archived.bytes)}; ${s.emptyDirs} empty folder(s)`]);
+  if (s.nested.length) lines.push(['nested repos', s.nested.join(', ')]);
+  if (s.keptCommits) lines.push(['kept commits', `${s.keptCommits} only the reflog knew`]);
+  if (s.regenerable.files) lines.push(['regenerable', `${s.regenerable.files} file(s), ${size(s.regenerable.bytes)} dropped: ${s.regenerable.roots.slice(0, 5).join(', ')}`]);
+  if (s.lostCount) lines.push(['lost (agreed)', `${s.lostCount} path(s): ${s.lost.slice(0, 5).map((l) => `${l.path} (${l.why === 'unreadable' ? 'unreadable' : size(l.bytes)})`).join(', ')}`]);
+  return lines;
 }
 
 /** `show` without --json: one fact per line. */
@@ -54,6 +71,8 @@ export function formatDetails(job: JobRecord): string {
   if (e) {
     lines.push(['snapshot', e.snapshotRef]);
     lines.push(['patch', e.patch]);
+    if (e.archive) lines.push(['archive', e.archive]);
+    if (e.summary) lines.push(...evidenceLines(e.summary));
   }
   return lines
     .filter(([, v]) => v !== null && v !== '')

@@ -44,10 +44,20 @@ export function jobJson(job: JobRecord): Record<string, unknown> {
       holders: c.holders.map((h) => ({ pid: h.pid, command: h.command })),
       deleteBranch: c.deleteBranch,
       branchOutcome: c.branchOutcome,
+      awaitingConsent: c.awaitingConsent ?? false,
       requestedAt: c.requestedAt,
       updatedAt: c.updatedAt,
     },
-    evidence: e && { patch: e.patch, snapshotRef: e.snapshotRef, headSha: e.headSha, capturedAt: e.capturedAt },
+    evidence: e && {
+      patch: e.patch,
+      snapshotRef: e.snapshotRef,
+      headSha: e.headSha,
+      capturedAt: e.capturedAt,
+      snapshotSha: e.snapshotSha ?? null,
+      archive: e.archive ?? null,
+      inventory: e.inventory ?? null,
+      summary: e.summary ?? null,
+    },
     recoveries: job.recoveries,
   };
 }

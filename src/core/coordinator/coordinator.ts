@@ -24,6 +24,8 @@ import { spawnWorker } from '../worker/spawn';
 import { backoffDelayMs, DueTimes } from './backoff';
 import { CapacityBlocker, capacityOf, CapacityState, isBeingPrepared, queueOrder } from './capacity';
 import { CleanupRunner, observeFingerprint } from './cleanupRunner';
+import { restoreAgent } from './restoreAgent';
+import type { RestoreResult } from '../git';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { Limiter } from './limiter';
 import { HeldLock, OwnedLock } from './ownedLock';
@@ -355,6 +357,12 @@ export class Coordinator extends Disposable {
     this.changed(id);
     this.schedulePump();
     return outcome;
+  }
+
+  /** Re-creates a cleaned agent's worktree from its evidence (at its old path, or `to`). */
+  async restore(id: string, to?: string): Promise<RestoreResult> {
+    await this.store.read(id);
+    return this.withJobLock(id, 'restore', () => restoreAgent(this.store, id, to));
   }
 
   /** "Retry Cleanup Now": runs at once and resets the backoff. */

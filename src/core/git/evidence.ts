@@ -297,7 +297,7 @@ async function planArchive(worktree: string, walk: Walk, archive: string[], gitd
     const names = shown.map((l) => `${l.path} (${l.why === 'unreadable' ? 'cannot be read' : mb(l.bytes)})`).join(', ');
     const more = lost.length > shown.length ? ` and ${lost.length - shown.length} more` : '';
     const why = total > limit ? `the files git does not hold come to ${mb(total)}, over the ${mb(limit)} archive limit` : 'some files cannot be read';
-    throw failure(`Nothing was removed: ${why}: ${names}${more}. Make room or fix them and retry, or Clean Up Anyway to drop them.`, CONSENT_NEEDED);
+    throw failure(`Nothing was removed: ${why}: ${names}${more}. Make room or fix them and retry, or clean up anyway to drop them.`, CONSENT_NEEDED);
   }
   const lostPaths = new Set(lost.map((l) => l.path));
   const keptFiles = archive.filter((p) => !lostPaths.has(p));

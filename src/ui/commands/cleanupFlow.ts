@@ -26,14 +26,16 @@ export async function confirmCleanup(jobs: JobRecord[]): Promise<{ deleteBranch:
   const detail = [
     'Kept:',
     `• a snapshot of each worktree's full state (${refs}) and a patch in the job folder`,
+    '• ignored files, empty folders and nested repositories, in an archive in the job folder (Restore Worktree brings all of it back)',
     '• branches with commits that exist nowhere else',
     '• the agent\'s output log',
     '',
     'Deleted:',
     '• the worktree folder (after the snapshot is saved)',
+    '• regenerable folders such as node_modules and .venv (paddock.cleanup.regenerable), counted in the report',
     '• the agent\'s branch, only when all its commits are reachable from another branch — or when you choose "Clean Up and Delete Branch"',
     '',
-    'A running agent is stopped first.',
+    'A running agent is stopped first. If anything could not be archived, nothing is removed until you choose Clean Up Anyway.',
   ].join('\n');
   const choice = await vscode.window.showWarningMessage(`Clean up ${what}?`, { modal: true, detail }, 'Clean Up', 'Clean Up and Delete Branch');
   if (!choice) return undefined;
@@ -48,7 +50,14 @@ export async function runCleanups(s: PaddockServices, jobs: JobRecord[], run: (j
       reports.push(report);
       const c = report.job.cleanup;
       s.log.info(`cleanup ${job.id}: ${c?.phase ?? 'none'}${report.notes.length ? ` — ${report.notes.join('; ')}` : ''}`);
-      if (c?.phase === 'incomplete') {
+      if (c?.phase === 'incomplete' && c.awaitingConsent) {
+        void vscode.window
+          .showWarningMessage(`Cleanup of "${job.title}" stopped before removing anything: ${c.lastError ?? 'something would be lost'}`, 'Clean Up Anyway…', 'Show Log')
+          .then((choice) => {
+            if (choice === 'Clean Up Anyway…') void vscode.commands.executeCommand('paddock.cleanUpAnyway', job.id);
+            if (choice === 'Show Log') s.log.show();
+          });
+      } else if (c?.phase === 'incomplete') {
         void vscode.window
           .showWarningMessage(`Cleanup of "${job.title}" is incomplete at ${c.stage ?? 'an unknown stage'}: ${c.lastError ?? 'see the log'}. It retries automatically.`, 'Retry Cleanup Now', 'Show Log')
           .then((choice) => {

@@ -3,12 +3,14 @@ import type { PaddockServices } from '../services';
 import { registerAttach } from './attach';
 import { registerAttachReadOnly } from './attachReadOnly';
 import { registerCleanUp } from './cleanUp';
+import { registerCleanUpAnyway } from './cleanUpAnyway';
 import { registerCleanUpFinished } from './cleanUpFinished';
 import { registerCopyBranch } from './copyBranch';
 import { registerOpenChanges } from './openChanges';
 import { registerOpenFileDiff } from './openFileDiff';
 import { registerOpenWorktree } from './openWorktree';
 import { registerRefresh } from './refresh';
+import { registerRestore } from './restore';
 import { registerRetry } from './retry';
 import { registerRetryCleanup } from './retryCleanup';
 import { registerRevealPatch } from './revealPatch';
@@ -29,6 +31,8 @@ const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
   registerRetry,
   registerCleanUp,
   registerRetryCleanup,
+  registerCleanUpAnyway,
+  registerRestore,
   registerCleanUpFinished,
   registerStopAll,
   registerRefresh,

@@ -6,6 +6,7 @@
  */
 import type { JobRecord, LifecycleState } from '../../core/store/schema';
 import { isTerminalState } from '../../core/store/schema';
+import { canRestore } from '../../core/coordinator/restoreAgent';
 
 export interface AgentLook {
   description: string;
@@ -75,6 +76,7 @@ function cleanupWords(job: JobRecord, now: number): string | undefined {
       return /kept/.test(c.branchOutcome ?? '') ? 'cleaned · branch kept' : 'cleaned';
     case 'incomplete': {
       const at = c.stage ? ` at ${c.stage}` : '';
+      if (c.awaitingConsent) return 'cleanup paused · would lose files, needs your decision';
       if (c.needsAttention) return `cleanup failed${at} · needs attention`;
       const next = c.nextAttemptAt ? Date.parse(c.nextAttemptAt) - now : NaN;
       if (!Number.isFinite(next)) return `cleanup failed${at}`;
@@ -98,6 +100,8 @@ export function capabilitiesOf(job: JobRecord): string[] {
   if (job.worktree && cleanup?.phase !== 'complete') caps.push('worktree');
   if (job.branch) caps.push('branch');
   if (job.evidence?.patch) caps.push('patch');
+  if (cleanup?.awaitingConsent) caps.push('consent');
+  if (canRestore(job)) caps.push('restore');
   return caps;
 }
 
@@ -149,6 +153,10 @@ function escapeCell(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/([*_`[\]<>])/g, '\\$1');
 }
 
+function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
 function localTime(iso: string | null): string | undefined {
   return iso ? new Date(iso).toLocaleString() : undefined;
 }
@@ -191,6 +199,16 @@ export function tooltipMarkdown(job: JobRecord, now: number): string {
   }
   if (e) {
     lines.push(row('Snapshot ref', e.snapshotRef), row('Patch', e.patch), row('Head', e.headSha?.slice(0, 12)));
+    const sum = e.summary;
+    if (sum) {
+      lines.push(
+        row('Captured', `${sum.captured.files} file(s) in the snapshot`),
+        row('Archived', `${sum.archived.files} file(s) (${megabytes(sum.archived.bytes)}), ${sum.emptyDirs} empty folder(s)${sum.nested.length ? `, nested repos: ${sum.nested.slice(0, 5).join(', ')}` : ''}`),
+        row('Kept commits', sum.keptCommits ? `${sum.keptCommits} only the reflog knew` : null),
+        row('Regenerable, dropped', sum.regenerable.files ? `${sum.regenerable.files} file(s) (${megabytes(sum.regenerable.bytes)}): ${sum.regenerable.roots.slice(0, 5).join(', ')}` : null),
+        row('Lost, as agreed', sum.lostCount ? `${sum.lostCount}: ${sum.lost.slice(0, 5).map((l) => l.path).join(', ')}` : null),
+      );
+    }
   }
   return lines.filter((x): x is string => x !== undefined).join('\n');
 }

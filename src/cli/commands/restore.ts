@@ -1,0 +1,25 @@
+/** `paddock restore ID [--to DIR]`: re-create a cleaned agent's worktree from its evidence. */
+import type { CliCommand } from '../command';
+import { expectPositionals, parseCommandArgs } from '../support/args';
+import { printJson } from '../support/json';
+import { withCoordinator } from '../support/session';
+
+const usage = 'paddock restore ID [--to DIR] [--json]';
+
+export const restoreCommand: CliCommand = {
+  name: 'restore',
+  usage,
+  summary: "Re-create a cleaned agent's worktree (files, ignored files, empty folders, nested repos) from its evidence.",
+  async run(argv, ctx) {
+    const { values, positionals } = parseCommandArgs(argv, { to: { type: 'string' }, json: { type: 'boolean' } }, usage);
+    const [id] = expectPositionals(positionals, ['ID'], usage);
+    const result = await withCoordinator(ctx, (c) => c.restore(id, values.to));
+    if (values.json) {
+      printJson(ctx.io.stdout, result);
+      return 0;
+    }
+    const dropped = result.notRestored.length ? `; not restored (dropped at cleanup): ${result.notRestored.slice(0, 5).join(', ')}${result.notRestored.length > 5 ? ' …' : ''}` : '';
+    ctx.io.stdout.write(`Restored agent ${id} to ${result.path} (${result.branchNote}): ${result.files} file(s) from the snapshot, ${result.archived} from the archive${dropped}.\n`);
+    return 0;
+  },
+};

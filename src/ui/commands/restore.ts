@@ -1,0 +1,35 @@
+/** Paddock: Restore Worktree — re-create a cleaned agent's worktree from its evidence. */
+import * as vscode from 'vscode';
+import { canRestore, defaultRestoreTarget } from '../../core/coordinator';
+import type { PaddockServices } from '../services';
+import { registerCommand, targetJobs } from './command';
+
+function destinationFrom(args: unknown[]): string | undefined {
+  const o = args.find((a): a is { to: string } => !!a && typeof a === 'object' && typeof (a as { to?: unknown }).to === 'string');
+  return o?.to;
+}
+
+export function registerRestore(s: PaddockServices): vscode.Disposable {
+  return registerCommand(s, 'paddock.restore', async (...args: unknown[]) => {
+    const [job] = await targetJobs(s, args, { placeHolder: 'Restore the worktree of which agent?', filter: canRestore });
+    if (!job) return undefined;
+    let to = destinationFrom(args) ?? defaultRestoreTarget(job) ?? undefined;
+    if (to === undefined) {
+      to = await vscode.window.showInputBox({
+        title: `Restore "${job.title}"`,
+        prompt: 'Its old worktree folder is in use: restore into this new folder',
+        value: `${job.worktree ?? job.repo}-restored`,
+        validateInput: (v) => (v.trim() ? undefined : 'A folder path is needed'),
+      });
+      if (!to) return undefined;
+    }
+    const result = await vscode.window.withProgress({ location: { viewId: 'paddock.agents' }, title: 'Restoring worktree' }, () =>
+      s.coordinator.restore(job.id, to),
+    );
+    s.log.info(`restore ${job.id}: ${result.path} (${result.branchNote}); ${result.files} file(s), ${result.archived} archived`);
+    void vscode.window.showInformationMessage(`Restored "${job.title}" to ${result.path} (${result.branchNote}).`, 'Open in New Window').then((choice) => {
+      if (choice) void vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(result.path), { forceNewWindow: true });
+    });
+    return result;
+  });
+}
