@@ -56,9 +56,15 @@ export interface CoordinatorOptions {
 
 export interface StopReport {
   id: string;
+  /** The execution this stop acted on (read under the job's operation lock, so a concurrent retry cannot blur it). */
+  generation: number;
+  /** What this stop did: cancelled a queued execution, stopped a live one, ended what an ended one left running, or nothing. */
+  action: 'cancelled-queued' | 'stopped' | 'ended-leftovers' | 'none';
   /** True when the agent is proven stopped (terminal, no process of it left). */
   stopped: boolean;
   state: JobRecord['lifecycle']['state'];
+  /** Processes this stop ended itself (the worker was gone, frozen, or the agent had ended with leftovers). */
+  ended: { pid: number; command: string }[];
   /** Why it could not be proven stopped. */
   reason: string | null;
 }
@@ -255,7 +261,15 @@ export class Coordinator extends Disposable {
     const reports = await Promise.all(
       jobs.map((j) =>
         this.stop(j.id, opts).catch(
-          (err): StopReport => ({ id: j.id, stopped: false, state: j.lifecycle.state, reason: describeError(err) }),
+          (err): StopReport => ({
+            id: j.id,
+            generation: j.lifecycle.generation,
+            action: 'none',
+            stopped: false,
+            state: j.lifecycle.state,
+            ended: [],
+            reason: describeError(err),
+          }),
         ),
       ),
     );
@@ -266,26 +280,38 @@ export class Coordinator extends Disposable {
   }
 
   private async stopUnlocked(id: string, opts: { force: boolean; graceMs?: number }): Promise<StopReport> {
-    let job = await this.store.read(id);
-    if (job.lifecycle.state === 'queued') {
-      job = await this.store.transition(id, 'cancelled', { detail: 'stopped before it started' }, { expectFrom: ['queued'] });
-    } else if (!isTerminalState(job.lifecycle.state)) {
-      const result = await stopJob(this.store, id, { force: opts.force, graceMs: opts.graceMs ?? job.settings.stopGraceMs });
-      job = await this.store.read(id);
-      if (result.survivors.length > 0) {
-        const names = result.survivors.slice(0, 5).map((p) => `pid ${p.pid} (${p.command.split(' ')[0]})`).join(', ');
-        return { id, stopped: false, state: job.lifecycle.state, reason: `still running after SIGKILL: ${names}` };
-      }
+    // Under the job's operation lock: no retry can start another generation until this returns,
+    // so the report describes the generation this stop acted on.
+    const job = await this.store.read(id);
+    const generation = job.lifecycle.generation;
+    const wasEnded = isTerminalState(job.lifecycle.state);
+    const hasLeftovers = wasEnded && findByEnvMarker(AGENT_MARKER_ENV, id).length > 0;
+    const report = (patch: Partial<StopReport> & Pick<StopReport, 'state' | 'action'>): StopReport => ({
+      id,
+      generation,
+      stopped: true,
+      ended: [],
+      reason: null,
+      ...patch,
+    });
+    if (wasEnded && !hasLeftovers) return report({ state: job.lifecycle.state, action: 'none' });
+    // Ended agents with leftovers (orphaned, completed) go the same way: stopJob ends what is left.
+    const result = await stopJob(this.store, id, { force: opts.force, graceMs: opts.graceMs ?? job.settings.stopGraceMs });
+    const action: StopReport['action'] = result.via === 'store' ? 'cancelled-queued' : wasEnded ? 'ended-leftovers' : result.via === 'none' ? 'none' : 'stopped';
+    const ended = result.ended ?? [];
+    if (result.survivors.length > 0) {
+      const names = result.survivors.slice(0, 5).map((p) => `pid ${p.pid} (${p.command.split(' ')[0]})`).join(', ');
+      return report({ state: result.state, action, ended, stopped: false, reason: `still running after SIGKILL: ${names}` });
     }
-    if (!isTerminalState(job.lifecycle.state)) {
-      return { id, stopped: false, state: job.lifecycle.state, reason: `the agent is still ${job.lifecycle.state}` };
+    if (!isTerminalState(result.state)) {
+      return report({ state: result.state, action, ended, stopped: false, reason: `the agent is still ${result.state}` });
     }
     const left = findByEnvMarker(AGENT_MARKER_ENV, id);
     if (left.length > 0) {
       const names = left.slice(0, 5).map((p) => `pid ${p.pid} (${p.comm})`).join(', ');
-      return { id, stopped: false, state: job.lifecycle.state, reason: `still running: ${names}` };
+      return report({ state: result.state, action, ended, stopped: false, reason: `still running: ${names}` });
     }
-    return { id, stopped: true, state: job.lifecycle.state, reason: null };
+    return report({ state: result.state, action, ended });
   }
 
   // ---------------------------------------------------------------- retry
@@ -642,7 +668,8 @@ export class Coordinator extends Disposable {
       try {
         const job = await this.store.read(candidate.id);
         if (job.lifecycle.state !== 'starting' || job.launch !== null || job.execution !== null) continue;
-        const ours = job.lifecycle.generation === 1 && job.worktree !== null && existsSync(job.worktree);
+        // A first generation that never ran: its worktree and branch (even half-made, folder missing) are the launch's own.
+        const ours = job.lifecycle.generation === 1 && job.lifecycle.startedAt === null && job.worktree !== null;
         await this.undoLaunch(job, ours, 'the process launching it stopped before its worker started');
       } catch (err) {
         this.log(`could not recover the abandoned start of ${candidate.id}: ${describeError(err)}`);
