@@ -25,6 +25,8 @@ import { backoffDelayMs, DueTimes } from './backoff';
 import { CapacityBlocker, capacityOf, CapacityState, isBeingPrepared, queueOrder } from './capacity';
 import { CleanupRunner, observeFingerprint } from './cleanupRunner';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
+import { runtimeDirFor } from '../protocol/runtimeDir';
+import { openRequestEnv, removeRequestEnv, sealRequestEnv } from './requestEnv';
 import { Limiter } from './limiter';
 import { HeldLock, OwnedLock } from './ownedLock';
 import { CoordinatorSettings, resolveSettings, SettingsProvider } from './settings';
@@ -230,9 +232,12 @@ export class Coordinator extends Disposable {
     try {
       const baseSha = await resolveCommit(repo, plan.base);
       assertRunnable(plan.command[0], { ...this.env, ...plan.env }, repo);
+      // Before the worktree is assigned (until then no pump launches it): whoever launches it runs it with this.
+      await sealRequestEnv(this.store.jobDir(id), id, { ...this.env, ...plan.env }, runtimeDirFor(this.env));
       const worktree = worktreePathFor(repo, id, settings.worktreeRoot);
       job = await this.store.update(id, (j) => ({ ...j, baseSha, worktree, branch: branchNameFor(id), cwd: worktree }));
     } catch (err) {
+      removeRequestEnv(this.store.jobDir(id));
       await this.failJob(id, describeError(err));
       throw failure(`Agent ${id} failed to start: ${describeError(err)}`);
     }
@@ -337,6 +342,8 @@ export class Coordinator extends Disposable {
       throw failure(`Agent ${id} cannot be retried: its worktree no longer exists.`);
     }
     const previous = job.command;
+    // A person's retry runs with that person's environment; an automatic restart keeps the one of the request before.
+    if (!automatic) await sealRequestEnv(this.store.jobDir(id), id, this.agentEnv(job), runtimeDirFor(this.env));
     await this.store.beginGeneration(id, { automatic });
     const next = await this.store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, j.settings.resumeArgs) }));
     const generation = next.lifecycle.generation;
@@ -361,6 +368,7 @@ export class Coordinator extends Disposable {
     const outcome = await this.cleanupLimiter.run(() =>
       this.withJobLock(id, 'cleanup', () => this.runner.run(id, { manual: true, deleteBranch: opts.deleteBranch })),
     );
+    this.forgetEnvIfCleaned(outcome.job);
     this.changed(id);
     this.schedulePump();
     return outcome;
@@ -532,13 +540,15 @@ export class Coordinator extends Disposable {
       if (job.worktree === null || job.branch === null || job.baseSha === null) {
         throw failure('it has no worktree assigned');
       }
+      // The environment of the request that created this execution, never this launcher's own.
+      const env = openRequestEnv(this.store.jobDir(id), id, runtimeDirFor(this.env));
       if (job.lifecycle.generation === 1 && !existsSync(job.worktree)) {
         await addWorktree(job.repo, { path: job.worktree, branch: job.branch, baseSha: job.baseSha });
         createdWorktree = true;
       } else if (!existsSync(job.worktree)) {
         throw failure(`its worktree ${job.worktree} no longer exists`);
       }
-      assertRunnable(job.command[0], this.agentEnv(job), job.worktree);
+      assertRunnable(job.command[0], env, job.worktree);
       await spawnWorker({
         store: this.store,
         home: this.store.home,
@@ -547,7 +557,7 @@ export class Coordinator extends Disposable {
         workerScript: this.options.workerScript,
         execPath: this.options.execPath,
         nodePtyPath: this.options.nodePtyPath,
-        env: this.agentEnv(job),
+        env,
       });
     } catch (err) {
       await this.undoLaunch(job, createdWorktree, describeError(err));
@@ -571,9 +581,21 @@ export class Coordinator extends Disposable {
         await this.store.update(id, (j) => ({ ...j, worktree: null, branch: null, cwd: j.repo }));
       }
     }
+    // A first generation that never ran cannot be retried: its environment is of no further use.
+    if (job.lifecycle.generation === 1) removeRequestEnv(this.store.jobDir(id));
     const detail = problems.length ? `${reason} (undo incomplete: ${problems.join('; ')})` : reason;
     await this.failJob(id, detail);
     this.log(`agent ${id} failed to start: ${detail}`);
+  }
+
+  /** A cleaned-up agent is never launched again: its saved environment goes. */
+  private forgetEnvIfCleaned(job: JobRecord): void {
+    if (job.cleanup?.phase !== 'complete') return;
+    try {
+      removeRequestEnv(this.store.jobDir(job.id));
+    } catch (err) {
+      this.log(`could not remove the saved environment of ${job.id}: ${describeError(err)}`);
+    }
   }
 
   private async failJob(id: string, detail: string): Promise<void> {
@@ -646,7 +668,8 @@ export class Coordinator extends Disposable {
       } else {
         this.log(`resuming the cleanup of ${id}, interrupted at ${c.phase}`);
       }
-      await this.cleanupLimiter.run(() => this.runner.run(id, { manual: false }));
+      const outcome = await this.cleanupLimiter.run(() => this.runner.run(id, { manual: false }));
+      this.forgetEnvIfCleaned(outcome.job);
       this.changed(id);
     } catch (err) {
       this.log(`automatic cleanup of ${id} failed: ${describeError(err)}`);
