@@ -3,7 +3,9 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PREPARE_GRACE_MS } from '../../../../src/core/coordinator/capacity';
+import type { Coordinator } from '../../../../src/core/coordinator';
 import { findByEnvMarker } from '../../../../src/core/proc';
+import { stopJob } from '../../../../src/core/worker/stopJob';
 import { isTerminalState } from '../../../../src/core/store';
 import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
 
@@ -130,6 +132,31 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     const startOrder = [...jobs].sort((a, b) => (a.lifecycle.startedAt! < b.lifecycle.startedAt! ? -1 : 1)).map((j) => j.id);
     // The first two start together; the queued three start in the order they were queued.
     assert.deepEqual(startOrder.slice(2), ids.slice(2));
+  });
+
+  it('one pump launches, first in first out, every queued agent that fits, whoever requested them', async () => {
+    /** Like a CLI command: a one-shot coordinator, disposed (lease released) when done. */
+    const oneShot = async <T>(maxConcurrent: number, fn: (c: Coordinator) => Promise<T>): Promise<T> => {
+      const c = sb.coordinator({ maxConcurrent });
+      try {
+        return await fn(c);
+      } finally {
+        c.dispose();
+        await c.whenIdle();
+      }
+    };
+    const blocker = await oneShot(1, (c) => c.start({ repo: sb.repo, command: ['sleep', '30'] }));
+    const queued: string[] = [];
+    for (let i = 0; i < 3; i++) queued.push((await oneShot(1, (c) => c.start({ repo: sb.repo, title: `q${i}`, command: ['sleep', '30'] }))).id);
+    await stopJob(sb.store, blocker.id, { force: true }); // the slot frees without any pump
+    // Two slots now: a later starter launches the two oldest and leaves its own queued.
+    const late = await oneShot(2, (c) => c.start({ repo: sb.repo, title: 'late', command: ['sleep', '30'] }));
+    assert.equal(late.lifecycle.state, 'queued');
+    const states = await Promise.all(queued.map(async (id) => (await sb.store.read(id)).lifecycle.state));
+    assert.deepEqual(
+      states.map((s) => (['starting', 'running'].includes(s) ? 'launched' : s)),
+      ['launched', 'launched', 'queued'],
+    );
   });
 
   it('a queue pump leaves a job alone while its start assigns the worktree, and fails one whose starter died', async () => {
