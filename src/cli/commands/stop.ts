@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { failure, usageError } from '../../core/common/errors';
 import type { CliCommand } from '../command';
-import { isTerminalState } from '../../core/store/schema';
-import { openStore, withCoordinator } from '../support/session';
+import type { StopReport } from '../../core/coordinator';
+import { withCoordinator } from '../support/session';
 
 export const stopCommand: CliCommand = {
   name: 'stop',
@@ -19,13 +19,30 @@ export const stopCommand: CliCommand = {
     const id = positionals[0];
     // Through the coordinator: it takes the job's operation lock (no double stop from two
     // windows) and proves that no process of the agent is left.
-    const before = await openStore(ctx).read(id);
     const report = await withCoordinator(ctx, (c) => c.stop(id, { force: values.force }));
     if (!report.stopped) throw failure(`Agent ${id} could not be proven stopped: ${report.reason ?? 'unknown reason'}.`);
-    const already = isTerminalState(before.lifecycle.state) ? 'already ' : '';
-    ctx.io.stdout.write(`Agent ${id} is ${already}${report.state}.\n`);
+    ctx.io.stdout.write(`${describeStop(report)}\n`);
     return 0;
   },
 };
+
+/** What the stop did, from the transition it performed itself (never from a re-read that may see another generation). */
+export function describeStop(report: StopReport): string {
+  const { id, generation, state } = report;
+  const ended = report.ended.length
+    ? `; ended ${report.ended.slice(0, 5).map((p) => `pid ${p.pid} (${p.command})`).join(', ')}${report.ended.length > 5 ? ` and ${report.ended.length - 5} more` : ''}`
+    : '';
+  const gen = generation > 1 ? `generation ${generation} ` : '';
+  switch (report.action) {
+    case 'none':
+      return `Agent ${id} is already ${state}${generation > 1 ? ` (generation ${generation})` : ''}.`;
+    case 'cancelled-queued':
+      return `Agent ${id} is ${state}: ${gen || 'it '}had not started yet.`;
+    case 'ended-leftovers':
+      return `Agent ${id} was already ${state}${generation > 1 ? ` (generation ${generation})` : ''}; its leftover processes were stopped${ended}.`;
+    case 'stopped':
+      return generation > 1 ? `Agent ${id} is ${state}: generation ${generation} was stopped${ended}.` : `Agent ${id} is ${state}${ended ? ` (${ended.slice(2)})` : ''}.`;
+  }
+}
 
 export default stopCommand;

@@ -27,6 +27,8 @@ import { CleanupRunner, observeFingerprint } from './cleanupRunner';
 import { restoreAgent } from './restoreAgent';
 import type { RestoreResult } from '../git';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
+import { runtimeDirFor } from '../protocol/runtimeDir';
+import { openRequestEnv, removeRequestEnv, sealRequestEnv } from './requestEnv';
 import { Limiter } from './limiter';
 import { HeldLock, OwnedLock } from './ownedLock';
 import { CoordinatorSettings, resolveSettings, SettingsProvider } from './settings';
@@ -58,9 +60,15 @@ export interface CoordinatorOptions {
 
 export interface StopReport {
   id: string;
+  /** The execution this stop acted on (read under the job's operation lock, so a concurrent retry cannot blur it). */
+  generation: number;
+  /** What this stop did: cancelled a queued execution, stopped a live one, ended what an ended one left running, or nothing. */
+  action: 'cancelled-queued' | 'stopped' | 'ended-leftovers' | 'none';
   /** True when the agent is proven stopped (terminal, no process of it left). */
   stopped: boolean;
   state: JobRecord['lifecycle']['state'];
+  /** Processes this stop ended itself (the worker was gone, frozen, or the agent had ended with leftovers). */
+  ended: { pid: number; command: string }[];
   /** Why it could not be proven stopped. */
   reason: string | null;
 }
@@ -237,9 +245,12 @@ export class Coordinator extends Disposable {
     try {
       const baseSha = await resolveCommit(repo, plan.base);
       assertRunnable(plan.command[0], { ...this.env, ...plan.env }, repo);
+      // Before the worktree is assigned (until then no pump launches it): whoever launches it runs it with this.
+      await sealRequestEnv(this.store.jobDir(id), id, { ...this.env, ...plan.env }, runtimeDirFor(this.env));
       const worktree = worktreePathFor(repo, id, settings.worktreeRoot);
       job = await this.store.update(id, (j) => ({ ...j, baseSha, worktree, branch: branchNameFor(id), cwd: worktree }));
     } catch (err) {
+      removeRequestEnv(this.store.jobDir(id));
       await this.failJob(id, describeError(err));
       throw failure(`Agent ${id} failed to start: ${describeError(err)}`);
     }
@@ -268,7 +279,15 @@ export class Coordinator extends Disposable {
     const reports = await Promise.all(
       jobs.map((j) =>
         this.stop(j.id, opts).catch(
-          (err): StopReport => ({ id: j.id, stopped: false, state: j.lifecycle.state, reason: describeError(err) }),
+          (err): StopReport => ({
+            id: j.id,
+            generation: j.lifecycle.generation,
+            action: 'none',
+            stopped: false,
+            state: j.lifecycle.state,
+            ended: [],
+            reason: describeError(err),
+          }),
         ),
       ),
     );
@@ -279,26 +298,38 @@ export class Coordinator extends Disposable {
   }
 
   private async stopUnlocked(id: string, opts: { force: boolean; graceMs?: number }): Promise<StopReport> {
-    let job = await this.store.read(id);
-    if (job.lifecycle.state === 'queued') {
-      job = await this.store.transition(id, 'cancelled', { detail: 'stopped before it started' }, { expectFrom: ['queued'] });
-    } else if (!isTerminalState(job.lifecycle.state)) {
-      const result = await stopJob(this.store, id, { force: opts.force, graceMs: opts.graceMs ?? job.settings.stopGraceMs });
-      job = await this.store.read(id);
-      if (result.survivors.length > 0) {
-        const names = result.survivors.slice(0, 5).map((p) => `pid ${p.pid} (${p.command.split(' ')[0]})`).join(', ');
-        return { id, stopped: false, state: job.lifecycle.state, reason: `still running after SIGKILL: ${names}` };
-      }
+    // Under the job's operation lock: no retry can start another generation until this returns,
+    // so the report describes the generation this stop acted on.
+    const job = await this.store.read(id);
+    const generation = job.lifecycle.generation;
+    const wasEnded = isTerminalState(job.lifecycle.state);
+    const hasLeftovers = wasEnded && findByEnvMarker(AGENT_MARKER_ENV, id).length > 0;
+    const report = (patch: Partial<StopReport> & Pick<StopReport, 'state' | 'action'>): StopReport => ({
+      id,
+      generation,
+      stopped: true,
+      ended: [],
+      reason: null,
+      ...patch,
+    });
+    if (wasEnded && !hasLeftovers) return report({ state: job.lifecycle.state, action: 'none' });
+    // Ended agents with leftovers (orphaned, completed) go the same way: stopJob ends what is left.
+    const result = await stopJob(this.store, id, { force: opts.force, graceMs: opts.graceMs ?? job.settings.stopGraceMs });
+    const action: StopReport['action'] = result.via === 'store' ? 'cancelled-queued' : wasEnded ? 'ended-leftovers' : result.via === 'none' ? 'none' : 'stopped';
+    const ended = result.ended ?? [];
+    if (result.survivors.length > 0) {
+      const names = result.survivors.slice(0, 5).map((p) => `pid ${p.pid} (${p.command.split(' ')[0]})`).join(', ');
+      return report({ state: result.state, action, ended, stopped: false, reason: `still running after SIGKILL: ${names}` });
     }
-    if (!isTerminalState(job.lifecycle.state)) {
-      return { id, stopped: false, state: job.lifecycle.state, reason: `the agent is still ${job.lifecycle.state}` };
+    if (!isTerminalState(result.state)) {
+      return report({ state: result.state, action, ended, stopped: false, reason: `the agent is still ${result.state}` });
     }
     const left = findByEnvMarker(AGENT_MARKER_ENV, id);
     if (left.length > 0) {
       const names = left.slice(0, 5).map((p) => `pid ${p.pid} (${p.comm})`).join(', ');
-      return { id, stopped: false, state: job.lifecycle.state, reason: `still running: ${names}` };
+      return report({ state: result.state, action, ended, stopped: false, reason: `still running: ${names}` });
     }
-    return { id, stopped: true, state: job.lifecycle.state, reason: null };
+    return report({ state: result.state, action, ended });
   }
 
   // ---------------------------------------------------------------- retry
@@ -324,6 +355,8 @@ export class Coordinator extends Disposable {
       throw failure(`Agent ${id} cannot be retried: its worktree no longer exists.`);
     }
     const previous = job.command;
+    // A person's retry runs with that person's environment; an automatic restart keeps the one of the request before.
+    if (!automatic) await sealRequestEnv(this.store.jobDir(id), id, this.agentEnv(job), runtimeDirFor(this.env));
     await this.store.beginGeneration(id, { automatic });
     const next = await this.store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, j.settings.resumeArgs) }));
     const generation = next.lifecycle.generation;
@@ -354,6 +387,7 @@ export class Coordinator extends Disposable {
       archiveLimitBytes: Math.round((opts.archiveLimitMB ?? archiveLimitMB) * 1024 * 1024),
     };
     const outcome = await this.cleanupLimiter.run(() => this.withJobLock(id, 'cleanup', () => this.runner.run(id, request)));
+    this.forgetEnvIfCleaned(outcome.job);
     this.changed(id);
     this.schedulePump();
     return outcome;
@@ -531,13 +565,15 @@ export class Coordinator extends Disposable {
       if (job.worktree === null || job.branch === null || job.baseSha === null) {
         throw failure('it has no worktree assigned');
       }
+      // The environment of the request that created this execution, never this launcher's own.
+      const env = openRequestEnv(this.store.jobDir(id), id, runtimeDirFor(this.env));
       if (job.lifecycle.generation === 1 && !existsSync(job.worktree)) {
         await addWorktree(job.repo, { path: job.worktree, branch: job.branch, baseSha: job.baseSha });
         createdWorktree = true;
       } else if (!existsSync(job.worktree)) {
         throw failure(`its worktree ${job.worktree} no longer exists`);
       }
-      assertRunnable(job.command[0], this.agentEnv(job), job.worktree);
+      assertRunnable(job.command[0], env, job.worktree);
       await spawnWorker({
         store: this.store,
         home: this.store.home,
@@ -546,7 +582,7 @@ export class Coordinator extends Disposable {
         workerScript: this.options.workerScript,
         execPath: this.options.execPath,
         nodePtyPath: this.options.nodePtyPath,
-        env: this.agentEnv(job),
+        env,
       });
     } catch (err) {
       await this.undoLaunch(job, createdWorktree, describeError(err));
@@ -570,9 +606,21 @@ export class Coordinator extends Disposable {
         await this.store.update(id, (j) => ({ ...j, worktree: null, branch: null, cwd: j.repo }));
       }
     }
+    // A first generation that never ran cannot be retried: its environment is of no further use.
+    if (job.lifecycle.generation === 1) removeRequestEnv(this.store.jobDir(id));
     const detail = problems.length ? `${reason} (undo incomplete: ${problems.join('; ')})` : reason;
     await this.failJob(id, detail);
     this.log(`agent ${id} failed to start: ${detail}`);
+  }
+
+  /** A cleaned-up agent is never launched again: its saved environment goes. */
+  private forgetEnvIfCleaned(job: JobRecord): void {
+    if (job.cleanup?.phase !== 'complete') return;
+    try {
+      removeRequestEnv(this.store.jobDir(job.id));
+    } catch (err) {
+      this.log(`could not remove the saved environment of ${job.id}: ${describeError(err)}`);
+    }
   }
 
   private async failJob(id: string, detail: string): Promise<void> {
@@ -645,7 +693,8 @@ export class Coordinator extends Disposable {
       } else {
         this.log(`resuming the cleanup of ${id}, interrupted at ${c.phase}`);
       }
-      await this.cleanupLimiter.run(() => this.runner.run(id, { manual: false }));
+      const outcome = await this.cleanupLimiter.run(() => this.runner.run(id, { manual: false }));
+      this.forgetEnvIfCleaned(outcome.job);
       this.changed(id);
     } catch (err) {
       this.log(`automatic cleanup of ${id} failed: ${describeError(err)}`);
@@ -667,7 +716,8 @@ export class Coordinator extends Disposable {
       try {
         const job = await this.store.read(candidate.id);
         if (job.lifecycle.state !== 'starting' || job.launch !== null || job.execution !== null) continue;
-        const ours = job.lifecycle.generation === 1 && job.worktree !== null && existsSync(job.worktree);
+        // A first generation that never ran: its worktree and branch (even half-made, folder missing) are the launch's own.
+        const ours = job.lifecycle.generation === 1 && job.lifecycle.startedAt === null && job.worktree !== null;
         await this.undoLaunch(job, ours, 'the process launching it stopped before its worker started');
       } catch (err) {
         this.log(`could not recover the abandoned start of ${candidate.id}: ${describeError(err)}`);

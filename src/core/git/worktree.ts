@@ -1,5 +1,5 @@
 /** Creating and removing an agent's linked worktree. */
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, rmdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import { checkBranchName } from './repo';
@@ -20,25 +20,73 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * `git worktree add -b <branch> <path> <baseSha>`, retried briefly while a
- * concurrent git operation holds a ref or index lock (a failed attempt leaves
- * neither the branch nor the folder behind, so a retry starts clean).
+ * concurrent git operation holds a ref or index lock. git creates the branch
+ * before the folder, so a failed attempt (a worktree root under a file, a
+ * read-only file system, a full disk) may leave the branch, a registration or
+ * part of the folder behind: each attempt undoes what it made before the
+ * failure is reported or the attempt is retried.
  */
 export async function addWorktree(repo: string, opts: AddWorktreeOptions): Promise<void> {
   await checkBranchName(repo, opts.branch);
   if (!/^[0-9a-f]{40,64}$/.test(opts.baseSha)) throw usageError(`Base '${opts.baseSha}' is not a full commit sha.`);
   const target = path.resolve(opts.path);
   if (existsSync(target)) throw failure(`Cannot create the worktree: ${target} already exists.`);
+  if (await branchExists(repo, opts.branch)) throw failure(`Cannot create the worktree: branch ${opts.branch} already exists.`);
+  const missingParents = missingAncestors(target);
   const deadline = Date.now() + (opts.lockWaitMs ?? 5000);
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
     const res = await runGit(['worktree', 'add', '-b', opts.branch, '--', target, opts.baseSha], { cwd: repo, allowFailure: true });
     if (res.code === 0) return;
     const why = firstLine(res.stderr) || `exit code ${res.code}`;
-    if (!LOCK_CONTENTION.test(res.stderr)) throw failure(`Could not create the worktree ${target}: ${why}`);
+    const leftover = await undoFailedAdd(repo, target, opts.branch, missingParents);
+    const undoNote = leftover ? ` (and ${leftover})` : '';
+    if (!LOCK_CONTENTION.test(res.stderr) || leftover) throw failure(`Could not create the worktree ${target}: ${why}${undoNote}`);
     if (Date.now() + delay > deadline) {
       throw failure(`Could not create the worktree ${target}: another git operation holds a lock in ${repo} (${why}).`);
     }
     await sleep(delay);
   }
+}
+
+async function branchExists(repo: string, branch: string): Promise<boolean> {
+  const res = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repo, allowFailure: true });
+  return res.code === 0;
+}
+
+/** The folders `git worktree add` would create on the way to `target` (deepest first), `target` included. */
+function missingAncestors(target: string): string[] {
+  const out: string[] = [];
+  for (let dir = target; !existsSync(dir) && path.dirname(dir) !== dir; dir = path.dirname(dir)) out.push(dir);
+  return out;
+}
+
+/**
+ * Removes what a failed `worktree add` made: the branch (it did not exist before), the
+ * registration, the target folder and the empty parents it created. Returns what could not be undone.
+ */
+async function undoFailedAdd(repo: string, target: string, branch: string, createdDirs: string[]): Promise<string | undefined> {
+  const problems: string[] = [];
+  if (existsSync(target)) {
+    // It did not exist before this attempt: whatever is in it is git's half-made checkout.
+    try {
+      rmSync(target, { recursive: true, force: true });
+    } catch (err) {
+      problems.push(`could not remove ${target}: ${(err as Error).message}`);
+    }
+  }
+  for (const dir of createdDirs.slice(1)) {
+    try {
+      if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
+    } catch {
+      break; // not empty or not ours any more: leave it and its parents
+    }
+  }
+  await runGit(['worktree', 'prune'], { cwd: repo, allowFailure: true });
+  if (await branchExists(repo, branch)) {
+    const res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true });
+    if (res.code !== 0) problems.push(`branch ${branch} was left behind: ${firstLine(res.stderr)}`);
+  }
+  return problems.length ? problems.join('; ') : undefined;
 }
 
 export type RemoveOutcome = 'removed' | 'already-gone-pruned';

@@ -29,6 +29,8 @@ export interface StopResult {
   survivors: { pid: number; command: string }[];
   /** `worker`: the worker stopped it; `direct`: the worker was gone and its processes were signalled; `store`: it had not started (only the record changed); `none`: it had already ended. */
   via: 'worker' | 'direct' | 'store' | 'none';
+  /** Processes of the agent that this stop ended itself (when the worker could not). */
+  ended?: { pid: number; command: string }[];
 }
 
 export interface ConnectOptions {

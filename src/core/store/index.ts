@@ -1,7 +1,7 @@
 /** The job store's public surface: import from 'core/store', not from its files. */
 export { JobStore } from './jobStore';
 export type { NewJob } from './newJob';
-export type { JobEntry, JobStoreOptions, UpdateOptions, TransitionOptions, ClaimOptions } from './jobStore';
+export type { JobEntry, JobStoreOptions, UpdateOptions, TransitionOptions, ClaimOptions, UnresponsiveWorker } from './jobStore';
 export type { ExecutionClaim, Fence } from './executionClaim';
 export type { OutputLog } from './outputLog';
 export { DEFAULT_OUTPUT_CAP } from './outputLog';

@@ -17,7 +17,7 @@ import { DEFAULT_OUTPUT_CAP, OutputLog, readSegments, SegmentedOutputLog } from 
 import { judgeOwnership, LAUNCH_FAILED_DETAIL } from './ownership';
 import { assertJobId, defaultHome, isJobId, StoreLayout } from './paths';
 import { Redactor } from './redactor';
-import { JobRecord, JobRecordSchema, Lifecycle, LifecycleState, TimelineEntry, TimelineEntrySchema } from './schema';
+import { isTerminalState, JobRecord, JobRecordSchema, Lifecycle, LifecycleState, TimelineEntry, TimelineEntrySchema } from './schema';
 import { initialRecord, NewJob } from './newJob';
 import { describeIssues, Loaded, loadRecord, recordText } from './records';
 import { releaseExecutionLock, takeExecutionLock } from './executionLock';
@@ -46,6 +46,14 @@ export interface UpdateOptions {
 export interface TransitionOptions extends UpdateOptions {
   /** Refuse (failure, code UNEXPECTED_STATE) unless the job is in one of these states. */
   expectFrom?: LifecycleState[];
+}
+
+/** The worker a forced stop saw: its identity, and its owner token once it had claimed the job. */
+export interface UnresponsiveWorker {
+  generation: number;
+  pid: number;
+  startTime: number;
+  ownerToken: string | null;
 }
 
 export interface ClaimOptions {
@@ -374,6 +382,45 @@ export class JobStore {
       throw err;
     });
     return claim;
+  }
+
+  /**
+   * Ends an execution whose worker does not answer (`stop --force` of a frozen or hung worker) on
+   * behalf of that worker. `endWorker` kills it while this job's record lock is held, so no reader
+   * can judge the job `orphaned` in between; the write is fenced by the worker the caller saw (its
+   * owner token, or its launch identity before it claimed, and the generation) and refused while
+   * that worker still runs. The job goes through `cancelling` to `cancelled`.
+   */
+  async endForUnresponsiveWorker(
+    id: string,
+    expected: UnresponsiveWorker,
+    endWorker: () => Promise<void>,
+    detail: string,
+  ): Promise<JobRecord> {
+    assertJobId(id);
+    return this.mutate(id, async (current) => {
+      const { state, generation } = current.lifecycle;
+      const owner = current.execution;
+      const sameWorker = owner
+        ? owner.ownerToken === expected.ownerToken && owner.pid === expected.pid && owner.startTime === expected.startTime
+        : expected.ownerToken === null && current.launch?.workerPid === expected.pid && current.launch.startTime === expected.startTime;
+      if (generation !== expected.generation || isTerminalState(state) || !sameWorker) {
+        throw failure(`Agent ${id} changed while it was being stopped (now generation ${generation}, ${state}); nothing was recorded.`, 'FENCED');
+      }
+      await endWorker();
+      if (livenessOf({ pid: expected.pid, startTime: expected.startTime, bootId: owner?.bootId ?? current.launch!.bootId }) === 'alive') {
+        throw failure(`The worker ${expected.pid} of agent ${id} is still running; nothing was recorded.`, 'STILL_RUNNING');
+      }
+      const timeline: Mutation['timeline'] = [{ type: 'stop-direct', message: detail }];
+      let next = current;
+      if (state !== 'cancelling') {
+        next = applyTransition(next, 'cancelling', { detail });
+        timeline.push({ type: 'transition', from: state, to: 'cancelling', message: detail });
+      }
+      next = applyTransition(next, 'cancelled', { detail });
+      timeline.push({ type: 'transition', from: 'cancelling', to: 'cancelled', message: detail });
+      return { next, timeline };
+    });
   }
 
   async appendTimeline(id: string, entry: Omit<TimelineEntry, 'at'> & { at?: string }): Promise<void> {

@@ -10,6 +10,7 @@ import { Disposable, toDisposable } from '../common/lifecycle';
 import { describeError, failure } from '../common/errors';
 import { readProcStat } from '../proc';
 import { ExecutionClaim, JobRecord, JobStore, LifecycleState, OutputLog, Redactor } from '../store';
+import { secretEnvNames } from '../store/secretEnv';
 import { checkSocketPath, ensureRuntimeDir, runtimeDirFor, socketFileName } from '../protocol/runtimeDir';
 import { trimScreen } from '../protocol/screenText';
 import { ControlServer } from './controlServer';
@@ -153,7 +154,8 @@ export class AgentWorker extends Disposable implements AgentSession {
       throw failure(`Agent ${jobId} is at generation ${first.lifecycle.generation}, not ${generation}.`);
     }
     // Values of secret variables are known only here (the spawner passed them in our environment).
-    this.redactor = Redactor.fromEnv(first.settings.secretEnvNames, env);
+    // Declared secrets and every credential-shaped name of the environment the agent really gets.
+    this.redactor = Redactor.fromEnv(secretEnvNames(env, first.settings.secretEnvNames), env);
     this.store = new JobStore({ home, log, redactor: this.redactor });
 
     // The path is recorded with the claim and checked after it, so a bad runtime dir ends the job with a clear reason.

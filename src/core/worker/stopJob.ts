@@ -1,14 +1,17 @@
 /**
  * Stops an agent by whatever means still work: through its worker's socket
- * (the normal path: the worker records `cancelled`), or — when the worker is
- * gone — by signalling the agent's recorded session and every process carrying
- * its environment marker. Resolves after the outcome is durable.
+ * (the normal path: the worker records `cancelled`); when the worker is gone,
+ * by signalling the agent's recorded session and every process carrying its
+ * environment marker; with `force`, when the worker does not answer (frozen by
+ * SIGSTOP, hung), by killing the agent's processes and the worker directly and
+ * recording the end on the worker's behalf. Resolves after the outcome is durable.
  */
-import { findByEnvMarker, signalIfSame } from '../proc';
-import { isTerminalState, JobRecord, JobStore } from '../store';
+import { describeError, failure } from '../common/errors';
+import { findByEnvMarker, readProcStat, sessionMembers, signalIfSame } from '../proc';
+import { isTerminalState, JobRecord, JobStore, UnresponsiveWorker } from '../store';
 import { StopResult, WorkerClient } from '../protocol/client';
 import { AGENT_MARKER_ENV } from './agentMarker';
-import { describeSurvivors, stopAgentProcesses } from './stopAgent';
+import { describeSurvivors, NamedProcess, stopAgentProcesses } from './stopAgent';
 
 export interface StopJobOptions {
   force?: boolean;
@@ -20,6 +23,13 @@ export interface StopJobOptions {
 
 /** Extra time beyond the grace for the worker to kill, prove and record. */
 const STOP_MARGIN_MS = 20_000;
+/** A forced stop gives a worker this long to answer before it is killed along with its agent. */
+const FORCE_ANSWER_MS = 4_000;
+/** How long a worker that ignores its stop gets to answer "hello" at all. */
+const HELLO_TIMEOUT_MS = 5_000;
+const WORKER_DEATH_WAIT_MS = 3_000;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export async function stopJob(store: JobStore, id: string, opts: StopJobOptions = {}): Promise<StopResult> {
   const force = opts.force ?? false;
@@ -31,63 +41,145 @@ export async function stopJob(store: JobStore, id: string, opts: StopJobOptions 
   }
 
   if (!isTerminalState(job.lifecycle.state)) {
-    try {
-      const client = await WorkerClient.connect(store, id, { connectTimeoutMs: opts.connectTimeoutMs ?? 3000 });
+    const worker = workerOf(job);
+    const frozen = worker !== undefined && isFrozen(worker.pid, worker.startTime);
+    if (frozen && !force) {
+      throw failure(
+        `The worker of agent ${id} (pid ${worker.pid}) is stopped (SIGSTOP) and cannot stop its agent; run paddock stop ${id} --force to end both directly`,
+      );
+    }
+    let unanswered: unknown;
+    if (!frozen) {
       try {
-        await client.hello();
-        return await client.stop({ force, timeoutMs: (force ? 0 : job.settings.stopGraceMs) + STOP_MARGIN_MS });
-      } finally {
-        client.dispose();
+        return await stopThroughSocket(store, job, force, opts.connectTimeoutMs ?? 3000);
+      } catch (err) {
+        unanswered = err;
       }
-    } catch (err) {
-      // The worker may have died meanwhile: a fresh read reconciles it to `orphaned` and we stop directly.
-      job = await store.read(id);
-      if (!isTerminalState(job.lifecycle.state)) {
-        // Alive but not serving yet (still starting, slow machine): SIGTERM to the worker means the same stop.
-        const ended = await stopThroughWorkerSignal(store, job, (force ? 0 : job.settings.stopGraceMs) + STOP_MARGIN_MS);
-        if (!ended) throw err;
-        job = ended;
-        if (job.lifecycle.state !== 'orphaned') return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'worker' };
+    }
+    // The worker may have died meanwhile: a fresh read reconciles it to `orphaned` and we stop directly.
+    job = await store.read(id);
+    if (!isTerminalState(job.lifecycle.state)) {
+      if (force) return forceStop(store, job);
+      // Alive but not serving yet (still starting, slow machine): SIGTERM to the worker means the same stop.
+      const ended = await stopThroughWorkerSignal(store, job, job.settings.stopGraceMs + STOP_MARGIN_MS);
+      if (!ended) {
+        const why = unanswered === undefined ? 'it did not answer' : describeError(unanswered).replace(/\.$/, '');
+        throw failure(`The worker of agent ${id} did not stop its agent (${why}); run paddock stop ${id} --force to end both directly`);
       }
+      job = ended;
+      if (job.lifecycle.state !== 'orphaned') return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'worker' };
     }
   }
 
-  if (job.lifecycle.state !== 'orphaned') {
-    // Ended normally or already stopped: the worker proved its processes gone.
-    return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none' };
-  }
+  // Ended, or its worker is gone: whatever of the agent still runs (orphaned, leftovers) is ended here.
   return stopDirectly(store, job, force ? 0 : (opts.graceMs ?? job.settings.stopGraceMs));
+}
+
+async function stopThroughSocket(store: JobStore, job: JobRecord, force: boolean, connectTimeoutMs: number): Promise<StopResult> {
+  const client = await WorkerClient.connect(store, job.id, { connectTimeoutMs, requestTimeoutMs: force ? FORCE_ANSWER_MS : HELLO_TIMEOUT_MS });
+  try {
+    await client.hello();
+    return await client.stop({ force, timeoutMs: force ? FORCE_ANSWER_MS * 2 : job.settings.stopGraceMs + STOP_MARGIN_MS });
+  } finally {
+    client.dispose();
+  }
+}
+
+/** The worker that runs (or was launched for) the job's current execution. */
+function workerOf(job: JobRecord): UnresponsiveWorker | undefined {
+  const generation = job.lifecycle.generation;
+  if (job.execution) return { generation, pid: job.execution.pid, startTime: job.execution.startTime, ownerToken: job.execution.ownerToken };
+  if (job.launch && job.launch.generation === generation) return { generation, pid: job.launch.workerPid, startTime: job.launch.startTime, ownerToken: null };
+  return undefined;
+}
+
+/** Stopped by a signal (SIGSTOP, SIGTSTP) or by a tracer: it cannot act on anything until continued. */
+function isFrozen(pid: number, startTime: number): boolean {
+  const stat = readProcStat(pid);
+  return stat !== undefined && stat.startTime === startTime && (stat.state === 'T' || stat.state === 't');
+}
+
+/**
+ * `stop --force` when the worker does not answer: SIGKILL the worker (continued first, so a
+ * frozen one cannot linger) while the record lock is held, SIGKILL the agent's session and
+ * marked processes, record `cancelled` for it, then prove nothing of the agent is left.
+ */
+async function forceStop(store: JobStore, job: JobRecord): Promise<StopResult> {
+  const worker = workerOf(job);
+  const sid = job.lifecycle.pid ?? findByEnvMarker(AGENT_MARKER_ENV, job.id)[0]?.sid;
+  const killAgent = () => {
+    if (sid && sid > 1) for (const p of sessionMembers(sid)) signalIfSame(p, 'SIGKILL');
+    for (const p of findByEnvMarker(AGENT_MARKER_ENV, job.id)) signalIfSame(p, 'SIGKILL');
+  };
+  let state = job.lifecycle.state;
+  if (worker) {
+    const detail = `stopped with --force: worker ${worker.pid} did not answer and was killed with its agent`;
+    try {
+      const ended = await store.endForUnresponsiveWorker(
+        job.id,
+        worker,
+        async () => {
+          signalIfSame(worker, 'SIGKILL');
+          signalIfSame(worker, 'SIGCONT');
+          killAgent();
+          const deadline = Date.now() + WORKER_DEATH_WAIT_MS;
+          while (isRunning(worker) && Date.now() < deadline) await sleep(20);
+        },
+        detail,
+      );
+      state = ended.lifecycle.state;
+    } catch (err) {
+      // The worker recorded an end itself meanwhile, or a retry moved on: report what the record says.
+      state = (await store.read(job.id)).lifecycle.state;
+      if (!isTerminalState(state)) throw err;
+    }
+  } else {
+    killAgent();
+  }
+  const rest = await stopDirectly(store, { ...job, lifecycle: { ...job.lifecycle, state } }, 0);
+  return { state, escalated: true, survivors: rest.survivors, via: 'direct', ended: rest.ended };
+}
+
+function isRunning(p: { pid: number; startTime: number }): boolean {
+  const stat = readProcStat(p.pid);
+  return stat !== undefined && stat.startTime === p.startTime && stat.state !== 'Z' && stat.state !== 'X';
 }
 
 /** SIGTERMs the recorded worker (never a reused pid) and waits until its job is terminal; undefined if it cannot. */
 async function stopThroughWorkerSignal(store: JobStore, job: JobRecord, timeoutMs: number): Promise<JobRecord | undefined> {
-  const identity = job.execution
-    ? { pid: job.execution.pid, startTime: job.execution.startTime }
-    : job.launch
-      ? { pid: job.launch.workerPid, startTime: job.launch.startTime }
-      : undefined;
-  if (!identity || !signalIfSame(identity, 'SIGTERM')) return undefined;
+  const worker = workerOf(job);
+  if (!worker || !signalIfSame(worker, 'SIGTERM')) return undefined;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const now = await store.read(job.id);
     if (isTerminalState(now.lifecycle.state)) return now;
-    await new Promise((r) => setTimeout(r, 100));
+    // A worker frozen meanwhile will never act on the signal.
+    if (isFrozen(worker.pid, worker.startTime)) return undefined;
+    await sleep(100);
   }
   return undefined;
 }
 
-/** The worker is gone: signal what is left of the agent (its session and marked escapees). */
+/**
+ * The worker is gone (or the agent ended with processes left over): signal what is left of
+ * the agent — its session and every marked escapee — TERM, grace, KILL, and name what ended.
+ */
 async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number): Promise<StopResult> {
   // A terminal record no longer names the agent's pid: the marker every descendant inherits finds what is left.
-  const sid = job.lifecycle.pid ?? findByEnvMarker(AGENT_MARKER_ENV, job.id)[0]?.sid;
-  if (!sid || sid <= 1) return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none' };
+  const marked = findByEnvMarker(AGENT_MARKER_ENV, job.id);
+  const sid = job.lifecycle.pid ?? marked[0]?.sid;
+  if (!sid || sid <= 1) return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none', ended: [] };
+  const seen = new Map<number, NamedProcess>();
+  for (const p of [...sessionMembers(sid), ...marked]) seen.set(p.pid, { pid: p.pid, command: p.comm });
+  if (seen.size === 0) return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none', ended: [] };
   const { escalated, survivors } = await stopAgentProcesses({ sid, jobId: job.id, graceMs });
+  const ended = [...seen.values()].filter((p) => !survivors.some((s) => s.pid === p.pid));
   await store.appendTimeline(job.id, {
     generation: job.lifecycle.generation,
     type: 'stop-direct',
     message: survivors.length
       ? `worker gone; still running after SIGKILL: ${describeSurvivors(survivors)}`.slice(0, 2000)
-      : `worker gone; the agent's leftover processes were stopped${escalated ? ` (SIGKILL after ${graceMs} ms)` : ''}`,
+      : `worker gone; the agent's leftover processes were stopped${escalated ? ` (SIGKILL after ${graceMs} ms)` : ''}: ${describeSurvivors(ended)}`.slice(0, 2000),
   });
-  return { state: job.lifecycle.state, escalated, survivors, via: 'direct' };
+  return { state: job.lifecycle.state, escalated, survivors, via: 'direct', ended };
 }

@@ -11,7 +11,8 @@ import { sendCommand } from '../../../src/cli/commands/send';
 import { signalCommand } from '../../../src/cli/commands/signal';
 import { stopCommand } from '../../../src/cli/commands/stop';
 import { RESET_TERMINAL_MODES } from '../../../src/core/protocol/terminalModes';
-import { Sandbox, runCli, waitUntil } from '../core/worker/fixtures';
+import { OwnedLock } from '../../../src/core/coordinator/ownedLock';
+import { Sandbox, runCli, sleep, waitUntil } from '../core/worker/fixtures';
 
 describe('worker CLI commands', function () {
   this.timeout(60_000);
@@ -107,6 +108,22 @@ describe('worker CLI commands', function () {
     assert.equal(r.stdout, `Agent ${job.id} is cancelled.\n`);
     const again = await runCli(stopCommand, [job.id], sb.env);
     assert.equal(again.stdout, `Agent ${job.id} is already cancelled.\n`);
+  });
+
+  it('stop reports the generation it acted on, not the state a concurrent retry left', async () => {
+    const job = await sb.start(['true']);
+    await sb.waitForState(job.id, ['completed']);
+    // A retry holds the job's operation lock while the stop reads the agent and waits for it.
+    const held = await new OwnedLock(join(sb.home, 'coordinator', 'ops', `${job.id}.lock`), 'a retry').acquire(5000);
+    const stopping = runCli(stopCommand, [job.id], sb.env);
+    await sleep(500);
+    await sb.store.beginGeneration(job.id); // the retry's generation 2, queued
+    await held.release();
+    const r = await stopping;
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout, `Agent ${job.id} is cancelled: generation 2 had not started yet.\n`);
+    const again = await runCli(stopCommand, [job.id], sb.env);
+    assert.equal(again.stdout, `Agent ${job.id} is already cancelled (generation 2).\n`);
   });
 
   it('screen prints the final screen of an ended agent', async () => {

@@ -1,8 +1,11 @@
 /** Starting agents: worktree and branch, failures undone, capacity and queue order, retry, stop. */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PREPARE_GRACE_MS } from '../../../../src/core/coordinator/capacity';
+import type { Coordinator } from '../../../../src/core/coordinator';
+import { findByEnvMarker } from '../../../../src/core/proc';
+import { stopJob } from '../../../../src/core/worker/stopJob';
 import { isTerminalState } from '../../../../src/core/store';
 import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
 
@@ -76,6 +79,34 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     assert.deepEqual(sb.worktrees(), [sb.repo]);
   });
 
+  it('a worktree that cannot be created (its root is under a file) leaves no branch, registration or folder', async () => {
+    const file = join(sb.root, 'a-file');
+    writeFileSync(file, '');
+    const c = sb.coordinator({ worktreeRoot: join(file, 'trees') });
+    await assert.rejects(c.start({ repo: sb.repo, command: ['true'] }), /failed to start: Could not create the worktree/);
+    const [entry] = await sb.store.list();
+    assert.ok(entry.ok);
+    assert.equal(entry.job.lifecycle.state, 'failed');
+    assert.deepEqual(sb.branches(), ['main']);
+    assert.deepEqual(sb.worktrees(), [sb.repo]);
+  });
+
+  it('an abandoned start whose worktree add died half-way loses its branch too', async () => {
+    const c = sb.coordinator({}, { tickMs: 50 });
+    await c.ready;
+    // The launching process died after git made the branch and before the folder: a job in
+    // `starting` with no worker, a branch, and no folder.
+    const job = await sb.createQueued('died mid-add');
+    const worktree = join(`${sb.repo}.worktrees`, job.id);
+    const baseSha = git(sb.repo, 'rev-parse', 'HEAD');
+    git(sb.repo, 'branch', `paddock/${job.id}`, baseSha);
+    await sb.store.update(job.id, (j) => ({ ...j, worktree, branch: `paddock/${job.id}`, baseSha, cwd: worktree }));
+    await sb.store.transition(job.id, 'starting', { detail: 'creating its worktree' });
+    const failed = await sb.waitEnded(job.id);
+    assert.equal(failed.lifecycle.state, 'failed');
+    assert.deepEqual(sb.branches(), ['main']);
+  });
+
   it('rejects a folder that is not a git repository before allocating anything', async () => {
     const c = sb.coordinator();
     await assert.rejects(c.start({ repo: sb.home, command: ['true'] }), (e: Error & { kind?: string }) => e.kind === 'usage');
@@ -101,6 +132,31 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     const startOrder = [...jobs].sort((a, b) => (a.lifecycle.startedAt! < b.lifecycle.startedAt! ? -1 : 1)).map((j) => j.id);
     // The first two start together; the queued three start in the order they were queued.
     assert.deepEqual(startOrder.slice(2), ids.slice(2));
+  });
+
+  it('one pump launches, first in first out, every queued agent that fits, whoever requested them', async () => {
+    /** Like a CLI command: a one-shot coordinator, disposed (lease released) when done. */
+    const oneShot = async <T>(maxConcurrent: number, fn: (c: Coordinator) => Promise<T>): Promise<T> => {
+      const c = sb.coordinator({ maxConcurrent });
+      try {
+        return await fn(c);
+      } finally {
+        c.dispose();
+        await c.whenIdle();
+      }
+    };
+    const blocker = await oneShot(1, (c) => c.start({ repo: sb.repo, command: ['sleep', '30'] }));
+    const queued: string[] = [];
+    for (let i = 0; i < 3; i++) queued.push((await oneShot(1, (c) => c.start({ repo: sb.repo, title: `q${i}`, command: ['sleep', '30'] }))).id);
+    await stopJob(sb.store, blocker.id, { force: true }); // the slot frees without any pump
+    // Two slots now: a later starter launches the two oldest and leaves its own queued.
+    const late = await oneShot(2, (c) => c.start({ repo: sb.repo, title: 'late', command: ['sleep', '30'] }));
+    assert.equal(late.lifecycle.state, 'queued');
+    const states = await Promise.all(queued.map(async (id) => (await sb.store.read(id)).lifecycle.state));
+    assert.deepEqual(
+      states.map((s) => (['starting', 'running'].includes(s) ? 'launched' : s)),
+      ['launched', 'launched', 'queued'],
+    );
   });
 
   it('a queue pump leaves a job alone while its start assigns the worktree, and fails one whose starter died', async () => {
@@ -167,6 +223,38 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     assert.deepEqual(report.notStopped, []);
     assert.deepEqual(report.stopped, [a.id]);
     assert.equal((await sb.store.read(a.id)).lifecycle.state, 'cancelled');
+  });
+
+  it('stop ends what an orphaned agent left running, and says what it ended', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'setsid sleep 600 & nohup sleep 601 >/dev/null 2>&1 & sleep 602'] });
+    const marked = () => findByEnvMarker('PADDOCK_JOB_ID', job.id);
+    const deadline = Date.now() + 10_000;
+    while (marked().filter((p) => p.comm === 'sleep').length < 3 && Date.now() < deadline) await sleep(25);
+    const workerPid = (await sb.store.read(job.id)).execution!.pid;
+    process.kill(workerPid, 'SIGKILL');
+    const orphaned = await sb.waitForState(job.id, ['orphaned']);
+    assert.equal(orphaned.lifecycle.state, 'orphaned');
+    assert.ok(marked().length > 0, 'the setsid/nohup children outlived their worker');
+    const report = await c.stop(job.id);
+    assert.equal(report.stopped, true, report.reason ?? '');
+    assert.equal(report.action, 'ended-leftovers');
+    assert.equal(report.state, 'orphaned');
+    assert.ok(report.ended.some((p) => p.command === 'sleep'), JSON.stringify(report.ended));
+    assert.deepEqual(marked(), []);
+  });
+
+  it('stop --force ends what a completed agent left running', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'setsid sh -c "trap \'\' TERM; sleep 600" >/dev/null 2>&1 & sleep 0.3; exit 0'] });
+    const done = await sb.waitEnded(job.id);
+    assert.equal(done.lifecycle.state, 'completed');
+    const marked = () => findByEnvMarker('PADDOCK_JOB_ID', job.id);
+    assert.ok(marked().length > 0, 'the setsid child outlived the agent');
+    const report = await c.stop(job.id, { force: true });
+    assert.equal(report.stopped, true, report.reason ?? '');
+    assert.equal(report.action, 'ended-leftovers');
+    assert.deepEqual(marked(), []);
   });
 
   it('restarts a crashed agent automatically only when enabled, up to recoveryLimit', async () => {

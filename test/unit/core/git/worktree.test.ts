@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { addWorktree, listWorktrees, removeWorktree } from '../../../../src/core/git/worktree';
@@ -59,6 +60,41 @@ describe('git/worktree', function () {
       });
       assert.equal(existsSync(wt), false);
       assert.equal(git(repo, 'branch', '--list', 'paddock/j4'), '');
+    });
+
+    it('a failed add (worktree root under a file) leaves no branch, registration or folder', async () => {
+      // git creates the branch before it finds it cannot make the folder.
+      writeFileSync(sb.path('plain-file'), '');
+      const wt = sb.path('plain-file', 'trees', 'j5');
+      await assert.rejects(addWorktree(repo, { path: wt, branch: 'paddock/j5', baseSha: base }), /Could not create the worktree .*Not a directory/);
+      assert.equal(git(repo, 'branch', '--list', 'paddock/j5'), '');
+      assert.equal(await registered(wt), false);
+    });
+
+    it('a failed add on a read-only file system leaves no branch, registration or folder (root only)', async function () {
+      if (process.getuid?.() !== 0) this.skip();
+      const ro = sb.path('ro');
+      mkdirSync(ro);
+      try {
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', ro]);
+      } catch {
+        this.skip(); // no mount privilege in this container
+      }
+      try {
+        const wt = path.join(ro, 'trees', 'j6');
+        await assert.rejects(addWorktree(repo, { path: wt, branch: 'paddock/j6', baseSha: base }), /Read-only file system/);
+        assert.equal(git(repo, 'branch', '--list', 'paddock/j6'), '');
+        assert.equal(await registered(wt), false);
+      } finally {
+        execFileSync('umount', [ro]);
+      }
+    });
+
+    it('a failed add leaves an existing branch of the same name alone', async () => {
+      git(repo, 'branch', 'paddock/j7');
+      await assert.rejects(addWorktree(repo, { path: sb.path('j7'), branch: 'paddock/j7', baseSha: base }), /already exists/);
+      assert.equal(git(repo, 'branch', '--list', 'paddock/j7').trim(), 'paddock/j7');
+      assert.equal(existsSync(sb.path('j7')), false);
     });
 
     it('rejects bad input and existing paths with one sentence', async () => {

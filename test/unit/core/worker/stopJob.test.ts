@@ -61,6 +61,64 @@ describe('stopping an agent', function () {
     assert.deepEqual(alive(job.id), []);
   });
 
+  it('force stops an agent whose worker is frozen (SIGSTOP): both killed, recorded cancelled', async () => {
+    const job = await sb.start(['sh', '-c', 'setsid sleep 600 & sleep 601'], { settings: { stopGraceMs: 600_000 } });
+    await waitUntil('children', () => alive(job.id).filter((p) => p.comm === 'sleep').length === 2);
+    const worker = (await sb.store.read(job.id)).execution!;
+    process.kill(worker.pid, 'SIGSTOP');
+    await waitUntil('frozen', () => readProcStat(worker.pid)?.state === 'T');
+    try {
+      const began = Date.now();
+      const result = await stopJob(sb.store, job.id, { force: true });
+      assert.ok(Date.now() - began < 8000, `took ${Date.now() - began} ms`);
+      assert.equal(result.state, 'cancelled');
+      assert.deepEqual(result.survivors, []);
+      assert.deepEqual(alive(job.id), []);
+      assert.ok(['gone', 'Z'].includes(readProcStat(worker.pid)?.state ?? 'gone'), 'the frozen worker is dead');
+      const record = await sb.store.read(job.id);
+      assert.equal(record.lifecycle.state, 'cancelled');
+      assert.match(record.lifecycle.detail ?? '', /--force/);
+      assert.equal(record.execution, null);
+    } finally {
+      try {
+        process.kill(worker.pid, 'SIGCONT');
+      } catch {
+        // killed, as it should be
+      }
+    }
+  });
+
+  it('without --force, a frozen worker gives a clear error at once that suggests --force', async () => {
+    const job = await sb.start(['sleep', '600']);
+    const worker = (await sb.store.read(job.id)).execution!;
+    process.kill(worker.pid, 'SIGSTOP');
+    await waitUntil('frozen', () => readProcStat(worker.pid)?.state === 'T');
+    try {
+      const began = Date.now();
+      await assert.rejects(stopJob(sb.store, job.id), /is stopped \(SIGSTOP\).*paddock stop .* --force/);
+      assert.ok(Date.now() - began < 3000, `took ${Date.now() - began} ms`);
+      assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
+    } finally {
+      process.kill(worker.pid, 'SIGCONT');
+    }
+    // Continued, the worker stops its agent the normal way.
+    assert.equal((await stopJob(sb.store, job.id)).state, 'cancelled');
+  });
+
+  it('a forced stop records nothing over a generation a retry started meanwhile', async () => {
+    const job = await sb.start(['sleep', '600']);
+    const worker = (await sb.store.read(job.id)).execution!;
+    await assert.rejects(
+      sb.store.endForUnresponsiveWorker(job.id, { generation: 1, pid: worker.pid, startTime: worker.startTime, ownerToken: 'someone-else' }, async () => undefined, 'x'),
+      /changed while it was being stopped/,
+    );
+    await assert.rejects(
+      sb.store.endForUnresponsiveWorker(job.id, { generation: 1, pid: worker.pid, startTime: worker.startTime, ownerToken: worker.ownerToken }, async () => undefined, 'x'),
+      /still running; nothing was recorded/,
+    );
+    assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
+  });
+
   it('SIGTERM to the worker stops the agent the same way', async () => {
     const job = await sb.start(['sleep', '600']);
     const workerPid = (await sb.store.read(job.id)).execution!.pid;
