@@ -5,6 +5,7 @@
  */
 import { createInterface } from 'node:readline';
 import { failure, usageError } from '../../core/common/errors';
+import { printable } from '../../core/common/printable';
 import type { CliCommand, CliContext } from '../command';
 import { expectPositionals, parseCommandArgs } from '../support/args';
 import { jobJson, printJson } from '../support/json';
@@ -45,7 +46,7 @@ export const cleanupCommand: CliCommand = {
       }
       const what = deleteBranch ? 'its worktree and branch (even with unmerged commits)' : 'its worktree (the branch stays if it has unmerged commits)';
       const running = ['queued', 'completed', 'failed', 'cancelled', 'orphaned'].includes(job.lifecycle.state) ? '' : 'stop it, ';
-      if (!(await confirm(ctx, `Clean up agent ${id} (${job.title})? This will ${running}save its work to refs/paddock/snapshots/${id} and remove ${what}.`))) {
+      if (!(await confirm(ctx, `Clean up agent ${id} (${printable(job.title)})? This will ${running}save its work to refs/paddock/snapshots/${id} and remove ${what}.`))) {
         ctx.io.stderr.write('Nothing was changed.\n');
         return 1;
       }
@@ -58,7 +59,7 @@ export const cleanupCommand: CliCommand = {
     }
     if (!values.json) {
       const notes = report.alreadyComplete ? ['it was already cleaned up'] : report.notes;
-      ctx.io.stdout.write(`Cleaned up agent ${id}: ${notes.join('; ') || 'nothing was left'}.\n`);
+      ctx.io.stdout.write(`Cleaned up agent ${id}: ${printable(notes.join('; ')) || 'nothing was left'}.\n`);
     }
     return 0;
   },

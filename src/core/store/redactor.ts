@@ -79,6 +79,12 @@ export class Redactor {
     ));
   }
 
+  /** This redactor plus the values of `names` in `env` (a job's secret variables, seen by whoever writes about it). */
+  withEnv(names: readonly string[], env: NodeJS.ProcessEnv): Redactor {
+    const values = names.map((n) => env[n]).filter((v): v is string => typeof v === 'string' && v.length >= MIN_SECRET_LENGTH);
+    return values.length === 0 ? this : new Redactor([...this.secrets, ...values]);
+  }
+
   /** The values of `names` in `env` (those that are set). */
   static fromEnv(names: readonly string[], env: NodeJS.ProcessEnv = process.env): Redactor {
     return new Redactor(names.map((n) => env[n]).filter((v): v is string => typeof v === 'string'));
