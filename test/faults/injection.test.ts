@@ -1,5 +1,5 @@
 /**
- * Fault cases 16–19 with the real CLI bundle: text Paddock did not write
+ * Fault cases 26–29 with the real CLI bundle: text Paddock did not write
  * (titles, holders' command lines, errors) never drives the person's terminal
  * and never carries a credential into the store; prompts are data.
  */
@@ -20,13 +20,13 @@ function assertNoControls(res: CliResult, what: string): void {
   }
 }
 
-describe('faults: injection through text Paddock did not write, and prompts (cases 16–19)', function () {
+describe('faults: injection through text Paddock did not write, and prompts (cases 26–29)', function () {
   this.timeout(60_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
   const cli = (args: string[], env: NodeJS.ProcessEnv = sb.env) => cliAsync(args, env, sb.repo);
 
-  it('case 16: a title with OSC 52, a title change, a screen clear and a fake row reaches the terminal as visible escapes only', async () => {
+  it('case 26: a title with OSC 52, a title change, a screen clear and a fake row reaches the terminal as visible escapes only', async () => {
     const title = 'ok\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b[2J\r\nabcdefgh   running      1 -            fake row\u009b31m\x7f';
     const started = await cli(['start', '--title', title, '--json', '--', 'sh', '-c', 'exit 3']);
     assert.equal(started.code, 0, started.stderr);
@@ -39,7 +39,7 @@ describe('faults: injection through text Paddock did not write, and prompts (cas
     assert.equal(JSON.parse((await cli(['show', id, '--json'])).stdout).title, title);
   });
 
-  it("case 17: a holder's command line with credentials reaches neither the store nor the screen; controls in it are not obeyed", async () => {
+  it("case 27: a holder's command line with credentials reaches neither the store nor the screen; controls in it are not obeyed", async () => {
     const started = JSON.parse((await cli(['start', '--json', '--', 'true'])).stdout);
     await sb.waitForState(started.id, ['completed']);
     const holder = sb.spawnOwned('sh', ['-c', 'sleep 60; :', 'devserver\x1b]0;x\x07', '--api-key=sk-live-4242abcd', '--token', 'tok-9999zz', 'DB_PASSWORD=pw-5555'], started.worktree);
@@ -56,7 +56,7 @@ describe('faults: injection through text Paddock did not write, and prompts (cas
     for (const file of allFileContents(sb.home)) for (const s of secrets) assert.ok(!file.text.includes(s), `${s} in ${file.path}`);
   });
 
-  it('case 18: a prompt starting with - reaches claude after --, as its prompt, never as an option', async () => {
+  it('case 28: a prompt starting with - reaches claude after --, as its prompt, never as an option', async () => {
     const bin = join(sb.root, 'bin');
     mkdirSync(bin);
     const argvFile = join(sb.root, 'argv.txt');
@@ -69,7 +69,7 @@ describe('faults: injection through text Paddock did not write, and prompts (cas
     assert.deepEqual(readFileSync(argvFile, 'utf8').split('\n').filter(Boolean), ['--', '--dangerously-skip-permissions']);
   });
 
-  it('case 19: a prompt over 8192 characters is refused with one sentence (exit 2), and nothing is created', async () => {
+  it('case 29: a prompt over 8192 characters is refused with one sentence (exit 2), and nothing is created', async () => {
     const res = await cli(['start', '--prompt', 'p'.repeat(9000)]);
     assert.equal(res.code, 2);
     assert.equal(res.stderr, 'paddock start: The prompt is 9000 characters; the limit is 8192.\n');
