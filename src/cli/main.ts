@@ -5,6 +5,7 @@
  * sentence on stderr, never a stack trace.
  */
 import { describeError, PaddockError } from '../core/common/errors';
+import { printable } from '../core/common/printable';
 import type { CliCommand, CliContext } from './command';
 
 /**
@@ -72,7 +73,7 @@ export async function runCli(argv: string[], ctx: CliContext): Promise<number> {
   }
   const load = Object.hasOwn(COMMANDS, verb) ? COMMANDS[verb] : undefined;
   if (!load) {
-    ctx.io.stderr.write(`paddock: ${verb.startsWith('-') ? `unknown option '${verb}'` : `unknown command '${verb}'`}; run paddock --help for the commands.\n`);
+    ctx.io.stderr.write(`paddock: ${verb.startsWith('-') ? `unknown option '${printable(verb)}'` : `unknown command '${printable(verb)}'`}; run paddock --help for the commands.\n`);
     return 2;
   }
   const beforeDashes = rest.indexOf('--') < 0 ? rest : rest.slice(0, rest.indexOf('--'));
@@ -85,15 +86,15 @@ export async function runCli(argv: string[], ctx: CliContext): Promise<number> {
     return await command.run(rest, ctx);
   } catch (err) {
     if (err instanceof PaddockError) {
-      ctx.io.stderr.write(`paddock ${verb}: ${sentence(err.message)}\n`);
+      ctx.io.stderr.write(`paddock ${verb}: ${printable(sentence(err.message))}\n`);
       // An id that names no agent is bad input, like a malformed one.
       return err.kind === 'usage' || err.code === 'NOT_FOUND' ? 2 : 1;
     }
     if (isParseArgsError(err)) {
-      ctx.io.stderr.write(`paddock ${verb}: ${sentence(err.message.split('\n')[0])} Usage: ${command.usage}\n`);
+      ctx.io.stderr.write(`paddock ${verb}: ${printable(sentence(err.message.split('\n')[0]))} Usage: ${command.usage}\n`);
       return 2;
     }
-    ctx.io.stderr.write(`paddock ${verb}: ${sentence(describeError(err))}\n`);
+    ctx.io.stderr.write(`paddock ${verb}: ${printable(sentence(describeError(err)))}\n`);
     if (ctx.env.PADDOCK_DEBUG && err instanceof Error && err.stack) ctx.io.stderr.write(`${err.stack}\n`);
     return 1;
   }
@@ -114,7 +115,7 @@ if (require.main === module) {
       process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
     },
     (err) => {
-      process.stderr.write(`paddock: ${sentence(describeError(err))}\n`);
+      process.stderr.write(`paddock: ${printable(sentence(describeError(err)))}\n`);
       process.exit(1);
     },
   );

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { stripTerminalControls } from '../core/common/ansi';
 import { runGit } from '../core/git';
 import type { JobStore } from '../core/store';
+import { printable } from '../core/common/printable';
 
 export const GIT_SCHEME = 'paddock-git';
 export const LOG_SCHEME = 'paddock-log';
@@ -15,7 +16,7 @@ export function gitUri(repo: string, ref: string, relativePath: string): vscode.
 }
 
 export function logUri(jobId: string, title: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: LOG_SCHEME, path: `/${jobId}/${title.replace(/[/\\]/g, '-')}.log` });
+  return vscode.Uri.from({ scheme: LOG_SCHEME, path: `/${jobId}/${printable(title).replace(/[/\\]/g, '-')}.log` });
 }
 
 export class GitContentProvider implements vscode.TextDocumentContentProvider {

@@ -10,6 +10,7 @@ import type { JobRecord } from '../core/store/schema';
 import { notificationsEnabled } from './config';
 import type { AgentsTreeProvider } from './tree/agentsTreeProvider';
 import { stateInWords } from './tree/presentation';
+import { printable } from '../core/common/printable';
 
 export class Notifier extends Disposable {
   constructor(
@@ -50,7 +51,7 @@ export class Notifier extends Disposable {
     const message = `All ${e.capacity.max} agent slots are taken, ${e.blockedBy.length} by failed cleanups: ${names}.`;
     this.log.warn(message);
     if (!notificationsEnabled('cleanup')) return;
-    void vscode.window.showWarningMessage(message, 'Show Agents').then((choice) => {
+    void vscode.window.showWarningMessage(printable(message), 'Show Agents').then((choice) => {
       if (choice) void vscode.commands.executeCommand('paddock.agents.focus');
     });
   }
@@ -58,7 +59,8 @@ export class Notifier extends Disposable {
   private async ask(message: string, actions: string[], job: JobRecord, level: 'info' | 'warning' | 'error'): Promise<void> {
     const show =
       level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    const choice = await show(message, ...actions);
+    // Titles, details and errors are text Paddock did not write: shown, never obeyed.
+    const choice = await show(printable(message), ...actions);
     const command: Record<string, string> = {
       Attach: 'paddock.attach',
       'Show Log': 'paddock.showLog',

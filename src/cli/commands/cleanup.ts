@@ -5,6 +5,7 @@
  */
 import { createInterface } from 'node:readline';
 import { failure, usageError } from '../../core/common/errors';
+import { printable } from '../../core/common/printable';
 import type { CliCommand, CliContext } from '../command';
 import { expectPositionals, parseCommandArgs } from '../support/args';
 import { jobJson, printJson } from '../support/json';
@@ -59,8 +60,8 @@ export const cleanupCommand: CliCommand = {
       }
       const what = deleteBranch ? 'its worktree and branch (even with unmerged commits)' : 'its worktree (the branch stays if it has unmerged commits)';
       const running = ['queued', 'completed', 'failed', 'cancelled', 'orphaned'].includes(job.lifecycle.state) ? '' : 'stop it, ';
-      const dropping = anyway ? ` Files that cannot be archived (${job.cleanup?.lastError ?? 'over the archive limit or unreadable'}) will be LOST.` : '';
-      if (!(await confirm(ctx, `Clean up agent ${id} (${job.title})? This will ${running}save its work to refs/paddock/snapshots/${id} (ignored files and nested repositories to an archive) and remove ${what}.${dropping}`))) {
+      const dropping = anyway ? ` Files that cannot be archived (${printable(job.cleanup?.lastError ?? 'over the archive limit or unreadable')}) will be LOST.` : '';
+      if (!(await confirm(ctx, `Clean up agent ${id} (${printable(job.title)})? This will ${running}save its work to refs/paddock/snapshots/${id} (ignored files and nested repositories to an archive) and remove ${what}.${dropping}`))) {
         ctx.io.stderr.write('Nothing was changed.\n');
         return 1;
       }
@@ -76,7 +77,7 @@ export const cleanupCommand: CliCommand = {
     }
     if (!values.json) {
       const notes = report.alreadyComplete ? ['it was already cleaned up'] : report.notes;
-      ctx.io.stdout.write(`Cleaned up agent ${id}: ${notes.join('; ') || 'nothing was left'}.\n`);
+      ctx.io.stdout.write(`Cleaned up agent ${id}: ${printable(notes.join('; ')) || 'nothing was left'}.\n`);
     }
     return 0;
   },

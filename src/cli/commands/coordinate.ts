@@ -3,6 +3,7 @@
  * agents as slots free up and retries failed cleanups — until SIGINT/SIGTERM.
  * Any number may run; one leads at a time, the others wait to take over.
  */
+import { printable } from '../../core/common/printable';
 import { Coordinator } from '../../core/coordinator';
 import type { CliCommand } from '../command';
 import { expectPositionals, parseCommandArgs } from '../support/args';
@@ -18,7 +19,7 @@ export const coordinateCommand: CliCommand = {
     const { positionals } = parseCommandArgs(argv, {}, usage);
     expectPositionals(positionals, [], usage);
     const store = openStore(ctx);
-    const log = (message: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${message}\n`);
+    const log = (message: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${printable(message)}\n`);
     const coordinator = new Coordinator({ store, workerScript: workerScriptPath(ctx.env), env: ctx.env, log });
     coordinator.onDidChangeCapacityBlock((e) => {
       if (e.blockedBy.length === 0) log('capacity is no longer blocked by incomplete cleanups');

@@ -1,4 +1,5 @@
 /** `paddock restore ID [--to DIR]`: re-create a cleaned agent's worktree from its evidence. */
+import { printable } from '../../core/common/printable';
 import type { CliCommand } from '../command';
 import { expectPositionals, parseCommandArgs } from '../support/args';
 import { printJson } from '../support/json';
@@ -18,8 +19,8 @@ export const restoreCommand: CliCommand = {
       printJson(ctx.io.stdout, result);
       return 0;
     }
-    const dropped = result.notRestored.length ? `; not restored (dropped at cleanup): ${result.notRestored.slice(0, 5).join(', ')}${result.notRestored.length > 5 ? ' …' : ''}` : '';
-    ctx.io.stdout.write(`Restored agent ${id} to ${result.path} (${result.branchNote}): ${result.files} file(s) from the snapshot, ${result.archived} from the archive${dropped}.\n`);
+    const dropped = result.notRestored.length ? `; not restored (dropped at cleanup): ${printable(result.notRestored.slice(0, 5).join(', '))}${result.notRestored.length > 5 ? ' …' : ''}` : '';
+    ctx.io.stdout.write(`Restored agent ${id} to ${printable(result.path)} (${printable(result.branchNote)}): ${result.files} file(s) from the snapshot, ${result.archived} from the archive${dropped}.\n`);
     return 0;
   },
 };

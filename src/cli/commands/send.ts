@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { usageError } from '../../core/common/errors';
+import { assertTextLength } from '../../core/common/textLimit';
 import { WorkerClient } from '../../core/protocol/client';
 import { MAX_INPUT_CHARS } from '../../core/protocol/messages';
 import { JobStore } from '../../core/store';
@@ -13,7 +14,7 @@ export const sendCommand: CliCommand = {
     const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: {} });
     if (positionals.length !== 2) throw usageError('Usage: paddock send ID TEXT');
     const [id, text] = positionals;
-    if (text.length > MAX_INPUT_CHARS) throw usageError(`TEXT is longer than ${MAX_INPUT_CHARS} characters.`);
+    assertTextLength(text, MAX_INPUT_CHARS, 'text');
     const store = new JobStore({ home: JobStore.defaultHome(ctx.env) });
     const client = await WorkerClient.connect(store, id);
     try {

@@ -1,4 +1,5 @@
 /** Plain-text views of agents for people (the JSON views are in json.ts). */
+import { printable } from '../../core/common/printable';
 import type { EvidenceSummary } from '../../core/git/evidenceManifest';
 import type { JobEntry, JobRecord } from '../../core/store';
 
@@ -12,9 +13,11 @@ function cleanupLabel(job: JobRecord): string {
 }
 
 export function formatRow(entry: JobEntry): string {
-  if (!entry.ok) return `${entry.id.padEnd(12)} ${'unreadable'.padEnd(10)} ${''.padStart(3)} ${'-'.padEnd(12)} ${entry.reason}`;
+  if (!entry.ok) return `${entry.id.padEnd(12)} ${'unreadable'.padEnd(10)} ${''.padStart(3)} ${'-'.padEnd(12)} ${printable(entry.reason)}`;
   const j = entry.job;
-  const title = j.title.length > 60 ? `${j.title.slice(0, 59)}…` : j.title;
+  // Titles are the person's or the agent's text: shown, never obeyed (a newline must not fake a row).
+  const shownTitle = printable(j.title);
+  const title = shownTitle.length > 60 ? `${shownTitle.slice(0, 59)}…` : shownTitle;
   return `${j.id.padEnd(12)} ${j.lifecycle.state.padEnd(10)} ${String(j.lifecycle.generation).padStart(3)} ${cleanupLabel(j).padEnd(12)} ${title}`;
 }
 
@@ -76,6 +79,7 @@ export function formatDetails(job: JobRecord): string {
   }
   return lines
     .filter(([, v]) => v !== null && v !== '')
-    .map(([k, v]) => `${`${k}:`.padEnd(14)} ${v}`)
+    // Every value may hold text Paddock did not write (titles, errors, command lines).
+    .map(([k, v]) => `${`${k}:`.padEnd(14)} ${printable(String(v))}`)
     .join('\n');
 }

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../../core/common/errors';
+import { printable } from '../../core/common/printable';
 import { Coordinator } from '../../core/coordinator';
 import type { CliContext } from '../command';
 import { openStore } from './store';
@@ -21,7 +22,7 @@ export function workerScriptPath(env: NodeJS.ProcessEnv): string {
 
 function debugLog(ctx: CliContext): ((message: string) => void) | undefined {
   if (!ctx.env.PADDOCK_DEBUG) return undefined;
-  return (message) => ctx.io.stderr.write(`paddock: ${message}\n`);
+  return (message) => ctx.io.stderr.write(`paddock: ${printable(message)}\n`);
 }
 
 /** A coordinator for one operation: no loop, no watcher; it leads only while launching. */

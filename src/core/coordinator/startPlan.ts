@@ -5,7 +5,8 @@
  */
 import type { JobSettings } from '../store/schema';
 import { usageError } from '../common/errors';
-import { expandArgs, Profile, resolveProfile } from '../profiles';
+import { assertTextLength } from '../common/textLimit';
+import { assertUsablePrompt, expandArgs, Profile, resolveProfile } from '../profiles';
 import type { CoordinatorSettings } from './settings';
 
 export interface StartRequest {
@@ -33,6 +34,15 @@ export interface StartPlan {
 }
 
 const MAX_TITLE = 120;
+/** The record's limits on an explicit command (see schema.ts), said plainly before the record refuses them. */
+const MAX_ARGUMENT_CHARS = 8192;
+const MAX_ARGUMENTS = 256;
+const MAX_BASE_CHARS = 300;
+
+function assertCommand(command: readonly string[]): void {
+  if (command.length > MAX_ARGUMENTS) throw usageError(`The command has ${command.length} arguments; the limit is ${MAX_ARGUMENTS}.`, 'TOO_LONG');
+  command.forEach((arg, i) => assertTextLength(arg, MAX_ARGUMENT_CHARS, i === 0 ? 'command' : `command's argument ${i}`));
+}
 
 function titleFrom(request: StartRequest, command: string[]): string {
   const given = request.title?.trim();
@@ -46,6 +56,9 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
   if (request.command !== undefined && request.command.length === 0) throw usageError('The command after -- is empty.');
   const profileName = request.command ? (request.profile ?? null) : (request.profile ?? settings.defaultProfile);
   const profile: Profile | null = profileName === null ? null : resolveProfile(profileName, settings.profiles, env);
+  if (request.command) assertCommand(request.command);
+  else assertUsablePrompt(profileName!, profile!.args, request.prompt);
+  if (request.base !== undefined) assertTextLength(request.base, MAX_BASE_CHARS, 'base');
   const command = request.command ?? [profile!.command, ...expandArgs(profile!.args, request.prompt)];
   return {
     title: titleFrom(request, command),

@@ -15,7 +15,8 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
     claude: {
       ...base,
       command: 'claude',
-      args: ['{prompt}'],
+      // `--` ends its options: a prompt starting with '-' stays the prompt.
+      args: ['--', '{prompt}'],
       // Continues the most recent conversation in this directory, i.e. this worktree's.
       resumeArgs: ['--continue'],
       secretEnv: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'],
@@ -24,7 +25,7 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
     codex: {
       ...base,
       command: 'codex',
-      args: ['{prompt}'],
+      args: ['--', '{prompt}'],
       resumeArgs: ['resume', '--last'],
       secretEnv: ['OPENAI_API_KEY'],
       idleSeconds: 30,

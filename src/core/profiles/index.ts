@@ -1,3 +1,4 @@
 export * from './profile';
 export * from './builtins';
 export * from './resolve';
+export * from './prompt';

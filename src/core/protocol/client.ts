@@ -7,9 +7,11 @@ import { createConnection, Socket } from 'node:net';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { failure } from '../common/errors';
+import { assertTextLength } from '../common/textLimit';
 import { isTerminalState, JobRecord, LifecycleState } from '../store/schema';
 import { decodeFrame, encodeFrame, LineDecoder, validateMessage } from './framing';
 import {
+  MAX_INPUT_CHARS,
   ClientMessage,
   ExitMessage,
   PROTOCOL_VERSION,
@@ -199,6 +201,7 @@ export class WorkerClient extends Disposable {
   }
 
   async send(text: string): Promise<void> {
+    assertTextLength(text, MAX_INPUT_CHARS, 'text');
     const id = this.nextId++;
     await this.request(id, { type: 'send', id, text });
   }

@@ -16,6 +16,7 @@ import { DEFAULT_LOCK_OPTIONS, LockGuard, LockOptions, withLock } from './locks'
 import { DEFAULT_OUTPUT_CAP, OutputLog, readSegments, SegmentedOutputLog } from './outputLog';
 import { judgeOwnership, LAUNCH_FAILED_DETAIL } from './ownership';
 import { assertJobId, defaultHome, isJobId, StoreLayout } from './paths';
+import { redactCredentialArguments } from './credentialArgs';
 import { Redactor } from './redactor';
 import { isTerminalState, JobRecord, JobRecordSchema, Lifecycle, LifecycleState, TimelineEntry, TimelineEntrySchema } from './schema';
 import { initialRecord, NewJob } from './newJob';
@@ -34,6 +35,12 @@ export interface JobStoreOptions {
   outputCapBytes?: number;
   /** Applied to output, details, errors and timeline messages before they reach disk. */
   redactor?: Redactor;
+  /**
+   * Where the values of each job's secret variables (`settings.secretEnvNames`)
+   * are looked up, so that a process that is not the job's worker (cleanup,
+   * the CLI) redacts them too; default `process.env`, which agents inherit.
+   */
+  secretEnv?: NodeJS.ProcessEnv;
   log?: (msg: string) => void;
   /** Short record lock tuning (tests, slow file systems). */
   lock?: Partial<LockOptions>;
@@ -76,6 +83,7 @@ export class JobStore {
   private readonly layout: StoreLayout;
   private readonly outputCapBytes: number;
   private readonly redactor: Redactor;
+  private readonly secretEnv: NodeJS.ProcessEnv;
   private readonly log: (msg: string) => void;
   private readonly lockOptions: LockOptions;
   private changesReady = false;
@@ -87,6 +95,7 @@ export class JobStore {
     this.outputCapBytes = opts.outputCapBytes ?? DEFAULT_OUTPUT_CAP;
     if (!(this.outputCapBytes >= 1024)) throw usageError('The output cap must be at least 1 KiB.');
     this.redactor = opts.redactor ?? new Redactor();
+    this.secretEnv = opts.secretEnv ?? process.env;
     this.log = opts.log ?? (() => undefined);
     this.lockOptions = { ...DEFAULT_LOCK_OPTIONS, ...opts.lock };
   }
@@ -428,7 +437,9 @@ export class JobStore {
     if (!fs.existsSync(this.layout.jobDir(id))) throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
     const parsed = TimelineEntrySchema.safeParse({ ...entry, at: entry.at ?? new Date().toISOString() });
     if (!parsed.success) throw usageError(`The timeline entry is invalid: ${describeIssues(parsed.error.issues)}.`, 'INVALID_ENTRY');
-    appendTimelineLine(this.layout.timelineFile(id), this.redactEntry(parsed.data));
+    const job = await this.load(id);
+    const redact = this.messageRedactor(job.kind === 'ok' ? job.job : undefined);
+    appendTimelineLine(this.layout.timelineFile(id), redactEntry(parsed.data, redact));
   }
 
   async readTimeline(id: string): Promise<TimelineEntry[]> {
@@ -478,7 +489,8 @@ export class JobStore {
       if (loaded.kind === 'unreadable') throw failure(`Agent ${id} is unreadable: ${loaded.reason}.`, 'UNREADABLE');
       const mutation = await fn(loaded.job);
       if (!mutation) return loaded.job;
-      const next = this.validated(id, this.redactRecord(mutation.next));
+      const redact = this.messageRedactor(mutation.next);
+      const next = this.validated(id, redactRecord(mutation.next, redact));
       const target = this.layout.recordFile(id);
       const temp = await writeTemp(target, recordText(next));
       try {
@@ -491,7 +503,7 @@ export class JobStore {
       const at = new Date().toISOString();
       for (const entry of mutation.timeline ?? []) {
         try {
-          appendTimelineLine(this.layout.timelineFile(id), this.redactEntry({ ...entry, at, generation: next.lifecycle.generation }));
+          appendTimelineLine(this.layout.timelineFile(id), redactEntry({ ...entry, at, generation: next.lifecycle.generation }, redact));
         } catch (err) {
           this.log(`timeline of agent ${id}: ${describeError(err)}`);
         }
@@ -507,21 +519,15 @@ export class JobStore {
     return parsed.data;
   }
 
-  private redactRecord(job: JobRecord): JobRecord {
-    const r = this.redactor;
-    return {
-      ...job,
-      lifecycle: { ...job.lifecycle, detail: r.redactNullable(job.lifecycle.detail) },
-      cleanup: job.cleanup && {
-        ...job.cleanup,
-        lastError: r.redactNullable(job.cleanup.lastError),
-        holders: job.cleanup.holders.map((h) => ({ ...h, command: r.redact(h.command) })),
-      },
-    };
-  }
-
-  private redactEntry(entry: TimelineEntry): TimelineEntry {
-    return entry.message === undefined ? entry : { ...entry, message: this.redactor.redact(entry.message) };
+  /**
+   * How text that Paddock did not write (errors, holders' command lines,
+   * details, timeline messages) is redacted on its way into the store: the
+   * configured secrets, the job's secret variables, token shapes, and
+   * credential-named options and variables in command lines.
+   */
+  private messageRedactor(job: JobRecord | undefined): (text: string) => string {
+    const r = job ? this.redactor.withEnv(job.settings.secretEnvNames, this.secretEnv) : this.redactor;
+    return (text) => redactCredentialArguments(r.redact(text));
   }
 
   private ensureChangesDir(): void {
@@ -539,6 +545,34 @@ export class JobStore {
       this.log(`change notification for agent ${id}: ${describeError(err)}`);
     }
   }
+}
+
+/** The record's strings that come from outside Paddock, redacted: every record write goes through here. */
+function redactRecord(job: JobRecord, redact: (text: string) => string): JobRecord {
+  const nullable = (text: string | null, max: number): string | null => (text === null ? null : capped(redact(text), max));
+  return {
+    ...job,
+    lifecycle: { ...job.lifecycle, detail: nullable(job.lifecycle.detail, MAX_MESSAGE) },
+    cleanup: job.cleanup && {
+      ...job.cleanup,
+      lastError: nullable(job.cleanup.lastError, MAX_MESSAGE),
+      holders: job.cleanup.holders.map((h) => ({ ...h, command: capped(redact(h.command), MAX_SHORT_TEXT) })),
+      branchOutcome: nullable(job.cleanup.branchOutcome, MAX_SHORT_TEXT),
+    },
+  };
+}
+
+function redactEntry(entry: TimelineEntry, redact: (text: string) => string): TimelineEntry {
+  return entry.message === undefined ? entry : { ...entry, message: capped(redact(entry.message), MAX_MESSAGE) };
+}
+
+/** The schema's limits for details, errors and messages, and for holders' commands and the branch outcome. */
+const MAX_MESSAGE = 2000;
+const MAX_SHORT_TEXT = 500;
+
+/** `[REDACTED]` can be longer than what it replaced: the result must still fit the schema. */
+function capped(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 function compareText(a: string, b: string): number {

@@ -6,8 +6,14 @@
  * all of it, is passed on as the very buffers that came in. The last few
  * hundred bytes are held back until more output (or a quiet moment, or the
  * end) shows that no secret is cut in half.
+ *
+ * Secrets are matched as a terminal shows the text too (visibleText.ts):
+ * colour codes or cursor moves inside a secret do not hide it, and the whole
+ * span, sequences included, is redacted. Output with escape sequences takes
+ * the slower path, where what is held back is counted in shown characters.
  */
-import { Redactor } from './redactor';
+import { rawIndex, Redactor } from './redactor';
+import { hasInvisible, mayHaveInvisible, project, Projection } from './visibleText';
 
 /** At least this much is held back so a token split across two chunks is still seen whole. */
 const MIN_HOLD_BACK = 256;
@@ -21,6 +27,11 @@ const SPAN_WINDOW = 16 * 1024;
 const SLAB_BYTES = 64 * 1024;
 /** ...or at the latest this long after they came (not one write per keystroke echo). */
 const BATCH_MS = 20;
+/**
+ * At most this much raw output is held back, however few characters it shows
+ * (a runaway escape sequence must not grow memory).
+ */
+const MAX_RAW_HOLD = 64 * 1024;
 /** After this much quiet the held-back end is written too (except the start of a secret). */
 const QUIET_FLUSH_MS = 100;
 
@@ -61,7 +72,7 @@ export class RedactingStream {
    */
   flush(): void {
     this.take();
-    this.writePending(this.redactor.secretPrefixAtEnd(this.pending));
+    this.writePending(Math.min(this.redactor.heldEnd(this.pending), MAX_RAW_HOLD));
   }
 
   /** Writes everything; later appends are ignored. */
@@ -110,11 +121,12 @@ export class RedactingStream {
   private nothingToRedact(parts: Buffer[]): boolean {
     const r = this.redactor;
     const seam = r.recognitionLength - 1;
-    if (r.mayMatch(this.pending)) return false;
+    // Escape sequences or silent controls: the slower path matches what a terminal shows.
+    if (mayHaveInvisible(this.pending) || r.mayMatchRaw(this.pending)) return false;
     let tail = this.pending.slice(-seam);
     for (const part of parts) {
       const text = part.toString('latin1');
-      if (r.mayMatch(text) || (tail && r.mayMatch(tail + text.slice(0, seam)))) return false;
+      if (mayHaveInvisible(text) || r.mayMatchRaw(text) || (tail && r.mayMatchRaw(tail + text.slice(0, seam)))) return false;
       tail = text.length >= seam ? text.slice(-seam) : (tail + text).slice(-seam);
     }
     return true;
@@ -142,13 +154,36 @@ export class RedactingStream {
 
   /** Writes `pending` but its end, never cutting through something that would be redacted (cut before it instead). */
   private writeSettled(): void {
-    let cut = this.pending.length - this.holdBack;
+    const text = this.pending;
+    if (text.length <= this.holdBack) return;
+    const projection = hasInvisible(text) ? project(text) : null;
+    let cut = this.settledEnd(text, projection);
     if (cut <= 0) return;
+    if (!this.redactor.mayMatch(text, projection)) {
+      // Nothing to redact anywhere in it (coloured output, nearly always): no span to look for.
+      this.pending = text.slice(cut);
+      this.emit([Buffer.from(text.slice(0, cut), 'latin1')]);
+      return;
+    }
     const from = Math.max(0, cut - SPAN_WINDOW);
-    for (const span of this.redactor.spans(this.pending.slice(from))) {
+    for (const span of this.redactor.spans(text.slice(from))) {
       if (from + span.start < cut && from + span.end > cut) cut = from + span.start;
     }
-    this.writePending(this.pending.length - cut);
+    this.writePending(text.length - cut);
+  }
+
+  /**
+   * Where the held-back end of `text` starts: the last `holdBack` characters
+   * a terminal would show (with the escape sequences between them), at most
+   * MAX_RAW_HOLD bytes. A cut falls before a shown character, so `pending`
+   * always starts outside an escape sequence.
+   */
+  private settledEnd(text: string, projection: Projection | null): number {
+    const byBytes = text.length - this.holdBack;
+    if (byBytes <= 0 || projection === null) return byBytes;
+    const shown = projection.visible.length - this.holdBack;
+    const cut = shown <= 0 ? 0 : rawIndex(projection, shown);
+    return Math.max(cut, text.length - MAX_RAW_HOLD);
   }
 
   /** Writes `pending`, redacted, except its last `keep` bytes. */

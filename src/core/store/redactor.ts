@@ -2,6 +2,8 @@
  * Removes secrets from anything Paddock persists: the values of the job's secret
  * environment variables, and token shapes that are secrets wherever they appear.
  */
+import { hasInvisible, project, Projection } from './visibleText';
+
 export const REDACTED = '[REDACTED]';
 
 /** Shapes of well-known credentials. Over-redacting a look-alike is acceptable; leaking is not. */
@@ -14,7 +16,8 @@ function tokenShapes(space: string): readonly RegExp[] {
     /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, // AWS access key ids
     /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack
     /\bAIza[0-9A-Za-z_-]{35}/g, // Google API keys
-    new RegExp(`\\bBearer${space}+[A-Za-z0-9._~+/=-]{8,}`, 'gi'), // HTTP bearer credentials
+    // HTTP bearer credentials: the credential only, "Bearer" stays readable.
+    new RegExp(`(?<=\\bBearer${space}+)[A-Za-z0-9._~+/=-]{8,}`, 'gi'),
   ];
 }
 
@@ -35,6 +38,14 @@ const BYTE_SHAPES = tokenShapes('(?:\\s|\\xc2\\xa0|\\xe1\\x9a\\x80|\\xe2\\x80[\\
 const ANY_SHAPE = /\b(?:sk-|gh[pousr]_|github_pat_|glpat-|AKIA|ASIA|xox[abposr]-|AIza|[Bb][Ee][Aa][Rr][Ee][Rr])/;
 /** The longest of those starts, with the character before it (for `\b`). */
 const ANY_SHAPE_LENGTH = 'xgithub_pat_'.length;
+
+/**
+ * A token whose start is there but whose end may not be yet: held back during
+ * a quiet moment. Only starts distinctive enough to be worth the wait.
+ */
+const TOKEN_AT_END = /(?:\b(?:sk-|gh[pousr]_|github_pat_|glpat-|AKIA|ASIA|xox[abposr]-|AIza)[A-Za-z0-9_-]*|\b[Bb][Ee][Aa][Rr][Ee][Rr]\s+[A-Za-z0-9._~+/=-]*)$/;
+/** How far back an unfinished token is looked for: bounds what a quiet moment holds back. */
+const TOKEN_LOOKBACK = 512;
 
 /** Values shorter than this are not treated as secrets: redacting "1" everywhere would destroy the output. */
 export const MIN_SECRET_LENGTH = 4;
@@ -66,6 +77,12 @@ export class Redactor {
       this.secrets.map((s) => Buffer.from(s, 'utf8').toString('latin1')),
       'bytes',
     ));
+  }
+
+  /** This redactor plus the values of `names` in `env` (a job's secret variables, seen by whoever writes about it). */
+  withEnv(names: readonly string[], env: NodeJS.ProcessEnv): Redactor {
+    const values = names.map((n) => env[n]).filter((v): v is string => typeof v === 'string' && v.length >= MIN_SECRET_LENGTH);
+    return values.length === 0 ? this : new Redactor([...this.secrets, ...values]);
   }
 
   /** The values of `names` in `env` (those that are set). */
@@ -100,18 +117,26 @@ export class Redactor {
     return Math.max(ANY_SHAPE_LENGTH, this.longestSecret);
   }
 
-  /** False when `text` holds nothing to redact; cheap: one scan for the shapes, one per secret. */
-  mayMatch(text: string): boolean {
+  /**
+   * False when `text` holds nothing to redact; cheap: one scan for the shapes,
+   * one per secret (and, for text with escape sequences, the same on what a
+   * terminal shows of it: its `projection`, when the caller has it already).
+   */
+  mayMatch(text: string, projection: Projection | null = hasInvisible(text) ? project(text) : null): boolean {
+    return this.mayMatchRaw(text) || (projection !== null && this.mayMatchRaw(projection.visible));
+  }
+
+  /** `mayMatch` for text known to have no escape sequence or silent control. */
+  mayMatchRaw(text: string): boolean {
     return ANY_SHAPE.test(text) || this.secrets.some((s) => text.includes(s));
   }
 
   redact(text: string): string {
+    if (hasInvisible(text)) return replaceSpans(text, this.spans(text));
     let out = text;
     for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     if (!ANY_SHAPE.test(out)) return out;
-    for (const shape of this.shapes) {
-      out = out.replace(shape, (m) => (/^bearer/i.test(m) ? `${m.slice(0, 6)} ${REDACTED}` : REDACTED));
-    }
+    for (const shape of this.shapes) out = out.replace(shape, REDACTED);
     return out;
   }
 
@@ -119,8 +144,22 @@ export class Redactor {
     return text === null ? null : this.redact(text);
   }
 
-  /** Where in `text` something would be redacted: lets a stream avoid cutting through a secret. */
+  /**
+   * Where in `text` something would be redacted: lets a stream avoid cutting
+   * through a secret. Matches are looked for in the raw text and in what a
+   * terminal shows of it; a match there covers the raw text from its first
+   * shown character to its last, escape sequences inside included.
+   */
   spans(text: string): Span[] {
+    const spans = this.plainSpans(text);
+    if (!hasInvisible(text)) return spans;
+    const { visible, map } = project(text);
+    if (map === null) return spans;
+    for (const s of this.plainSpans(visible)) spans.push({ start: map[s.start], end: map[s.end - 1] + 1 });
+    return spans;
+  }
+
+  private plainSpans(text: string): Span[] {
     const spans: Span[] = [];
     for (const secret of this.secrets) {
       for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) spans.push({ start: i, end: i + secret.length });
@@ -131,4 +170,47 @@ export class Redactor {
     }
     return spans;
   }
+
+  /**
+   * How much of the end of `text` a stream must not write during a quiet
+   * moment: the start of a secret or of a token (as a terminal shows it) that
+   * later output may complete, and an escape sequence still open.
+   */
+  heldEnd(text: string): number {
+    const projection = project(text);
+    let from = text.length;
+    if (projection.openAt >= 0) from = projection.openAt;
+    const visibleStart = projection.visible.length - Math.max(this.secretPrefixAtEnd(projection.visible), tokenStartAtEnd(projection.visible));
+    if (visibleStart < projection.visible.length) from = Math.min(from, rawIndex(projection, visibleStart));
+    return text.length - from;
+  }
 }
+
+/** Length of an unfinished token at the end of `text` (its start is known, its end may still come). */
+function tokenStartAtEnd(text: string): number {
+  const m = TOKEN_AT_END.exec(text.slice(-TOKEN_LOOKBACK));
+  return m ? m[0].length : 0;
+}
+
+/** The raw index of visible character `n`. */
+export function rawIndex(projection: Projection, n: number): number {
+  return projection.map === null ? n : projection.map[n];
+}
+
+/** `text` with every span (overlapping ones merged) replaced by REDACTED. */
+function replaceSpans(text: string, spans: Span[]): string {
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a.start - b.start);
+  let out = '';
+  let at = 0;
+  let i = 0;
+  while (i < spans.length) {
+    const start = spans[i].start;
+    let end = spans[i].end;
+    for (i++; i < spans.length && spans[i].start < end; i++) end = Math.max(end, spans[i].end);
+    out += text.slice(at, start) + REDACTED;
+    at = end;
+  }
+  return out + text.slice(at);
+}
+

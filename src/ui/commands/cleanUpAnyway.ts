@@ -4,6 +4,7 @@
  * names what will be lost, the cleanup goes on and records exactly what it dropped.
  */
 import * as vscode from 'vscode';
+import { printable } from '../../core/common/printable';
 import type { PaddockServices } from '../services';
 import { runCleanups } from './cleanupFlow';
 import { registerCommand, targetJobs } from './command';
@@ -17,7 +18,7 @@ export function registerCleanUpAnyway(s: PaddockServices): vscode.Disposable {
     if (!confirmed) {
       const detail = [
         'Lost (cannot be archived):',
-        `• ${job.cleanup?.lastError ?? 'files over the archive limit or that cannot be read'}`,
+        `• ${printable(job.cleanup?.lastError ?? 'files over the archive limit or that cannot be read')}`,
         '',
         'Kept:',
         `• the snapshot refs/paddock/snapshots/${job.id} (tracked and untracked files) and the patch`,
@@ -26,7 +27,7 @@ export function registerCleanUpAnyway(s: PaddockServices): vscode.Disposable {
         '',
         'Deleted: the worktree folder. What was dropped is recorded with the evidence.',
       ].join('\n');
-      const choice = await vscode.window.showWarningMessage(`Clean up "${job.title}" and lose those files?`, { modal: true, detail }, 'Clean Up Anyway');
+      const choice = await vscode.window.showWarningMessage(`Clean up "${printable(job.title)}" and lose those files?`, { modal: true, detail }, 'Clean Up Anyway');
       if (choice !== 'Clean Up Anyway') return [];
     }
     return runCleanups(s, [job], (j) => s.coordinator.cleanup(j.id, { dropUnarchivable: true }));

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { CleanupReport } from '../../core/coordinator';
 import type { JobRecord } from '../../core/store/schema';
 import type { PaddockServices } from '../services';
+import { printable } from '../../core/common/printable';
 
 export interface CleanupOptions {
   confirmed?: boolean;
@@ -21,7 +22,7 @@ export function optionsFrom(args: unknown[]): CleanupOptions {
 
 /** Asks; returns undefined when the person cancels, else whether to delete branches. */
 export async function confirmCleanup(jobs: JobRecord[]): Promise<{ deleteBranch: boolean } | undefined> {
-  const what = jobs.length === 1 ? `"${jobs[0].title}"` : `${jobs.length} agents`;
+  const what = jobs.length === 1 ? `"${printable(jobs[0].title)}"` : `${jobs.length} agents`;
   const refs = jobs.map((j) => `refs/paddock/snapshots/${j.id}`).join(', ');
   const detail = [
     'Kept:',
@@ -52,14 +53,14 @@ export async function runCleanups(s: PaddockServices, jobs: JobRecord[], run: (j
       s.log.info(`cleanup ${job.id}: ${c?.phase ?? 'none'}${report.notes.length ? ` — ${report.notes.join('; ')}` : ''}`);
       if (c?.phase === 'incomplete' && c.awaitingConsent) {
         void vscode.window
-          .showWarningMessage(`Cleanup of "${job.title}" stopped before removing anything: ${c.lastError ?? 'something would be lost'}`, 'Clean Up Anyway…', 'Show Log')
+          .showWarningMessage(printable(`Cleanup of "${job.title}" stopped before removing anything: ${c.lastError ?? 'something would be lost'}`), 'Clean Up Anyway…', 'Show Log')
           .then((choice) => {
             if (choice === 'Clean Up Anyway…') void vscode.commands.executeCommand('paddock.cleanUpAnyway', job.id);
             if (choice === 'Show Log') s.log.show();
           });
       } else if (c?.phase === 'incomplete') {
         void vscode.window
-          .showWarningMessage(`Cleanup of "${job.title}" is incomplete at ${c.stage ?? 'an unknown stage'}: ${c.lastError ?? 'see the log'}. It retries automatically.`, 'Retry Cleanup Now', 'Show Log')
+          .showWarningMessage(printable(`Cleanup of "${job.title}" is incomplete at ${c.stage ?? 'an unknown stage'}: ${c.lastError ?? 'see the log'}. It retries automatically.`), 'Retry Cleanup Now', 'Show Log')
           .then((choice) => {
             if (choice === 'Retry Cleanup Now') void vscode.commands.executeCommand('paddock.retryCleanup', job.id);
             if (choice === 'Show Log') s.log.show();

@@ -9,6 +9,7 @@ import type { JobRecord } from '../../core/store/schema';
 import type { PaddockServices } from '../services';
 import { AgentNode } from '../tree/nodes';
 import { stateInWords } from '../tree/presentation';
+import { printable } from '../../core/common/printable';
 
 export type CommandHandler = (...args: unknown[]) => unknown;
 
@@ -20,7 +21,7 @@ export function registerCommand(s: PaddockServices, id: string, handler: Command
       const message = err instanceof Error ? err.message : String(err);
       s.log.error(`${id}: ${message}`);
       if (!(err instanceof PaddockError)) s.log.error(err instanceof Error && err.stack ? err.stack : message);
-      void vscode.window.showErrorMessage(message, 'Show Log').then((c) => c && s.log.show());
+      void vscode.window.showErrorMessage(printable(message), 'Show Log').then((c) => c && s.log.show());
       // Rethrow so programmatic callers (tests, other extensions) see the failure too.
       throw err;
     }
@@ -46,7 +47,7 @@ export async function targetJobs(
     void vscode.window.showInformationMessage('Paddock: no agent to act on.');
     return [];
   }
-  const items = candidates.map((job) => ({ label: job.title, description: `${job.id} · ${stateInWords(job)}`, job }));
+  const items = candidates.map((job) => ({ label: printable(job.title), description: `${job.id} · ${stateInWords(job)}`, job }));
   if (pick.many) {
     const chosen = await vscode.window.showQuickPick(items, { placeHolder: pick.placeHolder, canPickMany: true });
     return (chosen ?? []).map((c) => c.job);

@@ -4,6 +4,7 @@ import { changedFiles } from '../../core/git';
 import type { PaddockServices } from '../services';
 import { registerCommand, targetJobs } from './command';
 import { diffSides, hasLiveWorktree } from './diffSides';
+import { printable } from '../../core/common/printable';
 
 export function registerOpenChanges(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.openChanges', async (...args: unknown[]) => {
@@ -11,9 +12,9 @@ export function registerOpenChanges(s: PaddockServices): vscode.Disposable {
     if (!job?.worktree || !job.baseSha) return;
     const files = await changedFiles(job.worktree, job.baseSha);
     if (files.length === 0) {
-      void vscode.window.showInformationMessage(`"${job.title}" has no changes against ${job.base ?? 'its base'}.`);
+      void vscode.window.showInformationMessage(`"${printable(job.title)}" has no changes against ${job.base ?? 'its base'}.`);
       return;
     }
-    await vscode.commands.executeCommand('vscode.changes', `Changes of "${job.title}"`, files.map((f) => diffSides(job, f)));
+    await vscode.commands.executeCommand('vscode.changes', `Changes of "${printable(job.title)}"`, files.map((f) => diffSides(job, f)));
   });
 }

@@ -1,5 +1,6 @@
 /** Paddock: Restore Worktree — re-create a cleaned agent's worktree from its evidence. */
 import * as vscode from 'vscode';
+import { printable } from '../../core/common/printable';
 import { canRestore, defaultRestoreTarget } from '../../core/coordinator';
 import type { PaddockServices } from '../services';
 import { registerCommand, targetJobs } from './command';
@@ -16,7 +17,7 @@ export function registerRestore(s: PaddockServices): vscode.Disposable {
     let to = destinationFrom(args) ?? defaultRestoreTarget(job) ?? undefined;
     if (to === undefined) {
       to = await vscode.window.showInputBox({
-        title: `Restore "${job.title}"`,
+        title: `Restore "${printable(job.title)}"`,
         prompt: 'Its old worktree folder is in use: restore into this new folder',
         value: `${job.worktree ?? job.repo}-restored`,
         validateInput: (v) => (v.trim() ? undefined : 'A folder path is needed'),
@@ -27,7 +28,7 @@ export function registerRestore(s: PaddockServices): vscode.Disposable {
       s.coordinator.restore(job.id, to),
     );
     s.log.info(`restore ${job.id}: ${result.path} (${result.branchNote}); ${result.files} file(s), ${result.archived} archived`);
-    void vscode.window.showInformationMessage(`Restored "${job.title}" to ${result.path} (${result.branchNote}).`, 'Open in New Window').then((choice) => {
+    void vscode.window.showInformationMessage(printable(`Restored "${job.title}" to ${result.path} (${result.branchNote}).`), 'Open in New Window').then((choice) => {
       if (choice) void vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(result.path), { forceNewWindow: true });
     });
     return result;

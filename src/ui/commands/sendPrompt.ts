@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { WorkerClient } from '../../core/protocol/client';
 import type { PaddockServices } from '../services';
 import { registerCommand, targetJobs } from './command';
+import { printable } from '../../core/common/printable';
 
 export function registerSendPrompt(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.sendPrompt', async (...args: unknown[]) => {
@@ -12,7 +13,7 @@ export function registerSendPrompt(s: PaddockServices): vscode.Disposable {
       filter: (j) => j.lifecycle.state === 'running' || j.lifecycle.state === 'waiting',
     });
     if (!job) return;
-    const prompt = text ?? (await vscode.window.showInputBox({ title: `Send to "${job.title}"`, prompt: 'Typed into the agent, followed by Enter.', ignoreFocusOut: true }));
+    const prompt = text ?? (await vscode.window.showInputBox({ title: `Send to "${printable(job.title)}"`, prompt: 'Typed into the agent, followed by Enter.', ignoreFocusOut: true }));
     if (!prompt) return;
     const client = await WorkerClient.connect(s.store, job.id);
     try {

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { profileNames, resolveProfile } from '../../core/profiles';
+import { MAX_PROMPT_CHARS, profileNames, resolveProfile } from '../../core/profiles';
 import type { JobRecord } from '../../core/store/schema';
 import { coordinatorSettings, openTerminalOnStart } from '../config';
 import type { PaddockServices } from '../services';
@@ -74,6 +74,8 @@ async function ask(s: PaddockServices, given: StartAgentOptions): Promise<(Start
       prompt: 'What should the agent do? This is its prompt and the agent\'s title.',
       placeHolder: 'e.g. Fix the flaky date test in src/util',
       ignoreFocusOut: true,
+      // The same sentence the coordinator would refuse it with, before the person presses Enter.
+      validateInput: (v) => (v.length > MAX_PROMPT_CHARS ? `The prompt is ${v.length} characters; the limit is ${MAX_PROMPT_CHARS}.` : undefined),
     });
     if (prompt === undefined) return undefined;
   }

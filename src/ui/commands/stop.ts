@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { PaddockServices } from '../services';
 import { registerCommand, targetJobs } from './command';
 import { isTerminalState } from '../../core/store/schema';
+import { printable } from '../../core/common/printable';
 
 export function registerStop(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.stop', async (...args: unknown[]) => {
@@ -10,7 +11,7 @@ export function registerStop(s: PaddockServices): vscode.Disposable {
     const jobs = await targetJobs(s, args, { placeHolder: 'Stop which agents?', filter: (j) => !isTerminalState(j.lifecycle.state), many: true });
     if (jobs.length === 0) return [];
     if (!confirmed) {
-      const what = jobs.length === 1 ? `"${jobs[0].title}"` : `${jobs.length} agents`;
+      const what = jobs.length === 1 ? `"${printable(jobs[0].title)}"` : `${jobs.length} agents`;
       const choice = await vscode.window.showWarningMessage(
         `Stop ${what}?`,
         {

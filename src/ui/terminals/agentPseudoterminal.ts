@@ -12,6 +12,7 @@ import type { ReadyMessage } from '../../core/protocol/messages';
 import { RESET_TERMINAL_MODES } from '../../core/protocol/terminalModes';
 import type { JobStore } from '../../core/store';
 import { isTerminalState, JobRecord } from '../../core/store/schema';
+import { printable } from '../../core/common/printable';
 
 const CLEAR = '\x1b[H\x1b[2J\x1b[3J';
 const dim = (text: string) => `\r\n\x1b[2m[paddock] ${text}\x1b[0m\r\n`;
@@ -58,7 +59,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   }
 
   get name(): string {
-    return `${this.options.readOnly ? '👁 ' : ''}${this.options.title}`;
+    return `${this.options.readOnly ? '👁 ' : ''}${printable(this.options.title)}`;
   }
 
   open(initialDimensions: vscode.TerminalDimensions | undefined): void {
@@ -190,7 +191,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     if (reconnecting) this.nameEmitter.fire(`${this.name} (ended)`);
     this.ended = true;
     const l = job.lifecycle;
-    this.write(dim(`agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${l.detail ? `: ${l.detail}` : ''}. Its output is in "Paddock: Show Agent Log".`));
+    this.write(dim(`agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${l.detail ? `: ${printable(l.detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`));
     this.endedEmitter.fire(l.state);
   }
 }

@@ -13,6 +13,7 @@ import type { JobEntry, JobStore } from '../../core/store';
 import type { JobRecord } from '../../core/store/schema';
 import { AgentNode, EvidenceNode, FileNode, MessageNode, RepoNode, TreeNode, UnreadableNode } from './nodes';
 import { lookOf, tooltipMarkdown } from './presentation';
+import { printable } from '../../core/common/printable';
 
 const TICK_MS = 10_000;
 const FULL_RELOAD_MS = 60_000;
@@ -214,8 +215,8 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     if (element instanceof UnreadableNode) {
       const item = new vscode.TreeItem(`Unreadable agent ${element.jobId}`, vscode.TreeItemCollapsibleState.None);
       item.id = element.id;
-      item.description = element.reason;
-      item.tooltip = new vscode.MarkdownString().appendText(`Agent ${element.jobId} cannot be read: ${element.reason}. It is left untouched on disk.`);
+      item.description = printable(element.reason);
+      item.tooltip = new vscode.MarkdownString().appendText(`Agent ${element.jobId} cannot be read: ${printable(element.reason)}. It is left untouched on disk.`);
       item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.errorForeground'));
       item.contextValue = 'unreadable';
       return item;
@@ -233,7 +234,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     const now = Date.now();
     const look = lookOf(job, now);
     const hasChildren = Boolean(job.worktree || job.evidence);
-    const item = new vscode.TreeItem(job.title, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(printable(job.title), hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = node.id;
     item.description = look.description;
     item.iconPath = new vscode.ThemeIcon(look.iconId, look.colorId ? new vscode.ThemeColor(look.colorId) : undefined);
@@ -241,7 +242,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     const tooltip = new vscode.MarkdownString(tooltipMarkdown(job, now));
     tooltip.supportThemeIcons = true;
     item.tooltip = tooltip;
-    item.accessibilityInformation = { label: `${job.title}, ${look.description}` };
+    item.accessibilityInformation = { label: `${printable(job.title)}, ${look.description}` };
     return item;
   }
 

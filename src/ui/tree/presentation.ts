@@ -6,6 +6,7 @@
  */
 import type { JobRecord, LifecycleState } from '../../core/store/schema';
 import { isTerminalState } from '../../core/store/schema';
+import { printable } from '../../core/common/printable';
 import { canRestore } from '../../core/coordinator/restoreAgent';
 
 export interface AgentLook {
@@ -149,8 +150,13 @@ function row(label: string, value: string | number | null | undefined): string |
   return `| ${label} | ${escapeCell(String(value))} |`;
 }
 
-function escapeCell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/([*_`[\]<>])/g, '\\$1');
+/**
+ * Text Paddock did not write, for one cell of the tooltip's markdown: control
+ * characters shown (printable), then everything markdown or HTML would act on
+ * escaped (a title must not become a link, an image or a command).
+ */
+export function escapeCell(text: string): string {
+  return printable(text).replace(/([\\`*_{}[\]()<>#+\-.!|~&])/g, '\\$1');
 }
 
 function megabytes(bytes: number): string {

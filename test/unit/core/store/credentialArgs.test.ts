@@ -1,0 +1,81 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { Redactor } from '../../../../src/core/store';
+import { redactCredentialArguments } from '../../../../src/core/store/credentialArgs';
+import { allFiles, sampleJob, TestBed } from './helpers';
+
+describe('credentials in command lines', () => {
+  it('redacts the values of credential-named options and variables, in every spelling', () => {
+    const cases: [string, string][] = [
+      ['devserver --api-key=sk-live-123 --port=3000', 'devserver --api-key=[REDACTED] --port=3000'],
+      ['node srv.js --token xyz123 --verbose', 'node srv.js --token [REDACTED] --verbose'],
+      ['mysql --password=hunter2 -u root', 'mysql --password=[REDACTED] -u root'],
+      ['app --db-passwd "two words" x', 'app --db-passwd [REDACTED] x'],
+      ['API_KEY=abc123 GITHUB_TOKEN=ghx cmd --x', 'API_KEY=[REDACTED] GITHUB_TOKEN=[REDACTED] cmd --x'],
+      ['env DB_PASSWORD=pw AWS_SECRET_ACCESS_KEY=k run', 'env DB_PASSWORD=[REDACTED] AWS_SECRET_ACCESS_KEY=[REDACTED] run'],
+      ['cli --auth bearer123 --client-secret=s3 --credentials=/c.json', 'cli --auth [REDACTED] --client-secret=[REDACTED] --credentials=[REDACTED]'],
+      ['curl https://x.invalid/?access_token=abc&x=1', 'curl https://x.invalid/?access_token=[REDACTED]'],
+    ];
+    for (const [raw, want] of cases) assert.equal(redactCredentialArguments(raw), want, raw);
+  });
+
+  it('leaves options and variables that are not credentials alone', () => {
+    for (const text of ['git commit --author=me --message=fix', 'vim --keyboard=us -p', 'PATH=/bin HOME=/h ls --color=auto', 'make -j4 --tokenizer-path x']) {
+      assert.equal(redactCredentialArguments(text), text);
+    }
+  });
+});
+
+describe('store: text from outside Paddock is redacted on its way in', () => {
+  let bed: TestBed;
+  beforeEach(() => (bed = new TestBed()));
+  afterEach(() => bed.cleanup());
+
+  it("holders, errors, details and timeline messages lose credential options and the job's secret variables, even in a process that is not the worker", async () => {
+    const secret = 'job-secret-value-from-env';
+    // A store like the CLI's or the extension's: no redactor of its own.
+    const store = bed.store({ secretEnv: { MY_AGENT_KEY: secret } });
+    const job = await store.create(sampleJob({ settings: { ...sampleJob().settings, secretEnvNames: ['MY_AGENT_KEY'] } }));
+    const now = new Date().toISOString();
+    await store.update(job.id, (j) => {
+      j.cleanup = {
+        phase: 'incomplete',
+        remaining: ['worktree'],
+        stage: 'removing',
+        failures: 1,
+        nextAttemptAt: null,
+        lastError: `held by devserver --token tok-AAAA and ${secret}`,
+        needsAttention: false,
+        holders: [
+          { pid: 11, command: `devserver --api-key=sk-live-4242 --port 3000` },
+          { pid: 12, command: `API_KEY=plain-4242 node watch.js ${secret}` },
+          { pid: 13, command: `${'x'.repeat(480)} --password=pw` },
+        ],
+        deleteBranch: false,
+        fingerprint: null,
+        branchOutcome: null,
+        requestedAt: now,
+        updatedAt: now,
+      };
+      j.lifecycle.detail = `exit 1: --password hunter2-pw`;
+    });
+    await store.appendTimeline(job.id, { generation: 1, type: 'note', message: `ran DB_PASSWORD=dbpw-77 ${secret}` });
+    const record = await store.read(job.id);
+    assert.deepEqual(
+      record.cleanup!.holders.slice(0, 2).map((h) => h.command),
+      ['devserver --api-key=[REDACTED] --port 3000', 'API_KEY=[REDACTED] node watch.js [REDACTED]'],
+    );
+    assert.ok(record.cleanup!.holders[2].command.length <= 500, 'a redaction longer than the value still fits the schema');
+    for (const file of allFiles(store.home)) {
+      const content = fs.readFileSync(file, 'utf8');
+      for (const value of [secret, 'sk-live-4242', 'plain-4242', 'tok-AAAA', 'hunter2-pw', 'dbpw-77']) assert.ok(!content.includes(value), `${value} in ${file}`);
+    }
+  });
+
+  it('keeps redacting with the configured secrets too', async () => {
+    const store = bed.store({ redactor: new Redactor(['configured-secret']), secretEnv: {} });
+    const job = await store.create(sampleJob());
+    await store.transition(job.id, 'starting', { detail: 'saw configured-secret' });
+    assert.equal((await store.read(job.id)).lifecycle.detail, 'saw [REDACTED]');
+  });
+});
