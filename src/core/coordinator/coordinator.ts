@@ -25,6 +25,7 @@ import { backoffDelayMs, DueTimes } from './backoff';
 import { CapacityBlocker, capacityOf, CapacityState, isBeingPrepared, queueOrder } from './capacity';
 import { CleanupRunner, observeFingerprint } from './cleanupRunner';
 import { restoreAgent } from './restoreAgent';
+import { retryBlocker } from '../operations/rules';
 import type { RestoreResult } from '../git';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { runtimeDirFor } from '../protocol/runtimeDir';
@@ -112,7 +113,6 @@ const OPERATION_WAIT_MS = 120_000;
 const CAPACITY_WAIT_MS = 30_000;
 const LAUNCH_POLL_MS = 20;
 
-const RETRYABLE = ['failed', 'cancelled', 'orphaned', 'completed'];
 /** Cleanups run by one coordinator at the same time (each is mostly git and /proc work). */
 const CLEANUP_CONCURRENCY = 4;
 /** Passes between full re-reads of the store when nothing was seen to change. */
@@ -348,9 +348,8 @@ export class Coordinator extends Disposable {
 
   private async beginRetry(id: string, automatic: boolean): Promise<JobRecord> {
     const job = await this.store.read(id);
-    const state = job.lifecycle.state;
-    if (!RETRYABLE.includes(state)) throw usageError(`Agent ${id} is ${state}; only an ended agent can be retried.`);
-    if (job.cleanup !== null) throw usageError(`Agent ${id} has been cleaned up; it cannot be retried.`);
+    const blocker = retryBlocker(job);
+    if (blocker) throw usageError(blocker);
     if (job.worktree === null || !existsSync(job.worktree)) {
       throw failure(`Agent ${id} cannot be retried: its worktree no longer exists.`);
     }

@@ -16,4 +16,4 @@ export { DEFAULT_SETTINGS, resolveSettings } from './settings';
 export type { CoordinatorSettings, SettingsProvider } from './settings';
 export { backoffDelayMs, dueTime, BACKOFF_CAP_MS, NEEDS_ATTENTION_AFTER } from './backoff';
 export { worktreePathFor, branchNameFor } from './worktreePath';
-export { canRestore, defaultRestoreTarget } from './restoreAgent';
+export { defaultRestoreTarget } from './restoreAgent';

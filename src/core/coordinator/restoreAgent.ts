@@ -7,12 +7,8 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import { restoreWorktree, type RestoreResult } from '../git';
+import { restoreBlocker } from '../operations/rules';
 import type { JobRecord, JobStore } from '../store';
-
-/** Restore needs a snapshot; it can run whenever one was captured. */
-export function canRestore(job: JobRecord): boolean {
-  return job.evidence?.snapshotRef != null;
-}
 
 /** The original worktree path when it is free again; otherwise the caller must name a folder. */
 export function defaultRestoreTarget(job: JobRecord): string | null {
@@ -21,7 +17,8 @@ export function defaultRestoreTarget(job: JobRecord): string | null {
 
 export async function restoreAgent(store: JobStore, id: string, to: string | undefined): Promise<RestoreResult> {
   const job = await store.read(id);
-  if (!canRestore(job)) throw usageError(`Agent ${id} has no saved evidence to restore from; it has not been cleaned up.`);
+  const blocker = restoreBlocker(job);
+  if (blocker) throw usageError(blocker);
   const target = to !== undefined ? path.resolve(to) : defaultRestoreTarget(job);
   if (target === null) {
     throw usageError(`Agent ${id}'s worktree ${job.worktree ?? ''} still exists; pass --to DIR to restore into another folder.`);

@@ -11,7 +11,3 @@ export function diffSides(job: JobRecord, file: ChangedFile): [vscode.Uri, vscod
   const left = file.status === 'A' || file.status === '?' ? undefined : gitUri(worktree, job.baseSha!, file.oldPath ?? file.path);
   return [right ?? left!, left, right];
 }
-
-export function hasLiveWorktree(job: JobRecord): boolean {
-  return Boolean(job.worktree) && job.cleanup?.phase !== 'complete';
-}

@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import { changedFiles } from '../../core/git';
 import type { PaddockServices } from '../services';
 import { registerCommand, targetJobs } from './command';
-import { diffSides, hasLiveWorktree } from './diffSides';
+import { hasLiveWorktree } from '../../core/operations/rules';
+import { diffSides } from './diffSides';
 import { printable } from '../../core/common/printable';
 
 export function registerOpenChanges(s: PaddockServices): vscode.Disposable {

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { PaddockServices } from '../services';
 import { registerCommand, targetJobs } from './command';
-import { hasLiveWorktree } from './diffSides';
+import { hasLiveWorktree } from '../../core/operations/rules';
 
 export function registerOpenWorktree(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.openWorktree', async (...args: unknown[]) => {

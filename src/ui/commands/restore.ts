@@ -1,7 +1,8 @@
 /** Paddock: Restore Worktree — re-create a cleaned agent's worktree from its evidence. */
 import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
-import { canRestore, defaultRestoreTarget } from '../../core/coordinator';
+import { defaultRestoreTarget } from '../../core/coordinator';
+import { canRestore } from '../../core/operations/rules';
 import type { PaddockServices } from '../services';
 import { registerCommand, targetJobs } from './command';
 

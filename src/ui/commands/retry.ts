@@ -1,6 +1,7 @@
 /** Paddock: Retry — a new generation of an ended agent in the same worktree. */
 import * as vscode from 'vscode';
 import type { PaddockServices } from '../services';
+import { canRetry } from '../../core/operations/rules';
 import { registerCommand, targetJobs } from './command';
 import { openTerminalOnStart } from '../config';
 
@@ -8,7 +9,7 @@ export function registerRetry(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.retry', async (...args: unknown[]) => {
     const jobs = await targetJobs(s, args, {
       placeHolder: 'Retry which agent?',
-      filter: (j) => ['failed', 'cancelled', 'orphaned', 'completed'].includes(j.lifecycle.state) && !j.cleanup,
+      filter: canRetry,
     });
     const results = [];
     for (const job of jobs) {

@@ -7,7 +7,17 @@
 import type { JobRecord, LifecycleState } from '../../core/store/schema';
 import { isTerminalState } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
-import { canRestore } from '../../core/coordinator/restoreAgent';
+import {
+  canAttach,
+  canCleanUp,
+  canCleanUpAnyway,
+  canRestore,
+  canRetry,
+  canRetryCleanup,
+  canSend,
+  canStop,
+  hasLiveWorktree,
+} from '../../core/operations/rules';
 
 export interface AgentLook {
   description: string;
@@ -89,19 +99,17 @@ function cleanupWords(job: JobRecord, now: number): string | undefined {
 }
 
 export function capabilitiesOf(job: JobRecord): string[] {
-  const state = job.lifecycle.state;
-  const ended = isTerminalState(state);
-  const cleanup = job.cleanup;
   const caps: string[] = ['log'];
-  if (state === 'running' || state === 'waiting' || state === 'starting') caps.push('attach', 'send');
-  if (!ended && state !== 'cancelling') caps.push('stop');
-  if (ended && !cleanup && job.worktree) caps.push('retry');
-  if (ended && !cleanup) caps.push('cleanup');
-  if (cleanup && cleanup.phase === 'incomplete') caps.push('retryCleanup');
-  if (job.worktree && cleanup?.phase !== 'complete') caps.push('worktree');
+  if (canAttach(job)) caps.push('attach');
+  if (canSend(job)) caps.push('send');
+  if (canStop(job)) caps.push('stop');
+  if (canRetry(job)) caps.push('retry');
+  if (canCleanUp(job)) caps.push('cleanup');
+  if (canRetryCleanup(job)) caps.push('retryCleanup');
+  if (hasLiveWorktree(job)) caps.push('worktree');
   if (job.branch) caps.push('branch');
   if (job.evidence?.patch) caps.push('patch');
-  if (cleanup?.awaitingConsent) caps.push('consent');
+  if (canCleanUpAnyway(job)) caps.push('consent');
   if (canRestore(job)) caps.push('restore');
   return caps;
 }
