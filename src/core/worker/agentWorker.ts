@@ -105,6 +105,7 @@ export class AgentWorker extends Disposable implements AgentSession {
 
   resize(cols: number, rows: number): void {
     if (!this.pty || this.exitInfo) return;
+    if (cols !== this.pty.cols || rows !== this.pty.rows) this.waiting?.noteResize();
     try {
       this.pty.resize(cols, rows);
     } catch (err) {

@@ -7,6 +7,10 @@
  *   often stays on screen (line-oriented programs), so after input only a *new*
  *   occurrence counts: more matches on screen than when the person typed;
  * - idleness: no output or input for the profile's idle time; ends on output or input.
+ *
+ * A viewer's resize makes the agent redraw its whole screen: that output is
+ * the terminal's doing, not the agent's, so for a moment after a resize output
+ * neither ends `idle` nor counts as activity (input from a person still does).
  */
 import { Disposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
@@ -20,6 +24,8 @@ export interface WaitingOptions {
   readScreen: () => string;
   /** How often at most the screen is matched against the pattern. */
   patternCheckMs?: number;
+  /** How long after a resize output is taken for the agent's redraw (default 1000 ms). */
+  redrawMs?: number;
 }
 
 export class WaitingDetector extends Disposable {
@@ -31,6 +37,9 @@ export class WaitingDetector extends Disposable {
   private readonly globalPattern: RegExp | null;
   /** Matches on screen when the person last typed: those are answered. */
   private answeredMatches = 0;
+  /** Until then, output is taken for the redraw a resize caused. */
+  private redrawUntil = 0;
+  private readonly redrawMs: number;
 
   private readonly _onDidChange = this._register(new Emitter<WaitingReason | null>());
   /** The new reason, or null when the agent works again. */
@@ -39,6 +48,7 @@ export class WaitingDetector extends Disposable {
   constructor(private readonly opts: WaitingOptions) {
     super();
     this.patternCheckMs = opts.patternCheckMs ?? 250;
+    this.redrawMs = opts.redrawMs ?? 1000;
     const p = opts.pattern;
     this.globalPattern = p ? new RegExp(p.source, p.flags.includes('g') ? p.flags : `${p.flags}g`) : null;
     this._register({ dispose: () => this.clearTimers() });
@@ -50,8 +60,14 @@ export class WaitingDetector extends Disposable {
   }
 
   noteOutput(): void {
+    if (Date.now() < this.redrawUntil) return;
     if (this.reason === 'idle') this.set(null);
     this.armIdle();
+  }
+
+  /** A viewer changed the terminal's size: the redraw that follows is not the agent working. */
+  noteResize(): void {
+    this.redrawUntil = Date.now() + this.redrawMs;
   }
 
   /** The screen changed (the mirror caught up): re-check the pattern soon. */

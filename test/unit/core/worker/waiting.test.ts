@@ -34,6 +34,28 @@ describe('WaitingDetector', () => {
     assert.deepEqual(changes, ['idle', null]);
   });
 
+  it('the redraw after a resize does not end idle waiting; input does', async () => {
+    const { d, changes } = make({ idleMs: 40 }, { text: '' });
+    await sleep(80);
+    assert.equal(d.current, 'idle');
+    d.noteResize();
+    d.noteOutput(); // the agent redraws its screen at the new size
+    assert.equal(d.current, 'idle');
+    d.noteInput();
+    assert.equal(d.current, null);
+    assert.deepEqual(changes, ['idle', null]);
+  });
+
+  it('output long after a resize is the agent working again', async () => {
+    const d = new WaitingDetector({ pattern: null, idleMs: 40, readScreen: () => '', redrawMs: 20 });
+    detectors.push(d);
+    await sleep(80);
+    d.noteResize();
+    await sleep(40);
+    d.noteOutput();
+    assert.equal(d.current, null);
+  });
+
   it('a pattern counts only while unanswered: a prompt left on screen after input does not flap', async () => {
     const screen = { text: 'Proceed? [y/n]' };
     const { d, changes } = make({ pattern: /Proceed\? \[y\/n\]/ }, screen);
