@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { describeError, PaddockError } from '../common/errors';
 import {
   branchSafety,
@@ -26,6 +27,7 @@ import {
 } from '../git';
 import { firstUnsavedEntry, isGitless } from '../git/remnant';
 import { findByEnvMarker, holdersOf, terminateProcessTree } from '../proc';
+import { removeJobSockets } from '../protocol/runtimeDir';
 import type { Cleanup, CleanupResource, Holder, JobRecord } from '../store/schema';
 import { isTerminalState } from '../store/schema';
 import type { JobStore } from '../store';
@@ -40,6 +42,8 @@ export interface CleanupRunnerDeps {
   stopAgent(id: string, graceMs: number): Promise<void>;
   log(message: string): void;
   random?: () => number;
+  /** The environment that names the runtime dir (PADDOCK_RUNTIME_DIR, XDG_RUNTIME_DIR); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface CleanupRequest {
@@ -221,6 +225,8 @@ export class CleanupRunner {
       }
       notes.push(`stopped ${marked.length} leftover process${marked.length === 1 ? '' : 'es'}`);
     }
+    // Proven stopped: a killed worker's socket file is all that is left of it.
+    removeJobSockets(id, job.lifecycle.generation, this.deps.env);
     return this.setPhase(id, 'terminating', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'process') }));
   }
 
@@ -326,6 +332,9 @@ export class CleanupRunner {
         if (err instanceof StageFailure) throw err;
         throw new StageFailure('removing', describeError(err));
       }
+      // The last agent of a repository leaves no empty `<repo>.worktrees/` behind (rmdir refuses a non-empty one).
+      const parent = path.dirname(worktree);
+      if (parent.endsWith('.worktrees')) await fs.rmdir(parent).catch(() => undefined);
       notes.push(
         outcome === 'already-gone-pruned'
           ? 'worktree was already deleted; pruned it from git'

@@ -171,6 +171,7 @@ export class Coordinator extends Disposable {
       }),
       log: (m) => this.log(m),
       random: options.random,
+      env: this.env,
     });
     this._register(toDisposable(() => {
       this.disposed = true;

@@ -5,7 +5,7 @@
  * before anything listens on it.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync } from 'node:fs';
+import { lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { failure } from '../common/errors';
 
@@ -57,4 +57,24 @@ export function checkSocketPath(path: string): string {
 /** The socket path for a job's execution, validated for length (the directory is not created). */
 export function socketPathFor(jobId: string, generation: number, env: NodeJS.ProcessEnv = process.env): string {
   return checkSocketPath(join(runtimeDirFor(env), socketFileName(jobId, generation)));
+}
+
+/**
+ * Removes the socket files a job's executions left behind (a SIGKILLed worker
+ * cannot unlink its own). Only sockets are removed, and only once the caller
+ * has proven the job's processes gone; returns how many were removed.
+ */
+export function removeJobSockets(jobId: string, generations: number, env: NodeJS.ProcessEnv = process.env): number {
+  let removed = 0;
+  for (let generation = 1; generation <= generations; generation++) {
+    const file = join(runtimeDirFor(env), socketFileName(jobId, generation));
+    try {
+      if (!lstatSync(file).isSocket()) continue;
+      unlinkSync(file);
+      removed++;
+    } catch {
+      // absent, or already gone: nothing to do
+    }
+  }
+  return removed;
 }

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
 
 describe('Coordinator: cleanup', function () {
@@ -44,6 +44,21 @@ describe('Coordinator: cleanup', function () {
     // The timeline shows capture strictly before removal.
     const types = (await sb.store.readTimeline(job.id)).map((e) => e.type);
     assert.ok(types.indexOf('cleanup-captured') < types.indexOf('cleanup-complete'));
+  });
+
+  it('leaves no socket file of a SIGKILLed worker and no empty worktrees folder behind', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sleep', '30'] });
+    const running = await sb.waitFor(job.id, (j) => j.lifecycle.state === 'running');
+    const socket = running.execution!.socketPath;
+    assert.ok(existsSync(socket));
+    process.kill(running.lifecycle.workerPid!, 'SIGKILL');
+    await sb.waitFor(job.id, (j) => j.lifecycle.state === 'orphaned');
+    assert.ok(existsSync(socket), 'a killed worker cannot remove its socket');
+    const report = await c.cleanup(job.id);
+    assert.equal(report.job.cleanup?.phase, 'complete', report.job.cleanup?.lastError ?? '');
+    assert.equal(existsSync(socket), false);
+    assert.equal(existsSync(dirname(job.worktree!)), false, 'the empty <repo>.worktrees folder is gone');
   });
 
   it('deletes the branch with unmerged commits only when asked', async () => {
