@@ -16,7 +16,9 @@ export const signalCommand: CliCommand = {
   async run(argv, ctx) {
     const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: {} });
     const state = WaitingSignalSchema.safeParse(positionals[0]);
-    if (positionals.length !== 1 || !state.success) throw usageError('Usage: paddock signal waiting|running');
+    // Codex's notify program gets one JSON argument after the ones configured: accepted, not needed.
+    const extraIsNotifyPayload = positionals.length === 2 && positionals[1].trimStart().startsWith('{');
+    if ((positionals.length !== 1 && !extraIsNotifyPayload) || !state.success) throw usageError('Usage: paddock signal waiting|running');
     const socket = ctx.env.PADDOCK_SOCKET;
     const token = ctx.env.PADDOCK_AGENT_TOKEN;
     if (!socket || !token) throw usageError('paddock signal works only inside a Paddock agent (PADDOCK_SOCKET is not set).');

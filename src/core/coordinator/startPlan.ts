@@ -6,7 +6,7 @@
 import type { JobSettings } from '../store/schema';
 import { usageError } from '../common/errors';
 import { assertTextLength } from '../common/textLimit';
-import { assertUsablePrompt, expandArgs, Profile, resolveProfile } from '../profiles';
+import { assertUsablePrompt, builtinForProgram, expandArgs, Profile, resolveProfile } from '../profiles';
 import type { CoordinatorSettings } from './settings';
 
 export interface StartRequest {
@@ -54,12 +54,17 @@ function titleFrom(request: StartRequest, command: string[]): string {
 
 export function planStart(request: StartRequest, settings: CoordinatorSettings, env: NodeJS.ProcessEnv): StartPlan {
   if (request.command !== undefined && request.command.length === 0) throw usageError('The command after -- is empty.');
-  const profileName = request.command ? (request.profile ?? null) : (request.profile ?? settings.defaultProfile);
+  // `start -- claude …` is Claude Code all the same: matched by the program's name, it gets the profile's signals and settings.
+  const matched = request.command && !request.profile ? builtinForProgram(request.command[0], env) : null;
+  const profileName = request.command ? (request.profile ?? matched) : (request.profile ?? settings.defaultProfile);
   const profile: Profile | null = profileName === null ? null : resolveProfile(profileName, settings.profiles, env);
   if (request.command) assertCommand(request.command);
   else assertUsablePrompt(profileName!, profile!.args, request.prompt);
   if (request.base !== undefined) assertTextLength(request.base, MAX_BASE_CHARS, 'base');
-  const command = request.command ?? [profile!.command, ...expandArgs(profile!.args, request.prompt)];
+  const signalArgs = profile?.signalArgs ?? [];
+  const command = request.command
+    ? [request.command[0], ...(matched ? signalArgs : []), ...request.command.slice(1)]
+    : [profile!.command, ...signalArgs, ...expandArgs(profile!.args, request.prompt)];
   return {
     title: titleFrom(request, command),
     profileName,
@@ -71,7 +76,7 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
       waitingPattern: profile?.waitingPattern ?? null,
       idleSeconds: profile?.idleSeconds ?? null,
       // An explicit command has no known way to resume: a retry runs it again as it was.
-      resumeArgs: request.command ? null : (profile?.resumeArgs ?? null),
+      resumeArgs: request.command || !profile?.resumeArgs ? null : [...signalArgs, ...profile.resumeArgs],
       secretEnvNames: profile?.secretEnv ?? [],
       autoRestart: settings.autoRestart,
       recoveryLimit: settings.recoveryLimit,

@@ -8,7 +8,25 @@ const base: Omit<Profile, 'command'> = {
   secretEnv: [],
   waitingPattern: null,
   idleSeconds: null,
+  signalArgs: [],
 };
+
+/**
+ * Claude Code's hooks, passed inline with `--settings` (never written into the
+ * person's own settings files): it asks (Notification) or ends its turn (Stop)
+ * → waiting; the person submits a prompt or a tool runs → running.
+ */
+export const CLAUDE_SIGNAL_SETTINGS = JSON.stringify({
+  hooks: {
+    Notification: [{ hooks: [{ type: 'command', command: 'paddock signal waiting' }] }],
+    Stop: [{ hooks: [{ type: 'command', command: 'paddock signal waiting' }] }],
+    UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'paddock signal running' }] }],
+    PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'paddock signal running' }] }],
+  },
+});
+
+/** Codex runs its `notify` program (with a JSON argument) when a turn completes. */
+export const CODEX_NOTIFY = 'notify=["paddock","signal","waiting"]';
 
 export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile> {
   return {
@@ -20,7 +38,9 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       // Continues the most recent conversation in this directory, i.e. this worktree's.
       resumeArgs: ['--continue'],
       secretEnv: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'],
+      // The quiet-screen guess stays as the fallback for a hook that does not fire.
       idleSeconds: 30,
+      signalArgs: ['--settings', CLAUDE_SIGNAL_SETTINGS],
     },
     codex: {
       ...base,
@@ -29,6 +49,7 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       resumeArgs: ['resume', '--last'],
       secretEnv: ['OPENAI_API_KEY'],
       idleSeconds: 30,
+      signalArgs: ['-c', CODEX_NOTIFY],
     },
     aider: {
       ...base,
@@ -48,3 +69,12 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
 }
 
 export const DEFAULT_PROFILE = 'claude';
+
+/** The built-in profile whose program is `program` (by its executable's name), for `start -- <program> …`. */
+export function builtinForProgram(program: string, env: NodeJS.ProcessEnv): string | null {
+  const name = program.split('/').pop() ?? program;
+  for (const [profile, p] of Object.entries(builtinProfiles(env))) {
+    if (profile !== 'shell' && p.command === name) return profile;
+  }
+  return null;
+}

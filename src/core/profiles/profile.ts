@@ -24,6 +24,12 @@ export const ProfileSchema = z.object({
   waitingPattern: Text(500).nullable(),
   /** Seconds without output after which the agent counts as waiting; null: never. */
   idleSeconds: z.number().min(0).max(86_400).nullable(),
+  /**
+   * Arguments that make the agent report "waiting"/"running" itself through
+   * `paddock signal` (Claude Code hooks, Codex's notify program), put first on
+   * every start and retry, also of a `paddock start -- <agent>` matched to this profile.
+   */
+  signalArgs: z.array(Text(8192)).max(16).default([]),
 });
 export type Profile = z.infer<typeof ProfileSchema>;
 

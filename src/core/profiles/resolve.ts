@@ -41,6 +41,7 @@ export function resolveProfile(name: string, overrides: unknown, env: NodeJS.Pro
     secretEnv: [],
     waitingPattern: null,
     idleSeconds: null,
+    signalArgs: [],
   };
   const merged = { ...defaults, ...builtin, ...own };
   const checked = ProfileSchema.safeParse(merged);

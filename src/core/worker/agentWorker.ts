@@ -17,6 +17,7 @@ import { ControlServer } from './controlServer';
 import { DrainMarker } from './drain';
 import { ScreenMirror, ScreenSnapshot } from './mirror';
 import { buildAgentEnv, describeExit, loadNodePty, Pty, spawnAgent } from './ptyHost';
+import { prependPath, writeLauncher } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { describeSurvivors, stopAgentProcesses } from './stopAgent';
 import { WaitingDetector } from './waiting';
@@ -198,6 +199,12 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.setUpWaiting();
     const nodePty = loadNodePty(this.opts.nodePtyPath);
     const agentEnv = buildAgentEnv(env, { jobId, socketPath, agentToken });
+    try {
+      const bin = writeLauncher(this.store.jobDir(jobId), home, env);
+      if (bin) prependPath(agentEnv, bin);
+    } catch (err) {
+      log(`could not write the paddock launcher: ${describeError(err)}`); // hooks then need a paddock on PATH
+    }
     try {
       this.pty = spawnAgent({ pty: nodePty, command: this.job.command, cwd: this.job.cwd, env: agentEnv, ...DEFAULT_SIZE, drain: this.drain });
     } catch (err) {

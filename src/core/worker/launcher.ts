@@ -1,0 +1,42 @@
+/**
+ * The `paddock` command inside an agent: hooks (Claude Code's, Codex's
+ * `notify`) run `paddock signal waiting|running`, and the person never has to
+ * install anything for that. The worker writes a small launcher into the job
+ * folder — the same runtime and CLI bundle as the worker, the same store — and
+ * puts its folder first on the agent's PATH.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The CLI bundle beside the worker bundle (dist/cli.js next to dist/worker.js); PADDOCK_CLI_SCRIPT overrides. */
+export function cliScriptPath(env: NodeJS.ProcessEnv): string | null {
+  const script = env.PADDOCK_CLI_SCRIPT || path.join(__dirname, 'cli.js');
+  return existsSync(script) ? script : null;
+}
+
+/** Writes `<jobDir>/bin/paddock`; returns its folder, or null when there is no CLI bundle to launch. */
+export function writeLauncher(jobDir: string, home: string, env: NodeJS.ProcessEnv): string | null {
+  const cli = cliScriptPath(env);
+  if (cli === null) return null;
+  const bin = path.join(jobDir, 'bin');
+  mkdirSync(bin, { recursive: true, mode: 0o700 });
+  const script = [
+    '#!/bin/sh',
+    '# Written by the Paddock worker of this agent: the paddock CLI with the same runtime and store.',
+    `PADDOCK_HOME=${shellQuote(home)}; export PADDOCK_HOME`,
+    // The runtime may be Electron's (VS Code): run it as plain Node.
+    `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(process.execPath)} ${shellQuote(cli)} "$@"`,
+    '',
+  ].join('\n');
+  writeFileSync(path.join(bin, 'paddock'), script, { mode: 0o700 });
+  return bin;
+}
+
+/** PATH with `dir` first. */
+export function prependPath(env: Record<string, string>, dir: string): void {
+  env.PATH = env.PATH ? `${dir}${path.delimiter}${env.PATH}` : dir;
+}
