@@ -69,11 +69,13 @@ export const cleanupCommand: CliCommand = {
     const report = await withCoordinator(ctx, (c) => c.cleanup(id, { deleteBranch, dropUnarchivable: anyway, regenerable, archiveLimitMB }));
     const cleanup = report.job.cleanup!;
     if (values.json) printJson(ctx.io.stdout, jobJson(report.job));
+    // The recorded error is a sentence of its own: its full stop would end this one half-way.
+    const why = cleanup.lastError?.replace(/\.$/, '');
     if (cleanup.awaitingConsent) {
-      throw failure(`Cleanup of agent ${id} stopped before removing anything: ${cleanup.lastError ?? 'something would be lost'} (paddock cleanup ${id} --anyway)`);
+      throw failure(`Cleanup of agent ${id} stopped before removing anything: ${why ?? 'something would be lost'} (paddock cleanup ${id} --anyway)`);
     }
     if (cleanup.phase !== 'complete') {
-      throw failure(`Cleanup of agent ${id} is incomplete at ${cleanup.stage ?? 'an unknown stage'}: ${cleanup.lastError ?? 'unknown error'}; it will be retried.`);
+      throw failure(`Cleanup of agent ${id} is incomplete at ${cleanup.stage ?? 'an unknown stage'}: ${why ?? 'unknown error'}; it will be retried.`);
     }
     if (!values.json) {
       const notes = report.alreadyComplete ? ['it was already cleaned up'] : report.notes;

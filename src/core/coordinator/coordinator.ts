@@ -377,14 +377,19 @@ export class Coordinator extends Disposable {
 
   /** Cleans an agent up now (stopping it if needed); a person's request, so backoff starts over. */
   async cleanup(id: string, opts: CleanupOptions = {}): Promise<CleanupReport> {
-    await this.store.read(id); // bad or unknown ids fail before any waiting
+    const job = await this.store.read(id); // bad or unknown ids fail before any waiting
     const { regenerable, archiveLimitMB } = this.settings;
+    // Consent answers the question the last attempt asked: what it named as over the limit is what
+    // may be dropped, so its limits hold unless this request names others (the setting's default
+    // could be lower and drop files the person was never told about).
+    const asked = opts.dropUnarchivable && job.cleanup?.awaitingConsent ? job.cleanup : undefined;
     const request = {
       manual: true,
       deleteBranch: opts.deleteBranch,
       dropUnarchivable: opts.dropUnarchivable,
-      regenerable: opts.regenerable ?? regenerable,
-      archiveLimitBytes: Math.round((opts.archiveLimitMB ?? archiveLimitMB) * 1024 * 1024),
+      regenerable: opts.regenerable ?? asked?.regenerable ?? regenerable,
+      archiveLimitBytes:
+        opts.archiveLimitMB !== undefined ? Math.round(opts.archiveLimitMB * 1024 * 1024) : (asked?.archiveLimitBytes ?? Math.round(archiveLimitMB * 1024 * 1024)),
     };
     const outcome = await this.cleanupLimiter.run(() => this.withJobLock(id, 'cleanup', () => this.runner.run(id, request)));
     this.forgetEnvIfCleaned(outcome.job);

@@ -120,9 +120,10 @@ export class OwnedLock {
   }
 
   private async tryMkdir(): Promise<HeldLock | undefined> {
-    await fs.mkdir(path.dirname(this.lockDir), { recursive: true });
+    // Private like the rest of the store: owner files name processes and what they are doing.
+    await fs.mkdir(path.dirname(this.lockDir), { recursive: true, mode: 0o700 });
     try {
-      await fs.mkdir(this.lockDir);
+      await fs.mkdir(this.lockDir, { mode: 0o700 });
     } catch (err) {
       if (errnoOf(err) === 'EEXIST') return undefined;
       throw err;
@@ -138,7 +139,7 @@ export class OwnedLock {
       since: new Date().toISOString(),
     };
     const tmp = path.join(this.lockDir, `.${token}.tmp`);
-    await fs.writeFile(tmp, JSON.stringify(owner));
+    await fs.writeFile(tmp, JSON.stringify(owner), { mode: 0o600 });
     await fs.rename(tmp, path.join(this.lockDir, OWNER_FILE));
     return {
       path: this.lockDir,
@@ -165,7 +166,7 @@ export class OwnedLock {
     }
     const guard = `${this.lockDir}.takeover`;
     try {
-      await fs.mkdir(guard);
+      await fs.mkdir(guard, { mode: 0o700 });
     } catch (err) {
       if (errnoOf(err) !== 'EEXIST') throw err;
       const age = await ageMs(guard);

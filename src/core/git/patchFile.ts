@@ -1,9 +1,10 @@
 /**
  * The evidence patch: `base → snapshot tree` as a binary diff, written durably
  * and proven before it counts. git 2.39 exits 0 from `diff-tree --output` on a
- * full disk (ENOSPC), so a short patch looks like a good one: the patch is
- * applied to the base in a temporary index and must give back the snapshot's
- * tree exactly, before it is renamed over any earlier patch.
+ * full disk (ENOSPC), so the patch goes to git's standard output opened on the
+ * file (whose writes git checks); and a short patch must not look like a good
+ * one anyway: it is applied to the base in a temporary index and must give back
+ * the snapshot's tree exactly, before it is renamed over any earlier patch.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -81,26 +82,39 @@ export async function writeVerifiedPatch(repo: string, baseSha: string, tree: st
   await fs.mkdir(path.dirname(patchPath), { recursive: true, mode: 0o700 });
   const temp = `${patchPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    await runGit(['diff-tree', ...PATCH_DIFF_OPTIONS, `--output=${temp}`, baseSha, tree], { cwd: repo });
-    const handle = await fs.open(temp, 'r+');
+    const handle = await fs.open(temp, 'w+', 0o600);
     let count: number;
     try {
+      const made = await runGit(['diff-tree', ...PATCH_DIFF_OPTIONS, baseSha, tree], { cwd: repo, stdoutFd: handle.fd, allowFailure: true });
+      if (made.code !== 0) throw failure(await patchWriteError(temp, firstLine(made.stderr) || `exit code ${made.code}`));
       await handle.sync();
       // A huge patch (large binaries) is not read into one string, which could exceed V8's limit
       // and fail the capture: git lists the paths instead.
       const { size } = await handle.stat();
-      count = size <= PATCH_READ_LIMIT ? countPatchPaths(await handle.readFile('latin1')) : await countChangedPaths(repo, baseSha, tree);
+      count = size <= PATCH_READ_LIMIT ? countPatchPaths(await fs.readFile(temp, 'latin1')) : await countChangedPaths(repo, baseSha, tree);
       await verifyPatch(repo, baseSha, tree, temp, size, scratch);
     } finally {
       await handle.close();
     }
-    await fs.chmod(temp, 0o600);
     return { temp, count };
   } catch (err) {
     await fs.rm(temp, { force: true });
     throw err;
   }
 }
+
+/** Why the patch could not be written, in one sentence: a full disk said as such (git only says "write failure"). */
+async function patchWriteError(temp: string, gitSays: string): Promise<string> {
+  const free = await fs.statfs(path.dirname(temp)).then(
+    (s) => s.bavail * s.bsize,
+    () => null,
+  );
+  if (free !== null && free < FULL_DISK_BYTES) return `There is no space left on the disk of ${path.dirname(temp)} for the evidence patch (git: ${gitSays}).`;
+  return `Could not write the evidence patch to ${path.dirname(temp)}: ${gitSays}.`;
+}
+
+/** Free space below this after a failed write means the write failed because the disk is full. */
+const FULL_DISK_BYTES = 1024 * 1024;
 
 /** The patch applied to `baseSha` in a scratch index must give exactly `tree`. */
 async function verifyPatch(repo: string, baseSha: string, tree: string, patch: string, size: number, scratch: string): Promise<void> {

@@ -79,6 +79,10 @@ async function applyInventory(target: string, manifest: Manifest): Promise<void>
   for (const e of [...files, ...dirs]) {
     const p = path.join(target, e.path);
     try {
+      // Only onto an entry of the same type: a submodule's `.git` file comes back as a folder (its git
+      // dir), and a file's 0644 on it would lock its owner out; chmod through a symlink would reach outside.
+      const now = await fs.lstat(p);
+      if (e.type === 'dir' ? !now.isDirectory() : !now.isFile()) continue;
       await fs.chmod(p, e.mode);
       const when = new Date(e.mtimeMs);
       await fs.utimes(p, when, when);

@@ -15,6 +15,11 @@ export interface GitOptions {
   input?: string | Buffer;
   /** Resolve with the exit code instead of throwing when git fails. */
   allowFailure?: boolean;
+  /**
+   * git's standard output goes straight to this open file (stdout is then empty). Unlike
+   * `--output=FILE`, git checks writes to its standard output and fails on a full disk.
+   */
+  stdoutFd?: number;
 }
 
 export interface GitResult {
@@ -61,11 +66,11 @@ export function firstLine(text: string): string {
 /** Runs `git args…` in opts.cwd; output is collected without a size limit (streams, no maxBuffer). */
 export function runGit(args: string[], opts: GitOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', opts.stdoutFd ?? 'pipe', 'pipe'], windowsHide: true });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.stdout?.on('data', (d: Buffer) => out.push(d));
+    child.stderr!.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e: NodeJS.ErrnoException) => {
       // A missing cwd also surfaces as "spawn git ENOENT": tell the two apart.
       if (e.code === 'ENOENT' && !existsSync(opts.cwd)) reject(failure(`Folder ${opts.cwd} does not exist.`));
@@ -86,7 +91,7 @@ export function runGit(args: string[], opts: GitOptions): Promise<GitResult> {
       resolve(result);
     });
     // git may exit before reading its input (EPIPE); the exit code tells what happened.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(opts.input ?? '');
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(opts.input ?? '');
   });
 }

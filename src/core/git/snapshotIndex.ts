@@ -72,8 +72,21 @@ async function unhideFlagged(opts: StageOptions): Promise<Set<string>> {
   return gitlinks;
 }
 
+/**
+ * Of `paths`, those an ignore rule matches (directly or through an ignored parent folder). git add
+ * refuses a pathspec naming an ignored path, even an excluding one, and then stages nothing more.
+ */
+async function ignoredOf(opts: StageOptions, paths: readonly string[]): Promise<Set<string>> {
+  if (paths.length === 0) return new Set();
+  const res = await runGit(['check-ignore', '-z', '--stdin'], { cwd: opts.worktree, env: opts.env, input: paths.join('\0') + '\0', allowFailure: true });
+  return new Set(res.stdout.split('\0').filter((p) => p.length > 0));
+}
+
 async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>): Promise<{ code: number; stderr: string }> {
-  const excluded = opts.nestedRepos.filter((p) => !gitlinks.has(p)).map((p) => `:(top,literal,exclude)${p}`);
+  // An ignored nested repository is not added anyway (it is archived with the other ignored files).
+  const untracked = opts.nestedRepos.filter((p) => !gitlinks.has(p));
+  const ignored = await ignoredOf(opts, untracked);
+  const excluded = untracked.filter((p) => !ignored.has(p)).map((p) => `:(top,literal,exclude)${p}`);
   return runGit([...EXACT_CONFIG, 'add', '-A', '--', '.', ...excluded], { cwd: opts.worktree, env: opts.env, allowFailure: true });
 }
 

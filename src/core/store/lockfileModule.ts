@@ -3,6 +3,7 @@
  * pulls in and which patches `fs`) costs more than a whole `paddock list` of a
  * small store, and reading the store takes no lock: only writers pay for it.
  */
+import * as fs from 'node:fs';
 import type * as Lockfile from 'proper-lockfile';
 
 let loaded: typeof Lockfile | undefined;
@@ -12,3 +13,13 @@ export function lockfile(): typeof Lockfile {
   loaded ??= require('proper-lockfile') as typeof Lockfile;
   return loaded;
 }
+
+/**
+ * The file system proper-lockfile is given: its lock folders are made private
+ * like the rest of the store (it would make them 0777 less the umask).
+ */
+export const PRIVATE_LOCK_FS = {
+  ...fs,
+  mkdir: (dir: string, callback: (err: NodeJS.ErrnoException | null) => void) => fs.mkdir(dir, { mode: 0o700 }, callback),
+  mkdirSync: (dir: string) => fs.mkdirSync(dir, { mode: 0o700 }),
+};

@@ -7,44 +7,14 @@
  * symlinks, empty folders). Each case reproduced a loss reported in issue 11.
  */
 import * as assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { CONSENT_NEEDED, captureEvidence, type CaptureOptions } from '../../../../src/core/git/evidence';
 import { restoreWorktree } from '../../../../src/core/git/restore';
 import { removeWorktree } from '../../../../src/core/git/worktree';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { Sandbox, binary, git, useGitSandbox, write } from './gitTestUtil';
-
-type State = Map<string, string>;
-
-/** Every entry below `root` (its own `.git` aside) as type, permission bits and content or link target. */
-export function treeState(root: string, skip: (rel: string) => boolean = () => false): State {
-  const state: State = new Map();
-  const visit = (rel: string) => {
-    for (const name of readdirSync(path.join(root, rel))) {
-      const childRel = rel ? `${rel}/${name}` : name;
-      if ((rel === '' && name === '.git') || skip(childRel)) continue;
-      const abs = path.join(root, childRel);
-      const st = lstatSync(abs);
-      const mode = (st.mode & 0o7777).toString(8);
-      if (st.isSymbolicLink()) state.set(childRel, `link ${readlinkSync(abs)}`);
-      else if (st.isDirectory()) {
-        state.set(childRel, `dir ${mode}`);
-        visit(childRel);
-      } else state.set(childRel, `file ${mode} ${createHash('sha256').update(readFileSync(abs)).digest('hex')}`);
-    }
-  };
-  visit('');
-  return state;
-}
-
-function assertSameState(actual: State, expected: State): void {
-  const missing = [...expected.keys()].filter((k) => !actual.has(k));
-  const extra = [...actual.keys()].filter((k) => !expected.has(k));
-  const changed = [...expected.keys()].filter((k) => actual.has(k) && actual.get(k) !== expected.get(k));
-  assert.deepEqual({ missing, extra, changed: changed.map((k) => `${k}: ${expected.get(k)} -> ${actual.get(k)}`) }, { missing: [], extra: [], changed: [] });
-}
+import { assertSameState, treeState, type State } from './treeState';
 
 describe('git: restore gives back the worktree captured at cleanup', function () {
   this.timeout(120_000);
