@@ -66,10 +66,14 @@ export interface ClassifyInput {
   /** Paths in the snapshot tree (files, symlinks, gitlinks). */
   captured: ReadonlySet<string>;
   regenerable: readonly string[];
+  /** Nested repositories: never regenerable, whatever folder they sit in (their commits may exist nowhere else). */
+  nested?: readonly string[];
 }
 
 export function classify(input: ClassifyInput): Classification {
   const isRegenerable = regenerableMatcher(input.regenerable);
+  const nested = input.nested ?? [];
+  const inNested = (p: string) => nested.some((root) => p === root || p.startsWith(`${root}/`));
   const result: Classification = {
     captured: { files: 0, bytes: 0 },
     archive: [],
@@ -88,7 +92,7 @@ export function classify(input: ClassifyInput): Classification {
       result.captured.bytes += e.size;
       continue;
     }
-    if (isRegenerable(e.path) || e.type === 'socket') {
+    if ((isRegenerable(e.path) && !inNested(e.path)) || e.type === 'socket') {
       // Report the top-most matching path once ("node_modules", not each file in it).
       const parent = e.path.slice(0, Math.max(0, e.path.lastIndexOf('/')));
       if ((parent === '' || !isRegenerable(parent)) && result.regenerable.roots.length < 50) result.regenerable.roots.push(e.path);

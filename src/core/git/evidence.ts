@@ -170,7 +170,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const listed = await runGit(['ls-files', '-z'], { cwd: worktree, env });
     const captured = new Set(listed.stdout.split('\0').filter((p) => p.length > 0));
 
-    const classes = classify({ entries: walk.entries, captured, regenerable: opts.regenerable ?? DEFAULT_REGENERABLE });
+    const classes = classify({ entries: walk.entries, captured, regenerable: opts.regenerable ?? DEFAULT_REGENERABLE, nested: walk.nested.map((n) => n.path) });
     const gitdirs = await doomedGitDirs(worktree, walk, ownGitDir);
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
 

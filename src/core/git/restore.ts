@@ -95,12 +95,19 @@ async function applyInventory(target: string, manifest: Manifest): Promise<void>
 export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResult> {
   const target = path.resolve(opts.target);
   await assertFreeTarget(target);
-  const snapshotSha = await refSha(opts.repo, `${opts.snapshotRef}^{commit}`);
-  if (!snapshotSha) throw failure(`The snapshot ${opts.snapshotRef} is not in ${opts.repo}; there is nothing to restore from.`);
+  const refTip = await refSha(opts.repo, `${opts.snapshotRef}^{commit}`);
+  if (!refTip) throw failure(`The snapshot ${opts.snapshotRef} is not in ${opts.repo}; there is nothing to restore from.`);
   const inventory = path.join(opts.evidenceDir, INVENTORY_FILE);
   const manifest = existsSync(inventory) ? await readManifest(inventory) : null;
-  if (manifest && manifest.snapshotSha !== snapshotSha) {
-    throw failure(`The evidence inventory describes snapshot ${manifest.snapshotSha.slice(0, 12)} but ${opts.snapshotRef} is ${snapshotSha.slice(0, 12)}; they do not belong together.`);
+  let snapshotSha = refTip;
+  if (manifest && manifest.snapshotSha !== refTip) {
+    // A capture cut short between moving the ref and renaming its inventory: the inventory's own
+    // snapshot (kept by the ref's reflog) is the one its archive belongs to.
+    const own = await refSha(opts.repo, `${manifest.snapshotSha}^{commit}`);
+    if (!own) {
+      throw failure(`The evidence inventory describes snapshot ${manifest.snapshotSha.slice(0, 12)}, which is not in ${opts.repo}; ${opts.snapshotRef} is ${refTip.slice(0, 12)}.`);
+    }
+    snapshotSha = own;
   }
   const headSha = manifest?.headSha ?? (await refSha(opts.repo, `${snapshotSha}^1`));
   if (!headSha) throw failure(`The snapshot ${opts.snapshotRef} has no parent commit to restore the worktree's HEAD from.`);

@@ -93,6 +93,39 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.equal(readFileSync(path.join(restoredSub, 'lib.txt'), 'utf8'), 'lib v3 uncommitted\n');
   });
 
+  it('never drops a nested repository as regenerable, even inside node_modules', async () => {
+    const inner = path.join(wt, 'node_modules', 'forked-dep');
+    mkdirSync(inner, { recursive: true });
+    git(inner, 'init', '-q', '-b', 'main');
+    write(inner, 'patch.js', 'the agent fixed the dependency\n');
+    git(inner, 'add', 'patch.js');
+    git(inner, '-c', 'user.name=A', '-c', 'user.email=a@b.c', 'commit', '-q', '-m', 'local fix');
+    write(wt, 'node_modules/other/index.js', 'regenerable\n');
+    const ev = await captureEvidence(options());
+    assert.equal(ev.summary.regenerable.files, 1, 'only node_modules/other/index.js');
+    assert.deepEqual(ev.summary.nested, ['node_modules/forked-dep']);
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.equal(git(path.join(restored, 'node_modules', 'forked-dep'), 'log', '-1', '--format=%s'), 'local fix');
+  });
+
+  it('restores from the inventory\'s own snapshot when a crash left the ref one capture ahead', async () => {
+    write(wt, 'first.txt', 'first capture\n');
+    write(wt, '.env', 'archived\n');
+    const first = await captureEvidence(options());
+    // A later capture moved the ref, then died before renaming its inventory into place.
+    write(wt, 'second.txt', 'second capture\n');
+    const tree = git(wt, 'write-tree');
+    const later = git(repo, 'commit-tree', tree, '-p', first.snapshotSha, '-m', 'later');
+    git(repo, 'update-ref', first.snapshotRef, later);
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    await restoreWorktree({ repo, snapshotRef: first.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.equal(readFileSync(path.join(restored, 'first.txt'), 'utf8'), 'first capture\n');
+    assert.equal(readFileSync(path.join(restored, '.env'), 'utf8'), 'archived\n');
+  });
+
   it('reads files hidden by assume-unchanged and skip-worktree', async () => {
     git(wt, 'update-index', '--assume-unchanged', 'c.txt');
     git(wt, 'update-index', '--skip-worktree', 'd.txt');
