@@ -5,6 +5,7 @@
  * belong to their detached workers and outlive the window.
  */
 import * as vscode from 'vscode';
+import { PLATFORMS_DOC_URL, unsupportedPlatformMessage } from './core/common/platform';
 import { PaddockExtension } from './ui/paddockExtension';
 
 export interface PaddockApi {
@@ -12,7 +13,15 @@ export interface PaddockApi {
   readonly extension: PaddockExtension;
 }
 
-export function activate(context: vscode.ExtensionContext): PaddockApi {
+export function activate(context: vscode.ExtensionContext): PaddockApi | undefined {
+  const unsupported = unsupportedPlatformMessage();
+  if (unsupported) {
+    // Nothing is registered: a command or view that half-works is worse than this one sentence.
+    void vscode.window.showErrorMessage(unsupported, 'Open the Docs').then((choice) => {
+      if (choice) void vscode.env.openExternal(vscode.Uri.parse(PLATFORMS_DOC_URL));
+    });
+    return undefined;
+  }
   const started = performance.now();
   const extension = new PaddockExtension(context);
   context.subscriptions.push(extension);

@@ -5,6 +5,7 @@
  * sentence on stderr, never a stack trace.
  */
 import { describeError, PaddockError } from '../core/common/errors';
+import { unsupportedPlatformMessage } from '../core/common/platform';
 import { printable } from '../core/common/printable';
 import type { CliCommand, CliContext } from './command';
 
@@ -61,7 +62,12 @@ function sentence(text: string): string {
   return /[.!?]$/.test(one) ? one : `${one}.`;
 }
 
-export async function runCli(argv: string[], ctx: CliContext): Promise<number> {
+export async function runCli(argv: string[], ctx: CliContext, platform: NodeJS.Platform = process.platform): Promise<number> {
+  const unsupported = unsupportedPlatformMessage(platform);
+  if (unsupported) {
+    ctx.io.stderr.write(`paddock: ${unsupported}\n`);
+    return 1;
+  }
   const [verb, ...rest] = argv;
   if (verb === undefined) {
     ctx.io.stderr.write(helpText());

@@ -49,7 +49,7 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
     mkdirSync(join(root, 'outside'));
     writeFileSync(join(root, 'outside', 'job.json'), 'precious');
     writeFileSync(join(root, 'victim.txt'), 'precious');
-    env = { PATH: process.env.PATH, HOME: root, LANG: 'C.UTF-8', PADDOCK_HOME: home, PADDOCK_RUNTIME_DIR: join(root, 'r') };
+    env = { PATH: process.env.PATH, HOME: root, LANG: 'C.UTF-8', PADDOCK_HOME: home, PADDOCK_RUNTIME_DIR: join(root, 'r'), PADDOCK_PROCESS_BACKEND: process.env.PADDOCK_PROCESS_BACKEND };
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 

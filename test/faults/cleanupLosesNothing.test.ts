@@ -362,6 +362,8 @@ describe('faults: unreadable and undeletable folders stop cleanup before anythin
       TERM: 'xterm-256color',
       PADDOCK_HOME: join(root, 'home'),
       PADDOCK_RUNTIME_DIR: join(root, 'r'),
+      // CI runs the suites again with the portable (ps/lsof) backend: every process of a test uses the same one.
+      ...(process.env.PADDOCK_PROCESS_BACKEND ? { PADDOCK_PROCESS_BACKEND: process.env.PADDOCK_PROCESS_BACKEND } : {}),
       GIT_AUTHOR_NAME: 't',
       GIT_AUTHOR_EMAIL: 't@t',
       GIT_COMMITTER_NAME: 't',

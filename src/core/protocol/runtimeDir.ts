@@ -9,12 +9,13 @@ import { lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { failure } from '../common/errors';
 
-/** sun_path is 108 bytes on Linux including the terminating NUL. */
-export const MAX_SOCKET_PATH_BYTES = 107;
+/** sun_path is 108 bytes on Linux and 104 on macOS, each including the terminating NUL. */
+export const MAX_SOCKET_PATH_BYTES = process.platform === 'darwin' ? 103 : 107;
 
 export function runtimeDirFor(env: NodeJS.ProcessEnv = process.env): string {
   if (env.PADDOCK_RUNTIME_DIR) return env.PADDOCK_RUNTIME_DIR;
   if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'paddock');
+  // Not $TMPDIR: on macOS it is ~50 bytes long (/var/folders/…), too long for socket paths.
   return join('/tmp', `paddock-${process.getuid?.() ?? 'user'}`);
 }
 

@@ -9,6 +9,7 @@ import { closeSync, openSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { failure } from '../common/errors';
 import { bootId, identityOf } from '../proc';
+import { processBackend } from '../proc/backend';
 import { JobStore } from '../store';
 
 export interface SpawnWorkerOptions {
@@ -46,6 +47,8 @@ export async function spawnWorker(opts: SpawnWorkerOptions): Promise<{ pid: numb
   if (isPlainNode(execPath)) delete env.ELECTRON_RUN_AS_NODE;
   else env.ELECTRON_RUN_AS_NODE = '1';
   if (opts.runtimeDir) env.PADDOCK_RUNTIME_DIR = opts.runtimeDir;
+  // Recorded identities are comparable only within one process backend: the worker uses its spawner's.
+  env.PADDOCK_PROCESS_BACKEND = processBackend().name;
 
   const args = [opts.workerScript, '--home', opts.home, '--job', opts.jobId, '--generation', String(opts.generation)];
   if (opts.nodePtyPath) args.push('--node-pty', opts.nodePtyPath);

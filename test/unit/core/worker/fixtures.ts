@@ -62,6 +62,8 @@ export class Sandbox {
       TERM: 'xterm-256color',
       PADDOCK_HOME: this.home,
       PADDOCK_RUNTIME_DIR: join(this.runtimeDir, 'r'),
+      // CI runs the suites again with the portable (ps/lsof) backend: every process of a test uses the same one.
+      ...(process.env.PADDOCK_PROCESS_BACKEND ? { PADDOCK_PROCESS_BACKEND: process.env.PADDOCK_PROCESS_BACKEND } : {}),
       ...extraEnv,
     };
   }

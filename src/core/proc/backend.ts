@@ -1,0 +1,51 @@
+/**
+ * The one place that asks the operating system about processes: the process
+ * table (pid, ppid, pgid, sid, start time, command), a process's environment
+ * marker, who holds a folder, and the boot identity. Two backends answer:
+ * `/proc` on Linux (the fast path) and a portable one built on `ps` and `lsof`,
+ * which is what macOS has. The portable one also runs on Linux when
+ * PADDOCK_PROCESS_BACKEND=portable, so its logic is proven by the same tests.
+ *
+ * Start times are comparable only within one backend (clock ticks since boot
+ * in /proc, seconds since the epoch from `ps -o lstart`): every process of one
+ * installation uses the same backend, chosen from the same environment.
+ */
+import { failure } from '../common/errors';
+import type { ProcStat } from './procStat';
+
+export interface Holder {
+  pid: number;
+  command: string;
+}
+
+export interface ProcessBackend {
+  readonly name: 'proc' | 'portable';
+  /** Changes when the machine reboots; part of every recorded process identity. */
+  bootId(): string;
+  /** Every process that exists now (those that exit mid-scan are skipped). */
+  listProcesses(): ProcStat[];
+  /** One process, or undefined when it does not exist. */
+  processStat(pid: number): ProcStat | undefined;
+  /** This user's processes whose environment holds NAME=value (zombies excluded). */
+  findByEnvMarker(name: string, value: string): ProcStat[];
+  /** A process's command line (arguments joined by spaces); '' when it is gone. */
+  commandLine(pid: number): string;
+  /** Processes other than this one whose cwd, root, executable or open files are inside `root` (canonical). */
+  holdersOf(root: string): Holder[];
+}
+
+let chosen: ProcessBackend | undefined;
+let chosenFor: string | undefined;
+
+/** The backend for this process: PADDOCK_PROCESS_BACKEND (proc | portable), else by platform. */
+export function processBackend(): ProcessBackend {
+  const wanted = process.env.PADDOCK_PROCESS_BACKEND || (process.platform === 'linux' ? 'proc' : 'portable');
+  if (chosen && chosenFor === wanted) return chosen;
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  if (wanted === 'proc') chosen = (require('./procfs') as typeof import('./procfs')).procfsBackend;
+  else if (wanted === 'portable') chosen = (require('./portable') as typeof import('./portable')).portableBackend;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  else throw failure(`PADDOCK_PROCESS_BACKEND is '${wanted}'; it must be 'proc' or 'portable'.`);
+  chosenFor = wanted;
+  return chosen;
+}

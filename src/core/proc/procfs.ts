@@ -1,0 +1,170 @@
+/**
+ * The Linux backend: everything read straight from /proc, no child process.
+ * Membership is decided by session id (field 6 of /proc/<pid>/stat) and by an
+ * environment marker every descendant inherits; parent-pid walks would miss
+ * orphans reparented to pid 1.
+ */
+import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import type { Holder, ProcessBackend } from './backend';
+import { isGoneState, type ProcStat } from './procStat';
+
+/** Longest command kept for a holder (the job record caps it at 500). */
+export const MAX_HOLDER_COMMAND = 500;
+const DELETED_SUFFIX = ' (deleted)';
+
+let cachedBootId: string | undefined;
+
+function bootId(): string {
+  if (cachedBootId === undefined) {
+    try {
+      cachedBootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    } catch {
+      cachedBootId = 'unknown';
+    }
+  }
+  return cachedBootId;
+}
+
+/** Parses /proc/<pid>/stat; undefined when the process does not exist. */
+export function parseProcStat(pid: number, text: string): ProcStat | undefined {
+  // comm is in parentheses and may itself contain spaces or parentheses.
+  const open = text.indexOf('(');
+  const close = text.lastIndexOf(')');
+  if (open < 0 || close < open) return undefined;
+  const rest = text.slice(close + 2).split(' ');
+  // rest[0] is field 3 (state); field N is rest[N - 3].
+  return {
+    pid,
+    comm: text.slice(open + 1, close),
+    state: rest[0],
+    ppid: Number(rest[1]),
+    pgid: Number(rest[2]),
+    sid: Number(rest[3]),
+    tpgid: Number(rest[5]),
+    startTime: Number(rest[19]),
+  };
+}
+
+function processStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return parseProcStat(pid, text);
+}
+
+function listPids(): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (/^[0-9]+$/.test(name)) pids.push(Number(name));
+  }
+  return pids.sort((a, b) => a - b);
+}
+
+function listProcesses(): ProcStat[] {
+  const out: ProcStat[] = [];
+  for (const pid of listPids()) {
+    const stat = processStat(pid);
+    if (stat) out.push(stat);
+  }
+  return out;
+}
+
+/** The NAME=value pairs of a process, or undefined when unreadable (gone, other user, kernel thread). */
+function environOf(pid: number): Map<string, string> | undefined {
+  let raw: string;
+  try {
+    raw = readFileSync(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const env = new Map<string, string>();
+  for (const entry of raw.split('\0')) {
+    const eq = entry.indexOf('=');
+    if (eq > 0) env.set(entry.slice(0, eq), entry.slice(eq + 1));
+  }
+  return env;
+}
+
+function ownedByUs(pid: number): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined) return true;
+  try {
+    return statSync(`/proc/${pid}`).uid === uid;
+  } catch {
+    return false;
+  }
+}
+
+function findByEnvMarker(name: string, value: string): ProcStat[] {
+  const out: ProcStat[] = [];
+  for (const pid of listPids()) {
+    if (!ownedByUs(pid)) continue;
+    if (environOf(pid)?.get(name) !== value) continue;
+    const stat = processStat(pid);
+    if (stat && !isGoneState(stat.state)) out.push(stat);
+  }
+  return out;
+}
+
+/** Falls back to the short name for kernel threads and zombies, and to '' when the process is gone. */
+function commandLine(pid: number): string {
+  try {
+    const raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    const line = raw.split('\0').filter((s) => s.length > 0).join(' ');
+    if (line.length > 0) return line;
+  } catch {
+    // fall through to comm
+  }
+  return processStat(pid)?.comm ?? '';
+}
+
+function linkTarget(link: string): string | undefined {
+  try {
+    const target = readlinkSync(link);
+    return target.endsWith(DELETED_SUFFIX) ? target.slice(0, -DELETED_SUFFIX.length) : target;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isInside(target: string | undefined, root: string): boolean {
+  if (target === undefined) return false;
+  return target === root || target.startsWith(root.endsWith('/') ? root : `${root}/`);
+}
+
+function holds(pid: number, root: string): boolean {
+  for (const entry of ['cwd', 'root', 'exe']) {
+    if (isInside(linkTarget(`/proc/${pid}/${entry}`), root)) return true;
+  }
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false;
+  }
+  return fds.some((fd) => isInside(linkTarget(`/proc/${pid}/fd/${fd}`), root));
+}
+
+function holdersOf(root: string): Holder[] {
+  const out: Holder[] = [];
+  for (const pid of listPids()) {
+    if (pid === process.pid || !holds(pid, root)) continue;
+    const command = commandLine(pid);
+    if (command === '') continue; // exited while we looked
+    out.push({ pid, command: command.length > MAX_HOLDER_COMMAND ? `${command.slice(0, MAX_HOLDER_COMMAND - 1)}…` : command });
+  }
+  return out;
+}
+
+export const procfsBackend: ProcessBackend = {
+  name: 'proc',
+  bootId,
+  listProcesses,
+  processStat,
+  findByEnvMarker,
+  commandLine,
+  holdersOf,
+};
