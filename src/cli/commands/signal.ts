@@ -1,22 +1,22 @@
-import { parseArgs } from 'node:util';
 import { usageError } from '../../core/common/errors';
 import { WorkerClient } from '../../core/protocol/client';
 import { WaitingSignalSchema } from '../../core/protocol/messages';
-import type { CliCommand } from '../command';
+import { defineCommand } from '../support/args';
 
 /**
  * Run inside an agent (e.g. from a Claude Code hook): tells the worker the
  * agent waits for the person, or works again. Uses the socket and the
  * signal-only token the worker put in the agent's environment.
  */
-export const signalCommand: CliCommand = {
+export const signalCommand = defineCommand({
   name: 'signal',
   usage: 'paddock signal waiting|running',
   summary: 'From inside an agent: report that it waits for the person, or runs again.',
-  async run(argv, ctx) {
-    const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: {} });
-    const state = WaitingSignalSchema.safeParse(positionals[0]);
-    if (positionals.length !== 1 || !state.success) throw usageError('Usage: paddock signal waiting|running');
+  options: {},
+  positionals: ['STATE'],
+  async run({ positionals: [given], bad }, ctx) {
+    const state = WaitingSignalSchema.safeParse(given);
+    if (!state.success) throw bad(`The state is waiting or running, not '${given}'`);
     const socket = ctx.env.PADDOCK_SOCKET;
     const token = ctx.env.PADDOCK_AGENT_TOKEN;
     if (!socket || !token) throw usageError('paddock signal works only inside a Paddock agent (PADDOCK_SOCKET is not set).');
@@ -29,6 +29,6 @@ export const signalCommand: CliCommand = {
     }
     return 0;
   },
-};
+});
 
 export default signalCommand;
