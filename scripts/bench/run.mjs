@@ -175,7 +175,7 @@ await figure('idle', async () => {
 await figure('windows', async () => {
   const r = await windows({ agents: 20, windowCount: 2, seconds: quick ? 20 : 60 });
   const who = `per window (${r.leaders.map((l) => (l ? 'leader' : 'follower')).join(', ')})`;
-  const what = `core Coordinator (1 s loop + store watcher) + the tree's store reads in a node process per window, ${r.agents} idle agents, over ${r.seconds} s`;
+  const what = `a node process per window running the core as paddockExtension.ts configures it, over ${r.seconds} s`;
   row({ figure: `Extension host CPU, ${r.agents} idle agents, ${r.windows} windows`, unit: '%', paddock: r.hostCpu, baseline: r.bareCpu, kind: 'abs', goal: 0.5, goalText: '≤ 0.5 % each', spread: summary(r.hostCpu), note: `${who}; ${what}; baseline: idle bare node` });
   const others = (key) => r[key].map((v) => v.toFixed(0)).join(' / ');
   row({ figure: 'Store reads per idle minute per window', unit: 'reads', paddock: r.recordReadsPerMinute, baseline: [], kind: 'abs', goal: Infinity, goalText: '(report)', note: `record files read, ${who}; also per minute: other store files ${others('otherReadsPerMinute')}, dir listings ${others('dirListingsPerMinute')}, stats ${others('statsPerMinute')}` });

@@ -11,10 +11,12 @@
 //
 // Counts the store's file-system reads under PADDOCK_HOME; a line "report" on
 // stdin prints the counts so far as one JSON line on stdout.
-import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 
+const require = createRequire(import.meta.url);
+// The CommonJS module object, which the bundled core shares (an ESM namespace is read-only).
+const fs = require('node:fs');
 const [bundle, workerScript, maxConcurrent] = process.argv.slice(2);
 const home = process.env.PADDOCK_HOME;
 const counts = { recordReads: 0, otherFileReads: 0, dirListings: 0, stats: 0 };
@@ -39,7 +41,7 @@ counted(fs.promises, 'stat', 'stats');
 counted(fs, 'lstatSync', 'stats');
 counted(fs.promises, 'lstat', 'stats');
 
-const { Coordinator, JobStore } = createRequire(import.meta.url)(bundle);
+const { Coordinator, JobStore } = require(bundle);
 const store = new JobStore({ home });
 const coordinator = new Coordinator({
   store,
