@@ -4,7 +4,7 @@
 // shared machine only ratios mean something.
 //
 //   node scripts/bench/run.mjs [--only a,b,...] [--quick]
-//   figures: throughput, latency, reattach, start, list, idle, activation
+//   figures: throughput, latency, reattach, start, list, idle, windows, activation
 //
 // Prints a table and writes bench-results/latest.json. Uses temp PADDOCK_HOME
 // and PADDOCK_RUNTIME_DIR dirs and removes every process and dir it made.
@@ -21,6 +21,7 @@ import { startCleanup } from './figures/startCleanup.mjs';
 import { list } from './figures/list.mjs';
 import { idle } from './figures/idle.mjs';
 import { activation } from './figures/activation.mjs';
+import { windows } from './figures/windows.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -168,6 +169,16 @@ await figure('idle', async () => {
   const r = await idle({ count: 3, seconds: 10 });
   row({ figure: 'Idle worker RSS vs idle bare node', unit: 'MB', paddock: r.paddockRss, baseline: r.bareRss, kind: 'ratio', goal: 1.25, goalText: '≤ 1.25×', note: `node + node-pty + idle PTY: ${median(r.ptyRss).toFixed(1)} MB` });
   row({ figure: `Idle worker CPU over ${r.seconds} s`, unit: '%', paddock: r.paddockCpu, baseline: r.bareCpu, kind: 'abs', goal: 0.5, goalText: '~0 % (≤ 0.5)' });
+  return r;
+});
+
+await figure('windows', async () => {
+  const r = await windows({ agents: 20, windowCount: 2, seconds: quick ? 20 : 60 });
+  const who = `per window (${r.leaders.map((l) => (l ? 'leader' : 'follower')).join(', ')})`;
+  const what = `a node process per window running the core as paddockExtension.ts configures it, over ${r.seconds} s`;
+  row({ figure: `Extension host CPU, ${r.agents} idle agents, ${r.windows} windows`, unit: '%', paddock: r.hostCpu, baseline: r.bareCpu, kind: 'abs', goal: 0.5, goalText: '≤ 0.5 % each', spread: summary(r.hostCpu), note: `${who}; ${what}; baseline: idle bare node` });
+  const others = (key) => r[key].map((v) => v.toFixed(0)).join(' / ');
+  row({ figure: 'Store reads per idle minute per window', unit: 'reads', paddock: r.recordReadsPerMinute, baseline: [], kind: 'abs', goal: Infinity, goalText: '(report)', note: `record files read, ${who}; also per minute: other store files ${others('otherReadsPerMinute')}, dir listings ${others('dirListingsPerMinute')}, stats ${others('statsPerMinute')}` });
   return r;
 });
 

@@ -1,8 +1,9 @@
 /**
  * The CLI's command shape. Each `paddock <verb>` lives in `src/cli/commands/<verb>.ts`
- * and exports one CliCommand; `main.ts` dispatches. Commands parse their own argv
- * with `node:util` parseArgs (strict) and throw PaddockError: `usage` → exit 2,
- * `failed` → exit 1, one sentence on stderr.
+ * and exports one CliCommand made by `defineCommand` (support/args.ts), which
+ * parses its argv; `main.ts` dispatches. Commands throw PaddockError and never
+ * print an error themselves: main's `errorReport` turns it into one sentence on
+ * stderr and the exit status (`usage` → 2, `failed` → 1).
  */
 export interface CliIO {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number };

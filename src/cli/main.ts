@@ -4,7 +4,7 @@
  * 0 done, 1 the operation failed, 2 bad usage or bad input — always with one
  * sentence on stderr, never a stack trace.
  */
-import { describeError, PaddockError } from '../core/common/errors';
+import { describeError, PaddockError, usageError } from '../core/common/errors';
 import { unsupportedPlatformMessage } from '../core/common/platform';
 import { printable } from '../core/common/printable';
 import type { CliCommand, CliContext } from './command';
@@ -51,15 +51,26 @@ export function helpText(): string {
   ].join('\n');
 }
 
-/** Node's parseArgs throws TypeErrors with these codes: bad usage, not a failure. */
-function isParseArgsError(err: unknown): err is Error {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
-}
-
 function sentence(text: string): string {
   const one = describeError(text, 1000);
   return /[.!?]$/.test(one) ? one : `${one}.`;
+}
+
+/**
+ * The CLI's one error formatter: what `paddock <verb>` prints for anything a
+ * command throws, and the exit status. A PaddockError is said as it is (its
+ * kind decides 2 or 1); anything else is an unexpected failure, said in one
+ * line (its stack only with PADDOCK_DEBUG).
+ */
+export function errorReport(err: unknown, verb: string | undefined, env: NodeJS.ProcessEnv): { text: string; code: number } {
+  const who = verb === undefined ? 'paddock' : `paddock ${printable(verb)}`;
+  if (err instanceof PaddockError) {
+    // An id that names no agent is bad input, like a malformed one.
+    const code = err.kind === 'usage' || err.code === 'NOT_FOUND' ? 2 : 1;
+    return { text: `${who}: ${printable(sentence(err.message))}\n`, code };
+  }
+  const stack = env.PADDOCK_DEBUG && err instanceof Error && err.stack ? `${err.stack}\n` : '';
+  return { text: `${who}: ${printable(sentence(describeError(err)))}\n${stack}`, code: 1 };
 }
 
 export async function runCli(argv: string[], ctx: CliContext, platform: NodeJS.Platform = process.platform): Promise<number> {
@@ -79,8 +90,9 @@ export async function runCli(argv: string[], ctx: CliContext, platform: NodeJS.P
   }
   const load = Object.hasOwn(COMMANDS, verb) ? COMMANDS[verb] : undefined;
   if (!load) {
-    ctx.io.stderr.write(`paddock: ${verb.startsWith('-') ? `unknown option '${printable(verb)}'` : `unknown command '${printable(verb)}'`}; run paddock --help for the commands.\n`);
-    return 2;
+    const report = errorReport(usageError(`${verb.startsWith('-') ? 'unknown option' : 'unknown command'} '${verb}'; run paddock --help for the commands`), undefined, ctx.env);
+    ctx.io.stderr.write(report.text);
+    return report.code;
   }
   const beforeDashes = rest.indexOf('--') < 0 ? rest : rest.slice(0, rest.indexOf('--'));
   const command = load();
@@ -91,18 +103,9 @@ export async function runCli(argv: string[], ctx: CliContext, platform: NodeJS.P
   try {
     return await command.run(rest, ctx);
   } catch (err) {
-    if (err instanceof PaddockError) {
-      ctx.io.stderr.write(`paddock ${verb}: ${printable(sentence(err.message))}\n`);
-      // An id that names no agent is bad input, like a malformed one.
-      return err.kind === 'usage' || err.code === 'NOT_FOUND' ? 2 : 1;
-    }
-    if (isParseArgsError(err)) {
-      ctx.io.stderr.write(`paddock ${verb}: ${printable(sentence(err.message.split('\n')[0]))} Usage: ${command.usage}\n`);
-      return 2;
-    }
-    ctx.io.stderr.write(`paddock ${verb}: ${printable(sentence(describeError(err)))}\n`);
-    if (ctx.env.PADDOCK_DEBUG && err instanceof Error && err.stack) ctx.io.stderr.write(`${err.stack}\n`);
-    return 1;
+    const report = errorReport(err, verb, ctx.env);
+    ctx.io.stderr.write(report.text);
+    return report.code;
   }
 }
 
@@ -121,8 +124,9 @@ if (require.main === module) {
       process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
     },
     (err) => {
-      process.stderr.write(`paddock: ${printable(sentence(describeError(err)))}\n`);
-      process.exit(1);
+      const report = errorReport(err, undefined, process.env);
+      process.stderr.write(report.text);
+      process.exit(report.code);
     },
   );
 }

@@ -1,10 +1,11 @@
+/** `paddock attach ID [--read-only]`: the agent's live terminal here; Ctrl-\ detaches and the agent keeps running. */
 import { StringDecoder } from 'node:string_decoder';
-import { parseArgs } from 'node:util';
-import { failure, usageError } from '../../core/common/errors';
+import { failure } from '../../core/common/errors';
 import { WorkerClient } from '../../core/protocol/client';
 import { RESET_TERMINAL_MODES } from '../../core/protocol/terminalModes';
-import { JobStore } from '../../core/store';
-import type { CliCommand, CliContext } from '../command';
+import type { CliContext } from '../command';
+import { defineCommand } from '../support/args';
+import { openStore } from '../support/store';
 
 /** Ctrl-\ : detaches (like dtach's default). Ctrl-C goes to the agent. */
 export const DETACH_BYTE = 0x1c;
@@ -12,22 +13,15 @@ const CLEAR = '\x1b[H\x1b[2J';
 
 type Ending = { kind: 'detached' } | { kind: 'exited'; code: number | null; signal: string | null; state: string } | { kind: 'lost'; reason?: string };
 
-export const attachCommand: CliCommand = {
+export const attachCommand = defineCommand({
   name: 'attach',
   usage: 'paddock attach ID [--read-only]',
   summary: "Show the agent's live terminal here; Ctrl-\\ detaches and the agent keeps running.",
-  async run(argv, ctx) {
-    const { positionals, values } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { 'read-only': { type: 'boolean', default: false } },
-    });
-    if (positionals.length !== 1) throw usageError('Usage: paddock attach ID [--read-only]');
-    const id = positionals[0];
-    const readOnly = values['read-only'];
-    const store = new JobStore({ home: JobStore.defaultHome(ctx.env) });
-    const client = await WorkerClient.connect(store, id);
+  options: { 'read-only': { type: 'boolean' } },
+  positionals: ['ID'],
+  async run({ values, positionals: [id] }, ctx) {
+    const readOnly = values['read-only'] === true;
+    const client = await WorkerClient.connect(openStore(ctx), id);
     try {
       const ending = await view(client, ctx, readOnly);
       return report(ending, id, ctx);
@@ -35,7 +29,7 @@ export const attachCommand: CliCommand = {
       client.dispose();
     }
   },
-};
+});
 
 async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): Promise<Ending> {
   const { stdin, stdout } = ctx.io;

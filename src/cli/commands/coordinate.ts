@@ -5,19 +5,16 @@
  */
 import { printable } from '../../core/common/printable';
 import { Coordinator } from '../../core/coordinator';
-import type { CliCommand } from '../command';
-import { expectPositionals, parseCommandArgs } from '../support/args';
+import { defineCommand } from '../support/args';
 import { openStore, workerScriptPath } from '../support/session';
 
-const usage = 'paddock coordinate';
-
-export const coordinateCommand: CliCommand = {
+export const coordinateCommand = defineCommand({
   name: 'coordinate',
-  usage,
+  usage: 'paddock coordinate',
   summary: 'Run the coordinator loop (queue, cleanup retries) until interrupted.',
-  async run(argv, ctx) {
-    const { positionals } = parseCommandArgs(argv, {}, usage);
-    expectPositionals(positionals, [], usage);
+  options: {},
+  positionals: [],
+  async run(_args, ctx) {
     const store = openStore(ctx);
     const log = (message: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${printable(message)}\n`);
     const coordinator = new Coordinator({ store, workerScript: workerScriptPath(ctx.env), env: ctx.env, log });
@@ -37,4 +34,4 @@ export const coordinateCommand: CliCommand = {
     await coordinator.whenIdle();
     return 0;
   },
-};
+});

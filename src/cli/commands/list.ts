@@ -1,21 +1,18 @@
 /** `paddock list`: every agent in the store, oldest first. */
 import { describeError, usageError } from '../../core/common/errors';
 import type { JobEntry } from '../../core/store';
-import type { CliCommand } from '../command';
-import { expectPositionals, parseCommandArgs } from '../support/args';
+import { defineCommand } from '../support/args';
 import { entryJson, printJson } from '../support/json';
 import { openStore } from '../support/store';
 import { formatRow, HEADER } from '../support/format';
 
-const usage = 'paddock list [--json] [--repo DIR]';
-
-export const listCommand: CliCommand = {
+export const listCommand = defineCommand({
   name: 'list',
-  usage,
+  usage: 'paddock list [--json] [--repo DIR]',
   summary: 'List agents with their state and cleanup status.',
-  async run(argv, ctx) {
-    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' }, repo: { type: 'string' } }, usage);
-    expectPositionals(positionals, [], usage);
+  options: { json: { type: 'boolean' }, repo: { type: 'string' } },
+  positionals: [],
+  async run({ values }, ctx) {
     let repo: string | undefined;
     if (values.repo !== undefined) {
       try {
@@ -42,7 +39,7 @@ export const listCommand: CliCommand = {
     for (const entry of entries) ctx.io.stdout.write(`${formatRow(entry)}\n`);
     return 0;
   },
-};
+});
 
 function byCreation(a: JobEntry, b: JobEntry): number {
   const ka = a.ok ? a.job.createdAt : '';

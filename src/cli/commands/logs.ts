@@ -1,26 +1,20 @@
-import { parseArgs } from 'node:util';
-import { usageError } from '../../core/common/errors';
-import { isTerminalState, JobStore } from '../../core/store';
-import type { CliCommand } from '../command';
+/** `paddock logs ID [--follow]`: the agent's recorded terminal output (redacted). */
+import { isTerminalState } from '../../core/store/schema';
+import { defineCommand } from '../support/args';
+import { openStore } from '../support/store';
 
 const POLL_MS = 300;
 /** Enough printed bytes to find our place again after the oldest output segment was dropped. */
 const TAIL_BYTES = 4096;
 
-export const logsCommand: CliCommand = {
+export const logsCommand = defineCommand({
   name: 'logs',
   usage: 'paddock logs ID [--follow]',
   summary: "Print the agent's recorded terminal output (redacted); --follow keeps printing until it ends.",
-  async run(argv, ctx) {
-    const { positionals, values } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { follow: { type: 'boolean', short: 'f', default: false } },
-    });
-    if (positionals.length !== 1) throw usageError('Usage: paddock logs ID [--follow]');
-    const id = positionals[0];
-    const store = new JobStore({ home: JobStore.defaultHome(ctx.env) });
+  options: { follow: { type: 'boolean', short: 'f' } },
+  positionals: ['ID'],
+  async run({ values, positionals: [id] }, ctx) {
+    const store = openStore(ctx);
     await store.read(id); // clear error for a missing or malformed id
     let seen = await store.readOutput(id);
     ctx.io.stdout.write(seen);
@@ -34,7 +28,7 @@ export const logsCommand: CliCommand = {
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   },
-};
+});
 
 /** What `now` adds to `before`; the log may have dropped its oldest segment in between. */
 export function newPart(before: Buffer, now: Buffer): Buffer {

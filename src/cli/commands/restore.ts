@@ -1,19 +1,16 @@
 /** `paddock restore ID [--to DIR]`: re-create a cleaned agent's worktree from its evidence. */
 import { printable } from '../../core/common/printable';
-import type { CliCommand } from '../command';
-import { expectPositionals, parseCommandArgs } from '../support/args';
+import { defineCommand } from '../support/args';
 import { printJson } from '../support/json';
 import { withCoordinator } from '../support/session';
 
-const usage = 'paddock restore ID [--to DIR] [--json]';
-
-export const restoreCommand: CliCommand = {
+export const restoreCommand = defineCommand({
   name: 'restore',
-  usage,
+  usage: 'paddock restore ID [--to DIR] [--json]',
   summary: "Re-create a cleaned agent's worktree (files, ignored files, empty folders, nested repos) from its evidence.",
-  async run(argv, ctx) {
-    const { values, positionals } = parseCommandArgs(argv, { to: { type: 'string' }, json: { type: 'boolean' } }, usage);
-    const [id] = expectPositionals(positionals, ['ID'], usage);
+  options: { to: { type: 'string' }, json: { type: 'boolean' } },
+  positionals: ['ID'],
+  async run({ values, positionals: [id] }, ctx) {
     const result = await withCoordinator(ctx, (c) => c.restore(id, values.to));
     if (values.json) {
       printJson(ctx.io.stdout, result);
@@ -23,4 +20,4 @@ export const restoreCommand: CliCommand = {
     ctx.io.stdout.write(`Restored agent ${id} to ${printable(result.path)} (${printable(result.branchNote)}): ${result.files} file(s) from the snapshot, ${result.archived} from the archive${dropped}.\n`);
     return 0;
   },
-};
+});

@@ -1,22 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { failure, usageError } from '../../core/common/errors';
+/** `paddock screen ID`: the agent's visible screen as plain text (its final screen once it has ended). */
+import { failure } from '../../core/common/errors';
 import { WorkerClient } from '../../core/protocol/client';
 import { screenLines, trimScreen } from '../../core/protocol/screenText';
-import { isTerminalState, JobStore } from '../../core/store';
+import { isTerminalState, type JobStore } from '../../core/store';
 import { FINAL_SCREEN_FILE } from '../../core/worker/agentWorker';
-import type { CliCommand } from '../command';
+import { defineCommand } from '../support/args';
+import { openStore } from '../support/store';
 
-export const screenCommand: CliCommand = {
+export const screenCommand = defineCommand({
   name: 'screen',
   usage: 'paddock screen ID',
   summary: "Print the agent's current screen as plain text.",
-  async run(argv, ctx) {
-    const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: {} });
-    if (positionals.length !== 1) throw usageError('Usage: paddock screen ID');
-    const id = positionals[0];
-    const store = new JobStore({ home: JobStore.defaultHome(ctx.env) });
+  options: {},
+  positionals: ['ID'],
+  async run({ positionals: [id] }, ctx) {
+    const store = openStore(ctx);
     const job = await store.read(id);
     let lines: string[];
     if (isTerminalState(job.lifecycle.state)) {
@@ -43,7 +43,7 @@ export const screenCommand: CliCommand = {
     ctx.io.stdout.write(lines.length ? `${lines.join('\n')}\n` : '');
     return 0;
   },
-};
+});
 
 function finalScreen(store: JobStore, id: string): string[] {
   try {

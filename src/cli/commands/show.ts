@@ -1,22 +1,19 @@
 /** `paddock show ID`: one agent in full. */
-import type { CliCommand } from '../command';
-import { expectPositionals, parseCommandArgs } from '../support/args';
+import { defineCommand } from '../support/args';
 import { formatDetails } from '../support/format';
 import { jobJson, printJson } from '../support/json';
 import { openStore } from '../support/store';
 
-const usage = 'paddock show ID [--json]';
-
-export const showCommand: CliCommand = {
+export const showCommand = defineCommand({
   name: 'show',
-  usage,
+  usage: 'paddock show ID [--json]',
   summary: 'Show one agent: state, worktree, cleanup and saved evidence.',
-  async run(argv, ctx) {
-    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } }, usage);
-    const [id] = expectPositionals(positionals, ['ID'], usage);
+  options: { json: { type: 'boolean' } },
+  positionals: ['ID'],
+  async run({ values, positionals: [id] }, ctx) {
     const job = await openStore(ctx).read(id);
     if (values.json) printJson(ctx.io.stdout, jobJson(job));
     else ctx.io.stdout.write(`${formatDetails(job)}\n`);
     return 0;
   },
-};
+});

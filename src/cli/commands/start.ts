@@ -1,37 +1,24 @@
 /** `paddock start`: a new agent in its own worktree; prints its id (or its record with --json). */
-import { usageError } from '../../core/common/errors';
-import type { CliCommand } from '../command';
-import { parseCommandArgs } from '../support/args';
+import { defineCommand } from '../support/args';
 import { jobJson, printJson } from '../support/json';
 import { withCoordinator } from '../support/session';
 
-const usage =
-  'paddock start [--repo DIR] [--title TEXT] [--base REF] [--profile NAME] [--prompt TEXT] [--json] [-- COMMAND [ARGS...]]';
-
-export const startCommand: CliCommand = {
+export const startCommand = defineCommand({
   name: 'start',
-  usage,
+  usage: 'paddock start [--repo DIR] [--title TEXT] [--base REF] [--profile NAME] [--prompt TEXT] [--json] [-- COMMAND [ARGS...]]',
   summary: 'Start an agent in a new worktree and branch (the profile’s command, or COMMAND).',
-  async run(argv, ctx) {
-    const dashes = argv.indexOf('--');
-    const own = dashes < 0 ? argv : argv.slice(0, dashes);
-    const command = dashes < 0 ? undefined : argv.slice(dashes + 1);
-    const { values, positionals } = parseCommandArgs(
-      own,
-      {
-        repo: { type: 'string' },
-        title: { type: 'string' },
-        base: { type: 'string' },
-        profile: { type: 'string' },
-        prompt: { type: 'string' },
-        json: { type: 'boolean' },
-      },
-      usage,
-    );
-    if (positionals.length > 0) {
-      throw usageError(`Unexpected argument '${positionals[0]}'; put the agent's command after --, e.g. paddock start -- ${positionals.join(' ')}`);
-    }
-    if (command !== undefined && command.length === 0) throw usageError(`No command after --; usage: ${usage}`);
+  options: {
+    repo: { type: 'string' },
+    title: { type: 'string' },
+    base: { type: 'string' },
+    profile: { type: 'string' },
+    prompt: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  positionals: [],
+  rest: true,
+  async run({ values, rest: command, bad }, ctx) {
+    if (command !== undefined && command.length === 0) throw bad('No command after --');
     const job = await withCoordinator(ctx, (c) =>
       c.start({
         repo: values.repo ?? ctx.cwd,
@@ -49,4 +36,4 @@ export const startCommand: CliCommand = {
     }
     return 0;
   },
-};
+});

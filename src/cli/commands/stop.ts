@@ -1,30 +1,24 @@
-import { parseArgs } from 'node:util';
-import { failure, usageError } from '../../core/common/errors';
-import type { CliCommand } from '../command';
+/** `paddock stop ID [--force]`: ends the agent's whole process session and proves nothing of it is left. */
+import { failure } from '../../core/common/errors';
 import type { StopReport } from '../../core/coordinator';
+import { defineCommand } from '../support/args';
 import { withCoordinator } from '../support/session';
 
-export const stopCommand: CliCommand = {
+export const stopCommand = defineCommand({
   name: 'stop',
   usage: 'paddock stop ID [--force]',
   summary: 'Stop an agent: SIGTERM to its processes, SIGKILL after the grace (at once with --force).',
-  async run(argv, ctx) {
-    const { positionals, values } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { force: { type: 'boolean', default: false } },
-    });
-    if (positionals.length !== 1) throw usageError('Usage: paddock stop ID [--force]');
-    const id = positionals[0];
+  options: { force: { type: 'boolean' } },
+  positionals: ['ID'],
+  async run({ values, positionals: [id] }, ctx) {
     // Through the coordinator: it takes the job's operation lock (no double stop from two
     // windows) and proves that no process of the agent is left.
-    const report = await withCoordinator(ctx, (c) => c.stop(id, { force: values.force }));
+    const report = await withCoordinator(ctx, (c) => c.stop(id, { force: values.force === true }));
     if (!report.stopped) throw failure(`Agent ${id} could not be proven stopped: ${report.reason ?? 'unknown reason'}.`);
     ctx.io.stdout.write(`${describeStop(report)}\n`);
     return 0;
   },
-};
+});
 
 /** What the stop did, from the transition it performed itself (never from a re-read that may see another generation). */
 export function describeStop(report: StopReport): string {

@@ -1,31 +1,88 @@
 /**
- * Strict argument parsing for CLI commands: node's parseArgs, with its errors
- * turned into one usage sentence (exit 2).
+ * The CLI's one argument parser. A command declares its usage line, options
+ * and positional names once (`defineCommand`); its argv is parsed here with
+ * node's parseArgs (strict) before the command runs, and every mistake is
+ * said in one sentence ending with that usage line — a usage error, exit 2.
  */
-import { parseArgs, ParseArgsConfig } from 'node:util';
-import { usageError } from '../../core/common/errors';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { usageError, type PaddockError } from '../../core/common/errors';
+import type { CliCommand, CliContext } from '../command';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-export interface Parsed<O extends Options> {
-  values: { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string };
-  positionals: string[];
+type ValueOf<T> = T extends { type: 'boolean' } ? (T extends { multiple: true } ? boolean[] : boolean) : T extends { multiple: true } ? string[] : string;
+
+export type Values<O extends Options> = { [K in keyof O]?: ValueOf<O[K]> };
+
+export interface ParsedArgs<O extends Options, P extends readonly string[]> {
+  values: Values<O>;
+  /** Exactly the positionals the spec names, in its order. */
+  positionals: { [I in keyof P]: string };
+  /** With `rest`: the words after the first `--` (undefined when there is no `--`). */
+  rest: string[] | undefined;
+  /** The optional last positional (spec `optional`), when given. */
+  optional: string | undefined;
+  /** A usage error that ends with this command's usage, for the checks the parser cannot make. */
+  bad(what: string): PaddockError;
 }
 
-/** Parses `argv`; `usage` is appended to any error so the person sees the right form. */
-export function parseCommandArgs<O extends Options>(argv: string[], options: O, usage: string): Parsed<O> {
+export interface CommandSpec<O extends Options, P extends readonly string[]> {
+  name: string;
+  /** One line, e.g. `paddock send ID TEXT`: shown by --help and in every usage error. */
+  usage: string;
+  summary: string;
+  options: O;
+  /** The names of the positionals, all required (e.g. `['ID', 'TEXT']`). */
+  positionals: P;
+  /** The name of one optional positional after the required ones. */
+  optional?: string;
+  /** Everything after the first `--` belongs to the command (`paddock start -- COMMAND ARGS`), not to the parser. */
+  rest?: boolean;
+  run(args: ParsedArgs<O, P>, ctx: CliContext): Promise<number>;
+}
+
+/** A CLI command whose argv always goes through `parseCommandArgs` first. */
+export function defineCommand<const O extends Options, const P extends readonly string[]>(spec: CommandSpec<O, P>): CliCommand {
+  return {
+    name: spec.name,
+    usage: spec.usage,
+    summary: spec.summary,
+    run: (argv, ctx) => spec.run(parseCommandArgs(argv, spec), ctx),
+  };
+}
+
+/** Node's parseArgs messages, cut to their first clause (the unknown-option one adds a second sentence). */
+function firstClause(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message
+    .split('\n')[0]
+    .replace(/\. To specify a positional argument[\s\S]*$/, '')
+    .replace(/\.$/, '');
+}
+
+export function parseCommandArgs<O extends Options, P extends readonly string[]>(
+  argv: string[],
+  spec: Pick<CommandSpec<O, P>, 'usage' | 'options' | 'positionals' | 'rest' | 'optional'>,
+): ParsedArgs<O, P> {
+  const bad = (what: string) => usageError(`${what}; usage: ${spec.usage}`);
+  const dashes = spec.rest ? argv.indexOf('--') : -1;
+  const own = dashes < 0 ? argv : argv.slice(0, dashes);
+  let parsed: { values: unknown; positionals: string[] };
   try {
-    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-    return { values: values as Parsed<O>['values'], positionals };
+    parsed = parseArgs({ args: own, options: spec.options, allowPositionals: true, strict: true });
   } catch (err) {
-    const message = (err instanceof Error ? err.message : String(err)).split('\n')[0].replace(/\.$/, '');
-    throw usageError(`${message}; usage: ${usage}`);
+    throw bad(firstClause(err));
   }
-}
-
-/** Exactly `names.length` positionals, named in the error. */
-export function expectPositionals(positionals: string[], names: string[], usage: string): string[] {
-  if (positionals.length < names.length) throw usageError(`Missing ${names[positionals.length]}; usage: ${usage}`);
-  if (positionals.length > names.length) throw usageError(`Unexpected argument '${positionals[names.length]}'; usage: ${usage}`);
-  return positionals;
+  const names = spec.positionals;
+  const given = parsed.positionals;
+  if (given.length < names.length) throw bad(`Missing ${names[given.length]}`);
+  const allowed = names.length + (spec.optional ? 1 : 0);
+  if (given.length > allowed) throw bad(`Unexpected argument '${given[allowed]}'`);
+  return {
+    values: parsed.values as Values<O>,
+    positionals: given.slice(0, names.length) as { [I in keyof P]: string },
+    optional: given[names.length],
+    rest: dashes < 0 ? undefined : argv.slice(dashes + 1),
+    bad,
+  };
 }

@@ -139,4 +139,13 @@ describe('worker CLI commands', function () {
     await assert.rejects(runCli(sendCommand, ['onlyid'], sb.env), (e: { kind?: string }) => e.kind === 'usage');
     await assert.rejects(runCli(screenCommand, ['Not-An-Id'], sb.env), (e: { kind?: string }) => e.kind === 'usage');
   });
+
+  it('send to an ended agent is refused by the send rule, as bad input', async () => {
+    const job = await sb.start(['true']);
+    await sb.waitForState(job.id, ['completed']);
+    await assert.rejects(
+      runCli(sendCommand, [job.id, 'hi'], sb.env),
+      (e: { kind?: string; message: string }) => e.kind === 'usage' && e.message === `Agent ${job.id} is completed; text can be sent only to a running or waiting agent.`,
+    );
+  });
 });
