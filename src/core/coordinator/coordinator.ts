@@ -30,7 +30,7 @@ import type { RestoreResult } from '../git';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { runtimeDirFor } from '../protocol/runtimeDir';
 import { openRequestEnv, removeRequestEnv, sealRequestEnv } from './requestEnv';
-import { Limiter } from './limiter';
+import { Limiter } from '../common/limiter';
 import { HeldLock, OwnedLock } from './ownedLock';
 import { CoordinatorSettings, resolveSettings, SettingsProvider } from './settings';
 import { planStart, resumeCommand, StartRequest } from './startPlan';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
-import { firstLine, runGit } from './runGit';
+import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 
 /** Options that make a diff byte-for-byte appliable whatever the user's diff config says. */
 const PATCH_DIFF_OPTIONS = [
@@ -81,7 +81,7 @@ export async function writeVerifiedPatch(repo: string, baseSha: string, tree: st
   await fs.mkdir(path.dirname(patchPath), { recursive: true, mode: 0o700 });
   const temp = `${patchPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    await runGit(['diff-tree', ...PATCH_DIFF_OPTIONS, `--output=${temp}`, baseSha, tree], { cwd: repo });
+    await runGit(['diff-tree', ...PATCH_DIFF_OPTIONS, `--output=${temp}`, baseSha, tree], { cwd: repo, timeoutMs: GIT_BULK_TIMEOUT_MS });
     const handle = await fs.open(temp, 'r+');
     let count: number;
     try {
