@@ -10,6 +10,7 @@
  * (crash, reload) resumes from what is on disk. The caller holds the job's
  * operation lock.
  */
+import { cancelQueued } from '../operations/cancelQueued';
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import { describeError, PaddockError } from '../common/errors';
@@ -193,7 +194,7 @@ export class CleanupRunner {
     job = await this.setPhase(id, 'terminating');
     const graceMs = job.settings.stopGraceMs;
     if (job.lifecycle.state === 'queued') {
-      job = await this.deps.store.transition(id, 'cancelled', { detail: 'cancelled by cleanup before it started' });
+      job = await cancelQueued(this.deps.store, id, 'cancelled by cleanup before it started');
     } else if (!isTerminalState(job.lifecycle.state)) {
       try {
         await this.deps.stopAgent(id, graceMs);
