@@ -119,6 +119,8 @@ export class Coordinator extends Disposable {
     };
     const tickMs = options.tickMs ?? 3000;
     const scheduling = tickMs > 0;
+    // Registered first, so disposed last: after the leadership has let go of its lease.
+    this._register(toDisposable(() => this.track(this.leadership.whenReleased())));
     this.leadership = this._register(new Leadership(this.store.home, (m) => this.log(m)));
     this.onDidChangeLeadership = this.leadership.onDidChange;
     const watcher = (options.watch ?? scheduling) ? this.watchStore() : undefined;
@@ -140,7 +142,6 @@ export class Coordinator extends Disposable {
     );
     this.onDidChangeCapacityBlock = this.scheduler.onDidChangeCapacityBlock;
     this.operations = new Operations(ctx, this.scheduler);
-    this._register(toDisposable(() => this.track(this.leadership.whenReleased())));
     this.syncPolicy();
     // Without a scheduler (one-shot CLI use) leadership is taken lazily, only when something is to be launched.
     this.ready = scheduling ? this.track(this.scheduler.pass()) : Promise.resolve();
