@@ -86,3 +86,39 @@ export function disposableInterval(fn: () => void, ms: number, unref = true): ID
   if (unref) handle.unref?.();
   return toDisposable(() => clearInterval(handle));
 }
+
+/**
+ * Holds at most one disposable, after VS Code's `MutableDisposable`: "the
+ * current timer" or "the current subscription". Setting a new value disposes
+ * the old one; disposing the holder disposes the value and refuses new ones.
+ */
+export class MutableDisposable<T extends IDisposable> implements IDisposable {
+  private current: T | undefined;
+  private disposed = false;
+
+  get value(): T | undefined {
+    return this.disposed ? undefined : this.current;
+  }
+
+  set value(next: T | undefined) {
+    if (this.disposed) {
+      next?.dispose();
+      return;
+    }
+    if (next === this.current) return;
+    const previous = this.current;
+    this.current = next;
+    previous?.dispose();
+  }
+
+  clear(): void {
+    this.value = undefined;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    const previous = this.current;
+    this.current = undefined;
+    previous?.dispose();
+  }
+}

@@ -10,7 +10,7 @@
  * (crash, reload) resumes from what is on disk. The caller holds the job's
  * operation lock.
  */
-import { createHash } from 'node:crypto';
+import { cancelQueued } from '../operations/cancelQueued';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describeError, PaddockError } from '../common/errors';
@@ -23,7 +23,6 @@ import {
   readManifest,
   removeWorktree,
   walkWorktree,
-  worktreeFingerprint,
 } from '../git';
 import { firstUnsavedEntry, isGitless } from '../git/remnant';
 import { findByEnvMarker, holdersOf, terminateProcessTree } from '../proc';
@@ -32,6 +31,9 @@ import type { Cleanup, CleanupResource, Holder, JobRecord } from '../store/schem
 import { isTerminalState } from '../store/schema';
 import type { JobStore } from '../store';
 import { backoffDelayMs, NEEDS_ATTENTION_AFTER } from './backoff';
+import { observeFingerprint } from './fingerprint';
+
+export { observeFingerprint };
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 
 type Stage = 'terminating' | 'capturing' | 'removing';
@@ -85,31 +87,6 @@ function describeHolders(holders: Holder[]): string {
   const shown = holders.slice(0, 5).map((h) => `pid ${h.pid} (${h.command.split(' ')[0] || '?'})`);
   const more = holders.length > 5 ? ` and ${holders.length - 5} more` : '';
   return `held by ${shown.join(', ')}${more}`;
-}
-
-/** Everything an attempt looks at; the same fingerprint as the last failure means nothing changed. */
-export async function observeFingerprint(job: JobRecord): Promise<string> {
-  const worktreeExists = job.worktree !== null && existsSync(job.worktree);
-  let tree = 'none';
-  if (worktreeExists) {
-    try {
-      tree = await worktreeFingerprint(job.worktree!);
-    } catch (err) {
-      tree = `error:${describeError(err, 200)}`;
-    }
-  }
-  const holders = worktreeExists ? holdersOf(job.worktree!).map((h) => h.pid).sort((a, b) => a - b) : [];
-  const marked = findByEnvMarker(AGENT_MARKER_ENV, job.id).map((p) => `${p.pid}:${p.startTime}`).sort();
-  const observed = {
-    state: job.lifecycle.state,
-    generation: job.lifecycle.generation,
-    deleteBranch: job.cleanup?.deleteBranch ?? false,
-    worktreeExists,
-    tree,
-    holders,
-    marked,
-  };
-  return createHash('sha256').update(JSON.stringify(observed)).digest('hex').slice(0, 40);
 }
 
 function initialRemaining(job: JobRecord): CleanupResource[] {
@@ -197,7 +174,7 @@ export class CleanupRunner {
     job = await this.setPhase(id, 'terminating');
     const graceMs = job.settings.stopGraceMs;
     if (job.lifecycle.state === 'queued') {
-      job = await this.deps.store.transition(id, 'cancelled', { detail: 'cancelled by cleanup before it started' });
+      job = await cancelQueued(this.deps.store, id, 'cancelled by cleanup before it started');
     } else if (!isTerminalState(job.lifecycle.state)) {
       try {
         await this.deps.stopAgent(id, graceMs);

@@ -14,6 +14,7 @@ export { capacityOf, holdsSlot } from './capacity';
 export type { StartRequest } from './startPlan';
 export { DEFAULT_SETTINGS, resolveSettings } from './settings';
 export type { CoordinatorSettings, SettingsProvider } from './settings';
+export type { StorePolicy } from '../store/policy';
 export { backoffDelayMs, dueTime, BACKOFF_CAP_MS, NEEDS_ATTENTION_AFTER } from './backoff';
 export { worktreePathFor, branchNameFor } from './worktreePath';
 export { defaultRestoreTarget } from './restoreAgent';

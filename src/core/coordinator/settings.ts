@@ -1,16 +1,19 @@
 /**
  * The coordinator's settings. The extension maps `paddock.*` onto these; the
  * CLI uses the defaults. Read through a provider on every use so a changed
- * setting takes effect without a restart.
+ * setting takes effect without a restart. The store-wide ones
+ * (`STORE_POLICY_KEYS`: capacity, stop grace, what cleanup may drop) are read
+ * from the store's policy file instead, so every process on a store agrees.
  */
 import * as z from 'zod';
 import { DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from '../git/classify';
+import { STORE_POLICY_KEYS, StorePolicy, StorePolicySchema } from '../store/policy';
 
 export const CoordinatorSettingsSchema = z.object({
-  maxConcurrent: z.number().int().min(1).max(64),
+  maxConcurrent: StorePolicySchema.shape.maxConcurrent.unwrap(),
   /** Folder for worktrees; null: `<repo-parent>/<repo-name>.worktrees`. */
   worktreeRoot: z.string().min(1).nullable(),
-  stopGraceSeconds: z.number().min(0).max(600),
+  stopGraceSeconds: StorePolicySchema.shape.stopGraceSeconds.unwrap(),
   /** `paddock.profiles`: overrides and additions, validated when a profile is resolved. */
   profiles: z.unknown(),
   defaultProfile: z.string().min(1).max(64),
@@ -18,10 +21,8 @@ export const CoordinatorSettingsSchema = z.object({
   autoRestart: z.boolean(),
   /** Automatic restarts allowed before a person must retry. */
   recoveryLimit: z.number().int().min(0).max(100),
-  /** Ignored paths cleanup may drop as regenerable (globs: a name matches any path component). */
-  regenerable: z.array(z.string().min(1).max(256)).max(100),
-  /** The archive of ignored files and nested repos may hold this many MB without the person's consent. */
-  archiveLimitMB: z.number().min(0).max(1_000_000),
+  regenerable: StorePolicySchema.shape.regenerable.unwrap(),
+  archiveLimitMB: StorePolicySchema.shape.archiveLimitMB.unwrap(),
 });
 export type CoordinatorSettings = z.infer<typeof CoordinatorSettingsSchema>;
 
@@ -39,9 +40,14 @@ export const DEFAULT_SETTINGS: CoordinatorSettings = {
 
 export type SettingsProvider = () => Partial<CoordinatorSettings>;
 
-/** Defaults filled in; a value of the wrong shape falls back to its default instead of breaking the coordinator. */
-export function resolveSettings(provider: SettingsProvider | undefined): CoordinatorSettings {
-  const given = provider?.() ?? {};
+/**
+ * Defaults filled in; a value of the wrong shape falls back to its default
+ * instead of breaking the coordinator. With a `policy` (the store's), the
+ * store-wide keys come from it (or the defaults), never from the provider.
+ */
+export function resolveSettings(provider: SettingsProvider | undefined, policy?: StorePolicy): CoordinatorSettings {
+  const given: Partial<CoordinatorSettings> = { ...(provider?.() ?? {}) };
+  if (policy) for (const key of STORE_POLICY_KEYS) (given as Record<string, unknown>)[key] = policy[key];
   const out: Record<string, unknown> = { ...DEFAULT_SETTINGS };
   for (const key of Object.keys(DEFAULT_SETTINGS) as (keyof CoordinatorSettings)[]) {
     const value = given[key];
@@ -50,4 +56,15 @@ export function resolveSettings(provider: SettingsProvider | undefined): Coordin
     if (field.safeParse(value).success) out[key] = value;
   }
   return out as CoordinatorSettings;
+}
+
+/** The store-wide part of what a provider gives (only valid values), to be written to the store's policy. */
+export function policyPartOf(provider: SettingsProvider | undefined): StorePolicy {
+  const given = provider?.() ?? {};
+  const out: Record<string, unknown> = {};
+  for (const key of STORE_POLICY_KEYS) {
+    const value = given[key];
+    if (value !== undefined && StorePolicySchema.shape[key].safeParse(value).success) out[key] = value;
+  }
+  return out as StorePolicy;
 }

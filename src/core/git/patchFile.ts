@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
-import { firstLine, runGit } from './runGit';
+import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 
 /** Options that make a diff byte-for-byte appliable whatever the user's diff config says. */
 const PATCH_DIFF_OPTIONS = [
@@ -85,7 +85,7 @@ export async function writeVerifiedPatch(repo: string, baseSha: string, tree: st
     const handle = await fs.open(temp, 'w+', 0o600);
     let count: number;
     try {
-      const made = await runGit(['diff-tree', ...PATCH_DIFF_OPTIONS, baseSha, tree], { cwd: repo, stdoutFd: handle.fd, allowFailure: true });
+      const made = await runGit(['diff-tree', ...PATCH_DIFF_OPTIONS, baseSha, tree], { cwd: repo, stdoutFd: handle.fd, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
       if (made.code !== 0) throw failure(await patchWriteError(temp, firstLine(made.stderr) || `exit code ${made.code}`));
       await handle.sync();
       // A huge patch (large binaries) is not read into one string, which could exceed V8's limit

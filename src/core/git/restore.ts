@@ -11,7 +11,7 @@ import { failure, usageError } from '../common/errors';
 import { extractArchive } from './archive';
 import { INVENTORY_FILE } from './evidence';
 import { readManifest, type Manifest } from './evidenceManifest';
-import { firstLine, runGit } from './runGit';
+import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { EXACT_CONFIG } from './snapshotIndex';
 
 export interface RestoreOptions {
@@ -117,7 +117,7 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   // The snapshot's tree into the files, HEAD's into the index: the agent's uncommitted work comes
   // back as uncommitted changes, its untracked files as untracked files.
   await runGit(['read-tree', snapshotSha], { cwd: target });
-  await runGit([...EXACT_CONFIG, 'checkout-index', '--all', '--force'], { cwd: target });
+  await runGit([...EXACT_CONFIG, 'checkout-index', '--all', '--force'], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS });
   await runGit(['read-tree', headSha], { cwd: target });
 
   let archived = 0;

@@ -3,10 +3,17 @@
  * messages can be recognised), no credential prompts, and none of the GIT_*
  * variables that a surrounding git process (a hook, `git rebase -x`) would
  * leak and that would redirect us to another repository or index.
+ *
+ * Every call is bounded: a timeout (a hung hook, fsmonitor or network
+ * filesystem must not hold a job lock and a capacity slot forever), an
+ * optional AbortSignal, and a process-wide cap on git children running at
+ * once. A git that is stopped is killed with its whole process group (hooks
+ * included), so its pipes close. See docs/architecture.md, "git and child processes".
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { failure } from '../common/errors';
+import { Limiter } from '../common/limiter';
 
 export interface GitOptions {
   cwd: string;
@@ -20,6 +27,24 @@ export interface GitOptions {
    * `--output=FILE`, git checks writes to its standard output and fails on a full disk.
    */
   stdoutFd?: number;
+  /** Kill git and fail after this long (default GIT_TIMEOUT_MS; long captures pass more). 0: no limit. */
+  timeoutMs?: number;
+  /** Kills git (or takes the call out of the queue) and fails when aborted. */
+  signal?: AbortSignal;
+}
+
+/** Default bound of one git call. */
+export const GIT_TIMEOUT_MS = 120_000;
+/** Bound of the steps that copy a whole worktree (capture's `add -A`, patch writing, restore's checkout). */
+export const GIT_BULK_TIMEOUT_MS = 600_000;
+/** git children of this process running at once; the rest wait in order. */
+export const GIT_MAX_CONCURRENT = 8;
+
+const gitSlots = new Limiter(GIT_MAX_CONCURRENT);
+
+/** git children of this process running now. */
+export function gitProcessesRunning(): number {
+  return gitSlots.active;
 }
 
 export interface GitResult {
@@ -65,31 +90,73 @@ export function firstLine(text: string): string {
 
 /** Runs `git args…` in opts.cwd; output is collected without a size limit (streams, no maxBuffer). */
 export function runGit(args: string[], opts: GitOptions): Promise<GitResult> {
+  const signal = opts.signal;
+  return gitSlots.run(() => spawnGit(args, opts), signal).catch((err: unknown) => {
+    if (signal?.aborted && err === signal.reason) throw cancelled(args, opts);
+    throw err;
+  });
+}
+
+function cancelled(args: string[], opts: GitOptions): Error {
+  return failure(`git ${args[0]} in ${opts.cwd} was cancelled.`, 'git');
+}
+
+function spawnGit(args: string[], opts: GitOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', opts.stdoutFd ?? 'pipe', 'pipe'], windowsHide: true });
+    if (opts.signal?.aborted) {
+      reject(cancelled(args, opts));
+      return;
+    }
+    // Its own process group (detached), so a stop reaches the hooks and helpers git started.
+    const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', opts.stdoutFd ?? 'pipe', 'pipe'], windowsHide: true, detached: true });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    let settled = false;
+    const timeoutMs = opts.timeoutMs ?? GIT_TIMEOUT_MS;
+    const timer = timeoutMs > 0 ? setTimeout(() => stop(failure(`git ${args[0]} in ${opts.cwd} did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped.`, 'git')), timeoutMs) : undefined;
+    const onAbort = () => stop(cancelled(args, opts));
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      fn();
+    };
+    // Killed with its group and failed at once: a grandchild holding the pipes must not keep the call open.
+    const stop = (why: Error) => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+      settle(() => reject(why));
+    };
     child.stdout?.on('data', (d: Buffer) => out.push(d));
     child.stderr!.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      // A missing cwd also surfaces as "spawn git ENOENT": tell the two apart.
-      if (e.code === 'ENOENT' && !existsSync(opts.cwd)) reject(failure(`Folder ${opts.cwd} does not exist.`));
-      else if (e.code === 'ENOENT') reject(failure('git is not installed or not on PATH.'));
-      else reject(failure(`Could not run git in ${opts.cwd}: ${e.message}.`));
-    });
-    child.on('close', (code, signal) => {
-      const result: GitResult = {
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        code: code ?? 128,
-      };
-      if (result.code !== 0 && !opts.allowFailure) {
-        const why = firstLine(result.stderr) || (signal ? `killed by ${signal}` : `exit code ${result.code}`);
-        reject(failure(`git ${args[0]} failed in ${opts.cwd}: ${why}`, 'git'));
-        return;
-      }
-      resolve(result);
-    });
+    child.on('error', (e: NodeJS.ErrnoException) =>
+      settle(() => {
+        // A missing cwd also surfaces as "spawn git ENOENT": tell the two apart.
+        if (e.code === 'ENOENT' && !existsSync(opts.cwd)) reject(failure(`Folder ${opts.cwd} does not exist.`));
+        else if (e.code === 'ENOENT') reject(failure('git is not installed or not on PATH.'));
+        else reject(failure(`Could not run git in ${opts.cwd}: ${e.message}.`));
+      }),
+    );
+    child.on('close', (code, signal) =>
+      settle(() => {
+        const result: GitResult = {
+          stdout: Buffer.concat(out).toString('utf8'),
+          stderr: Buffer.concat(err).toString('utf8'),
+          code: code ?? 128,
+        };
+        if (result.code !== 0 && !opts.allowFailure) {
+          const why = firstLine(result.stderr) || (signal ? `killed by ${signal}` : `exit code ${result.code}`);
+          reject(failure(`git ${args[0]} failed in ${opts.cwd}: ${why}`, 'git'));
+          return;
+        }
+        resolve(result);
+      }),
+    );
     // git may exit before reading its input (EPIPE); the exit code tells what happened.
     child.stdin!.on('error', () => undefined);
     child.stdin!.end(opts.input ?? '');

@@ -15,7 +15,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
-import { firstLine, runGit } from './runGit';
+import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 
 /** Settings that make `git add` record what is on disk, whatever the repository's config says. */
 export const EXACT_CONFIG = ['-c', 'core.fileMode=true', '-c', 'core.symlinks=true'];
@@ -87,7 +87,7 @@ async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>): Promis
   const untracked = opts.nestedRepos.filter((p) => !gitlinks.has(p));
   const ignored = await ignoredOf(opts, untracked);
   const excluded = untracked.filter((p) => !ignored.has(p)).map((p) => `:(top,literal,exclude)${p}`);
-  return runGit([...EXACT_CONFIG, 'add', '-A', '--', '.', ...excluded], { cwd: opts.worktree, env: opts.env, allowFailure: true });
+  return runGit([...EXACT_CONFIG, 'add', '-A', '--', '.', ...excluded], { cwd: opts.worktree, env: opts.env, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
 }
 
 export async function stageEverything(opts: StageOptions): Promise<void> {

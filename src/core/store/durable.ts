@@ -86,3 +86,28 @@ export function sweepTempFiles(dir: string): number {
 export function ensureDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
 }
+
+/**
+ * The same durable replacement without leaving the event loop: for small,
+ * rare writes (the store policy when a setting changes) that readers must see
+ * before the writer's next step.
+ */
+export function writeFileDurableSync(target: string, data: string): void {
+  const temp = tempPathFor(target);
+  const fd = fs.openSync(temp, 'wx', FILE_MODE);
+  try {
+    fs.writeFileSync(fd, data);
+    fs.fsyncSync(fd);
+  } catch (err) {
+    fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+  fs.closeSync(fd);
+  try {
+    commitTemp(temp, target);
+  } catch (err) {
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+}

@@ -24,6 +24,7 @@ import { describeIssues, Loaded, loadRecord, recordText } from './records';
 import { releaseExecutionLock, takeExecutionLock } from './executionLock';
 import { appendTimelineLine, readTimelineFile } from './timeline';
 import { JobWatcher, StoreWatcher, WatchOptions } from './watcher';
+import { PolicyFile } from './policy';
 
 export type JobEntry = { id: string; ok: true; job: JobRecord } | { id: string; ok: false; reason: string };
 
@@ -80,6 +81,8 @@ interface Mutation {
 
 export class JobStore {
   readonly home: string;
+  /** The store-wide policy (capacity, stop grace, what cleanup may drop), shared by every process. */
+  readonly policy: PolicyFile;
   private readonly layout: StoreLayout;
   private readonly outputCapBytes: number;
   private readonly redactor: Redactor;
@@ -98,6 +101,7 @@ export class JobStore {
     this.secretEnv = opts.secretEnv ?? process.env;
     this.log = opts.log ?? (() => undefined);
     this.lockOptions = { ...DEFAULT_LOCK_OPTIONS, ...opts.lock };
+    this.policy = new PolicyFile(opts.home, this.log);
   }
 
   static defaultHome(env?: NodeJS.ProcessEnv): string {

@@ -11,6 +11,7 @@ import { findByEnvMarker, readProcStat, sessionMembers, signalIfSame } from '../
 import { isTerminalState, JobRecord, JobStore, UnresponsiveWorker } from '../store';
 import { StopResult, WorkerClient } from '../protocol/client';
 import { AGENT_MARKER_ENV } from './agentMarker';
+import { cancelQueued } from '../operations/cancelQueued';
 import { describeSurvivors, NamedProcess, stopAgentProcesses } from './stopAgent';
 
 export interface StopJobOptions {
@@ -36,7 +37,7 @@ export async function stopJob(store: JobStore, id: string, opts: StopJobOptions 
   let job = await store.read(id);
 
   if (job.lifecycle.state === 'queued') {
-    const next = await store.transition(id, 'cancelled', { detail: 'stopped before it started', endedAt: new Date().toISOString() }, { expectFrom: ['queued'] });
+    const next = await cancelQueued(store, id, 'stopped before it started');
     return { state: next.lifecycle.state, escalated: false, survivors: [], via: 'store' };
   }
 

@@ -1,0 +1,53 @@
+/**
+ * What the operations and the scheduler share: the store, the settings in
+ * force (store policy included), the per-job operation locks, and the news of
+ * a job changed by this process.
+ */
+import * as path from 'node:path';
+import { describeError, failure } from '../common/errors';
+import type { Limiter } from '../common/limiter';
+import type { CleanupRunner } from '../coordinator/cleanupRunner';
+import { OwnedLock } from '../coordinator/ownedLock';
+import type { CoordinatorSettings } from '../coordinator/settings';
+import type { JobEntry, JobRecord, JobStore } from '../store';
+
+export interface OperationContext {
+  readonly store: JobStore;
+  /** Base environment of workers and agents. */
+  readonly env: NodeJS.ProcessEnv;
+  readonly runner: CleanupRunner;
+  /** Cleanups run by this process at the same time. */
+  readonly cleanupLimiter: Limiter;
+  settings(): CoordinatorSettings;
+  log(message: string): void;
+  /** A job was changed by this process. */
+  changed(id: string): void;
+}
+
+/** How long a person's operation waits for another process working on the same job. */
+const OPERATION_WAIT_MS = 120_000;
+
+/** The per-job operation lock: one operation (start, stop, retry, cleanup, restore, launch) on a job at a time, store-wide. */
+export function jobLock(store: JobStore, id: string): OwnedLock {
+  store.jobDir(id); // validates the id before it becomes part of a path
+  return new OwnedLock(path.join(store.home, 'coordinator', 'ops', `${id}.lock`), `operation on ${id}`);
+}
+
+/** Runs `fn` under the job's operation lock, waiting for another process's operation on it. */
+export async function withJobLock<T>(store: JobStore, id: string, what: string, fn: () => Promise<T>): Promise<T> {
+  await store.read(id); // bad or unknown ids fail before any waiting
+  const held = await jobLock(store, id).acquire(OPERATION_WAIT_MS).catch((err) => {
+    throw failure(`Could not ${what} agent ${id}: ${describeError(err)}`);
+  });
+  try {
+    return await fn();
+  } finally {
+    await held.release();
+  }
+}
+
+export function okJobs(entries: readonly JobEntry[]): JobRecord[] {
+  const out: JobRecord[] = [];
+  for (const e of entries) if (e.ok) out.push(e.job);
+  return out;
+}

@@ -1,0 +1,203 @@
+/**
+ * The operations: the one door through which a person's request (from the
+ * CLI or a window) changes an agent. Each runs under the job's operation lock
+ * and refuses with the rule's one sentence (`rules.ts`). Launching is the
+ * scheduler's: an operation that queues an execution asks it to pump.
+ */
+import { describeError, failure, usageError } from '../common/errors';
+import { resolveRepoRoot, resolveCommit } from '../git';
+import type { RestoreResult } from '../git';
+import { assertRunnable } from '../profiles';
+import { runtimeDirFor } from '../protocol/runtimeDir';
+import { removeRequestEnv, sealRequestEnv } from '../coordinator/requestEnv';
+import { restoreAgent } from '../coordinator/restoreAgent';
+import { planStart, StartRequest } from '../coordinator/startPlan';
+import { branchNameFor, worktreePathFor } from '../coordinator/worktreePath';
+import { isTerminalState, JobRecord } from '../store/schema';
+import { OperationContext, okJobs, withJobLock } from './context';
+import { failJob } from './failJob';
+import { beginRetry } from './retry';
+import { retryCleanupBlocker } from './rules';
+import { sendToAgent } from './send';
+import { stopLocked } from './stop';
+import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from './types';
+
+/** The scheduler, as the operations see it. */
+export interface Launcher {
+  /** Launches what is queued, if this process leads; resolves when done. */
+  pump(): Promise<void>;
+  /** The same, in the background. */
+  schedulePump(): void;
+}
+
+export class Operations {
+  constructor(private readonly ctx: OperationContext, private readonly launcher: Launcher) {}
+
+  /**
+   * Validates the request, allocates the job and — when capacity allows and this
+   * process leads — creates its worktree and spawns its worker. Returns the
+   * record (queued when it must wait). Throws the reason, with the agent's id,
+   * when the agent failed to start (the record stays, `failed`).
+   */
+  async start(request: StartRequest): Promise<JobRecord> {
+    const { store, env } = this.ctx;
+    const settings = this.ctx.settings();
+    const plan = planStart(request, settings, env);
+    let repo: string;
+    try {
+      repo = await resolveRepoRoot(request.repo);
+    } catch (err) {
+      throw usageError(describeError(err));
+    }
+    let job = await store.create({
+      title: plan.title,
+      repo,
+      worktree: null,
+      branch: null,
+      base: plan.base,
+      baseSha: null,
+      profile: plan.profileName,
+      command: plan.command,
+      cwd: repo,
+      envNames: Object.keys(plan.env).sort(),
+      settings: plan.settings,
+    });
+    const id = job.id;
+    this.ctx.log(`agent ${id} created: ${plan.command.join(' ')}`);
+    try {
+      const baseSha = await resolveCommit(repo, plan.base);
+      assertRunnable(plan.command[0], { ...env, ...plan.env }, repo);
+      // Before the worktree is assigned (until then no pump launches it): whoever launches it runs it with this.
+      await sealRequestEnv(store.jobDir(id), id, { ...env, ...plan.env }, runtimeDirFor(env));
+      const worktree = worktreePathFor(repo, id, settings.worktreeRoot);
+      job = await store.update(id, (j) => ({ ...j, baseSha, worktree, branch: branchNameFor(id), cwd: worktree }));
+    } catch (err) {
+      removeRequestEnv(store.jobDir(id));
+      await failJob(store, id, describeError(err));
+      this.ctx.changed(id);
+      throw failure(`Agent ${id} failed to start: ${describeError(err)}`);
+    }
+    this.ctx.changed(id);
+    await this.launcher.pump();
+    job = await store.read(id);
+    if (job.lifecycle.state === 'failed' && job.lifecycle.startedAt === null) {
+      throw failure(`Agent ${id} failed to start: ${job.lifecycle.detail ?? 'unknown reason'}`);
+    }
+    return job;
+  }
+
+  /** Stops an agent and returns only when it is proven stopped, or says what could not be proven. */
+  async stop(id: string, opts: { force?: boolean } = {}): Promise<StopReport> {
+    const report = await withJobLock(this.ctx.store, id, 'stop', () => stopLocked(this.ctx.store, id, { force: opts.force ?? false }));
+    this.ctx.changed(id);
+    this.launcher.schedulePump();
+    return report;
+  }
+
+  /** Stops every running or queued agent; proves each stopped or lists which not and why. */
+  async stopAll(opts: { force?: boolean } = {}): Promise<StopAllReport> {
+    const jobs = okJobs(await this.ctx.store.list()).filter((j) => !isTerminalState(j.lifecycle.state));
+    const reports = await Promise.all(
+      jobs.map((j) =>
+        this.stop(j.id, opts).catch(
+          (err): StopReport => ({
+            id: j.id,
+            generation: j.lifecycle.generation,
+            action: 'none',
+            stopped: false,
+            state: j.lifecycle.state,
+            ended: [],
+            reason: describeError(err),
+          }),
+        ),
+      ),
+    );
+    return {
+      stopped: reports.filter((r) => r.stopped).map((r) => r.id),
+      notStopped: reports.filter((r) => !r.stopped).map((r) => ({ id: r.id, reason: r.reason ?? 'unknown' })),
+    };
+  }
+
+  /** A new execution of an ended agent in its existing worktree (with the profile's resume arguments). */
+  async retry(id: string): Promise<JobRecord> {
+    await withJobLock(this.ctx.store, id, 'retry', () => beginRetry(this.ctx, id, false));
+    this.ctx.changed(id);
+    await this.launcher.pump();
+    const job = await this.ctx.store.read(id);
+    if (job.lifecycle.state === 'failed' && job.lifecycle.startedAt === null) {
+      throw failure(`Agent ${id} failed to restart: ${job.lifecycle.detail ?? 'unknown reason'}`);
+    }
+    return job;
+  }
+
+  /** Cleans an agent up now (stopping it if needed); a person's request, so backoff starts over. */
+  async cleanup(id: string, opts: CleanupOptions = {}): Promise<CleanupReport> {
+    const { store, runner, cleanupLimiter } = this.ctx;
+    const job = await store.read(id); // bad or unknown ids fail before any waiting
+    const { regenerable, archiveLimitMB } = this.ctx.settings();
+    // Consent answers the question the last attempt asked: what it named as over the limit is what
+    // may be dropped, so its limits hold unless this request names others (the setting's default
+    // could be lower and drop files the person was never told about).
+    const asked = opts.dropUnarchivable && job.cleanup?.awaitingConsent ? job.cleanup : undefined;
+    const request = {
+      manual: true,
+      deleteBranch: opts.deleteBranch,
+      dropUnarchivable: opts.dropUnarchivable,
+      regenerable: opts.regenerable ?? asked?.regenerable ?? regenerable,
+      archiveLimitBytes:
+        opts.archiveLimitMB !== undefined ? Math.round(opts.archiveLimitMB * 1024 * 1024) : (asked?.archiveLimitBytes ?? Math.round(archiveLimitMB * 1024 * 1024)),
+    };
+    const outcome = await cleanupLimiter.run(() => withJobLock(store, id, 'cleanup', () => runner.run(id, request)));
+    forgetEnvIfCleaned(this.ctx, outcome.job);
+    this.ctx.changed(id);
+    this.launcher.schedulePump();
+    return outcome;
+  }
+
+  /** "Retry Cleanup Now": runs at once and resets the backoff. */
+  async retryCleanup(id: string): Promise<CleanupReport> {
+    const job = await this.ctx.store.read(id);
+    // Any begun cleanup may be run again at once (an interrupted one too); only "none begun" is refused here.
+    if (job.cleanup === null) throw usageError(retryCleanupBlocker(job) ?? `Agent ${id} has no cleanup to retry.`);
+    return this.cleanup(id);
+  }
+
+  /** Cleans up every ended agent not cleaned up yet, one by one, with the same guarantees. */
+  async cleanUpFinished(opts: CleanupOptions = {}): Promise<CleanupReport[]> {
+    const jobs = okJobs(await this.ctx.store.list()).filter((j) => isTerminalState(j.lifecycle.state) && j.cleanup?.phase !== 'complete');
+    const reports: CleanupReport[] = [];
+    for (const job of jobs) {
+      try {
+        reports.push(await this.cleanup(job.id, opts));
+      } catch (err) {
+        this.ctx.log(`cleanup of ${job.id} failed: ${describeError(err)}`);
+      }
+    }
+    return reports;
+  }
+
+  /** Re-creates a cleaned agent's worktree from its evidence (at its old path, or `to`). */
+  async restore(id: string, to?: string): Promise<RestoreResult> {
+    await this.ctx.store.read(id);
+    return withJobLock(this.ctx.store, id, 'restore', () => restoreAgent(this.ctx.store, id, to));
+  }
+
+  /**
+   * Types `text` and Enter into a running or waiting agent's terminal (sendToAgent: the rule and the
+   * input limit). Not under the job lock: keystrokes write nothing to the store, and a person's
+   * answer must not wait behind a cleanup's lock.
+   */
+  send(id: string, text: string): Promise<void> {
+    return sendToAgent(this.ctx.store, id, text);
+  }
+}
+
+/** A cleaned-up agent is never launched again: its saved environment goes. */
+export function forgetEnvIfCleaned(ctx: OperationContext, job: JobRecord): void {
+  if (job.cleanup?.phase !== 'complete') return;
+  try {
+    removeRequestEnv(ctx.store.jobDir(job.id));
+  } catch (err) {
+    ctx.log(`could not remove the saved environment of ${job.id}: ${describeError(err)}`);
+  }
+}

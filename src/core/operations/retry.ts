@@ -1,0 +1,50 @@
+/** Retry, under the job's operation lock held by the caller: a new generation of an ended agent, queued. */
+import { existsSync } from 'node:fs';
+import { failure, usageError } from '../common/errors';
+import { sealRequestEnv } from '../coordinator/requestEnv';
+import { resolveProfile } from '../profiles';
+import { runtimeDirFor } from '../protocol/runtimeDir';
+import { resumeCommand } from '../coordinator/startPlan';
+import type { JobRecord } from '../store';
+import type { OperationContext } from './context';
+import { retryBlocker } from './rules';
+
+export async function beginRetry(ctx: OperationContext, id: string, automatic: boolean): Promise<JobRecord> {
+  const store = ctx.store;
+  const job = await store.read(id);
+  const blocker = retryBlocker(job);
+  if (blocker) throw usageError(blocker);
+  if (job.worktree === null || !existsSync(job.worktree)) {
+    throw failure(`Agent ${id} cannot be retried: its worktree no longer exists.`);
+  }
+  const previous = job.command;
+  // A person's retry runs with that person's environment; an automatic restart keeps the one of the request before.
+  if (!automatic) await sealRequestEnv(store.jobDir(id), id, agentEnv(ctx, job), runtimeDirFor(ctx.env));
+  await store.beginGeneration(id, { automatic });
+  const next = await store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, j.settings.resumeArgs) }));
+  const generation = next.lifecycle.generation;
+  await store.appendTimeline(id, {
+    generation,
+    type: automatic ? 'auto-restart' : 'retry',
+    message: `${automatic ? 'automatic restart' : 'retry'} (generation ${generation}) of: ${previous.join(' ')}`,
+  });
+  // The terminal history continues in the same log: mark where the new execution begins.
+  const output = store.openOutput(id);
+  output.append(`\r\n\x1b[0m\x1b[2m──── ${automatic ? 'restarted' : 'retried'}: generation ${generation}, ${new Date().toISOString()} ────\x1b[0m\r\n`);
+  await output.close();
+  ctx.log(`agent ${id} queued for ${automatic ? 'an automatic restart' : 'a retry'} (generation ${generation})`);
+  return next;
+}
+
+/** The base environment plus the agent's profile's variables (as the settings say now). */
+function agentEnv(ctx: OperationContext, job: JobRecord): NodeJS.ProcessEnv {
+  let extra: Record<string, string> = {};
+  if (job.profile !== null) {
+    try {
+      extra = resolveProfile(job.profile, ctx.settings().profiles, ctx.env).env;
+    } catch {
+      // The profile was removed from the settings since: run with the base environment.
+    }
+  }
+  return { ...ctx.env, ...extra };
+}

@@ -1,0 +1,42 @@
+/** Stop, under the job's operation lock held by the caller: proven stopped, or why not. */
+import { findByEnvMarker } from '../proc';
+import type { JobStore } from '../store';
+import { isTerminalState } from '../store/schema';
+import { AGENT_MARKER_ENV } from '../worker/agentMarker';
+import { stopJob } from '../worker/stopJob';
+import type { StopReport } from './types';
+
+export async function stopLocked(store: JobStore, id: string, opts: { force: boolean; graceMs?: number }): Promise<StopReport> {
+  // Under the job's operation lock: no retry can start another generation until this returns,
+  // so the report describes the generation this stop acted on.
+  const job = await store.read(id);
+  const generation = job.lifecycle.generation;
+  const wasEnded = isTerminalState(job.lifecycle.state);
+  const hasLeftovers = wasEnded && findByEnvMarker(AGENT_MARKER_ENV, id).length > 0;
+  const report = (patch: Partial<StopReport> & Pick<StopReport, 'state' | 'action'>): StopReport => ({
+    id,
+    generation,
+    stopped: true,
+    ended: [],
+    reason: null,
+    ...patch,
+  });
+  if (wasEnded && !hasLeftovers) return report({ state: job.lifecycle.state, action: 'none' });
+  // Ended agents with leftovers (orphaned, completed) go the same way: stopJob ends what is left.
+  const result = await stopJob(store, id, { force: opts.force, graceMs: opts.graceMs ?? job.settings.stopGraceMs });
+  const action: StopReport['action'] = result.via === 'store' ? 'cancelled-queued' : wasEnded ? 'ended-leftovers' : result.via === 'none' ? 'none' : 'stopped';
+  const ended = result.ended ?? [];
+  if (result.survivors.length > 0) {
+    const names = result.survivors.slice(0, 5).map((p) => `pid ${p.pid} (${p.command.split(' ')[0]})`).join(', ');
+    return report({ state: result.state, action, ended, stopped: false, reason: `still running after SIGKILL: ${names}` });
+  }
+  if (!isTerminalState(result.state)) {
+    return report({ state: result.state, action, ended, stopped: false, reason: `the agent is still ${result.state}` });
+  }
+  const left = findByEnvMarker(AGENT_MARKER_ENV, id);
+  if (left.length > 0) {
+    const names = left.slice(0, 5).map((p) => `pid ${p.pid} (${p.comm})`).join(', ');
+    return report({ state: result.state, action, ended, stopped: false, reason: `still running: ${names}` });
+  }
+  return report({ state: result.state, action, ended });
+}

@@ -1,0 +1,37 @@
+/** What the operations take and report. */
+import type { CleanupOutcome } from '../coordinator/cleanupRunner';
+import type { JobRecord } from '../store/schema';
+
+export interface StopReport {
+  id: string;
+  /** The execution this stop acted on (read under the job's operation lock, so a concurrent retry cannot blur it). */
+  generation: number;
+  /** What this stop did: cancelled a queued execution, stopped a live one, ended what an ended one left running, or nothing. */
+  action: 'cancelled-queued' | 'stopped' | 'ended-leftovers' | 'none';
+  /** True when the agent is proven stopped (terminal, no process of it left). */
+  stopped: boolean;
+  state: JobRecord['lifecycle']['state'];
+  /** Processes this stop ended itself (the worker was gone, frozen, or the agent had ended with leftovers). */
+  ended: { pid: number; command: string }[];
+  /** Why it could not be proven stopped. */
+  reason: string | null;
+}
+
+export interface StopAllReport {
+  stopped: string[];
+  notStopped: { id: string; reason: string }[];
+}
+
+export interface CleanupOptions {
+  /** Delete the branch even when it has commits found nowhere else. */
+  deleteBranch?: boolean;
+  /** "Clean Up Anyway": drop what cannot be archived (over the limit, unreadable), recording it as lost. */
+  dropUnarchivable?: boolean;
+  /** Ignored paths that may be dropped as regenerable; default: the store policy. */
+  regenerable?: readonly string[];
+  /** Archive size allowed without consent, in MB; default: the store policy. */
+  archiveLimitMB?: number;
+}
+
+/** What one cleanup attempt did: the cleanup runner's outcome, one type for every caller. */
+export type CleanupReport = CleanupOutcome;

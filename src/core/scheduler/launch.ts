@@ -1,0 +1,84 @@
+/**
+ * Launch and undo: the worktree (first generation) and the worker of a job the
+ * scheduler has moved to `starting`. A launch that fails is undone — the
+ * worktree and branch it made are removed — and recorded as `failed`.
+ */
+import { existsSync } from 'node:fs';
+import { describeError, failure } from '../common/errors';
+import { addWorktree, deleteBranch, removeWorktree } from '../git';
+import { assertRunnable } from '../profiles';
+import { runtimeDirFor } from '../protocol/runtimeDir';
+import { openRequestEnv, removeRequestEnv } from '../coordinator/requestEnv';
+import type { OperationContext } from '../operations/context';
+import { failJob } from '../operations/failJob';
+import type { JobRecord } from '../store';
+import { spawnWorker } from '../worker/spawn';
+import { waitForJob } from './waitForJob';
+
+export interface WorkerRuntime {
+  /** The worker bundle (dist/worker.js). */
+  workerScript: string;
+  execPath?: string;
+  nodePtyPath?: string;
+  /** How long a launch waits for the spawned worker to take its job over. */
+  launchWaitMs: number;
+}
+
+export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, id: string): Promise<void> {
+  const { store } = ctx;
+  const job = await store.read(id);
+  let createdWorktree = false;
+  try {
+    if (job.worktree === null || job.branch === null || job.baseSha === null) {
+      throw failure('it has no worktree assigned');
+    }
+    // The environment of the request that created this execution, never this launcher's own.
+    const env = openRequestEnv(store.jobDir(id), id, runtimeDirFor(ctx.env));
+    if (job.lifecycle.generation === 1 && !existsSync(job.worktree)) {
+      await addWorktree(job.repo, { path: job.worktree, branch: job.branch, baseSha: job.baseSha });
+      createdWorktree = true;
+    } else if (!existsSync(job.worktree)) {
+      throw failure(`its worktree ${job.worktree} no longer exists`);
+    }
+    assertRunnable(job.command[0], env, job.worktree);
+    await spawnWorker({
+      store,
+      home: store.home,
+      jobId: id,
+      generation: job.lifecycle.generation,
+      workerScript: runtime.workerScript,
+      execPath: runtime.execPath,
+      nodePtyPath: runtime.nodePtyPath,
+      env,
+    });
+  } catch (err) {
+    await undoLaunch(ctx, job, createdWorktree, describeError(err));
+    return;
+  }
+  // Until the worker has started the agent (or the job ended): woken by the store's change notifications.
+  const settled = await waitForJob(store, id, (j) => j.lifecycle.state !== 'starting', runtime.launchWaitMs);
+  if (settled.lifecycle.state === 'failed' && settled.lifecycle.startedAt === null && createdWorktree) {
+    // The worker could not start the agent: the worktree holds nothing of it yet.
+    await undoLaunch(ctx, settled, true, settled.lifecycle.detail ?? 'the agent did not start');
+  }
+  ctx.changed(id);
+}
+
+export async function undoLaunch(ctx: OperationContext, job: JobRecord, createdWorktree: boolean, reason: string): Promise<void> {
+  const { store } = ctx;
+  const id = job.id;
+  const problems: string[] = [];
+  if (createdWorktree && job.worktree && job.branch) {
+    await removeWorktree(job.repo, job.worktree).catch((err) => problems.push(`worktree: ${describeError(err)}`));
+    await deleteBranch(job.repo, job.branch, { force: true }).catch((err) => problems.push(`branch: ${describeError(err)}`));
+    if (problems.length === 0) {
+      await store.update(id, (j) => ({ ...j, worktree: null, branch: null, cwd: j.repo }));
+    }
+  }
+  // A first generation that never ran cannot be retried: its environment is of no further use.
+  if (job.lifecycle.generation === 1) removeRequestEnv(store.jobDir(id));
+  const detail = problems.length ? `${reason} (undo incomplete: ${problems.join('; ')})` : reason;
+  await failJob(store, id, detail);
+  ctx.changed(id);
+  ctx.log(`agent ${id} failed to start: ${detail}`);
+}

@@ -1,0 +1,349 @@
+/**
+ * The scheduler: launches queued agents within capacity (and undoes a failed
+ * launch), retries incomplete cleanups on their persisted backoff, recovers
+ * starts abandoned by a dead launcher, and restarts crashed agents when asked
+ * to. It acts only in the process that holds the leader lease, and only when
+ * something happened: a store change (the store watcher), an operation of this
+ * process, or the due time of a cleanup retry — never on a fixed tick. A
+ * follower tries to take the lease now and then (`leaseRetryMs`), which
+ * succeeds the moment the leader is gone. Every process reports capacity news.
+ */
+import { describeError } from '../common/errors';
+import { Emitter, Event } from '../common/event';
+import { Disposable, disposableTimeout, MutableDisposable, IDisposable } from '../common/lifecycle';
+import { backoffDelayMs, DueTimes } from '../coordinator/backoff';
+import { CapacityBlocker, capacityOf, CapacityState, isBeingPrepared, queueOrder } from '../coordinator/capacity';
+import { observeFingerprint } from '../coordinator/cleanupRunner';
+import { OwnedLock } from '../coordinator/ownedLock';
+import { jobLock, OperationContext, okJobs } from '../operations/context';
+import { forgetEnvIfCleaned } from '../operations/operations';
+import { beginRetry } from '../operations/retry';
+import type { JobRecord, JobWatcher } from '../store';
+import { launchJob, undoLaunch, WorkerRuntime } from './launch';
+import type { Leadership } from './leadership';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+
+export interface CapacityBlockEvent {
+  /** Agents that hold a slot only because their cleanup is incomplete (empty: no longer blocked). */
+  blockedBy: CapacityBlocker[];
+  capacity: CapacityState;
+}
+
+export interface SchedulerOptions {
+  runtime: WorkerRuntime;
+  leadership: Leadership;
+  /** Store changes by anyone; without it the scheduler acts only on this process's operations. */
+  watcher?: JobWatcher;
+  /** How often a follower tries to take the lease. */
+  leaseRetryMs: number;
+  /** Keeps background work visible to `whenIdle`. */
+  track<T>(promise: Promise<T>): Promise<T>;
+  random?: () => number;
+}
+
+const CAPACITY_WAIT_MS = 30_000;
+/** A burst of store changes within this window makes one pass. */
+const PASS_COALESCE_MS = 50;
+/** The longest a due-time timer is armed for (a clock jump is re-judged at the next pass). */
+const MAX_TIMER_MS = 60_000;
+
+export class Scheduler extends Disposable {
+  private readonly _onDidChangeCapacityBlock = this._register(new Emitter<CapacityBlockEvent>());
+  readonly onDidChangeCapacityBlock: Event<CapacityBlockEvent> = this._onDidChangeCapacityBlock.event;
+
+  /** The pass asked for by a burst of store changes. */
+  private readonly passSoon = this._register(new MutableDisposable<IDisposable>());
+  /** The next due cleanup retry (leader only). */
+  private readonly nextDue = this._register(new MutableDisposable<IDisposable>());
+  /** The next attempt to take the lease (follower only). */
+  private readonly leaseRetry = this._register(new MutableDisposable<IDisposable>());
+
+  private readonly capacityLock: OwnedLock;
+  private readonly dueTimes = new DueTimes();
+  /** Automatic cleanup attempts in flight, by repository: one at a time per repository. */
+  private readonly repoAttempts = new Map<string, Promise<void>>();
+  private passing: Promise<void> | undefined;
+  private pumping: Promise<void> | undefined;
+  private pumpAgain = false;
+  private lastBlockKey = '';
+  private cachedJobs: JobRecord[] | undefined;
+  private dirty = true;
+
+  constructor(private readonly ctx: OperationContext, private readonly opts: SchedulerOptions) {
+    super();
+    this.capacityLock = new OwnedLock(path.join(ctx.store.home, 'coordinator', 'capacity.lock'), 'capacity');
+    if (opts.watcher) {
+      this._register(
+        opts.watcher.onDidChangeJob(() => {
+          this.dirty = true;
+          this.schedulePass();
+        }),
+      );
+    }
+    this._register(opts.leadership.onDidChange((leads) => (leads ? this.leaseRetry.clear() : this.nextDue.clear())));
+  }
+
+  get isLeader(): boolean {
+    return this.opts.leadership.isLeader;
+  }
+
+  /** This process changed a job: the next pass re-reads the store. */
+  markDirty(): void {
+    this.dirty = true;
+  }
+
+  /** One pass now: leadership (taken if free), then as leader the queue, cleanup retries and restarts; capacity news for everyone. */
+  pass(): Promise<void> {
+    if (this._store.isDisposed) return Promise.resolve();
+    this.passing ??= this.passOnce(true).finally(() => {
+      this.passing = undefined;
+    });
+    return this.passing;
+  }
+
+  /** Launches queued jobs in order while capacity allows, if this process leads (taking a free lease first). */
+  pump(): Promise<void> {
+    if (this._store.isDisposed) return Promise.resolve();
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return this.pumping;
+    }
+    this.pumping = (async () => {
+      try {
+        do {
+          this.pumpAgain = false;
+          if (!this.isLeader) await this.opts.leadership.refresh();
+          if (!this.isLeader) return;
+          while (!this._store.isDisposed && (await this.launchNext())) {
+            // keep going while capacity allows
+          }
+        } while (this.pumpAgain && !this._store.isDisposed);
+      } catch (err) {
+        this.ctx.log(`launching queued agents failed: ${describeError(err)}`);
+      } finally {
+        this.pumping = undefined;
+      }
+    })();
+    return this.pumping;
+  }
+
+  schedulePump(): void {
+    if (this.isLeader) void this.opts.track(this.pump());
+  }
+
+  /** Coalesces bursts of store changes into one pass (a queued job appeared, a slot freed, an agent ended). */
+  private schedulePass(): void {
+    if (this.passSoon.value || this._store.isDisposed) return;
+    this.passSoon.value = disposableTimeout(() => {
+      this.passSoon.clear();
+      void this.opts.track(this.passOnce(false));
+    }, PASS_COALESCE_MS);
+  }
+
+  private async passOnce(tryLease: boolean): Promise<void> {
+    try {
+      if (tryLease || this.isLeader) await this.opts.leadership.refresh();
+      if (this._store.isDisposed) return;
+      let jobs = await this.jobsForPass();
+      if (this.isLeader) {
+        if (jobs.some((j) => j.lifecycle.state === 'queued')) {
+          await this.pump();
+          jobs = await this.jobsForPass();
+        }
+        this.scheduleCleanupRetries(jobs);
+        await this.recoverAbandonedStarts(jobs);
+        await this.autoRestart(jobs);
+        this.armNextDue(jobs);
+      } else {
+        this.armLeaseRetry();
+      }
+      this.reportCapacity(jobs);
+    } catch (err) {
+      this.ctx.log(`coordinator pass failed: ${describeError(err)}`);
+    }
+  }
+
+  /** Listing reads and validates every record: only when something changed since the last pass. */
+  private async jobsForPass(): Promise<JobRecord[]> {
+    if (this.dirty || this.cachedJobs === undefined) {
+      this.dirty = false;
+      this.cachedJobs = okJobs(await this.ctx.store.list());
+    }
+    return this.cachedJobs;
+  }
+
+  private armLeaseRetry(): void {
+    if (this.leaseRetry.value || this._store.isDisposed) return;
+    this.leaseRetry.value = disposableTimeout(() => {
+      this.leaseRetry.clear();
+      void this.opts.track(this.pass());
+    }, this.opts.leaseRetryMs);
+  }
+
+  /** A timer for the earliest due cleanup retry, so a backoff ends on time with nothing else happening. */
+  private armNextDue(jobs: JobRecord[]): void {
+    const now = Date.now();
+    let earliest = Infinity;
+    for (const job of jobs) {
+      const c = job.cleanup;
+      if (!c || c.phase !== 'incomplete' || c.awaitingConsent || this.repoAttempts.has(job.repo)) continue;
+      earliest = Math.min(earliest, this.dueTimes.due(job.id, c.nextAttemptAt, now));
+    }
+    if (earliest === Infinity) {
+      this.nextDue.clear();
+      return;
+    }
+    const delay = Math.min(Math.max(earliest - now, PASS_COALESCE_MS), MAX_TIMER_MS);
+    this.nextDue.value = disposableTimeout(() => {
+      this.nextDue.clear();
+      void this.opts.track(this.passOnce(false));
+    }, delay);
+  }
+
+  private reportCapacity(jobs: JobRecord[]): void {
+    const capacity = capacityOf(jobs, this.ctx.settings().maxConcurrent);
+    const key = capacity.blockedBy.map((b) => b.id).join(',');
+    if (key === this.lastBlockKey) return;
+    this.lastBlockKey = key;
+    this._onDidChangeCapacityBlock.fire({ blockedBy: capacity.blockedBy, capacity });
+    if (capacity.blockedBy.length > 0) {
+      const names = capacity.blockedBy.map((b) => `${b.id} (${b.stage ?? 'cleanup'}: ${b.lastError ?? 'no error'})`);
+      this.ctx.log(`capacity is full; incomplete cleanups hold slots: ${names.join(', ')}`);
+    }
+  }
+
+  /** Claims a slot for the first queued job and launches it; false when nothing (more) can start. */
+  private async launchNext(): Promise<boolean> {
+    const { store } = this.ctx;
+    const queue = queueOrder(okJobs(await store.list()));
+    for (const candidate of queue) {
+      const opLock = await jobLock(store, candidate.id).tryAcquire();
+      if (!opLock) continue; // a person's operation is on it; the next pass sees it again
+      try {
+        const claimed = await this.capacityLock.with(CAPACITY_WAIT_MS, async () => {
+          const jobs = okJobs(await store.list());
+          const job = jobs.find((j) => j.id === candidate.id);
+          if (!job || job.lifecycle.state !== 'queued' || isBeingPrepared(job)) return 'skip';
+          const max = this.ctx.settings().maxConcurrent;
+          if (capacityOf(jobs, max).used >= max) return 'full';
+          await store.transition(job.id, 'starting', { detail: 'creating its worktree' }, { expectFrom: ['queued'] });
+          return 'claimed';
+        });
+        if (claimed === 'full') return false;
+        if (claimed === 'skip') continue;
+        this.ctx.changed(candidate.id);
+        await launchJob(this.ctx, this.opts.runtime, candidate.id);
+        return true;
+      } finally {
+        await opLock.release();
+      }
+    }
+    return false;
+  }
+
+  /** Picks, per repository, the most overdue incomplete cleanup and tries it again in the background. */
+  private scheduleCleanupRetries(jobs: JobRecord[]): void {
+    const now = Date.now();
+    const due = (job: JobRecord) => this.dueTimes.due(job.id, job.cleanup!.nextAttemptAt, now);
+    const byRepo = new Map<string, JobRecord>();
+    for (const job of jobs) {
+      const c = job.cleanup;
+      if (!c || c.phase === 'complete' || c.awaitingConsent) continue;
+      if (c.phase === 'incomplete' && due(job) > now) continue;
+      const best = byRepo.get(job.repo);
+      if (!best || due(best) > due(job)) byRepo.set(job.repo, job);
+    }
+    for (const [repo, job] of byRepo) {
+      if (this.repoAttempts.has(repo)) continue;
+      const attempt = this.automaticCleanup(job.id).finally(() => {
+        this.repoAttempts.delete(repo);
+        this.markDirty();
+        this.schedulePass();
+      });
+      this.repoAttempts.set(repo, attempt);
+      void this.opts.track(attempt);
+    }
+  }
+
+  private async automaticCleanup(id: string): Promise<void> {
+    const { store } = this.ctx;
+    const lock = await jobLock(store, id).tryAcquire();
+    if (!lock) return; // someone is working on it right now
+    try {
+      const job = await store.read(id);
+      const c = job.cleanup;
+      if (!c || c.phase === 'complete' || c.awaitingConsent) return;
+      const now = Date.now();
+      if (c.phase === 'incomplete') {
+        if (this.dueTimes.due(id, c.nextAttemptAt, now) > now) return;
+        if (c.fingerprint !== null && (await observeFingerprint(job)) === c.fingerprint) {
+          // Nothing it looked at changed: the same attempt would fail the same way.
+          await store.update(id, (j) => ({
+            ...j,
+            cleanup: { ...j.cleanup!, nextAttemptAt: new Date(now + backoffDelayMs(c.failures, this.opts.random)).toISOString() },
+          }));
+          return;
+        }
+      } else {
+        this.ctx.log(`resuming the cleanup of ${id}, interrupted at ${c.phase}`);
+      }
+      const outcome = await this.ctx.cleanupLimiter.run(() => this.ctx.runner.run(id, { manual: false }));
+      forgetEnvIfCleaned(this.ctx, outcome.job);
+      this.ctx.changed(id);
+    } catch (err) {
+      this.ctx.log(`automatic cleanup of ${id} failed: ${describeError(err)}`);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  /**
+   * A job left in `starting` with no worker ever spawned: the process that
+   * claimed its slot died mid-launch. Its op lock is free then (a launch holds it).
+   */
+  private async recoverAbandonedStarts(jobs: JobRecord[]): Promise<void> {
+    const { store } = this.ctx;
+    for (const candidate of jobs) {
+      if (candidate.lifecycle.state !== 'starting' || candidate.launch !== null || candidate.execution !== null) continue;
+      const lock = await jobLock(store, candidate.id).tryAcquire();
+      if (!lock) continue;
+      try {
+        const job = await store.read(candidate.id);
+        if (job.lifecycle.state !== 'starting' || job.launch !== null || job.execution !== null) continue;
+        // A first generation that never ran: its worktree and branch (even half-made, folder missing) are the launch's own.
+        const ours = job.lifecycle.generation === 1 && job.lifecycle.startedAt === null && job.worktree !== null;
+        await undoLaunch(this.ctx, job, ours, 'the process launching it stopped before its worker started');
+      } catch (err) {
+        this.ctx.log(`could not recover the abandoned start of ${candidate.id}: ${describeError(err)}`);
+      } finally {
+        await lock.release();
+      }
+    }
+  }
+
+  /** Off by default: a crashed agent is restarted until `recoveryLimit` restarts in a row. */
+  private async autoRestart(jobs: JobRecord[]): Promise<void> {
+    let restarted = false;
+    for (const job of jobs) {
+      const s = job.settings;
+      if (!s.autoRestart || job.cleanup !== null || job.recoveries >= s.recoveryLimit) continue;
+      if (job.lifecycle.state !== 'failed' && job.lifecycle.state !== 'orphaned') continue;
+      if (job.lifecycle.startedAt === null) continue; // never ran: a start failure, not a crash
+      if (job.worktree === null || !existsSync(job.worktree)) continue;
+      const lock = await jobLock(this.ctx.store, job.id).tryAcquire();
+      if (!lock) continue;
+      try {
+        await beginRetry(this.ctx, job.id, true);
+        this.ctx.changed(job.id);
+        restarted = true;
+      } catch (err) {
+        this.ctx.log(`automatic restart of ${job.id} failed: ${describeError(err)}`);
+      } finally {
+        await lock.release();
+      }
+    }
+    // A restart queued something: launch it in this pass's wake.
+    if (restarted) this.schedulePump();
+  }
+}
