@@ -49,11 +49,10 @@ describe('OwnedLock', function () {
   it('passes on at once when its owner process is killed', async () => {
     const lockDir = join(dir, 'dead.lock');
     // A child takes the lock (same format: mkdir + owner.json with its identity), then is SIGKILLed.
+    // Its identity comes from the same process backend as ours (/proc, or ps with PADDOCK_PROCESS_BACKEND=portable).
     const script = `
       const fs = require('fs');
-      const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-      const startTime = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-      const bootId = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+      const { startTime, bootId } = require(${JSON.stringify(require.resolve('../../../../src/core/proc/identity'))}).identityOf(process.pid);
       fs.mkdirSync(${JSON.stringify(lockDir)});
       fs.writeFileSync(${JSON.stringify(join(lockDir, 'owner.json'))}, JSON.stringify({ pid: process.pid, startTime, bootId, token: 'c'.repeat(32), purpose: 'child', since: new Date().toISOString() }));
       process.stdout.write('locked\\n');
