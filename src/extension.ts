@@ -4,12 +4,23 @@
  * and hands it to VS Code for disposal. Deactivation stops no agent: agents
  * belong to their detached workers and outlive the window.
  */
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
+import type { JobStore } from './core/store';
+import type { AgentsModel } from './ui/model/agentsModel';
+import type { Notifier } from './ui/notifications';
 import { PaddockExtension } from './ui/paddockExtension';
+import type { TerminalManager } from './ui/terminals/terminalManager';
+import type { AgentsTreeProvider } from './ui/tree/agentsTreeProvider';
 
+/** What the extension hands out (to its host tests): the parts a test observes, not the whole extension. */
 export interface PaddockApi {
-  /** For tests and other extensions: the running extension's parts. */
-  readonly extension: PaddockExtension;
+  readonly store: JobStore;
+  readonly agents: AgentsModel;
+  readonly tree: AgentsTreeProvider;
+  readonly terminals: TerminalManager;
+  readonly notifier: Notifier;
+  /** The status bar's text. */
+  statusText(): string;
 }
 
 export function activate(context: vscode.ExtensionContext): PaddockApi {
@@ -18,7 +29,8 @@ export function activate(context: vscode.ExtensionContext): PaddockApi {
   context.subscriptions.push(extension);
   // Measured by `npm run bench` (it reads this line from the log).
   extension.log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
-  return { extension };
+  const { store, agents, tree, terminals, notifier } = extension;
+  return { store, agents, tree, terminals, notifier, statusText: () => extension.statusBar.text };
 }
 
 export function deactivate(): void {
