@@ -35,7 +35,10 @@ export async function claimNotification(jobDir: string, key: NotificationKey): P
   const dir = join(jobDir, NOTIFIED_DIR);
   const file = join(dir, claimName(key));
   try {
-    await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+    // Not recursive: a job whose folder is gone must not be brought back as a stray folder.
+    await fs.promises.mkdir(dir, { mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
     const handle = await fs.promises.open(file, 'wx', FILE_MODE);
     await handle.close();
     return true;
