@@ -6,11 +6,22 @@
  */
 import * as vscode from 'vscode';
 import { PLATFORMS_DOC_URL, unsupportedPlatformMessage } from './core/common/platform';
+import type { JobStore } from './core/store';
+import type { AgentsModel } from './ui/model/agentsModel';
+import type { Notifier } from './ui/notifications';
 import { PaddockExtension } from './ui/paddockExtension';
+import type { TerminalManager } from './ui/terminals/terminalManager';
+import type { AgentsTreeProvider } from './ui/tree/agentsTreeProvider';
 
+/** What the extension hands out (to its host tests): the parts a test observes, not the whole extension. */
 export interface PaddockApi {
-  /** For tests and other extensions: the running extension's parts. */
-  readonly extension: PaddockExtension;
+  readonly store: JobStore;
+  readonly agents: AgentsModel;
+  readonly tree: AgentsTreeProvider;
+  readonly terminals: TerminalManager;
+  readonly notifier: Notifier;
+  /** The status bar's text. */
+  statusText(): string;
 }
 
 export function activate(context: vscode.ExtensionContext): PaddockApi | undefined {
@@ -27,7 +38,8 @@ export function activate(context: vscode.ExtensionContext): PaddockApi | undefin
   context.subscriptions.push(extension);
   // Measured by `npm run bench` (it reads this line from the log).
   extension.log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
-  return { extension };
+  const { store, agents, tree, terminals, notifier } = extension;
+  return { store, agents, tree, terminals, notifier, statusText: () => extension.statusBar.text };
 }
 
 export function deactivate(): void {

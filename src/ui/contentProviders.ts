@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { stripTerminalControls } from '../core/common/ansi';
-import { runGit } from '../core/git';
+import { fileAtRef } from '../core/git';
 import type { JobStore } from '../core/store';
 import { printable } from '../core/common/printable';
 
@@ -22,8 +22,7 @@ export function logUri(jobId: string, title: string): vscode.Uri {
 export class GitContentProvider implements vscode.TextDocumentContentProvider {
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const { repo, ref } = JSON.parse(uri.query) as { repo: string; ref: string };
-    const result = await runGit(['show', `${ref}:${uri.path.slice(1)}`], { cwd: repo, allowFailure: true });
-    return result.code === 0 ? result.stdout : '';
+    return fileAtRef(repo, ref, uri.path.slice(1));
   }
 }
 

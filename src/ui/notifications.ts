@@ -1,47 +1,69 @@
 /**
  * Notifications only for what needs the person, each with the actions that
  * resolve it: an agent waits for input, an agent failed, a cleanup needs
- * attention, capacity is blocked by failed cleanups.
+ * attention, capacity is blocked by failed cleanups. Shown only in a window
+ * whose workspace holds the agent's repository, and once across windows: the
+ * first window to claim (job, generation, event) in the store shows it.
  */
 import * as vscode from 'vscode';
 import { Disposable } from '../core/common/lifecycle';
-import type { CapacityBlockEvent, Coordinator } from '../core/coordinator';
+import { printable } from '../core/common/printable';
+import type { CapacityBlockEvent } from '../core/coordinator';
+import type { Event } from '../core/common/event';
+import type { JobStore } from '../core/store';
+import { claimNotification } from '../core/store/notificationClaim';
 import type { JobRecord } from '../core/store/schema';
 import { notificationsEnabled } from './config';
-import type { AgentsTreeProvider } from './tree/agentsTreeProvider';
+import type { AgentsModel, AgentTransition } from './model/agentsModel';
 import { stateInWords } from './tree/presentation';
-import { printable } from '../core/common/printable';
+
+export type NotificationLevel = 'info' | 'warning' | 'error';
+
+/** One notification this window showed (tests observe these). */
+export interface ShownNotification {
+  readonly jobId: string;
+  readonly event: string;
+  readonly message: string;
+}
+
+interface Pending {
+  event: 'waiting' | 'failed' | 'cleanup-attention';
+  message: string;
+  actions: string[];
+  level: NotificationLevel;
+}
+
+const ACTION_COMMANDS: Record<string, string> = {
+  Attach: 'paddock.attach',
+  'Show Log': 'paddock.showLog',
+  Retry: 'paddock.retry',
+  'Retry Cleanup': 'paddock.retryCleanup',
+};
 
 export class Notifier extends Disposable {
+  private readonly shownEmitter = this._register(new vscode.EventEmitter<ShownNotification>());
+  readonly onDidShow = this.shownEmitter.event;
+
   constructor(
-    tree: AgentsTreeProvider,
-    coordinator: Coordinator,
+    private readonly model: AgentsModel,
+    private readonly store: JobStore,
+    onDidChangeCapacityBlock: Event<CapacityBlockEvent>,
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
-    this._register(tree.onDidChangeAgentState(({ before, after }) => this.onChange(before, after)));
-    this._register(coordinator.onDidChangeCapacityBlock((e) => this.onCapacity(e)));
+    this._register(model.onDidTransition((transitions) => void this.onTransitions(transitions)));
+    this._register(onDidChangeCapacityBlock((e) => this.onCapacity(e)));
   }
 
-  private onChange(before: JobRecord | undefined, after: JobRecord): void {
-    // First sight of a job (window start): no notification for old news.
-    if (!before) return;
-    const was = before.lifecycle.state;
-    const is = after.lifecycle.state;
-    if (is === 'waiting' && was !== 'waiting' && notificationsEnabled('waiting')) {
-      void this.ask(`Agent "${after.title}" is waiting for you.`, ['Attach'], after, 'info');
-    }
-    if ((is === 'failed' || is === 'orphaned') && was !== is && notificationsEnabled('failed')) {
-      const why = after.lifecycle.detail ? `: ${after.lifecycle.detail}` : '';
-      void this.ask(`Agent "${after.title}" ${stateInWords(after)}${why}.`, ['Attach', 'Show Log', 'Retry'], after, 'error');
-    }
-    if (after.cleanup?.needsAttention && !before.cleanup?.needsAttention && notificationsEnabled('cleanup')) {
-      void this.ask(
-        `Cleanup of "${after.title}" needs attention: ${after.cleanup.lastError ?? 'it keeps failing'}.`,
-        ['Retry Cleanup', 'Show Log'],
-        after,
-        'warning',
-      );
+  private async onTransitions(transitions: AgentTransition[]): Promise<void> {
+    for (const { before, after } of transitions) {
+      // Only the windows that hold the agent's repository speak for it.
+      if (!this.model.workspaceRepos.includes(after.repo)) continue;
+      for (const pending of notificationsFor(before, after)) {
+        const key = { jobId: after.id, generation: after.lifecycle.generation, event: pending.event };
+        if (!(await claimNotification(this.store.jobDir(after.id), key))) continue;
+        void this.show(pending, after);
+      }
     }
   }
 
@@ -56,17 +78,37 @@ export class Notifier extends Disposable {
     });
   }
 
-  private async ask(message: string, actions: string[], job: JobRecord, level: 'info' | 'warning' | 'error'): Promise<void> {
+  private async show(pending: Pending, job: JobRecord): Promise<void> {
     const show =
-      level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      pending.level === 'error' ? vscode.window.showErrorMessage : pending.level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     // Titles, details and errors are text Paddock did not write: shown, never obeyed.
-    const choice = await show(printable(message), ...actions);
-    const command: Record<string, string> = {
-      Attach: 'paddock.attach',
-      'Show Log': 'paddock.showLog',
-      Retry: 'paddock.retry',
-      'Retry Cleanup': 'paddock.retryCleanup',
-    };
-    if (choice && command[choice]) await vscode.commands.executeCommand(command[choice], job.id);
+    const message = printable(pending.message);
+    this.log.info(`notified: ${message}`);
+    this.shownEmitter.fire({ jobId: job.id, event: pending.event, message });
+    const choice = await show(message, ...pending.actions);
+    if (choice && ACTION_COMMANDS[choice]) await vscode.commands.executeCommand(ACTION_COMMANDS[choice], job.id);
   }
+}
+
+/** What a change of one agent's record is worth telling the person (the settings decide which kinds). */
+function notificationsFor(before: JobRecord, after: JobRecord): Pending[] {
+  const out: Pending[] = [];
+  const was = before.lifecycle.generation === after.lifecycle.generation ? before.lifecycle.state : undefined;
+  const is = after.lifecycle.state;
+  if (is === 'waiting' && was !== 'waiting' && notificationsEnabled('waiting')) {
+    out.push({ event: 'waiting', message: `Agent "${after.title}" is waiting for you.`, actions: ['Attach'], level: 'info' });
+  }
+  if ((is === 'failed' || is === 'orphaned') && was !== is && notificationsEnabled('failed')) {
+    const why = after.lifecycle.detail ? `: ${after.lifecycle.detail}` : '';
+    out.push({ event: 'failed', message: `Agent "${after.title}" ${stateInWords(after)}${why}.`, actions: ['Attach', 'Show Log', 'Retry'], level: 'error' });
+  }
+  if (after.cleanup?.needsAttention && !before.cleanup?.needsAttention && notificationsEnabled('cleanup')) {
+    out.push({
+      event: 'cleanup-attention',
+      message: `Cleanup of "${after.title}" needs attention: ${after.cleanup.lastError ?? 'it keeps failing'}.`,
+      actions: ['Retry Cleanup', 'Show Log'],
+      level: 'warning',
+    });
+  }
+  return out;
 }

@@ -6,12 +6,15 @@
  */
 import * as vscode from 'vscode';
 import { Disposable, disposableTimeout, toDisposable } from '../core/common/lifecycle';
+import { describeError } from '../core/common/errors';
 import { Coordinator } from '../core/coordinator';
 import { resolveRepoRoot } from '../core/git';
 import { JobStore } from '../core/store';
 import { registerCommands } from './commands';
 import { coordinatorSettings, SECTION, storePath } from './config';
 import { GIT_SCHEME, GitContentProvider, LOG_SCHEME, LogContentProvider } from './contentProviders';
+import { AgentsBadge } from './badge';
+import { AgentsModel } from './model/agentsModel';
 import { Notifier } from './notifications';
 import type { PaddockServices } from './services';
 import { AgentsStatusBar } from './statusBar';
@@ -25,11 +28,13 @@ export class PaddockExtension extends Disposable implements PaddockServices {
   readonly log: vscode.LogOutputChannel;
   readonly store: JobStore;
   readonly coordinator: Coordinator;
+  readonly agents: AgentsModel;
   readonly tree: AgentsTreeProvider;
   readonly treeView: vscode.TreeView<TreeNode>;
   readonly terminals: TerminalManager;
   readonly logs: LogContentProvider;
   readonly statusBar: AgentsStatusBar;
+  readonly notifier: Notifier;
   private repos: Promise<string[]> | undefined;
 
   constructor(readonly context: vscode.ExtensionContext) {
@@ -50,21 +55,22 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     );
     this.log.info(`Paddock ${String(context.extension.packageJSON.version)} — store ${this.store.home}, node-pty ${runtime.nodePtyPath ?? 'not found'}`);
 
-    this.tree = this._register(new AgentsTreeProvider(this.store, this.coordinator, this.log));
+    this.agents = this._register(new AgentsModel(this.store, this.coordinator.onDidChangeJob, (m) => this.log.error(m)));
+    this.tree = this._register(new AgentsTreeProvider(this.agents));
     this.treeView = this._register(
       vscode.window.createTreeView('paddock.agents', { treeDataProvider: this.tree, canSelectMany: true, showCollapseAll: true }),
     );
     this.terminals = this._register(new TerminalManager(this.store, context.workspaceState, this.log));
     this.logs = this._register(new LogContentProvider(this.store));
-    this.statusBar = this._register(new AgentsStatusBar(this.tree));
-    this._register(new Notifier(this.tree, this.coordinator, this.log));
+    this.statusBar = this._register(new AgentsStatusBar(this.agents));
+    this._register(new AgentsBadge(this.agents, this.treeView));
+    this.notifier = this._register(new Notifier(this.agents, this.store, this.coordinator.onDidChangeCapacityBlock, this.log));
 
     this._register(vscode.workspace.registerTextDocumentContentProvider(GIT_SCHEME, new GitContentProvider()));
     this._register(vscode.workspace.registerTextDocumentContentProvider(LOG_SCHEME, this.logs));
     this._register(registerAgentTerminalProfile(this));
     for (const d of registerCommands(this)) this._register(d);
 
-    this._register(this.tree.onDidChangeAgents(() => this.updateBadge()));
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(SECTION)) {
@@ -76,7 +82,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     this._register(
       vscode.workspace.onDidChangeWorkspaceFolders(() => {
         this.repos = undefined;
-        void this.workspaceRepos().then((r) => this.tree.setWorkspaceRepos(r));
+        void this.workspaceRepos().then((r) => this.agents.setWorkspaceRepos(r));
       }),
     );
     this._register(toDisposable(() => this.log.info('Paddock deactivated; agents keep running.')));
@@ -88,12 +94,12 @@ export class PaddockExtension extends Disposable implements PaddockServices {
   /** Agents started before a reload (or by the CLI) appear with their true state; terminals re-attach. */
   private async initialize(): Promise<void> {
     try {
-      this.tree.setWorkspaceRepos(await this.workspaceRepos());
-      await this.tree.ready();
+      this.agents.setWorkspaceRepos(await this.workspaceRepos());
+      await this.agents.ready();
       const restored = await this.terminals.restore();
       if (restored) this.log.info(`re-attached ${restored} terminal(s) from before the reload`);
     } catch (err) {
-      this.log.error(`Paddock could not load its agents: ${(err as Error).message}`);
+      this.log.error(`Paddock could not load its agents: ${describeError(err)}`);
     }
   }
 
@@ -105,12 +111,5 @@ export class PaddockExtension extends Disposable implements PaddockServices {
       return [...new Set(roots.filter((r): r is string => Boolean(r)))];
     })();
     return this.repos;
-  }
-
-  private updateBadge(): void {
-    const count = this.tree
-      .visibleAgents()
-      .filter((n) => n.job.lifecycle.state === 'waiting' || n.job.cleanup?.needsAttention).length;
-    this.treeView.badge = count ? { value: count, tooltip: `${count} agent${count === 1 ? '' : 's'} need${count === 1 ? 's' : ''} you` } : undefined;
   }
 }

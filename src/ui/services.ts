@@ -3,6 +3,7 @@ import type { Coordinator } from '../core/coordinator';
 import type { JobStore } from '../core/store';
 import type { LogContentProvider } from './contentProviders';
 import type { TerminalManager } from './terminals/terminalManager';
+import type { AgentsModel } from './model/agentsModel';
 import type { AgentsTreeProvider } from './tree/agentsTreeProvider';
 import type { TreeNode } from './tree/nodes';
 
@@ -11,6 +12,8 @@ export interface PaddockServices {
   readonly context: vscode.ExtensionContext;
   readonly store: JobStore;
   readonly coordinator: Coordinator;
+  /** The window's agents (what every view and picker reads). */
+  readonly agents: AgentsModel;
   readonly tree: AgentsTreeProvider;
   readonly treeView: vscode.TreeView<TreeNode>;
   readonly terminals: TerminalManager;

@@ -1,17 +1,17 @@
 /** "$(hubot) 3 running · 1 waiting" in the status bar; a click focuses the Agents view. */
 import * as vscode from 'vscode';
 import { Disposable } from '../core/common/lifecycle';
-import type { AgentsTreeProvider } from './tree/agentsTreeProvider';
+import type { AgentsModel } from './model/agentsModel';
 
 export class AgentsStatusBar extends Disposable {
   private readonly item: vscode.StatusBarItem;
 
-  constructor(private readonly tree: AgentsTreeProvider) {
+  constructor(private readonly model: AgentsModel) {
     super();
     this.item = this._register(vscode.window.createStatusBarItem('paddock.status', vscode.StatusBarAlignment.Left, 50));
     this.item.name = 'Paddock Agents';
     this.item.command = 'paddock.agents.focus';
-    this._register(tree.onDidChangeAgents(() => this.update()));
+    this._register(model.onDidChange(() => this.update()));
     this.update();
   }
 
@@ -22,7 +22,7 @@ export class AgentsStatusBar extends Disposable {
 
   private update(): void {
     const counts = { running: 0, waiting: 0, queued: 0, attention: 0 };
-    for (const { job } of this.tree.visibleAgents()) {
+    for (const job of this.model.visibleAgents()) {
       const s = job.lifecycle.state;
       if (s === 'running' || s === 'starting') counts.running++;
       else if (s === 'waiting') counts.waiting++;

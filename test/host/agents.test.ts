@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
-import type { PaddockExtension } from '../../src/ui/paddockExtension';
+import type { PaddockApi } from '../../src/extension';
 import { env, paddock, treeItemFor, waitFor, waitForState } from './helpers';
 
 // A small interactive program: announces itself, then echoes what it is told.
@@ -14,7 +14,7 @@ const ECHO_AGENT = 'printf "\\033[1;32magent ready\\033[0m\\n"; while IFS= read 
 
 describe('an agent from start to cleanup', function () {
   this.timeout(180_000);
-  let ext: PaddockExtension;
+  let ext: PaddockApi;
   let job: JobRecord;
 
   before(async () => {
@@ -95,7 +95,7 @@ describe('an agent from start to cleanup', function () {
     const repo = env('PADDOCK_HOST_TEST_WORKSPACE');
     const sha = execFileSync('git', ['rev-parse', '--verify', cleaned.evidence!.snapshotRef!], { cwd: repo, encoding: 'utf8' }).trim();
     assert.match(sha, /^[0-9a-f]{40}$/);
-    await ext.tree.refreshJob(job.id);
+    await ext.agents.refresh(job.id);
     const found = await treeItemFor(ext, job.id);
     assert.ok(found);
     assert.match(String(found.item.description), /cleaned/);
@@ -124,6 +124,6 @@ describe('agents from before the window', function () {
 
   it('counts agents in the status bar', async () => {
     const ext = await paddock();
-    await waitFor('the status bar to count the running agent', () => /\d+ running/.test(ext.statusBar.text) || undefined);
+    await waitFor('the status bar to count the running agent', () => /\d+ running/.test(ext.statusText()) || undefined);
   });
 });

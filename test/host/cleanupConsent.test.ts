@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
-import type { PaddockExtension } from '../../src/ui/paddockExtension';
+import type { PaddockApi } from '../../src/extension';
 import { env, paddock, treeItemFor, waitFor, waitForState } from './helpers';
 
 // Writes an ignored 2 MB file (over a 1 MB archive limit), an ignored small one and an edit, then ends.
@@ -16,7 +16,7 @@ const BIG_AGENT = 'printf "big.bin\\nsmall.env\\n" > .gitignore; head -c 2097152
 
 describe('cleanup that needs consent, and restore', function () {
   this.timeout(180_000);
-  let ext: PaddockExtension;
+  let ext: PaddockApi;
   let job: JobRecord;
 
   before(async () => {
@@ -45,7 +45,7 @@ describe('cleanup that needs consent, and restore', function () {
     assert.equal(paused.cleanup?.awaitingConsent, true);
     assert.match(paused.cleanup?.lastError ?? '', /big\.bin/);
     assert.ok(existsSync(path.join(job.worktree!, 'big.bin')), 'nothing was removed');
-    await ext.tree.refreshJob(job.id);
+    await ext.agents.refresh(job.id);
     const found = await treeItemFor(ext, job.id);
     assert.match(String(found?.item.description), /cleanup paused/);
     assert.match(String(found?.item.contextValue), /^agent:completed:.*\bconsent\b/);
@@ -59,7 +59,7 @@ describe('cleanup that needs consent, and restore', function () {
     }, 60_000);
     assert.deepEqual(cleaned.evidence?.summary?.lost.map((l) => l.path), ['big.bin']);
     assert.equal(existsSync(job.worktree!), false);
-    await ext.tree.refreshJob(job.id);
+    await ext.agents.refresh(job.id);
     const found = await treeItemFor(ext, job.id);
     assert.match(String(found?.item.contextValue), /\brestore\b/);
     assert.match((found?.item.tooltip as vscode.MarkdownString).value, /Lost, as agreed/);

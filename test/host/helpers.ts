@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import type { PaddockApi } from '../../src/extension';
 import type { JobRecord } from '../../src/core/store/schema';
-import type { PaddockExtension } from '../../src/ui/paddockExtension';
 import type { AgentNode, TreeNode } from '../../src/ui/tree/nodes';
 
 export function paddockExtension(): vscode.Extension<PaddockApi> {
@@ -10,8 +9,8 @@ export function paddockExtension(): vscode.Extension<PaddockApi> {
   return ext;
 }
 
-export async function paddock(): Promise<PaddockExtension> {
-  return (await paddockExtension().activate()).extension;
+export async function paddock(): Promise<PaddockApi> {
+  return paddockExtension().activate();
 }
 
 export function env(name: string): string {
@@ -39,7 +38,7 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 }
 
 /** Every agent node the view's data provider returns (through its public TreeDataProvider surface). */
-export async function treeAgents(ext: PaddockExtension): Promise<AgentNode[]> {
+export async function treeAgents(ext: PaddockApi): Promise<AgentNode[]> {
   const out: AgentNode[] = [];
   const visit = async (nodes: TreeNode[]) => {
     for (const n of nodes) {
@@ -52,14 +51,14 @@ export async function treeAgents(ext: PaddockExtension): Promise<AgentNode[]> {
 }
 
 /** The tree item VS Code would render for an agent, found by job id. */
-export async function treeItemFor(ext: PaddockExtension, id: string): Promise<{ node: AgentNode; item: vscode.TreeItem } | undefined> {
+export async function treeItemFor(ext: PaddockApi, id: string): Promise<{ node: AgentNode; item: vscode.TreeItem } | undefined> {
   const node = (await treeAgents(ext)).find((n) => n.job.id === id);
   return node ? { node, item: ext.tree.getTreeItem(node) } : undefined;
 }
 
-export async function waitForState(ext: PaddockExtension, id: string, states: string[], timeoutMs = 30_000): Promise<JobRecord> {
+export async function waitForState(ext: PaddockApi, id: string, states: string[], timeoutMs = 30_000): Promise<JobRecord> {
   return waitFor(`agent ${id} to be ${states.join(' or ')}`, async () => {
-    await ext.tree.refreshJob(id);
+    await ext.agents.refresh(id);
     const found = await treeItemFor(ext, id);
     return found && states.includes(found.node.job.lifecycle.state) ? found.node.job : undefined;
   }, timeoutMs);

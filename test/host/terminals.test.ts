@@ -5,12 +5,12 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
-import type { PaddockExtension } from '../../src/ui/paddockExtension';
+import type { PaddockApi } from '../../src/extension';
 import { env, paddock, sleep, waitFor, waitForState } from './helpers';
 
 const ECHO = 'echo viewer-test-ready; while IFS= read -r line; do echo "got:$line"; done';
 
-async function startEcho(ext: PaddockExtension, title: string): Promise<JobRecord> {
+async function startEcho(ext: PaddockApi, title: string): Promise<JobRecord> {
   const job = (await vscode.commands.executeCommand('paddock.startAgent', {
     repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
     command: ['bash', '-c', ECHO],
@@ -23,7 +23,7 @@ async function startEcho(ext: PaddockExtension, title: string): Promise<JobRecor
 
 describe('attached terminals', function () {
   this.timeout(120_000);
-  let ext: PaddockExtension;
+  let ext: PaddockApi;
   const started: string[] = [];
 
   before(async () => {

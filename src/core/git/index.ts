@@ -8,3 +8,4 @@ export * from './restore';
 export * from './evidenceManifest';
 export { DEFAULT_REGENERABLE, DEFAULT_ARCHIVE_LIMIT } from './classify';
 export { walkWorktree } from './inventory';
+export { fileAtRef } from './fileAtRef';

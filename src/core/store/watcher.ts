@@ -17,7 +17,7 @@ export interface JobWatcher extends IDisposable {
 }
 
 export interface WatchOptions {
-  /** Period of the full reconcile; 0 disables it. Default 5 s. */
+  /** Period of the full reconcile; 0 disables it. Default 60 s. */
   reconcileIntervalMs?: number;
   /** Changes to one job within this window fire once. Default 20 ms. */
   debounceMs?: number;
@@ -49,7 +49,10 @@ export class StoreWatcher extends Disposable implements JobWatcher {
       source.log(`store watcher unavailable (${(err as Error).message}); relying on the periodic reconcile`);
     }
     this._register(toDisposable(() => this.pending.forEach((d) => d.dispose())));
-    const interval = opts.reconcileIntervalMs ?? 5000;
+    // Only a safety net: every write signals its change file, and dead owners (who never write
+    // again) are reconciled by the leader's own pass, whose write every watcher sees. Each pass
+    // reads every record, in every window: it was 12 full reads a minute per window at 5 s.
+    const interval = opts.reconcileIntervalMs ?? 60_000;
     if (interval > 0) {
       // The first pass only records what is there, so it fires nothing.
       void this.reconcile(false);

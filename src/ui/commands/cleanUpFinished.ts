@@ -8,8 +8,8 @@ import { registerCommand } from './command';
 export function registerCleanUpFinished(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.cleanUpFinished', async (...args: unknown[]) => {
     const opts = optionsFrom(args);
-    await s.tree.ready();
-    const jobs = s.tree.visibleAgents().map((n) => n.job).filter((j) => isTerminalState(j.lifecycle.state) && !j.cleanup);
+    await s.agents.ready();
+    const jobs = s.agents.visibleAgents().filter((j) => isTerminalState(j.lifecycle.state) && !j.cleanup);
     if (jobs.length === 0) {
       void vscode.window.showInformationMessage('Paddock: no finished agent to clean up.');
       return [];

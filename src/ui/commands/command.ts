@@ -1,34 +1,52 @@
 /**
  * Shared plumbing for commands: resolve the agents a command acts on (clicked
- * node, multi-selection, an id passed by a notification or a test, or a quick
- * pick), and report failures as one sentence instead of a stack trace.
+ * node, multi-selection, an id passed by a notification or a test, the tree's
+ * selection, or a quick pick), and report a failure once, as one sentence.
  */
 import * as vscode from 'vscode';
-import { PaddockError } from '../../core/common/errors';
+import { describeError, PaddockError } from '../../core/common/errors';
+import { printable } from '../../core/common/printable';
 import type { JobRecord } from '../../core/store/schema';
 import type { PaddockServices } from '../services';
 import { AgentNode } from '../tree/nodes';
 import { stateInWords } from '../tree/presentation';
-import { printable } from '../../core/common/printable';
 
 export type CommandHandler = (...args: unknown[]) => unknown;
 
+/**
+ * What a failed command resolves with. It is not rethrown: VS Code would show
+ * a second toast for a rejected command, and the person has already seen ours.
+ * Programmatic callers (tests, other extensions) check `isCommandFailure`.
+ */
+export interface CommandFailure {
+  readonly failed: true;
+  readonly command: string;
+  readonly message: string;
+}
+
+export function isCommandFailure(value: unknown): value is CommandFailure {
+  return typeof value === 'object' && value !== null && (value as CommandFailure).failed === true && typeof (value as CommandFailure).message === 'string';
+}
+
 export function registerCommand(s: PaddockServices, id: string, handler: CommandHandler): vscode.Disposable {
-  return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+  return vscode.commands.registerCommand(id, async (...args: unknown[]): Promise<unknown> => {
     try {
       return await handler(...args);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = printable(describeError(err));
       s.log.error(`${id}: ${message}`);
-      if (!(err instanceof PaddockError)) s.log.error(err instanceof Error && err.stack ? err.stack : message);
-      void vscode.window.showErrorMessage(printable(message), 'Show Log').then((c) => c && s.log.show());
-      // Rethrow so programmatic callers (tests, other extensions) see the failure too.
-      throw err;
+      if (!(err instanceof PaddockError) && err instanceof Error && err.stack) s.log.error(err.stack);
+      void vscode.window.showErrorMessage(message, 'Show Log').then((c) => c && s.log.show());
+      return { failed: true, command: id, message } satisfies CommandFailure;
     }
   });
 }
 
-/** The jobs a command applies to: [node, selection] from the tree, a job id, or undefined (then ask). */
+/**
+ * The jobs a command applies to: [node, selection] from the tree's context
+ * menu, a job id, or (from the palette) the agents selected in the tree; only
+ * with none of these does it ask.
+ */
 export async function targetJobs(
   s: PaddockServices,
   args: unknown[],
@@ -41,8 +59,10 @@ export async function targetJobs(
     const nodes = selected.length && selected.includes(first) ? selected : [first];
     return nodes.map((n) => n.job).filter(pick.filter);
   }
-  await s.tree.ready();
-  const candidates = s.tree.visibleAgents().map((n) => n.job).filter(pick.filter);
+  const inTree = s.treeView.selection.filter((n): n is AgentNode => n instanceof AgentNode).map((n) => n.job).filter(pick.filter);
+  if (inTree.length) return pick.many ? inTree : inTree.slice(0, 1);
+  await s.agents.ready();
+  const candidates = s.agents.visibleAgents().filter(pick.filter);
   if (candidates.length === 0) {
     void vscode.window.showInformationMessage('Paddock: no agent to act on.');
     return [];

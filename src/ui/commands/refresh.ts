@@ -6,6 +6,6 @@ import { registerCommand } from './command';
 export function registerRefresh(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.refresh', async () => {
     await s.coordinator.tick();
-    await s.tree.reload();
+    await s.agents.reload();
   });
 }

@@ -35,7 +35,7 @@ export function registerStartAgent(s: PaddockServices): vscode.Disposable {
     if (!answers) return undefined;
     const job = await s.coordinator.start(answers);
     s.log.info(`started agent ${job.id} "${job.title}" in ${job.worktree ?? job.cwd}`);
-    await s.tree.refreshJob(job.id);
+    await s.agents.refresh(job.id);
     const node = s.tree.agent(job.id);
     if (node) void s.treeView.reveal(node, { select: true, focus: false }).then(undefined, () => undefined);
     if (given.openTerminal ?? openTerminalOnStart()) s.terminals.attach(job.id, job.title);

@@ -2,13 +2,13 @@
 import * as vscode from 'vscode';
 import type { PaddockServices } from '../services';
 import { registerCommand, targetJobs } from './command';
-import { isTerminalState } from '../../core/store/schema';
+import { canStop } from '../../core/operations/rules';
 import { printable } from '../../core/common/printable';
 
 export function registerStop(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.stop', async (...args: unknown[]) => {
     const confirmed = args.some((a) => a && typeof a === 'object' && (a as { confirmed?: boolean }).confirmed === true);
-    const jobs = await targetJobs(s, args, { placeHolder: 'Stop which agents?', filter: (j) => !isTerminalState(j.lifecycle.state), many: true });
+    const jobs = await targetJobs(s, args, { placeHolder: 'Stop which agents?', filter: canStop, many: true });
     if (jobs.length === 0) return [];
     if (!confirmed) {
       const what = jobs.length === 1 ? `"${printable(jobs[0].title)}"` : `${jobs.length} agents`;

@@ -13,9 +13,10 @@ import { RESET_TERMINAL_MODES } from '../../core/protocol/terminalModes';
 import type { JobStore } from '../../core/store';
 import { isTerminalState, JobRecord } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
+import { endNotice, paddockLine } from './endNotice';
 
 const CLEAR = '\x1b[H\x1b[2J\x1b[3J';
-const dim = (text: string) => `\r\n\x1b[2m[paddock] ${text}\x1b[0m\r\n`;
+const dim = paddockLine;
 const MAX_BACKOFF_MS = 5000;
 /** How often a terminal opened on a queued or starting agent looks again. */
 const WAIT_FOR_START_MS = 500;
@@ -182,7 +183,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     if (this.ended) return;
     this.ended = true;
     const how = signal ? `was killed by ${signal}` : `exited with code ${code ?? '?'}`;
-    this.write(`${RESET_TERMINAL_MODES}${dim(`the agent ${how} (${state}). Close this terminal when you are done reading.`)}`);
+    this.write(endNotice(`the agent ${how} (${state}). Close this terminal when you are done reading.`));
     this.nameEmitter.fire(`${this.name} (ended)`);
     this.endedEmitter.fire(state);
   }

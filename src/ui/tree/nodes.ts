@@ -1,72 +1,217 @@
 /**
- * Tree node objects. Each is created once per thing it shows and kept (the
- * provider caches them by id), so VS Code keeps selection and expansion, and a
- * change refreshes only the node that changed.
+ * Tree node objects. Each renders itself (`treeItem`) and knows its children;
+ * the provider only caches them by id, so VS Code keeps selection and
+ * expansion, and a change refreshes only the node that changed.
  */
-import type { ChangedFile } from '../../core/git';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { printable } from '../../core/common/printable';
+import { changedFiles, type ChangedFile } from '../../core/git';
 import type { JobRecord } from '../../core/store/schema';
+import { lookOf, tooltipMarkdown } from './presentation';
 
-export class RepoNode {
+/** What a node needs from the tree to list its children. */
+export interface TreeContext {
+  /** Visible agents of one repository (or all), in display order. */
+  agentsOf(repo: string | undefined): AgentNode[];
+  /** The repository node an agent is grouped under, when the view groups by repository. */
+  groupOf(agent: AgentNode): RepoNode | undefined;
+}
+
+abstract class Node {
+  abstract readonly kind: string;
+  abstract readonly id: string;
+  abstract treeItem(): vscode.TreeItem;
+  children(_ctx: TreeContext): Promise<TreeNode[]> | TreeNode[] {
+    return [];
+  }
+  parent(_ctx: TreeContext): TreeNode | undefined {
+    return undefined;
+  }
+}
+
+export class RepoNode extends Node {
   readonly kind = 'repo';
-  constructor(readonly repo: string) {}
+  constructor(readonly repo: string) {
+    super();
+  }
   get id(): string {
     return `repo:${this.repo}`;
   }
-}
-
-export class AgentNode {
-  readonly kind = 'agent';
-  constructor(public job: JobRecord) {}
-  get id(): string {
-    return `agent:${this.job.id}`;
+  treeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(path.basename(this.repo), vscode.TreeItemCollapsibleState.Expanded);
+    item.id = this.id;
+    item.description = this.repo;
+    item.iconPath = new vscode.ThemeIcon('repo');
+    item.contextValue = 'repo';
+    return item;
+  }
+  override children(ctx: TreeContext): TreeNode[] {
+    return ctx.agentsOf(this.repo);
   }
 }
 
-export class UnreadableNode {
+export class AgentNode extends Node {
+  readonly kind = 'agent';
+  constructor(public job: JobRecord) {
+    super();
+  }
+  get id(): string {
+    return `agent:${this.job.id}`;
+  }
+  treeItem(): vscode.TreeItem {
+    const job = this.job;
+    const now = Date.now();
+    const look = lookOf(job, now);
+    const hasChildren = Boolean(job.worktree || job.evidence);
+    const item = new vscode.TreeItem(printable(job.title), hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    item.description = look.description;
+    item.iconPath = new vscode.ThemeIcon(look.iconId, look.colorId ? new vscode.ThemeColor(look.colorId) : undefined);
+    item.contextValue = look.contextValue;
+    const tooltip = new vscode.MarkdownString(tooltipMarkdown(job, now));
+    tooltip.supportThemeIcons = true;
+    item.tooltip = tooltip;
+    item.accessibilityInformation = { label: `${printable(job.title)}, ${look.description}` };
+    return item;
+  }
+  override async children(): Promise<TreeNode[]> {
+    const job = this.job;
+    const children: TreeNode[] = [];
+    if (job.evidence?.snapshotRef) children.push(new EvidenceNode(this, 'snapshot'));
+    if (job.evidence?.patch) children.push(new EvidenceNode(this, 'patch'));
+    if (job.worktree && job.baseSha && job.cleanup?.phase !== 'complete') {
+      try {
+        const files = await changedFiles(job.worktree, job.baseSha);
+        children.push(...files.map((f) => new FileNode(this, f)));
+        if (files.length === 0) children.push(new MessageNode(this.id, 'No changes yet'));
+      } catch (err) {
+        children.push(new MessageNode(this.id, `Changes unavailable: ${(err as Error).message}`));
+      }
+    }
+    return children;
+  }
+  override parent(ctx: TreeContext): TreeNode | undefined {
+    return ctx.groupOf(this);
+  }
+}
+
+export class UnreadableNode extends Node {
   readonly kind = 'unreadable';
   constructor(
     readonly jobId: string,
     public reason: string,
-  ) {}
+  ) {
+    super();
+  }
   get id(): string {
     return `unreadable:${this.jobId}`;
   }
+  treeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(`Unreadable agent ${this.jobId}`, vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    item.description = printable(this.reason);
+    item.tooltip = new vscode.MarkdownString().appendText(`Agent ${this.jobId} cannot be read: ${printable(this.reason)}. It is left untouched on disk.`);
+    item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.errorForeground'));
+    item.contextValue = 'unreadable';
+    return item;
+  }
 }
 
-export class FileNode {
+export class FileNode extends Node {
   readonly kind = 'file';
   constructor(
     readonly agent: AgentNode,
     readonly file: ChangedFile,
-  ) {}
+  ) {
+    super();
+  }
   get id(): string {
     return `file:${this.agent.job.id}:${this.file.path}`;
   }
+  treeItem(): vscode.TreeItem {
+    const { file } = this;
+    const uri = vscode.Uri.file(path.join(this.agent.job.worktree!, file.path));
+    const item = new vscode.TreeItem(uri, vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    item.label = path.basename(file.path);
+    const dir = path.dirname(file.path);
+    item.description = `${dir === '.' ? '' : `${dir} · `}${STATUS_WORDS[file.status] ?? file.status}`;
+    item.iconPath = vscode.ThemeIcon.File;
+    item.contextValue = 'file';
+    item.command = { command: 'paddock.openFileDiff', title: 'Open Changes', arguments: [this] };
+    return item;
+  }
+  override parent(): TreeNode {
+    return this.agent;
+  }
 }
 
-export class EvidenceNode {
+export class EvidenceNode extends Node {
   readonly kind = 'evidence';
   constructor(
     readonly agent: AgentNode,
     readonly what: 'snapshot' | 'patch',
-  ) {}
+  ) {
+    super();
+  }
   get id(): string {
     return `evidence:${this.agent.job.id}:${this.what}`;
   }
+  treeItem(): vscode.TreeItem {
+    const evidence = this.agent.job.evidence!;
+    if (this.what === 'snapshot') {
+      const item = new vscode.TreeItem(`Snapshot ${evidence.snapshotRef}`, vscode.TreeItemCollapsibleState.None);
+      item.id = this.id;
+      item.description = evidence.headSha ? `on ${evidence.headSha.slice(0, 8)}` : undefined;
+      item.tooltip = new vscode.MarkdownString().appendText(`The worktree's full state before cleanup. Restore with: git checkout ${evidence.snapshotRef}`);
+      item.iconPath = new vscode.ThemeIcon('git-commit');
+      item.contextValue = 'evidence:snapshot';
+      return item;
+    }
+    const item = new vscode.TreeItem('Patch', vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    item.description = evidence.patch ?? undefined;
+    item.iconPath = new vscode.ThemeIcon('file-code');
+    item.contextValue = 'evidence:patch';
+    item.command = { command: 'vscode.open', title: 'Open Patch', arguments: [vscode.Uri.file(evidence.patch!)] };
+    return item;
+  }
+  override parent(): TreeNode {
+    return this.agent;
+  }
 }
 
-export class MessageNode {
+export class MessageNode extends Node {
   readonly kind = 'message';
   constructor(
     readonly parentId: string,
     readonly text: string,
-  ) {}
+  ) {
+    super();
+  }
   get id(): string {
     return `message:${this.parentId}:${this.text}`;
+  }
+  treeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(this.text, vscode.TreeItemCollapsibleState.None);
+    item.id = this.id;
+    item.iconPath = new vscode.ThemeIcon('info');
+    return item;
   }
 }
 
 export type TreeNode = RepoNode | AgentNode | UnreadableNode | FileNode | EvidenceNode | MessageNode;
+
+const STATUS_WORDS: Record<string, string> = {
+  A: 'added',
+  M: 'modified',
+  D: 'deleted',
+  R: 'renamed',
+  C: 'copied',
+  T: 'type changed',
+  '?': 'untracked',
+};
 
 /** Commands invoked from the tree receive the clicked node and, with multi-select, all selected nodes. */
 export function agentsFrom(node: unknown, selection: unknown): AgentNode[] {

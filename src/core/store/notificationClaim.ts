@@ -1,0 +1,48 @@
+/**
+ * "Notified once" across processes: every window sees the same record change,
+ * and only the first to claim (job, generation, event) shows the notification.
+ * The claim is a file created with O_EXCL (`wx`): exactly one creator wins,
+ * on any local file system, with no lock to leak. Claims live in the job's own
+ * folder, so they go when the job's folder goes.
+ */
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { assertJobId } from './paths';
+
+export const NOTIFIED_DIR = 'notified';
+const FILE_MODE = 0o600;
+
+/** A notification worth showing once: what happened to which execution of an agent. */
+export interface NotificationKey {
+  jobId: string;
+  generation: number;
+  event: string;
+}
+
+function claimName(key: NotificationKey): string {
+  if (!/^[a-z][a-z-]{0,40}$/.test(key.event)) throw new Error(`not a notification event name: ${key.event}`);
+  if (!Number.isInteger(key.generation) || key.generation < 0) throw new Error(`not a generation: ${key.generation}`);
+  return `${key.generation}-${key.event}`;
+}
+
+/**
+ * True for exactly one caller per key, across processes; false for everyone
+ * after. A store that cannot be written to (removed job, read-only disk)
+ * answers false: better no toast than one per window.
+ */
+export async function claimNotification(jobDir: string, key: NotificationKey): Promise<boolean> {
+  assertJobId(key.jobId);
+  const dir = join(jobDir, NOTIFIED_DIR);
+  const file = join(dir, claimName(key));
+  try {
+    // Not recursive: a job whose folder is gone must not be brought back as a stray folder.
+    await fs.promises.mkdir(dir, { mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+    const handle = await fs.promises.open(file, 'wx', FILE_MODE);
+    await handle.close();
+    return true;
+  } catch {
+    return false;
+  }
+}

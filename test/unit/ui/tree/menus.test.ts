@@ -1,0 +1,110 @@
+/**
+ * The tree's context menu is declared in package.json as when-clauses over the
+ * capabilities in an agent's `contextValue`; the capabilities come from pure
+ * presentation. These tests hold the two halves together: every capability
+ * presentation can produce opens the menu entries it should, and every
+ * when-clause names a capability presentation can produce.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { initialRecord } from '../../../../src/core/store/newJob';
+import { LIFECYCLE_STATES, type JobRecord } from '../../../../src/core/store/schema';
+import { capabilitiesOf, lookOf } from '../../../../src/ui/tree/presentation';
+import { sampleJob } from '../../core/store/helpers';
+
+interface MenuEntry {
+  command: string;
+  when?: string;
+  group?: string;
+}
+
+const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', '..', '..', 'package.json'), 'utf8')) as {
+  contributes: { menus: Record<string, MenuEntry[]> };
+};
+const itemMenu = manifest.contributes.menus['view/item/context'].filter((e) => e.when?.includes('viewItem =~ /^agent:'));
+
+/** The commands each capability should offer on an agent's item. */
+const EXPECTED: Record<string, string[]> = {
+  log: ['paddock.showLog'],
+  attach: ['paddock.attach', 'paddock.attachReadOnly'],
+  send: ['paddock.sendPrompt'],
+  stop: ['paddock.stop'],
+  retry: ['paddock.retry'],
+  cleanup: ['paddock.cleanUp'],
+  retryCleanup: ['paddock.retryCleanup'],
+  worktree: ['paddock.openWorktree', 'paddock.openChanges'],
+  branch: ['paddock.copyBranch'],
+  patch: ['paddock.revealPatch'],
+  consent: ['paddock.cleanUpAnyway'],
+  restore: ['paddock.restore'],
+};
+
+/** The `viewItem =~ /…/` of a when-clause, as VS Code evaluates it (a JavaScript regular expression). */
+function viewItemPattern(when: string): RegExp {
+  const match = /viewItem =~ \/(.+)\/(\s|$)/.exec(when);
+  assert.ok(match, `no viewItem pattern in ${when}`);
+  return new RegExp(match[1]);
+}
+
+/** The capability word a when-clause tests for (`…\bstop\b`). */
+function capabilityOf(when: string): string {
+  const match = /\\b([A-Za-z]+)\\b\/(\s|$)/.exec(when);
+  assert.ok(match, `no capability in ${when}`);
+  return match[1];
+}
+
+/** A spread of records: every lifecycle state, with and without worktree, branch, cleanup and evidence. */
+function corpus(): JobRecord[] {
+  const now = new Date().toISOString();
+  const jobs: JobRecord[] = [];
+  for (const state of LIFECYCLE_STATES) {
+    for (const variant of ['plain', 'noWorktree', 'incomplete', 'consent', 'complete'] as const) {
+      const job = initialRecord('abc123', sampleJob(), now);
+      job.lifecycle.state = state;
+      job.worktree = variant === 'noWorktree' ? null : '/tmp/paddock-worktree';
+      job.branch = variant === 'noWorktree' ? null : 'paddock/abc123';
+      if (variant === 'incomplete' || variant === 'consent' || variant === 'complete') {
+        job.cleanup = {
+          phase: variant === 'complete' ? 'complete' : 'incomplete', remaining: variant === 'complete' ? [] : ['worktree'], stage: 'removing',
+          failures: 1, nextAttemptAt: null, lastError: null, needsAttention: false, holders: [], deleteBranch: false, fingerprint: null,
+          branchOutcome: null, requestedAt: now, updatedAt: now, awaitingConsent: variant === 'consent',
+        };
+        job.evidence = { patch: '/tmp/p.patch', snapshotRef: 'refs/paddock/snapshots/abc123', headSha: null, capturedAt: now };
+      }
+      jobs.push(job);
+    }
+  }
+  return jobs;
+}
+
+describe('tree presentation ↔ the context menu in package.json', () => {
+  const jobs = corpus();
+  const produced = new Set(jobs.flatMap(capabilitiesOf));
+
+  it('every capability presentation can produce has an expected set of menu entries', () => {
+    for (const capability of produced) assert.ok(EXPECTED[capability], `capability "${capability}" has no menu entries expected of it`);
+  });
+
+  it("every agent when-clause names a capability presentation can produce", () => {
+    for (const entry of itemMenu) assert.ok(produced.has(capabilityOf(entry.when!)), `${entry.command} waits for "${capabilityOf(entry.when!)}", which no agent ever has`);
+  });
+
+  it("for every record, the menu shows exactly the commands of the record's capabilities", () => {
+    for (const job of jobs) {
+      const contextValue = lookOf(job, Date.now()).contextValue;
+      const shown = new Set(itemMenu.filter((e) => viewItemPattern(e.when!).test(contextValue)).map((e) => e.command));
+      const expected = new Set(capabilitiesOf(job).flatMap((c) => EXPECTED[c]));
+      assert.deepEqual([...shown].sort(), [...expected].sort(), `${contextValue}`);
+    }
+  });
+
+  it('a capability that is a prefix of another does not open its menu (retry is not retryCleanup)', () => {
+    const retryOnly = jobs.find((j) => capabilitiesOf(j).includes('retryCleanup') && !capabilitiesOf(j).includes('retry'));
+    assert.ok(retryOnly, 'the corpus has a record that can retry its cleanup but not the agent');
+    const contextValue = lookOf(retryOnly, Date.now()).contextValue;
+    const retry = itemMenu.filter((e) => e.command === 'paddock.retry');
+    assert.ok(retry.length > 0);
+    for (const e of retry) assert.equal(viewItemPattern(e.when!).test(contextValue), false, contextValue);
+  });
+});
