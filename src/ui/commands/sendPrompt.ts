@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
 import { canSend } from '../../core/operations/rules';
-import { sendToAgent } from '../../core/operations/sendToAgent';
+import { sendToAgent } from '../../core/operations/send';
 import type { PaddockServices } from '../services';
 import { registerCommand, targetJobs } from './command';
 
