@@ -1,7 +1,7 @@
 // Runs compiled mocha suites under out/test/<area> with the spec reporter, writes
 // the counts to test-results/<area>-summary.json and prints "<area>: N passed, N failed".
 import { createRequire } from 'node:module';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const require = createRequire(import.meta.url);
@@ -23,7 +23,9 @@ export function runSuite({ area, summaryName = area, timeout, slow, grep, folder
   if (grep) mocha.grep(grep);
   const base = join(root, 'out', 'test', area);
   for (const d of folders.length ? folders.map((f) => join(base, f)) : [base]) {
-    for (const f of walk(d).sort()) mocha.addFile(f);
+    // A name may also be one suite file without its extension (`crashRestart`, `core/proc/scan`).
+    if (existsSync(`${d}.test.js`)) mocha.addFile(`${d}.test.js`);
+    else for (const f of walk(d).sort()) mocha.addFile(f);
   }
   let passed = 0;
   let failed = 0;
