@@ -15,13 +15,10 @@ const workspace = makeScratchRepo(join(scratch, 'scratch-repo'));
 const server = await startCodeServer({
   workspace,
   env: { PADDOCK_HOME: process.env.PADDOCK_HOME ?? join(scratch, 'store') },
-  // Real agents (claude, codex, aider) are rarely installed on a fresh machine:
-  // offer a shell and a demo program so every command can be tried at once.
+  // Real agents (claude, codex, aider) are rarely installed on a fresh machine: the built-in
+  // demo agent (resources/demo-agent.sh) is preselected, and Start Demo Agents shows every state.
   settings: {
     'paddock.defaultProfile': 'demo',
-    'paddock.profiles': {
-      demo: { command: 'bash', args: [join(root, 'test', 'harness', 'demo-agent.sh')] },
-    },
   },
   logFile: join(scratch, 'code-server.log'),
 });

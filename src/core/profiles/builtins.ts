@@ -1,5 +1,19 @@
 /** The profiles Paddock knows without configuration. */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import { Profile } from './profile';
+
+/**
+ * resources/demo-agent.sh of this installation: beside dist/ in the extension
+ * and the npm package, a few folders up in the unbundled test build.
+ */
+export function demoAgentScript(): string {
+  for (let dir = __dirname, i = 0; i < 6; i++, dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'resources', 'demo-agent.sh');
+    if (existsSync(candidate)) return candidate;
+  }
+  return path.join(__dirname, '..', 'resources', 'demo-agent.sh');
+}
 
 const base: Omit<Profile, 'command'> = {
   args: [],
@@ -65,6 +79,14 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       ...base,
       command: env.SHELL && env.SHELL.length > 0 ? env.SHELL : '/bin/bash',
     },
+    // A small real program run as an agent (resources/demo-agent.sh): it echoes the prompt, edits and
+    // commits in its worktree, asks [y/n] (signalling waiting), and finishes on y or fails on n.
+    demo: {
+      ...base,
+      command: 'bash',
+      args: [demoAgentScript(), '--', '{prompt}'],
+      waitingPattern: '\\[y/n\\]\\s*$',
+    },
   };
 }
 
@@ -74,7 +96,8 @@ export const DEFAULT_PROFILE = 'claude';
 export function builtinForProgram(program: string, env: NodeJS.ProcessEnv): string | null {
   const name = program.split('/').pop() ?? program;
   for (const [profile, p] of Object.entries(builtinProfiles(env))) {
-    if (profile !== 'shell' && p.command === name) return profile;
+    // Only the agent CLIs: `bash` is the demo's and the shell's program, and means neither.
+    if (profile !== 'shell' && profile !== 'demo' && p.command === name) return profile;
   }
   return null;
 }

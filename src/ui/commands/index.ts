@@ -18,12 +18,14 @@ import { registerSendPrompt } from './sendPrompt';
 import { registerShowLog } from './showLog';
 import { registerShowOutput } from './showOutput';
 import { registerStartAgent } from './startAgent';
+import { registerStartDemoAgents } from './startDemoAgents';
 import { registerStop } from './stop';
 import { registerStopAll } from './stopAll';
 
 /** Every `paddock.*` command, one file each. */
 const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
   registerStartAgent,
+  registerStartDemoAgents,
   registerAttach,
   registerAttachReadOnly,
   registerSendPrompt,

@@ -7,8 +7,8 @@ import { assertRunnable, builtinProfiles, expandArgs, findProgram, profileNames,
 describe('profiles', () => {
   const env = { PATH: '/usr/bin:/bin', SHELL: '/bin/zsh-test' };
 
-  it('has built-ins for claude, codex, aider and shell', () => {
-    assert.deepEqual(Object.keys(builtinProfiles(env)).sort(), ['aider', 'claude', 'codex', 'shell']);
+  it('has built-ins for claude, codex, aider, shell and the demo', () => {
+    assert.deepEqual(Object.keys(builtinProfiles(env)).sort(), ['aider', 'claude', 'codex', 'demo', 'shell']);
     assert.equal(resolveProfile('claude', {}, env).command, 'claude');
     assert.deepEqual(resolveProfile('claude', {}, env).resumeArgs, ['--continue']);
   });
