@@ -114,6 +114,8 @@ describe('faults: git in the way of cleanup and start (cases 16, 19)', function 
     const log = git(sb.repo, 'log', '--format=%s', 'main').split('\n');
     const busy = log.filter((s) => s.startsWith('busy ')).map((s) => Number(s.slice(5)));
     assert.ok(busy.length > 0);
-    assert.equal(git(sb.repo, 'fsck', '--no-progress', '--connectivity-only'), '');
+    const fsck = git(sb.repo, 'fsck', '--no-progress', '--connectivity-only');
+    const dangling = fsck.split('\n').filter((l) => l.startsWith('dangling commit ')).map((l) => `${l}: ${git(sb.repo, 'log', '-1', '--format=%s', l.slice('dangling commit '.length))}`);
+    assert.equal(fsck, '', dangling.join('; '));
   });
 });

@@ -66,7 +66,11 @@ describe('faults: injection through text Paddock did not write, and prompts (cas
     const started = await cli(['start', '--prompt=--dangerously-skip-permissions'], env);
     assert.equal(started.code, 0, started.stderr);
     await sb.waitForState(started.stdout.trim(), ['completed']);
-    assert.deepEqual(readFileSync(argvFile, 'utf8').split('\n').filter(Boolean), ['--', '--dangerously-skip-permissions']);
+    // After its hook settings (--settings JSON), `--` and then the prompt, as data: never an option of its own.
+    const argv = readFileSync(argvFile, 'utf8').split('\n').filter(Boolean);
+    assert.deepEqual(argv.slice(-2), ['--', '--dangerously-skip-permissions']);
+    assert.equal(argv.indexOf('--dangerously-skip-permissions'), argv.length - 1);
+    assert.deepEqual(argv.slice(0, -2).filter((a) => a.startsWith('-')), ['--settings']);
   });
 
   it('case 29: a prompt over 8192 characters is refused with one sentence (exit 2), and nothing is created', async () => {
