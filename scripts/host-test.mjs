@@ -11,6 +11,7 @@ import { format } from 'node:util';
 import { join, resolve } from 'node:path';
 import { codeServerBin, launchChromium, provision, sleep, startCodeServer, workbenchUrl } from './lib/codeServer.mjs';
 import { makeScratchRepo } from './lib/scratchRepo.mjs';
+import { vsixProblems, zipEntries } from './lib/vsixContents.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -300,8 +301,13 @@ function vsixInstall() {
   const name = 'VSIX packages and installs offline';
   const extDir = mkdtempSync(join(tmpdir(), 'paddock-vsix-ext-'));
   try {
-    execFileSync('npm', ['run', '--silent', 'package'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const packaged = spawnSync('npm', ['run', '--silent', 'package'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    if (packaged.status !== 0) throw new Error(`npm run package failed: ${packaged.stderr || packaged.stdout}`);
+    const warnings = `${packaged.stdout}\n${packaged.stderr}`.split('\n').filter((line) => /\bWARNING\b/i.test(line));
+    record('vsce package reports no warnings', warnings.length === 0, warnings.join(' | '));
     const vsix = join(root, 'paddock.vsix');
+    const problems = vsixProblems(zipEntries(vsix));
+    record('VSIX holds the bundles, icon, manifest strings, README, CHANGELOG and LICENSE, and no tests, maps, sources or dev docs', problems.length === 0, problems.join('; '));
     const env = { ...process.env, XDG_CONFIG_HOME: extDir, XDG_DATA_HOME: extDir };
     const install = spawnSync(codeServerBin(), ['--extensions-dir', extDir, '--install-extension', vsix], { env, encoding: 'utf8' });
     const list = spawnSync(codeServerBin(), ['--extensions-dir', extDir, '--list-extensions', '--show-versions'], { env, encoding: 'utf8' });

@@ -1,5 +1,5 @@
 /** The Agents view's badge: how many visible agents need the person. */
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { Disposable } from '../core/common/lifecycle';
 import type { AgentsModel } from './model/agentsModel';
 
@@ -14,6 +14,6 @@ export class AgentsBadge extends Disposable {
 
   private update(): void {
     const count = this.model.visibleAgents().filter((job) => job.lifecycle.state === 'waiting' || job.cleanup?.needsAttention).length;
-    this.view.badge = count ? { value: count, tooltip: `${count} agent${count === 1 ? '' : 's'} need${count === 1 ? 's' : ''} you` } : undefined;
+    this.view.badge = count ? { value: count, tooltip: count === 1 ? vscode.l10n.t('{0} agent needs you', count) : vscode.l10n.t('{0} agents need you', count) } : undefined;
   }
 }

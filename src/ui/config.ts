@@ -33,8 +33,13 @@ export function coordinatorSettings(): Partial<CoordinatorSettings> {
 
 /** The store: `paddock.storePath`, else $PADDOCK_HOME / $XDG_STATE_HOME/paddock (shared with the CLI). */
 export function storePath(): string {
+  return storePathSetting() ?? defaultHome(process.env);
+}
+
+/** `paddock.storePath` when it is set (with `~/` expanded), else undefined. */
+export function storePathSetting(): string | undefined {
   const configured = config().get<string>('storePath', '').trim();
-  return configured ? expandHome(configured) : defaultHome(process.env);
+  return configured ? expandHome(configured) : undefined;
 }
 
 export function openTerminalOnStart(): boolean {

@@ -30,16 +30,16 @@ export class AgentsStatusBar extends Disposable {
       if (job.cleanup?.needsAttention) counts.attention++;
     }
     const parts: string[] = [];
-    if (counts.running) parts.push(`${counts.running} running`);
-    if (counts.waiting) parts.push(`${counts.waiting} waiting`);
-    if (counts.queued) parts.push(`${counts.queued} queued`);
-    if (counts.attention) parts.push(`${counts.attention} need${counts.attention === 1 ? 's' : ''} attention`);
+    if (counts.running) parts.push(vscode.l10n.t('{0} running', counts.running));
+    if (counts.waiting) parts.push(vscode.l10n.t('{0} waiting', counts.waiting));
+    if (counts.queued) parts.push(vscode.l10n.t('{0} queued', counts.queued));
+    if (counts.attention) parts.push(counts.attention === 1 ? vscode.l10n.t('{0} needs attention', counts.attention) : vscode.l10n.t('{0} need attention', counts.attention));
     if (parts.length === 0) {
       this.item.hide();
       return;
     }
     this.item.text = `$(hubot) ${parts.join(' · ')}`;
-    this.item.tooltip = 'Paddock agents — click to show them';
+    this.item.tooltip = vscode.l10n.t('Paddock agents — click to show them');
     this.item.backgroundColor = counts.waiting || counts.attention ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }

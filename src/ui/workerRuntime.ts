@@ -14,7 +14,13 @@ export interface WorkerRuntime {
   nodePtyPath: string | undefined;
 }
 
-/** VS Code has moved its node-pty between releases: look in each known place. */
+/**
+ * VS Code has moved its node-pty between releases: look in each known place.
+ * `appRoot` is `<app>/resources/app` on Linux and `<Code.app>/Contents/Resources/app`
+ * on macOS, so the first two candidates cover both (`node_modules`, and
+ * `node_modules.asar.unpacked` beside an asar archive). When none loads, the
+ * worker fails the agent with one sentence naming the runtime (core/worker/ptyHost).
+ */
 export function findNodePty(appRoot: string, extensionPath: string): string | undefined {
   const candidates = [
     path.join(appRoot, 'node_modules', 'node-pty'),

@@ -16,7 +16,7 @@ import { trimScreen } from '../protocol/screenText';
 import { ControlServer } from './controlServer';
 import { DrainMarker } from './drain';
 import { ScreenMirror, ScreenSnapshot } from './mirror';
-import { buildAgentEnv, describeExit, loadNodePty, Pty, spawnAgent } from './ptyHost';
+import { buildAgentEnv, describeExit, loadNodePty, Pty, type PtyModule, spawnAgent } from './ptyHost';
 import { prependPath, writeLauncher } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { describeSurvivors, stopAgentProcesses } from './stopAgent';
@@ -197,7 +197,13 @@ export class AgentWorker extends Disposable implements AgentSession {
     }
     // Before the agent starts, so an early signal or prompt is not missed.
     this.setUpWaiting();
-    const nodePty = loadNodePty(this.opts.nodePtyPath);
+    let nodePty: PtyModule;
+    try {
+      nodePty = loadNodePty(this.opts.nodePtyPath);
+    } catch (err) {
+      await this.finish('failed', { code: null, signal: null }, describeError(err)).catch((e) => log(describeError(e)));
+      return;
+    }
     const agentEnv = buildAgentEnv(env, { jobId, socketPath, agentToken });
     try {
       const bin = writeLauncher(this.store.jobDir(jobId), home, env);

@@ -7,10 +7,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
+import { launcherScript } from '../launcher/launcherScript';
 
 /** The CLI bundle beside the worker bundle (dist/cli.js next to dist/worker.js); PADDOCK_CLI_SCRIPT overrides. */
 export function cliScriptPath(env: NodeJS.ProcessEnv): string | null {
@@ -24,14 +21,12 @@ export function writeLauncher(jobDir: string, home: string, env: NodeJS.ProcessE
   if (cli === null) return null;
   const bin = path.join(jobDir, 'bin');
   mkdirSync(bin, { recursive: true, mode: 0o700 });
-  const script = [
-    '#!/bin/sh',
-    '# Written by the Paddock worker of this agent: the paddock CLI with the same runtime and store.',
-    `PADDOCK_HOME=${shellQuote(home)}; export PADDOCK_HOME`,
-    // The runtime may be Electron's (VS Code): run it as plain Node.
-    `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(process.execPath)} ${shellQuote(cli)} "$@"`,
-    '',
-  ].join('\n');
+  const script = launcherScript({
+    execPath: process.execPath,
+    cliScript: cli,
+    home,
+    purpose: 'Written by the Paddock worker of this agent: the paddock CLI with the same runtime and store.',
+  });
   writeFileSync(path.join(bin, 'paddock'), script, { mode: 0o700 });
   return bin;
 }

@@ -5,6 +5,7 @@
  */
 import { constants } from 'node:os';
 import type * as NodePty from 'node-pty';
+import { describeError, failure } from '../common/errors';
 import type { DrainMarker } from './drain';
 import { AGENT_MARKER_ENV } from './agentMarker';
 
@@ -12,8 +13,22 @@ export type PtyModule = typeof NodePty;
 export type Pty = NodePty.IPty;
 
 export function loadNodePty(modulePath?: string): PtyModule {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return modulePath ? require(modulePath) : require('node-pty');
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return modulePath ? require(modulePath) : require('node-pty');
+  } catch (err) {
+    throw failure(nodePtyUnavailable(err, modulePath));
+  }
+}
+
+/**
+ * The one sentence for a node-pty that does not load: none found (VS Code moved
+ * or dropped its copy) or one built for another runtime (NODE_MODULE_VERSION).
+ */
+export function nodePtyUnavailable(err: unknown, modulePath?: string): string {
+  const runtime = process.versions.electron ? `Electron ${process.versions.electron} (Node ${process.versions.node})` : `Node ${process.versions.node}`;
+  const reason = describeError(err, 300).replace(/\s*Require stack:.*$/, '').replace(/\.$/, '');
+  return `No node-pty loads for this runtime, ${runtime}, so the agent cannot get a terminal (${modulePath ?? 'node-pty'}: ${reason}).`;
 }
 
 /** Variables that must not reach the agent: a debugger bootloader rides on NODE_OPTIONS; the Electron switch breaks node-based agents. */

@@ -12,24 +12,25 @@ import { registerCommand, targetJobs } from './command';
 
 export function registerCleanUpAnyway(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.cleanUpAnyway', async (...args: unknown[]) => {
-    const jobs = await targetJobs(s, args, { placeHolder: 'Clean up which agent anyway?', filter: canCleanUpAnyway });
+    const jobs = await targetJobs(s, args, { placeHolder: vscode.l10n.t('Clean up which agent anyway?'), filter: canCleanUpAnyway });
     const job = jobs[0];
     if (!job) return [];
     const confirmed = args.some((a) => !!a && typeof a === 'object' && (a as { confirmed?: unknown }).confirmed === true);
     if (!confirmed) {
       const detail = [
-        'Lost (cannot be archived):',
-        `• ${printable(job.cleanup?.lastError ?? 'files over the archive limit or that cannot be read')}`,
+        vscode.l10n.t('Lost (cannot be archived):'),
+        `• ${printable(job.cleanup?.lastError ?? vscode.l10n.t('files over the archive limit or that cannot be read'))}`,
         '',
-        'Kept:',
-        `• the snapshot refs/paddock/snapshots/${job.id} (tracked and untracked files) and the patch`,
-        '• every other ignored file, empty folder and nested repository, in the archive',
-        '• branches with commits that exist nowhere else',
+        vscode.l10n.t('Kept:'),
+        vscode.l10n.t('• the snapshot {0} (tracked and untracked files) and the patch', `refs/paddock/snapshots/${job.id}`),
+        vscode.l10n.t('• every other ignored file, empty folder and nested repository, in the archive'),
+        vscode.l10n.t('• branches with commits that exist nowhere else'),
         '',
-        'Deleted: the worktree folder. What was dropped is recorded with the evidence.',
+        vscode.l10n.t('Deleted: the worktree folder. What was dropped is recorded with the evidence.'),
       ].join('\n');
-      const choice = await vscode.window.showWarningMessage(`Clean up "${printable(job.title)}" and lose those files?`, { modal: true, detail }, 'Clean Up Anyway');
-      if (choice !== 'Clean Up Anyway') return [];
+      const anywayLabel = vscode.l10n.t('Clean Up Anyway');
+      const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Clean up "{0}" and lose those files?', printable(job.title)), { modal: true, detail }, anywayLabel);
+      if (choice !== anywayLabel) return [];
     }
     return runCleanups(s, [job], (j) => s.coordinator.cleanup(j.id, { dropUnarchivable: true }));
   });

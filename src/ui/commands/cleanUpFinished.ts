@@ -11,7 +11,7 @@ export function registerCleanUpFinished(s: PaddockServices): vscode.Disposable {
     await s.agents.ready();
     const jobs = s.agents.visibleAgents().filter((j) => isTerminalState(j.lifecycle.state) && !j.cleanup);
     if (jobs.length === 0) {
-      void vscode.window.showInformationMessage('Paddock: no finished agent to clean up.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Paddock: no finished agent to clean up.'));
       return [];
     }
     const answer = opts.confirmed ? { deleteBranch: opts.deleteBranch ?? false } : await confirmCleanup(jobs);

@@ -22,48 +22,52 @@ export function optionsFrom(args: unknown[]): CleanupOptions {
 
 /** Asks; returns undefined when the person cancels, else whether to delete branches. */
 export async function confirmCleanup(jobs: JobRecord[]): Promise<{ deleteBranch: boolean } | undefined> {
-  const what = jobs.length === 1 ? `"${printable(jobs[0].title)}"` : `${jobs.length} agents`;
+  const what = jobs.length === 1 ? `"${printable(jobs[0].title)}"` : vscode.l10n.t('{0} agents', jobs.length);
   const refs = jobs.map((j) => `refs/paddock/snapshots/${j.id}`).join(', ');
   const detail = [
-    'Kept:',
-    `• a snapshot of each worktree's full state (${refs}) and a patch in the job folder`,
-    '• ignored files, empty folders and nested repositories, in an archive in the job folder (Restore Worktree brings all of it back)',
-    '• branches with commits that exist nowhere else',
-    '• the agent\'s output log',
+    vscode.l10n.t('Kept:'),
+    vscode.l10n.t('• a snapshot of each worktree\'s full state ({0}) and a patch in the job folder', refs),
+    vscode.l10n.t('• ignored files, empty folders and nested repositories, in an archive in the job folder (Restore Worktree brings all of it back)'),
+    vscode.l10n.t('• branches with commits that exist nowhere else'),
+    vscode.l10n.t('• the agent\'s output log'),
     '',
-    'Deleted:',
-    '• the worktree folder (after the snapshot is saved)',
-    '• regenerable folders such as node_modules and .venv (paddock.cleanup.regenerable), counted in the report',
-    '• the agent\'s branch, only when all its commits are reachable from another branch — or when you choose "Clean Up and Delete Branch"',
+    vscode.l10n.t('Deleted:'),
+    vscode.l10n.t('• the worktree folder (after the snapshot is saved)'),
+    vscode.l10n.t('• regenerable folders such as node_modules and .venv (paddock.cleanup.regenerable), counted in the report'),
+    vscode.l10n.t('• the agent\'s branch, only when all its commits are reachable from another branch — or when you choose "Clean Up and Delete Branch"'),
     '',
-    'A running agent is stopped first. If anything could not be archived, nothing is removed until you choose Clean Up Anyway.',
+    vscode.l10n.t('A running agent is stopped first. If anything could not be archived, nothing is removed until you choose Clean Up Anyway.'),
   ].join('\n');
-  const choice = await vscode.window.showWarningMessage(`Clean up ${what}?`, { modal: true, detail }, 'Clean Up', 'Clean Up and Delete Branch');
+  const deleteBranchLabel = vscode.l10n.t('Clean Up and Delete Branch');
+  const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Clean up {0}?', what), { modal: true, detail }, vscode.l10n.t('Clean Up'), deleteBranchLabel);
   if (!choice) return undefined;
-  return { deleteBranch: choice === 'Clean Up and Delete Branch' };
+  return { deleteBranch: choice === deleteBranchLabel };
 }
 
 export async function runCleanups(s: PaddockServices, jobs: JobRecord[], run: (job: JobRecord) => Promise<CleanupReport>): Promise<CleanupReport[]> {
-  return vscode.window.withProgress({ location: { viewId: 'paddock.agents' }, title: 'Cleaning up agents' }, async () => {
+  return vscode.window.withProgress({ location: { viewId: 'paddock.agents' }, title: vscode.l10n.t('Cleaning up agents') }, async () => {
     const reports: CleanupReport[] = [];
     for (const job of jobs) {
       const report = await run(job);
       reports.push(report);
       const c = report.job.cleanup;
       s.log.info(`cleanup ${job.id}: ${c?.phase ?? 'none'}${report.notes.length ? ` — ${report.notes.join('; ')}` : ''}`);
+      const showLogLabel = vscode.l10n.t('Show Log');
       if (c?.phase === 'incomplete' && c.awaitingConsent) {
+        const anywayLabel = vscode.l10n.t('Clean Up Anyway…');
         void vscode.window
-          .showWarningMessage(printable(`Cleanup of "${job.title}" stopped before removing anything: ${c.lastError ?? 'something would be lost'}`), 'Clean Up Anyway…', 'Show Log')
+          .showWarningMessage(printable(vscode.l10n.t('Cleanup of "{0}" stopped before removing anything: {1}', job.title, c.lastError ?? vscode.l10n.t('something would be lost'))), anywayLabel, showLogLabel)
           .then((choice) => {
-            if (choice === 'Clean Up Anyway…') void vscode.commands.executeCommand('paddock.cleanUpAnyway', job.id);
-            if (choice === 'Show Log') s.log.show();
+            if (choice === anywayLabel) void vscode.commands.executeCommand('paddock.cleanUpAnyway', job.id);
+            if (choice === showLogLabel) s.log.show();
           });
       } else if (c?.phase === 'incomplete') {
+        const retryLabel = vscode.l10n.t('Retry Cleanup Now');
         void vscode.window
-          .showWarningMessage(printable(`Cleanup of "${job.title}" is incomplete at ${c.stage ?? 'an unknown stage'}: ${c.lastError ?? 'see the log'}. It retries automatically.`), 'Retry Cleanup Now', 'Show Log')
+          .showWarningMessage(printable(vscode.l10n.t('Cleanup of "{0}" is incomplete at {1}: {2}. It retries automatically.', job.title, c.stage ?? vscode.l10n.t('an unknown stage'), c.lastError ?? vscode.l10n.t('see the log'))), retryLabel, showLogLabel)
           .then((choice) => {
-            if (choice === 'Retry Cleanup Now') void vscode.commands.executeCommand('paddock.retryCleanup', job.id);
-            if (choice === 'Show Log') s.log.show();
+            if (choice === retryLabel) void vscode.commands.executeCommand('paddock.retryCleanup', job.id);
+            if (choice === showLogLabel) s.log.show();
           });
       }
     }

@@ -36,7 +36,7 @@ export function registerCommand(s: PaddockServices, id: string, handler: Command
       const message = printable(describeError(err));
       s.log.error(`${id}: ${message}`);
       if (!(err instanceof PaddockError) && err instanceof Error && err.stack) s.log.error(err.stack);
-      void vscode.window.showErrorMessage(message, 'Show Log').then((c) => c && s.log.show());
+      void vscode.window.showErrorMessage(message, vscode.l10n.t('Show Log')).then((c) => c && s.log.show());
       return { failed: true, command: id, message } satisfies CommandFailure;
     }
   });
@@ -64,7 +64,7 @@ export async function targetJobs(
   await s.agents.ready();
   const candidates = s.agents.visibleAgents().filter(pick.filter);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage('Paddock: no agent to act on.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Paddock: no agent to act on.'));
     return [];
   }
   const items = candidates.map((job) => ({ label: printable(job.title), description: `${job.id} · ${stateInWords(job)}`, job }));

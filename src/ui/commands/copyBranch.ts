@@ -5,7 +5,7 @@ import { registerCommand, targetJobs } from './command';
 
 export function registerCopyBranch(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.copyBranch', async (...args: unknown[]) => {
-    const [job] = await targetJobs(s, args, { placeHolder: 'Copy the branch of which agent?', filter: (j) => Boolean(j.branch) });
+    const [job] = await targetJobs(s, args, { placeHolder: vscode.l10n.t('Copy the branch of which agent?'), filter: (j) => Boolean(j.branch) });
     if (!job?.branch) return;
     await vscode.env.clipboard.writeText(job.branch);
     vscode.window.setStatusBarMessage(`Copied ${job.branch}`, 3000);

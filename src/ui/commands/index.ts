@@ -6,6 +6,7 @@ import { registerCleanUp } from './cleanUp';
 import { registerCleanUpAnyway } from './cleanUpAnyway';
 import { registerCleanUpFinished } from './cleanUpFinished';
 import { registerCopyBranch } from './copyBranch';
+import { registerInstallCli } from './installCli';
 import { registerOpenChanges } from './openChanges';
 import { registerOpenFileDiff } from './openFileDiff';
 import { registerOpenWorktree } from './openWorktree';
@@ -45,6 +46,7 @@ const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
   registerShowLog,
   registerRevealPatch,
   registerShowOutput,
+  registerInstallCli,
 ];
 
 export function registerCommands(s: PaddockServices): vscode.Disposable[] {

@@ -8,7 +8,7 @@ import { openTerminalOnStart } from '../config';
 export function registerRetry(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.retry', async (...args: unknown[]) => {
     const jobs = await targetJobs(s, args, {
-      placeHolder: 'Retry which agent?',
+      placeHolder: vscode.l10n.t('Retry which agent?'),
       filter: canRetry,
     });
     const results = [];

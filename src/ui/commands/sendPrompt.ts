@@ -9,9 +9,9 @@ import { registerCommand, targetJobs } from './command';
 export function registerSendPrompt(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.sendPrompt', async (...args: unknown[]) => {
     const text = typeof args[1] === 'string' ? args[1] : undefined;
-    const [job] = await targetJobs(s, args, { placeHolder: 'Send a prompt to which agent?', filter: canSend });
+    const [job] = await targetJobs(s, args, { placeHolder: vscode.l10n.t('Send a prompt to which agent?'), filter: canSend });
     if (!job) return;
-    const prompt = text ?? (await vscode.window.showInputBox({ title: `Send to "${printable(job.title)}"`, prompt: 'Typed into the agent, followed by Enter.', ignoreFocusOut: true }));
+    const prompt = text ?? (await vscode.window.showInputBox({ title: vscode.l10n.t('Send to "{0}"', printable(job.title)), prompt: vscode.l10n.t('Typed into the agent, followed by Enter.'), ignoreFocusOut: true }));
     if (!prompt) return;
     await sendToAgent(s.store, job.id, prompt);
   });

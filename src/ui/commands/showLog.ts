@@ -6,7 +6,7 @@ import { registerCommand, targetJobs } from './command';
 
 export function registerShowLog(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.showLog', async (...args: unknown[]) => {
-    const [job] = await targetJobs(s, args, { placeHolder: 'Show the log of which agent?', filter: () => true });
+    const [job] = await targetJobs(s, args, { placeHolder: vscode.l10n.t('Show the log of which agent?'), filter: () => true });
     if (!job) return undefined;
     const uri = logUri(job.id, job.title);
     s.logs.refresh(uri);

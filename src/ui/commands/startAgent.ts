@@ -62,7 +62,7 @@ async function ask(s: PaddockServices, given: StartAgentOptions): Promise<(Start
       };
     });
     items.sort((a, b) => Number(b.picked) - Number(a.picked));
-    const chosen = await vscode.window.showQuickPick(items, { placeHolder: 'Which agent should run?', title: 'Start Agent (1/3)' });
+    const chosen = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Which agent should run?'), title: vscode.l10n.t('Start Agent ({0}/{1})', 1, 3) });
     if (!chosen) return undefined;
     profile = chosen.label;
   }
@@ -70,9 +70,9 @@ async function ask(s: PaddockServices, given: StartAgentOptions): Promise<(Start
   let prompt = given.prompt;
   if (prompt === undefined) {
     prompt = await vscode.window.showInputBox({
-      title: 'Start Agent (2/3)',
-      prompt: 'What should the agent do? This is its prompt and the agent\'s title.',
-      placeHolder: 'e.g. Fix the flaky date test in src/util',
+      title: vscode.l10n.t('Start Agent ({0}/{1})', 2, 3),
+      prompt: vscode.l10n.t('What should the agent do? This is its prompt and the agent\'s title.'),
+      placeHolder: vscode.l10n.t('e.g. Fix the flaky date test in src/util'),
       ignoreFocusOut: true,
       // The same sentence the coordinator would refuse it with, before the person presses Enter.
       validateInput: (v) => (v.length > MAX_PROMPT_CHARS ? `The prompt is ${v.length} characters; the limit is ${MAX_PROMPT_CHARS}.` : undefined),
@@ -83,8 +83,8 @@ async function ask(s: PaddockServices, given: StartAgentOptions): Promise<(Start
   let base = given.base;
   if (base === undefined) {
     base = await vscode.window.showInputBox({
-      title: 'Start Agent (3/3)',
-      prompt: 'Branch or commit to start from (empty: the current HEAD).',
+      title: vscode.l10n.t('Start Agent ({0}/{1})', 3, 3),
+      prompt: vscode.l10n.t('Branch or commit to start from (empty: the current HEAD).'),
       placeHolder: 'HEAD',
       ignoreFocusOut: true,
     });
@@ -97,12 +97,12 @@ async function pickRepo(s: PaddockServices): Promise<string | undefined> {
   const repos = await s.workspaceRepos();
   if (repos.length === 1) return repos[0];
   if (repos.length === 0) {
-    void vscode.window.showErrorMessage('Paddock needs a git repository: open a folder that is in one.');
+    void vscode.window.showErrorMessage(vscode.l10n.t('Paddock needs a git repository: open a folder that is in one.'));
     return undefined;
   }
   const chosen = await vscode.window.showQuickPick(
     repos.map((r) => ({ label: path.basename(r), description: r, repo: r })),
-    { placeHolder: 'Which repository?' },
+    { placeHolder: vscode.l10n.t('Which repository?') },
   );
   return chosen?.repo;
 }

@@ -8,26 +8,27 @@ import { printable } from '../../core/common/printable';
 export function registerStop(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.stop', async (...args: unknown[]) => {
     const confirmed = args.some((a) => a && typeof a === 'object' && (a as { confirmed?: boolean }).confirmed === true);
-    const jobs = await targetJobs(s, args, { placeHolder: 'Stop which agents?', filter: canStop, many: true });
+    const jobs = await targetJobs(s, args, { placeHolder: vscode.l10n.t('Stop which agents?'), filter: canStop, many: true });
     if (jobs.length === 0) return [];
     if (!confirmed) {
-      const what = jobs.length === 1 ? `"${printable(jobs[0].title)}"` : `${jobs.length} agents`;
+      const what = jobs.length === 1 ? `"${printable(jobs[0].title)}"` : vscode.l10n.t('{0} agents', jobs.length);
+      const stopLabel = vscode.l10n.t('Stop');
       const choice = await vscode.window.showWarningMessage(
-        `Stop ${what}?`,
+        vscode.l10n.t('Stop {0}?', what),
         {
           modal: true,
-          detail: 'Paddock sends SIGTERM to every process of the agent\'s session, then SIGKILL after the grace period (paddock.stopGraceSeconds).\n\nKept: the worktree, the branch and the agent\'s output.\nDeleted: nothing.',
+          detail: vscode.l10n.t('Paddock sends SIGTERM to every process of the agent\'s session, then SIGKILL after the grace period (paddock.stopGraceSeconds).\n\nKept: the worktree, the branch and the agent\'s output.\nDeleted: nothing.'),
         },
-        'Stop',
+        stopLabel,
       );
-      if (choice !== 'Stop') return [];
+      if (choice !== stopLabel) return [];
     }
-    return vscode.window.withProgress({ location: { viewId: 'paddock.agents' }, title: 'Stopping agents' }, async () => {
+    return vscode.window.withProgress({ location: { viewId: 'paddock.agents' }, title: vscode.l10n.t('Stopping agents') }, async () => {
       const reports = await Promise.all(jobs.map((job) => s.coordinator.stop(job.id)));
       const failed = reports.filter((r) => !r.stopped);
       for (const r of reports) s.log.info(`stop ${r.id}: ${r.stopped ? r.state : `not proven stopped: ${r.reason}`}`);
       if (failed.length) {
-        void vscode.window.showErrorMessage(`Could not prove ${failed.map((r) => `${r.id} stopped (${r.reason})`).join('; ')}.`, 'Show Log').then((c) => c && s.log.show());
+        void vscode.window.showErrorMessage(vscode.l10n.t('Could not prove {0}.', failed.map((r) => vscode.l10n.t('{0} stopped ({1})', r.id, String(r.reason))).join('; ')), vscode.l10n.t('Show Log')).then((c) => c && s.log.show());
       }
       return reports;
     });

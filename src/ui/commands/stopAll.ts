@@ -7,19 +7,20 @@ export function registerStopAll(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.stopAll', async (arg?: unknown) => {
     const opts = arg as { confirmed?: boolean } | undefined;
     if (!opts?.confirmed) {
+      const stopAllLabel = vscode.l10n.t('Stop All');
       const choice = await vscode.window.showWarningMessage(
-        'Stop all agents?',
-        { modal: true, detail: 'Every running or queued agent in this store is stopped (SIGTERM, then SIGKILL after the grace period).\n\nKept: worktrees, branches and output.\nDeleted: nothing.' },
-        'Stop All',
+        vscode.l10n.t('Stop all agents?'),
+        { modal: true, detail: vscode.l10n.t('Every running or queued agent in this store is stopped (SIGTERM, then SIGKILL after the grace period).\n\nKept: worktrees, branches and output.\nDeleted: nothing.') },
+        stopAllLabel,
       );
-      if (choice !== 'Stop All') return undefined;
+      if (choice !== stopAllLabel) return undefined;
     }
-    const report = await vscode.window.withProgress({ location: { viewId: 'paddock.agents' }, title: 'Stopping all agents' }, () => s.coordinator.stopAll());
+    const report = await vscode.window.withProgress({ location: { viewId: 'paddock.agents' }, title: vscode.l10n.t('Stopping all agents') }, () => s.coordinator.stopAll());
     s.log.info(`stop all: ${report.stopped.length} stopped, ${report.notStopped.length} not proven stopped`);
     if (report.notStopped.length) {
       void vscode.window.showErrorMessage(
-        `Not proven stopped: ${report.notStopped.map((n) => `${n.id} (${n.reason})`).join('; ')}.`,
-        'Show Log',
+        vscode.l10n.t('Not proven stopped: {0}.', report.notStopped.map((n) => `${n.id} (${n.reason})`).join('; ')),
+        vscode.l10n.t('Show Log'),
       ).then((c) => c && s.log.show());
     }
     return report;

@@ -84,9 +84,9 @@ export class AgentNode extends Node {
       try {
         const files = await changedFiles(job.worktree, job.baseSha);
         children.push(...files.map((f) => new FileNode(this, f)));
-        if (files.length === 0) children.push(new MessageNode(this.id, 'No changes yet'));
+        if (files.length === 0) children.push(new MessageNode(this.id, vscode.l10n.t('No changes yet')));
       } catch (err) {
-        children.push(new MessageNode(this.id, `Changes unavailable: ${(err as Error).message}`));
+        children.push(new MessageNode(this.id, vscode.l10n.t('Changes unavailable: {0}', (err as Error).message)));
       }
     }
     return children;
@@ -108,10 +108,10 @@ export class UnreadableNode extends Node {
     return `unreadable:${this.jobId}`;
   }
   treeItem(): vscode.TreeItem {
-    const item = new vscode.TreeItem(`Unreadable agent ${this.jobId}`, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(vscode.l10n.t('Unreadable agent {0}', this.jobId), vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.description = printable(this.reason);
-    item.tooltip = new vscode.MarkdownString().appendText(`Agent ${this.jobId} cannot be read: ${printable(this.reason)}. It is left untouched on disk.`);
+    item.tooltip = new vscode.MarkdownString().appendText(vscode.l10n.t('Agent {0} cannot be read: {1}. It is left untouched on disk.', this.jobId, printable(this.reason)));
     item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.errorForeground'));
     item.contextValue = 'unreadable';
     return item;
@@ -136,10 +136,10 @@ export class FileNode extends Node {
     item.id = this.id;
     item.label = path.basename(file.path);
     const dir = path.dirname(file.path);
-    item.description = `${dir === '.' ? '' : `${dir} · `}${STATUS_WORDS[file.status] ?? file.status}`;
+    item.description = `${dir === '.' ? '' : `${dir} · `}${statusWord(file.status)}`;
     item.iconPath = vscode.ThemeIcon.File;
     item.contextValue = 'file';
-    item.command = { command: 'paddock.openFileDiff', title: 'Open Changes', arguments: [this] };
+    item.command = { command: 'paddock.openFileDiff', title: vscode.l10n.t('Open Changes'), arguments: [this] };
     return item;
   }
   override parent(): TreeNode {
@@ -161,20 +161,20 @@ export class EvidenceNode extends Node {
   treeItem(): vscode.TreeItem {
     const evidence = this.agent.job.evidence!;
     if (this.what === 'snapshot') {
-      const item = new vscode.TreeItem(`Snapshot ${evidence.snapshotRef}`, vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(vscode.l10n.t('Snapshot {0}', String(evidence.snapshotRef)), vscode.TreeItemCollapsibleState.None);
       item.id = this.id;
-      item.description = evidence.headSha ? `on ${evidence.headSha.slice(0, 8)}` : undefined;
-      item.tooltip = new vscode.MarkdownString().appendText(`The worktree's full state before cleanup. Restore with: git checkout ${evidence.snapshotRef}`);
+      item.description = evidence.headSha ? vscode.l10n.t('on {0}', evidence.headSha.slice(0, 8)) : undefined;
+      item.tooltip = new vscode.MarkdownString().appendText(vscode.l10n.t('The worktree\'s full state before cleanup. Restore with: git checkout {0}', String(evidence.snapshotRef)));
       item.iconPath = new vscode.ThemeIcon('git-commit');
       item.contextValue = 'evidence:snapshot';
       return item;
     }
-    const item = new vscode.TreeItem('Patch', vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(vscode.l10n.t('Patch'), vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.description = evidence.patch ?? undefined;
     item.iconPath = new vscode.ThemeIcon('file-code');
     item.contextValue = 'evidence:patch';
-    item.command = { command: 'vscode.open', title: 'Open Patch', arguments: [vscode.Uri.file(evidence.patch!)] };
+    item.command = { command: 'vscode.open', title: vscode.l10n.t('Open Patch'), arguments: [vscode.Uri.file(evidence.patch!)] };
     return item;
   }
   override parent(): TreeNode {
@@ -203,15 +203,27 @@ export class MessageNode extends Node {
 
 export type TreeNode = RepoNode | AgentNode | UnreadableNode | FileNode | EvidenceNode | MessageNode;
 
-const STATUS_WORDS: Record<string, string> = {
-  A: 'added',
-  M: 'modified',
-  D: 'deleted',
-  R: 'renamed',
-  C: 'copied',
-  T: 'type changed',
-  '?': 'untracked',
-};
+/** A changed file's git status in words. */
+function statusWord(status: string): string {
+  switch (status) {
+    case 'A':
+      return vscode.l10n.t('added');
+    case 'M':
+      return vscode.l10n.t('modified');
+    case 'D':
+      return vscode.l10n.t('deleted');
+    case 'R':
+      return vscode.l10n.t('renamed');
+    case 'C':
+      return vscode.l10n.t('copied');
+    case 'T':
+      return vscode.l10n.t('type changed');
+    case '?':
+      return vscode.l10n.t('untracked');
+    default:
+      return status;
+  }
+}
 
 /** Commands invoked from the tree receive the clicked node and, with multi-select, all selected nodes. */
 export function agentsFrom(node: unknown, selection: unknown): AgentNode[] {

@@ -26,6 +26,14 @@ describe('AgentWorker', function () {
     return c;
   }
 
+  it('fails the agent with one sentence when no node-pty loads for this runtime', async () => {
+    const job = await sb.start(['true'], { nodePtyPath: join(sb.home, 'no-such-app', 'node_modules', 'node-pty'), waitFor: ['failed', 'completed', 'orphaned'] });
+    assert.equal(job.lifecycle.state, 'failed');
+    const detail = job.lifecycle.detail ?? '';
+    assert.match(detail, /^No node-pty loads for this runtime, Node \d+\.\d+\.\d+, so the agent cannot get a terminal \(.*no-such-app.*\)\.$/);
+    assert.doesNotMatch(detail, /\n|Require stack|at /);
+  });
+
   it('records completed for exit 0 and failed with the code otherwise', async () => {
     const ok = await sb.start(['true']);
     const bad = await sb.start(['sh', '-c', 'exit 7']);

@@ -70,7 +70,7 @@ export class Sandbox {
 
   async start(
     command: string[],
-    opts: { settings?: Partial<JobSettings>; cwd?: string; waitFor?: LifecycleState[]; beforeSpawn?: (job: JobRecord) => Promise<void> } = {},
+    opts: { settings?: Partial<JobSettings>; cwd?: string; waitFor?: LifecycleState[]; beforeSpawn?: (job: JobRecord) => Promise<void>; nodePtyPath?: string } = {},
   ): Promise<JobRecord> {
     const job = await this.store.create({
       title: command.join(' ').slice(0, 100),
@@ -92,7 +92,7 @@ export class Sandbox {
       jobId: job.id,
       generation: job.lifecycle.generation,
       workerScript: workerScript(),
-      nodePtyPath: nodePtyPath(),
+      nodePtyPath: opts.nodePtyPath ?? nodePtyPath(),
       env: this.env,
       store: this.store,
     });
