@@ -26,6 +26,7 @@ const BUILTIN_DESCRIPTIONS: Record<string, string> = {
   codex: 'OpenAI Codex CLI',
   aider: 'Aider',
   shell: 'Your shell in the agent\'s worktree',
+  demo: 'A small demo agent: works in its worktree, asks [y/n], no agent CLI needed',
 };
 
 export function registerStartAgent(s: PaddockServices): vscode.Disposable {
@@ -33,13 +34,21 @@ export function registerStartAgent(s: PaddockServices): vscode.Disposable {
     const given = (arg && typeof arg === 'object' && !Array.isArray(arg) ? arg : {}) as StartAgentOptions;
     const answers = await ask(s, given);
     if (!answers) return undefined;
-    const job = await s.coordinator.start(answers);
-    s.log.info(`started agent ${job.id} "${job.title}" in ${job.worktree ?? job.cwd}`);
-    await s.agents.refresh(job.id);
-    const node = s.tree.agent(job.id);
-    if (node) void s.treeView.reveal(node, { select: true, focus: false }).then(undefined, () => undefined);
-    if (given.openTerminal ?? openTerminalOnStart()) s.terminals.attach(job.id, job.title);
-    return job;
+    // Making the worktree and starting the worker take a moment: show it until the terminal opens.
+    // A start that fails says why once, through the command wrapper's message (with Show Log).
+    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Paddock: starting the agent…') }, async (progress) => {
+      progress.report({ message: vscode.l10n.t('creating its worktree and branch') });
+      const job = await s.coordinator.start(answers);
+      s.log.info(`started agent ${job.id} "${job.title}" in ${job.worktree ?? job.cwd}`);
+      await s.agents.refresh(job.id);
+      const node = s.tree.agent(job.id);
+      if (node) void s.treeView.reveal(node, { select: true, focus: false }).then(undefined, () => undefined);
+      if (given.openTerminal ?? openTerminalOnStart()) {
+        progress.report({ message: vscode.l10n.t('opening its terminal') });
+        s.terminals.attach(job.id, job.title);
+      }
+      return job;
+    });
   });
 }
 
