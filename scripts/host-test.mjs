@@ -150,7 +150,7 @@ async function uiScreenshots(server, workspace, env) {
     step = 'an attached terminal';
     const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' });
     await row.hover();
-    await row.locator('.action-label[aria-label="Attach"]').click();
+    await row.locator('.action-label[aria-label="Attach"], .action-label[aria-label^="Attach ("]').click();
     await page.locator('.terminal-wrapper .xterm-rows', { hasText: 'demo-agent' }).first().waitFor({ timeout: 30_000 });
     await page.locator('.terminal-wrapper .xterm-rows', { hasText: 'Commit these changes?' }).first().waitFor({ timeout: 30_000 });
     await sleep(1000);
@@ -187,7 +187,7 @@ async function uiScreenshots(server, workspace, env) {
 
     step = 'Stop from the row and its modal';
     await newRow.hover();
-    await newRow.locator('.action-label[aria-label="Stop"]').click();
+    await newRow.locator('.action-label[aria-label="Stop"], .action-label[aria-label^="Stop ("]').click();
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 20_000 });
     const dialogText = await dialog.innerText();
@@ -198,20 +198,20 @@ async function uiScreenshots(server, workspace, env) {
 
     step = 'Retry on the stopped row';
     await newRow.hover();
-    await newRow.locator('.action-label[aria-label="Retry"]').click();
+    await newRow.locator('.action-label[aria-label="Retry"], .action-label[aria-label^="Retry ("]').click();
     await newRow.filter({ hasText: 'running' }).waitFor({ timeout: 60_000 });
     record('UI: Retry on the row runs the stopped agent again', true);
 
     step = 'Stop again before cleaning up';
     await newRow.hover();
-    await newRow.locator('.action-label[aria-label="Stop"]').click();
+    await newRow.locator('.action-label[aria-label="Stop"], .action-label[aria-label^="Stop ("]').click();
     await dialog.waitFor({ timeout: 20_000 });
     await dialog.locator('.monaco-button', { hasText: /^Stop$/ }).click();
     await newRow.filter({ hasText: 'stopped' }).waitFor({ timeout: 60_000 });
     step = 'Clean Up on the row and its modal';
     const paletteJob = JSON.parse(runCli(workspace, env, 'list', '--json')).find((j) => j.title === 'Started from the palette');
     await newRow.hover();
-    await newRow.locator('.action-label[aria-label="Clean Up"]').click();
+    await newRow.locator('.action-label[aria-label="Clean Up"], .action-label[aria-label^="Clean Up ("]').click();
     await dialog.waitFor({ timeout: 20_000 });
     const cleanupText = await dialog.innerText();
     if (!cleanupText.includes(`refs/paddock/snapshots/${paletteJob.id}`) || !/Deleted:/.test(cleanupText)) {
