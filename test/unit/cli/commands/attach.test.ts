@@ -88,6 +88,27 @@ describe('paddock attach', function () {
     assert.ok(RESET_TERMINAL_MODES.includes('\x1b[?1007l') && RESET_TERMINAL_MODES.includes('\x1b[<99u'));
   });
 
+  it('a viewer of another size gets a dim notice and no wrapping, and takes the size back by typing', async () => {
+    const job = await sb.start(['env', 'PS1=$ ', 'bash', '--norc', '--noprofile', '-i']);
+    const open = (cols: number, rows: number) => {
+      const term = pty.spawn(process.execPath, [entry, job.id], { cols, rows, env: sb.env as Record<string, string>, cwd: sb.cwd });
+      ptys.push(term);
+      const view = { term, out: '' };
+      term.onData((d) => (view.out += d));
+      return view;
+    };
+    const small = open(80, 24);
+    await waitUntil('the first viewer', () => small.out.includes('$'));
+    const wide = open(120, 30);
+    await waitUntil('the second viewer', () => wide.out.includes('$'));
+    await waitUntil('the notice in the first viewer', () => small.out.includes('(sized for another viewer: 120×30; type here to size it for this one)'));
+    assert.ok(small.out.includes('\x1b[?7l'), 'no wrapping while the agent is wider');
+    assert.ok(!wide.out.includes('sized for another viewer'));
+    small.term.write('stty size\r');
+    await waitUntil('the size taken back', () => small.out.includes('24 80'));
+    await waitUntil('the notice in the second viewer', () => wide.out.includes('(sized for another viewer: 80×24;'));
+  });
+
   it('says an ended agent has ended and points to screen and logs', async () => {
     const job = await sb.start(['sh', '-c', 'echo done']);
     await sb.waitForState(job.id, ['completed']);
