@@ -1,14 +1,24 @@
-/** `paddock attach ID [--read-only]`: the agent's live terminal here; Ctrl-\ detaches and the agent keeps running. */
+/**
+ * `paddock attach ID [--read-only]`: the agent's live terminal here; Ctrl-\ detaches and the agent keeps running.
+ *
+ * Like tmux, the session runs on the outer terminal's alternate screen: detaching
+ * (or the agent ending) leaves it, so the person's shell screen comes back as it
+ * was, and only then is the closing sentence printed.
+ */
 import { StringDecoder } from 'node:string_decoder';
 import { failure } from '../../core/common/errors';
 import { WorkerClient } from '../../core/protocol/client';
 import { RESET_TERMINAL_MODES } from '../../core/protocol/terminalModes';
+import { isTerminalState } from '../../core/store/schema';
 import type { CliContext } from '../command';
 import { defineCommand } from '../support/args';
+import { findDetachKey } from '../support/detachKey';
+import { AgentScreenSwitches, withoutScreenSwitches } from '../support/outerScreen';
 import { openStore } from '../support/store';
 
-/** Ctrl-\ : detaches (like dtach's default). Ctrl-C goes to the agent. */
-export const DETACH_BYTE = 0x1c;
+export { DETACH_BYTE } from '../support/detachKey';
+
+const ENTER_ALTERNATE_SCREEN = '\x1b[?1049h';
 const CLEAR = '\x1b[H\x1b[2J';
 
 type Ending = { kind: 'detached' } | { kind: 'exited'; code: number | null; signal: string | null; state: string } | { kind: 'lost'; reason?: string };
@@ -21,7 +31,10 @@ export const attachCommand = defineCommand({
   positionals: ['ID'],
   async run({ values, positionals: [id] }, ctx) {
     const readOnly = values['read-only'] === true;
-    const client = await WorkerClient.connect(openStore(ctx), id);
+    const store = openStore(ctx);
+    const job = await store.read(id);
+    if (isTerminalState(job.lifecycle.state)) throw failure(endedSentence(id, job.lifecycle.state));
+    const client = await WorkerClient.connect(store, id);
     try {
       const ending = await view(client, ctx, readOnly);
       return report(ending, id, ctx);
@@ -31,29 +44,47 @@ export const attachCommand = defineCommand({
   },
 });
 
+function endedSentence(id: string, state: string): string {
+  return `Agent ${id} has ended (${state}), so there is nothing to attach to; see its last screen with: paddock screen ${id}, and its output with: paddock logs ${id}.`;
+}
+
 async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): Promise<Ending> {
   const { stdin, stdout } = ctx.io;
   const size = () => ({ cols: clamp(stdout.columns ?? 80, 2, 1000), rows: clamp(stdout.rows ?? 24, 2, 500) });
   const ready = await client.attach({ ...size(), readOnly });
-  stdout.write(CLEAR + ready.screen);
-  if (ready.exit) return { kind: 'exited', code: ready.exit.code, signal: ready.exit.signal, state: ready.state };
+  const switches = new AgentScreenSwitches();
+  const sizeNotice = new SizeNotice(size);
+  stdout.write(ENTER_ALTERNATE_SCREEN + CLEAR + withoutScreenSwitches(ready.screen) + sizeNotice.update(ready.cols, ready.rows, 'screen'));
+  if (ready.exit) {
+    stdout.write(RESET_TERMINAL_MODES);
+    return { kind: 'exited', code: ready.exit.code, signal: ready.exit.signal, state: ready.state };
+  }
 
   const raw = stdin.isTTY && typeof stdin.setRawMode === 'function';
   const decoder = new StringDecoder('utf8');
   return new Promise<Ending>((resolve) => {
     let ended = false;
     const subscriptions = [
-      client.onDidOutput((data) => stdout.write(data)),
-      client.onDidReady((fresh) => stdout.write(CLEAR + fresh.screen)),
+      client.onDidOutput((data) => {
+        const { text, leftAlternate } = switches.filter(data);
+        stdout.write(text);
+        // The agent is back on its main screen, which the outer terminal never showed: ask for it.
+        if (leftAlternate) client.refresh();
+      }),
+      client.onDidReady((fresh) => {
+        switches.reset();
+        stdout.write(CLEAR + withoutScreenSwitches(fresh.screen) + sizeNotice.update(fresh.cols, fresh.rows, 'screen'));
+      }),
+      client.onDidResize((s) => stdout.write(sizeNotice.update(s.cols, s.rows, 'resized'))),
       client.onDidExit((e) => finish({ kind: 'exited', code: e.code, signal: e.signal, state: e.state })),
       client.onDidClose((e) => finish({ kind: 'lost', reason: e.reason })),
     ];
     const onData = (chunk: Buffer | string) => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      const at = buf.indexOf(DETACH_BYTE);
-      const before = at >= 0 ? buf.subarray(0, at) : buf;
+      const key = findDetachKey(buf);
+      const before = key ? buf.subarray(0, key.at) : buf;
       if (before.length > 0 && !readOnly) client.input(decoder.write(before));
-      if (at >= 0) {
+      if (key) {
         client.detach();
         finish({ kind: 'detached' });
       }
@@ -86,15 +117,45 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
   });
 }
 
+/**
+ * Size policy (docs/protocol.md): the writable viewer that typed or resized last
+ * sets the agent's size. A viewer of another size is told so in a dim line
+ * under the agent's screen, and its terminal stops wrapping at the right margin
+ * while the agent is wider: rows stay rows (cropped) instead of garbling until
+ * someone types here (which makes this viewer the one that decides again).
+ */
+class SizeNotice {
+  private shown = false;
+
+  constructor(private readonly ownSize: () => { cols: number; rows: number }) {}
+
+  /**
+   * What to write for the agent's size `cols`×`rows`, after a fresh screen was
+   * drawn (`screen`) or when the agent was resized and is redrawing (`resized`).
+   */
+  update(cols: number, rows: number, after: 'screen' | 'resized'): string {
+    const own = this.ownSize();
+    const differs = cols !== own.cols || rows !== own.rows;
+    const wasShown = this.shown;
+    this.shown = differs;
+    if (!differs) return after === 'resized' && wasShown ? `${CLEAR}\x1b[?7h` : '';
+    // The agent redraws for its new size; what this terminal shows of the old one is stale.
+    let out = after === 'resized' ? CLEAR : '';
+    out += cols > own.cols ? '\x1b[?7l' : '\x1b[?7h';
+    const line = `(sized for another viewer: ${cols}×${rows}; type here to size it for this one)`.slice(0, own.cols);
+    return `${out}\x1b7\x1b[${own.rows};1H\x1b[2m${line}\x1b[0m\x1b8`;
+  }
+}
+
 function report(ending: Ending, id: string, ctx: CliContext): number {
   const out = ctx.io.stderr;
   switch (ending.kind) {
     case 'detached':
-      out.write(`\r\nDetached from agent ${id}; it keeps running. Re-attach with: paddock attach ${id}\r\n`);
+      out.write(`Detached from agent ${id}; it keeps running. Re-attach with: paddock attach ${id}\n`);
       return 0;
     case 'exited': {
       const how = ending.signal ? `was killed by ${ending.signal}` : `exited with code ${ending.code ?? 'unknown'}`;
-      out.write(`\r\nAgent ${id} ${how} (${ending.state}).\r\n`);
+      out.write(`Agent ${id} ${how} (${ending.state}). Its last screen: paddock screen ${id}\n`);
       return 0;
     }
     case 'lost':

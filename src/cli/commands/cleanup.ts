@@ -11,6 +11,7 @@ import { isTerminalState } from '../../core/store/schema';
 import type { CliContext } from '../command';
 import { defineCommand } from '../support/args';
 import { jobJson, printJson } from '../support/json';
+import { ensureCoordinator, whoWill } from '../support/backgroundCoordinator';
 import { openStore, withCoordinator } from '../support/session';
 
 async function confirm(ctx: CliContext, question: string): Promise<boolean> {
@@ -65,7 +66,10 @@ export const cleanupCommand = defineCommand({
     if (values.json) printJson(ctx.io.stdout, jobJson(report.job));
     const shortfall = cleanupShortfall(report.job.cleanup, `agent ${id}`);
     if (shortfall?.kind === 'awaiting-consent') throw failure(`${shortfall.sentence} (paddock cleanup ${id} --anyway)`);
-    if (shortfall) throw failure(`${shortfall.sentence}; it will be retried.`);
+    if (shortfall) {
+      const presence = await ensureCoordinator(ctx, openStore(ctx));
+      throw failure(`${shortfall.sentence}; ${whoWill(presence, 'retry it')}.`);
+    }
     if (!values.json) {
       const notes = report.alreadyComplete ? ['it was already cleaned up'] : report.notes;
       ctx.io.stdout.write(`Cleaned up agent ${id}: ${printable(notes.join('; ')) || 'nothing was left'}.\n`);

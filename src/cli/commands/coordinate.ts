@@ -1,37 +1,62 @@
 /**
  * `paddock coordinate`: the coordinator loop without VS Code — launches queued
- * agents as slots free up and retries failed cleanups — until SIGINT/SIGTERM.
+ * agents as slots free up and retries failed cleanups — until SIGINT/SIGTERM,
+ * or with --until-idle until nothing is left to do (how the CLI runs it in the
+ * background when it leaves work behind and no coordinator runs).
  * Any number may run; one leads at a time, the others wait to take over.
  */
 import { printable } from '../../core/common/printable';
 import { Coordinator } from '../../core/coordinator';
+import { hasPendingWork, pendingWork } from '../../core/scheduler/pendingWork';
+import type { JobStore } from '../../core/store';
 import { defineCommand } from '../support/args';
 import { openStore, workerScriptPath } from '../support/session';
 
+/** How often --until-idle looks for work left. */
+const IDLE_CHECK_MS = 1000;
+/** Idle this many checks in a row before exiting (a launch between two passes is not idleness). */
+const IDLE_CHECKS = 2;
+
 export const coordinateCommand = defineCommand({
   name: 'coordinate',
-  usage: 'paddock coordinate',
-  summary: 'Run the coordinator loop (queue, cleanup retries) until interrupted.',
-  options: {},
+  usage: 'paddock coordinate [--until-idle]',
+  summary: 'Run the coordinator loop (queue, cleanup retries) until interrupted, or with --until-idle until nothing is left to do.',
+  options: { 'until-idle': { type: 'boolean' } },
   positionals: [],
-  async run(_args, ctx) {
+  async run({ values }, ctx) {
+    const untilIdle = values['until-idle'] === true;
     const store = openStore(ctx);
     const log = (message: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${printable(message)}\n`);
     const coordinator = new Coordinator({ store, workerScript: workerScriptPath(ctx.env), env: ctx.env, log });
     coordinator.onDidChangeCapacityBlock((e) => {
       if (e.blockedBy.length === 0) log('capacity is no longer blocked by incomplete cleanups');
     });
-    log(`coordinating ${store.home} (pid ${process.pid}); Ctrl-C to stop`);
+    log(`coordinating ${store.home} (pid ${process.pid}); ${untilIdle ? 'exits when nothing is left to do' : 'Ctrl-C to stop'}`);
     // The coordinator's own timers do not hold the process open (they are unref'd for the extension host).
     const keepAlive = setInterval(() => undefined, 1 << 30);
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
+    const stopped = new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT: stopping the coordinator (agents keep running)'));
+      process.once('SIGTERM', () => resolve('SIGTERM: stopping the coordinator (agents keep running)'));
     });
+    const reason = await (untilIdle ? Promise.race([stopped, idle(coordinator, store)]) : stopped);
     clearInterval(keepAlive);
-    log(`${signal}: stopping the coordinator (agents keep running)`);
+    log(reason);
     coordinator.dispose();
     await coordinator.whenIdle();
     return 0;
   },
 });
+
+/** Resolves with a sentence once another coordinator leads or this one has nothing left to do. */
+async function idle(coordinator: Coordinator, store: JobStore): Promise<string> {
+  await coordinator.ready;
+  let idleChecks = 0;
+  for (;;) {
+    if (!coordinator.isLeader) return 'another coordinator leads: exiting';
+    const jobs = (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
+    const busy = coordinator.hasWorkInFlight || hasPendingWork(pendingWork(jobs));
+    idleChecks = busy ? 0 : idleChecks + 1;
+    if (idleChecks >= IDLE_CHECKS) return 'nothing is left to do: exiting';
+    await new Promise((r) => setTimeout(r, IDLE_CHECK_MS));
+  }
+}

@@ -1,7 +1,8 @@
 /** `paddock retry ID`: a new execution of an ended agent in its worktree. */
 import { defineCommand } from '../support/args';
 import { jobJson, printJson } from '../support/json';
-import { withCoordinator } from '../support/session';
+import { ensureCoordinator, whoWill } from '../support/backgroundCoordinator';
+import { openStore, withCoordinator } from '../support/session';
 
 export const retryCommand = defineCommand({
   name: 'retry',
@@ -13,6 +14,10 @@ export const retryCommand = defineCommand({
     const job = await withCoordinator(ctx, (c) => c.retry(id));
     if (values.json) printJson(ctx.io.stdout, jobJson(job));
     else ctx.io.stdout.write(`Agent ${job.id} is ${job.lifecycle.state} (generation ${job.lifecycle.generation}).\n`);
+    if (job.lifecycle.state === 'queued') {
+      const presence = await ensureCoordinator(ctx, openStore(ctx));
+      if (!values.json) ctx.io.stderr.write(`It waits for a slot: ${whoWill(presence, 'start it when one frees up')}.\n`);
+    }
     return 0;
   },
 });

@@ -1,7 +1,8 @@
 /** `paddock start`: a new agent in its own worktree; prints its id (or its record with --json). */
 import { defineCommand } from '../support/args';
 import { jobJson, printJson } from '../support/json';
-import { withCoordinator } from '../support/session';
+import { ensureCoordinator, whoWill } from '../support/backgroundCoordinator';
+import { openStore, withCoordinator } from '../support/session';
 
 export const startCommand = defineCommand({
   name: 'start',
@@ -31,8 +32,9 @@ export const startCommand = defineCommand({
     );
     if (values.json) printJson(ctx.io.stdout, jobJson(job));
     else ctx.io.stdout.write(`${job.id}\n`);
-    if (job.lifecycle.state === 'queued' && !values.json) {
-      ctx.io.stderr.write(`Agent ${job.id} is queued: it starts when a slot frees up (paddock coordinate, or a VS Code window, runs the queue).\n`);
+    if (job.lifecycle.state === 'queued') {
+      const presence = await ensureCoordinator(ctx, openStore(ctx));
+      if (!values.json) ctx.io.stderr.write(`Agent ${job.id} is queued: ${whoWill(presence, 'start it when a slot frees up')}.\n`);
     }
     return 0;
   },

@@ -170,6 +170,11 @@ export class Coordinator extends Disposable {
     return policy;
   }
 
+  /** Something this coordinator started (a launch, a cleanup attempt) has not finished yet. */
+  get hasWorkInFlight(): boolean {
+    return this.inFlight.size > 0;
+  }
+
   /** Resolves when every operation this coordinator started in the background has finished. */
   async whenIdle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);

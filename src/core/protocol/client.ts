@@ -195,6 +195,11 @@ export class WorkerClient extends Disposable {
     this.post({ type: 'resize', cols, rows });
   }
 
+  /** Asks for a fresh screen: it arrives on onDidReady (`resync: true`), output continues after it. */
+  refresh(): void {
+    this.post({ type: 'refresh' });
+  }
+
   detach(): void {
     this.post({ type: 'detach' });
     this.socket.end();

@@ -60,6 +60,8 @@ export const HelloSchema = z.strictObject({
 export const InputSchema = z.strictObject({ type: z.literal('input'), data: Text });
 export const ResizeSchema = z.strictObject({ type: z.literal('resize'), cols: Cols, rows: Rows });
 export const DetachSchema = z.strictObject({ type: z.literal('detach') });
+/** A viewer asks for a fresh screen (`ready` with `resync: true`), e.g. after the agent left its alternate screen. */
+export const RefreshSchema = z.strictObject({ type: z.literal('refresh') });
 export const SendSchema = z.strictObject({ type: z.literal('send'), id: RequestId, text: Text });
 export const SignalSchema = z.strictObject({ type: z.literal('signal'), id: RequestId, state: WaitingSignalSchema });
 export const StopSchema = z.strictObject({ type: z.literal('stop'), id: RequestId, force: z.boolean() });
@@ -70,6 +72,7 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   InputSchema,
   ResizeSchema,
   DetachSchema,
+  RefreshSchema,
   SendSchema,
   SignalSchema,
   StopSchema,

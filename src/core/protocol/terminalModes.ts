@@ -2,14 +2,16 @@
  * What a viewer writes to the person's terminal when it stops showing an agent
  * (detach, or the agent ended): agents killed mid-screen leave modes on that
  * would break the person's shell (measured: alternate screen, mouse reporting,
- * bracketed paste, focus events, kitty keyboard all stay on after SIGTERM).
+ * bracketed paste, focus events, kitty keyboard, alternate scroll all stay on
+ * after SIGTERM).
  */
 export const RESET_TERMINAL_MODES = [
   '\x1b[?1049l', // leave the alternate screen
   '\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l', // mouse reporting and encodings
   '\x1b[?2004l', // bracketed paste
   '\x1b[?1004l', // focus events
-  '\x1b[<99u', // pop every kitty keyboard level
+  '\x1b[<99u\x1b[=0;1u', // pop every kitty keyboard level, and clear flags set without a push
+  '\x1b[?1007l', // alternate scroll (wheel as arrow keys on the alternate screen)
   '\x1b[?1l\x1b>', // normal cursor keys and keypad
   '\x1b[?7h', // auto-wrap back on
   '\x1b[0m', // attributes

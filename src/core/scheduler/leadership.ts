@@ -8,6 +8,11 @@ import { Emitter, Event } from '../common/event';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { HeldLock, OwnedLock } from '../coordinator/ownedLock';
 
+/** The lease every coordinator of the store `home` competes for (windows, `paddock coordinate`). */
+export function leaderLock(home: string): OwnedLock {
+  return new OwnedLock(path.join(home, 'coordinator', 'leader.lock'), 'coordinator leadership');
+}
+
 export class Leadership extends Disposable {
   private readonly _onDidChange = this._register(new Emitter<boolean>());
   readonly onDidChange: Event<boolean> = this._onDidChange.event;
@@ -18,7 +23,7 @@ export class Leadership extends Disposable {
 
   constructor(home: string, private readonly log: (message: string) => void) {
     super();
-    this.lock = new OwnedLock(path.join(home, 'coordinator', 'leader.lock'), 'coordinator leadership');
+    this.lock = leaderLock(home);
     this._register(
       toDisposable(() => {
         const lease = this.lease;

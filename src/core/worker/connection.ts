@@ -248,6 +248,12 @@ export class Connection extends Disposable {
         return;
       case 'detach':
         return this.close();
+      case 'refresh':
+        if (this.role !== 'viewer') return this.refuse(undefined, 'Only a viewer can ask for a fresh screen.');
+        // A snapshot under way is taken again once it is done (two at once would interleave their output).
+        if (this.stream === 'syncing') this.resyncAgain = true;
+        else this.sync(true);
+        return;
       case 'send':
         if (!this.mayWrite()) return this.refuse(msg.id, 'This connection is read-only and cannot send.');
         this.host.session.send(msg.text).then(

@@ -19,6 +19,7 @@ import { Terminal } from '@xterm/headless';
 import { SerializeAddon } from '@xterm/addon-serialize';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
+import { KittyKeyboardFlags } from '../protocol/kittyKeyboard';
 
 export interface ScreenSnapshot {
   /** Escape sequences that reproduce the screen, modes and cursor in an empty terminal. */
@@ -61,7 +62,8 @@ export class ScreenMirror extends Disposable {
   // Modes the serializer does not restore (xterm.js #3364 and friends), tracked from the stream.
   private cursorHidden = false;
   private sgrMouse = false;
-  private kittyKeyboardDepth = 0;
+  private alternateScroll = false;
+  private readonly keyboard = new KittyKeyboardFlags();
 
   private readonly _onDidReply = this._register(new Emitter<string>());
   /** Replies the emulator sends back to the program (device attributes, cursor position...). */
@@ -160,7 +162,8 @@ export class ScreenMirror extends Disposable {
   private snapshotNow(): ScreenSnapshot {
     let screen = this.serializer.serialize({ scrollback: 0 });
     if (this.sgrMouse) screen += '\x1b[?1006h';
-    if (this.kittyKeyboardDepth > 0) screen += '\x1b[>1u';
+    if (this.alternateScroll) screen += '\x1b[?1007h';
+    screen += this.keyboard.replay();
     screen += this.cursorHidden ? '\x1b[?25l' : '\x1b[?25h';
     return { screen, cols: this.term.cols, rows: this.term.rows };
   }
@@ -222,22 +225,30 @@ export class ScreenMirror extends Disposable {
       for (const p of params) {
         if (p === 25) this.cursorHidden = !set;
         else if (p === 1006) this.sgrMouse = set;
+        else if (p === 1007) this.alternateScroll = set;
       }
       return false; // let xterm.js handle it too
     };
     const parser = this.term.parser;
     this._register(parser.registerCsiHandler({ prefix: '?', final: 'h' }, decset(true)));
     this._register(parser.registerCsiHandler({ prefix: '?', final: 'l' }, decset(false)));
+    // Kitty keyboard protocol: push (CSI > flags u), pop (CSI < n u), set (CSI = flags ; mode u).
+    const first = (params: (number | number[])[], fallback: number) => (typeof params[0] === 'number' ? params[0] : fallback);
     this._register(
-      parser.registerCsiHandler({ prefix: '>', final: 'u' }, () => {
-        this.kittyKeyboardDepth++;
+      parser.registerCsiHandler({ prefix: '>', final: 'u' }, (params) => {
+        this.keyboard.push(first(params, 0));
         return false;
       }),
     );
     this._register(
       parser.registerCsiHandler({ prefix: '<', final: 'u' }, (params) => {
-        const n = typeof params[0] === 'number' && params[0] > 0 ? params[0] : 1;
-        this.kittyKeyboardDepth = Math.max(0, this.kittyKeyboardDepth - n);
+        this.keyboard.pop(first(params, 1));
+        return false;
+      }),
+    );
+    this._register(
+      parser.registerCsiHandler({ prefix: '=', final: 'u' }, (params) => {
+        this.keyboard.set(first(params, 0), typeof params[1] === 'number' ? params[1] : 1);
         return false;
       }),
     );
@@ -246,7 +257,8 @@ export class ScreenMirror extends Disposable {
       parser.registerEscHandler({ final: 'c' }, () => {
         this.cursorHidden = false;
         this.sgrMouse = false;
-        this.kittyKeyboardDepth = 0;
+        this.alternateScroll = false;
+        this.keyboard.reset();
         return false;
       }),
     );

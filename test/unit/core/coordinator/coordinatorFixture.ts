@@ -158,6 +158,15 @@ export class CoordinatorSandbox {
   async dispose(): Promise<void> {
     for (const c of this.coordinators) c.dispose();
     await Promise.all(this.coordinators.map((c) => c.whenIdle()));
+    // First the background coordinators the CLI started for this store (they would go on launching and cleaning up).
+    for (const p of findByEnvMarker('PADDOCK_HOME', this.home)) {
+      if (p.pid === process.pid) continue;
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
     for (const pid of this.pids) {
       try {
         process.kill(-pid, 'SIGKILL');

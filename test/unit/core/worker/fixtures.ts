@@ -196,6 +196,12 @@ export class TmuxPane {
     execFileSync('tmux', ['-L', this.name, 'send-keys', '-t', '0', ...keys]);
   }
 
+  /** Types raw bytes, e.g. an escape sequence a terminal would send for a key. */
+  sendBytes(bytes: string): void {
+    const hex = [...Buffer.from(bytes, 'latin1')].map((b) => b.toString(16).padStart(2, '0'));
+    execFileSync('tmux', ['-L', this.name, 'send-keys', '-t', '0', '-H', ...hex]);
+  }
+
   capture(): string[] {
     const text = execFileSync('tmux', ['-L', this.name, 'capture-pane', '-p', '-t', '0']).toString();
     return trimLines(text.split('\n'));

@@ -40,6 +40,23 @@ describe('ScreenMirror', () => {
     assert.deepEqual(trimScreen(await screenLines(back.screen, 40, 6)), ['normal']);
   });
 
+  it('replays the kitty keyboard flags the program pushed, popped and set, and alternate scroll', async () => {
+    m.write('\x1b[>7u\x1b[?1007h');
+    let { screen } = await m.snapshotAt();
+    assert.ok(screen.includes('\x1b[>7u') && !screen.includes('\x1b[>1u'), 'the pushed flags exactly');
+    assert.ok(screen.includes('\x1b[?1007h'));
+    m.write('\x1b[>1u\x1b[=8;2u\x1b[?1007l');
+    ({ screen } = await m.snapshotAt());
+    assert.ok(screen.includes('\x1b[>7u\x1b[>9u'), 'both levels, the top one with the added bit');
+    assert.ok(!screen.includes('1007'));
+    m.write('\x1b[<u');
+    ({ screen } = await m.snapshotAt());
+    assert.ok(screen.includes('\x1b[>7u') && !screen.includes('\x1b[>9u'));
+    m.write('\x1b[<5u');
+    ({ screen } = await m.snapshotAt());
+    assert.ok(!screen.includes('\x1b[>') && !screen.includes('\x1b[='), 'an emptied stack replays nothing');
+  });
+
   it('answers device attribute and cursor position queries', async () => {
     const replies: string[] = [];
     m.onDidReply((r) => replies.push(r));

@@ -1,0 +1,81 @@
+/**
+ * With no VS Code window open nothing launches a queued agent or retries a
+ * cleanup. When a command leaves such work and no coordinator holds the leader
+ * lease, it starts `paddock coordinate --until-idle` in the background: detached,
+ * output to a log file in the store, exiting once nothing is left to do.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, statSync, truncateSync } from 'node:fs';
+import * as path from 'node:path';
+import { describeError } from '../../core/common/errors';
+import { leaderLock } from '../../core/scheduler/leadership';
+import { hasPendingWork, pendingWork } from '../../core/scheduler/pendingWork';
+import type { JobStore } from '../../core/store';
+import type { CliContext } from '../command';
+
+/** The log is started afresh past this size (it is for looking into a problem, not an archive). */
+const MAX_LOG_BYTES = 1024 * 1024;
+
+export type CoordinatorPresence =
+  /** A window or `paddock coordinate` leads and will do it. */
+  | { kind: 'running' }
+  /** This command started one in the background. */
+  | { kind: 'started'; pid: number; log: string }
+  /** Nothing left to do, so none was started. */
+  | { kind: 'not-needed' }
+  /** None runs and none could be started: the sentence says why. */
+  | { kind: 'unavailable'; reason: string };
+
+export function backgroundLogPath(home: string): string {
+  return path.join(home, 'coordinator', 'background.log');
+}
+
+/** dist/cli.js next to this bundle; PADDOCK_CLI_SCRIPT overrides (development, tests). */
+function cliScriptPath(env: NodeJS.ProcessEnv): string {
+  return env.PADDOCK_CLI_SCRIPT || path.join(__dirname, 'cli.js');
+}
+
+/** Makes sure a coordinator will act on the work left in `store`: one leads already, or one is started now. */
+export async function ensureCoordinator(ctx: CliContext, store: JobStore): Promise<CoordinatorPresence> {
+  if (await leaderLock(store.home).owner()) return { kind: 'running' };
+  const jobs = (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
+  if (!hasPendingWork(pendingWork(jobs))) return { kind: 'not-needed' };
+  const script = cliScriptPath(ctx.env);
+  if (!existsSync(script)) return { kind: 'unavailable', reason: `the Paddock CLI is missing at ${script}` };
+  const log = backgroundLogPath(store.home);
+  let fd: number | undefined;
+  try {
+    mkdirSync(path.dirname(log), { recursive: true, mode: 0o700 });
+    if (existsSync(log) && statSync(log).size > MAX_LOG_BYTES) truncateSync(log, 0);
+    fd = openSync(log, 'a', 0o600);
+    const child = spawn(process.execPath, [script, 'coordinate', '--until-idle'], {
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      env: { ...ctx.env, PADDOCK_HOME: store.home },
+      cwd: store.home,
+    });
+    const pid = child.pid;
+    child.on('error', () => undefined); // a failed spawn is reported below through the missing pid
+    child.unref();
+    if (pid === undefined) return { kind: 'unavailable', reason: 'the background coordinator could not be started' };
+    return { kind: 'started', pid, log };
+  } catch (err) {
+    return { kind: 'unavailable', reason: `the background coordinator could not be started: ${describeError(err, 200)}` };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Who will do `action` ("start it when a slot frees up"), as a clause. */
+export function whoWill(presence: CoordinatorPresence, action: string): string {
+  switch (presence.kind) {
+    case 'running':
+      return `the running coordinator (a VS Code window or paddock coordinate) will ${action}`;
+    case 'started':
+      return `a background coordinator will ${action} (pid ${presence.pid}, log ${presence.log}; it exits when nothing is left to do)`;
+    case 'not-needed':
+      return `the next coordinator to run (a VS Code window or paddock coordinate) will ${action}`;
+    case 'unavailable':
+      return `no coordinator runs and ${presence.reason}: run paddock coordinate, or open a VS Code window, to ${action}`;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * `paddock attach` keeps the person's terminal on its alternate screen for the
+ * whole session (as tmux does), so detaching brings the shell's screen back
+ * untouched. The agent's own switches between its main and alternate screens
+ * must then not reach the outer terminal: leaving would show the shell's
+ * screen under the agent's drawing. Entering becomes a clear (what the agent
+ * expects of a fresh alternate screen); leaving is dropped and reported, and
+ * the viewer asks the worker for the agent's main screen again.
+ */
+/* eslint-disable no-control-regex -- matching terminal escape sequences is this module's job */
+
+/** DEC private modes that switch screens: 1049 (with cursor save), 1047, 47. */
+const SCREEN_MODES = new Set([47, 1047, 1049]);
+const PRIVATE_MODE = /\x1b\[\?([\d;]*)([hl])/g;
+/** An escape sequence that may still become a private mode set/reset when the next chunk comes. */
+const UNFINISHED = /\x1b(?:\[(?:\?[\d;]*)?)?$/;
+const CLEAR = '\x1b[H\x1b[2J';
+
+export class AgentScreenSwitches {
+  private carry = '';
+
+  /** Text to write to the outer terminal, and whether the agent left its alternate screen in it. */
+  filter(data: string): { text: string; leftAlternate: boolean } {
+    let input = this.carry + data;
+    this.carry = '';
+    const unfinished = UNFINISHED.exec(input);
+    if (unfinished) {
+      this.carry = unfinished[0];
+      input = input.slice(0, unfinished.index);
+    }
+    let leftAlternate = false;
+    const text = input.replace(PRIVATE_MODE, (whole, params: string, action: string) => {
+      const modes = params.split(';');
+      const kept = modes.filter((m) => !SCREEN_MODES.has(Number(m)));
+      if (kept.length === modes.length) return whole;
+      const rest = kept.length > 0 ? `\x1b[?${kept.join(';')}${action}` : '';
+      if (action === 'h') return CLEAR + rest;
+      leftAlternate = true;
+      return rest;
+    });
+    return { text, leftAlternate };
+  }
+
+  /** A fresh screen from the worker replaces whatever was half-received. */
+  reset(): void {
+    this.carry = '';
+  }
+}
+
+/** The snapshot of a screen, made to draw inside the outer alternate screen. */
+export function withoutScreenSwitches(screen: string): string {
+  return new AgentScreenSwitches().filter(screen).text;
+}

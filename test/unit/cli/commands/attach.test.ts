@@ -1,0 +1,124 @@
+/**
+ * `paddock attach` in real terminals: a tmux pane running a shell (what the
+ * person sees before and after), and a node-pty terminal (the exact bytes).
+ */
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as pty from 'node-pty';
+import { attachCommand } from '../../../../src/cli/commands/attach';
+import { RESET_TERMINAL_MODES } from '../../../../src/core/protocol/terminalModes';
+import { Sandbox, TmuxPane, runCli, waitUntil } from '../../core/worker/fixtures';
+
+const ATTACH_MODULE = join(__dirname, '../../../../src/cli/commands/attach.js');
+
+describe('paddock attach', function () {
+  this.timeout(60_000);
+  let sb: Sandbox;
+  let tmux: TmuxPane | undefined;
+  const ptys: pty.IPty[] = [];
+  let entry: string;
+  beforeEach(() => {
+    sb = new Sandbox({ PS1: '$ ', INPUTRC: '/dev/null' });
+    // A tiny program that runs the compiled command as `paddock attach` would.
+    entry = join(mkdtempSync(join(tmpdir(), 'pdk-attach-')), 'attach.js');
+    writeFileSync(
+      entry,
+      `require(${JSON.stringify(ATTACH_MODULE)}).attachCommand.run(process.argv.slice(2), { io: process, env: process.env, cwd: process.cwd() })` +
+        `.then((c) => process.exit(c), (e) => { process.stderr.write(e.message + '\\n'); process.exit(e.kind === 'usage' ? 2 : 1); });\n`,
+    );
+  });
+  afterEach(() => {
+    tmux?.dispose();
+    tmux = undefined;
+    for (const p of ptys.splice(0)) p.kill('SIGKILL');
+    sb.dispose();
+  });
+
+  function shellInTmux(): TmuxPane {
+    tmux = new TmuxPane(['env', 'PS1=$ ', 'bash', '--norc', '--noprofile', '-i'], sb.env, sb.cwd);
+    return tmux;
+  }
+
+  it('runs on the alternate screen: the shell screen is back after detaching with the kitty-protocol Ctrl-\\', async () => {
+    const job = await sb.start([
+      'sh',
+      '-c',
+      "printf 'agent-main\\n\\033[?1049h'; echo in-alt; read x; printf '\\033[?1049l'; echo main-again; read y",
+    ]);
+    const pane = shellInTmux();
+    await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
+    pane.sendLine('echo shell-marker');
+    await waitUntil('the marker', () => pane.capture().includes('shell-marker'));
+    pane.sendLine(`node ${entry} ${job.id}`);
+    await waitUntil('the agent on the alternate screen', () => pane.capture().includes('in-alt'));
+    assert.ok(!pane.capture().includes('shell-marker'), 'the shell screen is hidden while attached');
+    // The agent leaves its alternate screen: the viewer stays on the outer one and shows the agent's main screen.
+    pane.sendLine('go');
+    await waitUntil('the agent main screen', () => {
+      const lines = pane.capture();
+      return lines.includes('agent-main') && lines.includes('main-again');
+    });
+    assert.ok(!pane.capture().includes('shell-marker'), 'the agent leaving its alternate screen does not show the shell');
+    pane.sendBytes('\x1b[92;5u');
+    await waitUntil('the detach message', () => pane.capture().some((l) => l.startsWith(`Detached from agent ${job.id}`)));
+    const after = pane.capture();
+    assert.deepEqual(after.slice(0, 3), ['$ echo shell-marker', 'shell-marker', `$ node ${entry} ${job.id}`]);
+    for (const agentText of ['agent-main', 'in-alt', 'main-again']) assert.ok(!after.includes(agentText), `${agentText} is not left on the shell screen`);
+    assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
+  });
+
+  it('replays the kitty keyboard flags and alternate scroll the agent set, and resets both on detach', async () => {
+    const job = await sb.start(['sh', '-c', "printf '\\033[>7u\\033[?1007hready\\n'; exec sleep 600"]);
+    await waitUntil('the agent output', async () => (await sb.store.readOutput(job.id)).toString().includes('ready'));
+    const term = pty.spawn(process.execPath, [entry, job.id], { cols: 80, rows: 24, env: sb.env as Record<string, string>, cwd: sb.cwd });
+    ptys.push(term);
+    let out = '';
+    term.onData((d) => (out += d));
+    const exited = new Promise<number>((r) => term.onExit((e) => r(e.exitCode)));
+    await waitUntil('the replayed screen', () => out.includes('ready'));
+    assert.ok(out.includes('\x1b[>7u'), 'the pushed flags exactly');
+    assert.ok(!out.includes('\x1b[>1u'));
+    assert.ok(out.includes('\x1b[?1007h'));
+    term.write('\x1b[92;5u');
+    assert.equal(await exited, 0);
+    const tail = out.slice(out.lastIndexOf('ready'));
+    assert.ok(tail.includes(RESET_TERMINAL_MODES), 'terminal modes are reset');
+    assert.ok(RESET_TERMINAL_MODES.includes('\x1b[?1007l') && RESET_TERMINAL_MODES.includes('\x1b[<99u'));
+  });
+
+  it('a viewer of another size gets a dim notice and no wrapping, and takes the size back by typing', async () => {
+    const job = await sb.start(['env', 'PS1=$ ', 'bash', '--norc', '--noprofile', '-i']);
+    const open = (cols: number, rows: number) => {
+      const term = pty.spawn(process.execPath, [entry, job.id], { cols, rows, env: sb.env as Record<string, string>, cwd: sb.cwd });
+      ptys.push(term);
+      const view = { term, out: '' };
+      term.onData((d) => (view.out += d));
+      return view;
+    };
+    const small = open(80, 24);
+    await waitUntil('the first viewer', () => small.out.includes('$'));
+    const wide = open(120, 30);
+    await waitUntil('the second viewer', () => wide.out.includes('$'));
+    await waitUntil('the notice in the first viewer', () => small.out.includes('(sized for another viewer: 120×30; type here to size it for this one)'));
+    assert.ok(small.out.includes('\x1b[?7l'), 'no wrapping while the agent is wider');
+    assert.ok(!wide.out.includes('sized for another viewer'));
+    small.term.write('stty size\r');
+    await waitUntil('the size taken back', () => small.out.includes('24 80'));
+    await waitUntil('the notice in the second viewer', () => wide.out.includes('(sized for another viewer: 80×24;'));
+  });
+
+  it('says an ended agent has ended and points to screen and logs', async () => {
+    const job = await sb.start(['sh', '-c', 'echo done']);
+    await sb.waitForState(job.id, ['completed']);
+    await assert.rejects(runCli(attachCommand, [job.id], sb.env), (e: { kind?: string; message: string }) => {
+      assert.equal(e.kind, 'failed');
+      assert.equal(
+        e.message,
+        `Agent ${job.id} has ended (completed), so there is nothing to attach to; see its last screen with: paddock screen ${job.id}, and its output with: paddock logs ${job.id}.`,
+      );
+      return true;
+    });
+  });
+});
