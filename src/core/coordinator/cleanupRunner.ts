@@ -25,7 +25,7 @@ import {
   walkWorktree,
 } from '../git';
 import { firstUnsavedEntry, isGitless } from '../git/remnant';
-import { findByEnvMarker, holdersOf, terminateProcessTree } from '../proc';
+import { findByEnvMarkerAsync, holdersOf, terminateProcessTree } from '../proc';
 import { removeJobSockets } from '../protocol/runtimeDir';
 import type { Cleanup, CleanupResource, Holder, JobRecord } from '../store/schema';
 import { isTerminalState } from '../store/schema';
@@ -188,7 +188,7 @@ export class CleanupRunner {
       notes.push('agent stopped');
     }
     // Escapees (new sessions) and survivors of a dead worker still carry the job's marker.
-    const marked = findByEnvMarker(AGENT_MARKER_ENV, id);
+    const marked = await findByEnvMarkerAsync(AGENT_MARKER_ENV, id);
     if (marked.length > 0) {
       const sids = [...new Set(marked.map((p) => p.sid))].filter((sid) => sid > 1);
       let survivors = marked;
@@ -286,7 +286,7 @@ export class CleanupRunner {
     const worktree = job.worktree;
     if (worktree !== null && job.cleanup!.remaining.includes('worktree')) {
       if (existsSync(worktree)) {
-        const holders = holdersOf(worktree);
+        const holders = await holdersOf(worktree);
         if (holders.length > 0) throw new StageFailure('removing', describeHolders(holders), holders);
         // Found before git is asked: git would delete .git and the registration, then stop half-way.
         const { undeletable, unreadable } = await walkWorktree(worktree);

@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import { describeError, failure } from '../common/errors';
+import { mapConcurrently } from '../common/limiter';
 import { livenessOf } from '../proc/identity';
 import { applyTransition } from './lifecycle';
 import { judgeOwnership } from './ownership';
@@ -50,13 +51,7 @@ export class JobReader {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
     }
-    const ids = names.filter(isJobId);
-    const entries: (JobEntry | undefined)[] = new Array(ids.length);
-    let next = 0;
-    const worker = async () => {
-      for (let i = next++; i < ids.length; i = next++) entries[i] = await this.listEntry(ids[i]);
-    };
-    await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, ids.length) }, worker));
+    const entries = await mapConcurrently(names.filter(isJobId), LIST_CONCURRENCY, (id) => this.listEntry(id));
     // Oldest first; unreadable ones (no creation time to trust) last. Plain code-unit order: ISO times
     // and ids are ASCII, and localeCompare (ICU) was a tenth of listing 1,000 jobs.
     const key = (e: JobEntry) => (e.ok ? e.job.createdAt : '~');
