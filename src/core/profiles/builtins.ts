@@ -1,7 +1,8 @@
 /** The profiles Paddock knows without configuration. */
 import { Profile } from './profile';
 
-const base: Omit<Profile, 'command'> = {
+/** What a profile is without saying otherwise: no arguments, no resume, no waiting detection. */
+export const PROFILE_DEFAULTS: Omit<Profile, 'command'> = {
   args: [],
   resumeArgs: null,
   env: {},
@@ -31,7 +32,7 @@ export const CODEX_NOTIFY = 'notify=["paddock","signal","waiting"]';
 export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile> {
   return {
     claude: {
-      ...base,
+      ...PROFILE_DEFAULTS,
       command: 'claude',
       // `--` ends its options: a prompt starting with '-' stays the prompt.
       args: ['--', '{prompt}'],
@@ -43,7 +44,7 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       signalArgs: ['--settings', CLAUDE_SIGNAL_SETTINGS],
     },
     codex: {
-      ...base,
+      ...PROFILE_DEFAULTS,
       command: 'codex',
       args: ['--', '{prompt}'],
       resumeArgs: ['resume', '--last'],
@@ -52,7 +53,7 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       signalArgs: ['-c', CODEX_NOTIFY],
     },
     aider: {
-      ...base,
+      ...PROFILE_DEFAULTS,
       command: 'aider',
       // aider takes no prompt on its command line without exiting after it (`--message`), so none is passed.
       args: [],
@@ -62,7 +63,7 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       idleSeconds: 30,
     },
     shell: {
-      ...base,
+      ...PROFILE_DEFAULTS,
       command: env.SHELL && env.SHELL.length > 0 ? env.SHELL : '/bin/bash',
     },
   };
