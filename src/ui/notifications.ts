@@ -11,7 +11,7 @@ import { printable } from '../core/common/printable';
 import type { CapacityBlockEvent } from '../core/coordinator';
 import type { Event } from '../core/common/event';
 import type { JobStore } from '../core/store';
-import { claimNotification } from '../core/store/notificationClaim';
+import { claimNotification, claimSetNotification } from '../core/store/notificationClaim';
 import type { JobRecord } from '../core/store/schema';
 import { notificationsEnabled } from './config';
 import type { AgentsModel, AgentTransition } from './model/agentsModel';
@@ -52,7 +52,7 @@ export class Notifier extends Disposable {
   ) {
     super();
     this._register(model.onDidTransition((transitions) => void this.onTransitions(transitions)));
-    this._register(onDidChangeCapacityBlock((e) => this.onCapacity(e)));
+    this._register(onDidChangeCapacityBlock((e) => void this.onCapacity(e)));
   }
 
   private async onTransitions(transitions: AgentTransition[]): Promise<void> {
@@ -67,12 +67,16 @@ export class Notifier extends Disposable {
     }
   }
 
-  private onCapacity(e: CapacityBlockEvent): void {
+  private async onCapacity(e: CapacityBlockEvent): Promise<void> {
     if (e.blockedBy.length === 0) return;
     const names = e.blockedBy.map((b) => `"${b.title}" (${b.stage ?? 'cleanup'}${b.lastError ? `: ${b.lastError}` : ''})`).join(', ');
     const message = `All ${e.capacity.max} agent slots are taken, ${e.blockedBy.length} by failed cleanups: ${names}.`;
     this.log.warn(message);
     if (!notificationsEnabled('cleanup')) return;
+    // Once across windows: the first to claim this set of blocking agents shows it.
+    const ids = e.blockedBy.map((b) => b.id);
+    if (!(await claimSetNotification((id) => this.store.jobDir(id), 'capacity-blocked', ids))) return;
+    this.shownEmitter.fire({ jobId: [...ids].sort()[0], event: 'capacity-blocked', message: printable(message) });
     void vscode.window.showWarningMessage(printable(message), 'Show Agents').then((choice) => {
       if (choice) void vscode.commands.executeCommand('paddock.agents.focus');
     });

@@ -22,9 +22,8 @@ describe('faults: tokens, socket permissions and secrets (cases 11, 14, 15)', fu
     const logged: string[] = [];
     useCoordinatorSandbox((fresh) => {
       sb = fresh;
-      c = sb.coordinator({ maxConcurrent: 4 });
       logged.length = 0;
-      c.onDidLog((m) => logged.push(m));
+      c = sb.coordinator({ maxConcurrent: 4 }, { log: (m) => logged.push(m) });
     });
 
     it('a wrong token, no token and the token of another job close the connection, change nothing, echo nothing, log nothing', async () => {

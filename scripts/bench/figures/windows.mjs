@@ -6,7 +6,7 @@
 // configured like `paddock.maxConcurrent: 20`, launches the rest as the
 // leader), then two processes that each run the core the way a window's
 // extension host does (lib/windowHost.mjs: JobStore + Coordinator with its
-// 1 s loop and store watcher + the agents tree's own store reads). After a
+// leader-only scheduler and store watcher + the agents model's own store reads). After a
 // settle, each host's CPU (utime + stime from /proc) and its file-system reads
 // under PADDOCK_HOME are taken over `seconds` of idleness. The baseline is an
 // idle bare `node` process measured over the same time.

@@ -1,11 +1,12 @@
 // A stand-in for one VS Code window's extension host over a shared store, for
 // the "idle windows" figure. It runs the core exactly as
 // src/ui/paddockExtension.ts configures it — one JobStore, one Coordinator
-// with its default loop (1 s tick) and its store watcher, the window's
-// maxConcurrent — plus the reads the agents tree makes on its own: its first
-// full load, a re-read of each job the coordinator reports changed, and a full
-// reload every 60 s. What it leaves out: VS Code itself, the tree's rendering
-// and the status bar (they read the tree's cache, not the store).
+// (its scheduler acts only while it holds the leader lease, woken by the
+// store watcher), the window's maxConcurrent — plus the reads the agents model
+// (src/ui/model/agentsModel.ts) makes on its own: its first full load, then
+// one read of each job the coordinator reports changed, batched over
+// MODEL_DEBOUNCE_MS. What it leaves out: VS Code itself, and the views (tree,
+// status bar, badge, notifier), which read the model, not the store.
 //
 //   node windowHost.mjs CORE_BUNDLE WORKER_SCRIPT MAX_CONCURRENT   (PADDOCK_HOME in the environment)
 //
@@ -50,11 +51,20 @@ const coordinator = new Coordinator({
   env: process.env,
   log: () => undefined,
 });
-// The agents tree (src/ui/tree/agentsTreeProvider.ts): first load, one re-read per changed job, full reload every 60 s.
-const reload = () => store.list().catch(() => undefined);
-void reload();
-coordinator.onDidChangeJob((id) => void store.tryRead(id).catch(() => undefined));
-setInterval(reload, 60_000);
+// The agents model: first load, then the changed jobs read once per debounce window (100 ms).
+const MODEL_DEBOUNCE_MS = 100;
+void store.list().catch(() => undefined);
+const pending = new Set();
+let flushTimer;
+coordinator.onDidChangeJob((id) => {
+  pending.add(id);
+  flushTimer ??= setTimeout(() => {
+    flushTimer = undefined;
+    const ids = [...pending];
+    pending.clear();
+    for (const changed of ids) void store.tryRead(changed).catch(() => undefined);
+  }, MODEL_DEBOUNCE_MS);
+});
 
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (text) => {

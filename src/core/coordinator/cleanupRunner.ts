@@ -11,32 +11,21 @@
  * operation lock.
  */
 import { cancelQueued } from '../operations/cancelQueued';
-import { existsSync, promises as fs } from 'node:fs';
-import * as path from 'node:path';
+import { existsSync } from 'node:fs';
 import { describeError, PaddockError } from '../common/errors';
-import {
-  branchSafety,
-  captureEvidence,
-  CONSENT_NEEDED,
-  DEFAULT_REGENERABLE,
-  deleteBranch,
-  readManifest,
-  removeWorktree,
-  walkWorktree,
-} from '../git';
-import { firstUnsavedEntry, isGitless } from '../git/remnant';
-import { findByEnvMarker, holdersOf, terminateProcessTree } from '../proc';
+import { captureEvidence, CONSENT_NEEDED } from '../git';
+import { isGitless } from '../git/remnant';
+import { findByEnvMarkerAsync, terminateProcessTree } from '../proc';
 import { removeJobSockets } from '../protocol/runtimeDir';
-import type { Cleanup, CleanupResource, Holder, JobRecord } from '../store/schema';
+import type { Cleanup, CleanupResource, JobRecord } from '../store/schema';
 import { isTerminalState } from '../store/schema';
 import type { JobStore } from '../store';
 import { backoffDelayMs, NEEDS_ATTENTION_AFTER } from './backoff';
+import { checkRemnant, removeJobBranch, removeJobWorktree, Stage, StageFailure } from './cleanupRemoval';
 import { observeFingerprint } from './fingerprint';
 
 export { observeFingerprint };
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
-
-type Stage = 'terminating' | 'capturing' | 'removing';
 
 export interface CleanupRunnerDeps {
   store: JobStore;
@@ -66,27 +55,6 @@ export interface CleanupOutcome {
   notes: string[];
   /** True when the attempt did nothing because the cleanup was already complete. */
   alreadyComplete: boolean;
-}
-
-/** A failure of one stage: where, why, and who was in the way. */
-class StageFailure extends Error {
-  constructor(
-    readonly stage: Stage,
-    message: string,
-    readonly holders: Holder[] = [],
-    /** The cause is a process seen in /proc (part of the fingerprint). */
-    readonly observed = false,
-    /** Going on would lose something: only the person's consent moves it on. */
-    readonly needsConsent = false,
-  ) {
-    super(message);
-  }
-}
-
-function describeHolders(holders: Holder[]): string {
-  const shown = holders.slice(0, 5).map((h) => `pid ${h.pid} (${h.command.split(' ')[0] || '?'})`);
-  const more = holders.length > 5 ? ` and ${holders.length - 5} more` : '';
-  return `held by ${shown.join(', ')}${more}`;
 }
 
 function initialRemaining(job: JobRecord): CleanupResource[] {
@@ -188,7 +156,7 @@ export class CleanupRunner {
       notes.push('agent stopped');
     }
     // Escapees (new sessions) and survivors of a dead worker still carry the job's marker.
-    const marked = findByEnvMarker(AGENT_MARKER_ENV, id);
+    const marked = await findByEnvMarkerAsync(AGENT_MARKER_ENV, id);
     if (marked.length > 0) {
       const sids = [...new Set(marked.map((p) => p.sid))].filter((sid) => sid > 1);
       let survivors = marked;
@@ -218,7 +186,7 @@ export class CleanupRunner {
     }
     if (isGitless(job.worktree)) {
       // A removal cut short after git dropped .git: what is left must already be in the evidence.
-      await this.checkRemnant(job, 'capturing');
+      await checkRemnant(job, 'capturing');
       notes.push('what was left of a half-removed worktree is already in the evidence');
       return job;
     }
@@ -268,86 +236,18 @@ export class CleanupRunner {
     return job;
   }
 
-  /** What is left of a half-removed worktree must all be in the recorded evidence, unchanged. */
-  private async checkRemnant(job: JobRecord, stage: Stage): Promise<void> {
-    const inventory = job.evidence?.inventory;
-    if (!inventory) throw new StageFailure(stage, `${job.worktree} is no longer a git worktree and no inventory of it was recorded; it was left in place`);
-    const manifest = await readManifest(inventory);
-    const unsaved = await firstUnsavedEntry(job.worktree!, manifest, job.cleanup?.regenerable ?? DEFAULT_REGENERABLE);
-    if (unsaved !== null) {
-      throw new StageFailure(stage, `${job.worktree} is no longer a git worktree and ${unsaved} in it is not in the evidence; it was left in place`, [], false, true);
-    }
-  }
-
   /** 3–4. Remove the worktree (never under a holder), then the branch if nothing would be lost. */
   private async remove(job: JobRecord, notes: string[]): Promise<JobRecord> {
     const id = job.id;
     job = await this.setPhase(id, 'removing');
-    const worktree = job.worktree;
-    if (worktree !== null && job.cleanup!.remaining.includes('worktree')) {
-      if (existsSync(worktree)) {
-        const holders = holdersOf(worktree);
-        if (holders.length > 0) throw new StageFailure('removing', describeHolders(holders), holders);
-        // Found before git is asked: git would delete .git and the registration, then stop half-way.
-        const { undeletable, unreadable } = await walkWorktree(worktree);
-        const blocked = [...undeletable, ...unreadable];
-        if (blocked.length > 0) {
-          const more = blocked.length > 3 ? ` and ${blocked.length - 3} more` : '';
-          throw new StageFailure('removing', `cannot delete what is in ${blocked.slice(0, 3).join(', ')}${more} (permissions or a read-only mount); nothing was removed`, [], true);
-        }
-      }
-      let outcome;
-      try {
-        if (isGitless(worktree)) {
-          await this.checkRemnant(job, 'removing');
-          await fs.rm(worktree, { recursive: true, force: true });
-          outcome = 'remnant-removed';
-        } else {
-          outcome = (await removeWorktree(job.repo, worktree)).outcome;
-        }
-      } catch (err) {
-        if (err instanceof StageFailure) throw err;
-        throw new StageFailure('removing', describeError(err));
-      }
-      // The last agent of a repository leaves no empty `<repo>.worktrees/` behind (rmdir refuses a non-empty one).
-      const parent = path.dirname(worktree);
-      if (parent.endsWith('.worktrees')) await fs.rmdir(parent).catch(() => undefined);
-      notes.push(
-        outcome === 'already-gone-pruned'
-          ? 'worktree was already deleted; pruned it from git'
-          : outcome === 'remnant-removed'
-            ? 'removed what was left of a half-removed worktree (all of it in the evidence)'
-            : 'worktree removed',
-      );
+    if (job.worktree !== null && job.cleanup!.remaining.includes('worktree')) {
+      notes.push(await removeJobWorktree(job, job.worktree));
       job = await this.setPhase(id, 'removing', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'worktree'), holders: [] }));
     }
-    const branch = job.branch;
-    if (branch !== null && job.cleanup!.remaining.includes('branch')) {
-      let outcome: string;
-      try {
-        const safety = await branchSafety(job.repo, branch);
-        if (!safety.exists) {
-          outcome = `branch ${branch} was already gone`;
-        } else if (safety.unmergedCommits === 0) {
-          await deleteBranch(job.repo, branch, { force: true });
-          outcome = `branch ${branch} deleted (all its commits are reachable elsewhere)`;
-        } else if (job.cleanup!.deleteBranch) {
-          await deleteBranch(job.repo, branch, { force: true });
-          const n = safety.unmergedCommits;
-          outcome = `branch ${branch} deleted as asked: ${n} commit${n === 1 ? '' : 's'} not merged`;
-        } else {
-          const n = safety.unmergedCommits;
-          outcome = `branch kept: ${n} commit${n === 1 ? '' : 's'} not merged`;
-        }
-      } catch (err) {
-        throw new StageFailure('removing', describeError(err));
-      }
+    if (job.branch !== null && job.cleanup!.remaining.includes('branch')) {
+      const outcome = await removeJobBranch(job, job.branch);
       notes.push(outcome);
-      job = await this.setPhase(id, 'removing', (c) => ({
-        ...c,
-        remaining: c.remaining.filter((r) => r !== 'branch'),
-        branchOutcome: outcome,
-      }));
+      job = await this.setPhase(id, 'removing', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'branch'), branchOutcome: outcome }));
     }
     return job;
   }

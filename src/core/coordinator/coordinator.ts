@@ -78,12 +78,8 @@ export class Coordinator extends Disposable {
   /** A job's record changed (by this coordinator or, when watching, by anyone). */
   readonly onDidChangeJob: Event<string> = this._onDidChangeJob.event;
 
-  private readonly _onDidLog = this._register(new Emitter<string>());
-  readonly onDidLog: Event<string> = this._onDidLog.event;
-
   /** The set of agents blocking capacity by a failed cleanup changed. */
   readonly onDidChangeCapacityBlock: Event<CapacityBlockEvent>;
-  readonly onDidChangeLeadership: Event<boolean>;
 
   /** Resolves when the first scheduler pass has run. */
   readonly ready: Promise<void>;
@@ -123,7 +119,6 @@ export class Coordinator extends Disposable {
     // Registered first, so disposed last: after the leadership has let go of its lease.
     this._register(toDisposable(() => this.track(this.leadership.whenReleased())));
     this.leadership = this._register(new Leadership(this.store.home, (m) => this.log(m)));
-    this.onDidChangeLeadership = this.leadership.onDidChange;
     const watcher = (options.watch ?? scheduling) ? this.watchStore() : undefined;
     this.scheduler = this._register(
       new Scheduler(ctx, {
@@ -269,7 +264,6 @@ export class Coordinator extends Disposable {
 
   private log(message: string): void {
     this.options.log?.(message);
-    if (!this._store.isDisposed) this._onDidLog.fire(message);
   }
 
   private track<T>(promise: Promise<T>): Promise<T> {

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { describeError } from '../common/errors';
 import { worktreeFingerprint } from '../git';
-import { findByEnvMarker, holdersOf } from '../proc';
+import { findByEnvMarkerAsync, holdersOf } from '../proc';
 import type { JobRecord } from '../store/schema';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 
@@ -22,8 +22,9 @@ export async function observeFingerprint(job: JobRecord): Promise<string> {
       tree = `error:${describeError(err, 200)}`;
     }
   }
-  const holders = worktreeExists ? holdersOf(job.worktree!).map((h) => h.pid).sort((a, b) => a - b) : [];
-  const marked = findByEnvMarker(AGENT_MARKER_ENV, job.id).map((p) => `${p.pid}:${p.startTime}`).sort();
+  const [holding, marking] = await Promise.all([worktreeExists ? holdersOf(job.worktree!) : [], findByEnvMarkerAsync(AGENT_MARKER_ENV, job.id)]);
+  const holders = holding.map((h) => h.pid).sort((a, b) => a - b);
+  const marked = marking.map((p) => `${p.pid}:${p.startTime}`).sort();
   const observed = {
     state: job.lifecycle.state,
     generation: job.lifecycle.generation,

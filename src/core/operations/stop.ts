@@ -1,5 +1,5 @@
 /** Stop, under the job's operation lock held by the caller: proven stopped, or why not. */
-import { findByEnvMarker } from '../proc';
+import { findByEnvMarkerAsync } from '../proc';
 import type { JobStore } from '../store';
 import { isTerminalState } from '../store/schema';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
@@ -12,7 +12,7 @@ export async function stopLocked(store: JobStore, id: string, opts: { force: boo
   const job = await store.read(id);
   const generation = job.lifecycle.generation;
   const wasEnded = isTerminalState(job.lifecycle.state);
-  const hasLeftovers = wasEnded && findByEnvMarker(AGENT_MARKER_ENV, id).length > 0;
+  const hasLeftovers = wasEnded && (await findByEnvMarkerAsync(AGENT_MARKER_ENV, id)).length > 0;
   const report = (patch: Partial<StopReport> & Pick<StopReport, 'state' | 'action'>): StopReport => ({
     id,
     generation,
@@ -33,7 +33,7 @@ export async function stopLocked(store: JobStore, id: string, opts: { force: boo
   if (!isTerminalState(result.state)) {
     return report({ state: result.state, action, ended, stopped: false, reason: `the agent is still ${result.state}` });
   }
-  const left = findByEnvMarker(AGENT_MARKER_ENV, id);
+  const left = await findByEnvMarkerAsync(AGENT_MARKER_ENV, id);
   if (left.length > 0) {
     const names = left.slice(0, 5).map((p) => `pid ${p.pid} (${p.comm})`).join(', ');
     return report({ state: result.state, action, ended, stopped: false, reason: `still running: ${names}` });

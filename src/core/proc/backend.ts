@@ -6,6 +6,10 @@
  * which is what macOS has. The portable one also runs on Linux when
  * PADDOCK_PROCESS_BACKEND=portable, so its logic is proven by the same tests.
  *
+ * The scans that walk every process (holders, the environment marker) have
+ * asynchronous forms: cleanup runs them in a window's extension host, whose
+ * event loop must not stop for a walk of every process's open files.
+ *
  * Start times are comparable only within one backend (clock ticks since boot
  * in /proc, seconds since the epoch from `ps -o lstart`): every process of one
  * installation uses the same backend, chosen from the same environment.
@@ -28,10 +32,12 @@ export interface ProcessBackend {
   processStat(pid: number): ProcStat | undefined;
   /** This user's processes whose environment holds NAME=value (zombies excluded). */
   findByEnvMarker(name: string, value: string): ProcStat[];
+  /** The same, without blocking the event loop (the extension host runs cleanup). */
+  findByEnvMarkerAsync(name: string, value: string): Promise<ProcStat[]>;
   /** A process's command line (arguments joined by spaces); '' when it is gone. */
   commandLine(pid: number): string;
   /** Processes other than this one whose cwd, root, executable or open files are inside `root` (canonical). */
-  holdersOf(root: string): Holder[];
+  holdersOf(root: string): Promise<Holder[]>;
 }
 
 let chosen: ProcessBackend | undefined;

@@ -19,7 +19,7 @@ function canonical(dir: string): string {
   }
 }
 
-/** Processes (other than this one) holding `dir` or anything inside it, by pid. */
-export function holdersOf(dir: string): Holder[] {
+/** Processes (other than this one) holding `dir` or anything inside it, by pid; the scan yields to the event loop. */
+export function holdersOf(dir: string): Promise<Holder[]> {
   return processBackend().holdersOf(canonical(dir));
 }

@@ -6,28 +6,36 @@
  * - the environment marker from `ps` with environments (own processes only, all Paddock needs);
  * - holders from `lsof -d cwd` (every process's cwd) and `lsof +D` (open files below the folder).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync, type ExecFileOptions } from 'node:child_process';
 import type { Holder, ProcessBackend } from './backend';
-import { isInside, MAX_HOLDER_COMMAND } from './procfs';
+import { holder, isInside } from './procfs';
 import { isGoneState, type ProcStat } from './procStat';
 import { parseLsofNames, parsePsStat, pidsWithMarker, PS_STAT_COLUMNS } from './psParse';
 
 const TOOL_TIMEOUT_MS = 10_000;
 
+const TOOL_OPTIONS = (): ExecFileOptions => ({
+  timeout: TOOL_TIMEOUT_MS,
+  maxBuffer: 64 * 1024 * 1024,
+  env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
+});
+
 /** stdout of a tool; '' when it finds nothing (ps and lsof exit 1 then) or cannot run. */
 function run(tool: string, args: string[]): string {
   try {
-    return execFileSync(tool, args, {
-      encoding: 'utf8',
-      timeout: TOOL_TIMEOUT_MS,
-      maxBuffer: 64 * 1024 * 1024,
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
-    });
+    return execFileSync(tool, args, { ...TOOL_OPTIONS(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   } catch (err) {
     const out = (err as { stdout?: string }).stdout;
     return typeof out === 'string' ? out : '';
   }
+}
+
+/** `run` without blocking the event loop. */
+function runAsync(tool: string, args: string[]): Promise<string> {
+  return new Promise((resolve) => {
+    const child = execFile(tool, args, { ...TOOL_OPTIONS(), encoding: 'utf8' }, (_err, stdout) => resolve(typeof stdout === 'string' ? stdout : ''));
+    child.stdin?.end();
+  });
 }
 
 let cachedBootId: string | undefined;
@@ -48,30 +56,42 @@ function processStat(pid: number): ProcStat | undefined {
   return parsePsStat(run('ps', ['-o', PS_STAT_COLUMNS, '-p', String(pid)])).find((p) => p.pid === pid);
 }
 
-function findByEnvMarker(name: string, value: string): ProcStat[] {
+/** `ps` arguments listing this user's processes with their environments. */
+function psWithEnvironments(): string[] {
   const uid = String(process.getuid?.() ?? '');
   const withEnv = process.platform === 'darwin' ? ['-E', '-ww', '-o', 'pid=,command='] : ['e', '-ww', '-o', 'pid=,command='];
-  const output = run('ps', [...(uid ? ['-U', uid] : ['-A']), ...withEnv]);
-  const pids = new Set(pidsWithMarker(output, name, value));
+  return [...(uid ? ['-U', uid] : ['-A']), ...withEnv];
+}
+
+function findByEnvMarker(name: string, value: string): ProcStat[] {
+  const pids = new Set(pidsWithMarker(run('ps', psWithEnvironments()), name, value));
   if (pids.size === 0) return [];
   return listProcesses().filter((p) => pids.has(p.pid) && !isGoneState(p.state));
+}
+
+async function findByEnvMarkerAsync(name: string, value: string): Promise<ProcStat[]> {
+  const pids = new Set(pidsWithMarker(await runAsync('ps', psWithEnvironments()), name, value));
+  if (pids.size === 0) return [];
+  const all = parsePsStat(await runAsync('ps', ['-A', '-o', PS_STAT_COLUMNS]));
+  return all.filter((p) => pids.has(p.pid) && !isGoneState(p.state));
 }
 
 function commandLine(pid: number): string {
   return run('ps', ['-ww', '-o', 'args=', '-p', String(pid)]).trim();
 }
 
-function holdersOf(root: string): Holder[] {
-  const names = [
-    ...parseLsofNames(run('lsof', ['-n', '-P', '-w', '-d', 'cwd', '-F', 'pn'])),
-    ...parseLsofNames(run('lsof', ['-n', '-P', '-w', '-F', 'pn', '+D', root])),
-  ];
+async function holdersOf(root: string): Promise<Holder[]> {
+  const [cwds, files] = await Promise.all([
+    runAsync('lsof', ['-n', '-P', '-w', '-d', 'cwd', '-F', 'pn']),
+    runAsync('lsof', ['-n', '-P', '-w', '-F', 'pn', '+D', root]),
+  ]);
+  const names = [...parseLsofNames(cwds), ...parseLsofNames(files)];
   const pids = [...new Set(names.filter((n) => n.pid !== process.pid && isInside(n.name, root)).map((n) => n.pid))].sort((a, b) => a - b);
   const out: Holder[] = [];
   for (const pid of pids) {
-    const command = commandLine(pid);
+    const command = (await runAsync('ps', ['-ww', '-o', 'args=', '-p', String(pid)])).trim();
     if (command === '') continue; // exited while we looked
-    out.push({ pid, command: command.length > MAX_HOLDER_COMMAND ? `${command.slice(0, MAX_HOLDER_COMMAND - 1)}…` : command });
+    out.push(holder(pid, command));
   }
   return out;
 }
@@ -82,6 +102,7 @@ export const portableBackend: ProcessBackend = {
   listProcesses,
   processStat,
   findByEnvMarker,
+  findByEnvMarkerAsync,
   commandLine,
   holdersOf,
 };

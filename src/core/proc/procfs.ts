@@ -1,10 +1,12 @@
 /**
  * The Linux backend: everything read straight from /proc, no child process.
- * Membership is decided by session id (field 6 of /proc/<pid>/stat) and by an
+ * The scans of every process also come asynchronous (fs.promises), for the
+ * extension host. Membership is decided by session id (field 6 of /proc/<pid>/stat) and by an
  * environment marker every descendant inherits; parent-pid walks would miss
  * orphans reparented to pid 1.
  */
-import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { promises as fsp, readFileSync, readdirSync, statSync } from 'node:fs';
+import { mapConcurrently } from '../common/limiter';
 import type { Holder, ProcessBackend } from './backend';
 import { isGoneState, type ProcStat } from './procStat';
 
@@ -121,9 +123,55 @@ function commandLine(pid: number): string {
   return processStat(pid)?.comm ?? '';
 }
 
-function linkTarget(link: string): string | undefined {
+/** Processes looked at at once by an asynchronous scan: each look is a few thread-pool reads. */
+const SCAN_CONCURRENCY = 8;
+
+async function listPidsAsync(): Promise<number[]> {
+  const names = await fsp.readdir('/proc');
+  return names.filter((name) => /^[0-9]+$/.test(name)).map(Number).sort((a, b) => a - b);
+}
+
+async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
   try {
-    const target = readlinkSync(link);
+    return parseProcStat(pid, await fsp.readFile(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+async function hasMarker(pid: number, name: string, value: string): Promise<boolean> {
+  const uid = process.getuid?.();
+  try {
+    if (uid !== undefined && (await fsp.stat(`/proc/${pid}`)).uid !== uid) return false;
+    const raw = await fsp.readFile(`/proc/${pid}/environ`, 'utf8');
+    return raw.split('\0').includes(`${name}=${value}`);
+  } catch {
+    return false; // gone, another user's, a kernel thread
+  }
+}
+
+async function findByEnvMarkerAsync(name: string, value: string): Promise<ProcStat[]> {
+  const found = await mapConcurrently(await listPidsAsync(), SCAN_CONCURRENCY, async (pid) => {
+    if (!(await hasMarker(pid, name, value))) return undefined;
+    const stat = await processStatAsync(pid);
+    return stat && !isGoneState(stat.state) ? stat : undefined;
+  });
+  return found.filter((p): p is ProcStat => p !== undefined);
+}
+
+async function commandLineAsync(pid: number): Promise<string> {
+  try {
+    const line = (await fsp.readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter((s) => s.length > 0).join(' ');
+    if (line.length > 0) return line;
+  } catch {
+    // fall through to comm
+  }
+  return (await processStatAsync(pid))?.comm ?? '';
+}
+
+async function linkTarget(link: string): Promise<string | undefined> {
+  try {
+    const target = await fsp.readlink(link);
     return target.endsWith(DELETED_SUFFIX) ? target.slice(0, -DELETED_SUFFIX.length) : target;
   } catch {
     return undefined;
@@ -135,28 +183,34 @@ export function isInside(target: string | undefined, root: string): boolean {
   return target === root || target.startsWith(root.endsWith('/') ? root : `${root}/`);
 }
 
-function holds(pid: number, root: string): boolean {
+/** A holder as recorded: its command capped to what the job record keeps. */
+export function holder(pid: number, command: string): Holder {
+  return { pid, command: command.length > MAX_HOLDER_COMMAND ? `${command.slice(0, MAX_HOLDER_COMMAND - 1)}…` : command };
+}
+
+async function holds(pid: number, root: string): Promise<boolean> {
   for (const entry of ['cwd', 'root', 'exe']) {
-    if (isInside(linkTarget(`/proc/${pid}/${entry}`), root)) return true;
+    if (isInside(await linkTarget(`/proc/${pid}/${entry}`), root)) return true;
   }
   let fds: string[];
   try {
-    fds = readdirSync(`/proc/${pid}/fd`);
+    fds = await fsp.readdir(`/proc/${pid}/fd`);
   } catch {
     return false;
   }
-  return fds.some((fd) => isInside(linkTarget(`/proc/${pid}/fd/${fd}`), root));
+  for (const fd of fds) {
+    if (isInside(await linkTarget(`/proc/${pid}/fd/${fd}`), root)) return true;
+  }
+  return false;
 }
 
-function holdersOf(root: string): Holder[] {
-  const out: Holder[] = [];
-  for (const pid of listPids()) {
-    if (pid === process.pid || !holds(pid, root)) continue;
-    const command = commandLine(pid);
-    if (command === '') continue; // exited while we looked
-    out.push({ pid, command: command.length > MAX_HOLDER_COMMAND ? `${command.slice(0, MAX_HOLDER_COMMAND - 1)}…` : command });
-  }
-  return out;
+async function holdersOf(root: string): Promise<Holder[]> {
+  const found = await mapConcurrently(await listPidsAsync(), SCAN_CONCURRENCY, async (pid) => {
+    if (pid === process.pid || !(await holds(pid, root))) return undefined;
+    const command = await commandLineAsync(pid);
+    return command === '' ? undefined : holder(pid, command); // '' : exited while we looked
+  });
+  return found.filter((h): h is Holder => h !== undefined);
 }
 
 export const procfsBackend: ProcessBackend = {
@@ -165,6 +219,7 @@ export const procfsBackend: ProcessBackend = {
   listProcesses,
   processStat,
   findByEnvMarker,
+  findByEnvMarkerAsync,
   commandLine,
   holdersOf,
 };

@@ -33,6 +33,11 @@ export function findByEnvMarker(name: string, value: string): ProcStat[] {
   return processBackend().findByEnvMarker(name, value);
 }
 
+/** `findByEnvMarker` without blocking the event loop: for the extension host (cleanup, its fingerprint, stop). */
+export function findByEnvMarkerAsync(name: string, value: string): Promise<ProcStat[]> {
+  return processBackend().findByEnvMarkerAsync(name, value);
+}
+
 /** The command line of a process as one string; its short name for kernel threads; '' when gone. */
 export function commandLineOf(pid: number): string {
   return processBackend().commandLine(pid);

@@ -15,7 +15,8 @@ export function demoAgentScript(): string {
   return path.join(__dirname, '..', 'resources', 'demo-agent.sh');
 }
 
-const base: Omit<Profile, 'command'> = {
+/** What a profile is without saying otherwise: no arguments, no resume, no waiting detection. */
+export const PROFILE_DEFAULTS: Omit<Profile, 'command'> = {
   args: [],
   resumeArgs: null,
   env: {},
@@ -45,7 +46,7 @@ export const CODEX_NOTIFY = 'notify=["paddock","signal","waiting"]';
 export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile> {
   return {
     claude: {
-      ...base,
+      ...PROFILE_DEFAULTS,
       command: 'claude',
       // `--` ends its options: a prompt starting with '-' stays the prompt.
       args: ['--', '{prompt}'],
@@ -57,7 +58,7 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       signalArgs: ['--settings', CLAUDE_SIGNAL_SETTINGS],
     },
     codex: {
-      ...base,
+      ...PROFILE_DEFAULTS,
       command: 'codex',
       args: ['--', '{prompt}'],
       resumeArgs: ['resume', '--last'],
@@ -66,7 +67,7 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       signalArgs: ['-c', CODEX_NOTIFY],
     },
     aider: {
-      ...base,
+      ...PROFILE_DEFAULTS,
       command: 'aider',
       // aider takes no prompt on its command line without exiting after it (`--message`), so none is passed.
       args: [],
@@ -76,13 +77,13 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       idleSeconds: 30,
     },
     shell: {
-      ...base,
+      ...PROFILE_DEFAULTS,
       command: env.SHELL && env.SHELL.length > 0 ? env.SHELL : '/bin/bash',
     },
     // A small real program run as an agent (resources/demo-agent.sh): it echoes the prompt, edits and
     // commits in its worktree, asks [y/n] (signalling waiting), and finishes on y or fails on n.
     demo: {
-      ...base,
+      ...PROFILE_DEFAULTS,
       command: 'bash',
       args: [demoAgentScript(), '--', '{prompt}'],
       waitingPattern: '\\[y/n\\]\\s*$',

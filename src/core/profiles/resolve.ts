@@ -5,7 +5,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
-import { builtinProfiles } from './builtins';
+import { builtinProfiles, PROFILE_DEFAULTS } from './builtins';
 import { PROMPT_PLACEHOLDER, Profile, ProfileOverrides, ProfileOverridesSchema, ProfileSchema } from './profile';
 
 /** Every profile name known: built-ins plus the person's own. */
@@ -34,16 +34,7 @@ export function resolveProfile(name: string, overrides: unknown, env: NodeJS.Pro
   if (!builtin && own?.command === undefined) {
     throw usageError(`Profile '${name}' has no command.`);
   }
-  const defaults: Omit<Profile, 'command'> = {
-    args: [],
-    resumeArgs: null,
-    env: {},
-    secretEnv: [],
-    waitingPattern: null,
-    idleSeconds: null,
-    signalArgs: [],
-  };
-  const merged = { ...defaults, ...builtin, ...own };
+  const merged = { ...PROFILE_DEFAULTS, ...builtin, ...own };
   const checked = ProfileSchema.safeParse(merged);
   if (!checked.success) throw usageError(`Profile '${name}' is invalid: ${checked.error.issues[0].message}.`);
   if (checked.data.waitingPattern !== null) {

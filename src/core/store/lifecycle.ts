@@ -4,6 +4,7 @@
  * way out of a terminal state and is not a transition (see `beginGeneration`).
  */
 import { failure } from '../common/errors';
+import { queuedLifecycle } from './newJob';
 import { isTerminalState, JobRecord, Lifecycle, LifecycleState } from './schema';
 
 export const LEGAL_TRANSITIONS: Readonly<Record<LifecycleState, readonly LifecycleState[]>> = {
@@ -63,19 +64,7 @@ export function applyNewGeneration(job: JobRecord): JobRecord {
   }
   return {
     ...job,
-    lifecycle: {
-      state: 'queued',
-      generation: job.lifecycle.generation + 1,
-      exitCode: null,
-      signal: null,
-      pid: null,
-      workerPid: null,
-      startedAt: null,
-      endedAt: null,
-      detail: null,
-      lastActivityAt: job.lifecycle.lastActivityAt,
-      waitingReason: null,
-    },
+    lifecycle: queuedLifecycle(job.lifecycle.generation + 1, job.lifecycle.lastActivityAt),
     launch: null,
     execution: null,
   };

@@ -1,5 +1,22 @@
 /** What a new job is made of: the caller's fields, and the record a create writes first (queued, generation 1). */
-import { JobRecord, SCHEMA_VERSION } from './schema';
+import { JobRecord, Lifecycle, SCHEMA_VERSION } from './schema';
+
+/** An execution that has not begun: `queued`, nothing run, nothing exited. */
+export function queuedLifecycle(generation: number, lastActivityAt: string | null): Lifecycle {
+  return {
+    state: 'queued',
+    generation,
+    exitCode: null,
+    signal: null,
+    pid: null,
+    workerPid: null,
+    startedAt: null,
+    endedAt: null,
+    detail: null,
+    lastActivityAt,
+    waitingReason: null,
+  };
+}
 
 export type NewJob = Pick<
   JobRecord,
@@ -22,19 +39,7 @@ export function initialRecord(id: string, init: NewJob, now: string): JobRecord 
     envNames: init.envNames,
     createdAt: now,
     settings: init.settings,
-    lifecycle: {
-      state: 'queued',
-      generation: 1,
-      exitCode: null,
-      signal: null,
-      pid: null,
-      workerPid: null,
-      startedAt: null,
-      endedAt: null,
-      detail: null,
-      lastActivityAt: null,
-      waitingReason: null,
-    },
+    lifecycle: queuedLifecycle(1, null),
     launch: null,
     execution: null,
     recoveries: 0,

@@ -3,8 +3,11 @@
  * and only the first to claim (job, generation, event) shows the notification.
  * The claim is a file created with O_EXCL (`wx`): exactly one creator wins,
  * on any local file system, with no lock to leak. Claims live in the job's own
- * folder, so they go when the job's folder goes.
+ * folder, so they go when the job's folder goes. An event about several agents
+ * at once (capacity blocked by their failed cleanups) is claimed once per set
+ * of agents, in the folder of the set's first one.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { assertJobId } from './paths';
@@ -19,10 +22,14 @@ export interface NotificationKey {
   event: string;
 }
 
+function eventName(event: string): string {
+  if (!/^[a-z][a-z-]{0,40}$/.test(event)) throw new Error(`not a notification event name: ${event}`);
+  return event;
+}
+
 function claimName(key: NotificationKey): string {
-  if (!/^[a-z][a-z-]{0,40}$/.test(key.event)) throw new Error(`not a notification event name: ${key.event}`);
   if (!Number.isInteger(key.generation) || key.generation < 0) throw new Error(`not a generation: ${key.generation}`);
-  return `${key.generation}-${key.event}`;
+  return `${key.generation}-${eventName(key.event)}`;
 }
 
 /**
@@ -32,8 +39,26 @@ function claimName(key: NotificationKey): string {
  */
 export async function claimNotification(jobDir: string, key: NotificationKey): Promise<boolean> {
   assertJobId(key.jobId);
+  return claimFile(jobDir, claimName(key));
+}
+
+/**
+ * `claimNotification` for an event about a set of agents: true for exactly one
+ * caller per (event, set), whatever the order the ids come in. The same set
+ * blocking again later is not claimed again (its claim stays until its first
+ * agent's folder goes); a set with one agent more or less is a new claim.
+ */
+export async function claimSetNotification(jobDirOf: (id: string) => string, event: string, jobIds: readonly string[]): Promise<boolean> {
+  const ids = [...new Set(jobIds)].sort();
+  if (ids.length === 0) return false;
+  for (const id of ids) assertJobId(id);
+  const digest = createHash('sha256').update(ids.join(',')).digest('hex').slice(0, 16);
+  return claimFile(jobDirOf(ids[0]), `${eventName(event)}-${digest}`);
+}
+
+async function claimFile(jobDir: string, name: string): Promise<boolean> {
   const dir = join(jobDir, NOTIFIED_DIR);
-  const file = join(dir, claimName(key));
+  const file = join(dir, name);
   try {
     // Not recursive: a job whose folder is gone must not be brought back as a stray folder.
     await fs.promises.mkdir(dir, { mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {

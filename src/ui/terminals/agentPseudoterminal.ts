@@ -34,11 +34,6 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   readonly onDidClose = this.closeEmitter.event;
   private readonly nameEmitter = this._register(new vscode.EventEmitter<string>());
   readonly onDidChangeName = this.nameEmitter.event;
-  private readonly attachedEmitter = this._register(new vscode.EventEmitter<ReadyMessage>());
-  /** The screen was replayed (first attach, reconnect or resync). */
-  readonly onDidAttach = this.attachedEmitter.event;
-  private readonly endedEmitter = this._register(new vscode.EventEmitter<JobRecord['lifecycle']['state']>());
-  readonly onDidEndAgent = this.endedEmitter.event;
 
   private opened = false;
   private readonly pending: string[] = [];
@@ -167,7 +162,6 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
 
   private showScreen(ready: ReadyMessage): void {
     this.write(`${RESET_TERMINAL_MODES}${CLEAR}${ready.screen}`);
-    this.attachedEmitter.fire(ready);
   }
 
   private scheduleReconnect(reason: string): void {
@@ -185,7 +179,6 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     const how = signal ? `was killed by ${signal}` : `exited with code ${code ?? '?'}`;
     this.write(endNotice(`the agent ${how} (${state}). Close this terminal when you are done reading.`));
     this.nameEmitter.fire(`${this.name} (ended)`);
-    this.endedEmitter.fire(state);
   }
 
   private finish(job: JobRecord, reconnecting: boolean): void {
@@ -193,6 +186,5 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     this.ended = true;
     const l = job.lifecycle;
     this.write(dim(`agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${l.detail ? `: ${printable(l.detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`));
-    this.endedEmitter.fire(l.state);
   }
 }

@@ -23,8 +23,6 @@ export interface AttachedTerminal {
 
 export class TerminalManager extends Disposable {
   private readonly open = new Set<AttachedTerminal>();
-  private readonly openedEmitter = this._register(new vscode.EventEmitter<AttachedTerminal>());
-  readonly onDidOpenTerminal = this.openedEmitter.event;
 
   constructor(
     private readonly store: JobStore,
@@ -62,7 +60,6 @@ export class TerminalManager extends Disposable {
     this.open.add(attached);
     terminal.show(opts.preserveFocus ?? false);
     void this.remember();
-    this.openedEmitter.fire(attached);
     return attached;
   }
 

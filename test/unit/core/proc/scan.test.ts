@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { holdersOf } from '../../../../src/core/proc/holders';
 import { readProcStat } from '../../../../src/core/proc/identity';
-import { commandLineOf, findByEnvMarker, listProcesses, sessionMembers } from '../../../../src/core/proc/scan';
+import { commandLineOf, findByEnvMarker, findByEnvMarkerAsync, listProcesses, sessionMembers } from '../../../../src/core/proc/scan';
 import { MARKER_NAME, Spawned, waitFor } from './procTestUtil';
 
 describe('proc/scan', () => {
@@ -43,13 +43,13 @@ describe('proc/scan', () => {
     await waitFor('all three', () => [byCwd, byFd, bystander].every((p) => readProcStat(p)?.comm === 'sleep'));
     const ownFd = openSync(path.join(sub, 'held.txt'), 'r'); // this process holds it too, but is excluded
     try {
-      const holders = holdersOf(dir);
+      const holders = await holdersOf(dir);
       const pids = holders.map((h) => h.pid).sort((a, b) => a - b);
       assert.deepEqual(pids, [byCwd, byFd].sort((a, b) => a - b));
       assert.equal(holders.find((h) => h.pid === byCwd)?.command, 'sleep 1001');
       assert.equal(holders.find((h) => h.pid === byFd)?.command, 'sleep 1002');
-      assert.deepEqual(holdersOf(path.join(dir, 'a', 'b') + '/').length, 2, 'a trailing slash changes nothing');
-      assert.deepEqual(holdersOf(`${dir}-sibling`), [], 'a name prefix is not "inside"');
+      assert.deepEqual((await holdersOf(path.join(dir, 'a', 'b') + '/')).length, 2, 'a trailing slash changes nothing');
+      assert.deepEqual(await holdersOf(`${dir}-sibling`), [], 'a name prefix is not "inside"');
     } finally {
       closeSync(ownFd);
     }
@@ -61,6 +61,41 @@ describe('proc/scan', () => {
     const pid = procs.session(`cd '${sub}' && exec sleep 1004`, procs.newMarker());
     await waitFor('sleep', () => readProcStat(pid)?.comm === 'sleep');
     rmSync(sub, { recursive: true });
-    assert.deepEqual(holdersOf(sub).map((h) => h.pid), [pid]);
+    assert.deepEqual((await holdersOf(sub)).map((h) => h.pid), [pid]);
+  });
+
+  /** Runs `scan` while counting turns of the event loop: a scan that blocks it sees none. */
+  async function turnsDuring<T>(scan: () => Promise<T>): Promise<{ result: T; turns: number }> {
+    let turns = 0;
+    let spinning = true;
+    const spin = () => {
+      turns++;
+      if (spinning) setImmediate(spin);
+    };
+    setImmediate(spin);
+    try {
+      const result = await scan();
+      return { result, turns };
+    } finally {
+      spinning = false;
+    }
+  }
+
+  it('finds a sleep holding a folder, and the marked processes, without blocking the event loop', async () => {
+    const sub = path.join(dir, 'held');
+    mkdirSync(sub);
+    const marker = procs.newMarker();
+    const pid = procs.session(`cd '${sub}' && exec sleep 1006`, marker);
+    await waitFor('sleep', () => readProcStat(pid)?.comm === 'sleep');
+
+    const holders = await turnsDuring(() => holdersOf(dir));
+    assert.deepEqual(holders.result, [{ pid, command: 'sleep 1006' }]);
+    assert.ok(holders.turns > 0, 'the event loop turned while the holders were scanned');
+
+    const marked = await turnsDuring(() => findByEnvMarkerAsync(MARKER_NAME, marker));
+    assert.deepEqual(marked.result.map((p) => p.pid), [pid]);
+    assert.deepEqual(marked.result, findByEnvMarker(MARKER_NAME, marker), 'the same answer as the synchronous scan');
+    assert.ok(marked.turns > 0, 'the event loop turned while the marked processes were scanned');
+    assert.deepEqual(await findByEnvMarkerAsync(MARKER_NAME, `${marker}-other`), []);
   });
 });

@@ -3,7 +3,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { identityOf, readProcStat } from '../../../../src/core/proc/identity';
-import { JobStore, LAUNCH_FAILED_DETAIL } from '../../../../src/core/store';
+import { JobRecord, JobStore, LAUNCH_FAILED_DETAIL } from '../../../../src/core/store';
+import { spawnWorker } from '../../../../src/core/worker/spawn';
 import { exited, sampleJob, TestBed, useTestBed, waitForLine } from './helpers';
 
 async function waitUntil(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
@@ -149,42 +150,72 @@ describe('execution ownership', () => {
     assert.equal(fs.existsSync(path.join(store.jobDir(job.id), 'execution.lock')), false);
   });
 
-  describe('registration grace (spawned, not yet claimed)', () => {
-    async function launched(workerPid: number): Promise<string> {
+  describe('registration grace (spawned by spawnWorker, not yet claimed)', () => {
+    const launchedPids: number[] = [];
+    afterEach(() => {
+      for (const pid of launchedPids.splice(0)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    });
+
+    /** A starting job whose worker the real spawner launched (and recorded as `launch`); the worker never claims. */
+    async function launched(opts: { exitAtOnce?: boolean } = {}): Promise<{ id: string; pid: number }> {
       const job = await store.create(sampleJob());
-      const record = await store.recordLaunch(job.id, { workerPid, generation: 1 });
-      assert.equal(record.lifecycle.state, 'starting');
-      assert.equal(record.launch?.workerPid, workerPid);
-      return job.id;
+      await store.transition(job.id, 'starting');
+      const { pid } = await spawnWorker({
+        store,
+        home: bed.home,
+        jobId: job.id,
+        generation: 1,
+        workerScript: path.join(__dirname, 'fixtures', 'launchedWorker.js'),
+        execPath: process.execPath,
+        env: { ...process.env, LAUNCHED_WORKER_EXIT: opts.exitAtOnce ? '1' : '0' },
+      });
+      launchedPids.push(pid);
+      return { id: job.id, pid };
+    }
+
+    async function readUntil(id: string, state: string, timeoutMs = 5000): Promise<JobRecord> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const job = await store.read(id);
+        if (job.lifecycle.state === state || Date.now() > deadline) return job;
+        await new Promise((r) => setTimeout(r, 20));
+      }
     }
 
     it('keeps a starting job whose launched worker is alive', async () => {
-      const id = await launched(process.pid);
-      assert.equal((await store.read(id)).lifecycle.state, 'starting');
+      const { id, pid } = await launched();
+      const job = await store.read(id);
+      assert.equal(job.launch?.workerPid, pid);
+      assert.equal(job.launch?.startTime, identityOf(pid)?.startTime);
+      assert.equal(job.lifecycle.state, 'starting');
     });
 
     it('fails a starting job whose worker died before claiming', async () => {
-      const child = bed.spawnFixture('reader', ['zzzzzz99']);
-      const id = await launched(child.pid!);
-      await exited(child);
-      const job = await store.read(id);
+      const { id, pid } = await launched();
+      assert.equal((await store.read(id)).lifecycle.state, 'starting');
+      process.kill(pid, 'SIGKILL');
+      const job = await readUntil(id, 'failed');
       assert.equal(job.lifecycle.state, 'failed');
       assert.equal(job.lifecycle.detail, LAUNCH_FAILED_DETAIL);
       assert.equal(job.launch, null);
       assert.deepEqual((await store.readTimeline(id)).filter((e) => e.to === 'failed').map((e) => e.type), ['launch-failed']);
     });
 
-    it('fails the job at once when the worker is gone before its launch is recorded', async () => {
-      const child = bed.spawnFixture('reader', ['zzzzzz99']);
-      await exited(child);
-      const job = await store.create(sampleJob());
-      const record = await store.recordLaunch(job.id, { workerPid: child.pid!, generation: 1 });
-      assert.equal(record.lifecycle.state, 'failed');
-      assert.equal(record.lifecycle.detail, LAUNCH_FAILED_DETAIL);
+    it('fails the job when its worker exits before it claims, even before its launch could be recorded', async () => {
+      const { id } = await launched({ exitAtOnce: true });
+      const job = await readUntil(id, 'failed');
+      assert.equal(job.lifecycle.state, 'failed');
+      assert.equal(job.lifecycle.detail, LAUNCH_FAILED_DETAIL);
     });
 
     it('a claim supersedes the launch', async () => {
-      const id = await launched(process.pid);
+      const { id } = await launched();
       const claim = await store.claimExecution(id, { generation: 1, ...SOCKET });
       const job = await store.read(id);
       assert.equal(job.launch, null);

@@ -1,0 +1,102 @@
+/**
+ * The last stage of a cleanup: remove the worktree (never under a holder, and a
+ * half-removed one only when all that is left is in the evidence), then the
+ * branch when none of its commits would be lost or the person asked.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { describeError } from '../common/errors';
+import { branchSafety, DEFAULT_REGENERABLE, deleteBranch, readManifest, removeWorktree, walkWorktree } from '../git';
+import { firstUnsavedEntry, isGitless } from '../git/remnant';
+import { holdersOf } from '../proc';
+import type { Holder, JobRecord } from '../store/schema';
+
+export type Stage = 'terminating' | 'capturing' | 'removing';
+
+/** A failure of one stage: where, why, and who was in the way. */
+export class StageFailure extends Error {
+  constructor(
+    readonly stage: Stage,
+    message: string,
+    readonly holders: Holder[] = [],
+    /** The cause is a process seen in /proc (part of the fingerprint). */
+    readonly observed = false,
+    /** Going on would lose something: only the person's consent moves it on. */
+    readonly needsConsent = false,
+  ) {
+    super(message);
+  }
+}
+
+function describeHolders(holders: Holder[]): string {
+  const shown = holders.slice(0, 5).map((h) => `pid ${h.pid} (${h.command.split(' ')[0] || '?'})`);
+  const more = holders.length > 5 ? ` and ${holders.length - 5} more` : '';
+  return `held by ${shown.join(', ')}${more}`;
+}
+
+/** What is left of a half-removed worktree must all be in the recorded evidence, unchanged. */
+export async function checkRemnant(job: JobRecord, stage: Stage): Promise<void> {
+  const inventory = job.evidence?.inventory;
+  if (!inventory) throw new StageFailure(stage, `${job.worktree} is no longer a git worktree and no inventory of it was recorded; it was left in place`);
+  const manifest = await readManifest(inventory);
+  const unsaved = await firstUnsavedEntry(job.worktree!, manifest, job.cleanup?.regenerable ?? DEFAULT_REGENERABLE);
+  if (unsaved !== null) {
+    throw new StageFailure(stage, `${job.worktree} is no longer a git worktree and ${unsaved} in it is not in the evidence; it was left in place`, [], false, true);
+  }
+}
+
+/** 3. Removes the job's worktree; returns the note for the person. */
+export async function removeJobWorktree(job: JobRecord, worktree: string): Promise<string> {
+  if (existsSync(worktree)) {
+    const holders = await holdersOf(worktree);
+    if (holders.length > 0) throw new StageFailure('removing', describeHolders(holders), holders);
+    // Found before git is asked: git would delete .git and the registration, then stop half-way.
+    const { undeletable, unreadable } = await walkWorktree(worktree);
+    const blocked = [...undeletable, ...unreadable];
+    if (blocked.length > 0) {
+      const more = blocked.length > 3 ? ` and ${blocked.length - 3} more` : '';
+      throw new StageFailure('removing', `cannot delete what is in ${blocked.slice(0, 3).join(', ')}${more} (permissions or a read-only mount); nothing was removed`, [], true);
+    }
+  }
+  let outcome;
+  try {
+    if (isGitless(worktree)) {
+      await checkRemnant(job, 'removing');
+      await fs.rm(worktree, { recursive: true, force: true });
+      outcome = 'remnant-removed';
+    } else {
+      outcome = (await removeWorktree(job.repo, worktree)).outcome;
+    }
+  } catch (err) {
+    if (err instanceof StageFailure) throw err;
+    throw new StageFailure('removing', describeError(err));
+  }
+  // The last agent of a repository leaves no empty `<repo>.worktrees/` behind (rmdir refuses a non-empty one).
+  const parent = path.dirname(worktree);
+  if (parent.endsWith('.worktrees')) await fs.rmdir(parent).catch(() => undefined);
+  return outcome === 'already-gone-pruned'
+    ? 'worktree was already deleted; pruned it from git'
+    : outcome === 'remnant-removed'
+      ? 'removed what was left of a half-removed worktree (all of it in the evidence)'
+      : 'worktree removed';
+}
+
+/** 4. Deletes the job's branch when nothing would be lost (or the person asked); returns what was done. */
+export async function removeJobBranch(job: JobRecord, branch: string): Promise<string> {
+  try {
+    const safety = await branchSafety(job.repo, branch);
+    if (!safety.exists) return `branch ${branch} was already gone`;
+    const n = safety.unmergedCommits;
+    if (n === 0) {
+      await deleteBranch(job.repo, branch, { force: true });
+      return `branch ${branch} deleted (all its commits are reachable elsewhere)`;
+    }
+    if (job.cleanup!.deleteBranch) {
+      await deleteBranch(job.repo, branch, { force: true });
+      return `branch ${branch} deleted as asked: ${n} commit${n === 1 ? '' : 's'} not merged`;
+    }
+    return `branch kept: ${n} commit${n === 1 ? '' : 's'} not merged`;
+  } catch (err) {
+    throw new StageFailure('removing', describeError(err));
+  }
+}

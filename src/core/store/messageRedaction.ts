@@ -1,0 +1,53 @@
+/**
+ * How text that Paddock did not write (errors, holders' command lines,
+ * details, timeline messages) is redacted on its way into the store: the
+ * configured secrets, the job's secret variables, token shapes, and
+ * credential-named options and variables in command lines.
+ */
+import { redactCredentialArguments } from './credentialArgs';
+import { Redactor } from './redactor';
+import { JobRecord, TimelineEntry } from './schema';
+
+export type RedactText = (text: string) => string;
+
+/** The schema's limits for details, errors and messages, and for holders' commands and the branch outcome. */
+const MAX_MESSAGE = 2000;
+const MAX_SHORT_TEXT = 500;
+
+export class MessageRedaction {
+  constructor(
+    private readonly redactor: Redactor,
+    /** Where the values of a job's secret variables are looked up. */
+    private readonly secretEnv: NodeJS.ProcessEnv,
+  ) {}
+
+  /** The redaction for messages about `job` (or store-wide secrets only, without a job). */
+  forJob(job: JobRecord | undefined): RedactText {
+    const r = job ? this.redactor.withEnv(job.settings.secretEnvNames, this.secretEnv) : this.redactor;
+    return (text) => redactCredentialArguments(r.redact(text));
+  }
+}
+
+/** The record's strings that come from outside Paddock, redacted: every record write goes through here. */
+export function redactRecord(job: JobRecord, redact: RedactText): JobRecord {
+  const nullable = (text: string | null, max: number): string | null => (text === null ? null : capped(redact(text), max));
+  return {
+    ...job,
+    lifecycle: { ...job.lifecycle, detail: nullable(job.lifecycle.detail, MAX_MESSAGE) },
+    cleanup: job.cleanup && {
+      ...job.cleanup,
+      lastError: nullable(job.cleanup.lastError, MAX_MESSAGE),
+      holders: job.cleanup.holders.map((h) => ({ ...h, command: capped(redact(h.command), MAX_SHORT_TEXT) })),
+      branchOutcome: nullable(job.cleanup.branchOutcome, MAX_SHORT_TEXT),
+    },
+  };
+}
+
+export function redactEntry(entry: TimelineEntry, redact: RedactText): TimelineEntry {
+  return entry.message === undefined ? entry : { ...entry, message: capped(redact(entry.message), MAX_MESSAGE) };
+}
+
+/** `[REDACTED]` can be longer than what it replaced: the result must still fit the schema. */
+function capped(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

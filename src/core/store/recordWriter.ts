@@ -1,0 +1,94 @@
+/**
+ * The one write path of job records: a locked read-modify-write that validates,
+ * redacts, commits durably while the lock provably holds, appends the timeline
+ * and signals watchers. Every change to a record, whoever asks, ends here.
+ */
+import * as fs from 'node:fs';
+import { describeError, failure } from '../common/errors';
+import { ChangeSignal } from './changeSignal';
+import { commitTemp, sweepTempFiles, writeTemp } from './durable';
+import { Fence } from './executionClaim';
+import { LockGuard, LockOptions, withLock } from './locks';
+import { MessageRedaction, redactEntry, redactRecord } from './messageRedaction';
+import { StoreLayout } from './paths';
+import { describeIssues, Loaded, loadRecord, recordText } from './records';
+import { JobRecord, JobRecordSchema, TimelineEntry } from './schema';
+import { appendTimelineLine } from './timeline';
+
+/** What a write decided: the next record and the timeline lines that explain it. */
+export interface Mutation {
+  next: JobRecord;
+  timeline?: Omit<TimelineEntry, 'at' | 'generation'>[];
+}
+
+export interface RecordWriterParts {
+  layout: StoreLayout;
+  lockOptions: LockOptions;
+  redaction: MessageRedaction;
+  changes: ChangeSignal;
+  log: (msg: string) => void;
+}
+
+export class RecordWriter {
+  constructor(private readonly parts: RecordWriterParts) {}
+
+  load(id: string): Loaded {
+    return loadRecord(id, this.parts.layout.recordFile(id));
+  }
+
+  /**
+   * Locked read-modify-write: load (must be readable), let `fn` decide, validate
+   * and redact the result, write it durably while the lock provably holds, then
+   * append the timeline and signal watchers. `fn` returning undefined writes nothing.
+   */
+  async mutate(id: string, fn: (current: JobRecord) => Promise<Mutation | undefined>): Promise<JobRecord> {
+    const { layout, lockOptions } = this.parts;
+    const dir = layout.jobDir(id);
+    if (!fs.existsSync(dir)) throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
+    return withLock(layout.recordLock(id), `agent ${id}`, lockOptions, async (guard: LockGuard) => {
+      // Temp files a crashed writer left behind go before this write makes its own.
+      sweepTempFiles(dir);
+      const loaded = this.load(id);
+      if (loaded.kind === 'missing') throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
+      if (loaded.kind === 'unreadable') throw failure(`Agent ${id} is unreadable: ${loaded.reason}.`, 'UNREADABLE');
+      const mutation = await fn(loaded.job);
+      if (!mutation) return loaded.job;
+      const redact = this.parts.redaction.forJob(mutation.next);
+      const next = validated(id, redactRecord(mutation.next, redact));
+      const target = layout.recordFile(id);
+      const temp = await writeTemp(target, recordText(next));
+      try {
+        guard.assertHeld();
+        commitTemp(temp, target);
+      } catch (err) {
+        fs.rmSync(temp, { force: true });
+        throw err;
+      }
+      const at = new Date().toISOString();
+      for (const entry of mutation.timeline ?? []) {
+        try {
+          appendTimelineLine(layout.timelineFile(id), redactEntry({ ...entry, at, generation: next.lifecycle.generation }, redact));
+        } catch (err) {
+          this.parts.log(`timeline of agent ${id}: ${describeError(err)}`);
+        }
+      }
+      this.parts.changes.touch(id);
+      return next;
+    });
+  }
+}
+
+function validated(id: string, job: JobRecord): JobRecord {
+  const parsed = JobRecordSchema.safeParse(job);
+  if (!parsed.success) throw failure(`The change to agent ${id} is invalid: ${describeIssues(parsed.error.issues)}.`, 'INVALID_UPDATE');
+  return parsed.data;
+}
+
+/** Refuses a worker's write once it no longer owns the job (another claim, another generation). */
+export function checkFence(job: JobRecord, fence: Fence | undefined): void {
+  if (!fence) return;
+  const owner = job.execution;
+  if (!owner || owner.ownerToken !== fence.ownerToken || owner.generation !== fence.generation || job.lifecycle.generation !== fence.generation) {
+    throw failure(`Agent ${job.id} is no longer owned by this worker (generation ${fence.generation}); the write was refused.`, 'FENCED');
+  }
+}
