@@ -28,6 +28,7 @@ export function coordinatorSettings(): Partial<CoordinatorSettings> {
     defaultProfile: c.get<string>('defaultProfile', 'claude'),
     regenerable: c.get<string[]>('cleanup.regenerable'),
     archiveLimitMB: c.get<number>('cleanup.archiveLimitMB'),
+    endLeftoversOnExit: c.get<boolean>('endLeftoversOnExit', true),
   };
 }
 

@@ -21,6 +21,8 @@ export const CoordinatorSettingsSchema = z.object({
   autoRestart: z.boolean(),
   /** Automatic restarts allowed before a person must retry. */
   recoveryLimit: z.number().int().min(0).max(100),
+  /** When an agent's main process ends, end what it left running (Codex's app-server, say). */
+  endLeftoversOnExit: z.boolean(),
   regenerable: StorePolicySchema.shape.regenerable.unwrap(),
   archiveLimitMB: StorePolicySchema.shape.archiveLimitMB.unwrap(),
 });
@@ -34,6 +36,7 @@ export const DEFAULT_SETTINGS: CoordinatorSettings = {
   defaultProfile: 'claude',
   autoRestart: false,
   recoveryLimit: 3,
+  endLeftoversOnExit: true,
   regenerable: [...DEFAULT_REGENERABLE],
   archiveLimitMB: DEFAULT_ARCHIVE_LIMIT / (1024 * 1024),
 };

@@ -80,6 +80,7 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
       secretEnvNames: profile?.secretEnv ?? [],
       autoRestart: settings.autoRestart,
       recoveryLimit: settings.recoveryLimit,
+      endLeftoversOnExit: settings.endLeftoversOnExit,
     },
   };
 }

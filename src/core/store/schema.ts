@@ -146,6 +146,8 @@ export const JobSettingsSchema = z.object({
   secretEnvNames: z.array(Bounded(256)).max(64),
   autoRestart: z.boolean(),
   recoveryLimit: z.number().int().min(0).max(100),
+  /** End what the agent left running when its main process ends (absent: yes). */
+  endLeftoversOnExit: z.boolean().optional(),
 });
 export type JobSettings = z.infer<typeof JobSettingsSchema>;
 

@@ -20,6 +20,7 @@ import { buildAgentEnv, describeExit, loadNodePty, Pty, type PtyModule, spawnAge
 import { prependPath, writeLauncher } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { describeSurvivors, stopAgentProcesses } from './stopAgent';
+import { endLeftovers } from './leftovers';
 import { WaitingDetector } from './waiting';
 import { ExecutionRecord } from './executionRecord';
 
@@ -302,7 +303,12 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.resolveAgentEnded(info);
     if (this.stopPromise) return; // the stop path records `cancelled`
     const ok = info.code === 0 && !info.signal;
-    const detail = ok ? 'exit 0' : info.signal ? `killed by ${info.signal}` : `exit ${info.code}`;
+    let detail = ok ? 'exit 0' : info.signal ? `killed by ${info.signal}` : `exit ${info.code}`;
+    if (this.job.settings.endLeftoversOnExit !== false && this.pty) {
+      const left = await endLeftovers({ jobId: this.id, sid: this.pty.pid, graceMs: Math.min(this.job.settings.stopGraceMs, 5000) });
+      if (left.ended > 0) detail += `; ended ${left.ended} process${left.ended === 1 ? '' : 'es'} it left running`;
+      if (left.survivors.length > 0) detail += `; still running: ${describeSurvivors(left.survivors)}`;
+    }
     await this.finish(ok ? 'completed' : 'failed', info, detail).catch((err) => this.opts.log(describeError(err)));
   }
 

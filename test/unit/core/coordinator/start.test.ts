@@ -244,8 +244,17 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     assert.deepEqual(marked(), []);
   });
 
-  it('stop --force ends what a completed agent left running', async () => {
+  it('an agent that exits has what it left running ended by its worker (paddock.endLeftoversOnExit)', async () => {
     const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'setsid sh -c "trap \'\' TERM; sleep 600" >/dev/null 2>&1 & sleep 0.3; exit 0'] });
+    const done = await sb.waitEnded(job.id);
+    assert.equal(done.lifecycle.state, 'completed');
+    assert.match(done.lifecycle.detail ?? '', /^exit 0; ended 1 process it left running$/);
+    assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), []);
+  });
+
+  it('stop --force ends what a completed agent left running (with endLeftoversOnExit off)', async () => {
+    const c = sb.coordinator({ endLeftoversOnExit: false });
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'setsid sh -c "trap \'\' TERM; sleep 600" >/dev/null 2>&1 & sleep 0.3; exit 0'] });
     const done = await sb.waitEnded(job.id);
     assert.equal(done.lifecycle.state, 'completed');
