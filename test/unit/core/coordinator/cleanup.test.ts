@@ -43,7 +43,8 @@ describe('Coordinator: cleanup', function () {
     assert.deepEqual(sb.worktrees(), [sb.repo]);
     // The timeline shows capture strictly before removal.
     const types = (await sb.store.readTimeline(job.id)).map((e) => e.type);
-    assert.ok(types.indexOf('cleanup-captured') < types.indexOf('cleanup-complete'));
+    assert.ok(types.includes('cleanup-captured'), types.join(','));
+    assert.ok(types.indexOf('cleanup-captured') < types.indexOf('cleanup-complete'), types.join(','));
   });
 
   it('leaves no socket file of a SIGKILLed worker and no empty worktrees folder behind', async () => {
