@@ -1,7 +1,7 @@
 // Runs the host suites (test/host/**) inside the extension host of a real VS Code
 // (code-server 4.100.3) driven by headless Debian Chromium, then a UI smoke step
 // that screenshots the Paddock view, then installs the packaged VSIX offline.
-// Exit status: 0 only when every step passed. Prints "N passed, N failed".
+// Exit status: 0 only when every step passed. Prints "N passed, N failed, N skipped".
 //
 //   node scripts/host-test.mjs [--grep PATTERN] [--no-ui] [--no-vsix]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -19,7 +19,7 @@ const grep = args.includes('--grep') ? args[args.indexOf('--grep') + 1] : undefi
 const resultsDir = join(root, 'test-results');
 mkdirSync(resultsDir, { recursive: true });
 
-const summary = { passed: 0, failed: 0 };
+const summary = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
 
 function record(name, ok, detail = '') {
@@ -72,6 +72,7 @@ async function runHostSuites(server, workspace, env) {
     }
     summary.passed += results.passed;
     summary.failed += results.failed;
+    summary.skipped += results.skipped ?? 0;
     for (const f of results.failures) failures.push(`${f.title}: ${f.error.split('\n').slice(0, 6).join('\n')}`);
     if (exitCode !== 0 && results.failed === 0) record('host suites exit code', false, `exit ${exitCode}`);
   } finally {
@@ -369,7 +370,7 @@ async function main() {
     console.log('\nHost failures:');
     for (const f of failures) console.log(`  - ${f}`);
   }
-  console.log(`\nhost: ${summary.passed} passed, ${summary.failed} failed`);
+  console.log(`\nhost: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped`);
   writeFileSync(join(resultsDir, 'host-summary.json'), JSON.stringify(summary));
   process.exitCode = summary.failed === 0 && summary.passed > 0 ? 0 : 1;
 }

@@ -1,6 +1,6 @@
 // `npm test`: lint + types, unit suites, then the host suites in a real VS Code.
 // Each step runs even when an earlier one failed, so one run shows everything;
-// ends with one line "N passed, N failed" and exits non-zero on any failure.
+// ends with one line "N passed, N failed, N skipped" and exits non-zero on any failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,6 +9,7 @@ const root = resolve(import.meta.dirname, '..');
 const results = join(root, 'test-results');
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 
 function step(name, cmd, args) {
   console.log(`\n=== ${name}: ${cmd} ${args.join(' ')}`);
@@ -26,7 +27,7 @@ for (const f of ['unit-summary.json', 'host-summary.json']) rmSync(join(results,
 
 const built = step('build', 'npm', ['run', '--silent', 'build']) && step('compile tests', 'node', ['scripts/compile-tests.mjs']);
 if (!built) {
-  console.log('\n0 passed, 1 failed');
+  console.log('\n0 passed, 1 failed, 0 skipped');
   process.exit(1);
 }
 
@@ -38,6 +39,7 @@ const unit = counts('unit-summary.json');
 if (unit) {
   passed += unit.passed;
   failed += unit.failed;
+  skipped += unit.pending ?? 0;
 }
 if (!unitOk && (!unit || unit.failed === 0)) failed++;
 
@@ -46,8 +48,9 @@ const host = counts('host-summary.json');
 if (host) {
   passed += host.passed;
   failed += host.failed;
+  skipped += host.skipped ?? 0;
 }
 if (!hostOk && (!host || host.failed === 0)) failed++;
 
-console.log(`\n${passed} passed, ${failed} failed`);
+console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed === 0 ? 0 : 1);

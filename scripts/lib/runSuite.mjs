@@ -1,5 +1,6 @@
 // Runs compiled mocha suites under out/test/<area> with the spec reporter, writes
-// the counts to test-results/<area>-summary.json and prints "<area>: N passed, N failed".
+// the counts to test-results/<area>-summary.json and prints "<area>: N passed, N failed, N skipped".
+// `forbidOnly`: a stray `.only` fails the run instead of silently running one test.
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -19,7 +20,7 @@ function walk(dir, out = []) {
 
 /** `folders`: sub-folders of out/test/<area> to run (all when empty). */
 export function runSuite({ area, summaryName = area, timeout, slow, grep, folders = [] }) {
-  const mocha = new Mocha({ timeout, slow, reporter: 'spec', color: process.stdout.isTTY });
+  const mocha = new Mocha({ timeout, slow, reporter: 'spec', color: process.stdout.isTTY, forbidOnly: true });
   if (grep) mocha.grep(grep);
   const base = join(root, 'out', 'test', area);
   for (const d of folders.length ? folders.map((f) => join(base, f)) : [base]) {
@@ -33,7 +34,7 @@ export function runSuite({ area, summaryName = area, timeout, slow, grep, folder
   const runner = mocha.run((failures) => {
     mkdirSync(join(root, 'test-results'), { recursive: true });
     writeFileSync(join(root, 'test-results', `${summaryName}-summary.json`), JSON.stringify({ passed, failed, pending }));
-    console.log(`\n${summaryName}: ${passed} passed, ${failed} failed${pending ? `, ${pending} skipped` : ''}`);
+    console.log(`\n${summaryName}: ${passed} passed, ${failed} failed, ${pending} skipped`);
     process.exitCode = failures > 0 ? 1 : 0;
   });
   runner.on('pass', () => passed++);

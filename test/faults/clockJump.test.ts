@@ -50,19 +50,22 @@ describe('faults: clock jumps against the cleanup backoff (case 24)', function (
     assert.ok(waited <= MAX_DELAY_MS + 30_000, `retried after ${waited} ms`);
   });
 
-  it('nextAttemptAt in 1970 with the holder still there: one attempt, then a fresh future schedule, no spinning', async () => {
+  it('nextAttemptAt in 1970 with the holder still there: no repeated attempt, a fresh future schedule, no spinning', async () => {
     const { job } = await incompleteCleanup();
     const before = (await sb.store.read(job.id)).cleanup!;
     await setNextAttempt(job.id, '1970-01-01T00:00:00.000Z');
+    const entriesBefore = (await sb.store.readTimeline(job.id)).length;
     const c = sb.coordinator({}, { tickMs: 50 });
     await c.ready;
     await sleep(4000); // 80 ticks
     const after = (await sb.store.read(job.id)).cleanup!;
     assert.equal(after.phase, 'incomplete');
-    assert.ok(after.failures <= before.failures + 1, `attempts spun: failures ${before.failures} → ${after.failures}`);
+    assert.equal(after.failures, before.failures, 'no attempt failed again');
     const next = Date.parse(after.nextAttemptAt!);
     assert.ok(next > Date.now() - 1000 && next <= Date.now() + MAX_DELAY_MS, `rescheduled sensibly: ${after.nextAttemptAt}`);
-    const attempts = (await sb.store.readTimeline(job.id)).filter((e) => /cleanup-(incomplete|failed|attempt|started|requested)/.test(e.type)).length;
-    assert.ok(attempts <= 4, `timeline shows ${attempts} attempts in 4 s`);
+    // Due at once, but the holder (the fingerprint) is unchanged: the loop reschedules without
+    // repeating an attempt that would fail the same way (the earlier entries are the manual cleanup's).
+    const requested = (await sb.store.readTimeline(job.id)).slice(entriesBefore).filter((e) => e.type === 'cleanup-requested').length;
+    assert.equal(requested, 0, 'no attempt while nothing it looked at changed');
   });
 });

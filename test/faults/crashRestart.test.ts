@@ -9,30 +9,61 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isTerminalState, JobRecord } from '../../src/core/store';
+import { isTerminalState, JobRecord, POLICY_FILE } from '../../src/core/store';
 import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from '../unit/core/coordinator/coordinatorFixture';
 import { CLI } from './faultKit';
 
-/** The parts of a raw record the kill points look at. */
-type RawRecord = { worktree?: string | null; lifecycle?: { state?: string }; launch?: unknown; execution?: unknown } | null;
+/** How many starts or cleanups a kill point may take before the test gives up on hitting it. */
+const ATTEMPTS_PER_POINT = 6;
 
-/** Raw look at the newest record in the store (no locks, no reconcile: it must not disturb the run). */
-function peekNewest(home: string, known: Set<string>): { id: string; raw: RawRecord } | null {
-  const dir = join(home, 'jobs');
-  if (!existsSync(dir)) return null;
-  const id = readdirSync(dir).find((n) => !known.has(n));
-  if (!id) return null;
-  try {
-    return { id, raw: JSON.parse(readFileSync(join(dir, id, 'job.json'), 'utf8')) };
-  } catch {
-    return { id, raw: null };
-  }
+/** The parts of a raw record the kill points look at. */
+type RawRecord = { worktree?: string | null; lifecycle?: { state?: string }; launch?: unknown; cleanup?: { phase?: string } | null } | null;
+
+/** What a kill point sees: the raw record and the types in the timeline so far. */
+interface Seen {
+  raw: RawRecord;
+  events: string[];
 }
 
-/** Runs the CLI and SIGKILLs it the moment `when` sees its progress in the store (or lets it finish). */
-function killedWhen(args: string[], env: NodeJS.ProcessEnv, when: () => boolean): Promise<void> {
+/** Raw look at one job (no locks, no reconcile: it must not disturb the run). */
+function peek(home: string, id: string): Seen {
+  const dir = join(home, 'jobs', id);
+  let raw: RawRecord = null;
+  try {
+    raw = JSON.parse(readFileSync(join(dir, 'job.json'), 'utf8'));
+  } catch {
+    // not written yet
+  }
+  let events: string[] = [];
+  try {
+    events = readFileSync(join(dir, 'timeline.jsonl'), 'utf8')
+      .split('\n')
+      .flatMap((line) => {
+        try {
+          return [(JSON.parse(line) as { type: string }).type];
+        } catch {
+          return [];
+        }
+      });
+  } catch {
+    // no timeline yet
+  }
+  return { raw, events };
+}
+
+/** The id of the job folder that is not in `known` (the one being started), if any yet. */
+function newestId(home: string, known: Set<string>): string | undefined {
+  const dir = join(home, 'jobs');
+  return existsSync(dir) ? readdirSync(dir).find((n) => !known.has(n)) : undefined;
+}
+
+/**
+ * Runs the CLI and SIGKILLs it the moment `when` sees its progress in the store.
+ * Resolves true only when our SIGKILL ended it (not when it finished first).
+ */
+function killedWhen(args: string[], env: NodeJS.ProcessEnv, when: () => boolean): Promise<boolean> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { env, stdio: 'ignore' });
     const poll = setInterval(() => {
@@ -40,22 +71,10 @@ function killedWhen(args: string[], env: NodeJS.ProcessEnv, when: () => boolean)
         child.kill('SIGKILL');
         clearInterval(poll);
       }
-    }, 2);
-    child.on('exit', () => {
+    }, 1);
+    child.on('exit', (_code, signal) => {
       clearInterval(poll);
-      resolve();
-    });
-  });
-}
-
-/** Runs the CLI and SIGKILLs it after `ms` (if it is still running then). */
-function killedAfter(args: string[], env: NodeJS.ProcessEnv, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: 'ignore' });
-    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-    child.on('exit', () => {
-      clearTimeout(timer);
-      resolve();
+      resolve(signal === 'SIGKILL');
     });
   });
 }
@@ -76,30 +95,37 @@ describe('faults: CLI SIGKILLed mid-start and mid-cleanup (case 5)', function ()
 
   it('mid-start: after a restart no job is stuck, and every worktree and branch belongs to a record', async () => {
     // Kill points, in the order a start passes them (seen by watching the store and the repository).
-    const points: [string, (raw: RawRecord) => boolean][] = [
+    // The timeline keeps what happened, so a step stays visible until the CLI has moved past it.
+    const points: [string, (seen: Seen) => boolean][] = [
       ['id claimed', () => true],
-      ['record written', (raw) => raw !== null],
-      ['worktree assigned', (raw) => raw?.worktree != null],
-      ['starting', (raw) => raw?.lifecycle?.state === 'starting'],
-      ['worktree folder made', (raw) => raw?.worktree != null && existsSync(raw.worktree)],
-      ['worktree checked out', (raw) => raw?.worktree != null && existsSync(join(raw.worktree, 'README.md'))],
-      ['launch recorded', (raw) => raw?.launch != null],
-      ['worker claimed', (raw) => raw?.execution != null],
+      ['record written', (s) => s.raw !== null],
+      ['worktree assigned', (s) => s.raw?.worktree != null],
+      ['starting', (s) => s.raw?.lifecycle?.state === 'starting'],
+      ['worktree folder made', (s) => s.raw?.worktree != null && existsSync(s.raw.worktree)],
+      ['worktree checked out', (s) => s.raw?.worktree != null && existsSync(join(s.raw.worktree, 'README.md'))],
+      // `launch` is cleared when the worker claims: this point is the worker's boot.
+      ['launch recorded', (s) => s.raw?.launch != null],
+      ['worker claimed', (s) => s.events.includes('claimed')],
     ];
+    // A start killed after it took a slot holds that slot until a coordinator loop (the restart)
+    // fails it; with the default four slots the later starts would only queue and never reach
+    // the later points.
+    writeFileSync(join(sb.home, POLICY_FILE), JSON.stringify({ maxConcurrent: 64 }), { mode: 0o600 });
     const reached: string[] = [];
     for (const [name, at] of points) {
-      for (let round = 0; round < 2; round++) {
+      // Twice per point; a start that outran the watcher is tried again, up to a limit.
+      let hits = 0;
+      for (let attempt = 0; attempt < ATTEMPTS_PER_POINT && hits < 2; attempt++) {
         const known = new Set(existsSync(join(sb.home, 'jobs')) ? readdirSync(join(sb.home, 'jobs')) : []);
-        let hit = false;
-        await killedWhen(['start', '--repo', sb.repo, '--', 'sh', '-c', 'echo work > out.txt; sleep 1'], sb.env, () => {
-          const seen = peekNewest(sb.home, known);
-          hit = seen !== null && at(seen.raw);
-          return hit;
+        const killed = await killedWhen(['start', '--repo', sb.repo, '--', 'sh', '-c', 'echo work > out.txt; sleep 1'], sb.env, () => {
+          const id = newestId(sb.home, known);
+          return id !== undefined && at(peek(sb.home, id));
         });
-        if (hit) reached.push(name);
+        if (killed) hits++;
       }
+      if (hits > 0) reached.push(name);
     }
-    assert.ok(reached.length >= 6, `the kills landed mid-start (${reached.join(', ')})`);
+    assert.deepEqual(reached, points.map(([name]) => name), 'a kill landed at every point of a start');
     // The restart: a coordinator with its loop, as a new window would run.
     const c = sb.coordinator({ maxConcurrent: 4 }, { tickMs: 100 });
     await c.ready;
@@ -141,39 +167,79 @@ describe('faults: CLI SIGKILLed mid-start and mid-cleanup (case 5)', function ()
     console.log(`      killed at: ${reached.join(', ')}; ${jobs.length} jobs: ${[...new Set(jobs.map((j) => j.lifecycle.state))].map((s) => `${jobs.filter((j) => j.lifecycle.state === s).length} ${s}`).join(', ')}`);
   });
 
+  /** An agent that commits `i` and leaves `u<i>` untracked: work a cleanup must keep. */
+  const commandFor = (i: number) => `echo ${i} > committed.txt && git add committed.txt && git commit -q -m work && echo u${i} > untracked.txt`;
+
   it('mid-cleanup: after a restart every interrupted cleanup completes, evidence first, the unmerged branch kept', async () => {
     const c0 = sb.coordinator({ maxConcurrent: 8 });
     const jobs: JobRecord[] = [];
-    for (let i = 0; i < 6; i++) {
-      const job = await c0.start({
-        repo: sb.repo,
-        command: ['sh', '-c', `echo ${i} > committed.txt && git add committed.txt && git commit -q -m work && echo u${i} > untracked.txt`],
-      });
+    for (let i = 0; i < 5; i++) {
+      const job = await c0.start({ repo: sb.repo, title: `job ${i}`, command: ['sh', '-c', commandFor(i)] });
       jobs.push(await sb.waitEnded(job.id));
     }
     c0.dispose();
     await c0.whenIdle();
     for (const j of jobs) assert.equal(j.lifecycle.state, 'completed', j.lifecycle.detail ?? '');
 
-    const delays = [200, 450, 700, 950, 1200, 1600];
-    await Promise.all(jobs.map((j, i) => killedAfter(['cleanup', j.id, '--yes'], sb.env, delays[i])));
+    // Kill points, in the order a cleanup passes them; the last one is after the evidence was
+    // captured and before the removal finished, the one that must never lose work.
+    const capturedNotComplete = (s: Seen) => s.events.includes('cleanup-captured') && !s.events.includes('cleanup-complete');
+    const points: [string, (seen: Seen) => boolean][] = [
+      ['cleanup recorded', (s) => s.raw?.cleanup != null],
+      ['terminating', (s) => s.raw?.cleanup?.phase === 'terminating'],
+      ['capturing', (s) => s.raw?.cleanup?.phase === 'capturing'],
+      ['captured', capturedNotComplete],
+      ['removing', (s) => s.raw?.cleanup?.phase === 'removing'],
+    ];
+    const reached: string[] = [];
+    const interrupted: JobRecord[] = [];
+    let betweenCaptureAndRemoval = 0;
+    let made = 5;
+    const nextJob = async (): Promise<JobRecord> => {
+      const spare = jobs.shift();
+      if (spare) return spare;
+      const c1 = sb.coordinator({ maxConcurrent: 8 });
+      const job = await c1.start({ repo: sb.repo, command: ['sh', '-c', commandFor(made++)] });
+      const ended = await sb.waitEnded(job.id);
+      c1.dispose();
+      await c1.whenIdle();
+      return ended;
+    };
+    for (const [name, at] of points) {
+      for (let attempt = 0; attempt < ATTEMPTS_PER_POINT; attempt++) {
+        const j = await nextJob();
+        interrupted.push(j);
+        const killed = await killedWhen(['cleanup', j.id, '--yes'], sb.env, () => at(peek(sb.home, j.id)));
+        if (!killed) continue;
+        if (capturedNotComplete(peek(sb.home, j.id))) betweenCaptureAndRemoval++;
+        reached.push(name);
+        break;
+      }
+    }
+    assert.deepEqual(reached, points.map(([name]) => name), 'a kill landed at every point of a cleanup');
+    interrupted.push(...jobs.splice(0)); // spares never asked: cleaned up below like the rest
+    assert.ok(betweenCaptureAndRemoval >= 1, 'at least one cleanup was killed after the capture and before the removal finished');
 
     const c = sb.coordinator({ maxConcurrent: 8 }, { tickMs: 100 });
     await c.ready;
-    for (const j of jobs) {
+    for (const j of interrupted) {
+      const n = j.title.match(/job (\d+)/)![1];
       const now = await sb.store.read(j.id);
       // Killed before it wrote anything: nothing to resume, so the person asks again.
       if (now.cleanup === null) await c.cleanup(j.id);
       const done = await sb.waitFor(j.id, (r) => r.cleanup?.phase === 'complete', 60_000);
       assert.deepEqual(done.cleanup!.remaining, []);
       assert.equal(done.evidence?.snapshotRef, `refs/paddock/snapshots/${j.id}`);
-      assert.equal(git(sb.repo, 'show', `refs/paddock/snapshots/${j.id}:untracked.txt`), `u${jobs.indexOf(j)}`);
+      assert.equal(git(sb.repo, 'show', `refs/paddock/snapshots/${j.id}:untracked.txt`), `u${n}`);
       assert.ok(sb.branches().includes(`paddock/${j.id}`), 'the branch with an unmerged commit is kept');
-      assert.equal(git(sb.repo, 'show', `paddock/${j.id}:committed.txt`), String(jobs.indexOf(j)));
+      assert.equal(git(sb.repo, 'show', `paddock/${j.id}:committed.txt`), n);
       assert.equal(existsSync(j.worktree!), false);
       const types = (await sb.store.readTimeline(j.id)).map((e) => e.type);
-      assert.ok(types.lastIndexOf('cleanup-captured') < types.lastIndexOf('cleanup-complete'));
+      const captured = types.lastIndexOf('cleanup-captured');
+      assert.ok(captured >= 0, `${j.id}: no evidence was captured: ${types.join(',')}`);
+      assert.ok(captured < types.lastIndexOf('cleanup-complete'), `${j.id}: removal finished before the capture: ${types.join(',')}`);
     }
+    console.log(`      killed at: ${reached.join(', ')} (${interrupted.length} cleanups run)`);
     assert.deepEqual(sb.worktrees(), [sb.repo]);
   });
 });

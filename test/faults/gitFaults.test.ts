@@ -7,7 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Coordinator } from '../../src/core/coordinator';
 import { JobRecord } from '../../src/core/store';
@@ -79,8 +79,10 @@ describe('faults: git in the way of cleanup and start (cases 16, 19)', function 
   });
 
   it('a git process committing in the main repository all along: every start and cleanup succeeds or says why; nothing lost', async () => {
-    // A real concurrent writer: commits (index.lock, HEAD's ref lock) as fast as it can.
-    const writer = spawn('sh', ['-c', 'i=0; while :; do i=$((i+1)); echo $i > busy.txt; git add busy.txt 2>/dev/null && git commit -q -m "busy $i" 2>/dev/null; done'], {
+    // A real concurrent writer: commits (index.lock, HEAD's ref lock) as fast as it can, and notes
+    // outside the repository each commit git said it made.
+    const committedLog = join(sb.root, 'writer-commits.log');
+    const writer = spawn('sh', ['-c', `i=0; while :; do i=$((i+1)); echo $i > busy.txt; git add busy.txt 2>/dev/null && git commit -q -m "busy $i" 2>/dev/null && echo $i >> '${committedLog}'; done`], {
       cwd: sb.repo,
       env: sb.env,
       stdio: 'ignore',
@@ -112,8 +114,13 @@ describe('faults: git in the way of cleanup and start (cases 16, 19)', function 
     }
     // The writer's own commits are all there: Paddock took nothing from the main repository.
     const log = git(sb.repo, 'log', '--format=%s', 'main').split('\n');
-    const busy = log.filter((s) => s.startsWith('busy ')).map((s) => Number(s.slice(5)));
-    assert.ok(busy.length > 0);
+    const busy = new Set(log.filter((s) => s.startsWith('busy ')).map((s) => Number(s.slice(5))));
+    const made = readFileSync(committedLog, 'utf8').split('\n').filter(Boolean).map(Number);
+    assert.ok(made.length > 0, 'the writer committed while Paddock worked');
+    const missing = made.filter((n) => !busy.has(n));
+    assert.deepEqual(missing, [], `the writer's commits ${missing.join(', ')} are gone from main`);
+    // Killed between a commit and its note: at most that one commit is on main but not in the notes.
+    assert.ok(busy.size - made.length <= 1, `${busy.size} busy commits on main, ${made.length} noted`);
     const fsck = git(sb.repo, 'fsck', '--no-progress', '--connectivity-only');
     const dangling = fsck.split('\n').filter((l) => l.startsWith('dangling commit ')).map((l) => `${l}: ${git(sb.repo, 'log', '-1', '--format=%s', l.slice('dangling commit '.length))}`);
     assert.equal(fsck, '', dangling.join('; '));

@@ -23,7 +23,7 @@ function findTests(dir: string, out: string[] = []): string[] {
 }
 
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 120_000, reporter: 'spec' });
+  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 120_000, reporter: 'spec', forbidOnly: true });
   const grep = process.env.PADDOCK_HOST_TEST_GREP;
   if (grep) mocha.grep(grep);
   for (const file of findTests(__dirname)) mocha.addFile(file);
@@ -31,14 +31,16 @@ export function run(): Promise<void> {
   return new Promise((resolve, reject) => {
     const failures: FailureReport[] = [];
     let passed = 0;
+    let skipped = 0;
     const runner = mocha.run((failed) => {
       if (resultsFile) {
-        fs.writeFileSync(resultsFile, JSON.stringify({ passed, failed, failures }, null, 2));
+        fs.writeFileSync(resultsFile, JSON.stringify({ passed, failed, skipped, failures }, null, 2));
       }
       if (failed > 0) reject(new Error(`${failed} host test(s) failed`));
       else resolve();
     });
     runner.on('pass', () => passed++);
+    runner.on('pending', () => skipped++);
     runner.on('fail', (test, err: Error) => {
       failures.push({ title: test.fullTitle(), error: String(err?.stack ?? err) });
     });

@@ -43,7 +43,8 @@ describe('Coordinator: cleanup', function () {
     assert.deepEqual(sb.worktrees(), [sb.repo]);
     // The timeline shows capture strictly before removal.
     const types = (await sb.store.readTimeline(job.id)).map((e) => e.type);
-    assert.ok(types.indexOf('cleanup-captured') < types.indexOf('cleanup-complete'));
+    assert.ok(types.includes('cleanup-captured'), types.join(','));
+    assert.ok(types.indexOf('cleanup-captured') < types.indexOf('cleanup-complete'), types.join(','));
   });
 
   it('leaves no socket file of a SIGKILLed worker and no empty worktrees folder behind', async () => {
@@ -158,6 +159,14 @@ describe('Coordinator: cleanup', function () {
     assert.deepEqual(sb.branches(), ['main']);
   });
 
+  async function eventually(done: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+      await sleep(25);
+    }
+  }
+
   it('reports capacity blocked by incomplete cleanups once per change', async () => {
     const c = sb.coordinator({ maxConcurrent: 1 }, { tickMs: 50 });
     await c.ready;
@@ -170,11 +179,15 @@ describe('Coordinator: cleanup', function () {
     await c.cleanup(job.id);
     const queued = await c.start({ repo: sb.repo, command: ['true'] });
     assert.equal(queued.lifecycle.state, 'queued');
+    // Wait for the report itself (a loaded machine may be slow to tick), then for eight more
+    // ticks in which a repeat would show.
+    await eventually(() => events.length >= 1, 'the capacity block to be reported');
     await sleep(400);
     assert.deepEqual(events, [[`${job.id}:removing`]]);
     process.kill(holder, 'SIGKILL');
     await sb.waitFor(job.id, (j) => j.cleanup?.phase === 'complete');
     await sb.waitEnded(queued.id);
+    await eventually(() => events.length >= 2, 'the end of the block to be reported');
     await sleep(200);
     assert.deepEqual(events, [[`${job.id}:removing`], []]);
   });

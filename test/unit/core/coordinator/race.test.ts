@@ -39,17 +39,6 @@ describe('Coordinator: two coordinators on one store', function () {
     await Promise.all([a.ready, b.ready]);
     assert.equal(Number(a.isLeader) + Number(b.isLeader), 1, 'exactly one leads');
 
-    let maxActive = 0;
-    let watching = true;
-    const watcher = (async () => {
-      while (watching) {
-        const jobs = (await sb.store.list()).flatMap((e) => (e.ok ? [e.job] : []));
-        const active = jobs.filter((j) => ['starting', 'running', 'waiting', 'cancelling'].includes(j.lifecycle.state)).length;
-        maxActive = Math.max(maxActive, active);
-        await sleep(30);
-      }
-    })();
-
     // A call may fail under contention (the leader then finishes that cleanup); failures are checked below.
     const cleanups = ended.flatMap((id) => [a.cleanup(id), b.cleanup(id)]).map((p) => p.catch((err: Error) => err));
     const starts: Promise<JobRecord>[] = [];
@@ -63,10 +52,23 @@ describe('Coordinator: two coordinators on one store', function () {
     // Cleanups that lost a git lock race retry on their own; wait for all of them and all starts.
     for (const id of ended) await sb.waitFor(id, (j) => j.cleanup?.phase === 'complete', 60_000);
     for (const id of startedIds) await sb.waitEnded(id, 60_000);
-    watching = false;
-    await watcher;
-
+    // Capacity from what happened, not from samples: each start's slot is held from its move to
+    // `starting` until its move to an ended state, as the timelines record them.
+    const changes: { at: number; delta: number }[] = [];
+    for (const id of startedIds) {
+      const timeline = await sb.store.readTimeline(id);
+      const took = timeline.find((e) => e.type === 'transition' && e.to === 'starting');
+      const freed = timeline.find((e) => e.to !== undefined && isTerminalState(e.to));
+      assert.ok(took && freed, `${id}: ${timeline.map((e) => `${e.type}→${e.to}`).join(',')}`);
+      changes.push({ at: Date.parse(took.at), delta: 1 }, { at: Date.parse(freed.at), delta: -1 });
+    }
+    // A slot freed in the same millisecond as another is taken was freed first (the scheduler saw it free).
+    changes.sort((x, y) => x.at - y.at || x.delta - y.delta);
+    let active = 0;
+    let maxActive = 0;
+    for (const c of changes) maxActive = Math.max(maxActive, (active += c.delta));
     assert.ok(maxActive <= max, `capacity ${max} exceeded: ${maxActive} active at once`);
+    assert.ok(maxActive >= 2, `the starts ran side by side (at most ${maxActive} at once), so the limit was tested`);
     for (const id of ended) {
       const types = (await sb.store.readTimeline(id)).map((e) => e.type);
       assert.equal(types.filter((t) => t === 'cleanup-complete').length, 1, `${id}: ${types.join(',')}`);

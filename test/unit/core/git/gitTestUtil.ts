@@ -4,8 +4,14 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
+/** An empty HOME for every git the tests run: the person's ~/.gitconfig and ~/.config/git are never read. */
+const EMPTY_HOME = realpathSync(mkdtempSync(path.join(tmpdir(), 'paddock-git-home-')));
+process.on('exit', () => rmSync(EMPTY_HOME, { recursive: true, force: true }));
+
 const ENV = {
   ...process.env,
+  HOME: EMPTY_HOME,
+  XDG_CONFIG_HOME: path.join(EMPTY_HOME, '.config'),
   LC_ALL: 'C',
   GIT_AUTHOR_NAME: 'Test',
   GIT_AUTHOR_EMAIL: 'test@example.invalid',
@@ -14,6 +20,16 @@ const ENV = {
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_CONFIG_GLOBAL: '/dev/null',
 };
+
+/**
+ * Puts `process.env` back to `saved` in place. Assigning a new object to `process.env` would
+ * replace Node's environment object with a plain one for the rest of the run (values no longer
+ * turned into strings, `delete` no longer reaching the real environment).
+ */
+function restoreEnv(saved: NodeJS.ProcessEnv): void {
+  for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+  for (const [name, value] of Object.entries(saved)) if (value !== undefined) process.env[name] = value;
+}
 
 /** Runs git synchronously for fixtures; returns trimmed stdout. */
 export function git(cwd: string, ...args: string[]): string {
@@ -32,23 +48,27 @@ export function write(root: string, rel: string, content: string | Buffer): void
  * the sandbox is removed and any environment a test changed (GIT_DIR, say) is put back.
  */
 export function useGitSandbox(use: (sandbox: Sandbox) => void): void {
-  const savedEnv = { ...process.env };
+  let savedEnv: NodeJS.ProcessEnv = {};
   let isolatedEnv: NodeJS.ProcessEnv = {};
   let current: Sandbox | undefined;
   before(() => {
+    savedEnv = { ...process.env };
     process.env.GIT_CONFIG_GLOBAL = '/dev/null';
     process.env.GIT_CONFIG_NOSYSTEM = '1';
     isolatedEnv = { ...process.env };
   });
-  after(() => {
-    process.env = savedEnv;
-  });
+  after(() => restoreEnv(savedEnv));
   beforeEach(() => {
     current = new Sandbox();
+    // The code under test runs git with this process's environment: its HOME is the sandbox's own.
+    const home = current.path('home');
+    mkdirSync(home);
+    process.env.HOME = home;
+    process.env.XDG_CONFIG_HOME = path.join(home, '.config');
     use(current);
   });
   afterEach(() => {
-    process.env = { ...isolatedEnv };
+    restoreEnv(isolatedEnv);
     current?.dispose();
     current = undefined;
   });

@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { createConnection, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import * as fc from 'fast-check';
 import { readProcStat } from '../../../../src/core/proc';
 import { WorkerClient } from '../../../../src/core/protocol/client';
@@ -82,6 +83,53 @@ describe('control socket robustness', function () {
     await assertHealthy();
   });
 
+  it('the agent token may only hello and signal: attach, input, send, resize and stop are refused', async () => {
+    // The agent writes its token where the test can read it (as a hostile agent could), and keeps
+    // what it is typed in a file: refused input must never reach it.
+    const agent = await sb.start(['sh', '-c', 'printf %s "$PADDOCK_AGENT_TOKEN" > agent-token; stty raw -echo; cat > typed']);
+    const tokenFile = `${sb.cwd}/agent-token`;
+    await waitUntil('the agent to write its token', () => existsSync(tokenFile) && readFileSync(tokenFile, 'utf8').length > 0);
+    const agentToken = readFileSync(tokenFile, 'utf8');
+    const exec = (await sb.store.read(agent.id)).execution!;
+    assert.notEqual(agentToken, exec.socketToken);
+
+    const refusedAttach = await exchange(exec.socketPath, `${JSON.stringify({ type: 'attach', token: agentToken, cols: 80, rows: 24, readOnly: false })}\n`);
+    assert.match(refusedAttach, /this token may only signal/);
+    assert.doesNotMatch(refusedAttach, /"type":"ready"/, 'no screen was sent');
+
+    const s = await open(exec.socketPath);
+    let got = '';
+    s.on('data', (d) => (got += d.toString()));
+    const frame = (f: object) => s.write(`${JSON.stringify(f)}\n`);
+    frame({ type: 'hello', token: agentToken });
+    await waitUntil('the welcome', () => got.includes('"type":"welcome"'));
+    assert.match(got, /"role":"agent"/);
+    frame({ type: 'input', data: 'TYPED-BY-AGENT-TOKEN' });
+    frame({ type: 'send', id: 2, text: 'SENT-BY-AGENT-TOKEN' });
+    frame({ type: 'resize', cols: 33, rows: 11 });
+    frame({ type: 'stop', id: 4, force: true });
+    frame({ type: 'signal', id: 5, state: 'waiting' });
+    await waitUntil('the signal to be acknowledged', () => got.includes('"type":"ack","id":5'));
+    const answers = got.trim().split('\n').map((l) => JSON.parse(l) as { type: string; id?: number; message?: string });
+    const refusals = answers.filter((a) => a.type === 'error');
+    assert.equal(refusals.length, 4, `input, send, resize and stop are refused: ${got}`);
+    assert.deepEqual(refusals.filter((a) => a.id !== undefined).map((a) => a.id).sort(), [2, 4]);
+    assert.ok(!answers.some((a) => a.type === 'stopped' || (a.type === 'ack' && a.id !== 5)), got);
+    s.destroy();
+
+    // The agent still runs at its size, and only a viewer's input reaches it (typed after the refused ones).
+    const viewer = await WorkerClient.connect(sb.store, agent.id);
+    clients.push(viewer);
+    await viewer.attach({ cols: 80, rows: 24, readOnly: false });
+    viewer.input('FROM-VIEWER');
+    const typed = `${sb.cwd}/typed`;
+    await waitUntil('the viewer\'s input to reach the agent', () => existsSync(typed) && readFileSync(typed, 'utf8').includes('FROM-VIEWER'));
+    assert.equal(readFileSync(typed, 'utf8'), 'FROM-VIEWER');
+    const rec = await sb.store.read(agent.id);
+    assert.ok(['running', 'waiting'].includes(rec.lifecycle.state), rec.lifecycle.state);
+    assert.equal(rec.lifecycle.generation, agent.lifecycle.generation);
+  });
+
   it('requires attach or hello first', async () => {
     const got = await exchange(path, `${JSON.stringify({ type: 'input', data: 'x' })}\n`);
     assert.match(got, /first frame must be attach or hello/);
@@ -92,7 +140,8 @@ describe('control socket robustness', function () {
     assert.match(await exchange(path, '{"type": "hello", \n'), /malformed JSON/);
     assert.match(await exchange(path, `${JSON.stringify({ type: 'hello', token, extra: 1 })}\n`), /invalid message/);
     assert.match(await exchange(path, Buffer.alloc(10 * 1024 * 1024, 0x61)), /longer than/);
-    await exchange(path, randomBytes(64 * 1024)).catch(() => undefined);
+    // Random bytes hold a newline long before 64 KiB: the worker must answer the garbage and close.
+    assert.match(await exchange(path, randomBytes(64 * 1024)), /"fatal":true/);
     for (let i = 0; i < 20; i++) {
       const s = await open(path);
       if (i % 2) s.write('{"type":"att');
@@ -146,16 +195,23 @@ describe('control socket robustness', function () {
       }
       groups.push(group);
     }
-    let handled = 0;
+    let closedByWorker = 0;
+    let keptOpen = 0;
     const runGroup = async (group: string[]) => {
       const s = await open(path);
       s.resume();
       s.on('error', () => undefined);
       const closed = new Promise((r) => s.on('close', r));
       s.write(`${JSON.stringify({ type: 'attach', token, cols: 80, rows: 24, readOnly: false })}\n${group.join('\n')}\n`);
-      if (!endsConnection(group[group.length - 1])) s.end();
-      await closed;
-      handled += group.length;
+      const workerMustClose = endsConnection(group[group.length - 1]);
+      if (!workerMustClose) s.end();
+      let timer: NodeJS.Timeout | undefined;
+      const kept = new Promise((r) => (timer = setTimeout(() => r('kept'), 10_000)));
+      const outcome = await Promise.race([closed, kept]);
+      clearTimeout(timer);
+      s.destroy();
+      if (outcome === 'kept') keptOpen++;
+      else if (workerMustClose) closedByWorker++;
     };
     // Eight connections at a time.
     let next = 0;
@@ -164,11 +220,39 @@ describe('control socket robustness', function () {
         while (next < groups.length) await runGroup(groups[next++]);
       }),
     );
-    const connections = groups.length;
-    const sent = handled;
-    assert.ok(sent >= 10_000 && connections > 0);
+    // Every connection ended by a frame the worker must refuse was closed by the worker itself.
+    const mustClose = groups.filter((g) => endsConnection(g[g.length - 1])).length;
+    assert.equal(keptOpen, 0, `${keptOpen} connection(s) were kept open by the worker`);
+    assert.equal(closedByWorker, mustClose);
     await sleep(200);
     await assertHealthy();
+  });
+
+  it('a live viewer at low load gets every byte the agent printed, in order, without a resync', async () => {
+    const lines = 20_000;
+    const agent = await sb.start(['sh', '-c', `read go; seq 1 ${lines}; echo SEQ-DONE; sleep 600`]);
+    const viewer = await WorkerClient.connect(sb.store, agent.id);
+    clients.push(viewer);
+    let text = '';
+    let resyncs = 0;
+    viewer.onDidOutput((d) => (text += d));
+    viewer.onDidReady((r) => {
+      if (r.resync) resyncs++;
+    });
+    await viewer.attach({ cols: 80, rows: 24, readOnly: false });
+    await sleep(200);
+    viewer.input('go\r');
+    await waitUntil('the sequence to finish', () => text.includes('SEQ-DONE'), 60_000);
+    assert.equal(resyncs, 0, 'a viewer that keeps up is never resynced');
+    const printed = text.replace(/\r/g, '');
+    const from = printed.indexOf('\n1\n2\n3\n');
+    const expected = Array.from({ length: lines }, (_, i) => i + 1).join('\n');
+    assert.ok(from >= 0, 'the sequence started');
+    const got = printed.slice(from + 1, from + 1 + expected.length);
+    // Compare compactly: the first differing position says which byte was lost.
+    let differs = 0;
+    while (differs < expected.length && got[differs] === expected[differs]) differs++;
+    assert.equal(differs, expected.length, `the bytes differ from position ${differs}: ${JSON.stringify(got.slice(differs - 20, differs + 20))}`);
   });
 
   it('never stalls the agent for a viewer that stops reading; other viewers stay live', async () => {
