@@ -252,6 +252,55 @@ async function uiScreenshots(server, workspace, env) {
     await page.locator('.terminal-wrapper .xterm-rows', { hasText: 'answered: yes, deploy' }).first().waitFor({ timeout: 30_000 });
     await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Needs an answer' }).filter({ hasText: 'running' }).waitFor({ timeout: 30_000 });
     record('UI: Send Prompt from the command palette types into the agent, which runs again', true);
+
+    // The first five minutes: the demo agent from the palette, exactly as a newcomer runs it.
+    step = 'Start Agent with the demo profile';
+    await runPaletteCommand(page, 'Paddock: Start Agent');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'demo' }).first().waitFor({ timeout: 20_000 });
+    await quickInput.fill('demo');
+    await page.keyboard.press('Enter');
+    step = 'the demo prompt';
+    await page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).waitFor({ timeout: 20_000 });
+    await quickInput.fill('Say hello from the demo');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'Branch or commit to start from' }).waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter');
+    step = 'the demo prompt echoed in its terminal';
+    const demoScreen = page.locator('.terminal-wrapper .xterm-rows', { hasText: 'Say hello from the demo' }).first();
+    await demoScreen.waitFor({ timeout: 30_000 });
+    step = 'the demo row waiting for you, and its notification';
+    const demoRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Say hello from the demo' });
+    await demoRow.filter({ hasText: 'waiting for you' }).waitFor({ timeout: 30_000 });
+    await findNotification(page, 'Agent "Say hello from the demo" is waiting for you.');
+    step = 'answering y in the demo terminal';
+    await page.locator('.terminal-wrapper .xterm-rows', { hasText: '[y/n]' }).first().click();
+    await page.keyboard.type('y');
+    await page.keyboard.press('Enter');
+    step = 'the demo completing with a commit on its branch';
+    await demoRow.filter({ hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    const demoLog = spawnSync('git', ['log', '--all', '--format=%s'], { cwd: workspace, encoding: 'utf8' }).stdout;
+    if (!demoLog.includes('demo agent: finish Say hello from the demo')) throw new Error('the demo agent did not make its second commit');
+    record('UI: the demo agent from the palette echoes its prompt, asks (row and notification), and completes with a commit after y', true);
+
+    step = 'Start Demo Agents from the palette';
+    await runPaletteCommand(page, 'Paddock: Start Demo Agents');
+    const tour = [
+      ['Write a short note about this repository', 'waiting for you'],
+      ['Keep reading the code (runs until stopped)', 'running'],
+      ['Try something that fails', 'failed (exit 1)'],
+      ['Lose its worker (killed on purpose)', 'orphaned'],
+      ['Finish while a process uses my worktree', 'cleanup failed at removing'],
+      ['Finish and get cleaned up', 'cleaned'],
+    ];
+    for (const [title, state] of tour) {
+      step = `the demo tour's "${title}" row showing ${state}`;
+      await page.locator('.part.sidebar [role="treeitem"]', { hasText: title }).filter({ hasText: state }).first().waitFor({ timeout: 90_000 });
+    }
+    await sleep(1000);
+    const tourShot = join(resultsDir, 'demo-tour.png');
+    await page.screenshot({ path: tourShot });
+    record('UI: Start Demo Agents shows waiting, running, failed, orphaned, cleanup incomplete and cleaned rows', true);
+    console.log(`    screenshot: ${tourShot}`);
   } catch (err) {
     const file = join(resultsDir, 'ui-failure.png');
     await context.pages()[0]?.screenshot({ path: file }).catch(() => undefined);
@@ -354,7 +403,7 @@ async function main() {
     ...(grep ? { PADDOCK_HOST_TEST_GREP: grep } : {}),
   };
   Object.assign(env, prestartAgents(workspace, env));
-  const server = await startCodeServer({ workspace, env, settings: { 'paddock.maxConcurrent': 8 }, logFile: join(resultsDir, 'code-server.log') });
+  const server = await startCodeServer({ workspace, env, settings: { 'paddock.maxConcurrent': 16 }, logFile: join(resultsDir, 'code-server.log') });
   console.log(`[harness] code-server ${server.url} (pid ${server.pid}), workspace ${workspace}`);
   try {
     await runHostSuites(server, workspace, env);

@@ -105,14 +105,14 @@ describe('attached terminals', function () {
         await sleep(2000);
         assert.equal(seen.match(/queued/g)?.length, 1, 'the notice is written once, not once per retry');
         assert.ok(!/connection lost/.test(seen), 'no reconnect noise while queued');
-        await config.update('maxConcurrent', 8, vscode.ConfigurationTarget.Global);
+        await config.update('maxConcurrent', 16, vscode.ConfigurationTarget.Global);
         await waitFor('the agent to start and show its screen', () => seen.includes('viewer-test-ready') || undefined, 60_000);
       } finally {
         sub.dispose();
         attached.terminal.dispose();
       }
     } finally {
-      await config.update('maxConcurrent', 8, vscode.ConfigurationTarget.Global);
+      await config.update('maxConcurrent', 16, vscode.ConfigurationTarget.Global);
     }
   });
 
