@@ -273,7 +273,8 @@ async function uiScreenshots(server, workspace, env) {
     await demoRow.filter({ hasText: 'waiting for you' }).waitFor({ timeout: 30_000 });
     await findNotification(page, 'Agent "Say hello from the demo" is waiting for you.');
     step = 'answering y in the demo terminal';
-    await page.locator('.terminal-wrapper .xterm-rows', { hasText: '[y/n]' }).first().click();
+    // Its own terminal (the one showing the prompt), clicked near its top: a toast may cover the bottom.
+    await demoScreen.click({ position: { x: 30, y: 10 } });
     await page.keyboard.type('y');
     await page.keyboard.press('Enter');
     step = 'the demo completing with a commit on its branch';
