@@ -5,7 +5,7 @@
 //
 //   node scripts/host-test.mjs [--grep PATTERN] [--no-ui] [--no-vsix]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { format } from 'node:util';
 import { join, resolve } from 'node:path';
@@ -273,8 +273,10 @@ async function uiScreenshots(server, workspace, env) {
     await demoRow.filter({ hasText: 'waiting for you' }).waitFor({ timeout: 30_000 });
     await findNotification(page, 'Agent "Say hello from the demo" is waiting for you.');
     step = 'answering y in the demo terminal';
-    // Its own terminal (the one showing the prompt), clicked near its top: a toast may cover the bottom.
-    await demoScreen.click({ position: { x: 30, y: 10 } });
+    // Attach from its row, as a person would: its terminal comes to the front with the focus.
+    await demoRow.first().hover();
+    await demoRow.first().locator('.action-label[aria-label="Attach"], .action-label[aria-label^="Attach ("]').click();
+    await sleep(1000);
     await page.keyboard.type('y');
     await page.keyboard.press('Enter');
     step = 'the demo completing with a commit on its branch';
@@ -391,6 +393,23 @@ function stopPrestarted(env) {
   }
 }
 
+/**
+ * Everything still running for this run's store — workers, agents and their escapees, background
+ * coordinators, the demo tour's holder — carries PADDOCK_HOME in its environment: end it all, so the
+ * scratch folder can go and nothing outlives the run.
+ */
+function killStoreProcesses(home) {
+  const needle = `PADDOCK_HOME=${home}`;
+  for (const name of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(needle)) process.kill(Number(name), 'SIGKILL');
+    } catch {
+      // gone, or not ours
+    }
+  }
+}
+
 async function main() {
   provision();
   const scratch = mkdtempSync(join(tmpdir(), 'paddock-host-'));
@@ -413,8 +432,9 @@ async function main() {
     await server.stop();
   }
   stopPrestarted(env);
+  killStoreProcesses(env.PADDOCK_HOME);
   if (!args.includes('--no-vsix')) vsixInstall();
-  rmSync(scratch, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   rmSync(env.PADDOCK_RUNTIME_DIR, { recursive: true, force: true });
   if (failures.length) {
     console.log('\nHost failures:');
