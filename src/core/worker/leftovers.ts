@@ -6,7 +6,7 @@
  * agent's session (TERM, then KILL after the stop grace). The setting
  * `paddock.endLeftoversOnExit` turns it off; Stop still ends them then.
  */
-import { findByEnvMarker, sessionMembers } from '../proc';
+import { findByEnvMarker, isGoneState, sessionMembers } from '../proc';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { stopAgentProcesses, type NamedProcess } from './stopAgent';
 
@@ -15,9 +15,12 @@ export const LEFTOVER_GRACE_MS = 1000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Live processes of the agent other than its ended main process (a zombie until reaped) and this worker. */
 function leftovers(jobId: string, sid: number): number[] {
-  const pids = new Set([...findByEnvMarker(AGENT_MARKER_ENV, jobId), ...sessionMembers(sid)].map((p) => p.pid));
+  const live = [...findByEnvMarker(AGENT_MARKER_ENV, jobId), ...sessionMembers(sid)].filter((p) => !isGoneState(p.state));
+  const pids = new Set(live.map((p) => p.pid));
   pids.delete(process.pid);
+  pids.delete(sid);
   return [...pids];
 }
 
