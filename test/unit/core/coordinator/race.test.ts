@@ -43,8 +43,9 @@ describe('Coordinator: two coordinators on one store', function () {
     const cleanups = ended.flatMap((id) => [a.cleanup(id), b.cleanup(id)]).map((p) => p.catch((err: Error) => err));
     const starts: Promise<JobRecord>[] = [];
     for (let i = 0; i < 10; i++) {
-      starts.push(a.start({ repo: sb.repo, title: `a${i}`, command: ['sleep', '0.2'] }));
-      starts.push(b.start({ repo: sb.repo, title: `b${i}`, command: ['true'] }));
+      // Each agent lives a second, so slots overlap even on a slow process backend (ps/lsof) or a loaded machine.
+      starts.push(a.start({ repo: sb.repo, title: `a${i}`, command: ['sleep', '1'] }));
+      starts.push(b.start({ repo: sb.repo, title: `b${i}`, command: ['sleep', '1'] }));
     }
     const startedIds = (await Promise.all(starts)).map((j) => j.id);
     await Promise.all(cleanups);
