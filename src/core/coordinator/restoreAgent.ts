@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { failure, usageError } from '../common/errors';
+import { failure, PaddockError, usageError } from '../common/errors';
 import { restoreWorktree, type RestoreResult } from '../git';
 import { restoreBlocker } from '../operations/rules';
 import type { JobRecord, JobStore } from '../store';
@@ -28,7 +28,7 @@ export async function restoreAgent(store: JobStore, id: string, to: string | und
   try {
     result = await restoreWorktree({ repo: job.repo, snapshotRef: job.evidence!.snapshotRef!, evidenceDir, target, branch: job.branch });
   } catch (err) {
-    if (err instanceof Error && 'kind' in err) throw err;
+    if (err instanceof PaddockError) throw err;
     throw failure(`Could not restore agent ${id}: ${err instanceof Error ? err.message : String(err)}`);
   }
   await store

@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { demoAgentScript } from '../profiles/builtins';
+import { waitForJob } from '../scheduler/waitForJob';
 import type { JobRecord, JobStore, LifecycleState } from '../store';
 import type { Operations } from './operations';
 
@@ -18,16 +19,11 @@ export interface DemoTourResult {
   holderPid: number;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
+/** The change-woken wait the scheduler uses; the tour fails with a sentence if a state never comes. */
 async function waitForState(store: JobStore, id: string, states: LifecycleState[], timeoutMs = 30_000): Promise<JobRecord> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await store.read(id);
-    if (states.includes(job.lifecycle.state)) return job;
-    if (Date.now() > deadline) throw new Error(`demo agent ${id} did not become ${states.join(' or ')} (it is ${job.lifecycle.state})`);
-    await sleep(150);
-  }
+  const job = await waitForJob(store, id, (j) => states.includes(j.lifecycle.state), timeoutMs);
+  if (!states.includes(job.lifecycle.state)) throw new Error(`demo agent ${id} did not become ${states.join(' or ')} (it is ${job.lifecycle.state})`);
+  return job;
 }
 
 export async function startDemoTour(ops: Pick<Operations, 'start' | 'send' | 'cleanup'>, store: JobStore, repo: string): Promise<DemoTourResult> {

@@ -9,6 +9,7 @@ import type { CleanupReport } from '../../core/coordinator';
 import type { JobRecord } from '../../core/store/schema';
 import type { PaddockServices } from '../services';
 import { printable } from '../../core/common/printable';
+import { cleanupShortfall } from '../../core/operations/cleanupOutcome';
 
 export interface CleanupOptions {
   confirmed?: boolean;
@@ -53,22 +54,16 @@ export async function runCleanups(s: PaddockServices, jobs: JobRecord[], run: (j
       const c = report.job.cleanup;
       s.log.info(`cleanup ${job.id}: ${c?.phase ?? 'none'}${report.notes.length ? ` — ${report.notes.join('; ')}` : ''}`);
       const showLogLabel = vscode.l10n.t('Show Log');
-      if (c?.phase === 'incomplete' && c.awaitingConsent) {
-        const anywayLabel = vscode.l10n.t('Clean Up Anyway…');
-        void vscode.window
-          .showWarningMessage(printable(vscode.l10n.t('Cleanup of "{0}" stopped before removing anything: {1}', job.title, c.lastError ?? vscode.l10n.t('something would be lost'))), anywayLabel, showLogLabel)
-          .then((choice) => {
-            if (choice === anywayLabel) void vscode.commands.executeCommand('paddock.cleanUpAnyway', job.id);
-            if (choice === showLogLabel) s.log.show();
-          });
-      } else if (c?.phase === 'incomplete') {
-        const retryLabel = vscode.l10n.t('Retry Cleanup Now');
-        void vscode.window
-          .showWarningMessage(printable(vscode.l10n.t('Cleanup of "{0}" is incomplete at {1}: {2}. It retries automatically.', job.title, c.stage ?? vscode.l10n.t('an unknown stage'), c.lastError ?? vscode.l10n.t('see the log'))), retryLabel, showLogLabel)
-          .then((choice) => {
-            if (choice === retryLabel) void vscode.commands.executeCommand('paddock.retryCleanup', job.id);
-            if (choice === showLogLabel) s.log.show();
-          });
+      // The sentence is the one every door uses (core/operations/cleanupOutcome); its kind picks the action.
+      const shortfall = cleanupShortfall(c, `"${job.title}"`);
+      if (shortfall) {
+        const consent = shortfall.kind === 'awaiting-consent';
+        const actionLabel = consent ? vscode.l10n.t('Clean Up Anyway…') : vscode.l10n.t('Retry Cleanup Now');
+        const message = consent ? shortfall.sentence : `${shortfall.sentence.replace(/\.$/, '')}. ${vscode.l10n.t('It retries automatically.')}`;
+        void vscode.window.showWarningMessage(printable(message), actionLabel, showLogLabel).then((choice) => {
+          if (choice === actionLabel) void vscode.commands.executeCommand(consent ? 'paddock.cleanUpAnyway' : 'paddock.retryCleanup', job.id);
+          if (choice === showLogLabel) s.log.show();
+        });
       }
     }
     return reports;
