@@ -46,13 +46,18 @@ export async function checkRemnant(job: JobRecord, stage: Stage): Promise<void> 
 }
 
 /** 3. Removes the job's worktree; returns the note for the person. */
-export async function removeJobWorktree(job: JobRecord, worktree: string): Promise<string> {
+export async function removeJobWorktree(job: JobRecord, worktree: string, knownBlocked?: readonly string[]): Promise<string> {
   if (existsSync(worktree)) {
     const holders = await holdersOf(worktree);
     if (holders.length > 0) throw new StageFailure('removing', describeHolders(holders), holders);
     // Found before git is asked: git would delete .git and the registration, then stop half-way.
-    const { undeletable, unreadable } = await walkWorktree(worktree);
-    const blocked = [...undeletable, ...unreadable];
+    // The capture of this same attempt walked it moments ago (the agent stopped): only walk when it did not.
+    let blocked: readonly string[];
+    if (knownBlocked) blocked = knownBlocked;
+    else {
+      const walk = await walkWorktree(worktree);
+      blocked = [...walk.undeletable, ...walk.unreadable];
+    }
     if (blocked.length > 0) {
       const more = blocked.length > 3 ? ` and ${blocked.length - 3} more` : '';
       throw new StageFailure('removing', `cannot delete what is in ${blocked.slice(0, 3).join(', ')}${more} (permissions or a read-only mount); nothing was removed`, [], true);

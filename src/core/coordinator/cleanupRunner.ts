@@ -66,6 +66,12 @@ function initialRemaining(job: JobRecord): CleanupResource[] {
   return remaining;
 }
 
+/** Facts one attempt's capture found that its removal can use. */
+interface AttemptFacts {
+  /** Unlistable or undeletable folders from the capture's walk; undefined when this attempt did not capture. */
+  blocked?: string[];
+}
+
 export class CleanupRunner {
   constructor(private readonly deps: CleanupRunnerDeps) {}
 
@@ -99,10 +105,12 @@ export class CleanupRunner {
     });
     await this.timeline(job, 'cleanup-requested', request.manual ? 'cleanup requested' : 'automatic cleanup attempt');
     const notes: string[] = [];
+    // What this attempt's capture learned of the worktree, so removal does not walk it a second time.
+    const attempt: AttemptFacts = {};
     try {
       job = await this.terminate(job, notes);
-      job = await this.capture(job, notes);
-      job = await this.remove(job, notes);
+      job = await this.capture(job, notes, attempt);
+      job = await this.remove(job, notes, attempt);
       job = await this.setPhase(id, 'complete', (c) => ({
         ...c,
         remaining: [],
@@ -176,7 +184,7 @@ export class CleanupRunner {
   }
 
   /** 2. Evidence before destruction: the whole worktree to a snapshot ref, a patch, an archive and an inventory. */
-  private async capture(job: JobRecord, notes: string[]): Promise<JobRecord> {
+  private async capture(job: JobRecord, notes: string[], attempt: AttemptFacts): Promise<JobRecord> {
     const id = job.id;
     job = await this.setPhase(id, 'capturing');
     if (job.worktree === null || !job.cleanup?.remaining.includes('worktree')) return job;
@@ -209,6 +217,7 @@ export class CleanupRunner {
       const consent = err instanceof PaddockError && err.code === CONSENT_NEEDED;
       throw new StageFailure('capturing', consent ? describeError(err) : `could not capture the worktree: ${describeError(err)}`, [], false, consent);
     }
+    attempt.blocked = evidence.blocked;
     job = await this.deps.store.update(id, (j) => ({
       ...j,
       evidence: {
@@ -237,11 +246,11 @@ export class CleanupRunner {
   }
 
   /** 3–4. Remove the worktree (never under a holder), then the branch if nothing would be lost. */
-  private async remove(job: JobRecord, notes: string[]): Promise<JobRecord> {
+  private async remove(job: JobRecord, notes: string[], attempt: AttemptFacts): Promise<JobRecord> {
     const id = job.id;
     job = await this.setPhase(id, 'removing');
     if (job.worktree !== null && job.cleanup!.remaining.includes('worktree')) {
-      notes.push(await removeJobWorktree(job, job.worktree));
+      notes.push(await removeJobWorktree(job, job.worktree, attempt.blocked));
       job = await this.setPhase(id, 'removing', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'worktree'), holders: [] }));
     }
     if (job.branch !== null && job.cleanup!.remaining.includes('branch')) {

@@ -68,6 +68,8 @@ export interface CapturedEvidence {
   /** Path of the inventory (evidence/inventory.json). */
   inventory: string;
   summary: EvidenceSummary;
+  /** Folders the capture's walk found that cannot be listed or emptied: removal must not start under them. */
+  blocked: string[];
 }
 
 export const SNAPSHOT_NAMESPACE = 'refs/paddock/snapshots/';
@@ -247,6 +249,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       archive: archiveTemp ? archivePath : null,
       inventory: inventoryPath,
       summary,
+      blocked: [...walk.undeletable, ...walk.unreadable],
     };
   } finally {
     for (const t of temps) await fs.rm(t, { force: true });
