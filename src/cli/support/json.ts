@@ -59,6 +59,13 @@ export function jobJson(job: JobRecord): Record<string, unknown> {
       summary: e.summary ?? null,
     },
     recoveries: job.recoveries,
+    landing: job.landing ?? null,
+    group: job.group ?? null,
+    check: job.check ?? null,
+    usage: job.usage ?? null,
+    setup: job.setup ?? null,
+    autoApprove: job.autoApprove ?? false,
+    leftovers: job.leftovers ?? [],
   };
 }
 

@@ -151,6 +151,60 @@ export const JobSettingsSchema = z.object({
 });
 export type JobSettings = z.infer<typeof JobSettingsSchema>;
 
+/** How the agent's work was landed (issue 12): merge, squash, rebase, fast-forward, apply or pull request. */
+export const LandingSchema = z.object({
+  kind: z.enum(['merge', 'squash', 'rebase', 'ff', 'apply', 'pr']),
+  /** The branch landed on (or the main worktree's path for `apply`, the remote branch for `pr`). */
+  into: Bounded(4096),
+  /** The commit the target moved to (null for `apply`, which leaves uncommitted changes). */
+  commit: z.string().regex(/^[0-9a-f]{40,64}$/).nullable(),
+  /** The pull request's (or compare page's) URL, for `pr`. */
+  url: Bounded(2000).nullable(),
+  at: IsoTime,
+});
+export type Landing = z.infer<typeof LandingSchema>;
+
+/** Several attempts at one task (issue 14): shared by the attempts' records. */
+export const GroupSchema = z.object({
+  id: JobIdSchema,
+  title: Bounded(500),
+  /** 1-based position of this attempt in its group. */
+  index: z.number().int().min(1).max(16),
+  size: z.number().int().min(1).max(16),
+});
+export type Group = z.infer<typeof GroupSchema>;
+
+/** The repository's check command run in the worktree (issue 14). */
+export const CheckSchema = z.object({
+  state: z.enum(['queued', 'running', 'passed', 'failed']),
+  exitCode: z.number().int().nullable(),
+  durationMs: z.number().int().nonnegative().nullable(),
+  at: IsoTime,
+  /** The last lines of the check's output (redacted, capped). */
+  summary: Bounded(4000),
+});
+export type Check = z.infer<typeof CheckSchema>;
+
+/** What the agent costs (issue 13), sampled while someone looks; null where unknown. */
+export const UsageSchema = z.object({
+  cpuPercent: z.number().nonnegative().nullable(),
+  rssBytes: z.number().int().nonnegative().nullable(),
+  diskBytes: z.number().int().nonnegative().nullable(),
+  outputBytes: z.number().int().nonnegative().nullable(),
+  tokensIn: z.number().int().nonnegative().nullable(),
+  tokensOut: z.number().int().nonnegative().nullable(),
+  sampledAt: IsoTime,
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** Worktree setup (issue 13): ports given to the agent and how its setup command went. */
+export const SetupSchema = z.object({
+  ports: z.array(z.number().int().min(1).max(65535)).max(64),
+  state: z.enum(['none', 'running', 'done', 'failed']),
+  exitCode: z.number().int().nullable(),
+});
+export type Setup = z.infer<typeof SetupSchema>;
+
 export const JobRecordSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   id: JobIdSchema,
@@ -178,6 +232,16 @@ export const JobRecordSchema = z.object({
   recoveries: z.number().int().nonnegative(),
   cleanup: CleanupSchema.nullable(),
   evidence: EvidenceSchema.nullable(),
+  /** Fields added after schema version 1 are optional, so older records still read. */
+  landing: LandingSchema.nullable().optional(),
+  group: GroupSchema.nullable().optional(),
+  check: CheckSchema.nullable().optional(),
+  usage: UsageSchema.nullable().optional(),
+  setup: SetupSchema.nullable().optional(),
+  /** The agent was started with its profile's auto-approve flag (issue 16). */
+  autoApprove: z.boolean().optional(),
+  /** Processes the agent left running when its main process ended and they were not ended (issue 16). */
+  leftovers: z.array(HolderSchema).max(50).optional(),
 });
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 
