@@ -4,7 +4,7 @@
 // shared machine only ratios mean something.
 //
 //   node scripts/bench/run.mjs [--only a,b,...] [--quick] [--check]
-//   figures: throughput, latency, reattach, start, list, idle, windows, activation
+//   figures: throughput, latency, reattach, start, startMany, list, idle, windows, activation
 //
 // Prints a table and writes bench-results/latest.json. With --check it exits 1
 // when a row misses its goal (without, it only reports; a figure that could not
@@ -21,6 +21,7 @@ import { calibrateMb, throughput } from './figures/throughput.mjs';
 import { latency } from './figures/latency.mjs';
 import { reattach } from './figures/reattach.mjs';
 import { startCleanup } from './figures/startCleanup.mjs';
+import { startMany } from './figures/startMany.mjs';
 import { list } from './figures/list.mjs';
 import { idle } from './figures/idle.mjs';
 import { activation } from './figures/activation.mjs';
@@ -157,6 +158,12 @@ await figure('start', async () => {
   row({ figure: 'Cleanup incl. evidence vs worktree remove + branch -D', unit: 'ms', paddock: r.paddockCleanup, baseline: r.rawCleanup, goal: report('(info: the capture alone costs more)') });
   const floor = r.rawCleanup.map((v, i) => v + r.rawCapture[i]);
   row({ figure: 'Cleanup vs raw git doing the same evidence + removal', unit: 'ms', paddock: r.paddockCleanup, baseline: floor, goal: ratioAtMost(1.3) });
+  return r;
+});
+
+await figure('startMany', async () => {
+  const r = await startMany({ repeats: quick ? 1 : 3, agents: 10 });
+  row({ figure: `Start ${r.agents} agents at once (capacity ${r.agents}), 5,000-file repo, to the last first output`, unit: 'ms', paddock: r.paddock, baseline: r.raw, goal: ratioAtMost(1.5), note: `baseline: ${r.agents} \`git worktree add\` + spawn side by side` });
   return r;
 });
 

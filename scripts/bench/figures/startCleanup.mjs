@@ -15,11 +15,11 @@ import { applyChangeSet, bigRepo } from '../lib/repo.mjs';
 const execFileP = promisify(execFile);
 const now = () => performance.timeOrigin + performance.now();
 
-function agentScript(stamp) {
+export function agentScript(stamp) {
   return `date +%s%N > ${stamp}.tmp && mv ${stamp}.tmp ${stamp}; echo started; exec sleep 600`;
 }
 
-async function stampOf(stamp, timeoutMs = 30_000) {
+export async function stampOf(stamp, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(stamp)) {
     if (Date.now() > deadline) throw new Error('the agent did not start');
@@ -55,7 +55,7 @@ async function rawCapture(repo, wt, i, patchFile) {
  * refs, and reading the repository's pack and index back into the page cache
  * makes every run start from a repository and a disk in the same state.
  */
-async function sameStartingState(repo) {
+export async function sameStartingState(repo) {
   for (const ref of (await execFileP('git', ['for-each-ref', '--format=%(refname)', 'refs/raw/'], { cwd: repo })).stdout.split('\n').filter(Boolean)) {
     await execFileP('git', ['update-ref', '-d', ref], { cwd: repo });
   }
