@@ -92,6 +92,7 @@ async function repoState(repo) {
  * out from a machine that is only busier or colder.
  */
 async function probe(repo) {
+  if (!existsSync('/usr/bin/time')) return null;
   const wt = join(tempDir('probe'), 'wt');
   const { stderr } = await execFileP('/usr/bin/time', ['-f', 'TIME %e %U %S %F', 'git', 'worktree', 'add', '-q', '--detach', wt, 'HEAD'], { cwd: repo });
   await execFileP('git', ['worktree', 'remove', '--force', wt], { cwd: repo });

@@ -2,11 +2,14 @@
 // `--check` applies both come from it. A row may hold several goals (all must
 // hold), or an informational one that never fails.
 
+/** 1 → "1.0", 1.25 → "1.25": ratios always show a decimal. */
+const ratioText = (x) => (Number.isInteger(x) ? x.toFixed(1) : String(x));
+
 /** paddock / baseline at most `max` (e.g. 1.2 → "≤ 1.2×"). */
-export const ratioAtMost = (max) => ({ text: `≤ ${max}×`, pass: (r) => r.paddock / r.baseline <= max });
+export const ratioAtMost = (max) => ({ text: `≤ ${ratioText(max)}×`, pass: (r) => r.paddock / r.baseline <= max });
 
 /** paddock / baseline at least `min` (throughput: higher is better). */
-export const ratioAtLeast = (min) => ({ text: `≥ ${min}×`, pass: (r) => r.paddock / r.baseline >= min });
+export const ratioAtLeast = (min) => ({ text: `≥ ${ratioText(min)}×`, pass: (r) => r.paddock / r.baseline >= min });
 
 /** paddock − baseline at most `max` in the row's unit. */
 export const deltaAtMost = (max, unit) => ({ text: `≤ +${max} ${unit}`, shows: 'delta', pass: (r) => r.paddock - r.baseline <= max });
