@@ -68,6 +68,23 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.deepEqual((await sb.store.read(done.id)).leftovers, []);
     });
 
+    it('Stop also ends a listed process that dropped the marker, by its pid and start time', async () => {
+      assert.equal(sb.env.PADDOCK_PROCESS_BACKEND, backend);
+      const c = sb.coordinator({ endLeftoversOnExit: false });
+      // Stays in the agent's session (ignoring the hangup) without PADDOCK_JOB_ID in its environment.
+      const job = await c.start({ repo: sb.repo, command: ['sh', '-c', '(trap "" HUP; exec env -u PADDOCK_JOB_ID sleep 603) & sleep 0.3; exit 0'] });
+      const done = await sb.waitEnded(job.id);
+      const [listed] = done.leftovers ?? [];
+      assert.equal(listed?.command, 'sleep 603', JSON.stringify(done.leftovers));
+      assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', done.id), [], 'not findable by the marker');
+      const report = await c.stop(done.id);
+      assert.equal(report.stopped, true, report.reason ?? '');
+      assert.deepEqual(report.ended.map((p) => p.pid), [listed.pid]);
+      const stat = readProcStat(listed.pid);
+      assert.ok(!stat || stat.startTime !== listed.startTime || stat.state === 'Z', 'the listed process is gone');
+      assert.deepEqual((await sb.store.read(done.id)).leftovers, []);
+    });
+
     it('one that exits on its own leaves the list at the next read; a reused pid is never shown as one of them', async () => {
       const { done } = await agentWithDaemons();
       const [first, second] = done.leftovers!;
