@@ -6,7 +6,7 @@ import { openStore, withCoordinator } from '../support/session';
 
 export const startCommand = defineCommand({
   name: 'start',
-  usage: 'paddock start [--repo DIR] [--title TEXT] [--base REF] [--profile NAME] [--prompt TEXT] [--json] [-- COMMAND [ARGS...]]',
+  usage: 'paddock start [--repo DIR] [--title TEXT] [--base REF] [--profile NAME] [--prompt TEXT] [--auto-approve] [--json] [-- COMMAND [ARGS...]]',
   summary: 'Start an agent in a new worktree and branch (the profile’s command, or COMMAND).',
   options: {
     repo: { type: 'string' },
@@ -14,6 +14,8 @@ export const startCommand = defineCommand({
     base: { type: 'string' },
     profile: { type: 'string' },
     prompt: { type: 'string' },
+    // The agent acts without asking (its profile's flag, e.g. claude --dangerously-skip-permissions).
+    'auto-approve': { type: 'boolean' },
     json: { type: 'boolean' },
   },
   positionals: [],
@@ -27,6 +29,7 @@ export const startCommand = defineCommand({
         base: values.base,
         profile: values.profile,
         prompt: values.prompt,
+        autoApprove: values['auto-approve'],
         command,
       }),
     );

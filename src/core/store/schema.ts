@@ -90,6 +90,16 @@ export type CleanupResource = z.infer<typeof CleanupResourceSchema>;
 export const HolderSchema = z.object({ pid: z.number().int().positive(), command: Bounded(500) });
 export type Holder = z.infer<typeof HolderSchema>;
 
+/**
+ * A process the agent left running. Its start time and boot id tell it from a later
+ * process that reuses the pid: readers drop an entry whose process is gone (docs/store.md).
+ */
+export const LeftoverSchema = HolderSchema.extend({
+  startTime: z.number().int().nonnegative().optional(),
+  bootId: z.string().max(64).optional(),
+});
+export type Leftover = z.infer<typeof LeftoverSchema>;
+
 export const CleanupSchema = z.object({
   phase: CleanupPhaseSchema,
   remaining: z.array(CleanupResourceSchema),
@@ -241,7 +251,7 @@ export const JobRecordSchema = z.object({
   /** The agent was started with its profile's auto-approve flag (issue 16). */
   autoApprove: z.boolean().optional(),
   /** Processes the agent left running when its main process ended and they were not ended (issue 16). */
-  leftovers: z.array(HolderSchema).max(50).optional(),
+  leftovers: z.array(LeftoverSchema).max(50).optional(),
 });
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { describeError, failure } from '../common/errors';
 import { readProcStat } from '../proc';
-import { ExecutionClaim, JobRecord, JobStore, LifecycleState, OutputLog, Redactor } from '../store';
+import { ExecutionClaim, JobRecord, JobStore, Leftover, LifecycleState, OutputLog, Redactor } from '../store';
 import { secretEnvNames } from '../store/secretEnv';
 import { checkSocketPath, ensureRuntimeDir, runtimeDirFor, socketFileName } from '../protocol/runtimeDir';
 import { trimScreen } from '../protocol/screenText';
@@ -20,7 +20,8 @@ import { buildAgentEnv, describeExit, loadNodePty, Pty, type PtyModule, spawnAge
 import { prependPath, writeLauncher } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { describeSurvivors, stopAgentProcesses } from './stopAgent';
-import { endLeftovers } from './leftovers';
+import { endLeftovers, listLeftovers } from './leftovers';
+import { processCount } from '../operations/leftovers';
 import { WaitingDetector } from './waiting';
 import { ExecutionRecord } from './executionRecord';
 
@@ -31,7 +32,11 @@ export interface AgentWorkerOptions {
   nodePtyPath?: string;
   env: NodeJS.ProcessEnv;
   log: (message: string) => void;
-  /** How long the final screen stays available to connected viewers after the agent ended. */
+  /**
+   * How long the worker may stay after the agent ended for connected clients
+   * (viewers, a stop requester) to take the exit and the final screen. It ends
+   * as soon as none is connected: at once when nobody is.
+   */
   lingerMs?: number;
 }
 
@@ -304,16 +309,21 @@ export class AgentWorker extends Disposable implements AgentSession {
     if (this.stopPromise) return; // the stop path records `cancelled`
     const ok = info.code === 0 && !info.signal;
     let detail = ok ? 'exit 0' : info.signal ? `killed by ${info.signal}` : `exit ${info.code}`;
+    let leftovers: Leftover[] | undefined;
     if (this.job.settings.endLeftoversOnExit !== false && this.pty) {
       const left = await endLeftovers({ jobId: this.id, sid: this.pty.pid, graceMs: Math.min(this.job.settings.stopGraceMs, 5000) });
-      if (left.ended > 0) detail += `; ended ${left.ended} process${left.ended === 1 ? '' : 'es'} it left running`;
+      if (left.ended > 0) detail += `; ended ${processCount(left.ended)} it left running`;
       if (left.survivors.length > 0) detail += `; still running: ${describeSurvivors(left.survivors)}`;
+    } else if (this.pty) {
+      // Left to the person: listed on the record (and the row) until Stop ends them or they exit.
+      leftovers = await listLeftovers({ jobId: this.id, sid: this.pty.pid });
+      if (leftovers.length > 0) detail += `; left ${processCount(leftovers.length)} running`;
     }
-    await this.finish(ok ? 'completed' : 'failed', info, detail).catch((err) => this.opts.log(describeError(err)));
+    await this.finish(ok ? 'completed' : 'failed', info, detail, undefined, leftovers).catch((err) => this.opts.log(describeError(err)));
   }
 
   /** Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker. */
-  private finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>): Promise<StopOutcome> {
+  private finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[]): Promise<StopOutcome> {
     this.finishing ??= (async () => {
       this.exitInfo = info;
       this.waiting?.dispose();
@@ -322,15 +332,15 @@ export class AgentWorker extends Disposable implements AgentSession {
       this.saveFinalScreen();
       const linger = this.opts.lingerMs ?? 2000;
       try {
-        await this.record.transition(state, { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null });
+        await this.record.transition(state, { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null }, undefined, leftovers);
       } catch (err) {
         // Not durable: say so to a stop requester; readers will judge the job once this worker is gone.
         this.server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state: this.record.state });
-        setTimeout(() => void this.shutDown(), linger).unref?.();
+        this.shutDownWhenUnwatched(linger);
         throw failure(`The agent ended, but its ${state} state could not be recorded: ${describeError(err, 300)}`);
       }
       this.server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state });
-      setTimeout(() => void this.shutDown(), linger).unref?.();
+      this.shutDownWhenUnwatched(linger);
       return { state, escalated: outcome?.escalated ?? false, survivors: outcome?.survivors ?? [] };
     })();
     return this.finishing;
@@ -350,7 +360,28 @@ export class AgentWorker extends Disposable implements AgentSession {
     }
   }
 
+  /**
+   * Ends the worker once no client is connected, or after `lingerMs` at the latest. A fixed linger
+   * kept every worker 2 s after its agent ended, also with nobody to see the final screen: after a
+   * cleanup the worker outlived "Cleaned up" by 1–3 s (docs/reliability.md).
+   */
+  private shutDownWhenUnwatched(lingerMs: number): void {
+    const timer = setTimeout(() => void this.shutDown(), lingerMs);
+    timer.unref?.();
+    const whenNobody = () => {
+      if (this.server.connectionCount > 0) return;
+      clearTimeout(timer);
+      void this.shutDown();
+    };
+    this._register(this.server.onDidCloseConnection(whenNobody));
+    whenNobody();
+  }
+
+  private shuttingDown = false;
+
   private async shutDown(): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
     this.server.dispose();
     await this.record.settled();
     this.record.freeze();

@@ -18,6 +18,8 @@ export interface StartAgentOptions {
   profile?: string;
   base?: string;
   command?: string[];
+  /** Start with the profile's auto-approve arguments; asked (when the profile has them) if not given. */
+  autoApprove?: boolean;
   openTerminal?: boolean;
 }
 
@@ -58,7 +60,19 @@ async function ask(s: PaddockServices, given: StartAgentOptions): Promise<(Start
   if (given.command) return { ...given, repo };
 
   const settings = coordinatorSettings();
+  // The approvals step is shown only for a profile that has an auto-approve flag.
+  const hasApprovalStep = (name: string | undefined): boolean => {
+    if (name === undefined || given.autoApprove !== undefined) return false;
+    try {
+      return resolveProfile(name, settings.profiles, process.env).autoApprove !== null;
+    } catch {
+      return false; // an unknown or invalid profile: the start refuses it with the reason
+    }
+  };
   let profile = given.profile;
+  let total = 3 + Number(hasApprovalStep(profile ?? settings.defaultProfile));
+  let step = 1;
+  const title = () => vscode.l10n.t('Start Agent ({0}/{1})', step++, total);
   if (!profile) {
     const names = profileNames(settings.profiles, process.env);
     const items = names.map((name) => {
@@ -71,15 +85,23 @@ async function ask(s: PaddockServices, given: StartAgentOptions): Promise<(Start
       };
     });
     items.sort((a, b) => Number(b.picked) - Number(a.picked));
-    const chosen = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Which agent should run?'), title: vscode.l10n.t('Start Agent ({0}/{1})', 1, 3) });
+    const chosen = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Which agent should run?'), title: title() });
     if (!chosen) return undefined;
     profile = chosen.label;
+    total = 3 + Number(hasApprovalStep(profile));
+  }
+
+  let autoApprove = given.autoApprove;
+  const chosenProfile: string = profile;
+  if (hasApprovalStep(chosenProfile)) {
+    autoApprove = await askApprovals(resolveProfile(chosenProfile, settings.profiles, process.env).autoApprove!, title());
+    if (autoApprove === undefined) return undefined;
   }
 
   let prompt = given.prompt;
   if (prompt === undefined) {
     prompt = await vscode.window.showInputBox({
-      title: vscode.l10n.t('Start Agent ({0}/{1})', 2, 3),
+      title: title(),
       prompt: vscode.l10n.t('What should the agent do? This is its prompt and the agent\'s title.'),
       placeHolder: vscode.l10n.t('e.g. Fix the flaky date test in src/util'),
       ignoreFocusOut: true,
@@ -92,14 +114,29 @@ async function ask(s: PaddockServices, given: StartAgentOptions): Promise<(Start
   let base = given.base;
   if (base === undefined) {
     base = await vscode.window.showInputBox({
-      title: vscode.l10n.t('Start Agent ({0}/{1})', 3, 3),
+      title: title(),
       prompt: vscode.l10n.t('Branch or commit to start from (empty: the current HEAD).'),
       placeHolder: 'HEAD',
       ignoreFocusOut: true,
     });
     if (base === undefined) return undefined;
   }
-  return { ...given, repo, profile, prompt: prompt || undefined, title: given.title ?? (prompt || undefined), base: base.trim() || undefined };
+  return { ...given, repo, profile, autoApprove, prompt: prompt || undefined, title: given.title ?? (prompt || undefined), base: base.trim() || undefined };
+}
+
+/** Asks before acting (the default, first) or auto-approve, with its risk in one line; undefined: cancelled. */
+async function askApprovals(flags: readonly string[], title: string): Promise<boolean | undefined> {
+  const items = [
+    { label: vscode.l10n.t('Ask before acting'), description: vscode.l10n.t('default'), detail: vscode.l10n.t('The agent asks you before it edits files or runs commands.'), autoApprove: false },
+    {
+      label: vscode.l10n.t('Auto-approve'),
+      description: flags.join(' '),
+      detail: vscode.l10n.t('Risk: it edits files and runs any command without asking, including what a file or web page it reads tells it to.'),
+      autoApprove: true,
+    },
+  ];
+  const chosen = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Should the agent ask before acting?'), title });
+  return chosen?.autoApprove;
 }
 
 async function pickRepo(s: PaddockServices): Promise<string | undefined> {

@@ -18,6 +18,7 @@ import {
   canStop,
   hasLiveWorktree,
 } from '../../core/operations/rules';
+import { leftoversInWords } from '../../core/operations/leftovers';
 
 export interface AgentLook {
   description: string;
@@ -140,14 +141,19 @@ export function lookOf(job: JobRecord, now: number): AgentLook {
       rank = 2;
     }
   }
+  // What the person should know at a glance besides the state: what still runs, and that it acts without asking.
+  const notes = [leftoversInWords(job), job.autoApprove ? AUTO_APPROVE_MARKER : undefined].filter((n): n is string => n !== undefined);
   return {
-    description: cleanup ? `${parts[0]} · ${cleanup}` : parts.join(' · '),
+    description: [...(cleanup ? [parts[0], cleanup] : parts), ...notes].join(' · '),
     iconId,
     colorId,
     rank,
     contextValue: `agent:${state}:${capabilitiesOf(job).join('.')}`,
   };
 }
+
+/** The row's marker of an agent started with its profile's auto-approve flag. */
+export const AUTO_APPROVE_MARKER = 'auto-approve';
 
 function ended(state: LifecycleState): boolean {
   return isTerminalState(state);
@@ -198,6 +204,8 @@ export function tooltipMarkdown(job: JobRecord, now: number): string {
     row('Exit code', l.exitCode),
     row('Signal', l.signal),
     row('Detail', l.detail),
+    row('Auto-approve', job.autoApprove ? 'on: the agent acts without asking for approval' : null),
+    row('Left running', job.leftovers?.length ? job.leftovers.map((p) => `pid ${p.pid} (${p.command})`).join(', ') : null),
   ];
   if (c) {
     lines.push(
