@@ -140,6 +140,16 @@ function holder(v: unknown): Obj {
   return { pid: int(i.pid, 1), command: str(i.command, 500) };
 }
 
+const LEFTOVER_KEYS = keys('pid', 'command', 'startTime', 'bootId');
+
+function leftover(v: unknown): Obj {
+  const i = obj(v, LEFTOVER_KEYS);
+  const out: Obj = { pid: int(i.pid, 1), command: str(i.command, 500) };
+  optional(out, i, 'startTime', (x) => int(x, 0));
+  optional(out, i, 'bootId', (x) => str(x, 64));
+  return out;
+}
+
 const CLEANUP_KEYS = keys(
   'phase',
   'remaining',
@@ -358,7 +368,7 @@ function jobRecord(v: unknown): Obj {
   optional(out, i, 'usage', (x) => nullable(x, usage));
   optional(out, i, 'setup', (x) => nullable(x, setup));
   optional(out, i, 'autoApprove', bool);
-  optional(out, i, 'leftovers', (x) => arr(x, 50, holder));
+  optional(out, i, 'leftovers', (x) => arr(x, 50, leftover));
   return out;
 }
 
@@ -369,6 +379,7 @@ export const KNOWN_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
   ExecutionSchema: EXECUTION_KEYS,
   LaunchSchema: LAUNCH_KEYS,
   HolderSchema: HOLDER_KEYS,
+  LeftoverSchema: LEFTOVER_KEYS,
   CleanupSchema: CLEANUP_KEYS,
   EvidenceSchema: EVIDENCE_KEYS,
   EvidenceSummarySchema: SUMMARY_KEYS,

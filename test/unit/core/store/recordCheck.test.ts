@@ -100,7 +100,7 @@ function fullRecord(): Record<string, unknown> {
     usage: { cpuPercent: 12.5, rssBytes: 1e8, diskBytes: null, outputBytes: 5000, tokensIn: 10, tokensOut: null, sampledAt: '2026-12-03T09:04:00.000Z' },
     setup: { ports: [3000, 65535], state: 'done', exitCode: 0 },
     autoApprove: true,
-    leftovers: [holder],
+    leftovers: [holder, { pid: 4242, command: 'codex app-server', startTime: 123456, bootId: '0b4f1c2e-boot' }],
   };
 }
 
