@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from '../git/classify';
+import { WorktreeSettingsSchema } from '../repoConfig/worktreeConfig';
 import { STORE_POLICY_KEYS, StorePolicy, StorePolicySchema } from '../store/policy';
 
 export const CoordinatorSettingsSchema = z.object({
@@ -25,6 +26,10 @@ export const CoordinatorSettingsSchema = z.object({
   endLeftoversOnExit: z.boolean(),
   regenerable: StorePolicySchema.shape.regenerable.unwrap(),
   archiveLimitMB: StorePolicySchema.shape.archiveLimitMB.unwrap(),
+  /** `paddock.worktree.*`: merged over the repository's `.paddock.json` (these win). */
+  worktree: WorktreeSettingsSchema,
+  /** The window's workspace is trusted: `.paddock.json` commands may run without `paddock allow`. */
+  workspaceTrusted: z.boolean(),
 });
 export type CoordinatorSettings = z.infer<typeof CoordinatorSettingsSchema>;
 
@@ -39,6 +44,8 @@ export const DEFAULT_SETTINGS: CoordinatorSettings = {
   endLeftoversOnExit: true,
   regenerable: [...DEFAULT_REGENERABLE],
   archiveLimitMB: DEFAULT_ARCHIVE_LIMIT / (1024 * 1024),
+  worktree: {},
+  workspaceTrusted: false,
 };
 
 export type SettingsProvider = () => Partial<CoordinatorSettings>;

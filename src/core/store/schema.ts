@@ -116,6 +116,8 @@ export const CleanupSchema = z.object({
   dropUnarchivable: z.boolean().optional(),
   /** Capture stopped because something would be lost: only the person can move it on. */
   awaitingConsent: z.boolean().optional(),
+  /** The teardown command succeeded: later attempts do not run it again. */
+  teardownDone: z.boolean().optional(),
 });
 export type Cleanup = z.infer<typeof CleanupSchema>;
 
@@ -148,6 +150,18 @@ export const JobSettingsSchema = z.object({
   recoveryLimit: z.number().int().min(0).max(100),
   /** End what the agent left running when its main process ends (absent: yes). */
   endLeftoversOnExit: z.boolean().optional(),
+  /** Worktree setup decided at start (issue 13): files brought in, commands run (absent: none). */
+  worktree: z
+    .object({
+      copy: z.array(Bounded(1024)).max(200),
+      link: z.array(Bounded(1024)).max(200),
+      /** Run in the worktree before the agent, until it has succeeded once. */
+      setup: Bounded(8192).nullable(),
+      setupTimeoutSeconds: z.number().int().min(1).max(86_400),
+      /** Run in the worktree in cleanup's terminating stage, before evidence is captured. */
+      teardown: Bounded(8192).nullable(),
+    })
+    .optional(),
 });
 export type JobSettings = z.infer<typeof JobSettingsSchema>;
 
