@@ -5,6 +5,7 @@
  * table to drift): an agent holds its block until its cleanup is complete, or
  * when it ended without ever getting a worktree.
  */
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
 import type { PortRange } from '../repoConfig/worktreeConfig';
@@ -42,6 +43,7 @@ export function firstFreeBlock(used: ReadonlySet<number>, count: number, range: 
 /** Gives agent `id` a block of `count` ports and records it (`setup.ports`); returns the block. */
 export async function allocatePorts(store: JobStore, id: string, count: number, range: PortRange): Promise<number[]> {
   if (count <= 0) return [];
+  await fs.mkdir(path.join(store.home, path.dirname(PORTS_LOCK)), { recursive: true, mode: 0o700 });
   return withLock(path.join(store.home, PORTS_LOCK), 'the port allocation', DEFAULT_LOCK_OPTIONS, async (guard) => {
     const used = new Set<number>();
     for (const entry of await store.list()) {

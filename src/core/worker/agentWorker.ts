@@ -441,6 +441,10 @@ export class AgentWorker extends Disposable implements AgentSession {
   private async doStop(force: boolean): Promise<StopOutcome> {
     const pty = this.pty;
     if (!pty) {
+      // starting → cancelled is not a legal step: the record says the stop first.
+      if (this.record.state === 'starting') {
+        await this.record.transition('cancelling', { detail: force ? 'force stop requested' : 'stop requested' }).catch(() => undefined);
+      }
       const setup = this.setupCommand;
       if (setup) {
         // Stopped during setup: its processes end first, then the record says so.
