@@ -14,11 +14,16 @@ import { applyChangeSet, bigRepo } from '../lib/repo.mjs';
 const execFileP = promisify(execFile);
 const now = () => performance.timeOrigin + performance.now();
 
+/** The agent: stamps the time it started (ns) as its first act, then idles. */
+export function stampScript(stamp) {
+  return agentScript(stamp);
+}
+
 function agentScript(stamp) {
   return `date +%s%N > ${stamp}.tmp && mv ${stamp}.tmp ${stamp}; echo started; exec sleep 600`;
 }
 
-async function stampOf(stamp, timeoutMs = 30_000) {
+export async function stampOf(stamp, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(stamp)) {
     if (Date.now() > deadline) throw new Error('the agent did not start');
