@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from '../git/classify';
-import { WorktreeSettingsSchema } from '../repoConfig/worktreeConfig';
+import { WorktreeSettings, WorktreeSettingsSchema } from '../repoConfig/worktreeConfig';
 import { STORE_POLICY_KEYS, StorePolicy, StorePolicySchema } from '../store/policy';
 
 export const CoordinatorSettingsSchema = z.object({
@@ -63,9 +63,21 @@ export function resolveSettings(provider: SettingsProvider | undefined, policy?:
     const value = given[key];
     if (value === undefined) continue;
     const field = CoordinatorSettingsSchema.shape[key];
-    if (field.safeParse(value).success) out[key] = value;
+    if (key === 'worktree') out[key] = validWorktreeKeys(value);
+    else if (field.safeParse(value).success) out[key] = value;
   }
   return out as CoordinatorSettings;
+}
+
+/** `paddock.worktree.*` key by key: one bad value falls back to its default without dropping the others. */
+function validWorktreeKeys(value: unknown): WorktreeSettings {
+  const out: Record<string, unknown> = {};
+  if (typeof value !== 'object' || value === null) return out;
+  for (const [key, field] of Object.entries(WorktreeSettingsSchema.shape)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined && field.safeParse(v).success) out[key] = v;
+  }
+  return out as WorktreeSettings;
 }
 
 /** The store-wide part of what a provider gives (only valid values), to be written to the store's policy. */

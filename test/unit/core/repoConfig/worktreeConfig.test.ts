@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstFreeBlock } from '../../../../src/core/coordinator/ports';
+import { resolveSettings } from '../../../../src/core/coordinator/settings';
 import { RepoConfigSchema } from '../../../../src/core/repoConfig/paddockJson';
 import { DEFAULT_SETUP_TIMEOUT_SECONDS, mergeWorktreeConfig, parsePortRange } from '../../../../src/core/repoConfig/worktreeConfig';
 
@@ -60,5 +61,14 @@ describe('worktree config', () => {
     assert.equal(schema.additionalProperties, false);
     const pkg = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { contributes: { jsonValidation: { fileMatch: string; url: string }[] } };
     assert.deepEqual(pkg.contributes.jsonValidation, [{ fileMatch: '.paddock.json', url: './resources/paddock.schema.json' }]);
+  });
+});
+
+describe('paddock.worktree.* through the coordinator settings', () => {
+  it('keeps the valid keys when one is bad, and drops what is not an object', () => {
+    const settings = resolveSettings(() => ({ worktree: { copy: ['.env'], setupTimeoutSeconds: 0, ports: 2, setup: 42 } as never }));
+    assert.deepEqual(settings.worktree, { copy: ['.env'], ports: 2 });
+    assert.deepEqual(resolveSettings(() => ({ worktree: 'nonsense' as never })).worktree, {});
+    assert.equal(resolveSettings(undefined).workspaceTrusted, false);
   });
 });
