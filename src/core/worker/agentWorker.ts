@@ -287,10 +287,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.record.timeline('setup', `setup started: ${command}`);
     const outcome = await run.done;
     this.setupCommand = undefined;
-    if (this.stopPromise) {
-      await setState('failed', outcome.code, null);
-      return false;
-    }
+    if (this.stopPromise) return false; // the stop records the setup's end and the agent's
     if (outcome.code === 0 && !outcome.signal && !outcome.timedOut) {
       this.writeScreen(`\x1b[2m──── setup done ────\x1b[0m\r\n`);
       this.record.timeline('setup', 'setup done');
@@ -451,6 +448,10 @@ export class AgentWorker extends Disposable implements AgentSession {
         this.record.timeline('stop', `ending the setup (session ${setup.pid})`);
         await setup.end();
         const ended = await Promise.race([setup.done, sleep(5000).then(() => null)]);
+        // Not done: a retry runs it again.
+        await this.record
+          .update((j) => ({ ...j, setup: { ports: j.setup?.ports ?? [], state: 'failed', exitCode: ended?.code ?? null } }))
+          .catch(() => undefined);
         return this.finish('cancelled', { code: ended?.code ?? null, signal: ended?.signal ?? null }, 'stopped during setup');
       }
       return this.finish('cancelled', { code: null, signal: null }, 'stopped before the agent started');

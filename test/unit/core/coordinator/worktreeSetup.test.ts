@@ -110,6 +110,7 @@ describe('Coordinator: worktree setup', function () {
     const ended = await sb.waitEnded(job.id);
     assert.equal(ended.lifecycle.state, 'cancelled');
     assert.equal(ended.lifecycle.detail, 'stopped during setup');
+    assert.equal(ended.setup?.state, 'failed', 'not done: a retry runs it again');
     assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), []);
     assert.doesNotMatch(await log(job.id), /AGENT-RAN/);
   });
