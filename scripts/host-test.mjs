@@ -112,6 +112,28 @@ function seedScreenshotAgents(workspace, env) {
 }
 
 /**
+ * Issue 13: a repository whose `.paddock.json` (allowed with `paddock allow`) runs a slow setup; the
+ * new agent's row reads "setting up" while it runs. The file goes again right after, so the steps
+ * that follow start agents without it.
+ */
+async function screenshotSettingUp(page, workspace, env) {
+  const file = join(workspace, '.paddock.json');
+  writeFileSync(file, `${JSON.stringify({ setup: 'echo installing dependencies; sleep 25' })}\n`);
+  try {
+    runCli(workspace, env, 'allow');
+    runCli(workspace, env, 'start', '--title', 'Add a settings page', '--', 'bash', '-c', 'echo ready; sleep 600');
+  } finally {
+    rmSync(file, { force: true });
+  }
+  await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'setting up' }).first().waitFor({ timeout: 30_000 });
+  await sleep(1000);
+  const shot = join(resultsDir, 'agents-setting-up.png');
+  await page.screenshot({ path: shot });
+  record('UI: an agent reads "setting up" while its worktree setup runs', true);
+  console.log(`    screenshot: ${shot}`);
+}
+
+/**
  * Opens the real workbench with Paddock loaded, shows its view with agents in
  * several states, attaches a terminal to one, and saves screenshots. Fails if
  * the view or the terminal does not render.
@@ -147,6 +169,9 @@ async function uiScreenshots(server, workspace, env) {
     await page.screenshot({ path: treeShot });
     record('UI: the Agents view renders agents in several states', true);
     console.log(`    screenshot: ${treeShot}`);
+
+    step = 'an agent setting up its worktree';
+    await screenshotSettingUp(page, workspace, env);
 
     step = 'an attached terminal';
     const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' });

@@ -4,7 +4,7 @@
 // shared machine only ratios mean something.
 //
 //   node scripts/bench/run.mjs [--only a,b,...] [--quick] [--check]
-//   figures: throughput, latency, reattach, start, startMany, list, idle, windows, activation
+//   figures: throughput, latency, reattach, start, startMany, startCopy, list, idle, windows, activation
 //
 // Prints a table and writes bench-results/latest.json. With --check it exits 1
 // when a row misses its goal (without, it only reports; a figure that could not
@@ -22,6 +22,7 @@ import { latency } from './figures/latency.mjs';
 import { reattach } from './figures/reattach.mjs';
 import { startCleanup } from './figures/startCleanup.mjs';
 import { startMany } from './figures/startMany.mjs';
+import { startCopy } from './figures/startCopy.mjs';
 import { list } from './figures/list.mjs';
 import { idle } from './figures/idle.mjs';
 import { activation } from './figures/activation.mjs';
@@ -164,6 +165,12 @@ await figure('start', async () => {
 await figure('startMany', async () => {
   const r = await startMany({ repeats: quick ? 1 : 3, agents: 10 });
   row({ figure: `Start ${r.agents} agents at once (capacity ${r.agents}), 5,000-file repo, to the last first output`, unit: 'ms', paddock: r.paddock, baseline: r.raw, goal: ratioAtMost(1.5), note: `baseline: ${r.agents} \`git worktree add\` + spawn side by side` });
+  return r;
+});
+
+await figure('startCopy', async () => {
+  const r = await startCopy({ repeats: quick ? 2 : 5 });
+  row({ figure: `Start with ${r.mb} MB of ignored files copied vs git worktree add + cp -r`, unit: 'ms', paddock: r.paddock, baseline: r.raw, goal: ratioAtMost(1.2), note: '5,000-file repo, 200 files + .env via .paddock.json' });
   return r;
 });
 

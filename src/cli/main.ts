@@ -32,6 +32,7 @@ export const COMMANDS: Readonly<Record<string, () => CliCommand>> = {
   restore: () => (require('./commands/restore') as typeof import('./commands/restore')).restoreCommand,
   coordinate: () => (require('./commands/coordinate') as typeof import('./commands/coordinate')).coordinateCommand,
   signal: () => (require('./commands/signal') as typeof import('./commands/signal')).signalCommand,
+  allow: () => (require('./commands/allow') as typeof import('./commands/allow')).allowCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

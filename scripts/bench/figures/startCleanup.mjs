@@ -15,6 +15,7 @@ import { applyChangeSet, bigRepo } from '../lib/repo.mjs';
 const execFileP = promisify(execFile);
 const now = () => performance.timeOrigin + performance.now();
 
+/** The agent: stamps the time it started (ns) as its first act, then idles. */
 export function agentScript(stamp) {
   return `date +%s%N > ${stamp}.tmp && mv ${stamp}.tmp ${stamp}; echo started; exec sleep 600`;
 }

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from '../git/classify';
+import { WorktreeSettings, WorktreeSettingsSchema } from '../repoConfig/worktreeConfig';
 import { STORE_POLICY_KEYS, StorePolicy, StorePolicySchema } from '../store/policy';
 
 export const CoordinatorSettingsSchema = z.object({
@@ -25,6 +26,10 @@ export const CoordinatorSettingsSchema = z.object({
   endLeftoversOnExit: z.boolean(),
   regenerable: StorePolicySchema.shape.regenerable.unwrap(),
   archiveLimitMB: StorePolicySchema.shape.archiveLimitMB.unwrap(),
+  /** `paddock.worktree.*`: merged over the repository's `.paddock.json` (these win). */
+  worktree: WorktreeSettingsSchema,
+  /** The window's workspace is trusted: `.paddock.json` commands may run without `paddock allow`. */
+  workspaceTrusted: z.boolean(),
 });
 export type CoordinatorSettings = z.infer<typeof CoordinatorSettingsSchema>;
 
@@ -39,6 +44,8 @@ export const DEFAULT_SETTINGS: CoordinatorSettings = {
   endLeftoversOnExit: true,
   regenerable: [...DEFAULT_REGENERABLE],
   archiveLimitMB: DEFAULT_ARCHIVE_LIMIT / (1024 * 1024),
+  worktree: {},
+  workspaceTrusted: false,
 };
 
 export type SettingsProvider = () => Partial<CoordinatorSettings>;
@@ -56,9 +63,21 @@ export function resolveSettings(provider: SettingsProvider | undefined, policy?:
     const value = given[key];
     if (value === undefined) continue;
     const field = CoordinatorSettingsSchema.shape[key];
-    if (field.safeParse(value).success) out[key] = value;
+    if (key === 'worktree') out[key] = validWorktreeKeys(value);
+    else if (field.safeParse(value).success) out[key] = value;
   }
   return out as CoordinatorSettings;
+}
+
+/** `paddock.worktree.*` key by key: one bad value falls back to its default without dropping the others. */
+function validWorktreeKeys(value: unknown): WorktreeSettings {
+  const out: Record<string, unknown> = {};
+  if (typeof value !== 'object' || value === null) return out;
+  for (const [key, field] of Object.entries(WorktreeSettingsSchema.shape)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined && field.safeParse(v).success) out[key] = v;
+  }
+  return out as WorktreeSettings;
 }
 
 /** The store-wide part of what a provider gives (only valid values), to be written to the store's policy. */

@@ -12,6 +12,8 @@ import { runtimeDirFor } from '../protocol/runtimeDir';
 import { removeRequestEnv, sealRequestEnv } from '../coordinator/requestEnv';
 import { restoreAgent } from '../coordinator/restoreAgent';
 import { planStart, StartRequest } from '../coordinator/startPlan';
+import { allocatePorts } from '../coordinator/ports';
+import { planWorktreeSetup, recordedWorktreeSettings } from '../coordinator/worktreeSetupPlan';
 import { branchNameFor, worktreePathFor } from '../coordinator/worktreePath';
 import { isTerminalState, JobRecord } from '../store/schema';
 import { OperationContext, okJobs, withJobLock } from './context';
@@ -49,6 +51,8 @@ export class Operations {
     } catch (err) {
       throw usageError(describeError(err));
     }
+    // `.paddock.json` and the settings; an untrusted file's commands refuse the start here, before anything exists.
+    const worktreeSetup = await planWorktreeSetup(repo, settings, store.home);
     let job = await store.create({
       title: plan.title,
       repo,
@@ -60,7 +64,7 @@ export class Operations {
       command: plan.command,
       cwd: repo,
       envNames: Object.keys(plan.env).sort(),
-      settings: plan.settings,
+      settings: { ...plan.settings, worktree: recordedWorktreeSettings(worktreeSetup) },
       autoApprove: plan.autoApprove,
     });
     const id = job.id;
@@ -70,6 +74,7 @@ export class Operations {
       assertRunnable(plan.command[0], { ...env, ...plan.env }, repo);
       // Before the worktree is assigned (until then no pump launches it): whoever launches it runs it with this.
       await sealRequestEnv(store.jobDir(id), id, { ...env, ...plan.env }, runtimeDirFor(env));
+      await allocatePorts(store, id, worktreeSetup.ports, worktreeSetup.portRange);
       const worktree = worktreePathFor(repo, id, settings.worktreeRoot);
       job = await store.update(id, (j) => ({ ...j, baseSha, worktree, branch: branchNameFor(id), cwd: worktree }));
     } catch (err) {

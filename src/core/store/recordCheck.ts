@@ -168,6 +168,7 @@ const CLEANUP_KEYS = keys(
   'archiveLimitBytes',
   'dropUnarchivable',
   'awaitingConsent',
+  'teardownDone',
 );
 function cleanup(v: unknown): Obj {
   const i = obj(v, CLEANUP_KEYS);
@@ -190,6 +191,7 @@ function cleanup(v: unknown): Obj {
   optional(out, i, 'archiveLimitBytes', (x) => int(x, 0));
   optional(out, i, 'dropUnarchivable', bool);
   optional(out, i, 'awaitingConsent', bool);
+  optional(out, i, 'teardownDone', bool);
   return out;
 }
 
@@ -235,7 +237,7 @@ function evidence(v: unknown): Obj {
   return out;
 }
 
-const SETTINGS_KEYS = keys('stopGraceMs', 'waitingPattern', 'idleSeconds', 'resumeArgs', 'secretEnvNames', 'autoRestart', 'recoveryLimit', 'endLeftoversOnExit');
+const SETTINGS_KEYS = keys('stopGraceMs', 'waitingPattern', 'idleSeconds', 'resumeArgs', 'secretEnvNames', 'autoRestart', 'recoveryLimit', 'endLeftoversOnExit', 'worktree');
 function settings(v: unknown): Obj {
   const i = obj(v, SETTINGS_KEYS);
   const out: Obj = {
@@ -248,7 +250,20 @@ function settings(v: unknown): Obj {
     recoveryLimit: int(i.recoveryLimit, 0, 100),
   };
   optional(out, i, 'endLeftoversOnExit', bool);
+  optional(out, i, 'worktree', worktreeSettings);
   return out;
+}
+
+const WORKTREE_SETTINGS_KEYS = keys('copy', 'link', 'setup', 'setupTimeoutSeconds', 'teardown');
+function worktreeSettings(v: unknown): Obj {
+  const i = obj(v, WORKTREE_SETTINGS_KEYS);
+  return {
+    copy: arr(i.copy, 200, (x) => str(x, 1024)),
+    link: arr(i.link, 200, (x) => str(x, 1024)),
+    setup: nullable(i.setup, (x) => str(x, 8192)),
+    setupTimeoutSeconds: int(i.setupTimeoutSeconds, 1, 86_400),
+    teardown: nullable(i.teardown, (x) => str(x, 8192)),
+  };
 }
 
 const LANDING_KEYS = keys('kind', 'into', 'commit', 'url', 'at');
@@ -385,6 +400,7 @@ export const KNOWN_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
   EvidenceSummarySchema: SUMMARY_KEYS,
   LostEntrySchema: LOST_KEYS,
   JobSettingsSchema: SETTINGS_KEYS,
+  WorktreeSettingsSchema: WORKTREE_SETTINGS_KEYS,
   LandingSchema: LANDING_KEYS,
   GroupSchema: GROUP_KEYS,
   CheckSchema: CHECK_KEYS,

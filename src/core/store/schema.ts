@@ -126,6 +126,8 @@ export const CleanupSchema = z.object({
   dropUnarchivable: z.boolean().optional(),
   /** Capture stopped because something would be lost: only the person can move it on. */
   awaitingConsent: z.boolean().optional(),
+  /** The teardown command succeeded: later attempts do not run it again. */
+  teardownDone: z.boolean().optional(),
 });
 export type Cleanup = z.infer<typeof CleanupSchema>;
 
@@ -146,6 +148,18 @@ export const EvidenceSchema = z.object({
 });
 export type Evidence = z.infer<typeof EvidenceSchema>;
 
+/** Worktree setup decided at start (issue 13), kept on the job so retry and cleanup need no config. */
+export const WorktreeSettingsSchema = z.object({
+  copy: z.array(Bounded(1024)).max(200),
+  link: z.array(Bounded(1024)).max(200),
+  /** Run in the worktree before the agent, until it has succeeded once. */
+  setup: Bounded(8192).nullable(),
+  setupTimeoutSeconds: z.number().int().min(1).max(86_400),
+  /** Run in the worktree in cleanup's terminating stage, before evidence is captured. */
+  teardown: Bounded(8192).nullable(),
+});
+export type WorktreeSettings = z.infer<typeof WorktreeSettingsSchema>;
+
 /** Per-job settings resolved from the profile at start, so retry and the worker need no config. */
 export const JobSettingsSchema = z.object({
   stopGraceMs: z.number().int().min(0).max(600_000),
@@ -158,6 +172,8 @@ export const JobSettingsSchema = z.object({
   recoveryLimit: z.number().int().min(0).max(100),
   /** End what the agent left running when its main process ends (absent: yes). */
   endLeftoversOnExit: z.boolean().optional(),
+  /** Worktree setup decided at start (issue 13): files brought in, commands run (absent: none). */
+  worktree: WorktreeSettingsSchema.optional(),
 });
 export type JobSettings = z.infer<typeof JobSettingsSchema>;
 

@@ -72,6 +72,11 @@ function since(iso: string | null, now: number): string | undefined {
 
 export function stateInWords(job: JobRecord): string {
   const { state, exitCode, signal } = job.lifecycle;
+  // The worktree's setup command runs before the agent: say so rather than a bare "starting".
+  if (state === 'starting' && job.setup?.state === 'running') return 'setting up';
+  if (state === 'failed' && job.setup?.state === 'failed' && job.lifecycle.startedAt === null) {
+    return job.setup.exitCode !== null ? `setup failed (exit ${job.setup.exitCode})` : 'setup failed';
+  }
   if (state === 'failed') {
     if (signal) return `failed (${signal})`;
     if (exitCode !== null) return `failed (exit ${exitCode})`;

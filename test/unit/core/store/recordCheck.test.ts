@@ -30,6 +30,7 @@ function fullRecord(): Record<string, unknown> {
       autoRestart: true,
       recoveryLimit: 3,
       endLeftoversOnExit: false,
+      worktree: { copy: ['.env'], link: ['node_modules'], setup: 'npm ci', setupTimeoutSeconds: 600, teardown: null },
     },
     lifecycle: {
       state: 'completed',
@@ -74,6 +75,7 @@ function fullRecord(): Record<string, unknown> {
       archiveLimitBytes: 100_000_000,
       dropUnarchivable: false,
       awaitingConsent: true,
+      teardownDone: false,
     },
     evidence: {
       patch: '/tmp/home/jobs/abc123def/evidence/changes.patch',
