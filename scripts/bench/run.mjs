@@ -4,7 +4,7 @@
 // shared machine only ratios mean something.
 //
 //   node scripts/bench/run.mjs [--only a,b,...] [--quick]
-//   figures: throughput, latency, reattach, start, list, idle, windows, activation
+//   figures: throughput, latency, reattach, start, list, idle, windows, activation, merge
 //
 // Prints a table and writes bench-results/latest.json. Uses temp PADDOCK_HOME
 // and PADDOCK_RUNTIME_DIR dirs and removes every process and dir it made.
@@ -22,6 +22,7 @@ import { list } from './figures/list.mjs';
 import { idle } from './figures/idle.mjs';
 import { activation } from './figures/activation.mjs';
 import { windows } from './figures/windows.mjs';
+import { merge } from './figures/merge.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -156,6 +157,12 @@ await figure('start', async () => {
   row({ figure: 'Cleanup incl. evidence vs worktree remove + branch -D', unit: 'ms', paddock: r.paddockCleanup, baseline: r.rawCleanup, kind: 'ratio', goal: 1.5, goalText: '≤ 1.5×' });
   const floor = r.rawCleanup.map((v, i) => v + r.rawCapture[i]);
   row({ figure: 'Cleanup vs raw git doing the same evidence + removal', unit: 'ms', paddock: r.paddockCleanup, baseline: floor, kind: 'ratio', goal: 1.5, goalText: '(info) ≤ 1.5×' });
+  return r;
+});
+
+await figure('merge', async () => {
+  const r = await merge({ repeats: quick ? 3 : 7 });
+  row({ figure: 'Merge of an agent branch (true merge), 5,000-file repo, vs git merge', unit: 'ms', paddock: r.paddock, baseline: r.raw, kind: 'ratio', goal: 1.5, goalText: '≤ 1.5×' });
   return r;
 });
 
