@@ -15,17 +15,21 @@ import { firstLine, runGit } from './runGit';
 export async function assertTargetLandable(repo: string, branch: string): Promise<string | null> {
   const worktree = await worktreeOfBranch(repo, branch);
   if (worktree === null) return null;
-  const busy = await operationInProgress(worktree);
+  const [busy, { tracked }] = await Promise.all([operationInProgress(worktree), localChanges(worktree, 'no')]);
   if (busy) throw failure(`Branch ${branch} is checked out in ${worktree} with ${busy} in progress; finish or abort it first — nothing was changed.`, 'TARGET_DIRTY');
-  const { tracked } = await localChanges(worktree);
   if (tracked.length > 0) {
     throw failure(`Branch ${branch} is checked out in ${worktree} with uncommitted changes (${fewPaths(tracked)}); commit or stash them yourself first — nothing was changed.`, 'TARGET_DIRTY');
   }
   return worktree;
 }
 
-export async function advanceBranch(repo: string, branch: string, from: string, to: string, reason: string): Promise<void> {
-  const worktree = await assertTargetLandable(repo, branch);
+/**
+ * `checkedOut`: the result of `assertTargetLandable` the caller got just before (the worktree, or null),
+ * so a large worktree's status is not read twice; a change made since is still safe: a fast-forward
+ * keeps changes to other files and refuses, as a whole, to overwrite one.
+ */
+export async function advanceBranch(repo: string, branch: string, from: string, to: string, reason: string, checkedOut?: string | null): Promise<void> {
+  const worktree = checkedOut !== undefined ? checkedOut : await assertTargetLandable(repo, branch);
   if (worktree === null) {
     const res = await runGit(['update-ref', '-m', reason, `refs/heads/${branch}`, to, from], { cwd: repo, allowFailure: true });
     if (res.code !== 0) throw failure(`Branch ${branch} moved while the landing was prepared (${firstLine(res.stderr)}); nothing was changed, try again.`, 'TARGET_MOVED');

@@ -28,9 +28,13 @@ export interface LocalChanges {
   untracked: string[];
 }
 
-/** What `git status` reports in `worktree`; read-only (no index refresh written). */
-export async function localChanges(worktree: string): Promise<LocalChanges> {
-  const res = await runGit(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames'], { cwd: worktree, env: { GIT_OPTIONAL_LOCKS: '0' } });
+/**
+ * What `git status` reports in `worktree`; read-only (no index refresh written). `untracked`:
+ * every untracked file (`all`, needed to compare paths), folders as one entry (`normal`, enough to
+ * tell whether there are any), or none (`no`, the cheapest on a large tree).
+ */
+export async function localChanges(worktree: string, untrackedFiles: 'all' | 'normal' | 'no' = 'all'): Promise<LocalChanges> {
+  const res = await runGit(['status', '--porcelain=v1', '-z', `--untracked-files=${untrackedFiles}`, '--no-renames'], { cwd: worktree, env: { GIT_OPTIONAL_LOCKS: '0' } });
   const tracked: string[] = [];
   const untracked: string[] = [];
   for (const field of res.stdout.split('\0')) {

@@ -35,7 +35,7 @@ export function uncommittedWorkMessage(job: JobRecord): string {
 /** Whether the agent's worktree holds uncommitted work (tracked changes or untracked files). */
 export async function hasUncommittedWork(job: JobRecord): Promise<boolean> {
   if (!hasLiveWorktree(job) || !job.worktree || !existsSync(job.worktree)) return false;
-  const changes = await localChanges(job.worktree);
+  const changes = await localChanges(job.worktree, 'normal');
   return changes.tracked.length + changes.untracked.length > 0;
 }
 
