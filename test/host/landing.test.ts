@@ -42,7 +42,11 @@ describe('landing from the Agents view', function () {
     const commit = 'echo landed > landed.txt; git add landed.txt; git -c user.name=t -c user.email=t@t commit -qm "agent: landed.txt"';
     await vscode.workspace.getConfiguration('paddock').update(
       'profiles',
-      { hostland: { command: 'bash', args: ['-c', commit] }, hostapply: { command: 'bash', args: ['-c', 'echo applied > applied.txt'] } },
+      {
+        hostland: { command: 'bash', args: ['-c', commit] },
+        hostland2: { command: 'bash', args: ['-c', commit.replace(/landed/g, 'again')] },
+        hostapply: { command: 'bash', args: ['-c', 'echo applied > applied.txt'] },
+      },
       vscode.ConfigurationTarget.Global,
     );
   });
@@ -73,6 +77,25 @@ describe('landing from the Agents view', function () {
     assert.equal(record.landing?.kind, 'ff');
     assert.equal(record.landing?.into, 'main');
     assert.equal(record.landing?.commit, tip);
+  });
+
+  it('paddock.cleanUpAfterLanding "always": the landed agent is cleaned up and its branch deleted as safe', async () => {
+    const config = vscode.workspace.getConfiguration('paddock');
+    await config.update('cleanUpAfterLanding', 'always', vscode.ConfigurationTarget.Global);
+    try {
+      const job = await startAgent('hostland2');
+      const result = (await vscode.commands.executeCommand('paddock.merge', job.id, { strategy: 'squash', confirmed: true })) as { kind: string };
+      assert.equal(result.kind, 'squash', JSON.stringify(result));
+      const cleaned = await waitFor('the landed agent to be cleaned up', async () => {
+        const r = await ext.store.read(job.id);
+        return r.cleanup?.phase === 'complete' ? r : undefined;
+      }, 60_000);
+      assert.match(cleaned.cleanup?.branchOutcome ?? '', /deleted/);
+      assert.equal(git(workspace, 'branch', '--list', job.branch!), '', 'the squashed branch is gone');
+      assert.equal(git(workspace, 'log', '-1', '--format=%s', 'main'), 'land via hostland2');
+    } finally {
+      await config.update('cleanUpAfterLanding', undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 
   it('Apply to Workspace: the changes show in the Source Control view, uncommitted', async () => {
