@@ -329,6 +329,28 @@ async function uiScreenshots(server, workspace, env) {
     await page.screenshot({ path: tourShot });
     record('UI: Start Demo Agents shows waiting, running, failed, orphaned, cleanup incomplete and cleaned rows', true);
     console.log(`    screenshot: ${tourShot}`);
+
+    // Merge into Base from the row's Land submenu: the strategy pick, then the modal that says what happens.
+    step = 'the Land submenu on the completed demo row';
+    const landRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Say hello from the demo' }).first();
+    await landRow.click({ button: 'right' });
+    await page.locator('.monaco-menu .action-label', { hasText: /^Land$/ }).first().hover();
+    await page.locator('.monaco-menu .action-label', { hasText: 'Merge into Base…' }).first().click();
+    step = 'the merge strategy pick';
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Squash and Merge' }).first().waitFor({ timeout: 20_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Merge/ }).first().click();
+    step = 'the merge confirmation';
+    await dialog.waitFor({ timeout: 20_000 });
+    const mergeText = await dialog.innerText();
+    if (!/Merge "Say hello from the demo" into main\?/.test(mergeText) || !/On a conflict nothing changes/.test(mergeText)) {
+      throw new Error(`the merge dialog does not say what happens: ${mergeText}`);
+    }
+    await sleep(500);
+    const mergeShot = join(resultsDir, 'merge-confirmation.png');
+    await page.screenshot({ path: mergeShot });
+    await page.keyboard.press('Escape');
+    record('UI: Merge into Base from the row\'s Land submenu picks a strategy and confirms in a modal saying what happens', true);
+    console.log(`    screenshot: ${mergeShot}`);
   } catch (err) {
     const file = join(resultsDir, 'ui-failure.png');
     await context.pages()[0]?.screenshot({ path: file }).catch(() => undefined);

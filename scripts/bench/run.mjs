@@ -4,7 +4,7 @@
 // shared machine only ratios mean something.
 //
 //   node scripts/bench/run.mjs [--only a,b,...] [--quick] [--check]
-//   figures: throughput, latency, reattach, start, startMany, startCopy, list, idle, windows, activation
+//   figures: throughput, latency, reattach, start, startMany, startCopy, list, idle, windows, activation, merge
 //
 // Prints a table and writes bench-results/latest.json. With --check it exits 1
 // when a row misses its goal (without, it only reports; a figure that could not
@@ -27,6 +27,7 @@ import { list } from './figures/list.mjs';
 import { idle } from './figures/idle.mjs';
 import { activation } from './figures/activation.mjs';
 import { windows } from './figures/windows.mjs';
+import { merge } from './figures/merge.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -171,6 +172,12 @@ await figure('startMany', async () => {
 await figure('startCopy', async () => {
   const r = await startCopy({ repeats: quick ? 2 : 5 });
   row({ figure: `Start with ${r.mb} MB of ignored files copied vs git worktree add + cp -r`, unit: 'ms', paddock: r.paddock, baseline: r.raw, goal: ratioAtMost(1.2), note: '5,000-file repo, 200 files + .env via .paddock.json' });
+  return r;
+});
+
+await figure('merge', async () => {
+  const r = await merge({ repeats: quick ? 3 : 7 });
+  row({ figure: 'Merge of an agent branch (true merge), 5,000-file repo, vs git merge', unit: 'ms', paddock: r.paddock, baseline: r.raw, goal: ratioAtMost(1.5) });
   return r;
 });
 

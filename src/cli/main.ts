@@ -33,6 +33,12 @@ export const COMMANDS: Readonly<Record<string, () => CliCommand>> = {
   coordinate: () => (require('./commands/coordinate') as typeof import('./commands/coordinate')).coordinateCommand,
   signal: () => (require('./commands/signal') as typeof import('./commands/signal')).signalCommand,
   allow: () => (require('./commands/allow') as typeof import('./commands/allow')).allowCommand,
+  merge: () => (require('./commands/merge') as typeof import('./commands/merge')).mergeCommand,
+  update: () => (require('./commands/update') as typeof import('./commands/update')).updateCommand,
+  apply: () => (require('./commands/apply') as typeof import('./commands/apply')).applyCommand,
+  pr: () => (require('./commands/pr') as typeof import('./commands/pr')).prCommand,
+  forget: () => (require('./commands/forget') as typeof import('./commands/forget')).forgetCommand,
+  prune: () => (require('./commands/prune') as typeof import('./commands/prune')).pruneCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -80,3 +80,9 @@ export type NotificationKind = 'waiting' | 'failed' | 'cleanup';
 export function notificationsEnabled(kind: NotificationKind): boolean {
   return config().get<boolean>(`notifications.${kind}`, true);
 }
+
+/** After a landing: `ask` (offer Clean Up), `always` (clean up at once) or `never`. */
+export function cleanUpAfterLanding(): 'ask' | 'always' | 'never' {
+  const value = config().get<string>('cleanUpAfterLanding', 'ask');
+  return value === 'always' || value === 'never' ? value : 'ask';
+}

@@ -30,6 +30,12 @@ import { failure } from '../common/errors';
 import { stopLocked } from '../operations/stop';
 
 export type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from '../operations/types';
+import type { ApplyReport } from '../operations/apply';
+import type { LandingChoices } from '../operations/landingPrep';
+import type { MergeReport, MergeRequest } from '../operations/merge';
+import type { PrunePlanItem, PruneReport, PruneRequest } from '../operations/prune';
+import type { PullRequestReport, PullRequestRequest } from '../operations/pullRequest';
+import type { UpdateReport, UpdateRequest } from '../operations/update';
 export type { CapacityBlockEvent } from '../scheduler/scheduler';
 
 export interface CoordinatorOptions {
@@ -210,6 +216,34 @@ export class Coordinator extends Disposable {
 
   cleanup(id: string, opts: CleanupOptions = {}): Promise<CleanupReport> {
     return this.operations.cleanup(id, opts);
+  }
+
+  merge(id: string, req?: MergeRequest): Promise<MergeReport> {
+    return this.operations.merge(id, req);
+  }
+
+  update(id: string, req?: UpdateRequest): Promise<UpdateReport> {
+    return this.operations.update(id, req);
+  }
+
+  apply(id: string, choices?: Pick<LandingChoices, 'running'>): Promise<ApplyReport> {
+    return this.operations.apply(id, choices);
+  }
+
+  pullRequest(id: string, req?: PullRequestRequest): Promise<PullRequestReport> {
+    return this.operations.pullRequest(id, req);
+  }
+
+  forget(id: string): Promise<void> {
+    return this.operations.forget(id);
+  }
+
+  planPrune(req?: PruneRequest): Promise<PrunePlanItem[]> {
+    return this.operations.planPrune(req);
+  }
+
+  prune(plan: readonly PrunePlanItem[], req?: PruneRequest): Promise<PruneReport> {
+    return this.operations.prune(plan, req);
   }
 
   restore(id: string, to?: string): Promise<RestoreResult> {

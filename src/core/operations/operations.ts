@@ -23,6 +23,15 @@ import { retryCleanupBlocker } from './rules';
 import { sendToAgent } from './send';
 import { stopLocked } from './stop';
 import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from './types';
+import { applyLocked, type ApplyReport } from './apply';
+import { forgetLocked } from './forget';
+import type { LandingChoices } from './landingPrep';
+import { mergeLocked, type MergeReport, type MergeRequest } from './merge';
+import { planPrune, prune, type PrunePlanItem, type PruneReport, type PruneRequest } from './prune';
+import { pullRequestLocked, type PullRequestReport, type PullRequestRequest } from './pullRequest';
+import { updateLocked, type UpdateReport, type UpdateRequest } from './update';
+import { sweepLandingWorktrees } from '../git';
+import { landingScratch } from './merge';
 
 /** The scheduler, as the operations see it. */
 export interface Launcher {
@@ -186,6 +195,54 @@ export class Operations {
   async restore(id: string, to?: string): Promise<RestoreResult> {
     await this.ctx.store.read(id);
     return withJobLock(this.ctx.store, id, 'restore', () => restoreAgent(this.ctx.store, id, to));
+  }
+
+  // ------------------------------------------------------------ landing (issue 12)
+
+  /** Lands the agent's branch on its base or `into` (merge, squash, rebase, fast-forward only). */
+  merge(id: string, req: MergeRequest = {}): Promise<MergeReport> {
+    return this.landing(id, 'merge', () => mergeLocked(this.ctx, id, req));
+  }
+
+  /** Brings the base into the agent's branch inside its worktree (a conflict stays there to resolve). */
+  update(id: string, req: UpdateRequest = {}): Promise<UpdateReport> {
+    return this.landing(id, 'update', () => updateLocked(this.ctx, id, req));
+  }
+
+  /** The agent's whole diff as uncommitted changes in the main worktree. */
+  apply(id: string, choices: Pick<LandingChoices, 'running'> = {}): Promise<ApplyReport> {
+    return this.landing(id, 'apply', () => applyLocked(this.ctx, id, choices));
+  }
+
+  /** Pushes the branch and opens a pull request (or gives the compare page). */
+  pullRequest(id: string, req: PullRequestRequest = {}): Promise<PullRequestReport> {
+    return this.landing(id, 'open a pull request for', () => pullRequestLocked(this.ctx, id, req));
+  }
+
+  /** Remove from List: forgets a cleaned agent. */
+  async forget(id: string): Promise<void> {
+    await withJobLock(this.ctx.store, id, 'forget', () => forgetLocked(this.ctx, id));
+    this.ctx.changed(id);
+  }
+
+  planPrune(req: PruneRequest = {}): Promise<PrunePlanItem[]> {
+    return planPrune(this.ctx, req);
+  }
+
+  async prune(plan: readonly PrunePlanItem[], req: PruneRequest = {}): Promise<PruneReport> {
+    const report = await prune(this.ctx, plan, req);
+    for (const id of report.forgotten) this.ctx.changed(id);
+    return report;
+  }
+
+  /** Every landing: leftover temporary worktrees of dead processes go first, then the work under the job's lock. */
+  private async landing<T>(id: string, what: string, fn: () => Promise<T>): Promise<T> {
+    await sweepLandingWorktrees(landingScratch(this.ctx), (m) => this.ctx.log(m));
+    try {
+      return await withJobLock(this.ctx.store, id, what, fn);
+    } finally {
+      this.ctx.changed(id);
+    }
   }
 
   /**

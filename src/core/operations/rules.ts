@@ -69,6 +69,39 @@ export function restoreBlocker(job: JobRecord): string | null {
   return `Agent ${job.id} has no saved evidence to restore from; it has not been cleaned up.`;
 }
 
+/**
+ * Landing (merge, squash, rebase, apply, pull request) needs the agent's
+ * branch: not before the agent has one, not while a cleanup is removing it,
+ * not after a cleanup deleted it. (The operation also checks the branch exists in git.)
+ */
+export function landBlocker(job: JobRecord): string | null {
+  if (job.branch === null || job.worktree === null) return `Agent ${job.id} has no branch of its own to land.`;
+  if (job.lifecycle.state === 'queued') return `Agent ${job.id} has not started yet; there is nothing to land.`;
+  const c = job.cleanup;
+  if (c && c.phase !== 'complete') return `Agent ${job.id} is being cleaned up (${c.phase}); land it after the cleanup finishes.`;
+  if (c && /deleted/.test(c.branchOutcome ?? '')) return `Agent ${job.id}'s branch was deleted by its cleanup; restore it first to land its work.`;
+  return null;
+}
+
+/** Update from Base works in the agent's worktree, which must still be there. */
+export function updateBlocker(job: JobRecord): string | null {
+  if (job.branch === null || !hasLiveWorktree(job)) return `Agent ${job.id} has no worktree to update.`;
+  if (job.lifecycle.state === 'queued') return `Agent ${job.id} has not started yet.`;
+  if (job.cleanup !== null) return `Agent ${job.id} is being cleaned up; its worktree cannot be updated.`;
+  return null;
+}
+
+/** Remove from List: only an agent whose cleanup is complete (nothing of it is left but its record and evidence). */
+export function forgetBlocker(job: JobRecord): string | null {
+  if (job.cleanup?.phase === 'complete') return null;
+  return `Agent ${job.id} has not been cleaned up; clean it up before removing it from the list.`;
+}
+
+/** Landing an agent that is still running takes a decision: stop it first, or land what is there now. */
+export function isLive(job: JobRecord): boolean {
+  return !isEnded(job) && job.lifecycle.state !== 'queued';
+}
+
 export const canAttach = (job: JobRecord): boolean => attachBlocker(job) === null;
 export const canSend = (job: JobRecord): boolean => sendBlocker(job) === null;
 export const canStop = (job: JobRecord): boolean => stopBlocker(job) === null;
@@ -77,5 +110,8 @@ export const canCleanUp = (job: JobRecord): boolean => cleanupBlocker(job) === n
 export const canRetryCleanup = (job: JobRecord): boolean => retryCleanupBlocker(job) === null;
 export const canCleanUpAnyway = (job: JobRecord): boolean => consentBlocker(job) === null;
 export const canRestore = (job: JobRecord): boolean => restoreBlocker(job) === null;
+export const canLand = (job: JobRecord): boolean => landBlocker(job) === null;
+export const canUpdate = (job: JobRecord): boolean => updateBlocker(job) === null;
+export const canForget = (job: JobRecord): boolean => forgetBlocker(job) === null;
 /** The worktree is still there to open, diff or copy from. */
 export const hasLiveWorktree = (job: JobRecord): boolean => job.worktree !== null && job.cleanup?.phase !== 'complete';

@@ -266,16 +266,18 @@ function worktreeSettings(v: unknown): Obj {
   };
 }
 
-const LANDING_KEYS = keys('kind', 'into', 'commit', 'url', 'at');
+const LANDING_KEYS = keys('kind', 'into', 'commit', 'url', 'at', 'branchHead');
 function landing(v: unknown): Obj {
   const i = obj(v, LANDING_KEYS);
-  return {
+  const out: Obj = {
     kind: oneOf(i.kind, ['merge', 'squash', 'rebase', 'ff', 'apply', 'pr'] as const),
     into: str(i.into, 4096),
     commit: nullable(i.commit, (x) => strMatch(x, SHA)),
     url: nullable(i.url, (x) => str(x, 2000)),
     at: isoTime(i.at),
   };
+  optional(out, i, 'branchHead', (x) => nullable(x, (y) => strMatch(y, SHA)));
+  return out;
 }
 
 const GROUP_KEYS = keys('id', 'title', 'index', 'size');

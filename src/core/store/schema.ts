@@ -187,6 +187,8 @@ export const LandingSchema = z.object({
   /** The pull request's (or compare page's) URL, for `pr`. */
   url: Bounded(2000).nullable(),
   at: IsoTime,
+  /** The agent's branch tip that was landed: cleanup may delete the branch while it still points there (squash, rebase). */
+  branchHead: z.string().regex(/^[0-9a-f]{40,64}$/).nullable().optional(),
 });
 export type Landing = z.infer<typeof LandingSchema>;
 

@@ -22,6 +22,12 @@ import { registerStartAgent } from './startAgent';
 import { registerStartDemoAgents } from './startDemoAgents';
 import { registerStop } from './stop';
 import { registerStopAll } from './stopAll';
+import { registerMerge } from './merge';
+import { registerUpdate } from './update';
+import { registerResolveInWorktree } from './resolveInWorktree';
+import { registerApply } from './apply';
+import { registerCreatePullRequest } from './createPullRequest';
+import { registerForget } from './forget';
 
 /** Every `paddock.*` command, one file each. */
 const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
@@ -47,6 +53,12 @@ const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
   registerRevealPatch,
   registerShowOutput,
   registerInstallCli,
+  registerMerge,
+  registerUpdate,
+  registerResolveInWorktree,
+  registerApply,
+  registerCreatePullRequest,
+  registerForget,
 ];
 
 export function registerCommands(s: PaddockServices): vscode.Disposable[] {

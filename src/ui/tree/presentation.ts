@@ -11,6 +11,9 @@ import {
   canAttach,
   canCleanUp,
   canCleanUpAnyway,
+  canForget,
+  canLand,
+  canUpdate,
   canRestore,
   canRetry,
   canRetryCleanup,
@@ -117,6 +120,9 @@ export function capabilitiesOf(job: JobRecord): string[] {
   if (job.evidence?.patch) caps.push('patch');
   if (canCleanUpAnyway(job)) caps.push('consent');
   if (canRestore(job)) caps.push('restore');
+  if (canLand(job)) caps.push('land');
+  if (canUpdate(job)) caps.push('update');
+  if (canForget(job)) caps.push('forget');
   return caps;
 }
 

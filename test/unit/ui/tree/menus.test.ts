@@ -14,7 +14,8 @@ import { capabilitiesOf, lookOf } from '../../../../src/ui/tree/presentation';
 import { sampleJob } from '../../core/store/helpers';
 
 interface MenuEntry {
-  command: string;
+  command?: string;
+  submenu?: string;
   when?: string;
   group?: string;
 }
@@ -22,7 +23,10 @@ interface MenuEntry {
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', '..', '..', 'package.json'), 'utf8')) as {
   contributes: { menus: Record<string, MenuEntry[]> };
 };
-const itemMenu = manifest.contributes.menus['view/item/context'].filter((e) => e.when?.includes('viewItem =~ /^agent:'));
+// The row's menu and its Land submenu; a submenu entry counts as "submenu:<id>".
+const itemMenu = [...manifest.contributes.menus['view/item/context'], ...manifest.contributes.menus['paddock.land']]
+  .filter((e) => e.when?.includes('viewItem =~ /^agent:'))
+  .map((e) => ({ ...e, command: e.command ?? `submenu:${e.submenu}` }));
 
 /** The commands each capability should offer on an agent's item. */
 const EXPECTED: Record<string, string[]> = {
@@ -38,6 +42,9 @@ const EXPECTED: Record<string, string[]> = {
   patch: ['paddock.revealPatch'],
   consent: ['paddock.cleanUpAnyway'],
   restore: ['paddock.restore'],
+  land: ['submenu:paddock.land', 'paddock.merge', 'paddock.apply', 'paddock.createPullRequest'],
+  update: ['paddock.update'],
+  forget: ['paddock.forget'],
 };
 
 /** The `viewItem =~ /…/` of a when-clause, as VS Code evaluates it (a JavaScript regular expression). */
