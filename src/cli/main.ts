@@ -32,6 +32,8 @@ export const COMMANDS: Readonly<Record<string, () => CliCommand>> = {
   restore: () => (require('./commands/restore') as typeof import('./commands/restore')).restoreCommand,
   coordinate: () => (require('./commands/coordinate') as typeof import('./commands/coordinate')).coordinateCommand,
   signal: () => (require('./commands/signal') as typeof import('./commands/signal')).signalCommand,
+  check: () => (require('./commands/check') as typeof import('./commands/check')).checkCommand,
+  compare: () => (require('./commands/compare') as typeof import('./commands/compare')).compareCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -29,6 +29,7 @@ export function coordinatorSettings(): Partial<CoordinatorSettings> {
     regenerable: c.get<string[]>('cleanup.regenerable'),
     archiveLimitMB: c.get<number>('cleanup.archiveLimitMB'),
     endLeftoversOnExit: c.get<boolean>('endLeftoversOnExit', true),
+    checkCommand: c.get<string>('checkCommand', '').trim() || null,
   };
 }
 

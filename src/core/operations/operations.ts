@@ -61,6 +61,7 @@ export class Operations {
       cwd: repo,
       envNames: Object.keys(plan.env).sort(),
       settings: plan.settings,
+      group: request.group,
     });
     const id = job.id;
     this.ctx.log(`agent ${id} created: ${plan.command.join(' ')}`);

@@ -69,6 +69,21 @@ export function restoreBlocker(job: JobRecord): string | null {
   return `Agent ${job.id} has no saved evidence to restore from; it has not been cleaned up.`;
 }
 
+/** Run Check: an ended agent whose worktree is still there, with no check of it under way. */
+export function checkBlocker(job: JobRecord): string | null {
+  if (!isEnded(job)) return `Agent ${job.id} is ${job.lifecycle.state}; a check runs once the agent has ended.`;
+  if (!hasLiveWorktree(job)) return `Agent ${job.id} has no worktree to check; it has been cleaned up.`;
+  if (job.check?.state === 'running') return `A check of agent ${job.id} is already running.`;
+  return null;
+}
+
+/** Keep This One: an attempt of a group whose worktree is still there. */
+export function keepBlocker(job: JobRecord): string | null {
+  if (!job.group) return `Agent ${job.id} is not one of several attempts.`;
+  if (!hasLiveWorktree(job)) return `Agent ${job.id} has been cleaned up; restore it before keeping it.`;
+  return null;
+}
+
 export const canAttach = (job: JobRecord): boolean => attachBlocker(job) === null;
 export const canSend = (job: JobRecord): boolean => sendBlocker(job) === null;
 export const canStop = (job: JobRecord): boolean => stopBlocker(job) === null;
@@ -77,5 +92,7 @@ export const canCleanUp = (job: JobRecord): boolean => cleanupBlocker(job) === n
 export const canRetryCleanup = (job: JobRecord): boolean => retryCleanupBlocker(job) === null;
 export const canCleanUpAnyway = (job: JobRecord): boolean => consentBlocker(job) === null;
 export const canRestore = (job: JobRecord): boolean => restoreBlocker(job) === null;
+export const canCheck = (job: JobRecord): boolean => checkBlocker(job) === null;
+export const canKeep = (job: JobRecord): boolean => keepBlocker(job) === null;
 /** The worktree is still there to open, diff or copy from. */
 export const hasLiveWorktree = (job: JobRecord): boolean => job.worktree !== null && job.cleanup?.phase !== 'complete';

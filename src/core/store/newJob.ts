@@ -21,7 +21,8 @@ export function queuedLifecycle(generation: number, lastActivityAt: string | nul
 export type NewJob = Pick<
   JobRecord,
   'title' | 'repo' | 'worktree' | 'branch' | 'base' | 'baseSha' | 'profile' | 'command' | 'cwd' | 'envNames' | 'settings'
->;
+> &
+  Partial<Pick<JobRecord, 'group'>>;
 
 export function initialRecord(id: string, init: NewJob, now: string): JobRecord {
   return {
@@ -45,5 +46,6 @@ export function initialRecord(id: string, init: NewJob, now: string): JobRecord 
     recoveries: 0,
     cleanup: null,
     evidence: null,
+    ...(init.group ? { group: init.group } : {}),
   };
 }
