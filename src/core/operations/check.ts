@@ -92,8 +92,9 @@ export async function runCheck(ctx: OperationContext, id: string, opts: RunCheck
     await new Promise((r) => setTimeout(r, SLOT_RETRY_MS));
   }
   let check: Check;
+  const current = await store.read(id);
+  await store.appendTimeline(id, { generation: current.lifecycle.generation, type: 'check-started', message: resolved.command });
   try {
-    const current = await store.read(id);
     const result = await runCheckProcess({
       command: resolved.command,
       jobId: id,
@@ -109,6 +110,7 @@ export async function runCheck(ctx: OperationContext, id: string, opts: RunCheck
     check = { state: 'failed', exitCode: null, durationMs: null, at: new Date().toISOString(), summary: `The check could not run: ${describeError(err)}`, runner: null };
   }
   const recorded = await store.update(id, (j) => ({ ...j, check }));
+  await store.appendTimeline(id, { generation: current.lifecycle.generation, type: `check-${check.state}`, message: check.exitCode !== null ? `exit ${check.exitCode}` : undefined });
   ctx.changed(id);
   ctx.log(`check of ${id} ${check.state}${check.exitCode !== null ? ` (exit ${check.exitCode})` : ''}`);
   return recorded.check ?? check;
