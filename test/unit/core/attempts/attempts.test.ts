@@ -150,6 +150,40 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
     for (const j of sleepers.jobs) assert.equal((await sb.store.read(j.id)).lifecycle.state, 'cancelled');
   });
 
+  it('a check whose runner died is run again by the next leader; Stop ends a running check like an agent', async () => {
+    await trustCheck('sleep 0.2; echo checked');
+    const first = sb.coordinator({ maxConcurrent: 4 });
+    const { jobs } = await first.startAttempts({ repo: sb.repo, command: ['true'] }, 2);
+    const b = jobs[1];
+    for (const j of jobs) await sb.waitEnded(j.id);
+    // As a leader that died mid-check leaves it: running, its runner a process that is gone (start time differs).
+    const dead = { pid: process.pid, startTime: 1, bootId: 'gone' };
+    for (const j of jobs) {
+      await sb.store.update(j.id, (r) => ({ ...r, check: { state: 'running', exitCode: null, durationMs: null, at: new Date().toISOString(), summary: '', runner: dead } }));
+    }
+    // The one-shot coordinator that launched them lets go of the lease, as a CLI command does when it ends.
+    first.dispose();
+    await first.whenIdle();
+    const leader = sb.coordinator({ maxConcurrent: 4 }, { tickMs: 200 });
+    await leader.ready;
+    for (const j of jobs) {
+      const done = await waitChecked(j.id);
+      assert.equal(done.check!.state, 'passed');
+      assert.equal(done.check!.summary, 'checked');
+    }
+
+    // A long check, stopped: its process is found by the job's marker and ended; the check is recorded failed.
+    const long = leader.check(b.id, { settingCommand: 'echo started; sleep 30' });
+    await sb.waitFor(b.id, (j) => j.check?.state === 'running');
+    await new Promise((r) => setTimeout(r, 300));
+    const report = await leader.stop(b.id);
+    assert.equal(report.stopped, true, report.reason ?? '');
+    assert.equal(report.action, 'ended-leftovers');
+    const check = await long;
+    assert.equal(check.state, 'failed');
+    assert.match(check.summary, /check killed by SIGTERM/);
+  });
+
   it('refuses bad input: attempts out of range, more profiles than attempts, no check command', async () => {
     const c = sb.coordinator({ profiles: PROFILES });
     await assert.rejects(c.startAttempts({ repo: sb.repo, command: ['true'] }, 0), { kind: 'usage', message: /from 1 to 16, not 0/ });
