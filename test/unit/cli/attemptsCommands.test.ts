@@ -81,7 +81,7 @@ describe('CLI: start --attempts, check, compare', function () {
     const text = await cli(['compare', group.id]);
     assert.equal(text.code, 0);
     assert.match(text.stdout, /^Fix it · group \w+ · 3 of 3 attempts$/m);
-    assert.match(text.stdout, /\+1 −0  mine\.txt/);
+    assert.match(text.stdout, /\+1 −0 {2}mine\.txt/);
 
     const unknown = await cli(['compare', 'nosuchgroup']);
     assert.equal(unknown.code, 2);
