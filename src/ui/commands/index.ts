@@ -22,6 +22,12 @@ import { registerStartAgent } from './startAgent';
 import { registerStartDemoAgents } from './startDemoAgents';
 import { registerStop } from './stop';
 import { registerStopAll } from './stopAll';
+import { registerRunCheck } from './runCheck';
+import { registerStopGroup } from './stopGroup';
+import { registerSendPromptToGroup } from './sendPromptToGroup';
+import { registerCompareAttempts } from './compareAttempts';
+import { registerDiffAttempts } from './diffAttempts';
+import { registerKeepAttempt } from './keepAttempt';
 
 /** Every `paddock.*` command, one file each. */
 const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
@@ -47,6 +53,12 @@ const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
   registerRevealPatch,
   registerShowOutput,
   registerInstallCli,
+  registerRunCheck,
+  registerStopGroup,
+  registerSendPromptToGroup,
+  registerCompareAttempts,
+  registerDiffAttempts,
+  registerKeepAttempt,
 ];
 
 export function registerCommands(s: PaddockServices): vscode.Disposable[] {

@@ -14,10 +14,13 @@ import {
   canRestore,
   canRetry,
   canRetryCleanup,
+  canCheck,
+  canKeep,
   canSend,
   canStop,
   hasLiveWorktree,
 } from '../../core/operations/rules';
+import { checkInWords } from '../../core/attempts/compareReport';
 
 export interface AgentLook {
   description: string;
@@ -111,7 +114,50 @@ export function capabilitiesOf(job: JobRecord): string[] {
   if (job.evidence?.patch) caps.push('patch');
   if (canCleanUpAnyway(job)) caps.push('consent');
   if (canRestore(job)) caps.push('restore');
+  if (canCheck(job)) caps.push('check');
+  if (canKeep(job)) caps.push('keep');
   return caps;
+}
+
+/** An attempt's row under its group: its place and what runs it ("Attempt 2 · codex"). */
+export function attemptLabel(job: JobRecord): string {
+  const who = job.profile ?? job.command[0].split('/').pop() ?? '';
+  return `Attempt ${job.group?.index ?? '?'} · ${printable(who)}`;
+}
+
+export interface GroupLook {
+  title: string;
+  description: string;
+  colorId: string | undefined;
+  rank: number;
+  contextValue: string;
+}
+
+/** A group node's words ("3 attempts · 2 done, 1 running · 1 ✓ check"), colour, rank and capabilities. */
+export function groupLookOf(members: readonly JobRecord[], now = Date.now()): GroupLook {
+  const first = members[0];
+  const size = first?.group?.size ?? members.length;
+  const count = (pred: (j: JobRecord) => boolean) => members.filter(pred).length;
+  const done = count((j) => isTerminalState(j.lifecycle.state));
+  const running = count((j) => ['starting', 'running', 'waiting', 'cancelling'].includes(j.lifecycle.state));
+  const queued = count((j) => j.lifecycle.state === 'queued');
+  const waiting = count((j) => j.lifecycle.state === 'waiting');
+  const passed = count((j) => j.check?.state === 'passed');
+  const failed = count((j) => j.check?.state === 'failed');
+  const states = [done && `${done} done`, running && `${running} running`, queued && `${queued} queued`].filter(Boolean).join(', ');
+  const checks = [passed && `${passed} ✓ check`, failed && `${failed} ✗ check`].filter(Boolean).join(', ');
+  const parts = [`${size} attempts`, states, checks, members.length < size ? `${size - members.length} gone` : ''].filter(Boolean);
+  const caps = ['compare'];
+  if (members.some(canStop)) caps.push('stop');
+  if (members.some(canSend)) caps.push('send');
+  const rank = Math.min(...members.map((j) => lookOf(j, now).rank));
+  return {
+    title: first?.group?.title ?? first?.title ?? '',
+    description: parts.join(' · '),
+    colorId: waiting ? 'charts.yellow' : running ? 'charts.green' : undefined,
+    rank,
+    contextValue: `group:${caps.join('.')}`,
+  };
 }
 
 export function lookOf(job: JobRecord, now: number): AgentLook {
@@ -140,6 +186,7 @@ export function lookOf(job: JobRecord, now: number): AgentLook {
       rank = 2;
     }
   }
+  if (job.check) parts.push(checkInWords(job.check));
   return {
     description: cleanup ? `${parts[0]} · ${cleanup}` : parts.join(' · '),
     iconId,
