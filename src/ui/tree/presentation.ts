@@ -245,6 +245,9 @@ export function tooltipMarkdown(job: JobRecord, now: number): string {
     row('Exit code', l.exitCode),
     row('Signal', l.signal),
     row('Detail', l.detail),
+    row('Attempt', job.group ? `${job.group.index} of ${job.group.size} (group ${job.group.id})` : null),
+    row('Check', job.check ? checkInWords(job.check) : null),
+    row('Check output', job.check?.summary ? job.check.summary.split('\n').slice(-5).join(' / ') : null),
   ];
   if (c) {
     lines.push(
