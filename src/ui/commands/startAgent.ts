@@ -80,13 +80,18 @@ async function ask(s: PaddockServices, given: StartAgentOptions): Promise<(Start
       };
     });
     items.sort((a, b) => Number(b.picked) - Number(a.picked));
-    const chosen = await vscode.window.showQuickPick(items, {
-      placeHolder: vscode.l10n.t('Which agents should run? Pick several to run the task with each.'),
-      title: vscode.l10n.t('Start Agent ({0}/{1})', 1, 4),
-      canPickMany: true,
-    });
-    if (!chosen || chosen.length === 0) return undefined;
-    profiles = chosen.map((c) => c.label);
+    // One profile is one pick and Enter; "Several agents at once…" opens a multi-select of the same list.
+    const several = { label: vscode.l10n.t('$(layers) Several agents at once…'), description: vscode.l10n.t('e.g. claude and codex on the same task'), detail: undefined, picked: false };
+    const title = vscode.l10n.t('Start Agent ({0}/{1})', 1, 4);
+    const chosen = await vscode.window.showQuickPick([...items, several], { placeHolder: vscode.l10n.t('Which agent should run?'), title });
+    if (!chosen) return undefined;
+    if (chosen === several) {
+      const many = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Pick the agents to run the task with'), title, canPickMany: true });
+      if (!many || many.length === 0) return undefined;
+      profiles = many.map((c) => c.label);
+    } else {
+      profiles = [chosen.label];
+    }
   }
   profile = profiles[0];
 
