@@ -41,6 +41,7 @@ export function retryBlocker(job: JobRecord): string | null {
   if (!isEnded(job)) return `Agent ${job.id} is ${state}; only an ended agent can be retried.`;
   if (job.cleanup !== null) return `Agent ${job.id} has been cleaned up; it cannot be retried.`;
   if (job.worktree === null) return `Agent ${job.id} has no worktree to retry in.`;
+  if (job.check?.state === 'running') return `A check of agent ${job.id} is running in its worktree; wait for it or stop it first.`;
   return null;
 }
 
