@@ -5,6 +5,7 @@
 //
 //   node scripts/host-test.mjs [--grep PATTERN] [--no-ui] [--no-vsix]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { format } from 'node:util';
@@ -108,6 +109,17 @@ function seedScreenshotAgents(workspace, env) {
   holder.on('error', (err) => console.error(`[harness] holder: ${err.message}`));
   holder.unref();
   spawnSync(process.execPath, [cliPath, 'cleanup', held, '--yes'], { cwd: workspace, env: { ...process.env, ...env } });
+  // Three attempts at one task, checked by the workspace's .paddock.json (trusted: the harness disables
+  // workspace trust); the second attempt to take a slot breaks the check.
+  const config = JSON.stringify({ check: 'head -1 parser.txt; test "$(head -1 parser.txt)" = good' });
+  writeFileSync(join(workspace, '.paddock.json'), config);
+  // Whoever leads runs the checks; a background `paddock coordinate` (started by the cleanup above) trusts
+  // only an allowed file: what `paddock allow` writes (src/core/repoConfig/trust.ts), written here directly.
+  const allowed = { allowed: { [join(workspace, '.paddock.json')]: { sha256: createHash('sha256').update(config, 'utf8').digest('hex'), at: new Date().toISOString() } } };
+  writeFileSync(join(env.PADDOCK_HOME, 'trusted-configs.json'), JSON.stringify(allowed));
+  const slots = mkdtempSync(join(tmpdir(), 'pdk-slots-'));
+  cli('start', '--attempts', '3', '--title', 'Fix the date parser', '--', 'sh', '-c',
+    `for i in 1 2 3; do mkdir "${slots}/$i" 2>/dev/null && break; done; if [ "$i" = 2 ]; then printf 'bad\\nparse(date)\\n' > parser.txt; else printf 'good\\nparse(date)\\nattempt %s\\n' "$i" > parser.txt; fi; sleep 2`);
   return { demo, holderPid: holder.pid, ids: [demo, held] };
 }
 
@@ -172,6 +184,32 @@ async function uiScreenshots(server, workspace, env) {
 
     step = 'an agent setting up its worktree';
     await screenshotSettingUp(page, workspace, env);
+    step = 'the group of attempts with its checks';
+    const groupRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the date parser' });
+    await groupRow.filter({ hasText: '3 attempts · 3 done · 2 ✓ check, 1 ✗ check' }).waitFor({ timeout: 120_000 });
+    const attemptRows = page.locator('.part.sidebar [role="treeitem"]', { hasText: /Attempt [123] · sh/ });
+    await attemptRows.filter({ hasText: '✗ check (exit 1)' }).first().waitFor({ timeout: 30_000 });
+    const passedRows = await attemptRows.filter({ hasText: '✓ check' }).count();
+    if (passedRows < 2) throw new Error(`expected two attempts with ✓ check, found ${passedRows}`);
+    await sleep(1000);
+    const groupShot = join(resultsDir, 'attempts-group.png');
+    await page.screenshot({ path: groupShot });
+    record('UI: a group of attempts shows as one node with its attempts and their checks', true);
+    console.log(`    screenshot: ${groupShot}`);
+
+    step = 'Compare Attempts from the group row';
+    await groupRow.first().hover();
+    await groupRow.first().locator('.action-label[aria-label="Compare Attempts"], .action-label[aria-label^="Compare Attempts ("]').click();
+    const preview = page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
+    await preview.locator('h1', { hasText: 'Fix the date parser' }).waitFor({ timeout: 60_000 });
+    await preview.locator('h2', { hasText: 'Lines added in common (2)' }).waitFor({ timeout: 30_000 });
+    await preview.locator('td', { hasText: '✗ check (exit 1)' }).first().waitFor({ timeout: 30_000 });
+    await sleep(1000);
+    const compareShot = join(resultsDir, 'attempts-compare.png');
+    await page.screenshot({ path: compareShot });
+    record('UI: Compare Attempts renders the comparison (checks, files, lines in common) in a preview', true);
+    console.log(`    screenshot: ${compareShot}`);
+    await runPaletteCommand(page, 'View: Close All Editors');
 
     step = 'an attached terminal';
     const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' });
@@ -197,6 +235,9 @@ async function uiScreenshots(server, workspace, env) {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'shell' }).first().waitFor({ timeout: 20_000 });
     await quickInput.fill('shell');
     await page.keyboard.press('Enter');
+    step = 'the attempts input';
+    await page.locator('.quick-input-widget', { hasText: 'How many attempts' }).waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter'); // 1, the default
     step = 'the prompt input';
     await page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).waitFor({ timeout: 20_000 });
     await quickInput.fill('Started from the palette');
@@ -284,6 +325,8 @@ async function uiScreenshots(server, workspace, env) {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'demo' }).first().waitFor({ timeout: 20_000 });
     await quickInput.fill('demo');
     await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'How many attempts' }).waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter'); // 1, the default
     step = 'the demo prompt';
     await page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).waitFor({ timeout: 20_000 });
     await quickInput.fill('Say hello from the demo');

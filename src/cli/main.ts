@@ -39,6 +39,8 @@ export const COMMANDS: Readonly<Record<string, () => CliCommand>> = {
   pr: () => (require('./commands/pr') as typeof import('./commands/pr')).prCommand,
   forget: () => (require('./commands/forget') as typeof import('./commands/forget')).forgetCommand,
   prune: () => (require('./commands/prune') as typeof import('./commands/prune')).pruneCommand,
+  check: () => (require('./commands/check') as typeof import('./commands/check')).checkCommand,
+  compare: () => (require('./commands/compare') as typeof import('./commands/compare')).compareCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -33,6 +33,7 @@ export function coordinatorSettings(): Partial<CoordinatorSettings> {
     worktree: worktreeSettings(c),
     // VS Code ignores workspace values of the restricted settings (setup, teardown) while it is untrusted.
     workspaceTrusted: vscode.workspace.isTrusted,
+    checkCommand: c.get<string>('checkCommand', '').trim() || null,
   };
 }
 

@@ -24,6 +24,8 @@ export const CoordinatorSettingsSchema = z.object({
   recoveryLimit: z.number().int().min(0).max(100),
   /** When an agent's main process ends, end what it left running (Codex's app-server, say). */
   endLeftoversOnExit: z.boolean(),
+  /** `paddock.checkCommand`: the person's check command, recorded on each agent at start (null: none; `.paddock.json` may give one). */
+  checkCommand: z.string().min(1).max(8192).nullable(),
   regenerable: StorePolicySchema.shape.regenerable.unwrap(),
   archiveLimitMB: StorePolicySchema.shape.archiveLimitMB.unwrap(),
   /** `paddock.worktree.*`: merged over the repository's `.paddock.json` (these win). */
@@ -42,6 +44,7 @@ export const DEFAULT_SETTINGS: CoordinatorSettings = {
   autoRestart: false,
   recoveryLimit: 3,
   endLeftoversOnExit: true,
+  checkCommand: null,
   regenerable: [...DEFAULT_REGENERABLE],
   archiveLimitMB: DEFAULT_ARCHIVE_LIMIT / (1024 * 1024),
   worktree: {},

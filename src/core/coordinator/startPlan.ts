@@ -3,7 +3,7 @@
  * profile's per-job settings and the agent's environment. Pure apart from
  * reading the profile setting, so mistakes surface before anything is created.
  */
-import type { JobSettings } from '../store/schema';
+import type { Group, JobSettings } from '../store/schema';
 import { usageError } from '../common/errors';
 import { assertTextLength } from '../common/textLimit';
 import { assertUsablePrompt, builtinForProgram, expandArgs, Profile, resolveProfile } from '../profiles';
@@ -23,6 +23,8 @@ export interface StartRequest {
   prompt?: string;
   /** Add the profile's auto-approve arguments: the agent acts without asking. Refused when the profile has none. */
   autoApprove?: boolean;
+  /** The attempt's place in a group of attempts at one task (`startAttempts`). */
+  group?: Group;
 }
 
 export interface StartPlan {
@@ -95,6 +97,7 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
       autoRestart: settings.autoRestart,
       recoveryLimit: settings.recoveryLimit,
       endLeftoversOnExit: settings.endLeftoversOnExit,
+      ...(settings.checkCommand ? { checkCommand: settings.checkCommand } : {}),
     },
     autoApprove,
   };

@@ -75,6 +75,7 @@ export class Operations {
       envNames: Object.keys(plan.env).sort(),
       settings: { ...plan.settings, worktree: recordedWorktreeSettings(worktreeSetup) },
       autoApprove: plan.autoApprove,
+      group: request.group,
     });
     const id = job.id;
     this.ctx.log(`agent ${id} created: ${plan.command.join(' ')}`);

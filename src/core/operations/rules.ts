@@ -41,6 +41,7 @@ export function retryBlocker(job: JobRecord): string | null {
   if (!isEnded(job)) return `Agent ${job.id} is ${state}; only an ended agent can be retried.`;
   if (job.cleanup !== null) return `Agent ${job.id} has been cleaned up; it cannot be retried.`;
   if (job.worktree === null) return `Agent ${job.id} has no worktree to retry in.`;
+  if (job.check?.state === 'running') return `A check of agent ${job.id} is running in its worktree; wait for it or stop it first.`;
   return null;
 }
 
@@ -102,6 +103,21 @@ export function isLive(job: JobRecord): boolean {
   return !isEnded(job) && job.lifecycle.state !== 'queued';
 }
 
+/** Run Check: an ended agent whose worktree is still there, with no check of it under way. */
+export function checkBlocker(job: JobRecord): string | null {
+  if (!isEnded(job)) return `Agent ${job.id} is ${job.lifecycle.state}; a check runs once the agent has ended.`;
+  if (!hasLiveWorktree(job)) return `Agent ${job.id} has no worktree to check; it has been cleaned up.`;
+  if (job.check?.state === 'running') return `A check of agent ${job.id} is already running.`;
+  return null;
+}
+
+/** Keep This One: an attempt of a group whose worktree is still there. */
+export function keepBlocker(job: JobRecord): string | null {
+  if (!job.group) return `Agent ${job.id} is not one of several attempts.`;
+  if (!hasLiveWorktree(job)) return `Agent ${job.id} has been cleaned up; restore it before keeping it.`;
+  return null;
+}
+
 export const canAttach = (job: JobRecord): boolean => attachBlocker(job) === null;
 export const canSend = (job: JobRecord): boolean => sendBlocker(job) === null;
 export const canStop = (job: JobRecord): boolean => stopBlocker(job) === null;
@@ -113,5 +129,7 @@ export const canRestore = (job: JobRecord): boolean => restoreBlocker(job) === n
 export const canLand = (job: JobRecord): boolean => landBlocker(job) === null;
 export const canUpdate = (job: JobRecord): boolean => updateBlocker(job) === null;
 export const canForget = (job: JobRecord): boolean => forgetBlocker(job) === null;
+export const canCheck = (job: JobRecord): boolean => checkBlocker(job) === null;
+export const canKeep = (job: JobRecord): boolean => keepBlocker(job) === null;
 /** The worktree is still there to open, diff or copy from. */
 export const hasLiveWorktree = (job: JobRecord): boolean => job.worktree !== null && job.cleanup?.phase !== 'complete';

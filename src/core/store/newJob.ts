@@ -21,7 +21,8 @@ export function queuedLifecycle(generation: number, lastActivityAt: string | nul
 export type NewJob = Pick<
   JobRecord,
   'title' | 'repo' | 'worktree' | 'branch' | 'base' | 'baseSha' | 'profile' | 'command' | 'cwd' | 'envNames' | 'settings' | 'autoApprove'
->;
+> &
+  Partial<Pick<JobRecord, 'group'>>;
 
 export function initialRecord(id: string, init: NewJob, now: string): JobRecord {
   return {
@@ -47,5 +48,6 @@ export function initialRecord(id: string, init: NewJob, now: string): JobRecord 
     evidence: null,
     // Written only when on, so records of agents started without it stay as they were.
     ...(init.autoApprove ? { autoApprove: true } : {}),
+    ...(init.group ? { group: init.group } : {}),
   };
 }

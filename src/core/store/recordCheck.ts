@@ -237,7 +237,7 @@ function evidence(v: unknown): Obj {
   return out;
 }
 
-const SETTINGS_KEYS = keys('stopGraceMs', 'waitingPattern', 'idleSeconds', 'resumeArgs', 'secretEnvNames', 'autoRestart', 'recoveryLimit', 'endLeftoversOnExit', 'worktree');
+const SETTINGS_KEYS = keys('stopGraceMs', 'waitingPattern', 'idleSeconds', 'resumeArgs', 'secretEnvNames', 'autoRestart', 'recoveryLimit', 'endLeftoversOnExit', 'worktree', 'checkCommand');
 function settings(v: unknown): Obj {
   const i = obj(v, SETTINGS_KEYS);
   const out: Obj = {
@@ -251,6 +251,7 @@ function settings(v: unknown): Obj {
   };
   optional(out, i, 'endLeftoversOnExit', bool);
   optional(out, i, 'worktree', worktreeSettings);
+  optional(out, i, 'checkCommand', (x) => nullable(x, (y) => str(y, 8192)));
   return out;
 }
 
@@ -286,16 +287,23 @@ function group(v: unknown): Obj {
   return { id: strMatch(i.id, JOB_ID_PATTERN), title: str(i.title, 500), index: int(i.index, 1, 16), size: int(i.size, 1, 16) };
 }
 
-const CHECK_KEYS = keys('state', 'exitCode', 'durationMs', 'at', 'summary');
+const CHECK_KEYS = keys('state', 'exitCode', 'durationMs', 'at', 'summary', 'runner');
+const CHECK_RUNNER_KEYS = keys('pid', 'startTime', 'bootId');
+function checkRunner(v: unknown): Obj {
+  const i = obj(v, CHECK_RUNNER_KEYS);
+  return { pid: int(i.pid, 1), startTime: int(i.startTime, 0), bootId: str(i.bootId, 64) };
+}
 function check(v: unknown): Obj {
   const i = obj(v, CHECK_KEYS);
-  return {
+  const out: Obj = {
     state: oneOf(i.state, ['queued', 'running', 'passed', 'failed'] as const),
     exitCode: nullable(i.exitCode, (x) => int(x)),
     durationMs: nullable(i.durationMs, (x) => int(x, 0)),
     at: isoTime(i.at),
     summary: str(i.summary, 4000),
   };
+  optional(out, i, 'runner', (x) => nullable(x, checkRunner));
+  return out;
 }
 
 const USAGE_KEYS = keys('cpuPercent', 'rssBytes', 'diskBytes', 'outputBytes', 'tokensIn', 'tokensOut', 'sampledAt');

@@ -174,6 +174,8 @@ export const JobSettingsSchema = z.object({
   endLeftoversOnExit: z.boolean().optional(),
   /** Worktree setup decided at start (issue 13): files brought in, commands run (absent: none). */
   worktree: WorktreeSettingsSchema.optional(),
+  /** The person's check command (`paddock.checkCommand`) when the agent was started (absent: none; `.paddock.json` may give one). */
+  checkCommand: Bounded(8192).nullable().optional(),
 });
 export type JobSettings = z.infer<typeof JobSettingsSchema>;
 
@@ -210,6 +212,8 @@ export const CheckSchema = z.object({
   at: IsoTime,
   /** The last lines of the check's output (redacted, capped). */
   summary: Bounded(4000),
+  /** The process running the check (while queued or running): a dead runner's check is run again by the leader. */
+  runner: z.object({ pid: z.number().int().positive(), startTime: z.number().int().nonnegative(), bootId: z.string().max(64) }).nullable().optional(),
 });
 export type Check = z.infer<typeof CheckSchema>;
 

@@ -28,6 +28,12 @@ import { registerResolveInWorktree } from './resolveInWorktree';
 import { registerApply } from './apply';
 import { registerCreatePullRequest } from './createPullRequest';
 import { registerForget } from './forget';
+import { registerRunCheck } from './runCheck';
+import { registerStopGroup } from './stopGroup';
+import { registerSendPromptToGroup } from './sendPromptToGroup';
+import { registerCompareAttempts } from './compareAttempts';
+import { registerDiffAttempts } from './diffAttempts';
+import { registerKeepAttempt } from './keepAttempt';
 
 /** Every `paddock.*` command, one file each. */
 const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
@@ -59,6 +65,12 @@ const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
   registerApply,
   registerCreatePullRequest,
   registerForget,
+  registerRunCheck,
+  registerStopGroup,
+  registerSendPromptToGroup,
+  registerCompareAttempts,
+  registerDiffAttempts,
+  registerKeepAttempt,
 ];
 
 export function registerCommands(s: PaddockServices): vscode.Disposable[] {

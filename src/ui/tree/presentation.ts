@@ -17,11 +17,14 @@ import {
   canRestore,
   canRetry,
   canRetryCleanup,
+  canCheck,
+  canKeep,
   canSend,
   canStop,
   hasLiveWorktree,
 } from '../../core/operations/rules';
 import { leftoversInWords } from '../../core/operations/leftovers';
+import { checkInWords } from '../../core/attempts/compareReport';
 
 export interface AgentLook {
   description: string;
@@ -123,7 +126,50 @@ export function capabilitiesOf(job: JobRecord): string[] {
   if (canLand(job)) caps.push('land');
   if (canUpdate(job)) caps.push('update');
   if (canForget(job)) caps.push('forget');
+  if (canCheck(job)) caps.push('check');
+  if (canKeep(job)) caps.push('keep');
   return caps;
+}
+
+/** An attempt's row under its group: its place and what runs it ("Attempt 2 · codex"). */
+export function attemptLabel(job: JobRecord): string {
+  const who = job.profile ?? job.command[0].split('/').pop() ?? '';
+  return `Attempt ${job.group?.index ?? '?'} · ${printable(who)}`;
+}
+
+export interface GroupLook {
+  title: string;
+  description: string;
+  colorId: string | undefined;
+  rank: number;
+  contextValue: string;
+}
+
+/** A group node's words ("3 attempts · 2 done, 1 running · 1 ✓ check"), colour, rank and capabilities. */
+export function groupLookOf(members: readonly JobRecord[], now = Date.now()): GroupLook {
+  const first = members[0];
+  const size = first?.group?.size ?? members.length;
+  const count = (pred: (j: JobRecord) => boolean) => members.filter(pred).length;
+  const done = count((j) => isTerminalState(j.lifecycle.state));
+  const running = count((j) => ['starting', 'running', 'waiting', 'cancelling'].includes(j.lifecycle.state));
+  const queued = count((j) => j.lifecycle.state === 'queued');
+  const waiting = count((j) => j.lifecycle.state === 'waiting');
+  const passed = count((j) => j.check?.state === 'passed');
+  const failed = count((j) => j.check?.state === 'failed');
+  const states = [done && `${done} done`, running && `${running} running`, queued && `${queued} queued`].filter(Boolean).join(', ');
+  const checks = [passed && `${passed} ✓ check`, failed && `${failed} ✗ check`].filter(Boolean).join(', ');
+  const parts = [`${size} attempts`, states, checks, members.length < size ? `${size - members.length} gone` : ''].filter(Boolean);
+  const caps = ['compare'];
+  if (members.some(canStop)) caps.push('stop');
+  if (members.some(canSend)) caps.push('send');
+  const rank = Math.min(...members.map((j) => lookOf(j, now).rank));
+  return {
+    title: first?.group?.title ?? first?.title ?? '',
+    description: parts.join(' · '),
+    colorId: waiting ? 'charts.yellow' : running ? 'charts.green' : undefined,
+    rank,
+    contextValue: `group:${caps.join('.')}`,
+  };
 }
 
 export function lookOf(job: JobRecord, now: number): AgentLook {
@@ -152,6 +198,7 @@ export function lookOf(job: JobRecord, now: number): AgentLook {
       rank = 2;
     }
   }
+  if (job.check) parts.push(checkInWords(job.check));
   // What the person should know at a glance besides the state: what still runs, and that it acts without asking.
   const notes = [leftoversInWords(job), job.autoApprove ? AUTO_APPROVE_MARKER : undefined].filter((n): n is string => n !== undefined);
   return {
@@ -217,6 +264,9 @@ export function tooltipMarkdown(job: JobRecord, now: number): string {
     row('Detail', l.detail),
     row('Auto-approve', job.autoApprove ? 'on: the agent acts without asking for approval' : null),
     row('Left running', job.leftovers?.length ? job.leftovers.map((p) => `pid ${p.pid} (${p.command})`).join(', ') : null),
+    row('Attempt', job.group ? `${job.group.index} of ${job.group.size} (group ${job.group.id})` : null),
+    row('Check', job.check ? checkInWords(job.check) : null),
+    row('Check output', job.check?.summary ? job.check.summary.split('\n').slice(-5).join(' / ') : null),
   ];
   if (c) {
     lines.push(

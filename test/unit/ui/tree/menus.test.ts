@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { initialRecord } from '../../../../src/core/store/newJob';
 import { LIFECYCLE_STATES, type JobRecord } from '../../../../src/core/store/schema';
-import { capabilitiesOf, lookOf } from '../../../../src/ui/tree/presentation';
+import { capabilitiesOf, groupLookOf, lookOf } from '../../../../src/ui/tree/presentation';
 import { sampleJob } from '../../core/store/helpers';
 
 interface MenuEntry {
@@ -45,7 +45,17 @@ const EXPECTED: Record<string, string[]> = {
   land: ['submenu:paddock.land', 'paddock.merge', 'paddock.apply', 'paddock.createPullRequest'],
   update: ['paddock.update'],
   forget: ['paddock.forget'],
+  check: ['paddock.runCheck'],
+  keep: ['paddock.keepAttempt'],
 };
+
+/** The commands each capability should offer on a group of attempts. */
+const GROUP_EXPECTED: Record<string, string[]> = {
+  compare: ['paddock.compareAttempts', 'paddock.diffAttempts'],
+  stop: ['paddock.stopGroup'],
+  send: ['paddock.sendPromptToGroup'],
+};
+const groupMenu = manifest.contributes.menus['view/item/context'].filter((e) => e.when?.includes('viewItem =~ /^group:'));
 
 /** The `viewItem =~ /…/` of a when-clause, as VS Code evaluates it (a JavaScript regular expression). */
 function viewItemPattern(when: string): RegExp {
@@ -66,8 +76,10 @@ function corpus(): JobRecord[] {
   const now = new Date().toISOString();
   const jobs: JobRecord[] = [];
   for (const state of LIFECYCLE_STATES) {
-    for (const variant of ['plain', 'noWorktree', 'incomplete', 'consent', 'complete'] as const) {
+    for (const variant of ['plain', 'noWorktree', 'incomplete', 'consent', 'complete', 'attempt', 'checking'] as const) {
       const job = initialRecord('abc123', sampleJob(), now);
+      if (variant === 'attempt' || variant === 'checking') job.group = { id: 'grp12345', title: 'task', index: 1, size: 2 };
+      if (variant === 'checking') job.check = { state: 'running', exitCode: null, durationMs: null, at: now, summary: '' };
       job.lifecycle.state = state;
       job.worktree = variant === 'noWorktree' ? null : '/tmp/paddock-worktree';
       job.branch = variant === 'noWorktree' ? null : 'paddock/abc123';
@@ -103,6 +115,21 @@ describe('tree presentation ↔ the context menu in package.json', () => {
       const shown = new Set(itemMenu.filter((e) => viewItemPattern(e.when!).test(contextValue)).map((e) => e.command));
       const expected = new Set(capabilitiesOf(job).flatMap((c) => EXPECTED[c]));
       assert.deepEqual([...shown].sort(), [...expected].sort(), `${contextValue}`);
+    }
+  });
+
+  it('a group of attempts offers exactly the group commands of its capabilities', () => {
+    for (const a of jobs) {
+      for (const b of jobs) {
+        const members = [
+          { ...a, group: { id: 'grp12345', title: 'task', index: 1, size: 2 } },
+          { ...b, group: { id: 'grp12345', title: 'task', index: 2, size: 2 } },
+        ];
+        const look = groupLookOf(members);
+        const caps = look.contextValue.replace(/^group:/, '').split('.');
+        const shown = new Set(groupMenu.filter((e) => viewItemPattern(e.when!).test(look.contextValue)).map((e) => e.command));
+        assert.deepEqual([...shown].sort(), [...new Set(caps.flatMap((c) => GROUP_EXPECTED[c]))].sort(), look.contextValue);
+      }
     }
   });
 
