@@ -95,19 +95,25 @@ for (const backend of ['proc', 'portable'] as const) {
 
     });
 
-    it('a busy loop agent uses more than 50 % CPU', async () => {
+    it('a busy loop agent uses more than 50 % CPU, as much as it measured itself', async () => {
+      // The loop reports its own CPU time (process.cpuUsage) with the time, every 50 ms: the figure to match.
+      const loop = `const fs = require('fs'); let last = 0; for (;;) { const now = Date.now(); if (now - last >= 50) { last = now; const u = process.cpuUsage(); fs.writeFileSync('cpu.tmp', now + ' ' + (u.user + u.system)); fs.renameSync('cpu.tmp', 'cpu.txt'); } }`;
       const c = sb.coordinator();
-      // Other work shares this machine (load averages of 10+ on 2 cores are common): where allowed, the loop
-      // gets a higher priority so that what is measured is the figure, not the neighbours.
-      const loop = [process.execPath, '-e', 'for (;;) {}'];
-      const command = process.getuid?.() === 0 ? ['nice', '-n', '-15', ...loop] : loop;
-      const started = await c.start({ repo: sb.repo, command });
-      const running = await sb.waitForState(started.id, ['running']);
+      const started = await c.start({ repo: sb.repo, command: [process.execPath, '-e', loop] });
+      const running = await sb.waitFor(started.id, (j) => j.lifecycle.state === 'running' && existsSync(join(started.worktree!, 'cpu.txt')));
+      const selfReport = () => readFileSync(join(started.worktree!, 'cpu.txt'), 'utf8').split(' ').map(Number);
       const sampler = new UsageSampler({ outputDir: (id) => sb.store.outputDir(id) });
       await sampler.prime();
-      await sleep(2000);
+      const [t0, c0] = selfReport();
+      // ps on Linux counts CPU time in whole seconds: the portable backend needs ten of them to measure by difference.
+      await sleep(backend === 'portable' ? 11_000 : 2000);
+      const [t1, c1] = selfReport();
       const usage = (await sampler.sample([running])).get(started.id)!;
-      assert.ok(usage.cpuPercent! > 50, `cpu ${usage.cpuPercent}`);
+      const measuredItself = ((c1 - c0) / 1000 / (t1 - t0)) * 100;
+      assert.ok(Math.abs(usage.cpuPercent! - measuredItself) <= 15, `sampled ${usage.cpuPercent} %, the loop measured ${measuredItself.toFixed(1)} %`);
+      // On a machine shared with other work the loop may get less than half a core; then there is nothing to claim.
+      if (measuredItself > 60) assert.ok(usage.cpuPercent! > 50, `cpu ${usage.cpuPercent}`);
+      else console.log(`      (the machine gave the loop ${measuredItself.toFixed(0)} % of a core)`);
     });
   });
 }
