@@ -52,3 +52,8 @@ export type NotificationKind = 'waiting' | 'failed' | 'cleanup';
 export function notificationsEnabled(kind: NotificationKind): boolean {
   return config().get<boolean>(`notifications.${kind}`, true);
 }
+
+/** `paddock.tree.showUsage`: CPU, memory, disk and tokens in each agent's description (default off; always in the tooltip). */
+export function showUsageInTree(): boolean {
+  return config().get<boolean>('tree.showUsage', false);
+}

@@ -21,6 +21,7 @@ import { AgentsStatusBar } from './statusBar';
 import { registerAgentTerminalProfile } from './terminalProfile';
 import { TerminalManager } from './terminals/terminalManager';
 import { AgentsTreeProvider } from './tree/agentsTreeProvider';
+import { UsageMonitor } from './usageMonitor';
 import type { TreeNode } from './tree/nodes';
 import { workerRuntime } from './workerRuntime';
 
@@ -35,6 +36,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
   readonly logs: LogContentProvider;
   readonly statusBar: AgentsStatusBar;
   readonly notifier: Notifier;
+  readonly usage: UsageMonitor;
   private repos: Promise<string[]> | undefined;
 
   constructor(readonly context: vscode.ExtensionContext) {
@@ -64,6 +66,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     this.logs = this._register(new LogContentProvider(this.store));
     this.statusBar = this._register(new AgentsStatusBar(this.agents));
     this._register(new AgentsBadge(this.agents, this.treeView));
+    this.usage = this._register(new UsageMonitor(this.store, this.agents, this.treeView, (m) => this.log.warn(m)));
     this.notifier = this._register(new Notifier(this.agents, this.store, this.coordinator.onDidChangeCapacityBlock, this.log));
 
     this._register(vscode.workspace.registerTextDocumentContentProvider(GIT_SCHEME, new GitContentProvider()));
@@ -77,6 +80,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
           // Settings are read on use; nudge the queue so a raised maxConcurrent takes effect now.
           void this.coordinator.tick();
         }
+        if (e.affectsConfiguration(`${SECTION}.tree.showUsage`)) this.tree.rerender();
       }),
     );
     this._register(

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
 import { changedFiles, type ChangedFile } from '../../core/git';
 import type { JobRecord } from '../../core/store/schema';
+import { showUsageInTree } from '../config';
 import { lookOf, tooltipMarkdown } from './presentation';
 
 /** What a node needs from the tree to list its children. */
@@ -62,7 +63,7 @@ export class AgentNode extends Node {
   treeItem(): vscode.TreeItem {
     const job = this.job;
     const now = Date.now();
-    const look = lookOf(job, now);
+    const look = lookOf(job, now, { showUsage: showUsageInTree() });
     const hasChildren = Boolean(job.worktree || job.evidence);
     const item = new vscode.TreeItem(printable(job.title), hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = this.id;

@@ -7,6 +7,8 @@
 import type { JobRecord, LifecycleState } from '../../core/store/schema';
 import { isTerminalState } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
+import { isLiveAgent } from '../../core/usage/sampler';
+import { usageFacts, usageLine } from '../../core/usage/usageText';
 import {
   canAttach,
   canCleanUp,
@@ -114,7 +116,12 @@ export function capabilitiesOf(job: JobRecord): string[] {
   return caps;
 }
 
-export function lookOf(job: JobRecord, now: number): AgentLook {
+export interface LookOptions {
+  /** `paddock.tree.showUsage`: the figures follow the state in the description. */
+  showUsage?: boolean;
+}
+
+export function lookOf(job: JobRecord, now: number, opts: LookOptions = {}): AgentLook {
   const state = job.lifecycle.state;
   const parts = [stateInWords(job)];
   const cleanup = cleanupWords(job, now);
@@ -140,8 +147,10 @@ export function lookOf(job: JobRecord, now: number): AgentLook {
       rank = 2;
     }
   }
+  const figures = opts.showUsage ? usageLine(job.usage, isLiveAgent(job)) : '';
+  const words = cleanup ? `${parts[0]} · ${cleanup}` : parts.join(' · ');
   return {
-    description: cleanup ? `${parts[0]} · ${cleanup}` : parts.join(' · '),
+    description: figures ? `${words} · ${figures}` : words,
     iconId,
     colorId,
     rank,
@@ -199,6 +208,11 @@ export function tooltipMarkdown(job: JobRecord, now: number): string {
     row('Signal', l.signal),
     row('Detail', l.detail),
   ];
+  const live = isLiveAgent(job);
+  if (live && l.startedAt) lines.push(row('Running for', since(l.startedAt, now)));
+  const facts = usageFacts(job.usage, live);
+  for (const fact of facts) lines.push(row(fact.label, fact.value));
+  if (facts.length && job.usage) lines.push(row('Figures as of', localTime(job.usage.sampledAt)));
   if (c) {
     lines.push(
       row('Cleanup', c.phase),
