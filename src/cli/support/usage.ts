@@ -1,27 +1,20 @@
 /**
  * `paddock list` and `show` ask for the agents' figures: sampling costs
- * nothing when nobody looks, so a command that looks samples. A one-shot
- * process has no earlier snapshot to measure CPU over: it takes one, waits a
- * moment, and samples (only when some agent runs).
+ * nothing when nobody looks, so a command that looks samples. (A one-shot
+ * process has no earlier snapshot to measure CPU over: the sampler takes one
+ * and waits half a second first, only when some agent runs.)
  */
 import { sampleAndRecordUsage } from '../../core/operations/recordUsage';
 import type { JobEntry, JobStore } from '../../core/store';
 import type { JobRecord } from '../../core/store/schema';
-import { hasUsageToSample, isLiveAgent, UsageSampler } from '../../core/usage/sampler';
+import { hasUsageToSample, UsageSampler } from '../../core/usage/sampler';
 import type { CliContext } from '../command';
-
-/** The CPU interval of a one-shot command. */
-export const CLI_CPU_INTERVAL_MS = 500;
 
 /** The records with fresh figures for the agents that have any. */
 export async function withFreshUsage(store: JobStore, jobs: readonly JobRecord[], ctx: CliContext): Promise<Map<string, JobRecord>> {
   const wanted = jobs.filter(hasUsageToSample);
   if (wanted.length === 0) return new Map();
   const sampler = new UsageSampler({ outputDir: (id) => store.outputDir(id), env: ctx.env });
-  if (wanted.some(isLiveAgent)) {
-    await sampler.prime();
-    await new Promise((resolve) => setTimeout(resolve, CLI_CPU_INTERVAL_MS));
-  }
   return sampleAndRecordUsage(store, sampler, wanted);
 }
 

@@ -14,6 +14,11 @@ export class CpuTracker {
   private previous = new Map<string, number>();
   private previousAt: number | undefined;
 
+  /** When the last snapshot was taken (ms), undefined before the first. */
+  get lastAt(): number | undefined {
+    return this.previousAt;
+  }
+
   /** Takes in a snapshot; afterwards `percentOf` answers over the interval that ended with it. */
   advance(snapshot: ProcessUsageSnapshot): CpuInterval {
     const before = this.previous;

@@ -23,6 +23,9 @@ import { TranscriptReader, transcriptKindOf } from './transcripts';
 
 /** A worktree is measured at most this often per agent. */
 export const DISK_INTERVAL_MS = 30_000;
+/** Without a snapshot this recent, a sample first takes one and waits this long (CPU needs an interval). */
+export const CPU_WARMUP_MS = 500;
+const STALE_BASELINE_MS = 60_000;
 
 export interface UsageSamplerOptions {
   /** The folder of an agent's output log segments. */
@@ -30,6 +33,8 @@ export interface UsageSamplerOptions {
   /** Where transcripts are looked for (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME); default process.env. */
   env?: NodeJS.ProcessEnv;
   diskIntervalMs?: number;
+  /** See CPU_WARMUP_MS. */
+  cpuWarmupMs?: number;
 }
 
 /** Whether an agent's processes run (or may: starting, stopping). */
@@ -59,10 +64,7 @@ export class UsageSampler {
     this.diskIntervalMs = opts.diskIntervalMs ?? DISK_INTERVAL_MS;
   }
 
-  /**
-   * Takes a process snapshot only, so that the next sample has an interval to
-   * measure CPU over (a one-shot CLI command primes, waits a moment, samples).
-   */
+  /** Takes a process snapshot only, so that the next sample measures CPU from now. */
   async prime(): Promise<void> {
     this.cpu.advance(await this.snapshot());
   }
@@ -76,6 +78,12 @@ export class UsageSampler {
     let interval: CpuInterval | undefined;
     let members = new Map<string, ProcessUsage[]>();
     if (live.length > 0) {
+      // The first sample (a one-shot CLI command, a view just shown) has no interval yet: make a short one.
+      const last = this.cpu.lastAt;
+      if (last === undefined || Date.now() - last > STALE_BASELINE_MS) {
+        await this.prime();
+        await new Promise((resolve) => setTimeout(resolve, this.opts.cpuWarmupMs ?? CPU_WARMUP_MS));
+      }
       const snapshot = await this.snapshot();
       interval = this.cpu.advance(snapshot);
       members = processesByAgent(
