@@ -4,7 +4,7 @@
 // shared machine only ratios mean something.
 //
 //   node scripts/bench/run.mjs [--only a,b,...] [--quick]
-//   figures: throughput, latency, reattach, start, list, idle, windows, activation
+//   figures: throughput, latency, reattach, start, list, idle, windows, usage, activation
 //
 // Prints a table and writes bench-results/latest.json. Uses temp PADDOCK_HOME
 // and PADDOCK_RUNTIME_DIR dirs and removes every process and dir it made.
@@ -22,6 +22,7 @@ import { list } from './figures/list.mjs';
 import { idle } from './figures/idle.mjs';
 import { activation } from './figures/activation.mjs';
 import { windows } from './figures/windows.mjs';
+import { usage } from './figures/usage.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -179,6 +180,12 @@ await figure('windows', async () => {
   row({ figure: `Extension host CPU, ${r.agents} idle agents, ${r.windows} windows`, unit: '%', paddock: r.hostCpu, baseline: r.bareCpu, kind: 'abs', goal: 0.5, goalText: '≤ 0.5 % each', spread: summary(r.hostCpu), note: `${who}; ${what}; baseline: idle bare node` });
   const others = (key) => r[key].map((v) => v.toFixed(0)).join(' / ');
   row({ figure: 'Store reads per idle minute per window', unit: 'reads', paddock: r.recordReadsPerMinute, baseline: [], kind: 'abs', goal: Infinity, goalText: '(report)', note: `record files read, ${who}; also per minute: other store files ${others('otherReadsPerMinute')}, dir listings ${others('dirListingsPerMinute')}, stats ${others('statsPerMinute')}` });
+  return r;
+});
+
+await figure('usage', async () => {
+  const r = await usage({ agents: 20, samples: quick ? 5 : 15 });
+  row({ figure: `Per-agent figures: CPU per sample, ${r.agents} live agents`, unit: 'ms', paddock: r.paddock, baseline: r.bare, kind: 'abs', goal: 20, goalText: '≤ 20 ms', note: `/proc backend, ${r.processes} processes on the machine; first sample (full worktree walks) ${r.firstMs.toFixed(1)} ms; baseline: one sync read of every /proc/<pid>/stat` });
   return r;
 });
 

@@ -7,7 +7,7 @@
 import { sampleAndRecordUsage } from '../../core/operations/recordUsage';
 import type { JobEntry, JobStore } from '../../core/store';
 import type { JobRecord } from '../../core/store/schema';
-import { hasUsageToSample, UsageSampler } from '../../core/usage/sampler';
+import { hasUsageToSample, isLiveAgent, UsageSampler } from '../../core/usage/sampler';
 import type { CliContext } from '../command';
 
 /** The records with fresh figures for the agents that have any. */
@@ -18,7 +18,12 @@ export async function withFreshUsage(store: JobStore, jobs: readonly JobRecord[]
   return sampleAndRecordUsage(store, sampler, wanted);
 }
 
+/**
+ * `list`: fresh figures for the running agents; an ended agent shows what was
+ * last recorded (its worktree's size is kept current by a window that shows
+ * it, and by `show`), so listing a thousand ended agents walks no worktree.
+ */
 export async function entriesWithFreshUsage(store: JobStore, entries: readonly JobEntry[], ctx: CliContext): Promise<JobEntry[]> {
-  const fresh = await withFreshUsage(store, entries.flatMap((e) => (e.ok ? [e.job] : [])), ctx);
+  const fresh = await withFreshUsage(store, entries.flatMap((e) => (e.ok && isLiveAgent(e.job) ? [e.job] : [])), ctx);
   return entries.map((e) => (e.ok && fresh.has(e.id) ? { ...e, job: fresh.get(e.id)! } : e));
 }

@@ -23,7 +23,14 @@ export async function sampleAndRecordUsage(
 ): Promise<Map<string, JobRecord>> {
   const figures = await sampler.sample(jobs);
   const out = new Map<string, JobRecord>();
+  const given = new Map(jobs.map((j) => [j.id, j]));
   for (const [id, usage] of figures) {
+    const known = given.get(id)!;
+    // Unchanged against the record the caller holds: no lock, no read. (A change is checked again under the lock.)
+    if (!usageChanged(known.usage, usage)) {
+      out.set(id, { ...known, usage });
+      continue;
+    }
     try {
       const recorded = await store.recordUsage(id, usage, usageChanged);
       out.set(id, { ...recorded, usage });

@@ -102,11 +102,12 @@ async function holdersOf(root: string): Promise<Holder[]> {
  * environments for the marker). procps prints CPU time in whole seconds: the
  * resolution says so, and ps's own %cpu comes along as the hint.
  */
-async function usageSnapshot(markerName: string): Promise<ProcessUsageSnapshot> {
+async function usageSnapshot(markerName: string, sessions: readonly number[]): Promise<ProcessUsageSnapshot> {
+  const wanted = new Set(sessions);
   const [table, environments] = await Promise.all([runAsync('ps', ['-A', '-o', PS_USAGE_COLUMNS]), runAsync('ps', psWithEnvironments())]);
   const at = Date.now();
   const markers = markersByPid(environments, markerName);
-  const lines = parsePsUsage(table);
+  const lines = parsePsUsage(table).filter((l) => markers.has(l.pid) || wanted.has(l.sid));
   return {
     at,
     processes: lines.map((l) => ({
@@ -118,7 +119,7 @@ async function usageSnapshot(markerName: string): Promise<ProcessUsageSnapshot> 
       cpuSeconds: l.cpuSeconds,
       cpuPercentHint: l.pcpu,
     })),
-    cpuResolutionSeconds: lines.some((l) => l.fractional) ? 0.01 : 1,
+    cpuResolutionSeconds: lines.length === 0 || lines.some((l) => l.fractional) ? 0.01 : 1,
   };
 }
 

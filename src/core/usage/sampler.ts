@@ -65,8 +65,8 @@ export class UsageSampler {
   }
 
   /** Takes a process snapshot only, so that the next sample measures CPU from now. */
-  async prime(): Promise<void> {
-    this.cpu.advance(await this.snapshot());
+  async prime(jobs: readonly JobRecord[] = []): Promise<void> {
+    this.cpu.advance(await this.snapshot(jobs));
   }
 
   /** Figures for each given agent that has any (see hasUsageToSample), by id. */
@@ -81,10 +81,10 @@ export class UsageSampler {
       // The first sample (a one-shot CLI command, a view just shown) has no interval yet: make a short one.
       const last = this.cpu.lastAt;
       if (last === undefined || Date.now() - last > STALE_BASELINE_MS) {
-        await this.prime();
+        await this.prime(live);
         await new Promise((resolve) => setTimeout(resolve, this.opts.cpuWarmupMs ?? CPU_WARMUP_MS));
       }
-      const snapshot = await this.snapshot();
+      const snapshot = await this.snapshot(live);
       interval = this.cpu.advance(snapshot);
       members = processesByAgent(
         snapshot.processes,
@@ -110,8 +110,9 @@ export class UsageSampler {
     return out;
   }
 
-  private snapshot(): Promise<ProcessUsageSnapshot> {
-    return processBackend().usageSnapshot(AGENT_MARKER_ENV);
+  private snapshot(jobs: readonly JobRecord[]): Promise<ProcessUsageSnapshot> {
+    const sessions = jobs.flatMap((j) => (j.lifecycle.pid !== null ? [j.lifecycle.pid] : []));
+    return processBackend().usageSnapshot(AGENT_MARKER_ENV, sessions);
   }
 
   /**

@@ -75,7 +75,7 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.ok(!members.includes(childPid), 'the setsid child left the agent\'s session');
 
       const sampler = new UsageSampler({ outputDir: (id) => sb.store.outputDir(id) });
-      await sampler.prime();
+      await sampler.prime([running]);
       await sleep(300);
       const expectedRss = psRssBytes([...members, childPid]);
       const expectedDisk = duBytes(worktree);
@@ -103,7 +103,7 @@ for (const backend of ['proc', 'portable'] as const) {
       const running = await sb.waitFor(started.id, (j) => j.lifecycle.state === 'running' && existsSync(join(started.worktree!, 'cpu.txt')));
       const selfReport = () => readFileSync(join(started.worktree!, 'cpu.txt'), 'utf8').split(' ').map(Number);
       const sampler = new UsageSampler({ outputDir: (id) => sb.store.outputDir(id) });
-      await sampler.prime();
+      await sampler.prime([running]);
       const [t0, c0] = selfReport();
       // ps on Linux counts CPU time in whole seconds: the portable backend needs ten of them to measure by difference.
       await sleep(backend === 'portable' ? 11_000 : 2000);
