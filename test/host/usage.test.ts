@@ -47,7 +47,8 @@ describe('per-agent figures in the window', function () {
       const md = (found?.item.tooltip as vscode.MarkdownString | undefined)?.value ?? '';
       return /\| Memory \| \d+ MB \|/.test(md) && /\| Disk \|/.test(md) ? md : undefined;
     }, 30_000);
-    assert.match(tooltip, /\| CPU \| [\d.]+% \|/);
+    // Markdown-escaped: '0\.5%'.
+    assert.match(tooltip, /\| CPU \| [\d\\.]+% \|/);
     assert.match(tooltip, /\| Running for \| \d+s \|/);
     const memory = Number(/\| Memory \| (\d+) MB \|/.exec(tooltip)![1]);
     assert.ok(memory >= 60, `the agent holds 60 MB; the tooltip says ${memory} MB`);
