@@ -58,7 +58,7 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
 /** One Claude Code session file: usage per message id (a message's lines repeat it). */
 export class ClaudeSession {
   private readonly tail: JsonlTail;
-  private readonly messages = new Map<string, { in: number; out: number; cost: number | null }>();
+  private readonly messages = new Map<string, MessageUsage>();
 
   constructor(path: string) {
     this.tail = new JsonlTail(path);
@@ -78,7 +78,7 @@ export class ClaudeSession {
     const message = obj(line.message);
     const usage = obj(message?.usage);
     if (!usage) return;
-    const id = typeof message?.id === 'string' ? message.id : typeof line.uuid === 'string' ? line.uuid : `line-${this.messages.size}`;
+    const id = typeof message?.id === 'string' ? message.id : typeof line.uuid === 'string' ? line.uuid : `${this.tail.path}:${this.messages.size}`;
     this.messages.set(id, {
       in: num(usage.input_tokens) + num(usage.cache_creation_input_tokens) + num(usage.cache_read_input_tokens),
       out: num(usage.output_tokens),
@@ -86,17 +86,32 @@ export class ClaudeSession {
     });
   }
 
-  totals(): TokenTotals {
-    let tokensIn = 0;
-    let tokensOut = 0;
-    let costUsd: number | null = null;
-    for (const m of this.messages.values()) {
-      tokensIn += m.in;
-      tokensOut += m.out;
-      if (m.cost !== null) costUsd = (costUsd ?? 0) + m.cost;
-    }
-    return { tokensIn, tokensOut, costUsd };
+  /** Usage by message id. */
+  entries(): IterableIterator<[string, MessageUsage]> {
+    return this.messages.entries();
   }
+
+  totals(): TokenTotals {
+    return sumMessages(this.messages.values());
+  }
+}
+
+interface MessageUsage {
+  in: number;
+  out: number;
+  cost: number | null;
+}
+
+function sumMessages(messages: Iterable<MessageUsage>): TokenTotals {
+  let tokensIn = 0;
+  let tokensOut = 0;
+  let costUsd: number | null = null;
+  for (const m of messages) {
+    tokensIn += m.in;
+    tokensOut += m.out;
+    if (m.cost !== null) costUsd = (costUsd ?? 0) + m.cost;
+  }
+  return { tokensIn, tokensOut, costUsd };
 }
 
 /** One Codex rollout file: its cwd (first line) and its latest running total. */
@@ -163,16 +178,23 @@ export class TranscriptReader {
     return sum;
   }
 
+  /**
+   * One total over the agent's Claude Code sessions, each message counted once
+   * by its id: a resumed conversation (`--continue` on retry) may repeat
+   * earlier messages in its new session file.
+   */
   private async claudeSessions(agent: TranscriptAgent): Promise<TokenTotals[]> {
     const dir = claudeProjectDir(agent.cwd, this.env);
-    const out: TokenTotals[] = [];
+    const messages = new Map<string, MessageUsage>();
+    let found = false;
     for (const path of await sessionFiles(dir, (name) => name.endsWith('.jsonl'), agent.ownFolder ? 0 : agent.createdAtMs)) {
       let session = this.claude.get(path);
       if (!session) this.claude.set(path, (session = new ClaudeSession(path)));
       await session.update();
-      out.push(session.totals());
+      found = true;
+      for (const [id, usage] of session.entries()) messages.set(id, usage);
     }
-    return out;
+    return found ? [sumMessages(messages.values())] : [];
   }
 
   private async codexSessions(agent: TranscriptAgent): Promise<TokenTotals[]> {

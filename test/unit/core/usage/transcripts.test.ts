@@ -71,6 +71,9 @@ describe('usage/transcripts', () => {
     const agent: TranscriptAgent = { id: 'abc123', kind: 'claude', cwd, createdAtMs: Date.now(), ownFolder: true };
     assert.deepEqual(await reader.totalsOf(agent), { tokensIn: 1110 + 1 + 5, tokensOut: 5 + 20 + 4, costUsd: 0.5 });
     assert.equal(await reader.totalsOf({ ...agent, cwd: '/elsewhere' }), null, 'no transcript: no figure');
+    // A resumed conversation (retry with --continue) repeats earlier messages in its new session file: once each.
+    writeFileSync(join(dir, 'session-c.jsonl'), claudeAssistant('msg_1', usage1, { costUSD: 0.5 }) + claudeAssistant('msg_4', { input_tokens: 7, output_tokens: 1 }));
+    assert.deepEqual(await reader.totalsOf(agent), { tokensIn: 1110 + 1 + 5 + 7, tokensOut: 5 + 20 + 4 + 1, costUsd: 0.5 });
   });
 
   it('Claude Code in a shared folder: sessions older than the agent are the person\'s, not counted', async () => {
