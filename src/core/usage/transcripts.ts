@@ -165,8 +165,18 @@ export class TranscriptReader {
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
 
+  private readonly realCwds = new Map<string, string>();
+
   /** The agent's totals over its sessions; null when it has written none yet. */
   async totalsOf(agent: TranscriptAgent): Promise<TokenTotals | null> {
+    // The agent names its folder as the process sees it (symbolic links resolved, e.g. macOS's /tmp).
+    let real = this.realCwds.get(agent.cwd);
+    if (real === undefined) {
+      real = await fsp.realpath(agent.cwd).catch(() => undefined);
+      if (real !== undefined) this.realCwds.set(agent.cwd, real);
+      else real = agent.cwd;
+    }
+    if (real !== agent.cwd) agent = { ...agent, cwd: real };
     const sessions = agent.kind === 'claude' ? await this.claudeSessions(agent) : await this.codexSessions(agent);
     if (sessions.length === 0) return null;
     const sum: TokenTotals = { tokensIn: 0, tokensOut: 0, costUsd: null };
