@@ -98,7 +98,9 @@ export function formatDetails(job: JobRecord): string {
     for (const h of c.holders) lines.push(['held by', `pid ${h.pid} (${h.command})`]);
     if (c.branchOutcome) lines.push(['branch', c.branchOutcome]);
   }
-  for (const fact of usageFacts(job.usage, isLiveAgent(job))) lines.push([fact.label.toLowerCase(), fact.value]);
+  const facts = usageFacts(job.usage, isLiveAgent(job));
+  for (const fact of facts) lines.push([fact.label.toLowerCase(), fact.value]);
+  if (facts.length && job.usage) lines.push(['figures at', job.usage.sampledAt]);
   const e = job.evidence;
   if (e) {
     lines.push(['snapshot', e.snapshotRef]);
