@@ -210,6 +210,24 @@ async function uiScreenshots(server, workspace, env) {
     record('UI: Compare Attempts renders the comparison (checks, files, lines in common) in a preview', true);
     console.log(`    screenshot: ${compareShot}`);
     await runPaletteCommand(page, 'View: Close All Editors');
+    // The view is visible: the agents' figures are sampled; a running agent's tooltip shows them.
+    step = 'the figures in a running agent\'s tooltip';
+    const waitingRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Add retries to the HTTP client' });
+    const hover = page.locator('.workbench-hover:visible, .monaco-hover:visible', { hasText: 'Memory' }).first();
+    const shownBy = Date.now() + 30_000;
+    for (;;) {
+      await page.mouse.move(5, 5);
+      await sleep(300);
+      await waitingRow.locator('.label-name').first().hover();
+      if (await hover.waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
+      if (Date.now() > shownBy) throw new Error('no tooltip with the figures');
+    }
+    await sleep(500);
+    const usageShot = join(resultsDir, 'agent-usage-tooltip.png');
+    await page.screenshot({ path: usageShot });
+    record('UI: a running agent\'s tooltip shows its CPU, memory and disk', true);
+    console.log(`    screenshot: ${usageShot}`);
+    await page.mouse.move(5, 5);
 
     step = 'an attached terminal';
     const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' });

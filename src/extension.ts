@@ -12,6 +12,7 @@ import type { Notifier } from './ui/notifications';
 import { PaddockExtension } from './ui/paddockExtension';
 import type { TerminalManager } from './ui/terminals/terminalManager';
 import type { AgentsTreeProvider } from './ui/tree/agentsTreeProvider';
+import type { UsageMonitor } from './ui/usageMonitor';
 
 /** What the extension hands out (to its host tests): the parts a test observes, not the whole extension. */
 export interface PaddockApi {
@@ -22,6 +23,10 @@ export interface PaddockApi {
   readonly notifier: Notifier;
   /** The status bar's text. */
   statusText(): string;
+  /** The status bar's tooltip (with the agents' total figures). */
+  statusTooltip(): string;
+  /** Samples the per-agent figures while the Agents view is visible. */
+  readonly usage: UsageMonitor;
 }
 
 export function activate(context: vscode.ExtensionContext): PaddockApi | undefined {
@@ -38,8 +43,8 @@ export function activate(context: vscode.ExtensionContext): PaddockApi | undefin
   context.subscriptions.push(extension);
   // Measured by `npm run bench` (it reads this line from the log).
   extension.log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
-  const { store, agents, tree, terminals, notifier } = extension;
-  return { store, agents, tree, terminals, notifier, statusText: () => extension.statusBar.text };
+  const { store, agents, tree, terminals, notifier, usage } = extension;
+  return { store, agents, tree, terminals, notifier, usage, statusText: () => extension.statusBar.text, statusTooltip: () => extension.statusBar.tooltip };
 }
 
 export function deactivate(): void {

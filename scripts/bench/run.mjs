@@ -4,7 +4,7 @@
 // shared machine only ratios mean something.
 //
 //   node scripts/bench/run.mjs [--only a,b,...] [--quick] [--check]
-//   figures: throughput, latency, reattach, start, startMany, startCopy, list, idle, windows, activation, merge
+//   figures: throughput, latency, reattach, start, startMany, startCopy, list, idle, windows, usage, activation, merge
 //
 // Prints a table and writes bench-results/latest.json. With --check it exits 1
 // when a row misses its goal (without, it only reports; a figure that could not
@@ -28,6 +28,7 @@ import { idle } from './figures/idle.mjs';
 import { activation } from './figures/activation.mjs';
 import { windows } from './figures/windows.mjs';
 import { merge } from './figures/merge.mjs';
+import { usage } from './figures/usage.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -201,6 +202,12 @@ await figure('windows', async () => {
   row({ figure: `Extension host CPU, ${r.agents} idle agents, ${r.windows} windows`, unit: '%', paddock: [Math.max(...r.hostCpu)], baseline: r.bareCpu, goal: atMost(0.5, '%', '≤ 0.5 % each (the busiest)'), spread: summary(r.hostCpu), note: `${who}; ${what}; baseline: idle bare node` });
   const others = (key) => r[key].map((v) => v.toFixed(0)).join(' / ');
   row({ figure: 'Store reads per idle minute per window', unit: 'reads', paddock: r.recordReadsPerMinute, baseline: [], goal: report(), note: `record files read, ${who}; also per minute: other store files ${others('otherReadsPerMinute')}, dir listings ${others('dirListingsPerMinute')}, stats ${others('statsPerMinute')}` });
+  return r;
+});
+
+await figure('usage', async () => {
+  const r = await usage({ agents: 20, samples: quick ? 5 : 15 });
+  row({ figure: `Per-agent figures: CPU per sample, ${r.agents} live agents`, unit: 'ms', paddock: r.paddock, baseline: r.bare, kind: 'abs', goal: 20, goalText: '≤ 20 ms', note: `/proc backend, ${r.processes} processes on the machine; first sample (full worktree walks) ${r.firstMs.toFixed(1)} ms; baseline: one sync read of every /proc/<pid>/stat` });
   return r;
 });
 

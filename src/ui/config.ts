@@ -87,3 +87,8 @@ export function cleanUpAfterLanding(): 'ask' | 'always' | 'never' {
   const value = config().get<string>('cleanUpAfterLanding', 'ask');
   return value === 'always' || value === 'never' ? value : 'ask';
 }
+
+/** `paddock.tree.showUsage`: CPU, memory, disk and tokens in each agent's description (default off; always in the tooltip). */
+export function showUsageInTree(): boolean {
+  return config().get<boolean>('tree.showUsage', false);
+}

@@ -23,6 +23,7 @@ import { AgentsStatusBar } from './statusBar';
 import { registerAgentTerminalProfile } from './terminalProfile';
 import { TerminalManager } from './terminals/terminalManager';
 import { AgentsTreeProvider } from './tree/agentsTreeProvider';
+import { UsageMonitor } from './usageMonitor';
 import type { TreeNode } from './tree/nodes';
 import { workerRuntime } from './workerRuntime';
 
@@ -38,6 +39,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
   readonly compare: CompareContentProvider;
   readonly statusBar: AgentsStatusBar;
   readonly notifier: Notifier;
+  readonly usage: UsageMonitor;
   private repos: Promise<string[]> | undefined;
 
   constructor(readonly context: vscode.ExtensionContext) {
@@ -70,6 +72,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     this.compare = this._register(new CompareContentProvider(this.coordinator));
     this.statusBar = this._register(new AgentsStatusBar(this.agents));
     this._register(new AgentsBadge(this.agents, this.treeView));
+    this.usage = this._register(new UsageMonitor(this.store, this.agents, this.treeView, (m) => this.log.warn(m)));
     this.notifier = this._register(new Notifier(this.agents, this.store, this.coordinator.onDidChangeCapacityBlock, this.log));
 
     this._register(vscode.workspace.registerTextDocumentContentProvider(GIT_SCHEME, new GitContentProvider()));
@@ -84,6 +87,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
           // Settings are read on use; nudge the queue so a raised maxConcurrent takes effect now.
           void this.coordinator.tick();
         }
+        if (e.affectsConfiguration(`${SECTION}.tree.showUsage`)) this.tree.rerender();
       }),
     );
     this._register(

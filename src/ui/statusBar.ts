@@ -1,6 +1,8 @@
 /** "$(hubot) 3 running · 1 waiting" in the status bar; a click focuses the Agents view. */
 import * as vscode from 'vscode';
 import { Disposable } from '../core/common/lifecycle';
+import { isLiveAgent } from '../core/usage/sampler';
+import { formatBytes, formatCount, formatCpu, totalUsage } from '../core/usage/usageText';
 import type { AgentsModel } from './model/agentsModel';
 
 export class AgentsStatusBar extends Disposable {
@@ -18,6 +20,24 @@ export class AgentsStatusBar extends Disposable {
   /** The text shown, for tests. */
   get text(): string {
     return this.item.text;
+  }
+
+  /** The tooltip shown, for tests. */
+  get tooltip(): string {
+    return typeof this.item.tooltip === 'string' ? this.item.tooltip : (this.item.tooltip?.value ?? '');
+  }
+
+  /** "All agents: 85% CPU · 412 MB memory · 1.2 GB disk · 45k tokens", from the last sampled figures. */
+  private totals(): string | undefined {
+    const t = totalUsage(this.model.visibleAgents().map((job) => ({ usage: job.usage, live: isLiveAgent(job) })));
+    if (t.agents === 0) return undefined;
+    const parts = [
+      vscode.l10n.t('{0} CPU', formatCpu(t.cpuPercent)),
+      vscode.l10n.t('{0} memory', formatBytes(t.rssBytes)),
+      vscode.l10n.t('{0} disk', formatBytes(t.diskBytes)),
+    ];
+    if (t.tokens) parts.push(vscode.l10n.t('{0} tokens', formatCount(t.tokens)));
+    return vscode.l10n.t('All agents: {0}', parts.join(' · '));
   }
 
   private update(): void {
@@ -39,7 +59,9 @@ export class AgentsStatusBar extends Disposable {
       return;
     }
     this.item.text = `$(hubot) ${parts.join(' · ')}`;
-    this.item.tooltip = vscode.l10n.t('Paddock agents — click to show them');
+    const totals = this.totals();
+    const hint = vscode.l10n.t('Paddock agents — click to show them');
+    this.item.tooltip = totals ? `${hint}\n${totals}` : hint;
     this.item.backgroundColor = counts.waiting || counts.attention ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }

@@ -16,7 +16,9 @@ export async function loadCore() {
   writeFileSync(
     entry,
     `export { WorkerClient } from ${JSON.stringify(join(root, 'src/core/protocol/client.ts'))};\n` +
-      `export { JobStore } from ${JSON.stringify(join(root, 'src/core/store/index.ts'))};\n`,
+      `export { JobStore } from ${JSON.stringify(join(root, 'src/core/store/index.ts'))};\n` +
+      `export { UsageSampler } from ${JSON.stringify(join(root, 'src/core/usage/sampler.ts'))};\n` +
+      `export { sampleAndRecordUsage } from ${JSON.stringify(join(root, 'src/core/operations/recordUsage.ts'))};\n`,
   );
   const outfile = join(dir, 'core.cjs');
   await esbuild.build({

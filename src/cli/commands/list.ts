@@ -5,6 +5,7 @@ import { defineCommand } from '../support/args';
 import { entryJson, printJson } from '../support/json';
 import { openStore } from '../support/store';
 import { formatRow, HEADER } from '../support/format';
+import { entriesWithFreshUsage } from '../support/usage';
 
 export const listCommand = defineCommand({
   name: 'list',
@@ -24,9 +25,10 @@ export const listCommand = defineCommand({
         throw usageError(describeError(err));
       }
     }
-    const entries = (await openStore(ctx).list())
-      .filter((e) => repo === undefined || (e.ok && e.job.repo === repo))
-      .sort(byCreation);
+    const store = openStore(ctx);
+    const listed = (await store.list()).filter((e) => repo === undefined || (e.ok && e.job.repo === repo)).sort(byCreation);
+    // Someone looks: the figures (CPU, memory, disk, tokens) are sampled now.
+    const entries = await entriesWithFreshUsage(store, listed, ctx);
     if (values.json) {
       printJson(ctx.io.stdout, entries.map(entryJson));
       return 0;

@@ -4,8 +4,36 @@ import { printable } from '../../core/common/printable';
 import type { EvidenceSummary } from '../../core/git/evidenceManifest';
 import { leftoversInWords } from '../../core/operations/leftovers';
 import type { JobEntry, JobRecord } from '../../core/store';
+import { isLiveAgent } from '../../core/usage/sampler';
+import { formatBytes, formatCount, formatCpu, usageFacts } from '../../core/usage/usageText';
 
-export const HEADER = `${'ID'.padEnd(12)} ${'STATE'.padEnd(10)} ${'GEN'.padStart(3)} ${'CLEANUP'.padEnd(12)} TITLE`;
+const FIGURES = `${'CPU'.padStart(6)} ${'MEM'.padStart(7)} ${'DISK'.padStart(7)} ${'UP'.padStart(4)} ${'TOKENS'.padStart(7)}`;
+export const HEADER = `${'ID'.padEnd(12)} ${'STATE'.padEnd(10)} ${'GEN'.padStart(3)} ${'CLEANUP'.padEnd(12)} ${FIGURES} TITLE`;
+
+/** "12m", "3h": how long the current execution has run (live agents only). */
+function elapsed(job: JobRecord, now: number): string | undefined {
+  const started = job.lifecycle.startedAt ? Date.parse(job.lifecycle.startedAt) : NaN;
+  if (!isLiveAgent(job) || !Number.isFinite(started)) return undefined;
+  const s = Math.max(0, Math.floor((now - started) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  return s < 48 * 3600 ? `${Math.floor(s / 3600)}h` : `${Math.floor(s / 86_400)}d`;
+}
+
+/** The figure columns: '-' where there is no figure (an ended agent's CPU, an agent that writes no transcript). */
+function figureColumns(job: JobRecord, now: number): string {
+  const u = job.usage;
+  const live = isLiveAgent(job);
+  const cell = (text: string | undefined, width: number) => (text ?? '-').padStart(width);
+  const tokens = u && u.tokensIn !== null && u.tokensOut !== null ? formatCount(u.tokensIn + u.tokensOut) : undefined;
+  return [
+    cell(live && u && u.cpuPercent !== null ? formatCpu(u.cpuPercent) : undefined, 6),
+    cell(live && u && u.rssBytes !== null ? formatBytes(u.rssBytes).replace(' ', '') : undefined, 7),
+    cell(u && u.diskBytes !== null ? formatBytes(u.diskBytes).replace(' ', '') : undefined, 7),
+    cell(elapsed(job, now), 4),
+    cell(tokens, 7),
+  ].join(' ');
+}
 
 function cleanupLabel(job: JobRecord): string {
   const c = job.cleanup;
@@ -14,14 +42,14 @@ function cleanupLabel(job: JobRecord): string {
   return c.phase;
 }
 
-export function formatRow(entry: JobEntry): string {
-  if (!entry.ok) return `${entry.id.padEnd(12)} ${'unreadable'.padEnd(10)} ${''.padStart(3)} ${'-'.padEnd(12)} ${printable(entry.reason)}`;
+export function formatRow(entry: JobEntry, now = Date.now()): string {
+  if (!entry.ok) return `${entry.id.padEnd(12)} ${'unreadable'.padEnd(10)} ${''.padStart(3)} ${'-'.padEnd(12)} ${''.padStart(FIGURES.length)} ${printable(entry.reason)}`;
   const j = entry.job;
   // Titles are the person's or the agent's text: shown, never obeyed (a newline must not fake a row).
   const shownTitle = printable(j.title);
   const title = shownTitle.length > 60 ? `${shownTitle.slice(0, 59)}…` : shownTitle;
   const notes = [leftoversInWords(j), j.autoApprove ? 'auto-approve' : undefined].filter(Boolean).map((n) => ` [${n}]`).join('');
-  return `${j.id.padEnd(12)} ${j.lifecycle.state.padEnd(10)} ${String(j.lifecycle.generation).padStart(3)} ${cleanupLabel(j).padEnd(12)} ${title}${notes}`;
+  return `${j.id.padEnd(12)} ${j.lifecycle.state.padEnd(10)} ${String(j.lifecycle.generation).padStart(3)} ${cleanupLabel(j).padEnd(12)} ${figureColumns(j, now)} ${title}${notes}`;
 }
 
 function size(bytes: number): string {
@@ -79,6 +107,9 @@ export function formatDetails(job: JobRecord): string {
     for (const h of c.holders) lines.push(['held by', `pid ${h.pid} (${h.command})`]);
     if (c.branchOutcome) lines.push(['branch', c.branchOutcome]);
   }
+  const facts = usageFacts(job.usage, isLiveAgent(job));
+  for (const fact of facts) lines.push([fact.label.toLowerCase(), fact.value]);
+  if (facts.length && job.usage) lines.push(['figures at', job.usage.sampledAt]);
   const e = job.evidence;
   if (e) {
     lines.push(['snapshot', e.snapshotRef]);

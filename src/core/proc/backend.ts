@@ -15,6 +15,7 @@
  * installation uses the same backend, chosen from the same environment.
  */
 import { failure } from '../common/errors';
+import type { ProcessUsageSnapshot } from './processUsage';
 import type { ProcStat } from './procStat';
 
 export interface Holder {
@@ -38,6 +39,12 @@ export interface ProcessBackend {
   commandLine(pid: number): string;
   /** Processes other than this one whose cwd, root, executable or open files are inside `root` (canonical). */
   holdersOf(root: string): Promise<Holder[]>;
+  /**
+   * Resident memory, CPU time, session and marker value of the processes that
+   * carry the marker or belong to one of `sessions` (others may be left out),
+   * without blocking the event loop.
+   */
+  usageSnapshot(markerName: string, sessions: readonly number[]): Promise<ProcessUsageSnapshot>;
 }
 
 let chosen: ProcessBackend | undefined;

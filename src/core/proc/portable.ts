@@ -10,7 +10,8 @@ import { execFile, execFileSync, type ExecFileOptions } from 'node:child_process
 import type { Holder, ProcessBackend } from './backend';
 import { holder, isInside } from './procfs';
 import { isGoneState, type ProcStat } from './procStat';
-import { parseLsofNames, parsePsStat, pidsWithMarker, PS_STAT_COLUMNS } from './psParse';
+import type { ProcessUsageSnapshot } from './processUsage';
+import { markersByPid, parseLsofNames, parsePsStat, parsePsUsage, pidsWithMarker, PS_STAT_COLUMNS, PS_USAGE_COLUMNS } from './psParse';
 
 const TOOL_TIMEOUT_MS = 10_000;
 
@@ -96,6 +97,32 @@ async function holdersOf(root: string): Promise<Holder[]> {
   return out;
 }
 
+/**
+ * Every process's usage from two `ps` runs (the table, and this user's
+ * environments for the marker). procps prints CPU time in whole seconds: the
+ * resolution says so, and ps's own %cpu comes along as the hint.
+ */
+async function usageSnapshot(markerName: string, sessions: readonly number[]): Promise<ProcessUsageSnapshot> {
+  const wanted = new Set(sessions);
+  const [table, environments] = await Promise.all([runAsync('ps', ['-A', '-o', PS_USAGE_COLUMNS]), runAsync('ps', psWithEnvironments())]);
+  const at = Date.now();
+  const markers = markersByPid(environments, markerName);
+  const lines = parsePsUsage(table).filter((l) => markers.has(l.pid) || wanted.has(l.sid));
+  return {
+    at,
+    processes: lines.map((l) => ({
+      pid: l.pid,
+      startTime: l.startTime,
+      sid: l.sid,
+      marker: markers.get(l.pid),
+      rssBytes: l.rssKiB * 1024,
+      cpuSeconds: l.cpuSeconds,
+      cpuPercentHint: l.pcpu,
+    })),
+    cpuResolutionSeconds: lines.length === 0 || lines.some((l) => l.fractional) ? 0.01 : 1,
+  };
+}
+
 export const portableBackend: ProcessBackend = {
   name: 'portable',
   bootId,
@@ -105,4 +132,5 @@ export const portableBackend: ProcessBackend = {
   findByEnvMarkerAsync,
   commandLine,
   holdersOf,
+  usageSnapshot,
 };

@@ -9,6 +9,7 @@ import { promises as fsp, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mapConcurrently } from '../common/limiter';
 import type { Holder, ProcessBackend } from './backend';
 import { isGoneState, type ProcStat } from './procStat';
+import { procfsUsageSnapshot } from './procfsUsage';
 
 /** Longest command kept for a holder (the job record caps it at 500). */
 export const MAX_HOLDER_COMMAND = 500;
@@ -222,4 +223,5 @@ export const procfsBackend: ProcessBackend = {
   findByEnvMarkerAsync,
   commandLine,
   holdersOf,
+  usageSnapshot: procfsUsageSnapshot,
 };

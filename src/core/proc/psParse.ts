@@ -83,3 +83,64 @@ export function parseLsofNames(output: string): { pid: number; name: string }[] 
   }
   return out;
 }
+
+/** The columns asked of `ps` for usage: resident KiB, %cpu and CPU time, with lstart (5 words) last. */
+export const PS_USAGE_COLUMNS = 'pid=,sess=,rss=,pcpu=,time=,lstart=';
+
+/**
+ * `ps`'s cumulative CPU time in seconds: procps prints "[DD-]HH:MM:SS", macOS
+ * "M:SS.cc" (hundredths); NaN when unreadable.
+ */
+export function parseCpuTime(text: string): number {
+  const m = /^(?:(\d+)-)?((?:\d+:)*\d+(?:\.\d+)?)$/.exec(text.trim());
+  if (!m) return NaN;
+  const seconds = m[2].split(':').reduce((total, part) => total * 60 + Number(part), 0);
+  return (m[1] ? Number(m[1]) * 86_400 : 0) + seconds;
+}
+
+export interface PsUsageLine {
+  pid: number;
+  sid: number;
+  rssKiB: number;
+  pcpu: number;
+  cpuSeconds: number;
+  /** Whether the CPU time had a fraction (macOS) or whole seconds only (procps). */
+  fractional: boolean;
+  startTime: number;
+}
+
+const USAGE_LINE = /^\s*(\d+)\s+(\S+)\s+(\d+)\s+([\d.,]+)\s+(\S+)\s+([A-Z][a-z]{2} [A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} \d{4})\s*$/;
+
+export function parsePsUsage(output: string): PsUsageLine[] {
+  const out: PsUsageLine[] = [];
+  for (const line of output.split('\n')) {
+    const m = USAGE_LINE.exec(line);
+    if (!m) continue;
+    const cpuSeconds = parseCpuTime(m[5]);
+    const startTime = parseLstart(m[6]);
+    if (!Number.isFinite(cpuSeconds) || !Number.isFinite(startTime)) continue;
+    out.push({
+      pid: Number(m[1]),
+      sid: parseSession(m[2]),
+      rssKiB: Number(m[3]),
+      pcpu: Number(m[4].replace(',', '.')),
+      cpuSeconds,
+      fractional: m[5].includes('.'),
+      startTime,
+    });
+  }
+  return out;
+}
+
+/** Each pid's value of NAME in `ps` with environments (see pidsWithMarker). */
+export function markersByPid(output: string, name: string): Map<number, string> {
+  const prefix = `${name}=`;
+  const found = new Map<number, string>();
+  for (const line of output.split('\n')) {
+    const m = /^\s*(\d+)\s(.*)$/.exec(line);
+    if (!m) continue;
+    const word = m[2].split(/\s+/).find((w) => w.startsWith(prefix));
+    if (word !== undefined) found.set(Number(m[1]), word.slice(prefix.length));
+  }
+  return found;
+}

@@ -27,7 +27,7 @@ import { PolicyFile } from './policy';
 import { describeIssues } from './records';
 import { checkFence, RecordWriter } from './recordWriter';
 import { Redactor } from './redactor';
-import { JobRecord, Leftover, Lifecycle, LifecycleState, TimelineEntry, TimelineEntrySchema } from './schema';
+import { JobRecord, Leftover, Lifecycle, LifecycleState, TimelineEntry, TimelineEntrySchema, Usage } from './schema';
 import { appendTimelineLine, readTimelineFile } from './timeline';
 import { JobWatcher, StoreWatcher, WatchOptions } from './watcher';
 import type { Fence } from './executionClaim';
@@ -98,6 +98,11 @@ export class JobStore {
 
   jobDir(id: string): string {
     return this.layout.jobDir(id);
+  }
+
+  /** The folder of the agent's output log segments. */
+  outputDir(id: string): string {
+    return this.layout.outputDir(id);
   }
 
   patchPath(id: string): string {
@@ -189,6 +194,16 @@ export class JobStore {
         timeline: [{ type: 'retry', from: current.lifecycle.state, to: 'queued', message: `generation ${next.lifecycle.generation}` }],
       };
     });
+  }
+
+  /**
+   * Records sampled figures (issue 13) under the job's lock, through the one
+   * write path, so it cannot undo a worker's write made meanwhile. Writes
+   * nothing when `changed(recorded, usage)` says the change is too small.
+   */
+  async recordUsage(id: string, usage: Usage, changed: (recorded: Usage | null | undefined, usage: Usage) => boolean): Promise<JobRecord> {
+    assertJobId(id);
+    return this.writer.mutate(id, async (current) => (changed(current.usage, usage) ? { next: { ...current, usage } } : undefined));
   }
 
   /** Called by the worker: see executionWrites.claimExecution. */

@@ -306,19 +306,21 @@ function check(v: unknown): Obj {
   return out;
 }
 
-const USAGE_KEYS = keys('cpuPercent', 'rssBytes', 'diskBytes', 'outputBytes', 'tokensIn', 'tokensOut', 'sampledAt');
+const USAGE_KEYS = keys('cpuPercent', 'rssBytes', 'diskBytes', 'outputBytes', 'tokensIn', 'tokensOut', 'costUsd', 'sampledAt');
 function usage(v: unknown): Obj {
   const i = obj(v, USAGE_KEYS);
   const count = (x: unknown) => nullable(x, (n) => int(n, 0));
-  return {
+  const out: Obj = {
     cpuPercent: nullable(i.cpuPercent, (x) => num(x, 0)),
     rssBytes: count(i.rssBytes),
     diskBytes: count(i.diskBytes),
     outputBytes: count(i.outputBytes),
     tokensIn: count(i.tokensIn),
     tokensOut: count(i.tokensOut),
-    sampledAt: isoTime(i.sampledAt),
   };
+  optional(out, i, 'costUsd', (x) => nullable(x, (n) => num(n, 0)));
+  out.sampledAt = isoTime(i.sampledAt);
+  return out;
 }
 
 const SETUP_KEYS = keys('ports', 'state', 'exitCode');

@@ -225,6 +225,8 @@ export const UsageSchema = z.object({
   outputBytes: z.number().int().nonnegative().nullable(),
   tokensIn: z.number().int().nonnegative().nullable(),
   tokensOut: z.number().int().nonnegative().nullable(),
+  /** The cost the agent itself wrote in its transcript (US dollars); absent or null when it wrote none. */
+  costUsd: z.number().nonnegative().nullable().optional(),
   sampledAt: IsoTime,
 });
 export type Usage = z.infer<typeof UsageSchema>;

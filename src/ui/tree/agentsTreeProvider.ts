@@ -28,6 +28,11 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     this._register(disposableInterval(() => this.tick(), TICK_MS));
   }
 
+  /** Renders every node again (a setting that changes how agents look). */
+  rerender(): void {
+    this.changeEmitter.fire(undefined);
+  }
+
   /** The cached node of a visible agent. */
   agent(id: string): AgentNode | undefined {
     const job = this.model.get(id);

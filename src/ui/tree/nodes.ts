@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
 import { changedFiles, type ChangedFile } from '../../core/git';
 import type { JobRecord } from '../../core/store/schema';
+import { showUsageInTree } from '../config';
 import { attemptLabel, groupLookOf, lookOf, tooltipMarkdown } from './presentation';
 
 /** What a node needs from the tree to list its children. */
@@ -98,7 +99,7 @@ export class AgentNode extends Node {
   treeItem(): vscode.TreeItem {
     const job = this.job;
     const now = Date.now();
-    const look = lookOf(job, now);
+    const look = lookOf(job, now, { showUsage: showUsageInTree() });
     const hasChildren = Boolean(job.worktree || job.evidence);
     const label = job.group ? attemptLabel(job) : printable(job.title);
     const item = new vscode.TreeItem(label, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);

@@ -7,6 +7,8 @@
 import type { JobRecord, LifecycleState } from '../../core/store/schema';
 import { isTerminalState } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
+import { isLiveAgent } from '../../core/usage/sampler';
+import { usageFacts, usageLine } from '../../core/usage/usageText';
 import {
   canAttach,
   canCleanUp,
@@ -172,7 +174,12 @@ export function groupLookOf(members: readonly JobRecord[], now = Date.now()): Gr
   };
 }
 
-export function lookOf(job: JobRecord, now: number): AgentLook {
+export interface LookOptions {
+  /** `paddock.tree.showUsage`: the figures follow the state in the description. */
+  showUsage?: boolean;
+}
+
+export function lookOf(job: JobRecord, now: number, opts: LookOptions = {}): AgentLook {
   const state = job.lifecycle.state;
   const parts = [stateInWords(job)];
   const cleanup = cleanupWords(job, now);
@@ -199,8 +206,9 @@ export function lookOf(job: JobRecord, now: number): AgentLook {
     }
   }
   if (job.check) parts.push(checkInWords(job.check));
+  const figures = opts.showUsage ? usageLine(job.usage, isLiveAgent(job)) : '';
   // What the person should know at a glance besides the state: what still runs, and that it acts without asking.
-  const notes = [leftoversInWords(job), job.autoApprove ? AUTO_APPROVE_MARKER : undefined].filter((n): n is string => n !== undefined);
+  const notes = [leftoversInWords(job), job.autoApprove ? AUTO_APPROVE_MARKER : undefined, figures || undefined].filter((n): n is string => n !== undefined);
   return {
     description: [...(cleanup ? [parts[0], cleanup] : parts), ...notes].join(' · '),
     iconId,
@@ -268,6 +276,11 @@ export function tooltipMarkdown(job: JobRecord, now: number): string {
     row('Check', job.check ? checkInWords(job.check) : null),
     row('Check output', job.check?.summary ? job.check.summary.split('\n').slice(-5).join(' / ') : null),
   ];
+  const live = isLiveAgent(job);
+  if (live && l.startedAt) lines.push(row('Running for', since(l.startedAt, now)));
+  const facts = usageFacts(job.usage, live);
+  for (const fact of facts) lines.push(row(fact.label, fact.value));
+  if (facts.length && job.usage) lines.push(row('Figures as of', localTime(job.usage.sampledAt)));
   if (c) {
     lines.push(
       row('Cleanup', c.phase),

@@ -4,7 +4,7 @@
  * `ps -E` environments, lsof's -F output), so the macOS path is tested here.
  */
 import * as assert from 'node:assert/strict';
-import { parseLsofNames, parseLstart, parsePsStat, pidsWithMarker } from '../../../../src/core/proc/psParse';
+import { markersByPid, parseCpuTime, parseLsofNames, parseLstart, parsePsStat, parsePsUsage, pidsWithMarker } from '../../../../src/core/proc/psParse';
 
 describe('proc/psParse: ps and lsof output', () => {
   it('reads procps lines, with a comm holding spaces and parentheses', () => {
@@ -56,5 +56,25 @@ describe('proc/psParse: ps and lsof output', () => {
       { pid: 900, name: '/Users/me/repo.worktrees/abc' },
       { pid: 900, name: '/Users/me/repo.worktrees/abc/x.log' },
     ]);
+  });
+
+  it('reads usage lines: resident KiB, %cpu and CPU time in procps (whole seconds) and macOS (hundredths) forms', () => {
+    assert.equal(parseCpuTime('00:01:05'), 65);
+    assert.equal(parseCpuTime('2-03:00:00'), 2 * 86_400 + 3 * 3600);
+    assert.equal(parseCpuTime('0:03.45'), 3.45);
+    assert.equal(parseCpuTime('12:34.56'), 754.56);
+    assert.ok(Number.isNaN(parseCpuTime('n/a')));
+    const linux = parsePsUsage(['  452   451 204800 97.5 00:00:12 Thu Dec  3 06:40:02 2026', 'garbage'].join('\n'));
+    assert.deepEqual({ ...linux[0], startTime: 0 }, { pid: 452, sid: 451, rssKiB: 204800, pcpu: 97.5, cpuSeconds: 12, fractional: false, startTime: 0 });
+    const mac = parsePsUsage('  900 0x5c2e1f0   51200  12,5   0:03.45 Thu Dec  3 06:40:02 2026');
+    assert.equal(mac[0].sid > 0, true);
+    assert.equal(mac[0].pcpu, 12.5);
+    assert.equal(mac[0].cpuSeconds, 3.45);
+    assert.equal(mac[0].fractional, true);
+  });
+
+  it('reads each process\'s marker value from ps with environments', () => {
+    const out = ['  10 node agent.js HOME=/h PADDOCK_JOB_ID=abc123 PATH=/bin', '  11 bash', '  12 sleep 5 PADDOCK_JOB_ID=def456'].join('\n');
+    assert.deepEqual([...markersByPid(out, 'PADDOCK_JOB_ID')], [[10, 'abc123'], [12, 'def456']]);
   });
 });

@@ -47,3 +47,37 @@ describe('tree presentation of auto-approve and leftovers', () => {
     assert.equal(lookOf(job, Date.now()).description, 'completed · 1 process left running · auto-approve');
   });
 });
+
+describe('tree presentation of the per-agent figures', () => {
+  const MB = 1024 * 1024;
+  function runningJob() {
+    const job = initialRecord('abc123', sampleJob({ title: 'work', worktree: '/tmp/w' }), new Date().toISOString());
+    job.lifecycle.state = 'running';
+    job.lifecycle.startedAt = new Date(Date.now() - 90_000).toISOString();
+    job.usage = { cpuPercent: 85.2, rssBytes: 212 * MB, diskBytes: 52 * MB, outputBytes: 4096, tokensIn: 12_300, tokensOut: 4100, costUsd: 1.25, sampledAt: new Date().toISOString() };
+    return job;
+  }
+
+  it('the tooltip shows running time, CPU, memory, disk, output and tokens with the cost', () => {
+    const md = tooltipMarkdown(runningJob(), Date.now());
+    for (const row of ['| Running for | 1m |', '| CPU | 85% |', '| Memory | 212 MB |', '| Disk | 52 MB |', '| Output | 4\\.0 KB |', '| Tokens | 12k in / 4\\.1k out · $1\\.25 |']) {
+      assert.ok(md.includes(row), `${row} in\n${md}`);
+    }
+    assert.match(md, /\| Figures as of \|/);
+  });
+
+  it('an ended agent shows no CPU or memory (history, not a cost), and no figure is shown as 0 when unknown', () => {
+    const job = runningJob();
+    job.lifecycle.state = 'completed';
+    job.usage = { ...job.usage!, tokensIn: null, tokensOut: null };
+    const md = tooltipMarkdown(job, Date.now());
+    assert.doesNotMatch(md, /\| (CPU|Memory|Tokens|Running for) \|/);
+    assert.match(md, /\| Disk \| 52 MB \|/);
+  });
+
+  it('the description carries the figures only with paddock.tree.showUsage', () => {
+    const job = runningJob();
+    assert.equal(lookOf(job, Date.now()).description, 'running · 1m');
+    assert.equal(lookOf(job, Date.now(), { showUsage: true }).description, 'running · 1m · 85% CPU · 212 MB · 52 MB disk · 16k tokens');
+  });
+});

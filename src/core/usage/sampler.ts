@@ -1,0 +1,172 @@
+/**
+ * The per-agent figures (issue 13), sampled on demand: a view or a CLI
+ * command asks, nothing runs on its own. One sample takes one snapshot of
+ * every process (through the process backend: /proc, or ps), gives each agent
+ * its session's and its marked processes' memory and CPU, the size of its
+ * output log, its worktree's size on disk (at most every 30 s per agent,
+ * incrementally) and the tokens from its transcripts (incrementally).
+ *
+ * Everything here is asynchronous and done a few system calls at a time: the
+ * extension host samples in its own process, and its event loop is never held
+ * by a walk of /proc or of a worktree (see docs/architecture.md, "Per-agent figures").
+ */
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { processBackend } from '../proc/backend';
+import type { ProcessUsage, ProcessUsageSnapshot } from '../proc/processUsage';
+import { isTerminalState, type JobRecord, type Usage } from '../store/schema';
+import { AGENT_MARKER_ENV } from '../worker/agentMarker';
+import { processesByAgent } from './agentProcesses';
+import { CpuTracker, type CpuInterval } from './cpuTracker';
+import { DiskUsage } from './diskUsage';
+import { TranscriptReader, transcriptKindOf } from './transcripts';
+
+/** A worktree is measured at most this often per agent. */
+export const DISK_INTERVAL_MS = 30_000;
+/** Without a snapshot this recent, a sample first takes one and waits this long (CPU needs an interval). */
+export const CPU_WARMUP_MS = 500;
+const STALE_BASELINE_MS = 60_000;
+
+export interface UsageSamplerOptions {
+  /** The folder of an agent's output log segments. */
+  outputDir: (id: string) => string;
+  /** Where transcripts are looked for (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  diskIntervalMs?: number;
+  /** See CPU_WARMUP_MS. */
+  cpuWarmupMs?: number;
+}
+
+/** Whether an agent's processes run (or may: starting, stopping). */
+export function isLiveAgent(job: JobRecord): boolean {
+  return !isTerminalState(job.lifecycle.state) && job.lifecycle.state !== 'queued';
+}
+
+/** Whether the agent has figures to sample: it runs, or its worktree still takes disk space. */
+export function hasUsageToSample(job: JobRecord): boolean {
+  return isLiveAgent(job) || (job.worktree !== null && job.cleanup?.phase !== 'complete' && job.cleanup?.phase !== 'removing');
+}
+
+interface DiskState {
+  walker: DiskUsage;
+  bytes: number | null;
+  at: number;
+}
+
+export class UsageSampler {
+  private readonly cpu = new CpuTracker();
+  private readonly disks = new Map<string, DiskState>();
+  private readonly transcripts: TranscriptReader;
+  private readonly diskIntervalMs: number;
+
+  constructor(private readonly opts: UsageSamplerOptions) {
+    this.transcripts = new TranscriptReader(opts.env ?? process.env);
+    this.diskIntervalMs = opts.diskIntervalMs ?? DISK_INTERVAL_MS;
+  }
+
+  /** Takes a process snapshot only, so that the next sample measures CPU from now. */
+  async prime(jobs: readonly JobRecord[] = []): Promise<void> {
+    this.cpu.advance(await this.snapshot(jobs));
+  }
+
+  /** Figures for each given agent that has any (see hasUsageToSample), by id. */
+  async sample(jobs: readonly JobRecord[]): Promise<Map<string, Usage>> {
+    const wanted = jobs.filter(hasUsageToSample);
+    const out = new Map<string, Usage>();
+    if (wanted.length === 0) return out;
+    const live = wanted.filter(isLiveAgent);
+    let interval: CpuInterval | undefined;
+    let members = new Map<string, ProcessUsage[]>();
+    if (live.length > 0) {
+      // The first sample (a one-shot CLI command, a view just shown) has no interval yet: make a short one.
+      const last = this.cpu.lastAt;
+      if (last === undefined || Date.now() - last > STALE_BASELINE_MS) {
+        await this.prime(live);
+        await new Promise((resolve) => setTimeout(resolve, this.opts.cpuWarmupMs ?? CPU_WARMUP_MS));
+      }
+      const snapshot = await this.snapshot(live);
+      interval = this.cpu.advance(snapshot);
+      members = processesByAgent(
+        snapshot.processes,
+        live.map((j) => ({ id: j.id, sessionId: j.lifecycle.pid })),
+      );
+    }
+    const now = Date.now();
+    for (const job of wanted) {
+      const processes = members.get(job.id);
+      const tokens = await this.tokensOf(job);
+      out.set(job.id, {
+        cpuPercent: processes && interval ? interval.percentOf(processes) : null,
+        rssBytes: processes ? processes.reduce((sum, p) => sum + p.rssBytes, 0) : null,
+        diskBytes: await this.diskOf(job, now),
+        outputBytes: await outputBytes(this.opts.outputDir(job.id)),
+        tokensIn: tokens?.tokensIn ?? null,
+        tokensOut: tokens?.tokensOut ?? null,
+        costUsd: tokens?.costUsd ?? null,
+        sampledAt: new Date(now).toISOString(),
+      });
+    }
+    for (const id of this.disks.keys()) if (!wanted.some((j) => j.id === id)) this.disks.delete(id);
+    return out;
+  }
+
+  private snapshot(jobs: readonly JobRecord[]): Promise<ProcessUsageSnapshot> {
+    const sessions = jobs.flatMap((j) => (j.lifecycle.pid !== null ? [j.lifecycle.pid] : []));
+    return processBackend().usageSnapshot(AGENT_MARKER_ENV, sessions);
+  }
+
+  /**
+   * The worktree's size, measured again only when the last measure is older
+   * than the interval; a one-shot sampler (the CLI) starts from the figure the
+   * record holds when that is recent enough.
+   */
+  private async diskOf(job: JobRecord, now: number): Promise<number | null> {
+    if (job.worktree === null) return null;
+    let state = this.disks.get(job.id);
+    if (!state) {
+      state = { walker: new DiskUsage(), bytes: null, at: 0 };
+      const recorded = job.usage;
+      if (recorded && recorded.diskBytes !== null && now - Date.parse(recorded.sampledAt) < this.diskIntervalMs) {
+        state.bytes = recorded.diskBytes;
+        state.at = Date.parse(recorded.sampledAt);
+      }
+      this.disks.set(job.id, state);
+    }
+    if (now - state.at >= this.diskIntervalMs) {
+      state.bytes = await state.walker.measure(job.worktree);
+      state.at = now;
+    }
+    return state.bytes;
+  }
+
+  private async tokensOf(job: JobRecord) {
+    const kind = transcriptKindOf(job.command);
+    if (!kind) return null;
+    return this.transcripts.totalsOf({
+      id: job.id,
+      kind,
+      cwd: job.cwd,
+      createdAtMs: Date.parse(job.createdAt),
+      ownFolder: job.worktree !== null && job.cwd === job.worktree,
+    });
+  }
+}
+
+/** The output log's size: the sum of its segment files (it is capped, so this is what is kept). */
+async function outputBytes(dir: string): Promise<number | null> {
+  let names: string[];
+  try {
+    names = await fsp.readdir(dir);
+  } catch {
+    return null;
+  }
+  let total = 0;
+  for (const name of names) {
+    try {
+      total += (await fsp.stat(join(dir, name))).size;
+    } catch {
+      // dropped by the writer meanwhile
+    }
+  }
+  return total;
+}

@@ -1,0 +1,82 @@
+/**
+ * `paddock list` and `show` sample the figures when they are asked: the list's
+ * columns, `show`'s lines and `show --json`'s `usage`, through the real bundle,
+ * for a real agent named `claude` that writes a Claude Code transcript.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI_SCRIPT, CoordinatorSandbox, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
+
+function run(sb: CoordinatorSandbox, env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: sb.repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe('CLI: list and show sample the per-agent figures', function () {
+  this.timeout(60_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  it('shows CPU, memory, disk, uptime and tokens of a live agent', async () => {
+    const home = join(sb.root, 'person');
+    const bin = join(sb.root, 'bin');
+    mkdirSync(bin, { recursive: true });
+    // A stand-in for Claude Code: writes a session transcript in its documented place, holds 80 MB, idles.
+    const fake = `#!${process.execPath}
+const fs = require('fs'), path = require('path');
+const dir = path.join(process.env.HOME, '.claude', 'projects', process.cwd().replace(/[^A-Za-z0-9]/g, '-'));
+fs.mkdirSync(dir, { recursive: true });
+const usage = { input_tokens: 1200, cache_read_input_tokens: 800, output_tokens: 3000 };
+fs.writeFileSync(path.join(dir, 'session.jsonl'), JSON.stringify({ type: 'assistant', message: { id: 'msg_1', usage } }) + '\\n');
+const b = Buffer.alloc(80 * 1024 * 1024); for (let i = 0; i < b.length; i += 4096) b[i] = 1; globalThis.b = b;
+fs.writeFileSync('ready', '');
+setInterval(() => {}, 1000);
+`;
+    writeFileSync(join(bin, 'claude'), fake);
+    chmodSync(join(bin, 'claude'), 0o755);
+    const env = { ...sb.env, HOME: home, PATH: `${bin}:${sb.env.PATH}` };
+    const c = sb.coordinator({}, { env });
+    const started = await c.start({ repo: sb.repo, command: ['claude'] });
+    await sb.waitFor(started.id, (j) => j.lifecycle.state === 'running');
+    const ready = join(started.worktree!, 'ready');
+    for (let i = 0; i < 200 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 50));
+
+    const listed = await run(sb, env, ['list']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const [header, row] = listed.stdout.trim().split('\n');
+    assert.match(header, /ID\s+STATE\s+GEN\s+CLEANUP\s+CPU\s+MEM\s+DISK\s+UP\s+TOKENS\s+TITLE/);
+    const cells = row.split(/\s+/);
+    assert.equal(cells[0], started.id);
+    assert.equal(cells[1], 'running');
+    assert.match(cells[4], /^\d+(\.\d)?%$/, `CPU column: ${row}`);
+    assert.match(cells[5], /^\d+(\.\d)?MB$/, `memory column: ${row}`);
+    assert.ok(Number(cells[5].replace('MB', '')) >= 80, `memory of the 80 MB agent: ${row}`);
+    assert.match(cells[6], /^\d+(\.\d)?KB$/, `disk column: ${row}`);
+    assert.match(cells[7], /^\d+s$/, `uptime column: ${row}`);
+    assert.equal(cells[8], '5.0k', 'tokens: 2000 in + 3000 out');
+
+    const shown = await run(sb, env, ['show', started.id, '--json']);
+    assert.equal(shown.code, 0, shown.stderr);
+    const usage = JSON.parse(shown.stdout).usage;
+    assert.deepEqual(Object.keys(usage).sort(), ['costUsd', 'cpuPercent', 'diskBytes', 'outputBytes', 'rssBytes', 'sampledAt', 'tokensIn', 'tokensOut']);
+    assert.equal(usage.tokensIn, 2000);
+    assert.equal(usage.tokensOut, 3000);
+    assert.ok(usage.rssBytes >= 80 * 1024 * 1024);
+    assert.ok(usage.diskBytes > 0);
+    const human = await run(sb, env, ['show', started.id]);
+    assert.match(human.stdout, /^tokens:\s+2\.0k in \/ 3\.0k out$/m);
+    assert.match(human.stdout, /^memory:\s+\d+ MB$/m);
+
+    const listedJson = JSON.parse((await run(sb, env, ['list', '--json'])).stdout);
+    assert.equal(listedJson[0].usage.tokensOut, 3000, 'list --json carries usage');
+  });
+});
