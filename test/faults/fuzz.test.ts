@@ -141,16 +141,52 @@ describe('faults: protocol fuzzing (case 23)', function () {
       [groups[i], groups[j]] = [groups[j], groups[i]];
     }
     const frameCount = groups.reduce((n, g) => n + g.frames.length, 0);
-    assert.ok(frameCount >= TOTAL_FRAMES, `${frameCount} frames`);
 
     const rssBefore = rssKiB(workerPid)!;
     let hung = 0;
     const hungExamples: string[] = [];
+    // What the worker answered: every `signal` frame it reads is acknowledged at once, so the acks
+    // prove each frame was really read and handled; a connection that never authenticated gets none.
+    let signalsSent = 0;
+    let signalsAcked = 0;
+    let acksWithoutAuth = 0;
+    const missedExamples: string[] = [];
+    const signalIds = (frames: string[]) =>
+      frames.flatMap((line) => {
+        try {
+          const parsed = ClientMessageSchema.safeParse(JSON.parse(line));
+          return parsed.success && parsed.data.type === 'signal' ? [parsed.data.id] : [];
+        } catch {
+          return [];
+        }
+      });
+    const tally = (g: { auth: boolean; frames: string[] }, received: string) => {
+      const acked = new Map<number, number>();
+      for (const line of received.split('\n')) {
+        if (!line.startsWith('{"type":"ack"')) continue;
+        const { id } = JSON.parse(line) as { id: number };
+        acked.set(id, (acked.get(id) ?? 0) + 1);
+      }
+      if (!g.auth) {
+        acksWithoutAuth += [...acked.values()].reduce((a, b) => a + b, 0);
+        return;
+      }
+      for (const id of signalIds(g.frames)) {
+        signalsSent++;
+        const left = acked.get(id) ?? 0;
+        if (left > 0) {
+          signalsAcked++;
+          acked.set(id, left - 1);
+        } else if (missedExamples.length < 5) missedExamples.push(`signal ${id} in a group of ${g.frames.length}`);
+      }
+    };
     const runGroup = (g: { auth: boolean; frames: string[] }) =>
       new Promise<void>((resolve) => {
         const s = createConnection(socketPath);
         s.on('error', () => undefined);
-        s.resume();
+        let received = '';
+        s.setEncoding('utf8');
+        s.on('data', (d: string) => (received += d));
         const timer = setTimeout(() => {
           hung++;
           if (hungExamples.length < 5) hungExamples.push(`${g.auth ? 'after attach' : 'first'}: ${g.frames.length} frames, last ${JSON.stringify(g.frames[g.frames.length - 1].slice(0, 120))}`);
@@ -158,6 +194,7 @@ describe('faults: protocol fuzzing (case 23)', function () {
         }, CONNECTION_TIMEOUT_MS);
         s.on('close', () => {
           clearTimeout(timer);
+          tally(g, received);
           resolve();
         });
         s.once('connect', () => {
@@ -183,6 +220,9 @@ describe('faults: protocol fuzzing (case 23)', function () {
       rss.push(rssKiB(workerPid) ?? NaN);
     }
     assert.equal(hung, 0, `${hung} connections were left open by the worker, e.g. ${hungExamples.join('; ')}`);
+    assert.ok(signalsSent > 5_000, `${signalsSent} signal frames went to authenticated connections`);
+    assert.equal(signalsAcked, signalsSent, `the worker acknowledged ${signalsAcked} of ${signalsSent} signal frames, e.g. missed ${missedExamples.join('; ')}`);
+    assert.equal(acksWithoutAuth, 0, 'a connection that never authenticated got an answer to a request');
 
     await sleep(500);
     assert.ok(isAlive(workerPid), 'the worker survived');
@@ -206,6 +246,6 @@ describe('faults: protocol fuzzing (case 23)', function () {
       again.dispose();
       return r.cols === 90 && r.rows === 20;
     });
-    console.log(`      ${frameCount} frames over ${groups.length} connections, worker RSS ${rssBefore} → ${rss.join(' → ')} KiB`);
+    console.log(`      ${frameCount} frames over ${groups.length} connections, ${signalsAcked} signals acknowledged, worker RSS ${rssBefore} → ${rss.join(' → ')} KiB`);
   });
 });

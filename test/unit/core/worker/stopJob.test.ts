@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { findByEnvMarker, readProcStat } from '../../../../src/core/proc';
 import { JobStore } from '../../../../src/core/store';
 import { WorkerClient } from '../../../../src/core/protocol/client';
@@ -126,6 +128,33 @@ describe('stopping an agent', function () {
     const done = await sb.waitForState(job.id, ['cancelled']);
     assert.equal(done.lifecycle.state, 'cancelled');
     assert.deepEqual(alive(job.id), []);
+  });
+
+  it('stop while the worker is still starting (claimed, socket not open yet): SIGTERM to it stops the agent once it runs', async () => {
+    // A slow machine, made reproducible: the real worker, whose control socket opens 4 s late.
+    const preload = join(sb.cwd, 'slow-listen.js');
+    writeFileSync(preload, `const net = require('node:net');
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) { setTimeout(() => listen.apply(this, args), 4000); return this; };
+`);
+    const slow = new Sandbox({ NODE_OPTIONS: `--require ${preload}` });
+    try {
+      const job = await slow.start(['sleep', '600'], { waitFor: ['starting', 'running'] });
+      const claimed = await slow.waitForState(job.id, ['starting', 'running']);
+      await waitUntil('the worker to claim the job', async () => (await slow.store.read(job.id)).execution !== null);
+      const { socketPath, pid: workerPid } = (await slow.store.read(job.id)).execution!;
+      assert.equal(claimed.lifecycle.state === 'starting' || claimed.lifecycle.state === 'running', true);
+      assert.equal(existsSync(socketPath), false, 'the socket is not open yet: the stop cannot go through it');
+      const result = await stopJob(slow.store, job.id, { connectTimeoutMs: 500 });
+      assert.equal(result.via, 'worker', 'stopped through the signalled worker, not the socket or directly');
+      assert.equal(result.state, 'cancelled');
+      const done = await slow.store.read(job.id);
+      assert.equal(done.lifecycle.state, 'cancelled');
+      assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), [], 'nothing of the agent is left');
+      await slow.waitForWorkerExit(workerPid);
+    } finally {
+      slow.dispose();
+    }
   });
 
   it('after the worker is SIGKILLed, the job reads orphaned and stop cleans up its processes', async () => {
