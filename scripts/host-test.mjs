@@ -18,6 +18,9 @@ const args = process.argv.slice(2);
 const grep = args.includes('--grep') ? args[args.indexOf('--grep') + 1] : undefined;
 const resultsDir = join(root, 'test-results');
 mkdirSync(resultsDir, { recursive: true });
+// The README shows these images: a run writes them where it links them, after asserting its captions.
+const screenshotsDir = join(root, 'media', 'screenshots');
+mkdirSync(screenshotsDir, { recursive: true });
 
 const summary = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
@@ -103,12 +106,52 @@ function seedScreenshotAgents(workspace, env) {
   cli('start', '--title', 'Add retries to the HTTP client', '--', 'bash', '-c',
     `echo "Proceed with the change? [y/n]"; "${process.execPath}" "${cliPath}" signal waiting; sleep 600`);
   cli('start', '--title', 'Upgrade the linter', '--', 'bash', '-c', 'echo "eslint: 3 errors" >&2; sleep 0.3; exit 1');
+  const running = cli('start', '--title', 'Keep the API docs in sync', '--', 'bash', '-c', 'echo watching the docs; sleep 600');
+  const stopped = cli('start', '--title', 'Try a faster JSON parser', '--', 'bash', '-c', 'echo benchmarking; sleep 600');
+  const cleaned = cli('start', '--title', 'Tidy the changelog', '--', 'bash', '-c', 'echo tidied > CHANGES.txt');
+  const orphan = cli('start', '--title', 'Migrate the build scripts', '--', 'bash', '-c', 'echo migrating; sleep 600');
   // A process outside the agent (an editor, a shell) still using the worktree blocks its removal.
   const holder = spawn('sleep', ['600'], { cwd: heldJob.worktree, detached: true, stdio: 'ignore' });
   holder.on('error', (err) => console.error(`[harness] holder: ${err.message}`));
   holder.unref();
   spawnSync(process.execPath, [cliPath, 'cleanup', held, '--yes'], { cwd: workspace, env: { ...process.env, ...env } });
-  return { demo, holderPid: holder.pid, ids: [demo, held] };
+  const until = (id, states) => {
+    const end = Date.now() + 60_000;
+    for (;;) {
+      const job = JSON.parse(cli('show', id, '--json'));
+      if (states.includes(job.lifecycle.state) && (states[0] !== 'running' || job.lifecycle.workerPid)) return job;
+      if (Date.now() > end) throw new Error(`${id} stayed ${job.lifecycle.state}, wanted ${states.join(' or ')}`);
+      spawnSync('sleep', ['0.2']);
+    }
+  };
+  until(stopped, ['running']);
+  cli('stop', stopped);
+  until(cleaned, ['completed']);
+  cli('cleanup', cleaned, '--yes');
+  // Its worker SIGKILLed: the agent's record reads orphaned.
+  process.kill(until(orphan, ['running']).lifecycle.workerPid, 'SIGKILL');
+  return { demo, holderPid: holder.pid, ids: [demo, held, running, orphan] };
+}
+
+/**
+ * Capacity blocked by a failed cleanup, as the main screenshot's caption says: the slots are set to
+ * what is held now (running agents and failed cleanups, in the whole store), through the user
+ * settings file the window watches.
+ */
+function setMaxConcurrent(server, value) {
+  const file = join(server.dirs.userData, 'User', 'settings.json');
+  const settings = JSON.parse(readFileSync(file, 'utf8'));
+  writeFileSync(file, JSON.stringify({ ...settings, 'paddock.maxConcurrent': value }, null, 2));
+}
+
+function slotsHeld(workspace, env) {
+  const active = ['starting', 'running', 'waiting', 'cancelling'];
+  return JSON.parse(runCli(workspace, env, 'list', '--json')).filter((j) => active.includes(j.lifecycle.state) || j.cleanup?.phase === 'incomplete').length;
+}
+
+/** Asserts a row titled `title` shows `state` in the Agents view (rendered, so in the picture). */
+async function expectRow(page, title, state, timeout = 30_000) {
+  await page.locator('.part.sidebar [role="treeitem"]', { hasText: title }).filter({ hasText: state }).first().waitFor({ timeout });
 }
 
 /**
@@ -129,9 +172,23 @@ async function uiScreenshots(server, workspace, env) {
     step = 'the Agents view';
     // With one view in the container, its name shows in the container's title bar.
     await page.locator('.part.sidebar .composite.title .title-label', { hasText: /Agents/i }).first().waitFor({ timeout: 30_000 });
-    step = 'agent rows in the tree';
-    await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' }).waitFor({ timeout: 30_000 });
-    await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'cleanup failed' }).waitFor({ timeout: 30_000 });
+    // The caption of this picture in the README: waiting for you, cleanup failed (held by a process),
+    // failed, orphaned, running, stopped, cleaned; a notification that failed cleanups hold agent slots.
+    for (const [title, state] of [
+      ['Add retries to the HTTP client', 'waiting for you'],
+      ['Refactor the job store', 'cleanup failed at removing'],
+      ['Upgrade the linter', 'failed (exit 1)'],
+      ['Migrate the build scripts', 'orphaned'],
+      ['Keep the API docs in sync', 'running'],
+      ['Try a faster JSON parser', 'stopped'],
+      ['Tidy the changelog', 'cleaned'],
+    ]) {
+      step = `the "${title}" row showing ${state}`;
+      await expectRow(page, title, state);
+    }
+    step = 'the notification that failed cleanups hold agent slots';
+    setMaxConcurrent(server, slotsHeld(workspace, env));
+    await page.locator('.notification-toast', { hasText: /All \d+ agent slots are taken, \d+ by failed cleanups: .*"Refactor the job store" \(removing/ }).first().waitFor({ timeout: 30_000 });
     // Widen the side bar so descriptions show in full, as a person would.
     const sidebar = await page.locator('.part.sidebar').boundingBox();
     if (sidebar) {
@@ -143,10 +200,12 @@ async function uiScreenshots(server, workspace, env) {
       await page.mouse.move(sidebar.x + sidebar.width + 500, sidebar.y + 500);
     }
     await sleep(1500); // let icons and descriptions settle before the picture
-    const treeShot = join(resultsDir, 'agents-tree.png');
+    const treeShot = join(screenshotsDir, 'agents-tree.png');
     await page.screenshot({ path: treeShot });
-    record('UI: the Agents view renders agents in several states', true);
+    record('UI: the Agents view shows waiting, cleanup failed, failed, orphaned, running, stopped and cleaned rows and the capacity notification', true);
     console.log(`    screenshot: ${treeShot}`);
+    // Slots for the agents the next steps start.
+    setMaxConcurrent(server, 16);
 
     step = 'an attached terminal';
     const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' });
@@ -155,7 +214,7 @@ async function uiScreenshots(server, workspace, env) {
     await page.locator('.terminal-wrapper .xterm-rows', { hasText: 'demo-agent' }).first().waitFor({ timeout: 30_000 });
     await page.locator('.terminal-wrapper .xterm-rows', { hasText: 'Commit these changes?' }).first().waitFor({ timeout: 30_000 });
     await sleep(1000);
-    const termShot = join(resultsDir, 'agent-terminal.png');
+    const termShot = join(screenshotsDir, 'agent-terminal.png');
     await page.screenshot({ path: termShot });
     record('UI: an attached terminal shows the agent\'s screen', true);
     console.log(`    screenshot: ${termShot}`);
@@ -300,10 +359,51 @@ async function uiScreenshots(server, workspace, env) {
       await page.locator('.part.sidebar [role="treeitem"]', { hasText: title }).filter({ hasText: state }).first().waitFor({ timeout: 90_000 });
     }
     await sleep(1000);
-    const tourShot = join(resultsDir, 'demo-tour.png');
+    const tourShot = join(screenshotsDir, 'demo-tour.png');
     await page.screenshot({ path: tourShot });
     record('UI: Start Demo Agents shows waiting, running, failed, orphaned, cleanup incomplete and cleaned rows', true);
     console.log(`    screenshot: ${tourShot}`);
+
+    // The commands that act on another window or on every agent, last: nothing after them needs the agents.
+    step = 'Open Worktree in New Window from a row\'s menu';
+    const demoJob = JSON.parse(runCli(workspace, env, 'list', '--json')).find((j) => j.title === 'Say hello from the demo');
+    const opened = context.waitForEvent('page', { timeout: 30_000 });
+    await runRowMenuCommand(page, demoRow.first(), 'Open Worktree in New Window');
+    const second = await opened;
+    await second.waitForURL(/folder=/, { timeout: 30_000 });
+    const openedFolder = new URL(second.url()).searchParams.get('folder');
+    await second.close();
+    if (openedFolder !== demoJob.worktree) throw new Error(`the new window opened ${openedFolder}, not the worktree ${demoJob.worktree}`);
+    record('UI: Open Worktree in New Window opens a window on the agent\'s worktree', true);
+
+    step = 'Clean Up Finished Agents from the palette and its modal';
+    const finished = JSON.parse(runCli(workspace, env, 'list', '--json', '--repo', workspace)).filter((j) => ['completed', 'failed', 'cancelled', 'orphaned'].includes(j.lifecycle.state) && !j.cleanup);
+    if (finished.length < 2) throw new Error(`expected finished agents to clean up, found ${finished.length}`);
+    await runPaletteCommand(page, 'Paddock: Clean Up Finished Agents');
+    await dialog.waitFor({ timeout: 20_000 });
+    if (!/Kept:/.test(await dialog.innerText())) throw new Error(`the Clean Up dialog does not say what is kept: ${await dialog.innerText()}`);
+    await dialog.locator('.monaco-button', { hasText: /^Clean Up$/ }).click();
+    for (const job of finished) {
+      step = `Clean Up Finished Agents: "${job.title}" cleaned`;
+      await expectRow(page, job.title, 'cleaned', 90_000);
+    }
+    record(`UI: Clean Up Finished Agents cleans every finished agent (${finished.length})`, true);
+
+    step = 'Stop All Agents from the palette and its modal';
+    // Every agent of the store stops; the rows of this window's repository show it.
+    const live = JSON.parse(runCli(workspace, env, 'list', '--json', '--repo', workspace)).filter((j) => ['queued', 'starting', 'running', 'waiting'].includes(j.lifecycle.state));
+    if (live.length === 0) throw new Error('expected running agents to stop');
+    await runPaletteCommand(page, 'Paddock: Stop All Agents');
+    await dialog.waitFor({ timeout: 20_000 });
+    if (!/Deleted: nothing/.test(await dialog.innerText())) throw new Error(`the Stop All dialog does not say nothing is deleted: ${await dialog.innerText()}`);
+    await dialog.locator('.monaco-button', { hasText: /^Stop All$/ }).click();
+    for (const job of live) {
+      step = `Stop All Agents: "${job.title}" stopped`;
+      await expectRow(page, job.title, 'stopped', 60_000);
+    }
+    const still = JSON.parse(runCli(workspace, env, 'list', '--json')).filter((j) => ['queued', 'starting', 'running', 'waiting', 'cancelling'].includes(j.lifecycle.state));
+    if (still.length) throw new Error(`still live after Stop All: ${still.map((j) => `${j.title} (${j.lifecycle.state})`).join(', ')}`);
+    record(`UI: Stop All Agents stops every live agent in the store (${live.length})`, true);
   } catch (err) {
     const file = join(resultsDir, 'ui-failure.png');
     await context.pages()[0]?.screenshot({ path: file }).catch(() => undefined);
@@ -319,6 +419,14 @@ async function uiScreenshots(server, workspace, env) {
       spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), 'stop', '--force', id], { env: { ...process.env, ...env }, stdio: 'ignore' });
     }
   }
+}
+
+/** Runs `title` from the context menu of `row` (a right click on it, as a person would). */
+async function runRowMenuCommand(page, row, title) {
+  await row.click({ button: 'right' });
+  const item = page.locator('.context-view .action-item .action-label', { hasText: title }).first();
+  await item.waitFor({ timeout: 20_000 });
+  await item.click();
 }
 
 /** Opens the command palette with F1 and runs `title`; returns the quick input box. */
@@ -423,11 +531,13 @@ async function main() {
     ...(grep ? { PADDOCK_HOST_TEST_GREP: grep } : {}),
   };
   Object.assign(env, prestartAgents(workspace, env));
+  // The UI steps and their pictures use a repository of their own: only their agents are in its view.
+  const showcase = makeScratchRepo(join(scratch, 'showcase'));
   const server = await startCodeServer({ workspace, env, settings: { 'paddock.maxConcurrent': 16 }, logFile: join(resultsDir, 'code-server.log') });
   console.log(`[harness] code-server ${server.url} (pid ${server.pid}), workspace ${workspace}`);
   try {
     await runHostSuites(server, workspace, env);
-    if (!args.includes('--no-ui')) await uiScreenshots(server, workspace, env);
+    if (!args.includes('--no-ui')) await uiScreenshots(server, showcase, env);
   } finally {
     await server.stop();
   }

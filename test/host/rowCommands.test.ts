@@ -29,9 +29,9 @@ describe("an agent row's commands", function () {
   }
 
   /** Runs a row command with (node, [node]), as VS Code calls a context-menu or inline action. */
-  async function runOnRow<T>(command: string): Promise<T> {
+  async function runOnRow<T>(command: string, ...extra: unknown[]): Promise<T> {
     const node = await rowNode();
-    return vscode.commands.executeCommand<T>(command, node, [node]);
+    return vscode.commands.executeCommand<T>(command, node, [node], ...extra);
   }
 
   before(async () => {
@@ -85,6 +85,19 @@ describe("an agent row's commands", function () {
     const doc = await waitFor('the Paddock output channel to be shown', () => vscode.workspace.textDocuments.find(isPaddockOutput));
     // The channel is the one the extension logs to: it holds its activation line.
     await waitFor('the activation line in the shown channel', () => /activated in [\d.]+ ms/.test(doc.getText()) || undefined);
+  });
+
+  it('Stop, then Retry on the row: the agent runs again, a new generation in the same worktree', async () => {
+    // The modal's answer is given as the commands take it from a notification or a test: { confirmed: true }.
+    const reports = await runOnRow<{ id: string; stopped: boolean }[]>('paddock.stop', { confirmed: true });
+    assert.deepEqual(reports.map((r) => [r.id, r.stopped]), [[job.id, true]]);
+    await waitForState(ext, job.id, ['cancelled']);
+    const before = await ext.store.read(job.id);
+    await runOnRow('paddock.retry');
+    const again = await waitForState(ext, job.id, ['running']);
+    assert.equal(again.lifecycle.generation, before.lifecycle.generation + 1);
+    assert.equal(again.worktree, before.worktree);
+    assert.ok(again.lifecycle.pid && again.lifecycle.pid !== before.lifecycle.pid, 'a new agent process');
   });
 
   it('Refresh re-reads the store: an agent started from the CLI this moment is in the model when it returns', async () => {

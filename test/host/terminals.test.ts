@@ -173,7 +173,8 @@ describe('attached terminals', function () {
     const readme = files.find((f) => String(ext.tree.getTreeItem(f).label) === 'README.md')!;
     const item = ext.tree.getTreeItem(readme);
     assert.equal(item.command?.command, 'paddock.openFileDiff');
-    await vscode.commands.executeCommand(item.command!.command, ...(item.command!.arguments ?? []));
+    // As a click on the file row runs it: the row's command with the row's arguments.
+    await vscode.commands.executeCommand('paddock.openFileDiff', ...(item.command!.arguments ?? []));
     await waitFor('the diff editor', () => vscode.window.tabGroups.activeTabGroup.activeTab?.input instanceof vscode.TabInputTextDiff || undefined);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
