@@ -130,18 +130,21 @@ function seedScreenshotAgents(workspace, env) {
   cli('cleanup', cleaned, '--yes');
   // Its worker SIGKILLed: the agent's record reads orphaned.
   process.kill(until(orphan, ['running']).lifecycle.workerPid, 'SIGKILL');
-  return { demo, holderPid: holder.pid, ids: [demo, held, running, orphan] };
+  return { demo, held: heldJob, holderPid: holder.pid, ids: [demo, held, running, orphan] };
 }
 
 /**
  * Capacity blocked by a failed cleanup, as the main screenshot's caption says: the slots are set to
- * what is held now (running agents and failed cleanups, in the whole store), through the user
- * settings file the window watches.
+ * what is held now (running agents and failed cleanups, in the whole store), in the workspace's
+ * settings file (code-server watches that one; an edit of its user settings file goes unseen).
  */
-function setMaxConcurrent(server, value) {
-  const file = join(server.dirs.userData, 'User', 'settings.json');
-  const settings = JSON.parse(readFileSync(file, 'utf8'));
-  writeFileSync(file, JSON.stringify({ ...settings, 'paddock.maxConcurrent': value }, null, 2));
+function setMaxConcurrent(workspace, value) {
+  if (!existsSync(join(workspace, '.vscode'))) {
+    mkdirSync(join(workspace, '.vscode'));
+    // Not a change of the repository's (the source control view stays clean in the pictures).
+    writeFileSync(join(workspace, '.git', 'info', 'exclude'), '.vscode/\n', { flag: 'a' });
+  }
+  writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'paddock.maxConcurrent': value }, null, 2));
 }
 
 function slotsHeld(workspace, env) {
@@ -172,8 +175,9 @@ async function uiScreenshots(server, workspace, env) {
     step = 'the Agents view';
     // With one view in the container, its name shows in the container's title bar.
     await page.locator('.part.sidebar .composite.title .title-label', { hasText: /Agents/i }).first().waitFor({ timeout: 30_000 });
-    // The caption of this picture in the README: waiting for you, cleanup failed (held by a process),
-    // failed, orphaned, running, stopped, cleaned; a notification that failed cleanups hold agent slots.
+    // The caption of this picture in the README: waiting for you, cleanup failed (held by a process;
+    // needs attention), failed, orphaned, running, stopped, cleaned; notifications that failed cleanups
+    // hold agent slots and that a cleanup needs attention; the badge and the status bar count them.
     for (const [title, state] of [
       ['Add retries to the HTTP client', 'waiting for you'],
       ['Refactor the job store', 'cleanup failed at removing'],
@@ -186,8 +190,31 @@ async function uiScreenshots(server, workspace, env) {
       step = `the "${title}" row showing ${state}`;
       await expectRow(page, title, state);
     }
+    // The held cleanup keeps failing: from the fifth failure it needs attention, and the row, the
+    // view's badge and the status bar say so. (Retries skip an attempt when nothing they look at
+    // changed: the worktree gets a new file after each failure.)
+    step = 'the held cleanup failing five times';
+    let touched = 0;
+    const attentionDeadline = Date.now() + 120_000;
+    for (;;) {
+      const c = JSON.parse(runCli(workspace, env, 'show', seeded.held.id, '--json')).cleanup;
+      if (c.needsAttention) break;
+      if (c.phase === 'incomplete' && c.failures > touched) {
+        touched = c.failures;
+        writeFileSync(join(seeded.held.worktree, `notes-${c.failures}.txt`), 'still being edited\n');
+      }
+      if (Date.now() > attentionDeadline) throw new Error(`the held cleanup failed ${c.failures} time(s) in 2 minutes, not 5`);
+      await sleep(250);
+    }
+    step = 'the held row, the badge and the status bar saying it needs attention';
+    await expectRow(page, 'Refactor the job store', 'needs attention');
+    const needYou = JSON.parse(runCli(workspace, env, 'list', '--json', '--repo', workspace)).filter((j) => j.lifecycle.state === 'waiting' || j.cleanup?.needsAttention).length;
+    const badge = page.locator('.activitybar li.action-item', { has: page.locator('a.action-label[aria-label^="Paddock"]') }).locator('.badge-content');
+    await badge.filter({ hasText: new RegExp(`^${needYou}$`) }).waitFor({ timeout: 30_000 });
+    await page.locator('.part.statusbar .statusbar-item', { hasText: /\b1 needs attention\b/ }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.notification-toast', { hasText: 'Cleanup of "Refactor the job store" needs attention' }).first().waitFor({ timeout: 30_000 });
     step = 'the notification that failed cleanups hold agent slots';
-    setMaxConcurrent(server, slotsHeld(workspace, env));
+    setMaxConcurrent(workspace, slotsHeld(workspace, env));
     await page.locator('.notification-toast', { hasText: /All \d+ agent slots are taken, \d+ by failed cleanups: .*"Refactor the job store" \(removing/ }).first().waitFor({ timeout: 30_000 });
     // Widen the side bar so descriptions show in full, as a person would.
     const sidebar = await page.locator('.part.sidebar').boundingBox();
@@ -205,7 +232,7 @@ async function uiScreenshots(server, workspace, env) {
     record('UI: the Agents view shows waiting, cleanup failed, failed, orphaned, running, stopped and cleaned rows and the capacity notification', true);
     console.log(`    screenshot: ${treeShot}`);
     // Slots for the agents the next steps start.
-    setMaxConcurrent(server, 16);
+    setMaxConcurrent(workspace, 16);
 
     step = 'an attached terminal';
     const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' });
@@ -242,7 +269,8 @@ async function uiScreenshots(server, workspace, env) {
     const newRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Started from the palette' });
     await newRow.filter({ hasText: 'running' }).waitFor({ timeout: 60_000 });
     step = 'its terminal opening with a shell';
-    await page.locator('.terminal-wrapper .xterm-rows', { hasText: /[$#] *$/m }).first().waitFor({ timeout: 30_000 });
+    // The shell's prompt, in the agent's worktree.
+    await page.locator('.terminal-wrapper .xterm-rows', { hasText: /\.worktrees\/[a-z0-9]+[#$]/ }).first().waitFor({ timeout: 30_000 });
     record('UI: Start Agent from the command palette starts an agent and opens its terminal', true);
 
     step = 'Stop from the row and its modal';
