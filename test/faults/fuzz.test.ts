@@ -132,9 +132,12 @@ describe('faults: protocol fuzzing (case 23)', function () {
       if (line.includes('\n') || isValidStop(line) || !endsConnection(line)) continue;
       broken.push(line);
     }
-    const groups: { auth: boolean; frames: string[] }[] = [];
-    for (let i = 0; i < actingLines.length; i += 1000) groups.push({ auth: true, frames: actingLines.slice(i, i + 1000) });
-    broken.forEach((line, i) => groups.push({ auth: i % 2 === 0, frames: i % 4 === 0 ? [actingLines[i], line] : [line] }));
+    // `rawLast`: the last frame is a byte string (flipped bytes, raw binary) sent as those bytes;
+    // every other frame is JSON text sent as UTF-8, as a client sends it.
+    type Group = { auth: boolean; frames: string[]; rawLast: boolean };
+    const groups: Group[] = [];
+    for (let i = 0; i < actingLines.length; i += 1000) groups.push({ auth: true, frames: actingLines.slice(i, i + 1000), rawLast: false });
+    broken.forEach((line, i) => groups.push({ auth: i % 2 === 0, frames: i % 4 === 0 ? [actingLines[i], line] : [line], rawLast: true }));
     // Interleave the kinds so long and short connections overlap.
     for (let i = groups.length - 1; i > 0; i--) {
       const j = rng.nextInt(0, i);
@@ -160,7 +163,7 @@ describe('faults: protocol fuzzing (case 23)', function () {
           return [];
         }
       });
-    const tally = (g: { auth: boolean; frames: string[] }, received: string) => {
+    const tally = (g: Group, received: string) => {
       const acked = new Map<number, number>();
       for (const line of received.split('\n')) {
         if (!line.startsWith('{"type":"ack"')) continue;
@@ -180,13 +183,40 @@ describe('faults: protocol fuzzing (case 23)', function () {
         } else if (missedExamples.length < 5) missedExamples.push(`signal ${id} in a group of ${g.frames.length}`);
       }
     };
-    const runGroup = (g: { auth: boolean; frames: string[] }) =>
+    const runGroup = (g: Group) =>
       new Promise<void>((resolve) => {
         const s = createConnection(socketPath);
         s.on('error', () => undefined);
         let received = '';
         s.setEncoding('utf8');
-        s.on('data', (d: string) => (received += d));
+        // We hang up once the worker has answered each signal of the group (when a client hangs up,
+        // the worker drops the answers it has not sent yet, as it may).
+        const pending = new Map<number, number>();
+        for (const id of g.auth ? signalIds(g.frames) : []) pending.set(id, (pending.get(id) ?? 0) + 1);
+        let unanswered = [...pending.values()].reduce((a, b) => a + b, 0);
+        let hungUp = false;
+        let partial = '';
+        const hangUpWhenAnswered = () => {
+          if (!hungUp && unanswered === 0) {
+            hungUp = true;
+            s.end();
+          }
+        };
+        s.on('data', (d: string) => {
+          received += d;
+          const lines = (partial + d).split('\n');
+          partial = lines.pop() ?? '';
+          for (const line of lines) {
+            if (!line.startsWith('{"type":"ack"')) continue;
+            const { id } = JSON.parse(line) as { id: number };
+            const left = pending.get(id) ?? 0;
+            if (left > 0) {
+              pending.set(id, left - 1);
+              unanswered--;
+            }
+          }
+          hangUpWhenAnswered();
+        });
         const timer = setTimeout(() => {
           hung++;
           if (hungExamples.length < 5) hungExamples.push(`${g.auth ? 'after attach' : 'first'}: ${g.frames.length} frames, last ${JSON.stringify(g.frames[g.frames.length - 1].slice(0, 120))}`);
@@ -199,9 +229,13 @@ describe('faults: protocol fuzzing (case 23)', function () {
         });
         s.once('connect', () => {
           const head = g.auth ? `${JSON.stringify({ type: 'attach', token: socketToken, cols: 80, rows: 24, readOnly: false })}\n` : '';
-          s.write(`${head}${g.frames.join('\n')}\n`, 'latin1');
-          // We hang up (half-close) after the group and expect the worker to close its side too.
-          s.end();
+          const text = g.rawLast ? g.frames.slice(0, -1) : g.frames;
+          s.write(Buffer.concat([
+            Buffer.from(`${head}${text.map((f) => `${f}\n`).join('')}`, 'utf8'),
+            g.rawLast ? Buffer.from(`${g.frames[g.frames.length - 1]}\n`, 'latin1') : Buffer.alloc(0),
+          ]));
+          // We hang up (half-close) once answered and expect the worker to close its side too.
+          hangUpWhenAnswered();
         });
       });
     // Four rounds; memory is sampled after each. The mirror's buffer legitimately grows with the largest

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
 import type { PaddockApi } from '../../src/extension';
 import type { StopReport } from '../../src/core/operations/types';
-import { env, paddock, sleep, waitFor, waitForState } from './helpers';
+import { env, paddock, restoresSettings, sleep, waitFor, waitForState } from './helpers';
 
 function isAlive(pid: number): boolean {
   try {
@@ -50,6 +50,7 @@ async function startEcho(ext: PaddockApi, title: string, script = ECHO): Promise
 
 describe('attached terminals', function () {
   this.timeout(120_000);
+  restoresSettings(['maxConcurrent']);
   let ext: PaddockApi;
   const started: string[] = [];
 
