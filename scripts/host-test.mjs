@@ -454,7 +454,11 @@ async function runRowMenuCommand(page, row, title) {
   await row.click({ button: 'right' });
   const item = page.locator('.context-view .action-item .action-label', { hasText: title }).first();
   await item.waitFor({ timeout: 20_000 });
-  await item.click();
+  // The menu acts on the item it has focused: point at it, then Enter (a click can land while the menu
+  // is still settling and do nothing).
+  await item.hover();
+  await page.locator('.context-view .action-item.focused .action-label', { hasText: title }).first().waitFor({ timeout: 5_000 });
+  await page.keyboard.press('Enter');
 }
 
 /** Opens the command palette with F1 and runs `title`; returns the quick input box. */
