@@ -5,7 +5,6 @@
 //
 //   node scripts/host-test.mjs [--grep PATTERN] [--no-ui] [--no-vsix]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { format } from 'node:util';
@@ -19,6 +18,9 @@ const args = process.argv.slice(2);
 const grep = args.includes('--grep') ? args[args.indexOf('--grep') + 1] : undefined;
 const resultsDir = join(root, 'test-results');
 mkdirSync(resultsDir, { recursive: true });
+// The README shows these images: a run writes them where it links them, after asserting its captions.
+const screenshotsDir = join(root, 'media', 'screenshots');
+mkdirSync(screenshotsDir, { recursive: true });
 
 const summary = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
@@ -104,23 +106,65 @@ function seedScreenshotAgents(workspace, env) {
   cli('start', '--title', 'Add retries to the HTTP client', '--', 'bash', '-c',
     `echo "Proceed with the change? [y/n]"; "${process.execPath}" "${cliPath}" signal waiting; sleep 600`);
   cli('start', '--title', 'Upgrade the linter', '--', 'bash', '-c', 'echo "eslint: 3 errors" >&2; sleep 0.3; exit 1');
+  const running = cli('start', '--title', 'Keep the API docs in sync', '--', 'bash', '-c', 'echo watching the docs; sleep 600');
+  const stopped = cli('start', '--title', 'Try a faster JSON parser', '--', 'bash', '-c', 'echo benchmarking; sleep 600');
+  const cleaned = cli('start', '--title', 'Tidy the changelog', '--', 'bash', '-c', 'echo tidied > CHANGES.txt');
+  const orphan = cli('start', '--title', 'Migrate the build scripts', '--', 'bash', '-c', 'echo migrating; sleep 600');
   // A process outside the agent (an editor, a shell) still using the worktree blocks its removal.
   const holder = spawn('sleep', ['600'], { cwd: heldJob.worktree, detached: true, stdio: 'ignore' });
   holder.on('error', (err) => console.error(`[harness] holder: ${err.message}`));
   holder.unref();
   spawnSync(process.execPath, [cliPath, 'cleanup', held, '--yes'], { cwd: workspace, env: { ...process.env, ...env } });
+  const until = (id, states) => {
+    const end = Date.now() + 60_000;
+    for (;;) {
+      const job = JSON.parse(cli('show', id, '--json'));
+      if (states.includes(job.lifecycle.state) && (states[0] !== 'running' || job.lifecycle.workerPid)) return job;
+      if (Date.now() > end) throw new Error(`${id} stayed ${job.lifecycle.state}, wanted ${states.join(' or ')}`);
+      spawnSync('sleep', ['0.2']);
+    }
+  };
+  until(stopped, ['running']);
+  cli('stop', stopped);
+  until(cleaned, ['completed']);
+  cli('cleanup', cleaned, '--yes');
+  // Its worker SIGKILLed: the agent's record reads orphaned.
+  process.kill(until(orphan, ['running']).lifecycle.workerPid, 'SIGKILL');
   // Three attempts at one task, checked by the workspace's .paddock.json (trusted: the harness disables
   // workspace trust); the second attempt to take a slot breaks the check.
   const config = JSON.stringify({ check: 'head -1 parser.txt; test "$(head -1 parser.txt)" = good' });
   writeFileSync(join(workspace, '.paddock.json'), config);
   // Whoever leads runs the checks; a background `paddock coordinate` (started by the cleanup above) trusts
-  // only an allowed file: what `paddock allow` writes (src/core/repoConfig/trust.ts), written here directly.
-  const allowed = { allowed: { [join(workspace, '.paddock.json')]: { sha256: createHash('sha256').update(config, 'utf8').digest('hex'), at: new Date().toISOString() } } };
-  writeFileSync(join(env.PADDOCK_HOME, 'trusted-configs.json'), JSON.stringify(allowed));
+  // only an allowed file, as a person allows it.
+  cli('allow');
   const slots = mkdtempSync(join(tmpdir(), 'pdk-slots-'));
   cli('start', '--attempts', '3', '--title', 'Fix the date parser', '--', 'sh', '-c',
     `for i in 1 2 3; do mkdir "${slots}/$i" 2>/dev/null && break; done; if [ "$i" = 2 ]; then printf 'bad\\nparse(date)\\n' > parser.txt; else printf 'good\\nparse(date)\\nattempt %s\\n' "$i" > parser.txt; fi; sleep 2`);
-  return { demo, holderPid: holder.pid, ids: [demo, held] };
+  return { demo, held: heldJob, holderPid: holder.pid, ids: [demo, held, running, orphan] };
+}
+
+/**
+ * Capacity blocked by a failed cleanup, as the main screenshot's caption says: the slots are set to
+ * what is held now (running agents and failed cleanups, in the whole store), in the workspace's
+ * settings file (code-server watches that one; an edit of its user settings file goes unseen).
+ */
+function setMaxConcurrent(workspace, value) {
+  if (!existsSync(join(workspace, '.vscode'))) {
+    mkdirSync(join(workspace, '.vscode'));
+    // Not a change of the repository's (the source control view stays clean in the pictures).
+    writeFileSync(join(workspace, '.git', 'info', 'exclude'), '.vscode/\n', { flag: 'a' });
+  }
+  writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'paddock.maxConcurrent': value }, null, 2));
+}
+
+function slotsHeld(workspace, env) {
+  const active = ['starting', 'running', 'waiting', 'cancelling'];
+  return JSON.parse(runCli(workspace, env, 'list', '--json')).filter((j) => active.includes(j.lifecycle.state) || j.cleanup?.phase === 'incomplete').length;
+}
+
+/** Asserts a row titled `title` shows `state` in the Agents view (rendered, so in the picture). */
+async function expectRow(page, title, state, timeout = 30_000) {
+  await page.locator('.part.sidebar [role="treeitem"]', { hasText: title }).filter({ hasText: state }).first().waitFor({ timeout });
 }
 
 /**
@@ -163,9 +207,47 @@ async function uiScreenshots(server, workspace, env) {
     step = 'the Agents view';
     // With one view in the container, its name shows in the container's title bar.
     await page.locator('.part.sidebar .composite.title .title-label', { hasText: /Agents/i }).first().waitFor({ timeout: 30_000 });
-    step = 'agent rows in the tree';
-    await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' }).waitFor({ timeout: 30_000 });
-    await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'cleanup failed' }).waitFor({ timeout: 30_000 });
+    // The caption of this picture in the README: waiting for you, cleanup failed (held by a process;
+    // needs attention), failed, orphaned, running, stopped, cleaned; notifications that failed cleanups
+    // hold agent slots and that a cleanup needs attention; the badge and the status bar count them.
+    for (const [title, state] of [
+      ['Add retries to the HTTP client', 'waiting for you'],
+      ['Refactor the job store', 'cleanup failed at removing'],
+      ['Upgrade the linter', 'failed (exit 1)'],
+      ['Migrate the build scripts', 'orphaned'],
+      ['Keep the API docs in sync', 'running'],
+      ['Try a faster JSON parser', 'stopped'],
+      ['Tidy the changelog', 'cleaned'],
+    ]) {
+      step = `the "${title}" row showing ${state}`;
+      await expectRow(page, title, state);
+    }
+    // The held cleanup keeps failing: from the fifth failure it needs attention, and the row, the
+    // view's badge and the status bar say so. (Retries skip an attempt when nothing they look at
+    // changed: the worktree gets a new file after each failure.)
+    step = 'the held cleanup failing five times';
+    let touched = 0;
+    const attentionDeadline = Date.now() + 120_000;
+    for (;;) {
+      const c = JSON.parse(runCli(workspace, env, 'show', seeded.held.id, '--json')).cleanup;
+      if (c.needsAttention) break;
+      if (c.phase === 'incomplete' && c.failures > touched) {
+        touched = c.failures;
+        writeFileSync(join(seeded.held.worktree, `notes-${c.failures}.txt`), 'still being edited\n');
+      }
+      if (Date.now() > attentionDeadline) throw new Error(`the held cleanup failed ${c.failures} time(s) in 2 minutes, not 5`);
+      await sleep(250);
+    }
+    step = 'the held row, the badge and the status bar saying it needs attention';
+    await expectRow(page, 'Refactor the job store', 'needs attention');
+    const needYou = JSON.parse(runCli(workspace, env, 'list', '--json', '--repo', workspace)).filter((j) => j.lifecycle.state === 'waiting' || j.cleanup?.needsAttention).length;
+    const badge = page.locator('.activitybar li.action-item', { has: page.locator('a.action-label[aria-label^="Paddock"]') }).locator('.badge-content');
+    await badge.filter({ hasText: new RegExp(`^${needYou}$`) }).waitFor({ timeout: 30_000 });
+    await page.locator('.part.statusbar .statusbar-item', { hasText: /\b1 needs attention\b/ }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.notification-toast', { hasText: 'Cleanup of "Refactor the job store" needs attention' }).first().waitFor({ timeout: 30_000 });
+    step = 'the notification that failed cleanups hold agent slots';
+    setMaxConcurrent(workspace, slotsHeld(workspace, env));
+    await page.locator('.notification-toast', { hasText: /All \d+ agent slots are taken, \d+ by failed cleanups: .*"Refactor the job store" \(removing/ }).first().waitFor({ timeout: 30_000 });
     // Widen the side bar so descriptions show in full, as a person would.
     const sidebar = await page.locator('.part.sidebar').boundingBox();
     if (sidebar) {
@@ -177,10 +259,12 @@ async function uiScreenshots(server, workspace, env) {
       await page.mouse.move(sidebar.x + sidebar.width + 500, sidebar.y + 500);
     }
     await sleep(1500); // let icons and descriptions settle before the picture
-    const treeShot = join(resultsDir, 'agents-tree.png');
+    const treeShot = join(screenshotsDir, 'agents-tree.png');
     await page.screenshot({ path: treeShot });
-    record('UI: the Agents view renders agents in several states', true);
+    record('UI: the Agents view shows waiting, cleanup failed, failed, orphaned, running, stopped and cleaned rows and the capacity notification', true);
     console.log(`    screenshot: ${treeShot}`);
+    // Slots for the agents the next steps start.
+    setMaxConcurrent(workspace, 16);
 
     step = 'an agent setting up its worktree';
     await screenshotSettingUp(page, workspace, env);
@@ -236,7 +320,7 @@ async function uiScreenshots(server, workspace, env) {
     await page.locator('.terminal-wrapper .xterm-rows', { hasText: 'demo-agent' }).first().waitFor({ timeout: 30_000 });
     await page.locator('.terminal-wrapper .xterm-rows', { hasText: 'Commit these changes?' }).first().waitFor({ timeout: 30_000 });
     await sleep(1000);
-    const termShot = join(resultsDir, 'agent-terminal.png');
+    const termShot = join(screenshotsDir, 'agent-terminal.png');
     await page.screenshot({ path: termShot });
     record('UI: an attached terminal shows the agent\'s screen', true);
     console.log(`    screenshot: ${termShot}`);
@@ -267,7 +351,8 @@ async function uiScreenshots(server, workspace, env) {
     const newRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Started from the palette' });
     await newRow.filter({ hasText: 'running' }).waitFor({ timeout: 60_000 });
     step = 'its terminal opening with a shell';
-    await page.locator('.terminal-wrapper .xterm-rows', { hasText: /[$#] *$/m }).first().waitFor({ timeout: 30_000 });
+    // The shell's prompt, in the agent's worktree.
+    await page.locator('.terminal-wrapper .xterm-rows', { hasText: /\.worktrees\/[a-z0-9]+[#$]/ }).first().waitFor({ timeout: 30_000 });
     record('UI: Start Agent from the command palette starts an agent and opens its terminal', true);
 
     step = 'Stop from the row and its modal';
@@ -386,7 +471,7 @@ async function uiScreenshots(server, workspace, env) {
       await page.locator('.part.sidebar [role="treeitem"]', { hasText: title }).filter({ hasText: state }).first().waitFor({ timeout: 90_000 });
     }
     await sleep(1000);
-    const tourShot = join(resultsDir, 'demo-tour.png');
+    const tourShot = join(screenshotsDir, 'demo-tour.png');
     await page.screenshot({ path: tourShot });
     record('UI: Start Demo Agents shows waiting, running, failed, orphaned, cleanup incomplete and cleaned rows', true);
     console.log(`    screenshot: ${tourShot}`);
@@ -412,6 +497,47 @@ async function uiScreenshots(server, workspace, env) {
     await page.keyboard.press('Escape');
     record('UI: Merge into Base from the row\'s Land submenu picks a strategy and confirms in a modal saying what happens', true);
     console.log(`    screenshot: ${mergeShot}`);
+
+    // The commands that act on another window or on every agent, last: nothing after them needs the agents.
+    step = 'Open Worktree in New Window from a row\'s menu';
+    const demoJob = JSON.parse(runCli(workspace, env, 'list', '--json')).find((j) => j.title === 'Say hello from the demo');
+    const opened = context.waitForEvent('page', { timeout: 30_000 });
+    await runRowMenuCommand(page, demoRow.first(), 'Open Worktree in New Window');
+    const second = await opened;
+    await second.waitForURL(/folder=/, { timeout: 30_000 });
+    const openedFolder = new URL(second.url()).searchParams.get('folder');
+    await second.close();
+    if (openedFolder !== demoJob.worktree) throw new Error(`the new window opened ${openedFolder}, not the worktree ${demoJob.worktree}`);
+    record('UI: Open Worktree in New Window opens a window on the agent\'s worktree', true);
+
+    step = 'Clean Up Finished Agents from the palette and its modal';
+    const finished = JSON.parse(runCli(workspace, env, 'list', '--json', '--repo', workspace)).filter((j) => ['completed', 'failed', 'cancelled', 'orphaned'].includes(j.lifecycle.state) && !j.cleanup);
+    if (finished.length < 2) throw new Error(`expected finished agents to clean up, found ${finished.length}`);
+    await runPaletteCommand(page, 'Paddock: Clean Up Finished Agents');
+    await dialog.waitFor({ timeout: 20_000 });
+    if (!/Kept:/.test(await dialog.innerText())) throw new Error(`the Clean Up dialog does not say what is kept: ${await dialog.innerText()}`);
+    await dialog.locator('.monaco-button', { hasText: /^Clean Up$/ }).click();
+    for (const job of finished) {
+      step = `Clean Up Finished Agents: "${job.title}" cleaned`;
+      await expectRow(page, job.title, 'cleaned', 90_000);
+    }
+    record(`UI: Clean Up Finished Agents cleans every finished agent (${finished.length})`, true);
+
+    step = 'Stop All Agents from the palette and its modal';
+    // Every agent of the store stops; the rows of this window's repository show it.
+    const live = JSON.parse(runCli(workspace, env, 'list', '--json', '--repo', workspace)).filter((j) => ['queued', 'starting', 'running', 'waiting'].includes(j.lifecycle.state));
+    if (live.length === 0) throw new Error('expected running agents to stop');
+    await runPaletteCommand(page, 'Paddock: Stop All Agents');
+    await dialog.waitFor({ timeout: 20_000 });
+    if (!/Deleted: nothing/.test(await dialog.innerText())) throw new Error(`the Stop All dialog does not say nothing is deleted: ${await dialog.innerText()}`);
+    await dialog.locator('.monaco-button', { hasText: /^Stop All$/ }).click();
+    for (const job of live) {
+      step = `Stop All Agents: "${job.title}" stopped`;
+      await expectRow(page, job.title, 'stopped', 60_000);
+    }
+    const still = JSON.parse(runCli(workspace, env, 'list', '--json')).filter((j) => ['queued', 'starting', 'running', 'waiting', 'cancelling'].includes(j.lifecycle.state));
+    if (still.length) throw new Error(`still live after Stop All: ${still.map((j) => `${j.title} (${j.lifecycle.state})`).join(', ')}`);
+    record(`UI: Stop All Agents stops every live agent in the store (${live.length})`, true);
   } catch (err) {
     const file = join(resultsDir, 'ui-failure.png');
     await context.pages()[0]?.screenshot({ path: file }).catch(() => undefined);
@@ -427,6 +553,18 @@ async function uiScreenshots(server, workspace, env) {
       spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), 'stop', '--force', id], { env: { ...process.env, ...env }, stdio: 'ignore' });
     }
   }
+}
+
+/** Runs `title` from the context menu of `row` (a right click on it, as a person would). */
+async function runRowMenuCommand(page, row, title) {
+  await row.click({ button: 'right' });
+  const item = page.locator('.context-view .action-item .action-label', { hasText: title }).first();
+  await item.waitFor({ timeout: 20_000 });
+  // The menu acts on the item it has focused: point at it, then Enter (a click can land while the menu
+  // is still settling and do nothing).
+  await item.hover();
+  await page.locator('.context-view .action-item.focused .action-label', { hasText: title }).first().waitFor({ timeout: 5_000 });
+  await page.keyboard.press('Enter');
 }
 
 /** Opens the command palette with F1 and runs `title`; returns the quick input box. */
@@ -531,11 +669,13 @@ async function main() {
     ...(grep ? { PADDOCK_HOST_TEST_GREP: grep } : {}),
   };
   Object.assign(env, prestartAgents(workspace, env));
+  // The UI steps and their pictures use a repository of their own: only their agents are in its view.
+  const showcase = makeScratchRepo(join(scratch, 'showcase'));
   const server = await startCodeServer({ workspace, env, settings: { 'paddock.maxConcurrent': 16 }, logFile: join(resultsDir, 'code-server.log') });
   console.log(`[harness] code-server ${server.url} (pid ${server.pid}), workspace ${workspace}`);
   try {
     await runHostSuites(server, workspace, env);
-    if (!args.includes('--no-ui')) await uiScreenshots(server, workspace, env);
+    if (!args.includes('--no-ui')) await uiScreenshots(server, showcase, env);
   } finally {
     await server.stop();
   }

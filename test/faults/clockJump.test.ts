@@ -50,6 +50,27 @@ describe('faults: clock jumps against the cleanup backoff (case 24)', function (
     assert.ok(waited <= MAX_DELAY_MS + 30_000, `retried after ${waited} ms`);
   });
 
+  it('nextAttemptAt in the year 2100 and a reload before the capped delay is over: the retry still comes within it', async () => {
+    const { job, holder } = await incompleteCleanup();
+    await setNextAttempt(job.id, '2100-01-01T00:00:00.000Z');
+    process.kill(holder, 'SIGKILL');
+    const started = Date.now();
+    const first = sb.coordinator({}, { tickMs: 250 });
+    await first.ready;
+    // The window reloads two thirds into the capped delay: its memory of when the attempt is due goes with it.
+    await sleep((MAX_DELAY_MS * 2) / 3);
+    assert.equal((await sb.store.read(job.id)).cleanup!.phase, 'incomplete', 'not due yet before the reload');
+    first.dispose();
+    await first.whenIdle();
+    const second = sb.coordinator({}, { tickMs: 250 });
+    await second.ready;
+    const done = await sb.waitFor(job.id, (j) => j.cleanup?.phase === 'complete', MAX_DELAY_MS + 30_000);
+    assert.deepEqual(done.cleanup!.remaining, []);
+    const waited = Date.now() - started;
+    // Within the cap of when the far-future time was first seen (plus an attempt's time), not a fresh cap after the reload.
+    assert.ok(waited <= MAX_DELAY_MS + 10_000, `retried ${waited} ms after the far-future time was first seen (cap ${MAX_DELAY_MS} ms)`);
+  });
+
   it('nextAttemptAt in 1970 with the holder still there: no repeated attempt, a fresh future schedule, no spinning', async () => {
     const { job } = await incompleteCleanup();
     const before = (await sb.store.read(job.id)).cleanup!;

@@ -132,25 +132,91 @@ describe('faults: protocol fuzzing (case 23)', function () {
       if (line.includes('\n') || isValidStop(line) || !endsConnection(line)) continue;
       broken.push(line);
     }
-    const groups: { auth: boolean; frames: string[] }[] = [];
-    for (let i = 0; i < actingLines.length; i += 1000) groups.push({ auth: true, frames: actingLines.slice(i, i + 1000) });
-    broken.forEach((line, i) => groups.push({ auth: i % 2 === 0, frames: i % 4 === 0 ? [actingLines[i], line] : [line] }));
+    // `rawLast`: the last frame is a byte string (flipped bytes, raw binary) sent as those bytes;
+    // every other frame is JSON text sent as UTF-8, as a client sends it.
+    type Group = { auth: boolean; frames: string[]; rawLast: boolean };
+    const groups: Group[] = [];
+    for (let i = 0; i < actingLines.length; i += 1000) groups.push({ auth: true, frames: actingLines.slice(i, i + 1000), rawLast: false });
+    broken.forEach((line, i) => groups.push({ auth: i % 2 === 0, frames: i % 4 === 0 ? [actingLines[i], line] : [line], rawLast: true }));
     // Interleave the kinds so long and short connections overlap.
     for (let i = groups.length - 1; i > 0; i--) {
       const j = rng.nextInt(0, i);
       [groups[i], groups[j]] = [groups[j], groups[i]];
     }
     const frameCount = groups.reduce((n, g) => n + g.frames.length, 0);
-    assert.ok(frameCount >= TOTAL_FRAMES, `${frameCount} frames`);
 
     const rssBefore = rssKiB(workerPid)!;
     let hung = 0;
     const hungExamples: string[] = [];
-    const runGroup = (g: { auth: boolean; frames: string[] }) =>
+    // What the worker answered: every `signal` frame it reads is acknowledged at once, so the acks
+    // prove each frame was really read and handled; a connection that never authenticated gets none.
+    let signalsSent = 0;
+    let signalsAcked = 0;
+    let acksWithoutAuth = 0;
+    const missedExamples: string[] = [];
+    const signalIds = (frames: string[]) =>
+      frames.flatMap((line) => {
+        try {
+          const parsed = ClientMessageSchema.safeParse(JSON.parse(line));
+          return parsed.success && parsed.data.type === 'signal' ? [parsed.data.id] : [];
+        } catch {
+          return [];
+        }
+      });
+    const tally = (g: Group, received: string) => {
+      const acked = new Map<number, number>();
+      for (const line of received.split('\n')) {
+        if (!line.startsWith('{"type":"ack"')) continue;
+        const { id } = JSON.parse(line) as { id: number };
+        acked.set(id, (acked.get(id) ?? 0) + 1);
+      }
+      if (!g.auth) {
+        acksWithoutAuth += [...acked.values()].reduce((a, b) => a + b, 0);
+        return;
+      }
+      for (const id of signalIds(g.frames)) {
+        signalsSent++;
+        const left = acked.get(id) ?? 0;
+        if (left > 0) {
+          signalsAcked++;
+          acked.set(id, left - 1);
+        } else if (missedExamples.length < 5) missedExamples.push(`signal ${id} in a group of ${g.frames.length}`);
+      }
+    };
+    const runGroup = (g: Group) =>
       new Promise<void>((resolve) => {
         const s = createConnection(socketPath);
         s.on('error', () => undefined);
-        s.resume();
+        let received = '';
+        s.setEncoding('utf8');
+        // We hang up once the worker has answered each signal of the group (when a client hangs up,
+        // the worker drops the answers it has not sent yet, as it may).
+        const pending = new Map<number, number>();
+        for (const id of g.auth ? signalIds(g.frames) : []) pending.set(id, (pending.get(id) ?? 0) + 1);
+        let unanswered = [...pending.values()].reduce((a, b) => a + b, 0);
+        let hungUp = false;
+        let partial = '';
+        const hangUpWhenAnswered = () => {
+          if (!hungUp && unanswered === 0) {
+            hungUp = true;
+            s.end();
+          }
+        };
+        s.on('data', (d: string) => {
+          received += d;
+          const lines = (partial + d).split('\n');
+          partial = lines.pop() ?? '';
+          for (const line of lines) {
+            if (!line.startsWith('{"type":"ack"')) continue;
+            const { id } = JSON.parse(line) as { id: number };
+            const left = pending.get(id) ?? 0;
+            if (left > 0) {
+              pending.set(id, left - 1);
+              unanswered--;
+            }
+          }
+          hangUpWhenAnswered();
+        });
         const timer = setTimeout(() => {
           hung++;
           if (hungExamples.length < 5) hungExamples.push(`${g.auth ? 'after attach' : 'first'}: ${g.frames.length} frames, last ${JSON.stringify(g.frames[g.frames.length - 1].slice(0, 120))}`);
@@ -158,13 +224,18 @@ describe('faults: protocol fuzzing (case 23)', function () {
         }, CONNECTION_TIMEOUT_MS);
         s.on('close', () => {
           clearTimeout(timer);
+          tally(g, received);
           resolve();
         });
         s.once('connect', () => {
           const head = g.auth ? `${JSON.stringify({ type: 'attach', token: socketToken, cols: 80, rows: 24, readOnly: false })}\n` : '';
-          s.write(`${head}${g.frames.join('\n')}\n`, 'latin1');
-          // We hang up (half-close) after the group and expect the worker to close its side too.
-          s.end();
+          const text = g.rawLast ? g.frames.slice(0, -1) : g.frames;
+          s.write(Buffer.concat([
+            Buffer.from(`${head}${text.map((f) => `${f}\n`).join('')}`, 'utf8'),
+            g.rawLast ? Buffer.from(`${g.frames[g.frames.length - 1]}\n`, 'latin1') : Buffer.alloc(0),
+          ]));
+          // We hang up (half-close) once answered and expect the worker to close its side too.
+          hangUpWhenAnswered();
         });
       });
     // Four rounds; memory is sampled after each. The mirror's buffer legitimately grows with the largest
@@ -183,6 +254,9 @@ describe('faults: protocol fuzzing (case 23)', function () {
       rss.push(rssKiB(workerPid) ?? NaN);
     }
     assert.equal(hung, 0, `${hung} connections were left open by the worker, e.g. ${hungExamples.join('; ')}`);
+    assert.ok(signalsSent > 5_000, `${signalsSent} signal frames went to authenticated connections`);
+    assert.equal(signalsAcked, signalsSent, `the worker acknowledged ${signalsAcked} of ${signalsSent} signal frames, e.g. missed ${missedExamples.join('; ')}`);
+    assert.equal(acksWithoutAuth, 0, 'a connection that never authenticated got an answer to a request');
 
     await sleep(500);
     assert.ok(isAlive(workerPid), 'the worker survived');
@@ -206,6 +280,6 @@ describe('faults: protocol fuzzing (case 23)', function () {
       again.dispose();
       return r.cols === 90 && r.rows === 20;
     });
-    console.log(`      ${frameCount} frames over ${groups.length} connections, worker RSS ${rssBefore} → ${rss.join(' → ')} KiB`);
+    console.log(`      ${frameCount} frames over ${groups.length} connections, ${signalsAcked} signals acknowledged, worker RSS ${rssBefore} → ${rss.join(' → ')} KiB`);
   });
 });

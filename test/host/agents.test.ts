@@ -7,13 +7,14 @@ import { execFileSync } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
 import type { PaddockApi } from '../../src/extension';
-import { env, paddock, treeItemFor, waitFor, waitForState } from './helpers';
+import { env, paddock, restoresSettings, treeItemFor, waitFor, waitForState } from './helpers';
 
 // A small interactive program: announces itself, then echoes what it is told.
 const ECHO_AGENT = 'printf "\\033[1;32magent ready\\033[0m\\n"; while IFS= read -r line; do echo "you said: $line"; done';
 
 describe('an agent from start to cleanup', function () {
   this.timeout(180_000);
+  restoresSettings(['profiles', 'stopGraceSeconds']);
   let ext: PaddockApi;
   let job: JobRecord;
 

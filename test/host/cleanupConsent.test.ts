@@ -9,13 +9,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
 import type { PaddockApi } from '../../src/extension';
-import { env, paddock, treeItemFor, waitFor, waitForState } from './helpers';
+import { env, paddock, restoresSettings, treeItemFor, waitFor, waitForState } from './helpers';
 
 // Writes an ignored 2 MB file (over a 1 MB archive limit), an ignored small one and an edit, then ends.
 const BIG_AGENT = 'printf "big.bin\\nsmall.env\\n" > .gitignore; head -c 2097152 /dev/urandom > big.bin; echo KEY=1 > small.env; echo agent work > work.txt';
 
 describe('cleanup that needs consent, and restore', function () {
   this.timeout(180_000);
+  restoresSettings(['profiles', 'cleanup.archiveLimitMB']);
   let ext: PaddockApi;
   let job: JobRecord;
 
@@ -24,10 +25,6 @@ describe('cleanup that needs consent, and restore', function () {
     const config = vscode.workspace.getConfiguration('paddock');
     await config.update('profiles', { hostbig: { command: 'bash', args: ['-c', BIG_AGENT] } }, vscode.ConfigurationTarget.Global);
     await config.update('cleanup.archiveLimitMB', 1, vscode.ConfigurationTarget.Global);
-  });
-
-  after(async () => {
-    await vscode.workspace.getConfiguration('paddock').update('cleanup.archiveLimitMB', undefined, vscode.ConfigurationTarget.Global);
   });
 
   it('stops before removing anything, says which file, and offers Clean Up Anyway on the row', async () => {

@@ -63,3 +63,19 @@ export async function waitForState(ext: PaddockApi, id: string, states: string[]
     return found && states.includes(found.node.job.lifecycle.state) ? found.node.job : undefined;
   }, timeoutMs);
 }
+
+/**
+ * Registers hooks that put back, after the suite, the global values of the `paddock.*` settings it
+ * changes (suites share one window: none may leave its settings to the next).
+ */
+export function restoresSettings(keys: string[]): void {
+  const saved = new Map<string, unknown>();
+  before(() => {
+    const config = vscode.workspace.getConfiguration('paddock');
+    for (const key of keys) saved.set(key, config.inspect(key)?.globalValue);
+  });
+  after(async () => {
+    const config = vscode.workspace.getConfiguration('paddock');
+    for (const key of keys) await config.update(key, saved.get(key), vscode.ConfigurationTarget.Global);
+  });
+}

@@ -6,14 +6,41 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
 import type { PaddockApi } from '../../src/extension';
-import { env, paddock, sleep, waitFor, waitForState } from './helpers';
+import type { StopReport } from '../../src/core/operations/types';
+import { env, paddock, restoresSettings, sleep, waitFor, waitForState } from './helpers';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Counts the window's reads of one record (the store object every part of the window shares). */
+function countReads(ext: PaddockApi, id: string): { count: number; dispose(): void } {
+  const store = ext.store;
+  const original = store.read;
+  const counter = {
+    count: 0,
+    dispose: () => {
+      store.read = original;
+    },
+  };
+  store.read = function (this: typeof store, jobId: string) {
+    if (jobId === id) counter.count++;
+    return original.call(this, jobId);
+  };
+  return counter;
+}
 
 const ECHO = 'echo viewer-test-ready; while IFS= read -r line; do echo "got:$line"; done';
 
-async function startEcho(ext: PaddockApi, title: string): Promise<JobRecord> {
+async function startEcho(ext: PaddockApi, title: string, script = ECHO): Promise<JobRecord> {
   const job = (await vscode.commands.executeCommand('paddock.startAgent', {
     repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
-    command: ['bash', '-c', ECHO],
+    command: ['bash', '-c', script],
     title,
     openTerminal: false,
   })) as JobRecord;
@@ -23,6 +50,7 @@ async function startEcho(ext: PaddockApi, title: string): Promise<JobRecord> {
 
 describe('attached terminals', function () {
   this.timeout(120_000);
+  restoresSettings(['maxConcurrent']);
   let ext: PaddockApi;
   const started: string[] = [];
 
@@ -61,16 +89,19 @@ describe('attached terminals', function () {
   });
 
   it('a worker killed under an attached terminal: the terminal says so and the agent reads as orphaned', async () => {
-    const job = await startEcho(ext, 'worker dies');
+    // It outlives its worker: it ignores the hang-up and, once its terminal is gone, waits on.
+    const job = await startEcho(ext, 'worker dies', `trap "" HUP; ${ECHO}; sleep 600`);
     started.push(job.id);
     await vscode.commands.executeCommand('paddock.attach', job.id);
     const [attached] = ext.terminals.terminalsFor(job.id);
+    let agentPid = 0;
     const names: string[] = [];
     let seen = '';
     const subs = [attached.pty.onDidChangeName((n) => names.push(n)), attached.pty.onDidWrite((d) => (seen += d))];
     try {
       await waitFor('the terminal to attach', () => seen.includes('viewer-test-ready') || undefined);
       const record = await ext.store.read(job.id);
+      agentPid = record.lifecycle.pid!;
       process.kill(record.lifecycle.workerPid!, 'SIGKILL');
       await waitFor('the terminal to show it lost the worker', () => names.some((n) => /\((disconnected|ended)\)$/.test(n)) || undefined);
       await waitFor('the terminal to report the agent\'s end', () => /orphaned/.test(seen) || undefined);
@@ -80,8 +111,14 @@ describe('attached terminals', function () {
       attached.terminal.dispose();
     }
     // Stop finds the agent's session without its worker and ends it.
-    const reports = (await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true })) as { stopped: boolean }[] | undefined;
-    assert.ok(reports === undefined || reports.length === 0 || reports.every((r) => r.stopped), 'stop proves the orphan\'s processes gone');
+    assert.ok(isAlive(agentPid), 'the agent outlived its worker');
+    const reports = (await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true })) as StopReport[];
+    assert.equal(reports.length, 1, JSON.stringify(reports));
+    const [report] = reports;
+    assert.deepEqual([report.id, report.state, report.action], [job.id, 'orphaned', 'ended-leftovers'], JSON.stringify(report));
+    assert.equal(report.stopped, true, `stop proves the orphan's processes gone (${report.reason})`);
+    assert.ok(report.ended.some((p) => p.pid === agentPid), `stop ended the agent itself (pid ${agentPid}): ${JSON.stringify(report.ended)}`);
+    await waitFor('the ended processes to be gone', () => report.ended.every((p) => !isAlive(p.pid)) || undefined);
   });
 
   it('a terminal on a queued agent says so once, then shows the agent when a slot frees', async () => {
@@ -102,7 +139,14 @@ describe('attached terminals', function () {
       const sub = attached.pty.onDidWrite((d) => (seen += d));
       try {
         await waitFor('the queued notice', () => /queued/.test(seen) || undefined);
-        await sleep(2000);
+        // The terminal looks at the record again every half second while the agent is queued:
+        // let it look four more times, then the notice must still be there once.
+        const looks = countReads(ext, job.id);
+        try {
+          await waitFor('four more looks at the queued record', () => looks.count >= 4 || undefined);
+        } finally {
+          looks.dispose();
+        }
         assert.equal(seen.match(/queued/g)?.length, 1, 'the notice is written once, not once per retry');
         assert.ok(!/connection lost/.test(seen), 'no reconnect noise while queued');
         await config.update('maxConcurrent', 16, vscode.ConfigurationTarget.Global);
@@ -130,7 +174,8 @@ describe('attached terminals', function () {
     const readme = files.find((f) => String(ext.tree.getTreeItem(f).label) === 'README.md')!;
     const item = ext.tree.getTreeItem(readme);
     assert.equal(item.command?.command, 'paddock.openFileDiff');
-    await vscode.commands.executeCommand(item.command!.command, ...(item.command!.arguments ?? []));
+    // As a click on the file row runs it: the row's command with the row's arguments.
+    await vscode.commands.executeCommand('paddock.openFileDiff', ...(item.command!.arguments ?? []));
     await waitFor('the diff editor', () => vscode.window.tabGroups.activeTabGroup.activeTab?.input instanceof vscode.TabInputTextDiff || undefined);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });

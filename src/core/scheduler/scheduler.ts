@@ -11,7 +11,7 @@
 import { describeError } from '../common/errors';
 import { Emitter, Event } from '../common/event';
 import { Disposable, disposableTimeout, MutableDisposable, IDisposable } from '../common/lifecycle';
-import { backoffDelayMs, DueTimes } from '../coordinator/backoff';
+import { backoffDelayMs, DueTimes, MAX_DELAY_MS } from '../coordinator/backoff';
 import { CapacityBlocker, capacityOf, CapacityState, isBeingPrepared, queueOrder } from '../coordinator/capacity';
 import { observeFingerprint } from '../coordinator/cleanupRunner';
 import { OwnedLock } from '../coordinator/ownedLock';
@@ -156,6 +156,7 @@ export class Scheduler extends Disposable {
           await this.pump();
           jobs = await this.jobsForPass();
         }
+        await this.persistClampedDueTimes(jobs);
         this.scheduleCleanupRetries(jobs);
         await this.recoverAbandonedStarts(jobs);
         await this.autoRestart(jobs);
@@ -246,6 +247,30 @@ export class Scheduler extends Disposable {
       }
     }
     return false;
+  }
+
+  /**
+   * A persisted attempt time beyond the cap (the clock jumped back after it was written) is clamped
+   * when first seen — in memory (DueTimes), and on disk here, so a reload does not start the cap
+   * over: the attempt comes at most 1.1× the cap after the first sighting, reloads or not.
+   */
+  private async persistClampedDueTimes(jobs: JobRecord[]): Promise<void> {
+    const now = Date.now();
+    for (const job of jobs) {
+      const c = job.cleanup;
+      if (!c || c.phase !== 'incomplete' || c.nextAttemptAt === null || !(Date.parse(c.nextAttemptAt) > now + MAX_DELAY_MS)) continue;
+      const persisted = c.nextAttemptAt;
+      const clamped = new Date(this.dueTimes.due(job.id, persisted, now)).toISOString();
+      const lock = await jobLock(this.ctx.store, job.id).tryAcquire();
+      if (!lock) continue; // someone is working on it; the next pass tries again
+      try {
+        await this.ctx.store.update(job.id, (j) =>
+          j.cleanup?.nextAttemptAt === persisted ? { ...j, cleanup: { ...j.cleanup, nextAttemptAt: clamped } } : j,
+        );
+      } finally {
+        await lock.release();
+      }
+    }
   }
 
   /** Picks, per repository, the most overdue incomplete cleanup and tries it again in the background. */

@@ -146,10 +146,14 @@ describe('Coordinator: cleanup', function () {
     const persisted = (await sb.store.read(job.id)).cleanup!;
     assert.equal(persisted.failures, 1);
     assert.equal(persisted.nextAttemptAt, c1.nextAttemptAt);
-    // Past the due time with nothing changed, the attempt is skipped: still one failure.
-    await sleep(Math.max(0, Date.parse(c1.nextAttemptAt!) - Date.now()) + 600);
-    assert.equal((await sb.store.read(job.id)).cleanup!.failures, 1);
-    assert.equal((await sb.store.read(job.id)).cleanup!.phase, 'incomplete');
+    // Past the due time with nothing changed, the attempt is skipped: the scheduler only moves the
+    // next attempt on (what it writes when it skips), and there is still one failure.
+    const skipped = await sb.waitFor(job.id, (j) => j.cleanup?.nextAttemptAt !== c1.nextAttemptAt, 20_000);
+    assert.equal(skipped.cleanup!.failures, 1);
+    assert.equal(skipped.cleanup!.phase, 'incomplete');
+    assert.ok(Date.parse(skipped.cleanup!.nextAttemptAt!) > Date.parse(c1.nextAttemptAt!), 'moved later, not run');
+    const timeline = await sb.store.readTimeline(job.id);
+    assert.equal(timeline.filter((e) => e.type === 'cleanup-incomplete').length, 1, 'no second attempt ran');
 
     process.kill(holder, 'SIGKILL');
     const done = await sb.waitFor(job.id, (j) => j.cleanup?.phase === 'complete', 20_000);
@@ -207,16 +211,16 @@ describe('Coordinator: cleanup', function () {
     await c.cleanup(job.id);
     const queued = await c.start({ repo: sb.repo, command: ['true'] });
     assert.equal(queued.lifecycle.state, 'queued');
-    // Wait for the report itself (a loaded machine may be slow to tick), then for eight more
-    // ticks in which a repeat would show.
+    // Wait for the report itself (a loaded machine may be slow to tick), then run three more
+    // passes to their end: each reports capacity, so a repeat would show.
     await eventually(() => events.length >= 1, 'the capacity block to be reported');
-    await sleep(400);
+    for (let i = 0; i < 3; i++) await c.tick();
     assert.deepEqual(events, [[`${job.id}:removing`]]);
     process.kill(holder, 'SIGKILL');
     await sb.waitFor(job.id, (j) => j.cleanup?.phase === 'complete');
     await sb.waitEnded(queued.id);
     await eventually(() => events.length >= 2, 'the end of the block to be reported');
-    await sleep(200);
+    for (let i = 0; i < 3; i++) await c.tick();
     assert.deepEqual(events, [[`${job.id}:removing`], []]);
   });
 });

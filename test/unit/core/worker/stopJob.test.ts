@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { findByEnvMarker, readProcStat } from '../../../../src/core/proc';
 import { JobStore } from '../../../../src/core/store';
 import { WorkerClient } from '../../../../src/core/protocol/client';
@@ -128,6 +130,56 @@ describe('stopping an agent', function () {
     assert.deepEqual(alive(job.id), []);
   });
 
+  it('stop while the worker is still starting (launched, not yet claimed, no socket): SIGTERM to it stops the agent once it runs', async () => {
+    // A slow start, made reproducible: the job's record is locked (as by a long write) while its
+    // worker starts, so the worker waits to claim it and cannot open its socket.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let held: Promise<unknown> | undefined;
+    const job = await sb.start(['sleep', '600'], {
+      waitFor: ['starting'],
+      beforeSpawn: async (j) => {
+        await sb.store.transition(j.id, 'starting');
+      },
+    });
+    try {
+      held = sb.store.update(job.id, async (j) => {
+        await gate;
+        return j;
+      }).catch(() => undefined);
+      const launched = (await sb.store.read(job.id)).launch!;
+      // The worker is up to its claim once its main has set its handlers (SIGHUP, then SIGTERM in the
+      // same synchronous run; Node catches SIGTERM from the start, SIGHUP only when asked). Before that,
+      // SIGTERM would just kill it.
+      await waitUntil('the worker to install its signal handlers', () => catchesSighup(launched.workerPid));
+      const starting = await sb.store.read(job.id);
+      assert.deepEqual([starting.lifecycle.state, starting.execution], ['starting', null], 'launched, not claimed: no socket to stop it through');
+      let stopError: unknown;
+      const stopping = stopJob(sb.store, job.id, { connectTimeoutMs: 300 }).catch((err) => {
+        stopError = err;
+        throw err;
+      });
+      stopping.catch(() => undefined);
+      const log = join(sb.home, 'jobs', job.id, 'worker.log');
+      const told = () => existsSync(log) && readFileSync(log, 'utf8').includes('SIGTERM: stopping the agent');
+      await waitUntil('the worker to be told to stop by signal', () => told() || stopError !== undefined).catch((err: Error) => {
+        throw new Error(`${err.message}; worker.log: ${existsSync(log) ? readFileSync(log, 'utf8') : '(none)'}`);
+      });
+      assert.equal(stopError, undefined, `stop gave up while the worker was starting: ${String(stopError)}`);
+      release();
+      const result = await stopping;
+      assert.equal(result.state, 'cancelled');
+      assert.equal(result.via, 'worker');
+      const done = await sb.store.read(job.id);
+      assert.equal(done.lifecycle.state, 'cancelled');
+      assert.deepEqual(alive(job.id), [], 'nothing of the agent is left');
+      await sb.waitForWorkerExit(launched.workerPid);
+    } finally {
+      release();
+      await held;
+    }
+  });
+
   it('after the worker is SIGKILLed, the job reads orphaned and stop cleans up its processes', async () => {
     const job = await sb.start(['sh', '-c', 'setsid sleep 600 & nohup sleep 601 >/dev/null 2>&1 & sleep 602'], { settings: { stopGraceMs: 1000 } });
     await waitUntil('children', () => alive(job.id).filter((p) => p.comm === 'sleep').length === 3);
@@ -146,3 +198,13 @@ describe('stopping an agent', function () {
     assert.equal((await sb.store.read(job.id)).lifecycle.state, 'orphaned');
   });
 });
+
+/** Whether the process has a handler for SIGHUP (bit 0 of its caught-signals mask in /proc). */
+function catchesSighup(pid: number): boolean {
+  try {
+    const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return mask !== undefined && (BigInt(`0x${mask}`) & 1n) !== 0n;
+  } catch {
+    return false;
+  }
+}

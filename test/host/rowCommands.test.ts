@@ -1,0 +1,114 @@
+/**
+ * The commands of an agent's row, run as its menus run them: with the row's node (and the
+ * selection) as arguments. Each asserts what the person would see: the clipboard, the log
+ * document with the agent's output, the multi-diff editor, the output channel.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { JobRecord } from '../../src/core/store/schema';
+import type { PaddockApi } from '../../src/extension';
+import type { AgentNode } from '../../src/ui/tree/nodes';
+import { env, paddock, treeItemFor, waitFor, waitForState } from './helpers';
+
+const GREETING = 'row-commands-agent-says-hello';
+
+describe("an agent row's commands", function () {
+  this.timeout(120_000);
+  let ext: PaddockApi;
+  let job: JobRecord;
+
+  /** The row's node as the tree hands it to a menu: fresh from the provider. */
+  async function rowNode(): Promise<AgentNode> {
+    await ext.agents.refresh(job.id);
+    const found = await treeItemFor(ext, job.id);
+    assert.ok(found, `the row of ${job.id}`);
+    return found.node;
+  }
+
+  /** Runs a row command with (node, [node]), as VS Code calls a context-menu or inline action. */
+  async function runOnRow<T>(command: string, ...extra: unknown[]): Promise<T> {
+    const node = await rowNode();
+    return vscode.commands.executeCommand<T>(command, node, [node], ...extra);
+  }
+
+  before(async () => {
+    ext = await paddock();
+    job = (await vscode.commands.executeCommand('paddock.startAgent', {
+      repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
+      command: ['bash', '-c', `echo ${GREETING}; sleep 600`],
+      title: 'row commands',
+      openTerminal: false,
+    })) as JobRecord;
+    await waitForState(ext, job.id, ['running']);
+    writeFileSync(path.join(job.worktree!, 'ADDED_BY_AGENT.md'), 'new\n');
+    appendFileSync(path.join(job.worktree!, 'README.md'), 'changed by the agent\n');
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    if (job) await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true });
+  });
+
+  it('Copy Branch Name puts the branch on the clipboard', async () => {
+    await vscode.env.clipboard.writeText('not the branch');
+    await runOnRow('paddock.copyBranch');
+    assert.equal(await vscode.env.clipboard.readText(), job.branch);
+    assert.match(job.branch ?? '', /^paddock\//);
+  });
+
+  it("Show Agent Log opens a log document with the agent's output", async () => {
+    await waitFor('the greeting in the store output', async () => (await ext.store.readOutput(job.id)).toString().includes(GREETING) || undefined);
+    const editor = await runOnRow<vscode.TextEditor>('paddock.showLog');
+    assert.ok(editor, 'the command returns the editor it opened');
+    assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), editor.document.uri.toString());
+    assert.equal(editor.document.uri.scheme, 'paddock-log');
+    assert.equal(editor.document.languageId, 'log');
+    assert.match(editor.document.getText(), new RegExp(GREETING));
+  });
+
+  it('Open All Changes shows every changed file in one multi-diff editor', async () => {
+    await runOnRow('paddock.openChanges');
+    const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs);
+    // Its title counts the files: the new one and the edited README.
+    const tab = await waitFor('the changes editor', () => tabs().find((t) => t.label === 'Changes of "row commands" (2 files)')).catch((err: Error) => {
+      throw new Error(`${err.message}; open tabs: ${JSON.stringify(tabs().map((t) => [t.label, t.input?.constructor?.name]))}`);
+    });
+    assert.ok(!(tab.input instanceof vscode.TabInputText), 'a multi-diff editor, not one file');
+  });
+
+  it('Show Paddock Output reveals the extension\'s log channel', async () => {
+    const isPaddockOutput = (d: vscode.TextDocument) => d.uri.scheme === 'output' && /Paddock/.test(d.uri.toString());
+    await runOnRow('paddock.showOutput');
+    const doc = await waitFor('the Paddock output channel to be shown', () => vscode.workspace.textDocuments.find(isPaddockOutput));
+    // The channel is the one the extension logs to: it holds its activation line.
+    await waitFor('the activation line in the shown channel', () => /activated in [\d.]+ ms/.test(doc.getText()) || undefined);
+  });
+
+  it('Stop, then Retry on the row: the agent runs again, a new generation in the same worktree', async () => {
+    // The modal's answer is given as the commands take it from a notification or a test: { confirmed: true }.
+    const reports = await runOnRow<{ id: string; stopped: boolean }[]>('paddock.stop', { confirmed: true });
+    assert.deepEqual(reports.map((r) => [r.id, r.stopped]), [[job.id, true]]);
+    await waitForState(ext, job.id, ['cancelled']);
+    const before = await ext.store.read(job.id);
+    await runOnRow('paddock.retry');
+    const again = await waitForState(ext, job.id, ['running']);
+    assert.equal(again.lifecycle.generation, before.lifecycle.generation + 1);
+    assert.equal(again.worktree, before.worktree);
+    assert.ok(again.lifecycle.pid && again.lifecycle.pid !== before.lifecycle.pid, 'a new agent process');
+  });
+
+  it('Refresh re-reads the store: an agent started from the CLI this moment is in the model when it returns', async () => {
+    const id = execFileSync(process.execPath, [`${env('PADDOCK_REPO_ROOT')}/dist/cli.js`, 'start', '--title', 'seen by refresh', '--', 'bash', '-c', 'exit 0'], {
+      cwd: env('PADDOCK_HOST_TEST_WORKSPACE'),
+      encoding: 'utf8',
+    }).trim();
+    await vscode.commands.executeCommand('paddock.refresh');
+    const known = ext.agents.get(id);
+    assert.ok(known, 'the model knows the agent once Refresh returns');
+    assert.equal(known.title, 'seen by refresh');
+    await waitForState(ext, id, ['completed']);
+  });
+});
