@@ -3,15 +3,18 @@
  * three attempts makes one group node with the attempts as children, each
  * checked (one breaks the check); Compare Attempts renders the comparison
  * document; Diff Two Attempts names the file they differ in; Keep This One
- * leaves one worktree.
+ * leaves one worktree. Run Check on an ended agent records its result; Send
+ * Prompt to All Running types into every running attempt; Stop All in Group
+ * stops them.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
 import type { PaddockApi } from '../../src/extension';
 import type { GroupNode, TreeNode } from '../../src/ui/tree/nodes';
-import { env, paddock, waitFor } from './helpers';
+import { env, paddock, restoresSettings, waitFor, waitForState } from './helpers';
 
 describe('several attempts at one task', function () {
   this.timeout(180_000);
@@ -93,6 +96,94 @@ describe('several attempts at one task', function () {
       assert.equal(r.cleanup?.phase, 'complete');
       assert.ok(r.evidence?.snapshotRef);
       assert.ok(!existsSync(j.worktree!));
+    }
+  });
+});
+
+describe('checks and group commands on running and ended agents', function () {
+  this.timeout(180_000);
+  restoresSettings(['profiles', 'checkCommand']);
+  let ext: PaddockApi;
+  let group: JobRecord[] = [];
+
+  before(async () => {
+    ext = await paddock();
+    const config = vscode.workspace.getConfiguration('paddock');
+    await config.update('checkCommand', undefined, vscode.ConfigurationTarget.Global);
+    await config.update(
+      'profiles',
+      {
+        ...(config.get<object>('profiles') ?? {}),
+        checked: { command: 'sh', args: ['-c', 'echo made > made.txt'] },
+        // Reads one typed line, writes it where the test can see it, then runs on until stopped.
+        listener: { command: 'sh', args: ['-c', 'IFS= read -r line; printf "%s\\n" "$line" > heard.txt; exec sleep 600'] },
+      },
+      vscode.ConfigurationTarget.Global,
+    );
+  });
+
+  after(async () => {
+    for (const job of group) {
+      const state = (await ext.store.read(job.id)).lifecycle.state;
+      if (state === 'running' || state === 'waiting') await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true });
+    }
+  });
+
+  it('Run Check on an ended agent records passed, then failed when the check command fails', async () => {
+    const job = (await vscode.commands.executeCommand('paddock.startAgent', { repo: env('PADDOCK_HOST_TEST_WORKSPACE'), profile: 'checked', prompt: 'make a file', base: '', openTerminal: false })) as JobRecord;
+    await waitForState(ext, job.id, ['completed']);
+    assert.ok(!(await ext.store.read(job.id)).check, 'no check ran before the command');
+    const config = vscode.workspace.getConfiguration('paddock');
+    await config.update('checkCommand', 'test -f made.txt', vscode.ConfigurationTarget.Global);
+    const [passed] = (await vscode.commands.executeCommand('paddock.runCheck', job.id)) as { state: string; exitCode: number | null }[];
+    assert.equal(passed.state, 'passed');
+    assert.equal(passed.exitCode, 0);
+    assert.equal((await ext.store.read(job.id)).check?.state, 'passed');
+
+    await config.update('checkCommand', 'echo looking for missing.txt; test -f missing.txt', vscode.ConfigurationTarget.Global);
+    const [failed] = (await vscode.commands.executeCommand('paddock.runCheck', job.id)) as { state: string; exitCode: number | null; summary: string }[];
+    assert.equal(failed.state, 'failed');
+    assert.equal(failed.exitCode, 1);
+    assert.match(failed.summary, /looking for missing\.txt/);
+    const record = await ext.store.read(job.id);
+    assert.equal(record.check?.state, 'failed');
+    assert.equal(record.check?.exitCode, 1);
+  });
+
+  it('Send Prompt to All Running: both running attempts read the text as typed input', async () => {
+    await vscode.workspace.getConfiguration('paddock').update('checkCommand', undefined, vscode.ConfigurationTarget.Global);
+    group = (await vscode.commands.executeCommand('paddock.startAgent', {
+      repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
+      profile: 'listener',
+      attempts: 2,
+      prompt: 'Listen',
+      base: '',
+      openTerminal: false,
+    })) as JobRecord[];
+    assert.equal(group.length, 2);
+    const groupId = group[0].group!.id;
+    for (const job of group) await waitForState(ext, job.id, ['running', 'waiting']);
+    const report = (await vscode.commands.executeCommand('paddock.sendPromptToGroup', groupId, 'hello from the host')) as { sent: string[]; skipped: unknown[] };
+    assert.deepEqual([...report.sent].sort(), group.map((j) => j.id).sort());
+    assert.deepEqual(report.skipped, []);
+    for (const job of group) {
+      const heard = await waitFor(`${job.id} to write what it read`, () => {
+        const file = path.join(job.worktree!, 'heard.txt');
+        return existsSync(file) && readFileSync(file, 'utf8');
+      });
+      assert.equal(heard, 'hello from the host\n');
+    }
+  });
+
+  it('Stop All in Group: both running attempts are stopped', async () => {
+    assert.equal(group.length, 2, 'the group of the previous test');
+    for (const job of group) assert.match((await ext.store.read(job.id)).lifecycle.state, /^(running|waiting)$/);
+    const report = (await vscode.commands.executeCommand('paddock.stopGroup', group[0].group!.id)) as { stopped: string[]; notStopped: unknown[] };
+    assert.deepEqual([...report.stopped].sort(), group.map((j) => j.id).sort());
+    assert.deepEqual(report.notStopped, []);
+    for (const job of group) {
+      const stopped = await waitForState(ext, job.id, ['cancelled']);
+      assert.equal(stopped.lifecycle.pid, null);
     }
   });
 });

@@ -1,12 +1,16 @@
 /**
  * Landing from the Agents view in a real extension host: Merge into Base from
  * an agent's row (the base branch gets the agent's commit, the record its
- * landing, the row its Land capabilities), and Apply to Workspace (the
- * changes show in the Source Control view's repository, uncommitted).
+ * landing, the row its Land capabilities), Apply to Workspace (the changes
+ * show in the Source Control view's repository, uncommitted), Update from Base
+ * and Resolve in Agent's Worktree (the base comes into the agent's worktree, a
+ * conflict stays there), Create Pull Request (the branch is pushed to a local
+ * bare remote, a fake `gh` on PATH opens the request), and Remove from List.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
@@ -46,6 +50,10 @@ describe('landing from the Agents view', function () {
         hostland: { command: 'bash', args: ['-c', commit] },
         hostland2: { command: 'bash', args: ['-c', commit.replace(/landed/g, 'again')] },
         hostapply: { command: 'bash', args: ['-c', 'echo applied > applied.txt'] },
+        hostupdate: { command: 'bash', args: ['-c', commit.replace(/landed/g, 'updated')] },
+        hostconflict: { command: 'bash', args: ['-c', commit.replace(/landed/g, 'conflict')] },
+        hostpr: { command: 'bash', args: ['-c', commit.replace(/landed/g, 'proposed')] },
+        hostforget: { command: 'bash', args: ['-c', 'echo forgotten > forgotten.txt'] },
       },
       vscode.ConfigurationTarget.Global,
     );
@@ -56,6 +64,24 @@ describe('landing from the Agents view', function () {
     execFileSync('git', ['reset', '-q', '--hard', startHead], { cwd: workspace });
     rmSync(path.join(workspace, 'applied.txt'), { force: true });
   });
+
+  /** Commits `file` with `content` on the checked-out base (main), as a person would after the agent started. */
+  function commitOnBase(file: string, content: string): string {
+    writeFileSync(path.join(workspace, file), content);
+    git(workspace, 'add', file);
+    git(workspace, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', `base: ${file}`);
+    return git(workspace, 'rev-parse', 'HEAD');
+  }
+
+  /** True when `commit` is in the history of HEAD in `cwd`. */
+  function contains(cwd: string, commit: string): boolean {
+    try {
+      execFileSync('git', ['merge-base', '--is-ancestor', commit, 'HEAD'], { cwd });
+      return true;
+    } catch {
+      return false;
+    }
+  }
 
   async function startAgent(profile: string): Promise<JobRecord> {
     const job = (await vscode.commands.executeCommand('paddock.startAgent', { repo: workspace, profile, prompt: `land via ${profile}`, base: '', openTerminal: false })) as JobRecord;
@@ -114,5 +140,96 @@ describe('landing from the Agents view', function () {
       return changes.some((c) => c.uri.fsPath === path.join(workspace, 'applied.txt'));
     }, 30_000);
     assert.equal((await ext.store.read(job.id)).landing?.kind, 'apply');
+  });
+
+  it('Update from Base from the row: the agent\'s branch gets a commit made on the base after it started', async () => {
+    const job = await startAgent('hostupdate');
+    const agentTip = git(job.worktree!, 'rev-parse', 'HEAD');
+    const baseCommit = commitOnBase('base-later.txt', 'later\n');
+    assert.ok(!contains(job.worktree!, baseCommit), 'the agent started before the base commit');
+    const found = await treeItemFor(ext, job.id);
+    assert.ok(found);
+    const report = (await vscode.commands.executeCommand('paddock.update', found.node, [found.node], { rebase: false })) as { updated: boolean; base: string };
+    assert.equal(report.updated, true, JSON.stringify(report));
+    assert.equal(report.base, 'main');
+    assert.ok(contains(job.worktree!, baseCommit), 'the worktree has the base commit');
+    assert.ok(contains(job.worktree!, agentTip), 'and still its own');
+    assert.equal(git(workspace, 'rev-parse', job.branch!), git(job.worktree!, 'rev-parse', 'HEAD'), 'on the agent\'s branch');
+    assert.equal(readFileSync(path.join(job.worktree!, 'base-later.txt'), 'utf8'), 'later\n');
+    assert.equal(git(workspace, 'rev-parse', 'main'), baseCommit, 'the base did not move');
+  });
+
+  it('Resolve in Agent\'s Worktree: a conflicting base change is merged there and the conflict waits in the worktree', async () => {
+    const job = await startAgent('hostconflict');
+    const baseCommit = commitOnBase('conflict.txt', 'base side\n');
+    const result = (await vscode.commands.executeCommand('paddock.resolveInWorktree', job.id)) as { conflict: boolean; files: string[] };
+    assert.deepEqual(result, { conflict: true, files: ['conflict.txt'] });
+    const mergeHead = git(job.worktree!, 'rev-parse', '-q', '--verify', 'MERGE_HEAD');
+    assert.equal(mergeHead, baseCommit, 'a merge of the base is under way in the worktree');
+    const text = readFileSync(path.join(job.worktree!, 'conflict.txt'), 'utf8');
+    assert.match(text, /^<<<<<<< /m);
+    assert.match(text, /^base side$/m);
+    assert.match(text, /^conflict$/m);
+    assert.equal(git(workspace, 'rev-parse', 'main'), baseCommit, 'the base is untouched');
+    assert.equal(git(workspace, 'status', '--porcelain', '--untracked-files=no'), '', 'the base checkout has no conflict');
+    git(job.worktree!, 'merge', '--abort');
+  });
+
+  it('Create Pull Request: the branch is pushed to the base\'s upstream remote and gh opens the request', async () => {
+    const scratch = mkdtempSync(path.join(os.tmpdir(), 'paddock-host-pr-'));
+    const remote = path.join(scratch, 'origin.git');
+    execFileSync('git', ['init', '-q', '--bare', remote]);
+    git(workspace, 'remote', 'add', 'origin', remote);
+    git(workspace, 'push', '-q', '-u', 'origin', 'main');
+    // A fake GitHub CLI first on the host's PATH (Paddock runs gh with the extension host's environment): it records its arguments.
+    const bin = path.join(scratch, 'bin');
+    const log = path.join(scratch, 'gh.log');
+    mkdirSync(bin);
+    writeFileSync(
+      path.join(bin, 'gh'),
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nif [ "$1" = auth ]; then exit 0; fi\nif [ "$1" = pr ]; then echo https://example.test/pull/7; exit 0; fi\nexit 2\n`,
+    );
+    chmodSync(path.join(bin, 'gh'), 0o755);
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${bin}:${savedPath}`;
+    try {
+      const job = await startAgent('hostpr');
+      const tip = git(workspace, 'rev-parse', job.branch!);
+      const report = (await vscode.commands.executeCommand('paddock.createPullRequest', job.id, { title: 'Host PR', confirmed: true })) as { remote: string; base: string; url: string; opened: boolean };
+      assert.equal(report.remote, 'origin');
+      assert.equal(report.base, 'main');
+      assert.equal(report.opened, true);
+      assert.equal(report.url, 'https://example.test/pull/7');
+      assert.equal(git(remote, 'rev-parse', `refs/heads/${job.branch!}`), tip, 'the branch is on the remote');
+      const calls = readFileSync(log, 'utf8').trim().split('\n');
+      assert.equal(calls[0], 'auth status');
+      assert.match(calls[1], new RegExp(`^pr create --head ${job.branch!} --base main --title Host PR --body `));
+      const record = await ext.store.read(job.id);
+      assert.equal(record.landing?.kind, 'pr');
+      assert.equal(record.landing?.into, 'origin/main');
+      assert.equal(record.landing?.commit, tip);
+      assert.equal(record.landing?.url, 'https://example.test/pull/7');
+    } finally {
+      process.env.PATH = savedPath;
+      git(workspace, 'remote', 'remove', 'origin');
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it('Remove from List: a cleaned-up agent\'s record is gone and the tree no longer shows it', async () => {
+    const job = await startAgent('hostforget');
+    await vscode.commands.executeCommand('paddock.cleanUp', job.id, { confirmed: true });
+    await waitFor('the cleanup to complete', async () => ((await ext.store.read(job.id)).cleanup?.phase === 'complete' ? true : undefined), 60_000);
+    await ext.agents.refresh(job.id);
+    const found = await treeItemFor(ext, job.id);
+    assert.ok(found, 'the cleaned-up agent is listed before');
+    const forgotten = (await vscode.commands.executeCommand('paddock.forget', found.node, [found.node], { confirmed: true })) as string[];
+    assert.deepEqual(forgotten, [job.id]);
+    await assert.rejects(ext.store.read(job.id), 'the record is gone');
+    await waitFor('the row to leave the tree', async () => {
+      await ext.agents.refresh(job.id);
+      return (await treeItemFor(ext, job.id)) === undefined;
+    });
+    assert.ok(git(workspace, 'rev-parse', '--verify', `refs/paddock/snapshots/${job.id}`), 'the snapshot ref is kept');
   });
 });
