@@ -9,3 +9,6 @@ export * from './evidenceManifest';
 export { DEFAULT_REGENERABLE, DEFAULT_ARCHIVE_LIMIT } from './classify';
 export { walkWorktree } from './inventory';
 export { fileAtRef } from './fileAtRef';
+export * from './standing';
+export * from './standingCache';
+export * from './standingWords';

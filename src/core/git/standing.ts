@@ -1,0 +1,97 @@
+/**
+ * Where an agent's work stands against its base: commits ahead and behind,
+ * the size of its committed diff (files, lines added and removed, against the
+ * merge base), whether its worktree has uncommitted changes, and whether its
+ * commits are already on the base. Read-only git calls (no index.lock taken),
+ * each through runGit with its timeout.
+ */
+import { runGit } from './runGit';
+
+export interface Standing {
+  /** The base as a person names it ("main"), what the figures are against. */
+  readonly baseName: string;
+  /** Commits on the agent's branch that the base does not have. */
+  readonly ahead: number;
+  /** Commits on the base that the agent's branch does not have. */
+  readonly behind: number;
+  /** The committed diff against the merge base. */
+  readonly files: number;
+  readonly insertions: number;
+  readonly deletions: number;
+  /** Entries of `git status` in the worktree (staged, unstaged, untracked). */
+  readonly uncommittedFiles: number;
+  /** The agent made commits and every one of them is reachable from the base. */
+  readonly merged: boolean;
+}
+
+/** The commits the figures are computed from; equal tips give equal figures (except uncommitted). */
+export interface StandingTips {
+  /** The worktree's HEAD. */
+  readonly head: string;
+  /** The base's commit now. */
+  readonly baseTip: string;
+  readonly baseName: string;
+  /** Where the agent's branch started (its record's baseSha); null when unknown. */
+  readonly startedAt: string | null;
+}
+
+/** Read-only git calls must not take index.lock to refresh the index. */
+export const READ_ONLY_GIT = { GIT_OPTIONAL_LOCKS: '0' };
+
+/** The base's commit and its short name, resolved in the main repository (where `HEAD` means its checked-out branch). */
+export async function resolveBase(repo: string, base: string): Promise<{ tip: string; name: string }> {
+  const out = await runGit(['rev-parse', '--verify', '--end-of-options', `${base}^{commit}`], { cwd: repo, env: READ_ONLY_GIT });
+  const tip = out.stdout.trim();
+  const named = await runGit(['rev-parse', '--abbrev-ref', base], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true });
+  const name = named.code === 0 ? named.stdout.trim() : '';
+  return { tip, name: !name || name === 'HEAD' || /^[0-9a-f]{40,64}$/.test(name) ? (base === 'HEAD' ? tip.slice(0, 8) : base) : name };
+}
+
+/** The worktree's HEAD and its own git directory (where its index lives), in one git call. */
+export async function worktreeHead(worktree: string): Promise<{ head: string; gitDir: string }> {
+  const out = await runGit(['rev-parse', 'HEAD', '--absolute-git-dir'], { cwd: worktree, env: READ_ONLY_GIT });
+  const [head, gitDir] = out.stdout.trim().split('\n');
+  return { head, gitDir };
+}
+
+export async function computeStanding(worktree: string, tips: StandingTips): Promise<Standing> {
+  const counts = await runGit(['rev-list', '--left-right', '--count', `${tips.baseTip}...${tips.head}`], { cwd: worktree, env: READ_ONLY_GIT });
+  const [behind, ahead] = counts.stdout.trim().split(/\s+/).map((n) => Number.parseInt(n, 10));
+  const mergeBase = await runGit(['merge-base', tips.baseTip, tips.head], { cwd: worktree, env: READ_ONLY_GIT, allowFailure: true });
+  const since = mergeBase.code === 0 ? mergeBase.stdout.trim() : null;
+  const size = since && since !== tips.head ? await diffSize(worktree, since, tips.head) : { files: 0, insertions: 0, deletions: 0 };
+  const uncommittedFiles = await uncommittedCount(worktree);
+  // Merged: nothing ahead, and the branch moved from where it started (an agent with no commits is not "merged").
+  const merged = ahead === 0 && tips.startedAt !== null && tips.head !== tips.startedAt;
+  return { baseName: tips.baseName, ahead, behind, ...size, uncommittedFiles, merged };
+}
+
+async function diffSize(worktree: string, from: string, to: string): Promise<{ files: number; insertions: number; deletions: number }> {
+  const out = await runGit(['diff', '--numstat', '-z', '--no-color', '--no-ext-diff', '--no-renames', from, to, '--'], { cwd: worktree, env: READ_ONLY_GIT });
+  let files = 0;
+  let insertions = 0;
+  let deletions = 0;
+  // -z: "added\tdeleted\tpath\0" per file; binary files say "-\t-".
+  for (const entry of out.stdout.split('\0')) {
+    const m = /^(\d+|-)\t(\d+|-)\t/.exec(entry);
+    if (!m) continue;
+    files++;
+    if (m[1] !== '-') insertions += Number(m[1]);
+    if (m[2] !== '-') deletions += Number(m[2]);
+  }
+  return { files, insertions, deletions };
+}
+
+async function uncommittedCount(worktree: string): Promise<number> {
+  const out = await runGit(['status', '--porcelain', '-z', '--untracked-files=normal'], { cwd: worktree, env: READ_ONLY_GIT });
+  let count = 0;
+  const fields = out.stdout.split('\0');
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i];
+    if (f.length < 4) continue;
+    count++;
+    // A rename or copy is followed by its original path as a field of its own.
+    if (f[0] === 'R' || f[0] === 'C') i++;
+  }
+  return count;
+}
