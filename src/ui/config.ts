@@ -52,3 +52,9 @@ export type NotificationKind = 'waiting' | 'failed' | 'cleanup';
 export function notificationsEnabled(kind: NotificationKind): boolean {
   return config().get<boolean>(`notifications.${kind}`, true);
 }
+
+/** `paddock.showCleanedFor`: hours a cleaned agent stays in the tree after its cleanup completed (default 24). */
+export function showCleanedForHours(): number {
+  const hours = config().get<number>('showCleanedFor', 24);
+  return typeof hours === 'number' && Number.isFinite(hours) && hours >= 0 ? hours : 24;
+}

@@ -15,6 +15,7 @@ import { coordinatorSettings, SECTION, storePath } from './config';
 import { GIT_SCHEME, GitContentProvider, LOG_SCHEME, LogContentProvider } from './contentProviders';
 import { AgentsBadge } from './badge';
 import { AgentsModel } from './model/agentsModel';
+import { AgentStandings } from './model/agentStandings';
 import { Notifier } from './notifications';
 import type { PaddockServices } from './services';
 import { AgentsStatusBar } from './statusBar';
@@ -29,6 +30,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
   readonly store: JobStore;
   readonly coordinator: Coordinator;
   readonly agents: AgentsModel;
+  readonly standings: AgentStandings;
   readonly tree: AgentsTreeProvider;
   readonly treeView: vscode.TreeView<TreeNode>;
   readonly terminals: TerminalManager;
@@ -56,7 +58,8 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     this.log.info(`Paddock ${String(context.extension.packageJSON.version)} — store ${this.store.home}, node-pty ${runtime.nodePtyPath ?? 'not found'}`);
 
     this.agents = this._register(new AgentsModel(this.store, this.coordinator.onDidChangeJob, (m) => this.log.error(m)));
-    this.tree = this._register(new AgentsTreeProvider(this.agents));
+    this.standings = this._register(new AgentStandings(this.agents, (m) => this.log.debug(m)));
+    this.tree = this._register(new AgentsTreeProvider(this.agents, this.standings));
     this.treeView = this._register(
       vscode.window.createTreeView('paddock.agents', { treeDataProvider: this.tree, canSelectMany: true, showCollapseAll: true }),
     );
@@ -77,6 +80,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
           // Settings are read on use; nudge the queue so a raised maxConcurrent takes effect now.
           void this.coordinator.tick();
         }
+        if (e.affectsConfiguration(`${SECTION}.showCleanedFor`)) this.tree.rerender();
       }),
     );
     this._register(

@@ -4,6 +4,7 @@ import type { JobStore } from '../core/store';
 import type { LogContentProvider } from './contentProviders';
 import type { TerminalManager } from './terminals/terminalManager';
 import type { AgentsModel } from './model/agentsModel';
+import type { AgentStandings } from './model/agentStandings';
 import type { AgentsTreeProvider } from './tree/agentsTreeProvider';
 import type { TreeNode } from './tree/nodes';
 
@@ -14,6 +15,8 @@ export interface PaddockServices {
   readonly coordinator: Coordinator;
   /** The window's agents (what every view and picker reads). */
   readonly agents: AgentsModel;
+  /** Where each agent's work stands against its base (cached; refreshed on change). */
+  readonly standings: AgentStandings;
   readonly tree: AgentsTreeProvider;
   readonly treeView: vscode.TreeView<TreeNode>;
   readonly terminals: TerminalManager;

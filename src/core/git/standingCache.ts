@@ -18,6 +18,8 @@ export const STANDING_CONCURRENCY = 4;
 export interface StandingEntry {
   readonly key: string;
   readonly standing: Standing | null;
+  /** The worktree's own git directory (where its HEAD and index live), to watch. */
+  readonly gitDir?: string;
   /** Why it could not be computed (worktree gone, base unknown), for the log. */
   readonly error?: string;
 }
@@ -81,7 +83,7 @@ export class StandingCache {
         if (before && before.key === key && !opts.force?.has(job.id)) return;
         this.computations++;
         const standing = await computeStanding(job.worktree!, { head, baseTip: base.tip, baseName: base.name, startedAt: job.baseSha });
-        next = { key, standing };
+        next = { key, standing, gitDir };
       } catch (err) {
         next = { key: `error\0${recordEpoch(job)}`, standing: null, error: (err as Error).message };
       }

@@ -17,6 +17,8 @@ import { registerRetryCleanup } from './retryCleanup';
 import { registerRevealPatch } from './revealPatch';
 import { registerSendPrompt } from './sendPrompt';
 import { registerShowLog } from './showLog';
+import { registerShowCleanedAgents } from './showCleanedAgents';
+import { registerHideCleanedAgents } from './hideCleanedAgents';
 import { registerShowOutput } from './showOutput';
 import { registerStartAgent } from './startAgent';
 import { registerStartDemoAgents } from './startDemoAgents';
@@ -47,6 +49,8 @@ const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
   registerRevealPatch,
   registerShowOutput,
   registerInstallCli,
+  registerShowCleanedAgents,
+  registerHideCleanedAgents,
 ];
 
 export function registerCommands(s: PaddockServices): vscode.Disposable[] {

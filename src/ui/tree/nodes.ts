@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
-import { changedFiles, type ChangedFile } from '../../core/git';
+import { changedFiles, type ChangedFile, type Standing } from '../../core/git';
 import type { JobRecord } from '../../core/store/schema';
 import { lookOf, tooltipMarkdown } from './presentation';
 
@@ -53,7 +53,11 @@ export class RepoNode extends Node {
 
 export class AgentNode extends Node {
   readonly kind = 'agent';
-  constructor(public job: JobRecord) {
+  constructor(
+    public job: JobRecord,
+    /** The last computed standing of the agent's work (a cache read: rendering never runs git for it). */
+    private readonly standingOf: (id: string) => Standing | undefined = () => undefined,
+  ) {
     super();
   }
   get id(): string {
@@ -62,14 +66,15 @@ export class AgentNode extends Node {
   treeItem(): vscode.TreeItem {
     const job = this.job;
     const now = Date.now();
-    const look = lookOf(job, now);
+    const standing = this.standingOf(job.id);
+    const look = lookOf(job, now, standing);
     const hasChildren = Boolean(job.worktree || job.evidence);
     const item = new vscode.TreeItem(printable(job.title), hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.description = look.description;
     item.iconPath = new vscode.ThemeIcon(look.iconId, look.colorId ? new vscode.ThemeColor(look.colorId) : undefined);
     item.contextValue = look.contextValue;
-    const tooltip = new vscode.MarkdownString(tooltipMarkdown(job, now));
+    const tooltip = new vscode.MarkdownString(tooltipMarkdown(job, now, standing));
     tooltip.supportThemeIcons = true;
     item.tooltip = tooltip;
     item.accessibilityInformation = { label: `${printable(job.title)}, ${look.description}` };

@@ -7,6 +7,8 @@
 import type { JobRecord, LifecycleState } from '../../core/store/schema';
 import { isTerminalState } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
+import type { Standing } from '../../core/git/standing';
+import { landingWords, standingWords } from '../../core/git/standingWords';
 import {
   canAttach,
   canCleanUp,
@@ -114,7 +116,8 @@ export function capabilitiesOf(job: JobRecord): string[] {
   return caps;
 }
 
-export function lookOf(job: JobRecord, now: number): AgentLook {
+/** `standing`: where the work stands against the base, when it has been computed (never computed here). */
+export function lookOf(job: JobRecord, now: number, standing?: Standing): AgentLook {
   const state = job.lifecycle.state;
   const parts = [stateInWords(job)];
   const cleanup = cleanupWords(job, now);
@@ -140,13 +143,32 @@ export function lookOf(job: JobRecord, now: number): AgentLook {
       rank = 2;
     }
   }
+  const work = standingWords(job, standing);
+  const described = cleanup ? `${parts[0]} · ${cleanup}` : parts.join(' · ');
   return {
-    description: cleanup ? `${parts[0]} · ${cleanup}` : parts.join(' · '),
+    description: work ? `${described} · ${work}` : described,
     iconId,
     colorId,
     rank,
     contextValue: `agent:${state}:${capabilitiesOf(job).join('.')}`,
   };
+}
+
+/** The tooltip's rows about the work against its base: the figures in full and the landing. */
+function standingRows(job: JobRecord, s: Standing | undefined): (string | undefined)[] {
+  const rows: (string | undefined)[] = [];
+  if (s) {
+    rows.push(
+      row('Against base', `${s.ahead} commit(s) ahead, ${s.behind} behind ${s.baseName}${s.merged ? ' (merged)' : ''}`),
+      row('Committed changes', `${s.files} file(s), +${s.insertions} −${s.deletions}`),
+      row('Uncommitted', s.uncommittedFiles ? `${s.uncommittedFiles} file(s)` : 'none'),
+    );
+  }
+  const landing = job.landing;
+  if (landing) {
+    rows.push(row('Landed', `${landingWords(landing)} (${landing.kind}), ${localTime(landing.at) ?? ''}`), row('Landed commit', landing.commit?.slice(0, 12)), row('Pull request', landing.url));
+  }
+  return rows;
 }
 
 function ended(state: LifecycleState): boolean {
@@ -176,12 +198,12 @@ function localTime(iso: string | null): string | undefined {
 }
 
 /** The tooltip's markdown: everything a person may need to judge the agent, in one table. */
-export function tooltipMarkdown(job: JobRecord, now: number): string {
+export function tooltipMarkdown(job: JobRecord, now: number, standing?: Standing): string {
   const l = job.lifecycle;
   const c = job.cleanup;
   const e = job.evidence;
   const lines = [
-    `**${escapeCell(job.title)}** — ${escapeCell(lookOf(job, now).description)}`,
+    `**${escapeCell(job.title)}** — ${escapeCell(lookOf(job, now, standing).description)}`,
     '',
     '| | |',
     '|---|---|',
@@ -198,6 +220,7 @@ export function tooltipMarkdown(job: JobRecord, now: number): string {
     row('Exit code', l.exitCode),
     row('Signal', l.signal),
     row('Detail', l.detail),
+    ...standingRows(job, standing),
   ];
   if (c) {
     lines.push(
