@@ -8,6 +8,8 @@ import * as vscode from 'vscode';
 import { PLATFORMS_DOC_URL, unsupportedPlatformMessage } from './core/common/platform';
 import type { JobStore } from './core/store';
 import type { AgentsModel } from './ui/model/agentsModel';
+import type { AgentStandings } from './ui/model/agentStandings';
+import type { ReviewComments } from './ui/review/reviewComments';
 import type { Notifier } from './ui/notifications';
 import { PaddockExtension } from './ui/paddockExtension';
 import type { TerminalManager } from './ui/terminals/terminalManager';
@@ -20,6 +22,8 @@ export interface PaddockApi {
   readonly tree: AgentsTreeProvider;
   readonly terminals: TerminalManager;
   readonly notifier: Notifier;
+  readonly standings: AgentStandings;
+  readonly review: ReviewComments;
   /** The status bar's text. */
   statusText(): string;
 }
@@ -38,8 +42,8 @@ export function activate(context: vscode.ExtensionContext): PaddockApi | undefin
   context.subscriptions.push(extension);
   // Measured by `npm run bench` (it reads this line from the log).
   extension.log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
-  const { store, agents, tree, terminals, notifier } = extension;
-  return { store, agents, tree, terminals, notifier, statusText: () => extension.statusBar.text };
+  const { store, agents, tree, terminals, notifier, standings, review } = extension;
+  return { store, agents, tree, terminals, notifier, standings, review, statusText: () => extension.statusBar.text };
 }
 
 export function deactivate(): void {

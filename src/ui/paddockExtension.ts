@@ -16,6 +16,7 @@ import { GIT_SCHEME, GitContentProvider, LOG_SCHEME, LogContentProvider } from '
 import { AgentsBadge } from './badge';
 import { AgentsModel } from './model/agentsModel';
 import { AgentStandings } from './model/agentStandings';
+import { ReviewComments } from './review/reviewComments';
 import { Notifier } from './notifications';
 import type { PaddockServices } from './services';
 import { AgentsStatusBar } from './statusBar';
@@ -31,6 +32,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
   readonly coordinator: Coordinator;
   readonly agents: AgentsModel;
   readonly standings: AgentStandings;
+  readonly review: ReviewComments;
   readonly tree: AgentsTreeProvider;
   readonly treeView: vscode.TreeView<TreeNode>;
   readonly terminals: TerminalManager;
@@ -63,6 +65,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     this.treeView = this._register(
       vscode.window.createTreeView('paddock.agents', { treeDataProvider: this.tree, canSelectMany: true, showCollapseAll: true }),
     );
+    this.review = this._register(new ReviewComments(this.store, this.agents, (m) => this.log.warn(m)));
     this.terminals = this._register(new TerminalManager(this.store, context.workspaceState, this.log));
     this.logs = this._register(new LogContentProvider(this.store));
     this.statusBar = this._register(new AgentsStatusBar(this.agents));

@@ -5,6 +5,7 @@ import type { LogContentProvider } from './contentProviders';
 import type { TerminalManager } from './terminals/terminalManager';
 import type { AgentsModel } from './model/agentsModel';
 import type { AgentStandings } from './model/agentStandings';
+import type { ReviewComments } from './review/reviewComments';
 import type { AgentsTreeProvider } from './tree/agentsTreeProvider';
 import type { TreeNode } from './tree/nodes';
 
@@ -18,6 +19,8 @@ export interface PaddockServices {
   /** Where each agent's work stands against its base (cached; refreshed on change). */
   readonly standings: AgentStandings;
   readonly tree: AgentsTreeProvider;
+  /** Review comments on agents' files (the comment controller and review.json). */
+  readonly review: ReviewComments;
   readonly treeView: vscode.TreeView<TreeNode>;
   readonly terminals: TerminalManager;
   readonly logs: LogContentProvider;

@@ -19,6 +19,9 @@ import { registerSendPrompt } from './sendPrompt';
 import { registerShowLog } from './showLog';
 import { registerShowCleanedAgents } from './showCleanedAgents';
 import { registerHideCleanedAgents } from './hideCleanedAgents';
+import { registerSendReview } from './sendReview';
+import { registerAddReviewComment } from './addReviewComment';
+import { registerDeleteReviewComment } from './deleteReviewComment';
 import { registerShowOutput } from './showOutput';
 import { registerStartAgent } from './startAgent';
 import { registerStartDemoAgents } from './startDemoAgents';
@@ -51,6 +54,9 @@ const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
   registerInstallCli,
   registerShowCleanedAgents,
   registerHideCleanedAgents,
+  registerSendReview,
+  registerAddReviewComment,
+  registerDeleteReviewComment,
 ];
 
 export function registerCommands(s: PaddockServices): vscode.Disposable[] {

@@ -17,6 +17,7 @@ import {
   canRetry,
   canRetryCleanup,
   canSend,
+  canSendReview,
   canStop,
   hasLiveWorktree,
 } from '../../core/operations/rules';
@@ -113,6 +114,7 @@ export function capabilitiesOf(job: JobRecord): string[] {
   if (job.evidence?.patch) caps.push('patch');
   if (canCleanUpAnyway(job)) caps.push('consent');
   if (canRestore(job)) caps.push('restore');
+  if (canSendReview(job) && hasLiveWorktree(job)) caps.push('review');
   return caps;
 }
 

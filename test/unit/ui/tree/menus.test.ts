@@ -38,6 +38,7 @@ const EXPECTED: Record<string, string[]> = {
   patch: ['paddock.revealPatch'],
   consent: ['paddock.cleanUpAnyway'],
   restore: ['paddock.restore'],
+  review: ['paddock.sendReview'],
 };
 
 /** The `viewItem =~ /…/` of a when-clause, as VS Code evaluates it (a JavaScript regular expression). */
