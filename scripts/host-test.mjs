@@ -103,12 +103,26 @@ function seedScreenshotAgents(workspace, env) {
   cli('start', '--title', 'Add retries to the HTTP client', '--', 'bash', '-c',
     `echo "Proceed with the change? [y/n]"; "${process.execPath}" "${cliPath}" signal waiting; sleep 600`);
   cli('start', '--title', 'Upgrade the linter', '--', 'bash', '-c', 'echo "eslint: 3 errors" >&2; sleep 0.3; exit 1');
+  const ahead = seedAgentAheadAndBehind(workspace, cli);
   // A process outside the agent (an editor, a shell) still using the worktree blocks its removal.
   const holder = spawn('sleep', ['600'], { cwd: heldJob.worktree, detached: true, stdio: 'ignore' });
   holder.on('error', (err) => console.error(`[harness] holder: ${err.message}`));
   holder.unref();
   spawnSync(process.execPath, [cliPath, 'cleanup', held, '--yes'], { cwd: workspace, env: { ...process.env, ...env } });
-  return { demo, holderPid: holder.pid, ids: [demo, held] };
+  return { demo, holderPid: holder.pid, ids: [demo, held, ahead] };
+}
+
+/** An agent that commits twice on a base branch that then moves on: its row shows ahead/behind figures. */
+function seedAgentAheadAndBehind(workspace, cli) {
+  const git = (...a) => execFileSync('git', a, { cwd: workspace, encoding: 'utf8' }).trim();
+  git('branch', '-f', 'release', 'HEAD');
+  const id = '-c user.name=Agent -c user.email=agent@example.invalid';
+  const agent = cli('start', '--title', 'Speed up the test suite', '--base', 'release', '--', 'bash', '-c',
+    `printf 'fast\\nfaster\\n' > speed.txt && git add -A && git ${id} commit -qm speed && echo "# cached" >> README.md && git ${id} commit -qam cache && sleep 600`);
+  const tip = git('rev-parse', 'release');
+  const moved = git('-c', 'user.name=Paddock', '-c', 'user.email=paddock@example.invalid', 'commit-tree', `${tip}^{tree}`, '-p', tip, '-m', 'release notes');
+  git('update-ref', 'refs/heads/release', moved);
+  return agent;
 }
 
 /**
@@ -147,6 +161,16 @@ async function uiScreenshots(server, workspace, env) {
     await page.screenshot({ path: treeShot });
     record('UI: the Agents view renders agents in several states', true);
     console.log(`    screenshot: ${treeShot}`);
+
+    step = 'a row with ahead/behind figures';
+    // Asserted in the DOM first: the row's description as rendered, then the picture.
+    await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Speed up the test suite' })
+      .filter({ hasText: '2 commits ahead, 1 behind release · 2 files +3 −0' }).waitFor({ timeout: 90_000 });
+    await sleep(500);
+    const standingShot = join(resultsDir, 'agents-standing.png');
+    await page.screenshot({ path: standingShot });
+    record('UI: an agent\'s row says how far ahead and behind its base it is, and its diff size', true);
+    console.log(`    screenshot: ${standingShot}`);
 
     step = 'an attached terminal';
     const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' });

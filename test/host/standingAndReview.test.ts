@@ -60,7 +60,7 @@ describe('where the work stands, cleaned agents, review', function () {
       const found = await treeItemFor(ext, job.id);
       return found && /· uncommitted changes$/.test(String(found.item.description));
     }, 30_000);
-    await vscode.commands.executeCommand('paddock.stop', job.id);
+    await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true });
   });
 
   it('hides a cleaned agent after paddock.showCleanedFor, and Show Cleaned Agents shows it again', async () => {
@@ -116,6 +116,6 @@ describe('where the work stands, cleaned agents, review', function () {
     const after = await readReview(ext.store, job.id);
     assert.ok(after.comments[0].sentAt, 'marked sent in review.json');
     await waitFor('the thread to say sent', () => thread.comments[0]?.label === 'sent', 10_000);
-    await vscode.commands.executeCommand('paddock.stop', job.id);
+    await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true });
   });
 });

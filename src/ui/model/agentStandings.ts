@@ -117,6 +117,8 @@ export class AgentStandings extends Disposable {
     }
     this.watchFolder(gitDir, job.id);
     this.watchFolder(path.join(job.repo, '.git'), job.id);
+    // A base branch moved by a commit elsewhere, a fetch or update-ref (branch names without a slash).
+    this.watchFolder(path.join(job.repo, '.git', 'refs', 'heads'), job.id);
   }
 
   private watchFolder(folder: string, id: string): void {
