@@ -57,17 +57,18 @@ export async function worktreeHead(worktree: string): Promise<{ head: string; gi
 export async function computeStanding(worktree: string, tips: StandingTips): Promise<Standing> {
   const counts = await runGit(['rev-list', '--left-right', '--count', `${tips.baseTip}...${tips.head}`], { cwd: worktree, env: READ_ONLY_GIT });
   const [behind, ahead] = counts.stdout.trim().split(/\s+/).map((n) => Number.parseInt(n, 10));
-  const mergeBase = await runGit(['merge-base', tips.baseTip, tips.head], { cwd: worktree, env: READ_ONLY_GIT, allowFailure: true });
-  const since = mergeBase.code === 0 ? mergeBase.stdout.trim() : null;
-  const size = since && since !== tips.head ? await diffSize(worktree, since, tips.head) : { files: 0, insertions: 0, deletions: 0 };
+  // A three-dot diff is against the merge base: the agent's own changes, not what the base gained since.
+  const size = await diffSize(worktree, tips.baseTip, tips.head);
   const uncommittedFiles = await uncommittedCount(worktree);
   // Merged: nothing ahead, and the branch moved from where it started (an agent with no commits is not "merged").
   const merged = ahead === 0 && tips.startedAt !== null && tips.head !== tips.startedAt;
   return { baseName: tips.baseName, ahead, behind, ...size, uncommittedFiles, merged };
 }
 
-async function diffSize(worktree: string, from: string, to: string): Promise<{ files: number; insertions: number; deletions: number }> {
-  const out = await runGit(['diff', '--numstat', '-z', '--no-color', '--no-ext-diff', '--no-renames', from, to, '--'], { cwd: worktree, env: READ_ONLY_GIT });
+async function diffSize(worktree: string, base: string, head: string): Promise<{ files: number; insertions: number; deletions: number }> {
+  // No merge base (unrelated histories): git refuses, and there is no diff of the agent's own to count.
+  const out = await runGit(['diff', '--numstat', '-z', '--no-color', '--no-ext-diff', '--no-renames', `${base}...${head}`, '--'], { cwd: worktree, env: READ_ONLY_GIT, allowFailure: true });
+  if (out.code !== 0) return { files: 0, insertions: 0, deletions: 0 };
   let files = 0;
   let insertions = 0;
   let deletions = 0;
