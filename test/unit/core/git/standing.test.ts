@@ -144,3 +144,28 @@ describe('git/standing: where an agent\'s work stands against its base', functio
     assert.match(cache.entry('abc123')?.error ?? '', /missing|exist/);
   });
 });
+
+describe('git/standing: reading a worktree\'s HEAD without git', function () {
+  this.timeout(60_000);
+  let sb!: Sandbox;
+  let repo: string;
+  useGitSandbox((fresh) => {
+    sb = fresh;
+    repo = sb.repo();
+  });
+
+  it('agrees with git for a loose ref, a packed ref, a detached HEAD and a worktree outside the repository', async () => {
+    const wt = sb.path('elsewhere', 'wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/abc123', wt, 'main');
+    const truth = () => ({ head: git(wt, 'rev-parse', 'HEAD'), gitDir: git(wt, 'rev-parse', '--absolute-git-dir') });
+    write(wt, 'x.txt', 'x\n');
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'x');
+    assert.deepEqual(await worktreeHead(wt), truth(), 'loose ref');
+    git(repo, 'pack-refs', '--all');
+    assert.deepEqual(await worktreeHead(wt), truth(), 'packed ref');
+    git(wt, 'checkout', '-q', '--detach');
+    assert.deepEqual(await worktreeHead(wt), truth(), 'detached');
+    assert.deepEqual(await worktreeHead(repo), { head: git(repo, 'rev-parse', 'HEAD'), gitDir: path.join(repo, '.git') }, 'the main worktree (a .git folder): asked of git');
+  });
+});
