@@ -60,12 +60,14 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     this.log.info(`Paddock ${String(context.extension.packageJSON.version)} — store ${this.store.home}, node-pty ${runtime.nodePtyPath ?? 'not found'}`);
 
     this.agents = this._register(new AgentsModel(this.store, this.coordinator.onDidChangeJob, (m) => this.log.error(m)));
-    this.standings = this._register(new AgentStandings(this.agents, (m) => this.log.debug(m)));
+    // The tree view is made just below; until then (and with it visible) the live recheck runs.
+    this.standings = this._register(new AgentStandings(this.agents, (m) => this.log.debug(m), () => this.treeView?.visible ?? true));
     this.tree = this._register(new AgentsTreeProvider(this.agents, this.standings));
     this.treeView = this._register(
       vscode.window.createTreeView('paddock.agents', { treeDataProvider: this.tree, canSelectMany: true, showCollapseAll: true }),
     );
     this.review = this._register(new ReviewComments(this.store, this.agents, (m) => this.log.warn(m)));
+    this._register(this.treeView.onDidChangeVisibility((e) => e.visible && this.standings.recheckLive()));
     this.terminals = this._register(new TerminalManager(this.store, context.workspaceState, this.log));
     this.logs = this._register(new LogContentProvider(this.store));
     this.statusBar = this._register(new AgentsStatusBar(this.agents));

@@ -36,6 +36,8 @@ export class AgentStandings extends Disposable {
   constructor(
     private readonly model: AgentsModel,
     private readonly log: (message: string) => void,
+    /** Whether anyone looks (the Agents view is visible): the live recheck's timer skips its work otherwise. */
+    private readonly looked: () => boolean = () => true,
   ) {
     super();
     this._register(
@@ -46,12 +48,7 @@ export class AgentStandings extends Disposable {
         this.schedule(ids, false);
       }),
     );
-    this._register(
-      disposableInterval(() => {
-        const live = model.visibleAgents().filter((j) => ['running', 'waiting', 'starting'].includes(j.lifecycle.state));
-        this.schedule(live.map((j) => j.id), true);
-      }, LIVE_RECHECK_MS),
-    );
+    this._register(disposableInterval(() => this.looked() && this.recheckLive(), LIVE_RECHECK_MS));
     this._register(
       toDisposable(() => {
         this.timer?.dispose();
@@ -59,6 +56,12 @@ export class AgentStandings extends Disposable {
         this.watchers.clear();
       }),
     );
+  }
+
+  /** Recomputes the live agents' figures (they edit files without touching their index): on a timer, and when the view shows again. */
+  recheckLive(): void {
+    const live = this.model.visibleAgents().filter((j) => ['running', 'waiting', 'starting'].includes(j.lifecycle.state));
+    this.schedule(live.map((j) => j.id), true);
   }
 
   /** The last computed standing (never computes: renders call this). */
