@@ -172,6 +172,8 @@ async function uiScreenshots(server, workspace, env) {
     record('UI: an agent\'s row says how far ahead and behind its base it is, and its diff size', true);
     console.log(`    screenshot: ${standingShot}`);
 
+    await reviewThroughTheUi(page, workspace, env);
+
     step = 'an attached terminal';
     const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' });
     await row.hover();
@@ -346,6 +348,70 @@ async function uiScreenshots(server, workspace, env) {
 }
 
 /** Opens the command palette with F1 and runs `title`; returns the quick input box. */
+/**
+ * A person's review, through the real UI: the agent's changed file from its row opens the diff; a
+ * comment on line 1 of the agent's side through the gutter's comment button; Send Review to Agent
+ * from the palette; the comment says "sent" and the agent's screen shows the prompt with file and
+ * line. Its own failure is recorded and the flow goes on (the editors are closed either way).
+ */
+async function reviewThroughTheUi(page, workspace, env) {
+  let step = 'the agent\'s changed file under its row';
+  try {
+    const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Speed up the test suite' }).first();
+    await row.click();
+    await page.keyboard.press('ArrowRight');
+    const fileRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'README.md' }).first();
+    await fileRow.waitFor({ timeout: 20_000 });
+    await fileRow.click();
+    step = 'the diff editor';
+    const modified = page.locator('.monaco-diff-editor .editor.modified').first();
+    await modified.waitFor({ timeout: 30_000 });
+    step = 'the comment button in the gutter of the agent\'s side';
+    const firstLine = modified.locator('.margin-view-overlays > div').first();
+    await firstLine.hover();
+    const glyph = modified.locator('.comment-range-glyph').first();
+    await glyph.waitFor({ timeout: 20_000 });
+    await glyph.click();
+    step = 'the comment box';
+    const widget = page.locator('.review-widget').first();
+    await widget.waitFor({ timeout: 20_000 });
+    await widget.locator('.monaco-editor textarea').first().focus();
+    await page.keyboard.type('Keep the heading short');
+    await widget.locator('.monaco-button', { hasText: 'Add Review Comment' }).first().click();
+    await widget.filter({ hasText: 'not sent' }).waitFor({ timeout: 20_000 });
+    await sleep(500);
+    const reviewShot = join(resultsDir, 'review-comment.png');
+    await page.screenshot({ path: reviewShot });
+    step = 'Send Review to Agent from the command palette';
+    const quickInput = await runPaletteCommand(page, 'Paddock: Send Review to Agent');
+    await page.locator('.quick-input-widget input[placeholder="Send the review to which agent?"]').waitFor({ timeout: 20_000 });
+    await quickInput.fill('Speed up the test suite');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Speed up the test suite' }).first().waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter');
+    step = 'the comment marked sent, and the prompt on the agent\'s screen';
+    await page.locator('.review-widget', { hasText: /\bsent\b/ }).filter({ hasNotText: 'not sent' }).first().waitFor({ timeout: 30_000 });
+    const id = JSON.parse(runCli(workspace, env, 'list', '--json')).find((j) => j.title === 'Speed up the test suite').id;
+    const deadline = Date.now() + 20_000;
+    let screen = '';
+    // The prompt wraps at the terminal's 80 columns: compared without white space.
+    const reached = () => screen.replace(/\s+/g, '').includes('README.md:1:Keeptheheadingshort');
+    while (!reached() && Date.now() < deadline) {
+      screen = runCli(workspace, env, 'screen', id);
+      await sleep(300);
+    }
+    if (!reached()) throw new Error(`the agent's screen does not show the review: ${screen}`);
+    record('UI: a review comment in the agent\'s diff, sent from the palette, reaches the agent with its file and line', true);
+    console.log(`    screenshot: ${reviewShot}`);
+  } catch (err) {
+    const file = join(resultsDir, 'ui-review-failure.png');
+    await page.screenshot({ path: file }).catch(() => undefined);
+    record(`UI: ${step}`, false, `${err.message.split('\n')[0]} (screenshot ${file})`);
+  } finally {
+    await page.keyboard.press('Escape').catch(() => undefined);
+    await runPaletteCommand(page, 'View: Close All Editors').catch(() => undefined);
+  }
+}
+
 async function runPaletteCommand(page, title) {
   await page.keyboard.press('F1');
   const quickInput = page.locator('.quick-input-widget input');

@@ -152,16 +152,17 @@ export class ReviewComments extends Disposable {
     for (const [key, comments] of byLine) {
       let thread = threads.get(key);
       const { path: rel, line } = comments[0];
+      const allSent = comments.every((c) => c.sentAt !== null);
       if (!thread) {
         thread = this.controller.createCommentThread(vscode.Uri.file(path.join(job.worktree!, rel)), new vscode.Range(line - 1, 0, line - 1, 0), []);
+        // Reopened later, what was sent stays folded; a thread the person is looking at keeps its state.
+        thread.collapsibleState = allSent ? vscode.CommentThreadCollapsibleState.Collapsed : vscode.CommentThreadCollapsibleState.Expanded;
         threads.set(key, thread);
       }
       thread.comments = comments.map((c) => new ReviewNote(c, job.id));
-      const allSent = comments.every((c) => c.sentAt !== null);
       thread.label = allSent ? vscode.l10n.t('Sent to the agent') : vscode.l10n.t('Review for the agent');
       thread.contextValue = allSent ? 'reviewThread:sent' : 'reviewThread:unsent';
       thread.canReply = true;
-      thread.collapsibleState = allSent ? vscode.CommentThreadCollapsibleState.Collapsed : vscode.CommentThreadCollapsibleState.Expanded;
     }
   }
 
