@@ -389,7 +389,8 @@ async function reviewThroughTheUi(page, workspace, env) {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Speed up the test suite' }).first().waitFor({ timeout: 20_000 });
     await page.keyboard.press('Enter');
     step = 'the comment marked sent, and the prompt on the agent\'s screen';
-    await page.locator('.review-widget', { hasText: /\bsent\b/ }).filter({ hasNotText: 'not sent' }).first().waitFor({ timeout: 30_000 });
+    // The thread's label once every comment in it went to the agent (each comment's own label says "sent").
+    await page.locator('.review-widget', { hasText: 'Sent to the agent' }).first().waitFor({ timeout: 30_000 });
     const id = JSON.parse(runCli(workspace, env, 'list', '--json')).find((j) => j.title === 'Speed up the test suite').id;
     const deadline = Date.now() + 20_000;
     let screen = '';
