@@ -166,6 +166,14 @@ async function uiScreenshots(server, workspace, env) {
     // Asserted in the DOM first: the row's description as rendered, then the picture.
     await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Speed up the test suite' })
       .filter({ hasText: '2 commits ahead, 1 behind release · 2 files +3 −0' }).waitFor({ timeout: 90_000 });
+    // Wider still, so the row's figures show in full in the picture.
+    const bar = await page.locator('.part.sidebar').boundingBox();
+    if (bar) {
+      await page.mouse.move(bar.x + bar.width - 1, bar.y + 300);
+      await page.mouse.down();
+      await page.mouse.move(bar.x + bar.width + 200, bar.y + 300, { steps: 8 });
+      await page.mouse.up();
+    }
     await sleep(500);
     const standingShot = join(resultsDir, 'agents-standing.png');
     await page.screenshot({ path: standingShot });
