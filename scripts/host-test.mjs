@@ -5,6 +5,7 @@
 //
 //   node scripts/host-test.mjs [--grep PATTERN] [--no-ui] [--no-vsix]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { format } from 'node:util';
@@ -109,6 +110,17 @@ function seedScreenshotAgents(workspace, env) {
   holder.on('error', (err) => console.error(`[harness] holder: ${err.message}`));
   holder.unref();
   spawnSync(process.execPath, [cliPath, 'cleanup', held, '--yes'], { cwd: workspace, env: { ...process.env, ...env } });
+  // Three attempts at one task, checked by the workspace's .paddock.json (trusted: the harness disables
+  // workspace trust); the second attempt to take a slot breaks the check.
+  const config = JSON.stringify({ check: 'head -1 parser.txt; test "$(head -1 parser.txt)" = good' });
+  writeFileSync(join(workspace, '.paddock.json'), config);
+  // Whoever leads runs the checks; a background `paddock coordinate` (started by the cleanup above) trusts
+  // only an allowed file: what `paddock allow` writes (src/core/repoConfig/trust.ts), written here directly.
+  const allowed = { allowed: { [join(workspace, '.paddock.json')]: { sha256: createHash('sha256').update(config, 'utf8').digest('hex'), at: new Date().toISOString() } } };
+  writeFileSync(join(env.PADDOCK_HOME, 'trusted-configs.json'), JSON.stringify(allowed));
+  const slots = mkdtempSync(join(tmpdir(), 'pdk-slots-'));
+  cli('start', '--attempts', '3', '--title', 'Fix the date parser', '--', 'sh', '-c',
+    `for i in 1 2 3; do mkdir "${slots}/$i" 2>/dev/null && break; done; if [ "$i" = 2 ]; then printf 'bad\\nparse(date)\\n' > parser.txt; else printf 'good\\nparse(date)\\nattempt %s\\n' "$i" > parser.txt; fi; sleep 2`);
   return { demo, holderPid: holder.pid, ids: [demo, held, ahead] };
 }
 
@@ -123,6 +135,28 @@ function seedAgentAheadAndBehind(workspace, cli) {
   const moved = git('-c', 'user.name=Paddock', '-c', 'user.email=paddock@example.invalid', 'commit-tree', `${tip}^{tree}`, '-p', tip, '-m', 'release notes');
   git('update-ref', 'refs/heads/release', moved);
   return agent;
+}
+
+/**
+ * Issue 13: a repository whose `.paddock.json` (allowed with `paddock allow`) runs a slow setup; the
+ * new agent's row reads "setting up" while it runs. The file goes again right after, so the steps
+ * that follow start agents without it.
+ */
+async function screenshotSettingUp(page, workspace, env) {
+  const file = join(workspace, '.paddock.json');
+  writeFileSync(file, `${JSON.stringify({ setup: 'echo installing dependencies; sleep 25' })}\n`);
+  try {
+    runCli(workspace, env, 'allow');
+    runCli(workspace, env, 'start', '--title', 'Add a settings page', '--', 'bash', '-c', 'echo ready; sleep 600');
+  } finally {
+    rmSync(file, { force: true });
+  }
+  await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'setting up' }).first().waitFor({ timeout: 30_000 });
+  await sleep(1000);
+  const shot = join(resultsDir, 'agents-setting-up.png');
+  await page.screenshot({ path: shot });
+  record('UI: an agent reads "setting up" while its worktree setup runs', true);
+  console.log(`    screenshot: ${shot}`);
 }
 
 /**
@@ -182,6 +216,35 @@ async function uiScreenshots(server, workspace, env) {
 
     await reviewThroughTheUi(page, workspace, env);
 
+    step = 'an agent setting up its worktree';
+    await screenshotSettingUp(page, workspace, env);
+    step = 'the group of attempts with its checks';
+    const groupRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the date parser' });
+    await groupRow.filter({ hasText: '3 attempts · 3 done · 2 ✓ check, 1 ✗ check' }).waitFor({ timeout: 120_000 });
+    const attemptRows = page.locator('.part.sidebar [role="treeitem"]', { hasText: /Attempt [123] · sh/ });
+    await attemptRows.filter({ hasText: '✗ check (exit 1)' }).first().waitFor({ timeout: 30_000 });
+    const passedRows = await attemptRows.filter({ hasText: '✓ check' }).count();
+    if (passedRows < 2) throw new Error(`expected two attempts with ✓ check, found ${passedRows}`);
+    await sleep(1000);
+    const groupShot = join(resultsDir, 'attempts-group.png');
+    await page.screenshot({ path: groupShot });
+    record('UI: a group of attempts shows as one node with its attempts and their checks', true);
+    console.log(`    screenshot: ${groupShot}`);
+
+    step = 'Compare Attempts from the group row';
+    await groupRow.first().hover();
+    await groupRow.first().locator('.action-label[aria-label="Compare Attempts"], .action-label[aria-label^="Compare Attempts ("]').click();
+    const preview = page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
+    await preview.locator('h1', { hasText: 'Fix the date parser' }).waitFor({ timeout: 60_000 });
+    await preview.locator('h2', { hasText: 'Lines added in common (2)' }).waitFor({ timeout: 30_000 });
+    await preview.locator('td', { hasText: '✗ check (exit 1)' }).first().waitFor({ timeout: 30_000 });
+    await sleep(1000);
+    const compareShot = join(resultsDir, 'attempts-compare.png');
+    await page.screenshot({ path: compareShot });
+    record('UI: Compare Attempts renders the comparison (checks, files, lines in common) in a preview', true);
+    console.log(`    screenshot: ${compareShot}`);
+    await runPaletteCommand(page, 'View: Close All Editors');
+
     step = 'an attached terminal';
     const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Fix the flaky date test' });
     await row.hover();
@@ -206,6 +269,9 @@ async function uiScreenshots(server, workspace, env) {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'shell' }).first().waitFor({ timeout: 20_000 });
     await quickInput.fill('shell');
     await page.keyboard.press('Enter');
+    step = 'the attempts input';
+    await page.locator('.quick-input-widget', { hasText: 'How many attempts' }).waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter'); // 1, the default
     step = 'the prompt input';
     await page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).waitFor({ timeout: 20_000 });
     await quickInput.fill('Started from the palette');
@@ -293,6 +359,8 @@ async function uiScreenshots(server, workspace, env) {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'demo' }).first().waitFor({ timeout: 20_000 });
     await quickInput.fill('demo');
     await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'How many attempts' }).waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter'); // 1, the default
     step = 'the demo prompt';
     await page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).waitFor({ timeout: 20_000 });
     await quickInput.fill('Say hello from the demo');
@@ -338,6 +406,28 @@ async function uiScreenshots(server, workspace, env) {
     await page.screenshot({ path: tourShot });
     record('UI: Start Demo Agents shows waiting, running, failed, orphaned, cleanup incomplete and cleaned rows', true);
     console.log(`    screenshot: ${tourShot}`);
+
+    // Merge into Base from the row's Land submenu: the strategy pick, then the modal that says what happens.
+    step = 'the Land submenu on the completed demo row';
+    const landRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Say hello from the demo' }).first();
+    await landRow.click({ button: 'right' });
+    await page.locator('.monaco-menu .action-label', { hasText: /^Land$/ }).first().hover();
+    await page.locator('.monaco-menu .action-label', { hasText: 'Merge into Base…' }).first().click();
+    step = 'the merge strategy pick';
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Squash and Merge' }).first().waitFor({ timeout: 20_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Merge/ }).first().click();
+    step = 'the merge confirmation';
+    await dialog.waitFor({ timeout: 20_000 });
+    const mergeText = await dialog.innerText();
+    if (!/Merge "Say hello from the demo" into main\?/.test(mergeText) || !/On a conflict nothing changes/.test(mergeText)) {
+      throw new Error(`the merge dialog does not say what happens: ${mergeText}`);
+    }
+    await sleep(500);
+    const mergeShot = join(resultsDir, 'merge-confirmation.png');
+    await page.screenshot({ path: mergeShot });
+    await page.keyboard.press('Escape');
+    record('UI: Merge into Base from the row\'s Land submenu picks a strategy and confirms in a modal saying what happens', true);
+    console.log(`    screenshot: ${mergeShot}`);
   } catch (err) {
     const file = join(resultsDir, 'ui-failure.png');
     await context.pages()[0]?.screenshot({ path: file }).catch(() => undefined);

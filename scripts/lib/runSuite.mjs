@@ -39,7 +39,11 @@ export function runSuite({ area, summaryName = area, timeout, slow, grep, folder
   });
   runner.on('pass', () => passed++);
   runner.on('fail', () => failed++);
-  runner.on('pending', () => pending++);
+  runner.on('pending', (test) => {
+    pending++;
+    // A test that skips itself says why (`skipBecause` in test/faults/faultKit.ts): printed under its line.
+    if (test.skipReason) console.log(`      skipped: ${test.skipReason}`);
+  });
 }
 
 /** `--grep PATTERN` and positional folders from argv. */

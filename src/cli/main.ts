@@ -32,6 +32,15 @@ export const COMMANDS: Readonly<Record<string, () => CliCommand>> = {
   restore: () => (require('./commands/restore') as typeof import('./commands/restore')).restoreCommand,
   coordinate: () => (require('./commands/coordinate') as typeof import('./commands/coordinate')).coordinateCommand,
   signal: () => (require('./commands/signal') as typeof import('./commands/signal')).signalCommand,
+  allow: () => (require('./commands/allow') as typeof import('./commands/allow')).allowCommand,
+  merge: () => (require('./commands/merge') as typeof import('./commands/merge')).mergeCommand,
+  update: () => (require('./commands/update') as typeof import('./commands/update')).updateCommand,
+  apply: () => (require('./commands/apply') as typeof import('./commands/apply')).applyCommand,
+  pr: () => (require('./commands/pr') as typeof import('./commands/pr')).prCommand,
+  forget: () => (require('./commands/forget') as typeof import('./commands/forget')).forgetCommand,
+  prune: () => (require('./commands/prune') as typeof import('./commands/prune')).pruneCommand,
+  check: () => (require('./commands/check') as typeof import('./commands/check')).checkCommand,
+  compare: () => (require('./commands/compare') as typeof import('./commands/compare')).compareCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

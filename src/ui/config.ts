@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CoordinatorSettings } from '../core/coordinator';
 import { defaultHome } from '../core/store';
+import type { WorktreeSettings } from '../core/repoConfig/worktreeConfig';
 
 export const SECTION = 'paddock';
 
@@ -29,7 +30,35 @@ export function coordinatorSettings(): Partial<CoordinatorSettings> {
     regenerable: c.get<string[]>('cleanup.regenerable'),
     archiveLimitMB: c.get<number>('cleanup.archiveLimitMB'),
     endLeftoversOnExit: c.get<boolean>('endLeftoversOnExit', true),
+    worktree: worktreeSettings(c),
+    // VS Code ignores workspace values of the restricted settings (setup, teardown) while it is untrusted.
+    workspaceTrusted: vscode.workspace.isTrusted,
+    checkCommand: c.get<string>('checkCommand', '').trim() || null,
   };
+}
+
+/** `paddock.worktree.*` as set (a key left at its default is left out, so `.paddock.json` decides it). */
+function worktreeSettings(c: vscode.WorkspaceConfiguration): WorktreeSettings {
+  const set = <T>(key: string): T | undefined => {
+    const i = c.inspect<T>(`worktree.${key}`);
+    return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+  };
+  const out: WorktreeSettings = {};
+  const copy = set<string[]>('copy');
+  const link = set<string[]>('link');
+  const setup = set<string>('setup');
+  const teardown = set<string>('teardown');
+  const timeout = set<number | null>('setupTimeoutSeconds');
+  const ports = set<number | null>('ports');
+  const portRange = set<string>('portRange');
+  if (Array.isArray(copy)) out.copy = copy;
+  if (Array.isArray(link)) out.link = link;
+  if (typeof setup === 'string' && setup.trim()) out.setup = setup;
+  if (typeof teardown === 'string' && teardown.trim()) out.teardown = teardown;
+  if (typeof timeout === 'number') out.setupTimeoutSeconds = timeout;
+  if (typeof ports === 'number') out.ports = ports;
+  if (typeof portRange === 'string' && portRange.trim()) out.portRange = portRange;
+  return out;
 }
 
 /** The store: `paddock.storePath`, else $PADDOCK_HOME / $XDG_STATE_HOME/paddock (shared with the CLI). */
@@ -57,4 +86,10 @@ export function notificationsEnabled(kind: NotificationKind): boolean {
 export function showCleanedForHours(): number {
   const hours = config().get<number>('showCleanedFor', 24);
   return typeof hours === 'number' && Number.isFinite(hours) && hours >= 0 ? hours : 24;
+}
+
+/** After a landing: `ask` (offer Clean Up), `always` (clean up at once) or `never`. */
+export function cleanUpAfterLanding(): 'ask' | 'always' | 'never' {
+  const value = config().get<string>('cleanUpAfterLanding', 'ask');
+  return value === 'always' || value === 'never' ? value : 'ask';
 }

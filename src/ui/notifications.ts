@@ -103,8 +103,9 @@ function notificationsFor(before: JobRecord, after: JobRecord): Pending[] {
     out.push({ event: 'waiting', message: `Agent "${after.title}" is waiting for you.`, actions: ['Attach'], level: 'info' });
   }
   if ((is === 'failed' || is === 'orphaned') && was !== is && notificationsEnabled('failed')) {
-    const why = after.lifecycle.detail ? `: ${after.lifecycle.detail}` : '';
-    out.push({ event: 'failed', message: `Agent "${after.title}" ${stateInWords(after)}${why}.`, actions: ['Attach', 'Show Log', 'Retry'], level: 'error' });
+    const words = stateInWords(after);
+    const why = after.lifecycle.detail && after.lifecycle.detail !== words ? `: ${after.lifecycle.detail}` : '';
+    out.push({ event: 'failed', message: `Agent "${after.title}" ${words}${why}.`, actions: ['Attach', 'Show Log', 'Retry'], level: 'error' });
   }
   if (after.cleanup?.needsAttention && !before.cleanup?.needsAttention && notificationsEnabled('cleanup')) {
     out.push({

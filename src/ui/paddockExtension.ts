@@ -4,6 +4,7 @@
  * constructor. Everything is registered with `_register`, so deactivation
  * disposes timers, watchers, sockets and views — and stops no agent.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable, disposableTimeout, toDisposable } from '../core/common/lifecycle';
 import { describeError } from '../core/common/errors';
@@ -12,6 +13,7 @@ import { resolveRepoRoot } from '../core/git';
 import { JobStore } from '../core/store';
 import { registerCommands } from './commands';
 import { coordinatorSettings, SECTION, storePath } from './config';
+import { COMPARE_SCHEME, CompareContentProvider } from './compareDocument';
 import { GIT_SCHEME, GitContentProvider, LOG_SCHEME, LogContentProvider } from './contentProviders';
 import { AgentsBadge } from './badge';
 import { AgentsModel } from './model/agentsModel';
@@ -37,6 +39,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
   readonly treeView: vscode.TreeView<TreeNode>;
   readonly terminals: TerminalManager;
   readonly logs: LogContentProvider;
+  readonly compare: CompareContentProvider;
   readonly statusBar: AgentsStatusBar;
   readonly notifier: Notifier;
   private repos: Promise<string[]> | undefined;
@@ -55,6 +58,8 @@ export class PaddockExtension extends Disposable implements PaddockServices {
         nodePtyPath: runtime.nodePtyPath,
         env: process.env,
         log: (m) => this.log.info(m),
+        // A `.paddock.json` check runs from a trusted workspace that holds its repository.
+        repoTrusted: (repo) => vscode.workspace.isTrusted && (vscode.workspace.workspaceFolders ?? []).some((f) => isWithin(f.uri.fsPath, repo) || isWithin(repo, f.uri.fsPath)),
       }),
     );
     this.log.info(`Paddock ${String(context.extension.packageJSON.version)} — store ${this.store.home}, node-pty ${runtime.nodePtyPath ?? 'not found'}`);
@@ -70,12 +75,14 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     this._register(this.treeView.onDidChangeVisibility((e) => e.visible && this.standings.recheckLive()));
     this.terminals = this._register(new TerminalManager(this.store, context.workspaceState, this.log));
     this.logs = this._register(new LogContentProvider(this.store));
+    this.compare = this._register(new CompareContentProvider(this.coordinator));
     this.statusBar = this._register(new AgentsStatusBar(this.agents));
     this._register(new AgentsBadge(this.agents, this.treeView));
     this.notifier = this._register(new Notifier(this.agents, this.store, this.coordinator.onDidChangeCapacityBlock, this.log));
 
     this._register(vscode.workspace.registerTextDocumentContentProvider(GIT_SCHEME, new GitContentProvider()));
     this._register(vscode.workspace.registerTextDocumentContentProvider(LOG_SCHEME, this.logs));
+    this._register(vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, this.compare));
     this._register(registerAgentTerminalProfile(this));
     for (const d of registerCommands(this)) this._register(d);
 
@@ -121,4 +128,10 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     })();
     return this.repos;
   }
+}
+
+/** `inner` is `outer` or inside it. */
+function isWithin(inner: string, outer: string): boolean {
+  const rel = path.relative(outer, inner);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }

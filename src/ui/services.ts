@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { Coordinator } from '../core/coordinator';
 import type { JobStore } from '../core/store';
+import type { CompareContentProvider } from './compareDocument';
 import type { LogContentProvider } from './contentProviders';
 import type { TerminalManager } from './terminals/terminalManager';
 import type { AgentsModel } from './model/agentsModel';
@@ -24,6 +25,8 @@ export interface PaddockServices {
   readonly treeView: vscode.TreeView<TreeNode>;
   readonly terminals: TerminalManager;
   readonly logs: LogContentProvider;
+  /** Compare Attempts documents. */
+  readonly compare: CompareContentProvider;
   readonly log: vscode.LogOutputChannel;
   /** Repositories of the workspace folders (main worktrees), resolved at activation. */
   workspaceRepos(): Promise<string[]>;

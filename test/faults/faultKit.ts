@@ -114,3 +114,12 @@ export function exchange(path: string, payload: string): Promise<string> {
     s.once('connect', () => s.write(payload));
   });
 }
+
+/**
+ * Skips the running test and says why: the suite runner prints the reason under the
+ * test's line (mocha's own `skip()` takes none), so a skipped check is never silent.
+ */
+export function skipBecause(ctx: Mocha.Context, reason: string): never {
+  if (ctx.test) (ctx.test as Mocha.Runnable & { skipReason?: string }).skipReason = reason;
+  ctx.skip();
+}

@@ -43,7 +43,7 @@ export async function treeAgents(ext: PaddockApi): Promise<AgentNode[]> {
   const visit = async (nodes: TreeNode[]) => {
     for (const n of nodes) {
       if (n.kind === 'agent') out.push(n);
-      else if (n.kind === 'repo') await visit(await ext.tree.getChildren(n));
+      else if (n.kind === 'repo' || n.kind === 'group') await visit(await ext.tree.getChildren(n));
     }
   };
   await visit(await ext.tree.getChildren());

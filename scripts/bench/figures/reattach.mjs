@@ -1,11 +1,13 @@
 // 3. Re-attach: an agent printed 10,000 lines, then opened `less` on a
 // 10,000-line file (a full-screen program on the alternate screen). Time from
-// connect to a complete screen: Paddock's `ready` frame vs a fresh tmux client
-// having drawn the same screen.
+// spawn to a complete screen in an outer terminal (a PTY) for a new `paddock
+// attach` process and a new `tmux attach` process alike; and, in-process, a
+// WorkerClient from connect to its `ready` frame (the screen the extension's
+// terminal gets).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { attachTmuxClient, attachViewer, killPty, startPaddockAgent, startTmux, stopPaddockAgent, sleep } from '../lib/agents.mjs';
-import { paddockEnv, tempDir } from '../lib/env.mjs';
+import { attachViewer, killPty, spawnViewer, startPaddockAgent, startTmux, stopPaddockAgent, sleep } from '../lib/agents.mjs';
+import { cliPath, paddockEnv, tempDir } from '../lib/env.mjs';
 import { smallRepo } from '../lib/repo.mjs';
 
 const LAST = 'row 10000 of the file';
@@ -23,24 +25,62 @@ function script(file) {
   return `i=0; while [ $i -lt 10000 ]; do i=$((i+1)); printf '\\033[3%dmhistory line %d\\033[0m of the agent output\\n' $((i%8)) $i; done; exec less -R +G ${file}`;
 }
 
-async function tmuxAttachOnce(sock) {
+/** A complete screen: the last file row and less's prompt are both drawn. */
+const complete = (seen) => seen.includes(LAST) && /\(END\)|long\.txt/.test(seen);
+
+/**
+ * Runs a viewer as a new process in an 80×24 PTY (the outer terminal) and
+ * resolves with the ms from spawn to a complete screen in that terminal, and
+ * the PTY (still running).
+ */
+function timeToScreen(file, args, env, what) {
   const t0 = performance.now();
-  const client = attachTmuxClient(sock);
+  const term = spawnViewer(file, args, env);
   let seen = '';
-  const t1 = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('tmux client did not draw the screen')), 10_000);
-    const sub = client.onData((d) => {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      killPty(term);
+      reject(new Error(`${what} did not draw the screen: ${JSON.stringify(seen.slice(-300))}`));
+    }, 10_000);
+    const sub = term.onData((d) => {
       seen += d.toString('utf8');
-      // Complete when the last file row and less's prompt are both drawn.
-      if (seen.includes(LAST) && /\(END\)|long\.txt/.test(seen)) {
+      if (complete(seen)) {
         clearTimeout(timer);
         sub.dispose();
-        resolve(performance.now());
+        resolve({ ms: performance.now() - t0, term });
       }
     });
   });
-  killPty(client);
-  return t1 - t0;
+}
+
+async function tmuxAttachOnce(sock) {
+  const { ms, term } = await timeToScreen('tmux', ['-S', sock, '-f', '/dev/null', 'attach'], undefined, 'tmux attach');
+  killPty(term);
+  return ms;
+}
+
+/** `paddock attach ID` as a person runs it; detaches with Ctrl-\ once the screen is drawn. */
+async function paddockAttachOnce(pe, id) {
+  const { ms, term } = await timeToScreen(process.execPath, [cliPath, 'attach', id], pe.env, 'paddock attach');
+  const exited = new Promise((resolve) => term.onExit(resolve));
+  term.write('\x1c');
+  const gone = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
+  if (!gone) {
+    killPty(term);
+    throw new Error('paddock attach did not detach on Ctrl-\\');
+  }
+  return ms;
+}
+
+/**
+ * The floor for any viewer written for Node: a new `node` process that only
+ * writes the same screen (read from a file) to its terminal and exits.
+ */
+async function nodeFloorOnce(screenFile) {
+  const code = `process.stdout.write(require('fs').readFileSync(${JSON.stringify(screenFile)}))`;
+  const { ms, term } = await timeToScreen(process.execPath, ['-e', code], undefined, 'node');
+  killPty(term);
+  return ms;
 }
 
 export async function reattach({ repeats }) {
@@ -58,7 +98,16 @@ export async function reattach({ repeats }) {
     if (Date.now() > deadline) throw new Error('the agent never showed the pager');
     await sleep(500);
   }
-  const out = { paddock: [], tmux: [], connectMs: [], attachMs: [], screenBytes: 0 };
+  const out = { paddock: [], paddockProcess: [], tmux: [], nodeFloor: [], connectMs: [], attachMs: [], screenBytes: 0 };
+  const screenFile = join(tempDir('reattach-screen'), 'screen');
+  {
+    const { client, ready } = await attachViewer(store, id);
+    writeFileSync(screenFile, `\x1b[?1049h\x1b[H\x1b[2J${ready.screen}`);
+    client.detach();
+    client.dispose();
+  }
+  await paddockAttachOnce(pe, id); // warm-up: the page cache holds the CLI bundle for both sides alike
+  await tmuxAttachOnce(sock);
   for (let i = 0; i < repeats; i++) {
     const { client, ready, ms, connectMs, attachMs } = await attachViewer(store, id);
     out.connectMs.push(connectMs);
@@ -68,7 +117,10 @@ export async function reattach({ repeats }) {
     client.detach();
     client.dispose();
     out.paddock.push(ms);
+    // The fair pair: a new viewer process drawing the screen in a terminal, each.
+    out.paddockProcess.push(await paddockAttachOnce(pe, id));
     out.tmux.push(await tmuxAttachOnce(sock));
+    out.nodeFloor.push(await nodeFloorOnce(screenFile));
     await sleep(50);
   }
   await stopPaddockAgent(pe, id);

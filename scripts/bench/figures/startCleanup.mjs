@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { promisify } from 'node:util';
 import { killPty, spawnBare, sleep } from '../lib/agents.mjs';
 import { cli, cliOk, paddockEnv, tempDir } from '../lib/env.mjs';
@@ -14,11 +15,12 @@ import { applyChangeSet, bigRepo } from '../lib/repo.mjs';
 const execFileP = promisify(execFile);
 const now = () => performance.timeOrigin + performance.now();
 
-function agentScript(stamp) {
+/** The agent: stamps the time it started (ns) as its first act, then idles. */
+export function agentScript(stamp) {
   return `date +%s%N > ${stamp}.tmp && mv ${stamp}.tmp ${stamp}; echo started; exec sleep 600`;
 }
 
-async function stampOf(stamp, timeoutMs = 30_000) {
+export async function stampOf(stamp, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(stamp)) {
     if (Date.now() > deadline) throw new Error('the agent did not start');
@@ -42,6 +44,63 @@ async function rawCapture(repo, wt, i, patchFile) {
   await git(['diff-tree', '-r', '-p', '--binary', '-M', '--no-color', `--output=${patchFile}`, head, commit]);
 }
 
+/**
+ * Each run starts from the same state. What grew run after run (issue 17):
+ * every run writes two 5,000-file worktrees, a change set with 3 MB of
+ * binaries, and the evidence, then deletes the worktrees; the kernel writes
+ * those dirty pages back (ext4's 5 s writeback, 30 s expiry) while the next
+ * run checks out its own 5,000 files — so run N's start paid for the
+ * write-back of runs N−1, N−2… (and the repository's loose objects grew by
+ * ~130 a run towards `gc --auto`'s threshold). Flushing with `sync` before
+ * each run (outside the timed section), dropping the raw side's snapshot
+ * refs, and reading the repository's pack and index back into the page cache
+ * makes every run start from a repository and a disk in the same state.
+ */
+export async function sameStartingState(repo) {
+  for (const ref of (await execFileP('git', ['for-each-ref', '--format=%(refname)', 'refs/raw/'], { cwd: repo })).stdout.split('\n').filter(Boolean)) {
+    await execFileP('git', ['update-ref', '-d', ref], { cwd: repo });
+  }
+  await execFileP('git', ['worktree', 'prune'], { cwd: repo });
+  await execFileP('sync');
+  // Warm alike for both sides: the index and every tracked file's stat (status), the objects (cat the pack).
+  await execFileP('git', ['status', '--porcelain'], { cwd: repo });
+  await execFileP('sh', ['-c', 'cat .git/objects/pack/*.pack > /dev/null'], { cwd: repo });
+}
+
+/** What may accumulate in the repository between runs (for the growth investigation). */
+async function repoState(repo) {
+  const counts = Object.fromEntries(
+    (await execFileP('git', ['count-objects', '-v'], { cwd: repo })).stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(': '))
+      .map(([k, v]) => [k, Number(v)]),
+  );
+  const worktrees = (await execFileP('git', ['worktree', 'list', '--porcelain'], { cwd: repo })).stdout.split('\n').filter((l) => l.startsWith('worktree ')).length;
+  const refs = (await execFileP('git', ['for-each-ref'], { cwd: repo })).stdout.split('\n').filter(Boolean).length;
+  const gcRunning = existsSync(join(repo, '.git', 'gc.pid'));
+  const meminfo = readFileSync('/proc/meminfo', 'utf8');
+  const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(meminfo)?.[1] ?? NaN);
+  return {
+    dirtyMb: kb('Dirty') / 1024,
+    writebackMb: kb('Writeback') / 1024, loose: counts.count, packs: counts.packs, inPack: counts['in-pack'], worktrees, refs, gcRunning, load1: loadavg()[0], probe: await probe(repo) };
+}
+
+/**
+ * The same `git worktree add` as the raw start, under /usr/bin/time, outside
+ * the timed sections: its CPU time (user + sys) and major page faults (reads
+ * the page cache could not serve) tell a repository that costs more to check
+ * out from a machine that is only busier or colder.
+ */
+async function probe(repo) {
+  if (!existsSync('/usr/bin/time')) return null;
+  const wt = join(tempDir('probe'), 'wt');
+  const { stderr } = await execFileP('/usr/bin/time', ['-f', 'TIME %e %U %S %F', 'git', 'worktree', 'add', '-q', '--detach', wt, 'HEAD'], { cwd: repo });
+  await execFileP('git', ['worktree', 'remove', '--force', wt], { cwd: repo });
+  const [wall, user, sys, majorFaults] = /TIME (\S+) (\S+) (\S+) (\S+)/.exec(stderr).slice(1).map(Number);
+  return { wallMs: wall * 1000, cpuMs: (user + sys) * 1000, majorFaults };
+}
+
 /** `paddock stop --force` right after start; a failure is recorded (it is a finding) and retried once. */
 async function stopWithRetry(pe, id, out) {
   const first = await cli(pe.env, ['stop', '--force', id]);
@@ -58,9 +117,10 @@ export async function startCleanup({ repeats }) {
   const stamps = tempDir('stamps');
   const wtRoot = tempDir('raw-worktrees');
   const out = { paddockStart: [], rawStart: [], paddockCleanup: [], rawCleanup: [], rawCapture: [], patchBytes: [], stopFailures: [] };
-  // Warm the page cache and git's index once, for both sides alike.
-  await execFileP('git', ['status', '--porcelain'], { cwd: repo });
+  out.repoState = [];
   for (let i = 0; i < repeats; i++) {
+    out.repoState.push(await repoState(repo));
+    await sameStartingState(repo);
     // --- Paddock start
     const ps = join(stamps, `p${i}`);
     const t0 = now();
@@ -102,6 +162,7 @@ export async function startCleanup({ repeats }) {
     await execFileP('git', ['worktree', 'remove', '--force', wt], { cwd: repo });
     await execFileP('git', ['branch', '-D', `raw/${i}`], { cwd: repo });
     out.rawCleanup.push(performance.now() - t2);
+    console.log(`  repo before #${i + 1}: ${JSON.stringify(out.repoState[i])}`);
     console.log(`  start/cleanup #${i + 1}: start ${out.paddockStart[i].toFixed(0)} vs ${out.rawStart[i].toFixed(0)} ms; cleanup ${out.paddockCleanup[i].toFixed(0)} vs ${out.rawCleanup[i].toFixed(0)} ms (+ raw evidence ${out.rawCapture[i].toFixed(0)} ms)`);
   }
   return out;

@@ -92,11 +92,16 @@ export function startTmux(script, cwd) {
 
 /** A real tmux client in a PTY: what a person's terminal receives from tmux. */
 export function attachTmuxClient(sock) {
-  const pty = nodePty().spawn('tmux', ['-S', sock, '-f', '/dev/null', 'attach'], {
+  return spawnViewer('tmux', ['-S', sock, '-f', '/dev/null', 'attach']);
+}
+
+/** A viewer program (tmux client, `paddock attach`) in an 80×24 PTY standing for the person's terminal. */
+export function spawnViewer(file, args, env) {
+  const pty = nodePty().spawn(file, args, {
     name: 'xterm-256color',
     cols: COLS,
     rows: ROWS,
-    env: cleanEnv(),
+    env: { ...cleanEnv(), ...env, TERM: 'xterm-256color' },
     encoding: null,
   });
   onCleanup(() => killPty(pty));

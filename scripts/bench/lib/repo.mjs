@@ -35,6 +35,11 @@ export function bigRepo(files = 5000) {
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'add', '-A');
   git(dir, 'commit', '-q', '-m', 'initial');
+  // Packed, as a real repository is, and no automatic gc: the captures add
+  // loose objects run after run, and a `gc --auto` set off by one run would
+  // repack in the background during the next one's timed section.
+  git(dir, 'config', 'gc.auto', '0');
+  git(dir, 'gc', '-q');
   return dir;
 }
 

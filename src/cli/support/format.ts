@@ -1,6 +1,8 @@
 /** Plain-text views of agents for people (the JSON views are in json.ts). */
+import { checkInWords } from '../../core/attempts/compareReport';
 import { printable } from '../../core/common/printable';
 import type { EvidenceSummary } from '../../core/git/evidenceManifest';
+import { leftoversInWords } from '../../core/operations/leftovers';
 import type { JobEntry, JobRecord } from '../../core/store';
 
 export const HEADER = `${'ID'.padEnd(12)} ${'STATE'.padEnd(10)} ${'GEN'.padStart(3)} ${'CLEANUP'.padEnd(12)} TITLE`;
@@ -18,7 +20,8 @@ export function formatRow(entry: JobEntry): string {
   // Titles are the person's or the agent's text: shown, never obeyed (a newline must not fake a row).
   const shownTitle = printable(j.title);
   const title = shownTitle.length > 60 ? `${shownTitle.slice(0, 59)}…` : shownTitle;
-  return `${j.id.padEnd(12)} ${j.lifecycle.state.padEnd(10)} ${String(j.lifecycle.generation).padStart(3)} ${cleanupLabel(j).padEnd(12)} ${title}`;
+  const notes = [leftoversInWords(j), j.autoApprove ? 'auto-approve' : undefined].filter(Boolean).map((n) => ` [${n}]`).join('');
+  return `${j.id.padEnd(12)} ${j.lifecycle.state.padEnd(10)} ${String(j.lifecycle.generation).padStart(3)} ${cleanupLabel(j).padEnd(12)} ${title}${notes}`;
 }
 
 function size(bytes: number): string {
@@ -55,12 +58,18 @@ export function formatDetails(job: JobRecord, work = ''): string {
     ['ended', l.endedAt],
     ['command', job.command.join(' ')],
     ['profile', job.profile],
+    ['auto-approve', job.autoApprove ? 'on: the agent acts without asking for approval' : null],
     ['repo', job.repo],
     ['worktree', job.worktree],
     ['branch', job.branch],
     ['base', job.base && job.baseSha ? `${job.base} (${job.baseSha.slice(0, 12)})` : job.base],
     ['work', work],
   ];
+  const left = job.leftovers ?? [];
+  if (left.length > 0) lines.push(['leftovers', `${leftoversInWords(job)}; paddock stop ${job.id} ends them`]);
+  for (const p of left) lines.push(['left running', `pid ${p.pid} (${p.command})`]);
+  if (job.group) lines.push(['attempt', `${job.group.index} of ${job.group.size} in group ${job.group.id}`]);
+  if (job.check) lines.push(['check', `${checkInWords(job.check)}${job.check.summary ? `: ${job.check.summary.split('\n').slice(-3).join(' / ')}` : ''}`]);
   const c = job.cleanup;
   if (c) {
     lines.push(['cleanup', c.phase + (c.remaining.length ? ` (remaining: ${c.remaining.join(', ')})` : '')]);

@@ -65,7 +65,7 @@ export function jobJson(job: JobRecord): Record<string, unknown> {
     usage: job.usage ?? null,
     setup: job.setup ?? null,
     autoApprove: job.autoApprove ?? false,
-    leftovers: job.leftovers ?? [],
+    leftovers: (job.leftovers ?? []).map((p) => ({ pid: p.pid, command: p.command })),
   };
 }
 

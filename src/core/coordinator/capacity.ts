@@ -3,6 +3,7 @@
  * agent whose cleanup failed (its worktree, processes or branch are still
  * there — the slot is what makes a person notice a stuck cleanup). A cleanup
  * in progress of an ended agent holds none: it finishes or becomes incomplete.
+ * A running check holds one too: it is work on the machine like an agent's.
  */
 import type { JobRecord, LifecycleState } from '../store/schema';
 
@@ -16,8 +17,13 @@ export function cleanupIncomplete(job: JobRecord): boolean {
   return job.cleanup?.phase === 'incomplete';
 }
 
+/** A check command runs in the agent's worktree: it takes a slot like an agent (issue 14). */
+export function checkRunning(job: JobRecord): boolean {
+  return job.check?.state === 'running';
+}
+
 export function holdsSlot(job: JobRecord): boolean {
-  return isActive(job) || cleanupIncomplete(job);
+  return isActive(job) || cleanupIncomplete(job) || checkRunning(job);
 }
 
 /** An agent that holds a slot only because its cleanup failed. */

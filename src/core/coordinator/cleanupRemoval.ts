@@ -89,7 +89,10 @@ export async function removeJobWorktree(job: JobRecord, worktree: string, knownB
 /** 4. Deletes the job's branch when nothing would be lost (or the person asked); returns what was done. */
 export async function removeJobBranch(job: JobRecord, branch: string): Promise<string> {
   try {
-    const safety = await branchSafety(job.repo, branch);
+    // A branch landed by squash or rebase has its work on the target as new commits: up to the tip that was
+    // landed it loses nothing (and the snapshot ref keeps its commits); anything committed later still counts.
+    const landed = job.landing && job.landing.kind !== 'apply' && job.landing.branchHead ? [job.landing.branchHead] : [];
+    const safety = await branchSafety(job.repo, branch, { alsoReachableFrom: landed });
     if (!safety.exists) return `branch ${branch} was already gone`;
     const n = safety.unmergedCommits;
     if (n === 0) {

@@ -26,6 +26,11 @@ import { observeFingerprint } from './fingerprint';
 
 export { observeFingerprint };
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
+import { agentVariables } from '../worker/agentVariables';
+import { openRequestEnv } from './requestEnv';
+import { runtimeDirFor } from '../protocol/runtimeDir';
+import { TEARDOWN_TIMEOUT_SECONDS } from '../repoConfig/worktreeConfig';
+import { runTeardown, teardownFailure } from './teardown';
 
 export interface CleanupRunnerDeps {
   store: JobStore;
@@ -180,7 +185,44 @@ export class CleanupRunner {
     }
     // Proven stopped: a killed worker's socket file is all that is left of it.
     removeJobSockets(id, job.lifecycle.generation, this.deps.env);
-    return this.setPhase(id, 'terminating', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'process') }));
+    job = await this.setPhase(id, 'terminating', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'process') }));
+    return this.teardown(job, notes);
+  }
+
+  /** The worktree's teardown command, once (a success is recorded; a failure fails this stage and is retried). */
+  private async teardown(job: JobRecord, notes: string[]): Promise<JobRecord> {
+    const command = job.settings.worktree?.teardown;
+    if (!command || job.cleanup?.teardownDone || job.worktree === null || !existsSync(job.worktree)) return job;
+    const id = job.id;
+    const output = this.deps.store.openOutput(id);
+    output.append(`\r\n\x1b[2m──── teardown: ${command} ────\x1b[0m\r\n`);
+    let outcome;
+    try {
+      outcome = await runTeardown({
+        command,
+        cwd: job.worktree,
+        env: { ...this.teardownEnv(job), ...agentVariables(job) },
+        timeoutMs: TEARDOWN_TIMEOUT_SECONDS * 1000,
+        // A pipe gives bare newlines: the log is a terminal's.
+        onOutput: (chunk) => output.append(chunk.toString('utf8').replace(/\r?\n/g, '\r\n')),
+      });
+    } finally {
+      await output.close().catch(() => undefined);
+    }
+    if (outcome.code !== 0 || outcome.timedOut) throw new StageFailure('terminating', teardownFailure(outcome, TEARDOWN_TIMEOUT_SECONDS));
+    notes.push('teardown done');
+    await this.timeline(job, 'teardown', `teardown done: ${command}`);
+    return this.setPhase(id, 'terminating', (c) => ({ ...c, teardownDone: true }));
+  }
+
+  /** The environment of the request that started the agent (its credentials), else this process's. */
+  private teardownEnv(job: JobRecord): NodeJS.ProcessEnv {
+    const env = this.deps.env ?? process.env;
+    try {
+      return openRequestEnv(this.deps.store.jobDir(job.id), job.id, runtimeDirFor(env));
+    } catch {
+      return env;
+    }
   }
 
   /** 2. Evidence before destruction: the whole worktree to a snapshot ref, a patch, an archive and an inventory. */

@@ -29,8 +29,18 @@ import { CoordinatorSettings, policyPartOf, resolveSettings, SettingsProvider } 
 import type { StartRequest } from './startPlan';
 import { failure } from '../common/errors';
 import { stopLocked } from '../operations/stop';
+import { compareGroup, type GroupComparison } from '../attempts/compare';
+import { runCheck } from '../operations/check';
+import { GroupOperations, type KeepReport, type SendToGroupReport, type StartAttemptsResult } from '../operations/groups';
+import type { Check } from '../store/schema';
 
 export type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from '../operations/types';
+import type { ApplyReport } from '../operations/apply';
+import type { LandingChoices } from '../operations/landingPrep';
+import type { MergeReport, MergeRequest } from '../operations/merge';
+import type { PrunePlanItem, PruneReport, PruneRequest } from '../operations/prune';
+import type { PullRequestReport, PullRequestRequest } from '../operations/pullRequest';
+import type { UpdateReport, UpdateRequest } from '../operations/update';
 export type { CapacityBlockEvent } from '../scheduler/scheduler';
 
 export interface CoordinatorOptions {
@@ -63,6 +73,8 @@ export interface CoordinatorOptions {
   launchWaitMs?: number;
   /** Jitter source for backoff (tests). */
   random?: () => number;
+  /** The adapter's word that a repository is trusted, so its `.paddock.json` check may run (VS Code: a trusted workspace). */
+  repoTrusted?: (repo: string) => boolean;
 }
 
 export interface CoordinatorSnapshot {
@@ -89,6 +101,8 @@ export class Coordinator extends Disposable {
   private readonly leadership: Leadership;
   private readonly scheduler: Scheduler;
   private readonly operations: Operations;
+  private readonly groups: GroupOperations;
+  private readonly ctx: OperationContext;
   private readonly inFlight = new Set<Promise<unknown>>();
   /** The provider's store-wide values last written to the policy (JSON), so they are written once per change. */
   private syncedPolicy = '';
@@ -135,10 +149,13 @@ export class Coordinator extends Disposable {
         leaseRetryMs: tickMs,
         track: (p) => this.track(p),
         random: options.random,
+        repoTrusted: options.repoTrusted,
       }),
     );
     this.onDidChangeCapacityBlock = this.scheduler.onDidChangeCapacityBlock;
     this.operations = new Operations(ctx, this.scheduler);
+    this.groups = new GroupOperations(ctx, this.operations);
+    this.ctx = ctx;
     this.syncPolicy();
     // Without a scheduler (one-shot CLI use) leadership is taken lazily, only when something is to be launched.
     this.ready = scheduling ? this.track(this.scheduler.pass()) : Promise.resolve();
@@ -213,6 +230,34 @@ export class Coordinator extends Disposable {
     return this.operations.cleanup(id, opts);
   }
 
+  merge(id: string, req?: MergeRequest): Promise<MergeReport> {
+    return this.operations.merge(id, req);
+  }
+
+  update(id: string, req?: UpdateRequest): Promise<UpdateReport> {
+    return this.operations.update(id, req);
+  }
+
+  apply(id: string, choices?: Pick<LandingChoices, 'running'>): Promise<ApplyReport> {
+    return this.operations.apply(id, choices);
+  }
+
+  pullRequest(id: string, req?: PullRequestRequest): Promise<PullRequestReport> {
+    return this.operations.pullRequest(id, req);
+  }
+
+  forget(id: string): Promise<void> {
+    return this.operations.forget(id);
+  }
+
+  planPrune(req?: PruneRequest): Promise<PrunePlanItem[]> {
+    return this.operations.planPrune(req);
+  }
+
+  prune(plan: readonly PrunePlanItem[], req?: PruneRequest): Promise<PruneReport> {
+    return this.operations.prune(plan, req);
+  }
+
   restore(id: string, to?: string): Promise<RestoreResult> {
     return this.operations.restore(id, to);
   }
@@ -233,6 +278,37 @@ export class Coordinator extends Disposable {
   /** Sends the agent's unsent review comments (typed in, or as a retry's prompt) and marks them sent. */
   sendReview(id: string): Promise<ReviewSent> {
     return this.operations.sendReview(id);
+  }
+
+  // ---------------------------------------------------------------- attempts and checks
+
+  /** Several attempts at one task, one group: see `GroupOperations.startAttempts`. */
+  startAttempts(request: StartRequest, attempts: number, profiles: readonly string[] = []): Promise<StartAttemptsResult> {
+    return this.groups.startAttempts(request, attempts, profiles);
+  }
+
+  stopGroup(groupId: string, opts: { force?: boolean } = {}): Promise<StopAllReport> {
+    return this.groups.stopGroup(groupId, opts);
+  }
+
+  sendToGroup(groupId: string, text: string): Promise<SendToGroupReport> {
+    return this.groups.sendToGroup(groupId, text);
+  }
+
+  /** Keep This One: the group's other attempts are cleaned up (evidence kept). */
+  keepAttempt(id: string): Promise<KeepReport> {
+    return this.groups.keepAttempt(id);
+  }
+
+  /** Runs the check command in the agent's worktree now (waiting for a capacity slot) and records the result. */
+  async check(id: string, opts: { settingCommand?: string | null; onWaiting?: () => void } = {}): Promise<Check> {
+    const check = await runCheck(this.ctx, id, { ...opts, waitForSlot: true, repoTrusted: this.options.repoTrusted });
+    this.scheduler.schedulePump(); // the slot it held is free again
+    return check!;
+  }
+
+  compare(groupId: string): Promise<GroupComparison> {
+    return compareGroup(this.store, groupId);
   }
 
   // ---------------------------------------------------------------- plumbing

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from '../git/classify';
+import { WorktreeSettings, WorktreeSettingsSchema } from '../repoConfig/worktreeConfig';
 import { STORE_POLICY_KEYS, StorePolicy, StorePolicySchema } from '../store/policy';
 
 export const CoordinatorSettingsSchema = z.object({
@@ -23,8 +24,14 @@ export const CoordinatorSettingsSchema = z.object({
   recoveryLimit: z.number().int().min(0).max(100),
   /** When an agent's main process ends, end what it left running (Codex's app-server, say). */
   endLeftoversOnExit: z.boolean(),
+  /** `paddock.checkCommand`: the person's check command, recorded on each agent at start (null: none; `.paddock.json` may give one). */
+  checkCommand: z.string().min(1).max(8192).nullable(),
   regenerable: StorePolicySchema.shape.regenerable.unwrap(),
   archiveLimitMB: StorePolicySchema.shape.archiveLimitMB.unwrap(),
+  /** `paddock.worktree.*`: merged over the repository's `.paddock.json` (these win). */
+  worktree: WorktreeSettingsSchema,
+  /** The window's workspace is trusted: `.paddock.json` commands may run without `paddock allow`. */
+  workspaceTrusted: z.boolean(),
 });
 export type CoordinatorSettings = z.infer<typeof CoordinatorSettingsSchema>;
 
@@ -37,8 +44,11 @@ export const DEFAULT_SETTINGS: CoordinatorSettings = {
   autoRestart: false,
   recoveryLimit: 3,
   endLeftoversOnExit: true,
+  checkCommand: null,
   regenerable: [...DEFAULT_REGENERABLE],
   archiveLimitMB: DEFAULT_ARCHIVE_LIMIT / (1024 * 1024),
+  worktree: {},
+  workspaceTrusted: false,
 };
 
 export type SettingsProvider = () => Partial<CoordinatorSettings>;
@@ -56,9 +66,21 @@ export function resolveSettings(provider: SettingsProvider | undefined, policy?:
     const value = given[key];
     if (value === undefined) continue;
     const field = CoordinatorSettingsSchema.shape[key];
-    if (field.safeParse(value).success) out[key] = value;
+    if (key === 'worktree') out[key] = validWorktreeKeys(value);
+    else if (field.safeParse(value).success) out[key] = value;
   }
   return out as CoordinatorSettings;
+}
+
+/** `paddock.worktree.*` key by key: one bad value falls back to its default without dropping the others. */
+function validWorktreeKeys(value: unknown): WorktreeSettings {
+  const out: Record<string, unknown> = {};
+  if (typeof value !== 'object' || value === null) return out;
+  for (const [key, field] of Object.entries(WorktreeSettingsSchema.shape)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined && field.safeParse(v).success) out[key] = v;
+  }
+  return out as WorktreeSettings;
 }
 
 /** The store-wide part of what a provider gives (only valid values), to be written to the store's policy. */

@@ -3,7 +3,7 @@
  * profile's per-job settings and the agent's environment. Pure apart from
  * reading the profile setting, so mistakes surface before anything is created.
  */
-import type { JobSettings } from '../store/schema';
+import type { Group, JobSettings } from '../store/schema';
 import { usageError } from '../common/errors';
 import { assertTextLength } from '../common/textLimit';
 import { assertUsablePrompt, builtinForProgram, expandArgs, Profile, PROMPT_PLACEHOLDER, resolveProfile } from '../profiles';
@@ -21,6 +21,10 @@ export interface StartRequest {
   base?: string;
   /** Replaces `{prompt}` in the profile's args. */
   prompt?: string;
+  /** Add the profile's auto-approve arguments: the agent acts without asking. Refused when the profile has none. */
+  autoApprove?: boolean;
+  /** The attempt's place in a group of attempts at one task (`startAttempts`). */
+  group?: Group;
 }
 
 export interface StartPlan {
@@ -31,6 +35,8 @@ export interface StartPlan {
   /** Variables added to the agent's environment (values stay in memory; names go to the record). */
   env: Record<string, string>;
   settings: JobSettings;
+  /** Started with the profile's auto-approve arguments. */
+  autoApprove: boolean;
 }
 
 const MAX_TITLE = 120;
@@ -61,10 +67,20 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
   if (request.command) assertCommand(request.command);
   else assertUsablePrompt(profileName!, profile!.args, request.prompt);
   if (request.base !== undefined) assertTextLength(request.base, MAX_BASE_CHARS, 'base');
-  const signalArgs = profile?.signalArgs ?? [];
+  const autoApprove = request.autoApprove === true;
+  if (autoApprove && !profile?.autoApprove) {
+    throw usageError(
+      profileName === null
+        ? `Auto-approve needs a profile that knows the agent's flag; '${request.command![0]}' matches none, so put its own flag in the command.`
+        : `Profile '${profileName}' has no auto-approve flag (set "autoApprove": ["--flag"] in its paddock.profiles entry).`,
+    );
+  }
+  // Signals (an explicit command only when matched by its name) and auto-approve go first, for every start and retry.
+  const signalArgs = !request.command || matched ? (profile?.signalArgs ?? []) : [];
+  const leadingArgs = [...signalArgs, ...(autoApprove ? profile!.autoApprove! : [])];
   const command = request.command
-    ? [request.command[0], ...(matched ? signalArgs : []), ...request.command.slice(1)]
-    : [profile!.command, ...signalArgs, ...expandArgs(profile!.args, request.prompt)];
+    ? [request.command[0], ...leadingArgs, ...request.command.slice(1)]
+    : [profile!.command, ...leadingArgs, ...expandArgs(profile!.args, request.prompt)];
   return {
     title: titleFrom(request, command),
     profileName,
@@ -76,12 +92,14 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
       waitingPattern: profile?.waitingPattern ?? null,
       idleSeconds: profile?.idleSeconds ?? null,
       // An explicit command has no known way to resume: a retry runs it again as it was.
-      resumeArgs: request.command || !profile?.resumeArgs ? null : [...signalArgs, ...profile.resumeArgs],
+      resumeArgs: request.command || !profile?.resumeArgs ? null : [...leadingArgs, ...profile.resumeArgs],
       secretEnvNames: profile?.secretEnv ?? [],
       autoRestart: settings.autoRestart,
       recoveryLimit: settings.recoveryLimit,
       endLeftoversOnExit: settings.endLeftoversOnExit,
+      ...(settings.checkCommand ? { checkCommand: settings.checkCommand } : {}),
     },
+    autoApprove,
   };
 }
 

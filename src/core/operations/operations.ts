@@ -12,6 +12,8 @@ import { runtimeDirFor } from '../protocol/runtimeDir';
 import { removeRequestEnv, sealRequestEnv } from '../coordinator/requestEnv';
 import { restoreAgent } from '../coordinator/restoreAgent';
 import { planStart, StartRequest } from '../coordinator/startPlan';
+import { allocatePorts } from '../coordinator/ports';
+import { planWorktreeSetup, recordedWorktreeSettings } from '../coordinator/worktreeSetupPlan';
 import { branchNameFor, worktreePathFor } from '../coordinator/worktreePath';
 import { isTerminalState, JobRecord } from '../store/schema';
 import { OperationContext, okJobs, withJobLock } from './context';
@@ -27,6 +29,15 @@ import { sendToAgent } from './send';
 import { sendReview, type ReviewSent } from './sendReview';
 import { stopLocked } from './stop';
 import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from './types';
+import { applyLocked, type ApplyReport } from './apply';
+import { forgetLocked } from './forget';
+import type { LandingChoices } from './landingPrep';
+import { mergeLocked, type MergeReport, type MergeRequest } from './merge';
+import { planPrune, prune, type PrunePlanItem, type PruneReport, type PruneRequest } from './prune';
+import { pullRequestLocked, type PullRequestReport, type PullRequestRequest } from './pullRequest';
+import { updateLocked, type UpdateReport, type UpdateRequest } from './update';
+import { sweepLandingWorktrees } from '../git';
+import { landingScratch } from './merge';
 
 /** How long a retry given a prompt it must type waits for the agent to run (a queued agent may wait for a slot). */
 const RETRY_PROMPT_WAIT_MS = 60_000;
@@ -58,6 +69,8 @@ export class Operations {
     } catch (err) {
       throw usageError(describeError(err));
     }
+    // `.paddock.json` and the settings; an untrusted file's commands refuse the start here, before anything exists.
+    const worktreeSetup = await planWorktreeSetup(repo, settings, store.home);
     let job = await store.create({
       title: plan.title,
       repo,
@@ -69,7 +82,9 @@ export class Operations {
       command: plan.command,
       cwd: repo,
       envNames: Object.keys(plan.env).sort(),
-      settings: plan.settings,
+      settings: { ...plan.settings, worktree: recordedWorktreeSettings(worktreeSetup) },
+      autoApprove: plan.autoApprove,
+      group: request.group,
     });
     const id = job.id;
     this.ctx.log(`agent ${id} created: ${plan.command.join(' ')}`);
@@ -78,6 +93,7 @@ export class Operations {
       assertRunnable(plan.command[0], { ...env, ...plan.env }, repo);
       // Before the worktree is assigned (until then no pump launches it): whoever launches it runs it with this.
       await sealRequestEnv(store.jobDir(id), id, { ...env, ...plan.env }, runtimeDirFor(env));
+      await allocatePorts(store, id, worktreeSetup.ports, worktreeSetup.portRange);
       const worktree = worktreePathFor(repo, id, settings.worktreeRoot);
       job = await store.update(id, (j) => ({ ...j, baseSha, worktree, branch: branchNameFor(id), cwd: worktree }));
     } catch (err) {
@@ -203,6 +219,54 @@ export class Operations {
   async restore(id: string, to?: string): Promise<RestoreResult> {
     await this.ctx.store.read(id);
     return withJobLock(this.ctx.store, id, 'restore', () => restoreAgent(this.ctx.store, id, to));
+  }
+
+  // ------------------------------------------------------------ landing (issue 12)
+
+  /** Lands the agent's branch on its base or `into` (merge, squash, rebase, fast-forward only). */
+  merge(id: string, req: MergeRequest = {}): Promise<MergeReport> {
+    return this.landing(id, 'merge', () => mergeLocked(this.ctx, id, req));
+  }
+
+  /** Brings the base into the agent's branch inside its worktree (a conflict stays there to resolve). */
+  update(id: string, req: UpdateRequest = {}): Promise<UpdateReport> {
+    return this.landing(id, 'update', () => updateLocked(this.ctx, id, req));
+  }
+
+  /** The agent's whole diff as uncommitted changes in the main worktree. */
+  apply(id: string, choices: Pick<LandingChoices, 'running'> = {}): Promise<ApplyReport> {
+    return this.landing(id, 'apply', () => applyLocked(this.ctx, id, choices));
+  }
+
+  /** Pushes the branch and opens a pull request (or gives the compare page). */
+  pullRequest(id: string, req: PullRequestRequest = {}): Promise<PullRequestReport> {
+    return this.landing(id, 'open a pull request for', () => pullRequestLocked(this.ctx, id, req));
+  }
+
+  /** Remove from List: forgets a cleaned agent. */
+  async forget(id: string): Promise<void> {
+    await withJobLock(this.ctx.store, id, 'forget', () => forgetLocked(this.ctx, id));
+    this.ctx.changed(id);
+  }
+
+  planPrune(req: PruneRequest = {}): Promise<PrunePlanItem[]> {
+    return planPrune(this.ctx, req);
+  }
+
+  async prune(plan: readonly PrunePlanItem[], req: PruneRequest = {}): Promise<PruneReport> {
+    const report = await prune(this.ctx, plan, req);
+    for (const id of report.forgotten) this.ctx.changed(id);
+    return report;
+  }
+
+  /** Every landing: leftover temporary worktrees of dead processes go first, then the work under the job's lock. */
+  private async landing<T>(id: string, what: string, fn: () => Promise<T>): Promise<T> {
+    await sweepLandingWorktrees(landingScratch(this.ctx), (m) => this.ctx.log(m));
+    try {
+      return await withJobLock(this.ctx.store, id, what, fn);
+    } finally {
+      this.ctx.changed(id);
+    }
   }
 
   /**

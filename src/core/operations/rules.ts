@@ -41,6 +41,7 @@ export function retryBlocker(job: JobRecord): string | null {
   if (!isEnded(job)) return `Agent ${job.id} is ${state}; only an ended agent can be retried.`;
   if (job.cleanup !== null) return `Agent ${job.id} has been cleaned up; it cannot be retried.`;
   if (job.worktree === null) return `Agent ${job.id} has no worktree to retry in.`;
+  if (job.check?.state === 'running') return `A check of agent ${job.id} is running in its worktree; wait for it or stop it first.`;
   return null;
 }
 
@@ -75,6 +76,54 @@ export function reviewBlocker(job: JobRecord): string | null {
   return `Agent ${job.id} is ${job.lifecycle.state}${job.cleanup ? ' and cleaned up' : ''}; a review goes to a running or waiting agent, or to a retry of an ended one.`;
 }
 
+/**
+ * Landing (merge, squash, rebase, apply, pull request) needs the agent's
+ * branch: not before the agent has one, not while a cleanup is removing it,
+ * not after a cleanup deleted it. (The operation also checks the branch exists in git.)
+ */
+export function landBlocker(job: JobRecord): string | null {
+  if (job.branch === null || job.worktree === null) return `Agent ${job.id} has no branch of its own to land.`;
+  if (job.lifecycle.state === 'queued') return `Agent ${job.id} has not started yet; there is nothing to land.`;
+  const c = job.cleanup;
+  if (c && c.phase !== 'complete') return `Agent ${job.id} is being cleaned up (${c.phase}); land it after the cleanup finishes.`;
+  if (c && /deleted/.test(c.branchOutcome ?? '')) return `Agent ${job.id}'s branch was deleted by its cleanup; restore it first to land its work.`;
+  return null;
+}
+
+/** Update from Base works in the agent's worktree, which must still be there. */
+export function updateBlocker(job: JobRecord): string | null {
+  if (job.branch === null || !hasLiveWorktree(job)) return `Agent ${job.id} has no worktree to update.`;
+  if (job.lifecycle.state === 'queued') return `Agent ${job.id} has not started yet.`;
+  if (job.cleanup !== null) return `Agent ${job.id} is being cleaned up; its worktree cannot be updated.`;
+  return null;
+}
+
+/** Remove from List: only an agent whose cleanup is complete (nothing of it is left but its record and evidence). */
+export function forgetBlocker(job: JobRecord): string | null {
+  if (job.cleanup?.phase === 'complete') return null;
+  return `Agent ${job.id} has not been cleaned up; clean it up before removing it from the list.`;
+}
+
+/** Landing an agent that is still running takes a decision: stop it first, or land what is there now. */
+export function isLive(job: JobRecord): boolean {
+  return !isEnded(job) && job.lifecycle.state !== 'queued';
+}
+
+/** Run Check: an ended agent whose worktree is still there, with no check of it under way. */
+export function checkBlocker(job: JobRecord): string | null {
+  if (!isEnded(job)) return `Agent ${job.id} is ${job.lifecycle.state}; a check runs once the agent has ended.`;
+  if (!hasLiveWorktree(job)) return `Agent ${job.id} has no worktree to check; it has been cleaned up.`;
+  if (job.check?.state === 'running') return `A check of agent ${job.id} is already running.`;
+  return null;
+}
+
+/** Keep This One: an attempt of a group whose worktree is still there. */
+export function keepBlocker(job: JobRecord): string | null {
+  if (!job.group) return `Agent ${job.id} is not one of several attempts.`;
+  if (!hasLiveWorktree(job)) return `Agent ${job.id} has been cleaned up; restore it before keeping it.`;
+  return null;
+}
+
 export const canAttach = (job: JobRecord): boolean => attachBlocker(job) === null;
 export const canSend = (job: JobRecord): boolean => sendBlocker(job) === null;
 export const canStop = (job: JobRecord): boolean => stopBlocker(job) === null;
@@ -84,5 +133,10 @@ export const canRetryCleanup = (job: JobRecord): boolean => retryCleanupBlocker(
 export const canCleanUpAnyway = (job: JobRecord): boolean => consentBlocker(job) === null;
 export const canSendReview = (job: JobRecord): boolean => reviewBlocker(job) === null;
 export const canRestore = (job: JobRecord): boolean => restoreBlocker(job) === null;
+export const canLand = (job: JobRecord): boolean => landBlocker(job) === null;
+export const canUpdate = (job: JobRecord): boolean => updateBlocker(job) === null;
+export const canForget = (job: JobRecord): boolean => forgetBlocker(job) === null;
+export const canCheck = (job: JobRecord): boolean => checkBlocker(job) === null;
+export const canKeep = (job: JobRecord): boolean => keepBlocker(job) === null;
 /** The worktree is still there to open, diff or copy from. */
 export const hasLiveWorktree = (job: JobRecord): boolean => job.worktree !== null && job.cleanup?.phase !== 'complete';

@@ -12,7 +12,8 @@ export async function stopLocked(store: JobStore, id: string, opts: { force: boo
   const job = await store.read(id);
   const generation = job.lifecycle.generation;
   const wasEnded = isTerminalState(job.lifecycle.state);
-  const hasLeftovers = wasEnded && (await findByEnvMarkerAsync(AGENT_MARKER_ENV, id)).length > 0;
+  // The read dropped recorded leftovers that are gone; the marker finds the ones never recorded (endLeftoversOnExit on, an orphan).
+  const hasLeftovers = wasEnded && ((job.leftovers?.length ?? 0) > 0 || (await findByEnvMarkerAsync(AGENT_MARKER_ENV, id)).length > 0);
   const report = (patch: Partial<StopReport> & Pick<StopReport, 'state' | 'action'>): StopReport => ({
     id,
     generation,
@@ -34,8 +35,14 @@ export async function stopLocked(store: JobStore, id: string, opts: { force: boo
     return report({ state: result.state, action, ended, stopped: false, reason: `the agent is still ${result.state}` });
   }
   const left = await findByEnvMarkerAsync(AGENT_MARKER_ENV, id);
-  if (left.length > 0) {
-    const names = left.slice(0, 5).map((p) => `pid ${p.pid} (${p.comm})`).join(', ');
+  // A fresh read judges the listed leftovers again: the ones this stop ended leave the record.
+  const after = await store.read(id);
+  const listed = after.leftovers ?? [];
+  if (left.length > 0 || listed.length > 0) {
+    const names = [...left.map((p) => ({ pid: p.pid, command: p.comm })), ...listed.filter((p) => !left.some((l) => l.pid === p.pid))]
+      .slice(0, 5)
+      .map((p) => `pid ${p.pid} (${p.command.split(' ')[0]})`)
+      .join(', ');
     return report({ state: result.state, action, ended, stopped: false, reason: `still running: ${names}` });
   }
   return report({ state: result.state, action, ended });

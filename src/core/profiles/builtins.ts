@@ -24,6 +24,7 @@ export const PROFILE_DEFAULTS: Omit<Profile, 'command'> = {
   waitingPattern: null,
   idleSeconds: null,
   signalArgs: [],
+  autoApprove: null,
 };
 
 /**
@@ -56,6 +57,8 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       // The quiet-screen guess stays as the fallback for a hook that does not fire.
       idleSeconds: 30,
       signalArgs: ['--settings', CLAUDE_SIGNAL_SETTINGS],
+      // "Bypass permissions" mode: no tool call asks first.
+      autoApprove: ['--dangerously-skip-permissions'],
     },
     codex: {
       ...PROFILE_DEFAULTS,
@@ -65,6 +68,9 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       secretEnv: ['OPENAI_API_KEY'],
       idleSeconds: 30,
       signalArgs: ['-c', CODEX_NOTIFY],
+      // Approval policy "never" and no sandbox: the one flag documented to run everything without asking.
+      // (`--full-auto` still asks on request, when a command would leave its workspace-write sandbox.)
+      autoApprove: ['--dangerously-bypass-approvals-and-sandbox'],
     },
     aider: {
       ...PROFILE_DEFAULTS,
@@ -75,6 +81,8 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       secretEnv: ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY'],
       waitingPattern: '^> ?$',
       idleSeconds: 30,
+      // Answers yes to every confirmation (edits, commands, adding files).
+      autoApprove: ['--yes-always'],
     },
     shell: {
       ...PROFILE_DEFAULTS,

@@ -30,6 +30,12 @@ export const ProfileSchema = z.object({
    * every start and retry, also of a `paddock start -- <agent>` matched to this profile.
    */
   signalArgs: z.array(Text(8192)).max(16).default([]),
+  /**
+   * Arguments that make the agent act without asking for approval (Claude Code's
+   * `--dangerously-skip-permissions`, …), added only when a start asks for auto-approve;
+   * null: the agent has no such flag and a start with auto-approve is refused.
+   */
+  autoApprove: z.array(Text(4096).min(1)).min(1).max(16).nullable().default(null),
 });
 export type Profile = z.infer<typeof ProfileSchema>;
 

@@ -37,6 +37,12 @@ export class RepoConfigTrust {
     return list.allowed[config.path]?.sha256 === contentDigest(config.content);
   }
 
+  /** True when another content of this file was allowed (it changed since): the refusal says so. */
+  async wasAllowedBefore(config: RepoConfigFile): Promise<boolean> {
+    const entry = (await this.read()).allowed[config.path];
+    return entry !== undefined && entry.sha256 !== contentDigest(config.content);
+  }
+
   /** Allows this exact content of this file (replacing what was allowed for it before). */
   async allow(config: RepoConfigFile, now: Date = new Date()): Promise<void> {
     ensureDir(this.home);

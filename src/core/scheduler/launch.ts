@@ -11,6 +11,7 @@ import { runtimeDirFor } from '../protocol/runtimeDir';
 import { openRequestEnv, removeRequestEnv } from '../coordinator/requestEnv';
 import type { OperationContext } from '../operations/context';
 import { failJob } from '../operations/failJob';
+import { bringWorktreeFiles } from '../repoConfig/worktreeFiles';
 import type { JobRecord } from '../store';
 import { spawnWorker } from '../worker/spawn';
 import { waitForJob } from './waitForJob';
@@ -37,6 +38,7 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
     if (job.lifecycle.generation === 1 && !existsSync(job.worktree)) {
       await addWorktree(job.repo, { path: job.worktree, branch: job.branch, baseSha: job.baseSha });
       createdWorktree = true;
+      await bringFiles(ctx, job);
     } else if (!existsSync(job.worktree)) {
       throw failure(`its worktree ${job.worktree} no longer exists`);
     }
@@ -55,13 +57,25 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
     await undoLaunch(ctx, job, createdWorktree, describeError(err));
     return;
   }
-  // Until the worker has started the agent (or the job ended): woken by the store's change notifications.
-  const settled = await waitForJob(store, id, (j) => j.lifecycle.state !== 'starting', runtime.launchWaitMs);
-  if (settled.lifecycle.state === 'failed' && settled.lifecycle.startedAt === null && createdWorktree) {
+  // Until the worker has started the agent, begun its setup (which may take minutes), or the job ended.
+  const settled = await waitForJob(store, id, (j) => j.lifecycle.state !== 'starting' || (j.execution !== null && j.setup?.state === 'running'), runtime.launchWaitMs);
+  // A setup that failed leaves the worktree for a retry (and the person's look at what it did).
+  const setupFailed = settled.setup?.state === 'failed';
+  if (settled.lifecycle.state === 'failed' && settled.lifecycle.startedAt === null && createdWorktree && !setupFailed) {
     // The worker could not start the agent: the worktree holds nothing of it yet.
     await undoLaunch(ctx, settled, true, settled.lifecycle.detail ?? 'the agent did not start');
   }
   ctx.changed(id);
+}
+
+/** The `copy`/`link` files and `.worktreeinclude` into a worktree just made. */
+async function bringFiles(ctx: OperationContext, job: JobRecord): Promise<void> {
+  const plan = job.settings.worktree;
+  const result = await bringWorktreeFiles({ repo: job.repo, worktree: job.worktree!, copy: plan?.copy ?? [], link: plan?.link ?? [] });
+  if (result.copied + result.linked + result.skipped.length === 0) return;
+  const skipped = result.skipped.slice(0, 5).map((s) => `${s.path} (${s.why})`);
+  const message = `copied ${result.copied} and linked ${result.linked} untracked path(s) into the worktree${skipped.length ? `; skipped ${skipped.join(', ')}` : ''}`;
+  await ctx.store.appendTimeline(job.id, { generation: job.lifecycle.generation, type: 'worktree-files', message: message.slice(0, 2000) });
 }
 
 export async function undoLaunch(ctx: OperationContext, job: JobRecord, createdWorktree: boolean, reason: string): Promise<void> {

@@ -2,7 +2,7 @@
  * The scheduler: launches queued agents within capacity (and undoes a failed
  * launch), retries incomplete cleanups on their persisted backoff, recovers
  * starts abandoned by a dead launcher, and restarts crashed agents when asked
- * to. It acts only in the process that holds the leader lease, and only when
+ * to, and runs the check of attempts that ended (`automaticChecks.ts`). It acts only in the process that holds the leader lease, and only when
  * something happened: a store change (the store watcher), an operation of this
  * process, or the due time of a cleanup retry — never on a fixed tick. A
  * follower tries to take the lease now and then (`leaseRetryMs`), which
@@ -19,6 +19,7 @@ import { jobLock, OperationContext, okJobs } from '../operations/context';
 import { forgetEnvIfCleaned } from '../operations/operations';
 import { beginRetry } from '../operations/retry';
 import type { JobRecord, JobWatcher } from '../store';
+import { AutomaticChecks } from './automaticChecks';
 import { launchJob, undoLaunch, WorkerRuntime } from './launch';
 import type { Leadership } from './leadership';
 import { existsSync } from 'node:fs';
@@ -40,6 +41,8 @@ export interface SchedulerOptions {
   /** Keeps background work visible to `whenIdle`. */
   track<T>(promise: Promise<T>): Promise<T>;
   random?: () => number;
+  /** The adapter's word that a repository is trusted (its `.paddock.json` check may run). */
+  repoTrusted?: (repo: string) => boolean;
 }
 
 const CAPACITY_WAIT_MS = 30_000;
@@ -69,9 +72,11 @@ export class Scheduler extends Disposable {
   private lastBlockKey = '';
   private cachedJobs: JobRecord[] | undefined;
   private dirty = true;
+  private readonly checks: AutomaticChecks;
 
   constructor(private readonly ctx: OperationContext, private readonly opts: SchedulerOptions) {
     super();
+    this.checks = new AutomaticChecks(ctx, { track: opts.track, repoTrusted: opts.repoTrusted });
     this.capacityLock = new OwnedLock(path.join(ctx.store.home, 'coordinator', 'capacity.lock'), 'capacity');
     if (opts.watcher) {
       this._register(
@@ -154,6 +159,7 @@ export class Scheduler extends Disposable {
         this.scheduleCleanupRetries(jobs);
         await this.recoverAbandonedStarts(jobs);
         await this.autoRestart(jobs);
+        this.checks.schedule(jobs);
         this.armNextDue(jobs);
       } else {
         this.armLeaseRetry();

@@ -8,6 +8,7 @@ import { describeError, failure } from '../common/errors';
 import { mapConcurrently } from '../common/limiter';
 import { livenessOf } from '../proc/identity';
 import { applyTransition } from './lifecycle';
+import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnership } from './ownership';
 import { assertJobId, isJobId, StoreLayout } from './paths';
 import { RecordWriter } from './recordWriter';
@@ -73,6 +74,28 @@ export class JobReader {
 
   /** A reader that finds the owner gone fixes the record at once (under the lock, re-checked there: exactly once). */
   private async reconciled(job: JobRecord): Promise<JobRecord> {
+    const owned = await this.reconciledOwner(job);
+    return this.withoutGoneLeftovers(owned);
+  }
+
+  /** Leftovers that exited (or whose pid now names another process) leave the record at the next read. */
+  private async withoutGoneLeftovers(job: JobRecord): Promise<JobRecord> {
+    if (leftoversStillRunning(job) === undefined) return job;
+    try {
+      return await this.writer.mutate(job.id, async (current) => {
+        const running = leftoversStillRunning(current);
+        if (running === undefined) return undefined;
+        const gone = (current.leftovers ?? []).filter((p) => !running.some((r) => r.pid === p.pid));
+        const message = `${gone.length === 1 ? 'a process' : `${gone.length} processes`} it left running exited: ${gone.map((p) => `${p.pid} (${p.command.split(' ')[0]})`).join(', ')}`;
+        return { next: { ...current, leftovers: running }, timeline: [{ type: 'leftovers-exited', message: message.slice(0, 2000) }] };
+      });
+    } catch (err) {
+      this.log(`could not update the leftovers of agent ${job.id}: ${describeError(err)}`);
+      return job;
+    }
+  }
+
+  private async reconciledOwner(job: JobRecord): Promise<JobRecord> {
     if (!judgeOwnership(job, livenessOf)) return job;
     try {
       return await this.writer.mutate(job.id, async (current) => {

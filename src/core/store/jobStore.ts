@@ -27,7 +27,7 @@ import { PolicyFile } from './policy';
 import { describeIssues } from './records';
 import { checkFence, RecordWriter } from './recordWriter';
 import { Redactor } from './redactor';
-import { JobRecord, Lifecycle, LifecycleState, TimelineEntry, TimelineEntrySchema } from './schema';
+import { JobRecord, Leftover, Lifecycle, LifecycleState, TimelineEntry, TimelineEntrySchema } from './schema';
 import { appendTimelineLine, readTimelineFile } from './timeline';
 import { JobWatcher, StoreWatcher, WatchOptions } from './watcher';
 import type { Fence } from './executionClaim';
@@ -58,6 +58,8 @@ export interface UpdateOptions {
 export interface TransitionOptions extends UpdateOptions {
   /** Refuse (failure, code UNEXPECTED_STATE) unless the job is in one of these states. */
   expectFrom?: LifecycleState[];
+  /** What the ended agent left running, recorded with its terminal state (endLeftoversOnExit off). */
+  leftovers?: Leftover[];
 }
 
 export class JobStore {
@@ -166,7 +168,8 @@ export class JobStore {
       if (opts.expectFrom && !opts.expectFrom.includes(from)) {
         throw failure(`Agent ${id} is ${from}, not ${opts.expectFrom.join(' or ')}.`, 'UNEXPECTED_STATE');
       }
-      const next = applyTransition(current, to, lifecyclePatch as LifecyclePatch);
+      const moved = applyTransition(current, to, lifecyclePatch as LifecyclePatch);
+      const next = opts.leftovers ? { ...moved, leftovers: opts.leftovers } : moved;
       return { next, timeline: [{ type: 'transition', from, to, message: next.lifecycle.detail ?? undefined }] };
     });
   }

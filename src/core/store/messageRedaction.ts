@@ -13,6 +13,8 @@ export type RedactText = (text: string) => string;
 /** The schema's limits for details, errors and messages, and for holders' commands and the branch outcome. */
 const MAX_MESSAGE = 2000;
 const MAX_SHORT_TEXT = 500;
+/** The schema's limit on a check's summary (its last lines: the end is what matters). */
+const MAX_CHECK_SUMMARY = 4000;
 
 export class MessageRedaction {
   constructor(
@@ -40,6 +42,7 @@ export function redactRecord(job: JobRecord, redact: RedactText): JobRecord {
       holders: job.cleanup.holders.map((h) => ({ ...h, command: capped(redact(h.command), MAX_SHORT_TEXT) })),
       branchOutcome: nullable(job.cleanup.branchOutcome, MAX_SHORT_TEXT),
     },
+    ...(job.check ? { check: { ...job.check, summary: tail(redact(job.check.summary), MAX_CHECK_SUMMARY) } } : {}),
   };
 }
 
@@ -50,4 +53,9 @@ export function redactEntry(entry: TimelineEntry, redact: RedactText): TimelineE
 /** `[REDACTED]` can be longer than what it replaced: the result must still fit the schema. */
 function capped(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** The end of `text` within `max` characters (a check's last lines). */
+function tail(text: string, max: number): string {
+  return text.length <= max ? text : `…${text.slice(text.length - max + 1)}`;
 }

@@ -20,8 +20,9 @@ export function queuedLifecycle(generation: number, lastActivityAt: string | nul
 
 export type NewJob = Pick<
   JobRecord,
-  'title' | 'repo' | 'worktree' | 'branch' | 'base' | 'baseSha' | 'profile' | 'command' | 'cwd' | 'envNames' | 'settings'
->;
+  'title' | 'repo' | 'worktree' | 'branch' | 'base' | 'baseSha' | 'profile' | 'command' | 'cwd' | 'envNames' | 'settings' | 'autoApprove'
+> &
+  Partial<Pick<JobRecord, 'group'>>;
 
 export function initialRecord(id: string, init: NewJob, now: string): JobRecord {
   return {
@@ -45,5 +46,8 @@ export function initialRecord(id: string, init: NewJob, now: string): JobRecord 
     recoveries: 0,
     cleanup: null,
     evidence: null,
+    // Written only when on, so records of agents started without it stay as they were.
+    ...(init.autoApprove ? { autoApprove: true } : {}),
+    ...(init.group ? { group: init.group } : {}),
   };
 }

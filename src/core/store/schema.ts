@@ -90,6 +90,16 @@ export type CleanupResource = z.infer<typeof CleanupResourceSchema>;
 export const HolderSchema = z.object({ pid: z.number().int().positive(), command: Bounded(500) });
 export type Holder = z.infer<typeof HolderSchema>;
 
+/**
+ * A process the agent left running. Its start time and boot id tell it from a later
+ * process that reuses the pid: readers drop an entry whose process is gone (docs/store.md).
+ */
+export const LeftoverSchema = HolderSchema.extend({
+  startTime: z.number().int().nonnegative().optional(),
+  bootId: z.string().max(64).optional(),
+});
+export type Leftover = z.infer<typeof LeftoverSchema>;
+
 export const CleanupSchema = z.object({
   phase: CleanupPhaseSchema,
   remaining: z.array(CleanupResourceSchema),
@@ -116,6 +126,8 @@ export const CleanupSchema = z.object({
   dropUnarchivable: z.boolean().optional(),
   /** Capture stopped because something would be lost: only the person can move it on. */
   awaitingConsent: z.boolean().optional(),
+  /** The teardown command succeeded: later attempts do not run it again. */
+  teardownDone: z.boolean().optional(),
 });
 export type Cleanup = z.infer<typeof CleanupSchema>;
 
@@ -136,6 +148,18 @@ export const EvidenceSchema = z.object({
 });
 export type Evidence = z.infer<typeof EvidenceSchema>;
 
+/** Worktree setup decided at start (issue 13), kept on the job so retry and cleanup need no config. */
+export const WorktreeSettingsSchema = z.object({
+  copy: z.array(Bounded(1024)).max(200),
+  link: z.array(Bounded(1024)).max(200),
+  /** Run in the worktree before the agent, until it has succeeded once. */
+  setup: Bounded(8192).nullable(),
+  setupTimeoutSeconds: z.number().int().min(1).max(86_400),
+  /** Run in the worktree in cleanup's terminating stage, before evidence is captured. */
+  teardown: Bounded(8192).nullable(),
+});
+export type WorktreeSettings = z.infer<typeof WorktreeSettingsSchema>;
+
 /** Per-job settings resolved from the profile at start, so retry and the worker need no config. */
 export const JobSettingsSchema = z.object({
   stopGraceMs: z.number().int().min(0).max(600_000),
@@ -148,6 +172,10 @@ export const JobSettingsSchema = z.object({
   recoveryLimit: z.number().int().min(0).max(100),
   /** End what the agent left running when its main process ends (absent: yes). */
   endLeftoversOnExit: z.boolean().optional(),
+  /** Worktree setup decided at start (issue 13): files brought in, commands run (absent: none). */
+  worktree: WorktreeSettingsSchema.optional(),
+  /** The person's check command (`paddock.checkCommand`) when the agent was started (absent: none; `.paddock.json` may give one). */
+  checkCommand: Bounded(8192).nullable().optional(),
 });
 export type JobSettings = z.infer<typeof JobSettingsSchema>;
 
@@ -161,6 +189,8 @@ export const LandingSchema = z.object({
   /** The pull request's (or compare page's) URL, for `pr`. */
   url: Bounded(2000).nullable(),
   at: IsoTime,
+  /** The agent's branch tip that was landed: cleanup may delete the branch while it still points there (squash, rebase). */
+  branchHead: z.string().regex(/^[0-9a-f]{40,64}$/).nullable().optional(),
 });
 export type Landing = z.infer<typeof LandingSchema>;
 
@@ -182,6 +212,8 @@ export const CheckSchema = z.object({
   at: IsoTime,
   /** The last lines of the check's output (redacted, capped). */
   summary: Bounded(4000),
+  /** The process running the check (while queued or running): a dead runner's check is run again by the leader. */
+  runner: z.object({ pid: z.number().int().positive(), startTime: z.number().int().nonnegative(), bootId: z.string().max(64) }).nullable().optional(),
 });
 export type Check = z.infer<typeof CheckSchema>;
 
@@ -241,7 +273,7 @@ export const JobRecordSchema = z.object({
   /** The agent was started with its profile's auto-approve flag (issue 16). */
   autoApprove: z.boolean().optional(),
   /** Processes the agent left running when its main process ended and they were not ended (issue 16). */
-  leftovers: z.array(HolderSchema).max(50).optional(),
+  leftovers: z.array(LeftoverSchema).max(50).optional(),
 });
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 

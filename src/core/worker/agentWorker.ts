@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { describeError, failure } from '../common/errors';
 import { readProcStat } from '../proc';
-import { ExecutionClaim, JobRecord, JobStore, LifecycleState, OutputLog, Redactor } from '../store';
+import { ExecutionClaim, JobRecord, JobStore, Leftover, LifecycleState, OutputLog, Redactor } from '../store';
 import { secretEnvNames } from '../store/secretEnv';
 import { checkSocketPath, ensureRuntimeDir, runtimeDirFor, socketFileName } from '../protocol/runtimeDir';
 import { trimScreen } from '../protocol/screenText';
@@ -20,9 +20,13 @@ import { buildAgentEnv, describeExit, loadNodePty, Pty, type PtyModule, spawnAge
 import { prependPath, writeLauncher } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { describeSurvivors, stopAgentProcesses } from './stopAgent';
-import { endLeftovers } from './leftovers';
+import { endLeftovers, listLeftovers } from './leftovers';
+import { processCount } from '../operations/leftovers';
 import { WaitingDetector } from './waiting';
 import { ExecutionRecord } from './executionRecord';
+import { agentVariables } from './agentVariables';
+import { SetupCommand, setupFailureDetail } from './setupCommand';
+import type { Setup } from '../store/schema';
 
 export interface AgentWorkerOptions {
   home: string;
@@ -31,7 +35,11 @@ export interface AgentWorkerOptions {
   nodePtyPath?: string;
   env: NodeJS.ProcessEnv;
   log: (message: string) => void;
-  /** How long the final screen stays available to connected viewers after the agent ended. */
+  /**
+   * How long the worker may stay after the agent ended for connected clients
+   * (viewers, a stop requester) to take the exit and the final screen. It ends
+   * as soon as none is connected: at once when nobody is.
+   */
   lingerMs?: number;
 }
 
@@ -58,6 +66,9 @@ export class AgentWorker extends Disposable implements AgentSession {
   private pty: Pty | undefined;
   private readonly drain = new DrainMarker();
   private readonly id: string;
+  /** The worktree's setup command while it runs (before the agent). */
+  private setupCommand: SetupCommand | undefined;
+  private stoppable = false;
 
   private exitInfo: ExitInfo | null = null;
   private agentEnded: Promise<ExitInfo>;
@@ -138,6 +149,11 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.waiting?.signal(state);
   }
 
+  /** A stop can be carried out (the claim is held): from then on, during setup too. */
+  get acceptsStop(): boolean {
+    return this.stoppable;
+  }
+
   stop(force: boolean): Promise<StopOutcome> {
     if (this.finishing) return this.finishing;
     if (this.stopPromise) {
@@ -205,13 +221,20 @@ export class AgentWorker extends Disposable implements AgentSession {
       await this.finish('failed', { code: null, signal: null }, describeError(err)).catch((e) => log(describeError(e)));
       return;
     }
-    const agentEnv = buildAgentEnv(env, { jobId, socketPath, agentToken });
+    const agentEnv = buildAgentEnv(env, { jobId, socketPath, agentToken, variables: agentVariables(this.job) });
     try {
       const bin = writeLauncher(this.store.jobDir(jobId), home, env);
       if (bin) prependPath(agentEnv, bin);
     } catch (err) {
       log(`could not write the paddock launcher: ${describeError(err)}`); // hooks then need a paddock on PATH
     }
+    this.stoppable = true;
+    const setup = this.job.settings.worktree?.setup;
+    // Setup prepares the worktree once: a retry runs it again only until it has succeeded.
+    if (setup && this.job.setup?.state !== 'done') {
+      if (!(await this.runSetup(nodePty, setup, this.job.settings.worktree!.setupTimeoutSeconds, agentEnv))) return;
+    }
+    if (this.stopPromise) return; // stopped as setup ended: the stop records the end
     try {
       this.pty = spawnAgent({ pty: nodePty, command: this.job.command, cwd: this.job.cwd, env: agentEnv, ...DEFAULT_SIZE, drain: this.drain });
     } catch (err) {
@@ -233,6 +256,62 @@ export class AgentWorker extends Disposable implements AgentSession {
       .catch(() => undefined); // logged by the record; a stop may already be under way
     // A wait detected while starting could not be recorded yet.
     if (this.waiting?.current) this.record.setWaiting(this.waiting.current);
+  }
+
+  // ---- setup ------------------------------------------------------------------
+
+  /** Runs the setup command in its own terminal; false when the agent must not start (setup failed, or a stop came). */
+  private async runSetup(nodePty: PtyModule, command: string, timeoutSeconds: number, env: Record<string, string>): Promise<boolean> {
+    const setState = (state: Setup['state'], exitCode: number | null, detail: string | null) =>
+      this.record
+        .update((j) => ({
+          ...j,
+          setup: { ports: j.setup?.ports ?? [], state, exitCode },
+          lifecycle: j.lifecycle.state === 'starting' ? { ...j.lifecycle, detail } : j.lifecycle,
+        }))
+        .catch(() => undefined); // logged by the record
+    await setState('running', null, 'setting up');
+    this.writeScreen(`\x1b[2m──── setup: ${command} ────\x1b[0m\r\n`);
+    let run: SetupCommand;
+    try {
+      run = this.setupCommand = new SetupCommand({
+        pty: nodePty,
+        command,
+        cwd: this.job.cwd,
+        env,
+        ...DEFAULT_SIZE,
+        timeoutMs: timeoutSeconds * 1000,
+        jobId: this.id,
+        onData: (bytes) => this.writeScreen(bytes),
+      });
+    } catch (err) {
+      await setState('failed', null, null);
+      await this.finish('failed', { code: null, signal: null }, `setup could not start: ${describeError(err, 300)}`).catch((e) => this.opts.log(describeError(e)));
+      return false;
+    }
+    this.record.timeline('setup', `setup started: ${command}`);
+    const outcome = await run.done;
+    this.setupCommand = undefined;
+    if (this.stopPromise) return false; // the stop records the setup's end and the agent's
+    if (outcome.code === 0 && !outcome.signal && !outcome.timedOut) {
+      this.writeScreen(`\x1b[2m──── setup done ────\x1b[0m\r\n`);
+      this.record.timeline('setup', 'setup done');
+      await setState('done', 0, null);
+      return true;
+    }
+    const detail = setupFailureDetail(outcome, timeoutSeconds);
+    this.writeScreen(`\r\n\x1b[2m──── ${detail} ────\x1b[0m\r\n`);
+    await setState('failed', outcome.code, null);
+    await this.finish('failed', { code: outcome.code, signal: outcome.signal }, detail).catch((e) => this.opts.log(describeError(e)));
+    return false;
+  }
+
+  /** Setup output and Paddock's own lines: to the log, the mirror and the viewers, like the agent's. */
+  private writeScreen(data: Buffer | string): void {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    this.output.append(bytes);
+    this.mirror.write(bytes);
+    this.server.broadcastOutput(bytes);
   }
 
   // ---- output -----------------------------------------------------------------
@@ -304,16 +383,21 @@ export class AgentWorker extends Disposable implements AgentSession {
     if (this.stopPromise) return; // the stop path records `cancelled`
     const ok = info.code === 0 && !info.signal;
     let detail = ok ? 'exit 0' : info.signal ? `killed by ${info.signal}` : `exit ${info.code}`;
+    let leftovers: Leftover[] | undefined;
     if (this.job.settings.endLeftoversOnExit !== false && this.pty) {
       const left = await endLeftovers({ jobId: this.id, sid: this.pty.pid, graceMs: Math.min(this.job.settings.stopGraceMs, 5000) });
-      if (left.ended > 0) detail += `; ended ${left.ended} process${left.ended === 1 ? '' : 'es'} it left running`;
+      if (left.ended > 0) detail += `; ended ${processCount(left.ended)} it left running`;
       if (left.survivors.length > 0) detail += `; still running: ${describeSurvivors(left.survivors)}`;
+    } else if (this.pty) {
+      // Left to the person: listed on the record (and the row) until Stop ends them or they exit.
+      leftovers = await listLeftovers({ jobId: this.id, sid: this.pty.pid });
+      if (leftovers.length > 0) detail += `; left ${processCount(leftovers.length)} running`;
     }
-    await this.finish(ok ? 'completed' : 'failed', info, detail).catch((err) => this.opts.log(describeError(err)));
+    await this.finish(ok ? 'completed' : 'failed', info, detail, undefined, leftovers).catch((err) => this.opts.log(describeError(err)));
   }
 
   /** Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker. */
-  private finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>): Promise<StopOutcome> {
+  private finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[]): Promise<StopOutcome> {
     this.finishing ??= (async () => {
       this.exitInfo = info;
       this.waiting?.dispose();
@@ -322,15 +406,15 @@ export class AgentWorker extends Disposable implements AgentSession {
       this.saveFinalScreen();
       const linger = this.opts.lingerMs ?? 2000;
       try {
-        await this.record.transition(state, { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null });
+        await this.record.transition(state, { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null }, undefined, leftovers);
       } catch (err) {
         // Not durable: say so to a stop requester; readers will judge the job once this worker is gone.
         this.server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state: this.record.state });
-        setTimeout(() => void this.shutDown(), linger).unref?.();
+        this.shutDownWhenUnwatched(linger);
         throw failure(`The agent ended, but its ${state} state could not be recorded: ${describeError(err, 300)}`);
       }
       this.server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state });
-      setTimeout(() => void this.shutDown(), linger).unref?.();
+      this.shutDownWhenUnwatched(linger);
       return { state, escalated: outcome?.escalated ?? false, survivors: outcome?.survivors ?? [] };
     })();
     return this.finishing;
@@ -350,7 +434,28 @@ export class AgentWorker extends Disposable implements AgentSession {
     }
   }
 
+  /**
+   * Ends the worker once no client is connected, or after `lingerMs` at the latest. A fixed linger
+   * kept every worker 2 s after its agent ended, also with nobody to see the final screen: after a
+   * cleanup the worker outlived "Cleaned up" by 1–3 s (docs/reliability.md).
+   */
+  private shutDownWhenUnwatched(lingerMs: number): void {
+    const timer = setTimeout(() => void this.shutDown(), lingerMs);
+    timer.unref?.();
+    const whenNobody = () => {
+      if (this.server.connectionCount > 0) return;
+      clearTimeout(timer);
+      void this.shutDown();
+    };
+    this._register(this.server.onDidCloseConnection(whenNobody));
+    whenNobody();
+  }
+
+  private shuttingDown = false;
+
   private async shutDown(): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
     this.server.dispose();
     await this.record.settled();
     this.record.freeze();
@@ -364,6 +469,22 @@ export class AgentWorker extends Disposable implements AgentSession {
   private async doStop(force: boolean): Promise<StopOutcome> {
     const pty = this.pty;
     if (!pty) {
+      // starting → cancelled is not a legal step: the record says the stop first.
+      if (this.record.state === 'starting') {
+        await this.record.transition('cancelling', { detail: force ? 'force stop requested' : 'stop requested' }).catch(() => undefined);
+      }
+      const setup = this.setupCommand;
+      if (setup) {
+        // Stopped during setup: its processes end first, then the record says so.
+        this.record.timeline('stop', `ending the setup (session ${setup.pid})`);
+        await setup.end();
+        const ended = await Promise.race([setup.done, sleep(5000).then(() => null)]);
+        // Not done: a retry runs it again.
+        await this.record
+          .update((j) => ({ ...j, setup: { ports: j.setup?.ports ?? [], state: 'failed', exitCode: ended?.code ?? null } }))
+          .catch(() => undefined);
+        return this.finish('cancelled', { code: ended?.code ?? null, signal: ended?.signal ?? null }, 'stopped during setup');
+      }
       return this.finish('cancelled', { code: null, signal: null }, 'stopped before the agent started');
     }
     this.waiting?.dispose();

@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, Server, Socket } from 'node:net';
+import { Emitter, Event } from '../common/event';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { failure } from '../common/errors';
 import { completeUtf8Length } from '../protocol/framing';
@@ -57,6 +58,9 @@ export class ControlServer extends Disposable implements ConnectionHost {
   private readonly controlDigest: Buffer;
   private readonly agentDigest: Buffer;
   readonly limits: ConnectionLimits;
+  private readonly _onDidCloseConnection = this._register(new Emitter<void>());
+  /** A connection (viewer, control client, agent signal) closed. */
+  readonly onDidCloseConnection: Event<void> = this._onDidCloseConnection.event;
 
   constructor(private readonly opts: ControlServerOptions) {
     super();
@@ -87,6 +91,11 @@ export class ControlServer extends Disposable implements ConnectionHost {
   get hasWritableViewer(): boolean {
     for (const c of this.connections) if (c.isWritableViewer) return true;
     return false;
+  }
+
+  /** Open connections of any kind (viewers, control clients such as a stop requester, agent signals). */
+  get connectionCount(): number {
+    return this.connections.size;
   }
 
   get viewerCount(): number {
@@ -199,6 +208,7 @@ export class ControlServer extends Disposable implements ConnectionHost {
     conn.onDidClose(() => {
       this.connections.delete(conn);
       if (this.active === conn) this.active = undefined;
+      this._onDidCloseConnection.fire();
     });
   }
 

@@ -7,7 +7,7 @@
  */
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { describeError } from '../common/errors';
-import type { Fence, JobStore, Lifecycle, LifecycleState } from '../store';
+import type { Fence, JobRecord, JobStore, Leftover, Lifecycle, LifecycleState } from '../store';
 import type { WaitingReason } from './waiting';
 
 /** Waiting/running flips are written at most this often (the latest state wins). */
@@ -51,12 +51,24 @@ export class ExecutionRecord extends Disposable {
   }
 
   /** Queued and fenced; rejects when the write failed (the queue goes on). */
-  transition(to: LifecycleState, patch: Partial<Lifecycle> & { detail?: string | null } = {}, expectFrom?: LifecycleState[]): Promise<void> {
+  transition(
+    to: LifecycleState,
+    patch: Partial<Lifecycle> & { detail?: string | null } = {},
+    expectFrom?: LifecycleState[],
+    leftovers?: Leftover[],
+  ): Promise<void> {
     return this.enqueue(async () => {
       const activity = this.lastActivity;
-      await this.store.transition(this.id, to, { lastActivityAt: activity.toISOString(), ...patch }, { fence: this.fence, expectFrom });
+      await this.store.transition(this.id, to, { lastActivityAt: activity.toISOString(), ...patch }, { fence: this.fence, expectFrom, leftovers });
       this.current = to;
       this.markActivityWritten(activity);
+    });
+  }
+
+  /** A fenced change of the record (setup progress), queued; rejects when the write failed. */
+  update(change: (job: JobRecord) => JobRecord): Promise<void> {
+    return this.enqueue(async () => {
+      await this.store.update(this.id, change, { fence: this.fence });
     });
   }
 

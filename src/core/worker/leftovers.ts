@@ -4,32 +4,51 @@
  * an ended agent should. After a short grace for them to exit by themselves,
  * the worker ends every process still carrying the job's marker or in the
  * agent's session (TERM, then KILL after the stop grace). The setting
- * `paddock.endLeftoversOnExit` turns it off; Stop still ends them then.
+ * `paddock.endLeftoversOnExit` turns it off: then they are listed on the record
+ * (with their start times, so a reused pid is never shown as one of them) and
+ * Stop ends them.
  */
-import { findByEnvMarker, isGoneState, sessionMembers } from '../proc';
+import { bootId, commandLineOf, findByEnvMarker, isGoneState, sessionMembers, type ProcStat } from '../proc';
+import type { Leftover } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { stopAgentProcesses, type NamedProcess } from './stopAgent';
 
 /** How long leftovers get to exit on their own once the agent has ended. */
 export const LEFTOVER_GRACE_MS = 1000;
+/** The record lists at most this many (its schema's limit). */
+const MAX_LISTED = 50;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Live processes of the agent other than its ended main process (a zombie until reaped) and this worker. */
-function leftovers(jobId: string, sid: number): number[] {
+function leftovers(jobId: string, sid: number): ProcStat[] {
   const live = [...findByEnvMarker(AGENT_MARKER_ENV, jobId), ...sessionMembers(sid)].filter((p) => !isGoneState(p.state));
-  const pids = new Set(live.map((p) => p.pid));
-  pids.delete(process.pid);
-  pids.delete(sid);
-  return [...pids];
+  const byPid = new Map(live.map((p) => [p.pid, p]));
+  byPid.delete(process.pid);
+  byPid.delete(sid);
+  return [...byPid.values()];
+}
+
+/** Leftovers that are still there after the grace (none: no wait at all). */
+async function afterGrace(jobId: string, sid: number): Promise<ProcStat[]> {
+  if (leftovers(jobId, sid).length === 0) return [];
+  await sleep(LEFTOVER_GRACE_MS);
+  return leftovers(jobId, sid);
 }
 
 /** Ends what the ended agent left running; returns how many processes were ended and any that survived. */
 export async function endLeftovers(opts: { jobId: string; sid: number; graceMs: number }): Promise<{ ended: number; survivors: NamedProcess[] }> {
-  if (leftovers(opts.jobId, opts.sid).length === 0) return { ended: 0, survivors: [] };
-  await sleep(LEFTOVER_GRACE_MS);
-  const found = leftovers(opts.jobId, opts.sid);
+  const found = await afterGrace(opts.jobId, opts.sid);
   if (found.length === 0) return { ended: 0, survivors: [] };
   const { survivors } = await stopAgentProcesses({ sid: opts.sid, jobId: opts.jobId, graceMs: opts.graceMs });
   return { ended: found.length - survivors.length, survivors };
+}
+
+/** What the ended agent left running, for the record (endLeftoversOnExit off): each with its identity. */
+export async function listLeftovers(opts: { jobId: string; sid: number }): Promise<Leftover[]> {
+  const boot = bootId();
+  return (await afterGrace(opts.jobId, opts.sid))
+    .sort((a, b) => a.pid - b.pid)
+    .slice(0, MAX_LISTED)
+    .map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500), startTime: p.startTime, bootId: boot }));
 }

@@ -42,7 +42,7 @@ async function main(): Promise<number> {
   process.on('SIGTERM', () => {
     log('SIGTERM: stopping the agent');
     // During start-up there is nothing to stop yet: stop as soon as the agent runs.
-    if (started) void stop();
+    if (started || worker.acceptsStop) void stop();
     else stopRequested = true;
   });
   process.on('uncaughtException', (err) => log(`uncaught: ${err.stack ?? err.message}`));

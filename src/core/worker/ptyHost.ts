@@ -8,6 +8,7 @@ import type * as NodePty from 'node-pty';
 import { describeError, failure } from '../common/errors';
 import type { DrainMarker } from './drain';
 import { AGENT_MARKER_ENV } from './agentMarker';
+import { AGENT_VARIABLE_NAMES } from './agentVariables';
 
 export type PtyModule = typeof NodePty;
 export type Pty = NodePty.IPty;
@@ -32,13 +33,15 @@ export function nodePtyUnavailable(err: unknown, modulePath?: string): string {
 }
 
 /** Variables that must not reach the agent: a debugger bootloader rides on NODE_OPTIONS; the Electron switch breaks node-based agents. */
-const DROPPED_ENV = ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE', 'PADDOCK_SOCKET', 'PADDOCK_AGENT_TOKEN', AGENT_MARKER_ENV];
+const DROPPED_ENV: readonly string[] = ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE', 'PADDOCK_SOCKET', 'PADDOCK_AGENT_TOKEN', AGENT_MARKER_ENV, ...AGENT_VARIABLE_NAMES];
 
 export interface AgentEnvExtras {
   jobId: string;
   socketPath: string;
   /** Lets `paddock signal` inside the agent report waiting/running, and nothing else. */
   agentToken: string;
+  /** Where the agent is (`agentVariables`): id, worktree, repository, ports. */
+  variables?: Record<string, string>;
 }
 
 export function buildAgentEnv(base: NodeJS.ProcessEnv, extras: AgentEnvExtras): Record<string, string> {
@@ -50,6 +53,7 @@ export function buildAgentEnv(base: NodeJS.ProcessEnv, extras: AgentEnvExtras): 
   env[AGENT_MARKER_ENV] = extras.jobId;
   env.PADDOCK_SOCKET = extras.socketPath;
   env.PADDOCK_AGENT_TOKEN = extras.agentToken;
+  Object.assign(env, extras.variables);
   return env;
 }
 

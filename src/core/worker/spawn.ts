@@ -11,6 +11,7 @@ import { failure } from '../common/errors';
 import { bootId, identityOf } from '../proc';
 import { processBackend } from '../proc/backend';
 import { JobStore } from '../store';
+import { AGENT_VARIABLE_NAMES } from './agentVariables';
 
 export interface SpawnWorkerOptions {
   home: string;
@@ -33,7 +34,7 @@ export interface SpawnWorkerOptions {
 export const WORKER_LOG_FILE = 'worker.log';
 
 /** Variables of the spawning process that must not leak into the worker. */
-const INHERITED_NOT_WANTED = ['NODE_OPTIONS', 'PADDOCK_SOCKET', 'PADDOCK_AGENT_TOKEN', 'PADDOCK_JOB_ID'];
+const INHERITED_NOT_WANTED = ['NODE_OPTIONS', 'PADDOCK_SOCKET', 'PADDOCK_AGENT_TOKEN', 'PADDOCK_JOB_ID', ...AGENT_VARIABLE_NAMES];
 
 export function isPlainNode(execPath: string): boolean {
   return /^node(\.exe)?$/i.test(basename(execPath));

@@ -7,8 +7,8 @@
  * recording the end on the worker's behalf. Resolves after the outcome is durable.
  */
 import { describeError, failure } from '../common/errors';
-import { findByEnvMarker, readProcStat, sessionMembers, signalIfSame } from '../proc';
-import { isTerminalState, JobRecord, JobStore, UnresponsiveWorker } from '../store';
+import { findByEnvMarker, isSameAndRunning, readProcStat, RecordedProcess, sessionMembers, signalIfSame } from '../proc';
+import { isTerminalState, JobRecord, JobStore, Leftover, UnresponsiveWorker } from '../store';
 import { StopResult, WorkerClient } from '../protocol/client';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { cancelQueued } from '../operations/cancelQueued';
@@ -163,17 +163,28 @@ async function stopThroughWorkerSignal(store: JobStore, job: JobRecord, timeoutM
 
 /**
  * The worker is gone (or the agent ended with processes left over): signal what is left of
- * the agent — its session and every marked escapee — TERM, grace, KILL, and name what ended.
+ * the agent — its session, every marked escapee, and the processes its record lists as left
+ * running (by pid and start time: one that dropped the marker is still reached) — TERM, grace,
+ * KILL, and name what ended.
  */
 async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number): Promise<StopResult> {
   // A terminal record no longer names the agent's pid: the marker every descendant inherits finds what is left.
   const marked = findByEnvMarker(AGENT_MARKER_ENV, job.id);
   const sid = job.lifecycle.pid ?? marked[0]?.sid;
-  if (!sid || sid <= 1) return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none', ended: [] };
+  const listed = runningListed(job);
   const seen = new Map<number, NamedProcess>();
-  for (const p of [...sessionMembers(sid), ...marked]) seen.set(p.pid, { pid: p.pid, command: p.comm });
+  if (sid && sid > 1) for (const p of [...sessionMembers(sid), ...marked]) seen.set(p.pid, { pid: p.pid, command: p.comm });
+  for (const p of listed) seen.set(p.pid, { pid: p.pid, command: p.command.split(' ')[0] });
   if (seen.size === 0) return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none', ended: [] };
-  const { escalated, survivors } = await stopAgentProcesses({ sid, jobId: job.id, graceMs });
+  let escalated = false;
+  let survivors: NamedProcess[] = [];
+  if (sid && sid > 1) ({ escalated, survivors } = await stopAgentProcesses({ sid, jobId: job.id, graceMs }));
+  const unreached = listed.filter((p) => isSameAndRunning(p));
+  if (unreached.length > 0) {
+    const byIdentity = await endByIdentity(unreached, graceMs);
+    escalated ||= byIdentity.escalated;
+    survivors = [...survivors, ...byIdentity.survivors.filter((p) => !survivors.some((s) => s.pid === p.pid))];
+  }
   const ended = [...seen.values()].filter((p) => !survivors.some((s) => s.pid === p.pid));
   await store.appendTimeline(job.id, {
     generation: job.lifecycle.generation,
@@ -183,4 +194,21 @@ async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number): P
       : `worker gone; the agent's leftover processes were stopped${escalated ? ` (SIGKILL after ${graceMs} ms)` : ''}: ${describeSurvivors(ended)}`.slice(0, 2000),
   });
   return { state: job.lifecycle.state, escalated, survivors, via: 'direct', ended };
+}
+
+/** The record's leftovers that still run as the processes recorded (an entry without a start time cannot be proven so). */
+function runningListed(job: JobRecord): (Leftover & RecordedProcess)[] {
+  return (job.leftovers ?? []).filter((p): p is Leftover & RecordedProcess => p.startTime !== undefined && isSameAndRunning({ pid: p.pid, startTime: p.startTime }));
+}
+
+/** TERM, up to `graceMs` for them to exit, then KILL: each only while its pid still names the recorded process. */
+async function endByIdentity(processes: (Leftover & RecordedProcess)[], graceMs: number): Promise<{ escalated: boolean; survivors: NamedProcess[] }> {
+  for (const p of processes) signalIfSame(p, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (processes.some(isSameAndRunning) && Date.now() < deadline) await sleep(50);
+  const left = processes.filter(isSameAndRunning);
+  for (const p of left) signalIfSame(p, 'SIGKILL');
+  const killDeadline = Date.now() + 2000;
+  while (left.some(isSameAndRunning) && Date.now() < killDeadline) await sleep(20);
+  return { escalated: left.length > 0, survivors: left.filter(isSameAndRunning).map((p) => ({ pid: p.pid, command: p.command })) };
 }

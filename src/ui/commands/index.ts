@@ -27,6 +27,18 @@ import { registerStartAgent } from './startAgent';
 import { registerStartDemoAgents } from './startDemoAgents';
 import { registerStop } from './stop';
 import { registerStopAll } from './stopAll';
+import { registerMerge } from './merge';
+import { registerUpdate } from './update';
+import { registerResolveInWorktree } from './resolveInWorktree';
+import { registerApply } from './apply';
+import { registerCreatePullRequest } from './createPullRequest';
+import { registerForget } from './forget';
+import { registerRunCheck } from './runCheck';
+import { registerStopGroup } from './stopGroup';
+import { registerSendPromptToGroup } from './sendPromptToGroup';
+import { registerCompareAttempts } from './compareAttempts';
+import { registerDiffAttempts } from './diffAttempts';
+import { registerKeepAttempt } from './keepAttempt';
 
 /** Every `paddock.*` command, one file each. */
 const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
@@ -57,6 +69,18 @@ const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
   registerSendReview,
   registerAddReviewComment,
   registerDeleteReviewComment,
+  registerMerge,
+  registerUpdate,
+  registerResolveInWorktree,
+  registerApply,
+  registerCreatePullRequest,
+  registerForget,
+  registerRunCheck,
+  registerStopGroup,
+  registerSendPromptToGroup,
+  registerCompareAttempts,
+  registerDiffAttempts,
+  registerKeepAttempt,
 ];
 
 export function registerCommands(s: PaddockServices): vscode.Disposable[] {

@@ -11,8 +11,8 @@ import type { AgentsChange, AgentsModel } from '../model/agentsModel';
 import type { AgentStandings } from '../model/agentStandings';
 import { showCleanedForHours } from '../config';
 import { hiddenAsCleaned } from './cleanedFilter';
-import { AgentNode, RepoNode, TreeContext, TreeNode, UnreadableNode } from './nodes';
-import { lookOf } from './presentation';
+import { AgentNode, GroupNode, RepoNode, TreeContext, TreeNode, UnreadableNode } from './nodes';
+import { groupLookOf, lookOf } from './presentation';
 
 /** Context key: the view shows every cleaned agent ("Show Cleaned Agents" is on). */
 export const SHOWING_CLEANED_KEY = 'paddock.showingCleaned';
@@ -26,6 +26,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   private readonly agentNodes = new Map<string, AgentNode>();
   private readonly unreadableNodes = new Map<string, UnreadableNode>();
   private readonly repoNodes = new Map<string, RepoNode>();
+  private readonly groupNodes = new Map<string, GroupNode>();
 
   private showAllCleaned = false;
   /** How many agents the cleaned filter left out at the last render (a change re-renders the root). */
@@ -69,7 +70,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     await this.model.ready();
     const unreadable = this.model.unreadable().map(({ id, reason }) => this.unreadableNode(id, reason));
     const agents = this.agentsOf(undefined);
-    const repos = [...new Set(agents.map((a) => a.job.repo))];
+    const repos = [...new Set(this.model.visibleAgents().map((job) => job.repo))];
     if (this.grouped() && repos.length > 0) return [...repos.sort().map((r) => this.repoNode(r)), ...unreadable];
     return [...agents, ...unreadable];
   }
@@ -82,9 +83,31 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     return element.treeItem();
   }
 
-  agentsOf(repo: string | undefined): AgentNode[] {
+  /** The cached node of a visible group of attempts. */
+  group(groupId: string): GroupNode | undefined {
+    const members = this.members(groupId);
+    return members.length ? this.groupNode(groupId, members) : undefined;
+  }
+
+  agentsOf(repo: string | undefined): (AgentNode | GroupNode)[] {
     const jobs = this.shownAgents().filter((job) => repo === undefined || job.repo === repo);
-    return sorted(jobs).map((job) => this.agentNode(job));
+    const now = Date.now();
+    const rows: { node: AgentNode | GroupNode; rank: number; createdAt: number }[] = [];
+    const groups = new Map<string, JobRecord[]>();
+    for (const job of jobs) {
+      if (job.group) {
+        const list = groups.get(job.group.id) ?? [];
+        list.push(job);
+        groups.set(job.group.id, list);
+      } else {
+        rows.push({ node: this.agentNode(job), rank: lookOf(job, now).rank, createdAt: Date.parse(job.createdAt) });
+      }
+    }
+    for (const [id, members] of groups) {
+      const ordered = byIndex(members);
+      rows.push({ node: this.groupNode(id, ordered), rank: groupLookOf(ordered, now).rank, createdAt: Math.max(...ordered.map((j) => Date.parse(j.createdAt))) });
+    }
+    return rows.sort((a, b) => a.rank - b.rank || b.createdAt - a.createdAt).map((r) => r.node);
   }
 
   /** Visible agents minus cleaned ones past `paddock.showCleanedFor` (unless all are asked for). */
@@ -102,8 +125,22 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     if (nodes.length) this.changeEmitter.fire(nodes);
   }
 
-  groupOf(agent: AgentNode): RepoNode | undefined {
+  attemptsOf(groupId: string): AgentNode[] {
+    return this.members(groupId).map((job) => this.agentNode(job));
+  }
+
+  groupOf(agent: AgentNode): GroupNode | RepoNode | undefined {
+    if (agent.job.group) return this.group(agent.job.group.id);
     return this.grouped() ? this.repoNode(agent.job.repo) : undefined;
+  }
+
+  repoOf(group: GroupNode): RepoNode | undefined {
+    const repo = group.members[0]?.repo;
+    return this.grouped() && repo ? this.repoNode(repo) : undefined;
+  }
+
+  private members(groupId: string): JobRecord[] {
+    return byIndex(this.model.visibleAgents().filter((job) => job.group?.id === groupId));
   }
 
   private grouped(): boolean {
@@ -120,6 +157,9 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     for (const id of change.ids) {
       const node = this.agent(id);
       if (node) nodes.push(node);
+      // A group's words count its attempts' states: it re-renders with them.
+      const group = node?.job.group ? this.group(node.job.group.id) : undefined;
+      if (group && !nodes.includes(group)) nodes.push(group);
       const broken = this.unreadableNodes.get(id);
       if (broken) nodes.push(broken);
     }
@@ -131,6 +171,18 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     for (const id of this.agentNodes.keys()) if (!this.model.get(id)) this.agentNodes.delete(id);
     const broken = new Set(this.model.unreadable().map((u) => u.id));
     for (const id of this.unreadableNodes.keys()) if (!broken.has(id)) this.unreadableNodes.delete(id);
+    const groups = new Set(this.model.visibleAgents().flatMap((job) => (job.group ? [job.group.id] : [])));
+    for (const id of this.groupNodes.keys()) if (!groups.has(id)) this.groupNodes.delete(id);
+  }
+
+  private groupNode(groupId: string, members: JobRecord[]): GroupNode {
+    let node = this.groupNodes.get(groupId);
+    if (!node) {
+      node = new GroupNode(groupId, members);
+      this.groupNodes.set(groupId, node);
+    }
+    node.members = members;
+    return node;
   }
 
   private agentNode(job: JobRecord): AgentNode {
@@ -179,10 +231,6 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   }
 }
 
-function sorted(jobs: JobRecord[]): JobRecord[] {
-  const now = Date.now();
-  return jobs.sort((a, b) => {
-    const r = lookOf(a, now).rank - lookOf(b, now).rank;
-    return r !== 0 ? r : Date.parse(b.createdAt) - Date.parse(a.createdAt);
-  });
+function byIndex(jobs: JobRecord[]): JobRecord[] {
+  return jobs.sort((a, b) => (a.group?.index ?? 0) - (b.group?.index ?? 0) || a.id.localeCompare(b.id));
 }

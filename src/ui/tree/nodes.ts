@@ -8,14 +8,18 @@ import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
 import { changedFiles, type ChangedFile, type Standing } from '../../core/git';
 import type { JobRecord } from '../../core/store/schema';
-import { lookOf, tooltipMarkdown } from './presentation';
+import { attemptLabel, groupLookOf, lookOf, tooltipMarkdown } from './presentation';
 
 /** What a node needs from the tree to list its children. */
 export interface TreeContext {
-  /** Visible agents of one repository (or all), in display order. */
-  agentsOf(repo: string | undefined): AgentNode[];
-  /** The repository node an agent is grouped under, when the view groups by repository. */
-  groupOf(agent: AgentNode): RepoNode | undefined;
+  /** Visible agents of one repository (or all), in display order: the attempts of a group as one group node. */
+  agentsOf(repo: string | undefined): (AgentNode | GroupNode)[];
+  /** The node an agent is shown under: its group of attempts, or its repository when the view groups by repository. */
+  groupOf(agent: AgentNode): GroupNode | RepoNode | undefined;
+  /** The visible attempts of a group, in attempt order. */
+  attemptsOf(groupId: string): AgentNode[];
+  /** The repository node a group is shown under, when the view groups by repository. */
+  repoOf(group: GroupNode): RepoNode | undefined;
 }
 
 abstract class Node {
@@ -51,6 +55,38 @@ export class RepoNode extends Node {
   }
 }
 
+/** Several attempts at one task: "Fix the date test · 3 attempts · 2 done, 1 running", the attempts as children. */
+export class GroupNode extends Node {
+  readonly kind = 'group';
+  constructor(
+    readonly groupId: string,
+    /** The visible attempts (in attempt order), set by the tree before each render. */
+    public members: JobRecord[],
+  ) {
+    super();
+  }
+  get id(): string {
+    return `group:${this.groupId}`;
+  }
+  treeItem(): vscode.TreeItem {
+    const look = groupLookOf(this.members);
+    const item = new vscode.TreeItem(printable(look.title), vscode.TreeItemCollapsibleState.Expanded);
+    item.id = this.id;
+    item.description = look.description;
+    item.iconPath = new vscode.ThemeIcon('layers', look.colorId ? new vscode.ThemeColor(look.colorId) : undefined);
+    item.contextValue = look.contextValue;
+    item.tooltip = new vscode.MarkdownString().appendText(`${look.title} — ${look.description}`);
+    item.accessibilityInformation = { label: `${printable(look.title)}, ${look.description}` };
+    return item;
+  }
+  override children(ctx: TreeContext): TreeNode[] {
+    return ctx.attemptsOf(this.groupId);
+  }
+  override parent(ctx: TreeContext): TreeNode | undefined {
+    return ctx.repoOf(this);
+  }
+}
+
 export class AgentNode extends Node {
   readonly kind = 'agent';
   constructor(
@@ -69,7 +105,8 @@ export class AgentNode extends Node {
     const standing = this.standingOf(job.id);
     const look = lookOf(job, now, standing);
     const hasChildren = Boolean(job.worktree || job.evidence);
-    const item = new vscode.TreeItem(printable(job.title), hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const label = job.group ? attemptLabel(job) : printable(job.title);
+    const item = new vscode.TreeItem(label, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.description = look.description;
     item.iconPath = new vscode.ThemeIcon(look.iconId, look.colorId ? new vscode.ThemeColor(look.colorId) : undefined);
@@ -77,7 +114,7 @@ export class AgentNode extends Node {
     const tooltip = new vscode.MarkdownString(tooltipMarkdown(job, now, standing));
     tooltip.supportThemeIcons = true;
     item.tooltip = tooltip;
-    item.accessibilityInformation = { label: `${printable(job.title)}, ${look.description}` };
+    item.accessibilityInformation = { label: `${label}, ${look.description}` };
     return item;
   }
   override async children(): Promise<TreeNode[]> {
@@ -206,7 +243,7 @@ export class MessageNode extends Node {
   }
 }
 
-export type TreeNode = RepoNode | AgentNode | UnreadableNode | FileNode | EvidenceNode | MessageNode;
+export type TreeNode = RepoNode | GroupNode | AgentNode | UnreadableNode | FileNode | EvidenceNode | MessageNode;
 
 /** A changed file's git status in words. */
 function statusWord(status: string): string {

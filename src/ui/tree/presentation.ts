@@ -13,14 +13,21 @@ import {
   canAttach,
   canCleanUp,
   canCleanUpAnyway,
+  canForget,
+  canLand,
+  canUpdate,
   canRestore,
   canRetry,
   canRetryCleanup,
+  canCheck,
+  canKeep,
   canSend,
   canSendReview,
   canStop,
   hasLiveWorktree,
 } from '../../core/operations/rules';
+import { leftoversInWords } from '../../core/operations/leftovers';
+import { checkInWords } from '../../core/attempts/compareReport';
 
 export interface AgentLook {
   description: string;
@@ -74,6 +81,11 @@ function since(iso: string | null, now: number): string | undefined {
 
 export function stateInWords(job: JobRecord): string {
   const { state, exitCode, signal } = job.lifecycle;
+  // The worktree's setup command runs before the agent: say so rather than a bare "starting".
+  if (state === 'starting' && job.setup?.state === 'running') return 'setting up';
+  if (state === 'failed' && job.setup?.state === 'failed' && job.lifecycle.startedAt === null) {
+    return job.setup.exitCode !== null ? `setup failed (exit ${job.setup.exitCode})` : 'setup failed';
+  }
   if (state === 'failed') {
     if (signal) return `failed (${signal})`;
     if (exitCode !== null) return `failed (exit ${exitCode})`;
@@ -115,7 +127,53 @@ export function capabilitiesOf(job: JobRecord): string[] {
   if (canCleanUpAnyway(job)) caps.push('consent');
   if (canRestore(job)) caps.push('restore');
   if (canSendReview(job) && hasLiveWorktree(job)) caps.push('review');
+  if (canLand(job)) caps.push('land');
+  if (canUpdate(job)) caps.push('update');
+  if (canForget(job)) caps.push('forget');
+  if (canCheck(job)) caps.push('check');
+  if (canKeep(job)) caps.push('keep');
   return caps;
+}
+
+/** An attempt's row under its group: its place and what runs it ("Attempt 2 · codex"). */
+export function attemptLabel(job: JobRecord): string {
+  const who = job.profile ?? job.command[0].split('/').pop() ?? '';
+  return `Attempt ${job.group?.index ?? '?'} · ${printable(who)}`;
+}
+
+export interface GroupLook {
+  title: string;
+  description: string;
+  colorId: string | undefined;
+  rank: number;
+  contextValue: string;
+}
+
+/** A group node's words ("3 attempts · 2 done, 1 running · 1 ✓ check"), colour, rank and capabilities. */
+export function groupLookOf(members: readonly JobRecord[], now = Date.now()): GroupLook {
+  const first = members[0];
+  const size = first?.group?.size ?? members.length;
+  const count = (pred: (j: JobRecord) => boolean) => members.filter(pred).length;
+  const done = count((j) => isTerminalState(j.lifecycle.state));
+  const running = count((j) => ['starting', 'running', 'waiting', 'cancelling'].includes(j.lifecycle.state));
+  const queued = count((j) => j.lifecycle.state === 'queued');
+  const waiting = count((j) => j.lifecycle.state === 'waiting');
+  const passed = count((j) => j.check?.state === 'passed');
+  const failed = count((j) => j.check?.state === 'failed');
+  const states = [done && `${done} done`, running && `${running} running`, queued && `${queued} queued`].filter(Boolean).join(', ');
+  const checks = [passed && `${passed} ✓ check`, failed && `${failed} ✗ check`].filter(Boolean).join(', ');
+  const parts = [`${size} attempts`, states, checks, members.length < size ? `${size - members.length} gone` : ''].filter(Boolean);
+  const caps = ['compare'];
+  if (members.some(canStop)) caps.push('stop');
+  if (members.some(canSend)) caps.push('send');
+  const rank = Math.min(...members.map((j) => lookOf(j, now).rank));
+  return {
+    title: first?.group?.title ?? first?.title ?? '',
+    description: parts.join(' · '),
+    colorId: waiting ? 'charts.yellow' : running ? 'charts.green' : undefined,
+    rank,
+    contextValue: `group:${caps.join('.')}`,
+  };
 }
 
 /** `standing`: where the work stands against the base, when it has been computed (never computed here). */
@@ -145,10 +203,13 @@ export function lookOf(job: JobRecord, now: number, standing?: Standing): AgentL
       rank = 2;
     }
   }
+  if (job.check) parts.push(checkInWords(job.check));
+  // What the person should know at a glance besides the state: what still runs, and that it acts without asking.
+  const notes = [leftoversInWords(job), job.autoApprove ? AUTO_APPROVE_MARKER : undefined].filter((n): n is string => n !== undefined);
+  // Where the work stands against its base (computed elsewhere, cached): after the state, before the notes.
   const work = standingWords(job, standing);
-  const described = cleanup ? `${parts[0]} · ${cleanup}` : parts.join(' · ');
   return {
-    description: work ? `${described} · ${work}` : described,
+    description: [...(cleanup ? [parts[0], cleanup] : parts), ...(work ? [work] : []), ...notes].join(' · '),
     iconId,
     colorId,
     rank,
@@ -172,6 +233,9 @@ function standingRows(job: JobRecord, s: Standing | undefined): (string | undefi
   }
   return rows;
 }
+
+/** The row's marker of an agent started with its profile's auto-approve flag. */
+export const AUTO_APPROVE_MARKER = 'auto-approve';
 
 function ended(state: LifecycleState): boolean {
   return isTerminalState(state);
@@ -222,6 +286,11 @@ export function tooltipMarkdown(job: JobRecord, now: number, standing?: Standing
     row('Exit code', l.exitCode),
     row('Signal', l.signal),
     row('Detail', l.detail),
+    row('Auto-approve', job.autoApprove ? 'on: the agent acts without asking for approval' : null),
+    row('Left running', job.leftovers?.length ? job.leftovers.map((p) => `pid ${p.pid} (${p.command})`).join(', ') : null),
+    row('Attempt', job.group ? `${job.group.index} of ${job.group.size} (group ${job.group.id})` : null),
+    row('Check', job.check ? checkInWords(job.check) : null),
+    row('Check output', job.check?.summary ? job.check.summary.split('\n').slice(-5).join(' / ') : null),
     ...standingRows(job, standing),
   ];
   if (c) {

@@ -12,7 +12,9 @@ const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'ut
 const bundle = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.nls.json'), 'utf8')) as Record<string, string>;
 
 /** Keys whose string values a person reads (in the Marketplace, the palette, the views, Settings). */
-const VISIBLE = new Set(['displayName', 'description', 'markdownDescription', 'title', 'name', 'contextualTitle', 'contents', 'category']);
+const VISIBLE = new Set(['displayName', 'description', 'markdownDescription', 'title', 'name', 'contextualTitle', 'contents', 'category', 'label']);
+/** Keys whose value is a list of visible strings (a setting's enum descriptions). */
+const VISIBLE_LISTS = new Set(['enumDescriptions', 'markdownEnumDescriptions']);
 
 /** [json path, value] of every visible string in the manifest. */
 function visibleStrings(value: unknown, at: string, out: [string, string][] = []): [string, string][] {
@@ -20,6 +22,7 @@ function visibleStrings(value: unknown, at: string, out: [string, string][] = []
   else if (value && typeof value === 'object') {
     for (const [key, v] of Object.entries(value)) {
       if (typeof v === 'string' && VISIBLE.has(key)) out.push([`${at}.${key}`, v]);
+      else if (VISIBLE_LISTS.has(key) && Array.isArray(v)) v.forEach((item, i) => typeof item === 'string' && out.push([`${at}.${key}[${i}]`, item]));
       else visibleStrings(v, `${at}.${key}`, out);
     }
   }

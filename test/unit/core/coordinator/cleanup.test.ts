@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { readProcStat } from '../../../../src/core/proc';
 import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
 
 describe('Coordinator: cleanup', function () {
@@ -89,6 +90,33 @@ describe('Coordinator: cleanup', function () {
     assert.equal(report.job.cleanup?.phase, 'complete', report.job.cleanup?.lastError ?? '');
     assert.equal(report.job.lifecycle.state, 'cancelled');
     assert.equal(git(sb.repo, 'show', `refs/paddock/snapshots/${job.id}:file.txt`), 'work');
+  });
+
+  it('the worker exits promptly once the cleanup stopped its agent, not a fixed linger later', async () => {
+    // Measured before the fix: the worker stayed 2 s after its `cancelled` entry (1.5–1.6 s after
+    // "cleanup complete"), lingering for viewers when none was connected.
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sleep', '600'] });
+    const running = await sb.waitFor(job.id, (j) => j.lifecycle.state === 'running');
+    const worker = { pid: running.lifecycle.workerPid!, startTime: running.execution!.startTime };
+    const isGone = () => {
+      const stat = readProcStat(worker.pid);
+      return !stat || stat.startTime !== worker.startTime || stat.state === 'Z' || stat.state === 'X';
+    };
+    let goneAt = 0;
+    const watching = (async () => {
+      while (!isGone()) await sleep(5);
+      goneAt = Date.now();
+    })();
+    const report = await c.cleanup(job.id);
+    assert.equal(report.job.cleanup?.phase, 'complete', report.job.cleanup?.lastError ?? '');
+    await Promise.race([watching, sleep(5000)]);
+    assert.ok(goneAt > 0, 'the worker is still running 5 s after the cleanup');
+    const stopped = (await sb.store.readTimeline(job.id)).find((e) => e.to === 'cancelled');
+    assert.ok(stopped, 'the stop is on the timeline');
+    const afterStop = goneAt - Date.parse(stopped.at);
+    // Bound generous for a loaded 2-core CI; typically 20–40 ms here.
+    assert.ok(afterStop < 1000, `the worker exited ${afterStop} ms after its agent was recorded stopped`);
   });
 
   it('a holder makes it incomplete naming the pid; backoff survives a restart; completes after the holder exits', async () => {

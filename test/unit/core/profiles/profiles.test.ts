@@ -3,6 +3,9 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertRunnable, builtinProfiles, expandArgs, findProgram, profileNames, resolveProfile } from '../../../../src/core/profiles';
+import { planStart, resumeCommand } from '../../../../src/core/coordinator/startPlan';
+import { DEFAULT_SETTINGS } from '../../../../src/core/coordinator/settings';
+import { PaddockError } from '../../../../src/core/common/errors';
 
 describe('profiles', () => {
   const env = { PATH: '/usr/bin:/bin', SHELL: '/bin/zsh-test' };
@@ -11,6 +14,34 @@ describe('profiles', () => {
     assert.deepEqual(Object.keys(builtinProfiles(env)).sort(), ['aider', 'claude', 'codex', 'demo', 'shell']);
     assert.equal(resolveProfile('claude', {}, env).command, 'claude');
     assert.deepEqual(resolveProfile('claude', {}, env).resumeArgs, ['--continue', '--', '{prompt}']);
+  });
+
+  it("auto-approve: each built-in agent's own flag, a person's profile may name one, off unless asked", () => {
+    const flagOf = (name: string, profiles: unknown = {}) => {
+      const plan = planStart({ repo: '/r', profile: name, prompt: 'do it', autoApprove: true }, { ...DEFAULT_SETTINGS, profiles }, env);
+      assert.equal(plan.autoApprove, true);
+      return plan;
+    };
+    const claude = flagOf('claude');
+    assert.equal(claude.command[3], '--dangerously-skip-permissions');
+    assert.deepEqual(claude.command.slice(4), ['--', 'do it']);
+    // A retry (resume arguments) keeps it.
+    assert.deepEqual(resumeCommand(claude.command, claude.settings.resumeArgs).slice(3), ['--dangerously-skip-permissions', '--continue']);
+    assert.ok(flagOf('codex').command.includes('--dangerously-bypass-approvals-and-sandbox'));
+    assert.deepEqual(flagOf('aider').command, ['aider', '--yes-always']);
+    const mine = flagOf('mine', { mine: { command: 'my-agent', args: ['{prompt}'], autoApprove: ['--trust-me', 'yes'] } });
+    assert.deepEqual(mine.command, ['my-agent', '--trust-me', 'yes', 'do it']);
+
+    const off = planStart({ repo: '/r', profile: 'claude', prompt: 'do it' }, DEFAULT_SETTINGS, env);
+    assert.equal(off.autoApprove, false);
+    assert.ok(!off.command.includes('--dangerously-skip-permissions'));
+    // A built-in's flag can be taken away; a profile without one refuses auto-approve as bad usage.
+    for (const [name, profiles] of [['shell', {}], ['claude', { claude: { autoApprove: null } }]] as const) {
+      assert.throws(
+        () => planStart({ repo: '/r', profile: name, autoApprove: true }, { ...DEFAULT_SETTINGS, profiles }, env),
+        (err: unknown) => err instanceof PaddockError && err.kind === 'usage' && /has no auto-approve flag/.test(err.message),
+      );
+    }
   });
 
   it('shell is $SHELL, else /bin/bash', () => {

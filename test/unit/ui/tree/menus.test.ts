@@ -10,11 +10,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { initialRecord } from '../../../../src/core/store/newJob';
 import { LIFECYCLE_STATES, type JobRecord } from '../../../../src/core/store/schema';
-import { capabilitiesOf, lookOf } from '../../../../src/ui/tree/presentation';
+import { capabilitiesOf, groupLookOf, lookOf } from '../../../../src/ui/tree/presentation';
 import { sampleJob } from '../../core/store/helpers';
 
 interface MenuEntry {
-  command: string;
+  command?: string;
+  submenu?: string;
   when?: string;
   group?: string;
 }
@@ -22,7 +23,10 @@ interface MenuEntry {
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', '..', '..', 'package.json'), 'utf8')) as {
   contributes: { menus: Record<string, MenuEntry[]> };
 };
-const itemMenu = manifest.contributes.menus['view/item/context'].filter((e) => e.when?.includes('viewItem =~ /^agent:'));
+// The row's menu and its Land submenu; a submenu entry counts as "submenu:<id>".
+const itemMenu = [...manifest.contributes.menus['view/item/context'], ...manifest.contributes.menus['paddock.land']]
+  .filter((e) => e.when?.includes('viewItem =~ /^agent:'))
+  .map((e) => ({ ...e, command: e.command ?? `submenu:${e.submenu}` }));
 
 /** The commands each capability should offer on an agent's item. */
 const EXPECTED: Record<string, string[]> = {
@@ -39,7 +43,20 @@ const EXPECTED: Record<string, string[]> = {
   consent: ['paddock.cleanUpAnyway'],
   restore: ['paddock.restore'],
   review: ['paddock.sendReview'],
+  land: ['submenu:paddock.land', 'paddock.merge', 'paddock.apply', 'paddock.createPullRequest'],
+  update: ['paddock.update'],
+  forget: ['paddock.forget'],
+  check: ['paddock.runCheck'],
+  keep: ['paddock.keepAttempt'],
 };
+
+/** The commands each capability should offer on a group of attempts. */
+const GROUP_EXPECTED: Record<string, string[]> = {
+  compare: ['paddock.compareAttempts', 'paddock.diffAttempts'],
+  stop: ['paddock.stopGroup'],
+  send: ['paddock.sendPromptToGroup'],
+};
+const groupMenu = manifest.contributes.menus['view/item/context'].filter((e) => e.when?.includes('viewItem =~ /^group:'));
 
 /** The `viewItem =~ /…/` of a when-clause, as VS Code evaluates it (a JavaScript regular expression). */
 function viewItemPattern(when: string): RegExp {
@@ -60,8 +77,10 @@ function corpus(): JobRecord[] {
   const now = new Date().toISOString();
   const jobs: JobRecord[] = [];
   for (const state of LIFECYCLE_STATES) {
-    for (const variant of ['plain', 'noWorktree', 'incomplete', 'consent', 'complete'] as const) {
+    for (const variant of ['plain', 'noWorktree', 'incomplete', 'consent', 'complete', 'attempt', 'checking'] as const) {
       const job = initialRecord('abc123', sampleJob(), now);
+      if (variant === 'attempt' || variant === 'checking') job.group = { id: 'grp12345', title: 'task', index: 1, size: 2 };
+      if (variant === 'checking') job.check = { state: 'running', exitCode: null, durationMs: null, at: now, summary: '' };
       job.lifecycle.state = state;
       job.worktree = variant === 'noWorktree' ? null : '/tmp/paddock-worktree';
       job.branch = variant === 'noWorktree' ? null : 'paddock/abc123';
@@ -97,6 +116,21 @@ describe('tree presentation ↔ the context menu in package.json', () => {
       const shown = new Set(itemMenu.filter((e) => viewItemPattern(e.when!).test(contextValue)).map((e) => e.command));
       const expected = new Set(capabilitiesOf(job).flatMap((c) => EXPECTED[c]));
       assert.deepEqual([...shown].sort(), [...expected].sort(), `${contextValue}`);
+    }
+  });
+
+  it('a group of attempts offers exactly the group commands of its capabilities', () => {
+    for (const a of jobs) {
+      for (const b of jobs) {
+        const members = [
+          { ...a, group: { id: 'grp12345', title: 'task', index: 1, size: 2 } },
+          { ...b, group: { id: 'grp12345', title: 'task', index: 2, size: 2 } },
+        ];
+        const look = groupLookOf(members);
+        const caps = look.contextValue.replace(/^group:/, '').split('.');
+        const shown = new Set(groupMenu.filter((e) => viewItemPattern(e.when!).test(look.contextValue)).map((e) => e.command));
+        assert.deepEqual([...shown].sort(), [...new Set(caps.flatMap((c) => GROUP_EXPECTED[c]))].sort(), look.contextValue);
+      }
     }
   });
 

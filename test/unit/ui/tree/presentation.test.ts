@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { escapeCell, tooltipMarkdown } from '../../../../src/ui/tree/presentation';
+import { escapeCell, lookOf, tooltipMarkdown } from '../../../../src/ui/tree/presentation';
 import { initialRecord } from '../../../../src/core/store/newJob';
 import { sampleJob } from '../../core/store/helpers';
 
@@ -26,5 +26,24 @@ describe('tree presentation of text Paddock did not write', () => {
     const md = tooltipMarkdown(job, Date.now());
     assert.doesNotMatch(md, /[\x00-\x09\x0b-\x1f\x7f-\x9f]/); // eslint-disable-line no-control-regex
     assert.equal(md.split('\n').filter((l) => l.includes('FAKE')).length, 1);
+  });
+});
+
+describe('tree presentation of auto-approve and leftovers', () => {
+  it('the row says how many processes the agent left running and that it acts without asking; the tooltip lists them', () => {
+    const job = initialRecord('abc123', sampleJob({ title: 'codex run' }), new Date().toISOString());
+    job.lifecycle = { ...job.lifecycle, state: 'completed', exitCode: 0, endedAt: new Date().toISOString() };
+    assert.equal(lookOf(job, Date.now()).description, 'completed');
+    job.autoApprove = true;
+    job.leftovers = [
+      { pid: 4242, command: 'codex app-server', startTime: 1, bootId: 'b' },
+      { pid: 4243, command: 'codex-helper --stdio', startTime: 2, bootId: 'b' },
+    ];
+    assert.equal(lookOf(job, Date.now()).description, 'completed · 2 processes left running · auto-approve');
+    const md = tooltipMarkdown(job, Date.now());
+    assert.ok(md.includes('| Left running | pid 4242 \\(codex app\\-server\\), pid 4243 \\(codex\\-helper \\-\\-stdio\\) |'), md);
+    assert.ok(md.includes('| Auto-approve | on: the agent acts without asking for approval |'), md);
+    job.leftovers = [job.leftovers[0]];
+    assert.equal(lookOf(job, Date.now()).description, 'completed · 1 process left running · auto-approve');
   });
 });

@@ -1,0 +1,44 @@
+/**
+ * `paddock prune [--older-than DAYS] [--snapshots] [--yes]`: forget cleaned-up
+ * agents; with --snapshots also delete their snapshot refs (the last copy of
+ * their work), listed before anything goes. Asks on a terminal; else needs --yes.
+ */
+import { failure, usageError } from '../../core/common/errors';
+import { printable } from '../../core/common/printable';
+import { defineCommand } from '../support/args';
+import { ask } from '../support/landingChoices';
+import { withCoordinator } from '../support/session';
+
+export const pruneCommand = defineCommand({
+  name: 'prune',
+  usage: 'paddock prune [--older-than DAYS] [--snapshots] [--yes]',
+  summary: 'Forget cleaned-up agents (--older-than DAYS); --snapshots also deletes their snapshot refs.',
+  options: { 'older-than': { type: 'string' }, snapshots: { type: 'boolean' }, yes: { type: 'boolean' } },
+  positionals: [],
+  async run({ values, bad }, ctx) {
+    const text = values['older-than'];
+    const olderThanDays = text === undefined ? undefined : Number(text);
+    if (olderThanDays !== undefined && !(Number.isFinite(olderThanDays) && olderThanDays >= 0)) throw bad(`--older-than takes a number of days (0 or more), not '${text}'`);
+    const req = { olderThanDays, snapshots: values.snapshots === true };
+    return withCoordinator(ctx, async (c) => {
+      const plan = await c.planPrune(req);
+      if (plan.length === 0) {
+        ctx.io.stdout.write('No cleaned-up agent to remove.\n');
+        return 0;
+      }
+      for (const item of plan) {
+        const ref = req.snapshots && item.snapshotRef ? `; deletes ${item.snapshotRef} in ${item.repo}` : '';
+        ctx.io.stdout.write(`${item.id}  ${printable(item.title)} (cleaned ${item.cleanedAt})${printable(ref)}\n`);
+      }
+      if (!values.yes) {
+        const what = `${plan.length} agent(s)${req.snapshots ? ' and their snapshot refs (the last copy of their work)' : ''}`;
+        if (!ctx.io.stdin.isTTY) throw usageError(`Prune would remove ${what}; pass --yes to confirm when not on a terminal.`);
+        if (!/^y(es)?$/i.test(await ask(ctx, `Remove ${what}? [y/N] `))) throw failure('Nothing was changed.');
+      }
+      const report = await c.prune(plan, req);
+      ctx.io.stdout.write(`Removed ${report.forgotten.length} agent(s) from the list${req.snapshots ? `, deleted ${report.refsDeleted.length} snapshot ref(s)` : ''}.\n`);
+      if (report.problems.length) throw failure(`Not all were removed: ${report.problems.map((p) => `${p.id}: ${p.reason}`).join('; ')}`);
+      return 0;
+    });
+  },
+});

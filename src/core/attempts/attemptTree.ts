@@ -1,0 +1,94 @@
+/**
+ * An attempt's work as one git tree, and what it changed against its base:
+ * - a live worktree: its full state on disk (tracked, modified, untracked, not
+ *   ignored) written as a tree through a temporary index — the worktree's own
+ *   index is never touched;
+ * - a cleaned attempt: its evidence snapshot (the full state cleanup saved).
+ * Trees live in the repository's shared object store, so two attempts' trees
+ * can be diffed from the main repository.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { GIT_BULK_TIMEOUT_MS, runGit } from '../git/runGit';
+import type { JobRecord } from '../store/schema';
+
+export interface AttemptTree {
+  /** The tree's object id. */
+  tree: string;
+  /** Where it came from. */
+  source: 'worktree' | 'snapshot';
+  /** The commit the attempt's branch (or the snapshot's head) is at; null when unknown. */
+  head: string | null;
+}
+
+export interface FileChange {
+  path: string;
+  /** Lines added and removed; null for a binary file. */
+  added: number | null;
+  removed: number | null;
+}
+
+/** The attempt's tree, or the reason there is none (never started, cleaned without a snapshot). */
+export async function attemptTree(job: JobRecord): Promise<AttemptTree | { unavailable: string }> {
+  const cleaned = job.cleanup?.phase === 'complete' || job.worktree === null || !existsSync(job.worktree);
+  if (!cleaned) {
+    const worktree = job.worktree!;
+    const index = path.join(tmpdir(), `paddock-compare-${randomBytes(6).toString('hex')}.index`);
+    const env = { GIT_INDEX_FILE: index };
+    try {
+      const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, allowFailure: true })).stdout.trim() || null;
+      if (head) await runGit(['read-tree', head], { cwd: worktree, env });
+      await runGit(['add', '-A', '--', '.'], { cwd: worktree, env, timeoutMs: GIT_BULK_TIMEOUT_MS });
+      const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
+      return { tree, source: 'worktree', head };
+    } finally {
+      await fs.rm(index, { force: true });
+    }
+  }
+  const ref = job.evidence?.snapshotSha ?? job.evidence?.snapshotRef;
+  if (!ref) return { unavailable: job.cleanup?.phase === 'complete' ? 'cleaned up without a snapshot' : 'no worktree and no snapshot' };
+  const res = await runGit(['rev-parse', '--verify', '-q', `${ref}^{tree}`], { cwd: job.repo, allowFailure: true });
+  if (res.code !== 0) return { unavailable: `its snapshot ${ref} is no longer in the repository` };
+  return { tree: res.stdout.trim(), source: 'snapshot', head: job.evidence?.headSha ?? null };
+}
+
+/** Files changed from `from` to `to` (tree-ishes), with lines added and removed; renames as delete + add. */
+export async function fileChanges(repo: string, from: string, to: string): Promise<FileChange[]> {
+  const res = await runGit(['diff', '--numstat', '-z', '--no-renames', '--no-ext-diff', from, to, '--'], { cwd: repo });
+  const out: FileChange[] = [];
+  for (const record of res.stdout.split('\0')) {
+    if (!record) continue;
+    const [added, removed, ...rest] = record.split('\t');
+    out.push({ path: rest.join('\t'), added: added === '-' ? null : Number(added), removed: removed === '-' ? null : Number(removed) });
+  }
+  return out;
+}
+
+/** The added lines of each text file changed from `from` to `to`, by path. */
+export async function addedLines(repo: string, from: string, to: string): Promise<Map<string, string[]>> {
+  const res = await runGit(['diff', '--unified=0', '--no-color', '--no-renames', '--no-ext-diff', '--src-prefix=a/', '--dst-prefix=b/', from, to, '--'], { cwd: repo });
+  const byFile = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of res.stdout.split('\n')) {
+    if (line.startsWith('diff --git ')) {
+      current = undefined;
+    } else if (line.startsWith('+++ ')) {
+      const name = line.slice(4);
+      if (name === '/dev/null') continue;
+      const unquoted = name.startsWith('"') ? (JSON.parse(name) as string) : name;
+      current = [];
+      byFile.set(unquoted.replace(/^b\//, ''), current);
+    } else if (current && line.startsWith('+')) {
+      current.push(line.slice(1));
+    }
+  }
+  return byFile;
+}
+
+/** Commits on `head` that `base` does not have. */
+export async function commitsSince(repo: string, base: string, head: string): Promise<number> {
+  const res = await runGit(['rev-list', '--count', `${base}..${head}`], { cwd: repo, allowFailure: true });
+  return res.code === 0 ? Number(res.stdout.trim()) : 0;
+}

@@ -1,0 +1,48 @@
+/**
+ * Which check command an agent's worktree is checked with. In order: the
+ * person's own setting `paddock.checkCommand` (given by the window at the
+ * moment of a Run Check, or recorded on the agent when it started), then
+ * `check` in the repository's `.paddock.json` — the main worktree's copy, not
+ * the agent's (an agent must not choose what runs after it), and only when
+ * trusted: the window's workspace is trusted, or `paddock allow` allowed this
+ * exact content.
+ */
+import { PADDOCK_JSON, readRepoConfig } from '../repoConfig/paddockJson';
+import { RepoConfigTrust } from '../repoConfig/trust';
+import type { JobRecord } from '../store/schema';
+import { usageError } from '../common/errors';
+
+export interface CheckCommand {
+  command: string;
+  source: 'setting' | typeof PADDOCK_JSON;
+}
+
+export interface CheckCommandOptions {
+  /** The store's home (where `paddock allow` keeps its list). */
+  home: string;
+  /** The person's current `paddock.checkCommand` (a window's Run Check); wins over everything. */
+  settingCommand?: string | null;
+  /** The adapter's word that this repository is trusted (VS Code: a trusted workspace holding it). */
+  repoTrusted?: (repo: string) => boolean;
+}
+
+/** The check command in force, or null when none is set anywhere. Throws when `.paddock.json` sets one that is not trusted. */
+export async function findCheckCommand(job: JobRecord, opts: CheckCommandOptions): Promise<CheckCommand | null> {
+  const own = opts.settingCommand?.trim() || job.settings.checkCommand?.trim();
+  if (own) return { command: own, source: 'setting' };
+  const file = await readRepoConfig(job.repo);
+  const command = file?.config.check?.trim();
+  if (!file || !command) return null;
+  const trusted = opts.repoTrusted?.(job.repo) === true || (await new RepoConfigTrust(opts.home).isAllowed(file));
+  if (!trusted) {
+    throw usageError(`${file.path} sets the check command "${command}", but it is not trusted here: run paddock allow in ${job.repo} (or trust the workspace) first.`, 'UNTRUSTED_CONFIG');
+  }
+  return { command, source: PADDOCK_JSON };
+}
+
+/** The check command in force, or a usage error that says how to set one. */
+export async function requireCheckCommand(job: JobRecord, opts: CheckCommandOptions): Promise<CheckCommand> {
+  const found = await findCheckCommand(job, opts);
+  if (found) return found;
+  throw usageError(`No check command is set: set paddock.checkCommand, or "check" in ${job.repo}/${PADDOCK_JSON} (for example "check": "npm test").`, 'NO_CHECK');
+}

@@ -1,0 +1,87 @@
+/**
+ * Runs a check command in an agent's worktree, the way an agent runs: in a
+ * session of its own (so its whole tree can be ended), carrying the job's
+ * marker `PADDOCK_JOB_ID` (so Stop and cleanup's termination find it and
+ * anything it spawned, even escaped), with the agent's variables. What it
+ * leaves running in its session when it exits is ended. Its output is kept
+ * only as a bounded tail: the last lines are what a person reads.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { stripTerminalControls } from '../common/ansi';
+import { failure } from '../common/errors';
+import { findByEnvMarkerAsync, terminateProcessTree } from '../proc';
+import { AGENT_MARKER_ENV } from '../worker/agentMarker';
+
+/** Marks the processes of one check run (on top of the job's marker): what the run left behind is found by it, not by a synchronous /proc walk. */
+export const CHECK_RUN_ENV = 'PADDOCK_CHECK_RUN';
+
+/** Bytes of output kept (the tail). */
+const TAIL_BYTES = 16 * 1024;
+/** Lines of the tail that make the summary. */
+export const SUMMARY_LINES = 20;
+/** After the check's main process exits, how long its pipes get to deliver the last output. */
+const PIPE_DRAIN_MS = 300;
+
+export interface CheckProcessOptions {
+  command: string;
+  jobId: string;
+  cwd: string;
+  repo: string;
+  env: NodeJS.ProcessEnv;
+  /** Grace between TERM and KILL for what the check leaves running. */
+  graceMs: number;
+  /** Called with the check's pid once it runs. */
+  onSpawn?: (pid: number) => void;
+}
+
+export interface CheckProcessResult {
+  exitCode: number | null;
+  signal: string | null;
+  durationMs: number;
+  /** The last lines of stdout and stderr, interleaved as they came, escape sequences removed. */
+  tail: string;
+}
+
+function checkEnv(opts: CheckProcessOptions, run: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...opts.env, [AGENT_MARKER_ENV]: opts.jobId, [CHECK_RUN_ENV]: run, PADDOCK_AGENT_ID: opts.jobId, PADDOCK_WORKTREE: opts.cwd, PADDOCK_REPO: opts.repo, PADDOCK_CHECK: '1' };
+  // As for agents: a debugger bootloader rides on NODE_OPTIONS, and Electron's flag would change every node the check runs.
+  delete env.NODE_OPTIONS;
+  delete env.ELECTRON_RUN_AS_NODE;
+  return env;
+}
+
+export async function runCheckProcess(opts: CheckProcessOptions): Promise<CheckProcessResult> {
+  if (!existsSync(opts.cwd)) throw failure(`The worktree ${opts.cwd} is gone; there is nothing to check.`);
+  const started = Date.now();
+  const run = randomBytes(8).toString('hex');
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  const keep = (b: Buffer) => {
+    chunks.push(b);
+    kept += b.length;
+    while (kept - chunks[0].length >= TAIL_BYTES) kept -= chunks.shift()!.length;
+  };
+  const child = spawn('/bin/sh', ['-c', opts.command], { cwd: opts.cwd, env: checkEnv(opts, run), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const closed = Promise.all([new Promise((r) => child.stdout.once('close', r)), new Promise((r) => child.stderr.once('close', r))]);
+  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('spawn', () => opts.onSpawn?.(child.pid!));
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const durationMs = Date.now() - started;
+  // A background process of the check may hold the pipes open: wait briefly, then stop reading.
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([closed, new Promise((r) => (timer = setTimeout(r, PIPE_DRAIN_MS)))]);
+  clearTimeout(timer);
+  child.stdout.destroy();
+  child.stderr.destroy();
+  if (child.pid && (await findByEnvMarkerAsync(CHECK_RUN_ENV, run)).length > 0) {
+    await terminateProcessTree({ sid: child.pid, marker: { name: CHECK_RUN_ENV, value: run }, graceMs: opts.graceMs });
+  }
+  const text = stripTerminalControls(Buffer.concat(chunks).toString('utf8')).replace(/\s+$/, '');
+  return { exitCode: exit.code, signal: exit.signal, durationMs, tail: text.split('\n').slice(-SUMMARY_LINES).join('\n') };
+}

@@ -1,0 +1,62 @@
+/**
+ * Ports for agents: each agent that asks gets a block of consecutive ports
+ * from the range, none shared with another agent not yet cleaned up. Taken
+ * under a store-wide lock, judged from the records themselves (no separate
+ * table to drift): an agent holds its block until its cleanup is complete, or
+ * when it ended without ever getting a worktree.
+ */
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { failure } from '../common/errors';
+import type { PortRange } from '../repoConfig/worktreeConfig';
+import type { JobRecord, JobStore } from '../store';
+import { DEFAULT_LOCK_OPTIONS, withLock } from '../store/locks';
+import { isTerminalState } from '../store/schema';
+
+export const PORTS_LOCK = path.join('coordinator', 'ports.lock');
+
+/** The ports a record holds: none once its cleanup is complete or it ended with no worktree. */
+export function heldPorts(job: JobRecord): readonly number[] {
+  const ports = job.setup?.ports ?? [];
+  if (ports.length === 0) return ports;
+  if (job.cleanup?.phase === 'complete') return [];
+  if (isTerminalState(job.lifecycle.state) && job.worktree === null) return [];
+  return ports;
+}
+
+/** The first free block of `count` ports in `range`, or null. */
+export function firstFreeBlock(used: ReadonlySet<number>, count: number, range: PortRange): number[] | null {
+  for (let start = range.first; start + count - 1 <= range.last; start++) {
+    let clash = -1;
+    for (let p = start; p < start + count; p++) {
+      if (used.has(p)) {
+        clash = p;
+        break;
+      }
+    }
+    if (clash < 0) return Array.from({ length: count }, (_, i) => start + i);
+    start = clash; // the next candidate starts past the clash
+  }
+  return null;
+}
+
+/** Gives agent `id` a block of `count` ports and records it (`setup.ports`); returns the block. */
+export async function allocatePorts(store: JobStore, id: string, count: number, range: PortRange): Promise<number[]> {
+  if (count <= 0) return [];
+  await fs.mkdir(path.join(store.home, path.dirname(PORTS_LOCK)), { recursive: true, mode: 0o700 });
+  return withLock(path.join(store.home, PORTS_LOCK), 'the port allocation', DEFAULT_LOCK_OPTIONS, async (guard) => {
+    const used = new Set<number>();
+    for (const entry of await store.list()) {
+      if (entry.ok && entry.job.id !== id) for (const p of heldPorts(entry.job)) used.add(p);
+    }
+    const block = firstFreeBlock(used, count, range);
+    if (!block) {
+      throw failure(
+        `No block of ${count} free port${count === 1 ? '' : 's'} is left in ${range.first}-${range.last}: clean up ended agents or widen paddock.worktree.portRange.`,
+      );
+    }
+    guard.assertHeld();
+    await store.update(id, (j) => ({ ...j, setup: { ports: block, state: j.setup?.state ?? 'none', exitCode: j.setup?.exitCode ?? null } }));
+    return block;
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * Moves a branch forward from the commit a landing started from to the one it
+ * made, or leaves it exactly where it was. Not checked out anywhere: one
+ * compare-and-swap `update-ref` (atomic: after a SIGKILL the ref is at the old
+ * or the new commit, never between). Checked out: only in a worktree without
+ * uncommitted changes, by a fast-forward there, which git refuses as a whole
+ * (before writing anything) if an untracked file would be overwritten.
+ */
+import { failure } from '../common/errors';
+import { localChanges, operationInProgress, worktreeOfBranch } from './checkout';
+import { fewPaths } from './landingConflict';
+import { firstLine, runGit } from './runGit';
+
+/** Throws the one sentence when `branch` is checked out in a worktree that a landing must not touch. */
+export async function assertTargetLandable(repo: string, branch: string): Promise<string | null> {
+  const worktree = await worktreeOfBranch(repo, branch);
+  if (worktree === null) return null;
+  const [busy, { tracked }] = await Promise.all([operationInProgress(worktree), localChanges(worktree, 'no')]);
+  if (busy) throw failure(`Branch ${branch} is checked out in ${worktree} with ${busy} in progress; finish or abort it first — nothing was changed.`, 'TARGET_DIRTY');
+  if (tracked.length > 0) {
+    throw failure(`Branch ${branch} is checked out in ${worktree} with uncommitted changes (${fewPaths(tracked)}); commit or stash them yourself first — nothing was changed.`, 'TARGET_DIRTY');
+  }
+  return worktree;
+}
+
+/**
+ * `checkedOut`: the result of `assertTargetLandable` the caller got just before (the worktree, or null),
+ * so a large worktree's status is not read twice; a change made since is still safe: a fast-forward
+ * keeps changes to other files and refuses, as a whole, to overwrite one.
+ */
+export async function advanceBranch(repo: string, branch: string, from: string, to: string, reason: string, checkedOut?: string | null): Promise<void> {
+  const worktree = checkedOut !== undefined ? checkedOut : await assertTargetLandable(repo, branch);
+  if (worktree === null) {
+    const res = await runGit(['update-ref', '-m', reason, `refs/heads/${branch}`, to, from], { cwd: repo, allowFailure: true });
+    if (res.code !== 0) throw failure(`Branch ${branch} moved while the landing was prepared (${firstLine(res.stderr)}); nothing was changed, try again.`, 'TARGET_MOVED');
+    return;
+  }
+  const head = await runGit(['rev-parse', 'HEAD'], { cwd: worktree });
+  if (head.stdout.trim() !== from) throw failure(`Branch ${branch} moved while the landing was prepared; nothing was changed, try again.`, 'TARGET_MOVED');
+  const res = await runGit(['merge', '--ff-only', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason } });
+  if (res.code !== 0) {
+    throw failure(`Could not move ${branch} in ${worktree}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`, 'TARGET_REFUSED');
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Puts a commit's changes into a working tree as uncommitted changes, by a
+ * three-way merge: the merge is computed in the object database against what
+ * is checked out (HEAD), so a conflict changes nothing; the result's
+ * difference from HEAD is then applied to files that have no local changes
+ * (checked first: a path the person changed, staged or left untracked is
+ * never overwritten — the apply is refused with the list).
+ */
+import { failure } from '../common/errors';
+import { localChanges } from './checkout';
+import { fewPaths, LandingConflict } from './landingConflict';
+import { mergeTrees } from './mergeTree';
+import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+
+/** The paths changed in `target`. */
+export async function applyCommitToWorktree(target: string, source: string, sourceName: string): Promise<string[]> {
+  const headRes = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: target, allowFailure: true });
+  if (headRes.code !== 0) throw failure(`${target} has no commit checked out to apply onto; nothing was changed.`);
+  const head = headRes.stdout.trim();
+  const merged = await mergeTrees(target, head, source);
+  if (!merged.clean) {
+    const n = merged.conflicts.length;
+    throw new LandingConflict(
+      `${sourceName} conflicts with what is checked out in ${target} in ${n} file${n === 1 ? '' : 's'} (${fewPaths(merged.conflicts)}); nothing was changed.`,
+      merged.conflicts,
+    );
+  }
+  const diffArgs = ['--no-renames', '--no-ext-diff', '--no-textconv', head, merged.tree];
+  const touched = (await runGit(['diff', '--name-only', '-z', ...diffArgs], { cwd: target })).stdout.split('\0').filter(Boolean);
+  if (touched.length === 0) throw failure(`${sourceName} changes nothing in ${target}; nothing was changed.`, 'NOTHING_TO_LAND');
+  const local = await localChanges(target);
+  const mine = new Set([...local.tracked, ...local.untracked]);
+  const overlap = touched.filter((p) => mine.has(p));
+  if (overlap.length > 0) {
+    throw failure(`Applying would overwrite your local changes to ${fewPaths(overlap)} in ${target}; commit or stash them and try again — nothing was changed.`, 'LOCAL_CHANGES');
+  }
+  const patch = await runGit(['diff', '--binary', '--full-index', ...diffArgs], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  const res = await runGit(['apply', '--binary', '--whitespace=nowarn'], { cwd: target, input: patch.stdout, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  // git apply checks the whole patch before writing any file: a refusal changes nothing.
+  if (res.code !== 0) throw failure(`Could not apply ${sourceName} in ${target}: ${firstLine(res.stderr)}; nothing was changed.`);
+  return touched;
+}

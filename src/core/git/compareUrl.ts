@@ -1,0 +1,57 @@
+/**
+ * The web page that opens a pull (merge) request, from a remote's URL, for
+ * the hosts whose URL forms are known: GitHub, GitLab, Bitbucket and Azure
+ * DevOps (SSH and HTTPS forms, self-hosted GitHub/GitLab by host name).
+ */
+
+export interface RemoteHost {
+  kind: 'github' | 'gitlab' | 'bitbucket' | 'azure';
+  host: string;
+  /** owner/name (GitLab: group/subgroup/name; Azure: org/project/_git/repo). */
+  repoPath: string;
+}
+
+/** host and path of a remote URL: https://h/p, ssh://user@h:port/p, user@h:p. */
+function hostAndPath(url: string): { host: string; path: string } | null {
+  const scheme = /^(?:https?|ssh|git):\/\/(?:[^@/]+@)?([^/:]+)(?::\d+)?\/(.+)$/i.exec(url);
+  if (scheme) return { host: scheme[1].toLowerCase(), path: scheme[2] };
+  const scp = /^(?:[^@/]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(url);
+  if (scp) return { host: scp[1].toLowerCase(), path: scp[2] };
+  return null;
+}
+
+export function parseRemoteUrl(url: string): RemoteHost | null {
+  const hp = hostAndPath(url.trim());
+  if (!hp) return null;
+  const repoPath = hp.path.replace(/\/+$/, '').replace(/\.git$/, '');
+  if (hp.host === 'ssh.dev.azure.com' || hp.host.endsWith('vs-ssh.visualstudio.com')) {
+    // v3/org/project/repo
+    const [, org, project, repo] = repoPath.split('/');
+    return org && project && repo ? { kind: 'azure', host: 'dev.azure.com', repoPath: `${org}/${project}/_git/${repo}` } : null;
+  }
+  if (hp.host === 'dev.azure.com' || hp.host.endsWith('.visualstudio.com')) {
+    return repoPath.includes('/_git/') ? { kind: 'azure', host: hp.host, repoPath } : null;
+  }
+  if (hp.host.includes('github')) return { kind: 'github', host: hp.host, repoPath };
+  if (hp.host.includes('gitlab')) return { kind: 'gitlab', host: hp.host, repoPath };
+  if (hp.host.includes('bitbucket')) return { kind: 'bitbucket', host: hp.host, repoPath };
+  return null;
+}
+
+/** The page that proposes merging `branch` into `base`, or null for a host whose form is not known. */
+export function compareUrl(remoteUrl: string, branch: string, base: string): string | null {
+  const remote = parseRemoteUrl(remoteUrl);
+  if (!remote) return null;
+  const e = encodeURIComponent;
+  const root = `https://${remote.host}/${remote.repoPath}`;
+  switch (remote.kind) {
+    case 'github':
+      return `${root}/compare/${e(base)}...${e(branch)}?expand=1`;
+    case 'gitlab':
+      return `${root}/-/merge_requests/new?merge_request%5Bsource_branch%5D=${e(branch)}&merge_request%5Btarget_branch%5D=${e(base)}`;
+    case 'bitbucket':
+      return `${root}/pull-requests/new?source=${e(branch)}&dest=${e(base)}`;
+    case 'azure':
+      return `${root}/pullrequestcreate?sourceRef=${e(branch)}&targetRef=${e(base)}`;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Lands a commit (the agent's branch tip) on a target branch: a merge
+ * (fast-forward when possible, else a merge commit), a squash, a rebase, or a
+ * fast-forward only. The new commit is made away from every working tree (in
+ * the object database, or in a temporary worktree for a rebase) and the
+ * target moves only at the end, by `advanceBranch`: on a conflict, or when
+ * anything fails, the target's ref, index and working tree are as they were.
+ * Commits already on the target are never rewritten.
+ */
+import { failure } from '../common/errors';
+import { advanceBranch, assertTargetLandable } from './advanceBranch';
+import { branchTip } from './checkout';
+import { fewPaths, LandingConflict } from './landingConflict';
+import { withLandingWorktree } from './landingWorktree';
+import { commitTree, isAncestor, mergeTrees, treeOf } from './mergeTree';
+import { runGit } from './runGit';
+
+export type LandStrategy = 'merge' | 'squash' | 'rebase' | 'ff-only';
+export type LandedKind = 'merge' | 'squash' | 'rebase' | 'ff';
+
+export interface LandBranchRequest {
+  repo: string;
+  /** Local branch to land on. */
+  target: string;
+  /** The commit to land (the agent's branch tip). */
+  source: string;
+  /** How it is named in messages ("paddock/abc123"). */
+  sourceName: string;
+  strategy: LandStrategy;
+  /** Message of the merge or squash commit. */
+  message: string;
+  /** Paddock-owned folder for temporary worktrees. */
+  scratchRoot: string;
+}
+
+export interface LandedBranch {
+  kind: LandedKind;
+  /** Where the target was. */
+  from: string;
+  /** Where the target is now. */
+  commit: string;
+}
+
+export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> {
+  const { repo, target, source } = req;
+  const from = await branchTip(repo, target);
+  if (from === null) throw failure(`There is no branch ${target} in ${repo}; nothing was changed.`, 'NO_TARGET');
+  // Independent reads, at once: on a large repository each costs tens of milliseconds.
+  const [checkedOut, alreadyIn, canFastForward] = await Promise.all([assertTargetLandable(repo, target), isAncestor(repo, source, from), isAncestor(repo, from, source)]);
+  if (alreadyIn) throw failure(`${target} already has every commit of ${req.sourceName}; nothing was changed.`, 'NOTHING_TO_LAND');
+  const land = async (kind: LandedKind, commit: string): Promise<LandedBranch> => {
+    await advanceBranch(repo, target, from, commit, `paddock ${kind}: ${req.sourceName} into ${target}`, checkedOut);
+    return { kind, from, commit };
+  };
+  switch (req.strategy) {
+    case 'ff-only':
+      if (!canFastForward) {
+        throw failure(`${target} cannot be fast-forwarded to ${req.sourceName}: it has commits the branch lacks; nothing was changed (merge, squash or rebase instead).`, 'NOT_FAST_FORWARD');
+      }
+      return land('ff', source);
+    case 'merge': {
+      if (canFastForward) return land('ff', source);
+      const tree = await mergedTree(req, from);
+      return land('merge', await commitTree(repo, tree, [from, source], req.message));
+    }
+    case 'squash': {
+      const tree = await mergedTree(req, from);
+      if (tree === (await treeOf(repo, from))) throw failure(`${req.sourceName} changes nothing in ${target}; nothing was changed.`, 'NOTHING_TO_LAND');
+      return land('squash', await commitTree(repo, tree, [from], req.message));
+    }
+    case 'rebase': {
+      if (canFastForward) return land('ff', source);
+      const rebased = await rebaseInScratch(req, from);
+      if (rebased === from) throw failure(`${req.sourceName}'s changes are already in ${target}; nothing was changed.`, 'NOTHING_TO_LAND');
+      return land('rebase', rebased);
+    }
+  }
+}
+
+async function mergedTree(req: LandBranchRequest, from: string): Promise<string> {
+  const merged = await mergeTrees(req.repo, from, req.source);
+  if (!merged.clean) throw conflictError(req, merged.conflicts);
+  return merged.tree;
+}
+
+function conflictError(req: LandBranchRequest, files: readonly string[]): LandingConflict {
+  const n = files.length;
+  return new LandingConflict(
+    `${req.sourceName} conflicts with ${req.target} in ${n} file${n === 1 ? '' : 's'} (${fewPaths(files)}); nothing was changed — Resolve in Agent's Worktree (paddock update) brings ${req.target} into the agent's branch to resolve them there.`,
+    files,
+  );
+}
+
+/** The agent's commits replayed onto `onto` in a temporary worktree; the new tip. */
+async function rebaseInScratch(req: LandBranchRequest, onto: string): Promise<string> {
+  return withLandingWorktree(req.repo, req.scratchRoot, req.source, async (worktree) => {
+    const res = await runGit(['rebase', '--quiet', '--no-autosquash', onto], { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' } });
+    if (res.code !== 0) {
+      const files = await unmergedPaths(worktree);
+      await runGit(['rebase', '--abort'], { cwd: worktree, allowFailure: true });
+      if (files.length > 0) throw conflictError(req, files);
+      throw failure(`Rebasing ${req.sourceName} onto ${req.target} failed: ${res.stderr.trim().split('\n')[0] ?? `exit code ${res.code}`}; nothing was changed.`);
+    }
+    return (await runGit(['rev-parse', 'HEAD'], { cwd: worktree })).stdout.trim();
+  });
+}
+
+/** Paths left conflicted in a working tree by a merge or rebase that stopped. */
+export async function unmergedPaths(worktree: string): Promise<string[]> {
+  const res = await runGit(['diff', '--name-only', '--diff-filter=U', '-z'], { cwd: worktree, allowFailure: true });
+  return [...new Set(res.stdout.split('\0').filter(Boolean))];
+}

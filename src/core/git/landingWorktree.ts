@@ -1,0 +1,68 @@
+/**
+ * Temporary worktrees for landings that need one (a rebase replays commits
+ * through a working tree). They live in a Paddock-owned folder (the store's
+ * `landing/`), detached (no branch is checked out in them, so no branch is
+ * locked), and are named after the process that made them: one left by a
+ * process that died (SIGKILL, crash) is removed by the next landing of any
+ * process, with its registration pruned from its repository.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { describeError } from '../common/errors';
+import { runGit } from './runGit';
+
+const NAME = /^land-(\d+)-[0-9a-f]+$/;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The repository's shared git dir, from the `.git` file of a linked worktree; null when unreadable. */
+async function commonDirOfWorktree(worktree: string): Promise<string | null> {
+  const text = await fs.readFile(path.join(worktree, '.git'), 'utf8').catch(() => null);
+  const m = text ? /^gitdir: (.*)$/m.exec(text) : null;
+  if (!m) return null;
+  // <common>/worktrees/<name>
+  return path.dirname(path.dirname(path.resolve(worktree, m[1].trim())));
+}
+
+/** Removes the temporary worktrees of processes that are gone; returns the folders removed. */
+export async function sweepLandingWorktrees(root: string, log?: (m: string) => void): Promise<string[]> {
+  const names = await fs.readdir(root).catch(() => [] as string[]);
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = NAME.exec(name);
+    if (!m || alive(Number(m[1]))) continue;
+    const folder = path.join(root, name);
+    const common = await commonDirOfWorktree(folder);
+    try {
+      await fs.rm(folder, { recursive: true, force: true });
+      if (common) await runGit(['worktree', 'prune'], { cwd: common, allowFailure: true });
+      removed.push(folder);
+    } catch (err) {
+      log?.(`could not remove the leftover landing worktree ${folder}: ${describeError(err)}`);
+    }
+  }
+  return removed;
+}
+
+/** Runs `fn` in a fresh detached worktree of `repo` at `commit`, and removes it afterwards whatever happens. */
+export async function withLandingWorktree<T>(repo: string, root: string, commit: string, fn: (worktree: string) => Promise<T>): Promise<T> {
+  await fs.mkdir(root, { recursive: true, mode: 0o700 });
+  await sweepLandingWorktrees(root);
+  const folder = path.join(root, `land-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await runGit(['worktree', 'add', '--detach', '--quiet', folder, commit], { cwd: repo });
+  try {
+    return await fn(folder);
+  } finally {
+    await runGit(['worktree', 'remove', '--force', '--force', folder], { cwd: repo, allowFailure: true });
+    await fs.rm(folder, { recursive: true, force: true }).catch(() => undefined);
+    await runGit(['worktree', 'prune'], { cwd: repo, allowFailure: true });
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Three-way merges computed in the object database alone (`git merge-tree
+ * --write-tree`, git 2.38+): no index, no working tree, no ref is touched, so
+ * a conflict — or a SIGKILL — leaves nothing to undo. The objects written are
+ * unreachable until a ref is moved to a commit made from them.
+ */
+import { failure } from '../common/errors';
+import { firstLine, runGit } from './runGit';
+
+export type TreeMerge = { clean: true; tree: string } | { clean: false; conflicts: string[] };
+
+/** Merges `theirs` into `ours` (their merge base found by git); the resulting tree, or the conflicting paths. */
+export async function mergeTrees(repo: string, ours: string, theirs: string): Promise<TreeMerge> {
+  const res = await runGit(['merge-tree', '--write-tree', '--name-only', '-z', '--end-of-options', ours, theirs], { cwd: repo, allowFailure: true });
+  if (res.code !== 0 && res.code !== 1) {
+    if (/unknown option|usage: git merge-tree/.test(res.stderr)) throw failure('Landing needs git 2.38 or newer (git merge-tree --write-tree); nothing was changed.');
+    throw failure(`git merge-tree failed in ${repo}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`);
+  }
+  const fields = res.stdout.split('\0');
+  const tree = fields[0]?.trim() ?? '';
+  if (res.code === 0) return { clean: true, tree };
+  // After the tree: one conflicted path per field (repeated per stage) up to an empty field, then messages.
+  const conflicts: string[] = [];
+  for (const name of fields.slice(1)) {
+    if (name === '') break;
+    if (!conflicts.includes(name)) conflicts.push(name);
+  }
+  return { clean: false, conflicts };
+}
+
+/** A commit of `tree` with `parents` and `message` (author and committer from git's config and environment). */
+export async function commitTree(repo: string, tree: string, parents: readonly string[], message: string, env?: NodeJS.ProcessEnv): Promise<string> {
+  const args = ['commit-tree', tree];
+  for (const p of parents) args.push('-p', p);
+  const res = await runGit(args, { cwd: repo, input: message.endsWith('\n') ? message : `${message}\n`, env });
+  return res.stdout.trim();
+}
+
+/** The tree a commit records. */
+export async function treeOf(repo: string, commit: string): Promise<string> {
+  const res = await runGit(['rev-parse', '--verify', '--end-of-options', `${commit}^{tree}`], { cwd: repo });
+  return res.stdout.trim();
+}
+
+/** Whether `ancestor` is reachable from `descendant` (or is it). */
+export async function isAncestor(repo: string, ancestor: string, descendant: string): Promise<boolean> {
+  const res = await runGit(['merge-base', '--is-ancestor', ancestor, descendant], { cwd: repo, allowFailure: true });
+  if (res.code > 1) throw failure(`git merge-base failed in ${repo}: ${firstLine(res.stderr)}`);
+  return res.code === 0;
+}
+
+/** The best common ancestor of two commits, or null for unrelated histories. */
+export async function mergeBase(repo: string, a: string, b: string): Promise<string | null> {
+  const res = await runGit(['merge-base', a, b], { cwd: repo, allowFailure: true });
+  return res.code === 0 ? res.stdout.trim() : null;
+}

@@ -1,0 +1,42 @@
+/**
+ * Brings the base into an agent's branch inside its own worktree: a merge
+ * (or a rebase of the agent's commits onto the base). A conflict is left
+ * there on purpose, for the person or the agent to resolve where the work
+ * belongs; the error lists the files and how to finish or abort.
+ */
+import { failure } from '../common/errors';
+import { localChanges, operationInProgress } from './checkout';
+import { unmergedPaths } from './landBranch';
+import { fewPaths, LandingConflict } from './landingConflict';
+import { isAncestor } from './mergeTree';
+import { firstLine, runGit } from './runGit';
+
+export interface UpdateResult {
+  updated: boolean;
+  head: string;
+}
+
+export async function updateFromBase(worktree: string, base: string, baseName: string, opts: { rebase: boolean }): Promise<UpdateResult> {
+  const busy = await operationInProgress(worktree);
+  if (busy) throw failure(`${worktree} has ${busy} in progress; finish or abort it first — nothing was changed.`);
+  const { tracked } = await localChanges(worktree);
+  if (tracked.length > 0) throw failure(`${worktree} has uncommitted changes (${fewPaths(tracked)}); commit them first — nothing was changed.`, 'UNCOMMITTED');
+  const head = async () => (await runGit(['rev-parse', 'HEAD'], { cwd: worktree })).stdout.trim();
+  if (await isAncestor(worktree, base, await head())) return { updated: false, head: await head() };
+  const verb = opts.rebase ? 'rebase' : 'merge';
+  const args = opts.rebase ? ['rebase', '--quiet', '--no-autosquash', base] : ['merge', '--no-edit', '--no-stat', '-m', `Merge ${baseName} into the agent's branch`, base];
+  const res = await runGit(args, { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' } });
+  if (res.code !== 0) {
+    const files = await unmergedPaths(worktree);
+    if (files.length > 0) {
+      const n = files.length;
+      throw new LandingConflict(
+        `Bringing ${baseName} into ${worktree} stopped on conflicts in ${n} file${n === 1 ? '' : 's'} (${fewPaths(files)}); resolve them there and run git ${verb} --continue (or git ${verb} --abort to undo).`,
+        files,
+      );
+    }
+    await runGit([verb, '--abort'], { cwd: worktree, allowFailure: true });
+    throw failure(`git ${verb} of ${baseName} failed in ${worktree}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`);
+  }
+  return { updated: true, head: await head() };
+}

@@ -1,0 +1,28 @@
+/**
+ * The whole state of a worktree as one commit — its commits plus every
+ * uncommitted change, untracked files included — made through a temporary
+ * index (the worktree's own index and files are not touched). Its parent is
+ * HEAD, so a three-way merge against it finds the right merge base.
+ */
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { commitTree, treeOf } from './mergeTree';
+import { runGit } from './runGit';
+import { stageEverything } from './snapshotIndex';
+
+export async function worktreeStateCommit(worktree: string, message: string): Promise<string> {
+  const head = (await runGit(['rev-parse', 'HEAD'], { cwd: worktree })).stdout.trim();
+  const realIndex = path.resolve(worktree, (await runGit(['rev-parse', '--git-path', 'index'], { cwd: worktree })).stdout.trim());
+  const scratch = await fs.mkdtemp(path.join(tmpdir(), 'paddock-state-'));
+  try {
+    const tempIndex = path.join(scratch, 'index');
+    const env = { GIT_INDEX_FILE: tempIndex, GIT_OPTIONAL_LOCKS: '0' };
+    await stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: [] });
+    const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
+    if (tree === (await treeOf(worktree, head))) return head;
+    return await commitTree(worktree, tree, [head], message);
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Run Check: the repository's check command in an agent's worktree, recorded
+ * as the record's `check {state, exitCode, durationMs, at, summary}`. A running
+ * check holds a capacity slot: it is claimed under the same capacity lock the
+ * scheduler launches agents under. The record names the process running it
+ * (`check.runner`), so a leader finds a check whose runner died and runs it
+ * again. Not under the job's operation lock while the command runs: Stop and
+ * cleanup must be able to end it (they find it by the job's marker).
+ */
+import * as path from 'node:path';
+import { describeError, usageError } from '../common/errors';
+import { findCheckCommand, CheckCommandOptions, requireCheckCommand, type CheckCommand } from '../check/checkCommand';
+import { runCheckProcess } from '../check/checkProcess';
+import { capacityOf } from '../coordinator/capacity';
+import { OwnedLock } from '../coordinator/ownedLock';
+import { identityOf, isAlive } from '../proc';
+import type { JobStore } from '../store';
+import type { Check, JobRecord } from '../store/schema';
+import { okJobs, type OperationContext } from './context';
+import { checkBlocker } from './rules';
+
+const CAPACITY_WAIT_MS = 30_000;
+/** How often a foreground check waiting for a slot tries again. */
+const SLOT_RETRY_MS = 1000;
+
+export interface RunCheckOptions extends Omit<CheckCommandOptions, 'home'> {
+  /** Wait for a capacity slot (a person's check); false: leave it queued and return null (the scheduler's). */
+  waitForSlot: boolean;
+  /** Told once when the check has to wait for a slot. */
+  onWaiting?: () => void;
+}
+
+export function capacityLockOf(store: JobStore): OwnedLock {
+  return new OwnedLock(path.join(store.home, 'coordinator', 'capacity.lock'), 'capacity');
+}
+
+function me(): NonNullable<Check['runner']> {
+  const id = identityOf(process.pid);
+  if (!id) throw new Error('this process cannot read its own identity');
+  return id;
+}
+
+/** A check in the record that some live process is running or waiting to run. */
+export function checkInHand(job: JobRecord): boolean {
+  const c = job.check;
+  return (c?.state === 'running' || c?.state === 'queued') && c.runner != null && isAlive(c.runner);
+}
+
+/**
+ * Claims a slot for the check and records it `running` (by this process); when capacity is full,
+ * records it `queued` and returns false. Refuses when another live process has the check in hand.
+ */
+async function claimSlot(ctx: OperationContext, id: string, runner: NonNullable<Check['runner']>, holdWhileQueued: boolean): Promise<boolean> {
+  return capacityLockOf(ctx.store).with(CAPACITY_WAIT_MS, async () => {
+    const jobs = okJobs(await ctx.store.list());
+    const job = jobs.find((j) => j.id === id) ?? (await ctx.store.read(id));
+    const blocker = checkBlocker(job);
+    if (blocker) throw usageError(blocker);
+    if (checkInHand(job) && job.check!.runner!.pid !== runner.pid) throw usageError(`A check of agent ${id} is already under way in process ${job.check!.runner!.pid}.`);
+    const max = ctx.settings().maxConcurrent;
+    const full = capacityOf(jobs, max).used >= max;
+    const at = new Date().toISOString();
+    if (full) {
+      if (job.check?.state !== 'queued') {
+        await ctx.store.update(id, (j) => ({ ...j, check: { state: 'queued', exitCode: null, durationMs: null, at, summary: '', runner: holdWhileQueued ? runner : null } }));
+        ctx.changed(id);
+      }
+      return false;
+    }
+    await ctx.store.update(id, (j) => ({ ...j, check: { state: 'running', exitCode: null, durationMs: null, at, summary: '', runner } }));
+    ctx.changed(id);
+    return true;
+  });
+}
+
+/**
+ * Runs the check of agent `id` and records its result. With `waitForSlot` it waits for capacity and
+ * returns the recorded check; without, a full capacity leaves it queued and returns null.
+ */
+export async function runCheck(ctx: OperationContext, id: string, opts: RunCheckOptions, command?: CheckCommand): Promise<Check | null> {
+  const { store } = ctx;
+  const job = await store.read(id);
+  const blocker = checkBlocker(job);
+  if (blocker) throw usageError(blocker);
+  const resolved = command ?? (await requireCheckCommand(job, { ...opts, home: store.home }));
+  const runner = me();
+  let told = false;
+  while (!(await claimSlot(ctx, id, runner, opts.waitForSlot))) {
+    if (!opts.waitForSlot) return null;
+    if (!told) opts.onWaiting?.();
+    told = true;
+    await new Promise((r) => setTimeout(r, SLOT_RETRY_MS));
+  }
+  let check: Check;
+  const current = await store.read(id);
+  await store.appendTimeline(id, { generation: current.lifecycle.generation, type: 'check-started', message: resolved.command });
+  try {
+    const result = await runCheckProcess({
+      command: resolved.command,
+      jobId: id,
+      cwd: current.worktree!,
+      repo: current.repo,
+      env: ctx.env,
+      graceMs: Math.min(current.settings.stopGraceMs, 5000),
+    });
+    const passed = result.exitCode === 0;
+    const ending = passed ? '' : result.signal ? `\n(check killed by ${result.signal})` : `\n(check exited with ${result.exitCode})`;
+    check = { state: passed ? 'passed' : 'failed', exitCode: result.exitCode, durationMs: result.durationMs, at: new Date().toISOString(), summary: `${result.tail}${ending}`.trim(), runner: null };
+  } catch (err) {
+    check = { state: 'failed', exitCode: null, durationMs: null, at: new Date().toISOString(), summary: `The check could not run: ${describeError(err)}`, runner: null };
+  }
+  const recorded = await store.update(id, (j) => ({ ...j, check }));
+  await store.appendTimeline(id, { generation: current.lifecycle.generation, type: `check-${check.state}`, message: check.exitCode !== null ? `exit ${check.exitCode}` : undefined });
+  ctx.changed(id);
+  ctx.log(`check of ${id} ${check.state}${check.exitCode !== null ? ` (exit ${check.exitCode})` : ''}`);
+  return recorded.check ?? check;
+}
+
+export { findCheckCommand };

@@ -1,0 +1,74 @@
+/**
+ * What every landing asks before it starts, so that nothing is silently left
+ * behind: a running agent is stopped first or landed as it is, and
+ * uncommitted work in its worktree is committed first (message from its title
+ * and prompt) or deliberately left out. Without a decision the operation
+ * refuses and says which flags (or which question in a window) decide it.
+ */
+import { existsSync } from 'node:fs';
+import { failure, usageError } from '../common/errors';
+import { branchTip, commitAllWork, localChanges } from '../git';
+import type { JobStore } from '../store';
+import type { JobRecord } from '../store/schema';
+import { hasLiveWorktree, isLive } from './rules';
+import { stopLocked } from './stop';
+
+export interface LandingChoices {
+  /** Uncommitted work in the agent's worktree: commit it first, or land only the commits. */
+  uncommitted?: 'commit' | 'commits-only';
+  /** A running agent: stop it first, or land what is there now. */
+  running?: 'stop' | 'as-is';
+}
+
+export const RUNNING_CHOICE_CODE = 'RUNNING_CHOICE';
+export const UNCOMMITTED_CHOICE_CODE = 'UNCOMMITTED_CHOICE';
+
+/** The message of the commit that saves an agent's uncommitted work: its title, then the prompt it ran with. */
+export function uncommittedWorkMessage(job: JobRecord): string {
+  const title = job.title.split('\n')[0].slice(0, 200) || `Work of agent ${job.id}`;
+  const prompt = job.command.length > 1 ? job.command[job.command.length - 1] : '';
+  const body = [`Uncommitted work of Paddock agent ${job.id}, committed before landing.`];
+  if (prompt && prompt !== title) body.push('', `Prompt: ${prompt.slice(0, 4000)}`);
+  return `${title}\n\n${body.join('\n')}\n`;
+}
+
+/** Whether the agent's worktree holds uncommitted work (tracked changes or untracked files). */
+export async function hasUncommittedWork(job: JobRecord): Promise<boolean> {
+  if (!hasLiveWorktree(job) || !job.worktree || !existsSync(job.worktree)) return false;
+  const changes = await localChanges(job.worktree, 'normal');
+  return changes.tracked.length + changes.untracked.length > 0;
+}
+
+/**
+ * Applies the choices under the job's lock; returns the record as it is now.
+ * `includesUncommitted`: the operation takes uncommitted work itself (apply), so only the running choice is asked.
+ */
+export async function prepareAgentWork(store: JobStore, job: JobRecord, choices: LandingChoices, opts: { includesUncommitted?: boolean } = {}): Promise<JobRecord> {
+  if (isLive(job)) {
+    if (choices.running === undefined) {
+      throw usageError(`Agent ${job.id} is still ${job.lifecycle.state}; choose to stop it first (--stop-first) or to land what is there now (--while-running).`, RUNNING_CHOICE_CODE);
+    }
+    if (choices.running === 'stop') {
+      const report = await stopLocked(store, job.id, { force: false });
+      if (!report.stopped) throw failure(`Agent ${job.id} could not be stopped (${report.reason ?? 'unknown reason'}); nothing was landed.`);
+      job = await store.read(job.id);
+    }
+  }
+  if (!opts.includesUncommitted && (await hasUncommittedWork(job))) {
+    if (choices.uncommitted === undefined) {
+      throw usageError(
+        `Agent ${job.id} has uncommitted changes in its worktree; choose to commit them first (--commit-uncommitted) or to land only its commits (--commits-only).`,
+        UNCOMMITTED_CHOICE_CODE,
+      );
+    }
+    if (choices.uncommitted === 'commit') await commitAllWork(job.worktree!, uncommittedWorkMessage(job));
+  }
+  return job;
+}
+
+/** The commit the agent's branch points at; a usage error when the branch is gone. */
+export async function agentBranchTip(job: JobRecord): Promise<string> {
+  const tip = job.branch ? await branchTip(job.repo, job.branch) : null;
+  if (tip === null) throw usageError(`Agent ${job.id}'s branch ${job.branch ?? '(none)'} does not exist in ${job.repo}.`);
+  return tip;
+}

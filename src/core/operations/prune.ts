@@ -1,0 +1,61 @@
+/**
+ * `prune`: forgets every cleaned agent (or those cleaned more than N days
+ * ago); with `snapshots`, also deletes their snapshot refs — which are then
+ * the last copy of their work, so the plan is listed before anything goes.
+ */
+import { describeError } from '../common/errors';
+import { runGit } from '../git';
+import type { JobRecord } from '../store/schema';
+import type { OperationContext } from './context';
+import { okJobs, withJobLock } from './context';
+import { forgetLocked } from './forget';
+import { canForget } from './rules';
+
+export interface PruneRequest {
+  olderThanDays?: number;
+  snapshots?: boolean;
+}
+
+export interface PrunePlanItem {
+  id: string;
+  title: string;
+  repo: string;
+  cleanedAt: string;
+  /** The snapshot ref that `snapshots` would delete. */
+  snapshotRef: string | null;
+}
+
+export interface PruneReport {
+  forgotten: string[];
+  refsDeleted: string[];
+  problems: { id: string; reason: string }[];
+}
+
+/** What a prune would remove, read-only. */
+export async function planPrune(ctx: OperationContext, req: PruneRequest, now = Date.now()): Promise<PrunePlanItem[]> {
+  const cutoff = req.olderThanDays === undefined ? Infinity : now - req.olderThanDays * 86_400_000;
+  const cleanedAt = (j: JobRecord) => j.cleanup?.updatedAt ?? j.createdAt;
+  return okJobs(await ctx.store.list())
+    .filter((j) => canForget(j) && (req.olderThanDays === undefined || Date.parse(cleanedAt(j)) <= cutoff))
+    .map((j) => ({ id: j.id, title: j.title, repo: j.repo, cleanedAt: cleanedAt(j), snapshotRef: j.evidence?.snapshotRef ?? null }));
+}
+
+export async function prune(ctx: OperationContext, plan: readonly PrunePlanItem[], req: PruneRequest): Promise<PruneReport> {
+  const report: PruneReport = { forgotten: [], refsDeleted: [], problems: [] };
+  for (const item of plan) {
+    try {
+      await withJobLock(ctx.store, item.id, 'forget', async () => {
+        if (req.snapshots && item.snapshotRef) {
+          const res = await runGit(['update-ref', '-d', item.snapshotRef], { cwd: item.repo, allowFailure: true });
+          if (res.code === 0) report.refsDeleted.push(item.snapshotRef);
+          else report.problems.push({ id: item.id, reason: `its snapshot ${item.snapshotRef} could not be deleted (${res.stderr.trim().split('\n')[0]})` });
+        }
+        await forgetLocked(ctx, item.id);
+      });
+      report.forgotten.push(item.id);
+    } catch (err) {
+      report.problems.push({ id: item.id, reason: describeError(err) });
+    }
+  }
+  return report;
+}

@@ -1,0 +1,57 @@
+/**
+ * Create Pull Request: pushes the agent's branch (never forced) to a remote —
+ * by default the base's upstream remote — then opens the pull request with
+ * the GitHub CLI when it is installed and logged in, or gives the host's
+ * compare page to open one (GitHub, GitLab, Bitbucket, Azure DevOps).
+ */
+import { failure, usageError } from '../common/errors';
+import { chooseRemote, compareUrl, createPullRequestWithGh, parseRemoteUrl, pushBranch, remoteUrl } from '../git';
+import type { JobRecord } from '../store/schema';
+import type { OperationContext } from './context';
+import { agentBranchTip, prepareAgentWork, type LandingChoices } from './landingPrep';
+import { landingTarget } from './landingTarget';
+import { recordLanding } from './recordLanding';
+import { landBlocker } from './rules';
+
+export interface PullRequestRequest extends LandingChoices {
+  remote?: string;
+  draft?: boolean;
+  title?: string;
+}
+
+export interface PullRequestReport {
+  job: JobRecord;
+  remote: string;
+  base: string;
+  /** The pull request's URL (opened by gh), or the compare page to open one, or null for an unknown host. */
+  url: string | null;
+  /** True when gh opened the pull request. */
+  opened: boolean;
+}
+
+export async function pullRequestLocked(ctx: OperationContext, id: string, req: PullRequestRequest): Promise<PullRequestReport> {
+  let job = await ctx.store.read(id);
+  const blocked = landBlocker(job);
+  if (blocked) throw usageError(blocked);
+  const base = await landingTarget(job);
+  const remote = await chooseRemote(job.repo, base, req.remote);
+  if (remote === null) throw failure(`${job.repo} has no remote to push to (add one with git remote add NAME URL); nothing was pushed.`, 'NO_REMOTE');
+  job = await prepareAgentWork(ctx.store, job, req);
+  const head = await agentBranchTip(job);
+  const branch = job.branch!;
+  await pushBranch(job.repo, remote, branch);
+  const url = await remoteUrl(job.repo, remote);
+  const host = parseRemoteUrl(url);
+  const ghRepo = host?.kind === 'github' ? (host.host === 'github.com' ? host.repoPath : `${host.host}/${host.repoPath}`) : null;
+  const opened =
+    host === null || host.kind === 'github'
+      ? await createPullRequestWithGh(
+          { repo: job.repo, branch, base, title: req.title ?? job.title.split('\n')[0].slice(0, 200), body: `Work of Paddock agent ${job.id} (branch ${branch}).`, draft: req.draft ?? false, ghRepo },
+          ctx.env,
+        )
+      : null;
+  const link = opened ?? compareUrl(url, branch, base);
+  ctx.log(`agent ${id}: pushed ${branch} to ${remote}${opened ? `; pull request ${opened}` : link ? `; compare page ${link}` : ''}`);
+  job = await recordLanding(ctx.store, id, { kind: 'pr', into: `${remote}/${base}`, commit: head, url: link, branchHead: head });
+  return { job, remote, base, url: link, opened: opened !== null };
+}

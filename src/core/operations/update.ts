@@ -1,0 +1,37 @@
+/** Update from Base: merges (or rebases onto) the base inside the agent's own worktree. */
+import { usageError } from '../common/errors';
+import { branchTip, commitAllWork, updateFromBase, type UpdateResult } from '../git';
+import type { JobRecord } from '../store/schema';
+import type { OperationContext } from './context';
+import { hasUncommittedWork, uncommittedWorkMessage, UNCOMMITTED_CHOICE_CODE } from './landingPrep';
+import { landingTarget } from './landingTarget';
+import { updateBlocker } from './rules';
+
+export interface UpdateRequest {
+  rebase?: boolean;
+  /** Uncommitted work in the worktree: commit it first (a merge into a dirty worktree could mix it into conflicts). */
+  commitUncommitted?: boolean;
+}
+
+export interface UpdateReport extends UpdateResult {
+  job: JobRecord;
+  base: string;
+}
+
+export async function updateLocked(ctx: OperationContext, id: string, req: UpdateRequest): Promise<UpdateReport> {
+  const job = await ctx.store.read(id);
+  const blocked = updateBlocker(job);
+  if (blocked) throw usageError(blocked);
+  const base = await landingTarget(job);
+  const baseSha = await branchTip(job.repo, base);
+  if (baseSha === null) throw usageError(`There is no branch '${base}' in ${job.repo}.`);
+  if (await hasUncommittedWork(job)) {
+    if (!req.commitUncommitted) {
+      throw usageError(`Agent ${job.id} has uncommitted changes in its worktree; commit them first (--commit-uncommitted) — nothing was changed.`, UNCOMMITTED_CHOICE_CODE);
+    }
+    await commitAllWork(job.worktree!, uncommittedWorkMessage(job));
+  }
+  const result = await updateFromBase(job.worktree!, baseSha, base, { rebase: req.rebase ?? false });
+  ctx.log(`agent ${id}: ${result.updated ? `${req.rebase ? 'rebased onto' : 'merged'} ${base}` : `already up to date with ${base}`}`);
+  return { ...result, job, base };
+}

@@ -1,0 +1,160 @@
+/**
+ * Brings what git does not carry into a new worktree: files the repository
+ * ignores or does not track (`.env`, `.env.local`, …) named by the `copy`
+ * globs or by a `.worktreeinclude` file are copied (modes kept), and those
+ * named by `link` are symlinked to the main worktree's (large caches).
+ *
+ * Patterns are gitignore-style and matched by git itself (`git ls-files
+ * --others --ignored`), so `.env` matches at any depth, `/.env` only at the
+ * root, `dir/` a folder — as in `.gitignore` and Claude Code's
+ * `.worktreeinclude`. Only untracked paths are listed, so no tracked file is
+ * ever copied over. Nothing outside the repository is followed: a symlink is
+ * recreated only when it points inside the repository, and nothing is written
+ * through a folder that leads out of the worktree. All fs work is async.
+ */
+import { constants } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { describeError, failure } from '../common/errors';
+import { runGit } from '../git/runGit';
+
+export const WORKTREE_INCLUDE = '.worktreeinclude';
+/** Copies in flight at once: enough to hide latency, few enough not to exhaust descriptors. */
+const COPY_CONCURRENCY = 16;
+
+export interface WorktreeFilesRequest {
+  /** The main worktree (where the files are). */
+  repo: string;
+  worktree: string;
+  copy: readonly string[];
+  link: readonly string[];
+}
+
+export interface WorktreeFilesResult {
+  copied: number;
+  linked: number;
+  /** Paths left out, with why ("points outside the repository", "exists in the worktree"). */
+  skipped: { path: string; why: string }[];
+}
+
+export async function bringWorktreeFiles(req: WorktreeFilesRequest): Promise<WorktreeFilesResult> {
+  const result: WorktreeFilesResult = { copied: 0, linked: 0, skipped: [] };
+  const include = path.join(req.repo, WORKTREE_INCLUDE);
+  const hasInclude = await isFile(include);
+  if (req.copy.length === 0 && req.link.length === 0 && !hasInclude) return result;
+  const repoReal = await fs.realpath(req.repo);
+  const worktreeReal = await fs.realpath(req.worktree);
+
+  const linked = req.link.length > 0 ? await untrackedMatching(req.repo, req.link, null, true) : [];
+  const copied = req.copy.length > 0 || hasInclude ? await untrackedMatching(req.repo, req.copy, hasInclude ? include : null, false) : [];
+  // A linked folder is linked whole: nothing inside it is copied as well.
+  const underLink = (rel: string) => linked.some((l) => rel === l || rel.startsWith(`${l}/`));
+
+  for (const rel of linked) {
+    const why = await linkOne(req, rel, repoReal, worktreeReal);
+    if (why) result.skipped.push({ path: rel, why });
+    else result.linked++;
+  }
+  const queue = copied.filter((rel) => !underLink(rel));
+  await inParallel(queue, COPY_CONCURRENCY, async (rel) => {
+    const why = await copyOne(req, rel, repoReal, worktreeReal);
+    if (why) result.skipped.push({ path: rel, why });
+    else result.copied++;
+  });
+  return result;
+}
+
+/** Untracked paths (ignored or not) matching the patterns; with `directories`, a wholly matching folder as itself. */
+async function untrackedMatching(repo: string, patterns: readonly string[], excludeFrom: string | null, directories: boolean): Promise<string[]> {
+  const args = ['ls-files', '-z', '--others', '--ignored'];
+  if (directories) args.push('--directory');
+  for (const p of patterns) args.push(`--exclude=${p}`);
+  if (excludeFrom) args.push(`--exclude-from=${excludeFrom}`);
+  const { stdout } = await runGit(args, { cwd: repo });
+  return stdout
+    .split('\0')
+    .filter((p) => p.length > 0)
+    .map((p) => p.replace(/\/+$/, ''))
+    .filter(isPlainRelative);
+}
+
+/** git names paths inside the repository; anything else (absolute, `..`) is refused outright. */
+function isPlainRelative(rel: string): boolean {
+  return rel.length > 0 && !path.isAbsolute(rel) && !rel.split('/').some((part) => part === '..' || part === '');
+}
+
+function inside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** The destination's folder, created, and proven to lie inside the worktree (no symlinked folder leads out). */
+async function destinationIn(worktreeReal: string, dest: string): Promise<string | null> {
+  const dir = path.dirname(dest);
+  await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+  return inside(worktreeReal, await fs.realpath(dir)) ? dir : null;
+}
+
+async function copyOne(req: WorktreeFilesRequest, rel: string, repoReal: string, worktreeReal: string): Promise<string | null> {
+  const source = path.join(req.repo, rel);
+  const dest = path.join(req.worktree, rel);
+  try {
+    const stat = await fs.lstat(source);
+    if (!(await destinationIn(worktreeReal, dest))) return 'its folder leads outside the worktree';
+    if (await exists(dest)) return 'exists in the worktree';
+    if (stat.isSymbolicLink()) {
+      const target = await fs.readlink(source);
+      const resolved = path.resolve(path.dirname(source), target);
+      if (!inside(req.repo, resolved) && !inside(repoReal, resolved)) return 'a symlink pointing outside the repository';
+      await fs.symlink(target, dest);
+      return null;
+    }
+    if (!stat.isFile()) return 'not a regular file';
+    await fs.copyFile(source, dest, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+    await fs.chmod(dest, stat.mode & 0o7777);
+    return null;
+  } catch (err) {
+    throw failure(`Could not copy ${rel} into the worktree: ${describeError(err)}`);
+  }
+}
+
+async function linkOne(req: WorktreeFilesRequest, rel: string, repoReal: string, worktreeReal: string): Promise<string | null> {
+  const source = path.join(req.repo, rel);
+  const dest = path.join(req.worktree, rel);
+  try {
+    // The link points at the main worktree's own path; what it resolves to must stay inside the repository.
+    if (!inside(repoReal, await fs.realpath(source))) return 'points outside the repository';
+    if (!(await destinationIn(worktreeReal, dest))) return 'its folder leads outside the worktree';
+    if (await exists(dest)) return 'exists in the worktree';
+    const stat = await fs.stat(source);
+    await fs.symlink(source, dest, stat.isDirectory() ? 'dir' : 'file');
+    return null;
+  } catch (err) {
+    throw failure(`Could not link ${rel} into the worktree: ${describeError(err)}`);
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fs.lstat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function isFile(p: string): Promise<boolean> {
+  try {
+    return (await fs.stat(p)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}

@@ -1,0 +1,80 @@
+/**
+ * The automatic check (issue 14): when an attempt — an agent started as one of
+ * several at one task, with a `group` — ends completed or failed, the leader
+ * runs the repository's check command in its worktree, within capacity. Only
+ * attempts: a single agent is checked when a person asks (Run Check,
+ * `paddock check`), so upgrading never starts checks on old agents.
+ *
+ * Crash-safe by what the record says: a check `running` or `queued` whose
+ * runner process is gone (the leader died mid-check) is ended (what it left
+ * running carries the job's marker) and run again by the next leader's pass.
+ * A check older than the agent's last end (a retry ended since) is run again.
+ */
+import { describeError, PaddockError } from '../common/errors';
+import { findCheckCommand } from '../check/checkCommand';
+import { checkInHand, runCheck } from '../operations/check';
+import { jobLock, type OperationContext } from '../operations/context';
+import { stopLocked } from '../operations/stop';
+import type { JobRecord } from '../store/schema';
+
+/** Whether the leader should (re)run this agent's check now. */
+export function needsAutomaticCheck(job: JobRecord): boolean {
+  if (!job.group) return false;
+  const state = job.lifecycle.state;
+  if (state !== 'completed' && state !== 'failed') return false;
+  if (job.cleanup !== null || job.worktree === null) return false;
+  const c = job.check;
+  if (!c) return true;
+  if (c.state === 'running' || c.state === 'queued') return !checkInHand(job);
+  const ended = job.lifecycle.endedAt ? Date.parse(job.lifecycle.endedAt) : NaN;
+  return Number.isFinite(ended) && Date.parse(c.at) < ended;
+}
+
+export class AutomaticChecks {
+  /** Checks this process runs now (by job id). */
+  private readonly running = new Set<string>();
+  /** `id@endedAt` of attempts found to have no check command: not looked at again for that execution. */
+  private readonly unconfigured = new Set<string>();
+
+  constructor(
+    private readonly ctx: OperationContext,
+    private readonly opts: { track<T>(p: Promise<T>): Promise<T>; repoTrusted?: (repo: string) => boolean },
+  ) {}
+
+  /** Starts, in the background, the checks due among `jobs` (leader only). */
+  schedule(jobs: readonly JobRecord[]): void {
+    for (const job of jobs) {
+      if (this.running.has(job.id) || this.unconfigured.has(`${job.id}@${job.lifecycle.endedAt}`) || !needsAutomaticCheck(job)) continue;
+      this.running.add(job.id);
+      void this.opts.track(this.check(job).finally(() => this.running.delete(job.id)));
+    }
+  }
+
+  private async check(job: JobRecord): Promise<void> {
+    const { store } = this.ctx;
+    try {
+      const command = await findCheckCommand(job, { home: store.home, repoTrusted: this.opts.repoTrusted });
+      if (!command) {
+        this.unconfigured.add(`${job.id}@${job.lifecycle.endedAt}`);
+        return;
+      }
+      const c = job.check;
+      if (c && (c.state === 'running' || c.state === 'queued') && c.runner) {
+        // Its runner died: what the check left running goes first, then the check runs again.
+        this.ctx.log(`the process running the check of ${job.id} is gone; running it again`);
+        const lock = await jobLock(store, job.id).tryAcquire();
+        if (!lock) return;
+        try {
+          await stopLocked(store, job.id, { force: false });
+          await store.update(job.id, (j) => ({ ...j, check: j.check && { ...j.check, state: 'queued', runner: null, summary: 'The process running the check ended before it finished; it runs again.' } }));
+        } finally {
+          await lock.release();
+        }
+      }
+      await runCheck(this.ctx, job.id, { waitForSlot: false, repoTrusted: this.opts.repoTrusted }, command);
+    } catch (err) {
+      if (err instanceof PaddockError && err.code === 'UNTRUSTED_CONFIG') this.unconfigured.add(`${job.id}@${job.lifecycle.endedAt}`);
+      this.ctx.log(`automatic check of ${job.id}: ${describeError(err)}`);
+    }
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The processes an ended agent left running (`leftovers` on the record) are
+ * facts about other processes, which exit without telling anyone. Every reader
+ * judges them as it judges a worker — pid plus start time plus boot id — and
+ * drops the ones that are gone, so a record never shows an exited or reused pid
+ * as still running.
+ */
+import { livenessOf, readProcStat } from '../proc/identity';
+import { isGoneState } from '../proc/procStat';
+import type { JobRecord, Leftover } from './schema';
+
+function isRunning(p: Leftover): boolean {
+  if (p.startTime !== undefined && p.bootId !== undefined) return livenessOf({ pid: p.pid, startTime: p.startTime, bootId: p.bootId }) === 'alive';
+  // An entry without its identity (written by hand or by an older worker): the pid alone, at best.
+  const stat = readProcStat(p.pid);
+  return stat !== undefined && !isGoneState(stat.state);
+}
+
+/** The record's leftovers that still run, or undefined when none of them has gone (nothing to write). */
+export function leftoversStillRunning(job: JobRecord): Leftover[] | undefined {
+  const listed = job.leftovers ?? [];
+  if (listed.length === 0) return undefined;
+  const running = listed.filter(isRunning);
+  return running.length === listed.length ? undefined : running;
+}

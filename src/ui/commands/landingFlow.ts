@@ -1,0 +1,97 @@
+/**
+ * What the landing commands share: the two decisions a landing needs (a
+ * running agent; uncommitted work in its worktree), asked in a modal, or taken
+ * from an options object (tests, other commands); a conflict shown with
+ * "Resolve in Agent's Worktree"; and what follows a landing
+ * (`paddock.cleanUpAfterLanding`: ask, always or never).
+ */
+import * as vscode from 'vscode';
+import { printable } from '../../core/common/printable';
+import { LandingConflict } from '../../core/git';
+import { hasUncommittedWork, type LandingChoices } from '../../core/operations/landingPrep';
+import { canCleanUp, isLive } from '../../core/operations/rules';
+import type { JobRecord } from '../../core/store/schema';
+import { cleanUpAfterLanding } from '../config';
+import type { PaddockServices } from '../services';
+import type { CommandFailure } from './command';
+
+/** Options a caller may pass instead of being asked (every field optional). */
+export interface LandingArgs extends LandingChoices {
+  strategy?: 'merge' | 'squash' | 'rebase' | 'ff-only';
+  /** Skip the confirmation (the caller has asked). */
+  confirmed?: boolean;
+  into?: string;
+  message?: string;
+  title?: string;
+  /** What to do after landing, instead of the setting. */
+  cleanUp?: 'ask' | 'always' | 'never';
+}
+
+export function landingArgs(args: unknown[]): LandingArgs {
+  const o = args.find((a) => a && typeof a === 'object' && !Array.isArray(a) && !('job' in a) && ('confirmed' in a || 'strategy' in a || 'running' in a || 'uncommitted' in a || 'cleanUp' in a));
+  return (o ?? {}) as LandingArgs;
+}
+
+/** Asks what a landing needs decided; undefined when the person cancels. */
+export async function askLandingChoices(job: JobRecord, given: LandingChoices, opts: { uncommitted: boolean } = { uncommitted: true }): Promise<LandingChoices | undefined> {
+  const choices: LandingChoices = { ...given };
+  if (choices.running === undefined && isLive(job)) {
+    const stop = vscode.l10n.t('Stop It First');
+    const asIs = vscode.l10n.t('Land What Is There Now');
+    const choice = await vscode.window.showWarningMessage(
+      vscode.l10n.t('"{0}" is still running.', printable(job.title)),
+      { modal: true, detail: vscode.l10n.t('Stop it first (its work so far is kept in its worktree), or land what it has now and let it go on.') },
+      stop,
+      asIs,
+    );
+    if (!choice) return undefined;
+    choices.running = choice === stop ? 'stop' : 'as-is';
+  }
+  if (opts.uncommitted && choices.uncommitted === undefined && (await hasUncommittedWork(job))) {
+    const commit = vscode.l10n.t('Commit Them First');
+    const only = vscode.l10n.t('Land Only the Commits');
+    const choice = await vscode.window.showWarningMessage(
+      vscode.l10n.t('"{0}" has uncommitted changes in its worktree.', printable(job.title)),
+      { modal: true, detail: vscode.l10n.t('Commit them on its branch first (the message is its title and prompt), or land only its commits and leave the changes in its worktree.') },
+      commit,
+      only,
+    );
+    if (!choice) return undefined;
+    choices.uncommitted = choice === commit ? 'commit' : 'commits-only';
+  }
+  return choices;
+}
+
+/**
+ * A conflict is not a plain error: it lists the files and offers to resolve
+ * them in the agent's worktree. Returns the command's failure value.
+ */
+export function showLandingFailure(s: PaddockServices, command: string, job: JobRecord, err: unknown): CommandFailure | undefined {
+  if (!(err instanceof LandingConflict)) return undefined;
+  const message = printable(err.message);
+  s.log.error(`${command}: ${message}`);
+  const resolve = vscode.l10n.t("Resolve in Agent's Worktree");
+  void vscode.window.showErrorMessage(message, resolve).then((choice) => {
+    if (choice === resolve) void vscode.commands.executeCommand('paddock.resolveInWorktree', job.id);
+  });
+  return { failed: true, command, message, files: [...err.files] } as CommandFailure & { files: string[] };
+}
+
+/** After a landing: clean the agent up, offer it, or not (`paddock.cleanUpAfterLanding`). */
+export async function afterLanding(s: PaddockServices, job: JobRecord, said: string, how: LandingArgs['cleanUp']): Promise<void> {
+  const mode = how ?? cleanUpAfterLanding();
+  s.log.info(said);
+  if (!canCleanUp(job) || mode === 'never') {
+    void vscode.window.showInformationMessage(printable(said));
+    return;
+  }
+  if (mode === 'always') {
+    void vscode.window.showInformationMessage(printable(said));
+    await vscode.commands.executeCommand('paddock.cleanUp', job.id, { confirmed: true });
+    return;
+  }
+  const cleanUp = vscode.l10n.t('Clean Up');
+  void vscode.window.showInformationMessage(printable(said), cleanUp).then((choice) => {
+    if (choice === cleanUp) void vscode.commands.executeCommand('paddock.cleanUp', job.id, { confirmed: true });
+  });
+}

@@ -1,0 +1,73 @@
+/** Paddock: Merge into Base… — land the agent's branch on its base: merge, squash, rebase or fast-forward only. */
+import * as vscode from 'vscode';
+import { printable } from '../../core/common/printable';
+import { landingTarget } from '../../core/operations/landingTarget';
+import { canLand } from '../../core/operations/rules';
+import type { JobRecord } from '../../core/store/schema';
+import type { PaddockServices } from '../services';
+import { registerCommand, targetJobs } from './command';
+import { afterLanding, askLandingChoices, landingArgs, showLandingFailure, type LandingArgs } from './landingFlow';
+
+type Strategy = NonNullable<LandingArgs['strategy']>;
+
+const WORDS: Record<string, string> = { ff: 'Fast-forwarded', merge: 'Merged', squash: 'Squashed', rebase: 'Rebased' };
+
+async function pickStrategy(job: JobRecord, into: string): Promise<Strategy | undefined> {
+  const items: (vscode.QuickPickItem & { strategy: Strategy })[] = [
+    { label: vscode.l10n.t('Merge'), description: vscode.l10n.t('fast-forward, or a merge commit when {0} has moved', into), strategy: 'merge' },
+    { label: vscode.l10n.t('Squash and Merge'), description: vscode.l10n.t('one new commit on {0} with all the changes', into), strategy: 'squash' },
+    { label: vscode.l10n.t('Rebase and Merge'), description: vscode.l10n.t("the agent's commits replayed on top of {0}", into), strategy: 'rebase' },
+    { label: vscode.l10n.t('Fast-Forward Only'), description: vscode.l10n.t('only if {0} has not moved', into), strategy: 'ff-only' },
+  ];
+  const chosen = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Merge "{0}" into {1}', printable(job.title), into), placeHolder: vscode.l10n.t('How to land it') });
+  return chosen?.strategy;
+}
+
+/** The modal's words: what happens to which branch, and that a conflict changes nothing. */
+export function mergeConfirmation(job: JobRecord, into: string, strategy: Strategy): { message: string; detail: string; button: string } {
+  const branch = job.branch ?? '';
+  const how: Record<Strategy, string> = {
+    merge: vscode.l10n.t('{0} is fast-forwarded to {1}, or gets a merge commit if it has moved.', into, branch),
+    squash: vscode.l10n.t('{0} gets one new commit with all the changes of {1}.', into, branch),
+    rebase: vscode.l10n.t("The agent's commits are replayed on top of {0} (in a temporary worktree) and {0} is fast-forwarded to them; {1} itself is left as it is.", into, branch),
+    'ff-only': vscode.l10n.t('{0} is fast-forwarded to {1}; if it has moved, nothing happens.', into, branch),
+  };
+  return {
+    message: vscode.l10n.t('Merge "{0}" into {1}?', printable(job.title), into),
+    detail: [
+      how[strategy],
+      vscode.l10n.t('If {0} is checked out, its files are updated there; with uncommitted changes it is refused (nothing is stashed).', into),
+      vscode.l10n.t("On a conflict nothing changes: the files are listed, and Resolve in Agent's Worktree brings {0} into the agent's branch to resolve them there.", into),
+      vscode.l10n.t('Nothing already on {0} is rewritten and nothing is pushed.', into),
+    ].join('\n\n'),
+    button: strategy === 'squash' ? vscode.l10n.t('Squash and Merge') : strategy === 'rebase' ? vscode.l10n.t('Rebase and Merge') : vscode.l10n.t('Merge'),
+  };
+}
+
+export function registerMerge(s: PaddockServices): vscode.Disposable {
+  return registerCommand(s, 'paddock.merge', async (...args: unknown[]) => {
+    const opts = landingArgs(args);
+    const [job] = await targetJobs(s, args, { placeHolder: vscode.l10n.t('Merge which agent into its base?'), filter: canLand });
+    if (!job) return undefined;
+    const into = await landingTarget(job, opts.into);
+    const strategy = opts.strategy ?? (await pickStrategy(job, into));
+    if (!strategy) return undefined;
+    if (!opts.confirmed) {
+      const words = mergeConfirmation(job, into, strategy);
+      if ((await vscode.window.showWarningMessage(words.message, { modal: true, detail: words.detail }, words.button)) !== words.button) return undefined;
+    }
+    const choices = await askLandingChoices(job, opts);
+    if (!choices) return undefined;
+    try {
+      const report = await vscode.window.withProgress({ location: { viewId: 'paddock.agents' }, title: vscode.l10n.t('Merging into {0}', into) }, () =>
+        s.coordinator.merge(job.id, { ...choices, into, strategy, message: opts.message }),
+      );
+      await afterLanding(s, report.job, `${WORDS[report.kind]} "${job.title}" into ${into} (${report.commit.slice(0, 12)}).`, opts.cleanUp);
+      return report;
+    } catch (err) {
+      const shown = showLandingFailure(s, 'paddock.merge', job, err);
+      if (shown) return shown;
+      throw err;
+    }
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * Several attempts in a real extension host: Start Agent with two profiles and
+ * three attempts makes one group node with the attempts as children, each
+ * checked (one breaks the check); Compare Attempts renders the comparison
+ * document; Diff Two Attempts names the file they differ in; Keep This One
+ * leaves one worktree.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import * as vscode from 'vscode';
+import type { JobRecord } from '../../src/core/store/schema';
+import type { PaddockApi } from '../../src/extension';
+import type { GroupNode, TreeNode } from '../../src/ui/tree/nodes';
+import { env, paddock, waitFor } from './helpers';
+
+describe('several attempts at one task', function () {
+  this.timeout(180_000);
+  let ext: PaddockApi;
+
+  before(async () => {
+    ext = await paddock();
+    const config = vscode.workspace.getConfiguration('paddock');
+    await config.update(
+      'profiles',
+      {
+        ...(config.get<object>('profiles') ?? {}),
+        tryGood: { command: 'sh', args: ['-c', "printf 'good\\nshared\\n%s\\n' \"$PADDOCK_JOB_ID\" > result.txt; sleep 1"] },
+        tryBad: { command: 'sh', args: ['-c', "printf 'bad\\nshared\\n' > result.txt; sleep 1"] },
+      },
+      vscode.ConfigurationTarget.Global,
+    );
+    await config.update('checkCommand', 'head -1 result.txt; test "$(head -1 result.txt)" = good', vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    await vscode.workspace.getConfiguration('paddock').update('checkCommand', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  it('shows a group node with its attempts and their checks, compares them and keeps one', async () => {
+    const jobs = (await vscode.commands.executeCommand('paddock.startAgent', {
+      repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
+      profiles: ['tryGood', 'tryBad'],
+      attempts: 3,
+      prompt: 'Fix the date test',
+      base: '',
+      openTerminal: false,
+    })) as JobRecord[];
+    assert.equal(jobs.length, 3);
+    assert.deepEqual(jobs.map((j) => j.profile), ['tryGood', 'tryBad', 'tryGood']);
+    const groupId = jobs[0].group!.id;
+
+    const done = await waitFor('every attempt checked', async () => {
+      const records = await Promise.all(jobs.map((j) => ext.store.read(j.id)));
+      return records.every((r) => r.check?.state === 'passed' || r.check?.state === 'failed') ? records : undefined;
+    }, 90_000);
+    assert.deepEqual(done.map((r) => r.check!.state), ['passed', 'failed', 'passed']);
+
+    const group = await waitFor('the group node', async () => {
+      await ext.agents.refresh(...jobs.map((j) => j.id));
+      const roots = await ext.tree.getChildren();
+      const all: TreeNode[] = [...roots];
+      for (const r of roots) if (r.kind === 'repo') all.push(...(await ext.tree.getChildren(r)));
+      const node = all.find((n): n is GroupNode => n.kind === 'group' && n.groupId === groupId);
+      const item = node && ext.tree.getTreeItem(node);
+      return item && /3 done/.test(String(item.description)) && /2 ✓ check, 1 ✗ check/.test(String(item.description)) ? { node, item } : undefined;
+    });
+    assert.equal(group.item.label, 'Fix the date test');
+    assert.equal(group.item.description, '3 attempts · 3 done · 2 ✓ check, 1 ✗ check');
+    assert.equal(group.item.contextValue, 'group:compare');
+    const children = await ext.tree.getChildren(group.node);
+    const rows = children.map((c) => ext.tree.getTreeItem(c));
+    assert.deepEqual(rows.map((r) => r.label), ['Attempt 1 · tryGood', 'Attempt 2 · tryBad', 'Attempt 3 · tryGood']);
+    assert.match(String(rows[0].description), /^completed · ✓ check \d+ s$/);
+    assert.equal(rows[1].description, 'completed · ✗ check (exit 1)');
+    assert.match(String(rows[1].contextValue), /\bcheck\b.*\bkeep\b/);
+    assert.equal(ext.tree.getParent(children[0]), group.node);
+
+    const text = (await vscode.commands.executeCommand('paddock.compareAttempts', groupId)) as string;
+    assert.match(text, /^# Fix the date test$/m);
+    assert.match(text, /\| \\#2 \w+ \\\(tryBad\\\) \| completed \| \d+ s \| ✗ check \\\(exit 1\\\) \| 0 \| 1 \| 2 \| 0 \|/);
+    assert.match(text, /## Lines added in common \(2\)/);
+    assert.ok(vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'paddock-compare'), 'the comparison document is open');
+
+    const differing = (await vscode.commands.executeCommand('paddock.diffAttempts', groupId, jobs[0].id, jobs[2].id)) as string[];
+    assert.deepEqual(differing, ['result.txt'], 'two good attempts differ only in the id line of result.txt');
+
+    const kept = (await vscode.commands.executeCommand('paddock.keepAttempt', jobs[0].id, { confirmed: true })) as { cleaned: unknown[]; failed: unknown[] };
+    assert.equal(kept.cleaned.length, 2);
+    assert.deepEqual(kept.failed, []);
+    assert.ok(existsSync(jobs[0].worktree!));
+    for (const j of jobs.slice(1)) {
+      const r = await ext.store.read(j.id);
+      assert.equal(r.cleanup?.phase, 'complete');
+      assert.ok(r.evidence?.snapshotRef);
+      assert.ok(!existsSync(j.worktree!));
+    }
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * The CLI of several attempts through the real bundle (dist/cli.js): `start --attempts`,
+ * `check`, `compare` — output shapes, exit statuses, one-sentence errors.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readRepoConfig } from '../../../src/core/repoConfig/paddockJson';
+import { RepoConfigTrust } from '../../../src/core/repoConfig/trust';
+import { CLI_SCRIPT, CoordinatorSandbox, git, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function assertOneSentence(stderr: string): void {
+  const lines = stderr.trim().split('\n');
+  assert.equal(lines.length, 1, `one line expected, got: ${stderr}`);
+  assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+  assert.match(lines[0], /[.!?]$/);
+}
+
+describe('CLI: start --attempts, check, compare', function () {
+  this.timeout(90_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  function cli(args: string[]): Promise<Run> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    });
+  }
+
+  it('refuses a bad number of attempts or more profiles than attempts with exit 2 and one sentence, creating nothing', async () => {
+    for (const args of [
+      ['--attempts', '0'],
+      ['--attempts', '17'],
+      ['--attempts', 'three'],
+      ['--attempts', '2', '--profile', 'a', '--profile', 'b', '--profile', 'c'],
+      ['--profile', 'a', '--profile', 'b'],
+    ]) {
+      const run = await cli(['start', ...args, '--', 'true']);
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.equal(run.stdout, '');
+      assertOneSentence(run.stderr);
+    }
+    assert.deepEqual(await sb.store.list(), []);
+  });
+
+  it('starts N attempts as one group: one id per line, or every record as a JSON array; compare lists them', async () => {
+    const plain = await cli(['start', '--attempts', '3', '--title', 'Fix it', '--', 'sh', '-c', 'echo "$PADDOCK_JOB_ID" > mine.txt']);
+    assert.equal(plain.code, 0, plain.stderr);
+    const ids = plain.stdout.trim().split('\n');
+    assert.equal(ids.length, 3);
+    const jobs = await Promise.all(ids.map((id) => sb.waitEnded(id)));
+    const group = jobs[0].group!;
+    assert.deepEqual(jobs.map((j) => [j.group!.id, j.group!.index, j.group!.size]), [[group.id, 1, 3], [group.id, 2, 3], [group.id, 3, 3]]);
+
+    const json = await cli(['start', '--attempts', '2', '--json', '--', 'true']);
+    assert.equal(json.code, 0, json.stderr);
+    const records = JSON.parse(json.stdout) as { id: string; group: { id: string; index: number; size: number } }[];
+    assert.equal(records.length, 2);
+    assert.deepEqual(records.map((r) => [r.group.index, r.group.size]), [[1, 2], [2, 2]]);
+    assert.equal(records[0].group.id, records[1].group.id);
+
+    const compared = await cli(['compare', group.id, '--json']);
+    assert.equal(compared.code, 0, compared.stderr);
+    const cmp = JSON.parse(compared.stdout) as { attempts: { id: string; files: { path: string; added: number; removed: number }[] }[]; commonCount: number };
+    assert.deepEqual(cmp.attempts.map((a) => a.id), ids);
+    for (const a of cmp.attempts) assert.deepEqual(a.files, [{ path: 'mine.txt', added: 1, removed: 0 }]);
+    assert.equal(cmp.commonCount, 0, 'each attempt wrote its own id: nothing in common');
+    const text = await cli(['compare', group.id]);
+    assert.equal(text.code, 0);
+    assert.match(text.stdout, /^Fix it · group \w+ · 3 of 3 attempts$/m);
+    assert.match(text.stdout, /\+1 −0 {2}mine\.txt/);
+
+    const unknown = await cli(['compare', 'nosuchgroup']);
+    assert.equal(unknown.code, 2);
+    assertOneSentence(unknown.stderr);
+  });
+
+  it('check: says how to set a command (exit 2), runs a trusted one in the foreground (exit 0 passed, 1 failed)', async () => {
+    const started = await cli(['start', '--', 'sh', '-c', 'echo broken > state.txt']);
+    const id = started.stdout.trim();
+    await sb.waitEnded(id);
+    const none = await cli(['check', id]);
+    assert.equal(none.code, 2);
+    assertOneSentence(none.stderr);
+    assert.match(none.stderr, /paddock\.checkCommand.*\.paddock\.json/);
+
+    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: 'cat state.txt; grep -q fixed state.txt' }));
+    git(sb.repo, 'add', '.paddock.json');
+    git(sb.repo, 'commit', '-qm', 'check');
+    const untrusted = await cli(['check', id]);
+    assert.equal(untrusted.code, 2);
+    assert.match(untrusted.stderr, /paddock allow/);
+
+    await new RepoConfigTrust(sb.home).allow((await readRepoConfig(sb.repo))!);
+    const failed = await cli(['check', id]);
+    assert.equal(failed.code, 1, failed.stderr);
+    assert.match(failed.stdout, /^broken$/m);
+    assert.match(failed.stderr, /the check failed \(exit 1\)/);
+    assert.equal((await sb.store.read(id)).check?.state, 'failed');
+
+    writeFileSync(join((await sb.store.read(id)).worktree!, 'state.txt'), 'fixed\n');
+    const passed = await cli(['check', id]);
+    assert.equal(passed.code, 0, passed.stderr);
+    assert.match(passed.stdout, /check passed in \d+ s/);
+    const check = (await sb.store.read(id)).check!;
+    assert.equal(check.state, 'passed');
+    assert.equal(check.exitCode, 0);
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * Several attempts at one task, end to end on real parts: a real repository,
+ * real workers and PTYs, real shell programs as agents that make different
+ * changes (one breaks the check), the repository's check command from a
+ * trusted `.paddock.json`. Capacity is judged from the timelines' timestamps.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
+import { RepoConfigTrust } from '../../../../src/core/repoConfig/trust';
+import { isTerminalState, JobRecord } from '../../../../src/core/store';
+import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+
+/** Agents as profiles: each writes its own result.txt (alpha and beta good, broken bad; beta commits). */
+const PROFILES = {
+  alpha: { command: 'sh', args: ['-c', "printf 'good\\nshared line\\nalpha only\\n' > result.txt; sleep 1"] },
+  beta: { command: 'sh', args: ['-c', "printf 'good\\nshared line\\n\\nbeta only\\n' > result.txt && git add result.txt && git commit -qm beta; sleep 1"] },
+  broken: { command: 'sh', args: ['-c', "printf 'bad\\nshared line\\n' > result.txt; sleep 1"] },
+  reader: { command: 'sh', args: ['-c', 'read line; printf "%s\\n" "$line" > got.txt'] },
+};
+
+/** Check: prints a line with a token shape (it must be redacted) and passes only when result.txt starts with "good". */
+const CHECK = 'echo "checking with sk-ant-abcdefghijklmnopqrstuvwx"; head -1 result.txt; test "$(head -1 result.txt)" = good';
+
+describe('Attempts: a group started, checked, compared, one kept', function () {
+  this.timeout(180_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  async function trustCheck(command: string): Promise<void> {
+    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: command }));
+    git(sb.repo, 'add', '.paddock.json');
+    git(sb.repo, 'commit', '-qm', 'check');
+    await new RepoConfigTrust(sb.home).allow((await readRepoConfig(sb.repo))!);
+  }
+
+  async function waitChecked(id: string): Promise<JobRecord> {
+    return sb.waitFor(id, (j) => isTerminalState(j.lifecycle.state) && (j.check?.state === 'passed' || j.check?.state === 'failed'), 60_000);
+  }
+
+  it('starts 3 attempts within capacity, records each check, compares them, and Keep This One cleans the others with evidence', async () => {
+    await trustCheck(CHECK);
+    const max = 2;
+    const c = sb.coordinator({ maxConcurrent: max, profiles: PROFILES }, { tickMs: 200 });
+    await c.ready;
+    const { jobs, failed } = await c.startAttempts({ repo: sb.repo, prompt: 'Fix the date test' }, 3, ['alpha', 'beta', 'broken']);
+    assert.deepEqual(failed, []);
+    assert.equal(jobs.length, 3);
+    const groupId = jobs[0].group!.id;
+    assert.deepEqual(jobs.map((j) => [j.group?.id, j.group?.index, j.group?.size, j.group?.title, j.profile]), [
+      [groupId, 1, 3, 'Fix the date test', 'alpha'],
+      [groupId, 2, 3, 'Fix the date test', 'beta'],
+      [groupId, 3, 3, 'Fix the date test', 'broken'],
+    ]);
+    assert.equal(new Set(jobs.map((j) => j.worktree)).size, 3, 'each attempt has its own worktree');
+    const [alpha, beta, broken] = await Promise.all(jobs.map((j) => waitChecked(j.id)));
+
+    // Check results as recorded.
+    assert.equal(alpha.check!.state, 'passed');
+    assert.equal(alpha.check!.exitCode, 0);
+    assert.equal(beta.check!.state, 'passed');
+    assert.equal(broken.check!.state, 'failed');
+    assert.equal(broken.check!.exitCode, 1);
+    assert.match(broken.check!.summary, /^bad$/m);
+    assert.ok(broken.check!.durationMs! >= 0);
+    for (const j of [alpha, beta, broken]) {
+      assert.doesNotMatch(j.check!.summary, /sk-ant-/, 'the token is redacted');
+      assert.match(j.check!.summary, /checking with \[REDACTED\]/);
+      assert.equal(j.check!.runner ?? null, null);
+    }
+
+    // Capacity: agents hold a slot from `starting` to their end, checks from check-started to their result.
+    const changes: { at: number; delta: number }[] = [];
+    for (const j of [alpha, beta, broken]) {
+      const timeline = await sb.store.readTimeline(j.id);
+      const took = timeline.find((e) => e.type === 'transition' && e.to === 'starting');
+      const freed = timeline.find((e) => e.to !== undefined && isTerminalState(e.to));
+      const checkStart = timeline.find((e) => e.type === 'check-started');
+      const checkEnd = timeline.find((e) => e.type === 'check-passed' || e.type === 'check-failed');
+      assert.ok(took && freed && checkStart && checkEnd, timeline.map((e) => e.type).join(','));
+      changes.push({ at: Date.parse(took.at), delta: 1 }, { at: Date.parse(freed.at), delta: -1 });
+      changes.push({ at: Date.parse(checkStart.at), delta: 1 }, { at: Date.parse(checkEnd.at), delta: -1 });
+      assert.ok(Date.parse(checkStart.at) >= Date.parse(freed.at), 'the check runs after its agent ended');
+    }
+    changes.sort((x, y) => x.at - y.at || x.delta - y.delta);
+    let active = 0;
+    let maxActive = 0;
+    for (const ch of changes) maxActive = Math.max(maxActive, (active += ch.delta));
+    assert.ok(maxActive <= max, `capacity ${max} exceeded: ${maxActive} at once`);
+    assert.equal(maxActive, max, 'the attempts ran side by side, so the limit was tested');
+
+    // Compare: files, +/−, commits, lines in common.
+    const cmp = await c.compare(groupId);
+    assert.equal(cmp.group.title, 'Fix the date test');
+    assert.deepEqual(cmp.attempts.map((a) => [a.index, a.source, a.commits, a.files.map((f) => [f.path, f.added, f.removed]), a.check?.state]), [
+      [1, 'worktree', 0, [['result.txt', 3, 0]], 'passed'],
+      [2, 'worktree', 1, [['result.txt', 4, 0]], 'passed'],
+      [3, 'worktree', 0, [['result.txt', 2, 0]], 'failed'],
+    ]);
+    assert.deepEqual(
+      cmp.common.map((l) => [l.path, l.text, [...l.attempts].sort()]),
+      [
+        ['result.txt', 'good', [alpha.id, beta.id].sort()],
+        ['result.txt', 'shared line', [alpha.id, beta.id, broken.id].sort()],
+      ],
+    );
+    assert.equal(cmp.commonCount, 2);
+    assert.deepEqual(cmp.commonByFile, [{ path: 'result.txt', lines: 2 }]);
+
+    // Keep This One: exactly one attempt's worktree is left; the others' evidence is saved.
+    const kept = await c.keepAttempt(alpha.id);
+    assert.deepEqual(kept.failed, []);
+    assert.deepEqual(kept.cleaned.map((r) => r.job.id).sort(), [beta.id, broken.id].sort());
+    const worktrees = sb.worktrees().filter((w) => w !== sb.repo);
+    assert.deepEqual(worktrees, [alpha.worktree]);
+    for (const id of [beta.id, broken.id]) {
+      const j = await sb.store.read(id);
+      assert.equal(j.cleanup?.phase, 'complete');
+      assert.ok(j.evidence?.snapshotRef && git(sb.repo, 'rev-parse', j.evidence.snapshotRef));
+      assert.ok(j.evidence?.patch && existsSync(j.evidence.patch));
+      assert.ok(!existsSync(j.worktree!));
+    }
+    assert.ok(sb.branches().includes(`paddock/${beta.id}`), 'the branch with a commit found nowhere else is kept');
+
+    // Cleaned attempts still compare, from their snapshots; a forgotten one is counted as missing.
+    const after = await c.compare(groupId);
+    assert.deepEqual(after.attempts.map((a) => [a.source, a.added]), [['worktree', 3], ['snapshot', 4], ['snapshot', 2]]);
+    assert.equal(after.commonCount, 2);
+  });
+
+  it('Send Prompt to All reaches every running attempt; Stop All in Group stops the rest', async () => {
+    const c = sb.coordinator({ maxConcurrent: 4, profiles: PROFILES }, { tickMs: 200 });
+    await c.ready;
+    const { jobs } = await c.startAttempts({ repo: sb.repo, prompt: 'Answer me' }, 2, ['reader']);
+    for (const j of jobs) await sb.waitForState(j.id, ['running', 'waiting']);
+    const report = await c.sendToGroup(jobs[0].group!.id, 'the answer is 42');
+    assert.deepEqual([...report.sent].sort(), jobs.map((j) => j.id).sort());
+    for (const j of jobs) {
+      const ended = await sb.waitEnded(j.id);
+      assert.equal(ended.lifecycle.state, 'completed');
+      assert.equal(readFileSync(join(j.worktree!, 'got.txt'), 'utf8'), 'the answer is 42\n');
+    }
+    await assert.rejects(c.sendToGroup(jobs[0].group!.id, 'again'), /No attempt of group .* is running or waiting/);
+
+    const sleepers = await c.startAttempts({ repo: sb.repo, title: 'sleepers', command: ['sleep', '60'] }, 2);
+    for (const j of sleepers.jobs) await sb.waitForState(j.id, ['running']);
+    const stopped = await c.stopGroup(sleepers.jobs[0].group!.id);
+    assert.deepEqual([...stopped.stopped].sort(), sleepers.jobs.map((j) => j.id).sort());
+    for (const j of sleepers.jobs) assert.equal((await sb.store.read(j.id)).lifecycle.state, 'cancelled');
+  });
+
+  it('a check whose runner died is run again by the next leader; Stop ends a running check like an agent', async () => {
+    await trustCheck('sleep 0.2; echo checked');
+    const first = sb.coordinator({ maxConcurrent: 4 });
+    const { jobs } = await first.startAttempts({ repo: sb.repo, command: ['true'] }, 2);
+    const b = jobs[1];
+    for (const j of jobs) await sb.waitEnded(j.id);
+    // As a leader that died mid-check leaves it: running, its runner a process that is gone (start time differs).
+    const dead = { pid: process.pid, startTime: 1, bootId: 'gone' };
+    for (const j of jobs) {
+      await sb.store.update(j.id, (r) => ({ ...r, check: { state: 'running', exitCode: null, durationMs: null, at: new Date().toISOString(), summary: '', runner: dead } }));
+    }
+    // The one-shot coordinator that launched them lets go of the lease, as a CLI command does when it ends.
+    first.dispose();
+    await first.whenIdle();
+    const leader = sb.coordinator({ maxConcurrent: 4 }, { tickMs: 200 });
+    await leader.ready;
+    for (const j of jobs) {
+      const done = await waitChecked(j.id);
+      assert.equal(done.check!.state, 'passed');
+      assert.equal(done.check!.summary, 'checked');
+    }
+
+    // A long check, stopped: its process is found by the job's marker and ended; the check is recorded failed.
+    const long = leader.check(b.id, { settingCommand: 'echo started; sleep 30' });
+    await sb.waitFor(b.id, (j) => j.check?.state === 'running');
+    await new Promise((r) => setTimeout(r, 300));
+    const report = await leader.stop(b.id);
+    assert.equal(report.stopped, true, report.reason ?? '');
+    assert.equal(report.action, 'ended-leftovers');
+    const check = await long;
+    assert.equal(check.state, 'failed');
+    assert.match(check.summary, /check killed by SIGTERM/);
+  });
+
+  it('refuses bad input: attempts out of range, more profiles than attempts, no check command', async () => {
+    const c = sb.coordinator({ profiles: PROFILES });
+    await assert.rejects(c.startAttempts({ repo: sb.repo, command: ['true'] }, 0), { kind: 'usage', message: /from 1 to 16, not 0/ });
+    await assert.rejects(c.startAttempts({ repo: sb.repo, command: ['true'] }, 17), { kind: 'usage' });
+    await assert.rejects(c.startAttempts({ repo: sb.repo }, 2, ['alpha', 'beta', 'broken']), { kind: 'usage', message: /3 profiles were given for 2 attempts/ });
+    assert.deepEqual(await sb.store.list(), [], 'bad input creates nothing');
+    const one = await c.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(one.id);
+    await assert.rejects(c.check(one.id), { kind: 'usage', message: /No check command is set: set paddock\.checkCommand, or "check" in .*\.paddock\.json/ });
+    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: 'true' }));
+    await assert.rejects(c.check(one.id), { kind: 'usage', message: /not trusted here: run paddock allow/ });
+    // The person's own setting needs no allow.
+    const own = sb.coordinator({ checkCommand: 'echo fine' });
+    const check = await own.check(one.id, { settingCommand: 'echo fine' });
+    assert.equal(check.state, 'passed');
+    assert.equal(check.summary, 'fine');
+  });
+});

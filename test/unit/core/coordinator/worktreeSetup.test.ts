@@ -1,0 +1,209 @@
+/**
+ * Worktree setup end to end, on a real repository with real workers: files
+ * brought in, the setup command (success, failure, timeout, stop, retry), the
+ * teardown at cleanup, port blocks and the agent's variables, and trust.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findByEnvMarker } from '../../../../src/core/proc';
+import { RepoConfigTrust } from '../../../../src/core/repoConfig/trust';
+import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
+import { CoordinatorSandbox, git, useCoordinatorSandbox } from './coordinatorFixture';
+
+describe('Coordinator: worktree setup', function () {
+  this.timeout(60_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  function writePaddockJson(config: object): void {
+    writeFileSync(join(sb.repo, '.paddock.json'), `${JSON.stringify(config, null, 2)}\n`);
+  }
+
+  async function allow(): Promise<void> {
+    await new RepoConfigTrust(sb.home).allow((await readRepoConfig(sb.repo))!);
+  }
+
+  async function log(id: string): Promise<string> {
+    return (await sb.store.readOutput(id)).toString('utf8');
+  }
+
+  it('copies the ignored files named in .paddock.json and .worktreeinclude before the agent starts', async () => {
+    writeFileSync(join(sb.repo, '.gitignore'), '.env*\n*.local.json\n');
+    git(sb.repo, 'add', '.gitignore');
+    git(sb.repo, 'commit', '-q', '-m', 'ignore');
+    writeFileSync(join(sb.repo, '.env'), 'TOKEN=abc\n');
+    writeFileSync(join(sb.repo, 'app.local.json'), '{}\n');
+    writeFileSync(join(sb.repo, '.worktreeinclude'), '*.local.json\n');
+    writePaddockJson({ copy: ['.env'] }); // no commands: no trust needed
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'cat .env app.local.json > seen.txt'] });
+    const done = await sb.waitEnded(job.id);
+    assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
+    assert.equal(readFileSync(join(job.worktree!, 'seen.txt'), 'utf8'), 'TOKEN=abc\n{}\n');
+  });
+
+  it('runs setup in the worktree before the agent, shows "setting up", and logs its output', async () => {
+    writePaddockJson({ setup: 'sleep 1; echo SETUP-RAN; echo $PADDOCK_AGENT_ID > prepared.txt' });
+    await allow();
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'cat prepared.txt; echo AGENT-RAN'] });
+    const during = await sb.waitFor(job.id, (j) => j.lifecycle.detail === 'setting up' || j.lifecycle.state !== 'starting');
+    assert.equal(during.lifecycle.state, 'starting');
+    assert.equal(during.lifecycle.detail, 'setting up');
+    assert.equal(during.setup?.state, 'running');
+    const done = await sb.waitEnded(job.id);
+    assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
+    assert.deepEqual(done.setup, { ports: [], state: 'done', exitCode: 0 });
+    assert.equal(readFileSync(join(job.worktree!, 'prepared.txt'), 'utf8'), `${job.id}\n`);
+    assert.match(await log(job.id), new RegExp(`\\nSETUP-RAN\\r?\\n[\\s\\S]*\\n${job.id}\\r?\\nAGENT-RAN`));
+  });
+
+  it('a failing setup fails the agent with its exit code, keeps the worktree and its output; Retry runs it again', async () => {
+    // Fails the first time, succeeds the second: Retry must run setup again.
+    writePaddockJson({ setup: 'if [ -f tried ]; then echo SECOND-TRY; else touch tried; echo BROKEN-SETUP; exit 3; fi' });
+    await allow();
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo AGENT-RAN'] });
+    const failed = await sb.waitEnded(job.id);
+    assert.equal(failed.lifecycle.state, 'failed');
+    assert.equal(failed.lifecycle.detail, 'setup failed (exit 3)');
+    assert.equal(failed.lifecycle.startedAt, null);
+    assert.deepEqual(failed.setup, { ports: [], state: 'failed', exitCode: 3 });
+    assert.ok(existsSync(job.worktree!), 'the worktree stays for a retry');
+    assert.match(await log(job.id), /\nBROKEN-SETUP\r?\n/);
+    assert.doesNotMatch(await log(job.id), /AGENT-RAN/);
+
+    await c.retry(job.id);
+    const retried = await sb.waitEnded(job.id);
+    assert.equal(retried.lifecycle.state, 'completed', retried.lifecycle.detail ?? '');
+    assert.equal(retried.setup?.state, 'done');
+    assert.match(await log(job.id), /\nBROKEN-SETUP\r?\n[\s\S]*\nSECOND-TRY\r?\n[\s\S]*\nAGENT-RAN\r?\n/);
+
+    // Setup succeeded once: a further retry goes straight to the agent.
+    await c.retry(job.id);
+    const again = await sb.waitEnded(job.id);
+    assert.equal(again.lifecycle.generation, 3);
+    assert.equal(again.lifecycle.state, 'completed');
+    assert.equal((await log(job.id)).match(/\nSECOND-TRY\r?\n/g)?.length, 1, 'setup ran twice in all, not three times');
+    assert.equal((await log(job.id)).match(/\nAGENT-RAN\r?\n/g)?.length, 2);
+  });
+
+  it('a setup that runs past its timeout is ended with everything it started, and the agent fails', async () => {
+    const c = sb.coordinator({ worktree: { setup: 'echo WAITING; sleep 30 & sleep 30', setupTimeoutSeconds: 1 } });
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo AGENT-RAN'] });
+    const failed = await sb.waitEnded(job.id);
+    assert.equal(failed.lifecycle.state, 'failed');
+    assert.equal(failed.lifecycle.detail, 'setup timed out after 1 s');
+    assert.equal(failed.setup?.state, 'failed');
+    assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), [], 'no setup process is left');
+    assert.match(await log(job.id), /\nWAITING\r?\n/);
+    assert.match(await log(job.id), /setup timed out after 1 s/);
+  });
+
+  it('a stop during setup ends the setup and cancels the agent', async () => {
+    const c = sb.coordinator({ worktree: { setup: 'sleep 30' } });
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo AGENT-RAN'] });
+    await sb.waitFor(job.id, (j) => j.setup?.state === 'running');
+    const report = await c.stop(job.id);
+    assert.equal(report.stopped, true, report.reason ?? '');
+    const ended = await sb.waitEnded(job.id);
+    assert.equal(ended.lifecycle.state, 'cancelled');
+    assert.equal(ended.lifecycle.detail, 'stopped during setup');
+    assert.equal(ended.setup?.state, 'failed', 'not done: a retry runs it again');
+    assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), []);
+    assert.doesNotMatch(await log(job.id), /AGENT-RAN/);
+  });
+
+  it('runs teardown at cleanup before the evidence is captured', async () => {
+    const marker = join(sb.root, 'teardown.txt');
+    const c = sb.coordinator({ worktree: { teardown: `echo TEARDOWN-RAN; echo "$PADDOCK_AGENT_ID $(ls)" > ${marker}; echo gone > made-by-teardown.txt` } });
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo work > work.txt'] });
+    await sb.waitEnded(job.id);
+    const report = await c.cleanup(job.id);
+    assert.equal(report.job.cleanup?.phase, 'complete', report.job.cleanup?.lastError ?? '');
+    assert.equal(report.job.cleanup?.teardownDone, true);
+    assert.match(readFileSync(marker, 'utf8'), new RegExp(`^${job.id} [\\s\\S]*work\\.txt`));
+    assert.match(await log(job.id), /\nTEARDOWN-RAN\r?\n/);
+    // Ran before the capture: what it wrote is in the snapshot.
+    assert.equal(git(sb.repo, 'show', `${report.job.evidence!.snapshotRef}:made-by-teardown.txt`), 'gone');
+  });
+
+  it('a failing teardown fails the terminating stage with its output and is retried like any stage', async () => {
+    const ok = join(sb.root, 'teardown-may-pass');
+    const c = sb.coordinator({ worktree: { teardown: `test -f ${ok} || { echo compose is down already >&2; exit 4; }` } });
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(job.id);
+    const first = await c.cleanup(job.id);
+    assert.equal(first.job.cleanup?.phase, 'incomplete');
+    assert.equal(first.job.cleanup?.stage, 'terminating');
+    assert.equal(first.job.cleanup?.lastError, 'teardown failed (exit 4): compose is down already');
+    assert.ok(first.job.cleanup?.nextAttemptAt, 'retried on the backoff');
+    assert.ok(existsSync(job.worktree!), 'nothing removed');
+    writeFileSync(ok, '');
+    const second = await c.retryCleanup(job.id);
+    assert.equal(second.job.cleanup?.phase, 'complete', second.job.cleanup?.lastError ?? '');
+    assert.equal(existsSync(job.worktree!), false);
+  });
+
+  it('gives live agents distinct port blocks and the variables; a block is free again once cleaned up', async () => {
+    const c = sb.coordinator({ worktree: { ports: 2, portRange: '45100-45105' } });
+    const show = ['sh', '-c', 'echo "$PADDOCK_PORT|$PADDOCK_PORTS|$PADDOCK_AGENT_ID|$PADDOCK_WORKTREE|$PADDOCK_REPO" > env.txt'];
+    const a = await c.start({ repo: sb.repo, command: show });
+    const b = await c.start({ repo: sb.repo, command: show });
+    assert.deepEqual(a.setup?.ports, [45100, 45101]);
+    assert.deepEqual(b.setup?.ports, [45102, 45103]);
+    await sb.waitEnded(a.id);
+    await sb.waitEnded(b.id);
+    assert.equal(readFileSync(join(a.worktree!, 'env.txt'), 'utf8'), `45100|45100,45101|${a.id}|${a.worktree}|${sb.repo}\n`);
+    assert.equal(readFileSync(join(b.worktree!, 'env.txt'), 'utf8'), `45102|45102,45103|${b.id}|${b.worktree}|${sb.repo}\n`);
+    // Ended but not cleaned up: still held.
+    const third = await c.start({ repo: sb.repo, command: ['true'] });
+    assert.deepEqual(third.setup?.ports, [45104, 45105]);
+    await assert.rejects(c.start({ repo: sb.repo, command: ['true'] }), /No block of 2 free ports is left in 45100-45105: clean up ended agents or widen paddock\.worktree\.portRange\./);
+    const cleaned = await c.cleanup(a.id);
+    assert.equal(cleaned.job.cleanup?.phase, 'complete');
+    const fourth = await c.start({ repo: sb.repo, command: ['true'] });
+    assert.deepEqual(fourth.setup?.ports, [45100, 45101], "a's block was released by its cleanup");
+  });
+
+  it('an agent without ports gets the identity variables and no port ones, even if the starter had them', async () => {
+    sb.env.PADDOCK_PORT = '1';
+    sb.env.PADDOCK_AGENT_ID = 'parent';
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo "${PADDOCK_PORT-unset}|${PADDOCK_PORTS-unset}|$PADDOCK_AGENT_ID" > env.txt'] });
+    await sb.waitEnded(job.id);
+    assert.equal(readFileSync(join(job.worktree!, 'env.txt'), 'utf8'), `unset|unset|${job.id}\n`);
+  });
+
+  it('refuses .paddock.json commands until that exact file is allowed, and again once it changed', async () => {
+    writePaddockJson({ setup: 'echo SETUP' });
+    const c = sb.coordinator();
+    await assert.rejects(
+      c.start({ repo: sb.repo, command: ['true'] }),
+      new RegExp(`\\.paddock\\.json is not allowed, so the setup command will not run: trust the workspace in VS Code, or review the file and run \`paddock allow --repo ${sb.repo}\`\\.$`),
+    );
+    assert.deepEqual(await sb.store.list(), [], 'refused before any agent was created');
+    await allow();
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
+
+    writePaddockJson({ setup: 'echo CHANGED', teardown: 'echo DOWN' });
+    await assert.rejects(c.start({ repo: sb.repo, command: ['true'] }), /is changed since it was allowed, so the setup and teardown commands will not run/);
+  });
+
+  it('a trusted workspace, or commands from the settings, need no allow', async () => {
+    writePaddockJson({ setup: 'echo FROM-FILE' });
+    const trusted = sb.coordinator({ workspaceTrusted: true });
+    const a = await trusted.start({ repo: sb.repo, command: ['true'] });
+    assert.equal((await sb.waitEnded(a.id)).setup?.state, 'done');
+    trusted.dispose(); // one coordinator at a time leads the launches
+    await trusted.whenIdle();
+    assert.match(await log(a.id), /\nFROM-FILE\r?\n/);
+    const overridden = sb.coordinator({ worktree: { setup: 'echo FROM-SETTINGS' } });
+    const b = await overridden.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(b.id);
+    assert.match(await log(b.id), /\nFROM-SETTINGS\r?\n/);
+    assert.doesNotMatch(await log(b.id), /FROM-FILE/);
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * Landing a branch on a target in real repositories: fast-forward, true merge,
+ * squash, rebase, fast-forward-only refusal, and the promise that a conflict
+ * or a refusal leaves the target's ref, index and every working-tree byte as
+ * they were — checked out clean, checked out dirty, or not checked out at all.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { landBranch, LandingConflict, sweepLandingWorktrees, type LandStrategy } from '../../../../src/core/git';
+import { PaddockError } from '../../../../src/core/common/errors';
+import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
+import { assertSameState, treeState } from './treeState';
+
+/** The target's observable state: its ref, the index file's bytes, and every file of the main working tree. */
+function snapshotOf(repo: string, branch: string) {
+  return {
+    ref: git(repo, 'rev-parse', `refs/heads/${branch}`),
+    index: readFileSync(path.join(repo, '.git', 'index')).toString('base64'),
+    files: treeState(repo),
+  };
+}
+
+function assertUnchanged(repo: string, branch: string, before: ReturnType<typeof snapshotOf>): void {
+  const after = snapshotOf(repo, branch);
+  assert.equal(after.ref, before.ref, 'target ref unchanged');
+  assert.equal(after.index, before.index, 'index byte-identical');
+  assertSameState(after.files, before.files);
+}
+
+describe('git: landBranch', function () {
+  this.timeout(30_000);
+  let sb!: Sandbox;
+  useGitSandbox((fresh) => (sb = fresh));
+
+  /** A repo on main, and an agent worktree on paddock/agent with one commit. */
+  function setup(agentFiles: Record<string, string> = { 'feature.txt': 'feature\n' }) {
+    const repo = sb.repo({ 'README.md': 'hello\n', 'shared.txt': 'one\ntwo\nthree\n' });
+    const wt = sb.path('agent-wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/agent', wt, 'main');
+    for (const [rel, content] of Object.entries(agentFiles)) write(wt, rel, content);
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'agent work');
+    const tip = git(wt, 'rev-parse', 'HEAD');
+    return { repo, wt, tip, scratch: sb.path('scratch') };
+  }
+
+  function land(repo: string, source: string, strategy: LandStrategy, scratch: string, target = 'main') {
+    return landBranch({ repo, target, source, sourceName: 'paddock/agent', strategy, message: 'Land it\n', scratchRoot: scratch });
+  }
+
+  function mainMoves(repo: string, rel = 'other.txt', content = 'other\n') {
+    write(repo, rel, content);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'main moves');
+    return git(repo, 'rev-parse', 'HEAD');
+  }
+
+  it('fast-forwards when the target has not moved, updating the checked-out worktree', async () => {
+    const { repo, tip, scratch } = setup();
+    const res = await land(repo, tip, 'merge', scratch);
+    assert.equal(res.kind, 'ff');
+    assert.equal(git(repo, 'rev-parse', 'main'), tip);
+    assert.equal(readFileSync(path.join(repo, 'feature.txt'), 'utf8'), 'feature\n');
+    assert.equal(git(repo, 'status', '--porcelain'), '');
+  });
+
+  it('makes a true merge commit when both moved, with both parents', async () => {
+    const { repo, tip, scratch } = setup();
+    const old = mainMoves(repo);
+    const res = await land(repo, tip, 'merge', scratch);
+    assert.equal(res.kind, 'merge');
+    assert.equal(git(repo, 'rev-parse', 'main'), res.commit);
+    assert.equal(git(repo, 'rev-list', '--parents', '-n1', 'main'), `${res.commit} ${old} ${tip}`);
+    assert.equal(git(repo, 'log', '-1', '--format=%s', 'main'), 'Land it');
+    assert.equal(readFileSync(path.join(repo, 'feature.txt'), 'utf8'), 'feature\n');
+    assert.equal(readFileSync(path.join(repo, 'other.txt'), 'utf8'), 'other\n');
+    assert.equal(git(repo, 'status', '--porcelain'), '');
+  });
+
+  it('squashes into one commit with one parent', async () => {
+    const { repo, wt, scratch } = setup();
+    write(wt, 'second.txt', '2\n');
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'second');
+    const tip = git(wt, 'rev-parse', 'HEAD');
+    const old = mainMoves(repo);
+    const res = await land(repo, tip, 'squash', scratch);
+    assert.equal(res.kind, 'squash');
+    assert.equal(git(repo, 'rev-list', '--parents', '-n1', 'main'), `${res.commit} ${old}`);
+    assert.deepEqual(git(repo, 'diff', '--name-only', old, 'main').split('\n'), ['feature.txt', 'second.txt']);
+  });
+
+  it('rebases the agent commits onto the target without rewriting the target, and removes its temporary worktree', async () => {
+    const { repo, tip, scratch } = setup();
+    const old = mainMoves(repo);
+    const res = await land(repo, tip, 'rebase', scratch);
+    assert.equal(res.kind, 'rebase');
+    assert.equal(git(repo, 'rev-parse', 'main~1'), old, 'linear: the old target is the parent');
+    assert.equal(git(repo, 'log', '-1', '--format=%s', 'main'), 'agent work');
+    assert.equal(git(repo, 'rev-parse', 'paddock/agent'), tip, "the agent's branch itself is not moved");
+    assert.deepEqual(readdirSync(scratch), [], 'temporary worktree removed');
+    assert.equal(git(repo, 'worktree', 'list').split('\n').length, 2);
+  });
+
+  it('--ff-only refuses when the target moved, changing nothing', async () => {
+    const { repo, tip, scratch } = setup();
+    mainMoves(repo);
+    const before = snapshotOf(repo, 'main');
+    await assert.rejects(land(repo, tip, 'ff-only', scratch), (e: PaddockError) => e.code === 'NOT_FAST_FORWARD' && /nothing was changed/.test(e.message));
+    assertUnchanged(repo, 'main', before);
+  });
+
+  for (const strategy of ['merge', 'squash', 'rebase'] as const) {
+    it(`a ${strategy} conflict lists the files and leaves target ref, index and every file byte-identical`, async () => {
+      const { repo, tip, scratch } = setup({ 'shared.txt': 'one\nAGENT\nthree\n' });
+      mainMoves(repo, 'shared.txt', 'one\nMAIN\nthree\n');
+      write(repo, 'untracked-note.txt', 'mine\n');
+      const before = snapshotOf(repo, 'main');
+      await assert.rejects(land(repo, tip, strategy, scratch), (e: unknown) => {
+        assert.ok(e instanceof LandingConflict, String(e));
+        assert.deepEqual(e.files, ['shared.txt']);
+        assert.match(e.message, /shared\.txt.*nothing was changed/);
+        return true;
+      });
+      assertUnchanged(repo, 'main', before);
+      assert.ok(!existsSync(path.join(repo, '.git', 'MERGE_HEAD')));
+      assert.deepEqual(existsSync(scratch) ? readdirSync(scratch) : [], []);
+    });
+  }
+
+  it('refuses when the target is checked out with uncommitted changes (no stash), changing nothing', async () => {
+    const { repo, tip, scratch } = setup();
+    write(repo, 'README.md', 'edited by the person\n');
+    const before = snapshotOf(repo, 'main');
+    await assert.rejects(land(repo, tip, 'merge', scratch), (e: PaddockError) => e.code === 'TARGET_DIRTY' && /README\.md/.test(e.message) && /nothing was changed/.test(e.message));
+    assertUnchanged(repo, 'main', before);
+    assert.equal(git(repo, 'stash', 'list'), '', 'nothing stashed');
+  });
+
+  it('lands on a branch checked out nowhere by compare-and-swap, leaving the main worktree alone', async () => {
+    const { repo, tip, scratch } = setup();
+    git(repo, 'branch', 'release', 'main');
+    write(repo, 'README.md', 'dirty main worktree is not the target\n');
+    const mainBefore = snapshotOf(repo, 'main');
+    mkdirSync(scratch, { recursive: true });
+    const res = await land(repo, tip, 'merge', scratch, 'release');
+    assert.equal(res.kind, 'ff');
+    assert.equal(git(repo, 'rev-parse', 'release'), tip);
+    assertUnchanged(repo, 'main', mainBefore);
+    assert.match(git(repo, 'reflog', '-1', '--format=%gs', 'release'), /paddock ff: paddock\/agent into release/);
+  });
+
+  it('refuses when the source is already in the target', async () => {
+    const { repo, tip, scratch } = setup();
+    await land(repo, tip, 'merge', scratch);
+    await assert.rejects(land(repo, tip, 'merge', scratch), (e: PaddockError) => e.code === 'NOTHING_TO_LAND');
+  });
+
+  it('a temporary worktree left by a dead process is removed and unregistered by the next sweep', async () => {
+    const { repo, scratch } = setup();
+    mkdirSync(scratch, { recursive: true });
+    const leftover = path.join(scratch, 'land-999999-deadbeef'); // no such pid
+    git(repo, 'worktree', 'add', '-q', '--detach', leftover, 'main');
+    const mine = path.join(scratch, `land-${process.pid}-cafe`); // a live process's: kept
+    mkdirSync(mine);
+    const removed = await sweepLandingWorktrees(scratch);
+    assert.deepEqual(removed, [leftover]);
+    assert.ok(!existsSync(leftover));
+    assert.ok(existsSync(mine));
+    assert.doesNotMatch(git(repo, 'worktree', 'list'), /land-999999/);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * Pushing an agent's branch to a local bare remote (never forced: a diverged
+ * remote branch is a rejection that changes nothing), choosing the remote,
+ * the compare-page URL forms of the four hosts, and `gh` through a fake
+ * program on PATH that records its arguments.
+ */
+import * as assert from 'node:assert/strict';
+import { chooseRemote, compareUrl, createPullRequestWithGh, pushBranch } from '../../../../src/core/git';
+import { PaddockError } from '../../../../src/core/common/errors';
+import { fakeGh, ghCalls } from './fakeGh';
+import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
+
+describe('git: remotes, push and pull requests', function () {
+  this.timeout(30_000);
+  let sb!: Sandbox;
+  useGitSandbox((fresh) => (sb = fresh));
+
+  function setup() {
+    const repo = sb.repo();
+    const bare = sb.path('remote.git');
+    git(sb.dir, 'init', '-q', '--bare', bare);
+    git(repo, 'remote', 'add', 'origin', bare);
+    git(repo, 'push', '-q', 'origin', 'main');
+    git(repo, 'branch', 'paddock/agent', 'main');
+    git(repo, 'checkout', '-q', 'paddock/agent');
+    write(repo, 'a.txt', 'a\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'agent');
+    git(repo, 'checkout', '-q', 'main');
+    return { repo, bare };
+  }
+
+  it('pushes the branch to a bare remote', async () => {
+    const { repo, bare } = setup();
+    await pushBranch(repo, 'origin', 'paddock/agent');
+    assert.equal(git(bare, 'rev-parse', 'paddock/agent'), git(repo, 'rev-parse', 'paddock/agent'));
+  });
+
+  it('a push the remote rejects (diverged) is never forced and changes nothing', async () => {
+    const { repo, bare } = setup();
+    const other = sb.path('other');
+    git(sb.dir, 'clone', '-q', bare, other);
+    git(other, 'checkout', '-q', '-b', 'paddock/agent');
+    write(other, 'b.txt', 'someone else\n');
+    git(other, 'add', '-A');
+    git(other, 'commit', '-q', '-m', 'someone else');
+    git(other, 'push', '-q', 'origin', 'paddock/agent');
+    const theirs = git(bare, 'rev-parse', 'paddock/agent');
+    await assert.rejects(pushBranch(repo, 'origin', 'paddock/agent'), (e: PaddockError) => e.code === 'PUSH_REJECTED' && /nothing was changed/.test(e.message));
+    assert.equal(git(bare, 'rev-parse', 'paddock/agent'), theirs);
+  });
+
+  it('chooses the base upstream remote, then origin, then the only one; none is null; an unknown name is bad input', async () => {
+    const repo = sb.repo();
+    assert.equal(await chooseRemote(repo, 'main'), null);
+    git(repo, 'remote', 'add', 'upstream', sb.path('u.git'));
+    assert.equal(await chooseRemote(repo, 'main'), 'upstream');
+    git(repo, 'remote', 'add', 'origin', sb.path('o.git'));
+    assert.equal(await chooseRemote(repo, 'main'), 'origin');
+    git(repo, 'config', 'branch.main.remote', 'upstream');
+    assert.equal(await chooseRemote(repo, 'main'), 'upstream');
+    await assert.rejects(chooseRemote(repo, 'main', 'nope'), (e: PaddockError) => e.kind === 'usage');
+  });
+
+  it('compare URLs for GitHub, GitLab, Bitbucket and Azure DevOps remotes; unknown hosts give none', () => {
+    assert.equal(compareUrl('git@github.com:o/r.git', 'paddock/x', 'main'), 'https://github.com/o/r/compare/main...paddock%2Fx?expand=1');
+    assert.equal(compareUrl('https://github.com/o/r', 'b', 'main'), 'https://github.com/o/r/compare/main...b?expand=1');
+    assert.equal(
+      compareUrl('ssh://git@gitlab.example.com:2222/g/sub/r.git', 'b', 'main'),
+      'https://gitlab.example.com/g/sub/r/-/merge_requests/new?merge_request%5Bsource_branch%5D=b&merge_request%5Btarget_branch%5D=main',
+    );
+    assert.equal(compareUrl('git@bitbucket.org:o/r.git', 'b', 'dev'), 'https://bitbucket.org/o/r/pull-requests/new?source=b&dest=dev');
+    assert.equal(compareUrl('https://org@dev.azure.com/org/proj/_git/repo', 'b', 'main'), 'https://dev.azure.com/org/proj/_git/repo/pullrequestcreate?sourceRef=b&targetRef=main');
+    assert.equal(compareUrl('git@ssh.dev.azure.com:v3/org/proj/repo', 'b', 'main'), 'https://dev.azure.com/org/proj/_git/repo/pullrequestcreate?sourceRef=b&targetRef=main');
+    assert.equal(compareUrl('/srv/git/r.git', 'b', 'main'), null);
+    assert.equal(compareUrl('https://example.org/o/r.git', 'b', 'main'), null);
+  });
+
+  it('gh: asks auth status, then pr create with head, base, title, body, draft; a failure says the branch was pushed', async () => {
+    const repo = sb.repo();
+    const log = sb.path('gh.log');
+    const bin = fakeGh(sb.path(), log);
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+    const url = await createPullRequestWithGh({ repo, branch: 'paddock/x', base: 'main', title: 'T', body: 'B', draft: true, ghRepo: 'o/r' }, env);
+    assert.equal(url, 'https://github.com/o/r/pull/12');
+    assert.deepEqual(ghCalls(log), [
+      ['auth', 'status'],
+      ['pr', 'create', '--head', 'paddock/x', '--base', 'main', '--title', 'T', '--body', 'B', '--draft', '--repo', 'o/r'],
+    ]);
+    const failing = fakeGh(sb.path(), sb.path('gh2.log'), { failCreate: true });
+    await assert.rejects(
+      createPullRequestWithGh({ repo, branch: 'paddock/x', base: 'main', title: 'T', body: 'B', draft: false, ghRepo: null }, { ...process.env, PATH: `${failing}:${process.env.PATH}` }),
+      (e: PaddockError) => e.code === 'GH_FAILED' && /base branch missing/.test(e.message) && /was pushed/.test(e.message),
+    );
+    const loggedOut = fakeGh(sb.path(), sb.path('gh3.log'), { loggedOut: true });
+    assert.equal(await createPullRequestWithGh({ repo, branch: 'b', base: 'main', title: 'T', body: 'B', draft: false, ghRepo: null }, { ...process.env, PATH: `${loggedOut}:${process.env.PATH}` }), null);
+    assert.equal(await createPullRequestWithGh({ repo, branch: 'b', base: 'main', title: 'T', body: 'B', draft: false, ghRepo: null }, { ...process.env, PATH: '/nonexistent' }), null, 'no gh installed');
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * The landing operations on real agents through the Coordinator: a running
+ * agent needs the decision (stop first, or land what is there), the rules
+ * that enable the Land menu, and Remove from List.
+ */
+import * as assert from 'node:assert/strict';
+import { PaddockError } from '../../../../src/core/common/errors';
+import { RUNNING_CHOICE_CODE } from '../../../../src/core/operations/landingPrep';
+import { canForget, canLand, canUpdate, forgetBlocker, isLive, landBlocker } from '../../../../src/core/operations/rules';
+import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+
+describe('landing operations', function () {
+  this.timeout(60_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  const COMMIT_THEN_WAIT = "printf 'x\\n' > x.txt && git add -A && git commit -qm 'agent x' && sleep 30";
+
+  it('a running agent is landed only with a decision: as it is (still running), or stopped first', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', COMMIT_THEN_WAIT], title: 'runs' });
+    await sb.waitFor(job.id, (j) => j.lifecycle.state === 'running' && git(sb.repo, 'log', '-1', '--format=%s', job.branch!) === 'agent x');
+    assert.ok(isLive(await sb.store.read(job.id)));
+    await assert.rejects(c.merge(job.id), (e: PaddockError) => e.code === RUNNING_CHOICE_CODE && e.kind === 'usage');
+    assert.equal(git(sb.repo, 'log', '-1', '--format=%s', 'main'), 'init', 'nothing landed');
+
+    const asIs = await c.merge(job.id, { running: 'as-is' });
+    assert.equal(asIs.kind, 'ff');
+    assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running', 'the agent was left running');
+
+    const second = await c.start({ repo: sb.repo, command: ['sh', '-c', COMMIT_THEN_WAIT.replace(/x/g, 'y')], title: 'runs too' });
+    await sb.waitFor(second.id, (j) => j.lifecycle.state === 'running' && git(sb.repo, 'log', '-1', '--format=%s', second.branch!) === 'agent y');
+    const stopped = await c.merge(second.id, { running: 'stop' });
+    assert.equal(stopped.job.lifecycle.state, 'cancelled');
+    assert.equal(stopped.job.landing?.kind, 'ff');
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), stopped.commit);
+  });
+
+  it('the rules: nothing to land before start; Remove from List only once cleaned', async () => {
+    const queued = await sb.createQueued('queued');
+    assert.equal(canLand(queued), false);
+    assert.match(landBlocker(queued) ?? '', /no branch/);
+    assert.equal(canUpdate(queued), false);
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['true'], title: 'ends' });
+    const ended = await sb.waitEnded(job.id);
+    assert.equal(canLand(ended), true);
+    assert.equal(canUpdate(ended), true);
+    assert.equal(canForget(ended), false);
+    await assert.rejects(c.forget(job.id), (e: PaddockError) => e.kind === 'usage' && e.message === forgetBlocker(ended));
+    const cleaned = (await c.cleanup(job.id)).job;
+    assert.equal(canForget(cleaned), true);
+    assert.equal(canUpdate(cleaned), false);
+    await c.forget(job.id);
+    await assert.rejects(sb.store.read(job.id), (e: PaddockError) => e.code === 'NOT_FOUND');
+  });
+});

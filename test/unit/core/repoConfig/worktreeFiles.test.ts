@@ -1,0 +1,102 @@
+/** Bringing untracked files into a new worktree: copy, link, .worktreeinclude, on real git repos. */
+import * as assert from 'node:assert/strict';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bringWorktreeFiles } from '../../../../src/core/repoConfig/worktreeFiles';
+import { git } from '../coordinator/coordinatorFixture';
+
+describe('worktree files: copy, link, .worktreeinclude', function () {
+  this.timeout(30_000);
+  let root: string;
+  let repo: string;
+  let worktree: string;
+
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'paddock-wtf-')));
+    repo = join(root, 'repo');
+    mkdirSync(repo);
+    git(repo, 'init', '-q', '-b', 'main');
+    writeFileSync(join(repo, '.gitignore'), '.env*\nnode_modules/\n*.log\nsecret-link\ninside-link\nbin/\n');
+    writeFileSync(join(repo, 'tracked.env.example'), 'tracked\n');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'init');
+    writeFileSync(join(repo, '.env'), 'A=1\n');
+    writeFileSync(join(repo, '.env.local'), 'B=2\n', { mode: 0o600 });
+    mkdirSync(join(repo, 'sub'));
+    writeFileSync(join(repo, 'sub', '.env'), 'C=3\n');
+    mkdirSync(join(repo, 'bin'));
+    writeFileSync(join(repo, 'bin', 'run.sh'), '#!/bin/sh\necho hi\n');
+    chmodSync(join(repo, 'bin', 'run.sh'), 0o751);
+    mkdirSync(join(repo, 'node_modules', 'pkg'), { recursive: true });
+    writeFileSync(join(repo, 'node_modules', 'pkg', 'index.js'), 'module.exports = 1;\n');
+    writeFileSync(join(repo, 'debug.log'), 'log\n');
+    writeFileSync(join(root, 'outside.txt'), 'outside\n');
+    symlinkSync(join(root, 'outside.txt'), join(repo, 'secret-link'));
+    symlinkSync('.env', join(repo, 'inside-link'));
+    worktree = join(root, 'wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/x', worktree);
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('copies untracked files matching the globs at any depth, keeping modes, and nothing tracked', async () => {
+    const result = await bringWorktreeFiles({ repo, worktree, copy: ['.env*', 'bin/'], link: [] });
+    assert.equal(readFileSync(join(worktree, '.env'), 'utf8'), 'A=1\n');
+    assert.equal(readFileSync(join(worktree, '.env.local'), 'utf8'), 'B=2\n');
+    assert.equal(statSync(join(worktree, '.env.local')).mode & 0o777, 0o600);
+    assert.equal(readFileSync(join(worktree, 'sub', '.env'), 'utf8'), 'C=3\n');
+    assert.equal(statSync(join(worktree, 'bin', 'run.sh')).mode & 0o777, 0o751);
+    assert.equal(existsSync(join(worktree, 'debug.log')), false, 'not named: not copied');
+    assert.equal(existsSync(join(worktree, 'node_modules')), false);
+    assert.equal(result.copied, 4);
+    assert.deepEqual(result.skipped, []);
+  });
+
+  it('never copies over a file the worktree already has', async () => {
+    writeFileSync(join(worktree, '.env'), 'mine\n');
+    const result = await bringWorktreeFiles({ repo, worktree, copy: ['/.env'], link: [] });
+    assert.equal(readFileSync(join(worktree, '.env'), 'utf8'), 'mine\n');
+    assert.deepEqual(result.skipped, [{ path: '.env', why: 'exists in the worktree' }]);
+  });
+
+  it('recreates a symlink that stays inside the repository and skips one that leads out', async () => {
+    const result = await bringWorktreeFiles({ repo, worktree, copy: ['secret-link', 'inside-link'], link: [] });
+    assert.equal(existsSync(join(worktree, 'secret-link')), false);
+    assert.ok(lstatSync(join(worktree, 'inside-link')).isSymbolicLink());
+    assert.equal(readlinkSync(join(worktree, 'inside-link')), '.env');
+    assert.deepEqual(result.skipped, [{ path: 'secret-link', why: 'a symlink pointing outside the repository' }]);
+  });
+
+  it('does not write through a worktree folder that is a symlink leading out', async () => {
+    mkdirSync(join(root, 'elsewhere'));
+    symlinkSync(join(root, 'elsewhere'), join(worktree, 'sub'));
+    const result = await bringWorktreeFiles({ repo, worktree, copy: ['sub/.env'], link: [] });
+    assert.equal(existsSync(join(root, 'elsewhere', '.env')), false);
+    assert.deepEqual(result.skipped, [{ path: 'sub/.env', why: 'its folder leads outside the worktree' }]);
+  });
+
+  it('links a folder whole instead of copying it', async () => {
+    const result = await bringWorktreeFiles({ repo, worktree, copy: ['node_modules/'], link: ['node_modules'] });
+    const link = join(worktree, 'node_modules');
+    assert.ok(lstatSync(link).isSymbolicLink());
+    assert.equal(readlinkSync(link), join(repo, 'node_modules'));
+    assert.equal(readFileSync(join(link, 'pkg', 'index.js'), 'utf8'), 'module.exports = 1;\n');
+    assert.equal(result.linked, 1);
+    assert.equal(result.copied, 0, 'what is linked is not copied as well');
+  });
+
+  it('honours .worktreeinclude (gitignore-style, comments and all) like copy', async () => {
+    writeFileSync(join(repo, '.worktreeinclude'), '# local settings\n/.env.local\n*.log\n');
+    const result = await bringWorktreeFiles({ repo, worktree, copy: [], link: [] });
+    assert.ok(existsSync(join(worktree, '.env.local')));
+    assert.ok(existsSync(join(worktree, 'debug.log')));
+    assert.equal(existsSync(join(worktree, '.env')), false);
+    assert.equal(existsSync(join(worktree, 'sub', '.env')), false);
+    assert.equal(result.copied, 2);
+  });
+
+  it('does nothing (and runs no git) without copy, link or .worktreeinclude', async () => {
+    const result = await bringWorktreeFiles({ repo: join(root, 'not-a-repo'), worktree, copy: [], link: [] });
+    assert.deepEqual(result, { copied: 0, linked: 0, skipped: [] });
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * With `paddock.endLeftoversOnExit` off, what an agent left running when its
+ * main process ended is listed on its record (with start times), shown by
+ * `show` and `list`, ended by Stop, and dropped by the next reader once it
+ * exits on its own — never shown when its pid names another process. The
+ * agent is a real program that starts a `setsid` daemon and exits, as Codex's
+ * `app-server` does. Both process backends (/proc, and ps as on macOS).
+ */
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { bootId, findByEnvMarker, readProcStat } from '../../../../src/core/proc';
+import { CLI_SCRIPT, CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+
+/** Starts two daemons in their own session (one ignores SIGTERM, like a busy server) and exits. */
+const DAEMON_AGENT = ['sh', '-c', 'setsid sh -c "trap \'\' TERM; exec sleep 601" >/dev/null 2>&1 & setsid sleep 602 >/dev/null 2>&1 & sleep 0.3; exit 0'];
+
+for (const backend of ['proc', 'portable'] as const) {
+  describe(`leftovers listed on the record (endLeftoversOnExit off), ${backend} backend`, function () {
+    this.timeout(60_000);
+    let sb!: CoordinatorSandbox;
+    const saved = process.env.PADDOCK_PROCESS_BACKEND;
+    before(() => {
+      process.env.PADDOCK_PROCESS_BACKEND = backend;
+    });
+    after(() => {
+      if (saved === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
+      else process.env.PADDOCK_PROCESS_BACKEND = saved;
+    });
+    useCoordinatorSandbox((fresh) => (sb = fresh));
+
+    function cli(args: string[]): Promise<string> {
+      return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.on('error', reject);
+        child.on('close', () => resolve(out));
+      });
+    }
+
+    async function agentWithDaemons() {
+      assert.equal(sb.env.PADDOCK_PROCESS_BACKEND, backend);
+      const c = sb.coordinator({ endLeftoversOnExit: false });
+      const job = await c.start({ repo: sb.repo, command: DAEMON_AGENT });
+      const done = await sb.waitEnded(job.id);
+      assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
+      return { c, done };
+    }
+
+    it('lists them with their identity; show and list say so; Stop ends them and clears the list', async () => {
+      const { c, done } = await agentWithDaemons();
+      const listed = done.leftovers ?? [];
+      assert.deepEqual(listed.map((p) => p.command).sort(), ['sleep 601', 'sleep 602']);
+      assert.equal(done.lifecycle.detail, 'exit 0; left 2 processes running');
+      for (const p of listed) {
+        assert.equal(p.startTime, readProcStat(p.pid)?.startTime, `pid ${p.pid} is recorded with its start time`);
+        assert.equal(p.bootId, bootId());
+      }
+      assert.match(await cli(['show', done.id]), /^leftovers: +2 processes left running; paddock stop \w+ ends them$/m);
+      assert.match(await cli(['show', done.id]), new RegExp(`^left running: +pid ${listed[0].pid} \\(sleep 601\\)$`, 'm'));
+      assert.match(await cli(['list']), new RegExp(`^${done.id} .*\\[2 processes left running\\]$`, 'm'));
+      assert.deepEqual(JSON.parse(await cli(['show', done.id, '--json'])).leftovers, listed.map((p) => ({ pid: p.pid, command: p.command })));
+
+      const report = await c.stop(done.id);
+      assert.equal(report.stopped, true, report.reason ?? '');
+      assert.equal(report.action, 'ended-leftovers');
+      assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', done.id), []);
+      assert.deepEqual((await sb.store.read(done.id)).leftovers, []);
+    });
+
+    it('Stop also ends a listed process that dropped the marker, by its pid and start time', async () => {
+      assert.equal(sb.env.PADDOCK_PROCESS_BACKEND, backend);
+      const c = sb.coordinator({ endLeftoversOnExit: false });
+      // Stays in the agent's session (ignoring the hangup) without PADDOCK_JOB_ID in its environment.
+      const job = await c.start({ repo: sb.repo, command: ['sh', '-c', '(trap "" HUP; exec env -u PADDOCK_JOB_ID sleep 603) & sleep 0.3; exit 0'] });
+      const done = await sb.waitEnded(job.id);
+      const [listed] = done.leftovers ?? [];
+      assert.equal(listed?.command, 'sleep 603', JSON.stringify(done.leftovers));
+      assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', done.id), [], 'not findable by the marker');
+      const report = await c.stop(done.id);
+      assert.equal(report.stopped, true, report.reason ?? '');
+      assert.deepEqual(report.ended.map((p) => p.pid), [listed.pid]);
+      const stat = readProcStat(listed.pid);
+      assert.ok(!stat || stat.startTime !== listed.startTime || stat.state === 'Z', 'the listed process is gone');
+      assert.deepEqual((await sb.store.read(done.id)).leftovers, []);
+    });
+
+    it('one that exits on its own leaves the list at the next read; a reused pid is never shown as one of them', async () => {
+      const { done } = await agentWithDaemons();
+      const [first, second] = done.leftovers!;
+      process.kill(second.pid, 'SIGKILL');
+      const deadline = Date.now() + 5000;
+      while (readProcStat(second.pid) && readProcStat(second.pid)!.state !== 'Z' && Date.now() < deadline) await sleep(20);
+      const after = await sb.store.read(done.id);
+      assert.deepEqual(after.leftovers, [first]);
+      const timeline = await sb.store.readTimeline(done.id);
+      assert.match(timeline.at(-1)?.message ?? '', new RegExp(`^a process it left running exited: ${second.pid} \\(sleep\\)$`));
+
+      // The same pid with another start time is another process (the pid was reused): not one of them.
+      await sb.store.update(done.id, (j) => ({ ...j, leftovers: [{ ...first, startTime: first.startTime! + 1 }] }));
+      assert.ok(readProcStat(first.pid), 'the process itself still runs');
+      assert.deepEqual((await sb.store.read(done.id)).leftovers, []);
+    });
+  });
+}
