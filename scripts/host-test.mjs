@@ -402,7 +402,8 @@ async function uiScreenshots(server, workspace, env) {
       if (state === 'cleaned') {
         // Cleaned agents sort last; with the suites' agents above them the row is below the fold, and
         // the tree renders only the rows in view: go to the end of the list first.
-        await page.locator('.part.sidebar [role="treeitem"]').first().click();
+        // Focus the list itself (a click on a row would expand it), then End.
+        await page.locator('.part.sidebar .monaco-list').first().focus();
         await page.keyboard.press('End');
       }
       await page.locator('.part.sidebar [role="treeitem"]', { hasText: title }).filter({ hasText: state }).first().waitFor({ timeout: 90_000 });
