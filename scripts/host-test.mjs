@@ -110,6 +110,7 @@ function seedScreenshotAgents(workspace, env) {
   const stopped = cli('start', '--title', 'Try a faster JSON parser', '--', 'bash', '-c', 'echo benchmarking; sleep 600');
   const cleaned = cli('start', '--title', 'Tidy the changelog', '--', 'bash', '-c', 'echo tidied > CHANGES.txt');
   const orphan = cli('start', '--title', 'Migrate the build scripts', '--', 'bash', '-c', 'echo migrating; sleep 600');
+  const ahead = seedAgentAheadAndBehind(workspace, cli);
   // A process outside the agent (an editor, a shell) still using the worktree blocks its removal.
   const holder = spawn('sleep', ['600'], { cwd: heldJob.worktree, detached: true, stdio: 'ignore' });
   holder.on('error', (err) => console.error(`[harness] holder: ${err.message}`));
@@ -140,7 +141,20 @@ function seedScreenshotAgents(workspace, env) {
   const slots = mkdtempSync(join(tmpdir(), 'pdk-slots-'));
   cli('start', '--attempts', '3', '--title', 'Fix the date parser', '--', 'sh', '-c',
     `for i in 1 2 3; do mkdir "${slots}/$i" 2>/dev/null && break; done; if [ "$i" = 2 ]; then printf 'bad\\nparse(date)\\n' > parser.txt; else printf 'good\\nparse(date)\\nattempt %s\\n' "$i" > parser.txt; fi; sleep 2`);
-  return { demo, held: heldJob, holderPid: holder.pid, ids: [demo, held, running, orphan] };
+  return { demo, held: heldJob, holderPid: holder.pid, ids: [demo, held, running, orphan, ahead] };
+}
+
+/** An agent that commits twice on a base branch that then moves on: its row shows ahead/behind figures. */
+function seedAgentAheadAndBehind(workspace, cli) {
+  const git = (...a) => execFileSync('git', a, { cwd: workspace, encoding: 'utf8' }).trim();
+  git('branch', '-f', 'release', 'HEAD');
+  const id = '-c user.name=Agent -c user.email=agent@example.invalid';
+  const agent = cli('start', '--title', 'Speed up the test suite', '--base', 'release', '--', 'bash', '-c',
+    `printf 'fast\\nfaster\\n' > speed.txt && git add -A && git ${id} commit -qm speed && echo "# cached" >> README.md && git ${id} commit -qam cache && sleep 600`);
+  const tip = git('rev-parse', 'release');
+  const moved = git('-c', 'user.name=Paddock', '-c', 'user.email=paddock@example.invalid', 'commit-tree', `${tip}^{tree}`, '-p', tip, '-m', 'release notes');
+  git('update-ref', 'refs/heads/release', moved);
+  return agent;
 }
 
 /**
@@ -183,7 +197,7 @@ async function screenshotSettingUp(page, workspace, env) {
   }
   await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'setting up' }).first().waitFor({ timeout: 30_000 });
   await sleep(1000);
-  const shot = join(resultsDir, 'agents-setting-up.png');
+  const shot = join(screenshotsDir, 'agents-setting-up.png');
   await page.screenshot({ path: shot });
   record('UI: an agent reads "setting up" while its worktree setup runs', true);
   console.log(`    screenshot: ${shot}`);
@@ -266,6 +280,26 @@ async function uiScreenshots(server, workspace, env) {
     // Slots for the agents the next steps start.
     setMaxConcurrent(workspace, 16);
 
+    step = 'a row with ahead/behind figures';
+    // Asserted in the DOM first: the row's description as rendered, then the picture.
+    await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Speed up the test suite' })
+      .filter({ hasText: '2 commits ahead, 1 behind release · 2 files +3 −0' }).waitFor({ timeout: 90_000 });
+    // Wider still, so the row's figures show in full in the picture.
+    const bar = await page.locator('.part.sidebar').boundingBox();
+    if (bar) {
+      await page.mouse.move(bar.x + bar.width - 1, bar.y + 300);
+      await page.mouse.down();
+      await page.mouse.move(bar.x + bar.width + 200, bar.y + 300, { steps: 8 });
+      await page.mouse.up();
+    }
+    await sleep(500);
+    const standingShot = join(screenshotsDir, 'agents-standing.png');
+    await page.screenshot({ path: standingShot });
+    record('UI: an agent\'s row says how far ahead and behind its base it is, and its diff size', true);
+    console.log(`    screenshot: ${standingShot}`);
+
+    await reviewThroughTheUi(page, workspace, env);
+
     step = 'an agent setting up its worktree';
     await screenshotSettingUp(page, workspace, env);
     step = 'the group of attempts with its checks';
@@ -276,7 +310,7 @@ async function uiScreenshots(server, workspace, env) {
     const passedRows = await attemptRows.filter({ hasText: '✓ check' }).count();
     if (passedRows < 2) throw new Error(`expected two attempts with ✓ check, found ${passedRows}`);
     await sleep(1000);
-    const groupShot = join(resultsDir, 'attempts-group.png');
+    const groupShot = join(screenshotsDir, 'attempts-group.png');
     await page.screenshot({ path: groupShot });
     record('UI: a group of attempts shows as one node with its attempts and their checks', true);
     console.log(`    screenshot: ${groupShot}`);
@@ -289,7 +323,7 @@ async function uiScreenshots(server, workspace, env) {
     await preview.locator('h2', { hasText: 'Lines added in common (2)' }).waitFor({ timeout: 30_000 });
     await preview.locator('td', { hasText: '✗ check (exit 1)' }).first().waitFor({ timeout: 30_000 });
     await sleep(1000);
-    const compareShot = join(resultsDir, 'attempts-compare.png');
+    const compareShot = join(screenshotsDir, 'attempts-compare.png');
     await page.screenshot({ path: compareShot });
     record('UI: Compare Attempts renders the comparison (checks, files, lines in common) in a preview', true);
     console.log(`    screenshot: ${compareShot}`);
@@ -307,7 +341,7 @@ async function uiScreenshots(server, workspace, env) {
       if (Date.now() > shownBy) throw new Error('no tooltip with the figures');
     }
     await sleep(500);
-    const usageShot = join(resultsDir, 'agent-usage-tooltip.png');
+    const usageShot = join(screenshotsDir, 'agent-usage-tooltip.png');
     await page.screenshot({ path: usageShot });
     record('UI: a running agent\'s tooltip shows its CPU, memory and disk', true);
     console.log(`    screenshot: ${usageShot}`);
@@ -468,6 +502,13 @@ async function uiScreenshots(server, workspace, env) {
     ];
     for (const [title, state] of tour) {
       step = `the demo tour's "${title}" row showing ${state}`;
+      if (state === 'cleaned') {
+        // Cleaned agents sort last; with the suites' agents above them the row is below the fold, and
+        // the tree renders only the rows in view: go to the end of the list first.
+        // Focus the list itself (a click on a row would expand it), then End.
+        await page.locator('.part.sidebar .monaco-list').first().focus();
+        await page.keyboard.press('End');
+      }
       await page.locator('.part.sidebar [role="treeitem"]', { hasText: title }).filter({ hasText: state }).first().waitFor({ timeout: 90_000 });
     }
     await sleep(1000);
@@ -492,7 +533,7 @@ async function uiScreenshots(server, workspace, env) {
       throw new Error(`the merge dialog does not say what happens: ${mergeText}`);
     }
     await sleep(500);
-    const mergeShot = join(resultsDir, 'merge-confirmation.png');
+    const mergeShot = join(screenshotsDir, 'merge-confirmation.png');
     await page.screenshot({ path: mergeShot });
     await page.keyboard.press('Escape');
     record('UI: Merge into Base from the row\'s Land submenu picks a strategy and confirms in a modal saying what happens', true);
@@ -519,7 +560,17 @@ async function uiScreenshots(server, workspace, env) {
     await dialog.locator('.monaco-button', { hasText: /^Clean Up$/ }).click();
     for (const job of finished) {
       step = `Clean Up Finished Agents: "${job.title}" cleaned`;
-      await expectRow(page, job.title, 'cleaned', 90_000);
+      // Every finished agent's cleanup completes (attempts too: they are rows under their group's node).
+      const end = Date.now() + 90_000;
+      while (JSON.parse(runCli(workspace, env, 'show', job.id, '--json')).cleanup?.phase !== 'complete') {
+        if (Date.now() > end) throw new Error(`the cleanup of "${job.title}" did not complete`);
+        await sleep(500);
+      }
+      if (job.group) continue;
+      // Cleaned agents sort last, maybe below the fold: the tree renders only the rows in view.
+      await page.locator('.part.sidebar .monaco-list').first().focus();
+      await page.keyboard.press('End');
+      await expectRow(page, job.title, 'cleaned', 30_000);
     }
     record(`UI: Clean Up Finished Agents cleans every finished agent (${finished.length})`, true);
 
@@ -568,6 +619,71 @@ async function runRowMenuCommand(page, row, title) {
 }
 
 /** Opens the command palette with F1 and runs `title`; returns the quick input box. */
+/**
+ * A person's review, through the real UI: the agent's changed file from its row opens the diff; a
+ * comment on line 1 of the agent's side through the gutter's comment button; Send Review to Agent
+ * from the palette; the comment says "sent" and the agent's screen shows the prompt with file and
+ * line. Its own failure is recorded and the flow goes on (the editors are closed either way).
+ */
+async function reviewThroughTheUi(page, workspace, env) {
+  let step = 'the agent\'s changed file under its row';
+  try {
+    const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Speed up the test suite' }).first();
+    await row.click();
+    await page.keyboard.press('ArrowRight');
+    const fileRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'README.md' }).first();
+    await fileRow.waitFor({ timeout: 20_000 });
+    await fileRow.click();
+    step = 'the diff editor';
+    const modified = page.locator('.monaco-diff-editor .editor.modified').first();
+    await modified.waitFor({ timeout: 30_000 });
+    step = 'the comment button in the gutter of the agent\'s side';
+    const firstLine = modified.locator('.margin-view-overlays > div').first();
+    await firstLine.hover();
+    const glyph = modified.locator('.comment-range-glyph').first();
+    await glyph.waitFor({ timeout: 20_000 });
+    await glyph.click();
+    step = 'the comment box';
+    const widget = page.locator('.review-widget').first();
+    await widget.waitFor({ timeout: 20_000 });
+    await widget.locator('.monaco-editor textarea').first().focus();
+    await page.keyboard.type('Keep the heading short');
+    await widget.locator('.monaco-button', { hasText: 'Add Review Comment' }).first().click();
+    await widget.filter({ hasText: 'not sent' }).waitFor({ timeout: 20_000 });
+    await sleep(500);
+    const reviewShot = join(screenshotsDir, 'review-comment.png');
+    await page.screenshot({ path: reviewShot });
+    step = 'Send Review to Agent from the command palette';
+    const quickInput = await runPaletteCommand(page, 'Paddock: Send Review to Agent');
+    await page.locator('.quick-input-widget input[placeholder="Send the review to which agent?"]').waitFor({ timeout: 20_000 });
+    await quickInput.fill('Speed up the test suite');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Speed up the test suite' }).first().waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter');
+    step = 'the comment marked sent, and the prompt on the agent\'s screen';
+    // The thread's label once every comment in it went to the agent (each comment's own label says "sent").
+    await page.locator('.review-widget', { hasText: 'Sent to the agent' }).first().waitFor({ timeout: 30_000 });
+    const id = JSON.parse(runCli(workspace, env, 'list', '--json')).find((j) => j.title === 'Speed up the test suite').id;
+    const deadline = Date.now() + 20_000;
+    let screen = '';
+    // The prompt wraps at the terminal's 80 columns: compared without white space.
+    const reached = () => screen.replace(/\s+/g, '').includes('README.md:1:Keeptheheadingshort');
+    while (!reached() && Date.now() < deadline) {
+      screen = runCli(workspace, env, 'screen', id);
+      await sleep(300);
+    }
+    if (!reached()) throw new Error(`the agent's screen does not show the review: ${screen}`);
+    record('UI: a review comment in the agent\'s diff, sent from the palette, reaches the agent with its file and line', true);
+    console.log(`    screenshot: ${reviewShot}`);
+  } catch (err) {
+    const file = join(resultsDir, 'ui-review-failure.png');
+    await page.screenshot({ path: file }).catch(() => undefined);
+    record(`UI: ${step}`, false, `${err.message.split('\n')[0]} (screenshot ${file})`);
+  } finally {
+    await page.keyboard.press('Escape').catch(() => undefined);
+    await runPaletteCommand(page, 'View: Close All Editors').catch(() => undefined);
+  }
+}
+
 async function runPaletteCommand(page, title) {
   await page.keyboard.press('F1');
   const quickInput = page.locator('.quick-input-widget input');

@@ -8,6 +8,8 @@ import * as vscode from 'vscode';
 import { PLATFORMS_DOC_URL, unsupportedPlatformMessage } from './core/common/platform';
 import type { JobStore } from './core/store';
 import type { AgentsModel } from './ui/model/agentsModel';
+import type { AgentStandings } from './ui/model/agentStandings';
+import type { ReviewComments } from './ui/review/reviewComments';
 import type { Notifier } from './ui/notifications';
 import { PaddockExtension } from './ui/paddockExtension';
 import type { TerminalManager } from './ui/terminals/terminalManager';
@@ -21,6 +23,8 @@ export interface PaddockApi {
   readonly tree: AgentsTreeProvider;
   readonly terminals: TerminalManager;
   readonly notifier: Notifier;
+  readonly standings: AgentStandings;
+  readonly review: ReviewComments;
   /** The status bar's text. */
   statusText(): string;
   /** The status bar's tooltip (with the agents' total figures). */
@@ -43,8 +47,8 @@ export function activate(context: vscode.ExtensionContext): PaddockApi | undefin
   context.subscriptions.push(extension);
   // Measured by `npm run bench` (it reads this line from the log).
   extension.log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
-  const { store, agents, tree, terminals, notifier, usage } = extension;
-  return { store, agents, tree, terminals, notifier, usage, statusText: () => extension.statusBar.text, statusTooltip: () => extension.statusBar.tooltip };
+  const { store, agents, tree, terminals, notifier, usage, standings, review } = extension;
+  return { store, agents, tree, terminals, notifier, usage, standings, review, statusText: () => extension.statusBar.text, statusTooltip: () => extension.statusBar.tooltip };
 }
 
 export function deactivate(): void {

@@ -82,6 +82,12 @@ export function notificationsEnabled(kind: NotificationKind): boolean {
   return config().get<boolean>(`notifications.${kind}`, true);
 }
 
+/** `paddock.showCleanedFor`: hours a cleaned agent stays in the tree after its cleanup completed (default 24). */
+export function showCleanedForHours(): number {
+  const hours = config().get<number>('showCleanedFor', 24);
+  return typeof hours === 'number' && Number.isFinite(hours) && hours >= 0 ? hours : 24;
+}
+
 /** After a landing: `ask` (offer Clean Up), `always` (clean up at once) or `never`. */
 export function cleanUpAfterLanding(): 'ask' | 'always' | 'never' {
   const value = config().get<string>('cleanUpAfterLanding', 'ask');

@@ -17,6 +17,8 @@ import { COMPARE_SCHEME, CompareContentProvider } from './compareDocument';
 import { GIT_SCHEME, GitContentProvider, LOG_SCHEME, LogContentProvider } from './contentProviders';
 import { AgentsBadge } from './badge';
 import { AgentsModel } from './model/agentsModel';
+import { AgentStandings } from './model/agentStandings';
+import { ReviewComments } from './review/reviewComments';
 import { Notifier } from './notifications';
 import type { PaddockServices } from './services';
 import { AgentsStatusBar } from './statusBar';
@@ -32,6 +34,8 @@ export class PaddockExtension extends Disposable implements PaddockServices {
   readonly store: JobStore;
   readonly coordinator: Coordinator;
   readonly agents: AgentsModel;
+  readonly standings: AgentStandings;
+  readonly review: ReviewComments;
   readonly tree: AgentsTreeProvider;
   readonly treeView: vscode.TreeView<TreeNode>;
   readonly terminals: TerminalManager;
@@ -63,10 +67,14 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     this.log.info(`Paddock ${String(context.extension.packageJSON.version)} — store ${this.store.home}, node-pty ${runtime.nodePtyPath ?? 'not found'}`);
 
     this.agents = this._register(new AgentsModel(this.store, this.coordinator.onDidChangeJob, (m) => this.log.error(m)));
-    this.tree = this._register(new AgentsTreeProvider(this.agents));
+    // The tree view is made just below; until then (and with it visible) the live recheck runs.
+    this.standings = this._register(new AgentStandings(this.agents, (m) => this.log.debug(m), () => this.treeView?.visible ?? true));
+    this.tree = this._register(new AgentsTreeProvider(this.agents, this.standings));
     this.treeView = this._register(
       vscode.window.createTreeView('paddock.agents', { treeDataProvider: this.tree, canSelectMany: true, showCollapseAll: true }),
     );
+    this.review = this._register(new ReviewComments(this.store, this.agents, (m) => this.log.warn(m)));
+    this._register(this.treeView.onDidChangeVisibility((e) => e.visible && this.standings.recheckLive()));
     this.terminals = this._register(new TerminalManager(this.store, context.workspaceState, this.log));
     this.logs = this._register(new LogContentProvider(this.store));
     this.compare = this._register(new CompareContentProvider(this.coordinator));
@@ -88,6 +96,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
           void this.coordinator.tick();
         }
         if (e.affectsConfiguration(`${SECTION}.tree.showUsage`)) this.tree.rerender();
+        if (e.affectsConfiguration(`${SECTION}.showCleanedFor`)) this.tree.rerender();
       }),
     );
     this._register(

@@ -5,6 +5,8 @@ import type { CompareContentProvider } from './compareDocument';
 import type { LogContentProvider } from './contentProviders';
 import type { TerminalManager } from './terminals/terminalManager';
 import type { AgentsModel } from './model/agentsModel';
+import type { AgentStandings } from './model/agentStandings';
+import type { ReviewComments } from './review/reviewComments';
 import type { AgentsTreeProvider } from './tree/agentsTreeProvider';
 import type { TreeNode } from './tree/nodes';
 
@@ -15,7 +17,11 @@ export interface PaddockServices {
   readonly coordinator: Coordinator;
   /** The window's agents (what every view and picker reads). */
   readonly agents: AgentsModel;
+  /** Where each agent's work stands against its base (cached; refreshed on change). */
+  readonly standings: AgentStandings;
   readonly tree: AgentsTreeProvider;
+  /** Review comments on agents' files (the comment controller and review.json). */
+  readonly review: ReviewComments;
   readonly treeView: vscode.TreeView<TreeNode>;
   readonly terminals: TerminalManager;
   readonly logs: LogContentProvider;

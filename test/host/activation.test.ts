@@ -7,7 +7,7 @@ describe('activation', () => {
     const ext = paddockExtension();
     const api = await ext.activate();
     assert.ok(ext.isActive, 'extension should be active');
-    assert.deepEqual(Object.keys(api).sort(), ['agents', 'notifier', 'statusText', 'statusTooltip', 'store', 'terminals', 'tree', 'usage'], 'the API is what tests observe, not the extension object');
+    assert.deepEqual(Object.keys(api).sort(), ['agents', 'notifier', 'review', 'standings', 'statusText', 'statusTooltip', 'store', 'terminals', 'tree', 'usage'], 'the API is what tests observe, not the extension object');
   });
 
   it('registers every contributed command', async () => {

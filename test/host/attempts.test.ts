@@ -73,8 +73,9 @@ describe('several attempts at one task', function () {
     const children = await ext.tree.getChildren(group.node);
     const rows = children.map((c) => ext.tree.getTreeItem(c));
     assert.deepEqual(rows.map((r) => r.label), ['Attempt 1 · tryGood', 'Attempt 2 · tryBad', 'Attempt 3 · tryGood']);
-    assert.match(String(rows[0].description), /^completed · ✓ check \d+ s$/);
-    assert.equal(rows[1].description, 'completed · ✗ check (exit 1)');
+    // The attempts leave their files uncommitted: the row says so once its standing is computed (issue 12).
+    assert.match(String(rows[0].description), /^completed · ✓ check \d+ s(?: · uncommitted changes)?$/);
+    assert.match(String(rows[1].description), /^completed · ✗ check \(exit 1\)(?: · uncommitted changes)?$/);
     assert.match(String(rows[1].contextValue), /\bcheck\b.*\bkeep\b/);
     assert.equal(ext.tree.getParent(children[0]), group.node);
 

@@ -1,4 +1,6 @@
 /** `paddock show ID`: one agent in full. */
+import { hasStanding, StandingCache, standingWords, type Standing } from '../../core/git';
+import type { JobRecord } from '../../core/store/schema';
 import { defineCommand } from '../support/args';
 import { formatDetails } from '../support/format';
 import { jobJson, printJson } from '../support/json';
@@ -15,8 +17,17 @@ export const showCommand = defineCommand({
     const store = openStore(ctx);
     const read = await store.read(id);
     const job = (await withFreshUsage(store, [read], ctx)).get(id) ?? read;
-    if (values.json) printJson(ctx.io.stdout, jobJson(job));
-    else ctx.io.stdout.write(`${formatDetails(job)}\n`);
+    const standing = await standingOf(job);
+    if (values.json) printJson(ctx.io.stdout, { ...jobJson(job), standing: standing ?? null });
+    else ctx.io.stdout.write(`${formatDetails(job, standingWords(job, standing))}\n`);
     return 0;
   },
 });
+
+/** Where the agent's work stands against its base, when its worktree is there to ask (never fails the command). */
+async function standingOf(job: JobRecord): Promise<Standing | undefined> {
+  if (!hasStanding(job)) return undefined;
+  const cache = new StandingCache();
+  await cache.refresh([job]);
+  return cache.get(job.id);
+}

@@ -69,7 +69,8 @@ export function evidenceLines(s: EvidenceSummary): [string, string][] {
 }
 
 /** `show` without --json: one fact per line. */
-export function formatDetails(job: JobRecord): string {
+/** `work`: where the agent's work stands against its base, in words ("2 commits ahead of main · …"). */
+export function formatDetails(job: JobRecord, work = ''): string {
   const l = job.lifecycle;
   const lines: [string, string | number | null][] = [
     ['id', job.id],
@@ -90,6 +91,7 @@ export function formatDetails(job: JobRecord): string {
     ['worktree', job.worktree],
     ['branch', job.branch],
     ['base', job.base && job.baseSha ? `${job.base} (${job.baseSha.slice(0, 12)})` : job.base],
+    ['work', work],
   ];
   const left = job.leftovers ?? [];
   if (left.length > 0) lines.push(['leftovers', `${leftoversInWords(job)}; paddock stop ${job.id} ends them`]);

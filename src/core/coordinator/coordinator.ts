@@ -18,6 +18,7 @@ import type { OperationContext } from '../operations/context';
 import { okJobs } from '../operations/context';
 import { Operations } from '../operations/operations';
 import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from '../operations/types';
+import type { ReviewSent } from '../operations/sendReview';
 import { Leadership } from '../scheduler/leadership';
 import { CapacityBlockEvent, Scheduler } from '../scheduler/scheduler';
 import type { JobEntry, JobStore, StorePolicy } from '../store';
@@ -221,8 +222,8 @@ export class Coordinator extends Disposable {
     return this.operations.stopAll(opts);
   }
 
-  retry(id: string): Promise<JobRecord> {
-    return this.operations.retry(id);
+  retry(id: string, opts: { prompt?: string } = {}): Promise<JobRecord> {
+    return this.operations.retry(id, opts);
   }
 
   cleanup(id: string, opts: CleanupOptions = {}): Promise<CleanupReport> {
@@ -272,6 +273,11 @@ export class Coordinator extends Disposable {
   /** Types `text` and Enter into a running or waiting agent's terminal (refused in one sentence when too long or not running). */
   send(id: string, text: string): Promise<void> {
     return this.operations.send(id, text);
+  }
+
+  /** Sends the agent's unsent review comments (typed in, or as a retry's prompt) and marks them sent. */
+  sendReview(id: string): Promise<ReviewSent> {
+    return this.operations.sendReview(id);
   }
 
   // ---------------------------------------------------------------- attempts and checks

@@ -6,7 +6,7 @@
 import type { Group, JobSettings } from '../store/schema';
 import { usageError } from '../common/errors';
 import { assertTextLength } from '../common/textLimit';
-import { assertUsablePrompt, builtinForProgram, expandArgs, Profile, resolveProfile } from '../profiles';
+import { assertUsablePrompt, builtinForProgram, expandArgs, Profile, PROMPT_PLACEHOLDER, resolveProfile } from '../profiles';
 import type { CoordinatorSettings } from './settings';
 
 export interface StartRequest {
@@ -103,7 +103,16 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
   };
 }
 
-/** The argv of a retry: the program with the profile's resume arguments, or the same argv. */
-export function resumeCommand(command: readonly string[], resumeArgs: readonly string[] | null): string[] {
-  return resumeArgs === null ? [...command] : [command[0], ...resumeArgs];
+/**
+ * The argv of a retry: the program with the profile's resume arguments (their
+ * `{prompt}` replaced by `prompt`, or dropped with its flag without one), or
+ * the same argv when the profile has no way to resume.
+ */
+export function resumeCommand(command: readonly string[], resumeArgs: readonly string[] | null, prompt?: string): string[] {
+  return resumeArgs === null ? [...command] : [command[0], ...expandArgs(resumeArgs, prompt)];
+}
+
+/** Whether a retry's argv can carry a prompt (its resume arguments have a `{prompt}`). */
+export function resumeTakesPrompt(resumeArgs: readonly string[] | null): boolean {
+  return resumeArgs !== null && resumeArgs.some((a) => a.includes(PROMPT_PLACEHOLDER));
 }

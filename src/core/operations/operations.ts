@@ -19,8 +19,14 @@ import { isTerminalState, JobRecord } from '../store/schema';
 import { OperationContext, okJobs, withJobLock } from './context';
 import { failJob } from './failJob';
 import { beginRetry } from './retry';
-import { retryCleanupBlocker } from './rules';
+import { canSend, retryCleanupBlocker } from './rules';
+import { resumeTakesPrompt } from '../coordinator/startPlan';
+import { waitForJob } from '../scheduler/waitForJob';
+import { assertTextLength } from '../common/textLimit';
+import { MAX_PROMPT_CHARS } from '../profiles';
+
 import { sendToAgent } from './send';
+import { sendReview, type ReviewSent } from './sendReview';
 import { stopLocked } from './stop';
 import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from './types';
 import { applyLocked, type ApplyReport } from './apply';
@@ -32,6 +38,9 @@ import { pullRequestLocked, type PullRequestReport, type PullRequestRequest } fr
 import { updateLocked, type UpdateReport, type UpdateRequest } from './update';
 import { sweepLandingWorktrees } from '../git';
 import { landingScratch } from './merge';
+
+/** How long a retry given a prompt it must type waits for the agent to run (a queued agent may wait for a slot). */
+const RETRY_PROMPT_WAIT_MS = 60_000;
 
 /** The scheduler, as the operations see it. */
 export interface Launcher {
@@ -134,14 +143,28 @@ export class Operations {
     };
   }
 
-  /** A new execution of an ended agent in its existing worktree (with the profile's resume arguments). */
-  async retry(id: string): Promise<JobRecord> {
-    await withJobLock(this.ctx.store, id, 'retry', () => beginRetry(this.ctx, id, false));
+  /**
+   * A new execution of an ended agent in its existing worktree (with the profile's resume arguments).
+   * `prompt`: given to the new execution — in its argv when the resume arguments have a `{prompt}`,
+   * otherwise typed in (with Enter) as soon as it runs.
+   */
+  async retry(id: string, opts: { prompt?: string } = {}): Promise<JobRecord> {
+    const prompt = opts.prompt;
+    if (prompt !== undefined) assertTextLength(prompt, MAX_PROMPT_CHARS, 'prompt');
+    const queued = await withJobLock(this.ctx.store, id, 'retry', () => beginRetry(this.ctx, id, false, prompt));
     this.ctx.changed(id);
     await this.launcher.pump();
-    const job = await this.ctx.store.read(id);
+    let job = await this.ctx.store.read(id);
     if (job.lifecycle.state === 'failed' && job.lifecycle.startedAt === null) {
       throw failure(`Agent ${id} failed to restart: ${job.lifecycle.detail ?? 'unknown reason'}`);
+    }
+    if (prompt !== undefined && !resumeTakesPrompt(queued.settings.resumeArgs)) {
+      const generation = queued.lifecycle.generation;
+      job = await waitForJob(this.ctx.store, id, (j) => j.lifecycle.generation !== generation || ['running', 'waiting'].includes(j.lifecycle.state) || isTerminalState(j.lifecycle.state), RETRY_PROMPT_WAIT_MS);
+      if (job.lifecycle.generation !== generation || !canSend(job)) {
+        throw failure(`Agent ${id} was retried but is ${job.lifecycle.state}, so the prompt could not be typed in.`);
+      }
+      await sendToAgent(this.ctx.store, id, prompt);
     }
     return job;
   }
@@ -253,6 +276,11 @@ export class Operations {
    */
   send(id: string, text: string): Promise<void> {
     return sendToAgent(this.ctx.store, id, text);
+  }
+
+  /** The review's unsent comments as one prompt: typed into a running agent, or a retry's prompt for an ended one. */
+  sendReview(id: string): Promise<ReviewSent> {
+    return sendReview({ store: this.ctx.store, send: (i, t) => this.send(i, t), retry: (i, o) => this.retry(i, o) }, id);
   }
 }
 

@@ -4,16 +4,24 @@ import { failure, usageError } from '../common/errors';
 import { sealRequestEnv } from '../coordinator/requestEnv';
 import { resolveProfile } from '../profiles';
 import { runtimeDirFor } from '../protocol/runtimeDir';
-import { resumeCommand } from '../coordinator/startPlan';
+import { resumeCommand, resumeTakesPrompt } from '../coordinator/startPlan';
+import { assertUsablePrompt } from '../profiles';
 import type { JobRecord } from '../store';
 import type { OperationContext } from './context';
 import { retryBlocker } from './rules';
 
-export async function beginRetry(ctx: OperationContext, id: string, automatic: boolean): Promise<JobRecord> {
+/**
+ * `prompt`: what the new execution is asked to do. It goes into the argv when the
+ * profile's resume arguments have a `{prompt}`; otherwise the caller types it in
+ * once the agent runs (see `Operations.retry`).
+ */
+export async function beginRetry(ctx: OperationContext, id: string, automatic: boolean, prompt?: string): Promise<JobRecord> {
   const store = ctx.store;
   const job = await store.read(id);
   const blocker = retryBlocker(job);
   if (blocker) throw usageError(blocker);
+  const promptInArgs = prompt !== undefined && resumeTakesPrompt(job.settings.resumeArgs) ? prompt : undefined;
+  if (promptInArgs !== undefined) assertUsablePrompt(job.profile ?? 'its', job.settings.resumeArgs ?? [], promptInArgs);
   if (job.worktree === null || !existsSync(job.worktree)) {
     throw failure(`Agent ${id} cannot be retried: its worktree no longer exists.`);
   }
@@ -21,7 +29,7 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
   // A person's retry runs with that person's environment; an automatic restart keeps the one of the request before.
   if (!automatic) await sealRequestEnv(store.jobDir(id), id, agentEnv(ctx, job), runtimeDirFor(ctx.env));
   await store.beginGeneration(id, { automatic });
-  const next = await store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, j.settings.resumeArgs) }));
+  const next = await store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, j.settings.resumeArgs, promptInArgs) }));
   const generation = next.lifecycle.generation;
   await store.appendTimeline(id, {
     generation,

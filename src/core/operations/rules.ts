@@ -70,6 +70,12 @@ export function restoreBlocker(job: JobRecord): string | null {
   return `Agent ${job.id} has no saved evidence to restore from; it has not been cleaned up.`;
 }
 
+/** A review is typed into a running or waiting agent, or becomes the prompt of a retry of an ended one. */
+export function reviewBlocker(job: JobRecord): string | null {
+  if (sendBlocker(job) === null || retryBlocker(job) === null) return null;
+  return `Agent ${job.id} is ${job.lifecycle.state}${job.cleanup ? ' and cleaned up' : ''}; a review goes to a running or waiting agent, or to a retry of an ended one.`;
+}
+
 /**
  * Landing (merge, squash, rebase, apply, pull request) needs the agent's
  * branch: not before the agent has one, not while a cleanup is removing it,
@@ -125,6 +131,7 @@ export const canRetry = (job: JobRecord): boolean => retryBlocker(job) === null;
 export const canCleanUp = (job: JobRecord): boolean => cleanupBlocker(job) === null;
 export const canRetryCleanup = (job: JobRecord): boolean => retryCleanupBlocker(job) === null;
 export const canCleanUpAnyway = (job: JobRecord): boolean => consentBlocker(job) === null;
+export const canSendReview = (job: JobRecord): boolean => reviewBlocker(job) === null;
 export const canRestore = (job: JobRecord): boolean => restoreBlocker(job) === null;
 export const canLand = (job: JobRecord): boolean => landBlocker(job) === null;
 export const canUpdate = (job: JobRecord): boolean => updateBlocker(job) === null;

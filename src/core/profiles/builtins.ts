@@ -51,8 +51,8 @@ export function builtinProfiles(env: NodeJS.ProcessEnv): Record<string, Profile>
       command: 'claude',
       // `--` ends its options: a prompt starting with '-' stays the prompt.
       args: ['--', '{prompt}'],
-      // Continues the most recent conversation in this directory, i.e. this worktree's.
-      resumeArgs: ['--continue'],
+      // Continues the most recent conversation in this directory, i.e. this worktree's (with a new prompt when given).
+      resumeArgs: ['--continue', '--', '{prompt}'],
       secretEnv: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'],
       // The quiet-screen guess stays as the fallback for a hook that does not fire.
       idleSeconds: 30,

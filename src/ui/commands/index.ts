@@ -17,6 +17,11 @@ import { registerRetryCleanup } from './retryCleanup';
 import { registerRevealPatch } from './revealPatch';
 import { registerSendPrompt } from './sendPrompt';
 import { registerShowLog } from './showLog';
+import { registerShowCleanedAgents } from './showCleanedAgents';
+import { registerHideCleanedAgents } from './hideCleanedAgents';
+import { registerSendReview } from './sendReview';
+import { registerAddReviewComment } from './addReviewComment';
+import { registerDeleteReviewComment } from './deleteReviewComment';
 import { registerShowOutput } from './showOutput';
 import { registerStartAgent } from './startAgent';
 import { registerStartDemoAgents } from './startDemoAgents';
@@ -59,6 +64,11 @@ const REGISTRATIONS: ((s: PaddockServices) => vscode.Disposable)[] = [
   registerRevealPatch,
   registerShowOutput,
   registerInstallCli,
+  registerShowCleanedAgents,
+  registerHideCleanedAgents,
+  registerSendReview,
+  registerAddReviewComment,
+  registerDeleteReviewComment,
   registerMerge,
   registerUpdate,
   registerResolveInWorktree,

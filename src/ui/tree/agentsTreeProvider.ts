@@ -8,8 +8,14 @@ import * as vscode from 'vscode';
 import { Disposable, disposableInterval } from '../../core/common/lifecycle';
 import type { JobRecord } from '../../core/store/schema';
 import type { AgentsChange, AgentsModel } from '../model/agentsModel';
+import type { AgentStandings } from '../model/agentStandings';
+import { showCleanedForHours } from '../config';
+import { hiddenAsCleaned } from './cleanedFilter';
 import { AgentNode, GroupNode, RepoNode, TreeContext, TreeNode, UnreadableNode } from './nodes';
 import { groupLookOf, lookOf } from './presentation';
+
+/** Context key: the view shows every cleaned agent ("Show Cleaned Agents" is on). */
+export const SHOWING_CLEANED_KEY = 'paddock.showingCleaned';
 
 const TICK_MS = 10_000;
 
@@ -22,15 +28,35 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   private readonly repoNodes = new Map<string, RepoNode>();
   private readonly groupNodes = new Map<string, GroupNode>();
 
-  constructor(private readonly model: AgentsModel) {
+  private showAllCleaned = false;
+  /** How many agents the cleaned filter left out at the last render (a change re-renders the root). */
+  private hiddenCount = 0;
+
+  constructor(
+    private readonly model: AgentsModel,
+    private readonly standings?: AgentStandings,
+  ) {
     super();
     this._register(model.onDidChange((change) => this.onModelChange(change)));
+    if (standings) this._register(standings.onDidChange((ids) => this.refreshAgents(ids)));
     this._register(disposableInterval(() => this.tick(), TICK_MS));
+    void vscode.commands.executeCommand('setContext', SHOWING_CLEANED_KEY, false);
   }
 
-  /** Renders every node again (a setting that changes how agents look). */
+  /** "Show Cleaned Agents" / "Hide Cleaned Agents": every cleaned agent, or only those cleaned recently. */
+  setShowAllCleaned(show: boolean): void {
+    this.showAllCleaned = show;
+    void vscode.commands.executeCommand('setContext', SHOWING_CLEANED_KEY, show);
+    this.changeEmitter.fire(undefined);
+  }
+
+  /** Re-renders from the root (a setting changed what is shown or how agents look). */
   rerender(): void {
     this.changeEmitter.fire(undefined);
+  }
+
+  get showingAllCleaned(): boolean {
+    return this.showAllCleaned;
   }
 
   /** The cached node of a visible agent. */
@@ -64,7 +90,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   }
 
   agentsOf(repo: string | undefined): (AgentNode | GroupNode)[] {
-    const jobs = this.model.visibleAgents().filter((job) => repo === undefined || job.repo === repo);
+    const jobs = this.shownAgents().filter((job) => repo === undefined || job.repo === repo);
     const now = Date.now();
     const rows: { node: AgentNode | GroupNode; rank: number; createdAt: number }[] = [];
     const groups = new Map<string, JobRecord[]>();
@@ -82,6 +108,21 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
       rows.push({ node: this.groupNode(id, ordered), rank: groupLookOf(ordered, now).rank, createdAt: Math.max(...ordered.map((j) => Date.parse(j.createdAt))) });
     }
     return rows.sort((a, b) => a.rank - b.rank || b.createdAt - a.createdAt).map((r) => r.node);
+  }
+
+  /** Visible agents minus cleaned ones past `paddock.showCleanedFor` (unless all are asked for). */
+  private shownAgents(): JobRecord[] {
+    const now = Date.now();
+    const hours = showCleanedForHours();
+    const all = this.model.visibleAgents();
+    const shown = all.filter((job) => !hiddenAsCleaned(job, now, hours, this.showAllCleaned));
+    this.hiddenCount = all.length - shown.length;
+    return shown;
+  }
+
+  private refreshAgents(ids: readonly string[]): void {
+    const nodes = ids.map((id) => this.agent(id)).filter((n): n is AgentNode => n !== undefined);
+    if (nodes.length) this.changeEmitter.fire(nodes);
   }
 
   attemptsOf(groupId: string): AgentNode[] {
@@ -147,7 +188,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   private agentNode(job: JobRecord): AgentNode {
     let node = this.agentNodes.get(job.id);
     if (!node) {
-      node = new AgentNode(job);
+      node = new AgentNode(job, (id) => this.standings?.get(id));
       this.agentNodes.set(job.id, node);
     }
     node.job = job;
@@ -175,6 +216,13 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
 
   /** Re-renders nodes whose text depends on the clock (elapsed time, "retry in 8s"). */
   private tick(): void {
+    // A cleaned agent passing its showCleanedFor time leaves the tree without any store change.
+    const hiddenBefore = this.hiddenCount;
+    this.shownAgents();
+    if (this.hiddenCount !== hiddenBefore) {
+      this.changeEmitter.fire(undefined);
+      return;
+    }
     const live = this.model.visibleAgents().filter((job) => {
       const s = job.lifecycle.state;
       return s === 'running' || s === 'waiting' || s === 'queued' || s === 'starting' || job.cleanup?.phase === 'incomplete';

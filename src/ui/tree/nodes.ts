@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
-import { changedFiles, type ChangedFile } from '../../core/git';
+import { changedFiles, type ChangedFile, type Standing } from '../../core/git';
 import type { JobRecord } from '../../core/store/schema';
 import { showUsageInTree } from '../config';
 import { attemptLabel, groupLookOf, lookOf, tooltipMarkdown } from './presentation';
@@ -90,7 +90,11 @@ export class GroupNode extends Node {
 
 export class AgentNode extends Node {
   readonly kind = 'agent';
-  constructor(public job: JobRecord) {
+  constructor(
+    public job: JobRecord,
+    /** The last computed standing of the agent's work (a cache read: rendering never runs git for it). */
+    private readonly standingOf: (id: string) => Standing | undefined = () => undefined,
+  ) {
     super();
   }
   get id(): string {
@@ -99,7 +103,8 @@ export class AgentNode extends Node {
   treeItem(): vscode.TreeItem {
     const job = this.job;
     const now = Date.now();
-    const look = lookOf(job, now, { showUsage: showUsageInTree() });
+    const standing = this.standingOf(job.id);
+    const look = lookOf(job, now, { showUsage: showUsageInTree(), standing });
     const hasChildren = Boolean(job.worktree || job.evidence);
     const label = job.group ? attemptLabel(job) : printable(job.title);
     const item = new vscode.TreeItem(label, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
@@ -107,7 +112,7 @@ export class AgentNode extends Node {
     item.description = look.description;
     item.iconPath = new vscode.ThemeIcon(look.iconId, look.colorId ? new vscode.ThemeColor(look.colorId) : undefined);
     item.contextValue = look.contextValue;
-    const tooltip = new vscode.MarkdownString(tooltipMarkdown(job, now));
+    const tooltip = new vscode.MarkdownString(tooltipMarkdown(job, now, standing));
     tooltip.supportThemeIcons = true;
     item.tooltip = tooltip;
     item.accessibilityInformation = { label: `${label}, ${look.description}` };

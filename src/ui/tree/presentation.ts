@@ -9,6 +9,8 @@ import { isTerminalState } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
 import { isLiveAgent } from '../../core/usage/sampler';
 import { usageFacts, usageLine } from '../../core/usage/usageText';
+import type { Standing } from '../../core/git/standing';
+import { landingWords, standingWords } from '../../core/git/standingWords';
 import {
   canAttach,
   canCleanUp,
@@ -22,6 +24,7 @@ import {
   canCheck,
   canKeep,
   canSend,
+  canSendReview,
   canStop,
   hasLiveWorktree,
 } from '../../core/operations/rules';
@@ -125,6 +128,7 @@ export function capabilitiesOf(job: JobRecord): string[] {
   if (job.evidence?.patch) caps.push('patch');
   if (canCleanUpAnyway(job)) caps.push('consent');
   if (canRestore(job)) caps.push('restore');
+  if (canSendReview(job) && hasLiveWorktree(job)) caps.push('review');
   if (canLand(job)) caps.push('land');
   if (canUpdate(job)) caps.push('update');
   if (canForget(job)) caps.push('forget');
@@ -177,6 +181,8 @@ export function groupLookOf(members: readonly JobRecord[], now = Date.now()): Gr
 export interface LookOptions {
   /** `paddock.tree.showUsage`: the figures follow the state in the description. */
   showUsage?: boolean;
+  /** Where the work stands against the base, when it has been computed (never computed here). */
+  standing?: Standing;
 }
 
 export function lookOf(job: JobRecord, now: number, opts: LookOptions = {}): AgentLook {
@@ -209,13 +215,32 @@ export function lookOf(job: JobRecord, now: number, opts: LookOptions = {}): Age
   const figures = opts.showUsage ? usageLine(job.usage, isLiveAgent(job)) : '';
   // What the person should know at a glance besides the state: what still runs, and that it acts without asking.
   const notes = [leftoversInWords(job), job.autoApprove ? AUTO_APPROVE_MARKER : undefined, figures || undefined].filter((n): n is string => n !== undefined);
+  // Where the work stands against its base (computed elsewhere, cached): after the state, before the notes.
+  const work = standingWords(job, opts.standing);
   return {
-    description: [...(cleanup ? [parts[0], cleanup] : parts), ...notes].join(' · '),
+    description: [...(cleanup ? [parts[0], cleanup] : parts), ...(work ? [work] : []), ...notes].join(' · '),
     iconId,
     colorId,
     rank,
     contextValue: `agent:${state}:${capabilitiesOf(job).join('.')}`,
   };
+}
+
+/** The tooltip's rows about the work against its base: the figures in full and the landing. */
+function standingRows(job: JobRecord, s: Standing | undefined): (string | undefined)[] {
+  const rows: (string | undefined)[] = [];
+  if (s) {
+    rows.push(
+      row('Against base', `${s.ahead} commit(s) ahead, ${s.behind} behind ${s.baseName}${s.merged ? ' (merged)' : ''}`),
+      row('Committed changes', `${s.files} file(s), +${s.insertions} −${s.deletions}`),
+      row('Uncommitted', s.uncommittedFiles ? `${s.uncommittedFiles} file(s)` : 'none'),
+    );
+  }
+  const landing = job.landing;
+  if (landing) {
+    rows.push(row('Landed', `${landingWords(landing)} (${landing.kind}), ${localTime(landing.at) ?? ''}`), row('Landed commit', landing.commit?.slice(0, 12)), row('Pull request', landing.url));
+  }
+  return rows;
 }
 
 /** The row's marker of an agent started with its profile's auto-approve flag. */
@@ -248,12 +273,12 @@ function localTime(iso: string | null): string | undefined {
 }
 
 /** The tooltip's markdown: everything a person may need to judge the agent, in one table. */
-export function tooltipMarkdown(job: JobRecord, now: number): string {
+export function tooltipMarkdown(job: JobRecord, now: number, standing?: Standing): string {
   const l = job.lifecycle;
   const c = job.cleanup;
   const e = job.evidence;
   const lines = [
-    `**${escapeCell(job.title)}** — ${escapeCell(lookOf(job, now).description)}`,
+    `**${escapeCell(job.title)}** — ${escapeCell(lookOf(job, now, { standing }).description)}`,
     '',
     '| | |',
     '|---|---|',
@@ -275,6 +300,7 @@ export function tooltipMarkdown(job: JobRecord, now: number): string {
     row('Attempt', job.group ? `${job.group.index} of ${job.group.size} (group ${job.group.id})` : null),
     row('Check', job.check ? checkInWords(job.check) : null),
     row('Check output', job.check?.summary ? job.check.summary.split('\n').slice(-5).join(' / ') : null),
+    ...standingRows(job, standing),
   ];
   const live = isLiveAgent(job);
   if (live && l.startedAt) lines.push(row('Running for', since(l.startedAt, now)));

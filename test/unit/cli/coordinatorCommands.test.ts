@@ -137,6 +137,16 @@ describe('CLI: start, list, show, retry, cleanup', function () {
     assert.ok(shown.cleanup.holders.some((h: { pid: number }) => h.pid === holder));
   });
 
+  it('show says where the work stands against the base (words, and a standing object in --json)', async () => {
+    const commit = 'git -c user.name=t -c user.email=t@t';
+    const started = JSON.parse((await cli(['start', '--json', '--', 'sh', '-c', `printf 'a\\nb\\n' > a.txt && git add -A && ${commit} commit -qm a && echo x > loose.txt`])).stdout);
+    await sb.waitEnded(started.id);
+    const shown = JSON.parse((await cli(['show', started.id, '--json'])).stdout);
+    assert.deepEqual(shown.standing, { baseName: 'main', ahead: 1, behind: 0, files: 1, insertions: 2, deletions: 0, uncommittedFiles: 1, merged: false });
+    const human = await cli(['show', started.id]);
+    assert.match(human.stdout, /^work: +1 commit ahead of main · 1 file \+2 −0 · uncommitted changes$/m);
+  });
+
   it('retry starts a new generation and refuses a cleaned-up agent', async () => {
     const started = JSON.parse((await cli(['start', '--json', '--', 'sh', '-c', 'exit 4'])).stdout);
     const failed = await sb.waitEnded(started.id);

@@ -154,7 +154,7 @@ describe('paddock show and list in human format', () => {
     const list = await runCli(listCommand, [], { PADDOCK_HOME: home });
     assert.equal(list.code, 0, list.stderr);
     const rows = list.stdout.trimEnd().split('\n');
-    assert.match(rows[0], /^ID\s+STATE\s+GEN\s+CLEANUP\s+TITLE$/);
+    assert.match(rows[0], /^ID\s+STATE\s+GEN\s+CLEANUP\s+CPU\s+MEM\s+DISK\s+UP\s+TOKENS\s+TITLE$/);
     const brokenRow = rows.find((r) => r.startsWith(broken.id));
     assert.match(brokenRow ?? '', new RegExp(`^${broken.id}\\s+unreadable\\s+-\\s+\\S`));
     assert.match(rows.find((r) => r.startsWith(good.id)) ?? '', /\s+-\s+fix the tests$/);
@@ -164,6 +164,6 @@ describe('paddock show and list in human format', () => {
     const job = await recordWith((j) => ({ ...j, title: 'x'.repeat(80), lifecycle: { ...j.lifecycle, state: 'completed' }, cleanup: cleanupOf({}) }));
     const list = await runCli(listCommand, [], { PADDOCK_HOME: home });
     const row = list.stdout.split('\n').find((r) => r.startsWith(job.id)) ?? '';
-    assert.match(row, /\bcompleted\s+1\s+incomplete!\s+x{59}…$/);
+    assert.match(row, /\bcompleted\s+1\s+incomplete!(\s+-){5}\s+x{59}…$/);
   });
 });

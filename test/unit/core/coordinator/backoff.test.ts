@@ -63,6 +63,9 @@ describe('coordinator policies', () => {
     assert.equal(explicit.base, 'HEAD');
     assert.deepEqual(resumeCommand(['claude', 'fix'], ['--continue']), ['claude', '--continue']);
     assert.deepEqual(resumeCommand(['make'], null), ['make']);
+    // A retry's prompt fills the resume arguments' {prompt}; without one, the placeholder goes with its "--".
+    assert.deepEqual(resumeCommand(['claude', 'fix'], ['--continue', '--', '{prompt}'], 'Review: a.ts:3 rename'), ['claude', '--continue', '--', 'Review: a.ts:3 rename']);
+    assert.deepEqual(resumeCommand(['claude', 'fix'], ['--continue', '--', '{prompt}']), ['claude', '--continue']);
   });
 
   it('places worktrees and branches by the documented names', () => {

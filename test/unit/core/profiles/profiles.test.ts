@@ -13,7 +13,7 @@ describe('profiles', () => {
   it('has built-ins for claude, codex, aider, shell and the demo', () => {
     assert.deepEqual(Object.keys(builtinProfiles(env)).sort(), ['aider', 'claude', 'codex', 'demo', 'shell']);
     assert.equal(resolveProfile('claude', {}, env).command, 'claude');
-    assert.deepEqual(resolveProfile('claude', {}, env).resumeArgs, ['--continue']);
+    assert.deepEqual(resolveProfile('claude', {}, env).resumeArgs, ['--continue', '--', '{prompt}']);
   });
 
   it("auto-approve: each built-in agent's own flag, a person's profile may name one, off unless asked", () => {
@@ -57,7 +57,7 @@ describe('profiles', () => {
     const claude = resolveProfile('claude', overrides, env);
     assert.deepEqual(claude.args, ['--model', 'x', '{prompt}']);
     assert.deepEqual(claude.env, { A: 'b' });
-    assert.deepEqual(claude.resumeArgs, ['--continue'], 'unset fields keep the built-in value');
+    assert.deepEqual(claude.resumeArgs, ['--continue', '--', '{prompt}'], 'unset fields keep the built-in value');
     const mine = resolveProfile('mine', overrides, env);
     assert.equal(mine.command, 'my-agent');
     assert.deepEqual(mine.args, []);

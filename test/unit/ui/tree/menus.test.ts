@@ -42,6 +42,7 @@ const EXPECTED: Record<string, string[]> = {
   patch: ['paddock.revealPatch'],
   consent: ['paddock.cleanUpAnyway'],
   restore: ['paddock.restore'],
+  review: ['paddock.sendReview'],
   land: ['submenu:paddock.land', 'paddock.merge', 'paddock.apply', 'paddock.createPullRequest'],
   update: ['paddock.update'],
   forget: ['paddock.forget'],

@@ -1,0 +1,95 @@
+/**
+ * Standings of many agents, kept between refreshes. A refresh first reads each
+ * agent's key — its HEAD, its base's commit, its index file's stat and its
+ * record's last change — with one git call per agent (plus one per base) and a
+ * stat, and recomputes only the agents whose key moved; at most a few at a
+ * time, so fifty agents never start fifty gits. Readers (a tree render) get
+ * the cached value synchronously and never cause git to run.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { mapConcurrently } from '../common/limiter';
+import type { JobRecord } from '../store/schema';
+import { computeStanding, resolveBase, Standing, worktreeHead } from './standing';
+
+/** Agents whose key is checked (and standing recomputed) at once. */
+export const STANDING_CONCURRENCY = 4;
+
+export interface StandingEntry {
+  readonly key: string;
+  readonly standing: Standing | null;
+  /** The worktree's own git directory (where its HEAD and index live), to watch. */
+  readonly gitDir?: string;
+  /** Why it could not be computed (worktree gone, base unknown), for the log. */
+  readonly error?: string;
+}
+
+/** The part of a record whose change may mean the worktree changed (the agent went on, ended, was landed). */
+export function recordEpoch(job: JobRecord): string {
+  const l = job.lifecycle;
+  return [l.state, l.generation, l.lastActivityAt ?? '', l.endedAt ?? '', job.landing?.at ?? ''].join('|');
+}
+
+/** Agents with a worktree whose figures mean something. */
+export function hasStanding(job: JobRecord): boolean {
+  return job.worktree !== null && job.base !== null && job.cleanup === null;
+}
+
+export class StandingCache {
+  private readonly entries = new Map<string, StandingEntry>();
+  /** Computations of the figures (not key checks): tests and the bench count them. */
+  computations = 0;
+
+  get(id: string): Standing | undefined {
+    return this.entries.get(id)?.standing ?? undefined;
+  }
+
+  entry(id: string): StandingEntry | undefined {
+    return this.entries.get(id);
+  }
+
+  forget(id: string): void {
+    this.entries.delete(id);
+  }
+
+  /**
+   * Brings the given agents' standings up to date; returns the ids whose
+   * standing changed. `force`: recompute these even when their key did not
+   * move (a running agent edits files without touching its index).
+   */
+  async refresh(jobs: readonly JobRecord[], opts: { force?: ReadonlySet<string> } = {}): Promise<string[]> {
+    const changed: string[] = [];
+    for (const job of jobs) {
+      if (!hasStanding(job) && this.entries.delete(job.id)) changed.push(job.id);
+    }
+    const tracked = jobs.filter(hasStanding);
+    const bases = new Map<string, Promise<{ tip: string; name: string }>>();
+    const baseOf = (job: JobRecord) => {
+      const k = `${job.repo}\0${job.base}`;
+      let b = bases.get(k);
+      if (!b) {
+        b = resolveBase(job.repo, job.base!);
+        bases.set(k, b);
+      }
+      return b;
+    };
+    await mapConcurrently(tracked, STANDING_CONCURRENCY, async (job) => {
+      const before = this.entries.get(job.id);
+      let next: StandingEntry;
+      try {
+        const [{ head, gitDir }, base] = await Promise.all([worktreeHead(job.worktree!), baseOf(job)]);
+        const index = await fs.stat(path.join(gitDir, 'index')).then((s) => `${s.ino}:${s.size}:${s.mtimeMs}`, () => 'none');
+        const key = [head, base.tip, base.name, index, recordEpoch(job)].join('\0');
+        if (before && before.key === key && !opts.force?.has(job.id)) return;
+        this.computations++;
+        const standing = await computeStanding(job.worktree!, { head, baseTip: base.tip, baseName: base.name, startedAt: job.baseSha });
+        next = { key, standing, gitDir };
+      } catch (err) {
+        next = { key: `error\0${recordEpoch(job)}`, standing: null, error: (err as Error).message };
+      }
+      this.entries.set(job.id, next);
+      if (JSON.stringify(before?.standing ?? null) !== JSON.stringify(next.standing)) changed.push(job.id);
+    });
+    return changed;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * A person's review of an agent's changes: comments on lines of the agent's
+ * files, kept in the job folder (`jobs/<id>/review.json`) so they survive a
+ * reload and are seen by every window. Written durably under the file's own
+ * lock (a read-modify-write: two windows adding comments at once both land);
+ * validated with zod when read — a file that does not validate is reported,
+ * never silently replaced.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as z from 'zod';
+import { failure } from '../common/errors';
+import { writeFileDurable } from './durable';
+import { DEFAULT_LOCK_OPTIONS, withLock } from './locks';
+import { describeIssues } from './records';
+
+export const REVIEW_FILE = 'review.json';
+export const MAX_REVIEW_COMMENTS = 500;
+export const MAX_COMMENT_CHARS = 4000;
+
+export const ReviewCommentSchema = z.object({
+  id: z.string().regex(/^[0-9a-f]{8,32}$/),
+  /** Relative to the agent's worktree, with forward slashes. */
+  path: z.string().min(1).max(4096),
+  /** 1-based line in the agent's version of the file. */
+  line: z.number().int().min(1),
+  body: z.string().min(1).max(MAX_COMMENT_CHARS),
+  createdAt: z.string().min(1).max(64),
+  /** When it went to the agent (typed in, or as a retry's prompt); null: not sent yet. */
+  sentAt: z.string().min(1).max(64).nullable(),
+  /** The agent's generation it was sent to. */
+  sentToGeneration: z.number().int().min(1).nullable(),
+});
+export type ReviewComment = z.infer<typeof ReviewCommentSchema>;
+
+export const ReviewFileSchema = z.object({
+  version: z.literal(1),
+  comments: z.array(ReviewCommentSchema).max(MAX_REVIEW_COMMENTS),
+});
+export type ReviewFile = z.infer<typeof ReviewFileSchema>;
+
+/** What the store gives the review file: the job's folder (and so the id's validation). */
+export interface ReviewHome {
+  jobDir(id: string): string;
+}
+
+function fileOf(store: ReviewHome, id: string): string {
+  return path.join(store.jobDir(id), REVIEW_FILE);
+}
+
+/** The agent's review; an empty one when none was written yet. */
+export async function readReview(store: ReviewHome, id: string): Promise<ReviewFile> {
+  const file = fileOf(store, id);
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, comments: [] };
+    throw failure(`Cannot read the review of agent ${id}: ${(err as Error).message}.`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw failure(`The review of agent ${id} (${file}) is not valid JSON; it was left as it is.`);
+  }
+  const parsed = ReviewFileSchema.safeParse(data);
+  if (!parsed.success) throw failure(`The review of agent ${id} (${file}) is not valid: ${describeIssues(parsed.error.issues)}; it was left as it is.`);
+  return parsed.data;
+}
+
+/** Changes the review under its lock and writes it durably; returns what was written. */
+export async function updateReview(store: ReviewHome, id: string, change: (review: ReviewFile) => ReviewFile): Promise<ReviewFile> {
+  const file = fileOf(store, id);
+  await fs.access(store.jobDir(id)).catch(() => {
+    throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
+  });
+  return withLock(`${file}.lock`, `the review of agent ${id}`, DEFAULT_LOCK_OPTIONS, async (guard) => {
+    const next = ReviewFileSchema.parse(change(await readReview(store, id)));
+    guard.assertHeld();
+    await writeFileDurable(file, `${JSON.stringify(next, null, 2)}\n`);
+    return next;
+  });
+}
+
+export function newCommentId(): string {
+  return randomBytes(8).toString('hex');
+}

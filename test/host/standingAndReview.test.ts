@@ -1,0 +1,126 @@
+/**
+ * Where an agent's work stands (the row's figures), the showCleanedFor filter
+ * and its toggle, and a review comment sent to a running agent — in the real
+ * extension host, with real agents, git and the comments API.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { JobRecord } from '../../src/core/store/schema';
+import type { PaddockApi } from '../../src/extension';
+import { readReview } from '../../src/core/store/reviewFile';
+import { env, paddock, treeAgents, treeItemFor, waitFor, waitForState } from './helpers';
+
+const GIT_ID = '-c user.name=Agent -c user.email=agent@example.invalid';
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+}
+
+async function start(options: { command: string[]; title: string; base?: string }): Promise<JobRecord> {
+  const job = (await vscode.commands.executeCommand('paddock.startAgent', { repo: env('PADDOCK_HOST_TEST_WORKSPACE'), openTerminal: false, ...options })) as JobRecord;
+  assert.ok(job?.id, 'the start command returns the new job');
+  return job;
+}
+
+describe('where the work stands, cleaned agents, review', function () {
+  this.timeout(180_000);
+  let ext: PaddockApi;
+  const repo = () => env('PADDOCK_HOST_TEST_WORKSPACE');
+
+  before(async () => {
+    ext = await paddock();
+    await vscode.workspace.getConfiguration('paddock').update('stopGraceSeconds', 2, vscode.ConfigurationTarget.Global);
+  });
+
+  it('the row of an agent that committed says how far ahead and behind its base it is, and its diff size', async () => {
+    // Its own base branch, so that moving it (for "behind") touches nothing else in the workspace.
+    git(repo(), 'branch', '-f', 'standing-base', 'HEAD');
+    const job = await start({
+      title: 'Commit twice',
+      base: 'standing-base',
+      command: ['bash', '-c', `printf 'a\\nb\\n' > one.txt && git add -A && git ${GIT_ID} commit -qm one && printf 'c\\n' > two.txt && git add -A && git ${GIT_ID} commit -qm two && sleep 600`],
+    });
+    await waitForState(ext, job.id, ['running']);
+    // The base moves on by one commit, without a checkout anywhere.
+    const tip = git(repo(), 'rev-parse', 'standing-base');
+    const moved = execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t', 'commit-tree', `${tip}^{tree}`, '-p', tip, '-m', 'base moves on'], { cwd: repo(), encoding: 'utf8' }).trim();
+    git(repo(), 'update-ref', 'refs/heads/standing-base', moved);
+    const item = await waitFor('the figures in the row', async () => {
+      const found = await treeItemFor(ext, job.id);
+      return found && /2 commits ahead, 1 behind standing-base · 2 files \+3 −0/.test(String(found.item.description)) ? found.item : undefined;
+    }, 60_000);
+    assert.match(String(item.description), /^running · \d+s · 2 commits ahead, 1 behind standing-base · 2 files \+3 −0$/);
+    assert.ok((item.tooltip as vscode.MarkdownString).value.includes('| Against base | 2 commit\\(s\\) ahead, 1 behind standing\\-base |'), 'the tooltip has the figures');
+    // Uncommitted work shows once the worktree's index changes (a staged file), without any store change.
+    execFileSync('bash', ['-c', 'echo x > three.txt && git add three.txt'], { cwd: job.worktree! });
+    await waitFor('uncommitted changes in the row', async () => {
+      const found = await treeItemFor(ext, job.id);
+      return found && /· uncommitted changes$/.test(String(found.item.description));
+    }, 30_000);
+    await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true });
+  });
+
+  it('hides a cleaned agent after paddock.showCleanedFor, and Show Cleaned Agents shows it again', async () => {
+    const job = await start({ title: 'Cleaned long ago', command: ['true'] });
+    await waitForState(ext, job.id, ['completed']);
+    await vscode.commands.executeCommand('paddock.cleanUp', job.id, { confirmed: true });
+    await waitFor('cleanup to complete', async () => (await ext.store.read(job.id)).cleanup?.phase === 'complete', 60_000);
+    await ext.agents.refresh(job.id);
+    const shown = async () => (await treeAgents(ext)).some((n) => n.job.id === job.id);
+    assert.equal(await shown(), true, 'cleaned just now: shown for the default day');
+    const config = vscode.workspace.getConfiguration('paddock');
+    await config.update('showCleanedFor', 0, vscode.ConfigurationTarget.Global);
+    try {
+      await waitFor('the cleaned agent to leave the tree', async () => !(await shown()), 10_000);
+      await vscode.commands.executeCommand('paddock.showCleanedAgents');
+      assert.equal(ext.tree.showingAllCleaned, true);
+      assert.equal(await shown(), true, 'the toggle shows every cleaned agent');
+      await vscode.commands.executeCommand('paddock.hideCleanedAgents');
+      assert.equal(await shown(), false);
+    } finally {
+      await config.update('showCleanedFor', undefined, vscode.ConfigurationTarget.Global);
+    }
+    assert.equal(await shown(), true, 'back to a day');
+  });
+
+  it('a review comment on the agent\'s file is typed into the running agent with its file and line, then marked sent', async () => {
+    const job = await start({ title: 'Take a review', command: ['bash', '-c', 'cat > got.txt'] });
+    await waitForState(ext, job.id, ['running']);
+    const file = vscode.Uri.file(path.join(job.worktree!, 'src', 'hello.js'));
+    const document = await vscode.workspace.openTextDocument(file);
+    // The controller offers comments on the agent's side of the diff, not on other files.
+    const ranges = await ext.review.controller.commentingRangeProvider!.provideCommentingRanges(document, new vscode.CancellationTokenSource().token);
+    assert.ok(Array.isArray(ranges) && ranges.length === 1, 'the agent\'s file can be commented');
+    const outside = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(repo(), 'README.md')));
+    assert.deepEqual(await ext.review.controller.commentingRangeProvider!.provideCommentingRanges(outside, new vscode.CancellationTokenSource().token), []);
+
+    // As the comment box does: a thread on line 1, and the reply button's command with the typed text.
+    const thread = ext.review.controller.createCommentThread(file, new vscode.Range(0, 0, 0, 0), []);
+    await vscode.commands.executeCommand('paddock.addReviewComment', { thread, text: 'Say hello to the world instead' });
+    assert.equal(thread.comments.length, 1);
+    assert.equal(thread.comments[0].label, 'not sent');
+    // A second comment, deleted before sending (its Delete action): gone from the thread and review.json.
+    await vscode.commands.executeCommand('paddock.addReviewComment', { thread, text: 'Never mind this one' });
+    await waitFor('the second comment in the thread', () => (thread.comments.length === 2 ? true : undefined), 10_000);
+    await vscode.commands.executeCommand('paddock.deleteReviewComment', thread.comments[1]);
+    await waitFor('the deleted comment to leave the thread', () => (thread.comments.length === 1 ? true : undefined), 10_000);
+    const saved = await readReview(ext.store, job.id);
+    assert.deepEqual(saved.comments.map((c) => [c.path, c.line, c.body, c.sentAt]), [['src/hello.js', 1, 'Say hello to the world instead', null]]);
+
+    const result = (await vscode.commands.executeCommand('paddock.sendReview', thread)) as { how: string };
+    assert.equal(result?.how, 'typed');
+    const got = path.join(job.worktree!, 'got.txt');
+    const typed = await waitFor('the review typed into the agent', () => {
+      const text = readFileSync(got, 'utf8');
+      return text.includes('src/hello.js:1: Say hello to the world instead') ? text : undefined;
+    }, 20_000);
+    assert.match(typed, /^Please address these review comments on your changes: \(1\) src\/hello\.js:1: Say hello to the world instead\n$/);
+    const after = await readReview(ext.store, job.id);
+    assert.ok(after.comments[0].sentAt, 'marked sent in review.json');
+    await waitFor('the thread to say sent', () => thread.comments[0]?.label === 'sent', 10_000);
+    await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true });
+  });
+});

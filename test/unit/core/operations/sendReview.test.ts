@@ -1,0 +1,84 @@
+/** Send Review to Agent on real workers: typed into a running agent, or a retry's prompt for an ended one; comments marked sent. */
+import * as assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PaddockError } from '../../../../src/core/common/errors';
+import { newCommentId, readReview, updateReview, REVIEW_FILE, type ReviewComment } from '../../../../src/core/store/reviewFile';
+import { reviewPrompt } from '../../../../src/core/operations/sendReview';
+import { CoordinatorSandbox, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+
+function comment(path: string, line: number, body: string): ReviewComment {
+  return { id: newCommentId(), path, line, body, createdAt: new Date().toISOString(), sentAt: null, sentToGeneration: null };
+}
+
+describe('sendReview operation and review.json', function () {
+  this.timeout(60_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  it('words the comments as one line, in file and line order', () => {
+    const text = reviewPrompt([comment('src/b.ts', 9, 'two\nlines'), comment('a.txt', 3, 'rename this')]);
+    assert.equal(text, 'Please address these review comments on your changes: (1) a.txt:3: rename this (2) src/b.ts:9: two lines');
+  });
+
+  it('types the unsent comments into a running agent, marks them sent, and sends nothing twice', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'cat > got.txt'] });
+    await sb.waitForState(job.id, ['running']);
+    await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('README.md', 1, 'Say hello to the world')] }));
+    const sent = await c.sendReview(job.id);
+    assert.equal(sent.how, 'typed');
+    const got = join(job.worktree!, 'got.txt');
+    await sb.waitFor(job.id, () => readFileSync(got, 'utf8').includes('README.md:1: Say hello to the world'));
+    const review = await readReview(sb.store, job.id);
+    assert.equal(review.comments.length, 1);
+    assert.ok(review.comments[0].sentAt, 'marked sent');
+    assert.equal(review.comments[0].sentToGeneration, 1);
+    await assert.rejects(c.sendReview(job.id), (e: unknown) => e instanceof PaddockError && e.kind === 'usage' && /no unsent comments/.test(e.message));
+    await c.stop(job.id, { force: true });
+  });
+
+  it('gives an ended agent the review as its retry\'s prompt, through resume arguments with {prompt}', async () => {
+    const c = sb.coordinator({
+      profiles: { echoer: { command: 'sh', args: ['-c', 'echo first'], resumeArgs: ['-c', 'printf "%s" "$1" > prompt.txt', 'sh', '{prompt}'] } },
+    });
+    const job = await c.start({ repo: sb.repo, profile: 'echoer' });
+    await sb.waitEnded(job.id);
+    await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('README.md', 1, 'Use a capital H')] }));
+    const sent = await c.sendReview(job.id);
+    assert.equal(sent.how, 'retry');
+    assert.equal(sent.generation, 2);
+    const again = await sb.waitFor(job.id, (j) => j.lifecycle.generation === 2 && j.lifecycle.state === 'completed');
+    assert.equal(readFileSync(join(job.worktree!, 'prompt.txt'), 'utf8'), 'Please address these review comments on your changes: (1) README.md:1: Use a capital H');
+    assert.equal(again.command.at(-1), sent.prompt);
+    assert.equal((await readReview(sb.store, job.id)).comments[0].sentToGeneration, 2);
+  });
+
+  it('types the prompt into a retry whose profile cannot take one on its command line', async () => {
+    const c = sb.coordinator();
+    // An explicit command: a retry runs it again as it was, and the prompt is typed in once it runs.
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'test -f ran && cat > got.txt; touch ran'] });
+    await sb.waitEnded(job.id);
+    await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('README.md', 1, 'again please')] }));
+    const sent = await c.sendReview(job.id);
+    assert.equal(sent.how, 'retry');
+    await sb.waitFor(job.id, () => {
+      try {
+        return readFileSync(join(job.worktree!, 'got.txt'), 'utf8').includes('README.md:1: again please');
+      } catch {
+        return false;
+      }
+    });
+    await c.stop(job.id, { force: true });
+  });
+
+  it('refuses a review.json that does not validate, and leaves it as it is', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    const file = join(sb.store.jobDir(job.id), REVIEW_FILE);
+    writeFileSync(file, JSON.stringify({ version: 1, comments: [{ id: 'x' }] }));
+    await assert.rejects(readReview(sb.store, job.id), (e: unknown) => e instanceof PaddockError && /not valid/.test(e.message));
+    await assert.rejects(updateReview(sb.store, job.id, (r) => r), /not valid/);
+    assert.equal(readFileSync(file, 'utf8'), JSON.stringify({ version: 1, comments: [{ id: 'x' }] }));
+  });
+});
