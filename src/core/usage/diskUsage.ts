@@ -89,13 +89,7 @@ export class DiskUsage {
     } catch {
       return entry; // unreadable: counts as its own blocks only, like du's warning
     }
-    const stats = await mapConcurrently(names, CONCURRENCY, async (name) => {
-      try {
-        return await fsp.lstat(join(path, name));
-      } catch {
-        return undefined;
-      }
-    });
+    const stats = await lstatEach(path, names);
     names.forEach((name, i) => {
       const s = stats[i];
       if (!s) return;
@@ -108,13 +102,7 @@ export class DiskUsage {
   /** Looks again at the files of an unchanged folder that may have grown in place. */
   private async refreshFiles(path: string, entry: FolderEntry, pass: Pass): Promise<void> {
     const names = [...entry.files].filter(([, f]) => pass.full || pass.now - f.mtimeMs < HOT_MS).map(([name]) => name);
-    const stats = await mapConcurrently(names, CONCURRENCY, async (name) => {
-      try {
-        return await fsp.lstat(join(path, name));
-      } catch {
-        return undefined;
-      }
-    });
+    const stats = await lstatEach(path, names);
     names.forEach((name, i) => {
       const s = stats[i];
       if (s) entry.files.set(name, fileEntry(s));
@@ -136,4 +124,15 @@ function blocksOf(stat: Stats | BigIntStats): number {
 
 function fileEntry(s: Stats): FileEntry {
   return { bytes: blocksOf(s), mtimeMs: s.mtimeMs, linkKey: s.nlink > 1 ? `${s.dev}:${s.ino}` : undefined };
+}
+
+/** lstat of each name in a folder, a few at a time; undefined for one that vanished or cannot be read. */
+function lstatEach(path: string, names: readonly string[]): Promise<(Stats | undefined)[]> {
+  return mapConcurrently(names, CONCURRENCY, async (name) => {
+    try {
+      return await fsp.lstat(join(path, name));
+    } catch {
+      return undefined;
+    }
+  });
 }

@@ -32,29 +32,32 @@ export function landingArgs(args: unknown[]): LandingArgs {
   return (o ?? {}) as LandingArgs;
 }
 
+/** A modal question with two answers; undefined when the person cancels. */
+function askModal(message: string, detail: string, first: string, second: string): Thenable<string | undefined> {
+  return vscode.window.showWarningMessage(message, { modal: true, detail }, first, second);
+}
+
 /** Asks what a landing needs decided; undefined when the person cancels. */
 export async function askLandingChoices(job: JobRecord, given: LandingChoices, opts: { uncommitted: boolean } = { uncommitted: true }): Promise<LandingChoices | undefined> {
   const choices: LandingChoices = { ...given };
   if (choices.running === undefined && isLive(job)) {
     const stop = vscode.l10n.t('Stop It First');
-    const asIs = vscode.l10n.t('Land What Is There Now');
-    const choice = await vscode.window.showWarningMessage(
+    const choice = await askModal(
       vscode.l10n.t('"{0}" is still running.', printable(job.title)),
-      { modal: true, detail: vscode.l10n.t('Stop it first (its work so far is kept in its worktree), or land what it has now and let it go on.') },
+      vscode.l10n.t('Stop it first (its work so far is kept in its worktree), or land what it has now and let it go on.'),
       stop,
-      asIs,
+      vscode.l10n.t('Land What Is There Now'),
     );
     if (!choice) return undefined;
     choices.running = choice === stop ? 'stop' : 'as-is';
   }
   if (opts.uncommitted && choices.uncommitted === undefined && (await hasUncommittedWork(job))) {
     const commit = vscode.l10n.t('Commit Them First');
-    const only = vscode.l10n.t('Land Only the Commits');
-    const choice = await vscode.window.showWarningMessage(
+    const choice = await askModal(
       vscode.l10n.t('"{0}" has uncommitted changes in its worktree.', printable(job.title)),
-      { modal: true, detail: vscode.l10n.t('Commit them on its branch first (the message is its title and prompt), or land only its commits and leave the changes in its worktree.') },
+      vscode.l10n.t('Commit them on its branch first (the message is its title and prompt), or land only its commits and leave the changes in its worktree.'),
       commit,
-      only,
+      vscode.l10n.t('Land Only the Commits'),
     );
     if (!choice) return undefined;
     choices.uncommitted = choice === commit ? 'commit' : 'commits-only';
