@@ -522,9 +522,17 @@ async function uiScreenshots(server, workspace, env) {
     const landRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Say hello from the demo' }).first();
     await landRow.click({ button: 'right' });
     await page.locator('.monaco-menu .action-label', { hasText: /^Land$/ }).first().hover();
-    await page.locator('.monaco-menu .action-label', { hasText: 'Merge into Base…' }).first().click();
+    const mergeItem = page.locator('.monaco-menu .action-label', { hasText: 'Merge into Base…' }).first();
+    await mergeItem.hover();
+    await mergeItem.click();
     step = 'the merge strategy pick';
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Squash and Merge' }).first().waitFor({ timeout: 20_000 });
+    const strategyPick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Squash and Merge' }).first();
+    // A click on a submenu item can be lost while the submenu is still settling (seen on a loaded
+    // machine: the item highlighted, the menu still open): the highlighted item then takes Enter.
+    if (!(await strategyPick.waitFor({ timeout: 5_000 }).then(() => true, () => false))) {
+      if (await mergeItem.isVisible()) await page.keyboard.press('Enter');
+    }
+    await strategyPick.waitFor({ timeout: 20_000 });
     await page.locator('.quick-input-list .monaco-list-row', { hasText: /^Merge/ }).first().click();
     step = 'the merge confirmation';
     await dialog.waitFor({ timeout: 20_000 });
