@@ -25,8 +25,7 @@ import { processCount } from '../operations/leftovers';
 import { WaitingDetector } from './waiting';
 import { ExecutionRecord } from './executionRecord';
 import { agentVariables } from './agentVariables';
-import { SetupCommand, setupFailureDetail } from './setupCommand';
-import type { Setup } from '../store/schema';
+import { SetupPhase } from './setupPhase';
 
 export interface AgentWorkerOptions {
   home: string;
@@ -66,8 +65,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   private pty: Pty | undefined;
   private readonly drain = new DrainMarker();
   private readonly id: string;
-  /** The worktree's setup command while it runs (before the agent). */
-  private setupCommand: SetupCommand | undefined;
+  /** The worktree's setup command, run before the agent. */
+  private setupPhase: SetupPhase | undefined;
   private stoppable = false;
 
   private exitInfo: ExitInfo | null = null;
@@ -232,7 +231,17 @@ export class AgentWorker extends Disposable implements AgentSession {
     const setup = this.job.settings.worktree?.setup;
     // Setup prepares the worktree once: a retry runs it again only until it has succeeded.
     if (setup && this.job.setup?.state !== 'done') {
-      if (!(await this.runSetup(nodePty, setup, this.job.settings.worktree!.setupTimeoutSeconds, agentEnv))) return;
+      this.setupPhase = new SetupPhase({
+        record: this.record,
+        jobId,
+        cwd: this.job.cwd,
+        size: DEFAULT_SIZE,
+        writeScreen: (data) => this.writeScreen(data),
+        fail: (info, detail) => this.finish('failed', info, detail).then(() => undefined, (e) => log(describeError(e))),
+        isStopping: () => this.stopPromise !== undefined,
+        log,
+      });
+      if (!(await this.setupPhase.run(nodePty, setup, this.job.settings.worktree!.setupTimeoutSeconds, agentEnv))) return;
     }
     if (this.stopPromise) return; // stopped as setup ended: the stop records the end
     try {
@@ -256,54 +265,6 @@ export class AgentWorker extends Disposable implements AgentSession {
       .catch(() => undefined); // logged by the record; a stop may already be under way
     // A wait detected while starting could not be recorded yet.
     if (this.waiting?.current) this.record.setWaiting(this.waiting.current);
-  }
-
-  // ---- setup ------------------------------------------------------------------
-
-  /** Runs the setup command in its own terminal; false when the agent must not start (setup failed, or a stop came). */
-  private async runSetup(nodePty: PtyModule, command: string, timeoutSeconds: number, env: Record<string, string>): Promise<boolean> {
-    const setState = (state: Setup['state'], exitCode: number | null, detail: string | null) =>
-      this.record
-        .update((j) => ({
-          ...j,
-          setup: { ports: j.setup?.ports ?? [], state, exitCode },
-          lifecycle: j.lifecycle.state === 'starting' ? { ...j.lifecycle, detail } : j.lifecycle,
-        }))
-        .catch(() => undefined); // logged by the record
-    await setState('running', null, 'setting up');
-    this.writeScreen(`\x1b[2m──── setup: ${command} ────\x1b[0m\r\n`);
-    let run: SetupCommand;
-    try {
-      run = this.setupCommand = new SetupCommand({
-        pty: nodePty,
-        command,
-        cwd: this.job.cwd,
-        env,
-        ...DEFAULT_SIZE,
-        timeoutMs: timeoutSeconds * 1000,
-        jobId: this.id,
-        onData: (bytes) => this.writeScreen(bytes),
-      });
-    } catch (err) {
-      await setState('failed', null, null);
-      await this.finish('failed', { code: null, signal: null }, `setup could not start: ${describeError(err, 300)}`).catch((e) => this.opts.log(describeError(e)));
-      return false;
-    }
-    this.record.timeline('setup', `setup started: ${command}`);
-    const outcome = await run.done;
-    this.setupCommand = undefined;
-    if (this.stopPromise) return false; // the stop records the setup's end and the agent's
-    if (outcome.code === 0 && !outcome.signal && !outcome.timedOut) {
-      this.writeScreen(`\x1b[2m──── setup done ────\x1b[0m\r\n`);
-      this.record.timeline('setup', 'setup done');
-      await setState('done', 0, null);
-      return true;
-    }
-    const detail = setupFailureDetail(outcome, timeoutSeconds);
-    this.writeScreen(`\r\n\x1b[2m──── ${detail} ────\x1b[0m\r\n`);
-    await setState('failed', outcome.code, null);
-    await this.finish('failed', { code: outcome.code, signal: outcome.signal }, detail).catch((e) => this.opts.log(describeError(e)));
-    return false;
   }
 
   /** Setup output and Paddock's own lines: to the log, the mirror and the viewers, like the agent's. */
@@ -473,18 +434,9 @@ export class AgentWorker extends Disposable implements AgentSession {
       if (this.record.state === 'starting') {
         await this.record.transition('cancelling', { detail: force ? 'force stop requested' : 'stop requested' }).catch(() => undefined);
       }
-      const setup = this.setupCommand;
-      if (setup) {
-        // Stopped during setup: its processes end first, then the record says so.
-        this.record.timeline('stop', `ending the setup (session ${setup.pid})`);
-        await setup.end();
-        const ended = await Promise.race([setup.done, sleep(5000).then(() => null)]);
-        // Not done: a retry runs it again.
-        await this.record
-          .update((j) => ({ ...j, setup: { ports: j.setup?.ports ?? [], state: 'failed', exitCode: ended?.code ?? null } }))
-          .catch(() => undefined);
-        return this.finish('cancelled', { code: ended?.code ?? null, signal: ended?.signal ?? null }, 'stopped during setup');
-      }
+      // Stopped during setup: its processes end first, then the record says so.
+      const ended = await this.setupPhase?.end();
+      if (ended) return this.finish('cancelled', ended, 'stopped during setup');
       return this.finish('cancelled', { code: null, signal: null }, 'stopped before the agent started');
     }
     this.waiting?.dispose();
