@@ -5,7 +5,7 @@ import { failure } from '../../core/common/errors';
 import { WorkerClient } from '../../core/protocol/client';
 import { screenLines, trimScreen } from '../../core/protocol/screenText';
 import { isTerminalState, type JobStore } from '../../core/store';
-import { FINAL_SCREEN_FILE } from '../../core/worker/agentWorker';
+import { FINAL_SCREEN_FILE } from '../../core/worker/finalScreen';
 import { defineCommand } from '../support/args';
 import { openStore } from '../support/store';
 

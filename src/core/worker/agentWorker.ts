@@ -4,7 +4,7 @@
  * stops it on request. Record writes go through ExecutionRecord (one fenced queue).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { describeError, failure } from '../common/errors';
@@ -12,7 +12,6 @@ import { readProcStat } from '../proc';
 import { ExecutionClaim, JobRecord, JobStore, Leftover, LifecycleState, OutputLog, Redactor } from '../store';
 import { secretEnvNames } from '../store/secretEnv';
 import { checkSocketPath, ensureRuntimeDir, runtimeDirFor, socketFileName } from '../protocol/runtimeDir';
-import { trimScreen } from '../protocol/screenText';
 import { ControlServer } from './controlServer';
 import { DrainMarker } from './drain';
 import { ScreenMirror, ScreenSnapshot } from './mirror';
@@ -26,6 +25,7 @@ import { WaitingDetector } from './waiting';
 import { ExecutionRecord } from './executionRecord';
 import { agentVariables } from './agentVariables';
 import { SetupPhase } from './setupPhase';
+import { FINAL_SCREEN_FILE, saveFinalScreen } from './finalScreen';
 
 export interface AgentWorkerOptions {
   home: string;
@@ -42,7 +42,6 @@ export interface AgentWorkerOptions {
   lingerMs?: number;
 }
 
-export const FINAL_SCREEN_FILE = 'screen.txt';
 const DEFAULT_SIZE = { cols: 80, rows: 24 };
 /** After the PTY reports exit, output may still trickle in: the exit is final after this much silence. */
 const EXIT_QUIET_MS = 60;
@@ -203,12 +202,12 @@ export class AgentWorker extends Disposable implements AgentSession {
       checkSocketPath(socketPath);
       await this.server.listen(socketPath);
     } catch (err) {
-      await this.finish('failed', { code: null, signal: null }, describeError(err)).catch((e) => log(describeError(e)));
+      await this.failStart(describeError(err));
       return;
     }
 
     if (!existsSync(this.job.cwd)) {
-      await this.finish('failed', { code: null, signal: null }, `The agent's directory ${this.job.cwd} does not exist.`).catch((e) => log(describeError(e)));
+      await this.failStart(`The agent's directory ${this.job.cwd} does not exist.`);
       return;
     }
     // Before the agent starts, so an early signal or prompt is not missed.
@@ -217,7 +216,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     try {
       nodePty = loadNodePty(this.opts.nodePtyPath);
     } catch (err) {
-      await this.finish('failed', { code: null, signal: null }, describeError(err)).catch((e) => log(describeError(e)));
+      await this.failStart(describeError(err));
       return;
     }
     const agentEnv = buildAgentEnv(env, { jobId, socketPath, agentToken, variables: agentVariables(this.job) });
@@ -239,7 +238,6 @@ export class AgentWorker extends Disposable implements AgentSession {
         writeScreen: (data) => this.writeScreen(data),
         fail: (info, detail) => this.finish('failed', info, detail).then(() => undefined, (e) => log(describeError(e))),
         isStopping: () => this.stopPromise !== undefined,
-        log,
       });
       if (!(await this.setupPhase.run(nodePty, setup, this.job.settings.worktree!.setupTimeoutSeconds, agentEnv))) return;
     }
@@ -247,7 +245,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     try {
       this.pty = spawnAgent({ pty: nodePty, command: this.job.command, cwd: this.job.cwd, env: agentEnv, ...DEFAULT_SIZE, drain: this.drain });
     } catch (err) {
-      await this.finish('failed', { code: null, signal: null }, `The agent could not start: ${describeError(err, 300)}.`).catch((e) => log(describeError(e)));
+      await this.failStart(`The agent could not start: ${describeError(err, 300)}.`);
       return;
     }
     const pty = this.pty;
@@ -265,6 +263,11 @@ export class AgentWorker extends Disposable implements AgentSession {
       .catch(() => undefined); // logged by the record; a stop may already be under way
     // A wait detected while starting could not be recorded yet.
     if (this.waiting?.current) this.record.setWaiting(this.waiting.current);
+  }
+
+  /** The execution ends `failed` before the agent ran (no socket, no directory, no node-pty, no spawn). */
+  private async failStart(detail: string): Promise<void> {
+    await this.finish('failed', { code: null, signal: null }, detail).catch((e) => this.opts.log(describeError(e)));
   }
 
   /** Setup output and Paddock's own lines: to the log, the mirror and the viewers, like the agent's. */
@@ -364,7 +367,7 @@ export class AgentWorker extends Disposable implements AgentSession {
       this.waiting?.dispose();
       await this.output?.flush().catch((err) => this.opts.log(`output flush failed: ${describeError(err)}`));
       await this.mirror.snapshotAt(); // every byte parsed: the screen is final
-      this.saveFinalScreen();
+      saveFinalScreen(this.mirror, this.redactor, join(this.store.jobDir(this.id), FINAL_SCREEN_FILE), this.opts.log);
       const linger = this.opts.lingerMs ?? 2000;
       try {
         await this.record.transition(state, { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null }, undefined, leftovers);
@@ -379,20 +382,6 @@ export class AgentWorker extends Disposable implements AgentSession {
       return { state, escalated: outcome?.escalated ?? false, survivors: outcome?.survivors ?? [] };
     })();
     return this.finishing;
-  }
-
-  private saveFinalScreen(): void {
-    try {
-      const lines = trimScreen(this.mirror.visibleLines({ joinWrapped: true }));
-      const file = join(this.store.jobDir(this.id), FINAL_SCREEN_FILE);
-      const tmp = `${file}.tmp-${process.pid}`;
-      // Like everything persisted, the final screen is redacted (secrets an agent printed stay off disk).
-      const text = this.redactor.redact(lines.join('\n'));
-      writeFileSync(tmp, text + (lines.length ? '\n' : ''), { mode: 0o600 });
-      renameSync(tmp, file);
-    } catch (err) {
-      this.opts.log(`could not save the final screen: ${describeError(err)}`);
-    }
   }
 
   /**

@@ -4,4 +4,4 @@ export type { SpawnWorkerOptions } from './spawn';
 export { stopJob } from './stopJob';
 export type { StopJobOptions } from './stopJob';
 export { AGENT_MARKER_ENV } from './agentMarker';
-export { FINAL_SCREEN_FILE } from './agentWorker';
+export { FINAL_SCREEN_FILE } from './finalScreen';

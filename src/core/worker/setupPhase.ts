@@ -26,7 +26,6 @@ export interface SetupPhaseHost {
   fail(info: ExitInfo, detail: string): Promise<void>;
   /** A stop was asked for: the stop records the end, not the setup. */
   isStopping(): boolean;
-  log(message: string): void;
 }
 
 export class SetupPhase {
