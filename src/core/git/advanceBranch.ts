@@ -7,7 +7,7 @@
  * (before writing anything) if an untracked file would be overwritten.
  */
 import { failure } from '../common/errors';
-import { localChanges, operationInProgress, worktreeOfBranch } from './checkout';
+import { headCommit, localChanges, operationInProgress, worktreeOfBranch } from './checkout';
 import { fewPaths } from './landingConflict';
 import { firstLine, runGit } from './runGit';
 
@@ -35,8 +35,7 @@ export async function advanceBranch(repo: string, branch: string, from: string, 
     if (res.code !== 0) throw failure(`Branch ${branch} moved while the landing was prepared (${firstLine(res.stderr)}); nothing was changed, try again.`, 'TARGET_MOVED');
     return;
   }
-  const head = await runGit(['rev-parse', 'HEAD'], { cwd: worktree });
-  if (head.stdout.trim() !== from) throw failure(`Branch ${branch} moved while the landing was prepared; nothing was changed, try again.`, 'TARGET_MOVED');
+  if ((await headCommit(worktree)) !== from) throw failure(`Branch ${branch} moved while the landing was prepared; nothing was changed, try again.`, 'TARGET_MOVED');
   const res = await runGit(['merge', '--ff-only', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason } });
   if (res.code !== 0) {
     throw failure(`Could not move ${branch} in ${worktree}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`, 'TARGET_REFUSED');

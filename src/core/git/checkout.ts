@@ -15,6 +15,11 @@ export async function worktreeOfBranch(repo: string, branch: string): Promise<st
   return null;
 }
 
+/** The commit checked out in `worktree` (its HEAD). */
+export async function headCommit(worktree: string): Promise<string> {
+  return (await runGit(['rev-parse', 'HEAD'], { cwd: worktree })).stdout.trim();
+}
+
 /** The branch checked out in `worktree` (short name), or null when HEAD is detached. */
 export async function currentBranch(worktree: string): Promise<string | null> {
   const res = await runGit(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: worktree, allowFailure: true });

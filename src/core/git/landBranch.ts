@@ -9,7 +9,7 @@
  */
 import { failure } from '../common/errors';
 import { advanceBranch, assertTargetLandable } from './advanceBranch';
-import { branchTip } from './checkout';
+import { branchTip, headCommit } from './checkout';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { withLandingWorktree } from './landingWorktree';
 import { commitTree, isAncestor, mergeTrees, treeOf } from './mergeTree';
@@ -101,7 +101,7 @@ async function rebaseInScratch(req: LandBranchRequest, onto: string): Promise<st
       if (files.length > 0) throw conflictError(req, files);
       throw failure(`Rebasing ${req.sourceName} onto ${req.target} failed: ${res.stderr.trim().split('\n')[0] ?? `exit code ${res.code}`}; nothing was changed.`);
     }
-    return (await runGit(['rev-parse', 'HEAD'], { cwd: worktree })).stdout.trim();
+    return headCommit(worktree);
   });
 }
 

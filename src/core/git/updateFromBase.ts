@@ -5,7 +5,7 @@
  * belongs; the error lists the files and how to finish or abort.
  */
 import { failure } from '../common/errors';
-import { localChanges, operationInProgress } from './checkout';
+import { headCommit, localChanges, operationInProgress } from './checkout';
 import { unmergedPaths } from './landBranch';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { isAncestor } from './mergeTree';
@@ -21,8 +21,8 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
   if (busy) throw failure(`${worktree} has ${busy} in progress; finish or abort it first — nothing was changed.`);
   const { tracked } = await localChanges(worktree);
   if (tracked.length > 0) throw failure(`${worktree} has uncommitted changes (${fewPaths(tracked)}); commit them first — nothing was changed.`, 'UNCOMMITTED');
-  const head = async () => (await runGit(['rev-parse', 'HEAD'], { cwd: worktree })).stdout.trim();
-  if (await isAncestor(worktree, base, await head())) return { updated: false, head: await head() };
+  const before = await headCommit(worktree);
+  if (await isAncestor(worktree, base, before)) return { updated: false, head: before };
   const verb = opts.rebase ? 'rebase' : 'merge';
   const args = opts.rebase ? ['rebase', '--quiet', '--no-autosquash', base] : ['merge', '--no-edit', '--no-stat', '-m', `Merge ${baseName} into the agent's branch`, base];
   const res = await runGit(args, { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' } });
@@ -38,5 +38,5 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
     await runGit([verb, '--abort'], { cwd: worktree, allowFailure: true });
     throw failure(`git ${verb} of ${baseName} failed in ${worktree}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`);
   }
-  return { updated: true, head: await head() };
+  return { updated: true, head: await headCommit(worktree) };
 }

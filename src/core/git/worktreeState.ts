@@ -7,12 +7,13 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { headCommit } from './checkout';
 import { commitTree, treeOf } from './mergeTree';
 import { runGit } from './runGit';
 import { stageEverything } from './snapshotIndex';
 
 export async function worktreeStateCommit(worktree: string, message: string): Promise<string> {
-  const head = (await runGit(['rev-parse', 'HEAD'], { cwd: worktree })).stdout.trim();
+  const head = await headCommit(worktree);
   const realIndex = path.resolve(worktree, (await runGit(['rev-parse', '--git-path', 'index'], { cwd: worktree })).stdout.trim());
   const scratch = await fs.mkdtemp(path.join(tmpdir(), 'paddock-state-'));
   try {

@@ -3,10 +3,9 @@ import { usageError } from '../common/errors';
 import { applyCommitToWorktree, worktreeStateCommit } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
-import { agentBranchTip, prepareAgentWork, type LandingChoices } from './landingPrep';
+import { agentBranchTip, prepareAgentWork, worktreeOnDisk, type LandingChoices } from './landingPrep';
 import { recordLanding } from './recordLanding';
-import { hasLiveWorktree, landBlocker } from './rules';
-import { existsSync } from 'node:fs';
+import { landBlocker } from './rules';
 
 export interface ApplyReport {
   job: JobRecord;
@@ -19,8 +18,8 @@ export async function applyLocked(ctx: OperationContext, id: string, choices: Pi
   const blocked = landBlocker(job);
   if (blocked) throw usageError(blocked);
   job = await prepareAgentWork(ctx.store, job, choices, { includesUncommitted: true });
-  const live = hasLiveWorktree(job) && job.worktree !== null && existsSync(job.worktree);
-  const source = live ? await worktreeStateCommit(job.worktree!, `Work of Paddock agent ${job.id} as it is on disk`) : await agentBranchTip(job);
+  const worktree = worktreeOnDisk(job);
+  const source = worktree !== null ? await worktreeStateCommit(worktree, `Work of Paddock agent ${job.id} as it is on disk`) : await agentBranchTip(job);
   const files = await applyCommitToWorktree(job.repo, source, `Agent ${job.id}'s work`);
   ctx.log(`agent ${id}: applied ${files.length} file(s) to ${job.repo}`);
   job = await recordLanding(ctx.store, id, { kind: 'apply', into: job.repo, commit: null, url: null, branchHead: null });

@@ -23,9 +23,19 @@ export interface LandingChoices {
 export const RUNNING_CHOICE_CODE = 'RUNNING_CHOICE';
 export const UNCOMMITTED_CHOICE_CODE = 'UNCOMMITTED_CHOICE';
 
+/** The first line of the agent's title, short enough for a commit subject or a pull request title. */
+export function titleLine(job: JobRecord): string {
+  return job.title.split('\n')[0].slice(0, 200);
+}
+
+/** The agent's worktree when it has not been cleaned up and is still on disk, else null. */
+export function worktreeOnDisk(job: JobRecord): string | null {
+  return hasLiveWorktree(job) && job.worktree && existsSync(job.worktree) ? job.worktree : null;
+}
+
 /** The message of the commit that saves an agent's uncommitted work: its title, then the prompt it ran with. */
 export function uncommittedWorkMessage(job: JobRecord): string {
-  const title = job.title.split('\n')[0].slice(0, 200) || `Work of agent ${job.id}`;
+  const title = titleLine(job) || `Work of agent ${job.id}`;
   const prompt = job.command.length > 1 ? job.command[job.command.length - 1] : '';
   const body = [`Uncommitted work of Paddock agent ${job.id}, committed before landing.`];
   if (prompt && prompt !== title) body.push('', `Prompt: ${prompt.slice(0, 4000)}`);
@@ -34,8 +44,9 @@ export function uncommittedWorkMessage(job: JobRecord): string {
 
 /** Whether the agent's worktree holds uncommitted work (tracked changes or untracked files). */
 export async function hasUncommittedWork(job: JobRecord): Promise<boolean> {
-  if (!hasLiveWorktree(job) || !job.worktree || !existsSync(job.worktree)) return false;
-  const changes = await localChanges(job.worktree, 'normal');
+  const worktree = worktreeOnDisk(job);
+  if (worktree === null) return false;
+  const changes = await localChanges(worktree, 'normal');
   return changes.tracked.length + changes.untracked.length > 0;
 }
 

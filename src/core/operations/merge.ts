@@ -4,7 +4,7 @@ import { usageError } from '../common/errors';
 import { landBranch, type LandStrategy } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
-import { agentBranchTip, prepareAgentWork, type LandingChoices } from './landingPrep';
+import { agentBranchTip, prepareAgentWork, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget } from './landingTarget';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
@@ -29,7 +29,7 @@ export function landingScratch(ctx: OperationContext): string {
 }
 
 export function defaultMergeMessage(job: JobRecord, strategy: LandStrategy, into: string): string {
-  const title = job.title.split('\n')[0].slice(0, 200);
+  const title = titleLine(job);
   if (strategy === 'squash') return `${title}\n\nSquashed from ${job.branch} (Paddock agent ${job.id}).\n`;
   return `Merge branch '${job.branch}' into ${into}\n\n${title} (Paddock agent ${job.id}).\n`;
 }

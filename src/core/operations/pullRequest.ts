@@ -8,7 +8,7 @@ import { failure, usageError } from '../common/errors';
 import { chooseRemote, compareUrl, createPullRequestWithGh, parseRemoteUrl, pushBranch, remoteUrl } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
-import { agentBranchTip, prepareAgentWork, type LandingChoices } from './landingPrep';
+import { agentBranchTip, prepareAgentWork, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget } from './landingTarget';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
@@ -46,7 +46,7 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   const opened =
     host === null || host.kind === 'github'
       ? await createPullRequestWithGh(
-          { repo: job.repo, branch, base, title: req.title ?? job.title.split('\n')[0].slice(0, 200), body: `Work of Paddock agent ${job.id} (branch ${branch}).`, draft: req.draft ?? false, ghRepo },
+          { repo: job.repo, branch, base, title: req.title ?? titleLine(job), body: `Work of Paddock agent ${job.id} (branch ${branch}).`, draft: req.draft ?? false, ghRepo },
           ctx.env,
         )
       : null;
