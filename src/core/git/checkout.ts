@@ -3,16 +3,11 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
 import { runGit } from './runGit';
+import { listWorktrees } from './worktree';
 
 /** The worktree in which `branch` is checked out (git allows at most one), or null. */
 export async function worktreeOfBranch(repo: string, branch: string): Promise<string | null> {
-  const res = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repo });
-  let current: string | null = null;
-  for (const field of res.stdout.split('\0')) {
-    if (field.startsWith('worktree ')) current = field.slice('worktree '.length);
-    else if (field === `branch refs/heads/${branch}`) return current;
-  }
-  return null;
+  return (await listWorktrees(repo)).find((w) => w.branch === branch)?.path ?? null;
 }
 
 /** The commit checked out in `worktree` (its HEAD). */

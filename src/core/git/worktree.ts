@@ -94,6 +94,8 @@ export type RemoveOutcome = 'removed' | 'already-gone-pruned';
 export interface WorktreeEntry {
   path: string;
   locked: boolean;
+  /** The branch checked out there (short name), null when detached or bare. */
+  branch: string | null;
 }
 
 /** Linked and main worktrees registered in `repo` (from `git worktree list --porcelain -z`). */
@@ -101,7 +103,8 @@ export async function listWorktrees(repo: string): Promise<WorktreeEntry[]> {
   const res = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repo });
   const entries: WorktreeEntry[] = [];
   for (const field of res.stdout.split('\0')) {
-    if (field.startsWith('worktree ')) entries.push({ path: field.slice('worktree '.length), locked: false });
+    if (field.startsWith('worktree ')) entries.push({ path: field.slice('worktree '.length), locked: false, branch: null });
+    else if (field.startsWith('branch refs/heads/') && entries.length > 0) entries[entries.length - 1].branch = field.slice('branch refs/heads/'.length);
     else if ((field === 'locked' || field.startsWith('locked ')) && entries.length > 0) entries[entries.length - 1].locked = true;
   }
   return entries;
