@@ -3,42 +3,18 @@
  * `check`, `compare` — output shapes, exit statuses, one-sentence errors.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRepoConfig } from '../../../src/core/repoConfig/paddockJson';
 import { RepoConfigTrust } from '../../../src/core/repoConfig/trust';
-import { CLI_SCRIPT, CoordinatorSandbox, git, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function assertOneSentence(stderr: string): void {
-  const lines = stderr.trim().split('\n');
-  assert.equal(lines.length, 1, `one line expected, got: ${stderr}`);
-  assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
-  assert.match(lines[0], /[.!?]$/);
-}
+import { assertOneSentence, CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
 describe('CLI: start --attempts, check, compare', function () {
   this.timeout(90_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  function cli(args: string[]): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
-  }
+  const cli = (args: string[]) => runCli(args, { cwd: sb.repo, env: sb.env });
 
   it('refuses a bad number of attempts or more profiles than attempts with exit 2 and one sentence, creating nothing', async () => {
     for (const args of [

@@ -3,15 +3,8 @@
  * (dist/cli.js): --json field shapes, exit statuses, one-sentence errors.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { CLI_SCRIPT, CoordinatorSandbox, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { assertOneSentence, CoordinatorSandbox, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
 const LIFECYCLE_KEYS = ['state', 'generation', 'exitCode', 'pid', 'workerPid', 'startedAt', 'endedAt', 'detail'];
 const CLEANUP_KEYS = ['phase', 'remaining', 'stage', 'failures', 'nextAttemptAt', 'lastError', 'needsAttention', 'holders'];
@@ -36,30 +29,12 @@ function assertShape(job: Record<string, unknown>): void {
   }
 }
 
-function assertOneSentence(stderr: string): void {
-  const lines = stderr.trim().split('\n');
-  assert.equal(lines.length, 1, `one line expected, got: ${stderr}`);
-  assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
-  assert.match(lines[0], /[.!?]$/);
-}
-
 describe('CLI: start, list, show, retry, cleanup', function () {
   this.timeout(60_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  function cli(args: string[], opts: { cwd?: string; input?: string } = {}): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: opts.cwd ?? sb.repo, env: sb.env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      child.stdin.end(opts.input ?? '');
-    });
-  }
+  const cli = (args: string[], opts: { cwd?: string; input?: string } = {}) => runCli(args, { cwd: opts.cwd ?? sb.repo, env: sb.env, input: opts.input ?? '' });
 
   it('start prints the id; --json prints the documented record; list/show agree', async () => {
     const plain = await cli(['start', '--title', 'plain', '--', 'true']);

@@ -6,17 +6,10 @@
  * update, pr (fake gh on PATH, and the compare-page fallback), forget, prune.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI_SCRIPT, CoordinatorSandbox, git, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+import { CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 import { fakeGh, ghCalls } from '../core/git/fakeGh';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 function assertOneSentence(stderr: string): void {
   const lines = stderr.trim().split('\n');
@@ -29,18 +22,7 @@ describe('CLI: merge, update, apply, pr, forget, prune', function () {
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  function cli(args: string[], env: NodeJS.ProcessEnv = sb.env): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: sb.repo, env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      child.stdin.end('');
-    });
-  }
+  const cli = (args: string[], env: NodeJS.ProcessEnv = sb.env) => runCli(args, { cwd: sb.repo, env, input: '' });
 
   /** An agent that runs `script` in its worktree and ends. */
   async function agent(script: string, title = 'the agent'): Promise<{ id: string; worktree: string; branch: string }> {

@@ -1,32 +1,15 @@
 /** `paddock allow` through the real bundle: exit statuses, what it prints, and `start` refused, then allowed, then refused again. */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI_SCRIPT, CoordinatorSandbox, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { CoordinatorSandbox, runCli, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
 
 describe('paddock allow', function () {
   this.timeout(60_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  function cli(args: string[], cwd = sb.repo): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
-  }
+  const cli = (args: string[], cwd = sb.repo) => runCli(args, { cwd, env: sb.env });
 
   it('exits 2 without a .paddock.json or outside a repository, 1 for a file that is not valid', async () => {
     const none = await cli(['allow']);

@@ -5,10 +5,9 @@
  * flag is refused with one sentence and exit 2, before anything is created.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI_SCRIPT, CoordinatorSandbox, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
+import { CoordinatorSandbox, runCli, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
 
 /** Prints its arguments (the hooks' JSON shortened) and exits when told to. */
 const ARGV_CLAUDE = `#!/usr/bin/env node
@@ -17,28 +16,12 @@ console.log('argv: ' + argv.join(' '));
 process.stdin.once('data', () => process.exit(0));
 `;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 describe('CLI: start --auto-approve', function () {
   this.timeout(60_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  function cli(args: string[]): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
-  }
+  const cli = (args: string[]) => runCli(args, { cwd: sb.repo, env: sb.env });
 
   function fakeClaude(): void {
     const bin = join(sb.root, 'fakebin');

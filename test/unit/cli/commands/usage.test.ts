@@ -4,22 +4,11 @@
  * for a real agent named `claude` that writes a Claude Code transcript.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI_SCRIPT, CoordinatorSandbox, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
+import { CoordinatorSandbox, runCli, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
 
-function run(sb: CoordinatorSandbox, env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: sb.repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const run = (sb: CoordinatorSandbox, env: NodeJS.ProcessEnv, args: string[]) => runCli(args, { cwd: sb.repo, env });
 
 describe('CLI: list and show sample the per-agent figures', function () {
   this.timeout(60_000);

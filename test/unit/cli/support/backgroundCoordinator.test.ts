@@ -4,9 +4,8 @@
  * agent when a slot frees and then exits by itself.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { CLI_SCRIPT, CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
+import { CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
 
 function alive(pid: number): boolean {
   try {
@@ -27,17 +26,7 @@ describe('background coordinator', function () {
     background = undefined;
   });
 
-  function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
-  }
+  const cli = (args: string[]) => runCli(args, { cwd: sb.repo, env: sb.env });
 
   it('start that queues an agent starts one; it launches the agent when a slot frees and exits when idle', async () => {
     sb.store.policy.write({ maxConcurrent: 1 });

@@ -4,6 +4,7 @@
  * kills every process a test started (agents carry PADDOCK_JOB_ID) and
  * removes the temp dirs. Workers run from dist/worker.js (`npm run build`).
  */
+import * as assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,39 @@ export function requireBuild(): void {
   if (!existsSync(WORKER_SCRIPT) || !existsSync(CLI_SCRIPT)) {
     throw new Error('dist/worker.js and dist/cli.js are missing: run `npm run build` first');
   }
+}
+
+/** What one run of the CLI bundle gave back. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the real bundle (`node dist/cli.js ARGS`) in `cwd` with exactly `env`, to completion,
+ * without blocking the event loop. Stdin is /dev/null, or, given `input`, a pipe fed `input` and closed.
+ */
+export function runCli(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const piped = opts.input !== undefined;
+    const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: opts.cwd, env: opts.env, stdio: [piped ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d) => (stdout += d));
+    child.stderr?.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    if (piped) child.stdin?.end(opts.input);
+  });
+}
+
+/** A CLI error: one line, no stack trace, ending like a sentence. */
+export function assertOneSentence(stderr: string): void {
+  const lines = stderr.trim().split('\n');
+  assert.equal(lines.length, 1, `one line expected, got: ${stderr}`);
+  assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+  assert.match(lines[0], /[.!?]$/);
 }
 
 export function git(cwd: string, ...args: string[]): string {
