@@ -59,4 +59,12 @@ describe('every contributed command runs in the host suites or the UI harness', 
       assert.ok(reason.length > 20, `${id}: say why it cannot run headless`);
     }
   });
+
+  it('tells each way of running a command apart (the check above is only as good as this)', () => {
+    const byId = (id: string) => manifest.contributes.commands.find((c) => c.command === id)!;
+    assert.equal(runBy(byId('paddock.copyBranch')), 'host suite');
+    assert.equal(runBy(byId('paddock.stopAll')), 'harness (palette)');
+    assert.equal(runBy(byId('paddock.openWorktree')), 'harness (row menu)');
+    assert.equal(runBy({ command: 'paddock.neverContributed', title: 'Never Contributed' }), undefined);
+  });
 });
