@@ -42,6 +42,11 @@ export function registerCommand(s: PaddockServices, id: string, handler: Command
   });
 }
 
+/** Whether a caller (a test, a notification, another command) passed `{ confirmed: true }`: the modal is skipped. */
+export function isConfirmed(args: unknown[]): boolean {
+  return args.some((a) => !!a && typeof a === 'object' && (a as { confirmed?: unknown }).confirmed === true);
+}
+
 /**
  * The jobs a command applies to: [node, selection] from the tree's context
  * menu, a job id, or (from the palette) the agents selected in the tree; only
