@@ -8,14 +8,14 @@ import { printable } from '../../core/common/printable';
 import type { PaddockServices } from '../services';
 import { canCleanUpAnyway } from '../../core/operations/rules';
 import { runCleanups } from './cleanupFlow';
-import { registerCommand, targetJobs } from './command';
+import { isConfirmed, registerCommand, targetJobs } from './command';
 
 export function registerCleanUpAnyway(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.cleanUpAnyway', async (...args: unknown[]) => {
     const jobs = await targetJobs(s, args, { placeHolder: vscode.l10n.t('Clean up which agent anyway?'), filter: canCleanUpAnyway });
     const job = jobs[0];
     if (!job) return [];
-    const confirmed = args.some((a) => !!a && typeof a === 'object' && (a as { confirmed?: unknown }).confirmed === true);
+    const confirmed = isConfirmed(args);
     if (!confirmed) {
       const detail = [
         vscode.l10n.t('Lost (cannot be archived):'),

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { CleanupReport } from '../../core/coordinator';
 import type { JobRecord } from '../../core/store/schema';
 import type { PaddockServices } from '../services';
+import { optionsArg } from './command';
 import { printable } from '../../core/common/printable';
 import { cleanupShortfall } from '../../core/operations/cleanupOutcome';
 
@@ -17,8 +18,7 @@ export interface CleanupOptions {
 }
 
 export function optionsFrom(args: unknown[]): CleanupOptions {
-  const o = args.find((a) => a && typeof a === 'object' && ('confirmed' in a || 'deleteBranch' in a));
-  return (o ?? {}) as CleanupOptions;
+  return optionsArg(args, ['confirmed', 'deleteBranch']);
 }
 
 /** Asks; returns undefined when the person cancels, else whether to delete branches. */

@@ -43,6 +43,21 @@ export function registerCommand(s: PaddockServices, id: string, handler: Command
 }
 
 /**
+ * The options object a caller (a test, a notification, another command) passed
+ * among the arguments: the first plain object with one of `keys` that `skip`
+ * does not rule out; `{}` when there is none.
+ */
+export function optionsArg<T extends object>(args: unknown[], keys: readonly string[], skip?: (o: object) => boolean): T {
+  const o = args.find((a): a is object => !!a && typeof a === 'object' && !Array.isArray(a) && keys.some((k) => k in a) && !skip?.(a));
+  return (o ?? {}) as T;
+}
+
+/** Whether a caller (a test, a notification, another command) passed `{ confirmed: true }`: the modal is skipped. */
+export function isConfirmed(args: unknown[]): boolean {
+  return args.some((a) => !!a && typeof a === 'object' && (a as { confirmed?: unknown }).confirmed === true);
+}
+
+/**
  * The jobs a command applies to: [node, selection] from the tree's context
  * menu, a job id, or (from the palette) the agents selected in the tree; only
  * with none of these does it ask.

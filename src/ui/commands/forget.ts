@@ -3,11 +3,11 @@ import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
 import { canForget } from '../../core/operations/rules';
 import type { PaddockServices } from '../services';
-import { registerCommand, targetJobs } from './command';
+import { isConfirmed, registerCommand, targetJobs } from './command';
 
 export function registerForget(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.forget', async (...args: unknown[]) => {
-    const confirmed = args.some((a) => a && typeof a === 'object' && (a as { confirmed?: unknown }).confirmed === true);
+    const confirmed = isConfirmed(args);
     const jobs = await targetJobs(s, args, { placeHolder: vscode.l10n.t('Remove which cleaned-up agents from the list?'), filter: canForget, many: true });
     if (jobs.length === 0) return [];
     if (!confirmed) {

@@ -4,11 +4,11 @@ import { printable } from '../../core/common/printable';
 import { canKeep } from '../../core/operations/rules';
 import type { PaddockServices } from '../services';
 import { attemptLabel } from '../tree/presentation';
-import { registerCommand, targetJobs } from './command';
+import { isConfirmed, registerCommand, targetJobs } from './command';
 
 export function registerKeepAttempt(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.keepAttempt', async (...args: unknown[]) => {
-    const confirmed = args.some((a) => a && typeof a === 'object' && (a as { confirmed?: boolean }).confirmed === true);
+    const confirmed = isConfirmed(args);
     const [job] = await targetJobs(s, args, { placeHolder: vscode.l10n.t('Keep which attempt?'), filter: canKeep });
     if (!job?.group) return undefined;
     const others = s.agents.visibleAgents().filter((j) => j.group?.id === job.group!.id && j.id !== job.id && j.cleanup?.phase !== 'complete');

@@ -13,7 +13,7 @@ import { canCleanUp, isLive } from '../../core/operations/rules';
 import type { JobRecord } from '../../core/store/schema';
 import { cleanUpAfterLanding } from '../config';
 import type { PaddockServices } from '../services';
-import type { CommandFailure } from './command';
+import { optionsArg, type CommandFailure } from './command';
 
 /** Options a caller may pass instead of being asked (every field optional). */
 export interface LandingArgs extends LandingChoices {
@@ -28,8 +28,8 @@ export interface LandingArgs extends LandingChoices {
 }
 
 export function landingArgs(args: unknown[]): LandingArgs {
-  const o = args.find((a) => a && typeof a === 'object' && !Array.isArray(a) && !('job' in a) && ('confirmed' in a || 'strategy' in a || 'running' in a || 'uncommitted' in a || 'cleanUp' in a));
-  return (o ?? {}) as LandingArgs;
+  // Never a tree node (it has `job`), whatever else it carries.
+  return optionsArg(args, ['confirmed', 'strategy', 'running', 'uncommitted', 'cleanUp'], (o) => 'job' in o);
 }
 
 /** A modal question with two answers; undefined when the person cancels. */

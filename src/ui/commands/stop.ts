@@ -1,13 +1,13 @@
 /** Paddock: Stop — ends the agent's whole process session; keeps worktree, branch and output. */
 import * as vscode from 'vscode';
 import type { PaddockServices } from '../services';
-import { registerCommand, targetJobs } from './command';
+import { isConfirmed, registerCommand, targetJobs } from './command';
 import { canStop } from '../../core/operations/rules';
 import { printable } from '../../core/common/printable';
 
 export function registerStop(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.stop', async (...args: unknown[]) => {
-    const confirmed = args.some((a) => a && typeof a === 'object' && (a as { confirmed?: boolean }).confirmed === true);
+    const confirmed = isConfirmed(args);
     const jobs = await targetJobs(s, args, { placeHolder: vscode.l10n.t('Stop which agents?'), filter: canStop, many: true });
     if (jobs.length === 0) return [];
     if (!confirmed) {

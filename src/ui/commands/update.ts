@@ -6,7 +6,7 @@ import { hasUncommittedWork } from '../../core/operations/landingPrep';
 import { canUpdate } from '../../core/operations/rules';
 import type { JobRecord } from '../../core/store/schema';
 import type { PaddockServices } from '../services';
-import { registerCommand, targetJobs } from './command';
+import { optionsArg, registerCommand, targetJobs } from './command';
 
 /** Runs Update from Base on `job`; a conflict stays in the worktree, said with its files (not a failure of Paddock). */
 export async function runUpdate(s: PaddockServices, job: JobRecord, opts: { rebase?: boolean; commitUncommitted?: boolean }): Promise<unknown> {
@@ -44,8 +44,7 @@ export async function runUpdate(s: PaddockServices, job: JobRecord, opts: { reba
 }
 
 export function optionsOf(args: unknown[]): { rebase?: boolean; commitUncommitted?: boolean } {
-  const o = args.find((a) => a && typeof a === 'object' && !Array.isArray(a) && ('rebase' in a || 'commitUncommitted' in a));
-  return (o ?? {}) as { rebase?: boolean; commitUncommitted?: boolean };
+  return optionsArg(args, ['rebase', 'commitUncommitted']);
 }
 
 export function registerUpdate(s: PaddockServices): vscode.Disposable {
