@@ -4,6 +4,7 @@
  * prompt for an ended one (the sendReview operation). From a comment thread
  * (a reply typed there is added first), the agent's row, or the palette.
  */
+import { failure } from '../../core/common/errors';
 import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
 import { canSendReview } from '../../core/operations/rules';
@@ -38,7 +39,7 @@ async function agentFor(s: PaddockServices, args: unknown[]): Promise<JobRecord 
   const thread = (reply?.thread ?? first) as Partial<vscode.CommentThread> | undefined;
   if (thread && thread.uri instanceof vscode.Uri) {
     const job = s.review.agentOf(thread.uri);
-    if (!job) throw new Error(vscode.l10n.t('This file is not in a Paddock agent\'s worktree.'));
+    if (!job) throw failure(vscode.l10n.t('This file is not in a Paddock agent\'s worktree.'));
     if (reply?.thread && typeof reply.text === 'string' && reply.text.trim()) await s.review.add(reply.thread, reply.text);
     return job;
   }

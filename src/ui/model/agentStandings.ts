@@ -93,7 +93,10 @@ export class AgentStandings extends Disposable {
   private flush(): void {
     this.running = this.running.then(async () => {
       if (this.pending.size === 0 || this._store.isDisposed) return;
-      const jobs = [...this.pending].map((id) => this.model.get(id)).filter((j): j is JobRecord => j !== undefined && this.model.isVisible(j));
+      const ids = [...this.pending];
+      const jobs = ids.map((id) => this.model.get(id)).filter((j): j is JobRecord => j !== undefined && this.model.isVisible(j));
+      // Forgotten or hidden agents: nothing to show, so nothing of theirs to watch.
+      for (const id of ids) if (!jobs.some((j) => j.id === id)) this.unwatch(id);
       const force = new Set(this.forced);
       this.pending.clear();
       this.forced.clear();
