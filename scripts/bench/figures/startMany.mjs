@@ -15,6 +15,21 @@ import { agentScript, sameStartingState, stampOf } from './startCleanup.mjs';
 const execFileP = promisify(execFile);
 const now = () => performance.timeOrigin + performance.now();
 
+/**
+ * `git worktree add` run side by side can fail reading a sibling's admin
+ * folder that is still being written ("failed to read .git/worktrees/w5/
+ * commondir", git 2.39): a person would run it again, so the baseline does.
+ */
+async function worktreeAddRacing(repo, args) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await execFileP('git', ['worktree', 'add', '-q', ...args], { cwd: repo });
+    } catch (err) {
+      if (attempt >= 5 || !/failed to read .*worktrees/.test(String(err.stderr))) throw err;
+    }
+  }
+}
+
 export async function startMany({ repeats, agents = 10 }) {
   const pe = paddockEnv('many');
   // Capacity for all of them, as `paddock.maxConcurrent: 10` gives a window.
@@ -41,7 +56,7 @@ export async function startMany({ repeats, agents = 10 }) {
     const ptys = await Promise.all(
       Array.from({ length: agents }, async (_, i) => {
         const wt = join(wtRoot, `w${i}`);
-        await execFileP('git', ['worktree', 'add', '-q', '-b', `many/${r}/${i}`, wt, 'HEAD'], { cwd: repo });
+        await worktreeAddRacing(repo, ['-b', `many/${r}/${i}`, wt, 'HEAD']);
         return spawnBare(agentScript(join(stamps, `r${i}`)), wt);
       }),
     );

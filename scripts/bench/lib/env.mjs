@@ -56,7 +56,14 @@ export async function cleanupAll() {
       // best effort: the next one must still run
     }
   }
-  for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  for (const d of tempDirs.splice(0)) {
+    try {
+      // A process of a failed figure may still be writing there: retry, then leave it rather than crash the run.
+      rmSync(d, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    } catch (err) {
+      console.log(`[bench] could not remove ${d}: ${err.message}`);
+    }
+  }
 }
 
 export function killGroup(pid, signal = 'SIGKILL') {
