@@ -1,7 +1,8 @@
 /**
  * Launch and undo: the worktree (first generation) and the worker of a job the
  * scheduler has moved to `starting`. A launch that fails is undone — the
- * worktree and branch it made are removed — and recorded as `failed`.
+ * worktree and branch it made are removed — and recorded as `failed`. A first
+ * generation's worker is spawned gated, before its worktree (launchGate.ts).
  */
 import { existsSync } from 'node:fs';
 import { describeError, failure } from '../common/errors';
@@ -13,7 +14,7 @@ import type { OperationContext } from '../operations/context';
 import { failJob } from '../operations/failJob';
 import { bringWorktreeFiles } from '../repoConfig/worktreeFiles';
 import type { JobRecord } from '../store';
-import { spawnWorker } from '../worker/spawn';
+import { spawnWorker, type SpawnedWorker } from '../worker/spawn';
 import { waitForJob } from './waitForJob';
 
 export interface WorkerRuntime {
@@ -29,32 +30,47 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
   const { store } = ctx;
   const job = await store.read(id);
   let createdWorktree = false;
+  let worker: SpawnedWorker | undefined;
   try {
     if (job.worktree === null || job.branch === null || job.baseSha === null) {
       throw failure('it has no worktree assigned');
     }
     // The environment of the request that created this execution, never this launcher's own.
     const env = openRequestEnv(store.jobDir(id), id, runtimeDirFor(ctx.env));
+    const spawnIt = (gated: boolean) =>
+      spawnWorker({
+        store,
+        home: store.home,
+        jobId: id,
+        generation: job.lifecycle.generation,
+        workerScript: runtime.workerScript,
+        execPath: runtime.execPath,
+        nodePtyPath: runtime.nodePtyPath,
+        env,
+        gated,
+      });
     if (job.lifecycle.generation === 1 && !existsSync(job.worktree)) {
-      await addWorktree(job.repo, { path: job.worktree, branch: job.branch, baseSha: job.baseSha });
-      createdWorktree = true;
+      // The worker boots while git checks the files out; it starts nothing until `release(true)`.
+      const [spawned, added] = await Promise.allSettled([spawnIt(true), addWorktree(job.repo, { path: job.worktree, branch: job.branch, baseSha: job.baseSha })]);
+      if (spawned.status === 'fulfilled') worker = spawned.value;
+      createdWorktree = added.status === 'fulfilled';
+      if (added.status === 'rejected') throw added.reason;
+      if (spawned.status === 'rejected') throw spawned.reason;
       await bringFiles(ctx, job);
-    } else if (!existsSync(job.worktree)) {
-      throw failure(`its worktree ${job.worktree} no longer exists`);
+      assertRunnable(job.command[0], env, job.worktree);
+      worker.release(true);
+    } else {
+      if (!existsSync(job.worktree)) throw failure(`its worktree ${job.worktree} no longer exists`);
+      assertRunnable(job.command[0], env, job.worktree);
+      worker = await spawnIt(false);
     }
-    assertRunnable(job.command[0], env, job.worktree);
-    await spawnWorker({
-      store,
-      home: store.home,
-      jobId: id,
-      generation: job.lifecycle.generation,
-      workerScript: runtime.workerScript,
-      execPath: runtime.execPath,
-      nodePtyPath: runtime.nodePtyPath,
-      env,
-    });
   } catch (err) {
-    await undoLaunch(ctx, job, createdWorktree, describeError(err));
+    try {
+      await undoLaunch(ctx, job, createdWorktree, describeError(err));
+    } finally {
+      // After the undo recorded the real reason: a reader seeing the gated worker exit first would call it a crash.
+      worker?.release(false);
+    }
     return;
   }
   // Until the worker has started the agent, begun its setup (which may take minutes), or the job ended.

@@ -1,12 +1,15 @@
 /**
  * Entry point of the detached worker (bundled as dist/worker.js):
- *   node worker.js --home H --job ID --generation N [--node-pty PATH]
+ *   node worker.js --home H --job ID --generation N [--node-pty PATH] [--gated]
  * Its stdout/stderr go to jobs/<id>/worker.log. SIGHUP is ignored (the
  * window that started it may close); SIGTERM means "stop the agent".
+ * `--gated`: wait for the launcher's `go` on stdin first (launchGate.ts).
  */
 import { parseArgs } from 'node:util';
 import { describeError } from '../common/errors';
 import { AgentWorker } from './agentWorker';
+import { awaitLaunchGate } from './launchGate';
+import { loadNodePty } from './ptyHost';
 
 function log(message: string): void {
   process.stderr.write(`${new Date().toISOString()} [worker ${process.pid}] ${message}\n`);
@@ -19,12 +22,13 @@ async function main(): Promise<number> {
       job: { type: 'string' },
       generation: { type: 'string' },
       'node-pty': { type: 'string' },
+      gated: { type: 'boolean' },
     },
     strict: true,
   });
   const generation = Number(values.generation);
   if (!values.home || !values.job || !Number.isInteger(generation) || generation < 1) {
-    log('usage: worker --home H --job ID --generation N [--node-pty PATH]');
+    log('usage: worker --home H --job ID --generation N [--node-pty PATH] [--gated]');
     return 2;
   }
   process.on('SIGHUP', () => log('ignoring SIGHUP'));
@@ -47,6 +51,18 @@ async function main(): Promise<number> {
   });
   process.on('uncaughtException', (err) => log(`uncaught: ${err.stack ?? err.message}`));
   process.on('unhandledRejection', (err) => log(`unhandled rejection: ${describeError(err)}`));
+  if (values.gated) {
+    // While the launcher's git checks the worktree out: load the native module now (a failure is reported by start()).
+    try {
+      loadNodePty(values['node-pty']);
+    } catch {
+      // start() loads it again and ends the job with the reason
+    }
+  }
+  if (values.gated && !(await awaitLaunchGate(process.stdin))) {
+    log(`launch of agent ${values.job} called off before it began: exiting without touching it`);
+    return 0;
+  }
   await worker.start();
   started = true;
   log(`serving agent ${values.job} generation ${generation}`);

@@ -7,11 +7,13 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { failure } from '../common/errors';
 import { bootId, identityOf } from '../proc';
 import { processBackend } from '../proc/backend';
 import { JobStore } from '../store';
 import { AGENT_VARIABLE_NAMES } from './agentVariables';
+import { releaseLaunchGate } from './launchGate';
 
 export interface SpawnWorkerOptions {
   home: string;
@@ -29,6 +31,17 @@ export interface SpawnWorkerOptions {
   runtimeDir?: string;
   /** Reuse an open store (tests, the coordinator). */
   store?: JobStore;
+  /**
+   * The worker waits for `release(true)` before it touches the job (see
+   * launchGate.ts): the launcher spawns it before its worktree exists.
+   */
+  gated?: boolean;
+}
+
+export interface SpawnedWorker {
+  pid: number;
+  /** Gated workers only: `true` lets it start the job, `false` makes it exit untouched. A no-op otherwise. */
+  release(go: boolean): void;
 }
 
 export const WORKER_LOG_FILE = 'worker.log';
@@ -40,7 +53,7 @@ export function isPlainNode(execPath: string): boolean {
   return /^node(\.exe)?$/i.test(basename(execPath));
 }
 
-export async function spawnWorker(opts: SpawnWorkerOptions): Promise<{ pid: number }> {
+export async function spawnWorker(opts: SpawnWorkerOptions): Promise<SpawnedWorker> {
   const store = opts.store ?? new JobStore({ home: opts.home });
   const execPath = opts.execPath ?? process.execPath;
   const env: NodeJS.ProcessEnv = { ...opts.env };
@@ -53,19 +66,25 @@ export async function spawnWorker(opts: SpawnWorkerOptions): Promise<{ pid: numb
 
   const args = [opts.workerScript, '--home', opts.home, '--job', opts.jobId, '--generation', String(opts.generation)];
   if (opts.nodePtyPath) args.push('--node-pty', opts.nodePtyPath);
+  if (opts.gated) args.push('--gated');
 
   const dir = store.jobDir(opts.jobId);
   const logFd = openSync(join(dir, WORKER_LOG_FILE), 'a', 0o600);
   let pid: number | undefined;
+  let gate: Writable | null = null;
   try {
-    const child = spawn(execPath, args, { detached: true, stdio: ['ignore', logFd, logFd], env, cwd: dir });
+    const child = spawn(execPath, args, { detached: true, stdio: [opts.gated ? 'pipe' : 'ignore', logFd, logFd], env, cwd: dir });
     child.on('error', () => undefined); // reported below through the missing pid
     child.unref();
     pid = child.pid;
+    gate = child.stdin;
   } finally {
     closeSync(logFd);
   }
-  if (!pid) throw failure(`Could not start the worker for agent ${opts.jobId} with ${execPath}.`);
+  if (!pid) {
+    releaseLaunchGate(gate, false);
+    throw failure(`Could not start the worker for agent ${opts.jobId} with ${execPath}.`);
+  }
 
   const identity = identityOf(pid);
   const launch = {
@@ -80,5 +99,5 @@ export async function spawnWorker(opts: SpawnWorkerOptions): Promise<{ pid: numb
     // The worker may have claimed already; `launch` only matters before that.
     if (!job.execution && job.lifecycle.generation === opts.generation) job.launch = launch;
   });
-  return { pid };
+  return { pid, release: (go) => releaseLaunchGate(gate, go) };
 }

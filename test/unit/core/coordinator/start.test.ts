@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { PREPARE_GRACE_MS } from '../../../../src/core/coordinator/capacity';
 import type { Coordinator } from '../../../../src/core/coordinator';
 import { findByEnvMarker } from '../../../../src/core/proc';
+import { WORKER_LOG_FILE } from '../../../../src/core/worker/spawn';
 import { stopJob } from '../../../../src/core/worker/stopJob';
 import { isTerminalState } from '../../../../src/core/store';
 import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
@@ -89,6 +90,14 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     assert.equal(entry.job.lifecycle.state, 'failed');
     assert.deepEqual(sb.branches(), ['main']);
     assert.deepEqual(sb.worktrees(), [sb.repo]);
+    // The worker spawned (gated) while git tried is called off: it exits, and the record keeps git's reason.
+    const log = join(sb.store.jobDir(entry.job.id), WORKER_LOG_FILE);
+    for (let i = 0; i < 200 && !/called off before it began/.test(existsSync(log) ? readFileSync(log, 'utf8') : ''); i++) await sleep(25);
+    assert.match(readFileSync(log, 'utf8'), /called off before it began/);
+    await sleep(200);
+    const after = await sb.store.read(entry.job.id);
+    assert.equal(after.execution, null);
+    assert.match(after.lifecycle.detail ?? '', /Could not create the worktree/);
   });
 
   it('an abandoned start whose worktree add died half-way loses its branch too', async () => {
