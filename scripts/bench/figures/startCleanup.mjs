@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { killPty, spawnBare, sleep } from '../lib/agents.mjs';
 import { cli, cliOk, paddockEnv, tempDir } from '../lib/env.mjs';
 import { applyChangeSet, bigRepo } from '../lib/repo.mjs';
+import { timedInWindow } from '../lib/core.mjs';
 
 const execFileP = promisify(execFile);
 const now = () => performance.timeOrigin + performance.now();
@@ -116,7 +117,7 @@ export async function startCleanup({ repeats }) {
   const repo = bigRepo();
   const stamps = tempDir('stamps');
   const wtRoot = tempDir('raw-worktrees');
-  const out = { paddockStart: [], rawStart: [], paddockCleanup: [], rawCleanup: [], rawCapture: [], patchBytes: [], stopFailures: [] };
+  const out = { paddockStart: [], windowStart: [], rawStart: [], paddockCleanup: [], rawCleanup: [], rawCapture: [], patchBytes: [], stopFailures: [] };
   out.repoState = [];
   for (let i = 0; i < repeats; i++) {
     out.repoState.push(await repoState(repo));
@@ -127,6 +128,15 @@ export async function startCleanup({ repeats }) {
     const r = await cliOk(pe.env, ['start', '--repo', repo, '--title', `bench ${i}`, '--', 'sh', '-c', agentScript(ps)]);
     const id = r.stdout.trim();
     out.paddockStart.push((await stampOf(ps)) - t0);
+
+    // --- the same start as a window makes it: its coordinator already running (no CLI process)
+    const wsStamp = join(stamps, `w${i}`);
+    const tw = now();
+    const { result: windowJob } = await timedInWindow(pe, (c) => c.start({ repo, title: `bench window ${i}`, command: ['sh', '-c', agentScript(wsStamp)] }));
+    out.windowStart.push((await stampOf(wsStamp)) - tw);
+    await stopWithRetry(pe, windowJob.id, out);
+    await cliOk(pe.env, ['cleanup', windowJob.id, '--yes']);
+    await sameStartingState(repo);
 
     // --- raw start: git worktree add + spawn
     const rs = join(stamps, `r${i}`);
@@ -163,7 +173,7 @@ export async function startCleanup({ repeats }) {
     await execFileP('git', ['branch', '-D', `raw/${i}`], { cwd: repo });
     out.rawCleanup.push(performance.now() - t2);
     console.log(`  repo before #${i + 1}: ${JSON.stringify(out.repoState[i])}`);
-    console.log(`  start/cleanup #${i + 1}: start ${out.paddockStart[i].toFixed(0)} vs ${out.rawStart[i].toFixed(0)} ms; cleanup ${out.paddockCleanup[i].toFixed(0)} vs ${out.rawCleanup[i].toFixed(0)} ms (+ raw evidence ${out.rawCapture[i].toFixed(0)} ms)`);
+    console.log(`  start/cleanup #${i + 1}: start ${out.paddockStart[i].toFixed(0)} (window ${out.windowStart[i].toFixed(0)}) vs ${out.rawStart[i].toFixed(0)} ms; cleanup ${out.paddockCleanup[i].toFixed(0)} vs ${out.rawCleanup[i].toFixed(0)} ms (+ raw evidence ${out.rawCapture[i].toFixed(0)} ms)`);
   }
   return out;
 }

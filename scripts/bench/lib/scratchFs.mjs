@@ -71,8 +71,9 @@ export function useJournaledScratch({ sizeGb = 8, disabled = false } = {}) {
     release: () => {
       process.env.TMPDIR = base;
       try {
-        execFileSync('umount', [point]);
+        execFileSync('umount', [point], { stdio: 'ignore' });
       } catch {
+        // A process of a failed figure may still hold a file there: detach now, freed when it lets go.
         execFileSync('umount', ['-l', point]);
       }
       rmSync(dir, { recursive: true, force: true });

@@ -70,44 +70,79 @@ export async function unreadableFiles(root: string, relPaths: readonly string[])
   return out;
 }
 
+/** What one folder holds: its own findings, appended to the walk in folder order. */
+interface FolderScan {
+  entries: WalkEntry[];
+  subfolders: string[];
+  nested?: NestedRepo;
+  unreadable: string[];
+  undeletable: boolean;
+}
+
+/** How many lstat calls one folder has in flight: enough to hide the thread pool's round trip, few enough for any folder. */
+const LSTAT_BATCH = 256;
+/** How many folders of one depth are scanned at once. */
+const FOLDER_BATCH = 32;
+
+async function scanFolder(root: string, rel: string): Promise<FolderScan> {
+  const abs = rel === '' ? root : path.join(root, rel);
+  const scan: FolderScan = { entries: [], subfolders: [], unreadable: [], undeletable: false };
+  let names: string[];
+  try {
+    names = (await fs.readdir(abs)).sort();
+  } catch {
+    scan.unreadable.push(rel === '' ? '.' : rel);
+    return scan;
+  }
+  const [deletable, gitStat] = await Promise.all([
+    names.length > 0 ? canDeleteIn(abs) : true,
+    rel !== '' && names.includes('.git') ? fs.lstat(path.join(abs, '.git')).catch(() => undefined) : undefined,
+  ]);
+  scan.undeletable = !deletable;
+  if (gitStat) scan.nested = { path: rel, gitFile: !gitStat.isDirectory() };
+  const children = names.filter((name) => !(rel === '' && name === '.git')).map((name) => (rel === '' ? name : `${rel}/${name}`));
+  for (let at = 0; at < children.length; at += LSTAT_BATCH) {
+    const batch = children.slice(at, at + LSTAT_BATCH);
+    const stats = await Promise.all(batch.map((childRel) => fs.lstat(path.join(root, childRel)).catch(() => undefined)));
+    batch.forEach((childRel, k) => {
+      const st = stats[k];
+      if (!st) {
+        scan.unreadable.push(childRel);
+        return;
+      }
+      const type = typeOf(st);
+      scan.entries.push({ path: childRel, type, size: type === 'dir' ? 0 : st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs });
+      if (type === 'dir') scan.subfolders.push(childRel);
+    });
+  }
+  return scan;
+}
+
 /**
  * Every entry below `root` except the worktree's own `.git` file, in
- * parents-before-children order. Symlinks are recorded, never followed.
+ * parents-before-children order (breadth first, names sorted). Symlinks are
+ * recorded, never followed. The folders of one depth are scanned together and
+ * each folder's lstat calls are in flight together: one await per call cost
+ * ~70 µs of thread-pool round trip, 0.35 s for a 5,000-file worktree.
  */
 export async function walkWorktree(root: string): Promise<Walk> {
   const walk: Walk = { entries: [], nested: [], unreadable: [], undeletable: [] };
   // The worktree folder itself is removed from its parent.
   if (!(await canDeleteIn(path.dirname(root)))) walk.undeletable.push('.');
-  const pending: string[] = [''];
-  for (let next = 0; next < pending.length; next++) {
-    const rel = pending[next];
-    const abs = rel === '' ? root : path.join(root, rel);
-    let names: string[];
-    try {
-      names = (await fs.readdir(abs)).sort();
-    } catch {
-      walk.unreadable.push(rel === '' ? '.' : rel);
-      continue;
-    }
-    if (names.length > 0 && !(await canDeleteIn(abs))) walk.undeletable.push(rel === '' ? '.' : rel);
-    if (rel !== '' && names.includes('.git')) {
-      const gitStat = await fs.lstat(path.join(abs, '.git')).catch(() => undefined);
-      if (gitStat) walk.nested.push({ path: rel, gitFile: !gitStat.isDirectory() });
-    }
-    for (const name of names) {
-      if (rel === '' && name === '.git') continue;
-      const childRel = rel === '' ? name : `${rel}/${name}`;
-      let st: Stats;
-      try {
-        st = await fs.lstat(path.join(root, childRel));
-      } catch {
-        walk.unreadable.push(childRel);
-        continue;
-      }
-      const type = typeOf(st);
-      walk.entries.push({ path: childRel, type, size: type === 'dir' ? 0 : st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs });
-      if (type === 'dir') pending.push(childRel);
-    }
+  let depth: string[] = [''];
+  while (depth.length > 0) {
+    const scans: FolderScan[] = [];
+    for (let at = 0; at < depth.length; at += FOLDER_BATCH) scans.push(...(await Promise.all(depth.slice(at, at + FOLDER_BATCH).map((rel) => scanFolder(root, rel)))));
+    const next: string[] = [];
+    scans.forEach((scan, k) => {
+      const rel = depth[k];
+      if (scan.undeletable) walk.undeletable.push(rel === '' ? '.' : rel);
+      if (scan.nested) walk.nested.push(scan.nested);
+      walk.unreadable.push(...scan.unreadable);
+      walk.entries.push(...scan.entries);
+      next.push(...scan.subfolders);
+    });
+    depth = next;
   }
   return walk;
 }

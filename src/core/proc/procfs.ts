@@ -189,18 +189,21 @@ export function holder(pid: number, command: string): Holder {
   return { pid, command: command.length > MAX_HOLDER_COMMAND ? `${command.slice(0, MAX_HOLDER_COMMAND - 1)}…` : command };
 }
 
+/** How many of one process's links are read at once: one await per readlink costs a thread-pool round trip. */
+const LINK_BATCH = 64;
+
 async function holds(pid: number, root: string): Promise<boolean> {
-  for (const entry of ['cwd', 'root', 'exe']) {
-    if (isInside(await linkTarget(`/proc/${pid}/${entry}`), root)) return true;
-  }
+  const fixed = await Promise.all(['cwd', 'root', 'exe'].map((entry) => linkTarget(`/proc/${pid}/${entry}`)));
+  if (fixed.some((target) => isInside(target, root))) return true;
   let fds: string[];
   try {
     fds = await fsp.readdir(`/proc/${pid}/fd`);
   } catch {
     return false;
   }
-  for (const fd of fds) {
-    if (isInside(await linkTarget(`/proc/${pid}/fd/${fd}`), root)) return true;
+  for (let at = 0; at < fds.length; at += LINK_BATCH) {
+    const targets = await Promise.all(fds.slice(at, at + LINK_BATCH).map((fd) => linkTarget(`/proc/${pid}/fd/${fd}`)));
+    if (targets.some((target) => isInside(target, root))) return true;
   }
   return false;
 }

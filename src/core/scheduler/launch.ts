@@ -58,7 +58,7 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
       if (spawned.status === 'rejected') throw spawned.reason;
       await bringFiles(ctx, job);
       assertRunnable(job.command[0], env, job.worktree);
-      worker.release(true);
+      spawned.value.release(true);
     } else {
       if (!existsSync(job.worktree)) throw failure(`its worktree ${job.worktree} no longer exists`);
       assertRunnable(job.command[0], env, job.worktree);
