@@ -12,7 +12,7 @@ import { advanceBranch, assertTargetLandable } from './advanceBranch';
 import { branchTip, headCommit } from './checkout';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { withLandingWorktree } from './landingWorktree';
-import { commitTree, isAncestor, mergeTrees, treeOf } from './mergeTree';
+import { ancestry, commitTree, mergeTrees, treeOf } from './mergeTree';
 import { runGit } from './runGit';
 
 export type LandStrategy = 'merge' | 'squash' | 'rebase' | 'ff-only';
@@ -62,7 +62,7 @@ export interface LandingReads {
  * `checkedOut`: `assertTargetLandable(repo, target)` begun by the caller, else begun here.
  */
 export async function readLanding(repo: string, target: string, source: string, from: string, checkedOut?: Promise<string | null>): Promise<LandingReads> {
-  const [worktree, alreadyIn, canFastForward] = await Promise.all([checkedOut ?? assertTargetLandable(repo, target), isAncestor(repo, source, from), isAncestor(repo, from, source)]);
+  const [worktree, { aInB: alreadyIn, bInA: canFastForward }] = await Promise.all([checkedOut ?? assertTargetLandable(repo, target), ancestry(repo, source, from)]);
   return { checkedOut: worktree, alreadyIn, canFastForward };
 }
 
