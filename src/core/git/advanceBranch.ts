@@ -10,10 +10,14 @@ import { failure } from '../common/errors';
 import { headCommit, localChanges, operationInProgress, worktreeOfBranch } from './checkout';
 import { fewPaths } from './landingConflict';
 import { firstLine, runGit } from './runGit';
+import type { WorktreeEntry } from './worktree';
 
-/** Throws the one sentence when `branch` is checked out in a worktree that a landing must not touch. */
-export async function assertTargetLandable(repo: string, branch: string): Promise<string | null> {
-  const worktree = await worktreeOfBranch(repo, branch);
+/**
+ * Throws the one sentence when `branch` is checked out in a worktree that a landing must not touch.
+ * `worktrees`: `listWorktrees(repo)` when the caller started it early, else it is read now.
+ */
+export async function assertTargetLandable(repo: string, branch: string, worktrees?: Promise<WorktreeEntry[]>): Promise<string | null> {
+  const worktree = await worktreeOfBranch(repo, branch, worktrees);
   if (worktree === null) return null;
   const [busy, { tracked }] = await Promise.all([operationInProgress(worktree), localChanges(worktree, 'no')]);
   if (busy) throw failure(`Branch ${branch} is checked out in ${worktree} with ${busy} in progress; finish or abort it first — nothing was changed.`, 'TARGET_DIRTY');

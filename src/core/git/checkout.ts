@@ -3,11 +3,14 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
 import { runGit } from './runGit';
-import { listWorktrees } from './worktree';
+import { listWorktrees, type WorktreeEntry } from './worktree';
 
-/** The worktree in which `branch` is checked out (git allows at most one), or null. */
-export async function worktreeOfBranch(repo: string, branch: string): Promise<string | null> {
-  return (await listWorktrees(repo)).find((w) => w.branch === branch)?.path ?? null;
+/**
+ * The worktree in which `branch` is checked out (git allows at most one), or null.
+ * `worktrees`: the list read already (a caller that started `listWorktrees` early), else read now.
+ */
+export async function worktreeOfBranch(repo: string, branch: string, worktrees?: Promise<WorktreeEntry[]>): Promise<string | null> {
+  return (await (worktrees ?? listWorktrees(repo))).find((w) => w.branch === branch)?.path ?? null;
 }
 
 /** The commit checked out in `worktree` (its HEAD). */
@@ -65,4 +68,17 @@ export async function branchTip(repo: string, branch: string): Promise<string | 
   const sha = res.stdout.trim();
   if (!/^[0-9a-f]{40,64}$/.test(sha)) throw failure(`Branch ${branch} does not name a commit in ${repo}.`);
   return sha;
+}
+
+/**
+ * The commits several local branches point at, in one git process; each null when there is no such
+ * branch. Whenever that one process does not answer them all, each is asked on its own (`branchTip`),
+ * so the answers and the errors are exactly `branchTip`'s.
+ */
+export async function branchTips(repo: string, branches: readonly string[]): Promise<(string | null)[]> {
+  // `refs/heads/` keeps every argument from reading as an option; the trailing `--` makes each one a revision.
+  const res = await runGit(['rev-parse', ...branches.map((b) => `refs/heads/${b}^{commit}`), '--'], { cwd: repo, allowFailure: true });
+  const shas = res.stdout.split('\n').filter((l) => /^[0-9a-f]{40,64}$/.test(l.trim()));
+  if (res.code === 0 && shas.length === branches.length) return shas.map((l) => l.trim());
+  return Promise.all(branches.map((b) => branchTip(repo, b)));
 }

@@ -12,7 +12,7 @@ import { advanceBranch, assertTargetLandable } from './advanceBranch';
 import { branchTip, headCommit } from './checkout';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { withLandingWorktree } from './landingWorktree';
-import { commitTree, isAncestor, mergeTrees, treeOf } from './mergeTree';
+import { ancestry, commitTree, mergeTrees, treeOf } from './mergeTree';
 import { runGit } from './runGit';
 
 export type LandStrategy = 'merge' | 'squash' | 'rebase' | 'ff-only';
@@ -31,6 +31,12 @@ export interface LandBranchRequest {
   message: string;
   /** Paddock-owned folder for temporary worktrees. */
   scratchRoot: string;
+  /**
+   * Read by the caller already, at once with its own reads: the target's tip (null: no such branch),
+   * and, when it is a commit, `readLanding` begun early (its refusal is thrown here, in its place).
+   * Each is read here when not given.
+   */
+  early?: { from: string | null; reads?: Promise<LandingReads | null> };
 }
 
 export interface LandedBranch {
@@ -41,12 +47,30 @@ export interface LandedBranch {
   commit: string;
 }
 
+/** What a landing asks before it makes anything. */
+export interface LandingReads {
+  /** `assertTargetLandable`'s answer: the worktree where the target is checked out, or null. */
+  checkedOut: string | null;
+  /** The target has every commit of the source. */
+  alreadyIn: boolean;
+  /** The target is an ancestor of the source. */
+  canFastForward: boolean;
+}
+
+/**
+ * Independent reads, at once: on a large repository each costs tens of milliseconds.
+ * `checkedOut`: `assertTargetLandable(repo, target)` begun by the caller, else begun here.
+ */
+export async function readLanding(repo: string, target: string, source: string, from: string, checkedOut?: Promise<string | null>): Promise<LandingReads> {
+  const [worktree, { aInB: alreadyIn, bInA: canFastForward }] = await Promise.all([checkedOut ?? assertTargetLandable(repo, target), ancestry(repo, source, from)]);
+  return { checkedOut: worktree, alreadyIn, canFastForward };
+}
+
 export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> {
   const { repo, target, source } = req;
-  const from = await branchTip(repo, target);
+  const from = req.early !== undefined ? req.early.from : await branchTip(repo, target);
   if (from === null) throw failure(`There is no branch ${target} in ${repo}; nothing was changed.`, 'NO_TARGET');
-  // Independent reads, at once: on a large repository each costs tens of milliseconds.
-  const [checkedOut, alreadyIn, canFastForward] = await Promise.all([assertTargetLandable(repo, target), isAncestor(repo, source, from), isAncestor(repo, from, source)]);
+  const { checkedOut, alreadyIn, canFastForward } = (await req.early?.reads) ?? (await readLanding(repo, target, source, from));
   if (alreadyIn) throw failure(`${target} already has every commit of ${req.sourceName}; nothing was changed.`, 'NOTHING_TO_LAND');
   const land = async (kind: LandedKind, commit: string): Promise<LandedBranch> => {
     await advanceBranch(repo, target, from, commit, `paddock ${kind}: ${req.sourceName} into ${target}`, checkedOut);

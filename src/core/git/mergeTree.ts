@@ -49,6 +49,26 @@ export async function isAncestor(repo: string, ancestor: string, descendant: str
   return res.code === 0;
 }
 
+const FULL_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * Whether each of two commits is reachable from the other (or is it), in one git process: `a` is an
+ * ancestor of `b` exactly when `a` is their only best common ancestor, and the other way round.
+ * Answers as `isAncestor(a, b)` and `isAncestor(b, a)` do, with their error.
+ */
+export async function ancestry(repo: string, a: string, b: string): Promise<{ aInB: boolean; bInA: boolean }> {
+  // git prints full ids: anything else (a short id, a name) is asked the long way.
+  if (!FULL_ID.test(a) || !FULL_ID.test(b)) {
+    const [aInB, bInA] = await Promise.all([isAncestor(repo, a, b), isAncestor(repo, b, a)]);
+    return { aInB, bInA };
+  }
+  const res = await runGit(['merge-base', '--all', a, b], { cwd: repo, allowFailure: true });
+  if (res.code > 1) throw failure(`git merge-base failed in ${repo}: ${firstLine(res.stderr)}`);
+  const bases = res.code === 0 ? res.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : [];
+  const only = bases.length === 1 ? bases[0] : null;
+  return { aInB: only !== null && only === a, bInA: only !== null && only === b };
+}
+
 /** The best common ancestor of two commits, or null for unrelated histories. */
 export async function mergeBase(repo: string, a: string, b: string): Promise<string | null> {
   const res = await runGit(['merge-base', a, b], { cwd: repo, allowFailure: true });

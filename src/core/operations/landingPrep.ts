@@ -6,7 +6,7 @@
  * refuses and says which flags (or which question in a window) decide it.
  */
 import { existsSync } from 'node:fs';
-import { failure, usageError } from '../common/errors';
+import { failure, usageError, type PaddockError } from '../common/errors';
 import { branchTip, commitAllWork, localChanges } from '../git';
 import type { JobStore } from '../store';
 import type { JobRecord } from '../store/schema';
@@ -50,11 +50,60 @@ export async function hasUncommittedWork(job: JobRecord): Promise<boolean> {
   return changes.tracked.length + changes.untracked.length > 0;
 }
 
+/** Starts a read-only step now and hands back its promise, marked handled: a refusal thrown before it is awaited leaves no unhandled rejection. */
+export function startEarly<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
+}
+
+/** Runs `step`; when it throws, lets the reads begun early (`pending`) finish first, so a refusal leaves no git process of the operation running. */
+export async function settlingOnError<T>(pending: readonly (Promise<unknown> | null | undefined)[], step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    await Promise.allSettled(pending.filter((p): p is Promise<unknown> => p != null));
+    throw err;
+  }
+}
+
+/** Whether `prepareAgentWork` stops the agent before anything else (a stopping agent may still write: what it changes is read after). */
+export function stopsFirst(job: JobRecord, choices: LandingChoices): boolean {
+  return isLive(job) && choices.running === 'stop';
+}
+
 /**
- * Applies the choices under the job's lock; returns the record as it is now.
- * `includesUncommitted`: the operation takes uncommitted work itself (apply), so only the running choice is asked.
+ * The read-only part of `prepareAgentWork`, begun before it so that it runs at once with the
+ * caller's other reads: whether the worktree holds uncommitted work. Null when it is not asked
+ * (`includesUncommitted`), when the agent is stopped first (read after the stop), or when the
+ * operation refuses a running agent anyway.
  */
-export async function prepareAgentWork(store: JobStore, job: JobRecord, choices: LandingChoices, opts: { includesUncommitted?: boolean } = {}): Promise<JobRecord> {
+export function readAgentWorkEarly(job: JobRecord, choices: LandingChoices, opts: { includesUncommitted?: boolean } = {}): Promise<boolean> | null {
+  if (opts.includesUncommitted || (isLive(job) && choices.running !== 'as-is')) return null;
+  return startEarly(hasUncommittedWork(job));
+}
+
+export interface PrepareOptions {
+  /** The operation takes uncommitted work itself (apply), so only the running choice is asked. */
+  includesUncommitted?: boolean;
+  /** `readAgentWorkEarly`'s answer for this record; ignored after a stop. */
+  uncommitted?: Promise<boolean> | null;
+}
+
+export interface PreparedWork {
+  job: JobRecord;
+  /** Whether the agent was stopped or its work committed: anything read before may be stale. */
+  changed: boolean;
+}
+
+/** Applies the choices under the job's lock; returns the record as it is now. */
+export async function prepareAgentWork(store: JobStore, job: JobRecord, choices: LandingChoices, opts: PrepareOptions = {}): Promise<JobRecord> {
+  return (await prepareAgentWorkReporting(store, job, choices, opts)).job;
+}
+
+/** `prepareAgentWork`, saying whether it changed anything. */
+export async function prepareAgentWorkReporting(store: JobStore, job: JobRecord, choices: LandingChoices, opts: PrepareOptions = {}): Promise<PreparedWork> {
+  let early = opts.uncommitted ?? null;
+  let changed = false;
   if (isLive(job)) {
     if (choices.running === undefined) {
       throw usageError(`Agent ${job.id} is still ${job.lifecycle.state}; choose to stop it first (--stop-first) or to land what is there now (--while-running).`, RUNNING_CHOICE_CODE);
@@ -63,23 +112,33 @@ export async function prepareAgentWork(store: JobStore, job: JobRecord, choices:
       const report = await stopLocked(store, job.id, { force: false });
       if (!report.stopped) throw failure(`Agent ${job.id} could not be stopped (${report.reason ?? 'unknown reason'}); nothing was landed.`);
       job = await store.read(job.id);
+      early = null;
+      changed = true;
     }
   }
-  if (!opts.includesUncommitted && (await hasUncommittedWork(job))) {
+  if (!opts.includesUncommitted && (await (early ?? hasUncommittedWork(job)))) {
     if (choices.uncommitted === undefined) {
       throw usageError(
         `Agent ${job.id} has uncommitted changes in its worktree; choose to commit them first (--commit-uncommitted) or to land only its commits (--commits-only).`,
         UNCOMMITTED_CHOICE_CODE,
       );
     }
-    if (choices.uncommitted === 'commit') await commitAllWork(job.worktree!, uncommittedWorkMessage(job));
+    if (choices.uncommitted === 'commit') {
+      await commitAllWork(job.worktree!, uncommittedWorkMessage(job));
+      changed = true;
+    }
   }
-  return job;
+  return { job, changed };
 }
 
 /** The commit the agent's branch points at; a usage error when the branch is gone. */
 export async function agentBranchTip(job: JobRecord): Promise<string> {
   const tip = job.branch ? await branchTip(job.repo, job.branch) : null;
-  if (tip === null) throw usageError(`Agent ${job.id}'s branch ${job.branch ?? '(none)'} does not exist in ${job.repo}.`);
+  if (tip === null) throw noAgentBranch(job);
   return tip;
+}
+
+/** `agentBranchTip`'s refusal, for a caller that read the tip with others (`branchTips`). */
+export function noAgentBranch(job: JobRecord): PaddockError {
+  return usageError(`Agent ${job.id}'s branch ${job.branch ?? '(none)'} does not exist in ${job.repo}.`);
 }

@@ -1,10 +1,10 @@
 /** Merge into Base: lands the agent's branch on its base (or another branch) — merge, squash, rebase or fast-forward only. */
 import * as path from 'node:path';
 import { usageError } from '../common/errors';
-import { landBranch, type LandStrategy } from '../git';
+import { assertTargetLandable, branchTips, landBranch, listWorktrees, readLanding, type LandingReads, type LandStrategy } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
-import { agentBranchTip, prepareAgentWork, titleLine, type LandingChoices } from './landingPrep';
+import { noAgentBranch, prepareAgentWorkReporting, readAgentWorkEarly, settlingOnError, startEarly, stopsFirst, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget } from './landingTarget';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
@@ -34,25 +34,55 @@ export function defaultMergeMessage(job: JobRecord, strategy: LandStrategy, into
   return `Merge branch '${job.branch}' into ${into}\n\n${title} (Paddock agent ${job.id}).\n`;
 }
 
-/** Under the job's lock (the caller's). */
+/**
+ * Under the job's lock (the caller's). The read-only questions are asked at once (on a large
+ * repository each is a git process of tens of milliseconds): where it lands, whether the agent's
+ * worktree holds uncommitted work, where the target is checked out and whether it is clean, and
+ * the two tips and their ancestry. Their refusals come in the order they always did, and what may
+ * change state comes first: when the agent is stopped or its work committed, whatever was read
+ * about the branches before is let finish and read again after.
+ */
 export async function mergeLocked(ctx: OperationContext, id: string, req: MergeRequest): Promise<MergeReport> {
   let job = await ctx.store.read(id);
   const blocked = landBlocker(job);
   if (blocked) throw usageError(blocked);
   const strategy = req.strategy ?? 'merge';
-  const into = await landingTarget(job, req.into);
-  job = await prepareAgentWork(ctx.store, job, req);
-  const source = await agentBranchTip(job);
-  const landed = await landBranch({
-    repo: job.repo,
-    target: into,
-    source,
-    sourceName: job.branch!,
-    strategy,
-    message: req.message ?? defaultMergeMessage(job, strategy, into),
-    scratchRoot: landingScratch(ctx),
+  const { repo, branch } = job;
+  const target = startEarly(landingTarget(job, req.into));
+  const uncommitted = readAgentWorkEarly(job, req);
+  const ahead = stopsFirst(job, req) ? null : readBranchesEarly(repo, branch!, target);
+  const pending = [target, uncommitted, ahead?.tips, ahead?.reads];
+  return settlingOnError(pending, async () => {
+    const into = await target;
+    const prepared = await prepareAgentWorkReporting(ctx.store, job, req, { uncommitted });
+    job = prepared.job;
+    const early = ahead !== null && !prepared.changed ? ahead : null;
+    if (early === null) await Promise.allSettled(pending);
+    const [source, from] = early !== null ? await early.tips : await branchTips(repo, [branch!, into]);
+    if (source === null) throw noAgentBranch(job);
+    const landed = await landBranch({
+      repo,
+      target: into,
+      source,
+      sourceName: branch!,
+      strategy,
+      message: req.message ?? defaultMergeMessage(job, strategy, into),
+      scratchRoot: landingScratch(ctx),
+      early: { from, reads: early?.reads },
+    });
+    ctx.log(`agent ${id}: ${landed.kind} into ${into} (${landed.from.slice(0, 12)} → ${landed.commit.slice(0, 12)})`);
+    job = await recordLanding(ctx.store, id, { kind: landed.kind, into, commit: landed.commit, url: null, branchHead: source });
+    return { job, ...landed, into };
   });
-  ctx.log(`agent ${id}: ${landed.kind} into ${into} (${landed.from.slice(0, 12)} → ${landed.commit.slice(0, 12)})`);
-  job = await recordLanding(ctx.store, id, { kind: landed.kind, into, commit: landed.commit, url: null, branchHead: source });
-  return { job, ...landed, into };
+}
+
+/** The agent's and the target's tips (one git process), then whether the target may be landed on and their ancestry, begun early. */
+function readBranchesEarly(repo: string, branch: string, target: Promise<string>): { tips: Promise<(string | null)[]>; reads: Promise<LandingReads | null> } {
+  const worktrees = startEarly(listWorktrees(repo));
+  const checkedOut = startEarly(target.then((into) => assertTargetLandable(repo, into, worktrees)));
+  const tips = startEarly(target.then((into) => branchTips(repo, [branch, into])));
+  const reads = startEarly(
+    Promise.all([target, tips]).then(([into, [source, from]]) => (source !== null && from !== null ? readLanding(repo, into, source, from, checkedOut) : null)),
+  );
+  return { tips, reads };
 }

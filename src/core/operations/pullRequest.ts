@@ -8,7 +8,7 @@ import { failure, usageError } from '../common/errors';
 import { chooseRemote, compareUrl, createPullRequestWithGh, parseRemoteUrl, pushBranch, remoteUrl } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
-import { agentBranchTip, prepareAgentWork, titleLine, type LandingChoices } from './landingPrep';
+import { agentBranchTip, prepareAgentWork, readAgentWorkEarly, settlingOnError, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget } from './landingTarget';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
@@ -33,10 +33,15 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   let job = await ctx.store.read(id);
   const blocked = landBlocker(job);
   if (blocked) throw usageError(blocked);
-  const base = await landingTarget(job);
-  const remote = await chooseRemote(job.repo, base, req.remote);
-  if (remote === null) throw failure(`${job.repo} has no remote to push to (add one with git remote add NAME URL); nothing was pushed.`, 'NO_REMOTE');
-  job = await prepareAgentWork(ctx.store, job, req);
+  // Whether the worktree holds uncommitted work is read meanwhile (read-only; asked in its place).
+  const uncommitted = readAgentWorkEarly(job, req);
+  const { base, remote } = await settlingOnError([uncommitted], async () => {
+    const base = await landingTarget(job);
+    const remote = await chooseRemote(job.repo, base, req.remote);
+    if (remote === null) throw failure(`${job.repo} has no remote to push to (add one with git remote add NAME URL); nothing was pushed.`, 'NO_REMOTE');
+    return { base, remote };
+  });
+  job = await prepareAgentWork(ctx.store, job, req, { uncommitted });
   const head = await agentBranchTip(job);
   const branch = job.branch!;
   await pushBranch(job.repo, remote, branch);

@@ -3,7 +3,7 @@ import { usageError } from '../common/errors';
 import { branchTip, commitAllWork, updateFromBase, type UpdateResult } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
-import { hasUncommittedWork, uncommittedWorkMessage, UNCOMMITTED_CHOICE_CODE } from './landingPrep';
+import { hasUncommittedWork, settlingOnError, startEarly, uncommittedWorkMessage, UNCOMMITTED_CHOICE_CODE } from './landingPrep';
 import { landingTarget } from './landingTarget';
 import { updateBlocker } from './rules';
 
@@ -22,10 +22,15 @@ export async function updateLocked(ctx: OperationContext, id: string, req: Updat
   const job = await ctx.store.read(id);
   const blocked = updateBlocker(job);
   if (blocked) throw usageError(blocked);
-  const base = await landingTarget(job);
-  const baseSha = await branchTip(job.repo, base);
-  if (baseSha === null) throw usageError(`There is no branch '${base}' in ${job.repo}.`);
-  if (await hasUncommittedWork(job)) {
+  // Whether the worktree holds uncommitted work is read meanwhile (read-only; asked in its place).
+  const uncommitted = startEarly(hasUncommittedWork(job));
+  const { base, baseSha } = await settlingOnError([uncommitted], async () => {
+    const base = await landingTarget(job);
+    const baseSha = await branchTip(job.repo, base);
+    if (baseSha === null) throw usageError(`There is no branch '${base}' in ${job.repo}.`);
+    return { base, baseSha };
+  });
+  if (await uncommitted) {
     if (!req.commitUncommitted) {
       throw usageError(`Agent ${job.id} has uncommitted changes in its worktree; commit them first (--commit-uncommitted) — nothing was changed.`, UNCOMMITTED_CHOICE_CODE);
     }

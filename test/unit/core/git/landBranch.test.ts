@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { landBranch, LandingConflict, sweepLandingWorktrees, type LandStrategy } from '../../../../src/core/git';
+import { ancestry, branchTip, branchTips, isAncestor, landBranch, LandingConflict, sweepLandingWorktrees, type LandStrategy } from '../../../../src/core/git';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
 import { assertSameState, treeState } from './treeState';
@@ -169,5 +169,42 @@ describe('git: landBranch', function () {
     assert.ok(!existsSync(leftover));
     assert.ok(existsSync(mine));
     assert.doesNotMatch(git(repo, 'worktree', 'list'), /land-999999/);
+  });
+
+  it('branchTips answers several branches in one process exactly as branchTip does one by one', async () => {
+    const { repo, tip } = setup();
+    git(repo, 'tag', '-a', '-m', 'annotated', 'v1', 'main');
+    // Branches that point at a tag and at a tree (git refuses to make them: written by hand).
+    write(repo, '.git/refs/heads/to-tag', `${git(repo, 'rev-parse', 'v1')}\n`);
+    write(repo, '.git/refs/heads/to-tree', `${git(repo, 'rev-parse', 'main^{tree}')}\n`);
+    const names = ['paddock/agent', 'main', 'nope', 'to-tag', 'to-tree', 'HEAD', 'a/b'];
+    const one = await Promise.all(names.map((n) => branchTip(repo, n)));
+    for (const pair of [['paddock/agent', 'main'], ['main', 'nope'], ['nope', 'main'], ['to-tag', 'to-tree'], ['main', 'HEAD'], ['a/b', 'paddock/agent'], ['main']]) {
+      assert.deepEqual(await branchTips(repo, pair), pair.map((n) => one[names.indexOf(n)]), pair.join(' '));
+    }
+    assert.deepEqual(await branchTips(repo, ['paddock/agent', 'main']), [tip, git(repo, 'rev-parse', 'main')]);
+  });
+
+  it('ancestry answers both directions in one process exactly as isAncestor does', async () => {
+    const { repo, wt, tip } = setup();
+    const init = git(repo, 'rev-parse', 'main');
+    const moved = mainMoves(repo);
+    // A criss-cross: two merges of the same two commits, so their best common ancestors are two.
+    git(repo, 'checkout', '-q', '-b', 'cross1', moved);
+    git(repo, 'merge', '-q', '--no-edit', tip);
+    const cross1 = git(repo, 'rev-parse', 'HEAD');
+    git(wt, 'merge', '-q', '--no-edit', moved);
+    const cross2 = git(wt, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', 'main');
+    const orphan = git(repo, 'commit-tree', '-m', 'unrelated', git(repo, 'rev-parse', 'main^{tree}'));
+    const ids = [init, moved, tip, cross1, cross2, orphan];
+    for (const a of ids) {
+      for (const b of ids) {
+        const expected = { aInB: await isAncestor(repo, a, b), bInA: await isAncestor(repo, b, a) };
+        assert.deepEqual(await ancestry(repo, a, b), expected, `${ids.indexOf(a)} ${ids.indexOf(b)}`);
+      }
+    }
+    assert.deepEqual(await ancestry(repo, 'main', tip), { aInB: false, bInA: false }, 'names are asked the long way');
+    assert.deepEqual(await ancestry(repo, init, 'main'), { aInB: true, bInA: false });
   });
 });
