@@ -4,7 +4,7 @@
 // shared machine only ratios mean something.
 //
 //   node scripts/bench/run.mjs [--only a,b,...] [--quick] [--check] [--on-tmp]
-//   figures: throughput, latency, reattach, start, startMany, startCopy, list, idle, windows, usage, activation, merge, standing
+//   figures: throughput, latency, reattach, start, startMany, cleanMany, startCopy, list, idle, windows, printMany, usage, activation, merge, standing
 //
 // Prints a table and writes bench-results/latest.json. With --check it exits 1
 // when a row misses its goal (without, it only reports; a figure that could not
@@ -25,11 +25,13 @@ import { latency } from './figures/latency.mjs';
 import { reattach } from './figures/reattach.mjs';
 import { startCleanup } from './figures/startCleanup.mjs';
 import { startMany } from './figures/startMany.mjs';
+import { cleanMany } from './figures/cleanMany.mjs';
 import { startCopy } from './figures/startCopy.mjs';
 import { list } from './figures/list.mjs';
 import { idle } from './figures/idle.mjs';
 import { activation } from './figures/activation.mjs';
 import { windows } from './figures/windows.mjs';
+import { printMany } from './figures/printMany.mjs';
 import { merge } from './figures/merge.mjs';
 import { usage } from './figures/usage.mjs';
 import { standing } from './figures/standing.mjs';
@@ -178,6 +180,13 @@ await figure('startMany', async () => {
   return r;
 });
 
+await figure('cleanMany', async () => {
+  const r = await cleanMany({ repeats: quick ? 1 : 2, agents: 20 });
+  const retries = r.rawRetries ? `; raw git ran again ${r.rawRetries}× after a lock held by a sibling` : '';
+  row({ figure: `Clean up ${r.agents} ended agents at once, 5,000-file repo, each with the realistic change set, to the last cleanup complete`, unit: 'ms', paddock: r.paddock, baseline: r.raw, goal: ratioAtMost(1.5), note: `${r.agents} \`paddock cleanup ID --yes\` processes side by side (no --all); baseline: the same evidence captures + worktree remove + branch -D with raw git, side by side${retries}; ${r.agents} \`paddock show\` side by side: ${median(r.cliFloor).toFixed(0)} ms; last round, ms after the start: cleanup requested ${r.breakdown.at(-1).requested}, captured ${r.breakdown.at(-1).captured}, complete ${r.breakdown.at(-1).complete}` });
+  return r;
+});
+
 await figure('startCopy', async () => {
   const r = await startCopy({ repeats: quick ? 2 : 5 });
   row({ figure: `Start with ${r.mb} MB of ignored files copied vs git worktree add + cp -r`, unit: 'ms', paddock: r.paddock, baseline: r.raw, goal: ratioAtMost(1.2), note: '5,000-file repo, 200 files + .env via .paddock.json' });
@@ -211,6 +220,15 @@ await figure('windows', async () => {
   row({ figure: `Extension host CPU, ${r.agents} idle agents, ${r.windows} windows`, unit: '%', paddock: [Math.max(...r.hostCpu)], baseline: r.bareCpu, goal: atMost(0.5, '%', '≤ 0.5 % each (the busiest)'), spread: summary(r.hostCpu), note: `${who}; ${what}; baseline: idle bare node` });
   const others = (key) => r[key].map((v) => v.toFixed(0)).join(' / ');
   row({ figure: 'Store reads per idle minute per window', unit: 'reads', paddock: r.recordReadsPerMinute, baseline: [], goal: report(), note: `record files read, ${who}; also per minute: other store files ${others('otherReadsPerMinute')}, dir listings ${others('dirListingsPerMinute')}, stats ${others('statsPerMinute')}` });
+  return r;
+});
+
+await figure('printMany', async () => {
+  const r = await printMany({ agents: 20, seconds: quick ? 10 : 20 });
+  const what = `${r.agents} agents each printing ~0.5 MB/s of varied lines (agents' logs took ${r.paddockMBps.toFixed(1)} MB/s in all, bare PTYs read ${r.bareMBps.toFixed(1)} MB/s), over ${r.seconds} s`;
+  row({ figure: `Extension host CPU with the Agents view open, ${r.agents} agents printing at once`, unit: '%', paddock: r.hostCpu, baseline: [], goal: atMost(5, '%'), note: `${what}; windowHost.mjs (core + agents model's reads) attaches no terminal` });
+  row({ figure: `Total RSS of ${r.agents} printing agents' workers vs ${r.agents} node + node-pty readers of the same printers`, unit: 'MB', paddock: r.workerRss, baseline: r.bareRss, goal: report(), note: 'sampled each second; workers from each record\'s execution.pid' });
+  row({ figure: `Total CPU of those ${r.agents} workers vs the ${r.agents} bare node-pty readers`, unit: '%', paddock: r.workerCpu, baseline: r.bareCpu, goal: report('(info)'), note: '% of one core, summed' });
   return r;
 });
 

@@ -31,7 +31,7 @@ export async function stampOf(stamp, timeoutMs = 30_000) {
 }
 
 /** Evidence with the fewest git commands: temporary index, add -A, tree, commit, ref, binary patch. */
-async function rawCapture(repo, wt, i, patchFile) {
+export async function rawCapture(repo, wt, i, patchFile) {
   const git = (args, env = {}) => execFileP('git', args, { cwd: wt, env: { ...process.env, ...env }, maxBuffer: 1 << 28 });
   const index = join(tempDir('raw-index'), 'index');
   const { stdout: realIndex } = await git(['rev-parse', '--path-format=absolute', '--git-path', 'index']);

@@ -20,7 +20,7 @@ const now = () => performance.timeOrigin + performance.now();
  * folder that is still being written ("failed to read .git/worktrees/w5/
  * commondir", git 2.39): a person would run it again, so the baseline does.
  */
-async function worktreeAddRacing(repo, args) {
+export async function worktreeAddRacing(repo, args) {
   for (let attempt = 1; ; attempt++) {
     try {
       return await execFileP('git', ['worktree', 'add', '-q', ...args], { cwd: repo });

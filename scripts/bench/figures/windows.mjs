@@ -27,7 +27,7 @@ function cpuTicks(pid) {
   return Number(f[11]) + Number(f[12]);
 }
 
-async function coordinatorBundle() {
+export async function coordinatorBundle() {
   const dir = tempDir('window-core');
   const entry = join(dir, 'entry.ts');
   writeFileSync(
@@ -41,7 +41,7 @@ async function coordinatorBundle() {
 }
 
 /** One window's host; `report()` resolves with its read counts so far. */
-function startWindow(env, bundle, maxConcurrent) {
+export function startWindow(env, bundle, maxConcurrent) {
   const child = spawn(process.execPath, [join(root, 'scripts/bench/lib/windowHost.mjs'), bundle, join(distRoot, 'dist', 'worker.js'), String(maxConcurrent)], {
     env,
     stdio: ['pipe', 'pipe', 'inherit'],
