@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { killPty, spawnBare } from '../lib/agents.mjs';
 import { cli, cliOk, paddockEnv, tempDir } from '../lib/env.mjs';
 import { bigRepo, git } from '../lib/repo.mjs';
+import { timedInWindow } from '../lib/core.mjs';
 import { stampOf, agentScript } from './startCleanup.mjs';
 
 const execFileP = promisify(execFile);
@@ -36,7 +37,7 @@ export async function startCopy({ repeats }) {
   const repo = withIgnoredTree();
   const stamps = tempDir('copy-stamps');
   const wtRoot = tempDir('copy-worktrees');
-  const out = { paddock: [], raw: [], mb: (FILES * FILE_BYTES) / (1024 * 1024) };
+  const out = { paddock: [], window: [], raw: [], mb: (FILES * FILE_BYTES) / (1024 * 1024) };
   // Both sides need the files: the agent proves they arrived before it stamps.
   const check = `test -f .env && test -f .data/d9/blob199.bin && `;
   await execFileP('git', ['status', '--porcelain'], { cwd: repo });
@@ -46,6 +47,12 @@ export async function startCopy({ repeats }) {
     const r = await cliOk(pe.env, ['start', '--repo', repo, '--title', `copy ${i}`, '--', 'sh', '-c', check + agentScript(ps)]);
     const id = r.stdout.trim();
     out.paddock.push((await stampOf(ps)) - t0);
+
+    // The same start as a window makes it (its coordinator already running).
+    const ws = join(stamps, `w${i}`);
+    const tw = now();
+    const { result: windowJob } = await timedInWindow(pe, (c) => c.start({ repo, title: `copy window ${i}`, command: ['sh', '-c', check + agentScript(ws)] }));
+    out.window.push((await stampOf(ws)) - tw);
 
     const rs = join(stamps, `r${i}`);
     const wt = join(wtRoot, `w${i}`);
@@ -58,11 +65,13 @@ export async function startCopy({ repeats }) {
     killPty(pty);
     await execFileP('git', ['worktree', 'remove', '--force', wt], { cwd: repo });
     await cli(pe.env, ['stop', '--force', id]);
+    await cli(pe.env, ['stop', '--force', windowJob.id]);
     // Frees the slot for the next round (not measured).
     const c = await cli(pe.env, ['cleanup', id, '--yes', '--delete-branch', '--json']);
     if (c.code !== 0) throw new Error(`paddock cleanup failed: ${c.stderr.trim()}`);
+    await cliOk(pe.env, ['cleanup', windowJob.id, '--yes', '--delete-branch']);
     if (process.env.PADDOCK_BENCH_VERBOSE) console.log(`  start cli ${r.ms.toFixed(0)} ms; cleanup ${c.ms.toFixed(0)} ms: ${c.stderr.trim()} ${JSON.parse(c.stdout).cleanup?.phase}`);
-    console.log(`  start with ${out.mb} MB copied #${i + 1}: ${out.paddock[i].toFixed(0)} vs ${out.raw[i].toFixed(0)} ms`);
+    console.log(`  start with ${out.mb} MB copied #${i + 1}: ${out.paddock[i].toFixed(0)} (window ${out.window[i].toFixed(0)}) vs ${out.raw[i].toFixed(0)} ms`);
   }
   return out;
 }
