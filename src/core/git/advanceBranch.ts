@@ -9,6 +9,7 @@
 import { failure } from '../common/errors';
 import { headCommit, localChanges, operationInProgress, worktreeOfBranch } from './checkout';
 import { fewPaths } from './landingConflict';
+import { readHeadFromFiles } from './headFiles';
 import { firstLine, runGit } from './runGit';
 import type { WorktreeEntry } from './worktree';
 
@@ -39,7 +40,10 @@ export async function advanceBranch(repo: string, branch: string, from: string, 
     if (res.code !== 0) throw failure(`Branch ${branch} moved while the landing was prepared (${firstLine(res.stderr)}); nothing was changed, try again.`, 'TARGET_MOVED');
     return;
   }
-  if ((await headCommit(worktree)) !== from) throw failure(`Branch ${branch} moved while the landing was prepared; nothing was changed, try again.`, 'TARGET_MOVED');
+  // The last look before the fast-forward, from git's files (no process): HEAD must still name the branch, at `from`.
+  const seen = await readHeadFromFiles(worktree).catch(() => undefined);
+  const stillThere = seen ? seen.ref === `refs/heads/${branch}` && seen.head === from : (await headCommit(worktree)) === from;
+  if (!stillThere) throw failure(`Branch ${branch} moved while the landing was prepared; nothing was changed, try again.`, 'TARGET_MOVED');
   const res = await runGit(['merge', '--ff-only', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason } });
   if (res.code !== 0) {
     throw failure(`Could not move ${branch} in ${worktree}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`, 'TARGET_REFUSED');

@@ -5,8 +5,7 @@
  * commits are already on the base. Read-only git calls (no index.lock taken),
  * each through runGit with its timeout.
  */
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
+import { readHeadFromFiles } from './headFiles';
 import { runGit } from './runGit';
 
 export interface Standing {
@@ -57,32 +56,10 @@ export async function resolveBase(repo: string, base: string): Promise<{ tip: st
  */
 export async function worktreeHead(worktree: string): Promise<{ head: string; gitDir: string }> {
   const fast = await readHeadFromFiles(worktree).catch(() => undefined);
-  if (fast) return fast;
+  if (fast) return { head: fast.head, gitDir: fast.gitDir };
   const out = await runGit(['rev-parse', 'HEAD', '--absolute-git-dir'], { cwd: worktree, env: READ_ONLY_GIT });
   const [head, gitDir] = out.stdout.trim().split('\n');
   return { head, gitDir };
-}
-
-const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-
-async function readHeadFromFiles(worktree: string): Promise<{ head: string; gitDir: string } | undefined> {
-  const dotGit = path.join(worktree, '.git');
-  const link = /^gitdir: (.+)$/m.exec(await fs.readFile(dotGit, 'utf8'));
-  if (!link) return undefined;
-  const gitDir = path.resolve(worktree, link[1].trim());
-  const headText = (await fs.readFile(path.join(gitDir, 'HEAD'), 'utf8')).trim();
-  if (SHA.test(headText)) return { head: headText, gitDir };
-  const ref = /^ref: (refs\/heads\/[^\s]+)$/.exec(headText)?.[1];
-  if (!ref) return undefined;
-  const commonDir = path.resolve(gitDir, (await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '.')).trim());
-  const loose = await fs.readFile(path.join(commonDir, ref), 'utf8').then((t) => t.trim(), () => undefined);
-  if (loose !== undefined) return SHA.test(loose) ? { head: loose, gitDir } : undefined;
-  const packed = await fs.readFile(path.join(commonDir, 'packed-refs'), 'utf8').catch(() => '');
-  for (const line of packed.split('\n')) {
-    const [sha, name] = line.trim().split(' ');
-    if (name === ref && SHA.test(sha)) return { head: sha, gitDir };
-  }
-  return undefined;
 }
 
 export async function computeStanding(worktree: string, tips: StandingTips): Promise<Standing> {

@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { ancestry, branchTip, branchTips, isAncestor, landBranch, LandingConflict, sweepLandingWorktrees, type LandStrategy } from '../../../../src/core/git';
+import { advanceBranch, ancestry, branchTip, branchTips, isAncestor, landBranch, LandingConflict, sweepLandingWorktrees, type LandStrategy } from '../../../../src/core/git';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
 import { assertSameState, treeState } from './treeState';
@@ -55,6 +55,28 @@ describe('git: landBranch', function () {
     git(repo, 'commit', '-q', '-m', 'main moves');
     return git(repo, 'rev-parse', 'HEAD');
   }
+
+  it('does not move a checked-out target that moved, or whose worktree switched branch, since the landing began', async () => {
+    const { repo, tip } = setup();
+    const from = git(repo, 'rev-parse', 'main');
+    // Moved: the target is no longer at the commit the landing started from.
+    const moved = mainMoves(repo);
+    const before = snapshotOf(repo, 'main');
+    await assert.rejects(advanceBranch(repo, 'main', from, tip, 'test', repo), (e: PaddockError) => e.code === 'TARGET_MOVED');
+    assertUnchanged(repo, 'main', before);
+    // Switched: the worktree now has another branch checked out at the very commit the landing started from.
+    git(repo, 'checkout', '-q', '-b', 'elsewhere', from);
+    const beforeSwitch = { main: git(repo, 'rev-parse', 'main'), elsewhere: git(repo, 'rev-parse', 'elsewhere') };
+    await assert.rejects(advanceBranch(repo, 'main', from, tip, 'test', repo), (e: PaddockError) => e.code === 'TARGET_MOVED');
+    assert.deepEqual({ main: git(repo, 'rev-parse', 'main'), elsewhere: git(repo, 'rev-parse', 'elsewhere') }, beforeSwitch, 'neither branch moved');
+    assert.equal(beforeSwitch.main, moved);
+    // Back on main, at the commit the landing starts from, its ref packed (read from packed-refs): it moves.
+    git(repo, 'checkout', '-q', 'main');
+    git(repo, 'pack-refs', '--all');
+    const next = git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit-tree', `${moved}^{tree}`, '-p', moved, '-m', 'next');
+    await advanceBranch(repo, 'main', moved, next, 'test', repo);
+    assert.equal(git(repo, 'rev-parse', 'main'), next);
+  });
 
   it('fast-forwards when the target has not moved, updating the checked-out worktree', async () => {
     const { repo, tip, scratch } = setup();
