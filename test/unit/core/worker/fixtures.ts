@@ -68,10 +68,8 @@ export class Sandbox {
     };
   }
 
-  async start(
-    command: string[],
-    opts: { settings?: Partial<JobSettings>; cwd?: string; waitFor?: LifecycleState[]; beforeSpawn?: (job: JobRecord) => Promise<void>; nodePtyPath?: string } = {},
-  ): Promise<JobRecord> {
+  /** A new job record for `command` (no worker yet); disposed with the sandbox. */
+  async createJob(command: string[], opts: { settings?: Partial<JobSettings>; cwd?: string } = {}): Promise<JobRecord> {
     const job = await this.store.create({
       title: command.join(' ').slice(0, 100),
       repo: this.cwd,
@@ -86,6 +84,14 @@ export class Sandbox {
       settings: { ...DEFAULT_SETTINGS, ...opts.settings },
     });
     this.jobs.push(job.id);
+    return job;
+  }
+
+  async start(
+    command: string[],
+    opts: { settings?: Partial<JobSettings>; cwd?: string; waitFor?: LifecycleState[]; beforeSpawn?: (job: JobRecord) => Promise<void>; nodePtyPath?: string } = {},
+  ): Promise<JobRecord> {
+    const job = await this.createJob(command, opts);
     await opts.beforeSpawn?.(job);
     const { pid } = await spawnWorker({
       home: this.home,

@@ -12,7 +12,7 @@ import { bootId, identityOf } from '../../../../src/core/proc';
 import { LAUNCH_FAILED_DETAIL } from '../../../../src/core/store';
 import { awaitLaunchGate } from '../../../../src/core/worker/launchGate';
 import { spawnWorker, WORKER_LOG_FILE } from '../../../../src/core/worker/spawn';
-import { DEFAULT_SETTINGS, nodePtyPath, Sandbox, sleep, workerScript } from './fixtures';
+import { nodePtyPath, Sandbox, sleep, workerScript } from './fixtures';
 
 describe('launch gate', function () {
   this.timeout(30_000);
@@ -20,21 +20,7 @@ describe('launch gate', function () {
   beforeEach(() => (sb = new Sandbox()));
   afterEach(() => sb.dispose());
 
-  async function createJob(command: string[]) {
-    return sb.store.create({
-      title: 'gated',
-      repo: sb.cwd,
-      worktree: null,
-      branch: null,
-      base: null,
-      baseSha: null,
-      profile: null,
-      command,
-      cwd: sb.cwd,
-      envNames: [],
-      settings: DEFAULT_SETTINGS,
-    });
-  }
+  const createJob = (command: string[]) => sb.createJob(command);
 
   const spawnGated = (jobId: string) =>
     spawnWorker({ home: sb.home, jobId, generation: 1, workerScript: workerScript(), nodePtyPath: nodePtyPath(), env: sb.env, store: sb.store, gated: true });
