@@ -50,14 +50,15 @@ export async function bringWorktreeFiles(req: WorktreeFilesRequest): Promise<Wor
   // A linked folder is linked whole: nothing inside it is copied as well.
   const underLink = (rel: string) => linked.some((l) => rel === l || rel.startsWith(`${l}/`));
 
+  const folders: FolderChecks = new Map();
   for (const rel of linked) {
-    const why = await linkOne(req, rel, repoReal, worktreeReal);
+    const why = await linkOne(req, rel, repoReal, worktreeReal, folders);
     if (why) result.skipped.push({ path: rel, why });
     else result.linked++;
   }
   const queue = copied.filter((rel) => !underLink(rel));
   await inParallel(queue, COPY_CONCURRENCY, async (rel) => {
-    const why = await copyOne(req, rel, repoReal, worktreeReal);
+    const why = await copyOne(req, rel, repoReal, worktreeReal, folders);
     if (why) result.skipped.push({ path: rel, why });
     else result.copied++;
   });
@@ -89,19 +90,31 @@ function inside(parent: string, child: string): boolean {
 }
 
 /** The destination's folder, created, and proven to lie inside the worktree (no symlinked folder leads out). */
-async function destinationIn(worktreeReal: string, dest: string): Promise<string | null> {
+async function destinationIn(worktreeReal: string, dest: string, folders: FolderChecks): Promise<string | null> {
   const dir = path.dirname(dest);
-  await fs.mkdir(dir, { recursive: true, mode: 0o755 });
-  return inside(worktreeReal, await fs.realpath(dir)) ? dir : null;
+  let checked = folders.get(dir);
+  if (!checked) {
+    // Once per folder (its files are copied side by side): made, then proven to resolve inside the worktree.
+    checked = fs.mkdir(dir, { recursive: true, mode: 0o755 }).then(async () => (inside(worktreeReal, await fs.realpath(dir)) ? dir : null));
+    folders.set(dir, checked);
+  }
+  return checked;
 }
 
-async function copyOne(req: WorktreeFilesRequest, rel: string, repoReal: string, worktreeReal: string): Promise<string | null> {
+/** Destination folders already made and checked during one bringWorktreeFiles. */
+type FolderChecks = Map<string, Promise<string | null>>;
+
+/** `COPYFILE_EXCL` and `symlink` refuse an existing destination themselves: no separate look first. */
+function existed(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException)?.code === 'EEXIST';
+}
+
+async function copyOne(req: WorktreeFilesRequest, rel: string, repoReal: string, worktreeReal: string, folders: FolderChecks): Promise<string | null> {
   const source = path.join(req.repo, rel);
   const dest = path.join(req.worktree, rel);
   try {
-    const stat = await fs.lstat(source);
-    if (!(await destinationIn(worktreeReal, dest))) return 'its folder leads outside the worktree';
-    if (await exists(dest)) return 'exists in the worktree';
+    const [stat, folder] = await Promise.all([fs.lstat(source), destinationIn(worktreeReal, dest, folders)]);
+    if (!folder) return 'its folder leads outside the worktree';
     if (stat.isSymbolicLink()) {
       const target = await fs.readlink(source);
       const resolved = path.resolve(path.dirname(source), target);
@@ -111,20 +124,21 @@ async function copyOne(req: WorktreeFilesRequest, rel: string, repoReal: string,
     }
     if (!stat.isFile()) return 'not a regular file';
     await fs.copyFile(source, dest, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-    await fs.chmod(dest, stat.mode & 0o7777);
+    // libuv gives the copy the source's mode itself (fchmod after open, past the umask).
     return null;
   } catch (err) {
+    if (existed(err)) return 'exists in the worktree';
     throw failure(`Could not copy ${rel} into the worktree: ${describeError(err)}`);
   }
 }
 
-async function linkOne(req: WorktreeFilesRequest, rel: string, repoReal: string, worktreeReal: string): Promise<string | null> {
+async function linkOne(req: WorktreeFilesRequest, rel: string, repoReal: string, worktreeReal: string, folders: FolderChecks): Promise<string | null> {
   const source = path.join(req.repo, rel);
   const dest = path.join(req.worktree, rel);
   try {
     // The link points at the main worktree's own path; what it resolves to must stay inside the repository.
     if (!inside(repoReal, await fs.realpath(source))) return 'points outside the repository';
-    if (!(await destinationIn(worktreeReal, dest))) return 'its folder leads outside the worktree';
+    if (!(await destinationIn(worktreeReal, dest, folders))) return 'its folder leads outside the worktree';
     if (await exists(dest)) return 'exists in the worktree';
     const stat = await fs.stat(source);
     await fs.symlink(source, dest, stat.isDirectory() ? 'dir' : 'file');

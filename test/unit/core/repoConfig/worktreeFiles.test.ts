@@ -25,6 +25,8 @@ describe('worktree files: copy, link, .worktreeinclude', function () {
     writeFileSync(join(repo, '.env.local'), 'B=2\n', { mode: 0o600 });
     mkdirSync(join(repo, 'sub'));
     writeFileSync(join(repo, 'sub', '.env'), 'C=3\n');
+    // Group- and world-writable: bits a umask of 022 would drop from a file merely created with this mode.
+    chmodSync(join(repo, 'sub', '.env'), 0o666);
     mkdirSync(join(repo, 'bin'));
     writeFileSync(join(repo, 'bin', 'run.sh'), '#!/bin/sh\necho hi\n');
     chmodSync(join(repo, 'bin', 'run.sh'), 0o751);
@@ -45,6 +47,7 @@ describe('worktree files: copy, link, .worktreeinclude', function () {
     assert.equal(readFileSync(join(worktree, '.env.local'), 'utf8'), 'B=2\n');
     assert.equal(statSync(join(worktree, '.env.local')).mode & 0o777, 0o600);
     assert.equal(readFileSync(join(worktree, 'sub', '.env'), 'utf8'), 'C=3\n');
+    assert.equal(statSync(join(worktree, 'sub', '.env')).mode & 0o777, 0o666);
     assert.equal(statSync(join(worktree, 'bin', 'run.sh')).mode & 0o777, 0o751);
     assert.equal(existsSync(join(worktree, 'debug.log')), false, 'not named: not copied');
     assert.equal(existsSync(join(worktree, 'node_modules')), false);
