@@ -139,21 +139,12 @@ async function linkOne(req: WorktreeFilesRequest, rel: string, repoReal: string,
     // The link points at the main worktree's own path; what it resolves to must stay inside the repository.
     if (!inside(repoReal, await fs.realpath(source))) return 'points outside the repository';
     if (!(await destinationIn(worktreeReal, dest, folders))) return 'its folder leads outside the worktree';
-    if (await exists(dest)) return 'exists in the worktree';
     const stat = await fs.stat(source);
     await fs.symlink(source, dest, stat.isDirectory() ? 'dir' : 'file');
     return null;
   } catch (err) {
+    if (existed(err)) return 'exists in the worktree';
     throw failure(`Could not link ${rel} into the worktree: ${describeError(err)}`);
-  }
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await fs.lstat(p);
-    return true;
-  } catch {
-    return false;
   }
 }
 
