@@ -58,10 +58,10 @@ async function main(): Promise<number> {
     } catch {
       // start() loads it again and ends the job with the reason
     }
-  }
-  if (values.gated && !(await awaitLaunchGate(process.stdin))) {
-    log(`launch of agent ${values.job} called off before it began: exiting without touching it`);
-    return 0;
+    if (!(await awaitLaunchGate(process.stdin))) {
+      log(`launch of agent ${values.job} called off before it began: exiting without touching it`);
+      return 0;
+    }
   }
   await worker.start();
   started = true;
