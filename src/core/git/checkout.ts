@@ -1,9 +1,11 @@
 /** Where a branch is checked out, and whether a working tree has changes a landing must not touch. */
-import { existsSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
 import { runGit } from './runGit';
 import { listWorktrees, type WorktreeEntry } from './worktree';
+import { isCommitId } from './commitId';
+import { readHeadName, worktreeGitDir } from './headFiles';
 
 /**
  * The worktree in which `branch` is checked out (git allows at most one), or null.
@@ -18,8 +20,10 @@ export async function headCommit(worktree: string): Promise<string> {
   return (await runGit(['rev-parse', 'HEAD'], { cwd: worktree })).stdout.trim();
 }
 
-/** The branch checked out in `worktree` (short name), or null when HEAD is detached. */
+/** The branch checked out in `worktree` (short name), or null when HEAD is detached. Read from HEAD's file when it is plain (no process). */
 export async function currentBranch(worktree: string): Promise<string | null> {
+  const named = await readHeadName(worktree).catch(() => undefined);
+  if (named !== undefined) return named.ref === null ? null : named.ref.slice('refs/heads/'.length);
   const res = await runGit(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: worktree, allowFailure: true });
   return res.code === 0 ? res.stdout.trim() : null;
 }
@@ -50,15 +54,31 @@ export async function localChanges(worktree: string, untrackedFiles: 'all' | 'no
   return { tracked, untracked };
 }
 
-/** A merge, rebase, cherry-pick or revert stopped half-way in `worktree` (its own git dir). */
+/** The files (in a worktree's own git dir) that say a merge, rebase, cherry-pick or revert stopped half-way, and what each means. */
+const IN_PROGRESS: readonly (readonly [string, string])[] = [
+  ['MERGE_HEAD', 'a merge'],
+  ['rebase-merge', 'a rebase'],
+  ['rebase-apply', 'a rebase'],
+  ['CHERRY_PICK_HEAD', 'a cherry-pick'],
+  ['REVERT_HEAD', 'a revert'],
+];
+
+/**
+ * A merge, rebase, cherry-pick or revert stopped half-way in `worktree` (its own git dir). The git
+ * dir comes from the worktree's `.git` when that is plain (no process), else from `rev-parse --git-path`.
+ */
 export async function operationInProgress(worktree: string): Promise<string | null> {
-  const res = await runGit(['rev-parse', '--git-path', 'MERGE_HEAD', '--git-path', 'rebase-merge', '--git-path', 'rebase-apply', '--git-path', 'CHERRY_PICK_HEAD', '--git-path', 'REVERT_HEAD'], {
-    cwd: worktree,
-  });
-  const names = ['a merge', 'a rebase', 'a rebase', 'a cherry-pick', 'a revert'];
-  const paths = res.stdout.split('\n').filter(Boolean);
-  for (let i = 0; i < paths.length; i++) if (existsSync(path.resolve(worktree, paths[i]))) return names[i] ?? 'a git operation';
-  return null;
+  const gitDir = await worktreeGitDir(worktree).catch(() => undefined);
+  let paths: string[];
+  if (gitDir !== undefined) paths = IN_PROGRESS.map(([name]) => path.join(gitDir, name));
+  else {
+    const args = ['rev-parse', ...IN_PROGRESS.flatMap(([name]) => ['--git-path', name])];
+    const res = await runGit(args, { cwd: worktree });
+    paths = res.stdout.split('\n').filter(Boolean).map((p) => path.resolve(worktree, p));
+  }
+  const present = await Promise.all(paths.map((p) => fs.stat(p).then(() => true, () => false)));
+  const first = present.indexOf(true);
+  return first < 0 ? null : (IN_PROGRESS[first]?.[1] ?? 'a git operation');
 }
 
 /** The commit a local branch points at, or null when there is no such branch. */
@@ -66,7 +86,7 @@ export async function branchTip(repo: string, branch: string): Promise<string | 
   const res = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `refs/heads/${branch}^{commit}`], { cwd: repo, allowFailure: true });
   if (res.code !== 0) return null;
   const sha = res.stdout.trim();
-  if (!/^[0-9a-f]{40,64}$/.test(sha)) throw failure(`Branch ${branch} does not name a commit in ${repo}.`);
+  if (!isCommitId(sha)) throw failure(`Branch ${branch} does not name a commit in ${repo}.`);
   return sha;
 }
 
@@ -78,7 +98,7 @@ export async function branchTip(repo: string, branch: string): Promise<string | 
 export async function branchTips(repo: string, branches: readonly string[]): Promise<(string | null)[]> {
   // `refs/heads/` keeps every argument from reading as an option; the trailing `--` makes each one a revision.
   const res = await runGit(['rev-parse', ...branches.map((b) => `refs/heads/${b}^{commit}`), '--'], { cwd: repo, allowFailure: true });
-  const shas = res.stdout.split('\n').filter((l) => /^[0-9a-f]{40,64}$/.test(l.trim()));
+  const shas = res.stdout.split('\n').filter((l) => isCommitId(l.trim()));
   if (res.code === 0 && shas.length === branches.length) return shas.map((l) => l.trim());
   return Promise.all(branches.map((b) => branchTip(repo, b)));
 }

@@ -32,6 +32,7 @@ import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
 import { firstLine, runGit } from './runGit';
 import { stageEverything } from './snapshotIndex';
+import { isCommitId } from './commitId';
 
 export { countPatchPaths } from './patchFile';
 
@@ -155,7 +156,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   const ownGitDir = privateGitDir(worktree);
   const probe = await runGit(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: worktree, allowFailure: true });
   const headSha = probe.stdout.trim();
-  if (probe.code !== 0 || !/^[0-9a-f]{40,64}$/.test(headSha)) {
+  if (probe.code !== 0 || !isCommitId(headSha)) {
     throw failure(`Could not capture ${worktree}: ${firstLine(probe.stderr) || 'it is not a git worktree with a commit'}.`);
   }
   const evidenceDir = path.dirname(opts.patchPath);

@@ -7,6 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { isCommitId } from './commitId';
 
 export interface HeadFromFiles {
   head: string;
@@ -16,28 +17,51 @@ export interface HeadFromFiles {
   ref: string | null;
 }
 
-const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** The worktree's own git directory, from its `.git` (a folder, or a file naming one); undefined for any other layout. */
+export async function worktreeGitDir(worktree: string): Promise<string | undefined> {
+  const dotGit = path.join(worktree, '.git');
+  if ((await fs.lstat(dotGit)).isDirectory()) return dotGit;
+  const link = /^gitdir: (.+)$/m.exec(await fs.readFile(dotGit, 'utf8'));
+  return link ? path.resolve(worktree, link[1].trim()) : undefined;
+}
+
+export interface HeadName {
+  gitDir: string;
+  /** The branch HEAD names (`refs/heads/…`, which may not exist yet), or null when HEAD is detached. */
+  ref: string | null;
+  /** The commit a detached HEAD points at. */
+  detachedAt?: string;
+}
+
+/**
+ * What HEAD names, from its file alone. A symlinked HEAD, a reftable's placeholder
+ * (`refs/heads/.invalid`) or anything else unusual gives undefined: ask git then.
+ */
+export async function readHeadName(worktree: string): Promise<HeadName | undefined> {
+  const gitDir = await worktreeGitDir(worktree);
+  if (gitDir === undefined) return undefined;
+  const headFile = path.join(gitDir, 'HEAD');
+  if ((await fs.lstat(headFile)).isSymbolicLink()) return undefined;
+  const headText = (await fs.readFile(headFile, 'utf8')).trim();
+  if (isCommitId(headText)) return { gitDir, ref: null, detachedAt: headText };
+  const ref = /^ref: (refs\/heads\/[^\s]+)$/.exec(headText)?.[1];
+  // A component starting with a dot is no branch name git allows: a placeholder.
+  if (!ref || ref.split('/').some((part) => part.startsWith('.'))) return undefined;
+  return { gitDir, ref };
+}
 
 export async function readHeadFromFiles(worktree: string): Promise<HeadFromFiles | undefined> {
-  const dotGit = path.join(worktree, '.git');
-  let gitDir: string;
-  if ((await fs.lstat(dotGit)).isDirectory()) gitDir = dotGit;
-  else {
-    const link = /^gitdir: (.+)$/m.exec(await fs.readFile(dotGit, 'utf8'));
-    if (!link) return undefined;
-    gitDir = path.resolve(worktree, link[1].trim());
-  }
-  const headText = (await fs.readFile(path.join(gitDir, 'HEAD'), 'utf8')).trim();
-  if (SHA.test(headText)) return { head: headText, gitDir, ref: null };
-  const ref = /^ref: (refs\/heads\/[^\s]+)$/.exec(headText)?.[1];
-  if (!ref) return undefined;
+  const name = await readHeadName(worktree);
+  if (name === undefined) return undefined;
+  const { gitDir, ref } = name;
+  if (ref === null) return { head: name.detachedAt!, gitDir, ref: null };
   const commonDir = path.resolve(gitDir, (await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '.')).trim());
   const loose = await fs.readFile(path.join(commonDir, ref), 'utf8').then((t) => t.trim(), () => undefined);
-  if (loose !== undefined) return SHA.test(loose) ? { head: loose, gitDir, ref } : undefined;
+  if (loose !== undefined) return isCommitId(loose) ? { head: loose, gitDir, ref } : undefined;
   const packed = await fs.readFile(path.join(commonDir, 'packed-refs'), 'utf8').catch(() => '');
   for (const line of packed.split('\n')) {
     const [sha, name] = line.trim().split(' ');
-    if (name === ref && SHA.test(sha)) return { head: sha, gitDir, ref };
+    if (name === ref && isCommitId(sha)) return { head: sha, gitDir, ref };
   }
   return undefined;
 }

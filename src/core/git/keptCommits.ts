@@ -9,13 +9,13 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from './runGit';
+import { isCommitId } from './commitId';
 
 const READ_ONLY = { GIT_OPTIONAL_LOCKS: '0' };
 const PSEUDO_REFS = ['ORIG_HEAD', 'MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'REBASE_HEAD'];
 const PER_WORKTREE_REFS = ['refs/worktree/', 'refs/bisect/', 'refs/rewritten/'];
 /** More extra parents than this and the snapshot commit becomes unwieldy; reflogs rarely hold more lost tips. */
 const MAX_KEPT = 200;
-const SHA = /^[0-9a-f]{40,64}$/;
 
 /** Both sides of every reflog line ("<old> <new> <who> <when>\t<message>"); a missing log is empty. */
 async function reflogCommits(file: string): Promise<string[]> {
@@ -23,8 +23,8 @@ async function reflogCommits(file: string): Promise<string[]> {
   const out: string[] = [];
   for (const line of text.split('\n')) {
     const [older, newer] = line.split(' ', 2);
-    if (SHA.test(older ?? '') && !/^0+$/.test(older)) out.push(older);
-    if (SHA.test(newer ?? '') && !/^0+$/.test(newer)) out.push(newer);
+    if (isCommitId(older ?? '') && !/^0+$/.test(older)) out.push(older);
+    if (isCommitId(newer ?? '') && !/^0+$/.test(newer)) out.push(newer);
   }
   return out;
 }
@@ -32,7 +32,7 @@ async function reflogCommits(file: string): Promise<string[]> {
 /** The shas a pseudo-ref file names (MERGE_HEAD may name several). */
 async function pseudoRefCommits(file: string): Promise<string[]> {
   const text = await fs.readFile(file, 'latin1').catch(() => '');
-  return text.split('\n').map((l) => l.trim()).filter((l) => SHA.test(l));
+  return text.split('\n').map((l) => l.trim()).filter((l) => isCommitId(l));
 }
 
 /** The repository's shared git dir, named by the worktree's `commondir` file. */
@@ -59,7 +59,7 @@ export async function commitsOnlyInWorktree(worktree: string, gitDir: string, he
   for (const line of tips.stdout.split('\n')) {
     const [name, sha, type, peeled, peeledType] = line.split('\0');
     const commit = type === 'commit' ? sha : peeledType === 'commit' ? peeled : undefined;
-    if (!commit || !SHA.test(commit)) continue;
+    if (!commit || !isCommitId(commit)) continue;
     // The agent's own branch may be deleted by this cleanup, and the worktree's own refs go with
     // the worktree: their tips are things to keep, not keepers.
     if ((branch && name === `refs/heads/${branch}`) || PER_WORKTREE_REFS.some((p) => name.startsWith(p))) candidates.add(commit);
@@ -72,6 +72,6 @@ export async function commitsOnlyInWorktree(worktree: string, gitDir: string, he
   const input = [...candidates, ...durable.map((sha) => `^${sha}`)].join('\n') + '\n';
   const res = await runGit(['rev-list', '--stdin', '--ignore-missing'], { cwd: worktree, env: READ_ONLY, input, allowFailure: true });
   if (res.code !== 0) return [];
-  const unreachable = new Set(res.stdout.split('\n').filter((l) => SHA.test(l)));
+  const unreachable = new Set(res.stdout.split('\n').filter((l) => isCommitId(l)));
   return [...candidates].filter((sha) => unreachable.has(sha)).slice(0, MAX_KEPT);
 }

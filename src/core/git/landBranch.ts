@@ -34,10 +34,22 @@ export interface LandBranchRequest {
   /**
    * Read by the caller already, at once with its own reads: the target's tip (null: no such branch),
    * and, when it is a commit, `readLanding` begun early (its refusal is thrown here, in its place).
-   * Each is read here when not given.
+   * Each is read here when not given. `merged`: `mergeAhead`'s answer for the same tips and message
+   * (a merge only), its conflict or error thrown only after every refusal `reads` holds.
    */
-  early?: { from: string | null; reads?: Promise<LandingReads | null> };
+  early?: { from: string | null; reads?: Promise<LandingReads | null>; merged?: Promise<MergedAhead | null> | null };
 }
+
+/** Whether each of the source and the target's tip has the other's commits. */
+export interface Ancestry {
+  /** The source is in the target (`alreadyIn`). */
+  aInB: boolean;
+  /** The target is in the source (`canFastForward`). */
+  bInA: boolean;
+}
+
+/** A true merge made ahead of the checks: its commit, or the files that conflict. */
+export type MergedAhead = { clean: true; commit: string } | { clean: false; conflicts: string[] };
 
 export interface LandedBranch {
   kind: LandedKind;
@@ -61,9 +73,22 @@ export interface LandingReads {
  * Independent reads, at once: on a large repository each costs tens of milliseconds.
  * `checkedOut`: `assertTargetLandable(repo, target)` begun by the caller, else begun here.
  */
-export async function readLanding(repo: string, target: string, source: string, from: string, checkedOut?: Promise<string | null>): Promise<LandingReads> {
-  const [worktree, { aInB: alreadyIn, bInA: canFastForward }] = await Promise.all([checkedOut ?? assertTargetLandable(repo, target), ancestry(repo, source, from)]);
+export async function readLanding(repo: string, target: string, source: string, from: string, checkedOut?: Promise<string | null>, related?: Promise<Ancestry>): Promise<LandingReads> {
+  const [worktree, { aInB: alreadyIn, bInA: canFastForward }] = await Promise.all([checkedOut ?? assertTargetLandable(repo, target), related ?? ancestry(repo, source, from)]);
   return { checkedOut: worktree, alreadyIn, canFastForward };
+}
+
+/**
+ * The merge commit of `source` into `from`, made while the checks of the target's worktree still
+ * run: only objects are written (nothing moves, and a refusal leaves them unreachable, as a
+ * conflict does). Null when there is nothing to merge or a fast-forward lands it, so no commit is
+ * made that would only be thrown away.
+ */
+export async function mergeAhead(repo: string, source: string, from: string, related: Promise<Ancestry>, message: string): Promise<MergedAhead | null> {
+  const [merged, { aInB, bInA }] = await Promise.all([mergeTrees(repo, from, source), related]);
+  if (aInB || bInA) return null;
+  if (!merged.clean) return merged;
+  return { clean: true, commit: await commitTree(repo, merged.tree, [from, source], message) };
 }
 
 export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> {
@@ -84,6 +109,11 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
       return land('ff', source);
     case 'merge': {
       if (canFastForward) return land('ff', source);
+      const ahead = await req.early?.merged;
+      if (ahead) {
+        if (!ahead.clean) throw conflictError(req, ahead.conflicts);
+        return land('merge', ahead.commit);
+      }
       const tree = await mergedTree(req, from);
       return land('merge', await commitTree(repo, tree, [from, source], req.message));
     }

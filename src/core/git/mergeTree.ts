@@ -6,6 +6,7 @@
  */
 import { failure } from '../common/errors';
 import { firstLine, runGit } from './runGit';
+import { isCommitId } from './commitId';
 
 export type TreeMerge = { clean: true; tree: string } | { clean: false; conflicts: string[] };
 
@@ -49,8 +50,6 @@ export async function isAncestor(repo: string, ancestor: string, descendant: str
   return res.code === 0;
 }
 
-const FULL_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-
 /**
  * Whether each of two commits is reachable from the other (or is it), in one git process: `a` is an
  * ancestor of `b` exactly when `a` is their only best common ancestor, and the other way round.
@@ -58,7 +57,7 @@ const FULL_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
  */
 export async function ancestry(repo: string, a: string, b: string): Promise<{ aInB: boolean; bInA: boolean }> {
   // git prints full ids: anything else (a short id, a name) is asked the long way.
-  if (!FULL_ID.test(a) || !FULL_ID.test(b)) {
+  if (!isCommitId(a) || !isCommitId(b)) {
     const [aInB, bInA] = await Promise.all([isAncestor(repo, a, b), isAncestor(repo, b, a)]);
     return { aInB, bInA };
   }

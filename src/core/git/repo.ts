@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import { runGit } from './runGit';
+import { isCommitId } from './commitId';
 
 /**
  * The top-level folder of the main working tree of the repository containing
@@ -40,7 +41,7 @@ export async function resolveCommit(repo: string, ref: string): Promise<string> 
   }
   const res = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: repo, allowFailure: true });
   const sha = res.stdout.trim();
-  if (res.code !== 0 || !/^[0-9a-f]{40,64}$/.test(sha)) throw failure(`Base '${ref}' is not a commit in ${repo}.`);
+  if (res.code !== 0 || !isCommitId(sha)) throw failure(`Base '${ref}' is not a commit in ${repo}.`);
   return sha;
 }
 

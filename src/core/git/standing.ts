@@ -7,6 +7,7 @@
  */
 import { readHeadFromFiles } from './headFiles';
 import { runGit } from './runGit';
+import { isCommitId } from './commitId';
 
 export interface Standing {
   /** The base as a person names it ("main"), what the figures are against. */
@@ -45,7 +46,7 @@ export async function resolveBase(repo: string, base: string): Promise<{ tip: st
   const tip = out.stdout.trim();
   const named = await runGit(['rev-parse', '--abbrev-ref', base], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true });
   const name = named.code === 0 ? named.stdout.trim() : '';
-  return { tip, name: !name || name === 'HEAD' || /^[0-9a-f]{40,64}$/.test(name) ? (base === 'HEAD' ? tip.slice(0, 8) : base) : name };
+  return { tip, name: !name || name === 'HEAD' || isCommitId(name) ? (base === 'HEAD' ? tip.slice(0, 8) : base) : name };
 }
 
 /**

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import { checkBranchName } from './repo';
 import { firstLine, GitResult, runGit } from './runGit';
+import { isCommitId } from './commitId';
 
 export interface AddWorktreeOptions {
   path: string;
@@ -28,7 +29,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 export async function addWorktree(repo: string, opts: AddWorktreeOptions): Promise<void> {
   await checkBranchName(repo, opts.branch);
-  if (!/^[0-9a-f]{40,64}$/.test(opts.baseSha)) throw usageError(`Base '${opts.baseSha}' is not a full commit sha.`);
+  if (!isCommitId(opts.baseSha)) throw usageError(`Base '${opts.baseSha}' is not a full commit sha.`);
   const target = path.resolve(opts.path);
   if (existsSync(target)) throw failure(`Cannot create the worktree: ${target} already exists.`);
   if (await branchExists(repo, opts.branch)) throw failure(`Cannot create the worktree: branch ${opts.branch} already exists.`);

@@ -1,7 +1,7 @@
 /** Merge into Base: lands the agent's branch on its base (or another branch) — merge, squash, rebase or fast-forward only. */
 import * as path from 'node:path';
 import { usageError } from '../common/errors';
-import { assertTargetLandable, branchTips, landBranch, listWorktrees, readLanding, type LandingReads, type LandStrategy } from '../git';
+import { ancestry, assertTargetLandable, branchTips, landBranch, listWorktrees, mergeAhead, readLanding, type LandingReads, type LandStrategy, type MergedAhead } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { noAgentBranch, prepareAgentWorkReporting, readAgentWorkEarly, settlingOnError, startEarly, stopsFirst, titleLine, type LandingChoices } from './landingPrep';
@@ -38,9 +38,10 @@ export function defaultMergeMessage(job: JobRecord, strategy: LandStrategy, into
  * Under the job's lock (the caller's). The read-only questions are asked at once (on a large
  * repository each is a git process of tens of milliseconds): where it lands, whether the agent's
  * worktree holds uncommitted work, where the target is checked out and whether it is clean, and
- * the two tips and their ancestry. Their refusals come in the order they always did, and what may
- * change state comes first: when the agent is stopped or its work committed, whatever was read
- * about the branches before is let finish and read again after.
+ * the two tips and their ancestry. A true merge's commit is made meanwhile too (objects only).
+ * Their refusals come in the order they always did, and what may change state comes first: when
+ * the agent is stopped or its work committed, whatever was read about the branches before is let
+ * finish and read again after.
  */
 export async function mergeLocked(ctx: OperationContext, id: string, req: MergeRequest): Promise<MergeReport> {
   let job = await ctx.store.read(id);
@@ -50,8 +51,9 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
   const { repo, branch } = job;
   const target = startEarly(landingTarget(job, req.into));
   const uncommitted = readAgentWorkEarly(job, req);
-  const ahead = stopsFirst(job, req) ? null : readBranchesEarly(repo, branch!, target);
-  const pending = [target, uncommitted, ahead?.tips, ahead?.reads];
+  const messageFor = (into: string): string => req.message ?? defaultMergeMessage(job, strategy, into);
+  const ahead = stopsFirst(job, req) ? null : readBranchesEarly(repo, branch!, target, strategy === 'merge' ? messageFor : null);
+  const pending = [target, uncommitted, ahead?.tips, ahead?.reads, ahead?.merged];
   return settlingOnError(pending, async () => {
     const into = await target;
     const prepared = await prepareAgentWorkReporting(ctx.store, job, req, { uncommitted });
@@ -66,9 +68,9 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
       source,
       sourceName: branch!,
       strategy,
-      message: req.message ?? defaultMergeMessage(job, strategy, into),
+      message: messageFor(into),
       scratchRoot: landingScratch(ctx),
-      early: { from, reads: early?.reads },
+      early: { from, reads: early?.reads, merged: early?.merged },
     });
     ctx.log(`agent ${id}: ${landed.kind} into ${into} (${landed.from.slice(0, 12)} → ${landed.commit.slice(0, 12)})`);
     job = await recordLanding(ctx.store, id, { kind: landed.kind, into, commit: landed.commit, url: null, branchHead: source });
@@ -76,13 +78,23 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
   });
 }
 
-/** The agent's and the target's tips (one git process), then whether the target may be landed on and their ancestry, begun early. */
-function readBranchesEarly(repo: string, branch: string, target: Promise<string>): { tips: Promise<(string | null)[]>; reads: Promise<LandingReads | null> } {
+/**
+ * The agent's and the target's tips (one git process), then whether the target may be landed on and
+ * their ancestry, begun early; with `message`, a true merge's commit as well (`mergeAhead`).
+ */
+function readBranchesEarly(
+  repo: string,
+  branch: string,
+  target: Promise<string>,
+  message: ((into: string) => string) | null,
+): { tips: Promise<(string | null)[]>; reads: Promise<LandingReads | null>; merged: Promise<MergedAhead | null> | null } {
   const worktrees = startEarly(listWorktrees(repo));
   const checkedOut = startEarly(target.then((into) => assertTargetLandable(repo, into, worktrees)));
   const tips = startEarly(target.then((into) => branchTips(repo, [branch, into])));
-  const reads = startEarly(
-    Promise.all([target, tips]).then(([into, [source, from]]) => (source !== null && from !== null ? readLanding(repo, into, source, from, checkedOut) : null)),
+  const both = startEarly(
+    Promise.all([target, tips]).then(([into, [source, from]]) => (source !== null && from !== null ? { into, source, from, related: startEarly(ancestry(repo, source, from)) } : null)),
   );
-  return { tips, reads };
+  const reads = startEarly(both.then((b) => (b !== null ? readLanding(repo, b.into, b.source, b.from, checkedOut, b.related) : null)));
+  const merged = message === null ? null : startEarly(both.then((b) => (b !== null ? mergeAhead(repo, b.source, b.from, b.related, message(b.into)) : null)));
+  return { tips, reads, merged };
 }

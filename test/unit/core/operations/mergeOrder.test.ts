@@ -9,6 +9,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PaddockError } from '../../../../src/core/common/errors';
+import { LandingConflict } from '../../../../src/core/git/landingConflict';
 import { UNCOMMITTED_CHOICE_CODE } from '../../../../src/core/operations/landingPrep';
 import type { JobRecord } from '../../../../src/core/store/schema';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
@@ -76,5 +77,43 @@ describe('merge: concurrent reads keep the order of refusals and changes', funct
     // Without the commit, the same target is dirty.
     writeFileSync(join(job.worktree!, 'x.txt'), 'changed again\n');
     await assert.rejects(sb.coordinator().merge(job.id, { into: job.branch!, uncommitted: 'commits-only' }), (e: PaddockError) => e.code === 'TARGET_DIRTY');
+  });
+
+  /** An ended agent whose one commit changes README.md, and main moved on README.md too: a conflicting true merge. */
+  async function agentThatConflicts(): Promise<JobRecord> {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', "printf 'agent\\n' > README.md && git commit -qam 'agent readme'"], title: 'conflict' });
+    const ended = await sb.waitEnded(job.id);
+    writeFileSync(join(sb.repo, 'README.md'), 'main\n');
+    git(sb.repo, 'commit', '-qam', 'main readme');
+    return ended;
+  }
+
+  it('a true merge made ahead of the checks: a dirty target is still refused first, a conflict after, and main never moves', async () => {
+    const job = await agentThatConflicts();
+    const main = git(sb.repo, 'rev-parse', 'main');
+    writeFileSync(join(sb.repo, 'other.txt'), 'untracked is fine\n');
+    git(sb.repo, 'add', 'other.txt');
+    await assert.rejects(sb.coordinator().merge(job.id), (e: PaddockError) => e.code === 'TARGET_DIRTY');
+    git(sb.repo, 'rm', '-q', '--cached', 'other.txt');
+    await assert.rejects(sb.coordinator().merge(job.id), (e: unknown) => e instanceof LandingConflict && e.files.join() === 'README.md');
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), main);
+    assert.equal(status(sb.repo), '?? other.txt');
+  });
+
+  it('a true merge made ahead of the checks lands with both parents and its message', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', "printf 'y\\n' > y.txt && git add -A && git commit -qm 'agent y'"], title: 'true merge' });
+    await sb.waitEnded(job.id);
+    writeFileSync(join(sb.repo, 'z.txt'), 'main moves\n');
+    git(sb.repo, 'add', 'z.txt');
+    git(sb.repo, 'commit', '-qm', 'main z');
+    const old = git(sb.repo, 'rev-parse', 'main');
+    const report = await c.merge(job.id, { message: 'Land y' });
+    assert.equal(report.kind, 'merge');
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), report.commit);
+    assert.equal(git(sb.repo, 'rev-list', '--parents', '-n1', 'main'), `${report.commit} ${old} ${git(sb.repo, 'rev-parse', job.branch!)}`);
+    assert.equal(git(sb.repo, 'log', '-1', '--format=%s', 'main'), 'Land y');
+    assert.equal(status(sb.repo), '');
   });
 });
