@@ -13,6 +13,8 @@ const entries = [
   { in: 'src/extension.ts', out: 'extension' },
   { in: 'src/core/worker/main.ts', out: 'worker' },
   { in: 'src/cli/main.ts', out: 'cli' },
+  // The CLI's terminal emulator, a file of its own (see `screenTextApart`).
+  { in: 'src/core/protocol/screenText.ts', out: 'screenText' },
 ].filter((e) => existsSync(e.in));
 
 /** Prints each bundle's size and its largest inputs, from the metafile. */
@@ -53,6 +55,24 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * The CLI loads the terminal emulator (xterm, ~180 KB) only for `paddock screen`
+ * of a live agent. A CommonJS bundle cannot be split, so the CLI's lazy `require`
+ * of screenText stays a `require` of the separate `dist/screenText.js`: every
+ * other command starts without parsing or running it. The worker, which always
+ * needs xterm, keeps it inside its own bundle.
+ */
+const screenTextApart = {
+  name: 'screen-text-apart',
+  setup(build) {
+    build.onResolve({ filter: /[\\/]protocol[\\/]screenText$/ }, (args) => {
+      if (!/[\\/]src[\\/]cli[\\/]/.test(args.importer)) return undefined;
+      if (args.kind !== 'require-call') throw new Error(`${args.importer} must load screenText lazily (require inside the function that needs it)`);
+      return { path: './screenText.js', external: true };
+    });
+  },
+};
+
 /** The CLI is a `bin`: give it a shebang-friendly mode after each build. */
 const executableCli = {
   name: 'executable-cli',
@@ -76,7 +96,7 @@ const options = {
   sourcesContent: false,
   metafile: true,
   logLevel: 'warning',
-  plugins: [zodEnglishOnly, sizeReport, executableCli],
+  plugins: [zodEnglishOnly, screenTextApart, sizeReport, executableCli],
   banner: { js: '' },
 };
 

@@ -1,9 +1,9 @@
+/** `paddock screen ID`: the agent's visible screen as plain text (its final screen once it has ended). */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-/** `paddock screen ID`: the agent's visible screen as plain text (its final screen once it has ended). */
 import { failure } from '../../core/common/errors';
 import { WorkerClient } from '../../core/protocol/client';
-import { screenLines, trimScreen } from '../../core/protocol/screenText';
+import { trimScreen } from '../../core/protocol/trimScreen';
 import { isTerminalState, type JobStore } from '../../core/store';
 import { FINAL_SCREEN_FILE } from '../../core/worker/finalScreen';
 import { defineCommand } from '../support/args';
@@ -33,7 +33,7 @@ export const screenCommand = defineCommand({
         try {
           // Read-only: looking at the screen must not resize the agent's terminal.
           const ready = await client.attach({ cols: 80, rows: 24, readOnly: true });
-          lines = trimScreen(await screenLines(ready.screen, ready.cols, ready.rows));
+          lines = trimScreen(await loadScreenText().screenLines(ready.screen, ready.cols, ready.rows));
         } finally {
           client.detach();
           client.dispose();
@@ -54,3 +54,12 @@ function finalScreen(store: JobStore, id: string): string[] {
 }
 
 export default screenCommand;
+
+/**
+ * The terminal emulator that replays a live screen, loaded only here: every other command starts
+ * without it. In the bundled CLI this is a file of its own (`dist/screenText.js`, esbuild.config.mjs).
+ */
+function loadScreenText(): typeof import('../../core/protocol/screenText') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('../../core/protocol/screenText') as typeof import('../../core/protocol/screenText');
+}

@@ -4,4 +4,4 @@ export { WorkerClient, MAX_SERVER_LINE_BYTES } from './client';
 export type { ConnectOptions, JobReader, StopResult } from './client';
 export { runtimeDirFor, ensureRuntimeDir, socketPathFor, socketFileName, checkSocketPath, removeJobSockets, MAX_SOCKET_PATH_BYTES } from './runtimeDir';
 export { RESET_TERMINAL_MODES } from './terminalModes';
-export { screenLines, trimScreen } from './screenText';
+export { trimScreen } from './trimScreen';

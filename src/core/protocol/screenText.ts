@@ -1,7 +1,8 @@
 /**
  * Turns a serialized screen (a `ready` frame) into plain text lines by
  * replaying it into a headless terminal of the same size, the way a viewer's
- * terminal would show it.
+ * terminal would show it. It loads the terminal emulator (~180 KB): the CLI
+ * builds it as a bundle of its own, loaded only when a live screen is replayed.
  */
 import { Terminal } from '@xterm/headless';
 
@@ -16,11 +17,4 @@ export async function screenLines(screen: string, cols: number, rows: number): P
   } finally {
     term.dispose();
   }
-}
-
-/** `paddock screen`'s format: trailing spaces trimmed, trailing empty lines dropped. */
-export function trimScreen(lines: readonly string[]): string[] {
-  const out = lines.map((l) => l.replace(/ +$/, ''));
-  while (out.length > 0 && out[out.length - 1] === '') out.pop();
-  return out;
 }

@@ -6,7 +6,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { describeError } from '../common/errors';
 import type { Redactor } from '../store';
-import { trimScreen } from '../protocol/screenText';
+import { trimScreen } from '../protocol/trimScreen';
 import type { ScreenMirror } from './mirror';
 
 /** In the job folder: the agent's visible screen when it ended. */

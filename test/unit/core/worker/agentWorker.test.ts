@@ -7,7 +7,8 @@ import { ensureRuntimeDir, runtimeDirFor, socketFileName } from '../../../../src
 import { WorkerClient } from '../../../../src/core/protocol/client';
 import { decodeFrame, LineDecoder } from '../../../../src/core/protocol/framing';
 import { ServerMessageSchema } from '../../../../src/core/protocol/messages';
-import { screenLines, trimScreen } from '../../../../src/core/protocol/screenText';
+import { screenLines } from '../../../../src/core/protocol/screenText';
+import { trimScreen } from '../../../../src/core/protocol/trimScreen';
 import { Sandbox, TmuxPane, sleep, stable, waitUntil } from './fixtures';
 
 describe('AgentWorker', function () {

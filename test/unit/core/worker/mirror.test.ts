@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { screenLines, trimScreen } from '../../../../src/core/protocol/screenText';
+import { screenLines } from '../../../../src/core/protocol/screenText';
+import { trimScreen } from '../../../../src/core/protocol/trimScreen';
 import { ScreenMirror } from '../../../../src/core/worker/mirror';
 
 describe('ScreenMirror', () => {
