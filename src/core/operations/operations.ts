@@ -19,7 +19,7 @@ import { isTerminalState, JobRecord } from '../store/schema';
 import { OperationContext, okJobs, withJobLock } from './context';
 import { failJob } from './failJob';
 import { beginRetry } from './retry';
-import { canSend, retryCleanupBlocker } from './rules';
+import { canSend, hasRunningWork, retryCleanupBlocker } from './rules';
 import { resumeTakesPrompt } from '../coordinator/startPlan';
 import { waitForJob } from '../scheduler/waitForJob';
 import { assertTextLength } from '../common/textLimit';
@@ -119,9 +119,9 @@ export class Operations {
     return report;
   }
 
-  /** Stops every running or queued agent; proves each stopped or lists which not and why. */
+  /** Stops every running or queued agent, and every check still running; proves each stopped or lists which not and why. */
   async stopAll(opts: { force?: boolean } = {}): Promise<StopAllReport> {
-    const jobs = okJobs(await this.ctx.store.list()).filter((j) => !isTerminalState(j.lifecycle.state));
+    const jobs = okJobs(await this.ctx.store.list()).filter(hasRunningWork);
     const reports = await Promise.all(
       jobs.map((j) =>
         this.stop(j.id, opts).catch(

@@ -28,10 +28,15 @@ export function sendBlocker(job: JobRecord): string | null {
   return `Agent ${job.id} is ${state}; text can be sent only to a running or waiting agent.`;
 }
 
+/** Something of the agent may still run: its execution, or a check in its worktree (Stop ends both). */
+export function hasRunningWork(job: JobRecord): boolean {
+  return !isEnded(job) || job.check?.state === 'running';
+}
+
 export function stopBlocker(job: JobRecord): string | null {
   const state = job.lifecycle.state;
   if (state === 'cancelling') return `Agent ${job.id} is already stopping.`;
-  if (isEnded(job)) return `Agent ${job.id} has already ended (${state}).`;
+  if (!hasRunningWork(job)) return `Agent ${job.id} has already ended (${state}).`;
   return null;
 }
 

@@ -5,6 +5,7 @@
  * trusted `.paddock.json`. Capacity is judged from the timelines' timestamps.
  */
 import * as assert from 'node:assert/strict';
+import { canStop } from '../../../../src/core/operations/rules';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
@@ -182,6 +183,16 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
     const check = await long;
     assert.equal(check.state, 'failed');
     assert.match(check.summary, /check killed by SIGTERM/);
+
+    // Stop All reaches a check of an ended agent too, and the rule offers Stop for it (the tree's menu, the pickers).
+    const again = leader.check(b.id, { settingCommand: 'echo started; sleep 30' });
+    const running = await sb.waitFor(b.id, (j) => j.check?.state === 'running');
+    assert.equal(canStop(running), true, 'an ended agent whose check runs can be stopped');
+    await new Promise((r) => setTimeout(r, 300));
+    const all = await leader.stopAll();
+    assert.deepEqual(all.stopped, [b.id]);
+    assert.equal((await again).state, 'failed');
+    assert.equal(canStop(await sb.store.read(b.id)), false, 'once the check has ended, there is nothing to stop');
   });
 
   it('refuses bad input: attempts out of range, more profiles than attempts, no check command', async () => {
