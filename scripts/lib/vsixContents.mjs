@@ -36,6 +36,7 @@ const REQUIRED = [
   'extension/dist/extension.js',
   'extension/dist/worker.js',
   'extension/dist/cli.js',
+  'extension/dist/cliMain.js',
   'extension/dist/screenText.js',
   'extension/readme.md',
   'extension/changelog.md',

@@ -3,7 +3,7 @@
  * validated before they become part of a path.
  */
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { usageError } from '../common/errors';
 import { JOB_ID_PATTERN } from './schema';
 
@@ -37,10 +37,11 @@ export function assertJobId(id: unknown): asserts id is string {
 }
 
 export class StoreLayout {
-  constructor(readonly home: string) {}
+  /** Computed once: listing a thousand records asks for it several times per record. */
+  readonly jobsDir: string;
 
-  get jobsDir(): string {
-    return join(this.home, 'jobs');
+  constructor(readonly home: string) {
+    this.jobsDir = join(home, 'jobs');
   }
 
   /** One small file per job, rewritten after every change: the cheap thing watchers watch. */
@@ -50,11 +51,12 @@ export class StoreLayout {
 
   jobDir(id: string): string {
     assertJobId(id);
-    return join(this.jobsDir, id);
+    // A checked id is a plain name (letters and digits): nothing for join to normalise.
+    return `${this.jobsDir}${sep}${id}`;
   }
 
   recordFile(id: string): string {
-    return join(this.jobDir(id), RECORD_FILE);
+    return `${this.jobDir(id)}${sep}${RECORD_FILE}`;
   }
 
   recordLock(id: string): string {
