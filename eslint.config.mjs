@@ -3,6 +3,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// zod is imported through src/core/common/zod.ts only: it is zod/mini, with the English locale installed.
+const ZOD_DIRECT = ['zod', 'zod/mini', 'zod/v4', 'zod/v4/mini', 'zod/v4/core'].map((name) => ({
+  name,
+  message: "Import zod as `import * as z from '…/core/common/zod'` (zod/mini with English messages).",
+}));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', 'bench-results/**', 'test-results/**'] },
   js.configs.recommended,
@@ -23,11 +29,24 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'vscode', message: 'src/core must not depend on VS Code: put host code in src/ui or src/extension.ts.' }],
+          paths: [
+            { name: 'vscode', message: 'src/core must not depend on VS Code: put host code in src/ui or src/extension.ts.' },
+            ...ZOD_DIRECT,
+          ],
           patterns: [
             { group: ['**/ui/**', '**/extension', '**/cli/**'], message: 'Dependencies point into core only.' },
           ],
         },
+      ],
+    },
+  },
+  {
+    // The one module that imports zod itself (and installs its English messages).
+    files: ['src/core/common/zod.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'vscode', message: 'src/core must not depend on VS Code.' }], patterns: [{ group: ['**/ui/**', '**/extension', '**/cli/**'], message: 'Dependencies point into core only.' }] },
       ],
     },
   },
@@ -37,7 +56,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'vscode', message: 'The CLI runs without VS Code.' }],
+          paths: [{ name: 'vscode', message: 'The CLI runs without VS Code.' }, ...ZOD_DIRECT],
           patterns: [{ group: ['**/ui/**', '**/extension'], message: 'The CLI depends on core only.' }],
         },
       ],

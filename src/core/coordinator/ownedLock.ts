@@ -12,17 +12,17 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import * as z from 'zod';
+import * as z from '../common/zod';
 import { failure } from '../common/errors';
 import { identityOf, livenessOf } from '../proc/identity';
 
 const OwnerSchema = z.object({
-  pid: z.number().int().positive(),
-  startTime: z.number().int().nonnegative(),
-  bootId: z.string().max(64),
-  token: z.string().min(16).max(64),
-  purpose: z.string().max(200),
-  since: z.string().max(64),
+  pid: z.number().check(z.int(), z.positive()),
+  startTime: z.number().check(z.int(), z.nonnegative()),
+  bootId: z.string().check(z.maxLength(64)),
+  token: z.string().check(z.minLength(16), z.maxLength(64)),
+  purpose: z.string().check(z.maxLength(200)),
+  since: z.string().check(z.maxLength(64)),
 });
 export type LockOwner = z.infer<typeof OwnerSchema>;
 

@@ -10,7 +10,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from '../common/zod';
 import { describeError, failure } from '../common/errors';
 import { ensureRuntimeDir } from '../protocol/runtimeDir';
 import { commitTemp, FILE_MODE, tempPathFor, writeTemp } from '../store/durable';
@@ -24,11 +24,11 @@ const MAX_SEALED_BYTES = 4 * 1024 * 1024;
 
 const SealedSchema = z.object({
   v: z.literal(1),
-  iv: z.string().max(64),
-  tag: z.string().max(64),
-  data: z.string().max(MAX_SEALED_BYTES),
+  iv: z.string().check(z.maxLength(64)),
+  tag: z.string().check(z.maxLength(64)),
+  data: z.string().check(z.maxLength(MAX_SEALED_BYTES)),
 });
-const EnvSchema = z.record(z.string().max(4096), z.string().max(1024 * 1024));
+const EnvSchema = z.record(z.string().check(z.maxLength(4096)), z.string().check(z.maxLength(1024 * 1024)));
 
 /** The per-user key: created once (atomically: the first of racing processes wins), mode 0600. */
 export function environmentKey(runtimeDir: string): Buffer {

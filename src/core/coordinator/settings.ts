@@ -5,29 +5,29 @@
  * (`STORE_POLICY_KEYS`: capacity, stop grace, what cleanup may drop) are read
  * from the store's policy file instead, so every process on a store agrees.
  */
-import * as z from 'zod';
+import * as z from '../common/zod';
 import { DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from '../git/classify';
 import { WorktreeSettings, WorktreeSettingsSchema } from '../repoConfig/worktreeConfig';
 import { STORE_POLICY_KEYS, StorePolicy, StorePolicySchema } from '../store/policy';
 
 export const CoordinatorSettingsSchema = z.object({
-  maxConcurrent: StorePolicySchema.shape.maxConcurrent.unwrap(),
+  maxConcurrent: StorePolicySchema.shape.maxConcurrent.def.innerType,
   /** Folder for worktrees; null: `<repo-parent>/<repo-name>.worktrees`. */
-  worktreeRoot: z.string().min(1).nullable(),
-  stopGraceSeconds: StorePolicySchema.shape.stopGraceSeconds.unwrap(),
+  worktreeRoot: z.nullable(z.string().check(z.minLength(1))),
+  stopGraceSeconds: StorePolicySchema.shape.stopGraceSeconds.def.innerType,
   /** `paddock.profiles`: overrides and additions, validated when a profile is resolved. */
   profiles: z.unknown(),
-  defaultProfile: z.string().min(1).max(64),
+  defaultProfile: z.string().check(z.minLength(1), z.maxLength(64)),
   /** Restart crashed agents automatically (off by default). */
   autoRestart: z.boolean(),
   /** Automatic restarts allowed before a person must retry. */
-  recoveryLimit: z.number().int().min(0).max(100),
+  recoveryLimit: z.number().check(z.int(), z.gte(0), z.lte(100)),
   /** When an agent's main process ends, end what it left running (Codex's app-server, say). */
   endLeftoversOnExit: z.boolean(),
   /** `paddock.checkCommand`: the person's check command, recorded on each agent at start (null: none; `.paddock.json` may give one). */
-  checkCommand: z.string().min(1).max(8192).nullable(),
-  regenerable: StorePolicySchema.shape.regenerable.unwrap(),
-  archiveLimitMB: StorePolicySchema.shape.archiveLimitMB.unwrap(),
+  checkCommand: z.nullable(z.string().check(z.minLength(1), z.maxLength(8192))),
+  regenerable: StorePolicySchema.shape.regenerable.def.innerType,
+  archiveLimitMB: StorePolicySchema.shape.archiveLimitMB.def.innerType,
   /** `paddock.worktree.*`: merged over the repository's `.paddock.json` (these win). */
   worktree: WorktreeSettingsSchema,
   /** The window's workspace is trusted: `.paddock.json` commands may run without `paddock allow`. */

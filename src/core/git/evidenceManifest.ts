@@ -5,14 +5,14 @@
  * can put every part back. Read back through zod like every store file.
  */
 import { promises as fs } from 'node:fs';
-import * as z from 'zod';
+import * as z from '../common/zod';
 import { failure } from '../common/errors';
 
-const Tally = z.object({ files: z.number().int().nonnegative(), bytes: z.number().nonnegative() });
+const Tally = z.object({ files: z.number().check(z.int(), z.nonnegative()), bytes: z.number().check(z.nonnegative()) });
 
 export const LostEntrySchema = z.object({
-  path: z.string().max(4096),
-  bytes: z.number().nonnegative(),
+  path: z.string().check(z.maxLength(4096)),
+  bytes: z.number().check(z.nonnegative()),
   why: z.enum(['too-big', 'unreadable']),
 });
 export type LostEntry = z.infer<typeof LostEntrySchema>;
@@ -21,23 +21,23 @@ export type LostEntry = z.infer<typeof LostEntrySchema>;
 export const EvidenceSummarySchema = z.object({
   captured: Tally,
   archived: Tally,
-  emptyDirs: z.number().int().nonnegative(),
-  regenerable: Tally.extend({ roots: z.array(z.string().max(4096)).max(50) }),
+  emptyDirs: z.number().check(z.int(), z.nonnegative()),
+  regenerable: z.extend(Tally, { roots: z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(50)) }),
   /** Dropped with the person's consent ("Clean Up Anyway"); empty otherwise. */
-  lost: z.array(LostEntrySchema).max(200),
-  lostCount: z.number().int().nonnegative(),
+  lost: z.array(LostEntrySchema).check(z.maxLength(200)),
+  lostCount: z.number().check(z.int(), z.nonnegative()),
   /** Nested repositories and submodules, archived whole with their history. */
-  nested: z.array(z.string().max(4096)).max(200),
+  nested: z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(200)),
   /** Commits only the worktree's reflogs or own refs knew, kept as extra parents of the snapshot. */
-  keptCommits: z.number().int().nonnegative(),
+  keptCommits: z.number().check(z.int(), z.nonnegative()),
 });
 export type EvidenceSummary = z.infer<typeof EvidenceSummarySchema>;
 
 export const ManifestEntrySchema = z.object({
   path: z.string(),
   type: z.enum(['file', 'symlink', 'dir', 'socket', 'other']),
-  size: z.number().nonnegative(),
-  mode: z.number().int().nonnegative(),
+  size: z.number().check(z.nonnegative()),
+  mode: z.number().check(z.int(), z.nonnegative()),
   mtimeMs: z.number(),
 });
 
@@ -45,12 +45,12 @@ export const ManifestSchema = z.object({
   version: z.literal(1),
   worktree: z.string(),
   capturedAt: z.string(),
-  snapshotSha: z.string().regex(/^[0-9a-f]{40,64}$/),
-  headSha: z.string().regex(/^[0-9a-f]{40,64}$/),
-  branch: z.string().nullable(),
+  snapshotSha: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)),
+  headSha: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)),
+  branch: z.nullable(z.string()),
   summary: EvidenceSummarySchema,
   /** The archive's file name in the evidence folder, null when there was nothing to archive. */
-  archive: z.string().nullable(),
+  archive: z.nullable(z.string()),
   /** Git dirs that lived in the worktree's private git dir (submodules), each archived on its own. */
   gitdirs: z.array(z.object({ path: z.string(), archive: z.string() })),
   /** Every entry of the worktree except regenerable ones, as walked at capture. */

@@ -6,7 +6,7 @@
  * caller closes that connection.
  */
 import { StringDecoder } from 'node:string_decoder';
-import * as z from 'zod';
+import * as z from '../common/zod';
 import { BINARY_HEADER_BYTES, BINARY_OUTPUT_FRAME, BinaryOutputHeaderSchema, MAX_LINE_BYTES } from './messages';
 
 const NEWLINE = 0x0a;
@@ -135,7 +135,7 @@ export function encodeFrame(message: object): string {
 export type DecodeResult<T> = { ok: true; message: T } | { ok: false; reason: string };
 
 /** Parses one line and validates it; never throws. */
-export function decodeFrame<T>(line: string, schema: z.ZodType<T>): DecodeResult<T> {
+export function decodeFrame<T>(line: string, schema: z.ZodMiniType<T>): DecodeResult<T> {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -146,7 +146,7 @@ export function decodeFrame<T>(line: string, schema: z.ZodType<T>): DecodeResult
 }
 
 /** Validates a message that arrived already parsed (a binary frame's contents); never throws. */
-export function validateMessage<T>(value: unknown, schema: z.ZodType<T>): DecodeResult<T> {
+export function validateMessage<T>(value: unknown, schema: z.ZodMiniType<T>): DecodeResult<T> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

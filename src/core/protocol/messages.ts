@@ -3,7 +3,7 @@
  * One JSON object per line; `type` discriminates. Requests that expect an
  * answer carry an `id` that the answer echoes (`ack`, `stopped`, `error`).
  */
-import * as z from 'zod';
+import * as z from '../common/zod';
 import { LifecycleStateSchema } from '../store/schema';
 
 /** Protocol revision; a worker refuses a hello/attach with a different major. */
@@ -29,11 +29,11 @@ export const MIN_DIMENSION = 2;
 export const MAX_COLS = 1000;
 export const MAX_ROWS = 500;
 
-const RequestId = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
-const Token = z.string().min(1).max(256);
-const Cols = z.number().int().min(MIN_DIMENSION).max(MAX_COLS);
-const Rows = z.number().int().min(MIN_DIMENSION).max(MAX_ROWS);
-const Text = z.string().max(MAX_INPUT_CHARS);
+const RequestId = z.number().check(z.int(), z.nonnegative(), z.lte(Number.MAX_SAFE_INTEGER));
+const Token = z.string().check(z.minLength(1), z.maxLength(256));
+const Cols = z.number().check(z.int(), z.gte(MIN_DIMENSION), z.lte(MAX_COLS));
+const Rows = z.number().check(z.int(), z.gte(MIN_DIMENSION), z.lte(MAX_ROWS));
+const Text = z.string().check(z.maxLength(MAX_INPUT_CHARS));
 
 export const WaitingSignalSchema = z.enum(['waiting', 'running']);
 export type WaitingSignal = z.infer<typeof WaitingSignalSchema>;
@@ -43,18 +43,18 @@ export type WaitingSignal = z.infer<typeof WaitingSignalSchema>;
 /** First frame of a viewer: authenticates, then streams output. */
 export const AttachSchema = z.strictObject({
   type: z.literal('attach'),
-  version: z.literal(PROTOCOL_VERSION).optional(),
+  version: z.optional(z.literal(PROTOCOL_VERSION)),
   token: Token,
   cols: Cols,
   rows: Rows,
   readOnly: z.boolean(),
   /** Output as binary frames instead of `output` lines (cheaper for both sides in a flood). */
-  binaryOutput: z.boolean().optional(),
+  binaryOutput: z.optional(z.boolean()),
 });
 /** First frame of a control connection (send, stop, signal) that does not stream output. */
 export const HelloSchema = z.strictObject({
   type: z.literal('hello'),
-  version: z.literal(PROTOCOL_VERSION).optional(),
+  version: z.optional(z.literal(PROTOCOL_VERSION)),
   token: Token,
 });
 export const InputSchema = z.strictObject({ type: z.literal('input'), data: Text });
@@ -83,8 +83,8 @@ export type AttachMessage = z.infer<typeof AttachSchema>;
 // ---- worker → client ----------------------------------------------------
 
 const ExitFields = {
-  code: z.number().int().nullable(),
-  signal: z.string().max(32).nullable(),
+  code: z.nullable(z.number().check(z.int())),
+  signal: z.nullable(z.string().check(z.maxLength(32))),
 };
 
 /** Answer to attach (and, with `resync: true`, a fresh screen for a viewer that fell behind). */
@@ -99,7 +99,7 @@ export const ReadySchema = z.strictObject({
   readOnly: z.boolean(),
   resync: z.boolean(),
   /** Set when the agent had already ended: the screen is final. */
-  exit: z.strictObject(ExitFields).nullable(),
+  exit: z.nullable(z.strictObject(ExitFields)),
 });
 export const WelcomeSchema = z.strictObject({
   type: z.literal('welcome'),
@@ -112,7 +112,7 @@ export const OutputSchema = z.strictObject({ type: z.literal('output'), data: z.
 /** The header of a binary output frame, validated before its payload is read. */
 export const BinaryOutputHeaderSchema = z.strictObject({
   kind: z.literal(BINARY_OUTPUT_FRAME),
-  length: z.number().int().min(1).max(MAX_BINARY_OUTPUT_BYTES),
+  length: z.number().check(z.int(), z.gte(1), z.lte(MAX_BINARY_OUTPUT_BYTES)),
 });
 export const SizeSchema = z.strictObject({ type: z.literal('size'), cols: Cols, rows: Rows });
 export const AckSchema = z.strictObject({ type: z.literal('ack'), id: RequestId });
@@ -122,13 +122,13 @@ export const StoppedSchema = z.strictObject({
   state: LifecycleStateSchema,
   escalated: z.boolean(),
   /** Processes of the agent still alive after SIGKILL (normally none), described for a person. */
-  survivors: z.array(z.strictObject({ pid: z.number().int().positive(), command: z.string().max(500) })).max(100),
+  survivors: z.array(z.strictObject({ pid: z.number().check(z.int(), z.positive()), command: z.string().check(z.maxLength(500)) })).check(z.maxLength(100)),
 });
 export const ExitSchema = z.strictObject({ type: z.literal('exit'), ...ExitFields, state: LifecycleStateSchema });
 export const ErrorSchema = z.strictObject({
   type: z.literal('error'),
-  id: RequestId.optional(),
-  message: z.string().max(2000),
+  id: z.optional(RequestId),
+  message: z.string().check(z.maxLength(2000)),
   /** `fatal`: the worker closes the connection after this frame. */
   fatal: z.boolean(),
 });

@@ -6,34 +6,32 @@
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import * as z from 'zod';
+import * as z from '../common/zod';
 import { PaddockError } from '../common/errors';
 
 export const PADDOCK_JSON = '.paddock.json';
 /** Largest `.paddock.json` read: a configuration file, not data. */
 const MAX_BYTES = 256 * 1024;
 
-const Glob = z.string().min(1).max(1024);
-const Command = z.string().min(1).max(8192);
+const Glob = z.string().check(z.minLength(1), z.maxLength(1024));
+const Command = z.string().check(z.minLength(1), z.maxLength(8192));
 
-export const RepoConfigSchema = z
-  .object({
-    $schema: z.string().max(2048).optional(),
-    /** Globs of git-ignored files copied into each new worktree. */
-    copy: z.array(Glob).max(200).optional(),
-    /** Globs symlinked into each new worktree instead of copied. */
-    link: z.array(Glob).max(200).optional(),
-    /** Run in the worktree before the agent starts. */
-    setup: Command.optional(),
-    setupTimeoutSeconds: z.number().int().min(1).max(86_400).optional(),
-    /** Run in the worktree before cleanup captures evidence. */
-    teardown: Command.optional(),
-    /** How many ports each agent gets. */
-    ports: z.number().int().min(0).max(64).optional(),
-    /** The repository's check command, run in an attempt's worktree (`npm test`). */
-    check: Command.optional(),
-  })
-  .strict();
+export const RepoConfigSchema = z.strictObject({
+  $schema: z.optional(z.string().check(z.maxLength(2048))),
+  /** Globs of git-ignored files copied into each new worktree. */
+  copy: z.optional(z.array(Glob).check(z.maxLength(200))),
+  /** Globs symlinked into each new worktree instead of copied. */
+  link: z.optional(z.array(Glob).check(z.maxLength(200))),
+  /** Run in the worktree before the agent starts. */
+  setup: z.optional(Command),
+  setupTimeoutSeconds: z.optional(z.number().check(z.int(), z.gte(1), z.lte(86_400))),
+  /** Run in the worktree before cleanup captures evidence. */
+  teardown: z.optional(Command),
+  /** How many ports each agent gets. */
+  ports: z.optional(z.number().check(z.int(), z.gte(0), z.lte(64))),
+  /** The repository's check command, run in an attempt's worktree (`npm test`). */
+  check: z.optional(Command),
+});
 export type RepoConfig = z.infer<typeof RepoConfigSchema>;
 
 export interface RepoConfigFile {

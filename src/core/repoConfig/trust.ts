@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import * as z from 'zod';
+import * as z from '../common/zod';
 import { DEFAULT_LOCK_OPTIONS, withLock } from '../store/locks';
 import { ensureDir, writeFileDurable } from '../store/durable';
 import type { RepoConfigFile } from './paddockJson';
@@ -16,7 +16,7 @@ import type { RepoConfigFile } from './paddockJson';
 export const TRUST_FILE = 'trusted-configs.json';
 
 const TrustListSchema = z.object({
-  allowed: z.record(z.string().min(1).max(4096), z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), at: z.string().max(64) })),
+  allowed: z.record(z.string().check(z.minLength(1), z.maxLength(4096)), z.object({ sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)), at: z.string().check(z.maxLength(64)) })),
 });
 type TrustList = z.infer<typeof TrustListSchema>;
 

@@ -5,7 +5,7 @@
  * only those need trust (`trustedCommands.ts`): the person's own settings are
  * theirs (VS Code ignores workspace values of them in an untrusted workspace).
  */
-import * as z from 'zod';
+import * as z from '../common/zod';
 import { usageError } from '../common/errors';
 import type { RepoConfig } from './paddockJson';
 
@@ -16,13 +16,13 @@ export const TEARDOWN_TIMEOUT_SECONDS = 300;
 
 /** `paddock.worktree.*`: each key optional; unset (undefined, or empty for commands) means "the file's". */
 export const WorktreeSettingsSchema = z.object({
-  copy: z.array(z.string().min(1).max(1024)).max(200).optional(),
-  link: z.array(z.string().min(1).max(1024)).max(200).optional(),
-  setup: z.string().max(8192).optional(),
-  setupTimeoutSeconds: z.number().int().min(1).max(86_400).optional(),
-  teardown: z.string().max(8192).optional(),
-  ports: z.number().int().min(0).max(64).optional(),
-  portRange: z.string().max(32).optional(),
+  copy: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(1024))).check(z.maxLength(200))),
+  link: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(1024))).check(z.maxLength(200))),
+  setup: z.optional(z.string().check(z.maxLength(8192))),
+  setupTimeoutSeconds: z.optional(z.number().check(z.int(), z.gte(1), z.lte(86_400))),
+  teardown: z.optional(z.string().check(z.maxLength(8192))),
+  ports: z.optional(z.number().check(z.int(), z.gte(0), z.lte(64))),
+  portRange: z.optional(z.string().check(z.maxLength(32))),
 });
 export type WorktreeSettings = z.infer<typeof WorktreeSettingsSchema>;
 

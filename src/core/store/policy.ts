@@ -9,22 +9,21 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as z from 'zod';
+import * as z from '../common/zod';
 import { usageError } from '../common/errors';
 import { ensureDir, writeFileDurableSync } from './durable';
 import { describeIssues } from './records';
 
-export const StorePolicySchema = z
-  .object({
-    maxConcurrent: z.number().int().min(1).max(64),
-    stopGraceSeconds: z.number().min(0).max(600),
+export const StorePolicySchema = z.partial(
+  z.strictObject({
+    maxConcurrent: z.number().check(z.int(), z.gte(1), z.lte(64)),
+    stopGraceSeconds: z.number().check(z.gte(0), z.lte(600)),
     /** Ignored paths cleanup may drop as regenerable (globs: a name matches any path component). */
-    regenerable: z.array(z.string().min(1).max(256)).max(100),
+    regenerable: z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.maxLength(100)),
     /** The archive of ignored files and nested repos may hold this many MB without the person's consent. */
-    archiveLimitMB: z.number().min(0).max(1_000_000),
-  })
-  .partial()
-  .strict();
+    archiveLimitMB: z.number().check(z.gte(0), z.lte(1_000_000)),
+  }),
+);
 export type StorePolicy = z.infer<typeof StorePolicySchema>;
 export const STORE_POLICY_KEYS = Object.keys(StorePolicySchema.shape) as (keyof StorePolicy)[];
 

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import * as z from 'zod';
+import * as z from '../common/zod';
 import { failure } from '../common/errors';
 import { writeFileDurable } from './durable';
 import { DEFAULT_LOCK_OPTIONS, withLock } from './locks';
@@ -20,23 +20,23 @@ export const MAX_REVIEW_COMMENTS = 500;
 export const MAX_COMMENT_CHARS = 4000;
 
 export const ReviewCommentSchema = z.object({
-  id: z.string().regex(/^[0-9a-f]{8,32}$/),
+  id: z.string().check(z.regex(/^[0-9a-f]{8,32}$/)),
   /** Relative to the agent's worktree, with forward slashes. */
-  path: z.string().min(1).max(4096),
+  path: z.string().check(z.minLength(1), z.maxLength(4096)),
   /** 1-based line in the agent's version of the file. */
-  line: z.number().int().min(1),
-  body: z.string().min(1).max(MAX_COMMENT_CHARS),
-  createdAt: z.string().min(1).max(64),
+  line: z.number().check(z.int(), z.gte(1)),
+  body: z.string().check(z.minLength(1), z.maxLength(MAX_COMMENT_CHARS)),
+  createdAt: z.string().check(z.minLength(1), z.maxLength(64)),
   /** When it went to the agent (typed in, or as a retry's prompt); null: not sent yet. */
-  sentAt: z.string().min(1).max(64).nullable(),
+  sentAt: z.nullable(z.string().check(z.minLength(1), z.maxLength(64))),
   /** The agent's generation it was sent to. */
-  sentToGeneration: z.number().int().min(1).nullable(),
+  sentToGeneration: z.nullable(z.number().check(z.int(), z.gte(1))),
 });
 export type ReviewComment = z.infer<typeof ReviewCommentSchema>;
 
 export const ReviewFileSchema = z.object({
   version: z.literal(1),
-  comments: z.array(ReviewCommentSchema).max(MAX_REVIEW_COMMENTS),
+  comments: z.array(ReviewCommentSchema).check(z.maxLength(MAX_REVIEW_COMMENTS)),
 });
 export type ReviewFile = z.infer<typeof ReviewFileSchema>;
 
