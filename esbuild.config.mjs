@@ -11,8 +11,10 @@ const watch = process.argv.includes('--watch');
 
 const entries = [
   { in: 'src/extension.ts', out: 'extension' },
-  { in: 'src/core/worker/main.ts', out: 'worker' },
-  // `paddock` is dist/cli.js, a small loader that runs dist/cliMain.js with V8's code cache (src/cli/bin.ts).
+  // The worker is dist/worker.js, the same kind of loader for dist/workerMain.js (src/core/worker/bin.ts).
+  { in: 'src/core/worker/bin.ts', out: 'worker' },
+  { in: 'src/core/worker/main.ts', out: 'workerMain' },
+  // `paddock` is dist/cli.js, a small loader that runs dist/cliMain.js with V8's code cache (src/core/common/codeCache.ts).
   { in: 'src/cli/bin.ts', out: 'cli' },
   { in: 'src/cli/main.ts', out: 'cliMain' },
   // The CLI's terminal emulator, a file of its own (see `screenTextApart`).

@@ -35,6 +35,7 @@ const REQUIRED = [
   'extension/media/icon.png',
   'extension/dist/extension.js',
   'extension/dist/worker.js',
+  'extension/dist/workerMain.js',
   'extension/dist/cli.js',
   'extension/dist/cliMain.js',
   'extension/dist/screenText.js',

@@ -18,7 +18,7 @@ export let cliPath = join(root, 'dist', 'cli.js');
 export function snapshotDist() {
   const dir = mkdtempSync(join(tmpdir(), 'pb-dist-'));
   mkdirSync(join(dir, 'dist'));
-  for (const f of ['cli.js', 'cliMain.js', 'screenText.js', 'worker.js', 'extension.js']) copyFileSync(join(root, 'dist', f), join(dir, 'dist', f));
+  for (const f of ['cli.js', 'cliMain.js', 'screenText.js', 'worker.js', 'workerMain.js', 'extension.js']) copyFileSync(join(root, 'dist', f), join(dir, 'dist', f));
   copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   symlinkSync(join(root, 'media'), join(dir, 'media'));

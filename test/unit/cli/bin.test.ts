@@ -70,4 +70,21 @@ describe('paddock: the CLI bundle runs with a code cache', function () {
     assert.equal(off.code, 0, off.stderr);
     assert.equal(existsSync(cacheFolder()), false);
   });
+
+  it('a worker runs its bundle through the same cache (dist/worker.js → dist/workerMain.js)', async () => {
+    const repo = join(dir, 'repo');
+    mkdirSync(repo);
+    for (const args of [['init', '-q', '-b', 'main'], ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'init']]) {
+      assert.equal(spawnSync('git', args, { cwd: repo }).status, 0);
+    }
+    const started = paddock(['start', '--repo', repo, '--', 'sh', '-c', 'echo hi; sleep 3'], { PADDOCK_RUNTIME_DIR: join(dir, 'rt') });
+    assert.equal(started.code, 0, started.stderr);
+    const deadline = Date.now() + 20_000;
+    while (!cacheFiles().some((f) => f.startsWith('worker-')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    assert.ok(cacheFiles().some((f) => f.startsWith('worker-')), `a worker cache among ${cacheFiles().join(', ')}`);
+    const id = started.stdout.trim();
+    const ended = Date.now() + 20_000;
+    while (!/completed/.test(paddock(['show', id]).stdout) && Date.now() < ended) await new Promise((r) => setTimeout(r, 200));
+    assert.match(paddock(['show', id]).stdout, /completed/);
+  });
 });
