@@ -119,8 +119,20 @@ export async function runCli(argv: string[], ctx: CliContext, platform: NodeJS.P
 }
 
 if (require.main === module) {
+  // stderr and stdin on first use: opening one costs ~1.5 ms (a socket or a stream for a pipe), and
+  // most commands write only to stdout and never read.
+  let stderrOpened = false;
   const ctx: CliContext = {
-    io: { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin },
+    io: {
+      stdout: process.stdout,
+      get stderr() {
+        stderrOpened = true;
+        return process.stderr;
+      },
+      get stdin() {
+        return process.stdin;
+      },
+    },
     env: process.env,
     cwd: process.cwd(),
   };
@@ -130,7 +142,8 @@ if (require.main === module) {
       // Commands that stream (attach, logs --follow, coordinate) end themselves; the rest should not linger
       // on handles. Exit only once stdout and stderr have drained: into a pipe, writes are asynchronous and
       // exiting earlier truncates the output (measured: `list --json` of 1,000 jobs cut at 400 KB).
-      process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+      const exit = (): never => process.exit(code);
+      process.stdout.write('', () => (stderrOpened ? process.stderr.write('', exit) : exit()));
     },
     (err) => {
       const report = errorReport(err, undefined, process.env);

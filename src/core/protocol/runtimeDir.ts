@@ -4,7 +4,7 @@
  * silently truncates socket paths over 107 bytes, so every path is checked
  * before anything listens on it.
  */
-import { createHash } from 'node:crypto';
+import { createHash } from '../common/lazyCrypto';
 import { lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { failure } from '../common/errors';

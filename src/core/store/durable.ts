@@ -4,7 +4,7 @@
  * old file or the new one, never a torn one, even if the writer is SIGKILLed.
  * (No imports beyond node: crash tests start this in hundreds of short-lived processes.)
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../common/lazyCrypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 

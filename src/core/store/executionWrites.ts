@@ -3,7 +3,7 @@
  * lock and the owner record), and a forced stop's end of an execution whose
  * worker does not answer. See docs/store.md ("Ownership").
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../common/lazyCrypto';
 import * as fs from 'node:fs';
 import { failure } from '../common/errors';
 import { identityOf, livenessOf } from '../proc/identity';

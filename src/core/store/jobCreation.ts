@@ -3,7 +3,7 @@
  * record (validated) and the first timeline line. A create that fails leaves
  * no folder behind.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../common/lazyCrypto';
 import * as fs from 'node:fs';
 import { failure, usageError } from '../common/errors';
 import { ChangeSignal } from './changeSignal';

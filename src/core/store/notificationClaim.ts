@@ -7,7 +7,7 @@
  * at once (capacity blocked by their failed cleanups) is claimed once per set
  * of agents, in the folder of the set's first one.
  */
-import { createHash } from 'node:crypto';
+import { createHash } from '../common/lazyCrypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { assertJobId } from './paths';

@@ -6,7 +6,7 @@
  * validated with zod when read — a file that does not validate is reported,
  * never silently replaced.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../common/lazyCrypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from '../common/zod';
