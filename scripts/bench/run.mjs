@@ -258,17 +258,19 @@ await figure('standing', async () => {
 
 await figure('treeScale', async () => {
   const r = await treeScale({ repeats: quick ? 3 : 7 });
+  const p = r.paddock;
+  const f = r.floor;
   const store = `${r.total} agents, ${r.cleaned} cleaned 48 h+ ago, ${r.shown} ended not cleaned`;
   // Where the time goes, from the view's progress bar (on while VS Code waits for the extension's getChildren).
   const phases = (key) => {
-    const at = (k) => median(r.phases[key].map((p) => p[k]).filter((v) => v !== null));
+    const at = (k) => median(p.phases[key].map((x) => x[k]).filter((v) => v !== null));
     return `median ms after the click: getChildren asked ${at('progressOn').toFixed(0)}, answered ${at('progressOff').toFixed(0)}, rows changed ${at('rowsTouched').toFixed(0)}`;
   };
-  const ui = 'real workbench (code-server + Chromium), in-page time from the click\'s pointer-down to the rows showing it';
-  row({ figure: `Agents view, ${r.total} agents in the store (most cleaned): Show Cleaned Agents, ${r.shown} → ${r.total} rows rendered`, unit: 'ms', paddock: r.show, baseline: [], goal: atMost(50, 'ms'), note: `${store}; ${ui}; ${phases('show')}` });
-  row({ figure: `Agents view, same store: Hide Cleaned Agents, ${r.total} → ${r.shown} rows rendered`, unit: 'ms', paddock: r.hide, baseline: [], goal: atMost(50, 'ms'), note: phases('hide') });
-  row({ figure: `Agents view, same store: full Refresh (coordinator pass + re-read of ${r.total} records + tree), ${r.shown} rows shown`, unit: 'ms', paddock: r.refreshShown, baseline: [], goal: atMost(50, 'ms'), note: phases('refreshShown') });
-  row({ figure: `Agents view, same store: full Refresh with all ${r.total} rows shown`, unit: 'ms', paddock: r.refreshAll, baseline: [], goal: atMost(50, 'ms'), note: phases('refreshAll') });
+  const ui = 'real workbench (code-server + Chromium), in-page time from the click\'s pointer-down to the rows showing it; baseline: the same clicks on a minimal extension\'s view of the same rows (the workbench\'s own cost)';
+  row({ figure: `Agents view, ${r.total} agents in the store (most cleaned): Show Cleaned Agents, ${r.shown} → ${r.total} rows rendered`, unit: 'ms', paddock: p.show, baseline: f.show, goal: atMost(50, 'ms'), note: `${store}; ${ui}; ${phases('show')}` });
+  row({ figure: `Agents view, same store: Hide Cleaned Agents, ${r.total} → ${r.shown} rows rendered`, unit: 'ms', paddock: p.hide, baseline: f.hide, goal: atMost(50, 'ms'), note: phases('hide') });
+  row({ figure: `Agents view, same store: full Refresh (coordinator pass + re-read of ${r.total} records + tree), ${r.shown} rows shown`, unit: 'ms', paddock: p.refreshShown, baseline: f.refreshShown, goal: atMost(50, 'ms'), note: `${phases('refreshShown')}; the baseline's refresh re-reads nothing` });
+  row({ figure: `Agents view, same store: full Refresh with all ${r.total} rows shown`, unit: 'ms', paddock: p.refreshAll, baseline: f.refreshAll, goal: atMost(50, 'ms'), note: phases('refreshAll') });
   return r;
 });
 
