@@ -5,6 +5,9 @@
 // soon as the workbench has changed the DOM, before the frame is painted).
 // VS Code's tree is virtualized: "showing N rows" means the scrollable height
 // is N rows tall and every rendered row says it is one of N (aria-setsize).
+// A Refresh changes no row: VS Code 1.100 re-renders the visible rows when the
+// extension's answer arrives, and that first mutation of the rows is taken as
+// done. A VS Code that skipped it would make the wait time out, not mislead.
 /* global document, window, MutationObserver -- armInPage and the waits run in the page */
 
 /** Runs in the page: arms one measurement; `window.__treeTiming` holds the result. */
