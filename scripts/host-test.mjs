@@ -298,6 +298,14 @@ async function uiScreenshots(server, workspace, env) {
     record('UI: an agent\'s row says how far ahead and behind its base it is, and its diff size', true);
     console.log(`    screenshot: ${standingShot}`);
 
+    step = 'the tooltip of a hovered row';
+    // Rows carry no tooltip: VS Code asks the extension for it (resolveTreeItem) when one is hovered.
+    await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Speed up the test suite' }).first().locator('.label-name').first().hover();
+    await page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'Against base' }).filter({ hasText: 'Worktree' }).first().waitFor({ timeout: 15_000 });
+    await page.mouse.move(5, 5);
+    await page.keyboard.press('Escape');
+    record('UI: hovering a row shows its tooltip, built on demand', true);
+
     await reviewThroughTheUi(page, workspace, env);
 
     step = 'an agent setting up its worktree';

@@ -4,7 +4,7 @@
 // shared machine only ratios mean something.
 //
 //   node scripts/bench/run.mjs [--only a,b,...] [--quick] [--check] [--on-tmp]
-//   figures: throughput, latency, reattach, start, startMany, cleanMany, startCopy, list, idle, windows, printMany, usage, activation, merge, standing
+//   figures: throughput, latency, reattach, start, startMany, cleanMany, startCopy, list, idle, windows, printMany, usage, activation, merge, standing, treeScale
 //
 // Prints a table and writes bench-results/latest.json. With --check it exits 1
 // when a row misses its goal (without, it only reports; a figure that could not
@@ -35,6 +35,7 @@ import { printMany } from './figures/printMany.mjs';
 import { merge } from './figures/merge.mjs';
 import { usage } from './figures/usage.mjs';
 import { standing } from './figures/standing.mjs';
+import { treeScale } from './figures/treeScale.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -252,6 +253,24 @@ await figure('standing', async () => {
   row({ figure: `Ahead/behind + diff + uncommitted, ${r.agents} agents, cold`, unit: 'ms', paddock: r.cold, baseline: r.raw, goal: atMost(1000, 'ms'), note });
   row({ figure: 'Event-loop lag while computing them', unit: 'ms', paddock: r.coldLag, baseline: r.rawLag, goal: atMost(50, 'ms'), note: 'worst lateness of a 5 ms timer; baseline: during the raw rev-list run' });
   row({ figure: `Refresh of ${r.agents} agents with nothing changed (cache hit)`, unit: 'ms', paddock: r.warm, baseline: r.raw, goal: report('(info)'), note: 'HEAD read from git\'s files + a stat per agent: no process' });
+  return r;
+});
+
+await figure('treeScale', async () => {
+  const r = await treeScale({ repeats: quick ? 3 : 7 });
+  const p = r.paddock;
+  const f = r.floor;
+  const store = `${r.total} agents, ${r.cleaned} cleaned 48 h+ ago, ${r.shown} ended not cleaned`;
+  // Where the time goes, from the view's progress bar (on while VS Code waits for the extension's getChildren).
+  const phases = (key) => {
+    const at = (k) => median(p.phases[key].map((x) => x[k]).filter((v) => v !== null));
+    return `median ms after the click: getChildren asked ${at('progressOn').toFixed(0)}, answered ${at('progressOff').toFixed(0)}, rows changed ${at('rowsTouched').toFixed(0)}`;
+  };
+  const ui = 'real workbench (code-server + Chromium), in-page time from the click\'s pointer-down to the rows showing it; baseline: the same clicks on a minimal extension\'s view of the same rows (the workbench\'s own cost)';
+  row({ figure: `Agents view, ${r.total} agents in the store (most cleaned): Show Cleaned Agents, ${r.shown} → ${r.total} rows rendered`, unit: 'ms', paddock: p.show, baseline: f.show, goal: atMost(50, 'ms'), note: `${store}; ${ui}; ${phases('show')}` });
+  row({ figure: `Agents view, same store: Hide Cleaned Agents, ${r.total} → ${r.shown} rows rendered`, unit: 'ms', paddock: p.hide, baseline: f.hide, goal: atMost(50, 'ms'), note: phases('hide') });
+  row({ figure: `Agents view, same store: full Refresh (coordinator pass + re-read of ${r.total} records + tree), ${r.shown} rows shown`, unit: 'ms', paddock: p.refreshShown, baseline: f.refreshShown, goal: atMost(50, 'ms'), note: `${phases('refreshShown')}; the baseline's refresh re-reads nothing` });
+  row({ figure: `Agents view, same store: full Refresh with all ${r.total} rows shown`, unit: 'ms', paddock: p.refreshAll, baseline: f.refreshAll, goal: atMost(50, 'ms'), note: phases('refreshAll') });
   return r;
 });
 

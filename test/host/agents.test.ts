@@ -45,6 +45,8 @@ describe('an agent from start to cleanup', function () {
     assert.match(String(found.item.description), /^running · \d+s$/);
     assert.match(String(found.item.contextValue), /^agent:running:.*\battach\b.*\bstop\b/);
     assert.ok(found.item.iconPath instanceof vscode.ThemeIcon);
+    // The row itself carries no tooltip: VS Code asks resolveTreeItem for it on hover (treeItemFor resolves it).
+    assert.equal(ext.tree.getTreeItem(found.node).tooltip, undefined);
     assert.ok(found.item.tooltip instanceof vscode.MarkdownString);
     assert.match((found.item.tooltip as vscode.MarkdownString).value, new RegExp(`paddock/${job.id}`));
     assert.equal(running.lifecycle.state, 'running');

@@ -50,10 +50,13 @@ export async function treeAgents(ext: PaddockApi): Promise<AgentNode[]> {
   return out;
 }
 
-/** The tree item VS Code would render for an agent, found by job id. */
+/**
+ * The tree item VS Code would render for an agent, found by job id, with its
+ * tooltip resolved as VS Code resolves it when the person hovers the row.
+ */
 export async function treeItemFor(ext: PaddockApi, id: string): Promise<{ node: AgentNode; item: vscode.TreeItem } | undefined> {
   const node = (await treeAgents(ext)).find((n) => n.job.id === id);
-  return node ? { node, item: ext.tree.getTreeItem(node) } : undefined;
+  return node ? { node, item: ext.tree.resolveTreeItem(ext.tree.getTreeItem(node), node) } : undefined;
 }
 
 export async function waitForState(ext: PaddockApi, id: string, states: string[], timeoutMs = 30_000): Promise<JobRecord> {

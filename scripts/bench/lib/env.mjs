@@ -20,6 +20,8 @@ export function snapshotDist() {
   mkdirSync(join(dir, 'dist'));
   for (const f of ['cli.js', 'cliMain.js', 'screenText.js', 'worker.js', 'workerMain.js', 'extension.js']) copyFileSync(join(root, 'dist', f), join(dir, 'dist', f));
   copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
+  // The manifest's titles are %keys% resolved from here: without it the UI shows the keys (treeScale finds its view and menu items by title).
+  copyFileSync(join(root, 'package.nls.json'), join(dir, 'package.nls.json'));
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   symlinkSync(join(root, 'media'), join(dir, 'media'));
   distRoot = dir;

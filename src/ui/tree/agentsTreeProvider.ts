@@ -9,7 +9,7 @@ import { Disposable, disposableInterval } from '../../core/common/lifecycle';
 import type { JobRecord } from '../../core/store/schema';
 import type { AgentsChange, AgentsModel } from '../model/agentsModel';
 import type { AgentStandings } from '../model/agentStandings';
-import { showCleanedForHours } from '../config';
+import { showCleanedForHours, showUsageInTree } from '../config';
 import { hiddenAsCleaned } from './cleanedFilter';
 import { AgentNode, GroupNode, RepoNode, TreeContext, TreeNode, UnreadableNode } from './nodes';
 import { groupLookOf, lookOf } from './presentation';
@@ -29,6 +29,8 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   private readonly groupNodes = new Map<string, GroupNode>();
 
   private showAllCleaned = false;
+  /** `paddock.tree.showUsage`, read once here rather than by every row at every render; rerender() reads it again. */
+  private showUsage = showUsageInTree();
   /** How many agents the cleaned filter left out at the last render (a change re-renders the root). */
   private hiddenCount = 0;
 
@@ -52,6 +54,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
 
   /** Re-renders from the root (a setting changed what is shown or how agents look). */
   rerender(): void {
+    this.showUsage = showUsageInTree();
     this.changeEmitter.fire(undefined);
   }
 
@@ -81,6 +84,15 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
 
   getTreeItem(element: TreeNode): vscode.TreeItem {
     return element.treeItem();
+  }
+
+  /**
+   * VS Code calls this when the person hovers a row whose item has no tooltip:
+   * the tooltip is built then, not for each of hundreds of rows at every render.
+   */
+  resolveTreeItem(item: vscode.TreeItem, element: TreeNode): vscode.TreeItem {
+    item.tooltip ??= element.tooltip();
+    return item;
   }
 
   /** The cached node of a visible group of attempts. */
@@ -188,7 +200,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   private agentNode(job: JobRecord): AgentNode {
     let node = this.agentNodes.get(job.id);
     if (!node) {
-      node = new AgentNode(job, (id) => this.standings?.get(id));
+      node = new AgentNode(job, (id) => this.standings?.get(id), () => this.showUsage);
       this.agentNodes.set(job.id, node);
     }
     node.job = job;

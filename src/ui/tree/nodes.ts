@@ -27,6 +27,10 @@ abstract class Node {
   abstract readonly kind: string;
   abstract readonly id: string;
   abstract treeItem(): vscode.TreeItem;
+  /** Built when the person hovers the row (the provider's resolveTreeItem), never for every row of a render. */
+  tooltip(): vscode.MarkdownString | undefined {
+    return undefined;
+  }
   children(_ctx: TreeContext): Promise<TreeNode[]> | TreeNode[] {
     return [];
   }
@@ -76,9 +80,12 @@ export class GroupNode extends Node {
     item.description = look.description;
     item.iconPath = new vscode.ThemeIcon('layers', look.colorId ? new vscode.ThemeColor(look.colorId) : undefined);
     item.contextValue = look.contextValue;
-    item.tooltip = new vscode.MarkdownString().appendText(`${look.title} — ${look.description}`);
     item.accessibilityInformation = { label: `${printable(look.title)}, ${look.description}` };
     return item;
+  }
+  override tooltip(): vscode.MarkdownString {
+    const look = groupLookOf(this.members);
+    return new vscode.MarkdownString().appendText(`${look.title} — ${look.description}`);
   }
   override children(ctx: TreeContext): TreeNode[] {
     return ctx.attemptsOf(this.groupId);
@@ -94,6 +101,8 @@ export class AgentNode extends Node {
     public job: JobRecord,
     /** The last computed standing of the agent's work (a cache read: rendering never runs git for it). */
     private readonly standingOf: (id: string) => Standing | undefined = () => undefined,
+    /** `paddock.tree.showUsage` as the tree last read it: a settings read per row was half of 500 rows' render time (bench treeScale). */
+    private readonly showUsage: () => boolean = showUsageInTree,
   ) {
     super();
   }
@@ -104,7 +113,7 @@ export class AgentNode extends Node {
     const job = this.job;
     const now = Date.now();
     const standing = this.standingOf(job.id);
-    const look = lookOf(job, now, { showUsage: showUsageInTree(), standing });
+    const look = lookOf(job, now, { showUsage: this.showUsage(), standing });
     const hasChildren = Boolean(job.worktree || job.evidence);
     const label = job.group ? attemptLabel(job) : printable(job.title);
     const item = new vscode.TreeItem(label, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
@@ -112,11 +121,14 @@ export class AgentNode extends Node {
     item.description = look.description;
     item.iconPath = new vscode.ThemeIcon(look.iconId, look.colorId ? new vscode.ThemeColor(look.colorId) : undefined);
     item.contextValue = look.contextValue;
-    const tooltip = new vscode.MarkdownString(tooltipMarkdown(job, now, standing));
-    tooltip.supportThemeIcons = true;
-    item.tooltip = tooltip;
     item.accessibilityInformation = { label: `${label}, ${look.description}` };
     return item;
+  }
+  /** The full record in a table: the costliest part of a row (dates in local time), so built on hover only. */
+  override tooltip(): vscode.MarkdownString {
+    const tooltip = new vscode.MarkdownString(tooltipMarkdown(this.job, Date.now(), this.standingOf(this.job.id)));
+    tooltip.supportThemeIcons = true;
+    return tooltip;
   }
   override async children(): Promise<TreeNode[]> {
     const job = this.job;
@@ -154,10 +166,12 @@ export class UnreadableNode extends Node {
     const item = new vscode.TreeItem(vscode.l10n.t('Unreadable agent {0}', this.jobId), vscode.TreeItemCollapsibleState.None);
     item.id = this.id;
     item.description = printable(this.reason);
-    item.tooltip = new vscode.MarkdownString().appendText(vscode.l10n.t('Agent {0} cannot be read: {1}. It is left untouched on disk.', this.jobId, printable(this.reason)));
     item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.errorForeground'));
     item.contextValue = 'unreadable';
     return item;
+  }
+  override tooltip(): vscode.MarkdownString {
+    return new vscode.MarkdownString().appendText(vscode.l10n.t('Agent {0} cannot be read: {1}. It is left untouched on disk.', this.jobId, printable(this.reason)));
   }
 }
 
@@ -207,7 +221,6 @@ export class EvidenceNode extends Node {
       const item = new vscode.TreeItem(vscode.l10n.t('Snapshot {0}', String(evidence.snapshotRef)), vscode.TreeItemCollapsibleState.None);
       item.id = this.id;
       item.description = evidence.headSha ? vscode.l10n.t('on {0}', evidence.headSha.slice(0, 8)) : undefined;
-      item.tooltip = new vscode.MarkdownString().appendText(vscode.l10n.t('The worktree\'s full state before cleanup. Restore with: git checkout {0}', String(evidence.snapshotRef)));
       item.iconPath = new vscode.ThemeIcon('git-commit');
       item.contextValue = 'evidence:snapshot';
       return item;
@@ -219,6 +232,10 @@ export class EvidenceNode extends Node {
     item.contextValue = 'evidence:patch';
     item.command = { command: 'vscode.open', title: vscode.l10n.t('Open Patch'), arguments: [vscode.Uri.file(evidence.patch!)] };
     return item;
+  }
+  override tooltip(): vscode.MarkdownString | undefined {
+    if (this.what !== 'snapshot') return undefined;
+    return new vscode.MarkdownString().appendText(vscode.l10n.t('The worktree\'s full state before cleanup. Restore with: git checkout {0}', String(this.agent.job.evidence!.snapshotRef)));
   }
   override parent(): TreeNode {
     return this.agent;
