@@ -65,3 +65,24 @@ export async function readHeadFromFiles(worktree: string): Promise<HeadFromFiles
   }
   return undefined;
 }
+
+/**
+ * Whether the local branch exists, from git's files (its loose ref, else packed-refs), with no
+ * process; undefined when the files cannot say (a reftable, an unusual layout): ask git then.
+ */
+export async function branchExistsInFiles(worktree: string, branch: string): Promise<boolean | undefined> {
+  try {
+    const gitDir = await worktreeGitDir(worktree);
+    if (gitDir === undefined) return undefined;
+    const commonDir = path.resolve(gitDir, (await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '.')).trim());
+    const gone = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR';
+    if (await fs.lstat(path.join(commonDir, 'reftable')).then(() => true, (err) => (gone(err) ? false : Promise.reject(err)))) return undefined;
+    const ref = `refs/heads/${branch}`;
+    const loose = await fs.lstat(path.join(commonDir, ref)).then((st) => st, (err) => (gone(err) ? null : Promise.reject(err)));
+    if (loose !== null) return loose.isFile() ? true : undefined;
+    const packed = await fs.readFile(path.join(commonDir, 'packed-refs'), 'utf8').catch((err) => (gone(err) ? '' : Promise.reject(err)));
+    return packed.split('\n').some((line) => line.endsWith(` ${ref}`) && isCommitId(line.slice(0, line.indexOf(' '))));
+  } catch {
+    return undefined;
+  }
+}

@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
-import { runGit } from './runGit';
+import { firstLine, runGit } from './runGit';
 import { isCommitId } from './commitId';
 
 /**
@@ -18,14 +18,18 @@ export async function resolveRepoRoot(dir: string): Promise<string> {
     // reported below
   }
   if (!isDir) throw failure(`Folder ${abs} does not exist.`);
-  const inside = await runGit(['rev-parse', '--is-inside-work-tree'], { cwd: abs, allowFailure: true });
+  // Both at once (each is a git process); the list is read only when the folder is in a working tree.
+  const [inside, list] = await Promise.all([
+    runGit(['rev-parse', '--is-inside-work-tree'], { cwd: abs, allowFailure: true }),
+    runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: abs, allowFailure: true }),
+  ]);
   if (inside.code !== 0 || inside.stdout.trim() !== 'true') {
     const bare = await runGit(['rev-parse', '--is-bare-repository'], { cwd: abs, allowFailure: true });
     if (bare.code === 0 && bare.stdout.trim() === 'true') throw failure(`${abs} is a bare git repository without a working tree.`);
     throw failure(`${abs} is not inside a git repository.`);
   }
+  if (list.code !== 0) throw failure(`git worktree failed in ${abs}: ${firstLine(list.stderr) || `exit code ${list.code}`}`, 'git');
   // The first entry of the worktree list is always the main working tree.
-  const list = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: abs });
   const first = list.stdout.split('\0').find((l) => l.startsWith('worktree '));
   const rest = list.stdout.split('\0');
   if (!first || rest.includes('bare')) {

@@ -5,6 +5,7 @@ import { failure, usageError } from '../common/errors';
 import { checkBranchName } from './repo';
 import { firstLine, GitResult, runGit } from './runGit';
 import { isCommitId } from './commitId';
+import { branchExistsInFiles } from './headFiles';
 
 export interface AddWorktreeOptions {
   path: string;
@@ -49,7 +50,10 @@ export async function addWorktree(repo: string, opts: AddWorktreeOptions): Promi
   }
 }
 
+/** From git's files when they can say (no process before every start), else from git. */
 async function branchExists(repo: string, branch: string): Promise<boolean> {
+  const fromFiles = await branchExistsInFiles(repo, branch);
+  if (fromFiles !== undefined) return fromFiles;
   const res = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repo, allowFailure: true });
   return res.code === 0;
 }

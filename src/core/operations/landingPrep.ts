@@ -12,6 +12,7 @@ import type { JobStore } from '../store';
 import type { JobRecord } from '../store/schema';
 import { hasLiveWorktree, isLive } from './rules';
 import { stopLocked } from './stop';
+import { startEarly } from '../common/early';
 
 export interface LandingChoices {
   /** Uncommitted work in the agent's worktree: commit it first, or land only the commits. */
@@ -48,22 +49,6 @@ export async function hasUncommittedWork(job: JobRecord): Promise<boolean> {
   if (worktree === null) return false;
   const changes = await localChanges(worktree, 'normal');
   return changes.tracked.length + changes.untracked.length > 0;
-}
-
-/** Starts a read-only step now and hands back its promise, marked handled: a refusal thrown before it is awaited leaves no unhandled rejection. */
-export function startEarly<T>(read: Promise<T>): Promise<T> {
-  read.catch(() => undefined);
-  return read;
-}
-
-/** Runs `step`; when it throws, lets the reads begun early (`pending`) finish first, so a refusal leaves no git process of the operation running. */
-export async function settlingOnError<T>(pending: readonly (Promise<unknown> | null | undefined)[], step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (err) {
-    await Promise.allSettled(pending.filter((p): p is Promise<unknown> => p != null));
-    throw err;
-  }
 }
 
 /** Whether `prepareAgentWork` stops the agent before anything else (a stopping agent may still write: what it changes is read after). */

@@ -4,10 +4,11 @@ import { usageError } from '../common/errors';
 import { ancestry, assertTargetLandable, branchTips, landBranch, listWorktrees, mergeAhead, readLanding, type LandingReads, type LandStrategy, type MergedAhead } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
-import { noAgentBranch, prepareAgentWorkReporting, readAgentWorkEarly, settlingOnError, startEarly, stopsFirst, titleLine, type LandingChoices } from './landingPrep';
+import { noAgentBranch, prepareAgentWorkReporting, readAgentWorkEarly, stopsFirst, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget } from './landingTarget';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
+import { startEarly, settlingOnError } from '../common/early';
 
 export interface MergeRequest extends LandingChoices {
   into?: string;

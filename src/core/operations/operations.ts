@@ -38,6 +38,7 @@ import { pullRequestLocked, type PullRequestReport, type PullRequestRequest } fr
 import { updateLocked, type UpdateReport, type UpdateRequest } from './update';
 import { sweepLandingWorktrees } from '../git';
 import { landingScratch } from './merge';
+import { settlingOnError, startEarly } from '../common/early';
 
 /** How long a retry given a prompt it must type waits for the agent to run (a queued agent may wait for a slot). */
 const RETRY_PROMPT_WAIT_MS = 60_000;
@@ -69,27 +70,32 @@ export class Operations {
     } catch (err) {
       throw usageError(describeError(err));
     }
+    // The base commit is asked now, while the setup is planned and the record written (a git process
+    // of its own); a bad base still fails the agent below, with its record, as before.
+    const baseCommit = startEarly(resolveCommit(repo, plan.base));
     // `.paddock.json` and the settings; an untrusted file's commands refuse the start here, before anything exists.
-    const worktreeSetup = await planWorktreeSetup(repo, settings, store.home);
-    let job = await store.create({
-      title: plan.title,
-      repo,
-      worktree: null,
-      branch: null,
-      base: plan.base,
-      baseSha: null,
-      profile: plan.profileName,
-      command: plan.command,
-      cwd: repo,
-      envNames: Object.keys(plan.env).sort(),
-      settings: { ...plan.settings, worktree: recordedWorktreeSettings(worktreeSetup) },
-      autoApprove: plan.autoApprove,
-      group: request.group,
-    });
+    const worktreeSetup = await settlingOnError([baseCommit], () => planWorktreeSetup(repo, settings, store.home));
+    let job = await settlingOnError([baseCommit], () =>
+      store.create({
+        title: plan.title,
+        repo,
+        worktree: null,
+        branch: null,
+        base: plan.base,
+        baseSha: null,
+        profile: plan.profileName,
+        command: plan.command,
+        cwd: repo,
+        envNames: Object.keys(plan.env).sort(),
+        settings: { ...plan.settings, worktree: recordedWorktreeSettings(worktreeSetup) },
+        autoApprove: plan.autoApprove,
+        group: request.group,
+      }),
+    );
     const id = job.id;
     this.ctx.log(`agent ${id} created: ${plan.command.join(' ')}`);
     try {
-      const baseSha = await resolveCommit(repo, plan.base);
+      const baseSha = await baseCommit;
       assertRunnable(plan.command[0], { ...env, ...plan.env }, repo);
       // Before the worktree is assigned (until then no pump launches it): whoever launches it runs it with this.
       await sealRequestEnv(store.jobDir(id), id, { ...env, ...plan.env }, runtimeDirFor(env));

@@ -8,10 +8,11 @@ import { failure, usageError } from '../common/errors';
 import { chooseRemote, compareUrl, createPullRequestWithGh, parseRemoteUrl, pushBranch, remoteUrl } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
-import { agentBranchTip, prepareAgentWork, readAgentWorkEarly, settlingOnError, titleLine, type LandingChoices } from './landingPrep';
+import { agentBranchTip, prepareAgentWork, readAgentWorkEarly, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget } from './landingTarget';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
+import { settlingOnError } from '../common/early';
 
 export interface PullRequestRequest extends LandingChoices {
   remote?: string;

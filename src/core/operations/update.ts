@@ -3,9 +3,10 @@ import { usageError } from '../common/errors';
 import { branchTip, commitAllWork, updateFromBase, type UpdateResult } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
-import { hasUncommittedWork, settlingOnError, startEarly, uncommittedWorkMessage, UNCOMMITTED_CHOICE_CODE } from './landingPrep';
+import { hasUncommittedWork, uncommittedWorkMessage, UNCOMMITTED_CHOICE_CODE } from './landingPrep';
 import { landingTarget } from './landingTarget';
 import { updateBlocker } from './rules';
+import { startEarly, settlingOnError } from '../common/early';
 
 export interface UpdateRequest {
   rebase?: boolean;

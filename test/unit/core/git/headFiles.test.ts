@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, symlinkSync, unlinkSync, writeFileSync } from 'n
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { currentBranch, operationInProgress } from '../../../../src/core/git/checkout';
-import { readHeadName } from '../../../../src/core/git/headFiles';
+import { branchExistsInFiles, readHeadName } from '../../../../src/core/git/headFiles';
 import { isCommitId } from '../../../../src/core/git/commitId';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 
@@ -98,5 +98,23 @@ describe('git: HEAD and operations in progress from the files', function () {
     assert.equal(await currentBranch(repo), gitBranch(repo));
     writeFileSync(head, 'ref: refs/heads/.invalid\n');
     assert.equal(await readHeadName(repo), undefined, "a reftable's placeholder is not a branch");
+  });
+
+  it('says whether a branch exists as git does, loose or packed, from a linked worktree too; a reftable is left to git', async () => {
+    const gitHas = (b: string): boolean => spawnSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${b}`], { cwd: repo }).status === 0;
+    git(repo, 'branch', 'paddock/loose');
+    git(repo, 'branch', 'packed/one');
+    git(repo, 'pack-refs', '--all');
+    git(repo, 'branch', 'paddock/after');
+    const wt = sb.path('wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'wt-branch', wt, 'main');
+    for (const name of ['main', 'paddock/loose', 'packed/one', 'paddock/after', 'wt-branch', 'paddock/none', 'packed']) {
+      assert.equal(await branchExistsInFiles(repo, name), gitHas(name), `${name} from the main worktree`);
+      assert.equal(await branchExistsInFiles(wt, name), gitHas(name), `${name} from a linked worktree`);
+    }
+    // A folder of loose refs where the branch's file would be: the files do not say, git is asked.
+    assert.equal(await branchExistsInFiles(repo, 'paddock'), undefined);
+    mkdirSync(path.join(repo, '.git', 'reftable'));
+    assert.equal(await branchExistsInFiles(repo, 'main'), undefined);
   });
 });

@@ -1,0 +1,21 @@
+/**
+ * Steps begun before they are awaited, so independent reads (each often a git
+ * process) run at once, without an unhandled rejection when the caller refuses
+ * before it gets to them, and without leaving one running after a refusal.
+ */
+
+/** Starts a read-only step now and hands back its promise, marked handled: a refusal thrown before it is awaited leaves no unhandled rejection. */
+export function startEarly<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
+}
+
+/** Runs `step`; when it throws, lets the reads begun early (`pending`) finish first, so a refusal leaves no git process of the operation running. */
+export async function settlingOnError<T>(pending: readonly (Promise<unknown> | null | undefined)[], step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    await Promise.allSettled(pending.filter((p): p is Promise<unknown> => p != null));
+    throw err;
+  }
+}
