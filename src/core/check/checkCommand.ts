@@ -15,7 +15,12 @@ import { usageError } from '../common/errors';
 export interface CheckCommand {
   command: string;
   source: 'setting' | typeof PADDOCK_JSON;
+  /** How long it may run (`checkTimeoutSeconds` in `.paddock.json`, else CHECK_TIMEOUT_SECONDS). */
+  timeoutSeconds: number;
 }
+
+/** A check still running after this long is ended and recorded failed: a hung check must not hold its slot forever. */
+export const CHECK_TIMEOUT_SECONDS = 1800;
 
 export interface CheckCommandOptions {
   /** The store's home (where `paddock allow` keeps its list). */
@@ -29,15 +34,21 @@ export interface CheckCommandOptions {
 /** The check command in force, or null when none is set anywhere. Throws when `.paddock.json` sets one that is not trusted. */
 export async function findCheckCommand(job: JobRecord, opts: CheckCommandOptions): Promise<CheckCommand | null> {
   const own = opts.settingCommand?.trim() || job.settings.checkCommand?.trim();
-  if (own) return { command: own, source: 'setting' };
+  if (own) {
+    // The bound comes from the file whoever set the command (a number runs nothing: no trust needed);
+    // a broken file does not stop a check it does not set.
+    const bound = await readRepoConfig(job.repo).catch(() => null);
+    return { command: own, source: 'setting', timeoutSeconds: bound?.config.checkTimeoutSeconds ?? CHECK_TIMEOUT_SECONDS };
+  }
   const file = await readRepoConfig(job.repo);
+  const timeoutSeconds = file?.config.checkTimeoutSeconds ?? CHECK_TIMEOUT_SECONDS;
   const command = file?.config.check?.trim();
   if (!file || !command) return null;
   const trusted = opts.repoTrusted?.(job.repo) === true || (await new RepoConfigTrust(opts.home).isAllowed(file));
   if (!trusted) {
     throw usageError(`${file.path} sets the check command "${command}", but it is not trusted here: run paddock allow in ${job.repo} (or trust the workspace) first.`, 'UNTRUSTED_CONFIG');
   }
-  return { command, source: PADDOCK_JSON };
+  return { command, source: PADDOCK_JSON, timeoutSeconds };
 }
 
 /** The check command in force, or a usage error that says how to set one. */

@@ -34,6 +34,8 @@ export interface CheckProcessOptions {
   graceMs: number;
   /** Called with the check's pid once it runs. */
   onSpawn?: (pid: number) => void;
+  /** After this long the check's whole tree is ended (TERM, then KILL after graceMs); 0: no bound. */
+  timeoutMs: number;
 }
 
 export interface CheckProcessResult {
@@ -42,6 +44,8 @@ export interface CheckProcessResult {
   durationMs: number;
   /** The last lines of stdout and stderr, interleaved as they came, escape sequences removed. */
   tail: string;
+  /** It ran past timeoutMs and was ended. */
+  timedOut: boolean;
 }
 
 function checkEnv(opts: CheckProcessOptions, run: string): NodeJS.ProcessEnv {
@@ -67,11 +71,23 @@ export async function runCheckProcess(opts: CheckProcessOptions): Promise<CheckP
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   const closed = Promise.all([new Promise((r) => child.stdout.once('close', r)), new Promise((r) => child.stderr.once('close', r))]);
+  let timedOut = false;
+  let bound: NodeJS.Timeout | undefined;
   const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.once('error', reject);
-    child.once('spawn', () => opts.onSpawn?.(child.pid!));
+    child.once('spawn', () => {
+      opts.onSpawn?.(child.pid!);
+      if (opts.timeoutMs > 0) {
+        bound = setTimeout(() => {
+          timedOut = true;
+          // The session and the run's marker: the shell, what it started, and whatever escaped the session.
+          void terminateProcessTree({ sid: child.pid!, marker: { name: CHECK_RUN_ENV, value: run }, graceMs: opts.graceMs }).catch(() => undefined);
+        }, opts.timeoutMs);
+      }
+    });
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
+  clearTimeout(bound);
   const durationMs = Date.now() - started;
   // A background process of the check may hold the pipes open: wait briefly, then stop reading.
   let timer: NodeJS.Timeout | undefined;
@@ -83,5 +99,5 @@ export async function runCheckProcess(opts: CheckProcessOptions): Promise<CheckP
     await terminateProcessTree({ sid: child.pid, marker: { name: CHECK_RUN_ENV, value: run }, graceMs: opts.graceMs });
   }
   const text = stripTerminalControls(Buffer.concat(chunks).toString('utf8')).replace(/\s+$/, '');
-  return { exitCode: exit.code, signal: exit.signal, durationMs, tail: text.split('\n').slice(-SUMMARY_LINES).join('\n') };
+  return { exitCode: exit.code, signal: exit.signal, durationMs, tail: text.split('\n').slice(-SUMMARY_LINES).join('\n'), timedOut };
 }

@@ -102,9 +102,16 @@ export async function runCheck(ctx: OperationContext, id: string, opts: RunCheck
       repo: current.repo,
       env: ctx.env,
       graceMs: Math.min(current.settings.stopGraceMs, 5000),
+      timeoutMs: resolved.timeoutSeconds * 1000,
     });
-    const passed = result.exitCode === 0;
-    const ending = passed ? '' : result.signal ? `\n(check killed by ${result.signal})` : `\n(check exited with ${result.exitCode})`;
+    const passed = result.exitCode === 0 && !result.timedOut;
+    const ending = result.timedOut
+      ? `\n(check timed out after ${resolved.timeoutSeconds} s and was ended)`
+      : passed
+        ? ''
+        : result.signal
+          ? `\n(check killed by ${result.signal})`
+          : `\n(check exited with ${result.exitCode})`;
     check = { state: passed ? 'passed' : 'failed', exitCode: result.exitCode, durationMs: result.durationMs, at: new Date().toISOString(), summary: `${result.tail}${ending}`.trim(), runner: null };
   } catch (err) {
     check = { state: 'failed', exitCode: null, durationMs: null, at: new Date().toISOString(), summary: `The check could not run: ${describeError(err)}`, runner: null };

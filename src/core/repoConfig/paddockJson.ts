@@ -31,6 +31,8 @@ export const RepoConfigSchema = z.strictObject({
   ports: z.optional(z.number().check(z.int(), z.gte(0), z.lte(64))),
   /** The repository's check command, run in an attempt's worktree (`npm test`). */
   check: z.optional(Command),
+  /** How long a check may run before it is ended and recorded failed (default CHECK_TIMEOUT_SECONDS). */
+  checkTimeoutSeconds: z.optional(z.number().check(z.int(), z.gte(1), z.lte(86_400))),
 });
 export type RepoConfig = z.infer<typeof RepoConfigSchema>;
 

@@ -5,6 +5,8 @@
  * trusted `.paddock.json`. Capacity is judged from the timelines' timestamps.
  */
 import * as assert from 'node:assert/strict';
+import { findByEnvMarkerAsync } from '../../../../src/core/proc';
+import { AGENT_MARKER_ENV } from '../../../../src/core/worker/agentMarker';
 import { canStop } from '../../../../src/core/operations/rules';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -193,6 +195,26 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
     assert.deepEqual(all.stopped, [b.id]);
     assert.equal((await again).state, 'failed');
     assert.equal(canStop(await sb.store.read(b.id)), false, 'once the check has ended, there is nothing to stop');
+  });
+
+  it('a check that runs past checkTimeoutSeconds is ended with everything it started and recorded failed', async () => {
+    // The check leaves a grandchild in its own session too: the run's marker finds it.
+    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: 'setsid sleep 60 & echo hanging; sleep 60', checkTimeoutSeconds: 1 }));
+    git(sb.repo, 'add', '.paddock.json');
+    git(sb.repo, 'commit', '-qm', 'hanging check');
+    await new RepoConfigTrust(sb.home).allow((await readRepoConfig(sb.repo))!);
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(job.id);
+    const began = Date.now();
+    const check = await c.check(job.id);
+    assert.equal(check.state, 'failed');
+    assert.match(check.summary, /hanging\n\(check timed out after 1 s and was ended\)$/);
+    assert.ok(Date.now() - began < 15_000, `ended within the bound and its grace (${Date.now() - began} ms)`);
+    assert.deepEqual(await findByEnvMarkerAsync(AGENT_MARKER_ENV, job.id), [], 'nothing of the check is left running');
+    // The person's own check command gets the file's bound too.
+    const own = await c.check(job.id, { settingCommand: 'sleep 60' });
+    assert.match(own.summary, /timed out after 1 s/);
   });
 
   it('refuses bad input: attempts out of range, more profiles than attempts, no check command', async () => {
