@@ -36,6 +36,7 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
   this.timeout(180_000);
   let root: string;
   let home: string;
+  let cacheHome: string;
   let env: NodeJS.ProcessEnv;
 
   before(function () {
@@ -49,9 +50,15 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
     mkdirSync(join(root, 'outside'));
     writeFileSync(join(root, 'outside', 'job.json'), 'precious');
     writeFileSync(join(root, 'victim.txt'), 'precious');
-    env = { PATH: process.env.PATH, HOME: root, LANG: 'C.UTF-8', PADDOCK_HOME: home, PADDOCK_RUNTIME_DIR: join(root, 'r'), PADDOCK_PROCESS_BACKEND: process.env.PADDOCK_PROCESS_BACKEND };
+    // `paddock` keeps its compiled code in the user's cache folder (XDG_CACHE_HOME, else ~/.cache): a
+    // place of its own outside `root`, so that everything under `root` but the store must stay as it was.
+    cacheHome = mkdtempSync('/tmp/pdf-cache-');
+    env = { PATH: process.env.PATH, HOME: root, XDG_CACHE_HOME: cacheHome, LANG: 'C.UTF-8', PADDOCK_HOME: home, PADDOCK_RUNTIME_DIR: join(root, 'r'), PADDOCK_PROCESS_BACKEND: process.env.PADDOCK_PROCESS_BACKEND };
   });
-  afterEach(() => rmSync(root, { recursive: true, force: true }));
+  afterEach(() => {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(cacheHome, { recursive: true, force: true });
+  });
 
   const damage: Record<string, (text: string) => string> = {
     corrupt: () => '{"schemaVersion": 1, "id": ###',

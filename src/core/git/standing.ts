@@ -42,9 +42,11 @@ export const READ_ONLY_GIT = { GIT_OPTIONAL_LOCKS: '0' };
 
 /** The base's commit and its short name, resolved in the main repository (where `HEAD` means its checked-out branch). */
 export async function resolveBase(repo: string, base: string): Promise<{ tip: string; name: string }> {
-  const out = await runGit(['rev-parse', '--verify', '--end-of-options', `${base}^{commit}`], { cwd: repo, env: READ_ONLY_GIT });
+  const [out, named] = await Promise.all([
+    runGit(['rev-parse', '--verify', '--end-of-options', `${base}^{commit}`], { cwd: repo, env: READ_ONLY_GIT }),
+    runGit(['rev-parse', '--abbrev-ref', base], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true }),
+  ]);
   const tip = out.stdout.trim();
-  const named = await runGit(['rev-parse', '--abbrev-ref', base], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true });
   const name = named.code === 0 ? named.stdout.trim() : '';
   return { tip, name: !name || name === 'HEAD' || isCommitId(name) ? (base === 'HEAD' ? tip.slice(0, 8) : base) : name };
 }
@@ -64,11 +66,14 @@ export async function worktreeHead(worktree: string): Promise<{ head: string; gi
 }
 
 export async function computeStanding(worktree: string, tips: StandingTips): Promise<Standing> {
-  const counts = await runGit(['rev-list', '--left-right', '--count', `${tips.baseTip}...${tips.head}`], { cwd: worktree, env: READ_ONLY_GIT });
+  // Three independent git processes, at once.
+  const [counts, size, uncommittedFiles] = await Promise.all([
+    runGit(['rev-list', '--left-right', '--count', `${tips.baseTip}...${tips.head}`], { cwd: worktree, env: READ_ONLY_GIT }),
+    // A three-dot diff is against the merge base: the agent's own changes, not what the base gained since.
+    diffSize(worktree, tips.baseTip, tips.head),
+    uncommittedCount(worktree),
+  ]);
   const [behind, ahead] = counts.stdout.trim().split(/\s+/).map((n) => Number.parseInt(n, 10));
-  // A three-dot diff is against the merge base: the agent's own changes, not what the base gained since.
-  const size = await diffSize(worktree, tips.baseTip, tips.head);
-  const uncommittedFiles = await uncommittedCount(worktree);
   // Merged: nothing ahead, and the branch moved from where it started (an agent with no commits is not "merged").
   const merged = ahead === 0 && tips.startedAt !== null && tips.head !== tips.startedAt;
   return { baseName: tips.baseName, ahead, behind, ...size, uncommittedFiles, merged };
