@@ -25,13 +25,14 @@ export async function worktreeGitDir(worktree: string): Promise<string | undefin
   return link ? path.resolve(worktree, link[1].trim()) : undefined;
 }
 
-export interface HeadName {
-  gitDir: string;
-  /** The branch HEAD names (`refs/heads/…`, which may not exist yet), or null when HEAD is detached. */
-  ref: string | null;
-  /** The commit a detached HEAD points at. */
-  detachedAt?: string;
+/** The repository's shared git dir, named by a worktree's `commondir` file (a main worktree's git dir is it). */
+export async function commonDirOf(gitDir: string): Promise<string> {
+  const text = await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => null);
+  return text === null ? gitDir : path.resolve(gitDir, text.replace(/\r?\n$/, ''));
 }
+
+/** What HEAD names: a branch (`refs/heads/…`, which may not exist yet), or the commit a detached HEAD is at. */
+export type HeadName = { gitDir: string; ref: string } | { gitDir: string; ref: null; detachedAt: string };
 
 /**
  * What HEAD names, from its file alone. A symlinked HEAD, a reftable's placeholder
@@ -53,36 +54,41 @@ export async function readHeadName(worktree: string): Promise<HeadName | undefin
 export async function readHeadFromFiles(worktree: string): Promise<HeadFromFiles | undefined> {
   const name = await readHeadName(worktree);
   if (name === undefined) return undefined;
-  const { gitDir, ref } = name;
-  if (ref === null) return { head: name.detachedAt!, gitDir, ref: null };
-  const commonDir = path.resolve(gitDir, (await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '.')).trim());
-  const loose = await fs.readFile(path.join(commonDir, ref), 'utf8').then((t) => t.trim(), () => undefined);
-  if (loose !== undefined) return isCommitId(loose) ? { head: loose, gitDir, ref } : undefined;
-  const packed = await fs.readFile(path.join(commonDir, 'packed-refs'), 'utf8').catch(() => '');
-  for (const line of packed.split('\n')) {
-    const [sha, name] = line.trim().split(' ');
-    if (name === ref && isCommitId(sha)) return { head: sha, gitDir, ref };
-  }
-  return undefined;
+  if (name.ref === null) return { head: name.detachedAt, gitDir: name.gitDir, ref: null };
+  const commit = await refFromFiles(await commonDirOf(name.gitDir), name.ref).catch(() => undefined);
+  return typeof commit === 'string' ? { head: commit, gitDir: name.gitDir, ref: name.ref } : undefined;
 }
 
 /**
- * Whether the local branch exists, from git's files (its loose ref, else packed-refs), with no
- * process; undefined when the files cannot say (a reftable, an unusual layout): ask git then.
+ * Whether the local branch exists, from git's files, with no process; undefined when the files
+ * cannot say: ask git then.
  */
 export async function branchExistsInFiles(worktree: string, branch: string): Promise<boolean | undefined> {
   try {
     const gitDir = await worktreeGitDir(worktree);
     if (gitDir === undefined) return undefined;
-    const commonDir = path.resolve(gitDir, (await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '.')).trim());
-    const gone = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR';
-    if (await fs.lstat(path.join(commonDir, 'reftable')).then(() => true, (err) => (gone(err) ? false : Promise.reject(err)))) return undefined;
-    const ref = `refs/heads/${branch}`;
-    const loose = await fs.lstat(path.join(commonDir, ref)).then((st) => st, (err) => (gone(err) ? null : Promise.reject(err)));
-    if (loose !== null) return loose.isFile() ? true : undefined;
-    const packed = await fs.readFile(path.join(commonDir, 'packed-refs'), 'utf8').catch((err) => (gone(err) ? '' : Promise.reject(err)));
-    return packed.split('\n').some((line) => line.endsWith(` ${ref}`) && isCommitId(line.slice(0, line.indexOf(' '))));
+    const commit = await refFromFiles(await commonDirOf(gitDir), `refs/heads/${branch}`);
+    return commit === undefined ? undefined : commit !== null;
   } catch {
     return undefined;
   }
+}
+
+const absent = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
+
+/**
+ * The commit a ref names, from its loose file, else packed-refs; null when neither has it.
+ * Undefined when the files cannot say: a reftable, a loose ref that is not a plain commit id (a
+ * symbolic ref, a folder of refs where its file would be).
+ */
+async function refFromFiles(commonDir: string, ref: string): Promise<string | null | undefined> {
+  if (await fs.lstat(path.join(commonDir, 'reftable')).then(() => true, (err) => (absent(err) ? false : Promise.reject(err)))) return undefined;
+  const loose = await fs.readFile(path.join(commonDir, ref), 'utf8').then((t) => t.trim(), (err) => (absent(err) ? null : Promise.reject(err)));
+  if (loose !== null) return isCommitId(loose) ? loose : undefined;
+  const packed = await fs.readFile(path.join(commonDir, 'packed-refs'), 'utf8').catch((err) => (absent(err) ? '' : Promise.reject(err)));
+  for (const line of packed.split('\n')) {
+    const [sha, name] = line.trim().split(' ');
+    if (name === ref && isCommitId(sha)) return sha;
+  }
+  return null;
 }

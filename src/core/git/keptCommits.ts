@@ -10,6 +10,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from './runGit';
 import { isCommitId } from './commitId';
+import { commonDirOf } from './headFiles';
 
 const READ_ONLY = { GIT_OPTIONAL_LOCKS: '0' };
 const PSEUDO_REFS = ['ORIG_HEAD', 'MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'REBASE_HEAD'];
@@ -33,12 +34,6 @@ async function reflogCommits(file: string): Promise<string[]> {
 async function pseudoRefCommits(file: string): Promise<string[]> {
   const text = await fs.readFile(file, 'latin1').catch(() => '');
   return text.split('\n').map((l) => l.trim()).filter((l) => isCommitId(l));
-}
-
-/** The repository's shared git dir, named by the worktree's `commondir` file. */
-async function commonDirOf(gitDir: string): Promise<string> {
-  const text = await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => null);
-  return text === null ? gitDir : path.resolve(gitDir, text.replace(/\r?\n$/, ''));
 }
 
 /**

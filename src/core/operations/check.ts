@@ -10,7 +10,7 @@
 import * as path from 'node:path';
 import { describeError, usageError } from '../common/errors';
 import { findCheckCommand, CheckCommandOptions, requireCheckCommand, type CheckCommand } from '../check/checkCommand';
-import { runCheckProcess } from '../check/checkProcess';
+import { runCheckProcess, type CheckProcessResult } from '../check/checkProcess';
 import { capacityOf } from '../coordinator/capacity';
 import { OwnedLock } from '../coordinator/ownedLock';
 import { identityOf, isAlive } from '../proc';
@@ -105,14 +105,8 @@ export async function runCheck(ctx: OperationContext, id: string, opts: RunCheck
       timeoutMs: resolved.timeoutSeconds * 1000,
     });
     const passed = result.exitCode === 0 && !result.timedOut;
-    const ending = result.timedOut
-      ? `\n(check timed out after ${resolved.timeoutSeconds} s and was ended)`
-      : passed
-        ? ''
-        : result.signal
-          ? `\n(check killed by ${result.signal})`
-          : `\n(check exited with ${result.exitCode})`;
-    check = { state: passed ? 'passed' : 'failed', exitCode: result.exitCode, durationMs: result.durationMs, at: new Date().toISOString(), summary: `${result.tail}${ending}`.trim(), runner: null };
+    const summary = `${result.tail}${howItEnded(result, resolved.timeoutSeconds)}`.trim();
+    check = { state: passed ? 'passed' : 'failed', exitCode: result.exitCode, durationMs: result.durationMs, at: new Date().toISOString(), summary, runner: null };
   } catch (err) {
     check = { state: 'failed', exitCode: null, durationMs: null, at: new Date().toISOString(), summary: `The check could not run: ${describeError(err)}`, runner: null };
   }
@@ -121,6 +115,13 @@ export async function runCheck(ctx: OperationContext, id: string, opts: RunCheck
   ctx.changed(id);
   ctx.log(`check of ${id} ${check.state}${check.exitCode !== null ? ` (exit ${check.exitCode})` : ''}`);
   return recorded.check ?? check;
+}
+
+/** The line the summary ends with when the check did not pass (nothing when it did). */
+function howItEnded(result: CheckProcessResult, timeoutSeconds: number): string {
+  if (result.timedOut) return `\n(check timed out after ${timeoutSeconds} s and was ended)`;
+  if (result.exitCode === 0) return '';
+  return result.signal ? `\n(check killed by ${result.signal})` : `\n(check exited with ${result.exitCode})`;
 }
 
 export { findCheckCommand };

@@ -74,9 +74,9 @@ export class Operations {
     // of its own); a bad base still fails the agent below, with its record, as before.
     const baseCommit = startEarly(resolveCommit(repo, plan.base));
     // `.paddock.json` and the settings; an untrusted file's commands refuse the start here, before anything exists.
-    const worktreeSetup = await settlingOnError([baseCommit], () => planWorktreeSetup(repo, settings, store.home));
-    let job = await settlingOnError([baseCommit], () =>
-      store.create({
+    const created = await settlingOnError([baseCommit], async () => {
+      const setup = await planWorktreeSetup(repo, settings, store.home);
+      const record = await store.create({
         title: plan.title,
         repo,
         worktree: null,
@@ -87,11 +87,14 @@ export class Operations {
         command: plan.command,
         cwd: repo,
         envNames: Object.keys(plan.env).sort(),
-        settings: { ...plan.settings, worktree: recordedWorktreeSettings(worktreeSetup) },
+        settings: { ...plan.settings, worktree: recordedWorktreeSettings(setup) },
         autoApprove: plan.autoApprove,
         group: request.group,
-      }),
-    );
+      });
+      return { worktreeSetup: setup, job: record };
+    });
+    const { worktreeSetup } = created;
+    let job = created.job;
     const id = job.id;
     this.ctx.log(`agent ${id} created: ${plan.command.join(' ')}`);
     try {

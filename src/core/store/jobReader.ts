@@ -11,6 +11,7 @@ import { applyTransition } from './lifecycle';
 import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnership } from './ownership';
 import { assertJobId, isJobId, StoreLayout } from './paths';
+import type { Loaded } from './records';
 import { RecordWriter } from './recordWriter';
 import { JobRecord } from './schema';
 
@@ -55,23 +56,22 @@ export class JobReader {
     // Most records need nothing more than reading: they are taken here, with no promise per record
     // (listing 1,000 agents); the rest (a dead owner, leftovers gone, no record) take the slow way.
     const ready: JobEntry[] = [];
-    const others: string[] = [];
+    const others: { id: string; loaded: Loaded }[] = [];
     for (const id of names) {
       if (!isJobId(id)) continue;
       const loaded = this.writer.load(id);
       if (loaded.kind === 'ok' && !this.needsReconciling(loaded.job)) ready.push({ id, ok: true, job: loaded.job });
-      else if (loaded.kind === 'unreadable') ready.push({ id, ok: false, reason: loaded.reason });
-      else others.push(id);
+      else others.push({ id, loaded });
     }
-    const entries = [...ready, ...(await mapConcurrently(others, LIST_CONCURRENCY, (id) => this.listEntry(id)))];
+    const entries = [...ready, ...(await mapConcurrently(others, LIST_CONCURRENCY, ({ id, loaded }) => this.listEntry(id, loaded)))];
     // Oldest first; unreadable ones (no creation time to trust) last. Plain code-unit order: ISO times
     // and ids are ASCII, and localeCompare (ICU) was a tenth of listing 1,000 jobs.
     const key = (e: JobEntry) => (e.ok ? e.job.createdAt : '~');
     return entries.filter((e): e is JobEntry => e !== undefined).sort((a, b) => compareText(key(a), key(b)) || compareText(a.id, b.id));
   }
 
-  private async listEntry(id: string): Promise<JobEntry | undefined> {
-    const loaded = this.writer.load(id);
+  /** `loaded`: the record as `list` read it (not read again). */
+  private async listEntry(id: string, loaded: Loaded): Promise<JobEntry | undefined> {
     if (loaded.kind === 'ok') return { id, ok: true, job: await this.reconciled(loaded.job) };
     if (loaded.kind === 'unreadable') return { id, ok: false, reason: loaded.reason };
     // No record: a create in progress (skip it) or one that died half-way (show it).

@@ -49,7 +49,8 @@ describe('git: HEAD and operations in progress from the files', function () {
     assert.equal((await readHeadName(wt))?.ref, 'refs/heads/feature/x', 'read from the file');
     git(wt, 'checkout', '-q', '--detach');
     await agrees(wt, 'linked, detached');
-    assert.ok(isCommitId((await readHeadName(wt))?.detachedAt ?? ''));
+    const detached = await readHeadName(wt);
+    assert.ok(detached?.ref === null && isCommitId(detached.detachedAt));
     git(repo, 'checkout', '-q', '--orphan', 'unborn');
     await agrees(repo, 'unborn branch');
     const separate = sb.path('separate');
