@@ -170,7 +170,9 @@ describe('checks and group commands on running and ended agents', function () {
     for (const job of group) {
       const heard = await waitFor(`${job.id} to write what it read`, () => {
         const file = path.join(job.worktree!, 'heard.txt');
-        return existsSync(file) && readFileSync(file, 'utf8');
+        // The shell creates the file before printf fills it: wait for the whole line.
+        const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+        return text.endsWith('\n') && text;
       });
       assert.equal(heard, 'hello from the host\n');
     }
