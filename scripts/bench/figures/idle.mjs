@@ -1,6 +1,8 @@
-// 7. Idle worker: RSS of a worker whose agent sits idle (`sleep`), vs an idle
-// bare `node` process (and, for reference, node + node-pty holding one idle
-// PTY: the floor for any PTY-owning process); CPU over 10 idle seconds.
+// 7. Idle worker: RSS of a worker whose agent sits idle (`sleep`), vs node +
+// node-pty holding one idle PTY (the floor for any PTY-owning process); for
+// reference an idle bare `node` process and the same PTY feeding a headless
+// terminal like the worker's screen mirror (the floor for any process that can
+// hand a re-attaching viewer the exact screen); CPU over 10 idle seconds.
 //
 // "Idle" starts once start-up is over, and start-up includes V8's own clean-up
 // of its garbage: the memory reducer runs one to three GCs some 8 s after a
@@ -42,10 +44,29 @@ function pssMb(pid) {
 /** Settle time: start-up done, V8's post-start-up GCs done (see above). */
 const SETTLE_MS = 12_000;
 
-function idleNode(withPty) {
-  const code = withPty
-    ? `const p = require(${JSON.stringify(join(root, 'node_modules', 'node-pty'))}).spawn('sleep', ['600'], {}); p.onData(() => {}); setInterval(() => {}, 1 << 30);`
-    : 'setInterval(() => {}, 1 << 30);';
+const mod = (name) => JSON.stringify(join(root, 'node_modules', name));
+
+/**
+ * The floor for a worker that keeps the exact screen: node-pty and an idle PTY
+ * whose output feeds the same headless terminal and serializer as the worker's
+ * mirror (src/core/worker/mirror.ts: 80×24, 1,000 lines of scrollback) and
+ * nothing else — no socket, no store, no log.
+ */
+const MIRROR_FLOOR = `
+const { Terminal } = require(${mod('@xterm/headless')});
+const { SerializeAddon } = require(${mod('@xterm/addon-serialize')});
+const term = new Terminal({ cols: 80, rows: 24, scrollback: 1000, allowProposedApi: true });
+term.loadAddon(new SerializeAddon());
+const p = require(${mod('node-pty')}).spawn('sh', ['-c', 'echo idle agent; exec sleep 600'], { cols: 80, rows: 24 });
+p.onData((d) => term.write(d));
+setInterval(() => {}, 1 << 30);`;
+
+function idleNode(kind) {
+  const code = {
+    bare: 'setInterval(() => {}, 1 << 30);',
+    pty: `const p = require(${mod('node-pty')}).spawn('sleep', ['600'], {}); p.onData(() => {}); setInterval(() => {}, 1 << 30);`,
+    mirror: MIRROR_FLOOR,
+  }[kind];
   const child = spawn(process.execPath, ['-e', code], { stdio: 'ignore', detached: true });
   onCleanup(() => killGroup(child.pid));
   return child.pid;
@@ -59,9 +80,10 @@ export async function idle({ count, seconds }) {
     const { id, store } = await startPaddockAgent(pe, 'echo idle agent; exec sleep 600', { repo });
     workers.push((await store.read(id)).lifecycle.workerPid);
   }
-  const bare = Array.from({ length: count }, () => idleNode(false));
-  const withPty = Array.from({ length: count }, () => idleNode(true));
-  const all = [...workers, ...bare, ...withPty];
+  const bare = Array.from({ length: count }, () => idleNode('bare'));
+  const withPty = Array.from({ length: count }, () => idleNode('pty'));
+  const withMirror = Array.from({ length: count }, () => idleNode('mirror'));
+  const all = [...workers, ...bare, ...withPty, ...withMirror];
   const settleStart = new Map(all.map((pid) => [pid, cpuTicks(pid)]));
   await sleep(SETTLE_MS); // settle: startup (slow on a loaded machine) finished, garbage collected, timers armed
   const before = new Map(all.map((pid) => [pid, cpuTicks(pid)]));
@@ -72,9 +94,11 @@ export async function idle({ count, seconds }) {
     paddockRss: workers.map(rssMb),
     bareRss: bare.map(rssMb),
     ptyRss: withPty.map(rssMb),
+    mirrorRss: withMirror.map(rssMb),
     paddockPss: workers.map(pssMb),
     barePss: bare.map(pssMb),
     ptyPss: withPty.map(pssMb),
+    mirrorPss: withMirror.map(pssMb),
     paddockCpu: workers.map(cpu),
     bareCpu: bare.map(cpu),
     paddockSettleCpu: workers.map(settleCpu),

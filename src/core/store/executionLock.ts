@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import type { HeldExecution } from './executionClaim';
-import { lockfile, PRIVATE_LOCK_FS } from './lockfileModule';
+import { lockfile, privateLockFs } from './lockfileModule';
 import { LockOptions, withLock } from './locks';
 
 /** Refreshed every stale/2 by the owner; its staleness is never used to judge liveness. */
@@ -22,7 +22,7 @@ export async function takeExecutionLock(lockPath: string, claim: HeldExecution, 
     lockfile().lock(lockPath, {
       realpath: false,
       lockfilePath: lockPath,
-      fs: PRIVATE_LOCK_FS,
+      fs: privateLockFs(),
       stale: EXECUTION_LOCK_STALE_MS,
       retries: 0,
       onCompromised: (err) => claim.compromised(err),

@@ -48,7 +48,8 @@ export class JobReader {
   async list(): Promise<JobEntry[]> {
     let names: string[];
     try {
-      names = await fs.promises.readdir(this.layout.jobsDir);
+      // The callback form: `fs.promises` loads Node's promise-based fs (and streams, readline) for one call.
+      names = await new Promise<string[]>((resolve, reject) => fs.readdir(this.layout.jobsDir, (err, found) => (err ? reject(err) : resolve(found))));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;

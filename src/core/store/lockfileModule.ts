@@ -14,12 +14,20 @@ export function lockfile(): typeof Lockfile {
   return loaded;
 }
 
+let privateFs: typeof fs | undefined;
+
 /**
  * The file system proper-lockfile is given: its lock folders are made private
- * like the rest of the store (it would make them 0777 less the umask).
+ * like the rest of the store (it would make them 0777 less the umask). Made on
+ * first use: copying `fs` reads its `promises` getter, which loads Node's
+ * promise-based fs and the stream and readline modules it pulls in, and a
+ * reader (`paddock list`) takes no lock.
  */
-export const PRIVATE_LOCK_FS = {
-  ...fs,
-  mkdir: (dir: string, callback: (err: NodeJS.ErrnoException | null) => void) => fs.mkdir(dir, { mode: 0o700 }, callback),
-  mkdirSync: (dir: string) => fs.mkdirSync(dir, { mode: 0o700 }),
-};
+export function privateLockFs(): typeof fs {
+  privateFs ??= {
+    ...fs,
+    mkdir: (dir: string, callback: (err: NodeJS.ErrnoException | null) => void) => fs.mkdir(dir, { mode: 0o700 }, callback),
+    mkdirSync: (dir: string) => fs.mkdirSync(dir, { mode: 0o700 }),
+  } as typeof fs;
+  return privateFs;
+}

@@ -6,7 +6,7 @@
  */
 import type { LockOptions as LockfileOptions } from 'proper-lockfile';
 import { failure } from '../common/errors';
-import { lockfile, PRIVATE_LOCK_FS } from './lockfileModule';
+import { lockfile, privateLockFs } from './lockfileModule';
 
 export interface LockOptions {
   /** A lock whose holder stopped refreshing it for this long is taken over (proper-lockfile minimum 2 s). */
@@ -51,7 +51,7 @@ async function withFileLock<T>(lockPath: string, what: string, opts: LockOptions
     release = await lockfile().lock(lockPath, {
       realpath: false,
       lockfilePath: lockPath,
-      fs: PRIVATE_LOCK_FS,
+      fs: privateLockFs(),
       stale: opts.staleMs,
       // Refresh (and so notice a takeover) several times per stale period, not just twice.
       update: Math.max(1000, opts.staleMs / 4),

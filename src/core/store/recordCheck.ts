@@ -10,75 +10,80 @@
  * both against the schema with fuzzed records, and that both know the same
  * fields.
  *
- * Output as zod's: a new object per level, keys in the schema's order, an
- * absent optional field left absent, unknown keys never copied.
+ * It checks in place and returns the value itself, not a copy: zod's output
+ * for a record it accepts is that record (same values, keys in the schema's
+ * order, which is the order Paddock writes them in), and a record parsed from
+ * a file belongs to whoever parsed it. `paddock list` over 1,000 records made
+ * ~25,000 objects copying them, and their garbage.
  */
 import type { JobRecord } from './schema';
 import { JOB_ID_PATTERN, SCHEMA_VERSION } from './schema';
 
-import { arr, bool, fail, int, isoTime, keys, nullable, num, obj, type Obj, oneOf, optional, REJECT, SHA, str, strMatch } from './fastCheck';
+import { arr, bool, fail, int, intOrNull, isoTime, keys, nullable, num, numOrNull, obj, type Obj, oneOf, optional, REJECT, shaOrNull, str, strArr, strMatch, strOrNull, timeOrNull } from './fastCheck';
 
 const LIFECYCLE_STATES = ['queued', 'starting', 'running', 'waiting', 'cancelling', 'completed', 'failed', 'cancelled', 'orphaned'] as const;
+const WAITING_REASONS = ['signal', 'pattern', 'idle'] as const;
 
 const LIFECYCLE_KEYS = keys('state', 'generation', 'exitCode', 'signal', 'pid', 'workerPid', 'startedAt', 'endedAt', 'detail', 'lastActivityAt', 'waitingReason');
 function lifecycle(v: unknown): Obj {
   const i = obj(v, LIFECYCLE_KEYS);
-  return {
-    state: oneOf(i.state, LIFECYCLE_STATES),
-    generation: int(i.generation, 1),
-    exitCode: nullable(i.exitCode, (x) => int(x)),
-    signal: nullable(i.signal, (x) => str(x, 32)),
-    pid: nullable(i.pid, (x) => int(x, 1)),
-    workerPid: nullable(i.workerPid, (x) => int(x, 1)),
-    startedAt: nullable(i.startedAt, isoTime),
-    endedAt: nullable(i.endedAt, isoTime),
-    detail: nullable(i.detail, (x) => str(x, 2000)),
-    lastActivityAt: nullable(i.lastActivityAt, isoTime),
-    waitingReason: nullable(i.waitingReason, (x) => oneOf(x, ['signal', 'pattern', 'idle'] as const)),
-  };
+  oneOf(i.state, LIFECYCLE_STATES);
+  int(i.generation, 1);
+  intOrNull(i.exitCode);
+  strOrNull(i.signal, 32);
+  intOrNull(i.pid, 1);
+  intOrNull(i.workerPid, 1);
+  timeOrNull(i.startedAt);
+  timeOrNull(i.endedAt);
+  strOrNull(i.detail, 2000);
+  timeOrNull(i.lastActivityAt);
+  if (i.waitingReason !== null) oneOf(i.waitingReason, WAITING_REASONS);
+  return i;
 }
 
 const EXECUTION_KEYS = keys('ownerToken', 'generation', 'pid', 'startTime', 'bootId', 'socketPath', 'socketToken', 'claimedAt');
 function execution(v: unknown): Obj {
   const i = obj(v, EXECUTION_KEYS);
-  return {
-    ownerToken: str(i.ownerToken, 128, 16),
-    generation: int(i.generation, 1),
-    pid: int(i.pid, 1),
-    startTime: int(i.startTime, 0),
-    bootId: str(i.bootId, 64),
-    socketPath: str(i.socketPath, 200, 1),
-    socketToken: str(i.socketToken, 128, 16),
-    claimedAt: isoTime(i.claimedAt),
-  };
+  str(i.ownerToken, 128, 16);
+  int(i.generation, 1);
+  int(i.pid, 1);
+  int(i.startTime, 0);
+  str(i.bootId, 64);
+  str(i.socketPath, 200, 1);
+  str(i.socketToken, 128, 16);
+  isoTime(i.claimedAt);
+  return i;
 }
 
 const LAUNCH_KEYS = keys('workerPid', 'startTime', 'bootId', 'generation', 'launchedAt');
 function launch(v: unknown): Obj {
   const i = obj(v, LAUNCH_KEYS);
-  return {
-    workerPid: int(i.workerPid, 1),
-    startTime: int(i.startTime, 0),
-    bootId: str(i.bootId, 64),
-    generation: int(i.generation, 1),
-    launchedAt: isoTime(i.launchedAt),
-  };
+  int(i.workerPid, 1);
+  int(i.startTime, 0);
+  str(i.bootId, 64);
+  int(i.generation, 1);
+  isoTime(i.launchedAt);
+  return i;
 }
 
 const HOLDER_KEYS = keys('pid', 'command');
 function holder(v: unknown): Obj {
   const i = obj(v, HOLDER_KEYS);
-  return { pid: int(i.pid, 1), command: str(i.command, 500) };
+  int(i.pid, 1);
+  str(i.command, 500);
+  return i;
 }
 
 const LEFTOVER_KEYS = keys('pid', 'command', 'startTime', 'bootId');
-
+const startTime = (x: unknown) => int(x, 0);
+const bootId = (x: unknown) => str(x, 64);
 function leftover(v: unknown): Obj {
   const i = obj(v, LEFTOVER_KEYS);
-  const out: Obj = { pid: int(i.pid, 1), command: str(i.command, 500) };
-  optional(out, i, 'startTime', (x) => int(x, 0));
-  optional(out, i, 'bootId', (x) => str(x, 64));
-  return out;
+  int(i.pid, 1);
+  str(i.command, 500);
+  optional(i, 'startTime', startTime);
+  optional(i, 'bootId', bootId);
+  return i;
 }
 
 const CLEANUP_KEYS = keys(
@@ -101,167 +106,186 @@ const CLEANUP_KEYS = keys(
   'awaitingConsent',
   'teardownDone',
 );
+const CLEANUP_PHASES = ['requested', 'terminating', 'capturing', 'removing', 'complete', 'incomplete'] as const;
+const CLEANUP_STAGES = ['terminating', 'capturing', 'removing'] as const;
+const CLEANUP_PARTS = ['process', 'worktree', 'branch'] as const;
+const cleanupPart = (x: unknown) => oneOf(x, CLEANUP_PARTS);
+const regenerableNames = (x: unknown) => strArr(x, 100, 256);
+const atLeastZero = (x: unknown) => int(x, 0);
 function cleanup(v: unknown): Obj {
   const i = obj(v, CLEANUP_KEYS);
-  const out: Obj = {
-    phase: oneOf(i.phase, ['requested', 'terminating', 'capturing', 'removing', 'complete', 'incomplete'] as const),
-    remaining: arr(i.remaining, Infinity, (x) => oneOf(x, ['process', 'worktree', 'branch'] as const)),
-    stage: nullable(i.stage, (x) => oneOf(x, ['terminating', 'capturing', 'removing'] as const)),
-    failures: int(i.failures, 0),
-    nextAttemptAt: nullable(i.nextAttemptAt, isoTime),
-    lastError: nullable(i.lastError, (x) => str(x, 2000)),
-    needsAttention: bool(i.needsAttention),
-    holders: arr(i.holders, 50, holder),
-    deleteBranch: bool(i.deleteBranch),
-    fingerprint: nullable(i.fingerprint, (x) => str(x, 128)),
-    branchOutcome: nullable(i.branchOutcome, (x) => str(x, 500)),
-    requestedAt: isoTime(i.requestedAt),
-    updatedAt: isoTime(i.updatedAt),
-  };
-  optional(out, i, 'regenerable', (x) => arr(x, 100, (g) => str(g, 256)));
-  optional(out, i, 'archiveLimitBytes', (x) => int(x, 0));
-  optional(out, i, 'dropUnarchivable', bool);
-  optional(out, i, 'awaitingConsent', bool);
-  optional(out, i, 'teardownDone', bool);
-  return out;
+  oneOf(i.phase, CLEANUP_PHASES);
+  arr(i.remaining, Infinity, cleanupPart);
+  if (i.stage !== null) oneOf(i.stage, CLEANUP_STAGES);
+  int(i.failures, 0);
+  timeOrNull(i.nextAttemptAt);
+  strOrNull(i.lastError, 2000);
+  bool(i.needsAttention);
+  arr(i.holders, 50, holder);
+  bool(i.deleteBranch);
+  strOrNull(i.fingerprint, 128);
+  strOrNull(i.branchOutcome, 500);
+  isoTime(i.requestedAt);
+  isoTime(i.updatedAt);
+  optional(i, 'regenerable', regenerableNames);
+  optional(i, 'archiveLimitBytes', atLeastZero);
+  optional(i, 'dropUnarchivable', bool);
+  optional(i, 'awaitingConsent', bool);
+  optional(i, 'teardownDone', bool);
+  return i;
 }
 
 const TALLY_KEYS = keys('files', 'bytes');
-const tally = (v: unknown): Obj => {
+function tally(v: unknown): Obj {
   const i = obj(v, TALLY_KEYS);
-  return { files: int(i.files, 0), bytes: num(i.bytes, 0) };
-};
+  int(i.files, 0);
+  num(i.bytes, 0);
+  return i;
+}
 const REGENERABLE_KEYS = keys('files', 'bytes', 'roots');
+function regenerable(v: unknown): Obj {
+  const i = obj(v, REGENERABLE_KEYS);
+  int(i.files, 0);
+  num(i.bytes, 0);
+  strArr(i.roots, 50, 4096);
+  return i;
+}
 const LOST_KEYS = keys('path', 'bytes', 'why');
+const LOST_WHY = ['too-big', 'unreadable'] as const;
+function lost(v: unknown): Obj {
+  const i = obj(v, LOST_KEYS);
+  str(i.path, 4096);
+  num(i.bytes, 0);
+  oneOf(i.why, LOST_WHY);
+  return i;
+}
 const SUMMARY_KEYS = keys('captured', 'archived', 'emptyDirs', 'regenerable', 'lost', 'lostCount', 'nested', 'keptCommits');
 function evidenceSummary(v: unknown): Obj {
   const i = obj(v, SUMMARY_KEYS);
-  const r = obj(i.regenerable, REGENERABLE_KEYS);
-  return {
-    captured: tally(i.captured),
-    archived: tally(i.archived),
-    emptyDirs: int(i.emptyDirs, 0),
-    regenerable: { files: int(r.files, 0), bytes: num(r.bytes, 0), roots: arr(r.roots, 50, (x) => str(x, 4096)) },
-    lost: arr(i.lost, 200, (x) => {
-      const l = obj(x, LOST_KEYS);
-      return { path: str(l.path, 4096), bytes: num(l.bytes, 0), why: oneOf(l.why, ['too-big', 'unreadable'] as const) };
-    }),
-    lostCount: int(i.lostCount, 0),
-    nested: arr(i.nested, 200, (x) => str(x, 4096)),
-    keptCommits: int(i.keptCommits, 0),
-  };
+  tally(i.captured);
+  tally(i.archived);
+  int(i.emptyDirs, 0);
+  regenerable(i.regenerable);
+  arr(i.lost, 200, lost);
+  int(i.lostCount, 0);
+  strArr(i.nested, 200, 4096);
+  int(i.keptCommits, 0);
+  return i;
 }
 
 const EVIDENCE_KEYS = keys('patch', 'snapshotRef', 'headSha', 'capturedAt', 'snapshotSha', 'archive', 'inventory', 'summary');
+const path4096OrNull = (x: unknown) => strOrNull(x, 4096);
+const summaryOrNull = (x: unknown) => nullable(x, evidenceSummary);
 function evidence(v: unknown): Obj {
   const i = obj(v, EVIDENCE_KEYS);
-  const out: Obj = {
-    patch: nullable(i.patch, (x) => str(x, 4096)),
-    snapshotRef: nullable(i.snapshotRef, (x) => str(x, 300)),
-    headSha: nullable(i.headSha, (x) => strMatch(x, SHA)),
-    capturedAt: nullable(i.capturedAt, isoTime),
-  };
-  optional(out, i, 'snapshotSha', (x) => nullable(x, (s) => strMatch(s, SHA)));
-  optional(out, i, 'archive', (x) => nullable(x, (s) => str(s, 4096)));
-  optional(out, i, 'inventory', (x) => nullable(x, (s) => str(s, 4096)));
-  optional(out, i, 'summary', (x) => nullable(x, evidenceSummary));
-  return out;
+  strOrNull(i.patch, 4096);
+  strOrNull(i.snapshotRef, 300);
+  shaOrNull(i.headSha);
+  timeOrNull(i.capturedAt);
+  optional(i, 'snapshotSha', shaOrNull);
+  optional(i, 'archive', path4096OrNull);
+  optional(i, 'inventory', path4096OrNull);
+  optional(i, 'summary', summaryOrNull);
+  return i;
 }
 
 const SETTINGS_KEYS = keys('stopGraceMs', 'waitingPattern', 'idleSeconds', 'resumeArgs', 'secretEnvNames', 'autoRestart', 'recoveryLimit', 'endLeftoversOnExit', 'worktree', 'checkCommand');
+const checkCommand = (x: unknown) => strOrNull(x, 8192);
 function settings(v: unknown): Obj {
   const i = obj(v, SETTINGS_KEYS);
-  const out: Obj = {
-    stopGraceMs: int(i.stopGraceMs, 0, 600_000),
-    waitingPattern: nullable(i.waitingPattern, (x) => str(x, 500)),
-    idleSeconds: nullable(i.idleSeconds, (x) => num(x, 0, 86_400)),
-    resumeArgs: nullable(i.resumeArgs, (x) => arr(x, 64, (a) => str(a, 4096))),
-    secretEnvNames: arr(i.secretEnvNames, 64, (x) => str(x, 256)),
-    autoRestart: bool(i.autoRestart),
-    recoveryLimit: int(i.recoveryLimit, 0, 100),
-  };
-  optional(out, i, 'endLeftoversOnExit', bool);
-  optional(out, i, 'worktree', worktreeSettings);
-  optional(out, i, 'checkCommand', (x) => nullable(x, (y) => str(y, 8192)));
-  return out;
+  int(i.stopGraceMs, 0, 600_000);
+  strOrNull(i.waitingPattern, 500);
+  numOrNull(i.idleSeconds, 0, 86_400);
+  if (i.resumeArgs !== null) strArr(i.resumeArgs, 64, 4096);
+  strArr(i.secretEnvNames, 64, 256);
+  bool(i.autoRestart);
+  int(i.recoveryLimit, 0, 100);
+  optional(i, 'endLeftoversOnExit', bool);
+  optional(i, 'worktree', worktreeSettings);
+  optional(i, 'checkCommand', checkCommand);
+  return i;
 }
 
 const WORKTREE_SETTINGS_KEYS = keys('copy', 'link', 'setup', 'setupTimeoutSeconds', 'teardown');
 function worktreeSettings(v: unknown): Obj {
   const i = obj(v, WORKTREE_SETTINGS_KEYS);
-  return {
-    copy: arr(i.copy, 200, (x) => str(x, 1024)),
-    link: arr(i.link, 200, (x) => str(x, 1024)),
-    setup: nullable(i.setup, (x) => str(x, 8192)),
-    setupTimeoutSeconds: int(i.setupTimeoutSeconds, 1, 86_400),
-    teardown: nullable(i.teardown, (x) => str(x, 8192)),
-  };
+  strArr(i.copy, 200, 1024);
+  strArr(i.link, 200, 1024);
+  strOrNull(i.setup, 8192);
+  int(i.setupTimeoutSeconds, 1, 86_400);
+  strOrNull(i.teardown, 8192);
+  return i;
 }
 
 const LANDING_KEYS = keys('kind', 'into', 'commit', 'url', 'at', 'branchHead');
+const LANDING_KINDS = ['merge', 'squash', 'rebase', 'ff', 'apply', 'pr'] as const;
 function landing(v: unknown): Obj {
   const i = obj(v, LANDING_KEYS);
-  const out: Obj = {
-    kind: oneOf(i.kind, ['merge', 'squash', 'rebase', 'ff', 'apply', 'pr'] as const),
-    into: str(i.into, 4096),
-    commit: nullable(i.commit, (x) => strMatch(x, SHA)),
-    url: nullable(i.url, (x) => str(x, 2000)),
-    at: isoTime(i.at),
-  };
-  optional(out, i, 'branchHead', (x) => nullable(x, (y) => strMatch(y, SHA)));
-  return out;
+  oneOf(i.kind, LANDING_KINDS);
+  str(i.into, 4096);
+  shaOrNull(i.commit);
+  strOrNull(i.url, 2000);
+  isoTime(i.at);
+  optional(i, 'branchHead', shaOrNull);
+  return i;
 }
 
 const GROUP_KEYS = keys('id', 'title', 'index', 'size');
 function group(v: unknown): Obj {
   const i = obj(v, GROUP_KEYS);
-  return { id: strMatch(i.id, JOB_ID_PATTERN), title: str(i.title, 500), index: int(i.index, 1, 16), size: int(i.size, 1, 16) };
+  strMatch(i.id, JOB_ID_PATTERN);
+  str(i.title, 500);
+  int(i.index, 1, 16);
+  int(i.size, 1, 16);
+  return i;
 }
 
 const CHECK_KEYS = keys('state', 'exitCode', 'durationMs', 'at', 'summary', 'runner');
+const CHECK_STATES = ['queued', 'running', 'passed', 'failed'] as const;
 const CHECK_RUNNER_KEYS = keys('pid', 'startTime', 'bootId');
 function checkRunner(v: unknown): Obj {
   const i = obj(v, CHECK_RUNNER_KEYS);
-  return { pid: int(i.pid, 1), startTime: int(i.startTime, 0), bootId: str(i.bootId, 64) };
+  int(i.pid, 1);
+  int(i.startTime, 0);
+  str(i.bootId, 64);
+  return i;
 }
+const runnerOrNull = (x: unknown) => nullable(x, checkRunner);
 function check(v: unknown): Obj {
   const i = obj(v, CHECK_KEYS);
-  const out: Obj = {
-    state: oneOf(i.state, ['queued', 'running', 'passed', 'failed'] as const),
-    exitCode: nullable(i.exitCode, (x) => int(x)),
-    durationMs: nullable(i.durationMs, (x) => int(x, 0)),
-    at: isoTime(i.at),
-    summary: str(i.summary, 4000),
-  };
-  optional(out, i, 'runner', (x) => nullable(x, checkRunner));
-  return out;
+  oneOf(i.state, CHECK_STATES);
+  intOrNull(i.exitCode);
+  intOrNull(i.durationMs, 0);
+  isoTime(i.at);
+  str(i.summary, 4000);
+  optional(i, 'runner', runnerOrNull);
+  return i;
 }
 
 const USAGE_KEYS = keys('cpuPercent', 'rssBytes', 'diskBytes', 'outputBytes', 'tokensIn', 'tokensOut', 'costUsd', 'sampledAt');
+const costOrNull = (x: unknown) => numOrNull(x, 0);
 function usage(v: unknown): Obj {
   const i = obj(v, USAGE_KEYS);
-  const count = (x: unknown) => nullable(x, (n) => int(n, 0));
-  const out: Obj = {
-    cpuPercent: nullable(i.cpuPercent, (x) => num(x, 0)),
-    rssBytes: count(i.rssBytes),
-    diskBytes: count(i.diskBytes),
-    outputBytes: count(i.outputBytes),
-    tokensIn: count(i.tokensIn),
-    tokensOut: count(i.tokensOut),
-  };
-  optional(out, i, 'costUsd', (x) => nullable(x, (n) => num(n, 0)));
-  out.sampledAt = isoTime(i.sampledAt);
-  return out;
+  numOrNull(i.cpuPercent, 0);
+  intOrNull(i.rssBytes, 0);
+  intOrNull(i.diskBytes, 0);
+  intOrNull(i.outputBytes, 0);
+  intOrNull(i.tokensIn, 0);
+  intOrNull(i.tokensOut, 0);
+  optional(i, 'costUsd', costOrNull);
+  isoTime(i.sampledAt);
+  return i;
 }
 
 const SETUP_KEYS = keys('ports', 'state', 'exitCode');
+const SETUP_STATES = ['none', 'running', 'done', 'failed'] as const;
+const port = (x: unknown) => int(x, 1, 65535);
 function setup(v: unknown): Obj {
   const i = obj(v, SETUP_KEYS);
-  return {
-    ports: arr(i.ports, 64, (x) => int(x, 1, 65535)),
-    state: oneOf(i.state, ['none', 'running', 'done', 'failed'] as const),
-    exitCode: nullable(i.exitCode, (x) => int(x)),
-  };
+  arr(i.ports, 64, port);
+  oneOf(i.state, SETUP_STATES);
+  intOrNull(i.exitCode);
+  return i;
 }
 
 /** The record's own keys, in the schema's order (also what the agreement test compares with the schema). */
@@ -295,39 +319,42 @@ export const JOB_RECORD_KEYS = keys(
   'leftovers',
 );
 
+const landingOrNull = (x: unknown) => nullable(x, landing);
+const groupOrNull = (x: unknown) => nullable(x, group);
+const checkOrNull = (x: unknown) => nullable(x, check);
+const usageOrNull = (x: unknown) => nullable(x, usage);
+const setupOrNull = (x: unknown) => nullable(x, setup);
+const leftovers = (x: unknown) => arr(x, 50, leftover);
 function jobRecord(v: unknown): Obj {
   const i = obj(v, JOB_RECORD_KEYS);
   if (i.schemaVersion !== SCHEMA_VERSION) fail();
-  const out: Obj = {
-    schemaVersion: SCHEMA_VERSION,
-    id: strMatch(i.id, JOB_ID_PATTERN),
-    title: str(i.title, 500),
-    repo: str(i.repo, 4096, 1),
-    worktree: nullable(i.worktree, (x) => str(x, 4096)),
-    branch: nullable(i.branch, (x) => str(x, 300)),
-    base: nullable(i.base, (x) => str(x, 300)),
-    baseSha: nullable(i.baseSha, (x) => strMatch(x, SHA)),
-    profile: nullable(i.profile, (x) => str(x, 100)),
-    command: arr(i.command, 256, (x) => str(x, 8192), 1),
-    cwd: str(i.cwd, 4096, 1),
-    envNames: arr(i.envNames, 256, (x) => str(x, 256)),
-    createdAt: isoTime(i.createdAt),
-    settings: settings(i.settings),
-    lifecycle: lifecycle(i.lifecycle),
-    launch: nullable(i.launch, launch),
-    execution: nullable(i.execution, execution),
-    recoveries: int(i.recoveries, 0),
-    cleanup: nullable(i.cleanup, cleanup),
-    evidence: nullable(i.evidence, evidence),
-  };
-  optional(out, i, 'landing', (x) => nullable(x, landing));
-  optional(out, i, 'group', (x) => nullable(x, group));
-  optional(out, i, 'check', (x) => nullable(x, check));
-  optional(out, i, 'usage', (x) => nullable(x, usage));
-  optional(out, i, 'setup', (x) => nullable(x, setup));
-  optional(out, i, 'autoApprove', bool);
-  optional(out, i, 'leftovers', (x) => arr(x, 50, leftover));
-  return out;
+  strMatch(i.id, JOB_ID_PATTERN);
+  str(i.title, 500);
+  str(i.repo, 4096, 1);
+  strOrNull(i.worktree, 4096);
+  strOrNull(i.branch, 300);
+  strOrNull(i.base, 300);
+  shaOrNull(i.baseSha);
+  strOrNull(i.profile, 100);
+  strArr(i.command, 256, 8192, 1);
+  str(i.cwd, 4096, 1);
+  strArr(i.envNames, 256, 256);
+  isoTime(i.createdAt);
+  settings(i.settings);
+  lifecycle(i.lifecycle);
+  nullable(i.launch, launch);
+  nullable(i.execution, execution);
+  int(i.recoveries, 0);
+  nullable(i.cleanup, cleanup);
+  nullable(i.evidence, evidence);
+  optional(i, 'landing', landingOrNull);
+  optional(i, 'group', groupOrNull);
+  optional(i, 'check', checkOrNull);
+  optional(i, 'usage', usageOrNull);
+  optional(i, 'setup', setupOrNull);
+  optional(i, 'autoApprove', bool);
+  optional(i, 'leftovers', leftovers);
+  return i;
 }
 
 /** Every object's known keys, by schema name: the agreement test compares each with the zod schema's shape. */
@@ -352,9 +379,9 @@ export const KNOWN_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
 };
 
 /**
- * The record when it passes every check of `JobRecordSchema` (a copy, as zod
- * returns it); undefined when it does not, or when it has a field this check
- * does not know — then zod must decide.
+ * The record itself when it passes every check of `JobRecordSchema`;
+ * undefined when it does not, or when it has a field this check does not
+ * know — then zod must decide.
  */
 export function checkJobRecord(value: unknown): JobRecord | undefined {
   try {
