@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, statSync, truncateSync } from 'node:fs';
 import * as path from 'node:path';
+import { cliBundlePath } from '../../core/common/bundles';
 import { describeError } from '../../core/common/errors';
 import { leaderLock } from '../../core/scheduler/leadership';
 import { hasPendingWork, pendingWork } from '../../core/scheduler/pendingWork';
@@ -30,17 +31,12 @@ export function backgroundLogPath(home: string): string {
   return path.join(home, 'coordinator', 'background.log');
 }
 
-/** dist/cli.js next to this bundle; PADDOCK_CLI_SCRIPT overrides (development, tests). */
-function cliScriptPath(env: NodeJS.ProcessEnv): string {
-  return env.PADDOCK_CLI_SCRIPT || path.join(__dirname, 'cli.js');
-}
-
 /** Makes sure a coordinator will act on the work left in `store`: one leads already, or one is started now. */
 export async function ensureCoordinator(ctx: CliContext, store: JobStore): Promise<CoordinatorPresence> {
   if (await leaderLock(store.home).owner()) return { kind: 'running' };
   const jobs = (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
   if (!hasPendingWork(pendingWork(jobs))) return { kind: 'not-needed' };
-  const script = cliScriptPath(ctx.env);
+  const script = cliBundlePath(ctx.env);
   if (!existsSync(script)) return { kind: 'unavailable', reason: `the Paddock CLI is missing at ${script}` };
   const log = backgroundLogPath(store.home);
   let fd: number | undefined;

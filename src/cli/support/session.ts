@@ -4,7 +4,7 @@
  * worker bundle sits next to the CLI bundle (dist/worker.js beside dist/cli.js).
  */
 import { existsSync } from 'node:fs';
-import * as path from 'node:path';
+import { workerBundlePath } from '../../core/common/bundles';
 import { failure } from '../../core/common/errors';
 import { printable } from '../../core/common/printable';
 import { Coordinator } from '../../core/coordinator';
@@ -13,9 +13,9 @@ import { openStore } from './store';
 
 export { openStore };
 
-/** dist/worker.js next to this bundle; PADDOCK_WORKER_SCRIPT overrides (development). */
+/** The worker bundle, which must exist. */
 export function workerScriptPath(env: NodeJS.ProcessEnv): string {
-  const script = env.PADDOCK_WORKER_SCRIPT || path.join(__dirname, 'worker.js');
+  const script = workerBundlePath(env);
   if (!existsSync(script)) throw failure(`The Paddock worker is missing at ${script}; reinstall or run npm run build.`);
   return script;
 }

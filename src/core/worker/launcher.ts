@@ -7,18 +7,13 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { cliBundlePath } from '../common/bundles';
 import { launcherScript } from '../launcher/launcherScript';
-
-/** The CLI bundle beside the worker bundle (dist/cli.js next to dist/worker.js); PADDOCK_CLI_SCRIPT overrides. */
-export function cliScriptPath(env: NodeJS.ProcessEnv): string | null {
-  const script = env.PADDOCK_CLI_SCRIPT || path.join(__dirname, 'cli.js');
-  return existsSync(script) ? script : null;
-}
 
 /** Writes `<jobDir>/bin/paddock`; returns its folder, or null when there is no CLI bundle to launch. */
 export function writeLauncher(jobDir: string, home: string, env: NodeJS.ProcessEnv): string | null {
-  const cli = cliScriptPath(env);
-  if (cli === null) return null;
+  const cli = cliBundlePath(env);
+  if (!existsSync(cli)) return null;
   const bin = path.join(jobDir, 'bin');
   mkdirSync(bin, { recursive: true, mode: 0o700 });
   const script = launcherScript({
