@@ -8,7 +8,8 @@
 import * as z from '../common/zod';
 import { DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from '../git/classify';
 import { WorktreeSettings, WorktreeSettingsSchema } from '../repoConfig/worktreeConfig';
-import { STORE_POLICY_KEYS, StorePolicy, StorePolicySchema } from '../store/policy';
+import type { StorePolicy } from '../store/policy';
+import { STORE_POLICY_KEYS, StorePolicySchema } from '../store/recordSchemas';
 
 export const CoordinatorSettingsSchema = z.object({
   maxConcurrent: StorePolicySchema.shape.maxConcurrent.def.innerType,

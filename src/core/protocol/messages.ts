@@ -4,7 +4,7 @@
  * answer carry an `id` that the answer echoes (`ack`, `stopped`, `error`).
  */
 import * as z from '../common/zod';
-import { LifecycleStateSchema } from '../store/schema';
+import { LifecycleStateSchema } from '../store/recordSchemas';
 
 /** Protocol revision; a worker refuses a hello/attach with a different major. */
 export const PROTOCOL_VERSION = 1;

@@ -12,5 +12,5 @@ export { judgeOwnership, LAUNCH_FAILED_DETAIL } from './ownership';
 export { defaultHome, isJobId, assertJobId } from './paths';
 export { migrateRecord } from './migrations';
 export * from './schema';
-export { PolicyFile, StorePolicySchema, STORE_POLICY_KEYS, POLICY_FILE } from './policy';
+export { PolicyFile, POLICY_FILE } from './policy';
 export type { StorePolicy } from './policy';

@@ -11,7 +11,8 @@ import { commitTemp, ensureDir, writeTemp } from './durable';
 import { initialRecord, NewJob } from './newJob';
 import { StoreLayout } from './paths';
 import { describeIssues, recordText } from './records';
-import { JobRecord, JobRecordSchema } from './schema';
+import { JobRecord } from './schema';
+import { storeSchemas } from './storeSchemas';
 import { appendTimelineLine } from './timeline';
 
 export async function createJob(layout: StoreLayout, changes: ChangeSignal, init: NewJob): Promise<JobRecord> {
@@ -33,7 +34,7 @@ async function writeNewJob(layout: StoreLayout, changes: ChangeSignal, id: strin
   ensureDir(layout.evidenceDir(id));
   const now = new Date().toISOString();
   const candidate = initialRecord(id, init, now);
-  const parsed = JobRecordSchema.safeParse(candidate);
+  const parsed = storeSchemas().JobRecordSchema.safeParse(candidate);
   if (!parsed.success) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw usageError(`The new agent is invalid: ${describeIssues(parsed.error.issues)}.`, 'INVALID_JOB');

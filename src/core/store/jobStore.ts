@@ -27,7 +27,8 @@ import { PolicyFile } from './policy';
 import { describeIssues } from './records';
 import { checkFence, RecordWriter } from './recordWriter';
 import { Redactor } from './redactor';
-import { JobRecord, Leftover, Lifecycle, LifecycleState, TimelineEntry, TimelineEntrySchema, Usage } from './schema';
+import { JobRecord, Leftover, Lifecycle, LifecycleState, TimelineEntry, Usage } from './schema';
+import { storeSchemas } from './storeSchemas';
 import { appendTimelineLine, readTimelineFile } from './timeline';
 import { JobWatcher, StoreWatcher, WatchOptions } from './watcher';
 import type { Fence } from './executionClaim';
@@ -223,7 +224,7 @@ export class JobStore {
   async appendTimeline(id: string, entry: Omit<TimelineEntry, 'at'> & { at?: string }): Promise<void> {
     assertJobId(id);
     if (!fs.existsSync(this.layout.jobDir(id))) throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
-    const parsed = TimelineEntrySchema.safeParse({ ...entry, at: entry.at ?? new Date().toISOString() });
+    const parsed = storeSchemas().TimelineEntrySchema.safeParse({ ...entry, at: entry.at ?? new Date().toISOString() });
     if (!parsed.success) throw usageError(`The timeline entry is invalid: ${describeIssues(parsed.error.issues)}.`, 'INVALID_ENTRY');
     const job = this.writer.load(id);
     const redact = this.redaction.forJob(job.kind === 'ok' ? job.job : undefined);

@@ -9,23 +9,13 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as z from '../common/zod';
 import { usageError } from '../common/errors';
 import { ensureDir, writeFileDurableSync } from './durable';
 import { describeIssues } from './records';
+import type { StorePolicy } from './recordSchemas';
+import { storeSchemas } from './storeSchemas';
 
-export const StorePolicySchema = z.partial(
-  z.strictObject({
-    maxConcurrent: z.number().check(z.int(), z.gte(1), z.lte(64)),
-    stopGraceSeconds: z.number().check(z.gte(0), z.lte(600)),
-    /** Ignored paths cleanup may drop as regenerable (globs: a name matches any path component). */
-    regenerable: z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.maxLength(100)),
-    /** The archive of ignored files and nested repos may hold this many MB without the person's consent. */
-    archiveLimitMB: z.number().check(z.gte(0), z.lte(1_000_000)),
-  }),
-);
-export type StorePolicy = z.infer<typeof StorePolicySchema>;
-export const STORE_POLICY_KEYS = Object.keys(StorePolicySchema.shape) as (keyof StorePolicy)[];
+export type { StorePolicy };
 
 export const POLICY_FILE = 'policy.json';
 
@@ -59,7 +49,7 @@ export class PolicyFile {
    * this process's next step already runs under the new policy.
    */
   write(change: StorePolicy): StorePolicy {
-    const given = StorePolicySchema.safeParse(change);
+    const given = storeSchemas().StorePolicySchema.safeParse(change);
     if (!given.success) throw usageError(`The store policy is invalid: ${describeIssues(given.error.issues)}.`, 'INVALID_POLICY');
     const next: StorePolicy = { ...this.read(), ...dropUndefined(given.data) };
     ensureDir(path.dirname(this.path));
@@ -71,7 +61,7 @@ export class PolicyFile {
   private parse(key: string): StorePolicy {
     let reason: string;
     try {
-      const parsed = StorePolicySchema.safeParse(JSON.parse(fs.readFileSync(this.path, 'utf8')));
+      const parsed = storeSchemas().StorePolicySchema.safeParse(JSON.parse(fs.readFileSync(this.path, 'utf8')));
       if (parsed.success) return parsed.data;
       reason = describeIssues(parsed.error.issues);
     } catch (err) {

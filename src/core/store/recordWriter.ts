@@ -12,7 +12,8 @@ import { LockGuard, LockOptions, withLock } from './locks';
 import { MessageRedaction, redactEntry, redactRecord } from './messageRedaction';
 import { StoreLayout } from './paths';
 import { describeIssues, Loaded, loadRecord, recordText } from './records';
-import { JobRecord, JobRecordSchema, TimelineEntry } from './schema';
+import { JobRecord, TimelineEntry } from './schema';
+import { storeSchemas } from './storeSchemas';
 import { appendTimelineLine } from './timeline';
 
 /** What a write decided: the next record and the timeline lines that explain it. */
@@ -79,7 +80,7 @@ export class RecordWriter {
 }
 
 function validated(id: string, job: JobRecord): JobRecord {
-  const parsed = JobRecordSchema.safeParse(job);
+  const parsed = storeSchemas().JobRecordSchema.safeParse(job);
   if (!parsed.success) throw failure(`The change to agent ${id} is invalid: ${describeIssues(parsed.error.issues)}.`, 'INVALID_UPDATE');
   return parsed.data;
 }

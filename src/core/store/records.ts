@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import { describeError } from '../common/errors';
 import { migrateRecord } from './migrations';
 import { checkJobRecord } from './recordCheck';
-import { JobRecord, JobRecordSchema } from './schema';
+import { JobRecord } from './schema';
+import { storeSchemas } from './storeSchemas';
 
 export type Loaded = { kind: 'ok'; job: JobRecord } | { kind: 'missing' } | { kind: 'unreadable'; reason: string };
 
@@ -55,7 +56,7 @@ export function parseRecordText(id: string, text: string): Loaded {
 function validRecord(value: unknown): { ok: true; record: JobRecord } | { ok: false; reason: string } {
   const fast = checkJobRecord(value);
   if (fast) return { ok: true, record: fast };
-  const parsed = JobRecordSchema.safeParse(value);
+  const parsed = storeSchemas().JobRecordSchema.safeParse(value);
   return parsed.success ? { ok: true, record: parsed.data } : { ok: false, reason: describeIssues(parsed.error.issues) };
 }
 

@@ -5,10 +5,11 @@
  */
 import * as fs from 'node:fs';
 import { FILE_MODE } from './durable';
-import { TimelineEntry, TimelineEntrySchema } from './schema';
+import { TimelineEntry } from './schema';
+import { storeSchemas } from './storeSchemas';
 
 export function appendTimelineLine(file: string, entry: TimelineEntry): void {
-  const line = `${JSON.stringify(TimelineEntrySchema.parse(entry))}\n`;
+  const line = `${JSON.stringify(storeSchemas().TimelineEntrySchema.parse(entry))}\n`;
   const fd = fs.openSync(file, 'a+', FILE_MODE);
   try {
     const size = fs.fstatSync(fd).size;
@@ -39,7 +40,7 @@ export async function readTimelineFile(file: string): Promise<TimelineEntry[]> {
   for (const line of lines) {
     if (!line) continue;
     try {
-      const parsed = TimelineEntrySchema.safeParse(JSON.parse(line));
+      const parsed = storeSchemas().TimelineEntrySchema.safeParse(JSON.parse(line));
       if (parsed.success) entries.push(parsed.data);
     } catch {
       // A torn line followed by later appends: skip it.

@@ -8,7 +8,7 @@ import { ClientMessageSchema } from '../../../../src/core/protocol/messages';
 import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
 import { PolicyFile } from '../../../../src/core/store/policy';
 import { parseRecordText } from '../../../../src/core/store/records';
-import { TimelineEntrySchema } from '../../../../src/core/store/schema';
+import { TimelineEntrySchema } from '../../../../src/core/store/recordSchemas';
 
 /**
  * zod/mini loads no locale: without the English one installed by

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { EvidenceSummarySchema, LostEntrySchema } from '../../../../src/core/git/evidenceManifest';
 import { checkJobRecord, KNOWN_KEYS } from '../../../../src/core/store/recordCheck';
-import * as schemas from '../../../../src/core/store/schema';
+import * as schemas from '../../../../src/core/store/recordSchemas';
 
 /** A record with every optional part present (as many constraints in play as possible). */
 function fullRecord(): Record<string, unknown> {
