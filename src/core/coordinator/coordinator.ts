@@ -202,10 +202,13 @@ export class Coordinator extends Disposable {
     return { jobs, capacity: capacityOf(okJobs(jobs), this.settings.maxConcurrent), isLeader: this.isLeader };
   }
 
-  /** One scheduler pass now (Refresh): leadership, then as leader the queue, cleanup retries and restarts. */
-  tick(): Promise<void> {
+  /**
+   * One scheduler pass now (Refresh): leadership, then as leader the queue, cleanup retries and restarts.
+   * `listing`: the store as the caller has just read it, so the pass does not read it again.
+   */
+  tick(listing?: readonly JobEntry[]): Promise<void> {
     this.scheduler.markDirty();
-    return this.scheduler.pass();
+    return this.scheduler.pass(listing);
   }
 
   // ---------------------------------------------------------------- operations

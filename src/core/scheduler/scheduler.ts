@@ -18,7 +18,7 @@ import { OwnedLock } from '../coordinator/ownedLock';
 import { jobLock, OperationContext, okJobs } from '../operations/context';
 import { forgetEnvIfCleaned } from '../operations/operations';
 import { beginRetry } from '../operations/retry';
-import type { JobRecord, JobWatcher } from '../store';
+import type { JobEntry, JobRecord, JobWatcher } from '../store';
 import { AutomaticChecks } from './automaticChecks';
 import { launchJob, undoLaunch, WorkerRuntime } from './launch';
 import type { Leadership } from './leadership';
@@ -98,10 +98,13 @@ export class Scheduler extends Disposable {
     this.dirty = true;
   }
 
-  /** One pass now: leadership (taken if free), then as leader the queue, cleanup retries and restarts; capacity news for everyone. */
-  pass(): Promise<void> {
+  /**
+   * One pass now: leadership (taken if free), then as leader the queue, cleanup retries and restarts; capacity news for everyone.
+   * `listing`: the store as the caller has just read it (Refresh reads it once for the pass and the window's model).
+   */
+  pass(listing?: readonly JobEntry[]): Promise<void> {
     if (this._store.isDisposed) return Promise.resolve();
-    this.passing ??= this.passOnce(true).finally(() => {
+    this.passing ??= this.passOnce(true, listing).finally(() => {
       this.passing = undefined;
     });
     return this.passing;
@@ -146,11 +149,11 @@ export class Scheduler extends Disposable {
     }, PASS_COALESCE_MS);
   }
 
-  private async passOnce(tryLease: boolean): Promise<void> {
+  private async passOnce(tryLease: boolean, listing?: readonly JobEntry[]): Promise<void> {
     try {
       if (tryLease || this.isLeader) await this.opts.leadership.refresh();
       if (this._store.isDisposed) return;
-      let jobs = await this.jobsForPass();
+      let jobs = await this.jobsForPass(listing);
       if (this.isLeader) {
         if (jobs.some((j) => j.lifecycle.state === 'queued')) {
           await this.pump();
@@ -172,8 +175,11 @@ export class Scheduler extends Disposable {
   }
 
   /** Listing reads and validates every record: only when something changed since the last pass. */
-  private async jobsForPass(): Promise<JobRecord[]> {
-    if (this.dirty || this.cachedJobs === undefined) {
+  private async jobsForPass(listing?: readonly JobEntry[]): Promise<JobRecord[]> {
+    if (listing) {
+      this.dirty = false;
+      this.cachedJobs = okJobs(listing);
+    } else if (this.dirty || this.cachedJobs === undefined) {
       this.dirty = false;
       this.cachedJobs = okJobs(await this.ctx.store.list());
     }

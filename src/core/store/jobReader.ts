@@ -3,7 +3,6 @@
  * Every reader reconciles a job whose owner is gone before returning it, so a
  * dead worker shows at the very next read. See docs/store.md.
  */
-import * as fs from 'node:fs';
 import { describeError, failure } from '../common/errors';
 import { mapConcurrently } from '../common/limiter';
 import { livenessOf } from '../proc/identity';
@@ -12,13 +11,12 @@ import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnership } from './ownership';
 import { assertJobId, isJobId, StoreLayout } from './paths';
 import type { Loaded } from './records';
+import { interruptedCreate, needsReconciling, readDir, readEntriesFrom } from './readEntries';
 import { RecordWriter } from './recordWriter';
 import { JobRecord } from './schema';
 
 export type JobEntry = { id: string; ok: true; job: JobRecord } | { id: string; ok: false; reason: string };
 
-/** A job dir without a record younger than this is a create in progress, not damage. */
-const CREATE_GRACE_MS = 30_000;
 const LIST_CONCURRENCY = 32;
 
 export class JobReader {
@@ -26,6 +24,8 @@ export class JobReader {
     private readonly layout: StoreLayout,
     private readonly writer: RecordWriter,
     private readonly log: (msg: string) => void,
+    /** Whether `list` may block the event loop (a CLI process: faster); see JobStoreOptions.blockingReads. */
+    private readonly blockingReads: boolean,
   ) {}
 
   async read(id: string): Promise<JobRecord> {
@@ -44,49 +44,47 @@ export class JobReader {
     return { id, ok: true, job: await this.reconciled(loaded.job) };
   }
 
-  /** Every job, unreadable ones included (ok: false with the reason), oldest first; dead owners reconciled. */
+  /**
+   * Every job, unreadable ones included (ok: false with the reason), oldest first; dead owners reconciled.
+   * Read asynchronously (the caller's event loop stays free), or, with `blockingReads`, synchronously.
+   */
   async list(): Promise<JobEntry[]> {
+    const entries = this.blockingReads ? await this.listBlocking() : await readEntriesFrom(this.layout, (id) => this.tryRead(id));
+    // Oldest first; unreadable ones (no creation time to trust) last. Plain code-unit order: ISO times
+    // and ids are ASCII, and localeCompare (ICU) was a tenth of listing 1,000 jobs.
+    const key = (e: JobEntry) => (e.ok ? e.job.createdAt : '~');
+    return entries.sort((a, b) => compareText(key(a), key(b)) || compareText(a.id, b.id));
+  }
+
+  /**
+   * Most records need nothing more than reading: they are taken here with a synchronous read each and
+   * no promise (listing 1,000 agents); the rest (a dead owner, leftovers gone, no record) take the slow way.
+   */
+  private async listBlocking(): Promise<JobEntry[]> {
     let names: string[];
     try {
-      // The callback form: `fs.promises` loads Node's promise-based fs (and streams, readline) for one call.
-      names = await new Promise<string[]>((resolve, reject) => fs.readdir(this.layout.jobsDir, (err, found) => (err ? reject(err) : resolve(found))));
+      names = await readDir(this.layout.jobsDir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
     }
-    // Most records need nothing more than reading: they are taken here, with no promise per record
-    // (listing 1,000 agents); the rest (a dead owner, leftovers gone, no record) take the slow way.
     const ready: JobEntry[] = [];
     const others: { id: string; loaded: Loaded }[] = [];
     for (const id of names) {
       if (!isJobId(id)) continue;
       const loaded = this.writer.load(id);
-      if (loaded.kind === 'ok' && !this.needsReconciling(loaded.job)) ready.push({ id, ok: true, job: loaded.job });
+      if (loaded.kind === 'ok' && !needsReconciling(loaded.job)) ready.push({ id, ok: true, job: loaded.job });
       else others.push({ id, loaded });
     }
-    const entries = [...ready, ...(await mapConcurrently(others, LIST_CONCURRENCY, ({ id, loaded }) => this.listEntry(id, loaded)))];
-    // Oldest first; unreadable ones (no creation time to trust) last. Plain code-unit order: ISO times
-    // and ids are ASCII, and localeCompare (ICU) was a tenth of listing 1,000 jobs.
-    const key = (e: JobEntry) => (e.ok ? e.job.createdAt : '~');
-    return entries.filter((e): e is JobEntry => e !== undefined).sort((a, b) => compareText(key(a), key(b)) || compareText(a.id, b.id));
+    const rest = await mapConcurrently(others, LIST_CONCURRENCY, ({ id, loaded }) => this.listEntry(id, loaded));
+    return [...ready, ...rest.filter((e): e is JobEntry => e !== undefined)];
   }
 
   /** `loaded`: the record as `list` read it (not read again). */
   private async listEntry(id: string, loaded: Loaded): Promise<JobEntry | undefined> {
     if (loaded.kind === 'ok') return { id, ok: true, job: await this.reconciled(loaded.job) };
     if (loaded.kind === 'unreadable') return { id, ok: false, reason: loaded.reason };
-    // No record: a create in progress (skip it) or one that died half-way (show it).
-    try {
-      const age = Date.now() - (await fs.promises.stat(this.layout.jobDir(id))).mtimeMs;
-      return age < CREATE_GRACE_MS ? undefined : { id, ok: false, reason: 'it has no record (its creation was interrupted)' };
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Whether `reconciled` would change the record: its owner is gone, or a leftover it lists has exited. */
-  private needsReconciling(job: JobRecord): boolean {
-    return judgeOwnership(job, livenessOf) !== undefined || leftoversStillRunning(job) !== undefined;
+    return interruptedCreate(this.layout, id);
   }
 
   /** A reader that finds the owner gone fixes the record at once (under the lock, re-checked there: exactly once). */

@@ -50,6 +50,11 @@ export interface JobStoreOptions {
   log?: (msg: string) => void;
   /** Short record lock tuning (tests, slow file systems). */
   lock?: Partial<LockOptions>;
+  /**
+   * `list` reads the records synchronously: faster, for a process with no event loop to keep free
+   * (the CLI). Default off: a window's store (its model, passes and operations) must not block.
+   */
+  blockingReads?: boolean;
 }
 
 export interface UpdateOptions {
@@ -89,7 +94,7 @@ export class JobStore {
     this.policy = new PolicyFile(opts.home, this.log);
     this.changes = new ChangeSignal(this.layout, this.log);
     this.writer = new RecordWriter({ layout: this.layout, lockOptions, redaction: this.redaction, changes: this.changes, log: this.log });
-    this.reader = new JobReader(this.layout, this.writer, this.log);
+    this.reader = new JobReader(this.layout, this.writer, this.log, opts.blockingReads ?? false);
     this.execution = { layout: this.layout, writer: this.writer, lockOptions, log: this.log };
   }
 

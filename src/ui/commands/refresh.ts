@@ -5,8 +5,9 @@ import { registerCommand } from './command';
 
 export function registerRefresh(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.refresh', async () => {
-    // At once: the re-read reconciles dead owners itself, and whatever the pass then writes reaches the
-    // model as change events, as every write does. One after the other, 500 agents took ~120 ms.
-    await Promise.all([s.coordinator.tick(), s.agents.reload()]);
+    // One read of every record (without blocking the window; dead owners reconciled) for both the pass
+    // and the model; whatever the pass then writes reaches the model as change events, as every write does.
+    const listing = await s.store.list();
+    await Promise.all([s.coordinator.tick(listing), s.agents.reload(listing)]);
   });
 }

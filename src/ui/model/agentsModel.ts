@@ -78,11 +78,11 @@ export class AgentsModel extends Disposable {
     return this.loaded;
   }
 
-  /** Re-reads every record: the first load and the Refresh command, never on a timer. */
-  async reload(): Promise<void> {
-    let entries: JobEntry[];
+  /** Re-reads every record: the first load and the Refresh command (which hands in its own fresh `listing`), never on a timer. */
+  async reload(listing?: readonly JobEntry[]): Promise<void> {
+    let entries: readonly JobEntry[];
     try {
-      entries = await readEntries(this.store);
+      entries = listing ?? (await readEntries(this.store));
     } catch (err) {
       this.log(`Cannot list agents: ${(err as Error).message}`);
       return;

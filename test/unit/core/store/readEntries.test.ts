@@ -7,9 +7,61 @@ import { sampleJob, TestBed, useTestBed } from './helpers';
 
 describe('reading records without blocking (readEntries)', () => {
   let store!: JobStore;
-  useTestBed((_bed: TestBed, freshStore) => {
+  let bed!: TestBed;
+  useTestBed((testBed: TestBed, freshStore) => {
+    bed = testBed;
     store = freshStore;
   });
+
+  /** Rewrites a record on disk as another process (a dead worker, a cleanup) left it. */
+  const rewrite = (id: string, change: (record: { lifecycle: { state: string; generation: number }; [key: string]: unknown }) => void) => {
+    const file = path.join(store.jobDir(id), 'job.json');
+    const record = JSON.parse(fs.readFileSync(file, 'utf8'));
+    change(record);
+    fs.writeFileSync(file, JSON.stringify(record));
+  };
+
+  for (const blockingReads of [false, true]) {
+    it(`JobStore.list ${blockingReads ? 'with blocking reads (the CLI)' : 'without blocking (a window)'}: every kind of record, reconciled, oldest first`, async () => {
+      const good = await store.create(sampleJob({ title: 'good' }));
+      const broken = await store.create(sampleJob({ title: 'broken' }));
+      fs.writeFileSync(path.join(store.jobDir(broken.id), 'job.json'), '{"truncated": ');
+      const deadOwner = await store.create(sampleJob({ title: 'dead owner' }));
+      await store.transition(deadOwner.id, 'starting');
+      rewrite(deadOwner.id, (r) => {
+        r.lifecycle.state = 'running';
+        r.execution = {
+          ownerToken: 'x'.repeat(32), generation: r.lifecycle.generation, pid: 999_999, startTime: 1, bootId: 'no-such-boot',
+          socketPath: '/nonexistent/sock', socketToken: 'y'.repeat(32), claimedAt: new Date().toISOString(),
+        };
+      });
+      const leftBehind = await store.create(sampleJob({ title: 'left a process' }));
+      await store.transition(leftBehind.id, 'starting');
+      await store.transition(leftBehind.id, 'completed');
+      rewrite(leftBehind.id, (r) => (r.leftovers = [{ pid: 999_998, command: 'a process that exited', startTime: 1, bootId: 'no-such-boot' }]));
+      const interrupted = await store.create(sampleJob({ title: 'interrupted' }));
+      fs.rmSync(path.join(store.jobDir(interrupted.id), 'job.json'));
+      const longAgo = new Date(Date.now() - 3_600_000);
+      fs.utimesSync(store.jobDir(interrupted.id), longAgo, longAgo);
+
+      const entries = await bed.store({ blockingReads }).list();
+      const byId = new Map(entries.map((e) => [e.id, e]));
+      const job = (id: string) => {
+        const e = byId.get(id);
+        assert.ok(e?.ok, `${id}: ${e && !e.ok ? e.reason : 'missing'}`);
+        return e.job;
+      };
+      assert.equal(job(good.id).title, 'good');
+      assert.equal(job(deadOwner.id).lifecycle.state, 'orphaned');
+      assert.deepEqual(job(leftBehind.id).leftovers, []);
+      assert.match((byId.get(broken.id) as { reason: string }).reason, /not valid JSON/);
+      assert.deepEqual(byId.get(interrupted.id), { id: interrupted.id, ok: false, reason: 'it has no record (its creation was interrupted)' });
+      // Oldest first, then the unreadable ones.
+      assert.deepEqual(entries.map((e) => e.id), [good.id, deadOwner.id, leftBehind.id, ...[broken.id, interrupted.id].sort()]);
+      // Reconciled on disk too, once.
+      assert.equal(JSON.parse(fs.readFileSync(path.join(store.jobDir(deadOwner.id), 'job.json'), 'utf8')).lifecycle.state, 'orphaned');
+    });
+  }
 
   it('reads what JobStore.list reads: good records, unreadable ones with their reason', async () => {
     const good = await store.create(sampleJob({ title: 'good' }));
