@@ -33,14 +33,12 @@ function counted(target, name, kind) {
     return original.call(this, path, ...rest);
   };
 }
-counted(fs, 'readFileSync', 'read');
-counted(fs.promises, 'readFile', 'read');
-counted(fs, 'readdirSync', 'dirListings');
-counted(fs.promises, 'readdir', 'dirListings');
-counted(fs, 'statSync', 'stats');
-counted(fs.promises, 'stat', 'stats');
-counted(fs, 'lstatSync', 'stats');
-counted(fs.promises, 'lstat', 'stats');
+// Every form the store may use: synchronous, promise and callback.
+for (const [name, kind] of [['readFile', 'read'], ['readdir', 'dirListings'], ['stat', 'stats'], ['lstat', 'stats']]) {
+  counted(fs, `${name}Sync`, kind);
+  counted(fs.promises, name, kind);
+  counted(fs, name, kind);
+}
 
 const { Coordinator, JobStore } = require(bundle);
 const store = new JobStore({ home });
