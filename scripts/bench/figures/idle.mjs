@@ -13,9 +13,8 @@
 // in RSS in full, in PSS by share).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startPaddockAgent, sleep } from '../lib/agents.mjs';
-import { killGroup, onCleanup, paddockEnv, root } from '../lib/env.mjs';
+import { killGroup, nodeModule, onCleanup, paddockEnv } from '../lib/env.mjs';
 import { smallRepo } from '../lib/repo.mjs';
 
 const TICKS = 100; // USER_HZ on Linux
@@ -44,8 +43,6 @@ function pssMb(pid) {
 /** Settle time: start-up done, V8's post-start-up GCs done (see above). */
 const SETTLE_MS = 12_000;
 
-const mod = (name) => JSON.stringify(join(root, 'node_modules', name));
-
 /**
  * The floor for a worker that keeps the exact screen: node-pty and an idle PTY
  * whose output feeds the same headless terminal and serializer as the worker's
@@ -53,18 +50,18 @@ const mod = (name) => JSON.stringify(join(root, 'node_modules', name));
  * nothing else — no socket, no store, no log.
  */
 const MIRROR_FLOOR = `
-const { Terminal } = require(${mod('@xterm/headless')});
-const { SerializeAddon } = require(${mod('@xterm/addon-serialize')});
+const { Terminal } = require(${nodeModule('@xterm/headless')});
+const { SerializeAddon } = require(${nodeModule('@xterm/addon-serialize')});
 const term = new Terminal({ cols: 80, rows: 24, scrollback: 1000, allowProposedApi: true });
 term.loadAddon(new SerializeAddon());
-const p = require(${mod('node-pty')}).spawn('sh', ['-c', 'echo idle agent; exec sleep 600'], { cols: 80, rows: 24 });
+const p = require(${nodeModule('node-pty')}).spawn('sh', ['-c', 'echo idle agent; exec sleep 600'], { cols: 80, rows: 24 });
 p.onData((d) => term.write(d));
 setInterval(() => {}, 1 << 30);`;
 
 function idleNode(kind) {
   const code = {
     bare: 'setInterval(() => {}, 1 << 30);',
-    pty: `const p = require(${mod('node-pty')}).spawn('sleep', ['600'], {}); p.onData(() => {}); setInterval(() => {}, 1 << 30);`,
+    pty: `const p = require(${nodeModule('node-pty')}).spawn('sleep', ['600'], {}); p.onData(() => {}); setInterval(() => {}, 1 << 30);`,
     mirror: MIRROR_FLOOR,
   }[kind];
   const child = spawn(process.execPath, ['-e', code], { stdio: 'ignore', detached: true });

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { attachTmuxClient, attachViewer, killPty, spawnBare, startPaddockAgent, startTmux, stopPaddockAgent, waitFor, sleep } from '../lib/agents.mjs';
-import { killGroup, onCleanup, paddockEnv, root, tempDir } from '../lib/env.mjs';
+import { killGroup, nodeModule, onCleanup, paddockEnv, tempDir } from '../lib/env.mjs';
 import { smallRepo } from '../lib/repo.mjs';
 
 const MARK = 'XqEND7mark';
@@ -30,13 +30,11 @@ async function bare(bytes) {
   return { mbps: bytes / 1e6 / ((t1 - t0) / 1000), received };
 }
 
-const mod = (name) => JSON.stringify(join(root, 'node_modules', name));
-
 /** The relay process of a floor: the PTY's chunks to the one socket client; its input to the PTY. */
 function relayProgram(sock, bytes, mirror) {
   return `
-const pty = require(${mod('node-pty')}).spawn('sh', ['-c', ${JSON.stringify(script(bytes))}], { name: 'xterm-256color', cols: 80, rows: 24, encoding: null });
-${mirror ? `const { Terminal } = require(${mod('@xterm/headless')});
+const pty = require(${nodeModule('node-pty')}).spawn('sh', ['-c', ${JSON.stringify(script(bytes))}], { name: 'xterm-256color', cols: 80, rows: 24, encoding: null });
+${mirror ? `const { Terminal } = require(${nodeModule('@xterm/headless')});
 const term = new Terminal({ cols: 80, rows: 24, scrollback: 1000, allowProposedApi: true });` : ''}
 require('node:net').createServer((c) => {
   pty.onData((d) => { ${mirror ? 'term.write(d); ' : ''}c.write(d); });

@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const root = resolve(import.meta.dirname, '..', '..', '..');
+
+/** A dependency's folder as a JS string literal, for programs the bench writes and runs with `node -e`. */
+export const nodeModule = (name) => JSON.stringify(join(root, 'node_modules', name));
 /** The bundles under test: a private copy of dist/ once snapshotDist() ran (see there). */
 export let distRoot = root;
 export let cliPath = join(root, 'dist', 'cli.js');

@@ -9,15 +9,13 @@ import { livenessOf } from '../proc/identity';
 import { applyTransition } from './lifecycle';
 import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnership } from './ownership';
-import { assertJobId, isJobId, StoreLayout } from './paths';
+import { assertJobId, StoreLayout } from './paths';
 import type { Loaded } from './records';
-import { interruptedCreate, needsReconciling, readDir, readEntriesFrom } from './readEntries';
+import { interruptedCreate, listedJobIds, needsReconciling, READ_CONCURRENCY, readEntriesFrom } from './readEntries';
 import { RecordWriter } from './recordWriter';
 import { JobRecord } from './schema';
 
 export type JobEntry = { id: string; ok: true; job: JobRecord } | { id: string; ok: false; reason: string };
-
-const LIST_CONCURRENCY = 32;
 
 export class JobReader {
   constructor(
@@ -49,7 +47,9 @@ export class JobReader {
    * Read asynchronously (the caller's event loop stays free), or, with `blockingReads`, synchronously.
    */
   async list(): Promise<JobEntry[]> {
-    const entries = this.blockingReads ? await this.listBlocking() : await readEntriesFrom(this.layout, (id) => this.tryRead(id));
+    const entries = this.blockingReads
+      ? await this.listBlocking()
+      : await readEntriesFrom(this.layout, async (id, job): Promise<JobEntry> => ({ id, ok: true, job: await this.reconciled(job) }));
     // Oldest first; unreadable ones (no creation time to trust) last. Plain code-unit order: ISO times
     // and ids are ASCII, and localeCompare (ICU) was a tenth of listing 1,000 jobs.
     const key = (e: JobEntry) => (e.ok ? e.job.createdAt : '~');
@@ -61,22 +61,14 @@ export class JobReader {
    * no promise (listing 1,000 agents); the rest (a dead owner, leftovers gone, no record) take the slow way.
    */
   private async listBlocking(): Promise<JobEntry[]> {
-    let names: string[];
-    try {
-      names = await readDir(this.layout.jobsDir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
     const ready: JobEntry[] = [];
     const others: { id: string; loaded: Loaded }[] = [];
-    for (const id of names) {
-      if (!isJobId(id)) continue;
+    for (const id of await listedJobIds(this.layout)) {
       const loaded = this.writer.load(id);
       if (loaded.kind === 'ok' && !needsReconciling(loaded.job)) ready.push({ id, ok: true, job: loaded.job });
       else others.push({ id, loaded });
     }
-    const rest = await mapConcurrently(others, LIST_CONCURRENCY, ({ id, loaded }) => this.listEntry(id, loaded));
+    const rest = await mapConcurrently(others, READ_CONCURRENCY, ({ id, loaded }) => this.listEntry(id, loaded));
     return [...ready, ...rest.filter((e): e is JobEntry => e !== undefined)];
   }
 

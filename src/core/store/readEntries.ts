@@ -18,7 +18,7 @@ import { parseRecordText } from './records';
 import type { JobRecord } from './schema';
 
 /** Reads in flight: enough to keep libuv's thread pool busy (measured: 1,000 records in ~25–35 ms at 32 or more, ~50 at 8). */
-const READ_CONCURRENCY = 32;
+export const READ_CONCURRENCY = 32;
 /** A job folder without a record younger than this is a create in progress, not damage. */
 export const CREATE_GRACE_MS = 30_000;
 
@@ -27,27 +27,28 @@ export function needsReconciling(job: JobRecord): boolean {
   return judgeOwnership(job, livenessOf) !== undefined || leftoversStillRunning(job) !== undefined;
 }
 
+/** Hands a record that needs reconciling (as it was just read) back to the store, which fixes it under its lock. */
+export type Reconcile = (id: string, job: JobRecord) => Promise<JobEntry>;
+
 /** Every job in the store (unreadable ones with their reason), or only `ids` when given; each read asynchronously. */
 export function readEntries(store: JobStore, ids?: readonly string[]): Promise<JobEntry[]> {
   return readEntriesFrom(new StoreLayout(store.home), (id) => store.tryRead(id), ids);
 }
 
-/**
- * The same, for the store's own reader: `reconcile` reads a job that needs reconciling again
- * through the store (under its lock). Unordered.
- */
-export async function readEntriesFrom(layout: StoreLayout, reconcile: (id: string) => Promise<JobEntry>, ids?: readonly string[]): Promise<JobEntry[]> {
-  const listing = ids === undefined;
-  let wanted: string[];
-  if (ids) wanted = ids.filter(isJobId);
-  else {
-    try {
-      wanted = (await readDir(layout.jobsDir)).filter(isJobId);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
+/** The ids of the job folders in the store (none when it has no jobs folder yet). */
+export async function listedJobIds(layout: StoreLayout): Promise<string[]> {
+  try {
+    return (await readDir(layout.jobsDir)).filter(isJobId);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
   }
+}
+
+/** The same, for the store's own reader, whose `reconcile` fixes the record it is given. Unordered. */
+export async function readEntriesFrom(layout: StoreLayout, reconcile: Reconcile, ids?: readonly string[]): Promise<JobEntry[]> {
+  const listing = ids === undefined;
+  const wanted = ids ? ids.filter(isJobId) : await listedJobIds(layout);
   const entries: (JobEntry | undefined)[] = new Array(wanted.length);
   let next = 0;
   const worker = async () => {
@@ -57,7 +58,7 @@ export async function readEntriesFrom(layout: StoreLayout, reconcile: (id: strin
   return entries.filter((e): e is JobEntry => e !== undefined);
 }
 
-async function readEntry(layout: StoreLayout, reconcile: (id: string) => Promise<JobEntry>, id: string, listing: boolean): Promise<JobEntry | undefined> {
+async function readEntry(layout: StoreLayout, reconcile: Reconcile, id: string, listing: boolean): Promise<JobEntry | undefined> {
   let text: string;
   try {
     text = await readText(layout.recordFile(id));
@@ -70,7 +71,7 @@ async function readEntry(layout: StoreLayout, reconcile: (id: string) => Promise
   const loaded = parseRecordText(id, text);
   if (loaded.kind === 'unreadable') return { id, ok: false, reason: loaded.reason };
   if (loaded.kind === 'missing') return { id, ok: false, reason: 'no such agent' };
-  if (needsReconciling(loaded.job)) return reconcile(id);
+  if (needsReconciling(loaded.job)) return reconcile(id, loaded.job);
   return { id, ok: true, job: loaded.job };
 }
 
@@ -92,7 +93,7 @@ function readText(file: string): Promise<string> {
   return new Promise((resolve, reject) => fs.readFile(file, 'utf8', (err, text) => (err ? reject(err) : resolve(text))));
 }
 
-export function readDir(dir: string): Promise<string[]> {
+function readDir(dir: string): Promise<string[]> {
   return new Promise((resolve, reject) => fs.readdir(dir, (err, names) => (err ? reject(err) : resolve(names))));
 }
 

@@ -82,7 +82,7 @@ export class AgentsModel extends Disposable {
   async reload(listing?: readonly JobEntry[]): Promise<void> {
     let entries: readonly JobEntry[];
     try {
-      entries = listing ?? (await readEntries(this.store));
+      entries = listing ?? (await this.store.list());
     } catch (err) {
       this.log(`Cannot list agents: ${(err as Error).message}`);
       return;
