@@ -8,20 +8,18 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { describeError, failure } from '../common/errors';
-import { readProcStat } from '../proc';
 import { ExecutionClaim, JobRecord, JobStore, Leftover, LifecycleState, OutputLog, Redactor } from '../store';
 import { secretEnvNames } from '../store/secretEnv';
 import { checkSocketPath, ensureRuntimeDir, runtimeDirFor, socketFileName } from '../protocol/runtimeDir';
 import { ControlServer } from './controlServer';
 import { DrainMarker } from './drain';
 import { ScreenMirror, ScreenSnapshot } from './mirror';
-import { buildAgentEnv, describeExit, loadNodePty, Pty, type PtyModule, spawnAgent } from './ptyHost';
-import { prependPath, writeLauncher } from './launcher';
+import { buildAgentEnv, endDetail, exitInfoOf, loadNodePty, nudgeForegroundGroup, Pty, type PtyModule, spawnAgent } from './ptyHost';
+import { putLauncherOnPath } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
-import { describeSurvivors, stopAgentProcesses } from './stopAgent';
-import { endLeftovers, listLeftovers } from './leftovers';
-import { processCount } from '../operations/leftovers';
-import { WaitingDetector } from './waiting';
+import { stopAgentProcesses, stopDetail } from './stopAgent';
+import { settleLeftovers } from './leftovers';
+import { WaitingDetector, waitingDetectorFor } from './waiting';
 import { ExecutionRecord } from './executionRecord';
 import { agentVariables } from './agentVariables';
 import { SetupPhase } from './setupPhase';
@@ -110,7 +108,7 @@ export class AgentWorker extends Disposable implements AgentSession {
   input(data: string): void {
     if (!this.pty || this.exitInfo) return;
     this.pty.write(data);
-    this.noteActivity();
+    this.record.noteActivity();
     this.waiting?.noteInput();
   }
 
@@ -124,15 +122,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     }
     this.mirror.resize(cols, rows);
     this.server.broadcast({ type: 'size', cols, rows });
-    // The kernel signals the foreground group on a size change; an explicit SIGWINCH makes sure it redraws (abduco's trick).
-    const fg = readProcStat(this.pty.pid)?.tpgid;
-    if (fg && fg > 1) {
-      try {
-        process.kill(-fg, 'SIGWINCH');
-      } catch {
-        // the group just went away
-      }
-    }
+    nudgeForegroundGroup(this.pty.pid);
   }
 
   async send(text: string): Promise<void> {
@@ -186,15 +176,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.record = this._register(new ExecutionRecord(this.store, jobId, this.claim.fence, this.job.lifecycle.state, log));
 
     this.mirror = this._register(new ScreenMirror(DEFAULT_SIZE));
-    this.server = this._register(
-      new ControlServer({
-        session: this,
-        controlToken,
-        agentToken,
-        applySize: (c, r) => this.resize(c, r),
-        log,
-      }),
-    );
+    this.server = this._register(new ControlServer({ session: this, controlToken, agentToken, applySize: (c, r) => this.resize(c, r), log }));
     this.output = this.store.openOutput(jobId);
     this._register(toDisposable(() => void this.output.close()));
     try {
@@ -220,12 +202,7 @@ export class AgentWorker extends Disposable implements AgentSession {
       return;
     }
     const agentEnv = buildAgentEnv(env, { jobId, socketPath, agentToken, variables: agentVariables(this.job) });
-    try {
-      const bin = writeLauncher(this.store.jobDir(jobId), home, env);
-      if (bin) prependPath(agentEnv, bin);
-    } catch (err) {
-      log(`could not write the paddock launcher: ${describeError(err)}`); // hooks then need a paddock on PATH
-    }
+    putLauncherOnPath(agentEnv, this.store.jobDir(jobId), home, env, log);
     this.stoppable = true;
     const setup = this.job.settings.worktree?.setup;
     // Setup prepares the worktree once: a retry runs it again only until it has succeeded.
@@ -270,7 +247,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     await this.finish('failed', { code: null, signal: null }, detail).catch((e) => this.opts.log(describeError(e)));
   }
 
-  /** Setup output and Paddock's own lines: to the log, the mirror and the viewers, like the agent's. */
+  /** The agent's output, setup's and Paddock's own lines alike: to the log, the mirror and the viewers. */
   private writeScreen(data: Buffer | string): void {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     this.output.append(bytes);
@@ -293,36 +270,15 @@ export class AgentWorker extends Disposable implements AgentSession {
       }
     }
     if (bytes.length === 0) return;
-    this.output.append(bytes);
-    this.mirror.write(bytes);
-    this.server.broadcastOutput(bytes);
-    this.noteActivity();
-    this.waiting?.noteOutput();
-  }
-
-  private noteActivity(): void {
+    this.writeScreen(bytes);
     this.record.noteActivity();
+    this.waiting?.noteOutput();
   }
 
   // ---- waiting ------------------------------------------------------------------
 
   private setUpWaiting(): void {
-    const { waitingPattern, idleSeconds } = this.job.settings;
-    let pattern: RegExp | null = null;
-    if (waitingPattern) {
-      try {
-        pattern = new RegExp(waitingPattern, 'm');
-      } catch (err) {
-        this.opts.log(`ignoring the waiting pattern: ${describeError(err)}`);
-      }
-    }
-    this.waiting = this._register(
-      new WaitingDetector({
-        pattern,
-        idleMs: idleSeconds ? idleSeconds * 1000 : null,
-        readScreen: () => this.mirror.visibleLines().join('\n'),
-      }),
-    );
+    this.waiting = this._register(waitingDetectorFor(this.job.settings, () => this.mirror.visibleLines().join('\n'), this.opts.log));
     this._register(this.mirror.onDidCatchUp(() => this.waiting?.noteScreenChanged()));
     this._register(this.waiting.onDidChange((reason) => this.record.setWaiting(reason)));
   }
@@ -334,29 +290,14 @@ export class AgentWorker extends Disposable implements AgentSession {
     const deadline = Date.now() + EXIT_DRAIN_MAX_MS;
     while (Date.now() < deadline && Date.now() - this.lastDataAt < EXIT_QUIET_MS) await sleep(EXIT_QUIET_MS / 2);
     const tail = this.drain.end();
-    if (tail.length > 0) {
-      this.output.append(tail);
-      this.mirror.write(tail);
-      this.server.broadcastOutput(tail);
-    }
-    const info: ExitInfo = signal ? { code: null, signal: signalNameOf(signal) } : (() => {
-      const d = describeExit(code);
-      return { code: d.exitCode, signal: d.signal };
-    })();
+    if (tail.length > 0) this.writeScreen(tail);
+    const info = exitInfoOf(code, signal);
     this.resolveAgentEnded(info);
     if (this.stopPromise) return; // the stop path records `cancelled`
     const ok = info.code === 0 && !info.signal;
-    let detail = ok ? 'exit 0' : info.signal ? `killed by ${info.signal}` : `exit ${info.code}`;
-    let leftovers: Leftover[] | undefined;
-    if (this.job.settings.endLeftoversOnExit !== false && this.pty) {
-      const left = await endLeftovers({ jobId: this.id, sid: this.pty.pid, graceMs: Math.min(this.job.settings.stopGraceMs, 5000) });
-      if (left.ended > 0) detail += `; ended ${processCount(left.ended)} it left running`;
-      if (left.survivors.length > 0) detail += `; still running: ${describeSurvivors(left.survivors)}`;
-    } else if (this.pty) {
-      // Left to the person: listed on the record (and the row) until Stop ends them or they exit.
-      leftovers = await listLeftovers({ jobId: this.id, sid: this.pty.pid });
-      if (leftovers.length > 0) detail += `; left ${processCount(leftovers.length)} running`;
-    }
+    const left = this.pty ? await settleLeftovers({ jobId: this.id, sid: this.pty.pid, settings: this.job.settings }) : { detail: '', leftovers: undefined };
+    const detail = endDetail(info) + left.detail;
+    const leftovers = left.leftovers;
     await this.finish(ok ? 'completed' : 'failed', info, detail, undefined, leftovers).catch((err) => this.opts.log(describeError(err)));
   }
 
@@ -439,11 +380,7 @@ export class AgentWorker extends Disposable implements AgentSession {
       onEscalate: (pids) => this.record.timeline('stop-escalated', `grace of ${grace} ms ran out: SIGKILL to ${pids.join(', ')}`),
     });
     const info = await Promise.race([this.agentEnded, sleep(5000).then(() => ({ code: null, signal: 'SIGKILL' }))]);
-    const detail = survivors.length
-      ? `stopped, but still running: ${describeSurvivors(survivors)}`.slice(0, 2000)
-      : escalated
-        ? `stopped: killed after the ${grace} ms grace`
-        : 'stopped';
+    const detail = stopDetail({ escalated, survivors, graceMs: grace });
     return this.finish('cancelled', info, detail, { escalated, survivors });
   }
 
@@ -453,8 +390,4 @@ export class AgentWorker extends Disposable implements AgentSession {
     if (!pty || this.exitInfo) return;
     await stopAgentProcesses({ sid: pty.pid, jobId: this.id, graceMs: 0 }).catch((err) => this.opts.log(`force stop failed: ${describeError(err)}`));
   }
-}
-
-function signalNameOf(n: number): string {
-  return describeExit(128 + n).signal ?? `signal ${n}`;
 }

@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { cliBundlePath } from '../common/bundles';
+import { describeError } from '../common/errors';
 import { launcherScript } from '../launcher/launcherScript';
 
 /** Writes `<jobDir>/bin/paddock`; returns its folder, or null when there is no CLI bundle to launch. */
@@ -29,4 +30,14 @@ export function writeLauncher(jobDir: string, home: string, env: NodeJS.ProcessE
 /** PATH with `dir` first. */
 export function prependPath(env: Record<string, string>, dir: string): void {
   env.PATH = env.PATH ? `${dir}${path.delimiter}${env.PATH}` : dir;
+}
+
+/** Puts the launcher first on the agent's PATH; without it (logged), hooks need a `paddock` of their own on PATH. */
+export function putLauncherOnPath(agentEnv: Record<string, string>, jobDir: string, home: string, env: NodeJS.ProcessEnv, log: (message: string) => void): void {
+  try {
+    const bin = writeLauncher(jobDir, home, env);
+    if (bin) prependPath(agentEnv, bin);
+  } catch (err) {
+    log(`could not write the paddock launcher: ${describeError(err)}`);
+  }
 }

@@ -11,7 +11,8 @@
 import { bootId, commandLineOf, findByEnvMarker, isGoneState, sessionMembers, type ProcStat } from '../proc';
 import type { Leftover } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
-import { stopAgentProcesses, type NamedProcess } from './stopAgent';
+import { processCount } from '../operations/leftovers';
+import { describeSurvivors, stopAgentProcesses, type NamedProcess } from './stopAgent';
 
 /** How long leftovers get to exit on their own once the agent has ended. */
 export const LEFTOVER_GRACE_MS = 1000;
@@ -51,4 +52,26 @@ export async function listLeftovers(opts: { jobId: string; sid: number }): Promi
     .sort((a, b) => a.pid - b.pid)
     .slice(0, MAX_LISTED)
     .map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500), startTime: p.startTime, bootId: boot }));
+}
+
+/**
+ * What the ended agent left running, dealt with as its settings say: ended (the default) or listed
+ * on the record. Returns the words added to the end's detail, and the listed leftovers.
+ */
+export async function settleLeftovers(opts: {
+  jobId: string;
+  sid: number;
+  settings: { endLeftoversOnExit?: boolean; stopGraceMs: number };
+}): Promise<{ detail: string; leftovers: Leftover[] | undefined }> {
+  const { jobId, sid, settings } = opts;
+  if (settings.endLeftoversOnExit !== false) {
+    const left = await endLeftovers({ jobId, sid, graceMs: Math.min(settings.stopGraceMs, 5000) });
+    let detail = '';
+    if (left.ended > 0) detail += `; ended ${processCount(left.ended)} it left running`;
+    if (left.survivors.length > 0) detail += `; still running: ${describeSurvivors(left.survivors)}`;
+    return { detail, leftovers: undefined };
+  }
+  // Left to the person: listed on the record (and the row) until Stop ends them or they exit.
+  const leftovers = await listLeftovers({ jobId, sid });
+  return { detail: leftovers.length > 0 ? `; left ${processCount(leftovers.length)} running` : '', leftovers };
 }

@@ -6,9 +6,11 @@
 import { constants } from 'node:os';
 import type * as NodePty from 'node-pty';
 import { describeError, failure } from '../common/errors';
+import { readProcStat } from '../proc';
 import type { DrainMarker } from './drain';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { AGENT_VARIABLE_NAMES } from './agentVariables';
+import type { ExitInfo } from './session';
 
 export type PtyModule = typeof NodePty;
 export type Pty = NodePty.IPty;
@@ -79,6 +81,33 @@ export function spawnAgent(opts: SpawnAgentOptions): Pty {
     // Raw bytes: the log keeps exactly what the agent wrote; decoding happens once, in the worker.
     encoding: null,
   });
+}
+
+/**
+ * After a resize: the kernel signals the PTY's foreground group on a size change; an explicit
+ * SIGWINCH to that group makes sure it redraws (abduco's trick).
+ */
+export function nudgeForegroundGroup(sessionPid: number): void {
+  const fg = readProcStat(sessionPid)?.tpgid;
+  if (!fg || fg <= 1) return;
+  try {
+    process.kill(-fg, 'SIGWINCH');
+  } catch {
+    // the group just went away
+  }
+}
+
+/** How the agent ended, from node-pty's exit event (a signal number, or the wrapper shell's exit code). */
+export function exitInfoOf(code: number, signal: number): ExitInfo {
+  if (signal) return { code: null, signal: signalName(signal) ?? `signal ${signal}` };
+  const d = describeExit(code);
+  return { code: d.exitCode, signal: d.signal };
+}
+
+/** The record's detail for an agent that ended by itself: "exit 0", "exit 2", "killed by SIGSEGV". */
+export function endDetail(info: ExitInfo): string {
+  if (info.signal) return `killed by ${info.signal}`;
+  return `exit ${info.code}`;
 }
 
 /** 128 + n from the wrapper shell means the agent died of signal n. */

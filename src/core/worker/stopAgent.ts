@@ -43,3 +43,9 @@ export async function stopAgentProcesses(opts: {
 export function describeSurvivors(survivors: readonly NamedProcess[]): string {
   return survivors.map((s) => `${s.pid} (${s.command})`).join(', ');
 }
+
+/** The record's detail for a stopped agent: how it went, and what would not die. */
+export function stopDetail(opts: { escalated: boolean; survivors: NamedProcess[]; graceMs: number }): string {
+  if (opts.survivors.length) return `stopped, but still running: ${describeSurvivors(opts.survivors)}`.slice(0, 2000);
+  return opts.escalated ? `stopped: killed after the ${opts.graceMs} ms grace` : 'stopped';
+}

@@ -14,6 +14,7 @@
  */
 import { Disposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
+import { describeError } from '../common/errors';
 
 export type WaitingReason = 'signal' | 'pattern' | 'idle';
 
@@ -139,4 +140,21 @@ export class WaitingDetector extends Disposable {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.patternTimer) clearTimeout(this.patternTimer);
   }
+}
+
+/** A detector from the job's settings: its profile's waiting pattern (an invalid one is logged and ignored) and idle time. */
+export function waitingDetectorFor(
+  settings: { waitingPattern?: string | null; idleSeconds?: number | null },
+  readScreen: () => string,
+  log: (message: string) => void,
+): WaitingDetector {
+  let pattern: RegExp | null = null;
+  if (settings.waitingPattern) {
+    try {
+      pattern = new RegExp(settings.waitingPattern, 'm');
+    } catch (err) {
+      log(`ignoring the waiting pattern: ${describeError(err)}`);
+    }
+  }
+  return new WaitingDetector({ pattern, idleMs: settings.idleSeconds ? settings.idleSeconds * 1000 : null, readScreen });
 }
