@@ -37,32 +37,62 @@ export interface WorktreeFilesResult {
   skipped: { path: string; why: string }[];
 }
 
-export async function bringWorktreeFiles(req: WorktreeFilesRequest): Promise<WorktreeFilesResult> {
-  const result: WorktreeFilesResult = { copied: 0, linked: 0, skipped: [] };
+/**
+ * What a new worktree gets, found in the main worktree: made before the new worktree exists (git
+ * only reads the main one), so the listing runs while git checks the new one out.
+ */
+export interface WorktreeFilesPlan {
+  repo: string;
+  repoReal: string;
+  linked: string[];
+  /** Copied paths, none inside a linked folder (a linked folder is linked whole). */
+  copied: string[];
+}
+
+/** The files to bring (null when nothing is configured and there is no `.worktreeinclude`). */
+export async function planWorktreeFiles(req: Omit<WorktreeFilesRequest, 'worktree'>): Promise<WorktreeFilesPlan | null> {
   const include = path.join(req.repo, WORKTREE_INCLUDE);
   const hasInclude = await isFile(include);
-  if (req.copy.length === 0 && req.link.length === 0 && !hasInclude) return result;
-  const repoReal = await fs.realpath(req.repo);
-  const worktreeReal = await fs.realpath(req.worktree);
-
-  const linked = req.link.length > 0 ? await untrackedMatching(req.repo, req.link, null, true) : [];
-  const copied = req.copy.length > 0 || hasInclude ? await untrackedMatching(req.repo, req.copy, hasInclude ? include : null, false) : [];
-  // A linked folder is linked whole: nothing inside it is copied as well.
+  if (req.copy.length === 0 && req.link.length === 0 && !hasInclude) return null;
+  const [repoReal, linked, copied] = await Promise.all([
+    fs.realpath(req.repo),
+    req.link.length > 0 ? untrackedMatching(req.repo, req.link, null, true) : [],
+    req.copy.length > 0 || hasInclude ? untrackedMatching(req.repo, req.copy, hasInclude ? include : null, false) : [],
+  ]);
   const underLink = (rel: string) => linked.some((l) => rel === l || rel.startsWith(`${l}/`));
+  return { repo: req.repo, repoReal, linked, copied: copied.filter((rel) => !underLink(rel)) };
+}
 
+/** Links and copies the planned files into the worktree. */
+export async function placeWorktreeFiles(plan: WorktreeFilesPlan, worktree: string): Promise<WorktreeFilesResult> {
+  const result: WorktreeFilesResult = { copied: 0, linked: 0, skipped: [] };
+  const worktreeReal = await fs.realpath(worktree);
+  const req = { repo: plan.repo, worktree };
   const folders: FolderChecks = new Map();
-  for (const rel of linked) {
-    const why = await linkOne(req, rel, repoReal, worktreeReal, folders);
+  for (const rel of plan.linked) {
+    const why = await linkOne(req, rel, plan.repoReal, worktreeReal, folders);
     if (why) result.skipped.push({ path: rel, why });
     else result.linked++;
   }
-  const queue = copied.filter((rel) => !underLink(rel));
-  await inParallel(queue, COPY_CONCURRENCY, async (rel) => {
-    const why = await copyOne(req, rel, repoReal, worktreeReal, folders);
+  await inParallel(plan.copied, COPY_CONCURRENCY, async (rel) => {
+    const why = await copyOne(req, rel, plan.repoReal, worktreeReal, folders);
     if (why) result.skipped.push({ path: rel, why });
     else result.copied++;
   });
   return result;
+}
+
+export async function bringWorktreeFiles(req: WorktreeFilesRequest): Promise<WorktreeFilesResult> {
+  const plan = await planWorktreeFiles(req);
+  return plan ? placeWorktreeFiles(plan, req.worktree) : { copied: 0, linked: 0, skipped: [] };
+}
+
+/** The timeline's line for what was brought (null when nothing was). */
+export function describeWorktreeFiles(result: WorktreeFilesResult): string | null {
+  if (result.copied + result.linked + result.skipped.length === 0) return null;
+  const skipped = result.skipped.slice(0, 5).map((s) => `${s.path} (${s.why})`);
+  const message = `copied ${result.copied} and linked ${result.linked} untracked path(s) into the worktree${skipped.length ? `; skipped ${skipped.join(', ')}` : ''}`;
+  return message.slice(0, 2000);
 }
 
 /** Untracked paths (ignored or not) matching the patterns; with `directories`, a wholly matching folder as itself. */
@@ -101,15 +131,34 @@ async function destinationIn(worktreeReal: string, dest: string, folders: Folder
   return checked;
 }
 
-/** Destination folders already made and checked during one bringWorktreeFiles. */
+/** Where one file goes: from the main worktree into the new one. */
+type Placement = Pick<WorktreeFilesRequest, 'repo' | 'worktree'>;
+
+/** Destination folders already made and checked during one placement. */
 type FolderChecks = Map<string, Promise<string | null>>;
+
+/**
+ * One sentence that stays short: the path cut in its middle, and the system's error code rather
+ * than its message (which repeats both full paths, thousands of bytes for a deep one).
+ */
+function placementFailure(verb: 'copy' | 'link', rel: string, err: unknown): Error {
+  const shown = rel.length > 120 ? `${rel.slice(0, 60)}…${rel.slice(-59)}` : rel;
+  const code = (err as NodeJS.ErrnoException)?.code;
+  return failure(`Could not ${verb} ${shown} into the worktree: ${code ? `${code} (${errnoWords(err)})` : describeError(err)}`);
+}
+
+/** "name too long" from "ENAMETOOLONG: name too long, copyfile '…' -> '…'". */
+function errnoWords(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/^[A-Z]+: /, '').split(',')[0].trim();
+}
 
 /** `COPYFILE_EXCL` and `symlink` refuse an existing destination themselves: no separate look first. */
 function existed(err: unknown): boolean {
   return (err as NodeJS.ErrnoException)?.code === 'EEXIST';
 }
 
-async function copyOne(req: WorktreeFilesRequest, rel: string, repoReal: string, worktreeReal: string, folders: FolderChecks): Promise<string | null> {
+async function copyOne(req: Placement, rel: string, repoReal: string, worktreeReal: string, folders: FolderChecks): Promise<string | null> {
   const source = path.join(req.repo, rel);
   const dest = path.join(req.worktree, rel);
   try {
@@ -128,11 +177,11 @@ async function copyOne(req: WorktreeFilesRequest, rel: string, repoReal: string,
     return null;
   } catch (err) {
     if (existed(err)) return 'exists in the worktree';
-    throw failure(`Could not copy ${rel} into the worktree: ${describeError(err)}`);
+    throw placementFailure('copy', rel, err);
   }
 }
 
-async function linkOne(req: WorktreeFilesRequest, rel: string, repoReal: string, worktreeReal: string, folders: FolderChecks): Promise<string | null> {
+async function linkOne(req: Placement, rel: string, repoReal: string, worktreeReal: string, folders: FolderChecks): Promise<string | null> {
   const source = path.join(req.repo, rel);
   const dest = path.join(req.worktree, rel);
   try {
@@ -144,7 +193,7 @@ async function linkOne(req: WorktreeFilesRequest, rel: string, repoReal: string,
     return null;
   } catch (err) {
     if (existed(err)) return 'exists in the worktree';
-    throw failure(`Could not link ${rel} into the worktree: ${describeError(err)}`);
+    throw placementFailure('link', rel, err);
   }
 }
 

@@ -12,7 +12,7 @@ import { runtimeDirFor } from '../protocol/runtimeDir';
 import { openRequestEnv, removeRequestEnv } from '../coordinator/requestEnv';
 import type { OperationContext } from '../operations/context';
 import { failJob } from '../operations/failJob';
-import { bringWorktreeFiles } from '../repoConfig/worktreeFiles';
+import { describeWorktreeFiles, placeWorktreeFiles, planWorktreeFiles, type WorktreeFilesPlan } from '../repoConfig/worktreeFiles';
 import type { JobRecord } from '../store';
 import { spawnWorker, type SpawnedWorker } from '../worker/spawn';
 import { waitForJob } from './waitForJob';
@@ -50,13 +50,16 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
         gated,
       });
     if (job.lifecycle.generation === 1 && !existsSync(job.worktree)) {
-      // The worker boots while git checks the files out; it starts nothing until `release(true)`.
+      // The worker boots, and the files to copy in are listed (git reads only the main worktree), while git checks the files out.
+      // The worker starts nothing until `release(true)`.
+      const listing = listWorktreeFiles(job);
+      listing.catch(() => undefined); // awaited after the worktree add: git's own failure is told first
       const [spawned, added] = await Promise.allSettled([spawnIt(true), addWorktree(job.repo, { path: job.worktree, branch: job.branch, baseSha: job.baseSha })]);
       if (spawned.status === 'fulfilled') worker = spawned.value;
       createdWorktree = added.status === 'fulfilled';
       if (added.status === 'rejected') throw added.reason;
       if (spawned.status === 'rejected') throw spawned.reason;
-      await bringFiles(ctx, job);
+      await bringFiles(ctx, job, await listing);
       assertRunnable(job.command[0], env, job.worktree);
       spawned.value.release(true);
     } else {
@@ -84,14 +87,17 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
   ctx.changed(id);
 }
 
-/** The `copy`/`link` files and `.worktreeinclude` into a worktree just made. */
-async function bringFiles(ctx: OperationContext, job: JobRecord): Promise<void> {
+/** What a new worktree gets (`copy`, `link`, `.worktreeinclude`), found in the main worktree. */
+function listWorktreeFiles(job: JobRecord): Promise<WorktreeFilesPlan | null> {
   const plan = job.settings.worktree;
-  const result = await bringWorktreeFiles({ repo: job.repo, worktree: job.worktree!, copy: plan?.copy ?? [], link: plan?.link ?? [] });
-  if (result.copied + result.linked + result.skipped.length === 0) return;
-  const skipped = result.skipped.slice(0, 5).map((s) => `${s.path} (${s.why})`);
-  const message = `copied ${result.copied} and linked ${result.linked} untracked path(s) into the worktree${skipped.length ? `; skipped ${skipped.join(', ')}` : ''}`;
-  await ctx.store.appendTimeline(job.id, { generation: job.lifecycle.generation, type: 'worktree-files', message: message.slice(0, 2000) });
+  return planWorktreeFiles({ repo: job.repo, copy: plan?.copy ?? [], link: plan?.link ?? [] });
+}
+
+/** The listed files into the worktree just made, and a line on the timeline saying what came in. */
+async function bringFiles(ctx: OperationContext, job: JobRecord, files: WorktreeFilesPlan | null): Promise<void> {
+  if (!files) return;
+  const message = describeWorktreeFiles(await placeWorktreeFiles(files, job.worktree!));
+  if (message) await ctx.store.appendTimeline(job.id, { generation: job.lifecycle.generation, type: 'worktree-files', message });
 }
 
 export async function undoLaunch(ctx: OperationContext, job: JobRecord, createdWorktree: boolean, reason: string): Promise<void> {

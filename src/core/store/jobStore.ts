@@ -28,6 +28,7 @@ import { describeIssues } from './records';
 import { checkFence, RecordWriter } from './recordWriter';
 import { Redactor } from './redactor';
 import { JobRecord, Leftover, Lifecycle, LifecycleState, TimelineEntry, Usage } from './schema';
+import { checkTimelineEntry } from './recordCheck';
 import { storeSchemas } from './storeSchemas';
 import { appendTimelineLine, readTimelineFile } from './timeline';
 import { JobWatcher, StoreWatcher, WatchOptions } from './watcher';
@@ -229,11 +230,16 @@ export class JobStore {
   async appendTimeline(id: string, entry: Omit<TimelineEntry, 'at'> & { at?: string }): Promise<void> {
     assertJobId(id);
     if (!fs.existsSync(this.layout.jobDir(id))) throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
-    const parsed = storeSchemas().TimelineEntrySchema.safeParse({ ...entry, at: entry.at ?? new Date().toISOString() });
-    if (!parsed.success) throw usageError(`The timeline entry is invalid: ${describeIssues(parsed.error.issues)}.`, 'INVALID_ENTRY');
+    const full = { ...entry, at: entry.at ?? new Date().toISOString() };
+    let checked = checkTimelineEntry(full);
+    if (!checked) {
+      const parsed = storeSchemas().TimelineEntrySchema.safeParse(full);
+      if (!parsed.success) throw usageError(`The timeline entry is invalid: ${describeIssues(parsed.error.issues)}.`, 'INVALID_ENTRY');
+      checked = parsed.data;
+    }
     const job = this.writer.load(id);
     const redact = this.redaction.forJob(job.kind === 'ok' ? job.job : undefined);
-    appendTimelineLine(this.layout.timelineFile(id), redactEntry(parsed.data, redact));
+    appendTimelineLine(this.layout.timelineFile(id), redactEntry(checked, redact));
   }
 
   async readTimeline(id: string): Promise<TimelineEntry[]> {

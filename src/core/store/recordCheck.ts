@@ -16,7 +16,7 @@
  * a file belongs to whoever parsed it. `paddock list` over 1,000 records made
  * ~25,000 objects copying them, and their garbage.
  */
-import type { JobRecord } from './schema';
+import type { JobRecord, TimelineEntry } from './schema';
 import { JOB_ID_PATTERN, SCHEMA_VERSION } from './schema';
 
 import { arr, bool, fail, int, intOrNull, isoTime, keys, nullable, num, numOrNull, obj, type Obj, oneOf, optional, REJECT, shaOrNull, str, strArr, strMatch, strOrNull, timeOrNull } from './fastCheck';
@@ -357,6 +357,20 @@ function jobRecord(v: unknown): Obj {
   return i;
 }
 
+const TIMELINE_KEYS = keys('at', 'generation', 'type', 'from', 'to', 'message');
+const lifecycleState = (x: unknown) => oneOf(x, LIFECYCLE_STATES);
+const timelineMessage = (x: unknown) => str(x, 2000);
+function timelineEntry(v: unknown): Obj {
+  const i = obj(v, TIMELINE_KEYS);
+  isoTime(i.at);
+  int(i.generation, 0);
+  str(i.type, 64);
+  optional(i, 'from', lifecycleState);
+  optional(i, 'to', lifecycleState);
+  optional(i, 'message', timelineMessage);
+  return i;
+}
+
 /** Every object's known keys, by schema name: the agreement test compares each with the zod schema's shape. */
 export const KNOWN_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
   JobRecordSchema: JOB_RECORD_KEYS,
@@ -376,6 +390,7 @@ export const KNOWN_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
   CheckSchema: CHECK_KEYS,
   UsageSchema: USAGE_KEYS,
   SetupSchema: SETUP_KEYS,
+  TimelineEntrySchema: TIMELINE_KEYS,
 };
 
 /**
@@ -384,8 +399,17 @@ export const KNOWN_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
  * know — then zod must decide.
  */
 export function checkJobRecord(value: unknown): JobRecord | undefined {
+  return passes(value, jobRecord) as JobRecord | undefined;
+}
+
+/** The same for one timeline entry (`TimelineEntrySchema`): checked before every append. */
+export function checkTimelineEntry(value: unknown): TimelineEntry | undefined {
+  return passes(value, timelineEntry) as TimelineEntry | undefined;
+}
+
+function passes(value: unknown, check: (v: unknown) => Obj): Obj | undefined {
   try {
-    return jobRecord(value) as JobRecord;
+    return check(value);
   } catch (err) {
     if (err === REJECT) return undefined;
     throw err;

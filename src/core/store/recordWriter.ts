@@ -13,6 +13,7 @@ import { MessageRedaction, redactEntry, redactRecord } from './messageRedaction'
 import { StoreLayout } from './paths';
 import { describeIssues, Loaded, loadRecord, recordText } from './records';
 import { JobRecord, TimelineEntry } from './schema';
+import { checkJobRecord, JOB_RECORD_KEYS } from './recordCheck';
 import { storeSchemas } from './storeSchemas';
 import { appendTimelineLine } from './timeline';
 
@@ -79,11 +80,34 @@ export class RecordWriter {
   }
 }
 
+/**
+ * The hand-written check answers for a valid record (no zod schema is built for a worker's or the
+ * CLI's few writes); zod says why one is not. Written with its fields in the schema's order, as zod
+ * would return them: an optional field a change adds (`{ ...job, usage }`) comes last otherwise.
+ */
 function validated(id: string, job: JobRecord): JobRecord {
+  const fast = checkJobRecord(job);
+  if (fast) return inSchemaOrder(fast);
   const parsed = storeSchemas().JobRecordSchema.safeParse(job);
   if (!parsed.success) throw failure(`The change to agent ${id} is invalid: ${describeIssues(parsed.error.issues)}.`, 'INVALID_UPDATE');
   return parsed.data;
 }
+
+function inSchemaOrder(job: JobRecord): JobRecord {
+  let at = -1;
+  let ordered = true;
+  for (const key of Object.keys(job)) {
+    const position = JOB_RECORD_ORDER.get(key)!;
+    if (position < at) ordered = false;
+    at = position;
+  }
+  if (ordered) return job;
+  const out: Record<string, unknown> = {};
+  for (const key of JOB_RECORD_KEYS) if (key in job) out[key] = (job as unknown as Record<string, unknown>)[key];
+  return out as unknown as JobRecord;
+}
+
+const JOB_RECORD_ORDER = new Map([...JOB_RECORD_KEYS].map((key, i) => [key, i]));
 
 /** Refuses a worker's write once it no longer owns the job (another claim, another generation). */
 export function checkFence(job: JobRecord, fence: Fence | undefined): void {

@@ -6,10 +6,12 @@
 import * as fs from 'node:fs';
 import { FILE_MODE } from './durable';
 import { TimelineEntry } from './schema';
+import { checkTimelineEntry } from './recordCheck';
 import { storeSchemas } from './storeSchemas';
 
 export function appendTimelineLine(file: string, entry: TimelineEntry): void {
-  const line = `${JSON.stringify(storeSchemas().TimelineEntrySchema.parse(entry))}\n`;
+  // zod (built on first use) only for an entry the hand-written check refuses: it throws and says why.
+  const line = `${JSON.stringify(checkTimelineEntry(entry) ?? storeSchemas().TimelineEntrySchema.parse(entry))}\n`;
   const fd = fs.openSync(file, 'a+', FILE_MODE);
   try {
     const size = fs.fstatSync(fd).size;
@@ -40,7 +42,13 @@ export async function readTimelineFile(file: string): Promise<TimelineEntry[]> {
   for (const line of lines) {
     if (!line) continue;
     try {
-      const parsed = storeSchemas().TimelineEntrySchema.safeParse(JSON.parse(line));
+      const value: unknown = JSON.parse(line);
+      const fast = checkTimelineEntry(value);
+      if (fast) {
+        entries.push(fast);
+        continue;
+      }
+      const parsed = storeSchemas().TimelineEntrySchema.safeParse(value);
       if (parsed.success) entries.push(parsed.data);
     } catch {
       // A torn line followed by later appends: skip it.

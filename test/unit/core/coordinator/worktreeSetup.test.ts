@@ -4,9 +4,10 @@
  * teardown at cleanup, port blocks and the agent's variables, and trust.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findByEnvMarker } from '../../../../src/core/proc';
+import type { JobRecord } from '../../../../src/core/store';
 import { RepoConfigTrust } from '../../../../src/core/repoConfig/trust';
 import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from './coordinatorFixture';
@@ -41,6 +42,30 @@ describe('Coordinator: worktree setup', function () {
     const done = await sb.waitEnded(job.id);
     assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
     assert.equal(readFileSync(join(job.worktree!, 'seen.txt'), 'utf8'), 'TOKEN=abc\n{}\n');
+    const brought = (await sb.store.readTimeline(job.id)).filter((e) => e.type === 'worktree-files');
+    assert.deepEqual(
+      brought.map((e) => e.message),
+      ['copied 2 and linked 0 untracked path(s) into the worktree'],
+    );
+  });
+
+  it('a file that cannot be copied fails the start with the reason, and the worktree and branch it made are removed', async () => {
+    // A path of 4,090 bytes under the repository is past PATH_MAX (4,096) under the longer worktree path: the copy fails ENAMETOOLONG.
+    let dir = join(sb.repo, 'deep');
+    while (dir.length + 101 + 1 + 150 <= 4090) dir = join(dir, 'd'.repeat(100));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'f'.repeat(4090 - dir.length - 1)), 'x');
+    writePaddockJson({ copy: ['/deep/'] });
+    const c = sb.coordinator();
+    const wanted = /^Could not copy deep\/d+…f+ into the worktree: ENAMETOOLONG \(name too long\)$/;
+    await assert.rejects(c.start({ repo: sb.repo, command: ['sh', '-c', 'echo RAN > ran.txt'] }), (err: Error) => wanted.test(err.message.replace(/^Agent \w+ failed to start: /, '')));
+    const [done] = (await sb.store.list()).filter((e) => e.ok).map((e) => (e as { job: JobRecord }).job);
+    assert.equal(done.lifecycle.state, 'failed');
+    assert.match(done.lifecycle.detail ?? '', wanted);
+    assert.equal(done.lifecycle.startedAt, null, 'the agent never ran');
+    assert.equal(done.worktree, null);
+    assert.deepEqual(sb.worktrees(), [sb.repo], 'the worktree it made is gone');
+    assert.deepEqual(sb.branches(), ['main'], 'and its branch');
   });
 
   it('runs setup in the worktree before the agent, shows "setting up", and logs its output', async () => {

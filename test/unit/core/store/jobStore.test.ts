@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JobStore, SCHEMA_VERSION } from '../../../../src/core/store';
 import { PaddockError } from '../../../../src/core/common/errors';
+import { JOB_RECORD_KEYS } from '../../../../src/core/store/recordCheck';
 import { allFiles, sampleJob, TestBed, useTestBed } from './helpers';
 
 describe('JobStore', () => {
@@ -23,6 +24,21 @@ describe('JobStore', () => {
       (await store.readTimeline(job.id)).map((e) => [e.type, e.to]),
       [['created', 'queued']],
     );
+  });
+
+  it('writes a record with its fields in the schema\'s order, however a change added them, and refuses an invalid change saying why', async () => {
+    const job = await store.create(sampleJob());
+    // Optional fields added out of the schema's order (the schema has autoApprove before leftovers).
+    await store.update(job.id, (j) => ({ ...j, leftovers: [], autoApprove: true }));
+    const onDisk = JSON.parse(fs.readFileSync(path.join(store.jobDir(job.id), 'job.json'), 'utf8')) as Record<string, unknown>;
+    const keys = Object.keys(onDisk);
+    assert.deepEqual(keys.slice(-2), ['autoApprove', 'leftovers']);
+    assert.deepEqual(keys, [...JOB_RECORD_KEYS].filter((k) => k in onDisk));
+    await assert.rejects(
+      store.update(job.id, (j) => ({ ...j, title: 'x'.repeat(501) })),
+      /The change to agent \w+ is invalid: title: /,
+    );
+    assert.equal((await store.read(job.id)).title, job.title, 'nothing written');
   });
 
   it('gives unique ids to many concurrent creates', async () => {

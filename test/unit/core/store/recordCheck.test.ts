@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { EvidenceSummarySchema, LostEntrySchema } from '../../../../src/core/git/evidenceManifest';
-import { checkJobRecord, KNOWN_KEYS } from '../../../../src/core/store/recordCheck';
+import { checkJobRecord, checkTimelineEntry, KNOWN_KEYS } from '../../../../src/core/store/recordCheck';
 import * as schemas from '../../../../src/core/store/recordSchemas';
 
 /** A record with every optional part present (as many constraints in play as possible). */
@@ -296,5 +296,41 @@ describe('recordCheck (the fast path of reading a job record)', () => {
       assert.equal(checkJobRecord(value), undefined);
       assert.equal(schemas.JobRecordSchema.safeParse(value).success, false);
     }
+  });
+});
+
+describe('recordCheck: timeline entries (checked before every append)', () => {
+  const entry = { at: '2026-12-03T10:00:00.000Z', generation: 2, type: 'transition', from: 'starting', to: 'running', message: 'exit 0' };
+  const variants: [string, unknown][] = [
+    ['full', entry],
+    ['minimal', { at: entry.at, generation: 0, type: 'claimed' }],
+    ['message left undefined', { ...entry, message: undefined }],
+    ['longest message', { ...entry, message: 'm'.repeat(2000) }],
+    ['message too long', { ...entry, message: 'm'.repeat(2001) }],
+    ['type too long', { ...entry, type: 't'.repeat(65) }],
+    ['unknown state', { ...entry, to: 'sleeping' }],
+    ['negative generation', { ...entry, generation: -1 }],
+    ['fractional generation', { ...entry, generation: 1.5 }],
+    ['no time', { generation: 1, type: 'x' }],
+    ['empty time', { ...entry, at: '' }],
+    ['null message', { ...entry, message: null }],
+    ['a field it does not know', { ...entry, extra: 1 }],
+    ['not an object', ['x']],
+  ];
+
+  it('accepts exactly what TimelineEntrySchema accepts, and returns what zod returns', () => {
+    const accepted: string[] = [];
+    for (const [label, value] of variants) {
+      const fast = checkTimelineEntry(value);
+      const zod = schemas.TimelineEntrySchema.safeParse(value);
+      if (fast) {
+        assert.ok(zod.success, `${label}: accepted, but zod rejects it`);
+        assert.equal(JSON.stringify(fast), JSON.stringify(zod.data), label);
+        accepted.push(label);
+      } else if (zod.success) {
+        assert.ok(label === 'a field it does not know', `${label}: zod accepts it, the fast check does not`);
+      }
+    }
+    assert.deepEqual(accepted, ['full', 'minimal', 'message left undefined', 'longest message']);
   });
 });
