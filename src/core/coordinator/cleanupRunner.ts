@@ -254,6 +254,7 @@ export class CleanupRunner {
         regenerable: c.regenerable,
         archiveLimitBytes: c.archiveLimitBytes,
         dropUnarchivable: c.dropUnarchivable === true,
+        blockingFs: this.deps.store.blockingReads,
       });
     } catch (err) {
       const consent = err instanceof PaddockError && err.code === CONSENT_NEEDED;

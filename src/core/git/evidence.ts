@@ -26,7 +26,7 @@ import { failure, usageError } from '../common/errors';
 import { syncDir, writeArchiveTemp } from './archive';
 import { classify, DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from './classify';
 import type { EvidenceSummary, LostEntry, Manifest } from './evidenceManifest';
-import { unreadableFiles, walkWorktree, type Walk } from './inventory';
+import { unreadableFiles, walkWorktree, type Walk, type WalkOptions } from './inventory';
 import { commitsOnlyInWorktree } from './keptCommits';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
@@ -51,6 +51,8 @@ export interface CaptureOptions {
   archiveLimitBytes?: number;
   /** The person agreed to lose what cannot be archived ("Clean Up Anyway"). */
   dropUnarchivable?: boolean;
+  /** The worktree may be walked with blocking calls (a `paddock` command; see WalkOptions). */
+  blockingFs?: boolean;
 }
 
 export interface CapturedEvidence {
@@ -124,8 +126,19 @@ interface GitDirPart {
   unreadable: string[];
 }
 
+/**
+ * Like Promise.all, but only once every one has settled does it throw the first failure: no step is
+ * still writing a temporary when the caller's cleanup removes them.
+ */
+async function allSettledOrThrow<T extends readonly unknown[]>(work: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
 /** Git dirs of nested checkouts (submodules) that live in the worktree's private git dir and die with it. */
-async function doomedGitDirs(worktree: string, walk: Walk, ownGitDir: string): Promise<GitDirPart[]> {
+async function doomedGitDirs(worktree: string, walk: Walk, ownGitDir: string, walkOptions: WalkOptions): Promise<GitDirPart[]> {
   const parts: GitDirPart[] = [];
   for (const nested of walk.nested) {
     if (!nested.gitFile) continue;
@@ -136,7 +149,7 @@ async function doomedGitDirs(worktree: string, walk: Walk, ownGitDir: string): P
       continue; // not a gitdir pointer: the file itself is archived like any other
     }
     if (!isInside(ownGitDir, gitdir)) continue;
-    const inner = await walkWorktree(gitdir);
+    const inner = await walkWorktree(gitdir, walkOptions);
     const files = inner.entries.filter((e) => e.type !== 'dir').map((e) => e.path);
     parts.push({
       path: nested.path,
@@ -152,17 +165,25 @@ async function doomedGitDirs(worktree: string, walk: Walk, ownGitDir: string): P
 export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvidence> {
   const { repo, worktree, jobId, baseSha } = opts;
   const snapshotRef = `${SNAPSHOT_NAMESPACE}${jobId}`;
-  if (!(await isValidRefName(repo, snapshotRef))) throw usageError(`Job id '${jobId}' cannot name a git ref.`);
   const ownGitDir = privateGitDir(worktree);
-  const probe = await runGit(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: worktree, allowFailure: true });
+  const walkOptions: WalkOptions = { blocking: opts.blockingFs };
+  // Steps that only read run side by side (git processes, and the walk on the thread pool or blocking in a CLI).
+  const walking = walkWorktree(worktree, walkOptions);
+  walking.catch(() => undefined); // awaited below, unless a check before it throws
+  const [refNameOk, probe] = await Promise.all([
+    isValidRefName(repo, snapshotRef),
+    runGit(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: worktree, allowFailure: true }),
+  ]);
+  if (!refNameOk) throw usageError(`Job id '${jobId}' cannot name a git ref.`);
   const headSha = probe.stdout.trim();
   if (probe.code !== 0 || !isCommitId(headSha)) {
     throw failure(`Could not capture ${worktree}: ${firstLine(probe.stderr) || 'it is not a git worktree with a commit'}.`);
   }
+  const keeping = commitsOnlyInWorktree(worktree, ownGitDir, headSha, opts.branch ?? null);
+  keeping.catch(() => undefined); // awaited below, unless a step before it throws
   const evidenceDir = path.dirname(opts.patchPath);
   await fs.mkdir(evidenceDir, { recursive: true, mode: 0o700 });
-
-  const walk = await walkWorktree(worktree);
+  const walk = await walking;
   const scratch = await fs.mkdtemp(path.join(tmpdir(), 'paddock-capture-'));
   const temps: string[] = [];
   try {
@@ -174,28 +195,36 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const captured = new Set(listed.stdout.split('\0').filter((p) => p.length > 0));
 
     const classes = classify({ entries: walk.entries, captured, regenerable: opts.regenerable ?? DEFAULT_REGENERABLE, nested: walk.nested.map((n) => n.path) });
-    const gitdirs = await doomedGitDirs(worktree, walk, ownGitDir);
+    const gitdirs = await doomedGitDirs(worktree, walk, ownGitDir, walkOptions);
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
 
-    const kept = await commitsOnlyInWorktree(worktree, ownGitDir, headSha, opts.branch ?? null);
+    const kept = await keeping;
     const message = `paddock snapshot of ${jobId}\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n${
       kept.length ? `Also keeps ${kept.length} commit(s) known only to the worktree's reflogs and refs.\n` : ''
     }`;
     const parents = [headSha, ...kept].flatMap((sha) => ['-p', sha]);
-    const snapshotSha = (await runGit(['commit-tree', tree, ...parents], { cwd: worktree, env, input: message })).stdout.trim();
-
-    const patch = await writeVerifiedPatch(repo, baseSha, tree, opts.patchPath, scratch);
-    temps.push(patch.temp);
     const archivePath = path.join(evidenceDir, ARCHIVE_FILE);
-    const archiveTemp = plan.archive.length > 0 ? await writeArchiveTemp(worktree, plan.archive, archivePath) : null;
-    if (archiveTemp) temps.push(archiveTemp);
-    const gitdirTemps: { part: GitDirPart; temp: string; file: string }[] = [];
-    for (const [i, part] of plan.gitdirs.entries()) {
-      const file = path.join(evidenceDir, GITDIRS_DIR, `${i}.tar`);
-      const temp = await writeArchiveTemp(part.gitdir, part.entries, file);
+    // The snapshot commit, the verified patch and the archives come from the same tree and files, each
+    // into its own temporary: written side by side, each tracked for removal as soon as it exists.
+    const tracked = async (writing: Promise<string>) => {
+      const temp = await writing;
       temps.push(temp);
-      gitdirTemps.push({ part, temp, file });
-    }
+      return temp;
+    };
+    const [snapshotSha, patch, archiveTemp, gitdirTemps] = await allSettledOrThrow([
+      runGit(['commit-tree', tree, ...parents], { cwd: worktree, env, input: message }).then((r) => r.stdout.trim()),
+      writeVerifiedPatch(repo, baseSha, tree, opts.patchPath, scratch).then((p) => {
+        temps.push(p.temp);
+        return p;
+      }),
+      plan.archive.length > 0 ? tracked(writeArchiveTemp(worktree, plan.archive, archivePath)) : null,
+      allSettledOrThrow(
+        plan.gitdirs.map(async (part, i) => {
+          const file = path.join(evidenceDir, GITDIRS_DIR, `${i}.tar`);
+          return { part, file, temp: await tracked(writeArchiveTemp(part.gitdir, part.entries, file)) };
+        }),
+      ),
+    ] as const);
 
     const summary: EvidenceSummary = {
       captured: classes.captured,

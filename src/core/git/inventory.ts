@@ -6,8 +6,11 @@
  * anything is removed (see classify.ts).
  *
  * The walk is asynchronous (libuv's thread pool does the syscalls), so it never
- * blocks the event loop of the process that runs it.
+ * blocks the event loop of the process that runs it — unless the process has no
+ * event loop to keep free (`blocking`, the CLI), where synchronous calls walk a
+ * 5,000-file worktree about three times as fast.
  */
+import * as fsCallbacks from 'node:fs';
 import { constants, promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 
@@ -48,14 +51,55 @@ function typeOf(st: Stats): EntryType {
   return 'other';
 }
 
-async function canDeleteIn(dir: string): Promise<boolean> {
-  try {
-    await fs.access(dir, constants.W_OK | constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+export interface WalkOptions {
+  /**
+   * Synchronous file system calls: for a process with no event loop to keep free (a `paddock`
+   * command). Measured on 5,000 files: 30 ms of lstat calls against 45–75 ms with callbacks on the
+   * thread pool and 75–100 ms with promises, and far less garbage.
+   */
+  blocking?: boolean;
 }
+
+/** The three calls the walk makes, answered as settled promises either way (failures as `undefined`/false). */
+interface WalkFs {
+  readdir(dir: string): Promise<string[] | undefined>;
+  lstat(file: string): Promise<Stats | undefined>;
+  canDeleteIn(dir: string): Promise<boolean>;
+}
+
+const DELETE_ACCESS = constants.W_OK | constants.X_OK;
+
+/** Callbacks rather than fs.promises: about half the cost per call, which the walk makes once per entry. */
+const THREAD_POOL_FS: WalkFs = {
+  readdir: (dir) => new Promise((resolve) => fsCallbacks.readdir(dir, (err, names) => resolve(err ? undefined : names))),
+  lstat: (file) => new Promise((resolve) => fsCallbacks.lstat(file, (err, st) => resolve(err ? undefined : st))),
+  canDeleteIn: (dir) => new Promise((resolve) => fsCallbacks.access(dir, DELETE_ACCESS, (err) => resolve(!err))),
+};
+
+const BLOCKING_FS: WalkFs = {
+  readdir: async (dir) => {
+    try {
+      return fsCallbacks.readdirSync(dir);
+    } catch {
+      return undefined;
+    }
+  },
+  lstat: async (file) => {
+    try {
+      return fsCallbacks.lstatSync(file);
+    } catch {
+      return undefined;
+    }
+  },
+  canDeleteIn: async (dir) => {
+    try {
+      fsCallbacks.accessSync(dir, DELETE_ACCESS);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+};
 
 /** Of `relPaths` (files below `root`), those that cannot be opened for reading. */
 export async function unreadableFiles(root: string, relPaths: readonly string[]): Promise<string[]> {
@@ -84,26 +128,24 @@ const LSTAT_BATCH = 256;
 /** How many folders of one depth are scanned at once. */
 const FOLDER_BATCH = 32;
 
-async function scanFolder(root: string, rel: string): Promise<FolderScan> {
+async function scanFolder(wfs: WalkFs, root: string, rel: string): Promise<FolderScan> {
   const abs = rel === '' ? root : path.join(root, rel);
   const scan: FolderScan = { entries: [], subfolders: [], unreadable: [], undeletable: false };
-  let names: string[];
-  try {
-    names = (await fs.readdir(abs)).sort();
-  } catch {
+  const names = (await wfs.readdir(abs))?.sort();
+  if (!names) {
     scan.unreadable.push(rel === '' ? '.' : rel);
     return scan;
   }
   const [deletable, gitStat] = await Promise.all([
-    names.length > 0 ? canDeleteIn(abs) : true,
-    rel !== '' && names.includes('.git') ? fs.lstat(path.join(abs, '.git')).catch(() => undefined) : undefined,
+    names.length > 0 ? wfs.canDeleteIn(abs) : true,
+    rel !== '' && names.includes('.git') ? wfs.lstat(path.join(abs, '.git')) : undefined,
   ]);
   scan.undeletable = !deletable;
   if (gitStat) scan.nested = { path: rel, gitFile: !gitStat.isDirectory() };
   const children = names.filter((name) => !(rel === '' && name === '.git')).map((name) => (rel === '' ? name : `${rel}/${name}`));
   for (let at = 0; at < children.length; at += LSTAT_BATCH) {
     const batch = children.slice(at, at + LSTAT_BATCH);
-    const stats = await Promise.all(batch.map((childRel) => fs.lstat(path.join(root, childRel)).catch(() => undefined)));
+    const stats = await Promise.all(batch.map((childRel) => wfs.lstat(path.join(root, childRel))));
     batch.forEach((childRel, k) => {
       const st = stats[k];
       if (!st) {
@@ -125,14 +167,15 @@ async function scanFolder(root: string, rel: string): Promise<FolderScan> {
  * each folder's lstat calls are in flight together: one await per call cost
  * ~70 µs of thread-pool round trip, 0.35 s for a 5,000-file worktree.
  */
-export async function walkWorktree(root: string): Promise<Walk> {
+export async function walkWorktree(root: string, opts: WalkOptions = {}): Promise<Walk> {
+  const wfs = opts.blocking ? BLOCKING_FS : THREAD_POOL_FS;
   const walk: Walk = { entries: [], nested: [], unreadable: [], undeletable: [] };
   // The worktree folder itself is removed from its parent.
-  if (!(await canDeleteIn(path.dirname(root)))) walk.undeletable.push('.');
+  if (!(await wfs.canDeleteIn(path.dirname(root)))) walk.undeletable.push('.');
   let depth: string[] = [''];
   while (depth.length > 0) {
     const scans: FolderScan[] = [];
-    for (let at = 0; at < depth.length; at += FOLDER_BATCH) scans.push(...(await Promise.all(depth.slice(at, at + FOLDER_BATCH).map((rel) => scanFolder(root, rel)))));
+    for (let at = 0; at < depth.length; at += FOLDER_BATCH) scans.push(...(await Promise.all(depth.slice(at, at + FOLDER_BATCH).map((rel) => scanFolder(wfs, root, rel)))));
     const next: string[] = [];
     scans.forEach((scan, k) => {
       const rel = depth[k];

@@ -81,6 +81,8 @@ export class JobStore {
   private readonly changes: ChangeSignal;
   private readonly writer: RecordWriter;
   private readonly reader: JobReader;
+  /** This store's process has no event loop to keep free (JobStoreOptions.blockingReads): its other file work may block too. */
+  readonly blockingReads: boolean;
   private readonly execution: ExecutionParts;
 
   constructor(opts: JobStoreOptions) {
@@ -95,7 +97,8 @@ export class JobStore {
     this.policy = new PolicyFile(opts.home, this.log);
     this.changes = new ChangeSignal(this.layout, this.log);
     this.writer = new RecordWriter({ layout: this.layout, lockOptions, redaction: this.redaction, changes: this.changes, log: this.log });
-    this.reader = new JobReader(this.layout, this.writer, this.log, opts.blockingReads ?? false);
+    this.blockingReads = opts.blockingReads ?? false;
+    this.reader = new JobReader(this.layout, this.writer, this.log, this.blockingReads);
     this.execution = { layout: this.layout, writer: this.writer, lockOptions, log: this.log };
   }
 

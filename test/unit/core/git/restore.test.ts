@@ -10,6 +10,7 @@ import * as assert from 'node:assert/strict';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { CONSENT_NEEDED, captureEvidence, type CaptureOptions } from '../../../../src/core/git/evidence';
+import { walkWorktree } from '../../../../src/core/git/inventory';
 import { restoreWorktree } from '../../../../src/core/git/restore';
 import { removeWorktree } from '../../../../src/core/git/worktree';
 import { PaddockError } from '../../../../src/core/common/errors';
@@ -190,6 +191,28 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     write(wt, 'big.bin', binary(2 * 1024 * 1024, 9));
     rmSync(path.join(wt, 'c.txt'));
     const { restored, before } = await roundTrip();
+    assertSameState(treeState(restored), before);
+  });
+
+  it('walks and captures the same with blocking calls (a paddock command) as on the thread pool', async () => {
+    write(wt, 'tab\there.txt', 'tab\n');
+    write(wt, 'run.sh', '#!/bin/sh\n');
+    chmodSync(path.join(wt, 'run.sh'), 0o755);
+    symlinkSync('README.md', path.join(wt, 'link-in'));
+    symlinkSync('missing-target', path.join(wt, 'dangling'));
+    write(wt, '.env', 'API_URL=http://localhost\n');
+    write(wt, 'build/out.bin', binary(10 * 1024, 5));
+    mkdirSync(path.join(wt, 'empty/deeper'), { recursive: true });
+    const inner = path.join(wt, 'inner');
+    mkdirSync(inner);
+    git(inner, 'init', '-q', '-b', 'main');
+    write(inner, 'x.txt', 'inner\n');
+    for (let i = 0; i < 300; i++) write(wt, `many/f${i}.txt`, `${i}\n`); // past one batch of lstat calls
+    const onThreadPool = await walkWorktree(wt);
+    const blocking = await walkWorktree(wt, { blocking: true });
+    assert.deepEqual(blocking, onThreadPool);
+    assert.ok(onThreadPool.entries.length > 300 && onThreadPool.nested.length === 1);
+    const { restored, before } = await roundTrip({ blockingFs: true });
     assertSameState(treeState(restored), before);
   });
 
