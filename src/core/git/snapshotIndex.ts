@@ -98,8 +98,12 @@ export async function stageEverything(opts: StageOptions): Promise<void> {
     await fs.copyFile(opts.realIndex, opts.tempIndex);
     // git trusts an entry's cached stat only when the file is older than the index ("racy git"):
     // a fresh mtime on the copy would hide a same-size edit made in the same second as the last
-    // index write. Keep the original time, a second earlier for rounding, so such entries are re-read.
-    const when = new Date(original.mtimeMs - 1000);
+    // index write. Keep the original time, so the entries git itself would re-read are re-read, a
+    // millisecond earlier so that no conversion (Date's whole milliseconds, utimes' seconds as a
+    // double, a file system's coarser clock) can put the copy after the original. A whole second
+    // earlier also re-read every file written in the second before the index: a worktree checked
+    // out then was hashed again whole (measured: `add` 92 ms against 39 on 5,000 files).
+    const when = new Date(original.mtimeMs - 1);
     await fs.utimes(opts.tempIndex, when, when);
     copied = true;
   } catch {

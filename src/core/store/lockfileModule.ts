@@ -31,3 +31,9 @@ export function privateLockFs(): typeof fs {
   } as typeof fs;
   return privateFs;
 }
+
+/** Loads both now: for a process that waits anyway before its first lock (a gated worker). */
+export function loadLockModules(): void {
+  lockfile();
+  privateLockFs();
+}

@@ -10,6 +10,7 @@ import { describeError } from '../common/errors';
 import { AgentWorker } from './agentWorker';
 import { awaitLaunchGate } from './launchGate';
 import { loadNodePty } from './ptyHost';
+import { loadLockModules } from '../store/lockfileModule';
 
 function log(message: string): void {
   process.stderr.write(`${new Date().toISOString()} [worker ${process.pid}] ${message}\n`);
@@ -52,12 +53,14 @@ async function main(): Promise<number> {
   process.on('uncaughtException', (err) => log(`uncaught: ${err.stack ?? err.message}`));
   process.on('unhandledRejection', (err) => log(`unhandled rejection: ${describeError(err)}`));
   if (values.gated) {
-    // While the launcher's git checks the worktree out: load the native module now (a failure is reported by start()).
+    // While the launcher's git checks the worktree out: load the native module now (a failure is reported by start()),
+    // and the lock modules the claim takes its locks with (proper-lockfile, graceful-fs, the private fs it is given).
     try {
       loadNodePty(values['node-pty']);
     } catch {
       // start() loads it again and ends the job with the reason
     }
+    loadLockModules();
     if (!(await awaitLaunchGate(process.stdin))) {
       log(`launch of agent ${values.job} called off before it began: exiting without touching it`);
       return 0;
