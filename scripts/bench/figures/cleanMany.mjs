@@ -5,8 +5,8 @@
 // processes side by side (the CLI has no `cleanup --all`), timed until the
 // last has exited with its cleanup complete (evidence saved, worktree and
 // branch gone). The baseline, in the same round: twenty raw worktrees with
-// the same change sets, each captured with the fewest git commands
-// (startCleanup.mjs rawCapture) then `git worktree remove --force` +
+// the same change sets, each captured the way Paddock captures with git's and
+// tar's own commands (startCleanup.mjs rawCapture) then `git worktree remove --force` +
 // `git branch -D`, all twenty side by side. Each timed section starts from the
 // same state (startCleanup.mjs sameStartingState). Worktrees left by a failed
 // round live in the figure's temp dirs (the agents' in <repo>.worktrees, beside
@@ -75,6 +75,7 @@ export async function cleanMany({ repeats, agents = 20 }) {
   const pe = paddockEnv('cleanmany');
   writeFileSync(join(pe.home, 'policy.json'), `${JSON.stringify({ maxConcurrent: agents })}\n`);
   const repo = bigRepo();
+  const base = (await execFileP('git', ['rev-parse', 'HEAD'], { cwd: repo })).stdout.trim();
   const { JobStore } = await loadCore();
   const store = new JobStore({ home: pe.home });
   const out = { agents, paddock: [], raw: [], rawRetries: 0, paddockFailures: [], breakdown: [], cliFloor: [] };
@@ -119,7 +120,7 @@ export async function cleanMany({ repeats, agents = 20 }) {
     const t1 = performance.now();
     await Promise.all(
       wts.map(async (wt, i) => {
-        await rawCapture(repo, wt, `${r}-${i}`, join(patches, `raw${i}.patch`));
+        await rawCapture(repo, wt, `${r}-${i}`, join(patches, `raw${i}.patch`), base);
         await gitRacing(repo, ['worktree', 'remove', '--force', wt], out);
         await gitRacing(repo, ['branch', '-D', `raw/${r}/${i}`], out);
       }),
