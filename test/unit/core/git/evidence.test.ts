@@ -42,6 +42,23 @@ const CHANGES: Record<string, Change> = {
     write(wt, 'a.txt', 'LINE 1\nLINE 2\nLINE 3\n');
     utimesSync(file, past, past);
   },
+  'skip-worktree and assume-unchanged files edited to the same size, their time kept (git trusts their stat)': (wt) => {
+    // Each entry records a time long past, so no index is "racy" for it; the edit keeps size, inode and
+    // time, and runs in the second the entry was recorded (git compares ctime's seconds only): git's
+    // stat check matches, and only reading the file shows the change.
+    const past = new Date(1_700_000_000_000);
+    for (const [file, flag, edited] of [
+      ['a.txt', '--skip-worktree', 'LINE 1\nLINE 2\nLINE 3\n'],
+      ['nested/deep/file.txt', '--assume-unchanged', 'DEEP\n'],
+    ]) {
+      const full = path.join(wt, file);
+      utimesSync(full, past, past);
+      git(wt, 'update-index', '-q', '--refresh');
+      git(wt, 'update-index', flag, file);
+      writeFileSync(full, edited, { flag: 'r+' });
+      utimesSync(full, past, past);
+    }
+  },
   'mode change': (wt) => chmodSync(path.join(wt, 'script.sh'), 0o755),
   'rename (on disk)': (wt) => renameSync(path.join(wt, 'old-name.txt'), path.join(wt, 'new-name.txt')),
   'rename (git mv, staged)': (wt) => git(wt, 'mv', 'old-name.txt', 'moved-name.txt'),
