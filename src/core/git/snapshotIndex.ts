@@ -3,8 +3,9 @@
  * touching the worktree's own index (which may be locked by a crashed git).
  *
  * Nothing the agent did may hide content from it:
- * - `assume-unchanged` and `skip-worktree` flags are cleared in the copy, so an
- *   edited file flagged that way is read from disk (a skip-worktree entry whose
+ * - `assume-unchanged` and `skip-worktree` entries are written again in the copy
+ *   without their flags and stat data, so an edited file flagged that way is
+ *   read from disk even when its stat still matches (a skip-worktree entry whose
  *   file is absent stays as it was: that is a sparse checkout, not a deletion);
  * - `core.fileMode`/`core.symlinks` set to false would record an executable bit
  *   or a symlink wrongly: both are forced on;
