@@ -30,9 +30,12 @@ export async function stampOf(stamp, timeoutMs = 30_000) {
   return Number(readFileSync(stamp, 'utf8').trim()) / 1e6;
 }
 
+/** git in the worktree `wt`, with extra environment. */
+const gitIn = (wt) => (args, env = {}) => execFileP('git', args, { cwd: wt, env: { ...process.env, ...env }, maxBuffer: 1 << 28 });
+
 /** Evidence with the fewest git commands: temporary index, add -A, tree, commit, ref, binary patch. */
 export async function rawMinimalCapture(repo, wt, i, patchFile) {
-  const git = (args, env = {}) => execFileP('git', args, { cwd: wt, env: { ...process.env, ...env }, maxBuffer: 1 << 28 });
+  const git = gitIn(wt);
   const index = join(tempDir('raw-index'), 'index');
   const { stdout: realIndex } = await git(['rev-parse', '--path-format=absolute', '--git-path', 'index']);
   copyFileSync(realIndex.trim(), index);
@@ -57,7 +60,7 @@ export async function rawMinimalCapture(repo, wt, i, patchFile) {
  * inventory, and the look for processes holding the worktree.
  */
 export async function rawCapture(repo, wt, i, patchFile, base) {
-  const git = (args, env = {}) => execFileP('git', args, { cwd: wt, env: { ...process.env, ...env }, maxBuffer: 1 << 28 });
+  const git = gitIn(wt);
   const scratch = tempDir('raw-index');
   const index = join(scratch, 'index');
   const [{ stdout: realIndex }, { stdout: headOut }] = await Promise.all([git(['rev-parse', '--path-format=absolute', '--git-path', 'index']), git(['rev-parse', 'HEAD'])]);

@@ -19,3 +19,14 @@ export async function settlingOnError<T>(pending: readonly (Promise<unknown> | n
     throw err;
   }
 }
+
+/**
+ * Like Promise.all, but it throws the first failure only once every step has settled: no step is
+ * still writing (a temporary file, a git object) when the caller's cleanup runs.
+ */
+export async function allSettledOrThrow<T extends readonly unknown[]>(work: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}

@@ -22,6 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { allSettledOrThrow, startEarly } from '../common/early';
 import { failure, usageError } from '../common/errors';
 import { syncDir, writeArchiveTemp } from './archive';
 import { classify, DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from './classify';
@@ -126,17 +127,6 @@ interface GitDirPart {
   unreadable: string[];
 }
 
-/**
- * Like Promise.all, but only once every one has settled does it throw the first failure: no step is
- * still writing a temporary when the caller's cleanup removes them.
- */
-async function allSettledOrThrow<T extends readonly unknown[]>(work: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-  const settled = await Promise.allSettled(work);
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
-}
-
 /** Git dirs of nested checkouts (submodules) that live in the worktree's private git dir and die with it. */
 async function doomedGitDirs(worktree: string, walk: Walk, ownGitDir: string, walkOptions: WalkOptions): Promise<GitDirPart[]> {
   const parts: GitDirPart[] = [];
@@ -168,8 +158,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   const ownGitDir = privateGitDir(worktree);
   const walkOptions: WalkOptions = { blocking: opts.blockingFs };
   // Steps that only read run side by side (git processes, and the walk on the thread pool or blocking in a CLI).
-  const walking = walkWorktree(worktree, walkOptions);
-  walking.catch(() => undefined); // awaited below, unless a check before it throws
+  const walking = startEarly(walkWorktree(worktree, walkOptions));
   const [refNameOk, probe] = await Promise.all([
     isValidRefName(repo, snapshotRef),
     runGit(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: worktree, allowFailure: true }),
@@ -179,8 +168,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   if (probe.code !== 0 || !isCommitId(headSha)) {
     throw failure(`Could not capture ${worktree}: ${firstLine(probe.stderr) || 'it is not a git worktree with a commit'}.`);
   }
-  const keeping = commitsOnlyInWorktree(worktree, ownGitDir, headSha, opts.branch ?? null);
-  keeping.catch(() => undefined); // awaited below, unless a step before it throws
+  const keeping = startEarly(commitsOnlyInWorktree(worktree, ownGitDir, headSha, opts.branch ?? null));
   const evidenceDir = path.dirname(opts.patchPath);
   await fs.mkdir(evidenceDir, { recursive: true, mode: 0o700 });
   const walk = await walking;
@@ -206,22 +194,18 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const archivePath = path.join(evidenceDir, ARCHIVE_FILE);
     // The snapshot commit, the verified patch and the archives come from the same tree and files, each
     // into its own temporary: written side by side, each tracked for removal as soon as it exists.
-    const tracked = async (writing: Promise<string>) => {
-      const temp = await writing;
+    const tracked = (temp: string) => {
       temps.push(temp);
       return temp;
     };
     const [snapshotSha, patch, archiveTemp, gitdirTemps] = await allSettledOrThrow([
       runGit(['commit-tree', tree, ...parents], { cwd: worktree, env, input: message }).then((r) => r.stdout.trim()),
-      writeVerifiedPatch(repo, baseSha, tree, opts.patchPath, scratch).then((p) => {
-        temps.push(p.temp);
-        return p;
-      }),
-      plan.archive.length > 0 ? tracked(writeArchiveTemp(worktree, plan.archive, archivePath)) : null,
+      writeVerifiedPatch(repo, baseSha, tree, opts.patchPath, scratch).then((p) => ({ ...p, temp: tracked(p.temp) })),
+      plan.archive.length > 0 ? writeArchiveTemp(worktree, plan.archive, archivePath).then(tracked) : null,
       allSettledOrThrow(
         plan.gitdirs.map(async (part, i) => {
           const file = path.join(evidenceDir, GITDIRS_DIR, `${i}.tar`);
-          return { part, file, temp: await tracked(writeArchiveTemp(part.gitdir, part.entries, file)) };
+          return { part, file, temp: tracked(await writeArchiveTemp(part.gitdir, part.entries, file)) };
         }),
       ),
     ] as const);

@@ -82,11 +82,6 @@ export async function placeWorktreeFiles(plan: WorktreeFilesPlan, worktree: stri
   return result;
 }
 
-export async function bringWorktreeFiles(req: WorktreeFilesRequest): Promise<WorktreeFilesResult> {
-  const plan = await planWorktreeFiles(req);
-  return plan ? placeWorktreeFiles(plan, req.worktree) : { copied: 0, linked: 0, skipped: [] };
-}
-
 /** The timeline's line for what was brought (null when nothing was). */
 export function describeWorktreeFiles(result: WorktreeFilesResult): string | null {
   if (result.copied + result.linked + result.skipped.length === 0) return null;

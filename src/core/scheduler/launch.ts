@@ -5,6 +5,7 @@
  * generation's worker is spawned gated, before its worktree (launchGate.ts).
  */
 import { existsSync } from 'node:fs';
+import { startEarly } from '../common/early';
 import { describeError, failure } from '../common/errors';
 import { addWorktree, deleteBranch, removeWorktree } from '../git';
 import { assertRunnable } from '../profiles';
@@ -52,8 +53,8 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
     if (job.lifecycle.generation === 1 && !existsSync(job.worktree)) {
       // The worker boots, and the files to copy in are listed (git reads only the main worktree), while git checks the files out.
       // The worker starts nothing until `release(true)`.
-      const listing = listWorktreeFiles(job);
-      listing.catch(() => undefined); // awaited after the worktree add: git's own failure is told first
+      // Awaited after the worktree add: git's own failure is told first.
+      const listing = startEarly(listWorktreeFiles(job));
       const [spawned, added] = await Promise.allSettled([spawnIt(true), addWorktree(job.repo, { path: job.worktree, branch: job.branch, baseSha: job.baseSha })]);
       if (spawned.status === 'fulfilled') worker = spawned.value;
       createdWorktree = added.status === 'fulfilled';

@@ -15,6 +15,16 @@ export function fail(): never {
   throw REJECT;
 }
 
+/** The value itself when `check` passes it; undefined when it does not (then zod decides, and says why). */
+export function accepted(value: unknown, check: (v: unknown) => Obj): Obj | undefined {
+  try {
+    return check(value);
+  } catch (err) {
+    if (err === REJECT) return undefined;
+    throw err;
+  }
+}
+
 export const SHA = /^[0-9a-f]{40,64}$/;
 
 export function obj(v: unknown, known: ReadonlySet<string>): Obj {

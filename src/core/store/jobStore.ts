@@ -24,12 +24,10 @@ import { NewJob } from './newJob';
 import { DEFAULT_OUTPUT_CAP, OutputLog, readSegments, SegmentedOutputLog } from './outputLog';
 import { assertJobId, defaultHome, StoreLayout } from './paths';
 import { PolicyFile } from './policy';
-import { describeIssues } from './records';
 import { checkFence, RecordWriter } from './recordWriter';
 import { Redactor } from './redactor';
 import { JobRecord, Leftover, Lifecycle, LifecycleState, TimelineEntry, Usage } from './schema';
-import { checkTimelineEntry } from './recordCheck';
-import { storeSchemas } from './storeSchemas';
+import { timelineEntryOf } from './timelineCheck';
 import { appendTimelineLine, readTimelineFile } from './timeline';
 import { JobWatcher, StoreWatcher, WatchOptions } from './watcher';
 import type { Fence } from './executionClaim';
@@ -233,16 +231,11 @@ export class JobStore {
   async appendTimeline(id: string, entry: Omit<TimelineEntry, 'at'> & { at?: string }): Promise<void> {
     assertJobId(id);
     if (!fs.existsSync(this.layout.jobDir(id))) throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
-    const full = { ...entry, at: entry.at ?? new Date().toISOString() };
-    let checked = checkTimelineEntry(full);
-    if (!checked) {
-      const parsed = storeSchemas().TimelineEntrySchema.safeParse(full);
-      if (!parsed.success) throw usageError(`The timeline entry is invalid: ${describeIssues(parsed.error.issues)}.`, 'INVALID_ENTRY');
-      checked = parsed.data;
-    }
+    const checked = timelineEntryOf({ ...entry, at: entry.at ?? new Date().toISOString() });
+    if (!checked.ok) throw usageError(`The timeline entry is invalid: ${checked.reason}.`, 'INVALID_ENTRY');
     const job = this.writer.load(id);
     const redact = this.redaction.forJob(job.kind === 'ok' ? job.job : undefined);
-    appendTimelineLine(this.layout.timelineFile(id), redactEntry(checked, redact));
+    appendTimelineLine(this.layout.timelineFile(id), redactEntry(checked.entry, redact));
   }
 
   async readTimeline(id: string): Promise<TimelineEntry[]> {

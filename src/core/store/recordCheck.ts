@@ -16,12 +16,11 @@
  * a file belongs to whoever parsed it. `paddock list` over 1,000 records made
  * ~25,000 objects copying them, and their garbage.
  */
-import type { JobRecord, TimelineEntry } from './schema';
-import { JOB_ID_PATTERN, SCHEMA_VERSION } from './schema';
+import type { JobRecord } from './schema';
+import { JOB_ID_PATTERN, LIFECYCLE_STATES, SCHEMA_VERSION } from './schema';
 
-import { arr, bool, fail, int, intOrNull, isoTime, keys, nullable, num, numOrNull, obj, type Obj, oneOf, optional, REJECT, shaOrNull, str, strArr, strMatch, strOrNull, timeOrNull } from './fastCheck';
+import { accepted, arr, bool, fail, int, intOrNull, isoTime, keys, nullable, num, numOrNull, obj, type Obj, oneOf, optional, shaOrNull, str, strArr, strMatch, strOrNull, timeOrNull } from './fastCheck';
 
-const LIFECYCLE_STATES = ['queued', 'starting', 'running', 'waiting', 'cancelling', 'completed', 'failed', 'cancelled', 'orphaned'] as const;
 const WAITING_REASONS = ['signal', 'pattern', 'idle'] as const;
 
 const LIFECYCLE_KEYS = keys('state', 'generation', 'exitCode', 'signal', 'pid', 'workerPid', 'startedAt', 'endedAt', 'detail', 'lastActivityAt', 'waitingReason');
@@ -357,20 +356,6 @@ function jobRecord(v: unknown): Obj {
   return i;
 }
 
-const TIMELINE_KEYS = keys('at', 'generation', 'type', 'from', 'to', 'message');
-const lifecycleState = (x: unknown) => oneOf(x, LIFECYCLE_STATES);
-const timelineMessage = (x: unknown) => str(x, 2000);
-function timelineEntry(v: unknown): Obj {
-  const i = obj(v, TIMELINE_KEYS);
-  isoTime(i.at);
-  int(i.generation, 0);
-  str(i.type, 64);
-  optional(i, 'from', lifecycleState);
-  optional(i, 'to', lifecycleState);
-  optional(i, 'message', timelineMessage);
-  return i;
-}
-
 /** Every object's known keys, by schema name: the agreement test compares each with the zod schema's shape. */
 export const KNOWN_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
   JobRecordSchema: JOB_RECORD_KEYS,
@@ -390,7 +375,6 @@ export const KNOWN_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
   CheckSchema: CHECK_KEYS,
   UsageSchema: USAGE_KEYS,
   SetupSchema: SETUP_KEYS,
-  TimelineEntrySchema: TIMELINE_KEYS,
 };
 
 /**
@@ -399,19 +383,5 @@ export const KNOWN_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
  * know — then zod must decide.
  */
 export function checkJobRecord(value: unknown): JobRecord | undefined {
-  return passes(value, jobRecord) as JobRecord | undefined;
-}
-
-/** The same for one timeline entry (`TimelineEntrySchema`): checked before every append. */
-export function checkTimelineEntry(value: unknown): TimelineEntry | undefined {
-  return passes(value, timelineEntry) as TimelineEntry | undefined;
-}
-
-function passes(value: unknown, check: (v: unknown) => Obj): Obj | undefined {
-  try {
-    return check(value);
-  } catch (err) {
-    if (err === REJECT) return undefined;
-    throw err;
-  }
+  return accepted(value, jobRecord) as JobRecord | undefined;
 }

@@ -6,12 +6,13 @@
 import * as fs from 'node:fs';
 import { FILE_MODE } from './durable';
 import { TimelineEntry } from './schema';
-import { checkTimelineEntry } from './recordCheck';
-import { storeSchemas } from './storeSchemas';
+import { failure } from '../common/errors';
+import { timelineEntryOf } from './timelineCheck';
 
 export function appendTimelineLine(file: string, entry: TimelineEntry): void {
-  // zod (built on first use) only for an entry the hand-written check refuses: it throws and says why.
-  const line = `${JSON.stringify(checkTimelineEntry(entry) ?? storeSchemas().TimelineEntrySchema.parse(entry))}\n`;
+  const checked = timelineEntryOf(entry);
+  if (!checked.ok) throw failure(`The timeline entry is invalid: ${checked.reason}.`);
+  const line = `${JSON.stringify(checked.entry)}\n`;
   const fd = fs.openSync(file, 'a+', FILE_MODE);
   try {
     const size = fs.fstatSync(fd).size;
@@ -42,14 +43,8 @@ export async function readTimelineFile(file: string): Promise<TimelineEntry[]> {
   for (const line of lines) {
     if (!line) continue;
     try {
-      const value: unknown = JSON.parse(line);
-      const fast = checkTimelineEntry(value);
-      if (fast) {
-        entries.push(fast);
-        continue;
-      }
-      const parsed = storeSchemas().TimelineEntrySchema.safeParse(value);
-      if (parsed.success) entries.push(parsed.data);
+      const checked = timelineEntryOf(JSON.parse(line));
+      if (checked.ok) entries.push(checked.entry);
     } catch {
       // A torn line followed by later appends: skip it.
     }

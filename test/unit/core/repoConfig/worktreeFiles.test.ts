@@ -3,8 +3,14 @@ import * as assert from 'node:assert/strict';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bringWorktreeFiles } from '../../../../src/core/repoConfig/worktreeFiles';
+import { placeWorktreeFiles, planWorktreeFiles, type WorktreeFilesRequest, type WorktreeFilesResult } from '../../../../src/core/repoConfig/worktreeFiles';
 import { git } from '../coordinator/coordinatorFixture';
+
+/** What a launch does: the files listed in the main worktree, then placed in the new one. */
+async function bringWorktreeFiles(req: WorktreeFilesRequest): Promise<WorktreeFilesResult> {
+  const plan = await planWorktreeFiles(req);
+  return plan ? placeWorktreeFiles(plan, req.worktree) : { copied: 0, linked: 0, skipped: [] };
+}
 
 describe('worktree files: copy, link, .worktreeinclude', function () {
   this.timeout(30_000);

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { EvidenceSummarySchema, LostEntrySchema } from '../../../../src/core/git/evidenceManifest';
-import { checkJobRecord, checkTimelineEntry, KNOWN_KEYS } from '../../../../src/core/store/recordCheck';
+import { checkJobRecord, KNOWN_KEYS } from '../../../../src/core/store/recordCheck';
+import { checkTimelineEntry, TIMELINE_KEYS } from '../../../../src/core/store/timelineCheck';
 import * as schemas from '../../../../src/core/store/recordSchemas';
 
 /** A record with every optional part present (as many constraints in play as possible). */
@@ -252,7 +253,7 @@ const CANDIDATES: unknown[] = [
 describe('recordCheck (the fast path of reading a job record)', () => {
   it('knows exactly the fields of every zod schema it stands for, in order', () => {
     const all: Record<string, unknown> = { ...schemas, EvidenceSummarySchema, LostEntrySchema };
-    for (const [name, known] of Object.entries(KNOWN_KEYS)) {
+    for (const [name, known] of Object.entries({ ...KNOWN_KEYS, TimelineEntrySchema: TIMELINE_KEYS })) {
       const schema = all[name] as { shape: Record<string, unknown> } | undefined;
       assert.ok(schema?.shape, `no zod object schema named ${name}`);
       assert.deepEqual([...known], Object.keys(schema.shape), `${name}: the fast check's fields differ from the schema's`);
