@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Disposable, toDisposable } from '../common/lifecycle';
+import { Emitter, Event } from '../common/event';
 import { describeError, failure } from '../common/errors';
 import { ExecutionClaim, JobRecord, JobStore, Leftover, LifecycleState, OutputLog, Redactor } from '../store';
 import { secretEnvNames } from '../store/secretEnv';
@@ -14,7 +15,8 @@ import { checkSocketPath, ensureRuntimeDir, runtimeDirFor, socketFileName } from
 import { ControlServer } from './controlServer';
 import { DrainMarker } from './drain';
 import { ScreenMirror, ScreenSnapshot } from './mirror';
-import { buildAgentEnv, endDetail, exitInfoOf, loadNodePty, nudgeForegroundGroup, Pty, type PtyModule, spawnAgent } from './ptyHost';
+import { buildAgentEnv, endDetail, exitInfoOf, loadNodePty, nudgeForegroundGroup, Pty, ptyMasterFd, type PtyModule, spawnAgent } from './ptyHost';
+import { PtyInput } from './ptyInput';
 import { putLauncherOnPath } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { stopAgentProcesses, stopDetail } from './stopAgent';
@@ -60,6 +62,10 @@ export class AgentWorker extends Disposable implements AgentSession {
   private mirror!: ScreenMirror;
   private waiting: WaitingDetector | undefined;
   private pty: Pty | undefined;
+  /** The one writer of the agent's input (viewers, prompts, the mirror's replies). */
+  private ptyInput: PtyInput | undefined;
+  private readonly _onDidDrainInput = this._register(new Emitter<void>());
+  readonly onDidDrainInput: Event<void> = this._onDidDrainInput.event;
   private readonly drain = new DrainMarker();
   private readonly id: string;
   /** The worktree's setup command, run before the agent. */
@@ -105,9 +111,13 @@ export class AgentWorker extends Disposable implements AgentSession {
     return this.mirror.snapshotAt();
   }
 
+  get inputBacklogged(): boolean {
+    return this.ptyInput?.isBacklogged ?? false;
+  }
+
   input(data: string): void {
-    if (!this.pty || this.exitInfo) return;
-    this.pty.write(data);
+    if (!this.ptyInput || this.exitInfo) return;
+    this.ptyInput.write(data);
     this.record.noteActivity();
     this.waiting?.noteInput();
   }
@@ -219,19 +229,23 @@ export class AgentWorker extends Disposable implements AgentSession {
       if (!(await this.setupPhase.run(nodePty, setup, this.job.settings.worktree!.setupTimeoutSeconds, agentEnv))) return;
     }
     if (this.stopPromise) return; // stopped as setup ended: the stop records the end
+    let ptyInput: PtyInput;
     try {
       this.pty = spawnAgent({ pty: nodePty, command: this.job.command, cwd: this.job.cwd, env: agentEnv, ...DEFAULT_SIZE, drain: this.drain });
+      ptyInput = this.ptyInput = this._register(new PtyInput(ptyMasterFd(this.pty), this.opts.log));
     } catch (err) {
+      this.pty?.kill('SIGKILL');
       await this.failStart(`The agent could not start: ${describeError(err, 300)}.`);
       return;
     }
     const pty = this.pty;
+    this._register(ptyInput.onDidDrain(() => this._onDidDrainInput.fire()));
     this._register(pty.onData((d) => this.onOutput(d as unknown as Buffer | string)));
     this._register(pty.onExit((e) => void this.onPtyExit(e.exitCode, e.signal ?? 0)));
     // Replies to terminal queries: from the mirror while no real terminal is attached (a viewer's terminal answers itself).
     this._register(
       this.mirror.onDidReply((reply) => {
-        if (!this.server.hasWritableViewer && !this.exitInfo) pty.write(reply);
+        if (!this.server.hasWritableViewer && !this.exitInfo) ptyInput.write(reply);
       }),
     );
 
@@ -286,6 +300,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   // ---- exit -------------------------------------------------------------------
 
   private async onPtyExit(code: number, signal: number): Promise<void> {
+    // node-pty reports the exit after it closed the master: input has nowhere to go.
+    this.ptyInput?.close();
     // Exit is final only after the data stream went quiet (node-pty can report exit before the last reads).
     const deadline = Date.now() + EXIT_DRAIN_MAX_MS;
     while (Date.now() < deadline && Date.now() - this.lastDataAt < EXIT_QUIET_MS) await sleep(EXIT_QUIET_MS / 2);

@@ -9,7 +9,7 @@
  * from there. A viewer that stays stuck is dropped. The agent never waits.
  */
 import type { Socket } from 'node:net';
-import { Disposable, disposableTimeout, IDisposable, toDisposable } from '../common/lifecycle';
+import { Disposable, disposableTimeout, IDisposable, MutableDisposable, toDisposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { describeError } from '../common/errors';
 import { binaryOutputHeader, decodeFrame, encodeFrame, LineDecoder } from '../protocol/framing';
@@ -84,6 +84,8 @@ export class Connection extends Disposable {
   private resyncAgain = false;
   private stuckTimer: IDisposable | undefined;
   private closed = false;
+  /** Set while this socket is not read because the agent's input is backlogged. */
+  private readonly readingHeld = this._register(new MutableDisposable<IDisposable>());
   cols = 80;
   rows = 24;
 
@@ -195,6 +197,20 @@ export class Connection extends Disposable {
     this.dispose();
   }
 
+  /**
+   * The agent reads its input slower than it comes: this socket is read no further until the
+   * backlog drains, so the viewer's side holds what it sends (as a terminal does for a program that
+   * does not read) and the worker's memory stays bounded.
+   */
+  private holdReadingWhileBacklogged(): void {
+    if (this.readingHeld.value || !this.host.session.inputBacklogged) return;
+    this.readingHeld.value = this.host.session.onDidDrainInput(() => {
+      this.readingHeld.clear();
+      if (!this.closed) this.socket.resume();
+    });
+    this.socket.pause();
+  }
+
   private fail(reason: string): void {
     if (this.closed) return;
     this.host.log(`connection closed: ${reason}`);
@@ -239,6 +255,7 @@ export class Connection extends Disposable {
         if (!this.mayWrite()) return this.refuse(undefined, 'This viewer is read-only and cannot type.');
         this.host.markActive(this, this.cols, this.rows);
         this.host.session.input(msg.data);
+        this.holdReadingWhileBacklogged();
         return;
       case 'resize':
         if (!this.mayWrite()) return this.refuse(undefined, 'This viewer is read-only and cannot resize.');
@@ -260,6 +277,7 @@ export class Connection extends Disposable {
           () => this.sendMessage({ type: 'ack', id: msg.id }),
           (err) => this.refuse(msg.id, describeError(err, 500)),
         );
+        this.holdReadingWhileBacklogged();
         return;
       case 'signal':
         this.host.session.signal(msg.state);

@@ -83,6 +83,13 @@ export function spawnAgent(opts: SpawnAgentOptions): Pty {
   });
 }
 
+/** The PTY master's descriptor: node-pty's Unix terminal has it, its typings do not. */
+export function ptyMasterFd(pty: Pty): number {
+  const fd = (pty as Pty & { fd?: unknown }).fd;
+  if (typeof fd !== 'number') throw failure('This node-pty gives no PTY descriptor to write the agent\'s input to.');
+  return fd;
+}
+
 /**
  * After a resize: the kernel signals the PTY's foreground group on a size change; an explicit
  * SIGWINCH to that group makes sure it redraws (abduco's trick).

@@ -2,6 +2,7 @@
  * What a control-socket connection may ask of the worker. The worker
  * implements it; connections never touch the PTY, the mirror or the store.
  */
+import type { Event } from '../common/event';
 import type { LifecycleState } from '../store/schema';
 import type { ScreenSnapshot } from './mirror';
 
@@ -26,6 +27,9 @@ export interface AgentSession {
   /** The screen exactly at this point of the output stream. */
   snapshot(): Promise<ScreenSnapshot>;
   input(data: string): void;
+  /** Typed input waits beyond its limit: a connection reads no more until `onDidDrainInput`. */
+  readonly inputBacklogged: boolean;
+  readonly onDidDrainInput: Event<void>;
   resize(cols: number, rows: number): void;
   /** Types the text, then Enter. */
   send(text: string): Promise<void>;
