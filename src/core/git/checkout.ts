@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
 import { runGit } from './runGit';
+import { flaggedEdits } from './flaggedFiles';
 import { listWorktrees, type WorktreeEntry } from './worktree';
 import { isCommitId } from './commitId';
 import { readHeadName, worktreeGitDir } from './headFiles';
@@ -36,12 +37,16 @@ export interface LocalChanges {
 }
 
 /**
- * What `git status` reports in `worktree`; read-only (no index refresh written). `untracked`:
- * every untracked file (`all`, needed to compare paths), folders as one entry (`normal`, enough to
- * tell whether there are any), or none (`no`, the cheapest on a large tree).
+ * What `git status` reports in `worktree`, and the edits it does not report (files flagged
+ * assume-unchanged or skip-worktree); read-only (no index refresh written). `untracked`: every
+ * untracked file (`all`, needed to compare paths), folders as one entry (`normal`, enough to tell
+ * whether there are any), or none (`no`, the cheapest on a large tree).
  */
 export async function localChanges(worktree: string, untrackedFiles: 'all' | 'normal' | 'no' = 'all'): Promise<LocalChanges> {
-  const res = await runGit(['status', '--porcelain=v1', '-z', `--untracked-files=${untrackedFiles}`, '--no-renames'], { cwd: worktree, env: { GIT_OPTIONAL_LOCKS: '0' } });
+  const [res, hidden] = await Promise.all([
+    runGit(['status', '--porcelain=v1', '-z', `--untracked-files=${untrackedFiles}`, '--no-renames'], { cwd: worktree, env: { GIT_OPTIONAL_LOCKS: '0' } }),
+    flaggedEdits(worktree),
+  ]);
   const tracked: string[] = [];
   const untracked: string[] = [];
   for (const field of res.stdout.split('\0')) {
@@ -51,6 +56,7 @@ export async function localChanges(worktree: string, untrackedFiles: 'all' | 'no
     if (code === '??') untracked.push(file);
     else if (code !== '!!') tracked.push(file);
   }
+  for (const e of hidden) if (!tracked.includes(e.path)) tracked.push(e.path);
   return { tracked, untracked };
 }
 

@@ -14,9 +14,9 @@
  *   into the archive instead (registered submodules keep their gitlink here).
  */
 import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import { failure } from '../common/errors';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { flaggedOnDisk, indexEntries, rewriteWithoutFlags } from './flaggedFiles';
 
 /** Settings that make `git add` record what is on disk, whatever the repository's config says. */
 export const EXACT_CONFIG = ['-c', 'core.fileMode=true', '-c', 'core.symlinks=true'];
@@ -28,27 +28,6 @@ export interface StageOptions {
   env: NodeJS.ProcessEnv;
   /** Nested repositories found by the walk (relative paths). */
   nestedRepos: readonly string[];
-}
-
-/** Every index entry as (tag, mode, object, stage, path); `ls-files -s -v -z` keeps any byte of a path intact. */
-async function indexEntries(worktree: string, env: NodeJS.ProcessEnv): Promise<{ tag: string; mode: string; sha: string; stage: string; path: string }[]> {
-  const res = await runGit(['ls-files', '-s', '-v', '-z'], { cwd: worktree, env });
-  const out: { tag: string; mode: string; sha: string; stage: string; path: string }[] = [];
-  for (const field of res.stdout.split('\0')) {
-    if (!field) continue;
-    // "<tag> <mode> <sha> <stage>\t<path>"
-    const tab = field.indexOf('\t');
-    const [tag, mode, sha, stage] = field.slice(0, tab).split(' ');
-    out.push({ tag, mode, sha, stage, path: field.slice(tab + 1) });
-  }
-  return out;
-}
-
-async function exists(file: string): Promise<boolean> {
-  return fs.lstat(file).then(
-    () => true,
-    () => false,
-  );
 }
 
 /**
@@ -64,20 +43,9 @@ async function exists(file: string): Promise<boolean> {
  */
 async function unhideFlagged(opts: StageOptions): Promise<Set<string>> {
   const entries = await indexEntries(opts.worktree, opts.env);
-  const flagged: string[] = [];
-  const gitlinks = new Set<string>();
-  for (const e of entries) {
-    if (e.mode === '160000') gitlinks.add(e.path);
-    const skipWorktree = e.tag === 'S';
-    const assumeUnchanged = e.tag >= 'a' && e.tag <= 'z';
-    // A skip-worktree entry whose file is absent is a sparse checkout's: left as it is.
-    if (assumeUnchanged || (skipWorktree && (await exists(path.join(opts.worktree, e.path))))) {
-      flagged.push(`${e.mode} ${e.sha} ${e.stage}\t${e.path}\0`);
-    }
-  }
-  if (flagged.length > 0) {
-    await runGit(['update-index', '-z', '--index-info'], { cwd: opts.worktree, env: opts.env, input: flagged.join('') });
-  }
+  const gitlinks = new Set(entries.filter((e) => e.mode === '160000').map((e) => e.path));
+  const flagged = await flaggedOnDisk(opts.worktree, entries);
+  if (flagged.length > 0) await rewriteWithoutFlags(opts.worktree, flagged, opts.env);
   return gitlinks;
 }
 

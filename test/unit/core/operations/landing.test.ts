@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { PaddockError } from '../../../../src/core/common/errors';
-import { RUNNING_CHOICE_CODE } from '../../../../src/core/operations/landingPrep';
+import { RUNNING_CHOICE_CODE, UNCOMMITTED_CHOICE_CODE } from '../../../../src/core/operations/landingPrep';
 import { canForget, canLand, canUpdate, forgetBlocker, isLive, landBlocker } from '../../../../src/core/operations/rules';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
@@ -53,5 +53,19 @@ describe('landing operations', function () {
     assert.equal(canUpdate(cleaned), false);
     await c.forget(job.id);
     await assert.rejects(sb.store.read(job.id), (e: PaddockError) => e.code === 'NOT_FOUND');
+  });
+
+  it('an edit to a file flagged assume-unchanged is uncommitted work: asked about, then committed and landed', async () => {
+    const c = sb.coordinator();
+    const hide = "git update-index --assume-unchanged README.md && printf 'agent\\n' > README.md";
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', hide], title: 'hidden edit' });
+    const ended = await sb.waitEnded(job.id);
+    assert.equal(git(ended.worktree!, 'status', '--porcelain'), '', 'git status does not show it');
+    const main = git(sb.repo, 'rev-parse', 'main');
+    await assert.rejects(c.merge(job.id), (e: PaddockError) => e.code === UNCOMMITTED_CHOICE_CODE);
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), main);
+    const report = await c.merge(job.id, { uncommitted: 'commit' });
+    assert.equal(git(sb.repo, 'show', `${report.commit}:README.md`), 'agent');
+    assert.equal(git(ended.worktree!, 'ls-files', '-v', 'README.md'), 'h README.md', 'flagged again after the commit');
   });
 });

@@ -53,23 +53,23 @@ describe('core/worker/ptyInput', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** An agent in raw mode that waits `delaySeconds`, then copies its input to `out`. */
-  function spawnReader(out: string, delaySeconds = 0): Pty {
-    const pty = nodePty.spawn('sh', ['-c', `stty raw -echo; sleep ${delaySeconds}; exec cat > '${out}'`], { cols: 80, rows: 24, encoding: null });
+  /**
+   * An agent in raw mode that waits `delaySeconds`, then copies its input to `out`. It prints a
+   * marker once `stty` has run: input written before that would meet the line discipline's
+   * canonical mode (echoed, lines cut at 4,095 bytes).
+   */
+  async function spawnReader(out: string, delaySeconds = 0): Promise<Pty> {
+    const pty = nodePty.spawn('sh', ['-c', `stty raw -echo; printf RAW-MODE; sleep ${delaySeconds}; exec cat > '${out}'`], { cols: 80, rows: 24, encoding: null });
     ptys.push(pty);
+    let seen = '';
+    pty.onData((d) => (seen += d.toString()));
+    await waitUntil('raw mode', () => seen.includes('RAW-MODE'));
     return pty;
-  }
-
-  async function ready(pty: Pty): Promise<void> {
-    // stty has run once the shell is sleeping or cat has started; before that the line discipline may still echo.
-    await waitUntil('stty', () => !existsSync(`/proc/${pty.pid}`) || !/stty/.test(readFileSync(`/proc/${pty.pid}/cmdline`, 'utf8')));
-    await sleep(100);
   }
 
   it('writes thousands of small writes and a large one in order, every byte', async () => {
     const out = join(dir, 'out');
-    const pty = spawnReader(out);
-    await ready(pty);
+    const pty = await spawnReader(out);
     const input = new PtyInput(ptyMasterFd(pty), () => undefined);
     let sent = '';
     for (let i = 0; i < 5000; i++) {
@@ -89,8 +89,7 @@ describe('core/worker/ptyInput', function () {
 
   it('a PTY the agent does not read is tried again on a timer, not in a busy loop; the backlog ends when it reads', async () => {
     const out = join(dir, 'out');
-    const pty = spawnReader(out, 3);
-    await ready(pty);
+    const pty = await spawnReader(out, 3);
     const input = new PtyInput(ptyMasterFd(pty), () => undefined, { highWaterBytes: 512 * 1024, lowWaterBytes: 64 * 1024 });
     let drained = 0;
     input.onDidDrain(() => drained++);
@@ -115,8 +114,7 @@ describe('core/worker/ptyInput', function () {
   });
 
   it('once the PTY is closed, nothing is written, even when its number now names another file', async () => {
-    const pty = spawnReader(join(dir, 'out'));
-    await ready(pty);
+    const pty = await spawnReader(join(dir, 'out'));
     const fd = ptyMasterFd(pty);
     const logged: string[] = [];
     const input = new PtyInput(fd, (m) => logged.push(m));
@@ -153,7 +151,7 @@ describe('core/worker/ptyInput', function () {
 
     it('a viewer typing 32 MB into an agent that reads nothing for 3 s is held back at its socket; every byte arrives in order afterwards', async () => {
       const out = join(sb.cwd, 'typed');
-      const job = await sb.start(['sh', '-c', `stty raw -echo; sleep 3; exec cat > '${out}'`]);
+      const job = await sb.start(['sh', '-c', `stty raw -echo; printf RAW-MODE; sleep 3; exec cat > '${out}'`]);
       const { socketPath, socketToken, pid: workerPid } = job.execution!;
       const rssStart = rssKiB(workerPid);
       const cpuStart = cpuMs(workerPid);
@@ -162,7 +160,10 @@ describe('core/worker/ptyInput', function () {
       socket.on('error', () => undefined);
       await new Promise<void>((r) => socket.once('connect', () => r()));
       socket.write(`${JSON.stringify({ type: 'attach', token: socketToken, cols: 80, rows: 24, readOnly: false })}\n`);
-      socket.resume(); // the viewer reads its screen and output; they are not the subject here
+      // The viewer reads its screen and output (not the subject here) until the agent says it is in raw mode.
+      let screen = '';
+      socket.on('data', (d: Buffer) => (screen += d.toString('latin1')));
+      await waitUntil('raw mode', () => screen.includes('RAW-MODE'));
       const chunk = 16 * 1024;
       const total = 32 * 1024 * 1024;
       const hash = createHash('sha256');
@@ -186,7 +187,7 @@ describe('core/worker/ptyInput', function () {
     });
 
     it('an agent that ends with input still backlogged: the viewer is let go, the worker records the end and exits', async () => {
-      const job = await sb.start(['sh', '-c', 'stty raw -echo; sleep 2; exit 0']);
+      const job = await sb.start(['sh', '-c', 'stty raw -echo; printf RAW-MODE; sleep 2; exit 0']);
       const { socketPath, socketToken, pid: workerPid } = job.execution!;
       const socket = createConnection(socketPath);
       socket.on('error', () => undefined);
@@ -195,6 +196,7 @@ describe('core/worker/ptyInput', function () {
       socket.on('data', (d: string) => (received += d));
       await new Promise<void>((r) => socket.once('connect', () => r()));
       socket.write(`${JSON.stringify({ type: 'attach', token: socketToken, cols: 80, rows: 24, readOnly: false })}\n`);
+      await waitUntil('raw mode', () => received.includes('RAW-MODE'));
       for (let i = 0; i < 512; i++) socket.write(`${JSON.stringify({ type: 'input', data: text(16 * 1024) })}\n`);
       const ended = await sb.waitForState(job.id, ['completed', 'failed'], 20_000);
       assert.equal(ended.lifecycle.state, 'completed');

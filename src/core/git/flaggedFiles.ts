@@ -1,0 +1,121 @@
+/**
+ * Files git was told not to look at: index entries flagged `assume-unchanged`
+ * (`update-index --assume-unchanged`) or `skip-worktree` (sparse checkouts, and
+ * people hiding a local config edit). `git status` and `git add -A` skip them,
+ * so an edit to one is uncommitted work that nothing else reports: every check
+ * for local changes and every commit of "everything" asks here too.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { runGit } from './runGit';
+
+export interface IndexEntry {
+  /** `ls-files -v` tag: `H` plain, `S` skip-worktree, lower case assume-unchanged, … */
+  tag: string;
+  mode: string;
+  sha: string;
+  stage: string;
+  path: string;
+}
+
+/** Every index entry as (tag, mode, object, stage, path); `ls-files -s -v -z` keeps any byte of a path intact. */
+export async function indexEntries(worktree: string, env?: NodeJS.ProcessEnv): Promise<IndexEntry[]> {
+  const res = await runGit(['ls-files', '-s', '-v', '-z'], { cwd: worktree, env: { GIT_OPTIONAL_LOCKS: '0', ...env } });
+  const out: IndexEntry[] = [];
+  for (const field of res.stdout.split('\0')) {
+    if (!field) continue;
+    // "<tag> <mode> <sha> <stage>\t<path>"
+    const tab = field.indexOf('\t');
+    const [tag, mode, sha, stage] = field.slice(0, tab).split(' ');
+    out.push({ tag, mode, sha, stage, path: field.slice(tab + 1) });
+  }
+  return out;
+}
+
+export const isAssumeUnchanged = (e: IndexEntry): boolean => e.tag >= 'a' && e.tag <= 'z';
+export const isSkipWorktree = (e: IndexEntry): boolean => e.tag === 'S' || e.tag === 's';
+
+async function lstatOrNull(file: string) {
+  return fs.lstat(file).catch(() => null);
+}
+
+/**
+ * The flagged entries git must read from the disk: every assume-unchanged one, and the
+ * skip-worktree ones whose file is there (an absent one is a sparse checkout's, not a deletion).
+ */
+export async function flaggedOnDisk(worktree: string, entries: readonly IndexEntry[]): Promise<IndexEntry[]> {
+  const flagged: IndexEntry[] = [];
+  for (const e of entries) {
+    if (isSkipWorktree(e)) {
+      if (await lstatOrNull(path.join(worktree, e.path))) flagged.push(e);
+    } else if (isAssumeUnchanged(e)) flagged.push(e);
+  }
+  return flagged;
+}
+
+/** The mode git would record for what is on disk, or null for something it cannot hold as a blob. */
+function modeOnDisk(st: { isSymbolicLink(): boolean; isFile(): boolean; mode: number }): string | null {
+  if (st.isSymbolicLink()) return '120000';
+  if (st.isFile()) return st.mode & 0o111 ? '100755' : '100644';
+  return null;
+}
+
+/** A blob's object id computed as git does, for the repository's hash (SHA-1 ids are 40 digits, SHA-256 ones 64). */
+function blobId(content: Buffer, idLength: number): string {
+  return createHash(idLength === 64 ? 'sha256' : 'sha1')
+    .update(`blob ${content.length}\0`)
+    .update(content)
+    .digest('hex');
+}
+
+/**
+ * The flagged entries whose file differs from the index: content (through git's own filters,
+ * as `add` would see it), file type, executable bit, or removal. A path that cannot be compared
+ * (a newline in its name, which `--stdin-paths` cannot carry) counts as edited: asking once too
+ * often is safe, missing an edit is not.
+ */
+export async function flaggedEdits(worktree: string, entries?: readonly IndexEntry[], env?: NodeJS.ProcessEnv): Promise<IndexEntry[]> {
+  const all = entries ?? (await indexEntries(worktree, env));
+  const flagged = (await flaggedOnDisk(worktree, all)).filter((e) => e.mode !== '160000' && e.stage === '0');
+  if (flagged.length === 0) return [];
+  const edited: IndexEntry[] = [];
+  const toHash: IndexEntry[] = [];
+  for (const e of flagged) {
+    const file = path.join(worktree, e.path);
+    const st = await lstatOrNull(file);
+    const mode = st ? modeOnDisk(st) : null;
+    if (mode === null || mode !== e.mode) edited.push(e);
+    else if (mode === '120000') {
+      if (blobId(Buffer.from(await fs.readlink(file, { encoding: 'buffer' })), e.sha.length) !== e.sha) edited.push(e);
+    } else if (e.path.includes('\n')) edited.push(e);
+    else toHash.push(e);
+  }
+  if (toHash.length > 0) {
+    const res = await runGit(['hash-object', '--stdin-paths'], { cwd: worktree, env, input: toHash.map((e) => `${e.path}\n`).join('') });
+    const ids = res.stdout.split('\n');
+    toHash.forEach((e, i) => {
+      if (ids[i] !== e.sha) edited.push(e);
+    });
+  }
+  return edited;
+}
+
+/**
+ * Writes `entries` again in the index `env` names (same mode, object and stage; no flags, no stat
+ * data), so that the next `add` reads each of their files from the disk. Clearing the flags alone
+ * is not enough: git keeps no stat data fresh for a flagged entry, so a file edited to the same size
+ * within the second its entry was recorded still matches it, and git would keep the old content.
+ */
+export async function rewriteWithoutFlags(worktree: string, entries: readonly IndexEntry[], env?: NodeJS.ProcessEnv): Promise<void> {
+  const info = entries.map((e) => `${e.mode} ${e.sha} ${e.stage}\t${e.path}\0`).join('');
+  await runGit(['update-index', '-z', '--index-info'], { cwd: worktree, env, input: info });
+}
+
+/** Sets again the flags `entries` had (after their content was committed, they mean what they meant). */
+export async function restoreFlags(worktree: string, entries: readonly IndexEntry[], env?: NodeJS.ProcessEnv): Promise<void> {
+  const skip = entries.filter(isSkipWorktree).map((e) => `${e.path}\0`);
+  const assume = entries.filter(isAssumeUnchanged).map((e) => `${e.path}\0`);
+  if (skip.length > 0) await runGit(['update-index', '--skip-worktree', '-z', '--stdin'], { cwd: worktree, env, input: skip.join('') });
+  if (assume.length > 0) await runGit(['update-index', '--assume-unchanged', '-z', '--stdin'], { cwd: worktree, env, input: assume.join('') });
+}
