@@ -300,8 +300,12 @@ async function uiScreenshots(server, workspace, env) {
 
     step = 'the tooltip of a hovered row';
     // Rows carry no tooltip: VS Code asks the extension for it (resolveTreeItem) when one is hovered.
-    await page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Speed up the test suite' }).first().locator('.label-name').first().hover();
-    await page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'Against base' }).filter({ hasText: 'Worktree' }).first().waitFor({ timeout: 15_000 });
+    await hoverUntilTooltip(
+      page,
+      page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Speed up the test suite' }).first().locator('.label-name').first(),
+      page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'Against base' }).filter({ hasText: 'Worktree' }).first(),
+      'no tooltip with where the work stands',
+    );
     await page.mouse.move(5, 5);
     await page.keyboard.press('Escape');
     record('UI: hovering a row shows its tooltip, built on demand', true);
@@ -339,15 +343,7 @@ async function uiScreenshots(server, workspace, env) {
     // The view is visible: the agents' figures are sampled; a running agent's tooltip shows them.
     step = 'the figures in a running agent\'s tooltip';
     const waitingRow = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Add retries to the HTTP client' });
-    const hover = page.locator('.workbench-hover:visible, .monaco-hover:visible', { hasText: 'Memory' }).first();
-    const shownBy = Date.now() + 30_000;
-    for (;;) {
-      await page.mouse.move(5, 5);
-      await sleep(300);
-      await waitingRow.locator('.label-name').first().hover();
-      if (await hover.waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
-      if (Date.now() > shownBy) throw new Error('no tooltip with the figures');
-    }
+    await hoverUntilTooltip(page, waitingRow.locator('.label-name').first(), page.locator('.workbench-hover:visible, .monaco-hover:visible', { hasText: 'Memory' }).first(), 'no tooltip with the figures');
     await sleep(500);
     const usageShot = join(screenshotsDir, 'agent-usage-tooltip.png');
     await page.screenshot({ path: usageShot });
@@ -697,6 +693,22 @@ async function reviewThroughTheUi(page, workspace, env) {
   } finally {
     await page.keyboard.press('Escape').catch(() => undefined);
     await runPaletteCommand(page, 'View: Close All Editors').catch(() => undefined);
+  }
+}
+
+/**
+ * Hovers `target` until `tooltip` shows. A row that re-renders while the pointer rests on it (its
+ * elapsed time is redrawn every 10 s, its figures when they change) drops the hover VS Code was
+ * about to show, in any tree: the pointer leaves and comes back, as a person's would.
+ */
+async function hoverUntilTooltip(page, target, tooltip, failure, budgetMs = 30_000) {
+  const shownBy = Date.now() + budgetMs;
+  for (;;) {
+    await page.mouse.move(5, 5);
+    await sleep(300);
+    await target.hover();
+    if (await tooltip.waitFor({ timeout: 4000 }).then(() => true, () => false)) return;
+    if (Date.now() > shownBy) throw new Error(failure);
   }
 }
 
