@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { addWorktree } from '../../../../src/core/git';
 import { isTerminalState, JobRecord } from '../../../../src/core/store';
@@ -41,14 +41,28 @@ describe('Coordinator: two coordinators on one store', function () {
 
     // A call may fail under contention (the leader then finishes that cleanup); failures are checked below.
     const cleanups = ended.flatMap((id) => [a.cleanup(id), b.cleanup(id)]).map((p) => p.catch((err: Error) => err));
+    // Each agent runs until the gate opens, and the gate opens once two run at once: the slots overlap
+    // however slowly the agents start (a second each was not enough once on the ps/lsof backend in CI,
+    // with the 50 cleanups on the same 2 cores), and the queue presses on a full capacity meanwhile.
+    const gate = join(sb.root, 'gate');
+    const waitAtGate = ['sh', '-c', `while [ ! -e '${gate}' ]; do sleep 0.05; done`];
+    const gateOpened = (async () => {
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const running = (await sb.store.list()).filter((e) => e.ok && e.job.lifecycle.state === 'running').length;
+        if (running >= 2 || Date.now() > deadline) break;
+        await sleep(50);
+      }
+      writeFileSync(gate, '');
+    })();
     const starts: Promise<JobRecord>[] = [];
     for (let i = 0; i < 10; i++) {
-      // Each agent lives a second, so slots overlap even on a slow process backend (ps/lsof) or a loaded machine.
-      starts.push(a.start({ repo: sb.repo, title: `a${i}`, command: ['sleep', '1'] }));
-      starts.push(b.start({ repo: sb.repo, title: `b${i}`, command: ['sleep', '1'] }));
+      starts.push(a.start({ repo: sb.repo, title: `a${i}`, command: waitAtGate }));
+      starts.push(b.start({ repo: sb.repo, title: `b${i}`, command: waitAtGate }));
     }
     const startedIds = (await Promise.all(starts)).map((j) => j.id);
     await Promise.all(cleanups);
+    await gateOpened;
 
     // Cleanups that lost a git lock race retry on their own; wait for all of them and all starts.
     for (const id of ended) await sb.waitFor(id, (j) => j.cleanup?.phase === 'complete', 60_000);
