@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from './runGit';
+import { indexHasFlaggedEntries } from './indexFlags';
 
 export interface IndexEntry {
   /** `ls-files -v` tag: `H` plain, `S` skip-worktree, lower case assume-unchanged, … */
@@ -76,6 +77,8 @@ function blobId(content: Buffer, idLength: number): string {
  * often is safe, missing an edit is not.
  */
 export async function flaggedEdits(worktree: string, entries?: readonly IndexEntry[], env?: NodeJS.ProcessEnv): Promise<IndexEntry[]> {
+  // Almost no index has a flagged entry: the index file says so without a git process.
+  if (entries === undefined && (await indexHasFlaggedEntries(worktree, env)) === false) return [];
   const all = entries ?? (await indexEntries(worktree, env));
   const flagged = (await flaggedOnDisk(worktree, all)).filter((e) => e.mode !== '160000' && e.stage === '0');
   if (flagged.length === 0) return [];
