@@ -815,7 +815,11 @@ async function main() {
   Object.assign(env, prestartAgents(workspace, env));
   // The UI steps and their pictures use a repository of their own: only their agents are in its view.
   const showcase = makeScratchRepo(join(scratch, 'showcase'));
-  const server = await startCodeServer({ workspace, env, settings: { 'paddock.maxConcurrent': 16 }, logFile: join(resultsDir, 'code-server.log') });
+  // The shell profile's agent skips the machine's rc files: whether its prompt appears must not depend on
+  // them (a stale pyenv rehash lock once made every interactive bash here wait 60 s before its prompt).
+  const shellWithoutRcFiles = { command: 'bash', args: ['--noprofile', '--norc'], env: { PS1: '\\u@\\h:\\w\\$ ' } };
+  const settings = { 'paddock.maxConcurrent': 16, 'paddock.profiles': { shell: shellWithoutRcFiles } };
+  const server = await startCodeServer({ workspace, env, settings, logFile: join(resultsDir, 'code-server.log') });
   console.log(`[harness] code-server ${server.url} (pid ${server.pid}), workspace ${workspace}`);
   try {
     await runHostSuites(server, workspace, env);
