@@ -5,6 +5,7 @@
  * commits are already on the base. Read-only git calls (no index.lock taken),
  * each through runGit with its timeout.
  */
+import { flaggedEdits } from './flaggedFiles';
 import { readHeadFromFiles } from './headFiles';
 import { runGit } from './runGit';
 import { isCommitId } from './commitId';
@@ -20,7 +21,7 @@ export interface Standing {
   readonly files: number;
   readonly insertions: number;
   readonly deletions: number;
-  /** Entries of `git status` in the worktree (staged, unstaged, untracked). */
+  /** Files with uncommitted work in the worktree: staged, unstaged, untracked, and hidden edits to flagged files. */
   readonly uncommittedFiles: number;
   /** The agent made commits and every one of them is reachable from the base. */
   readonly merged: boolean;
@@ -97,9 +98,17 @@ async function diffSize(worktree: string, base: string, head: string): Promise<{
   return { files, insertions, deletions };
 }
 
+/**
+ * Files with uncommitted work: `git status`'s entries, and the edits to files flagged
+ * assume-unchanged or skip-worktree that status hides (the same ones landing asks about). The
+ * index file tells whether any entry is flagged, so almost always no second process runs.
+ */
 async function uncommittedCount(worktree: string): Promise<number> {
-  const out = await runGit(['status', '--porcelain', '-z', '--untracked-files=normal'], { cwd: worktree, env: READ_ONLY_GIT });
-  let count = 0;
+  const [out, hidden] = await Promise.all([
+    runGit(['status', '--porcelain', '-z', '--untracked-files=normal'], { cwd: worktree, env: READ_ONLY_GIT }),
+    flaggedEdits(worktree, undefined, READ_ONLY_GIT),
+  ]);
+  let count = hidden.length;
   const fields = out.stdout.split('\0');
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i];

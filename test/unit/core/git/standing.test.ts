@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { computeStanding, resolveBase, worktreeHead } from '../../../../src/core/git/standing';
 import { StandingCache } from '../../../../src/core/git/standingCache';
@@ -73,6 +74,21 @@ describe('git/standing: where an agent\'s work stands against its base', functio
     assert.equal(s.uncommittedFiles, 3);
     assert.equal(s.ahead, 0);
     assert.equal(figureWords(s), 'uncommitted changes');
+  });
+
+  it('counts an edit to a file flagged assume-unchanged or skip-worktree, which git status hides, and not a sparse file', async () => {
+    git(wt, 'update-index', '--assume-unchanged', 'a.txt');
+    git(wt, 'update-index', '--skip-worktree', 'b.txt');
+    assert.equal((await standingNow()).uncommittedFiles, 0, 'flagged and unedited: nothing');
+    write(wt, 'a.txt', 'one\ntwo\nthree\nfour\n');
+    assert.equal(git(wt, 'status', '--porcelain'), '', 'git status does not show it');
+    const s = await standingNow();
+    assert.equal(s.uncommittedFiles, 1);
+    assert.equal(figureWords(s), 'uncommitted changes');
+    // An absent skip-worktree file is a sparse checkout's, not work.
+    write(wt, 'a.txt', 'one\ntwo\nthree\n');
+    fs.rmSync(path.join(wt, 'b.txt'));
+    assert.equal((await standingNow()).uncommittedFiles, 0);
   });
 
   it('says merged once the agent\'s commits are reachable from the base, not before, and not for an agent without commits', async () => {
