@@ -9,11 +9,34 @@ import { isCommitId } from './commitId';
 import { readHeadName, worktreeGitDir } from './headFiles';
 
 /**
- * The worktree in which `branch` is checked out (git allows at most one), or null.
+ * The worktree in which `branch` is checked out (git allows at most one), or null. As git counts
+ * it: HEAD names it, or a rebase or bisect stopped there is about it. HEAD is detached meanwhile,
+ * so `worktree list` shows no branch; moving the branch under a rebase would make the person's
+ * `rebase --continue` fail at its very end, and git's own `branch -f` refuses it too.
  * `worktrees`: the list read already (a caller that started `listWorktrees` early), else read now.
  */
 export async function worktreeOfBranch(repo: string, branch: string, worktrees?: Promise<WorktreeEntry[]>): Promise<string | null> {
-  return (await (worktrees ?? listWorktrees(repo))).find((w) => w.branch === branch)?.path ?? null;
+  const all = await (worktrees ?? listWorktrees(repo));
+  const named = all.find((w) => w.branch === branch);
+  if (named) return named.path;
+  const detached = all.filter((w) => w.branch === null);
+  const busyWith = await Promise.all(detached.map((w) => branchOfStoppedOperation(w.path)));
+  return detached.find((_, i) => busyWith[i] === branch)?.path ?? null;
+}
+
+/**
+ * The branch (short name) that a rebase or a bisect stopped in `worktree` is about, from its git
+ * dir's state files (`rebase-merge/head-name`, `rebase-apply/head-name`, `BISECT_START`); null
+ * when none is, or when the worktree's folder is gone.
+ */
+async function branchOfStoppedOperation(worktree: string): Promise<string | null> {
+  const gitDir = await worktreeGitDir(worktree).catch(() => undefined);
+  if (gitDir === undefined) return null;
+  const read = (name: string): Promise<string | null> => fs.readFile(path.join(gitDir, name), 'utf8').then((t) => t.trim(), () => null);
+  const [merging, applying, bisecting] = await Promise.all([read('rebase-merge/head-name'), read('rebase-apply/head-name'), read('BISECT_START')]);
+  for (const ref of [merging, applying]) if (ref?.startsWith('refs/heads/')) return ref.slice('refs/heads/'.length);
+  // A bisect begun on a detached HEAD holds a commit id: no branch.
+  return bisecting && !isCommitId(bisecting) ? bisecting : null;
 }
 
 /** The commit checked out in `worktree` (its HEAD). */
@@ -67,10 +90,11 @@ const IN_PROGRESS: readonly (readonly [string, string])[] = [
   ['rebase-apply', 'a rebase'],
   ['CHERRY_PICK_HEAD', 'a cherry-pick'],
   ['REVERT_HEAD', 'a revert'],
+  ['BISECT_START', 'a bisect'],
 ];
 
 /**
- * A merge, rebase, cherry-pick or revert stopped half-way in `worktree` (its own git dir). The git
+ * A merge, rebase, cherry-pick, revert or bisect stopped half-way in `worktree` (its own git dir). The git
  * dir comes from the worktree's `.git` when that is plain (no process), else from `rev-parse --git-path`.
  */
 export async function operationInProgress(worktree: string): Promise<string | null> {

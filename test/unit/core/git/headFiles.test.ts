@@ -22,7 +22,7 @@ function gitBranch(worktree: string): string | null {
 
 /** git's own answer: which of the in-progress paths exist. */
 function gitInProgress(worktree: string): string | null {
-  const names = [['MERGE_HEAD', 'a merge'], ['rebase-merge', 'a rebase'], ['rebase-apply', 'a rebase'], ['CHERRY_PICK_HEAD', 'a cherry-pick'], ['REVERT_HEAD', 'a revert']];
+  const names = [['MERGE_HEAD', 'a merge'], ['rebase-merge', 'a rebase'], ['rebase-apply', 'a rebase'], ['CHERRY_PICK_HEAD', 'a cherry-pick'], ['REVERT_HEAD', 'a revert'], ['BISECT_START', 'a bisect']];
   for (const [name, what] of names) if (existsSync(path.resolve(worktree, git(worktree, 'rev-parse', '--git-path', name)))) return what;
   return null;
 }
@@ -59,7 +59,7 @@ describe('git: HEAD and operations in progress from the files', function () {
     await agrees(separate, 'separate git dir');
   });
 
-  it('agrees with git for a merge, a cherry-pick, a revert and a rebase stopped half-way, in both kinds of worktree', async () => {
+  it('agrees with git for a merge, a cherry-pick, a revert, a rebase and a bisect stopped half-way, in both kinds of worktree', async () => {
     const wt = sb.path('wt');
     git(repo, 'worktree', 'add', '-q', '-b', 'side', wt, 'main');
     write(wt, 'a.txt', 'side\n');
@@ -87,6 +87,10 @@ describe('git: HEAD and operations in progress from the files', function () {
       await agrees(where, `rebase in ${where}`);
       assert.equal(await operationInProgress(where), 'a rebase');
       git(where, 'rebase', '--abort');
+      git(where, 'bisect', 'start', 'HEAD', 'HEAD~1');
+      await agrees(where, `bisect in ${where}`);
+      assert.equal(await operationInProgress(where), 'a bisect');
+      git(where, 'bisect', 'reset');
       await agrees(where, `nothing in ${where}`);
     }
   });

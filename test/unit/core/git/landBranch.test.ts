@@ -7,6 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { advanceBranch, ancestry, branchTip, branchTips, isAncestor, landBranch, LandingConflict, sweepLandingWorktrees, type LandStrategy } from '../../../../src/core/git';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
@@ -158,6 +159,46 @@ describe('git: landBranch', function () {
     await assert.rejects(land(repo, tip, 'merge', scratch), (e: PaddockError) => e.code === 'TARGET_DIRTY' && /README\.md/.test(e.message) && /nothing was changed/.test(e.message));
     assertUnchanged(repo, 'main', before);
     assert.equal(git(repo, 'stash', 'list'), '', 'nothing stashed');
+  });
+
+  it('refuses a target that a rebase or a bisect stopped in a worktree is about (HEAD detached there), as git counts it checked out', async () => {
+    const { repo, tip, scratch } = setup();
+    // The person's own branch, in a worktree of its own, rebased onto main and stopped on a conflict.
+    const person = sb.path('person-wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'topic', person, 'main');
+    write(person, 'shared.txt', 'topic\n');
+    git(person, 'commit', '-q', '-am', 'topic edits shared');
+    mainMoves(repo, 'shared.txt', 'main\n');
+    assert.notEqual(spawnSync('git', ['rebase', '-q', 'main'], { cwd: person }).status, 0, 'the rebase stops on the conflict');
+    assert.doesNotMatch(git(repo, 'worktree', 'list', '--porcelain'), /branch refs\/heads\/topic/, 'git lists the worktree as detached');
+    const topicBefore = git(person, 'rev-parse', 'refs/heads/topic');
+    const personHead = git(person, 'rev-parse', 'HEAD');
+    for (const strategy of ['merge', 'ff-only'] as const) {
+      await assert.rejects(land(repo, tip, strategy, scratch, 'topic'), (e: PaddockError) => {
+        assert.equal(e.code, 'TARGET_DIRTY');
+        assert.match(e.message, /^Branch topic is checked out in .*person-wt with a rebase in progress; finish or abort it first — nothing was changed\.$/);
+        return true;
+      });
+    }
+    assert.equal(git(person, 'rev-parse', 'refs/heads/topic'), topicBefore, 'topic not moved');
+    assert.equal(git(person, 'rev-parse', 'HEAD'), personHead, 'the rebase is where it stopped');
+    // The person's rebase still finishes on their branch.
+    write(person, 'shared.txt', 'resolved\n');
+    git(person, 'add', 'shared.txt');
+    assert.equal(spawnSync('git', ['-c', 'core.editor=true', 'rebase', '--continue'], { cwd: person }).status, 0, 'rebase --continue finishes');
+    assert.equal(git(person, 'symbolic-ref', '--short', 'HEAD'), 'topic');
+
+    // A bisect begun on main in the main worktree: main is checked out there while HEAD is detached.
+    mainMoves(repo, 'b1.txt', 'b1\n');
+    mainMoves(repo, 'b2.txt', 'b2\n');
+    git(repo, 'bisect', 'start', 'HEAD', 'HEAD~3');
+    assert.equal(git(repo, 'rev-parse', '--abbrev-ref', 'HEAD'), 'HEAD', 'detached by the bisect');
+    const mainBefore = git(repo, 'rev-parse', 'refs/heads/main');
+    await assert.rejects(land(repo, tip, 'merge', scratch), (e: PaddockError) => e.code === 'TARGET_DIRTY' && /with a bisect in progress/.test(e.message));
+    assert.equal(git(repo, 'rev-parse', 'refs/heads/main'), mainBefore, 'main not moved');
+    git(repo, 'bisect', 'reset');
+    // Once it is over, the same landing goes through.
+    assert.equal((await land(repo, tip, 'merge', scratch)).kind, 'merge');
   });
 
   it('lands on a branch checked out nowhere by compare-and-swap, leaving the main worktree alone', async () => {
