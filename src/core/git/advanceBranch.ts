@@ -6,6 +6,7 @@
  * uncommitted changes, by a fast-forward there, which git refuses as a whole
  * (before writing anything) if an untracked file would be overwritten.
  */
+import { promises as fs } from 'node:fs';
 import { failure } from '../common/errors';
 import { headCommit, localChanges, operationInProgress, worktreeOfBranch } from './checkout';
 import { fewPaths } from './landingConflict';
@@ -20,6 +21,10 @@ import type { WorktreeEntry } from './worktree';
 export async function assertTargetLandable(repo: string, branch: string, worktrees?: Promise<WorktreeEntry[]>): Promise<string | null> {
   const worktree = await worktreeOfBranch(repo, branch, worktrees);
   if (worktree === null) return null;
+  // git still counts a branch checked out in a registered worktree whose folder is gone (and refuses to move it).
+  if (!(await fs.stat(worktree).then((s) => s.isDirectory(), () => false))) {
+    throw failure(`Branch ${branch} is checked out in ${worktree}, a worktree whose folder is gone; restore the folder or remove that worktree's registration first — nothing was changed.`, 'TARGET_DIRTY');
+  }
   const [busy, { tracked }] = await Promise.all([operationInProgress(worktree), localChanges(worktree, 'no')]);
   if (busy) throw failure(`Branch ${branch} is checked out in ${worktree} with ${busy} in progress; finish or abort it first — nothing was changed.`, 'TARGET_DIRTY');
   if (tracked.length > 0) {

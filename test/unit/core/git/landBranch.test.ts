@@ -5,7 +5,7 @@
  * they were — checked out clean, checked out dirty, or not checked out at all.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { advanceBranch, ancestry, branchTip, branchTips, isAncestor, landBranch, LandingConflict, sweepLandingWorktrees, type LandStrategy } from '../../../../src/core/git';
@@ -199,6 +199,20 @@ describe('git: landBranch', function () {
     git(repo, 'bisect', 'reset');
     // Once it is over, the same landing goes through.
     assert.equal((await land(repo, tip, 'merge', scratch)).kind, 'merge');
+  });
+
+  it('refuses a target checked out in a registered worktree whose folder is gone, as git does', async () => {
+    const { repo, tip, scratch } = setup();
+    const gone = sb.path('gone-wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'topic', gone, 'main');
+    rmSync(gone, { recursive: true, force: true });
+    const topicBefore = git(repo, 'rev-parse', 'refs/heads/topic');
+    await assert.rejects(land(repo, tip, 'merge', scratch, 'topic'), (e: PaddockError) => {
+      assert.equal(e.code, 'TARGET_DIRTY');
+      assert.match(e.message, /^Branch topic is checked out in .*gone-wt, a worktree whose folder is gone; .* — nothing was changed\.$/);
+      return true;
+    });
+    assert.equal(git(repo, 'rev-parse', 'refs/heads/topic'), topicBefore, 'topic not moved');
   });
 
   it('lands on a branch checked out nowhere by compare-and-swap, leaving the main worktree alone', async () => {
