@@ -16,12 +16,15 @@ export function backoffDelayMs(failures: number, random: () => number = Math.ran
   return Math.round(Math.min(MAX_DELAY_MS, Math.max(0, jittered)));
 }
 
-/** The moment an attempt is due, clamped against clock jumps; NaN-safe (unparseable → due now). */
-export function dueTime(nextAttemptAt: string | null, now: number): number {
+/**
+ * The moment an attempt is due, clamped against clock jumps: never more than `trustMs` (1.1× the
+ * cap) from now; NaN-safe (unparseable → due now).
+ */
+export function dueTime(nextAttemptAt: string | null, now: number, trustMs: number = MAX_DELAY_MS): number {
   if (nextAttemptAt === null) return now;
   const at = Date.parse(nextAttemptAt);
   if (!Number.isFinite(at)) return now;
-  return Math.min(at, now + MAX_DELAY_MS);
+  return Math.min(at, now + trustMs);
 }
 
 /**
@@ -33,6 +36,8 @@ export function dueTime(nextAttemptAt: string | null, now: number): number {
 export class DueTimes {
   private readonly firstSeen = new Map<string, number>();
 
+  constructor(private readonly trustMs: number = MAX_DELAY_MS) {}
+
   due(id: string, nextAttemptAt: string | null, now: number): number {
     if (nextAttemptAt === null) return now;
     const key = `${id}\0${nextAttemptAt}`;
@@ -40,7 +45,7 @@ export class DueTimes {
     if (due === undefined) {
       // Bounded: stale keys (attempts that ran) are dropped wholesale now and then.
       if (this.firstSeen.size > 10_000) this.firstSeen.clear();
-      due = dueTime(nextAttemptAt, now);
+      due = dueTime(nextAttemptAt, now, this.trustMs);
       this.firstSeen.set(key, due);
     }
     return due;

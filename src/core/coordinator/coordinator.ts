@@ -73,6 +73,8 @@ export interface CoordinatorOptions {
   launchWaitMs?: number;
   /** Jitter source for backoff (tests). */
   random?: () => number;
+  /** How far ahead a persisted cleanup retry time is believed (default 1.1× the backoff cap; tests). */
+  retryTrustMs?: number;
   /** The adapter's word that a repository is trusted, so its `.paddock.json` check may run (VS Code: a trusted workspace). */
   repoTrusted?: (repo: string) => boolean;
 }
@@ -150,6 +152,7 @@ export class Coordinator extends Disposable {
         track: (p) => this.track(p),
         random: options.random,
         repoTrusted: options.repoTrusted,
+        retryTrustMs: options.retryTrustMs,
       }),
     );
     this.onDidChangeCapacityBlock = this.scheduler.onDidChangeCapacityBlock;

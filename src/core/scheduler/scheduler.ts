@@ -43,6 +43,12 @@ export interface SchedulerOptions {
   random?: () => number;
   /** The adapter's word that a repository is trusted (its `.paddock.json` check may run). */
   repoTrusted?: (repo: string) => boolean;
+  /**
+   * How far ahead a persisted cleanup retry time is believed (default MAX_DELAY_MS, 1.1× the
+   * backoff cap); a later one is clamped once, as after a clock jump. Tests shorten it to prove
+   * the clamp without waiting out the real cap.
+   */
+  retryTrustMs?: number;
 }
 
 const CAPACITY_WAIT_MS = 30_000;
@@ -63,7 +69,8 @@ export class Scheduler extends Disposable {
   private readonly leaseRetry = this._register(new MutableDisposable<IDisposable>());
 
   private readonly capacityLock: OwnedLock;
-  private readonly dueTimes = new DueTimes();
+  private readonly dueTimes: DueTimes;
+  private readonly retryTrustMs: number;
   /** Automatic cleanup attempts in flight, by repository: one at a time per repository. */
   private readonly repoAttempts = new Map<string, Promise<void>>();
   private passing: Promise<void> | undefined;
@@ -76,6 +83,8 @@ export class Scheduler extends Disposable {
 
   constructor(private readonly ctx: OperationContext, private readonly opts: SchedulerOptions) {
     super();
+    this.retryTrustMs = opts.retryTrustMs ?? MAX_DELAY_MS;
+    this.dueTimes = new DueTimes(this.retryTrustMs);
     this.checks = new AutomaticChecks(ctx, { track: opts.track, repoTrusted: opts.repoTrusted });
     this.capacityLock = new OwnedLock(path.join(ctx.store.home, 'coordinator', 'capacity.lock'), 'capacity');
     if (opts.watcher) {
@@ -264,7 +273,7 @@ export class Scheduler extends Disposable {
     const now = Date.now();
     for (const job of jobs) {
       const c = job.cleanup;
-      if (!c || c.phase !== 'incomplete' || c.nextAttemptAt === null || !(Date.parse(c.nextAttemptAt) > now + MAX_DELAY_MS)) continue;
+      if (!c || c.phase !== 'incomplete' || c.nextAttemptAt === null || !(Date.parse(c.nextAttemptAt) > now + this.retryTrustMs)) continue;
       const persisted = c.nextAttemptAt;
       const clamped = new Date(this.dueTimes.due(job.id, persisted, now)).toISOString();
       const lock = await jobLock(this.ctx.store, job.id).tryAcquire();
