@@ -36,7 +36,8 @@ export function dueTime(nextAttemptAt: string | null, now: number, trustMs: numb
 export class DueTimes {
   private readonly firstSeen = new Map<string, number>();
 
-  constructor(private readonly trustMs: number = MAX_DELAY_MS) {}
+  /** How far ahead a persisted time is believed; a later one is clamped to this from when it is first seen. */
+  constructor(readonly trustMs: number = MAX_DELAY_MS) {}
 
   due(id: string, nextAttemptAt: string | null, now: number): number {
     if (nextAttemptAt === null) return now;

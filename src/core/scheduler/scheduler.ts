@@ -11,7 +11,7 @@
 import { describeError } from '../common/errors';
 import { Emitter, Event } from '../common/event';
 import { Disposable, disposableTimeout, MutableDisposable, IDisposable } from '../common/lifecycle';
-import { backoffDelayMs, DueTimes, MAX_DELAY_MS } from '../coordinator/backoff';
+import { backoffDelayMs, DueTimes } from '../coordinator/backoff';
 import { CapacityBlocker, capacityOf, CapacityState, isBeingPrepared, queueOrder } from '../coordinator/capacity';
 import { observeFingerprint } from '../coordinator/cleanupRunner';
 import { OwnedLock } from '../coordinator/ownedLock';
@@ -70,7 +70,6 @@ export class Scheduler extends Disposable {
 
   private readonly capacityLock: OwnedLock;
   private readonly dueTimes: DueTimes;
-  private readonly retryTrustMs: number;
   /** Automatic cleanup attempts in flight, by repository: one at a time per repository. */
   private readonly repoAttempts = new Map<string, Promise<void>>();
   private passing: Promise<void> | undefined;
@@ -83,8 +82,7 @@ export class Scheduler extends Disposable {
 
   constructor(private readonly ctx: OperationContext, private readonly opts: SchedulerOptions) {
     super();
-    this.retryTrustMs = opts.retryTrustMs ?? MAX_DELAY_MS;
-    this.dueTimes = new DueTimes(this.retryTrustMs);
+    this.dueTimes = new DueTimes(opts.retryTrustMs);
     this.checks = new AutomaticChecks(ctx, { track: opts.track, repoTrusted: opts.repoTrusted });
     this.capacityLock = new OwnedLock(path.join(ctx.store.home, 'coordinator', 'capacity.lock'), 'capacity');
     if (opts.watcher) {
@@ -273,7 +271,7 @@ export class Scheduler extends Disposable {
     const now = Date.now();
     for (const job of jobs) {
       const c = job.cleanup;
-      if (!c || c.phase !== 'incomplete' || c.nextAttemptAt === null || !(Date.parse(c.nextAttemptAt) > now + this.retryTrustMs)) continue;
+      if (!c || c.phase !== 'incomplete' || c.nextAttemptAt === null || !(Date.parse(c.nextAttemptAt) > now + this.dueTimes.trustMs)) continue;
       const persisted = c.nextAttemptAt;
       const clamped = new Date(this.dueTimes.due(job.id, persisted, now)).toISOString();
       const lock = await jobLock(this.ctx.store, job.id).tryAcquire();
