@@ -20,7 +20,7 @@ export const MODEL_DEBOUNCE_MS = 100;
 export interface AgentsChange {
   /** Jobs whose record changed (visible or not). */
   readonly ids: readonly string[];
-  /** The set of agents shown, or their order or grouping, may have changed: re-render from the root. */
+  /** The set of agents shown, or their grouping, may have changed: re-render from the root. A change of state is not one (the tree itself tells whether a row moved). */
   readonly structural: boolean;
 }
 
@@ -157,7 +157,7 @@ export class AgentsModel extends Disposable {
         }
         transitions.push(...this.apply(entry));
         const after = this.jobs.get(entry.id);
-        structural ||= !before !== !after || hadBroken !== this.broken.has(entry.id) || (before !== undefined && after !== undefined && reordered(before, after));
+        structural ||= !before !== !after || hadBroken !== this.broken.has(entry.id) || before?.repo !== after?.repo;
       }
       if (this._store.isDisposed) return;
       this.changeEmitter.fire({ ids, structural });
@@ -189,10 +189,4 @@ function meaningfullyChanged(before: JobRecord, after: JobRecord): boolean {
     before.cleanup?.phase !== after.cleanup?.phase ||
     before.cleanup?.needsAttention !== after.cleanup?.needsAttention
   );
-}
-
-/** The tree orders agents by state and groups by repository: either changing moves the node. */
-function reordered(before: JobRecord, after: JobRecord): boolean {
-  return before.lifecycle.state !== after.lifecycle.state || before.cleanup?.phase !== after.cleanup?.phase ||
-    before.cleanup?.needsAttention !== after.cleanup?.needsAttention || before.repo !== after.repo;
 }

@@ -1,8 +1,11 @@
 /**
  * The `paddock.agents` view: a view of the agents model, not a model itself.
  * Nodes are cached by id and render themselves; a model update refreshes the
- * changed nodes only (the root when the order or grouping changed). Relative
- * times tick from the cached records without touching the store.
+ * changed nodes only, and their parent only when its rows moved (the root when
+ * agents came, went or changed grouping). A row is never re-rendered from the
+ * root for a change that leaves it where it is: VS Code rebuilds every row then,
+ * and an inline action clicked meanwhile can reach its command without its row.
+ * Relative times tick from the cached records without touching the store.
  */
 import * as vscode from 'vscode';
 import { Disposable, disposableInterval } from '../../core/common/lifecycle';
@@ -33,6 +36,8 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   private showUsage = showUsageInTree();
   /** How many agents the cleaned filter left out at the last render (a change re-renders the root). */
   private hiddenCount = 0;
+  /** The ids of each parent's rows at its last render, in order ('' is the root when ungrouped, else a repository). */
+  private readonly renderedRows = new Map<string, string>();
 
   constructor(
     private readonly model: AgentsModel,
@@ -101,7 +106,14 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     return members.length ? this.groupNode(groupId, members) : undefined;
   }
 
+  /** A parent's rows as it renders them; remembers their order to tell a moved row from a changed one. */
   agentsOf(repo: string | undefined): (AgentNode | GroupNode)[] {
+    const rows = this.rowsOf(repo);
+    this.renderedRows.set(repo ?? '', rowOrder(rows));
+    return rows;
+  }
+
+  private rowsOf(repo: string | undefined): (AgentNode | GroupNode)[] {
     const jobs = this.shownAgents().filter((job) => repo === undefined || job.repo === repo);
     const now = Date.now();
     const rows: { node: AgentNode | GroupNode; rank: number; createdAt: number }[] = [];
@@ -165,7 +177,12 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
       this.changeEmitter.fire(undefined);
       return;
     }
-    const nodes: TreeNode[] = [];
+    const moved = this.parentsWithMovedRows(change.ids);
+    if (moved === 'root') {
+      this.changeEmitter.fire(undefined);
+      return;
+    }
+    const nodes: TreeNode[] = [...moved];
     for (const id of change.ids) {
       const node = this.agent(id);
       if (node) nodes.push(node);
@@ -176,6 +193,28 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
       if (broken) nodes.push(broken);
     }
     if (nodes.length) this.changeEmitter.fire(nodes);
+  }
+
+  /**
+   * The parents whose rows are no longer in the order last rendered (a state
+   * change moves an agent by rank, and a group by its attempts'): 'root' when
+   * it is the root's. A parent not rendered yet has nothing to move.
+   */
+  private parentsWithMovedRows(ids: readonly string[]): RepoNode[] | 'root' {
+    const grouped = this.grouped();
+    const keys = new Set<string>();
+    for (const id of ids) {
+      const job = this.model.get(id);
+      if (job && this.model.isVisible(job)) keys.add(grouped ? job.repo : '');
+    }
+    const moved: RepoNode[] = [];
+    for (const key of keys) {
+      const rendered = this.renderedRows.get(key);
+      if (rendered === undefined || rendered === rowOrder(this.rowsOf(grouped ? key : undefined))) continue;
+      if (!grouped) return 'root';
+      moved.push(this.repoNode(key));
+    }
+    return moved;
   }
 
   /** Drops cached nodes of agents the model no longer has. */
@@ -241,6 +280,10 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     });
     if (live.length) this.changeEmitter.fire(live.map((job) => this.agentNode(job)));
   }
+}
+
+function rowOrder(rows: readonly TreeNode[]): string {
+  return rows.map((row) => row.id).join('\n');
 }
 
 function byIndex(jobs: JobRecord[]): JobRecord[] {
