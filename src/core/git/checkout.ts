@@ -30,13 +30,24 @@ export async function worktreeOfBranch(repo: string, branch: string, worktrees?:
  * when none is, or when the worktree's folder is gone.
  */
 async function branchOfStoppedOperation(worktree: string): Promise<string | null> {
-  const gitDir = await worktreeGitDir(worktree).catch(() => undefined);
-  if (gitDir === undefined) return null;
-  const read = (name: string): Promise<string | null> => fs.readFile(path.join(gitDir, name), 'utf8').then((t) => t.trim(), () => null);
-  const [merging, applying, bisecting] = await Promise.all([read('rebase-merge/head-name'), read('rebase-apply/head-name'), read('BISECT_START')]);
+  const files = await gitDirFiles(worktree, ['rebase-merge/head-name', 'rebase-apply/head-name', 'BISECT_START']).catch(() => null);
+  if (files === null) return null;
+  const [merging, applying, bisecting] = await Promise.all(files.map((file) => fs.readFile(file, 'utf8').then((t) => t.trim(), () => null)));
   for (const ref of [merging, applying]) if (ref?.startsWith('refs/heads/')) return ref.slice('refs/heads/'.length);
   // A bisect begun on a detached HEAD holds a commit id: no branch.
   return bisecting && !isCommitId(bisecting) ? bisecting : null;
+}
+
+/**
+ * Where files of `worktree`'s own git dir are: joined to the dir its `.git` names when that is
+ * plain (no process), else where git says (`rev-parse --git-path`: a symlinked `.git`, a layout
+ * only git knows). Throws when git cannot say (the folder is gone).
+ */
+async function gitDirFiles(worktree: string, names: readonly string[]): Promise<string[]> {
+  const gitDir = await worktreeGitDir(worktree).catch(() => undefined);
+  if (gitDir !== undefined) return names.map((name) => path.join(gitDir, name));
+  const res = await runGit(['rev-parse', ...names.flatMap((name) => ['--git-path', name])], { cwd: worktree });
+  return res.stdout.split('\n').filter(Boolean).map((p) => path.resolve(worktree, p));
 }
 
 /** The commit checked out in `worktree` (its HEAD). */
@@ -94,18 +105,10 @@ const IN_PROGRESS: readonly (readonly [string, string])[] = [
 ];
 
 /**
- * A merge, rebase, cherry-pick, revert or bisect stopped half-way in `worktree` (its own git dir). The git
- * dir comes from the worktree's `.git` when that is plain (no process), else from `rev-parse --git-path`.
+ * A merge, rebase, cherry-pick, revert or bisect stopped half-way in `worktree` (its own git dir).
  */
 export async function operationInProgress(worktree: string): Promise<string | null> {
-  const gitDir = await worktreeGitDir(worktree).catch(() => undefined);
-  let paths: string[];
-  if (gitDir !== undefined) paths = IN_PROGRESS.map(([name]) => path.join(gitDir, name));
-  else {
-    const args = ['rev-parse', ...IN_PROGRESS.flatMap(([name]) => ['--git-path', name])];
-    const res = await runGit(args, { cwd: worktree });
-    paths = res.stdout.split('\n').filter(Boolean).map((p) => path.resolve(worktree, p));
-  }
+  const paths = await gitDirFiles(worktree, IN_PROGRESS.map(([name]) => name));
   const present = await Promise.all(paths.map((p) => fs.stat(p).then(() => true, () => false)));
   const first = present.indexOf(true);
   return first < 0 ? null : (IN_PROGRESS[first]?.[1] ?? 'a git operation');

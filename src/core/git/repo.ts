@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import { firstLine, runGit } from './runGit';
 import { isCommitId } from './commitId';
+import { mainWorkTree, parseWorktreeList } from './worktreeList';
 
 /**
  * The top-level folder of the main working tree of the repository containing
@@ -30,12 +31,14 @@ export async function resolveRepoRoot(dir: string): Promise<string> {
   }
   if (list.code !== 0) throw failure(`git worktree failed in ${abs}: ${firstLine(list.stderr) || `exit code ${list.code}`}`, 'git');
   // The first entry of the worktree list is always the main working tree.
-  const first = list.stdout.split('\0').find((l) => l.startsWith('worktree '));
-  const rest = list.stdout.split('\0');
-  if (!first || rest.includes('bare')) {
-    throw failure(`The repository of ${abs} has no main working tree.`);
+  const { entries, bare } = parseWorktreeList(list.stdout);
+  const first = entries[0];
+  if (!first || bare) throw failure(`The repository of ${abs} has no main working tree.`);
+  const main = await mainWorkTree(abs, first.path);
+  if (main === null) {
+    throw failure(`The repository of ${abs} keeps its git folder apart, at ${first.path}, and git cannot name its checkout from here; open the checkout's own folder.`);
   }
-  return first.slice('worktree '.length);
+  return main;
 }
 
 /** The full sha of the commit `ref` names in `repo`. */

@@ -6,6 +6,9 @@ import { checkBranchName } from './repo';
 import { firstLine, GitResult, runGit } from './runGit';
 import { isCommitId } from './commitId';
 import { branchExistsInFiles } from './headFiles';
+import { listWorktrees } from './worktreeList';
+
+export { listWorktrees, type WorktreeEntry } from './worktreeList';
 
 export interface AddWorktreeOptions {
   path: string;
@@ -95,25 +98,6 @@ async function undoFailedAdd(repo: string, target: string, branch: string, creat
 }
 
 export type RemoveOutcome = 'removed' | 'already-gone-pruned';
-
-export interface WorktreeEntry {
-  path: string;
-  locked: boolean;
-  /** The branch checked out there (short name), null when detached or bare. */
-  branch: string | null;
-}
-
-/** Linked and main worktrees registered in `repo` (from `git worktree list --porcelain -z`). */
-export async function listWorktrees(repo: string): Promise<WorktreeEntry[]> {
-  const res = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repo });
-  const entries: WorktreeEntry[] = [];
-  for (const field of res.stdout.split('\0')) {
-    if (field.startsWith('worktree ')) entries.push({ path: field.slice('worktree '.length), locked: false, branch: null });
-    else if (field.startsWith('branch refs/heads/') && entries.length > 0) entries[entries.length - 1].branch = field.slice('branch refs/heads/'.length);
-    else if ((field === 'locked' || field.startsWith('locked ')) && entries.length > 0) entries[entries.length - 1].locked = true;
-  }
-  return entries;
-}
 
 function canonical(p: string): string {
   const abs = path.resolve(p);

@@ -5,7 +5,7 @@
  * they were — checked out clean, checked out dirty, or not checked out at all.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { advanceBranch, ancestry, branchTip, branchTips, isAncestor, landBranch, LandingConflict, sweepLandingWorktrees, type LandStrategy } from '../../../../src/core/git';
@@ -198,6 +198,21 @@ describe('git: landBranch', function () {
     assert.equal(git(repo, 'rev-parse', 'refs/heads/main'), mainBefore, 'main not moved');
     git(repo, 'bisect', 'reset');
     // Once it is over, the same landing goes through.
+    assert.equal((await land(repo, tip, 'merge', scratch)).kind, 'merge');
+  });
+
+  it('finds a bisect stopped in a checkout whose .git is a symlink to its git dir (the files are where git says, not under a plain .git)', async () => {
+    const { repo, tip, scratch } = setup();
+    const moved = sb.path('moved.git');
+    renameSync(path.join(repo, '.git'), moved);
+    symlinkSync(moved, path.join(repo, '.git'));
+    mainMoves(repo, 'b1.txt', 'b1\n');
+    git(repo, 'bisect', 'start', 'HEAD', 'HEAD~2');
+    assert.ok(existsSync(path.join(moved, 'BISECT_START')), 'the bisect state is in the linked git dir');
+    const mainBefore = git(repo, 'rev-parse', 'refs/heads/main');
+    await assert.rejects(land(repo, tip, 'merge', scratch), (e: PaddockError) => e.code === 'TARGET_DIRTY' && /with a bisect in progress/.test(e.message));
+    assert.equal(git(repo, 'rev-parse', 'refs/heads/main'), mainBefore, 'main not moved');
+    git(repo, 'bisect', 'reset');
     assert.equal((await land(repo, tip, 'merge', scratch)).kind, 'merge');
   });
 

@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, renameSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { changedFiles, worktreeFingerprint } from '../../../../src/core/git/status';
 import { resolveCommit, resolveRepoRoot } from '../../../../src/core/git/repo';
+import { listWorktrees } from '../../../../src/core/git/worktreeList';
 import { runGit } from '../../../../src/core/git/runGit';
 import { Sandbox, useGitSandbox, binary, git, write } from './gitTestUtil';
 import { chmodSync, rmSync } from 'node:fs';
@@ -43,6 +44,35 @@ describe('git/repo, runGit and status', function () {
     assert.equal(await resolveRepoRoot(path.join(repo, 'src', 'deep')), repo);
     assert.equal(await resolveRepoRoot(wt), repo);
     assert.equal(await resolveRepoRoot(path.join(wt, 'src')), repo);
+  });
+
+  it('resolveRepoRoot and listWorktrees name a checkout whose .git is a symlink by its folder (git itself lists the git dir)', async () => {
+    const moved = sb.path('moved.git');
+    renameSync(path.join(repo, '.git'), moved);
+    symlinkSync(moved, path.join(repo, '.git'));
+    mkdirSync(path.join(repo, 'src', 'deep'), { recursive: true });
+    assert.match(git(repo, 'worktree', 'list', '--porcelain'), new RegExp(`^worktree ${moved}$`, 'm'), "git's own list names the git dir");
+    assert.equal(await resolveRepoRoot(repo), repo);
+    assert.equal(await resolveRepoRoot(path.join(repo, 'src', 'deep')), repo);
+    const wt = sb.path('wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'x', wt, 'main');
+    assert.deepEqual((await listWorktrees(repo)).map((e) => [e.path, e.branch]), [[repo, 'main'], [wt, 'x']]);
+    // From a linked worktree nothing leads back to the checkout that links the git dir: one sentence, not the git dir as a repository.
+    await assert.rejects(resolveRepoRoot(wt), (e: Error) => e.message === `The repository of ${wt} keeps its git folder apart, at ${moved}, and git cannot name its checkout from here; open the checkout's own folder.`);
+    assert.deepEqual((await listWorktrees(wt)).map((e) => e.path), [moved, wt], 'listed as git lists it when the checkout cannot be found');
+  });
+
+  it('resolveRepoRoot and listWorktrees name a checkout whose git dir lives apart (--separate-git-dir) by its folder', async () => {
+    const checkout = sb.path('checkout');
+    const apart = sb.path('apart.git');
+    git(sb.path('.'), 'init', '-q', '-b', 'main', `--separate-git-dir=${apart}`, checkout);
+    git(checkout, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'init');
+    const wt = sb.path('wt');
+    git(checkout, 'worktree', 'add', '-q', '-b', 'x', wt, 'main');
+    assert.match(git(checkout, 'worktree', 'list', '--porcelain'), new RegExp(`^worktree ${apart}$`, 'm'), "git's own list names the git dir");
+    assert.equal(await resolveRepoRoot(checkout), checkout);
+    assert.deepEqual((await listWorktrees(checkout)).map((e) => [e.path, e.branch]), [[checkout, 'main'], [wt, 'x']]);
+    await assert.rejects(resolveRepoRoot(wt), /keeps its git folder apart, at .*apart\.git, and git cannot name its checkout from here/);
   });
 
   it('resolveRepoRoot fails clearly outside a repository', async () => {

@@ -1,0 +1,70 @@
+/** git's list of a repository's worktrees, with the main one named by its folder even when git names its git dir. */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { runGit } from './runGit';
+
+export interface WorktreeEntry {
+  path: string;
+  locked: boolean;
+  /** The branch checked out there (short name), null when detached or bare. */
+  branch: string | null;
+}
+
+export interface WorktreeList {
+  /** The main worktree first, as git lists it. */
+  entries: WorktreeEntry[];
+  /** The repository is bare: its first entry is a git dir, not a working tree. */
+  bare: boolean;
+}
+
+/** Parses `git worktree list --porcelain -z`. */
+export function parseWorktreeList(stdout: string): WorktreeList {
+  const entries: WorktreeEntry[] = [];
+  let bare = false;
+  for (const field of stdout.split('\0')) {
+    if (field.startsWith('worktree ')) entries.push({ path: field.slice('worktree '.length), locked: false, branch: null });
+    else if (field.startsWith('branch refs/heads/') && entries.length > 0) entries[entries.length - 1].branch = field.slice('branch refs/heads/'.length);
+    else if ((field === 'locked' || field.startsWith('locked ')) && entries.length > 0) entries[entries.length - 1].locked = true;
+    else if (field === 'bare' && entries.length === 1) bare = true;
+  }
+  return { entries, bare };
+}
+
+/** Linked and main worktrees registered in `repo` (from `git worktree list --porcelain -z`). */
+export async function listWorktrees(repo: string): Promise<WorktreeEntry[]> {
+  const res = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repo });
+  const { entries, bare } = parseWorktreeList(res.stdout);
+  const main = entries[0];
+  if (main && !bare) main.path = (await mainWorkTree(repo, main.path)) ?? main.path;
+  return entries;
+}
+
+/**
+ * The main worktree's folder, given the path git listed for it and a folder of the repository.
+ * git names it by its git dir (less a trailing `/.git`), so when the git dir lives apart from the
+ * checkout (`git init --separate-git-dir`, or a `.git` symlinked by a dotfiles manager or Android's
+ * `repo`), git names the git dir: no working tree. The checkout is then the one whose `.git` leads
+ * to it, found from `dir` (git's top level of `dir`). Null when it cannot be found from there
+ * (`dir` is in a linked worktree, say). A listed folder that is gone is returned as it is.
+ */
+export async function mainWorkTree(dir: string, listed: string): Promise<string | null> {
+  const exists = (p: string) => fs.lstat(p).then(() => true, () => false);
+  if ((await exists(path.join(listed, '.git'))) || !(await exists(listed))) return listed;
+  const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, allowFailure: true });
+  const candidate = top.stdout.trim();
+  if (top.code !== 0 || !candidate) return null;
+  const [leadsTo, gitDir] = await Promise.all([gitDirOfCheckout(candidate), fs.realpath(listed).catch(() => null)]);
+  return leadsTo !== null && leadsTo === gitDir ? candidate : null;
+}
+
+/** The real path of the git dir a checkout's `.git` leads to: the folder itself (or a symlink's target), or the one a `gitdir:` file names. */
+async function gitDirOfCheckout(checkout: string): Promise<string | null> {
+  const dotGit = path.join(checkout, '.git');
+  try {
+    if ((await fs.stat(dotGit)).isDirectory()) return await fs.realpath(dotGit);
+    const named = /^gitdir: (.+)$/m.exec(await fs.readFile(dotGit, 'utf8'));
+    return named ? await fs.realpath(path.resolve(checkout, named[1].trim())) : null;
+  } catch {
+    return null;
+  }
+}
