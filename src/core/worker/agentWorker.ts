@@ -15,7 +15,7 @@ import { checkSocketPath, ensureRuntimeDir, runtimeDirFor, socketFileName } from
 import { ControlServer } from './controlServer';
 import { DrainMarker } from './drain';
 import { ScreenMirror, ScreenSnapshot } from './mirror';
-import { buildAgentEnv, endDetail, exitInfoOf, loadNodePty, nudgeForegroundGroup, Pty, ptyMasterFd, type PtyModule, spawnAgent } from './ptyHost';
+import { buildAgentEnv, endDetail, exitInfoOf, loadNodePty, nudgeForegroundGroup, outputQuiet, Pty, ptyMasterFd, type PtyModule, spawnAgent } from './ptyHost';
 import { PtyInput } from './ptyInput';
 import { putLauncherOnPath } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
@@ -43,9 +43,6 @@ export interface AgentWorkerOptions {
 }
 
 const DEFAULT_SIZE = { cols: 80, rows: 24 };
-/** After the PTY reports exit, output may still trickle in: the exit is final after this much silence. */
-const EXIT_QUIET_MS = 60;
-const EXIT_DRAIN_MAX_MS = 2000;
 /** Pause between typed text and Enter for `send`, so TUIs do not take the Enter as part of a paste. */
 const SEND_ENTER_DELAY_MS = 30;
 
@@ -302,9 +299,7 @@ export class AgentWorker extends Disposable implements AgentSession {
   private async onPtyExit(code: number, signal: number): Promise<void> {
     // node-pty reports the exit after it closed the master: input has nowhere to go.
     this.ptyInput?.close();
-    // Exit is final only after the data stream went quiet (node-pty can report exit before the last reads).
-    const deadline = Date.now() + EXIT_DRAIN_MAX_MS;
-    while (Date.now() < deadline && Date.now() - this.lastDataAt < EXIT_QUIET_MS) await sleep(EXIT_QUIET_MS / 2);
+    await outputQuiet(() => this.lastDataAt);
     const tail = this.drain.end();
     if (tail.length > 0) this.writeScreen(tail);
     const info = exitInfoOf(code, signal);
@@ -347,15 +342,7 @@ export class AgentWorker extends Disposable implements AgentSession {
    * cleanup the worker outlived "Cleaned up" by 1–3 s (docs/reliability.md).
    */
   private shutDownWhenUnwatched(lingerMs: number): void {
-    const timer = setTimeout(() => void this.shutDown(), lingerMs);
-    timer.unref?.();
-    const whenNobody = () => {
-      if (this.server.connectionCount > 0) return;
-      clearTimeout(timer);
-      void this.shutDown();
-    };
-    this._register(this.server.onDidCloseConnection(whenNobody));
-    whenNobody();
+    this.server.whenUnwatched(lingerMs, () => void this.shutDown());
   }
 
   private shuttingDown = false;

@@ -98,6 +98,24 @@ export class ControlServer extends Disposable implements ConnectionHost {
     return this.connections.size;
   }
 
+  /**
+   * Runs `action` once no client is connected (at once when none is), or after `lingerMs` at the
+   * latest: the worker of an ended agent stays only while someone may still take the exit and the
+   * final screen.
+   */
+  whenUnwatched(lingerMs: number, action: () => void): void {
+    const timer = setTimeout(action, lingerMs);
+    timer.unref?.();
+    const whenNobody = () => {
+      if (this.connections.size > 0) return;
+      clearTimeout(timer);
+      action();
+    };
+    this._register(this.onDidCloseConnection(whenNobody));
+    this._register(toDisposable(() => clearTimeout(timer)));
+    whenNobody();
+  }
+
   get viewerCount(): number {
     let n = 0;
     for (const c of this.connections) if (c.isViewer) n++;

@@ -105,6 +105,19 @@ export function nudgeForegroundGroup(sessionPid: number): void {
 }
 
 /** How the agent ended, from node-pty's exit event (a signal number, or the wrapper shell's exit code). */
+/** After the PTY reports exit, output may still trickle in: the exit is final after this much silence. */
+const EXIT_QUIET_MS = 60;
+const EXIT_QUIET_MAX_MS = 2000;
+
+/**
+ * Resolves once the agent's output has been silent for a moment (node-pty can report the exit
+ * before its last reads), or after two seconds of steady output at the latest.
+ */
+export async function outputQuiet(lastDataAt: () => number): Promise<void> {
+  const deadline = Date.now() + EXIT_QUIET_MAX_MS;
+  while (Date.now() < deadline && Date.now() - lastDataAt() < EXIT_QUIET_MS) await new Promise<void>((r) => setTimeout(r, EXIT_QUIET_MS / 2));
+}
+
 export function exitInfoOf(code: number, signal: number): ExitInfo {
   if (signal) return { code: null, signal: signalName(signal) ?? `signal ${signal}` };
   const d = describeExit(code);
