@@ -3,9 +3,12 @@
  * from the range, none shared with another agent not yet cleaned up. Taken
  * under a store-wide lock, judged from the records themselves (no separate
  * table to drift): an agent holds its block until its cleanup is complete, or
- * when it ended without ever getting a worktree.
+ * when it ended without ever getting a worktree. A port some other program on
+ * this machine listens on (the person's dev server, a server an agent left
+ * running after its cleanup) is skipped too: a bind on it is tried first.
  */
 import * as fs from 'node:fs/promises';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
 import type { PortRange } from '../repoConfig/worktreeConfig';
@@ -49,7 +52,13 @@ export async function allocatePorts(store: JobStore, id: string, count: number, 
     for (const entry of await store.list()) {
       if (entry.ok && entry.job.id !== id) for (const p of heldPorts(entry.job)) used.add(p);
     }
-    const block = firstFreeBlock(used, count, range);
+    let block = firstFreeBlock(used, count, range);
+    while (block) {
+      const busy = await portsInUse(block);
+      if (busy.length === 0) break;
+      for (const port of busy) used.add(port);
+      block = firstFreeBlock(used, count, range);
+    }
     if (!block) {
       throw failure(
         `No block of ${count} free port${count === 1 ? '' : 's'} is left in ${range.first}-${range.last}: clean up ended agents or widen paddock.worktree.portRange.`,
@@ -59,4 +68,27 @@ export async function allocatePorts(store: JobStore, id: string, count: number, 
     await store.update(id, (j) => ({ ...j, setup: { ports: block, state: j.setup?.state ?? 'none', exitCode: j.setup?.exitCode ?? null } }));
     return block;
   });
+}
+
+/** The ports of `block` that something on this machine listens on already. */
+async function portsInUse(block: readonly number[]): Promise<number[]> {
+  const busy = await Promise.all(block.map((port) => listenedOn(port)));
+  return block.filter((_, i) => busy[i]);
+}
+
+/**
+ * Whether a program listens on `port`, on any local address: a bind on loopback, on every IPv4
+ * address and on every IPv6 one is tried (a server on 127.0.0.1 alone does not stop a bind on
+ * another address on every system). Only "in use" counts: a machine without IPv6 has no listener there.
+ */
+async function listenedOn(port: number): Promise<boolean> {
+  for (const host of ['127.0.0.1', '0.0.0.0', '::']) {
+    const inUse = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'EADDRINUSE'));
+      server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(false)));
+    });
+    if (inUse) return true;
+  }
+  return false;
 }

@@ -11,7 +11,7 @@ import { failure } from '../common/errors';
 import { advanceBranch, assertTargetLandable } from './advanceBranch';
 import { branchTip, headCommit } from './checkout';
 import { fewPaths, LandingConflict } from './landingConflict';
-import { withLandingWorktree } from './landingWorktree';
+import { LANDING_GIT_ENV, withLandingWorktree } from './landingWorktree';
 import { ancestry, commitTree, mergeTrees, treeOf } from './mergeTree';
 import { runGit } from './runGit';
 
@@ -148,10 +148,10 @@ function conflictError(req: LandBranchRequest, files: readonly string[]): Landin
 /** The agent's commits replayed onto `onto` in a temporary worktree; the new tip. */
 async function rebaseInScratch(req: LandBranchRequest, onto: string): Promise<string> {
   return withLandingWorktree(req.repo, req.scratchRoot, req.source, async (worktree) => {
-    const res = await runGit(['rebase', '--quiet', '--no-autosquash', onto], { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' } });
+    const res = await runGit(['rebase', '--quiet', '--no-autosquash', onto], { cwd: worktree, allowFailure: true, env: { ...LANDING_GIT_ENV, GIT_EDITOR: 'true' } });
     if (res.code !== 0) {
       const files = await unmergedPaths(worktree);
-      await runGit(['rebase', '--abort'], { cwd: worktree, allowFailure: true });
+      await runGit(['rebase', '--abort'], { cwd: worktree, allowFailure: true, env: LANDING_GIT_ENV });
       if (files.length > 0) throw conflictError(req, files);
       throw failure(`Rebasing ${req.sourceName} onto ${req.target} failed: ${res.stderr.trim().split('\n')[0] ?? `exit code ${res.code}`}; nothing was changed.`);
     }

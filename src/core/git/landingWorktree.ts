@@ -14,6 +14,15 @@ import { runGit } from './runGit';
 
 const NAME = /^land-(\d+)-[0-9a-f]+$/;
 
+/**
+ * git's environment for everything done in a landing worktree: no hooks. The worktree is
+ * Paddock's scratch, not a checkout of the person's: a post-checkout hook that installs
+ * dependencies, or fails outside a prepared checkout (husky without node_modules, git-lfs's
+ * hooks without its binary), would slow or refuse the landing. Merge and squash landings make
+ * their commits with plumbing, which runs no hook either.
+ */
+export const LANDING_GIT_ENV: Readonly<Record<string, string>> = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: '/dev/null' };
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -52,13 +61,16 @@ export async function sweepLandingWorktrees(root: string, log?: (m: string) => v
   return removed;
 }
 
-/** Runs `fn` in a fresh detached worktree of `repo` at `commit`, and removes it afterwards whatever happens. */
+/**
+ * Runs `fn` in a fresh detached worktree of `repo` at `commit`, and removes it afterwards whatever
+ * happens, also when making it failed half-way. `fn`'s git calls there take `LANDING_GIT_ENV`.
+ */
 export async function withLandingWorktree<T>(repo: string, root: string, commit: string, fn: (worktree: string) => Promise<T>): Promise<T> {
   await fs.mkdir(root, { recursive: true, mode: 0o700 });
   await sweepLandingWorktrees(root);
   const folder = path.join(root, `land-${process.pid}-${randomBytes(4).toString('hex')}`);
-  await runGit(['worktree', 'add', '--detach', '--quiet', folder, commit], { cwd: repo });
   try {
+    await runGit(['worktree', 'add', '--detach', '--quiet', folder, commit], { cwd: repo, env: LANDING_GIT_ENV });
     return await fn(folder);
   } finally {
     await runGit(['worktree', 'remove', '--force', '--force', folder], { cwd: repo, allowFailure: true });

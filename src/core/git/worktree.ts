@@ -40,9 +40,9 @@ export async function addWorktree(repo: string, opts: AddWorktreeOptions): Promi
   const missingParents = missingAncestors(target);
   const deadline = Date.now() + (opts.lockWaitMs ?? 5000);
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
-    const res = await runGit(['worktree', 'add', '-b', opts.branch, '--', target, opts.baseSha], { cwd: repo, allowFailure: true });
+    const res = await runGit(['worktree', 'add', '--quiet', '-b', opts.branch, '--', target, opts.baseSha], { cwd: repo, allowFailure: true });
     if (res.code === 0) return;
-    const why = firstLine(res.stderr) || `exit code ${res.code}`;
+    const why = addFailure(res, target);
     const leftover = await undoFailedAdd(repo, target, opts.branch, missingParents);
     const undoNote = leftover ? ` (and ${leftover})` : '';
     if (!LOCK_CONTENTION.test(res.stderr) || leftover) throw failure(`Could not create the worktree ${target}: ${why}${undoNote}`);
@@ -51,6 +51,19 @@ export async function addWorktree(repo: string, opts: AddWorktreeOptions): Promi
     }
     await sleep(delay);
   }
+}
+
+/**
+ * Why `worktree add` failed. git checks the worktree out and then runs the repository's
+ * post-checkout hook, whose exit status becomes its own: a checkout made with no fatal line
+ * from git is the hook's failure, and (git being quiet) what stderr says is the hook's.
+ */
+function addFailure(res: GitResult, target: string): string {
+  const said = firstLine(res.stderr);
+  if (!/^(fatal|error): /m.test(res.stderr) && existsSync(path.join(target, '.git'))) {
+    return `the repository's post-checkout hook failed (exit ${res.code})${said ? `: ${said}` : ''}`;
+  }
+  return said || `exit code ${res.code}`;
 }
 
 /** From git's files when they can say (no process before every start), else from git. */

@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer, Server } from 'node:net';
 import { findByEnvMarker } from '../../../../src/core/proc';
 import type { JobRecord } from '../../../../src/core/store';
 import { RepoConfigTrust } from '../../../../src/core/repoConfig/trust';
@@ -190,6 +191,30 @@ describe('Coordinator: worktree setup', function () {
     assert.equal(cleaned.job.cleanup?.phase, 'complete');
     const fourth = await c.start({ repo: sb.repo, command: ['true'] });
     assert.deepEqual(fourth.setup?.ports, [45100, 45101], "a's block was released by its cleanup");
+  });
+
+  it('skips ports another program listens on (loopback, every IPv4 address, every IPv6 one), and says so when none is left', async () => {
+    const listen = (port: number, host: string) =>
+      new Promise<Server>((resolve, reject) => {
+        const server = createServer();
+        server.once('error', reject);
+        server.listen({ port, host }, () => resolve(server));
+      });
+    // The person's dev server on loopback, another on every IPv4 address, a third on every IPv6 one (where the machine has IPv6).
+    const servers = [await listen(45201, '127.0.0.1'), await listen(45204, '0.0.0.0')];
+    const v6 = await listen(45206, '::').catch(() => undefined);
+    if (v6) servers.push(v6);
+    try {
+      const c = sb.coordinator({ worktree: { ports: 2, portRange: '45200-45209' } });
+      const first = await c.start({ repo: sb.repo, command: ['true'] });
+      assert.deepEqual(first.setup?.ports, [45202, 45203], 'not 45200-45201: 45201 is in use');
+      const second = await c.start({ repo: sb.repo, command: ['true'] });
+      assert.deepEqual(second.setup?.ports, v6 ? [45207, 45208] : [45205, 45206], 'past 45204 (and 45206 when IPv6 is there)');
+      if (!v6) return;
+      await assert.rejects(c.start({ repo: sb.repo, command: ['true'] }), /No block of 2 free ports is left in 45200-45209/);
+    } finally {
+      for (const server of servers) server.close();
+    }
   });
 
   it('an agent without ports gets the identity variables and no port ones, even if the starter had them', async () => {

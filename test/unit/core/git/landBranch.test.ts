@@ -5,7 +5,7 @@
  * they were — checked out clean, checked out dirty, or not checked out at all.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { advanceBranch, ancestry, branchTip, branchTips, isAncestor, landBranch, LandingConflict, sweepLandingWorktrees, type LandStrategy } from '../../../../src/core/git';
@@ -122,6 +122,22 @@ describe('git: landBranch', function () {
     assert.equal(git(repo, 'rev-parse', 'main~1'), old, 'linear: the old target is the parent');
     assert.equal(git(repo, 'log', '-1', '--format=%s', 'main'), 'agent work');
     assert.equal(git(repo, 'rev-parse', 'paddock/agent'), tip, "the agent's branch itself is not moved");
+    assert.deepEqual(readdirSync(scratch), [], 'temporary worktree removed');
+    assert.equal(git(repo, 'worktree', 'list').split('\n').length, 2);
+  });
+
+  it("runs none of the repository's hooks in its temporary worktree: a failing post-checkout and a refusing pre-rebase do not stop a rebase landing", async () => {
+    const { repo, tip, scratch } = setup();
+    const ran = sb.path('hooks-ran.txt');
+    for (const hook of ['post-checkout', 'pre-rebase']) {
+      write(repo, `.git/hooks/${hook}`, `#!/bin/sh\necho ${hook} >> '${ran}'\nexit 1\n`);
+      chmodSync(path.join(repo, '.git', 'hooks', hook), 0o755);
+    }
+    mainMoves(repo);
+    const res = await land(repo, tip, 'rebase', scratch);
+    assert.equal(res.kind, 'rebase');
+    assert.equal(git(repo, 'log', '-1', '--format=%s', 'main'), 'agent work');
+    assert.equal(existsSync(ran), false, `no hook ran: ${existsSync(ran) ? readFileSync(ran, 'utf8') : ''}`);
     assert.deepEqual(readdirSync(scratch), [], 'temporary worktree removed');
     assert.equal(git(repo, 'worktree', 'list').split('\n').length, 2);
   });

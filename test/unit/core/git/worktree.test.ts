@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { addWorktree, listWorktrees, removeWorktree } from '../../../../src/core/git/worktree';
 import { deleteBranch } from '../../../../src/core/git/branch';
@@ -69,6 +69,20 @@ describe('git/worktree', function () {
       await assert.rejects(addWorktree(repo, { path: wt, branch: 'paddock/j5', baseSha: base }), /Could not create the worktree .*Not a directory/);
       assert.equal(git(repo, 'branch', '--list', 'paddock/j5'), '');
       assert.equal(await registered(wt), false);
+    });
+
+    it("a post-checkout hook that fails is named as the cause, and its checkout is undone (no branch, registration or folder)", async () => {
+      // git checks the worktree out, then the hook's exit status becomes its own.
+      write(repo, '.git/hooks/post-checkout', '#!/bin/sh\necho "husky: node_modules missing" >&2\nexit 3\n');
+      chmodSync(path.join(repo, '.git/hooks/post-checkout'), 0o755);
+      const wt = sb.path('trees', 'hooked');
+      await assert.rejects(addWorktree(repo, { path: wt, branch: 'paddock/hooked', baseSha: base }), (e: Error) => {
+        assert.equal(e.message, `Could not create the worktree ${wt}: the repository's post-checkout hook failed (exit 3): husky: node_modules missing`);
+        return true;
+      });
+      assert.equal(git(repo, 'branch', '--list', 'paddock/hooked'), '');
+      assert.equal(await registered(wt), false);
+      assert.equal(existsSync(wt), false);
     });
 
     it('a failed add on a read-only file system leaves no branch, registration or folder (root only)', async function () {
