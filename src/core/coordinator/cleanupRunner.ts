@@ -12,9 +12,11 @@
  */
 import { cancelQueued } from '../operations/cancelQueued';
 import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import { describeError, PaddockError } from '../common/errors';
 import { captureEvidence, CONSENT_NEEDED } from '../git';
 import { isGitless } from '../git/remnant';
+import { relinkWorktree, worktreeLink } from '../git/worktreeLink';
 import { findByEnvMarkerAsync, terminateProcessTree } from '../proc';
 import { removeJobSockets } from '../protocol/runtimeDir';
 import type { Cleanup, CleanupResource, JobRecord } from '../store/schema';
@@ -225,6 +227,27 @@ export class CleanupRunner {
     }
   }
 
+  /**
+   * The agent may have cut its worktree's link to the repository (`rm .git`, or `git init` in its
+   * root): git would then capture nothing, or another repository. A missing or broken link is
+   * written again from the repository's record of the worktree; a repository of the agent's own
+   * there needs the person.
+   */
+  private async checkLink(repo: string, worktree: string, notes: string[]): Promise<void> {
+    const link = await worktreeLink(repo, worktree);
+    if (link === 'linked') return;
+    if (link === 'own') {
+      throw new StageFailure(
+        'capturing',
+        `${path.join(worktree, '.git')} is a repository of its own now (made in the worktree, as by git init), no longer the link to ${repo}; nothing was removed — move that .git aside (the capture keeps it as files) and retry the cleanup`,
+      );
+    }
+    if (!(await relinkWorktree(repo, worktree))) {
+      throw new StageFailure('capturing', `${worktree} is no longer a git worktree (its .git is ${link === 'missing' ? 'gone' : 'broken'}) and git could not link it to ${repo} again; nothing was removed`);
+    }
+    notes.push(`linked the worktree to its repository again first (its .git was ${link === 'missing' ? 'gone' : 'broken'})`);
+  }
+
   /** 2. Evidence before destruction: the whole worktree to a snapshot ref, a patch, an archive and an inventory. */
   private async capture(job: JobRecord, notes: string[], attempt: AttemptFacts): Promise<JobRecord> {
     const id = job.id;
@@ -234,12 +257,13 @@ export class CleanupRunner {
       notes.push('worktree was already gone, nothing to capture');
       return job;
     }
-    if (isGitless(job.worktree)) {
+    if (isGitless(job.worktree) && job.evidence?.inventory) {
       // A removal cut short after git dropped .git: what is left must already be in the evidence.
       await checkRemnant(job, 'capturing');
       notes.push('what was left of a half-removed worktree is already in the evidence');
       return job;
     }
+    await this.checkLink(job.repo, job.worktree, notes);
     if (job.baseSha === null) throw new StageFailure('capturing', 'the agent has no base commit to capture against');
     const c = job.cleanup;
     let evidence;

@@ -20,7 +20,8 @@ export interface HeadFromFiles {
 /** The worktree's own git directory, from its `.git` (a folder, or a file naming one); undefined for any other layout. */
 export async function worktreeGitDir(worktree: string): Promise<string | undefined> {
   const dotGit = path.join(worktree, '.git');
-  if ((await fs.lstat(dotGit)).isDirectory()) return dotGit;
+  // Followed: a `.git` symlinked to a git dir elsewhere is that git dir.
+  if ((await fs.stat(dotGit)).isDirectory()) return dotGit;
   const link = /^gitdir: (.+)$/m.exec(await fs.readFile(dotGit, 'utf8'));
   return link ? path.resolve(worktree, link[1].trim()) : undefined;
 }

@@ -4,7 +4,7 @@
  * survives a coordinator restart, and a worktree deleted by hand is pruned.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readProcStat } from '../../../../src/core/proc';
 import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
@@ -189,6 +189,48 @@ describe('Coordinator: cleanup', function () {
     assert.match(timeline, /already deleted; pruned/);
     assert.deepEqual(sb.worktrees(), [sb.repo]);
     assert.deepEqual(sb.branches(), ['main']);
+  });
+
+  for (const [cut, command] of [
+    ['deleted', 'echo precious > work.txt && rm .git'],
+    ['broke', 'echo precious > work.txt && echo "gitdir: /nonexistent/worktrees/x" > .git'],
+  ] as const) {
+    it(`an agent that ${cut} its worktree's .git: the link is written again from the repository's record, then everything is captured`, async () => {
+      const c = sb.coordinator();
+      const job = await c.start({ repo: sb.repo, command: ['sh', '-c', command] });
+      await sb.waitEnded(job.id);
+      const report = await c.cleanup(job.id);
+      assert.equal(report.job.cleanup!.phase, 'complete', report.job.cleanup!.lastError ?? '');
+      assert.ok(report.notes.some((n) => /linked the worktree to its repository again first/.test(n)), report.notes.join('; '));
+      assert.equal(git(sb.repo, 'show', `refs/paddock/snapshots/${job.id}:work.txt`), 'precious');
+      assert.equal(existsSync(job.worktree!), false);
+      assert.deepEqual(sb.worktrees(), [sb.repo]);
+    });
+  }
+
+  it('an agent that made its worktree a repository of its own (git init in its root): nothing is removed until the person moves that .git aside', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({
+      repo: sb.repo,
+      command: ['sh', '-c', 'echo precious > work.txt && rm .git && git init -q && git add work.txt && git commit -q -m own'],
+    });
+    await sb.waitEnded(job.id);
+    const wt = job.worktree!;
+    const stopped = await c.cleanup(job.id);
+    assert.equal(stopped.job.cleanup!.phase, 'incomplete');
+    assert.equal(
+      stopped.job.cleanup!.lastError,
+      `${join(wt, '.git')} is a repository of its own now (made in the worktree, as by git init), no longer the link to ${sb.repo}; nothing was removed — move that .git aside (the capture keeps it as files) and retry the cleanup`,
+    );
+    assert.equal(readFileSync(join(wt, 'work.txt'), 'utf8'), 'precious\n');
+    assert.equal(git(wt, 'log', '--format=%s'), 'own', "the agent's own repository is untouched");
+    renameSync(join(wt, '.git'), join(wt, 'agent-repo.git'));
+    const done = await c.cleanup(job.id);
+    assert.equal(done.job.cleanup!.phase, 'complete', done.job.cleanup!.lastError ?? '');
+    const ref = `refs/paddock/snapshots/${job.id}`;
+    assert.equal(git(sb.repo, 'show', `${ref}:work.txt`), 'precious');
+    assert.match(git(sb.repo, 'show', `${ref}:agent-repo.git/HEAD`), /^ref: refs\/heads\//, "the agent's repository is in the capture, as files");
+    assert.equal(existsSync(wt), false);
   });
 
   async function eventually(done: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {

@@ -1,0 +1,51 @@
+/**
+ * Whether an agent's worktree still leads to its repository. An agent can cut
+ * the link: `rm .git` (git then sees a folder of loose files, and the worktree
+ * is "prunable") or `rm -rf .git && git init` (the folder becomes a repository
+ * of its own). A capture must not run git there as if nothing happened.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { commonDirOf, worktreeGitDir } from './headFiles';
+import { runGit } from './runGit';
+
+/** `linked`: its `.git` leads to the repository; `missing`: no `.git`; `own`: a repository of its own; `broken`: a `.git` that leads nowhere. */
+export type WorktreeLink = 'linked' | 'missing' | 'own' | 'broken';
+
+export async function worktreeLink(repo: string, worktree: string): Promise<WorktreeLink> {
+  const dotGit = await fs.lstat(path.join(worktree, '.git')).catch(() => null);
+  if (dotGit === null) return 'missing';
+  // From git's files first (no process on every cleanup); git decides what they cannot.
+  const [mine, its] = await Promise.all([commonDirFromFiles(repo), commonDirFromFiles(worktree)]);
+  if (mine !== null && mine === its) return 'linked';
+  const [mineByGit, itsByGit] = await Promise.all([commonDirByGit(repo), commonDirByGit(worktree)]);
+  if (mineByGit !== null && mineByGit === itsByGit) return 'linked';
+  return itsByGit !== null ? 'own' : 'broken';
+}
+
+/**
+ * Writes a missing or broken `.git` of a registered worktree again from the repository's record of
+ * it (`git worktree repair`); true when the worktree leads to the repository afterwards.
+ */
+export async function relinkWorktree(repo: string, worktree: string): Promise<boolean> {
+  // git prints the broken link it found and exits 1 even when it repaired it: the link itself says.
+  await runGit(['worktree', 'repair', '--', worktree], { cwd: repo, allowFailure: true });
+  return (await worktreeLink(repo, worktree)) === 'linked';
+}
+
+async function commonDirFromFiles(dir: string): Promise<string | null> {
+  try {
+    const gitDir = await worktreeGitDir(dir);
+    return gitDir === undefined ? null : await fs.realpath(await commonDirOf(gitDir));
+  } catch {
+    return null;
+  }
+}
+
+async function commonDirByGit(dir: string): Promise<string | null> {
+  // Never the repository of a folder above (a worktree root inside another checkout).
+  const res = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: dir, allowFailure: true, env: { GIT_CEILING_DIRECTORIES: path.dirname(dir) } });
+  const common = res.stdout.trim();
+  if (res.code !== 0 || !common) return null;
+  return fs.realpath(common).catch(() => null);
+}

@@ -1,0 +1,60 @@
+/**
+ * Whether an agent's worktree still leads to its repository, as cleanup asks
+ * before it captures: linked, cut (no .git), broken (a .git that leads
+ * nowhere), or a repository of the agent's own; and the link written again.
+ */
+import * as assert from 'node:assert/strict';
+import { renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { relinkWorktree, worktreeLink } from '../../../../src/core/git/worktreeLink';
+import { git, Sandbox, useGitSandbox } from './gitTestUtil';
+
+describe('git: worktreeLink', function () {
+  this.timeout(30_000);
+  let sb!: Sandbox;
+  useGitSandbox((fresh) => (sb = fresh));
+
+  it('tells a linked worktree from a cut, a broken and an own one, and links a cut or broken one again', async () => {
+    const repo = sb.repo();
+    const wt = sb.path('wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'agent', wt, 'main');
+    assert.equal(await worktreeLink(repo, wt), 'linked');
+    assert.equal(await worktreeLink(repo, repo), 'linked', 'the main worktree leads to itself');
+
+    rmSync(path.join(wt, '.git'));
+    assert.equal(await worktreeLink(repo, wt), 'missing');
+    assert.equal(await relinkWorktree(repo, wt), true);
+    assert.equal(git(wt, 'rev-parse', '--abbrev-ref', 'HEAD'), 'agent');
+
+    writeFileSync(path.join(wt, '.git'), 'gitdir: /nonexistent/worktrees/x\n');
+    assert.equal(await worktreeLink(repo, wt), 'broken');
+    assert.equal(await relinkWorktree(repo, wt), true);
+    assert.equal(await worktreeLink(repo, wt), 'linked');
+
+    rmSync(path.join(wt, '.git'));
+    git(wt, 'init', '-q');
+    assert.equal(await worktreeLink(repo, wt), 'own');
+    assert.equal(await relinkWorktree(repo, wt), false, 'a repository of its own is never overwritten');
+    assert.equal(await worktreeLink(repo, wt), 'own');
+  });
+
+  it('never takes the repository of a folder above for the link (a worktree root inside another checkout)', async () => {
+    const outer = sb.repo({ 'a.txt': 'a\n' }, 'outer');
+    const repo = sb.repo({ 'b.txt': 'b\n' }, 'inner-repo');
+    const wt = path.join(outer, 'trees', 'wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'agent', wt, 'main');
+    rmSync(path.join(wt, '.git'));
+    writeFileSync(path.join(wt, '.git'), 'gitdir: /nonexistent\n');
+    assert.equal(await worktreeLink(repo, wt), 'broken');
+    assert.equal(await worktreeLink(outer, wt), 'broken', 'not linked to the checkout it sits in');
+  });
+
+  it('a repository whose .git is a symlink to its git dir is linked to its worktrees', async () => {
+    const repo = sb.repo();
+    renameSync(path.join(repo, '.git'), sb.path('moved.git'));
+    symlinkSync(sb.path('moved.git'), path.join(repo, '.git'));
+    const wt = sb.path('wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'agent', wt, 'main');
+    assert.equal(await worktreeLink(repo, wt), 'linked');
+  });
+});
