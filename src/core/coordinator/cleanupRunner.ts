@@ -12,11 +12,10 @@
  */
 import { cancelQueued } from '../operations/cancelQueued';
 import { existsSync } from 'node:fs';
-import * as path from 'node:path';
 import { describeError, PaddockError } from '../common/errors';
 import { captureEvidence, CONSENT_NEEDED } from '../git';
 import { isGitless } from '../git/remnant';
-import { relinkWorktree, worktreeLink } from '../git/worktreeLink';
+import { ensureLinked } from '../git/worktreeLink';
 import { findByEnvMarkerAsync, terminateProcessTree } from '../proc';
 import { removeJobSockets } from '../protocol/runtimeDir';
 import type { Cleanup, CleanupResource, JobRecord } from '../store/schema';
@@ -234,18 +233,13 @@ export class CleanupRunner {
    * there needs the person.
    */
   private async checkLink(repo: string, worktree: string, notes: string[]): Promise<void> {
-    const link = await worktreeLink(repo, worktree);
-    if (link === 'linked') return;
-    if (link === 'own') {
-      throw new StageFailure(
-        'capturing',
-        `${path.join(worktree, '.git')} is a repository of its own now (made in the worktree, as by git init), no longer the link to ${repo}; nothing was removed — move that .git aside (the capture keeps it as files) and retry the cleanup`,
-      );
+    const check = await ensureLinked(repo, worktree);
+    if (check.ok) {
+      if (check.note) notes.push(check.note);
+      return;
     }
-    if (!(await relinkWorktree(repo, worktree))) {
-      throw new StageFailure('capturing', `${worktree} is no longer a git worktree (its .git is ${link === 'missing' ? 'gone' : 'broken'}) and git could not link it to ${repo} again; nothing was removed`);
-    }
-    notes.push(`linked the worktree to its repository again first (its .git was ${link === 'missing' ? 'gone' : 'broken'})`);
+    const next = check.own ? ' — move that .git aside (the capture keeps it as files) and retry the cleanup' : '';
+    throw new StageFailure('capturing', `${check.problem}; nothing was removed${next}`);
   }
 
   /** 2. Evidence before destruction: the whole worktree to a snapshot ref, a patch, an archive and an inventory. */

@@ -33,6 +33,27 @@ export async function relinkWorktree(repo: string, worktree: string): Promise<bo
   return (await worktreeLink(repo, worktree)) === 'linked';
 }
 
+/** What `ensureLinked` did: nothing (linked), linked it again (with a note), or what stands in the way. */
+export type LinkCheck = { ok: true; note?: string } | { ok: false; problem: string; own: boolean };
+
+/**
+ * Makes sure git run in `worktree` acts on `repo`'s worktree: a cut or broken link is written
+ * again; a repository of the worktree's own is never touched. `problem` is a clause for the
+ * caller's sentence, which says what was (not) done.
+ */
+export async function ensureLinked(repo: string, worktree: string): Promise<LinkCheck> {
+  const link = await worktreeLink(repo, worktree);
+  if (link === 'linked') return { ok: true };
+  if (link === 'own') {
+    return { ok: false, own: true, problem: `${path.join(worktree, '.git')} is a repository of its own now (made in the worktree, as by git init), no longer the link to ${repo}` };
+  }
+  const how = link === 'missing' ? 'gone' : 'broken';
+  if (!(await relinkWorktree(repo, worktree))) {
+    return { ok: false, own: false, problem: `${worktree} is no longer a git worktree (its .git is ${how}) and git could not link it to ${repo} again` };
+  }
+  return { ok: true, note: `linked the worktree to its repository again first (its .git was ${how})` };
+}
+
 async function commonDirFromFiles(dir: string): Promise<string | null> {
   try {
     const gitDir = await worktreeGitDir(dir);

@@ -3,7 +3,7 @@ import { usageError } from '../common/errors';
 import { applyCommitToWorktree, worktreeStateCommit } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
-import { agentBranchTip, prepareAgentWork, worktreeOnDisk, type LandingChoices } from './landingPrep';
+import { agentBranchTip, linkedWorktree, prepareAgentWork, type LandingChoices } from './landingPrep';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
 
@@ -18,7 +18,7 @@ export async function applyLocked(ctx: OperationContext, id: string, choices: Pi
   const blocked = landBlocker(job);
   if (blocked) throw usageError(blocked);
   job = await prepareAgentWork(ctx.store, job, choices, { includesUncommitted: true });
-  const worktree = worktreeOnDisk(job);
+  const worktree = await linkedWorktree(job);
   const source = worktree !== null ? await worktreeStateCommit(worktree, `Work of Paddock agent ${job.id} as it is on disk`) : await agentBranchTip(job);
   const files = await applyCommitToWorktree(job.repo, source, `Agent ${job.id}'s work`);
   ctx.log(`agent ${id}: applied ${files.length} file(s) to ${job.repo}`);

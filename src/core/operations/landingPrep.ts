@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { failure, usageError, type PaddockError } from '../common/errors';
 import { branchTip, commitAllWork, localChanges } from '../git';
+import { ensureLinked } from '../git/worktreeLink';
 import type { JobStore } from '../store';
 import type { JobRecord } from '../store/schema';
 import { hasLiveWorktree, isLive } from './rules';
@@ -43,9 +44,21 @@ export function uncommittedWorkMessage(job: JobRecord): string {
   return `${title}\n\n${body.join('\n')}\n`;
 }
 
+/**
+ * The agent's worktree on disk, linked to its repository (a link the agent cut is written again),
+ * or null when there is none; refuses in one sentence when it is a repository of its own.
+ */
+export async function linkedWorktree(job: JobRecord): Promise<string | null> {
+  const worktree = worktreeOnDisk(job);
+  if (worktree === null) return null;
+  const check = await ensureLinked(job.repo, worktree);
+  if (!check.ok) throw failure(`Agent ${job.id}'s work cannot be read: ${check.problem}; nothing was changed${check.own ? ' — move that .git aside first' : ''}.`);
+  return worktree;
+}
+
 /** Whether the agent's worktree holds uncommitted work (tracked changes or untracked files). */
 export async function hasUncommittedWork(job: JobRecord): Promise<boolean> {
-  const worktree = worktreeOnDisk(job);
+  const worktree = await linkedWorktree(job);
   if (worktree === null) return false;
   const changes = await localChanges(worktree, 'normal');
   return changes.tracked.length + changes.untracked.length > 0;

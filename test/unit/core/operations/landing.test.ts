@@ -68,4 +68,28 @@ describe('landing operations', function () {
     assert.equal(git(sb.repo, 'show', `${report.commit}:README.md`), 'agent');
     assert.equal(git(ended.worktree!, 'ls-files', '-v', 'README.md'), 'h README.md', 'flagged again after the commit');
   });
+
+  it("an agent that deleted its worktree's .git: landing links it again and still asks about its uncommitted work; a repository of its own is refused", async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', "printf 'work\\n' > work.txt && rm .git"], title: 'cut link' });
+    const ended = await sb.waitEnded(job.id);
+    const main = git(sb.repo, 'rev-parse', 'main');
+    await assert.rejects(c.merge(job.id), (e: PaddockError) => e.code === UNCOMMITTED_CHOICE_CODE);
+    const report = await c.merge(job.id, { uncommitted: 'commit' });
+    assert.equal(git(sb.repo, 'show', `${report.commit}:work.txt`), 'work');
+
+    const own = await c.start({ repo: sb.repo, command: ['sh', '-c', "printf 'mine\\n' > mine.txt && rm .git && git init -q"], title: 'own repository' });
+    const ownEnded = await sb.waitEnded(own.id);
+    const before = git(sb.repo, 'rev-parse', 'main');
+    assert.notEqual(before, main);
+    for (const land of [() => c.merge(own.id, { uncommitted: 'commit' }), () => c.apply(own.id)]) {
+      await assert.rejects(land(), (e: PaddockError) => {
+        assert.match(e.message, /^Agent \w+'s work cannot be read: .*\.git is a repository of its own now .*; nothing was changed — move that \.git aside first\.$/);
+        return true;
+      });
+    }
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), before, 'main not moved');
+    assert.equal(git(sb.repo, 'status', '--porcelain'), '', 'nothing applied');
+    assert.match(git(ownEnded.worktree!, 'status', '--porcelain'), /^\?\? mine\.txt$/m, "the agent's own repository is untouched (nothing committed in it)");
+  });
 });
