@@ -72,7 +72,7 @@ describe('landing operations', function () {
   it("an agent that deleted its worktree's .git: landing links it again and still asks about its uncommitted work; a repository of its own is refused", async () => {
     const c = sb.coordinator();
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', "printf 'work\\n' > work.txt && rm .git"], title: 'cut link' });
-    const ended = await sb.waitEnded(job.id);
+    await sb.waitEnded(job.id);
     const main = git(sb.repo, 'rev-parse', 'main');
     await assert.rejects(c.merge(job.id), (e: PaddockError) => e.code === UNCOMMITTED_CHOICE_CODE);
     const report = await c.merge(job.id, { uncommitted: 'commit' });
