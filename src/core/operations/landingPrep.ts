@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { failure, usageError, type PaddockError } from '../common/errors';
 import { branchTip, commitAllWork, localChanges } from '../git';
-import { ensureLinked } from '../git/worktreeLink';
+import { ensureLinked, worktreeLink } from '../git/worktreeLink';
 import type { JobStore } from '../store';
 import type { JobRecord } from '../store/schema';
 import { hasLiveWorktree, isLive } from './rules';
@@ -56,7 +56,19 @@ export async function linkedWorktree(job: JobRecord): Promise<string | null> {
   return worktree;
 }
 
-/** Whether the agent's worktree holds uncommitted work (tracked changes or untracked files). */
+/**
+ * For a question asked before an operation (a window's dialog): whether the agent's worktree may
+ * hold uncommitted work, read only. A worktree whose link the agent cut may: the operation links
+ * it again and reads it then.
+ */
+export async function mayHaveUncommittedWork(job: JobRecord): Promise<boolean> {
+  const worktree = worktreeOnDisk(job);
+  if (worktree === null) return false;
+  if ((await worktreeLink(job.repo, worktree)) !== 'linked') return true;
+  return hasUncommittedWork(job);
+}
+
+/** Whether the agent's worktree holds uncommitted work (tracked changes or untracked files); part of an operation (it links a cut worktree again). */
 export async function hasUncommittedWork(job: JobRecord): Promise<boolean> {
   const worktree = await linkedWorktree(job);
   if (worktree === null) return false;

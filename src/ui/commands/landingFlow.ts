@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
 import { LandingConflict } from '../../core/git';
-import { hasUncommittedWork, type LandingChoices } from '../../core/operations/landingPrep';
+import { mayHaveUncommittedWork, type LandingChoices } from '../../core/operations/landingPrep';
 import { canCleanUp, isLive } from '../../core/operations/rules';
 import type { JobRecord } from '../../core/store/schema';
 import { cleanUpAfterLanding } from '../config';
@@ -51,7 +51,7 @@ export async function askLandingChoices(job: JobRecord, given: LandingChoices, o
     if (!choice) return undefined;
     choices.running = choice === stop ? 'stop' : 'as-is';
   }
-  if (opts.uncommitted && choices.uncommitted === undefined && (await hasUncommittedWork(job))) {
+  if (opts.uncommitted && choices.uncommitted === undefined && (await mayHaveUncommittedWork(job))) {
     const commit = vscode.l10n.t('Commit Them First');
     const choice = await askModal(
       vscode.l10n.t('"{0}" has uncommitted changes in its worktree.', printable(job.title)),

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
 import { LandingConflict } from '../../core/git';
-import { hasUncommittedWork } from '../../core/operations/landingPrep';
+import { mayHaveUncommittedWork } from '../../core/operations/landingPrep';
 import { canUpdate } from '../../core/operations/rules';
 import type { JobRecord } from '../../core/store/schema';
 import type { PaddockServices } from '../services';
@@ -11,7 +11,7 @@ import { optionsArg, registerCommand, targetJobs } from './command';
 /** Runs Update from Base on `job`; a conflict stays in the worktree, said with its files (not a failure of Paddock). */
 export async function runUpdate(s: PaddockServices, job: JobRecord, opts: { rebase?: boolean; commitUncommitted?: boolean }): Promise<unknown> {
   let commitUncommitted = opts.commitUncommitted;
-  if (commitUncommitted === undefined && (await hasUncommittedWork(job))) {
+  if (commitUncommitted === undefined && (await mayHaveUncommittedWork(job))) {
     const commit = vscode.l10n.t('Commit Them First');
     const choice = await vscode.window.showWarningMessage(
       vscode.l10n.t('"{0}" has uncommitted changes in its worktree.', printable(job.title)),

@@ -5,7 +5,9 @@
  */
 import * as assert from 'node:assert/strict';
 import { PaddockError } from '../../../../src/core/common/errors';
-import { RUNNING_CHOICE_CODE, UNCOMMITTED_CHOICE_CODE } from '../../../../src/core/operations/landingPrep';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { mayHaveUncommittedWork, RUNNING_CHOICE_CODE, UNCOMMITTED_CHOICE_CODE } from '../../../../src/core/operations/landingPrep';
 import { canForget, canLand, canUpdate, forgetBlocker, isLive, landBlocker } from '../../../../src/core/operations/rules';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
@@ -72,9 +74,13 @@ describe('landing operations', function () {
   it("an agent that deleted its worktree's .git: landing links it again and still asks about its uncommitted work; a repository of its own is refused", async () => {
     const c = sb.coordinator();
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', "printf 'work\\n' > work.txt && rm .git"], title: 'cut link' });
-    await sb.waitEnded(job.id);
+    const ended = await sb.waitEnded(job.id);
+    // A window's question before the operation reads only: it asks, and leaves the link to the operation.
+    assert.equal(await mayHaveUncommittedWork(ended), true);
+    assert.equal(existsSync(join(ended.worktree!, '.git')), false, 'the question wrote nothing');
     const main = git(sb.repo, 'rev-parse', 'main');
     await assert.rejects(c.merge(job.id), (e: PaddockError) => e.code === UNCOMMITTED_CHOICE_CODE);
+    assert.ok(existsSync(join(ended.worktree!, '.git')), 'the operation linked it again');
     const report = await c.merge(job.id, { uncommitted: 'commit' });
     assert.equal(git(sb.repo, 'show', `${report.commit}:work.txt`), 'work');
 
