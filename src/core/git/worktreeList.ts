@@ -1,6 +1,7 @@
 /** git's list of a repository's worktrees, with the main one named by its folder even when git names its git dir. */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { worktreeGitDir } from './headFiles';
 import { runGit } from './runGit';
 
 export interface WorktreeEntry {
@@ -57,14 +58,8 @@ export async function mainWorkTree(dir: string, listed: string): Promise<string 
   return leadsTo !== null && leadsTo === gitDir ? candidate : null;
 }
 
-/** The real path of the git dir a checkout's `.git` leads to: the folder itself (or a symlink's target), or the one a `gitdir:` file names. */
+/** The real path of the git dir a checkout's `.git` leads to (a folder, a symlink to one, or a `gitdir:` file naming one). */
 async function gitDirOfCheckout(checkout: string): Promise<string | null> {
-  const dotGit = path.join(checkout, '.git');
-  try {
-    if ((await fs.stat(dotGit)).isDirectory()) return await fs.realpath(dotGit);
-    const named = /^gitdir: (.+)$/m.exec(await fs.readFile(dotGit, 'utf8'));
-    return named ? await fs.realpath(path.resolve(checkout, named[1].trim())) : null;
-  } catch {
-    return null;
-  }
+  const gitDir = await worktreeGitDir(checkout).catch(() => undefined);
+  return gitDir === undefined ? null : fs.realpath(gitDir).catch(() => null);
 }

@@ -65,13 +65,16 @@ export async function mayHaveUncommittedWork(job: JobRecord): Promise<boolean> {
   const worktree = worktreeOnDisk(job);
   if (worktree === null) return false;
   if ((await worktreeLink(job.repo, worktree)) !== 'linked') return true;
-  return hasUncommittedWork(job);
+  return holdsUncommittedWork(worktree);
 }
 
 /** Whether the agent's worktree holds uncommitted work (tracked changes or untracked files); part of an operation (it links a cut worktree again). */
 export async function hasUncommittedWork(job: JobRecord): Promise<boolean> {
   const worktree = await linkedWorktree(job);
-  if (worktree === null) return false;
+  return worktree !== null && holdsUncommittedWork(worktree);
+}
+
+async function holdsUncommittedWork(worktree: string): Promise<boolean> {
   const changes = await localChanges(worktree, 'normal');
   return changes.tracked.length + changes.untracked.length > 0;
 }

@@ -104,7 +104,6 @@ export function nudgeForegroundGroup(sessionPid: number): void {
   }
 }
 
-/** How the agent ended, from node-pty's exit event (a signal number, or the wrapper shell's exit code). */
 /** After the PTY reports exit, output may still trickle in: the exit is final after this much silence. */
 const EXIT_QUIET_MS = 60;
 const EXIT_QUIET_MAX_MS = 2000;
@@ -118,6 +117,7 @@ export async function outputQuiet(lastDataAt: () => number): Promise<void> {
   while (Date.now() < deadline && Date.now() - lastDataAt() < EXIT_QUIET_MS) await new Promise<void>((r) => setTimeout(r, EXIT_QUIET_MS / 2));
 }
 
+/** How the agent ended, from node-pty's exit event (a signal number, or the wrapper shell's exit code). */
 export function exitInfoOf(code: number, signal: number): ExitInfo {
   if (signal) return { code: null, signal: signalName(signal) ?? `signal ${signal}` };
   const d = describeExit(code);

@@ -4,7 +4,7 @@
  * nowhere), or a repository of the agent's own; and the link written again.
  */
 import * as assert from 'node:assert/strict';
-import { renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { relinkWorktree, worktreeLink } from '../../../../src/core/git/worktreeLink';
 import { git, Sandbox, useGitSandbox } from './gitTestUtil';
@@ -43,8 +43,9 @@ describe('git: worktreeLink', function () {
     const repo = sb.repo({ 'b.txt': 'b\n' }, 'inner-repo');
     const wt = path.join(outer, 'trees', 'wt');
     git(repo, 'worktree', 'add', '-q', '-b', 'agent', wt, 'main');
+    // An empty .git folder is no repository: git would look further up and find the outer checkout.
     rmSync(path.join(wt, '.git'));
-    writeFileSync(path.join(wt, '.git'), 'gitdir: /nonexistent\n');
+    mkdirSync(path.join(wt, '.git'));
     assert.equal(await worktreeLink(repo, wt), 'broken');
     assert.equal(await worktreeLink(outer, wt), 'broken', 'not linked to the checkout it sits in');
   });
