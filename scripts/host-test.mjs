@@ -564,8 +564,11 @@ async function uiScreenshots(server, workspace, env) {
     // The commands that act on another window or on every agent, last: nothing after them needs the agents.
     step = 'Open Worktree in New Window from a row\'s menu';
     const demoJob = JSON.parse(runCli(workspace, env, 'list', '--json')).find((j) => j.title === 'Say hello from the demo');
-    const opened = context.waitForEvent('page', { timeout: 30_000 });
+    const opened = context.waitForEvent('page', { timeout: 60_000 });
+    // Handled here so a step that fails first is the one reported (an unhandled timeout ended the whole run).
+    opened.catch(() => undefined);
     await runRowMenuCommand(page, demoRow.first(), 'Open Worktree in New Window');
+    step = 'the new window on the agent\'s worktree';
     const second = await opened;
     await second.waitForURL(/folder=/, { timeout: 30_000 });
     const openedFolder = new URL(second.url()).searchParams.get('folder');
@@ -630,13 +633,19 @@ async function uiScreenshots(server, workspace, env) {
 
 /** Runs `title` from the context menu of `row` (a right click on it, as a person would). */
 async function runRowMenuCommand(page, row, title) {
-  await row.click({ button: 'right' });
   const item = page.locator('.context-view .action-item .action-label', { hasText: title }).first();
-  await item.waitFor({ timeout: 20_000 });
+  const focused = page.locator('.context-view .action-item.focused .action-label', { hasText: title }).first();
   // The menu acts on the item it has focused: point at it, then Enter (a click can land while the menu
-  // is still settling and do nothing).
-  await item.hover();
-  await page.locator('.context-view .action-item.focused .action-label', { hasText: title }).first().waitFor({ timeout: 5_000 });
+  // is still settling and do nothing). A menu opened while the view still re-renders can close or
+  // lose the pointer under a loaded machine: it is opened once more then.
+  for (let attempt = 1; ; attempt++) {
+    await row.click({ button: 'right' });
+    await item.waitFor({ timeout: 20_000 });
+    await item.hover();
+    if (await focused.waitFor({ timeout: 5_000 }).then(() => true, () => false)) break;
+    if (attempt === 2) throw new Error(`the row's menu item "${title}" never took the focus`);
+    await page.keyboard.press('Escape');
+  }
   await page.keyboard.press('Enter');
 }
 

@@ -68,9 +68,14 @@ export function allFileContents(dir: string): { path: string; text: string }[] {
     }
     for (const name of names) {
       const p = join(d, name);
-      const st = lstatSync(p);
-      if (st.isDirectory()) walk(p);
-      else if (st.isFile()) out.push({ path: p, text: readFileSync(p, 'latin1') });
+      // Workers still ending remove their lock files while the walk runs: what vanished held nothing.
+      try {
+        const st = lstatSync(p);
+        if (st.isDirectory()) walk(p);
+        else if (st.isFile()) out.push({ path: p, text: readFileSync(p, 'latin1') });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
     }
   };
   walk(dir);

@@ -3,6 +3,7 @@
  * With `--attempts N`: N agents on the same task, one group; profiles (`--profile`, repeatable)
  * are dealt round-robin; one id per line (all records as a JSON array with --json).
  */
+import { setupFailed } from '../../core/operations/rules';
 import { defineCommand } from '../support/args';
 import { jobJson, printJson } from '../support/json';
 import { ensureCoordinator, whoWill } from '../support/backgroundCoordinator';
@@ -34,6 +35,8 @@ export const startCommand = defineCommand({
       const job = await withCoordinator(ctx, (c) => c.start({ ...request, profile: profiles[0] }));
       if (values.json) printJson(ctx.io.stdout, jobJson(job));
       else ctx.io.stdout.write(`${job.id}\n`);
+      // The agent was launched; its setup failed fast enough to be seen here (a slower failure shows in `list`).
+      if (setupFailed(job) && !values.json) ctx.io.stderr.write(`Agent ${job.id}'s worktree setup failed (${job.lifecycle.detail}); its worktree is kept: paddock logs ${job.id} shows the setup's output, paddock retry ${job.id} runs it again.\n`);
       if (job.lifecycle.state === 'queued') {
         const presence = await ensureCoordinator(ctx, openStore(ctx));
         if (!values.json) ctx.io.stderr.write(`Agent ${job.id} is queued: ${whoWill(presence, 'start it when a slot frees up')}.\n`);

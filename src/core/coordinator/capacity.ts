@@ -66,19 +66,6 @@ export function capacityOf(jobs: readonly JobRecord[], max: number): CapacitySta
 }
 
 /** Queued jobs in the order they start: oldest first, ties by id. */
-/**
- * How long a queued job without a worktree is left to the `start` that created it. `start` writes
- * the record first (so a failure can be recorded on it) and assigns worktree and branch a moment
- * later; a queue pump must not launch it in between. Past this, its starter is taken to be dead
- * and launching it fails it with the reason.
- */
-export const PREPARE_GRACE_MS = 60_000;
-
-/** Whether a queued job is still being prepared by the `start` that created it. */
-export function isBeingPrepared(job: JobRecord, now = Date.now()): boolean {
-  return job.lifecycle.state === 'queued' && job.worktree === null && now - Date.parse(job.createdAt) < PREPARE_GRACE_MS;
-}
-
 export function queueOrder(jobs: readonly JobRecord[]): JobRecord[] {
   return jobs
     .filter((j) => j.lifecycle.state === 'queued')

@@ -14,7 +14,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from '../common/zod';
 import { failure } from '../common/errors';
-import { identityOf, livenessOf } from '../proc/identity';
+import { livenessOf, ownIdentity } from '../proc/identity';
 
 const OwnerSchema = z.object({
   pid: z.number().check(z.int(), z.positive()),
@@ -128,7 +128,7 @@ export class OwnedLock {
       if (errnoOf(err) === 'EEXIST') return undefined;
       throw err;
     }
-    const me = identityOf(process.pid);
+    const me = ownIdentity();
     const token = randomBytes(16).toString('hex');
     const owner: LockOwner = {
       pid: process.pid,

@@ -13,7 +13,7 @@ import { findCheckCommand, CheckCommandOptions, requireCheckCommand, type CheckC
 import { runCheckProcess, type CheckProcessResult } from '../check/checkProcess';
 import { capacityOf } from '../coordinator/capacity';
 import { OwnedLock } from '../coordinator/ownedLock';
-import { identityOf, isAlive } from '../proc';
+import { isAlive, ownIdentity } from '../proc';
 import type { JobStore } from '../store';
 import type { Check, JobRecord } from '../store/schema';
 import { okJobs, type OperationContext } from './context';
@@ -35,7 +35,7 @@ export function capacityLockOf(store: JobStore): OwnedLock {
 }
 
 function me(): NonNullable<Check['runner']> {
-  const id = identityOf(process.pid);
+  const id = ownIdentity();
   if (!id) throw new Error('this process cannot read its own identity');
   return id;
 }

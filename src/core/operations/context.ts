@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { describeError, failure } from '../common/errors';
 import type { Limiter } from '../common/limiter';
 import type { CleanupRunner } from '../coordinator/cleanupRunner';
-import { OwnedLock } from '../coordinator/ownedLock';
+import { OwnedLock, type HeldLock } from '../coordinator/ownedLock';
 import type { CoordinatorSettings } from '../coordinator/settings';
 import type { JobEntry, JobRecord, JobStore } from '../store';
 
@@ -33,10 +33,15 @@ export function jobLock(store: JobStore, id: string): OwnedLock {
   return new OwnedLock(path.join(store.home, 'coordinator', 'ops', `${id}.lock`), `operation on ${id}`);
 }
 
+/** The job's operation lock, waited for as an operation waits. */
+export function acquireJobLock(store: JobStore, id: string): Promise<HeldLock> {
+  return jobLock(store, id).acquire(OPERATION_WAIT_MS);
+}
+
 /** Runs `fn` under the job's operation lock, waiting for another process's operation on it. */
 export async function withJobLock<T>(store: JobStore, id: string, what: string, fn: () => Promise<T>): Promise<T> {
   await store.read(id); // bad or unknown ids fail before any waiting
-  const held = await jobLock(store, id).acquire(OPERATION_WAIT_MS).catch((err) => {
+  const held = await acquireJobLock(store, id).catch((err) => {
     throw failure(`Could not ${what} agent ${id}: ${describeError(err)}`);
   });
   try {

@@ -16,10 +16,11 @@ import { allocatePorts } from '../coordinator/ports';
 import { planWorktreeSetup, recordedWorktreeSettings } from '../coordinator/worktreeSetupPlan';
 import { branchNameFor, worktreePathFor } from '../coordinator/worktreePath';
 import { isTerminalState, JobRecord } from '../store/schema';
-import { OperationContext, okJobs, withJobLock } from './context';
+import { acquireJobLock, OperationContext, okJobs, withJobLock } from './context';
+import type { HeldLock } from '../coordinator/ownedLock';
 import { failJob } from './failJob';
 import { beginRetry } from './retry';
-import { canSend, hasRunningWork, retryCleanupBlocker } from './rules';
+import { canSend, failedToLaunch, hasRunningWork, retryCleanupBlocker } from './rules';
 import { resumeTakesPrompt } from '../coordinator/startPlan';
 import { waitForJob } from '../scheduler/waitForJob';
 import { assertTextLength } from '../common/textLimit';
@@ -73,6 +74,10 @@ export class Operations {
     // The base commit is asked now, while the setup is planned and the record written (a git process
     // of its own); a bad base still fails the agent below, with its record, as before.
     const baseCommit = startEarly(resolveCommit(repo, plan.base));
+    // The job's operation lock, taken before its record exists and held until its worktree is assigned:
+    // a queue pump (in any process) leaves the job to this start meanwhile, and finds it free at once
+    // (its owner dead) when this process dies half-way.
+    const preparing: { lock?: HeldLock } = {};
     // `.paddock.json` and the settings; an untrusted file's commands refuse the start here, before anything exists.
     const created = await settlingOnError([baseCommit], async () => {
       const setup = await planWorktreeSetup(repo, settings, store.home);
@@ -90,6 +95,11 @@ export class Operations {
         settings: { ...plan.settings, worktree: recordedWorktreeSettings(setup) },
         autoApprove: plan.autoApprove,
         group: request.group,
+      }, async (newId) => {
+        preparing.lock = await acquireJobLock(store, newId);
+      }).catch(async (err) => {
+        await preparing.lock?.release();
+        throw err;
       });
       return { worktreeSetup: setup, job: record };
     });
@@ -110,11 +120,13 @@ export class Operations {
       await failJob(store, id, describeError(err));
       this.ctx.changed(id);
       throw failure(`Agent ${id} failed to start: ${describeError(err)}`);
+    } finally {
+      await preparing.lock?.release();
     }
     this.ctx.changed(id);
     await this.launcher.pump();
     job = await store.read(id);
-    if (job.lifecycle.state === 'failed' && job.lifecycle.startedAt === null) {
+    if (failedToLaunch(job)) {
       throw failure(`Agent ${id} failed to start: ${job.lifecycle.detail ?? 'unknown reason'}`);
     }
     return job;
@@ -164,7 +176,7 @@ export class Operations {
     this.ctx.changed(id);
     await this.launcher.pump();
     let job = await this.ctx.store.read(id);
-    if (job.lifecycle.state === 'failed' && job.lifecycle.startedAt === null) {
+    if (failedToLaunch(job)) {
       throw failure(`Agent ${id} failed to restart: ${job.lifecycle.detail ?? 'unknown reason'}`);
     }
     if (prompt !== undefined && !resumeTakesPrompt(queued.settings.resumeArgs)) {

@@ -40,6 +40,20 @@ export function stopBlocker(job: JobRecord): string | null {
   return null;
 }
 
+/** The repository's worktree setup failed, and the agent never ran: its worktree is kept for a retry. */
+export function setupFailed(job: JobRecord): boolean {
+  return job.lifecycle.state === 'failed' && job.lifecycle.startedAt === null && job.setup?.state === 'failed';
+}
+
+/**
+ * The launch itself failed (no worktree, no worker; the agent never ran): start and retry throw the
+ * reason. A failed setup is not a failed launch: the worker ran the repository's setup command, which
+ * failed, and whether it failed before start returned depends only on how fast it failed.
+ */
+export function failedToLaunch(job: JobRecord): boolean {
+  return job.lifecycle.state === 'failed' && job.lifecycle.startedAt === null && !setupFailed(job);
+}
+
 /** The record's half of the rule; the operation also checks that the worktree folder still exists. */
 export function retryBlocker(job: JobRecord): string | null {
   const state = job.lifecycle.state;

@@ -31,6 +31,12 @@ export interface ProcessBackend {
   listProcesses(): ProcStat[];
   /** One process, or undefined when it does not exist. */
   processStat(pid: number): ProcStat | undefined;
+  /**
+   * Every process, read once without blocking the event loop, for judging many
+   * at a time (a store listing). Only where each `processStat` is costly (a
+   * blocking `ps` run); absent where one process's stat is a cheap file read.
+   */
+  processTableAsync?(): Promise<ProcStat[]>;
   /** This user's processes whose environment holds NAME=value (zombies excluded). */
   findByEnvMarker(name: string, value: string): ProcStat[];
   /** The same, without blocking the event loop (the extension host runs cleanup). */

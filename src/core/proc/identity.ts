@@ -29,12 +29,32 @@ export function identityOf(pid: number): ProcessIdentity | undefined {
   return { pid, startTime: stat.startTime, bootId: bootId() };
 }
 
+let cachedOwnIdentity: { backend: string; identity: ProcessIdentity | undefined } | undefined;
+
+/**
+ * This process's identity, read once: it cannot change while the process lives, and on the portable
+ * backend every read is a `ps` run that blocks (claims and locks ask for it on every write). Kept per
+ * backend: start times are comparable only within one (a test may switch).
+ */
+export function ownIdentity(): ProcessIdentity | undefined {
+  const backend = processBackend().name;
+  if (cachedOwnIdentity?.backend !== backend) cachedOwnIdentity = { backend, identity: identityOf(process.pid) };
+  return cachedOwnIdentity.identity;
+}
+
 export type Liveness = 'alive' | 'dead' | 'zombie' | 'reused';
 
-/** Judges a recorded identity against the running system. */
-export function livenessOf(identity: ProcessIdentity): Liveness {
+/** Where a judgment reads a process's stat: the system at that moment (`readProcStat`), or a table read once. */
+export type StatSource = (pid: number) => ProcStat | undefined;
+
+/** Judges a recorded identity against the running system (or against `stats`, a table read once). */
+export function livenessOf(identity: ProcessIdentity, stats: StatSource = readProcStat): Liveness {
   if (identity.bootId !== bootId()) return 'reused';
-  const stat = readProcStat(identity.pid);
+  // This very process is alive without asking the system: locks and claims held in this process
+  // are judged on every retry, and on the portable backend asking is a `ps` run.
+  const own = ownIdentity();
+  if (own && identity.pid === own.pid && identity.startTime === own.startTime) return 'alive';
+  const stat = stats(identity.pid);
   if (!stat) return 'dead';
   if (stat.startTime !== identity.startTime) return 'reused';
   if (stat.state === 'Z' || stat.state === 'X') return 'zombie';
@@ -43,4 +63,22 @@ export function livenessOf(identity: ProcessIdentity): Liveness {
 
 export function isAlive(identity: ProcessIdentity): boolean {
   return livenessOf(identity) === 'alive';
+}
+
+/**
+ * A stat source for judging many processes at once, such as every record of a
+ * listing. On the portable backend each `readProcStat` is a blocking `ps` run
+ * (20 live agents: 20 runs on the extension host's event loop per listing), so
+ * the whole table is read once, without blocking. A process started after the
+ * table was read is missing from it and judged gone: callers use this only to
+ * find records worth a closer look, and judge again with `readProcStat` before
+ * they write anything. Elsewhere a stat is a cheap file read, made per process.
+ */
+export function processTableSource(): StatSource | Promise<StatSource> {
+  const backend = processBackend();
+  if (!backend.processTableAsync) return readProcStat;
+  return backend.processTableAsync().then((processes) => {
+    const table = new Map(processes.map((p) => [p.pid, p]));
+    return (pid: number) => table.get(pid);
+  });
 }

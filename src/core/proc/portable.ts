@@ -73,8 +73,12 @@ function findByEnvMarker(name: string, value: string): ProcStat[] {
 async function findByEnvMarkerAsync(name: string, value: string): Promise<ProcStat[]> {
   const pids = new Set(pidsWithMarker(await runAsync('ps', psWithEnvironments()), name, value));
   if (pids.size === 0) return [];
-  const all = parsePsStat(await runAsync('ps', ['-A', '-o', PS_STAT_COLUMNS]));
+  const all = await processTableAsync();
   return all.filter((p) => pids.has(p.pid) && !isGoneState(p.state));
+}
+
+function processTableAsync(): Promise<ProcStat[]> {
+  return runAsync('ps', ['-A', '-o', PS_STAT_COLUMNS]).then(parsePsStat);
 }
 
 function commandLine(pid: number): string {
@@ -128,6 +132,7 @@ export const portableBackend: ProcessBackend = {
   bootId,
   listProcesses,
   processStat,
+  processTableAsync,
   findByEnvMarker,
   findByEnvMarkerAsync,
   commandLine,

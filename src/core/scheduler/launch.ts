@@ -34,7 +34,8 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
   let worker: SpawnedWorker | undefined;
   try {
     if (job.worktree === null || job.branch === null || job.baseSha === null) {
-      throw failure('it has no worktree assigned');
+      // Launched while queued without a worktree: its operation lock was free, so the start preparing it died.
+      throw failure('the process starting it stopped before it assigned a worktree');
     }
     // The environment of the request that created this execution, never this launcher's own.
     const env = openRequestEnv(store.jobDir(id), id, runtimeDirFor(ctx.env));

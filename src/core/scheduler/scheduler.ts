@@ -12,7 +12,7 @@ import { describeError } from '../common/errors';
 import { Emitter, Event } from '../common/event';
 import { Disposable, disposableTimeout, MutableDisposable, IDisposable } from '../common/lifecycle';
 import { backoffDelayMs, DueTimes } from '../coordinator/backoff';
-import { CapacityBlocker, capacityOf, CapacityState, isBeingPrepared, queueOrder } from '../coordinator/capacity';
+import { CapacityBlocker, capacityOf, CapacityState, queueOrder } from '../coordinator/capacity';
 import { observeFingerprint } from '../coordinator/cleanupRunner';
 import { OwnedLock } from '../coordinator/ownedLock';
 import { jobLock, OperationContext, okJobs } from '../operations/context';
@@ -244,7 +244,8 @@ export class Scheduler extends Disposable {
         const claimed = await this.capacityLock.with(CAPACITY_WAIT_MS, async () => {
           const jobs = okJobs(await store.list());
           const job = jobs.find((j) => j.id === candidate.id);
-          if (!job || job.lifecycle.state !== 'queued' || isBeingPrepared(job)) return 'skip';
+          // A queued job without a worktree whose operation lock was free: the start preparing it died.
+          if (!job || job.lifecycle.state !== 'queued') return 'skip';
           const max = this.ctx.settings().maxConcurrent;
           if (capacityOf(jobs, max).used >= max) return 'full';
           await store.transition(job.id, 'starting', { detail: 'creating its worktree' }, { expectFrom: ['queued'] });

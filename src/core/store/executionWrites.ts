@@ -6,7 +6,7 @@
 import { randomBytes } from '../common/lazyCrypto';
 import * as fs from 'node:fs';
 import { failure } from '../common/errors';
-import { identityOf, livenessOf } from '../proc/identity';
+import { livenessOf, ownIdentity } from '../proc/identity';
 import { FILE_MODE } from './durable';
 import { ExecutionClaim, HeldExecution } from './executionClaim';
 import { releaseExecutionLock, takeExecutionLock } from './executionLock';
@@ -44,8 +44,8 @@ export interface ExecutionParts {
  */
 export async function claimExecution(parts: ExecutionParts, id: string, opts: ClaimOptions): Promise<ExecutionClaim> {
   const { layout, writer, lockOptions, log } = parts;
-  const me = identityOf(process.pid);
-  if (!me) throw failure('Cannot read this process\'s identity from /proc.');
+  const me = ownIdentity();
+  if (!me) throw failure('Cannot read this process\'s own start time from the operating system.');
   const ownerToken = randomBytes(24).toString('hex');
   const claim = new HeldExecution({ ownerToken, generation: opts.generation });
   const lockPath = layout.executionLock(id);

@@ -15,10 +15,15 @@ import { JobRecord } from './schema';
 import { storeSchemas } from './storeSchemas';
 import { appendTimelineLine } from './timeline';
 
-export async function createJob(layout: StoreLayout, changes: ChangeSignal, init: NewJob): Promise<JobRecord> {
+/**
+ * `beforeRecord`: runs once the id is claimed, before the record exists (so before anyone can list
+ * the job): the start takes the job's operation lock there and holds it while it prepares the job.
+ */
+export async function createJob(layout: StoreLayout, changes: ChangeSignal, init: NewJob, beforeRecord?: (id: string) => Promise<void>): Promise<JobRecord> {
   ensureDir(layout.jobsDir);
   const id = allocateId(layout);
   try {
+    await beforeRecord?.(id);
     return await writeNewJob(layout, changes, id, init);
   } catch (err) {
     // A job folder without its record (full disk, read-only store) would list as unreadable

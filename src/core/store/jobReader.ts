@@ -11,7 +11,7 @@ import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnership } from './ownership';
 import { assertJobId, StoreLayout } from './paths';
 import type { Loaded } from './records';
-import { interruptedCreate, listedJobIds, needsReconciling, READ_CONCURRENCY, readEntriesFrom } from './readEntries';
+import { interruptedCreate, listedJobIds, READ_CONCURRENCY, readEntriesFrom, reconcileCheck } from './readEntries';
 import { RecordWriter } from './recordWriter';
 import { JobRecord } from './schema';
 
@@ -63,9 +63,11 @@ export class JobReader {
   private async listBlocking(): Promise<JobEntry[]> {
     const ready: JobEntry[] = [];
     const others: { id: string; loaded: Loaded }[] = [];
+    const check = reconcileCheck();
     for (const id of await listedJobIds(this.layout)) {
       const loaded = this.writer.load(id);
-      if (loaded.kind === 'ok' && !needsReconciling(loaded.job)) ready.push({ id, ok: true, job: loaded.job });
+      const needs = loaded.kind === 'ok' ? check(loaded.job) : true;
+      if (loaded.kind === 'ok' && !(typeof needs === 'boolean' ? needs : await needs)) ready.push({ id, ok: true, job: loaded.job });
       else others.push({ id, loaded });
     }
     const rest = await mapConcurrently(others, READ_CONCURRENCY, ({ id, loaded }) => this.listEntry(id, loaded));

@@ -117,8 +117,9 @@ export class JobStore {
     return this.layout.patchPath(id);
   }
 
-  create(init: NewJob): Promise<JobRecord> {
-    return createJob(this.layout, this.changes, init);
+  /** `beforeRecord`: see `createJob`. */
+  create(init: NewJob, beforeRecord?: (id: string) => Promise<void>): Promise<JobRecord> {
+    return createJob(this.layout, this.changes, init, beforeRecord);
   }
 
   // ---- reading ------------------------------------------------------------

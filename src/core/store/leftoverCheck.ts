@@ -5,21 +5,21 @@
  * drops the ones that are gone, so a record never shows an exited or reused pid
  * as still running.
  */
-import { livenessOf, readProcStat } from '../proc/identity';
+import { livenessOf, readProcStat, type StatSource } from '../proc/identity';
 import { isGoneState } from '../proc/procStat';
 import type { JobRecord, Leftover } from './schema';
 
-function isRunning(p: Leftover): boolean {
-  if (p.startTime !== undefined && p.bootId !== undefined) return livenessOf({ pid: p.pid, startTime: p.startTime, bootId: p.bootId }) === 'alive';
+function isRunning(p: Leftover, stats: StatSource): boolean {
+  if (p.startTime !== undefined && p.bootId !== undefined) return livenessOf({ pid: p.pid, startTime: p.startTime, bootId: p.bootId }, stats) === 'alive';
   // An entry without its identity (written by hand or by an older worker): the pid alone, at best.
-  const stat = readProcStat(p.pid);
+  const stat = stats(p.pid);
   return stat !== undefined && !isGoneState(stat.state);
 }
 
 /** The record's leftovers that still run, or undefined when none of them has gone (nothing to write). */
-export function leftoversStillRunning(job: JobRecord): Leftover[] | undefined {
+export function leftoversStillRunning(job: JobRecord, stats: StatSource = readProcStat): Leftover[] | undefined {
   const listed = job.leftovers ?? [];
   if (listed.length === 0) return undefined;
-  const running = listed.filter(isRunning);
+  const running = listed.filter((p) => isRunning(p, stats));
   return running.length === listed.length ? undefined : running;
 }

@@ -8,23 +8,46 @@
  * fixes it under the lock, so the two paths agree on every record.
  */
 import * as fs from 'node:fs';
-import { livenessOf } from '../proc/identity';
+import { livenessOf, processTableSource, readProcStat, type StatSource } from '../proc/identity';
 import type { JobEntry } from './jobReader';
 import type { JobStore } from './jobStore';
 import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnership } from './ownership';
 import { isJobId, StoreLayout } from './paths';
 import { parseRecordText } from './records';
-import type { JobRecord } from './schema';
+import { isTerminalState, type JobRecord } from './schema';
 
 /** Reads in flight: enough to keep libuv's thread pool busy (measured: 1,000 records in ~25–35 ms at 32 or more, ~50 at 8). */
 export const READ_CONCURRENCY = 32;
 /** A job folder without a record younger than this is a create in progress, not damage. */
 export const CREATE_GRACE_MS = 30_000;
 
-/** Whether reading `job` must reconcile it first: its owner is gone, or a leftover it lists has exited. */
-export function needsReconciling(job: JobRecord): boolean {
-  return judgeOwnership(job, livenessOf) !== undefined || leftoversStillRunning(job) !== undefined;
+/**
+ * Whether reading `job` must reconcile it first: its owner is gone, or a leftover it lists has exited.
+ * `stats` may be a table read once for a whole listing: reconciling judges again before it writes.
+ */
+function needsReconciling(job: JobRecord, stats: StatSource = readProcStat): boolean {
+  return judgeOwnership(job, (identity) => livenessOf(identity, stats)) !== undefined || leftoversStillRunning(job, stats) !== undefined;
+}
+
+/** Whether `job` names processes at all: an ended agent without leftovers needs no look at the system. */
+function namesProcesses(job: JobRecord): boolean {
+  return !isTerminalState(job.lifecycle.state) || (job.leftovers?.length ?? 0) > 0;
+}
+
+/**
+ * `needsReconciling` for many records: the process table is read once, when the first record that
+ * names processes asks (a listing of ended agents asks nothing). Synchronous where a process's stat
+ * is a cheap read (a CLI listing 1,000 records makes no promise per record).
+ */
+export function reconcileCheck(): (job: JobRecord) => boolean | Promise<boolean> {
+  let table: StatSource | Promise<StatSource> | undefined;
+  return (job) => {
+    if (!namesProcesses(job)) return false;
+    table ??= processTableSource();
+    if (typeof table === 'function') return needsReconciling(job, table);
+    return table.then((stats) => needsReconciling(job, (table = stats)));
+  };
 }
 
 /** Hands a record that needs reconciling (as it was just read) back to the store, which fixes it under its lock. */
@@ -50,15 +73,16 @@ export async function readEntriesFrom(layout: StoreLayout, reconcile: Reconcile,
   const listing = ids === undefined;
   const wanted = ids ? ids.filter(isJobId) : await listedJobIds(layout);
   const entries: (JobEntry | undefined)[] = new Array(wanted.length);
+  const check = reconcileCheck();
   let next = 0;
   const worker = async () => {
-    for (let i = next++; i < wanted.length; i = next++) entries[i] = await readEntry(layout, reconcile, wanted[i], listing);
+    for (let i = next++; i < wanted.length; i = next++) entries[i] = await readEntry(layout, reconcile, check, wanted[i], listing);
   };
   await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, wanted.length) }, worker));
   return entries.filter((e): e is JobEntry => e !== undefined);
 }
 
-async function readEntry(layout: StoreLayout, reconcile: Reconcile, id: string, listing: boolean): Promise<JobEntry | undefined> {
+async function readEntry(layout: StoreLayout, reconcile: Reconcile, check: ReturnType<typeof reconcileCheck>, id: string, listing: boolean): Promise<JobEntry | undefined> {
   let text: string;
   try {
     text = await readText(layout.recordFile(id));
@@ -71,7 +95,7 @@ async function readEntry(layout: StoreLayout, reconcile: Reconcile, id: string, 
   const loaded = parseRecordText(id, text);
   if (loaded.kind === 'unreadable') return { id, ok: false, reason: loaded.reason };
   if (loaded.kind === 'missing') return { id, ok: false, reason: 'no such agent' };
-  if (needsReconciling(loaded.job)) return reconcile(id, loaded.job);
+  if (await check(loaded.job)) return reconcile(id, loaded.job);
   return { id, ok: true, job: loaded.job };
 }
 

@@ -217,13 +217,17 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     return moved;
   }
 
-  /** Drops cached nodes of agents the model no longer has. */
+  /** Drops cached nodes of agents, groups and repositories the model no longer has. */
   private forget(): void {
     for (const id of this.agentNodes.keys()) if (!this.model.get(id)) this.agentNodes.delete(id);
     const broken = new Set(this.model.unreadable().map((u) => u.id));
     for (const id of this.unreadableNodes.keys()) if (!broken.has(id)) this.unreadableNodes.delete(id);
     const groups = new Set(this.model.visibleAgents().flatMap((job) => (job.group ? [job.group.id] : [])));
     for (const id of this.groupNodes.keys()) if (!groups.has(id)) this.groupNodes.delete(id);
+    // A repository whose last agent left: its node and its remembered row order go too.
+    const repos = new Set(this.model.visibleAgents().map((job) => job.repo));
+    for (const repo of this.repoNodes.keys()) if (!repos.has(repo)) this.repoNodes.delete(repo);
+    for (const key of this.renderedRows.keys()) if (key !== '' && !repos.has(key)) this.renderedRows.delete(key);
   }
 
   private groupNode(groupId: string, members: JobRecord[]): GroupNode {

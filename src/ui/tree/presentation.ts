@@ -20,6 +20,7 @@ import {
   canUpdate,
   canRestore,
   canRetry,
+  setupFailed,
   canRetryCleanup,
   canCheck,
   canKeep,
@@ -85,7 +86,7 @@ export function stateInWords(job: JobRecord): string {
   const { state, exitCode, signal } = job.lifecycle;
   // The worktree's setup command runs before the agent: say so rather than a bare "starting".
   if (state === 'starting' && job.setup?.state === 'running') return 'setting up';
-  if (state === 'failed' && job.setup?.state === 'failed' && job.lifecycle.startedAt === null) {
+  if (setupFailed(job) && job.setup) {
     return job.setup.exitCode !== null ? `setup failed (exit ${job.setup.exitCode})` : 'setup failed';
   }
   if (state === 'failed') {

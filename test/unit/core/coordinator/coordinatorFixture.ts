@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Coordinator, CoordinatorOptions } from '../../../../src/core/coordinator';
 import { CoordinatorSettings } from '../../../../src/core/coordinator/settings';
-import { commandLineOf, findByEnvMarker, listPids } from '../../../../src/core/proc';
+import { findByEnvMarker } from '../../../../src/core/proc';
 import { isTerminalState, JobRecord, JobStore, LifecycleState } from '../../../../src/core/store';
 import { DEFAULT_SETTINGS } from '../worker/fixtures';
 
@@ -64,6 +64,19 @@ export function git(cwd: string, ...args: string[]): string {
     encoding: 'utf8',
     env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
   }).trim();
+}
+
+/**
+ * Every process's command line from one `ps` (Linux and macOS alike): the teardown's sweep is not
+ * under test, and one `ps` per pid cost the portable backend's runs over a second per test.
+ */
+function everyCommandLine(): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const line of execFileSync('ps', ['-A', '-ww', '-o', 'pid=,args='], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).split('\n')) {
+    const m = /^\s*(\d+)\s(.*)$/.exec(line);
+    if (m) out.set(Number(m[1]), m[2]);
+  }
+  return out;
 }
 
 export function sleep(ms: number): Promise<void> {
@@ -226,8 +239,8 @@ export class CoordinatorSandbox {
       }
     }
     // Workers of ended agents exit on their own a moment later; do not leave any behind.
-    for (const pid of listPids()) {
-      if (pid !== process.pid && commandLineOf(pid).includes(`--home ${this.home}`)) {
+    for (const [pid, command] of everyCommandLine()) {
+      if (pid !== process.pid && command.includes(`--home ${this.home}`)) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {

@@ -1,8 +1,9 @@
 /** Starting agents: worktree and branch, failures undone, capacity and queue order, retry, stop. */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { PREPARE_GRACE_MS } from '../../../../src/core/coordinator/capacity';
+import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { jobLock } from '../../../../src/core/operations/context';
 import type { Coordinator } from '../../../../src/core/coordinator';
 import { findByEnvMarker } from '../../../../src/core/proc';
 import { WORKER_LOG_FILE } from '../../../../src/core/worker/spawn';
@@ -168,19 +169,53 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     );
   });
 
-  it('a queue pump leaves a job alone while its start assigns the worktree, and fails one whose starter died', async () => {
+  it('a queue pump leaves a job alone while its start assigns the worktree, and fails one whose starter died at once', async () => {
     const c = sb.coordinator({}, { tickMs: 50 });
     await c.ready;
-    // Written the way `start` first writes a record, before it assigns the worktree.
+    // Written the way `start` first writes a record, before it assigns the worktree: under the job's
+    // operation lock, held by the start (here by this process, and by a process that then dies).
     const preparing = await sb.createQueued('being prepared');
+    const held = await jobLock(sb.store, preparing.id).tryAcquire();
+    assert.ok(held);
     const abandoned = await sb.createQueued('starter died');
-    await sb.store.update(abandoned.id, (j) => ({ ...j, createdAt: new Date(Date.now() - PREPARE_GRACE_MS - 1000).toISOString() }));
+    const ownedLockModule = resolve(__dirname, '../../../../src/core/coordinator/ownedLock.js');
+    const starter = spawn(process.execPath, ['-e', `new (require(${JSON.stringify(ownedLockModule)}).OwnedLock)(${JSON.stringify(jobLock(sb.store, abandoned.id).lockDir)}, 'start').tryAcquire().then((l) => { console.log(l ? 'held' : 'busy'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const said = await new Promise<string>((done) => starter.stdout!.once('data', (d) => done(String(d).trim())));
+    assert.equal(said, 'held');
+    const started = Date.now();
+    starter.kill('SIGKILL');
+    await new Promise((r) => starter.once('exit', r));
 
-    const failed = await sb.waitEnded(abandoned.id);
+    // No waiting out a grace period: the dead starter's lock is free at the next pass.
+    const failed = await sb.waitEnded(abandoned.id, 10_000);
     assert.equal(failed.lifecycle.state, 'failed');
-    assert.match(failed.lifecycle.detail ?? '', /no worktree assigned/);
+    assert.match(failed.lifecycle.detail ?? '', /the process starting it stopped before it assigned a worktree/);
+    assert.ok(Date.now() - started < 10_000);
     await sleep(500); // many pump ticks
-    assert.equal((await sb.store.read(preparing.id)).lifecycle.state, 'queued');
+    assert.equal((await sb.store.read(preparing.id)).lifecycle.state, 'queued', 'a live start keeps its job');
+    await held!.release();
+  });
+
+  it('a start holds the job\'s lock from its record until its worktree is assigned', async () => {
+    // Every record a start writes names a worktree by the time the job's lock is free; a record seen
+    // without one is always under the lock of a live start.
+    const c = sb.coordinator({}, { tickMs: 20 });
+    await c.ready;
+    const seen: string[] = [];
+    const watch = setInterval(async () => {
+      for (const e of await sb.store.list()) {
+        if (!e.ok || e.job.worktree !== null) continue;
+        if (await jobLock(sb.store, e.id).owner()) continue;
+        // The lock was free: the start may have assigned the worktree and let go meanwhile.
+        if ((await sb.store.read(e.id)).worktree === null) seen.push(e.id);
+      }
+    }, 5);
+    try {
+      for (let i = 0; i < 5; i++) await c.start({ repo: sb.repo, command: ['true'] });
+    } finally {
+      clearInterval(watch);
+    }
+    assert.deepEqual(seen, [], 'no record without a worktree while its start\'s lock was free');
   });
 
   it('retry runs a new generation in the same worktree with a separator in the log', async () => {

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { identityOf } from '../../../../src/core/proc/identity';
 import { JobStore } from '../../../../src/core/store';
 import { readEntries } from '../../../../src/core/store/readEntries';
 import { sampleJob, TestBed, useTestBed } from './helpers';
@@ -62,6 +64,64 @@ describe('reading records without blocking (readEntries)', () => {
       assert.equal(JSON.parse(fs.readFileSync(path.join(store.jobDir(deadOwner.id), 'job.json'), 'utf8')).lifecycle.state, 'orphaned');
     });
   }
+
+  it('on the portable backend, a listing runs ps once for the whole process table, not once per live agent', async function () {
+    // Each agent's worker judged alive by its own `ps -p` was a blocking run on the window's event loop
+    // per listing; a `ps` that counts its runs, ahead of the real one in PATH, shows what a listing asks.
+    const shims = fs.mkdtempSync(path.join(bed.home, 'shims-'));
+    const runs = path.join(shims, 'runs');
+    const realPs = ['/usr/bin/ps', '/bin/ps'].find((p) => fs.existsSync(p));
+    if (!realPs) return this.skip();
+    fs.writeFileSync(path.join(shims, 'ps'), `#!/bin/sh\necho "$*" >> '${runs}'\nexec ${realPs} "$@"\n`, { mode: 0o755 });
+    const saved = { PATH: process.env.PATH, backend: process.env.PADDOCK_PROCESS_BACKEND };
+    const sleepers = Array.from({ length: 5 }, () => spawn('sleep', ['60'], { stdio: 'ignore' }));
+    try {
+      process.env.PADDOCK_PROCESS_BACKEND = 'portable';
+      const ids: string[] = [];
+      for (const sleeper of sleepers) {
+        const owner = identityOf(sleeper.pid!);
+        assert.ok(owner, 'the sleeper is seen by ps');
+        const job = await store.create(sampleJob());
+        await store.transition(job.id, 'starting');
+        rewrite(job.id, (r) => {
+          r.lifecycle.state = 'running';
+          r.execution = {
+            ownerToken: 'x'.repeat(32), generation: r.lifecycle.generation, ...owner,
+            socketPath: '/nonexistent/sock', socketToken: 'y'.repeat(32), claimedAt: new Date().toISOString(),
+          };
+        });
+        ids.push(job.id);
+      }
+      const ended = await store.create(sampleJob({ title: 'ended' }));
+      await store.transition(ended.id, 'starting');
+      await store.transition(ended.id, 'completed');
+      // A first listing reads what a process reads once (the boot identity, its own start time).
+      await store.list();
+      process.env.PATH = `${shims}${path.delimiter}${saved.PATH}`;
+      const listings: [string, () => Promise<{ ok: boolean; job?: { lifecycle: { state: string } } }[]>][] = [
+        ['a window\'s listing', () => bed.store().list()],
+        ['the CLI\'s listing', () => bed.store({ blockingReads: true }).list()],
+        ['the agents model\'s read of given ids', () => readEntries(store, ids)],
+      ];
+      for (const [name, list] of listings) {
+        fs.rmSync(runs, { force: true });
+        const entries = await list();
+        const states = entries.filter((e) => e.ok && e.job?.lifecycle.state === 'running').length;
+        assert.equal(states, ids.length, `${name}: every live agent stays running`);
+        const ran = fs.existsSync(runs) ? fs.readFileSync(runs, 'utf8').trim().split('\n') : [];
+        assert.equal(ran.length, 1, `${name} ran ps ${ran.length} times: ${ran.join(' | ')}`);
+      }
+      // A listing of ended agents only asks nothing.
+      fs.rmSync(runs, { force: true });
+      await readEntries(store, [ended.id]);
+      assert.equal(fs.existsSync(runs), false, 'an ended agent needs no look at the processes');
+    } finally {
+      process.env.PATH = saved.PATH;
+      if (saved.backend === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
+      else process.env.PADDOCK_PROCESS_BACKEND = saved.backend;
+      for (const sleeper of sleepers) sleeper.kill('SIGKILL');
+    }
+  });
 
   it('reads what JobStore.list reads: good records, unreadable ones with their reason', async () => {
     const good = await store.create(sampleJob({ title: 'good' }));
