@@ -14,7 +14,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from '../common/zod';
 import { failure } from '../common/errors';
-import { livenessOf, ownIdentity } from '../proc/identity';
+import { isThisProcess, type Liveness, livenessOf, ownIdentity, processTableSource } from '../proc/identity';
 
 const OwnerSchema = z.object({
   pid: z.number().check(z.int(), z.positive()),
@@ -61,6 +61,15 @@ async function readOwner(lockDir: string): Promise<LockOwner | 'missing' | 'unre
   }
 }
 
+/**
+ * Judged from a process table read after the owner file was: an owner alive then had started before
+ * it wrote the file, so it is in the table. Without blocking on the portable backend (a `ps` run per
+ * judgment, at every pass and every retry, was a blocking one).
+ */
+async function livenessOfOwner(owner: LockOwner): Promise<Liveness> {
+  return isThisProcess(owner) ? 'alive' : livenessOf(owner, await processTableSource());
+}
+
 async function ageMs(p: string): Promise<number | undefined> {
   try {
     return Date.now() - (await fs.stat(p)).mtimeMs;
@@ -79,7 +88,7 @@ export class OwnedLock {
   async owner(): Promise<LockOwner | undefined> {
     const owner = await readOwner(this.lockDir);
     if (typeof owner === 'string') return undefined;
-    return livenessOf(owner) === 'alive' ? owner : undefined;
+    return (await livenessOfOwner(owner)) === 'alive' ? owner : undefined;
   }
 
   /** Takes the lock if it is free (or its owner is gone); undefined if a live owner holds it. */
@@ -161,7 +170,7 @@ export class OwnedLock {
       const age = await ageMs(this.lockDir);
       if (age === undefined) return true; // released meanwhile
       if (age < OWNERLESS_STALE_MS) return false;
-    } else if (livenessOf(judged) === 'alive') {
+    } else if ((await livenessOfOwner(judged)) === 'alive') {
       return false;
     }
     const guard = `${this.lockDir}.takeover`;

@@ -42,6 +42,15 @@ export function ownIdentity(): ProcessIdentity | undefined {
   return cachedOwnIdentity.identity;
 }
 
+/**
+ * Whether `identity` is this very process, known alive without asking the system: locks and claims
+ * held in this process are judged on every retry, and on the portable backend asking is a `ps` run.
+ */
+export function isThisProcess(identity: ProcessIdentity): boolean {
+  const own = ownIdentity();
+  return own !== undefined && identity.pid === own.pid && identity.startTime === own.startTime && identity.bootId === own.bootId;
+}
+
 export type Liveness = 'alive' | 'dead' | 'zombie' | 'reused';
 
 /** Where a judgment reads a process's stat: the system at that moment (`readProcStat`), or a table read once. */
@@ -50,10 +59,7 @@ export type StatSource = (pid: number) => ProcStat | undefined;
 /** Judges a recorded identity against the running system (or against `stats`, a table read once). */
 export function livenessOf(identity: ProcessIdentity, stats: StatSource = readProcStat): Liveness {
   if (identity.bootId !== bootId()) return 'reused';
-  // This very process is alive without asking the system: locks and claims held in this process
-  // are judged on every retry, and on the portable backend asking is a `ps` run.
-  const own = ownIdentity();
-  if (own && identity.pid === own.pid && identity.startTime === own.startTime) return 'alive';
+  if (isThisProcess(identity)) return 'alive';
   const stat = stats(identity.pid);
   if (!stat) return 'dead';
   if (stat.startTime !== identity.startTime) return 'reused';

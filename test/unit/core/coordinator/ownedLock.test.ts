@@ -1,10 +1,29 @@
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
-import { identityOf } from '../../../../src/core/proc';
+import { identityOf, ownIdentity } from '../../../../src/core/proc';
+
+/**
+ * A child process that takes the lock at `lockDir` (same format: mkdir + owner.json with its identity)
+ * and holds it until killed. Its identity comes from the process backend its environment names
+ * (/proc, or ps with PADDOCK_PROCESS_BACKEND=portable).
+ */
+async function lockInChild(lockDir: string, env: NodeJS.ProcessEnv = process.env): Promise<ChildProcess> {
+  const script = `
+    const fs = require('fs');
+    const { startTime, bootId } = require(${JSON.stringify(require.resolve('../../../../src/core/proc/identity'))}).identityOf(process.pid);
+    fs.mkdirSync(${JSON.stringify(lockDir)});
+    fs.writeFileSync(${JSON.stringify(join(lockDir, 'owner.json'))}, JSON.stringify({ pid: process.pid, startTime, bootId, token: 'c'.repeat(32), purpose: 'child', since: new Date().toISOString() }));
+    process.stdout.write('locked\\n');
+    setInterval(() => {}, 1000);
+  `;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+  return child;
+}
 
 describe('OwnedLock', function () {
   this.timeout(30_000);
@@ -48,18 +67,8 @@ describe('OwnedLock', function () {
 
   it('passes on at once when its owner process is killed', async () => {
     const lockDir = join(dir, 'dead.lock');
-    // A child takes the lock (same format: mkdir + owner.json with its identity), then is SIGKILLed.
-    // Its identity comes from the same process backend as ours (/proc, or ps with PADDOCK_PROCESS_BACKEND=portable).
-    const script = `
-      const fs = require('fs');
-      const { startTime, bootId } = require(${JSON.stringify(require.resolve('../../../../src/core/proc/identity'))}).identityOf(process.pid);
-      fs.mkdirSync(${JSON.stringify(lockDir)});
-      fs.writeFileSync(${JSON.stringify(join(lockDir, 'owner.json'))}, JSON.stringify({ pid: process.pid, startTime, bootId, token: 'c'.repeat(32), purpose: 'child', since: new Date().toISOString() }));
-      process.stdout.write('locked\\n');
-      setInterval(() => {}, 1000);
-    `;
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    // A child takes the lock, then is SIGKILLed.
+    const child = await lockInChild(lockDir);
     const lock = new OwnedLock(lockDir, 'me');
     assert.equal(await lock.tryAcquire(), undefined, 'a live owner keeps it');
     assert.equal((await lock.owner())?.pid, child.pid);
@@ -71,6 +80,46 @@ describe('OwnedLock', function () {
     assert.equal(owner.startTime, identityOf(process.pid)?.startTime);
     await held.release();
     assert.equal(existsSync(lockDir), false);
+  });
+
+  it('judges another process\'s lock without stopping the event loop, on the portable backend too', async function () {
+    // A `ps` that takes 300 ms ahead of the real one in PATH: a judgment that runs it blocking stops
+    // the event loop that long (it was a blocking `ps -p` per judgment, at every pass and every retry
+    // of a window's locks). The longest gap between 10 ms ticks tells.
+    const realPs = ['/usr/bin/ps', '/bin/ps'].find((p) => existsSync(p));
+    if (!realPs) return this.skip();
+    const shims = mkdtempSync(join(dir, 'shims-'));
+    writeFileSync(join(shims, 'ps'), `#!/bin/sh\nsleep 0.3\nexec ${realPs} "$@"\n`, { mode: 0o755 });
+    const saved = { PATH: process.env.PATH, backend: process.env.PADDOCK_PROCESS_BACKEND };
+    const lockDir = join(dir, 'other.lock');
+    const child = await lockInChild(lockDir, { ...process.env, PADDOCK_PROCESS_BACKEND: 'portable' });
+    try {
+      process.env.PADDOCK_PROCESS_BACKEND = 'portable';
+      assert.ok(ownIdentity(), 'read once, before the slow ps (with the boot identity)');
+      process.env.PATH = `${shims}:${saved.PATH}`;
+      const lock = new OwnedLock(lockDir, 'me');
+      for (const [name, judge] of [['owner', () => lock.owner()], ['tryAcquire', () => lock.tryAcquire()]] as const) {
+        let last = Date.now();
+        let longestGap = 0;
+        const ticks = setInterval(() => {
+          longestGap = Math.max(longestGap, Date.now() - last);
+          last = Date.now();
+        }, 10);
+        const started = Date.now();
+        const result = await judge();
+        clearInterval(ticks);
+        longestGap = Math.max(longestGap, Date.now() - last);
+        assert.ok(Date.now() - started >= 300, `${name} ran the slow ps`);
+        assert.ok(longestGap < 200, `${name}: the event loop stopped for ${longestGap} ms`);
+        if (name === 'owner') assert.equal((result as Awaited<ReturnType<OwnedLock['owner']>>)?.pid, child.pid, 'the live owner is seen');
+        else assert.equal(result, undefined, 'a live owner keeps its lock');
+      }
+    } finally {
+      process.env.PATH = saved.PATH;
+      if (saved.backend === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
+      else process.env.PADDOCK_PROCESS_BACKEND = saved.backend;
+      child.kill('SIGKILL');
+    }
   });
 
   it('does not release a lock that was taken over by someone else', async () => {

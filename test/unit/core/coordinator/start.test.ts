@@ -202,18 +202,24 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     const c = sb.coordinator({}, { tickMs: 20 });
     await c.ready;
     const seen: string[] = [];
-    const watch = setInterval(async () => {
-      for (const e of await sb.store.list()) {
-        if (!e.ok || e.job.worktree !== null) continue;
-        if (await jobLock(sb.store, e.id).owner()) continue;
-        // The lock was free: the start may have assigned the worktree and let go meanwhile.
-        if ((await sb.store.read(e.id)).worktree === null) seen.push(e.id);
+    let starting = true;
+    // One look at a time, as fast as the store can be listed.
+    const watching = (async () => {
+      while (starting) {
+        for (const e of await sb.store.list()) {
+          if (!e.ok || e.job.worktree !== null) continue;
+          if (await jobLock(sb.store, e.id).owner()) continue;
+          // The lock was free: the start may have assigned the worktree and let go meanwhile.
+          if ((await sb.store.read(e.id)).worktree === null) seen.push(e.id);
+        }
+        await sleep(2);
       }
-    }, 5);
+    })();
     try {
       for (let i = 0; i < 5; i++) await c.start({ repo: sb.repo, command: ['true'] });
     } finally {
-      clearInterval(watch);
+      starting = false;
+      await watching;
     }
     assert.deepEqual(seen, [], 'no record without a worktree while its start\'s lock was free');
   });
