@@ -60,8 +60,11 @@ describe('faults: the environment of a queued agent (issue 11)', function () {
 
     const done = await sb.waitEnded(queued, 30_000);
     assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
-    // First in, first out: the older queued agent took the slot; the newer one waits for the next.
-    assert.equal((await sb.store.read(other.id)).lifecycle.state, 'queued');
+    // First in, first out: the older queued agent took the slot; the newer one waited for the next
+    // (which the first one's quick end may already have given it).
+    const launchedAt = async (id: string) => (await sb.store.readTimeline(id)).find((e) => e.to === 'starting')?.at;
+    const otherLaunched = await launchedAt(other.id);
+    if (otherLaunched !== undefined) assert.ok(otherLaunched >= (await launchedAt(queued))!, 'the newer agent launched after the older one');
     assert.equal(readFileSync(join(done.worktree!, 'seen.txt'), 'utf8'), `${KEY}\n${TOKEN}\n`);
 
     const logs = run(['logs', queued]);
