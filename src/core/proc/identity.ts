@@ -75,10 +75,15 @@ export function isAlive(identity: ProcessIdentity): boolean {
  * A stat source for judging many processes at once, such as every record of a
  * listing. On the portable backend each `readProcStat` is a blocking `ps` run
  * (20 live agents: 20 runs on the extension host's event loop per listing), so
- * the whole table is read once, without blocking. A process started after the
- * table was read is missing from it and judged gone: callers use this only to
- * find records worth a closer look, and judge again with `readProcStat` before
- * they write anything. Elsewhere a stat is a cheap file read, made per process.
+ * the whole table is read once, without blocking. Elsewhere a stat is a cheap
+ * file read, made per process.
+ *
+ * The table is exact for identities read from disk before it was taken (a
+ * process recorded then had started already: alive, it is in the table), as a
+ * lock's owner file is. A process started after the table was taken is missing
+ * from it and judged gone: a listing, which takes the table before it has read
+ * every record, uses it only to find records worth a closer look, and judges
+ * them again with `readProcStat` before it writes anything.
  */
 export function processTableSource(): StatSource | Promise<StatSource> {
   const backend = processBackend();

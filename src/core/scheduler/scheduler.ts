@@ -244,8 +244,9 @@ export class Scheduler extends Disposable {
         const claimed = await this.capacityLock.with(CAPACITY_WAIT_MS, async () => {
           const jobs = okJobs(await store.list());
           const job = jobs.find((j) => j.id === candidate.id);
-          // A queued job without a worktree whose operation lock was free: the start preparing it died.
           if (!job || job.lifecycle.state !== 'queued') return 'skip';
+          // One still without a worktree is launched too: its operation lock was free (taken above), so
+          // the start preparing it died, and the launch fails it saying so.
           const max = this.ctx.settings().maxConcurrent;
           if (capacityOf(jobs, max).used >= max) return 'full';
           await store.transition(job.id, 'starting', { detail: 'creating its worktree' }, { expectFrom: ['queued'] });
