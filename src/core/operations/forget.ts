@@ -1,7 +1,12 @@
-/** Remove from List: forgets a cleaned agent's record (its snapshot ref stays unless pruned with --snapshots). */
-import { usageError } from '../common/errors';
-import { removeJobFolder } from '../store/forgetRecord';
+/**
+ * Remove from List: forgets a cleaned agent's record (its snapshot ref stays unless pruned with
+ * --snapshots), or the folder of a create that died before its record (nothing ever ran for it).
+ */
+import { describeError, failure, usageError } from '../common/errors';
+import { removeInterruptedCreate, removeJobFolder, sweepRemovalLeftovers } from '../store/forgetRecord';
+import { isFolderWithoutRecord } from '../store/interruptedCreate';
 import type { OperationContext } from './context';
+import { acquireJobLock, jobLock, withJobLock } from './context';
 import { forgetBlocker } from './rules';
 
 export async function forgetLocked(ctx: OperationContext, id: string): Promise<void> {
@@ -10,4 +15,55 @@ export async function forgetLocked(ctx: OperationContext, id: string): Promise<v
   if (blocked) throw usageError(blocked);
   await removeJobFolder(ctx.store.home, id);
   ctx.log(`agent ${id} removed from the list${job.evidence?.snapshotRef ? `; its snapshot ${job.evidence.snapshotRef} is kept` : ''}`);
+}
+
+/** `paddock forget`, the row's Remove from List: either kind of removal, under the job's operation lock. */
+export async function forgetAgent(ctx: OperationContext, id: string): Promise<void> {
+  if (!(await isFolderWithoutRecord(ctx.store.home, id))) return withJobLock(ctx.store, id, 'forget', () => forgetLocked(ctx, id));
+  // A create in progress holds the lock until its worktree is assigned: waited for like any operation.
+  const held = await acquireJobLock(ctx.store, id).catch((err) => {
+    throw failure(`Could not forget agent ${id}: ${describeError(err)}`);
+  });
+  try {
+    if (!(await isFolderWithoutRecord(ctx.store.home, id))) return await forgetLocked(ctx, id); // its create finished meanwhile
+    const kept = await removeInterruptedCreateLocked(ctx, id);
+    if (kept) throw failure(kept);
+  } finally {
+    await held.release();
+  }
+}
+
+/**
+ * Removes the folder of a create that died before its record, or returns why it stays. The caller
+ * holds the job's operation lock, which a live create holds from before its record exists.
+ */
+export async function removeInterruptedCreateLocked(ctx: OperationContext, id: string): Promise<string | undefined> {
+  const kept = await removeInterruptedCreate(ctx.store.home, id);
+  if (kept) return kept;
+  ctx.log(`agent ${id}: removed the folder of a creation interrupted before its record (nothing had started for it)`);
+  ctx.changed(id);
+  return undefined;
+}
+
+/** The leader's pass: each interrupted create whose lock is free (its creator gone) is removed, or logged once as kept. */
+export async function sweepInterruptedCreates(ctx: OperationContext, ids: readonly string[], reported: Set<string>): Promise<void> {
+  for (const id of ids) {
+    const lock = await jobLock(ctx.store, id).tryAcquire();
+    if (!lock) continue;
+    try {
+      const kept = await removeInterruptedCreateLocked(ctx, id);
+      if (kept && !reported.has(id)) ctx.log(kept);
+      if (kept) reported.add(id);
+    } catch (err) {
+      ctx.log(`could not remove the interrupted creation of ${id}: ${describeError(err)}`);
+    } finally {
+      await lock.release();
+    }
+  }
+}
+
+/** What removals cut short left out of the listing (see `sweepRemovalLeftovers`): when a coordinator starts leading. */
+export async function sweepRemovalsCutShort(ctx: OperationContext): Promise<void> {
+  const swept = await sweepRemovalLeftovers(ctx.store.home);
+  if (swept.length > 0) ctx.log(`removed what was left of the folders of ${swept.join(', ')} (their removal had been cut short)`);
 }

@@ -31,7 +31,7 @@ import { sendReview, type ReviewSent } from './sendReview';
 import { stopLocked } from './stop';
 import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from './types';
 import { applyLocked, type ApplyReport } from './apply';
-import { forgetLocked } from './forget';
+import { forgetAgent } from './forget';
 import type { LandingChoices } from './landingPrep';
 import { mergeLocked, type MergeReport, type MergeRequest } from './merge';
 import { planPrune, prune, type PrunePlanItem, type PruneReport, type PruneRequest } from './prune';
@@ -264,9 +264,9 @@ export class Operations {
     return this.landing(id, 'open a pull request for', () => pullRequestLocked(this.ctx, id, req));
   }
 
-  /** Remove from List: forgets a cleaned agent. */
+  /** Remove from List: forgets a cleaned agent, or the folder of a create that died before its record. */
   async forget(id: string): Promise<void> {
-    await withJobLock(this.ctx.store, id, 'forget', () => forgetLocked(this.ctx, id));
+    await forgetAgent(this.ctx, id);
     this.ctx.changed(id);
   }
 

@@ -16,6 +16,7 @@ import { CapacityBlocker, capacityOf, CapacityState, queueOrder } from '../coord
 import { observeFingerprint } from '../coordinator/cleanupRunner';
 import { OwnedLock } from '../coordinator/ownedLock';
 import { jobLock, OperationContext, okJobs } from '../operations/context';
+import { sweepInterruptedCreates, sweepRemovalsCutShort } from '../operations/forget';
 import { forgetEnvIfCleaned } from '../operations/operations';
 import { beginRetry } from '../operations/retry';
 import type { JobEntry, JobRecord, JobWatcher } from '../store';
@@ -77,6 +78,12 @@ export class Scheduler extends Disposable {
   private pumpAgain = false;
   private lastBlockKey = '';
   private cachedJobs: JobRecord[] | undefined;
+  /** Job folders of the last listing whose create died before its record. */
+  private interruptedCreates: string[] = [];
+  /** Those found holding more than a create makes: logged once, left on disk. */
+  private readonly keptInterruptedCreates = new Set<string>();
+  /** Removals cut short are looked for once, at the first pass this process leads. */
+  private sweptRemovals = false;
   private dirty = true;
   private readonly checks: AutomaticChecks;
 
@@ -169,6 +176,11 @@ export class Scheduler extends Disposable {
         await this.persistClampedDueTimes(jobs);
         this.scheduleCleanupRetries(jobs);
         await this.recoverAbandonedStarts(jobs);
+        await sweepInterruptedCreates(this.ctx, this.interruptedCreates, this.keptInterruptedCreates);
+        if (!this.sweptRemovals) {
+          this.sweptRemovals = true;
+          await sweepRemovalsCutShort(this.ctx);
+        }
         await this.autoRestart(jobs);
         this.checks.schedule(jobs);
         this.armNextDue(jobs);
@@ -183,13 +195,11 @@ export class Scheduler extends Disposable {
 
   /** Listing reads and validates every record: only when something changed since the last pass. */
   private async jobsForPass(listing?: readonly JobEntry[]): Promise<JobRecord[]> {
-    if (listing) {
-      this.dirty = false;
-      this.cachedJobs = okJobs(listing);
-    } else if (this.dirty || this.cachedJobs === undefined) {
-      this.dirty = false;
-      this.cachedJobs = okJobs(await this.ctx.store.list());
-    }
+    if (!listing && !this.dirty && this.cachedJobs !== undefined) return this.cachedJobs;
+    this.dirty = false;
+    const entries = listing ?? (await this.ctx.store.list());
+    this.cachedJobs = okJobs(entries);
+    this.interruptedCreates = entries.flatMap((e) => (!e.ok && e.interruptedCreate ? [e.id] : []));
     return this.cachedJobs;
   }
 

@@ -11,11 +11,15 @@ import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnership } from './ownership';
 import { assertJobId, StoreLayout } from './paths';
 import type { Loaded } from './records';
-import { interruptedCreate, listedJobIds, READ_CONCURRENCY, readEntriesFrom, reconcileCheck } from './readEntries';
+import { interruptedCreateEntry } from './interruptedCreate';
+import { listedJobIds, READ_CONCURRENCY, readEntriesFrom, reconcileCheck } from './readEntries';
 import { RecordWriter } from './recordWriter';
 import { JobRecord } from './schema';
 
-export type JobEntry = { id: string; ok: true; job: JobRecord } | { id: string; ok: false; reason: string };
+export type JobEntry =
+  | { id: string; ok: true; job: JobRecord }
+  /** `interruptedCreate`: a folder whose create died before its record (see interruptedCreate.ts). */
+  | { id: string; ok: false; reason: string; interruptedCreate?: true };
 
 export class JobReader {
   constructor(
@@ -78,7 +82,7 @@ export class JobReader {
   private async listEntry(id: string, loaded: Loaded): Promise<JobEntry | undefined> {
     if (loaded.kind === 'ok') return { id, ok: true, job: await this.reconciled(loaded.job) };
     if (loaded.kind === 'unreadable') return { id, ok: false, reason: loaded.reason };
-    return interruptedCreate(this.layout, id);
+    return interruptedCreateEntry(this.layout, id);
   }
 
   /** A reader that finds the owner gone fixes the record at once (under the lock, re-checked there: exactly once). */

@@ -9,6 +9,7 @@
  */
 import * as fs from 'node:fs';
 import { livenessOf, processTableSource, readProcStat, type StatSource } from '../proc/identity';
+import { interruptedCreateEntry } from './interruptedCreate';
 import type { JobEntry } from './jobReader';
 import type { JobStore } from './jobStore';
 import { leftoversStillRunning } from './leftoverCheck';
@@ -19,8 +20,6 @@ import { isTerminalState, type JobRecord } from './schema';
 
 /** Reads in flight: enough to keep libuv's thread pool busy (measured: 1,000 records in ~25–35 ms at 32 or more, ~50 at 8). */
 export const READ_CONCURRENCY = 32;
-/** A job folder without a record younger than this is a create in progress, not damage. */
-export const CREATE_GRACE_MS = 30_000;
 
 /**
  * Whether reading `job` must reconcile it first: its owner is gone, or a leftover it lists has exited.
@@ -90,23 +89,13 @@ async function readEntry(layout: StoreLayout, reconcile: Reconcile, check: Retur
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') return { id, ok: false, reason: `it cannot be read (${code ?? String(err)})` };
     if (!listing) return { id, ok: false, reason: 'no such agent' };
-    return interruptedCreate(layout, id);
+    return interruptedCreateEntry(layout, id);
   }
   const loaded = parseRecordText(id, text);
   if (loaded.kind === 'unreadable') return { id, ok: false, reason: loaded.reason };
   if (loaded.kind === 'missing') return { id, ok: false, reason: 'no such agent' };
   if (await check(loaded.job)) return reconcile(id, loaded.job);
   return { id, ok: true, job: loaded.job };
-}
-
-/** A job folder without a record: a create in progress (skipped) or one that died half-way (shown). */
-export async function interruptedCreate(layout: StoreLayout, id: string): Promise<JobEntry | undefined> {
-  try {
-    const age = Date.now() - (await statMtime(layout.jobDir(id)));
-    return age < CREATE_GRACE_MS ? undefined : { id, ok: false, reason: 'it has no record (its creation was interrupted)' };
-  } catch {
-    return undefined;
-  }
 }
 
 // The callback forms: in Node 20, fs.promises.readFile takes about twice as long for small files
@@ -119,8 +108,4 @@ function readText(file: string): Promise<string> {
 
 function readDir(dir: string): Promise<string[]> {
   return new Promise((resolve, reject) => fs.readdir(dir, (err, names) => (err ? reject(err) : resolve(names))));
-}
-
-function statMtime(path: string): Promise<number> {
-  return new Promise((resolve, reject) => fs.stat(path, (err, st) => (err ? reject(err) : resolve(st.mtimeMs))));
 }

@@ -57,7 +57,7 @@ describe('reading records without blocking (readEntries)', () => {
       assert.equal(job(deadOwner.id).lifecycle.state, 'orphaned');
       assert.deepEqual(job(leftBehind.id).leftovers, []);
       assert.match((byId.get(broken.id) as { reason: string }).reason, /not valid JSON/);
-      assert.deepEqual(byId.get(interrupted.id), { id: interrupted.id, ok: false, reason: 'it has no record (its creation was interrupted)' });
+      assert.deepEqual(byId.get(interrupted.id), { id: interrupted.id, ok: false, reason: 'it has no record (its creation was interrupted)', interruptedCreate: true });
       // Oldest first, then the unreadable ones.
       assert.deepEqual(entries.map((e) => e.id), [good.id, deadOwner.id, leftBehind.id, ...[broken.id, interrupted.id].sort()]);
       // Reconciled on disk too, once.
