@@ -23,6 +23,12 @@ export interface Holder {
   command: string;
 }
 
+/** An environment variable every descendant of an agent inherits (NAME=value). */
+export interface EnvMarker {
+  name: string;
+  value: string;
+}
+
 export interface ProcessBackend {
   readonly name: 'proc' | 'portable';
   /** Changes when the machine reboots; part of every recorded process identity. */
@@ -37,6 +43,17 @@ export interface ProcessBackend {
    * blocking `ps` run); absent where one process's stat is a cheap file read.
    */
   processTableAsync?(): Promise<ProcStat[]>;
+  /**
+   * `processStat` without blocking the event loop where it would (a `ps` run); on /proc the read
+   * itself, one small file, so a signal sent right after it targets exactly what was read.
+   */
+  processStatAsync(pid: number): Promise<ProcStat | undefined>;
+  /**
+   * The members of session `sid` (none when undefined) and, with `marker`, this user's processes
+   * carrying it (zombies excluded), in one look without blocking the event loop: what stopping a
+   * process tree polls.
+   */
+  treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]>;
   /** This user's processes whose environment holds NAME=value (zombies excluded). */
   findByEnvMarker(name: string, value: string): ProcStat[];
   /** The same, without blocking the event loop (the extension host runs cleanup). */

@@ -23,6 +23,11 @@ export function readProcStat(pid: number): ProcStat | undefined {
   return processBackend().processStat(pid);
 }
 
+/** `readProcStat` without blocking the event loop (on the portable backend each read is a `ps` run). */
+export function readProcStatAsync(pid: number): Promise<ProcStat | undefined> {
+  return processBackend().processStatAsync(pid);
+}
+
 export function identityOf(pid: number): ProcessIdentity | undefined {
   const stat = readProcStat(pid);
   if (!stat) return undefined;

@@ -7,7 +7,7 @@
  * - holders from `lsof -d cwd` (every process's cwd) and `lsof +D` (open files below the folder).
  */
 import { execFile, execFileSync, type ExecFileOptions } from 'node:child_process';
-import type { Holder, ProcessBackend } from './backend';
+import type { EnvMarker, Holder, ProcessBackend } from './backend';
 import { holder, isInside } from './procfs';
 import { isGoneState, type ProcStat } from './procStat';
 import type { ProcessUsageSnapshot } from './processUsage';
@@ -77,6 +77,16 @@ async function findByEnvMarkerAsync(name: string, value: string): Promise<ProcSt
   return all.filter((p) => pids.has(p.pid) && !isGoneState(p.state));
 }
 
+async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
+  return parsePsStat(await runAsync('ps', ['-o', PS_STAT_COLUMNS, '-p', String(pid)])).find((p) => p.pid === pid);
+}
+
+/** The environments first, then the table: a marked process seen alive in the first is in the second unless it ended. */
+async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]> {
+  const marked = marker ? new Set(pidsWithMarker(await runAsync('ps', psWithEnvironments()), marker.name, marker.value)) : new Set<number>();
+  return (await processTableAsync()).filter((p) => !isGoneState(p.state) && ((sid !== undefined && p.sid === sid) || marked.has(p.pid)));
+}
+
 function processTableAsync(): Promise<ProcStat[]> {
   return runAsync('ps', ['-A', '-o', PS_STAT_COLUMNS]).then(parsePsStat);
 }
@@ -132,7 +142,9 @@ export const portableBackend: ProcessBackend = {
   bootId,
   listProcesses,
   processStat,
+  processStatAsync,
   processTableAsync,
+  treeMembersAsync,
   findByEnvMarker,
   findByEnvMarkerAsync,
   commandLine,

@@ -7,7 +7,7 @@
  */
 import { promises as fsp, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mapConcurrently } from '../common/limiter';
-import type { Holder, ProcessBackend } from './backend';
+import type { EnvMarker, Holder, ProcessBackend } from './backend';
 import { isGoneState, type ProcStat } from './procStat';
 import { procfsUsageSnapshot } from './procfsUsage';
 
@@ -124,6 +124,9 @@ function commandLine(pid: number): string {
   return processStat(pid)?.comm ?? '';
 }
 
+/** Processes read between two yields to the event loop by a sliced walk (about a millisecond of reads). */
+const WALK_SLICE = 32;
+
 /** Processes looked at at once by an asynchronous scan: each look is a few thread-pool reads. */
 const SCAN_CONCURRENCY = 8;
 
@@ -158,6 +161,24 @@ async function findByEnvMarkerAsync(name: string, value: string): Promise<ProcSt
     return stat && !isGoneState(stat.state) ? stat : undefined;
   });
   return found.filter((p): p is ProcStat => p !== undefined);
+}
+
+/**
+ * A walk in slices of synchronous reads, yielding to the event loop between slices: a stop polls
+ * this every 25 ms, and through the thread pool (as `findByEnvMarkerAsync` reads) one walk cost
+ * five times the CPU (measured: ~20 against ~4 ms per walk of 70 processes).
+ */
+async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]> {
+  const pids = listPids();
+  const found: ProcStat[] = [];
+  for (let i = 0; i < pids.length; i++) {
+    if (i > 0 && i % WALK_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const stat = processStat(pids[i]);
+    if (!stat || isGoneState(stat.state)) continue;
+    if (sid !== undefined && stat.sid === sid) found.push(stat);
+    else if (marker && ownedByUs(stat.pid) && environOf(stat.pid)?.get(marker.name) === marker.value) found.push(stat);
+  }
+  return found;
 }
 
 async function commandLineAsync(pid: number): Promise<string> {
@@ -222,6 +243,9 @@ export const procfsBackend: ProcessBackend = {
   bootId,
   listProcesses,
   processStat,
+  // One small file read: exact at the moment of a signal sent right after it, and cheap.
+  processStatAsync: (pid) => Promise.resolve(processStat(pid)),
+  treeMembersAsync,
   findByEnvMarker,
   findByEnvMarkerAsync,
   commandLine,

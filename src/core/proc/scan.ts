@@ -4,10 +4,11 @@
  * even one that escaped into a new session; parent-pid walks (pidtree,
  * ps-list) miss orphans reparented to pid 1.
  */
-import { processBackend } from './backend';
+import { processBackend, type EnvMarker } from './backend';
 import type { ProcStat } from './procStat';
 
 export { isGoneState } from './procStat';
+export type { EnvMarker } from './backend';
 
 /** Pids of every process that exists now, ascending. */
 export function listPids(): number[] {
@@ -23,6 +24,15 @@ export function listProcesses(): ProcStat[] {
 
 export function sessionMembers(sid: number): ProcStat[] {
   return listProcesses().filter((p) => p.sid === sid);
+}
+
+/**
+ * A process tree in one look, without blocking the event loop: the members of session `sid` and,
+ * with `marker`, this user's processes carrying it (zombies excluded). A `sid` that names no
+ * session one may stop (unknown, 0 for kernel threads, 1 for init's) adds no members.
+ */
+export function treeMembers(sid: number | null | undefined, marker?: EnvMarker): Promise<ProcStat[]> {
+  return processBackend().treeMembersAsync(sid !== null && sid !== undefined && sid > 1 ? sid : undefined, marker);
 }
 
 /**

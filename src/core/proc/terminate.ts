@@ -9,15 +9,15 @@
  * unrelated process is never signalled.
  */
 import { usageError } from '../common/errors';
-import { ProcStat, readProcStat } from './identity';
-import { findByEnvMarker, isGoneState, sessionMembers } from './scan';
-import { isSameAndRunning, signalIfSame } from './signal';
+import { ProcStat, readProcStatAsync } from './identity';
+import { treeMembers, type EnvMarker } from './scan';
+import { signalEachIfSame, stillRunning } from './signal';
 
 export interface TerminateOptions {
   /** Session id of the tree (the agent's session leader pid). */
   sid: number;
   /** Environment variable that every descendant inherits (e.g. the job id). */
-  marker?: { name: string; value: string };
+  marker?: EnvMarker;
   /** How long processes get after SIGTERM before SIGKILL. */
   graceMs: number;
   /** Pids never signalled and never reported (the current process is always excluded). */
@@ -43,7 +43,7 @@ export async function terminateProcessTree(opts: TerminateOptions): Promise<Term
   if (!Number.isInteger(opts.sid) || opts.sid <= 1) {
     throw usageError(`Session id ${opts.sid} is not a process session that can be stopped.`);
   }
-  if (readProcStat(process.pid)?.sid === opts.sid) {
+  if ((await readProcStatAsync(process.pid))?.sid === opts.sid) {
     // Signalling our own session would take down this process's shell and siblings.
     throw usageError(`Session ${opts.sid} is this process's own session and cannot be stopped from here.`);
   }
@@ -51,16 +51,14 @@ export async function terminateProcessTree(opts: TerminateOptions): Promise<Term
   /** Identity recorded when a pid was first seen; a later different start time means reuse. */
   const targets = new Map<number, ProcStat>();
 
-  const scan = (): ProcStat[] => {
-    const found = sessionMembers(opts.sid);
-    if (opts.marker) found.push(...findByEnvMarker(opts.marker.name, opts.marker.value));
-    return found.filter((p) => !excluded.has(p.pid) && !isGoneState(p.state));
-  };
+  // Every look is asynchronous: a window's extension host stops agents too (an orphaned agent, a
+  // check past its time), and on the portable backend each look is a `ps` run.
+  const scan = async (): Promise<ProcStat[]> => (await treeMembers(opts.sid, opts.marker)).filter((p) => !excluded.has(p.pid));
 
   /** Adds newly seen processes; returns the ones that were not known before. */
-  const discover = (): ProcStat[] => {
+  const discover = async (): Promise<ProcStat[]> => {
     const fresh: ProcStat[] = [];
-    for (const p of scan()) {
+    for (const p of await scan()) {
       const known = targets.get(p.pid);
       if (known && known.startTime === p.startTime) continue;
       // A known pid with a new start time is a different process that joined the tree (it
@@ -71,33 +69,41 @@ export async function terminateProcessTree(opts: TerminateOptions): Promise<Term
     return fresh;
   };
 
-  const signal = (procs: ProcStat[], sig: Signal): void => {
-    for (const p of procs) {
-      // A stopped process acts on SIGTERM only once continued (as systemd does).
-      if (signalIfSame(p, sig) && sig === 'SIGTERM') signalIfSame(p, 'SIGCONT');
-    }
+  const signal = async (procs: ProcStat[], sig: Signal): Promise<void> => {
+    const sent = await signalEachIfSame(procs, sig);
+    // A stopped process acts on SIGTERM only once continued (as systemd does).
+    if (sig === 'SIGTERM') for (const p of sent) continueStopped(p.pid);
   };
 
-  const alive = (): ProcStat[] => [...targets.values()].filter(isSameAndRunning);
+  const alive = (): Promise<ProcStat[]> => stillRunning([...targets.values()]);
 
   /** Polls until every target is gone or the deadline passes, signalling newcomers with `sig`. */
   const waitGone = async (deadline: number, sig: Signal): Promise<ProcStat[]> => {
     for (;;) {
-      signal(discover(), sig);
-      const left = alive();
+      await signal(await discover(), sig);
+      const left = await alive();
       if (left.length === 0 || Date.now() >= deadline) return left;
       await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
     }
   };
 
-  signal(discover(), 'SIGTERM');
+  await signal(await discover(), 'SIGTERM');
   let left = await waitGone(Date.now() + Math.max(0, opts.graceMs), 'SIGTERM');
   if (left.length > 0) {
     opts.onEscalate?.(left.map((p) => p.pid));
-    signal(left, 'SIGKILL');
+    await signal(left, 'SIGKILL');
     left = await waitGone(Date.now() + (opts.killWaitMs ?? 3000), 'SIGKILL');
   }
 
   // Proof: a fresh scan of /proc finds nothing of the tree still running.
-  return { survivors: scan() };
+  return { survivors: await scan() };
+}
+
+/** Right after its SIGTERM (microseconds: no pid is handed out again that soon); one that exited since is simply gone. */
+function continueStopped(pid: number): void {
+  try {
+    process.kill(pid, 'SIGCONT');
+  } catch {
+    // ESRCH
+  }
 }

@@ -8,7 +8,7 @@
  * (with their start times, so a reused pid is never shown as one of them) and
  * Stop ends them.
  */
-import { bootId, commandLineOf, findByEnvMarker, isGoneState, sessionMembers, type ProcStat } from '../proc';
+import { bootId, commandLineOf, treeMembers, type ProcStat } from '../proc';
 import type { Leftover } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { processCount } from '../operations/leftovers';
@@ -22,8 +22,8 @@ const MAX_LISTED = 50;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Live processes of the agent other than its ended main process (a zombie until reaped) and this worker. */
-function leftovers(jobId: string, sid: number): ProcStat[] {
-  const live = [...findByEnvMarker(AGENT_MARKER_ENV, jobId), ...sessionMembers(sid)].filter((p) => !isGoneState(p.state));
+async function leftovers(jobId: string, sid: number): Promise<ProcStat[]> {
+  const live = await treeMembers(sid, { name: AGENT_MARKER_ENV, value: jobId });
   const byPid = new Map(live.map((p) => [p.pid, p]));
   byPid.delete(process.pid);
   byPid.delete(sid);
@@ -32,7 +32,7 @@ function leftovers(jobId: string, sid: number): ProcStat[] {
 
 /** Leftovers that are still there after the grace (none: no wait at all). */
 async function afterGrace(jobId: string, sid: number): Promise<ProcStat[]> {
-  if (leftovers(jobId, sid).length === 0) return [];
+  if ((await leftovers(jobId, sid)).length === 0) return [];
   await sleep(LEFTOVER_GRACE_MS);
   return leftovers(jobId, sid);
 }

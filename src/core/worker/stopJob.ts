@@ -7,7 +7,7 @@
  * recording the end on the worker's behalf. Resolves after the outcome is durable.
  */
 import { describeError, failure } from '../common/errors';
-import { findByEnvMarker, isSameAndRunning, readProcStat, RecordedProcess, sessionMembers, signalIfSame } from '../proc';
+import { isSameAndRunningAsync, readProcStatAsync, RecordedProcess, signalEachIfSame, signalIfSameAsync, stillRunning, treeMembers } from '../proc';
 import { isTerminalState, JobRecord, JobStore, Leftover, UnresponsiveWorker } from '../store';
 import { StopResult, WorkerClient } from '../protocol/client';
 import { AGENT_MARKER_ENV } from './agentMarker';
@@ -43,7 +43,7 @@ export async function stopJob(store: JobStore, id: string, opts: StopJobOptions 
 
   if (!isTerminalState(job.lifecycle.state)) {
     const worker = workerOf(job);
-    const frozen = worker !== undefined && isFrozen(worker.pid, worker.startTime);
+    const frozen = worker !== undefined && (await isFrozen(worker.pid, worker.startTime));
     if (frozen && !force) {
       throw failure(
         `The worker of agent ${id} (pid ${worker.pid}) is stopped (SIGSTOP) and cannot stop its agent; run paddock stop ${id} --force to end both directly`,
@@ -95,8 +95,8 @@ function workerOf(job: JobRecord): UnresponsiveWorker | undefined {
 }
 
 /** Stopped by a signal (SIGSTOP, SIGTSTP) or by a tracer: it cannot act on anything until continued. */
-function isFrozen(pid: number, startTime: number): boolean {
-  const stat = readProcStat(pid);
+async function isFrozen(pid: number, startTime: number): Promise<boolean> {
+  const stat = await readProcStatAsync(pid);
   return stat !== undefined && stat.startTime === startTime && (stat.state === 'T' || stat.state === 't');
 }
 
@@ -107,10 +107,10 @@ function isFrozen(pid: number, startTime: number): boolean {
  */
 async function forceStop(store: JobStore, job: JobRecord): Promise<StopResult> {
   const worker = workerOf(job);
-  const sid = job.lifecycle.pid ?? findByEnvMarker(AGENT_MARKER_ENV, job.id)[0]?.sid;
-  const killAgent = () => {
-    if (sid && sid > 1) for (const p of sessionMembers(sid)) signalIfSame(p, 'SIGKILL');
-    for (const p of findByEnvMarker(AGENT_MARKER_ENV, job.id)) signalIfSame(p, 'SIGKILL');
+  const marker = { name: AGENT_MARKER_ENV, value: job.id };
+  const sid = job.lifecycle.pid ?? (await treeMembers(undefined, marker))[0]?.sid;
+  const killAgent = async () => {
+    await signalEachIfSame(await treeMembers(sid, marker), 'SIGKILL');
   };
   let state = job.lifecycle.state;
   if (worker) {
@@ -120,11 +120,11 @@ async function forceStop(store: JobStore, job: JobRecord): Promise<StopResult> {
         job.id,
         worker,
         async () => {
-          signalIfSame(worker, 'SIGKILL');
-          signalIfSame(worker, 'SIGCONT');
-          killAgent();
+          await signalIfSameAsync(worker, 'SIGKILL');
+          await signalIfSameAsync(worker, 'SIGCONT');
+          await killAgent();
           const deadline = Date.now() + WORKER_DEATH_WAIT_MS;
-          while (isRunning(worker) && Date.now() < deadline) await sleep(20);
+          while ((await isSameAndRunningAsync(worker)) && Date.now() < deadline) await sleep(20);
         },
         detail,
       );
@@ -135,27 +135,22 @@ async function forceStop(store: JobStore, job: JobRecord): Promise<StopResult> {
       if (!isTerminalState(state)) throw err;
     }
   } else {
-    killAgent();
+    await killAgent();
   }
   const rest = await stopDirectly(store, { ...job, lifecycle: { ...job.lifecycle, state } }, 0);
   return { state, escalated: true, survivors: rest.survivors, via: 'direct', ended: rest.ended };
 }
 
-function isRunning(p: { pid: number; startTime: number }): boolean {
-  const stat = readProcStat(p.pid);
-  return stat !== undefined && stat.startTime === p.startTime && stat.state !== 'Z' && stat.state !== 'X';
-}
-
 /** SIGTERMs the recorded worker (never a reused pid) and waits until its job is terminal; undefined if it cannot. */
 async function stopThroughWorkerSignal(store: JobStore, job: JobRecord, timeoutMs: number): Promise<JobRecord | undefined> {
   const worker = workerOf(job);
-  if (!worker || !signalIfSame(worker, 'SIGTERM')) return undefined;
+  if (!worker || !(await signalIfSameAsync(worker, 'SIGTERM'))) return undefined;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const now = await store.read(job.id);
     if (isTerminalState(now.lifecycle.state)) return now;
     // A worker frozen meanwhile will never act on the signal.
-    if (isFrozen(worker.pid, worker.startTime)) return undefined;
+    if (await isFrozen(worker.pid, worker.startTime)) return undefined;
     await sleep(100);
   }
   return undefined;
@@ -169,17 +164,20 @@ async function stopThroughWorkerSignal(store: JobStore, job: JobRecord, timeoutM
  */
 async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number): Promise<StopResult> {
   // A terminal record no longer names the agent's pid: the marker every descendant inherits finds what is left.
-  const marked = findByEnvMarker(AGENT_MARKER_ENV, job.id);
-  const sid = job.lifecycle.pid ?? marked[0]?.sid;
-  const listed = runningListed(job);
+  const marker = { name: AGENT_MARKER_ENV, value: job.id };
+  let members = await treeMembers(job.lifecycle.pid, marker);
+  const sid = job.lifecycle.pid ?? members[0]?.sid;
+  // Found through the marker: its session's other members belong to the agent too.
+  if (job.lifecycle.pid === null && sid !== undefined) members = await treeMembers(sid, marker);
+  const listed = await runningListed(job);
   const seen = new Map<number, NamedProcess>();
-  if (sid && sid > 1) for (const p of [...sessionMembers(sid), ...marked]) seen.set(p.pid, { pid: p.pid, command: p.comm });
+  if (sid && sid > 1) for (const p of members) seen.set(p.pid, { pid: p.pid, command: p.comm });
   for (const p of listed) seen.set(p.pid, { pid: p.pid, command: p.command.split(' ')[0] });
   if (seen.size === 0) return { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none', ended: [] };
   let escalated = false;
   let survivors: NamedProcess[] = [];
   if (sid && sid > 1) ({ escalated, survivors } = await stopAgentProcesses({ sid, jobId: job.id, graceMs }));
-  const unreached = listed.filter((p) => isSameAndRunning(p));
+  const unreached = await stillRunning(listed);
   if (unreached.length > 0) {
     const byIdentity = await endByIdentity(unreached, graceMs);
     escalated ||= byIdentity.escalated;
@@ -197,18 +195,18 @@ async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number): P
 }
 
 /** The record's leftovers that still run as the processes recorded (an entry without a start time cannot be proven so). */
-function runningListed(job: JobRecord): (Leftover & RecordedProcess)[] {
-  return (job.leftovers ?? []).filter((p): p is Leftover & RecordedProcess => p.startTime !== undefined && isSameAndRunning({ pid: p.pid, startTime: p.startTime }));
+function runningListed(job: JobRecord): Promise<(Leftover & RecordedProcess)[]> {
+  return stillRunning((job.leftovers ?? []).filter((p): p is Leftover & RecordedProcess => p.startTime !== undefined));
 }
 
 /** TERM, up to `graceMs` for them to exit, then KILL: each only while its pid still names the recorded process. */
 async function endByIdentity(processes: (Leftover & RecordedProcess)[], graceMs: number): Promise<{ escalated: boolean; survivors: NamedProcess[] }> {
-  for (const p of processes) signalIfSame(p, 'SIGTERM');
+  await signalEachIfSame(processes, 'SIGTERM');
   const deadline = Date.now() + graceMs;
-  while (processes.some(isSameAndRunning) && Date.now() < deadline) await sleep(50);
-  const left = processes.filter(isSameAndRunning);
-  for (const p of left) signalIfSame(p, 'SIGKILL');
+  while ((await stillRunning(processes)).length > 0 && Date.now() < deadline) await sleep(50);
+  const left = await stillRunning(processes);
+  await signalEachIfSame(left, 'SIGKILL');
   const killDeadline = Date.now() + 2000;
-  while (left.some(isSameAndRunning) && Date.now() < killDeadline) await sleep(20);
-  return { escalated: left.length > 0, survivors: left.filter(isSameAndRunning).map((p) => ({ pid: p.pid, command: p.command })) };
+  while ((await stillRunning(left)).length > 0 && Date.now() < killDeadline) await sleep(20);
+  return { escalated: left.length > 0, survivors: (await stillRunning(left)).map((p) => ({ pid: p.pid, command: p.command })) };
 }
