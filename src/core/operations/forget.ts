@@ -14,6 +14,7 @@ export async function forgetLocked(ctx: OperationContext, id: string): Promise<v
   const blocked = forgetBlocker(job);
   if (blocked) throw usageError(blocked);
   await removeJobFolder(ctx.store.home, id);
+  await sweepRemovalsCutShort(ctx); // an earlier removal that failed half-way (an I/O error) is retried here
   ctx.log(`agent ${id} removed from the list${job.evidence?.snapshotRef ? `; its snapshot ${job.evidence.snapshotRef} is kept` : ''}`);
 }
 
@@ -62,7 +63,7 @@ export async function sweepInterruptedCreates(ctx: OperationContext, ids: readon
   }
 }
 
-/** What removals cut short left out of the listing (see `sweepRemovalLeftovers`): when a coordinator starts leading. */
+/** What removals cut short left out of the listing (see `sweepRemovalLeftovers`): when a coordinator starts leading, and after each forget. */
 export async function sweepRemovalsCutShort(ctx: OperationContext): Promise<void> {
   const swept = await sweepRemovalLeftovers(ctx.store.home);
   if (swept.length > 0) ctx.log(`removed what was left of the folders of ${swept.join(', ')} (their removal had been cut short)`);

@@ -87,8 +87,14 @@ async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Pr
   return (await processTableAsync()).filter((p) => !isGoneState(p.state) && ((sid !== undefined && p.sid === sid) || marked.has(p.pid)));
 }
 
-function processTableAsync(): Promise<ProcStat[]> {
-  return runAsync('ps', ['-A', '-o', PS_STAT_COLUMNS]).then(parsePsStat);
+/**
+ * A table with no process in it is a `ps` that failed (at the process limit, timed out): `ps -A`
+ * always lists init and itself. Read as empty it would judge every process gone — a live lock
+ * owner dead, a tree being stopped already ended — so it is read once more, blocking, as before.
+ */
+async function processTableAsync(): Promise<ProcStat[]> {
+  const table = parsePsStat(await runAsync('ps', ['-A', '-o', PS_STAT_COLUMNS]));
+  return table.length > 0 ? table : listProcesses();
 }
 
 function commandLine(pid: number): string {

@@ -122,6 +122,33 @@ describe('OwnedLock', function () {
     }
   });
 
+  it('on the portable backend, a ps that fails once does not hand a live owner\'s lock over', async function () {
+    // A `ps -A` that fails (the process limit, a timeout) prints nothing: read as an empty table, it
+    // judged the live owner dead and its lock was taken. The shim fails the first table read only.
+    const realPs = ['/usr/bin/ps', '/bin/ps'].find((p) => existsSync(p));
+    if (!realPs) return this.skip();
+    const shims = mkdtempSync(join(dir, 'shims-'));
+    const failed = join(shims, 'failed-once');
+    writeFileSync(join(shims, 'ps'), `#!/bin/sh\ncase " $* " in *" -A "*) if [ ! -e '${failed}' ]; then : > '${failed}'; exit 1; fi;; esac\nexec ${realPs} "$@"\n`, { mode: 0o755 });
+    const saved = { PATH: process.env.PATH, backend: process.env.PADDOCK_PROCESS_BACKEND };
+    const lockDir = join(dir, 'owned.lock');
+    const child = await lockInChild(lockDir, { ...process.env, PADDOCK_PROCESS_BACKEND: 'portable' });
+    try {
+      process.env.PADDOCK_PROCESS_BACKEND = 'portable';
+      assert.ok(ownIdentity(), 'read before the failing ps');
+      process.env.PATH = `${shims}:${saved.PATH}`;
+      const held = await new OwnedLock(lockDir, 'me').tryAcquire();
+      assert.ok(existsSync(failed), 'the failing ps ran');
+      assert.equal(held, undefined, 'the live owner keeps its lock');
+      assert.equal(JSON.parse(readFileSync(join(lockDir, 'owner.json'), 'utf8')).pid, child.pid);
+    } finally {
+      process.env.PATH = saved.PATH;
+      if (saved.backend === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
+      else process.env.PADDOCK_PROCESS_BACKEND = saved.backend;
+      child.kill('SIGKILL');
+    }
+  });
+
   it('does not release a lock that was taken over by someone else', async () => {
     const lockDir = join(dir, 'y.lock');
     const held = await new OwnedLock(lockDir, 'a').tryAcquire();

@@ -149,7 +149,8 @@ describe('proc/terminateProcessTree', () => {
     assert.ok(escalated.includes(sid), `SIGTERM is ignored: escalated ${escalated.join(',')}`);
     assert.equal(escalated.length, 3, 'the leader, its child and the setsid escapee (through the marker)');
     for (const pid of escalated) assert.equal(running(pid), false, `${pid} ended`);
-    assert.ok(longestGap < 200, `the event loop stopped for ${longestGap} ms`);
+    // Under the shim's 300 ms: no blocking `ps` run (a loaded machine may still pause the loop briefly).
+    assert.ok(longestGap < 300, `the event loop stopped for ${longestGap} ms`);
   });
 
   it('refuses its own session and the init session', async () => {
