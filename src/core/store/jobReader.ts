@@ -5,10 +5,10 @@
  */
 import { describeError, failure } from '../common/errors';
 import { mapConcurrently } from '../common/limiter';
-import { livenessOf } from '../proc/identity';
+import { processTableSource } from '../proc/identity';
 import { applyTransition } from './lifecycle';
 import { leftoversStillRunning } from './leftoverCheck';
-import { judgeOwnership } from './ownership';
+import { judgeOwnershipNow } from './ownership';
 import { assertJobId, StoreLayout } from './paths';
 import type { Loaded } from './records';
 import { interruptedCreateEntry } from './interruptedCreate';
@@ -93,10 +93,12 @@ export class JobReader {
 
   /** Leftovers that exited (or whose pid now names another process) leave the record at the next read. */
   private async withoutGoneLeftovers(job: JobRecord): Promise<JobRecord> {
-    if (leftoversStillRunning(job) === undefined) return job;
+    // Judged from the process table (one asynchronous `ps` on the portable backend, not a blocking one
+    // per process), exact for processes the record named before it was taken.
+    if (!job.leftovers?.length || leftoversStillRunning(job, await processTableSource()) === undefined) return job;
     try {
       return await this.writer.mutate(job.id, async (current) => {
-        const running = leftoversStillRunning(current);
+        const running = leftoversStillRunning(current, await processTableSource());
         if (running === undefined) return undefined;
         const gone = (current.leftovers ?? []).filter((p) => !running.some((r) => r.pid === p.pid));
         const message = `${gone.length === 1 ? 'a process' : `${gone.length} processes`} it left running exited: ${gone.map((p) => `${p.pid} (${p.command.split(' ')[0]})`).join(', ')}`;
@@ -109,10 +111,10 @@ export class JobReader {
   }
 
   private async reconciledOwner(job: JobRecord): Promise<JobRecord> {
-    if (!judgeOwnership(job, livenessOf)) return job;
+    if (!(await judgeOwnershipNow(job))) return job;
     try {
       return await this.writer.mutate(job.id, async (current) => {
-        const verdict = judgeOwnership(current, livenessOf);
+        const verdict = await judgeOwnershipNow(current);
         if (!verdict) return undefined;
         const next = applyTransition(current, verdict.to, { detail: verdict.detail });
         return { next, timeline: [{ type: verdict.type, from: current.lifecycle.state, to: verdict.to, message: verdict.detail }] };

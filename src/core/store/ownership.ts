@@ -4,7 +4,7 @@
  * reused pid is never mistaken for the worker, and a dead owner is noticed at the
  * next read rather than after a lock timeout.
  */
-import { Liveness, livenessOf } from '../proc/identity';
+import { isThisProcess, Liveness, livenessOf, processTableSource } from '../proc/identity';
 import { isTerminalState, JobRecord, LifecycleState } from './schema';
 
 export interface Reconciliation {
@@ -34,6 +34,23 @@ export function judgeOwnership(job: JobRecord, probe: LivenessProbe = livenessOf
     return { to: 'failed', detail: LAUNCH_FAILED_DETAIL, type: 'launch-failed' };
   }
   return undefined;
+}
+
+/**
+ * `judgeOwnership` without blocking the event loop: on the portable backend each process's stat is a
+ * blocking `ps` run (every read of a live agent's record asked one), so another process is judged
+ * from the process table, read asynchronously — exact, as the record was read before the table was
+ * taken. A record that asks about no other process (ended, or owned by this one) reads nothing.
+ */
+export async function judgeOwnershipNow(job: JobRecord): Promise<Reconciliation | undefined> {
+  let asksAnother = false;
+  judgeOwnership(job, (identity) => {
+    asksAnother ||= !isThisProcess(identity);
+    return 'alive';
+  });
+  if (!asksAnother) return judgeOwnership(job);
+  const stats = await processTableSource();
+  return judgeOwnership(job, (identity) => livenessOf(identity, stats));
 }
 
 function describeGone(liveness: Exclude<Liveness, 'alive'>): string {

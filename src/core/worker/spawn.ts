@@ -9,7 +9,7 @@ import { closeSync, openSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { failure } from '../common/errors';
-import { bootId, identityOf } from '../proc';
+import { bootId, readProcStatAsync } from '../proc';
 import { processBackend } from '../proc/backend';
 import { JobStore } from '../store';
 import { AGENT_VARIABLE_NAMES } from './agentVariables';
@@ -86,7 +86,7 @@ export async function spawnWorker(opts: SpawnWorkerOptions): Promise<SpawnedWork
     throw failure(`Could not start the worker for agent ${opts.jobId} with ${execPath}.`);
   }
 
-  const identity = identityOf(pid);
+  const identity = await readProcStatAsync(pid); // a window launches: no blocking `ps` on the portable backend
   const launch = {
     workerPid: pid,
     // A worker that died at once has no start time; 0 never matches, so readers judge it dead.

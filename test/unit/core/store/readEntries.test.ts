@@ -65,7 +65,7 @@ describe('reading records without blocking (readEntries)', () => {
     });
   }
 
-  it('on the portable backend, a listing runs ps once for the whole process table, not once per live agent', async function () {
+  it('on the portable backend, a listing runs ps once for the whole process table, not once per live agent, and a read runs none blocking', async function () {
     // Each agent's worker judged alive by its own `ps -p` was a blocking run on the window's event loop
     // per listing; a `ps` that counts its runs, ahead of the real one in PATH, shows what a listing asks.
     const shims = fs.mkdtempSync(path.join(bed.home, 'shims-'));
@@ -115,6 +115,22 @@ describe('reading records without blocking (readEntries)', () => {
       fs.rmSync(runs, { force: true });
       await readEntries(store, [ended.id]);
       assert.equal(fs.existsSync(runs), false, 'an ended agent needs no look at the processes');
+      // An operation's read of one live agent's record: judged without stopping the event loop,
+      // however slow `ps` is (it was a blocking `ps -p` on every read).
+      fs.writeFileSync(path.join(shims, 'ps'), `#!/bin/sh\nsleep 0.3\nexec ${realPs} "$@"\n`, { mode: 0o755 });
+      let last = Date.now();
+      let longestGap = 0;
+      const ticks = setInterval(() => {
+        longestGap = Math.max(longestGap, Date.now() - last);
+        last = Date.now();
+      }, 10);
+      const started = Date.now();
+      const read = await bed.store().read(ids[0]);
+      clearInterval(ticks);
+      longestGap = Math.max(longestGap, Date.now() - last);
+      assert.equal(read.lifecycle.state, 'running');
+      assert.ok(Date.now() - started >= 300, 'the read asked the slow ps');
+      assert.ok(longestGap < 300, `a read stopped the event loop for ${longestGap} ms`);
     } finally {
       process.env.PATH = saved.PATH;
       if (saved.backend === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
