@@ -129,7 +129,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     }
     this.mirror.resize(cols, rows);
     this.server.broadcast({ type: 'size', cols, rows });
-    nudgeForegroundGroup(this.pty.pid);
+    void nudgeForegroundGroup(this.pty.pid);
   }
 
   async send(text: string): Promise<void> {

@@ -6,7 +6,7 @@
 import { constants } from 'node:os';
 import type * as NodePty from 'node-pty';
 import { describeError, failure } from '../common/errors';
-import { readProcStat } from '../proc';
+import { readProcStatAsync } from '../proc';
 import type { DrainMarker } from './drain';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { AGENT_VARIABLE_NAMES } from './agentVariables';
@@ -92,10 +92,12 @@ export function ptyMasterFd(pty: Pty): number {
 
 /**
  * After a resize: the kernel signals the PTY's foreground group on a size change; an explicit
- * SIGWINCH to that group makes sure it redraws (abduco's trick).
+ * SIGWINCH to that group makes sure it redraws (abduco's trick). The group is read without
+ * blocking: on the portable backend it is a `ps` run, and a window dragged wider resizes many
+ * times a second while the worker relays the agent's output.
  */
-export function nudgeForegroundGroup(sessionPid: number): void {
-  const fg = readProcStat(sessionPid)?.tpgid;
+export async function nudgeForegroundGroup(sessionPid: number): Promise<void> {
+  const fg = (await readProcStatAsync(sessionPid))?.tpgid;
   if (!fg || fg <= 1) return;
   try {
     process.kill(-fg, 'SIGWINCH');
