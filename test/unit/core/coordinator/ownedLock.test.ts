@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
 import { identityOf, ownIdentity } from '../../../../src/core/proc';
+import { PortablePs, watchEventLoop } from '../proc/portablePs';
 
 /**
  * A child process that takes the lock at `lockDir` (same format: mkdir + owner.json with its identity)
@@ -85,39 +86,26 @@ describe('OwnedLock', function () {
   it('judges another process\'s lock without stopping the event loop, on the portable backend too', async function () {
     // A `ps` that takes 300 ms ahead of the real one in PATH: a judgment that runs it blocking stops
     // the event loop that long (it was a blocking `ps -p` per judgment, at every pass and every retry
-    // of a window's locks). The longest gap between 10 ms ticks tells.
-    const realPs = ['/usr/bin/ps', '/bin/ps'].find((p) => existsSync(p));
-    if (!realPs) return this.skip();
-    const shims = mkdtempSync(join(dir, 'shims-'));
-    writeFileSync(join(shims, 'ps'), `#!/bin/sh\nsleep 0.3\nexec ${realPs} "$@"\n`, { mode: 0o755 });
-    const saved = { PATH: process.env.PATH, backend: process.env.PADDOCK_PROCESS_BACKEND };
+    // of a window's locks).
+    const ps = new PortablePs(mkdtempSync(join(dir, 'shims-')));
+    if (!ps.real) return this.skip();
     const lockDir = join(dir, 'other.lock');
     const child = await lockInChild(lockDir, { ...process.env, PADDOCK_PROCESS_BACKEND: 'portable' });
     try {
-      process.env.PADDOCK_PROCESS_BACKEND = 'portable';
+      ps.useBackend();
       assert.ok(ownIdentity(), 'read once, before the slow ps (with the boot identity)');
-      process.env.PATH = `${shims}:${saved.PATH}`;
+      ps.shim('sleep 0.3');
       const lock = new OwnedLock(lockDir, 'me');
-      for (const [name, judge] of [['owner', () => lock.owner()], ['tryAcquire', () => lock.tryAcquire()]] as const) {
-        let last = Date.now();
-        let longestGap = 0;
-        const ticks = setInterval(() => {
-          longestGap = Math.max(longestGap, Date.now() - last);
-          last = Date.now();
-        }, 10);
-        const started = Date.now();
-        const result = await judge();
-        clearInterval(ticks);
-        longestGap = Math.max(longestGap, Date.now() - last);
-        assert.ok(Date.now() - started >= 300, `${name} ran the slow ps`);
-        assert.ok(longestGap < 200, `${name}: the event loop stopped for ${longestGap} ms`);
-        if (name === 'owner') assert.equal((result as Awaited<ReturnType<OwnedLock['owner']>>)?.pid, child.pid, 'the live owner is seen');
-        else assert.equal(result, undefined, 'a live owner keeps its lock');
+      const owner = await watchEventLoop(() => lock.owner());
+      assert.equal(owner.result?.pid, child.pid, 'the live owner is seen');
+      const taken = await watchEventLoop(() => lock.tryAcquire());
+      assert.equal(taken.result, undefined, 'a live owner keeps its lock');
+      for (const [name, watched] of [['owner', owner], ['tryAcquire', taken]] as const) {
+        assert.ok(watched.elapsedMs >= 300, `${name} ran the slow ps`);
+        assert.ok(watched.longestGapMs < 200, `${name}: the event loop stopped for ${watched.longestGapMs} ms`);
       }
     } finally {
-      process.env.PATH = saved.PATH;
-      if (saved.backend === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved.backend;
+      ps.restore();
       child.kill('SIGKILL');
     }
   });
@@ -125,26 +113,21 @@ describe('OwnedLock', function () {
   it('on the portable backend, a ps that fails once does not hand a live owner\'s lock over', async function () {
     // A `ps -A` that fails (the process limit, a timeout) prints nothing: read as an empty table, it
     // judged the live owner dead and its lock was taken. The shim fails the first table read only.
-    const realPs = ['/usr/bin/ps', '/bin/ps'].find((p) => existsSync(p));
-    if (!realPs) return this.skip();
-    const shims = mkdtempSync(join(dir, 'shims-'));
-    const failed = join(shims, 'failed-once');
-    writeFileSync(join(shims, 'ps'), `#!/bin/sh\ncase " $* " in *" -A "*) if [ ! -e '${failed}' ]; then : > '${failed}'; exit 1; fi;; esac\nexec ${realPs} "$@"\n`, { mode: 0o755 });
-    const saved = { PATH: process.env.PATH, backend: process.env.PADDOCK_PROCESS_BACKEND };
+    const ps = new PortablePs(mkdtempSync(join(dir, 'shims-')));
+    if (!ps.real) return this.skip();
+    const failed = join(dir, 'failed-once');
     const lockDir = join(dir, 'owned.lock');
     const child = await lockInChild(lockDir, { ...process.env, PADDOCK_PROCESS_BACKEND: 'portable' });
     try {
-      process.env.PADDOCK_PROCESS_BACKEND = 'portable';
+      ps.useBackend();
       assert.ok(ownIdentity(), 'read before the failing ps');
-      process.env.PATH = `${shims}:${saved.PATH}`;
+      ps.shim(`case " $* " in *" -A "*) if [ ! -e '${failed}' ]; then : > '${failed}'; exit 1; fi;; esac`);
       const held = await new OwnedLock(lockDir, 'me').tryAcquire();
       assert.ok(existsSync(failed), 'the failing ps ran');
       assert.equal(held, undefined, 'the live owner keeps its lock');
       assert.equal(JSON.parse(readFileSync(join(lockDir, 'owner.json'), 'utf8')).pid, child.pid);
     } finally {
-      process.env.PATH = saved.PATH;
-      if (saved.backend === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved.backend;
+      ps.restore();
       child.kill('SIGKILL');
     }
   });

@@ -1,12 +1,13 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readProcStat } from '../../../../src/core/proc/identity';
 import { listProcesses, sessionMembers } from '../../../../src/core/proc/scan';
 import { signalIfSame } from '../../../../src/core/proc/signal';
 import { terminateProcessTree } from '../../../../src/core/proc/terminate';
+import { PortablePs, watchEventLoop } from './portablePs';
 import { MARKER_NAME, Spawned, running, waitFor } from './procTestUtil';
 
 describe('proc/terminateProcessTree', () => {
@@ -117,40 +118,29 @@ describe('proc/terminateProcessTree', () => {
     // at the tree was a blocking `ps` run, several per 25 ms poll, for the whole grace. With a `ps`
     // that takes 300 ms ahead of the real one in PATH, any blocking run stops the loop that long.
     this.timeout(30_000);
-    const realPs = ['/usr/bin/ps', '/bin/ps'].find((p) => existsSync(p));
-    if (!realPs) return this.skip();
     const shims = mkdtempSync(join(tmpdir(), 'paddock-ps-'));
-    writeFileSync(join(shims, 'ps'), `#!/bin/sh\nsleep 0.3\nexec ${realPs} "$@"\n`, { mode: 0o755 });
+    const ps = new PortablePs(shims);
+    if (!ps.real) return this.skip();
     const marker = procs.newMarker();
     const sid = procs.session("trap '' TERM; setsid sleep 1000 & sleep 1000 & wait", marker);
     await waitFor('the two sleepers', () => listProcesses().filter((p) => p.ppid === sid && p.comm === 'sleep').length === 2);
-    const saved = { PATH: process.env.PATH, backend: process.env.PADDOCK_PROCESS_BACKEND };
-    let longestGap = 0;
     let escalated: number[] = [];
-    let result;
+    let watched;
     try {
-      process.env.PADDOCK_PROCESS_BACKEND = 'portable';
-      process.env.PATH = `${shims}:${saved.PATH}`;
-      let last = Date.now();
-      const ticks = setInterval(() => {
-        longestGap = Math.max(longestGap, Date.now() - last);
-        last = Date.now();
-      }, 10);
-      result = await terminateProcessTree({ sid, graceMs: 300, marker: { name: MARKER_NAME, value: marker }, onEscalate: (p) => (escalated = p) });
-      clearInterval(ticks);
-      longestGap = Math.max(longestGap, Date.now() - last);
+      ps.useBackend();
+      ps.shim('sleep 0.3');
+      watched = await watchEventLoop(() => terminateProcessTree({ sid, graceMs: 300, marker: { name: MARKER_NAME, value: marker }, onEscalate: (p) => (escalated = p) }));
     } finally {
-      process.env.PATH = saved.PATH;
-      if (saved.backend === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved.backend;
+      ps.restore();
       rmSync(shims, { recursive: true, force: true });
     }
+    const { result, longestGapMs } = watched;
     assert.deepEqual(result.survivors, []);
     assert.ok(escalated.includes(sid), `SIGTERM is ignored: escalated ${escalated.join(',')}`);
     assert.equal(escalated.length, 3, 'the leader, its child and the setsid escapee (through the marker)');
     for (const pid of escalated) assert.equal(running(pid), false, `${pid} ended`);
     // Under the shim's 300 ms: no blocking `ps` run (a loaded machine may still pause the loop briefly).
-    assert.ok(longestGap < 300, `the event loop stopped for ${longestGap} ms`);
+    assert.ok(longestGapMs < 300, `the event loop stopped for ${longestGapMs} ms`);
   });
 
   it('refuses its own session and the init session', async () => {

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { identityOf } from '../../../../src/core/proc/identity';
 import { JobStore } from '../../../../src/core/store';
 import { readEntries } from '../../../../src/core/store/readEntries';
+import { PortablePs, watchEventLoop } from '../proc/portablePs';
 import { sampleJob, TestBed, useTestBed } from './helpers';
 
 describe('reading records without blocking (readEntries)', () => {
@@ -68,15 +69,12 @@ describe('reading records without blocking (readEntries)', () => {
   it('on the portable backend, a listing runs ps once for the whole process table, not once per live agent, and a read runs none blocking', async function () {
     // Each agent's worker judged alive by its own `ps -p` was a blocking run on the window's event loop
     // per listing; a `ps` that counts its runs, ahead of the real one in PATH, shows what a listing asks.
-    const shims = fs.mkdtempSync(path.join(bed.home, 'shims-'));
-    const runs = path.join(shims, 'runs');
-    const realPs = ['/usr/bin/ps', '/bin/ps'].find((p) => fs.existsSync(p));
-    if (!realPs) return this.skip();
-    fs.writeFileSync(path.join(shims, 'ps'), `#!/bin/sh\necho "$*" >> '${runs}'\nexec ${realPs} "$@"\n`, { mode: 0o755 });
-    const saved = { PATH: process.env.PATH, backend: process.env.PADDOCK_PROCESS_BACKEND };
+    const ps = new PortablePs(fs.mkdtempSync(path.join(bed.home, 'shims-')));
+    if (!ps.real) return this.skip();
+    const runs = path.join(bed.home, 'ps-runs');
     const sleepers = Array.from({ length: 5 }, () => spawn('sleep', ['60'], { stdio: 'ignore' }));
     try {
-      process.env.PADDOCK_PROCESS_BACKEND = 'portable';
+      ps.useBackend();
       const ids: string[] = [];
       for (const sleeper of sleepers) {
         const owner = identityOf(sleeper.pid!);
@@ -97,7 +95,7 @@ describe('reading records without blocking (readEntries)', () => {
       await store.transition(ended.id, 'completed');
       // A first listing reads what a process reads once (the boot identity, its own start time).
       await store.list();
-      process.env.PATH = `${shims}${path.delimiter}${saved.PATH}`;
+      ps.shim(`echo "$*" >> '${runs}'`);
       const listings: [string, () => Promise<{ ok: boolean; job?: { lifecycle: { state: string } } }[]>][] = [
         ['a window\'s listing', () => bed.store().list()],
         ['the CLI\'s listing', () => bed.store({ blockingReads: true }).list()],
@@ -117,24 +115,13 @@ describe('reading records without blocking (readEntries)', () => {
       assert.equal(fs.existsSync(runs), false, 'an ended agent needs no look at the processes');
       // An operation's read of one live agent's record: judged without stopping the event loop,
       // however slow `ps` is (it was a blocking `ps -p` on every read).
-      fs.writeFileSync(path.join(shims, 'ps'), `#!/bin/sh\nsleep 0.3\nexec ${realPs} "$@"\n`, { mode: 0o755 });
-      let last = Date.now();
-      let longestGap = 0;
-      const ticks = setInterval(() => {
-        longestGap = Math.max(longestGap, Date.now() - last);
-        last = Date.now();
-      }, 10);
-      const started = Date.now();
-      const read = await bed.store().read(ids[0]);
-      clearInterval(ticks);
-      longestGap = Math.max(longestGap, Date.now() - last);
-      assert.equal(read.lifecycle.state, 'running');
-      assert.ok(Date.now() - started >= 300, 'the read asked the slow ps');
-      assert.ok(longestGap < 300, `a read stopped the event loop for ${longestGap} ms`);
+      ps.shim('sleep 0.3');
+      const read = await watchEventLoop(() => bed.store().read(ids[0]));
+      assert.equal(read.result.lifecycle.state, 'running');
+      assert.ok(read.elapsedMs >= 300, 'the read asked the slow ps');
+      assert.ok(read.longestGapMs < 300, `a read stopped the event loop for ${read.longestGapMs} ms`);
     } finally {
-      process.env.PATH = saved.PATH;
-      if (saved.backend === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved.backend;
+      ps.restore();
       for (const sleeper of sleepers) sleeper.kill('SIGKILL');
     }
   });
