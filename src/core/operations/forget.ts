@@ -14,12 +14,16 @@ export async function forgetLocked(ctx: OperationContext, id: string): Promise<v
   const blocked = forgetBlocker(job);
   if (blocked) throw usageError(blocked);
   await removeJobFolder(ctx.store.home, id);
-  await sweepRemovalsCutShort(ctx); // an earlier removal that failed half-way (an I/O error) is retried here
   ctx.log(`agent ${id} removed from the list${job.evidence?.snapshotRef ? `; its snapshot ${job.evidence.snapshotRef} is kept` : ''}`);
 }
 
 /** `paddock forget`, the row's Remove from List: either kind of removal, under the job's operation lock. */
 export async function forgetAgent(ctx: OperationContext, id: string): Promise<void> {
+  await forgetEither(ctx, id);
+  await sweepRemovalsCutShort(ctx); // an earlier removal that failed half-way (an I/O error) is retried here
+}
+
+async function forgetEither(ctx: OperationContext, id: string): Promise<void> {
   if (!(await isFolderWithoutRecord(ctx.store.home, id))) return withJobLock(ctx.store, id, 'forget', () => forgetLocked(ctx, id));
   // A create in progress holds the lock until its worktree is assigned: waited for like any operation.
   const held = await acquireJobLock(ctx.store, id).catch((err) => {
@@ -63,7 +67,7 @@ export async function sweepInterruptedCreates(ctx: OperationContext, ids: readon
   }
 }
 
-/** What removals cut short left out of the listing (see `sweepRemovalLeftovers`): when a coordinator starts leading, and after each forget. */
+/** What removals cut short left out of the listing (see `sweepRemovalLeftovers`): when a coordinator starts leading, after a forget, after a prune. */
 export async function sweepRemovalsCutShort(ctx: OperationContext): Promise<void> {
   const swept = await sweepRemovalLeftovers(ctx.store.home);
   if (swept.length > 0) ctx.log(`removed what was left of the folders of ${swept.join(', ')} (their removal had been cut short)`);

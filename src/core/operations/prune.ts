@@ -8,7 +8,7 @@ import { runGit } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { okJobs, withJobLock } from './context';
-import { forgetLocked } from './forget';
+import { forgetLocked, sweepRemovalsCutShort } from './forget';
 import { canForget } from './rules';
 
 export interface PruneRequest {
@@ -57,5 +57,6 @@ export async function prune(ctx: OperationContext, plan: readonly PrunePlanItem[
       report.problems.push({ id: item.id, reason: describeError(err) });
     }
   }
+  await sweepRemovalsCutShort(ctx); // once, not per agent
   return report;
 }

@@ -16,12 +16,12 @@ import { CapacityBlocker, capacityOf, CapacityState, queueOrder } from '../coord
 import { observeFingerprint } from '../coordinator/cleanupRunner';
 import { OwnedLock } from '../coordinator/ownedLock';
 import { jobLock, OperationContext, okJobs } from '../operations/context';
-import { sweepInterruptedCreates, sweepRemovalsCutShort } from '../operations/forget';
 import { forgetEnvIfCleaned } from '../operations/operations';
 import { beginRetry } from '../operations/retry';
 import type { JobEntry, JobRecord, JobWatcher } from '../store';
 import { AutomaticChecks } from './automaticChecks';
 import { launchJob, undoLaunch, WorkerRuntime } from './launch';
+import { StoreLeftovers } from './storeLeftovers';
 import type { Leadership } from './leadership';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
@@ -78,12 +78,7 @@ export class Scheduler extends Disposable {
   private pumpAgain = false;
   private lastBlockKey = '';
   private cachedJobs: JobRecord[] | undefined;
-  /** Job folders of the last listing whose create died before its record. */
-  private interruptedCreates: string[] = [];
-  /** Those found holding more than a create makes: logged once, left on disk. */
-  private readonly keptInterruptedCreates = new Set<string>();
-  /** Removals cut short are looked for once, at the first pass this process leads. */
-  private sweptRemovals = false;
+  private readonly leftovers: StoreLeftovers;
   private dirty = true;
   private readonly checks: AutomaticChecks;
 
@@ -91,6 +86,7 @@ export class Scheduler extends Disposable {
     super();
     this.dueTimes = new DueTimes(opts.retryTrustMs);
     this.checks = new AutomaticChecks(ctx, { track: opts.track, repoTrusted: opts.repoTrusted });
+    this.leftovers = new StoreLeftovers(ctx);
     this.capacityLock = new OwnedLock(path.join(ctx.store.home, 'coordinator', 'capacity.lock'), 'capacity');
     if (opts.watcher) {
       this._register(
@@ -176,11 +172,7 @@ export class Scheduler extends Disposable {
         await this.persistClampedDueTimes(jobs);
         this.scheduleCleanupRetries(jobs);
         await this.recoverAbandonedStarts(jobs);
-        await sweepInterruptedCreates(this.ctx, this.interruptedCreates, this.keptInterruptedCreates);
-        if (!this.sweptRemovals) {
-          this.sweptRemovals = true;
-          await sweepRemovalsCutShort(this.ctx);
-        }
+        await this.leftovers.sweep();
         await this.autoRestart(jobs);
         this.checks.schedule(jobs);
         this.armNextDue(jobs);
@@ -199,7 +191,7 @@ export class Scheduler extends Disposable {
     this.dirty = false;
     const entries = listing ?? (await this.ctx.store.list());
     this.cachedJobs = okJobs(entries);
-    this.interruptedCreates = entries.flatMap((e) => (!e.ok && e.interruptedCreate ? [e.id] : []));
+    this.leftovers.noteListing(entries);
     return this.cachedJobs;
   }
 
