@@ -13,7 +13,7 @@ import { findCheckCommand, CheckCommandOptions, requireCheckCommand, type CheckC
 import { runCheckProcess, type CheckProcessResult } from '../check/checkProcess';
 import { capacityOf } from '../coordinator/capacity';
 import { OwnedLock } from '../coordinator/ownedLock';
-import { isAlive, ownIdentity } from '../proc';
+import { livenessOf, ownIdentity, processTableSource, readProcStat, type StatSource } from '../proc';
 import type { JobStore } from '../store';
 import type { Check, JobRecord } from '../store/schema';
 import { okJobs, type OperationContext } from './context';
@@ -40,10 +40,10 @@ function me(): NonNullable<Check['runner']> {
   return id;
 }
 
-/** A check in the record that some live process is running or waiting to run. */
-export function checkInHand(job: JobRecord): boolean {
+/** A check in the record that some live process is running or waiting to run (judged against `stats`, a table read after the record). */
+export function checkInHand(job: JobRecord, stats: StatSource = readProcStat): boolean {
   const c = job.check;
-  return (c?.state === 'running' || c?.state === 'queued') && c.runner != null && isAlive(c.runner);
+  return (c?.state === 'running' || c?.state === 'queued') && c.runner != null && livenessOf(c.runner, stats) === 'alive';
 }
 
 /**
@@ -56,7 +56,8 @@ async function claimSlot(ctx: OperationContext, id: string, runner: NonNullable<
     const job = jobs.find((j) => j.id === id) ?? (await ctx.store.read(id));
     const blocker = checkBlocker(job);
     if (blocker) throw usageError(blocker);
-    if (checkInHand(job) && job.check!.runner!.pid !== runner.pid) throw usageError(`A check of agent ${id} is already under way in process ${job.check!.runner!.pid}.`);
+    const other = job.check?.runner && job.check.runner.pid !== runner.pid ? job.check.runner : undefined;
+    if (other && checkInHand(job, await processTableSource())) throw usageError(`A check of agent ${id} is already under way in process ${other.pid}.`);
     const max = ctx.settings().maxConcurrent;
     const full = capacityOf(jobs, max).used >= max;
     const at = new Date().toISOString();

@@ -51,13 +51,11 @@ export interface ProcessBackend {
   /**
    * The members of session `sid` (none when undefined) and, with `marker`, this user's processes
    * carrying it (zombies excluded), in one look without blocking the event loop: what stopping a
-   * process tree polls.
+   * process tree polls, and (without a session) the marker's scan by cleanup and stop.
    */
   treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]>;
   /** This user's processes whose environment holds NAME=value (zombies excluded). */
   findByEnvMarker(name: string, value: string): ProcStat[];
-  /** The same, without blocking the event loop (the extension host runs cleanup). */
-  findByEnvMarkerAsync(name: string, value: string): Promise<ProcStat[]>;
   /** A process's command line (arguments joined by spaces); '' when it is gone. */
   commandLine(pid: number): string;
   /** Processes other than this one whose cwd, root, executable or open files are inside `root` (canonical). */

@@ -70,13 +70,6 @@ function findByEnvMarker(name: string, value: string): ProcStat[] {
   return listProcesses().filter((p) => pids.has(p.pid) && !isGoneState(p.state));
 }
 
-async function findByEnvMarkerAsync(name: string, value: string): Promise<ProcStat[]> {
-  const pids = new Set(pidsWithMarker(await runAsync('ps', psWithEnvironments()), name, value));
-  if (pids.size === 0) return [];
-  const all = await processTableAsync();
-  return all.filter((p) => pids.has(p.pid) && !isGoneState(p.state));
-}
-
 async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
   return parsePsStat(await runAsync('ps', ['-o', PS_STAT_COLUMNS, '-p', String(pid)])).find((p) => p.pid === pid);
 }
@@ -84,6 +77,7 @@ async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
 /** The environments first, then the table: a marked process seen alive in the first is in the second unless it ended. */
 async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]> {
   const marked = marker ? new Set(pidsWithMarker(await runAsync('ps', psWithEnvironments()), marker.name, marker.value)) : new Set<number>();
+  if (sid === undefined && marked.size === 0) return []; // nothing to look up in the table
   return (await processTableAsync()).filter((p) => !isGoneState(p.state) && ((sid !== undefined && p.sid === sid) || marked.has(p.pid)));
 }
 
@@ -152,7 +146,6 @@ export const portableBackend: ProcessBackend = {
   processTableAsync,
   treeMembersAsync,
   findByEnvMarker,
-  findByEnvMarkerAsync,
   commandLine,
   holdersOf,
   usageSnapshot,

@@ -143,36 +143,16 @@ async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
   }
 }
 
-async function hasMarker(pid: number, name: string, value: string): Promise<boolean> {
-  const uid = process.getuid?.();
-  try {
-    if (uid !== undefined && (await fsp.stat(`/proc/${pid}`)).uid !== uid) return false;
-    const raw = await fsp.readFile(`/proc/${pid}/environ`, 'utf8');
-    return raw.split('\0').includes(`${name}=${value}`);
-  } catch {
-    return false; // gone, another user's, a kernel thread
-  }
-}
-
-async function findByEnvMarkerAsync(name: string, value: string): Promise<ProcStat[]> {
-  const found = await mapConcurrently(await listPidsAsync(), SCAN_CONCURRENCY, async (pid) => {
-    if (!(await hasMarker(pid, name, value))) return undefined;
-    const stat = await processStatAsync(pid);
-    return stat && !isGoneState(stat.state) ? stat : undefined;
-  });
-  return found.filter((p): p is ProcStat => p !== undefined);
-}
-
 /**
- * A walk in slices of synchronous reads, yielding to the event loop between slices: a stop polls
- * this every 25 ms, and through the thread pool (as `findByEnvMarkerAsync` reads) one walk cost
- * five times the CPU (measured: ~20 against ~4 ms per walk of 70 processes).
+ * A walk in slices of synchronous reads, yielding to the event loop before each slice: a stop polls
+ * this every 25 ms, and through the thread pool one walk cost five times the CPU (measured: ~20
+ * against ~4 ms per walk of 70 processes).
  */
 async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]> {
   const pids = listPids();
   const found: ProcStat[] = [];
   for (let i = 0; i < pids.length; i++) {
-    if (i > 0 && i % WALK_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (i % WALK_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const stat = processStat(pids[i]);
     if (!stat || isGoneState(stat.state)) continue;
     if (sid !== undefined && stat.sid === sid) found.push(stat);
@@ -247,7 +227,6 @@ export const procfsBackend: ProcessBackend = {
   processStatAsync: (pid) => Promise.resolve(processStat(pid)),
   treeMembersAsync,
   findByEnvMarker,
-  findByEnvMarkerAsync,
   commandLine,
   holdersOf,
   usageSnapshot: procfsUsageSnapshot,

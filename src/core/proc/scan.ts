@@ -45,7 +45,7 @@ export function findByEnvMarker(name: string, value: string): ProcStat[] {
 
 /** `findByEnvMarker` without blocking the event loop: for the extension host (cleanup, its fingerprint, stop). */
 export function findByEnvMarkerAsync(name: string, value: string): Promise<ProcStat[]> {
-  return processBackend().findByEnvMarkerAsync(name, value);
+  return processBackend().treeMembersAsync(undefined, { name, value });
 }
 
 /** The command line of a process as one string; its short name for kernel threads; '' when gone. */

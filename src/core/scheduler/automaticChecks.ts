@@ -14,18 +14,24 @@ import { describeError, PaddockError } from '../common/errors';
 import { findCheckCommand } from '../check/checkCommand';
 import { checkInHand, runCheck } from '../operations/check';
 import { jobLock, type OperationContext } from '../operations/context';
+import { processTableSource, readProcStat, type StatSource } from '../proc';
 import { stopLocked } from '../operations/stop';
 import type { JobRecord } from '../store/schema';
 
-/** Whether the leader should (re)run this agent's check now. */
-export function needsAutomaticCheck(job: JobRecord): boolean {
+/** A check recorded as running or waiting: whether it still is depends on its runner process. */
+function checkUnderWay(job: JobRecord): boolean {
+  return job.check?.state === 'running' || job.check?.state === 'queued';
+}
+
+/** Whether the leader should (re)run this agent's check now; `stats` judges a recorded runner (a table read after the record). */
+export function needsAutomaticCheck(job: JobRecord, stats: StatSource = readProcStat): boolean {
   if (!job.group) return false;
   const state = job.lifecycle.state;
   if (state !== 'completed' && state !== 'failed') return false;
   if (job.cleanup !== null || job.worktree === null) return false;
   const c = job.check;
   if (!c) return true;
-  if (c.state === 'running' || c.state === 'queued') return !checkInHand(job);
+  if (checkUnderWay(job)) return !checkInHand(job, stats);
   const ended = job.lifecycle.endedAt ? Date.parse(job.lifecycle.endedAt) : NaN;
   return Number.isFinite(ended) && Date.parse(c.at) < ended;
 }
@@ -41,10 +47,16 @@ export class AutomaticChecks {
     private readonly opts: { track<T>(p: Promise<T>): Promise<T>; repoTrusted?: (repo: string) => boolean },
   ) {}
 
-  /** Starts, in the background, the checks due among `jobs` (leader only). */
-  schedule(jobs: readonly JobRecord[]): void {
-    for (const job of jobs) {
-      if (this.running.has(job.id) || this.unconfigured.has(`${job.id}@${job.lifecycle.endedAt}`) || !needsAutomaticCheck(job)) continue;
+  /**
+   * Starts, in the background, the checks due among `jobs` (leader only). A runner is judged against
+   * one process table read after the records, without blocking: on the portable backend each look
+   * at one process would be a `ps` run on the window's event loop, every pass.
+   */
+  async schedule(jobs: readonly JobRecord[]): Promise<void> {
+    const candidates = jobs.filter((job) => !this.running.has(job.id) && !this.unconfigured.has(`${job.id}@${job.lifecycle.endedAt}`));
+    const stats = candidates.some(checkUnderWay) ? await processTableSource() : readProcStat;
+    for (const job of candidates) {
+      if (this.running.has(job.id) || !needsAutomaticCheck(job, stats)) continue;
       this.running.add(job.id);
       void this.opts.track(this.check(job).finally(() => this.running.delete(job.id)));
     }

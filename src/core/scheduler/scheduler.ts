@@ -174,7 +174,7 @@ export class Scheduler extends Disposable {
         await this.recoverAbandonedStarts(jobs);
         await this.leftovers.sweep();
         await this.autoRestart(jobs);
-        this.checks.schedule(jobs);
+        await this.checks.schedule(jobs);
         this.armNextDue(jobs);
       } else {
         this.armLeaseRetry();

@@ -6,7 +6,7 @@
 import { randomBytes } from '../common/lazyCrypto';
 import * as fs from 'node:fs';
 import { failure } from '../common/errors';
-import { livenessOf, ownIdentity } from '../proc/identity';
+import { livenessOf, ownIdentity, readProcStatAsync } from '../proc/identity';
 import { FILE_MODE } from './durable';
 import { ExecutionClaim, HeldExecution } from './executionClaim';
 import { releaseExecutionLock, takeExecutionLock } from './executionLock';
@@ -119,7 +119,9 @@ export function endForUnresponsiveWorker(
       throw failure(`Agent ${id} changed while it was being stopped (now generation ${generation}, ${state}); nothing was recorded.`, 'FENCED');
     }
     await endWorker();
-    if (livenessOf({ pid: expected.pid, startTime: expected.startTime, bootId: owner?.bootId ?? current.launch!.bootId }) === 'alive') {
+    const worker = { pid: expected.pid, startTime: expected.startTime, bootId: owner?.bootId ?? current.launch!.bootId };
+    const now = await readProcStatAsync(worker.pid); // a window runs this: on the portable backend a blocking look is a `ps` run
+    if (livenessOf(worker, () => now) === 'alive') {
       throw failure(`The worker ${expected.pid} of agent ${id} is still running; nothing was recorded.`, 'STILL_RUNNING');
     }
     const timeline: Mutation['timeline'] = [{ type: 'stop-direct', message: detail }];

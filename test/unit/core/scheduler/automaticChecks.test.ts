@@ -1,0 +1,67 @@
+/** The leader's automatic checks: whose runner still lives is judged without stopping the window's event loop. */
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { OperationContext } from '../../../../src/core/operations/context';
+import { identityOf, ownIdentity } from '../../../../src/core/proc/identity';
+import { AutomaticChecks } from '../../../../src/core/scheduler/automaticChecks';
+import { initialRecord } from '../../../../src/core/store/newJob';
+import type { JobRecord } from '../../../../src/core/store/schema';
+import { PortablePs, watchEventLoop } from '../proc/portablePs';
+import { sampleJob, TestBed, useTestBed } from '../store/helpers';
+
+describe('automatic checks (AutomaticChecks.schedule)', () => {
+  let bed!: TestBed;
+  useTestBed((testBed: TestBed) => {
+    bed = testBed;
+  });
+
+  /** An ended attempt whose check is recorded running by `runner`. */
+  function attemptCheckedBy(id: string, runner: NonNullable<JobRecord['check']>['runner']): JobRecord {
+    const now = new Date().toISOString();
+    const job = initialRecord(id, sampleJob(), now);
+    job.group = { id: 'grp12345', title: 't', index: 1, size: 2 };
+    job.worktree = path.join(bed.home, 'no-such-worktree');
+    job.lifecycle = { ...job.lifecycle, state: 'completed', endedAt: now };
+    job.check = { state: 'running', exitCode: null, durationMs: null, at: now, summary: '', runner };
+    return job;
+  }
+
+  it('on the portable backend, a pass over checks run by live processes reads ps once, without blocking; a dead runner\'s check runs again', async function () {
+    const ps = new PortablePs(fs.mkdtempSync(path.join(bed.home, 'shims-')));
+    if (!ps.real) return this.skip();
+    const runs = path.join(bed.home, 'ps-runs');
+    const runners = Array.from({ length: 5 }, () => spawn('sleep', ['60'], { stdio: 'ignore' }));
+    try {
+      ps.useBackend();
+      const jobs = runners.map((runner, i) => {
+        const identity = identityOf(runner.pid!);
+        assert.ok(identity, 'the runner is seen by ps');
+        return attemptCheckedBy(`live${i}00`, identity);
+      });
+      const gone = { ...identityOf(runners[0].pid!)!, startTime: 1 };
+      jobs.push(attemptCheckedBy('gone000', gone));
+      const started: Promise<unknown>[] = [];
+      const ctx = { store: bed.store(), log: () => undefined } as unknown as OperationContext;
+      const checks = new AutomaticChecks(ctx, {
+        track: <T>(p: Promise<T>) => {
+          started.push(p);
+          return p;
+        },
+      });
+      ownIdentity(); // what a process reads once about itself, read before the slow ps
+      ps.shim(`echo "$*" >> '${runs}'; sleep 0.3`);
+      const pass = await watchEventLoop(() => checks.schedule(jobs));
+      const ran = fs.readFileSync(runs, 'utf8').trim().split('\n');
+      await Promise.all(started);
+      assert.equal(ran.length, 1, `one ps for the whole pass, not one per runner: ${ran.join(' | ')}`);
+      assert.ok(pass.elapsedMs >= 300, 'the pass asked the slow ps');
+      assert.ok(pass.longestGapMs < 300, `the pass stopped the event loop for ${pass.longestGapMs} ms`);
+      assert.equal(started.length, 1, 'only the check whose runner is gone runs again');
+    } finally {
+      ps.restore();
+      for (const runner of runners) runner.kill('SIGKILL');
+    }
+  });
+});
