@@ -136,6 +136,15 @@ if (require.main === module) {
     env: process.env,
     cwd: process.cwd(),
   };
+  const verb = process.argv[2];
+  const outputFailed = (err: Error): never => {
+    // The reader went away (`paddock logs --follow | head -2`): what it did not read is not a failure.
+    if ((err as NodeJS.ErrnoException).code === 'EPIPE') process.exit(0);
+    // A full disk, an I/O error: output was lost, so the command did not do what was asked.
+    process.stderr.write(errorReport(new Error(`could not write the output: ${describeError(err)}`), verb, process.env).text);
+    process.exit(1);
+  };
+  process.stdout.on('error', outputFailed);
   runCli(process.argv.slice(2), ctx).then(
     (code) => {
       process.exitCode = code;
@@ -143,7 +152,7 @@ if (require.main === module) {
       // on handles. Exit only once stdout and stderr have drained: into a pipe, writes are asynchronous and
       // exiting earlier truncates the output (measured: `list --json` of 1,000 jobs cut at 400 KB).
       const exit = (): never => process.exit(code);
-      process.stdout.write('', () => (stderrOpened ? process.stderr.write('', exit) : exit()));
+      process.stdout.write('', (err) => (err ? outputFailed(err) : stderrOpened ? process.stderr.write('', exit) : exit()));
     },
     (err) => {
       const report = errorReport(err, undefined, process.env);

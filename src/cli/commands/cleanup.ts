@@ -9,7 +9,7 @@ import { printable } from '../../core/common/printable';
 import { cleanupShortfall } from '../../core/operations/cleanupOutcome';
 import { isTerminalState } from '../../core/store/schema';
 import type { CliContext } from '../command';
-import { defineCommand } from '../support/args';
+import { defineCommand, plainDecimal } from '../support/args';
 import { jobJson, printJson } from '../support/json';
 import { ensureCoordinator, whoWill } from '../support/backgroundCoordinator';
 import { openStore, withCoordinator } from '../support/session';
@@ -46,8 +46,8 @@ export const cleanupCommand = defineCommand({
     const anyway = values.anyway === true;
     const regenerable = values.regenerable;
     const limitText = values['archive-limit'];
-    const archiveLimitMB = limitText === undefined ? undefined : Number(limitText);
-    if (archiveLimitMB !== undefined && !(Number.isFinite(archiveLimitMB) && archiveLimitMB >= 0)) {
+    const archiveLimitMB = limitText === undefined ? undefined : plainDecimal(limitText);
+    if (limitText !== undefined && archiveLimitMB === undefined) {
       throw bad(`--archive-limit takes a size in MB (a number, 0 or more), not '${limitText}'`);
     }
     const job = await openStore(ctx).read(id); // bad or unknown ids fail before any question

@@ -5,7 +5,7 @@
  */
 import { failure, usageError } from '../../core/common/errors';
 import { printable } from '../../core/common/printable';
-import { defineCommand } from '../support/args';
+import { defineCommand, plainDecimal } from '../support/args';
 import { ask } from '../support/landingChoices';
 import { withCoordinator } from '../support/session';
 
@@ -17,8 +17,8 @@ export const pruneCommand = defineCommand({
   positionals: [],
   async run({ values, bad }, ctx) {
     const text = values['older-than'];
-    const olderThanDays = text === undefined ? undefined : Number(text);
-    if (olderThanDays !== undefined && !(Number.isFinite(olderThanDays) && olderThanDays >= 0)) throw bad(`--older-than takes a number of days (0 or more), not '${text}'`);
+    const olderThanDays = text === undefined ? undefined : plainDecimal(text);
+    if (text !== undefined && olderThanDays === undefined) throw bad(`--older-than takes a number of days (0 or more), not '${text}'`);
     const req = { olderThanDays, snapshots: values.snapshots === true };
     return withCoordinator(ctx, async (c) => {
       const plan = await c.planPrune(req);

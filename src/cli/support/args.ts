@@ -86,3 +86,12 @@ export function parseCommandArgs<O extends Options, P extends readonly string[]>
     bad,
   };
 }
+
+/**
+ * An option's value as a plain decimal number, 0 or more (`30`, `0.5`), or undefined for anything
+ * else. `Number()` would read '' and ' ' as 0 and '0x10' as 16: `prune --older-than "$DAYS"` with
+ * DAYS unset would forget every cleaned agent.
+ */
+export function plainDecimal(text: string): number | undefined {
+  return /^\d+(\.\d+)?$/.test(text) ? Number(text) : undefined;
+}
