@@ -54,6 +54,9 @@ export function defineCommand<const O extends Options, const P extends readonly 
 /** Node's parseArgs messages, cut to their first clause (the unknown-option one adds a second sentence). */
 function firstClause(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
+  // A value starting with a dash (`--older-than -1`): node's first line alone ("argument is ambiguous") does not say what to do.
+  const dashed = /^Option '(--[\w-]+)' argument is ambiguous/.exec(message);
+  if (dashed) return `Option '${dashed[1]}' needs a value; one starting with '-' is written ${dashed[1]}=VALUE`;
   return message
     .split('\n')[0]
     .replace(/\. To specify a positional argument[\s\S]*$/, '')

@@ -38,6 +38,7 @@ describe('cli argument parser', () => {
     assert.equal(usageMessage(() => parseCommandArgs(['--bogus', 'x'], spec)), `Unknown option '--bogus'; usage: ${spec.usage}`);
     assert.equal(usageMessage(() => parseCommandArgs(['x', '--tag'], spec)), `Option '--tag <value>' argument missing; usage: ${spec.usage}`);
     assert.equal(usageMessage(() => parseCommandArgs(['x', '--json=yes'], spec)), `Option '--json' does not take an argument; usage: ${spec.usage}`);
+    assert.equal(usageMessage(() => parseCommandArgs(['x', '--tag', '-1'], spec)), `Option '--tag' needs a value; one starting with '-' is written --tag=VALUE; usage: ${spec.usage}`);
     assert.equal(usageMessage(() => parseCommandArgs([], spec)), `Missing ID; usage: ${spec.usage}`);
     assert.equal(usageMessage(() => parseCommandArgs(['x', 'y'], spec)), `Unexpected argument 'y'; usage: ${spec.usage}`);
     assert.equal(parseCommandArgs(['x'], spec).bad('No command after --').message, `No command after --; usage: ${spec.usage}`);
