@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { failure } from '../common/errors';
 import { Limiter } from '../common/limiter';
+import { fewPaths } from './landingConflict';
 
 export interface GitOptions {
   cwd: string;
@@ -78,14 +79,25 @@ export function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, LC_ALL: 'C', LANG: 'C', GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', ...extra };
 }
 
-/** The line of git's stderr that says what went wrong (its fatal/error line when there is one). */
+/**
+ * The line of git's stderr that says what went wrong (its fatal/error line when there is one). A
+ * line that ends in a colon introduces the files it is about (tab-indented below it, as in "The
+ * following untracked working tree files would be overwritten by merge:"): they are the point of
+ * the message, so the first few are kept, joined to that line.
+ */
 export function firstLine(text: string): string {
-  const lines = text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.length > 0 && !l.startsWith('hint:'));
-  const line = lines.find((l) => /^(fatal|error): /.test(l)) ?? lines[0] ?? '';
-  return line.replace(/^(fatal|error): /, '');
+  const raw = text.split('\n');
+  const said = raw.map((l, i) => ({ line: l.trim(), i })).filter(({ line }) => line.length > 0 && !line.startsWith('hint:'));
+  const chosen = said.find(({ line }) => /^(fatal|error): /.test(line)) ?? said[0];
+  if (chosen === undefined) return '';
+  const line = chosen.line.replace(/^(fatal|error): /, '');
+  if (!line.endsWith(':')) return line;
+  const files: string[] = [];
+  for (const next of raw.slice(chosen.i + 1)) {
+    if (!next.startsWith('\t') || next.trim() === '') break;
+    files.push(next.trim());
+  }
+  return files.length > 0 ? `${line} ${fewPaths(files)}` : line;
 }
 
 /** Runs `git args…` in opts.cwd; output is collected without a size limit (streams, no maxBuffer). */

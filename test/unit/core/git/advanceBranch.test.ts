@@ -1,0 +1,36 @@
+/**
+ * advanceBranch moving a checked-out target: a refusal by git names what it
+ * is about (the files in the way), in one sentence, and changes nothing.
+ */
+import * as assert from 'node:assert/strict';
+import { advanceBranch } from '../../../../src/core/git';
+import { PaddockError } from '../../../../src/core/common/errors';
+import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
+import { assertSameState, treeState } from './treeState';
+
+describe('git: advanceBranch', function () {
+  this.timeout(30_000);
+  let sb!: Sandbox;
+  useGitSandbox((fresh) => (sb = fresh));
+
+  it('a refusal because untracked files would be overwritten names them (the first five, then how many more), changing nothing', async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const from = git(repo, 'rev-parse', 'main');
+    git(repo, 'checkout', '-q', '-b', 'agent');
+    for (let i = 1; i <= 7; i++) write(repo, `f${i}.txt`, `agent ${i}\n`);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'agent');
+    const to = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', 'main');
+    for (let i = 1; i <= 7; i++) write(repo, `f${i}.txt`, `mine ${i}\n`);
+    const before = treeState(repo);
+    await assert.rejects(advanceBranch(repo, 'main', from, to, 'test'), (e: PaddockError) => {
+      assert.equal(e.code, 'TARGET_REFUSED');
+      assert.match(e.message, /would be overwritten by merge: f1\.txt, f2\.txt, f3\.txt, f4\.txt, f5\.txt and 2 more; nothing was changed\.$/);
+      assert.equal(e.message.split('\n').length, 1);
+      return true;
+    });
+    assert.equal(git(repo, 'rev-parse', 'main'), from);
+    assertSameState(treeState(repo), before);
+  });
+});
