@@ -24,7 +24,10 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
   const before = await headCommit(worktree);
   if (await isAncestor(worktree, base, before)) return { updated: false, head: before };
   const verb = opts.rebase ? 'rebase' : 'merge';
-  const args = opts.rebase ? ['rebase', '--quiet', '--no-autosquash', base] : ['merge', '--no-edit', '--no-stat', '-m', `Merge ${baseName} into the agent's branch`, base];
+  // Said explicitly, so that no setting changes what an update is: merge.ff (only / false) and a
+  // branch's mergeOptions (--squash, --no-commit) would refuse the merge, or leave it uncommitted.
+  const mergeArgs = ['merge', '--ff', '--commit', '--no-squash', '--no-edit', '--no-stat', '-m', `Merge ${baseName} into the agent's branch`, base];
+  const args = opts.rebase ? ['rebase', '--quiet', '--no-autosquash', base] : mergeArgs;
   const res = await runGit(args, { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' } });
   if (res.code !== 0) {
     const files = await unmergedPaths(worktree);
