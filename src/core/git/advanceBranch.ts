@@ -12,6 +12,7 @@ import { headCommit, localChanges, operationInProgress, worktreeOfBranch } from 
 import { fewPaths } from './landingConflict';
 import { readHeadFromFiles } from './headFiles';
 import { firstLine, runGit } from './runGit';
+import { MERGE_CONFIG } from './scopedConfig';
 import type { WorktreeEntry } from './worktree';
 
 /**
@@ -49,7 +50,7 @@ export async function advanceBranch(repo: string, branch: string, from: string, 
   const seen = await readHeadFromFiles(worktree).catch(() => undefined);
   const stillThere = seen ? seen.ref === `refs/heads/${branch}` && seen.head === from : (await headCommit(worktree)) === from;
   if (!stillThere) throw failure(`Branch ${branch} moved while the landing was prepared; nothing was changed, try again.`, 'TARGET_MOVED');
-  const res = await runGit(['merge', '--ff-only', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason } });
+  const res = await runGit(['merge', '--ff-only', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason }, config: MERGE_CONFIG });
   if (res.code !== 0) {
     throw failure(`Could not move ${branch} in ${worktree}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`, 'TARGET_REFUSED');
   }

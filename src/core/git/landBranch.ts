@@ -14,6 +14,7 @@ import { fewPaths, LandingConflict } from './landingConflict';
 import { LANDING_GIT_ENV, withLandingWorktree } from './landingWorktree';
 import { ancestry, commitTree, mergeTrees, treeOf } from './mergeTree';
 import { runGit } from './runGit';
+import { REBASE_CONFIG } from './scopedConfig';
 
 export type LandStrategy = 'merge' | 'squash' | 'rebase' | 'ff-only';
 export type LandedKind = 'merge' | 'squash' | 'rebase' | 'ff';
@@ -148,10 +149,10 @@ function conflictError(req: LandBranchRequest, files: readonly string[]): Landin
 /** The agent's commits replayed onto `onto` in a temporary worktree; the new tip. */
 async function rebaseInScratch(req: LandBranchRequest, onto: string): Promise<string> {
   return withLandingWorktree(req.repo, req.scratchRoot, req.source, async (worktree) => {
-    const res = await runGit(['rebase', '--quiet', '--no-autosquash', onto], { cwd: worktree, allowFailure: true, env: { ...LANDING_GIT_ENV, GIT_EDITOR: 'true' } });
+    const res = await runGit(['rebase', '--quiet', '--no-autosquash', onto], { cwd: worktree, allowFailure: true, env: { ...LANDING_GIT_ENV, GIT_EDITOR: 'true' }, config: REBASE_CONFIG });
     if (res.code !== 0) {
       const files = await unmergedPaths(worktree);
-      await runGit(['rebase', '--abort'], { cwd: worktree, allowFailure: true, env: LANDING_GIT_ENV });
+      await runGit(['rebase', '--abort'], { cwd: worktree, allowFailure: true, env: LANDING_GIT_ENV, config: REBASE_CONFIG });
       if (files.length > 0) throw conflictError(req, files);
       throw failure(`Rebasing ${req.sourceName} onto ${req.target} failed: ${res.stderr.trim().split('\n')[0] ?? `exit code ${res.code}`}; nothing was changed.`);
     }

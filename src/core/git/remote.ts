@@ -34,7 +34,8 @@ export async function remoteUrl(repo: string, remote: string): Promise<string> {
 /** Pushes local `branch` to the same name on `remote`; a rejection (never forced) throws saying so. */
 export async function pushBranch(repo: string, remote: string, branch: string): Promise<void> {
   const ref = `refs/heads/${branch}`;
-  const res = await runGit(['push', '--porcelain', '--', remote, `${ref}:${ref}`], { cwd: repo, allowFailure: true });
+  // Only that branch: push.followTags would publish the person's tags on its commits as well.
+  const res = await runGit(['push', '--porcelain', '--no-follow-tags', '--', remote, `${ref}:${ref}`], { cwd: repo, allowFailure: true });
   if (res.code === 0) return;
   const rejected = res.stdout.split('\n').find((l) => l.startsWith('!'));
   const why = rejected ? rejected.split('\t').pop()?.trim() || 'rejected' : firstLine(res.stderr) || `exit code ${res.code}`;

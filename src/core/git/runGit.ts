@@ -32,6 +32,11 @@ export interface GitOptions {
   timeoutMs?: number;
   /** Kills git (or takes the call out of the queue) and fails when aborted. */
   signal?: AbortSignal;
+  /**
+   * Settings for this call only, passed as `git -c key=value` (before the subcommand): they win
+   * over the repository's config, on every git Paddock supports (GIT_CONFIG_COUNT needs 2.31).
+   */
+  config?: Readonly<Record<string, string>>;
 }
 
 /** Default bound of one git call. */
@@ -120,7 +125,8 @@ function spawnGit(args: string[], opts: GitOptions): Promise<GitResult> {
       return;
     }
     // Its own process group (detached), so a stop reaches the hooks and helpers git started.
-    const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', opts.stdoutFd ?? 'pipe', 'pipe'], windowsHide: true, detached: true });
+    const overrides = Object.entries(opts.config ?? {}).flatMap(([key, value]) => ['-c', `${key}=${value}`]);
+    const child = spawn('git', [...overrides, ...args], { cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', opts.stdoutFd ?? 'pipe', 'pipe'], windowsHide: true, detached: true });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let settled = false;

@@ -10,6 +10,7 @@ import { unmergedPaths } from './landBranch';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { isAncestor } from './mergeTree';
 import { firstLine, runGit } from './runGit';
+import { MERGE_CONFIG, REBASE_CONFIG } from './scopedConfig';
 
 export interface UpdateResult {
   updated: boolean;
@@ -28,7 +29,8 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
   // branch's mergeOptions (--squash, --no-commit) would refuse the merge, or leave it uncommitted.
   const mergeArgs = ['merge', '--ff', '--commit', '--no-squash', '--no-edit', '--no-stat', '-m', `Merge ${baseName} into the agent's branch`, base];
   const args = opts.rebase ? ['rebase', '--quiet', '--no-autosquash', base] : mergeArgs;
-  const res = await runGit(args, { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' } });
+  const config = opts.rebase ? REBASE_CONFIG : MERGE_CONFIG;
+  const res = await runGit(args, { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' }, config });
   if (res.code !== 0) {
     const files = await unmergedPaths(worktree);
     if (files.length > 0) {
@@ -38,7 +40,7 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
         files,
       );
     }
-    await runGit([verb, '--abort'], { cwd: worktree, allowFailure: true });
+    await runGit([verb, '--abort'], { cwd: worktree, allowFailure: true, config });
     throw failure(`git ${verb} of ${baseName} failed in ${worktree}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`);
   }
   return { updated: true, head: await headCommit(worktree) };

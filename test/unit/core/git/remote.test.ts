@@ -36,6 +36,15 @@ describe('git: remotes, push and pull requests', function () {
     assert.equal(git(bare, 'rev-parse', 'paddock/agent'), git(repo, 'rev-parse', 'paddock/agent'));
   });
 
+  it('pushes only the branch: push.followTags does not publish the tags on its commits', async () => {
+    const { repo, bare } = setup();
+    git(repo, 'config', 'push.followTags', 'true');
+    git(repo, 'tag', '-a', '-m', 'private', 'v-private', 'paddock/agent');
+    await pushBranch(repo, 'origin', 'paddock/agent');
+    assert.equal(git(bare, 'rev-parse', 'paddock/agent'), git(repo, 'rev-parse', 'paddock/agent'));
+    assert.equal(git(bare, 'tag', '--list'), '', 'no tag pushed');
+  });
+
   it('a push the remote rejects (diverged) is never forced and changes nothing', async () => {
     const { repo, bare } = setup();
     const other = sb.path('other');
