@@ -12,7 +12,7 @@ import { advanceBranch, assertTargetLandable } from './advanceBranch';
 import { branchTip, headCommit } from './checkout';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { LANDING_GIT_ENV, withLandingWorktree } from './landingWorktree';
-import { ancestry, commitTree, mergeTrees, treeOf } from './mergeTree';
+import { ancestry, commitTree, mergeCommitsBetween, mergeTrees, treeOf } from './mergeTree';
 import { runGit } from './runGit';
 import { REBASE_CONFIG } from './scopedConfig';
 
@@ -125,8 +125,13 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
     }
     case 'rebase': {
       if (canFastForward) return land('ff', source);
-      const rebased = await rebaseInScratch(req, from);
+      await assertRebasable(req, from);
+      const [rebased, merged] = await Promise.all([rebaseInScratch(req, from), mergeTrees(repo, from, source)]);
       if (rebased === from) throw failure(`${req.sourceName}'s changes are already in ${target}; nothing was changed.`, 'NOTHING_TO_LAND');
+      // Landed is said (and recorded, and cleanup trusts it) only when the rebase holds what a merge would.
+      if (merged.clean && merged.tree !== (await treeOf(repo, rebased))) {
+        throw failure(`Rebasing ${req.sourceName} onto ${target} gives different files than merging it would; nothing was changed (merge or squash instead).`, 'REBASE_DIFFERS');
+      }
       return land('rebase', rebased);
     }
   }
@@ -143,6 +148,16 @@ function conflictError(req: LandBranchRequest, files: readonly string[]): Landin
   return new LandingConflict(
     `${req.sourceName} conflicts with ${req.target} in ${n} file${n === 1 ? '' : 's'} (${fewPaths(files)}); nothing was changed — Resolve in Agent's Worktree (paddock update) brings ${req.target} into the agent's branch to resolve them there.`,
     files,
+  );
+}
+
+/** Refuses a rebase that would drop what the agent's merge commits carry. */
+async function assertRebasable(req: LandBranchRequest, onto: string): Promise<void> {
+  const merges = await mergeCommitsBetween(req.repo, onto, req.source);
+  if (merges === 0) return;
+  throw failure(
+    `${req.sourceName} has ${merges} merge commit${merges === 1 ? '' : 's'}, whose changes a rebase would drop; nothing was changed (merge or squash instead).`,
+    'REBASE_MERGES',
   );
 }
 

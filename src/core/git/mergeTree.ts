@@ -73,3 +73,13 @@ export async function mergeBase(repo: string, a: string, b: string): Promise<str
   const res = await runGit(['merge-base', a, b], { cwd: repo, allowFailure: true });
   return res.code === 0 ? res.stdout.trim() : null;
 }
+
+/**
+ * How many merge commits `tip` has that `base` lacks: the commits a rebase onto `base` would
+ * replay. A rebase replays single-parent commits only, so what a merge commit carries of its own
+ * (a conflict's resolution, a change made in it) would be dropped.
+ */
+export async function mergeCommitsBetween(repo: string, base: string, tip: string): Promise<number> {
+  const res = await runGit(['rev-list', '--count', '--min-parents=2', '--end-of-options', tip, `^${base}`], { cwd: repo });
+  return Number(res.stdout.trim());
+}

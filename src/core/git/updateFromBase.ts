@@ -8,7 +8,7 @@ import { failure } from '../common/errors';
 import { headCommit, localChanges, operationInProgress } from './checkout';
 import { unmergedPaths } from './landBranch';
 import { fewPaths, LandingConflict } from './landingConflict';
-import { isAncestor } from './mergeTree';
+import { isAncestor, mergeCommitsBetween } from './mergeTree';
 import { firstLine, runGit } from './runGit';
 import { MERGE_CONFIG, REBASE_CONFIG } from './scopedConfig';
 
@@ -25,6 +25,14 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
   const before = await headCommit(worktree);
   if (await isAncestor(worktree, base, before)) return { updated: false, head: before };
   const verb = opts.rebase ? 'rebase' : 'merge';
+  // A rebase replays single-parent commits only: what a merge commit carries would be deleted from the branch and the disk.
+  const merges = opts.rebase ? await mergeCommitsBetween(worktree, base, before) : 0;
+  if (merges > 0) {
+    throw failure(
+      `The agent's branch in ${worktree} has ${merges} merge commit${merges === 1 ? '' : 's'}, whose changes a rebase would drop; nothing was changed (update without --rebase to merge ${baseName} instead).`,
+      'REBASE_MERGES',
+    );
+  }
   // Said explicitly, so that no setting changes what an update is: merge.ff (only / false) and a
   // branch's mergeOptions (--squash, --no-commit) would refuse the merge, or leave it uncommitted.
   const mergeArgs = ['merge', '--ff', '--commit', '--no-squash', '--no-edit', '--no-stat', '-m', `Merge ${baseName} into the agent's branch`, base];
