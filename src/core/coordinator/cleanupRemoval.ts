@@ -96,11 +96,11 @@ export async function removeJobBranch(job: JobRecord, branch: string): Promise<s
     if (!safety.exists) return `branch ${branch} was already gone`;
     const n = safety.unmergedCommits;
     if (n === 0) {
-      await deleteBranch(job.repo, branch, { force: true });
+      await deleteBranch(job.repo, branch, { force: true, worktree: job.worktree });
       return `branch ${branch} deleted (all its commits are reachable elsewhere)`;
     }
     if (job.cleanup!.deleteBranch) {
-      await deleteBranch(job.repo, branch, { force: true });
+      await deleteBranch(job.repo, branch, { force: true, worktree: job.worktree });
       return `branch ${branch} deleted as asked: ${n} commit${n === 1 ? '' : 's'} not merged`;
     }
     return `branch kept: ${n} commit${n === 1 ? '' : 's'} not merged`;

@@ -6,6 +6,7 @@
 import { failure } from '../common/errors';
 import { checkBranchName } from './repo';
 import { firstLine, runGit } from './runGit';
+import { forgetWorktreeRegistration } from './worktreeRegistration';
 
 export interface BranchSafetyOptions {
   /** More revisions that count as "elsewhere" (e.g. a base sha that is not on any ref). */
@@ -55,10 +56,11 @@ export async function branchSafety(repo: string, branch: string, opts: BranchSaf
 /**
  * Deletes a local branch. Without `force` it refuses when the branch has
  * commits no other ref reaches. A missing branch is not an error (cleanup is
- * idempotent). A branch still registered to a worktree whose folder is gone
- * is freed by pruning first.
+ * idempotent). A branch still held by the registration of `worktree` (the
+ * agent's own, whose folder is gone) is freed by forgetting that registration
+ * first; held by any other worktree, it is kept.
  */
-export async function deleteBranch(repo: string, branch: string, opts: { force: boolean }): Promise<void> {
+export async function deleteBranch(repo: string, branch: string, opts: { force: boolean; worktree?: string | null }): Promise<void> {
   if (opts.force) {
     // The caller checked safety already or the person asked: no second reachability pass.
     await checkBranchName(repo, branch);
@@ -71,8 +73,9 @@ export async function deleteBranch(repo: string, branch: string, opts: { force: 
     }
   }
   let res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true });
-  if (res.code !== 0 && /checked out at|used by worktree/.test(res.stderr)) {
-    await runGit(['worktree', 'prune'], { cwd: repo });
+  // Still held by the registration of the agent's own worktree, whose folder is gone: that one is forgotten.
+  // Another worktree holding it (the person's, perhaps on a drive away) keeps it, and the branch stays.
+  if (res.code !== 0 && /checked out at|used by worktree/.test(res.stderr) && opts.worktree && (await forgetWorktreeRegistration(repo, opts.worktree))) {
     res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true });
   }
   if (res.code !== 0 && /not found/.test(res.stderr)) return; // already gone: cleanup is idempotent

@@ -4,13 +4,14 @@
  * `landing/`), detached (no branch is checked out in them, so no branch is
  * locked), and are named after the process that made them: one left by a
  * process that died (SIGKILL, crash) is removed by the next landing of any
- * process, with its registration pruned from its repository.
+ * process, with its registration (and no other) removed from its repository.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describeError } from '../common/errors';
 import { runGit } from './runGit';
+import { forgetWorktreeRegistration } from './worktreeRegistration';
 
 const NAME = /^land-(\d+)-[0-9a-f]+$/;
 
@@ -52,7 +53,7 @@ export async function sweepLandingWorktrees(root: string, log?: (m: string) => v
     const common = await commonDirOfWorktree(folder);
     try {
       await fs.rm(folder, { recursive: true, force: true });
-      if (common) await runGit(['worktree', 'prune'], { cwd: common, allowFailure: true });
+      if (common) await forgetWorktreeRegistration(common, folder);
       removed.push(folder);
     } catch (err) {
       log?.(`could not remove the leftover landing worktree ${folder}: ${describeError(err)}`);
@@ -75,6 +76,7 @@ export async function withLandingWorktree<T>(repo: string, root: string, commit:
   } finally {
     await runGit(['worktree', 'remove', '--force', '--force', folder], { cwd: repo, allowFailure: true });
     await fs.rm(folder, { recursive: true, force: true }).catch(() => undefined);
-    await runGit(['worktree', 'prune'], { cwd: repo, allowFailure: true });
+    // Its own registration only: a prune would also drop the person's worktrees whose folders are away.
+    await forgetWorktreeRegistration(repo, folder).catch(() => false);
   }
 }

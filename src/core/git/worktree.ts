@@ -7,6 +7,7 @@ import { firstLine, GitResult, runGit } from './runGit';
 import { isCommitId } from './commitId';
 import { branchExistsInFiles } from './headFiles';
 import { listWorktrees } from './worktreeList';
+import { forgetWorktreeRegistration } from './worktreeRegistration';
 
 export { listWorktrees, type WorktreeEntry } from './worktreeList';
 
@@ -102,7 +103,7 @@ async function undoFailedAdd(repo: string, target: string, branch: string, creat
       break; // not empty or not ours any more: leave it and its parents
     }
   }
-  await runGit(['worktree', 'prune'], { cwd: repo, allowFailure: true });
+  await forgetWorktreeRegistration(repo, target);
   if (await branchExists(repo, branch)) {
     const res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true });
     if (res.code !== 0) problems.push(`branch ${branch} was left behind: ${firstLine(res.stderr)}`);
@@ -129,7 +130,8 @@ function canonical(p: string): string {
 /**
  * Removes a linked worktree whatever its state: dirty or with submodules
  * (--force), locked (--force twice), or its folder already deleted by hand
- * (then only its registration is pruned). The caller captures evidence and
+ * (then only its registration is removed: never the registrations of other
+ * worktrees whose folders are away, as `git worktree prune` would). The caller captures evidence and
  * checks holders first: this discards uncommitted work by design.
  *
  * git itself refuses the main working tree and any folder that is not one of
@@ -159,15 +161,15 @@ async function explainRefusal(repo: string, target: string, present: boolean, re
   const entry = entries.find((e) => canonical(e.path) === target);
   if (!entry) {
     if (present) throw failure(`${target} is not a worktree of ${repo}; it was left in place.`);
-    await runGit(['worktree', 'prune'], { cwd: repo });
+    await forgetWorktreeRegistration(repo, target);
     return { outcome: 'already-gone-pruned' };
   }
   // git may have failed to match our spelling of the path: ask again with the one it registered.
   const res = refused && entry.path === target ? refused : (await runGit(['worktree', 'remove', '--force', '--force', '--', entry.path], { cwd: repo, allowFailure: true }));
   if (res.code !== 0) {
-    // A folder deleted by hand whose registration git still refuses to drop: prune it.
+    // A folder deleted by hand whose registration git still refuses to drop: forget it (that one only).
     if (!present) {
-      await runGit(['worktree', 'prune'], { cwd: repo });
+      await forgetWorktreeRegistration(repo, entry.path);
       if (!(await listWorktrees(repo)).some((e) => canonical(e.path) === target)) return { outcome: 'already-gone-pruned' };
     }
     throw failure(`Could not remove the worktree ${target}: ${firstLine(res.stderr) || `exit code ${res.code}`}`);

@@ -108,7 +108,7 @@ export async function undoLaunch(ctx: OperationContext, job: JobRecord, createdW
   const problems: string[] = [];
   if (createdWorktree && job.worktree && job.branch) {
     await removeWorktree(job.repo, job.worktree).catch((err) => problems.push(`worktree: ${describeError(err)}`));
-    await deleteBranch(job.repo, job.branch, { force: true }).catch((err) => problems.push(`branch: ${describeError(err)}`));
+    await deleteBranch(job.repo, job.branch, { force: true, worktree: job.worktree }).catch((err) => problems.push(`branch: ${describeError(err)}`));
     if (problems.length === 0) {
       await store.update(id, (j) => ({ ...j, worktree: null, branch: null, cwd: j.repo }));
     }

@@ -1,0 +1,50 @@
+/**
+ * Forgets the registration of one worktree whose folder is gone, and no
+ * other's. `git worktree prune` drops every registration whose folder is
+ * missing: a worktree of the person's on a drive that is not mounted right now
+ * would lose its registration, its index (staged work) and the lock on its
+ * branch. Paddock removes only what it made.
+ */
+import { existsSync, promises as fs, realpathSync } from 'node:fs';
+import * as path from 'node:path';
+import { runGit } from './runGit';
+
+/** `folder` as git records it: symlinks resolved (through its parent when it is gone). */
+function resolvedPath(folder: string): string {
+  const abs = path.resolve(folder);
+  try {
+    return realpathSync(abs);
+  } catch {
+    try {
+      return path.join(realpathSync(path.dirname(abs)), path.basename(abs));
+    } catch {
+      return abs;
+    }
+  }
+}
+
+/**
+ * Removes `repo`'s registration of the worktree at `folder` (its admin dir under the git dir's
+ * `worktrees/`, found by the `gitdir` file that points into `folder`) when that folder is gone.
+ * `repo`: any worktree or the git dir of the repository. Returns whether one was removed; a folder
+ * still on disk is never forgotten (git's `worktree remove` is for that).
+ */
+export async function forgetWorktreeRegistration(repo: string, folder: string): Promise<boolean> {
+  if (existsSync(folder)) return false;
+  const res = await runGit(['rev-parse', '--git-common-dir'], { cwd: repo, allowFailure: true });
+  if (res.code !== 0) return false;
+  const admin = path.join(path.resolve(repo, res.stdout.trim()), 'worktrees');
+  const wanted = new Set([path.resolve(folder), resolvedPath(folder)]);
+  let removed = false;
+  for (const name of await fs.readdir(admin).catch(() => [] as string[])) {
+    const dir = path.join(admin, name);
+    const gitdir = await fs.readFile(path.join(dir, 'gitdir'), 'utf8').catch(() => null);
+    if (gitdir === null || gitdir.trim() === '') continue;
+    // `gitdir` names the worktree's `.git` file (relative to the admin dir when git wrote it relative).
+    const registered = path.dirname(path.resolve(dir, gitdir.trim()));
+    if (!wanted.has(registered) && !wanted.has(resolvedPath(registered))) continue;
+    await fs.rm(dir, { recursive: true, force: true });
+    removed = true;
+  }
+  return removed;
+}
