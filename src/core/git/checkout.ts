@@ -94,18 +94,25 @@ export async function localChanges(worktree: string, untrackedFiles: 'all' | 'no
   return { tracked, untracked };
 }
 
-/** The files (in a worktree's own git dir) that say a merge, rebase, cherry-pick or revert stopped half-way, and what each means. */
+/**
+ * The files (in a worktree's own git dir) that say a merge, rebase, am, cherry-pick, revert or
+ * bisect stopped half-way, and what each means; the first present names it. `git am` keeps its
+ * state in `rebase-apply/` too (with `applying` in it); `sequencer/` stays through a series of
+ * cherry-picks or reverts, also between the stops that leave no *_HEAD.
+ */
 const IN_PROGRESS: readonly (readonly [string, string])[] = [
   ['MERGE_HEAD', 'a merge'],
   ['rebase-merge', 'a rebase'],
+  ['rebase-apply/applying', 'an am (git am)'],
   ['rebase-apply', 'a rebase'],
   ['CHERRY_PICK_HEAD', 'a cherry-pick'],
   ['REVERT_HEAD', 'a revert'],
+  ['sequencer', 'a cherry-pick or revert'],
   ['BISECT_START', 'a bisect'],
 ];
 
 /**
- * A merge, rebase, cherry-pick, revert or bisect stopped half-way in `worktree` (its own git dir).
+ * A merge, rebase, am, cherry-pick, revert or bisect stopped half-way in `worktree` (its own git dir).
  */
 export async function operationInProgress(worktree: string): Promise<string | null> {
   const paths = await gitDirFiles(worktree, IN_PROGRESS.map(([name]) => name));

@@ -1,11 +1,22 @@
 /** Commits everything uncommitted in an agent's worktree (tracked and untracked, not ignored) on its branch. */
 import { failure } from '../common/errors';
-import { headCommit } from './checkout';
+import { currentBranch, headCommit } from './checkout';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { flaggedEdits, restoreFlags, rewriteWithoutFlags } from './flaggedFiles';
+import { assertNothingHalfDone } from './worktreeReadiness';
 
-/** The new HEAD. git's own identity and hooks apply, as for any commit the person makes. */
-export async function commitAllWork(worktree: string, message: string): Promise<string> {
+/**
+ * The new HEAD. git's own identity and hooks apply, as for any commit the person makes. Refused
+ * (nothing changed) unless `branch` is checked out there and no git operation stopped half-way:
+ * `add -A` would stage conflict markers as resolved, and the commit would conclude a merge with
+ * them, or land on a rebase's detached HEAD or another branch, away from the work's branch.
+ */
+export async function commitAllWork(worktree: string, message: string, branch: string): Promise<string> {
+  await assertNothingHalfDone(worktree, worktree);
+  const current = await currentBranch(worktree);
+  if (current !== branch) {
+    throw failure(`${worktree} is ${current === null ? 'on a detached HEAD' : `on branch ${current}`}, not ${branch}; its uncommitted work was not committed — nothing was changed.`, 'WORKTREE_AWAY');
+  }
   // `add -A` passes over edits to files flagged assume-unchanged or skip-worktree: those entries
   // are unflagged for the commit and flagged again after it, whatever it did.
   const hidden = await flaggedEdits(worktree);

@@ -19,6 +19,7 @@ export * from './landingWorktree';
 export * from './advanceBranch';
 export * from './landBranch';
 export * from './commitWork';
+export * from './worktreeReadiness';
 export * from './worktreeState';
 export * from './applyWork';
 export * from './updateFromBase';

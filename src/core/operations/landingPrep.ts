@@ -4,6 +4,8 @@
  * uncommitted work in its worktree is committed first (message from its title
  * and prompt) or deliberately left out. Without a decision the operation
  * refuses and says which flags (or which question in a window) decide it.
+ * A worktree a git operation stopped half-way in, or whose HEAD is away from
+ * the agent's branch with work the branch lacks, is refused first.
  */
 import { existsSync } from 'node:fs';
 import { failure, usageError, type PaddockError } from '../common/errors';
@@ -14,6 +16,7 @@ import type { JobRecord } from '../store/schema';
 import { hasLiveWorktree, isLive } from './rules';
 import { stopLocked } from './stop';
 import { startEarly } from '../common/early';
+import { assertAgentWorktreeReady } from './agentWorktreeCheck';
 
 export interface LandingChoices {
   /** Uncommitted work in the agent's worktree: commit it first, or land only the commits. */
@@ -129,7 +132,13 @@ export async function prepareAgentWorkReporting(store: JobStore, job: JobRecord,
       changed = true;
     }
   }
-  if (!opts.includesUncommitted && (await (early ?? hasUncommittedWork(job)))) {
+  const dirty = !opts.includesUncommitted && (await (early ?? hasUncommittedWork(job)));
+  const worktree = await linkedWorktree(job);
+  if (worktree !== null) {
+    const takesUncommitted = dirty && choices.uncommitted !== 'commits-only';
+    await assertAgentWorktreeReady(job, worktree, { headAway: opts.includesUncommitted ? 'anything' : 'branch-has-it', takesUncommitted });
+  }
+  if (dirty) {
     if (choices.uncommitted === undefined) {
       throw usageError(
         `Agent ${job.id} has uncommitted changes in its worktree; choose to commit them first (--commit-uncommitted) or to land only its commits (--commits-only).`,
@@ -137,7 +146,7 @@ export async function prepareAgentWorkReporting(store: JobStore, job: JobRecord,
       );
     }
     if (choices.uncommitted === 'commit') {
-      await commitAllWork(job.worktree!, uncommittedWorkMessage(job));
+      await commitAllWork(job.worktree!, uncommittedWorkMessage(job), job.branch!);
       changed = true;
     }
   }

@@ -7,6 +7,7 @@ import { hasUncommittedWork, uncommittedWorkMessage, UNCOMMITTED_CHOICE_CODE } f
 import { landingTarget } from './landingTarget';
 import { updateBlocker } from './rules';
 import { startEarly, settlingOnError } from '../common/early';
+import { assertAgentWorktreeReady } from './agentWorktreeCheck';
 
 export interface UpdateRequest {
   rebase?: boolean;
@@ -31,11 +32,14 @@ export async function updateLocked(ctx: OperationContext, id: string, req: Updat
     if (baseSha === null) throw usageError(`There is no branch '${base}' in ${job.repo}.`);
     return { base, baseSha };
   });
-  if (await uncommitted) {
+  const dirty = await uncommitted;
+  // Refused before anything is committed: the merge or rebase would otherwise conclude with conflict markers, or go to another branch.
+  await assertAgentWorktreeReady(job, job.worktree!, { headAway: 'nothing' });
+  if (dirty) {
     if (!req.commitUncommitted) {
       throw usageError(`Agent ${job.id} has uncommitted changes in its worktree; commit them first (--commit-uncommitted) — nothing was changed.`, UNCOMMITTED_CHOICE_CODE);
     }
-    await commitAllWork(job.worktree!, uncommittedWorkMessage(job));
+    await commitAllWork(job.worktree!, uncommittedWorkMessage(job), job.branch!);
   }
   const result = await updateFromBase(job.worktree!, baseSha, base, { rebase: req.rebase ?? false });
   ctx.log(`agent ${id}: ${result.updated ? `${req.rebase ? 'rebased onto' : 'merged'} ${base}` : `already up to date with ${base}`}`);

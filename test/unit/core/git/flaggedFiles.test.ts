@@ -62,7 +62,7 @@ describe('git: files flagged assume-unchanged or skip-worktree', function () {
     write(wt, 'local.env', 'X=2\nY=3\n');
     write(wt, 'new.txt', 'new\n');
 
-    const head = await commitAllWork(wt, 'Agent work');
+    const head = await commitAllWork(wt, 'Agent work', 'paddock/agent');
     assert.equal(git(wt, 'show', `${head}:config.json`), '{"a":2}');
     assert.equal(git(wt, 'show', `${head}:local.env`), 'X=2\nY=3');
     assert.equal(git(wt, 'show', `${head}:new.txt`), 'new');

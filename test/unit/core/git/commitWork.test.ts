@@ -1,0 +1,60 @@
+/**
+ * commitAllWork commits only onto the agent's branch, checked out, with no
+ * git operation stopped half-way: otherwise it refuses and changes nothing.
+ */
+import * as assert from 'node:assert/strict';
+import { commitAllWork, operationInProgress } from '../../../../src/core/git';
+import { PaddockError } from '../../../../src/core/common/errors';
+import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
+
+describe('git: commitAllWork', function () {
+  this.timeout(30_000);
+  let sb!: Sandbox;
+  useGitSandbox((fresh) => (sb = fresh));
+
+  /** An agent worktree on paddock/agent whose change to shared.txt conflicts with main's. */
+  function setup() {
+    const repo = sb.repo({ 'shared.txt': 'base\n' });
+    const wt = sb.path('agent-wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/agent', wt, 'main');
+    write(wt, 'shared.txt', 'agent\n');
+    git(wt, 'commit', '-q', '-am', 'agent');
+    write(repo, 'shared.txt', 'main\n');
+    git(repo, 'commit', '-q', '-am', 'main');
+    return { repo, wt };
+  }
+
+  function state(wt: string) {
+    return { head: git(wt, 'rev-parse', 'HEAD'), status: git(wt, 'status', '--porcelain') };
+  }
+
+  it('refuses while a merge stopped on a conflict (it would conclude it with the markers)', async () => {
+    const { wt } = setup();
+    assert.throws(() => git(wt, 'merge', '-q', 'main'));
+    const before = state(wt);
+    await assert.rejects(commitAllWork(wt, 'work', 'paddock/agent'), (e: PaddockError) => e.code === 'WORKTREE_BUSY' && /has a merge in progress/.test(e.message));
+    assert.deepEqual(state(wt), before);
+  });
+
+  it('names a git am stopped half-way as an am, and refuses it', async () => {
+    const { repo, wt } = setup();
+    const patch = git(repo, 'format-patch', '-1', '--stdout', 'main');
+    write(sb.dir, 'main.patch', `${patch}\n`);
+    assert.throws(() => git(wt, 'am', '-q', sb.path('main.patch')));
+    assert.equal(await operationInProgress(wt), 'an am (git am)');
+    write(wt, 'new.txt', 'new\n');
+    const before = state(wt);
+    await assert.rejects(commitAllWork(wt, 'work', 'paddock/agent'), /has an am \(git am\) in progress/);
+    assert.deepEqual(state(wt), before);
+  });
+
+  it('refuses on another branch or a detached HEAD: the work would be committed away from the agent’s branch', async () => {
+    const { wt } = setup();
+    git(wt, 'checkout', '-q', '-b', 'other');
+    write(wt, 'w.txt', 'w\n');
+    await assert.rejects(commitAllWork(wt, 'work', 'paddock/agent'), (e: PaddockError) => e.code === 'WORKTREE_AWAY' && /is on branch other, not paddock\/agent/.test(e.message));
+    git(wt, 'checkout', '-q', '--detach');
+    await assert.rejects(commitAllWork(wt, 'work', 'paddock/agent'), /is on a detached HEAD, not paddock\/agent/);
+    assert.match(git(wt, 'status', '--porcelain'), /^\?\? w\.txt$/m, 'not committed');
+  });
+});
