@@ -1,4 +1,7 @@
 /** Commits everything uncommitted in an agent's worktree (tracked and untracked, not ignored) on its branch. */
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { failure } from '../common/errors';
 import { currentBranch, headCommit } from './checkout';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
@@ -17,6 +20,7 @@ export async function commitAllWork(worktree: string, message: string, branch: s
   if (current !== branch) {
     throw failure(`${worktree} is ${current === null ? 'on a detached HEAD' : `on branch ${current}`}, not ${branch}; its uncommitted work was not committed — nothing was changed.`, 'WORKTREE_AWAY');
   }
+  const staging = await keepStagingArea(worktree);
   // `add -A` passes over edits to files flagged assume-unchanged or skip-worktree: those entries
   // are unflagged for the commit and flagged again after it, whatever it did.
   const hidden = await flaggedEdits(worktree);
@@ -25,8 +29,36 @@ export async function commitAllWork(worktree: string, message: string, branch: s
     await runGit(['add', '-A'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS });
     const res = await runGit(['commit', '--quiet', '--file=-'], { cwd: worktree, input: message.endsWith('\n') ? message : `${message}\n`, allowFailure: true });
     if (res.code !== 0) throw failure(`Could not commit the uncommitted work in ${worktree}: ${firstLine(res.stderr) || firstLine(res.stdout) || `exit code ${res.code}`}.`);
+    await staging.discard();
+  } catch (err) {
+    await staging.putBack();
+    throw err;
   } finally {
     if (hidden.length > 0) await restoreFlags(worktree, hidden);
   }
   return headCommit(worktree);
+}
+
+/**
+ * A copy of the worktree's index taken before `add -A`: a commit refused (a hook, no identity, a
+ * signing key missing) must not leave everything staged — what the agent had staged, and what it
+ * had not, is part of its work. Put back by a rename, so the index is never half-written.
+ */
+async function keepStagingArea(worktree: string): Promise<{ putBack(): Promise<void>; discard(): Promise<void> }> {
+  const index = path.resolve(worktree, (await runGit(['rev-parse', '--git-path', 'index'], { cwd: worktree })).stdout.trim());
+  const copy = `${index}.paddock-${randomBytes(6).toString('hex')}`;
+  const kept = await fs.copyFile(index, copy).then(
+    () => true,
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return false; // no index yet: nothing was staged
+      throw err;
+    },
+  );
+  return {
+    putBack: async () => {
+      if (kept) await fs.rename(copy, index);
+      else await fs.rm(index, { force: true });
+    },
+    discard: () => fs.rm(copy, { force: true }),
+  };
 }

@@ -11,7 +11,7 @@ import { failure } from '../common/errors';
 import { advanceBranch, assertTargetLandable } from './advanceBranch';
 import { branchTip, headCommit } from './checkout';
 import { fewPaths, LandingConflict } from './landingConflict';
-import { LANDING_GIT_ENV, withLandingWorktree } from './landingWorktree';
+import { LANDING_GIT_CONFIG, withLandingWorktree } from './landingWorktree';
 import { ancestry, commitTree, mergeCommitsBetween, mergeTrees, treeOf } from './mergeTree';
 import { runGit } from './runGit';
 import { REBASE_CONFIG } from './scopedConfig';
@@ -164,10 +164,10 @@ async function assertRebasable(req: LandBranchRequest, onto: string): Promise<vo
 /** The agent's commits replayed onto `onto` in a temporary worktree; the new tip. */
 async function rebaseInScratch(req: LandBranchRequest, onto: string): Promise<string> {
   return withLandingWorktree(req.repo, req.scratchRoot, req.source, async (worktree) => {
-    const res = await runGit(['rebase', '--quiet', '--no-autosquash', onto], { cwd: worktree, allowFailure: true, env: { ...LANDING_GIT_ENV, GIT_EDITOR: 'true' }, config: REBASE_CONFIG });
+    const res = await runGit(['rebase', '--quiet', '--no-autosquash', onto], { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' }, config: { ...LANDING_GIT_CONFIG, ...REBASE_CONFIG } });
     if (res.code !== 0) {
       const files = await unmergedPaths(worktree);
-      await runGit(['rebase', '--abort'], { cwd: worktree, allowFailure: true, env: LANDING_GIT_ENV, config: REBASE_CONFIG });
+      await runGit(['rebase', '--abort'], { cwd: worktree, allowFailure: true, config: { ...LANDING_GIT_CONFIG, ...REBASE_CONFIG } });
       if (files.length > 0) throw conflictError(req, files);
       throw failure(`Rebasing ${req.sourceName} onto ${req.target} failed: ${res.stderr.trim().split('\n')[0] ?? `exit code ${res.code}`}; nothing was changed.`);
     }

@@ -22,7 +22,7 @@ const NAME = /^land-(\d+)-[0-9a-f]+$/;
  * hooks without its binary), would slow or refuse the landing. Merge and squash landings make
  * their commits with plumbing, which runs no hook either.
  */
-export const LANDING_GIT_ENV: Readonly<Record<string, string>> = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: '/dev/null' };
+export const LANDING_GIT_CONFIG: Readonly<Record<string, string>> = { 'core.hooksPath': '/dev/null' }; // runGit's `config` (git -c): GIT_CONFIG_COUNT needs git 2.31
 
 function alive(pid: number): boolean {
   try {
@@ -64,14 +64,14 @@ export async function sweepLandingWorktrees(root: string, log?: (m: string) => v
 
 /**
  * Runs `fn` in a fresh detached worktree of `repo` at `commit`, and removes it afterwards whatever
- * happens, also when making it failed half-way. `fn`'s git calls there take `LANDING_GIT_ENV`.
+ * happens, also when making it failed half-way. `fn`'s git calls there take `LANDING_GIT_CONFIG`.
  */
 export async function withLandingWorktree<T>(repo: string, root: string, commit: string, fn: (worktree: string) => Promise<T>): Promise<T> {
   await fs.mkdir(root, { recursive: true, mode: 0o700 });
   await sweepLandingWorktrees(root);
   const folder = path.join(root, `land-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    await runGit(['worktree', 'add', '--detach', '--quiet', folder, commit], { cwd: repo, env: LANDING_GIT_ENV });
+    await runGit(['worktree', 'add', '--detach', '--quiet', folder, commit], { cwd: repo, config: LANDING_GIT_CONFIG });
     return await fn(folder);
   } finally {
     await runGit(['worktree', 'remove', '--force', '--force', folder], { cwd: repo, allowFailure: true });

@@ -3,6 +3,7 @@
  * git operation stopped half-way: otherwise it refuses and changes nothing.
  */
 import * as assert from 'node:assert/strict';
+import { chmodSync } from 'node:fs';
 import { commitAllWork, operationInProgress } from '../../../../src/core/git';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
@@ -56,5 +57,24 @@ describe('git: commitAllWork', function () {
     git(wt, 'checkout', '-q', '--detach');
     await assert.rejects(commitAllWork(wt, 'work', 'paddock/agent'), /is on a detached HEAD, not paddock\/agent/);
     assert.match(git(wt, 'status', '--porcelain'), /^\?\? w\.txt$/m, 'not committed');
+  });
+
+  it('a commit refused (a pre-commit hook) leaves the staging area as it was: staged, unstaged and untracked alike', async () => {
+    const { wt } = setup();
+    write(wt, 'staged.txt', 'staged version\n');
+    git(wt, 'add', 'staged.txt');
+    write(wt, 'staged.txt', 'later edit, not staged\n');
+    write(wt, 'shared.txt', 'edited, not staged\n');
+    write(wt, 'untracked.txt', 'never added\n');
+    const hooks = sb.path('hooks');
+    write(hooks, 'pre-commit', '#!/bin/sh\necho refused by the hook >&2\nexit 1\n');
+    git(wt, 'config', 'core.hooksPath', hooks);
+    chmodSync(sb.path('hooks', 'pre-commit'), 0o755);
+    const staged = () => ({ index: git(wt, 'ls-files', '--stage'), status: git(wt, 'status', '--porcelain'), head: git(wt, 'rev-parse', 'HEAD') });
+    const before = staged();
+    assert.match(before.status, /^AM staged\.txt$/m);
+    await assert.rejects(commitAllWork(wt, 'work', 'paddock/agent'), /Could not commit the uncommitted work .*refused by the hook/);
+    assert.deepEqual(staged(), before, 'the index is as the agent left it');
+    assert.equal(git(wt, 'show', ':staged.txt'), 'staged version', 'the staged version is still staged');
   });
 });
