@@ -3,13 +3,16 @@
  * three-way merge: the merge is computed in the object database against what
  * is checked out (HEAD), so a conflict changes nothing; the result's
  * difference from HEAD is then applied to files that have no local changes
- * (checked first: a path the person changed, staged or left untracked is
+ * (checked first: a path the person changed, staged or left untracked, an
+ * ignored file, or a file of the person's in a folder the patch replaces is
  * never overwritten — the apply is refused with the list).
  */
-import { failure } from '../common/errors';
+import { describeError, failure } from '../common/errors';
+import { prepareApplyUndo } from './applyUndo';
 import { localChanges } from './checkout';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { mergeTrees } from './mergeTree';
+import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 
 /** The paths changed in `target`. */
@@ -34,9 +37,23 @@ export async function applyCommitToWorktree(target: string, source: string, sour
   if (overlap.length > 0) {
     throw failure(`Applying would overwrite your local changes to ${fewPaths(overlap)} in ${target}; commit or stash them and try again — nothing was changed.`, 'LOCAL_CHANGES');
   }
-  const patch = await runGit(['diff', '--binary', '--full-index', ...diffArgs], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  // Exact paths are not enough: a folder the patch turns into a file may hold the person's files, and
+  // an ignored file is in no status; git apply would stop half-way on the one and overwrite the other.
+  const [inTheWay, undo, patch] = await Promise.all([
+    untrackedInTheWay(target, head, [merged.tree]),
+    prepareApplyUndo(target, head, merged.tree),
+    runGit(['diff', '--binary', '--full-index', ...diffArgs], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS }),
+  ]);
+  if (inTheWay.length > 0) throw untrackedInTheWayError('Applying', target, inTheWay);
   const res = await runGit(['apply', '--binary', '--whitespace=nowarn'], { cwd: target, input: patch.stdout, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
-  // git apply checks the whole patch before writing any file: a refusal changes nothing.
-  if (res.code !== 0) throw failure(`Could not apply ${sourceName} in ${target}: ${firstLine(res.stderr)}; nothing was changed.`);
-  return touched;
+  if (res.code === 0) return touched;
+  // git apply checks the whole patch before writing, but a write that fails after others (a name too
+  // long, a full disk) leaves the files before it written: every touched path is put back.
+  const why = firstLine(res.stderr) || `exit code ${res.code}`;
+  try {
+    await undo.undo();
+  } catch (err) {
+    throw failure(`Could not apply ${sourceName} in ${target}: ${why}, and putting back the files it had begun to change failed (${describeError(err, 300)}); check ${fewPaths(touched)} there.`);
+  }
+  throw failure(`Could not apply ${sourceName} in ${target}: ${why}; nothing was changed.`);
 }

@@ -26,3 +26,4 @@ export * from './updateFromBase';
 export * from './remote';
 export * from './compareUrl';
 export * from './githubCli';
+export * from './untrackedInTheWay';

@@ -1,0 +1,57 @@
+/**
+ * Puts a working tree back as it was when `git apply` stopped half-way. git
+ * checks the whole patch before writing, but a write can still fail (a name
+ * too long, a full disk, a folder made read-only meanwhile) after other files
+ * were written, and git does not roll back. What a refused apply must restore
+ * is known before it starts: the caller has checked that every path the patch
+ * touches is, on disk and in the index, exactly as HEAD has it (or absent),
+ * so HEAD's entries (through the index, which `git apply` without `--index`
+ * never writes) and the absence of the others are the state to return to.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+
+const ABSENT = '000000';
+
+export interface ApplyUndo {
+  /** Restores every path the patch touches; throws when git or the file system refuses. */
+  undo(): Promise<void>;
+}
+
+/** The folders that hold `file`, innermost first ('a/b/c' → 'a/b', 'a'). */
+function foldersOf(file: string): string[] {
+  const parts = file.split('/');
+  return parts.slice(1).map((_, i) => parts.slice(0, parts.length - 1 - i).join('/'));
+}
+
+/** Read before `git apply` runs: which touched paths HEAD holds, and which folders of new files are not there yet. */
+export async function prepareApplyUndo(worktree: string, head: string, tree: string): Promise<ApplyUndo> {
+  const res = await runGit(['diff-tree', '-r', '-z', '--no-renames', head, tree, '--'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  const inHead: string[] = [];
+  const added: string[] = [];
+  const fields = res.stdout.split('\0');
+  for (let i = 0; i < fields.length; i++) {
+    if (!fields[i].startsWith(':')) continue;
+    const oldMode = fields[i].slice(1).split(' ')[0];
+    (oldMode === ABSENT ? added : inHead).push(fields[++i]);
+  }
+  const folders = [...new Set(added.flatMap(foldersOf))];
+  const present = await Promise.all(folders.map((folder) => fs.lstat(path.join(worktree, folder)).then(() => true, () => false)));
+  // Innermost first, so that each is empty when its turn comes.
+  const madeByPatch = folders.filter((_, i) => !present[i]).sort((a, b) => b.split('/').length - a.split('/').length);
+  return {
+    async undo() {
+      for (const file of added) await fs.unlink(path.join(worktree, file)).catch(ignoreMissing);
+      // A folder that holds anything else now is not the patch's alone: it stays.
+      for (const folder of madeByPatch) await fs.rmdir(path.join(worktree, folder)).catch((err: NodeJS.ErrnoException) => err.code === 'ENOTEMPTY' || ignoreMissing(err));
+      if (inHead.length === 0) return;
+      // `-f`: over whatever the patch left at a path (a file where a folder was, a changed file).
+      await runGit(['checkout-index', '-f', '-q', '-z', '--stdin'], { cwd: worktree, input: inHead.join('\0') + '\0', timeoutMs: GIT_BULK_TIMEOUT_MS });
+    },
+  };
+}
+
+function ignoreMissing(err: NodeJS.ErrnoException): void {
+  if (err.code !== 'ENOENT' && err.code !== 'ENOTDIR' && err.code !== 'ENAMETOOLONG') throw err;
+}
