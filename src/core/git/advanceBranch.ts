@@ -3,8 +3,9 @@
  * made, or leaves it exactly where it was. Not checked out anywhere: one
  * compare-and-swap `update-ref` (atomic: after a SIGKILL the ref is at the old
  * or the new commit, never between). Checked out: only in a worktree without
- * uncommitted changes, by a fast-forward there, which git refuses as a whole
- * (before writing anything) if an untracked file would be overwritten.
+ * uncommitted changes, by a fast-forward there, refused first when it would
+ * overwrite or delete a file that is not committed (untracked, ignored, or
+ * the person's inside a folder that becomes a file), which git alone misses.
  */
 import { promises as fs } from 'node:fs';
 import { failure } from '../common/errors';
@@ -13,6 +14,7 @@ import { fewPaths } from './landingConflict';
 import { readHeadFromFiles } from './headFiles';
 import { firstLine, runGit } from './runGit';
 import { MERGE_CONFIG } from './scopedConfig';
+import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
 import type { WorktreeEntry } from './worktree';
 
 /**
@@ -50,7 +52,11 @@ export async function advanceBranch(repo: string, branch: string, from: string, 
   const seen = await readHeadFromFiles(worktree).catch(() => undefined);
   const stillThere = seen ? seen.ref === `refs/heads/${branch}` && seen.head === from : (await headCommit(worktree)) === from;
   if (!stillThere) throw failure(`Branch ${branch} moved while the landing was prepared; nothing was changed, try again.`, 'TARGET_MOVED');
-  const res = await runGit(['merge', '--ff-only', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason }, config: MERGE_CONFIG });
+  // git refuses to overwrite an untracked file by exact path only, and overwrites ignored ones without a word.
+  const inTheWay = await untrackedInTheWay(worktree, from, [to]);
+  if (inTheWay.length > 0) throw untrackedInTheWayError(`Moving ${branch} to the landed commit`, worktree, inTheWay);
+  // `--no-overwrite-ignore`: should an ignored file appear after that look, git refuses as a whole too.
+  const res = await runGit(['merge', '--ff-only', '--no-overwrite-ignore', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason }, config: MERGE_CONFIG });
   if (res.code !== 0) {
     throw failure(`Could not move ${branch} in ${worktree}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`, 'TARGET_REFUSED');
   }

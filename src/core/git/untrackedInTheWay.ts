@@ -14,6 +14,7 @@
 import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { failure, type PaddockError } from '../common/errors';
+import { isCommitId } from './commitId';
 import { walkWorktree } from './inventory';
 import { fewPaths } from './landingConflict';
 import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
@@ -37,7 +38,7 @@ async function changesFrom(worktree: string, from: string, trees: readonly strin
   if (trees.length === 1) {
     res = await runGit([...diffArgs, from, trees[0], '--'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS });
   } else {
-    const named = (await runGit(['rev-parse', ...[from, ...trees].map((t) => `${t}^{tree}`), '--'], { cwd: worktree })).stdout.split('\n').filter(Boolean);
+    const named = (await runGit(['rev-parse', ...[from, ...trees].map((t) => `${t}^{tree}`)], { cwd: worktree })).stdout.split('\n').filter(isCommitId);
     const input = named.slice(1).map((tree) => `${named[0]} ${tree}\n`).join('');
     res = await runGit([...diffArgs, '--stdin'], { cwd: worktree, input, timeoutMs: GIT_BULK_TIMEOUT_MS });
   }
@@ -45,7 +46,8 @@ async function changesFrom(worktree: string, from: string, trees: readonly strin
   const trackedInFrom = new Set<string>();
   const fields = res.stdout.split('\0');
   for (let i = 0; i < fields.length; i++) {
-    const record = fields[i];
+    // `--stdin` heads each pair's first record with the pair's ids and a newline (a pair with no difference: its header alone).
+    const record = fields[i].startsWith(':') ? fields[i] : fields[i].slice(fields[i].lastIndexOf('\n') + 1);
     if (!record.startsWith(':')) continue;
     const file = fields[++i];
     const [oldMode, newMode] = record.slice(1).split(' ');

@@ -8,9 +8,10 @@ import { failure } from '../common/errors';
 import { headCommit, localChanges, operationInProgress } from './checkout';
 import { unmergedPaths } from './landBranch';
 import { fewPaths, LandingConflict } from './landingConflict';
-import { isAncestor, mergeCommitsBetween } from './mergeTree';
-import { firstLine, runGit } from './runGit';
+import { isAncestor, mergeCommitsBetween, mergeTrees } from './mergeTree';
+import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { MERGE_CONFIG, REBASE_CONFIG } from './scopedConfig';
+import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
 
 export interface UpdateResult {
   updated: boolean;
@@ -24,6 +25,8 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
   if (tracked.length > 0) throw failure(`${worktree} has uncommitted changes (${fewPaths(tracked)}); commit them first — nothing was changed.`, 'UNCOMMITTED');
   const before = await headCommit(worktree);
   if (await isAncestor(worktree, base, before)) return { updated: false, head: before };
+  const inTheWay = await untrackedInTheWay(worktree, before, await treesPassedThrough(worktree, before, base, opts.rebase));
+  if (inTheWay.length > 0) throw untrackedInTheWayError(`Bringing ${baseName} into the agent's branch`, worktree, inTheWay);
   const verb = opts.rebase ? 'rebase' : 'merge';
   // A rebase replays single-parent commits only: what a merge commit carries would be deleted from the branch and the disk.
   const merges = opts.rebase ? await mergeCommitsBetween(worktree, base, before) : 0;
@@ -35,7 +38,7 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
   }
   // Said explicitly, so that no setting changes what an update is: merge.ff (only / false) and a
   // branch's mergeOptions (--squash, --no-commit) would refuse the merge, or leave it uncommitted.
-  const mergeArgs = ['merge', '--ff', '--commit', '--no-squash', '--no-edit', '--no-stat', '-m', `Merge ${baseName} into the agent's branch`, base];
+  const mergeArgs = ['merge', '--no-overwrite-ignore', '--ff', '--commit', '--no-squash', '--no-edit', '--no-stat', '-m', `Merge ${baseName} into the agent's branch`, base];
   const args = opts.rebase ? ['rebase', '--quiet', '--no-autosquash', base] : mergeArgs;
   const config = opts.rebase ? REBASE_CONFIG : MERGE_CONFIG;
   const res = await runGit(args, { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' }, config });
@@ -52,4 +55,19 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
     throw failure(`git ${verb} of ${baseName} failed in ${worktree}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`);
   }
   return { updated: true, head: await headCommit(worktree) };
+}
+
+/**
+ * The trees whose files the merge or rebase writes into the worktree. A clean merge: its result. A
+ * merge that stops on conflicts writes the base's side: the base's tree covers every path it can
+ * write. A rebase checks out the base, then replays each of the agent's commits: the base and each
+ * of those commits (a path a commit adds and a later one deletes is written in between).
+ */
+async function treesPassedThrough(worktree: string, before: string, base: string, rebase: boolean): Promise<string[]> {
+  if (!rebase) {
+    const merged = await mergeTrees(worktree, before, base);
+    return [merged.clean ? merged.tree : base];
+  }
+  const replayed = await runGit(['rev-list', '--no-merges', `${base}..${before}`, '--'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  return [base, ...replayed.stdout.split('\n').filter(Boolean)];
 }

@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
-import { applyCommitToWorktree, worktreeStateCommit } from '../../../../src/core/git';
+import { applyCommitToWorktree, landBranch, updateFromBase, worktreeStateCommit, type LandStrategy } from '../../../../src/core/git';
 import type { PaddockError } from '../../../../src/core/common/errors';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
 import { assertSameState, treeState } from './treeState';
@@ -121,6 +121,76 @@ describe('git: files git does not track are never overwritten by a landing', fun
       assertUnchanged(repo, before);
     });
   }
+
+  function committedSetup(agent: (wt: string) => void) {
+    const { repo, wt } = setup(agent);
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'agent');
+    return { repo, wt, tip: git(wt, 'rev-parse', 'HEAD') };
+  }
+
+  function land(repo: string, source: string, strategy: LandStrategy) {
+    return landBranch({ repo, target: 'main', source, sourceName: 'paddock/agent', strategy, message: 'Land it\n', scratchRoot: sb.path('scratch') });
+  }
+
+  for (const c of CASES) {
+    it(`a merge into the checked-out target refuses ${c.name}, changing nothing`, async () => {
+      const { repo, tip } = committedSetup(c.agent);
+      c.person(repo);
+      const before = snapshot(repo);
+      await assert.rejects(land(repo, tip, 'merge'), refusal(c.blocked));
+      assertUnchanged(repo, before);
+    });
+  }
+
+  for (const strategy of ['squash', 'rebase', 'ff-only'] as const) {
+    it(`a ${strategy} landing refuses to overwrite an ignored file of the target's worktree, changing nothing`, async () => {
+      const { repo, tip } = committedSetup(CASES[2].agent);
+      if (strategy === 'rebase') {
+        // The target moves on, so the rebase makes new commits rather than fast-forwarding.
+        write(repo, 'other.txt', 'main moves\n');
+        git(repo, 'add', '-A');
+        git(repo, 'commit', '-q', '-m', 'main moves');
+      }
+      CASES[2].person(repo);
+      const before = snapshot(repo);
+      await assert.rejects(land(repo, tip, strategy), refusal(['secret.env']));
+      assertUnchanged(repo, before);
+      assert.equal(readFileSync(path.join(repo, 'secret.env'), 'utf8'), 'PERSONAL-SECRET\n');
+    });
+  }
+
+  for (const c of CASES) {
+    for (const rebase of [false, true]) {
+      it(`update (${rebase ? 'rebase' : 'merge'}) refuses ${c.name} in the agent's worktree when the base brings it, changing nothing`, async () => {
+        const { repo, wt } = committedSetup(() => undefined);
+        // Here the base makes the change, and the agent's worktree holds the file in the way.
+        c.agent(repo);
+        git(repo, 'add', '-A');
+        git(repo, 'commit', '-q', '-m', 'base moves');
+        c.person(wt);
+        const before = snapshot(wt);
+        await assert.rejects(updateFromBase(wt, git(repo, 'rev-parse', 'main'), 'main', { rebase }), refusal(c.blocked));
+        assertUnchanged(wt, before);
+      });
+    }
+  }
+
+  it('a rebase update refuses an ignored file at a path one of the agent\'s own commits adds and a later one deletes', async () => {
+    const { repo, wt } = committedSetup(() => undefined);
+    write(wt, 'scratch.env', 'AGENT, for a while\n');
+    git(wt, 'add', '-f', 'scratch.env');
+    git(wt, 'commit', '-q', '-m', 'agent adds it');
+    git(wt, 'rm', '-q', 'scratch.env');
+    git(wt, 'commit', '-q', '-m', 'agent removes it');
+    write(repo, 'other.txt', 'main moves\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'main moves');
+    write(wt, 'scratch.env', 'MINE\n');
+    const before = snapshot(wt);
+    await assert.rejects(updateFromBase(wt, git(repo, 'rev-parse', 'main'), 'main', { rebase: true }), refusal(['scratch.env']));
+    assertUnchanged(wt, before);
+  });
 
   it('apply still lands a folder replaced by a file when the folder holds only what the base tracks', async () => {
     const { repo, wt } = setup(CASES[0].agent);
