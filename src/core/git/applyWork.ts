@@ -10,6 +10,7 @@
 import { describeError, failure } from '../common/errors';
 import { prepareApplyUndo } from './applyUndo';
 import { localChanges } from './checkout';
+import { danglingGitlinks, nestedRepositoryError } from './danglingGitlinks';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { mergeTrees } from './mergeTree';
 import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
@@ -39,11 +40,14 @@ export async function applyCommitToWorktree(target: string, source: string, sour
   }
   // Exact paths are not enough: a folder the patch turns into a file may hold the person's files, and
   // an ignored file is in no status; git apply would stop half-way on the one and overwrite the other.
-  const [inTheWay, undo, patch] = await Promise.all([
+  const [nested, inTheWay, undo, patch] = await Promise.all([
+    danglingGitlinks(target, head, merged.tree),
     untrackedInTheWay(target, head, [merged.tree]),
     prepareApplyUndo(target, head, merged.tree),
     runGit(['diff', '--binary', '--full-index', ...diffArgs], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS }),
   ]);
+  // git apply makes an empty folder of a gitlink: the nested repository's files would never arrive.
+  if (nested.length > 0) throw nestedRepositoryError(sourceName, nested);
   if (inTheWay.length > 0) throw untrackedInTheWayError('Applying', target, inTheWay);
   const res = await runGit(['apply', '--binary', '--whitespace=nowarn'], { cwd: target, input: patch.stdout, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
   if (res.code === 0) return touched;

@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { failure } from '../common/errors';
 import { currentBranch, headCommit } from './checkout';
+import { danglingGitlinks, nestedRepositoryError } from './danglingGitlinks';
+import { worktreeStateCommit } from './worktreeState';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { flaggedEdits, restoreFlags, rewriteWithoutFlags } from './flaggedFiles';
 import { assertNothingHalfDone } from './worktreeReadiness';
@@ -13,6 +15,7 @@ import { assertNothingHalfDone } from './worktreeReadiness';
  * (nothing changed) unless `branch` is checked out there and no git operation stopped half-way:
  * `add -A` would stage conflict markers as resolved, and the commit would conclude a merge with
  * them, or land on a rebase's detached HEAD or another branch, away from the work's branch.
+ * Refused too when the commit would hold a nested repository as a bare gitlink (below).
  */
 export async function commitAllWork(worktree: string, message: string, branch: string): Promise<string> {
   await assertNothingHalfDone(worktree, worktree);
@@ -20,6 +23,11 @@ export async function commitAllWork(worktree: string, message: string, branch: s
   if (current !== branch) {
     throw failure(`${worktree} is ${current === null ? 'on a detached HEAD' : `on branch ${current}`}, not ${branch}; its uncommitted work was not committed — nothing was changed.`, 'WORKTREE_AWAY');
   }
+  // What `add -A` would record, made first in a temporary index: a nested repository would be
+  // committed as a bare gitlink, its files lost to the landing; refused before anything is staged.
+  const [head, state] = await Promise.all([headCommit(worktree), worktreeStateCommit(worktree, 'Uncommitted work, looked at before it is committed')]);
+  const nested = await danglingGitlinks(worktree, head, state);
+  if (nested.length > 0) throw nestedRepositoryError(worktree, nested);
   const staging = await keepStagingArea(worktree);
   // `add -A` passes over edits to files flagged assume-unchanged or skip-worktree: those entries
   // are unflagged for the commit and flagged again after it, whatever it did.

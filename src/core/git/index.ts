@@ -27,3 +27,4 @@ export * from './remote';
 export * from './compareUrl';
 export * from './githubCli';
 export * from './untrackedInTheWay';
+export * from './danglingGitlinks';
