@@ -9,6 +9,7 @@
  */
 import { failure } from '../common/errors';
 import { advanceBranch, assertTargetLandable } from './advanceBranch';
+import { danglingGitlinks, nestedRepositoryError } from './danglingGitlinks';
 import { branchTip, headCommit } from './checkout';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { LANDING_GIT_CONFIG, withLandingWorktree } from './landingWorktree';
@@ -99,6 +100,9 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
   const { checkedOut, alreadyIn, canFastForward } = (await req.early?.reads) ?? (await readLanding(repo, target, source, from));
   if (alreadyIn) throw failure(`${target} already has every commit of ${req.sourceName}; nothing was changed.`, 'NOTHING_TO_LAND');
   const land = async (kind: LandedKind, commit: string): Promise<LandedBranch> => {
+    // A nested repository the agent committed itself lands as a gitlink nobody can fetch: its files would be said landed and never arrive.
+    const nested = await danglingGitlinks(repo, from, commit);
+    if (nested.length > 0) throw nestedRepositoryError(`${req.sourceName}'s commits`, nested);
     await advanceBranch(repo, target, from, commit, `paddock ${kind}: ${req.sourceName} into ${target}`, checkedOut);
     return { kind, from, commit };
   };

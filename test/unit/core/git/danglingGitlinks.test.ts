@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { applyCommitToWorktree, commitAllWork, worktreeStateCommit } from '../../../../src/core/git';
+import { landBranch, type LandStrategy } from '../../../../src/core/git/landBranch';
 import type { PaddockError } from '../../../../src/core/common/errors';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
 import { assertSameState, treeState } from './treeState';
@@ -18,9 +19,9 @@ describe('git: a nested repository is never landed as a bare gitlink', function 
   useGitSandbox((fresh) => (sb = fresh));
 
   /** The agent's worktree with `sub/`, a repository of its own with a commit, and a plain new file beside it. */
-  function setup() {
-    const repo = sb.repo({ 'README.md': 'hello\n' });
-    const wt = sb.path('agent-wt');
+  function setup(name = 'repo') {
+    const repo = sb.repo({ 'README.md': 'hello\n' }, name);
+    const wt = sb.path(`agent-wt-${name}`);
     git(repo, 'worktree', 'add', '-q', '-b', 'paddock/agent', wt, 'main');
     const sub = path.join(wt, 'sub');
     git(wt, 'init', '-q', 'sub');
@@ -78,5 +79,26 @@ describe('git: a nested repository is never landed as a bare gitlink', function 
     await import('node:fs').then((fs) => fs.rmSync(path.join(wt, 'sub'), { recursive: true }));
     const head = await commitAllWork(wt, 'land it', 'paddock/agent');
     assert.equal(git(wt, 'show', '--format=', '--name-only', head), 'top.txt');
+  });
+
+  it('a gitlink the agent committed itself is not landed by a fast-forward, merge, squash or rebase', async () => {
+    for (const strategy of ['ff-only', 'merge', 'squash', 'rebase'] as LandStrategy[]) {
+      const { repo, wt } = setup(`repo-${strategy}`);
+      git(wt, 'add', '-A');
+      git(wt, 'commit', '-q', '-m', 'agent commits its nested repository');
+      if (strategy !== 'ff-only') {
+        write(repo, 'main-only.txt', 'moved on\n');
+        git(repo, 'add', '-A');
+        git(repo, 'commit', '-q', '-m', 'main moves on');
+      }
+      const before = snapshot(repo);
+      const tip = git(wt, 'rev-parse', 'HEAD');
+      await assert.rejects(
+        landBranch({ repo, target: 'main', source: tip, sourceName: 'paddock/agent', strategy, message: 'Land\n', scratchRoot: sb.path(`scratch-${strategy}`) }),
+        (e: PaddockError) => refusal(e) && /paddock\/agent's commits/.test(e.message),
+        strategy,
+      );
+      assertUnchanged(repo, before);
+    }
   });
 });
