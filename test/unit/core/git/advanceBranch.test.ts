@@ -3,7 +3,9 @@
  * is about (the files in the way), in one sentence, and changes nothing.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { advanceBranch } from '../../../../src/core/git';
+import { firstLine } from '../../../../src/core/git/runGit';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
 import { assertSameState, treeState } from './treeState';
@@ -25,12 +27,16 @@ describe('git: advanceBranch', function () {
     for (let i = 1; i <= 7; i++) write(repo, `f${i}.txt`, `mine ${i}\n`);
     const before = treeState(repo);
     await assert.rejects(advanceBranch(repo, 'main', from, to, 'test'), (e: PaddockError) => {
-      assert.equal(e.code, 'TARGET_REFUSED');
-      assert.match(e.message, /would be overwritten by merge: f1\.txt, f2\.txt, f3\.txt, f4\.txt, f5\.txt and 2 more; nothing was changed\.$/);
+      assert.equal(e.code, 'UNTRACKED_IN_THE_WAY');
+      assert.match(e.message, /: f1\.txt, f2\.txt, f3\.txt, f4\.txt, f5\.txt and 2 more; move them aside and try again — nothing was changed\.$/);
       assert.equal(e.message.split('\n').length, 1);
       return true;
     });
     assert.equal(git(repo, 'rev-parse', 'main'), from);
     assertSameState(treeState(repo), before);
+    // Should a file appear after that look, git refuses itself: its message keeps the files it is about.
+    const refused = spawnSync('git', ['merge', '--ff-only', '--no-overwrite-ignore', to], { cwd: repo, encoding: 'utf8' });
+    assert.notEqual(refused.status, 0);
+    assert.match(firstLine(refused.stderr), /would be overwritten by merge: f1\.txt, f2\.txt, f3\.txt, f4\.txt, f5\.txt and 2 more$/);
   });
 });
