@@ -4,15 +4,18 @@
  * system's `tar`, which keeps modes, symlinks, empty directories and file
  * types exactly and exists on every platform Paddock runs on.
  *
- * A tar is written to a temporary file, fsynced and listed back before it is
- * renamed into place: a full disk or a file that vanished mid-read fails the
- * capture instead of leaving a short archive that looks complete.
+ * A tar is written to a temporary file, fsynced and read back before it is
+ * renamed into place: every entry must be there under its own name, each file
+ * with the size the walk saw, so a full disk, a file that changed or vanished
+ * mid-read, or an option that renames or drops entries fails the capture
+ * instead of leaving an archive that looks complete.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
+import { tarEntries } from './tarEntries';
 
 /** A tar of thousands of files on a slow disk still ends well inside this. */
 const TAR_TIMEOUT_MS = 10 * 60 * 1000;
@@ -23,9 +26,20 @@ interface TarResult {
   code: number;
 }
 
+/**
+ * tar runs with only what it needs from the environment: GNU tar reads options from TAR_OPTIONS
+ * (`--transform`, `--exclude`…), TAPE and POSIXLY_CORRECT change its defaults, and a compressor's
+ * variables reach what it may start; any of them would change the archive behind the capture's back.
+ */
+function tarEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { LC_ALL: 'C' };
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'SystemRoot', 'SYSTEMROOT']) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return env;
+}
+
 function runTar(args: string[], opts: { cwd: string; input?: string }): Promise<TarResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('tar', args, { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    const child = spawn('tar', args, { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'], env: tarEnv() });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const timer = setTimeout(() => child.kill('SIGKILL'), TAR_TIMEOUT_MS);
@@ -74,25 +88,46 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/** What an archive must hold: each path in order, files with the size the walk saw. */
+export interface ArchiveEntry {
+  path: string;
+  /** A regular file's size; undefined for folders, symlinks and the rest. */
+  fileSize?: number;
+}
+
+/** The first way the archive differs from what was meant to go in it, or null. */
+async function archiveMismatch(temp: string, entries: readonly ArchiveEntry[]): Promise<string | null> {
+  const listed = await tarEntries(temp);
+  for (let i = 0; i < Math.max(listed.length, entries.length); i++) {
+    const meant = entries[i];
+    const got = listed[i];
+    if (!meant) return `it holds ${got.name}, which was not meant to be in it`;
+    if (!got || got.name !== `./${meant.path}`) return `${meant.path} is missing from it`;
+    // A hard link to a file stored earlier has no data of its own.
+    if (meant.fileSize !== undefined && got.type !== '1' && got.size !== meant.fileSize) {
+      return `${meant.path} holds ${got.size} bytes instead of ${meant.fileSize} (it changed while being archived)`;
+    }
+  }
+  return null;
+}
+
 /**
  * Writes `entries` (paths relative to `root`, parents before children; folders
  * are stored as themselves, not with their contents) to a temporary tar beside
  * `target`, verified; returns the temporary path for the caller to rename.
  */
-export async function writeArchiveTemp(root: string, entries: readonly string[], target: string): Promise<string> {
+export async function writeArchiveTemp(root: string, entries: readonly ArchiveEntry[], target: string): Promise<string> {
   await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
   const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    const list = entries.map((e) => `./${e}\0`).join('');
+    const list = entries.map((e) => `./${e.path}\0`).join('');
     const made = await runTar(['--create', '--format=pax', '--no-recursion', '--null', '--files-from=-', '--file', temp], { cwd: root, input: list });
     if (made.code !== 0) throw failure(`Could not archive files of ${root}: ${tarError(made.stderr, made.code)}.`);
     await fs.chmod(temp, 0o600);
     await syncFile(temp);
     // Read back: a short write (ENOSPC) or a file that changed size mid-read shows here.
-    const listed = await runTar(['--list', '--file', temp], { cwd: root });
-    if (listed.code !== 0) throw failure(`The archive of ${root} could not be read back: ${tarError(listed.stderr, listed.code)}.`);
-    const count = listed.stdout.split('\n').filter((l) => l.length > 0).length;
-    if (count < entries.length) throw failure(`The archive of ${root} holds ${count} of ${entries.length} entries.`);
+    const mismatch = await archiveMismatch(temp, entries);
+    if (mismatch) throw failure(`The archive of ${root} does not hold what was meant: ${mismatch}.`);
     return temp;
   } catch (err) {
     await fs.rm(temp, { force: true });

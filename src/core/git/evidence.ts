@@ -24,10 +24,10 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { allSettledOrThrow, startEarly } from '../common/early';
 import { failure, usageError } from '../common/errors';
-import { syncDir, writeArchiveTemp } from './archive';
+import { syncDir, writeArchiveTemp, type ArchiveEntry } from './archive';
 import { classify, DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from './classify';
 import type { EvidenceSummary, LostEntry, Manifest } from './evidenceManifest';
-import { unreadableFiles, walkWorktree, type Walk, type WalkOptions } from './inventory';
+import { unreadableFiles, walkWorktree, type Walk, type WalkEntry, type WalkOptions } from './inventory';
 import { commitsOnlyInWorktree } from './keptCommits';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
@@ -110,6 +110,11 @@ export function privateGitDir(worktree: string): string {
   return path.resolve(worktree, match[1]);
 }
 
+/** A walked entry as the archive must hold it. */
+function archiveEntry(e: WalkEntry): ArchiveEntry {
+  return e.type === 'file' ? { path: e.path, fileSize: e.size } : { path: e.path };
+}
+
 function isInside(parent: string, child: string): boolean {
   const rel = path.relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
@@ -122,7 +127,7 @@ function mb(bytes: number): string {
 interface GitDirPart {
   path: string;
   gitdir: string;
-  entries: string[];
+  entries: ArchiveEntry[];
   bytes: number;
   unreadable: string[];
 }
@@ -144,7 +149,7 @@ async function doomedGitDirs(worktree: string, walk: Walk, ownGitDir: string, wa
     parts.push({
       path: nested.path,
       gitdir,
-      entries: inner.entries.map((e) => e.path),
+      entries: inner.entries.map(archiveEntry),
       bytes: inner.entries.reduce((n, e) => n + e.size, 0),
       unreadable: [...inner.unreadable, ...(await unreadableFiles(gitdir, files))].map((p) => `${nested.path}/.git/${p}`),
     });
@@ -182,6 +187,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const listed = await runGit(['ls-files', '-z'], { cwd: worktree, env });
     const captured = new Set(listed.stdout.split('\0').filter((p) => p.length > 0));
 
+    const byPath = new Map(walk.entries.map((e) => [e.path, e]));
     const classes = classify({ entries: walk.entries, captured, regenerable: opts.regenerable ?? DEFAULT_REGENERABLE, nested: walk.nested.map((n) => n.path) });
     const gitdirs = await doomedGitDirs(worktree, walk, ownGitDir, walkOptions);
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
@@ -201,7 +207,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const [snapshotSha, patch, archiveTemp, gitdirTemps] = await allSettledOrThrow([
       runGit(['commit-tree', tree, ...parents], { cwd: worktree, env, input: message }).then((r) => r.stdout.trim()),
       writeVerifiedPatch(repo, baseSha, tree, opts.patchPath, scratch).then((p) => ({ ...p, temp: tracked(p.temp) })),
-      plan.archive.length > 0 ? writeArchiveTemp(worktree, plan.archive, archivePath).then(tracked) : null,
+      plan.archive.length > 0 ? writeArchiveTemp(worktree, plan.archive.map((p) => archiveEntry(byPath.get(p)!)), archivePath).then(tracked) : null,
       allSettledOrThrow(
         plan.gitdirs.map(async (part, i) => {
           const file = path.join(evidenceDir, GITDIRS_DIR, `${i}.tar`);

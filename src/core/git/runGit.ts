@@ -59,28 +59,41 @@ export interface GitResult {
   code: number;
 }
 
-/** Variables that change which repository, index or work tree git acts on. */
-const REDIRECTING_VARIABLES = [
-  'GIT_DIR',
-  'GIT_WORK_TREE',
-  'GIT_INDEX_FILE',
-  'GIT_OBJECT_DIRECTORY',
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-  'GIT_COMMON_DIR',
-  'GIT_NAMESPACE',
-  'GIT_PREFIX',
-  'GIT_QUARANTINE_PATH',
-  'GIT_EXEC_PATH',
-  'GIT_CONFIG_PARAMETERS',
-  'GIT_CONFIG_COUNT',
-  'GIT_EDITOR',
-  'GIT_PAGER',
-];
+/**
+ * The GIT_* variables a caller may pass on to git: who commits, how to reach remotes, which config
+ * files to read, and tracing. Every other one is dropped, because git has dozens that redirect it
+ * (GIT_DIR, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY, GIT_COMMON_DIR…), change what it reads or records
+ * (GIT_CONFIG_PARAMETERS, GIT_REPLACE_REF_BASE, GIT_GRAFT_FILE, GIT_SHALLOW_FILE, GIT_INDEX_VERSION)
+ * or change what a pathspec means (GIT_LITERAL_PATHSPECS makes the capture's `:(exclude)` a path):
+ * a list of the bad ones is never complete, a list of the harmless ones is.
+ */
+const PASSED_VARIABLES = new Set([
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_COMMITTER_DATE',
+  'GIT_SSH',
+  'GIT_SSH_COMMAND',
+  'GIT_SSH_VARIANT',
+  'GIT_ASKPASS',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_SYSTEM',
+  'GIT_CONFIG_NOSYSTEM',
+  'GIT_ALLOW_PROTOCOL',
+  'GIT_PROTOCOL_FROM_USER',
+  'GIT_CURL_VERBOSE',
+]);
+const PASSED_PREFIXES = ['GIT_HTTP_', 'GIT_SSL_', 'GIT_PROXY_', 'GIT_TRACE'];
+
+function isPassed(name: string): boolean {
+  return PASSED_VARIABLES.has(name) || PASSED_PREFIXES.some((p) => name.startsWith(p));
+}
 
 export function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of REDIRECTING_VARIABLES) delete env[name];
-  for (const name of Object.keys(env)) if (name.startsWith('GIT_CONFIG_KEY_') || name.startsWith('GIT_CONFIG_VALUE_')) delete env[name];
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('GIT_') || isPassed(name)) env[name] = value;
   return { ...env, LC_ALL: 'C', LANG: 'C', GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', ...extra };
 }
 

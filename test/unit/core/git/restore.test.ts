@@ -62,6 +62,21 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.match(git(path.join(restored, 'inner'), 'status', '--porcelain'), /M x\.txt[\s\S]*\?\? y\.txt/);
   });
 
+  it("ignores git variables leaked by the caller that change what git reads or what a pathspec means", async () => {
+    const inner = path.join(wt, 'inner');
+    mkdirSync(inner);
+    git(inner, 'init', '-q', '-b', 'main');
+    write(inner, 'x.txt', 'nested work\n');
+    write(wt, 'c.txt', 'c edited\n');
+    // GIT_LITERAL_PATHSPECS turns the capture's `:(exclude)inner` into a path that does not exist.
+    process.env.GIT_LITERAL_PATHSPECS = '1';
+    process.env.GIT_ICASE_PATHSPECS = '1';
+    process.env.GIT_INDEX_VERSION = '2';
+    process.env.GIT_REPLACE_REF_BASE = 'refs/elsewhere/';
+    const { restored, before } = await roundTrip();
+    assertSameState(treeState(restored), before);
+  });
+
   it('keeps an empty nested repository (git init, no commit) instead of failing the capture', async () => {
     mkdirSync(path.join(wt, 'fresh'));
     git(path.join(wt, 'fresh'), 'init', '-q');
