@@ -28,7 +28,7 @@ import { syncDir, writeArchiveTemp, type ArchiveEntry } from './archive';
 import { classify, DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from './classify';
 import type { EvidenceSummary, LostEntry, Manifest } from './evidenceManifest';
 import { unreadableFiles, walkWorktree, type Walk, type WalkEntry, type WalkOptions } from './inventory';
-import { commitsOnlyInWorktree } from './keptCommits';
+import { commitsOnlyInWorktree, keeperParents } from './keptCommits';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
 import { firstLine, runGit } from './runGit';
@@ -194,9 +194,9 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
 
     const kept = await keeping;
     const message = `paddock snapshot of ${jobId}\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n${
-      kept.length ? `Also keeps ${kept.length} commit(s) known only to the worktree's reflogs and refs.\n` : ''
+      kept.length ? `Also keeps ${kept.length} line(s) of commits known only to the worktree's reflogs and refs.\n` : ''
     }`;
-    const parents = [headSha, ...kept].flatMap((sha) => ['-p', sha]);
+    const parents = [headSha, ...(await keeperParents(worktree, kept, env))].flatMap((sha) => ['-p', sha]);
     const archivePath = path.join(evidenceDir, ARCHIVE_FILE);
     // The snapshot commit, the verified patch and the archives come from the same tree and files, each
     // into its own temporary: written side by side, each tracked for removal as soon as it exists.

@@ -5,18 +5,23 @@
  * pseudo-refs (ORIG_HEAD after a `reset --hard`, MERGE_HEAD…). All of these
  * live in the worktree's private git dir or die with the branch; the snapshot
  * commit takes them as extra parents so its ref keeps them.
+ *
+ * Only the tips among them are needed (each keeps its ancestors), and however
+ * many tips there are, every one is kept: past MAX_PARENTS they hang from
+ * keeper commits (octopuses of octopuses) instead of being cut off.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { runGit } from './runGit';
+import { failure } from '../common/errors';
+import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { isCommitId } from './commitId';
 import { commonDirOf } from './headFiles';
 
 const READ_ONLY = { GIT_OPTIONAL_LOCKS: '0' };
 const PSEUDO_REFS = ['ORIG_HEAD', 'MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'REBASE_HEAD'];
 const PER_WORKTREE_REFS = ['refs/worktree/', 'refs/bisect/', 'refs/rewritten/'];
-/** More extra parents than this and the snapshot commit becomes unwieldy; reflogs rarely hold more lost tips. */
-const MAX_KEPT = 200;
+/** More parents than this on one commit and it becomes unwieldy: more tips are grouped under keeper commits. */
+export const MAX_PARENTS = 200;
 
 /** Both sides of every reflog line ("<old> <new> <who> <when>\t<message>"); a missing log is empty. */
 async function reflogCommits(file: string): Promise<string[]> {
@@ -64,9 +69,43 @@ export async function commitsOnlyInWorktree(worktree: string, gitDir: string, he
   if (candidates.size === 0) return [];
   // rev-list prints exactly the commits reachable from the candidates and from none of the
   // durable tips, so a candidate it prints is one that only the worktree or the branch knows.
+  // With --parents each line also names its parents: a printed commit that is a parent of another
+  // printed one is kept through that child, and what is left are the tips.
   const input = [...candidates, ...durable.map((sha) => `^${sha}`)].join('\n') + '\n';
-  const res = await runGit(['rev-list', '--stdin', '--ignore-missing'], { cwd: worktree, env: READ_ONLY, input, allowFailure: true });
-  if (res.code !== 0) return [];
-  const unreachable = new Set(res.stdout.split('\n').filter((l) => isCommitId(l)));
-  return [...candidates].filter((sha) => unreachable.has(sha)).slice(0, MAX_KEPT);
+  const res = await runGit(['rev-list', '--parents', '--stdin', '--ignore-missing'], { cwd: worktree, env: READ_ONLY, input, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  if (res.code !== 0) throw failure(`Could not list the commits only ${worktree} knows: ${firstLine(res.stderr)}`);
+  const unreachable = new Set<string>();
+  const hasChild = new Set<string>();
+  for (const line of res.stdout.split('\n')) {
+    const [sha, ...parents] = line.split(' ');
+    if (!isCommitId(sha ?? '')) continue;
+    unreachable.add(sha);
+    for (const p of parents) hasChild.add(p);
+  }
+  return [...candidates].filter((sha) => unreachable.has(sha) && !hasChild.has(sha));
+}
+
+/**
+ * The extra parents that keep `tips` reachable: the tips themselves when there are at most
+ * MAX_PARENTS, else keeper commits (empty tree, up to MAX_PARENTS parents each), grouped again
+ * until one level fits. `env` names the committer (the snapshot's identity).
+ */
+export async function keeperParents(worktree: string, tips: readonly string[], env: NodeJS.ProcessEnv): Promise<string[]> {
+  let level = [...tips];
+  if (level.length <= MAX_PARENTS) return level;
+  const emptyTree = (await runGit(['mktree'], { cwd: worktree, env, input: '' })).stdout.trim();
+  while (level.length > MAX_PARENTS) {
+    const next: string[] = [];
+    for (let at = 0; at < level.length; at += MAX_PARENTS) {
+      const group = level.slice(at, at + MAX_PARENTS);
+      const made = await runGit(['commit-tree', emptyTree, ...group.flatMap((sha) => ['-p', sha])], {
+        cwd: worktree,
+        env,
+        input: `paddock: keeps ${group.length} commit(s) known only to the worktree\n`,
+      });
+      next.push(made.stdout.trim());
+    }
+    level = next;
+  }
+  return level;
 }

@@ -7,7 +7,8 @@
  * symlinks, empty folders). Each case reproduced a loss reported in issue 11.
  */
 import * as assert from 'node:assert/strict';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { CONSENT_NEEDED, captureEvidence, type CaptureOptions } from '../../../../src/core/git/evidence';
 import { walkWorktree } from '../../../../src/core/git/inventory';
@@ -190,6 +191,42 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     git(repo, 'gc', '-q', '--prune=now');
     assert.equal(git(repo, 'cat-file', '-t', lost), 'commit');
     assert.equal(git(repo, 'merge-base', '--is-ancestor', lost, ev.snapshotRef), '');
+  });
+
+  it('keeps every commit a reset --hard dropped, past 200 of them and past 200 separate lines of work', async () => {
+    // One line of 210 commits and 205 commits side by side on the base, made in one fast-import (a
+    // git process per commit takes a minute here), then written into HEAD's reflog as an agent's
+    // commits, resets and checkouts would have left them: oldest first, none on any ref.
+    const baseSha = git(wt, 'rev-parse', 'HEAD');
+    const marks = sb.path('marks');
+    const who = 'A <a@b.c> 1700000000 +0000';
+    let stream = '';
+    for (let i = 1; i <= 210; i++) {
+      const data = `${i}\n`;
+      stream += `commit refs/tmp/line\nmark :${i}\ncommitter ${who}\ndata ${`c${i}`.length}\nc${i}\n${i === 1 ? `from ${baseSha}\n` : ''}M 100644 inline line.txt\ndata ${data.length}\n${data}\n`;
+    }
+    for (let i = 1; i <= 205; i++) stream += `commit refs/tmp/t${i}\nmark :${1000 + i}\ncommitter ${who}\ndata ${`t${i}`.length}\nt${i}\nfrom ${baseSha}\n\n`;
+    execFileSync('git', ['fast-import', '--quiet', `--export-marks=${marks}`], { cwd: repo, input: stream });
+    const shaOf = new Map(readFileSync(marks, 'utf8').trim().split('\n').map((l) => l.slice(1).split(' ') as [string, string]));
+    const lineShas = Array.from({ length: 210 }, (_, i) => shaOf.get(String(i + 1))!);
+    const sideTips = Array.from({ length: 205 }, (_, i) => shaOf.get(String(1001 + i))!);
+    execFileSync('sh', ['-c', 'git for-each-ref --format="delete %(refname)" refs/tmp/ | git update-ref --stdin'], { cwd: repo });
+    const log: string[] = [];
+    lineShas.forEach((sha, i) => log.push(`${i === 0 ? baseSha : lineShas[i - 1]} ${sha} ${who}\tcommit: c${i + 1}`));
+    log.push(`${lineShas[209]} ${baseSha} ${who}\treset: moving to HEAD~210`);
+    for (const sha of sideTips) log.push(`${baseSha} ${sha} ${who}\tcommit`, `${sha} ${baseSha} ${who}\tcheckout: moving to main`);
+    appendFileSync(git(wt, 'rev-parse', '--path-format=absolute', '--git-path', 'logs/HEAD'), log.join('\n') + '\n');
+
+    const ev = await captureEvidence(options());
+    assert.equal(ev.summary.keptCommits, 206, 'the tips only: each keeps its ancestors');
+    assert.ok(git(repo, 'rev-list', '--no-walk', '--parents', ev.snapshotRef).split(' ').length - 1 <= 201, 'no commit with more than 200 extra parents');
+    await removeWorktree(repo, wt);
+    git(repo, 'branch', '-D', 'paddock/job1');
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    const kept = new Set(git(repo, 'rev-list', ev.snapshotRef).split('\n'));
+    for (const sha of [...lineShas, ...sideTips]) assert.ok(kept.has(sha), `${sha} is kept`);
+    assert.equal(git(repo, 'show', `${lineShas[209]}:line.txt`), '210');
   });
 
   it('gives back odd names, modes, symlinks and binary files byte for byte', async () => {
