@@ -11,7 +11,10 @@
  *   or a symlink wrongly: both are forced on;
  * - nested repositories that git does not track (an agent's own `git init`) are
  *   left out: git can only record them as a bare commit id, so they go whole
- *   into the archive instead (registered submodules keep their gitlink here).
+ *   into the archive instead (registered submodules keep their gitlink here) —
+ *   except the files below them that the worktree's index tracks: those are
+ *   brought up to date from the disk (edited, deleted), or the old content
+ *   would stand in the snapshot for the agent's edit.
  */
 import { promises as fs } from 'node:fs';
 import { failure } from '../common/errors';
@@ -60,11 +63,16 @@ async function ignoredOf(opts: StageOptions, paths: readonly string[]): Promise<
 }
 
 async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>): Promise<{ code: number; stderr: string }> {
+  const nested = opts.nestedRepos.filter((p) => !gitlinks.has(p));
   // An ignored nested repository is not added anyway (it is archived with the other ignored files).
-  const untracked = opts.nestedRepos.filter((p) => !gitlinks.has(p));
-  const ignored = await ignoredOf(opts, untracked);
-  const excluded = untracked.filter((p) => !ignored.has(p)).map((p) => `:(top,literal,exclude)${p}`);
-  return runGit([...EXACT_CONFIG, 'add', '-A', '--', '.', ...excluded], { cwd: opts.worktree, env: opts.env, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  const ignored = await ignoredOf(opts, nested);
+  const excluded = nested.filter((p) => !ignored.has(p)).map((p) => `:(top,literal,exclude)${p}`);
+  const add = await runGit([...EXACT_CONFIG, 'add', '-A', '--', '.', ...excluded], { cwd: opts.worktree, env: opts.env, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  if (add.code !== 0 || nested.length === 0) return add;
+  // Files the index tracks below a nested repository (the agent ran `git init` in a tracked folder):
+  // `add -u` takes each one's bytes from the disk, or drops it when deleted, and adds nothing untracked.
+  const tracked = nested.map((p) => `:(top,literal)${p}`);
+  return runGit([...EXACT_CONFIG, 'add', '-u', '--', ...tracked], { cwd: opts.worktree, env: opts.env, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
 }
 
 export async function stageEverything(opts: StageOptions): Promise<void> {

@@ -78,6 +78,25 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assertSameState(treeState(restored), before);
   });
 
+  it('keeps the edits to tracked files in a folder where the agent ran git init (or left a junk .git file)', async () => {
+    write(wt, 'app/main.txt', 'v1\n');
+    write(wt, 'app/gone.txt', 'tracked, then deleted\n');
+    write(wt, 'fx/f.txt', 'f v1\n');
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'tracked folders');
+    git(path.join(wt, 'app'), 'init', '-q');
+    write(wt, 'app/main.txt', 'v1\nv2-edit\n');
+    rmSync(path.join(wt, 'app', 'gone.txt'));
+    write(wt, 'app/added.txt', 'new in the nested repository\n');
+    write(wt, 'fx/.git', 'not a gitdir pointer\n');
+    write(wt, 'fx/f.txt', 'f v2\n');
+    const { restored, before } = await roundTrip();
+    assertSameState(treeState(restored), before);
+    // The edits are in the snapshot itself, not only in the archive.
+    assert.equal(git(repo, 'show', 'refs/paddock/snapshots/job1:app/main.txt'), 'v1\nv2-edit');
+    assert.equal(git(repo, 'ls-tree', '--name-only', 'refs/paddock/snapshots/job1', 'app/gone.txt'), '');
+  });
+
   it('keeps an empty nested repository (git init, no commit) instead of failing the capture', async () => {
     mkdirSync(path.join(wt, 'fresh'));
     git(path.join(wt, 'fresh'), 'init', '-q');
