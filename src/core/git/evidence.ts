@@ -33,6 +33,8 @@ import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
 import { firstLine, runGit } from './runGit';
 import { stageEverything } from './snapshotIndex';
+import { captureExactBytes, type IndexFile } from './exactBytes';
+import { commonDirOf } from './headFiles';
 import { isCommitId } from './commitId';
 
 export { countPatchPaths } from './patchFile';
@@ -110,6 +112,18 @@ export function privateGitDir(worktree: string): string {
   return path.resolve(worktree, match[1]);
 }
 
+/** `ls-files -s -z` lines: "<mode> <sha> <stage>\t<path>". */
+function parseStage(res: { stdout: string }): IndexFile[] {
+  const out: IndexFile[] = [];
+  for (const line of res.stdout.split('\0')) {
+    const tab = line.indexOf('\t');
+    if (tab < 0) continue;
+    const [mode, sha] = line.slice(0, tab).split(' ');
+    out.push({ mode, sha, path: line.slice(tab + 1) });
+  }
+  return out;
+}
+
 /** A walked entry as the archive must hold it. */
 function archiveEntry(e: WalkEntry): ArchiveEntry {
   return e.type === 'file' ? { path: e.path, fileSize: e.size } : { path: e.path };
@@ -184,19 +198,27 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const env = { GIT_INDEX_FILE: tempIndex, ...SNAPSHOT_AUTHOR };
     await stageEverything({ worktree, realIndex: path.join(ownGitDir, 'index'), tempIndex, env, nestedRepos: walk.nested.map((n) => n.path) });
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
-    const listed = await runGit(['ls-files', '-z'], { cwd: worktree, env });
-    const captured = new Set(listed.stdout.split('\0').filter((p) => p.length > 0));
-
+    const staged = parseStage(await runGit(['ls-files', '-s', '-z'], { cwd: worktree, env }));
+    const captured = new Set(staged.map((f) => f.path));
     const byPath = new Map(walk.entries.map((e) => [e.path, e]));
+    // A file the index holds but the disk does not (a sparse checkout's) has no bytes to keep exactly.
+    const onDisk = staged.filter((f) => byPath.get(f.path)?.type === 'file');
+    const treeHasAttributes = walk.entries.some((e) => e.path === '.gitattributes' || e.path.endsWith('/.gitattributes'));
+    const exacting = startEarly(
+      commonDirOf(ownGitDir).then((commonDir) => captureExactBytes({ worktree, env, files: onDisk, treeHasAttributes, commonDir, exactIndex: path.join(scratch, 'exact-index') })),
+    );
+
     const classes = classify({ entries: walk.entries, captured, regenerable: opts.regenerable ?? DEFAULT_REGENERABLE, nested: walk.nested.map((n) => n.path) });
     const gitdirs = await doomedGitDirs(worktree, walk, ownGitDir, walkOptions);
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
 
     const kept = await keeping;
+    const exact = await exacting;
     const message = `paddock snapshot of ${jobId}\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n${
       kept.length ? `Also keeps ${kept.length} line(s) of commits known only to the worktree's reflogs and refs.\n` : ''
     }`;
-    const parents = [headSha, ...(await keeperParents(worktree, kept, env))].flatMap((sha) => ['-p', sha]);
+    // The exact bytes' commit goes last: the first parent stays the worktree's HEAD.
+    const parents = [headSha, ...(await keeperParents(worktree, kept, env)), ...(exact ? [exact.commit] : [])].flatMap((sha) => ['-p', sha]);
     const archivePath = path.join(evidenceDir, ARCHIVE_FILE);
     // The snapshot commit, the verified patch and the archives come from the same tree and files, each
     // into its own temporary: written side by side, each tracked for removal as soon as it exists.
@@ -236,6 +258,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       branch: opts.branch ?? null,
       summary,
       archive: archiveTemp ? ARCHIVE_FILE : null,
+      ...(exact ? { exact } : {}),
       gitdirs: gitdirTemps.map((g) => ({ path: g.part.path, archive: path.relative(evidenceDir, g.file) })),
       entries: walk.entries.filter((e) => captured.has(e.path) || archived.has(e.path)),
     };

@@ -53,6 +53,11 @@ export const ManifestSchema = z.object({
   archive: z.nullable(z.string()),
   /** Git dirs that lived in the worktree's private git dir (submodules), each archived on its own. */
   gitdirs: z.array(z.object({ path: z.string(), archive: z.string() })),
+  /**
+   * The files git converts (attributes, core.autocrlf) as they were on disk: a commit whose tree
+   * holds their exact bytes (a parent of the snapshot), written back by restore. Absent when none.
+   */
+  exact: z.optional(z.object({ commit: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)), files: z.number().check(z.int(), z.nonnegative()) })),
   /** Every entry of the worktree except regenerable ones, as walked at capture. */
   entries: z.array(ManifestEntrySchema),
 });

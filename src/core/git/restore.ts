@@ -13,6 +13,7 @@ import { INVENTORY_FILE } from './evidence';
 import { readManifest, type Manifest } from './evidenceManifest';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { EXACT_CONFIG } from './snapshotIndex';
+import { restoreExactBytes } from './exactBytes';
 
 export interface RestoreOptions {
   repo: string;
@@ -118,6 +119,9 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   // back as uncommitted changes, its untracked files as untracked files.
   await runGit(['read-tree', snapshotSha], { cwd: target });
   await runGit([...EXACT_CONFIG, 'checkout-index', '--all', '--force'], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  // The checkout ran each file through the smudge side of git's conversions: the files that came
+  // out other than they were on disk get their captured bytes back.
+  if (manifest?.exact) await restoreExactBytes(target, manifest.exact.commit);
   await runGit(['read-tree', headSha], { cwd: target });
 
   let archived = 0;

@@ -14,7 +14,9 @@
  *   into the archive instead (registered submodules keep their gitlink here) —
  *   except the files below them that the worktree's index tracks: those are
  *   brought up to date from the disk (edited, deleted), or the old content
- *   would stand in the snapshot for the agent's edit.
+ *   would stand in the snapshot for the agent's edit;
+ * - `core.safecrlf` would refuse a file whose line endings git cannot convert
+ *   back: its exact bytes are kept beside the snapshot (exactBytes.ts), so it is off.
  */
 import { promises as fs } from 'node:fs';
 import { failure } from '../common/errors';
@@ -22,7 +24,7 @@ import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { flaggedOnDisk, indexEntries, rewriteWithoutFlags } from './flaggedFiles';
 
 /** Settings that make `git add` record what is on disk, whatever the repository's config says. */
-export const EXACT_CONFIG = ['-c', 'core.fileMode=true', '-c', 'core.symlinks=true'];
+export const EXACT_CONFIG = ['-c', 'core.fileMode=true', '-c', 'core.symlinks=true', '-c', 'core.safecrlf=false'];
 
 export interface StageOptions {
   worktree: string;

@@ -2,7 +2,7 @@
  * Cleanup's git work with as few git processes as it needs: ref names judged
  * without git when they are plain (and exactly as git judges them), the patch's
  * file count read from the patch, and capture (verified) + removal + branch
- * deletion in sixteen git processes, counted from a real run with GIT_TRACE2_EVENT.
+ * deletion in seventeen git processes, counted from a real run with GIT_TRACE2_EVENT.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -57,7 +57,7 @@ describe('git: fewer git processes for cleanup', function () {
     assert.equal(countPatchPaths(''), 0);
   });
 
-  it('captures (verified), removes the worktree and deletes a merged branch in sixteen git processes', async () => {
+  it('captures (verified), removes the worktree and deletes a merged branch in seventeen git processes', async () => {
     const wt = sb.path('wt2');
     git(repo, 'worktree', 'add', '-q', '-b', 'paddock/tenproc', wt, 'main');
     const base = git(repo, 'rev-parse', 'main');
@@ -82,11 +82,12 @@ describe('git: fewer git processes for cleanup', function () {
       .filter((e) => e.event === 'start' && !e.sid.includes('/'))
       .map((e) => e.argv!.slice(1, 2).join(' '));
     // Capture: HEAD; the index flags to clear (ls-files); add (run as `-c core.fileMode=true … add`);
-    // the tree and its paths (ls-files); the worktree's own refs and the tips reflog-only commits are
+    // the tree and its paths (ls-files); the config that says whether git converts bytes (config:
+    // with no .gitattributes anywhere, nothing else runs for it); the worktree's own refs and the tips reflog-only commits are
     // judged against (for-each-ref); the commit; the patch, proven by applying it to the base in a
     // scratch index (read-tree, apply, write-tree). Steps that do not depend on each other run side
     // by side, so their order varies; the ref comes only after all of them. Then removal and the branch.
-    const capture = ['rev-parse', 'ls-files', '-c', 'write-tree', 'ls-files', 'for-each-ref', 'commit-tree', 'diff-tree', 'read-tree', 'apply', 'write-tree'];
+    const capture = ['rev-parse', 'ls-files', '-c', 'write-tree', 'ls-files', 'config', 'for-each-ref', 'commit-tree', 'diff-tree', 'read-tree', 'apply', 'write-tree'];
     assert.deepEqual(commands.slice(0, capture.length).sort(), [...capture].sort());
     assert.deepEqual(commands.slice(capture.length), ['update-ref', 'worktree', 'for-each-ref', 'rev-list', 'branch']);
     assert.equal(git(repo, 'branch', '--list', 'paddock/tenproc'), '');

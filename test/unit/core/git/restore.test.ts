@@ -248,6 +248,44 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.equal(git(repo, 'show', `${lineShas[209]}:line.txt`), '210');
   });
 
+  it('gives back byte for byte what .gitattributes and core.autocrlf would convert (eol, ident, clean filters)', async () => {
+    write(wt, '.gitattributes', '*.txt text eol=crlf\n*.id ident\n*.up filter=up\n');
+    git(wt, 'add', '.gitattributes');
+    git(wt, 'commit', '-q', '-m', 'attributes');
+    git(repo, 'config', 'filter.up.clean', 'tr a-z A-Z');
+    git(repo, 'config', 'core.autocrlf', 'true');
+    write(wt, 'mixed.txt', 'a\r\nb\n');
+    write(wt, 'lf-only.txt', 'one\ntwo\n');
+    write(wt, 'c.txt', 'c edited\r\nlone lf\n');
+    write(wt, 'h.id', '$Id: hello $\n');
+    write(wt, 's.up', 'hello\n');
+    write(wt, 'plain.dat', 'x\r\ny\n');
+    write(wt, 'ignored.bin', Buffer.from([0, 1, 13, 10, 10]));
+    // Added by the agent too: the index then holds git's form, the disk the agent's.
+    git(wt, 'add', 'h.id', 's.up');
+    const before = treeState(wt);
+    const ev = await captureEvidence(options());
+    await removeWorktree(repo, wt);
+    git(repo, 'branch', '-D', 'paddock/job1');
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    const restored = sb.path('restored');
+    await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assertSameState(treeState(restored), before);
+    // The snapshot itself keeps git's form, so its diff is the one git shows.
+    assert.equal(git(repo, 'show', `${ev.snapshotRef}:s.up`), 'HELLO');
+  });
+
+  it('gives back byte for byte what attributes from outside the tree would convert (info/attributes, core.attributesFile)', async () => {
+    write(repo, '.git/info/attributes', '*.txt text eol=crlf\n');
+    write(sb.path('home'), 'attrs', '*.id ident\n');
+    git(repo, 'config', 'core.attributesFile', sb.path('home', 'attrs'));
+    write(wt, 'mixed.txt', 'a\r\nb\n');
+    write(wt, 'h.id', '$Id: hello $\n');
+    const { restored, before } = await roundTrip();
+    assertSameState(treeState(restored), before);
+  });
+
   it('gives back odd names, modes, symlinks and binary files byte for byte', async () => {
     write(wt, 'tab\there.txt', 'tab\n');
     write(wt, 'new\nline.txt', 'newline in the name\n');
