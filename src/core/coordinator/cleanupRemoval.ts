@@ -8,6 +8,8 @@ import * as path from 'node:path';
 import { describeError } from '../common/errors';
 import { branchSafety, DEFAULT_REGENERABLE, deleteBranch, readManifest, removeWorktree, walkWorktree } from '../git';
 import { firstUnsavedEntry, isGitless } from '../git/remnant';
+import { firstChangeSinceCapture, type CaptureStamp } from '../git/changedSince';
+import { regenerableMatcher } from '../git/classify';
 import { holdersOf } from '../proc';
 import type { Holder, JobRecord } from '../store/schema';
 
@@ -45,22 +47,38 @@ export async function checkRemnant(job: JobRecord, stage: Stage): Promise<void> 
   }
 }
 
-/** 3. Removes the job's worktree; returns the note for the person. */
-export async function removeJobWorktree(job: JobRecord, worktree: string, knownBlocked?: readonly string[]): Promise<string> {
+/** The worktree changed between its capture and its removal: capturing again may catch up. */
+export class ChangedAfterCapture extends StageFailure {
+  constructor(
+    worktree: string,
+    readonly changed: string,
+  ) {
+    super('removing', `${changed} in ${worktree} changed after it was captured (something is still writing there); nothing was removed`);
+  }
+}
+
+/**
+ * 3. Removes the job's worktree; returns the note for the person. A worktree git still knows is
+ * removed only when `stamp`, its capture by this attempt, still describes it entry for entry.
+ */
+export async function removeJobWorktree(job: JobRecord, worktree: string, stamp?: CaptureStamp): Promise<string> {
   if (existsSync(worktree)) {
     const holders = await holdersOf(worktree);
     if (holders.length > 0) throw new StageFailure('removing', describeHolders(holders), holders);
+    const gitless = isGitless(worktree);
+    if (!gitless && !stamp) throw new StageFailure('removing', `${worktree} was not captured by this attempt; nothing was removed`);
+    const walk = await walkWorktree(worktree);
     // Found before git is asked: git would delete .git and the registration, then stop half-way.
-    // The capture of this same attempt walked it moments ago (the agent stopped): only walk when it did not.
-    let blocked: readonly string[];
-    if (knownBlocked) blocked = knownBlocked;
-    else {
-      const walk = await walkWorktree(worktree);
-      blocked = [...walk.undeletable, ...walk.unreadable];
-    }
+    const blocked = [...walk.undeletable, ...walk.unreadable];
     if (blocked.length > 0) {
       const more = blocked.length > 3 ? ` and ${blocked.length - 3} more` : '';
       throw new StageFailure('removing', `cannot delete what is in ${blocked.slice(0, 3).join(', ')}${more} (permissions or a read-only mount); nothing was removed`, [], true);
+    }
+    // Anything written since the capture (an escaped process, an editor's auto-save) exists nowhere
+    // else: git's removal would delete it unsaved.
+    if (!gitless && stamp) {
+      const changed = await firstChangeSinceCapture(walk, stamp, regenerableMatcher(job.cleanup?.regenerable ?? DEFAULT_REGENERABLE));
+      if (changed !== null) throw new ChangedAfterCapture(worktree, changed);
     }
   }
   let outcome;

@@ -22,7 +22,8 @@ import type { Cleanup, CleanupResource, JobRecord } from '../store/schema';
 import { isTerminalState } from '../store/schema';
 import type { JobStore } from '../store';
 import { backoffDelayMs, NEEDS_ATTENTION_AFTER } from './backoff';
-import { checkRemnant, removeJobBranch, removeJobWorktree, Stage, StageFailure } from './cleanupRemoval';
+import { ChangedAfterCapture, checkRemnant, removeJobBranch, removeJobWorktree, Stage, StageFailure } from './cleanupRemoval';
+import type { CaptureStamp } from '../git/changedSince';
 import { observeFingerprint } from './fingerprint';
 
 export { observeFingerprint };
@@ -74,9 +75,15 @@ function initialRemaining(job: JobRecord): CleanupResource[] {
 
 /** Facts one attempt's capture found that its removal can use. */
 interface AttemptFacts {
-  /** Unlistable or undeletable folders from the capture's walk; undefined when this attempt did not capture. */
-  blocked?: string[];
+  /** What this attempt's capture saw; undefined when it did not capture. */
+  stamp?: CaptureStamp;
 }
+
+/**
+ * Captures one attempt makes when the worktree keeps changing after each: a writer that finished
+ * is caught up with, one that goes on leaves the worktree in place for a later attempt.
+ */
+const CAPTURES_PER_ATTEMPT = 3;
 
 export class CleanupRunner {
   constructor(private readonly deps: CleanupRunnerDeps) {}
@@ -116,7 +123,7 @@ export class CleanupRunner {
     try {
       job = await this.terminate(job, notes);
       job = await this.capture(job, notes, attempt);
-      job = await this.remove(job, notes, attempt);
+      job = await this.removeUnchanged(job, notes, attempt);
       job = await this.setPhase(id, 'complete', (c) => ({
         ...c,
         remaining: [],
@@ -278,7 +285,7 @@ export class CleanupRunner {
       const consent = err instanceof PaddockError && err.code === CONSENT_NEEDED;
       throw new StageFailure('capturing', consent ? describeError(err) : `could not capture the worktree: ${describeError(err)}`, [], false, consent);
     }
-    attempt.blocked = evidence.blocked;
+    attempt.stamp = evidence.stamp;
     job = await this.deps.store.update(id, (j) => ({
       ...j,
       evidence: {
@@ -306,12 +313,25 @@ export class CleanupRunner {
     return job;
   }
 
+  /** 3–4, after a new capture each time the worktree changed since the last one. */
+  private async removeUnchanged(job: JobRecord, notes: string[], attempt: AttemptFacts): Promise<JobRecord> {
+    for (let captures = 1; ; captures++) {
+      try {
+        return await this.remove(job, notes, attempt);
+      } catch (err) {
+        if (!(err instanceof ChangedAfterCapture) || captures >= CAPTURES_PER_ATTEMPT) throw err;
+        notes.push(`${err.changed} changed after the capture; captured again`);
+        job = await this.capture(await this.deps.store.read(job.id), notes, attempt);
+      }
+    }
+  }
+
   /** 3–4. Remove the worktree (never under a holder), then the branch if nothing would be lost. */
   private async remove(job: JobRecord, notes: string[], attempt: AttemptFacts): Promise<JobRecord> {
     const id = job.id;
     job = await this.setPhase(id, 'removing');
     if (job.worktree !== null && job.cleanup!.remaining.includes('worktree')) {
-      notes.push(await removeJobWorktree(job, job.worktree, attempt.blocked));
+      notes.push(await removeJobWorktree(job, job.worktree, attempt.stamp));
       job = await this.setPhase(id, 'removing', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'worktree'), holders: [] }));
     }
     if (job.branch !== null && job.cleanup!.remaining.includes('branch')) {

@@ -35,6 +35,7 @@ import { firstLine, runGit } from './runGit';
 import { stageEverything } from './snapshotIndex';
 import { captureExactBytes, type IndexFile } from './exactBytes';
 import { commonDirOf } from './headFiles';
+import type { CaptureStamp } from './changedSince';
 import { isCommitId } from './commitId';
 
 export { countPatchPaths } from './patchFile';
@@ -76,6 +77,8 @@ export interface CapturedEvidence {
   summary: EvidenceSummary;
   /** Folders the capture's walk found that cannot be listed or emptied: removal must not start under them. */
   blocked: string[];
+  /** What the capture saw: removal compares the worktree with it first (changedSince.ts). */
+  stamp: CaptureStamp;
 }
 
 export const SNAPSHOT_NAMESPACE = 'refs/paddock/snapshots/';
@@ -178,6 +181,8 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   const walkOptions: WalkOptions = { blocking: opts.blockingFs };
   // Steps that only read run side by side (git processes, and the walk on the thread pool or blocking in a CLI).
   const walking = startEarly(walkWorktree(worktree, walkOptions));
+  // Before anything reads HEAD or the reflogs: a commit made after this is seen by the removal's check.
+  const walkingGitDir = startEarly(walkWorktree(ownGitDir, walkOptions));
   const [refNameOk, probe] = await Promise.all([
     isValidRefName(repo, snapshotRef),
     runGit(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: worktree, allowFailure: true }),
@@ -293,6 +298,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       inventory: inventoryPath,
       summary,
       blocked: [...walk.undeletable, ...walk.unreadable],
+      stamp: { entries: walk.entries, gitDir: ownGitDir, gitDirEntries: (await walkingGitDir).entries },
     };
   } finally {
     for (const t of temps) await fs.rm(t, { force: true });

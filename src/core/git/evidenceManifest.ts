@@ -39,6 +39,9 @@ export const ManifestEntrySchema = z.object({
   size: z.number().check(z.nonnegative()),
   mode: z.number().check(z.int(), z.nonnegative()),
   mtimeMs: z.number(),
+  /** Recorded since the check before removal compares them too (older inventories lack them). */
+  ino: z.optional(z.number()),
+  ctimeMs: z.optional(z.number()),
 });
 
 export const ManifestSchema = z.object({

@@ -24,6 +24,9 @@ export interface WalkEntry {
   /** Permission bits (mode & 0o7777). */
   mode: number;
   mtimeMs: number;
+  /** Inode and status-change time: a write, a rename over it or a reset mtime all change one of them. */
+  ino?: number;
+  ctimeMs?: number;
 }
 
 export interface NestedRepo {
@@ -153,7 +156,7 @@ async function scanFolder(wfs: WalkFs, root: string, rel: string): Promise<Folde
         return;
       }
       const type = typeOf(st);
-      scan.entries.push({ path: childRel, type, size: type === 'dir' ? 0 : st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs });
+      scan.entries.push({ path: childRel, type, size: type === 'dir' ? 0 : st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs });
       if (type === 'dir') scan.subfolders.push(childRel);
     });
   }

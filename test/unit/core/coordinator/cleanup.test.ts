@@ -4,6 +4,7 @@
  * survives a coordinator restart, and a worktree deleted by hand is pruned.
  */
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readProcStat } from '../../../../src/core/proc';
@@ -46,6 +47,32 @@ describe('Coordinator: cleanup', function () {
     const types = (await sb.store.readTimeline(job.id)).map((e) => e.type);
     assert.ok(types.includes('cleanup-captured'), types.join(','));
     assert.ok(types.indexOf('cleanup-captured') < types.indexOf('cleanup-complete'), types.join(','));
+  });
+
+  it('removes nothing written after the capture: a writer outside the agent keeps the worktree until it stops, then every line is kept', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    const done = await sb.waitEnded(job.id);
+    const log = join(done.worktree!, 'log.txt');
+    // Not the agent's (no marker, a session of its own, its folder outside the worktree), and it holds
+    // the file open only for the moment of each append: neither the stop nor the holder check sees it.
+    const writer = spawn('sh', ['-c', `i=0; while :; do i=$((i+1)); echo "line $i" >> '${log}'; sleep 0.01; done`], { cwd: sb.root, detached: true, stdio: 'ignore' });
+    try {
+      while (!existsSync(log)) await sleep(10);
+      const first = await c.cleanup(job.id);
+      assert.equal(first.job.cleanup?.phase, 'incomplete', 'a worktree still written to is not removed');
+      assert.equal(first.job.cleanup?.stage, 'removing');
+      assert.match(first.job.cleanup?.lastError ?? '', /log\.txt in .* changed after it was captured/);
+      assert.ok(existsSync(log));
+    } finally {
+      process.kill(-writer.pid!, 'SIGKILL');
+    }
+    await sleep(100);
+    const written = readFileSync(log, 'utf8');
+    const second = await c.cleanup(job.id);
+    assert.equal(second.job.cleanup?.phase, 'complete', second.job.cleanup?.lastError ?? '');
+    assert.equal(existsSync(done.worktree!), false);
+    assert.equal(git(sb.repo, 'show', `refs/paddock/snapshots/${job.id}:log.txt`) + '\n', written);
   });
 
   it('leaves no socket file of a SIGKILLed worker and no empty worktrees folder behind', async () => {
