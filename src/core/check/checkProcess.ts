@@ -6,12 +6,11 @@
  * leaves running in its session when it exits is ended. Its output is kept
  * only as a bounded tail: the last lines are what a person reads.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { stripTerminalControls } from '../common/ansi';
 import { failure } from '../common/errors';
-import { findByEnvMarkerAsync, terminateProcessTree } from '../proc';
+import { runSessionCommand } from '../proc';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 
 /** Marks the processes of one check run (on top of the job's marker): what the run left behind is found by it, not by a synchronous /proc walk. */
@@ -21,8 +20,6 @@ export const CHECK_RUN_ENV = 'PADDOCK_CHECK_RUN';
 const TAIL_BYTES = 16 * 1024;
 /** Lines of the tail that make the summary. */
 export const SUMMARY_LINES = 20;
-/** After the check's main process exits, how long its pipes get to deliver the last output. */
-const PIPE_DRAIN_MS = 300;
 
 export interface CheckProcessOptions {
   command: string;
@@ -58,7 +55,6 @@ function checkEnv(opts: CheckProcessOptions, run: string): NodeJS.ProcessEnv {
 
 export async function runCheckProcess(opts: CheckProcessOptions): Promise<CheckProcessResult> {
   if (!existsSync(opts.cwd)) throw failure(`The worktree ${opts.cwd} is gone; there is nothing to check.`);
-  const started = Date.now();
   const run = randomBytes(8).toString('hex');
   const chunks: Buffer[] = [];
   let kept = 0;
@@ -67,37 +63,18 @@ export async function runCheckProcess(opts: CheckProcessOptions): Promise<CheckP
     kept += b.length;
     while (kept - chunks[0].length >= TAIL_BYTES) kept -= chunks.shift()!.length;
   };
-  const child = spawn('/bin/sh', ['-c', opts.command], { cwd: opts.cwd, env: checkEnv(opts, run), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const closed = Promise.all([new Promise((r) => child.stdout.once('close', r)), new Promise((r) => child.stderr.once('close', r))]);
-  let timedOut = false;
-  let bound: NodeJS.Timeout | undefined;
-  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('spawn', () => {
-      opts.onSpawn?.(child.pid!);
-      if (opts.timeoutMs > 0) {
-        bound = setTimeout(() => {
-          timedOut = true;
-          // The session and the run's marker: the shell, what it started, and whatever escaped the session.
-          void terminateProcessTree({ sid: child.pid!, marker: { name: CHECK_RUN_ENV, value: run }, graceMs: opts.graceMs }).catch(() => undefined);
-        }, opts.timeoutMs);
-      }
-    });
-    child.once('exit', (code, signal) => resolve({ code, signal }));
+  // The run's own marker, not the job's: the agent may be running while its check does.
+  const result = await runSessionCommand({
+    label: 'the check command',
+    command: opts.command,
+    cwd: opts.cwd,
+    env: checkEnv(opts, run),
+    marker: { name: CHECK_RUN_ENV, value: run },
+    graceMs: opts.graceMs,
+    timeoutMs: opts.timeoutMs,
+    onOutput: keep,
+    onSpawn: opts.onSpawn,
   });
-  clearTimeout(bound);
-  const durationMs = Date.now() - started;
-  // A background process of the check may hold the pipes open: wait briefly, then stop reading.
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([closed, new Promise((r) => (timer = setTimeout(r, PIPE_DRAIN_MS)))]);
-  clearTimeout(timer);
-  child.stdout.destroy();
-  child.stderr.destroy();
-  if (child.pid && (await findByEnvMarkerAsync(CHECK_RUN_ENV, run)).length > 0) {
-    await terminateProcessTree({ sid: child.pid, marker: { name: CHECK_RUN_ENV, value: run }, graceMs: opts.graceMs });
-  }
   const text = stripTerminalControls(Buffer.concat(chunks).toString('utf8')).replace(/\s+$/, '');
-  return { exitCode: exit.code, signal: exit.signal, durationMs, tail: text.split('\n').slice(-SUMMARY_LINES).join('\n'), timedOut };
+  return { exitCode: result.code, signal: result.signal, durationMs: result.durationMs, tail: text.split('\n').slice(-SUMMARY_LINES).join('\n'), timedOut: result.timedOut };
 }

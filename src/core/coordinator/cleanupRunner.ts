@@ -209,16 +209,22 @@ export class CleanupRunner {
       outcome = await runTeardown({
         command,
         cwd: job.worktree,
-        env: { ...this.teardownEnv(job), ...agentVariables(job) },
+        jobId: id,
+        env: { ...this.teardownEnv(job), ...agentVariables(job), [AGENT_MARKER_ENV]: id },
         timeoutMs: TEARDOWN_TIMEOUT_SECONDS * 1000,
+        graceMs: Math.min(job.settings.stopGraceMs, 5000),
         // A pipe gives bare newlines: the log is a terminal's.
         onOutput: (chunk) => output.append(chunk.toString('utf8').replace(/\r?\n/g, '\r\n')),
       });
     } finally {
       await output.close().catch(() => undefined);
     }
+    if (outcome.survivors.length > 0) {
+      throw new StageFailure('terminating', `the teardown left process ${outcome.survivors[0]} running even after SIGKILL`, [], true);
+    }
     if (outcome.code !== 0 || outcome.timedOut) throw new StageFailure('terminating', teardownFailure(outcome, TEARDOWN_TIMEOUT_SECONDS));
-    notes.push('teardown done');
+    const left = outcome.leftoversEnded;
+    notes.push(left > 0 ? `teardown done (ended ${left} process${left === 1 ? '' : 'es'} it left running)` : 'teardown done');
     await this.timeline(job, 'teardown', `teardown done: ${command}`);
     return this.setPhase(id, 'terminating', (c) => ({ ...c, teardownDone: true }));
   }

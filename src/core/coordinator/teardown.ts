@@ -1,24 +1,27 @@
 /**
  * The worktree's teardown command (`docker compose down`), run by cleanup in
  * its terminating stage, after the agent is proven stopped and before the
- * evidence is captured. Runs by `/bin/sh -c` in the worktree, in a process
- * group of its own (a timeout ends the whole group), with the agent's
- * variables. Its output goes to the agent's log; the tail of it is what a
- * failure reports.
+ * evidence is captured. Runs by `/bin/sh -c` in the worktree like the agent's
+ * other commands (`runSessionCommand`): its result is its exit, what it leaves
+ * running is ended, and a timeout ends all of it. Its output goes to the
+ * agent's log; the tail of it is what a failure reports.
  */
-import { spawn } from 'node:child_process';
-import { failure } from '../common/errors';
 import { stripTerminalControls } from '../common/ansi';
+import { runSessionCommand } from '../proc';
+import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 
 /** What a failure quotes of the output (cleanup's lastError is capped at 2,000 characters). */
 const TAIL_BYTES = 1500;
-const KILL_GRACE_MS = 2000;
 
 export interface TeardownOptions {
   command: string;
   cwd: string;
+  jobId: string;
+  /** Carries the job's marker: everything of the teardown is found by it. */
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
+  /** Between TERM and KILL, for a timeout and for what the teardown left running. */
+  graceMs: number;
   /** Every chunk of output, as it comes (the agent's log). */
   onOutput?(chunk: Buffer): void;
 }
@@ -29,42 +32,38 @@ export interface TeardownOutcome {
   timedOut: boolean;
   /** The last lines of its output (stdout and stderr interleaved), plain text. */
   tail: string;
+  /** Processes it left running, ended after it exited. */
+  leftoversEnded: number;
+  /** What would not die even after SIGKILL (pid and name). */
+  survivors: string[];
 }
 
-export function runTeardown(opts: TeardownOptions): Promise<TeardownOutcome> {
-  return new Promise((resolve, reject) => {
-    let tail = Buffer.alloc(0);
-    let timedOut = false;
-    const child = spawn('/bin/sh', ['-c', opts.command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const take = (chunk: Buffer) => {
+export async function runTeardown(opts: TeardownOptions): Promise<TeardownOutcome> {
+  let tail = Buffer.alloc(0);
+  const result = await runSessionCommand({
+    label: 'the teardown command',
+    command: opts.command,
+    cwd: opts.cwd,
+    env: opts.env,
+    // The agent is proven stopped before the teardown runs: anything carrying its marker now is the teardown's.
+    marker: { name: AGENT_MARKER_ENV, value: opts.jobId },
+    graceMs: opts.graceMs,
+    timeoutMs: opts.timeoutMs,
+    onOutput: (chunk) => {
       opts.onOutput?.(chunk);
       tail = Buffer.concat([tail, chunk]);
       if (tail.length > TAIL_BYTES * 2) tail = tail.subarray(tail.length - TAIL_BYTES);
-    };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    const killGroup = (signal: NodeJS.Signals) => {
-      try {
-        if (child.pid) process.kill(-child.pid, signal);
-      } catch {
-        // the group is gone
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup('SIGTERM');
-      setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
-    }, opts.timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(failure(`the teardown command could not start: ${err.message}`));
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const text = stripTerminalControls(tail.subarray(Math.max(0, tail.length - TAIL_BYTES)).toString('utf8')).trim();
-      resolve({ code, signal, timedOut, tail: text });
-    });
+    },
   });
+  const text = stripTerminalControls(tail.subarray(Math.max(0, tail.length - TAIL_BYTES)).toString('utf8')).trim();
+  return {
+    code: result.code,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    tail: text,
+    leftoversEnded: result.leftoversEnded,
+    survivors: result.survivors.map((p) => `${p.pid} (${p.comm})`),
+  };
 }
 
 /** The stage's lastError for a teardown that did not succeed: what happened, then the end of its output. */

@@ -3,3 +3,4 @@ export * from './scan';
 export * from './holders';
 export * from './terminate';
 export * from './signal';
+export * from './sessionCommand';
