@@ -3,8 +3,8 @@
  * terminal of its own before the agent starts, so its output reaches the
  * agent's log, screen mirror and attached viewers like the agent's would.
  * Run by `/bin/sh -c` under the same drain wrapper as the agent (no output
- * lost at exit); a timeout ends its whole session and every process carrying
- * the job's marker.
+ * lost at exit). A setup that fails or times out ends its whole session and
+ * every process carrying the job's marker before it reports.
  */
 import { DrainMarker } from './drain';
 import { describeExit, type Pty, type PtyModule } from './ptyHost';
@@ -88,6 +88,14 @@ export class SetupCommand {
     while (Date.now() < deadline && Date.now() - this.lastDataAt < EXIT_QUIET_MS) await sleep(EXIT_QUIET_MS / 2);
     const tail = this.drain.end();
     if (tail.length > 0) this.opts.onData(tail);
+    const outcome = this.outcomeOf(code, signal);
+    // A setup that did not succeed ends everything it started (a timeout's end included, KILL after
+    // the grace) before its failure is recorded and the worker exits: nothing of it outlives it.
+    if (outcome.code !== 0 || outcome.signal || outcome.timedOut) await this.end();
+    return outcome;
+  }
+
+  private outcomeOf(code: number, signal: number): SetupOutcome {
     if (signal) return { code: null, signal: describeExit(128 + signal).signal ?? `signal ${signal}`, timedOut: this.timedOut };
     const d = describeExit(code);
     return { code: d.exitCode, signal: d.signal, timedOut: this.timedOut };

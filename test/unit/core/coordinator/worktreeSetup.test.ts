@@ -127,6 +127,24 @@ describe('Coordinator: worktree setup', function () {
     assert.match(await log(job.id), /setup timed out after 1 s/);
   });
 
+  it('a failing setup ends what it started before the failure is recorded', async () => {
+    const c = sb.coordinator({ worktree: { setup: 'setsid sleep 5005 >/dev/null 2>&1 & sleep 0.5; exit 3' } });
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo AGENT-RAN'] });
+    const failed = await sb.waitEnded(job.id);
+    assert.equal(failed.lifecycle.detail, 'setup failed (exit 3)');
+    assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), [], 'the escaped sleep is ended with the failed setup');
+  });
+
+  it('a setup past its timeout ends an escaped child that ignores SIGTERM (KILL after the grace) before the failure is recorded', async () => {
+    const c = sb.coordinator({ worktree: { setup: `setsid sh -c "trap '' TERM; sleep 5006" >/dev/null 2>&1 & sleep 30`, setupTimeoutSeconds: 1 } });
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo AGENT-RAN'] });
+    const failed = await sb.waitEnded(job.id);
+    assert.equal(failed.lifecycle.detail, 'setup timed out after 1 s');
+    assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), [], 'the SIGTERM-deaf escapee got SIGKILL before the failure was recorded');
+    const took = Date.parse(failed.lifecycle.endedAt!) - Date.parse(job.createdAt);
+    assert.ok(took >= 2500, `recorded ${took} ms after the start: after the 2 s grace, not before the KILL`);
+  });
+
   it('a stop during setup ends the setup and cancels the agent', async () => {
     const c = sb.coordinator({ worktree: { setup: 'sleep 30' } });
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo AGENT-RAN'] });
