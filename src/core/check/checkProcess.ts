@@ -2,7 +2,7 @@
  * Runs a check command in an agent's worktree, the way an agent runs: in a
  * session of its own (so its whole tree can be ended), carrying the job's
  * marker `PADDOCK_JOB_ID` (so Stop and cleanup's termination find it and
- * anything it spawned, even escaped), with the agent's variables. What it
+ * anything it spawned, even escaped), in the agent's command environment. What it
  * leaves running in its session when it exits is ended. Its output is kept
  * only as a bounded tail: the last lines are what a person reads.
  */
@@ -11,7 +11,6 @@ import { existsSync } from 'node:fs';
 import { stripTerminalControls } from '../common/ansi';
 import { failure } from '../common/errors';
 import { runSessionCommand } from '../proc';
-import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 
 /** Marks the processes of one check run (on top of the job's marker): what the run left behind is found by it, not by a synchronous /proc walk. */
 export const CHECK_RUN_ENV = 'PADDOCK_CHECK_RUN';
@@ -23,9 +22,8 @@ export const SUMMARY_LINES = 20;
 
 export interface CheckProcessOptions {
   command: string;
-  jobId: string;
   cwd: string;
-  repo: string;
+  /** The agent's command environment (`agentCommandEnv`): its marker and variables. */
   env: NodeJS.ProcessEnv;
   /** Grace between TERM and KILL for what the check leaves running. */
   graceMs: number;
@@ -45,12 +43,9 @@ export interface CheckProcessResult {
   timedOut: boolean;
 }
 
+/** The agent's command environment (built by the caller), marked as this check run's. */
 function checkEnv(opts: CheckProcessOptions, run: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...opts.env, [AGENT_MARKER_ENV]: opts.jobId, [CHECK_RUN_ENV]: run, PADDOCK_AGENT_ID: opts.jobId, PADDOCK_WORKTREE: opts.cwd, PADDOCK_REPO: opts.repo, PADDOCK_CHECK: '1' };
-  // As for agents: a debugger bootloader rides on NODE_OPTIONS, and Electron's flag would change every node the check runs.
-  delete env.NODE_OPTIONS;
-  delete env.ELECTRON_RUN_AS_NODE;
-  return env;
+  return { ...opts.env, [CHECK_RUN_ENV]: run, PADDOCK_CHECK: '1' };
 }
 
 export async function runCheckProcess(opts: CheckProcessOptions): Promise<CheckProcessResult> {

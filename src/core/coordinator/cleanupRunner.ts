@@ -28,7 +28,7 @@ import { observeFingerprint } from './fingerprint';
 
 export { observeFingerprint };
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
-import { agentVariables } from '../worker/agentVariables';
+import { agentCommandEnv } from '../worker/agentEnv';
 import { openRequestEnv } from './requestEnv';
 import { runtimeDirFor } from '../protocol/runtimeDir';
 import { TEARDOWN_TIMEOUT_SECONDS } from '../repoConfig/worktreeConfig';
@@ -210,7 +210,7 @@ export class CleanupRunner {
         command,
         cwd: job.worktree,
         jobId: id,
-        env: { ...this.teardownEnv(job), ...agentVariables(job), [AGENT_MARKER_ENV]: id },
+        env: agentCommandEnv(this.teardownEnv(job), job),
         timeoutMs: TEARDOWN_TIMEOUT_SECONDS * 1000,
         graceMs: Math.min(job.settings.stopGraceMs, 5000),
         // A pipe gives bare newlines: the log is a terminal's.

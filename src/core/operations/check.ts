@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { describeError, usageError } from '../common/errors';
 import { findCheckCommand, CheckCommandOptions, requireCheckCommand, type CheckCommand } from '../check/checkCommand';
 import { runCheckProcess, type CheckProcessResult } from '../check/checkProcess';
+import { agentCommandEnv } from '../worker/agentEnv';
 import { capacityOf } from '../coordinator/capacity';
 import { OwnedLock } from '../coordinator/ownedLock';
 import { livenessOf, ownIdentity, processTableSource, readProcStat, type StatSource } from '../proc';
@@ -98,10 +99,8 @@ export async function runCheck(ctx: OperationContext, id: string, opts: RunCheck
   try {
     const result = await runCheckProcess({
       command: resolved.command,
-      jobId: id,
       cwd: current.worktree!,
-      repo: current.repo,
-      env: ctx.env,
+      env: agentCommandEnv(ctx.env, current),
       graceMs: Math.min(current.settings.stopGraceMs, 5000),
       timeoutMs: resolved.timeoutSeconds * 1000,
     });

@@ -23,7 +23,6 @@ import { stopAgentProcesses, stopDetail } from './stopAgent';
 import { settleLeftovers } from './leftovers';
 import { WaitingDetector, waitingDetectorFor } from './waiting';
 import { ExecutionRecord } from './executionRecord';
-import { agentVariables } from './agentVariables';
 import { SetupPhase } from './setupPhase';
 import { FINAL_SCREEN_FILE, saveFinalScreen } from './finalScreen';
 
@@ -208,7 +207,7 @@ export class AgentWorker extends Disposable implements AgentSession {
       await this.failStart(describeError(err));
       return;
     }
-    const agentEnv = buildAgentEnv(env, { jobId, socketPath, agentToken, variables: agentVariables(this.job) });
+    const agentEnv = buildAgentEnv(env, this.job, { socketPath, agentToken });
     putLauncherOnPath(agentEnv, this.store.jobDir(jobId), home, env, log);
     this.stoppable = true;
     const setup = this.job.settings.worktree?.setup;

@@ -8,8 +8,8 @@ import type * as NodePty from 'node-pty';
 import { describeError, failure } from '../common/errors';
 import { readProcStatAsync } from '../proc';
 import type { DrainMarker } from './drain';
-import { AGENT_MARKER_ENV } from './agentMarker';
-import { AGENT_VARIABLE_NAMES } from './agentVariables';
+import type { JobRecord } from '../store/schema';
+import { agentCommandEnv, type AgentOwnEnv } from './agentEnv';
 import type { ExitInfo } from './session';
 
 export type PtyModule = typeof NodePty;
@@ -34,28 +34,10 @@ export function nodePtyUnavailable(err: unknown, modulePath?: string): string {
   return `No node-pty loads for this runtime, ${runtime}, so the agent cannot get a terminal (${modulePath ?? 'node-pty'}: ${reason}).`;
 }
 
-/** Variables that must not reach the agent: a debugger bootloader rides on NODE_OPTIONS; the Electron switch breaks node-based agents. */
-const DROPPED_ENV: readonly string[] = ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE', 'PADDOCK_SOCKET', 'PADDOCK_AGENT_TOKEN', AGENT_MARKER_ENV, ...AGENT_VARIABLE_NAMES];
-
-export interface AgentEnvExtras {
-  jobId: string;
-  socketPath: string;
-  /** Lets `paddock signal` inside the agent report waiting/running, and nothing else. */
-  agentToken: string;
-  /** Where the agent is (`agentVariables`): id, worktree, repository, ports. */
-  variables?: Record<string, string>;
-}
-
-export function buildAgentEnv(base: NodeJS.ProcessEnv, extras: AgentEnvExtras): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(base)) {
-    if (v !== undefined && !DROPPED_ENV.includes(k)) env[k] = v;
-  }
+/** The agent's environment (`agentCommandEnv`), with the terminal its PTY is. */
+export function buildAgentEnv(base: NodeJS.ProcessEnv, job: JobRecord, own: AgentOwnEnv): Record<string, string> {
+  const env = agentCommandEnv(base, job, own);
   env.TERM = env.TERM && env.TERM !== 'dumb' ? env.TERM : 'xterm-256color';
-  env[AGENT_MARKER_ENV] = extras.jobId;
-  env.PADDOCK_SOCKET = extras.socketPath;
-  env.PADDOCK_AGENT_TOKEN = extras.agentToken;
-  Object.assign(env, extras.variables);
   return env;
 }
 

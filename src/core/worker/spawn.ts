@@ -12,7 +12,7 @@ import { failure } from '../common/errors';
 import { bootId, readProcStatAsync } from '../proc';
 import { processBackend } from '../proc/backend';
 import { JobStore } from '../store';
-import { AGENT_VARIABLE_NAMES } from './agentVariables';
+import { PER_AGENT_ENV } from './agentEnv';
 import { releaseLaunchGate } from './launchGate';
 
 export interface SpawnWorkerOptions {
@@ -47,7 +47,7 @@ export interface SpawnedWorker {
 export const WORKER_LOG_FILE = 'worker.log';
 
 /** Variables of the spawning process that must not leak into the worker. */
-const INHERITED_NOT_WANTED = ['NODE_OPTIONS', 'PADDOCK_SOCKET', 'PADDOCK_AGENT_TOKEN', 'PADDOCK_JOB_ID', ...AGENT_VARIABLE_NAMES];
+const INHERITED_NOT_WANTED = ['NODE_OPTIONS', ...PER_AGENT_ENV];
 
 export function isPlainNode(execPath: string): boolean {
   return /^node(\.exe)?$/i.test(basename(execPath));

@@ -244,6 +244,27 @@ describe('Coordinator: worktree setup', function () {
     assert.equal(readFileSync(join(job.worktree!, 'env.txt'), 'utf8'), `unset|unset|${job.id}\n`);
   });
 
+  it("setup, the agent, its check and its teardown get the agent's own Paddock variables, never the caller's", async () => {
+    // Started from inside another agent: the parent's marker, socket, token and ports are in the environment.
+    Object.assign(sb.env, { PADDOCK_JOB_ID: 'otheragent', PADDOCK_PORT: '9999', PADDOCK_PORTS: '9999', PADDOCK_SOCKET: '/tmp/parent.sock', PADDOCK_AGENT_TOKEN: 'parent-token', PADDOCK_AGENT_ID: 'otheragent' });
+    const seen = join(sb.root, 'seen');
+    const show = (who: string) => `echo "${who} $PADDOCK_JOB_ID|$PADDOCK_AGENT_ID|\${PADDOCK_PORT-unset}|\${PADDOCK_SOCKET-unset}|\${PADDOCK_AGENT_TOKEN-unset}" >> ${seen}`;
+    const c = sb.coordinator({ worktree: { setup: show('setup'), teardown: show('teardown') }, checkCommand: show('check') });
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo "agent $PADDOCK_JOB_ID|$PADDOCK_AGENT_ID|${PADDOCK_PORT-unset}" >> ' + seen] });
+    assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
+    await c.check(job.id);
+    const report = await c.cleanup(job.id);
+    assert.equal(report.job.cleanup?.phase, 'complete', report.job.cleanup?.lastError ?? '');
+    const lines = readFileSync(seen, 'utf8').trim().split('\n');
+    const id = job.id;
+    assert.equal(lines.length, 4, lines.join('\n'));
+    assert.match(lines[0], new RegExp(`^setup ${id}\\|${id}\\|unset\\|/\\S+\\|[0-9a-f]+$`), 'setup: its own socket and token');
+    assert.equal(lines[1], `agent ${id}|${id}|unset`);
+    assert.equal(lines[2], `check ${id}|${id}|unset|unset|unset`);
+    assert.equal(lines[3], `teardown ${id}|${id}|unset|unset|unset`);
+    assert.doesNotMatch(lines[0], /parent/);
+  });
+
   it('refuses .paddock.json commands until that exact file is allowed, and again once it changed', async () => {
     writePaddockJson({ setup: 'echo SETUP' });
     const c = sb.coordinator();
