@@ -29,6 +29,7 @@ import { observeFingerprint } from './fingerprint';
 export { observeFingerprint };
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { agentCommandEnv } from '../worker/agentEnv';
+import { redactorForCommandEnv } from '../store/secretEnv';
 import { openRequestEnv } from './requestEnv';
 import { runtimeDirFor } from '../protocol/runtimeDir';
 import { TEARDOWN_TIMEOUT_SECONDS } from '../repoConfig/worktreeConfig';
@@ -202,7 +203,10 @@ export class CleanupRunner {
     const command = job.settings.worktree?.teardown;
     if (!command || job.cleanup?.teardownDone || job.worktree === null || !existsSync(job.worktree)) return job;
     const id = job.id;
-    const output = this.deps.store.openOutput(id);
+    const env = agentCommandEnv(this.teardownEnv(job), job);
+    // The agent's secrets as the worker redacts them: this process's store knows none of them.
+    const redactor = redactorForCommandEnv(env, job.settings.secretEnvNames);
+    const output = this.deps.store.openOutput(id, redactor);
     output.append(`\r\n\x1b[2m──── teardown: ${command} ────\x1b[0m\r\n`);
     let outcome;
     try {
@@ -210,7 +214,7 @@ export class CleanupRunner {
         command,
         cwd: job.worktree,
         jobId: id,
-        env: agentCommandEnv(this.teardownEnv(job), job),
+        env,
         timeoutMs: TEARDOWN_TIMEOUT_SECONDS * 1000,
         graceMs: Math.min(job.settings.stopGraceMs, 5000),
         // A pipe gives bare newlines: the log is a terminal's.
@@ -219,6 +223,8 @@ export class CleanupRunner {
     } finally {
       await output.close().catch(() => undefined);
     }
+    // Its output's tail becomes the stage's lastError: redacted by the same rule as the log.
+    outcome = { ...outcome, tail: redactor.redact(outcome.tail) };
     if (outcome.survivors.length > 0) {
       throw new StageFailure('terminating', `the teardown left process ${outcome.survivors[0]} running even after SIGKILL`, [], true);
     }

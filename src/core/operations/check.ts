@@ -12,6 +12,7 @@ import { describeError, usageError } from '../common/errors';
 import { findCheckCommand, CheckCommandOptions, requireCheckCommand, type CheckCommand } from '../check/checkCommand';
 import { runCheckProcess, type CheckProcessResult } from '../check/checkProcess';
 import { agentCommandEnv } from '../worker/agentEnv';
+import { redactorForCommandEnv } from '../store/secretEnv';
 import { capacityOf } from '../coordinator/capacity';
 import { OwnedLock } from '../coordinator/ownedLock';
 import { livenessOf, ownIdentity, processTableSource, readProcStat, type StatSource } from '../proc';
@@ -96,16 +97,19 @@ export async function runCheck(ctx: OperationContext, id: string, opts: RunCheck
   let check: Check;
   const current = await store.read(id);
   await store.appendTimeline(id, { generation: current.lifecycle.generation, type: 'check-started', message: resolved.command });
+  const env = agentCommandEnv(ctx.env, current);
+  // The summary quotes the check's output: the agent's secrets in the environment it ran with go, as from the agent's log.
+  const redactor = redactorForCommandEnv(env, current.settings.secretEnvNames);
   try {
     const result = await runCheckProcess({
       command: resolved.command,
       cwd: current.worktree!,
-      env: agentCommandEnv(ctx.env, current),
+      env,
       graceMs: Math.min(current.settings.stopGraceMs, 5000),
       timeoutMs: resolved.timeoutSeconds * 1000,
     });
     const passed = result.exitCode === 0 && !result.timedOut;
-    const summary = `${result.tail}${howItEnded(result, resolved.timeoutSeconds)}`.trim();
+    const summary = redactor.redact(`${result.tail}${howItEnded(result, resolved.timeoutSeconds)}`.trim());
     check = { state: passed ? 'passed' : 'failed', exitCode: result.exitCode, durationMs: result.durationMs, at: new Date().toISOString(), summary, runner: null };
   } catch (err) {
     check = { state: 'failed', exitCode: null, durationMs: null, at: new Date().toISOString(), summary: `The check could not run: ${describeError(err)}`, runner: null };

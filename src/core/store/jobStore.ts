@@ -243,8 +243,9 @@ export class JobStore {
     return readTimelineFile(this.layout.timelineFile(id));
   }
 
-  openOutput(id: string): OutputLog {
-    return new SegmentedOutputLog(this.layout.outputDir(id), this.outputCapBytes, this.redactor, (err) =>
+  /** The agent's log; `redactor`: the secrets of the command writing to it, when this store's are not those (a cleanup's teardown). */
+  openOutput(id: string, redactor: Redactor = this.redactor): OutputLog {
+    return new SegmentedOutputLog(this.layout.outputDir(id), this.outputCapBytes, redactor, (err) =>
       this.log(`output of agent ${id}: ${describeError(err)}`),
     );
   }

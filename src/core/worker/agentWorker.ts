@@ -10,7 +10,7 @@ import { Disposable, toDisposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { describeError, failure } from '../common/errors';
 import { ExecutionClaim, JobRecord, JobStore, Leftover, LifecycleState, OutputLog, Redactor } from '../store';
-import { secretEnvNames } from '../store/secretEnv';
+import { redactorForCommandEnv } from '../store/secretEnv';
 import { checkSocketPath, ensureRuntimeDir, runtimeDirFor, socketFileName } from '../protocol/runtimeDir';
 import { ControlServer } from './controlServer';
 import { DrainMarker } from './drain';
@@ -168,7 +168,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     }
     // Values of secret variables are known only here (the spawner passed them in our environment).
     // Declared secrets and every credential-shaped name of the environment the agent really gets.
-    this.redactor = Redactor.fromEnv(secretEnvNames(env, first.settings.secretEnvNames), env);
+    this.redactor = redactorForCommandEnv(env, first.settings.secretEnvNames);
     this.store = new JobStore({ home, log, redactor: this.redactor });
 
     // The path is recorded with the claim and checked after it, so a bad runtime dir ends the job with a clear reason.

@@ -265,6 +265,26 @@ describe('Coordinator: worktree setup', function () {
     assert.doesNotMatch(lines[0], /parent/);
   });
 
+  it("redacts the agent's secrets from its teardown's and its check's output as from its setup's and its own", async () => {
+    // Only in the environment the agent was started with: this process (the cleanup's, the check's) does not know it.
+    const secret = 'plain-secret-value-7d41c9';
+    sb.env.ANTHROPIC_API_KEY = secret;
+    const say = (who: string) => `echo "${who} sees $ANTHROPIC_API_KEY"`;
+    const c = sb.coordinator({ worktree: { setup: say('setup'), teardown: `${say('teardown')}; exit 5` }, checkCommand: say('check') });
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', say('agent')] });
+    assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
+    const check = await c.check(job.id);
+    const report = await c.cleanup(job.id);
+    assert.equal(report.job.cleanup?.stage, 'terminating');
+    const text = await log(job.id);
+    for (const who of ['setup', 'agent', 'teardown']) assert.match(text, new RegExp(`${who} sees \\[REDACTED\\]`), who);
+    assert.equal(text.includes(secret), false, 'the secret is nowhere in the log');
+    assert.equal((await sb.store.readTimeline(job.id)).some((e) => e.message?.includes(secret)), false, 'nor in the timeline');
+    assert.equal(report.job.cleanup?.lastError, 'teardown failed (exit 5): teardown sees [REDACTED]');
+    assert.equal(check.summary, 'check sees [REDACTED]');
+    assert.equal(readFileSync(join(sb.store.jobDir(job.id), 'job.json'), 'utf8').includes(secret), false, 'nor in the record');
+  });
+
   it('refuses .paddock.json commands until that exact file is allowed, and again once it changed', async () => {
     writePaddockJson({ setup: 'echo SETUP' });
     const c = sb.coordinator();
