@@ -96,7 +96,10 @@ export class CleanupRunner {
     const now = new Date().toISOString();
     job = await store.update(id, (j) => {
       const prev = j.cleanup;
+      // Whatever an earlier attempt recorded carries over (what it did, like a teardown done, must not
+      // be done again); only what a new request decides is set here.
       const cleanup: Cleanup = {
+        ...prev,
         phase: 'requested',
         remaining: prev ? prev.remaining : initialRemaining(j),
         stage: prev?.stage ?? null,

@@ -190,6 +190,24 @@ describe('Coordinator: worktree setup', function () {
     assert.equal(existsSync(job.worktree!), false);
   });
 
+  it('a teardown that succeeded is not run again when a later stage fails and the cleanup is retried', async () => {
+    const c = sb.coordinator({ worktree: { teardown: 'echo TEARDOWN-RAN' } });
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(job.id);
+    // Not the teardown's: a process of the person's that holds the worktree fails the removing stage.
+    const holder = sb.spawnOwned('sleep', ['60'], job.worktree!);
+    const first = await c.cleanup(job.id);
+    assert.equal(first.job.cleanup?.stage, 'removing', first.job.cleanup?.lastError ?? '');
+    assert.equal(first.job.cleanup?.teardownDone, true);
+    const second = await c.retryCleanup(job.id);
+    assert.equal(second.job.cleanup?.stage, 'removing');
+    assert.equal(second.job.cleanup?.teardownDone, true, 'a new attempt keeps what the last one did');
+    process.kill(holder, 'SIGKILL');
+    const third = await c.retryCleanup(job.id);
+    assert.equal(third.job.cleanup?.phase, 'complete', third.job.cleanup?.lastError ?? '');
+    assert.equal((await log(job.id)).match(/TEARDOWN-RAN\r?\n/g)?.length, 1, 'the teardown ran once in three attempts');
+  });
+
   it('gives live agents distinct port blocks and the variables; a block is free again once cleaned up', async () => {
     const c = sb.coordinator({ worktree: { ports: 2, portRange: '45100-45105' } });
     const show = ['sh', '-c', 'echo "$PADDOCK_PORT|$PADDOCK_PORTS|$PADDOCK_AGENT_ID|$PADDOCK_WORKTREE|$PADDOCK_REPO" > env.txt'];
