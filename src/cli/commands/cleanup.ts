@@ -57,8 +57,12 @@ export const cleanupCommand = defineCommand({
       }
       const what = deleteBranch ? 'its worktree and branch (even with unmerged commits)' : 'its worktree (the branch stays if it has unmerged commits)';
       const running = job.lifecycle.state === 'queued' || isTerminalState(job.lifecycle.state) ? '' : 'stop it, ';
-      const dropping = anyway ? ` Files that cannot be archived (${printable(job.cleanup?.lastError ?? 'over the archive limit or unreadable')}) will be LOST.` : '';
-      if (!(await confirm(ctx, `Clean up agent ${id} (${printable(job.title)})? This will ${running}save its work to refs/paddock/snapshots/${id} (ignored files and nested repositories to an archive) and remove ${what}.${dropping}`))) {
+      // Only a capture waiting for consent named what would be lost; any other lastError (a teardown's) is not about files.
+      const named = job.cleanup?.awaitingConsent ? job.cleanup.lastError : null;
+      const dropping = anyway ? ` Files that cannot be archived (${printable(named ?? 'over the archive limit or unreadable')}) will be LOST.` : '';
+      const teardown = job.settings.worktree?.teardown;
+      const skipping = anyway && teardown && !job.cleanup?.teardownDone ? ` If its teardown (${printable(teardown)}) fails, it will be SKIPPED and what it should have stopped may keep running.` : '';
+      if (!(await confirm(ctx, `Clean up agent ${id} (${printable(job.title)})? This will ${running}save its work to refs/paddock/snapshots/${id} (ignored files and nested repositories to an archive) and remove ${what}.${dropping}${skipping}`))) {
         throw failure('Nothing was changed.');
       }
     }

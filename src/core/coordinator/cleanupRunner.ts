@@ -49,7 +49,10 @@ export interface CleanupRequest {
   deleteBranch?: boolean;
   /** A person asked (now): backoff and failure count start over. */
   manual: boolean;
-  /** The person agreed to drop what cannot be archived ("Clean Up Anyway"). */
+  /**
+   * The person said to clean up anyway ("Clean Up Anyway", `--anyway`): what cannot be archived is
+   * dropped, and a teardown command that fails is skipped (recorded) instead of stopping the cleanup.
+   */
   dropUnarchivable?: boolean;
   /** Ignored paths that may be dropped (globs); kept on the record for automatic retries. */
   regenerable?: readonly string[];
@@ -201,10 +204,13 @@ export class CleanupRunner {
     return this.teardown(job, notes);
   }
 
-  /** The worktree's teardown command, once (a success is recorded; a failure fails this stage and is retried). */
+  /**
+   * The worktree's teardown command, once (a success is recorded; a failure fails this stage and is
+   * retried, unless the person said to clean up anyway: then it is skipped and that is recorded).
+   */
   private async teardown(job: JobRecord, notes: string[]): Promise<JobRecord> {
     const command = job.settings.worktree?.teardown;
-    if (!command || job.cleanup?.teardownDone || job.worktree === null || !existsSync(job.worktree)) return job;
+    if (!command || job.cleanup?.teardownDone || job.cleanup?.teardownSkipped || job.worktree === null || !existsSync(job.worktree)) return job;
     const id = job.id;
     const env = agentCommandEnv(this.teardownEnv(job), job);
     // The agent's secrets as the worker redacts them: this process's store knows none of them.
@@ -231,7 +237,14 @@ export class CleanupRunner {
     if (outcome.survivors.length > 0) {
       throw new StageFailure('terminating', `the teardown left process ${outcome.survivors[0]} running even after SIGKILL`, [], true);
     }
-    if (outcome.code !== 0 || outcome.timedOut) throw new StageFailure('terminating', teardownFailure(outcome, TEARDOWN_TIMEOUT_SECONDS));
+    if (outcome.code !== 0 || outcome.timedOut) {
+      const why = teardownFailure(outcome, TEARDOWN_TIMEOUT_SECONDS);
+      if (!job.cleanup?.dropUnarchivable) throw new StageFailure('terminating', why);
+      // The person's "anyway": the teardown is what stood in the way, the capture still runs in full.
+      notes.push(`teardown skipped as agreed (${why.split(':')[0]})`);
+      await this.timeline(job, 'teardown-skipped', `teardown skipped as agreed: ${why}`);
+      return this.setPhase(id, 'terminating', (c) => ({ ...c, teardownSkipped: true }));
+    }
     const left = outcome.leftoversEnded;
     notes.push(left > 0 ? `teardown done (ended ${left} process${left === 1 ? '' : 'es'} it left running)` : 'teardown done');
     await this.timeline(job, 'teardown', `teardown done: ${command}`);

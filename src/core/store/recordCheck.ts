@@ -104,6 +104,7 @@ const CLEANUP_KEYS = keys(
   'dropUnarchivable',
   'awaitingConsent',
   'teardownDone',
+  'teardownSkipped',
 );
 const CLEANUP_PHASES = ['requested', 'terminating', 'capturing', 'removing', 'complete', 'incomplete'] as const;
 const CLEANUP_STAGES = ['terminating', 'capturing', 'removing'] as const;
@@ -131,6 +132,7 @@ function cleanup(v: unknown): Obj {
   optional(i, 'dropUnarchivable', bool);
   optional(i, 'awaitingConsent', bool);
   optional(i, 'teardownDone', bool);
+  optional(i, 'teardownSkipped', bool);
   return i;
 }
 

@@ -110,6 +110,8 @@ export const CleanupSchema = z.object({
   awaitingConsent: z.optional(z.boolean()),
   /** The teardown command succeeded: later attempts do not run it again. */
   teardownDone: z.optional(z.boolean()),
+  /** The teardown command failed and the person said to clean up anyway: later attempts do not run it again. */
+  teardownSkipped: z.optional(z.boolean()),
 });
 export type Cleanup = z.infer<typeof CleanupSchema>;
 

@@ -11,7 +11,7 @@ import { findByEnvMarker } from '../../../../src/core/proc';
 import type { JobRecord } from '../../../../src/core/store';
 import { RepoConfigTrust } from '../../../../src/core/repoConfig/trust';
 import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
-import { CoordinatorSandbox, git, useCoordinatorSandbox } from './coordinatorFixture';
+import { CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from './coordinatorFixture';
 
 describe('Coordinator: worktree setup', function () {
   this.timeout(60_000);
@@ -188,6 +188,28 @@ describe('Coordinator: worktree setup', function () {
     const second = await c.retryCleanup(job.id);
     assert.equal(second.job.cleanup?.phase, 'complete', second.job.cleanup?.lastError ?? '');
     assert.equal(existsSync(job.worktree!), false);
+  });
+
+  it('a teardown that always fails is skipped, and recorded so, when the person cleans up anyway; the work is still saved', async () => {
+    const c = sb.coordinator({ worktree: { teardown: 'echo compose is gone >&2; exit 4' } });
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo work > work.txt'] });
+    await sb.waitEnded(job.id);
+    const first = await c.cleanup(job.id);
+    assert.equal(first.job.cleanup?.stage, 'terminating');
+    assert.equal(first.job.cleanup?.lastError, 'teardown failed (exit 4): compose is gone');
+    c.dispose(); // the CLI leads now
+    await c.whenIdle();
+    const run = await runCli(['cleanup', job.id, '--yes', '--anyway'], { cwd: sb.repo, env: sb.env });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /teardown skipped as agreed \(teardown failed \(exit 4\)\)/);
+    const done = await sb.store.read(job.id);
+    assert.equal(done.cleanup?.phase, 'complete');
+    assert.equal(done.cleanup?.teardownSkipped, true);
+    assert.equal(done.cleanup?.teardownDone, undefined);
+    assert.equal(git(sb.repo, 'show', `${done.evidence!.snapshotRef}:work.txt`), 'work', 'the capture ran in full');
+    const skipped = (await sb.store.readTimeline(job.id)).filter((e) => e.type === 'teardown-skipped');
+    assert.deepEqual(skipped.map((e) => e.message), ['teardown skipped as agreed: teardown failed (exit 4): compose is gone']);
+    assert.equal((await log(job.id)).match(/\ncompose is gone\r\n/g)?.length, 2, 'it was run again before being skipped');
   });
 
   it('a teardown that succeeded is not run again when a later stage fails and the cleanup is retried', async () => {
