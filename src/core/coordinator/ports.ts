@@ -44,8 +44,8 @@ export function firstFreeBlock(used: ReadonlySet<number>, count: number, range: 
 }
 
 /** Gives agent `id` a block of `count` ports and records it (`setup.ports`); returns the block. */
-export async function allocatePorts(store: JobStore, id: string, count: number, range: PortRange): Promise<number[]> {
-  if (count <= 0) return [];
+export async function allocatePorts(store: JobStore, id: string, count: number, range: PortRange | null): Promise<number[]> {
+  if (count <= 0 || range === null) return []; // no range is planned without ports (mergeWorktreeConfig)
   await fs.mkdir(path.join(store.home, path.dirname(PORTS_LOCK)), { recursive: true, mode: 0o700 });
   return withLock(path.join(store.home, PORTS_LOCK), 'the port allocation', DEFAULT_LOCK_OPTIONS, async (guard) => {
     const used = new Set<number>();

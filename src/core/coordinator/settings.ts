@@ -55,9 +55,13 @@ export const DEFAULT_SETTINGS: CoordinatorSettings = {
 export type SettingsProvider = () => Partial<CoordinatorSettings>;
 
 /**
- * Defaults filled in; a value of the wrong shape falls back to its default
- * instead of breaking the coordinator. With a `policy` (the store's), the
- * store-wide keys come from it (or the defaults), never from the provider.
+ * Defaults filled in; a value of the wrong shape (a number for a string, a
+ * count out of bounds) falls back to its default instead of breaking the
+ * coordinator. What only its use can judge is checked there, where it is
+ * needed: a `paddock.worktree.portRange` that is no range fails, in one
+ * sentence, the starts that ask for ports, and nothing else. With a `policy`
+ * (the store's), the store-wide keys come from it (or the defaults), never
+ * from the provider.
  */
 export function resolveSettings(provider: SettingsProvider | undefined, policy?: StorePolicy): CoordinatorSettings {
   const given: Partial<CoordinatorSettings> = { ...(provider?.() ?? {}) };

@@ -33,7 +33,8 @@ export interface WorktreeConfig {
   setupTimeoutSeconds: number;
   teardown: string | null;
   ports: number;
-  portRange: PortRange;
+  /** Where the ports come from; null when none are asked for (a bad range then matters to nobody). */
+  portRange: PortRange | null;
   /** The commands in force that come from `.paddock.json` (and so need trust). */
   fromFile: ('setup' | 'teardown')[];
 }
@@ -67,14 +68,16 @@ export function mergeWorktreeConfig(file: RepoConfig | null, settings: WorktreeS
   const teardown = setting.teardown ?? command(file?.teardown);
   if (setup !== null && setting.setup === null) fromFile.push('setup');
   if (teardown !== null && setting.teardown === null) fromFile.push('teardown');
+  const ports = settings.ports ?? file?.ports ?? 0;
   return {
     copy: [...(settings.copy ?? file?.copy ?? [])],
     link: [...(settings.link ?? file?.link ?? [])],
     setup,
     setupTimeoutSeconds: settings.setupTimeoutSeconds ?? file?.setupTimeoutSeconds ?? DEFAULT_SETUP_TIMEOUT_SECONDS,
     teardown,
-    ports: settings.ports ?? file?.ports ?? 0,
-    portRange: parsePortRange(settings.portRange ?? DEFAULT_PORT_RANGE),
+    ports,
+    // Read only when ports are asked for: a bad range fails those starts, in one sentence, and no other.
+    portRange: ports > 0 ? parsePortRange(settings.portRange ?? DEFAULT_PORT_RANGE) : null,
     fromFile,
   };
 }

@@ -275,6 +275,18 @@ describe('Coordinator: worktree setup', function () {
     }
   });
 
+  it('a malformed port range fails only the starts that ask for ports, in one sentence, before any agent exists', async () => {
+    const noPorts = sb.coordinator({ worktree: { portRange: '41000-40000' } });
+    const job = await noPorts.start({ repo: sb.repo, command: ['true'] });
+    assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
+    const withPorts = sb.coordinator({ worktree: { portRange: '41000-40000', ports: 1 } });
+    await assert.rejects(withPorts.start({ repo: sb.repo, command: ['true'] }), (err: Error) => {
+      assert.equal(err.message, 'paddock.worktree.portRange "41000-40000" is not a range like 41000-41999 within 1024-65535.');
+      return true;
+    });
+    assert.equal((await sb.store.list()).length, 1, 'no agent was created for the refused start');
+  });
+
   it('an agent without ports gets the identity variables and no port ones, even if the starter had them', async () => {
     sb.env.PADDOCK_PORT = '1';
     sb.env.PADDOCK_AGENT_ID = 'parent';

@@ -35,8 +35,18 @@ describe('worktree config', () => {
       portRange: undefined,
       fromFile: [],
     });
-    assert.deepEqual(none.portRange, { first: 41000, last: 41999 });
+    assert.equal(none.portRange, null, 'no ports, no range');
+    assert.deepEqual(mergeWorktreeConfig({ ports: 1 }, {}).portRange, { first: 41000, last: 41999 });
     assert.deepEqual(mergeWorktreeConfig({ setup: 'make' }, { setup: '  ' }).fromFile, ['setup']);
+  });
+
+  it('reads the port range only when ports are asked for: a bad one fails those, in one sentence, and nothing else', () => {
+    assert.equal(mergeWorktreeConfig({ setup: 'make' }, { portRange: '41000-40000' }).portRange, null);
+    assert.equal(mergeWorktreeConfig(null, { portRange: '41000-40000', ports: 0 }).ports, 0);
+    assert.throws(
+      () => mergeWorktreeConfig({ ports: 2 }, { portRange: '41000-40000' }),
+      (err: Error) => err.message === 'paddock.worktree.portRange "41000-40000" is not a range like 41000-41999 within 1024-65535.',
+    );
   });
 
   it('refuses a malformed port range in one sentence', () => {
