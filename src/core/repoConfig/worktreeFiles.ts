@@ -44,6 +44,7 @@ export interface WorktreeFilesResult {
 export interface WorktreeFilesPlan {
   repo: string;
   repoReal: string;
+  /** Linked paths, none inside another (a linked folder is linked whole). */
   linked: string[];
   /** Copied paths, none inside a linked folder (a linked folder is linked whole). */
   copied: string[];
@@ -59,8 +60,11 @@ export async function planWorktreeFiles(req: Omit<WorktreeFilesRequest, 'worktre
     req.link.length > 0 ? untrackedMatching(req.repo, req.link, null, true) : [],
     req.copy.length > 0 || hasInclude ? untrackedMatching(req.repo, req.copy, hasInclude ? include : null, false) : [],
   ]);
-  const underLink = (rel: string) => linked.some((l) => rel === l || rel.startsWith(`${l}/`));
-  return { repo: req.repo, repoReal, linked, copied: copied.filter((rel) => !underLink(rel)) };
+  // A linked folder is linked whole: git also lists the matching paths inside it, which are neither
+  // linked again (through the new link, out of the worktree) nor copied.
+  const within = (rel: string, folder: string) => rel.startsWith(`${folder}/`);
+  const roots = linked.filter((rel) => !linked.some((l) => within(rel, l)));
+  return { repo: req.repo, repoReal, linked: roots, copied: copied.filter((rel) => !roots.some((l) => rel === l || within(rel, l))) };
 }
 
 /** Links and copies the planned files into the worktree. */

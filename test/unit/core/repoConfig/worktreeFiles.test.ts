@@ -94,6 +94,17 @@ describe('worktree files: copy, link, .worktreeinclude', function () {
     assert.equal(result.copied, 0, 'what is linked is not copied as well');
   });
 
+  it('a link glob that matches a whole folder links the folder alone, reporting nothing skipped inside it', async () => {
+    // git lists a wholly matching folder and, again, the matching files in it.
+    mkdirSync(join(repo, 'onlylogs'));
+    writeFileSync(join(repo, 'onlylogs', 'z.log'), 'z\n');
+    const result = await bringWorktreeFiles({ repo, worktree, copy: [], link: ['*.log'] });
+    assert.deepEqual(result.skipped, []);
+    assert.equal(result.linked, 2, 'debug.log and onlylogs/');
+    assert.ok(lstatSync(join(worktree, 'onlylogs')).isSymbolicLink());
+    assert.equal(readFileSync(join(worktree, 'onlylogs', 'z.log'), 'utf8'), 'z\n');
+  });
+
   it('honours .worktreeinclude (gitignore-style, comments and all) like copy', async () => {
     writeFileSync(join(repo, '.worktreeinclude'), '# local settings\n/.env.local\n*.log\n');
     const result = await bringWorktreeFiles({ repo, worktree, copy: [], link: [] });
