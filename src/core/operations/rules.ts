@@ -77,9 +77,18 @@ export function retryCleanupBlocker(job: JobRecord): string | null {
   return null;
 }
 
-/** "Clean Up Anyway": only for a cleanup that stopped because something would be lost. */
+/**
+ * A cleanup held at its first stage by the worktree's teardown command (it failed, and is retried):
+ * "Clean Up Anyway" runs it once more and skips it if it fails, the capture still in full.
+ */
+export function teardownHoldsCleanup(job: JobRecord): boolean {
+  const c = job.cleanup;
+  return c?.phase === 'incomplete' && c.stage === 'terminating' && c.failures > 0 && !!job.settings.worktree?.teardown && !c.teardownDone && !c.teardownSkipped;
+}
+
+/** "Clean Up Anyway": for a cleanup that stopped because something would be lost, or that a failing teardown holds. */
 export function consentBlocker(job: JobRecord): string | null {
-  if (job.cleanup?.awaitingConsent) return null;
+  if (job.cleanup?.awaitingConsent || teardownHoldsCleanup(job)) return null;
   return `Agent ${job.id}'s cleanup is not waiting for a decision.`;
 }
 

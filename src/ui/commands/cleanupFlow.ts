@@ -11,6 +11,7 @@ import type { PaddockServices } from '../services';
 import { optionsArg } from './command';
 import { printable } from '../../core/common/printable';
 import { cleanupShortfall } from '../../core/operations/cleanupOutcome';
+import { teardownHoldsCleanup } from '../../core/operations/rules';
 
 export interface CleanupOptions {
   confirmed?: boolean;
@@ -60,8 +61,12 @@ export async function runCleanups(s: PaddockServices, jobs: JobRecord[], run: (j
         const consent = shortfall.kind === 'awaiting-consent';
         const actionLabel = consent ? vscode.l10n.t('Clean Up Anyway…') : vscode.l10n.t('Retry Cleanup Now');
         const message = consent ? shortfall.sentence : `${shortfall.sentence.replace(/\.$/, '')}. ${vscode.l10n.t('It retries automatically.')}`;
-        void vscode.window.showWarningMessage(printable(message), actionLabel, showLogLabel).then((choice) => {
+        // A failing teardown holds it: the person may also skip that command (the capture still in full).
+        const skipTeardownLabel = vscode.l10n.t('Skip Teardown…');
+        const actions = !consent && teardownHoldsCleanup(report.job) ? [actionLabel, skipTeardownLabel, showLogLabel] : [actionLabel, showLogLabel];
+        void vscode.window.showWarningMessage(printable(message), ...actions).then((choice) => {
           if (choice === actionLabel) void vscode.commands.executeCommand(consent ? 'paddock.cleanUpAnyway' : 'paddock.retryCleanup', job.id);
+          if (choice === skipTeardownLabel) void vscode.commands.executeCommand('paddock.cleanUpAnyway', job.id);
           if (choice === showLogLabel) s.log.show();
         });
       }

@@ -4,6 +4,7 @@
  * teardown at cleanup, port blocks and the agent's variables, and trust.
  */
 import * as assert from 'node:assert/strict';
+import { canCleanUpAnyway } from '../../../../src/core/operations/rules';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, Server } from 'node:net';
@@ -197,6 +198,7 @@ describe('Coordinator: worktree setup', function () {
     const first = await c.cleanup(job.id);
     assert.equal(first.job.cleanup?.stage, 'terminating');
     assert.equal(first.job.cleanup?.lastError, 'teardown failed (exit 4): compose is gone');
+    assert.ok(canCleanUpAnyway(first.job), 'the window offers Clean Up Anyway (it skips the teardown)');
     c.dispose(); // the CLI leads now
     await c.whenIdle();
     const run = await runCli(['cleanup', job.id, '--yes', '--anyway'], { cwd: sb.repo, env: sb.env });
@@ -205,6 +207,7 @@ describe('Coordinator: worktree setup', function () {
     const done = await sb.store.read(job.id);
     assert.equal(done.cleanup?.phase, 'complete');
     assert.equal(done.cleanup?.teardownSkipped, true);
+    assert.equal(canCleanUpAnyway(done), false);
     assert.equal(done.cleanup?.teardownDone, undefined);
     assert.equal(git(sb.repo, 'show', `${done.evidence!.snapshotRef}:work.txt`), 'work', 'the capture ran in full');
     const skipped = (await sb.store.readTimeline(job.id)).filter((e) => e.type === 'teardown-skipped');
