@@ -5,7 +5,8 @@
  * - the snapshot commit `refs/paddock/snapshots/<jobId>`: tracked and untracked
  *   files as on disk (binary, modes, symlinks, renames, index flags ignored; see
  *   snapshotIndex.ts), with HEAD as first parent and, as further parents, every
- *   commit that only the worktree's reflogs or own refs knew (keptCommits.ts);
+ *   commit that only the worktree's reflogs or own refs knew (keptCommits.ts), and
+ *   the agent's index committed on HEAD when it differs from HEAD (agentIndex.ts);
  * - the patch `base → snapshot tree` (patchFile.ts), verified to reproduce the tree;
  * - the archive (archive.ts): what git cannot hold — ignored files, empty
  *   folders, nested repositories and submodules with their git dirs — except
@@ -36,6 +37,7 @@ import { stageEverything } from './snapshotIndex';
 import { captureExactBytes, type IndexFile } from './exactBytes';
 import { commonDirOf } from './headFiles';
 import type { CaptureStamp } from './changedSince';
+import { keepAgentIndex } from './agentIndex';
 import { isCommitId } from './commitId';
 
 export { countPatchPaths } from './patchFile';
@@ -185,10 +187,11 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   const walkingGitDir = startEarly(walkWorktree(ownGitDir, walkOptions));
   const [refNameOk, probe] = await Promise.all([
     isValidRefName(repo, snapshotRef),
-    runGit(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: worktree, allowFailure: true }),
+    // HEAD and its tree in one process (the tree tells whether the agent's index holds anything more).
+    runGit(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}'], { cwd: worktree, allowFailure: true }),
   ]);
   if (!refNameOk) throw usageError(`Job id '${jobId}' cannot name a git ref.`);
-  const headSha = probe.stdout.trim();
+  const [headSha, headTree] = probe.stdout.trim().split('\n');
   if (probe.code !== 0 || !isCommitId(headSha)) {
     throw failure(`Could not capture ${worktree}: ${firstLine(probe.stderr) || 'it is not a git worktree with a commit'}.`);
   }
@@ -201,7 +204,11 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   try {
     const tempIndex = path.join(scratch, 'index');
     const env = { GIT_INDEX_FILE: tempIndex, ...SNAPSHOT_AUTHOR };
-    await stageEverything({ worktree, realIndex: path.join(ownGitDir, 'index'), tempIndex, env, nestedRepos: walk.nested.map((n) => n.path) });
+    const realIndex = path.join(ownGitDir, 'index');
+    const [index] = await Promise.all([
+      keepAgentIndex({ worktree, realIndex, scratch, headSha, headTree, env }),
+      stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: walk.nested.map((n) => n.path) }),
+    ]);
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
     const staged = parseStage(await runGit(['ls-files', '-s', '-z'], { cwd: worktree, env }));
     const captured = new Set(staged.map((f) => f.path));
@@ -222,8 +229,9 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const message = `paddock snapshot of ${jobId}\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n${
       kept.length ? `Also keeps ${kept.length} line(s) of commits known only to the worktree's reflogs and refs.\n` : ''
     }`;
-    // The exact bytes' commit goes last: the first parent stays the worktree's HEAD.
-    const parents = [headSha, ...(await keeperParents(worktree, kept, env)), ...(exact ? [exact.commit] : [])].flatMap((sha) => ['-p', sha]);
+    // The agent's index, when it holds what neither HEAD nor the files do, is one more parent; the exact
+    // bytes' commit goes last. The first parent stays the worktree's HEAD.
+    const parents = [headSha, ...(await keeperParents(worktree, kept, env)), ...(index ? [index.commit] : []), ...(exact ? [exact.commit] : [])].flatMap((sha) => ['-p', sha]);
     const archivePath = path.join(evidenceDir, ARCHIVE_FILE);
     // The snapshot commit, the verified patch and the archives come from the same tree and files, each
     // into its own temporary: written side by side, each tracked for removal as soon as it exists.
@@ -261,6 +269,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       snapshotSha,
       headSha,
       branch: opts.branch ?? null,
+      ...(index ? { index: { tree: index.tree, commit: index.commit, unmerged: index.unmerged } } : {}),
       summary,
       archive: archiveTemp ? ARCHIVE_FILE : null,
       ...(exact ? { exact } : {}),

@@ -115,14 +115,15 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
 
   await fs.mkdir(path.dirname(target), { recursive: true });
   const branchNote = await addCheckout(opts.repo, target, opts.branch, headSha);
-  // The snapshot's tree into the files, HEAD's into the index: the agent's uncommitted work comes
-  // back as uncommitted changes, its untracked files as untracked files.
+  // The snapshot's tree into the files, the agent's index (HEAD's when it had nothing staged) into
+  // the index: its uncommitted work comes back as uncommitted changes, staged or not, its untracked
+  // files as untracked files.
   await runGit(['read-tree', snapshotSha], { cwd: target });
   await runGit([...EXACT_CONFIG, 'checkout-index', '--all', '--force'], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS });
   // The checkout ran each file through the smudge side of git's conversions: the files that came
   // out other than they were on disk get their captured bytes back.
   if (manifest?.exact) await restoreExactBytes(target, manifest.exact.commit);
-  await runGit(['read-tree', headSha], { cwd: target });
+  await runGit(['read-tree', manifest?.index?.tree ?? headSha], { cwd: target });
 
   let archived = 0;
   if (manifest?.archive) {

@@ -345,6 +345,48 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.equal(existsSync(path.join(restored, 'build/huge.bin')), false);
   });
 
+  it('keeps the staging area: a file staged and edited again comes back staged and edited (MM, AM), its staged version kept', async () => {
+    write(wt, 'c.txt', 'c staged\n');
+    git(wt, 'add', 'c.txt');
+    write(wt, 'c.txt', 'c edited after staging\n');
+    write(wt, 'sm.txt', 'staged\n');
+    git(wt, 'add', 'sm.txt');
+    write(wt, 'sm.txt', 'modified\n');
+    write(wt, 'only-staged.txt', 'staged only\n');
+    git(wt, 'add', 'only-staged.txt');
+    const statusBefore = git(wt, 'status', '--porcelain');
+    const stagedBlob = git(wt, 'rev-parse', ':sm.txt');
+    const { restored, before } = await roundTrip();
+    assertSameState(treeState(restored), before);
+    assert.equal(git(restored, 'status', '--porcelain'), statusBefore);
+    assert.match(statusBefore, /^MM c\.txt$/m);
+    assert.match(statusBefore, /^AM sm\.txt$/m);
+    assert.equal(git(restored, 'show', ':sm.txt'), 'staged');
+    assert.equal(git(restored, 'show', ':c.txt'), 'c staged');
+    // The staged versions are reachable from the snapshot ref: gc cannot take them.
+    git(repo, 'worktree', 'remove', '--force', restored);
+    git(repo, 'worktree', 'prune');
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    assert.equal(git(repo, 'cat-file', '-p', stagedBlob), 'staged');
+  });
+
+  it('keeps the staged side of a merge in progress: conflicted paths take HEAD, the rest stays staged', async () => {
+    write(wt, 'c.txt', 'c ours\n');
+    git(wt, 'commit', '-q', '-am', 'ours');
+    git(wt, 'checkout', '-q', '-b', 'theirs', 'main');
+    write(wt, 'c.txt', 'c theirs\n');
+    write(wt, 'd.txt', 'd theirs\n');
+    git(wt, 'commit', '-q', '-am', 'theirs');
+    git(wt, 'checkout', '-q', 'paddock/job1');
+    assert.throws(() => git(wt, 'merge', '-q', 'theirs'));
+    const ev = await captureEvidence(options());
+    const manifest = JSON.parse(readFileSync(sb.path('store', 'evidence', 'inventory.json'), 'utf8'));
+    assert.equal(manifest.index.unmerged, 1);
+    assert.equal(git(repo, 'show', `${manifest.index.tree}:d.txt`), 'd theirs', 'the cleanly merged path stays staged');
+    assert.equal(git(repo, 'merge-base', '--is-ancestor', manifest.index.commit, ev.snapshotRef), '');
+  });
+
   it('captures and restores a repository whose path holds a newline', async () => {
     const odd = sb.repo({ 'a.txt': 'a\n' }, 'odd\nrepo');
     const oddWt = sb.path('odd\nwt');

@@ -1,0 +1,56 @@
+/**
+ * The agent's staging area. A file staged and then edited again exists in two
+ * versions: the one on disk (the snapshot's tree) and the one in the index, which
+ * no commit holds — a dangling blob once the worktree's index is gone, removed by
+ * the next gc. The index is written as a tree of its own and committed on HEAD, so
+ * the snapshot can keep it as a parent and `restore` can put the index back.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { runGit } from './runGit';
+
+export interface KeptIndex {
+  /** The tree of the agent's index (what `git write-tree` gives there). */
+  tree: string;
+  /** A commit of that tree on the worktree's HEAD, so a ref can keep it. */
+  commit: string;
+  /** Paths whose conflict stages could not be written as a tree (they come from commits kept anyway). */
+  unmerged: number;
+}
+
+/**
+ * The agent's index as a commit, or null when it holds nothing HEAD does not (or there is no
+ * readable index). Works on a copy: the agent's own index may be locked by a crashed git.
+ */
+export async function keepAgentIndex(opts: { worktree: string; realIndex: string; scratch: string; headSha: string | null; headTree: string | null; env: NodeJS.ProcessEnv }): Promise<KeptIndex | null> {
+  const copy = path.join(opts.scratch, 'agent-index');
+  try {
+    await fs.copyFile(opts.realIndex, copy);
+  } catch {
+    return null; // no index: nothing was staged
+  }
+  const env = { ...opts.env, GIT_INDEX_FILE: copy };
+  let written = await runGit(['write-tree'], { cwd: opts.worktree, env, allowFailure: true });
+  let unmerged = 0;
+  if (written.code !== 0) {
+    // A path in conflict has stages git cannot write as a tree. Those stages come from the commits
+    // being merged (kept through MERGE_HEAD and the like): the path takes HEAD's version here.
+    const listed = await runGit(['ls-files', '-u', '-z'], { cwd: opts.worktree, env, allowFailure: true });
+    const paths = [...new Set(listed.stdout.split('\0').filter((l) => l.includes('\t')).map((l) => l.slice(l.indexOf('\t') + 1)))];
+    if (paths.length === 0) return null;
+    unmerged = paths.length;
+    // A path's HEAD entry (none when HEAD lacks it, or there is no HEAD yet) replaces its stages.
+    await runGit(['update-index', '--force-remove', '-z', '--stdin'], { cwd: opts.worktree, env, input: paths.map((p) => `${p}\0`).join(''), allowFailure: true });
+    if (opts.headSha) {
+      const head = await runGit(['ls-tree', '-z', '--full-tree', opts.headSha, '--', ...paths], { cwd: opts.worktree, env: { ...env, GIT_LITERAL_PATHSPECS: '1' }, allowFailure: true });
+      if (head.stdout) await runGit(['update-index', '-z', '--index-info'], { cwd: opts.worktree, env, input: head.stdout, allowFailure: true });
+    }
+    written = await runGit(['write-tree'], { cwd: opts.worktree, env, allowFailure: true });
+    if (written.code !== 0) return null;
+  }
+  const tree = written.stdout.trim();
+  if (tree === opts.headTree) return null;
+  const parents = opts.headSha ? ['-p', opts.headSha] : [];
+  const commit = (await runGit(['commit-tree', tree, ...parents], { cwd: opts.worktree, env: opts.env, input: "paddock: the agent's staged changes (its index)\n" })).stdout.trim();
+  return { tree, commit, unmerged };
+}
