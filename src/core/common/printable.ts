@@ -11,8 +11,9 @@
  */
 
 /* eslint-disable no-control-regex -- finding control characters is this module's job */
-const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const UNPRINTABLE_TEST = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+// A lone U+DC80–U+DCFF is a raw byte of a file name that is not UTF-8 (src/core/git/pathBytes.ts): shown as that byte.
+const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]|(?<![\uD800-\uDBFF])[\uDC80-\uDCFF]/g;
+const UNPRINTABLE_TEST = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]|(?<![\uD800-\uDBFF])[\uDC80-\uDCFF]/;
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': ' ' };
 
@@ -20,6 +21,7 @@ function shown(c: string): string {
   const named = NAMED[c];
   if (named !== undefined) return named;
   const code = c.charCodeAt(0);
+  if (code >= 0xdc80 && code <= 0xdcff) return `\\x${(code - 0xdc00).toString(16)}`;
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 

@@ -11,6 +11,7 @@ import { firstUnsavedEntry, isGitless } from '../git/remnant';
 import { firstChangeSinceCapture, type CaptureStamp } from '../git/changedSince';
 import { regenerableMatcher } from '../git/classify';
 import { holdersOf } from '../proc';
+import { printable } from '../common/printable';
 import type { Holder, JobRecord } from '../store/schema';
 
 export type Stage = 'terminating' | 'capturing' | 'removing';
@@ -43,7 +44,7 @@ export async function checkRemnant(job: JobRecord, stage: Stage): Promise<void> 
   const manifest = await readManifest(inventory);
   const unsaved = await firstUnsavedEntry(job.worktree!, manifest, job.cleanup?.regenerable ?? DEFAULT_REGENERABLE);
   if (unsaved !== null) {
-    throw new StageFailure(stage, `${job.worktree} is no longer a git worktree and ${unsaved} in it is not in the evidence; it was left in place`, [], false, true);
+    throw new StageFailure(stage, `${job.worktree} is no longer a git worktree and ${printable(unsaved)} in it is not in the evidence; it was left in place`, [], false, true);
   }
 }
 
@@ -72,7 +73,7 @@ export async function removeJobWorktree(job: JobRecord, worktree: string, stamp?
     const blocked = [...walk.undeletable, ...walk.unreadable];
     if (blocked.length > 0) {
       const more = blocked.length > 3 ? ` and ${blocked.length - 3} more` : '';
-      throw new StageFailure('removing', `cannot delete what is in ${blocked.slice(0, 3).join(', ')}${more} (permissions or a read-only mount); nothing was removed`, [], true);
+      throw new StageFailure('removing', `cannot delete what is in ${blocked.slice(0, 3).map(printable).join(', ')}${more} (permissions or a read-only mount); nothing was removed`, [], true);
     }
     // Anything written since the capture (an escaped process, an editor's auto-save) exists nowhere
     // else: git's removal would delete it unsaved.

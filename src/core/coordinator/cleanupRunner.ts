@@ -13,6 +13,7 @@
 import { cancelQueued } from '../operations/cancelQueued';
 import { existsSync } from 'node:fs';
 import { describeError, PaddockError } from '../common/errors';
+import { printable } from '../common/printable';
 import { captureEvidence, CONSENT_NEEDED } from '../git';
 import { isGitless } from '../git/remnant';
 import { ensureLinked } from '../git/worktreeLink';
@@ -336,8 +337,8 @@ export class CleanupRunner {
     );
     notes.push(`work saved to ${evidence.snapshotRef}`);
     if (s.archived.files + s.emptyDirs > 0) notes.push(`${s.archived.files} ignored or nested file(s) and ${s.emptyDirs} empty folder(s) archived`);
-    if (s.regenerable.files > 0) notes.push(`${s.regenerable.files} regenerable file(s) dropped (${s.regenerable.roots.slice(0, 3).join(', ')})`);
-    if (s.lostCount > 0) notes.push(`${s.lostCount} path(s) dropped as agreed: ${s.lost.slice(0, 3).map((l) => l.path).join(', ')}`);
+    if (s.regenerable.files > 0) notes.push(`${s.regenerable.files} regenerable file(s) dropped (${s.regenerable.roots.slice(0, 3).map(printable).join(', ')})`);
+    if (s.lostCount > 0) notes.push(`${s.lostCount} path(s) dropped as agreed: ${s.lost.slice(0, 3).map((l) => printable(l.path)).join(', ')}`);
     return job;
   }
 

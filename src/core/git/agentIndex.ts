@@ -8,6 +8,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from './runGit';
+import { encodeName } from './pathBytes';
 
 export interface KeptIndex {
   /** The tree of the agent's index (what `git write-tree` gives there). */
@@ -35,15 +36,18 @@ export async function keepAgentIndex(opts: { worktree: string; realIndex: string
   if (written.code !== 0) {
     // A path in conflict has stages git cannot write as a tree. Those stages come from the commits
     // being merged (kept through MERGE_HEAD and the like): the path takes HEAD's version here.
-    const listed = await runGit(['ls-files', '-u', '-z'], { cwd: opts.worktree, env, allowFailure: true });
+    const listed = await runGit(['ls-files', '-u', '-z'], { cwd: opts.worktree, env, allowFailure: true, names: true });
     const paths = [...new Set(listed.stdout.split('\0').filter((l) => l.includes('\t')).map((l) => l.slice(l.indexOf('\t') + 1)))];
     if (paths.length === 0) return null;
     unmerged = paths.length;
     // A path's HEAD entry (none when HEAD lacks it, or there is no HEAD yet) replaces its stages.
-    await runGit(['update-index', '--force-remove', '-z', '--stdin'], { cwd: opts.worktree, env, input: paths.map((p) => `${p}\0`).join(''), allowFailure: true });
+    await runGit(['update-index', '--force-remove', '-z', '--stdin'], { cwd: opts.worktree, env, input: encodeName(paths.map((p) => `${p}\0`).join('')), allowFailure: true });
     if (opts.headSha) {
-      const head = await runGit(['ls-tree', '-z', '--full-tree', opts.headSha, '--', ...paths], { cwd: opts.worktree, env: { ...env, GIT_LITERAL_PATHSPECS: '1' }, allowFailure: true });
-      if (head.stdout) await runGit(['update-index', '-z', '--index-info'], { cwd: opts.worktree, env, input: head.stdout, allowFailure: true });
+      // HEAD's whole listing, filtered here: names that are not UTF-8 cannot all pass through argv.
+      const wanted = new Set(paths);
+      const head = await runGit(['ls-tree', '-r', '-z', '--full-tree', opts.headSha], { cwd: opts.worktree, env, allowFailure: true, names: true });
+      const info = head.stdout.split('\0').filter((l) => wanted.has(l.slice(l.indexOf('\t') + 1)));
+      if (info.length > 0) await runGit(['update-index', '-z', '--index-info'], { cwd: opts.worktree, env, input: encodeName(info.map((l) => `${l}\0`).join('')), allowFailure: true });
     }
     written = await runGit(['write-tree'], { cwd: opts.worktree, env, allowFailure: true });
     if (written.code !== 0) return null;

@@ -6,6 +6,7 @@
  * core.autocrlf / core.eol settings. Attributes are looked up (one check-attr
  * over every file) only when one of those files exists.
  */
+import { encodeName } from './pathBytes';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
@@ -112,7 +113,7 @@ export async function convertibleFiles(opts: ConvertibleOptions): Promise<Conver
   if (!opts.treeHasAttributes && !(await outsideAttributes(cwd, opts.commonDir, config))) {
     return config.autocrlf ? regular.map((f) => ({ ...f, smudges: config.autocrlf === 'true' })) : [];
   }
-  const attrs = await runGit(['check-attr', '-z', '--stdin', ...CONVERTING], { cwd, env, input: regular.map((f) => `${f.path}\0`).join(''), timeoutMs: GIT_BULK_TIMEOUT_MS });
+  const attrs = await runGit(['check-attr', '-z', '--stdin', ...CONVERTING], { cwd, env, input: encodeName(regular.map((f) => `${f.path}\0`).join('')), timeoutMs: GIT_BULK_TIMEOUT_MS, names: true });
   // "<path>\0<attribute>\0<value>\0" for each path and attribute.
   const byPath = new Map<string, Map<Converting, string>>();
   const parts = attrs.stdout.split('\0');

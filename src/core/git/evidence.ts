@@ -39,6 +39,8 @@ import { commonDirOf } from './headFiles';
 import type { CaptureStamp } from './changedSince';
 import { keepAgentIndex } from './agentIndex';
 import { isCommitId } from './commitId';
+import { fsPath } from './pathBytes';
+import { printable } from '../common/printable';
 
 export { countPatchPaths } from './patchFile';
 
@@ -107,7 +109,7 @@ export function privateGitDir(worktree: string): string {
   const dotGit = path.join(worktree, '.git');
   let text: string;
   try {
-    text = readFileSync(dotGit, 'utf8');
+    text = readFileSync(fsPath(dotGit), 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EISDIR') return dotGit;
     throw failure(`Could not capture ${worktree}: it is not a git worktree (its .git is ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable'}).`);
@@ -210,7 +212,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: walk.nested.map((n) => n.path) }),
     ]);
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
-    const staged = parseStage(await runGit(['ls-files', '-s', '-z'], { cwd: worktree, env }));
+    const staged = parseStage(await runGit(['ls-files', '-s', '-z'], { cwd: worktree, env, names: true }));
     const captured = new Set(staged.map((f) => f.path));
     const byPath = new Map(walk.entries.map((e) => [e.path, e]));
     // A file the index holds but the disk does not (a sparse checkout's) has no bytes to keep exactly.
@@ -355,7 +357,7 @@ async function planArchive(worktree: string, walk: Walk, archive: string[], gitd
   }
   if (lost.length > 0 && !opts.dropUnarchivable) {
     const shown = [...lost].sort((a, b) => b.bytes - a.bytes).slice(0, 5);
-    const names = shown.map((l) => `${l.path} (${l.why === 'unreadable' ? 'cannot be read' : mb(l.bytes)})`).join(', ');
+    const names = shown.map((l) => `${printable(l.path)} (${l.why === 'unreadable' ? 'cannot be read' : mb(l.bytes)})`).join(', ');
     const more = lost.length > shown.length ? ` and ${lost.length - shown.length} more` : '';
     const why = total > limit ? `the files git does not hold come to ${mb(total)}, over the ${mb(limit)} archive limit` : 'some files cannot be read';
     throw failure(`Nothing was removed: ${why}: ${names}${more}. Make room or fix them and retry, or clean up anyway to drop them.`, CONSENT_NEEDED);

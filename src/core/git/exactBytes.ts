@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
 import { convertibleFiles, type ConvertibleOptions, type IndexFile } from './conversions';
+import { encodeName, fsPath } from './pathBytes';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 
 export type { IndexFile } from './conversions';
@@ -35,7 +36,7 @@ function quoted(p: string): string {
 async function rawShas(cwd: string, paths: readonly string[], write: boolean): Promise<string[]> {
   const res = await runGit(['hash-object', ...(write ? ['-w'] : []), '--no-filters', '--stdin-paths'], {
     cwd,
-    input: paths.map((p) => `${quoted(p)}\n`).join(''),
+    input: encodeName(paths.map((p) => `${quoted(p)}\n`).join('')), // names as bytes (pathBytes.ts)
     allowFailure: true,
     timeoutMs: GIT_BULK_TIMEOUT_MS,
   });
@@ -70,14 +71,14 @@ export async function captureExactBytes(opts: ExactOptions): Promise<ExactCaptur
   const written = await rawShas(worktree, kept.map((f) => f.path), true);
   const indexEnv = { ...env, GIT_INDEX_FILE: opts.exactIndex };
   const info = kept.map((f, i) => `${f.mode} ${written[i]}\t${f.path}\0`).join('');
-  await runGit(['update-index', '-z', '--index-info'], { cwd: worktree, env: indexEnv, input: info, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  await runGit(['update-index', '-z', '--index-info'], { cwd: worktree, env: indexEnv, input: encodeName(info), timeoutMs: GIT_BULK_TIMEOUT_MS });
   const tree = (await runGit(['write-tree'], { cwd: worktree, env: indexEnv })).stdout.trim();
   const commit = (await runGit(['commit-tree', tree], { cwd: worktree, env, input: 'paddock: exact bytes of the files git converts\n' })).stdout.trim();
   return { commit, files: kept.length };
 }
 
 /** Copies `length` bytes at `offset` of `from` into a new `to` (truncated; an existing file keeps its mode). */
-async function copyRange(from: FileHandle, offset: number, length: number, to: string, mode: number): Promise<void> {
+async function copyRange(from: FileHandle, offset: number, length: number, to: string | Buffer, mode: number): Promise<void> {
   const out = await fs.open(to, 'w', mode);
   try {
     const buf = Buffer.alloc(Math.min(length, 1024 * 1024) || 1);
@@ -113,7 +114,7 @@ async function writeBlobs(target: string, entries: readonly IndexFile[]): Promis
         const eol = head.subarray(0, bytesRead).indexOf(0x0a);
         const [sha, type, size] = head.subarray(0, Math.max(eol, 0)).toString('latin1').split(' ');
         if (eol < 0 || sha !== e.sha || type !== 'blob') throw failure(`The snapshot's exact copy of ${e.path} is not in the repository.`);
-        await copyRange(blobs, at + eol + 1, Number(size), path.join(target, e.path), e.mode === '100755' ? 0o755 : 0o644);
+        await copyRange(blobs, at + eol + 1, Number(size), fsPath(path.join(target, e.path)), e.mode === '100755' ? 0o755 : 0o644);
         at += eol + 1 + Number(size) + 1;
       }
     } finally {
@@ -130,7 +131,7 @@ async function writeBlobs(target: string, entries: readonly IndexFile[]): Promis
  * Returns how many were written again.
  */
 export async function restoreExactBytes(target: string, commit: string): Promise<number> {
-  const listed = await runGit(['ls-tree', '-r', '-z', '--full-tree', commit], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  const listed = await runGit(['ls-tree', '-r', '-z', '--full-tree', commit], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS, names: true });
   const entries: IndexFile[] = [];
   for (const line of listed.stdout.split('\0')) {
     const tab = line.indexOf('\t');

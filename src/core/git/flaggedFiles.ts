@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from './runGit';
+import { encodeName, fsPath } from './pathBytes';
 import { indexHasFlaggedEntries } from './indexFlags';
 
 export interface IndexEntry {
@@ -22,7 +23,7 @@ export interface IndexEntry {
 
 /** Every index entry as (tag, mode, object, stage, path); `ls-files -s -v -z` keeps any byte of a path intact. */
 export async function indexEntries(worktree: string, env?: NodeJS.ProcessEnv): Promise<IndexEntry[]> {
-  const res = await runGit(['ls-files', '-s', '-v', '-z'], { cwd: worktree, env: { GIT_OPTIONAL_LOCKS: '0', ...env } });
+  const res = await runGit(['ls-files', '-s', '-v', '-z'], { cwd: worktree, env: { GIT_OPTIONAL_LOCKS: '0', ...env }, names: true });
   const out: IndexEntry[] = [];
   for (const field of res.stdout.split('\0')) {
     if (!field) continue;
@@ -38,7 +39,7 @@ export const isAssumeUnchanged = (e: IndexEntry): boolean => e.tag >= 'a' && e.t
 export const isSkipWorktree = (e: IndexEntry): boolean => e.tag === 'S' || e.tag === 's';
 
 async function lstatOrNull(file: string) {
-  return fs.lstat(file).catch(() => null);
+  return fs.lstat(fsPath(file)).catch(() => null);
 }
 
 /**
@@ -90,12 +91,12 @@ export async function flaggedEdits(worktree: string, entries?: readonly IndexEnt
     const mode = st ? modeOnDisk(st) : null;
     if (mode === null || mode !== e.mode) edited.push(e);
     else if (mode === '120000') {
-      if (blobId(Buffer.from(await fs.readlink(file, { encoding: 'buffer' })), e.sha.length) !== e.sha) edited.push(e);
+      if (blobId(Buffer.from(await fs.readlink(fsPath(file), { encoding: 'buffer' })), e.sha.length) !== e.sha) edited.push(e);
     } else if (e.path.includes('\n')) edited.push(e);
     else toHash.push(e);
   }
   if (toHash.length > 0) {
-    const res = await runGit(['hash-object', '--stdin-paths'], { cwd: worktree, env, input: toHash.map((e) => `${e.path}\n`).join('') });
+    const res = await runGit(['hash-object', '--stdin-paths'], { cwd: worktree, env, input: encodeName(toHash.map((e) => `${e.path}\n`).join('')) });
     const ids = res.stdout.split('\n');
     toHash.forEach((e, i) => {
       if (ids[i] !== e.sha) edited.push(e);
@@ -112,13 +113,13 @@ export async function flaggedEdits(worktree: string, entries?: readonly IndexEnt
  */
 export async function rewriteWithoutFlags(worktree: string, entries: readonly IndexEntry[], env?: NodeJS.ProcessEnv): Promise<void> {
   const info = entries.map((e) => `${e.mode} ${e.sha} ${e.stage}\t${e.path}\0`).join('');
-  await runGit(['update-index', '-z', '--index-info'], { cwd: worktree, env, input: info });
+  await runGit(['update-index', '-z', '--index-info'], { cwd: worktree, env, input: encodeName(info) });
 }
 
 /** Sets again the flags `entries` had (after their content was committed, they mean what they meant). */
 export async function restoreFlags(worktree: string, entries: readonly IndexEntry[], env?: NodeJS.ProcessEnv): Promise<void> {
   const skip = entries.filter(isSkipWorktree).map((e) => `${e.path}\0`);
   const assume = entries.filter(isAssumeUnchanged).map((e) => `${e.path}\0`);
-  if (skip.length > 0) await runGit(['update-index', '--skip-worktree', '-z', '--stdin'], { cwd: worktree, env, input: skip.join('') });
-  if (assume.length > 0) await runGit(['update-index', '--assume-unchanged', '-z', '--stdin'], { cwd: worktree, env, input: assume.join('') });
+  if (skip.length > 0) await runGit(['update-index', '--skip-worktree', '-z', '--stdin'], { cwd: worktree, env, input: encodeName(skip.join('')) });
+  if (assume.length > 0) await runGit(['update-index', '--assume-unchanged', '-z', '--stdin'], { cwd: worktree, env, input: encodeName(assume.join('')) });
 }

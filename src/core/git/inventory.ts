@@ -13,6 +13,7 @@
 import * as fsCallbacks from 'node:fs';
 import { constants, promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
+import { decodeName, fsPath } from './pathBytes';
 
 export type EntryType = 'file' | 'symlink' | 'dir' | 'socket' | 'other';
 
@@ -63,7 +64,11 @@ export interface WalkOptions {
   blocking?: boolean;
 }
 
-/** The three calls the walk makes, answered as settled promises either way (failures as `undefined`/false). */
+/**
+ * The three calls the walk makes, answered as settled promises either way (failures as `undefined`/false).
+ * Names are read as bytes and carried as strings that keep them (pathBytes.ts): a name that is not
+ * UTF-8 is still the file it names.
+ */
 interface WalkFs {
   readdir(dir: string): Promise<string[] | undefined>;
   lstat(file: string): Promise<Stats | undefined>;
@@ -74,29 +79,29 @@ const DELETE_ACCESS = constants.W_OK | constants.X_OK;
 
 /** Callbacks rather than fs.promises: about half the cost per call, which the walk makes once per entry. */
 const THREAD_POOL_FS: WalkFs = {
-  readdir: (dir) => new Promise((resolve) => fsCallbacks.readdir(dir, (err, names) => resolve(err ? undefined : names))),
-  lstat: (file) => new Promise((resolve) => fsCallbacks.lstat(file, (err, st) => resolve(err ? undefined : st))),
-  canDeleteIn: (dir) => new Promise((resolve) => fsCallbacks.access(dir, DELETE_ACCESS, (err) => resolve(!err))),
+  readdir: (dir) => new Promise((resolve) => fsCallbacks.readdir(fsPath(dir), { encoding: 'buffer' }, (err, names) => resolve(err ? undefined : names.map(decodeName)))),
+  lstat: (file) => new Promise((resolve) => fsCallbacks.lstat(fsPath(file), (err, st) => resolve(err ? undefined : st))),
+  canDeleteIn: (dir) => new Promise((resolve) => fsCallbacks.access(fsPath(dir), DELETE_ACCESS, (err) => resolve(!err))),
 };
 
 const BLOCKING_FS: WalkFs = {
   readdir: async (dir) => {
     try {
-      return fsCallbacks.readdirSync(dir);
+      return fsCallbacks.readdirSync(fsPath(dir), { encoding: 'buffer' }).map(decodeName);
     } catch {
       return undefined;
     }
   },
   lstat: async (file) => {
     try {
-      return fsCallbacks.lstatSync(file);
+      return fsCallbacks.lstatSync(fsPath(file));
     } catch {
       return undefined;
     }
   },
   canDeleteIn: async (dir) => {
     try {
-      fsCallbacks.accessSync(dir, DELETE_ACCESS);
+      fsCallbacks.accessSync(fsPath(dir), DELETE_ACCESS);
       return true;
     } catch {
       return false;
@@ -109,7 +114,7 @@ export async function unreadableFiles(root: string, relPaths: readonly string[])
   const out: string[] = [];
   for (const rel of relPaths) {
     try {
-      await fs.access(path.join(root, rel), constants.R_OK);
+      await fs.access(fsPath(path.join(root, rel)), constants.R_OK);
     } catch {
       out.push(rel);
     }

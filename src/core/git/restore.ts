@@ -14,6 +14,7 @@ import { readManifest, type Manifest } from './evidenceManifest';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { EXACT_CONFIG } from './snapshotIndex';
 import { restoreExactBytes } from './exactBytes';
+import { fsPath } from './pathBytes';
 
 export interface RestoreOptions {
   repo: string;
@@ -78,7 +79,7 @@ async function applyInventory(target: string, manifest: Manifest): Promise<void>
   const files = manifest.entries.filter((e) => e.type === 'file');
   const dirs = manifest.entries.filter((e) => e.type === 'dir').reverse();
   for (const e of [...files, ...dirs]) {
-    const p = path.join(target, e.path);
+    const p = fsPath(path.join(target, e.path));
     try {
       // Only onto an entry of the same type: a submodule's `.git` file comes back as a folder (its git
       // dir), and a file's 0644 on it would lock its owner out; chmod through a symlink would reach outside.

@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { failure } from '../common/errors';
 import { Limiter } from '../common/limiter';
 import { fewPaths } from './landingConflict';
+import { decodeName } from './pathBytes';
 
 export interface GitOptions {
   cwd: string;
@@ -28,6 +29,8 @@ export interface GitOptions {
    * `--output=FILE`, git checks writes to its standard output and fails on a full disk.
    */
   stdoutFd?: number;
+  /** stdout holds file names: decoded keeping every byte, valid UTF-8 or not (pathBytes.ts). */
+  names?: boolean;
   /** Kill git and fail after this long (default GIT_TIMEOUT_MS; long captures pass more). 0: no limit. */
   timeoutMs?: number;
   /** Kills git (or takes the call out of the queue) and fails when aborted. */
@@ -176,7 +179,7 @@ function spawnGit(args: string[], opts: GitOptions): Promise<GitResult> {
     child.on('close', (code, signal) =>
       settle(() => {
         const result: GitResult = {
-          stdout: Buffer.concat(out).toString('utf8'),
+          stdout: opts.names ? decodeName(Buffer.concat(out)) : Buffer.concat(out).toString('utf8'),
           stderr: Buffer.concat(err).toString('utf8'),
           code: code ?? 128,
         };

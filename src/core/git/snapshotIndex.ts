@@ -22,6 +22,7 @@ import { promises as fs } from 'node:fs';
 import { failure } from '../common/errors';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { flaggedOnDisk, indexEntries, rewriteWithoutFlags } from './flaggedFiles';
+import { encodeName } from './pathBytes';
 
 /** Settings that make `git add` record what is on disk, whatever the repository's config says. */
 export const EXACT_CONFIG = ['-c', 'core.fileMode=true', '-c', 'core.symlinks=true', '-c', 'core.safecrlf=false'];
@@ -60,7 +61,7 @@ async function unhideFlagged(opts: StageOptions): Promise<Set<string>> {
  */
 async function ignoredOf(opts: StageOptions, paths: readonly string[]): Promise<Set<string>> {
   if (paths.length === 0) return new Set();
-  const res = await runGit(['check-ignore', '-z', '--stdin'], { cwd: opts.worktree, env: opts.env, input: paths.join('\0') + '\0', allowFailure: true });
+  const res = await runGit(['check-ignore', '-z', '--stdin'], { cwd: opts.worktree, env: opts.env, input: encodeName(paths.join('\0') + '\0'), allowFailure: true, names: true });
   return new Set(res.stdout.split('\0').filter((p) => p.length > 0));
 }
 
@@ -69,12 +70,22 @@ async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>): Promis
   // An ignored nested repository is not added anyway (it is archived with the other ignored files).
   const ignored = await ignoredOf(opts, nested);
   const excluded = nested.filter((p) => !ignored.has(p)).map((p) => `:(top,literal,exclude)${p}`);
-  const add = await runGit([...EXACT_CONFIG, 'add', '-A', '--', '.', ...excluded], { cwd: opts.worktree, env: opts.env, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  // The pathspecs go in on stdin, NUL-separated: a name's bytes (pathBytes.ts) cannot all pass through argv.
+  const add = await addPathspecs(opts, ['-A'], ['.', ...excluded]);
   if (add.code !== 0 || nested.length === 0) return add;
   // Files the index tracks below a nested repository (the agent ran `git init` in a tracked folder):
   // `add -u` takes each one's bytes from the disk, or drops it when deleted, and adds nothing untracked.
-  const tracked = nested.map((p) => `:(top,literal)${p}`);
-  return runGit([...EXACT_CONFIG, 'add', '-u', '--', ...tracked], { cwd: opts.worktree, env: opts.env, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  return addPathspecs(opts, ['-u'], nested.map((p) => `:(top,literal)${p}`));
+}
+
+function addPathspecs(opts: StageOptions, flags: string[], pathspecs: string[]): Promise<{ code: number; stderr: string }> {
+  return runGit([...EXACT_CONFIG, 'add', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
+    cwd: opts.worktree,
+    env: opts.env,
+    input: encodeName(pathspecs.map((p) => `${p}\0`).join('')),
+    allowFailure: true,
+    timeoutMs: GIT_BULK_TIMEOUT_MS,
+  });
 }
 
 export async function stageEverything(opts: StageOptions): Promise<void> {

@@ -3,9 +3,11 @@
  * Node rather than parsed from `tar --list`: tar's listing quotes names in a
  * locale- and option-dependent way and leaves sizes to its verbose format,
  * while the headers are exact. Only headers are read; contents are skipped.
+ * Names keep their bytes as the walk's do (pathBytes.ts), so the two compare.
  */
 import { promises as fs } from 'node:fs';
 import { failure } from '../common/errors';
+import { decodeName } from './pathBytes';
 
 export interface TarEntry {
   /** As stored, without a trailing '/' (tar adds one to folders). */
@@ -20,7 +22,7 @@ const BLOCK = 512;
 function field(block: Buffer, start: number, length: number): string {
   const raw = block.subarray(start, start + length);
   const end = raw.indexOf(0);
-  return raw.subarray(0, end === -1 ? length : end).toString('utf8');
+  return decodeName(raw.subarray(0, end === -1 ? length : end));
 }
 
 /** Octal digits, or GNU's base-256 form for values that do not fit (first byte's high bit set). */
@@ -43,7 +45,7 @@ function paxRecords(data: Buffer): Map<string, string> {
     if (space === -1) break;
     const length = parseInt(data.subarray(at, space).toString('ascii'), 10);
     if (!(length > 0)) break;
-    const record = data.subarray(space + 1, at + length - 1).toString('utf8');
+    const record = decodeName(data.subarray(space + 1, at + length - 1));
     const eq = record.indexOf('=');
     if (eq > 0) out.set(record.slice(0, eq), record.slice(eq + 1));
     at += length;
@@ -71,7 +73,7 @@ export async function tarEntries(file: string): Promise<TarEntry[]> {
         at = dataAt + Math.ceil(headerSize / BLOCK) * BLOCK;
         const data = Buffer.alloc(headerSize);
         await handle.read(data, 0, headerSize, dataAt);
-        if (type === 'L') longName = data.toString('utf8').replace(/\0+$/, '');
+        if (type === 'L') longName = decodeName(data).replace(/\0+$/, '');
         else for (const [k, v] of paxRecords(data)) (type === 'g' ? global : local).set(k, v);
         continue;
       }

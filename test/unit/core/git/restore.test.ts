@@ -8,10 +8,12 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CONSENT_NEEDED, captureEvidence, type CaptureOptions } from '../../../../src/core/git/evidence';
 import { walkWorktree } from '../../../../src/core/git/inventory';
+import { decodeName } from '../../../../src/core/git/pathBytes';
+import { printable } from '../../../../src/core/common/printable';
 import { restoreWorktree } from '../../../../src/core/git/restore';
 import { removeWorktree } from '../../../../src/core/git/worktree';
 import { PaddockError } from '../../../../src/core/common/errors';
@@ -289,7 +291,8 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
   it('gives back odd names, modes, symlinks and binary files byte for byte', async () => {
     write(wt, 'tab\there.txt', 'tab\n');
     write(wt, 'new\nline.txt', 'newline in the name\n');
-    write(wt, Buffer.from([0x62, 0x61, 0x64, 0xff, 0x2e, 0x74]).toString('latin1'), 'latin1 name\n');
+    // A name that is not UTF-8 (0xff can start no UTF-8 sequence), written by its bytes.
+    writeFileSync(Buffer.concat([Buffer.from(`${wt}/`), Buffer.from([0x62, 0x61, 0x64, 0xff, 0x2e, 0x74])]), 'latin1 name\n');
     write(wt, 'secret.key', 'private\n');
     chmodSync(path.join(wt, 'secret.key'), 0o600);
     write(wt, 'run.sh', '#!/bin/sh\n');
@@ -301,6 +304,35 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     rmSync(path.join(wt, 'c.txt'));
     const { restored, before } = await roundTrip();
     assertSameState(treeState(restored), before);
+  });
+
+  it('handles names that are not UTF-8 as bytes: a tracked-to-be file, an ignored one, an empty folder, a nested repository', async () => {
+    const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+    writeFileSync(bytes(`${wt}/`, 'bad', [0xff], 'name'), 'a');
+    mkdirSync(bytes(`${wt}/build`), { recursive: true });
+    writeFileSync(bytes(`${wt}/build/ig`, [0xff], 'n'), 'ignored bytes');
+    mkdirSync(bytes(`${wt}/empty`, [0xfe], 'dir'));
+    // git runs in a folder named by a string: the nested repository is made first, then renamed by its bytes.
+    mkdirSync(path.join(wt, 'plain'));
+    git(path.join(wt, 'plain'), 'init', '-q', '-b', 'main');
+    renameSync(bytes(`${wt}/plain`), bytes(`${wt}/in`, [0xfd], 'ner'));
+    writeFileSync(bytes(`${wt}/in`, [0xfd], 'ner/x', [0xfc]), 'inner file');
+    const walk = await walkWorktree(wt);
+    assert.deepEqual(walk.unreadable, []);
+    assert.deepEqual(walk.undeletable, []);
+    assert.deepEqual(await walkWorktree(wt, { blocking: true }), walk);
+    const ev = await captureEvidence(options());
+    assert.deepEqual(ev.summary.lost, [], 'nothing is lost (no consent was needed)');
+    assert.equal(ev.summary.captured.files >= 4, true);
+    assert.deepEqual(ev.summary.nested, [decodeName(bytes('in', [0xfd], 'ner'))]);
+    assert.equal(ev.blocked.length, 0, 'removal is not stopped by a name');
+    const before = treeState(wt);
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    const result = await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.deepEqual(result.notRestored, []);
+    assertSameState(treeState(restored), before);
+    assert.equal(printable(decodeName(bytes('bad', [0xff], 'name'))), 'bad\\xffname', 'shown to people escaped');
   });
 
   it('walks and captures the same with blocking calls (a paddock command) as on the thread pool', async () => {

@@ -7,17 +7,22 @@ import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import * as path from 'node:path';
+import { decodeName, fsPath } from '../../../../src/core/git/pathBytes';
 
 export type State = Map<string, string>;
 
-/** Every entry below `root` (its own `.git` aside) as type, permission bits and content or link target. */
+/**
+ * Every entry below `root` (its own `.git` aside) as type, permission bits and content or link target.
+ * Names are read as bytes (a name that is not UTF-8 is its own entry), keyed as pathBytes.ts keys them.
+ */
 export function treeState(root: string, skip: (rel: string) => boolean = () => false): State {
   const state: State = new Map();
   const visit = (rel: string) => {
-    for (const name of readdirSync(path.join(root, rel))) {
+    for (const raw of readdirSync(fsPath(path.join(root, rel)), { encoding: 'buffer' })) {
+      const name = decodeName(raw);
       const childRel = rel ? `${rel}/${name}` : name;
       if ((rel === '' && name === '.git') || skip(childRel)) continue;
-      const abs = path.join(root, childRel);
+      const abs = fsPath(path.join(root, childRel));
       const st = lstatSync(abs);
       const mode = (st.mode & 0o7777).toString(8);
       if (st.isSymbolicLink()) state.set(childRel, `link ${readlinkSync(abs)}`);
