@@ -18,6 +18,7 @@ export const restoreCommand = defineCommand({
     }
     const dropped = result.notRestored.length ? `; not restored (dropped at cleanup): ${printable(result.notRestored.slice(0, 5).join(', '))}${result.notRestored.length > 5 ? ' …' : ''}` : '';
     ctx.io.stdout.write(`Restored agent ${id} to ${printable(result.path)} (${printable(result.branchNote)}): ${result.files} file(s) from the snapshot, ${result.archived} from the archive${dropped}.\n`);
+    for (const problem of result.problems) ctx.io.stderr.write(`Not as it was: ${printable(problem)}.\n`);
     return 0;
   },
 });

@@ -30,6 +30,7 @@ import { classify, DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from './classify
 import type { EvidenceSummary, LostEntry, Manifest } from './evidenceManifest';
 import { unreadableFiles, walkWorktree, type Walk, type WalkEntry, type WalkOptions } from './inventory';
 import { commitsOnlyInWorktree, keeperParents } from './keptCommits';
+import { innerWorktrees } from './innerWorktrees';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
 import { firstLine, runGit } from './runGit';
@@ -197,7 +198,9 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   if (probe.code !== 0 || !isCommitId(headSha)) {
     throw failure(`Could not capture ${worktree}: ${firstLine(probe.stderr) || 'it is not a git worktree with a commit'}.`);
   }
-  const keeping = startEarly(commitsOnlyInWorktree(worktree, ownGitDir, headSha, opts.branch ?? null));
+  const keeping = startEarly(
+    innerWorktrees(worktree, ownGitDir).then(async (inner) => ({ inner, commits: await commitsOnlyInWorktree(worktree, ownGitDir, headSha, opts.branch ?? null, inner) })),
+  );
   const evidenceDir = path.dirname(opts.patchPath);
   await fs.mkdir(evidenceDir, { recursive: true, mode: 0o700 });
   const walk = await walking;
@@ -226,7 +229,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const gitdirs = await doomedGitDirs(worktree, walk, ownGitDir, walkOptions);
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
 
-    const kept = await keeping;
+    const { inner, commits: kept } = await keeping;
     const exact = await exacting;
     const message = `paddock snapshot of ${jobId}\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n${
       kept.length ? `Also keeps ${kept.length} line(s) of commits known only to the worktree's reflogs and refs.\n` : ''
@@ -272,6 +275,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       headSha,
       branch: opts.branch ?? null,
       ...(index ? { index: { tree: index.tree, commit: index.commit, unmerged: index.unmerged } } : {}),
+      ...(inner.length > 0 ? { linked: inner.map((w) => ({ path: w.path, head: w.head, branch: w.branch })) } : {}),
       summary,
       archive: archiveTemp ? ARCHIVE_FILE : null,
       ...(exact ? { exact } : {}),

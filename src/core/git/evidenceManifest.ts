@@ -53,6 +53,8 @@ export const ManifestSchema = z.object({
   branch: z.nullable(z.string()),
   /** The agent's index when it differed from HEAD: its tree, and the commit (a snapshot parent) that keeps it. Absent: the index was HEAD. */
   index: z.optional(z.object({ tree: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)), commit: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)), unmerged: z.number().check(z.int(), z.nonnegative()) })),
+  /** Linked worktrees that were inside the agent's (their files are in the archive, their commits kept): restore links them again. */
+  linked: z.optional(z.array(z.object({ path: z.string(), head: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))), branch: z.nullable(z.string()) }))),
   summary: EvidenceSummarySchema,
   /** The archive's file name in the evidence folder, null when there was nothing to archive. */
   archive: z.nullable(z.string()),

@@ -2,7 +2,8 @@
  * Commits that removing a worktree (or its branch) would leave unreachable:
  * those named only by the worktree's HEAD reflog, the branch's reflog, the
  * worktree's own refs (refs/worktree, refs/bisect, refs/rewritten) and its
- * pseudo-refs (ORIG_HEAD after a `reset --hard`, MERGE_HEAD…). All of these
+ * pseudo-refs (ORIG_HEAD after a `reset --hard`, MERGE_HEAD…), and the HEADs and
+ * reflogs of linked worktrees made inside it (innerWorktrees.ts). All of these
  * live in the worktree's private git dir or die with the branch; the snapshot
  * commit takes them as extra parents so its ref keeps them.
  *
@@ -16,6 +17,7 @@ import { failure } from '../common/errors';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { isCommitId } from './commitId';
 import { commonDirOf } from './headFiles';
+import type { InnerWorktree } from './innerWorktrees';
 
 const READ_ONLY = { GIT_OPTIONAL_LOCKS: '0' };
 const PSEUDO_REFS = ['ORIG_HEAD', 'MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'REBASE_HEAD'];
@@ -46,9 +48,16 @@ async function pseudoRefCommits(file: string): Promise<string[]> {
  * from `headSha` or from any other branch, tag or remote-tracking ref. The
  * reflogs and pseudo-refs are read as files (no git process per name).
  */
-export async function commitsOnlyInWorktree(worktree: string, gitDir: string, headSha: string, branch: string | null): Promise<string[]> {
+export async function commitsOnlyInWorktree(worktree: string, gitDir: string, headSha: string, branch: string | null, inner: readonly InnerWorktree[] = []): Promise<string[]> {
   const candidates = new Set<string>();
   for (const sha of await reflogCommits(path.join(gitDir, 'logs', 'HEAD'))) candidates.add(sha);
+  // Linked worktrees inside this one: their HEAD and reflog are all that know the commits made there,
+  // and `worktree prune` drops them once the folder is gone.
+  for (const w of inner) {
+    if (w.head) candidates.add(w.head);
+    for (const sha of await reflogCommits(path.join(w.gitDir, 'logs', 'HEAD'))) candidates.add(sha);
+    for (const name of PSEUDO_REFS) for (const sha of await pseudoRefCommits(path.join(w.gitDir, name))) candidates.add(sha);
+  }
   if (branch) for (const sha of await reflogCommits(path.join(await commonDirOf(gitDir), 'logs', 'refs', 'heads', ...branch.split('/')))) candidates.add(sha);
   for (const name of PSEUDO_REFS) for (const sha of await pseudoRefCommits(path.join(gitDir, name))) candidates.add(sha);
   const durable: string[] = [headSha];

@@ -15,6 +15,7 @@ import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { EXACT_CONFIG } from './snapshotIndex';
 import { restoreExactBytes } from './exactBytes';
 import { fsPath } from './pathBytes';
+import { relinkInnerWorktrees } from './innerRelink';
 
 export interface RestoreOptions {
   repo: string;
@@ -36,6 +37,8 @@ export interface RestoreResult {
   archived: number;
   /** Paths recorded as dropped at cleanup (regenerable or lost with consent): not restored. */
   notRestored: string[];
+  /** What could not be put back as it was (a linked worktree inside that git could not link again), in sentences. */
+  problems: string[];
 }
 
 async function assertFreeTarget(target: string): Promise<void> {
@@ -139,9 +142,10 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
     // It was a submodule's git dir inside the superproject's: as its own .git it must not point back there.
     await runGit(['config', '--file', path.join(dotGit, 'config'), '--unset', 'core.worktree'], { cwd: target, allowFailure: true });
   }
+  const problems = await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []);
   if (manifest) await applyInventory(target, manifest);
   await runGit(['update-index', '-q', '--refresh'], { cwd: target, allowFailure: true });
   const files = manifest ? manifest.summary.captured.files : Number((await runGit(['ls-files', '-z'], { cwd: target })).stdout.split('\0').length - 1);
   const notRestored = manifest ? [...manifest.summary.regenerable.roots, ...manifest.summary.lost.map((l) => l.path)] : [];
-  return { path: target, branchNote, files, archived, notRestored };
+  return { path: target, branchNote, files, archived, notRestored, problems };
 }

@@ -419,6 +419,28 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.equal(git(repo, 'merge-base', '--is-ancestor', manifest.index.commit, ev.snapshotRef), '');
   });
 
+  it('keeps the commits of a linked worktree the agent made inside its worktree, and links it again at restore', async () => {
+    git(wt, 'worktree', 'add', '-q', '--detach', 'inner-wt');
+    const inner = path.join(wt, 'inner-wt');
+    write(inner, 'inner.txt', 'committed in the inner worktree\n');
+    git(inner, 'add', 'inner.txt');
+    git(inner, 'commit', '-q', '-m', 'inner commit');
+    const innerHead = git(inner, 'rev-parse', 'HEAD');
+    write(inner, 'draft.txt', 'untracked in the inner worktree\n');
+    const { restored, before } = await roundTrip({}, (rel) => rel === 'inner-wt/.git');
+    // What the repository's housekeeping does once the inner worktree's folder is gone.
+    git(repo, 'worktree', 'prune');
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    assert.equal(git(repo, 'cat-file', '-t', innerHead), 'commit');
+    assert.equal(git(repo, 'merge-base', '--is-ancestor', innerHead, 'refs/paddock/snapshots/job1'), '');
+    assertSameState(treeState(restored, (rel) => rel === 'inner-wt/.git'), before);
+    const restoredInner = path.join(restored, 'inner-wt');
+    assert.equal(git(restoredInner, 'rev-parse', 'HEAD'), innerHead);
+    assert.equal(git(restoredInner, 'status', '--porcelain'), '?? draft.txt');
+    assert.ok(git(repo, 'worktree', 'list', '--porcelain').includes(`worktree ${restoredInner}`));
+  });
+
   it('captures and restores a repository whose path holds a newline', async () => {
     const odd = sb.repo({ 'a.txt': 'a\n' }, 'odd\nrepo');
     const oddWt = sb.path('odd\nwt');

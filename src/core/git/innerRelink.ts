@@ -1,0 +1,61 @@
+/**
+ * Restore's half of innerWorktrees.ts: a linked worktree that was inside the
+ * agent's comes back from the archive as files with a `.git` file naming a git
+ * dir that is gone (or about to be pruned, as its folder is). It is registered
+ * again at its restored folder, on its commit (kept by the snapshot), and its
+ * files are put back around the new link; what cannot be linked is said, and no
+ * `.git` that leads nowhere is left behind.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { firstLine, runGit } from './runGit';
+
+export interface LinkedRecord {
+  path: string;
+  head: string | null;
+  branch: string | null;
+}
+
+async function register(repo: string, dir: string, entry: LinkedRecord & { head: string }): Promise<string | null> {
+  const tip = entry.branch ? await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${entry.branch}^{commit}`], { cwd: repo, allowFailure: true }) : null;
+  // Its branch when that still points at the commit and is free; detached at the commit otherwise.
+  if (entry.branch && tip?.stdout.trim() === entry.head) {
+    const onBranch = await runGit(['worktree', 'add', '--no-checkout', '--', dir, entry.branch], { cwd: repo, allowFailure: true });
+    if (onBranch.code === 0) return null;
+  }
+  const detached = await runGit(['worktree', 'add', '--no-checkout', '--detach', '--', dir, entry.head], { cwd: repo, allowFailure: true });
+  return detached.code === 0 ? null : firstLine(detached.stderr) || `exit code ${detached.code}`;
+}
+
+/** Links each recorded inner worktree again; returns a sentence per one that could not be. */
+export async function relinkInnerWorktrees(repo: string, target: string, linked: readonly LinkedRecord[]): Promise<string[]> {
+  const problems: string[] = [];
+  // Outer ones first, so an inner worktree of an inner worktree finds its parent's folder in place.
+  for (const entry of [...linked].sort((a, b) => a.path.length - b.path.length)) {
+    const dir = path.join(target, entry.path);
+    const exists = await fs.lstat(dir).then((st) => st.isDirectory(), () => false);
+    if (!exists) continue;
+    // The archived `.git` file names the old registration: never left to lead nowhere.
+    await fs.rm(path.join(dir, '.git'), { force: true, recursive: true });
+    if (!entry.head) {
+      problems.push(`${entry.path} was a linked worktree with no commit checked out; its files are back, not linked`);
+      continue;
+    }
+    const aside = `${dir}.paddock-relink-${randomBytes(4).toString('hex')}`;
+    await fs.rename(dir, aside);
+    const why = await register(repo, dir, { ...entry, head: entry.head });
+    if (why !== null) {
+      await fs.rm(dir, { recursive: true, force: true });
+      await fs.rename(aside, dir);
+      problems.push(`${entry.path} was a linked worktree at ${entry.head.slice(0, 12)}; its files are back but git could not link it again (${why})`);
+      continue;
+    }
+    for (const name of await fs.readdir(aside)) await fs.rename(path.join(aside, name), path.join(dir, name));
+    await fs.rmdir(aside);
+    // Its index is HEAD's: what differs on disk shows as changes, as it did.
+    await runGit(['read-tree', entry.head], { cwd: dir, allowFailure: true });
+    await runGit(['update-index', '-q', '--refresh'], { cwd: dir, allowFailure: true });
+  }
+  return problems;
+}

@@ -1,0 +1,67 @@
+/**
+ * Linked worktrees the agent made inside its own worktree (`git worktree add
+ * inner`). Their files go with the worktree's folder; their git dirs live in the
+ * repository's (`<common>/worktrees/<name>`), so they outlive it — but only
+ * until `git worktree prune` sees their folder gone, and with them goes their
+ * HEAD reflog, the only record of the commits made there. The capture keeps
+ * those commits and where each worktree was; restore links it again.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { commonDirOf } from './headFiles';
+import { isCommitId } from './commitId';
+
+export interface InnerWorktree {
+  /** Its folder, relative to the agent's worktree. */
+  path: string;
+  /** Its private git dir in the repository's. */
+  gitDir: string;
+  /** The commit it had checked out; null when unborn or unreadable. */
+  head: string | null;
+  /** The branch checked out there (short name), null when detached. */
+  branch: string | null;
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+/** The commit a worktree's HEAD names, reading the loose or packed ref when it is a branch. */
+async function headOf(gitDir: string, common: string): Promise<{ head: string | null; branch: string | null }> {
+  const text = (await fs.readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
+  if (isCommitId(text)) return { head: text, branch: null };
+  const ref = /^ref: (refs\/heads\/.+)$/.exec(text)?.[1];
+  if (!ref) return { head: null, branch: null };
+  const branch = ref.slice('refs/heads/'.length);
+  const loose = (await fs.readFile(path.join(common, ...ref.split('/')), 'utf8').catch(() => '')).trim();
+  if (isCommitId(loose)) return { head: loose, branch };
+  const packed = await fs.readFile(path.join(common, 'packed-refs'), 'utf8').catch(() => '');
+  const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`));
+  const sha = line?.split(' ')[0] ?? '';
+  return { head: isCommitId(sha) ? sha : null, branch };
+}
+
+/**
+ * Every worktree registered in the repository whose folder lies inside `worktree` (read from the
+ * registrations' `gitdir` files: no git process, and a registration whose folder is gone still counts).
+ */
+export async function innerWorktrees(worktree: string, ownGitDir: string): Promise<InnerWorktree[]> {
+  const common = await commonDirOf(ownGitDir);
+  const registry = path.join(common, 'worktrees');
+  const names = await fs.readdir(registry).catch(() => [] as string[]);
+  const root = await fs.realpath(worktree).catch(() => worktree);
+  const own = await fs.realpath(ownGitDir).catch(() => ownGitDir);
+  const found: InnerWorktree[] = [];
+  for (const name of names.sort()) {
+    const gitDir = path.join(registry, name);
+    if ((await fs.realpath(gitDir).catch(() => gitDir)) === own) continue;
+    const dotGit = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+    if (!dotGit) continue;
+    const folder = path.dirname(path.resolve(gitDir, dotGit));
+    const real = await fs.realpath(folder).catch(() => folder);
+    if (!isInside(root, real)) continue;
+    found.push({ path: path.relative(root, real).split(path.sep).join('/'), gitDir, ...(await headOf(gitDir, common)) });
+  }
+  return found;
+}
