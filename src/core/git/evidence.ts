@@ -7,7 +7,9 @@
  *   snapshotIndex.ts), with HEAD as first parent and, as further parents, every
  *   commit that only the worktree's reflogs or own refs knew (keptCommits.ts), and
  *   the agent's index committed on HEAD when it differs from HEAD (agentIndex.ts);
- * - the patch `base → snapshot tree` (patchFile.ts), verified to reproduce the tree;
+ * - the patch `base → snapshot tree` (patchFile.ts), verified to reproduce the tree
+ *   (files over 256 MiB, which git cannot put in a binary patch, are left out of it
+ *   and named in the inventory: the snapshot commit holds them; patchTree.ts);
  * - the archive (archive.ts): what git cannot hold — ignored files, empty
  *   folders, nested repositories and submodules with their git dirs — except
  *   regenerable paths (node_modules, .venv…), which are counted and dropped;
@@ -31,6 +33,7 @@ import type { EvidenceSummary, LostEntry, Manifest } from './evidenceManifest';
 import { unreadableFiles, walkWorktree, type Walk, type WalkEntry, type WalkOptions } from './inventory';
 import { commitsOnlyInWorktree, keeperParents } from './keptCommits';
 import { innerWorktrees } from './innerWorktrees';
+import { PATCH_BLOB_LIMIT, treeForPatch } from './patchTree';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
 import { firstLine, runGit } from './runGit';
@@ -62,6 +65,8 @@ export interface CaptureOptions {
   dropUnarchivable?: boolean;
   /** The worktree may be walked with blocking calls (a `paddock` command; see WalkOptions). */
   blockingFs?: boolean;
+  /** Files larger than this stay out of the patch, kept by the snapshot commit alone (default PATCH_BLOB_LIMIT). */
+  patchBlobLimitBytes?: number;
 }
 
 export interface CapturedEvidence {
@@ -225,6 +230,9 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       commonDirOf(ownGitDir).then((commonDir) => captureExactBytes({ worktree, env, files: onDisk, treeHasAttributes, commonDir, exactIndex: path.join(scratch, 'exact-index') })),
     );
 
+    const limit = opts.patchBlobLimitBytes ?? PATCH_BLOB_LIMIT;
+    const large = walk.entries.filter((e) => e.type === 'file' && e.size > limit && captured.has(e.path)).map((e) => e.path);
+    const forPatch = await treeForPatch({ worktree, baseSha, tree, tempIndex, scratch, env, large });
     const classes = classify({ entries: walk.entries, captured, regenerable: opts.regenerable ?? DEFAULT_REGENERABLE, nested: walk.nested.map((n) => n.path) });
     const gitdirs = await doomedGitDirs(worktree, walk, ownGitDir, walkOptions);
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
@@ -246,7 +254,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     };
     const [snapshotSha, patch, archiveTemp, gitdirTemps] = await allSettledOrThrow([
       runGit(['commit-tree', tree, ...parents], { cwd: worktree, env, input: message }).then((r) => r.stdout.trim()),
-      writeVerifiedPatch(repo, baseSha, tree, opts.patchPath, scratch).then((p) => ({ ...p, temp: tracked(p.temp) })),
+      writeVerifiedPatch(repo, baseSha, forPatch.tree, opts.patchPath, scratch).then((p) => ({ ...p, temp: tracked(p.temp) })),
       plan.archive.length > 0 ? writeArchiveTemp(worktree, plan.archive.map((p) => archiveEntry(byPath.get(p)!)), archivePath).then(tracked) : null,
       allSettledOrThrow(
         plan.gitdirs.map(async (part, i) => {
@@ -275,6 +283,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       headSha,
       branch: opts.branch ?? null,
       ...(index ? { index: { tree: index.tree, commit: index.commit, unmerged: index.unmerged } } : {}),
+      ...(forPatch.omitted.length > 0 ? { patchOmits: forPatch.omitted } : {}),
       ...(inner.length > 0 ? { linked: inner.map((w) => ({ path: w.path, head: w.head, branch: w.branch })) } : {}),
       summary,
       archive: archiveTemp ? ARCHIVE_FILE : null,
@@ -308,7 +317,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       snapshotSha,
       headSha,
       patch: opts.patchPath,
-      fileCount: patch.count,
+      fileCount: patch.count + forPatch.omitted.length,
       archive: archiveTemp ? archivePath : null,
       inventory: inventoryPath,
       summary,

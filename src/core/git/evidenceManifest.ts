@@ -53,6 +53,8 @@ export const ManifestSchema = z.object({
   branch: z.nullable(z.string()),
   /** The agent's index when it differed from HEAD: its tree, and the commit (a snapshot parent) that keeps it. Absent: the index was HEAD. */
   index: z.optional(z.object({ tree: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)), commit: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)), unmerged: z.number().check(z.int(), z.nonnegative()) })),
+  /** Files the snapshot holds but the patch leaves out (too large for a binary patch; patchTree.ts). Absent: none. */
+  patchOmits: z.optional(z.array(z.string())),
   /** Linked worktrees that were inside the agent's (their files are in the archive, their commits kept): restore links them again. */
   linked: z.optional(z.array(z.object({ path: z.string(), head: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))), branch: z.nullable(z.string()) }))),
   summary: EvidenceSummarySchema,

@@ -441,6 +441,24 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.ok(git(repo, 'worktree', 'list', '--porcelain').includes(`worktree ${restoredInner}`));
   });
 
+  it('keeps a file too large for a binary patch in the snapshot, leaves it out of the verified patch and says so', async () => {
+    write(wt, 'huge.bin', binary(3 * 1024 * 1024, 4));
+    write(wt, 'README.md', 'edited\n');
+    const before = treeState(wt);
+    // The limit is 256 MiB (git cannot patch 2 GiB at all); a small one shows the same path in a unit test.
+    const ev = await captureEvidence(options({ patchBlobLimitBytes: 1024 * 1024 }));
+    const manifest = JSON.parse(readFileSync(sb.path('store', 'evidence', 'inventory.json'), 'utf8'));
+    assert.deepEqual(manifest.patchOmits, ['huge.bin']);
+    assert.equal(ev.fileCount, 2);
+    const patch = readFileSync(ev.patch, 'latin1');
+    assert.match(patch, /README\.md/);
+    assert.doesNotMatch(patch, /huge\.bin/);
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assertSameState(treeState(restored), before);
+  });
+
   it('captures and restores a repository whose path holds a newline', async () => {
     const odd = sb.repo({ 'a.txt': 'a\n' }, 'odd\nrepo');
     const oddWt = sb.path('odd\nwt');
