@@ -379,6 +379,11 @@ export class CleanupRunner {
     const job = await this.deps.store.update(id, (j) => {
       const c = j.cleanup!;
       const failures = c.failures + 1;
+      // A capture that fails the same way again and again (git refusing what the worktree holds) would
+      // fail so forever: after NEEDS_ATTENTION_AFTER identical failures it waits for the person instead.
+      const stuck = !err.needsConsent && err.stage === 'capturing' && c.stage === 'capturing' && failures >= NEEDS_ATTENTION_AFTER && c.lastError === describeError(err.message, 2000);
+      const waits = err.needsConsent || stuck;
+      const lastError = stuck ? `${err.message}; it failed the same way ${failures} times, so it waits for you to retry it` : err.message;
       return {
         ...j,
         cleanup: {
@@ -387,10 +392,10 @@ export class CleanupRunner {
           stage: err.stage,
           failures,
           // Waiting for consent is not retried on a timer: the same attempt would stop the same way.
-          nextAttemptAt: err.needsConsent ? null : new Date(Date.now() + backoffDelayMs(failures, this.deps.random)).toISOString(),
-          lastError: describeError(err.message, 2000),
-          needsAttention: err.needsConsent || failures >= NEEDS_ATTENTION_AFTER,
-          awaitingConsent: err.needsConsent,
+          nextAttemptAt: waits ? null : new Date(Date.now() + backoffDelayMs(failures, this.deps.random)).toISOString(),
+          lastError: describeError(lastError, 2000),
+          needsAttention: waits || failures >= NEEDS_ATTENTION_AFTER,
+          awaitingConsent: waits,
           holders: err.holders.slice(0, 50),
           fingerprint,
           updatedAt: new Date().toISOString(),

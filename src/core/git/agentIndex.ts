@@ -53,7 +53,8 @@ export async function keepAgentIndex(opts: { worktree: string; realIndex: string
     if (written.code !== 0) return null;
   }
   const tree = written.stdout.trim();
-  if (tree === opts.headTree) return null;
+  // With no HEAD commit yet (an orphan branch) the index is always kept: restore has nothing else to put back.
+  if (opts.headSha && tree === opts.headTree) return null;
   const parents = opts.headSha ? ['-p', opts.headSha] : [];
   const commit = (await runGit(['commit-tree', tree, ...parents], { cwd: opts.worktree, env: opts.env, input: "paddock: the agent's staged changes (its index)\n" })).stdout.trim();
   return { tree, commit, unmerged };

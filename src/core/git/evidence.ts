@@ -74,8 +74,8 @@ export interface CapturedEvidence {
   snapshotRef: string;
   /** The snapshot commit. */
   snapshotSha: string;
-  /** The worktree's HEAD when captured (the snapshot commit's first parent). */
-  headSha: string;
+  /** The worktree's HEAD when captured (the snapshot commit's first parent); null on a branch with no commit yet. */
+  headSha: string | null;
   /** Path of the patch written (base → snapshot tree); empty file when nothing differs. */
   patch: string;
   /** Files that differ between base and the snapshot (what the patch contains). */
@@ -142,6 +142,16 @@ function archiveEntry(e: WalkEntry): ArchiveEntry {
   return e.type === 'file' ? { path: e.path, fileSize: e.size } : { path: e.path };
 }
 
+/** The branch HEAD names when it has no commit yet (an orphan branch), else null. */
+async function unbornBranchOf(worktree: string): Promise<string | null> {
+  const [symbolic, resolved] = await Promise.all([
+    runGit(['symbolic-ref', '-q', 'HEAD'], { cwd: worktree, allowFailure: true }),
+    runGit(['rev-parse', '-q', '--verify', 'HEAD'], { cwd: worktree, allowFailure: true }),
+  ]);
+  const ref = symbolic.stdout.trim();
+  return symbolic.code === 0 && ref.startsWith('refs/heads/') && resolved.code !== 0 ? ref.slice('refs/heads/'.length) : null;
+}
+
 function isInside(parent: string, child: string): boolean {
   const rel = path.relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
@@ -199,9 +209,16 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     runGit(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}'], { cwd: worktree, allowFailure: true }),
   ]);
   if (!refNameOk) throw usageError(`Job id '${jobId}' cannot name a git ref.`);
-  const [headSha, headTree] = probe.stdout.trim().split('\n');
-  if (probe.code !== 0 || !isCommitId(headSha)) {
-    throw failure(`Could not capture ${worktree}: ${firstLine(probe.stderr) || 'it is not a git worktree with a commit'}.`);
+  const [probedHead, probedTree] = probe.stdout.trim().split('\n');
+  let headSha: string | null = probedHead;
+  let headTree: string | null = probedTree;
+  let unbornBranch: string | null = null;
+  if (probe.code !== 0 || !isCommitId(probedHead)) {
+    // An orphan branch (`checkout --orphan`) has no commit yet: the snapshot then has no HEAD parent.
+    unbornBranch = await unbornBranchOf(worktree);
+    if (unbornBranch === null) throw failure(`Could not capture ${worktree}: ${firstLine(probe.stderr) || 'it is not a git worktree with a commit'}.`);
+    headSha = null;
+    headTree = null;
   }
   const keeping = startEarly(
     innerWorktrees(worktree, ownGitDir).then(async (inner) => ({ inner, commits: await commitsOnlyInWorktree(worktree, ownGitDir, headSha, opts.branch ?? null, inner) })),
@@ -243,8 +260,8 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       kept.length ? `Also keeps ${kept.length} line(s) of commits known only to the worktree's reflogs and refs.\n` : ''
     }`;
     // The agent's index, when it holds what neither HEAD nor the files do, is one more parent; the exact
-    // bytes' commit goes last. The first parent stays the worktree's HEAD.
-    const parents = [headSha, ...(await keeperParents(worktree, kept, env)), ...(index ? [index.commit] : []), ...(exact ? [exact.commit] : [])].flatMap((sha) => ['-p', sha]);
+    // bytes' commit goes last. The first parent is the worktree's HEAD (none on an orphan branch).
+    const parents = [...(headSha ? [headSha] : []), ...(await keeperParents(worktree, kept, env)), ...(index ? [index.commit] : []), ...(exact ? [exact.commit] : [])].flatMap((sha) => ['-p', sha]);
     const archivePath = path.join(evidenceDir, ARCHIVE_FILE);
     // The snapshot commit, the verified patch and the archives come from the same tree and files, each
     // into its own temporary: written side by side, each tracked for removal as soon as it exists.
@@ -282,6 +299,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       snapshotSha,
       headSha,
       branch: opts.branch ?? null,
+      ...(unbornBranch !== null ? { unbornBranch } : {}),
       ...(index ? { index: { tree: index.tree, commit: index.commit, unmerged: index.unmerged } } : {}),
       ...(forPatch.omitted.length > 0 ? { patchOmits: forPatch.omitted } : {}),
       ...(inner.length > 0 ? { linked: inner.map((w) => ({ path: w.path, head: w.head, branch: w.branch })) } : {}),

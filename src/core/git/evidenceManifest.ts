@@ -49,8 +49,11 @@ export const ManifestSchema = z.object({
   worktree: z.string(),
   capturedAt: z.string(),
   snapshotSha: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)),
-  headSha: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)),
+  /** Null when HEAD was a branch with no commit yet (`unbornBranch`). */
+  headSha: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))),
   branch: z.nullable(z.string()),
+  /** The branch HEAD named when it had no commit yet (`checkout --orphan`). Absent: HEAD had a commit. */
+  unbornBranch: z.optional(z.string()),
   /** The agent's index when it differed from HEAD: its tree, and the commit (a snapshot parent) that keeps it. Absent: the index was HEAD. */
   index: z.optional(z.object({ tree: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)), commit: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)), unmerged: z.number().check(z.int(), z.nonnegative()) })),
   /** Files the snapshot holds but the patch leaves out (too large for a binary patch; patchTree.ts). Absent: none. */

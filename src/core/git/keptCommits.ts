@@ -48,7 +48,7 @@ async function pseudoRefCommits(file: string): Promise<string[]> {
  * from `headSha` or from any other branch, tag or remote-tracking ref. The
  * reflogs and pseudo-refs are read as files (no git process per name).
  */
-export async function commitsOnlyInWorktree(worktree: string, gitDir: string, headSha: string, branch: string | null, inner: readonly InnerWorktree[] = []): Promise<string[]> {
+export async function commitsOnlyInWorktree(worktree: string, gitDir: string, headSha: string | null, branch: string | null, inner: readonly InnerWorktree[] = []): Promise<string[]> {
   const candidates = new Set<string>();
   for (const sha of await reflogCommits(path.join(gitDir, 'logs', 'HEAD'))) candidates.add(sha);
   // Linked worktrees inside this one: their HEAD and reflog are all that know the commits made there,
@@ -60,7 +60,7 @@ export async function commitsOnlyInWorktree(worktree: string, gitDir: string, he
   }
   if (branch) for (const sha of await reflogCommits(path.join(await commonDirOf(gitDir), 'logs', 'refs', 'heads', ...branch.split('/')))) candidates.add(sha);
   for (const name of PSEUDO_REFS) for (const sha of await pseudoRefCommits(path.join(gitDir, name))) candidates.add(sha);
-  const durable: string[] = [headSha];
+  const durable: string[] = headSha ? [headSha] : [];
   const tips = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)', 'refs/heads/', 'refs/tags/', 'refs/remotes/'], {
     cwd: worktree,
     env: READ_ONLY,
@@ -74,7 +74,7 @@ export async function commitsOnlyInWorktree(worktree: string, gitDir: string, he
     if ((branch && name === `refs/heads/${branch}`) || PER_WORKTREE_REFS.some((p) => name.startsWith(p))) candidates.add(commit);
     else durable.push(commit);
   }
-  candidates.delete(headSha);
+  if (headSha) candidates.delete(headSha);
   if (candidates.size === 0) return [];
   // rev-list prints exactly the commits reachable from the candidates and from none of the
   // durable tips, so a candidate it prints is one that only the worktree or the branch knows.

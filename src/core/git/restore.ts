@@ -76,6 +76,15 @@ async function addCheckout(repo: string, target: string, branch: string | null, 
   return note;
 }
 
+/** A worktree on a branch with no commit yet, as the agent's was (`checkout --orphan`). */
+async function addUnborn(repo: string, target: string, branch: string, snapshotSha: string): Promise<string> {
+  const res = await runGit(['worktree', 'add', '--no-checkout', '--detach', '--', target, snapshotSha], { cwd: repo, allowFailure: true });
+  if (res.code !== 0) throw failure(`Could not create the worktree ${target}: ${firstLine(res.stderr) || `exit code ${res.code}`}.`);
+  if ((await refSha(repo, `refs/heads/${branch}`)) !== null) return `detached at the snapshot (its branch ${branch} had no commit; one of that name exists now)`;
+  await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { cwd: target });
+  return `on branch ${branch}, which has no commit yet`;
+}
+
 /** Modes and times as they were at capture: git knows only the executable bit, the archive only its own entries. */
 async function applyInventory(target: string, manifest: Manifest): Promise<void> {
   // Files first, then folders deepest first, so a read-only folder is made read-only last.
@@ -114,11 +123,12 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
     }
     snapshotSha = own;
   }
-  const headSha = manifest?.headSha ?? (await refSha(opts.repo, `${snapshotSha}^1`));
-  if (!headSha) throw failure(`The snapshot ${opts.snapshotRef} has no parent commit to restore the worktree's HEAD from.`);
+  const unborn = manifest?.unbornBranch;
+  const headSha = unborn !== undefined ? null : (manifest?.headSha ?? (await refSha(opts.repo, `${snapshotSha}^1`)));
+  if (!headSha && unborn === undefined) throw failure(`The snapshot ${opts.snapshotRef} has no parent commit to restore the worktree's HEAD from.`);
 
   await fs.mkdir(path.dirname(target), { recursive: true });
-  const branchNote = await addCheckout(opts.repo, target, opts.branch, headSha);
+  const branchNote = headSha ? await addCheckout(opts.repo, target, opts.branch, headSha) : await addUnborn(opts.repo, target, unborn!, snapshotSha);
   // The snapshot's tree into the files, the agent's index (HEAD's when it had nothing staged) into
   // the index: its uncommitted work comes back as uncommitted changes, staged or not, its untracked
   // files as untracked files.
@@ -127,7 +137,7 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   // The checkout ran each file through the smudge side of git's conversions: the files that came
   // out other than they were on disk get their captured bytes back.
   if (manifest?.exact) await restoreExactBytes(target, manifest.exact.commit);
-  await runGit(['read-tree', manifest?.index?.tree ?? headSha], { cwd: target });
+  await runGit(['read-tree', manifest?.index?.tree ?? headSha ?? '--empty'], { cwd: target });
 
   let archived = 0;
   if (manifest?.archive) {

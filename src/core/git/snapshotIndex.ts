@@ -25,7 +25,9 @@ import { flaggedOnDisk, indexEntries, rewriteWithoutFlags } from './flaggedFiles
 import { encodeName } from './pathBytes';
 
 /** Settings that make `git add` record what is on disk, whatever the repository's config says. */
-export const EXACT_CONFIG = ['-c', 'core.fileMode=true', '-c', 'core.symlinks=true', '-c', 'core.safecrlf=false'];
+// core.safecrlf=false: a warning-turned-error must not refuse a capture of bytes as they are.
+// core.ignorecase=false: with it true, git refuses a second name that differs only in case ("will not add file alias").
+export const EXACT_CONFIG = ['-c', 'core.fileMode=true', '-c', 'core.symlinks=true', '-c', 'core.safecrlf=false', '-c', 'core.ignorecase=false'];
 
 export interface StageOptions {
   worktree: string;
@@ -61,8 +63,10 @@ async function unhideFlagged(opts: StageOptions): Promise<Set<string>> {
  */
 async function ignoredOf(opts: StageOptions, paths: readonly string[]): Promise<Set<string>> {
   if (paths.length === 0) return new Set();
-  const res = await runGit(['check-ignore', '-z', '--stdin'], { cwd: opts.worktree, env: opts.env, input: encodeName(paths.join('\0') + '\0'), allowFailure: true, names: true });
-  return new Set(res.stdout.split('\0').filter((p) => p.length > 0));
+  // Each path as `./path`: check-ignore reads its input as pathspecs, so a folder named `:(glob)n*` would be
+  // magic and fail the whole call; it supports no `literal` magic (nor GIT_LITERAL_PATHSPECS). It answers in kind.
+  const res = await runGit(['check-ignore', '-z', '--stdin'], { cwd: opts.worktree, env: opts.env, input: encodeName(paths.map((p) => `./${p}\0`).join('')), allowFailure: true, names: true });
+  return new Set(res.stdout.split('\0').filter((p) => p.length > 0).map((p) => p.replace(/^\.\//, '')));
 }
 
 async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>): Promise<{ code: number; stderr: string }> {

@@ -15,6 +15,10 @@ export type WorktreeLink = 'linked' | 'missing' | 'own' | 'broken';
 export async function worktreeLink(repo: string, worktree: string): Promise<WorktreeLink> {
   const dotGit = await fs.lstat(path.join(worktree, '.git')).catch(() => null);
   if (dotGit === null) return 'missing';
+  // A `.git` file must name this worktree's own git dir: one naming another's (the main repository's
+  // `.git`, say) leads to the repository, but git would capture that worktree's HEAD and index, and
+  // refuse the removal ("does not point back").
+  if (!dotGit.isDirectory() && !(await pointsBack(worktree))) return 'broken';
   // From git's files first (no process on every cleanup); git decides what they cannot.
   const [mine, its] = await Promise.all([commonDirFromFiles(repo), commonDirFromFiles(worktree)]);
   if (mine !== null && mine === its) return 'linked';
@@ -52,6 +56,20 @@ export async function ensureLinked(repo: string, worktree: string): Promise<Link
     return { ok: false, own: false, problem: `${worktree} is no longer a git worktree (its .git is ${how}) and git could not link it to ${repo} again` };
   }
   return { ok: true, note: `linked the worktree to its repository again first (its .git was ${how})` };
+}
+
+/** The git dir a worktree's `.git` file names has a `gitdir` file naming that worktree's `.git` again. */
+async function pointsBack(worktree: string): Promise<boolean> {
+  try {
+    const gitDir = await worktreeGitDir(worktree);
+    if (gitDir === undefined) return false;
+    if (gitDir === path.join(worktree, '.git')) return true; // a symlink to a git dir: judged as a folder
+    const back = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8')).replace(/\r?\n$/, '');
+    const [named, actual] = await Promise.all([fs.realpath(path.dirname(path.resolve(gitDir, back))), fs.realpath(worktree)]);
+    return named === actual;
+  } catch {
+    return false;
+  }
 }
 
 async function commonDirFromFiles(dir: string): Promise<string | null> {

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readProcStat } from '../../../../src/core/proc';
+import { CleanupRunner } from '../../../../src/core/coordinator/cleanupRunner';
 import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
 
 describe('Coordinator: cleanup', function () {
@@ -221,6 +222,7 @@ describe('Coordinator: cleanup', function () {
   for (const [cut, command] of [
     ['deleted', 'echo precious > work.txt && rm .git'],
     ['broke', 'echo precious > work.txt && echo "gitdir: /nonexistent/worktrees/x" > .git'],
+    ['repointed at the main repository', 'echo precious > work.txt && echo "gitdir: $(git rev-parse --path-format=absolute --git-common-dir)" > .git'],
   ] as const) {
     it(`an agent that ${cut} its worktree's .git: the link is written again from the repository's record, then everything is captured`, async () => {
       const c = sb.coordinator();
@@ -234,6 +236,24 @@ describe('Coordinator: cleanup', function () {
       assert.deepEqual(sb.worktrees(), [sb.repo]);
     });
   }
+
+  it('a capture that fails the same way every time stops being retried on its own after a few attempts, with nothing removed', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo precious > work.txt && echo garbage > "$(git rev-parse --git-dir)/HEAD"'] });
+    await sb.waitEnded(job.id);
+    const first = await c.cleanup(job.id);
+    assert.equal(first.job.cleanup!.phase, 'incomplete');
+    assert.equal(first.job.cleanup!.awaitingConsent, false, 'one failure is retried');
+    const runner = new CleanupRunner({ store: sb.store, stopAgent: async () => undefined, log: () => undefined });
+    let last = first.job;
+    for (let i = 0; i < 10 && !last.cleanup!.awaitingConsent; i++) last = (await runner.run(job.id, { manual: false })).job;
+    const cleanup = last.cleanup!;
+    assert.equal(cleanup.failures, 5);
+    assert.equal(cleanup.awaitingConsent, true);
+    assert.equal(cleanup.nextAttemptAt, null, 'no timer: the scheduler does not run it again');
+    assert.match(cleanup.lastError!, /failed the same way 5 times, so it waits for you to retry it$/);
+    assert.equal(readFileSync(join(job.worktree!, 'work.txt'), 'utf8'), 'precious\n');
+  });
 
   it('an agent that made its worktree a repository of its own (git init in its root): nothing is removed until the person moves that .git aside', async () => {
     const c = sb.coordinator();

@@ -459,6 +459,38 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assertSameState(treeState(restored), before);
   });
 
+  it('captures an orphan branch (no commit yet) and restores it on that unborn branch', async () => {
+    git(wt, 'checkout', '-q', '--orphan', 'pages');
+    write(wt, 'index.html', '<p>pages</p>\n');
+    git(wt, 'add', 'index.html');
+    write(wt, 'draft.html', 'untracked\n');
+    const statusBefore = git(wt, 'status', '--porcelain');
+    const ev = await captureEvidence(options());
+    assert.equal(ev.headSha, null);
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    const result = await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.match(result.branchNote, /pages/);
+    assert.equal(git(restored, 'symbolic-ref', 'HEAD'), 'refs/heads/pages');
+    assert.equal(git(restored, 'status', '--porcelain'), statusBefore);
+  });
+
+  it('captures names differing only in case under core.ignorecase=true, and names that look like pathspec magic', async () => {
+    git(repo, 'config', 'core.ignorecase', 'true');
+    write(wt, 'Foo.txt', 'upper\n');
+    write(wt, 'foo.txt', 'lower\n');
+    // A nested repository whose name is pathspec magic, beside an ignored one.
+    for (const dir of [':(glob)n*', 'build/inner']) {
+      mkdirSync(path.join(wt, dir), { recursive: true });
+      git(path.join(wt, dir), 'init', '-q', '-b', 'main');
+      write(wt, `${dir}/x.txt`, `${dir}\n`);
+    }
+    const { restored, before } = await roundTrip();
+    assertSameState(treeState(restored), before);
+    assert.equal(git(repo, 'show', 'refs/paddock/snapshots/job1:Foo.txt'), 'upper');
+    assert.equal(git(repo, 'show', 'refs/paddock/snapshots/job1:foo.txt'), 'lower');
+  });
+
   it('captures and restores a repository whose path holds a newline', async () => {
     const odd = sb.repo({ 'a.txt': 'a\n' }, 'odd\nrepo');
     const oddWt = sb.path('odd\nwt');

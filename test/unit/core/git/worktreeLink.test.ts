@@ -38,6 +38,20 @@ describe('git: worktreeLink', function () {
     assert.equal(await worktreeLink(repo, wt), 'own');
   });
 
+  it('a .git file the agent pointed at the main repository\'s .git is broken, and linked back to the worktree\'s own git dir', async () => {
+    const repo = sb.repo();
+    const wt = sb.path('wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'agent', wt, 'main');
+    git(wt, 'commit', '-q', '--allow-empty', '-m', 'agent work');
+    const agentHead = git(wt, 'rev-parse', 'HEAD');
+    writeFileSync(path.join(wt, '.git'), `gitdir: ${path.join(repo, '.git')}\n`);
+    assert.notEqual(git(wt, 'rev-parse', 'HEAD'), agentHead, 'git now reads the main worktree\'s HEAD');
+    assert.equal(await worktreeLink(repo, wt), 'broken');
+    assert.equal(await relinkWorktree(repo, wt), true);
+    assert.equal(git(wt, 'rev-parse', 'HEAD'), agentHead);
+    git(repo, 'worktree', 'remove', wt);
+  });
+
   it('never takes the repository of a folder above for the link (a worktree root inside another checkout)', async () => {
     const outer = sb.repo({ 'a.txt': 'a\n' }, 'outer');
     const repo = sb.repo({ 'b.txt': 'b\n' }, 'inner-repo');
