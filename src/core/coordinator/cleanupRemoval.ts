@@ -48,6 +48,21 @@ export async function checkRemnant(job: JobRecord, stage: Stage): Promise<void> 
   }
 }
 
+/**
+ * Deletes what is left of a half-removed worktree (all of it in the evidence). A file the file system
+ * will not delete (`chattr +i`, an append-only flag) makes Node's recursive rm fail with whatever its
+ * fallback met last (ENOTDIR from scandir on that file): said as one sentence naming the file.
+ */
+async function removeRemnant(worktree: string): Promise<void> {
+  try {
+    await fs.rm(worktree, { recursive: true, force: true });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const where = e.path ? printable(e.path) : worktree;
+    throw new StageFailure('removing', `cannot delete ${where} (${e.code ?? 'error'}: an immutable or append-only file, or a read-only mount); what is left is all in the evidence`, [], true);
+  }
+}
+
 /** The worktree changed between its capture and its removal: capturing again may catch up. */
 export class ChangedAfterCapture extends StageFailure {
   constructor(
@@ -86,7 +101,7 @@ export async function removeJobWorktree(job: JobRecord, worktree: string, stamp?
   try {
     if (isGitless(worktree)) {
       await checkRemnant(job, 'removing');
-      await fs.rm(worktree, { recursive: true, force: true });
+      await removeRemnant(worktree);
       outcome = 'remnant-removed';
     } else {
       outcome = (await removeWorktree(job.repo, worktree)).outcome;

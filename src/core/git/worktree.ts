@@ -160,6 +160,11 @@ async function explainRefusal(repo: string, target: string, present: boolean, re
   }
   const entry = entries.find((e) => canonical(e.path) === target);
   if (!entry) {
+    // git deletes `.git` and the registration first, then the files: one it could not delete (an
+    // immutable file, say) leaves a folder that is no worktree any more because git began removing it.
+    if (present && refused && /failed to delete/.test(refused.stderr)) {
+      throw failure(`git removed the worktree ${target} from its list but could not delete all of it (${firstLine(refused.stderr) || `exit code ${refused.code}`}); what is left stays in place`);
+    }
     if (present) throw failure(`${target} is not a worktree of ${repo}; it was left in place.`);
     await forgetWorktreeRegistration(repo, target);
     return { outcome: 'already-gone-pruned' };

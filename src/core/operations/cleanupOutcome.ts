@@ -14,8 +14,11 @@ export type CleanupShortfall =
 /** `who` names the agent in the sentence, e.g. `agent 1a2b3c4d` or a quoted title. Null: the cleanup is complete (or none was asked for). */
 export function cleanupShortfall(cleanup: Cleanup | null, who: string): CleanupShortfall | null {
   if (cleanup === null || cleanup.phase === 'complete') return null;
+  // The error is a clause of this sentence, which every door continues ("; a background coordinator will…"):
+  // its own closing full stop would end the sentence mid-way.
+  const why = (fallback: string) => (cleanup.lastError ?? fallback).replace(/\.+\s*$/, '');
   if (cleanup.awaitingConsent) {
-    return { kind: 'awaiting-consent', sentence: `Cleanup of ${who} stopped before removing anything: ${cleanup.lastError ?? 'something would be lost'}` };
+    return { kind: 'awaiting-consent', sentence: `Cleanup of ${who} stopped before removing anything: ${why('something would be lost')}` };
   }
-  return { kind: 'incomplete', sentence: `Cleanup of ${who} is incomplete at ${cleanup.stage ?? 'an unknown stage'}: ${cleanup.lastError ?? 'unknown error'}` };
+  return { kind: 'incomplete', sentence: `Cleanup of ${who} is incomplete at ${cleanup.stage ?? 'an unknown stage'}: ${why('unknown error')}` };
 }

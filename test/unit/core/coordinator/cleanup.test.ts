@@ -4,7 +4,7 @@
  * survives a coordinator restart, and a worktree deleted by hand is pruned.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readProcStat } from '../../../../src/core/proc';
@@ -253,6 +253,27 @@ describe('Coordinator: cleanup', function () {
     assert.equal(cleanup.nextAttemptAt, null, 'no timer: the scheduler does not run it again');
     assert.match(cleanup.lastError!, /failed the same way 5 times, so it waits for you to retry it$/);
     assert.equal(readFileSync(join(job.worktree!, 'work.txt'), 'utf8'), 'precious\n');
+  });
+
+  it('a file the file system will not delete (chattr +i): one sentence naming it at each attempt, never a raw ENOTDIR; completes once it can go', async function () {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'mkdir d && echo x > d/f'] });
+    await sb.waitEnded(job.id);
+    const file = join(job.worktree!, 'd', 'f');
+    if (spawnSync('chattr', ['+i', file]).status !== 0) this.skip(); // needs root and a file system with the flag
+    try {
+      const first = await c.cleanup(job.id);
+      assert.match(first.job.cleanup!.lastError!, /^git removed the worktree .* from its list but could not delete all of it \(failed to delete .*\); what is left stays in place$/);
+      const second = await c.cleanup(job.id);
+      // Node's rm reports what its fallback met last (ENOTDIR from scandir here; EPERM elsewhere): the code, not the call.
+      assert.match(second.job.cleanup!.lastError!, /^cannot delete .*\/d\/f \([A-Z]+: an immutable or append-only file, or a read-only mount\); what is left is all in the evidence$/);
+      assert.ok(second.job.cleanup!.lastError!.startsWith(`cannot delete ${file} (`));
+    } finally {
+      spawnSync('chattr', ['-i', file]);
+    }
+    const done = await c.cleanup(job.id);
+    assert.equal(done.job.cleanup!.phase, 'complete', done.job.cleanup!.lastError ?? '');
+    assert.equal(existsSync(job.worktree!), false);
   });
 
   it('an agent that made its worktree a repository of its own (git init in its root): nothing is removed until the person moves that .git aside', async () => {
