@@ -65,11 +65,7 @@ export class ClaudeSession {
   }
 
   async update(): Promise<void> {
-    const restarted = await this.tail.read((line) => this.take(line));
-    if (restarted) {
-      this.messages.clear();
-      await this.tail.read((line) => this.take(line));
-    }
+    await this.tail.read({ restart: () => this.messages.clear(), line: (line) => this.take(line) });
   }
 
   private take(value: unknown): void {
@@ -125,11 +121,13 @@ export class CodexSession {
   }
 
   async update(): Promise<void> {
-    const restarted = await this.tail.read((line) => this.take(line));
-    if (restarted) {
-      this.latest = undefined;
-      await this.tail.read((line) => this.take(line));
-    }
+    await this.tail.read({
+      restart: () => {
+        this.cwd = undefined;
+        this.latest = undefined;
+      },
+      line: (line) => this.take(line),
+    });
   }
 
   private take(value: unknown): void {

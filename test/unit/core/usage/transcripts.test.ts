@@ -149,18 +149,49 @@ describe('usage/transcripts', () => {
     writeFileSync(file, '{"a":1}\nnot json\n{"a":2}\n{"a":');
     const tail = new JsonlTail(file);
     const seen: unknown[] = [];
-    assert.equal(await tail.read((v) => seen.push(v)), false);
+    const listener = { restart: () => seen.push('restart'), line: (v: unknown) => seen.push(v) };
+    await tail.read(listener);
     assert.deepEqual([...seen], [{ a: 1 }, { a: 2 }]);
     assert.equal(tail.consumed, '{"a":1}\nnot json\n{"a":2}\n'.length);
     appendFileSync(file, '3}\n');
-    await tail.read((v) => seen.push(v));
+    await tail.read(listener);
     assert.deepEqual([...seen], [{ a: 1 }, { a: 2 }, { a: 3 }]);
-    await tail.read((v) => seen.push(v));
+    await tail.read(listener);
     assert.equal(seen.length, 3, 'nothing appended: nothing parsed');
-    // Replaced by a shorter file (a rewrite): read again from the start.
+    // Replaced by a shorter file (a rewrite): the reader is told first, then the new lines come.
     rmSync(file);
     writeFileSync(file, '{"b":1}\n');
-    assert.equal(await tail.read((v) => seen.push(v)), true);
-    assert.deepEqual(seen.at(-1), { b: 1 });
+    await tail.read(listener);
+    assert.deepEqual(seen.slice(3), ['restart', { b: 1 }]);
+  });
+
+  it('a transcript replaced or truncated between samples: the new content is counted, now and after', async () => {
+    const cwd = '/w/replaced';
+    const dir = claudeProjectDir(cwd, env);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 's.jsonl');
+    writeFileSync(file, claudeAssistant('m1', { input_tokens: 100, output_tokens: 10 }) + claudeAssistant('m2', { input_tokens: 200, output_tokens: 20 }));
+    const reader = new TranscriptReader(env);
+    const agent: TranscriptAgent = { id: 'r', kind: 'claude', cwd, createdAtMs: Date.now(), ownFolder: true };
+    assert.deepEqual(await reader.totalsOf(agent), { tokensIn: 300, tokensOut: 30, costUsd: null });
+    rmSync(file);
+    writeFileSync(file, claudeAssistant('m9', { input_tokens: 7, output_tokens: 3 }));
+    assert.deepEqual(await reader.totalsOf(agent), { tokensIn: 7, tokensOut: 3, costUsd: null }, 'a replaced file');
+    assert.deepEqual(await reader.totalsOf(agent), { tokensIn: 7, tokensOut: 3, costUsd: null }, 'and on the next sample');
+    writeFileSync(file, claudeAssistant('m8', { input_tokens: 5, output_tokens: 1 }));
+    assert.deepEqual(await reader.totalsOf(agent), { tokensIn: 5, tokensOut: 1, costUsd: null }, 'a file truncated in place');
+
+    const d = new Date();
+    const dayDir = join(codexSessionsDir(env), String(d.getFullYear()), String(d.getMonth() + 1).padStart(2, '0'), String(d.getDate()).padStart(2, '0'));
+    mkdirSync(dayDir, { recursive: true });
+    const rollout = join(dayDir, 'rollout-a.jsonl');
+    const meta = line({ type: 'session_meta', payload: { cwd } });
+    writeFileSync(rollout, meta + codexTokenCount(1000, 0, 100));
+    const codex: TranscriptAgent = { ...agent, kind: 'codex' };
+    assert.deepEqual(await reader.totalsOf(codex), { tokensIn: 1000, tokensOut: 100, costUsd: null });
+    rmSync(rollout);
+    writeFileSync(rollout, meta + codexTokenCount(50, 0, 5));
+    assert.deepEqual(await reader.totalsOf(codex), { tokensIn: 50, tokensOut: 5, costUsd: null }, 'a replaced rollout');
+    assert.deepEqual(await reader.totalsOf(codex), { tokensIn: 50, tokensOut: 5, costUsd: null });
   });
 });
