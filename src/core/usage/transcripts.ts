@@ -53,7 +53,33 @@ export function codexSessionsDir(env: NodeJS.ProcessEnv = process.env): string {
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined);
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
+
+/**
+ * A token count as the formats define it: a whole number, not negative. An
+ * absent field is none (0); anything else (a fraction, a negative, a string)
+ * is undefined: the line carrying it is not counted (no figure rather than a guess).
+ */
+function tokenCount(v: unknown): number | undefined {
+  if (v === undefined || v === null) return 0;
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
+}
+
+/** A cost in dollars: a finite amount, not negative; anything else is no cost. */
+const dollars = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
+
+/** The counts of `fields` in `usage`, or undefined when any is not a count. */
+function tokenCounts<K extends string>(usage: Json, fields: readonly K[]): Record<K, number> | undefined {
+  const out = {} as Record<K, number>;
+  for (const field of fields) {
+    const n = tokenCount(usage[field]);
+    if (n === undefined) return undefined;
+    out[field] = n;
+  }
+  return out;
+}
+
+const CLAUDE_FIELDS = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens'] as const;
+const CODEX_FIELDS = ['input_tokens', 'output_tokens'] as const;
 
 /** One Claude Code session file: usage per message id (a message's lines repeat it). */
 export class ClaudeSession {
@@ -74,11 +100,13 @@ export class ClaudeSession {
     const message = obj(line.message);
     const usage = obj(message?.usage);
     if (!usage) return;
+    const counts = tokenCounts(usage, CLAUDE_FIELDS);
+    if (!counts) return;
     const id = typeof message?.id === 'string' ? message.id : typeof line.uuid === 'string' ? line.uuid : `${this.tail.path}:${this.messages.size}`;
     this.messages.set(id, {
-      in: num(usage.input_tokens) + num(usage.cache_creation_input_tokens) + num(usage.cache_read_input_tokens),
-      out: num(usage.output_tokens),
-      cost: typeof line.costUSD === 'number' && Number.isFinite(line.costUSD) ? line.costUSD : null,
+      in: counts.input_tokens + counts.cache_creation_input_tokens + counts.cache_read_input_tokens,
+      out: counts.output_tokens,
+      cost: dollars(line.costUSD),
     });
   }
 
@@ -137,7 +165,8 @@ export class CodexSession {
     if (line?.type === 'session_meta' && typeof payload.cwd === 'string') this.cwd ??= payload.cwd;
     if (line?.type !== 'event_msg' || payload.type !== 'token_count') return;
     const total = obj(obj(payload.info)?.total_token_usage);
-    if (total) this.latest = { tokensIn: num(total.input_tokens), tokensOut: num(total.output_tokens), costUsd: null };
+    const counts = total && tokenCounts(total, CODEX_FIELDS);
+    if (counts) this.latest = { tokensIn: counts.input_tokens, tokensOut: counts.output_tokens, costUsd: null };
   }
 
   totals(): TokenTotals | undefined {

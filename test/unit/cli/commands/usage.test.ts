@@ -15,17 +15,16 @@ describe('CLI: list and show sample the per-agent figures', function () {
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  it('shows CPU, memory, disk, uptime and tokens of a live agent', async () => {
+  /** Starts a stand-in for Claude Code that writes `lines` as its session transcript in the documented place, holds 80 MB and idles. */
+  async function startFakeClaude(lines: unknown[]) {
     const home = join(sb.root, 'person');
     const bin = join(sb.root, 'bin');
     mkdirSync(bin, { recursive: true });
-    // A stand-in for Claude Code: writes a session transcript in its documented place, holds 80 MB, idles.
     const fake = `#!${process.execPath}
 const fs = require('fs'), path = require('path');
 const dir = path.join(process.env.HOME, '.claude', 'projects', process.cwd().replace(/[^A-Za-z0-9]/g, '-'));
 fs.mkdirSync(dir, { recursive: true });
-const usage = { input_tokens: 1200, cache_read_input_tokens: 800, output_tokens: 3000 };
-fs.writeFileSync(path.join(dir, 'session.jsonl'), JSON.stringify({ type: 'assistant', message: { id: 'msg_1', usage } }) + '\\n');
+fs.writeFileSync(path.join(dir, 'session.jsonl'), ${JSON.stringify(lines.map((l) => JSON.stringify(l) + '\n').join(''))});
 const b = Buffer.alloc(80 * 1024 * 1024); for (let i = 0; i < b.length; i += 4096) b[i] = 1; globalThis.b = b;
 fs.writeFileSync('ready', '');
 setInterval(() => {}, 1000);
@@ -38,6 +37,13 @@ setInterval(() => {}, 1000);
     await sb.waitFor(started.id, (j) => j.lifecycle.state === 'running');
     const ready = join(started.worktree!, 'ready');
     for (let i = 0; i < 200 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 50));
+    return { env, started };
+  }
+
+  const assistant = (id: string, usage: Record<string, number>, extra: Record<string, unknown> = {}) => ({ type: 'assistant', message: { id, usage }, ...extra });
+
+  it('shows CPU, memory, disk, uptime and tokens of a live agent', async () => {
+    const { env, started } = await startFakeClaude([assistant('msg_1', { input_tokens: 1200, cache_read_input_tokens: 800, output_tokens: 3000 })]);
 
     const listed = await run(sb, env, ['list']);
     assert.equal(listed.code, 0, listed.stderr);
@@ -67,5 +73,24 @@ setInterval(() => {}, 1000);
 
     const listedJson = JSON.parse((await run(sb, env, ['list', '--json'])).stdout);
     assert.equal(listedJson[0].usage.tokensOut, 3000, 'list --json carries usage');
+  });
+
+  it('one out-of-format transcript value: the other figures are still shown and recorded', async () => {
+    const { env, started } = await startFakeClaude([
+      assistant('good', { input_tokens: 10, output_tokens: 1 }),
+      assistant('fraction', { input_tokens: 5000.5, output_tokens: 1 }, { costUSD: -1 }),
+      // Two counts each valid, whose sum is past the largest safe integer: no tokens-in figure.
+      assistant('huge1', { input_tokens: 5e15, output_tokens: 2 }),
+      assistant('huge2', { input_tokens: 5e15, output_tokens: 3 }),
+    ]);
+    const shown = await run(sb, env, ['show', started.id, '--json']);
+    assert.equal(shown.code, 0, shown.stderr);
+    const usage = JSON.parse(shown.stdout).usage;
+    assert.ok(usage && usage.rssBytes >= 80 * 1024 * 1024, `memory is shown: ${shown.stdout}`);
+    assert.equal(usage.tokensIn, null, 'no figure rather than a guess');
+    assert.equal(usage.tokensOut, 6, 'the valid lines\' output tokens');
+    assert.equal(usage.costUsd, null);
+    const recorded = (await sb.store.read(started.id)).usage;
+    assert.ok(recorded && recorded.rssBytes !== null && recorded.diskBytes !== null, 'the figures are recorded');
   });
 });

@@ -14,7 +14,7 @@ import { claudeProjectDir, codexSessionsDir, dayFolders, transcriptKindOf, Trans
 
 const line = (value: unknown) => `${JSON.stringify(value)}\n`;
 
-function claudeAssistant(id: string, usage: Record<string, number>, extra: Record<string, unknown> = {}) {
+function claudeAssistant(id: string, usage: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return line({ type: 'assistant', uuid: `u-${Math.random()}`, sessionId: 's1', message: { id, role: 'assistant', model: 'claude-sonnet-4', content: [{ type: 'text', text: 'hi' }], usage }, ...extra });
 }
 
@@ -110,6 +110,29 @@ describe('usage/transcripts', () => {
     assert.equal(await reader.totalsOf({ ...agent, cwd: '/w/none' }), null);
     assert.deepEqual(await reader.totalsOf({ ...agent, cwd: '/w/other', id: 'agent2' }), { tokensIn: 77, tokensOut: 77, costUsd: null });
     assert.equal(codexSessionsDir({ CODEX_HOME: '/c' }), '/c/sessions');
+  });
+
+  it('values outside the formats are not counted: a fraction, a negative, a string, a negative cost', async () => {
+    const cwd = '/w/odd';
+    const dir = claudeProjectDir(cwd, env);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 's.jsonl'),
+      claudeAssistant('good', { input_tokens: 10, output_tokens: 1 }, { costUSD: 0.25 }) +
+        claudeAssistant('fraction', { input_tokens: 5000.5, output_tokens: 1 }) +
+        claudeAssistant('negative', { input_tokens: 5, cache_read_input_tokens: -50, output_tokens: 1 }) +
+        claudeAssistant('string', { input_tokens: '100', output_tokens: 1 }) +
+        claudeAssistant('badCost', { input_tokens: 20, output_tokens: 2 }, { costUSD: -1 }),
+    );
+    const reader = new TranscriptReader(env);
+    const agent: TranscriptAgent = { id: 'o', kind: 'claude', cwd, createdAtMs: Date.now(), ownFolder: true };
+    assert.deepEqual(await reader.totalsOf(agent), { tokensIn: 30, tokensOut: 3, costUsd: 0.25 }, 'the odd lines are left out; a negative cost is no cost');
+
+    const d = new Date();
+    const dayDir = join(codexSessionsDir(env), String(d.getFullYear()), String(d.getMonth() + 1).padStart(2, '0'), String(d.getDate()).padStart(2, '0'));
+    mkdirSync(dayDir, { recursive: true });
+    writeFileSync(join(dayDir, 'rollout-odd.jsonl'), line({ type: 'session_meta', payload: { cwd } }) + codexTokenCount(40, 0, 4) + codexTokenCount(50.5, 0, 5));
+    assert.deepEqual(await reader.totalsOf({ ...agent, kind: 'codex' }), { tokensIn: 40, tokensOut: 4, costUsd: null }, 'the last valid running total');
   });
 
   it('a transcript that grows while it is read: only appended lines are parsed, a partial last line waits', async () => {
