@@ -21,8 +21,13 @@ const FULL_PASS_EVERY = 20;
 interface FileEntry {
   bytes: number;
   mtimeMs: number;
-  /** dev:ino when the file has other hard links (counted once per pass), else undefined. */
-  linkKey: string | undefined;
+  /**
+   * The file's identity, by which every file is counted once per pass. Not
+   * only files with several links at the time they were looked at: a file
+   * not looked at again (an old one) may have gained a link since, elsewhere.
+   */
+  dev: number;
+  ino: number;
 }
 
 interface FolderEntry {
@@ -41,9 +46,9 @@ export class DiskUsage {
   async measure(root: string): Promise<number | null> {
     const full = this.passes++ % FULL_PASS_EVERY === 0;
     const now = Date.now();
-    const linked = new Set<string>();
+    const counted = new Map<number, Set<number>>();
     const visited = new Set<string>();
-    const total = await this.folder(root, { full, now, linked, visited });
+    const total = await this.folder(root, { full, now, counted, visited });
     for (const path of this.folders.keys()) if (!visited.has(path)) this.folders.delete(path);
     return total;
   }
@@ -69,10 +74,10 @@ export class DiskUsage {
     }
     let total = entry.ownBytes;
     for (const file of entry.files.values()) {
-      if (file.linkKey !== undefined) {
-        if (pass.linked.has(file.linkKey)) continue;
-        pass.linked.add(file.linkKey);
-      }
+      let inodes = pass.counted.get(file.dev);
+      if (!inodes) pass.counted.set(file.dev, (inodes = new Set()));
+      if (inodes.has(file.ino)) continue;
+      inodes.add(file.ino);
       total += file.bytes;
     }
     // Sub-folders one after another: the depth of the walk, not its breadth, bounds what is in flight.
@@ -114,7 +119,8 @@ export class DiskUsage {
 interface Pass {
   full: boolean;
   now: number;
-  linked: Set<string>;
+  /** Inodes counted in this pass, by device. */
+  counted: Map<number, Set<number>>;
   visited: Set<string>;
 }
 
@@ -123,7 +129,7 @@ function blocksOf(stat: Stats | BigIntStats): number {
 }
 
 function fileEntry(s: Stats): FileEntry {
-  return { bytes: blocksOf(s), mtimeMs: s.mtimeMs, linkKey: s.nlink > 1 ? `${s.dev}:${s.ino}` : undefined };
+  return { bytes: blocksOf(s), mtimeMs: s.mtimeMs, dev: s.dev, ino: s.ino };
 }
 
 /** lstat of each name in a folder, a few at a time; undefined for one that vanished or cannot be read. */

@@ -1,7 +1,7 @@
 /** A worktree's size as du counts it, measured incrementally, links not followed. */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiskUsage } from '../../../../src/core/usage/diskUsage';
@@ -44,5 +44,21 @@ describe('usage/diskUsage', () => {
     assert.equal(await disk.measure(tree), du(tree), 'a recently written file growing in place (its folder unchanged)');
     rmSync(join(tree, 'src'), { recursive: true });
     assert.equal(await disk.measure(tree), du(tree), 'a removed folder');
+  });
+
+  it('a new hard link to an old file, made in another folder, counts the file once', async () => {
+    const tree = join(root, 'tree');
+    mkdirSync(join(tree, 'a'), { recursive: true });
+    mkdirSync(join(tree, 'b'));
+    writeFileSync(join(tree, 'a', 'big'), Buffer.alloc(4 * MB, 1));
+    // Written an hour ago: not looked at again by an incremental pass (its folder is unchanged).
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(join(tree, 'a', 'big'), hourAgo, hourAgo);
+    const disk = new DiskUsage();
+    assert.equal(await disk.measure(tree), du(tree));
+    linkSync(join(tree, 'a', 'big'), join(tree, 'b', 'big2'));
+    assert.equal(await disk.measure(tree), du(tree), 'the old file\'s new link is the same blocks');
+    rmSync(join(tree, 'a', 'big'));
+    assert.equal(await disk.measure(tree), du(tree), 'and its old name gone');
   });
 });
