@@ -11,7 +11,7 @@ import type { EnvMarker, Holder, ProcessBackend } from './backend';
 import { holder, isInside } from './procfs';
 import { isGoneState, type ProcStat } from './procStat';
 import type { ProcessUsageSnapshot } from './processUsage';
-import { markersByPid, parseLsofNames, parsePsStat, parsePsUsage, pidsWithMarker, PS_STAT_COLUMNS, PS_USAGE_COLUMNS } from './psParse';
+import { markersByPid, parseLsofNames, parsePsStat, parsePsUsage, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns } from './psParse';
 
 const TOOL_TIMEOUT_MS = 10_000;
 
@@ -112,13 +112,23 @@ async function holdersOf(root: string): Promise<Holder[]> {
 }
 
 /**
+ * The process table in ps's cumulative mode, where a process's CPU time
+ * includes the children it waited for: macOS's (and BSD's) `-S` applies it to
+ * `time`; procps's `S` applies it to `bsdtime` (and %cpu) but not to `time`.
+ */
+const USAGE_TABLE_ARGS = process.platform === 'linux' ? ['-A', 'S', '-o', psUsageColumns('bsdtime')] : ['-A', '-S', '-o', psUsageColumns('time')];
+
+/**
  * Every process's usage from two `ps` runs (the table, and this user's
- * environments for the marker). procps prints CPU time in whole seconds: the
- * resolution says so, and ps's own %cpu comes along as the hint.
+ * environments for the marker). The table is in ps's cumulative mode, so a
+ * process's CPU time includes its reaped children's; ps does not tell that
+ * part apart (reapedCpuSeconds stays unknown: see cpuTracker.ts for what that
+ * costs). procps prints CPU time in whole seconds: the resolution says so,
+ * and ps's own %cpu comes along as the hint.
  */
 async function usageSnapshot(markerName: string, sessions: readonly number[]): Promise<ProcessUsageSnapshot> {
   const wanted = new Set(sessions);
-  const [table, environments] = await Promise.all([runAsync('ps', ['-A', '-o', PS_USAGE_COLUMNS]), runAsync('ps', psWithEnvironments())]);
+  const [table, environments] = await Promise.all([runAsync('ps', USAGE_TABLE_ARGS), runAsync('ps', psWithEnvironments())]);
   const at = Date.now();
   const markers = markersByPid(environments, markerName);
   const lines = parsePsUsage(table).filter((l) => markers.has(l.pid) || wanted.has(l.sid));
@@ -127,6 +137,7 @@ async function usageSnapshot(markerName: string, sessions: readonly number[]): P
     processes: lines.map((l) => ({
       pid: l.pid,
       startTime: l.startTime,
+      ppid: l.ppid,
       sid: l.sid,
       marker: markers.get(l.pid),
       rssBytes: l.rssKiB * 1024,

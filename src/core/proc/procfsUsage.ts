@@ -1,6 +1,6 @@
 /**
- * The /proc reader of process usage: one pass over /proc/<pid>/stat (session,
- * start time, CPU time, resident pages), with the environment read only for a
+ * The /proc reader of process usage: one pass over /proc/<pid>/stat (parent,
+ * session, start time, CPU time with the reaped children's, resident pages), with the environment read only for a
  * process not seen before (the marker is fixed at exec, so it is remembered by
  * pid and start time).
  *
@@ -34,7 +34,8 @@ parentPort.on('message', ({ markerName, sessions, ticksPerSecond, pageBytes }) =
     const close = text.lastIndexOf(')');
     if (close < 0) continue;
     const f = text.slice(close + 2).split(' ');
-    if (f[0] === 'Z' || f[0] === 'X') continue;
+    // A zombie stays (no memory, its CPU time not yet its parent's): see processUsage.ts.
+    if (f[0] === 'X') continue;
     const pid = Number(name);
     const startTime = Number(f[19]);
     const key = markerName + ':' + pid + ':' + startTime;
@@ -55,10 +56,13 @@ parentPort.on('message', ({ markerName, sessions, ticksPerSecond, pageBytes }) =
     processes.push({
       pid,
       startTime,
+      ppid: Number(f[1]),
       sid,
       marker: marker === null ? undefined : marker,
-      rssBytes: Number(f[21]) * pageBytes,
-      cpuSeconds: (Number(f[11]) + Number(f[12])) / ticksPerSecond,
+      rssBytes: f[0] === 'Z' ? 0 : Number(f[21]) * pageBytes,
+      // utime + stime + cutime + cstime: its own and its waited-for children's.
+      cpuSeconds: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / ticksPerSecond,
+      reapedCpuSeconds: (Number(f[13]) + Number(f[14])) / ticksPerSecond,
     });
   }
   for (const key of markers.keys()) if (key.startsWith(prefix.slice(0, -1) + ':') && !seen.has(key)) markers.delete(key);

@@ -85,7 +85,8 @@ export function parseLsofNames(output: string): { pid: number; name: string }[] 
 }
 
 /** The columns asked of `ps` for usage: resident KiB, %cpu and CPU time, with lstart (5 words) last. */
-export const PS_USAGE_COLUMNS = 'pid=,sess=,rss=,pcpu=,time=,lstart=';
+/** The usage table's columns, with the CPU time column `time` (macOS) or `bsdtime` (procps): see portable.ts. */
+export const psUsageColumns = (timeColumn: 'time' | 'bsdtime') => `pid=,ppid=,sess=,rss=,pcpu=,${timeColumn}=,lstart=`;
 
 /**
  * `ps`'s cumulative CPU time in seconds: procps prints "[DD-]HH:MM:SS", macOS
@@ -100,6 +101,7 @@ export function parseCpuTime(text: string): number {
 
 export interface PsUsageLine {
   pid: number;
+  ppid: number;
   sid: number;
   rssKiB: number;
   pcpu: number;
@@ -109,23 +111,24 @@ export interface PsUsageLine {
   startTime: number;
 }
 
-const USAGE_LINE = /^\s*(\d+)\s+(\S+)\s+(\d+)\s+([\d.,]+)\s+(\S+)\s+([A-Z][a-z]{2} [A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} \d{4})\s*$/;
+const USAGE_LINE = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\d+)\s+([\d.,]+)\s+(\S+)\s+([A-Z][a-z]{2} [A-Z][a-z]{2}\s+\d{1,2} \d{2}:\d{2}:\d{2} \d{4})\s*$/;
 
 export function parsePsUsage(output: string): PsUsageLine[] {
   const out: PsUsageLine[] = [];
   for (const line of output.split('\n')) {
     const m = USAGE_LINE.exec(line);
     if (!m) continue;
-    const cpuSeconds = parseCpuTime(m[5]);
-    const startTime = parseLstart(m[6]);
+    const cpuSeconds = parseCpuTime(m[6]);
+    const startTime = parseLstart(m[7]);
     if (!Number.isFinite(cpuSeconds) || !Number.isFinite(startTime)) continue;
     out.push({
       pid: Number(m[1]),
-      sid: parseSession(m[2]),
-      rssKiB: Number(m[3]),
-      pcpu: Number(m[4].replace(',', '.')),
+      ppid: Number(m[2]),
+      sid: parseSession(m[3]),
+      rssKiB: Number(m[4]),
+      pcpu: Number(m[5].replace(',', '.')),
       cpuSeconds,
-      fractional: m[5].includes('.'),
+      fractional: m[6].includes('.'),
       startTime,
     });
   }

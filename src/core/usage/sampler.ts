@@ -66,7 +66,8 @@ export class UsageSampler {
 
   /** Takes a process snapshot only, so that the next sample measures CPU from now. */
   async prime(jobs: readonly JobRecord[] = []): Promise<void> {
-    this.cpu.advance(await this.snapshot(jobs));
+    const { snapshot, members } = await this.observe(jobs.filter(isLiveAgent));
+    this.cpu.advance(snapshot, members);
   }
 
   /** Figures for each given agent that has any (see hasUsageToSample), by id. */
@@ -84,19 +85,16 @@ export class UsageSampler {
         await this.prime(live);
         await new Promise((resolve) => setTimeout(resolve, this.opts.cpuWarmupMs ?? CPU_WARMUP_MS));
       }
-      const snapshot = await this.snapshot(live);
-      interval = this.cpu.advance(snapshot);
-      members = processesByAgent(
-        snapshot.processes,
-        live.map((j) => ({ id: j.id, sessionId: j.lifecycle.pid })),
-      );
+      const observed = await this.observe(live);
+      members = observed.members;
+      interval = this.cpu.advance(observed.snapshot, members);
     }
     const now = Date.now();
     for (const job of wanted) {
       const processes = members.get(job.id);
       const tokens = await this.tokensOf(job);
       out.set(job.id, {
-        cpuPercent: processes && interval ? interval.percentOf(processes) : null,
+        cpuPercent: processes && interval ? interval.percentOf(job.id) : null,
         rssBytes: processes ? processes.reduce((sum, p) => sum + p.rssBytes, 0) : null,
         diskBytes: await this.diskOf(job, now),
         outputBytes: await outputBytes(this.opts.outputDir(job.id)),
@@ -110,9 +108,15 @@ export class UsageSampler {
     return out;
   }
 
-  private snapshot(jobs: readonly JobRecord[]): Promise<ProcessUsageSnapshot> {
-    const sessions = jobs.flatMap((j) => (j.lifecycle.pid !== null ? [j.lifecycle.pid] : []));
-    return processBackend().usageSnapshot(AGENT_MARKER_ENV, sessions);
+  /** One snapshot of the live agents' processes, and which are whose. */
+  private async observe(live: readonly JobRecord[]): Promise<{ snapshot: ProcessUsageSnapshot; members: Map<string, ProcessUsage[]> }> {
+    const sessions = live.flatMap((j) => (j.lifecycle.pid !== null ? [j.lifecycle.pid] : []));
+    const snapshot = await processBackend().usageSnapshot(AGENT_MARKER_ENV, sessions);
+    const members = processesByAgent(
+      snapshot.processes,
+      live.map((j) => ({ id: j.id, sessionId: j.lifecycle.pid })),
+    );
+    return { snapshot, members };
   }
 
   /**

@@ -64,9 +64,9 @@ describe('proc/psParse: ps and lsof output', () => {
     assert.equal(parseCpuTime('0:03.45'), 3.45);
     assert.equal(parseCpuTime('12:34.56'), 754.56);
     assert.ok(Number.isNaN(parseCpuTime('n/a')));
-    const linux = parsePsUsage(['  452   451 204800 97.5 00:00:12 Thu Dec  3 06:40:02 2026', 'garbage'].join('\n'));
-    assert.deepEqual({ ...linux[0], startTime: 0 }, { pid: 452, sid: 451, rssKiB: 204800, pcpu: 97.5, cpuSeconds: 12, fractional: false, startTime: 0 });
-    const mac = parsePsUsage('  900 0x5c2e1f0   51200  12,5   0:03.45 Thu Dec  3 06:40:02 2026');
+    const linux = parsePsUsage(['  452   450   451 204800 97.5 00:00:12 Thu Dec  3 06:40:02 2026', 'garbage'].join('\n'));
+    assert.deepEqual({ ...linux[0], startTime: 0 }, { pid: 452, ppid: 450, sid: 451, rssKiB: 204800, pcpu: 97.5, cpuSeconds: 12, fractional: false, startTime: 0 });
+    const mac = parsePsUsage('  900     1 0x5c2e1f0   51200  12,5   0:03.45 Thu Dec  3 06:40:02 2026');
     assert.equal(mac[0].sid > 0, true);
     assert.equal(mac[0].pcpu, 12.5);
     assert.equal(mac[0].cpuSeconds, 3.45);

@@ -115,5 +115,29 @@ for (const backend of ['proc', 'portable'] as const) {
       if (measuredItself > 60) assert.ok(usage.cpuPercent! > 50, `cpu ${usage.cpuPercent}`);
       else console.log(`      (the machine gave the loop ${measuredItself.toFixed(0)} % of a core)`);
     });
+
+    it('a shell that runs short-lived busy children: their CPU counts, as much as the shell measured', async () => {
+      // After each child the shell writes the time (ms) and its `times`: its own and its reaped children's CPU.
+      const loop = 'while true; do awk "BEGIN{for(i=0;i<200000;i++);}"; { date +%s%3N; times; } > cpu.tmp; mv cpu.tmp cpu.txt; done';
+      const c = sb.coordinator();
+      const started = await c.start({ repo: sb.repo, command: ['bash', '-c', loop] });
+      const running = await sb.waitFor(started.id, (j) => j.lifecycle.state === 'running' && existsSync(join(started.worktree!, 'cpu.txt')));
+      const seconds = (text: string) => text.split(/\s+/).filter(Boolean).reduce((sum, t) => { const m = /^(\d+)m([\d.]+)s$/.exec(t); return sum + (m ? Number(m[1]) * 60 + Number(m[2]) : 0); }, 0);
+      const accounted = () => {
+        const [at, ...times] = readFileSync(join(started.worktree!, 'cpu.txt'), 'utf8').trim().split('\n');
+        return { at: Number(at), seconds: seconds(times.join(' ')) };
+      };
+      const sampler = new UsageSampler({ outputDir: (id) => sb.store.outputDir(id) });
+      await sleep(300);
+      await sampler.prime([running]);
+      const first = accounted();
+      await sleep(backend === 'portable' ? 11_000 : 2000);
+      const last = accounted();
+      const usage = (await sampler.sample([running])).get(started.id)!;
+      const measured = ((last.seconds - first.seconds) / ((last.at - first.at) / 1000)) * 100;
+      assert.ok(Math.abs(usage.cpuPercent! - measured) <= 15, `sampled ${usage.cpuPercent} %, the shell measured ${measured.toFixed(1)} %`);
+      if (measured > 60) assert.ok(usage.cpuPercent! > 50, `cpu ${usage.cpuPercent}`);
+      else console.log(`      (the machine gave the loop ${measured.toFixed(0)} % of a core)`);
+    });
   });
 }
