@@ -1,7 +1,7 @@
 /** "$(hubot) 3 running · 1 waiting" in the status bar; a click focuses the Agents view. */
 import * as vscode from 'vscode';
 import { Disposable } from '../core/common/lifecycle';
-import { isLiveAgent } from '../core/usage/sampler';
+import { currentUsage } from '../core/usage/currentUsage';
 import { formatBytes, formatCount, formatCpu, totalUsage } from '../core/usage/usageText';
 import type { AgentsModel } from './model/agentsModel';
 
@@ -29,7 +29,7 @@ export class AgentsStatusBar extends Disposable {
 
   /** "All agents: 85% CPU · 412 MB memory · 1.2 GB disk · 45k tokens", from the last sampled figures. */
   private totals(): string | undefined {
-    const t = totalUsage(this.model.visibleAgents().map((job) => ({ usage: job.usage, live: isLiveAgent(job) })));
+    const t = totalUsage(this.model.visibleAgents().map(currentUsage));
     if (t.agents === 0) return undefined;
     const parts = [
       vscode.l10n.t('{0} CPU', formatCpu(t.cpuPercent)),

@@ -15,7 +15,8 @@ import { Disposable, disposableTimeout, MutableDisposable, type IDisposable } fr
 import { describeError } from '../core/common/errors';
 import { sampleAndRecordUsage } from '../core/operations/recordUsage';
 import type { JobStore } from '../core/store';
-import { hasUsageToSample, UsageSampler } from '../core/usage/sampler';
+import { hasUsageToSample } from '../core/usage/currentUsage';
+import { UsageSampler } from '../core/usage/sampler';
 import type { AgentsModel } from './model/agentsModel';
 
 /** Between the end of one sample and the start of the next. */

@@ -4,7 +4,7 @@ import { printable } from '../../core/common/printable';
 import type { EvidenceSummary } from '../../core/git/evidenceManifest';
 import { leftoversInWords } from '../../core/operations/leftovers';
 import type { JobEntry, JobRecord } from '../../core/store';
-import { isLiveAgent } from '../../core/usage/sampler';
+import { currentUsage, isLiveAgent } from '../../core/usage/currentUsage';
 import { formatBytes, formatCount, formatCpu, usageFacts } from '../../core/usage/usageText';
 
 const FIGURES = `${'CPU'.padStart(6)} ${'MEM'.padStart(7)} ${'DISK'.padStart(7)} ${'UP'.padStart(4)} ${'TOKENS'.padStart(7)}`;
@@ -22,13 +22,12 @@ function elapsed(job: JobRecord, now: number): string | undefined {
 
 /** The figure columns: '-' where there is no figure (an ended agent's CPU, an agent that writes no transcript). */
 function figureColumns(job: JobRecord, now: number): string {
-  const u = job.usage;
-  const live = isLiveAgent(job);
+  const u = currentUsage(job);
   const cell = (text: string | undefined, width: number) => (text ?? '-').padStart(width);
   const tokens = u && u.tokensIn !== null && u.tokensOut !== null ? formatCount(u.tokensIn + u.tokensOut) : undefined;
   return [
-    cell(live && u && u.cpuPercent !== null ? formatCpu(u.cpuPercent) : undefined, 6),
-    cell(live && u && u.rssBytes !== null ? formatBytes(u.rssBytes).replace(' ', '') : undefined, 7),
+    cell(u && u.cpuPercent !== null ? formatCpu(u.cpuPercent) : undefined, 6),
+    cell(u && u.rssBytes !== null ? formatBytes(u.rssBytes).replace(' ', '') : undefined, 7),
     cell(u && u.diskBytes !== null ? formatBytes(u.diskBytes).replace(' ', '') : undefined, 7),
     cell(elapsed(job, now), 4),
     cell(tokens, 7),
@@ -109,7 +108,7 @@ export function formatDetails(job: JobRecord, work = ''): string {
     for (const h of c.holders) lines.push(['held by', `pid ${h.pid} (${h.command})`]);
     if (c.branchOutcome) lines.push(['branch', c.branchOutcome]);
   }
-  const facts = usageFacts(job.usage, isLiveAgent(job));
+  const facts = usageFacts(currentUsage(job));
   for (const fact of facts) lines.push([fact.label.toLowerCase(), fact.value]);
   if (facts.length && job.usage) lines.push(['figures at', job.usage.sampledAt]);
   const e = job.evidence;

@@ -3,6 +3,7 @@
  * `start --json`): stable field names, absent parts as null. Scripts rely on it.
  */
 import type { JobEntry, JobRecord } from '../../core/store';
+import { currentUsage } from '../../core/usage/currentUsage';
 
 export function jobJson(job: JobRecord): Record<string, unknown> {
   const l = job.lifecycle;
@@ -62,7 +63,7 @@ export function jobJson(job: JobRecord): Record<string, unknown> {
     landing: job.landing ?? null,
     group: job.group ?? null,
     check: job.check ?? null,
-    usage: job.usage ?? null,
+    usage: currentUsage(job),
     setup: job.setup ?? null,
     autoApprove: job.autoApprove ?? false,
     leftovers: (job.leftovers ?? []).map((p) => ({ pid: p.pid, command: p.command })),

@@ -1,13 +1,15 @@
 /**
  * `paddock list` and `show` ask for the agents' figures: sampling costs
- * nothing when nobody looks, so a command that looks samples. (A one-shot
- * process has no earlier snapshot to measure CPU over: the sampler takes one
- * and waits half a second first, only when some agent runs.)
+ * nothing when nobody looks, so a command that looks samples — every agent
+ * that has figures (it runs, or its worktree is on disk). A one-shot process
+ * has no earlier snapshot to measure CPU over: the sampler takes one and
+ * waits half a second first, only when some agent runs.
  */
 import { sampleAndRecordUsage } from '../../core/operations/recordUsage';
 import type { JobEntry, JobStore } from '../../core/store';
 import type { JobRecord } from '../../core/store/schema';
-import { hasUsageToSample, isLiveAgent, UsageSampler } from '../../core/usage/sampler';
+import { hasUsageToSample } from '../../core/usage/currentUsage';
+import { UsageSampler } from '../../core/usage/sampler';
 import type { CliContext } from '../command';
 
 /** The records with fresh figures for the agents that have any. */
@@ -18,12 +20,8 @@ export async function withFreshUsage(store: JobStore, jobs: readonly JobRecord[]
   return sampleAndRecordUsage(store, sampler, wanted);
 }
 
-/**
- * `list`: fresh figures for the running agents; an ended agent shows what was
- * last recorded (its worktree's size is kept current by a window that shows
- * it, and by `show`), so listing a thousand ended agents walks no worktree.
- */
+/** `list`: the entries, with fresh figures where an agent has any. */
 export async function entriesWithFreshUsage(store: JobStore, entries: readonly JobEntry[], ctx: CliContext): Promise<JobEntry[]> {
-  const fresh = await withFreshUsage(store, entries.flatMap((e) => (e.ok && isLiveAgent(e.job) ? [e.job] : [])), ctx);
+  const fresh = await withFreshUsage(store, entries.flatMap((e) => (e.ok ? [e.job] : [])), ctx);
   return entries.map((e) => (e.ok && fresh.has(e.id) ? { ...e, job: fresh.get(e.id)! } : e));
 }

@@ -14,10 +14,11 @@ import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { processBackend } from '../proc/backend';
 import type { ProcessUsage, ProcessUsageSnapshot } from '../proc/processUsage';
-import { isTerminalState, type JobRecord, type Usage } from '../store/schema';
+import type { JobRecord, Usage } from '../store/schema';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { processesByAgent } from './agentProcesses';
 import { CpuTracker, type CpuInterval } from './cpuTracker';
+import { hasUsageToSample, hasWorktreeOnDisk, isLiveAgent } from './currentUsage';
 import { DiskUsage } from './diskUsage';
 import { TranscriptReader, transcriptKindOf } from './transcripts';
 
@@ -35,16 +36,6 @@ export interface UsageSamplerOptions {
   diskIntervalMs?: number;
   /** See CPU_WARMUP_MS. */
   cpuWarmupMs?: number;
-}
-
-/** Whether an agent's processes run (or may: starting, stopping). */
-export function isLiveAgent(job: JobRecord): boolean {
-  return !isTerminalState(job.lifecycle.state) && job.lifecycle.state !== 'queued';
-}
-
-/** Whether the agent has figures to sample: it runs, or its worktree still takes disk space. */
-export function hasUsageToSample(job: JobRecord): boolean {
-  return isLiveAgent(job) || (job.worktree !== null && job.cleanup?.phase !== 'complete' && job.cleanup?.phase !== 'removing');
 }
 
 interface DiskState {
@@ -125,7 +116,7 @@ export class UsageSampler {
    * record holds when that is recent enough.
    */
   private async diskOf(job: JobRecord, now: number): Promise<number | null> {
-    if (job.worktree === null) return null;
+    if (!hasWorktreeOnDisk(job) || job.worktree === null) return null;
     let state = this.disks.get(job.id);
     if (!state) {
       state = { walker: new DiskUsage(), bytes: null, at: 0 };

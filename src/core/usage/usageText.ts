@@ -1,8 +1,9 @@
 /**
  * The per-agent figures in words, one wording for the CLI and the window:
  * "85% CPU · 212 MB RAM · 52 MB disk · 12.3k↓ 4.1k↑ tokens". A figure that is
- * unknown (null) is left out, never shown as 0. CPU and memory are shown only
- * while the agent runs: an ended agent's last sample is history, not a cost.
+ * unknown (null) is left out, never shown as 0. The figures given are those
+ * that still hold (currentUsage.ts): an ended agent's CPU and memory, a
+ * removed worktree's size, are null there.
  */
 import type { Usage } from '../store/schema';
 
@@ -43,11 +44,11 @@ export interface UsageFact {
 }
 
 /** Each known figure, labelled (the tooltip's rows, `show`'s lines). */
-export function usageFacts(usage: Usage | null | undefined, live: boolean): UsageFact[] {
+export function usageFacts(usage: Usage | null): UsageFact[] {
   if (!usage) return [];
   const facts: UsageFact[] = [];
-  if (live && usage.cpuPercent !== null) facts.push({ label: 'CPU', value: formatCpu(usage.cpuPercent) });
-  if (live && usage.rssBytes !== null) facts.push({ label: 'Memory', value: formatBytes(usage.rssBytes) });
+  if (usage.cpuPercent !== null) facts.push({ label: 'CPU', value: formatCpu(usage.cpuPercent) });
+  if (usage.rssBytes !== null) facts.push({ label: 'Memory', value: formatBytes(usage.rssBytes) });
   if (usage.diskBytes !== null) facts.push({ label: 'Disk', value: formatBytes(usage.diskBytes) });
   if (usage.outputBytes !== null) facts.push({ label: 'Output', value: formatBytes(usage.outputBytes) });
   const tokens = formatTokens(usage);
@@ -56,17 +57,17 @@ export function usageFacts(usage: Usage | null | undefined, live: boolean): Usag
 }
 
 /** One short line: "85% CPU · 212 MB · 52 MB disk". */
-export function usageLine(usage: Usage | null | undefined, live: boolean): string {
+export function usageLine(usage: Usage | null): string {
   if (!usage) return '';
   const parts: string[] = [];
-  if (live && usage.cpuPercent !== null) parts.push(`${formatCpu(usage.cpuPercent)} CPU`);
-  if (live && usage.rssBytes !== null) parts.push(formatBytes(usage.rssBytes));
+  if (usage.cpuPercent !== null) parts.push(`${formatCpu(usage.cpuPercent)} CPU`);
+  if (usage.rssBytes !== null) parts.push(formatBytes(usage.rssBytes));
   if (usage.diskBytes !== null) parts.push(`${formatBytes(usage.diskBytes)} disk`);
   if (usage.tokensIn !== null && usage.tokensOut !== null) parts.push(`${formatCount(usage.tokensIn + usage.tokensOut)} tokens`);
   return parts.join(' · ');
 }
 
-/** Totals over several agents (the status bar's tooltip): live agents' CPU and memory, every agent's disk and tokens. */
+/** Totals over several agents' current figures (the status bar's tooltip). */
 export interface UsageTotals {
   cpuPercent: number;
   rssBytes: number;
@@ -75,15 +76,13 @@ export interface UsageTotals {
   agents: number;
 }
 
-export function totalUsage(agents: readonly { usage: Usage | null | undefined; live: boolean }[]): UsageTotals {
+export function totalUsage(usages: readonly (Usage | null)[]): UsageTotals {
   const t: UsageTotals = { cpuPercent: 0, rssBytes: 0, diskBytes: 0, tokens: 0, agents: 0 };
-  for (const { usage, live } of agents) {
+  for (const usage of usages) {
     if (!usage) continue;
     t.agents++;
-    if (live) {
-      t.cpuPercent += usage.cpuPercent ?? 0;
-      t.rssBytes += usage.rssBytes ?? 0;
-    }
+    t.cpuPercent += usage.cpuPercent ?? 0;
+    t.rssBytes += usage.rssBytes ?? 0;
     t.diskBytes += usage.diskBytes ?? 0;
     t.tokens += (usage.tokensIn ?? 0) + (usage.tokensOut ?? 0);
   }

@@ -7,7 +7,7 @@
 import type { JobRecord, LifecycleState } from '../../core/store/schema';
 import { isTerminalState } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
-import { isLiveAgent } from '../../core/usage/sampler';
+import { currentUsage, isLiveAgent } from '../../core/usage/currentUsage';
 import { usageFacts, usageLine } from '../../core/usage/usageText';
 import type { Standing } from '../../core/git/standing';
 import { landingWords, standingWords } from '../../core/git/standingWords';
@@ -213,7 +213,7 @@ export function lookOf(job: JobRecord, now: number, opts: LookOptions = {}): Age
     }
   }
   if (job.check) parts.push(checkInWords(job.check));
-  const figures = opts.showUsage ? usageLine(job.usage, isLiveAgent(job)) : '';
+  const figures = opts.showUsage ? usageLine(currentUsage(job)) : '';
   // What the person should know at a glance besides the state: what still runs, and that it acts without asking.
   const notes = [leftoversInWords(job), job.autoApprove ? AUTO_APPROVE_MARKER : undefined, figures || undefined].filter((n): n is string => n !== undefined);
   // Where the work stands against its base (computed elsewhere, cached): after the state, before the notes.
@@ -305,7 +305,7 @@ export function tooltipMarkdown(job: JobRecord, now: number, standing?: Standing
   ];
   const live = isLiveAgent(job);
   if (live && l.startedAt) lines.push(row('Running for', since(l.startedAt, now)));
-  const facts = usageFacts(job.usage, live);
+  const facts = usageFacts(currentUsage(job));
   for (const fact of facts) lines.push(row(fact.label, fact.value));
   if (facts.length && job.usage) lines.push(row('Figures as of', localTime(job.usage.sampledAt)));
   if (c) {

@@ -93,4 +93,38 @@ setInterval(() => {}, 1000);
     const recorded = (await sb.store.read(started.id)).usage;
     assert.ok(recorded && recorded.rssBytes !== null && recorded.diskBytes !== null, 'the figures are recorded');
   });
+
+  it('figures that no longer hold are shown by no view: a stopped agent\'s memory, a removed worktree\'s size', async () => {
+    const { env, started } = await startFakeClaude([assistant('m', { input_tokens: 1, output_tokens: 1 })]);
+    const live = JSON.parse((await run(sb, env, ['list', '--json'])).stdout)[0].usage;
+    assert.ok(live.rssBytes > 0 && live.cpuPercent !== null, 'sampled while it ran');
+    const stopped = await run(sb, env, ['stop', started.id]);
+    assert.equal(stopped.code, 0, stopped.stderr);
+    await sb.waitFor(started.id, (j) => j.lifecycle.state === 'cancelled');
+    const listed = JSON.parse((await run(sb, env, ['list', '--json'])).stdout)[0].usage;
+    const shown = JSON.parse((await run(sb, env, ['show', started.id, '--json'])).stdout).usage;
+    for (const [view, usage] of [['list', listed], ['show', shown]]) {
+      assert.equal(usage.rssBytes, null, `${view}: no memory for an ended agent`);
+      assert.equal(usage.cpuPercent, null, `${view}: no CPU for an ended agent`);
+      assert.ok(usage.diskBytes > 0, `${view}: its worktree is still there`);
+    }
+    assert.doesNotMatch((await run(sb, env, ['list'])).stdout.split('\n')[1], /MB/, 'no memory column either');
+
+    const cleaned = await run(sb, env, ['cleanup', started.id, '--yes']);
+    assert.equal(cleaned.code, 0, cleaned.stderr);
+    assert.ok(!existsSync(started.worktree!), 'the worktree is gone');
+    assert.equal(JSON.parse((await run(sb, env, ['list', '--json'])).stdout)[0].usage.diskBytes, null, 'list: no size for a removed worktree');
+    assert.equal(JSON.parse((await run(sb, env, ['show', started.id, '--json'])).stdout).usage.diskBytes, null, 'show: likewise');
+  });
+
+  it('an agent that ended before anyone looked: list shows its worktree\'s size', async () => {
+    const c = sb.coordinator();
+    const started = await c.start({ repo: sb.repo, command: [process.execPath, '-e', "require('fs').writeFileSync('out.bin', Buffer.alloc(2 * 1024 * 1024, 1))"] });
+    await sb.waitFor(started.id, (j) => j.lifecycle.state === 'completed');
+    assert.equal((await sb.store.read(started.id)).usage ?? null, null, 'never sampled while it ran');
+    const listed = await run(sb, sb.env, ['list', '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const usage = JSON.parse(listed.stdout)[0].usage;
+    assert.ok(usage && usage.diskBytes >= 2 * 1024 * 1024, `disk of the ended agent's worktree: ${JSON.stringify(usage)}`);
+  });
 });

@@ -24,9 +24,9 @@ describe('usage/significance and usageText', () => {
     assert.equal(formatBytes(212 * 1024 * 1024), '212 MB');
     assert.equal(formatCount(12_345), '12k');
     assert.equal(formatCount(1_234), '1.2k');
-    assert.deepEqual(usageFacts({ ...base, tokensIn: null, tokensOut: null }, true).map((f) => f.label), ['CPU', 'Memory', 'Disk', 'Output']);
-    assert.deepEqual(usageFacts(base, false).map((f) => f.label), ['Disk', 'Output', 'Tokens']);
-    assert.equal(usageLine(base, true), '50% CPU · 200 MB · 50 MB disk · 1.1k tokens');
-    assert.equal(usageLine(null, true), '');
+    assert.deepEqual(usageFacts({ ...base, tokensIn: null, tokensOut: null }).map((f) => f.label), ['CPU', 'Memory', 'Disk', 'Output']);
+    assert.deepEqual(usageFacts({ ...base, cpuPercent: null, rssBytes: null }).map((f) => f.label), ['Disk', 'Output', 'Tokens']);
+    assert.equal(usageLine(base), '50% CPU · 200 MB · 50 MB disk · 1.1k tokens');
+    assert.equal(usageLine(null), '');
   });
 });
