@@ -16,7 +16,8 @@ import type { CliContext } from '../command';
 export async function withFreshUsage(store: JobStore, jobs: readonly JobRecord[], ctx: CliContext): Promise<Map<string, JobRecord>> {
   const wanted = jobs.filter(hasUsageToSample);
   if (wanted.length === 0) return new Map();
-  const sampler = new UsageSampler({ outputDir: (id) => store.outputDir(id), env: ctx.env });
+  // A one-shot process: where the measures stand is kept in each agent's job folder for the next.
+  const sampler = new UsageSampler({ outputDir: (id) => store.outputDir(id), cursorDir: (id) => store.jobDir(id), env: ctx.env });
   return sampleAndRecordUsage(store, sampler, wanted);
 }
 

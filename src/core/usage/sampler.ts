@@ -4,7 +4,12 @@
  * every process (through the process backend: /proc, or ps), gives each agent
  * its session's and its marked processes' memory and CPU, the size of its
  * output log, its worktree's size on disk (at most every 30 s per agent,
- * incrementally) and the tokens from its transcripts (incrementally).
+ * incrementally) and the tokens from its transcripts (incrementally). A
+ * sampler that lives long (the window's) keeps where it stands in memory; a
+ * one-shot one (the CLI's) is given each agent's cursor file (usageCursor.ts)
+ * and goes on from, and leaves, where the previous process stood: the 30 s
+ * between walks hold across processes, and a transcript is never read whole
+ * again.
  *
  * Everything here is asynchronous and done a few system calls at a time: the
  * extension host samples in its own process, and its event loop is never held
@@ -21,6 +26,7 @@ import { CpuTracker, type CpuInterval } from './cpuTracker';
 import { hasUsageToSample, hasWorktreeOnDisk, isLiveAgent } from './currentUsage';
 import { DiskUsage } from './diskUsage';
 import { TranscriptReader, transcriptKindOf } from './transcripts';
+import { newCursor, UsageCursorFile, type DiskWalk } from './usageCursor';
 
 /** A worktree is measured at most this often per agent. */
 export const DISK_INTERVAL_MS = 30_000;
@@ -36,17 +42,21 @@ export interface UsageSamplerOptions {
   diskIntervalMs?: number;
   /** See CPU_WARMUP_MS. */
   cpuWarmupMs?: number;
+  /** Where an agent's cursor is kept between processes (its job folder); none: kept in memory only. */
+  cursorDir?: (id: string) => string;
 }
 
 interface DiskState {
   walker: DiskUsage;
-  bytes: number | null;
-  at: number;
+  /** The last walk (or the one an earlier process left in the cursor); null before any. */
+  last: DiskWalk | null;
 }
 
 export class UsageSampler {
   private readonly cpu = new CpuTracker();
   private readonly disks = new Map<string, DiskState>();
+  /** Each agent's cursor file, once read (see cursorDir). */
+  private readonly cursors = new Map<string, UsageCursorFile>();
   private readonly transcripts: TranscriptReader;
   private readonly diskIntervalMs: number;
 
@@ -82,6 +92,7 @@ export class UsageSampler {
     }
     const now = Date.now();
     for (const job of wanted) {
+      const cursor = await this.cursorOf(job.id);
       const processes = members.get(job.id);
       const tokens = await this.tokensOf(job);
       out.set(job.id, {
@@ -94,6 +105,7 @@ export class UsageSampler {
         costUsd: tokens?.costUsd ?? null,
         sampledAt: new Date(now).toISOString(),
       });
+      await cursor?.write(newCursor(this.transcripts.statesOf(job.id), this.disks.get(job.id)?.last ?? null));
     }
     for (const id of this.disks.keys()) if (!wanted.some((j) => j.id === id)) this.disks.delete(id);
     return out;
@@ -118,20 +130,29 @@ export class UsageSampler {
   private async diskOf(job: JobRecord, now: number): Promise<number | null> {
     if (!hasWorktreeOnDisk(job) || job.worktree === null) return null;
     let state = this.disks.get(job.id);
-    if (!state) {
-      state = { walker: new DiskUsage(), bytes: null, at: 0 };
-      const recorded = job.usage;
-      if (recorded && recorded.diskBytes !== null && now - Date.parse(recorded.sampledAt) < this.diskIntervalMs) {
-        state.bytes = recorded.diskBytes;
-        state.at = Date.parse(recorded.sampledAt);
-      }
-      this.disks.set(job.id, state);
+    if (!state) this.disks.set(job.id, (state = { walker: new DiskUsage(), last: null }));
+    const last = state.last;
+    // A walk of this worktree within the interval (a clock that went back makes it due) stands.
+    const fresh = last !== null && last.root === job.worktree && last.walkedAt <= now && now - last.walkedAt < this.diskIntervalMs;
+    if (!fresh) {
+      const bytes = await state.walker.measure(job.worktree);
+      state.last = { root: job.worktree, bytes, walkedAt: Date.now() };
     }
-    if (now - state.at >= this.diskIntervalMs) {
-      state.bytes = await state.walker.measure(job.worktree);
-      state.at = now;
+    return state.last!.bytes;
+  }
+
+  /** The agent's cursor file, read the first time the agent is sampled (it seeds the transcripts and the last walk). */
+  private async cursorOf(id: string): Promise<UsageCursorFile | undefined> {
+    if (!this.opts.cursorDir) return undefined;
+    let file = this.cursors.get(id);
+    if (!file) {
+      file = UsageCursorFile.inJobDir(this.opts.cursorDir(id));
+      this.cursors.set(id, file);
+      const cursor = await file.read();
+      this.transcripts.seed(cursor.transcripts);
+      if (cursor.disk && !this.disks.has(id)) this.disks.set(id, { walker: new DiskUsage(), last: cursor.disk });
     }
-    return state.bytes;
+    return file;
   }
 
   private async tokensOf(job: JobRecord) {

@@ -24,6 +24,7 @@ import { promises as fsp } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { JsonlTail } from './jsonlTail';
+import type { ClaudeSessionState, CodexSessionState, TranscriptState } from './usageCursor';
 
 export interface TokenTotals {
   tokensIn: number;
@@ -86,8 +87,17 @@ export class ClaudeSession {
   private readonly tail: JsonlTail;
   private readonly messages = new Map<string, MessageUsage>();
 
-  constructor(path: string) {
-    this.tail = new JsonlTail(path);
+  /** `from`: where an earlier process stood in this file (checked against it on the first update). */
+  constructor(path: string, from?: ClaudeSessionState) {
+    this.tail = new JsonlTail(path, from?.position);
+    for (const [id, tokensIn, tokensOut, cost] of from?.messages ?? []) this.messages.set(id, { in: tokensIn, out: tokensOut, cost });
+  }
+
+  /** Where it stands, for a later process; undefined before the file was read. */
+  state(): ClaudeSessionState | undefined {
+    const position = this.tail.position;
+    if (!position) return undefined;
+    return { kind: 'claude', path: this.tail.path, position, messages: [...this.messages].map(([id, m]) => [id, m.in, m.out, m.cost]) };
   }
 
   async update(): Promise<void> {
@@ -144,8 +154,19 @@ export class CodexSession {
   cwd: string | undefined;
   private latest: TokenTotals | undefined;
 
-  constructor(path: string) {
-    this.tail = new JsonlTail(path);
+  /** `from`: where an earlier process stood in this file (checked against it on the first update). */
+  constructor(path: string, from?: CodexSessionState) {
+    this.tail = new JsonlTail(path, from?.position);
+    this.cwd = from?.cwd ?? undefined;
+    this.latest = from?.latest ? { ...from.latest, costUsd: null } : undefined;
+  }
+
+  /** Where it stands, for a later process; undefined before the file was read. */
+  state(): CodexSessionState | undefined {
+    const position = this.tail.position;
+    if (!position) return undefined;
+    const latest = this.latest ? { tokensIn: this.latest.tokensIn, tokensOut: this.latest.tokensOut } : null;
+    return { kind: 'codex', path: this.tail.path, position, cwd: this.cwd ?? null, latest };
   }
 
   async update(): Promise<void> {
@@ -185,14 +206,56 @@ export interface TranscriptAgent {
   ownFolder: boolean;
 }
 
-/** Finds and follows each agent's session files; keeps what it read between samples. */
+/**
+ * Finds and follows each agent's session files; keeps what it read between
+ * samples, and between processes through `seed` and `statesOf` (usageCursor.ts).
+ */
 export class TranscriptReader {
   private readonly claude = new Map<string, ClaudeSession>();
   private readonly codex = new Map<string, CodexSession>();
+  /** States saved by an earlier process, by path, until a session file found there takes one. */
+  private readonly seeds = new Map<string, TranscriptState>();
+  /** The session files each agent's last totals looked at, by agent id. */
+  private readonly lookedAt = new Map<string, string[]>();
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
 
   private readonly realCwds = new Map<string, string>();
+
+  /** Gives where an earlier process stood in session files: one found at such a path goes on from there. */
+  seed(states: readonly TranscriptState[]): void {
+    for (const state of states) if (!this.claude.has(state.path) && !this.codex.has(state.path)) this.seeds.set(state.path, state);
+  }
+
+  /** Where the session files the agent's last totals looked at stand, to be given to a later process. */
+  statesOf(agentId: string): TranscriptState[] {
+    const out: TranscriptState[] = [];
+    for (const path of this.lookedAt.get(agentId) ?? []) {
+      const state = (this.claude.get(path) ?? this.codex.get(path))?.state();
+      if (state) out.push(state);
+    }
+    return out;
+  }
+
+  private claudeSession(path: string): ClaudeSession {
+    let session = this.claude.get(path);
+    if (!session) {
+      const seed = this.seeds.get(path);
+      this.seeds.delete(path);
+      this.claude.set(path, (session = new ClaudeSession(path, seed?.kind === 'claude' ? seed : undefined)));
+    }
+    return session;
+  }
+
+  private codexSession(path: string): CodexSession {
+    let session = this.codex.get(path);
+    if (!session) {
+      const seed = this.seeds.get(path);
+      this.seeds.delete(path);
+      this.codex.set(path, (session = new CodexSession(path, seed?.kind === 'codex' ? seed : undefined)));
+    }
+    return session;
+  }
 
   /** The agent's totals over its sessions; null when it has written none yet. */
   async totalsOf(agent: TranscriptAgent): Promise<TokenTotals | null> {
@@ -204,7 +267,9 @@ export class TranscriptReader {
       else real = agent.cwd;
     }
     if (real !== agent.cwd) agent = { ...agent, cwd: real };
-    const sessions = agent.kind === 'claude' ? await this.claudeSessions(agent) : await this.codexSessions(agent);
+    const lookedAt: string[] = [];
+    this.lookedAt.set(agent.id, lookedAt);
+    const sessions = agent.kind === 'claude' ? await this.claudeSessions(agent, lookedAt) : await this.codexSessions(agent, lookedAt);
     if (sessions.length === 0) return null;
     const sum: TokenTotals = { tokensIn: 0, tokensOut: 0, costUsd: null };
     for (const t of sessions) {
@@ -220,13 +285,13 @@ export class TranscriptReader {
    * by its id: a resumed conversation (`--continue` on retry) may repeat
    * earlier messages in its new session file.
    */
-  private async claudeSessions(agent: TranscriptAgent): Promise<TokenTotals[]> {
+  private async claudeSessions(agent: TranscriptAgent, lookedAt: string[]): Promise<TokenTotals[]> {
     const dir = claudeProjectDir(agent.cwd, this.env);
     const messages = new Map<string, MessageUsage>();
     let found = false;
     for (const path of await sessionFiles(dir, (name) => name.endsWith('.jsonl'), agent.ownFolder ? 0 : agent.createdAtMs)) {
-      let session = this.claude.get(path);
-      if (!session) this.claude.set(path, (session = new ClaudeSession(path)));
+      const session = this.claudeSession(path);
+      lookedAt.push(path);
       await session.update();
       found = true;
       for (const [id, usage] of session.entries()) messages.set(id, usage);
@@ -234,12 +299,13 @@ export class TranscriptReader {
     return found ? [sumMessages(messages.values())] : [];
   }
 
-  private async codexSessions(agent: TranscriptAgent): Promise<TokenTotals[]> {
+  private async codexSessions(agent: TranscriptAgent, lookedAt: string[]): Promise<TokenTotals[]> {
     const out: TokenTotals[] = [];
     for (const dir of dayFolders(codexSessionsDir(this.env), agent.createdAtMs, Date.now())) {
       for (const path of await sessionFiles(dir, (name) => name.startsWith('rollout-') && name.endsWith('.jsonl'), agent.createdAtMs)) {
-        let session = this.codex.get(path);
-        if (!session) this.codex.set(path, (session = new CodexSession(path)));
+        const session = this.codexSession(path);
+        // Another session's file is kept too: a later process then knows it without reading it again.
+        lookedAt.push(path);
         if (session.cwd !== undefined && session.cwd !== agent.cwd) continue; // another session's: not read on
         await session.update();
         const totals = session.totals();

@@ -59,6 +59,8 @@ setInterval(() => {}, 1000);
     assert.match(cells[7], /^\d+s$/, `uptime column: ${row}`);
     assert.equal(cells[8], '5.0k', 'tokens: 2000 in + 3000 out');
 
+    assert.ok(existsSync(join(sb.store.jobDir(started.id), 'usage-cursor.json')), 'where the transcript was read to is kept for the next command');
+
     const shown = await run(sb, env, ['show', started.id, '--json']);
     assert.equal(shown.code, 0, shown.stderr);
     const usage = JSON.parse(shown.stdout).usage;
