@@ -1,5 +1,5 @@
 /** Creating and removing an agent's linked worktree. */
-import { existsSync, readdirSync, realpathSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import { checkBranchName } from './repo';
@@ -7,7 +7,7 @@ import { firstLine, GitResult, runGit } from './runGit';
 import { isCommitId } from './commitId';
 import { branchExistsInFiles } from './headFiles';
 import { listWorktrees } from './worktreeList';
-import { forgetWorktreeRegistration } from './worktreeRegistration';
+import { forgetWorktreeRegistration, resolvedPath } from './worktreeRegistration';
 
 export { listWorktrees, type WorktreeEntry } from './worktreeList';
 
@@ -113,20 +113,6 @@ async function undoFailedAdd(repo: string, target: string, branch: string, creat
 
 export type RemoveOutcome = 'removed' | 'already-gone-pruned';
 
-function canonical(p: string): string {
-  const abs = path.resolve(p);
-  try {
-    return realpathSync(abs);
-  } catch {
-    // Gone: canonicalise the parent, which usually still exists.
-    try {
-      return path.join(realpathSync(path.dirname(abs)), path.basename(abs));
-    } catch {
-      return abs;
-    }
-  }
-}
-
 /**
  * Removes a linked worktree whatever its state: dirty or with submodules
  * (--force), locked (--force twice), or its folder already deleted by hand
@@ -139,7 +125,7 @@ function canonical(p: string): string {
  * worktree list is read only when git refused, to say why (or to prune).
  */
 export async function removeWorktree(repo: string, worktreePath: string): Promise<{ outcome: RemoveOutcome }> {
-  const target = canonical(worktreePath);
+  const target = resolvedPath(worktreePath);
   const present = existsSync(target);
   if (present) {
     const res = await runGit(['worktree', 'remove', '--force', '--force', '--', target], { cwd: repo, allowFailure: true });
@@ -155,10 +141,10 @@ export async function removeWorktree(repo: string, worktreePath: string): Promis
 /** After git refused (or with the folder gone): main tree, stranger, or a registration to prune. */
 async function explainRefusal(repo: string, target: string, present: boolean, refused: GitResult | undefined): Promise<{ outcome: RemoveOutcome }> {
   const entries = await listWorktrees(repo);
-  if (entries.length > 0 && canonical(entries[0].path) === target) {
+  if (entries.length > 0 && resolvedPath(entries[0].path) === target) {
     throw usageError(`${target} is the main working tree of ${repo}; it is never removed.`);
   }
-  const entry = entries.find((e) => canonical(e.path) === target);
+  const entry = entries.find((e) => resolvedPath(e.path) === target);
   if (!entry) {
     // git deletes `.git` and the registration first, then the files: one it could not delete (an
     // immutable file, say) leaves a folder that is no worktree any more because git began removing it.
@@ -175,7 +161,7 @@ async function explainRefusal(repo: string, target: string, present: boolean, re
     // A folder deleted by hand whose registration git still refuses to drop: forget it (that one only).
     if (!present) {
       await forgetWorktreeRegistration(repo, entry.path);
-      if (!(await listWorktrees(repo)).some((e) => canonical(e.path) === target)) return { outcome: 'already-gone-pruned' };
+      if (!(await listWorktrees(repo)).some((e) => resolvedPath(e.path) === target)) return { outcome: 'already-gone-pruned' };
     }
     throw failure(`Could not remove the worktree ${target}: ${firstLine(res.stderr) || `exit code ${res.code}`}`);
   }

@@ -9,8 +9,8 @@ import { existsSync, promises as fs, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from './runGit';
 
-/** `folder` as git records it: symlinks resolved (through its parent when it is gone). */
-function resolvedPath(folder: string): string {
+/** `folder` as git records it: symlinks resolved (through its parent when it is gone, usually still there). */
+export function resolvedPath(folder: string): string {
   const abs = path.resolve(folder);
   try {
     return realpathSync(abs);
