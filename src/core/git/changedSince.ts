@@ -11,7 +11,7 @@
 import { walkWorktree, type Walk, type WalkEntry } from './inventory';
 
 /** Why `now` differs from what `seen` recorded (its first such path), or null when nothing changed. */
-export function firstChangedEntry(now: Walk, seen: readonly WalkEntry[], skip: (relPath: string) => boolean = () => false): string | null {
+export function firstChangedEntry(now: Walk, seen: readonly WalkEntry[], skip: (relPath: string) => boolean = () => false, opts: { ctime: boolean } = { ctime: true }): string | null {
   if (now.unreadable.length > 0) return now.unreadable[0];
   const known = new Map(seen.map((e) => [e.path, e]));
   for (const e of now.entries) {
@@ -22,7 +22,7 @@ export function firstChangedEntry(now: Walk, seen: readonly WalkEntry[], skip: (
     if (e.type === 'dir') continue;
     if (was.size !== e.size || was.mtimeMs !== e.mtimeMs) return e.path;
     if (was.ino !== undefined && was.ino !== e.ino) return e.path;
-    if (was.ctimeMs !== undefined && was.ctimeMs !== e.ctimeMs) return e.path;
+    if (opts.ctime && was.ctimeMs !== undefined && was.ctimeMs !== e.ctimeMs) return e.path;
   }
   return null;
 }

@@ -15,7 +15,12 @@ export function isGitless(worktree: string): boolean {
   return existsSync(worktree) && !existsSync(path.join(worktree, '.git'));
 }
 
-/** null when everything left is in the evidence; else the first path that is not (or changed). */
+/**
+ * null when everything left is in the evidence; else the first path that is not (or changed). The
+ * status-change time is not compared here: what is left of a half-removed worktree was compared in
+ * full right before git began removing it, and a person who lifts what stopped the removal
+ * (`chattr -i`, a chmod) changes only that time — compared, the remnant could never be cleaned up.
+ */
 export async function firstUnsavedEntry(worktree: string, manifest: Manifest, regenerable: readonly string[]): Promise<string | null> {
-  return firstChangedEntry(await walkWorktree(worktree), manifest.entries, regenerableMatcher(regenerable));
+  return firstChangedEntry(await walkWorktree(worktree), manifest.entries, regenerableMatcher(regenerable), { ctime: false });
 }
