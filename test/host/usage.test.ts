@@ -43,12 +43,13 @@ describe('per-agent figures in the window', function () {
     await vscode.commands.executeCommand('paddock.agents.focus');
     // The agent reads running as soon as node starts, before it has touched its 60 MB: a first
     // sample may come before that (23 MB once in CI), so the tooltip is read until it shows them.
-    const tooltip = await waitFor('the tooltip to show the 60 MB the agent holds', async () => {
+    const tooltip = await waitFor('the tooltip to show the 60 MB the agent holds, and its CPU', async () => {
       await ext.agents.refresh(job.id);
       const found = await treeItemFor(ext, job.id);
       const md = (found?.item.tooltip as vscode.MarkdownString | undefined)?.value ?? '';
       const memory = /\| Memory \| (\d+) MB \|/.exec(md);
-      if (!memory || !/\| Disk \|/.test(md)) return undefined;
+      // CPU is over the last interval: none until the agent was sampled at both ends of one.
+      if (!memory || !/\| Disk \|/.test(md) || !/\| CPU \|/.test(md)) return undefined;
       if (Number(memory[1]) < 60) throw new Error(`the tooltip says ${memory[1]} MB`);
       return md;
     }, 45_000);
