@@ -41,7 +41,16 @@ export interface CaptureStamp {
  * `git status` refreshes it), lock files, and the files that only say where the worktree is.
  */
 export function isGitDirNoise(relPath: string): boolean {
-  return relPath === 'index' || relPath === 'gitdir' || relPath === 'locked' || relPath.endsWith('.lock');
+  return relPath === 'index' || isSubmoduleIndex(relPath) || relPath === 'gitdir' || relPath === 'locked' || relPath.endsWith('.lock');
+}
+
+/**
+ * A submodule's index, in its git dir under `modules/` (nested ones under `modules/a/modules/b/`):
+ * refreshed by any `git status` that recurses into submodules, the capture's own included. What it
+ * stages is files of the submodule's checkout, which are compared themselves.
+ */
+function isSubmoduleIndex(relPath: string): boolean {
+  return relPath.startsWith('modules/') && relPath.endsWith('/index');
 }
 
 /** The first change since `stamp` in the worktree (`now`, walked again) or in its git dir (a commit, a checkout), or null. */

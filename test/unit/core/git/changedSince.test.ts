@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { firstChangeSinceCapture } from '../../../../src/core/git/changedSince';
+import { firstChangeSinceCapture, isGitDirNoise } from '../../../../src/core/git/changedSince';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { walkWorktree } from '../../../../src/core/git/inventory';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
@@ -56,5 +56,10 @@ describe('git/changedSince: the worktree still is what its capture saw', functio
     git(wt, 'commit', '-q', '-m', 'after the capture');
     // The first entry of the private git dir the commit touched (COMMIT_EDITMSG, logs/HEAD…).
     assert.match((await check(s2)) ?? '', /^\.git\/./);
+  });
+
+  it("takes a refreshed index for noise, the worktree's own or a submodule's, and nothing else of the git dir", () => {
+    for (const noise of ['index', 'modules/vendor/lib/index', 'modules/a/modules/b/index', 'index.lock', 'HEAD.lock', 'gitdir', 'locked']) assert.equal(isGitDirNoise(noise), true, noise);
+    for (const change of ['HEAD', 'logs/HEAD', 'refs/worktree/index', 'modules/vendor/lib/HEAD', 'modules/vendor/lib/refs/heads/main', 'ORIG_HEAD']) assert.equal(isGitDirNoise(change), false, change);
   });
 });
