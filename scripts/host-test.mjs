@@ -639,6 +639,10 @@ async function runRowMenuCommand(page, row, title) {
   // is still settling and do nothing). A menu opened while the view still re-renders can close or
   // lose the pointer under a loaded machine: it is opened once more then.
   for (let attempt = 1; ; attempt++) {
+    // A row's tooltip left open by an earlier step's pointer covers the rows below it and takes the click
+    // (seen in CI): the pointer leaves the tree first, so that the hover closes.
+    await page.mouse.move(0, 0);
+    await page.locator('.monaco-hover').first().waitFor({ state: 'hidden', timeout: 3_000 }).catch(() => undefined);
     await row.click({ button: 'right' });
     await item.waitFor({ timeout: 20_000 });
     await item.hover();
