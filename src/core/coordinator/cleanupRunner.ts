@@ -30,11 +30,9 @@ import { observeFingerprint } from './fingerprint';
 export { observeFingerprint };
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { agentCommandEnv } from '../worker/agentEnv';
-import { redactorForCommandEnv } from '../store/secretEnv';
 import { openRequestEnv } from './requestEnv';
 import { runtimeDirFor } from '../protocol/runtimeDir';
-import { TEARDOWN_TIMEOUT_SECONDS } from '../repoConfig/worktreeConfig';
-import { runTeardown, teardownFailure } from './teardown';
+import { runLoggedTeardown, teardownFailure } from './teardown';
 
 export interface CleanupRunnerDeps {
   store: JobStore;
@@ -213,33 +211,12 @@ export class CleanupRunner {
     const command = job.settings.worktree?.teardown;
     if (!command || job.cleanup?.teardownDone || job.cleanup?.teardownSkipped || job.worktree === null || !existsSync(job.worktree)) return job;
     const id = job.id;
-    const env = agentCommandEnv(this.teardownEnv(job), job);
-    // The agent's secrets as the worker redacts them: this process's store knows none of them.
-    const redactor = redactorForCommandEnv(env, job.settings.secretEnvNames);
-    const output = this.deps.store.openOutput(id, redactor);
-    output.append(`\r\n\x1b[2m──── teardown: ${command} ────\x1b[0m\r\n`);
-    let outcome;
-    try {
-      outcome = await runTeardown({
-        command,
-        cwd: job.worktree,
-        jobId: id,
-        env,
-        timeoutMs: TEARDOWN_TIMEOUT_SECONDS * 1000,
-        graceMs: Math.min(job.settings.stopGraceMs, 5000),
-        // A pipe gives bare newlines: the log is a terminal's.
-        onOutput: (chunk) => output.append(chunk.toString('utf8').replace(/\r?\n/g, '\r\n')),
-      });
-    } finally {
-      await output.close().catch(() => undefined);
-    }
-    // Its output's tail becomes the stage's lastError: redacted by the same rule as the log.
-    outcome = { ...outcome, tail: redactor.redact(outcome.tail) };
+    const outcome = await runLoggedTeardown(this.deps.store, job, command, agentCommandEnv(this.teardownEnv(job), job));
     if (outcome.survivors.length > 0) {
       throw new StageFailure('terminating', `the teardown left process ${outcome.survivors[0]} running even after SIGKILL`, [], true);
     }
     if (outcome.code !== 0 || outcome.timedOut) {
-      const why = teardownFailure(outcome, TEARDOWN_TIMEOUT_SECONDS);
+      const why = teardownFailure(outcome);
       if (!job.cleanup?.dropUnarchivable) throw new StageFailure('terminating', why);
       // The person's "anyway": the teardown is what stood in the way, the capture still runs in full.
       notes.push(`teardown skipped as agreed (${why.split(':')[0]})`);

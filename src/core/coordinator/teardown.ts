@@ -9,6 +9,10 @@
 import { stripTerminalControls } from '../common/ansi';
 import { runSessionCommand } from '../proc';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
+import { TEARDOWN_TIMEOUT_SECONDS } from '../repoConfig/worktreeConfig';
+import { redactorForCommandEnv } from '../store/secretEnv';
+import type { JobStore } from '../store';
+import type { JobRecord } from '../store/schema';
 
 /** What a failure quotes of the output (cleanup's lastError is capped at 2,000 characters). */
 const TAIL_BYTES = 1500;
@@ -67,11 +71,38 @@ export async function runTeardown(opts: TeardownOptions): Promise<TeardownOutcom
 }
 
 /** The stage's lastError for a teardown that did not succeed: what happened, then the end of its output. */
-export function teardownFailure(outcome: TeardownOutcome, timeoutSeconds: number): string {
+export function teardownFailure(outcome: TeardownOutcome, timeoutSeconds = TEARDOWN_TIMEOUT_SECONDS): string {
   const what = outcome.timedOut
     ? `teardown timed out after ${timeoutSeconds} s`
     : outcome.signal
       ? `teardown failed (killed by ${outcome.signal})`
       : `teardown failed (exit ${outcome.code})`;
   return outcome.tail ? `${what}: ${outcome.tail}` : what;
+}
+
+/**
+ * `command` run as `job`'s teardown with `env`, its output in the agent's log and its tail in the
+ * outcome, both redacted by the worker's rule for that environment (the cleanup's own process
+ * knows none of the agent's secrets).
+ */
+export async function runLoggedTeardown(store: JobStore, job: JobRecord, command: string, env: NodeJS.ProcessEnv): Promise<TeardownOutcome> {
+  const redactor = redactorForCommandEnv(env, job.settings.secretEnvNames);
+  const output = store.openOutput(job.id, redactor);
+  output.append(`\r\n\x1b[2m──── teardown: ${command} ────\x1b[0m\r\n`);
+  let outcome: TeardownOutcome;
+  try {
+    outcome = await runTeardown({
+      command,
+      cwd: job.worktree!,
+      jobId: job.id,
+      env,
+      timeoutMs: TEARDOWN_TIMEOUT_SECONDS * 1000,
+      graceMs: Math.min(job.settings.stopGraceMs, 5000),
+      // A pipe gives bare newlines: the log is a terminal's.
+      onOutput: (chunk) => output.append(chunk.toString('utf8').replace(/\r?\n/g, '\r\n')),
+    });
+  } finally {
+    await output.close().catch(() => undefined);
+  }
+  return { ...outcome, tail: redactor.redact(outcome.tail) };
 }

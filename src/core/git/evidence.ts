@@ -39,7 +39,7 @@ import { isValidRefName } from './repo';
 import { firstLine, runGit } from './runGit';
 import { stageEverything } from './snapshotIndex';
 import { captureExactBytes, type IndexFile } from './exactBytes';
-import { commonDirOf } from './headFiles';
+import { commonDirOf, unbornBranchOf } from './headFiles';
 import type { CaptureStamp } from './changedSince';
 import { keepAgentIndex } from './agentIndex';
 import { isCommitId } from './commitId';
@@ -140,16 +140,6 @@ function parseStage(res: { stdout: string }): IndexFile[] {
 /** A walked entry as the archive must hold it. */
 function archiveEntry(e: WalkEntry): ArchiveEntry {
   return e.type === 'file' ? { path: e.path, fileSize: e.size } : { path: e.path };
-}
-
-/** The branch HEAD names when it has no commit yet (an orphan branch), else null. */
-async function unbornBranchOf(worktree: string): Promise<string | null> {
-  const [symbolic, resolved] = await Promise.all([
-    runGit(['symbolic-ref', '-q', 'HEAD'], { cwd: worktree, allowFailure: true }),
-    runGit(['rev-parse', '-q', '--verify', 'HEAD'], { cwd: worktree, allowFailure: true }),
-  ]);
-  const ref = symbolic.stdout.trim();
-  return symbolic.code === 0 && ref.startsWith('refs/heads/') && resolved.code !== 0 ? ref.slice('refs/heads/'.length) : null;
 }
 
 function isInside(parent: string, child: string): boolean {

@@ -8,6 +8,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isCommitId } from './commitId';
+import { runGit } from './runGit';
 
 export interface HeadFromFiles {
   head: string;
@@ -92,4 +93,14 @@ async function refFromFiles(commonDir: string, ref: string): Promise<string | nu
     if (name === ref && isCommitId(sha)) return sha;
   }
   return null;
+}
+
+/** The branch HEAD names when it has no commit yet (an orphan branch), else null. */
+export async function unbornBranchOf(worktree: string): Promise<string | null> {
+  const [symbolic, resolved] = await Promise.all([
+    runGit(['symbolic-ref', '-q', 'HEAD'], { cwd: worktree, allowFailure: true }),
+    runGit(['rev-parse', '-q', '--verify', 'HEAD'], { cwd: worktree, allowFailure: true }),
+  ]);
+  const ref = symbolic.stdout.trim();
+  return symbolic.code === 0 && ref.startsWith('refs/heads/') && resolved.code !== 0 ? ref.slice('refs/heads/'.length) : null;
 }
