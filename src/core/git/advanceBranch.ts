@@ -14,6 +14,7 @@ import { fewPaths } from './landingConflict';
 import { readHeadFromFiles } from './headFiles';
 import { firstLine, runGit } from './runGit';
 import { MERGE_CONFIG } from './scopedConfig';
+import type { PathChange } from './treeChanges';
 import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
 import type { WorktreeEntry } from './worktree';
 
@@ -39,9 +40,10 @@ export async function assertTargetLandable(repo: string, branch: string, worktre
 /**
  * `checkedOut`: the result of `assertTargetLandable` the caller got just before (the worktree, or null),
  * so a large worktree's status is not read twice; a change made since is still safe: a fast-forward
- * keeps changes to other files and refuses, as a whole, to overwrite one.
+ * keeps changes to other files and refuses, as a whole, to overwrite one. `changes`: `treeChanges(repo,
+ * from, to)` when the caller reads it for another check too.
  */
-export async function advanceBranch(repo: string, branch: string, from: string, to: string, reason: string, checkedOut?: string | null): Promise<void> {
+export async function advanceBranch(repo: string, branch: string, from: string, to: string, reason: string, checkedOut?: string | null, changes?: Promise<PathChange[]>): Promise<void> {
   const worktree = checkedOut !== undefined ? checkedOut : await assertTargetLandable(repo, branch);
   if (worktree === null) {
     const res = await runGit(['update-ref', '-m', reason, `refs/heads/${branch}`, to, from], { cwd: repo, allowFailure: true });
@@ -53,7 +55,7 @@ export async function advanceBranch(repo: string, branch: string, from: string, 
   const stillThere = seen ? seen.ref === `refs/heads/${branch}` && seen.head === from : (await headCommit(worktree)) === from;
   if (!stillThere) throw failure(`Branch ${branch} moved while the landing was prepared; nothing was changed, try again.`, 'TARGET_MOVED');
   // git refuses to overwrite an untracked file by exact path only, and overwrites ignored ones without a word.
-  const inTheWay = await untrackedInTheWay(worktree, from, [to]);
+  const inTheWay = await untrackedInTheWay(worktree, from, [to], changes);
   if (inTheWay.length > 0) throw untrackedInTheWayError(`Moving ${branch} to the landed commit`, worktree, inTheWay);
   // `--no-overwrite-ignore`: should an ignored file appear after that look, git refuses as a whole too.
   const res = await runGit(['merge', '--ff-only', '--no-overwrite-ignore', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason }, config: MERGE_CONFIG });

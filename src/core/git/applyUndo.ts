@@ -11,8 +11,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
-
-const ABSENT = '000000';
+import { ABSENT_MODE, treeChanges, type PathChange } from './treeChanges';
 
 export interface ApplyUndo {
   /** Restores every path the patch touches; throws when git or the file system refuses. */
@@ -25,17 +24,14 @@ function foldersOf(file: string): string[] {
   return parts.slice(1).map((_, i) => parts.slice(0, parts.length - 1 - i).join('/'));
 }
 
-/** Read before `git apply` runs: which touched paths HEAD holds, and which folders of new files are not there yet. */
-export async function prepareApplyUndo(worktree: string, head: string, tree: string): Promise<ApplyUndo> {
-  const res = await runGit(['diff-tree', '-r', '-z', '--no-renames', head, tree, '--'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS });
+/**
+ * Read before `git apply` runs: which touched paths HEAD holds, and which folders of new files are not there yet.
+ * `changes`: `treeChanges(worktree, head, tree)` when the caller reads it for another check too.
+ */
+export async function prepareApplyUndo(worktree: string, head: string, tree: string, changes?: Promise<PathChange[]>): Promise<ApplyUndo> {
   const inHead: string[] = [];
   const added: string[] = [];
-  const fields = res.stdout.split('\0');
-  for (let i = 0; i < fields.length; i++) {
-    if (!fields[i].startsWith(':')) continue;
-    const oldMode = fields[i].slice(1).split(' ')[0];
-    (oldMode === ABSENT ? added : inHead).push(fields[++i]);
-  }
+  for (const c of await (changes ?? treeChanges(worktree, head, tree))) (c.oldMode === ABSENT_MODE ? added : inHead).push(c.path);
   const folders = [...new Set(added.flatMap(foldersOf))];
   const present = await Promise.all(folders.map((folder) => fs.lstat(path.join(worktree, folder)).then(() => true, () => false)));
   // Innermost first, so that each is empty when its turn comes.

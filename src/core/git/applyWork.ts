@@ -15,6 +15,8 @@ import { fewPaths, LandingConflict } from './landingConflict';
 import { mergeTrees } from './mergeTree';
 import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { treeChanges } from './treeChanges';
+import { startEarly } from '../common/early';
 
 /** The paths changed in `target`. */
 export async function applyCommitToWorktree(target: string, source: string, sourceName: string): Promise<string[]> {
@@ -40,10 +42,11 @@ export async function applyCommitToWorktree(target: string, source: string, sour
   }
   // Exact paths are not enough: a folder the patch turns into a file may hold the person's files, and
   // an ignored file is in no status; git apply would stop half-way on the one and overwrite the other.
+  const changes = startEarly(treeChanges(target, head, merged.tree));
   const [nested, inTheWay, undo, patch] = await Promise.all([
-    danglingGitlinks(target, head, merged.tree),
-    untrackedInTheWay(target, head, [merged.tree]),
-    prepareApplyUndo(target, head, merged.tree),
+    danglingGitlinks(target, head, merged.tree, changes),
+    untrackedInTheWay(target, head, [merged.tree], changes),
+    prepareApplyUndo(target, head, merged.tree, changes),
     runGit(['diff', '--binary', '--full-index', ...diffArgs], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS }),
   ]);
   // git apply makes an empty folder of a gitlink: the nested repository's files would never arrive.

@@ -9,9 +9,8 @@
  */
 import { failure, type PaddockError } from '../common/errors';
 import { fewPaths } from './landingConflict';
-import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
-
-const GITLINK = '160000';
+import { runGit } from './runGit';
+import { GITLINK_MODE, treeChanges, type PathChange } from './treeChanges';
 
 /** The submodule paths `.gitmodules` names in `tree` (none when it has no such file). */
 async function registeredSubmodules(repo: string, tree: string): Promise<Set<string>> {
@@ -20,17 +19,12 @@ async function registeredSubmodules(repo: string, tree: string): Promise<Set<str
   return new Set(res.stdout.split('\0').map((entry) => entry.slice(entry.indexOf('\n') + 1)).filter(Boolean));
 }
 
-/** The gitlinks `to` adds or changes against `from` that its `.gitmodules` does not register, sorted. */
-export async function danglingGitlinks(repo: string, from: string, to: string): Promise<string[]> {
-  const res = await runGit(['diff-tree', '-r', '-z', '--no-renames', from, to, '--'], { cwd: repo, timeoutMs: GIT_BULK_TIMEOUT_MS });
-  const gitlinks: string[] = [];
-  const fields = res.stdout.split('\0');
-  for (let i = 0; i < fields.length; i++) {
-    if (!fields[i].startsWith(':')) continue;
-    const newMode = fields[i].slice(1).split(' ')[1];
-    const file = fields[++i];
-    if (newMode === GITLINK) gitlinks.push(file);
-  }
+/**
+ * The gitlinks `to` adds or changes against `from` that its `.gitmodules` does not register, sorted.
+ * `changes`: `treeChanges(repo, from, to)` when the caller reads it for another check too.
+ */
+export async function danglingGitlinks(repo: string, from: string, to: string, changes?: Promise<PathChange[]>): Promise<string[]> {
+  const gitlinks = (await (changes ?? treeChanges(repo, from, to))).filter((c) => c.newMode === GITLINK_MODE).map((c) => c.path);
   if (gitlinks.length === 0) return [];
   const registered = await registeredSubmodules(repo, to);
   return gitlinks.filter((p) => !registered.has(p)).sort();

@@ -16,6 +16,8 @@ import { LANDING_GIT_CONFIG, withLandingWorktree } from './landingWorktree';
 import { ancestry, commitTree, mergeCommitsBetween, mergeTrees, treeOf } from './mergeTree';
 import { runGit } from './runGit';
 import { REBASE_CONFIG } from './scopedConfig';
+import { startEarly } from '../common/early';
+import { treeChanges, type PathChange } from './treeChanges';
 
 export type LandStrategy = 'merge' | 'squash' | 'rebase' | 'ff-only';
 export type LandedKind = 'merge' | 'squash' | 'rebase' | 'ff';
@@ -50,8 +52,11 @@ export interface Ancestry {
   bInA: boolean;
 }
 
-/** A true merge made ahead of the checks: its commit, or the files that conflict. */
-export type MergedAhead = { clean: true; commit: string } | { clean: false; conflicts: string[] };
+/**
+ * A true merge made ahead of the checks: its commit (with what it changes on the target, read at
+ * once for the checks before the target moves), or the files that conflict.
+ */
+export type MergedAhead = { clean: true; commit: string; changes: Promise<PathChange[]> } | { clean: false; conflicts: string[] };
 
 export interface LandedBranch {
   kind: LandedKind;
@@ -90,7 +95,8 @@ export async function mergeAhead(repo: string, source: string, from: string, rel
   const [merged, { aInB, bInA }] = await Promise.all([mergeTrees(repo, from, source), related]);
   if (aInB || bInA) return null;
   if (!merged.clean) return merged;
-  return { clean: true, commit: await commitTree(repo, merged.tree, [from, source], message) };
+  const commit = await commitTree(repo, merged.tree, [from, source], message);
+  return { clean: true, commit, changes: startEarly(treeChanges(repo, from, commit)) };
 }
 
 export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> {
@@ -99,11 +105,13 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
   if (from === null) throw failure(`There is no branch ${target} in ${repo}; nothing was changed.`, 'NO_TARGET');
   const { checkedOut, alreadyIn, canFastForward } = (await req.early?.reads) ?? (await readLanding(repo, target, source, from));
   if (alreadyIn) throw failure(`${target} already has every commit of ${req.sourceName}; nothing was changed.`, 'NOTHING_TO_LAND');
-  const land = async (kind: LandedKind, commit: string): Promise<LandedBranch> => {
+  const land = async (kind: LandedKind, commit: string, changesAhead?: Promise<PathChange[]>): Promise<LandedBranch> => {
+    // What the move changes, read once for both checks: the nested repositories it would record, the files on disk it would overwrite.
+    const changes = changesAhead ?? startEarly(treeChanges(repo, from, commit));
     // A nested repository the agent committed itself lands as a gitlink nobody can fetch: its files would be said landed and never arrive.
-    const nested = await danglingGitlinks(repo, from, commit);
+    const nested = await danglingGitlinks(repo, from, commit, changes);
     if (nested.length > 0) throw nestedRepositoryError(`${req.sourceName}'s commits`, nested);
-    await advanceBranch(repo, target, from, commit, `paddock ${kind}: ${req.sourceName} into ${target}`, checkedOut);
+    await advanceBranch(repo, target, from, commit, `paddock ${kind}: ${req.sourceName} into ${target}`, checkedOut, changes);
     return { kind, from, commit };
   };
   switch (req.strategy) {
@@ -117,7 +125,7 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
       const ahead = await req.early?.merged;
       if (ahead) {
         if (!ahead.clean) throw conflictError(req, ahead.conflicts);
-        return land('merge', ahead.commit);
+        return land('merge', ahead.commit, ahead.changes);
       }
       const tree = await mergedTree(req, from);
       return land('merge', await commitTree(repo, tree, [from, source], req.message));
@@ -179,8 +187,12 @@ async function rebaseInScratch(req: LandBranchRequest, onto: string): Promise<st
   });
 }
 
-/** Paths left conflicted in a working tree by a merge or rebase that stopped. */
+/**
+ * Paths left conflicted in a working tree by a merge or rebase that stopped: the index's entries
+ * at a stage above 0 ("<mode> <id> <stage>\t<path>"). Read from the index alone — `git diff
+ * --diff-filter=U` would first compare every file on disk with it (~80 ms in a 5,000-file worktree).
+ */
 export async function unmergedPaths(worktree: string): Promise<string[]> {
-  const res = await runGit(['diff', '--name-only', '--diff-filter=U', '-z'], { cwd: worktree, allowFailure: true });
-  return [...new Set(res.stdout.split('\0').filter(Boolean))];
+  const res = await runGit(['ls-files', '--unmerged', '-z'], { cwd: worktree, allowFailure: true });
+  return [...new Set(res.stdout.split('\0').flatMap((entry) => (entry.includes('\t') ? [entry.slice(entry.indexOf('\t') + 1)] : [])))];
 }

@@ -18,9 +18,7 @@ import { isCommitId } from './commitId';
 import { walkWorktree } from './inventory';
 import { fewPaths } from './landingConflict';
 import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
-
-const ABSENT = '000000';
-const GITLINK = '160000';
+import { ABSENT_MODE, GITLINK_MODE, parseTreeChanges, type PathChange } from './treeChanges';
 /** How many lstat calls are in flight at once. */
 const LSTAT_BATCH = 256;
 
@@ -32,28 +30,21 @@ interface TreeChanges {
 }
 
 /** Every tree's difference from `from`: one process for one tree, else one to name the trees and one for every pair (`diff-tree --stdin` compares trees only). */
-async function changesFrom(worktree: string, from: string, trees: readonly string[]): Promise<TreeChanges> {
+async function changesFrom(worktree: string, from: string, trees: readonly string[]): Promise<PathChange[]> {
   const diffArgs = ['diff-tree', '-r', '-z', '--no-renames'];
-  let res;
-  if (trees.length === 1) {
-    res = await runGit([...diffArgs, from, trees[0], '--'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS });
-  } else {
-    const named = (await runGit(['rev-parse', ...[from, ...trees].map((t) => `${t}^{tree}`)], { cwd: worktree })).stdout.split('\n').filter(isCommitId);
-    const input = named.slice(1).map((tree) => `${named[0]} ${tree}\n`).join('');
-    res = await runGit([...diffArgs, '--stdin'], { cwd: worktree, input, timeoutMs: GIT_BULK_TIMEOUT_MS });
-  }
+  if (trees.length === 1) return parseTreeChanges((await runGit([...diffArgs, from, trees[0], '--'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS })).stdout);
+  const named = (await runGit(['rev-parse', ...[from, ...trees].map((t) => `${t}^{tree}`)], { cwd: worktree })).stdout.split('\n').filter(isCommitId);
+  const input = named.slice(1).map((tree) => `${named[0]} ${tree}\n`).join('');
+  return parseTreeChanges((await runGit([...diffArgs, '--stdin'], { cwd: worktree, input, timeoutMs: GIT_BULK_TIMEOUT_MS })).stdout);
+}
+
+function sortChanges(changes: readonly PathChange[]): TreeChanges {
   const written = new Set<string>();
   const trackedInFrom = new Set<string>();
-  const fields = res.stdout.split('\0');
-  for (let i = 0; i < fields.length; i++) {
-    // `--stdin` heads each pair's first record with the pair's ids and a newline (a pair with no difference: its header alone).
-    const record = fields[i].startsWith(':') ? fields[i] : fields[i].slice(fields[i].lastIndexOf('\n') + 1);
-    if (!record.startsWith(':')) continue;
-    const file = fields[++i];
-    const [oldMode, newMode] = record.slice(1).split(' ');
-    if (oldMode !== ABSENT) trackedInFrom.add(file);
+  for (const c of changes) {
+    if (c.oldMode !== ABSENT_MODE) trackedInFrom.add(c.path);
     // git never writes into a submodule's folder when it moves the superproject.
-    if (newMode !== ABSENT && newMode !== GITLINK) written.add(file);
+    if (c.newMode !== ABSENT_MODE && c.newMode !== GITLINK_MODE) written.add(c.path);
   }
   return { written, trackedInFrom };
 }
@@ -87,10 +78,12 @@ async function untrackedInside(worktree: string, folder: string, trackedInFrom: 
  * The paths (relative, sorted) that moving `worktree`'s files from commit `from` (its HEAD) through
  * each of `trees` would overwrite or delete though `from` does not track them. Empty: the move loses
  * nothing that is not committed in `from` (tracked changes are the caller's to check).
+ * `changes`: `treeChanges(…, from, trees[0])` when the caller reads it for another check too (one tree only).
  */
-export async function untrackedInTheWay(worktree: string, from: string, trees: readonly string[]): Promise<string[]> {
+export async function untrackedInTheWay(worktree: string, from: string, trees: readonly string[], changes?: Promise<PathChange[]>): Promise<string[]> {
   if (trees.length === 0) return [];
-  const { written, trackedInFrom } = await changesFrom(worktree, from, trees);
+  if (changes !== undefined && trees.length !== 1) throw new Error('untrackedInTheWay: shared changes are for one tree');
+  const { written, trackedInFrom } = sortChanges(await (changes ?? changesFrom(worktree, from, trees)));
   if (written.size === 0) return [];
   const files = [...written];
   const folders = [...new Set(files.flatMap(foldersOf))].filter((folder) => !written.has(folder));

@@ -5,7 +5,7 @@
  * the work on the operation's detached HEAD — and only while HEAD is on the
  * branch, or holds nothing the branch lacks.
  */
-import { failure } from '../common/errors';
+import { failure, type PaddockError } from '../common/errors';
 import { currentBranch, headCommit, operationInProgress } from './checkout';
 import { unmergedPaths } from './landBranch';
 import { fewPaths } from './landingConflict';
@@ -14,10 +14,15 @@ import { isAncestor } from './mergeTree';
 /** Refuses, in one sentence, a worktree where a git operation stopped half-way or files are unmerged. `who`: how it is named ("Agent abc's worktree /x"). */
 export async function assertNothingHalfDone(worktree: string, who: string): Promise<void> {
   const [busy, unmerged] = await Promise.all([operationInProgress(worktree), unmergedPaths(worktree)]);
-  if (busy) throw failure(`${who} has ${busy} in progress; finish or abort it there first — nothing was changed.`, 'WORKTREE_BUSY');
-  if (unmerged.length > 0) {
-    throw failure(`${who} has unmerged files (${fewPaths(unmerged)}), conflict markers perhaps; resolve them there first — nothing was changed.`, 'WORKTREE_BUSY');
-  }
+  const refusal = halfDoneRefusal(who, busy, unmerged);
+  if (refusal) throw refusal;
+}
+
+/** `assertNothingHalfDone`'s sentence for what a caller read itself (`busy`: `operationInProgress`'s answer), or null. */
+export function halfDoneRefusal(who: string, busy: string | null, unmerged: readonly string[]): PaddockError | null {
+  if (busy) return failure(`${who} has ${busy} in progress; finish or abort it there first — nothing was changed.`, 'WORKTREE_BUSY');
+  if (unmerged.length > 0) return failure(`${who} has unmerged files (${fewPaths(unmerged)}), conflict markers perhaps; resolve them there first — nothing was changed.`, 'WORKTREE_BUSY');
+  return null;
 }
 
 export interface HeadPlace {

@@ -6,7 +6,7 @@
  * work that branch lacks (the branch would be landed without it).
  */
 import { failure } from '../common/errors';
-import { assertNothingHalfDone, branchTip, describeHead, headAwayFrom } from '../git';
+import { branchTip, describeHead, halfDoneRefusal, headAwayFrom, operationInProgress, unmergedPaths, type HeadPlace } from '../git';
 import type { JobRecord } from '../store/schema';
 
 /**
@@ -16,13 +16,32 @@ import type { JobRecord } from '../store/schema';
  */
 export type HeadAway = 'nothing' | 'branch-has-it' | 'anything';
 
-export async function assertAgentWorktreeReady(job: JobRecord, worktree: string, opts: { headAway: HeadAway; takesUncommitted?: boolean }): Promise<void> {
+/** What the refusals are judged on, read at once (and, by a landing, while it reads the rest). */
+export interface AgentWorktreeState {
+  /** The git operation stopped half-way there ("a rebase"), or null. */
+  busy: string | null;
+  unmerged: string[];
+  /** Where HEAD is when away from the agent's branch; null when on it (or when it is not asked). */
+  away: HeadPlace | null;
+}
+
+export async function readAgentWorktree(job: JobRecord, worktree: string, headAway: HeadAway): Promise<AgentWorktreeState> {
+  const branch = headAway === 'anything' ? null : job.branch;
+  const [busy, unmerged, away] = await Promise.all([
+    operationInProgress(worktree),
+    unmergedPaths(worktree),
+    // A branch that is gone is refused by the operation itself, which says so.
+    branch ? branchTip(job.repo, branch).then((tip) => (tip === null ? null : headAwayFrom(worktree, branch, tip))) : null,
+  ]);
+  return { busy, unmerged, away };
+}
+
+/** Throws the one sentence when `state` says the work may not be taken. */
+export function judgeAgentWorktree(job: JobRecord, worktree: string, state: AgentWorktreeState, opts: { headAway: HeadAway; takesUncommitted?: boolean }): void {
   const who = `Agent ${job.id}'s worktree ${worktree}`;
-  await assertNothingHalfDone(worktree, who);
-  if (opts.headAway === 'anything' || !job.branch) return;
-  const tip = await branchTip(job.repo, job.branch);
-  if (tip === null) return; // refused by the operation itself, which says the branch is gone
-  const away = await headAwayFrom(worktree, job.branch, tip);
+  const halfDone = halfDoneRefusal(who, state.busy, state.unmerged);
+  if (halfDone) throw halfDone;
+  const away = opts.headAway === 'anything' ? null : state.away;
   if (away === null) return;
   if (opts.headAway === 'nothing') {
     throw failure(`${who} is ${describeHead(away)}, not the agent's branch ${job.branch}; switch back to ${job.branch} there first — nothing was changed.`, 'WORKTREE_AWAY');
@@ -34,4 +53,8 @@ export async function assertAgentWorktreeReady(job: JobRecord, worktree: string,
       'WORKTREE_AWAY',
     );
   }
+}
+
+export async function assertAgentWorktreeReady(job: JobRecord, worktree: string, opts: { headAway: HeadAway; takesUncommitted?: boolean }): Promise<void> {
+  judgeAgentWorktree(job, worktree, await readAgentWorktree(job, worktree, opts.headAway), opts);
 }

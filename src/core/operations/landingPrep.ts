@@ -16,7 +16,7 @@ import type { JobRecord } from '../store/schema';
 import { hasLiveWorktree, isLive } from './rules';
 import { stopLocked } from './stop';
 import { startEarly } from '../common/early';
-import { assertAgentWorktreeReady } from './agentWorktreeCheck';
+import { judgeAgentWorktree, readAgentWorktree, type AgentWorktreeState, type HeadAway } from './agentWorktreeCheck';
 
 export interface LandingChoices {
   /** Uncommitted work in the agent's worktree: commit it first, or land only the commits. */
@@ -87,22 +87,42 @@ export function stopsFirst(job: JobRecord, choices: LandingChoices): boolean {
   return isLive(job) && choices.running === 'stop';
 }
 
+/** What `prepareAgentWork` reads of the agent's worktree before it decides: all of it at once. */
+export interface AgentWork {
+  /** The worktree, linked to its repository (null: none on disk). */
+  worktree: string | null;
+  /** It holds uncommitted work (false when not asked). */
+  dirty: boolean;
+  state: AgentWorktreeState | null;
+}
+
+/** Links the worktree (once), then reads whether it holds uncommitted work and what its refusals are judged on, side by side. */
+async function readAgentWork(job: JobRecord, headAway: HeadAway, asksDirty: boolean): Promise<AgentWork> {
+  const worktree = await linkedWorktree(job);
+  if (worktree === null) return { worktree, dirty: false, state: null };
+  const [dirty, state] = await Promise.all([asksDirty ? holdsUncommittedWork(worktree) : false, readAgentWorktree(job, worktree, headAway)]);
+  return { worktree, dirty, state };
+}
+
+function headAwayFor(opts: { includesUncommitted?: boolean }): HeadAway {
+  return opts.includesUncommitted ? 'anything' : 'branch-has-it';
+}
+
 /**
  * The read-only part of `prepareAgentWork`, begun before it so that it runs at once with the
- * caller's other reads: whether the worktree holds uncommitted work. Null when it is not asked
- * (`includesUncommitted`), when the agent is stopped first (read after the stop), or when the
+ * caller's other reads. Null when the agent is stopped first (read after the stop) or when the
  * operation refuses a running agent anyway.
  */
-export function readAgentWorkEarly(job: JobRecord, choices: LandingChoices, opts: { includesUncommitted?: boolean } = {}): Promise<boolean> | null {
-  if (opts.includesUncommitted || (isLive(job) && choices.running !== 'as-is')) return null;
-  return startEarly(hasUncommittedWork(job));
+export function readAgentWorkEarly(job: JobRecord, choices: LandingChoices, opts: { includesUncommitted?: boolean } = {}): Promise<AgentWork> | null {
+  if (isLive(job) && choices.running !== 'as-is') return null;
+  return startEarly(readAgentWork(job, headAwayFor(opts), !opts.includesUncommitted));
 }
 
 export interface PrepareOptions {
   /** The operation takes uncommitted work itself (apply), so only the running choice is asked. */
   includesUncommitted?: boolean;
-  /** `readAgentWorkEarly`'s answer for this record; ignored after a stop. */
-  uncommitted?: Promise<boolean> | null;
+  /** `readAgentWorkEarly`'s answer for this record, with the same `includesUncommitted`; ignored after a stop. */
+  uncommitted?: Promise<AgentWork> | null;
 }
 
 export interface PreparedWork {
@@ -132,11 +152,10 @@ export async function prepareAgentWorkReporting(store: JobStore, job: JobRecord,
       changed = true;
     }
   }
-  const dirty = !opts.includesUncommitted && (await (early ?? hasUncommittedWork(job)));
-  const worktree = await linkedWorktree(job);
-  if (worktree !== null) {
-    const takesUncommitted = dirty && choices.uncommitted !== 'commits-only';
-    await assertAgentWorktreeReady(job, worktree, { headAway: opts.includesUncommitted ? 'anything' : 'branch-has-it', takesUncommitted });
+  const headAway = headAwayFor(opts);
+  const { worktree, dirty, state } = await (early ?? readAgentWork(job, headAway, !opts.includesUncommitted));
+  if (worktree !== null && state !== null) {
+    judgeAgentWorktree(job, worktree, state, { headAway, takesUncommitted: dirty && choices.uncommitted !== 'commits-only' });
   }
   if (dirty) {
     if (choices.uncommitted === undefined) {

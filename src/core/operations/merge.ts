@@ -54,7 +54,9 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
   const uncommitted = readAgentWorkEarly(job, req);
   const messageFor = (into: string): string => req.message ?? defaultMergeMessage(job, strategy, into);
   const ahead = stopsFirst(job, req) ? null : readBranchesEarly(repo, branch!, target, strategy === 'merge' ? messageFor : null);
-  const pending = [target, uncommitted, ahead?.tips, ahead?.reads, ahead?.merged];
+  // The merge made ahead goes on to read what it changes: a refusal waits for that too.
+  const mergedReads = ahead?.merged ? startEarly(ahead.merged.then((m) => (m?.clean ? m.changes : null))) : null;
+  const pending = [target, uncommitted, ahead?.tips, ahead?.reads, ahead?.merged, mergedReads];
   return settlingOnError(pending, async () => {
     const into = await target;
     const prepared = await prepareAgentWorkReporting(ctx.store, job, req, { uncommitted });
