@@ -337,7 +337,7 @@ export class CleanupRunner {
     const id = job.id;
     job = await this.setPhase(id, 'removing');
     if (job.worktree !== null && job.cleanup!.remaining.includes('worktree')) {
-      notes.push(await removeJobWorktree(job, job.worktree, attempt.stamp));
+      notes.push(await removeJobWorktree(job, job.worktree, attempt.stamp, { blocking: this.deps.store.blockingReads }));
       job = await this.setPhase(id, 'removing', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'worktree'), holders: [] }));
     }
     if (job.branch !== null && job.cleanup!.remaining.includes('branch')) {

@@ -8,7 +8,7 @@
  * time (a write changes the ctime even when it keeps size and mtime; an
  * editor's save-by-rename changes the inode).
  */
-import { walkWorktree, type Walk, type WalkEntry } from './inventory';
+import { walkWorktree, type Walk, type WalkEntry, type WalkOptions } from './inventory';
 
 /** Why `now` differs from what `seen` recorded (its first such path), or null when nothing changed. */
 export function firstChangedEntry(now: Walk, seen: readonly WalkEntry[], skip: (relPath: string) => boolean = () => false, opts: { ctime: boolean } = { ctime: true }): string | null {
@@ -54,9 +54,9 @@ function isSubmoduleIndex(relPath: string): boolean {
 }
 
 /** The first change since `stamp` in the worktree (`now`, walked again) or in its git dir (a commit, a checkout), or null. */
-export async function firstChangeSinceCapture(now: Walk, stamp: CaptureStamp, skip: (relPath: string) => boolean): Promise<string | null> {
+export async function firstChangeSinceCapture(now: Walk, stamp: CaptureStamp, skip: (relPath: string) => boolean, walkOptions: WalkOptions = {}): Promise<string | null> {
   const inTree = firstChangedEntry(now, stamp.entries, skip);
   if (inTree !== null) return inTree;
-  const inGitDir = firstChangedEntry(await walkWorktree(stamp.gitDir), stamp.gitDirEntries, isGitDirNoise);
+  const inGitDir = firstChangedEntry(await walkWorktree(stamp.gitDir, walkOptions), stamp.gitDirEntries, isGitDirNoise);
   return inGitDir === null ? null : `.git/${inGitDir}`;
 }

@@ -74,6 +74,23 @@ async function outsideAttributes(cwd: string, commonDir: string, config: Convers
   return false;
 }
 
+/** What, besides the tree's own .gitattributes, decides whether git converts anything here. */
+export interface ConversionSetup {
+  config: ConversionConfig;
+  /** An attributes file outside the tree exists (`outsideAttributes`). */
+  outside: boolean;
+}
+
+/**
+ * The settings and the attribute files outside the tree: read once per capture, and begun at its
+ * start (they depend on nothing the capture makes), so the answer is there when the files are listed.
+ * `commonDir`: the repository's git dir (its info/attributes applies to every worktree).
+ */
+export async function readConversionSetup(cwd: string, commonDir: string): Promise<ConversionSetup> {
+  const config = await conversionConfig(cwd, {});
+  return { config, outside: await outsideAttributes(cwd, commonDir, config) };
+}
+
 export interface ConvertibleOptions {
   worktree: string;
   /** The capture's environment (its temporary index: attributes missing on disk are read there). */
@@ -82,8 +99,8 @@ export interface ConvertibleOptions {
   files: readonly IndexFile[];
   /** A .gitattributes file was found in the worktree. */
   treeHasAttributes: boolean;
-  /** The repository's git dir (its info/attributes applies to every worktree). */
-  commonDir: string;
+  /** `readConversionSetup`'s answer for this worktree. */
+  setup: Promise<ConversionSetup>;
 }
 
 /** What git may do to each regular file: change it on `add` (clean), and change it on checkout (smudge). */
@@ -109,8 +126,8 @@ export async function convertibleFiles(opts: ConvertibleOptions): Promise<Conver
   const { worktree: cwd, env } = opts;
   const regular = opts.files.filter((f) => f.mode === '100644' || f.mode === '100755');
   if (regular.length === 0) return [];
-  const config = await conversionConfig(cwd, env);
-  if (!opts.treeHasAttributes && !(await outsideAttributes(cwd, opts.commonDir, config))) {
+  const { config, outside } = await opts.setup;
+  if (!opts.treeHasAttributes && !outside) {
     return config.autocrlf ? regular.map((f) => ({ ...f, smudges: config.autocrlf === 'true' })) : [];
   }
   const attrs = await runGit(['check-attr', '-z', '--stdin', ...CONVERTING], { cwd, env, input: encodeName(regular.map((f) => `${f.path}\0`).join('')), timeoutMs: GIT_BULK_TIMEOUT_MS, names: true });

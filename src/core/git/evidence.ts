@@ -39,6 +39,7 @@ import { isValidRefName } from './repo';
 import { firstLine, runGit } from './runGit';
 import { stageEverything } from './snapshotIndex';
 import { captureExactBytes, type IndexFile } from './exactBytes';
+import { readConversionSetup } from './conversions';
 import { commonDirOf, unbornBranchOf } from './headFiles';
 import type { CaptureStamp } from './changedSince';
 import { keepAgentIndex } from './agentIndex';
@@ -210,6 +211,8 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     headSha = null;
     headTree = null;
   }
+  // Whether git converts files here (its settings, attribute files outside the tree): read while the rest goes on.
+  const conversions = startEarly(commonDirOf(ownGitDir).then((commonDir) => readConversionSetup(worktree, commonDir)));
   const keeping = startEarly(
     innerWorktrees(worktree, ownGitDir).then(async (inner) => ({ inner, commits: await commitsOnlyInWorktree(worktree, ownGitDir, headSha, opts.branch ?? null, inner) })),
   );
@@ -233,9 +236,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     // A file the index holds but the disk does not (a sparse checkout's) has no bytes to keep exactly.
     const onDisk = staged.filter((f) => byPath.get(f.path)?.type === 'file');
     const treeHasAttributes = walk.entries.some((e) => e.path === '.gitattributes' || e.path.endsWith('/.gitattributes'));
-    const exacting = startEarly(
-      commonDirOf(ownGitDir).then((commonDir) => captureExactBytes({ worktree, env, files: onDisk, treeHasAttributes, commonDir, exactIndex: path.join(scratch, 'exact-index') })),
-    );
+    const exacting = startEarly(captureExactBytes({ worktree, env, files: onDisk, treeHasAttributes, setup: conversions, exactIndex: path.join(scratch, 'exact-index') }));
 
     const limit = opts.patchBlobLimitBytes ?? PATCH_BLOB_LIMIT;
     const large = walk.entries.filter((e) => e.type === 'file' && e.size > limit && captured.has(e.path)).map((e) => e.path);
