@@ -77,6 +77,23 @@ const screenTextApart = {
   },
 };
 
+/**
+ * proper-lockfile's default file system is graceful-fs, which on load patches Node's own `fs.close`
+ * and `fs.closeSync` — in the extension host, the `fs` module every extension shares. Paddock hands
+ * proper-lockfile its own file system on every call (src/core/store/lockfileModule.ts), so graceful-fs
+ * would only be loaded, never used: it resolves to Node's `fs` (and ~10 KB leave each bundle).
+ */
+const noGracefulFs = {
+  name: 'no-graceful-fs',
+  setup(build) {
+    build.onResolve({ filter: /^graceful-fs$/ }, (args) => {
+      if (!/[\\/]proper-lockfile[\\/]/.test(args.importer)) throw new Error(`${args.importer} requires graceful-fs: only proper-lockfile, given its own fs, may`);
+      return { path: 'graceful-fs', namespace: 'node-fs' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'node-fs' }, () => ({ contents: 'module.exports = require("node:fs");', loader: 'js' }));
+  },
+};
+
 /** The CLI is a `bin`: give it a shebang-friendly mode after each build. */
 const executableCli = {
   name: 'executable-cli',
@@ -100,7 +117,7 @@ const options = {
   sourcesContent: false,
   metafile: true,
   logLevel: 'warning',
-  plugins: [zodEnglishOnly, screenTextApart, sizeReport, executableCli],
+  plugins: [zodEnglishOnly, noGracefulFs, screenTextApart, sizeReport, executableCli],
   banner: { js: '' },
 };
 

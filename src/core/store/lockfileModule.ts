@@ -1,7 +1,8 @@
 /**
- * proper-lockfile, loaded on first use. Loading it (and graceful-fs, which it
- * pulls in and which patches `fs`) costs more than a whole `paddock list` of a
- * small store, and reading the store takes no lock: only writers pay for it.
+ * proper-lockfile, loaded on first use. Loading it costs more than a whole
+ * `paddock list` of a small store, and reading the store takes no lock: only
+ * writers pay for it. It is always given `privateLockFs()`: the graceful-fs it
+ * would default to is not bundled (esbuild.config.mjs, `noGracefulFs`).
  */
 import * as fs from 'node:fs';
 import type * as Lockfile from 'proper-lockfile';

@@ -54,7 +54,7 @@ async function main(): Promise<number> {
   process.on('unhandledRejection', (err) => log(`unhandled rejection: ${describeError(err)}`));
   if (values.gated) {
     // While the launcher's git checks the worktree out: load the native module now (a failure is reported by start()),
-    // and the lock modules the claim takes its locks with (proper-lockfile, graceful-fs, the private fs it is given).
+    // and the lock modules the claim takes its locks with (proper-lockfile and the private fs it is given).
     try {
       loadNodePty(values['node-pty']);
     } catch {

@@ -33,6 +33,10 @@ describe('git: files flagged assume-unchanged or skip-worktree', function () {
     symlinkSync('a.txt', path.join(repo, 'link'));
     git(repo, 'config', 'filter.upper.clean', 'tr a-z A-Z');
     git(repo, 'add', '-A');
+    // upper.txt was committed before its filter existed: whether `add -A` runs it through the filter
+    // depends on git's racy-entry check (the file's time against the index's), so a loaded machine
+    // kept 'quiet' in the index. Staged through the filter here, always: the index holds 'QUIET'.
+    git(repo, 'add', '--renormalize', 'upper.txt');
     git(repo, 'commit', '-q', '-m', 'link and filter');
     git(repo, 'update-index', '--assume-unchanged', 'a.txt', 'c.txt', 'same.txt', 'run.sh', 'link', 'upper.txt');
     git(repo, 'update-index', '--skip-worktree', 'b.txt', 'd.txt', 'sparse.txt');
