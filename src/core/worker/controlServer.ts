@@ -10,10 +10,10 @@ import { createConnection, createServer, Server, Socket } from 'node:net';
 import { Emitter, Event } from '../common/event';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { failure } from '../common/errors';
-import { completeUtf8Length } from '../protocol/framing';
 import { checkSocketPath } from '../protocol/runtimeDir';
 import type { ServerMessage } from '../protocol/messages';
 import { Connection, ConnectionHost, ConnectionLimits, DEFAULT_LIMITS, OutputBatch } from './connection';
+import { cutIncompleteTail } from './incompleteTail';
 import type { AgentSession } from './session';
 
 /**
@@ -168,7 +168,14 @@ export class ControlServer extends Disposable implements ConnectionHost {
    * (measured: 50 MB as 12,600 frames; coalesced, ~1,200 and −20 % worker CPU).
    */
   broadcastOutput(data: Buffer): void {
-    if (this.viewerCount === 0) return;
+    if (this.viewerCount === 0) {
+      // Nobody to send it to: only what the next read completes is kept, for a viewer attaching before that.
+      this.batch.push(data);
+      const unfinished = cutIncompleteTail(this.batch);
+      this.batch = unfinished ? [unfinished] : [];
+      this.batchBytes = unfinished?.length ?? 0;
+      return;
+    }
     for (let at = 0; at < data.length; at += MAX_BATCH_BYTES) {
       const piece = data.length <= MAX_BATCH_BYTES ? data : data.subarray(at, at + MAX_BATCH_BYTES);
       this.batch.push(piece);
@@ -187,15 +194,16 @@ export class ControlServer extends Disposable implements ConnectionHost {
   }
 
   /**
-   * Hands the batch to every viewer. A character cut by the end of a PTY read
-   * stays for the next batch (so each frame decodes on its own), except at the
-   * very end (`final`). Held back from a snapshot point, it still reaches the
-   * viewer right after the snapshot, as the bytes it lacks.
+   * Hands the batch to every viewer. A character or an escape sequence cut by
+   * the end of a PTY read stays for the next batch (so each frame decodes on
+   * its own, and a viewer's first frame after a snapshot starts with whole
+   * sequences), except at the very end (`final`). Held back from a snapshot
+   * point, it still reaches the viewer right after the snapshot, whole.
    */
   flushOutput(final = false): void {
     if (this.batchBytes === 0) return;
     const chunks = this.batch;
-    const cut = final ? undefined : cutIncompleteCharacter(chunks);
+    const cut = final ? undefined : cutIncompleteTail(chunks);
     const bytes = this.batchBytes - (cut?.length ?? 0);
     this.batch = cut ? [cut] : [];
     this.batchBytes = cut?.length ?? 0;
@@ -260,32 +268,4 @@ export class ControlServer extends Disposable implements ConnectionHost {
     if (!lstatSync(path).isSocket()) throw failure(`${path} exists and is not a socket; refusing to replace it.`);
     unlinkSync(path);
   }
-}
-
-/**
- * Removes from the end of `chunks` the start of a UTF-8 character that the
- * next read completes, and returns it (a copy: the reads it came from are not
- * kept alive for 1-3 bytes).
- */
-function cutIncompleteCharacter(chunks: Buffer[]): Buffer | undefined {
-  // A character has at most 4 bytes: only the last 4 bytes of the batch matter.
-  const last: number[] = [];
-  for (let i = chunks.length - 1; i >= 0 && last.length < 4; i--) {
-    for (let j = chunks[i].length - 1; j >= 0 && last.length < 4; j--) last.unshift(chunks[i][j]);
-  }
-  const cut = last.length - completeUtf8Length(Uint8Array.from(last));
-  if (cut === 0) return undefined;
-  const parts: Buffer[] = [];
-  for (let left = cut; left > 0; ) {
-    const c = chunks.pop() as Buffer;
-    if (c.length <= left) {
-      parts.unshift(c);
-      left -= c.length;
-    } else {
-      parts.unshift(c.subarray(c.length - left));
-      chunks.push(c.subarray(0, c.length - left));
-      left = 0;
-    }
-  }
-  return Buffer.concat(parts);
 }
