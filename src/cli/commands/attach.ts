@@ -21,7 +21,20 @@ export { DETACH_BYTE } from '../support/detachKey';
 const ENTER_ALTERNATE_SCREEN = '\x1b[?1049h';
 const CLEAR = '\x1b[H\x1b[2J';
 
-type Ending = { kind: 'detached' } | { kind: 'exited'; code: number | null; signal: string | null; state: string } | { kind: 'lost'; reason?: string };
+type Ending =
+  | { kind: 'detached' }
+  | { kind: 'exited'; code: number | null; signal: string | null; state: string }
+  | { kind: 'lost'; reason?: string }
+  | { kind: 'signalled'; signal: NodeJS.Signals };
+
+/**
+ * Signals that end `paddock attach` itself (its terminal closed, `kill`, a
+ * supervisor): it detaches and gives the person's terminal back as on the
+ * detach key. Node's default for them would exit at once, leaving the outer
+ * terminal on the alternate screen with the agent's mouse reporting, hidden
+ * cursor and keyboard modes still on.
+ */
+const ENDING_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT'];
 
 export const attachCommand = defineCommand({
   name: 'attach',
@@ -97,6 +110,10 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
       client.detach();
       finish({ kind: 'detached' });
     };
+    const onSignal = (signal: NodeJS.Signals) => {
+      client.detach();
+      finish({ kind: 'signalled', signal });
+    };
     function finish(ending: Ending): void {
       if (ended) return;
       ended = true;
@@ -104,6 +121,7 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
       stdin.off('data', onData);
       stdin.off('end', onEnd);
       process.off('SIGWINCH', onResize);
+      for (const signal of ENDING_SIGNALS) process.off(signal, onSignal);
       if (raw) stdin.setRawMode?.(false);
       stdin.pause();
       stdout.write(RESET_TERMINAL_MODES);
@@ -114,6 +132,7 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
     stdin.on('end', onEnd);
     stdin.resume();
     if (!readOnly) process.on('SIGWINCH', onResize);
+    for (const signal of ENDING_SIGNALS) process.on(signal, onSignal);
   });
 }
 
@@ -160,6 +179,8 @@ function report(ending: Ending, id: string, ctx: CliContext): number {
     }
     case 'lost':
       throw failure(`Lost the connection to agent ${id}'s worker${ending.reason ? `: ${ending.reason}` : ''}.`);
+    case 'signalled':
+      throw failure(`Detached from agent ${id} on ${ending.signal}; it keeps running. Re-attach with: paddock attach ${id}`);
   }
 }
 

@@ -3,6 +3,7 @@
  * person sees before and after), and a node-pty terminal (the exact bytes).
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +108,32 @@ describe('paddock attach', function () {
     small.term.write('stty size\r');
     await waitUntil('the size taken back', () => small.out.includes('24 80'));
     await waitUntil('the notice in the second viewer', () => wide.out.includes('(sized for another viewer: 80×24;'));
+  });
+
+  it('gives the terminal back as the detach key does when attach itself gets SIGTERM, SIGHUP or SIGINT', async () => {
+    // The agent leaves the alternate screen, mouse reporting, a hidden cursor, application keys and no wrapping on.
+    const job = await sb.start(['sh', '-c', "printf '\\033[?1049h\\033[?1000h\\033[?1006h\\033[?25l\\033[?1h\\033[?7lin-agent\\n'; exec sleep 600"]);
+    const modes = '#{alternate_on} #{mouse_any_flag} #{cursor_flag} #{keypad_cursor_flag} #{wrap_flag}';
+    for (const signal of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
+      const pane = shellInTmux();
+      await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
+      const before = pane.format(modes);
+      pane.sendLine(`node ${entry} ${job.id}; echo "rc=$?"`);
+      await waitUntil('the agent screen', () => pane.capture().includes('in-agent'));
+      assert.equal(pane.format(modes), '1 1 0 1 0', 'the agent modes reached the outer terminal');
+      const pid = execFileSync('pgrep', ['-f', `${entry} ${job.id}`]).toString().trim();
+      process.kill(Number(pid), signal);
+      await waitUntil(`the shell back after ${signal}`, () => pane.capture().some((l) => l.startsWith('rc=')));
+      const after = pane.capture();
+      // (joined: the sentence wraps at the pane's 80 columns)
+      assert.ok(after.join('').includes(`Detached from agent ${job.id} on ${signal}; it keeps running. Re-attach with: paddock attach ${job.id}`), after.join('\n'));
+      assert.ok(after.includes('rc=1'));
+      assert.ok(!after.includes('in-agent'), 'the shell screen is back');
+      assert.equal(pane.format(modes), before, `modes after ${signal}`);
+      tmux?.dispose();
+      tmux = undefined;
+    }
+    assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
   });
 
   it('says an ended agent has ended and points to screen and logs', async () => {

@@ -208,6 +208,11 @@ export class TmuxPane {
     execFileSync('tmux', ['-L', this.name, 'send-keys', '-t', '0', '-H', ...hex]);
   }
 
+  /** A tmux format of the pane, e.g. `#{alternate_on}`: the terminal modes the program left set. */
+  format(fmt: string): string {
+    return execFileSync('tmux', ['-L', this.name, 'display-message', '-p', '-t', '0', fmt]).toString().trim();
+  }
+
   capture(): string[] {
     const text = execFileSync('tmux', ['-L', this.name, 'capture-pane', '-p', '-t', '0']).toString();
     return trimLines(text.split('\n'));
