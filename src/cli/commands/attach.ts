@@ -7,6 +7,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { failure } from '../../core/common/errors';
+import { attachBlocker } from '../../core/operations/rules';
 import { WorkerClient } from '../../core/protocol/client';
 import { RESET_TERMINAL_MODES } from '../../core/protocol/terminalModes';
 import { isTerminalState } from '../../core/store/schema';
@@ -47,6 +48,9 @@ export const attachCommand = defineCommand({
     const store = openStore(ctx);
     const job = await store.read(id);
     if (isTerminalState(job.lifecycle.state)) throw failure(endedSentence(id, job.lifecycle.state));
+    // Queued (no worker yet) or stopping: say so now, not "cannot reach the worker" after the connect timeout.
+    const blocked = attachBlocker(job);
+    if (blocked) throw failure(blocked);
     const client = await WorkerClient.connect(store, id);
     try {
       const ending = await view(client, ctx, readOnly);

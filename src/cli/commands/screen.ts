@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { failure } from '../../core/common/errors';
+import { screenBlocker } from '../../core/operations/rules';
 import { WorkerClient } from '../../core/protocol/client';
 import { trimScreen } from '../../core/protocol/trimScreen';
 import { isTerminalState, type JobStore } from '../../core/store';
@@ -18,6 +19,8 @@ export const screenCommand = defineCommand({
   async run({ positionals: [id] }, ctx) {
     const store = openStore(ctx);
     const job = await store.read(id);
+    const blocked = screenBlocker(job);
+    if (blocked) throw failure(blocked);
     let lines: string[];
     if (isTerminalState(job.lifecycle.state)) {
       lines = finalScreen(store, id);

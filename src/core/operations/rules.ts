@@ -22,6 +22,12 @@ export function attachBlocker(job: JobRecord): string | null {
   return `Agent ${job.id} is ${job.lifecycle.state}; only a starting, running or waiting agent has a terminal to attach to.`;
 }
 
+/** A queued agent has no terminal yet, so no screen; every other one has a live or a saved one. */
+export function screenBlocker(job: JobRecord): string | null {
+  if (job.lifecycle.state !== 'queued') return null;
+  return `Agent ${job.id} is queued (waiting for a free agent slot) and has no screen yet.`;
+}
+
 export function sendBlocker(job: JobRecord): string | null {
   const state = job.lifecycle.state;
   if (state === 'running' || state === 'waiting') return null;

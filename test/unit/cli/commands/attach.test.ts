@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as pty from 'node-pty';
 import { attachCommand } from '../../../../src/cli/commands/attach';
+import { screenCommand } from '../../../../src/cli/commands/screen';
 import { RESET_TERMINAL_MODES } from '../../../../src/core/protocol/terminalModes';
 import { Sandbox, TmuxPane, runCli, waitUntil } from '../../core/worker/fixtures';
 
@@ -134,6 +135,23 @@ describe('paddock attach', function () {
       tmux = undefined;
     }
     assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
+  });
+
+  it('says at once that a queued agent has no terminal or screen yet, not that its worker is unreachable', async () => {
+    const job = await sb.createJob(['sh', '-c', 'echo never']);
+    assert.equal(job.lifecycle.state, 'queued');
+    const started = Date.now();
+    await assert.rejects(runCli(attachCommand, [job.id], sb.env), (e: { kind?: string; message: string }) => {
+      assert.equal(e.kind, 'failed');
+      assert.equal(e.message, `Agent ${job.id} is queued; only a starting, running or waiting agent has a terminal to attach to.`);
+      return true;
+    });
+    await assert.rejects(runCli(screenCommand, [job.id], sb.env), (e: { kind?: string; message: string }) => {
+      assert.equal(e.kind, 'failed');
+      assert.equal(e.message, `Agent ${job.id} is queued (waiting for a free agent slot) and has no screen yet.`);
+      return true;
+    });
+    assert.ok(Date.now() - started < 2000, 'no connect timeout');
   });
 
   it('says an ended agent has ended and points to screen and logs', async () => {
