@@ -19,7 +19,13 @@ import { openStore } from '../support/store';
 
 export { DETACH_BYTE } from '../support/detachKey';
 
-const ENTER_ALTERNATE_SCREEN = '\x1b[?1049h';
+/**
+ * The session's own screen, and the outer terminal's title saved on its title
+ * stack (XTWINOPS 22/23: xterm, VTE, kitty, tmux, VS Code): agents set titles
+ * (OSC 0/2) that would otherwise stay on the person's terminal after detaching.
+ */
+const ENTER_SESSION = '\x1b[?1049h\x1b[22;0t';
+const LEAVE_SESSION = `${RESET_TERMINAL_MODES}\x1b[23;0t`;
 const CLEAR = '\x1b[H\x1b[2J';
 
 type Ending =
@@ -71,9 +77,9 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
   const ready = await client.attach({ ...size(), readOnly });
   const switches = new AgentScreenSwitches();
   const sizeNotice = new SizeNotice(size);
-  stdout.write(ENTER_ALTERNATE_SCREEN + CLEAR + withoutScreenSwitches(ready.screen) + sizeNotice.update(ready.cols, ready.rows, 'screen'));
+  stdout.write(ENTER_SESSION + CLEAR + withoutScreenSwitches(ready.screen) + sizeNotice.update(ready.cols, ready.rows, 'screen'));
   if (ready.exit) {
-    stdout.write(RESET_TERMINAL_MODES);
+    stdout.write(LEAVE_SESSION);
     return { kind: 'exited', code: ready.exit.code, signal: ready.exit.signal, state: ready.state };
   }
 
@@ -128,7 +134,7 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
       for (const signal of ENDING_SIGNALS) process.off(signal, onSignal);
       if (raw) stdin.setRawMode?.(false);
       stdin.pause();
-      stdout.write(RESET_TERMINAL_MODES);
+      stdout.write(LEAVE_SESSION);
       resolve(ending);
     }
     if (raw) stdin.setRawMode?.(true);

@@ -137,6 +137,21 @@ describe('paddock attach', function () {
     assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
   });
 
+  it("gives the person's terminal its own title back on detach after the agent set one", async () => {
+    const job = await sb.start(['sh', '-c', "read x; printf '\\033]0;AGENT-TITLE\\007titled\\n'; exec sleep 600"]);
+    const pane = shellInTmux();
+    await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
+    pane.sendLine("printf '\\033]2;MY-SHELL\\007'");
+    await waitUntil('the shell title', () => pane.format('#{pane_title}') === 'MY-SHELL');
+    pane.sendLine(`node ${entry} ${job.id}`);
+    await waitUntil('attached', () => pane.format('#{alternate_on}') === '1');
+    pane.sendKeys('Enter');
+    await waitUntil('the agent title', () => pane.capture().includes('titled') && pane.format('#{pane_title}') === 'AGENT-TITLE');
+    pane.sendBytes('\x1c');
+    await waitUntil('detached', () => pane.capture().some((l) => l.startsWith(`Detached from agent ${job.id}`)));
+    assert.equal(pane.format('#{pane_title}'), 'MY-SHELL');
+  });
+
   it('says at once that a queued agent has no terminal or screen yet, not that its worker is unreachable', async () => {
     const job = await sb.createJob(['sh', '-c', 'echo never']);
     assert.equal(job.lifecycle.state, 'queued');
