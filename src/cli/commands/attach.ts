@@ -98,7 +98,10 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
         switches.reset();
         stdout.write(CLEAR + withoutScreenSwitches(fresh.screen) + sizeNotice.update(fresh.cols, fresh.rows, 'screen'));
       }),
-      client.onDidResize((s) => stdout.write(sizeNotice.update(s.cols, s.rows, 'resized'))),
+      client.onDidResize((s) => {
+        stdout.write(sizeNotice.update(s.cols, s.rows, 'resized'));
+        redrawFromMirror();
+      }),
       client.onDidExit((e) => finish({ kind: 'exited', code: e.code, signal: e.signal, state: e.state })),
       client.onDidClose((e) => finish({ kind: 'lost', reason: e.reason })),
     ];
@@ -112,9 +115,18 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
         finish({ kind: 'detached' });
       }
     };
+    /**
+     * The outer terminal is on its alternate screen, which has no scrollback: grown, it shows
+     * blank rows where tmux brings back the agent's earlier lines, and a program that redraws only
+     * its prompt leaves them blank. The worker's mirror has reflowed the agent's screen, history
+     * included: draw that, then the agent's own redraw follows.
+     */
+    const redrawFromMirror = () => client.refresh();
     const onResize = () => {
       const s = size();
-      client.resize(s.cols, s.rows);
+      // A read-only viewer never sizes the agent; the agent may also have this size already.
+      if (!readOnly) client.resize(s.cols, s.rows);
+      redrawFromMirror();
     };
     const onEnd = () => {
       client.detach();
@@ -141,7 +153,7 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
     stdin.on('data', onData);
     stdin.on('end', onEnd);
     stdin.resume();
-    if (!readOnly) process.on('SIGWINCH', onResize);
+    process.on('SIGWINCH', onResize);
     for (const signal of ENDING_SIGNALS) process.on(signal, onSignal);
   });
 }

@@ -152,6 +152,21 @@ describe('paddock attach', function () {
     assert.equal(pane.format('#{pane_title}'), 'MY-SHELL');
   });
 
+  it('a terminal shrunk then grown shows the agent\'s earlier lines again, as tmux and a fresh attach do', async () => {
+    const job = await sb.start(['sh', '-c', 'for i in $(seq 1 40); do echo "line $i"; done; exec sleep 600']);
+    await waitUntil('the output', async () => (await sb.store.readOutput(job.id)).toString().includes('line 40'));
+    const pane = shellInTmux();
+    await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
+    pane.sendLine(`node ${entry} ${job.id}`);
+    await waitUntil('attached', () => pane.capture().includes('line 40'));
+    pane.resize(40, 10);
+    await waitUntil('the small screen', () => pane.capture().length <= 10 && pane.capture().includes('line 40'));
+    pane.resize(80, 24);
+    // The mirror reflowed the agent's screen with its history: lines 18-40 are back, not 9 lines and blank rows.
+    await waitUntil('the earlier lines back', () => pane.capture()[0] === 'line 18', 10_000).catch(() => assert.fail(pane.capture().join('\n')));
+    assert.equal(pane.capture().at(-1), 'line 40');
+  });
+
   it('says at once that a queued agent has no terminal or screen yet, not that its worker is unreachable', async () => {
     const job = await sb.createJob(['sh', '-c', 'echo never']);
     assert.equal(job.lifecycle.state, 'queued');

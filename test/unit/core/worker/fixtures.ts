@@ -208,6 +208,11 @@ export class TmuxPane {
     execFileSync('tmux', ['-L', this.name, 'send-keys', '-t', '0', '-H', ...hex]);
   }
 
+  /** Resizes the pane, as a person resizing the terminal window. */
+  resize(cols: number, rows: number): void {
+    execFileSync('tmux', ['-L', this.name, 'resize-window', '-t', '0', '-x', String(cols), '-y', String(rows)]);
+  }
+
   /** A tmux format of the pane, e.g. `#{alternate_on}`: the terminal modes the program left set. */
   format(fmt: string): string {
     return execFileSync('tmux', ['-L', this.name, 'display-message', '-p', '-t', '0', fmt]).toString().trim();
