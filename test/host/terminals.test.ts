@@ -5,6 +5,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
+import { RESET_TERMINAL_MODES } from '../../src/core/protocol/terminalModes';
 import type { PaddockApi } from '../../src/extension';
 import type { StopReport } from '../../src/core/operations/types';
 import { isGoneState, listProcesses } from '../../src/core/proc/scan';
@@ -83,7 +84,8 @@ describe('attached terminals', function () {
 
   it('a worker killed under an attached terminal: the terminal says so and the agent reads as orphaned', async () => {
     // It outlives its worker: it ignores the hang-up and, once its terminal is gone, waits on.
-    const job = await startEcho(ext, 'worker dies', `trap "" HUP; ${ECHO}; sleep 600`);
+    // It also leaves mouse reporting on and the cursor hidden, as a full-screen agent does.
+    const job = await startEcho(ext, 'worker dies', `trap "" HUP; printf '\\033[?1000h\\033[?1006h\\033[?25l'; ${ECHO}; sleep 600`);
     started.push(job.id);
     await vscode.commands.executeCommand('paddock.attach', job.id);
     const [attached] = ext.terminals.terminalsFor(job.id);
@@ -99,6 +101,10 @@ describe('attached terminals', function () {
       await waitFor('the terminal to show it lost the worker', () => names.some((n) => /\((disconnected|ended)\)$/.test(n)) || undefined);
       await waitFor('the terminal to report the agent\'s end', () => /orphaned/.test(seen) || undefined);
       await waitForState(ext, job.id, ['orphaned']);
+      // Nobody draws any more: the agent's modes are reset before the notice, so its text can be selected.
+      const afterAgent = seen.slice(seen.indexOf('viewer-test-ready'));
+      const notice = afterAgent.search(/connection lost|orphaned/);
+      assert.ok(afterAgent.slice(0, notice).includes(RESET_TERMINAL_MODES), JSON.stringify(afterAgent.slice(0, 300)));
     } finally {
       for (const s of subs) s.dispose();
       attached.terminal.dispose();

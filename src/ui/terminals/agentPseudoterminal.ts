@@ -167,7 +167,9 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   private scheduleReconnect(reason: string): void {
     if (this.closed || this.ended) return;
     this.nameEmitter.fire(`${this.name} (disconnected)`);
-    this.write(dim(`connection lost (${reason.replace(/\.$/, '')}); reconnecting in ${(this.backoffMs / 1000).toFixed(1)} s…`));
+    // The agent's modes (mouse reporting, hidden cursor, alternate screen) would stay on with nobody
+    // drawing: the text could not be selected. A reconnect's screen sets them again.
+    this.write(endNotice(`connection lost (${reason.replace(/\.$/, '')}); reconnecting in ${(this.backoffMs / 1000).toFixed(1)} s…`));
     this.reconnectTimer?.dispose();
     this.reconnectTimer = disposableTimeout(() => void this.connect(true), this.backoffMs, false);
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
@@ -185,6 +187,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     if (reconnecting) this.nameEmitter.fire(`${this.name} (ended)`);
     this.ended = true;
     const l = job.lifecycle;
-    this.write(dim(`agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${l.detail ? `: ${printable(l.detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`));
+    // As at an exit: its worker died (orphaned) or it ended unseen; the agent's modes go with it.
+    this.write(endNotice(`agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${l.detail ? `: ${printable(l.detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`));
   }
 }
