@@ -161,6 +161,7 @@ export class ScreenMirror extends Disposable {
 
   private snapshotNow(): ScreenSnapshot {
     let screen = this.serializer.serialize({ scrollback: 0 });
+    screen += scrollMarginsReplay(this.term);
     if (this.sgrMouse) screen += '\x1b[?1006h';
     if (this.alternateScroll) screen += '\x1b[?1007h';
     screen += this.keyboard.replay();
@@ -263,4 +264,30 @@ export class ScreenMirror extends Disposable {
       }),
     );
   }
+}
+
+/** xterm.js keeps the scroll margins on its active buffer and has no public accessor for them. */
+interface TerminalInternals {
+  _core?: { buffer?: { scrollTop?: number; scrollBottom?: number } };
+}
+
+/**
+ * The scroll margins (DECSTBM) the program set, which the serializer does not
+ * restore: a viewer without them scrolls the whole screen where the program
+ * (Codex's inline viewport, a pager's status line) scrolls only a band of it.
+ * Setting margins homes the cursor, and the serializer's origin mode (`?6h`)
+ * does too: the cursor is put back where it is, counted from the top margin
+ * when origin mode is on.
+ */
+function scrollMarginsReplay(term: Terminal): string {
+  const buffer = (term as unknown as TerminalInternals)._core?.buffer;
+  const top = buffer?.scrollTop;
+  const bottom = buffer?.scrollBottom;
+  if (typeof top !== 'number' || typeof bottom !== 'number') return '';
+  const fullScreen = top === 0 && bottom === term.rows - 1;
+  const origin = term.modes.originMode;
+  if (fullScreen && !origin) return '';
+  const cursor = term.buffer.active;
+  const row = cursor.cursorY + 1 - (origin ? top : 0);
+  return `${fullScreen ? '' : `\x1b[${top + 1};${bottom + 1}r`}\x1b[${row};${cursor.cursorX + 1}H`;
 }
