@@ -140,7 +140,7 @@ export class Operations {
     return report;
   }
 
-  /** Stops every running or queued agent, and every check still running; proves each stopped or lists which not and why. */
+  /** Stops every running or queued agent, every check still running and what ended agents left running; proves each stopped or lists which not and why. */
   async stopAll(opts: { force?: boolean } = {}): Promise<StopAllReport> {
     const jobs = okJobs(await this.ctx.store.list()).filter(hasRunningWork);
     const reports = await Promise.all(

@@ -34,9 +34,12 @@ export function sendBlocker(job: JobRecord): string | null {
   return `Agent ${job.id} is ${state}; text can be sent only to a running or waiting agent.`;
 }
 
-/** Something of the agent may still run: its execution, or a check in its worktree (Stop ends both). */
+/**
+ * Something of the agent may still run: its execution, a check in its worktree, or what an ended
+ * agent left running (listed when `endLeftoversOnExit` is off). Stop ends all three, so each offers it.
+ */
 export function hasRunningWork(job: JobRecord): boolean {
-  return !isEnded(job) || job.check?.state === 'running';
+  return !isEnded(job) || job.check?.state === 'running' || (job.leftovers?.length ?? 0) > 0;
 }
 
 export function stopBlocker(job: JobRecord): string | null {

@@ -10,7 +10,7 @@ export function registerStopAll(s: PaddockServices): vscode.Disposable {
       const stopAllLabel = vscode.l10n.t('Stop All');
       const choice = await vscode.window.showWarningMessage(
         vscode.l10n.t('Stop all agents?'),
-        { modal: true, detail: vscode.l10n.t('Every running or queued agent in this store is stopped, and every check still running (SIGTERM, then SIGKILL after the grace period).\n\nKept: worktrees, branches and output.\nDeleted: nothing.') },
+        { modal: true, detail: vscode.l10n.t('Every running or queued agent in this store is stopped, every check still running and what ended agents left running (SIGTERM, then SIGKILL after the grace period).\n\nKept: worktrees, branches and output.\nDeleted: nothing.') },
         stopAllLabel,
       );
       if (choice !== stopAllLabel) return undefined;

@@ -9,6 +9,8 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { bootId, findByEnvMarker, readProcStat } from '../../../../src/core/proc';
+import { canStop } from '../../../../src/core/operations/rules';
+import { lookOf } from '../../../../src/ui/tree/presentation';
 import { CLI_SCRIPT, CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
 /** Starts two daemons in their own session (one ignores SIGTERM, like a busy server) and exits. */
@@ -66,6 +68,19 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.equal(report.action, 'ended-leftovers');
       assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', done.id), []);
       assert.deepEqual((await sb.store.read(done.id)).leftovers, []);
+    });
+
+    it("the window offers Stop on the row that says they run, and Stop All ends them too", async () => {
+      const { c, done } = await agentWithDaemons();
+      assert.match(lookOf(done, Date.now()).description, /2 processes left running/);
+      assert.equal(canStop(done), true, 'Stop (the menu, the picker, the group) is offered while they run');
+      assert.match(lookOf(done, Date.now()).contextValue, /^agent:completed:.*\bstop\b/);
+      const report = await c.stopAll();
+      assert.deepEqual(report.stopped, [done.id]);
+      assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', done.id), []);
+      const after = await sb.store.read(done.id);
+      assert.deepEqual(after.leftovers, []);
+      assert.equal(canStop(after), false, 'once they are gone, nothing is left to stop');
     });
 
     it('Stop also ends a listed process that dropped the marker, by its pid and start time', async () => {
