@@ -63,10 +63,22 @@ export function failedToLaunch(job: JobRecord): boolean {
   return job.lifecycle.state === 'failed' && job.lifecycle.startedAt === null && !setupFailed(job);
 }
 
+/**
+ * "Agent X is being cleaned up (incomplete)" while a cleanup has begun and not completed, else null. Its
+ * worktree is on its way out: whatever would work in it (retry, check, update, landing, keeping it)
+ * waits, since the cleanup ends what runs there and removes it.
+ */
+function cleanupUnderWay(job: JobRecord): string | null {
+  const c = job.cleanup;
+  return c && c.phase !== 'complete' ? `Agent ${job.id} is being cleaned up (${c.phase})` : null;
+}
+
 /** The record's half of the rule; the operation also checks that the worktree folder still exists. */
 export function retryBlocker(job: JobRecord): string | null {
   const state = job.lifecycle.state;
   if (!isEnded(job)) return `Agent ${job.id} is ${state}; only an ended agent can be retried.`;
+  const begun = cleanupUnderWay(job);
+  if (begun) return `${begun}; it cannot be retried.`;
   if (job.cleanup !== null) return `Agent ${job.id} has been cleaned up; it cannot be retried.`;
   if (job.worktree === null) return `Agent ${job.id} has no worktree to retry in.`;
   if (job.check?.state === 'running') return `A check of agent ${job.id} is running in its worktree; wait for it or stop it first.`;
@@ -110,7 +122,8 @@ export function restoreBlocker(job: JobRecord): string | null {
 /** A review is typed into a running or waiting agent, or becomes the prompt of a retry of an ended one. */
 export function reviewBlocker(job: JobRecord): string | null {
   if (sendBlocker(job) === null || retryBlocker(job) === null) return null;
-  return `Agent ${job.id} is ${job.lifecycle.state}${job.cleanup ? ' and cleaned up' : ''}; a review goes to a running or waiting agent, or to a retry of an ended one.`;
+  const cleanup = !job.cleanup ? '' : job.cleanup.phase === 'complete' ? ' and cleaned up' : ' and being cleaned up';
+  return `Agent ${job.id} is ${job.lifecycle.state}${cleanup}; a review goes to a running or waiting agent, or to a retry of an ended one.`;
 }
 
 /**
@@ -122,7 +135,8 @@ export function landBlocker(job: JobRecord): string | null {
   if (job.branch === null || job.worktree === null) return `Agent ${job.id} has no branch of its own to land.`;
   if (job.lifecycle.state === 'queued') return `Agent ${job.id} has not started yet; there is nothing to land.`;
   const c = job.cleanup;
-  if (c && c.phase !== 'complete') return `Agent ${job.id} is being cleaned up (${c.phase}); land it after the cleanup finishes.`;
+  const begun = cleanupUnderWay(job);
+  if (begun) return `${begun}; land it after the cleanup finishes.`;
   if (c && /deleted/.test(c.branchOutcome ?? '')) return `Agent ${job.id}'s branch was deleted by its cleanup; restore it first to land its work.`;
   return null;
 }
@@ -131,7 +145,8 @@ export function landBlocker(job: JobRecord): string | null {
 export function updateBlocker(job: JobRecord): string | null {
   if (job.branch === null || !hasLiveWorktree(job)) return `Agent ${job.id} has no worktree to update.`;
   if (job.lifecycle.state === 'queued') return `Agent ${job.id} has not started yet.`;
-  if (job.cleanup !== null) return `Agent ${job.id} is being cleaned up; its worktree cannot be updated.`;
+  const begun = cleanupUnderWay(job);
+  if (begun) return `${begun}; its worktree cannot be updated.`;
   return null;
 }
 
@@ -150,6 +165,8 @@ export function isLive(job: JobRecord): boolean {
 export function checkBlocker(job: JobRecord): string | null {
   if (!isEnded(job)) return `Agent ${job.id} is ${job.lifecycle.state}; a check runs once the agent has ended.`;
   if (!hasLiveWorktree(job)) return `Agent ${job.id} has no worktree to check; it has been cleaned up.`;
+  const begun = cleanupUnderWay(job);
+  if (begun) return `${begun}; a check cannot run in a worktree that is being removed.`;
   if (job.check?.state === 'running') return `A check of agent ${job.id} is already running.`;
   return null;
 }
@@ -158,6 +175,8 @@ export function checkBlocker(job: JobRecord): string | null {
 export function keepBlocker(job: JobRecord): string | null {
   if (!job.group) return `Agent ${job.id} is not one of several attempts.`;
   if (!hasLiveWorktree(job)) return `Agent ${job.id} has been cleaned up; restore it before keeping it.`;
+  const begun = cleanupUnderWay(job);
+  if (begun) return `${begun}; it cannot be kept (its work is saved: restore it once the cleanup finishes).`;
   return null;
 }
 

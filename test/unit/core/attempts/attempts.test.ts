@@ -7,13 +7,13 @@
 import * as assert from 'node:assert/strict';
 import { findByEnvMarkerAsync } from '../../../../src/core/proc';
 import { AGENT_MARKER_ENV } from '../../../../src/core/worker/agentMarker';
-import { canStop } from '../../../../src/core/operations/rules';
+import { canCheck, canKeep, canStop } from '../../../../src/core/operations/rules';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
 import { RepoConfigTrust } from '../../../../src/core/repoConfig/trust';
 import { isTerminalState, JobRecord } from '../../../../src/core/store';
-import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+import { assertOneSentence, CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
 /** Agents as profiles: each writes its own result.txt (alpha and beta good, broken bad; beta commits). */
 const PROFILES = {
@@ -195,6 +195,31 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
     assert.deepEqual(all.stopped, [b.id]);
     assert.equal((await again).state, 'failed');
     assert.equal(canStop(await sb.store.read(b.id)), false, 'once the check has ended, there is nothing to stop');
+  });
+
+  it('an attempt whose cleanup has begun (held) is neither checked nor kept: the cleanup would end the one and remove the other', async () => {
+    await trustCheck('sleep 0.2; echo checked');
+    const c = sb.coordinator({ maxConcurrent: 4 });
+    const { jobs } = await c.startAttempts({ repo: sb.repo, command: ['true'] }, 2);
+    const [held, other] = await Promise.all(jobs.map((j) => sb.waitEnded(j.id)));
+    // A process of the person's (no marker) has its cwd in the worktree: the cleanup stops at removing, to be retried.
+    sb.spawnOwned('sleep', ['60'], held.worktree!);
+    const report = await c.cleanup(held.id);
+    assert.equal(report.job.cleanup?.phase, 'incomplete');
+    const job = await sb.store.read(held.id);
+    assert.equal(canCheck(job), false, 'Run Check is not offered (menu, picker)');
+    assert.equal(canKeep(job), false, 'Keep This One is not offered (menu, picker)');
+    await assert.rejects(c.check(held.id), { kind: 'usage', message: /^Agent \w+ is being cleaned up \(incomplete\); a check cannot run in a worktree that is being removed\.$/ });
+    await assert.rejects(c.keepAttempt(held.id), { kind: 'usage', message: /is being cleaned up \(incomplete\); it cannot be kept/ });
+    assert.equal((await sb.store.read(held.id)).check ?? null, null, 'no check was recorded');
+    assert.equal((await sb.store.read(other.id)).cleanup, null, 'the other attempt was not cleaned up');
+    // The CLI says the same, in one sentence, exit 2.
+    const cli = await runCli(['check', held.id], { cwd: sb.repo, env: sb.env });
+    assert.equal(cli.code, 2, cli.stderr);
+    assertOneSentence(cli.stderr);
+    assert.match(cli.stderr, /being cleaned up \(incomplete\); a check cannot run/);
+    // The other rules word a begun cleanup the same way: not "has been cleaned up".
+    await assert.rejects(c.retry(held.id), { kind: 'usage', message: /is being cleaned up \(incomplete\); it cannot be retried\.$/ });
   });
 
   it('a check that runs past checkTimeoutSeconds is ended with everything it started and recorded failed', async () => {
