@@ -28,9 +28,15 @@ export function screenBlocker(job: JobRecord): string | null {
   return `Agent ${job.id} is queued (waiting for a free agent slot) and has no screen yet.`;
 }
 
+/**
+ * A starting agent is about to have a terminal (the connection waits for its socket), so it may be
+ * sent to; not while the worktree's setup command runs first, which may take minutes.
+ */
 export function sendBlocker(job: JobRecord): string | null {
   const state = job.lifecycle.state;
   if (state === 'running' || state === 'waiting') return null;
+  if (state === 'starting' && job.setup?.state === 'running') return `Agent ${job.id} is setting up its worktree; text can be sent once the agent runs.`;
+  if (state === 'starting') return null;
   return `Agent ${job.id} is ${state}; text can be sent only to a running or waiting agent.`;
 }
 

@@ -13,8 +13,8 @@ export async function sendToAgent(store: JobReader, id: string, text: string): P
   // Over-long text is refused before anything is read or connected.
   assertTextLength(text, MAX_INPUT_CHARS, 'text');
   const job = await store.read(id);
-  // A starting agent is about to have a terminal: the connection waits for its socket (WorkerClient.connect).
-  const blocker = job.lifecycle.state === 'starting' ? null : sendBlocker(job);
+  // A starting agent is let through by the rule: the connection waits for its socket (WorkerClient.connect).
+  const blocker = sendBlocker(job);
   if (blocker) throw usageError(blocker);
   const client = await WorkerClient.connect(store, id);
   try {

@@ -132,7 +132,9 @@ export class AgentWorker extends Disposable implements AgentSession {
   }
 
   async send(text: string): Promise<void> {
-    if (!this.pty || this.exitInfo) throw failure('The agent has ended.');
+    if (this.exitInfo) throw failure('The agent has ended.');
+    // Its socket is served before its setup command and its terminal: nothing to type into yet.
+    if (!this.pty) throw failure(`The agent has not started yet${this.setupPhase ? ' (its worktree setup is running)' : ''}; send once it runs.`);
     this.input(text);
     await sleep(SEND_ENTER_DELAY_MS);
     if (this.exitInfo) throw failure('The agent ended before Enter was typed.');

@@ -4,7 +4,8 @@
  * teardown at cleanup, port blocks and the agent's variables, and trust.
  */
 import * as assert from 'node:assert/strict';
-import { canCleanUpAnyway } from '../../../../src/core/operations/rules';
+import { canCleanUpAnyway, canSend } from '../../../../src/core/operations/rules';
+import { WorkerClient } from '../../../../src/core/protocol/client';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, Server } from 'node:net';
@@ -12,7 +13,7 @@ import { findByEnvMarker } from '../../../../src/core/proc';
 import type { JobRecord } from '../../../../src/core/store';
 import { RepoConfigTrust } from '../../../../src/core/repoConfig/trust';
 import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
-import { CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from './coordinatorFixture';
+import { assertOneSentence, CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from './coordinatorFixture';
 
 describe('Coordinator: worktree setup', function () {
   this.timeout(60_000);
@@ -144,6 +145,27 @@ describe('Coordinator: worktree setup', function () {
     assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), [], 'the SIGTERM-deaf escapee got SIGKILL before the failure was recorded');
     const took = Date.parse(failed.lifecycle.endedAt!) - Date.parse(job.createdAt);
     assert.ok(took >= 2500, `recorded ${took} ms after the start: after the 2 s grace, not before the KILL`);
+  });
+
+  it('a prompt sent during setup is refused as setting up, by the rule and by the worker, never as "ended"', async () => {
+    const c = sb.coordinator({ worktree: { setup: 'sleep 30' } });
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'read line; echo "got:$line"; sleep 5'] });
+    const settingUp = await sb.waitFor(job.id, (j) => j.setup?.state === 'running');
+    assert.equal(canSend(settingUp), false, 'Send Prompt is not offered while it sets up');
+    await assert.rejects(c.send(job.id, 'hello'), { kind: 'usage', message: `Agent ${job.id} is setting up its worktree; text can be sent once the agent runs.` });
+    const cli = await runCli(['send', job.id, 'hello'], { cwd: sb.repo, env: sb.env });
+    assert.equal(cli.code, 2, cli.stderr);
+    assertOneSentence(cli.stderr);
+    assert.match(cli.stderr, /is setting up its worktree/);
+    // A client that skips the rule (an older CLI) hears the same from the worker itself.
+    const client = await WorkerClient.connect(sb.store, job.id);
+    try {
+      await client.hello();
+      await assert.rejects(client.send('hello'), /has not started yet \(its worktree setup is running\); send once it runs\./);
+    } finally {
+      client.dispose();
+    }
+    await c.stop(job.id);
   });
 
   it('a stop during setup ends the setup and cancels the agent', async () => {
