@@ -6,8 +6,8 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure, PaddockError, usageError } from '../common/errors';
-import { restoreWorktree, type RestoreResult } from '../git';
-import { restoreBlocker } from '../operations/rules';
+import { branchTip, restoreWorktree, type RestoreResult } from '../git';
+import { branchDeletedByCleanup, restoreBlocker } from '../operations/rules';
 import type { JobRecord, JobStore } from '../store';
 
 /** The original worktree path when it is free again; otherwise the caller must name a folder. */
@@ -30,6 +30,11 @@ export async function restoreAgent(store: JobStore, id: string, to: string | und
   } catch (err) {
     if (err instanceof PaddockError) throw err;
     throw failure(`Could not restore agent ${id}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  // Landing is refused while the record says the cleanup deleted the branch ("restore it first"): say it is back.
+  const branch = job.branch;
+  if (branch && branchDeletedByCleanup(job) && (await branchTip(job.repo, branch)) !== null) {
+    await store.update(id, (j) => (j.cleanup ? { ...j, cleanup: { ...j.cleanup, branchOutcome: `branch ${branch} re-created by a restore` } } : j));
   }
   await store
     .appendTimeline(id, { generation: job.lifecycle.generation, type: 'restored', message: `worktree restored to ${result.path} (${result.branchNote})`.slice(0, 2000) })

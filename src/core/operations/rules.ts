@@ -140,11 +140,15 @@ export function reviewBlocker(job: JobRecord): string | null {
 export function landBlocker(job: JobRecord): string | null {
   if (job.branch === null || job.worktree === null) return `Agent ${job.id} has no branch of its own to land.`;
   if (job.lifecycle.state === 'queued') return `Agent ${job.id} has not started yet; there is nothing to land.`;
-  const c = job.cleanup;
   const begun = cleanupUnderWay(job);
   if (begun) return `${begun}; land it after the cleanup finishes.`;
-  if (c && /deleted/.test(c.branchOutcome ?? '')) return `Agent ${job.id}'s branch was deleted by its cleanup; restore it first to land its work.`;
+  if (branchDeletedByCleanup(job)) return `Agent ${job.id}'s branch was deleted by its cleanup; restore it first to land its work.`;
   return null;
+}
+
+/** The cleanup deleted the agent's branch (and no restore has brought it back since). */
+export function branchDeletedByCleanup(job: JobRecord): boolean {
+  return /deleted/.test(job.cleanup?.branchOutcome ?? '');
 }
 
 /** Update from Base works in the agent's worktree, which must still be there. */

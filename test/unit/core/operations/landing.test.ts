@@ -57,6 +57,25 @@ describe('landing operations', function () {
     await assert.rejects(sb.store.read(job.id), (e: PaddockError) => e.code === 'NOT_FOUND');
   });
 
+  it('a branch its cleanup deleted lands again once Restore Worktree brought it back, as the refusal advised', async () => {
+    const c = sb.coordinator();
+    // The agent's commit is merged first, so the cleanup deletes its branch (nothing would be lost).
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', "printf 'y\\n' > y.txt && git add -A && git commit -qm 'agent y'"] });
+    await sb.waitEnded(job.id);
+    await c.merge(job.id);
+    const cleaned = (await c.cleanup(job.id)).job;
+    assert.match(cleaned.cleanup?.branchOutcome ?? '', /deleted/);
+    assert.equal(canLand(cleaned), false);
+    assert.match(landBlocker(cleaned) ?? '', /restore it first to land its work/);
+    const restored = await c.restore(job.id);
+    assert.match(restored.branchNote, /re-created/);
+    const after = await sb.store.read(job.id);
+    assert.equal(landBlocker(after), null, 'the Land menu is offered again');
+    git(after.worktree!, 'commit', '-q', '--allow-empty', '-m', 'after the restore');
+    const report = await c.merge(job.id);
+    assert.equal(git(sb.repo, 'log', '-1', '--format=%s', 'main'), 'after the restore', JSON.stringify(report));
+  });
+
   it('an edit to a file flagged assume-unchanged is uncommitted work: asked about, then committed and landed', async () => {
     const c = sb.coordinator();
     const hide = "git update-index --assume-unchanged README.md && printf 'agent\\n' > README.md";
