@@ -5,7 +5,9 @@
  */
 import { describeError, failure } from '../common/errors';
 import { mapConcurrently } from '../common/limiter';
-import { processTableSource } from '../proc/identity';
+import { bootId, processTableSource } from '../proc/identity';
+import { findByEnvMarkerAsync } from '../proc/scan';
+import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { applyTransition } from './lifecycle';
 import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnershipNow } from './ownership';
@@ -14,7 +16,10 @@ import type { Loaded } from './records';
 import { interruptedCreateEntry } from './interruptedCreate';
 import { listedJobIds, READ_CONCURRENCY, readEntriesFrom, reconcileCheck } from './readEntries';
 import { RecordWriter } from './recordWriter';
-import { JobRecord } from './schema';
+import type { JobRecord, Leftover } from './schema';
+
+/** The record's limit on listed leftovers (recordSchemas). */
+const MAX_LISTED_SURVIVORS = 50;
 
 export type JobEntry =
   | { id: string; ok: true; job: JobRecord }
@@ -116,7 +121,10 @@ export class JobReader {
       return await this.writer.mutate(job.id, async (current) => {
         const verdict = await judgeOwnershipNow(current);
         if (!verdict) return undefined;
-        const next = applyTransition(current, verdict.to, { detail: verdict.detail });
+        const transitioned = applyTransition(current, verdict.to, { detail: verdict.detail });
+        // The worker died, its agent may not have: what still runs is listed, so the row says so and offers Stop.
+        const survivors = verdict.to === 'orphaned' ? await survivorsOf(current.id) : [];
+        const next = survivors.length ? { ...transitioned, leftovers: survivors } : transitioned;
         return { next, timeline: [{ type: verdict.type, from: current.lifecycle.state, to: verdict.to, message: verdict.detail }] };
       });
     } catch (err) {
@@ -124,6 +132,16 @@ export class JobReader {
       return job;
     }
   }
+}
+
+/** The processes that still carry an orphaned agent's marker, as leftovers (with their identity, as the worker lists them). */
+async function survivorsOf(id: string): Promise<Leftover[]> {
+  const found = await findByEnvMarkerAsync(AGENT_MARKER_ENV, id);
+  const boot = bootId();
+  return found
+    .sort((a, b) => a.pid - b.pid)
+    .slice(0, MAX_LISTED_SURVIVORS)
+    .map((p) => ({ pid: p.pid, command: p.comm.slice(0, 500), startTime: p.startTime, bootId: boot }));
 }
 
 function compareText(a: string, b: string): number {

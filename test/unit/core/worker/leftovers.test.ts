@@ -83,6 +83,24 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.equal(canStop(after), false, 'once they are gone, nothing is left to stop');
     });
 
+    it('an agent that outlives its SIGKILLed worker is listed as left running on the orphaned row, which offers Stop', async () => {
+      const c = sb.coordinator();
+      const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'trap "" HUP; sleep 604'] });
+      const running = await sb.waitFor(job.id, (j) => j.lifecycle.state === 'running' && j.execution !== null);
+      process.kill(running.execution!.pid, 'SIGKILL');
+      const orphaned = await sb.waitFor(job.id, (j) => j.lifecycle.state === 'orphaned');
+      assert.deepEqual((orphaned.leftovers ?? []).map((p) => p.command).sort(), ['sh', 'sleep']);
+      assert.match(lookOf(orphaned, Date.now()).description, /^orphaned · 2 processes left running/);
+      assert.equal(canStop(orphaned), true, 'Stop is offered, as the README promises');
+      const report = await c.stop(job.id);
+      assert.equal(report.stopped, true, report.reason ?? '');
+      assert.equal(report.action, 'ended-leftovers');
+      assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), []);
+      const after = await sb.store.read(job.id);
+      assert.deepEqual(after.leftovers, []);
+      assert.equal(canStop(after), false);
+    });
+
     it('Stop also ends a listed process that dropped the marker, by its pid and start time', async () => {
       assert.equal(sb.env.PADDOCK_PROCESS_BACKEND, backend);
       const c = sb.coordinator({ endLeftoversOnExit: false });
