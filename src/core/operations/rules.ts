@@ -151,6 +151,11 @@ export function branchDeletedByCleanup(job: JobRecord): boolean {
   return /deleted/.test(job.cleanup?.branchOutcome ?? '');
 }
 
+/** Copy Branch Name: the agent has a branch, and its cleanup did not delete it. */
+export function hasBranch(job: JobRecord): boolean {
+  return job.branch !== null && !branchDeletedByCleanup(job);
+}
+
 /** Update from Base works in the agent's worktree, which must still be there. */
 export function updateBlocker(job: JobRecord): string | null {
   if (job.branch === null || !hasLiveWorktree(job)) return `Agent ${job.id} has no worktree to update.`;

@@ -27,6 +27,7 @@ import {
   canSend,
   canSendReview,
   canStop,
+  hasBranch,
   hasLiveWorktree,
 } from '../../core/operations/rules';
 import { leftoversInWords } from '../../core/operations/leftovers';
@@ -125,7 +126,7 @@ export function capabilitiesOf(job: JobRecord): string[] {
   if (canCleanUp(job)) caps.push('cleanup');
   if (canRetryCleanup(job)) caps.push('retryCleanup');
   if (hasLiveWorktree(job)) caps.push('worktree');
-  if (job.branch) caps.push('branch');
+  if (hasBranch(job)) caps.push('branch');
   if (job.evidence?.patch) caps.push('patch');
   if (canCleanUpAnyway(job)) caps.push('consent');
   if (canRestore(job)) caps.push('restore');

@@ -8,7 +8,8 @@ import { PaddockError } from '../../../../src/core/common/errors';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { mayHaveUncommittedWork, RUNNING_CHOICE_CODE, UNCOMMITTED_CHOICE_CODE } from '../../../../src/core/operations/landingPrep';
-import { canForget, canLand, canUpdate, forgetBlocker, isLive, landBlocker } from '../../../../src/core/operations/rules';
+import { canForget, canLand, canUpdate, forgetBlocker, hasBranch, isLive, landBlocker } from '../../../../src/core/operations/rules';
+import { capabilitiesOf } from '../../../../src/ui/tree/presentation';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
 describe('landing operations', function () {
@@ -67,10 +68,14 @@ describe('landing operations', function () {
     assert.match(cleaned.cleanup?.branchOutcome ?? '', /deleted/);
     assert.equal(canLand(cleaned), false);
     assert.match(landBlocker(cleaned) ?? '', /restore it first to land its work/);
+    assert.equal(hasBranch(cleaned), false, 'Copy Branch Name is not offered for a branch that is gone');
+    assert.equal(capabilitiesOf(cleaned).includes('branch'), false, 'nor in the row menu');
     const restored = await c.restore(job.id);
     assert.match(restored.branchNote, /re-created/);
     const after = await sb.store.read(job.id);
     assert.equal(landBlocker(after), null, 'the Land menu is offered again');
+    assert.equal(hasBranch(after), true);
+    assert.equal(capabilitiesOf(after).includes('branch'), true);
     git(after.worktree!, 'commit', '-q', '--allow-empty', '-m', 'after the restore');
     const report = await c.merge(job.id);
     assert.equal(git(sb.repo, 'log', '-1', '--format=%s', 'main'), 'after the restore', JSON.stringify(report));
