@@ -6,11 +6,12 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createConnection, createServer, Server, Socket } from 'node:net';
 import { Emitter, Event } from '../common/event';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { failure } from '../common/errors';
-import { checkSocketPath } from '../protocol/runtimeDir';
+import { checkSocketPath, ensureRuntimeDir } from '../protocol/runtimeDir';
 import type { ServerMessage } from '../protocol/messages';
 import { Connection, ConnectionHost, ConnectionLimits, DEFAULT_LIMITS, OutputBatch } from './connection';
 import { cutIncompleteTail } from './incompleteTail';
@@ -31,7 +32,16 @@ export interface ControlServerOptions {
   applySize: (cols: number, rows: number) => void;
   log: (message: string) => void;
   limits?: Partial<ConnectionLimits>;
+  /** How often the socket file is checked for having been removed from under the worker. */
+  socketCheckMs?: number;
 }
+
+/**
+ * The runtime dir is not ours alone to keep: logind removes `$XDG_RUNTIME_DIR` when the person's
+ * last session ends (agents go on running), and tmp cleaners age out `/tmp` files. A worker whose
+ * socket file is gone is alive but unreachable (no attach, send or screen, ever), so it looks often.
+ */
+const SOCKET_CHECK_MS = 2000;
 
 function digest(token: string): Buffer {
   return createHash('sha256').update(token).digest();
@@ -44,7 +54,7 @@ const FLOOD_WINDOW_MS = 2;
 const FLOOD_COALESCE_MS = 4;
 
 export class ControlServer extends Disposable implements ConnectionHost {
-  private readonly server: Server;
+  private server: Server;
   private readonly connections = new Set<Connection>();
   /** Output not yet sent: the PTY's reads as they came (never copied: the sockets write them as they are). */
   private batch: Buffer[] = [];
@@ -67,10 +77,10 @@ export class ControlServer extends Disposable implements ConnectionHost {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.controlDigest = digest(opts.controlToken);
     this.agentDigest = digest(opts.agentToken);
-    this.server = createServer((socket) => this.accept(socket));
-    this.server.on('error', (err) => opts.log(`control socket error: ${err.message}`));
+    this.server = this.createServer();
     this._register(
       toDisposable(() => {
+        clearInterval(this.socketCheck);
         for (const c of [...this.connections]) c.close();
         this.server.close();
         if (this.socketPath) {
@@ -82,6 +92,15 @@ export class ControlServer extends Disposable implements ConnectionHost {
         }
       }),
     );
+  }
+
+  private socketCheck: NodeJS.Timeout | undefined;
+  private relistening = false;
+
+  private createServer(): Server {
+    const server = createServer((socket) => this.accept(socket));
+    server.on('error', (err) => this.opts.log(`control socket error: ${err.message}`));
+    return server;
   }
 
   get session(): AgentSession {
@@ -136,6 +155,49 @@ export class ControlServer extends Disposable implements ConnectionHost {
       chmodSync(path, 0o600);
     } catch {
       // the 0700 directory is the real protection
+    }
+    if (!this.socketCheck) {
+      this.socketCheck = setInterval(() => void this.keepSocket(), this.opts.socketCheckMs ?? SOCKET_CHECK_MS);
+      this.socketCheck.unref?.();
+    }
+  }
+
+  /**
+   * Listens again when the socket file (or its whole directory) was removed. Connections already
+   * open are separate sockets and go on. Only a missing file is replaced: one that exists is left
+   * alone, whoever put it there.
+   */
+  private async keepSocket(): Promise<void> {
+    const path = this.socketPath;
+    if (!path || this.relistening || this._store.isDisposed) return;
+    try {
+      lstatSync(path);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;
+    }
+    this.relistening = true;
+    try {
+      ensureRuntimeDir(dirname(path));
+      // A closed listener unlinks its path (libuv): close the old one before the new file exists.
+      const old = this.server;
+      old.close();
+      this.server = this.createServer();
+      await this.tryListen(path);
+      if (this._store.isDisposed) {
+        this.server.close();
+        return;
+      }
+      try {
+        chmodSync(path, 0o600);
+      } catch {
+        // the 0700 directory is the real protection
+      }
+      this.opts.log(`the control socket ${path} was removed from under the worker; listening on it again`);
+    } catch (err) {
+      this.opts.log(`the control socket ${path} was removed and cannot be made again yet: ${(err as Error).message}`);
+    } finally {
+      this.relistening = false;
     }
   }
 

@@ -1,0 +1,57 @@
+/**
+ * A running worker whose socket file is removed from under it: logind removes
+ * `$XDG_RUNTIME_DIR` at the person's last logout while agents go on running,
+ * and tmp cleaners age out `/tmp`. Before the fix the agent stayed "running"
+ * and could never be attached, sent to or read again (ENOENT on every connect).
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, lstatSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { WorkerClient } from '../../../../src/core/protocol/client';
+import { Sandbox, waitUntil } from './fixtures';
+
+describe('worker socket removed from under it', function () {
+  this.timeout(60_000);
+  let sb: Sandbox;
+  const clients: WorkerClient[] = [];
+
+  beforeEach(() => {
+    sb = new Sandbox();
+  });
+  afterEach(() => {
+    for (const c of clients.splice(0)) c.dispose();
+    sb.dispose();
+  });
+
+  async function screenOf(id: string): Promise<string> {
+    const c = await WorkerClient.connect(sb.store, id);
+    clients.push(c);
+    const ready = await c.attach({ cols: 80, rows: 24, readOnly: true });
+    assert.equal(ready.type, 'ready');
+    c.dispose();
+    return JSON.stringify(ready);
+  }
+
+  for (const removed of ['the socket file', 'the whole runtime dir'] as const) {
+    it(`listens again after ${removed} is removed, and open connections go on`, async () => {
+      const job = await sb.start(['sh', '-c', 'echo marker-$((6*7)); exec cat']);
+      const path = (await sb.store.read(job.id)).execution!.socketPath;
+      await waitUntil('the marker on screen', async () => (await screenOf(job.id)).includes('marker-42'));
+      const viewer = await WorkerClient.connect(sb.store, job.id);
+      clients.push(viewer);
+      await viewer.attach({ cols: 80, rows: 24, readOnly: false });
+      let seen = '';
+      viewer.onDidOutput((d) => (seen += d));
+
+      rmSync(removed === 'the socket file' ? path : dirname(path), { recursive: true, force: true });
+      assert.equal(existsSync(path), false);
+
+      await waitUntil('the socket made again', () => existsSync(path) && lstatSync(path).isSocket());
+      assert.equal(lstatSync(dirname(path)).mode & 0o777, 0o700, 'the runtime dir is made private again');
+      assert.match(await screenOf(job.id), /marker-42/, 'a new viewer attaches');
+      viewer.input('still-here\r');
+      await waitUntil('the echo on the open connection', () => seen.includes('still-here'));
+      assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
+    });
+  }
+});
