@@ -4,7 +4,9 @@
  * there — the slot is what makes a person notice a stuck cleanup). A cleanup
  * in progress of an ended agent holds none: it finishes or becomes incomplete.
  * A running check holds one too: it is work on the machine like an agent's.
+ * So does an agent whose record cannot be read while its worker still runs.
  */
+import type { JobEntry } from '../store/jobReader';
 import type { JobRecord, LifecycleState } from '../store/schema';
 
 const ACTIVE: readonly LifecycleState[] = ['starting', 'running', 'waiting', 'cancelling'];
@@ -45,9 +47,17 @@ export interface CapacityState {
   blockedBy: CapacityBlocker[];
 }
 
-export function capacityOf(jobs: readonly JobRecord[], max: number): CapacityState {
+/** Capacity from a listing: readable records by their state, unreadable ones by whether a worker still runs them. */
+export function capacityOf(entries: readonly JobEntry[], max: number): CapacityState {
+  const jobs: JobRecord[] = [];
+  let unreadableRunning = 0;
+  for (const e of entries) {
+    if (e.ok) jobs.push(e.job);
+    else if (e.workerRunning) unreadableRunning++;
+  }
   const holders = jobs.filter(holdsSlot);
-  const full = holders.length >= max;
+  const used = holders.length + unreadableRunning;
+  const full = used >= max;
   const blockedBy = full
     ? holders
         .filter((j) => !isActive(j) && j.cleanup?.phase === 'incomplete')
@@ -62,7 +72,7 @@ export function capacityOf(jobs: readonly JobRecord[], max: number): CapacitySta
         }))
         .sort((a, b) => a.id.localeCompare(b.id))
     : [];
-  return { max, used: holders.length, queued: jobs.filter((j) => j.lifecycle.state === 'queued').length, blockedBy };
+  return { max, used, queued: jobs.filter((j) => j.lifecycle.state === 'queued').length, blockedBy };
 }
 
 /** Queued jobs in the order they start: oldest first, ties by id. */

@@ -15,7 +15,6 @@ import { Disposable, toDisposable } from '../common/lifecycle';
 import { Limiter } from '../common/limiter';
 import type { RestoreResult } from '../git';
 import type { OperationContext } from '../operations/context';
-import { okJobs } from '../operations/context';
 import { Operations } from '../operations/operations';
 import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from '../operations/types';
 import type { ReviewSent } from '../operations/sendReview';
@@ -202,7 +201,7 @@ export class Coordinator extends Disposable {
 
   async snapshot(): Promise<CoordinatorSnapshot> {
     const jobs = await this.store.list();
-    return { jobs, capacity: capacityOf(okJobs(jobs), this.settings.maxConcurrent), isLeader: this.isLeader };
+    return { jobs, capacity: capacityOf(jobs, this.settings.maxConcurrent), isLeader: this.isLeader };
   }
 
   /**

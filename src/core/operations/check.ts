@@ -54,14 +54,14 @@ export function checkInHand(job: JobRecord, stats: StatSource = readProcStat): b
  */
 async function claimSlot(ctx: OperationContext, id: string, runner: NonNullable<Check['runner']>, holdWhileQueued: boolean): Promise<boolean> {
   return capacityLockOf(ctx.store).with(CAPACITY_WAIT_MS, async () => {
-    const jobs = okJobs(await ctx.store.list());
-    const job = jobs.find((j) => j.id === id) ?? (await ctx.store.read(id));
+    const entries = await ctx.store.list();
+    const job = okJobs(entries).find((j) => j.id === id) ?? (await ctx.store.read(id));
     const blocker = checkBlocker(job);
     if (blocker) throw usageError(blocker);
     const other = job.check?.runner && job.check.runner.pid !== runner.pid ? job.check.runner : undefined;
     if (other && checkInHand(job, await processTableSource())) throw usageError(`A check of agent ${id} is already under way in process ${other.pid}.`);
     const max = ctx.settings().maxConcurrent;
-    const full = capacityOf(jobs, max).used >= max;
+    const full = capacityOf(entries, max).used >= max;
     const at = new Date().toISOString();
     if (full) {
       if (job.check?.state !== 'queued') {

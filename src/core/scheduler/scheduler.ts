@@ -78,6 +78,8 @@ export class Scheduler extends Disposable {
   private pumpAgain = false;
   private lastBlockKey = '';
   private cachedJobs: JobRecord[] | undefined;
+  /** The listing `cachedJobs` came from: capacity counts unreadable records whose worker still runs. */
+  private cachedEntries: readonly JobEntry[] = [];
   private readonly leftovers: StoreLeftovers;
   private dirty = true;
   private readonly checks: AutomaticChecks;
@@ -179,7 +181,7 @@ export class Scheduler extends Disposable {
       } else {
         this.armLeaseRetry();
       }
-      this.reportCapacity(jobs);
+      this.reportCapacity();
     } catch (err) {
       this.ctx.log(`coordinator pass failed: ${describeError(err)}`);
     }
@@ -190,6 +192,7 @@ export class Scheduler extends Disposable {
     if (!listing && !this.dirty && this.cachedJobs !== undefined) return this.cachedJobs;
     this.dirty = false;
     const entries = listing ?? (await this.ctx.store.list());
+    this.cachedEntries = entries;
     this.cachedJobs = okJobs(entries);
     this.leftovers.noteListing(entries);
     return this.cachedJobs;
@@ -223,8 +226,8 @@ export class Scheduler extends Disposable {
     }, delay);
   }
 
-  private reportCapacity(jobs: JobRecord[]): void {
-    const capacity = capacityOf(jobs, this.ctx.settings().maxConcurrent);
+  private reportCapacity(): void {
+    const capacity = capacityOf(this.cachedEntries, this.ctx.settings().maxConcurrent);
     const key = capacity.blockedBy.map((b) => b.id).join(',');
     if (key === this.lastBlockKey) return;
     this.lastBlockKey = key;
@@ -244,13 +247,13 @@ export class Scheduler extends Disposable {
       if (!opLock) continue; // a person's operation is on it; the next pass sees it again
       try {
         const claimed = await this.capacityLock.with(CAPACITY_WAIT_MS, async () => {
-          const jobs = okJobs(await store.list());
-          const job = jobs.find((j) => j.id === candidate.id);
+          const entries = await store.list();
+          const job = okJobs(entries).find((j) => j.id === candidate.id);
           if (!job || job.lifecycle.state !== 'queued') return 'skip';
           // One still without a worktree is launched too: its operation lock was free (taken above), so
           // the start preparing it died, and the launch fails it saying so.
           const max = this.ctx.settings().maxConcurrent;
-          if (capacityOf(jobs, max).used >= max) return 'full';
+          if (capacityOf(entries, max).used >= max) return 'full';
           await store.transition(job.id, 'starting', { detail: 'creating its worktree' }, { expectFrom: ['queued'] });
           return 'claimed';
         });

@@ -10,7 +10,7 @@ import { lockfile, privateLockFs } from './lockfileModule';
 import { LockOptions, withLock } from './locks';
 
 /** Refreshed every stale/2 by the owner; its staleness is never used to judge liveness. */
-const EXECUTION_LOCK_STALE_MS = 10_000;
+export const EXECUTION_LOCK_STALE_MS = 10_000;
 
 /**
  * Under the record lock, with the record saying no live worker owns the job:

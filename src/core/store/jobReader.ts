@@ -17,6 +17,7 @@ import { interruptedCreateEntry } from './interruptedCreate';
 import { listedJobIds, READ_CONCURRENCY, readEntriesFrom, reconcileCheck } from './readEntries';
 import { RecordWriter } from './recordWriter';
 import type { JobRecord, Leftover } from './schema';
+import { unreadableEntry, unreadableReason } from './unreadableEntry';
 
 /** The record's limit on listed leftovers (recordSchemas). */
 const MAX_LISTED_SURVIVORS = 50;
@@ -24,7 +25,14 @@ const MAX_LISTED_SURVIVORS = 50;
 export type JobEntry =
   | { id: string; ok: true; job: JobRecord }
   /** `interruptedCreate`: a folder whose create died before its record (see interruptedCreate.ts). */
-  | { id: string; ok: false; reason: string; interruptedCreate?: true };
+  | {
+      id: string;
+      ok: false;
+      reason: string;
+      interruptedCreate?: true;
+      /** The record cannot be read but a worker still holds its execution (see unreadableEntry.ts): it holds a slot. */
+      workerRunning?: true;
+    };
 
 export class JobReader {
   constructor(
@@ -39,7 +47,7 @@ export class JobReader {
     assertJobId(id);
     const loaded = this.writer.load(id);
     if (loaded.kind === 'missing') throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
-    if (loaded.kind === 'unreadable') throw failure(`Agent ${id} is unreadable: ${loaded.reason}.`, 'UNREADABLE');
+    if (loaded.kind === 'unreadable') throw failure(`Agent ${id} is unreadable: ${unreadableReason(this.layout, id, loaded.reason)}.`, 'UNREADABLE');
     return this.reconciled(loaded.job);
   }
 
@@ -47,7 +55,7 @@ export class JobReader {
     assertJobId(id);
     const loaded = this.writer.load(id);
     if (loaded.kind === 'missing') return { id, ok: false, reason: 'no such agent' };
-    if (loaded.kind === 'unreadable') return { id, ok: false, reason: loaded.reason };
+    if (loaded.kind === 'unreadable') return unreadableEntry(this.layout, id, loaded.reason);
     return { id, ok: true, job: await this.reconciled(loaded.job) };
   }
 
@@ -86,7 +94,7 @@ export class JobReader {
   /** `loaded`: the record as `list` read it (not read again). */
   private async listEntry(id: string, loaded: Loaded): Promise<JobEntry | undefined> {
     if (loaded.kind === 'ok') return { id, ok: true, job: await this.reconciled(loaded.job) };
-    if (loaded.kind === 'unreadable') return { id, ok: false, reason: loaded.reason };
+    if (loaded.kind === 'unreadable') return unreadableEntry(this.layout, id, loaded.reason);
     return interruptedCreateEntry(this.layout, id);
   }
 

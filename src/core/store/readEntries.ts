@@ -16,6 +16,7 @@ import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnership } from './ownership';
 import { isJobId, StoreLayout } from './paths';
 import { parseRecordText } from './records';
+import { unreadableEntry } from './unreadableEntry';
 import { isTerminalState, type JobRecord } from './schema';
 
 /** Reads in flight: enough to keep libuv's thread pool busy (measured: 1,000 records in ~25–35 ms at 32 or more, ~50 at 8). */
@@ -87,12 +88,12 @@ async function readEntry(layout: StoreLayout, reconcile: Reconcile, check: Retur
     text = await readText(layout.recordFile(id));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') return { id, ok: false, reason: `it cannot be read (${code ?? String(err)})` };
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') return unreadableEntry(layout, id, `it cannot be read (${code ?? String(err)})`);
     if (!listing) return { id, ok: false, reason: 'no such agent' };
     return interruptedCreateEntry(layout, id);
   }
   const loaded = parseRecordText(id, text);
-  if (loaded.kind === 'unreadable') return { id, ok: false, reason: loaded.reason };
+  if (loaded.kind === 'unreadable') return unreadableEntry(layout, id, loaded.reason);
   if (loaded.kind === 'missing') return { id, ok: false, reason: 'no such agent' };
   if (await check(loaded.job)) return reconcile(id, loaded.job);
   return { id, ok: true, job: loaded.job };

@@ -33,7 +33,7 @@ describe('coordinator policies', () => {
         lifecycle: { state },
         cleanup: cleanup ? { phase: cleanup, stage: 'removing', failures: 2, nextAttemptAt: null, lastError: 'held by pid 1 (x)', needsAttention: false } : null,
       }) as unknown as JobRecord;
-    const jobs = [job('aaaaaa', 'running'), job('bbbbbb', 'completed', 'incomplete'), job('cccccc', 'completed', 'complete'), job('dddddd', 'queued')];
+    const jobs = [job('aaaaaa', 'running'), job('bbbbbb', 'completed', 'incomplete'), job('cccccc', 'completed', 'complete'), job('dddddd', 'queued')].map((j) => ({ id: j.id, ok: true as const, job: j }));
     assert.deepEqual(capacityOf(jobs, 3).blockedBy, []);
     const full = capacityOf(jobs, 2);
     assert.equal(full.used, 2);

@@ -1,5 +1,7 @@
 /** The scheduler runs only in the lease holder, and is woken by store changes, not by a tick. */
 import * as assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
 /** Far longer than any test here: nothing below can be explained by a periodic pass. */
@@ -38,5 +40,32 @@ describe('scheduler: leader only, woken by store changes', function () {
     await follower.tick(); // its next lease attempt, brought forward
     assert.equal(follower.isLeader, true);
     assert.equal((await sb.waitEnded(next.id, 10_000)).lifecycle.state, 'completed');
+  });
+
+  // Found by hand: a record damaged while its agent ran freed its slot, and the next queued agent
+  // started past maxConcurrent; the listing did not say the agent still ran.
+  it('an agent whose record becomes unreadable while its worker runs keeps its slot', async () => {
+    const leader = sb.coordinator({ maxConcurrent: 1 }, { tickMs: NO_TICK_MS });
+    await leader.ready;
+    const running = await leader.start({ repo: sb.repo, title: 'damaged while running', command: ['sleep', '30'] });
+    await sb.waitForState(running.id, ['running'], 10_000);
+    const recordFile = join(sb.home, 'jobs', running.id, 'job.json');
+    const intact = readFileSync(recordFile);
+    writeFileSync(recordFile, '{garbage');
+
+    const queued = await leader.start({ repo: sb.repo, title: 'must wait', command: ['true'] });
+    assert.equal(queued.lifecycle.state, 'queued');
+    await leader.tick();
+    await sleep(1500);
+    assert.equal((await sb.store.read(queued.id)).lifecycle.state, 'queued', 'started past maxConcurrent');
+    const snapshot = await leader.snapshot();
+    assert.equal(snapshot.capacity.used, 1);
+    const damaged = snapshot.jobs.find((e) => e.id === running.id);
+    assert.ok(damaged && !damaged.ok && /its worker is still running/.test(damaged.reason), JSON.stringify(damaged));
+
+    // Mended by hand and stopped: the slot frees and the queued agent runs.
+    writeFileSync(recordFile, intact);
+    await leader.stop(running.id);
+    assert.equal((await sb.waitEnded(queued.id, 10_000)).lifecycle.state, 'completed');
   });
 });
