@@ -9,6 +9,7 @@ import { bootId, processTableSource } from '../proc/identity';
 import { findByEnvMarkerAsync } from '../proc/scan';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { applyTransition } from './lifecycle';
+import { checkOfGoneRunner, checkRunnerGone } from './checkRunner';
 import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnershipNow } from './ownership';
 import { assertJobId, StoreLayout } from './paths';
@@ -101,7 +102,22 @@ export class JobReader {
   /** A reader that finds the owner gone fixes the record at once (under the lock, re-checked there: exactly once). */
   private async reconciled(job: JobRecord): Promise<JobRecord> {
     const owned = await this.reconciledOwner(job);
-    return this.withoutGoneLeftovers(owned);
+    return this.withoutGoneCheckRunner(await this.withoutGoneLeftovers(owned));
+  }
+
+  /** A person's check whose runner died is recorded failed (see checkRunner.ts): never "check running" for good. */
+  private async withoutGoneCheckRunner(job: JobRecord): Promise<JobRecord> {
+    if (!job.check?.runner || !checkRunnerGone(job, await processTableSource())) return job;
+    try {
+      return await this.writer.mutate(job.id, async (current) => {
+        if (!current.check || !checkRunnerGone(current, await processTableSource())) return undefined;
+        const check = checkOfGoneRunner(current.check);
+        return { next: { ...current, check }, timeline: [{ type: 'check-failed', message: check.summary }] };
+      });
+    } catch (err) {
+      this.log(`could not record the gone check runner of agent ${job.id}: ${describeError(err)}`);
+      return job;
+    }
   }
 
   /** Leftovers that exited (or whose pid now names another process) leave the record at the next read. */

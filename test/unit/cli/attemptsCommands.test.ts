@@ -3,11 +3,12 @@
  * `check`, `compare` — output shapes, exit statuses, one-sentence errors.
  */
 import * as assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRepoConfig } from '../../../src/core/repoConfig/paddockJson';
 import { RepoConfigTrust } from '../../../src/core/repoConfig/trust';
-import { assertOneSentence, CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+import { assertOneSentence, CLI_SCRIPT, CoordinatorSandbox, git, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
 describe('CLI: start --attempts, check, compare', function () {
   this.timeout(90_000);
@@ -94,5 +95,42 @@ describe('CLI: start --attempts, check, compare', function () {
     const check = (await sb.store.read(id)).check!;
     assert.equal(check.state, 'passed');
     assert.equal(check.exitCode, 0);
+  });
+
+  // Found by hand: a `paddock check` SIGKILLed mid-check left "check running" in the record for
+  // good: every later check was refused ("already running") and the check's capacity slot was
+  // never given back, so with one slot a queued agent never started.
+  it('check: a check whose CLI was SIGKILLed is recorded failed at the next read; its slot frees and it can run again', async () => {
+    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: 'touch check-began; test -f quick || sleep 30' }));
+    git(sb.repo, 'add', '.paddock.json');
+    git(sb.repo, 'commit', '-qm', 'check');
+    await new RepoConfigTrust(sb.home).allow((await readRepoConfig(sb.repo))!);
+    writeFileSync(join(sb.home, 'policy.json'), JSON.stringify({ maxConcurrent: 1 }));
+    const id = (await cli(['start', '--', 'true'])).stdout.trim();
+    const worktree = (await sb.waitEnded(id)).worktree!;
+
+    const checking = spawn(process.execPath, [CLI_SCRIPT, 'check', id], { cwd: sb.repo, env: sb.env, stdio: 'ignore' });
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(join(worktree, 'check-began'))) {
+      assert.ok(Date.now() < deadline, 'the check did not begin');
+      await sleep(25);
+    }
+    checking.kill('SIGKILL');
+    await new Promise((resolve) => checking.once('close', resolve));
+
+    const shown = await cli(['show', id, '--json']);
+    const check = (JSON.parse(shown.stdout) as { check: { state: string; summary: string } }).check;
+    assert.equal(check.state, 'failed', 'shown running after its runner died');
+    assert.match(check.summary, new RegExp(`pid ${checking.pid}\\b.*ended before the check finished`));
+
+    // The slot is free: an agent started now runs at once instead of waiting for a check nobody runs.
+    const next = await cli(['start', '--', 'true']);
+    assert.equal(next.code, 0, next.stderr);
+    assert.doesNotMatch(next.stderr, /queued/);
+    // And the check can run again (what the dead one left running is ended by Stop).
+    assert.equal((await cli(['stop', id])).code, 0);
+    writeFileSync(join(worktree, 'quick'), '');
+    const again = await cli(['check', id]);
+    assert.equal(again.code, 0, again.stderr);
   });
 });
