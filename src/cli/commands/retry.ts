@@ -2,6 +2,7 @@
 import { defineCommand } from '../support/args';
 import { jobJson, printJson } from '../support/json';
 import { ensureCoordinator, whoWill } from '../support/backgroundCoordinator';
+import { startHoldingInterrupts } from '../support/interruptedStart';
 import { openStore, withCoordinator } from '../support/session';
 
 export const retryCommand = defineCommand({
@@ -11,7 +12,8 @@ export const retryCommand = defineCommand({
   options: { json: { type: 'boolean' } },
   positionals: ['ID'],
   async run({ values, positionals: [id] }, ctx) {
-    const job = await withCoordinator(ctx, (c) => c.retry(id));
+    const { result: job, interruptedExit } = await withCoordinator(ctx, (c) => startHoldingInterrupts(ctx, c, () => c.retry(id), (made) => [made]));
+    if (interruptedExit !== undefined) return interruptedExit;
     if (values.json) printJson(ctx.io.stdout, jobJson(job));
     else ctx.io.stdout.write(`Agent ${job.id} is ${job.lifecycle.state} (generation ${job.lifecycle.generation}).\n`);
     if (job.lifecycle.state === 'queued') {

@@ -7,6 +7,7 @@ import { setupFailed } from '../../core/operations/rules';
 import { defineCommand } from '../support/args';
 import { jobJson, printJson } from '../support/json';
 import { ensureCoordinator, whoWill } from '../support/backgroundCoordinator';
+import { startHoldingInterrupts } from '../support/interruptedStart';
 import { openStore, withCoordinator } from '../support/session';
 
 export const startCommand = defineCommand({
@@ -32,7 +33,10 @@ export const startCommand = defineCommand({
     const request = { repo: values.repo ?? ctx.cwd, title: values.title, base: values.base, prompt: values.prompt, autoApprove: values['auto-approve'], command };
     if (values.attempts === undefined) {
       if (profiles.length > 1) throw bad('Several --profile options need --attempts');
-      const job = await withCoordinator(ctx, (c) => c.start({ ...request, profile: profiles[0] }));
+      const { result: job, interruptedExit } = await withCoordinator(ctx, (c) =>
+        startHoldingInterrupts(ctx, c, () => c.start({ ...request, profile: profiles[0] }), (made) => [made]),
+      );
+      if (interruptedExit !== undefined) return interruptedExit;
       if (values.json) printJson(ctx.io.stdout, jobJson(job));
       else ctx.io.stdout.write(`${job.id}\n`);
       // The agent was launched; its setup failed fast enough to be seen here (a slower failure shows in `list`).
@@ -44,7 +48,10 @@ export const startCommand = defineCommand({
       return 0;
     }
     if (!/^\d{1,3}$/.test(values.attempts)) throw bad(`--attempts takes a whole number from 1 to 16, not '${values.attempts}'`);
-    const result = await withCoordinator(ctx, (c) => c.startAttempts(request, Number(values.attempts), profiles));
+    const { result, interruptedExit } = await withCoordinator(ctx, (c) =>
+      startHoldingInterrupts(ctx, c, () => c.startAttempts(request, Number(values.attempts), profiles), (made) => made.jobs),
+    );
+    if (interruptedExit !== undefined) return interruptedExit;
     if (values.json) printJson(ctx.io.stdout, result.jobs.map(jobJson));
     else for (const job of result.jobs) ctx.io.stdout.write(`${job.id}\n`);
     // Queued attempts need launching, and each attempt's check runs when it ends: someone must lead.
