@@ -23,6 +23,7 @@ import { beginRetry } from './retry';
 import { canSend, failedToLaunch, hasRunningWork, retryCleanupBlocker } from './rules';
 import { resumeTakesPrompt } from '../coordinator/startPlan';
 import { waitForJob } from '../scheduler/waitForJob';
+import { looksAbandonedStart, recoverAbandonedStart } from '../scheduler/abandonedStart';
 import { assertTextLength } from '../common/textLimit';
 import { MAX_PROMPT_CHARS } from '../profiles';
 
@@ -134,7 +135,14 @@ export class Operations {
 
   /** Stops an agent and returns only when it is proven stopped, or says what could not be proven. */
   async stop(id: string, opts: { force?: boolean } = {}): Promise<StopReport> {
-    const report = await withJobLock(this.ctx.store, id, 'stop', () => stopLocked(this.ctx.store, id, { force: opts.force ?? false }));
+    const report = await withJobLock(this.ctx.store, id, 'stop', async (): Promise<StopReport> => {
+      const job = await this.ctx.store.read(id);
+      // Under the lock: a launcher would hold it, so a start left `starting` with no launch is abandoned.
+      if (!looksAbandonedStart(job)) return stopLocked(this.ctx.store, id, { force: opts.force ?? false });
+      await recoverAbandonedStart(this.ctx, job);
+      const state = (await this.ctx.store.read(id)).lifecycle.state;
+      return { id, generation: job.lifecycle.generation, action: 'cancelled-queued', stopped: true, state, ended: [], reason: null };
+    });
     this.ctx.changed(id);
     this.launcher.schedulePump();
     return report;

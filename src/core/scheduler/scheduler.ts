@@ -20,7 +20,8 @@ import { forgetEnvIfCleaned } from '../operations/operations';
 import { beginRetry } from '../operations/retry';
 import type { JobEntry, JobRecord, JobWatcher } from '../store';
 import { AutomaticChecks } from './automaticChecks';
-import { launchJob, undoLaunch, WorkerRuntime } from './launch';
+import { looksAbandonedStart, recoverAbandonedStart } from './abandonedStart';
+import { launchJob, WorkerRuntime } from './launch';
 import { StoreLeftovers } from './storeLeftovers';
 import type { Leadership } from './leadership';
 import { existsSync } from 'node:fs';
@@ -356,15 +357,13 @@ export class Scheduler extends Disposable {
   private async recoverAbandonedStarts(jobs: JobRecord[]): Promise<void> {
     const { store } = this.ctx;
     for (const candidate of jobs) {
-      if (candidate.lifecycle.state !== 'starting' || candidate.launch !== null || candidate.execution !== null) continue;
+      if (!looksAbandonedStart(candidate)) continue;
       const lock = await jobLock(store, candidate.id).tryAcquire();
       if (!lock) continue;
       try {
         const job = await store.read(candidate.id);
-        if (job.lifecycle.state !== 'starting' || job.launch !== null || job.execution !== null) continue;
-        // A first generation that never ran: its worktree and branch (even half-made, folder missing) are the launch's own.
-        const ours = job.lifecycle.generation === 1 && job.lifecycle.startedAt === null && job.worktree !== null;
-        await undoLaunch(this.ctx, job, ours, 'the process launching it stopped before its worker started');
+        if (!looksAbandonedStart(job)) continue;
+        await recoverAbandonedStart(this.ctx, job);
       } catch (err) {
         this.ctx.log(`could not recover the abandoned start of ${candidate.id}: ${describeError(err)}`);
       } finally {
