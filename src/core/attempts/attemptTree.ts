@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { patchHeaderName } from '../git/quotedName';
 import { GIT_BULK_TIMEOUT_MS, runGit } from '../git/runGit';
 import type { JobRecord } from '../store/schema';
 
@@ -75,11 +76,10 @@ export async function addedLines(repo: string, from: string, to: string): Promis
     if (line.startsWith('diff --git ')) {
       current = undefined;
     } else if (line.startsWith('+++ ')) {
-      const name = line.slice(4);
+      const name = patchHeaderName(line.slice(4));
       if (name === '/dev/null') continue;
-      const unquoted = name.startsWith('"') ? (JSON.parse(name) as string) : name;
       current = [];
-      byFile.set(unquoted.replace(/^b\//, ''), current);
+      byFile.set(name.replace(/^b\//, ''), current);
     } else if (current && line.startsWith('+')) {
       current.push(line.slice(1));
     }

@@ -1,0 +1,33 @@
+/** What an attempt added, read from a real repository's patch: file names exactly as git lists them. */
+import * as assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { addedLines, fileChanges } from '../../../../src/core/attempts/attemptTree';
+import { decodeName } from '../../../../src/core/git/pathBytes';
+import { git, Sandbox, useGitSandbox, write } from '../git/gitTestUtil';
+
+describe('attempts: added lines per file', function () {
+  this.timeout(30_000);
+  let sb!: Sandbox;
+  useGitSandbox((fresh) => (sb = fresh));
+
+  // Bug: a name git quotes (octal escapes for é) was read with JSON.parse, which threw: Compare
+  // Attempts showed the whole attempt as "changes unavailable"; a name with a space kept git's TAB.
+  it('names files with accents, spaces, quotes, backslashes, tabs and non-UTF-8 bytes as git diff -z does', async () => {
+    const repo = sb.repo();
+    const base = git(repo, 'rev-parse', 'HEAD');
+    const names = ['café.md', 'a b.txt', 'say "hi".txt', 'back\\slash', 'tab\there', '日本.txt'];
+    for (const name of names) write(repo, name, `line of ${name}\n`);
+    const raw = Buffer.concat([Buffer.from('raw-'), Buffer.from([0xff, 0xfe]), Buffer.from('.txt')]);
+    writeFileSync(Buffer.concat([Buffer.from(repo + path.sep), raw]), 'raw line\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'names');
+    const head = git(repo, 'rev-parse', 'HEAD');
+    const added = await addedLines(repo, base, head);
+    for (const name of names) assert.deepEqual(added.get(name), [`line of ${name}`], name);
+    assert.deepEqual(added.get(decodeName(raw)), ['raw line']);
+    assert.equal(added.size, names.length + 1);
+    const listed = (await fileChanges(repo, base, head)).map((f) => f.path).filter((p) => !p.startsWith('raw-'));
+    assert.deepEqual([...added.keys()].filter((p) => !p.startsWith('raw-')).sort(), listed.sort());
+  });
+});
