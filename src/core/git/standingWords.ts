@@ -1,7 +1,8 @@
 /**
  * An agent's standing in words, one wording for the tree and the CLI:
  * "3 commits ahead, 2 behind main · 4 files +120 −8", "uncommitted changes",
- * "merged into main", "applied to workspace", "pull request #12 open".
+ * "merged into main", "applied to workspace", "pull request #12 open" (or
+ * "branch pushed, no pull request opened" when only the branch was pushed).
  * A landing in the record says what was done; the figures say what is.
  */
 import type { JobRecord, Landing } from '../store/schema';
@@ -22,8 +23,9 @@ export function landingWords(landing: Landing): string {
     case 'apply':
       return 'applied to workspace';
     case 'pr': {
+      // Without a pull request's own URL, none was opened: the branch was pushed and a compare page (if any) given.
       const n = pullRequestNumber(landing.url);
-      return n ? `pull request ${n} open` : 'pull request open';
+      return n ? `pull request ${n} open` : 'branch pushed, no pull request opened';
     }
     default:
       return `merged into ${landing.into}`;

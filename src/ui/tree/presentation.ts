@@ -10,7 +10,7 @@ import { printable } from '../../core/common/printable';
 import { currentUsage, isLiveAgent } from '../../core/usage/currentUsage';
 import { usageFacts, usageLine } from '../../core/usage/usageText';
 import type { Standing } from '../../core/git/standing';
-import { landingWords, standingWords } from '../../core/git/standingWords';
+import { landingWords, pullRequestNumber, standingWords } from '../../core/git/standingWords';
 import {
   canAttach,
   canCleanUp,
@@ -240,7 +240,7 @@ function standingRows(job: JobRecord, s: Standing | undefined): (string | undefi
   }
   const landing = job.landing;
   if (landing) {
-    rows.push(row('Landed', `${landingWords(landing)} (${landing.kind}), ${localTime(landing.at) ?? ''}`), row('Landed commit', landing.commit?.slice(0, 12)), row('Pull request', landing.url));
+    rows.push(row('Landed', `${landingWords(landing)} (${landing.kind}), ${localTime(landing.at) ?? ''}`), row('Landed commit', landing.commit?.slice(0, 12)), row(pullRequestNumber(landing.url) ? 'Pull request' : 'Compare page', landing.url));
   }
   return rows;
 }

@@ -111,6 +111,16 @@ describe('git/standing: where an agent\'s work stands against its base', functio
     assert.equal(standingWords({ landing: null }, undefined), '');
   });
 
+  // Bug: a push with no gh (a compare page, or an unknown host) read "pull request open" though none existed.
+  it('says no pull request was opened when the landing kept only a compare page, or no URL at all', () => {
+    const at = new Date().toISOString();
+    const compare = 'https://github.com/o/r/compare/main...paddock%2Fx?expand=1';
+    assert.equal(standingWords({ landing: { kind: 'pr', into: 'origin/main', commit: null, url: compare, at } }, undefined), 'branch pushed, no pull request opened');
+    assert.equal(standingWords({ landing: { kind: 'pr', into: 'origin/main', commit: null, url: null, at } }, undefined), 'branch pushed, no pull request opened');
+    const mr = 'https://gitlab.example.com/g/r/-/merge_requests/4';
+    assert.equal(standingWords({ landing: { kind: 'pr', into: 'origin/main', commit: null, url: mr, at } }, undefined), 'pull request #4 open');
+  });
+
   it('caches per (HEAD, index, base): nothing changed is a hit; a commit, a staged file or a moved base recompute', async () => {
     const cache = new StandingCache();
     const j = job();
