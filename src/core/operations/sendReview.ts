@@ -6,6 +6,7 @@
  * send and retry rules (`rules.ts`).
  */
 import { usageError } from '../common/errors';
+import { printable } from '../common/printable';
 import { canSend, reviewBlocker } from './rules';
 import type { JobRecord } from '../store/schema';
 import { readReview, updateReview, type ReviewComment, type ReviewHome } from '../store/reviewFile';
@@ -27,10 +28,12 @@ export interface ReviewSent {
   readonly generation: number;
 }
 
-/** One line (agents submit on Enter): every comment as "path:line: text", in file and line order. */
+/** One line of printable text (agents submit on Enter): every comment as "path:line: text", in file and line order. */
 export function reviewPrompt(comments: readonly ReviewComment[]): string {
   const ordered = [...comments].sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
-  const items = ordered.map((c, i) => `(${i + 1}) ${c.path}:${c.line}: ${c.body.replace(/\s+/g, ' ').trim()}`);
+  // Typed into a terminal: a newline in a file name would submit half the review, a control
+  // character in a comment would act (Ctrl-C, an escape sequence); they are spelled out instead.
+  const items = ordered.map((c, i) => `(${i + 1}) ${printable(c.path)}:${c.line}: ${printable(c.body.replace(/\s+/g, ' ').trim())}`);
   return `Please address these review comments on your changes: ${items.join(' ')}`;
 }
 

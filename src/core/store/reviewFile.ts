@@ -21,8 +21,8 @@ export const MAX_COMMENT_CHARS = 4000;
 
 export const ReviewCommentSchema = z.object({
   id: z.string().check(z.regex(/^[0-9a-f]{8,32}$/)),
-  /** Relative to the agent's worktree, with forward slashes. */
-  path: z.string().check(z.minLength(1), z.maxLength(4096)),
+  /** Relative to the agent's worktree, with forward slashes: never absolute, never climbing out with `..` (a thread is shown on that file). */
+  path: z.string().check(z.minLength(1), z.maxLength(4096), z.regex(/^(?!\/)(?!(?:.*\/)?\.\.(?:\/|$))/)),
   /** 1-based line in the agent's version of the file. */
   line: z.number().check(z.int(), z.gte(1)),
   body: z.string().check(z.minLength(1), z.maxLength(MAX_COMMENT_CHARS)),

@@ -21,6 +21,15 @@ describe('sendReview operation and review.json', function () {
     assert.equal(text, 'Please address these review comments on your changes: (1) a.txt:3: rename this (2) src/b.ts:9: two lines');
   });
 
+  // Bug: a file name with a newline split the prompt (the agent submitted its first half on that
+  // Enter); a comment's ESC or Ctrl-C reached the agent's terminal as keys.
+  it('keeps the prompt one line of printable text whatever the file names and comments hold', () => {
+    const text = reviewPrompt([comment('notes\nDone.md', 2, 'stop\x03 here \x1b[2J now'), comment('a\rb.txt', 1, 'ok\u2028fine')]);
+    // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+    assert.doesNotMatch(text, /[\x00-\x1f\x7f-\x9f\u2028\u2029]/);
+    assert.equal(text, 'Please address these review comments on your changes: (1) a\\rb.txt:1: ok fine (2) notes\\nDone.md:2: stop\\x03 here \\x1b[2J now');
+  });
+
   it('types the unsent comments into a running agent, marks them sent, and sends nothing twice', async () => {
     const c = sb.coordinator();
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'cat > got.txt'] });
@@ -80,5 +89,21 @@ describe('sendReview operation and review.json', function () {
     await assert.rejects(readReview(sb.store, job.id), (e: unknown) => e instanceof PaddockError && /not valid/.test(e.message));
     await assert.rejects(updateReview(sb.store, job.id, (r) => r), /not valid/);
     assert.equal(readFileSync(file, 'utf8'), JSON.stringify({ version: 1, comments: [{ id: 'x' }] }));
+  });
+
+  // A review.json written by hand or by another program must not put a comment thread (and the
+  // prompt's reference) on a file outside the agent's worktree.
+  it('refuses comments whose path is absolute or climbs out of the worktree', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    const file = join(sb.store.jobDir(job.id), REVIEW_FILE);
+    for (const bad of ['/etc/passwd', '../other/x.ts', 'src/../../x.ts', '..']) {
+      writeFileSync(file, JSON.stringify({ version: 1, comments: [comment(bad, 1, 'look')] }));
+      await assert.rejects(readReview(sb.store, job.id), (e: unknown) => e instanceof PaddockError && /not valid/.test(e.message), bad);
+    }
+    for (const good of ['..hidden/x.ts', 'a/b..c.ts', 'x..']) {
+      writeFileSync(file, JSON.stringify({ version: 1, comments: [comment(good, 1, 'look')] }));
+      assert.equal((await readReview(sb.store, job.id)).comments[0].path, good);
+    }
   });
 });
