@@ -9,14 +9,27 @@ export interface RemoteHost {
   host: string;
   /** owner/name (GitLab: group/subgroup/name; Azure: org/project/_git/repo). */
   repoPath: string;
+  /**
+   * Where the host's web pages are: an https (or http) remote's own scheme, host and port — a
+   * self-hosted server on :8443, or plain http inside a network; an ssh remote's host over https
+   * (its port is the ssh server's, not the web's).
+   */
+  webRoot: string;
 }
 
-/** host and path of a remote URL: https://h/p, ssh://user@h:port/p, user@h:p. */
-function hostAndPath(url: string): { host: string; path: string } | null {
-  const scheme = /^(?:https?|ssh|git):\/\/(?:[^@/]+@)?([^/:]+)(?::\d+)?\/(.+)$/i.exec(url);
-  if (scheme) return { host: scheme[1].toLowerCase(), path: scheme[2] };
+/**
+ * host, path and web root of a remote URL: https://h/p, ssh://user@h:port/p, user@h:p. Credentials
+ * (everything up to the last `@` before the path, as a password may hold an `@`) are never part of it.
+ */
+function hostAndPath(url: string): { host: string; path: string; webRoot: string } | null {
+  const scheme = /^(https?|ssh|git|git\+ssh|ssh\+git):\/\/(?:[^/]*@)?([^/:@]+)(:\d+)?\/(.+)$/i.exec(url);
+  if (scheme) {
+    const host = scheme[2].toLowerCase();
+    const web = /^https?$/i.test(scheme[1]) ? `${scheme[1].toLowerCase()}://${host}${scheme[3] ?? ''}` : `https://${host}`;
+    return { host, path: scheme[4], webRoot: web };
+  }
   const scp = /^(?:[^@/]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(url);
-  if (scp) return { host: scp[1].toLowerCase(), path: scp[2] };
+  if (scp) return { host: scp[1].toLowerCase(), path: scp[2], webRoot: `https://${scp[1].toLowerCase()}` };
   return null;
 }
 
@@ -27,14 +40,14 @@ export function parseRemoteUrl(url: string): RemoteHost | null {
   if (hp.host === 'ssh.dev.azure.com' || hp.host.endsWith('vs-ssh.visualstudio.com')) {
     // v3/org/project/repo
     const [, org, project, repo] = repoPath.split('/');
-    return org && project && repo ? { kind: 'azure', host: 'dev.azure.com', repoPath: `${org}/${project}/_git/${repo}` } : null;
+    return org && project && repo ? { kind: 'azure', host: 'dev.azure.com', repoPath: `${org}/${project}/_git/${repo}`, webRoot: 'https://dev.azure.com' } : null;
   }
   if (hp.host === 'dev.azure.com' || hp.host.endsWith('.visualstudio.com')) {
-    return repoPath.includes('/_git/') ? { kind: 'azure', host: hp.host, repoPath } : null;
+    return repoPath.includes('/_git/') ? { kind: 'azure', host: hp.host, repoPath, webRoot: hp.webRoot } : null;
   }
-  if (hp.host.includes('github')) return { kind: 'github', host: hp.host, repoPath };
-  if (hp.host.includes('gitlab')) return { kind: 'gitlab', host: hp.host, repoPath };
-  if (hp.host.includes('bitbucket')) return { kind: 'bitbucket', host: hp.host, repoPath };
+  if (hp.host.includes('github')) return { kind: 'github', host: hp.host, repoPath, webRoot: hp.webRoot };
+  if (hp.host.includes('gitlab')) return { kind: 'gitlab', host: hp.host, repoPath, webRoot: hp.webRoot };
+  if (hp.host.includes('bitbucket')) return { kind: 'bitbucket', host: hp.host, repoPath, webRoot: hp.webRoot };
   return null;
 }
 
@@ -43,7 +56,7 @@ export function compareUrl(remoteUrl: string, branch: string, base: string): str
   const remote = parseRemoteUrl(remoteUrl);
   if (!remote) return null;
   const e = encodeURIComponent;
-  const root = `https://${remote.host}/${remote.repoPath}`;
+  const root = `${remote.webRoot}/${remote.repoPath}`;
   switch (remote.kind) {
     case 'github':
       return `${root}/compare/${e(base)}...${e(branch)}?expand=1`;

@@ -85,6 +85,20 @@ describe('git: remotes, push and pull requests', function () {
     assert.equal(compareUrl('https://example.org/o/r.git', 'b', 'main'), null);
   });
 
+  // Bug: the port of an https remote was dropped (a self-hosted server on :8443 got a page on :443)
+  // and an http remote's page was given as https; a password holding an '@' leaked into the host.
+  it('compare pages keep the port of an https remote and the scheme of an http one, drop an ssh port, and never carry credentials', () => {
+    assert.equal(compareUrl('https://gitlab.example.com:8443/g/sub/r.git', 'b', 'main'), 'https://gitlab.example.com:8443/g/sub/r/-/merge_requests/new?merge_request%5Bsource_branch%5D=b&merge_request%5Btarget_branch%5D=main');
+    assert.equal(compareUrl('http://gitlab.internal/g/r.git', 'b', 'main'), 'http://gitlab.internal/g/r/-/merge_requests/new?merge_request%5Bsource_branch%5D=b&merge_request%5Btarget_branch%5D=main');
+    assert.equal(compareUrl('HTTPS://GitHub.example.com:444/o/r', 'b', 'main'), 'https://github.example.com:444/o/r/compare/main...b?expand=1');
+    assert.equal(compareUrl('ssh://git@github.example.com:2222/o/r.git', 'b', 'main'), 'https://github.example.com/o/r/compare/main...b?expand=1');
+    for (const remote of ['https://me:s3cr%40t@github.com/o/r.git', 'https://me:p@ss@github.com/o/r.git', 'https://x-token:ghp_abc@github.com:443/o/r.git']) {
+      const url = compareUrl(remote, 'b', 'main')!;
+      assert.ok(url.startsWith('https://github.com'), url);
+      assert.doesNotMatch(url, /me|s3cr|ss@|ghp_abc|x-token/, url);
+    }
+  });
+
   it('gh: asks auth status, then pr create with head, base, title, body, draft; a failure says the branch was pushed', async () => {
     const repo = sb.repo();
     const log = sb.path('gh.log');
