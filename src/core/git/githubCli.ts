@@ -52,7 +52,7 @@ export interface PullRequestRequest {
   ghRepo: string | null;
 }
 
-/** The new pull request's URL; null when gh is missing or not logged in (the caller falls back to the compare page). */
+/** The new pull request's URL (or the open one the push updated); null when gh is missing or not logged in (the caller falls back to the compare page). */
 export async function createPullRequestWithGh(req: PullRequestRequest, env?: NodeJS.ProcessEnv): Promise<string | null> {
   const status = await runGh(['auth', 'status'], req.repo, env);
   if (status === null || status.code !== 0) return null;
@@ -62,9 +62,18 @@ export async function createPullRequestWithGh(req: PullRequestRequest, env?: Nod
   const res = await runGh(args, req.repo, env);
   if (res === null) return null;
   if (res.code !== 0) {
+    // Pushed again while its pull request is open: the push updated that pull request, which is the result.
+    const open = existingPullRequest(res.stderr);
+    if (open) return open;
     const line = res.stderr.split('\n').map((l) => l.trim()).find(Boolean) ?? `exit code ${res.code}`;
     throw failure(`gh pr create failed (${line}); the branch ${req.branch} was pushed, nothing else was changed.`, 'GH_FAILED');
   }
   const url = res.stdout.split(/\s+/).reverse().find((w) => /^https?:\/\//.test(w));
   return url ?? res.stdout.trim();
+}
+
+/** The URL gh names when a pull request for the branch is already open ("… already exists:\nURL"). */
+function existingPullRequest(stderr: string): string | null {
+  if (!/already exists/i.test(stderr)) return null;
+  return stderr.split(/\s+/).find((w) => /^https?:\/\/\S+\/pull\/\d+/.test(w)) ?? null;
 }

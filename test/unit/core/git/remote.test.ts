@@ -115,6 +115,11 @@ describe('git: remotes, push and pull requests', function () {
       createPullRequestWithGh({ repo, branch: 'paddock/x', base: 'main', title: 'T', body: 'B', draft: false, ghRepo: null }, { ...process.env, PATH: `${failing}:${process.env.PATH}` }),
       (e: PaddockError) => e.code === 'GH_FAILED' && /base branch missing/.test(e.message) && /was pushed/.test(e.message),
     );
+    // Bug: a second `paddock pr` (more commits pushed to the open pull request) failed with exit 1
+    // on gh's "already exists", and the landing kept the old commit.
+    const existing = fakeGh(sb.path(), sb.path('gh4.log'), { existing: true });
+    const again = await createPullRequestWithGh({ repo, branch: 'paddock/x', base: 'main', title: 'T', body: 'B', draft: false, ghRepo: 'o/r' }, { ...process.env, PATH: `${existing}:${process.env.PATH}` });
+    assert.equal(again, 'https://github.com/o/r/pull/7', 'the open pull request the push updated');
     const loggedOut = fakeGh(sb.path(), sb.path('gh3.log'), { loggedOut: true });
     assert.equal(await createPullRequestWithGh({ repo, branch: 'b', base: 'main', title: 'T', body: 'B', draft: false, ghRepo: null }, { ...process.env, PATH: `${loggedOut}:${process.env.PATH}` }), null);
     assert.equal(await createPullRequestWithGh({ repo, branch: 'b', base: 'main', title: 'T', body: 'B', draft: false, ghRepo: null }, { ...process.env, PATH: '/nonexistent' }), null, 'no gh installed');
