@@ -3,12 +3,19 @@
  * base names a local branch (`main`, `refs/heads/main`, or `origin/main` whose
  * local `main` exists), else — for a base of `HEAD` — the branch checked out in
  * the main worktree now. Anything else (a commit, a tag) needs `--into`.
+ *
+ * A pull request and an update have no `--into`: they go to (or come from) the
+ * remote's branch a base like `origin/main` names, with or without a local `main`.
  */
 import { usageError } from '../common/errors';
-import { branchTip, checkBranchName, currentBranch, remoteNames } from '../git';
+import { branchTip, checkBranchName, currentBranch, remoteNames, runGit } from '../git';
+import { isCommitId } from '../git/commitId';
 import type { JobRecord } from '../store/schema';
 
-export async function landingTarget(job: JobRecord, into?: string): Promise<string> {
+/** What a command without `--into` says when the base names no branch: its own way out, not an option it lacks. */
+export type TargetHint = 'into' | 'pull request' | 'update';
+
+export async function landingTarget(job: JobRecord, into?: string, hint: TargetHint = 'into'): Promise<string> {
   if (into !== undefined) {
     await checkBranchName(job.repo, into);
     if ((await branchTip(job.repo, into)) === null) throw usageError(`There is no branch '${into}' in ${job.repo}.`);
@@ -18,16 +25,45 @@ export async function landingTarget(job: JobRecord, into?: string): Promise<stri
   if (base === 'HEAD') {
     const branch = await currentBranch(job.repo);
     if (branch) return branch;
-    throw usageError(`Agent ${job.id} started from HEAD and ${job.repo} has no branch checked out now; say which branch with --into BRANCH.`);
+    throw usageError(`Agent ${job.id} started from HEAD and ${job.repo} has no branch checked out now; ${wayOut(hint)}.`);
   }
   const plain = base.replace(/^refs\/heads\//, '');
   if ((await branchTip(job.repo, plain).catch(() => null)) !== null) return plain;
-  for (const remote of await remoteNames(job.repo)) {
-    const prefix = base.startsWith('refs/remotes/') ? `refs/remotes/${remote}/` : `${remote}/`;
-    if (base.startsWith(prefix)) {
-      const local = base.slice(prefix.length);
-      if ((await branchTip(job.repo, local).catch(() => null)) !== null) return local;
-    }
-  }
-  throw usageError(`Agent ${job.id}'s base '${base}' is not a local branch; say which branch to land on with --into BRANCH.`);
+  const named = await remoteBaseName(job);
+  if (named && (await branchTip(job.repo, named.branch).catch(() => null)) !== null) return named.branch;
+  throw usageError(`Agent ${job.id}'s base '${base}' is not a local branch; ${wayOut(hint)}.`);
+}
+
+function wayOut(hint: TargetHint): string {
+  if (hint === 'into') return 'say which branch to land on with --into BRANCH';
+  if (hint === 'pull request') return 'a pull request needs a branch to go into: check out or create that branch, then try again';
+  return 'an update needs a branch to bring in: check out or create that branch, then try again';
+}
+
+export interface RemoteBranch {
+  remote: string;
+  /** The branch's name on the remote. */
+  branch: string;
+  /** The remote-tracking ref (`refs/remotes/origin/main`) and its commit. */
+  ref: string;
+  tip: string;
+}
+
+/** The remote and branch a base like `origin/main` or `refs/remotes/origin/main` names (whether or not it exists); else null. */
+export async function remoteBaseName(job: JobRecord): Promise<{ remote: string; branch: string } | null> {
+  const base = (job.base ?? 'HEAD').replace(/^refs\/remotes\//, '');
+  // The longest remote name first: a remote may be called `team/origin`.
+  const remotes = (await remoteNames(job.repo)).sort((a, b) => b.length - a.length);
+  const remote = remotes.find((r) => base.startsWith(`${r}/`) && base.length > r.length + 1);
+  return remote ? { remote, branch: base.slice(remote.length + 1) } : null;
+}
+
+/** The remote's branch the base names, when its remote-tracking ref exists; else null. */
+export async function remoteBranchOf(job: JobRecord): Promise<RemoteBranch | null> {
+  const named = await remoteBaseName(job);
+  if (!named) return null;
+  const ref = `refs/remotes/${named.remote}/${named.branch}`;
+  const res = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: job.repo, allowFailure: true });
+  const tip = res.stdout.trim();
+  return res.code === 0 && isCommitId(tip) ? { ...named, ref, tip } : null;
 }

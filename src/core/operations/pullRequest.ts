@@ -9,7 +9,7 @@ import { chooseRemote, compareUrl, createPullRequestWithGh, parseRemoteUrl, push
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { agentBranchTip, prepareAgentWork, readAgentWorkEarly, titleLine, type LandingChoices } from './landingPrep';
-import { landingTarget } from './landingTarget';
+import { landingTarget, remoteBranchOf } from './landingTarget';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
 import { settlingOnError } from '../common/early';
@@ -37,8 +37,10 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   // Whether the worktree holds uncommitted work is read meanwhile (read-only; asked in its place).
   const uncommitted = readAgentWorkEarly(job, req);
   const { base, remote } = await settlingOnError([uncommitted], async () => {
-    const base = await landingTarget(job);
-    const remote = await chooseRemote(job.repo, base, req.remote);
+    // A base like `origin/develop` names the remote and the branch the pull request goes into (no local `develop` needed).
+    const remoteBase = await remoteBranchOf(job);
+    const base = remoteBase ? remoteBase.branch : await landingTarget(job, undefined, 'pull request');
+    const remote = await chooseRemote(job.repo, base, req.remote ?? remoteBase?.remote);
     if (remote === null) throw failure(`${job.repo} has no remote to push to (add one with git remote add NAME URL); nothing was pushed.`, 'NO_REMOTE');
     return { base, remote };
   });

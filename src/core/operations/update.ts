@@ -4,7 +4,7 @@ import { branchTip, commitAllWork, updateFromBase, type UpdateResult } from '../
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { hasUncommittedWork, uncommittedWorkMessage, UNCOMMITTED_CHOICE_CODE } from './landingPrep';
-import { landingTarget } from './landingTarget';
+import { landingTarget, remoteBranchOf } from './landingTarget';
 import { updateBlocker } from './rules';
 import { startEarly, settlingOnError } from '../common/early';
 import { assertAgentWorktreeReady } from './agentWorktreeCheck';
@@ -27,10 +27,7 @@ export async function updateLocked(ctx: OperationContext, id: string, req: Updat
   // Whether the worktree holds uncommitted work is read meanwhile (read-only; asked in its place).
   const uncommitted = startEarly(hasUncommittedWork(job));
   const { base, baseSha } = await settlingOnError([uncommitted], async () => {
-    const base = await landingTarget(job);
-    const baseSha = await branchTip(job.repo, base);
-    if (baseSha === null) throw usageError(`There is no branch '${base}' in ${job.repo}.`);
-    return { base, baseSha };
+    return updateSource(job);
   });
   const dirty = await uncommitted;
   // Refused before anything is committed: the merge or rebase would otherwise conclude with conflict markers, or go to another branch.
@@ -44,4 +41,19 @@ export async function updateLocked(ctx: OperationContext, id: string, req: Updat
   const result = await updateFromBase(job.worktree!, baseSha, base, { rebase: req.rebase ?? false });
   ctx.log(`agent ${id}: ${result.updated ? `${req.rebase ? 'rebased onto' : 'merged'} ${base}` : `already up to date with ${base}`}`);
   return { ...result, job, base };
+}
+
+/** What an update brings in: the base's local branch, else the remote's branch a base like `origin/develop` names. */
+async function updateSource(job: JobRecord): Promise<{ base: string; baseSha: string }> {
+  let local: string;
+  try {
+    local = await landingTarget(job, undefined, 'update');
+  } catch (err) {
+    const remote = await remoteBranchOf(job);
+    if (!remote) throw err;
+    return { base: `${remote.remote}/${remote.branch}`, baseSha: remote.tip };
+  }
+  const baseSha = await branchTip(job.repo, local);
+  if (baseSha === null) throw usageError(`There is no branch '${local}' in ${job.repo}.`);
+  return { base: local, baseSha };
 }

@@ -192,6 +192,52 @@ describe('CLI: merge, update, apply, pr, forget, prune', function () {
     assert.equal((await cli(['pr', b.id, '--remote', 'nope'])).code, 2);
   });
 
+  // Bug: an agent started from `origin/develop` with no local `develop` could not be proposed or
+  // updated: both refused (exit 2) with "say which branch … with --into", an option neither has.
+  it('pr and update of an agent based on a remote branch with no local one: into that remote branch, from it', async () => {
+    const bare = join(sb.root, 'remote.git');
+    git(sb.root, 'init', '-q', '--bare', bare);
+    git(sb.repo, 'remote', 'add', 'upstream', bare);
+    git(sb.repo, 'push', '-q', 'upstream', 'main:develop');
+    git(sb.repo, 'fetch', '-q', 'upstream');
+    const res = await cli(['start', '--json', '--base', 'upstream/develop', '--', 'sh', '-c', COMMIT('dev.txt', 'dev')]);
+    assert.equal(res.code, 0, res.stderr);
+    const a = JSON.parse(res.stdout);
+    await sb.waitEnded(a.id);
+    const bin = join(sb.root, 'bin');
+    mkdirSync(bin);
+    const log = join(sb.root, 'gh.log');
+    fakeGh(bin, log);
+    const pr = await cli(['pr', a.id], { ...sb.env, PATH: `${bin}:${sb.env.PATH}` });
+    assert.equal(pr.code, 0, pr.stderr);
+    assert.equal(git(bare, 'rev-parse', a.branch), git(sb.repo, 'rev-parse', a.branch), 'pushed to the base\'s remote');
+    assert.deepEqual(ghCalls(log)[1].slice(0, 6), ['pr', 'create', '--head', a.branch, '--base', 'develop']);
+    assert.equal(JSON.parse((await cli(['show', a.id, '--json'])).stdout).landing.into, 'upstream/develop');
+
+    // Someone else moves develop on the remote; update brings in the remote branch as fetched.
+    const other = join(sb.root, 'other');
+    git(sb.root, 'clone', '-q', '-b', 'develop', bare, other);
+    writeFileSync(join(other, 'theirs.txt'), 'theirs\n');
+    git(other, 'add', '-A');
+    git(other, 'commit', '-qm', 'theirs');
+    git(other, 'push', '-q', 'origin', 'develop');
+    git(sb.repo, 'fetch', '-q', 'upstream');
+    const update = await cli(['update', a.id]);
+    assert.equal(update.code, 0, update.stderr);
+    assert.match(update.stdout, /upstream\/develop/);
+    assert.equal(readFileSync(join(a.worktree, 'theirs.txt'), 'utf8'), 'theirs\n');
+    assert.equal(git(sb.repo, 'branch', '--list', 'develop'), '', 'no local develop was made');
+
+    // A base that names no branch at all: one sentence that does not offer an option pr lacks.
+    git(sb.repo, 'tag', 'v1', 'main');
+    const t = JSON.parse((await cli(['start', '--json', '--base', 'v1', '--', 'sh', '-c', COMMIT('t.txt', 't')])).stdout);
+    await sb.waitEnded(t.id);
+    const tagged = await cli(['pr', t.id]);
+    assert.equal(tagged.code, 2);
+    assertOneSentence(tagged.stderr);
+    assert.doesNotMatch(tagged.stderr, /--into/);
+  });
+
   it('forget refuses an agent not cleaned up; forgets a cleaned one; prune --snapshots deletes refs after listing them', async () => {
     const a = await agent('true');
     const b = await agent('true');
