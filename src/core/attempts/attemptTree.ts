@@ -55,6 +55,24 @@ export async function attemptTree(job: JobRecord): Promise<AttemptTree | { unava
   return { tree: res.stdout.trim(), source: 'snapshot', head: job.evidence?.headSha ?? null };
 }
 
+/**
+ * Where the attempt's own changes start: where it started (`baseSha`), or — once Update from Base
+ * brought the base in — the base commit it last took (the merge base of its head and the base
+ * now), so what the base gained is not counted as the attempt's. A merge base that is not at or
+ * after where it started (the base now names another line of history) changes nothing.
+ */
+export async function ownChangesFrom(job: JobRecord, head: string | null): Promise<string> {
+  const started = job.baseSha!;
+  if (!head) return started;
+  const base = await runGit(['rev-parse', '--verify', '-q', '--end-of-options', `${job.base ?? 'HEAD'}^{commit}`], { cwd: job.repo, allowFailure: true });
+  if (base.code !== 0) return started;
+  const meet = await runGit(['merge-base', '--end-of-options', head, base.stdout.trim()], { cwd: job.repo, allowFailure: true });
+  const from = meet.stdout.trim();
+  if (meet.code !== 0 || !from || from === started) return started;
+  const later = await runGit(['merge-base', '--is-ancestor', '--end-of-options', started, from], { cwd: job.repo, allowFailure: true });
+  return later.code === 0 ? from : started;
+}
+
 /** Files changed from `from` to `to` (tree-ishes), with lines added and removed; renames as delete + add. */
 export async function fileChanges(repo: string, from: string, to: string): Promise<FileChange[]> {
   const res = await runGit(['diff', '--numstat', '-z', '--no-renames', '--no-ext-diff', from, to, '--'], { cwd: repo });

@@ -9,13 +9,15 @@
  * same file's diff of at least one other attempt adds the same line. Each
  * common line is listed once per file with the attempts that added it.
  *
- * Attempts cleaned up are compared from their evidence snapshots; forgotten
+ * Each attempt's changes are counted from where it started, or from the base
+ * it last brought in with Update from Base (what the base gained is not the
+ * attempt's). Attempts cleaned up are compared from their evidence snapshots; forgotten
  * ones are counted as missing. Nothing here writes to the store.
  */
 import type { JobStore } from '../store';
 import type { Check, JobRecord, LifecycleState } from '../store/schema';
 import { groupMembers } from '../operations/groups';
-import { addedLines, attemptTree, commitsSince, fileChanges, type FileChange } from './attemptTree';
+import { addedLines, attemptTree, commitsSince, fileChanges, ownChangesFrom, type FileChange } from './attemptTree';
 
 /** Common lines listed at most (the count is exact beyond it). */
 const MAX_COMMON_LINES = 200;
@@ -106,11 +108,12 @@ export async function compareGroup(store: JobStore, groupId: string, now = Date.
       }
       row.source = found.source;
       row.tree = found.tree;
-      row.commits = found.head ? await commitsSince(job.repo, job.baseSha, found.head) : 0;
-      row.files = await fileChanges(job.repo, job.baseSha, found.tree);
+      const from = await ownChangesFrom(job, found.head);
+      row.commits = found.head ? await commitsSince(job.repo, from, found.head) : 0;
+      row.files = await fileChanges(job.repo, from, found.tree);
       row.added = row.files.reduce((n, f) => n + (f.added ?? 0), 0);
       row.removed = row.files.reduce((n, f) => n + (f.removed ?? 0), 0);
-      linesOf.set(job.id, await addedLines(job.repo, job.baseSha, found.tree));
+      linesOf.set(job.id, await addedLines(job.repo, from, found.tree));
     } catch (err) {
       row.unavailable = (err as Error).message;
     }
