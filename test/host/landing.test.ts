@@ -54,6 +54,7 @@ describe('landing from the Agents view', function () {
         hostconflict: { command: 'bash', args: ['-c', commit.replace(/landed/g, 'conflict')] },
         hostpr: { command: 'bash', args: ['-c', commit.replace(/landed/g, 'proposed')] },
         hostforget: { command: 'bash', args: ['-c', 'echo forgotten > forgotten.txt'] },
+        hostlive: { command: 'bash', args: ['-c', `${commit.replace(/landed/g, 'live')}; sleep 120`] },
       },
       vscode.ConfigurationTarget.Global,
     );
@@ -119,6 +120,30 @@ describe('landing from the Agents view', function () {
       assert.match(cleaned.cleanup?.branchOutcome ?? '', /deleted/);
       assert.equal(git(workspace, 'branch', '--list', job.branch!), '', 'the squashed branch is gone');
       assert.equal(git(workspace, 'log', '-1', '--format=%s', 'main'), 'land via hostland2');
+    } finally {
+      await config.update('cleanUpAfterLanding', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  // Bug: "always" stopped an agent landed as it is while it ran ("let it go on") and removed its worktree.
+  it('paddock.cleanUpAfterLanding "always" leaves an agent landed while it runs on running, with its worktree', async () => {
+    const config = vscode.workspace.getConfiguration('paddock');
+    await config.update('cleanUpAfterLanding', 'always', vscode.ConfigurationTarget.Global);
+    try {
+      const job = (await vscode.commands.executeCommand('paddock.startAgent', { repo: workspace, profile: 'hostlive', prompt: 'land while running', base: '', openTerminal: false })) as JobRecord;
+      await waitFor('the running agent to commit', async () => {
+        const r = await ext.store.read(job.id);
+        return r.lifecycle.state === 'running' && git(workspace, 'log', '-1', '--format=%s', job.branch!) === 'agent: live.txt' ? r : undefined;
+      }, 60_000);
+      const result = (await vscode.commands.executeCommand('paddock.merge', job.id, { strategy: 'merge', confirmed: true, running: 'as-is' })) as { kind: string };
+      assert.ok(result.kind === 'ff' || result.kind === 'merge', JSON.stringify(result));
+      await new Promise((r) => setTimeout(r, 3000));
+      const after = await ext.store.read(job.id);
+      assert.equal(after.lifecycle.state, 'running', 'still running');
+      assert.equal(after.cleanup, null, 'not cleaned up');
+      assert.ok(existsSync(job.worktree!), 'its worktree is there');
+      await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true });
+      await waitFor('the agent to end', async () => ((await ext.store.read(job.id)).lifecycle.state === 'running' ? undefined : true), 30_000);
     } finally {
       await config.update('cleanUpAfterLanding', undefined, vscode.ConfigurationTarget.Global);
     }

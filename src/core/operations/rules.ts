@@ -98,6 +98,18 @@ export function cleanupBlocker(job: JobRecord): string | null {
   return `Agent ${job.id}'s cleanup has begun (${job.cleanup.phase}); Retry Cleanup Now runs it again.`;
 }
 
+/**
+ * Cleaning up after a landing without asking (`paddock.cleanUpAfterLanding: always`): only an agent
+ * that has ended. One landed as it is while it runs was to go on (the person chose that); stopping
+ * it and removing its worktree would undo the choice, so it is offered Clean Up instead.
+ */
+export function cleanUpUnaskedBlocker(job: JobRecord): string | null {
+  const blocked = cleanupBlocker(job);
+  if (blocked) return blocked;
+  if (hasRunningWork(job)) return `Agent ${job.id} is still running (it was landed as it is and goes on); clean it up when it has finished.`;
+  return null;
+}
+
 export function retryCleanupBlocker(job: JobRecord): string | null {
   if (job.cleanup === null) return `Agent ${job.id} has no cleanup to retry.`;
   if (job.cleanup.phase !== 'incomplete') return `Agent ${job.id}'s cleanup is ${job.cleanup.phase}, not incomplete.`;
@@ -200,6 +212,7 @@ export const canSend = (job: JobRecord): boolean => sendBlocker(job) === null;
 export const canStop = (job: JobRecord): boolean => stopBlocker(job) === null;
 export const canRetry = (job: JobRecord): boolean => retryBlocker(job) === null;
 export const canCleanUp = (job: JobRecord): boolean => cleanupBlocker(job) === null;
+export const canCleanUpUnasked = (job: JobRecord): boolean => cleanUpUnaskedBlocker(job) === null;
 export const canRetryCleanup = (job: JobRecord): boolean => retryCleanupBlocker(job) === null;
 export const canCleanUpAnyway = (job: JobRecord): boolean => consentBlocker(job) === null;
 export const canSendReview = (job: JobRecord): boolean => reviewBlocker(job) === null;

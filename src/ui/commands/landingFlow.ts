@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
 import { LandingConflict } from '../../core/git';
 import { mayHaveUncommittedWork, type LandingChoices } from '../../core/operations/landingPrep';
-import { canCleanUp, isLive } from '../../core/operations/rules';
+import { canCleanUp, canCleanUpUnasked, isLive } from '../../core/operations/rules';
 import type { JobRecord } from '../../core/store/schema';
 import { cleanUpAfterLanding } from '../config';
 import type { PaddockServices } from '../services';
@@ -88,7 +88,8 @@ export async function afterLanding(s: PaddockServices, job: JobRecord, said: str
     void vscode.window.showInformationMessage(printable(said));
     return;
   }
-  if (mode === 'always') {
+  // An agent landed while it runs on is offered Clean Up, as with "ask": "always" must not stop it.
+  if (mode === 'always' && canCleanUpUnasked(job)) {
     void vscode.window.showInformationMessage(printable(said));
     await vscode.commands.executeCommand('paddock.cleanUp', job.id, { confirmed: true });
     return;

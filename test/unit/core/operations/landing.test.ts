@@ -8,7 +8,7 @@ import { PaddockError } from '../../../../src/core/common/errors';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { mayHaveUncommittedWork, RUNNING_CHOICE_CODE, UNCOMMITTED_CHOICE_CODE } from '../../../../src/core/operations/landingPrep';
-import { canForget, canLand, canUpdate, forgetBlocker, hasBranch, isLive, landBlocker } from '../../../../src/core/operations/rules';
+import { canCleanUp, canCleanUpUnasked, canForget, canLand, canUpdate, forgetBlocker, hasBranch, isLive, landBlocker } from '../../../../src/core/operations/rules';
 import { capabilitiesOf } from '../../../../src/ui/tree/presentation';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
@@ -37,6 +37,20 @@ describe('landing operations', function () {
     assert.equal(stopped.job.lifecycle.state, 'cancelled');
     assert.equal(stopped.job.landing?.kind, 'ff');
     assert.equal(git(sb.repo, 'rev-parse', 'main'), stopped.commit);
+  });
+
+  // Bug: with paddock.cleanUpAfterLanding "always", an agent landed as it is ("let it go on") was
+  // stopped and its worktree removed right after the landing.
+  it('an agent landed as it is while it runs is not cleaned up unasked; once ended it is', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', COMMIT_THEN_WAIT], title: 'goes on' });
+    await sb.waitFor(job.id, (j) => j.lifecycle.state === 'running' && git(sb.repo, 'log', '-1', '--format=%s', job.branch!) === 'agent x');
+    const landed = (await c.merge(job.id, { running: 'as-is' })).job;
+    assert.equal(landed.lifecycle.state, 'running');
+    assert.equal(canCleanUp(landed), true, 'Clean Up is still offered');
+    assert.equal(canCleanUpUnasked(landed), false);
+    await c.stop(job.id, { force: true });
+    assert.equal(canCleanUpUnasked(await sb.waitEnded(job.id)), true);
   });
 
   it('the rules: nothing to land before start; Remove from List only once cleaned', async () => {
