@@ -6,7 +6,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describeError } from '../common/errors';
-import { branchSafety, DEFAULT_REGENERABLE, deleteBranch, readManifest, removeWorktree, walkWorktree } from '../git';
+import { branchSafety, DEFAULT_REGENERABLE, deleteBranch, readManifest, removeWorktree, runGit, walkWorktree } from '../git';
 import type { WalkOptions } from '../git/inventory';
 import { firstUnsavedEntry, isGitless } from '../git/remnant';
 import { firstChangeSinceCapture, type CaptureStamp } from '../git/changedSince';
@@ -128,7 +128,7 @@ export async function removeJobBranch(job: JobRecord, branch: string): Promise<s
   try {
     // A branch landed by squash or rebase has its work on the target as new commits: up to the tip that was
     // landed it loses nothing (and the snapshot ref keeps its commits); anything committed later still counts.
-    const landed = job.landing && job.landing.kind !== 'apply' && job.landing.branchHead ? [job.landing.branchHead] : [];
+    const landed = await landedTipStillOnTarget(job);
     const safety = await branchSafety(job.repo, branch, { alsoReachableFrom: landed });
     if (!safety.exists) return `branch ${branch} was already gone`;
     const n = safety.unmergedCommits;
@@ -144,4 +144,16 @@ export async function removeJobBranch(job: JobRecord, branch: string): Promise<s
   } catch (err) {
     throw new StageFailure('removing', describeError(err));
   }
+}
+
+/**
+ * The branch tip a landing put on its target, while the landing still stands: its commit is still
+ * on the target branch. A landing undone since (the target reset, the branch deleted) proves
+ * nothing, and a pull request's pushed branch counts only through the remote's ref itself.
+ */
+async function landedTipStillOnTarget(job: JobRecord): Promise<string[]> {
+  const l = job.landing;
+  if (!l || l.kind === 'apply' || l.kind === 'pr' || !l.branchHead || !l.commit) return [];
+  const onTarget = await runGit(['merge-base', '--is-ancestor', '--end-of-options', l.commit, `refs/heads/${l.into}`], { cwd: job.repo, allowFailure: true });
+  return onTarget.code === 0 ? [l.branchHead] : [];
 }

@@ -78,6 +78,31 @@ describe('CLI: merge, update, apply, pr, forget, prune', function () {
     assert.equal(git(sb.repo, 'branch', '--list', a.branch), '');
   });
 
+  // Bug: after a squash landing was undone (the target reset), cleanup still deleted the branch,
+  // saying "all its commits are reachable elsewhere" (only the snapshot had them).
+  it('a landing undone since (target reset) no longer makes the branch safe to delete; a pull request never does', async () => {
+    const a = await agent(`${COMMIT('u.txt', 'u')} && ${COMMIT('v.txt', 'v')}`, 'Undo me');
+    const before = git(sb.repo, 'rev-parse', 'main');
+    assert.equal((await cli(['merge', a.id, '--squash'])).code, 0);
+    git(sb.repo, 'reset', '-q', '--hard', before);
+    const cleaned = await cli(['cleanup', a.id, '--yes', '--json']);
+    assert.equal(cleaned.code, 0, cleaned.stderr);
+    assert.match(JSON.parse(cleaned.stdout).cleanup.branchOutcome ?? '', /kept: 2 commits not merged/);
+    assert.notEqual(git(sb.repo, 'branch', '--list', a.branch), '');
+
+    // A pull request whose remote branch is gone (deleted on the host, then pruned): the branch stays.
+    const b = await agent(COMMIT('p.txt', 'p'));
+    const bare = join(sb.root, 'prune.git');
+    git(sb.root, 'init', '-q', '--bare', bare);
+    git(sb.repo, 'remote', 'add', 'origin', bare);
+    assert.equal((await cli(['pr', b.id])).code, 0);
+    git(bare, 'branch', '-D', b.branch);
+    git(sb.repo, 'fetch', '-q', '--prune', 'origin');
+    const cleanedB = await cli(['cleanup', b.id, '--yes', '--json']);
+    assert.equal(cleanedB.code, 0, cleanedB.stderr);
+    assert.match(JSON.parse(cleanedB.stdout).cleanup.branchOutcome ?? '', /kept: 1 commit not merged/);
+  });
+
   it('uncommitted work needs a decision: exit 2 without one; --commit-uncommitted commits it (title as message) and lands it', async () => {
     const a = await agent(`${COMMIT('c.txt', 'c')} && printf 'wip\\n' > wip.txt`, 'Add wip');
     const refused = await cli(['merge', a.id]);
