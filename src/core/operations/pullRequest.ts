@@ -5,7 +5,7 @@
  * compare page to open one (GitHub, GitLab, Bitbucket, Azure DevOps).
  */
 import { failure, usageError } from '../common/errors';
-import { chooseRemote, compareUrl, createPullRequestWithGh, parseRemoteUrl, pushBranch, remoteUrl } from '../git';
+import { chooseRemote, compareUrl, createPullRequestWithGh, isAncestor, parseRemoteUrl, pushBranch, remoteUrl, runGit } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { agentBranchTip, prepareAgentWork, readAgentWorkEarly, titleLine, type LandingChoices } from './landingPrep';
@@ -47,6 +47,7 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   job = await prepareAgentWork(ctx.store, job, req, { uncommitted });
   const head = await agentBranchTip(job);
   const branch = job.branch!;
+  await refuseNothingToPropose(job.repo, head, branch, remote, base);
   await pushBranch(job.repo, remote, branch);
   const url = await remoteUrl(job.repo, remote);
   const host = parseRemoteUrl(url);
@@ -62,4 +63,20 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   ctx.log(`agent ${id}: pushed ${branch} to ${remote}${opened ? `; pull request ${opened}` : link ? `; compare page ${link}` : ''}`);
   job = await recordLanding(ctx.store, id, { kind: 'pr', into: `${remote}/${base}`, commit: head, url: link, branchHead: head });
   return { job, remote, base, url: link, opened: opened !== null };
+}
+
+/**
+ * A branch whose every commit the base already has proposes nothing: the host refuses such a pull
+ * request, so nothing is pushed (as a merge with nothing to land changes nothing). The base is the
+ * remote's as last fetched, else the local branch.
+ */
+async function refuseNothingToPropose(repo: string, head: string, branch: string, remote: string, base: string): Promise<void> {
+  for (const target of [`refs/remotes/${remote}/${base}`, `refs/heads/${base}`]) {
+    const tip = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${target}^{commit}`], { cwd: repo, allowFailure: true });
+    if (tip.code !== 0) continue;
+    if (await isAncestor(repo, head, tip.stdout.trim())) {
+      throw failure(`${target.replace(/^refs\/(remotes|heads)\//, '')} already has every commit of ${branch}; there is nothing to propose and nothing was pushed.`, 'NOTHING_TO_LAND');
+    }
+    return;
+  }
 }

@@ -103,6 +103,21 @@ describe('CLI: merge, update, apply, pr, forget, prune', function () {
     assert.match(JSON.parse(cleanedB.stdout).cleanup.branchOutcome ?? '', /kept: 1 commit not merged/);
   });
 
+  // Bug: an agent with nothing the base lacks was pushed anyway (a branch identical to main on the
+  // remote, "landed" in its record), where a merge says there is nothing to land.
+  it('pr of an agent whose every commit the base has pushes nothing and records nothing', async () => {
+    const a = await agent('true');
+    const bare = join(sb.root, 'empty.git');
+    git(sb.root, 'init', '-q', '--bare', bare);
+    git(sb.repo, 'remote', 'add', 'origin', bare);
+    const res = await cli(['pr', a.id]);
+    assert.equal(res.code, 1);
+    assertOneSentence(res.stderr);
+    assert.match(res.stderr, /main already has every commit of paddock\/\w+; there is nothing to propose and nothing was pushed/);
+    assert.equal(git(bare, 'branch', '--list'), '', 'nothing pushed');
+    assert.equal(JSON.parse((await cli(['show', a.id, '--json'])).stdout).landing, null);
+  });
+
   it('uncommitted work needs a decision: exit 2 without one; --commit-uncommitted commits it (title as message) and lands it', async () => {
     const a = await agent(`${COMMIT('c.txt', 'c')} && printf 'wip\\n' > wip.txt`, 'Add wip');
     const refused = await cli(['merge', a.id]);
