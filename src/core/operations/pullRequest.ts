@@ -37,10 +37,8 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   // Whether the worktree holds uncommitted work is read meanwhile (read-only; asked in its place).
   const uncommitted = readAgentWorkEarly(job, req);
   const { base, remote } = await settlingOnError([uncommitted], async () => {
-    // A base like `origin/develop` names the remote and the branch the pull request goes into (no local `develop` needed).
-    const remoteBase = await remoteBranchOf(job);
-    const base = remoteBase ? remoteBase.branch : await landingTarget(job, undefined, 'pull request');
-    const remote = await chooseRemote(job.repo, base, req.remote ?? remoteBase?.remote);
+    const { base, baseRemote } = await pullRequestBase(job);
+    const remote = await chooseRemote(job.repo, base, req.remote ?? baseRemote);
     if (remote === null) throw failure(`${job.repo} has no remote to push to (add one with git remote add NAME URL); nothing was pushed.`, 'NO_REMOTE');
     return { base, remote };
   });
@@ -78,5 +76,19 @@ async function refuseNothingToPropose(repo: string, head: string, branch: string
       throw failure(`${target.replace(/^refs\/(remotes|heads)\//, '')} already has every commit of ${branch}; there is nothing to propose and nothing was pushed.`, 'NOTHING_TO_LAND');
     }
     return;
+  }
+}
+
+/**
+ * The branch the pull request goes into: the base's local branch (its remote chosen as before), else
+ * — for a base like `origin/develop` with no local `develop` — that branch on the remote it names.
+ */
+async function pullRequestBase(job: JobRecord): Promise<{ base: string; baseRemote?: string }> {
+  try {
+    return { base: await landingTarget(job, undefined, 'pull request') };
+  } catch (err) {
+    const remote = await remoteBranchOf(job);
+    if (!remote) throw err;
+    return { base: remote.branch, baseRemote: remote.remote };
   }
 }
