@@ -34,6 +34,10 @@ export function describeStop(report: StopReport): string {
       return `Agent ${id} is ${state}: ${gen || 'it '}had not started yet.`;
     case 'ended-leftovers':
       return `Agent ${id} was already ${state}${generation > 1 ? ` (generation ${generation})` : ''}; its leftover processes were stopped${ended}.`;
+    case 'ended-unreadable':
+      return report.ended.length
+        ? `Agent ${id}'s processes were stopped${ended}; its record is still unreadable (${report.unreadable ?? 'unknown reason'}) and was left as it is.`
+        : `Agent ${id} had no process left to stop; its record is still unreadable (${report.unreadable ?? 'unknown reason'}) and was left as it is.`;
     case 'stopped':
       return generation > 1 ? `Agent ${id} is ${state}: generation ${generation} was stopped${ended}.` : `Agent ${id} is ${state}${ended ? ` (${ended.slice(2)})` : ''}.`;
   }

@@ -30,6 +30,7 @@ import { MAX_PROMPT_CHARS } from '../profiles';
 import { sendToAgent } from './send';
 import { sendReview, type ReviewSent } from './sendReview';
 import { stopLocked } from './stop';
+import { stopUnreadable, unreadableReasonOf } from './stopUnreadable';
 import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from './types';
 import { applyLocked, type ApplyReport } from './apply';
 import { forgetAgent } from './forget';
@@ -135,6 +136,15 @@ export class Operations {
 
   /** Stops an agent and returns only when it is proven stopped, or says what could not be proven. */
   async stop(id: string, opts: { force?: boolean } = {}): Promise<StopReport> {
+    const unreadable = await unreadableReasonOf(this.ctx.store, id);
+    if (unreadable !== undefined) {
+      // Its processes are found by their marker; the damaged record is left as it is (the person's to inspect).
+      const graceMs = Math.round(this.ctx.settings().stopGraceSeconds * 1000);
+      const report = await stopUnreadable(this.ctx.store, id, unreadable, { force: opts.force ?? false, graceMs });
+      this.ctx.changed(id);
+      this.launcher.schedulePump();
+      return report;
+    }
     const report = await withJobLock(this.ctx.store, id, 'stop', async (): Promise<StopReport> => {
       const job = await this.ctx.store.read(id);
       // Under the lock: a launcher would hold it, so a start left `starting` with no launch is abandoned.

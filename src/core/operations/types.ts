@@ -6,11 +6,17 @@ export interface StopReport {
   id: string;
   /** The execution this stop acted on (read under the job's operation lock, so a concurrent retry cannot blur it). */
   generation: number;
-  /** What this stop did: cancelled a queued execution, stopped a live one, ended what an ended one left running, or nothing. */
-  action: 'cancelled-queued' | 'stopped' | 'ended-leftovers' | 'none';
+  /**
+   * What this stop did: cancelled a queued execution, stopped a live one, ended what an ended one left running,
+   * ended the processes of an agent whose record cannot be read (found by their marker; the record left as it was), or nothing.
+   */
+  action: 'cancelled-queued' | 'stopped' | 'ended-leftovers' | 'ended-unreadable' | 'none';
   /** True when the agent is proven stopped (terminal, no process of it left). */
   stopped: boolean;
-  state: JobRecord['lifecycle']['state'];
+  /** The state of the execution stopped; `unreadable` when the record cannot be read (the state it holds is unknown). */
+  state: JobRecord['lifecycle']['state'] | 'unreadable';
+  /** Why the record cannot be read, when it cannot (action `ended-unreadable`). */
+  unreadable?: string;
   /** Processes this stop ended itself (the worker was gone, frozen, or the agent had ended with leftovers). */
   ended: { pid: number; command: string }[];
   /** Why it could not be proven stopped. */

@@ -1,0 +1,107 @@
+/**
+ * An agent whose record is damaged (overwritten by hand, by the disk) while it runs, through the
+ * real bundle. Found by hand: `paddock stop` refused ("Agent X is unreadable: …"), so the agent
+ * and the processes it had started could only be ended with `kill`. Stop now ends every process
+ * carrying the agent's marker (and so lets its worker exit), never touching the record; cleanup
+ * still refuses, removing nothing, since the record is where the worktree and branch facts live.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findByEnvMarker, isSameAndRunning, readProcStat } from '../../../src/core/proc';
+import { assertOneSentence, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+
+const DAMAGED = '{garbage\n';
+
+describe('CLI: an agent whose record is unreadable', function () {
+  this.timeout(90_000);
+  let sb!: CoordinatorSandbox;
+  const started: { id: string; worker: { pid: number; startTime: number } }[] = [];
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+  afterEach(() => {
+    // Nothing else ends an agent whose record cannot be read: on the old code the test leaves it running.
+    for (const { id, worker } of started.splice(0)) {
+      for (const p of findByEnvMarker('PADDOCK_JOB_ID', id)) killQuietly(p.pid);
+      if (isSameAndRunning(worker)) killQuietly(worker.pid);
+    }
+  });
+
+  const cli = (args: string[]) => runCli(args, { cwd: sb.repo, env: sb.env });
+  const recordFile = (id: string) => join(sb.home, 'jobs', id, 'job.json');
+
+  /** Starts an agent that also leaves a process in a session of its own (setsid), waits for both, then damages its record. */
+  async function damagedRunningAgent(agentScript = 'sleep 300'): Promise<{ id: string; worker: { pid: number; startTime: number } }> {
+    const run = await cli(['start', '--', 'sh', '-c', `setsid sleep 301 & ${agentScript}`]);
+    assert.equal(run.code, 0, run.stderr);
+    const id = run.stdout.trim();
+    const job = await sb.waitForState(id, ['running']);
+    const deadline = Date.now() + 10_000;
+    while (!findByEnvMarker('PADDOCK_JOB_ID', id).some((p) => p.pid === p.sid && p.comm === 'sleep')) {
+      assert.ok(Date.now() < deadline, 'the escaped process never started');
+      await sleep(25);
+    }
+    const workerPid = job.lifecycle.workerPid!;
+    const worker = { pid: workerPid, startTime: readProcStat(workerPid)!.startTime };
+    started.push({ id, worker });
+    writeFileSync(recordFile(id), DAMAGED);
+    return { id, worker };
+  }
+
+  it('stop ends the agent, its escaped process and so its worker, says the record is still unreadable, and leaves the record as it was', async () => {
+    const { id, worker } = await damagedRunningAgent();
+    const run = await cli(['stop', id]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout.trim().split('\n').length, 1, run.stdout);
+    assert.match(run.stdout, new RegExp(`^Agent ${id}'s processes were stopped; ended .*pid \\d+ \\(sleep\\).*; its record is still unreadable \\(the record is not valid JSON`));
+    assert.doesNotMatch(run.stdout, /still running/, 'the worker ended with its agent');
+    assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', id).map((p) => `${p.pid} ${p.comm}`), [], 'nothing of the agent runs');
+    assert.equal(isSameAndRunning(worker), false, 'its worker exited');
+    assert.equal(readFileSync(recordFile(id), 'utf8'), DAMAGED, 'the damaged record is left as it was');
+    const again = await cli(['stop', id]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`^Agent ${id} had no process left to stop; its record is still unreadable`));
+  });
+
+  it('stop --force kills at once an agent that ignores SIGTERM; a frozen worker is refused without --force and killed with it', async () => {
+    const { id, worker } = await damagedRunningAgent(`trap '' TERM; sleep 300; sleep 300`);
+    process.kill(worker.pid, 'SIGSTOP');
+    const refused = await cli(['stop', id]);
+    assert.equal(refused.code, 1, refused.stdout);
+    assertOneSentence(refused.stderr);
+    assert.match(refused.stderr, new RegExp(`is stopped \\(SIGSTOP\\); run paddock stop ${id} --force`));
+    assert.ok(findByEnvMarker('PADDOCK_JOB_ID', id).length > 0, 'a refused stop touches nothing');
+    const began = Date.now();
+    const forced = await cli(['stop', id, '--force']);
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.ok(Date.now() - began < 9_000, `--force waited for a grace (${Date.now() - began} ms)`);
+    assert.match(forced.stdout, /its record is still unreadable/);
+    assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', id).map((p) => `${p.pid} ${p.comm}`), [], 'nothing of the agent runs');
+    assert.equal(isSameAndRunning(worker), false, 'the frozen worker was killed');
+    assert.equal(readFileSync(recordFile(id), 'utf8'), DAMAGED);
+  });
+
+  it('cleanup refuses in one sentence and removes nothing: no worktree, branch or record', async () => {
+    const run = await cli(['start', '--', 'true']);
+    assert.equal(run.code, 0, run.stderr);
+    const id = run.stdout.trim();
+    const job = await sb.waitEnded(id);
+    writeFileSync(recordFile(id), DAMAGED);
+    for (const args of [['cleanup', id, '--yes'], ['cleanup', id, '--delete-branch', '--yes']]) {
+      const refused = await cli(args);
+      assert.equal(refused.code, 1, refused.stdout);
+      assertOneSentence(refused.stderr);
+      assert.match(refused.stderr, new RegExp(`Agent ${id} is unreadable: the record is not valid JSON`));
+    }
+    assert.ok(existsSync(job.worktree!), 'the worktree is kept');
+    assert.ok(sb.branches().includes(job.branch!), 'the branch is kept');
+    assert.equal(readFileSync(recordFile(id), 'utf8'), DAMAGED, 'the record is kept as it was');
+  });
+
+  function killQuietly(pid: number): void {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+});
