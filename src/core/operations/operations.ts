@@ -160,22 +160,15 @@ export class Operations {
 
   /** Stops every running or queued agent, every check still running and what ended agents left running; proves each stopped or lists which not and why. */
   async stopAll(opts: { force?: boolean } = {}): Promise<StopAllReport> {
-    const jobs = okJobs(await this.ctx.store.list()).filter(hasRunningWork);
-    const reports = await Promise.all(
-      jobs.map((j) =>
-        this.stop(j.id, opts).catch(
-          (err): StopReport => ({
-            id: j.id,
-            generation: j.lifecycle.generation,
-            action: 'none',
-            stopped: false,
-            state: j.lifecycle.state,
-            ended: [],
-            reason: describeError(err),
-          }),
-        ),
-      ),
-    );
+    const entries = await this.ctx.store.list();
+    const jobs = okJobs(entries).filter(hasRunningWork);
+    // An unreadable record whose worker still runs is a running agent too; `stop` ends it by its marker.
+    const unreadableRunning = entries.filter((e) => !e.ok && e.workerRunning === true).map((e) => e.id);
+    const failed = (id: string, generation: number, state: StopReport['state']) => (err: unknown): StopReport => ({ id, generation, action: 'none', stopped: false, state, ended: [], reason: describeError(err) });
+    const reports = await Promise.all([
+      ...jobs.map((j) => this.stop(j.id, opts).catch(failed(j.id, j.lifecycle.generation, j.lifecycle.state))),
+      ...unreadableRunning.map((id) => this.stop(id, opts).catch(failed(id, 0, 'unreadable'))),
+    ]);
     return {
       stopped: reports.filter((r) => r.stopped).map((r) => r.id),
       notStopped: reports.filter((r) => !r.stopped).map((r) => ({ id: r.id, reason: r.reason ?? 'unknown' })),

@@ -275,6 +275,26 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     assert.equal((await sb.store.read(a.id)).lifecycle.state, 'cancelled');
   });
 
+  it('stopAll also ends an agent whose record became unreadable while it runs, leaving the record as it was', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'setsid sleep 600 & sleep 601'] });
+    const marked = () => findByEnvMarker('PADDOCK_JOB_ID', job.id);
+    const deadline = Date.now() + 10_000;
+    while (marked().filter((p) => p.comm === 'sleep').length < 2 && Date.now() < deadline) await sleep(25);
+    const record = join(sb.home, 'jobs', job.id, 'job.json');
+    writeFileSync(record, '{garbage\n');
+    try {
+      const report = await c.stopAll();
+      assert.deepEqual(report, { stopped: [job.id], notStopped: [] });
+      assert.deepEqual(marked().map((p) => `${p.pid} ${p.comm}`), []);
+      assert.equal(readFileSync(record, 'utf8'), '{garbage\n');
+      const entry = await sb.store.tryRead(job.id);
+      assert.ok(!entry.ok && entry.workerRunning === undefined, 'its worker released the execution');
+    } finally {
+      for (const p of marked()) process.kill(p.pid, 'SIGKILL');
+    }
+  });
+
   it('stop ends what an orphaned agent left running, and says what it ended', async () => {
     const c = sb.coordinator();
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'setsid sleep 600 & nohup sleep 601 >/dev/null 2>&1 & sleep 602'] });
