@@ -112,7 +112,12 @@ export class ExecutionRecord extends Disposable {
     if (this._store.isDisposed || (from !== 'running' && from !== 'waiting')) return;
     const want = this.desiredWaiting;
     const to: LifecycleState = want ? 'waiting' : 'running';
-    if (to === from) return;
+    if (to === from) {
+      // Still waiting, for a better-known reason: the agent's own signal after the profile's pattern
+      // guessed it first (on a busy machine the screen check can win the race). The reason is rewritten.
+      if (to === 'waiting' && want !== null) await this.rewriteWaitingReason(want);
+      return;
+    }
     const activity = this.lastActivity;
     await this.store.transition(
       this.id,
@@ -122,6 +127,18 @@ export class ExecutionRecord extends Disposable {
     );
     this.current = to;
     this.markActivityWritten(activity);
+  }
+
+  private async rewriteWaitingReason(reason: WaitingReason): Promise<void> {
+    await this.store.update(
+      this.id,
+      (job) => {
+        if (job.lifecycle.state !== 'waiting' || job.lifecycle.waitingReason === reason) return;
+        job.lifecycle.waitingReason = reason;
+        job.lifecycle.detail = `waiting (${reason})`;
+      },
+      { fence: this.fence },
+    );
   }
 
   /** A write carried the activity time `written`: unless newer activity came meanwhile, the activity timer has nothing left to do. */

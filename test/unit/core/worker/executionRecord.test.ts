@@ -56,6 +56,33 @@ describe('ExecutionRecord', () => {
     }
   });
 
+  it("the agent's own signal after the pattern's guess rewrites why it waits; a guess after the signal does not", async () => {
+    const { id, claim } = await claimed();
+    const record = new ExecutionRecord(sandbox.store, id, claim.fence, 'starting', () => undefined, 10_000);
+    const waitFor = async (reason: string) => {
+      for (let i = 0; i < 60; i++) {
+        await record.settled();
+        const lifecycle = (await sandbox.store.read(id)).lifecycle;
+        if (lifecycle.waitingReason === reason) return lifecycle;
+        await sleep(100);
+      }
+      assert.fail(`the record never said waiting (${reason})`);
+    };
+    try {
+      await record.transition('running', { pid: process.pid });
+      // The screen's pattern matched first (a busy machine), then the agent's `paddock signal waiting` came.
+      record.setWaiting('pattern');
+      assert.equal((await waitFor('pattern')).state, 'waiting');
+      record.setWaiting('signal');
+      const after = await waitFor('signal');
+      assert.equal(after.state, 'waiting');
+      assert.equal(after.detail, 'waiting (signal)');
+    } finally {
+      record.dispose();
+      await claim.release();
+    }
+  });
+
   it('a state write carries the activity time: the pending activity write is dropped', async () => {
     const { id, claim } = await claimed();
     const record = new ExecutionRecord(sandbox.store, id, claim.fence, 'starting', () => undefined, 10_000);
