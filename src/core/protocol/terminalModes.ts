@@ -3,7 +3,7 @@
  * (detach, or the agent ended): agents killed mid-screen leave modes on that
  * would break the person's shell (measured: alternate screen, mouse reporting,
  * bracketed paste, focus events, kitty keyboard, alternate scroll all stay on
- * after SIGTERM).
+ * after SIGTERM), and so would the cursor shape it chose (DECSCUSR).
  */
 export const RESET_TERMINAL_MODES = [
   '\x1b[?1049l', // leave the alternate screen
@@ -12,8 +12,10 @@ export const RESET_TERMINAL_MODES = [
   '\x1b[?1004l', // focus events
   '\x1b[<99u\x1b[=0;1u', // pop every kitty keyboard level, and clear flags set without a push
   '\x1b[?1007l', // alternate scroll (wheel as arrow keys on the alternate screen)
-  '\x1b[?1l\x1b>', // normal cursor keys and keypad
+  '\x1b[?1l\x1b>\x1b[?66l', // normal cursor keys and keypad (DECKPNM, and DECNKM for terminals that know it)
+  '\x1b[4l\x1b[?45l', // replace, not insert; no reverse wrap
   '\x1b[?7h', // auto-wrap back on
   '\x1b[0m', // attributes
   '\x1b[?25h', // show the cursor
+  '\x1b[0 q', // the terminal's own cursor shape (an agent's bar or underline would stay)
 ].join('');

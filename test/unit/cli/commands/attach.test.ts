@@ -11,6 +11,7 @@ import * as pty from 'node-pty';
 import { attachCommand } from '../../../../src/cli/commands/attach';
 import { screenCommand } from '../../../../src/cli/commands/screen';
 import { RESET_TERMINAL_MODES } from '../../../../src/core/protocol/terminalModes';
+import { AGENT_MODES_ON, outerTerminalState } from '../../core/protocol/outerTerminalState';
 import { Sandbox, TmuxPane, runCli, waitUntil } from '../../core/worker/fixtures';
 
 const ATTACH_MODULE = join(__dirname, '../../../../src/cli/commands/attach.js');
@@ -88,6 +89,24 @@ describe('paddock attach', function () {
     const tail = out.slice(out.lastIndexOf('ready'));
     assert.ok(tail.includes(RESET_TERMINAL_MODES), 'terminal modes are reset');
     assert.ok(RESET_TERMINAL_MODES.includes('\x1b[?1007l') && RESET_TERMINAL_MODES.includes('\x1b[<99u'));
+  });
+
+  it("leaves the person's terminal in a fresh terminal's modes on detach, cursor shape and keypad included", async () => {
+    const modes = AGENT_MODES_ON.replaceAll('\x1b', '\\033');
+    const job = await sb.start(['sh', '-c', `read x; printf '${modes}moded\\n'; exec sleep 600`]);
+    const term = pty.spawn(process.execPath, [entry, job.id], { cols: 80, rows: 24, env: sb.env as Record<string, string>, cwd: sb.cwd });
+    ptys.push(term);
+    let out = '';
+    term.onData((d) => (out += d));
+    const exited = new Promise<number>((r) => term.onExit((e) => r(e.exitCode)));
+    await waitUntil('attached', () => out.includes('\x1b[?1049h'));
+    term.write('go\r');
+    await waitUntil('the agent modes', () => out.includes('moded'));
+    const fresh = await outerTerminalState();
+    assert.notDeepEqual(await outerTerminalState(out), fresh, 'the agent modes reached the outer terminal');
+    term.write('\x1c');
+    assert.equal(await exited, 0);
+    assert.deepEqual(await outerTerminalState(out), fresh);
   });
 
   it('a viewer of another size gets a dim notice and no wrapping, and takes the size back by typing', async () => {

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Terminal } from '@xterm/headless';
 import { endNotice } from '../../../../src/ui/terminals/endNotice';
+import { AGENT_MODES_ON, outerTerminalState } from '../../core/protocol/outerTerminalState';
 
 /** Writes to a real (headless) xterm.js, the emulator VS Code's terminal uses, and returns its visible lines. */
 async function screen(...chunks: string[]): Promise<string[]> {
@@ -27,5 +28,11 @@ describe('the notice written when an agent ends', () => {
   it('comes after the normal screen when the program was killed on the alternate screen', async () => {
     const lines = await screen('before\r\n', '\x1b[?1049h\x1b[Hfull-screen app', endNotice('the agent was killed by SIGKILL (cancelled).'));
     assert.deepEqual(lines, ['before', '[paddock] the agent was killed by SIGKILL (cancelled).']);
+  });
+
+  it('leaves the terminal in a fresh terminal\'s modes, cursor shape and keypad included', async () => {
+    const fresh = await outerTerminalState();
+    assert.notDeepEqual(await outerTerminalState(AGENT_MODES_ON), fresh, 'the agent modes took effect');
+    assert.deepEqual(await outerTerminalState(AGENT_MODES_ON, endNotice('the agent was killed by SIGTERM (cancelled).')), fresh);
   });
 });
