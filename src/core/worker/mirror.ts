@@ -63,6 +63,8 @@ export class ScreenMirror extends Disposable {
   private cursorHidden = false;
   private sgrMouse = false;
   private alternateScroll = false;
+  /** DECSCUSR's parameter (0: the terminal's own shape): xterm.js keeps it, the serializer drops it. */
+  private cursorShape = 0;
   private readonly keyboard = new KittyKeyboardFlags();
 
   private readonly _onDidReply = this._register(new Emitter<string>());
@@ -162,6 +164,9 @@ export class ScreenMirror extends Disposable {
   private snapshotNow(): ScreenSnapshot {
     let screen = this.serializer.serialize({ scrollback: 0 });
     screen += scrollMarginsReplay(this.term);
+    // The serializer says application keypad as DECNKM (`?66h`), which tmux and others ignore; DECKPAM is understood everywhere.
+    if (this.term.modes.applicationKeypadMode) screen += '\x1b=';
+    if (this.cursorShape !== 0) screen += `\x1b[${this.cursorShape} q`;
     if (this.sgrMouse) screen += '\x1b[?1006h';
     if (this.alternateScroll) screen += '\x1b[?1007h';
     screen += this.keyboard.replay();
@@ -253,10 +258,17 @@ export class ScreenMirror extends Disposable {
         return false;
       }),
     );
+    this._register(
+      parser.registerCsiHandler({ intermediates: ' ', final: 'q' }, (params) => {
+        this.cursorShape = first(params, 0);
+        return false;
+      }),
+    );
     // A full reset (RIS) clears every mode.
     this._register(
       parser.registerEscHandler({ final: 'c' }, () => {
         this.cursorHidden = false;
+        this.cursorShape = 0;
         this.sgrMouse = false;
         this.alternateScroll = false;
         this.keyboard.reset();

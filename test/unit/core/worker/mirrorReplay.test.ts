@@ -3,8 +3,13 @@
  * the output after it ends with the same screen as the program's own terminal.
  */
 import * as assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Terminal } from '@xterm/headless';
 import { ScreenMirror } from '../../../../src/core/worker/mirror';
+import { AGENT_MODES_ON, outerTerminalState } from '../protocol/outerTerminalState';
+import { TmuxPane, waitUntil } from './fixtures';
 
 const COLS = 40;
 const ROWS = 12;
@@ -49,5 +54,62 @@ describe('a viewer attaching mid-session ends with the same screen as the progra
   it('on the alternate screen too', async () => {
     const { direct, viewer } = await both(`main\x1b[?1049h\x1b[H${rows}\x1b[2;4r\x1b[4;1H`, '\r\none\r\ntwo');
     assert.deepEqual(viewer, direct);
+  });
+});
+
+/** Every mode tmux reports for a pane (tmux drops what it does not understand, such as DECNKM `?66h`). */
+const TMUX_MODES = [
+  'keypad_flag',
+  'keypad_cursor_flag',
+  'mouse_standard_flag',
+  'mouse_button_flag',
+  'mouse_any_flag',
+  'mouse_sgr_flag',
+  'cursor_flag',
+  'insert_flag',
+  'wrap_flag',
+  'origin_flag',
+  'alternate_on',
+]
+  .map((f) => `${f}=#{${f}}`)
+  .join(' ');
+
+/** The modes of a tmux pane that was sent `bytes`. */
+async function tmuxModesAfter(bytes: string): Promise<string> {
+  const file = join(mkdtempSync(join(tmpdir(), 'pdk-replay-')), 'bytes');
+  writeFileSync(file, `${bytes}\x1b]2;drawn\x07`);
+  const pane = new TmuxPane(['sh', '-c', `cat '${file}'; exec sleep 600`], process.env, tmpdir());
+  try {
+    await waitUntil('the bytes drawn', () => pane.format('#{pane_title}') === 'drawn');
+    return pane.format(TMUX_MODES);
+  } finally {
+    pane.dispose();
+  }
+}
+
+async function snapshotAfter(bytes: string): Promise<string> {
+  const m = new ScreenMirror({ cols: 80, rows: 24 });
+  try {
+    m.write(bytes);
+    return (await m.snapshotAt()).screen;
+  } finally {
+    m.dispose();
+  }
+}
+
+describe('a viewer attaching mid-session gets the modes the program set', function () {
+  this.timeout(30_000);
+  const agent = `${AGENT_MODES_ON}\x1b[?1006hready`.replace('\x1b[?66h', '');
+
+  it('in tmux: keypad (set by ESC =), cursor keys, mouse, cursor, insert, wrap, alternate screen', async () => {
+    const direct = await tmuxModesAfter(agent);
+    assert.match(direct, /keypad_flag=1 keypad_cursor_flag=1/, 'the program set them');
+    assert.equal(await tmuxModesAfter(await snapshotAfter(agent)), direct);
+  });
+
+  it('in xterm.js: the same, and the cursor shape', async () => {
+    const direct = await outerTerminalState(agent);
+    assert.equal(direct.cursorStyle, 'bar');
+    assert.deepEqual(await outerTerminalState(await snapshotAfter(agent)), direct);
   });
 });
