@@ -1,5 +1,7 @@
 /** `paddock logs ID [--follow]`: the agent's recorded terminal output (redacted). */
-import { isTerminalState } from '../../core/store/schema';
+import { failure, PaddockError } from '../../core/common/errors';
+import type { JobStore } from '../../core/store/jobStore';
+import { isTerminalState, type JobRecord } from '../../core/store/schema';
 import { defineCommand } from '../support/args';
 import { openStore } from '../support/store';
 
@@ -20,15 +22,36 @@ export const logsCommand = defineCommand({
     ctx.io.stdout.write(seen);
     if (!values.follow) return 0;
     for (;;) {
-      const ended = isTerminalState((await store.read(id)).lifecycle.state);
+      // The read reconciles a dead worker at once: its agent shows orphaned (an ended state) here.
+      const job = await readFollowed(store, id);
       const now = await store.readOutput(id);
       ctx.io.stdout.write(newPart(seen, now));
       seen = now;
-      if (ended) return 0;
+      if (isTerminalState(job.lifecycle.state)) return followEnd(job);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   },
 });
+
+/**
+ * An agent that ended (completed, failed, stopped) left its whole log: the follow is done, status 0.
+ * An orphaned one lost its worker, which recorded its output: what it printed after is not in the
+ * log, and a script waiting on the follow must not take that for a clean end.
+ */
+function followEnd(job: JobRecord): number {
+  if (job.lifecycle.state !== 'orphaned') return 0;
+  throw failure(`Agent ${job.id}'s worker is gone (orphaned); its log ends here.`);
+}
+
+/** The record removed while followed is a lost source (status 1), not the bad id it is at the start (status 2). */
+async function readFollowed(store: JobStore, id: string): Promise<JobRecord> {
+  try {
+    return await store.read(id);
+  } catch (err) {
+    if (err instanceof PaddockError && err.code === 'NOT_FOUND') throw failure(`Agent ${id}'s record is gone; its log ends here.`);
+    throw err;
+  }
+}
 
 /** What `now` adds to `before`; the log may have dropped its oldest segment in between. */
 export function newPart(before: Buffer, now: Buffer): Buffer {
