@@ -31,6 +31,12 @@ export async function restoreAgent(store: JobStore, id: string, to: string | und
     if (err instanceof PaddockError) throw err;
     throw failure(`Could not restore agent ${id}: ${err instanceof Error ? err.message : String(err)}`);
   }
+  if (await reviveAtItsOwnPath(store, job, result.path)) {
+    await store
+      .appendTimeline(id, { generation: job.lifecycle.generation, type: 'restored', message: `worktree restored to ${result.path} (${result.branchNote}); the agent is no longer cleaned up`.slice(0, 2000) })
+      .catch(() => undefined);
+    return result;
+  }
   // Landing is refused while the record says the cleanup deleted the branch ("restore it first"): say it is back.
   const branch = job.branch;
   if (branch && branchDeletedByCleanup(job) && (await branchTip(job.repo, branch)) !== null) {
@@ -40,4 +46,23 @@ export async function restoreAgent(store: JobStore, id: string, to: string | und
     .appendTimeline(id, { generation: job.lifecycle.generation, type: 'restored', message: `worktree restored to ${result.path} (${result.branchNote})`.slice(0, 2000) })
     .catch(() => undefined);
   return result;
+}
+
+/**
+ * Back at the record's own worktree path, the agent has its worktree again: its completed cleanup is
+ * dropped, so every rule (retry, check, update, open, land, keep, clean up) sees a live worktree. The
+ * evidence stays, so it can still be restored from; a later Clean Up captures the worktree again (the
+ * restored work and whatever changed since) before removing it. A restore elsewhere (`--to`) is a copy
+ * to look at: the record keeps saying where the agent's own worktree was.
+ */
+async function reviveAtItsOwnPath(store: JobStore, job: JobRecord, restoredTo: string): Promise<boolean> {
+  if (job.worktree === null || path.resolve(job.worktree) !== path.resolve(restoredTo)) return false;
+  let revived = false;
+  await store.update(job.id, (j) => {
+    // Only a finished cleanup: one still under way owns the record's cleanup state and resumes from it.
+    if (j.cleanup?.phase !== 'complete' || j.worktree !== job.worktree) return j;
+    revived = true;
+    return { ...j, cleanup: null };
+  });
+  return revived;
 }

@@ -1,0 +1,58 @@
+/**
+ * Restore Worktree back to the agent's own path gives it its worktree again: every rule (retry, check,
+ * update, the tree's worktree actions, Clean Up) sees it live, its evidence stays, and a second
+ * cleanup captures again before removing (an edit made after the restore survives the round trip).
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkBlocker, cleanupBlocker, hasLiveWorktree, retryBlocker, updateBlocker } from '../../../../src/core/operations/rules';
+import { capabilitiesOf } from '../../../../src/ui/tree/presentation';
+import { CoordinatorSandbox, useCoordinatorSandbox } from './coordinatorFixture';
+
+describe('Coordinator: a restore to the worktree path revives the agent', function () {
+  this.timeout(60_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  it('restored to its old path, the agent is no longer cleaned up; restore, edit, clean up, restore keeps the edit', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo first > work.txt'] });
+    await sb.waitEnded(job.id);
+    const cleaned = (await c.cleanup(job.id)).job;
+    assert.equal(cleaned.cleanup?.phase, 'complete');
+    const evidence = cleaned.evidence;
+
+    await c.restore(job.id);
+    const restored = await sb.store.read(job.id);
+    assert.equal(restored.cleanup, null, 'the finished cleanup no longer describes the agent');
+    assert.deepEqual(restored.evidence, evidence, 'the evidence stays');
+    assert.equal(hasLiveWorktree(restored), true);
+    assert.equal(retryBlocker(restored), null);
+    assert.equal(checkBlocker(restored), null);
+    assert.equal(updateBlocker(restored), null);
+    assert.equal(cleanupBlocker(restored), null);
+    for (const cap of ['worktree', 'retry', 'check', 'update', 'cleanup']) assert.ok(capabilitiesOf(restored).includes(cap), cap);
+    assert.equal(capabilitiesOf(restored).includes('forget'), false, 'not removed from the list with a worktree on disk');
+
+    writeFileSync(join(job.worktree!, 'work.txt'), 'edited after the restore\n');
+    const again = (await c.cleanup(job.id)).job;
+    assert.equal(again.cleanup?.phase, 'complete', again.cleanup?.lastError ?? '');
+    assert.equal(existsSync(job.worktree!), false);
+    await c.restore(job.id);
+    assert.equal(readFileSync(join(job.worktree!, 'work.txt'), 'utf8'), 'edited after the restore\n');
+  });
+
+  it('a restore into another folder is a copy: the record still says cleaned up', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo first > work.txt'] });
+    await sb.waitEnded(job.id);
+    await c.cleanup(job.id);
+    const elsewhere = join(sb.root, 'copy');
+    await c.restore(job.id, elsewhere);
+    assert.equal(readFileSync(join(elsewhere, 'work.txt'), 'utf8'), 'first\n');
+    const after = await sb.store.read(job.id);
+    assert.equal(after.cleanup?.phase, 'complete');
+    assert.equal(hasLiveWorktree(after), false);
+  });
+});
