@@ -11,15 +11,17 @@ import { isTerminalState, type JobRecord, type LifecycleState } from '../store/s
 /** An ended execution: the agent's main process is gone. */
 export const ENDED_STATES: readonly LifecycleState[] = ['completed', 'failed', 'cancelled', 'orphaned'];
 
-const LIVE_STATES: readonly LifecycleState[] = ['starting', 'running', 'waiting'];
-
 function isEnded(job: JobRecord): boolean {
   return isTerminalState(job.lifecycle.state);
 }
 
+/**
+ * Every agent with a terminal: a stopping one still has its terminal until the agent exits (as a tmux
+ * pane can be attached until it closes), and a person may want to watch it shut down or answer it.
+ */
 export function attachBlocker(job: JobRecord): string | null {
-  if (LIVE_STATES.includes(job.lifecycle.state)) return null;
-  return `Agent ${job.id} is ${job.lifecycle.state}; only a starting, running or waiting agent has a terminal to attach to.`;
+  if (!isEnded(job) && job.lifecycle.state !== 'queued') return null;
+  return `Agent ${job.id} is ${job.lifecycle.state}; only a starting, running, waiting or stopping agent has a terminal to attach to.`;
 }
 
 /** A queued agent has no terminal yet, so no screen; every other one has a live or a saved one. */

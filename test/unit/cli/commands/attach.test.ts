@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import * as pty from 'node-pty';
 import { attachCommand } from '../../../../src/cli/commands/attach';
 import { screenCommand } from '../../../../src/cli/commands/screen';
+import { stopCommand } from '../../../../src/cli/commands/stop';
+import { canAttach } from '../../../../src/core/operations/rules';
 import { RESET_TERMINAL_MODES } from '../../../../src/core/protocol/terminalModes';
 import { AGENT_MODES_ON, outerTerminalState } from '../../core/protocol/outerTerminalState';
 import { Sandbox, TmuxPane, runCli, waitUntil } from '../../core/worker/fixtures';
@@ -192,7 +194,7 @@ describe('paddock attach', function () {
     const started = Date.now();
     await assert.rejects(runCli(attachCommand, [job.id], sb.env), (e: { kind?: string; message: string }) => {
       assert.equal(e.kind, 'failed');
-      assert.equal(e.message, `Agent ${job.id} is queued; only a starting, running or waiting agent has a terminal to attach to.`);
+      assert.equal(e.message, `Agent ${job.id} is queued; only a starting, running, waiting or stopping agent has a terminal to attach to.`);
       return true;
     });
     await assert.rejects(runCli(screenCommand, [job.id], sb.env), (e: { kind?: string; message: string }) => {
@@ -201,6 +203,25 @@ describe('paddock attach', function () {
       return true;
     });
     assert.ok(Date.now() - started < 2000, 'no connect timeout');
+  });
+
+  it('attaches to a stopping agent to watch it shut down, until it ends (the window offers the same)', async () => {
+    // An agent that takes a few seconds to shut down once asked to stop.
+    const slowExit = "process.on('SIGHUP', () => {}); process.on('SIGTERM', () => { console.log('shutting-down'); setTimeout(() => process.exit(0), 3000); }); setInterval(() => {}, 1000); console.log('up');";
+    const job = await sb.start([process.execPath, '-e', slowExit], { settings: { stopGraceMs: 20_000 } });
+    await waitUntil('the agent ready to be stopped', async () => (await sb.store.readOutput(job.id)).includes('up'));
+    const stopping = runCli(stopCommand, [job.id], sb.env);
+    const record = await sb.waitForState(job.id, ['cancelling']);
+    assert.equal(canAttach(record), true, 'the rule the window uses offers Attach on a stopping agent');
+    const term = pty.spawn(process.execPath, [entry, '--read-only', job.id], { cols: 80, rows: 24, env: sb.env, cwd: sb.cwd });
+    ptys.push(term);
+    let output = '';
+    term.onData((d) => (output += d));
+    const exited = new Promise<number>((r) => term.onExit((e) => r(e.exitCode)));
+    await waitUntil('the agent shutting down on the attached screen', () => output.includes('shutting-down')).catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(output)} ${JSON.stringify(await sb.store.readTimeline(job.id))}`); });
+    assert.equal(await exited, 0, output);
+    assert.match(output, new RegExp(`Agent ${job.id} (exited|was killed)[^\\n]*\\(cancelled\\)`), "attach ends when the agent does, as a tmux pane closes");
+    await stopping;
   });
 
   it('says an ended agent has ended and points to screen and logs', async () => {

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { escapeCell, lookOf, tooltipMarkdown } from '../../../../src/ui/tree/presentation';
+import { capabilitiesOf, escapeCell, lookOf, tooltipMarkdown } from '../../../../src/ui/tree/presentation';
+import { attachBlocker } from '../../../../src/core/operations/rules';
 import { initialRecord } from '../../../../src/core/store/newJob';
 import { sampleJob } from '../../core/store/helpers';
 
@@ -79,5 +80,16 @@ describe('tree presentation of the per-agent figures', () => {
     const job = runningJob();
     assert.equal(lookOf(job, Date.now()).description, 'running · 1m');
     assert.equal(lookOf(job, Date.now(), { showUsage: true }).description, 'running · 1m · 85% CPU · 212 MB · 52 MB disk · 16k tokens');
+  });
+});
+
+describe('tree presentation of a stopping agent', () => {
+  it('offers Attach while the agent shuts down, as paddock attach allows (one rule); not once it ended', () => {
+    const job = initialRecord('abc123', sampleJob(), new Date().toISOString());
+    job.lifecycle = { ...job.lifecycle, state: 'cancelling', startedAt: new Date().toISOString() };
+    assert.equal(attachBlocker(job), null);
+    assert.ok(capabilitiesOf(job).includes('attach'), capabilitiesOf(job).join(' '));
+    job.lifecycle = { ...job.lifecycle, state: 'cancelled', endedAt: new Date().toISOString() };
+    assert.equal(capabilitiesOf(job).includes('attach'), false);
   });
 });
