@@ -227,9 +227,8 @@ export class Operations {
 
   /** "Retry Cleanup Now": runs at once and resets the backoff. */
   async retryCleanup(id: string): Promise<CleanupReport> {
-    const job = await this.ctx.store.read(id);
-    // Any begun cleanup may be run again at once (an interrupted one too); only "none begun" is refused here.
-    if (job.cleanup === null) throw usageError(retryCleanupBlocker(job) ?? `Agent ${id} has no cleanup to retry.`);
+    const blocker = retryCleanupBlocker(await this.ctx.store.read(id));
+    if (blocker) throw usageError(blocker);
     return this.cleanup(id);
   }
 

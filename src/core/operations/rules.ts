@@ -93,7 +93,10 @@ export function retryBlocker(job: JobRecord): string | null {
   return null;
 }
 
-/** A first cleanup (a running agent is stopped first); one begun already is resumed by Retry Cleanup Now. */
+/**
+ * A first cleanup (a running agent is stopped first); one begun already is resumed by Retry Cleanup
+ * Now, whose rule (retryCleanupBlocker) takes every begun cleanup this one refuses.
+ */
 export function cleanupBlocker(job: JobRecord): string | null {
   if (job.cleanup === null) return null;
   if (job.cleanup.phase === 'complete') return `Agent ${job.id} has already been cleaned up.`;
@@ -112,9 +115,15 @@ export function cleanUpUnaskedBlocker(job: JobRecord): string | null {
   return null;
 }
 
+/**
+ * Retry Cleanup Now: any begun cleanup not complete, whatever phase it stopped in. One interrupted
+ * mid-phase (its process died while capturing or removing) keeps that phase, and runs again from it
+ * like an incomplete one; one running right now is run again after it (the agent's lock), which finds
+ * it complete. The operation and the Clean Up refusal ("Retry Cleanup Now runs it again") use this.
+ */
 export function retryCleanupBlocker(job: JobRecord): string | null {
   if (job.cleanup === null) return `Agent ${job.id} has no cleanup to retry.`;
-  if (job.cleanup.phase !== 'incomplete') return `Agent ${job.id}'s cleanup is ${job.cleanup.phase}, not incomplete.`;
+  if (job.cleanup.phase === 'complete') return `Agent ${job.id} has already been cleaned up.`;
   return null;
 }
 

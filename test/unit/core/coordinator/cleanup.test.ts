@@ -9,6 +9,8 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import { readProcStat } from '../../../../src/core/proc';
 import { CleanupRunner } from '../../../../src/core/coordinator/cleanupRunner';
+import { PaddockError } from '../../../../src/core/common/errors';
+import { cleanupBlocker, retryCleanupBlocker } from '../../../../src/core/operations/rules';
 import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
 
 describe('Coordinator: cleanup', function () {
@@ -203,6 +205,25 @@ describe('Coordinator: cleanup', function () {
     await sb.waitFor(job.id, () => !existsSync(`/proc/${holder}`), 5000);
     const third = await c.retryCleanup(job.id);
     assert.equal(third.job.cleanup!.phase, 'complete');
+  });
+
+  it('Retry Cleanup Now runs a cleanup interrupted mid-phase (its process gone while capturing), as the Clean Up refusal advises', async () => {
+    const { c, job } = await agentWithWork();
+    const now = new Date().toISOString();
+    await sb.store.update(job.id, (j) => ({
+      ...j,
+      cleanup: {
+        phase: 'capturing', remaining: ['worktree', 'branch'], stage: null, failures: 0, nextAttemptAt: null, lastError: null, needsAttention: false,
+        holders: [], deleteBranch: false, fingerprint: null, branchOutcome: null, requestedAt: now, updatedAt: now,
+      },
+    }));
+    const interrupted = await sb.store.read(job.id);
+    assert.match(cleanupBlocker(interrupted) ?? '', /Retry Cleanup Now runs it again/);
+    assert.equal(retryCleanupBlocker(interrupted), null);
+    const report = await c.retryCleanup(job.id);
+    assert.equal(report.job.cleanup?.phase, 'complete', report.job.cleanup?.lastError ?? '');
+    assert.equal(git(sb.repo, 'show', `refs/paddock/snapshots/${job.id}:untracked.txt`), 'b', 'captured before removing');
+    await assert.rejects(c.retryCleanup(job.id), (e: PaddockError) => e.kind === 'usage' && e.message === retryCleanupBlocker(report.job));
   });
 
   it('a worktree deleted by hand completes with a prune and says so', async () => {

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { capabilitiesOf, escapeCell, lookOf, tooltipMarkdown } from '../../../../src/ui/tree/presentation';
-import { attachBlocker } from '../../../../src/core/operations/rules';
+import { attachBlocker, cleanupBlocker, retryCleanupBlocker } from '../../../../src/core/operations/rules';
+import { CLEANUP_PHASES } from '../../../../src/core/store/schema';
 import { initialRecord } from '../../../../src/core/store/newJob';
 import { sampleJob } from '../../core/store/helpers';
 
@@ -91,5 +92,23 @@ describe('tree presentation of a stopping agent', () => {
     assert.ok(capabilitiesOf(job).includes('attach'), capabilitiesOf(job).join(' '));
     job.lifecycle = { ...job.lifecycle, state: 'cancelled', endedAt: new Date().toISOString() };
     assert.equal(capabilitiesOf(job).includes('attach'), false);
+  });
+});
+
+describe('tree presentation of a cleanup interrupted mid-phase', () => {
+  it('whenever Clean Up is refused for a begun cleanup and points to Retry Cleanup Now, Retry Cleanup Now is offered', () => {
+    const now = new Date().toISOString();
+    for (const phase of CLEANUP_PHASES) {
+      const job = initialRecord('abc123', sampleJob(), now);
+      job.lifecycle = { ...job.lifecycle, state: 'completed', exitCode: 0, startedAt: now, endedAt: now };
+      job.cleanup = {
+        phase, remaining: ['worktree', 'branch'], stage: null, failures: 0, nextAttemptAt: null, lastError: null, needsAttention: false,
+        holders: [], deleteBranch: false, fingerprint: null, branchOutcome: null, requestedAt: now, updatedAt: now,
+      };
+      const refusal = cleanupBlocker(job) ?? '';
+      if (!/Retry Cleanup Now/.test(refusal)) continue;
+      assert.equal(retryCleanupBlocker(job), null, `${phase}: ${refusal}`);
+      assert.ok(capabilitiesOf(job).includes('retryCleanup'), `${phase}: ${capabilitiesOf(job).join(' ')}`);
+    }
   });
 });
