@@ -46,6 +46,7 @@ export function jobJson(job: JobRecord): Record<string, unknown> {
       deleteBranch: c.deleteBranch,
       branchOutcome: c.branchOutcome,
       awaitingConsent: c.awaitingConsent ?? false,
+      awaitingRetry: c.awaitingRetry ?? false,
       requestedAt: c.requestedAt,
       updatedAt: c.updatedAt,
     },

@@ -119,6 +119,7 @@ export class CleanupRunner {
         archiveLimitBytes: request.archiveLimitBytes ?? prev?.archiveLimitBytes,
         dropUnarchivable: (request.manual ? false : (prev?.dropUnarchivable ?? false)) || request.dropUnarchivable === true,
         awaitingConsent: request.manual ? false : (prev?.awaitingConsent ?? false),
+        awaitingRetry: request.manual ? false : (prev?.awaitingRetry ?? false),
       };
       return { ...j, cleanup };
     });
@@ -140,6 +141,7 @@ export class CleanupRunner {
         holders: [],
         fingerprint: null,
         awaitingConsent: false,
+        awaitingRetry: false,
       }));
     } catch (err) {
       const failed = err instanceof StageFailure ? err : new StageFailure(this.currentStage(job), describeError(err));
@@ -357,7 +359,8 @@ export class CleanupRunner {
       const c = j.cleanup!;
       const failures = c.failures + 1;
       // A capture that fails the same way again and again (git refusing what the worktree holds) would
-      // fail so forever: after NEEDS_ATTENTION_AFTER identical failures it waits for the person instead.
+      // fail so forever: after NEEDS_ATTENTION_AFTER identical failures it waits for the person to fix
+      // the cause and retry it. Not for consent: nothing would be lost, so Clean Up Anyway would not help.
       const stuck = !err.needsConsent && err.stage === 'capturing' && c.stage === 'capturing' && failures >= NEEDS_ATTENTION_AFTER && c.lastError === describeError(err.message, 2000);
       const waits = err.needsConsent || stuck;
       const lastError = stuck ? `${err.message}; it failed the same way ${failures} times, so it waits for you to retry it` : err.message;
@@ -368,11 +371,12 @@ export class CleanupRunner {
           phase: 'incomplete',
           stage: err.stage,
           failures,
-          // Waiting for consent is not retried on a timer: the same attempt would stop the same way.
+          // Waiting for the person is not retried on a timer: the same attempt would stop the same way.
           nextAttemptAt: waits ? null : new Date(Date.now() + backoffDelayMs(failures, this.deps.random)).toISOString(),
           lastError: describeError(lastError, 2000),
           needsAttention: waits || failures >= NEEDS_ATTENTION_AFTER,
-          awaitingConsent: waits,
+          awaitingConsent: err.needsConsent,
+          awaitingRetry: stuck,
           holders: err.holders.slice(0, 50),
           fingerprint,
           updatedAt: new Date().toISOString(),

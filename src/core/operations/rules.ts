@@ -6,7 +6,7 @@
  * every render. Each `…Blocker` says why not in one sentence (null: allowed);
  * each `can…` is its yes/no.
  */
-import { isTerminalState, type JobRecord, type LifecycleState } from '../store/schema';
+import { isTerminalState, type Cleanup, type JobRecord, type LifecycleState } from '../store/schema';
 
 /** An ended execution: the agent's main process is gone. */
 export const ENDED_STATES: readonly LifecycleState[] = ['completed', 'failed', 'cancelled', 'orphaned'];
@@ -134,6 +134,14 @@ export function retryCleanupBlocker(job: JobRecord): string | null {
 export function teardownHoldsCleanup(job: JobRecord): boolean {
   const c = job.cleanup;
   return c?.phase === 'incomplete' && c.stage === 'terminating' && c.failures > 0 && !!job.settings.worktree?.teardown && !c.teardownDone && !c.teardownSkipped;
+}
+
+/**
+ * The cleanup waits for the person, not for a timer: for consent to lose something (Clean Up Anyway),
+ * or for a retry once they fixed what made its capture fail the same way every time (Retry Cleanup Now).
+ */
+export function cleanupWaitsForPerson(cleanup: Cleanup | null): boolean {
+  return cleanup !== null && cleanup.phase !== 'complete' && (cleanup.awaitingConsent === true || cleanup.awaitingRetry === true);
 }
 
 /** "Clean Up Anyway": for a cleanup that stopped because something would be lost, or that a failing teardown holds. */

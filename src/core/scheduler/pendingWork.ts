@@ -4,6 +4,7 @@
  * started by the CLI (`paddock coordinate --until-idle`) exits once this is
  * empty; the CLI starts one when it leaves such work behind.
  */
+import { cleanupWaitsForPerson } from '../operations/rules';
 import { isTerminalState, type JobRecord } from '../store/schema';
 
 /** A cleanup retry due later than this is not worth a process waiting for it. */
@@ -27,7 +28,7 @@ export function pendingWork(jobs: readonly JobRecord[], now = Date.now(), horizo
     if (job.lifecycle.state === 'queued') work.queued.push(job.id);
     else if (job.lifecycle.state === 'starting') work.launching.push(job.id);
     const c = job.cleanup;
-    if (!c || c.phase === 'complete' || c.awaitingConsent) continue;
+    if (!c || c.phase === 'complete' || cleanupWaitsForPerson(c)) continue;
     const due = c.phase === 'incomplete' && c.nextAttemptAt ? Date.parse(c.nextAttemptAt) : now;
     if (due - now <= horizonMs) work.cleanups.push(job.id);
   }

@@ -18,6 +18,7 @@ import { OwnedLock } from '../coordinator/ownedLock';
 import { jobLock, OperationContext, okJobs } from '../operations/context';
 import { forgetEnvIfCleaned } from '../operations/operations';
 import { beginRetry } from '../operations/retry';
+import { cleanupWaitsForPerson } from '../operations/rules';
 import type { JobEntry, JobRecord, JobWatcher } from '../store';
 import { AutomaticChecks } from './automaticChecks';
 import { looksAbandonedStart, recoverAbandonedStart } from './abandonedStart';
@@ -213,7 +214,7 @@ export class Scheduler extends Disposable {
     let earliest = Infinity;
     for (const job of jobs) {
       const c = job.cleanup;
-      if (!c || c.phase !== 'incomplete' || c.awaitingConsent || this.repoAttempts.has(job.repo)) continue;
+      if (!c || c.phase !== 'incomplete' || cleanupWaitsForPerson(c) || this.repoAttempts.has(job.repo)) continue;
       earliest = Math.min(earliest, this.dueTimes.due(job.id, c.nextAttemptAt, now));
     }
     if (earliest === Infinity) {
@@ -301,7 +302,7 @@ export class Scheduler extends Disposable {
     const byRepo = new Map<string, JobRecord>();
     for (const job of jobs) {
       const c = job.cleanup;
-      if (!c || c.phase === 'complete' || c.awaitingConsent) continue;
+      if (!c || c.phase === 'complete' || cleanupWaitsForPerson(c)) continue;
       if (c.phase === 'incomplete' && due(job) > now) continue;
       const best = byRepo.get(job.repo);
       if (!best || due(best) > due(job)) byRepo.set(job.repo, job);
@@ -325,7 +326,7 @@ export class Scheduler extends Disposable {
     try {
       const job = await store.read(id);
       const c = job.cleanup;
-      if (!c || c.phase === 'complete' || c.awaitingConsent) return;
+      if (!c || c.phase === 'complete' || cleanupWaitsForPerson(c)) return;
       const now = Date.now();
       if (c.phase === 'incomplete') {
         if (this.dueTimes.due(id, c.nextAttemptAt, now) > now) return;

@@ -103,6 +103,7 @@ const CLEANUP_KEYS = keys(
   'archiveLimitBytes',
   'dropUnarchivable',
   'awaitingConsent',
+  'awaitingRetry',
   'teardownDone',
   'teardownSkipped',
 );
@@ -131,6 +132,7 @@ function cleanup(v: unknown): Obj {
   optional(i, 'archiveLimitBytes', atLeastZero);
   optional(i, 'dropUnarchivable', bool);
   optional(i, 'awaitingConsent', bool);
+  optional(i, 'awaitingRetry', bool);
   optional(i, 'teardownDone', bool);
   optional(i, 'teardownSkipped', bool);
   return i;

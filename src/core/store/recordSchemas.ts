@@ -108,6 +108,8 @@ export const CleanupSchema = z.object({
   dropUnarchivable: z.optional(z.boolean()),
   /** Capture stopped because something would be lost: only the person can move it on. */
   awaitingConsent: z.optional(z.boolean()),
+  /** A capture failed the same way several times: not retried on a timer; the person fixes the cause and retries it. */
+  awaitingRetry: z.optional(z.boolean()),
   /** The teardown command succeeded: later attempts do not run it again. */
   teardownDone: z.optional(z.boolean()),
   /** The teardown command failed and the person said to clean up anyway: later attempts do not run it again. */

@@ -107,6 +107,7 @@ function cleanupWords(job: JobRecord, now: number): string | undefined {
     case 'incomplete': {
       const at = c.stage ? ` at ${c.stage}` : '';
       if (c.awaitingConsent) return 'cleanup paused · would lose files, needs your decision';
+      if (c.awaitingRetry) return `cleanup paused${at} · fails the same way each time, retry it once fixed`;
       if (c.needsAttention) return `cleanup failed${at} · needs attention`;
       const next = c.nextAttemptAt ? Date.parse(c.nextAttemptAt) - now : NaN;
       if (!Number.isFinite(next)) return `cleanup failed${at}`;

@@ -10,7 +10,9 @@ import { dirname, join } from 'node:path';
 import { readProcStat } from '../../../../src/core/proc';
 import { CleanupRunner } from '../../../../src/core/coordinator/cleanupRunner';
 import { PaddockError } from '../../../../src/core/common/errors';
-import { cleanupBlocker, retryCleanupBlocker } from '../../../../src/core/operations/rules';
+import { canCleanUpAnyway, cleanupBlocker, retryCleanupBlocker } from '../../../../src/core/operations/rules';
+import { pendingWork } from '../../../../src/core/scheduler/pendingWork';
+import { lookOf } from '../../../../src/ui/tree/presentation';
 import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
 
 describe('Coordinator: cleanup', function () {
@@ -267,13 +269,23 @@ describe('Coordinator: cleanup', function () {
     assert.equal(first.job.cleanup!.awaitingConsent, false, 'one failure is retried');
     const runner = new CleanupRunner({ store: sb.store, stopAgent: async () => undefined, log: () => undefined });
     let last = first.job;
-    for (let i = 0; i < 10 && !last.cleanup!.awaitingConsent; i++) last = (await runner.run(job.id, { manual: false })).job;
+    for (let i = 0; i < 10 && !last.cleanup!.awaitingRetry; i++) last = (await runner.run(job.id, { manual: false })).job;
     const cleanup = last.cleanup!;
     assert.equal(cleanup.failures, 5);
-    assert.equal(cleanup.awaitingConsent, true);
+    assert.equal(cleanup.awaitingRetry, true);
     assert.equal(cleanup.nextAttemptAt, null, 'no timer: the scheduler does not run it again');
+    assert.equal(pendingWork([last]).cleanups.length, 0, 'nor counts it as work to wait for');
     assert.match(cleanup.lastError!, /failed the same way 5 times, so it waits for you to retry it$/);
+    // It waits for a retry, not for consent: nothing would be lost, so Clean Up Anyway would not help.
+    assert.equal(cleanup.awaitingConsent, false);
+    assert.equal(canCleanUpAnyway(last), false);
+    assert.equal(retryCleanupBlocker(last), null);
+    assert.doesNotMatch(lookOf(last, Date.now()).description ?? '', /would lose files/);
+    assert.match(lookOf(last, Date.now()).description ?? '', /retry it once fixed/);
     assert.equal(readFileSync(join(job.worktree!, 'work.txt'), 'utf8'), 'precious\n');
+    const retried = (await c.retryCleanup(job.id)).job.cleanup!;
+    assert.equal(retried.awaitingRetry, false, 'a person\'s retry starts the count over');
+    assert.ok(retried.nextAttemptAt !== null, 'and the backoff with it');
   });
 
   it('a file the file system will not delete (chattr +i): one sentence naming it at each attempt, never a raw ENOTDIR; completes once it can go', async function () {
