@@ -12,18 +12,15 @@
  */
 import { cancelQueued } from '../operations/cancelQueued';
 import { existsSync } from 'node:fs';
-import { describeError, PaddockError } from '../common/errors';
-import { printable } from '../common/printable';
-import { captureEvidence, CONSENT_NEEDED } from '../git';
-import { isGitless } from '../git/remnant';
-import { ensureLinked } from '../git/worktreeLink';
+import { describeError } from '../common/errors';
 import { findByEnvMarkerAsync, terminateProcessTree } from '../proc';
 import { removeJobSockets } from '../protocol/runtimeDir';
 import type { Cleanup, CleanupResource, JobRecord } from '../store/schema';
 import { isTerminalState } from '../store/schema';
 import type { JobStore } from '../store';
 import { backoffDelayMs, NEEDS_ATTENTION_AFTER } from './backoff';
-import { ChangedAfterCapture, checkRemnant, removeJobBranch, removeJobWorktree, Stage, StageFailure } from './cleanupRemoval';
+import { ChangedAfterCapture, removeJobBranch, removeJobWorktree, Stage, StageFailure } from './cleanupRemoval';
+import { captureStage } from './cleanupCapture';
 import type { CaptureStamp } from '../git/changedSince';
 import { observeFingerprint } from './fingerprint';
 
@@ -241,84 +238,15 @@ export class CleanupRunner {
     }
   }
 
-  /**
-   * The agent may have cut its worktree's link to the repository (`rm .git`, or `git init` in its
-   * root): git would then capture nothing, or another repository. A missing or broken link is
-   * written again from the repository's record of the worktree; a repository of the agent's own
-   * there needs the person.
-   */
-  private async checkLink(repo: string, worktree: string, notes: string[]): Promise<void> {
-    const check = await ensureLinked(repo, worktree);
-    if (check.ok) {
-      if (check.note) notes.push(check.note);
-      return;
-    }
-    const next = check.own ? ' — move that .git aside (the capture keeps it as files) and retry the cleanup' : '';
-    throw new StageFailure('capturing', `${check.problem}; nothing was removed${next}`);
-  }
-
-  /** 2. Evidence before destruction: the whole worktree to a snapshot ref, a patch, an archive and an inventory. */
+  /** 2. Evidence before destruction (cleanupCapture.ts); what it saw goes to the removal's check. */
   private async capture(job: JobRecord, notes: string[], attempt: AttemptFacts): Promise<JobRecord> {
-    const id = job.id;
-    job = await this.setPhase(id, 'capturing');
-    if (job.worktree === null || !job.cleanup?.remaining.includes('worktree')) return job;
-    if (!existsSync(job.worktree)) {
-      notes.push('worktree was already gone, nothing to capture');
-      return job;
-    }
-    if (isGitless(job.worktree) && job.evidence?.inventory) {
-      // A removal cut short after git dropped .git: what is left must already be in the evidence.
-      await checkRemnant(job, 'capturing');
-      notes.push('what was left of a half-removed worktree is already in the evidence');
-      return job;
-    }
-    await this.checkLink(job.repo, job.worktree, notes);
-    if (job.baseSha === null) throw new StageFailure('capturing', 'the agent has no base commit to capture against');
-    const c = job.cleanup;
-    let evidence;
-    try {
-      evidence = await captureEvidence({
-        repo: job.repo,
-        worktree: job.worktree,
-        jobId: id,
-        patchPath: this.deps.store.patchPath(id),
-        baseSha: job.baseSha,
-        branch: job.branch,
-        regenerable: c.regenerable,
-        archiveLimitBytes: c.archiveLimitBytes,
-        dropUnarchivable: c.dropUnarchivable === true,
-        blockingFs: this.deps.store.blockingReads,
-      });
-    } catch (err) {
-      const consent = err instanceof PaddockError && err.code === CONSENT_NEEDED;
-      throw new StageFailure('capturing', consent ? describeError(err) : `could not capture the worktree: ${describeError(err)}`, [], false, consent);
-    }
-    attempt.stamp = evidence.stamp;
-    job = await this.deps.store.update(id, (j) => ({
-      ...j,
-      evidence: {
-        patch: evidence.patch,
-        snapshotRef: evidence.snapshotRef,
-        headSha: evidence.headSha,
-        capturedAt: new Date().toISOString(),
-        snapshotSha: evidence.snapshotSha,
-        archive: evidence.archive,
-        inventory: evidence.inventory,
-        summary: evidence.summary,
-      },
-    }));
-    const s = evidence.summary;
-    await this.timeline(
+    const captured = await captureStage(
+      { store: this.deps.store, setPhase: (id, phase) => this.setPhase(id, phase), timeline: (j, type, message) => this.timeline(j, type, message) },
       job,
-      'cleanup-captured',
-      `saved ${evidence.fileCount} changed file(s) to ${evidence.snapshotRef}; archived ${s.archived.files} file(s) and ${s.emptyDirs} empty folder(s); ` +
-        `dropped ${s.regenerable.files} regenerable file(s)${s.lostCount ? `; lost ${s.lostCount} path(s) as agreed` : ''}`,
+      notes,
     );
-    notes.push(`work saved to ${evidence.snapshotRef}`);
-    if (s.archived.files + s.emptyDirs > 0) notes.push(`${s.archived.files} ignored or nested file(s) and ${s.emptyDirs} empty folder(s) archived`);
-    if (s.regenerable.files > 0) notes.push(`${s.regenerable.files} regenerable file(s) dropped (${s.regenerable.roots.slice(0, 3).map(printable).join(', ')})`);
-    if (s.lostCount > 0) notes.push(`${s.lostCount} path(s) dropped as agreed: ${s.lost.slice(0, 3).map((l) => printable(l.path)).join(', ')}`);
-    return job;
+    if (captured.stamp) attempt.stamp = captured.stamp;
+    return captured.job;
   }
 
   /** 3–4, after a new capture each time the worktree changed since the last one. */
