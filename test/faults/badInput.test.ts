@@ -92,9 +92,14 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
       assert.match(shown.stderr, new RegExp(`Agent ${b.id} is unreadable: .+`), kind);
       assert.doesNotMatch(shown.stderr, /\n\s+at /, 'no stack trace');
       if (kind === 'future version') assert.match(shown.stderr, /newer Paddock/);
-      // Operations on it fail clearly and write nothing.
+      // Stop ends what may still run of it, found by its marker (nothing here), and says the record
+      // stays as it is; cleanup, which would need the record's facts, refuses. Neither writes it.
       const stop = cli(['stop', b.id], env);
-      assert.notEqual(stop.code, 0);
+      assert.equal(stop.code, 0, `${kind}: ${stop.stderr}`);
+      assert.match(stop.stdout, new RegExp(`Agent ${b.id} had no process left to stop; its record is still unreadable \\(.+\\) and was left as it is\\.`), kind);
+      const cleanup = cli(['cleanup', b.id, '--yes'], env);
+      assert.notEqual(cleanup.code, 0, `${kind}: cleanup refuses`);
+      assert.doesNotMatch(cleanup.stderr, /\n\s+at /, 'no stack trace');
       assert.equal(readFileSync(b.file, 'utf8'), b.text, `${kind} record untouched`);
     }
     const plain = cli(['list'], env);
