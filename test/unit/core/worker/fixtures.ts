@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { findByEnvMarker, readProcStat } from '../../../../src/core/proc';
 import { JobRecord, JobSettings, JobStore, LifecycleState } from '../../../../src/core/store';
 import { spawnWorker } from '../../../../src/core/worker/spawn';
+import type { WorkerClient } from '../../../../src/core/protocol/client';
 
 /** Tests run from the repository root (npm test, mocha). */
 const REPO_ROOT = resolve(process.cwd());
@@ -141,6 +142,25 @@ function tryKill(pid: number): void {
   } catch {
     // gone
   }
+}
+
+/** Each test's own Sandbox, and the clients it connects (push them to `clients`): all disposed after it. */
+export function useWorkerSandbox(): { readonly sb: Sandbox; readonly clients: WorkerClient[] } {
+  let current: Sandbox | undefined;
+  const clients: WorkerClient[] = [];
+  beforeEach(() => (current = new Sandbox()));
+  afterEach(() => {
+    for (const c of clients.splice(0)) c.dispose();
+    current?.dispose();
+    current = undefined;
+  });
+  return {
+    get sb(): Sandbox {
+      if (!current) throw new Error('the worker sandbox exists only inside a test');
+      return current;
+    },
+    clients,
+  };
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { WorkerClient } from '../../../../src/core/protocol/client';
 import { cutIncompleteTail, incompleteTailLength, MAX_HELD_SEQUENCE_BYTES } from '../../../../src/core/worker/incompleteTail';
-import { Sandbox, waitUntil } from './fixtures';
+import { useWorkerSandbox, waitUntil } from './fixtures';
 
 const held = (text: string) => incompleteTailLength(Buffer.from(text, 'utf8'));
 
@@ -36,26 +36,21 @@ describe('incompleteTail', () => {
 
 describe('a viewer attaching while the agent is inside an escape sequence', function () {
   this.timeout(60_000);
-  let sb: Sandbox;
-  const clients: WorkerClient[] = [];
-  beforeEach(() => (sb = new Sandbox()));
-  afterEach(() => {
-    for (const c of clients.splice(0)) c.dispose();
-    sb.dispose();
-  });
+  const use = useWorkerSandbox();
+  const { clients } = use;
 
   it('gets the whole sequence after the screen, never its tail as text', async () => {
     // Each printf is its own PTY read: the agent pauses in the middle of a colour and of a title
     // (no echo: the typed keys would end the sequences).
-    const job = await sb.start(['sh', '-c', `stty -echo; printf 'start\\r\\n\\033[3'; read a; printf '1mRED\\033[0m\\r\\nmid\\033]0;my-ti'; read b; printf 'tle\\007after\\r\\n'; sleep 600`]);
-    const typist = await WorkerClient.connect(sb.store, job.id);
+    const job = await use.sb.start(['sh', '-c', `stty -echo; printf 'start\\r\\n\\033[3'; read a; printf '1mRED\\033[0m\\r\\nmid\\033]0;my-ti'; read b; printf 'tle\\007after\\r\\n'; sleep 600`]);
+    const typist = await WorkerClient.connect(use.sb.store, job.id);
     clients.push(typist);
     await typist.hello();
 
     /** Everything a viewer that attaches once `visible` is on the screen gets: the screen, then the output. */
     const viewFrom = async (visible: string) => {
       for (;;) {
-        const c = await WorkerClient.connect(sb.store, job.id);
+        const c = await WorkerClient.connect(use.sb.store, job.id);
         clients.push(c);
         let stream = '';
         c.onDidOutput((d) => (stream += d));

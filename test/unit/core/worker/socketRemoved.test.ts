@@ -8,23 +8,15 @@ import * as assert from 'node:assert/strict';
 import { existsSync, lstatSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { WorkerClient } from '../../../../src/core/protocol/client';
-import { Sandbox, waitUntil } from './fixtures';
+import { useWorkerSandbox, waitUntil } from './fixtures';
 
 describe('worker socket removed from under it', function () {
   this.timeout(60_000);
-  let sb: Sandbox;
-  const clients: WorkerClient[] = [];
-
-  beforeEach(() => {
-    sb = new Sandbox();
-  });
-  afterEach(() => {
-    for (const c of clients.splice(0)) c.dispose();
-    sb.dispose();
-  });
+  const use = useWorkerSandbox();
+  const { clients } = use;
 
   async function screenOf(id: string): Promise<string> {
-    const c = await WorkerClient.connect(sb.store, id);
+    const c = await WorkerClient.connect(use.sb.store, id);
     clients.push(c);
     const ready = await c.attach({ cols: 80, rows: 24, readOnly: true });
     assert.equal(ready.type, 'ready');
@@ -34,10 +26,10 @@ describe('worker socket removed from under it', function () {
 
   for (const removed of ['the socket file', 'the whole runtime dir'] as const) {
     it(`listens again after ${removed} is removed, and open connections go on`, async () => {
-      const job = await sb.start(['sh', '-c', 'echo marker-$((6*7)); exec cat']);
-      const path = (await sb.store.read(job.id)).execution!.socketPath;
+      const job = await use.sb.start(['sh', '-c', 'echo marker-$((6*7)); exec cat']);
+      const path = (await use.sb.store.read(job.id)).execution!.socketPath;
       await waitUntil('the marker on screen', async () => (await screenOf(job.id)).includes('marker-42'));
-      const viewer = await WorkerClient.connect(sb.store, job.id);
+      const viewer = await WorkerClient.connect(use.sb.store, job.id);
       clients.push(viewer);
       await viewer.attach({ cols: 80, rows: 24, readOnly: false });
       let seen = '';
@@ -51,7 +43,7 @@ describe('worker socket removed from under it', function () {
       assert.match(await screenOf(job.id), /marker-42/, 'a new viewer attaches');
       viewer.input('still-here\r');
       await waitUntil('the echo on the open connection', () => seen.includes('still-here'));
-      assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
+      assert.equal((await use.sb.store.read(job.id)).lifecycle.state, 'running');
     });
   }
 });
