@@ -4,7 +4,7 @@
  * and refuses with the rule's one sentence (`rules.ts`). Launching is the
  * scheduler's: an operation that queues an execution asks it to pump.
  */
-import { describeError, failure, usageError } from '../common/errors';
+import { describeError, failure, PaddockError, usageError } from '../common/errors';
 import { resolveRepoRoot, resolveCommit } from '../git';
 import type { RestoreResult } from '../git';
 import { assertRunnable } from '../profiles';
@@ -30,7 +30,7 @@ import { MAX_PROMPT_CHARS } from '../profiles';
 import { sendToAgent } from './send';
 import { sendReview, type ReviewSent } from './sendReview';
 import { stopLocked } from './stop';
-import { stopUnreadable, unreadableReasonOf } from './stopUnreadable';
+import { stopUnreadable } from './stopUnreadable';
 import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from './types';
 import { applyLocked, type ApplyReport } from './apply';
 import { forgetAgent } from './forget';
@@ -136,23 +136,22 @@ export class Operations {
 
   /** Stops an agent and returns only when it is proven stopped, or says what could not be proven. */
   async stop(id: string, opts: { force?: boolean } = {}): Promise<StopReport> {
-    const unreadable = await unreadableReasonOf(this.ctx.store, id);
-    if (unreadable !== undefined) {
+    let report: StopReport;
+    try {
+      report = await withJobLock(this.ctx.store, id, 'stop', async (): Promise<StopReport> => {
+        const job = await this.ctx.store.read(id);
+        // Under the lock: a launcher would hold it, so a start left `starting` with no launch is abandoned.
+        if (!looksAbandonedStart(job)) return stopLocked(this.ctx.store, id, { force: opts.force ?? false });
+        await recoverAbandonedStart(this.ctx, job);
+        const state = (await this.ctx.store.read(id)).lifecycle.state;
+        return { id, generation: job.lifecycle.generation, action: 'cancelled-queued', stopped: true, state, ended: [], reason: null };
+      });
+    } catch (err) {
+      if (!(err instanceof PaddockError && err.code === 'UNREADABLE')) throw err;
       // Its processes are found by their marker; the damaged record is left as it is (the person's to inspect).
       const graceMs = Math.round(this.ctx.settings().stopGraceSeconds * 1000);
-      const report = await stopUnreadable(this.ctx.store, id, unreadable, { force: opts.force ?? false, graceMs });
-      this.ctx.changed(id);
-      this.launcher.schedulePump();
-      return report;
+      report = await stopUnreadable(this.ctx.store, id, { force: opts.force ?? false, graceMs });
     }
-    const report = await withJobLock(this.ctx.store, id, 'stop', async (): Promise<StopReport> => {
-      const job = await this.ctx.store.read(id);
-      // Under the lock: a launcher would hold it, so a start left `starting` with no launch is abandoned.
-      if (!looksAbandonedStart(job)) return stopLocked(this.ctx.store, id, { force: opts.force ?? false });
-      await recoverAbandonedStart(this.ctx, job);
-      const state = (await this.ctx.store.read(id)).lifecycle.state;
-      return { id, generation: job.lifecycle.generation, action: 'cancelled-queued', stopped: true, state, ended: [], reason: null };
-    });
     this.ctx.changed(id);
     this.launcher.schedulePump();
     return report;

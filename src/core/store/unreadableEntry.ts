@@ -24,12 +24,12 @@ export function executionLockFresh(layout: StoreLayout, id: string, now = Date.n
 }
 
 /** The entry of a record that cannot be read, saying whether a worker still runs its agent. */
-export function unreadableEntry(layout: StoreLayout, id: string, reason: string): JobEntry {
+export function unreadableEntry(layout: StoreLayout, id: string, reason: string): Extract<JobEntry, { ok: false }> {
   if (!executionLockFresh(layout, id)) return { id, ok: false, reason };
   return { id, ok: false, reason: `${reason}; ${STILL_RUNNING_NOTE}`, workerRunning: true };
 }
 
 /** Why the record of `id` cannot be read, with whether its worker still runs. */
 export function unreadableReason(layout: StoreLayout, id: string, reason: string): string {
-  return (unreadableEntry(layout, id, reason) as { reason: string }).reason;
+  return unreadableEntry(layout, id, reason).reason;
 }

@@ -95,7 +95,7 @@ function workerOf(job: JobRecord): UnresponsiveWorker | undefined {
 }
 
 /** Stopped by a signal (SIGSTOP, SIGTSTP) or by a tracer: it cannot act on anything until continued. */
-async function isFrozen(pid: number, startTime: number): Promise<boolean> {
+export async function isFrozen(pid: number, startTime: number): Promise<boolean> {
   const stat = await readProcStatAsync(pid);
   return stat !== undefined && stat.startTime === startTime && (stat.state === 'T' || stat.state === 't');
 }

@@ -14,6 +14,7 @@ import { failure } from '../common/errors';
 import type { JobStore } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { NamedProcess, stopAgentProcesses } from './stopAgent';
+import { isFrozen } from './stopJob';
 
 export interface UnreadableStopResult {
   /** Processes of the agent this stop ended. */
@@ -35,7 +36,7 @@ export async function stopUnreadableJob(store: JobStore, id: string, opts: { for
   const leader = agentSessionLeader(marked);
   // Seen before its agent goes (afterwards the worker is no longer anyone's parent).
   const worker = leader ? await workerOf(leader, id) : undefined;
-  if (worker && !opts.force && (await isFrozen(worker))) {
+  if (worker && !opts.force && (await isFrozen(worker.pid, worker.startTime))) {
     // As for a readable agent: a frozen worker is ended only when the person forces it.
     throw failure(`The worker of agent ${id} (pid ${worker.pid}) is stopped (SIGSTOP); run paddock stop ${id} --force to end it and its agent directly`);
   }
@@ -61,12 +62,6 @@ export async function stopUnreadableJob(store: JobStore, id: string, opts: { for
     if (!(await isSameAndRunningAsync(worker))) return { ended: [...ended, { pid: worker.pid, command: 'worker' }], survivors, workerLeft: null };
   }
   return { ended, survivors, workerLeft };
-}
-
-/** Stopped by a signal or a tracer: it cannot exit until continued. */
-async function isFrozen(worker: RecordedProcess): Promise<boolean> {
-  const stat = await readProcStatAsync(worker.pid);
-  return stat !== undefined && stat.startTime === worker.startTime && (stat.state === 'T' || stat.state === 't');
 }
 
 /** The leader of the agent's PTY session: a marked session leader whose parent (the worker) carries no marker. */
