@@ -6,7 +6,7 @@ import { runGit } from './runGit';
 import { flaggedEdits } from './flaggedFiles';
 import { listWorktrees, type WorktreeEntry } from './worktree';
 import { isCommitId } from './commitId';
-import { readHeadName, worktreeGitDir } from './headFiles';
+import { branchTipInFiles, readHeadName, worktreeGitDir } from './headFiles';
 
 /**
  * The worktree in which `branch` is checked out (git allows at most one), or null. As git counts
@@ -68,7 +68,12 @@ export interface LocalChanges {
   tracked: string[];
   /** Untracked, not ignored paths. */
   untracked: string[];
+  /** The conflicted ones among `tracked` (unmerged in the index: what `git ls-files --unmerged` lists). */
+  unmerged: string[];
 }
+
+/** `git status`'s codes for an unmerged path (git-status, "Short Format"). */
+const UNMERGED_CODES = new Set(['DD', 'AU', 'UD', 'UA', 'DU', 'AA', 'UU']);
 
 /**
  * What `git status` reports in `worktree`, and the edits it does not report (files flagged
@@ -83,15 +88,17 @@ export async function localChanges(worktree: string, untrackedFiles: 'all' | 'no
   ]);
   const tracked: string[] = [];
   const untracked: string[] = [];
+  const unmerged: string[] = [];
   for (const field of res.stdout.split('\0')) {
     if (field.length < 4) continue;
     const code = field.slice(0, 2);
     const file = field.slice(3);
     if (code === '??') untracked.push(file);
     else if (code !== '!!') tracked.push(file);
+    if (UNMERGED_CODES.has(code)) unmerged.push(file);
   }
   for (const e of hidden) if (!tracked.includes(e.path)) tracked.push(e.path);
-  return { tracked, untracked };
+  return { tracked, untracked, unmerged };
 }
 
 /**
@@ -123,6 +130,8 @@ export async function operationInProgress(worktree: string): Promise<string | nu
 
 /** The commit a local branch points at, or null when there is no such branch. */
 export async function branchTip(repo: string, branch: string): Promise<string | null> {
+  const fromFiles = await branchTipInFiles(repo, branch);
+  if (fromFiles !== undefined) return fromFiles;
   const res = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `refs/heads/${branch}^{commit}`], { cwd: repo, allowFailure: true });
   if (res.code !== 0) return null;
   const sha = res.stdout.trim();
@@ -131,11 +140,13 @@ export async function branchTip(repo: string, branch: string): Promise<string | 
 }
 
 /**
- * The commits several local branches point at, in one git process; each null when there is no such
+ * The commits several local branches point at, from git's files when they can say, else in one git process; each null when there is no such
  * branch. Whenever that one process does not answer them all, each is asked on its own (`branchTip`),
  * so the answers and the errors are exactly `branchTip`'s.
  */
 export async function branchTips(repo: string, branches: readonly string[]): Promise<(string | null)[]> {
+  const fromFiles = await Promise.all(branches.map((b) => branchTipInFiles(repo, b)));
+  if (fromFiles.every((tip) => tip !== undefined)) return fromFiles as (string | null)[];
   // `refs/heads/` keeps every argument from reading as an option; the trailing `--` makes each one a revision.
   const res = await runGit(['rev-parse', ...branches.map((b) => `refs/heads/${b}^{commit}`), '--'], { cwd: repo, allowFailure: true });
   const shas = res.stdout.split('\n').filter((l) => isCommitId(l.trim()));

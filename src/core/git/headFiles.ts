@@ -8,6 +8,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isCommitId } from './commitId';
+import { isPlainValidRef } from './refName';
 import { runGit } from './runGit';
 
 export interface HeadFromFiles {
@@ -66,11 +67,21 @@ export async function readHeadFromFiles(worktree: string): Promise<HeadFromFiles
  * cannot say: ask git then.
  */
 export async function branchExistsInFiles(worktree: string, branch: string): Promise<boolean | undefined> {
+  const tip = await branchTipInFiles(worktree, branch);
+  return tip === undefined ? undefined : tip !== null;
+}
+
+/**
+ * The commit a local branch points at, from git's files (git keeps only commits in `refs/heads/`),
+ * with no process; null when there is no such branch; undefined when the files cannot say (an
+ * unusual name or layout): ask git then.
+ */
+export async function branchTipInFiles(worktree: string, branch: string): Promise<string | null | undefined> {
+  if (!isPlainValidRef(`refs/heads/${branch}`) || branch === 'HEAD') return undefined;
   try {
     const gitDir = await worktreeGitDir(worktree);
     if (gitDir === undefined) return undefined;
-    const commit = await refFromFiles(await commonDirOf(gitDir), `refs/heads/${branch}`);
-    return commit === undefined ? undefined : commit !== null;
+    return await refFromFiles(await commonDirOf(gitDir), `refs/heads/${branch}`);
   } catch {
     return undefined;
   }

@@ -4,7 +4,12 @@ import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import { firstLine, runGit } from './runGit';
 import { isCommitId } from './commitId';
+import { isPlainValidRef } from './refName';
+import { readHeadFromFiles } from './headFiles';
+import { mainWorktreeFromFiles } from './mainWorktreeFiles';
 import { mainWorkTree, parseWorktreeList } from './worktreeList';
+
+export { isPlainValidRef, mainWorktreeFromFiles };
 
 /**
  * The top-level folder of the main working tree of the repository containing
@@ -19,6 +24,8 @@ export async function resolveRepoRoot(dir: string): Promise<string> {
     // reported below
   }
   if (!isDir) throw failure(`Folder ${abs} does not exist.`);
+  const fromFiles = await mainWorktreeFromFiles(abs);
+  if (fromFiles !== undefined) return fromFiles;
   // Both at once (each is a git process); the list is read only when the folder is in a working tree.
   const [inside, list] = await Promise.all([
     runGit(['rev-parse', '--is-inside-work-tree'], { cwd: abs, allowFailure: true }),
@@ -46,27 +53,15 @@ export async function resolveCommit(repo: string, ref: string): Promise<string> 
   if (ref.length === 0 || ref.startsWith('-') || ref.includes('\0')) {
     throw usageError(`Base '${ref}' is not a valid git revision.`);
   }
+  // The default base: a branch's or a detached HEAD's commit is read from git's files (no process).
+  if (ref === 'HEAD') {
+    const head = await readHeadFromFiles(repo).catch(() => undefined);
+    if (head !== undefined) return head.head;
+  }
   const res = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: repo, allowFailure: true });
   const sha = res.stdout.trim();
   if (res.code !== 0 || !isCommitId(sha)) throw failure(`Base '${ref}' is not a commit in ${repo}.`);
   return sha;
-}
-
-/**
- * True when `ref` is certainly a valid full ref name by git's rules
- * (git-check-ref-format), judged without running git: only plain ASCII names
- * ([A-Za-z0-9._/-]) that break none of the rules. Anything else is not
- * "invalid" but "ask git". Paddock's own names (paddock/<id>,
- * refs/paddock/snapshots/<id>) always pass, which saves a git process per check.
- */
-export function isPlainValidRef(ref: string): boolean {
-  if (!/^[A-Za-z0-9._/-]+$/.test(ref) || ref.startsWith('-')) return false;
-  const parts = ref.split('/');
-  if (parts.length < 2) return false;
-  for (const part of parts) {
-    if (part === '' || part.startsWith('.') || part.endsWith('.lock')) return false;
-  }
-  return !ref.includes('..') && !ref.endsWith('.');
 }
 
 /** Throws a usage error unless `name` is a valid branch name. */

@@ -142,7 +142,9 @@ function spawnGit(args: string[], opts: GitOptions): Promise<GitResult> {
     }
     // Its own process group (detached), so a stop reaches the hooks and helpers git started.
     const overrides = Object.entries(opts.config ?? {}).flatMap(([key, value]) => ['-c', `${key}=${value}`]);
-    const child = spawn('git', [...overrides, ...args], { cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', opts.stdoutFd ?? 'pipe', 'pipe'], windowsHide: true, detached: true });
+    // No input: stdin is /dev/null (end of input at once, as an empty pipe gives), with no pipe to make and close.
+    const stdin = opts.input === undefined ? 'ignore' : 'pipe';
+    const child = spawn('git', [...overrides, ...args], { cwd: opts.cwd, env: gitEnv(opts.env), stdio: [stdin, opts.stdoutFd ?? 'pipe', 'pipe'], windowsHide: true, detached: true });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let settled = false;
@@ -191,8 +193,10 @@ function spawnGit(args: string[], opts: GitOptions): Promise<GitResult> {
         resolve(result);
       }),
     );
-    // git may exit before reading its input (EPIPE); the exit code tells what happened.
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(opts.input ?? '');
+    if (child.stdin) {
+      // git may exit before reading its input (EPIPE); the exit code tells what happened.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(opts.input);
+    }
   });
 }

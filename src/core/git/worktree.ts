@@ -17,6 +17,11 @@ export interface AddWorktreeOptions {
   baseSha: string;
   /** How long to keep retrying while another git process holds a lock (default 5000 ms). */
   lockWaitMs?: number;
+  /**
+   * Called once, as soon as git's `worktree add` process is running: work to do alongside git's
+   * checkout (the long part) starts then, and spawning it does not delay git's own start.
+   */
+  whileCheckingOut?: () => void;
 }
 
 /** Messages git prints when a lock file of a concurrent git process is in the way. */
@@ -40,8 +45,15 @@ export async function addWorktree(repo: string, opts: AddWorktreeOptions): Promi
   if (await branchExists(repo, opts.branch)) throw failure(`Cannot create the worktree: branch ${opts.branch} already exists.`);
   const missingParents = missingAncestors(target);
   const deadline = Date.now() + (opts.lockWaitMs ?? 5000);
+  let alongside = opts.whileCheckingOut;
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
-    const res = await runGit(['worktree', 'add', '--quiet', '-b', opts.branch, '--', target, opts.baseSha], { cwd: repo, allowFailure: true });
+    const adding = runGit(['worktree', 'add', '--quiet', '-b', opts.branch, '--', target, opts.baseSha], { cwd: repo, allowFailure: true });
+    if (alongside) {
+      // After this turn's microtasks: runGit has spawned git by then (its slot is free at a start's first git call, or waits in line).
+      setImmediate(alongside);
+      alongside = undefined;
+    }
+    const res = await adding;
     if (res.code === 0) return;
     const why = addFailure(res, target);
     const leftover = await undoFailedAdd(repo, target, opts.branch, missingParents);

@@ -25,15 +25,16 @@ export interface AgentWorktreeState {
   away: HeadPlace | null;
 }
 
-export async function readAgentWorktree(job: JobRecord, worktree: string, headAway: HeadAway): Promise<AgentWorktreeState> {
+/** `unmerged`: the worktree's unmerged paths when the caller reads them anyway (from its status), else read here. */
+export async function readAgentWorktree(job: JobRecord, worktree: string, headAway: HeadAway, unmerged?: Promise<string[]>): Promise<AgentWorktreeState> {
   const branch = headAway === 'anything' ? null : job.branch;
-  const [busy, unmerged, away] = await Promise.all([
+  const [busy, unmergedNow, away] = await Promise.all([
     operationInProgress(worktree),
-    unmergedPaths(worktree),
+    unmerged ?? unmergedPaths(worktree),
     // A branch that is gone is refused by the operation itself, which says so.
     branch ? branchTip(job.repo, branch).then((tip) => (tip === null ? null : headAwayFrom(worktree, branch, tip))) : null,
   ]);
-  return { busy, unmerged, away };
+  return { busy, unmerged: unmergedNow, away };
 }
 
 /** Throws the one sentence when `state` says the work may not be taken. */

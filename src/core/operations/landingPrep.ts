@@ -15,7 +15,7 @@ import type { JobStore } from '../store';
 import type { JobRecord } from '../store/schema';
 import { hasLiveWorktree, isLive } from './rules';
 import { stopLocked } from './stop';
-import { startEarly } from '../common/early';
+import { settlingOnError, startEarly } from '../common/early';
 import { judgeAgentWorktree, readAgentWorktree, type AgentWorktreeState, type HeadAway } from './agentWorktreeCheck';
 
 export interface LandingChoices {
@@ -54,9 +54,15 @@ export function uncommittedWorkMessage(job: JobRecord): string {
 export async function linkedWorktree(job: JobRecord): Promise<string | null> {
   const worktree = worktreeOnDisk(job);
   if (worktree === null) return null;
+  await linkOrRefuse(job, worktree);
+  return worktree;
+}
+
+/** `ensureLinked`, or the refusal; true when the link had to be written again. */
+async function linkOrRefuse(job: JobRecord, worktree: string): Promise<boolean> {
   const check = await ensureLinked(job.repo, worktree);
   if (!check.ok) throw failure(`Agent ${job.id}'s work cannot be read: ${check.problem}; nothing was changed${check.own ? ' — move that .git aside first' : ''}.`);
-  return worktree;
+  return check.note !== undefined;
 }
 
 /**
@@ -96,11 +102,23 @@ export interface AgentWork {
   state: AgentWorktreeState | null;
 }
 
-/** Links the worktree (once), then reads whether it holds uncommitted work and what its refusals are judged on, side by side. */
+/** Links the worktree (once) and reads whether it holds uncommitted work and what its refusals are judged on, side by side. */
 async function readAgentWork(job: JobRecord, headAway: HeadAway, asksDirty: boolean): Promise<AgentWork> {
-  const worktree = await linkedWorktree(job);
+  const worktree = worktreeOnDisk(job);
   if (worktree === null) return { worktree, dirty: false, state: null };
-  const [dirty, state] = await Promise.all([asksDirty ? holdsUncommittedWork(worktree) : false, readAgentWorktree(job, worktree, headAway)]);
+  // One status says both whether work is uncommitted and which files are unmerged. It only reads (no
+  // optional locks), so it begins while the link is checked (the longest read of a landing), and is
+  // read again when the link had to be written again first; a refusal lets it finish.
+  let changes = asksDirty ? startEarly(localChanges(worktree, 'normal')) : null;
+  const relinked = await settlingOnError([changes], () => linkOrRefuse(job, worktree));
+  if (relinked && changes) {
+    await changes.catch(() => undefined);
+    changes = startEarly(localChanges(worktree, 'normal'));
+  }
+  const [dirty, state] = await Promise.all([
+    changes ? changes.then((c) => c.tracked.length + c.untracked.length > 0) : false,
+    readAgentWorktree(job, worktree, headAway, changes?.then((c) => c.unmerged)),
+  ]);
   return { worktree, dirty, state };
 }
 

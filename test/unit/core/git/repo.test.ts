@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, renameSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { changedFiles, worktreeFingerprint } from '../../../../src/core/git/status';
-import { resolveCommit, resolveRepoRoot } from '../../../../src/core/git/repo';
+import { mainWorktreeFromFiles, resolveCommit, resolveRepoRoot } from '../../../../src/core/git/repo';
 import { listWorktrees } from '../../../../src/core/git/worktreeList';
 import { runGit } from '../../../../src/core/git/runGit';
 import { Sandbox, useGitSandbox, binary, git, write } from './gitTestUtil';
@@ -44,6 +44,51 @@ describe('git/repo, runGit and status', function () {
     assert.equal(await resolveRepoRoot(path.join(repo, 'src', 'deep')), repo);
     assert.equal(await resolveRepoRoot(wt), repo);
     assert.equal(await resolveRepoRoot(path.join(wt, 'src')), repo);
+  });
+
+  it('reads a plain main worktree from its files (by its real path), and leaves every other layout to git', async () => {
+    const gitsMain = (dir: string) => /^worktree (.+)$/m.exec(git(dir, 'worktree', 'list', '--porcelain'))![1];
+    const linkToRepo = sb.path('link-to-repo');
+    symlinkSync(repo, linkToRepo);
+    assert.equal(await mainWorktreeFromFiles(repo), gitsMain(repo));
+    assert.equal(await mainWorktreeFromFiles(linkToRepo), gitsMain(repo), 'a symlinked path is named as git names it');
+    assert.equal(await resolveRepoRoot(linkToRepo), gitsMain(repo));
+    // Each unusual layout: no answer from the files (git's own answer is what the tests above check).
+    const wt = sb.path('wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'x', wt, 'main');
+    assert.equal(await mainWorktreeFromFiles(wt), undefined, 'a linked worktree (.git is a file)');
+    assert.equal(await mainWorktreeFromFiles(path.join(repo, 'src')), undefined, 'a subfolder');
+    const unusual: Array<[string, (dir: string) => void]> = [
+      ['its config names another working tree', (dir) => git(dir, 'config', 'core.worktree', path.join(dir, 'src'))],
+      ['per-worktree config is on', (dir) => git(dir, 'config', 'extensions.worktreeConfig', 'true')],
+      ['its config includes another file', (dir) => git(dir, 'config', 'include.path', path.join(dir, 'extra.cfg'))],
+      ['it is marked bare', (dir) => git(dir, 'config', 'core.bare', 'true')],
+      ['its .git is a symlink', (dir) => {
+        renameSync(path.join(dir, '.git'), `${dir}-gitdir`);
+        symlinkSync(`${dir}-gitdir`, path.join(dir, '.git'));
+      }],
+    ];
+    for (const [i, [what, make]] of unusual.entries()) {
+      const dir = sb.repo({ 'a.txt': 'a\n', 'src/b.txt': 'b\n' }, `unusual${i}`);
+      make(dir);
+      assert.equal(await mainWorktreeFromFiles(dir), undefined, what);
+    }
+  });
+
+  it('resolveCommit reads HEAD from the files (branch, packed ref, detached) and still refuses an unborn branch', async () => {
+    assert.equal(await resolveCommit(repo, 'HEAD'), base);
+    git(repo, 'pack-refs', '--all');
+    assert.equal(await resolveCommit(repo, 'HEAD'), base, 'a packed branch');
+    write(repo, 'next.txt', 'n\n');
+    git(repo, 'add', 'next.txt');
+    git(repo, 'commit', '-q', '-m', 'next');
+    const next = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', '--detach', base);
+    assert.equal(await resolveCommit(repo, 'HEAD'), base, 'detached');
+    git(repo, 'checkout', '-q', 'main');
+    assert.equal(await resolveCommit(repo, 'HEAD'), next, 'the loose ref written after packing');
+    git(repo, 'checkout', '-q', '--orphan', 'fresh');
+    await assert.rejects(resolveCommit(repo, 'HEAD'), /Base 'HEAD' is not a commit in /);
   });
 
   it('resolveRepoRoot and listWorktrees name a checkout whose .git is a symlink by its folder (git itself lists the git dir)', async () => {
