@@ -193,7 +193,9 @@ export async function startCleanup({ repeats }) {
     const id = r.stdout.trim();
     out.paddockStart.push((await stampOf(ps)) - t0);
 
-    // --- the same start as a window makes it: its coordinator already running (no CLI process)
+    // --- the same start as a window makes it: its coordinator already running (no CLI process),
+    // from the same state as the raw start (the CLI start's 5,000 files written back first)
+    await sameStartingState(repo);
     const wsStamp = join(stamps, `w${i}`);
     const tw = now();
     const { result: windowJob } = await timedInWindow(pe, (c) => c.start({ repo, title: `bench window ${i}`, command: ['sh', '-c', agentScript(wsStamp)] }));
