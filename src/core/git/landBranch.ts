@@ -16,7 +16,7 @@ import { LANDING_GIT_CONFIG, withLandingWorktree } from './landingWorktree';
 import { ancestry, commitTree, mergeCommitsBetween, mergeTrees, treeOf } from './mergeTree';
 import { runGit } from './runGit';
 import { REBASE_CONFIG } from './scopedConfig';
-import { startEarly } from '../common/early';
+import { settlingOnError, startEarly } from '../common/early';
 import { treeChanges, type PathChange } from './treeChanges';
 
 export type LandStrategy = 'merge' | 'squash' | 'rebase' | 'ff-only';
@@ -95,8 +95,10 @@ export async function mergeAhead(repo: string, source: string, from: string, rel
   const [merged, { aInB, bInA }] = await Promise.all([mergeTrees(repo, from, source), related]);
   if (aInB || bInA) return null;
   if (!merged.clean) return merged;
-  const commit = await commitTree(repo, merged.tree, [from, source], message);
-  return { clean: true, commit, changes: startEarly(treeChanges(repo, from, commit)) };
+  // What the move changes is the merged tree's difference from `from`: read beside the commit's making, not after it.
+  const changes = startEarly(treeChanges(repo, from, merged.tree));
+  const commit = await settlingOnError([changes], () => commitTree(repo, merged.tree, [from, source], message));
+  return { clean: true, commit, changes };
 }
 
 export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> {
