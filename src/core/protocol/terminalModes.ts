@@ -3,10 +3,16 @@
  * (detach, or the agent ended): agents killed mid-screen leave modes on that
  * would break the person's shell (measured: alternate screen, mouse reporting,
  * bracketed paste, focus events, kitty keyboard, alternate scroll all stay on
- * after SIGTERM), and so would the cursor shape it chose (DECSCUSR).
+ * after SIGTERM), and so would the cursor shape it chose (DECSCUSR) and its scroll margins and
+ * origin mode (the shell would scroll only inside the agent's status-line region).
  */
 export const RESET_TERMINAL_MODES = [
+  // Origin mode off (the cursor addressed on the whole screen, not inside the agent's margins) and the scroll
+  // margins back to the whole screen. Both home the cursor: done first, where leaving the alternate screen
+  // next puts the cursor back (as it does on the normal screen, from the cursor saved last).
+  '\x1b[?6l\x1b[r',
   '\x1b[?1049l', // leave the alternate screen
+  '\x1b7\x1b[r\x1b8', // the normal screen's own margins, the cursor kept where it is (DECSC/DECRC around DECSTBM)
   '\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l', // mouse reporting and encodings
   '\x1b[?2004l', // bracketed paste
   '\x1b[?1004l', // focus events
