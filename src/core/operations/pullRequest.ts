@@ -8,6 +8,7 @@ import { failure, usageError } from '../common/errors';
 import { chooseRemote, compareUrl, createPullRequestWithGh, isAncestor, parseRemoteUrl, pushBranch, remoteUrl, runGit } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
+import { isPrintable } from '../common/printable';
 import { agentBranchTip, prepareAgentWork, readAgentWorkEarly, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget, remoteBranchOf } from './landingTarget';
 import { recordLanding } from './recordLanding';
@@ -30,7 +31,20 @@ export interface PullRequestReport {
   opened: boolean;
 }
 
+/** GitHub's limit on a pull request's title. */
+const MAX_TITLE = 256;
+
+/** Why `title`, given by the person, cannot be a pull request's title, or null when it can (the CLI and the window ask this one rule). */
+export function pullRequestTitleProblem(title: string): string | null {
+  if (title.trim() === '') return 'A pull request needs a title (without one given, the agent\'s title is used).';
+  if (!isPrintable(title)) return 'A pull request\'s title is one line of printable text (no line breaks, tabs or control characters).';
+  if (title.length > MAX_TITLE) return `A pull request's title has at most ${MAX_TITLE} characters (this one has ${title.length}).`;
+  return null;
+}
+
 export async function pullRequestLocked(ctx: OperationContext, id: string, req: PullRequestRequest): Promise<PullRequestReport> {
+  const titleProblem = req.title === undefined ? null : pullRequestTitleProblem(req.title);
+  if (titleProblem) throw usageError(titleProblem);
   let job = await ctx.store.read(id);
   const blocked = landBlocker(job);
   if (blocked) throw usageError(blocked);

@@ -1,6 +1,7 @@
 /** Paddock: Create Pull Request — push the agent's branch (never forced) and open a pull request, or the host's compare page. */
 import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
+import { pullRequestTitleProblem } from '../../core/operations/pullRequest';
 import { canLand } from '../../core/operations/rules';
 import type { PaddockServices } from '../services';
 import { registerCommand, targetJobs } from './command';
@@ -13,7 +14,7 @@ export function registerCreatePullRequest(s: PaddockServices): vscode.Disposable
     if (!job) return undefined;
     const title =
       opts.title ??
-      (await vscode.window.showInputBox({ title: vscode.l10n.t('Pull request title'), value: job.title.split('\n')[0].slice(0, 200), validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('A title is needed')) }));
+      (await vscode.window.showInputBox({ title: vscode.l10n.t('Pull request title'), value: job.title.split('\n')[0].slice(0, 200), validateInput: (v) => pullRequestTitleProblem(v) ?? undefined }));
     if (!title) return undefined;
     const choices = await askLandingChoices(job, opts);
     if (!choices) return undefined;

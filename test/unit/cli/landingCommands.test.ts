@@ -232,6 +232,20 @@ describe('CLI: merge, update, apply, pr, forget, prune', function () {
     assert.equal((await cli(['pr', b.id, '--remote', 'nope'])).code, 2);
   });
 
+  it('pr refuses a title gh would refuse or GitHub would mangle (empty, blank, a line break, a control character, too long) before anything is pushed', async () => {
+    const a = await agent(COMMIT('title.txt', 't'));
+    const bare = join(sb.root, 'remote.git');
+    git(sb.root, 'init', '-q', '--bare', bare);
+    git(sb.repo, 'remote', 'add', 'origin', bare);
+    for (const title of ['', '   ', 'two\nlines', 'bell\x07', 'x'.repeat(257)]) {
+      const refused = await cli(['pr', a.id, '--title', title]);
+      assert.equal(refused.code, 2, JSON.stringify(title));
+      assertOneSentence(refused.stderr);
+      assert.match(refused.stderr, /title/);
+    }
+    assert.equal(git(bare, 'branch', '--list'), '', 'nothing was pushed');
+  });
+
   // Bug: an agent started from `origin/develop` with no local `develop` could not be proposed or
   // updated: both refused (exit 2) with "say which branch … with --into", an option neither has.
   it('pr and update of an agent based on a remote branch with no local one: into that remote branch, from it', async () => {
