@@ -46,28 +46,65 @@ export function firstFreeBlock(used: ReadonlySet<number>, count: number, range: 
 /** Gives agent `id` a block of `count` ports and records it (`setup.ports`); returns the block. */
 export async function allocatePorts(store: JobStore, id: string, count: number, range: PortRange | null): Promise<number[]> {
   if (count <= 0 || range === null) return []; // no range is planned without ports (mergeWorktreeConfig)
-  await fs.mkdir(path.join(store.home, path.dirname(PORTS_LOCK)), { recursive: true, mode: 0o700 });
-  return withLock(path.join(store.home, PORTS_LOCK), 'the port allocation', DEFAULT_LOCK_OPTIONS, async (guard) => {
-    const used = new Set<number>();
-    for (const entry of await store.list()) {
-      if (entry.ok && entry.job.id !== id) for (const p of heldPorts(entry.job)) used.add(p);
-    }
-    let block = firstFreeBlock(used, count, range);
-    while (block) {
-      const busy = await portsInUse(block);
-      if (busy.length === 0) break;
-      for (const port of busy) used.add(port);
-      block = firstFreeBlock(used, count, range);
-    }
+  return withPortsLock(store, async (guard) => {
+    const block = await freeBlock(await portsOfOthers(store, id), count, range);
     if (!block) {
       throw failure(
         `No block of ${count} free port${count === 1 ? '' : 's'} is left in ${range.first}-${range.last}: clean up ended agents or widen paddock.worktree.portRange.`,
       );
     }
     guard.assertHeld();
-    await store.update(id, (j) => ({ ...j, setup: { ports: block, state: j.setup?.state ?? 'none', exitCode: j.setup?.exitCode ?? null } }));
+    await recordPorts(store, id, block);
     return block;
   });
+}
+
+/**
+ * A restored agent's ports: its completed cleanup released them, and another agent may hold some of
+ * them since. It keeps its block when none of it is taken, else gets a new block of as many ports
+ * (none when no block is left or no range is set: its next run says so by having no PADDOCK_PORT).
+ */
+export async function reclaimPorts(store: JobStore, id: string, range: PortRange | null): Promise<number[]> {
+  const own = (await store.read(id)).setup?.ports ?? [];
+  if (own.length === 0) return [];
+  return withPortsLock(store, async (guard) => {
+    const used = await portsOfOthers(store, id);
+    if (!own.some((port) => used.has(port))) return own;
+    const block = (range ? await freeBlock(used, own.length, range) : null) ?? [];
+    guard.assertHeld();
+    await recordPorts(store, id, block);
+    return block;
+  });
+}
+
+async function withPortsLock<T>(store: JobStore, work: (guard: { assertHeld(): void }) => Promise<T>): Promise<T> {
+  await fs.mkdir(path.join(store.home, path.dirname(PORTS_LOCK)), { recursive: true, mode: 0o700 });
+  return withLock(path.join(store.home, PORTS_LOCK), 'the port allocation', DEFAULT_LOCK_OPTIONS, work);
+}
+
+/** The ports every other agent holds (judged from the records). */
+async function portsOfOthers(store: JobStore, id: string): Promise<Set<number>> {
+  const used = new Set<number>();
+  for (const entry of await store.list()) {
+    if (entry.ok && entry.job.id !== id) for (const p of heldPorts(entry.job)) used.add(p);
+  }
+  return used;
+}
+
+/** The first block of `count` ports that no agent holds and no program listens on, or null. */
+async function freeBlock(used: Set<number>, count: number, range: PortRange): Promise<number[] | null> {
+  let block = firstFreeBlock(used, count, range);
+  while (block) {
+    const busy = await portsInUse(block);
+    if (busy.length === 0) return block;
+    for (const port of busy) used.add(port);
+    block = firstFreeBlock(used, count, range);
+  }
+  return null;
+}
+
+function recordPorts(store: JobStore, id: string, block: number[]): Promise<unknown> {
+  return store.update(id, (j) => ({ ...j, setup: { ports: block, state: j.setup?.state ?? 'none', exitCode: j.setup?.exitCode ?? null } }));
 }
 
 /** The ports of `block` that something on this machine listens on already. */

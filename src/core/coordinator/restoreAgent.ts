@@ -9,13 +9,16 @@ import { failure, PaddockError, usageError } from '../common/errors';
 import { branchTip, restoreWorktree, type RestoreResult } from '../git';
 import { branchDeletedByCleanup, restoreBlocker } from '../operations/rules';
 import type { JobRecord, JobStore } from '../store';
+import { DEFAULT_PORT_RANGE, parsePortRange, type PortRange, type WorktreeSettings } from '../repoConfig/worktreeConfig';
+import { reclaimPorts } from './ports';
 
 /** The original worktree path when it is free again; otherwise the caller must name a folder. */
 export function defaultRestoreTarget(job: JobRecord): string | null {
   return job.worktree !== null && !existsSync(job.worktree) ? job.worktree : null;
 }
 
-export async function restoreAgent(store: JobStore, id: string, to: string | undefined): Promise<RestoreResult> {
+/** `worktreeSettings`: the person's `paddock.worktree.*`, whose port range a revived agent's ports come from again. */
+export async function restoreAgent(store: JobStore, id: string, to: string | undefined, worktreeSettings?: WorktreeSettings): Promise<RestoreResult> {
   const job = await store.read(id);
   const blocker = restoreBlocker(job);
   if (blocker) throw usageError(blocker);
@@ -32,6 +35,15 @@ export async function restoreAgent(store: JobStore, id: string, to: string | und
     throw failure(`Could not restore agent ${id}: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (await reviveAtItsOwnPath(store, job, result.path)) {
+    // Its cleanup had released its ports: another agent may hold them now.
+    const ports = await reclaimPorts(store, id, portRangeOf(worktreeSettings)).catch(() => null);
+    const before = job.setup?.ports ?? [];
+    if (ports !== null && ports.join() !== before.join()) {
+      const now = ports.length > 0 ? `it now has ports ${ports.join(', ')}` : 'no free block was left, it has none now';
+      await store
+        .appendTimeline(id, { generation: job.lifecycle.generation, type: 'restored', message: `ports ${before.join(', ')} were taken by another agent since its cleanup; ${now}` })
+        .catch(() => undefined);
+    }
     await store
       .appendTimeline(id, { generation: job.lifecycle.generation, type: 'restored', message: `worktree restored to ${result.path} (${result.branchNote}); the agent is no longer cleaned up`.slice(0, 2000) })
       .catch(() => undefined);
@@ -46,6 +58,14 @@ export async function restoreAgent(store: JobStore, id: string, to: string | und
     .appendTimeline(id, { generation: job.lifecycle.generation, type: 'restored', message: `worktree restored to ${result.path} (${result.branchNote})`.slice(0, 2000) })
     .catch(() => undefined);
   return result;
+}
+
+function portRangeOf(settings: WorktreeSettings | undefined): PortRange | null {
+  try {
+    return parsePortRange(settings?.portRange ?? DEFAULT_PORT_RANGE);
+  } catch {
+    return null; // a setting that is no range: said where ports are first asked for (a start)
+  }
 }
 
 /**

@@ -248,7 +248,7 @@ export class Operations {
   /** Re-creates a cleaned agent's worktree from its evidence (at its old path, or `to`). */
   async restore(id: string, to?: string): Promise<RestoreResult> {
     await this.ctx.store.read(id);
-    return withJobLock(this.ctx.store, id, 'restore', () => restoreAgent(this.ctx.store, id, to));
+    return withJobLock(this.ctx.store, id, 'restore', () => restoreAgent(this.ctx.store, id, to, this.ctx.settings().worktree));
   }
 
   // ------------------------------------------------------------ landing (issue 12)

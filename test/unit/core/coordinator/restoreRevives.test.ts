@@ -43,6 +43,27 @@ describe('Coordinator: a restore to the worktree path revives the agent', functi
     assert.equal(readFileSync(join(job.worktree!, 'work.txt'), 'utf8'), 'edited after the restore\n');
   });
 
+  it('a revived agent takes its ports back, or a free block when another agent took them since its cleanup', async () => {
+    const c = sb.coordinator({ worktree: { ports: 2, portRange: '45300-45305' } });
+    const a = await c.start({ repo: sb.repo, command: ['true'] });
+    assert.deepEqual(a.setup?.ports, [45300, 45301]);
+    await sb.waitEnded(a.id);
+    await c.cleanup(a.id);
+    // Nobody took them: the same block again.
+    await c.restore(a.id);
+    assert.deepEqual((await sb.store.read(a.id)).setup?.ports, [45300, 45301]);
+    await c.cleanup(a.id);
+    // Released by the cleanup and given to b: a gets another block, never b's.
+    const b = await c.start({ repo: sb.repo, command: ['true'] });
+    assert.deepEqual(b.setup?.ports, [45300, 45301]);
+    await c.restore(a.id);
+    const revived = await sb.store.read(a.id);
+    assert.deepEqual(revived.setup?.ports, [45302, 45303]);
+    assert.deepEqual((await sb.store.read(b.id)).setup?.ports, [45300, 45301]);
+    const c2 = await c.start({ repo: sb.repo, command: ['true'] });
+    assert.deepEqual(c2.setup?.ports, [45304, 45305], 'the next start sees both blocks held');
+  });
+
   it('a restore into another folder is a copy: the record still says cleaned up', async () => {
     const c = sb.coordinator();
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo first > work.txt'] });
