@@ -5,12 +5,12 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
 import type { PaddockApi } from '../../src/extension';
-import type { AgentNode } from '../../src/ui/tree/nodes';
+import type { AgentNode, UnreadableNode } from '../../src/ui/tree/nodes';
 import { env, paddock, treeItemFor, waitFor, waitForState } from './helpers';
 
 const GREETING = 'row-commands-agent-says-hello';
@@ -98,6 +98,34 @@ describe("an agent row's commands", function () {
     assert.equal(again.lifecycle.generation, before.lifecycle.generation + 1);
     assert.equal(again.worktree, before.worktree);
     assert.ok(again.lifecycle.pid && again.lifecycle.pid !== before.lifecycle.pid, 'a new agent process');
+  });
+
+  it('an unreadable row whose worker still runs has Stop: its agent ends, its record is left as it was', async () => {
+    const damaged = (await vscode.commands.executeCommand('paddock.startAgent', {
+      repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
+      command: ['bash', '-c', 'sleep 600'],
+      title: 'damaged while running',
+      openTerminal: false,
+    })) as JobRecord;
+    const running = await waitForState(ext, damaged.id, ['running']);
+    const agentPid = running.lifecycle.pid!;
+    const recordFile = path.join(ext.store.home, 'jobs', damaged.id, 'job.json');
+    writeFileSync(recordFile, '{ damaged');
+    await ext.agents.refresh(damaged.id);
+    const row = await waitFor('the unreadable row', async () => {
+      await ext.agents.refresh(damaged.id);
+      return (await ext.tree.getChildren()).find((n): n is UnreadableNode => n.kind === 'unreadable' && n.jobId === damaged.id);
+    });
+    assert.match(String(ext.tree.getTreeItem(row).contextValue), /^unreadable:.*\bstop\b/, 'Stop is on its menus');
+    const reports = await vscode.commands.executeCommand<{ id: string; stopped: boolean }[]>('paddock.stop', row, [row], { confirmed: true });
+    assert.deepEqual(reports.map((r) => [r.id, r.stopped]), [[damaged.id, true]]);
+    assert.throws(() => process.kill(agentPid, 0), 'the agent process is gone');
+    assert.equal(readFileSync(recordFile, 'utf8'), '{ damaged', 'the record is left as it was');
+    await waitFor('Stop off its menus once the worker is gone', async () => {
+      await ext.agents.refresh(damaged.id);
+      const now = (await ext.tree.getChildren()).find((n): n is UnreadableNode => n.kind === 'unreadable' && n.jobId === damaged.id);
+      return now && !/\bstop\b/.test(String(ext.tree.getTreeItem(now).contextValue)) ? true : undefined;
+    });
   });
 
   it('Refresh re-reads the store: an agent started from the CLI this moment is in the model when it returns', async () => {

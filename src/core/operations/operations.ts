@@ -20,7 +20,7 @@ import { acquireJobLock, OperationContext, okJobs, withJobLock } from './context
 import type { HeldLock } from '../coordinator/ownedLock';
 import { failJob } from './failJob';
 import { beginRetry } from './retry';
-import { canSend, failedToLaunch, hasRunningWork, retryCleanupBlocker } from './rules';
+import { canSend, canStopUnreadable, failedToLaunch, hasRunningWork, retryCleanupBlocker } from './rules';
 import { resumeTakesPrompt } from '../coordinator/startPlan';
 import { waitForJob } from '../scheduler/waitForJob';
 import { looksAbandonedStart, recoverAbandonedStart } from '../scheduler/abandonedStart';
@@ -162,7 +162,7 @@ export class Operations {
     const entries = await this.ctx.store.list();
     const jobs = okJobs(entries).filter(hasRunningWork);
     // An unreadable record whose worker still runs is a running agent too; `stop` ends it by its marker.
-    const unreadableRunning = entries.filter((e) => !e.ok && e.workerRunning === true).map((e) => e.id);
+    const unreadableRunning = entries.filter((e) => !e.ok && canStopUnreadable(e)).map((e) => e.id);
     const failed = (id: string, generation: number, state: StopReport['state']) => (err: unknown): StopReport => ({ id, generation, action: 'none', stopped: false, state, ended: [], reason: describeError(err) });
     const reports = await Promise.all([
       ...jobs.map((j) => this.stop(j.id, opts).catch(failed(j.id, j.lifecycle.generation, j.lifecycle.state))),

@@ -229,6 +229,9 @@ export function keepBlocker(job: JobRecord): string | null {
 export const canAttach = (job: JobRecord): boolean => attachBlocker(job) === null;
 export const canSend = (job: JobRecord): boolean => sendBlocker(job) === null;
 export const canStop = (job: JobRecord): boolean => stopBlocker(job) === null;
+
+/** A record that cannot be read can be stopped (by its marker) while its worker still holds its execution. */
+export const canStopUnreadable = (entry: { workerRunning?: true }): boolean => entry.workerRunning === true;
 export const canRetry = (job: JobRecord): boolean => retryBlocker(job) === null;
 export const canCleanUp = (job: JobRecord): boolean => cleanupBlocker(job) === null;
 export const canCleanUpUnasked = (job: JobRecord): boolean => cleanUpUnaskedBlocker(job) === null;

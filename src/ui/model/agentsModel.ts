@@ -33,6 +33,8 @@ export interface AgentTransition {
 export interface UnreadableAgent {
   readonly id: string;
   readonly reason: string;
+  /** Its worker still holds its execution: it can be stopped by its marker. */
+  readonly workerRunning?: true;
 }
 
 export class AgentsModel extends Disposable {
@@ -43,7 +45,7 @@ export class AgentsModel extends Disposable {
   readonly onDidTransition = this.transitionEmitter.event;
 
   private readonly jobs = new Map<string, JobRecord>();
-  private readonly broken = new Map<string, string>();
+  private readonly broken = new Map<string, UnreadableAgent>();
   private repos: readonly string[] = [];
   private reposKnown = false;
   private loaded: Promise<void> | undefined;
@@ -112,7 +114,7 @@ export class AgentsModel extends Disposable {
 
   /** Records that cannot be read (no repository to filter by: shown everywhere, they need a person). */
   unreadable(): UnreadableAgent[] {
-    return [...this.broken].map(([id, reason]) => ({ id, reason }));
+    return [...this.broken.values()];
   }
 
   get(id: string): JobRecord | undefined {
@@ -170,7 +172,7 @@ export class AgentsModel extends Disposable {
   private apply(entry: JobEntry): AgentTransition[] {
     if (!entry.ok) {
       this.jobs.delete(entry.id);
-      this.broken.set(entry.id, entry.reason);
+      this.broken.set(entry.id, { id: entry.id, reason: entry.reason, ...(entry.workerRunning ? { workerRunning: true as const } : {}) });
       return [];
     }
     const after = entry.job;

@@ -10,7 +10,7 @@
 import * as vscode from 'vscode';
 import { Disposable, disposableInterval } from '../../core/common/lifecycle';
 import type { JobRecord } from '../../core/store/schema';
-import type { AgentsChange, AgentsModel } from '../model/agentsModel';
+import type { AgentsChange, AgentsModel, UnreadableAgent } from '../model/agentsModel';
 import type { AgentStandings } from '../model/agentStandings';
 import { showCleanedForHours, showUsageInTree } from '../config';
 import { hiddenAsCleaned } from './cleanedFilter';
@@ -76,7 +76,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   async getChildren(element?: TreeNode): Promise<TreeNode[]> {
     if (element) return element.children(this);
     await this.model.ready();
-    const unreadable = this.model.unreadable().map(({ id, reason }) => this.unreadableNode(id, reason));
+    const unreadable = this.model.unreadable().map((agent) => this.unreadableNode(agent));
     const agents = this.agentsOf(undefined);
     const repos = [...new Set(this.model.visibleAgents().map((job) => job.repo))];
     if (this.grouped() && repos.length > 0) return [...repos.sort().map((r) => this.repoNode(r)), ...unreadable];
@@ -250,13 +250,13 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
     return node;
   }
 
-  private unreadableNode(id: string, reason: string): UnreadableNode {
-    let node = this.unreadableNodes.get(id);
+  private unreadableNode(agent: UnreadableAgent): UnreadableNode {
+    let node = this.unreadableNodes.get(agent.id);
     if (!node) {
-      node = new UnreadableNode(id, reason);
-      this.unreadableNodes.set(id, node);
+      node = new UnreadableNode(agent);
+      this.unreadableNodes.set(agent.id, node);
     }
-    node.reason = reason;
+    node.agent = agent;
     return node;
   }
 

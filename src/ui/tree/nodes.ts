@@ -8,6 +8,8 @@ import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
 import { changedFiles, type ChangedFile, type Standing } from '../../core/git';
 import type { JobRecord } from '../../core/store/schema';
+import { canStopUnreadable } from '../../core/operations/rules';
+import type { UnreadableAgent } from '../model/agentsModel';
 import { showUsageInTree } from '../config';
 import { attemptLabel, groupLookOf, lookOf, tooltipMarkdown } from './presentation';
 
@@ -153,11 +155,14 @@ export class AgentNode extends Node {
 
 export class UnreadableNode extends Node {
   readonly kind = 'unreadable';
-  constructor(
-    readonly jobId: string,
-    public reason: string,
-  ) {
+  constructor(public agent: UnreadableAgent) {
     super();
+  }
+  get jobId(): string {
+    return this.agent.id;
+  }
+  get reason(): string {
+    return this.agent.reason;
   }
   get id(): string {
     return `unreadable:${this.jobId}`;
@@ -167,7 +172,8 @@ export class UnreadableNode extends Node {
     item.id = this.id;
     item.description = printable(this.reason);
     item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.errorForeground'));
-    item.contextValue = 'unreadable';
+    // `unreadable:<caps>`, as agent rows compose theirs: Stop while its worker still runs.
+    item.contextValue = `unreadable:${canStopUnreadable(this.agent) ? 'stop' : ''}`;
     return item;
   }
   override tooltip(): vscode.MarkdownString {
