@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import * as z from '../common/zod';
 import { failure } from '../common/errors';
 import { isThisProcess, type Liveness, livenessOf, ownIdentity, processTableSource } from '../proc/identity';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const OwnerSchema = z.object({
   pid: z.number().check(z.int(), z.positive()),
@@ -36,10 +37,6 @@ export interface HeldLock {
   readonly path: string;
   readonly token: string;
   release(): Promise<void>;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function errnoOf(err: unknown): string | undefined {

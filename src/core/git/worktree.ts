@@ -8,6 +8,7 @@ import { isCommitId } from './commitId';
 import { branchExistsInFiles } from './headFiles';
 import { listWorktrees } from './worktreeList';
 import { forgetWorktreeRegistration, resolvedPath } from './worktreeRegistration';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export { listWorktrees, type WorktreeEntry } from './worktreeList';
 
@@ -27,7 +28,6 @@ export interface AddWorktreeOptions {
 /** Messages git prints when a lock file of a concurrent git process is in the way. */
 const LOCK_CONTENTION = /Unable to create '[^']*\.lock': File exists|cannot lock ref|index\.lock/;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * `git worktree add -b <branch> <path> <baseSha>`, retried briefly while a

@@ -12,6 +12,7 @@ import { failure } from '../common/errors';
 import type { EnvMarker } from './backend';
 import { treeMembers } from './scan';
 import { terminateProcessTree, type TerminateResult } from './terminate';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** After the main process exits, how long its pipes get to deliver the last output. */
 const PIPE_DRAIN_MS = 300;
@@ -49,7 +50,6 @@ export interface SessionCommandResult {
 
 type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
-const sleep = (ms: number) => new Promise<null>((resolve) => setTimeout(() => resolve(null), ms));
 
 export async function runSessionCommand(opts: SessionCommandOptions): Promise<SessionCommandResult> {
   const started = Date.now();
@@ -81,13 +81,13 @@ export async function runSessionCommand(opts: SessionCommandOptions): Promise<Se
   let exit: Exit;
   try {
     // Ended by its timeout but its main process never reported: it is not waited for past the KILL.
-    exit = (await Promise.race([exited, ended.then(() => Promise.race([exited, sleep(EXIT_AFTER_KILL_MS)]))])) ?? { code: null, signal: 'SIGKILL' };
+    exit = (await Promise.race([exited, ended.then(() => Promise.race([exited, sleep(EXIT_AFTER_KILL_MS, null)]))])) ?? { code: null, signal: 'SIGKILL' };
   } finally {
     clearTimeout(bound);
   }
   const durationMs = Date.now() - started;
   // A background process may hold the pipes open: wait briefly, then stop reading.
-  await Promise.race([closed, sleep(PIPE_DRAIN_MS)]);
+  await Promise.race([closed, sleep(PIPE_DRAIN_MS, null)]);
   child.stdout.destroy();
   child.stderr.destroy();
   if (timedOut) return { ...exit, timedOut, durationMs, leftoversEnded: 0, survivors: (await endTree()).survivors };

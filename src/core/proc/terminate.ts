@@ -12,6 +12,7 @@ import { usageError } from '../common/errors';
 import { ProcStat, readProcStatAsync } from './identity';
 import { treeMembers, type EnvMarker } from './scan';
 import { signalEachIfSame, stillRunning } from './signal';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface TerminateOptions {
   /** Session id of the tree (the agent's session leader pid). */
@@ -37,7 +38,6 @@ const POLL_MS = 25;
 
 type Signal = 'SIGTERM' | 'SIGKILL';
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function terminateProcessTree(opts: TerminateOptions): Promise<TerminateResult> {
   if (!Number.isInteger(opts.sid) || opts.sid <= 1) {

@@ -21,6 +21,7 @@ import {
   StoppedMessage,
   WaitingSignal,
 } from './messages';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Worker frames can be large (a serialized screen of a big terminal); this only bounds memory. */
 export const MAX_SERVER_LINE_BYTES = 16 * 1024 * 1024;
@@ -57,7 +58,6 @@ interface PendingRequest {
 type Frame = { line: string } | { output: string };
 
 const RETRY_MS = 50;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class WorkerClient extends Disposable {
   private nextId = 1;

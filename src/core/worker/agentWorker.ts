@@ -25,6 +25,7 @@ import { WaitingDetector, waitingDetectorFor } from './waiting';
 import { ExecutionRecord } from './executionRecord';
 import { SetupPhase } from './setupPhase';
 import { FINAL_SCREEN_FILE, saveFinalScreen } from './finalScreen';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface AgentWorkerOptions {
   home: string;
@@ -45,7 +46,6 @@ const DEFAULT_SIZE = { cols: 80, rows: 24 };
 /** Pause between typed text and Enter for `send`, so TUIs do not take the Enter as part of a paste. */
 const SEND_ENTER_DELAY_MS = 30;
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class AgentWorker extends Disposable implements AgentSession {
   private store!: JobStore;

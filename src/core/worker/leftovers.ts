@@ -13,13 +13,13 @@ import type { Leftover } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { processCount } from '../operations/leftovers';
 import { describeSurvivors, stopAgentProcesses, type NamedProcess } from './stopAgent';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long leftovers get to exit on their own once the agent has ended. */
 export const LEFTOVER_GRACE_MS = 1000;
 /** The record lists at most this many (its schema's limit). */
 const MAX_LISTED = 50;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Live processes of the agent other than its ended main process (a zombie until reaped) and this worker. */
 async function leftovers(jobId: string, sid: number): Promise<ProcStat[]> {

@@ -9,6 +9,7 @@
 import { DrainMarker } from './drain';
 import { describeExit, type Pty, type PtyModule } from './ptyHost';
 import { stopAgentProcesses } from './stopAgent';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** After the setup's exit, output may still trickle in: final after this much quiet (as for the agent). */
 const EXIT_QUIET_MS = 60;
@@ -35,7 +36,6 @@ export interface SetupCommandOptions {
   onData(bytes: Buffer): void;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class SetupCommand {
   readonly done: Promise<SetupOutcome>;

@@ -13,6 +13,7 @@ import { StopResult, WorkerClient } from '../protocol/client';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { cancelQueued } from '../operations/cancelQueued';
 import { describeSurvivors, NamedProcess, stopAgentProcesses } from './stopAgent';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface StopJobOptions {
   force?: boolean;
@@ -30,7 +31,6 @@ const FORCE_ANSWER_MS = 4_000;
 const HELLO_TIMEOUT_MS = 5_000;
 const WORKER_DEATH_WAIT_MS = 3_000;
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export async function stopJob(store: JobStore, id: string, opts: StopJobOptions = {}): Promise<StopResult> {
   const force = opts.force ?? false;

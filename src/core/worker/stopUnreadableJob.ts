@@ -15,6 +15,7 @@ import type { JobStore } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { NamedProcess, stopAgentProcesses } from './stopAgent';
 import { isFrozen } from './stopJob';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface UnreadableStopResult {
   /** Processes of the agent this stop ended. */
@@ -28,7 +29,6 @@ export interface UnreadableStopResult {
 /** How long the worker gets to notice its agent ended and exit on its own. */
 const WORKER_EXIT_WAIT_MS = 8_000;
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export async function stopUnreadableJob(store: JobStore, id: string, opts: { force: boolean; graceMs: number }): Promise<UnreadableStopResult> {
   const marker = { name: AGENT_MARKER_ENV, value: id };
