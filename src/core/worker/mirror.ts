@@ -162,7 +162,7 @@ export class ScreenMirror extends Disposable {
   }
 
   private snapshotNow(): ScreenSnapshot {
-    let screen = this.serializer.serialize({ scrollback: 0 });
+    let screen = withNormalScreenMargins(this.term, this.serializer.serialize({ scrollback: 0 }));
     screen += scrollMarginsReplay(this.term);
     // The serializer says application keypad as DECNKM (`?66h`), which tmux and others ignore; DECKPAM is understood everywhere.
     if (this.term.modes.applicationKeypadMode) screen += '\x1b=';
@@ -278,9 +278,31 @@ export class ScreenMirror extends Disposable {
   }
 }
 
-/** xterm.js keeps the scroll margins on its active buffer and has no public accessor for them. */
+/** xterm.js keeps the scroll margins (and the cursor) on each buffer and has no public accessor for them. */
+interface BufferInternals {
+  scrollTop?: number;
+  scrollBottom?: number;
+  x?: number;
+  y?: number;
+}
 interface TerminalInternals {
-  _core?: { buffer?: { scrollTop?: number; scrollBottom?: number } };
+  _core?: { buffer?: BufferInternals; buffers?: { normal?: BufferInternals } };
+}
+
+/**
+ * The normal screen's own margins, while the program shows the alternate one: set before the
+ * serializer's switch to it (`?1049h`), the cursor put back first, as the switch saves it, so the
+ * viewer has them when the program leaves the alternate screen.
+ */
+function withNormalScreenMargins(term: Terminal, serialized: string): string {
+  if (term.buffer.active.type !== 'alternate') return serialized;
+  const normal = (term as unknown as TerminalInternals)._core?.buffers?.normal;
+  const { scrollTop: top, scrollBottom: bottom, x, y } = normal ?? {};
+  if (typeof top !== 'number' || typeof bottom !== 'number' || typeof x !== 'number' || typeof y !== 'number') return serialized;
+  if (top === 0 && bottom === term.rows - 1) return serialized;
+  const switchAt = serialized.indexOf('\x1b[?1049h');
+  if (switchAt < 0) return serialized;
+  return `${serialized.slice(0, switchAt)}\x1b[${top + 1};${bottom + 1}r\x1b[${y + 1};${x + 1}H${serialized.slice(switchAt)}`;
 }
 
 /**

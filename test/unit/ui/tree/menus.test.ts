@@ -134,6 +134,13 @@ describe('tree presentation ↔ the context menu in package.json', () => {
     }
   });
 
+  it('an unreadable row offers Stop exactly while its worker still runs', () => {
+    const unreadableMenu = manifest.contributes.menus['view/item/context'].filter((e) => e.when?.includes('viewItem =~ /^unreadable:'));
+    const shown = (contextValue: string) => new Set(unreadableMenu.filter((e) => viewItemPattern(e.when!).test(contextValue)).map((e) => e.command));
+    assert.deepEqual([...shown('unreadable:stop')], ['paddock.stop']);
+    assert.deepEqual([...shown('unreadable:')], []);
+  });
+
   it('a capability that is a prefix of another does not open its menu (retry is not retryCleanup)', () => {
     const retryOnly = jobs.find((j) => capabilitiesOf(j).includes('retryCleanup') && !capabilitiesOf(j).includes('retry'));
     assert.ok(retryOnly, 'the corpus has a record that can retry its cleanup but not the agent');
