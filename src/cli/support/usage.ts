@@ -17,7 +17,7 @@ export async function withFreshUsage(store: JobStore, jobs: readonly JobRecord[]
   const wanted = jobs.filter(hasUsageToSample);
   if (wanted.length === 0) return new Map();
   // A one-shot process: where the measures stand is kept in each agent's job folder for the next.
-  const sampler = new UsageSampler({ outputDir: (id) => store.outputDir(id), cursorDir: (id) => store.jobDir(id), env: ctx.env });
+  const sampler = new UsageSampler({ outputDir: (id) => store.outputDir(id), cursorDir: (id) => store.jobDir(id), env: ctx.env, blocking: true });
   return sampleAndRecordUsage(store, sampler, wanted);
 }
 

@@ -66,8 +66,19 @@ export class JsonlTail {
     return this.identity && { ...this.identity, offset: this.offset, head: this.head };
   }
 
-  /** Passes each complete line appended since the last call to `listener` (after `restart` when the file was replaced). */
-  async read(listener: TailListener): Promise<void> {
+  /**
+   * Passes each complete line appended since the last call to `listener` (after `restart` when the file was
+   * replaced). Reads asked at once (two agents looking at one session file) run one after the other: one offset.
+   */
+  read(listener: TailListener): Promise<void> {
+    const next = this.reading.then(() => this.readOnce(listener));
+    this.reading = next.catch(() => undefined);
+    return next;
+  }
+
+  private reading: Promise<void> = Promise.resolve();
+
+  private async readOnce(listener: TailListener): Promise<void> {
     let handle: fsp.FileHandle;
     try {
       handle = await fsp.open(this.path, 'r');

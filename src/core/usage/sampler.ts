@@ -15,7 +15,8 @@
  * extension host samples in its own process, and its event loop is never held
  * by a walk of /proc or of a worktree (see docs/architecture.md, "Per-agent figures").
  */
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, readdirSync, statSync } from 'node:fs';
+import { mapConcurrently } from '../common/limiter';
 import { join } from 'node:path';
 import { processBackend } from '../proc/backend';
 import type { ProcessUsage, ProcessUsageSnapshot } from '../proc/processUsage';
@@ -30,6 +31,8 @@ import { newCursor, UsageCursorFile, type DiskWalk } from './usageCursor';
 
 /** A worktree is measured at most this often per agent. */
 export const DISK_INTERVAL_MS = 30_000;
+/** Agents whose figures are gathered side by side. */
+const SAMPLED_AT_ONCE = 16;
 /** Without a snapshot this recent, a sample first takes one and waits this long (CPU needs an interval). */
 export const CPU_WARMUP_MS = 500;
 const STALE_BASELINE_MS = 60_000;
@@ -44,6 +47,8 @@ export interface UsageSamplerOptions {
   cpuWarmupMs?: number;
   /** Where an agent's cursor is kept between processes (its job folder); none: kept in memory only. */
   cursorDir?: (id: string) => string;
+  /** Small reads (cursors, output sizes) with blocking calls: a one-shot command's choice, never a window's. */
+  blocking?: boolean;
 }
 
 interface DiskState {
@@ -91,22 +96,24 @@ export class UsageSampler {
       interval = this.cpu.advance(observed.snapshot, members);
     }
     const now = Date.now();
-    for (const job of wanted) {
+    // A few agents at a time: each is a handful of small file reads (its cursor, its output's size), which
+    // one after another for a thousand agents (`paddock list`) spent most of their time waiting.
+    await mapConcurrently(wanted, SAMPLED_AT_ONCE, async (job) => {
       const cursor = await this.cursorOf(job.id);
       const processes = members.get(job.id);
-      const tokens = await this.tokensOf(job);
+      const [tokens, diskBytes, output] = await Promise.all([this.tokensOf(job), this.diskOf(job, now), outputBytes(this.opts.outputDir(job.id), this.opts.blocking === true)]);
       out.set(job.id, {
         cpuPercent: processes && interval ? interval.percentOf(job.id) : null,
         rssBytes: processes ? processes.reduce((sum, p) => sum + p.rssBytes, 0) : null,
-        diskBytes: await this.diskOf(job, now),
-        outputBytes: await outputBytes(this.opts.outputDir(job.id)),
+        diskBytes,
+        outputBytes: output,
         tokensIn: tokens?.tokensIn ?? null,
         tokensOut: tokens?.tokensOut ?? null,
         costUsd: tokens?.costUsd ?? null,
         sampledAt: new Date(now).toISOString(),
       });
       await cursor?.write(newCursor(this.transcripts.statesOf(job.id), this.disks.get(job.id)?.last ?? null));
-    }
+    });
     for (const id of this.disks.keys()) if (!wanted.some((j) => j.id === id)) this.disks.delete(id);
     return out;
   }
@@ -148,7 +155,7 @@ export class UsageSampler {
     if (!file) {
       file = UsageCursorFile.inJobDir(this.opts.cursorDir(id));
       this.cursors.set(id, file);
-      const cursor = await file.read();
+      const cursor = await file.read({ blocking: this.opts.blocking });
       this.transcripts.seed(cursor.transcripts);
       if (cursor.disk && !this.disks.has(id)) this.disks.set(id, { walker: new DiskUsage(), last: cursor.disk });
     }
@@ -169,17 +176,17 @@ export class UsageSampler {
 }
 
 /** The output log's size: the sum of its segment files (it is capped, so this is what is kept). */
-async function outputBytes(dir: string): Promise<number | null> {
+async function outputBytes(dir: string, blocking: boolean): Promise<number | null> {
   let names: string[];
   try {
-    names = await fsp.readdir(dir);
+    names = blocking ? readdirSync(dir) : await fsp.readdir(dir);
   } catch {
     return null;
   }
   let total = 0;
   for (const name of names) {
     try {
-      total += (await fsp.stat(join(dir, name))).size;
+      total += (blocking ? statSync(join(dir, name)) : await fsp.stat(join(dir, name))).size;
     } catch {
       // dropped by the writer meanwhile
     }

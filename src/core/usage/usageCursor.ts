@@ -13,7 +13,7 @@
  * checked against the file (JsonlTail) before its offset is trusted. Written
  * by replacing (temp file and rename), never into a job folder that is gone.
  */
-import { promises as fsp } from 'node:fs';
+import { closeSync, fstatSync, openSync, promises as fsp, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from '../common/zod';
 import { tempPathFor } from '../store/durable';
@@ -124,6 +124,27 @@ export interface UsageCursor {
 export const newCursor = (transcripts: TranscriptState[] = [], disk: DiskWalk | null = null): UsageCursor => ({ version: VERSION, transcripts, disk });
 
 /** One agent's cursor file in its job folder. */
+/** The file's text, or null when it is over the cursor's size limit. */
+async function readSmallFile(path: string): Promise<string | null> {
+  const handle = await fsp.open(path, 'r');
+  try {
+    if ((await handle.stat()).size > MAX_CURSOR_BYTES) return null;
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+function readSmallFileSync(path: string): string | null {
+  const fd = openSync(path, 'r');
+  try {
+    if (fstatSync(fd).size > MAX_CURSOR_BYTES) return null;
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class UsageCursorFile {
   /** Where the cursor last read or written stood (see standing), to write only when something moved. */
   private lastStanding: string | undefined;
@@ -134,17 +155,14 @@ export class UsageCursorFile {
     return new UsageCursorFile(join(jobDir, USAGE_CURSOR_FILE));
   }
 
-  /** The cursor, or an empty one when there is none or it is not valid. */
-  async read(): Promise<UsageCursor> {
+  /**
+   * The cursor, or an empty one when there is none or it is not valid. `blocking`: with blocking calls, for a
+   * one-shot command reading a thousand of them (a small file's read through the thread pool costs several times more).
+   */
+  async read(opts: { blocking?: boolean } = {}): Promise<UsageCursor> {
     try {
-      const handle = await fsp.open(this.path, 'r');
-      let text: string;
-      try {
-        if ((await handle.stat()).size > MAX_CURSOR_BYTES) return newCursor();
-        text = await handle.readFile('utf8');
-      } finally {
-        await handle.close();
-      }
+      const text = opts.blocking ? readSmallFileSync(this.path) : await readSmallFile(this.path);
+      if (text === null) return newCursor();
       const parsed = UsageCursorSchema.safeParse(JSON.parse(text));
       if (!parsed.success) return newCursor();
       const transcripts: TranscriptState[] = [];
