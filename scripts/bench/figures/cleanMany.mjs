@@ -29,7 +29,8 @@ async function gitRacing(repo, args, out) {
     try {
       return await execFileP('git', args, { cwd: repo });
     } catch (err) {
-      if (attempt >= 5 || !/\.lock'?:? File exists|Unable to create .*\.lock|cannot lock ref/i.test(String(err.stderr))) throw err;
+      // Lock contention, or (`branch -D` looking at every worktree) another side's `worktree remove` deleting one's admin folder under it.
+      if (attempt >= 5 || !/\.lock'?:? File exists|Unable to create .*\.lock|cannot lock ref|Invalid path '[^']*\/worktrees\//i.test(String(err.stderr))) throw err;
       out.rawRetries++;
       await sleep(20);
     }
