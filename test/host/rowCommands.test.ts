@@ -110,6 +110,7 @@ describe("an agent row's commands", function () {
     const running = await waitForState(ext, damaged.id, ['running']);
     const agentPid = running.lifecycle.pid!;
     const recordFile = path.join(ext.store.home, 'jobs', damaged.id, 'job.json');
+    const good = readFileSync(recordFile);
     writeFileSync(recordFile, '{ damaged');
     await ext.agents.refresh(damaged.id);
     const row = await waitFor('the unreadable row', async () => {
@@ -126,6 +127,10 @@ describe("an agent row's commands", function () {
       const now = (await ext.tree.getChildren()).find((n): n is UnreadableNode => n.kind === 'unreadable' && n.jobId === damaged.id);
       return now && !/\bstop\b/.test(String(ext.tree.getTreeItem(now).contextValue)) ? true : undefined;
     });
+    // The suites after this one share the store: the record is mended and the agent cleaned up, as a person would.
+    writeFileSync(recordFile, good);
+    execFileSync(process.execPath, [`${env('PADDOCK_REPO_ROOT')}/dist/cli.js`, 'cleanup', damaged.id, '--yes'], { cwd: env('PADDOCK_HOST_TEST_WORKSPACE'), encoding: 'utf8' });
+    assert.equal((await ext.store.read(damaged.id)).cleanup?.phase, 'complete');
   });
 
   it('Refresh re-reads the store: an agent started from the CLI this moment is in the model when it returns', async () => {
