@@ -65,9 +65,9 @@ export async function allocatePorts(store: JobStore, id: string, count: number, 
  * (none when no block is left or no range is set: its next run says so by having no PADDOCK_PORT).
  */
 export async function reclaimPorts(store: JobStore, id: string, range: PortRange | null): Promise<number[]> {
-  const own = (await store.read(id)).setup?.ports ?? [];
-  if (own.length === 0) return [];
   return withPortsLock(store, async (guard) => {
+    const own = (await store.read(id)).setup?.ports ?? [];
+    if (own.length === 0) return [];
     const used = await portsOfOthers(store, id);
     if (!own.some((port) => used.has(port))) return own;
     const block = (range ? await freeBlock(used, own.length, range) : null) ?? [];

@@ -9,7 +9,7 @@ import { failure, PaddockError, usageError } from '../common/errors';
 import { branchTip, restoreWorktree, type RestoreResult } from '../git';
 import { branchDeletedByCleanup, restoreBlocker } from '../operations/rules';
 import type { JobRecord, JobStore } from '../store';
-import { DEFAULT_PORT_RANGE, parsePortRange, type PortRange, type WorktreeSettings } from '../repoConfig/worktreeConfig';
+import { configuredPortRange, type PortRange, type WorktreeSettings } from '../repoConfig/worktreeConfig';
 import { reclaimPorts } from './ports';
 
 /** The original worktree path when it is free again; otherwise the caller must name a folder. */
@@ -62,7 +62,7 @@ export async function restoreAgent(store: JobStore, id: string, to: string | und
 
 function portRangeOf(settings: WorktreeSettings | undefined): PortRange | null {
   try {
-    return parsePortRange(settings?.portRange ?? DEFAULT_PORT_RANGE);
+    return configuredPortRange(settings ?? {});
   } catch {
     return null; // a setting that is no range: said where ports are first asked for (a start)
   }

@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { failure, usageError, type PaddockError } from '../common/errors';
-import { branchTip, commitAllWork, localChanges } from '../git';
+import { branchTip, commitAllWork, localChanges, type LocalChanges } from '../git';
 import { ensureLinked, worktreeLink } from '../git/worktreeLink';
 import type { JobStore } from '../store';
 import type { JobRecord } from '../store/schema';
@@ -84,9 +84,10 @@ export async function hasUncommittedWork(job: JobRecord): Promise<boolean> {
 }
 
 async function holdsUncommittedWork(worktree: string): Promise<boolean> {
-  const changes = await localChanges(worktree, 'normal');
-  return changes.tracked.length + changes.untracked.length > 0;
+  return holdsWork(await localChanges(worktree, 'normal'));
 }
+
+const holdsWork = (changes: LocalChanges): boolean => changes.tracked.length + changes.untracked.length > 0;
 
 /** Whether `prepareAgentWork` stops the agent before anything else (a stopping agent may still write: what it changes is read after). */
 export function stopsFirst(job: JobRecord, choices: LandingChoices): boolean {
@@ -116,7 +117,7 @@ async function readAgentWork(job: JobRecord, headAway: HeadAway, asksDirty: bool
     changes = startEarly(localChanges(worktree, 'normal'));
   }
   const [dirty, state] = await Promise.all([
-    changes ? changes.then((c) => c.tracked.length + c.untracked.length > 0) : false,
+    changes ? changes.then(holdsWork) : false,
     readAgentWorktree(job, worktree, headAway, changes?.then((c) => c.unmerged)),
   ]);
   return { worktree, dirty, state };

@@ -45,6 +45,11 @@ export interface PortRange {
 }
 
 /** "41000-41999" → {first, last}; a bad range is a usage error naming the setting. */
+/** The range the person's settings give ports from (the default when unset); throws a usage error for one that is no range. */
+export function configuredPortRange(settings: WorktreeSettings): PortRange {
+  return parsePortRange(settings.portRange ?? DEFAULT_PORT_RANGE);
+}
+
 export function parsePortRange(text: string): PortRange {
   const m = /^\s*(\d{1,5})\s*-\s*(\d{1,5})\s*$/.exec(text);
   const first = m ? Number(m[1]) : NaN;
@@ -77,7 +82,7 @@ export function mergeWorktreeConfig(file: RepoConfig | null, settings: WorktreeS
     teardown,
     ports,
     // Read only when ports are asked for: a bad range fails those starts, in one sentence, and no other.
-    portRange: ports > 0 ? parsePortRange(settings.portRange ?? DEFAULT_PORT_RANGE) : null,
+    portRange: ports > 0 ? configuredPortRange(settings) : null,
     fromFile,
   };
 }

@@ -43,6 +43,8 @@ export class JsonlTail {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private skipping = false;
+  /** The read under way (reads of one tail run one after the other). */
+  private reading: Promise<void> = Promise.resolve();
 
   /** `from`: where an earlier reader of the same path stopped (checked against the file on the first read). */
   constructor(
@@ -75,8 +77,6 @@ export class JsonlTail {
     this.reading = next.catch(() => undefined);
     return next;
   }
-
-  private reading: Promise<void> = Promise.resolve();
 
   private async readOnce(listener: TailListener): Promise<void> {
     let handle: fsp.FileHandle;

@@ -123,7 +123,6 @@ export interface UsageCursor {
 
 export const newCursor = (transcripts: TranscriptState[] = [], disk: DiskWalk | null = null): UsageCursor => ({ version: VERSION, transcripts, disk });
 
-/** One agent's cursor file in its job folder. */
 /** The file's text, or null when it is over the cursor's size limit. */
 async function readSmallFile(path: string): Promise<string | null> {
   const handle = await fsp.open(path, 'r');
@@ -145,6 +144,7 @@ function readSmallFileSync(path: string): string | null {
   }
 }
 
+/** One agent's cursor file in its job folder. */
 export class UsageCursorFile {
   /** Where the cursor last read or written stood (see standing), to write only when something moved. */
   private lastStanding: string | undefined;
