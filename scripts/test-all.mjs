@@ -34,7 +34,8 @@ if (!built) {
 if (step('lint', 'npm', ['run', '--silent', 'lint'])) passed++;
 else failed++;
 
-const unitOk = step('unit', 'node', ['scripts/run-unit.mjs']);
+// Two lanes: the suites mostly wait on the processes they start (docs/testing.md).
+const unitOk = step('unit', 'node', ['scripts/run-unit.mjs', '--lanes', '2']);
 const unit = counts('unit-summary.json');
 if (unit) {
   passed += unit.passed;

@@ -46,9 +46,10 @@ export function runSuite({ area, summaryName = area, timeout, slow, grep, folder
   });
 }
 
-/** `--grep PATTERN` and positional folders from argv. */
+/** `--grep PATTERN`, `--summary NAME` (the counts' file, for a lane), `--lanes N` and positional folders from argv. */
 export function suiteArgs(argv, envGrep) {
-  const grep = argv.includes('--grep') ? argv[argv.indexOf('--grep') + 1] : envGrep;
-  const folders = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--grep');
-  return { grep, folders };
+  const valueOf = (flag) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
+  const grep = valueOf('--grep') ?? envGrep;
+  const folders = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--grep' && argv[i - 1] !== '--summary' && argv[i - 1] !== '--lanes');
+  return { grep, folders, summaryName: valueOf('--summary'), lanes: Number(valueOf('--lanes') ?? 1) };
 }

@@ -30,3 +30,11 @@ export async function allSettledOrThrow<T extends readonly unknown[]>(work: T): 
   if (failed) throw failed.reason;
   return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
+
+/** A promise's outcome, never a rejection: for work whose failures are handled one by one, after the rest is known. */
+export function settle<T>(work: Promise<T>): Promise<PromiseSettledResult<T>> {
+  return work.then(
+    (value) => ({ status: 'fulfilled', value }),
+    (reason: unknown) => ({ status: 'rejected', reason }),
+  );
+}

@@ -5,10 +5,13 @@
  * commits are already on the base. Read-only git calls (no index.lock taken),
  * each through runGit with its timeout.
  */
-import { flaggedEdits } from './flaggedFiles';
 import { readHeadFromFiles } from './headFiles';
 import { runGit } from './runGit';
 import { isCommitId } from './commitId';
+import { settle } from '../common/early';
+import { mapConcurrently } from '../common/limiter';
+import { relateTips } from './tipRelations';
+import { uncommittedCount, uncommittedCounts } from './uncommitted';
 
 export interface Standing {
   /** The base as a person names it ("main"), what the figures are against. */
@@ -67,28 +70,143 @@ export async function worktreeHead(worktree: string): Promise<{ head: string; gi
 }
 
 export async function computeStanding(worktree: string, tips: StandingTips): Promise<Standing> {
-  // Three independent git processes, at once.
-  const [counts, size, uncommittedFiles] = await Promise.all([
-    runGit(['rev-list', '--left-right', '--count', `${tips.baseTip}...${tips.head}`], { cwd: worktree, env: READ_ONLY_GIT }),
-    // A three-dot diff is against the merge base: the agent's own changes, not what the base gained since.
-    diffSize(worktree, tips.baseTip, tips.head),
-    uncommittedCount(worktree),
+  // Independent git processes, at once.
+  const [figures, uncommittedFiles] = await Promise.all([committedFiguresOfOne(worktree, tips.baseTip, tips.head), uncommittedCount(worktree)]);
+  return standingOf(tips, figures, uncommittedFiles);
+}
+
+/** One agent of a batch: its worktree and the commits its figures are computed from. */
+export interface StandingRequest {
+  readonly worktree: string;
+  readonly tips: StandingTips;
+}
+
+/**
+ * The standings of many agents of one repository against one base commit, with
+ * five git processes for all of them: their common ancestor, one listing of the
+ * commits beyond it, one diff-tree fed every pair, and two that run the
+ * worktrees' statuses; where one agent at a time starts three processes each.
+ * Histories the batch cannot settle alone (no common ancestor, criss-cross merge
+ * bases, a failing batch) are computed agent by agent, as git itself would. One
+ * agent's failure (its worktree gone) is its own: the others still get figures.
+ */
+/** `git status` processes of a batch: each visits its share of the worktrees (two keep both cores of a small machine busy). */
+const STATUS_PROCESSES = 2;
+
+export async function computeStandings(repo: string, requests: readonly StandingRequest[], concurrency: number): Promise<PromiseSettledResult<Standing>[]> {
+  if (requests.length === 0) return [];
+  const baseTip = requests[0].tips.baseTip;
+  if (requests.some((r) => r.tips.baseTip !== baseTip)) throw new Error('computeStandings: one base commit per batch');
+  const heads = [...new Set(requests.map((r) => r.tips.head))];
+  const [counts, batch] = await Promise.all([
+    uncommittedCounts(repo, requests.map((r) => r.worktree), STATUS_PROCESSES),
+    // One head (however many agents share it) costs two processes on its own, and three in a batch.
+    heads.length === 1
+      ? committedFiguresOfOne(repo, baseTip, heads[0]).then((f) => new Map([[heads[0], f]]), () => undefined)
+      : committedFiguresOfMany(repo, baseTip, heads).catch(() => undefined),
   ]);
-  const [behind, ahead] = counts.stdout.trim().split(/\s+/).map((n) => Number.parseInt(n, 10));
+  const indexed = requests.map((r, i) => ({ r, uncommitted: counts[i] }));
+  return mapConcurrently(indexed, concurrency, async ({ r, uncommitted }) => {
+    if (uncommitted.status === 'rejected') return uncommitted;
+    const known = batch?.get(r.tips.head);
+    const figures = known ? { status: 'fulfilled' as const, value: known } : await settle(committedFiguresOfOne(r.worktree, baseTip, r.tips.head));
+    return figures.status === 'fulfilled' ? { status: 'fulfilled', value: standingOf(r.tips, figures.value, uncommitted.value) } : figures;
+  });
+}
+
+
+interface DiffSize {
+  readonly files: number;
+  readonly insertions: number;
+  readonly deletions: number;
+}
+
+const NO_DIFF: DiffSize = { files: 0, insertions: 0, deletions: 0 };
+
+/** What the agent's commits add up to against the base. */
+interface CommittedFigures {
+  readonly ahead: number;
+  readonly behind: number;
+  readonly size: DiffSize;
+}
+
+function standingOf(tips: StandingTips, { ahead, behind, size }: CommittedFigures, uncommittedFiles: number): Standing {
   // Merged: nothing ahead, and the branch moved from where it started (an agent with no commits is not "merged").
   const merged = ahead === 0 && tips.startedAt !== null && tips.head !== tips.startedAt;
   return { baseName: tips.baseName, ahead, behind, ...size, uncommittedFiles, merged };
 }
 
-async function diffSize(worktree: string, base: string, head: string): Promise<{ files: number; insertions: number; deletions: number }> {
+async function committedFiguresOfOne(worktree: string, baseTip: string, head: string): Promise<CommittedFigures> {
+  const [counts, size] = await Promise.all([
+    runGit(['rev-list', '--left-right', '--count', `${baseTip}...${head}`], { cwd: worktree, env: READ_ONLY_GIT }),
+    // A three-dot diff is against the merge base: the agent's own changes, not what the base gained since.
+    diffSize(worktree, baseTip, head),
+  ]);
+  const [behind, ahead] = counts.stdout.trim().split(/\s+/).map((n) => Number.parseInt(n, 10));
+  return { ahead, behind, size };
+}
+
+/**
+ * Ahead, behind and the committed diff's size of each head against `baseTip`;
+ * undefined (all of them) when the heads and the base share no single best
+ * ancestor.
+ */
+async function committedFiguresOfMany(repo: string, baseTip: string, heads: readonly string[]): Promise<Map<string, CommittedFigures> | undefined> {
+  const common = await runGit(['merge-base', '--all', '--octopus', baseTip, ...heads], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true });
+  const ancestors = common.stdout.split('\n').filter(Boolean);
+  if (common.code !== 0 || ancestors.length !== 1) return undefined;
+  const listing = await runGit(['rev-list', '--topo-order', '--parents', '--stdin'], {
+    cwd: repo,
+    env: READ_ONLY_GIT,
+    input: [baseTip, ...heads, `^${ancestors[0]}`, ''].join('\n'),
+  });
+  const relations = relateTips(listing.stdout, baseTip, heads, ancestors[0]);
+  // Each head's own changes: the diff from its merge base, all pairs through one diff-tree.
+  const pairs = heads.flatMap((h) => {
+    const mb = relations.get(h)?.mergeBase;
+    return mb && mb !== h ? [`${h} ${mb}`] : [];
+  });
+  const sizes = pairs.length ? await diffSizesOf(repo, pairs) : new Map<string, DiffSize>();
+  const figures = new Map<string, CommittedFigures>();
+  for (const h of heads) {
+    const rel = relations.get(h);
+    // No entry (ambiguous merge base, or a head diff-tree did not answer for): that agent is asked alone.
+    const size = rel?.mergeBase === h ? NO_DIFF : sizes.get(h);
+    if (!rel?.mergeBase || !size) continue;
+    figures.set(h, { ahead: rel.ahead, behind: rel.behind, size });
+  }
+  return figures;
+}
+
+/**
+ * `git diff-tree --stdin` fed "HEAD MERGEBASE" lines: each head compared with its
+ * merge base as if that were its only parent. With `--always` every head's id line
+ * comes out, followed by its numstat entries.
+ */
+async function diffSizesOf(repo: string, pairs: readonly string[]): Promise<Map<string, DiffSize>> {
+  const out = await runGit(['diff-tree', '--stdin', '--always', '-r', '-z', '--numstat', '--no-renames', '--no-ext-diff'], { cwd: repo, env: READ_ONLY_GIT, input: pairs.join('\n') + '\n' });
+  const entriesOf = new Map<string, string[]>();
+  let entries: string[] = [];
+  for (const field of out.stdout.split('\0')) {
+    // An id line has no tab; a numstat entry always has two.
+    if (isCommitId(field)) entriesOf.set(field, (entries = []));
+    else entries.push(field);
+  }
+  return new Map([...entriesOf].map(([head, e]) => [head, sizeOf(e)]));
+}
+
+async function diffSize(worktree: string, base: string, head: string): Promise<DiffSize> {
   // No merge base (unrelated histories): git refuses, and there is no diff of the agent's own to count.
   const out = await runGit(['diff', '--numstat', '-z', '--no-color', '--no-ext-diff', '--no-renames', `${base}...${head}`, '--'], { cwd: worktree, env: READ_ONLY_GIT, allowFailure: true });
-  if (out.code !== 0) return { files: 0, insertions: 0, deletions: 0 };
+  return out.code === 0 ? sizeOf(out.stdout.split('\0')) : NO_DIFF;
+}
+
+/** The sum of `--numstat -z` entries ("added\tdeleted\tpath"; binary files say "-\t-"). */
+function sizeOf(entries: readonly string[]): DiffSize {
   let files = 0;
   let insertions = 0;
   let deletions = 0;
-  // -z: "added\tdeleted\tpath\0" per file; binary files say "-\t-".
-  for (const entry of out.stdout.split('\0')) {
+  for (const entry of entries) {
     const m = /^(\d+|-)\t(\d+|-)\t/.exec(entry);
     if (!m) continue;
     files++;
@@ -96,26 +214,4 @@ async function diffSize(worktree: string, base: string, head: string): Promise<{
     if (m[2] !== '-') deletions += Number(m[2]);
   }
   return { files, insertions, deletions };
-}
-
-/**
- * Files with uncommitted work: `git status`'s entries, and the edits to files flagged
- * assume-unchanged or skip-worktree that status hides (the same ones landing asks about). The
- * index file tells whether any entry is flagged, so almost always no second process runs.
- */
-async function uncommittedCount(worktree: string): Promise<number> {
-  const [out, hidden] = await Promise.all([
-    runGit(['status', '--porcelain', '-z', '--untracked-files=normal'], { cwd: worktree, env: READ_ONLY_GIT }),
-    flaggedEdits(worktree, undefined, READ_ONLY_GIT),
-  ]);
-  let count = hidden.length;
-  const fields = out.stdout.split('\0');
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i];
-    if (f.length < 4) continue;
-    count++;
-    // A rename or copy is followed by its original path as a field of its own.
-    if (f[0] === 'R' || f[0] === 'C') i++;
-  }
-  return count;
 }

@@ -1,16 +1,17 @@
 /**
  * Standings of many agents, kept between refreshes. A refresh first reads each
  * agent's key — its HEAD, its base's commit, its index file's stat and its
- * record's last change — with one git call per agent (plus one per base) and a
- * stat, and recomputes only the agents whose key moved; at most a few at a
- * time, so fifty agents never start fifty gits. Readers (a tree render) get
- * the cached value synchronously and never cause git to run.
+ * record's last change — from git's files and a stat (plus git once per base),
+ * and recomputes only the agents whose key moved: their committed figures with
+ * a few git processes per repository and base, their worktrees' statuses a few
+ * at a time, so fifty agents never start fifty gits at once. Readers (a tree
+ * render) get the cached value synchronously and never cause git to run.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { mapConcurrently } from '../common/limiter';
 import type { JobRecord } from '../store/schema';
-import { computeStanding, resolveBase, Standing, worktreeHead } from './standing';
+import { computeStandings, resolveBase, Standing, StandingRequest, worktreeHead } from './standing';
 
 /** Agents whose key is checked (and standing recomputed) at once. */
 export const STANDING_CONCURRENCY = 4;
@@ -73,23 +74,36 @@ export class StandingCache {
       }
       return b;
     };
-    await mapConcurrently(tracked, STANDING_CONCURRENCY, async (job) => {
+    const settle = (job: JobRecord, next: StandingEntry) => {
       const before = this.entries.get(job.id);
-      let next: StandingEntry;
+      this.entries.set(job.id, next);
+      if (JSON.stringify(before?.standing ?? null) !== JSON.stringify(next.standing)) changed.push(job.id);
+    };
+    const failed = (job: JobRecord, err: unknown): StandingEntry => ({ key: `error\0${recordEpoch(job)}`, standing: null, error: (err as Error).message });
+    // First every key (files and a stat; git only for an unusual layout), then the agents whose key moved, in one batch per repository and base.
+    const stale = new Map<string, { repo: string; jobs: { job: JobRecord; key: string; gitDir: string; request: StandingRequest }[] }>();
+    await mapConcurrently(tracked, STANDING_CONCURRENCY, async (job) => {
       try {
         const [{ head, gitDir }, base] = await Promise.all([worktreeHead(job.worktree!), baseOf(job)]);
         const index = await fs.stat(path.join(gitDir, 'index')).then((s) => `${s.ino}:${s.size}:${s.mtimeMs}`, () => 'none');
         const key = [head, base.tip, base.name, index, recordEpoch(job)].join('\0');
-        if (before && before.key === key && !opts.force?.has(job.id)) return;
-        this.computations++;
-        const standing = await computeStanding(job.worktree!, { head, baseTip: base.tip, baseName: base.name, startedAt: job.baseSha });
-        next = { key, standing, gitDir };
+        if (this.entries.get(job.id)?.key === key && !opts.force?.has(job.id)) return;
+        const batchKey = `${job.repo}\0${base.tip}`;
+        const batch = stale.get(batchKey) ?? { repo: job.repo, jobs: [] };
+        stale.set(batchKey, batch);
+        batch.jobs.push({ job, key, gitDir, request: { worktree: job.worktree!, tips: { head, baseTip: base.tip, baseName: base.name, startedAt: job.baseSha } } });
       } catch (err) {
-        next = { key: `error\0${recordEpoch(job)}`, standing: null, error: (err as Error).message };
+        settle(job, failed(job, err));
       }
-      this.entries.set(job.id, next);
-      if (JSON.stringify(before?.standing ?? null) !== JSON.stringify(next.standing)) changed.push(job.id);
     });
+    for (const { repo, jobs: batch } of stale.values()) {
+      this.computations += batch.length;
+      const results = await computeStandings(repo, batch.map((b) => b.request), STANDING_CONCURRENCY);
+      batch.forEach(({ job, key, gitDir }, i) => {
+        const r = results[i];
+        settle(job, r.status === 'fulfilled' ? { key, standing: r.value, gitDir } : failed(job, r.reason));
+      });
+    }
     return changed;
   }
 }

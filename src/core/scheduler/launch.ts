@@ -5,7 +5,7 @@
  * generation's worker is spawned gated, before its worktree (launchGate.ts).
  */
 import { existsSync } from 'node:fs';
-import { startEarly } from '../common/early';
+import { settle, startEarly } from '../common/early';
 import { describeError, failure } from '../common/errors';
 import { addWorktree, deleteBranch, removeWorktree } from '../git';
 import { assertRunnable } from '../profiles';
@@ -94,10 +94,6 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
   ctx.changed(id);
 }
 
-/** The step's outcome, never a rejection: both outcomes are handled once the other step is known. */
-function settle<T>(step: Promise<T>): Promise<PromiseSettledResult<T>> {
-  return step.then((value) => ({ status: 'fulfilled', value }), (reason: unknown) => ({ status: 'rejected', reason }));
-}
 
 /** What a new worktree gets (`copy`, `link`, `.worktreeinclude`), found in the main worktree. */
 function listWorktreeFiles(job: JobRecord): Promise<WorktreeFilesPlan | null> {
