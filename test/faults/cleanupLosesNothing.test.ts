@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../unit/core/coordinator/coordinatorFixture';
 import { assertSameState, treeState, type State } from '../unit/core/git/treeState';
 import { sleep } from '../unit/core/worker/fixtures';
-import { allFileContents, CLI, cli, type CliResult, isAlive, isRoot } from './faultKit';
+import { allFileContents, CLI, cli, type CliResult, endProcessesOfHome, isAlive, isRoot } from './faultKit';
 
 const KEY = 'sk-ant-api03-cleanupKey0123456789abcdef';
 const TOKEN = 'cleanup-foo-token-5e1d7a';
@@ -393,9 +393,12 @@ describe('faults: unreadable and undeletable folders stop cleanup before anythin
       root,
     };
   });
-  afterEach(() => {
+  afterEach(async () => {
     if (!root) return;
-    // Agents and workers run as `uid`; kill any left, then let root (or the owner) delete.
+    // A cleanup that stopped leaves a retry to a background coordinator (`paddock coordinate --until-idle`),
+    // which goes on writing into the store: end it (and any worker) before deleting.
+    await endProcessesOfHome(join(root, 'home'));
+    // Agents and workers ran as `uid`: make everything deletable, then let root (or the owner) delete.
     spawnSync('sh', ['-c', `chmod -R u+rwx ${root} 2>/dev/null`], uid === undefined ? {} : { uid, gid: uid });
     rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     root = undefined;

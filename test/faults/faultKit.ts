@@ -92,6 +92,38 @@ export function rssKiB(pid: number): number | undefined {
   }
 }
 
+/**
+ * Ends every process started with `PADDOCK_HOME=home` in its environment (a
+ * background `paddock coordinate --until-idle` a failed command left, a worker)
+ * and waits until they are gone, so the test's folder can be deleted without a
+ * process still writing into it. Linux only (/proc), as the suites that use it.
+ */
+export async function endProcessesOfHome(home: string, timeoutMs = 10_000): Promise<void> {
+  const marker = `PADDOCK_HOME=${home}`;
+  const holders = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(marker);
+      } catch {
+        return false; // gone meanwhile, or not ours to read
+      }
+    })
+    .map(Number);
+  for (const pid of holders) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  const deadline = Date.now() + timeoutMs;
+  while (holders.some(isAlive)) {
+    if (Date.now() > deadline) throw new Error(`processes of ${home} still alive: ${holders.filter(isAlive).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export function isAlive(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
