@@ -50,7 +50,6 @@ export function laneUnits(area, folders) {
 }
 
 export async function runLanes({ area, script, units, lanes, extraArgs = [] }) {
-  const queue = units;
   const totals = { passed: 0, failed: 0, pending: 0 };
   let crashed = 0;
   const runOne = (unit, index) =>
@@ -77,9 +76,9 @@ export async function runLanes({ area, script, units, lanes, extraArgs = [] }) {
     });
   let next = 0;
   const lane = async () => {
-    for (let i = next++; i < queue.length; i = next++) await runOne(queue[i], i);
+    for (let i = next++; i < units.length; i = next++) await runOne(units[i], i);
   };
-  await Promise.all(Array.from({ length: Math.min(lanes, queue.length) }, lane));
+  await Promise.all(Array.from({ length: Math.min(lanes, units.length) }, lane));
   // A group whose process died before writing its counts is a failure of its own.
   totals.failed += crashed;
   writeFileSync(join(root, 'test-results', `${area}-summary.json`), JSON.stringify(totals));

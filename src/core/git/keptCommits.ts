@@ -14,12 +14,11 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
-import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { firstLine, GIT_BULK_TIMEOUT_MS, READ_ONLY_GIT, runGit } from './runGit';
 import { isCommitId } from './commitId';
 import { commonDirOf } from './headFiles';
 import type { InnerWorktree } from './innerWorktrees';
 
-const READ_ONLY = { GIT_OPTIONAL_LOCKS: '0' };
 const PSEUDO_REFS = ['ORIG_HEAD', 'MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'REBASE_HEAD'];
 const PER_WORKTREE_REFS = ['refs/worktree/', 'refs/bisect/', 'refs/rewritten/'];
 /** More parents than this on one commit and it becomes unwieldy: more tips are grouped under keeper commits. */
@@ -63,7 +62,7 @@ export async function commitsOnlyInWorktree(worktree: string, gitDir: string, he
   const durable: string[] = headSha ? [headSha] : [];
   const tips = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)', 'refs/heads/', 'refs/tags/', 'refs/remotes/'], {
     cwd: worktree,
-    env: READ_ONLY,
+    env: READ_ONLY_GIT,
   });
   for (const line of tips.stdout.split('\n')) {
     const [name, sha, type, peeled, peeledType] = line.split('\0');
@@ -81,7 +80,7 @@ export async function commitsOnlyInWorktree(worktree: string, gitDir: string, he
   // With --parents each line also names its parents: a printed commit that is a parent of another
   // printed one is kept through that child, and what is left are the tips.
   const input = [...candidates, ...durable.map((sha) => `^${sha}`)].join('\n') + '\n';
-  const res = await runGit(['rev-list', '--parents', '--stdin', '--ignore-missing'], { cwd: worktree, env: READ_ONLY, input, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  const res = await runGit(['rev-list', '--parents', '--stdin', '--ignore-missing'], { cwd: worktree, env: READ_ONLY_GIT, input, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
   if (res.code !== 0) throw failure(`Could not list the commits only ${worktree} knows: ${firstLine(res.stderr)}`);
   const unreachable = new Set<string>();
   const hasChild = new Set<string>();

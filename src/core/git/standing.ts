@@ -6,7 +6,7 @@
  * each through runGit with its timeout.
  */
 import { readHeadFromFiles } from './headFiles';
-import { runGit } from './runGit';
+import { READ_ONLY_GIT, runGit } from './runGit';
 import { isCommitId } from './commitId';
 import { settle } from '../common/early';
 import { mapConcurrently } from '../common/limiter';
@@ -40,9 +40,6 @@ export interface StandingTips {
   /** Where the agent's branch started (its record's baseSha); null when unknown. */
   readonly startedAt: string | null;
 }
-
-/** Read-only git calls must not take index.lock to refresh the index. */
-export const READ_ONLY_GIT = { GIT_OPTIONAL_LOCKS: '0' };
 
 /** The base's commit and its short name, resolved in the main repository (where `HEAD` means its checked-out branch). */
 export async function resolveBase(repo: string, base: string): Promise<{ tip: string; name: string }> {
@@ -81,6 +78,9 @@ export interface StandingRequest {
   readonly tips: StandingTips;
 }
 
+/** `git status` processes of a batch: each visits its share of the worktrees (two keep both cores of a small machine busy). */
+const STATUS_PROCESSES = 2;
+
 /**
  * The standings of many agents of one repository against one base commit, with
  * five git processes for all of them: their common ancestor, one listing of the
@@ -90,9 +90,6 @@ export interface StandingRequest {
  * bases, a failing batch) are computed agent by agent, as git itself would. One
  * agent's failure (its worktree gone) is its own: the others still get figures.
  */
-/** `git status` processes of a batch: each visits its share of the worktrees (two keep both cores of a small machine busy). */
-const STATUS_PROCESSES = 2;
-
 export async function computeStandings(repo: string, requests: readonly StandingRequest[], concurrency: number): Promise<PromiseSettledResult<Standing>[]> {
   if (requests.length === 0) return [];
   const baseTip = requests[0].tips.baseTip;
@@ -113,7 +110,6 @@ export async function computeStandings(repo: string, requests: readonly Standing
     return figures.status === 'fulfilled' ? { status: 'fulfilled', value: standingOf(r.tips, figures.value, uncommitted.value) } : figures;
   });
 }
-
 
 interface DiffSize {
   readonly files: number;

@@ -74,7 +74,7 @@ export class StandingCache {
       }
       return b;
     };
-    const settle = (job: JobRecord, next: StandingEntry) => {
+    const record = (job: JobRecord, next: StandingEntry) => {
       const before = this.entries.get(job.id);
       this.entries.set(job.id, next);
       if (JSON.stringify(before?.standing ?? null) !== JSON.stringify(next.standing)) changed.push(job.id);
@@ -93,7 +93,7 @@ export class StandingCache {
         stale.set(batchKey, batch);
         batch.jobs.push({ job, key, gitDir, request: { worktree: job.worktree!, tips: { head, baseTip: base.tip, baseName: base.name, startedAt: job.baseSha } } });
       } catch (err) {
-        settle(job, failed(job, err));
+        record(job, failed(job, err));
       }
     });
     for (const { repo, jobs: batch } of stale.values()) {
@@ -101,7 +101,7 @@ export class StandingCache {
       const results = await computeStandings(repo, batch.map((b) => b.request), STANDING_CONCURRENCY);
       batch.forEach(({ job, key, gitDir }, i) => {
         const r = results[i];
-        settle(job, r.status === 'fulfilled' ? { key, standing: r.value, gitDir } : failed(job, r.reason));
+        record(job, r.status === 'fulfilled' ? { key, standing: r.value, gitDir } : failed(job, r.reason));
       });
     }
     return changed;

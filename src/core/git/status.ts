@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync } from 'node:fs';
 import * as path from 'node:path';
-import { runGit } from './runGit';
+import { READ_ONLY_GIT, runGit } from './runGit';
 
 export interface ChangedFile {
   /** A added, M modified, D deleted, R renamed, C copied, T type changed, ? untracked. */
@@ -12,7 +12,6 @@ export interface ChangedFile {
 }
 
 /** Read-only git calls must not take index.lock to refresh the index. */
-const READ_ONLY = { GIT_OPTIONAL_LOCKS: '0' };
 
 /**
  * Files whose content in the worktree differs from `baseSha`: committed,
@@ -21,7 +20,7 @@ const READ_ONLY = { GIT_OPTIONAL_LOCKS: '0' };
 export async function changedFiles(worktree: string, baseSha: string): Promise<ChangedFile[]> {
   const diff = await runGit(['diff', '--name-status', '-z', '-M', '--no-color', '--no-ext-diff', baseSha, '--'], {
     cwd: worktree,
-    env: READ_ONLY,
+    env: READ_ONLY_GIT,
   });
   const out: ChangedFile[] = [];
   const fields = diff.stdout.split('\0');
@@ -36,7 +35,7 @@ export async function changedFiles(worktree: string, baseSha: string): Promise<C
       out.push({ status: kind, path: fields[i++] });
     }
   }
-  const untracked = await runGit(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: worktree, env: READ_ONLY });
+  const untracked = await runGit(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: worktree, env: READ_ONLY_GIT });
   for (const p of untracked.stdout.split('\0')) if (p) out.push({ status: '?', path: p });
   return out;
 }
@@ -49,10 +48,10 @@ export async function changedFiles(worktree: string, baseSha: string): Promise<C
 export async function worktreeFingerprint(worktree: string): Promise<string> {
   const hash = createHash('sha256');
   if (!existsSync(worktree)) return hash.update(`missing\0${path.resolve(worktree)}`).digest('hex');
-  const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: worktree, env: READ_ONLY, allowFailure: true });
+  const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: worktree, env: READ_ONLY_GIT, allowFailure: true });
   const status = await runGit(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--ignore-submodules=none'], {
     cwd: worktree,
-    env: READ_ONLY,
+    env: READ_ONLY_GIT,
     allowFailure: true,
   });
   hash.update(`head\0${head.stdout.trim()}\0status\0${status.code}\0${status.stdout}\0`);

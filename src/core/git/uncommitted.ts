@@ -9,16 +9,15 @@ import { settle } from '../common/early';
 import { isPrintable } from '../common/printable';
 import { mapConcurrently } from '../common/limiter';
 import { flaggedEdits } from './flaggedFiles';
-import { runGit } from './runGit';
+import { READ_ONLY_GIT, runGit } from './runGit';
 
-const READ_ONLY = { GIT_OPTIONAL_LOCKS: '0' };
 const STATUS = ['status', '--porcelain=v2', '-z', '--untracked-files=normal'];
 
 /** Where `git for-each-repo` finds the worktrees it is asked to visit: set with `-c` on its own command line only. */
 const WORKTREE_LIST_KEY = 'paddock.statusWorktree';
 
 export async function uncommittedCount(worktree: string): Promise<number> {
-  const [out, hidden] = await Promise.all([runGit(STATUS, { cwd: worktree, env: READ_ONLY }), flaggedEdits(worktree, undefined, READ_ONLY)]);
+  const [out, hidden] = await Promise.all([runGit(STATUS, { cwd: worktree, env: READ_ONLY_GIT }), flaggedEdits(worktree, undefined, READ_ONLY_GIT)]);
   return statusEntries(out.stdout.split('\0')) + hidden.length;
 }
 
@@ -37,7 +36,7 @@ export async function uncommittedCounts(repo: string, worktrees: readonly string
   const chunks = Array.from({ length: shares }, (_, i) => worktrees.slice(i * size, (i + 1) * size)).filter((c) => c.length > 0);
   const [visible, hidden] = await Promise.all([
     Promise.all(chunks.map((chunk) => statusesOf(repo, chunk))).then((parts) => parts.flat()),
-    mapConcurrently(worktrees, processes, (wt) => settle(flaggedEdits(wt, undefined, READ_ONLY))),
+    mapConcurrently(worktrees, processes, (wt) => settle(flaggedEdits(wt, undefined, READ_ONLY_GIT))),
   ]);
   return worktrees.map((_, i) => {
     const [v, h] = [visible[i], hidden[i]];
@@ -53,11 +52,11 @@ async function statusesOf(repo: string, worktrees: readonly string[]): Promise<P
   if (worktrees.length > 1 && worktrees.every(isPrintable)) {
     const lists = worktrees.flatMap((wt) => ['-c', `${WORKTREE_LIST_KEY}=${wt}`]);
     // `--branch` heads each worktree's part with "# branch.oid": that is where one ends and the next begins.
-    const out = await runGit([...lists, 'for-each-repo', `--config=${WORKTREE_LIST_KEY}`, ...STATUS, '--branch', '--no-ahead-behind'], { cwd: repo, env: READ_ONLY, allowFailure: true });
+    const out = await runGit([...lists, 'for-each-repo', `--config=${WORKTREE_LIST_KEY}`, ...STATUS, '--branch', '--no-ahead-behind'], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true });
     const parts = out.code === 0 ? splitByHeader(out.stdout.split('\0')) : [];
     if (parts.length === worktrees.length) return parts.map((fields) => ({ status: 'fulfilled', value: statusEntries(fields) }));
   }
-  return mapConcurrently(worktrees, 1, (wt) => settle(runGit(STATUS, { cwd: wt, env: READ_ONLY }).then((o) => statusEntries(o.stdout.split('\0')))));
+  return mapConcurrently(worktrees, 1, (wt) => settle(runGit(STATUS, { cwd: wt, env: READ_ONLY_GIT }).then((o) => statusEntries(o.stdout.split('\0')))));
 }
 
 /** Porcelain v2 fields cut where each worktree's "# branch.oid" header starts. */

@@ -44,12 +44,12 @@ export interface PortRange {
   last: number;
 }
 
-/** "41000-41999" → {first, last}; a bad range is a usage error naming the setting. */
 /** The range the person's settings give ports from (the default when unset); throws a usage error for one that is no range. */
 export function configuredPortRange(settings: WorktreeSettings): PortRange {
   return parsePortRange(settings.portRange ?? DEFAULT_PORT_RANGE);
 }
 
+/** "41000-41999" → {first, last}; a bad range is a usage error naming the setting. */
 export function parsePortRange(text: string): PortRange {
   const m = /^\s*(\d{1,5})\s*-\s*(\d{1,5})\s*$/.exec(text);
   const first = m ? Number(m[1]) : NaN;
