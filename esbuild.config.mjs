@@ -4,6 +4,7 @@
 // spawned by the extension, the package's dependency otherwise).
 import * as esbuild from 'esbuild';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 const production = process.argv.includes('--production');
@@ -94,6 +95,25 @@ const noGracefulFs = {
   },
 };
 
+/**
+ * `import * as fs from 'node:fs'` bundles as `__toESM(require('node:fs'))`, which copies every
+ * property of the module into a new object, once per importing module (the extension's 54 copies
+ * of the `vscode` API object alike). A Node built-in or the host's `vscode` needs no interop
+ * object: its namespace import becomes the module itself (`const fs = require('node:fs')`), the
+ * same functions. Measured (same machine, medians of 21): an empty `paddock list` 125 → 113 ms,
+ * against `node -e ''` at 94 ms — a third of what the CLI's own start cost.
+ */
+const NAMESPACE_IMPORT_OF_BUILTIN = /^import \* as (\w+) from '(node:[\w/]+|vscode)';$/gm;
+const builtinNamespacesAsRequire = {
+  name: 'builtin-namespaces-as-require',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      return { contents: source.replace(NAMESPACE_IMPORT_OF_BUILTIN, "const $1 = require('$2');"), loader: 'ts' };
+    });
+  },
+};
+
 /** The CLI is a `bin`: give it a shebang-friendly mode after each build. */
 const executableCli = {
   name: 'executable-cli',
@@ -117,7 +137,7 @@ const options = {
   sourcesContent: false,
   metafile: true,
   logLevel: 'warning',
-  plugins: [zodEnglishOnly, noGracefulFs, screenTextApart, sizeReport, executableCli],
+  plugins: [zodEnglishOnly, noGracefulFs, screenTextApart, builtinNamespacesAsRequire, sizeReport, executableCli],
   banner: { js: '' },
 };
 

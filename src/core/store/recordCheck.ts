@@ -16,7 +16,7 @@
  * a file belongs to whoever parsed it. `paddock list` over 1,000 records made
  * ~25,000 objects copying them, and their garbage.
  */
-import type { JobRecord } from './schema';
+import type { JobRecord, Usage } from './schema';
 import { JOB_ID_PATTERN, LIFECYCLE_STATES, SCHEMA_VERSION } from './schema';
 
 import { accepted, arr, bool, fail, int, intOrNull, isoTime, keys, nullable, num, numOrNull, obj, type Obj, oneOf, optional, shaOrNull, str, strArr, strMatch, strOrNull, timeOrNull } from './fastCheck';
@@ -388,4 +388,9 @@ export const KNOWN_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
  */
 export function checkJobRecord(value: unknown): JobRecord | undefined {
   return accepted(value, jobRecord) as JobRecord | undefined;
+}
+
+/** The figures themselves when they pass every check of `UsageSchema`; undefined when zod must decide. */
+export function checkUsage(value: unknown): Usage | undefined {
+  return accepted(value, usage) as Usage | undefined;
 }

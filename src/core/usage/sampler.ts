@@ -20,12 +20,13 @@ import { mapConcurrently } from '../common/limiter';
 import { join } from 'node:path';
 import { processBackend } from '../proc/backend';
 import type { ProcessUsage, ProcessUsageSnapshot } from '../proc/processUsage';
-import type { JobRecord, Usage } from '../store/schema';
+import { isTerminalState, type JobRecord, type Usage } from '../store/schema';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { processesByAgent } from './agentProcesses';
 import { CpuTracker, type CpuInterval } from './cpuTracker';
 import { hasUsageToSample, hasWorktreeOnDisk, isLiveAgent } from './currentUsage';
 import { DiskUsage } from './diskUsage';
+import { EndedFigures, type EndedEntry } from './endedFigures';
 import { TranscriptReader, transcriptKindOf } from './transcripts';
 import { newCursor, UsageCursorFile, type DiskWalk } from './usageCursor';
 
@@ -49,10 +50,13 @@ export interface UsageSamplerOptions {
   cursorDir?: (id: string) => string;
   /** Small reads (cursors, output sizes) with blocking calls: a one-shot command's choice, never a window's. */
   blocking?: boolean;
+  /** Where the ended agents' figures are kept between processes (endedFigures.ts); none: in memory. */
+  endedFigures?: EndedFigures;
 }
 
 interface DiskState {
-  walker: DiskUsage;
+  /** Made at the first walk in this process: most agents' last walk (kept, or in a cursor) still stands. */
+  walker?: DiskUsage;
   /** The last walk (or the one an earlier process left in the cursor); null before any. */
   last: DiskWalk | null;
 }
@@ -64,10 +68,12 @@ export class UsageSampler {
   private readonly cursors = new Map<string, UsageCursorFile>();
   private readonly transcripts: TranscriptReader;
   private readonly diskIntervalMs: number;
+  private readonly ended: EndedFigures;
 
   constructor(private readonly opts: UsageSamplerOptions) {
     this.transcripts = new TranscriptReader(opts.env ?? process.env);
     this.diskIntervalMs = opts.diskIntervalMs ?? DISK_INTERVAL_MS;
+    this.ended = opts.endedFigures ?? new EndedFigures();
   }
 
   /** Takes a process snapshot only, so that the next sample measures CPU from now. */
@@ -96,13 +102,34 @@ export class UsageSampler {
       interval = this.cpu.advance(observed.snapshot, members);
     }
     const now = Date.now();
+    const sampledAt = new Date(now).toISOString();
+    if (wanted.some(hasEnded)) await this.ended.load();
+    const endedNow = new Set<string>();
+    // An agent that ended and was sampled since has its figures at hand: unless its worktree is due for a
+    // walk, nothing to wait for (a thousand of them in `paddock list`, without a promise each).
+    const toMeasure: JobRecord[] = [];
+    for (const job of wanted) {
+      const kept = hasEnded(job) ? this.ended.of(job.id, job.lifecycle.endedAt) : undefined;
+      if (hasEnded(job)) endedNow.add(job.id);
+      if (kept?.disk && !this.disks.has(job.id)) this.disks.set(job.id, { last: kept.disk });
+      const walk = kept ? this.standingWalk(job, now) : undefined;
+      if (kept && walk) out.set(job.id, endedUsage(kept, walk.bytes, sampledAt));
+      else toMeasure.push(job);
+    }
     // A few agents at a time: each is a handful of small file reads (its cursor, its output's size), which
     // one after another for a thousand agents (`paddock list`) spent most of their time waiting.
-    await mapConcurrently(wanted, SAMPLED_AT_ONCE, async (job) => {
+    await mapConcurrently(toMeasure, SAMPLED_AT_ONCE, async (job) => {
+      const kept = hasEnded(job) ? this.ended.of(job.id, job.lifecycle.endedAt) : undefined;
+      if (kept) {
+        const diskBytes = await this.diskOf(job, now);
+        this.ended.noteWalk(job.id, this.disks.get(job.id)?.last ?? null);
+        out.set(job.id, endedUsage(kept, diskBytes, sampledAt));
+        return;
+      }
       const cursor = await this.cursorOf(job.id);
       const processes = members.get(job.id);
       const [tokens, diskBytes, output] = await Promise.all([this.tokensOf(job), this.diskOf(job, now), outputBytes(this.opts.outputDir(job.id), this.opts.blocking === true)]);
-      out.set(job.id, {
+      const usage: Usage = {
         cpuPercent: processes && interval ? interval.percentOf(job.id) : null,
         rssBytes: processes ? processes.reduce((sum, p) => sum + p.rssBytes, 0) : null,
         diskBytes,
@@ -110,11 +137,20 @@ export class UsageSampler {
         tokensIn: tokens?.tokensIn ?? null,
         tokensOut: tokens?.tokensOut ?? null,
         costUsd: tokens?.costUsd ?? null,
-        sampledAt: new Date(now).toISOString(),
-      });
+        sampledAt,
+      };
+      out.set(job.id, usage);
       await cursor?.write(newCursor(this.transcripts.statesOf(job.id), this.disks.get(job.id)?.last ?? null));
+      // Sampled after its end: all but the worktree's size is final (endedFigures.ts).
+      if (hasEnded(job)) {
+        const { outputBytes, tokensIn, tokensOut } = usage;
+        this.ended.set(job.id, { endedAt: job.lifecycle.endedAt, outputBytes, tokensIn, tokensOut, costUsd: usage.costUsd ?? null, disk: this.disks.get(job.id)?.last ?? null });
+      }
     });
-    for (const id of this.disks.keys()) if (!wanted.some((j) => j.id === id)) this.disks.delete(id);
+    const wantedIds = new Set(wanted.map((j) => j.id));
+    for (const id of this.disks.keys()) if (!wantedIds.has(id)) this.disks.delete(id);
+    this.ended.retain(endedNow, new Set(jobs.map((j) => j.id)));
+    await this.ended.save();
     return out;
   }
 
@@ -136,16 +172,20 @@ export class UsageSampler {
    */
   private async diskOf(job: JobRecord, now: number): Promise<number | null> {
     if (!hasWorktreeOnDisk(job) || job.worktree === null) return null;
+    const standing = this.standingWalk(job, now);
+    if (standing) return standing.bytes;
     let state = this.disks.get(job.id);
-    if (!state) this.disks.set(job.id, (state = { walker: new DiskUsage(), last: null }));
-    const last = state.last;
-    // A walk of this worktree within the interval (a clock that went back makes it due) stands.
-    const fresh = last !== null && last.root === job.worktree && last.walkedAt <= now && now - last.walkedAt < this.diskIntervalMs;
-    if (!fresh) {
-      const bytes = await state.walker.measure(job.worktree);
-      state.last = { root: job.worktree, bytes, walkedAt: Date.now() };
-    }
-    return state.last!.bytes;
+    if (!state) this.disks.set(job.id, (state = { last: null }));
+    state.walker ??= new DiskUsage();
+    const bytes = await state.walker.measure(job.worktree);
+    state.last = { root: job.worktree, bytes, walkedAt: Date.now() };
+    return bytes;
+  }
+
+  /** The last walk of the agent's worktree while it stands: of this worktree, within the interval (a clock that went back makes it due). */
+  private standingWalk(job: JobRecord, now: number): DiskWalk | undefined {
+    const last = this.disks.get(job.id)?.last ?? null;
+    return last !== null && last.root === job.worktree && last.walkedAt <= now && now - last.walkedAt < this.diskIntervalMs ? last : undefined;
   }
 
   /** The agent's cursor file, read the first time the agent is sampled (it seeds the transcripts and the last walk). */
@@ -157,7 +197,7 @@ export class UsageSampler {
       this.cursors.set(id, file);
       const cursor = await file.read({ blocking: this.opts.blocking });
       this.transcripts.seed(cursor.transcripts);
-      if (cursor.disk && !this.disks.has(id)) this.disks.set(id, { walker: new DiskUsage(), last: cursor.disk });
+      if (cursor.disk && !this.disks.has(id)) this.disks.set(id, { last: cursor.disk });
     }
     return file;
   }
@@ -173,6 +213,17 @@ export class UsageSampler {
       ownFolder: job.worktree !== null && job.cwd === job.worktree,
     });
   }
+}
+
+/** An ended agent's figures: those kept at its end, with its worktree's size now. */
+function endedUsage(kept: EndedEntry, diskBytes: number | null, sampledAt: string): Usage {
+  const { outputBytes, tokensIn, tokensOut, costUsd } = kept;
+  return { cpuPercent: null, rssBytes: null, diskBytes, outputBytes, tokensIn, tokensOut, costUsd, sampledAt };
+}
+
+/** Whether the agent's processes are gone and its record says when they ended. */
+function hasEnded(job: JobRecord): job is JobRecord & { lifecycle: { endedAt: string } } {
+  return isTerminalState(job.lifecycle.state) && job.lifecycle.endedAt !== null;
 }
 
 /** The output log's size: the sum of its segment files (it is capped, so this is what is kept). */

@@ -13,25 +13,14 @@
  * checked against the file (JsonlTail) before its offset is trusted. Written
  * by replacing (temp file and rename), never into a job folder that is gone.
  */
-import { closeSync, fstatSync, openSync, promises as fsp, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from '../common/zod';
-import { tempPathFor } from '../store/durable';
+import { readSmallFile, readSmallFileSync, replaceCacheFile } from './cacheFile';
 
 export const USAGE_CURSOR_FILE = 'usage-cursor.json';
 const VERSION = 1;
 /** A cursor bigger than this is not read (rebuilt instead): no reader should hold more. */
 const MAX_CURSOR_BYTES = 32 * 1024 * 1024;
-
-const Count = z.number().check(z.int(), z.nonnegative());
-const Path = z.string().check(z.minLength(1), z.maxLength(4096));
-
-const PositionSchema = z.object({
-  dev: Count,
-  ino: Count,
-  offset: Count,
-  head: z.string().check(z.maxLength(128)),
-});
 
 /** [message id, tokens in, tokens out, cost or null]. */
 export type MessageEntry = [string, number, number, number | null];
@@ -81,40 +70,62 @@ function decodeMessages(text: string): MessageEntry[] | undefined {
   return out;
 }
 
-const ClaudeStateSchema = z.object({
-  kind: z.literal('claude'),
-  path: Path,
-  position: PositionSchema,
-  /** encodeMessages' text, checked line by line when read (decodeMessages). */
-  messages: z.string().check(z.maxLength(MAX_MESSAGES_TEXT)),
-});
+/** The cursor's schemas, built when a cursor is first read: a listing of agents that ended reads none. */
+function buildSchemas() {
+  const Count = z.number().check(z.int(), z.nonnegative());
+  const Path = z.string().check(z.minLength(1), z.maxLength(4096));
 
-const CodexStateSchema = z.object({
-  kind: z.literal('codex'),
-  path: Path,
-  position: PositionSchema,
-  cwd: z.nullable(z.string().check(z.maxLength(4096))),
-  latest: z.nullable(z.object({ tokensIn: Count, tokensOut: Count })),
-});
+  const PositionSchema = z.object({
+    dev: Count,
+    ino: Count,
+    offset: Count,
+    head: z.string().check(z.maxLength(128)),
+  });
 
-const DiskWalkSchema = z.object({
-  root: Path,
-  bytes: z.nullable(Count),
-  /** When the walk ended (ms since the epoch). */
-  walkedAt: Count,
-});
+  const ClaudeStateSchema = z.object({
+    kind: z.literal('claude'),
+    path: Path,
+    position: PositionSchema,
+    /** encodeMessages' text, checked line by line when read (decodeMessages). */
+    messages: z.string().check(z.maxLength(MAX_MESSAGES_TEXT)),
+  });
 
-const UsageCursorSchema = z.object({
-  version: z.literal(VERSION),
-  transcripts: z.array(z.discriminatedUnion('kind', [ClaudeStateSchema, CodexStateSchema])).check(z.maxLength(100_000)),
-  disk: z.nullable(DiskWalkSchema),
-});
+  const CodexStateSchema = z.object({
+    kind: z.literal('codex'),
+    path: Path,
+    position: PositionSchema,
+    cwd: z.nullable(z.string().check(z.maxLength(4096))),
+    latest: z.nullable(z.object({ tokensIn: Count, tokensOut: Count })),
+  });
+
+  const DiskWalkSchema = z.object({
+    root: Path,
+    bytes: z.nullable(Count),
+    /** When the walk ended (ms since the epoch). */
+    walkedAt: Count,
+  });
+
+  const UsageCursorSchema = z.object({
+    version: z.literal(VERSION),
+    transcripts: z.array(z.discriminatedUnion('kind', [ClaudeStateSchema, CodexStateSchema])).check(z.maxLength(100_000)),
+    disk: z.nullable(DiskWalkSchema),
+  });
+  return { Count, Path, DiskWalkSchema, ClaudeStateSchema, CodexStateSchema, UsageCursorSchema };
+}
+
+type CursorSchemas = ReturnType<typeof buildSchemas>;
+let built: CursorSchemas | undefined;
+
+export function cursorSchemas(): CursorSchemas {
+  built ??= buildSchemas();
+  return built;
+}
 
 /** A Claude Code session's state as the reader holds it (its messages decoded). */
-export type ClaudeSessionState = Omit<z.infer<typeof ClaudeStateSchema>, 'messages'> & { messages: MessageEntry[] };
-export type CodexSessionState = z.infer<typeof CodexStateSchema>;
+export type ClaudeSessionState = Omit<z.infer<CursorSchemas['ClaudeStateSchema']>, 'messages'> & { messages: MessageEntry[] };
+export type CodexSessionState = z.infer<CursorSchemas['CodexStateSchema']>;
 export type TranscriptState = ClaudeSessionState | CodexSessionState;
-export type DiskWalk = z.infer<typeof DiskWalkSchema>;
+export type DiskWalk = z.infer<CursorSchemas['DiskWalkSchema']>;
 export interface UsageCursor {
   version: typeof VERSION;
   transcripts: TranscriptState[];
@@ -122,27 +133,6 @@ export interface UsageCursor {
 }
 
 export const newCursor = (transcripts: TranscriptState[] = [], disk: DiskWalk | null = null): UsageCursor => ({ version: VERSION, transcripts, disk });
-
-/** The file's text, or null when it is over the cursor's size limit. */
-async function readSmallFile(path: string): Promise<string | null> {
-  const handle = await fsp.open(path, 'r');
-  try {
-    if ((await handle.stat()).size > MAX_CURSOR_BYTES) return null;
-    return await handle.readFile('utf8');
-  } finally {
-    await handle.close();
-  }
-}
-
-function readSmallFileSync(path: string): string | null {
-  const fd = openSync(path, 'r');
-  try {
-    if (fstatSync(fd).size > MAX_CURSOR_BYTES) return null;
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** One agent's cursor file in its job folder. */
 export class UsageCursorFile {
@@ -161,9 +151,9 @@ export class UsageCursorFile {
    */
   async read(opts: { blocking?: boolean } = {}): Promise<UsageCursor> {
     try {
-      const text = opts.blocking ? readSmallFileSync(this.path) : await readSmallFile(this.path);
+      const text = opts.blocking ? readSmallFileSync(this.path, MAX_CURSOR_BYTES) : await readSmallFile(this.path, MAX_CURSOR_BYTES);
       if (text === null) return newCursor();
-      const parsed = UsageCursorSchema.safeParse(JSON.parse(text));
+      const parsed = cursorSchemas().UsageCursorSchema.safeParse(JSON.parse(text));
       if (!parsed.success) return newCursor();
       const transcripts: TranscriptState[] = [];
       for (const t of parsed.data.transcripts) {
@@ -195,15 +185,7 @@ export class UsageCursorFile {
       }
     }
     const text = JSON.stringify({ ...cursor, transcripts });
-    const temp = tempPathFor(this.path);
-    try {
-      // 'wx' in the job folder: a folder removed meanwhile (the agent forgotten) is not made again.
-      await fsp.writeFile(temp, text, { flag: 'wx', mode: 0o600 });
-      await fsp.rename(temp, this.path);
-      this.lastStanding = now;
-    } catch {
-      await fsp.rm(temp, { force: true }).catch(() => undefined);
-    }
+    if (await replaceCacheFile(this.path, text)) this.lastStanding = now;
   }
 }
 

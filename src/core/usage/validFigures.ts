@@ -5,16 +5,21 @@
  * rather than a guess — and never takes the agent's other figures with it,
  * as a rejected write of the whole `usage` would.
  */
-import { UsageSchema, type Usage } from '../store/recordSchemas';
+import { checkUsage } from '../store/recordCheck';
+import type { Usage } from '../store/schema';
+import { storeSchemas } from '../store/storeSchemas';
 
 type Figure = Exclude<keyof Usage, 'sampledAt'>;
 
-const FIGURES = Object.keys(UsageSchema.shape).filter((k): k is Figure => k !== 'sampledAt');
-
 /** `usage` with every figure its schema rejects set to null. */
 export function validFigures(usage: Usage): Usage {
+  // Figures that all fit, nearly always, pass the record's own fast check: zod's schemas are not built
+  // for them (`paddock list` samples a thousand agents in a process that otherwise never needs zod).
+  if (checkUsage(usage)) return { ...usage };
+  const { UsageSchema } = storeSchemas();
   const out: Usage = { ...usage };
-  for (const figure of FIGURES) {
+  const figures = (Object.keys(UsageSchema.shape) as (keyof Usage)[]).filter((k): k is Figure => k !== 'sampledAt');
+  for (const figure of figures) {
     if (!UsageSchema.shape[figure].safeParse(out[figure]).success) out[figure] = null;
   }
   return out;
