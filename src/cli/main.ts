@@ -8,6 +8,7 @@ import { describeError, PaddockError, usageError } from '../core/common/errors';
 import { unsupportedPlatformMessage } from '../core/common/platform';
 import { printable } from '../core/common/printable';
 import type { CliCommand, CliContext } from './command';
+import type { CommandName } from './commandNames';
 
 /**
  * The verbs. Each command module is loaded only when its verb runs (or for
@@ -18,7 +19,7 @@ import type { CliCommand, CliContext } from './command';
  * and it also resolves in the unbundled test build (out/).
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
-export const COMMANDS: Readonly<Record<string, () => CliCommand>> = {
+export const COMMANDS: Readonly<Record<CommandName, () => CliCommand>> = {
   start: () => (require('./commands/start') as typeof import('./commands/start')).startCommand,
   list: () => (require('./commands/list') as typeof import('./commands/list')).listCommand,
   show: () => (require('./commands/show') as typeof import('./commands/show')).showCommand,
@@ -97,7 +98,7 @@ export async function runCli(argv: string[], ctx: CliContext, platform: NodeJS.P
     ctx.io.stdout.write(helpText());
     return 0;
   }
-  const load = Object.hasOwn(COMMANDS, verb) ? COMMANDS[verb] : undefined;
+  const load = Object.hasOwn(COMMANDS, verb) ? COMMANDS[verb as CommandName] : undefined;
   if (!load) {
     const report = errorReport(usageError(`${verb.startsWith('-') ? 'unknown option' : 'unknown command'} '${verb}'; run paddock --help for the commands`), undefined, ctx.env);
     ctx.io.stderr.write(report.text);

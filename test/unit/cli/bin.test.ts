@@ -49,6 +49,14 @@ describe('paddock: the CLI bundle runs with a code cache', function () {
     assert.match(bad.stderr, /^paddock: unknown command 'bogus'/);
   });
 
+  it('keeps a cache per verb (each holds what its own first run compiled), and one for anything else', () => {
+    assert.equal(paddock(['list']).code, 0);
+    assert.equal(paddock(['show', 'nosuch1']).code, 2);
+    assert.equal(paddock(['bogus']).code, 2);
+    const names = cacheFiles().map((f) => f.replace(/-\d+-\d+-\d+-v[\d.]+-\w+\.bin$/, ''));
+    assert.deepEqual(names.sort(), ['cli', 'cli-list', 'cli-show']);
+  });
+
   it('replaces a cache V8 refuses, and works all the same', () => {
     assert.equal(paddock(['list']).code, 0);
     const [file] = cacheFiles();
