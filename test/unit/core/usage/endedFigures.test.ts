@@ -8,30 +8,23 @@
  * file gives zod's answers.
  */
 import * as assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sampleAndRecordUsage } from '../../../../src/core/operations/recordUsage';
 import type { JobRecord, JobStore } from '../../../../src/core/store';
 import { checkEndedFigures, ENDED_FIGURES_FILE, EndedFigures, endedFiguresSchemas } from '../../../../src/core/usage/endedFigures';
 import { UsageSampler } from '../../../../src/core/usage/sampler';
 import { claudeProjectDir } from '../../../../src/core/usage/transcripts';
-import { sampleJob, useTestBed } from '../store/helpers';
+import { sampleJob } from '../store/helpers';
+import { claudeLine, MB, useUsageSandbox } from './usageSandbox';
 
-const MB = 1024 * 1024;
-const line = (id: string, tokensIn: number, tokensOut: number) => `${JSON.stringify({ type: 'assistant', message: { id, usage: { input_tokens: tokensIn, output_tokens: tokensOut } } })}\n`;
 
 describe('usage/endedFigures: the figures of ended agents in one file', function () {
   this.timeout(30_000);
   let store!: JobStore;
   let dir: string;
   let env: NodeJS.ProcessEnv;
-  useTestBed((_bed, s) => (store = s));
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'paddock-ended-'));
-    env = { HOME: join(dir, 'home') };
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  useUsageSandbox('ended', (sb) => ({ store, dir, env } = sb));
 
   const filePath = () => join(store.home, ENDED_FIGURES_FILE);
   const readFile = () => JSON.parse(readFileSync(filePath(), 'utf8'));
@@ -52,7 +45,7 @@ describe('usage/endedFigures: the figures of ended agents in one file', function
     const projects = claudeProjectDir(worktree, env);
     mkdirSync(projects, { recursive: true });
     const transcript = join(projects, 'session.jsonl');
-    writeFileSync(transcript, line('m1', 100, 10) + line('m2', 200, 20));
+    writeFileSync(transcript, claudeLine('m1', 100, 10) + claudeLine('m2', 200, 20));
     mkdirSync(store.outputDir(created.id), { recursive: true });
     writeFileSync(join(store.outputDir(created.id), '000000000001.seg'), 'x'.repeat(5000));
     const job = await store.transition(created.id, 'cancelled');
@@ -71,7 +64,7 @@ describe('usage/endedFigures: the figures of ended agents in one file', function
     // Neither is read again: with the output folder gone and the cursor unreadable, the figures stand.
     rmSync(store.outputDir(job.id), { recursive: true });
     writeFileSync(join(store.jobDir(job.id), 'usage-cursor.json'), '{ not json');
-    appendFileSync(transcript, line('m3', 5000, 500));
+    appendFileSync(transcript, claudeLine('m3', 5000, 500));
     const later = (await sampleOnce([job])).get(job.id)!.usage!;
     assert.deepEqual([later.outputBytes, later.tokensIn, later.tokensOut, later.diskBytes], [5000, 300, 30, first.diskBytes]);
     assert.equal(later.cpuPercent, null);

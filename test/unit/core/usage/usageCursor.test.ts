@@ -6,30 +6,23 @@
  * ignored and rebuilt. Each sampler here is a fresh one, as in a new process.
  */
 import * as assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sampleAndRecordUsage } from '../../../../src/core/operations/recordUsage';
 import type { JobRecord, JobStore } from '../../../../src/core/store';
 import { UsageSampler } from '../../../../src/core/usage/sampler';
 import { claudeProjectDir } from '../../../../src/core/usage/transcripts';
 import { USAGE_CURSOR_FILE } from '../../../../src/core/usage/usageCursor';
-import { sampleJob, useTestBed } from '../store/helpers';
+import { sampleJob } from '../store/helpers';
+import { claudeLine, MB, useUsageSandbox } from './usageSandbox';
 
-const MB = 1024 * 1024;
-const line = (id: string, tokensIn: number, tokensOut: number) => `${JSON.stringify({ type: 'assistant', message: { id, usage: { input_tokens: tokensIn, output_tokens: tokensOut } } })}\n`;
 
 describe('usage/usageCursor: incremental across processes', function () {
   this.timeout(30_000);
   let store!: JobStore;
   let dir: string;
   let env: NodeJS.ProcessEnv;
-  useTestBed((_bed, s) => (store = s));
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'paddock-cursor-'));
-    env = { HOME: join(dir, 'home') };
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  useUsageSandbox('cursor', (sb) => ({ store, dir, env } = sb));
 
   /** An ended Claude Code agent with a worktree of its own, and its transcript's path. */
   async function claudeAgent(): Promise<{ job: JobRecord; transcript: string; worktree: string }> {
@@ -46,13 +39,13 @@ describe('usage/usageCursor: incremental across processes', function () {
 
   it('a later process reads only what was appended: the bytes before the cursor are not read again', async () => {
     const { job, transcript } = await claudeAgent();
-    writeFileSync(transcript, line('m1', 111, 11) + line('m2', 222, 22));
+    writeFileSync(transcript, claudeLine('m1', 111, 11) + claudeLine('m2', 222, 22));
     assert.deepEqual([(await sampleOnce(job)).tokensIn, (await sampleOnce(job)).tokensOut], [333, 33]);
     const cursor = JSON.parse(readFileSync(join(store.jobDir(job.id), USAGE_CURSOR_FILE), 'utf8'));
     assert.equal(cursor.transcripts[0].position.offset, statSync(transcript).size, 'the cursor stands at the end of the last line');
     // m2's figures changed in place (same length, same first bytes): a process that read the file whole would see them.
     writeFileSync(transcript, readFileSync(transcript, 'utf8').replace('222', '999'));
-    appendFileSync(transcript, line('m3', 1000, 100));
+    appendFileSync(transcript, claudeLine('m3', 1000, 100));
     const usage = await sampleOnce(job);
     assert.equal(usage.tokensIn, 1333, 'the earlier lines from the cursor, the appended one read');
     assert.equal(usage.tokensOut, 133);
@@ -60,13 +53,13 @@ describe('usage/usageCursor: incremental across processes', function () {
 
   it('a bad cursor is ignored and rebuilt by reading from the start', async () => {
     const { job, transcript } = await claudeAgent();
-    writeFileSync(transcript, line('m1', 5, 1));
+    writeFileSync(transcript, claudeLine('m1', 5, 1));
     await sampleOnce(job);
     const file = join(store.jobDir(job.id), USAGE_CURSOR_FILE);
     const valid = JSON.parse(readFileSync(file, 'utf8'));
     for (const bad of ['{"version":1,', JSON.stringify({ ...valid, transcripts: [{ ...valid.transcripts[0], position: { ...valid.transcripts[0].position, offset: -1 } }] }), JSON.stringify({ ...valid, version: 99 }), JSON.stringify({ ...valid, transcripts: [{ ...valid.transcripts[0], messages: '5\t-1\t\tm1\n' }] })]) {
       writeFileSync(file, bad);
-      appendFileSync(transcript, line(`n${Math.random()}`, 1, 1));
+      appendFileSync(transcript, claudeLine(`n${Math.random()}`, 1, 1));
       const usage = await sampleOnce(job);
       const expected = readFileSync(transcript, 'utf8').trim().split('\n').length;
       assert.equal(usage.tokensIn, 5 + expected - 1, `read from the start with cursor ${bad.slice(0, 40)}`);
