@@ -24,13 +24,19 @@ export async function seed(pe, count) {
   const repo = smallRepo('list');
   const id = (await cliOk(pe.env, ['start', '--repo', repo, '--title', 'a finished agent', '--', 'sh', '-c', 'echo done'])).stdout.trim();
   const deadline = Date.now() + 30_000;
+  let endedAt;
   for (;;) {
     const job = JSON.parse((await cliOk(pe.env, ['show', id, '--json'])).stdout);
-    if (job.lifecycle.state === 'completed') break;
+    if (job.lifecycle.state === 'completed') {
+      endedAt = Date.parse(job.lifecycle.endedAt);
+      break;
+    }
     if (Date.now() > deadline) throw new Error(`seed job stuck in ${job.lifecycle.state}`);
     await sleep(200);
   }
-  await sleep(2500); // the worker lingers briefly, then releases its claim
+  // The worker lingers briefly, then releases its claim; and the store's agents ended before the listing,
+  // as a store's agents did (an end younger than 30 s is not settled: its figures are read afresh).
+  await sleep(Math.max(2500, endedAt + 31_000 - Date.now()));
   const jobs = join(pe.home, 'jobs');
   const src = join(jobs, id);
   const files = readdirSync(src).filter((f) => f === 'job.json' || f === 'timeline.jsonl' || f === 'output');

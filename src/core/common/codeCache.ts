@@ -61,6 +61,11 @@ function openCache(bundle: string, name: string): Cache | undefined {
   }
 }
 
+/** Whether a cache file is one of `name`'s (its size comes next): `cli`'s are not `cli-list`'s. */
+function isCacheOf(entry: string, name: string): boolean {
+  return entry.startsWith(`${name}-`) && /^\d/.test(entry.slice(name.length + 1));
+}
+
 /** Caches of other builds (an update, another install) unused this long are removed when a new one is written. */
 const STALE_MS = 14 * 24 * 3600 * 1000;
 
@@ -83,7 +88,7 @@ function saveSoon(script: vm.Script, file: string, name: string): void {
       const dir = path.dirname(file);
       for (const entry of fs.readdirSync(dir)) {
         const other = path.join(dir, entry);
-        if (other !== file && entry.startsWith(`${name}-`) && Date.now() - fs.statSync(other).atimeMs > STALE_MS) fs.rmSync(other, { force: true });
+        if (other !== file && isCacheOf(entry, name) && Date.now() - fs.statSync(other).atimeMs > STALE_MS) fs.rmSync(other, { force: true });
       }
     } catch {
       // A cache that cannot be written only costs the next process its compile.

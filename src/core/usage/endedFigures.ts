@@ -1,14 +1,15 @@
 /**
  * The figures of agents that ended, kept apart from their cursors. Once an
- * agent's processes are gone (its record in a terminal state, written by the
- * worker after it flushed the output log), its output's size and its tokens no
- * longer move: the first sample after the end takes them as usual (cursor,
- * output folder, transcripts) and they are kept here with the end they belong
- * to. Only the worktree's size still changes, and it is walked again at most
- * every 30 s; when it was last walked is kept here too. So a `paddock list` of
- * a thousand ended agents reads one file for all their figures, where it read
- * each one's cursor and listed each one's output folder (1,000 agents: ~90 ms
- * of a ~300-ms listing, measured).
+ * agent's end is settled — its processes gone, nothing left running, no
+ * cleanup begun, the end half a minute old (a worker that stopped its agent
+ * without seeing it exit may still write output for a moment before it exits)
+ * — its output's size and its tokens no longer move: the first sample after
+ * that takes them as usual (cursor, output folder, transcripts) and they are
+ * kept here with the end they belong to. Only the worktree's size still
+ * changes, and it is walked again at most every 30 s; when it was last walked
+ * is kept here too. So a `paddock list` of a thousand ended agents reads one
+ * file for all their figures, where it read each one's cursor and listed each
+ * one's output folder (1,000 agents: ~90 ms of a ~300-ms listing, measured).
  *
  * The window keeps the entries in memory; a one-shot process (the CLI) in one
  * store file, `usage-ended.json` (docs/store.md). Like the cursors, it is a
@@ -16,26 +17,44 @@
  * or failing it is ignored (every ended agent is then sampled the usual way and
  * the file written anew), written only when it changed by a temp file renamed
  * over it, without a lock (two writers each leave a valid file; an entry lost
- * is taken again). An entry is used only while the record's `endedAt` is the
- * one it was taken for: a retried agent that ended again is sampled again.
+ * is taken again). An entry is used only while the record names the same end
+ * (settledEndOf): a retried agent that ended again, and one restored after a
+ * cleanup (its evidence captured since), are sampled again.
  */
 import { readSmallFile, readSmallFileSync, replaceCacheFile } from './cacheFile';
 import * as z from '../common/zod';
 import { accepted, fail, int, intOrNull, keys, nullable, numOrNull, obj, type Obj, str, strMatch } from '../store/fastCheck';
-import { JOB_ID_PATTERN } from '../store/schema';
+import { isTerminalState, JOB_ID_PATTERN, type JobRecord } from '../store/schema';
 import { cursorSchemas, type DiskWalk } from './usageCursor';
 
 export const ENDED_FIGURES_FILE = 'usage-ended.json';
 const VERSION = 1;
 /** Far more than a store holds (an entry is ~200 bytes); a bigger file is not read. */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
+/** How old an agent's end must be before its figures are taken as final: a worker lingers ≤ 2 s after it. */
+export const END_SETTLED_MS = 30_000;
+const MAX_END_TEXT = 200;
+
+/**
+ * The end an agent's kept figures belong to, once they can no longer move
+ * (see above); null while they still may. Its generation, end time and the
+ * capture time of its evidence: a restored agent's earlier entry no longer
+ * matches (a cleanup's teardown may have written to its output log).
+ */
+export function settledEndOf(job: JobRecord, now: number): string | null {
+  const { state, endedAt, generation } = job.lifecycle;
+  if (!isTerminalState(state) || endedAt === null || job.cleanup !== null || (job.leftovers?.length ?? 0) > 0) return null;
+  // A time that does not parse, or one in the future, is not settled.
+  if (!(now - Date.parse(endedAt) >= END_SETTLED_MS)) return null;
+  return `${generation} ${endedAt} ${job.evidence?.capturedAt ?? '-'}`;
+}
 
 /** The file's schemas, built only when the fast check below does not accept a file. */
 function buildSchemas() {
   const { Count, DiskWalkSchema } = cursorSchemas();
   const EndedEntrySchema = z.object({
-    /** The record's `lifecycle.endedAt` the figures were taken after. */
-    endedAt: z.string().check(z.minLength(1), z.maxLength(64)),
+    /** The end the figures belong to (settledEndOf). */
+    end: z.string().check(z.minLength(1), z.maxLength(MAX_END_TEXT)),
     outputBytes: z.nullable(Count),
     tokensIn: z.nullable(Count),
     tokensOut: z.nullable(Count),
@@ -67,7 +86,7 @@ type EndedFiguresData = z.infer<EndedSchemas['EndedFiguresSchema']>;
  * goes to zod, which decides. test/unit/core/usage/endedFigures.test.ts holds the two to the same answers.
  */
 const WALK_KEYS = keys('root', 'bytes', 'walkedAt');
-const ENTRY_KEYS = keys('endedAt', 'outputBytes', 'tokensIn', 'tokensOut', 'costUsd', 'disk');
+const ENTRY_KEYS = keys('end', 'outputBytes', 'tokensIn', 'tokensOut', 'costUsd', 'disk');
 const FILE_KEYS = keys('version', 'agents');
 
 function walk(v: unknown): Obj {
@@ -80,7 +99,7 @@ function walk(v: unknown): Obj {
 
 function entry(v: unknown): Obj {
   const i = obj(v, ENTRY_KEYS);
-  str(i.endedAt, 64, 1);
+  str(i.end, MAX_END_TEXT, 1);
   intOrNull(i.outputBytes, 0);
   intOrNull(i.tokensIn, 0);
   intOrNull(i.tokensOut, 0);
@@ -136,10 +155,10 @@ export class EndedFigures {
     return this.loading;
   }
 
-  /** The entry taken after the end the record names; undefined when there is none for that end. */
-  of(id: string, endedAt: string | null): EndedEntry | undefined {
+  /** The entry kept for this end of the agent (settledEndOf); undefined when there is none for it. */
+  of(id: string, end: string): EndedEntry | undefined {
     const entry = this.entries.get(id);
-    return entry !== undefined && endedAt !== null && entry.endedAt === endedAt ? entry : undefined;
+    return entry !== undefined && entry.end === end ? entry : undefined;
   }
 
   set(id: string, entry: EndedEntry): void {
@@ -156,10 +175,11 @@ export class EndedFigures {
   }
 
   /**
-   * Keeps the entries of `ended` (the agents sampled as ended just now); of the
-   * others, drops those of agents that were `given` (they were retried, or their
-   * worktree is gone) and, for agents not given (another command sampled only
-   * some), those whose job folder is gone — or all of them when kept in memory.
+   * Keeps the entries of `ended` (the agents sampled with a settled end just
+   * now); of the others, drops those of agents that were `given` (retried,
+   * being cleaned up or cleaned up, restored) and, for agents not given
+   * (another command sampled only some), those whose job folder is gone — or
+   * all of them when kept in memory.
    */
   retain(ended: ReadonlySet<string>, given: ReadonlySet<string>): void {
     for (const id of [...this.entries.keys()]) {
@@ -201,7 +221,7 @@ export class EndedFigures {
 
 function sameEntry(a: EndedEntry, b: EndedEntry): boolean {
   return (
-    a.endedAt === b.endedAt &&
+    a.end === b.end &&
     a.outputBytes === b.outputBytes &&
     a.tokensIn === b.tokensIn &&
     a.tokensOut === b.tokensOut &&

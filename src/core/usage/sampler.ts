@@ -26,7 +26,7 @@ import { processesByAgent } from './agentProcesses';
 import { CpuTracker, type CpuInterval } from './cpuTracker';
 import { hasUsageToSample, hasWorktreeOnDisk, isLiveAgent } from './currentUsage';
 import { DiskUsage } from './diskUsage';
-import { EndedFigures, type EndedEntry } from './endedFigures';
+import { EndedFigures, settledEndOf, type EndedEntry } from './endedFigures';
 import { TranscriptReader, transcriptKindOf } from './transcripts';
 import { newCursor, UsageCursorFile, type DiskWalk } from './usageCursor';
 
@@ -103,14 +103,16 @@ export class UsageSampler {
     }
     const now = Date.now();
     const sampledAt = new Date(now).toISOString();
-    if (wanted.some(hasEnded)) await this.ended.load();
-    const endedNow = new Set<string>();
-    // An agent that ended and was sampled since has its figures at hand: unless its worktree is due for a
-    // walk, nothing to wait for (a thousand of them in `paddock list`, without a promise each).
+    // Loaded whenever an agent that ended is given, settled or not: an entry it no longer matches goes.
+    if (jobs.some((j) => isTerminalState(j.lifecycle.state))) await this.ended.load();
+    // An agent whose end is settled and was sampled since has its figures at hand: unless its worktree
+    // is due for a walk, nothing to wait for (a thousand of them in `paddock list`, without a promise each).
+    const settled = new Map<string, string>();
     const toMeasure: JobRecord[] = [];
     for (const job of wanted) {
-      const kept = hasEnded(job) ? this.ended.of(job.id, job.lifecycle.endedAt) : undefined;
-      if (hasEnded(job)) endedNow.add(job.id);
+      const end = settledEndOf(job, now);
+      if (end !== null) settled.set(job.id, end);
+      const kept = end === null ? undefined : this.ended.of(job.id, end);
       if (kept?.disk && !this.disks.has(job.id)) this.disks.set(job.id, { last: kept.disk });
       const walk = kept ? this.standingWalk(job, now) : undefined;
       if (kept && walk) out.set(job.id, endedUsage(kept, walk.bytes, sampledAt));
@@ -119,7 +121,8 @@ export class UsageSampler {
     // A few agents at a time: each is a handful of small file reads (its cursor, its output's size), which
     // one after another for a thousand agents (`paddock list`) spent most of their time waiting.
     await mapConcurrently(toMeasure, SAMPLED_AT_ONCE, async (job) => {
-      const kept = hasEnded(job) ? this.ended.of(job.id, job.lifecycle.endedAt) : undefined;
+      const end = settled.get(job.id);
+      const kept = end === undefined ? undefined : this.ended.of(job.id, end);
       if (kept) {
         const diskBytes = await this.diskOf(job, now);
         this.ended.noteWalk(job.id, this.disks.get(job.id)?.last ?? null);
@@ -141,15 +144,15 @@ export class UsageSampler {
       };
       out.set(job.id, usage);
       await cursor?.write(newCursor(this.transcripts.statesOf(job.id), this.disks.get(job.id)?.last ?? null));
-      // Sampled after its end: all but the worktree's size is final (endedFigures.ts).
-      if (hasEnded(job)) {
+      // Sampled after its end settled: all but the worktree's size is final (endedFigures.ts).
+      if (end !== undefined) {
         const { outputBytes, tokensIn, tokensOut } = usage;
-        this.ended.set(job.id, { endedAt: job.lifecycle.endedAt, outputBytes, tokensIn, tokensOut, costUsd: usage.costUsd ?? null, disk: this.disks.get(job.id)?.last ?? null });
+        this.ended.set(job.id, { end, outputBytes, tokensIn, tokensOut, costUsd: usage.costUsd ?? null, disk: this.disks.get(job.id)?.last ?? null });
       }
     });
     const wantedIds = new Set(wanted.map((j) => j.id));
     for (const id of this.disks.keys()) if (!wantedIds.has(id)) this.disks.delete(id);
-    this.ended.retain(endedNow, new Set(jobs.map((j) => j.id)));
+    this.ended.retain(new Set(settled.keys()), new Set(jobs.map((j) => j.id)));
     await this.ended.save();
     return out;
   }
@@ -219,11 +222,6 @@ export class UsageSampler {
 function endedUsage(kept: EndedEntry, diskBytes: number | null, sampledAt: string): Usage {
   const { outputBytes, tokensIn, tokensOut, costUsd } = kept;
   return { cpuPercent: null, rssBytes: null, diskBytes, outputBytes, tokensIn, tokensOut, costUsd, sampledAt };
-}
-
-/** Whether the agent's processes are gone and its record says when they ended. */
-function hasEnded(job: JobRecord): job is JobRecord & { lifecycle: { endedAt: string } } {
-  return isTerminalState(job.lifecycle.state) && job.lifecycle.endedAt !== null;
 }
 
 /** The output log's size: the sum of its segment files (it is capped, so this is what is kept). */

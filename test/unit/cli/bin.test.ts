@@ -7,7 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_SCRIPT } from '../core/coordinator/coordinatorFixture';
@@ -55,6 +55,21 @@ describe('paddock: the CLI bundle runs with a code cache', function () {
     assert.equal(paddock(['bogus']).code, 2);
     const names = cacheFiles().map((f) => f.replace(/-\d+-\d+-\d+-v[\d.]+-\w+\.bin$/, ''));
     assert.deepEqual(names.sort(), ['cli', 'cli-list', 'cli-show']);
+  });
+
+  it("removes a stale cache of its own name only: the generic cache's cleanup leaves the verbs' caches", () => {
+    mkdirSync(cacheFolder(), { recursive: true, mode: 0o700 });
+    const longAgo = new Date(Date.now() - 30 * 24 * 3600 * 1000);
+    for (const name of ['cli-1-2-3-v0-x64.bin', 'cli-list-1-2-3-v0-x64.bin', 'cli-pr-1-2-3-v0-x64.bin']) {
+      writeFileSync(join(cacheFolder(), name), 'old', { mode: 0o600 });
+      utimesSync(join(cacheFolder(), name), longAgo, longAgo);
+    }
+    assert.equal(paddock(['bogus']).code, 2);
+    assert.equal(paddock(['prune']).code, 0);
+    const left = cacheFiles();
+    assert.ok(!left.includes('cli-1-2-3-v0-x64.bin'), 'the generic stale cache is removed by a generic run');
+    assert.ok(left.includes('cli-list-1-2-3-v0-x64.bin'), "list's cache is not the generic one's to remove");
+    assert.ok(left.includes('cli-pr-1-2-3-v0-x64.bin'), "pr's cache is not prune's to remove");
   });
 
   it('replaces a cache V8 refuses, and works all the same', () => {

@@ -1,18 +1,19 @@
 /**
  * The figures of agents that ended, kept in one store file for one-shot
- * processes (each `paddock list`): the first sample after the end takes them
- * the usual way, later ones read that file instead of each agent's cursor and
- * output folder, while the worktree's size is still walked when due. A record
- * that ended again (retried), a cleaned-up or forgotten agent, and a file that
- * is bad each lead back to the usual sampling. The hand-written check of the
- * file gives zod's answers.
+ * processes (each `paddock list`): the first sample after the end settled
+ * takes them the usual way, later ones read that file instead of each agent's
+ * cursor and output folder, while the worktree's size is still walked when
+ * due. An end not yet settled, a record that ended again (retried), a cleanup
+ * under way or done, a restore, a forgotten agent and a file that is bad each
+ * lead back to the usual sampling. The hand-written check of the file gives
+ * zod's answers.
  */
 import * as assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sampleAndRecordUsage } from '../../../../src/core/operations/recordUsage';
 import type { JobRecord, JobStore } from '../../../../src/core/store';
-import { checkEndedFigures, ENDED_FIGURES_FILE, EndedFigures, endedFiguresSchemas } from '../../../../src/core/usage/endedFigures';
+import { checkEndedFigures, END_SETTLED_MS, ENDED_FIGURES_FILE, EndedFigures, endedFiguresSchemas, settledEndOf } from '../../../../src/core/usage/endedFigures';
 import { UsageSampler } from '../../../../src/core/usage/sampler';
 import { claudeProjectDir } from '../../../../src/core/usage/transcripts';
 import { sampleJob } from '../store/helpers';
@@ -48,17 +49,23 @@ describe('usage/endedFigures: the figures of ended agents in one file', function
     writeFileSync(transcript, claudeLine('m1', 100, 10) + claudeLine('m2', 200, 20));
     mkdirSync(store.outputDir(created.id), { recursive: true });
     writeFileSync(join(store.outputDir(created.id), '000000000001.seg'), 'x'.repeat(5000));
-    const job = await store.transition(created.id, 'cancelled');
-    assert.ok(job.lifecycle.endedAt, 'the record says when it ended');
-    return { job, transcript, worktree };
+    const ended = await store.transition(created.id, 'cancelled');
+    assert.ok(ended.lifecycle.endedAt, 'the record says when it ended');
+    return { job: settledLongAgo(ended), transcript, worktree };
   }
+
+  /** The record as it reads once its end is older than END_SETTLED_MS. */
+  const settledLongAgo = (job: JobRecord): JobRecord => ({ ...job, lifecycle: { ...job.lifecycle, endedAt: new Date(Date.now() - END_SETTLED_MS - 60_000).toISOString() } });
+
+  /** A segment of output written after the figures were kept (a worker's last bytes, a cleanup's teardown). */
+  const writeMoreOutput = (job: JobRecord, bytes: number) => writeFileSync(join(store.outputDir(job.id), '000000000002.seg'), 'y'.repeat(bytes));
 
   it('after the first sample of an ended agent, its output and tokens come from the file, not its cursor or output folder', async () => {
     const { job, transcript } = await endedClaudeAgent();
     const first = (await sampleOnce([job])).get(job.id)!.usage!;
     assert.deepEqual([first.outputBytes, first.tokensIn, first.tokensOut], [5000, 300, 30]);
     const entry = readFile().agents[job.id];
-    assert.equal(entry.endedAt, job.lifecycle.endedAt);
+    assert.equal(entry.end, settledEndOf(job, Date.now()));
     assert.deepEqual([entry.outputBytes, entry.tokensIn, entry.tokensOut], [5000, 300, 30]);
 
     // Neither is read again: with the output folder gone and the cursor unreadable, the figures stand.
@@ -85,28 +92,44 @@ describe('usage/endedFigures: the figures of ended agents in one file', function
     assert.ok(readFile().agents[job.id].disk.walkedAt > walkedAt, 'the new walk is in the file');
   });
 
-  it('an agent that ended again (retried) is sampled again; one cleaned up or forgotten leaves the file', async () => {
-    const a = await endedClaudeAgent('a');
-    const b = await endedClaudeAgent('b');
-    const c = await endedClaudeAgent('c');
-    await sampleOnce([a.job, b.job, c.job]);
-    assert.deepEqual(Object.keys(readFile().agents).sort(), [a.job.id, b.job.id, c.job.id].sort());
+  it('an end not yet settled, one left running, a cleanup begun or done, a retry or a restore: sampled again', async () => {
+    // Ended a moment ago: its worker may still write, so nothing is kept yet.
+    const recent = await endedClaudeAgent('recent');
+    const justEnded = { ...recent.job, lifecycle: { ...recent.job.lifecycle, endedAt: new Date().toISOString() } };
+    await sampleOnce([justEnded]);
+    assert.equal(existsSync(filePath()) ? readFile().agents[recent.job.id] : undefined, undefined, 'no entry for an end that is not settled');
+    writeMoreOutput(recent.job, 100);
+    assert.equal((await sampleOnce([justEnded])).get(recent.job.id)!.usage!.outputBytes, 5100, 'read again');
+    // What the worker left running may still write.
+    const leftRunning = { ...recent.job, leftovers: [{ pid: 4242, command: 'node server.js' }] } as JobRecord;
+    assert.equal(settledEndOf(leftRunning, Date.now()), null);
 
-    // a: a later end (a retry that ended again) with more output: read again.
-    writeFileSync(join(store.outputDir(a.job.id), '000000000002.seg'), 'y'.repeat(3000));
-    const again = { ...a.job, lifecycle: { ...a.job.lifecycle, endedAt: new Date(Date.parse(a.job.lifecycle.endedAt!) + 60_000).toISOString() } };
-    // b: cleaned up (its worktree gone): no figures to sample, and its entry goes.
-    const cleaned = { ...b.job, cleanup: { ...(b.job.cleanup ?? {}), phase: 'complete' } } as JobRecord;
-    const sampled = await sampleOnce([again, cleaned, c.job]);
-    assert.equal(sampled.get(a.job.id)!.usage!.outputBytes, 8000);
-    assert.equal(readFile().agents[a.job.id].endedAt, again.lifecycle.endedAt);
-    assert.equal(readFile().agents[b.job.id], undefined, 'the cleaned-up agent is dropped');
+    const agents = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((n) => endedClaudeAgent(n)));
+    const [retried, cleaning, cleaned, restored, forgotten] = agents.map((a) => a.job);
+    await sampleOnce(agents.map((a) => a.job));
+    assert.deepEqual(Object.keys(readFile().agents).sort(), agents.map((a) => a.job.id).sort());
+    for (const job of [retried, cleaning, restored]) writeMoreOutput(job, 3000);
+
+    const retriedAgain = { ...retried, lifecycle: { ...retried.lifecycle, generation: 2 } };
+    const cleanupUnderWay = { ...cleaning, cleanup: { phase: 'terminating' } } as JobRecord;
+    const cleanedUp = { ...cleaned, cleanup: { phase: 'complete' } } as JobRecord;
+    const restoredAfterCleanup = { ...restored, evidence: { capturedAt: new Date().toISOString() } } as JobRecord;
+    const sampled = await sampleOnce([retriedAgain, cleanupUnderWay, cleanedUp, restoredAfterCleanup]);
+    assert.equal(sampled.get(retried.id)!.usage!.outputBytes, 8000, 'a later generation: read again');
+    assert.equal(sampled.get(cleaning.id)!.usage!.outputBytes, 8000, 'a teardown may write: read again');
+    assert.equal(sampled.get(restored.id)!.usage!.outputBytes, 8000, 'restored since: read again');
+    const kept = readFile().agents;
+    assert.equal(kept[retried.id].end, settledEndOf(retriedAgain, Date.now()), 'kept for the new end');
+    assert.equal(kept[cleaning.id], undefined, 'the agent being cleaned up is dropped');
+    assert.equal(kept[cleaned.id], undefined, 'the cleaned-up agent is dropped');
+    assert.equal(kept[restored.id].end, settledEndOf(restoredAfterCleanup, Date.now()));
+    assert.ok(kept[forgotten.id], 'an agent this sample was not given stays');
 
     // A command that samples one agent keeps the others' entries, unless their agent is gone.
-    rmSync(store.jobDir(c.job.id), { recursive: true });
-    const d = await endedClaudeAgent('d');
-    await sampleOnce([d.job]);
-    assert.deepEqual(Object.keys(readFile().agents).sort(), [a.job.id, d.job.id].sort());
+    rmSync(store.jobDir(forgotten.id), { recursive: true });
+    const late = await endedClaudeAgent('late');
+    await sampleOnce([late.job]);
+    assert.deepEqual(Object.keys(readFile().agents).sort(), [retried.id, restored.id, late.job.id].sort());
   });
 
   it('a bad file is ignored: the agents are sampled the usual way and the file written anew', async () => {
@@ -117,7 +140,7 @@ describe('usage/endedFigures: the figures of ended agents in one file', function
     const bads = [
       '{"version":1,',
       JSON.stringify({ ...valid, version: 2 }),
-      JSON.stringify({ version: 1, agents: { [job.id]: { ...entry, outputBytes: 1, endedAt: '' } } }),
+      JSON.stringify({ version: 1, agents: { [job.id]: { ...entry, outputBytes: 1, end: '' } } }),
       JSON.stringify({ version: 1, agents: { [job.id]: { ...entry, outputBytes: -1 } } }),
       JSON.stringify({ version: 1, agents: { 'NOT AN ID': entry } }),
     ];
@@ -130,7 +153,7 @@ describe('usage/endedFigures: the figures of ended agents in one file', function
   });
 
   it('the hand-written check accepts only what zod accepts, and what it returns is what zod returns', () => {
-    const entry = { endedAt: '2026-12-05T10:00:00.000Z', outputBytes: 6, tokensIn: 10, tokensOut: null, costUsd: 0.25, disk: { root: '/tmp/w', bytes: 4096, walkedAt: 1796468238292 } };
+    const entry = { end: '1 2026-12-05T10:00:00.000Z -', outputBytes: 6, tokensIn: 10, tokensOut: null, costUsd: 0.25, disk: { root: '/tmp/w', bytes: 4096, walkedAt: 1796468238292 } };
     const base = { version: 1, agents: { abc123def: entry, zzz999: { ...entry, disk: null, costUsd: null } } };
     const values: unknown[] = [null, undefined, -1, 0, 1.5, 2 ** 53, Infinity, NaN, '', 'x', 'x'.repeat(5000), true, [], {}];
     const mutants: unknown[] = [base, null, [], 'x', { version: 1 }, { version: 1, agents: [] }, { version: 1, agents: null }, { version: 1, agents: {} }];
