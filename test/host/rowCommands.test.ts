@@ -114,6 +114,9 @@ describe("an agent row's commands", function () {
     writeFileSync(recordFile, '{ damaged');
     await ext.agents.refresh(damaged.id);
     const row = await waitFor('the unreadable row', async () => {
+      // A write that read the record just before it was damaged (the worker's, a usage sample's) replaces
+      // it with a whole record once: damage it again until the row shows it unreadable.
+      if (readFileSync(recordFile, 'utf8') !== '{ damaged') writeFileSync(recordFile, '{ damaged');
       await ext.agents.refresh(damaged.id);
       return (await ext.tree.getChildren()).find((n): n is UnreadableNode => n.kind === 'unreadable' && n.jobId === damaged.id);
     });
