@@ -42,10 +42,10 @@ export interface GitOptions {
   config?: Readonly<Record<string, string>>;
 }
 
-/** Default bound of one git call. */
 /** Read-only git calls must not take index.lock to refresh the index. */
 export const READ_ONLY_GIT = { GIT_OPTIONAL_LOCKS: '0' };
 
+/** Default bound of one git call. */
 export const GIT_TIMEOUT_MS = 120_000;
 /** Bound of the steps that copy a whole worktree (capture's `add -A`, patch writing, restore's checkout). */
 export const GIT_BULK_TIMEOUT_MS = 600_000;

@@ -11,8 +11,6 @@ export interface ChangedFile {
   oldPath?: string;
 }
 
-/** Read-only git calls must not take index.lock to refresh the index. */
-
 /**
  * Files whose content in the worktree differs from `baseSha`: committed,
  * staged and unstaged changes, plus untracked (not ignored) files.

@@ -94,7 +94,6 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
   ctx.changed(id);
 }
 
-
 /** What a new worktree gets (`copy`, `link`, `.worktreeinclude`), found in the main worktree. */
 function listWorktreeFiles(job: JobRecord): Promise<WorktreeFilesPlan | null> {
   const plan = job.settings.worktree;

@@ -22,6 +22,7 @@
  * cleanup (its evidence captured since), are sampled again.
  */
 import { readSmallFile, readSmallFileSync, replaceCacheFile } from './cacheFile';
+import { lazily } from '../common/lazily';
 import * as z from '../common/zod';
 import { accepted, fail, int, intOrNull, keys, nullable, numOrNull, obj, type Obj, str, strMatch } from '../store/fastCheck';
 import { isTerminalState, JOB_ID_PATTERN, type JobRecord } from '../store/schema';
@@ -70,12 +71,8 @@ function buildSchemas() {
 }
 
 type EndedSchemas = ReturnType<typeof buildSchemas>;
-let built: EndedSchemas | undefined;
 
-export function endedFiguresSchemas(): EndedSchemas {
-  built ??= buildSchemas();
-  return built;
-}
+export const endedFiguresSchemas = lazily(buildSchemas);
 
 export type EndedEntry = z.infer<EndedSchemas['EndedEntrySchema']>;
 type EndedFiguresData = z.infer<EndedSchemas['EndedFiguresSchema']>;
@@ -182,7 +179,7 @@ export class EndedFigures {
    * all of them when kept in memory.
    */
   retain(ended: ReadonlySet<string>, given: ReadonlySet<string>): void {
-    for (const id of [...this.entries.keys()]) {
+    for (const id of this.entries.keys()) {
       if (ended.has(id)) continue;
       if (given.has(id) || !this.file || !this.file.jobExists(id)) {
         this.entries.delete(id);

@@ -107,22 +107,20 @@ export class UsageSampler {
     if (jobs.some((j) => isTerminalState(j.lifecycle.state))) await this.ended.load();
     // An agent whose end is settled and was sampled since has its figures at hand: unless its worktree
     // is due for a walk, nothing to wait for (a thousand of them in `paddock list`, without a promise each).
-    const settled = new Map<string, string>();
-    const toMeasure: JobRecord[] = [];
+    const settled = new Set<string>();
+    const toMeasure: { job: JobRecord; end: string | null; kept: EndedEntry | undefined }[] = [];
     for (const job of wanted) {
       const end = settledEndOf(job, now);
-      if (end !== null) settled.set(job.id, end);
+      if (end !== null) settled.add(job.id);
       const kept = end === null ? undefined : this.ended.of(job.id, end);
       if (kept?.disk && !this.disks.has(job.id)) this.disks.set(job.id, { last: kept.disk });
       const walk = kept ? this.standingWalk(job, now) : undefined;
       if (kept && walk) out.set(job.id, endedUsage(kept, walk.bytes, sampledAt));
-      else toMeasure.push(job);
+      else toMeasure.push({ job, end, kept });
     }
     // A few agents at a time: each is a handful of small file reads (its cursor, its output's size), which
     // one after another for a thousand agents (`paddock list`) spent most of their time waiting.
-    await mapConcurrently(toMeasure, SAMPLED_AT_ONCE, async (job) => {
-      const end = settled.get(job.id);
-      const kept = end === undefined ? undefined : this.ended.of(job.id, end);
+    await mapConcurrently(toMeasure, SAMPLED_AT_ONCE, async ({ job, end, kept }) => {
       if (kept) {
         const diskBytes = await this.diskOf(job, now);
         this.ended.noteWalk(job.id, this.disks.get(job.id)?.last ?? null);
@@ -145,14 +143,14 @@ export class UsageSampler {
       out.set(job.id, usage);
       await cursor?.write(newCursor(this.transcripts.statesOf(job.id), this.disks.get(job.id)?.last ?? null));
       // Sampled after its end settled: all but the worktree's size is final (endedFigures.ts).
-      if (end !== undefined) {
+      if (end !== null) {
         const { outputBytes, tokensIn, tokensOut } = usage;
         this.ended.set(job.id, { end, outputBytes, tokensIn, tokensOut, costUsd: usage.costUsd ?? null, disk: this.disks.get(job.id)?.last ?? null });
       }
     });
     const wantedIds = new Set(wanted.map((j) => j.id));
     for (const id of this.disks.keys()) if (!wantedIds.has(id)) this.disks.delete(id);
-    this.ended.retain(new Set(settled.keys()), new Set(jobs.map((j) => j.id)));
+    this.ended.retain(settled, new Set(jobs.map((j) => j.id)));
     await this.ended.save();
     return out;
   }

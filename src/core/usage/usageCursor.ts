@@ -14,6 +14,7 @@
  * by replacing (temp file and rename), never into a job folder that is gone.
  */
 import { join } from 'node:path';
+import { lazily } from '../common/lazily';
 import * as z from '../common/zod';
 import { readSmallFile, readSmallFileSync, replaceCacheFile } from './cacheFile';
 
@@ -114,12 +115,8 @@ function buildSchemas() {
 }
 
 type CursorSchemas = ReturnType<typeof buildSchemas>;
-let built: CursorSchemas | undefined;
 
-export function cursorSchemas(): CursorSchemas {
-  built ??= buildSchemas();
-  return built;
-}
+export const cursorSchemas = lazily(buildSchemas);
 
 /** A Claude Code session's state as the reader holds it (its messages decoded). */
 export type ClaudeSessionState = Omit<z.infer<CursorSchemas['ClaudeStateSchema']>, 'messages'> & { messages: MessageEntry[] };

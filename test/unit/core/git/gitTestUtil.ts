@@ -42,6 +42,13 @@ export function write(root: string, rel: string, content: string | Buffer): void
   writeFileSync(file, content);
 }
 
+/** Writes one file in a worktree and commits everything there. */
+export function commitIn(dir: string, rel: string, content: string | Buffer, message = `edit ${rel}`): void {
+  write(dir, rel, content);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', message);
+}
+
 /**
  * The hooks of a git suite: git reads no global or system config (the suite's results must not
  * depend on the machine), every test gets a fresh Sandbox (handed to `use`), and after each test

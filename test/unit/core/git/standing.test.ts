@@ -5,7 +5,7 @@ import { computeStanding, resolveBase, worktreeHead } from '../../../../src/core
 import { StandingCache } from '../../../../src/core/git/standingCache';
 import { figureWords, standingWords } from '../../../../src/core/git/standingWords';
 import type { JobRecord } from '../../../../src/core/store/schema';
-import { Sandbox, useGitSandbox, git, write } from './gitTestUtil';
+import { Sandbox, useGitSandbox, git, write, commitIn } from './gitTestUtil';
 
 describe('git/standing: where an agent\'s work stands against its base', function () {
   this.timeout(60_000);
@@ -20,12 +20,6 @@ describe('git/standing: where an agent\'s work stands against its base', functio
     wt = sb.path('wt');
     git(repo, 'worktree', 'add', '-q', '-b', 'paddock/abc123', wt, 'main');
   });
-
-  function commitIn(dir: string, rel: string, content: string, message = `edit ${rel}`): void {
-    write(dir, rel, content);
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-q', '-m', message);
-  }
 
   async function standingNow() {
     const { head } = await worktreeHead(wt);

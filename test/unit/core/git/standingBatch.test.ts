@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node
 import * as path from 'node:path';
 import { computeStanding, computeStandings, resolveBase, worktreeHead, type StandingRequest } from '../../../../src/core/git/standing';
 import { uncommittedCount, uncommittedCounts } from '../../../../src/core/git/uncommitted';
-import { Sandbox, useGitSandbox, git, write } from './gitTestUtil';
+import { Sandbox, useGitSandbox, git, write, commitIn } from './gitTestUtil';
 
 describe('git/standing: many agents of one repository at once', function () {
   this.timeout(120_000);
@@ -15,12 +15,6 @@ describe('git/standing: many agents of one repository at once', function () {
     repo = sb.repo({ 'a.txt': 'one\ntwo\nthree\n', 'b.txt': 'b\n', 'bin.dat': Buffer.from([0, 1, 2]) });
     startedAt = git(repo, 'rev-parse', 'HEAD');
   });
-
-  function commitIn(dir: string, rel: string, content: string | Buffer, message = `edit ${rel}`): void {
-    write(dir, rel, content);
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-q', '-m', message);
-  }
 
   function agent(name: string, from = 'main'): string {
     const wt = sb.path('wt', name);
