@@ -7,7 +7,6 @@ import { createConnection } from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { findByEnvMarker } from '../../src/core/proc/scan';
 
 export const REPO_ROOT = resolve(process.cwd());
 export const CLI = join(REPO_ROOT, 'dist', 'cli.js');
@@ -97,13 +96,23 @@ export function rssKiB(pid: number): number | undefined {
  * Ends every process started with `PADDOCK_HOME=home` in its environment (a
  * background `paddock coordinate --until-idle` a failed command left, a worker)
  * and waits until they are gone, so the test's folder can be deleted without a
- * process still writing into it. Found as the product finds an agent's escaped
- * processes: by their environment (core/proc's findByEnvMarker).
+ * process still writing into it. Linux only (/proc), as the suites that use it.
+ * Not core/proc's findByEnvMarker: that one sees only this user's processes, by
+ * design, and the permission suites run the CLI, its coordinator and workers as
+ * another user (nobody), whose leftovers would then go on writing into the folder.
  */
 export async function endProcessesOfHome(home: string, timeoutMs = 10_000): Promise<void> {
-  const holders = findByEnvMarker('PADDOCK_HOME', home)
-    .map((p) => p.pid)
-    .filter((pid) => pid !== process.pid);
+  const marker = `PADDOCK_HOME=${home}`;
+  const holders = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(marker);
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
   for (const pid of holders) {
     try {
       process.kill(pid, 'SIGKILL');
