@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { JobRecord, JobStore, SCHEMA_VERSION } from '../../src/core/store';
 import { logsCommand } from '../../src/cli/commands/logs';
 import { PaddockError } from '../../src/core/common/errors';
+import { cancelQueued } from '../../src/core/operations/cancelQueued';
 import { showCommand } from '../../src/cli/commands/show';
 import { stopCommand } from '../../src/cli/commands/stop';
 import { DEFAULT_SETTINGS, runCli, Sandbox } from '../unit/core/worker/fixtures';
@@ -68,7 +69,8 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
   };
 
   it('list --json and show name each damaged record unreadable with its reason; the good one works; nothing is overwritten', async () => {
-    const good = await sample(home, 'good');
+    // Stopped before it ran: a queued record with nothing to launch it would have `list` start a background coordinator.
+    const good = await cancelQueued(new JobStore({ home }), (await sample(home, 'good')).id, 'stopped before it started');
     const broken: Record<string, { id: string; file: string; text: string }> = {};
     for (const [kind, breakIt] of Object.entries(damage)) {
       const bad = await sample(home, kind);

@@ -5,6 +5,7 @@ import { defineCommand } from '../support/args';
 import { entryJson, printJson } from '../support/json';
 import { openStore } from '../support/store';
 import { formatRow, HEADER } from '../support/format';
+import { launchStranded } from '../support/strandedLaunches';
 import { entriesWithFreshUsage } from '../support/usage';
 
 export const listCommand = defineCommand({
@@ -26,7 +27,10 @@ export const listCommand = defineCommand({
       }
     }
     const store = openStore(ctx);
-    const listed = (await store.list()).filter((e) => repo === undefined || (e.ok && e.job.repo === repo)).sort(byCreation);
+    const all = await store.list();
+    // Before the filter: a queued agent of another repository is stranded all the same.
+    await launchStranded(ctx, store, all.flatMap((e) => (e.ok ? [e.job] : [])));
+    const listed = all.filter((e) => repo === undefined || (e.ok && e.job.repo === repo)).sort(byCreation);
     // Someone looks: the figures (CPU, memory, disk, tokens) are sampled now.
     const entries = await entriesWithFreshUsage(store, listed, ctx);
     if (values.json) {

@@ -5,6 +5,7 @@ import { defineCommand } from '../support/args';
 import { formatDetails } from '../support/format';
 import { jobJson, printJson } from '../support/json';
 import { openStore } from '../support/store';
+import { launchStranded } from '../support/strandedLaunches';
 import { withFreshUsage } from '../support/usage';
 
 export const showCommand = defineCommand({
@@ -16,6 +17,7 @@ export const showCommand = defineCommand({
   async run({ values, positionals: [id] }, ctx) {
     const store = openStore(ctx);
     const read = await store.read(id);
+    await launchStranded(ctx, store, [read]);
     const job = (await withFreshUsage(store, [read], ctx)).get(id) ?? read;
     const standing = await standingOf(job);
     if (values.json) printJson(ctx.io.stdout, { ...jobJson(job), standing: standing ?? null });

@@ -4,7 +4,7 @@
  * lease, it starts `paddock coordinate --until-idle` in the background: detached,
  * output to a log file in the store, exiting once nothing is left to do.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, statSync, truncateSync } from 'node:fs';
 import * as path from 'node:path';
 import { cliBundlePath } from '../../core/common/bundles';
@@ -12,6 +12,7 @@ import { describeError } from '../../core/common/errors';
 import { leaderLock } from '../../core/scheduler/leadership';
 import { hasPendingWork, pendingWork } from '../../core/scheduler/pendingWork';
 import type { JobStore } from '../../core/store';
+import type { JobRecord } from '../../core/store/schema';
 import type { CliContext } from '../command';
 
 /** The log is started afresh past this size (it is for looking into a problem, not an archive). */
@@ -31,10 +32,13 @@ export function backgroundLogPath(home: string): string {
   return path.join(home, 'coordinator', 'background.log');
 }
 
-/** Makes sure a coordinator will act on the work left in `store`: one leads already, or one is started now. */
-export async function ensureCoordinator(ctx: CliContext, store: JobStore): Promise<CoordinatorPresence> {
+/**
+ * Makes sure a coordinator will act on the work left in `store`: one leads already, or one is started now.
+ * `listed`: the store's records when the caller has just read them all.
+ */
+export async function ensureCoordinator(ctx: CliContext, store: JobStore, listed?: readonly JobRecord[]): Promise<CoordinatorPresence> {
   if (await leaderLock(store.home).owner()) return { kind: 'running' };
-  const jobs = (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
+  const jobs = listed ?? (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
   if (!hasPendingWork(pendingWork(jobs))) return { kind: 'not-needed' };
   const script = cliBundlePath(ctx.env);
   if (!existsSync(script)) return { kind: 'unavailable', reason: `the Paddock CLI is missing at ${script}` };
@@ -54,12 +58,27 @@ export async function ensureCoordinator(ctx: CliContext, store: JobStore): Promi
     child.on('error', () => undefined); // a failed spawn is reported below through the missing pid
     child.unref();
     if (pid === undefined) return { kind: 'unavailable', reason: 'the background coordinator could not be started' };
+    // Once it leads: a command run right after this one (a `paddock list`) then finds a coordinator,
+    // where it would start a second one while this one's Node process still boots.
+    await leadingOrEnded(store.home, child);
     return { kind: 'started', pid, log };
   } catch (err) {
     return { kind: 'unavailable', reason: `the background coordinator could not be started: ${describeError(err, 200)}` };
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** How long a command waits for the coordinator it started to take the lease (it boots in ~0.1–0.3 s). */
+const LEASE_WAIT_MS = 10_000;
+
+/** Resolves when a coordinator holds the store's leader lease, `child` ended, or LEASE_WAIT_MS passed. */
+async function leadingOrEnded(home: string, child: ChildProcess): Promise<void> {
+  let ended = child.exitCode !== null || child.signalCode !== null;
+  child.once('exit', () => (ended = true));
+  const lease = leaderLock(home);
+  const deadline = Date.now() + LEASE_WAIT_MS;
+  while (!ended && Date.now() < deadline && !(await lease.owner())) await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
 /** Who will do `action` ("start it when a slot frees up"), as a clause. */

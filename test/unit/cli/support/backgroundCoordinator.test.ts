@@ -54,4 +54,75 @@ describe('background coordinator', function () {
     assert.match(readFileSync(log, 'utf8'), /nothing is left to do: exiting/);
     assert.equal((await sb.store.read(secondId)).lifecycle.state, 'running', 'the agent it launched keeps running');
   });
+
+  /**
+   * An agent queued behind a running one whose background coordinator was killed (SIGKILL: the OOM
+   * killer, a person's kill -9), then the slot freed: a real record, queued, that nothing will launch.
+   */
+  async function strandedQueued(): Promise<string> {
+    sb.store.policy.write({ maxConcurrent: 1 });
+    const first = await cli(['start', '--title', 'holds the slot', '--', 'sh', '-c', 'read x']);
+    assert.equal(first.code, 0, first.stderr);
+    const firstId = first.stdout.trim();
+    await sb.waitForState(firstId, ['running']);
+    const second = await cli(['start', '--title', 'stranded', '--', 'sh', '-c', 'echo landed']);
+    assert.equal(second.code, 0, second.stderr);
+    const said = /\(pid (\d+), log/.exec(second.stderr);
+    assert.ok(said, second.stderr);
+    const killed = Number(said[1]);
+    process.kill(killed, 'SIGKILL');
+    const deadline = Date.now() + 10_000;
+    while (alive(killed) && Date.now() < deadline) await sleep(20);
+    assert.equal((await cli(['stop', firstId])).code, 0);
+    await sb.waitEnded(firstId);
+    const id = second.stdout.trim();
+    await sleep(1000);
+    assert.equal((await sb.store.read(id)).lifecycle.state, 'queued', 'nothing launches it');
+    return id;
+  }
+
+  function backgroundStarted(stderr: string, id: string): number {
+    const said = new RegExp(
+      `^Agent ${id} is queued with no coordinator running: a background coordinator will launch it when a slot is free, or record why it cannot \\(pid (\\d+), log \\S+; it exits when nothing is left to do\\)\\.\n$`,
+    ).exec(stderr);
+    assert.ok(said, stderr);
+    return Number(said[1]);
+  }
+
+  for (const verb of ['list', 'list --json', 'show', 'show --json'] as const) {
+    it(`\`paddock ${verb}\` launches an agent left queued with no coordinator (no window open), and says so once`, async () => {
+      const id = await strandedQueued();
+      const [command, ...flags] = verb.split(' ');
+      const args = command === 'show' ? ['show', id, ...flags] : [command, ...flags];
+      const looked = await cli(args);
+      assert.equal(looked.code, 0, looked.stderr);
+      if (flags.includes('--json')) JSON.parse(looked.stdout); // stdout stays the JSON alone
+      background = backgroundStarted(looked.stderr, id);
+      const ended = await sb.waitEnded(id);
+      assert.equal(ended.lifecycle.state, 'completed', ended.lifecycle.detail ?? '');
+      const deadline = Date.now() + 15_000;
+      while (alive(background) && Date.now() < deadline) await sleep(100);
+      assert.ok(!alive(background), 'it exits once nothing is left to do');
+      const again = await cli(args);
+      assert.equal(again.code, 0, again.stderr);
+      assert.equal(again.stderr, '', 'nothing queued: nothing said, nothing started');
+    });
+  }
+
+  it('a queued agent with a coordinator leading is left to it: nothing is started, nothing said', async () => {
+    sb.store.policy.write({ maxConcurrent: 1 });
+    const first = await cli(['start', '--title', 'first', '--', 'sh', '-c', 'read x']);
+    assert.equal(first.code, 0, first.stderr);
+    await sb.waitForState(first.stdout.trim(), ['running']);
+    const second = await cli(['start', '--title', 'second', '--', 'sh', '-c', 'read x']);
+    const said = /\(pid (\d+), log/.exec(second.stderr);
+    assert.ok(said, second.stderr);
+    background = Number(said[1]);
+    const listed = await cli(['list']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.equal(listed.stderr, '');
+    assert.equal((await cli(['stop', first.stdout.trim()])).code, 0);
+    await sb.waitForState(second.stdout.trim(), ['running']);
+    assert.equal((await cli(['stop', second.stdout.trim()])).code, 0);
+  });
 });

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { listCommand } from '../../../../src/cli/commands/list';
 import { showCommand } from '../../../../src/cli/commands/show';
+import { leaderLock } from '../../../../src/core/scheduler/leadership';
 import type { JobStore } from '../../../../src/core/store';
 import type { Cleanup, JobRecord } from '../../../../src/core/store/schema';
 import { sampleJob, TestBed, useTestBed } from '../../core/store/helpers';
@@ -41,8 +42,17 @@ describe('paddock show and list in human format', () => {
     store = fresh;
   });
 
+  /**
+   * Runs a command as with a window open: its coordinator holds the leader lease and launches what
+   * is queued, so `show` and `list` only show (with none, they would start one for the records here,
+   * which the store made queued and nothing launches).
+   */
+  function withWindowOpen<T>(fn: () => Promise<T>): Promise<T> {
+    return leaderLock(home).with(10_000, fn);
+  }
+
   async function show(id: string): Promise<string> {
-    const r = await runCli(showCommand, [id], { PADDOCK_HOME: home });
+    const r = await withWindowOpen(() => runCli(showCommand, [id], { PADDOCK_HOME: home }));
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
     return r.stdout;
@@ -146,13 +156,14 @@ describe('paddock show and list in human format', () => {
     const good = await recordWith((j) => j);
     const broken = await store.create(sampleJob({ title: 'broken' }));
     fs.writeFileSync(path.join(store.jobDir(broken.id), 'job.json'), '{"truncated": ');
-    await assert.rejects(runCli(showCommand, [broken.id], { PADDOCK_HOME: home }), (err: Error) => {
+    await assert.rejects(withWindowOpen(() => runCli(showCommand, [broken.id], { PADDOCK_HOME: home })), (err: Error) => {
       assert.match(err.message, new RegExp(broken.id));
       assert.doesNotMatch(err.message, /\n/, 'one sentence');
       return true;
     });
-    const list = await runCli(listCommand, [], { PADDOCK_HOME: home });
+    const list = await withWindowOpen(() => runCli(listCommand, [], { PADDOCK_HOME: home }));
     assert.equal(list.code, 0, list.stderr);
+    assert.equal(list.stderr, '');
     const rows = list.stdout.trimEnd().split('\n');
     assert.match(rows[0], /^ID\s+STATE\s+GEN\s+CLEANUP\s+CPU\s+MEM\s+DISK\s+UP\s+TOKENS\s+TITLE$/);
     const brokenRow = rows.find((r) => r.startsWith(broken.id));
@@ -162,7 +173,7 @@ describe('paddock show and list in human format', () => {
 
   it('list marks a cleanup that needs attention and cuts long titles', async () => {
     const job = await recordWith((j) => ({ ...j, title: 'x'.repeat(80), lifecycle: { ...j.lifecycle, state: 'completed' }, cleanup: cleanupOf({}) }));
-    const list = await runCli(listCommand, [], { PADDOCK_HOME: home });
+    const list = await withWindowOpen(() => runCli(listCommand, [], { PADDOCK_HOME: home }));
     const row = list.stdout.split('\n').find((r) => r.startsWith(job.id)) ?? '';
     assert.match(row, /\bcompleted\s+1\s+incomplete!(\s+-){5}\s+x{59}…$/);
   });

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installCli, installTargets } from '../../../../src/core/launcher/installCli';
+import { cancelQueued } from '../../../../src/core/operations/cancelQueued';
 import { JobStore } from '../../../../src/core/store';
 import { CLI_SCRIPT, requireBuild } from '../coordinator/coordinatorFixture';
 import { DEFAULT_SETTINGS } from '../worker/fixtures';
@@ -56,6 +57,8 @@ describe('installCli (the paddock launcher on PATH)', () => {
       envNames: [],
       settings: DEFAULT_SETTINGS,
     });
+    // Stopped before it ran: a queued record with nothing to launch it would have `list` start a background coordinator.
+    await cancelQueued(store, job.id, 'stopped before it started');
     const bin = join(root, 'bin');
     installCli({ dir: bin, execPath: process.execPath, cliScript: CLI_SCRIPT, home });
     const listed = runPaddock(bin, ['list', '--json'], { PADDOCK_HOME: join(root, 'another-store') });
