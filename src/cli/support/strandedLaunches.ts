@@ -1,14 +1,14 @@
 /**
- * A `paddock start` killed outright (SIGKILL, the OOM killer: no handler runs)
- * after writing its agent's record and before launching it leaves the agent
- * `queued`, and so does a background coordinator killed while the agent
- * waited for a slot: with no window open nothing would ever launch it, and it
- * would show as queued for good. `list` and `show` look, and when a queued
- * agent has no coordinator, start the background one (`paddock coordinate
- * --until-idle`), which launches it when a slot is free (or fails it saying
- * why, when its start died before giving it a worktree) and then exits. (A
- * start killed later, in `starting`, is settled by `paddock stop` or the next
- * coordinator: telling it from a launch still under way takes its lock.)
+ * With no window open, a `paddock start` killed outright (SIGKILL, the OOM
+ * killer: no handler runs) after writing its agent's record, or the background
+ * coordinator killed while the agent waited for a slot, leaves the agent
+ * `queued`, or `starting` with no worker, and nothing would ever launch or
+ * settle it: it would show as queued or starting for good. `list` and `show`
+ * look, and when such an agent has no coordinator, start the background one
+ * (`paddock coordinate --until-idle`), which launches a queued agent when a slot
+ * is free, fails an abandoned start saying why (undoing what it made), and
+ * then exits. A `starting` agent counts only while nobody holds its operation
+ * lock: a launch under way holds it from start to end.
  */
 import { describeError } from '../../core/common/errors';
 import type { JobStore } from '../../core/store';
@@ -17,24 +17,48 @@ import { pendingWork } from '../../core/scheduler/pendingWork';
 import type { CliContext } from '../command';
 import type { CoordinatorPresence } from './backgroundCoordinator';
 
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded only when an agent is queued or starting: a listing
+   with neither loads no process-spawning, lock or launch code. */
+
+/** Starts whose launcher is gone: `starting` with no launch or execution recorded, and the agent's operation lock free. */
+async function abandonedStarts(store: JobStore, starting: readonly JobRecord[]): Promise<string[]> {
+  if (starting.length === 0) return [];
+  const { looksAbandonedStart } = require('../../core/scheduler/abandonedStart') as typeof import('../../core/scheduler/abandonedStart');
+  const { jobLock } = require('../../core/operations/context') as typeof import('../../core/operations/context');
+  const out: string[] = [];
+  for (const job of starting) {
+    if (looksAbandonedStart(job) && (await jobLock(store, job.id).owner()) === undefined) out.push(job.id);
+  }
+  return out;
+}
+
+function named(ids: readonly string[]): string {
+  return ids.length <= 3 ? ids.join(', ') : `${ids.slice(0, 3).join(', ')} and ${ids.length - 3} more`;
+}
+
 /**
- * Starts the background coordinator when an agent is queued and none leads; says so on stderr (one
- * sentence) when it started one or could not. Never fails the command that looks.
+ * Starts the background coordinator when an agent is stranded (see above) and none leads; says so on
+ * stderr, one line, when it started one or could not. Never fails the command that looks.
  */
 export async function launchStranded(ctx: CliContext, store: JobStore, jobs: readonly JobRecord[]): Promise<void> {
-  const { queued } = pendingWork(jobs);
-  if (queued.length === 0) return;
-  // Loaded only here: a listing with nothing queued loads no process-spawning or lock code.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { queued, launching } = pendingWork(jobs);
+  if (queued.length === 0 && launching.length === 0) return;
   const { ensureCoordinator, whoWill } = require('./backgroundCoordinator') as typeof import('./backgroundCoordinator');
   let presence: CoordinatorPresence;
+  let abandoned: string[] = [];
   try {
+    abandoned = await abandonedStarts(store, jobs.filter((j) => launching.includes(j.id)));
+    if (queued.length === 0 && abandoned.length === 0) return;
     presence = await ensureCoordinator(ctx, store, jobs);
   } catch (err) {
-    presence = { kind: 'unavailable', reason: `the leader lease could not be read (${describeError(err, 200)})` };
+    presence = { kind: 'unavailable', reason: `its locks could not be read (${describeError(err, 200)})` };
   }
   if (presence.kind !== 'started' && presence.kind !== 'unavailable') return;
-  const named = queued.length <= 3 ? queued.join(', ') : `${queued.slice(0, 3).join(', ')} and ${queued.length - 3} more`;
-  const who = queued.length === 1 ? `Agent ${named} is queued` : `Agents ${named} are queued`;
-  ctx.io.stderr.write(`${who} with no coordinator running: ${whoWill(presence, queued.length === 1 ? 'launch it when a slot is free, or record why it cannot' : 'launch them as slots free up, or record why they cannot')}.\n`);
+  const one = queued.length + abandoned.length === 1;
+  const who = [
+    ...(queued.length > 0 ? [`${queued.length === 1 ? 'Agent' : 'Agents'} ${named(queued)} ${queued.length === 1 ? 'is' : 'are'} queued`] : []),
+    ...(abandoned.length > 0 ? [`${abandoned.length === 1 ? 'agent' : 'agents'} ${named(abandoned)} ${abandoned.length === 1 ? 'was' : 'were'} left starting by a launch that stopped`] : []),
+  ].join(', and ');
+  const action = one ? 'launch it when a slot is free, or record why it cannot' : 'launch them as slots free up, or record why they cannot';
+  ctx.io.stderr.write(`${who.charAt(0).toUpperCase()}${who.slice(1)} with no coordinator running: ${whoWill(presence, action)}.\n`);
 }

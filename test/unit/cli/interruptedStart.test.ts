@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findByEnvMarker } from '../../../src/core/proc';
-import { CLI_SCRIPT, CoordinatorSandbox, git, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+import { CLI_SCRIPT, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
 describe('CLI: start and retry interrupted', function () {
   this.timeout(90_000);
@@ -67,19 +67,14 @@ describe('CLI: start and retry interrupted', function () {
   // `stop --force` ("the agent is still starting") and held its slot until a window or a
   // background coordinator happened to lead.
   it('stop settles a start whose launcher died before its worker started, undoing the half-made worktree', async () => {
-    const queued = await sb.createQueued('launcher killed');
-    const worktree = join(`${sb.repo}.worktrees`, queued.id);
-    const branch = `paddock/${queued.id}`;
-    git(sb.repo, 'worktree', 'add', '-q', '-b', branch, worktree);
-    await sb.store.update(queued.id, (j) => ({ ...j, worktree, branch, cwd: worktree }));
-    await sb.store.transition(queued.id, 'starting', { detail: 'creating its worktree' }, { expectFrom: ['queued'] });
+    const { id, worktree } = await sb.createAbandonedStart('launcher killed');
 
-    const stopped = await runCli(['stop', queued.id], { cwd: sb.repo, env: sb.env });
+    const stopped = await runCli(['stop', id], { cwd: sb.repo, env: sb.env });
     assert.equal(stopped.code, 0, stopped.stderr);
-    const job = await sb.store.read(queued.id);
+    const job = await sb.store.read(id);
     assert.equal(job.lifecycle.state, 'failed');
     assert.match(job.lifecycle.detail ?? '', /launching it stopped before its worker started/);
     assert.equal(existsSync(worktree), false, 'the worktree the launch made is undone (nothing ever ran in it)');
-    assert.equal((await runCli(['stop', queued.id, '--force'], { cwd: sb.repo, env: sb.env })).code, 0);
+    assert.equal((await runCli(['stop', id, '--force'], { cwd: sb.repo, env: sb.env })).code, 0);
   });
 });

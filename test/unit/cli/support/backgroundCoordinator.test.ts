@@ -1,10 +1,13 @@
 /**
  * The CLI with no window open: `paddock start` that queues an agent starts a
  * background coordinator (the real bundle, dist/cli.js), which launches the
- * agent when a slot frees and then exits by itself.
+ * agent when a slot frees and then exits by itself; `list` and `show` start one
+ * for an agent left queued, or left starting by a launch that was killed, with
+ * no coordinator to act on it.
  */
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { jobLock } from '../../../../src/core/operations/context';
 import { CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
 
 function alive(pid: number): boolean {
@@ -124,5 +127,39 @@ describe('background coordinator', function () {
     assert.equal((await cli(['stop', first.stdout.trim()])).code, 0);
     await sb.waitForState(second.stdout.trim(), ['running']);
     assert.equal((await cli(['stop', second.stdout.trim()])).code, 0);
+  });
+
+  it('`paddock list` settles a start whose launcher was killed (no window open): failed with the reason, its half-made worktree undone', async () => {
+    const { id, worktree } = await sb.createAbandonedStart('launcher killed');
+    const looked = await cli(['list']);
+    assert.equal(looked.code, 0, looked.stderr);
+    const said = new RegExp(`^Agent ${id} was left starting by a launch that stopped with no coordinator running: a background coordinator will .*\\(pid (\\d+), log \\S+; it exits when nothing is left to do\\)\\.\n$`).exec(looked.stderr);
+    assert.ok(said, looked.stderr);
+    background = Number(said[1]);
+    const ended = await sb.waitEnded(id);
+    assert.equal(ended.lifecycle.state, 'failed');
+    assert.match(ended.lifecycle.detail ?? '', /launching it stopped before its worker started/);
+    assert.equal(existsSync(worktree), false, 'the worktree the launch made is undone (nothing ever ran in it)');
+    const deadline = Date.now() + 15_000;
+    while (alive(background) && Date.now() < deadline) await sleep(100);
+    assert.ok(!alive(background), 'it exits once nothing is left to do');
+    assert.equal((await cli(['list'])).stderr, '');
+  });
+
+  it('a start under way (its operation lock held) is left to its launcher: nothing started, nothing said', async () => {
+    const { id } = await sb.createAbandonedStart('launcher killed');
+    const held = await jobLock(sb.store, id).acquire(5_000);
+    try {
+      for (const args of [['list'], ['show', id]]) {
+        const looked = await cli(args);
+        assert.equal(looked.code, 0, looked.stderr);
+        assert.equal(looked.stderr, '', args.join(' '));
+      }
+      assert.equal((await sb.store.read(id)).lifecycle.state, 'starting');
+    } finally {
+      await held.release();
+    }
+    // Its launcher gone now: stop settles it.
+    assert.equal((await cli(['stop', id])).code, 0);
   });
 });

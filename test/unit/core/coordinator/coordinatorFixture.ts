@@ -165,6 +165,20 @@ export class CoordinatorSandbox {
     });
   }
 
+  /**
+   * A start whose launching process was SIGKILLed while git made its worktree: `starting`, the
+   * worktree made, no launch or worker recorded, its operation lock free.
+   */
+  async createAbandonedStart(title: string): Promise<{ id: string; worktree: string }> {
+    const queued = await this.createQueued(title);
+    const worktree = join(`${this.repo}.worktrees`, queued.id);
+    const branch = `paddock/${queued.id}`;
+    git(this.repo, 'worktree', 'add', '-q', '-b', branch, worktree);
+    await this.store.update(queued.id, (j) => ({ ...j, worktree, branch, cwd: worktree }));
+    await this.store.transition(queued.id, 'starting', { detail: 'creating its worktree' }, { expectFrom: ['queued'] });
+    return { id: queued.id, worktree };
+  }
+
   /** A process the test owns (a holder, say); killed at teardown. */
   spawnOwned(command: string, args: string[], cwd: string): number {
     const child = spawn(command, args, { cwd, stdio: 'ignore', detached: true });
