@@ -32,8 +32,10 @@ async function abandonedStarts(store: JobStore, starting: readonly JobRecord[]):
   return out;
 }
 
-function named(ids: readonly string[]): string {
-  return ids.length <= 3 ? ids.join(', ') : `${ids.slice(0, 3).join(', ')} and ${ids.length - 3} more`;
+/** "Agent a is queued" / "agents a, b, c and 2 more are queued": `what` follows the ids, its verb in both numbers. */
+function said(ids: readonly string[], what: { one: string; many: string }): string {
+  const named = ids.length <= 3 ? ids.join(', ') : `${ids.slice(0, 3).join(', ')} and ${ids.length - 3} more`;
+  return ids.length === 1 ? `agent ${named} ${what.one}` : `agents ${named} ${what.many}`;
 }
 
 /**
@@ -47,18 +49,18 @@ export async function launchStranded(ctx: CliContext, store: JobStore, jobs: rea
   let presence: CoordinatorPresence;
   let abandoned: string[] = [];
   try {
-    abandoned = await abandonedStarts(store, jobs.filter((j) => launching.includes(j.id)));
+    const starting = new Set(launching);
+    abandoned = await abandonedStarts(store, jobs.filter((j) => starting.has(j.id)));
     if (queued.length === 0 && abandoned.length === 0) return;
     presence = await ensureCoordinator(ctx, store, jobs);
   } catch (err) {
     presence = { kind: 'unavailable', reason: `its locks could not be read (${describeError(err, 200)})` };
   }
   if (presence.kind !== 'started' && presence.kind !== 'unavailable') return;
-  const one = queued.length + abandoned.length === 1;
   const who = [
-    ...(queued.length > 0 ? [`${queued.length === 1 ? 'Agent' : 'Agents'} ${named(queued)} ${queued.length === 1 ? 'is' : 'are'} queued`] : []),
-    ...(abandoned.length > 0 ? [`${abandoned.length === 1 ? 'agent' : 'agents'} ${named(abandoned)} ${abandoned.length === 1 ? 'was' : 'were'} left starting by a launch that stopped`] : []),
+    ...(queued.length > 0 ? [said(queued, { one: 'is queued', many: 'are queued' })] : []),
+    ...(abandoned.length > 0 ? [said(abandoned, { one: 'was left starting by a launch that stopped', many: 'were left starting by a launch that stopped' })] : []),
   ].join(', and ');
-  const action = one ? 'launch it when a slot is free, or record why it cannot' : 'launch them as slots free up, or record why they cannot';
+  const action = queued.length + abandoned.length === 1 ? 'launch it when a slot is free, or record why it cannot' : 'launch them as slots free up, or record why they cannot';
   ctx.io.stderr.write(`${who.charAt(0).toUpperCase()}${who.slice(1)} with no coordinator running: ${whoWill(presence, action)}.\n`);
 }

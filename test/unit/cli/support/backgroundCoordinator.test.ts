@@ -19,6 +19,13 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Waits up to `timeoutMs` for `pid` to end; whether it did. */
+async function untilGone(pid: number, timeoutMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (alive(pid) && Date.now() < deadline) await sleep(50);
+  return !alive(pid);
+}
+
 describe('background coordinator', function () {
   this.timeout(60_000);
   let sb!: CoordinatorSandbox;
@@ -31,19 +38,30 @@ describe('background coordinator', function () {
 
   const cli = (args: string[]) => runCli(args, { cwd: sb.repo, env: sb.env });
 
-  it('start that queues an agent starts one; it launches the agent when a slot frees and exits when idle', async () => {
+  /**
+   * One slot, held by a running agent; a second `paddock start` of `command` queues behind it and
+   * starts the background coordinator: the ids, its stderr and that coordinator's pid.
+   */
+  async function queuedBehindOne(command: string): Promise<{ firstId: string; secondId: string; stderr: string; background: number }> {
     sb.store.policy.write({ maxConcurrent: 1 });
-    const first = await cli(['start', '--title', 'first', '--', 'sh', '-c', 'read x']);
+    const first = await cli(['start', '--title', 'holds the slot', '--', 'sh', '-c', 'read x']);
     assert.equal(first.code, 0, first.stderr);
     const firstId = first.stdout.trim();
     await sb.waitForState(firstId, ['running']);
-    const second = await cli(['start', '--title', 'second', '--', 'sh', '-c', 'read x']);
+    const second = await cli(['start', '--title', 'queued', '--', 'sh', '-c', command]);
     assert.equal(second.code, 0, second.stderr);
-    const secondId = second.stdout.trim();
-    const said = /^Agent \w+ is queued: a background coordinator will start it when a slot frees up \(pid (\d+), log (\S+); it exits when nothing is left to do\)\.\n$/.exec(second.stderr);
+    const said = /\(pid (\d+), log/.exec(second.stderr);
     assert.ok(said, second.stderr);
-    background = Number(said[1]);
-    const log = said[2];
+    return { firstId, secondId: second.stdout.trim(), stderr: second.stderr, background: Number(said[1]) };
+  }
+
+  it('start that queues an agent starts one; it launches the agent when a slot frees and exits when idle', async () => {
+    const queued = await queuedBehindOne('read x');
+    const { firstId, secondId } = queued;
+    background = queued.background;
+    const said = /^Agent \w+ is queued: a background coordinator will start it when a slot frees up \(pid \d+, log (\S+); it exits when nothing is left to do\)\.\n$/.exec(queued.stderr);
+    assert.ok(said, queued.stderr);
+    const log = said[1];
     assert.equal((await sb.store.read(secondId)).lifecycle.state, 'queued');
     await sleep(1500);
     assert.ok(alive(background), 'it waits while an agent is queued');
@@ -51,9 +69,7 @@ describe('background coordinator', function () {
     const stopped = await cli(['stop', firstId]);
     assert.equal(stopped.code, 0, stopped.stderr);
     await sb.waitForState(secondId, ['running']);
-    const deadline = Date.now() + 15_000;
-    while (alive(background) && Date.now() < deadline) await sleep(100);
-    assert.ok(!alive(background), 'it exits once nothing is left to do');
+    assert.ok(await untilGone(background), 'it exits once nothing is left to do');
     assert.match(readFileSync(log, 'utf8'), /nothing is left to do: exiting/);
     assert.equal((await sb.store.read(secondId)).lifecycle.state, 'running', 'the agent it launched keeps running');
   });
@@ -63,25 +79,14 @@ describe('background coordinator', function () {
    * killer, a person's kill -9), then the slot freed: a real record, queued, that nothing will launch.
    */
   async function strandedQueued(): Promise<string> {
-    sb.store.policy.write({ maxConcurrent: 1 });
-    const first = await cli(['start', '--title', 'holds the slot', '--', 'sh', '-c', 'read x']);
-    assert.equal(first.code, 0, first.stderr);
-    const firstId = first.stdout.trim();
-    await sb.waitForState(firstId, ['running']);
-    const second = await cli(['start', '--title', 'stranded', '--', 'sh', '-c', 'echo landed']);
-    assert.equal(second.code, 0, second.stderr);
-    const said = /\(pid (\d+), log/.exec(second.stderr);
-    assert.ok(said, second.stderr);
-    const killed = Number(said[1]);
+    const { firstId, secondId, background: killed } = await queuedBehindOne('echo landed');
     process.kill(killed, 'SIGKILL');
-    const deadline = Date.now() + 10_000;
-    while (alive(killed) && Date.now() < deadline) await sleep(20);
+    assert.ok(await untilGone(killed, 10_000));
     assert.equal((await cli(['stop', firstId])).code, 0);
     await sb.waitEnded(firstId);
-    const id = second.stdout.trim();
     await sleep(1000);
-    assert.equal((await sb.store.read(id)).lifecycle.state, 'queued', 'nothing launches it');
-    return id;
+    assert.equal((await sb.store.read(secondId)).lifecycle.state, 'queued', 'nothing launches it');
+    return secondId;
   }
 
   function backgroundStarted(stderr: string, id: string): number {
@@ -103,9 +108,7 @@ describe('background coordinator', function () {
       background = backgroundStarted(looked.stderr, id);
       const ended = await sb.waitEnded(id);
       assert.equal(ended.lifecycle.state, 'completed', ended.lifecycle.detail ?? '');
-      const deadline = Date.now() + 15_000;
-      while (alive(background) && Date.now() < deadline) await sleep(100);
-      assert.ok(!alive(background), 'it exits once nothing is left to do');
+      assert.ok(await untilGone(background), 'it exits once nothing is left to do');
       const again = await cli(args);
       assert.equal(again.code, 0, again.stderr);
       assert.equal(again.stderr, '', 'nothing queued: nothing said, nothing started');
@@ -113,20 +116,14 @@ describe('background coordinator', function () {
   }
 
   it('a queued agent with a coordinator leading is left to it: nothing is started, nothing said', async () => {
-    sb.store.policy.write({ maxConcurrent: 1 });
-    const first = await cli(['start', '--title', 'first', '--', 'sh', '-c', 'read x']);
-    assert.equal(first.code, 0, first.stderr);
-    await sb.waitForState(first.stdout.trim(), ['running']);
-    const second = await cli(['start', '--title', 'second', '--', 'sh', '-c', 'read x']);
-    const said = /\(pid (\d+), log/.exec(second.stderr);
-    assert.ok(said, second.stderr);
-    background = Number(said[1]);
+    const queued = await queuedBehindOne('read x');
+    background = queued.background;
     const listed = await cli(['list']);
     assert.equal(listed.code, 0, listed.stderr);
     assert.equal(listed.stderr, '');
-    assert.equal((await cli(['stop', first.stdout.trim()])).code, 0);
-    await sb.waitForState(second.stdout.trim(), ['running']);
-    assert.equal((await cli(['stop', second.stdout.trim()])).code, 0);
+    assert.equal((await cli(['stop', queued.firstId])).code, 0);
+    await sb.waitForState(queued.secondId, ['running']);
+    assert.equal((await cli(['stop', queued.secondId])).code, 0);
   });
 
   it('`paddock list` settles a start whose launcher was killed (no window open): failed with the reason, its half-made worktree undone', async () => {
@@ -140,9 +137,7 @@ describe('background coordinator', function () {
     assert.equal(ended.lifecycle.state, 'failed');
     assert.match(ended.lifecycle.detail ?? '', /launching it stopped before its worker started/);
     assert.equal(existsSync(worktree), false, 'the worktree the launch made is undone (nothing ever ran in it)');
-    const deadline = Date.now() + 15_000;
-    while (alive(background) && Date.now() < deadline) await sleep(100);
-    assert.ok(!alive(background), 'it exits once nothing is left to do');
+    assert.ok(await untilGone(background), 'it exits once nothing is left to do');
     assert.equal((await cli(['list'])).stderr, '');
   });
 
