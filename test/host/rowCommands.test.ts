@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
 import type { PaddockApi } from '../../src/extension';
 import type { AgentNode, UnreadableNode } from '../../src/ui/tree/nodes';
+import { damageRecord } from '../unit/core/store/helpers';
 import { env, paddock, treeItemFor, waitFor, waitForState } from './helpers';
 
 const GREETING = 'row-commands-agent-says-hello';
@@ -111,12 +112,8 @@ describe("an agent row's commands", function () {
     const agentPid = running.lifecycle.pid!;
     const recordFile = path.join(ext.store.home, 'jobs', damaged.id, 'job.json');
     const good = readFileSync(recordFile);
-    writeFileSync(recordFile, '{ damaged');
-    await ext.agents.refresh(damaged.id);
+    await damageRecord(ext.store.home, damaged.id, '{ damaged');
     const row = await waitFor('the unreadable row', async () => {
-      // A write that read the record just before it was damaged (the worker's, a usage sample's) replaces
-      // it with a whole record once: damage it again until the row shows it unreadable.
-      if (readFileSync(recordFile, 'utf8') !== '{ damaged') writeFileSync(recordFile, '{ damaged');
       await ext.agents.refresh(damaged.id);
       return (await ext.tree.getChildren()).find((n): n is UnreadableNode => n.kind === 'unreadable' && n.jobId === damaged.id);
     });

@@ -6,10 +6,11 @@
  * still refuses, removing nothing, since the record is where the worktree and branch facts live.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findByEnvMarker, isSameAndRunning, readProcStat } from '../../../src/core/proc';
 import { assertOneSentence, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+import { damageRecord } from '../core/store/helpers';
 
 const DAMAGED = '{garbage\n';
 
@@ -43,7 +44,7 @@ describe('CLI: an agent whose record is unreadable', function () {
     const workerPid = job.lifecycle.workerPid!;
     const worker = { pid: workerPid, startTime: readProcStat(workerPid)!.startTime };
     started.push({ id, worker });
-    writeFileSync(recordFile(id), DAMAGED);
+    await damageRecord(sb.home, id, DAMAGED);
     return { id, worker };
   }
 
@@ -85,7 +86,7 @@ describe('CLI: an agent whose record is unreadable', function () {
     assert.equal(run.code, 0, run.stderr);
     const id = run.stdout.trim();
     const job = await sb.waitEnded(id);
-    writeFileSync(recordFile(id), DAMAGED);
+    await damageRecord(sb.home, id, DAMAGED);
     for (const args of [['cleanup', id, '--yes'], ['cleanup', id, '--delete-branch', '--yes']]) {
       const refused = await cli(args);
       assert.equal(refused.code, 1, refused.stdout);

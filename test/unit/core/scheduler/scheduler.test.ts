@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+import { damageRecord } from '../store/helpers';
 
 /** Far longer than any test here: nothing below can be explained by a periodic pass. */
 const NO_TICK_MS = 600_000;
@@ -51,7 +52,7 @@ describe('scheduler: leader only, woken by store changes', function () {
     await sb.waitForState(running.id, ['running'], 10_000);
     const recordFile = join(sb.home, 'jobs', running.id, 'job.json');
     const intact = readFileSync(recordFile);
-    writeFileSync(recordFile, '{garbage');
+    await damageRecord(sb.home, running.id, '{garbage');
 
     const queued = await leader.start({ repo: sb.repo, title: 'must wait', command: ['true'] });
     assert.equal(queued.lifecycle.state, 'queued');

@@ -4,6 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { JobStore, NewJob, JobStoreOptions } from '../../../../src/core/store';
+import { DEFAULT_LOCK_OPTIONS, withLock } from '../../../../src/core/store/locks';
+import { StoreLayout } from '../../../../src/core/store/paths';
 
 export function sampleJob(overrides: Partial<NewJob> = {}): NewJob {
   return {
@@ -101,4 +103,16 @@ export function allFiles(dir: string): string[] {
     else out.push(p);
   }
   return out;
+}
+
+/**
+ * Overwrites an agent's record, as damage from outside does, while holding the record's lock as every
+ * writer does: a write that read the record before (a worker's, a usage sample's) has landed by then,
+ * and every write after finds the damage. Unlocked, such a write could land once over the damage.
+ */
+export async function damageRecord(home: string, id: string, text: string): Promise<void> {
+  const layout = new StoreLayout(home);
+  await withLock(layout.recordLock(id), `agent ${id} (damaged by a test)`, DEFAULT_LOCK_OPTIONS, async () => {
+    fs.writeFileSync(layout.recordFile(id), text);
+  });
 }
