@@ -59,22 +59,29 @@ function newestId(home: string, known: Set<string>): string | undefined {
   return existsSync(dir) ? readdirSync(dir).find((n) => !known.has(n)) : undefined;
 }
 
+/** How a run under a kill point ended: killed by us, or (a miss) how it exited and what the store showed then. */
+type KillOutcome = { killed: true } | { killed: false; exit: string };
+
 /**
- * Runs the CLI and SIGKILLs it the moment `when` sees its progress in the store.
- * Resolves true only when our SIGKILL ended it (not when it finished first).
+ * Runs the CLI and SIGKILLs it the moment `at` sees its progress in the store (`watched`: the job's
+ * state, once it has a folder). A miss (the CLI ended first) says how it exited and what was seen then.
  */
-function killedWhen(args: string[], env: NodeJS.ProcessEnv, when: () => boolean): Promise<boolean> {
+function killedWhen(args: string[], env: NodeJS.ProcessEnv, watched: () => Seen | undefined, at: (seen: Seen) => boolean): Promise<KillOutcome> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { env, stdio: 'ignore' });
     const poll = setInterval(() => {
-      if (when()) {
+      const seen = watched();
+      if (seen && at(seen)) {
         child.kill('SIGKILL');
         clearInterval(poll);
       }
     }, 1);
-    child.on('exit', (_code, signal) => {
+    child.on('exit', (code, signal) => {
       clearInterval(poll);
-      resolve(signal === 'SIGKILL');
+      if (signal === 'SIGKILL') return resolve({ killed: true });
+      const seen = watched();
+      const record = seen?.raw ? `its agent ${seen.raw.lifecycle?.state}, cleanup ${seen.raw.cleanup?.phase ?? 'none'}` : 'no record';
+      resolve({ killed: false, exit: `exit ${code ?? signal}, ${record}; timeline ${seen?.events.join(' ') || 'empty'}` });
     });
   });
 }
@@ -112,20 +119,27 @@ describe('faults: CLI SIGKILLed mid-start and mid-cleanup (case 5)', function ()
     // the later points.
     writeFileSync(join(sb.home, POLICY_FILE), JSON.stringify({ maxConcurrent: 64 }), { mode: 0o600 });
     const reached: string[] = [];
+    const misses: string[] = [];
     for (const [name, at] of points) {
       // Twice per point; a start that outran the watcher is tried again, up to a limit.
       let hits = 0;
       for (let attempt = 0; attempt < ATTEMPTS_PER_POINT && hits < 2; attempt++) {
         const known = new Set(existsSync(join(sb.home, 'jobs')) ? readdirSync(join(sb.home, 'jobs')) : []);
-        const killed = await killedWhen(['start', '--repo', sb.repo, '--', 'sh', '-c', 'echo work > out.txt; sleep 1'], sb.env, () => {
-          const id = newestId(sb.home, known);
-          return id !== undefined && at(peek(sb.home, id));
-        });
-        if (killed) hits++;
+        const outcome = await killedWhen(
+          ['start', '--repo', sb.repo, '--', 'sh', '-c', 'echo work > out.txt; sleep 1'],
+          sb.env,
+          () => {
+            const id = newestId(sb.home, known);
+            return id === undefined ? undefined : peek(sb.home, id);
+          },
+          at,
+        );
+        if (outcome.killed) hits++;
+        else misses.push(`${name} #${attempt + 1}: ${outcome.exit}`);
       }
       if (hits > 0) reached.push(name);
     }
-    assert.deepEqual(reached, points.map(([name]) => name), 'a kill landed at every point of a start');
+    assert.deepEqual(reached, points.map(([name]) => name), `a kill landed at every point of a start; the starts that ended first:\n${misses.join('\n')}`);
     // The restart: a coordinator with its loop, as a new window would run.
     const c = sb.coordinator({ maxConcurrent: 4 }, { tickMs: 100 });
     await c.ready;
@@ -166,7 +180,7 @@ describe('faults: CLI SIGKILLed mid-start and mid-cleanup (case 5)', function ()
     }
     assert.deepEqual(sb.worktrees(), [sb.repo]);
     assert.deepEqual(sb.branches(), ['main'], 'no branch had commits of its own, so none is left');
-    console.log(`      killed at: ${reached.join(', ')}; ${jobs.length} jobs: ${[...new Set(jobs.map((j) => j.lifecycle.state))].map((s) => `${jobs.filter((j) => j.lifecycle.state === s).length} ${s}`).join(', ')}`);
+    console.log(`      killed at: ${reached.join(', ')}; ${jobs.length} jobs: ${[...new Set(jobs.map((j) => j.lifecycle.state))].map((s) => `${jobs.filter((j) => j.lifecycle.state === s).length} ${s}`).join(', ')}${misses.length ? `; ended before their point:\n${misses.join('\n')}` : ''}`);
   });
 
   /** An agent that commits `i` and leaves `u<i>` untracked: work a cleanup must keep. */
@@ -194,6 +208,7 @@ describe('faults: CLI SIGKILLed mid-start and mid-cleanup (case 5)', function ()
       ['removing', (s) => s.raw?.cleanup?.phase === 'removing'],
     ];
     const reached: string[] = [];
+    const misses: string[] = [];
     const interrupted: JobRecord[] = [];
     let betweenCaptureAndRemoval = 0;
     let made = 5;
@@ -211,14 +226,17 @@ describe('faults: CLI SIGKILLed mid-start and mid-cleanup (case 5)', function ()
       for (let attempt = 0; attempt < ATTEMPTS_PER_POINT; attempt++) {
         const j = await nextJob();
         interrupted.push(j);
-        const killed = await killedWhen(['cleanup', j.id, '--yes'], sb.env, () => at(peek(sb.home, j.id)));
-        if (!killed) continue;
+        const outcome = await killedWhen(['cleanup', j.id, '--yes'], sb.env, () => peek(sb.home, j.id), at);
+        if (!outcome.killed) {
+          misses.push(`${name} #${attempt + 1}: ${outcome.exit}`);
+          continue;
+        }
         if (capturedNotComplete(peek(sb.home, j.id))) betweenCaptureAndRemoval++;
         reached.push(name);
         break;
       }
     }
-    assert.deepEqual(reached, points.map(([name]) => name), 'a kill landed at every point of a cleanup');
+    assert.deepEqual(reached, points.map(([name]) => name), `a kill landed at every point of a cleanup; the cleanups that ended first:\n${misses.join('\n')}`);
     interrupted.push(...jobs.splice(0)); // spares never asked: cleaned up below like the rest
     assert.ok(betweenCaptureAndRemoval >= 1, 'at least one cleanup was killed after the capture and before the removal finished');
 
@@ -241,7 +259,7 @@ describe('faults: CLI SIGKILLed mid-start and mid-cleanup (case 5)', function ()
       assert.ok(captured >= 0, `${j.id}: no evidence was captured: ${types.join(',')}`);
       assert.ok(captured < types.lastIndexOf('cleanup-complete'), `${j.id}: removal finished before the capture: ${types.join(',')}`);
     }
-    console.log(`      killed at: ${reached.join(', ')} (${interrupted.length} cleanups run)`);
+    console.log(`      killed at: ${reached.join(', ')} (${interrupted.length} cleanups run)${misses.length ? `; ended before their point:\n${misses.join('\n')}` : ''}`);
     assert.deepEqual(sb.worktrees(), [sb.repo]);
   });
 });
