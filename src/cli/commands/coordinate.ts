@@ -7,6 +7,7 @@
  */
 import { printable } from '../../core/common/printable';
 import { Coordinator } from '../../core/coordinator';
+import { leaderLock } from '../../core/scheduler/leadership';
 import { hasPendingWork, pendingWork } from '../../core/scheduler/pendingWork';
 import type { JobStore } from '../../core/store';
 import { defineCommand } from '../support/args';
@@ -50,9 +51,12 @@ export const coordinateCommand = defineCommand({
 /** Resolves with a sentence once another coordinator leads or this one has nothing left to do. */
 async function idle(coordinator: Coordinator, store: JobStore): Promise<string> {
   await coordinator.ready;
+  const lease = leaderLock(store.home);
   let idleChecks = 0;
   for (;;) {
-    if (!coordinator.isLeader) return 'another coordinator leads: exiting';
+    // Only a live leader sends it away. A lease it could not take yet (its owner just died, a takeover
+    // under way) it takes at its next retry: exiting then left the work it was started for undone.
+    if (!coordinator.isLeader && (await lease.owner())) return 'another coordinator leads: exiting';
     const jobs = (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
     const busy = coordinator.hasWorkInFlight || hasPendingWork(pendingWork(jobs));
     idleChecks = busy ? 0 : idleChecks + 1;

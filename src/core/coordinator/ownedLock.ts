@@ -1,9 +1,11 @@
 /**
  * A cross-process lock whose owner is a process identity (pid + start time +
- * boot id) plus a random token. `mkdir` makes taking it atomic; the owner file
- * inside lets anyone declare the lock free the moment its owner is gone (dead,
- * zombie, pid reused) instead of waiting for an mtime to go stale. The token
- * tells apart two owners in one process (two coordinators in one host).
+ * boot id) plus a random token. The lock is a directory holding its owner file:
+ * prepared beside it under a name of its own, then renamed into place, which
+ * fails while the lock exists. So the lock never exists without its owner, and
+ * anyone can declare it free the moment its owner is gone (dead, zombie, pid
+ * reused) instead of waiting for an mtime to go stale. The token tells apart
+ * two owners in one process (two coordinators in one host).
  *
  * Taking over a dead owner's lock happens under a short-lived guard directory,
  * so two processes can never both remove-and-recreate it (the race
@@ -28,10 +30,17 @@ const OwnerSchema = z.object({
 export type LockOwner = z.infer<typeof OwnerSchema>;
 
 const OWNER_FILE = 'owner.json';
-/** A lock directory without an owner file this old was left by a process that died right after mkdir. */
+/**
+ * A lock directory without an owner file: left by an older Paddock, which made the directory first and
+ * wrote its owner after, and died between the two. This old, it is abandoned.
+ */
 const OWNERLESS_STALE_MS = 5_000;
-/** The takeover guard is held for a few milliseconds; older means its holder died. */
-const GUARD_STALE_MS = 2_000;
+/** A lock prepared with its owner, beside the lock, before it is renamed into place: `<lock>.<token>.taking`. */
+const PREPARED_SUFFIX = '.taking';
+/** A lock renamed away on its way out (release, takeover), so the lock's own path is never an empty directory. */
+const DISCARDED_SUFFIX = '.discarded';
+/** The takeover guard is held, and a prepared lock lacks its owner file, a few milliseconds; older means its maker died. */
+const BRIEF_STEP_STALE_MS = 2_000;
 
 export interface HeldLock {
   readonly path: string;
@@ -91,7 +100,7 @@ export class OwnedLock {
   /** Takes the lock if it is free (or its owner is gone); undefined if a live owner holds it. */
   async tryAcquire(): Promise<HeldLock | undefined> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const held = await this.tryMkdir();
+      const held = await this.tryTake();
       if (held) return held;
       if (!(await this.removeIfAbandoned())) return undefined;
     }
@@ -125,15 +134,9 @@ export class OwnedLock {
     }
   }
 
-  private async tryMkdir(): Promise<HeldLock | undefined> {
+  private async tryTake(): Promise<HeldLock | undefined> {
     // Private like the rest of the store: owner files name processes and what they are doing.
     await fs.mkdir(path.dirname(this.lockDir), { recursive: true, mode: 0o700 });
-    try {
-      await fs.mkdir(this.lockDir, { mode: 0o700 });
-    } catch (err) {
-      if (errnoOf(err) === 'EEXIST') return undefined;
-      throw err;
-    }
     const me = ownIdentity();
     const token = randomBytes(16).toString('hex');
     const owner: LockOwner = {
@@ -144,9 +147,21 @@ export class OwnedLock {
       purpose: this.purpose,
       since: new Date().toISOString(),
     };
-    const tmp = path.join(this.lockDir, `.${token}.tmp`);
-    await fs.writeFile(tmp, JSON.stringify(owner), { mode: 0o600 });
-    await fs.rename(tmp, path.join(this.lockDir, OWNER_FILE));
+    // Made whole beside the lock, then renamed into place: a process killed half-way leaves a prepared
+    // folder (swept below), never a lock without its owner that everyone must wait out.
+    const prepared = `${this.lockDir}.${token}${PREPARED_SUFFIX}`;
+    try {
+      await fs.mkdir(prepared, { mode: 0o700 });
+      await fs.writeFile(path.join(prepared, OWNER_FILE), JSON.stringify(owner), { mode: 0o600 });
+      await fs.rename(prepared, this.lockDir);
+    } catch (err) {
+      await fs.rm(prepared, { recursive: true, force: true });
+      // A directory is not renamed over a non-empty one: someone holds the lock. ENOENT: a sweep took
+      // this prepared folder for a dead process's (its owner file not written yet): the caller tries again.
+      if (errnoOf(err) === 'ENOTEMPTY' || errnoOf(err) === 'EEXIST' || errnoOf(err) === 'ENOENT') return undefined;
+      throw err;
+    }
+    await this.sweepLeftovers();
     return {
       path: this.lockDir,
       token,
@@ -154,10 +169,49 @@ export class OwnedLock {
     };
   }
 
+  /** Removes the lock directory: renamed away first, so its path never shows an empty lock a taker would take. */
+  private async discard(): Promise<void> {
+    const away = `${this.lockDir}.${randomBytes(8).toString('hex')}${DISCARDED_SUFFIX}`;
+    try {
+      await fs.rename(this.lockDir, away);
+    } catch (err) {
+      if (errnoOf(err) === 'ENOENT') return;
+      throw err;
+    }
+    await fs.rm(away, { recursive: true, force: true });
+  }
+
+  /**
+   * What processes killed while taking or removing this lock left beside it: a discarded lock, and a
+   * prepared one whose owner is gone (a live owner's is about to be renamed into place). A prepared one
+   * without its owner file yet is judged by age: its maker writes the file right after the folder.
+   */
+  private async sweepLeftovers(): Promise<void> {
+    const folder = path.dirname(this.lockDir);
+    const prefix = `${path.basename(this.lockDir)}.`;
+    let names: string[];
+    try {
+      names = await fs.readdir(folder);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!name.startsWith(prefix)) continue;
+      const leftover = path.join(folder, name);
+      if (name.endsWith(DISCARDED_SUFFIX)) {
+        await fs.rm(leftover, { recursive: true, force: true });
+      } else if (name.endsWith(PREPARED_SUFFIX)) {
+        const owner = await readOwner(leftover);
+        const gone = typeof owner === 'string' ? ((await ageMs(leftover)) ?? 0) >= BRIEF_STEP_STALE_MS : (await livenessOfOwner(owner)) !== 'alive';
+        if (gone) await fs.rm(leftover, { recursive: true, force: true });
+      }
+    }
+  }
+
   private async release(token: string): Promise<void> {
     const owner = await readOwner(this.lockDir);
     if (typeof owner === 'string' || owner.token !== token) return; // already taken over: not ours to remove
-    await fs.rm(this.lockDir, { recursive: true, force: true });
+    await this.discard();
   }
 
   /** Removes the lock when its owner is provably gone; true if it did (or the lock vanished meanwhile). */
@@ -176,20 +230,20 @@ export class OwnedLock {
     } catch (err) {
       if (errnoOf(err) !== 'EEXIST') throw err;
       const age = await ageMs(guard);
-      if (age !== undefined && age > GUARD_STALE_MS) await fs.rm(guard, { recursive: true, force: true });
+      if (age !== undefined && age > BRIEF_STEP_STALE_MS) await fs.rm(guard, { recursive: true, force: true });
       return false;
     }
     try {
       // Re-check under the guard: only the owner we judged dead may be removed.
       const now = await readOwner(this.lockDir);
       if (typeof judged === 'string') {
-        // Ownerless: a fresh mkdir by a live process looks the same for a moment, so judge the age again.
+        // Ownerless (an older Paddock's, between its mkdir and its owner file): judge the age again.
         const age = await ageMs(this.lockDir);
         if (typeof now !== 'string' || age === undefined || age < OWNERLESS_STALE_MS) return true;
       } else if (typeof now === 'string' || now.token !== judged.token) {
         return true;
       }
-      await fs.rm(this.lockDir, { recursive: true, force: true });
+      await this.discard();
       return true;
     } finally {
       await fs.rm(guard, { recursive: true, force: true });

@@ -6,7 +6,8 @@
  * no coordinator to act on it.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { jobLock } from '../../../../src/core/operations/context';
 import { CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
 
@@ -114,6 +115,26 @@ describe('background coordinator', function () {
       assert.equal(again.stderr, '', 'nothing queued: nothing said, nothing started');
     });
   }
+
+  // Found by the crash fault suite: a start killed while it took the lease left it without its owner,
+  // which is judged abandoned only after 5 s. The next start queued its agent and started the background
+  // coordinator, which could not take the lease either and exited at once: the agent stayed queued.
+  it('a lease left without its owner (an older Paddock killed taking it): the background coordinator waits it out, launches the agent, then exits', async () => {
+    const lease = join(sb.home, 'coordinator', 'leader.lock');
+    mkdirSync(lease, { recursive: true });
+    writeFileSync(join(lease, '.0123456789abcdef.tmp'), ''); // its owner file, never renamed into place
+    const started = await cli(['start', '--title', 'behind an abandoned lease', '--', 'sh', '-c', 'echo landed']);
+    assert.equal(started.code, 0, started.stderr);
+    const said = /^Agent (\w+) is queued: a background coordinator will start it .*\(pid (\d+), log (\S+);/.exec(started.stderr);
+    assert.ok(said, started.stderr);
+    background = Number(said[2]);
+    const ended = await sb.waitEnded(said[1], 20_000);
+    assert.equal(ended.lifecycle.state, 'completed', ended.lifecycle.detail ?? '');
+    assert.ok(await untilGone(background), 'it exits once nothing is left to do');
+    const log = readFileSync(said[3], 'utf8');
+    assert.doesNotMatch(log, /another coordinator leads/, log);
+    assert.match(log, /this coordinator now leads/);
+  });
 
   it('a queued agent with a coordinator leading is left to it: nothing is started, nothing said', async () => {
     const queued = await queuedBehindOne('read x');

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
@@ -81,6 +81,40 @@ describe('OwnedLock', function () {
     assert.equal(owner.startTime, identityOf(process.pid)?.startTime);
     await held.release();
     assert.equal(existsSync(lockDir), false);
+  });
+
+  // Found by the crash fault suite: the lock was a directory made first and given its owner file after,
+  // so a process killed between the two left a lock nobody could judge for 5 s (the next start queued
+  // its agent instead of launching it).
+  it('a process killed at any moment while taking or releasing it leaves a lock the next taker gets at once, and nothing beside it', async () => {
+    const lockDir = join(dir, 'busy.lock');
+    const script = `
+      const { OwnedLock } = require(${JSON.stringify(require.resolve('../../../../src/core/coordinator/ownedLock'))});
+      const lock = new OwnedLock(${JSON.stringify(lockDir)}, 'child');
+      process.stdout.write('ready\\n');
+      (async () => { for (;;) { const held = await lock.tryAcquire(); if (held) await held.release(); } })();
+    `;
+    for (let round = 0; round < 40; round++) {
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      const held = await new OwnedLock(lockDir, 'next').tryAcquire();
+      assert.ok(held, `round ${round}: the lock was left as ${existsSync(lockDir) ? readdirSync(lockDir).join(', ') || 'an empty folder' : 'nothing'}`);
+      // Swept at once unless the child died before its owner file was whole: that one goes once 2 s old.
+      for (const name of readdirSync(dir).filter((n) => n !== 'busy.lock')) {
+        assert.match(name, /^busy\.lock\.[0-9a-f]{32}\.taking$/, `round ${round}: beside the lock`);
+        const ownerFile = join(dir, name, 'owner.json');
+        const whole = existsSync(ownerFile) && /^\{.*\}$/.test(readFileSync(ownerFile, 'utf8'));
+        assert.equal(whole, false, `round ${round}: ${name} names its dead owner and was kept`);
+      }
+      await held.release();
+    }
+    await new Promise((r) => setTimeout(r, 2100));
+    const last = await new OwnedLock(lockDir, 'last').tryAcquire();
+    await last!.release();
+    assert.deepEqual(readdirSync(dir), [], 'released, nothing is left');
   });
 
   it('judges another process\'s lock without stopping the event loop, on the portable backend too', async function () {
