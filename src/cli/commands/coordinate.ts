@@ -17,6 +17,8 @@ import { openStore, workerScriptPath } from '../support/session';
 const IDLE_CHECK_MS = 1000;
 /** Idle this many checks in a row before exiting (a launch between two passes is not idleness). */
 const IDLE_CHECKS = 2;
+/** How long --until-idle tries for a lease no live process holds before it gives up. */
+const LEASE_PATIENCE_MS = 60_000;
 
 export const coordinateCommand = defineCommand({
   name: 'coordinate',
@@ -53,10 +55,16 @@ async function idle(coordinator: Coordinator, store: JobStore): Promise<string> 
   await coordinator.ready;
   const lease = leaderLock(store.home);
   let idleChecks = 0;
+  let unledSince: number | undefined;
   for (;;) {
     // Only a live leader sends it away. A lease it could not take yet (its owner just died, a takeover
     // under way) it takes at its next retry: exiting then left the work it was started for undone.
     if (!coordinator.isLeader && (await lease.owner())) return 'another coordinator leads: exiting';
+    unledSince = coordinator.isLeader ? undefined : (unledSince ?? Date.now());
+    // A lease that stays untakeable (a folder it may not remove) is not waited on forever by a detached process.
+    if (unledSince !== undefined && Date.now() - unledSince > LEASE_PATIENCE_MS) {
+      return `could not take the coordinator lease ${lease.lockDir} for ${LEASE_PATIENCE_MS / 1000} s, and no live process holds it: exiting`;
+    }
     const jobs = (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
     const busy = coordinator.hasWorkInFlight || hasPendingWork(pendingWork(jobs));
     idleChecks = busy ? 0 : idleChecks + 1;

@@ -1,11 +1,12 @@
 /**
  * A cross-process lock whose owner is a process identity (pid + start time +
- * boot id) plus a random token. The lock is a directory holding its owner file:
- * prepared beside it under a name of its own, then renamed into place, which
- * fails while the lock exists. So the lock never exists without its owner, and
- * anyone can declare it free the moment its owner is gone (dead, zombie, pid
- * reused) instead of waiting for an mtime to go stale. The token tells apart
- * two owners in one process (two coordinators in one host).
+ * boot id) plus a random token. The owner file is written whole in a folder of
+ * the taker's own beside the lock (`<lock>.<token>.held`); the lock itself is a
+ * symbolic link to that folder, made with symlink(2), which fails while anything
+ * is at the lock's path and never replaces it. So the lock never exists without
+ * its owner, and anyone can declare it free the moment its owner is gone (dead,
+ * zombie, pid reused) instead of waiting for an mtime to go stale. The token
+ * tells apart two owners in one process (two coordinators in one host).
  *
  * Taking over a dead owner's lock happens under a short-lived guard directory,
  * so two processes can never both remove-and-recreate it (the race
@@ -31,15 +32,16 @@ export type LockOwner = z.infer<typeof OwnerSchema>;
 
 const OWNER_FILE = 'owner.json';
 /**
- * A lock directory without an owner file: left by an older Paddock, which made the directory first and
- * wrote its owner after, and died between the two. This old, it is abandoned.
+ * A lock without a readable owner file: an older Paddock's (a folder made first, its owner written
+ * after, its maker killed between the two), or one whose owner file cannot be read. This old, it is
+ * abandoned.
  */
 const OWNERLESS_STALE_MS = 5_000;
-/** A lock prepared with its owner, beside the lock, before it is renamed into place: `<lock>.<token>.taking`. */
-const PREPARED_SUFFIX = '.taking';
-/** A lock renamed away on its way out (release, takeover), so the lock's own path is never an empty directory. */
+/** The taker's folder holding its owner file, beside the lock: `<lock>.<token>.held`; the lock links to it. */
+const HELD_SUFFIX = '.held';
+/** A lock renamed away on its way out (release, takeover) before it and its folder are removed. */
 const DISCARDED_SUFFIX = '.discarded';
-/** The takeover guard is held, and a prepared lock lacks its owner file, a few milliseconds; older means its maker died. */
+/** The takeover guard is held, and a taker's folder lacks its owner file, a few milliseconds; older means its maker died. */
 const BRIEF_STEP_STALE_MS = 2_000;
 
 export interface HeldLock {
@@ -76,9 +78,10 @@ async function livenessOfOwner(owner: LockOwner): Promise<Liveness> {
   return isThisProcess(owner) ? 'alive' : livenessOf(owner, await processTableSource());
 }
 
+/** Of the path itself (a lock's link, not its folder). */
 async function ageMs(p: string): Promise<number | undefined> {
   try {
-    return Date.now() - (await fs.stat(p)).mtimeMs;
+    return Date.now() - (await fs.lstat(p)).mtimeMs;
   } catch {
     return undefined;
   }
@@ -147,21 +150,23 @@ export class OwnedLock {
       purpose: this.purpose,
       since: new Date().toISOString(),
     };
-    // Made whole beside the lock, then renamed into place: a process killed half-way leaves a prepared
-    // folder (swept below), never a lock without its owner that everyone must wait out.
-    const prepared = `${this.lockDir}.${token}${PREPARED_SUFFIX}`;
+    // The owner is written whole before the lock exists: a process killed half-way leaves its folder
+    // (swept below), never a lock without its owner that everyone must wait out.
+    const held = `${this.lockDir}.${token}${HELD_SUFFIX}`;
     try {
-      await fs.mkdir(prepared, { mode: 0o700 });
-      await fs.writeFile(path.join(prepared, OWNER_FILE), JSON.stringify(owner), { mode: 0o600 });
-      await fs.rename(prepared, this.lockDir);
+      await fs.mkdir(held, { mode: 0o700 });
+      await fs.writeFile(path.join(held, OWNER_FILE), JSON.stringify(owner), { mode: 0o600 });
+      // Relative: the link names its folder beside it, wherever the store is.
+      await fs.symlink(path.basename(held), this.lockDir);
     } catch (err) {
-      await fs.rm(prepared, { recursive: true, force: true });
-      // A directory is not renamed over a non-empty one: someone holds the lock. ENOENT: a sweep took
-      // this prepared folder for a dead process's (its owner file not written yet): the caller tries again.
-      if (errnoOf(err) === 'ENOTEMPTY' || errnoOf(err) === 'EEXIST' || errnoOf(err) === 'ENOENT') return undefined;
+      await fs.rm(held, { recursive: true, force: true }).catch(() => undefined);
+      // EEXIST: someone holds the lock (a link, or an older Paddock's folder). ENOENT: a sweep took this
+      // folder for a dead process's (its owner file not written yet): the caller tries again.
+      if (errnoOf(err) === 'EEXIST' || errnoOf(err) === 'ENOENT') return undefined;
       throw err;
     }
-    await this.sweepLeftovers();
+    // Best effort: the lock is ours already, and a failed sweep must not leave it held by nobody.
+    await this.sweepLeftovers().catch(() => undefined);
     return {
       path: this.lockDir,
       token,
@@ -169,7 +174,7 @@ export class OwnedLock {
     };
   }
 
-  /** Removes the lock directory: renamed away first, so its path never shows an empty lock a taker would take. */
+  /** Removes the lock: renamed away first (a reader sees the lock whole or no lock), then its folder. */
   private async discard(): Promise<void> {
     const away = `${this.lockDir}.${randomBytes(8).toString('hex')}${DISCARDED_SUFFIX}`;
     try {
@@ -178,29 +183,29 @@ export class OwnedLock {
       if (errnoOf(err) === 'ENOENT') return;
       throw err;
     }
+    // A link's folder goes with it, only if it is one of this lock's (an older Paddock's lock is the folder itself).
+    const target = await fs.readlink(away).catch(() => undefined);
+    if (target !== undefined && this.isHeldFolderName(target)) await fs.rm(path.join(path.dirname(this.lockDir), target), { recursive: true, force: true });
     await fs.rm(away, { recursive: true, force: true });
+  }
+
+  private isHeldFolderName(name: string): boolean {
+    return name === path.basename(name) && name.startsWith(`${path.basename(this.lockDir)}.`) && name.endsWith(HELD_SUFFIX);
   }
 
   /**
    * What processes killed while taking or removing this lock left beside it: a discarded lock, and a
-   * prepared one whose owner is gone (a live owner's is about to be renamed into place). A prepared one
-   * without its owner file yet is judged by age: its maker writes the file right after the folder.
+   * taker's folder the lock does not link to whose owner is gone (a live taker's is about to be
+   * linked). One without its whole owner file is judged by age: its maker writes the file at once.
    */
   private async sweepLeftovers(): Promise<void> {
     const folder = path.dirname(this.lockDir);
-    const prefix = `${path.basename(this.lockDir)}.`;
-    let names: string[];
-    try {
-      names = await fs.readdir(folder);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      if (!name.startsWith(prefix)) continue;
+    const linked = await fs.readlink(this.lockDir).catch(() => undefined);
+    for (const name of await fs.readdir(folder)) {
       const leftover = path.join(folder, name);
-      if (name.endsWith(DISCARDED_SUFFIX)) {
+      if (name.startsWith(`${path.basename(this.lockDir)}.`) && name.endsWith(DISCARDED_SUFFIX)) {
         await fs.rm(leftover, { recursive: true, force: true });
-      } else if (name.endsWith(PREPARED_SUFFIX)) {
+      } else if (this.isHeldFolderName(name) && name !== linked) {
         const owner = await readOwner(leftover);
         const gone = typeof owner === 'string' ? ((await ageMs(leftover)) ?? 0) >= BRIEF_STEP_STALE_MS : (await livenessOfOwner(owner)) !== 'alive';
         if (gone) await fs.rm(leftover, { recursive: true, force: true });
@@ -214,13 +219,24 @@ export class OwnedLock {
     await this.discard();
   }
 
+  /**
+   * Whether a lock without a readable owner is abandoned; undefined when no lock is there any more. A
+   * link is made only to a whole folder, so one whose folder is gone (removed by hand) is abandoned now.
+   */
+  private async ownerlessAbandoned(judged: 'missing' | 'unreadable'): Promise<boolean | undefined> {
+    const found = await fs.lstat(this.lockDir).catch(() => undefined);
+    if (!found) return undefined;
+    if (found.isSymbolicLink() && judged === 'missing') return true;
+    return Date.now() - found.mtimeMs >= OWNERLESS_STALE_MS;
+  }
+
   /** Removes the lock when its owner is provably gone; true if it did (or the lock vanished meanwhile). */
   private async removeIfAbandoned(): Promise<boolean> {
     const judged = await readOwner(this.lockDir);
-    if (judged === 'missing' || judged === 'unreadable') {
-      const age = await ageMs(this.lockDir);
-      if (age === undefined) return true; // released meanwhile
-      if (age < OWNERLESS_STALE_MS) return false;
+    if (typeof judged === 'string') {
+      const abandoned = await this.ownerlessAbandoned(judged);
+      if (abandoned === undefined) return true; // released meanwhile
+      if (!abandoned) return false;
     } else if ((await livenessOfOwner(judged)) === 'alive') {
       return false;
     }
@@ -234,12 +250,10 @@ export class OwnedLock {
       return false;
     }
     try {
-      // Re-check under the guard: only the owner we judged dead may be removed.
+      // Re-check under the guard: only the owner we judged dead, or a lock still ownerless and abandoned, is removed.
       const now = await readOwner(this.lockDir);
       if (typeof judged === 'string') {
-        // Ownerless (an older Paddock's, between its mkdir and its owner file): judge the age again.
-        const age = await ageMs(this.lockDir);
-        if (typeof now !== 'string' || age === undefined || age < OWNERLESS_STALE_MS) return true;
+        if (typeof now !== 'string' || (await this.ownerlessAbandoned(now)) !== true) return true;
       } else if (typeof now === 'string' || now.token !== judged.token) {
         return true;
       }

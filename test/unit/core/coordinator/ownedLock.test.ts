@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
@@ -8,8 +8,8 @@ import { identityOf, ownIdentity } from '../../../../src/core/proc';
 import { PortablePs, watchEventLoop } from '../proc/portablePs';
 
 /**
- * A child process that takes the lock at `lockDir` (same format: mkdir + owner.json with its identity)
- * and holds it until killed. Its identity comes from the process backend its environment names
+ * A child process that takes the lock at `lockDir` as an older Paddock did (mkdir, then owner.json with
+ * its identity: the folder is the lock) and holds it until killed. Its identity comes from the process backend its environment names
  * (/proc, or ps with PADDOCK_PROCESS_BACKEND=portable).
  */
 async function lockInChild(lockDir: string, env: NodeJS.ProcessEnv = process.env): Promise<ChildProcess> {
@@ -102,9 +102,9 @@ describe('OwnedLock', function () {
       await new Promise((r) => child.once('exit', r));
       const held = await new OwnedLock(lockDir, 'next').tryAcquire();
       assert.ok(held, `round ${round}: the lock was left as ${existsSync(lockDir) ? readdirSync(lockDir).join(', ') || 'an empty folder' : 'nothing'}`);
-      // Swept at once unless the child died before its owner file was whole: that one goes once 2 s old.
-      for (const name of readdirSync(dir).filter((n) => n !== 'busy.lock')) {
-        assert.match(name, /^busy\.lock\.[0-9a-f]{32}\.taking$/, `round ${round}: beside the lock`);
+      // Beside the lock: its own folder, and a dead taker's only while its owner file is not whole (gone once 2 s old).
+      for (const name of readdirSync(dir).filter((n) => n !== 'busy.lock' && n !== readlinkSync(lockDir))) {
+        assert.match(name, /^busy\.lock\.[0-9a-f]{32}\.held$/, `round ${round}: beside the lock`);
         const ownerFile = join(dir, name, 'owner.json');
         const whole = existsSync(ownerFile) && /^\{.*\}$/.test(readFileSync(ownerFile, 'utf8'));
         assert.equal(whole, false, `round ${round}: ${name} names its dead owner and was kept`);
@@ -115,6 +115,37 @@ describe('OwnedLock', function () {
     const last = await new OwnedLock(lockDir, 'last').tryAcquire();
     await last!.release();
     assert.deepEqual(readdirSync(dir), [], 'released, nothing is left');
+  });
+
+  it('works beside an older Paddock: its folder lock is respected, and its mkdir fails on a held lock', async () => {
+    const oldStyle = join(dir, 'old.lock');
+    const child = await lockInChild(oldStyle);
+    try {
+      assert.equal(await new OwnedLock(oldStyle, 'me').tryAcquire(), undefined, 'a live older owner keeps its folder lock');
+      assert.equal((await new OwnedLock(oldStyle, 'me').owner())?.pid, child.pid);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+    const taken = await new OwnedLock(oldStyle, 'me').tryAcquire();
+    assert.ok(taken, 'its dead owner\'s folder lock is taken over at once');
+    assert.throws(() => mkdirSync(oldStyle), /EEXIST/, 'an older Paddock cannot take a held lock');
+    await taken.release();
+    assert.deepEqual(readdirSync(dir), [], 'the older lock and this one are gone, nothing beside them');
+  });
+
+  it('a lock whose folder was removed by hand is free at once; an older Paddock\'s folder without its owner only after 5 s', async () => {
+    const lockDir = join(dir, 'hand.lock');
+    const held = await new OwnedLock(lockDir, 'a').tryAcquire();
+    rmSync(join(dir, readlinkSync(lockDir)), { recursive: true });
+    const next = await new OwnedLock(lockDir, 'b').tryAcquire();
+    assert.ok(next, 'a link to nothing is no lock');
+    await held!.release();
+    assert.equal((await new OwnedLock(lockDir, 'c').owner())?.purpose, 'b', 'the lost holder\'s release leaves the new lock');
+    await next.release();
+    const ownerless = join(dir, 'ownerless.lock');
+    mkdirSync(ownerless); // an older Paddock between its mkdir and its owner file
+    assert.equal(await new OwnedLock(ownerless, 'd').tryAcquire(), undefined, 'it may be writing its owner now');
   });
 
   it('judges another process\'s lock without stopping the event loop, on the portable backend too', async function () {
