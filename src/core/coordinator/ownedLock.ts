@@ -87,6 +87,16 @@ async function ageMs(p: string): Promise<number | undefined> {
   }
 }
 
+/**
+ * What is at a lock's path, read once: a link to a taker's folder (named with the taker's token, so it
+ * tells one take from the next) and that folder's owner; an older Paddock's folder lock and its owner;
+ * or nothing. `since`: when the link or folder was made.
+ */
+type Holder =
+  | { kind: 'free' }
+  | { kind: 'link'; folder: string; owner: LockOwner | 'missing' | 'unreadable'; since: number }
+  | { kind: 'folder'; owner: LockOwner | 'missing' | 'unreadable'; since: number };
+
 export class OwnedLock {
   constructor(
     readonly lockDir: string,
@@ -95,9 +105,14 @@ export class OwnedLock {
 
   /** Who holds the lock now, if anyone alive does. */
   async owner(): Promise<LockOwner | undefined> {
-    const owner = await readOwner(this.lockDir);
-    if (typeof owner === 'string') return undefined;
-    return (await livenessOfOwner(owner)) === 'alive' ? owner : undefined;
+    const holder = await this.holder();
+    if (holder.kind === 'free' || typeof holder.owner === 'string') return undefined;
+    return (await livenessOfOwner(holder.owner)) === 'alive' ? holder.owner : undefined;
+  }
+
+  /** Whether `held` is still this lock's holder: its link is there (no owner file read, so no read error can say no). */
+  async holds(held: HeldLock): Promise<boolean> {
+    return (await fs.readlink(this.lockDir).catch(() => undefined)) === this.heldFolderName(held.token);
   }
 
   /** Takes the lock if it is free (or its owner is gone); undefined if a live owner holds it. */
@@ -152,7 +167,7 @@ export class OwnedLock {
     };
     // The owner is written whole before the lock exists: a process killed half-way leaves its folder
     // (swept below), never a lock without its owner that everyone must wait out.
-    const held = `${this.lockDir}.${token}${HELD_SUFFIX}`;
+    const held = path.join(path.dirname(this.lockDir), this.heldFolderName(token));
     try {
       await fs.mkdir(held, { mode: 0o700 });
       await fs.writeFile(path.join(held, OWNER_FILE), JSON.stringify(owner), { mode: 0o600 });
@@ -183,10 +198,18 @@ export class OwnedLock {
       if (errnoOf(err) === 'ENOENT') return;
       throw err;
     }
-    // A link's folder goes with it, only if it is one of this lock's (an older Paddock's lock is the folder itself).
+    await this.removeDiscarded(away);
+  }
+
+  /** A discarded lock and, for a link, its folder (only one of this lock's: an older Paddock's lock is the folder itself). */
+  private async removeDiscarded(away: string): Promise<void> {
     const target = await fs.readlink(away).catch(() => undefined);
     if (target !== undefined && this.isHeldFolderName(target)) await fs.rm(path.join(path.dirname(this.lockDir), target), { recursive: true, force: true });
     await fs.rm(away, { recursive: true, force: true });
+  }
+
+  private heldFolderName(token: string): string {
+    return `${path.basename(this.lockDir)}.${token}${HELD_SUFFIX}`;
   }
 
   private isHeldFolderName(name: string): boolean {
@@ -204,7 +227,7 @@ export class OwnedLock {
     for (const name of await fs.readdir(folder)) {
       const leftover = path.join(folder, name);
       if (name.startsWith(`${path.basename(this.lockDir)}.`) && name.endsWith(DISCARDED_SUFFIX)) {
-        await fs.rm(leftover, { recursive: true, force: true });
+        await this.removeDiscarded(leftover);
       } else if (this.isHeldFolderName(name) && name !== linked) {
         const owner = await readOwner(leftover);
         const gone = typeof owner === 'string' ? ((await ageMs(leftover)) ?? 0) >= BRIEF_STEP_STALE_MS : (await livenessOfOwner(owner)) !== 'alive';
@@ -214,32 +237,52 @@ export class OwnedLock {
   }
 
   private async release(token: string): Promise<void> {
-    const owner = await readOwner(this.lockDir);
-    if (typeof owner === 'string' || owner.token !== token) return; // already taken over: not ours to remove
+    // Only our own link: a lock taken over meanwhile (we were judged gone) is not ours to remove.
+    if ((await fs.readlink(this.lockDir).catch(() => undefined)) !== this.heldFolderName(token)) return;
     await this.discard();
   }
 
-  /**
-   * Whether a lock without a readable owner is abandoned; undefined when no lock is there any more. A
-   * link is made only to a whole folder, so one whose folder is gone (removed by hand) is abandoned now.
-   */
-  private async ownerlessAbandoned(judged: 'missing' | 'unreadable'): Promise<boolean | undefined> {
-    const found = await fs.lstat(this.lockDir).catch(() => undefined);
-    if (!found) return undefined;
-    if (found.isSymbolicLink() && judged === 'missing') return true;
-    return Date.now() - found.mtimeMs >= OWNERLESS_STALE_MS;
+  private async holder(): Promise<Holder> {
+    let folder: string;
+    try {
+      folder = await fs.readlink(this.lockDir);
+    } catch (err) {
+      if (errnoOf(err) === 'ENOENT') return { kind: 'free' };
+      // Something there that cannot be looked at: held, as far as anyone can tell (never taken over).
+      if (errnoOf(err) !== 'EINVAL') return { kind: 'folder', owner: 'unreadable', since: Date.now() };
+      const since = await fs.lstat(this.lockDir).then((st) => st.mtimeMs, () => undefined);
+      return since === undefined ? { kind: 'free' } : { kind: 'folder', owner: await readOwner(this.lockDir), since };
+    }
+    const since = await fs.lstat(this.lockDir).then((st) => st.mtimeMs, () => Date.now());
+    // Read from the folder the link named, not through the path: a later take's link is another holder.
+    const owner = this.isHeldFolderName(folder) ? await readOwner(path.join(path.dirname(this.lockDir), folder)) : 'unreadable';
+    return { kind: 'link', folder, owner, since };
   }
 
-  /** Removes the lock when its owner is provably gone; true if it did (or the lock vanished meanwhile). */
-  private async removeIfAbandoned(): Promise<boolean> {
-    const judged = await readOwner(this.lockDir);
-    if (typeof judged === 'string') {
-      const abandoned = await this.ownerlessAbandoned(judged);
-      if (abandoned === undefined) return true; // released meanwhile
-      if (!abandoned) return false;
-    } else if ((await livenessOfOwner(judged)) === 'alive') {
-      return false;
+  /**
+   * Whether a holder is gone: its owner is not alive. A link is made only to a whole folder, so one whose
+   * folder is gone (removed by hand) is no lock; an owner file that cannot be read, or an older Paddock's
+   * folder without one, is judged by age.
+   */
+  private async abandoned(holder: Exclude<Holder, { kind: 'free' }>): Promise<boolean> {
+    if (typeof holder.owner !== 'string') return (await livenessOfOwner(holder.owner)) !== 'alive';
+    if (holder.kind === 'link' && holder.owner === 'missing') return true;
+    return Date.now() - holder.since >= OWNERLESS_STALE_MS;
+  }
+
+  private static sameHolder(a: Holder, b: Holder): boolean {
+    if (a.kind === 'link' && b.kind === 'link') return a.folder === b.folder;
+    if (a.kind === 'folder' && b.kind === 'folder') {
+      return typeof a.owner === 'string' || typeof b.owner === 'string' ? typeof a.owner === typeof b.owner && a.since === b.since : a.owner.token === b.owner.token;
     }
+    return false;
+  }
+
+  /** Removes the lock when its holder is provably gone; true if it did (or the lock vanished meanwhile). */
+  private async removeIfAbandoned(): Promise<boolean> {
+    const judged = await this.holder();
+    if (judged.kind === 'free') return true;
+    if (!(await this.abandoned(judged))) return false;
     const guard = `${this.lockDir}.takeover`;
     try {
       await fs.mkdir(guard, { mode: 0o700 });
@@ -250,13 +293,10 @@ export class OwnedLock {
       return false;
     }
     try {
-      // Re-check under the guard: only the owner we judged dead, or a lock still ownerless and abandoned, is removed.
-      const now = await readOwner(this.lockDir);
-      if (typeof judged === 'string') {
-        if (typeof now !== 'string' || (await this.ownerlessAbandoned(now)) !== true) return true;
-      } else if (typeof now === 'string' || now.token !== judged.token) {
-        return true;
-      }
+      // Re-check under the guard: only the very holder judged gone is removed (a link tells one take from
+      // the next by its folder's name), and only if it still is.
+      const now = await this.holder();
+      if (now.kind === 'free' || !OwnedLock.sameHolder(judged, now) || !(await this.abandoned(now))) return true;
       await this.discard();
       return true;
     } finally {

@@ -45,8 +45,7 @@ export class Leadership extends Disposable {
   /** Checks that a held lease is still ours, or tries to take a free one. */
   async refresh(): Promise<boolean> {
     if (this.lease) {
-      const owner = await this.lock.owner();
-      if (owner?.token === this.lease.token) return true;
+      if (await this.lock.holds(this.lease)) return true;
       this.lease = undefined;
       this.log('lost the coordinator lease');
       this._onDidChange.fire(false);

@@ -117,6 +117,65 @@ describe('OwnedLock', function () {
     assert.deepEqual(readdirSync(dir), [], 'released, nothing is left');
   });
 
+  it('one holder at a time across processes while holders are SIGKILLed at random, each lock passing on at once', async () => {
+    const lockDir = join(dir, 'shared.lock');
+    const marker = join(dir, 'inside');
+    const violations = join(dir, 'violations');
+    const entered = join(dir, 'entered');
+    // Inside, each holder claims a marker naming it; one naming a holder that still runs means two are inside.
+    const script = `
+      const fs = require('fs');
+      const { OwnedLock } = require(${JSON.stringify(require.resolve('../../../../src/core/coordinator/ownedLock'))});
+      const { identityOf, isSameAndRunning } = require(${JSON.stringify(require.resolve('../../../../src/core/proc'))});
+      const me = { pid: process.pid, startTime: identityOf(process.pid).startTime };
+      const lock = new OwnedLock(${JSON.stringify(lockDir)}, 'contender');
+      (async () => {
+        for (;;) {
+          await lock.with(20000, async () => {
+            try {
+              const other = JSON.parse(fs.readFileSync(${JSON.stringify(marker)}, 'utf8'));
+              if (isSameAndRunning(other)) fs.appendFileSync(${JSON.stringify(violations)}, process.pid + ' found ' + other.pid + ' inside\\n');
+            } catch {}
+            fs.writeFileSync(${JSON.stringify(marker)}, JSON.stringify(me));
+            fs.appendFileSync(${JSON.stringify(entered)}, '.');
+            await new Promise((r) => setTimeout(r, 5 + Math.random() * 10));
+            try {
+              const now = JSON.parse(fs.readFileSync(${JSON.stringify(marker)}, 'utf8'));
+              if (now.pid !== me.pid && isSameAndRunning(now)) fs.appendFileSync(${JSON.stringify(violations)}, now.pid + ' came in while ' + process.pid + ' was inside\\n');
+            } catch {}
+            fs.rmSync(${JSON.stringify(marker)}, { force: true });
+          });
+        }
+      })();
+    `;
+    const contenders = new Set<ChildProcess>();
+    const spawnOne = () => {
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'ignore', 'inherit'] });
+      contenders.add(child);
+      child.once('exit', () => contenders.delete(child));
+    };
+    try {
+      for (let i = 0; i < 4; i++) spawnOne();
+      const until = Date.now() + 6000;
+      let kills = 0;
+      while (Date.now() < until) {
+        // Past a contender's boot (~0.1–0.2 s), so most are killed while taking, holding or releasing the lock.
+        await new Promise((r) => setTimeout(r, 150 + Math.random() * 150));
+        const victim = [...contenders][Math.floor(Math.random() * contenders.size)];
+        if (victim) {
+          victim.kill('SIGKILL');
+          kills++;
+        }
+        spawnOne();
+      }
+      assert.ok(kills >= 15, `${kills} contenders killed`);
+    } finally {
+      for (const child of contenders) child.kill('SIGKILL');
+    }
+    assert.equal(existsSync(violations) ? readFileSync(violations, 'utf8') : '', '', 'two holders were inside at once');
+    assert.ok(readFileSync(entered, 'utf8').length > 100, `the lock passed on (${readFileSync(entered, 'utf8').length} times)`);
+  });
+
   it('works beside an older Paddock: its folder lock is respected, and its mkdir fails on a held lock', async () => {
     const oldStyle = join(dir, 'old.lock');
     const child = await lockInChild(oldStyle);
