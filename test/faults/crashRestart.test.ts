@@ -53,6 +53,11 @@ function peek(home: string, id: string): Seen {
   return { raw, events };
 }
 
+/** The runs that ended before their kill point, for the suite's report line; nothing when none did. */
+function endedFirst(misses: readonly string[]): string {
+  return misses.length > 0 ? `; ended before their point:\n${misses.join('\n')}` : '';
+}
+
 /** The id of the job folder that is not in `known` (the one being started), if any yet. */
 function newestId(home: string, known: Set<string>): string | undefined {
   const dir = join(home, 'jobs');
@@ -180,7 +185,7 @@ describe('faults: CLI SIGKILLed mid-start and mid-cleanup (case 5)', function ()
     }
     assert.deepEqual(sb.worktrees(), [sb.repo]);
     assert.deepEqual(sb.branches(), ['main'], 'no branch had commits of its own, so none is left');
-    console.log(`      killed at: ${reached.join(', ')}; ${jobs.length} jobs: ${[...new Set(jobs.map((j) => j.lifecycle.state))].map((s) => `${jobs.filter((j) => j.lifecycle.state === s).length} ${s}`).join(', ')}${misses.length ? `; ended before their point:\n${misses.join('\n')}` : ''}`);
+    console.log(`      killed at: ${reached.join(', ')}; ${jobs.length} jobs: ${[...new Set(jobs.map((j) => j.lifecycle.state))].map((s) => `${jobs.filter((j) => j.lifecycle.state === s).length} ${s}`).join(', ')}${endedFirst(misses)}`);
   });
 
   /** An agent that commits `i` and leaves `u<i>` untracked: work a cleanup must keep. */
@@ -259,7 +264,7 @@ describe('faults: CLI SIGKILLed mid-start and mid-cleanup (case 5)', function ()
       assert.ok(captured >= 0, `${j.id}: no evidence was captured: ${types.join(',')}`);
       assert.ok(captured < types.lastIndexOf('cleanup-complete'), `${j.id}: removal finished before the capture: ${types.join(',')}`);
     }
-    console.log(`      killed at: ${reached.join(', ')} (${interrupted.length} cleanups run)${misses.length ? `; ended before their point:\n${misses.join('\n')}` : ''}`);
+    console.log(`      killed at: ${reached.join(', ')} (${interrupted.length} cleanups run)${endedFirst(misses)}`);
     assert.deepEqual(sb.worktrees(), [sb.repo]);
   });
 });

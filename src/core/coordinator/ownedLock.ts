@@ -112,7 +112,12 @@ export class OwnedLock {
 
   /** Whether `held` is still this lock's holder: its link is there (no owner file read, so no read error can say no). */
   async holds(held: HeldLock): Promise<boolean> {
-    return (await fs.readlink(this.lockDir).catch(() => undefined)) === this.heldFolderName(held.token);
+    return (await this.linkedFolder()) === this.heldFolderName(held.token);
+  }
+
+  /** The folder name the lock links to; undefined when there is no lock, or it is an older Paddock's folder. */
+  private linkedFolder(): Promise<string | undefined> {
+    return fs.readlink(this.lockDir).catch(() => undefined);
   }
 
   /** Takes the lock if it is free (or its owner is gone); undefined if a live owner holds it. */
@@ -212,8 +217,13 @@ export class OwnedLock {
     return `${path.basename(this.lockDir)}.${token}${HELD_SUFFIX}`;
   }
 
+  /** A name beside this lock, `<lock>.….<suffix>` (a plain name: a link's target could be any path). */
+  private isBeside(name: string, suffix: string): boolean {
+    return name === path.basename(name) && name.startsWith(`${path.basename(this.lockDir)}.`) && name.endsWith(suffix);
+  }
+
   private isHeldFolderName(name: string): boolean {
-    return name === path.basename(name) && name.startsWith(`${path.basename(this.lockDir)}.`) && name.endsWith(HELD_SUFFIX);
+    return this.isBeside(name, HELD_SUFFIX);
   }
 
   /**
@@ -223,10 +233,10 @@ export class OwnedLock {
    */
   private async sweepLeftovers(): Promise<void> {
     const folder = path.dirname(this.lockDir);
-    const linked = await fs.readlink(this.lockDir).catch(() => undefined);
+    const linked = await this.linkedFolder();
     for (const name of await fs.readdir(folder)) {
       const leftover = path.join(folder, name);
-      if (name.startsWith(`${path.basename(this.lockDir)}.`) && name.endsWith(DISCARDED_SUFFIX)) {
+      if (this.isBeside(name, DISCARDED_SUFFIX)) {
         await this.removeDiscarded(leftover);
       } else if (this.isHeldFolderName(name) && name !== linked) {
         const owner = await readOwner(leftover);
@@ -238,7 +248,7 @@ export class OwnedLock {
 
   private async release(token: string): Promise<void> {
     // Only our own link: a lock taken over meanwhile (we were judged gone) is not ours to remove.
-    if ((await fs.readlink(this.lockDir).catch(() => undefined)) !== this.heldFolderName(token)) return;
+    if ((await this.linkedFolder()) !== this.heldFolderName(token)) return;
     await this.discard();
   }
 

@@ -7,10 +7,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { listCommand } from '../../../../src/cli/commands/list';
 import { showCommand } from '../../../../src/cli/commands/show';
-import { leaderLock } from '../../../../src/core/scheduler/leadership';
 import type { JobStore } from '../../../../src/core/store';
 import type { Cleanup, JobRecord } from '../../../../src/core/store/schema';
-import { sampleJob, TestBed, useTestBed } from '../../core/store/helpers';
+import { sampleJob, TestBed, useTestBed, withWindowOpen } from '../../core/store/helpers';
 import { runCli } from '../../core/worker/fixtures';
 
 /** The `key: value` lines of `show`, as a map (keys are unique except "held by"). */
@@ -42,17 +41,8 @@ describe('paddock show and list in human format', () => {
     store = fresh;
   });
 
-  /**
-   * Runs a command as with a window open: its coordinator holds the leader lease and launches what
-   * is queued, so `show` and `list` only show (with none, they would start one for the records here,
-   * which the store made queued and nothing launches).
-   */
-  function withWindowOpen<T>(fn: () => Promise<T>): Promise<T> {
-    return leaderLock(home).with(10_000, fn);
-  }
-
   async function show(id: string): Promise<string> {
-    const r = await withWindowOpen(() => runCli(showCommand, [id], { PADDOCK_HOME: home }));
+    const r = await withWindowOpen(home, () => runCli(showCommand, [id], { PADDOCK_HOME: home }));
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
     return r.stdout;
@@ -156,12 +146,12 @@ describe('paddock show and list in human format', () => {
     const good = await recordWith((j) => j);
     const broken = await store.create(sampleJob({ title: 'broken' }));
     fs.writeFileSync(path.join(store.jobDir(broken.id), 'job.json'), '{"truncated": ');
-    await assert.rejects(withWindowOpen(() => runCli(showCommand, [broken.id], { PADDOCK_HOME: home })), (err: Error) => {
+    await assert.rejects(withWindowOpen(home, () => runCli(showCommand, [broken.id], { PADDOCK_HOME: home })), (err: Error) => {
       assert.match(err.message, new RegExp(broken.id));
       assert.doesNotMatch(err.message, /\n/, 'one sentence');
       return true;
     });
-    const list = await withWindowOpen(() => runCli(listCommand, [], { PADDOCK_HOME: home }));
+    const list = await withWindowOpen(home, () => runCli(listCommand, [], { PADDOCK_HOME: home }));
     assert.equal(list.code, 0, list.stderr);
     assert.equal(list.stderr, '');
     const rows = list.stdout.trimEnd().split('\n');
@@ -173,7 +163,7 @@ describe('paddock show and list in human format', () => {
 
   it('list marks a cleanup that needs attention and cuts long titles', async () => {
     const job = await recordWith((j) => ({ ...j, title: 'x'.repeat(80), lifecycle: { ...j.lifecycle, state: 'completed' }, cleanup: cleanupOf({}) }));
-    const list = await withWindowOpen(() => runCli(listCommand, [], { PADDOCK_HOME: home }));
+    const list = await withWindowOpen(home, () => runCli(listCommand, [], { PADDOCK_HOME: home }));
     const row = list.stdout.split('\n').find((r) => r.startsWith(job.id)) ?? '';
     assert.match(row, /\bcompleted\s+1\s+incomplete!(\s+-){5}\s+x{59}…$/);
   });

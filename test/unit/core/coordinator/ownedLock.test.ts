@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
 import { identityOf, ownIdentity } from '../../../../src/core/proc';
@@ -24,6 +25,15 @@ async function lockInChild(lockDir: string, env: NodeJS.ProcessEnv = process.env
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env });
   await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
   return child;
+}
+
+/** SIGKILLs `child` and resolves once it has exited (at once if it already has). */
+function killed(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
 }
 
 describe('OwnedLock', function () {
@@ -73,8 +83,7 @@ describe('OwnedLock', function () {
     const lock = new OwnedLock(lockDir, 'me');
     assert.equal(await lock.tryAcquire(), undefined, 'a live owner keeps it');
     assert.equal((await lock.owner())?.pid, child.pid);
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    await killed(child);
     const held = await lock.acquire(5000);
     const owner = JSON.parse(readFileSync(join(lockDir, 'owner.json'), 'utf8'));
     assert.equal(owner.pid, process.pid);
@@ -97,9 +106,8 @@ describe('OwnedLock', function () {
     for (let round = 0; round < 40; round++) {
       const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
       await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
-      child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
+      await sleep(5 + Math.random() * 20);
+      await killed(child);
       const held = await new OwnedLock(lockDir, 'next').tryAcquire();
       assert.ok(held, `round ${round}: the lock was left as ${existsSync(lockDir) ? readdirSync(lockDir).join(', ') || 'an empty folder' : 'nothing'}`);
       // Beside the lock: its own folder, and a dead taker's only while its owner file is not whole (gone once 2 s old).
@@ -111,7 +119,7 @@ describe('OwnedLock', function () {
       }
       await held.release();
     }
-    await new Promise((r) => setTimeout(r, 2100));
+    await sleep(2100);
     const last = await new OwnedLock(lockDir, 'last').tryAcquire();
     await last!.release();
     assert.deepEqual(readdirSync(dir), [], 'released, nothing is left');
@@ -160,7 +168,7 @@ describe('OwnedLock', function () {
       let kills = 0;
       while (Date.now() < until) {
         // Past a contender's boot (~0.1–0.2 s), so most are killed while taking, holding or releasing the lock.
-        await new Promise((r) => setTimeout(r, 150 + Math.random() * 150));
+        await sleep(150 + Math.random() * 150);
         const victim = [...contenders][Math.floor(Math.random() * contenders.size)];
         if (victim) {
           victim.kill('SIGKILL');
@@ -170,7 +178,8 @@ describe('OwnedLock', function () {
       }
       assert.ok(kills >= 15, `${kills} contenders killed`);
     } finally {
-      for (const child of contenders) child.kill('SIGKILL');
+      // Reaped before the folder is removed: a contender still writing into it would fail the teardown.
+      await Promise.all([...contenders].map(killed));
     }
     assert.equal(existsSync(violations) ? readFileSync(violations, 'utf8') : '', '', 'two holders were inside at once');
     assert.ok(readFileSync(entered, 'utf8').length > 100, `the lock passed on (${readFileSync(entered, 'utf8').length} times)`);
@@ -183,8 +192,7 @@ describe('OwnedLock', function () {
       assert.equal(await new OwnedLock(oldStyle, 'me').tryAcquire(), undefined, 'a live older owner keeps its folder lock');
       assert.equal((await new OwnedLock(oldStyle, 'me').owner())?.pid, child.pid);
     } finally {
-      child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
+      await killed(child);
     }
     const taken = await new OwnedLock(oldStyle, 'me').tryAcquire();
     assert.ok(taken, 'its dead owner\'s folder lock is taken over at once');

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { JobStore, NewJob, JobStoreOptions } from '../../../../src/core/store';
+import { leaderLock } from '../../../../src/core/scheduler/leadership';
 import { DEFAULT_LOCK_OPTIONS, withLock } from '../../../../src/core/store/locks';
 import { StoreLayout } from '../../../../src/core/store/paths';
 
@@ -115,4 +116,13 @@ export async function damageRecord(home: string, id: string, text: string): Prom
   await withLock(layout.recordLock(id), `agent ${id} (damaged by a test)`, DEFAULT_LOCK_OPTIONS, async () => {
     fs.writeFileSync(layout.recordFile(id), text);
   });
+}
+
+/**
+ * Runs `fn` as with a VS Code window open on the store: its coordinator holds the leader lease and
+ * launches what is queued, so `list` and `show` only show (with none, they would start the background
+ * coordinator for records the store made queued and nothing launches).
+ */
+export function withWindowOpen<T>(home: string, fn: () => Promise<T>): Promise<T> {
+  return leaderLock(home).with(10_000, fn);
 }
