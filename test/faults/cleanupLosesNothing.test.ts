@@ -8,12 +8,13 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../unit/core/coordinator/coordinatorFixture';
 import { assertSameState, treeState, type State } from '../unit/core/git/treeState';
 import { sleep } from '../unit/core/worker/fixtures';
 import { allFileContents, CLI, cli, type CliResult, endProcessesOfHome, isAlive, isRoot } from './faultKit';
+import { FILLER, fillDisk, freeDisk } from '../unit/core/store/fullDisk';
 
 const KEY = 'sk-ant-api03-cleanupKey0123456789abcdef';
 const TOKEN = 'cleanup-foo-token-5e1d7a';
@@ -274,19 +275,6 @@ describe('faults: cleanup loses nothing (issue 11)', function () {
 });
 
 /** Fills the file system of `dir` to the last block. */
-function fill(dir: string): void {
-  for (const [name, size] of [['filler', 64 * 1024] as const, ['filler2', 512] as const]) {
-    const fd = openSync(join(dir, name), 'w');
-    try {
-      for (;;) writeSync(fd, Buffer.alloc(size, 0x66));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-    } finally {
-      closeSync(fd);
-    }
-  }
-}
-
 describe('faults: cleanup on a full disk keeps the worktree and the good evidence (issue 11, case 6)', function () {
   this.timeout(180_000);
   let sb: CoordinatorSandbox | undefined;
@@ -324,9 +312,9 @@ describe('faults: cleanup on a full disk keeps the worktree and the good evidenc
     // More work appears; the disk fills; the next attempt's patch does not fit.
     execFileSync('sh', ['-c', 'head -c 3000000 /dev/urandom > more.bin'], { cwd: worktree });
     const state = treeState(worktree);
-    fill(s.home);
+    fillDisk(s.home);
     // Room for the record's own small writes, not for a patch of 8 MB.
-    truncateSync(join(s.home, 'filler'), statSync(join(s.home, 'filler')).size - 1024 * 1024);
+    truncateSync(join(s.home, FILLER), statSync(join(s.home, FILLER)).size - 1024 * 1024);
     process.kill(-holder, 'SIGKILL');
     while (isAlive(holder)) await sleep(20);
     const full = r.run(['cleanup', id, '--yes']);
@@ -339,8 +327,7 @@ describe('faults: cleanup on a full disk keeps the worktree and the good evidenc
     assertSameState(treeState(evidenceDir), evidenceBefore);
     assert.equal(git(s.repo, 'rev-parse', `refs/paddock/snapshots/${id}`), snapshotBefore, 'the earlier snapshot is kept');
 
-    rmSync(join(s.home, 'filler'));
-    rmSync(join(s.home, 'filler2'));
+    freeDisk(s.home);
     cleanupOk(r, id);
     assertSameState(treeState(restore(r, id)), state);
     assertNoSecretInStore(s.home);

@@ -8,11 +8,12 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkerClient } from '../../src/core/protocol/client';
 import { DEFAULT_SETTINGS, Sandbox, sleep, waitUntil } from '../unit/core/worker/fixtures';
 import { cliAsync, isAlive, isRoot } from './faultKit';
+import { fillDisk, freeDisk } from '../unit/core/store/fullDisk';
 
 function newJob(repo: string) {
   return {
@@ -28,27 +29,6 @@ function newJob(repo: string) {
     envNames: [],
     settings: DEFAULT_SETTINGS,
   };
-}
-
-function fill(dir: string): void {
-  const fd = openSync(join(dir, 'filler'), 'w');
-  const chunk = Buffer.alloc(16 * 1024, 0x66);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-  } finally {
-    closeSync(fd);
-  }
-  // Squeeze out the last partial block too.
-  const fd2 = openSync(join(dir, 'filler2'), 'w');
-  try {
-    for (;;) writeSync(fd2, Buffer.alloc(512, 0x66));
-  } catch {
-    // full
-  } finally {
-    closeSync(fd2);
-  }
 }
 
 /** Every record reads back, and no temp file of a half-done write is left next to one. */
@@ -125,7 +105,7 @@ describe('faults: full disk and read-only store (case 9)', function () {
   it('on a full disk: a new agent fails clearly, no partial record, the running agent keeps running; space back → all works', async () => {
     const { sb: s, id, workerPid, agentPid } = await runningAgentOnTinyStore();
     const before = await s.store.read(id);
-    fill(s.home);
+    fillDisk(s.home);
     await sleep(1500); // the running agent keeps printing into a full store
 
     await assert.rejects(s.store.create(newJob(s.cwd)), (err: Error) => {
@@ -142,8 +122,7 @@ describe('faults: full disk and read-only store (case 9)', function () {
     await assertNoPartialRecords(s);
     await assertStillRunningAndViewable(s, id, workerPid, agentPid);
 
-    rmSync(join(s.home, 'filler'));
-    rmSync(join(s.home, 'filler2'));
+    freeDisk(s.home);
     const again = await s.store.create(newJob(s.cwd));
     assert.equal((await s.store.read(again.id)).lifecycle.state, 'queued');
     await assertNoPartialRecords(s);
@@ -158,7 +137,7 @@ describe('faults: full disk and read-only store (case 9)', function () {
   // rmSync(dir, { recursive: true, force: true }) and rethrow.
   it('a create that fails on a full disk leaves no job folder behind', async () => {
     const { sb: s } = await runningAgentOnTinyStore();
-    fill(s.home);
+    fillDisk(s.home);
     const before = foldersWithoutRecord(s.home);
     await assert.rejects(s.store.create(newJob(s.cwd)));
     assert.deepEqual(foldersWithoutRecord(s.home), before);

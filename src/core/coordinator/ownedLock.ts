@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from '../common/zod';
-import { failure } from '../common/errors';
+import { describeError, failure } from '../common/errors';
 import { isThisProcess, type Liveness, livenessOf, ownIdentity, processTableSource } from '../proc/identity';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -115,6 +115,14 @@ export class OwnedLock {
     return (await this.linkedFolder()) === this.heldFolderName(held.token);
   }
 
+  /** Whether anything is at the lock's path (a link, an older Paddock's folder). */
+  private occupied(): Promise<boolean> {
+    return fs.lstat(this.lockDir).then(
+      () => true,
+      () => false,
+    );
+  }
+
   /** The folder name the lock links to; undefined when there is no lock, or it is an older Paddock's folder. */
   private linkedFolder(): Promise<string | undefined> {
     return fs.readlink(this.lockDir).catch(() => undefined);
@@ -158,6 +166,9 @@ export class OwnedLock {
   }
 
   private async tryTake(): Promise<HeldLock | undefined> {
+    // A held lock is waited for without writing anything: a waiter polls for minutes, and on a full
+    // disk (another process's capture filling it for a moment) its owner file could not be written.
+    if (await this.occupied()) return undefined;
     // Private like the rest of the store: owner files name processes and what they are doing.
     await fs.mkdir(path.dirname(this.lockDir), { recursive: true, mode: 0o700 });
     const me = ownIdentity();
@@ -183,7 +194,11 @@ export class OwnedLock {
       // EEXIST: someone holds the lock (a link, or an older Paddock's folder). ENOENT: a sweep took this
       // folder for a dead process's (its owner file not written yet): the caller tries again.
       if (errnoOf(err) === 'EEXIST' || errnoOf(err) === 'ENOENT') return undefined;
-      throw err;
+      // The owner file could not be written (a full disk): a lock taken meanwhile is waited for like any
+      // other; a free one cannot be taken, said in one sentence.
+      if (await this.occupied()) return undefined;
+      const why = errnoOf(err) === 'ENOSPC' ? 'no space is left on its disk' : describeError(err);
+      throw failure(`the lock ${path.basename(this.lockDir)} in ${path.dirname(this.lockDir)} cannot be taken: ${why}`);
     }
     // Best effort: the lock is ours already, and a failed sweep must not leave it held by nobody.
     await this.sweepLeftovers().catch(() => undefined);

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
 import { identityOf, ownIdentity } from '../../../../src/core/proc';
 import { PortablePs, watchEventLoop } from '../proc/portablePs';
+import { fillDisk, freeDisk, mountTmpfsOrSkip } from '../store/fullDisk';
 
 /**
  * A child process that takes the lock at `lockDir` as an older Paddock did (mkdir, then owner.json with
@@ -262,6 +263,38 @@ describe('OwnedLock', function () {
     } finally {
       ps.restore();
       child.kill('SIGKILL');
+    }
+  });
+
+  it('on a full disk: a held lock is waited for and taken once space is back; a free one fails in one sentence (root only)', async function () {
+    const disk = join(dir, 'disk');
+    mkdirSync(disk);
+    mountTmpfsOrSkip(this, disk, 'size=1m');
+    try {
+      const lockDir = join(disk, 'ops', 'x.lock');
+      const held = await new OwnedLock(lockDir, 'capture').tryAcquire();
+      assert.ok(held);
+      fillDisk(disk);
+      // While the disk is full the holder releases nothing; the waiter waits rather than failing.
+      const waiter = new OwnedLock(lockDir, 'waiter').acquire(10_000);
+      let settled = false;
+      void waiter.then(() => (settled = true), () => (settled = true));
+      await sleep(300);
+      assert.equal(settled, false, 'the waiter waits for the holder, a full disk notwithstanding');
+      freeDisk(disk);
+      await held.release();
+      const taken = await waiter;
+      assert.equal((await new OwnedLock(lockDir, 'probe').owner())?.purpose, 'waiter');
+      await taken.release();
+
+      fillDisk(disk);
+      await assert.rejects(new OwnedLock(lockDir, 'free').acquire(1_000), (e: Error) => {
+        assert.equal(e.message, `the lock x.lock in ${join(disk, 'ops')} cannot be taken: no space is left on its disk`);
+        return true;
+      });
+      assert.deepEqual(readdirSync(join(disk, 'ops')), [], 'a failed take leaves nothing beside the lock');
+    } finally {
+      execFileSync('umount', ['-l', disk]);
     }
   });
 

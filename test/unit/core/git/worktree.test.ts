@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { addWorktree, listWorktrees, removeWorktree } from '../../../../src/core/git/worktree';
 import { deleteBranch } from '../../../../src/core/git/branch';
 import { Sandbox, useGitSandbox, git, write } from './gitTestUtil';
+import { mountTmpfsOrSkip } from '../store/fullDisk';
 
 describe('git/worktree', function () {
   this.timeout(60_000);
@@ -86,14 +87,9 @@ describe('git/worktree', function () {
     });
 
     it('a failed add on a read-only file system leaves no branch, registration or folder (root only)', async function () {
-      if (process.getuid?.() !== 0) this.skip();
       const ro = sb.path('ro');
       mkdirSync(ro);
-      try {
-        execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', ro]);
-      } catch {
-        this.skip(); // no mount privilege in this container
-      }
+      mountTmpfsOrSkip(this, ro, 'ro,size=1m');
       try {
         const wt = path.join(ro, 'trees', 'j6');
         await assert.rejects(addWorktree(repo, { path: wt, branch: 'paddock/j6', baseSha: base }), /Read-only file system/);
