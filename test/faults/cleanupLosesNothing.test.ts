@@ -274,7 +274,6 @@ describe('faults: cleanup loses nothing (issue 11)', function () {
   });
 });
 
-/** Fills the file system of `dir` to the last block. */
 describe('faults: cleanup on a full disk keeps the worktree and the good evidence (issue 11, case 6)', function () {
   this.timeout(180_000);
   let sb: CoordinatorSandbox | undefined;
