@@ -49,6 +49,17 @@ export function laneUnits(area, folders) {
   return [...groups.values()].flat().sort((a, b) => b.weight - a.weight).map((g) => g.names);
 }
 
+/** Far above the longest group (the fault suite's flood, about 5 minutes on a loaded machine). */
+const GROUP_CEILING_MS = 20 * 60_000;
+
+function killGroup(pid) {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
 export async function runLanes({ area, script, units, lanes, extraArgs = [] }) {
   const totals = { passed: 0, failed: 0, pending: 0 };
   let crashed = 0;
@@ -56,22 +67,44 @@ export async function runLanes({ area, script, units, lanes, extraArgs = [] }) {
     new Promise((done) => {
       const summary = `${area}-lane-${index}`;
       const started = Date.now();
-      const child = spawn(process.execPath, [script, ...unit, '--summary', summary, ...extraArgs], { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      // Its own process group, so a group that never ends is killed with everything it started.
+      const child = spawn(process.execPath, [script, ...unit, '--summary', summary, ...extraArgs], { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       const out = [];
       child.stdout.on('data', (c) => out.push(c));
       child.stderr.on('data', (c) => out.push(c));
-      child.on('close', (code) => {
-        process.stdout.write(`\n--- ${area} ${unit.join(' ')} (${Math.round((Date.now() - started) / 1000)} s, exit ${code})\n`);
+      let verdict = '';
+      let drain;
+      // A CI run has 90 minutes: a group stuck past its ceiling is ended and reported, not waited for.
+      const ceiling = setTimeout(() => {
+        verdict = `killed: still running after ${GROUP_CEILING_MS / 60_000} minutes`;
+        killGroup(child.pid);
+      }, GROUP_CEILING_MS);
+      let report = (code) => {
+        report = () => undefined;
+        clearTimeout(ceiling);
+        clearTimeout(drain);
+        process.stdout.write(`\n--- ${area} ${unit.join(' ')} (${Math.round((Date.now() - started) / 1000)} s, exit ${code}${verdict ? `, ${verdict}` : ''})\n`);
         process.stdout.write(Buffer.concat(out));
         const file = join(root, 'test-results', `${summary}-summary.json`);
         if (existsSync(file)) {
           const c = JSON.parse(readFileSync(file, 'utf8'));
           totals.passed += c.passed;
-          totals.failed += c.failed;
+          totals.failed += c.failed + (verdict ? 1 : 0);
           totals.pending += c.pending;
           rmSync(file, { force: true });
         } else crashed++;
         done();
+      };
+      child.on('close', (code) => report(code));
+      // Its output ends when the last process holding it does: one it left behind would hold this run too.
+      child.on('exit', (code) => {
+        drain = setTimeout(() => {
+          verdict ||= 'a process it started still held its output after it exited, and was killed';
+          killGroup(child.pid);
+          child.stdout.destroy();
+          child.stderr.destroy();
+          report(code);
+        }, 5_000);
       });
     });
   let next = 0;

@@ -18,6 +18,22 @@ function walk(dir, out = []) {
   return out;
 }
 
+const LINGER_MS = 30_000;
+
+/** What keeps the event loop alive, one phrase each: the child processes by pid and command, the rest by kind. */
+function describeOpenHandles() {
+  const children = process
+    ._getActiveHandles()
+    .filter((h) => h?.constructor?.name === 'ChildProcess')
+    .map((c) => `child process ${c.pid} (${(c.spawnargs ?? []).join(' ').slice(0, 120)})`);
+  const kinds = new Map();
+  for (const kind of process.getActiveResourcesInfo()) if (kind !== 'TTYWrap' && kind !== 'Timeout' || kind === 'Timeout') kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  // This check's own timer is one of the Timeouts.
+  if (kinds.has('Timeout')) kinds.set('Timeout', kinds.get('Timeout') - 1);
+  const rest = [...kinds].filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
+  return [...children, ...rest].join(', ') || 'nothing Node reports';
+}
+
 /** `folders`: sub-folders of out/test/<area> to run (all when empty). */
 export function runSuite({ area, summaryName = area, timeout, slow, grep, folders = [] }) {
   const mocha = new Mocha({ timeout, slow, reporter: 'spec', color: process.stdout.isTTY, forbidOnly: true });
@@ -31,11 +47,23 @@ export function runSuite({ area, summaryName = area, timeout, slow, grep, folder
   let passed = 0;
   let failed = 0;
   let pending = 0;
-  const runner = mocha.run((failures) => {
+  const writeCounts = () => {
     mkdirSync(join(root, 'test-results'), { recursive: true });
     writeFileSync(join(root, 'test-results', `${summaryName}-summary.json`), JSON.stringify({ passed, failed, pending }));
+  };
+  const runner = mocha.run((failures) => {
+    writeCounts();
     console.log(`\n${summaryName}: ${passed} passed, ${failed} failed, ${pending} skipped`);
     process.exitCode = failures > 0 ? 1 : 0;
+    // A suite that leaves a child process, socket, watcher or timer behind keeps this process alive
+    // forever, and a CI run with it hangs until its 90 minutes are up. The timer does not hold the
+    // process itself (unref): it fires only when something else does, names what, and fails the suite.
+    setTimeout(() => {
+      failed++;
+      writeCounts();
+      console.log(`\n${summaryName}: failed: its process was still held open ${LINGER_MS / 1000} s after its last test by: ${describeOpenHandles()}`);
+      process.exit(1);
+    }, LINGER_MS).unref();
   });
   runner.on('pass', () => passed++);
   runner.on('fail', () => failed++);

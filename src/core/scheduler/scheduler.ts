@@ -4,7 +4,9 @@
  * starts abandoned by a dead launcher, and restarts crashed agents when asked
  * to, and runs the check of attempts that ended (`automaticChecks.ts`). It acts only in the process that holds the leader lease, and only when
  * something happened: a store change (the store watcher), an operation of this
- * process, or the due time of a cleanup retry — never on a fixed tick. A
+ * process, the due time of a cleanup retry, or the release of a queued job's
+ * operation lock (looked at each second while held: a holder that dies writes
+ * nothing to the store) — never on a fixed tick otherwise. A
  * follower tries to take the lease now and then (`leaseRetryMs`), which
  * succeeds the moment the leader is gone. Every process reports capacity news.
  */
@@ -59,6 +61,8 @@ const CAPACITY_WAIT_MS = 30_000;
 const PASS_COALESCE_MS = 50;
 /** The longest a due-time timer is armed for (a clock jump is re-judged at the next pass). */
 const MAX_TIMER_MS = 60_000;
+/** How often the operation lock of a queued job the queue had to pass over is looked at again. */
+const HELD_LOCK_RECHECK_MS = 1_000;
 
 export class Scheduler extends Disposable {
   private readonly _onDidChangeCapacityBlock = this._register(new Emitter<CapacityBlockEvent>());
@@ -70,6 +74,14 @@ export class Scheduler extends Disposable {
   private readonly nextDue = this._register(new MutableDisposable<IDisposable>());
   /** The next attempt to take the lease (follower only). */
   private readonly leaseRetry = this._register(new MutableDisposable<IDisposable>());
+  /** The next look at the locks of queued jobs the queue passed over (leader only). */
+  private readonly heldLockRecheck = this._register(new MutableDisposable<IDisposable>());
+  /**
+   * Queued jobs the queue passed over because a live process held their operation lock. The holder's
+   * death writes nothing to the store, so no store change would bring the queue back to them: a start
+   * killed before it assigned the worktree would leave its job queued until something else happened.
+   */
+  private readonly passedOver = new Set<string>();
 
   private readonly capacityLock: OwnedLock;
   private readonly dueTimes: DueTimes;
@@ -246,7 +258,12 @@ export class Scheduler extends Disposable {
     const queue = queueOrder(okJobs(await store.list()));
     for (const candidate of queue) {
       const opLock = await jobLock(store, candidate.id).tryAcquire();
-      if (!opLock) continue; // a person's operation is on it; the next pass sees it again
+      if (!opLock) {
+        // A start or a person's operation is on it: looked at again once its lock is free.
+        this.watchHeldLock(candidate.id);
+        continue;
+      }
+      this.passedOver.delete(candidate.id);
       try {
         const claimed = await this.capacityLock.with(CAPACITY_WAIT_MS, async () => {
           const entries = await store.list();
@@ -269,6 +286,27 @@ export class Scheduler extends Disposable {
       }
     }
     return false;
+  }
+
+  /** Looks at the passed-over jobs' locks now and then, and runs the queue once one of them is free. */
+  private watchHeldLock(id: string): void {
+    this.passedOver.add(id);
+    if (this.heldLockRecheck.value || this._store.isDisposed) return;
+    this.heldLockRecheck.value = disposableTimeout(() => {
+      void this.opts.track(
+        (async () => {
+          const owners = await Promise.all([...this.passedOver].map((held) => jobLock(this.ctx.store, held).owner().catch(() => undefined)));
+          this.heldLockRecheck.clear();
+          if (owners.some((owner) => owner === undefined)) {
+            this.passedOver.clear();
+            this.markDirty();
+            if (this.isLeader) await this.pump();
+          } else if (this.passedOver.size > 0 && this.isLeader) {
+            this.watchHeldLock([...this.passedOver][0]);
+          }
+        })(),
+      );
+    }, HELD_LOCK_RECHECK_MS);
   }
 
   /**

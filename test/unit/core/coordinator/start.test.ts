@@ -170,30 +170,40 @@ describe('Coordinator: start, capacity, retry, stop', function () {
   });
 
   it('a queue pump leaves a job alone while its start assigns the worktree, and fails one whose starter died at once', async () => {
-    const c = sb.coordinator({}, { tickMs: 50 });
-    await c.ready;
     // Written the way `start` first writes a record, before it assigns the worktree: under the job's
     // operation lock, held by the start (here by this process, and by a process that then dies).
+    // Both locks are taken before the coordinator runs: a pump that saw a record before its starter
+    // took the lock would rightly fail it, and the test would race its own starter.
     const preparing = await sb.createQueued('being prepared');
     const held = await jobLock(sb.store, preparing.id).tryAcquire();
     assert.ok(held);
     const abandoned = await sb.createQueued('starter died');
     const ownedLockModule = resolve(__dirname, '../../../../src/core/coordinator/ownedLock.js');
     const starter = spawn(process.execPath, ['-e', `new (require(${JSON.stringify(ownedLockModule)}).OwnedLock)(${JSON.stringify(jobLock(sb.store, abandoned.id).lockDir)}, 'start').tryAcquire().then((l) => { console.log(l ? 'held' : 'busy'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const said = await new Promise<string>((done) => starter.stdout!.once('data', (d) => done(String(d).trim())));
-    assert.equal(said, 'held');
-    const started = Date.now();
-    starter.kill('SIGKILL');
-    await new Promise((r) => starter.once('exit', r));
+    const starterExited = new Promise((r) => starter.once('exit', r));
+    try {
+      const said = await new Promise<string>((done) => starter.stdout!.once('data', (d) => done(String(d).trim())));
+      assert.equal(said, 'held');
+      const c = sb.coordinator({}, { tickMs: 50 });
+      await c.ready;
+      await sleep(300); // a few pump ticks with both starts alive
+      assert.equal((await sb.store.read(abandoned.id)).lifecycle.state, 'queued', 'a live start keeps its job');
+      const started = Date.now();
+      starter.kill('SIGKILL');
+      await starterExited;
 
-    // No waiting out a grace period: the dead starter's lock is free at the next pass.
-    const failed = await sb.waitEnded(abandoned.id, 10_000);
-    assert.equal(failed.lifecycle.state, 'failed');
-    assert.match(failed.lifecycle.detail ?? '', /the process starting it stopped before it assigned a worktree/);
-    assert.ok(Date.now() - started < 10_000);
-    await sleep(500); // many pump ticks
-    assert.equal((await sb.store.read(preparing.id)).lifecycle.state, 'queued', 'a live start keeps its job');
-    await held!.release();
+      // No waiting out a grace period: the dead starter's lock is free at the next pass.
+      const failed = await sb.waitEnded(abandoned.id, 10_000);
+      assert.equal(failed.lifecycle.state, 'failed');
+      assert.match(failed.lifecycle.detail ?? '', /the process starting it stopped before it assigned a worktree/);
+      assert.ok(Date.now() - started < 10_000);
+      await sleep(500); // many pump ticks
+      assert.equal((await sb.store.read(preparing.id)).lifecycle.state, 'queued', 'a live start keeps its job');
+    } finally {
+      starter.kill('SIGKILL');
+      await starterExited;
+      await held!.release();
+    }
   });
 
   it('a start holds the job\'s lock from its record until its worktree is assigned', async () => {
