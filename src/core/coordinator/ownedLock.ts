@@ -110,6 +110,12 @@ export class OwnedLock {
     return (await livenessOfOwner(holder.owner)) === 'alive' ? holder.owner : undefined;
   }
 
+  /** Whether a taker would get the lock now: nobody holds it, or its holder is gone (the taker's own judgment, nothing written). */
+  async isFree(): Promise<boolean> {
+    const holder = await this.holder();
+    return holder.kind === 'free' || (await this.abandoned(holder));
+  }
+
   /** Whether `held` is still this lock's holder: its link is there (no owner file read, so no read error can say no). */
   async holds(held: HeldLock): Promise<boolean> {
     return (await this.linkedFolder()) === this.heldFolderName(held.token);

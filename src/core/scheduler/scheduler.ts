@@ -4,9 +4,9 @@
  * starts abandoned by a dead launcher, and restarts crashed agents when asked
  * to, and runs the check of attempts that ended (`automaticChecks.ts`). It acts only in the process that holds the leader lease, and only when
  * something happened: a store change (the store watcher), an operation of this
- * process, the due time of a cleanup retry, or the release of a queued job's
- * operation lock (looked at each second while held: a holder that dies writes
- * nothing to the store) — never on a fixed tick otherwise. A
+ * process, the due time of a cleanup retry, or the release of the operation
+ * lock of a job a pass had to leave alone (looked at each second while held: a
+ * holder that dies writes nothing to the store) — never on a fixed tick otherwise. A
  * follower tries to take the lease now and then (`leaseRetryMs`), which
  * succeeds the moment the leader is gone. Every process reports capacity news.
  */
@@ -61,7 +61,7 @@ const CAPACITY_WAIT_MS = 30_000;
 const PASS_COALESCE_MS = 50;
 /** The longest a due-time timer is armed for (a clock jump is re-judged at the next pass). */
 const MAX_TIMER_MS = 60_000;
-/** How often the operation lock of a queued job the queue had to pass over is looked at again. */
+/** How often the operation lock of a job a pass had to leave alone is looked at again. */
 const HELD_LOCK_RECHECK_MS = 1_000;
 
 export class Scheduler extends Disposable {
@@ -74,14 +74,16 @@ export class Scheduler extends Disposable {
   private readonly nextDue = this._register(new MutableDisposable<IDisposable>());
   /** The next attempt to take the lease (follower only). */
   private readonly leaseRetry = this._register(new MutableDisposable<IDisposable>());
-  /** The next look at the locks of queued jobs the queue passed over (leader only). */
+  /** The next look at the locks of jobs a pass left alone (leader only). */
   private readonly heldLockRecheck = this._register(new MutableDisposable<IDisposable>());
   /**
-   * Queued jobs the queue passed over because a live process held their operation lock. The holder's
-   * death writes nothing to the store, so no store change would bring the queue back to them: a start
-   * killed before it assigned the worktree would leave its job queued until something else happened.
+   * Jobs a pass left alone because a live process held their operation lock: a queued job whose start
+   * is assigning its worktree, a `starting` one being launched, one a person's operation is on. The
+   * holder's death writes nothing to the store, so no store change would bring a pass back to them:
+   * a start killed before it assigned the worktree would leave its agent queued, a launcher killed
+   * before its worker started would leave it starting, until something else happened.
    */
-  private readonly passedOver = new Set<string>();
+  private readonly heldLocks = new Set<string>();
 
   private readonly capacityLock: OwnedLock;
   private readonly dueTimes: DueTimes;
@@ -263,7 +265,6 @@ export class Scheduler extends Disposable {
         this.watchHeldLock(candidate.id);
         continue;
       }
-      this.passedOver.delete(candidate.id);
       try {
         const claimed = await this.capacityLock.with(CAPACITY_WAIT_MS, async () => {
           const entries = await store.list();
@@ -288,21 +289,24 @@ export class Scheduler extends Disposable {
     return false;
   }
 
-  /** Looks at the passed-over jobs' locks now and then, and runs the queue once one of them is free. */
+  /** Looks at the locks of the jobs passes left alone now and then, and passes again once one of them is free. */
   private watchHeldLock(id: string): void {
-    this.passedOver.add(id);
+    this.heldLocks.add(id);
     if (this.heldLockRecheck.value || this._store.isDisposed) return;
     this.heldLockRecheck.value = disposableTimeout(() => {
       void this.opts.track(
         (async () => {
-          const owners = await Promise.all([...this.passedOver].map((held) => jobLock(this.ctx.store, held).owner().catch(() => undefined)));
+          const free = await Promise.all([...this.heldLocks].map((held) => jobLock(this.ctx.store, held).isFree().catch(() => false)));
           this.heldLockRecheck.clear();
-          if (owners.some((owner) => owner === undefined)) {
-            this.passedOver.clear();
+          if (!this.isLeader) {
+            this.heldLocks.clear();
+          } else if (free.includes(true)) {
+            // The pass looks at them all again, and watches those still held.
+            this.heldLocks.clear();
             this.markDirty();
-            if (this.isLeader) await this.pump();
-          } else if (this.passedOver.size > 0 && this.isLeader) {
-            this.watchHeldLock([...this.passedOver][0]);
+            this.schedulePass();
+          } else {
+            this.watchHeldLock([...this.heldLocks][0]);
           }
         })(),
       );
@@ -322,7 +326,10 @@ export class Scheduler extends Disposable {
       const persisted = c.nextAttemptAt;
       const clamped = new Date(this.dueTimes.due(job.id, persisted, now)).toISOString();
       const lock = await jobLock(this.ctx.store, job.id).tryAcquire();
-      if (!lock) continue; // someone is working on it; the next pass tries again
+      if (!lock) {
+        this.watchHeldLock(job.id); // someone is working on it: tried again once they let go
+        continue;
+      }
       try {
         await this.ctx.store.update(job.id, (j) =>
           j.cleanup?.nextAttemptAt === persisted ? { ...j, cleanup: { ...j.cleanup, nextAttemptAt: clamped } } : j,
@@ -398,7 +405,10 @@ export class Scheduler extends Disposable {
     for (const candidate of jobs) {
       if (!looksAbandonedStart(candidate)) continue;
       const lock = await jobLock(store, candidate.id).tryAcquire();
-      if (!lock) continue;
+      if (!lock) {
+        this.watchHeldLock(candidate.id); // its launcher is alive; judged again once it lets go
+        continue;
+      }
       try {
         const job = await store.read(candidate.id);
         if (!looksAbandonedStart(job)) continue;
@@ -421,7 +431,10 @@ export class Scheduler extends Disposable {
       if (job.lifecycle.startedAt === null) continue; // never ran: a start failure, not a crash
       if (job.worktree === null || !existsSync(job.worktree)) continue;
       const lock = await jobLock(this.ctx.store, job.id).tryAcquire();
-      if (!lock) continue;
+      if (!lock) {
+        this.watchHeldLock(job.id);
+        continue;
+      }
       try {
         await beginRetry(this.ctx, job.id, true);
         this.ctx.changed(job.id);

@@ -84,8 +84,11 @@ describe('OwnedLock', function () {
     const lock = new OwnedLock(lockDir, 'me');
     assert.equal(await lock.tryAcquire(), undefined, 'a live owner keeps it');
     assert.equal((await lock.owner())?.pid, child.pid);
+    assert.equal(await lock.isFree(), false);
     await killed(child);
+    assert.equal(await lock.isFree(), true, 'judged free, as a taker judges it, before anyone takes it');
     const held = await lock.acquire(5000);
+    assert.equal(await lock.isFree(), false, 'held by this process');
     const owner = JSON.parse(readFileSync(join(lockDir, 'owner.json'), 'utf8'));
     assert.equal(owner.pid, process.pid);
     assert.equal(owner.startTime, identityOf(process.pid)?.startTime);

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { jobLock } from '../../../../src/core/operations/context';
+import { ABANDONED_START_REASON } from '../../../../src/core/scheduler/abandonedStart';
 import type { Coordinator } from '../../../../src/core/coordinator';
 import { findByEnvMarker } from '../../../../src/core/proc';
 import { WORKER_LOG_FILE } from '../../../../src/core/worker/spawn';
@@ -169,6 +170,25 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     );
   });
 
+  /** A process that takes the job's operation lock as a start or a launch does, and holds it until killed. */
+  async function lockHolder(id: string): Promise<{ kill(): Promise<void> }> {
+    const ownedLockModule = resolve(__dirname, '../../../../src/core/coordinator/ownedLock.js');
+    const child = spawn(process.execPath, ['-e', `new (require(${JSON.stringify(ownedLockModule)}).OwnedLock)(${JSON.stringify(jobLock(sb.store, id).lockDir)}, 'start').tryAcquire().then((l) => { console.log(l ? 'held' : 'busy'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((r) => child.once('exit', r));
+    const kill = async () => {
+      child.kill('SIGKILL');
+      await exited;
+    };
+    try {
+      const said = await new Promise<string>((done) => child.stdout!.once('data', (d) => done(String(d).trim())));
+      assert.equal(said, 'held');
+    } catch (err) {
+      await kill();
+      throw err;
+    }
+    return { kill };
+  }
+
   it('a queue pump leaves a job alone while its start assigns the worktree, and fails one whose starter died at once', async () => {
     // Written the way `start` first writes a record, before it assigns the worktree: under the job's
     // operation lock, held by the start (here by this process, and by a process that then dies).
@@ -178,21 +198,16 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     const held = await jobLock(sb.store, preparing.id).tryAcquire();
     assert.ok(held);
     const abandoned = await sb.createQueued('starter died');
-    const ownedLockModule = resolve(__dirname, '../../../../src/core/coordinator/ownedLock.js');
-    const starter = spawn(process.execPath, ['-e', `new (require(${JSON.stringify(ownedLockModule)}).OwnedLock)(${JSON.stringify(jobLock(sb.store, abandoned.id).lockDir)}, 'start').tryAcquire().then((l) => { console.log(l ? 'held' : 'busy'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const starterExited = new Promise((r) => starter.once('exit', r));
+    const starter = await lockHolder(abandoned.id);
     try {
-      const said = await new Promise<string>((done) => starter.stdout!.once('data', (d) => done(String(d).trim())));
-      assert.equal(said, 'held');
       const c = sb.coordinator({}, { tickMs: 50 });
       await c.ready;
       await sleep(300); // a few pump ticks with both starts alive
       assert.equal((await sb.store.read(abandoned.id)).lifecycle.state, 'queued', 'a live start keeps its job');
       const started = Date.now();
-      starter.kill('SIGKILL');
-      await starterExited;
+      // Its death writes nothing to the store: no store change brings the queue back to the job.
+      await starter.kill();
 
-      // No waiting out a grace period: the dead starter's lock is free at the next pass.
       const failed = await sb.waitEnded(abandoned.id, 10_000);
       assert.equal(failed.lifecycle.state, 'failed');
       assert.match(failed.lifecycle.detail ?? '', /the process starting it stopped before it assigned a worktree/);
@@ -200,9 +215,28 @@ describe('Coordinator: start, capacity, retry, stop', function () {
       await sleep(500); // many pump ticks
       assert.equal((await sb.store.read(preparing.id)).lifecycle.state, 'queued', 'a live start keeps its job');
     } finally {
-      starter.kill('SIGKILL');
-      await starterExited;
+      await starter.kill();
       await held!.release();
+    }
+  });
+
+  it('a launch whose launcher dies before its worker is spawned is failed and undone within seconds, with nothing else happening', async () => {
+    // `starting`, its worktree made, no worker: the launcher holds the job's lock until it dies.
+    const { id, worktree } = await sb.createAbandonedStart('launcher died');
+    const launcher = await lockHolder(id);
+    try {
+      const c = sb.coordinator({}, { tickMs: 50 });
+      await c.ready;
+      await sleep(300);
+      assert.equal((await sb.store.read(id)).lifecycle.state, 'starting', 'a live launcher keeps its job');
+      await launcher.kill();
+      const failed = await sb.waitEnded(id, 10_000);
+      assert.equal(failed.lifecycle.state, 'failed');
+      assert.equal(failed.lifecycle.detail, ABANDONED_START_REASON);
+      assert.ok(!existsSync(worktree), 'the worktree the launch made is removed');
+      assert.deepEqual(sb.branches(), ['main'], 'and its branch');
+    } finally {
+      await launcher.kill();
     }
   });
 
@@ -344,6 +378,26 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     assert.equal(report.stopped, true, report.reason ?? '');
     assert.equal(report.action, 'ended-leftovers');
     assert.deepEqual(marked(), []);
+  });
+
+  it('a crashed agent an operation held as it crashed is restarted once that operation\'s process dies, with nothing else happening', async () => {
+    const c = sb.coordinator({ autoRestart: true, recoveryLimit: 1 }, { tickMs: 100 });
+    await c.ready;
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo x >> runs.txt; while [ ! -e crash ]; do sleep 0.05; done; rm crash; exit 1'] });
+    await sb.waitFor(job.id, (j) => j.lifecycle.state === 'running');
+    // A person's operation on the agent (its process then killed) holds the lock when the agent crashes.
+    const operation = await lockHolder(job.id);
+    try {
+      writeFileSync(join(job.worktree!, 'crash'), '');
+      await sb.waitFor(job.id, (j) => j.lifecycle.state === 'failed');
+      await sleep(500); // passes that had to leave it alone
+      assert.equal((await sb.store.read(job.id)).lifecycle.generation, 1, 'not restarted under a live operation');
+      await operation.kill();
+      const restarted = await sb.waitFor(job.id, (j) => j.lifecycle.generation === 2, 10_000);
+      assert.equal(restarted.recoveries, 1);
+    } finally {
+      await operation.kill();
+    }
   });
 
   it('restarts a crashed agent automatically only when enabled, up to recoveryLimit', async () => {
