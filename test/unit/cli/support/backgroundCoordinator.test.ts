@@ -165,6 +165,29 @@ describe('background coordinator', function () {
     assert.equal((await cli(['list'])).stderr, '');
   });
 
+  it('a launch killed holding its lock while a background coordinator leads: the agent is failed, and the coordinator exits instead of waiting on it forever', async () => {
+    // Left `starting` by a launcher that holds its lock (alive), before any coordinator runs.
+    sb.store.policy.write({ maxConcurrent: 1 });
+    const { id, worktree } = await sb.createAbandonedStart('launcher killed later');
+    const launcher = await sb.holdJobLockElsewhere(id);
+    // It holds the only slot: the next start queues behind it and starts the background coordinator.
+    const queued = await cli(['start', '--title', 'queued', '--', 'sh', '-c', 'echo landed']);
+    assert.equal(queued.code, 0, queued.stderr);
+    const said = /\(pid (\d+), log/.exec(queued.stderr);
+    assert.ok(said, queued.stderr);
+    background = Number(said[1]);
+    await sleep(1000);
+    assert.equal((await sb.store.read(id)).lifecycle.state, 'starting', 'a live launcher keeps its agent');
+    // Its death writes nothing to the store: the background coordinator notices it by the lock.
+    await launcher.kill();
+    const failed = await sb.waitEnded(id, 10_000);
+    assert.match(failed.lifecycle.detail ?? '', /launching it stopped before its worker started/);
+    assert.equal(existsSync(worktree), false, 'the worktree the launch made is undone');
+    const landed = await sb.waitEnded(queued.stdout.trim());
+    assert.equal(landed.lifecycle.state, 'completed', landed.lifecycle.detail ?? '');
+    assert.ok(await untilGone(background), 'it exits once nothing is left to do');
+  });
+
   it('a start under way (its operation lock held) is left to its launcher: nothing started, nothing said', async () => {
     const { id } = await sb.createAbandonedStart('launcher killed');
     const held = await jobLock(sb.store, id).acquire(5_000);

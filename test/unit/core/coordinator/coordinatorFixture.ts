@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { Coordinator, CoordinatorOptions } from '../../../../src/core/coordinator';
 import { CoordinatorSettings } from '../../../../src/core/coordinator/settings';
 import { findByEnvMarker } from '../../../../src/core/proc';
+import { jobLock } from '../../../../src/core/operations/context';
 import { isTerminalState, JobRecord, JobStore, LifecycleState } from '../../../../src/core/store';
 import { DEFAULT_SETTINGS } from '../worker/fixtures';
 
@@ -185,6 +186,30 @@ export class CoordinatorSandbox {
     child.unref();
     this.pids.push(child.pid!);
     return child.pid!;
+  }
+
+  /**
+   * A process that takes job `id`'s operation lock as a start or a launch does and holds it until
+   * `kill` (a SIGKILL: its death writes nothing to the store); killed at teardown if a test did not.
+   */
+  async holdJobLockElsewhere(id: string): Promise<{ kill(): Promise<void> }> {
+    const ownedLockModule = resolve(__dirname, '../../../../src/core/coordinator/ownedLock.js');
+    const script = `new (require(${JSON.stringify(ownedLockModule)}).OwnedLock)(${JSON.stringify(jobLock(this.store, id).lockDir)}, 'start').tryAcquire().then((l) => { console.log(l ? 'held' : 'busy'); setInterval(() => {}, 1000); })`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+    this.pids.push(child.pid!);
+    const exited = new Promise((r) => child.once('exit', r));
+    const kill = async () => {
+      child.kill('SIGKILL');
+      await exited;
+    };
+    try {
+      const said = await new Promise<string>((done) => child.stdout!.once('data', (d) => done(String(d).trim())));
+      assert.equal(said, 'held', 'the lock was free for the holder to take');
+    } catch (err) {
+      await kill();
+      throw err;
+    }
+    return { kill };
   }
 
   async waitFor(id: string, predicate: (job: JobRecord) => boolean, timeoutMs = 20_000): Promise<JobRecord> {

@@ -1,8 +1,7 @@
 /** Starting agents: worktree and branch, failures undone, capacity and queue order, retry, stop. */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { jobLock } from '../../../../src/core/operations/context';
 import { ABANDONED_START_REASON } from '../../../../src/core/scheduler/abandonedStart';
 import type { Coordinator } from '../../../../src/core/coordinator';
@@ -170,25 +169,6 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     );
   });
 
-  /** A process that takes the job's operation lock as a start or a launch does, and holds it until killed. */
-  async function lockHolder(id: string): Promise<{ kill(): Promise<void> }> {
-    const ownedLockModule = resolve(__dirname, '../../../../src/core/coordinator/ownedLock.js');
-    const child = spawn(process.execPath, ['-e', `new (require(${JSON.stringify(ownedLockModule)}).OwnedLock)(${JSON.stringify(jobLock(sb.store, id).lockDir)}, 'start').tryAcquire().then((l) => { console.log(l ? 'held' : 'busy'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise((r) => child.once('exit', r));
-    const kill = async () => {
-      child.kill('SIGKILL');
-      await exited;
-    };
-    try {
-      const said = await new Promise<string>((done) => child.stdout!.once('data', (d) => done(String(d).trim())));
-      assert.equal(said, 'held');
-    } catch (err) {
-      await kill();
-      throw err;
-    }
-    return { kill };
-  }
-
   it('a queue pump leaves a job alone while its start assigns the worktree, and fails one whose starter died at once', async () => {
     // Written the way `start` first writes a record, before it assigns the worktree: under the job's
     // operation lock, held by the start (here by this process, and by a process that then dies).
@@ -198,7 +178,7 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     const held = await jobLock(sb.store, preparing.id).tryAcquire();
     assert.ok(held);
     const abandoned = await sb.createQueued('starter died');
-    const starter = await lockHolder(abandoned.id);
+    const starter = await sb.holdJobLockElsewhere(abandoned.id);
     try {
       const c = sb.coordinator({}, { tickMs: 50 });
       await c.ready;
@@ -223,7 +203,7 @@ describe('Coordinator: start, capacity, retry, stop', function () {
   it('a launch whose launcher dies before its worker is spawned is failed and undone within seconds, with nothing else happening', async () => {
     // `starting`, its worktree made, no worker: the launcher holds the job's lock until it dies.
     const { id, worktree } = await sb.createAbandonedStart('launcher died');
-    const launcher = await lockHolder(id);
+    const launcher = await sb.holdJobLockElsewhere(id);
     try {
       const c = sb.coordinator({}, { tickMs: 50 });
       await c.ready;
@@ -386,7 +366,7 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo x >> runs.txt; while [ ! -e crash ]; do sleep 0.05; done; rm crash; exit 1'] });
     await sb.waitFor(job.id, (j) => j.lifecycle.state === 'running');
     // A person's operation on the agent (its process then killed) holds the lock when the agent crashes.
-    const operation = await lockHolder(job.id);
+    const operation = await sb.holdJobLockElsewhere(job.id);
     try {
       writeFileSync(join(job.worktree!, 'crash'), '');
       await sb.waitFor(job.id, (j) => j.lifecycle.state === 'failed');
