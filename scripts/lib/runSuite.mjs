@@ -27,7 +27,8 @@ function describeOpenHandles() {
     .filter((h) => h?.constructor?.name === 'ChildProcess')
     .map((c) => `child process ${c.pid} (${(c.spawnargs ?? []).join(' ').slice(0, 120)})`);
   const kinds = new Map();
-  for (const kind of process.getActiveResourcesInfo()) if (kind !== 'TTYWrap' && kind !== 'Timeout' || kind === 'Timeout') kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  // A terminal's own handle holds nothing; a child process is named above.
+  for (const kind of process.getActiveResourcesInfo()) if (kind !== 'TTYWrap' && kind !== 'ProcessWrap') kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
   // This check's own timer is one of the Timeouts.
   if (kinds.has('Timeout')) kinds.set('Timeout', kinds.get('Timeout') - 1);
   const rest = [...kinds].filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);

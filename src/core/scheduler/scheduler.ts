@@ -6,7 +6,7 @@
  * something happened: a store change (the store watcher), an operation of this
  * process, the due time of a cleanup retry, or the release of the operation
  * lock of a job a pass had to leave alone (looked at each second while held: a
- * holder that dies writes nothing to the store) — never on a fixed tick otherwise. A
+ * holder that dies writes nothing to the store; `heldLocks.ts`) — never on a fixed tick otherwise. A
  * follower tries to take the lease now and then (`leaseRetryMs`), which
  * succeeds the moment the leader is gone. Every process reports capacity news.
  */
@@ -17,12 +17,13 @@ import { backoffDelayMs, DueTimes } from '../coordinator/backoff';
 import { CapacityBlocker, capacityOf, CapacityState, queueOrder } from '../coordinator/capacity';
 import { observeFingerprint } from '../coordinator/cleanupRunner';
 import { OwnedLock } from '../coordinator/ownedLock';
-import { jobLock, OperationContext, okJobs } from '../operations/context';
+import { OperationContext, okJobs } from '../operations/context';
 import { forgetEnvIfCleaned } from '../operations/operations';
 import { beginRetry } from '../operations/retry';
 import { cleanupWaitsForPerson } from '../operations/rules';
 import type { JobEntry, JobRecord, JobWatcher } from '../store';
 import { AutomaticChecks } from './automaticChecks';
+import { HeldLocks } from './heldLocks';
 import { looksAbandonedStart, recoverAbandonedStart } from './abandonedStart';
 import { launchJob, WorkerRuntime } from './launch';
 import { StoreLeftovers } from './storeLeftovers';
@@ -61,8 +62,6 @@ const CAPACITY_WAIT_MS = 30_000;
 const PASS_COALESCE_MS = 50;
 /** The longest a due-time timer is armed for (a clock jump is re-judged at the next pass). */
 const MAX_TIMER_MS = 60_000;
-/** How often the operation lock of a job a pass had to leave alone is looked at again. */
-const HELD_LOCK_RECHECK_MS = 1_000;
 
 export class Scheduler extends Disposable {
   private readonly _onDidChangeCapacityBlock = this._register(new Emitter<CapacityBlockEvent>());
@@ -74,16 +73,8 @@ export class Scheduler extends Disposable {
   private readonly nextDue = this._register(new MutableDisposable<IDisposable>());
   /** The next attempt to take the lease (follower only). */
   private readonly leaseRetry = this._register(new MutableDisposable<IDisposable>());
-  /** The next look at the locks of jobs a pass left alone (leader only). */
-  private readonly heldLockRecheck = this._register(new MutableDisposable<IDisposable>());
-  /**
-   * Jobs a pass left alone because a live process held their operation lock: a queued job whose start
-   * is assigning its worktree, a `starting` one being launched, one a person's operation is on. The
-   * holder's death writes nothing to the store, so no store change would bring a pass back to them:
-   * a start killed before it assigned the worktree would leave its agent queued, a launcher killed
-   * before its worker started would leave it starting, until something else happened.
-   */
-  private readonly heldLocks = new Set<string>();
+  /** Jobs a pass left alone for a lock a live process held, passed again once it is free (`heldLocks.ts`). */
+  private readonly heldLocks: HeldLocks;
 
   private readonly capacityLock: OwnedLock;
   private readonly dueTimes: DueTimes;
@@ -105,6 +96,16 @@ export class Scheduler extends Disposable {
     this.dueTimes = new DueTimes(opts.retryTrustMs);
     this.checks = new AutomaticChecks(ctx, { track: opts.track, repoTrusted: opts.repoTrusted });
     this.leftovers = new StoreLeftovers(ctx);
+    this.heldLocks = this._register(
+      new HeldLocks(ctx.store, {
+        active: () => this.isLeader,
+        onFree: () => {
+          this.markDirty();
+          this.schedulePass();
+        },
+        track: opts.track,
+      }),
+    );
     this.capacityLock = new OwnedLock(path.join(ctx.store.home, 'coordinator', 'capacity.lock'), 'capacity');
     if (opts.watcher) {
       this._register(
@@ -259,12 +260,9 @@ export class Scheduler extends Disposable {
     const { store } = this.ctx;
     const queue = queueOrder(okJobs(await store.list()));
     for (const candidate of queue) {
-      const opLock = await jobLock(store, candidate.id).tryAcquire();
-      if (!opLock) {
-        // A start or a person's operation is on it: looked at again once its lock is free.
-        this.watchHeldLock(candidate.id);
-        continue;
-      }
+      // A start or a person's operation is on it: looked at again once its lock is free.
+      const opLock = await this.heldLocks.takeOrWatch(candidate.id);
+      if (!opLock) continue;
       try {
         const claimed = await this.capacityLock.with(CAPACITY_WAIT_MS, async () => {
           const entries = await store.list();
@@ -289,30 +287,6 @@ export class Scheduler extends Disposable {
     return false;
   }
 
-  /** Looks at the locks of the jobs passes left alone now and then, and passes again once one of them is free. */
-  private watchHeldLock(id: string): void {
-    this.heldLocks.add(id);
-    if (this.heldLockRecheck.value || this._store.isDisposed) return;
-    this.heldLockRecheck.value = disposableTimeout(() => {
-      void this.opts.track(
-        (async () => {
-          const free = await Promise.all([...this.heldLocks].map((held) => jobLock(this.ctx.store, held).isFree().catch(() => false)));
-          this.heldLockRecheck.clear();
-          if (!this.isLeader) {
-            this.heldLocks.clear();
-          } else if (free.includes(true)) {
-            // The pass looks at them all again, and watches those still held.
-            this.heldLocks.clear();
-            this.markDirty();
-            this.schedulePass();
-          } else {
-            this.watchHeldLock([...this.heldLocks][0]);
-          }
-        })(),
-      );
-    }, HELD_LOCK_RECHECK_MS);
-  }
-
   /**
    * A persisted attempt time beyond the cap (the clock jumped back after it was written) is clamped
    * when first seen — in memory (DueTimes), and on disk here, so a reload does not start the cap
@@ -325,11 +299,8 @@ export class Scheduler extends Disposable {
       if (!c || c.phase !== 'incomplete' || c.nextAttemptAt === null || !(Date.parse(c.nextAttemptAt) > now + this.dueTimes.trustMs)) continue;
       const persisted = c.nextAttemptAt;
       const clamped = new Date(this.dueTimes.due(job.id, persisted, now)).toISOString();
-      const lock = await jobLock(this.ctx.store, job.id).tryAcquire();
-      if (!lock) {
-        this.watchHeldLock(job.id); // someone is working on it: tried again once they let go
-        continue;
-      }
+      const lock = await this.heldLocks.takeOrWatch(job.id);
+      if (!lock) continue; // someone is working on it: tried again once they let go
       try {
         await this.ctx.store.update(job.id, (j) =>
           j.cleanup?.nextAttemptAt === persisted ? { ...j, cleanup: { ...j.cleanup, nextAttemptAt: clamped } } : j,
@@ -366,8 +337,8 @@ export class Scheduler extends Disposable {
 
   private async automaticCleanup(id: string): Promise<void> {
     const { store } = this.ctx;
-    const lock = await jobLock(store, id).tryAcquire();
-    if (!lock) return; // someone is working on it right now
+    const lock = await this.heldLocks.takeOrWatch(id);
+    if (!lock) return; // someone is working on it right now: tried again once they let go
     try {
       const job = await store.read(id);
       const c = job.cleanup;
@@ -404,11 +375,8 @@ export class Scheduler extends Disposable {
     const { store } = this.ctx;
     for (const candidate of jobs) {
       if (!looksAbandonedStart(candidate)) continue;
-      const lock = await jobLock(store, candidate.id).tryAcquire();
-      if (!lock) {
-        this.watchHeldLock(candidate.id); // its launcher is alive; judged again once it lets go
-        continue;
-      }
+      const lock = await this.heldLocks.takeOrWatch(candidate.id);
+      if (!lock) continue; // its launcher is alive: judged again once it lets go
       try {
         const job = await store.read(candidate.id);
         if (!looksAbandonedStart(job)) continue;
@@ -430,11 +398,8 @@ export class Scheduler extends Disposable {
       if (job.lifecycle.state !== 'failed' && job.lifecycle.state !== 'orphaned') continue;
       if (job.lifecycle.startedAt === null) continue; // never ran: a start failure, not a crash
       if (job.worktree === null || !existsSync(job.worktree)) continue;
-      const lock = await jobLock(this.ctx.store, job.id).tryAcquire();
-      if (!lock) {
-        this.watchHeldLock(job.id);
-        continue;
-      }
+      const lock = await this.heldLocks.takeOrWatch(job.id);
+      if (!lock) continue;
       try {
         await beginRetry(this.ctx, job.id, true);
         this.ctx.changed(job.id);
