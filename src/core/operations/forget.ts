@@ -5,8 +5,9 @@
 import { describeError, failure, usageError } from '../common/errors';
 import { removeInterruptedCreate, removeJobFolder, sweepRemovalLeftovers } from '../store/forgetRecord';
 import { isFolderWithoutRecord } from '../store/interruptedCreate';
+import type { HeldLock } from '../coordinator/ownedLock';
 import type { OperationContext } from './context';
-import { acquireJobLock, jobLock, withJobLock } from './context';
+import { acquireJobLock, withJobLock } from './context';
 import { forgetBlocker } from './rules';
 
 export async function forgetLocked(ctx: OperationContext, id: string): Promise<void> {
@@ -50,10 +51,18 @@ export async function removeInterruptedCreateLocked(ctx: OperationContext, id: s
   return undefined;
 }
 
-/** The leader's pass: each interrupted create whose lock is free (its creator gone) is removed, or logged once as kept. */
-export async function sweepInterruptedCreates(ctx: OperationContext, ids: readonly string[], reported: Set<string>): Promise<void> {
+/**
+ * The leader's pass: each interrupted create whose lock is free (its creator gone) is removed, or logged once as kept.
+ * `takeOrWatch` gives the job's lock when it is free; when a live creator holds it, none, and a pass comes back once it is let go.
+ */
+export async function sweepInterruptedCreates(
+  ctx: OperationContext,
+  ids: readonly string[],
+  reported: Set<string>,
+  takeOrWatch: (id: string) => Promise<HeldLock | undefined>,
+): Promise<void> {
   for (const id of ids) {
-    const lock = await jobLock(ctx.store, id).tryAcquire();
+    const lock = await takeOrWatch(id);
     if (!lock) continue;
     try {
       const kept = await removeInterruptedCreateLocked(ctx, id);

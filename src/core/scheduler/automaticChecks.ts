@@ -13,7 +13,8 @@
 import { describeError, PaddockError } from '../common/errors';
 import { findCheckCommand } from '../check/checkCommand';
 import { checkInHand, runCheck } from '../operations/check';
-import { jobLock, type OperationContext } from '../operations/context';
+import type { HeldLock } from '../coordinator/ownedLock';
+import type { OperationContext } from '../operations/context';
 import { processTableSource, readProcStat, type StatSource } from '../proc';
 import { stopLocked } from '../operations/stop';
 import type { JobRecord } from '../store/schema';
@@ -44,7 +45,12 @@ export class AutomaticChecks {
 
   constructor(
     private readonly ctx: OperationContext,
-    private readonly opts: { track<T>(p: Promise<T>): Promise<T>; repoTrusted?: (repo: string) => boolean },
+    private readonly opts: {
+      track<T>(p: Promise<T>): Promise<T>;
+      repoTrusted?: (repo: string) => boolean;
+      /** Job `id`'s operation lock if it is free; when it is held, undefined, and a pass comes back once it is let go. */
+      takeOrWatch(id: string): Promise<HeldLock | undefined>;
+    },
   ) {}
 
   /**
@@ -74,8 +80,8 @@ export class AutomaticChecks {
       if (c && (c.state === 'running' || c.state === 'queued') && c.runner) {
         // Its runner died: what the check left running goes first, then the check runs again.
         this.ctx.log(`the process running the check of ${job.id} is gone; running it again`);
-        const lock = await jobLock(store, job.id).tryAcquire();
-        if (!lock) return;
+        const lock = await this.opts.takeOrWatch(job.id);
+        if (!lock) return; // someone is working on it: judged again once they let go
         try {
           await stopLocked(store, job.id, { force: false });
           await store.update(job.id, (j) => ({ ...j, check: j.check && { ...j.check, state: 'queued', runner: null, summary: 'The process running the check ended before it finished; it runs again.' } }));

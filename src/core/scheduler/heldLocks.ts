@@ -40,6 +40,11 @@ export class HeldLocks extends Disposable {
     return lock;
   }
 
+  /** Whether job `id`'s lock was found held and has not been seen free since. */
+  isWatching(id: string): boolean {
+    return this.ids.has(id);
+  }
+
   private arm(): void {
     if (this.recheck.value || this._store.isDisposed) return;
     this.recheck.value = disposableTimeout(() => void this.opts.track(this.look()), RECHECK_MS);

@@ -94,8 +94,6 @@ export class Scheduler extends Disposable {
   constructor(private readonly ctx: OperationContext, private readonly opts: SchedulerOptions) {
     super();
     this.dueTimes = new DueTimes(opts.retryTrustMs);
-    this.checks = new AutomaticChecks(ctx, { track: opts.track, repoTrusted: opts.repoTrusted });
-    this.leftovers = new StoreLeftovers(ctx);
     this.heldLocks = this._register(
       new HeldLocks(ctx.store, {
         active: () => this.isLeader,
@@ -106,6 +104,9 @@ export class Scheduler extends Disposable {
         track: opts.track,
       }),
     );
+    const takeOrWatch = (id: string) => this.heldLocks.takeOrWatch(id);
+    this.leftovers = new StoreLeftovers(ctx, takeOrWatch);
+    this.checks = new AutomaticChecks(ctx, { track: opts.track, repoTrusted: opts.repoTrusted, takeOrWatch });
     this.capacityLock = new OwnedLock(path.join(ctx.store.home, 'coordinator', 'capacity.lock'), 'capacity');
     if (opts.watcher) {
       this._register(
@@ -230,6 +231,8 @@ export class Scheduler extends Disposable {
     for (const job of jobs) {
       const c = job.cleanup;
       if (!c || c.phase !== 'incomplete' || cleanupWaitsForPerson(c) || this.repoAttempts.has(job.repo)) continue;
+      // Due while someone holds its lock: its lock's release brings the next pass, not a timer.
+      if (this.heldLocks.isWatching(job.id)) continue;
       earliest = Math.min(earliest, this.dueTimes.due(job.id, c.nextAttemptAt, now));
     }
     if (earliest === Infinity) {
@@ -320,6 +323,9 @@ export class Scheduler extends Disposable {
       const c = job.cleanup;
       if (!c || c.phase === 'complete' || cleanupWaitsForPerson(c)) continue;
       if (c.phase === 'incomplete' && due(job) > now) continue;
+      // Someone is working on it: a pass comes back to it once they let go. Picking it again would
+      // end that attempt at once and ask for the next pass: a loop for as long as they hold it.
+      if (this.heldLocks.isWatching(job.id)) continue;
       const best = byRepo.get(job.repo);
       if (!best || due(best) > due(job)) byRepo.set(job.repo, job);
     }

@@ -153,13 +153,12 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
     for (const j of sleepers.jobs) assert.equal((await sb.store.read(j.id)).lifecycle.state, 'cancelled');
   });
 
-  it('a check whose runner died is run again by the next leader; Stop ends a running check like an agent', async () => {
-    await trustCheck('sleep 0.2; echo checked');
+  /** Two ended attempts whose checks a leader that died mid-check left running; no coordinator leads. */
+  async function attemptsWithDeadCheckRunners(): Promise<JobRecord[]> {
     const first = sb.coordinator({ maxConcurrent: 4 });
     const { jobs } = await first.startAttempts({ repo: sb.repo, command: ['true'] }, 2);
-    const b = jobs[1];
     for (const j of jobs) await sb.waitEnded(j.id);
-    // As a leader that died mid-check leaves it: running, its runner a process that is gone (start time differs).
+    // Running, its runner a process that is gone (start time differs).
     const dead = { pid: process.pid, startTime: 1, bootId: 'gone' };
     for (const j of jobs) {
       await sb.store.update(j.id, (r) => ({ ...r, check: { state: 'running', exitCode: null, durationMs: null, at: new Date().toISOString(), summary: '', runner: dead } }));
@@ -167,6 +166,13 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
     // The one-shot coordinator that launched them lets go of the lease, as a CLI command does when it ends.
     first.dispose();
     await first.whenIdle();
+    return jobs;
+  }
+
+  it('a check whose runner died is run again by the next leader; Stop ends a running check like an agent', async () => {
+    await trustCheck('sleep 0.2; echo checked');
+    const jobs = await attemptsWithDeadCheckRunners();
+    const b = jobs[1];
     const leader = sb.coordinator({ maxConcurrent: 4 }, { tickMs: 200 });
     await leader.ready;
     for (const j of jobs) {
@@ -195,6 +201,22 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
     assert.deepEqual(all.stopped, [b.id]);
     assert.equal((await again).state, 'failed');
     assert.equal(canStop(await sb.store.read(b.id)), false, 'once the check has ended, there is nothing to stop');
+  });
+
+  it('the check of a dead runner whose attempt someone else is working on runs again once they let go, with nothing else changing', async () => {
+    await trustCheck('echo checked');
+    const [held, free] = await attemptsWithDeadCheckRunners();
+    const person = await sb.holdJobLockElsewhere(held.id);
+    // No periodic pass: only the store's changes, and the held lock's release, bring the leader back.
+    const leader = sb.coordinator({ maxConcurrent: 4 }, { tickMs: 600_000 });
+    await leader.ready;
+    assert.equal((await waitChecked(free.id)).check!.state, 'passed');
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal((await sb.store.read(held.id)).check?.state, 'running', 'run again under a lock someone else held');
+
+    await person.kill();
+    const done = await sb.waitFor(held.id, (j) => j.check?.state === 'passed', 10_000);
+    assert.equal(done.check!.summary, 'checked');
   });
 
   it('an attempt whose cleanup has begun (held) is neither checked nor kept: the cleanup would end the one and remove the other', async () => {

@@ -82,6 +82,21 @@ describe('interrupted creates: removed when nothing can have run for them, kept 
     assert.equal((await sb.store.read(good.id)).lifecycle.state, 'cancelled');
   });
 
+  it('a creator killed while a window leads: its folder goes within seconds, with nothing else in the store changing', async () => {
+    const { child, id } = await createStoppedBeforeRecord(sb.home);
+    age(id);
+    const leader = sb.coordinator({}, { tickMs: NO_TICK_MS });
+    await leader.ready;
+    assert.equal(leader.isLeader, true);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.ok(fs.existsSync(jobDir(id)), 'kept while its creator lives');
+
+    await kill(child);
+    const deadline = Date.now() + 10_000;
+    while (fs.existsSync(jobDir(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(fs.existsSync(jobDir(id)), false, 'the folder of the dead creator is still there 10 s later');
+  });
+
   it('keeps a folder with more than a create makes, a young one and one whose creator lives; forget removes only what the pass would', async () => {
     // A record lost some other way: the job had a timeline.
     const { child: first, id: foreign } = await createStoppedBeforeRecord(sb.home);

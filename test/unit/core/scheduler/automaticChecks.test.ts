@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { OperationContext } from '../../../../src/core/operations/context';
+import { jobLock, type OperationContext } from '../../../../src/core/operations/context';
 import { identityOf, ownIdentity } from '../../../../src/core/proc/identity';
 import { AutomaticChecks } from '../../../../src/core/scheduler/automaticChecks';
 import { initialRecord } from '../../../../src/core/store/newJob';
@@ -45,6 +45,7 @@ describe('automatic checks (AutomaticChecks.schedule)', () => {
       const started: Promise<unknown>[] = [];
       const ctx = { store: bed.store(), log: () => undefined } as unknown as OperationContext;
       const checks = new AutomaticChecks(ctx, {
+        takeOrWatch: (id) => jobLock(ctx.store, id).tryAcquire(),
         track: <T>(p: Promise<T>) => {
           started.push(p);
           return p;

@@ -2,7 +2,8 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+import { JobStore, type JobEntry } from '../../../../src/core/store';
+import { CoordinatorSandbox, git, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 import { damageRecord } from '../store/helpers';
 
 /** Far longer than any test here: nothing below can be explained by a periodic pass. */
@@ -68,5 +69,59 @@ describe('scheduler: leader only, woken by store changes', function () {
     writeFileSync(recordFile, intact);
     await leader.stop(running.id);
     assert.equal((await sb.waitEnded(queued.id, 10_000)).lifecycle.state, 'completed');
+  });
+
+  // Found by reading: the leader resumes an interrupted cleanup and retries a due incomplete one, but
+  // while a person's operation held such a job's lock, each pass that found it taken asked for another
+  // 50 ms later (the resumed one re-reading the whole store each time): a loop for as long as they held it.
+  it('a leader waits without passing while someone else holds the lock of a cleanup it would resume or retry, and runs each once they let go', async () => {
+    const runner = sb.coordinator();
+    const started = await Promise.all(['interrupted', 'due'].map((title) => runner.start({ repo: sb.repo, title, command: ['sh', '-c', `echo ${title} > work.txt`] })));
+    const [interrupted, due] = await Promise.all(started.map((j) => sb.waitEnded(j.id)));
+    const now = new Date().toISOString();
+    const cleanup = {
+      remaining: ['worktree', 'branch'] as ('worktree' | 'branch')[], needsAttention: false, holders: [], deleteBranch: false, fingerprint: null, branchOutcome: null, requestedAt: now, updatedAt: now,
+    };
+    await sb.store.update(interrupted.id, (j) => ({ ...j, cleanup: { ...cleanup, phase: 'capturing', stage: null, failures: 0, nextAttemptAt: null, lastError: null } }));
+    const past = new Date(Date.now() - 60_000).toISOString();
+    await sb.store.update(due.id, (j) => ({ ...j, cleanup: { ...cleanup, phase: 'incomplete', stage: 'capturing', failures: 1, nextAttemptAt: past, lastError: 'it failed once' } }));
+    runner.dispose(); // it led to launch its agents
+    await runner.whenIdle();
+    const people = await Promise.all([interrupted.id, due.id].map((id) => sb.holdJobLockElsewhere(id)));
+
+    let listings = 0;
+    const counting = new (class extends JobStore {
+      override list(): Promise<JobEntry[]> {
+        listings++;
+        return super.list();
+      }
+    })({ home: sb.home });
+    const leader = sb.coordinator({}, { tickMs: NO_TICK_MS, store: counting });
+    await leader.ready;
+    assert.equal(leader.isLeader, true);
+    await sleep(500); // its first passes have found both locks held
+    // Every timer this process arms from now on, as a pass asks for the next one with a timer.
+    const shortTimers: number[] = [];
+    const realSetTimeout = global.setTimeout;
+    const listedBefore = listings;
+    global.setTimeout = ((fn: () => void, ms?: number) => {
+      if ((ms ?? 0) < 1000) shortTimers.push(ms ?? 0);
+      return realSetTimeout(fn, ms);
+    }) as typeof setTimeout;
+    try {
+      await sleep(3000);
+    } finally {
+      global.setTimeout = realSetTimeout;
+    }
+    assert.ok(listings - listedBefore <= 1, `the store was listed ${listings - listedBefore} times in 3 s while the locks were held and nothing changed`);
+    assert.ok(shortTimers.length <= 2, `${shortTimers.length} timers under a second armed in 3 s of waiting: ${shortTimers.slice(0, 10).join(', ')}…`);
+    for (const id of [interrupted.id, due.id]) assert.notEqual((await sb.store.read(id)).cleanup?.phase, 'complete', 'cleaned up under a held lock');
+
+    await Promise.all(people.map((p) => p.kill()));
+    for (const [job, word] of [[interrupted, 'interrupted'], [due, 'due']] as const) {
+      const done = await sb.waitFor(job.id, (j) => j.cleanup?.phase === 'complete', 15_000);
+      assert.equal(done.cleanup?.lastError, null);
+      assert.equal(git(sb.repo, 'show', `refs/paddock/snapshots/${job.id}:work.txt`), word, 'captured before removal');
+    }
   });
 });
