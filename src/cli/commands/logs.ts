@@ -1,13 +1,12 @@
 /** `paddock logs ID [--follow]`: the agent's recorded terminal output (redacted). */
 import { failure, PaddockError } from '../../core/common/errors';
+import { DEFAULT_OUTPUT_CAP, OUTPUT_START } from '../../core/store';
 import type { JobStore } from '../../core/store/jobStore';
 import { isTerminalState, type JobRecord } from '../../core/store/schema';
 import { defineCommand } from '../support/args';
 import { openStore } from '../support/store';
 
 const POLL_MS = 300;
-/** Enough printed bytes to find our place again after the oldest output segment was dropped. */
-const TAIL_BYTES = 4096;
 
 export const logsCommand = defineCommand({
   name: 'logs',
@@ -18,15 +17,16 @@ export const logsCommand = defineCommand({
   async run({ values, positionals: [id] }, ctx) {
     const store = openStore(ctx);
     await store.read(id); // clear error for a missing or malformed id
-    let seen = await store.readOutput(id);
-    ctx.io.stdout.write(seen);
+    let read = await store.readOutputFrom(id, OUTPUT_START);
+    ctx.io.stdout.write(read.data);
     if (!values.follow) return 0;
     for (;;) {
       // The read reconciles a dead worker at once: its agent shows orphaned (an ended state) here.
       const job = await readFollowed(store, id);
-      const now = await store.readOutput(id);
-      ctx.io.stdout.write(newPart(seen, now));
-      seen = now;
+      // Only what the log gained since the last look, after the state: an ended agent's log is whole by now.
+      read = await store.readOutputFrom(id, read.position);
+      if (read.skipped) ctx.io.stderr.write(`paddock logs: output the log had already dropped (it keeps the newest ${DEFAULT_OUTPUT_CAP / 1024 / 1024} MiB) was skipped.\n`);
+      ctx.io.stdout.write(read.data);
       if (isTerminalState(job.lifecycle.state)) return followEnd(job);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
@@ -51,17 +51,6 @@ async function readFollowed(store: JobStore, id: string): Promise<JobRecord> {
     if (err instanceof PaddockError && err.code === 'NOT_FOUND') throw failure(`Agent ${id}'s record is gone; its log ends here.`);
     throw err;
   }
-}
-
-/** What `now` adds to `before`; the log may have dropped its oldest segment in between. */
-export function newPart(before: Buffer, now: Buffer): Buffer {
-  const tail = before.subarray(Math.max(0, before.length - TAIL_BYTES));
-  if (tail.length === 0) return now;
-  if (now.length >= before.length && now.subarray(before.length - tail.length, before.length).equals(tail)) {
-    return now.subarray(before.length);
-  }
-  const at = now.lastIndexOf(tail);
-  return at >= 0 ? now.subarray(at + tail.length) : now;
 }
 
 export default logsCommand;

@@ -5,6 +5,8 @@ export type { JobEntry, JobStoreOptions, UpdateOptions, TransitionOptions, Claim
 export type { ExecutionClaim, Fence } from './executionClaim';
 export type { OutputLog } from './outputLog';
 export { DEFAULT_OUTPUT_CAP } from './outputLog';
+export { OUTPUT_START } from './outputReader';
+export type { OutputPosition, OutputRead } from './outputReader';
 export type { JobWatcher, WatchOptions } from './watcher';
 export { Redactor, REDACTED } from './redactor';
 export { LEGAL_TRANSITIONS, isLegalTransition } from './lifecycle';

@@ -21,7 +21,8 @@ import { applyNewGeneration, applyTransition, assertLegalTransition, LifecyclePa
 import { DEFAULT_LOCK_OPTIONS, LockOptions } from './locks';
 import { MessageRedaction, redactEntry } from './messageRedaction';
 import { NewJob } from './newJob';
-import { DEFAULT_OUTPUT_CAP, OutputLog, readSegments, SegmentedOutputLog } from './outputLog';
+import { DEFAULT_OUTPUT_CAP, OutputLog, SegmentedOutputLog } from './outputLog';
+import { OUTPUT_START, readOutputFrom, type OutputPosition, type OutputRead } from './outputReader';
 import { assertJobId, defaultHome, StoreLayout } from './paths';
 import { PolicyFile } from './policy';
 import { checkFence, RecordWriter } from './recordWriter';
@@ -250,8 +251,14 @@ export class JobStore {
     );
   }
 
+  /** The agent's whole recorded output (what the log keeps). */
   async readOutput(id: string): Promise<Buffer> {
-    return readSegments(this.layout.outputDir(id));
+    return (await readOutputFrom(this.layout.outputDir(id), OUTPUT_START)).data;
+  }
+
+  /** The output the agent's log gained after `from` (from OUTPUT_START: all of it), and where to read on. */
+  readOutputFrom(id: string, from: OutputPosition): Promise<OutputRead> {
+    return readOutputFrom(this.layout.outputDir(id), from);
   }
 
   // ---- change notification ------------------------------------------------

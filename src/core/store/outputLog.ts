@@ -20,7 +20,7 @@ export interface OutputLog {
 
 export const DEFAULT_OUTPUT_CAP = 8 * 1024 * 1024;
 export const SEGMENTS_PER_CAP = 8;
-const SEGMENT_PATTERN = /^(\d{12})\.seg$/;
+export const SEGMENT_PATTERN = /^(\d{12})\.seg$/;
 /** Buffers handed to one writev at most (IOV_MAX is 1024 on Linux). */
 const MAX_IOVECS = 256;
 
@@ -45,19 +45,6 @@ export function listSegments(dir: string): number[] {
 
 export function segmentPath(dir: string, seq: number): string {
   return join(dir, `${String(seq).padStart(12, '0')}.seg`);
-}
-
-export async function readSegments(dir: string): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for (const seq of listSegments(dir)) {
-    try {
-      parts.push(await fs.promises.readFile(segmentPath(dir, seq)));
-    } catch (err) {
-      // Dropped by the writer between listing and reading: it was the oldest anyway.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-  }
-  return Buffer.concat(parts);
 }
 
 export class SegmentedOutputLog implements OutputLog {

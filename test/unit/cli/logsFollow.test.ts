@@ -56,4 +56,22 @@ describe('CLI: logs --follow until the agent or its worker ends', function () {
     assert.match(f.stdout(), /last-words/);
     assert.equal((await sb.store.read(id)).lifecycle.state, 'failed');
   });
+
+  // Found by reading: each look re-read the whole log (up to its 8 MiB cap) and found its place again by
+  // the last 4 KiB it had printed. Once the oldest segment was dropped, output that repeats itself (a
+  // progress line, a spinner) matched further on: what came in between was never printed.
+  it('prints every byte once, in order, across the log dropping its oldest segments, when the output repeats itself', async () => {
+    // 12.5 MB in 50 paced bursts of the same line: the 8 MiB log drops its oldest segments as it goes.
+    const id = await startAgent('sleep 1; echo BEGIN; for i in $(seq 50); do yes abc | head -n 50000; sleep 0.05; done; echo END');
+    const f = follow(id);
+    const { code, stderr } = await f.done;
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+    const out = f.stdout();
+    assert.ok(out.startsWith('BEGIN\r\n'), JSON.stringify(out.slice(0, 40)));
+    assert.ok(out.endsWith('END\r\n'), JSON.stringify(out.slice(-40)));
+    const body = out.slice('BEGIN\r\n'.length, out.length - 'END\r\n'.length);
+    assert.equal(body.length, 50 * 50_000 * 'abc\r\n'.length, 'bytes printed between BEGIN and END');
+    assert.equal(body, 'abc\r\n'.repeat(50 * 50_000));
+  });
 });

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Redactor } from '../../../../src/core/store';
+import { OUTPUT_START, Redactor, type OutputPosition } from '../../../../src/core/store';
 import { allFiles, sampleJob, TestBed } from './helpers';
 
 describe('output segments', () => {
@@ -27,6 +27,53 @@ describe('output segments', () => {
     assert.ok(written.endsWith(kept), 'kept bytes are the newest, in order');
     const segments = fs.readdirSync(path.join(store.jobDir(job.id), 'output'));
     assert.ok(segments.length <= 8, segments.join());
+  });
+
+  it('reads on from where a reader stopped: every byte once, across dropped segments and repeating output, and says when it fell a cap behind', async () => {
+    const cap = 8 * 1024; // segments of 1 KiB, at most 8 kept
+    const store = bed.store({ outputCapBytes: cap });
+    const job = await store.create(sampleJob());
+    const out = store.openOutput(job.id);
+    let written = '';
+    let printed = '';
+    let position: OutputPosition = OUTPUT_START;
+    const look = async () => {
+      const read = await store.readOutputFrom(job.id, position);
+      assert.equal(read.skipped, false, `nothing was dropped before it was read (at ${JSON.stringify(position)})`);
+      printed += read.data.toString('latin1');
+      position = read.position;
+    };
+    // The same line over and over, looked at every 700 bytes or so: the log drops its oldest
+    // segments many times over, and the place is never found again by its text.
+    for (let i = 0; i < 8000; i++) {
+      const line = i % 500 === 7 ? `marker ${i}\n` : 'abc\n';
+      out.append(line);
+      written += line;
+      if (i % 170 === 0) {
+        await out.flush();
+        await look();
+      }
+    }
+    await out.close();
+    await look();
+    assert.ok(written.length > 3 * cap, 'the log dropped segments as it went');
+    assert.equal(printed.length, written.length);
+    assert.equal(printed, written);
+    assert.deepEqual(await store.readOutputFrom(job.id, position), { data: Buffer.alloc(0), position, skipped: false }, 'nothing new: nothing read');
+
+    // A reader a whole cap behind: what the log dropped is said skipped, and the rest follows in order.
+    const stale = { seq: 1, offset: 10 };
+    const late = await store.readOutputFrom(job.id, stale);
+    assert.equal(late.skipped, true);
+    assert.ok(written.endsWith(late.data.toString('latin1')) && late.data.length <= cap);
+    // A reader whose segment was dropped after it had read all of it lost nothing.
+    const kept = fs.readdirSync(path.join(store.jobDir(job.id), 'output')).sort();
+    const firstKept = Number(kept[0].slice(0, 12));
+    const afterWhole = await store.readOutputFrom(job.id, { seq: firstKept - 1, offset: 1024 });
+    assert.equal(afterWhole.skipped, false);
+    assert.equal(afterWhole.data.toString('latin1'), (await store.readOutput(job.id)).toString('latin1'));
+    const shortOfItsEnd = await store.readOutputFrom(job.id, { seq: firstKept - 1, offset: 1000 });
+    assert.equal(shortOfItsEnd.skipped, true);
   });
 
   it('continues the same segments when reopened (a new generation appends)', async () => {
