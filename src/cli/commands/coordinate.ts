@@ -9,7 +9,7 @@ import { printable } from '../../core/common/printable';
 import { Coordinator } from '../../core/coordinator';
 import { leaderLock } from '../../core/scheduler/leadership';
 import { hasPendingWork, pendingWork } from '../../core/scheduler/pendingWork';
-import type { JobStore } from '../../core/store';
+import type { JobRecord, JobStore } from '../../core/store';
 import { defineCommand } from '../support/args';
 import { openStore, workerScriptPath } from '../support/session';
 
@@ -17,6 +17,8 @@ import { openStore, workerScriptPath } from '../support/session';
 const IDLE_CHECK_MS = 1000;
 /** Idle this many checks in a row before exiting (a launch between two passes is not idleness). */
 const IDLE_CHECKS = 2;
+/** How often --until-idle lists the store again though nothing said it changed. */
+const FULL_LOOK_MS = 30_000;
 /** How long --until-idle tries for a lease no live process holds before it gives up. */
 const LEASE_PATIENCE_MS = 60_000;
 
@@ -50,25 +52,42 @@ export const coordinateCommand = defineCommand({
   },
 });
 
-/** Resolves with a sentence once another coordinator leads or this one has nothing left to do. */
+/**
+ * Resolves with a sentence once another coordinator leads or this one has nothing left to do. The
+ * store is listed again only when it changed (the coordinator's watcher says so, and its own look
+ * for dead workers writes what it finds) or every FULL_LOOK_MS; in between, what is left is judged
+ * on the last listing, against the clock (a cleanup retry comes due).
+ */
 async function idle(coordinator: Coordinator, store: JobStore): Promise<string> {
   await coordinator.ready;
   const lease = leaderLock(store.home);
   let idleChecks = 0;
   let unledSince: number | undefined;
-  for (;;) {
-    // Only a live leader sends it away. A lease it could not take yet (its owner just died, a takeover
-    // under way) it takes at its next retry: exiting then left the work it was started for undone.
-    if (!coordinator.isLeader && (await lease.owner().catch(() => undefined))) return 'another coordinator leads: exiting';
-    unledSince = coordinator.isLeader ? undefined : (unledSince ?? Date.now());
-    // A lease that stays untakeable (a folder it may not remove) is not waited on forever by a detached process.
-    if (unledSince !== undefined && Date.now() - unledSince > LEASE_PATIENCE_MS) {
-      return `could not take the coordinator lease ${lease.lockDir} for ${LEASE_PATIENCE_MS / 1000} s, and no live process holds it: exiting`;
+  let changed = true;
+  let listedAt = 0;
+  let jobs: JobRecord[] = [];
+  const subscription = coordinator.onDidChangeJob(() => (changed = true));
+  try {
+    for (;;) {
+      // Only a live leader sends it away. A lease it could not take yet (its owner just died, a takeover
+      // under way) it takes at its next retry: exiting then left the work it was started for undone.
+      if (!coordinator.isLeader && (await lease.owner().catch(() => undefined))) return 'another coordinator leads: exiting';
+      unledSince = coordinator.isLeader ? undefined : (unledSince ?? Date.now());
+      // A lease that stays untakeable (a folder it may not remove) is not waited on forever by a detached process.
+      if (unledSince !== undefined && Date.now() - unledSince > LEASE_PATIENCE_MS) {
+        return `could not take the coordinator lease ${lease.lockDir} for ${LEASE_PATIENCE_MS / 1000} s, and no live process holds it: exiting`;
+      }
+      if (changed || Date.now() - listedAt >= FULL_LOOK_MS) {
+        changed = false; // before the listing: a change while it reads is listed next time
+        listedAt = Date.now();
+        jobs = (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
+      }
+      const busy = coordinator.hasWorkInFlight || hasPendingWork(pendingWork(jobs));
+      idleChecks = busy ? 0 : idleChecks + 1;
+      if (idleChecks >= IDLE_CHECKS) return 'nothing is left to do: exiting';
+      await new Promise((r) => setTimeout(r, IDLE_CHECK_MS));
     }
-    const jobs = (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
-    const busy = coordinator.hasWorkInFlight || hasPendingWork(pendingWork(jobs));
-    idleChecks = busy ? 0 : idleChecks + 1;
-    if (idleChecks >= IDLE_CHECKS) return 'nothing is left to do: exiting';
-    await new Promise((r) => setTimeout(r, IDLE_CHECK_MS));
+  } finally {
+    subscription.dispose();
   }
 }

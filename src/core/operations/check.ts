@@ -8,6 +8,7 @@
  * cleanup must be able to end it (they find it by the job's marker).
  */
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, usageError } from '../common/errors';
 import { findCheckCommand, CheckCommandOptions, requireCheckCommand, type CheckCommand } from '../check/checkCommand';
 import { runCheckProcess, type CheckProcessResult } from '../check/checkProcess';
@@ -17,13 +18,16 @@ import { capacityOf } from '../coordinator/capacity';
 import { OwnedLock } from '../coordinator/ownedLock';
 import { livenessOf, ownIdentity, processTableSource, readProcStat, type StatSource } from '../proc';
 import type { JobStore } from '../store';
+import { waitForChange } from '../store/watcher';
 import type { Check, JobRecord } from '../store/schema';
 import { okJobs, type OperationContext } from './context';
 import { checkBlocker } from './rules';
 
 const CAPACITY_WAIT_MS = 30_000;
-/** How often a foreground check waiting for a slot tries again. */
-const SLOT_RETRY_MS = 1000;
+/** How often a foreground check waiting for a slot looks again though nothing in the store changed. */
+const SLOT_RECHECK_MS = 5000;
+/** The least time between two looks for a slot, however often the store changes. */
+const SLOT_MIN_GAP_MS = 1000;
 
 export interface RunCheckOptions extends Omit<CheckCommandOptions, 'home'> {
   /** Wait for a capacity slot (a person's check); false: leave it queued and return null (the scheduler's). */
@@ -77,6 +81,35 @@ async function claimSlot(ctx: OperationContext, id: string, runner: NonNullable<
 }
 
 /**
+ * `claimSlot`, and with `waitForSlot` again until it is claimed: a slot frees with a write to the
+ * store (an agent ends, a cleanup completes), which wakes the wait; it also looks again every
+ * SLOT_RECHECK_MS (a worker that died writes nothing until a reader judges it). It listed the whole
+ * store every second while it waited. False when the slot was not claimed and it does not wait.
+ */
+async function claimSlotWaiting(ctx: OperationContext, id: string, runner: NonNullable<Check['runner']>, opts: RunCheckOptions): Promise<boolean> {
+  const watcher = opts.waitForSlot ? ctx.store.watch({ reconcileIntervalMs: 0 }) : undefined;
+  try {
+    for (let told = false; ; told = true) {
+      // Begun before the claim's listing: a slot freed between the two is not missed.
+      const changed = watcher ? waitForChange(watcher, SLOT_RECHECK_MS) : undefined;
+      const claimed = await claimSlot(ctx, id, runner, opts.waitForSlot).catch((err: unknown) => {
+        changed?.cancel();
+        throw err;
+      });
+      if (claimed) changed?.cancel();
+      if (claimed || !changed) return claimed;
+      if (!told) opts.onWaiting?.();
+      const triedAt = Date.now();
+      await changed.done;
+      // Many agents' writes in a row: no more than one look per SLOT_MIN_GAP_MS.
+      await sleep(SLOT_MIN_GAP_MS - (Date.now() - triedAt));
+    }
+  } finally {
+    watcher?.dispose();
+  }
+}
+
+/**
  * Runs the check of agent `id` and records its result. With `waitForSlot` it waits for capacity and
  * returns the recorded check; without, a full capacity leaves it queued and returns null.
  */
@@ -87,13 +120,7 @@ export async function runCheck(ctx: OperationContext, id: string, opts: RunCheck
   if (blocker) throw usageError(blocker);
   const resolved = command ?? (await requireCheckCommand(job, { ...opts, home: store.home }));
   const runner = me();
-  let told = false;
-  while (!(await claimSlot(ctx, id, runner, opts.waitForSlot))) {
-    if (!opts.waitForSlot) return null;
-    if (!told) opts.onWaiting?.();
-    told = true;
-    await new Promise((r) => setTimeout(r, SLOT_RETRY_MS));
-  }
+  if (!(await claimSlotWaiting(ctx, id, runner, opts))) return null;
   let check: Check;
   const current = await store.read(id);
   await store.appendTimeline(id, { generation: current.lifecycle.generation, type: 'check-started', message: resolved.command });

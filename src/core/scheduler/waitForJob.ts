@@ -5,30 +5,29 @@
  * writing anything is reconciled only by a reader.
  */
 import type { JobRecord, JobStore } from '../store';
+import { waitForChange } from '../store/watcher';
 
 /** Re-read when no change was seen for this long. */
 const QUIET_REREAD_MS = 1000;
 
 export async function waitForJob(store: JobStore, id: string, done: (job: JobRecord) => boolean, timeoutMs: number): Promise<JobRecord> {
   const watcher = store.watch({ reconcileIntervalMs: 0, debounceMs: 5 });
-  let wake: (() => void) | undefined;
-  const subscription = watcher.onDidChangeJob((changed) => {
-    if (changed === id) wake?.();
-  });
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
-      // Subscribed before reading: a change between the read and the wait is not lost.
-      const changed = new Promise<void>((resolve) => (wake = resolve));
-      const job = await store.read(id);
-      const left = deadline - Date.now();
-      if (done(job) || left <= 0) return job;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([changed, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(left, QUIET_REREAD_MS))))]);
-      clearTimeout(timer);
+      // Begun before reading: a change between the read and the wait is not lost.
+      const changed = waitForChange(watcher, Math.max(0, Math.min(deadline - Date.now(), QUIET_REREAD_MS)), id);
+      const job = await store.read(id).catch((err: unknown) => {
+        changed.cancel();
+        throw err;
+      });
+      if (done(job) || Date.now() >= deadline) {
+        changed.cancel();
+        return job;
+      }
+      await changed.done;
     }
   } finally {
-    subscription.dispose();
     watcher.dispose();
   }
 }

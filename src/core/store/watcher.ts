@@ -91,3 +91,26 @@ export class StoreWatcher extends Disposable implements JobWatcher {
     );
   }
 }
+
+/** A wait begun before a read, so that a change made between the read and the wait is not missed. */
+export interface ChangeWait {
+  /** Resolves at the first change (of `id`, when given) after the wait began, or once `timeoutMs` passed. */
+  readonly done: Promise<void>;
+  /** Ends the wait now; nothing of it is left on the watcher. */
+  cancel(): void;
+}
+
+export function waitForChange(watcher: JobWatcher, timeoutMs: number, id?: string): ChangeWait {
+  let end!: () => void;
+  const done = new Promise<void>((resolve) => (end = resolve));
+  const subscription = watcher.onDidChangeJob((changed) => {
+    if (id === undefined || changed === id) cancel();
+  });
+  const timer = setTimeout(() => cancel(), timeoutMs);
+  function cancel(): void {
+    clearTimeout(timer);
+    subscription.dispose();
+    end();
+  }
+  return { done, cancel };
+}

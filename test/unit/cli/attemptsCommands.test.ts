@@ -8,7 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRepoConfig } from '../../../src/core/repoConfig/paddockJson';
 import { RepoConfigTrust } from '../../../src/core/repoConfig/trust';
-import { assertOneSentence, CLI_SCRIPT, CoordinatorSandbox, git, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+import { assertOneSentence, bytesRead, CLI_SCRIPT, CoordinatorSandbox, git, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
 describe('CLI: start --attempts, check, compare', function () {
   this.timeout(90_000);
@@ -95,6 +95,40 @@ describe('CLI: start --attempts, check, compare', function () {
     const check = (await sb.store.read(id)).check!;
     assert.equal(check.state, 'passed');
     assert.equal(check.exitCode, 0);
+  });
+
+  // Found by reading: a check waiting for a slot listed every record of the store each second.
+  it('check: waiting for a slot, it does not re-read the store each second, and runs as soon as the slot frees', async function () {
+    if (!existsSync(`/proc/${process.pid}/io`)) return this.skip();
+    const listingBytes = await sb.seedEndedRecords(300);
+    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: 'echo checked' }));
+    git(sb.repo, 'add', '.paddock.json');
+    git(sb.repo, 'commit', '-qm', 'check');
+    await new RepoConfigTrust(sb.home).allow((await readRepoConfig(sb.repo))!);
+    const id = (await cli(['start', '--', 'true'])).stdout.trim();
+    await sb.waitEnded(id);
+    sb.store.policy.write({ maxConcurrent: 1 });
+    const holder = (await cli(['start', '--', 'sh', '-c', 'read x'])).stdout.trim();
+    await sb.waitForState(holder, ['running']);
+
+    const checking = spawn(process.execPath, [CLI_SCRIPT, 'check', id], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    checking.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => checking.once('close', resolve));
+    await sb.waitFor(id, (j) => j.check?.state === 'queued');
+    await sleep(500);
+    const before = bytesRead(checking.pid!);
+    await sleep(4000);
+    const read = bytesRead(checking.pid!) - before;
+    // It looks again every 5 s though nothing changed: once at most here.
+    assert.ok(read < 1.5 * listingBytes, `it read ${read} bytes in 4 s; one listing of the store is ${listingBytes}`);
+
+    const freed = Date.now();
+    assert.equal((await cli(['stop', holder])).code, 0);
+    assert.equal(await exited, 0);
+    assert.ok(Date.now() - freed < 4000, `the check ran ${Date.now() - freed} ms after the slot freed`);
+    assert.match(stdout, /check passed/);
+    assert.equal((await sb.store.read(id)).check?.state, 'passed');
   });
 
   // Found by hand: a `paddock check` SIGKILLed mid-check left "check running" in the record for

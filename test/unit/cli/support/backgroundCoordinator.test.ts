@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jobLock } from '../../../../src/core/operations/context';
-import { CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
+import { bytesRead, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
 
 function alive(pid: number): boolean {
   try {
@@ -73,6 +73,26 @@ describe('background coordinator', function () {
     assert.ok(await untilGone(background), 'it exits once nothing is left to do');
     assert.match(readFileSync(log, 'utf8'), /nothing is left to do: exiting/);
     assert.equal((await sb.store.read(secondId)).lifecycle.state, 'running', 'the agent it launched keeps running');
+  });
+
+  // Found by reading: while work was left, a background coordinator re-read every record of the store
+  // each second to see whether it could exit (a store of 1,000 agents: ~1.4 MB of records a second).
+  it('while it waits for a slot, it does not re-read the store each second, and still exits once the work is done', async function () {
+    if (!existsSync(`/proc/${process.pid}/io`)) return this.skip();
+    const listingBytes = await sb.seedEndedRecords(300);
+    const queued = await queuedBehindOne('true');
+    background = queued.background;
+    await sleep(1000); // settled: leading, the agent queued behind the running one
+    const before = bytesRead(background);
+    await sleep(4000);
+    const read = bytesRead(background) - before;
+    assert.ok(alive(background), 'it waits while an agent is queued');
+    // The store watcher's own look for dead workers lists the store every 5 s: once at most here.
+    assert.ok(read < 1.5 * listingBytes, `it read ${read} bytes in 4 s; one listing of the store is ${listingBytes}`);
+
+    assert.equal((await cli(['stop', queued.firstId])).code, 0);
+    await sb.waitEnded(queued.secondId);
+    assert.ok(await untilGone(background), 'it exits once nothing is left to do');
   });
 
   /**

@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Coordinator, CoordinatorOptions } from '../../../../src/core/coordinator';
@@ -57,6 +57,13 @@ export function assertOneSentence(stderr: string): void {
   assert.equal(lines.length, 1, `one line expected, got: ${stderr}`);
   assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
   assert.match(lines[0], /[.!?]$/);
+}
+
+/** Bytes process `pid` has read so far (files, pipes and sockets: every read call); Linux's /proc. */
+export function bytesRead(pid: number): number {
+  const rchar = /^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+  assert.ok(rchar, `no read count for ${pid}`);
+  return Number(rchar[1]);
 }
 
 export function git(cwd: string, ...args: string[]): string {
@@ -164,6 +171,23 @@ export class CoordinatorSandbox {
       envNames: [],
       settings: { ...DEFAULT_SETTINGS, stopGraceMs: 2000 },
     });
+  }
+
+  /**
+   * `count` records of agents cancelled long ago, as a store gathers them (copies of one, written
+   * straight to the store); the bytes of the store's records, what one listing reads.
+   */
+  async seedEndedRecords(count: number): Promise<number> {
+    const seed = await this.createQueued('ended long ago');
+    await this.store.transition(seed.id, 'cancelled');
+    const record = readFileSync(join(this.store.jobDir(seed.id), 'job.json'), 'utf8');
+    for (let i = 1; i < count; i++) {
+      const id = `old${String(i).padStart(5, '0')}`;
+      mkdirSync(this.store.jobDir(id), { mode: 0o700 });
+      writeFileSync(join(this.store.jobDir(id), 'job.json'), record.split(seed.id).join(id));
+    }
+    assert.equal((await this.store.list()).filter((e) => e.ok).length, count);
+    return count * Buffer.byteLength(record);
   }
 
   /**
