@@ -1,8 +1,9 @@
 /**
  * The scheduler: launches queued agents within capacity (and undoes a failed
- * launch), retries incomplete cleanups on their persisted backoff, recovers
- * starts abandoned by a dead launcher, and restarts crashed agents when asked
- * to, and runs the check of attempts that ended (`automaticChecks.ts`). It acts only in the process that holds the leader lease, and only when
+ * launch), retries incomplete cleanups on their persisted backoff
+ * (`cleanupRetries.ts`), recovers starts abandoned by a dead launcher, restarts
+ * crashed agents when asked to, and runs the check of attempts that ended
+ * (`automaticChecks.ts`). It acts only in the process that holds the leader lease, and only when
  * something happened: a store change (the store watcher), an operation of this
  * process, the due time of a cleanup retry, or the release of the operation
  * lock of a job a pass had to leave alone (looked at each second while held: a
@@ -13,16 +14,13 @@
 import { describeError } from '../common/errors';
 import { Emitter, Event } from '../common/event';
 import { Disposable, disposableTimeout, MutableDisposable, IDisposable } from '../common/lifecycle';
-import { backoffDelayMs, DueTimes } from '../coordinator/backoff';
 import { CapacityBlocker, capacityOf, CapacityState, queueOrder } from '../coordinator/capacity';
-import { observeFingerprint } from '../coordinator/cleanupRunner';
 import { OwnedLock } from '../coordinator/ownedLock';
 import { OperationContext, okJobs } from '../operations/context';
-import { forgetEnvIfCleaned } from '../operations/operations';
 import { beginRetry } from '../operations/retry';
-import { cleanupWaitsForPerson } from '../operations/rules';
 import type { JobEntry, JobRecord, JobWatcher } from '../store';
 import { AutomaticChecks } from './automaticChecks';
+import { CleanupRetries } from './cleanupRetries';
 import { HeldLocks } from './heldLocks';
 import { looksAbandonedStart, recoverAbandonedStart } from './abandonedStart';
 import { launchJob, WorkerRuntime } from './launch';
@@ -60,8 +58,6 @@ export interface SchedulerOptions {
 const CAPACITY_WAIT_MS = 30_000;
 /** A burst of store changes within this window makes one pass. */
 const PASS_COALESCE_MS = 50;
-/** The longest a due-time timer is armed for (a clock jump is re-judged at the next pass). */
-const MAX_TIMER_MS = 60_000;
 
 export class Scheduler extends Disposable {
   private readonly _onDidChangeCapacityBlock = this._register(new Emitter<CapacityBlockEvent>());
@@ -69,17 +65,14 @@ export class Scheduler extends Disposable {
 
   /** The pass asked for by a burst of store changes. */
   private readonly passSoon = this._register(new MutableDisposable<IDisposable>());
-  /** The next due cleanup retry (leader only). */
-  private readonly nextDue = this._register(new MutableDisposable<IDisposable>());
   /** The next attempt to take the lease (follower only). */
   private readonly leaseRetry = this._register(new MutableDisposable<IDisposable>());
   /** Jobs a pass left alone for a lock a live process held, passed again once it is free (`heldLocks.ts`). */
   private readonly heldLocks: HeldLocks;
 
   private readonly capacityLock: OwnedLock;
-  private readonly dueTimes: DueTimes;
-  /** Automatic cleanup attempts in flight, by repository: one at a time per repository. */
-  private readonly repoAttempts = new Map<string, Promise<void>>();
+  /** Incomplete and interrupted cleanups, taken up again in the background (`cleanupRetries.ts`). */
+  private readonly cleanupRetries: CleanupRetries;
   private passing: Promise<void> | undefined;
   private pumping: Promise<void> | undefined;
   private pumpAgain = false;
@@ -93,7 +86,6 @@ export class Scheduler extends Disposable {
 
   constructor(private readonly ctx: OperationContext, private readonly opts: SchedulerOptions) {
     super();
-    this.dueTimes = new DueTimes(opts.retryTrustMs);
     this.heldLocks = this._register(
       new HeldLocks(ctx.store, {
         active: () => this.isLeader,
@@ -105,6 +97,20 @@ export class Scheduler extends Disposable {
       }),
     );
     const takeOrWatch = (id: string) => this.heldLocks.takeOrWatch(id);
+    this.cleanupRetries = this._register(
+      new CleanupRetries(ctx, {
+        heldLocks: this.heldLocks,
+        track: opts.track,
+        random: opts.random,
+        retryTrustMs: opts.retryTrustMs,
+        onAttemptEnded: () => {
+          this.markDirty();
+          this.schedulePass();
+        },
+        onDue: () => void opts.track(this.passOnce(false)),
+        soonestMs: PASS_COALESCE_MS,
+      }),
+    );
     this.leftovers = new StoreLeftovers(ctx, takeOrWatch);
     this.checks = new AutomaticChecks(ctx, { track: opts.track, repoTrusted: opts.repoTrusted, takeOrWatch });
     this.capacityLock = new OwnedLock(path.join(ctx.store.home, 'coordinator', 'capacity.lock'), 'capacity');
@@ -116,7 +122,7 @@ export class Scheduler extends Disposable {
         }),
       );
     }
-    this._register(opts.leadership.onDidChange((leads) => (leads ? this.leaseRetry.clear() : this.nextDue.clear())));
+    this._register(opts.leadership.onDidChange((leads) => (leads ? this.leaseRetry.clear() : this.cleanupRetries.clearDueTimer())));
   }
 
   get isLeader(): boolean {
@@ -189,13 +195,13 @@ export class Scheduler extends Disposable {
           await this.pump();
           jobs = await this.jobsForPass();
         }
-        await this.persistClampedDueTimes(jobs);
-        this.scheduleCleanupRetries(jobs);
+        await this.cleanupRetries.persistClampedDueTimes(jobs);
+        this.cleanupRetries.schedule(jobs);
         await this.recoverAbandonedStarts(jobs);
         await this.leftovers.sweep();
         await this.autoRestart(jobs);
         await this.checks.schedule(jobs);
-        this.armNextDue(jobs);
+        this.cleanupRetries.armNextDue(jobs);
       } else {
         this.armLeaseRetry();
       }
@@ -222,28 +228,6 @@ export class Scheduler extends Disposable {
       this.leaseRetry.clear();
       void this.opts.track(this.pass());
     }, this.opts.leaseRetryMs);
-  }
-
-  /** A timer for the earliest due cleanup retry, so a backoff ends on time with nothing else happening. */
-  private armNextDue(jobs: JobRecord[]): void {
-    const now = Date.now();
-    let earliest = Infinity;
-    for (const job of jobs) {
-      const c = job.cleanup;
-      if (!c || c.phase !== 'incomplete' || cleanupWaitsForPerson(c) || this.repoAttempts.has(job.repo)) continue;
-      // Due while someone holds its lock: its lock's release brings the next pass, not a timer.
-      if (this.heldLocks.isWatching(job.id)) continue;
-      earliest = Math.min(earliest, this.dueTimes.due(job.id, c.nextAttemptAt, now));
-    }
-    if (earliest === Infinity) {
-      this.nextDue.clear();
-      return;
-    }
-    const delay = Math.min(Math.max(earliest - now, PASS_COALESCE_MS), MAX_TIMER_MS);
-    this.nextDue.value = disposableTimeout(() => {
-      this.nextDue.clear();
-      void this.opts.track(this.passOnce(false));
-    }, delay);
   }
 
   private reportCapacity(): void {
@@ -288,89 +272,6 @@ export class Scheduler extends Disposable {
       }
     }
     return false;
-  }
-
-  /**
-   * A persisted attempt time beyond the cap (the clock jumped back after it was written) is clamped
-   * when first seen — in memory (DueTimes), and on disk here, so a reload does not start the cap
-   * over: the attempt comes at most 1.1× the cap after the first sighting, reloads or not.
-   */
-  private async persistClampedDueTimes(jobs: JobRecord[]): Promise<void> {
-    const now = Date.now();
-    for (const job of jobs) {
-      const c = job.cleanup;
-      if (!c || c.phase !== 'incomplete' || c.nextAttemptAt === null || !(Date.parse(c.nextAttemptAt) > now + this.dueTimes.trustMs)) continue;
-      const persisted = c.nextAttemptAt;
-      const clamped = new Date(this.dueTimes.due(job.id, persisted, now)).toISOString();
-      const lock = await this.heldLocks.takeOrWatch(job.id);
-      if (!lock) continue; // someone is working on it: tried again once they let go
-      try {
-        await this.ctx.store.update(job.id, (j) =>
-          j.cleanup?.nextAttemptAt === persisted ? { ...j, cleanup: { ...j.cleanup, nextAttemptAt: clamped } } : j,
-        );
-      } finally {
-        await lock.release();
-      }
-    }
-  }
-
-  /** Picks, per repository, the most overdue incomplete cleanup and tries it again in the background. */
-  private scheduleCleanupRetries(jobs: JobRecord[]): void {
-    const now = Date.now();
-    const due = (job: JobRecord) => this.dueTimes.due(job.id, job.cleanup!.nextAttemptAt, now);
-    const byRepo = new Map<string, JobRecord>();
-    for (const job of jobs) {
-      const c = job.cleanup;
-      if (!c || c.phase === 'complete' || cleanupWaitsForPerson(c)) continue;
-      if (c.phase === 'incomplete' && due(job) > now) continue;
-      // Someone is working on it: a pass comes back to it once they let go. Picking it again would
-      // end that attempt at once and ask for the next pass: a loop for as long as they hold it.
-      if (this.heldLocks.isWatching(job.id)) continue;
-      const best = byRepo.get(job.repo);
-      if (!best || due(best) > due(job)) byRepo.set(job.repo, job);
-    }
-    for (const [repo, job] of byRepo) {
-      if (this.repoAttempts.has(repo)) continue;
-      const attempt = this.automaticCleanup(job.id).finally(() => {
-        this.repoAttempts.delete(repo);
-        this.markDirty();
-        this.schedulePass();
-      });
-      this.repoAttempts.set(repo, attempt);
-      void this.opts.track(attempt);
-    }
-  }
-
-  private async automaticCleanup(id: string): Promise<void> {
-    const { store } = this.ctx;
-    const lock = await this.heldLocks.takeOrWatch(id);
-    if (!lock) return; // someone is working on it right now: tried again once they let go
-    try {
-      const job = await store.read(id);
-      const c = job.cleanup;
-      if (!c || c.phase === 'complete' || cleanupWaitsForPerson(c)) return;
-      const now = Date.now();
-      if (c.phase === 'incomplete') {
-        if (this.dueTimes.due(id, c.nextAttemptAt, now) > now) return;
-        if (c.fingerprint !== null && (await observeFingerprint(job)) === c.fingerprint) {
-          // Nothing it looked at changed: the same attempt would fail the same way.
-          await store.update(id, (j) => ({
-            ...j,
-            cleanup: { ...j.cleanup!, nextAttemptAt: new Date(now + backoffDelayMs(c.failures, this.opts.random)).toISOString() },
-          }));
-          return;
-        }
-      } else {
-        this.ctx.log(`resuming the cleanup of ${id}, interrupted at ${c.phase}`);
-      }
-      const outcome = await this.ctx.cleanupLimiter.run(() => this.ctx.runner.run(id, { manual: false }));
-      forgetEnvIfCleaned(this.ctx, outcome.job);
-      this.ctx.changed(id);
-    } catch (err) {
-      this.ctx.log(`automatic cleanup of ${id} failed: ${describeError(err)}`);
-    } finally {
-      await lock.release();
-    }
   }
 
   /**
