@@ -1,6 +1,8 @@
 /** `paddock check ID`: runs the repository's check command in the agent's worktree, in the foreground; exit 0 passed, 1 failed. */
 import { printableLines } from '../../core/attempts/compareReport';
+import { describeError } from '../../core/common/errors';
 import { defineCommand } from '../support/args';
+import { EXIT_INTERRUPTED, holdingInterrupts, interruptWord } from '../support/interrupts';
 import { withCoordinator } from '../support/session';
 
 export const checkCommand = defineCommand({
@@ -10,10 +12,26 @@ export const checkCommand = defineCommand({
   options: {},
   positionals: ['ID'],
   async run({ positionals: [id] }, ctx) {
-    const check = await withCoordinator(ctx, (c) =>
-      c.check(id, { onWaiting: () => ctx.io.stderr.write(`paddock check: every capacity slot is taken; waiting for one.\n`) }),
-    );
+    let interrupted = false;
+    // A Ctrl-C ends the check with everything it started (it runs in a session of its own, which the
+    // terminal's interrupt does not reach), and records it failed, before the command exits.
+    const check = await holdingInterrupts(
+      (signal) => {
+        interrupted = true;
+        ctx.io.stderr.write(`${interruptWord(signal)}: ending the check and everything it started (interrupt again to quit at once).\n`);
+      },
+      (abort) =>
+        withCoordinator(ctx, (c) =>
+          c.check(id, { abort, onWaiting: () => ctx.io.stderr.write(`paddock check: every capacity slot is taken; waiting for one.\n`) }),
+        ),
+    ).catch((err: unknown) => {
+      if (!interrupted) throw err;
+      ctx.io.stderr.write(`paddock check: ${describeError(err)}\n`);
+      return null;
+    });
+    if (check === null) return EXIT_INTERRUPTED;
     if (check.summary) ctx.io.stdout.write(`${printableLines(check.summary)}\n`);
+    if (interrupted) return EXIT_INTERRUPTED;
     const seconds = check.durationMs === null ? '' : ` in ${Math.round(check.durationMs / 1000)} s`;
     if (check.state === 'passed') {
       ctx.io.stdout.write(`check passed${seconds}\n`);

@@ -12,6 +12,7 @@ import type { CliContext } from '../command';
 import { defineCommand, plainDecimal } from '../support/args';
 import { jobJson, printJson } from '../support/json';
 import { ensureCoordinator, whoWill } from '../support/backgroundCoordinator';
+import { EXIT_INTERRUPTED, holdingInterrupts, interruptWord } from '../support/interrupts';
 import { openStore, withCoordinator } from '../support/session';
 
 async function confirm(ctx: CliContext, question: string): Promise<boolean> {
@@ -66,9 +67,22 @@ export const cleanupCommand = defineCommand({
         throw failure('Nothing was changed.');
       }
     }
-    const report = await withCoordinator(ctx, (c) => c.cleanup(id, { deleteBranch, dropUnarchivable: anyway, regenerable, archiveLimitMB }));
+    let interrupted = false;
+    // A Ctrl-C ends a teardown command that runs (in a session of its own, which the terminal's
+    // interrupt does not reach); Paddock's own steps finish, so nothing is left half-done.
+    const report = await holdingInterrupts(
+      (signal) => {
+        interrupted = true;
+        ctx.io.stderr.write(`${interruptWord(signal)}: ending the teardown if one runs, and finishing this step so nothing is left half-done (interrupt again to quit at once).\n`);
+      },
+      (abort) => withCoordinator(ctx, (c) => c.cleanup(id, { deleteBranch, dropUnarchivable: anyway, regenerable, archiveLimitMB, abort })),
+    );
     if (values.json) printJson(ctx.io.stdout, jobJson(report.job));
     const shortfall = cleanupShortfall(report.job.cleanup, `agent ${id}`);
+    if (interrupted) {
+      if (shortfall) ctx.io.stderr.write(`paddock cleanup: ${shortfall.sentence}.\n`);
+      return EXIT_INTERRUPTED;
+    }
     if (shortfall?.kind === 'awaiting-consent') throw failure(`${shortfall.sentence} (paddock cleanup ${id} --anyway)`);
     if (shortfall) {
       const presence = await ensureCoordinator(ctx, openStore(ctx));

@@ -12,9 +12,7 @@ import { describeError } from '../../core/common/errors';
 import type { Coordinator } from '../../core/coordinator';
 import type { JobRecord } from '../../core/store';
 import type { CliContext } from '../command';
-
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-const EXIT_INTERRUPTED = 130;
+import { EXIT_INTERRUPTED, holdingInterrupts, interruptWord } from './interrupts';
 
 /**
  * Runs `operation` (in `c`) with interrupts held; returns its result, and when an interrupt came,
@@ -27,43 +25,32 @@ export async function startHoldingInterrupts<T>(
   madeBy: (result: T) => readonly JobRecord[],
 ): Promise<{ result: T; interruptedExit?: number }> {
   let interrupted = false;
-  const release = () => {
-    for (const s of SIGNALS) {
-      process.removeListener(s, first);
-      process.removeListener(s, second);
+  const result = await holdingInterrupts(
+    (signal) => {
+      interrupted = true;
+      ctx.io.stderr.write(`${interruptWord(signal)}: finishing this step so nothing is left half-made, then stopping what it made (interrupt again to quit at once).\n`);
+    },
+    async () => {
+      const made = await operation();
+      // Still held while what it made is stopped: a second interrupt quits at once.
+      if (interrupted) await stopAfterInterrupt(ctx, c, madeBy(made));
+      return made;
+    },
+  );
+  return interrupted ? { result, interruptedExit: EXIT_INTERRUPTED } : { result };
+}
+
+async function stopAfterInterrupt(ctx: CliContext, c: Coordinator, jobs: readonly JobRecord[]): Promise<void> {
+  for (const job of jobs) {
+    try {
+      const report = await c.stop(job.id);
+      ctx.io.stderr.write(
+        report.stopped
+          ? `Agent ${job.id} was stopped because the command was interrupted (paddock retry ${job.id} runs it again; paddock cleanup ${job.id} removes it).\n`
+          : `Agent ${job.id} could not be proven stopped after the interrupt: ${report.reason ?? 'unknown reason'}.\n`,
+      );
+    } catch (err) {
+      ctx.io.stderr.write(`Agent ${job.id} could not be stopped after the interrupt: ${describeError(err)}.\n`);
     }
-  };
-  // A second interrupt: let it do what it does by default (end the CLI).
-  const second = (signal: NodeJS.Signals) => {
-    release();
-    process.kill(process.pid, signal);
-  };
-  const first = (signal: NodeJS.Signals) => {
-    interrupted = true;
-    for (const s of SIGNALS) {
-      process.removeListener(s, first);
-      process.on(s, second);
-    }
-    ctx.io.stderr.write(`${signal === 'SIGINT' ? 'Interrupted' : `Got ${signal}`}: finishing this step so nothing is left half-made, then stopping what it made (interrupt again to quit at once).\n`);
-  };
-  for (const s of SIGNALS) process.on(s, first);
-  try {
-    const result = await operation();
-    if (!interrupted) return { result };
-    for (const job of madeBy(result)) {
-      try {
-        const report = await c.stop(job.id);
-        ctx.io.stderr.write(
-          report.stopped
-            ? `Agent ${job.id} was stopped because the command was interrupted (paddock retry ${job.id} runs it again; paddock cleanup ${job.id} removes it).\n`
-            : `Agent ${job.id} could not be proven stopped after the interrupt: ${report.reason ?? 'unknown reason'}.\n`,
-        );
-      } catch (err) {
-        ctx.io.stderr.write(`Agent ${job.id} could not be stopped after the interrupt: ${describeError(err)}.\n`);
-      }
-    }
-    return { result, interruptedExit: EXIT_INTERRUPTED };
-  } finally {
-    release();
   }
 }

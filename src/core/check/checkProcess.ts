@@ -31,6 +31,8 @@ export interface CheckProcessOptions {
   onSpawn?: (pid: number) => void;
   /** After this long the check's whole tree is ended (TERM, then KILL after graceMs); 0: no bound. */
   timeoutMs: number;
+  /** Ends the check's whole tree at once (the command that runs it was interrupted). */
+  abort?: AbortSignal;
 }
 
 export interface CheckProcessResult {
@@ -41,6 +43,8 @@ export interface CheckProcessResult {
   tail: string;
   /** It ran past timeoutMs and was ended. */
   timedOut: boolean;
+  /** It was ended by `abort`. */
+  aborted: boolean;
 }
 
 /** The agent's command environment (built by the caller), marked as this check run's. */
@@ -69,7 +73,8 @@ export async function runCheckProcess(opts: CheckProcessOptions): Promise<CheckP
     timeoutMs: opts.timeoutMs,
     onOutput: keep,
     onSpawn: opts.onSpawn,
+    abort: opts.abort,
   });
   const text = stripTerminalControls(Buffer.concat(chunks).toString('utf8')).replace(/\s+$/, '');
-  return { exitCode: result.code, signal: result.signal, durationMs: result.durationMs, tail: text.split('\n').slice(-SUMMARY_LINES).join('\n'), timedOut: result.timedOut };
+  return { exitCode: result.code, signal: result.signal, durationMs: result.durationMs, tail: text.split('\n').slice(-SUMMARY_LINES).join('\n'), timedOut: result.timedOut, aborted: result.aborted };
 }

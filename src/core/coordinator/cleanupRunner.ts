@@ -54,6 +54,13 @@ export interface CleanupRequest {
   regenerable?: readonly string[];
   /** Bytes the archive may hold without consent; kept on the record for automatic retries. */
   archiveLimitBytes?: number;
+  /**
+   * The command that runs this cleanup was interrupted (a Ctrl-C): a teardown command running, or
+   * not yet begun, is ended with everything it started and fails its stage, so nothing of it
+   * outlives the command; the other steps are Paddock's own and finish (an interrupted cleanup is
+   * resumed as ever).
+   */
+  abort?: AbortSignal;
 }
 
 export interface CleanupOutcome {
@@ -125,7 +132,7 @@ export class CleanupRunner {
     // What this attempt's capture learned of the worktree, so removal does not walk it a second time.
     const attempt: AttemptFacts = {};
     try {
-      job = await this.terminate(job, notes);
+      job = await this.terminate(job, notes, request.abort);
       job = await this.capture(job, notes, attempt);
       job = await this.removeUnchanged(job, notes, attempt);
       job = await this.setPhase(id, 'complete', (c) => ({
@@ -163,7 +170,7 @@ export class CleanupRunner {
   }
 
   /** 1. The agent's processes — its session and anything carrying its marker — are proven gone. */
-  private async terminate(job: JobRecord, notes: string[]): Promise<JobRecord> {
+  private async terminate(job: JobRecord, notes: string[], abort?: AbortSignal): Promise<JobRecord> {
     const id = job.id;
     job = await this.setPhase(id, 'terminating');
     const graceMs = job.settings.stopGraceMs;
@@ -199,24 +206,25 @@ export class CleanupRunner {
     // Proven stopped: a killed worker's socket file is all that is left of it.
     removeJobSockets(id, job.lifecycle.generation, this.deps.env);
     job = await this.setPhase(id, 'terminating', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'process') }));
-    return this.teardown(job, notes);
+    return this.teardown(job, notes, abort);
   }
 
   /**
    * The worktree's teardown command, once (a success is recorded; a failure fails this stage and is
    * retried, unless the person said to clean up anyway: then it is skipped and that is recorded).
    */
-  private async teardown(job: JobRecord, notes: string[]): Promise<JobRecord> {
+  private async teardown(job: JobRecord, notes: string[], abort?: AbortSignal): Promise<JobRecord> {
     const command = job.settings.worktree?.teardown;
     if (!command || job.cleanup?.teardownDone || job.cleanup?.teardownSkipped || job.worktree === null || !existsSync(job.worktree)) return job;
     const id = job.id;
-    const outcome = await runLoggedTeardown(this.deps.store, job, command, agentCommandEnv(this.teardownEnv(job), job));
+    const outcome = await runLoggedTeardown(this.deps.store, job, command, agentCommandEnv(this.teardownEnv(job), job), abort);
     if (outcome.survivors.length > 0) {
       throw new StageFailure('terminating', `the teardown left process ${outcome.survivors[0]} running even after SIGKILL`, [], true);
     }
     if (outcome.code !== 0 || outcome.timedOut) {
       const why = teardownFailure(outcome);
-      if (!job.cleanup?.dropUnarchivable) throw new StageFailure('terminating', why);
+      // Interrupted: not the teardown's failure the person agreed to skip, but their asking to stop.
+      if (!job.cleanup?.dropUnarchivable || outcome.aborted) throw new StageFailure('terminating', why);
       // The person's "anyway": the teardown is what stood in the way, the capture still runs in full.
       notes.push(`teardown skipped as agreed (${why.split(':')[0]})`);
       await this.timeline(job, 'teardown-skipped', `teardown skipped as agreed: ${why}`);

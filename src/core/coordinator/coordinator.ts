@@ -306,7 +306,7 @@ export class Coordinator extends Disposable {
   }
 
   /** Runs the check command in the agent's worktree now (waiting for a capacity slot) and records the result. */
-  async check(id: string, opts: { settingCommand?: string | null; onWaiting?: () => void } = {}): Promise<Check> {
+  async check(id: string, opts: { settingCommand?: string | null; onWaiting?: () => void; abort?: AbortSignal } = {}): Promise<Check> {
     const check = await runCheck(this.ctx, id, { ...opts, waitForSlot: true, repoTrusted: this.options.repoTrusted });
     this.scheduler.schedulePump(); // the slot it held is free again
     return check!;

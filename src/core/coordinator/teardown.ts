@@ -28,12 +28,16 @@ export interface TeardownOptions {
   graceMs: number;
   /** Every chunk of output, as it comes (the agent's log). */
   onOutput?(chunk: Buffer): void;
+  /** Ends the teardown with everything it started (the command that runs the cleanup was interrupted). */
+  abort?: AbortSignal;
 }
 
 export interface TeardownOutcome {
   code: number | null;
   signal: string | null;
   timedOut: boolean;
+  /** Ended by `abort`. */
+  aborted: boolean;
   /** The last lines of its output (stdout and stderr interleaved), plain text. */
   tail: string;
   /** Processes it left running, ended after it exited. */
@@ -53,6 +57,7 @@ export async function runTeardown(opts: TeardownOptions): Promise<TeardownOutcom
     marker: { name: AGENT_MARKER_ENV, value: opts.jobId },
     graceMs: opts.graceMs,
     timeoutMs: opts.timeoutMs,
+    abort: opts.abort,
     onOutput: (chunk) => {
       opts.onOutput?.(chunk);
       tail = Buffer.concat([tail, chunk]);
@@ -64,6 +69,7 @@ export async function runTeardown(opts: TeardownOptions): Promise<TeardownOutcom
     code: result.code,
     signal: result.signal,
     timedOut: result.timedOut,
+    aborted: result.aborted,
     tail: text,
     leftoversEnded: result.leftoversEnded,
     survivors: result.survivors.map((p) => `${p.pid} (${p.comm})`),
@@ -72,7 +78,9 @@ export async function runTeardown(opts: TeardownOptions): Promise<TeardownOutcom
 
 /** The stage's lastError for a teardown that did not succeed: what happened, then the end of its output. */
 export function teardownFailure(outcome: TeardownOutcome, timeoutSeconds = TEARDOWN_TIMEOUT_SECONDS): string {
-  const what = outcome.timedOut
+  const what = outcome.aborted
+    ? 'teardown interrupted and ended, with everything it started'
+    : outcome.timedOut
     ? `teardown timed out after ${timeoutSeconds} s`
     : outcome.signal
       ? `teardown failed (killed by ${outcome.signal})`
@@ -85,7 +93,7 @@ export function teardownFailure(outcome: TeardownOutcome, timeoutSeconds = TEARD
  * outcome, both redacted by the worker's rule for that environment (the cleanup's own process
  * knows none of the agent's secrets).
  */
-export async function runLoggedTeardown(store: JobStore, job: JobRecord, command: string, env: NodeJS.ProcessEnv): Promise<TeardownOutcome> {
+export async function runLoggedTeardown(store: JobStore, job: JobRecord, command: string, env: NodeJS.ProcessEnv, abort?: AbortSignal): Promise<TeardownOutcome> {
   const redactor = redactorForCommandEnv(env, job.settings.secretEnvNames);
   const output = store.openOutput(job.id, redactor);
   output.append(`\r\n\x1b[2m──── teardown: ${command} ────\x1b[0m\r\n`);
@@ -98,6 +106,7 @@ export async function runLoggedTeardown(store: JobStore, job: JobRecord, command
       env,
       timeoutMs: TEARDOWN_TIMEOUT_SECONDS * 1000,
       graceMs: Math.min(job.settings.stopGraceMs, 5000),
+      abort,
       // A pipe gives bare newlines: the log is a terminal's.
       onOutput: (chunk) => output.append(chunk.toString('utf8').replace(/\r?\n/g, '\r\n')),
     });

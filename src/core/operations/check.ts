@@ -9,7 +9,7 @@
  */
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describeError, usageError } from '../common/errors';
+import { describeError, failure, usageError } from '../common/errors';
 import { findCheckCommand, CheckCommandOptions, requireCheckCommand, type CheckCommand } from '../check/checkCommand';
 import { runCheckProcess, type CheckProcessResult } from '../check/checkProcess';
 import { agentCommandEnv } from '../worker/agentEnv';
@@ -34,6 +34,11 @@ export interface RunCheckOptions extends Omit<CheckCommandOptions, 'home'> {
   waitForSlot: boolean;
   /** Told once when the check has to wait for a slot. */
   onWaiting?: () => void;
+  /**
+   * The command that runs the check was interrupted (a Ctrl-C): a running check is ended with
+   * everything it started and recorded failed; a wait for a slot ends, recorded as not run.
+   */
+  abort?: AbortSignal;
 }
 
 export function capacityLockOf(store: JobStore): OwnedLock {
@@ -88,6 +93,7 @@ async function claimSlot(ctx: OperationContext, id: string, runner: NonNullable<
  */
 async function claimSlotWaiting(ctx: OperationContext, id: string, runner: NonNullable<Check['runner']>, opts: RunCheckOptions): Promise<boolean> {
   const watcher = opts.waitForSlot ? ctx.store.watch({ reconcileIntervalMs: 0 }) : undefined;
+  const interrupt = abortedSoon(opts.abort);
   try {
     for (let told = false; ; told = true) {
       // Begun before the claim's listing: a slot freed between the two is not missed.
@@ -100,13 +106,30 @@ async function claimSlotWaiting(ctx: OperationContext, id: string, runner: NonNu
       if (claimed || !changed) return claimed;
       if (!told) opts.onWaiting?.();
       const triedAt = Date.now();
-      await changed.done;
+      const interrupted = await Promise.race([changed.done.then(() => false), interrupt]);
+      changed.cancel();
+      if (interrupted) throw await notRunAfterInterrupt(ctx, id);
       // Many agents' writes in a row: no more than one look per SLOT_MIN_GAP_MS.
       await sleep(SLOT_MIN_GAP_MS - (Date.now() - triedAt));
     }
   } finally {
     watcher?.dispose();
   }
+}
+
+/** Resolves true once `signal` aborts (never, without one). */
+function abortedSoon(signal: AbortSignal | undefined): Promise<boolean> {
+  if (!signal) return new Promise<boolean>(() => undefined);
+  if (signal.aborted) return Promise.resolve(true);
+  return new Promise<boolean>((resolve) => signal.addEventListener('abort', () => resolve(true), { once: true }));
+}
+
+/** A check interrupted while it waited for a slot: recorded as not run, and the sentence to end with. */
+async function notRunAfterInterrupt(ctx: OperationContext, id: string): Promise<Error> {
+  const at = new Date().toISOString();
+  await ctx.store.update(id, (j) => ({ ...j, check: { state: 'failed', exitCode: null, durationMs: null, at, summary: 'The check was interrupted while it waited for a capacity slot; it did not run.', runner: null } }));
+  ctx.changed(id);
+  return failure(`The check of agent ${id} was interrupted while it waited for a capacity slot; it did not run.`);
 }
 
 /**
@@ -134,8 +157,9 @@ export async function runCheck(ctx: OperationContext, id: string, opts: RunCheck
       env,
       graceMs: Math.min(current.settings.stopGraceMs, 5000),
       timeoutMs: resolved.timeoutSeconds * 1000,
+      abort: opts.abort,
     });
-    const passed = result.exitCode === 0 && !result.timedOut;
+    const passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
     const summary = redactor.redact(`${result.tail}${howItEnded(result, resolved.timeoutSeconds)}`.trim());
     check = { state: passed ? 'passed' : 'failed', exitCode: result.exitCode, durationMs: result.durationMs, at: new Date().toISOString(), summary, runner: null };
   } catch (err) {
@@ -151,6 +175,7 @@ export async function runCheck(ctx: OperationContext, id: string, opts: RunCheck
 /** The line the summary ends with when the check did not pass (nothing when it did). */
 function howItEnded(result: CheckProcessResult, timeoutSeconds: number): string {
   if (result.timedOut) return `\n(check timed out after ${timeoutSeconds} s and was ended)`;
+  if (result.aborted) return '\n(check interrupted and ended, with everything it started)';
   if (result.exitCode === 0) return '';
   return result.signal ? `\n(check killed by ${result.signal})` : `\n(check exited with ${result.exitCode})`;
 }

@@ -216,6 +216,7 @@ export class Operations {
       regenerable: opts.regenerable ?? asked?.regenerable ?? regenerable,
       archiveLimitBytes:
         opts.archiveLimitMB !== undefined ? Math.round(opts.archiveLimitMB * 1024 * 1024) : (asked?.archiveLimitBytes ?? Math.round(archiveLimitMB * 1024 * 1024)),
+      abort: opts.abort,
     };
     const outcome = await cleanupLimiter.run(() => withJobLock(store, id, 'cleanup', () => runner.run(id, request)));
     forgetEnvIfCleaned(this.ctx, outcome.job);

@@ -37,6 +37,8 @@ export interface CleanupOptions {
   regenerable?: readonly string[];
   /** Archive size allowed without consent, in MB; default: the store policy. */
   archiveLimitMB?: number;
+  /** The command that runs it was interrupted: a teardown running is ended and fails its stage (CleanupRequest.abort). */
+  abort?: AbortSignal;
 }
 
 /** What one cleanup attempt did: the cleanup runner's outcome, one type for every caller. */

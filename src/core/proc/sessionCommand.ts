@@ -4,8 +4,9 @@
  * Its result is its main process's exit — not the closing of its pipes, which
  * a background process it started may hold open for ever. What it leaves
  * running (its session, and anything carrying the marker, escaped or not) is
- * ended once it exited; a timeout ends the whole tree (TERM, the grace, KILL)
- * and the run still returns.
+ * ended once it exited; a timeout, or an abort (the CLI that runs it was
+ * interrupted), ends the whole tree (TERM, the grace, KILL) and the run still
+ * returns: nothing of it outlives the process that asked for it.
  */
 import { spawn } from 'node:child_process';
 import { failure } from '../common/errors';
@@ -35,12 +36,16 @@ export interface SessionCommandOptions {
   /** Every chunk of output (stdout and stderr interleaved), as it comes. */
   onOutput(chunk: Buffer): void;
   onSpawn?(pid: number): void;
+  /** Ends the whole tree at once, as the timeout does (a Ctrl-C of the command that runs it). */
+  abort?: AbortSignal;
 }
 
 export interface SessionCommandResult {
   code: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
+  /** Ended by `abort`. */
+  aborted: boolean;
   durationMs: number;
   /** Processes it left running after it exited, ended since. */
   leftoversEnded: number;
@@ -67,6 +72,8 @@ export async function runSessionCommand(opts: SessionCommandOptions): Promise<Se
   const endTree = (): Promise<TerminateResult> =>
     (ending ??= terminateProcessTree({ sid: child.pid!, marker: opts.marker, graceMs: opts.graceMs }).catch(() => ({ survivors: [] })));
   let bound: NodeJS.Timeout | undefined;
+  let aborted = false;
+  let onAbort: (() => void) | undefined;
   const ended = new Promise<null>((resolve) => {
     child.once('spawn', () => {
       opts.onSpawn?.(child.pid!);
@@ -76,23 +83,30 @@ export async function runSessionCommand(opts: SessionCommandOptions): Promise<Se
           void endTree().then(() => resolve(null));
         }, opts.timeoutMs);
       }
+      onAbort = () => {
+        aborted = true;
+        void endTree().then(() => resolve(null));
+      };
+      if (opts.abort?.aborted) onAbort();
+      else opts.abort?.addEventListener('abort', onAbort, { once: true });
     });
   });
   let exit: Exit;
   try {
-    // Ended by its timeout but its main process never reported: it is not waited for past the KILL.
+    // Ended by its timeout or an abort but its main process never reported: it is not waited for past the KILL.
     exit = (await Promise.race([exited, ended.then(() => Promise.race([exited, sleep(EXIT_AFTER_KILL_MS, null)]))])) ?? { code: null, signal: 'SIGKILL' };
   } finally {
     clearTimeout(bound);
+    if (onAbort) opts.abort?.removeEventListener('abort', onAbort);
   }
   const durationMs = Date.now() - started;
   // A background process may hold the pipes open: wait briefly, then stop reading.
   await Promise.race([closed, sleep(PIPE_DRAIN_MS, null)]);
   child.stdout.destroy();
   child.stderr.destroy();
-  if (timedOut) return { ...exit, timedOut, durationMs, leftoversEnded: 0, survivors: (await endTree()).survivors };
+  if (timedOut || aborted) return { ...exit, timedOut, aborted, durationMs, leftoversEnded: 0, survivors: (await endTree()).survivors };
   const left = (await treeMembers(child.pid!, opts.marker)).filter((p) => p.pid !== process.pid);
-  if (left.length === 0) return { ...exit, timedOut, durationMs, leftoversEnded: 0, survivors: [] };
+  if (left.length === 0) return { ...exit, timedOut, aborted, durationMs, leftoversEnded: 0, survivors: [] };
   const { survivors } = await endTree();
-  return { ...exit, timedOut, durationMs, leftoversEnded: left.length - survivors.length, survivors };
+  return { ...exit, timedOut, aborted, durationMs, leftoversEnded: left.length - survivors.length, survivors };
 }

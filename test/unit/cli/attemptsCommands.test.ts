@@ -8,6 +8,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRepoConfig } from '../../../src/core/repoConfig/paddockJson';
 import { RepoConfigTrust } from '../../../src/core/repoConfig/trust';
+import { findByEnvMarker } from '../../../src/core/proc';
+import type { JobRecord } from '../../../src/core/store';
 import { assertOneSentence, bytesRead, CLI_SCRIPT, CoordinatorSandbox, git, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
 describe('CLI: start --attempts, check, compare', function () {
@@ -16,6 +18,14 @@ describe('CLI: start --attempts, check, compare', function () {
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
   const cli = (args: string[]) => runCli(args, { cwd: sb.repo, env: sb.env });
+
+  /** Commits a `.paddock.json` whose check is `command`, and allows it (as `paddock allow` does). */
+  async function trustCheck(command: string): Promise<void> {
+    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: command }));
+    git(sb.repo, 'add', '.paddock.json');
+    git(sb.repo, 'commit', '-qm', 'check');
+    await new RepoConfigTrust(sb.home).allow((await readRepoConfig(sb.repo))!);
+  }
 
   it('refuses a bad number of attempts or more profiles than attempts with exit 2 and one sentence, creating nothing', async () => {
     for (const args of [
@@ -101,10 +111,7 @@ describe('CLI: start --attempts, check, compare', function () {
   it('check: waiting for a slot, it does not re-read the store each second, and runs as soon as the slot frees', async function () {
     if (!existsSync(`/proc/${process.pid}/io`)) return this.skip();
     const listingBytes = await sb.seedEndedRecords(300);
-    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: 'echo checked' }));
-    git(sb.repo, 'add', '.paddock.json');
-    git(sb.repo, 'commit', '-qm', 'check');
-    await new RepoConfigTrust(sb.home).allow((await readRepoConfig(sb.repo))!);
+    await trustCheck('echo checked');
     const id = (await cli(['start', '--', 'true'])).stdout.trim();
     await sb.waitEnded(id);
     sb.store.policy.write({ maxConcurrent: 1 });
@@ -131,14 +138,48 @@ describe('CLI: start --attempts, check, compare', function () {
     assert.equal((await sb.store.read(id)).check?.state, 'passed');
   });
 
+  // Found by hand: the check runs in a session of its own (so its whole tree can be ended), which a
+  // terminal's Ctrl-C does not reach: an interrupted `paddock check` left the check running.
+  it('check: an interrupt ends the check with everything it started, records it failed and exits 130; also while it waits for a slot', async () => {
+    await trustCheck('echo started; sleep 37 & sleep 38; echo never');
+    const id = (await cli(['start', '--', 'true'])).stdout.trim();
+    await sb.waitEnded(id);
+    const interrupted = async (when: (j: JobRecord) => boolean) => {
+      const checking = spawn(process.execPath, [CLI_SCRIPT, 'check', id], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      checking.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => checking.once('close', resolve));
+      await sb.waitFor(id, when);
+      await sleep(300);
+      checking.kill('SIGINT');
+      return { code: await exited, stderr };
+    };
+
+    const running = await interrupted((j) => j.check?.state === 'running');
+    assert.equal(running.code, 130, running.stderr);
+    assert.equal(running.stderr, 'Interrupted: ending the check and everything it started (interrupt again to quit at once).\n');
+    assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', id).map((p) => `${p.pid} ${p.comm}`), [], 'nothing the check started runs');
+    const ended = (await sb.store.read(id)).check!;
+    assert.equal(ended.state, 'failed');
+    assert.match(ended.summary, /^started\n\(check interrupted and ended, with everything it started\)$/);
+
+    sb.store.policy.write({ maxConcurrent: 1 });
+    const holder = (await cli(['start', '--', 'sh', '-c', 'read x'])).stdout.trim();
+    await sb.waitForState(holder, ['running']);
+    const waiting = await interrupted((j) => j.check?.state === 'queued');
+    assert.equal(waiting.code, 130, waiting.stderr);
+    assert.match(waiting.stderr, new RegExp(`\\npaddock check: The check of agent ${id} was interrupted while it waited for a capacity slot; it did not run\\.\\n$`));
+    const notRun = (await sb.store.read(id)).check!;
+    assert.equal(notRun.state, 'failed');
+    assert.equal(notRun.runner, null);
+    await cli(['stop', holder]);
+  });
+
   // Found by hand: a `paddock check` SIGKILLed mid-check left "check running" in the record for
   // good: every later check was refused ("already running") and the check's capacity slot was
   // never given back, so with one slot a queued agent never started.
   it('check: a check whose CLI was SIGKILLed is recorded failed at the next read; its slot frees and it can run again', async () => {
-    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: 'touch check-began; test -f quick || sleep 30' }));
-    git(sb.repo, 'add', '.paddock.json');
-    git(sb.repo, 'commit', '-qm', 'check');
-    await new RepoConfigTrust(sb.home).allow((await readRepoConfig(sb.repo))!);
+    await trustCheck('touch check-began; test -f quick || sleep 30');
     writeFileSync(join(sb.home, 'policy.json'), JSON.stringify({ maxConcurrent: 1 }));
     const id = (await cli(['start', '--', 'true'])).stdout.trim();
     const worktree = (await sb.waitEnded(id)).worktree!;

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findByEnvMarker, terminateProcessTree } from '../../../../src/core/proc';
-import { runTeardown, type TeardownOptions } from '../../../../src/core/coordinator/teardown';
+import { runTeardown, teardownFailure, type TeardownOptions } from '../../../../src/core/coordinator/teardown';
 
 describe('teardown: its exit is its result; everything it started is ended', function () {
   this.timeout(30_000);
@@ -47,6 +47,24 @@ describe('teardown: its exit is its result; everything it started is ended', fun
     assert.ok(Date.now() - started < 5000, `returned after ${Date.now() - started} ms`);
     assert.equal(outcome.code, 0);
     assert.equal(outcome.tail, 'done');
+    assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', jobId), []);
+  });
+
+  it('an abort (the cleanup\'s command was interrupted) ends the whole tree at once and says so', async () => {
+    const abort = new AbortController();
+    const running = run(`setsid sh -c "trap '' TERM; sleep 100003" & echo WAITING; sleep 100004`, { abort: abort.signal, graceMs: 300 });
+    await new Promise((r) => setTimeout(r, 300));
+    const at = Date.now();
+    abort.abort();
+    const outcome = await running;
+    assert.ok(Date.now() - at < 5000, `returned ${Date.now() - at} ms after the abort`);
+    assert.equal(outcome.aborted, true);
+    assert.equal(outcome.timedOut, false);
+    assert.match(teardownFailure(outcome), /^teardown interrupted and ended, with everything it started: WAITING$/);
+    assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', jobId), [], 'nothing of the teardown survived the abort');
+    // Aborted before it began: it ends at once.
+    const late = await run('echo never-waited; sleep 100005', { abort: abort.signal });
+    assert.equal(late.aborted, true);
     assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', jobId), []);
   });
 

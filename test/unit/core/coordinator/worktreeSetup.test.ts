@@ -6,14 +6,14 @@
 import * as assert from 'node:assert/strict';
 import { canCleanUpAnyway, canSend } from '../../../../src/core/operations/rules';
 import { WorkerClient } from '../../../../src/core/protocol/client';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, Server } from 'node:net';
 import { findByEnvMarker } from '../../../../src/core/proc';
 import type { JobRecord } from '../../../../src/core/store';
 import { RepoConfigTrust } from '../../../../src/core/repoConfig/trust';
 import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
-import { assertOneSentence, CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from './coordinatorFixture';
+import { assertOneSentence, CoordinatorSandbox, git, runCli, sleep, useCoordinatorSandbox } from './coordinatorFixture';
 
 describe('Coordinator: worktree setup', function () {
   this.timeout(60_000);
@@ -211,6 +211,36 @@ describe('Coordinator: worktree setup', function () {
     const second = await c.retryCleanup(job.id);
     assert.equal(second.job.cleanup?.phase, 'complete', second.job.cleanup?.lastError ?? '');
     assert.equal(existsSync(job.worktree!), false);
+  });
+
+  // Found by hand: the teardown runs in a session of its own, which a terminal's Ctrl-C does not reach:
+  // an interrupted `paddock cleanup` left it running (the CLI passes its interrupt as `abort`).
+  it('an interrupted cleanup ends its teardown with everything it started, fails the stage saying so, removes nothing, and even under "anyway"', async () => {
+    const began = join(sb.root, 'teardown-began');
+    const quick = join(sb.root, 'teardown-quick');
+    const c = sb.coordinator({ worktree: { teardown: `touch ${began}; test -f ${quick} || { sleep 38 & sleep 39; }` } });
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo work > work.txt'] });
+    await sb.waitEnded(job.id);
+    for (const anyway of [false, true]) {
+      rmSync(began, { force: true });
+      const abort = new AbortController();
+      const cleaning = c.cleanup(job.id, { abort: abort.signal, dropUnarchivable: anyway });
+      while (!existsSync(began)) await sleep(25);
+      await sleep(200);
+      const at = Date.now();
+      abort.abort();
+      const report = await cleaning;
+      assert.ok(Date.now() - at < 5000, `returned ${Date.now() - at} ms after the interrupt`);
+      assert.equal(report.job.cleanup?.phase, 'incomplete');
+      assert.equal(report.job.cleanup?.stage, 'terminating');
+      assert.equal(report.job.cleanup?.lastError, 'teardown interrupted and ended, with everything it started');
+      assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), [], 'nothing of the teardown runs');
+      assert.ok(existsSync(join(job.worktree!, 'work.txt')), 'nothing removed');
+    }
+    writeFileSync(quick, '');
+    const done = await c.retryCleanup(job.id);
+    assert.equal(done.job.cleanup?.phase, 'complete', done.job.cleanup?.lastError ?? '');
+    assert.equal(git(sb.repo, 'show', `${done.job.evidence!.snapshotRef}:work.txt`), 'work');
   });
 
   it('a teardown that always fails is skipped, and recorded so, when the person cleans up anyway; the work is still saved', async () => {
