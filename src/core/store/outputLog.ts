@@ -20,7 +20,7 @@ export interface OutputLog {
 
 export const DEFAULT_OUTPUT_CAP = 8 * 1024 * 1024;
 export const SEGMENTS_PER_CAP = 8;
-export const SEGMENT_PATTERN = /^(\d{12})\.seg$/;
+const SEGMENT_PATTERN = /^(\d{12})\.seg$/;
 /** Buffers handed to one writev at most (IOV_MAX is 1024 on Linux). */
 const MAX_IOVECS = 256;
 
@@ -35,6 +35,11 @@ export function listSegments(dir: string): number[] {
   } catch {
     return [];
   }
+  return segmentSeqs(names);
+}
+
+/** The sequence numbers of the segment files among `names`, oldest first. */
+export function segmentSeqs(names: readonly string[]): number[] {
   const seqs: number[] = [];
   for (const name of names) {
     const m = SEGMENT_PATTERN.exec(name);

@@ -6,7 +6,7 @@
  * and skipped what came in between; it also read up to the whole cap at every look.
  */
 import * as fs from 'node:fs';
-import { segmentPath, SEGMENT_PATTERN } from './outputLog';
+import { segmentPath, segmentSeqs } from './outputLog';
 
 /** Where a reader stands: the segment it read last, and how many of its bytes. */
 export interface OutputPosition {
@@ -61,6 +61,7 @@ async function droppedUnread(dir: string, from: OutputPosition, seqs: readonly n
   }
 }
 
+/** The log's segments from `first` on, oldest first; none before anything was written. */
 async function segmentsFrom(dir: string, first: number): Promise<number[]> {
   let names: string[];
   try {
@@ -69,12 +70,7 @@ async function segmentsFrom(dir: string, first: number): Promise<number[]> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []; // nothing written yet
     throw err;
   }
-  const seqs: number[] = [];
-  for (const name of names) {
-    const m = SEGMENT_PATTERN.exec(name);
-    if (m && Number(m[1]) >= first) seqs.push(Number(m[1]));
-  }
-  return seqs.sort((a, b) => a - b);
+  return segmentSeqs(names).filter((seq) => seq >= first);
 }
 
 /** The file's bytes from `offset` to its size now (the writer may be appending); null when it is gone. */
