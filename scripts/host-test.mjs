@@ -162,13 +162,54 @@ function seedAgentAheadAndBehind(workspace, cli) {
  * what is held now (running agents and failed cleanups, in the whole store), in the workspace's
  * settings file (code-server watches that one; an edit of its user settings file goes unseen).
  */
-function setMaxConcurrent(workspace, value) {
+function setMaxConcurrent(workspace, value, more = {}) {
   if (!existsSync(join(workspace, '.vscode'))) {
     mkdirSync(join(workspace, '.vscode'));
     // Not a change of the repository's (the source control view stays clean in the pictures).
     writeFileSync(join(workspace, '.git', 'info', 'exclude'), '.vscode/\n', { flag: 'a' });
   }
-  writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'paddock.maxConcurrent': value }, null, 2));
+  writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'paddock.maxConcurrent': value, ...more }, null, 2));
+}
+
+/** Processes whose environment carries agent `id`'s marker (what an agent, its check or its teardown started). */
+function markedProcesses(id) {
+  const found = [];
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`PADDOCK_JOB_ID=${id}`)) found.push(Number(pid));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
+
+/**
+ * A person's Run Check under way when the window reloads: the check runs in a session of its own,
+ * which the window's end does not reach. The closing window ends it (with what it started) and
+ * records why, before the extension host exits.
+ */
+async function checkEndedByReload(page, workspace, env) {
+  const linter = JSON.parse(runCli(workspace, env, 'list', '--json')).find((j) => j.title === 'Upgrade the linter');
+  const began = join(mkdtempSync(join(tmpdir(), 'pdk-check-')), 'began');
+  setMaxConcurrent(workspace, 16, { 'paddock.checkCommand': `echo linting; touch ${began}; sleep 300 & sleep 301` });
+  await sleep(1500); // code-server takes the edited settings file in
+  const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Upgrade the linter' }).first();
+  await runRowMenuCommand(page, row, 'Run Check');
+  for (const end = Date.now() + 30_000; !existsSync(began); await sleep(100)) {
+    if (Date.now() > end) throw new Error('the check never began');
+  }
+  if (markedProcesses(linter.id).length === 0) throw new Error('the check runs, but no process carries the agent\'s marker');
+  await page.reload();
+  let check;
+  for (const end = Date.now() + 30_000; ; await sleep(250)) {
+    check = JSON.parse(runCli(workspace, env, 'show', linter.id, '--json')).check;
+    if (check?.state === 'failed' || Date.now() > end) break;
+  }
+  setMaxConcurrent(workspace, 16);
+  if (!/the window running the check closed/.test(check?.summary ?? '')) throw new Error(`the check after the reload: ${JSON.stringify(check)}`);
+  const left = markedProcesses(linter.id);
+  if (left.length > 0) throw new Error(`the check's processes ${left.join(', ')} outlived the window`);
 }
 
 function slotsHeld(workspace, env) {
@@ -362,6 +403,10 @@ async function uiScreenshots(server, workspace, env) {
     await page.screenshot({ path: termShot });
     record('UI: an attached terminal shows the agent\'s screen', true);
     console.log(`    screenshot: ${termShot}`);
+
+    step = 'a Run Check under way when the window reloads';
+    await checkEndedByReload(page, workspace, env);
+    record('UI: a Run Check under way when the window reloads is ended with what it started, and recorded so', true);
 
     step = 'the attached terminal after a window reload';
     await page.reload();

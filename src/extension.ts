@@ -45,12 +45,26 @@ export function activate(context: vscode.ExtensionContext): PaddockApi | undefin
   const started = performance.now();
   const extension = new PaddockExtension(context);
   context.subscriptions.push(extension);
+  running = extension;
   // Measured by `npm run bench` (it reads this line from the log).
   extension.log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
   const { store, agents, tree, terminals, notifier, usage, standings, review } = extension;
   return { store, agents, tree, terminals, notifier, usage, standings, review, statusText: () => extension.statusBar.text, statusTooltip: () => extension.statusBar.tooltip };
 }
 
-export function deactivate(): void {
-  // Everything is disposed through context.subscriptions; agents keep running.
+/**
+ * The one extension `activate` made, for `deactivate`, which VS Code calls without arguments.
+ * Kept here, in the entry point, and nowhere else.
+ */
+let running: PaddockExtension | undefined;
+
+/**
+ * Everything is disposed through context.subscriptions, and agents keep running. What the window
+ * itself runs in sessions of their own (a check, a worktree's teardown) is ended first, and waited
+ * for: VS Code awaits this promise (up to 5 s) before the extension host exits.
+ */
+export function deactivate(): Promise<void> | undefined {
+  const closing = running?.close();
+  running = undefined;
+  return closing;
 }

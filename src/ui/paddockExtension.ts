@@ -29,6 +29,9 @@ import { UsageMonitor } from './usageMonitor';
 import type { TreeNode } from './tree/nodes';
 import { workerRuntime } from './workerRuntime';
 
+/** How long closing waits for what it ends: inside the 5 s VS Code gives `deactivate`, with room for the records. */
+const CLOSE_BOUND_MS = 4000;
+
 export class PaddockExtension extends Disposable implements PaddockServices {
   readonly log: vscode.LogOutputChannel;
   readonly store: JobStore;
@@ -109,6 +112,14 @@ export class PaddockExtension extends Disposable implements PaddockServices {
 
     // After activation returns: resolving repositories spawns git, which must not delay the window.
     this._register(disposableTimeout(() => void this.initialize(), 0, false));
+  }
+
+  /**
+   * The window is closing or reloading (`deactivate`, before VS Code disposes the extension and
+   * waits at most 5 s for this): the checks and teardowns this window runs are ended and recorded.
+   */
+  close(): Promise<void> {
+    return this.coordinator.close(CLOSE_BOUND_MS);
   }
 
   /** Agents started before a reload (or by the CLI) appear with their true state; terminals re-attach. */

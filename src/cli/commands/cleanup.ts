@@ -79,8 +79,10 @@ export const cleanupCommand = defineCommand({
     );
     if (values.json) printJson(ctx.io.stdout, jobJson(report.job));
     const shortfall = cleanupShortfall(report.job.cleanup, `agent ${id}`);
-    if (interrupted) {
-      if (shortfall) ctx.io.stderr.write(`paddock cleanup: ${shortfall.sentence}.\n`);
+    // An interrupt that ended a teardown leaves the cleanup short of complete; one that came after the
+    // teardown changed nothing (Paddock's own steps finish), and the cleanup is reported as any other.
+    if (interrupted && shortfall) {
+      ctx.io.stderr.write(`paddock cleanup: ${shortfall.sentence}.\n`);
       return EXIT_INTERRUPTED;
     }
     if (shortfall?.kind === 'awaiting-consent') throw failure(`${shortfall.sentence} (paddock cleanup ${id} --anyway)`);

@@ -1,11 +1,13 @@
 /**
  * `paddock coordinate`: the coordinator loop without VS Code — launches queued
- * agents as slots free up and retries failed cleanups — until SIGINT/SIGTERM,
+ * agents as slots free up and retries failed cleanups — until SIGINT/SIGTERM/SIGHUP
+ * (what it runs in sessions of its own, checks and teardowns, is ended then),
  * or with --until-idle until nothing is left to do (how the CLI runs it in the
  * background when it leaves work behind and no coordinator runs).
  * Any number may run; one leads at a time, the others wait to take over.
  */
 import { printable } from '../../core/common/printable';
+import { holdingInterrupts } from '../support/interrupts';
 import { Coordinator } from '../../core/coordinator';
 import { leaderLock } from '../../core/scheduler/leadership';
 import { hasPendingWork, pendingWork } from '../../core/scheduler/pendingWork';
@@ -39,15 +41,22 @@ export const coordinateCommand = defineCommand({
     log(`coordinating ${store.home} (pid ${process.pid}); ${untilIdle ? 'exits when nothing is left to do' : 'Ctrl-C to stop'}`);
     // The coordinator's own timers do not hold the process open (they are unref'd for the extension host).
     const keepAlive = setInterval(() => undefined, 1 << 30);
-    const stopped = new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT: stopping the coordinator (agents keep running)'));
-      process.once('SIGTERM', () => resolve('SIGTERM: stopping the coordinator (agents keep running)'));
-    });
-    const reason = await (untilIdle ? Promise.race([stopped, idle(coordinator, store)]) : stopped);
-    clearInterval(keepAlive);
-    log(reason);
-    coordinator.dispose();
-    await coordinator.whenIdle();
+    // The first SIGINT, SIGTERM or SIGHUP stops it (what it runs in sessions of its own, checks and
+    // teardowns, is ended and recorded); a second quits at once. A listener that took itself off as it
+    // ran (`process.once`) left only proper-lockfile's exit hook listening, which then re-raised the
+    // signal: the process died there, leaving its checks running (docs/reliability.md).
+    let got: NodeJS.Signals | undefined;
+    await holdingInterrupts(
+      (signal) => (got = signal),
+      async (interrupted) => {
+        const stopped = new Promise<string>((resolve) => interrupted.addEventListener('abort', () => resolve(`${got}: stopping the coordinator (agents keep running)`), { once: true }));
+        const reason = await (untilIdle ? Promise.race([stopped, idle(coordinator, store)]) : stopped);
+        clearInterval(keepAlive);
+        log(reason);
+        coordinator.dispose();
+        await coordinator.whenIdle();
+      },
+    );
     return 0;
   },
 });

@@ -30,6 +30,7 @@ import { agentCommandEnv } from '../worker/agentEnv';
 import { openRequestEnv } from './requestEnv';
 import { runtimeDirFor } from '../protocol/runtimeDir';
 import { runLoggedTeardown, teardownFailure } from './teardown';
+import { eitherAbort, type Closing } from '../common/closing';
 
 export interface CleanupRunnerDeps {
   store: JobStore;
@@ -39,6 +40,8 @@ export interface CleanupRunnerDeps {
   random?: () => number;
   /** The environment that names the runtime dir (PADDOCK_RUNTIME_DIR, XDG_RUNTIME_DIR); default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** This process is closing: a teardown running here is ended like an interrupted one, and waited for. */
+  closing?: Closing;
 }
 
 export interface CleanupRequest {
@@ -95,7 +98,13 @@ const CAPTURES_PER_ATTEMPT = 3;
 export class CleanupRunner {
   constructor(private readonly deps: CleanupRunnerDeps) {}
 
-  async run(id: string, request: CleanupRequest): Promise<CleanupOutcome> {
+  run(id: string, request: CleanupRequest): Promise<CleanupOutcome> {
+    const { closing } = this.deps;
+    if (!closing) return this.attempt(id, request);
+    return closing.hold(this.attempt(id, { ...request, abort: eitherAbort(request.abort, closing.signal) }));
+  }
+
+  private async attempt(id: string, request: CleanupRequest): Promise<CleanupOutcome> {
     const { store } = this.deps;
     let job = await store.read(id);
     if (job.cleanup?.phase === 'complete') return { job, notes: [], alreadyComplete: true };

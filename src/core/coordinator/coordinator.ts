@@ -13,6 +13,7 @@ import { describeError } from '../common/errors';
 import { Emitter, Event } from '../common/event';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { Limiter } from '../common/limiter';
+import { Closing } from '../common/closing';
 import type { RestoreResult } from '../git';
 import type { OperationContext } from '../operations/context';
 import { Operations } from '../operations/operations';
@@ -105,6 +106,8 @@ export class Coordinator extends Disposable {
   private readonly groups: GroupOperations;
   private readonly ctx: OperationContext;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Ends the checks and teardowns this process runs when it closes (they run in sessions of their own). */
+  private readonly closing = new Closing();
   /** The provider's store-wide values last written to the policy (JSON), so they are written once per change. */
   private syncedPolicy = '';
 
@@ -112,6 +115,8 @@ export class Coordinator extends Disposable {
     super();
     this.store = options.store;
     const env = options.env ?? process.env;
+    // Disposed without `close` (a process that is not closing in a hurry): what it runs is ended all the same.
+    this._register(toDisposable(() => this.closing.abort()));
     const ctx: OperationContext = {
       store: this.store,
       env,
@@ -125,10 +130,12 @@ export class Coordinator extends Disposable {
         log: (m) => this.log(m),
         random: options.random,
         env,
+        closing: this.closing,
       }),
       settings: () => this.settings,
       log: (m) => this.log(m),
       changed: (id) => this.changed(id),
+      closing: this.closing,
     };
     const tickMs = options.tickMs ?? 3000;
     const scheduling = tickMs > 0;
@@ -188,6 +195,17 @@ export class Coordinator extends Disposable {
   /** Something this coordinator started (a launch, a cleanup attempt) has not finished yet. */
   get hasWorkInFlight(): boolean {
     return this.inFlight.size > 0;
+  }
+
+  /**
+   * This process is about to exit (a window closing or reloading): the checks and worktree teardowns
+   * it runs — in sessions of their own, which nothing else would end — are ended with everything
+   * they started, and recorded so (a person's check failed, an attempt's check queued for the next
+   * leader, a cleanup incomplete at `terminating` with nothing removed). Resolves when they have, or
+   * after `boundMs`. Agents are not touched: they belong to their workers.
+   */
+  close(boundMs: number): Promise<void> {
+    return this.closing.close(boundMs);
   }
 
   /** Resolves when every operation this coordinator started in the background has finished. */

@@ -9,6 +9,7 @@
  */
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { eitherAbort } from '../common/closing';
 import { describeError, failure, usageError } from '../common/errors';
 import { findCheckCommand, CheckCommandOptions, requireCheckCommand, type CheckCommand } from '../check/checkCommand';
 import { runCheckProcess, type CheckProcessResult } from '../check/checkProcess';
@@ -136,7 +137,14 @@ async function notRunAfterInterrupt(ctx: OperationContext, id: string): Promise<
  * Runs the check of agent `id` and records its result. With `waitForSlot` it waits for capacity and
  * returns the recorded check; without, a full capacity leaves it queued and returns null.
  */
-export async function runCheck(ctx: OperationContext, id: string, opts: RunCheckOptions, command?: CheckCommand): Promise<Check | null> {
+export function runCheck(ctx: OperationContext, id: string, opts: RunCheckOptions, command?: CheckCommand): Promise<Check | null> {
+  const { closing } = ctx;
+  if (!closing) return checkNow(ctx, id, opts, command);
+  if (closing.isClosing) return Promise.reject(failure(`The check of agent ${id} was not started: this window is closing.`));
+  return closing.hold(checkNow(ctx, id, { ...opts, abort: eitherAbort(opts.abort, closing.signal) }, command));
+}
+
+async function checkNow(ctx: OperationContext, id: string, opts: RunCheckOptions, command?: CheckCommand): Promise<Check | null> {
   const { store } = ctx;
   const job = await store.read(id);
   const blocker = checkBlocker(job);
@@ -160,8 +168,12 @@ export async function runCheck(ctx: OperationContext, id: string, opts: RunCheck
       abort: opts.abort,
     });
     const passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
-    const summary = redactor.redact(`${result.tail}${howItEnded(result, resolved.timeoutSeconds)}`.trim());
-    check = { state: passed ? 'passed' : 'failed', exitCode: result.exitCode, durationMs: result.durationMs, at: new Date().toISOString(), summary, runner: null };
+    const closed = result.aborted && ctx.closing?.isClosing === true;
+    const summary = redactor.redact(`${result.tail}${howItEnded(result, resolved.timeoutSeconds, closed)}`.trim());
+    // An attempt's check is the leader's to run: the next leader runs it again (a person's is theirs to run again).
+    check = closed && current.group
+      ? { state: 'queued', exitCode: null, durationMs: null, at: new Date().toISOString(), summary, runner: null }
+      : { state: passed ? 'passed' : 'failed', exitCode: result.exitCode, durationMs: result.durationMs, at: new Date().toISOString(), summary, runner: null };
   } catch (err) {
     check = { state: 'failed', exitCode: null, durationMs: null, at: new Date().toISOString(), summary: `The check could not run: ${describeError(err)}`, runner: null };
   }
@@ -173,8 +185,9 @@ export async function runCheck(ctx: OperationContext, id: string, opts: RunCheck
 }
 
 /** The line the summary ends with when the check did not pass (nothing when it did). */
-function howItEnded(result: CheckProcessResult, timeoutSeconds: number): string {
+function howItEnded(result: CheckProcessResult, timeoutSeconds: number, windowClosed: boolean): string {
   if (result.timedOut) return `\n(check timed out after ${timeoutSeconds} s and was ended)`;
+  if (result.aborted && windowClosed) return '\n(the window running the check closed; the check was ended, with everything it started)';
   if (result.aborted) return '\n(check interrupted and ended, with everything it started)';
   if (result.exitCode === 0) return '';
   return result.signal ? `\n(check killed by ${result.signal})` : `\n(check exited with ${result.exitCode})`;

@@ -5,6 +5,7 @@
  */
 import * as path from 'node:path';
 import { describeError, failure } from '../common/errors';
+import type { Closing } from '../common/closing';
 import type { Limiter } from '../common/limiter';
 import type { CleanupRunner } from '../coordinator/cleanupRunner';
 import { OwnedLock, type HeldLock } from '../coordinator/ownedLock';
@@ -22,6 +23,8 @@ export interface OperationContext {
   log(message: string): void;
   /** A job was changed by this process. */
   changed(id: string): void;
+  /** This process is closing (a window closing or reloading): a check it runs is ended, recorded, and waited for. */
+  readonly closing?: Closing;
 }
 
 /** How long a person's operation waits for another process working on the same job. */

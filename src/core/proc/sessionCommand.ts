@@ -9,6 +9,7 @@
  * returns: nothing of it outlives the process that asked for it.
  */
 import { spawn } from 'node:child_process';
+import { graceOnAbort } from '../common/closing';
 import { failure } from '../common/errors';
 import type { EnvMarker } from './backend';
 import { treeMembers } from './scan';
@@ -69,8 +70,8 @@ export async function runSessionCommand(opts: SessionCommandOptions): Promise<Se
   let timedOut = false;
   let ending: Promise<TerminateResult> | undefined;
   // The session and the marker: the shell, what it started, and whatever escaped the session.
-  const endTree = (): Promise<TerminateResult> =>
-    (ending ??= terminateProcessTree({ sid: child.pid!, marker: opts.marker, graceMs: opts.graceMs }).catch(() => ({ survivors: [] })));
+  const endTree = (graceMs = opts.graceMs): Promise<TerminateResult> =>
+    (ending ??= terminateProcessTree({ sid: child.pid!, marker: opts.marker, graceMs }).catch(() => ({ survivors: [] })));
   let bound: NodeJS.Timeout | undefined;
   let aborted = false;
   let onAbort: (() => void) | undefined;
@@ -85,7 +86,7 @@ export async function runSessionCommand(opts: SessionCommandOptions): Promise<Se
       }
       onAbort = () => {
         aborted = true;
-        void endTree().then(() => resolve(null));
+        void endTree(graceOnAbort(opts.abort, opts.graceMs)).then(() => resolve(null));
       };
       if (opts.abort?.aborted) onAbort();
       else opts.abort?.addEventListener('abort', onAbort, { once: true });

@@ -3,8 +3,10 @@
  * (dist/cli.js): --json field shapes, exit statuses, one-sentence errors.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { assertOneSentence, CoordinatorSandbox, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { assertOneSentence, CLI_SCRIPT, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
 const LIFECYCLE_KEYS = ['state', 'generation', 'exitCode', 'pid', 'workerPid', 'startedAt', 'endedAt', 'detail'];
 const CLEANUP_KEYS = ['phase', 'remaining', 'stage', 'failures', 'nextAttemptAt', 'lastError', 'needsAttention', 'holders'];
@@ -110,6 +112,30 @@ describe('CLI: start, list, show, retry, cleanup', function () {
     const shown = JSON.parse((await cli(['show', started.id, '--json'])).stdout);
     assert.equal(shown.cleanup.phase, 'incomplete');
     assert.ok(shown.cleanup.holders.some((h: { pid: number }) => h.pid === holder));
+  });
+
+  // Found by hand: an interrupt that came once the teardown had ended changed nothing (Paddock's own
+  // steps finish), yet the command exited 130 without saying the agent was cleaned up.
+  it('cleanup interrupted after its teardown has ended finishes, says it cleaned up and exits 0', async () => {
+    const ended = join(sb.root, 'teardown-ended');
+    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ teardown: `touch ${ended}` }));
+    assert.equal((await cli(['allow'])).code, 0);
+    // Enough untracked files that the capture after the teardown takes a while.
+    const started = JSON.parse((await cli(['start', '--json', '--', 'sh', '-c', 'mkdir many && for i in $(seq 1 4000); do echo $i > many/f$i; done'])).stdout);
+    await sb.waitEnded(started.id);
+    const cleaning = spawn(process.execPath, [CLI_SCRIPT, 'cleanup', started.id, '--yes'], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    cleaning.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    cleaning.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => cleaning.once('close', resolve));
+    while (!existsSync(ended)) await sleep(5);
+    cleaning.kill('SIGINT');
+    assert.equal(await exited, 0, stderr);
+    assert.match(stderr, /^Interrupted: ending the teardown if one runs/);
+    assert.match(stdout, new RegExp(`^Cleaned up agent ${started.id}: `));
+    const shown = JSON.parse((await cli(['show', started.id, '--json'])).stdout);
+    assert.equal(shown.cleanup.phase, 'complete');
   });
 
   it('show says where the work stands against the base (words, and a standing object in --json)', async () => {
