@@ -19,13 +19,6 @@ describe('CLI: start --attempts, check, compare', function () {
 
   const cli = (args: string[]) => runCli(args, { cwd: sb.repo, env: sb.env });
 
-  /** Commits a `.paddock.json` whose check is `command`, and allows it (as `paddock allow` does). */
-  async function trustCheck(command: string): Promise<void> {
-    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: command }));
-    git(sb.repo, 'add', '.paddock.json');
-    git(sb.repo, 'commit', '-qm', 'check');
-    await new RepoConfigTrust(sb.home).allow((await readRepoConfig(sb.repo))!);
-  }
 
   it('refuses a bad number of attempts or more profiles than attempts with exit 2 and one sentence, creating nothing', async () => {
     for (const args of [
@@ -111,7 +104,7 @@ describe('CLI: start --attempts, check, compare', function () {
   it('check: waiting for a slot, it does not re-read the store each second, and runs as soon as the slot frees', async function () {
     if (!existsSync(`/proc/${process.pid}/io`)) return this.skip();
     const listingBytes = await sb.seedEndedRecords(300);
-    await trustCheck('echo checked');
+    await sb.trustCheck('echo checked');
     const id = (await cli(['start', '--', 'true'])).stdout.trim();
     await sb.waitEnded(id);
     sb.store.policy.write({ maxConcurrent: 1 });
@@ -141,7 +134,7 @@ describe('CLI: start --attempts, check, compare', function () {
   // Found by hand: the check runs in a session of its own (so its whole tree can be ended), which a
   // terminal's Ctrl-C does not reach: an interrupted `paddock check` left the check running.
   it('check: an interrupt ends the check with everything it started, records it failed and exits 130; also while it waits for a slot', async () => {
-    await trustCheck('echo started; sleep 37 & sleep 38; echo never');
+    await sb.trustCheck('echo started; sleep 37 & sleep 38; echo never');
     const id = (await cli(['start', '--', 'true'])).stdout.trim();
     await sb.waitEnded(id);
     const interrupted = async (when: (j: JobRecord) => boolean) => {
@@ -179,7 +172,7 @@ describe('CLI: start --attempts, check, compare', function () {
   // good: every later check was refused ("already running") and the check's capacity slot was
   // never given back, so with one slot a queued agent never started.
   it('check: a check whose CLI was SIGKILLed is recorded failed at the next read; its slot frees and it can run again', async () => {
-    await trustCheck('touch check-began; test -f quick || sleep 30');
+    await sb.trustCheck('touch check-began; test -f quick || sleep 30');
     writeFileSync(join(sb.home, 'policy.json'), JSON.stringify({ maxConcurrent: 1 }));
     const id = (await cli(['start', '--', 'true'])).stdout.trim();
     const worktree = (await sb.waitEnded(id)).worktree!;

@@ -31,19 +31,13 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  async function trustCheck(command: string): Promise<void> {
-    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: command }));
-    git(sb.repo, 'add', '.paddock.json');
-    git(sb.repo, 'commit', '-qm', 'check');
-    await new RepoConfigTrust(sb.home).allow((await readRepoConfig(sb.repo))!);
-  }
 
   async function waitChecked(id: string): Promise<JobRecord> {
     return sb.waitFor(id, (j) => isTerminalState(j.lifecycle.state) && (j.check?.state === 'passed' || j.check?.state === 'failed'), 60_000);
   }
 
   it('starts 3 attempts within capacity, records each check, compares them, and Keep This One cleans the others with evidence', async () => {
-    await trustCheck(CHECK);
+    await sb.trustCheck(CHECK);
     const max = 2;
     const c = sb.coordinator({ maxConcurrent: max, profiles: PROFILES }, { tickMs: 200 });
     await c.ready;
@@ -170,7 +164,7 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
   }
 
   it('a check whose runner died is run again by the next leader; Stop ends a running check like an agent', async () => {
-    await trustCheck('sleep 0.2; echo checked');
+    await sb.trustCheck('sleep 0.2; echo checked');
     const jobs = await attemptsWithDeadCheckRunners();
     const b = jobs[1];
     const leader = sb.coordinator({ maxConcurrent: 4 }, { tickMs: 200 });
@@ -204,7 +198,7 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
   });
 
   it('the check of a dead runner whose attempt someone else is working on runs again once they let go, with nothing else changing', async () => {
-    await trustCheck('echo checked');
+    await sb.trustCheck('echo checked');
     const [held, free] = await attemptsWithDeadCheckRunners();
     const person = await sb.holdJobLockElsewhere(held.id);
     // No periodic pass: only the store's changes, and the held lock's release, bring the leader back.
@@ -220,7 +214,7 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
   });
 
   it('an attempt whose cleanup has begun (held) is neither checked nor kept: the cleanup would end the one and remove the other', async () => {
-    await trustCheck('sleep 0.2; echo checked');
+    await sb.trustCheck('sleep 0.2; echo checked');
     const c = sb.coordinator({ maxConcurrent: 4 });
     const { jobs } = await c.startAttempts({ repo: sb.repo, command: ['true'] }, 2);
     const [held, other] = await Promise.all(jobs.map((j) => sb.waitEnded(j.id)));

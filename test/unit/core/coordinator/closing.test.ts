@@ -12,8 +12,6 @@ import { join } from 'node:path';
 import { findByEnvMarkerAsync } from '../../../../src/core/proc';
 import { AGENT_MARKER_ENV } from '../../../../src/core/worker/agentMarker';
 import { needsAutomaticCheck } from '../../../../src/core/scheduler/automaticChecks';
-import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
-import { RepoConfigTrust } from '../../../../src/core/repoConfig/trust';
 import { CLI_SCRIPT, CoordinatorSandbox, git, runCli, sleep, useCoordinatorSandbox } from './coordinatorFixture';
 
 /** What VS Code gives `deactivate` before the extension host exits. */
@@ -26,12 +24,6 @@ describe('Coordinator: a closing window ends what it runs in sessions of its own
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  async function trustCheck(command: string): Promise<void> {
-    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: command }));
-    git(sb.repo, 'add', '.paddock.json');
-    git(sb.repo, 'commit', '-qm', 'check');
-    await new RepoConfigTrust(sb.home).allow((await readRepoConfig(sb.repo))!);
-  }
 
   /** Closes `c` as a window's deactivation does, once `began` exists; how long it took. */
   async function closeOnce(c: ReturnType<CoordinatorSandbox['coordinator']>, began: string): Promise<number> {
@@ -64,7 +56,7 @@ describe('Coordinator: a closing window ends what it runs in sessions of its own
   it("an attempt's check ended by a closing leader is queued, and the next leader runs it again", async () => {
     const began = join(sb.root, 'check-began');
     const quick = join(sb.root, 'check-quick');
-    await trustCheck(`touch ${began}; test -f ${quick} && echo checked || sleep 44`);
+    await sb.trustCheck(`touch ${began}; test -f ${quick} && echo checked || sleep 44`);
     const leader = sb.coordinator({ ...LONG_GRACE, maxConcurrent: 4 }, { tickMs: 200 });
     await leader.ready;
     const { jobs } = await leader.startAttempts({ repo: sb.repo, command: ['true'] }, 2);
@@ -92,7 +84,7 @@ describe('Coordinator: a closing window ends what it runs in sessions of its own
 
   it('`paddock coordinate` leading ends the checks it runs when it is stopped (SIGTERM) or its terminal closes (SIGHUP)', async () => {
     const began = join(sb.root, 'check-began');
-    await trustCheck(`touch ${began}; sleep 47`);
+    await sb.trustCheck(`touch ${began}; sleep 47`);
     for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
       rmSync(began, { force: true });
       const coordinating = spawn(process.execPath, [CLI_SCRIPT, 'coordinate'], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -14,6 +14,8 @@ import { CoordinatorSettings } from '../../../../src/core/coordinator/settings';
 import { findByEnvMarker } from '../../../../src/core/proc';
 import { jobLock } from '../../../../src/core/operations/context';
 import { isTerminalState, JobRecord, JobStore, LifecycleState } from '../../../../src/core/store';
+import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
+import { RepoConfigTrust } from '../../../../src/core/repoConfig/trust';
 import { DEFAULT_SETTINGS } from '../worker/fixtures';
 
 export const REPO_ROOT = resolve(process.cwd());
@@ -171,6 +173,14 @@ export class CoordinatorSandbox {
       envNames: [],
       settings: { ...DEFAULT_SETTINGS, stopGraceMs: 2000 },
     });
+  }
+
+  /** Commits a `.paddock.json` whose check is `command`, and allows it (as `paddock allow` does). */
+  async trustCheck(command: string): Promise<void> {
+    writeFileSync(join(this.repo, '.paddock.json'), JSON.stringify({ check: command }));
+    git(this.repo, 'add', '.paddock.json');
+    git(this.repo, 'commit', '-qm', 'check');
+    await new RepoConfigTrust(this.home).allow((await readRepoConfig(this.repo))!);
   }
 
   /**
