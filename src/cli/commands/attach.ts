@@ -143,7 +143,11 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
       stdin.off('data', onData);
       stdin.off('end', onEnd);
       process.off('SIGWINCH', onResize);
-      for (const signal of ENDING_SIGNALS) process.off(signal, onSignal);
+      // Taken off after the signal's other listeners have run: proper-lockfile's exit hook, loaded once
+      // a read has written the record, re-raises a signal it finds no other listener for (reliability 33).
+      setImmediate(() => {
+        for (const signal of ENDING_SIGNALS) process.off(signal, onSignal);
+      });
       if (raw) stdin.setRawMode?.(false);
       stdin.pause();
       stdout.write(LEAVE_SESSION);

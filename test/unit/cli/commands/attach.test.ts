@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as pty from 'node-pty';
 import { attachCommand } from '../../../../src/cli/commands/attach';
 import { screenCommand } from '../../../../src/cli/commands/screen';
@@ -132,15 +132,25 @@ describe('paddock attach', function () {
     await waitUntil('the notice in the second viewer', () => wide.out.includes('(sized for another viewer: 80×24;'));
   });
 
-  it('gives the terminal back as the detach key does when attach itself gets SIGTERM, SIGHUP or SIGINT', async () => {
+  it('gives the terminal back as the detach key does when attach itself gets SIGTERM, SIGHUP or SIGINT, also with the lock library loaded', async () => {
     // The agent leaves the alternate screen, mouse reporting, a hidden cursor, application keys and no wrapping on.
     const job = await sb.start(['sh', '-c', "printf '\\033[?1049h\\033[?1000h\\033[?1006h\\033[?25l\\033[?1h\\033[?7lin-agent\\n'; exec sleep 600"]);
     const modes = '#{alternate_on} #{mouse_any_flag} #{cursor_flag} #{keypad_cursor_flag} #{wrap_flag}';
-    for (const signal of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
+    // proper-lockfile's exit hook re-raises a signal it finds no other listener for: loaded after the
+    // process began listening (its first lock), it killed a process that took its own listener off as
+    // it ran. Here it is loaded as soon as attach listens for SIGTERM.
+    const lockLibrary = join(dirname(entry), 'lock-library.js');
+    const lockModule = JSON.stringify(join(dirname(ATTACH_MODULE), '..', '..', 'core', 'store', 'lockfileModule'));
+    writeFileSync(
+      lockLibrary,
+      `const on = process.on;\nprocess.on = function (event, ...rest) {\n  if (event === 'SIGTERM') { process.on = on; setImmediate(() => require(${lockModule}).lockfile()); }\n  return on.call(this, event, ...rest);\n};\n`,
+    );
+    const cases = [...(['SIGTERM', 'SIGHUP', 'SIGINT'] as const).map((signal) => ({ signal, preload: '' })), { signal: 'SIGTERM' as const, preload: `-r ${lockLibrary} ` }];
+    for (const { signal, preload } of cases) {
       const pane = shellInTmux();
       await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
       const before = pane.format(modes);
-      pane.sendLine(`node ${entry} ${job.id}; echo "rc=$?"`);
+      pane.sendLine(`node ${preload}${entry} ${job.id}; echo "rc=$?"`);
       await waitUntil('the agent screen', () => pane.capture().includes('in-agent'));
       assert.equal(pane.format(modes), '1 1 0 1 0', 'the agent modes reached the outer terminal');
       const pid = execFileSync('pgrep', ['-f', `${entry} ${job.id}`]).toString().trim();
