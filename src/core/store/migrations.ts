@@ -3,7 +3,7 @@
  * record from version N to N + 1; a record from a newer Paddock is unreadable
  * (never guessed at, never overwritten).
  */
-import { SCHEMA_VERSION } from './schema';
+import { SCHEMA_VERSION, type JobRecord } from './schema';
 
 type Step = (raw: Record<string, unknown>) => Record<string, unknown>;
 
@@ -29,4 +29,20 @@ export function migrateRecord(raw: unknown, migrations: Readonly<Record<number, 
     value = { ...step(value), schemaVersion: v + 1 };
   }
   return { ok: true, value, from: version };
+}
+
+/** How an earlier Paddock ended the lastError of a cleanup whose capture failed the same way every time. */
+const STUCK_CAPTURE_WORDS = /; it failed the same way \d+ times, so it waits for you to retry it$/;
+
+/**
+ * What an earlier Paddock wrote within the current schema version, read as this one means it. A
+ * capture that failed the same way every time was recorded as waiting for consent
+ * (`awaitingConsent`) before `awaitingRetry` existed: such a record offered Clean Up Anyway, whose
+ * question says files will be lost, where nothing would be, and Retry Cleanup Now is what it waits
+ * for. Written back in this version's form by the record's next update.
+ */
+export function readAsThisVersion(job: JobRecord): JobRecord {
+  const c = job.cleanup;
+  if (!c?.awaitingConsent || c.awaitingRetry || !STUCK_CAPTURE_WORDS.test(c.lastError ?? '')) return job;
+  return { ...job, cleanup: { ...c, awaitingConsent: false, awaitingRetry: true } };
 }

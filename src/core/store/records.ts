@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import { describeError } from '../common/errors';
-import { migrateRecord } from './migrations';
+import { migrateRecord, readAsThisVersion } from './migrations';
 import { checkJobRecord } from './recordCheck';
 import { JobRecord } from './schema';
 import { storeSchemas } from './storeSchemas';
@@ -45,7 +45,7 @@ export function parseRecordText(id: string, text: string): Loaded {
   const job = validRecord(migrated.value);
   if (!job.ok) return { kind: 'unreadable', reason: `the record does not match the schema (${job.reason})` };
   if (job.record.id !== id) return { kind: 'unreadable', reason: `the record names agent ${job.record.id}, not ${id}` };
-  return { kind: 'ok', job: job.record };
+  return { kind: 'ok', job: readAsThisVersion(job.record) };
 }
 
 /**
