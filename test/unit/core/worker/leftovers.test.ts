@@ -88,7 +88,10 @@ for (const backend of ['proc', 'portable'] as const) {
       const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'trap "" HUP; sleep 604'] });
       const running = await sb.waitFor(job.id, (j) => j.lifecycle.state === 'running' && j.execution !== null);
       process.kill(running.execution!.pid, 'SIGKILL');
-      const orphaned = await sb.waitFor(job.id, (j) => j.lifecycle.state === 'orphaned');
+      // The agent's shell and its sleep ignore the hangup. The drain wrapper around them (a shell too)
+      // does not, but on a loaded machine it can still be dying when a reader first finds the worker
+      // gone (seen once in CI: sh, sh, sleep): listed then, and dropped by the next read once it exited.
+      const orphaned = await sb.waitFor(job.id, (j) => j.lifecycle.state === 'orphaned' && (j.leftovers ?? []).length <= 2);
       assert.deepEqual((orphaned.leftovers ?? []).map((p) => p.command).sort(), ['sh', 'sleep']);
       assert.match(lookOf(orphaned, Date.now()).description, /^orphaned · 2 processes left running/);
       assert.equal(canStop(orphaned), true, 'Stop is offered, as the README promises');
