@@ -19,8 +19,15 @@ export class Closing {
     return this.controller.signal.aborted;
   }
 
-  /** `work`, waited for by `close` (it ends its commands on `signal`). */
-  hold<T>(work: Promise<T>): Promise<T> {
+  /**
+   * `work`, given `abort` joined to this signal (what it runs in sessions of its own ends when either
+   * fires), and waited for by `close`.
+   */
+  run<T>(abort: AbortSignal | undefined, work: (abort: AbortSignal) => Promise<T>): Promise<T> {
+    return this.hold(work(eitherAbort(abort, this.signal)!));
+  }
+
+  private hold<T>(work: Promise<T>): Promise<T> {
     this.held.add(work);
     void work.then(
       () => this.held.delete(work),

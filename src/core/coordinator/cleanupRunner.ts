@@ -30,7 +30,7 @@ import { agentCommandEnv } from '../worker/agentEnv';
 import { openRequestEnv } from './requestEnv';
 import { runtimeDirFor } from '../protocol/runtimeDir';
 import { runLoggedTeardown, teardownFailure } from './teardown';
-import { eitherAbort, type Closing } from '../common/closing';
+import type { Closing } from '../common/closing';
 
 export interface CleanupRunnerDeps {
   store: JobStore;
@@ -41,7 +41,7 @@ export interface CleanupRunnerDeps {
   /** The environment that names the runtime dir (PADDOCK_RUNTIME_DIR, XDG_RUNTIME_DIR); default process.env. */
   env?: NodeJS.ProcessEnv;
   /** This process is closing: a teardown running here is ended like an interrupted one, and waited for. */
-  closing?: Closing;
+  closing: Closing;
 }
 
 export interface CleanupRequest {
@@ -99,9 +99,7 @@ export class CleanupRunner {
   constructor(private readonly deps: CleanupRunnerDeps) {}
 
   run(id: string, request: CleanupRequest): Promise<CleanupOutcome> {
-    const { closing } = this.deps;
-    if (!closing) return this.attempt(id, request);
-    return closing.hold(this.attempt(id, { ...request, abort: eitherAbort(request.abort, closing.signal) }));
+    return this.deps.closing.run(request.abort, (abort) => this.attempt(id, { ...request, abort }));
   }
 
   private async attempt(id: string, request: CleanupRequest): Promise<CleanupOutcome> {

@@ -9,7 +9,6 @@
  */
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eitherAbort } from '../common/closing';
 import { describeError, failure, usageError } from '../common/errors';
 import { findCheckCommand, CheckCommandOptions, requireCheckCommand, type CheckCommand } from '../check/checkCommand';
 import { runCheckProcess, type CheckProcessResult } from '../check/checkProcess';
@@ -138,10 +137,8 @@ async function notRunAfterInterrupt(ctx: OperationContext, id: string): Promise<
  * returns the recorded check; without, a full capacity leaves it queued and returns null.
  */
 export function runCheck(ctx: OperationContext, id: string, opts: RunCheckOptions, command?: CheckCommand): Promise<Check | null> {
-  const { closing } = ctx;
-  if (!closing) return checkNow(ctx, id, opts, command);
-  if (closing.isClosing) return Promise.reject(failure(`The check of agent ${id} was not started: this window is closing.`));
-  return closing.hold(checkNow(ctx, id, { ...opts, abort: eitherAbort(opts.abort, closing.signal) }, command));
+  if (ctx.closing.isClosing) return Promise.reject(failure(`The check of agent ${id} was not started: this window is closing.`));
+  return ctx.closing.run(opts.abort, (abort) => checkNow(ctx, id, { ...opts, abort }, command));
 }
 
 async function checkNow(ctx: OperationContext, id: string, opts: RunCheckOptions, command?: CheckCommand): Promise<Check | null> {
@@ -168,7 +165,7 @@ async function checkNow(ctx: OperationContext, id: string, opts: RunCheckOptions
       abort: opts.abort,
     });
     const passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
-    const closed = result.aborted && ctx.closing?.isClosing === true;
+    const closed = result.aborted && ctx.closing.isClosing;
     const summary = redactor.redact(`${result.tail}${howItEnded(result, resolved.timeoutSeconds, closed)}`.trim());
     // An attempt's check is the leader's to run: the next leader runs it again (a person's is theirs to run again).
     check = closed && current.group

@@ -24,7 +24,7 @@ export interface OperationContext {
   /** A job was changed by this process. */
   changed(id: string): void;
   /** This process is closing (a window closing or reloading): a check it runs is ended, recorded, and waited for. */
-  readonly closing?: Closing;
+  readonly closing: Closing;
 }
 
 /** How long a person's operation waits for another process working on the same job. */

@@ -10,12 +10,12 @@ describe('Closing', () => {
   it('waits for the work it holds, and no longer than its bound', async () => {
     const closing = new Closing();
     let ended = false;
-    closing.hold(new Promise<void>((resolve) => closing.signal.addEventListener('abort', () => setTimeout(() => ((ended = true), resolve()), 100))));
+    void closing.run(undefined, (abort) => new Promise<void>((resolve) => abort.addEventListener('abort', () => setTimeout(() => ((ended = true), resolve()), 100))));
     await closing.close(5000);
     assert.equal(ended, true, 'close resolved before the held work ended');
 
     const stuck = new Closing();
-    stuck.hold(new Promise<void>(() => undefined));
+    void stuck.run(undefined, () => new Promise<void>(() => undefined));
     const at = Date.now();
     await stuck.close(300);
     const took = Date.now() - at;

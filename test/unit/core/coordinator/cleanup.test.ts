@@ -13,6 +13,7 @@ import { PaddockError } from '../../../../src/core/common/errors';
 import { canCleanUpAnyway, cleanupBlocker, retryCleanupBlocker } from '../../../../src/core/operations/rules';
 import { pendingWork } from '../../../../src/core/scheduler/pendingWork';
 import { lookOf } from '../../../../src/ui/tree/presentation';
+import { Closing } from '../../../../src/core/common/closing';
 import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
 
 describe('Coordinator: cleanup', function () {
@@ -275,7 +276,7 @@ describe('Coordinator: cleanup', function () {
     const first = await c.cleanup(job.id);
     assert.equal(first.job.cleanup!.phase, 'incomplete');
     assert.equal(first.job.cleanup!.awaitingConsent, false, 'one failure is retried');
-    const runner = new CleanupRunner({ store: sb.store, stopAgent: async () => undefined, log: () => undefined });
+    const runner = new CleanupRunner({ store: sb.store, stopAgent: async () => undefined, log: () => undefined, closing: new Closing() });
     let last = first.job;
     for (let i = 0; i < 10 && !last.cleanup!.awaitingRetry; i++) last = (await runner.run(job.id, { manual: false })).job;
     const cleanup = last.cleanup!;
