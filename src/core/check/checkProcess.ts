@@ -6,14 +6,10 @@
  * leaves running in its session when it exits is ended. Its output is kept
  * only as a bounded tail: the last lines are what a person reads.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { stripTerminalControls } from '../common/ansi';
 import { failure } from '../common/errors';
-import { runSessionCommand } from '../proc';
-
-/** Marks the processes of one check run (on top of the job's marker): what the run left behind is found by it, not by a synchronous /proc walk. */
-export const CHECK_RUN_ENV = 'PADDOCK_CHECK_RUN';
+import { runSessionCommand, type EnvMarker } from '../proc';
 
 /** Bytes of output kept (the tail). */
 const TAIL_BYTES = 16 * 1024;
@@ -25,6 +21,11 @@ export interface CheckProcessOptions {
   cwd: string;
   /** The agent's command environment (`agentCommandEnv`): its marker and variables. */
   env: NodeJS.ProcessEnv;
+  /**
+   * The run's own marker (`checkRunMarker`), not the job's: the agent may be running while its check
+   * does. What the run leaves behind is found by it, and found by a reader should the runner die.
+   */
+  marker: EnvMarker;
   /** Grace between TERM and KILL for what the check leaves running. */
   graceMs: number;
   /** Called with the check's pid once it runs. */
@@ -48,13 +49,12 @@ export interface CheckProcessResult {
 }
 
 /** The agent's command environment (built by the caller), marked as this check run's. */
-function checkEnv(opts: CheckProcessOptions, run: string): NodeJS.ProcessEnv {
-  return { ...opts.env, [CHECK_RUN_ENV]: run, PADDOCK_CHECK: '1' };
+function checkEnv(opts: CheckProcessOptions): NodeJS.ProcessEnv {
+  return { ...opts.env, [opts.marker.name]: opts.marker.value, PADDOCK_CHECK: '1' };
 }
 
 export async function runCheckProcess(opts: CheckProcessOptions): Promise<CheckProcessResult> {
   if (!existsSync(opts.cwd)) throw failure(`The worktree ${opts.cwd} is gone; there is nothing to check.`);
-  const run = randomBytes(8).toString('hex');
   const chunks: Buffer[] = [];
   let kept = 0;
   const keep = (b: Buffer) => {
@@ -62,13 +62,12 @@ export async function runCheckProcess(opts: CheckProcessOptions): Promise<CheckP
     kept += b.length;
     while (kept - chunks[0].length >= TAIL_BYTES) kept -= chunks.shift()!.length;
   };
-  // The run's own marker, not the job's: the agent may be running while its check does.
   const result = await runSessionCommand({
     label: 'the check command',
     command: opts.command,
     cwd: opts.cwd,
-    env: checkEnv(opts, run),
-    marker: { name: CHECK_RUN_ENV, value: run },
+    env: checkEnv(opts),
+    marker: opts.marker,
     graceMs: opts.graceMs,
     timeoutMs: opts.timeoutMs,
     onOutput: keep,

@@ -20,6 +20,7 @@ import { livenessOf, ownIdentity, processTableSource, readProcStat, type StatSou
 import type { JobStore } from '../store';
 import { waitForChange } from '../store/watcher';
 import type { Check, JobRecord } from '../store/schema';
+import { checkRunMarker } from '../store/checkRunner';
 import { okJobs, type OperationContext } from './context';
 import { checkBlocker } from './rules';
 
@@ -160,6 +161,7 @@ async function checkNow(ctx: OperationContext, id: string, opts: RunCheckOptions
       command: resolved.command,
       cwd: current.worktree!,
       env,
+      marker: checkRunMarker(id, runner),
       graceMs: Math.min(current.settings.stopGraceMs, 5000),
       timeoutMs: resolved.timeoutSeconds * 1000,
       abort: opts.abort,

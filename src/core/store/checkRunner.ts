@@ -1,15 +1,32 @@
 /**
  * A person's check (Run Check, `paddock check`) names the process running it
  * (`check.runner`). That process can die mid-check — a SIGKILLed CLI, a window
- * reloaded or closed — and nothing else ever finishes the record: it said
- * "check running" for good, held a capacity slot for good (queued agents never
- * started without a window) and refused every new check. Every reader judges
- * the runner as it judges a worker, and a check whose runner is gone is
- * recorded failed at once. The checks of attempts (a `group`) are left to the
- * leader, which ends what such a check left running and runs it again.
+ * reloaded, closed or killed — and nothing else ever finishes the record: it
+ * said "check running" for good, held a capacity slot for good (queued agents
+ * never started without a window) and refused every new check. Every reader
+ * judges the runner as it judges a worker, and a check whose runner is gone is
+ * recorded failed at once, once what the check left running has been ended
+ * (found by its run's marker, derived from the record: nothing else would ever
+ * end it). The checks of attempts (a `group`) are left to the leader, which
+ * ends what such a check left running and runs it again.
  */
-import { livenessOf, readProcStat, type StatSource } from '../proc/identity';
+import { livenessOf, readProcStat, type ProcessIdentity, type StatSource } from '../proc/identity';
+import type { EnvMarker } from '../proc/backend';
+import { findByEnvMarkerAsync } from '../proc/scan';
+import { terminateProcessTree } from '../proc/terminate';
 import type { Check, JobRecord } from './schema';
+
+/** Marks the processes of one check run (on top of the job's marker, which the agent's processes carry too). */
+export const CHECK_RUN_ENV = 'PADDOCK_CHECK_RUN';
+
+/**
+ * The marker of the check of `jobId` run by `runner`. Derived from what the record holds, so a
+ * reader that finds the runner gone finds what the check left running. Unique enough: a job has
+ * one check running at a time, and a runner's earlier check of it ended what it left when it exited.
+ */
+export function checkRunMarker(jobId: string, runner: ProcessIdentity): EnvMarker {
+  return { name: CHECK_RUN_ENV, value: `${jobId}.${runner.pid}.${runner.startTime}` };
+}
 
 /** Whether `job` has a person's check recorded under way whose runner is gone (pid, start time, boot id). */
 export function checkRunnerGone(job: JobRecord, stats: StatSource = readProcStat): boolean {
@@ -18,8 +35,31 @@ export function checkRunnerGone(job: JobRecord, stats: StatSource = readProcStat
   return livenessOf(c.runner, stats) !== 'alive';
 }
 
-/** The check as recorded once its runner was found gone: failed, saying why; what it started carries the job's marker, so Stop ends it. */
-export function checkOfGoneRunner(check: Check, now = new Date()): Check {
+/** What ending a gone runner's check left: how many of its processes were ended, how many still run. */
+export interface GoneCheckEnded {
+  ended: number;
+  survivors: number;
+}
+
+/**
+ * Ends what the check of `job`, whose runner is gone, left running (TERM, the grace, KILL): the
+ * sessions of the processes carrying its run's marker, and every one carrying it that escaped.
+ * Without blocking the event loop (the window reads records too).
+ */
+export async function endGoneRunnersCheck(job: JobRecord, graceMs: number): Promise<GoneCheckEnded> {
+  const runner = job.check?.runner;
+  if (!runner) return { ended: 0, survivors: 0 };
+  const marker = checkRunMarker(job.id, runner);
+  const found = await findByEnvMarkerAsync(marker.name, marker.value);
+  if (found.length === 0) return { ended: 0, survivors: 0 };
+  // The check's shell leads its session; once it has exited, any member's session (the marker takes the rest).
+  const sid = (found.find((p) => p.pid === p.sid) ?? found[0]).sid;
+  const { survivors } = await terminateProcessTree({ sid, marker, graceMs });
+  return { ended: Math.max(0, found.length - survivors.length), survivors: survivors.length };
+}
+
+/** The check as recorded once its runner was found gone and what it left running was ended: failed, saying why. */
+export function checkOfGoneRunner(check: Check, left: GoneCheckEnded, now = new Date()): Check {
   const pid = check.runner?.pid;
   const what = check.state === 'running' ? 'ended before the check finished' : 'ended while the check waited for a slot';
   return {
@@ -27,7 +67,15 @@ export function checkOfGoneRunner(check: Check, now = new Date()): Check {
     exitCode: null,
     durationMs: check.state === 'running' ? Math.max(0, now.getTime() - Date.parse(check.at)) || null : null,
     at: now.toISOString(),
-    summary: `The process running it (pid ${pid}) ${what}; run the check again (Stop ends anything it left running).`,
+    summary: `The process running it (pid ${pid}) ${what}${leftInWords(left)}; run the check again.`,
     runner: null,
   };
+}
+
+function leftInWords({ ended, survivors }: GoneCheckEnded): string {
+  const processes = (n: number) => `${n} process${n === 1 ? '' : 'es'}`;
+  const parts: string[] = [];
+  if (ended > 0) parts.push(`the ${processes(ended)} it left running ${ended === 1 ? 'was' : 'were'} ended`);
+  if (survivors > 0) parts.push(`${processes(survivors)} it started did not end even when killed (Stop tries again)`);
+  return parts.length ? `; ${parts.join('; ')}` : '';
 }

@@ -9,7 +9,7 @@ import { bootId, processTableSource } from '../proc/identity';
 import { findByEnvMarkerAsync } from '../proc/scan';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { applyTransition } from './lifecycle';
-import { checkOfGoneRunner, checkRunnerGone } from './checkRunner';
+import { checkOfGoneRunner, checkRunnerGone, endGoneRunnersCheck } from './checkRunner';
 import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnershipNow } from './ownership';
 import { assertJobId, StoreLayout } from './paths';
@@ -19,6 +19,9 @@ import { listedJobIds, READ_CONCURRENCY, readEntriesFrom, reconcileCheck } from 
 import { RecordWriter } from './recordWriter';
 import type { JobRecord, Leftover } from './schema';
 import { unreadableEntry, unreadableReason } from './unreadableEntry';
+
+/** Between TERM and KILL for what a gone runner's check left running: a reader (a listing, the tree) waits for it, once. */
+const GONE_CHECK_GRACE_MS = 2000;
 
 /** The record's limit on listed leftovers (recordSchemas). */
 const MAX_LISTED_SURVIVORS = 50;
@@ -105,13 +108,18 @@ export class JobReader {
     return this.withoutGoneCheckRunner(await this.withoutGoneLeftovers(owned));
   }
 
-  /** A person's check whose runner died is recorded failed (see checkRunner.ts): never "check running" for good. */
+  /**
+   * A person's check whose runner died is recorded failed (see checkRunner.ts): never "check running"
+   * for good. What the check left running is ended first, so the record never says it was when it
+   * was not; two readers at once may both end it (the second finds nothing), one records it.
+   */
   private async withoutGoneCheckRunner(job: JobRecord): Promise<JobRecord> {
     if (!job.check?.runner || !checkRunnerGone(job, await processTableSource())) return job;
     try {
+      const left = await endGoneRunnersCheck(job, Math.min(job.settings.stopGraceMs, GONE_CHECK_GRACE_MS));
       return await this.writer.mutate(job.id, async (current) => {
         if (!current.check || !checkRunnerGone(current, await processTableSource())) return undefined;
-        const check = checkOfGoneRunner(current.check);
+        const check = checkOfGoneRunner(current.check, left);
         return { next: { ...current, check }, timeline: [{ type: 'check-failed', message: check.summary }] };
       });
     } catch (err) {

@@ -170,33 +170,37 @@ describe('CLI: start --attempts, check, compare', function () {
 
   // Found by hand: a `paddock check` SIGKILLed mid-check left "check running" in the record for
   // good: every later check was refused ("already running") and the check's capacity slot was
-  // never given back, so with one slot a queued agent never started.
-  it('check: a check whose CLI was SIGKILLed is recorded failed at the next read; its slot frees and it can run again', async () => {
-    await sb.trustCheck('touch check-began; test -f quick || sleep 30');
+  // never given back, so with one slot a queued agent never started. And what the check had
+  // started ran on until someone pressed Stop: nothing else ever ended it.
+  it('check: a check whose CLI was SIGKILLed is ended, with what it started, and recorded failed at the next read; its slot frees and it can run again', async () => {
+    // The check and an escapee that left its session both ignore TERM: only the grace's KILL ends them.
+    await sb.trustCheck(`touch check-began; test -f quick || { trap '' TERM; setsid sh -c 'sleep 60' & sleep 30; }`);
     writeFileSync(join(sb.home, 'policy.json'), JSON.stringify({ maxConcurrent: 1 }));
     const id = (await cli(['start', '--', 'true'])).stdout.trim();
     const worktree = (await sb.waitEnded(id)).worktree!;
 
     const checking = spawn(process.execPath, [CLI_SCRIPT, 'check', id], { cwd: sb.repo, env: sb.env, stdio: 'ignore' });
     const deadline = Date.now() + 20_000;
-    while (!existsSync(join(worktree, 'check-began'))) {
+    const checkProcesses = () => findByEnvMarker('PADDOCK_JOB_ID', id).map((p) => `${p.pid} ${p.comm}`);
+    while (!existsSync(join(worktree, 'check-began')) || checkProcesses().filter((p) => p.endsWith(' sleep')).length < 2) {
       assert.ok(Date.now() < deadline, 'the check did not begin');
       await sleep(25);
     }
     checking.kill('SIGKILL');
     await new Promise((resolve) => checking.once('close', resolve));
+    assert.ok(checkProcesses().length >= 3, `the check runs on without its CLI: ${checkProcesses().join(', ')}`);
 
     const shown = await cli(['show', id, '--json']);
     const check = (JSON.parse(shown.stdout) as { check: { state: string; summary: string } }).check;
     assert.equal(check.state, 'failed', 'shown running after its runner died');
-    assert.match(check.summary, new RegExp(`pid ${checking.pid}\\b.*ended before the check finished`));
+    assert.match(check.summary, new RegExp(`^The process running it \\(pid ${checking.pid}\\) ended before the check finished; the [3-9] processes it left running were ended; run the check again\\.$`));
+    assert.deepEqual(checkProcesses(), [], 'nothing the check started runs once it is recorded failed');
 
     // The slot is free: an agent started now runs at once instead of waiting for a check nobody runs.
     const next = await cli(['start', '--', 'true']);
     assert.equal(next.code, 0, next.stderr);
     assert.doesNotMatch(next.stderr, /queued/);
-    // And the check can run again (what the dead one left running is ended by Stop).
-    assert.equal((await cli(['stop', id])).code, 0);
+    // And the check can run again.
     writeFileSync(join(worktree, 'quick'), '');
     const again = await cli(['check', id]);
     assert.equal(again.code, 0, again.stderr);
