@@ -212,6 +212,54 @@ async function checkEndedByReload(page, workspace, env) {
   if (left.length > 0) throw new Error(`the check's processes ${left.join(', ')} outlived the window`);
 }
 
+/**
+ * The same when the extension host is killed outright (SIGKILL: no deactivation runs): the next
+ * window's first read of the agent ends what the check left running, then records it failed.
+ */
+async function checkEndedAfterHostKilled(page, workspace, env) {
+  const linter = JSON.parse(runCli(workspace, env, 'list', '--json')).find((j) => j.title === 'Upgrade the linter');
+  const began = join(mkdtempSync(join(tmpdir(), 'pdk-check-')), 'began');
+  // code-server ends the processes under a dead extension host by their parents; these two left the
+  // check's tree (their parent exited), one ignoring TERM, one in a session of its own: only the
+  // run's marker finds them.
+  setMaxConcurrent(workspace, 16, { 'paddock.checkCommand': `echo linting; ( (trap '' TERM; exec sleep 300) & ); ( setsid sleep 302 & ); touch ${began}; sleep 301` });
+  await sleep(3000); // code-server takes the edited settings file in; the reloaded window's view settles
+  const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Upgrade the linter' }).first();
+  await runRowMenuCommand(page, row, 'Run Check');
+  // Right after a reload the view may still refresh its rows: VS Code then runs the row's command
+  // without the row, and Run Check asks which agents (seen once). Picking the same agent there is
+  // the same Run Check.
+  const asked = page.locator('.quick-input-widget', { hasText: 'Run the check in which agents' });
+  if (await asked.waitFor({ timeout: 2_000 }).then(() => true, () => false)) {
+    console.log('    the row\'s Run Check came without its row (the view was refreshing); picked in its list instead');
+    await asked.locator('.monaco-list-row', { hasText: 'Upgrade the linter' }).first().click();
+    await asked.getByText('1 Selected').waitFor({ timeout: 5_000 });
+    await asked.locator('.monaco-button', { hasText: 'OK' }).first().click();
+  }
+  for (const end = Date.now() + 30_000; !existsSync(began); await sleep(100)) {
+    if (Date.now() > end) throw new Error('the check never began');
+  }
+  const runner = JSON.parse(runCli(workspace, env, 'show', linter.id, '--json')).check?.runner;
+  if (!runner?.pid) throw new Error('the running check names no runner');
+  if (!readFileSync(`/proc/${runner.pid}/cmdline`, 'latin1').includes('extensionHost')) throw new Error(`the check's runner ${runner.pid} is not the extension host`);
+  if (markedProcesses(linter.id).length < 3) throw new Error(`the check's processes are not all there: ${markedProcesses(linter.id).join(', ')}`);
+  process.kill(runner.pid, 'SIGKILL');
+  await sleep(1000);
+  const outlived = markedProcesses(linter.id);
+  if (outlived.length < 2) throw new Error(`the check ended with its runner (${outlived.length} left): this step tests nothing`);
+  console.log(`    the check's processes left when its extension host was killed: ${outlived.length}`);
+  await page.reload();
+  let check;
+  for (const end = Date.now() + 60_000; ; await sleep(250)) {
+    check = JSON.parse(readFileSync(join(env.PADDOCK_HOME, 'jobs', linter.id, 'job.json'), 'utf8')).check;
+    if (check?.state === 'failed' || Date.now() > end) break;
+  }
+  setMaxConcurrent(workspace, 16);
+  if (!/\(pid \d+\) ended before the check finished; the [2-9] processes it left running were ended/.test(check?.summary ?? '')) throw new Error(`the check after the host was killed: ${JSON.stringify(check)}`);
+  const left = markedProcesses(linter.id);
+  if (left.length > 0) throw new Error(`the check's processes ${left.join(', ')} outlived the killed extension host`);
+}
+
 function slotsHeld(workspace, env) {
   const active = ['starting', 'running', 'waiting', 'cancelling'];
   return JSON.parse(runCli(workspace, env, 'list', '--json')).filter((j) => active.includes(j.lifecycle.state) || j.cleanup?.phase === 'incomplete').length;
@@ -407,6 +455,10 @@ async function uiScreenshots(server, workspace, env) {
     step = 'a Run Check under way when the window reloads';
     await checkEndedByReload(page, workspace, env);
     record('UI: a Run Check under way when the window reloads is ended with what it started, and recorded so', true);
+
+    step = 'a Run Check under way when the extension host is killed';
+    await checkEndedAfterHostKilled(page, workspace, env);
+    record('UI: a Run Check whose extension host was killed is ended with what it started by the next window, and recorded so', true);
 
     step = 'the attached terminal after a window reload';
     await page.reload();
