@@ -5,10 +5,10 @@
  * they were — checked out clean, checked out dirty, or not checked out at all.
  */
 import * as assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { advanceBranch, ancestry, branchTip, branchTips, isAncestor, landBranch, LandingConflict, sweepLandingWorktrees, type LandStrategy } from '../../../../src/core/git';
+import { advanceBranch, ancestry, branchTip, branchTips, isAncestor, landBranch, LandingConflict, sweepLandingWorktrees, updateFromBase, commitAllWork, type LandStrategy } from '../../../../src/core/git';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
 import { assertSameState, treeState } from './treeState';
@@ -86,6 +86,58 @@ describe('git: landBranch', function () {
     assert.equal(git(repo, 'rev-parse', 'main'), tip);
     assert.equal(readFileSync(path.join(repo, 'feature.txt'), 'utf8'), 'feature\n');
     assert.equal(git(repo, 'status', '--porcelain'), '');
+  });
+
+  /** Loose objects in the repository's object database (what a garbage collection packs). */
+  function looseObjects(repo: string): number {
+    const objects = path.join(repo, '.git', 'objects');
+    return readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d)).reduce((n, d) => n + readdirSync(path.join(objects, d)).length, 0);
+  }
+
+  // git merge, rebase and commit end by starting git's automatic maintenance: with enough loose
+  // objects, a garbage collection of the person's repository (in the background, by default).
+  it('sets off none of git\'s automatic maintenance in the person\'s repository: a merge, a rebase, an update and a commit of the agent\'s work leave its loose objects unpacked', async () => {
+    const { repo, wt, tip, scratch } = setup();
+    mainMoves(repo);
+    // A repository past its gc threshold at once (gc.auto=1), whose gc would run in the foreground: deterministic.
+    git(repo, 'config', 'gc.auto', '1');
+    git(repo, 'config', 'gc.autoDetach', 'false');
+    // git guesses the loose objects from one folder of 256 (objects/17): at least two there.
+    const blobs = sb.path('blobs');
+    mkdirSync(blobs);
+    const in17 = () => (existsSync(path.join(repo, '.git', 'objects', '17')) ? readdirSync(path.join(repo, '.git', 'objects', '17')).length : 0);
+    for (let batch = 0; in17() < 2; batch++) {
+      assert.ok(batch < 20, 'could not make loose objects');
+      const files = Array.from({ length: 500 }, (_, i) => path.join(blobs, `${batch}-${i}`));
+      files.forEach((f, i) => writeFileSync(f, `loose ${batch} ${i}\n`));
+      spawnSync('git', ['hash-object', '-w', '--stdin-paths'], { cwd: repo, input: files.join('\n') });
+    }
+    const before = looseObjects(repo);
+    // The old code, measured: the landing's fast-forward packed them all (0 left).
+    assert.equal((await land(repo, tip, 'merge', scratch)).kind, 'merge');
+    assert.ok(looseObjects(repo) >= before, `a merge landing packed the repository: ${looseObjects(repo)} of ${before} loose objects left`);
+    // The update from base (a merge in the agent's worktree, and a rebase), and a rebase landing.
+    // main moves on, by commits that collect nothing themselves.
+    const mainMovesQuietly = (rel: string) => {
+      write(repo, rel, `${rel}\n`);
+      git(repo, 'add', '-A');
+      git(repo, '-c', 'gc.auto=0', '-c', 'maintenance.auto=false', 'commit', '-q', '-m', `main moves: ${rel}`);
+    };
+    mainMovesQuietly('third.txt');
+    await updateFromBase(wt, 'main', 'main', { rebase: false });
+    assert.ok(looseObjects(repo) >= before, 'an update from base packed the repository');
+    // Its uncommitted work committed first (Commit and Land).
+    write(wt, 'more.txt', 'more\n');
+    await commitAllWork(wt, 'more', 'paddock/agent');
+    assert.ok(looseObjects(repo) >= before, 'committing the agent\'s work packed the repository');
+    mainMovesQuietly('fourth.txt');
+    await updateFromBase(wt, 'main', 'main', { rebase: true });
+    const rebased = await land(repo, git(wt, 'rev-parse', 'HEAD'), 'rebase', scratch);
+    assert.ok(['rebase', 'ff'].includes(rebased.kind));
+    assert.ok(looseObjects(repo) >= before, 'a rebase packed the repository');
+    // What the person's own git does is untouched: it still collects.
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'the person commits');
+    assert.ok(looseObjects(repo) < before, 'the person\'s own commit did not collect: this test tests nothing');
   });
 
   it('makes a true merge commit when both moved, with both parents', async () => {
