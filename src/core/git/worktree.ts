@@ -27,11 +27,18 @@ export interface AddWorktreeOptions {
 
 /** Messages git prints when a lock file of a concurrent git process is in the way. */
 const LOCK_CONTENTION = /Unable to create '[^']*\.lock': File exists|cannot lock ref|index\.lock/;
-
+/**
+ * git 2.39 dies on a sibling worktree whose registration another `worktree add` is still writing
+ * (its `commondir` made, not yet filled): measured, 20 adds side by side in one repository failed
+ * by the dozen with "fatal: failed to read .git/worktrees/<sibling>/commondir: Success". Paddock
+ * launches queued agents side by side, so it meets this whenever several start at once.
+ */
+const SIBLING_BEING_ADDED = /failed to read [^\n]*worktrees\/[^\n]*\/(?:commondir|gitdir)/;
 
 /**
  * `git worktree add -b <branch> <path> <baseSha>`, retried briefly while a
- * concurrent git operation holds a ref or index lock. git creates the branch
+ * concurrent git operation holds a ref or index lock, or is adding a worktree
+ * beside it (SIBLING_BEING_ADDED). git creates the branch
  * before the folder, so a failed attempt (a worktree root under a file, a
  * read-only file system, a full disk) may leave the branch, a registration or
  * part of the folder behind: each attempt undoes what it made before the
@@ -46,7 +53,7 @@ export async function addWorktree(repo: string, opts: AddWorktreeOptions): Promi
   const missingParents = missingAncestors(target);
   const deadline = Date.now() + (opts.lockWaitMs ?? 5000);
   let alongside = opts.whileCheckingOut;
-  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+  for (let delay = 40; ; delay = Math.min(delay * 2, 500)) {
     const adding = runGit(['worktree', 'add', '--quiet', '-b', opts.branch, '--', target, opts.baseSha], { cwd: repo, allowFailure: true });
     if (alongside) {
       // After this turn's microtasks: runGit has spawned git by then (its slot is free at a start's first git call, or waits in line).
@@ -56,13 +63,16 @@ export async function addWorktree(repo: string, opts: AddWorktreeOptions): Promi
     const res = await adding;
     if (res.code === 0) return;
     const why = addFailure(res, target);
-    const leftover = await undoFailedAdd(repo, target, opts.branch, missingParents);
+    const leftover = await undoFailedAdd(repo, target, opts.branch, opts.baseSha, missingParents);
     const undoNote = leftover ? ` (and ${leftover})` : '';
-    if (!LOCK_CONTENTION.test(res.stderr) || leftover) throw failure(`Could not create the worktree ${target}: ${why}${undoNote}`);
+    const locked = LOCK_CONTENTION.test(res.stderr);
+    if (!(locked || SIBLING_BEING_ADDED.test(res.stderr)) || leftover) throw failure(`Could not create the worktree ${target}: ${why}${undoNote}`);
     if (Date.now() + delay > deadline) {
-      throw failure(`Could not create the worktree ${target}: another git operation holds a lock in ${repo} (${why}).`);
+      const inTheWay = locked ? 'another git operation holds a lock' : 'other worktrees were being added';
+      throw failure(`Could not create the worktree ${target}: ${inTheWay} in ${repo} (${why}).`);
     }
-    await sleep(delay);
+    // Apart, so that adds that met each other do not meet again.
+    await sleep(delay * (0.5 + Math.random()));
   }
 }
 
@@ -98,7 +108,7 @@ function missingAncestors(target: string): string[] {
  * Removes what a failed `worktree add` made: the branch (it did not exist before), the
  * registration, the target folder and the empty parents it created. Returns what could not be undone.
  */
-async function undoFailedAdd(repo: string, target: string, branch: string, createdDirs: string[]): Promise<string | undefined> {
+async function undoFailedAdd(repo: string, target: string, branch: string, baseSha: string, createdDirs: string[]): Promise<string | undefined> {
   const problems: string[] = [];
   if (existsSync(target)) {
     // It did not exist before this attempt: whatever is in it is git's half-made checkout.
@@ -117,7 +127,9 @@ async function undoFailedAdd(repo: string, target: string, branch: string, creat
   }
   await forgetWorktreeRegistration(repo, target);
   if (await branchExists(repo, branch)) {
-    const res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true });
+    // The ref alone, and only while it is still where this add made it: `branch -D` looks at every
+    // worktree first, and dies on the same half-written sibling registration the add met.
+    const res = await runGit(['update-ref', '-d', `refs/heads/${branch}`, baseSha], { cwd: repo, allowFailure: true });
     if (res.code !== 0) problems.push(`branch ${branch} was left behind: ${firstLine(res.stderr)}`);
   }
   return problems.length ? problems.join('; ') : undefined;

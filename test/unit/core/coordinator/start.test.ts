@@ -169,6 +169,27 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     );
   });
 
+  // Found measuring ten starts at once (issue 17): the pump awaited each launch — a worktree's
+  // checkout, a worker's boot, its agent's start — before it claimed the next slot, so a window
+  // starting ten agents started them one after another.
+  it('launches the queued agents that fit side by side: their worktrees are checked out at once, each start still in its own slot', async () => {
+    // A post-checkout hook that takes a second and notes, for each new worktree, when it began and ended.
+    const log = join(sb.home, 'checkouts.log');
+    const hook = join(sb.repo, '.git', 'hooks', 'post-checkout');
+    writeFileSync(hook, `#!/bin/sh\necho "begin $(date +%s%N) $PWD" >> '${log}'\nsleep 1\necho "end $(date +%s%N) $PWD" >> '${log}'\n`, { mode: 0o755 });
+    const c = sb.coordinator({ maxConcurrent: 3 });
+    const jobs = await Promise.all([0, 1, 2, 3].map((i) => c.start({ repo: sb.repo, title: `side by side ${i}`, command: ['sleep', '30'] })));
+    const states = await Promise.all(jobs.map(async (j) => (await sb.store.read(j.id)).lifecycle.state));
+    assert.deepEqual(states.filter((s) => s === 'queued').length, 1, `three slots, four agents: ${states.join(', ')}`);
+    const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => l.split(' '));
+    const begins = lines.filter((l) => l[0] === 'begin').map((l) => Number(l[1]) / 1e6);
+    const ends = lines.filter((l) => l[0] === 'end').map((l) => Number(l[1]) / 1e6);
+    assert.equal(begins.length, 3, `three checkouts: ${lines.map((l) => l.join(' ')).join(' | ')}`);
+    // One after another, the last would begin only after the first ended (each takes a second).
+    assert.ok(Math.max(...begins) < Math.min(...ends), `the checkouts ran one after another: began ${begins.map((b) => (b - begins[0]).toFixed(0)).join(', ')} ms, ended ${ends.map((e) => (e - begins[0]).toFixed(0)).join(', ')} ms`);
+    for (const j of jobs) await stopJob(sb.store, j.id, { force: true }).catch(() => undefined);
+  });
+
   it('a queue pump leaves a job alone while its start assigns the worktree, and fails one whose starter died at once', async () => {
     // Written the way `start` first writes a record, before it assigns the worktree: under the job's
     // operation lock, held by the start (here by this process, and by a process that then dies).
