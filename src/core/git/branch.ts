@@ -72,11 +72,11 @@ export async function deleteBranch(repo: string, branch: string, opts: { force: 
       throw failure(`Branch ${branch} was kept: ${n} commit${n === 1 ? '' : 's'} not merged anywhere else.`, 'unmerged');
     }
   }
-  let res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true });
+  let res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
   // Still held by the registration of the agent's own worktree, whose folder is gone: that one is forgotten.
   // Another worktree holding it (the person's, perhaps on a drive away) keeps it, and the branch stays.
   if (res.code !== 0 && /checked out at|used by worktree/.test(res.stderr) && opts.worktree && (await forgetWorktreeRegistration(repo, opts.worktree))) {
-    res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true });
+    res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
   }
   if (res.code !== 0 && /not found/.test(res.stderr)) return; // already gone: cleanup is idempotent
   if (res.code !== 0) throw failure(`Could not delete branch ${branch}: ${firstLine(res.stderr)}`);

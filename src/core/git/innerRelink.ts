@@ -21,10 +21,10 @@ async function register(repo: string, dir: string, entry: LinkedRecord & { head:
   const tip = entry.branch ? await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${entry.branch}^{commit}`], { cwd: repo, allowFailure: true }) : null;
   // Its branch when that still points at the commit and is free; detached at the commit otherwise.
   if (entry.branch && tip?.stdout.trim() === entry.head) {
-    const onBranch = await runGit(['worktree', 'add', '--no-checkout', '--', dir, entry.branch], { cwd: repo, allowFailure: true });
+    const onBranch = await runGit(['worktree', 'add', '--no-checkout', '--', dir, entry.branch], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
     if (onBranch.code === 0) return null;
   }
-  const detached = await runGit(['worktree', 'add', '--no-checkout', '--detach', '--', dir, entry.head], { cwd: repo, allowFailure: true });
+  const detached = await runGit(['worktree', 'add', '--no-checkout', '--detach', '--', dir, entry.head], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
   return detached.code === 0 ? null : firstLine(detached.stderr) || `exit code ${detached.code}`;
 }
 

@@ -71,10 +71,10 @@ export async function withLandingWorktree<T>(repo: string, root: string, commit:
   await sweepLandingWorktrees(root);
   const folder = path.join(root, `land-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    await runGit(['worktree', 'add', '--detach', '--quiet', folder, commit], { cwd: repo, config: LANDING_GIT_CONFIG });
+    await runGit(['worktree', 'add', '--detach', '--quiet', folder, commit], { cwd: repo, config: LANDING_GIT_CONFIG, pastSiblingAdds: true });
     return await fn(folder);
   } finally {
-    await runGit(['worktree', 'remove', '--force', '--force', folder], { cwd: repo, allowFailure: true });
+    await runGit(['worktree', 'remove', '--force', '--force', folder], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
     await fs.rm(folder, { recursive: true, force: true }).catch(() => undefined);
     // Its own registration only: a prune would also drop the person's worktrees whose folders are away.
     await forgetWorktreeRegistration(repo, folder).catch(() => false);

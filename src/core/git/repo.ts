@@ -29,7 +29,7 @@ export async function resolveRepoRoot(dir: string): Promise<string> {
   // Both at once (each is a git process); the list is read only when the folder is in a working tree.
   const [inside, list] = await Promise.all([
     runGit(['rev-parse', '--is-inside-work-tree'], { cwd: abs, allowFailure: true }),
-    runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: abs, allowFailure: true }),
+    runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: abs, allowFailure: true, pastSiblingAdds: true }),
   ]);
   if (inside.code !== 0 || inside.stdout.trim() !== 'true') {
     const bare = await runGit(['rev-parse', '--is-bare-repository'], { cwd: abs, allowFailure: true });

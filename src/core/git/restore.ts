@@ -67,9 +67,9 @@ async function addCheckout(repo: string, target: string, branch: string | null, 
     args = ['--detach', '--', target, headSha];
     note = branch ? `detached at ${headSha.slice(0, 12)} (branch ${branch} has moved on)` : `detached at ${headSha.slice(0, 12)}`;
   }
-  let res = await runGit(['worktree', 'add', '--no-checkout', ...args], { cwd: repo, allowFailure: true });
+  let res = await runGit(['worktree', 'add', '--no-checkout', ...args], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
   if (res.code !== 0 && branch && /already (checked out|used by worktree)/.test(res.stderr)) {
-    res = await runGit(['worktree', 'add', '--no-checkout', '--detach', '--', target, headSha], { cwd: repo, allowFailure: true });
+    res = await runGit(['worktree', 'add', '--no-checkout', '--detach', '--', target, headSha], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
     note = `detached at ${headSha.slice(0, 12)} (branch ${branch} is checked out elsewhere)`;
   }
   if (res.code !== 0) throw failure(`Could not create the worktree ${target}: ${firstLine(res.stderr) || `exit code ${res.code}`}.`);
@@ -78,7 +78,7 @@ async function addCheckout(repo: string, target: string, branch: string | null, 
 
 /** A worktree on a branch with no commit yet, as the agent's was (`checkout --orphan`). */
 async function addUnborn(repo: string, target: string, branch: string, snapshotSha: string): Promise<string> {
-  const res = await runGit(['worktree', 'add', '--no-checkout', '--detach', '--', target, snapshotSha], { cwd: repo, allowFailure: true });
+  const res = await runGit(['worktree', 'add', '--no-checkout', '--detach', '--', target, snapshotSha], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
   if (res.code !== 0) throw failure(`Could not create the worktree ${target}: ${firstLine(res.stderr) || `exit code ${res.code}`}.`);
   if ((await refSha(repo, `refs/heads/${branch}`)) !== null) return `detached at the snapshot (its branch ${branch} had no commit; one of that name exists now)`;
   await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { cwd: target });

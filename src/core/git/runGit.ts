@@ -12,6 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { failure } from '../common/errors';
 import { Limiter } from '../common/limiter';
 import { fewPaths } from './landingConflict';
@@ -40,7 +41,24 @@ export interface GitOptions {
    * over the repository's config, on every git Paddock supports (GIT_CONFIG_COUNT needs 2.31).
    */
   config?: Readonly<Record<string, string>>;
+  /**
+   * Run again, for a moment, when git died on a sibling worktree that another `worktree add` is
+   * still registering (SIBLING_BEING_ADDED). Only for commands that die on it before they change
+   * anything: `branch -D`, `worktree remove`, `worktree list`, `worktree add --detach` (measured).
+   */
+  pastSiblingAdds?: boolean;
 }
+
+/**
+ * git 2.39 reads every worktree's registration for `worktree add`, `worktree remove`, `worktree
+ * list` and `branch -D`, and dies on one another `worktree add` is still writing (its `commondir`
+ * made, not yet filled): "fatal: failed to read .git/worktrees/<sibling>/commondir: Success".
+ * Measured: twenty adds side by side in one repository failed by the dozen. The scheduler launches
+ * agents side by side, and cleanups run beside launches.
+ */
+export const SIBLING_BEING_ADDED = /failed to read [^\n]*worktrees\/[^\n]*\/(?:commondir|gitdir)/;
+/** How long a call with `pastSiblingAdds` goes on trying (an add registers its worktree in milliseconds). */
+const SIBLING_ADD_WAIT_MS = 3000;
 
 /** Read-only git calls must not take index.lock to refresh the index. */
 export const READ_ONLY_GIT = { GIT_OPTIONAL_LOCKS: '0' };
@@ -125,7 +143,25 @@ export function firstLine(text: string): string {
 }
 
 /** Runs `git args…` in opts.cwd; output is collected without a size limit (streams, no maxBuffer). */
-export function runGit(args: string[], opts: GitOptions): Promise<GitResult> {
+export async function runGit(args: string[], opts: GitOptions): Promise<GitResult> {
+  if (!opts.pastSiblingAdds) return runGitOnce(args, opts);
+  const deadline = Date.now() + SIBLING_ADD_WAIT_MS;
+  for (let delay = 20; ; delay = Math.min(delay * 2, 400)) {
+    const res = await runGitOnce(args, { ...opts, allowFailure: true });
+    if (res.code === 0 || !SIBLING_BEING_ADDED.test(res.stderr) || Date.now() + delay > deadline) {
+      if (res.code !== 0 && !opts.allowFailure) throw gitFailure(args, opts, res, null);
+      return res;
+    }
+    await sleep(delay * (0.5 + Math.random()));
+  }
+}
+
+function gitFailure(args: string[], opts: GitOptions, result: GitResult, signal: NodeJS.Signals | null): Error {
+  const why = firstLine(result.stderr) || (signal ? `killed by ${signal}` : `exit code ${result.code}`);
+  return failure(`git ${args[0]} failed in ${opts.cwd}: ${why}`, 'git');
+}
+
+function runGitOnce(args: string[], opts: GitOptions): Promise<GitResult> {
   const signal = opts.signal;
   return gitSlots.run(() => spawnGit(args, opts), signal).catch((err: unknown) => {
     if (signal?.aborted && err === signal.reason) throw cancelled(args, opts);
@@ -189,8 +225,7 @@ function spawnGit(args: string[], opts: GitOptions): Promise<GitResult> {
           code: code ?? 128,
         };
         if (result.code !== 0 && !opts.allowFailure) {
-          const why = firstLine(result.stderr) || (signal ? `killed by ${signal}` : `exit code ${result.code}`);
-          reject(failure(`git ${args[0]} failed in ${opts.cwd}: ${why}`, 'git'));
+          reject(gitFailure(args, opts, result, signal));
           return;
         }
         resolve(result);

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import { checkBranchName } from './repo';
-import { firstLine, GitResult, runGit } from './runGit';
+import { firstLine, GitResult, runGit, SIBLING_BEING_ADDED } from './runGit';
 import { isCommitId } from './commitId';
 import { branchExistsInFiles } from './headFiles';
 import { listWorktrees } from './worktreeList';
@@ -27,13 +27,6 @@ export interface AddWorktreeOptions {
 
 /** Messages git prints when a lock file of a concurrent git process is in the way. */
 const LOCK_CONTENTION = /Unable to create '[^']*\.lock': File exists|cannot lock ref|index\.lock/;
-/**
- * git 2.39 dies on a sibling worktree whose registration another `worktree add` is still writing
- * (its `commondir` made, not yet filled): measured, 20 adds side by side in one repository failed
- * by the dozen with "fatal: failed to read .git/worktrees/<sibling>/commondir: Success". Paddock
- * launches queued agents side by side, so it meets this whenever several start at once.
- */
-const SIBLING_BEING_ADDED = /failed to read [^\n]*worktrees\/[^\n]*\/(?:commondir|gitdir)/;
 
 /**
  * `git worktree add -b <branch> <path> <baseSha>`, retried briefly while a
@@ -152,7 +145,7 @@ export async function removeWorktree(repo: string, worktreePath: string): Promis
   const target = resolvedPath(worktreePath);
   const present = existsSync(target);
   if (present) {
-    const res = await runGit(['worktree', 'remove', '--force', '--force', '--', target], { cwd: repo, allowFailure: true });
+    const res = await runGit(['worktree', 'remove', '--force', '--force', '--', target], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
     if (res.code === 0) {
       if (existsSync(target)) throw failure(`git removed the worktree ${target} from its list but the folder is still there.`);
       return { outcome: 'removed' };
@@ -180,7 +173,7 @@ async function explainRefusal(repo: string, target: string, present: boolean, re
     return { outcome: 'already-gone-pruned' };
   }
   // git may have failed to match our spelling of the path: ask again with the one it registered.
-  const res = refused && entry.path === target ? refused : (await runGit(['worktree', 'remove', '--force', '--force', '--', entry.path], { cwd: repo, allowFailure: true }));
+  const res = refused && entry.path === target ? refused : (await runGit(['worktree', 'remove', '--force', '--force', '--', entry.path], { cwd: repo, allowFailure: true, pastSiblingAdds: true }));
   if (res.code !== 0) {
     // A folder deleted by hand whose registration git still refuses to drop: forget it (that one only).
     if (!present) {

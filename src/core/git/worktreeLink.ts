@@ -33,7 +33,7 @@ export async function worktreeLink(repo: string, worktree: string): Promise<Work
  */
 export async function relinkWorktree(repo: string, worktree: string): Promise<boolean> {
   // git prints the broken link it found and exits 1 even when it repaired it: the link itself says.
-  await runGit(['worktree', 'repair', '--', worktree], { cwd: repo, allowFailure: true });
+  await runGit(['worktree', 'repair', '--', worktree], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
   return (await worktreeLink(repo, worktree)) === 'linked';
 }
 

@@ -37,7 +37,7 @@ export function parseWorktreeList(stdout: string): WorktreeList {
 export async function listWorktrees(repo: string): Promise<WorktreeEntry[]> {
   const fromFiles = await listWorktreesFromFiles(repo).catch(() => undefined);
   if (fromFiles !== undefined) return fromFiles;
-  const res = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repo });
+  const res = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: repo, pastSiblingAdds: true });
   const { entries, bare } = parseWorktreeList(res.stdout);
   const main = entries[0];
   if (main && !bare) main.path = (await mainWorkTree(repo, main.path)) ?? main.path;

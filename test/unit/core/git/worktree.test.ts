@@ -24,6 +24,39 @@ describe('git/worktree', function () {
 
   const registered = async (p: string) => (await listWorktrees(repo)).some((e) => e.path === p);
 
+  /**
+   * What git leaves for a few milliseconds while it adds a worktree: the registration's gitdir and
+   * HEAD written, commondir made but not yet filled. git 2.39 dies on it in every command that reads
+   * the worktree list (`worktree add`/`remove`/`list`, `branch -D`): deterministic here. Returns what
+   * fills it, as the add does a moment later.
+   */
+  function halfRegisteredSibling(): () => void {
+    const admin = path.join(repo, '.git', 'worktrees', 'sibling');
+    const sibling = sb.path('wts', 'sibling');
+    mkdirSync(admin, { recursive: true });
+    mkdirSync(sibling, { recursive: true });
+    writeFileSync(path.join(admin, 'gitdir'), `${path.join(sibling, '.git')}\n`);
+    writeFileSync(path.join(admin, 'HEAD'), `${base}\n`);
+    writeFileSync(path.join(sibling, '.git'), `gitdir: ${admin}\n`);
+    writeFileSync(path.join(admin, 'commondir'), '');
+    return () => writeFileSync(path.join(admin, 'commondir'), '../..\n');
+  }
+
+  it('every git call that reads the worktree list waits out a sibling being registered: branch -D, worktree remove', async () => {
+    const wt = sb.path('wts', 'r1');
+    await addWorktree(repo, { path: wt, branch: 'paddock/r1', baseSha: base });
+    git(repo, 'branch', 'paddock/gone');
+    const complete = halfRegisteredSibling();
+    assert.throws(() => git(repo, 'worktree', 'list'), /failed to read .*commondir/, 'the half-written registration does not trip git: this test tests nothing');
+    timers.push(setTimeout(complete, 300));
+    const removed = removeWorktree(repo, wt);
+    const deleted = deleteBranch(repo, 'paddock/gone', { force: true });
+    assert.equal((await removed).outcome, 'removed');
+    await deleted;
+    assert.equal(git(repo, 'branch', '--list', 'paddock/gone'), '');
+    assert.equal(existsSync(wt), false);
+  });
+
   describe('addWorktree', () => {
     it('creates the worktree on a new branch at the base', async () => {
       const wt = sb.path('wts', 'j1');
@@ -65,17 +98,8 @@ describe('git/worktree', function () {
     });
 
     it('waits out a sibling worktree whose registration another add is still writing (its commondir still empty)', async () => {
-      // What git leaves for a few milliseconds while it adds a worktree: the registration's gitdir and
-      // HEAD written, commondir made but not yet filled. git 2.39 dies on it: deterministic here.
-      const admin = path.join(repo, '.git', 'worktrees', 'sibling');
-      const sibling = sb.path('wts', 'sibling');
-      mkdirSync(admin, { recursive: true });
-      mkdirSync(sibling, { recursive: true });
-      writeFileSync(path.join(admin, 'gitdir'), `${path.join(sibling, '.git')}\n`);
-      writeFileSync(path.join(admin, 'HEAD'), 'ref: refs/heads/sibling\n');
-      writeFileSync(path.join(sibling, '.git'), `gitdir: ${admin}\n`);
-      writeFileSync(path.join(admin, 'commondir'), '');
-      timers.push(setTimeout(() => writeFileSync(path.join(admin, 'commondir'), '../..\n'), 300));
+      const complete = halfRegisteredSibling();
+      timers.push(setTimeout(complete, 300));
       const wt = sb.path('wts', 'j6');
       await addWorktree(repo, { path: wt, branch: 'paddock/j6', baseSha: base, lockWaitMs: 10_000 });
       assert.equal(git(wt, 'rev-parse', 'HEAD'), base);
