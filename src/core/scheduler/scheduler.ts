@@ -159,22 +159,27 @@ export class Scheduler extends Disposable {
       return this.pumping;
     }
     this.pumping = (async () => {
-      const launches: Promise<void>[] = [];
+      const launching = new Set<Promise<void>>();
       try {
-        do {
+        for (;;) {
           this.pumpAgain = false;
           if (!this.isLeader) await this.opts.leadership.refresh();
           if (!this.isLeader) break;
+          let claimed = false;
           for (let next = await this.claimNext(); next !== undefined && !this._store.isDisposed; next = await this.claimNext()) {
-            launches.push(next.launch);
+            const launch = next.launch.finally(() => launching.delete(launch));
+            launching.add(launch);
+            claimed = true;
           }
-          // A launch that fails frees its slot, and what was asked for meanwhile is claimed then.
-          await Promise.all(launches.splice(0));
-        } while (this.pumpAgain && !this._store.isDisposed);
+          if (this._store.isDisposed || (launching.size === 0 && !claimed && !this.pumpAgain)) break;
+          // Each time a launch ends, the queue is looked at again: what another process queued meanwhile
+          // (a `paddock start` that does not lead leaves its agent to this one), or a slot a failed launch freed.
+          if (launching.size > 0) await Promise.race(launching);
+        }
       } catch (err) {
         this.ctx.log(`launching queued agents failed: ${describeError(err)}`);
       } finally {
-        await Promise.all(launches);
+        await Promise.all(launching);
         this.pumping = undefined;
       }
     })();

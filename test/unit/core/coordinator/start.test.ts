@@ -190,6 +190,22 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     for (const j of jobs) await stopJob(sb.store, j.id, { force: true }).catch(() => undefined);
   });
 
+  // Found by the bench's ten `paddock start` processes at once: the pump claimed what was queued,
+  // waited for those launches and ended; what another process queued meanwhile (a start that does
+  // not lead leaves its agent to the leader) stayed queued, nobody to launch it.
+  it('a queue pump takes up, before it ends, what another process queued while its launches ran', async () => {
+    const began = join(sb.home, 'checkout-began');
+    writeFileSync(join(sb.repo, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\ntouch '${began}'\nsleep 1\n`, { mode: 0o755 });
+    // Like a CLI command's: no store watcher, so nothing but the pump itself looks at the queue again.
+    const c = sb.coordinator({ maxConcurrent: 3 }, { watch: false });
+    const starting = c.start({ repo: sb.repo, title: 'slow checkout', command: ['sleep', '30'] });
+    for (const end = Date.now() + 20_000; !existsSync(began); await sleep(20)) assert.ok(Date.now() < end, 'the checkout never began');
+    const other = await sb.createQueued('queued by another process meanwhile');
+    const slow = await starting;
+    assert.notEqual((await sb.store.read(other.id)).lifecycle.state, 'queued', 'left queued by the pump that ran while it was queued');
+    await stopJob(sb.store, slow.id, { force: true }).catch(() => undefined);
+  });
+
   it('a queue pump leaves a job alone while its start assigns the worktree, and fails one whose starter died at once', async () => {
     // Written the way `start` first writes a record, before it assigns the worktree: under the job's
     // operation lock, held by the start (here by this process, and by a process that then dies).
