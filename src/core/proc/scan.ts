@@ -48,6 +48,18 @@ export function findByEnvMarkerAsync(name: string, value: string): Promise<ProcS
   return processBackend().treeMembersAsync(undefined, { name, value });
 }
 
+/**
+ * The sessions a tree found by its marker spans, to end each one whole: `first` (the tree's own
+ * session, when known), then every session a marked process leads (an escapee's `setsid`), so
+ * members that dropped the marker are reached too; when no marked process leads one, the first
+ * marked process's. Sessions 0 and 1 (the kernel's, init's) are never among them.
+ */
+export function markedSessions(marked: readonly ProcStat[], first?: number): number[] {
+  const sessions = [...new Set([first, ...marked.filter((p) => p.pid === p.sid).map((p) => p.sid)])].filter((sid): sid is number => sid !== undefined && sid > 1);
+  if (sessions.length === 0 && marked.length > 0 && marked[0].sid > 1) sessions.push(marked[0].sid);
+  return sessions;
+}
+
 /** The command line of a process as one string; its short name for kernel threads; '' when gone. */
 export function commandLineOf(pid: number): string {
   return processBackend().commandLine(pid);

@@ -12,7 +12,7 @@
  */
 import { livenessOf, readProcStat, type ProcessIdentity, type StatSource } from '../proc/identity';
 import type { EnvMarker } from '../proc/backend';
-import { findByEnvMarkerAsync } from '../proc/scan';
+import { findByEnvMarkerAsync, markedSessions } from '../proc/scan';
 import { terminateProcessTree } from '../proc/terminate';
 import type { Check, JobRecord } from './schema';
 
@@ -52,10 +52,12 @@ export async function endGoneRunnersCheck(job: JobRecord, graceMs: number): Prom
   const marker = checkRunMarker(job.id, runner);
   const found = await findByEnvMarkerAsync(marker.name, marker.value);
   if (found.length === 0) return { ended: 0, survivors: 0 };
-  // The check's shell leads its session; once it has exited, any member's session (the marker takes the rest).
-  const sid = (found.find((p) => p.pid === p.sid) ?? found[0]).sid;
-  const { survivors } = await terminateProcessTree({ sid, marker, graceMs });
-  return { ended: Math.max(0, found.length - survivors.length), survivors: survivors.length };
+  // The check's own session and each escapee's, as an unreadable agent's are stopped.
+  const survivors = new Set<number>();
+  for (const sid of markedSessions(found)) {
+    for (const p of (await terminateProcessTree({ sid, marker, graceMs })).survivors) survivors.add(p.pid);
+  }
+  return { ended: Math.max(0, found.length - survivors.size), survivors: survivors.size };
 }
 
 /** The check as recorded once its runner was found gone and what it left running was ended: failed, saying why. */

@@ -9,7 +9,7 @@
  * the end either). A worker that does not (frozen, hung) is killed only with
  * `force`, as for a readable agent.
  */
-import { commandLineOf, isSameAndRunningAsync, readProcStatAsync, RecordedProcess, signalIfSameAsync, treeMembers, type ProcStat } from '../proc';
+import { commandLineOf, isSameAndRunningAsync, markedSessions, readProcStatAsync, RecordedProcess, signalIfSameAsync, treeMembers, type ProcStat } from '../proc';
 import { failure } from '../common/errors';
 import type { JobStore } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
@@ -41,10 +41,8 @@ export async function stopUnreadableJob(store: JobStore, id: string, opts: { for
     throw failure(`The worker of agent ${id} (pid ${worker.pid}) is stopped (SIGSTOP); run paddock stop ${id} --force to end it and its agent directly`);
   }
   const seen = new Map<number, NamedProcess>(marked.map((p) => [p.pid, { pid: p.pid, command: p.comm }]));
-  // Every distinct session of the agent: the PTY's first, then each escapee's own (setsid), so
-  // members of those sessions that dropped the marker are reached too.
-  const sessions = [...new Set([leader?.sid, ...marked.filter((p) => p.pid === p.sid).map((p) => p.sid)])].filter((sid): sid is number => sid !== undefined && sid > 1);
-  if (sessions.length === 0 && marked.length > 0) sessions.push(marked[0].sid);
+  // Every distinct session of the agent: the PTY's first, then each escapee's own (setsid).
+  const sessions = markedSessions(marked, leader?.sid);
   const graceMs = opts.force ? 0 : opts.graceMs;
   const survivors: NamedProcess[] = [];
   for (const sid of sessions) {
