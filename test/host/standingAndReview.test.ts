@@ -107,6 +107,26 @@ describe('where the work stands, cleaned agents, review', function () {
     await waitFor('the second comment in the thread', () => (thread.comments.length === 2 ? true : undefined), 10_000);
     await vscode.commands.executeCommand('paddock.deleteReviewComment', thread.comments[1]);
     await waitFor('the deleted comment to leave the thread', () => (thread.comments.length === 1 ? true : undefined), 10_000);
+    // Re-reads of the review (as the agents' changes cause) keep coming while a comment is added on
+    // another line: none may show a review older or newer than the add's own, over the thread typed into.
+    const typedInto = ext.review.controller.createCommentThread(file, new vscode.Range(1, 0, 1, 0), []);
+    const rereads: Promise<void>[] = [];
+    let adding = true;
+    const storm = () => {
+      if (!adding) return;
+      rereads.push(ext.review.reload(job));
+      setImmediate(storm);
+    };
+    storm();
+    await vscode.commands.executeCommand('paddock.addReviewComment', { thread: typedInto, text: 'Raced against re-reads' });
+    adding = false;
+    await Promise.all(rereads);
+    assert.ok(rereads.length > 1, 'the re-reads overlapped the add');
+    assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 2), typedInto, 'the thread typed into is the one kept for its line');
+    assert.deepEqual(typedInto.comments.map((c) => (c as { saved?: { body: string } }).saved?.body), ['Raced against re-reads'], 'the thread typed into shows its comment');
+    // Its only comment deleted, the thread is disposed; review.json below no longer has it.
+    await vscode.commands.executeCommand('paddock.deleteReviewComment', typedInto.comments[0]);
+
     const saved = await readReview(ext.store, job.id);
     assert.deepEqual(saved.comments.map((c) => [c.path, c.line, c.body, c.sentAt]), [['src/hello.js', 1, 'Say hello to the world instead', null]]);
 

@@ -9,6 +9,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { KeyedSequencer } from '../../core/common/keyedSequencer';
 import { Disposable } from '../../core/common/lifecycle';
 import { hasLiveWorktree } from '../../core/operations/rules';
 import { newCommentId, readReview, updateReview, type ReviewComment, type ReviewFile } from '../../core/store/reviewFile';
@@ -44,6 +45,12 @@ export class ReviewComments extends Disposable {
   private readonly threads = new Map<string, Map<string, vscode.CommentThread>>();
   /** The review file content each agent's threads were built from (unchanged: nothing rebuilt). */
   private readonly shown = new Map<string, string>();
+  /**
+   * Each agent's reads and writes of its review, one at a time in the order begun: a re-read
+   * begun before an add and ending after it would otherwise show the review without the new
+   * comment, disposing the thread the person just typed into.
+   */
+  private readonly inOrder = new KeyedSequencer();
 
   constructor(
     private readonly store: JobStore,
@@ -85,28 +92,45 @@ export class ReviewComments extends Disposable {
       sentAt: null,
       sentToGeneration: null,
     };
-    const review = await updateReview(this.store, job.id, (r) => ({ ...r, comments: [...r.comments, saved] }));
-    // The thread the person typed into becomes the one kept for this line.
-    this.adopt(job, saved.path, saved.line, thread);
-    this.show(job, review);
-    return saved;
+    return this.inOrder.run(job.id, async () => {
+      const review = await updateReview(this.store, job.id, (r) => ({ ...r, comments: [...r.comments, saved] }));
+      // The thread the person typed into becomes the one kept for this line.
+      this.adopt(job, saved.path, saved.line, thread);
+      this.show(job, review);
+      return saved;
+    });
   }
 
   /** Removes one unsent comment (a sent one stays: it is what the agent was told). */
   async remove(note: ReviewNote): Promise<void> {
     const job = this.model.get(note.jobId);
     if (!job) return;
-    const review = await updateReview(this.store, job.id, (r) => ({ ...r, comments: r.comments.filter((c) => c.id !== note.saved.id || c.sentAt !== null) }));
-    this.show(job, review);
+    await this.inOrder.run(job.id, async () => {
+      const review = await updateReview(this.store, job.id, (r) => ({ ...r, comments: r.comments.filter((c) => c.id !== note.saved.id || c.sentAt !== null) }));
+      this.show(job, review);
+    });
   }
 
   /** Re-reads one agent's review (after a send marked comments). */
-  async reload(job: JobRecord): Promise<void> {
-    try {
-      this.show(job, await readReview(this.store, job.id));
-    } catch (err) {
-      this.log(`review of ${job.id}: ${(err as Error).message}`);
-    }
+  reload(job: JobRecord): Promise<void> {
+    return this.inOrder.run(job.id, async () => {
+      try {
+        const review = await readReview(this.store, job.id);
+        // Cleaned or gone while this read waited its turn: its threads were cleared and stay so.
+        if (this.isLive(job.id)) this.show(job, review);
+      } catch (err) {
+        this.log(`review of ${job.id}: ${(err as Error).message}`);
+      }
+    });
+  }
+
+  private isLive(id: string): boolean {
+    return this.model.visibleAgents().some((job) => job.id === id && hasLiveWorktree(job));
+  }
+
+  /** The thread kept for an agent's file and line (what a person sees there), if any. */
+  threadAt(jobId: string, rel: string, line: number): vscode.CommentThread | undefined {
+    return this.threads.get(jobId)?.get(`${rel}\0${line}`);
   }
 
   /** Unsent comments of an agent, as kept (for the send command's confirmation and pickers). */
@@ -129,6 +153,8 @@ export class ReviewComments extends Disposable {
     const known = threads.get(key);
     if (known && known !== thread) known.dispose();
     threads.set(key, thread);
+    // The adopted thread has none of the comments shown so far: the next show rebuilds, even from the same review.
+    this.shown.delete(job.id);
   }
 
   /** Makes the threads match the review: one thread per commented line, its comments in order. */
