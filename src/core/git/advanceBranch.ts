@@ -9,7 +9,8 @@
  */
 import { promises as fs } from 'node:fs';
 import { failure } from '../common/errors';
-import { headCommit, localChanges, operationInProgress, worktreeOfBranch } from './checkout';
+import { startEarly } from '../common/early';
+import { headCommit, localChanges, operationInProgress, worktreeOfBranch, type LocalChanges } from './checkout';
 import { fewPaths } from './landingConflict';
 import { readHeadFromFiles } from './headFiles';
 import { firstLine, runGit } from './runGit';
@@ -18,18 +19,36 @@ import type { PathChange } from './treeChanges';
 import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
 import type { WorktreeEntry } from './worktree';
 
+/** What a landing asks the worktree its target is checked out in: a git operation stopped half-way, and its tracked changes. */
+export interface TargetLooks {
+  worktree: string;
+  busy: Promise<string | null>;
+  changes: Promise<LocalChanges>;
+}
+
+/**
+ * Begins `assertTargetLandable`'s reads of `worktree` (read-only; no optional locks). A caller that
+ * can guess where the target is checked out begins them before it knows, so that the status of a
+ * large worktree runs beside the landing's other reads instead of after the worktree list; a wrong
+ * guess is only a read thrown away (the caller lets it finish).
+ */
+export function lookAtTarget(worktree: string): TargetLooks {
+  return { worktree, busy: startEarly(operationInProgress(worktree)), changes: startEarly(localChanges(worktree, 'no')) };
+}
+
 /**
  * Throws the one sentence when `branch` is checked out in a worktree that a landing must not touch.
  * `worktrees`: `listWorktrees(repo)` when the caller started it early, else it is read now.
  */
-export async function assertTargetLandable(repo: string, branch: string, worktrees?: Promise<WorktreeEntry[]>): Promise<string | null> {
+export async function assertTargetLandable(repo: string, branch: string, worktrees?: Promise<WorktreeEntry[]>, guessed?: TargetLooks): Promise<string | null> {
   const worktree = await worktreeOfBranch(repo, branch, worktrees);
   if (worktree === null) return null;
   // git still counts a branch checked out in a registered worktree whose folder is gone (and refuses to move it).
   if (!(await fs.stat(worktree).then((s) => s.isDirectory(), () => false))) {
     throw failure(`Branch ${branch} is checked out in ${worktree}, a worktree whose folder is gone; restore the folder or remove that worktree's registration first — nothing was changed.`, 'TARGET_DIRTY');
   }
-  const [busy, { tracked }] = await Promise.all([operationInProgress(worktree), localChanges(worktree, 'no')]);
+  const looks = guessed?.worktree === worktree ? guessed : lookAtTarget(worktree);
+  const [busy, { tracked }] = await Promise.all([looks.busy, looks.changes]);
   if (busy) throw failure(`Branch ${branch} is checked out in ${worktree} with ${busy} in progress; finish or abort it first — nothing was changed.`, 'TARGET_DIRTY');
   if (tracked.length > 0) {
     throw failure(`Branch ${branch} is checked out in ${worktree} with uncommitted changes (${fewPaths(tracked)}); commit or stash them yourself first — nothing was changed.`, 'TARGET_DIRTY');
@@ -41,9 +60,21 @@ export async function assertTargetLandable(repo: string, branch: string, worktre
  * `checkedOut`: the result of `assertTargetLandable` the caller got just before (the worktree, or null),
  * so a large worktree's status is not read twice; a change made since is still safe: a fast-forward
  * keeps changes to other files and refuses, as a whole, to overwrite one. `changes`: `treeChanges(repo,
- * from, to)` when the caller reads it for another check too.
+ * from, to)` when the caller reads it for another check too. `inTheWay`: `untrackedInTheWay(checkedOut,
+ * from, [to], changes)` begun by the caller beside its other reads; a file that appears in the way
+ * after that look is still refused by git as a whole (exact paths, `--no-overwrite-ignore`, folders
+ * holding untracked files).
  */
-export async function advanceBranch(repo: string, branch: string, from: string, to: string, reason: string, checkedOut?: string | null, changes?: Promise<PathChange[]>): Promise<void> {
+export async function advanceBranch(
+  repo: string,
+  branch: string,
+  from: string,
+  to: string,
+  reason: string,
+  checkedOut?: string | null,
+  changes?: Promise<PathChange[]>,
+  inTheWayAhead?: Promise<string[]>,
+): Promise<void> {
   const worktree = checkedOut !== undefined ? checkedOut : await assertTargetLandable(repo, branch);
   if (worktree === null) {
     const res = await runGit(['update-ref', '-m', reason, `refs/heads/${branch}`, to, from], { cwd: repo, allowFailure: true });
@@ -55,7 +86,7 @@ export async function advanceBranch(repo: string, branch: string, from: string, 
   const stillThere = seen ? seen.ref === `refs/heads/${branch}` && seen.head === from : (await headCommit(worktree)) === from;
   if (!stillThere) throw failure(`Branch ${branch} moved while the landing was prepared; nothing was changed, try again.`, 'TARGET_MOVED');
   // git refuses to overwrite an untracked file by exact path only, and overwrites ignored ones without a word.
-  const inTheWay = await untrackedInTheWay(worktree, from, [to], changes);
+  const inTheWay = await (inTheWayAhead ?? untrackedInTheWay(worktree, from, [to], changes));
   if (inTheWay.length > 0) throw untrackedInTheWayError(`Moving ${branch} to the landed commit`, worktree, inTheWay);
   // `--no-overwrite-ignore`: should an ignored file appear after that look, git refuses as a whole too.
   const res = await runGit(['merge', '--ff-only', '--no-overwrite-ignore', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason }, config: MERGE_CONFIG });

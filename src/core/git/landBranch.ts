@@ -41,7 +41,13 @@ export interface LandBranchRequest {
    * Each is read here when not given. `merged`: `mergeAhead`'s answer for the same tips and message
    * (a merge only), its conflict or error thrown only after every refusal `reads` holds.
    */
-  early?: { from: string | null; reads?: Promise<LandingReads | null>; merged?: Promise<MergedAhead | null> | null };
+  early?: {
+    from: string | null;
+    reads?: Promise<LandingReads | null>;
+    merged?: Promise<MergedAhead | null> | null;
+    /** `untrackedInTheWay` in the target's worktree for the merge made ahead (null: none made, or the target is not checked out). */
+    inTheWay?: Promise<string[] | null> | null;
+  };
 }
 
 /** Whether each of the source and the target's tip has the other's commits. */
@@ -107,13 +113,13 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
   if (from === null) throw failure(`There is no branch ${target} in ${repo}; nothing was changed.`, 'NO_TARGET');
   const { checkedOut, alreadyIn, canFastForward } = (await req.early?.reads) ?? (await readLanding(repo, target, source, from));
   if (alreadyIn) throw failure(`${target} already has every commit of ${req.sourceName}; nothing was changed.`, 'NOTHING_TO_LAND');
-  const land = async (kind: LandedKind, commit: string, changesAhead?: Promise<PathChange[]>): Promise<LandedBranch> => {
+  const land = async (kind: LandedKind, commit: string, changesAhead?: Promise<PathChange[]>, inTheWayAhead?: Promise<string[]>): Promise<LandedBranch> => {
     // What the move changes, read once for both checks: the nested repositories it would record, the files on disk it would overwrite.
     const changes = changesAhead ?? startEarly(treeChanges(repo, from, commit));
     // A nested repository the agent committed itself lands as a gitlink nobody can fetch: its files would be said landed and never arrive.
     const nested = await danglingGitlinks(repo, from, commit, changes);
     if (nested.length > 0) throw nestedRepositoryError(`${req.sourceName}'s commits`, nested);
-    await advanceBranch(repo, target, from, commit, `paddock ${kind}: ${req.sourceName} into ${target}`, checkedOut, changes);
+    await advanceBranch(repo, target, from, commit, `paddock ${kind}: ${req.sourceName} into ${target}`, checkedOut, changes, inTheWayAhead);
     return { kind, from, commit };
   };
   switch (req.strategy) {
@@ -127,7 +133,8 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
       const ahead = await req.early?.merged;
       if (ahead) {
         if (!ahead.clean) throw conflictError(req, ahead.conflicts);
-        return land('merge', ahead.commit, ahead.changes);
+        const inTheWay = await req.early?.inTheWay;
+        return land('merge', ahead.commit, ahead.changes, inTheWay ? Promise.resolve(inTheWay) : undefined);
       }
       const tree = await mergedTree(req, from);
       return land('merge', await commitTree(repo, tree, [from, source], req.message));

@@ -1,7 +1,20 @@
 /** Merge into Base: lands the agent's branch on its base (or another branch) — merge, squash, rebase or fast-forward only. */
 import * as path from 'node:path';
 import { usageError } from '../common/errors';
-import { ancestry, assertTargetLandable, branchTips, landBranch, listWorktrees, mergeAhead, readLanding, type LandingReads, type LandStrategy, type MergedAhead } from '../git';
+import {
+  ancestry,
+  assertTargetLandable,
+  branchTips,
+  landBranch,
+  listWorktrees,
+  lookAtTarget,
+  mergeAhead,
+  readLanding,
+  untrackedInTheWay,
+  type LandingReads,
+  type LandStrategy,
+  type MergedAhead,
+} from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { noAgentBranch, prepareAgentWorkReporting, readAgentWorkEarly, stopsFirst, titleLine, type LandingChoices } from './landingPrep';
@@ -56,8 +69,13 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
   const ahead = stopsFirst(job, req) ? null : readBranchesEarly(repo, branch!, target, strategy === 'merge' ? messageFor : null);
   // The merge made ahead goes on to read what it changes: a refusal waits for that too.
   const mergedReads = ahead?.merged ? startEarly(ahead.merged.then((m) => (m?.clean ? m.changes : null))) : null;
-  const pending = [target, uncommitted, ahead?.tips, ahead?.reads, ahead?.merged, mergedReads];
-  return settlingOnError(pending, async () => {
+  const pending = [target, uncommitted, ahead?.tips, ahead?.reads, ahead?.merged, mergedReads, ahead?.inTheWay, ...(ahead?.guessed ?? [])];
+  const landed = await settlingOnError(pending, () => landLocked());
+  // A guess at the target's worktree that proved wrong may still be reading: nothing of the merge is left running.
+  await Promise.allSettled(ahead?.guessed ?? []);
+  return landed;
+
+  async function landLocked(): Promise<MergeReport> {
     const into = await target;
     const prepared = await prepareAgentWorkReporting(ctx.store, job, req, { uncommitted });
     job = prepared.job;
@@ -73,31 +91,45 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
       strategy,
       message: messageFor(into),
       scratchRoot: landingScratch(ctx),
-      early: { from, reads: early?.reads, merged: early?.merged },
+      early: { from, reads: early?.reads, merged: early?.merged, inTheWay: early?.inTheWay },
     });
     ctx.log(`agent ${id}: ${landed.kind} into ${into} (${landed.from.slice(0, 12)} → ${landed.commit.slice(0, 12)})`);
     job = await recordLanding(ctx.store, id, { kind: landed.kind, into, commit: landed.commit, url: null, branchHead: source });
     return { job, ...landed, into };
-  });
+  }
+}
+
+interface BranchesReadEarly {
+  tips: Promise<(string | null)[]>;
+  reads: Promise<LandingReads | null>;
+  merged: Promise<MergedAhead | null> | null;
+  /** `untrackedInTheWay` for the merge made ahead, once its changes and the target's worktree are known. */
+  inTheWay: Promise<string[] | null> | null;
+  /** The reads of the worktree guessed to hold the target, to let finish. */
+  guessed: Promise<unknown>[];
 }
 
 /**
  * The agent's and the target's tips (one git process), then whether the target may be landed on and
- * their ancestry, begun early; with `message`, a true merge's commit as well (`mergeAhead`).
+ * their ancestry, begun early; with `message`, a true merge's commit as well (`mergeAhead`), and
+ * whether its move would overwrite files git does not track. The target is most often the branch
+ * checked out in the main worktree: that worktree's reads begin first, before the list says so.
  */
-function readBranchesEarly(
-  repo: string,
-  branch: string,
-  target: Promise<string>,
-  message: ((into: string) => string) | null,
-): { tips: Promise<(string | null)[]>; reads: Promise<LandingReads | null>; merged: Promise<MergedAhead | null> | null } {
+function readBranchesEarly(repo: string, branch: string, target: Promise<string>, message: ((into: string) => string) | null): BranchesReadEarly {
+  const guess = lookAtTarget(repo);
   const worktrees = startEarly(listWorktrees(repo));
-  const checkedOut = startEarly(target.then((into) => assertTargetLandable(repo, into, worktrees)));
+  const checkedOut = startEarly(target.then((into) => assertTargetLandable(repo, into, worktrees, guess)));
   const tips = startEarly(target.then((into) => branchTips(repo, [branch, into])));
   const both = startEarly(
     Promise.all([target, tips]).then(([into, [source, from]]) => (source !== null && from !== null ? { into, source, from, related: startEarly(ancestry(repo, source, from)) } : null)),
   );
   const reads = startEarly(both.then((b) => (b !== null ? readLanding(repo, b.into, b.source, b.from, checkedOut, b.related) : null)));
   const merged = message === null ? null : startEarly(both.then((b) => (b !== null ? mergeAhead(repo, b.source, b.from, b.related, message(b.into)) : null)));
-  return { tips, reads, merged };
+  const inTheWay =
+    merged === null
+      ? null
+      : startEarly(
+          Promise.all([merged, checkedOut, both]).then(([m, worktree, b]) => (m?.clean && worktree !== null && b !== null ? untrackedInTheWay(worktree, b.from, [m.commit], m.changes) : null)),
+        );
+  return { tips, reads, merged, inTheWay, guessed: [guess.busy, guess.changes] };
 }

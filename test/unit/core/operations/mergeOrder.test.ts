@@ -6,11 +6,12 @@
  * branches before that commit is read again after it.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { LandingConflict } from '../../../../src/core/git/landingConflict';
 import { UNCOMMITTED_CHOICE_CODE } from '../../../../src/core/operations/landingPrep';
+import type { Coordinator } from '../../../../src/core/coordinator';
 import type { JobRecord } from '../../../../src/core/store/schema';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
@@ -115,5 +116,55 @@ describe('merge: concurrent reads keep the order of refusals and changes', funct
     assert.equal(git(sb.repo, 'rev-list', '--parents', '-n1', 'main'), `${report.commit} ${old} ${git(sb.repo, 'rev-parse', job.branch!)}`);
     assert.equal(git(sb.repo, 'log', '-1', '--format=%s', 'main'), 'Land y');
     assert.equal(status(sb.repo), '');
+  });
+
+  /** An ended agent with one commit (y.txt), started from `base`, and `base` moved on since (a true merge). */
+  async function agentBehind(c: Coordinator, base: string): Promise<JobRecord> {
+    const job = await c.start({ repo: sb.repo, base, command: ['sh', '-c', "printf 'y\n' > y.txt && git add -A && git commit -qm 'agent y'"], title: 'true merge' });
+    const ended = await sb.waitEnded(job.id);
+    const tip = git(sb.repo, 'rev-parse', base);
+    const moved = git(sb.repo, '-c', 'user.name=T', '-c', 'user.email=t@t', 'commit-tree', `${tip}^{tree}`, '-p', tip, '-m', `${base} moves`);
+    git(sb.repo, 'update-ref', `refs/heads/${base}`, moved);
+    return ended;
+  }
+
+  it('the main worktree is read first as the likely target: a target checked out elsewhere is judged by its own worktree, either way', async () => {
+    git(sb.repo, 'branch', 'side');
+    const elsewhere = join(sb.root, 'side-worktree');
+    git(sb.repo, 'worktree', 'add', '-q', elsewhere, 'side');
+    git(elsewhere, 'reset', '-q', '--hard', 'side');
+    const c = sb.coordinator();
+    // The main worktree is dirty, the target's own worktree clean: it lands.
+    const first = await agentBehind(c, 'side');
+    git(elsewhere, 'reset', '-q', '--hard', 'side');
+    writeFileSync(join(sb.repo, 'README.md'), 'dirty in the main worktree\n');
+    const landed = await c.merge(first.id, { into: 'side', message: 'Land into side' });
+    assert.equal(landed.kind, 'merge');
+    assert.equal(git(sb.repo, 'rev-parse', 'side'), landed.commit);
+    assert.equal(git(elsewhere, 'rev-parse', 'HEAD'), landed.commit, 'moved in the worktree it is checked out in');
+    assert.equal(readFileSync(join(elsewhere, 'y.txt'), 'utf8'), 'y\n');
+    assert.equal(status(sb.repo), 'M README.md', 'the main worktree untouched');
+    git(sb.repo, 'checkout', '-q', '--', 'README.md');
+
+    // The main worktree is clean, the target's own worktree dirty: refused, nothing moves.
+    const second = await agentBehind(c, 'side');
+    git(elsewhere, 'reset', '-q', '--hard', 'side');
+    const side = git(sb.repo, 'rev-parse', 'side');
+    writeFileSync(join(elsewhere, 'y.txt'), 'the person edits\n');
+    await assert.rejects(c.merge(second.id, { into: 'side' }), (e: PaddockError) => e.code === 'TARGET_DIRTY' && e.message.includes(elsewhere));
+    assert.equal(git(sb.repo, 'rev-parse', 'side'), side, 'side did not move');
+    assert.equal(readFileSync(join(elsewhere, 'y.txt'), 'utf8'), 'the person edits\n');
+  });
+
+  it('a true merge whose move would overwrite an untracked or ignored file in the target is refused, looked at beside the other reads', async () => {
+    const c = sb.coordinator();
+    const job = await agentBehind(c, 'main');
+    git(sb.repo, 'reset', '-q', '--hard', 'main');
+    const main = git(sb.repo, 'rev-parse', 'main');
+    writeFileSync(join(sb.repo, '.git', 'info', 'exclude'), 'y.txt\n');
+    writeFileSync(join(sb.repo, 'y.txt'), 'the person\'s ignored file\n');
+    await assert.rejects(c.merge(job.id), (e: PaddockError) => e.code === 'UNTRACKED_IN_THE_WAY' && /y\.txt/.test(e.message));
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), main, 'main did not move');
+    assert.equal(readFileSync(join(sb.repo, 'y.txt'), 'utf8'), "the person's ignored file\n");
   });
 });
