@@ -17,6 +17,7 @@ import { failure } from '../common/errors';
 import { Limiter } from '../common/limiter';
 import { fewPaths } from './landingConflict';
 import { decodeName } from './pathBytes';
+import { STAT_CHECKED } from './scopedConfig';
 
 export interface GitOptions {
   cwd: string;
@@ -180,7 +181,7 @@ function spawnGit(args: string[], opts: GitOptions): Promise<GitResult> {
       return;
     }
     // Its own process group (detached), so a stop reaches the hooks and helpers git started.
-    const overrides = Object.entries(opts.config ?? {}).flatMap(([key, value]) => ['-c', `${key}=${value}`]);
+    const overrides = Object.entries({ ...STAT_CHECKED, ...opts.config }).flatMap(([key, value]) => ['-c', `${key}=${value}`]);
     // No input: stdin is /dev/null (end of input at once, as an empty pipe gives), with no pipe to make and close.
     const stdin = opts.input === undefined ? 'ignore' : 'pipe';
     const child = spawn('git', [...overrides, ...args], { cwd: opts.cwd, env: gitEnv(opts.env), stdio: [stdin, opts.stdoutFd ?? 'pipe', 'pipe'], windowsHide: true, detached: true });

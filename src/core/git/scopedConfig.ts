@@ -8,6 +8,21 @@
  */
 
 /**
+ * Whether a file changed is judged from its stat data against the index, and three settings let git
+ * skip that look: `core.ignoreStat` (every entry git writes is marked assume-unchanged: edits are
+ * never seen), `core.trustctime=false` and `core.checkStat=minimal` (a same-size edit whose old
+ * mtime was put back, as `cp -p` or `rsync -t` do, matches). Every git Paddock runs looks at the
+ * disk with git's defaults, whatever the repository says: a capture, a status or a commit of the
+ * agent's work must see every edit (measured: with any of the three, a cleanup's snapshot kept the
+ * old content of edited files and said the work was saved).
+ */
+export const STAT_CHECKED: Readonly<Record<string, string>> = {
+  'core.ignoreStat': 'false',
+  'core.trustctime': 'true',
+  'core.checkStat': 'default',
+};
+
+/**
  * A merge, a rebase or a commit ends by starting git's automatic maintenance (`git maintenance run
  * --auto`; `gc --auto` before git 2.29): a process of its own, and, once the repository holds
  * enough loose objects, a garbage collection that detaches and repacks the person's repository in

@@ -5,6 +5,23 @@ import { captureEvidence } from '../../../../src/core/git/evidence';
 import { addWorktree } from '../../../../src/core/git/worktree';
 import { Sandbox, useGitSandbox, binary, git, write } from './gitTestUtil';
 
+/**
+ * The repository told to look at less of a file's stat (`setting`); then a.txt is edited to the same
+ * size and its mtime put back, a second after the index recorded it, in an index written well after
+ * that time (no "racy" entry): only the ctime, or the file's content, tells the edit.
+ */
+function sameSizeEditTimeKept(wt: string, setting: [string, string]): void {
+  git(wt, 'config', ...setting);
+  const file = path.join(wt, 'a.txt');
+  const past = new Date(1_700_000_000_000);
+  utimesSync(file, past, past);
+  git(wt, 'update-index', '-q', '--refresh');
+  // git compares ctime's whole seconds: the edit comes in a later second than the entry's record.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1100);
+  writeFileSync(file, 'LINE 1\nLINE 2\nLINE 3\n', { flag: 'r+' });
+  utimesSync(file, past, past);
+}
+
 /** A change made in the agent's worktree, by kind. */
 type Change = (wt: string) => void;
 
@@ -59,6 +76,14 @@ const CHANGES: Record<string, Change> = {
       utimesSync(full, past, past);
     }
   },
+  'edits in a repository with core.ignoreStat (git flags every entry it writes assume-unchanged)': (wt) => {
+    git(wt, 'config', 'core.ignoreStat', 'true');
+    git(wt, 'update-index', '-q', '--really-refresh');
+    write(wt, 'a.txt', 'edited where git was told to trust the index\n');
+    rmSync(path.join(wt, 'nested/deep/file.txt'), { force: true });
+  },
+  'a same-size edit with its old mtime put back (cp -p, rsync -t), core.trustctime=false': (wt) => sameSizeEditTimeKept(wt, ['core.trustctime', 'false']),
+  'a same-size edit with its old mtime put back, core.checkStat=minimal': (wt) => sameSizeEditTimeKept(wt, ['core.checkStat', 'minimal']),
   'mode change': (wt) => chmodSync(path.join(wt, 'script.sh'), 0o755),
   'rename (on disk)': (wt) => renameSync(path.join(wt, 'old-name.txt'), path.join(wt, 'new-name.txt')),
   'rename (git mv, staged)': (wt) => git(wt, 'mv', 'old-name.txt', 'moved-name.txt'),

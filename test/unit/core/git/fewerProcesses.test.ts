@@ -80,18 +80,25 @@ describe('git: fewer git processes for cleanup', function () {
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { event: string; sid: string; argv?: string[] })
       .filter((e) => e.event === 'start' && !e.sid.includes('/'))
-      .map((e) => e.argv!.slice(1, 2).join(' '));
+      .map((e) => commandOf(e.argv!));
     // Capture: HEAD (and its tree); the agent's own index as a tree, to keep what it staged (write-tree);
-    // the index flags to clear (ls-files); add (run as `-c core.fileMode=true … add`); the tree and its
+    // the index flags to clear (ls-files); add; the tree and its
     // paths (ls-files); the config that says whether git converts bytes (config: with no .gitattributes
     // anywhere, nothing else runs for it); the worktree's own refs and the tips reflog-only commits are
     // judged against (for-each-ref); the commit; the patch, proven by applying it to the base in a
     // scratch index (read-tree, apply, write-tree). Steps that do not depend on each other run side
     // by side, so their order varies; the ref comes only after all of them. Then removal and the branch.
-    const capture = ['rev-parse', 'write-tree', 'ls-files', '-c', 'write-tree', 'ls-files', 'config', 'for-each-ref', 'commit-tree', 'diff-tree', 'read-tree', 'apply', 'write-tree'];
+    const capture = ['rev-parse', 'write-tree', 'ls-files', 'add', 'write-tree', 'ls-files', 'config', 'for-each-ref', 'commit-tree', 'diff-tree', 'read-tree', 'apply', 'write-tree'];
     assert.deepEqual(commands.slice(0, capture.length).sort(), [...capture].sort());
     assert.deepEqual(commands.slice(capture.length), ['update-ref', 'worktree', 'for-each-ref', 'rev-list', 'branch']);
     assert.equal(git(repo, 'branch', '--list', 'paddock/tenproc'), '');
     assert.ok(git(repo, 'rev-parse', 'refs/paddock/snapshots/tenproc'), 'the snapshot stays');
   });
 });
+
+/** git's subcommand in a traced argv: past the program and every `-c key=value` Paddock puts first. */
+function commandOf(argv: readonly string[]): string {
+  let at = 1;
+  while (argv[at] === '-c') at += 2;
+  return argv[at] ?? '';
+}
