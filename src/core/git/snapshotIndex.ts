@@ -69,8 +69,16 @@ async function ignoredOf(opts: StageOptions, paths: readonly string[]): Promise<
   return new Set(res.stdout.split('\0').filter((p) => p.length > 0).map((p) => p.replace(/^\.\//, '')));
 }
 
+/** Whether `rel` lies below one of `folders` (git's own paths: '/'-separated, relative). */
+function isBelowAny(rel: string, folders: Iterable<string>): boolean {
+  for (const folder of folders) if (rel.startsWith(`${folder}/`)) return true;
+  return false;
+}
+
 async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>): Promise<{ code: number; stderr: string }> {
-  const nested = opts.nestedRepos.filter((p) => !gitlinks.has(p));
+  // A repository inside a submodule is the submodule's, not this index's: git never adds below a
+  // gitlink, and refuses a pathspec there ("is in submodule"), which failed every capture.
+  const nested = opts.nestedRepos.filter((p) => !gitlinks.has(p) && !isBelowAny(p, gitlinks));
   // An ignored nested repository is not added anyway (it is archived with the other ignored files).
   const ignored = await ignoredOf(opts, nested);
   const excluded = nested.filter((p) => !ignored.has(p)).map((p) => `:(top,literal,exclude)${p}`);

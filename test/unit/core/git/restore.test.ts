@@ -491,6 +491,33 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.equal(git(repo, 'show', 'refs/paddock/snapshots/job1:foo.txt'), 'lower');
   });
 
+  it('keeps a repository the agent made inside a submodule, and a submodule of a submodule, with their commits and edits', async () => {
+    const deep = sb.repo({ 'deep.txt': 'deep v1\n' }, 'deep');
+    const lib = sb.repo({ 'lib.txt': 'lib v1\n' }, 'lib');
+    git(lib, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', deep, 'deep');
+    git(lib, '-c', 'user.name=A', '-c', 'user.email=a@b.c', 'commit', '-q', '-m', 'lib has deep');
+    git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'vendor/lib');
+    git(repo, 'commit', '-q', '-m', 'add submodule');
+    base = git(repo, 'rev-parse', 'main');
+    git(repo, 'worktree', 'remove', '--force', wt);
+    git(repo, 'branch', '-D', 'paddock/job1');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    git(wt, '-c', 'protocol.file.allow=always', 'submodule', 'update', '--init', '--recursive', '-q');
+    const inner = path.join(wt, 'vendor/lib/deep');
+    write(inner, 'deep.txt', 'deep v2 by the agent\n');
+    git(inner, '-c', 'user.name=A', '-c', 'user.email=a@b.c', 'commit', '-q', '-am', 'agent commit in the submodule of a submodule');
+    const innerHead = git(inner, 'rev-parse', 'HEAD');
+    // A repository of the agent's own, below the submodule's checkout.
+    const scratch = path.join(wt, 'vendor/lib/scratch');
+    git(path.join(wt, 'vendor/lib'), 'init', '-q', 'scratch');
+    write(scratch, 'notes.txt', 'the agent\'s notes\n');
+    const gitFiles = (rel: string) => rel === 'vendor/lib/.git' || rel === 'vendor/lib/deep/.git';
+    const { restored, before } = await roundTrip({}, gitFiles);
+    assertSameState(treeState(restored, gitFiles), before);
+    assert.equal(git(path.join(restored, 'vendor/lib/deep'), 'rev-parse', 'HEAD'), innerHead);
+    assert.equal(readFileSync(path.join(restored, 'vendor/lib/scratch/notes.txt'), 'utf8'), "the agent's notes\n");
+  });
+
   it('captures and restores a repository whose path holds a newline', async () => {
     const odd = sb.repo({ 'a.txt': 'a\n' }, 'odd\nrepo');
     const oddWt = sb.path('odd\nwt');
