@@ -14,23 +14,10 @@ import { regenerableMatcher } from '../git/classify';
 import { holdersOf } from '../proc';
 import { printable } from '../common/printable';
 import type { Holder, JobRecord } from '../store/schema';
+import { StageFailure, type Stage } from './cleanupStageFailure';
+import { bringBackAside, moveAside, moveBack } from './worktreeAside';
 
-export type Stage = 'terminating' | 'capturing' | 'removing';
-
-/** A failure of one stage: where, why, and who was in the way. */
-export class StageFailure extends Error {
-  constructor(
-    readonly stage: Stage,
-    message: string,
-    readonly holders: Holder[] = [],
-    /** The cause is a process seen in /proc (part of the fingerprint). */
-    readonly observed = false,
-    /** Going on would lose something: only the person's consent moves it on. */
-    readonly needsConsent = false,
-  ) {
-    super(message);
-  }
-}
+export { StageFailure, type Stage } from './cleanupStageFailure';
 
 function describeHolders(holders: Holder[]): string {
   const shown = holders.slice(0, 5).map((h) => `pid ${h.pid} (${h.command.split(' ')[0] || '?'})`);
@@ -74,31 +61,26 @@ export class ChangedAfterCapture extends StageFailure {
   }
 }
 
+/** For tests: runs between the removal's last look at the worktree and its deletion. */
+export interface RemovalHooks {
+  afterLastLook?: (folder: string) => Promise<void>;
+}
+
 /**
  * 3. Removes the job's worktree; returns the note for the person. A worktree git still knows is
  * removed only when `stamp`, its capture by this attempt, still describes it entry for entry.
  * `walkOptions`: as the capture walked it (blocking calls in a `paddock` command, which has no event
  * loop to keep free: a third of the time of lstat calls through promises).
  */
-export async function removeJobWorktree(job: JobRecord, worktree: string, stamp?: CaptureStamp, walkOptions: WalkOptions = {}): Promise<string> {
+export async function removeJobWorktree(job: JobRecord, worktree: string, stamp?: CaptureStamp, walkOptions: WalkOptions = {}, hooks: RemovalHooks = {}): Promise<string> {
+  await bringBackAside(worktree);
   if (existsSync(worktree)) {
     const holders = await holdersOf(worktree);
     if (holders.length > 0) throw new StageFailure('removing', describeHolders(holders), holders);
     const gitless = isGitless(worktree);
     if (!gitless && !stamp) throw new StageFailure('removing', `${worktree} was not captured by this attempt; nothing was removed`);
-    const walk = await walkWorktree(worktree, walkOptions);
-    // Found before git is asked: git would delete .git and the registration, then stop half-way.
-    const blocked = [...walk.undeletable, ...walk.unreadable];
-    if (blocked.length > 0) {
-      const more = blocked.length > 3 ? ` and ${blocked.length - 3} more` : '';
-      throw new StageFailure('removing', `cannot delete what is in ${blocked.slice(0, 3).map(printable).join(', ')}${more} (permissions or a read-only mount); nothing was removed`, [], true);
-    }
-    // Anything written since the capture (an escaped process, an editor's auto-save) exists nowhere
-    // else: git's removal would delete it unsaved.
-    if (!gitless && stamp) {
-      const changed = await firstChangeSinceCapture(walk, stamp, regenerableMatcher(job.cleanup?.regenerable ?? DEFAULT_REGENERABLE), walkOptions);
-      if (changed !== null) throw new ChangedAfterCapture(worktree, changed);
-    }
+    if (!gitless && stamp) return removeCapturedWorktree(job, worktree, stamp, walkOptions, hooks);
+    await lookBeforeRemoval(job, worktree, undefined, walkOptions);
   }
   let outcome;
   try {
@@ -113,14 +95,70 @@ export async function removeJobWorktree(job: JobRecord, worktree: string, stamp?
     if (err instanceof StageFailure) throw err;
     throw new StageFailure('removing', describeError(err));
   }
-  // The last agent of a repository leaves no empty `<repo>.worktrees/` behind (rmdir refuses a non-empty one).
-  const parent = path.dirname(worktree);
-  if (parent.endsWith('.worktrees')) await fs.rmdir(parent).catch(() => undefined);
+  await removeEmptyWorktreesFolder(worktree);
   return outcome === 'already-gone-pruned'
     ? 'worktree was already deleted; pruned it from git'
     : outcome === 'remnant-removed'
       ? 'removed what was left of a half-removed worktree (all of it in the evidence)'
       : 'worktree removed';
+}
+
+/**
+ * A worktree captured by this attempt: moved aside (worktreeAside.ts), looked at a last time there
+ * (nothing holds it, nothing blocks its deletion, nothing changed since the capture), deleted there,
+ * and its registration dropped. Any refusal puts it back in its place first.
+ */
+async function removeCapturedWorktree(job: JobRecord, worktree: string, stamp: CaptureStamp, walkOptions: WalkOptions, hooks: RemovalHooks): Promise<string> {
+  const aside = await moveAside(worktree);
+  const folder = aside ?? worktree;
+  try {
+    if (aside) {
+      // A process whose folder or open file is inside moved with it: still a holder.
+      const holders = await holdersOf(aside);
+      if (holders.length > 0) throw new StageFailure('removing', describeHolders(holders), holders);
+    }
+    await lookBeforeRemoval(job, folder, stamp, walkOptions);
+    await hooks.afterLastLook?.(folder);
+  } catch (err) {
+    if (aside) await moveBack(aside, worktree);
+    throw err;
+  }
+  try {
+    if (aside) {
+      // Its `.git` first: a deletion that stops half-way leaves a folder that is no worktree, all of it in the evidence (checkRemnant).
+      await fs.rm(path.join(aside, '.git'), { recursive: true, force: true });
+      await removeRemnant(aside);
+    }
+    await removeWorktree(job.repo, worktree);
+  } catch (err) {
+    if (err instanceof StageFailure) throw err;
+    throw new StageFailure('removing', describeError(err));
+  }
+  await removeEmptyWorktreesFolder(worktree);
+  return 'worktree removed';
+}
+
+/** What must hold before a worktree is deleted: nothing git or Node could not delete, and, when captured, nothing changed since. */
+async function lookBeforeRemoval(job: JobRecord, folder: string, stamp: CaptureStamp | undefined, walkOptions: WalkOptions): Promise<void> {
+  const walk = await walkWorktree(folder, walkOptions);
+  // Found before git is asked: git would delete .git and the registration, then stop half-way.
+  const blocked = [...walk.undeletable, ...walk.unreadable];
+  if (blocked.length > 0) {
+    const more = blocked.length > 3 ? ` and ${blocked.length - 3} more` : '';
+    throw new StageFailure('removing', `cannot delete what is in ${blocked.slice(0, 3).map(printable).join(', ')}${more} (permissions or a read-only mount); nothing was removed`, [], true);
+  }
+  // Anything written since the capture (an escaped process, an editor's auto-save) exists nowhere
+  // else: deleting it would lose it unsaved.
+  if (stamp) {
+    const changed = await firstChangeSinceCapture(walk, stamp, regenerableMatcher(job.cleanup?.regenerable ?? DEFAULT_REGENERABLE), walkOptions);
+    if (changed !== null) throw new ChangedAfterCapture(job.worktree ?? folder, changed);
+  }
+}
+
+/** The last agent of a repository leaves no empty `<repo>.worktrees/` behind (rmdir refuses a non-empty one). */
+async function removeEmptyWorktreesFolder(worktree: string): Promise<void> {
+  const parent = path.dirname(worktree);
+  if (parent.endsWith('.worktrees')) await fs.rmdir(parent).catch(() => undefined);
 }
 
 /** 4. Deletes the job's branch when nothing would be lost (or the person asked); returns what was done. */

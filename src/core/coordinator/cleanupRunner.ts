@@ -20,6 +20,7 @@ import { isTerminalState } from '../store/schema';
 import type { JobStore } from '../store';
 import { backoffDelayMs, NEEDS_ATTENTION_AFTER } from './backoff';
 import { ChangedAfterCapture, removeJobBranch, removeJobWorktree, Stage, StageFailure } from './cleanupRemoval';
+import { bringBackAside } from './worktreeAside';
 import { captureStage } from './cleanupCapture';
 import type { CaptureStamp } from '../git/changedSince';
 import { observeFingerprint } from './fingerprint';
@@ -139,6 +140,8 @@ export class CleanupRunner {
     // What this attempt's capture learned of the worktree, so removal does not walk it a second time.
     const attempt: AttemptFacts = {};
     try {
+      // A removal cut short (this process or another killed) may have left the worktree moved aside.
+      if (job.worktree !== null) await bringBackAside(job.worktree);
       job = await this.terminate(job, notes, request.abort);
       job = await this.capture(job, notes, attempt);
       job = await this.removeUnchanged(job, notes, attempt);
