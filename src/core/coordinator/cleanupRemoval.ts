@@ -6,9 +6,10 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describeError } from '../common/errors';
-import { branchSafety, DEFAULT_REGENERABLE, deleteBranch, readManifest, removeWorktree, runGit, walkWorktree } from '../git';
+import { BranchCheckedOut, branchSafety, DEFAULT_REGENERABLE, deleteBranch, readManifest, removeWorktree, runGit, walkWorktree } from '../git';
 import type { WalkOptions } from '../git/inventory';
 import { firstUnsavedEntry, isGitless } from '../git/remnant';
+import { resolvedPath } from '../git/worktreeRegistration';
 import { firstChangeSinceCapture, type CaptureStamp } from '../git/changedSince';
 import { regenerableMatcher } from '../git/classify';
 import { holdersOf } from '../proc';
@@ -170,18 +171,36 @@ export async function removeJobBranch(job: JobRecord, branch: string): Promise<s
     const safety = await branchSafety(job.repo, branch, { alsoReachableFrom: landed });
     if (!safety.exists) return `branch ${branch} was already gone`;
     const n = safety.unmergedCommits;
-    if (n === 0) {
-      await deleteBranch(job.repo, branch, { force: true, worktree: job.worktree });
-      return `branch ${branch} deleted (all its commits are reachable elsewhere)`;
-    }
-    if (job.cleanup!.deleteBranch) {
-      await deleteBranch(job.repo, branch, { force: true, worktree: job.worktree });
-      return `branch ${branch} deleted as asked: ${n} commit${n === 1 ? '' : 's'} not merged`;
-    }
+    if (n === 0) return (await deleteUnlessCheckedOutElsewhere(job, branch)) ?? `branch ${branch} deleted (all its commits are reachable elsewhere)`;
+    if (job.cleanup!.deleteBranch) return (await deleteUnlessCheckedOutElsewhere(job, branch)) ?? `branch ${branch} deleted as asked: ${n} commit${n === 1 ? '' : 's'} not merged`;
     return `branch kept: ${n} commit${n === 1 ? '' : 's'} not merged`;
   } catch (err) {
     throw new StageFailure('removing', describeError(err));
   }
+}
+
+/**
+ * Deletes the branch, unless another worktree has it checked out (a restored copy, the person's main
+ * worktree, one whose folder is gone): git refuses that on every retry, and taking the branch from
+ * under that worktree is not the cleanup's to do. Its commits are that worktree's HEAD (and in the
+ * snapshot ref), so it is kept like an unmerged one and the cleanup completes: returns that note, or
+ * null once deleted. The agent's own worktree is removed by now; one back at its path is retried.
+ */
+async function deleteUnlessCheckedOutElsewhere(job: JobRecord, branch: string): Promise<string | null> {
+  try {
+    await deleteBranch(job.repo, branch, { force: true, worktree: job.worktree });
+    return null;
+  } catch (err) {
+    if (!(err instanceof BranchCheckedOut) || isOwnWorktree(job, err.at)) throw err;
+    if (err.at === null) return 'branch kept: checked out in another worktree';
+    // A registration whose folder is gone (a drive not mounted) is the person's to prune, never ours.
+    const gone = existsSync(err.at) ? '' : ' (a worktree whose folder is gone: `git worktree prune` forgets it and frees the branch)';
+    return `branch kept: checked out at '${printable(err.at)}'${gone}`;
+  }
+}
+
+function isOwnWorktree(job: JobRecord, at: string | null): boolean {
+  return at !== null && job.worktree !== null && resolvedPath(at) === resolvedPath(job.worktree);
 }
 
 /**

@@ -3,7 +3,7 @@
  * reaches (other branches, remote-tracking branches, tags). Paddock's own
  * snapshot refs do not count, or every captured branch would look safe.
  */
-import { failure } from '../common/errors';
+import { failure, PaddockError } from '../common/errors';
 import { checkBranchName } from './repo';
 import { firstLine, runGit } from './runGit';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
@@ -54,11 +54,29 @@ export async function branchSafety(repo: string, branch: string, opts: BranchSaf
 }
 
 /**
+ * git refused to delete a branch because a worktree has it checked out (or is rebasing or bisecting
+ * it): `at` is that worktree's folder as git named it (null when its message did not say). It
+ * refuses so until that worktree moves off the branch, so trying again changes nothing.
+ */
+export class BranchCheckedOut extends PaddockError {
+  constructor(
+    message: string,
+    readonly at: string | null,
+  ) {
+    super(message, 'failed', 'checked-out');
+  }
+}
+
+// git 2.39 says "Cannot delete branch 'b' checked out at '/w'"; 2.42 on, "cannot delete branch 'b' used by worktree at '/w'".
+const CHECKED_OUT = /checked out at|used by worktree/;
+const CHECKED_OUT_AT = /(?:checked out|used by worktree) at '(.*)'$/m;
+
+/**
  * Deletes a local branch. Without `force` it refuses when the branch has
  * commits no other ref reaches. A missing branch is not an error (cleanup is
  * idempotent). A branch still held by the registration of `worktree` (the
  * agent's own, whose folder is gone) is freed by forgetting that registration
- * first; held by any other worktree, it is kept.
+ * first; held by any other worktree, it is kept: BranchCheckedOut.
  */
 export async function deleteBranch(repo: string, branch: string, opts: { force: boolean; worktree?: string | null }): Promise<void> {
   if (opts.force) {
@@ -75,9 +93,11 @@ export async function deleteBranch(repo: string, branch: string, opts: { force: 
   let res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
   // Still held by the registration of the agent's own worktree, whose folder is gone: that one is forgotten.
   // Another worktree holding it (the person's, perhaps on a drive away) keeps it, and the branch stays.
-  if (res.code !== 0 && /checked out at|used by worktree/.test(res.stderr) && opts.worktree && (await forgetWorktreeRegistration(repo, opts.worktree))) {
+  if (res.code !== 0 && CHECKED_OUT.test(res.stderr) && opts.worktree && (await forgetWorktreeRegistration(repo, opts.worktree))) {
     res = await runGit(['branch', '-D', '--', branch], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
   }
-  if (res.code !== 0 && /not found/.test(res.stderr)) return; // already gone: cleanup is idempotent
-  if (res.code !== 0) throw failure(`Could not delete branch ${branch}: ${firstLine(res.stderr)}`);
+  if (res.code === 0 || /not found/.test(res.stderr)) return; // not found: already gone, cleanup is idempotent
+  const message = `Could not delete branch ${branch}: ${firstLine(res.stderr)}`;
+  if (!CHECKED_OUT.test(res.stderr)) throw failure(message);
+  throw new BranchCheckedOut(message, CHECKED_OUT_AT.exec(res.stderr)?.[1] ?? null);
 }

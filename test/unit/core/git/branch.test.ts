@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { branchSafety, deleteBranch } from '../../../../src/core/git/branch';
+import { realpathSync, rmSync } from 'node:fs';
+import { BranchCheckedOut, branchSafety, deleteBranch } from '../../../../src/core/git/branch';
 import { Sandbox, useGitSandbox, git, write } from './gitTestUtil';
 
 describe('git/branchSafety and deleteBranch', function () {
@@ -82,5 +83,23 @@ describe('git/branchSafety and deleteBranch', function () {
   it('deleteBranch refuses a branch checked out in a live worktree', async () => {
     git(repo, 'worktree', 'add', '-q', '-b', 'paddock/live', sb.path('live'), 'main');
     await assert.rejects(deleteBranch(repo, 'paddock/live', { force: true }), /Could not delete branch paddock\/live/);
+  });
+
+  it('deleteBranch says which worktree has the branch checked out, also one whose folder is gone', async () => {
+    const live = sb.path('live');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/live', live, 'main');
+    const refusal = (err: unknown, at: string) => err instanceof BranchCheckedOut && err.at === at;
+    await assert.rejects(deleteBranch(repo, 'paddock/live', { force: true }), (err) => refusal(err, realpathSync(live)));
+    git(repo, 'checkout', '-q', '--ignore-other-worktrees', 'paddock/live');
+    git(repo, 'worktree', 'remove', '--force', live);
+    await assert.rejects(deleteBranch(repo, 'paddock/live', { force: true }), (err) => refusal(err, realpathSync(repo)));
+    // Another worktree's registration whose folder is gone is not forgotten: only the agent's own (`worktree`) is.
+    git(repo, 'checkout', '-q', 'main');
+    const away = sb.path('away');
+    git(repo, 'worktree', 'add', '-q', away, 'paddock/live');
+    const where = realpathSync(away);
+    rmSync(away, { recursive: true, force: true });
+    await assert.rejects(deleteBranch(repo, 'paddock/live', { force: true, worktree: sb.path('agent') }), (err) => refusal(err, where));
+    assert.notEqual(git(repo, 'branch', '--list', 'paddock/live'), '');
   });
 });
