@@ -44,6 +44,12 @@ async function checkLink(repo: string, worktree: string, notes: string[]): Promi
   throw new StageFailure('capturing', `${check.problem}; nothing was removed${next}`);
 }
 
+/** Repositories with no checkout kept from the worktree's git dir (a submodule after `deinit`): said, since `git status` never shows them. */
+function gitDirsKept(names: readonly string[] | undefined, lead: string): string {
+  if (!names?.length) return '';
+  return `${lead}archived ${names.length} git dir(s) with no checkout from the worktree's git dir (${names.slice(0, 3).map(printable).join(', ')})`;
+}
+
 export async function captureStage(deps: CaptureStageDeps, job: JobRecord, notes: string[]): Promise<CaptureStageResult> {
   const id = job.id;
   job = await deps.setPhase(id, 'capturing');
@@ -97,10 +103,11 @@ export async function captureStage(deps: CaptureStageDeps, job: JobRecord, notes
     job,
     'cleanup-captured',
     `saved ${evidence.fileCount} changed file(s) to ${evidence.snapshotRef}; archived ${s.archived.files} file(s) and ${s.emptyDirs} empty folder(s); ` +
-      `dropped ${s.regenerable.files} regenerable file(s)${s.lostCount ? `; lost ${s.lostCount} path(s) as agreed` : ''}`,
+      `dropped ${s.regenerable.files} regenerable file(s)${s.lostCount ? `; lost ${s.lostCount} path(s) as agreed` : ''}${gitDirsKept(s.keptGitDirs, '; ')}`,
   );
   notes.push(`work saved to ${evidence.snapshotRef}`);
   if (s.archived.files + s.emptyDirs > 0) notes.push(`${s.archived.files} ignored or nested file(s) and ${s.emptyDirs} empty folder(s) archived`);
+  if (s.keptGitDirs?.length) notes.push(gitDirsKept(s.keptGitDirs, ''));
   if (s.regenerable.files > 0) notes.push(`${s.regenerable.files} regenerable file(s) dropped (${s.regenerable.roots.slice(0, 3).map(printable).join(', ')})`);
   if (s.lostCount > 0) notes.push(`${s.lostCount} path(s) dropped as agreed: ${s.lost.slice(0, 3).map((l) => printable(l.path)).join(', ')}`);
   return { job, stamp: evidence.stamp };

@@ -11,8 +11,10 @@
  *   (files over 256 MiB, which git cannot put in a binary patch, are left out of it
  *   and named in the inventory: the snapshot commit holds them; patchTree.ts);
  * - the archive (archive.ts): what git cannot hold — ignored files, empty
- *   folders, nested repositories and submodules with their git dirs — except
- *   regenerable paths (node_modules, .venv…), which are counted and dropped;
+ *   folders, nested repositories and submodules with their git dirs, and every
+ *   repository in the worktree's private git dir that no checkout points at (a
+ *   submodule's after `deinit`) — except regenerable paths (node_modules,
+ *   .venv…), which are counted and dropped;
  * - the inventory (evidenceManifest.ts): every entry found by walking the file
  *   system and where it went.
  *
@@ -153,7 +155,10 @@ function mb(bytes: number): string {
 }
 
 interface GitDirPart {
+  /** The checkout's folder in the worktree (its `.git` pointed here); for a `private` one, its place in the worktree's git dir. */
   path: string;
+  /** No checkout points at it: it lived only in the worktree's private git dir (privateGitDirs). */
+  private?: boolean;
   gitdir: string;
   entries: ArchiveEntry[];
   bytes: number;
@@ -180,6 +185,58 @@ async function doomedGitDirs(worktree: string, walk: Walk, ownGitDir: string, wa
       entries: inner.entries.map(archiveEntry),
       bytes: inner.entries.reduce((n, e) => n + e.size, 0),
       unreadable: [...inner.unreadable, ...(await unreadableFiles(gitdir, files))].map((p) => `${nested.path}/.git/${p}`),
+    });
+  }
+  return parts;
+}
+
+/** How a git dir is named to the person: by its checkout's `.git`, or by its place in the worktree's git dir. */
+function gitDirName(g: GitDirPart): string {
+  return g.private ? `$GIT_DIR/${g.path}` : `${g.path}/.git`;
+}
+
+/** `rel` is `parent` or below it ('/'-separated paths of one walk). */
+function within(parent: string, rel: string): boolean {
+  return rel === parent || rel.startsWith(`${parent}/`);
+}
+
+/**
+ * The outermost folders of the walk of a git dir that git would take for a repository: a HEAD file
+ * beside an objects folder (or, a linked worktree's git dir, a commondir file). What is inside one
+ * (its own submodules' git dirs, modules/a/modules/b) is archived with it.
+ */
+function repositoriesIn(entries: readonly WalkEntry[]): string[] {
+  const types = new Map(entries.map((e) => [e.path, e.type]));
+  const found: string[] = [];
+  for (const e of entries) {
+    if (e.type !== 'dir' || found.some((f) => within(f, e.path))) continue;
+    if (types.get(`${e.path}/HEAD`) !== 'file') continue;
+    if (types.get(`${e.path}/objects`) === 'dir' || types.get(`${e.path}/commondir`) === 'file') found.push(e.path);
+  }
+  return found;
+}
+
+/**
+ * Repositories that live only in the worktree's private git dir: a submodule's git dir after
+ * `git submodule deinit` or `git rm` took its checkout (git keeps it under modules/, with the
+ * commits made in it), or one made there by hand. No folder of the worktree points at them and
+ * `git status` says nothing of them, yet the removal deletes them with the private git dir. Those
+ * inside a git dir already kept through its checkout (`checkouts`) are in that archive already.
+ */
+async function privateGitDirs(ownGitDir: string, gitDirWalk: Walk, checkouts: readonly GitDirPart[]): Promise<GitDirPart[]> {
+  const parts: GitDirPart[] = [];
+  for (const rel of repositoriesIn(gitDirWalk.entries)) {
+    const gitdir = path.join(ownGitDir, rel);
+    if (checkouts.some((c) => isInside(c.gitdir, gitdir))) continue;
+    const inner = gitDirWalk.entries.filter((e) => e.path.startsWith(`${rel}/`)).map((e) => ({ ...e, path: e.path.slice(rel.length + 1) }));
+    const files = inner.filter((e) => e.type !== 'dir').map((e) => e.path);
+    parts.push({
+      path: rel,
+      private: true,
+      gitdir,
+      entries: inner.map(archiveEntry),
+      bytes: inner.reduce((n, e) => n + e.size, 0),
+      unreadable: [...gitDirWalk.unreadable.filter((p) => within(rel, p)), ...(await unreadableFiles(gitdir, files)).map((p) => `${rel}/${p}`)].map((p) => `$GIT_DIR/${p}`),
     });
   }
   return parts;
@@ -242,7 +299,8 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const large = walk.entries.filter((e) => e.type === 'file' && e.size > limit && captured.has(e.path)).map((e) => e.path);
     const forPatch = await treeForPatch({ worktree, baseSha, tree, tempIndex, scratch, env, large });
     const classes = classify({ entries: walk.entries, captured, regenerable: opts.regenerable ?? DEFAULT_REGENERABLE, nested: walk.nested.map((n) => n.path) });
-    const gitdirs = await doomedGitDirs(worktree, walk, ownGitDir, walkOptions);
+    const checkouts = await doomedGitDirs(worktree, walk, ownGitDir, walkOptions);
+    const gitdirs = [...checkouts, ...(await privateGitDirs(ownGitDir, await walkingGitDir, checkouts))];
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
 
     const { inner, commits: kept } = await keeping;
@@ -272,6 +330,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       ),
     ] as const);
 
+    const privateKept = gitdirTemps.filter((g) => g.part.private);
     const summary: EvidenceSummary = {
       captured: classes.captured,
       archived: plan.archived,
@@ -280,6 +339,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       lost: plan.lost.slice(0, 200),
       lostCount: plan.lost.length,
       nested: walk.nested.map((n) => n.path).slice(0, 200),
+      ...(privateKept.length > 0 ? { keptGitDirs: privateKept.map((g) => g.part.path).slice(0, 200) } : {}),
       keptCommits: kept.length,
     };
     const archived = new Set(plan.archive);
@@ -297,7 +357,8 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       summary,
       archive: archiveTemp ? ARCHIVE_FILE : null,
       ...(exact ? { exact } : {}),
-      gitdirs: gitdirTemps.map((g) => ({ path: g.part.path, archive: path.relative(evidenceDir, g.file) })),
+      gitdirs: gitdirTemps.filter((g) => !g.part.private).map((g) => ({ path: g.part.path, archive: path.relative(evidenceDir, g.file) })),
+      ...(privateKept.length > 0 ? { privateGitDirs: privateKept.map((g) => ({ path: g.part.path, archive: path.relative(evidenceDir, g.file) })) } : {}),
       entries: walk.entries.filter((e) => captured.has(e.path) || archived.has(e.path)),
     };
     const inventoryPath = path.join(evidenceDir, INVENTORY_FILE);
@@ -358,13 +419,13 @@ async function planArchive(worktree: string, walk: Walk, archive: string[], gitd
   const unreadable = new Set([...walk.unreadable, ...(await unreadableFiles(worktree, files.filter((p) => byPath.get(p)!.type === 'file')))]);
   const lost: LostEntry[] = [];
   for (const p of unreadable) lost.push({ path: p, bytes: byPath.get(p)?.size ?? 0, why: 'unreadable' });
-  for (const g of gitdirs) if (g.unreadable.length > 0) lost.push({ path: `${g.path}/.git`, bytes: g.bytes, why: 'unreadable' });
+  for (const g of gitdirs) if (g.unreadable.length > 0) lost.push({ path: gitDirName(g), bytes: g.bytes, why: 'unreadable' });
 
   // Candidates by size, smallest first: with consent, as many as fit are kept.
   type Item = { path: string; bytes: number; gitdir?: GitDirPart };
   const items: Item[] = [
     ...files.filter((p) => !unreadable.has(p)).map((p) => ({ path: p, bytes: byPath.get(p)!.size })),
-    ...gitdirs.filter((g) => g.unreadable.length === 0).map((g) => ({ path: `${g.path}/.git`, bytes: g.bytes, gitdir: g })),
+    ...gitdirs.filter((g) => g.unreadable.length === 0).map((g) => ({ path: gitDirName(g), bytes: g.bytes, gitdir: g })),
   ].sort((a, b) => a.bytes - b.bytes);
   const total = items.reduce((n, i) => n + i.bytes, 0);
   const keptItems = new Set<Item>();

@@ -28,6 +28,12 @@ export const EvidenceSummarySchema = z.object({
   lostCount: z.number().check(z.int(), z.nonnegative()),
   /** Nested repositories and submodules, archived whole with their history. */
   nested: z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(200)),
+  /**
+   * Repositories archived from the worktree's private git dir that no checkout pointed at (a
+   * submodule's after `git submodule deinit` or `git rm`), by their place there (`modules/vendor/lib`).
+   * Absent: none.
+   */
+  keptGitDirs: z.optional(z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(200))),
   /** Commits only the worktree's reflogs or own refs knew, kept as extra parents of the snapshot. */
   keptCommits: z.number().check(z.int(), z.nonnegative()),
 });
@@ -65,6 +71,8 @@ export const ManifestSchema = z.object({
   archive: z.nullable(z.string()),
   /** Git dirs that lived in the worktree's private git dir (submodules), each archived on its own. */
   gitdirs: z.array(z.object({ path: z.string(), archive: z.string() })),
+  /** Repositories in the worktree's private git dir that no checkout pointed at, by their place there; restore puts them back in the new one's. Absent: none. */
+  privateGitDirs: z.optional(z.array(z.object({ path: z.string(), archive: z.string() }))),
   /**
    * The files git converts (attributes, core.autocrlf) as they were on disk: a commit whose tree
    * holds their exact bytes (a parent of the snapshot), written back by restore. Absent when none.

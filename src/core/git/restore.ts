@@ -1,7 +1,8 @@
 /**
  * `paddock restore`: re-creates an agent's worktree from its evidence alone —
  * the snapshot commit (tracked and untracked files), the archive (ignored
- * files, empty folders, nested repositories), the submodules' git dirs, and
+ * files, empty folders, nested repositories), the submodules' git dirs (also
+ * those with no checkout, back into the new worktree's git dir), and
  * the inventory's modes and times — as a linked worktree of the repository on
  * the agent's branch (or detached at its HEAD when the branch moved on).
  */
@@ -9,7 +10,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import { extractArchive } from './archive';
-import { INVENTORY_FILE } from './evidence';
+import { INVENTORY_FILE, privateGitDir } from './evidence';
 import { readManifest, type Manifest } from './evidenceManifest';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { EXACT_CONFIG } from './snapshotIndex';
@@ -106,6 +107,26 @@ async function applyInventory(target: string, manifest: Manifest): Promise<void>
   }
 }
 
+/**
+ * Repositories that lived in the worktree's private git dir with no checkout (a submodule's after
+ * `deinit` or `git rm`) go back to the same place in the new worktree's, where `git submodule
+ * update --init` finds the submodule's git dir again, with the commits made in it.
+ */
+async function restorePrivateGitDirs(target: string, evidenceDir: string, parts: readonly { path: string; archive: string }[]): Promise<void> {
+  if (parts.length === 0) return;
+  const ownGitDir = privateGitDir(target);
+  for (const g of parts) {
+    const dest = path.resolve(ownGitDir, g.path);
+    const rel = path.relative(ownGitDir, dest);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw failure(`The evidence inventory names a git dir outside the worktree's own: ${g.path}.`);
+    await fs.mkdir(dest, { recursive: true });
+    await extractArchive(path.join(evidenceDir, g.archive), dest);
+    // No checkout points at it, as `deinit` leaves it (`git rm` leaves the old one's path, wrong here);
+    // `git submodule update --init` sets it again.
+    await runGit(['config', '--file', path.join(dest, 'config'), '--unset', 'core.worktree'], { cwd: target, allowFailure: true });
+  }
+}
+
 export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResult> {
   const target = path.resolve(opts.target);
   await assertFreeTarget(target);
@@ -152,6 +173,7 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
     // It was a submodule's git dir inside the superproject's: as its own .git it must not point back there.
     await runGit(['config', '--file', path.join(dotGit, 'config'), '--unset', 'core.worktree'], { cwd: target, allowFailure: true });
   }
+  await restorePrivateGitDirs(target, opts.evidenceDir, manifest?.privateGitDirs ?? []);
   const problems = await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []);
   if (manifest) await applyInventory(target, manifest);
   await runGit(['update-index', '-q', '--refresh'], { cwd: target, allowFailure: true });

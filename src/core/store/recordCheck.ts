@@ -162,7 +162,8 @@ function lost(v: unknown): Obj {
   oneOf(i.why, LOST_WHY);
   return i;
 }
-const SUMMARY_KEYS = keys('captured', 'archived', 'emptyDirs', 'regenerable', 'lost', 'lostCount', 'nested', 'keptCommits');
+const SUMMARY_KEYS = keys('captured', 'archived', 'emptyDirs', 'regenerable', 'lost', 'lostCount', 'nested', 'keptGitDirs', 'keptCommits');
+const keptGitDirs = (x: unknown) => strArr(x, 200, 4096);
 function evidenceSummary(v: unknown): Obj {
   const i = obj(v, SUMMARY_KEYS);
   tally(i.captured);
@@ -172,6 +173,7 @@ function evidenceSummary(v: unknown): Obj {
   arr(i.lost, 200, lost);
   int(i.lostCount, 0);
   strArr(i.nested, 200, 4096);
+  optional(i, 'keptGitDirs', keptGitDirs);
   int(i.keptCommits, 0);
   return i;
 }

@@ -329,6 +329,7 @@ export function tooltipMarkdown(job: JobRecord, now: number, standing?: Standing
       lines.push(
         row('Captured', `${sum.captured.files} file(s) in the snapshot`),
         row('Archived', `${sum.archived.files} file(s) (${megabytes(sum.archived.bytes)}), ${sum.emptyDirs} empty folder(s)${sum.nested.length ? `, nested repos: ${sum.nested.slice(0, 5).join(', ')}` : ''}`),
+        row('Git dirs kept', sum.keptGitDirs?.length ? `${sum.keptGitDirs.slice(0, 5).join(', ')} (no checkout)` : null),
         row('Kept commits', sum.keptCommits ? `${sum.keptCommits} only the reflog knew` : null),
         row('Regenerable, dropped', sum.regenerable.files ? `${sum.regenerable.files} file(s) (${megabytes(sum.regenerable.bytes)}): ${sum.regenerable.roots.slice(0, 5).join(', ')}` : null),
         row('Lost, as agreed', sum.lostCount ? `${sum.lostCount}: ${sum.lost.slice(0, 5).map((l) => l.path).join(', ')}` : null),

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import { readProcStat } from '../../../../src/core/proc';
 import { CleanupRunner } from '../../../../src/core/coordinator/cleanupRunner';
+import { restoreWorktree } from '../../../../src/core/git/restore';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { canCleanUpAnyway, cleanupBlocker, retryCleanupBlocker } from '../../../../src/core/operations/rules';
 import { pendingWork } from '../../../../src/core/scheduler/pendingWork';
@@ -53,6 +54,45 @@ describe('Coordinator: cleanup', function () {
     const types = (await sb.store.readTimeline(job.id)).map((e) => e.type);
     assert.ok(types.includes('cleanup-captured'), types.join(','));
     assert.ok(types.indexOf('cleanup-captured') < types.indexOf('cleanup-complete'), types.join(','));
+  });
+
+  // Bug 38: after `git submodule deinit` the submodule's git dir, with the commit made in it, lived
+  // only in the worktree's private git dir; cleanup reported nothing nested and nothing lost, and
+  // the removal deleted it.
+  it("keeps the git dir of a submodule the agent deinitialised, with the commit made in it, and says so", async () => {
+    const lib = join(sb.root, 'lib');
+    git(sb.root, 'init', '-q', '-b', 'main', lib);
+    writeFileSync(join(lib, 'lib.txt'), 'lib\n');
+    git(lib, 'add', '.');
+    git(lib, 'commit', '-q', '-m', 'lib');
+    git(sb.repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'vendor/lib');
+    git(sb.repo, 'commit', '-q', '-m', 'submodule');
+    const c = sb.coordinator();
+    const started = await c.start({
+      repo: sb.repo,
+      command: [
+        'sh',
+        '-c',
+        'git -c protocol.file.allow=always submodule update --init -q && cd vendor/lib && echo w > agent.txt && git add agent.txt && ' +
+          'git commit -q -m "only in the submodule" && git rev-parse HEAD > "$0" && cd ../.. && git submodule deinit -q -f vendor/lib',
+        join(sb.root, 'commit.txt'),
+      ],
+    });
+    const job = await sb.waitEnded(started.id);
+    assert.equal(job.lifecycle.state, 'completed', job.lifecycle.detail ?? '');
+    const commit = readFileSync(join(sb.root, 'commit.txt'), 'utf8').trim();
+    const report = await c.cleanup(job.id);
+    assert.equal(report.job.cleanup?.phase, 'complete');
+    assert.equal(existsSync(job.worktree!), false);
+    assert.deepEqual(report.job.evidence?.summary?.keptGitDirs, ['modules/vendor/lib']);
+    assert.ok(report.notes.some((n) => /1 git dir\(s\) with no checkout .*modules\/vendor\/lib/.test(n)), report.notes.join('; '));
+    const captured = (await sb.store.readTimeline(job.id)).find((e) => e.type === 'cleanup-captured');
+    assert.match(captured?.message ?? '', /modules\/vendor\/lib/);
+    // Restored from the evidence, the commit is in the submodule's git dir again.
+    const restored = join(sb.root, 'restored');
+    await restoreWorktree({ repo: sb.repo, snapshotRef: report.job.evidence!.snapshotRef!, evidenceDir: dirname(report.job.evidence!.inventory!), target: restored, branch: null });
+    const module = join(git(restored, 'rev-parse', '--path-format=absolute', '--git-dir'), 'modules', 'vendor', 'lib');
+    assert.equal(git(module, '--git-dir', module, 'log', '-1', '--format=%s', commit), 'only in the submodule');
   });
 
   it('removes nothing written after the capture: a writer outside the agent keeps the worktree until it stops, then every line is kept', async () => {

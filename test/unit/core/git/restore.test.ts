@@ -10,7 +10,9 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CONSENT_NEEDED, captureEvidence, type CaptureOptions } from '../../../../src/core/git/evidence';
+import { CONSENT_NEEDED, captureEvidence, privateGitDir, type CaptureOptions } from '../../../../src/core/git/evidence';
+import { extractArchive } from '../../../../src/core/git/archive';
+import { readManifest } from '../../../../src/core/git/evidenceManifest';
 import { walkWorktree } from '../../../../src/core/git/inventory';
 import { decodeName } from '../../../../src/core/git/pathBytes';
 import { printable } from '../../../../src/core/common/printable';
@@ -129,6 +131,126 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.equal(git(restoredSub, 'rev-parse', 'HEAD'), subHead);
     assert.equal(git(restoredSub, 'log', '-1', '--format=%s'), 'agent commit in submodule');
     assert.equal(readFileSync(path.join(restoredSub, 'lib.txt'), 'utf8'), 'lib v3 uncommitted\n');
+  });
+
+  const FILE_PROTOCOL = ['-c', 'protocol.file.allow=always'];
+
+  /** The agent's worktree made again on a base whose vendor/lib is a submodule of `lib`. */
+  function onBaseWithSubmodule(lib: string): void {
+    git(repo, ...FILE_PROTOCOL, 'submodule', 'add', '-q', lib, 'vendor/lib');
+    git(repo, 'commit', '-q', '-m', 'add submodule');
+    base = git(repo, 'rev-parse', 'main');
+    git(repo, 'worktree', 'remove', '--force', wt);
+    git(repo, 'branch', '-D', 'paddock/job1');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+  }
+
+  /** A commit made in the repository at `dir` and nowhere else. */
+  function commitOnlyIn(dir: string, message: string): string {
+    write(dir, 'agent.txt', `${message}\n`);
+    git(dir, 'add', 'agent.txt');
+    git(dir, 'commit', '-q', '-m', message);
+    return git(dir, 'rev-parse', 'HEAD');
+  }
+
+  /** Whether the git dir `gitdir` (not a checkout) holds `sha` as a commit. */
+  function holdsCommit(gitdir: string, sha: string): boolean {
+    // --work-tree: after `git rm` its core.worktree still names the checkout that is gone.
+    return git(gitdir, '--git-dir', gitdir, '--work-tree', gitdir, 'cat-file', '-t', sha) === 'commit';
+  }
+
+  // Bug 38: git keeps a submodule's git dir in the worktree's private git dir (modules/…) when its
+  // checkout goes; nothing in the worktree points at it, `git status` is silent, and the removal
+  // deleted it with the only copy of the commits made in it.
+  for (const [how, takeCheckout] of [
+    ['git submodule deinit -f', ['submodule', 'deinit', '-q', '-f', 'vendor/lib']],
+    ['git rm', ['rm', '-q', '-f', 'vendor/lib']],
+  ] as const) {
+    it(`keeps the git dir of a submodule whose checkout is gone (${how}), with the commit made in it`, async () => {
+      onBaseWithSubmodule(sb.repo({ 'lib.txt': 'lib v1\n' }, 'lib'));
+      git(wt, ...FILE_PROTOCOL, 'submodule', 'update', '--init', '-q');
+      const commit = commitOnlyIn(path.join(wt, 'vendor/lib'), 'agent commit only in the submodule');
+      git(wt, ...takeCheckout);
+      const ownGitDir = privateGitDir(wt);
+      assert.ok(holdsCommit(path.join(ownGitDir, 'modules/vendor/lib'), commit), 'git kept the submodule git dir');
+
+      const ev = await captureEvidence(options());
+      await removeWorktree(repo, wt);
+      assert.equal(existsSync(ownGitDir), false, 'the removal deleted the private git dir');
+
+      // Restore puts it back where git looks for it.
+      const restored = sb.path('restored');
+      await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+      const restoredModule = path.join(privateGitDir(restored), 'modules/vendor/lib');
+      assert.ok(existsSync(restoredModule), "the submodule's git dir is back in the restored worktree's");
+      assert.ok(holdsCommit(restoredModule, commit), 'the restored worktree holds the commit');
+      assert.equal(git(restoredModule, '--git-dir', restoredModule, 'log', '-1', '--format=%s', commit), 'agent commit only in the submodule');
+      if (how !== 'git rm') {
+        // `git submodule update --init` takes the restored git dir up again: the commit is in the checkout's repository.
+        git(restored, ...FILE_PROTOCOL, 'submodule', 'update', '--init', '-q');
+        assert.equal(git(path.join(restored, 'vendor/lib'), 'cat-file', '-t', commit), 'commit');
+      }
+
+      // The evidence alone holds the commit, and the record and inventory say where.
+      assert.deepEqual(ev.summary.keptGitDirs, ['modules/vendor/lib']);
+      assert.deepEqual(ev.summary.nested, []);
+      const manifest = await readManifest(ev.inventory);
+      assert.deepEqual(manifest.gitdirs, []);
+      assert.deepEqual(manifest.privateGitDirs?.map((g) => g.path), ['modules/vendor/lib']);
+      const fromEvidence = sb.path('from-evidence');
+      mkdirSync(fromEvidence);
+      await extractArchive(path.join(sb.path('store', 'evidence'), manifest.privateGitDirs![0].archive), fromEvidence);
+      assert.ok(holdsCommit(fromEvidence, commit), 'the evidence holds the commit');
+    });
+  }
+
+  it("keeps a nested submodule's git dir once, inside its parent's, whether or not the parent is checked out", async () => {
+    const inner = sb.repo({ 'inner.txt': 'inner v1\n' }, 'inner');
+    const lib = sb.repo({ 'lib.txt': 'lib v1\n' }, 'lib');
+    git(lib, ...FILE_PROTOCOL, 'submodule', 'add', '-q', inner, 'deps/inner');
+    git(lib, 'commit', '-q', '-m', 'add inner');
+    onBaseWithSubmodule(lib);
+    git(wt, ...FILE_PROTOCOL, 'submodule', 'update', '--init', '--recursive', '-q');
+    const commit = commitOnlyIn(path.join(wt, 'vendor/lib/deps/inner'), 'agent commit only in the nested submodule');
+    git(path.join(wt, 'vendor/lib'), 'submodule', 'deinit', '-q', '-f', 'deps/inner');
+    const nestedModule = 'modules/vendor/lib/modules/deps/inner';
+    assert.ok(holdsCommit(path.join(privateGitDir(wt), nestedModule), commit));
+
+    // The parent checked out: its git dir is archived through its checkout, the nested one with it, not again.
+    const first = await captureEvidence(options());
+    assert.equal(first.summary.keptGitDirs, undefined);
+    const firstManifest = await readManifest(first.inventory);
+    assert.deepEqual(firstManifest.gitdirs.map((g) => g.path), ['vendor/lib']);
+    assert.equal(firstManifest.privateGitDirs, undefined);
+
+    // The parent deinitialised too: one git dir, holding the nested one.
+    git(wt, 'submodule', 'deinit', '-q', '-f', 'vendor/lib');
+    const ev = await captureEvidence(options());
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.ok(existsSync(path.join(privateGitDir(restored), nestedModule)), "the nested submodule's git dir is back");
+    assert.ok(holdsCommit(path.join(privateGitDir(restored), nestedModule), commit));
+    assert.deepEqual(ev.summary.keptGitDirs, ['modules/vendor/lib']);
+    assert.deepEqual((await readManifest(ev.inventory)).gitdirs, []);
+  });
+
+  it("keeps a repository made by hand in the worktree's own git dir", async () => {
+    const ownGitDir = privateGitDir(wt);
+    const scratch = path.join(ownGitDir, 'scratch.git');
+    git(sb.dir, 'init', '-q', '--bare', scratch);
+    const src = sb.repo({ 'draft.txt': 'only in scratch.git\n' }, 'src');
+    const commit = git(src, 'rev-parse', 'HEAD');
+    git(src, 'push', '-q', scratch, 'main');
+    rmSync(src, { recursive: true, force: true });
+
+    const ev = await captureEvidence(options());
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.ok(existsSync(path.join(privateGitDir(restored), 'scratch.git')), 'the repository is back');
+    assert.ok(holdsCommit(path.join(privateGitDir(restored), 'scratch.git'), commit));
+    assert.deepEqual(ev.summary.keptGitDirs, ['scratch.git']);
   });
 
   it('never drops a nested repository as regenerable, even inside node_modules', async () => {

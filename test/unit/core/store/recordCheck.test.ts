@@ -95,6 +95,7 @@ function fullRecord(): Record<string, unknown> {
         lost: [{ path: 'big.bin', bytes: 2e9, why: 'too-big' }],
         lostCount: 1,
         nested: ['vendor/lib'],
+        keptGitDirs: ['modules/vendor/old'],
         keptCommits: 0,
       },
     },
