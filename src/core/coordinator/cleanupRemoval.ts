@@ -42,12 +42,13 @@ export async function checkRemnant(job: JobRecord, stage: Stage): Promise<void> 
  * will not delete (`chattr +i`, an append-only flag) makes Node's recursive rm fail with whatever its
  * fallback met last (ENOTDIR from scandir on that file): said as one sentence naming the file.
  */
-async function removeRemnant(worktree: string): Promise<void> {
+async function removeRemnant(worktree: string, shownAt = worktree): Promise<void> {
   try {
     await fs.rm(worktree, { recursive: true, force: true });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    const where = e.path ? printable(e.path) : worktree;
+    // `shownAt`: where the folder is put back when it was deleted from aside (worktreeAside.ts).
+    const where = e.path ? printable(e.path.startsWith(worktree) ? shownAt + e.path.slice(worktree.length) : e.path) : shownAt;
     throw new StageFailure('removing', `cannot delete ${where} (${e.code ?? 'error'}: an immutable or append-only file, or a read-only mount); what is left is all in the evidence`, [], true);
   }
 }
@@ -88,6 +89,8 @@ export async function removeJobWorktree(job: JobRecord, worktree: string, stamp?
     if (isGitless(worktree)) {
       await checkRemnant(job, 'removing');
       await removeRemnant(worktree);
+      // A deletion from aside that stopped half-way left git's registration: dropped with the folder gone.
+      await removeWorktree(job.repo, worktree);
       outcome = 'remnant-removed';
     } else {
       outcome = (await removeWorktree(job.repo, worktree)).outcome;
@@ -125,11 +128,7 @@ async function removeCapturedWorktree(job: JobRecord, worktree: string, stamp: C
     throw err;
   }
   try {
-    if (aside) {
-      // Its `.git` first: a deletion that stops half-way leaves a folder that is no worktree, all of it in the evidence (checkRemnant).
-      await fs.rm(path.join(aside, '.git'), { recursive: true, force: true });
-      await removeRemnant(aside);
-    }
+    if (aside) await deleteMovedAside(aside, worktree);
     await removeWorktree(job.repo, worktree);
   } catch (err) {
     if (err instanceof StageFailure) throw err;
@@ -137,6 +136,20 @@ async function removeCapturedWorktree(job: JobRecord, worktree: string, stamp: C
   }
   await removeEmptyWorktreesFolder(worktree);
   return 'worktree removed';
+}
+
+/**
+ * Its `.git` first: a deletion that stops half-way leaves a folder that is no worktree, all of it in
+ * the evidence, which is put back in the worktree's place for the next attempt's remnant check.
+ */
+async function deleteMovedAside(aside: string, worktree: string): Promise<void> {
+  try {
+    await fs.rm(path.join(aside, '.git'), { recursive: true, force: true });
+    await removeRemnant(aside, worktree);
+  } catch (err) {
+    await moveBack(aside, worktree).catch(() => undefined);
+    throw err;
+  }
 }
 
 /** What must hold before a worktree is deleted: nothing git or Node could not delete, and, when captured, nothing changed since. */
