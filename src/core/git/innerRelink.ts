@@ -4,12 +4,14 @@
  * dir that is gone (or about to be pruned, as its folder is). It is registered
  * again at its restored folder, on its commit (kept by the snapshot), and its
  * files are put back around the new link; what cannot be linked is said, and no
- * `.git` that leads nowhere is left behind.
+ * `.git` that leads nowhere is left behind. A registration left at its path (by
+ * a cleanup of an older version, or one cut short) is replaced.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { firstLine, runGit } from './runGit';
+import { forgetWorktreeRegistration } from './worktreeRegistration';
 
 export interface LinkedRecord {
   path: string;
@@ -44,6 +46,9 @@ export async function relinkInnerWorktrees(repo: string, target: string, linked:
     }
     const aside = `${dir}.paddock-relink-${randomBytes(4).toString('hex')}`;
     await fs.rename(dir, aside);
+    // The restore's folder did not exist before it: a registration still at this path (an older
+    // cleanup's, one cut short) is for a folder that was gone, and `worktree add` refuses its path.
+    await forgetWorktreeRegistration(repo, dir);
     const why = await register(repo, dir, { ...entry, head: entry.head });
     if (why !== null) {
       await fs.rm(dir, { recursive: true, force: true });

@@ -4,12 +4,14 @@
  * repository's (`<common>/worktrees/<name>`), so they outlive it — but only
  * until `git worktree prune` sees their folder gone, and with them goes their
  * HEAD reflog, the only record of the commits made there. The capture keeps
- * those commits and where each worktree was; restore links it again.
+ * those commits and where each worktree was; the removal then forgets their
+ * registrations (innerForget.ts); restore links each again.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { commonDirOf } from './headFiles';
 import { isCommitId } from './commitId';
+import { resolvedPath } from './worktreeRegistration';
 
 export interface InnerWorktree {
   /** Its folder, relative to the agent's worktree. */
@@ -47,15 +49,23 @@ async function headOf(gitDir: string, common: string): Promise<{ head: string | 
  * registrations' `gitdir` files: no git process, and a registration whose folder is gone still counts).
  */
 export async function innerWorktrees(worktree: string, ownGitDir: string): Promise<InnerWorktree[]> {
-  const common = await commonDirOf(ownGitDir);
+  const own = await fs.realpath(ownGitDir).catch(() => ownGitDir);
+  return registeredInside(await commonDirOf(ownGitDir), worktree, own);
+}
+
+/**
+ * The registrations in `common` (the repository's shared git dir) of worktrees whose folder lies
+ * inside `worktree`, present or gone; `own` is a registration to pass over (the worktree's own).
+ */
+export async function registeredInside(common: string, worktree: string, own: string | null = null): Promise<InnerWorktree[]> {
   const registry = path.join(common, 'worktrees');
   const names = await fs.readdir(registry).catch(() => [] as string[]);
-  const root = await fs.realpath(worktree).catch(() => worktree);
-  const own = await fs.realpath(ownGitDir).catch(() => ownGitDir);
+  // Resolved through its parent when it is gone (cleanup asks after the removal).
+  const root = resolvedPath(worktree);
   const found: InnerWorktree[] = [];
   for (const name of names.sort()) {
     const gitDir = path.join(registry, name);
-    if ((await fs.realpath(gitDir).catch(() => gitDir)) === own) continue;
+    if (own !== null && (await fs.realpath(gitDir).catch(() => gitDir)) === own) continue;
     const dotGit = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
     if (!dotGit) continue;
     const folder = path.dirname(path.resolve(gitDir, dotGit));

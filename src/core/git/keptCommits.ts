@@ -42,6 +42,14 @@ async function pseudoRefCommits(file: string): Promise<string[]> {
   return text.split('\n').map((l) => l.trim()).filter((l) => isCommitId(l));
 }
 
+/** What a linked worktree's own git dir knows of commits: its HEAD, its HEAD reflog, its pseudo-refs. */
+export async function innerWorktreeCommits(w: InnerWorktree): Promise<string[]> {
+  const out = w.head ? [w.head] : [];
+  out.push(...(await reflogCommits(path.join(w.gitDir, 'logs', 'HEAD'))));
+  for (const name of PSEUDO_REFS) out.push(...(await pseudoRefCommits(path.join(w.gitDir, name))));
+  return out;
+}
+
 /**
  * Commits known only to the worktree or the branch: none of them is reachable
  * from `headSha` or from any other branch, tag or remote-tracking ref. The
@@ -51,12 +59,8 @@ export async function commitsOnlyInWorktree(worktree: string, gitDir: string, he
   const candidates = new Set<string>();
   for (const sha of await reflogCommits(path.join(gitDir, 'logs', 'HEAD'))) candidates.add(sha);
   // Linked worktrees inside this one: their HEAD and reflog are all that know the commits made there,
-  // and `worktree prune` drops them once the folder is gone.
-  for (const w of inner) {
-    if (w.head) candidates.add(w.head);
-    for (const sha of await reflogCommits(path.join(w.gitDir, 'logs', 'HEAD'))) candidates.add(sha);
-    for (const name of PSEUDO_REFS) for (const sha of await pseudoRefCommits(path.join(w.gitDir, name))) candidates.add(sha);
-  }
+  // and `worktree prune` (or the removal, once they are kept here: innerForget.ts) drops them once the folder is gone.
+  for (const w of inner) for (const sha of await innerWorktreeCommits(w)) candidates.add(sha);
   if (branch) for (const sha of await reflogCommits(path.join(await commonDirOf(gitDir), 'logs', 'refs', 'heads', ...branch.split('/')))) candidates.add(sha);
   for (const name of PSEUDO_REFS) for (const sha of await pseudoRefCommits(path.join(gitDir, name))) candidates.add(sha);
   const durable: string[] = headSha ? [headSha] : [];

@@ -8,6 +8,7 @@ import { isCommitId } from './commitId';
 import { branchExistsInFiles } from './headFiles';
 import { listWorktrees } from './worktreeList';
 import { forgetWorktreeRegistration, resolvedPath } from './worktreeRegistration';
+import { forgetInnerWorktrees } from './innerForget';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export { listWorktrees, type WorktreeEntry } from './worktreeList';
@@ -134,7 +135,9 @@ export type RemoveOutcome = 'removed' | 'already-gone-pruned';
  * Removes a linked worktree whatever its state: dirty or with submodules
  * (--force), locked (--force twice), or its folder already deleted by hand
  * (then only its registration is removed: never the registrations of other
- * worktrees whose folders are away, as `git worktree prune` would). The caller captures evidence and
+ * worktrees whose folders are away, as `git worktree prune` would), and then the
+ * registrations of linked worktrees that were inside it and whose commits are kept
+ * (innerForget.ts). The caller captures evidence and
  * checks holders first: this discards uncommitted work by design.
  *
  * git itself refuses the main working tree and any folder that is not one of
@@ -143,6 +146,13 @@ export type RemoveOutcome = 'removed' | 'already-gone-pruned';
  */
 export async function removeWorktree(repo: string, worktreePath: string): Promise<{ outcome: RemoveOutcome }> {
   const target = resolvedPath(worktreePath);
+  const removed = await removeOwnRegistration(repo, target);
+  // Linked worktrees made inside it went with its folder: their registrations would hold their paths.
+  await forgetInnerWorktrees(repo, target);
+  return removed;
+}
+
+async function removeOwnRegistration(repo: string, target: string): Promise<{ outcome: RemoveOutcome }> {
   const present = existsSync(target);
   if (present) {
     const res = await runGit(['worktree', 'remove', '--force', '--force', '--', target], { cwd: repo, allowFailure: true, pastSiblingAdds: true });

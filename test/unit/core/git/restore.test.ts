@@ -541,26 +541,91 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.equal(git(repo, 'merge-base', '--is-ancestor', manifest.index.commit, ev.snapshotRef), '');
   });
 
-  it('keeps the commits of a linked worktree the agent made inside its worktree, and links it again at restore', async () => {
-    git(wt, 'worktree', 'add', '-q', '--detach', 'inner-wt');
+  /** A linked worktree made inside the agent's at `inner-wt`, with a commit and an untracked file; returns its commit. */
+  function innerWorktree(...addArgs: string[]): string {
+    git(wt, 'worktree', 'add', '-q', ...addArgs, 'inner-wt');
     const inner = path.join(wt, 'inner-wt');
     write(inner, 'inner.txt', 'committed in the inner worktree\n');
     git(inner, 'add', 'inner.txt');
     git(inner, 'commit', '-q', '-m', 'inner commit');
-    const innerHead = git(inner, 'rev-parse', 'HEAD');
     write(inner, 'draft.txt', 'untracked in the inner worktree\n');
-    const { restored, before } = await roundTrip({}, (rel) => rel === 'inner-wt/.git');
-    // What the repository's housekeeping does once the inner worktree's folder is gone.
-    git(repo, 'worktree', 'prune');
+    return git(inner, 'rev-parse', 'HEAD');
+  }
+
+  /** The repository's worktrees, as `git worktree list --porcelain` gives them (one block each). */
+  function registrations(): string[] {
+    return git(repo, 'worktree', 'list', '--porcelain').split('\n\n');
+  }
+
+  const skipInnerDotGit = (rel: string) => rel === 'inner-wt/.git';
+
+  /** The restored inner worktree is a working linked worktree at `innerHead`, the only registration at its path. */
+  function assertLinkedAgain(restoredInner: string, innerHead: string): void {
+    assert.equal(git(restoredInner, 'rev-parse', '--show-toplevel'), restoredInner);
+    assert.equal(git(restoredInner, 'rev-parse', 'HEAD'), innerHead);
+    assert.equal(git(restoredInner, 'status', '--porcelain'), '?? draft.txt');
+    const listed = registrations().filter((r) => r.startsWith(`worktree ${restoredInner}\n`));
+    assert.equal(listed.length, 1);
+    assert.doesNotMatch(listed[0], /prunable/);
+  }
+
+  it('keeps the commits of a linked worktree the agent made inside its worktree, forgets its registration at cleanup, and links it again at restore', async () => {
+    const innerHead = innerWorktree('--detach');
+    const before = treeState(wt, skipInnerDotGit);
+    await captureEvidence(options());
+    await removeWorktree(repo, wt);
+    // Nothing pruned by hand: the removal forgot the inner worktree's registration, its folder gone with the agent's.
+    assert.ok(registrations().every((r) => !r.includes(path.join(wt, 'inner-wt'))));
     git(repo, 'reflog', 'expire', '--expire=now', '--all');
     git(repo, 'gc', '-q', '--prune=now');
     assert.equal(git(repo, 'cat-file', '-t', innerHead), 'commit');
     assert.equal(git(repo, 'merge-base', '--is-ancestor', innerHead, 'refs/paddock/snapshots/job1'), '');
-    assertSameState(treeState(restored, (rel) => rel === 'inner-wt/.git'), before);
+    // Back at the original path, as a plain `paddock restore ID` does.
+    const result = await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: wt, branch: 'paddock/job1' });
+    assert.deepEqual(result.problems, []);
+    assertSameState(treeState(wt, skipInnerDotGit), before);
+    assertLinkedAgain(path.join(wt, 'inner-wt'), innerHead);
+  });
+
+  it('links an inner worktree again at its original path over the registration an older cleanup left there', async () => {
+    const innerHead = innerWorktree('-b', 'agent-inner');
+    const before = treeState(wt, skipInnerDotGit);
+    await captureEvidence(options());
+    // What an older version's cleanup did: the agent's worktree removed, its inner worktree's registration left.
+    git(repo, 'worktree', 'remove', '--force', '--force', wt);
+    assert.ok(registrations().some((r) => r.startsWith(`worktree ${path.join(wt, 'inner-wt')}\n`) && r.includes('prunable')));
+    const result = await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: wt, branch: 'paddock/job1' });
+    assert.deepEqual(result.problems, []);
+    assertSameState(treeState(wt, skipInnerDotGit), before);
+    const restoredInner = path.join(wt, 'inner-wt');
+    assertLinkedAgain(restoredInner, innerHead);
+    assert.equal(git(restoredInner, 'symbolic-ref', 'HEAD'), 'refs/heads/agent-inner');
+  });
+
+  it('restores an inner worktree elsewhere on its branch, with no registration left at its old path', async () => {
+    const innerHead = innerWorktree('-b', 'agent-inner');
+    const { restored, before } = await roundTrip({}, skipInnerDotGit);
+    assertSameState(treeState(restored, skipInnerDotGit), before);
     const restoredInner = path.join(restored, 'inner-wt');
-    assert.equal(git(restoredInner, 'rev-parse', 'HEAD'), innerHead);
-    assert.equal(git(restoredInner, 'status', '--porcelain'), '?? draft.txt');
-    assert.ok(git(repo, 'worktree', 'list', '--porcelain').includes(`worktree ${restoredInner}`));
+    assertLinkedAgain(restoredInner, innerHead);
+    // The branch was free: no registration at the old path still held it.
+    assert.equal(git(restoredInner, 'symbolic-ref', 'HEAD'), 'refs/heads/agent-inner');
+    assert.ok(registrations().every((r) => !r.includes(path.join(wt, 'inner-wt'))));
+  });
+
+  it('leaves registered an inner worktree whose commit or staged change nothing kept, and other worktrees whose folders are away', async () => {
+    // Removed with no capture: the inner commit is only in its worktree's HEAD and reflog.
+    innerWorktree('--detach');
+    git(wt, 'worktree', 'add', '-q', '-b', 'staged-inner', 'staged-wt');
+    write(wt, 'staged-wt/new.txt', 'staged only\n');
+    git(path.join(wt, 'staged-wt'), 'add', 'new.txt');
+    const away = sb.path('away');
+    git(repo, 'worktree', 'add', '-q', '--detach', away);
+    rmSync(away, { recursive: true });
+    await removeWorktree(repo, wt);
+    for (const folder of [path.join(wt, 'inner-wt'), path.join(wt, 'staged-wt'), away]) {
+      assert.ok(registrations().some((r) => r.startsWith(`worktree ${folder}\n`)), folder);
+    }
   });
 
   it('keeps a file too large for a binary patch in the snapshot, leaves it out of the verified patch and says so', async () => {

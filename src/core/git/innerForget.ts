@@ -1,0 +1,72 @@
+/**
+ * Cleanup's half of innerWorktrees.ts: the folder of a linked worktree the
+ * agent made inside its own goes with the agent's worktree, but its
+ * registration stays in the repository's git dir, listed as prunable and still
+ * holding its path, so that a restore to the same place could not link it
+ * again. Once the capture has kept what it knew, it is forgotten; one whose
+ * commits or staged changes nothing else keeps stays, for the person to look at.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { isCommitId } from './commitId';
+import { commonDirOf, worktreeGitDir } from './headFiles';
+import { registeredInside, type InnerWorktree } from './innerWorktrees';
+import { innerWorktreeCommits } from './keptCommits';
+import { READ_ONLY_GIT, runGit } from './runGit';
+import { resolvedPath } from './worktreeRegistration';
+
+/** The repository's shared git dir: from its `.git` with no process when it is a plain checkout. */
+async function sharedGitDir(repo: string): Promise<string | null> {
+  const gitDir = await worktreeGitDir(repo).catch(() => undefined);
+  if (gitDir !== undefined) return commonDirOf(gitDir);
+  const res = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo, allowFailure: true });
+  return res.code === 0 ? res.stdout.trim() : null;
+}
+
+/** Every commit its git dir knows is reachable from a ref of the repository (the snapshot's, a branch…). */
+async function commitsKept(repo: string, w: InnerWorktree): Promise<boolean> {
+  const commits = await innerWorktreeCommits(w);
+  if (commits.length === 0) return true;
+  // Refs only: `--all` would count the HEADs of worktrees, this one's among them.
+  const refs = await runGit(['for-each-ref', '--format=%(objectname) %(objecttype) %(*objectname) %(*objecttype)', 'refs/'], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true });
+  if (refs.code !== 0) return false;
+  const tips = refs.stdout.split('\n').flatMap((line) => {
+    const [sha, type, peeled, peeledType] = line.split(' ');
+    const commit = type === 'commit' ? sha : peeledType === 'commit' ? peeled : undefined;
+    return commit && isCommitId(commit) ? [`^${commit}`] : [];
+  });
+  const input = [...commits, ...tips].join('\n') + '\n';
+  const res = await runGit(['rev-list', '--stdin', '--ignore-missing', '--max-count=1'], { cwd: repo, env: READ_ONLY_GIT, input, allowFailure: true });
+  return res.code === 0 && res.stdout.trim() === '';
+}
+
+/** Its index records nothing but its HEAD: the evidence keeps its files and commits, not its index. */
+async function nothingStaged(repo: string, w: InnerWorktree): Promise<boolean> {
+  if (!w.head) return false;
+  const res = await runGit(['--git-dir', w.gitDir, 'diff-index', '--cached', '--quiet', w.head, '--'], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true });
+  return res.code === 0;
+}
+
+/**
+ * Forgets the registrations of the linked worktrees whose folders were inside `worktree`, now
+ * removed, and are gone with it: never one whose folder is still there, one locked (`git worktree
+ * lock`: its owner's word that it stays), or one that knows a commit no ref keeps or has staged
+ * changes. Returns the paths (relative to `worktree`) of those left registered.
+ */
+export async function forgetInnerWorktrees(repo: string, worktree: string): Promise<string[]> {
+  if (existsSync(worktree)) return [];
+  const common = await sharedGitDir(repo);
+  if (common === null) return [];
+  const root = resolvedPath(worktree);
+  const kept: string[] = [];
+  for (const w of await registeredInside(common, worktree)) {
+    if (existsSync(path.join(root, w.path))) continue;
+    if (existsSync(path.join(w.gitDir, 'locked')) || !(await nothingStaged(repo, w)) || !(await commitsKept(repo, w))) {
+      kept.push(w.path);
+      continue;
+    }
+    // Its own admin dir, found by its `gitdir` file: no other registration is touched.
+    await fs.rm(w.gitDir, { recursive: true, force: true });
+  }
+  return kept;
+}
