@@ -68,6 +68,8 @@ export interface ClassifyInput {
   regenerable: readonly string[];
   /** Nested repositories: never regenerable, whatever folder they sit in (their commits may exist nowhere else). */
   nested?: readonly string[];
+  /** Paths git would not add: never regenerable either (no ignore rule said they could go). */
+  refused?: ReadonlySet<string>;
 }
 
 export function classify(input: ClassifyInput): Classification {
@@ -92,7 +94,7 @@ export function classify(input: ClassifyInput): Classification {
       result.captured.bytes += e.size;
       continue;
     }
-    if ((isRegenerable(e.path) && !inNested(e.path)) || e.type === 'socket') {
+    if ((isRegenerable(e.path) && !inNested(e.path) && !input.refused?.has(e.path)) || e.type === 'socket') {
       // Report the top-most matching path once ("node_modules", not each file in it).
       const parent = e.path.slice(0, Math.max(0, e.path.lastIndexOf('/')));
       if ((parent === '' || !isRegenerable(parent)) && result.regenerable.roots.length < 50) result.regenerable.roots.push(e.path);

@@ -18,6 +18,9 @@
  * - the inventory (evidenceManifest.ts): every entry found by walking the file
  *   system and where it went.
  *
+ * A path git will not add (snapshotIndex.ts) is archived with what git does not
+ * see; one that cannot be read either is lost only with consent, as below.
+ *
  * Anything that cannot be kept (unreadable, or over the archive limit) stops
  * the capture with a `consent-needed` error naming it, unless the person agreed
  * to drop it; then it is recorded as lost. New evidence replaces the old only
@@ -282,23 +285,26 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const tempIndex = path.join(scratch, 'index');
     const env = { GIT_INDEX_FILE: tempIndex, ...SNAPSHOT_AUTHOR };
     const realIndex = path.join(ownGitDir, 'index');
-    const [index] = await Promise.all([
+    const [index, refusedList] = await Promise.all([
       keepAgentIndex({ worktree, realIndex, scratch, headSha, headTree, env }),
       stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: walk.nested.map((n) => n.path) }),
     ]);
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
     const staged = parseStage(await runGit(['ls-files', '-s', '-z'], { cwd: worktree, env, names: true }));
-    const captured = new Set(staged.map((f) => f.path));
+    // A path git would not add is not in the snapshot as it is on disk (a tracked one keeps the entry
+    // its index had): like a file git does not see, it goes into the archive, or is lost with consent.
+    const refused = new Set(refusedList);
+    const captured = new Set(staged.map((f) => f.path).filter((p) => !refused.has(p)));
     const byPath = new Map(walk.entries.map((e) => [e.path, e]));
     // A file the index holds but the disk does not (a sparse checkout's) has no bytes to keep exactly.
-    const onDisk = staged.filter((f) => byPath.get(f.path)?.type === 'file');
+    const onDisk = staged.filter((f) => captured.has(f.path) && byPath.get(f.path)?.type === 'file');
     const treeHasAttributes = walk.entries.some((e) => e.path === '.gitattributes' || e.path.endsWith('/.gitattributes'));
     const exacting = startEarly(captureExactBytes({ worktree, env, files: onDisk, treeHasAttributes, setup: conversions, exactIndex: path.join(scratch, 'exact-index') }));
 
     const limit = opts.patchBlobLimitBytes ?? PATCH_BLOB_LIMIT;
     const large = walk.entries.filter((e) => e.type === 'file' && e.size > limit && captured.has(e.path)).map((e) => e.path);
     const forPatch = await treeForPatch({ worktree, baseSha, tree, tempIndex, scratch, env, large });
-    const classes = classify({ entries: walk.entries, captured, regenerable: opts.regenerable ?? DEFAULT_REGENERABLE, nested: walk.nested.map((n) => n.path) });
+    const classes = classify({ entries: walk.entries, captured, regenerable: opts.regenerable ?? DEFAULT_REGENERABLE, nested: walk.nested.map((n) => n.path), refused });
     const checkouts = await doomedGitDirs(worktree, walk, ownGitDir, walkOptions);
     const gitdirs = [...checkouts, ...(await privateGitDirs(ownGitDir, await walkingGitDir, checkouts))];
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);

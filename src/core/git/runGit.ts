@@ -33,6 +33,8 @@ export interface GitOptions {
   stdoutFd?: number;
   /** stdout holds file names: decoded keeping every byte, valid UTF-8 or not (pathBytes.ts). */
   names?: boolean;
+  /** stderr names files (the paths `add` refused): decoded keeping every byte, as `names` does stdout. */
+  errorNames?: boolean;
   /** Kill git and fail after this long (default GIT_TIMEOUT_MS; long captures pass more). 0: no limit. */
   timeoutMs?: number;
   /** Kills git (or takes the call out of the queue) and fails when aborted. */
@@ -222,7 +224,7 @@ function spawnGit(args: string[], opts: GitOptions): Promise<GitResult> {
       settle(() => {
         const result: GitResult = {
           stdout: opts.names ? decodeName(Buffer.concat(out)) : Buffer.concat(out).toString('utf8'),
-          stderr: Buffer.concat(err).toString('utf8'),
+          stderr: opts.errorNames ? decodeName(Buffer.concat(err)) : Buffer.concat(err).toString('utf8'),
           code: code ?? 128,
         };
         if (result.code !== 0 && !opts.allowFailure) {

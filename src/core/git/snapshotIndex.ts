@@ -16,7 +16,13 @@
  *   brought up to date from the disk (edited, deleted), or the old content
  *   would stand in the snapshot for the agent's edit;
  * - `core.safecrlf` would refuse a file whose line endings git cannot convert
- *   back: its exact bytes are kept beside the snapshot (exactBytes.ts), so it is off.
+ *   back: its exact bytes are kept beside the snapshot (exactBytes.ts), so it is off;
+ * - a path `add` will not take (unreadable, an entry that cannot be stat'ed, a name git
+ *   refuses such as `.GIT/x` or `.gitmodules` as a symlink, a tracked file turned into a
+ *   FIFO, bytes its working-tree-encoding cannot decode) failed the whole capture, every
+ *   retry and every Clean Up Anyway: each is learnt from git's own error line and left out
+ *   of the `add`, and the capture archives it like a file git does not see, or, when it
+ *   cannot be read either, stops for consent to lose it (evidence.ts).
  */
 import { promises as fs } from 'node:fs';
 import { failure } from '../common/errors';
@@ -75,32 +81,86 @@ function isBelowAny(rel: string, folders: Iterable<string>): boolean {
   return false;
 }
 
-async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>): Promise<{ code: number; stderr: string }> {
+interface AddResult {
+  code: number;
+  stderr: string;
+}
+
+async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>, refused: ReadonlySet<string>): Promise<AddResult> {
   // A repository inside a submodule is the submodule's, not this index's: git never adds below a
   // gitlink, and refuses a pathspec there ("is in submodule"), which failed every capture.
   const nested = opts.nestedRepos.filter((p) => !gitlinks.has(p) && !isBelowAny(p, gitlinks));
   // An ignored nested repository is not added anyway (it is archived with the other ignored files).
   const ignored = await ignoredOf(opts, nested);
-  const excluded = nested.filter((p) => !ignored.has(p)).map((p) => `:(top,literal,exclude)${p}`);
+  const excluded = [...nested.filter((p) => !ignored.has(p)), ...refused].map((p) => `:(top,literal,exclude)${p}`);
   // The pathspecs go in on stdin, NUL-separated: a name's bytes (pathBytes.ts) cannot all pass through argv.
   const add = await addPathspecs(opts, ['-A'], ['.', ...excluded]);
   if (add.code !== 0 || nested.length === 0) return add;
   // Files the index tracks below a nested repository (the agent ran `git init` in a tracked folder):
   // `add -u` takes each one's bytes from the disk, or drops it when deleted, and adds nothing untracked.
-  return addPathspecs(opts, ['-u'], nested.map((p) => `:(top,literal)${p}`));
+  return addPathspecs(opts, ['-u'], [...nested.map((p) => `:(top,literal)${p}`), ...[...refused].map((p) => `:(top,literal,exclude)${p}`)]);
 }
 
-function addPathspecs(opts: StageOptions, flags: string[], pathspecs: string[]): Promise<{ code: number; stderr: string }> {
-  return runGit([...EXACT_CONFIG, 'add', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
+function addPathspecs(opts: StageOptions, flags: string[], pathspecs: string[]): Promise<AddResult> {
+  // --ignore-errors: every path git cannot index is named in one run, not only the first (the exit code still says so).
+  return runGit([...EXACT_CONFIG, 'add', '--ignore-errors', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
     cwd: opts.worktree,
     env: opts.env,
     input: encodeName(pathspecs.map((p) => `${p}\0`).join('')),
     allowFailure: true,
     timeoutMs: GIT_BULK_TIMEOUT_MS,
+    errorNames: true,
   });
 }
 
-export async function stageEverything(opts: StageOptions): Promise<void> {
+/**
+ * git's lines (LC_ALL=C, runGit.ts) that name a path `add` will not take. The name is git's own,
+ * unquoted; it may hold a newline, so each pattern ends at text that only git writes.
+ */
+const REFUSALS: readonly RegExp[] = [
+  /^error: open\("([^]+?)"\): /gm, // cannot be read
+  /^error: unable to index file '([^]+?)'$/gm,
+  /^fatal: unable to stat '([^]+?)': /gm, // in a folder that can be listed but not searched
+  /^error: invalid path '([^]+?)'$/gm, // .GIT/x, GIT~1, sub/.git./x, .gitmodules as a symlink
+  /^fatal: failed to encode '([^]+?)' from /gm, // bytes its working-tree-encoding cannot decode
+  /^error: ([^\n]+?): can only add regular files, symbolic links or git-directories$/gm, // a FIFO where a tracked file was
+];
+
+/** The paths git's stderr says `add` refused. */
+export function refusedPaths(stderr: string): string[] {
+  const found = new Set<string>();
+  for (const pattern of REFUSALS) for (const m of stderr.matchAll(pattern)) found.add(m[1]);
+  return [...found];
+}
+
+/**
+ * At most this many `add` runs learn refused paths. Refusals that are errors come all in one run
+ * (--ignore-errors); one that is fatal (an un-encodable file, an entry that cannot be stat'ed)
+ * stops git at the first, so each such path costs a run.
+ */
+const MAX_ADD_RUNS = 64;
+
+/**
+ * `add` again without the paths it refused until it takes the rest: a path git will not add must
+ * not fail the capture of everything else (evidence.ts archives it, or asks consent to lose it).
+ * Stops, failed, when a run names no new path (a failure that is not about one path) or after
+ * MAX_ADD_RUNS runs.
+ */
+async function addLearning(opts: StageOptions, gitlinks: ReadonlySet<string>): Promise<AddResult & { refused: string[] }> {
+  const refused = new Set<string>();
+  for (let run = 1; ; run++) {
+    const add = await addAll(opts, gitlinks, refused);
+    const learned = add.code === 0 ? [] : refusedPaths(add.stderr).filter((p) => !refused.has(p));
+    if (learned.length === 0 || run === MAX_ADD_RUNS) return { ...add, refused: [...refused] };
+    for (const p of learned) refused.add(p);
+  }
+}
+
+/**
+ * Stages the worktree into `opts.tempIndex`; returns the paths git would not add (left out: a
+ * tracked one keeps the entry the index had, the caller keeps its bytes elsewhere).
+ */
+export async function stageEverything(opts: StageOptions): Promise<string[]> {
   let copied = false;
   try {
     // Index writes are lock + rename, so a copy is always a complete index (a leftover index.lock is ignored).
@@ -121,14 +181,15 @@ export async function stageEverything(opts: StageOptions): Promise<void> {
   }
   if (copied) {
     try {
-      const add = await addAll(opts, await unhideFlagged(opts));
-      if (add.code === 0) return;
+      const add = await addLearning(opts, await unhideFlagged(opts));
+      if (add.code === 0) return add.refused;
     } catch {
       // an unusable index copy: start over from HEAD
     }
     await fs.rm(opts.tempIndex, { force: true });
   }
   await runGit(['read-tree', 'HEAD'], { cwd: opts.worktree, env: opts.env });
-  const add = await addAll(opts, await unhideFlagged(opts));
+  const add = await addLearning(opts, await unhideFlagged(opts));
   if (add.code !== 0) throw failure(`Could not capture the worktree ${opts.worktree}: ${firstLine(add.stderr)}`);
+  return add.refused;
 }

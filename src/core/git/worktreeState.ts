@@ -7,6 +7,8 @@
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { failure } from '../common/errors';
+import { printable } from '../common/printable';
 import { headCommit } from './checkout';
 import { commitTree, treeOf } from './mergeTree';
 import { runGit } from './runGit';
@@ -19,7 +21,9 @@ export async function worktreeStateCommit(worktree: string, message: string): Pr
   try {
     const tempIndex = path.join(scratch, 'index');
     const env = { GIT_INDEX_FILE: tempIndex, GIT_OPTIONAL_LOCKS: '0' };
-    await stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: [] });
+    // A path git would not add cannot be part of a commit: the state would silently lack it.
+    const refused = await stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: [] });
+    if (refused.length > 0) throw failure(`Could not read the worktree ${worktree} as git would commit it: git will not add ${printable(refused[0])}${refused.length > 1 ? ` and ${refused.length - 1} more` : ''}.`);
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
     if (tree === (await treeOf(worktree, head))) return head;
     return await commitTree(worktree, tree, [head], message);

@@ -7,12 +7,12 @@
  * symlinks, empty folders). Each case reproduced a loss reported in issue 11.
  */
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CONSENT_NEEDED, captureEvidence, privateGitDir, type CaptureOptions } from '../../../../src/core/git/evidence';
 import { extractArchive } from '../../../../src/core/git/archive';
-import { readManifest } from '../../../../src/core/git/evidenceManifest';
+import { readManifest, type LostEntry } from '../../../../src/core/git/evidenceManifest';
 import { walkWorktree } from '../../../../src/core/git/inventory';
 import { decodeName } from '../../../../src/core/git/pathBytes';
 import { printable } from '../../../../src/core/common/printable';
@@ -21,6 +21,9 @@ import { removeWorktree } from '../../../../src/core/git/worktree';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { Sandbox, binary, git, useGitSandbox, write } from './gitTestUtil';
 import { assertSameState, treeState, type State } from './treeState';
+
+/** Who captures in the permission cases when the tests run as root (root reads anything). */
+const NOBODY = 65534;
 
 describe('git: restore gives back the worktree captured at cleanup', function () {
   this.timeout(120_000);
@@ -498,6 +501,89 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.equal(readFileSync(path.join(restored, 'kept.txt'), 'utf8'), 'tracked-to-be\n');
     assert.equal(existsSync(path.join(restored, 'build/huge.bin')), false);
   });
+
+  it('archives what git will not add — names it refuses, a FIFO where a tracked file was, bytes its encoding cannot decode — and gives it back byte for byte', async () => {
+    // Each of these failed the whole capture ("invalid path", "can only add regular files", "failed to encode"), at every retry and with consent.
+    write(wt, '.GIT/notes.txt', 'notes\n');
+    write(wt, 'GIT~1', 'short name\n');
+    write(wt, 'sub/.git./f', 'dot\n');
+    write(wt, 'docs/.Git/y.txt', 'y\n');
+    write(wt, 'real', '[x]\n');
+    symlinkSync('real', path.join(wt, '.gitmodules'));
+    rmSync(path.join(wt, 'c.txt'));
+    execFileSync('mkfifo', [path.join(wt, 'c.txt')]);
+    write(wt, '.gitattributes', '*.u16 working-tree-encoding=UTF-16LE\n');
+    write(wt, 'good.u16', Buffer.from('h\0i\0\n\0', 'latin1'));
+    write(wt, 'odd.u16', 'abc'); // an odd length is no UTF-16
+    write(wt, 'd.txt', 'd edited\n');
+    const { restored, before } = await roundTrip();
+    assertSameState(treeState(restored), before);
+    const manifest = await readManifest(sb.path('store', 'evidence', 'inventory.json'));
+    assert.deepEqual(manifest.summary.lost, [], 'all of it could be read: nothing needed consent');
+    const snapshot = 'refs/paddock/snapshots/job1';
+    // The tracked file git would not take is not recorded as deleted: its entry stays, the FIFO is in the archive.
+    assert.equal(git(repo, 'show', `${snapshot}:c.txt`), 'c before');
+    assert.equal(git(repo, 'show', `${snapshot}:d.txt`), 'd edited', 'the rest is captured as usual');
+    assert.equal(readFileSync(path.join(restored, 'odd.u16'), 'latin1'), 'abc');
+  });
+
+  it('stops for consent over files nobody can read (untracked, tracked and edited, in a folder that cannot be searched), and with consent records them as lost', async function () {
+    write(wt, 'd.txt', 'd edited\n');
+    write(wt, 'keep.txt', 'kept\n');
+    write(wt, 'locked.txt', 'secret\n');
+    appendFileSync(path.join(wt, 'c.txt'), 'edited, then locked\n');
+    chmodSync(path.join(wt, 'locked.txt'), 0o000);
+    chmodSync(path.join(wt, 'c.txt'), 0o000);
+    // A folder that can be listed but not searched: git cannot even stat what is in it ("unable to stat").
+    write(wt, 'shut/new.txt', 'new\n');
+    chmodSync(path.join(wt, 'shut'), 0o600);
+    let runs: ReturnType<typeof captureWhereChmodCounts>;
+    try {
+      runs = captureWhereChmodCounts(this, [options(), options({ dropUnarchivable: true })]);
+    } finally {
+      chmodSync(path.join(wt, 'shut'), 0o755); // or the sandbox cannot be deleted by its owner
+    }
+    assert.equal(runs[0].code, CONSENT_NEEDED, runs[0].message);
+    assert.match(runs[0].message!, /^Nothing was removed: some files cannot be read: .*c\.txt \(cannot be read\).*locked\.txt \(cannot be read\)/);
+    assert.deepEqual(runs[1].lost?.map((l) => [l.path, l.why]).sort(), [['c.txt', 'unreadable'], ['locked.txt', 'unreadable'], ['shut/new.txt', 'unreadable']], runs[1].message);
+    const manifest = await readManifest(sb.path('store', 'evidence', 'inventory.json'));
+    assert.equal(manifest.snapshotSha, runs[1].snapshotSha);
+    assert.deepEqual(manifest.summary.lost.map((l) => l.path).sort(), ['c.txt', 'locked.txt', 'shut/new.txt']);
+    // The rest is kept; the unreadable tracked file keeps the entry its index had (not a deletion).
+    assert.deepEqual(runs[1].files, { 'c.txt': 'c before\n', 'd.txt': 'd edited\n', 'keep.txt': 'kept\n' });
+  });
+
+  /**
+   * Runs each capture where a file with mode 000 cannot be read: as root (which reads anything) in a
+   * node process as nobody, over a sandbox handed to nobody; otherwise in a child as the same user.
+   * Returns each capture's outcome and, after one that completed, some files of its snapshot.
+   */
+  function captureWhereChmodCounts(test: Mocha.Context, runs: CaptureOptions[]): { code?: string; message?: string; lost?: LostEntry[]; snapshotSha?: string; files?: Record<string, string> }[] {
+    const asNobody = process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : {};
+    if ('uid' in asNobody) execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, sb.dir]);
+    const evidence = require.resolve('../../../../src/core/git/evidence');
+    const script = `
+      const { execFileSync } = require('node:child_process');
+      const { captureEvidence } = require(${JSON.stringify(evidence)});
+      (async () => {
+        const out = [];
+        for (const opts of JSON.parse(process.argv[1])) {
+          try {
+            const ev = await captureEvidence(opts);
+            const files = {};
+            for (const f of ['c.txt', 'd.txt', 'keep.txt']) files[f] = execFileSync('git', ['show', ev.snapshotSha + ':' + f], { cwd: opts.repo, encoding: 'utf8' });
+            out.push({ lost: ev.summary.lost, snapshotSha: ev.snapshotSha, files });
+          } catch (err) {
+            out.push({ code: err.code, message: err.message });
+          }
+        }
+        console.log(JSON.stringify(out));
+      })();`;
+    const res = spawnSync(process.execPath, ['-e', script, JSON.stringify(runs)], { env: process.env, encoding: 'utf8', timeout: 60_000, ...asNobody });
+    if (res.status !== 0 && /EACCES|Cannot find module/.test(res.stderr)) test.skip(); // the built files are not readable by nobody here
+    assert.equal(res.status, 0, res.stderr);
+    return JSON.parse(res.stdout);
+  }
 
   it('keeps the staging area: a file staged and edited again comes back staged and edited (MM, AM), its staged version kept', async () => {
     write(wt, 'c.txt', 'c staged\n');
