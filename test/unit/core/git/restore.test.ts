@@ -112,14 +112,20 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assertSameState(treeState(restored), before);
   });
 
-  it('keeps a submodule initialised in the worktree, with commits made inside it and its edits', async () => {
-    const lib = sb.repo({ 'lib.txt': 'lib v1\n' }, 'lib');
-    git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'vendor/lib');
+  const FILE_PROTOCOL = ['-c', 'protocol.file.allow=always'];
+
+  /** The agent's worktree made again on a base whose vendor/lib is a submodule of `lib`. */
+  function onBaseWithSubmodule(lib: string): void {
+    git(repo, ...FILE_PROTOCOL, 'submodule', 'add', '-q', lib, 'vendor/lib');
     git(repo, 'commit', '-q', '-m', 'add submodule');
     base = git(repo, 'rev-parse', 'main');
     git(repo, 'worktree', 'remove', '--force', wt);
     git(repo, 'branch', '-D', 'paddock/job1');
     git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+  }
+
+  it('keeps a submodule initialised in the worktree, with commits made inside it and its edits', async () => {
+    onBaseWithSubmodule(sb.repo({ 'lib.txt': 'lib v1\n' }, 'lib'));
     git(wt, '-c', 'protocol.file.allow=always', 'submodule', 'update', '--init', '-q');
     const sub = path.join(wt, 'vendor/lib');
     write(sub, 'lib.txt', 'lib v2 by the agent\n');
@@ -135,18 +141,6 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.equal(git(restoredSub, 'log', '-1', '--format=%s'), 'agent commit in submodule');
     assert.equal(readFileSync(path.join(restoredSub, 'lib.txt'), 'utf8'), 'lib v3 uncommitted\n');
   });
-
-  const FILE_PROTOCOL = ['-c', 'protocol.file.allow=always'];
-
-  /** The agent's worktree made again on a base whose vendor/lib is a submodule of `lib`. */
-  function onBaseWithSubmodule(lib: string): void {
-    git(repo, ...FILE_PROTOCOL, 'submodule', 'add', '-q', lib, 'vendor/lib');
-    git(repo, 'commit', '-q', '-m', 'add submodule');
-    base = git(repo, 'rev-parse', 'main');
-    git(repo, 'worktree', 'remove', '--force', wt);
-    git(repo, 'branch', '-D', 'paddock/job1');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
-  }
 
   /** A commit made in the repository at `dir` and nowhere else. */
   function commitOnlyIn(dir: string, message: string): string {
@@ -769,12 +763,7 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     const lib = sb.repo({ 'lib.txt': 'lib v1\n' }, 'lib');
     git(lib, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', deep, 'deep');
     git(lib, '-c', 'user.name=A', '-c', 'user.email=a@b.c', 'commit', '-q', '-m', 'lib has deep');
-    git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'vendor/lib');
-    git(repo, 'commit', '-q', '-m', 'add submodule');
-    base = git(repo, 'rev-parse', 'main');
-    git(repo, 'worktree', 'remove', '--force', wt);
-    git(repo, 'branch', '-D', 'paddock/job1');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    onBaseWithSubmodule(lib);
     git(wt, '-c', 'protocol.file.allow=always', 'submodule', 'update', '--init', '--recursive', '-q');
     const inner = path.join(wt, 'vendor/lib/deep');
     write(inner, 'deep.txt', 'deep v2 by the agent\n');
