@@ -6,6 +6,7 @@
  * frames on the socket get an error frame and a closed connection.
  */
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JobRecord, JobStore, SCHEMA_VERSION } from '../../src/core/store';
@@ -15,7 +16,7 @@ import { cancelQueued } from '../../src/core/operations/cancelQueued';
 import { showCommand } from '../../src/cli/commands/show';
 import { stopCommand } from '../../src/cli/commands/stop';
 import { DEFAULT_SETTINGS, runCli, Sandbox } from '../unit/core/worker/fixtures';
-import { cli, cliAsync, CLI, exchange, treeListing } from './faultKit';
+import { cli, cliAsync, CLI, exchange, isAlive, treeListing } from './faultKit';
 
 function sample(home: string, title: string): Promise<JobRecord> {
   return new JobStore({ home }).create({
@@ -111,6 +112,44 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
     const goodShown = cli(['show', good.id, '--json'], env);
     assert.equal(goodShown.code, 0, goodShown.stderr);
     assert.equal(JSON.parse(goodShown.stdout).title, 'good');
+  });
+
+  it('a running record that names no owner (no execution, no launch) reads orphaned; stop --force and cleanup finish, ending only what carries its marker (bug 46)', async () => {
+    const job = await sample(home, 'no owner');
+    const file = join(home, 'jobs', job.id, 'job.json');
+    // Something of the agent still running (it carries the job's marker), and an unrelated session beside it.
+    const marked = spawn('sleep', ['621'], { detached: true, stdio: 'ignore', env: { ...env, PADDOCK_JOB_ID: job.id } });
+    const other = spawn('bash', ['-c', 'sleep 622 & exec sleep 623'], { detached: true, stdio: 'ignore' });
+    marked.unref();
+    other.unref();
+    try {
+      const record = JSON.parse(readFileSync(file, 'utf8'));
+      Object.assign(record.lifecycle, { state: 'running', generation: 1, startedAt: new Date().toISOString(), pid: null, workerPid: null });
+      writeFileSync(file, JSON.stringify({ ...record, execution: null, launch: null }));
+      const shown = cli(['show', job.id, '--json'], env);
+      assert.equal(shown.code, 0, shown.stderr);
+      const lifecycle = JSON.parse(shown.stdout).lifecycle;
+      assert.equal(lifecycle.state, 'orphaned');
+      assert.match(lifecycle.detail, /names no owner/);
+      const stop = cli(['stop', job.id, '--force'], env);
+      assert.equal(stop.code, 0, stop.stderr);
+      assert.doesNotMatch(stop.stderr, /could not be proven/);
+      for (let i = 0; i < 40 && isAlive(marked.pid!); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(isAlive(marked.pid!), false, 'the marked process was ended');
+      const cleanup = cli(['cleanup', job.id, '--yes'], env);
+      assert.equal(cleanup.code, 0, cleanup.stderr);
+      const after = JSON.parse(cli(['show', job.id, '--json'], env).stdout);
+      assert.equal(after.cleanup.phase, 'complete');
+      assert.equal(isAlive(other.pid!), true, 'the unrelated session is untouched');
+    } finally {
+      for (const pid of [marked.pid, other.pid]) {
+        try {
+          process.kill(-pid!, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
   });
 
   const hostile = [

@@ -7,6 +7,7 @@
  * Everything goes through the operations, as a person's commands would.
  */
 import { spawn } from 'node:child_process';
+import { signalIfSame } from '../proc';
 import { demoAgentScript } from '../profiles/builtins';
 import { waitForJob } from '../scheduler/waitForJob';
 import type { JobRecord, JobStore, LifecycleState } from '../store';
@@ -40,7 +41,8 @@ export async function startDemoTour(ops: Pick<Operations, 'start' | 'send' | 'cl
 
   // Orphaned: the worker dies under a running agent, as after a crash.
   const victim = await waitForState(store, orphaned.id, ['running', 'waiting']);
-  if (victim.lifecycle.workerPid) process.kill(victim.lifecycle.workerPid, 'SIGKILL');
+  // By the identity its worker recorded (pid + start time), never by a bare pid.
+  if (victim.execution) signalIfSame(victim.execution, 'SIGKILL');
 
   // Cleaned: answer its question, let it finish, clean it up.
   await waitForState(store, cleaned.id, ['waiting']);

@@ -10,7 +10,7 @@ export type { OutputPosition, OutputRead } from './outputReader';
 export type { JobWatcher, WatchOptions } from './watcher';
 export { Redactor, REDACTED } from './redactor';
 export { LEGAL_TRANSITIONS, isLegalTransition } from './lifecycle';
-export { judgeOwnership, LAUNCH_FAILED_DETAIL } from './ownership';
+export { judgeOwnership, LAUNCH_FAILED_DETAIL, NO_OWNER_DETAIL } from './ownership';
 export { defaultHome, isJobId, assertJobId } from './paths';
 export { migrateRecord } from './migrations';
 export * from './schema';

@@ -16,6 +16,9 @@ export interface Reconciliation {
 /** Chosen for a worker that died between spawn and claim: it never started the agent, so nothing is orphaned. */
 export const LAUNCH_FAILED_DETAIL = 'worker exited before it started the agent';
 
+/** Chosen for a live record that names no worker at all (damaged, or edited by hand): nobody can ever end it. */
+export const NO_OWNER_DETAIL = 'the record names no owner (no worker execution is recorded for it)';
+
 export type LivenessProbe = (identity: { pid: number; startTime: number; bootId: string }) => Liveness;
 
 /** undefined when the record is consistent with the processes running now. */
@@ -33,6 +36,10 @@ export function judgeOwnership(job: JobRecord, probe: LivenessProbe = livenessOf
     if (liveness === 'alive') return undefined;
     return { to: 'failed', detail: LAUNCH_FAILED_DETAIL, type: 'launch-failed' };
   }
+  // Only a claimed worker moves an execution past `starting` (a `starting` record without one is a launch
+  // under way, or an abandoned one the launcher's lock settles): running, waiting or cancelling with no
+  // execution has no owner that could ever record its end, so it is orphaned like one whose owner died.
+  if (state !== 'queued' && state !== 'starting') return { to: 'orphaned', detail: NO_OWNER_DETAIL, type: 'owner-gone' };
   return undefined;
 }
 

@@ -7,7 +7,7 @@
  * recording the end on the worker's behalf. Resolves after the outcome is durable.
  */
 import { describeError, failure } from '../common/errors';
-import { isSameAndRunningAsync, readProcStatAsync, RecordedProcess, signalEachIfSame, signalIfSameAsync, stillRunning, treeMembers } from '../proc';
+import { bootId, isSameAndRunningAsync, readProcStatAsync, RecordedProcess, signalEachIfSame, signalIfSameAsync, stillRunning, treeMembers, type EnvMarker, type ProcStat } from '../proc';
 import { isTerminalState, JobRecord, JobStore, Leftover, UnresponsiveWorker } from '../store';
 import { StopResult, WorkerClient } from '../protocol/client';
 import { AGENT_MARKER_ENV } from './agentMarker';
@@ -89,9 +89,39 @@ async function stopThroughSocket(store: JobStore, job: JobRecord, force: boolean
 /** The worker that runs (or was launched for) the job's current execution. */
 function workerOf(job: JobRecord): UnresponsiveWorker | undefined {
   const generation = job.lifecycle.generation;
-  if (job.execution) return { generation, pid: job.execution.pid, startTime: job.execution.startTime, ownerToken: job.execution.ownerToken };
-  if (job.launch && job.launch.generation === generation) return { generation, pid: job.launch.workerPid, startTime: job.launch.startTime, ownerToken: null };
+  // An identity recorded before the last boot names nothing now: its pid and start time may match another process.
+  const boot = bootId();
+  if (job.execution) {
+    if (job.execution.bootId !== boot) return undefined;
+    return { generation, pid: job.execution.pid, startTime: job.execution.startTime, ownerToken: job.execution.ownerToken };
+  }
+  if (job.launch && job.launch.generation === generation && job.launch.bootId === boot) {
+    return { generation, pid: job.launch.workerPid, startTime: job.launch.startTime, ownerToken: null };
+  }
   return undefined;
+}
+
+/**
+ * The agent's processes as far as they can be proven the agent's: those carrying the job's marker
+ * (every descendant inherits it, escaped or not), and the session `sid` they are in. The record's
+ * `pid` is a number a damaged or hand-edited record may point at any process: it names the agent's
+ * session only when a process carrying the marker is in that session; otherwise the session is the
+ * one a marked process leads (or the first marked process's); or, with `worker` (identity-checked and
+ * still running), the session whose leader it is the parent of. Nothing proven: no session at all.
+ */
+async function provenAgent(job: JobRecord, marker: EnvMarker, worker?: RecordedProcess): Promise<{ marked: ProcStat[]; sid: number | undefined }> {
+  const marked = await treeMembers(undefined, marker);
+  const recorded = job.lifecycle.pid;
+  if (recorded !== null && recorded > 1) {
+    if (marked.some((p) => p.sid === recorded)) return { marked, sid: recorded };
+    // An agent that cleared its environment (env -i) is still the leader of the PTY session its live worker spawned.
+    if (worker && (await isSameAndRunningAsync(worker))) {
+      const leader = await readProcStatAsync(recorded);
+      if (leader && leader.sid === recorded && leader.ppid === worker.pid) return { marked, sid: recorded };
+    }
+  }
+  const sid = (marked.find((p) => p.pid === p.sid) ?? marked[0])?.sid;
+  return { marked, sid: sid !== undefined && sid > 1 ? sid : undefined };
 }
 
 /** Stopped by a signal (SIGSTOP, SIGTSTP) or by a tracer: it cannot act on anything until continued. */
@@ -108,8 +138,10 @@ export async function isFrozen(pid: number, startTime: number): Promise<boolean>
 async function forceStop(store: JobStore, job: JobRecord): Promise<StopResult> {
   const worker = workerOf(job);
   const marker = { name: AGENT_MARKER_ENV, value: job.id };
-  const sid = job.lifecycle.pid ?? (await treeMembers(undefined, marker))[0]?.sid;
+  // Proven before the worker is killed (its agent is reparented then); never the record's pid taken on trust.
+  const proven = (await provenAgent(job, marker, worker)).sid;
   const killAgent = async () => {
+    const sid = proven ?? (await provenAgent(job, marker)).sid;
     await signalEachIfSame(await treeMembers(sid, marker), 'SIGKILL');
   };
   let state = job.lifecycle.state;
@@ -165,10 +197,10 @@ async function stopThroughWorkerSignal(store: JobStore, job: JobRecord, timeoutM
 async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number): Promise<StopResult> {
   // A terminal record no longer names the agent's pid: the marker every descendant inherits finds what is left.
   const marker = { name: AGENT_MARKER_ENV, value: job.id };
-  let members = await treeMembers(job.lifecycle.pid, marker);
-  const sid = job.lifecycle.pid ?? members[0]?.sid;
-  // Found through the marker: its session's other members belong to the agent too.
-  if (job.lifecycle.pid === null && sid !== undefined) members = await treeMembers(sid, marker);
+  // The record's pid is trusted as the agent's session only when a marked process proves it so.
+  const { sid } = await provenAgent(job, marker);
+  // Its session's other members belong to the agent too.
+  const members = sid !== undefined ? await treeMembers(sid, marker) : [];
   const listed = await runningListed(job);
   const seen = new Map<number, NamedProcess>();
   if (sid && sid > 1) for (const p of members) seen.set(p.pid, { pid: p.pid, command: p.comm });

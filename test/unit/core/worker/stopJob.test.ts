@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findByEnvMarker, readProcStat } from '../../../../src/core/proc';
+import { findByEnvMarker, readProcStat, sessionMembers } from '../../../../src/core/proc';
 import { JobStore } from '../../../../src/core/store';
 import { WorkerClient } from '../../../../src/core/protocol/client';
 import { stopJob } from '../../../../src/core/worker/stopJob';
@@ -196,6 +197,101 @@ describe('stopping an agent', function () {
     assert.deepEqual(result.survivors, []);
     assert.deepEqual(alive(job.id), []);
     assert.equal((await sb.store.read(job.id)).lifecycle.state, 'orphaned');
+  });
+
+  describe('a record that names an unrelated process (bug 46)', () => {
+    let unrelated: { leader: number; sibling: number } | undefined;
+    afterEach(() => {
+      for (const pid of [unrelated?.leader, unrelated?.sibling]) {
+        try {
+          if (pid) process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      unrelated = undefined;
+    });
+
+    /** A `sleep` leading a session of its own, with a sibling `sleep` in it: nothing of any agent. */
+    async function unrelatedSession(): Promise<{ leader: number; sibling: number }> {
+      const child = spawn('bash', ['-c', 'sleep 611 & exec sleep 612'], { detached: true, stdio: 'ignore' });
+      child.unref();
+      const leader = child.pid!;
+      await waitUntil('unrelated session', () => sessionMembers(leader).filter((p) => p.comm === 'sleep').length === 2);
+      const sibling = sessionMembers(leader).find((p) => p.pid !== leader)!.pid;
+      unrelated = { leader, sibling };
+      return unrelated;
+    }
+
+    const untouched = (u: { leader: number; sibling: number }) => {
+      for (const pid of [u.leader, u.sibling]) assert.equal(readProcStat(pid)?.state === 'S' || readProcStat(pid)?.state === 'R', true, `unrelated ${pid} still runs`);
+    };
+
+    function edit(id: string, change: (record: { lifecycle: Record<string, unknown>; execution: unknown; launch: unknown }) => void): void {
+      const file = join(sb.home, 'jobs', id, 'job.json');
+      const record = JSON.parse(readFileSync(file, 'utf8'));
+      change(record);
+      writeFileSync(file, JSON.stringify(record));
+    }
+
+    it('stop --force of an ended agent edited to say running with its pids set to them: reads orphaned, signals nothing unrelated', async () => {
+      const job = await sb.start(['sh', '-c', 'echo done'], { waitFor: ['completed'] });
+      await sb.waitForWorkerExit(job.lifecycle.workerPid ?? (await sb.store.read(job.id)).execution?.pid ?? 0).catch(() => undefined);
+      const u = await unrelatedSession();
+      edit(job.id, (r) => {
+        Object.assign(r.lifecycle, { state: 'running', endedAt: null, exitCode: null, pid: u.leader, workerPid: u.leader });
+        r.execution = null;
+        r.launch = null;
+      });
+      const result = await stopJob(sb.store, job.id, { force: true, connectTimeoutMs: 500 });
+      await sleep(200);
+      untouched(u);
+      assert.equal(result.state, 'orphaned');
+      const record = await sb.store.read(job.id);
+      assert.equal(record.lifecycle.state, 'orphaned');
+      assert.match(record.lifecycle.detail ?? '', /names no owner/);
+      assert.equal(record.lifecycle.pid, null);
+    });
+
+    it('stop of an ended record whose pid was edited to name them: their session is not the agent\'s', async () => {
+      const job = await sb.start(['sh', '-c', 'echo done'], { waitFor: ['completed'] });
+      const u = await unrelatedSession();
+      edit(job.id, (r) => {
+        r.lifecycle.pid = u.leader;
+      });
+      for (const force of [false, true]) {
+        const result = await stopJob(sb.store, job.id, { force, graceMs: 200 });
+        assert.deepEqual(result.ended ?? [], []);
+      }
+      await sleep(200);
+      untouched(u);
+    });
+
+    it('stop --force of a frozen worker whose record names them as the agent: worker and agent killed, they are not', async () => {
+      const job = await sb.start(['sh', '-c', 'setsid sleep 600 & sleep 601'], { settings: { stopGraceMs: 600_000 } });
+      await waitUntil('children', () => alive(job.id).filter((p) => p.comm === 'sleep').length === 2);
+      const worker = (await sb.store.read(job.id)).execution!;
+      const u = await unrelatedSession();
+      process.kill(worker.pid, 'SIGSTOP');
+      await waitUntil('frozen', () => readProcStat(worker.pid)?.state === 'T');
+      try {
+        edit(job.id, (r) => {
+          r.lifecycle.pid = u.leader;
+        });
+        const result = await stopJob(sb.store, job.id, { force: true });
+        assert.equal(result.state, 'cancelled');
+        await sleep(200);
+        untouched(u);
+        assert.deepEqual(alive(job.id), [], 'the agent, found by its marker, is ended');
+        assert.ok(['gone', 'Z'].includes(readProcStat(worker.pid)?.state ?? 'gone'), 'the frozen worker is dead');
+      } finally {
+        try {
+          process.kill(worker.pid, 'SIGCONT');
+        } catch {
+          // killed
+        }
+      }
+    });
   });
 });
 
