@@ -6,8 +6,8 @@
  * frames on the socket get an error frame and a closed connection.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JobRecord, JobStore, SCHEMA_VERSION } from '../../src/core/store';
 import { logsCommand } from '../../src/cli/commands/logs';
@@ -150,6 +150,110 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
         }
       }
     }
+  });
+
+  describe('files that are not regular files (bug 45)', () => {
+    // Each run is bounded: on a regression (a blocking open of a FIFO, a read of /dev/zero) it fails by timing out instead of hanging the suite.
+    const BOUND_MS = 20_000;
+    // SIGKILL: a process blocked in a synchronous open never runs the CLI's SIGTERM handler.
+    const bounded = (args: string[]) => {
+      const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: BOUND_MS, killSignal: 'SIGKILL' });
+      assert.notEqual(r.status, null, `paddock ${args.join(' ')} did not finish within ${BOUND_MS} ms (hung): ${r.stderr.slice(0, 200)}`);
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    /** Runs `body` (JS, with `store` the compiled store module and `home`) in a child process, bounded. */
+    const inChild = (body: string) => {
+      const storeModule = join(__dirname, '..', '..', 'src', 'core', 'store', 'index.js');
+      const script = `const store = require(${JSON.stringify(storeModule)}); const home = ${JSON.stringify(home)};\n(async () => { ${body} })().then(() => process.exit(0), (e) => { console.error(String(e)); process.exit(3); });`;
+      const r = spawnSync(process.execPath, ['-e', script], { env, encoding: 'utf8', timeout: BOUND_MS, killSignal: 'SIGKILL' });
+      assert.notEqual(r.status, null, `the child did not finish within ${BOUND_MS} ms (hung): ${r.stderr}`);
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    const special: Record<string, (file: string) => void> = {
+      FIFO: (file) => execFileSync('mkfifo', [file]),
+      '/dev/zero': (file) => symlinkSync('/dev/zero', file),
+    };
+
+    it('a job.json that is a FIFO or a symlink to /dev/zero is unreadable; list (CLI and window path) returns promptly with the healthy one', async () => {
+      const good = await cancelQueued(new JobStore({ home }), (await sample(home, 'good')).id, 'stopped before it started');
+      const bad: Record<string, string> = {};
+      for (const [kind, make] of Object.entries(special)) {
+        const job = await sample(home, kind);
+        const file = join(home, 'jobs', job.id, 'job.json');
+        rmSync(file);
+        make(file);
+        bad[kind] = job.id;
+      }
+      const listed = bounded(['list', '--json']);
+      assert.equal(listed.code, 0, listed.stderr);
+      const rows = JSON.parse(listed.stdout) as { id: string; title?: string; unreadable?: string }[];
+      assert.equal(rows.find((r) => r.id === good.id)?.title, 'good');
+      for (const [kind, id] of Object.entries(bad)) {
+        assert.match(rows.find((r) => r.id === id)?.unreadable ?? '', /not a regular file/, kind);
+        const shown = bounded(['show', id]);
+        assert.equal(shown.code, 1, kind);
+        assert.match(shown.stderr, new RegExp(`^paddock show: Agent ${id} is unreadable: it is not a regular file \\(a (FIFO|character device)\\)\\.\\n$`), kind);
+      }
+      // The window lists with asynchronous reads (readEntries.ts): the same there.
+      const child = inChild(`const entries = await new store.JobStore({ home }).list(); console.log(JSON.stringify(entries.map((e) => ({ id: e.id, ok: e.ok, reason: e.reason }))));`);
+      assert.equal(child.code, 0, child.stderr);
+      const entries = JSON.parse(child.stdout) as { id: string; ok: boolean; reason?: string }[];
+      assert.equal(entries.find((e) => e.id === good.id)?.ok, true);
+      for (const id of Object.values(bad)) assert.match(entries.find((e) => e.id === id)?.reason ?? '', /not a regular file/);
+      // Left as they are.
+      assert.ok(lstatSync(join(home, 'jobs', bad.FIFO, 'job.json')).isFIFO());
+      assert.equal(readlinkSync(join(home, 'jobs', bad['/dev/zero'], 'job.json')), '/dev/zero');
+    });
+
+    for (const [kind, make] of Object.entries(special)) {
+      it(`usage caches (usage-cursor.json, usage-ended.json) as ${kind} are ignored: list and show return promptly`, async () => {
+        const good = await cancelQueued(new JobStore({ home }), (await sample(home, 'good')).id, 'stopped before it started');
+        make(join(home, 'jobs', good.id, 'usage-cursor.json'));
+        make(join(home, 'usage-ended.json'));
+        const listed = bounded(['list', '--json']);
+        assert.equal(listed.code, 0, listed.stderr);
+        assert.equal((JSON.parse(listed.stdout) as { id: string; title?: string }[]).find((r) => r.id === good.id)?.title, 'good');
+        const shown = bounded(['show', good.id, '--json']);
+        assert.equal(shown.code, 0, shown.stderr);
+        // The caches' reader itself (a running agent's cursor is read through it), both forms: it refuses, and the caller rebuilds.
+        const cacheModule = join(__dirname, '..', '..', 'src', 'core', 'usage', 'cacheFile.js');
+        const file = join(home, 'jobs', good.id, 'usage-cursor.json');
+        const child = inChild(
+          `const c = require(${JSON.stringify(cacheModule)}); const out = [];` +
+            `try { c.readSmallFileSync(${JSON.stringify(file)}, 32 * 1024 * 1024); out.push('read'); } catch (e) { out.push(e.code); }` +
+            `try { await c.readSmallFile(${JSON.stringify(file)}, 32 * 1024 * 1024); out.push('read'); } catch (e) { out.push(e.code); }` +
+            `console.log(out.join(','));`,
+        );
+        assert.equal(child.code, 0, child.stderr);
+        assert.equal(child.stdout.trim(), 'ENOTREG,ENOTREG');
+        assert.ok(lstatSync(file).isFIFO() || lstatSync(file).isSymbolicLink(), 'left as it is');
+      });
+    }
+
+    it('changes/<id> as a FIFO: a record update completes (the signal is skipped) and the FIFO is left as it is', async () => {
+      const job = await sample(home, 'signalled');
+      const signal = join(home, 'changes', job.id);
+      rmSync(signal, { force: true });
+      execFileSync('mkfifo', [signal]);
+      const child = inChild(`const s = new store.JobStore({ home }); await s.update(${JSON.stringify(job.id)}, (j) => ({ ...j, title: 'renamed' }));`);
+      assert.equal(child.code, 0, child.stderr);
+      assert.equal((await new JobStore({ home }).read(job.id)).title, 'renamed');
+      assert.ok(lstatSync(signal).isFIFO());
+    });
+
+    it('a final screen or an output segment that is a FIFO: screen and logs fail in one sentence, promptly', async () => {
+      const job = await cancelQueued(new JobStore({ home }), (await sample(home, 'ended')).id, 'stopped before it started');
+      const dir = join(home, 'jobs', job.id);
+      execFileSync('mkfifo', [join(dir, 'screen.txt')]);
+      mkdirSync(join(dir, 'output'), { recursive: true });
+      execFileSync('mkfifo', [join(dir, 'output', '000000000001.seg')]);
+      for (const args of [['screen', job.id], ['logs', job.id]]) {
+        const r = bounded(args);
+        assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
+        assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+        assert.match(r.stderr, /is not a regular file \(a FIFO\); it was left as it is/);
+      }
+    });
   });
 
   const hostile = [

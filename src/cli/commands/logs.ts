@@ -1,7 +1,8 @@
 /** `paddock logs ID [--follow]`: the agent's recorded terminal output (redacted). */
 import { failure, PaddockError } from '../../core/common/errors';
-import { DEFAULT_OUTPUT_CAP, OUTPUT_START } from '../../core/store';
+import { DEFAULT_OUTPUT_CAP, OUTPUT_START, type OutputPosition, type OutputRead } from '../../core/store';
 import type { JobStore } from '../../core/store/jobStore';
+import { isNotRegularFile } from '../../core/store/regularFile';
 import { isTerminalState, type JobRecord } from '../../core/store/schema';
 import { defineCommand } from '../support/args';
 import { openStore } from '../support/store';
@@ -17,14 +18,14 @@ export const logsCommand = defineCommand({
   async run({ values, positionals: [id] }, ctx) {
     const store = openStore(ctx);
     await store.read(id); // clear error for a missing or malformed id
-    let read = await store.readOutputFrom(id, OUTPUT_START);
+    let read = await readOutput(store, id, OUTPUT_START);
     ctx.io.stdout.write(read.data);
     if (!values.follow) return 0;
     for (;;) {
       // The read reconciles a dead worker at once: its agent shows orphaned (an ended state) here.
       const job = await readFollowed(store, id);
       // Only what the log gained since the last look, after the state: an ended agent's log is whole by now.
-      read = await store.readOutputFrom(id, read.position);
+      read = await readOutput(store, id, read.position);
       if (read.skipped) ctx.io.stderr.write(`paddock logs: output the log had already dropped (it keeps the newest ${DEFAULT_OUTPUT_CAP / 1024 / 1024} MiB) was skipped.\n`);
       ctx.io.stdout.write(read.data);
       if (isTerminalState(job.lifecycle.state)) return followEnd(job);
@@ -32,6 +33,16 @@ export const logsCommand = defineCommand({
     }
   },
 });
+
+/** The output after `from`; a segment that is not a regular file (a FIFO, a device) fails in one sentence. */
+async function readOutput(store: JobStore, id: string, from: OutputPosition): Promise<OutputRead> {
+  try {
+    return await store.readOutputFrom(id, from);
+  } catch (err) {
+    if (isNotRegularFile(err)) throw failure(`The output of agent ${id} cannot be read: ${err.message}.`);
+    throw err;
+  }
+}
 
 /**
  * An agent that ended (completed, failed, stopped) left its whole log: the follow is done, status 0.

@@ -1,11 +1,11 @@
 /** `paddock screen ID`: the agent's visible screen as plain text (its final screen once it has ended). */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { failure } from '../../core/common/errors';
 import { screenBlocker } from '../../core/operations/rules';
 import { WorkerClient } from '../../core/protocol/client';
 import { trimScreen } from '../../core/protocol/trimScreen';
 import { isTerminalState, type JobStore } from '../../core/store';
+import { isNotRegularFile, readRegularTextSync } from '../../core/store/regularFile';
 import { FINAL_SCREEN_FILE } from '../../core/worker/finalScreen';
 import { defineCommand } from '../support/args';
 import { openStore } from '../support/store';
@@ -48,12 +48,19 @@ export const screenCommand = defineCommand({
   },
 });
 
+/** A screen far past any terminal's: more is not a saved screen. */
+const MAX_SCREEN_BYTES = 16 * 1024 * 1024;
+
 function finalScreen(store: JobStore, id: string): string[] {
+  let text: string | null;
   try {
-    return trimScreen(readFileSync(join(store.jobDir(id), FINAL_SCREEN_FILE), 'utf8').split('\n'));
-  } catch {
+    text = readRegularTextSync(join(store.jobDir(id), FINAL_SCREEN_FILE), MAX_SCREEN_BYTES);
+  } catch (err) {
+    if (isNotRegularFile(err)) throw failure(`Agent ${id} has ended, but its final screen cannot be read: ${err.message}.`);
     throw failure(`Agent ${id} has ended and its final screen was not saved.`);
   }
+  if (text === null) throw failure(`Agent ${id} has ended, but its final screen cannot be read: ${FINAL_SCREEN_FILE} is over 16 MB.`);
+  return trimScreen(text.split('\n'));
 }
 
 export default screenCommand;

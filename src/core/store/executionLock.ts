@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import type { HeldExecution } from './executionClaim';
 import { lockfile, privateLockFs } from './lockfileModule';
 import { LockOptions, withLock } from './locks';
+import { readRegularTextSync } from './regularFile';
 
 /** Refreshed every stale/2 by the owner; its staleness is never used to judge liveness. */
 export const EXECUTION_LOCK_STALE_MS = 10_000;
@@ -55,7 +56,7 @@ export async function releaseExecutionLock(
   await withLock(files.recordLock, files.what, lockOptions, async () => {
     let holder: string | undefined;
     try {
-      holder = fs.readFileSync(files.ownerFile, 'utf8');
+      holder = readRegularTextSync(files.ownerFile, 4096) ?? undefined;
     } catch {
       holder = undefined;
     }

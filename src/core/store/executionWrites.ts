@@ -4,7 +4,6 @@
  * worker does not answer. See docs/store.md ("Ownership").
  */
 import { randomBytes } from '../common/lazyCrypto';
-import * as fs from 'node:fs';
 import { failure } from '../common/errors';
 import { livenessOf, ownIdentity, readProcStatAsync } from '../proc/identity';
 import { FILE_MODE } from './durable';
@@ -14,6 +13,7 @@ import { applyTransition } from './lifecycle';
 import { LockOptions } from './locks';
 import { StoreLayout } from './paths';
 import { Mutation, RecordWriter } from './recordWriter';
+import { writeRegularFileSync } from './regularFile';
 import { isTerminalState, JobRecord } from './schema';
 
 export interface ClaimOptions {
@@ -65,7 +65,7 @@ export async function claimExecution(parts: ExecutionParts, id: string, opts: Cl
       claim.attach(() =>
         releaseExecutionLock({ recordLock: layout.recordLock(id), ownerFile: layout.executionOwner(id), what: `agent ${id}` }, lockOptions, ownerToken, releaseLock),
       );
-      fs.writeFileSync(layout.executionOwner(id), ownerToken, { mode: FILE_MODE });
+      writeRegularFileSync(layout.executionOwner(id), ownerToken, FILE_MODE);
       let next: JobRecord = {
         ...current,
         launch: null,

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ensureDir, FILE_MODE } from './durable';
 import { RedactingStream } from './redactingStream';
 import { Redactor } from './redactor';
+import { openRegularSync } from './regularFile';
 
 export interface OutputLog {
   /** Text, or raw bytes (kept by reference until written: do not reuse the buffer). */
@@ -128,7 +129,8 @@ export class SegmentedOutputLog implements OutputLog {
     let batch: Buffer[];
     try {
       if (this.written >= this.segmentSize) this.rotate();
-      this.fd ??= fs.openSync(segmentPath(this.dir, this.seq), 'a', FILE_MODE);
+      // Non-blocking and checked: a segment that is a FIFO or device is refused (reported), never waited on.
+      this.fd ??= openRegularSync(segmentPath(this.dir, this.seq), 'a', FILE_MODE).fd;
       batch = this.takeBatch(this.segmentSize - this.written);
     } catch (err) {
       this.toWrite = [];

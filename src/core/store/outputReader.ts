@@ -7,6 +7,7 @@
  */
 import * as fs from 'node:fs';
 import { segmentPath, segmentSeqs } from './outputLog';
+import { closeQuietly, openRegular, type OpenedFile } from './regularFile';
 
 /** Where a reader stands: the segment it read last, and how many of its bytes. */
 export interface OutputPosition {
@@ -73,27 +74,31 @@ async function segmentsFrom(dir: string, first: number): Promise<number[]> {
   return segmentSeqs(names).filter((seq) => seq >= first);
 }
 
-/** The file's bytes from `offset` to its size now (the writer may be appending); null when it is gone. */
+/**
+ * The file's bytes from `offset` to its size now (the writer may be appending); null when it is gone.
+ * A segment that is not a regular file (a FIFO, a device) throws NotRegularFileError (regularFile.ts).
+ */
 async function readFromOffset(file: string, offset: number): Promise<Buffer | null> {
-  let handle: fs.promises.FileHandle;
+  let opened: OpenedFile;
   try {
-    handle = await fs.promises.open(file, 'r');
+    opened = await openRegular(file, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
+  const { fd, size } = opened;
   try {
-    const { size } = await handle.stat();
     const length = Math.max(0, size - offset);
     const buffer = Buffer.alloc(length);
     let read = 0;
     while (read < length) {
-      const { bytesRead } = await handle.read(buffer, read, length - read, offset + read);
+      const at = read;
+      const bytesRead = await new Promise<number>((resolve, reject) => fs.read(fd, buffer, at, length - at, offset + at, (err, n) => (err ? reject(err) : resolve(n))));
       if (bytesRead === 0) break;
       read += bytesRead;
     }
     return buffer.subarray(0, read);
   } finally {
-    await handle.close();
+    closeQuietly(fd);
   }
 }

@@ -13,6 +13,7 @@ import { usageError } from '../common/errors';
 import { ensureDir, writeFileDurableSync } from './durable';
 import { describeIssues } from './records';
 import type { StorePolicy } from './recordSchemas';
+import { readRegularTextSync } from './regularFile';
 import { storeSchemas } from './storeSchemas';
 
 export type { StorePolicy };
@@ -61,7 +62,9 @@ export class PolicyFile {
   private parse(key: string): StorePolicy {
     let reason: string;
     try {
-      const parsed = storeSchemas().StorePolicySchema.safeParse(JSON.parse(fs.readFileSync(this.path, 'utf8')));
+      const text = readRegularTextSync(this.path, 1024 * 1024);
+      if (text === null) throw new Error('it is over 1 MB');
+      const parsed = storeSchemas().StorePolicySchema.safeParse(JSON.parse(text));
       if (parsed.success) return parsed.data;
       reason = describeIssues(parsed.error.issues);
     } catch (err) {

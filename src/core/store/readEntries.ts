@@ -17,6 +17,7 @@ import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnership } from './ownership';
 import { isJobId, StoreLayout } from './paths';
 import { parseRecordText } from './records';
+import { isNotRegularFile, notRegularReason, readRegularText } from './regularFile';
 import { unreadableEntry } from './unreadableEntry';
 import { isTerminalState, type JobRecord } from './schema';
 
@@ -88,6 +89,7 @@ async function readEntry(layout: StoreLayout, reconcile: Reconcile, check: Retur
   try {
     text = await readText(layout.recordFile(id));
   } catch (err) {
+    if (isNotRegularFile(err)) return unreadableEntry(layout, id, notRegularReason(err));
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') return unreadableEntry(layout, id, `it cannot be read (${code ?? String(err)})`);
     if (!listing) return { id, ok: false, reason: 'no such agent' };
@@ -103,9 +105,10 @@ async function readEntry(layout: StoreLayout, reconcile: Reconcile, check: Retur
 // The callback forms: in Node 20, fs.promises.readFile takes about twice as long for small files
 // (1,000 records: ~60–70 ms against ~25–35 ms, measured), and `fs.promises` loads Node's
 // promise-based fs (and streams, readline) into a CLI that would not otherwise need it.
+// readRegularText uses them too (open, fstat, read, close: the hops fs.readFile makes).
 
-function readText(file: string): Promise<string> {
-  return new Promise((resolve, reject) => fs.readFile(file, 'utf8', (err, text) => (err ? reject(err) : resolve(text))));
+async function readText(file: string): Promise<string> {
+  return (await readRegularText(file)) ?? '';
 }
 
 function readDir(dir: string): Promise<string[]> {

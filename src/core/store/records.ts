@@ -3,10 +3,10 @@
  * zod validation) into a record or the reason it is unreadable. Never throws
  * for a bad file: a corrupt record is shown as unreadable, not as a crash.
  */
-import * as fs from 'node:fs';
 import { describeError } from '../common/errors';
 import { migrateRecord, readAsThisVersion } from './migrations';
 import { checkJobRecord } from './recordCheck';
+import { isNotRegularFile, notRegularReason, readRegularTextSync } from './regularFile';
 import { JobRecord } from './schema';
 import { storeSchemas } from './storeSchemas';
 
@@ -18,8 +18,10 @@ export function loadRecord(id: string, file: string): Loaded {
   try {
     // Records are a few KB: one synchronous read beats the four thread-pool hops of
     // fs.promises.readFile (measured: listing 1,000 jobs 101–262 ms → 22–64 ms).
-    text = fs.readFileSync(file, 'utf8');
+    // Opened non-blocking and checked to be a regular file: a FIFO or device there is unreadable, never a hang.
+    text = readRegularTextSync(file) ?? '';
   } catch (err) {
+    if (isNotRegularFile(err)) return { kind: 'unreadable', reason: notRegularReason(err) };
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
     return { kind: 'unreadable', reason: `it cannot be read (${code ?? describeError(err)})` };

@@ -14,6 +14,7 @@ import { failure } from '../common/errors';
 import { writeFileDurable } from './durable';
 import { DEFAULT_LOCK_OPTIONS, withLock } from './locks';
 import { describeIssues } from './records';
+import { readRegularText } from './regularFile';
 
 export const REVIEW_FILE = 'review.json';
 export const MAX_REVIEW_COMMENTS = 500;
@@ -54,7 +55,7 @@ export async function readReview(store: ReviewHome, id: string): Promise<ReviewF
   const file = fileOf(store, id);
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = (await readRegularText(file)) ?? '';
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, comments: [] };
     throw failure(`Cannot read the review of agent ${id}: ${(err as Error).message}.`);

@@ -7,15 +7,15 @@ import * as fs from 'node:fs';
 import { FILE_MODE } from './durable';
 import { TimelineEntry } from './schema';
 import { failure } from '../common/errors';
+import { openRegularSync, readRegularText } from './regularFile';
 import { timelineEntryOf } from './timelineCheck';
 
 export function appendTimelineLine(file: string, entry: TimelineEntry): void {
   const checked = timelineEntryOf(entry);
   if (!checked.ok) throw failure(`The timeline entry is invalid: ${checked.reason}.`);
   const line = `${JSON.stringify(checked.entry)}\n`;
-  const fd = fs.openSync(file, 'a+', FILE_MODE);
+  const { fd, size } = openRegularSync(file, 'a+', FILE_MODE);
   try {
-    const size = fs.fstatSync(fd).size;
     let prefix = '';
     if (size > 0) {
       const last = Buffer.alloc(1);
@@ -31,7 +31,7 @@ export function appendTimelineLine(file: string, entry: TimelineEntry): void {
 export async function readTimelineFile(file: string): Promise<TimelineEntry[]> {
   let text: string;
   try {
-    text = await fs.promises.readFile(file, 'utf8');
+    text = (await readRegularText(file)) ?? '';
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;

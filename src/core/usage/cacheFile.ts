@@ -4,29 +4,22 @@
  * limit is one to rebuild, not one to hold in memory; replaced without a lock
  * (two writers each leave a whole file).
  */
-import { closeSync, fstatSync, openSync, promises as fsp, readFileSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import { tempPathFor } from '../store/durable';
+import { readRegularText, readRegularTextSync } from '../store/regularFile';
 
-/** The file's text, or null when it is over `maxBytes`. Throws what opening or reading throws. */
-export async function readSmallFile(path: string, maxBytes: number): Promise<string | null> {
-  const handle = await fsp.open(path, 'r');
-  try {
-    if ((await handle.stat()).size > maxBytes) return null;
-    return await handle.readFile('utf8');
-  } finally {
-    await handle.close();
-  }
+/**
+ * The file's text, or null when it holds more than `maxBytes` (counted while reading). Throws what
+ * opening or reading throws, and for anything but a regular file (a FIFO, a device: regularFile.ts),
+ * which the caller ignores like any unreadable cache.
+ */
+export function readSmallFile(path: string, maxBytes: number): Promise<string | null> {
+  return readRegularText(path, maxBytes);
 }
 
 /** readSmallFile with blocking calls: for a one-shot command reading many (through the thread pool each costs several times more). */
 export function readSmallFileSync(path: string, maxBytes: number): string | null {
-  const fd = openSync(path, 'r');
-  try {
-    if (fstatSync(fd).size > maxBytes) return null;
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
+  return readRegularTextSync(path, maxBytes);
 }
 
 /**

@@ -5,13 +5,14 @@
  * the job is noticed by the next reader.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { failure } from '../common/errors';
 import { bootId, readProcStatAsync } from '../proc';
 import { processBackend } from '../proc/backend';
 import { JobStore } from '../store';
+import { isNotRegularFile, openRegularSync } from '../store/regularFile';
 import { PER_AGENT_ENV } from './agentEnv';
 import { releaseLaunchGate } from './launchGate';
 
@@ -69,7 +70,14 @@ export async function spawnWorker(opts: SpawnWorkerOptions): Promise<SpawnedWork
   if (opts.gated) args.push('--gated');
 
   const dir = store.jobDir(opts.jobId);
-  const logFd = openSync(join(dir, WORKER_LOG_FILE), 'a', 0o600);
+  // A worker.log that is not a regular file (a FIFO would block this open for ever) refuses the launch in one sentence.
+  let logFd: number;
+  try {
+    logFd = openRegularSync(join(dir, WORKER_LOG_FILE), 'a', 0o600).fd;
+  } catch (err) {
+    if (isNotRegularFile(err)) throw failure(`Could not start the worker for agent ${opts.jobId}: ${err.message}.`);
+    throw err;
+  }
   let pid: number | undefined;
   let gate: Writable | null = null;
   try {

@@ -1,0 +1,205 @@
+/**
+ * Opening the store's files so that one that is not a regular file cannot hang or exhaust a process
+ * (docs/reliability.md, bug 45). A FIFO put where a record, cache, log or signal file belongs blocked
+ * `open(2)` for ever (a read waits for a writer, a write for a reader), and a symlink to /dev/zero
+ * was read until memory ran out. Every open here is non-blocking (`O_NONBLOCK`: a FIFO opens at once
+ * for reading, and fails with ENXIO for writing when nothing reads it), the opened descriptor is
+ * checked with one fstat (no lstat before the open, so no extra call and no race), and anything but a
+ * regular file is refused with {@link NotRegularFileError} and left as it is. Reads stop at a byte cap
+ * counted while reading, never trusting the size fstat gives (a file can grow, or say 0 and go on).
+ */
+import * as fs from 'node:fs';
+import { basename } from 'node:path';
+
+const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_NONBLOCK } = fs.constants;
+
+/** How a file is opened: to read, to append (created when missing), to read and append, or to write (created, emptied). */
+export type OpenMode = 'r' | 'a' | 'a+' | 'w';
+
+const FLAGS: Record<OpenMode, number> = {
+  r: O_RDONLY | O_NONBLOCK,
+  a: O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK,
+  'a+': O_RDWR | O_APPEND | O_CREAT | O_NONBLOCK,
+  // No O_TRUNC: the file is emptied (ftruncate) only once it is known to be a regular file.
+  w: O_WRONLY | O_CREAT | O_NONBLOCK,
+};
+
+/** The error for a path that names something other than a regular file. `code` is 'ENOTREG'. */
+export class NotRegularFileError extends Error {
+  readonly code = 'ENOTREG';
+  constructor(
+    readonly file: string,
+    /** What it is instead: "a FIFO", "a character device", … */
+    readonly what: string,
+  ) {
+    super(`${basename(file)} is not a regular file (${what}); it was left as it is`);
+    this.name = 'NotRegularFileError';
+  }
+}
+
+export function isNotRegularFile(err: unknown): err is NotRegularFileError {
+  return err instanceof NotRegularFileError;
+}
+
+/** The reason to show for a file that could not be opened as a regular file: "it is not a regular file (a FIFO)". */
+export function notRegularReason(err: NotRegularFileError): string {
+  return `it is not a regular file (${err.what})`;
+}
+
+function kindOf(stat: fs.Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isSocket()) return 'a socket';
+  return 'something else';
+}
+
+/**
+ * ENXIO from a non-blocking open: a FIFO nothing reads (opened to write), a socket, or a device
+ * without its device. None is a regular file.
+ */
+function openError(file: string, err: unknown): unknown {
+  return (err as NodeJS.ErrnoException).code === 'ENXIO' ? new NotRegularFileError(file, 'a FIFO, a socket or a device') : err;
+}
+
+/** Refuses `stat` unless it is a regular file; a folder keeps the error a read of it always gave (EISDIR). */
+function checkRegular(file: string, stat: fs.Stats): void {
+  if (stat.isFile()) return;
+  if (stat.isDirectory()) {
+    throw Object.assign(new Error(`EISDIR: illegal operation on a directory, open '${file}'`), { code: 'EISDIR', errno: -21, syscall: 'open', path: file });
+  }
+  throw new NotRegularFileError(file, kindOf(stat));
+}
+
+export interface OpenedFile {
+  fd: number;
+  /** Its size when opened (a hint: reads never trust it). */
+  size: number;
+}
+
+/** Opens `file` as a regular file, or throws (what open throws, EISDIR, or NotRegularFileError); the caller closes `fd`. */
+export function openRegularSync(file: string, mode: OpenMode, createMode = 0o600): OpenedFile {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, FLAGS[mode], createMode);
+  } catch (err) {
+    throw openError(file, err);
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    checkRegular(file, stat);
+    if (mode === 'w' && stat.size > 0) fs.ftruncateSync(fd, 0);
+    return { fd, size: mode === 'w' ? 0 : stat.size };
+  } catch (err) {
+    fs.closeSync(fd);
+    throw err;
+  }
+}
+
+/** The async form of {@link openRegularSync} (callback fs: cheaper than fs.promises for small files). */
+export async function openRegular(file: string, mode: OpenMode, createMode = 0o600): Promise<OpenedFile> {
+  const fd = await new Promise<number>((resolve, reject) => fs.open(file, FLAGS[mode], createMode, (err, fd) => (err ? reject(openError(file, err)) : resolve(fd))));
+  try {
+    const stat = await new Promise<fs.Stats>((resolve, reject) => fs.fstat(fd, (err, s) => (err ? reject(err) : resolve(s))));
+    checkRegular(file, stat);
+    if (mode === 'w' && stat.size > 0) await new Promise<void>((resolve, reject) => fs.ftruncate(fd, 0, (err) => (err ? reject(err) : resolve())));
+    return { fd, size: mode === 'w' ? 0 : stat.size };
+  } catch (err) {
+    closeQuietly(fd);
+    throw err;
+  }
+}
+
+export function closeQuietly(fd: number): void {
+  fs.close(fd, () => undefined);
+}
+
+const CHUNK = 64 * 1024;
+
+/** The first buffer: the size fstat gave plus one (a short read then ends a file that did not grow), or a chunk when it gave 0; never past the cap plus one. */
+function firstLength(size: number, maxBytes: number): number {
+  return Math.min(size > 0 ? size + 1 : CHUNK, maxBytes + 1);
+}
+
+/**
+ * The bytes of the regular file `file`, or null when it holds more than `maxBytes`. Throws what
+ * opening throws (ENOENT, …), EISDIR for a folder, NotRegularFileError for anything else.
+ */
+export function readRegularFileSync(file: string, maxBytes = Number.MAX_SAFE_INTEGER): Buffer | null {
+  const { fd, size } = openRegularSync(file, 'r');
+  try {
+    return readCappedSync(fd, size, maxBytes);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** readRegularFileSync as text (UTF-8). */
+export function readRegularTextSync(file: string, maxBytes?: number): string | null {
+  return readRegularFileSync(file, maxBytes)?.toString('utf8') ?? null;
+}
+
+/** Reads `fd` from its start to its end, at most `maxBytes` (null past them); `size` only sizes the first buffer. */
+function readCappedSync(fd: number, size: number, maxBytes: number): Buffer | null {
+  if (size > maxBytes) return null;
+  // One read of size + 1 bytes finds the end of a file that did not grow (a short read); past it, chunks.
+  let buffer = Buffer.allocUnsafe(firstLength(size, maxBytes));
+  let total = 0;
+  for (;;) {
+    if (total === buffer.length) {
+      if (total > maxBytes) return null;
+      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+      buffer.copy(bigger, 0, 0, total);
+      buffer = bigger;
+    }
+    const n = fs.readSync(fd, buffer, total, buffer.length - total, total);
+    if (n === 0) break;
+    total += n;
+    if (total > maxBytes) return null;
+    if (size > 0 && total === size && total < buffer.length) break; // a short read at the known size: the end
+  }
+  return buffer.subarray(0, total);
+}
+
+/** The async form of {@link readRegularFileSync}. */
+export async function readRegularFile(file: string, maxBytes = Number.MAX_SAFE_INTEGER): Promise<Buffer | null> {
+  const { fd, size } = await openRegular(file, 'r');
+  try {
+    if (size > maxBytes) return null;
+    let buffer = Buffer.allocUnsafe(firstLength(size, maxBytes));
+    let total = 0;
+    for (;;) {
+      if (total === buffer.length) {
+        if (total > maxBytes) return null;
+        const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(bigger, 0, 0, total);
+        buffer = bigger;
+      }
+      const at = total;
+      const b = buffer;
+      const n = await new Promise<number>((resolve, reject) => fs.read(fd, b, at, b.length - at, at, (err, bytes) => (err ? reject(err) : resolve(bytes))));
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) return null;
+      if (total === size && size > 0 && total < buffer.length) break;
+    }
+    return buffer.subarray(0, total);
+  } finally {
+    closeQuietly(fd);
+  }
+}
+
+/** readRegularFile as text (UTF-8). */
+export async function readRegularText(file: string, maxBytes?: number): Promise<string | null> {
+  return (await readRegularFile(file, maxBytes))?.toString('utf8') ?? null;
+}
+
+/** Replaces the content of the regular file `file` (created when missing) with `data`; refuses anything else, as openRegularSync. */
+export function writeRegularFileSync(file: string, data: string | Buffer, createMode = 0o600): void {
+  const { fd } = openRegularSync(file, 'w', createMode);
+  try {
+    fs.writeFileSync(fd, data);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
