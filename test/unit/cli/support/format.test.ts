@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { listCommand } from '../../../../src/cli/commands/list';
 import { showCommand } from '../../../../src/cli/commands/show';
+import { bootId, readProcStat } from '../../../../src/core/proc';
 import type { JobStore } from '../../../../src/core/store';
 import type { Cleanup, JobRecord } from '../../../../src/core/store/schema';
 import { sampleJob, TestBed, useTestBed, withWindowOpen } from '../../core/store/helpers';
@@ -70,7 +71,10 @@ describe('paddock show and list in human format', () => {
   });
 
   it('waiting: the state says why it waits', async () => {
-    const job = await recordWith((j) => ({ ...j, lifecycle: { ...j.lifecycle, state: 'waiting', waitingReason: 'signal' } }));
+    // A live state needs a live owner (one that names none reads orphaned): this process stands in for the worker.
+    const self = readProcStat(process.pid)!;
+    const execution = { ownerToken: 'x'.repeat(32), generation: 1, pid: process.pid, startTime: self.startTime, bootId: bootId(), socketPath: '/nonexistent/sock', socketToken: 'y'.repeat(32), claimedAt: new Date().toISOString() };
+    const job = await recordWith((j) => ({ ...j, execution: { ...execution, generation: j.lifecycle.generation }, lifecycle: { ...j.lifecycle, state: 'waiting', waitingReason: 'signal' } }));
     assert.deepEqual(fields(await show(job.id)).get('state'), ['waiting (signal)']);
   });
 
