@@ -80,7 +80,12 @@ async function idle(coordinator: Coordinator, store: JobStore): Promise<string> 
     for (;;) {
       // Only a live leader sends it away. A lease it could not take yet (its owner just died, a takeover
       // under way) it takes at its next retry: exiting then left the work it was started for undone.
-      if (!coordinator.isLeader && (await lease.owner().catch(() => undefined))) return 'another coordinator leads: exiting';
+      if (!coordinator.isLeader) {
+        const owner = await lease.owner().catch(() => undefined);
+        // Asked again after the owner is read: this coordinator may have taken the lease meanwhile, and
+        // read as "another" it exited at once, cutting its own first launch short (the agent stayed starting).
+        if (owner && !coordinator.isLeader && owner.pid !== process.pid) return 'another coordinator leads: exiting';
+      }
       unledSince = coordinator.isLeader ? undefined : (unledSince ?? Date.now());
       // A lease that stays untakeable (a folder it may not remove) is not waited on forever by a detached process.
       if (unledSince !== undefined && Date.now() - unledSince > LEASE_PATIENCE_MS) {
