@@ -116,9 +116,44 @@ export function closeQuietly(fd: number): void {
 
 const CHUNK = 64 * 1024;
 
-/** The first buffer: the size fstat gave plus one (a short read then ends a file that did not grow), or a chunk when it gave 0; never past the cap plus one. */
-function firstLength(size: number, maxBytes: number): number {
-  return Math.min(size > 0 ? size + 1 : CHUNK, maxBytes + 1);
+/**
+ * The bytes of one capped read, gathered read by read (the sync and async forms share it). The first
+ * buffer is the size fstat gave plus one (a short read then ends a file that did not grow), or a chunk
+ * when it gave 0; it doubles as needed, never past the cap plus one.
+ */
+class CappedBytes {
+  private buffer: Buffer;
+  private total = 0;
+
+  constructor(
+    private readonly size: number,
+    private readonly maxBytes: number,
+  ) {
+    this.buffer = Buffer.allocUnsafe(Math.min(size > 0 ? size + 1 : CHUNK, maxBytes + 1));
+  }
+
+  /** Where the next read goes: the buffer and its free room from `at`. */
+  room(): { buffer: Buffer; at: number } {
+    if (this.total === this.buffer.length) {
+      const bigger = Buffer.allocUnsafe(Math.min(this.buffer.length * 2, this.maxBytes + 1));
+      this.buffer.copy(bigger, 0, 0, this.total);
+      this.buffer = bigger;
+    }
+    return { buffer: this.buffer, at: this.total };
+  }
+
+  /** Takes a read of `n` bytes: 'end' at the file's end, 'over' past the cap, else 'more'. */
+  took(n: number): 'more' | 'end' | 'over' {
+    if (n === 0) return 'end';
+    this.total += n;
+    if (this.total > this.maxBytes) return 'over';
+    // A short read at the known size: the end.
+    return this.size > 0 && this.total === this.size && this.total < this.buffer.length ? 'end' : 'more';
+  }
+
+  get bytes(): Buffer {
+    return this.buffer.subarray(0, this.total);
+  }
 }
 
 /**
@@ -128,7 +163,14 @@ function firstLength(size: number, maxBytes: number): number {
 export function readRegularFileSync(file: string, maxBytes = Number.MAX_SAFE_INTEGER): Buffer | null {
   const { fd, size } = openRegularSync(file, 'r');
   try {
-    return readCappedSync(fd, size, maxBytes);
+    if (size > maxBytes) return null;
+    const read = new CappedBytes(size, maxBytes);
+    for (;;) {
+      const { buffer, at } = read.room();
+      const outcome = read.took(fs.readSync(fd, buffer, at, buffer.length - at, at));
+      if (outcome === 'over') return null;
+      if (outcome === 'end') return read.bytes;
+    }
   } finally {
     fs.closeSync(fd);
   }
@@ -139,51 +181,19 @@ export function readRegularTextSync(file: string, maxBytes?: number): string | n
   return readRegularFileSync(file, maxBytes)?.toString('utf8') ?? null;
 }
 
-/** Reads `fd` from its start to its end, at most `maxBytes` (null past them); `size` only sizes the first buffer. */
-function readCappedSync(fd: number, size: number, maxBytes: number): Buffer | null {
-  if (size > maxBytes) return null;
-  // One read of size + 1 bytes finds the end of a file that did not grow (a short read); past it, chunks.
-  let buffer = Buffer.allocUnsafe(firstLength(size, maxBytes));
-  let total = 0;
-  for (;;) {
-    if (total === buffer.length) {
-      if (total > maxBytes) return null;
-      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
-      buffer.copy(bigger, 0, 0, total);
-      buffer = bigger;
-    }
-    const n = fs.readSync(fd, buffer, total, buffer.length - total, total);
-    if (n === 0) break;
-    total += n;
-    if (total > maxBytes) return null;
-    if (size > 0 && total === size && total < buffer.length) break; // a short read at the known size: the end
-  }
-  return buffer.subarray(0, total);
-}
-
 /** The async form of {@link readRegularFileSync}. */
 export async function readRegularFile(file: string, maxBytes = Number.MAX_SAFE_INTEGER): Promise<Buffer | null> {
   const { fd, size } = await openRegular(file, 'r');
   try {
     if (size > maxBytes) return null;
-    let buffer = Buffer.allocUnsafe(firstLength(size, maxBytes));
-    let total = 0;
+    const read = new CappedBytes(size, maxBytes);
     for (;;) {
-      if (total === buffer.length) {
-        if (total > maxBytes) return null;
-        const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
-        buffer.copy(bigger, 0, 0, total);
-        buffer = bigger;
-      }
-      const at = total;
-      const b = buffer;
-      const n = await new Promise<number>((resolve, reject) => fs.read(fd, b, at, b.length - at, at, (err, bytes) => (err ? reject(err) : resolve(bytes))));
-      if (n === 0) break;
-      total += n;
-      if (total > maxBytes) return null;
-      if (total === size && size > 0 && total < buffer.length) break;
+      const { buffer, at } = read.room();
+      const n = await new Promise<number>((resolve, reject) => fs.read(fd, buffer, at, buffer.length - at, at, (err, bytes) => (err ? reject(err) : resolve(bytes))));
+      const outcome = read.took(n);
+      if (outcome === 'over') return null;
+      if (outcome === 'end') return read.bytes;
     }
-    return buffer.subarray(0, total);
   } finally {
     closeQuietly(fd);
   }

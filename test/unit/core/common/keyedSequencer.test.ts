@@ -2,16 +2,21 @@ import * as assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KeyedSequencer } from '../../../../src/core/common/keyedSequencer';
 
+/** A task named `name` that takes `ms`, noting in `events` when it begins and ends; it resolves with its name. */
+function noting(events: string[]) {
+  return (name: string, ms: number) => async () => {
+    events.push(`${name} begins`);
+    await sleep(ms);
+    events.push(`${name} ends`);
+    return name;
+  };
+}
+
 describe('KeyedSequencer', () => {
   it('runs the tasks of one key one after another, in the order given, whatever each takes', async () => {
     const sequencer = new KeyedSequencer();
     const events: string[] = [];
-    const task = (name: string, ms: number) => async () => {
-      events.push(`${name} begins`);
-      await sleep(ms);
-      events.push(`${name} ends`);
-      return name;
-    };
+    const task = noting(events);
     const results = await Promise.all([sequencer.run('a', task('slow', 40)), sequencer.run('a', task('quick', 1)), sequencer.run('a', task('last', 5))]);
     assert.deepEqual(results, ['slow', 'quick', 'last']);
     assert.deepEqual(events, ['slow begins', 'slow ends', 'quick begins', 'quick ends', 'last begins', 'last ends']);
@@ -21,11 +26,7 @@ describe('KeyedSequencer', () => {
   it('runs different keys side by side', async () => {
     const sequencer = new KeyedSequencer();
     const events: string[] = [];
-    const task = (name: string, ms: number) => async () => {
-      events.push(`${name} begins`);
-      await sleep(ms);
-      events.push(`${name} ends`);
-    };
+    const task = noting(events);
     await Promise.all([sequencer.run('a', task('a', 30)), sequencer.run('b', task('b', 1))]);
     assert.deepEqual(events, ['a begins', 'b begins', 'b ends', 'a ends']);
   });
