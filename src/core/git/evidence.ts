@@ -16,7 +16,9 @@
  *   submodule's after `deinit`) — except regenerable paths (node_modules,
  *   .venv…), which are counted and dropped;
  * - the inventory (evidenceManifest.ts): every entry found by walking the file
- *   system and where it went.
+ *   system and where it went, and the state around the files that restore puts
+ *   back: what HEAD named, the index's intent-to-add entries and flags
+ *   (indexFlagState.ts), the sparse checkout (gitDirFiles.ts).
  *
  * A path git will not add (snapshotIndex.ts) is archived with what git does not
  * see; one that cannot be read either is lost only with consent, as below.
@@ -45,7 +47,9 @@ import { firstLine, runGit } from './runGit';
 import { stageEverything } from './snapshotIndex';
 import { captureExactBytes, type IndexFile } from './exactBytes';
 import { readConversionSetup } from './conversions';
-import { commonDirOf, unbornBranchOf } from './headFiles';
+import { commonDirOf, headRefOf, unbornBranchOf } from './headFiles';
+import { captureIndexFlags } from './indexFlagState';
+import { captureGitDirFiles } from './gitDirFiles';
 import type { CaptureStamp } from './changedSince';
 import { keepAgentIndex } from './agentIndex';
 import { isCommitId } from './commitId';
@@ -140,6 +144,8 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   const walking = startEarly(walkWorktree(worktree, walkOptions));
   // Before anything reads HEAD or the reflogs: a commit made after this is seen by the removal's check.
   const walkingGitDir = startEarly(walkWorktree(ownGitDir, walkOptions));
+  // Detached, or a branch the agent switched to: restore checks out what HEAD named (undefined: unknown).
+  const naming = startEarly(headRefOf(worktree).catch(() => undefined));
   const [refNameOk, probe] = await Promise.all([
     isValidRefName(repo, snapshotRef),
     // HEAD and its tree in one process (the tree tells whether the agent's index holds anything more).
@@ -171,9 +177,12 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const tempIndex = path.join(scratch, 'index');
     const env = { GIT_INDEX_FILE: tempIndex, ...SNAPSHOT_AUTHOR };
     const realIndex = path.join(ownGitDir, 'index');
-    const [index, refusedList] = await Promise.all([
+    const onDisk = new Set(walk.entries.map((e) => e.path));
+    const [index, refusedList, indexFlags] = await Promise.all([
       keepAgentIndex({ worktree, realIndex, scratch, headSha, headTree, env }),
       stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: walk.nested.map((n) => n.path) }),
+      // State, not content: one that cannot be read must not fail the capture of the work.
+      captureIndexFlags(worktree, realIndex, (p) => onDisk.has(p)).catch(() => null),
     ]);
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
     const staged = parseStage(await runGit(['ls-files', '-s', '-z'], { cwd: worktree, env, names: true }));
@@ -183,9 +192,9 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const captured = new Set(staged.map((f) => f.path).filter((p) => !refused.has(p)));
     const byPath = new Map(walk.entries.map((e) => [e.path, e]));
     // A file the index holds but the disk does not (a sparse checkout's) has no bytes to keep exactly.
-    const onDisk = staged.filter((f) => captured.has(f.path) && byPath.get(f.path)?.type === 'file');
+    const exactable = staged.filter((f) => captured.has(f.path) && byPath.get(f.path)?.type === 'file');
     const treeHasAttributes = walk.entries.some((e) => e.path === '.gitattributes' || e.path.endsWith('/.gitattributes'));
-    const exacting = startEarly(captureExactBytes({ worktree, env, files: onDisk, treeHasAttributes, setup: conversions, exactIndex: path.join(scratch, 'exact-index') }));
+    const exacting = startEarly(captureExactBytes({ worktree, env, files: exactable, treeHasAttributes, setup: conversions, exactIndex: path.join(scratch, 'exact-index') }));
 
     const limit = opts.patchBlobLimitBytes ?? PATCH_BLOB_LIMIT;
     const large = walk.entries.filter((e) => e.type === 'file' && e.size > limit && captured.has(e.path)).map((e) => e.path);
@@ -196,6 +205,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
 
     const { inner, commits: kept } = await keeping;
+    const [headRef, gitDirFiles] = await Promise.all([naming, captureGitDirFiles(ownGitDir, await walkingGitDir).catch(() => undefined)]);
     const exact = await exacting;
     const message = `paddock snapshot of ${jobId}\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n${
       kept.length ? `Also keeps ${kept.length} line(s) of commits known only to the worktree's reflogs and refs.\n` : ''
@@ -242,6 +252,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       snapshotSha,
       headSha,
       branch: opts.branch ?? null,
+      ...(headRef !== undefined ? { headRef } : {}),
       ...(unbornBranch !== null ? { unbornBranch } : {}),
       ...(index ? { index: { tree: index.tree, commit: index.commit, unmerged: index.unmerged } } : {}),
       ...(forPatch.omitted.length > 0 ? { patchOmits: forPatch.omitted } : {}),
@@ -251,6 +262,8 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       ...(exact ? { exact } : {}),
       gitdirs: gitdirTemps.filter((g) => !g.part.private).map((g) => ({ path: g.part.path, archive: path.relative(evidenceDir, g.file) })),
       ...(privateKept.length > 0 ? { privateGitDirs: privateKept.map((g) => ({ path: g.part.path, archive: path.relative(evidenceDir, g.file) })) } : {}),
+      ...(indexFlags ? { indexFlags } : {}),
+      ...(gitDirFiles ? { gitDirFiles } : {}),
       entries: walk.entries.filter((e) => captured.has(e.path) || archived.has(e.path)),
     };
     const inventoryPath = path.join(evidenceDir, INVENTORY_FILE);

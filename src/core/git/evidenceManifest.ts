@@ -50,6 +50,20 @@ export const ManifestEntrySchema = z.object({
   ctimeMs: z.optional(z.number()),
 });
 
+/** Index state no tree holds (indexFlagState.ts), by path; each list absent when empty. */
+export const IndexFlagRecordSchema = z.object({
+  /** Entries added with `git add -N` (no content staged yet). */
+  intentToAdd: z.optional(z.array(z.string())),
+  assumeUnchanged: z.optional(z.array(z.string())),
+  skipWorktree: z.optional(z.array(z.string())),
+  /** The skip-worktree entries with nothing on disk (left out by a sparse checkout): restore leaves them out too. */
+  notCheckedOut: z.optional(z.array(z.string())),
+});
+export type IndexFlagRecord = z.infer<typeof IndexFlagRecordSchema>;
+
+/** The files of a worktree's private git dir that shape its checkout (gitDirFiles.ts). */
+export const KEPT_GIT_DIR_FILES = ['config.worktree', 'info/sparse-checkout'] as const;
+
 export const ManifestSchema = z.object({
   version: z.literal(1),
   worktree: z.string(),
@@ -58,6 +72,11 @@ export const ManifestSchema = z.object({
   /** Null when HEAD was a branch with no commit yet (`unbornBranch`). */
   headSha: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))),
   branch: z.nullable(z.string()),
+  /**
+   * The branch HEAD named (`refs/heads/…`; the agent may have switched away from its own), null when
+   * it was detached. Absent: evidence from before it was recorded (restore then uses the job's branch).
+   */
+  headRef: z.optional(z.nullable(z.string())),
   /** The branch HEAD named when it had no commit yet (`checkout --orphan`). Absent: HEAD had a commit. */
   unbornBranch: z.optional(z.string()),
   /** The agent's index when it differed from HEAD: its tree, and the commit (a snapshot parent) that keeps it. Absent: the index was HEAD. */
@@ -78,6 +97,13 @@ export const ManifestSchema = z.object({
    * holds their exact bytes (a parent of the snapshot), written back by restore. Absent when none.
    */
   exact: z.optional(z.object({ commit: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)), files: z.number().check(z.int(), z.nonnegative()) })),
+  /** Intent-to-add entries and index flags (indexFlagState.ts). Absent: none, or evidence from before they were kept. */
+  indexFlags: z.optional(IndexFlagRecordSchema),
+  /**
+   * The worktree's own `config.worktree` and `info/sparse-checkout` (its sparse checkout), byte for byte
+   * in base64; an empty list when it had neither. Absent: evidence from before they were kept.
+   */
+  gitDirFiles: z.optional(z.array(z.object({ path: z.enum(KEPT_GIT_DIR_FILES), base64: z.string() }))),
   /** Every entry of the worktree except regenerable ones, as walked at capture. */
   entries: z.array(ManifestEntrySchema),
 });

@@ -118,8 +118,14 @@ export async function rewriteWithoutFlags(worktree: string, entries: readonly In
 
 /** Sets again the flags `entries` had (after their content was committed, they mean what they meant). */
 export async function restoreFlags(worktree: string, entries: readonly IndexEntry[], env?: NodeJS.ProcessEnv): Promise<void> {
-  const skip = entries.filter(isSkipWorktree).map((e) => `${e.path}\0`);
-  const assume = entries.filter(isAssumeUnchanged).map((e) => `${e.path}\0`);
-  if (skip.length > 0) await runGit(['update-index', '--skip-worktree', '-z', '--stdin'], { cwd: worktree, env, input: encodeName(skip.join('')) });
-  if (assume.length > 0) await runGit(['update-index', '--assume-unchanged', '-z', '--stdin'], { cwd: worktree, env, input: encodeName(assume.join('')) });
+  await setIndexFlags(worktree, { skipWorktree: entries.filter(isSkipWorktree).map((e) => e.path), assumeUnchanged: entries.filter(isAssumeUnchanged).map((e) => e.path) }, env);
+}
+
+/** Flags the index entries of these paths skip-worktree and assume-unchanged (git fails on a path it does not hold). */
+export async function setIndexFlags(worktree: string, paths: { skipWorktree?: readonly string[]; assumeUnchanged?: readonly string[] }, env?: NodeJS.ProcessEnv): Promise<void> {
+  const list = (ps: readonly string[]) => encodeName(ps.map((p) => `${p}\0`).join(''));
+  const skip = paths.skipWorktree ?? [];
+  const assume = paths.assumeUnchanged ?? [];
+  if (skip.length > 0) await runGit(['update-index', '--skip-worktree', '-z', '--stdin'], { cwd: worktree, env, input: list(skip) });
+  if (assume.length > 0) await runGit(['update-index', '--assume-unchanged', '-z', '--stdin'], { cwd: worktree, env, input: list(assume) });
 }

@@ -115,3 +115,15 @@ export async function unbornBranchOf(worktree: string): Promise<string | null> {
   const ref = symbolic.stdout.trim();
   return symbolic.code === 0 && ref.startsWith('refs/heads/') && resolved.code !== 0 ? ref.slice('refs/heads/'.length) : null;
 }
+
+/**
+ * The ref HEAD names (`refs/heads/…`), null when it is detached; undefined when git cannot say.
+ * Read from HEAD's file; git is asked only for a layout that reader does not know.
+ */
+export async function headRefOf(worktree: string): Promise<string | null | undefined> {
+  const name = await readHeadName(worktree).catch(() => undefined);
+  if (name !== undefined) return name.ref;
+  const symbolic = await runGit(['symbolic-ref', '-q', 'HEAD'], { cwd: worktree, allowFailure: true });
+  if (symbolic.code === 0) return symbolic.stdout.trim();
+  return symbolic.code === 1 ? null : undefined;
+}

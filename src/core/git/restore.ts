@@ -4,7 +4,11 @@
  * files, empty folders, nested repositories), the submodules' git dirs (also
  * those with no checkout, back into the new worktree's git dir), and
  * the inventory's modes and times — as a linked worktree of the repository on
- * the agent's branch (or detached at its HEAD when the branch moved on).
+ * the branch HEAD named at cleanup (or detached at its HEAD when the agent left
+ * it detached, or the branch moved on or is checked out elsewhere), with the
+ * index's intent-to-add entries and flags, the sparse checkout and the hard
+ * links inside the worktree as they were. What cannot be put back as it was is
+ * said (`problems`, `branchNote`), never left to differ silently.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -17,6 +21,9 @@ import { EXACT_CONFIG } from './snapshotIndex';
 import { restoreExactBytes } from './exactBytes';
 import { fsPath } from './pathBytes';
 import { relinkInnerWorktrees } from './innerRelink';
+import { keepOutOfCheckout, restoreIndexFlags } from './indexFlagState';
+import { restoreGitDirFiles } from './gitDirFiles';
+import { relinkHardLinks } from './hardLinks';
 
 export interface RestoreOptions {
   repo: string;
@@ -38,7 +45,7 @@ export interface RestoreResult {
   archived: number;
   /** Paths recorded as dropped at cleanup (regenerable or lost with consent): not restored. */
   notRestored: string[];
-  /** What could not be put back as it was (a linked worktree inside that git could not link again), in sentences. */
+  /** What could not be put back as it was (a linked worktree inside that git could not link again, a hard link, an index flag, the sparse checkout, the job branch left behind), in sentences. */
   problems: string[];
 }
 
@@ -54,7 +61,8 @@ async function refSha(repo: string, rev: string): Promise<string | null> {
   return res.code === 0 ? res.stdout.trim() : null;
 }
 
-async function addCheckout(repo: string, target: string, branch: string | null, headSha: string): Promise<string> {
+/** `detached`: the agent left HEAD detached (said so, as it is no fallback). */
+async function addCheckout(repo: string, target: string, branch: string | null, headSha: string, detached = false): Promise<string> {
   let args: string[];
   let note: string;
   const tip = branch ? await refSha(repo, `refs/heads/${branch}^{commit}`) : null;
@@ -66,7 +74,7 @@ async function addCheckout(repo: string, target: string, branch: string | null, 
     note = `on branch ${branch}`;
   } else {
     args = ['--detach', '--', target, headSha];
-    note = branch ? `detached at ${headSha.slice(0, 12)} (branch ${branch} has moved on)` : `detached at ${headSha.slice(0, 12)}`;
+    note = branch ? `detached at ${headSha.slice(0, 12)} (branch ${branch} has moved on)` : `detached at ${headSha.slice(0, 12)}${detached ? ', as the agent left it' : ''}`;
   }
   let res = await runGit(['worktree', 'add', '--no-checkout', ...args], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
   if (res.code !== 0 && branch && /already (checked out|used by worktree)/.test(res.stderr)) {
@@ -127,6 +135,24 @@ async function restorePrivateGitDirs(target: string, evidenceDir: string, parts:
   }
 }
 
+/**
+ * The branch to check out: the one HEAD named at capture (the agent may have switched from its own),
+ * none when it was detached; the job's branch for evidence from before HEAD's name was recorded.
+ */
+function branchToCheckOut(manifest: Manifest | null, jobBranch: string | null): { branch: string | null; detached: boolean } {
+  const ref = manifest?.headRef;
+  if (ref === undefined) return { branch: jobBranch, detached: false };
+  if (ref === null || !ref.startsWith('refs/heads/')) return { branch: null, detached: true };
+  return { branch: ref.slice('refs/heads/'.length), detached: false };
+}
+
+/** The job's branch, when the agent had left it for another (or a detached HEAD) and the cleanup deleted it: not re-created, and said so. */
+async function jobBranchLeftBehind(repo: string, jobBranch: string | null, checkout: { branch: string | null; detached: boolean }): Promise<string[]> {
+  if (!jobBranch || checkout.branch === jobBranch || (await refSha(repo, `refs/heads/${jobBranch}`)) !== null) return [];
+  const where = checkout.branch ? `on branch ${checkout.branch}` : 'detached';
+  return [`the agent's branch ${jobBranch} is gone and is not re-created: the agent had left it (HEAD was ${where})`];
+}
+
 export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResult> {
   const target = path.resolve(opts.target);
   await assertFreeTarget(target);
@@ -149,11 +175,14 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   if (!headSha && unborn === undefined) throw failure(`The snapshot ${opts.snapshotRef} has no parent commit to restore the worktree's HEAD from.`);
 
   await fs.mkdir(path.dirname(target), { recursive: true });
-  const branchNote = headSha ? await addCheckout(opts.repo, target, opts.branch, headSha) : await addUnborn(opts.repo, target, unborn!, snapshotSha);
+  const checkout = branchToCheckOut(manifest, opts.branch);
+  const branchNote = headSha ? await addCheckout(opts.repo, target, checkout.branch, headSha, checkout.detached) : await addUnborn(opts.repo, target, unborn!, snapshotSha);
   // The snapshot's tree into the files, the agent's index (HEAD's when it had nothing staged) into
   // the index: its uncommitted work comes back as uncommitted changes, staged or not, its untracked
   // files as untracked files.
   await runGit(['read-tree', snapshotSha], { cwd: target });
+  // What the agent's sparse checkout had left out of its files stays out (checkout-index skips it).
+  const sparseProblems = await keepOutOfCheckout(target, manifest?.indexFlags);
   await runGit([...EXACT_CONFIG, 'checkout-index', '--all', '--force'], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS });
   // The checkout ran each file through the smudge side of git's conversions: the files that came
   // out other than they were on disk get their captured bytes back.
@@ -174,8 +203,12 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
     await runGit(['config', '--file', path.join(dotGit, 'config'), '--unset', 'core.worktree'], { cwd: target, allowFailure: true });
   }
   await restorePrivateGitDirs(target, opts.evidenceDir, manifest?.privateGitDirs ?? []);
-  const problems = await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []);
+  const problems = [...sparseProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
+  problems.push(...(await jobBranchLeftBehind(opts.repo, opts.branch, checkout)));
+  if (manifest) problems.push(...(await relinkHardLinks(target, manifest.entries)));
   if (manifest) await applyInventory(target, manifest);
+  problems.push(...(await restoreIndexFlags(target, manifest?.indexFlags)));
+  problems.push(...(await restoreGitDirFiles(privateGitDir(target), manifest?.gitDirFiles)));
   await runGit(['update-index', '-q', '--refresh'], { cwd: target, allowFailure: true });
   const files = manifest ? manifest.summary.captured.files : Number((await runGit(['ls-files', '-z'], { cwd: target })).stdout.split('\0').length - 1);
   const notRestored = manifest ? [...manifest.summary.regenerable.roots, ...manifest.summary.lost.map((l) => l.path)] : [];

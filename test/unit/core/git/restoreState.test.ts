@@ -1,0 +1,193 @@
+/**
+ * Restore brings back the worktree's state, not only its content (bug 53):
+ * intent-to-add entries, assume-unchanged and skip-worktree flags, a detached
+ * HEAD or a branch the agent switched to, a sparse checkout, hard links. Each
+ * case captures, removes the worktree as cleanup does, restores from the
+ * evidence alone and compares with what git and the file system said before:
+ * `status --porcelain=v2`, `ls-files -v` and `--debug` flags, HEAD, inodes.
+ * Evidence written before these were recorded still restores as it did.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { captureEvidence, privateGitDir, type CaptureOptions } from '../../../../src/core/git/evidence';
+import { readManifest } from '../../../../src/core/git/evidenceManifest';
+import { restoreWorktree, type RestoreResult } from '../../../../src/core/git/restore';
+import { removeWorktree } from '../../../../src/core/git/worktree';
+import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
+import { assertSameState, treeState } from './treeState';
+
+/** What git says of a worktree's state: status (with untracked and ignored files), index tags and flags, HEAD. */
+function gitState(dir: string): { status: string; tags: string; flags: string; head: string; symbolic: string } {
+  // --debug's flags without its stat data (a restored file is a new file).
+  const flags = git(dir, 'ls-files', '--debug')
+    .split('\n')
+    .filter((l) => !l.startsWith('  ') || l.includes('flags:'))
+    .map((l) => l.replace(/^\s*size: \d+\s*/, ''))
+    .join('\n');
+  return {
+    status: git(dir, 'status', '--porcelain=v2', '--branch', '--untracked-files=all', '--ignored'),
+    tags: git(dir, 'ls-files', '-v'),
+    flags,
+    head: git(dir, 'rev-parse', 'HEAD'),
+    symbolic: git(dir, 'rev-parse', '--symbolic-full-name', 'HEAD'),
+  };
+}
+
+describe('git: restore gives back the worktree as the agent left it (its state, not only its files)', function () {
+  this.timeout(120_000);
+  let sb!: Sandbox;
+  let repo: string;
+  let base: string;
+  let wt: string;
+  useGitSandbox((fresh) => {
+    sb = fresh;
+    repo = sb.repo({ 'README.md': 'hello\n', 'c.txt': 'c before\n', 'd.txt': 'd before\n', 'docs/guide.md': 'guide\n', 'src/app.ts': 'app\n', '.gitignore': '.env\n' });
+    base = git(repo, 'rev-parse', 'main');
+    wt = sb.path('wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+  });
+
+  const evidenceDir = () => sb.path('store', 'evidence');
+
+  function options(): CaptureOptions {
+    return { repo, worktree: wt, jobId: 'job1', patchPath: path.join(evidenceDir(), 'snapshot.patch'), baseSha: base, branch: 'paddock/job1' };
+  }
+
+  async function captureAndRemove(): Promise<void> {
+    await captureEvidence(options());
+    await removeWorktree(repo, wt);
+    assert.equal(existsSync(wt), false);
+  }
+
+  function restore(target = sb.path('restored')): Promise<RestoreResult> {
+    return restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: evidenceDir(), target, branch: 'paddock/job1' });
+  }
+
+  /** Capture, remove, restore; the restored worktree must say what the agent's said, with the same files. */
+  async function roundTrip(): Promise<RestoreResult> {
+    const before = gitState(wt);
+    const files = treeState(wt);
+    await captureAndRemove();
+    const result = await restore();
+    assert.deepEqual(gitState(result.path), before);
+    assertSameState(treeState(result.path), files);
+    return result;
+  }
+
+  it('an intent-to-add entry (git add -N) comes back intent-to-add, not untracked', async () => {
+    write(wt, 'planned.ts', 'export const planned = 1;\n');
+    git(wt, 'add', '-N', 'planned.ts');
+    write(wt, 'c.txt', 'c edited\n');
+    assert.match(git(wt, 'status', '--porcelain=v2'), /^1 \.A .* planned\.ts$/m, 'the fixture is an intent-to-add entry');
+    const result = await roundTrip();
+    assert.match(git(result.path, 'status', '--porcelain=v2'), /^1 \.A .* planned\.ts$/m);
+    assert.deepEqual(result.problems, []);
+  });
+
+  it('assume-unchanged and skip-worktree flags come back, edited files under them included', async () => {
+    git(wt, 'update-index', '--assume-unchanged', 'c.txt');
+    git(wt, 'update-index', '--skip-worktree', 'd.txt');
+    write(wt, 'c.txt', 'c edited under assume-unchanged\n');
+    write(wt, 'd.txt', 'd edited under skip-worktree\n');
+    const result = await roundTrip();
+    assert.match(git(result.path, 'ls-files', '-v', 'c.txt'), /^h c\.txt$/);
+    assert.match(git(result.path, 'ls-files', '-v', 'd.txt'), /^S d\.txt$/);
+    assert.equal(readFileSync(path.join(result.path, 'd.txt'), 'utf8'), 'd edited under skip-worktree\n');
+  });
+
+  it('the flags of an index git writes as version 4 (prefix-compressed names) come back', async () => {
+    git(wt, 'update-index', '--index-version', '4');
+    git(wt, 'update-index', '--assume-unchanged', 'docs/guide.md');
+    write(wt, 'docs/new.md', 'new\n');
+    git(wt, 'add', '-N', 'docs/new.md');
+    await roundTrip();
+  });
+
+  it('a detached HEAD comes back detached at its commit, and says so', async () => {
+    git(wt, '-c', 'user.name=A', '-c', 'user.email=a@b.c', 'commit', '-q', '--allow-empty', '-m', 'on the branch');
+    git(wt, 'checkout', '-q', '--detach', 'HEAD~1');
+    write(wt, 'c.txt', 'edited while detached\n');
+    const result = await roundTrip();
+    assert.equal(git(result.path, 'rev-parse', '--symbolic-full-name', 'HEAD'), 'HEAD');
+    assert.match(result.branchNote, /^detached at [0-9a-f]{12}, as the agent left it$/);
+    assert.deepEqual(result.problems, []);
+
+    // The job's branch deleted since (as a cleanup may): not re-created, as the agent had left it; said so.
+    git(repo, 'branch', '-D', 'paddock/job1');
+    const again = await restore(sb.path('restored-again'));
+    assert.equal(git(again.path, 'rev-parse', '--symbolic-full-name', 'HEAD'), 'HEAD');
+    assert.deepEqual(again.problems, ["the agent's branch paddock/job1 is gone and is not re-created: the agent had left it (HEAD was detached)"]);
+  });
+
+  it('a branch the agent switched to comes back checked out; detached at its commit, said so, when it is checked out elsewhere', async () => {
+    git(wt, 'checkout', '-q', '-b', 'feature/other');
+    git(wt, '-c', 'user.name=A', '-c', 'user.email=a@b.c', 'commit', '-q', '--allow-empty', '-m', 'on the other branch');
+    write(wt, 'c.txt', 'edited on the other branch\n');
+    const head = git(wt, 'rev-parse', 'HEAD');
+    const result = await roundTrip();
+    assert.equal(git(result.path, 'symbolic-ref', 'HEAD'), 'refs/heads/feature/other');
+    assert.equal(result.branchNote, 'on branch feature/other');
+
+    // Checked out by the first restore: a second one is detached at the commit, and says so.
+    const again = await restore(sb.path('restored-again'));
+    assert.equal(git(again.path, 'rev-parse', 'HEAD'), head);
+    assert.equal(git(again.path, 'rev-parse', '--symbolic-full-name', 'HEAD'), 'HEAD');
+    assert.match(again.branchNote, /^detached at [0-9a-f]{12} \(branch feature\/other is checked out elsewhere\)$/);
+  });
+
+  it('a sparse checkout comes back sparse: its patterns, its config, and the files it left out stay out', async () => {
+    git(wt, 'sparse-checkout', 'set', '--no-cone', '/*', '!/docs/');
+    assert.equal(existsSync(path.join(wt, 'docs/guide.md')), false, 'the fixture leaves docs/ out');
+    write(wt, 'src/app.ts', 'app edited in the sparse checkout\n');
+    const patterns = readFileSync(path.join(privateGitDir(wt), 'info', 'sparse-checkout'), 'utf8');
+    const result = await roundTrip();
+    assert.equal(existsSync(path.join(result.path, 'docs/guide.md')), false);
+    assert.equal(readFileSync(path.join(privateGitDir(result.path), 'info', 'sparse-checkout'), 'utf8'), patterns);
+    assert.equal(git(result.path, 'config', '--worktree', 'core.sparseCheckout'), 'true');
+    assert.equal(git(result.path, 'sparse-checkout', 'list'), '/*\n!/docs/');
+    // git itself keeps it sparse from there.
+    git(result.path, 'sparse-checkout', 'reapply');
+    assert.equal(existsSync(path.join(result.path, 'docs/guide.md')), false);
+  });
+
+  it('hard links inside the worktree come back as one file with two names', async () => {
+    write(wt, 'shared/data.bin', 'one inode\n');
+    linkSync(path.join(wt, 'shared/data.bin'), path.join(wt, 'shared/alias.bin'));
+    linkSync(path.join(wt, 'c.txt'), path.join(wt, 'c-link.txt'));
+    write(wt, '.env', 'ignored, linked\n');
+    linkSync(path.join(wt, '.env'), path.join(wt, 'env-copy'));
+    const result = await roundTrip();
+    for (const [a, b] of [['shared/data.bin', 'shared/alias.bin'], ['c.txt', 'c-link.txt'], ['.env', 'env-copy']]) {
+      assert.equal(statSync(path.join(result.path, a)).ino, statSync(path.join(result.path, b)).ino, `${a} and ${b}`);
+    }
+    writeFileSync(path.join(result.path, 'c-link.txt'), 'through one name\n');
+    assert.equal(readFileSync(path.join(result.path, 'c.txt'), 'utf8'), 'through one name\n');
+    assert.deepEqual(result.problems, []);
+  });
+
+  it('says what it cannot put back instead of differing silently (an intent-to-add file deleted before cleanup)', async () => {
+    write(wt, 'planned.ts', 'x\n');
+    git(wt, 'add', '-N', 'planned.ts');
+    rmSync(path.join(wt, 'planned.ts'));
+    await captureAndRemove();
+    const result = await restore();
+    assert.equal(result.problems.length, 1);
+    assert.match(result.problems[0], /git add -N had no file at cleanup .*planned\.ts/);
+  });
+
+  it('evidence from before the state was recorded restores as it did: on the job branch, no flags', async () => {
+    git(wt, 'checkout', '-q', '--detach');
+    git(wt, 'update-index', '--skip-worktree', 'd.txt');
+    await captureAndRemove();
+    const inventory = path.join(evidenceDir(), 'inventory.json');
+    const manifest = JSON.parse(readFileSync(inventory, 'utf8')) as Record<string, unknown>;
+    assert.ok('headRef' in manifest && 'indexFlags' in manifest && 'gitDirFiles' in manifest, 'the new capture records them');
+    for (const field of ['headRef', 'indexFlags', 'gitDirFiles']) delete manifest[field];
+    writeFileSync(inventory, JSON.stringify(manifest));
+    await readManifest(inventory);
+    const result = await restore();
+    assert.equal(git(result.path, 'symbolic-ref', 'HEAD'), 'refs/heads/paddock/job1');
+    assert.match(git(result.path, 'ls-files', '-v', 'd.txt'), /^H d\.txt$/);
+  });
+});
