@@ -1,10 +1,12 @@
 /**
  * `paddock prune [--older-than DAYS] [--snapshots] [--yes]`: forget cleaned-up
  * agents; with --snapshots also delete their snapshot refs (the last copy of
- * their work), listed before anything goes. Asks on a terminal; else needs --yes.
+ * their work), listed before anything goes, as is each archive that holds work
+ * (the only copy of what git does not hold). Asks on a terminal; else needs --yes.
  */
 import { failure, usageError } from '../../core/common/errors';
 import { printable } from '../../core/common/printable';
+import { describeArchivedWork } from '../../core/operations/archivedWork';
 import { defineCommand, plainDecimal } from '../support/args';
 import { ask } from '../support/landingChoices';
 import { withCoordinator } from '../support/session';
@@ -27,11 +29,14 @@ export const pruneCommand = defineCommand({
         return 0;
       }
       for (const item of plan) {
-        const ref = req.snapshots && item.snapshotRef ? `; deletes ${item.snapshotRef} in ${item.repo}` : '';
-        ctx.io.stdout.write(`${item.id}  ${printable(item.title)} (cleaned ${item.cleanedAt})${printable(ref)}\n`);
+        const ref = req.snapshots && item.snapshotRef ? printable(`; deletes ${item.snapshotRef} in ${item.repo}`) : '';
+        const archive = item.archivedWork ? `; deletes ${describeArchivedWork(item.archivedWork)}` : '';
+        ctx.io.stdout.write(`${item.id}  ${printable(item.title)} (cleaned ${item.cleanedAt})${ref}${archive}\n`);
       }
       if (!values.yes) {
-        const what = `${plan.length} agent(s)${req.snapshots ? ' and their snapshot refs (the last copy of their work)' : ''}`;
+        const archives = plan.filter((i) => i.archivedWork !== null).length;
+        const archived = archives > 0 ? `, the archives of ${archives} of them (the only copy of their ignored files and nested repositories)` : '';
+        const what = `${plan.length} agent(s)${archived}${req.snapshots ? ' and their snapshot refs (the last copy of their work)' : ''}`;
         if (!ctx.io.stdin.isTTY) throw usageError(`Prune would remove ${what}; pass --yes to confirm when not on a terminal.`);
         if (!/^y(es)?$/i.test(await ask(ctx, `Remove ${what}? [y/N] `))) throw failure('Nothing was changed.');
       }

@@ -39,6 +39,8 @@ import type { ApplyReport } from '../operations/apply';
 import type { LandingChoices } from '../operations/landingPrep';
 import type { MergeReport, MergeRequest } from '../operations/merge';
 import type { PrunePlanItem, PruneReport, PruneRequest } from '../operations/prune';
+import type { ForgetRequest } from '../operations/forget';
+import type { ArchivedWork } from '../operations/archivedWork';
 import type { PullRequestReport, PullRequestRequest } from '../operations/pullRequest';
 import type { UpdateReport, UpdateRequest } from '../operations/update';
 export type { CapacityBlockEvent } from '../scheduler/scheduler';
@@ -269,8 +271,12 @@ export class Coordinator extends Disposable {
     return this.operations.pullRequest(id, req);
   }
 
-  forget(id: string): Promise<void> {
-    return this.operations.forget(id);
+  forget(id: string, req?: ForgetRequest): Promise<void> {
+    return this.operations.forget(id, req);
+  }
+
+  archivedWork(id: string): Promise<ArchivedWork | null> {
+    return this.operations.archivedWork(id);
   }
 
   planPrune(req?: PruneRequest): Promise<PrunePlanItem[]> {

@@ -1,6 +1,8 @@
 /**
  * Remove from List: forgets a cleaned agent's record (its snapshot ref stays unless pruned with
  * --snapshots), or the folder of a create that died before its record (nothing ever ran for it).
+ * The job folder holds the cleanup's archive, the only copy of what git does not hold: it goes only
+ * with the person's consent (archivedWork.ts).
  */
 import { describeError, failure, usageError } from '../common/errors';
 import { removeInterruptedCreate, removeJobFolder, sweepRemovalLeftovers } from '../store/forgetRecord';
@@ -9,29 +11,41 @@ import type { HeldLock } from '../coordinator/ownedLock';
 import type { OperationContext } from './context';
 import { acquireJobLock, withJobLock } from './context';
 import { forgetBlocker } from './rules';
+import { archivedWork, archivedWorkRefusal } from './archivedWork';
 
-export async function forgetLocked(ctx: OperationContext, id: string): Promise<void> {
+/** The error code of a forget refused because the archive holds work the person did not agree to delete. */
+export const ARCHIVED_WORK = 'archived-work';
+
+export interface ForgetRequest {
+  /** The person agreed to delete the work in the agent's archive (`--yes`, or the window's confirmation that named it). */
+  deleteArchivedWork?: boolean;
+}
+
+export async function forgetLocked(ctx: OperationContext, id: string, req: ForgetRequest = {}): Promise<void> {
   const job = await ctx.store.read(id);
   const blocked = forgetBlocker(job);
   if (blocked) throw usageError(blocked);
+  // Read under the lock: a restore and a new cleanup cannot change the archive between this and the removal.
+  const work = req.deleteArchivedWork ? null : await archivedWork(ctx.store, job);
+  if (work) throw failure(archivedWorkRefusal(id, work), ARCHIVED_WORK);
   await removeJobFolder(ctx.store.home, id);
   ctx.log(`agent ${id} removed from the list${job.evidence?.snapshotRef ? `; its snapshot ${job.evidence.snapshotRef} is kept` : ''}`);
 }
 
 /** `paddock forget`, the row's Remove from List: either kind of removal, under the job's operation lock. */
-export async function forgetAgent(ctx: OperationContext, id: string): Promise<void> {
-  await forgetEither(ctx, id);
+export async function forgetAgent(ctx: OperationContext, id: string, req: ForgetRequest = {}): Promise<void> {
+  await forgetEither(ctx, id, req);
   await sweepRemovalsCutShort(ctx); // an earlier removal that failed half-way (an I/O error) is retried here
 }
 
-async function forgetEither(ctx: OperationContext, id: string): Promise<void> {
-  if (!(await isFolderWithoutRecord(ctx.store.home, id))) return withJobLock(ctx.store, id, 'forget', () => forgetLocked(ctx, id));
+async function forgetEither(ctx: OperationContext, id: string, req: ForgetRequest): Promise<void> {
+  if (!(await isFolderWithoutRecord(ctx.store.home, id))) return withJobLock(ctx.store, id, 'forget', () => forgetLocked(ctx, id, req));
   // A create in progress holds the lock until its worktree is assigned: waited for like any operation.
   const held = await acquireJobLock(ctx.store, id).catch((err) => {
     throw failure(`Could not forget agent ${id}: ${describeError(err)}`);
   });
   try {
-    if (!(await isFolderWithoutRecord(ctx.store.home, id))) return await forgetLocked(ctx, id); // its create finished meanwhile
+    if (!(await isFolderWithoutRecord(ctx.store.home, id))) return await forgetLocked(ctx, id, req); // its create finished meanwhile
     const kept = await removeInterruptedCreateLocked(ctx, id);
     if (kept) throw failure(kept);
   } finally {

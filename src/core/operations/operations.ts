@@ -33,7 +33,8 @@ import { stopLocked } from './stop';
 import { stopUnreadable } from './stopUnreadable';
 import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from './types';
 import { applyLocked, type ApplyReport } from './apply';
-import { forgetAgent } from './forget';
+import { forgetAgent, type ForgetRequest } from './forget';
+import { archivedWork, type ArchivedWork } from './archivedWork';
 import type { LandingChoices } from './landingPrep';
 import { mergeLocked, type MergeReport, type MergeRequest } from './merge';
 import { planPrune, prune, type PrunePlanItem, type PruneReport, type PruneRequest } from './prune';
@@ -275,9 +276,14 @@ export class Operations {
   }
 
   /** Remove from List: forgets a cleaned agent, or the folder of a create that died before its record. */
-  async forget(id: string): Promise<void> {
-    await forgetAgent(this.ctx, id);
+  async forget(id: string, req: ForgetRequest = {}): Promise<void> {
+    await forgetAgent(this.ctx, id, req);
     this.ctx.changed(id);
+  }
+
+  /** What forgetting the agent would delete that is its work (its archive's), for a confirmation to name; null when nothing. */
+  async archivedWork(id: string): Promise<ArchivedWork | null> {
+    return archivedWork(this.ctx.store, await this.ctx.store.read(id));
   }
 
   planPrune(req: PruneRequest = {}): Promise<PrunePlanItem[]> {

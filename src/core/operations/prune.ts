@@ -2,12 +2,15 @@
  * `prune`: forgets every cleaned agent (or those cleaned more than N days
  * ago); with `snapshots`, also deletes their snapshot refs — which are then
  * the last copy of their work, so the plan is listed before anything goes.
+ * The plan names each agent's archive that holds work (archivedWork.ts): a
+ * prune of that plan is the person's consent to delete those, and no other.
  */
 import { describeError } from '../common/errors';
 import { runGit } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { okJobs, withJobLock } from './context';
+import { archivedWork, type ArchivedWork } from './archivedWork';
 import { forgetLocked, sweepRemovalsCutShort } from './forget';
 import { canForget } from './rules';
 
@@ -23,6 +26,8 @@ export interface PrunePlanItem {
   cleanedAt: string;
   /** The snapshot ref that `snapshots` would delete. */
   snapshotRef: string | null;
+  /** The work in its archive that forgetting deletes (the snapshot ref does not hold it); null when none. */
+  archivedWork: ArchivedWork | null;
 }
 
 export interface PruneReport {
@@ -35,9 +40,13 @@ export interface PruneReport {
 export async function planPrune(ctx: OperationContext, req: PruneRequest, now = Date.now()): Promise<PrunePlanItem[]> {
   const cutoff = req.olderThanDays === undefined ? Infinity : now - req.olderThanDays * 86_400_000;
   const cleanedAt = (j: JobRecord) => j.cleanup?.updatedAt ?? j.createdAt;
-  return okJobs(await ctx.store.list())
-    .filter((j) => canForget(j) && (req.olderThanDays === undefined || Date.parse(cleanedAt(j)) <= cutoff))
-    .map((j) => ({ id: j.id, title: j.title, repo: j.repo, cleanedAt: cleanedAt(j), snapshotRef: j.evidence?.snapshotRef ?? null }));
+  const jobs = okJobs(await ctx.store.list()).filter((j) => canForget(j) && (req.olderThanDays === undefined || Date.parse(cleanedAt(j)) <= cutoff));
+  const plan: PrunePlanItem[] = [];
+  // One after another: a store of a thousand cleaned agents must not open their archives all at once.
+  for (const j of jobs) {
+    plan.push({ id: j.id, title: j.title, repo: j.repo, cleanedAt: cleanedAt(j), snapshotRef: j.evidence?.snapshotRef ?? null, archivedWork: await archivedWork(ctx.store, j) });
+  }
+  return plan;
 }
 
 export async function prune(ctx: OperationContext, plan: readonly PrunePlanItem[], req: PruneRequest): Promise<PruneReport> {
@@ -50,7 +59,8 @@ export async function prune(ctx: OperationContext, plan: readonly PrunePlanItem[
           if (res.code === 0) report.refsDeleted.push(item.snapshotRef);
           else report.problems.push({ id: item.id, reason: `its snapshot ${item.snapshotRef} could not be deleted (${res.stderr.trim().split('\n')[0]})` });
         }
-        await forgetLocked(ctx, item.id);
+        // Only the archive the plan showed may go: one that came to hold work since (a restore and a new cleanup) is refused.
+        await forgetLocked(ctx, item.id, { deleteArchivedWork: item.archivedWork !== null });
       });
       report.forgotten.push(item.id);
     } catch (err) {

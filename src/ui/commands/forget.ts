@@ -1,9 +1,21 @@
-/** Paddock: Remove from List — forget cleaned-up agents (their snapshot refs stay). */
+/** Paddock: Remove from List — forget cleaned-up agents (their snapshot refs stay; their archives go, named first). */
 import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
+import { describeArchivedWork } from '../../core/operations/archivedWork';
 import { canForget } from '../../core/operations/rules';
+import type { JobRecord } from '../../core/store';
 import type { PaddockServices } from '../services';
 import { isConfirmed, registerCommand, targetJobs } from './command';
+
+/** What the confirmation says goes with each agent's archive: the same description `paddock forget` refuses with. */
+async function archivedWorkLines(s: PaddockServices, jobs: readonly JobRecord[]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const job of jobs) {
+    const work = await s.coordinator.archivedWork(job.id);
+    if (work) lines.push(vscode.l10n.t('"{0}" ({1}): {2}', printable(job.title), job.id, describeArchivedWork(work)));
+  }
+  return lines;
+}
 
 export function registerForget(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.forget', async (...args: unknown[]) => {
@@ -12,15 +24,20 @@ export function registerForget(s: PaddockServices): vscode.Disposable {
     if (jobs.length === 0) return [];
     if (!confirmed) {
       const what = jobs.length === 1 ? `"${printable(jobs[0].title)}"` : vscode.l10n.t('{0} agents', jobs.length);
+      const work = await archivedWorkLines(s, jobs);
       const detail = [
         vscode.l10n.t('Kept: the snapshot refs in git ({0}), with the committed and uncommitted work captured at cleanup.', jobs.map((j) => `refs/paddock/snapshots/${j.id}`).join(', ')),
-        vscode.l10n.t('Deleted: the record, output log, patch and archive of ignored files in the job folder — Restore Worktree is no longer offered.'),
+        vscode.l10n.t('Deleted: the record, output log and patch in the job folder — Restore Worktree is no longer offered.'),
+        ...(work.length > 0
+          ? [vscode.l10n.t('Also deleted, and kept nowhere else (Restore Worktree first gets it back):\n{0}', work.join('\n'))]
+          : [vscode.l10n.t('No archive holds work the snapshot refs lack.')]),
       ].join('\n\n');
       const remove = vscode.l10n.t('Remove from List');
       if ((await vscode.window.showWarningMessage(vscode.l10n.t('Remove {0} from the list?', what), { modal: true, detail }, remove)) !== remove) return [];
     }
+    // The person confirmed with the archives named (or passed `confirmed`, a caller that asked already).
     for (const job of jobs) {
-      await s.coordinator.forget(job.id);
+      await s.coordinator.forget(job.id, { deleteArchivedWork: true });
       s.log.info(`forget ${job.id}`);
     }
     return jobs.map((j) => j.id);

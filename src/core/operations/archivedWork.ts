@@ -1,0 +1,94 @@
+/**
+ * What forgetting a cleaned agent deletes that is its work. Cleanup keeps the agent's work in two
+ * places: the snapshot ref in the repository (forget keeps it) and the archives in the job folder
+ * (evidence/archive.tar, evidence/gitdirs/*.tar), which hold what git does not — ignored files,
+ * files git would not add, nested repositories and submodules with their git dirs, repositories of
+ * the worktree's private git dir (a deinit'ed submodule's) — and for those the only copy. Forget
+ * deletes the job folder, so these go with it: one description, read here, is what the CLI's
+ * refusal, prune's plan and the window's confirmation all say.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { printable } from '../common/printable';
+import { ARCHIVE_FILE, GITDIRS_DIR, INVENTORY_FILE, readManifest, type EvidenceSummary } from '../git';
+import type { JobRecord, JobStore } from '../store';
+import { formatBytes } from '../usage/usageText';
+
+export interface ArchivedWork {
+  /** Bytes of the archives on disk: what forgetting frees, and loses. */
+  bytes: number;
+  /** Files (and symlinks) in the archive; null when its inventory cannot be read (then its contents are unknown). */
+  files: number | null;
+  /** Nested repositories and submodules, archived with their git dirs. */
+  nested: string[];
+  /** Repositories archived from the worktree's private git dir that no checkout pointed at. */
+  keptGitDirs: string[];
+}
+
+/** A name list shown in one sentence: the first few, then how many more. */
+const NAMES_SHOWN = 3;
+
+async function tarSizes(dir: string, names: readonly string[]): Promise<number[]> {
+  const sizes: number[] = [];
+  for (const name of names) {
+    const stat = await fs.lstat(path.join(dir, name)).catch(() => null);
+    if (stat?.isFile()) sizes.push(stat.size);
+  }
+  return sizes;
+}
+
+/** The summary of what the archives hold: the inventory beside them, else the record's copy of it. */
+async function summaryOf(evidenceDir: string, job: JobRecord): Promise<EvidenceSummary | null> {
+  const manifest = await readManifest(path.join(evidenceDir, INVENTORY_FILE)).catch(() => null);
+  return manifest?.summary ?? job.evidence?.summary ?? null;
+}
+
+/**
+ * The work in the agent's archives, or null when forgetting it loses none: no archive, or one
+ * holding only empty folders (nothing of the agent's is in them). Read from the job folder itself,
+ * not the record alone, so an archive the record does not name is not missed.
+ */
+export async function archivedWork(store: JobStore, job: JobRecord): Promise<ArchivedWork | null> {
+  const evidenceDir = path.dirname(store.patchPath(job.id));
+  const gitdirNames = (await fs.readdir(path.join(evidenceDir, GITDIRS_DIR)).catch(() => [] as string[])).filter((n) => n.endsWith('.tar'));
+  const [archiveSizes, gitdirSizes] = await Promise.all([tarSizes(evidenceDir, [ARCHIVE_FILE]), tarSizes(path.join(evidenceDir, GITDIRS_DIR), gitdirNames)]);
+  if (archiveSizes.length === 0 && gitdirSizes.length === 0) return null;
+  const bytes = [...archiveSizes, ...gitdirSizes].reduce((n, s) => n + s, 0);
+  const summary = await summaryOf(evidenceDir, job);
+  if (summary === null) return { bytes, files: null, nested: [], keptGitDirs: [] };
+  const work: ArchivedWork = { bytes, files: summary.archived.files, nested: summary.nested, keptGitDirs: summary.keptGitDirs ?? [] };
+  const holdsWork = work.files! > 0 || work.nested.length > 0 || work.keptGitDirs.length > 0 || gitdirSizes.length > 0;
+  return holdsWork ? work : null;
+}
+
+function names(list: readonly string[]): string {
+  const shown = list.slice(0, NAMES_SHOWN).map((n) => printable(n));
+  return list.length > NAMES_SHOWN ? `${shown.join(', ')} and ${list.length - NAMES_SHOWN} more` : shown.join(', ');
+}
+
+/**
+ * What the archives hold, in words: "an archive of 24 KB (3 files): ignored files or files git would
+ * not add, and the nested repository vendor/lib whole with its git dir, whose commits may exist
+ * nowhere else".
+ */
+export function describeArchivedWork(work: ArchivedWork): string {
+  if (work.files === null) return `an archive of ${formatBytes(work.bytes)} whose inventory cannot be read (ignored files, nested repositories, git dirs)`;
+  const one = (list: readonly string[]) => list.length === 1;
+  const parts: string[] = [];
+  if (work.files > 0 && work.nested.length === 0) parts.push('ignored files or files git would not add');
+  if (work.nested.length > 0) {
+    parts.push(`the nested repositor${one(work.nested) ? 'y' : 'ies'} ${names(work.nested)} whole with ${one(work.nested) ? 'its git dir' : 'their git dirs'}`);
+  }
+  if (work.keptGitDirs.length > 0) {
+    parts.push(`the repositor${one(work.keptGitDirs) ? 'y' : 'ies'} ${names(work.keptGitDirs.map((d) => `$GIT_DIR/${d}`))} (a removed submodule's, from the worktree's git dir)`);
+  }
+  if (parts.length === 0) parts.push("submodules' git dirs");
+  const onlyCopy = work.nested.length > 0 || work.keptGitDirs.length > 0 ? ', whose commits may exist nowhere else' : '';
+  const files = work.files > 0 ? ` (${work.files} file${work.files === 1 ? '' : 's'})` : '';
+  return `an archive of ${formatBytes(work.bytes)}${files}: ${parts.join(', and ')}${onlyCopy}`;
+}
+
+/** Why `forget ID` without consent stops, in one sentence that says how to go ahead. */
+export function archivedWorkRefusal(id: string, work: ArchivedWork): string {
+  return `Agent ${id}'s job folder holds ${describeArchivedWork(work)}; forgetting deletes it and the snapshot ref does not hold it: pass --yes to delete it, or run paddock restore ${id} first to get it back.`;
+}
