@@ -18,6 +18,7 @@ import { GIT_SCHEME, GitContentProvider, LOG_SCHEME, LogContentProvider } from '
 import { AgentsBadge } from './badge';
 import { AgentsModel } from './model/agentsModel';
 import { AgentStandings } from './model/agentStandings';
+import { AgentSuspensions } from './model/agentSuspensions';
 import { ReviewComments } from './review/reviewComments';
 import { Notifier } from './notifications';
 import type { PaddockServices } from './services';
@@ -38,6 +39,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
   readonly coordinator: Coordinator;
   readonly agents: AgentsModel;
   readonly standings: AgentStandings;
+  readonly suspensions: AgentSuspensions;
   readonly review: ReviewComments;
   readonly tree: AgentsTreeProvider;
   readonly treeView: vscode.TreeView<TreeNode>;
@@ -72,7 +74,8 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     this.agents = this._register(new AgentsModel(this.store, this.coordinator.onDidChangeJob, (m) => this.log.error(m)));
     // The tree view is made just below; until then (and with it visible) the live recheck runs.
     this.standings = this._register(new AgentStandings(this.agents, (m) => this.log.debug(m), () => this.treeView?.visible ?? true));
-    this.tree = this._register(new AgentsTreeProvider(this.agents, this.standings));
+    this.suspensions = this._register(new AgentSuspensions(this.agents, (m) => this.log.warn(m), () => this.treeView?.visible ?? true));
+    this.tree = this._register(new AgentsTreeProvider(this.agents, this.standings, this.suspensions));
     this.treeView = this._register(
       vscode.window.createTreeView('paddock.agents', { treeDataProvider: this.tree, canSelectMany: true, showCollapseAll: true }),
     );

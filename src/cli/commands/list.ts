@@ -7,6 +7,7 @@ import { openStore } from '../support/store';
 import { formatRow, HEADER } from '../support/format';
 import { launchStranded } from '../support/strandedLaunches';
 import { entriesWithFreshUsage } from '../support/usage';
+import { readSuspensions } from '../../core/store/suspension';
 
 export const listCommand = defineCommand({
   name: 'list',
@@ -33,8 +34,10 @@ export const listCommand = defineCommand({
     const listed = all.filter((e) => repo === undefined || (e.ok && e.job.repo === repo)).sort(byCreation);
     // Someone looks: the figures (CPU, memory, disk, tokens) are sampled now.
     const entries = await entriesWithFreshUsage(store, listed, ctx);
+    // Read after the records: a worker or agent stopped now is said beside the state they record.
+    const suspended = await readSuspensions(entries.flatMap((e) => (e.ok ? [e.job] : [])));
     if (values.json) {
-      printJson(ctx.io.stdout, entries.map(entryJson));
+      printJson(ctx.io.stdout, entries.map((e) => entryJson(e, suspended.get(e.id))));
       return 0;
     }
     if (entries.length === 0) {
@@ -42,7 +45,7 @@ export const listCommand = defineCommand({
       return 0;
     }
     ctx.io.stdout.write(`${HEADER}\n`);
-    for (const entry of entries) ctx.io.stdout.write(`${formatRow(entry)}\n`);
+    for (const entry of entries) ctx.io.stdout.write(`${formatRow(entry, Date.now(), suspended.get(entry.id))}\n`);
     return 0;
   },
 });

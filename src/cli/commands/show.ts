@@ -7,6 +7,7 @@ import { jobJson, printJson } from '../support/json';
 import { openStore } from '../support/store';
 import { launchStranded } from '../support/strandedLaunches';
 import { withFreshUsage } from '../support/usage';
+import { readSuspensions } from '../../core/store/suspension';
 
 export const showCommand = defineCommand({
   name: 'show',
@@ -19,9 +20,10 @@ export const showCommand = defineCommand({
     const read = await store.read(id);
     await launchStranded(ctx, store, [read]);
     const job = (await withFreshUsage(store, [read], ctx)).get(id) ?? read;
-    const standing = await standingOf(job);
-    if (values.json) printJson(ctx.io.stdout, { ...jobJson(job), standing: standing ?? null });
-    else ctx.io.stdout.write(`${formatDetails(job, standingWords(job, standing))}\n`);
+    const [standing, suspended] = await Promise.all([standingOf(job), readSuspensions([job])]);
+    const suspension = suspended.get(job.id);
+    if (values.json) printJson(ctx.io.stdout, { ...jobJson(job, suspension), standing: standing ?? null });
+    else ctx.io.stdout.write(`${formatDetails(job, standingWords(job, standing), suspension)}\n`);
     return 0;
   },
 });

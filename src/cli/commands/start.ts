@@ -52,7 +52,7 @@ export const startCommand = defineCommand({
       startHoldingInterrupts(ctx, c, () => c.startAttempts(request, Number(values.attempts), profiles), (made) => made.jobs),
     );
     if (interruptedExit !== undefined) return interruptedExit;
-    if (values.json) printJson(ctx.io.stdout, result.jobs.map(jobJson));
+    if (values.json) printJson(ctx.io.stdout, result.jobs.map((j) => jobJson(j)));
     else for (const job of result.jobs) ctx.io.stdout.write(`${job.id}\n`);
     // Queued attempts need launching, and each attempt's check runs when it ends: someone must lead.
     const presence = await ensureCoordinator(ctx, openStore(ctx));

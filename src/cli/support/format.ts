@@ -4,6 +4,7 @@ import { printable } from '../../core/common/printable';
 import type { EvidenceSummary } from '../../core/git/evidenceManifest';
 import { leftoversInWords } from '../../core/operations/leftovers';
 import type { JobEntry, JobRecord } from '../../core/store';
+import { suspensionWords, type Suspension } from '../../core/store/suspension';
 import { currentUsage, isLiveAgent } from '../../core/usage/currentUsage';
 import { formatBytes, formatCount, formatCpu, usageFacts } from '../../core/usage/usageText';
 
@@ -41,13 +42,14 @@ function cleanupLabel(job: JobRecord): string {
   return c.phase;
 }
 
-export function formatRow(entry: JobEntry, now = Date.now()): string {
+/** `suspension`: the agent's worker or the agent stopped (SIGSTOP), read from the processes (suspension.ts). */
+export function formatRow(entry: JobEntry, now = Date.now(), suspension?: Suspension): string {
   if (!entry.ok) return `${entry.id.padEnd(12)} ${'unreadable'.padEnd(10)} ${''.padStart(3)} ${'-'.padEnd(12)} ${''.padStart(FIGURES.length)} ${printable(entry.reason)}`;
   const j = entry.job;
   // Titles are the person's or the agent's text: shown, never obeyed (a newline must not fake a row).
   const shownTitle = printable(j.title);
   const title = shownTitle.length > 60 ? `${shownTitle.slice(0, 59)}…` : shownTitle;
-  const notes = [leftoversInWords(j), j.autoApprove ? 'auto-approve' : undefined].filter(Boolean).map((n) => ` [${n}]`).join('');
+  const notes = [suspension ? suspensionWords(suspension) : undefined, leftoversInWords(j), j.autoApprove ? 'auto-approve' : undefined].filter(Boolean).map((n) => ` [${n}]`).join('');
   return `${j.id.padEnd(12)} ${j.lifecycle.state.padEnd(10)} ${String(j.lifecycle.generation).padStart(3)} ${cleanupLabel(j).padEnd(12)} ${figureColumns(j, now)} ${title}${notes}`;
 }
 
@@ -68,14 +70,16 @@ export function evidenceLines(s: EvidenceSummary): [string, string][] {
   return lines;
 }
 
-/** `show` without --json: one fact per line. */
-/** `work`: where the agent's work stands against its base, in words ("2 commits ahead of main · …"). */
-export function formatDetails(job: JobRecord, work = ''): string {
+/**
+ * `show` without --json: one fact per line. `work`: where the agent's work stands against its base,
+ * in words ("2 commits ahead of main · …"); `suspension`: its worker or itself stopped (SIGSTOP).
+ */
+export function formatDetails(job: JobRecord, work = '', suspension?: Suspension): string {
   const l = job.lifecycle;
   const lines: [string, string | number | null][] = [
     ['id', job.id],
     ['title', job.title],
-    ['state', l.state + (l.waitingReason ? ` (${l.waitingReason})` : '')],
+    ['state', l.state + (l.waitingReason ? ` (${l.waitingReason})` : '') + (suspension ? ` · ${suspensionWords(suspension)}` : '')],
     ['generation', l.generation],
     ['detail', l.detail],
     ['exit code', l.exitCode],

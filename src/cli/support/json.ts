@@ -3,9 +3,11 @@
  * `start --json`): stable field names, absent parts as null. Scripts rely on it.
  */
 import type { JobEntry, JobRecord } from '../../core/store';
+import { suspensionWords, type Suspension } from '../../core/store/suspension';
 import { currentUsage } from '../../core/usage/currentUsage';
 
-export function jobJson(job: JobRecord): Record<string, unknown> {
+/** `suspension`: read from the processes by `list` and `show` (suspension.ts); the others say null. */
+export function jobJson(job: JobRecord, suspension?: Suspension): Record<string, unknown> {
   const l = job.lifecycle;
   const c = job.cleanup;
   const e = job.evidence;
@@ -68,12 +70,14 @@ export function jobJson(job: JobRecord): Record<string, unknown> {
     setup: job.setup ?? null,
     autoApprove: job.autoApprove ?? false,
     leftovers: (job.leftovers ?? []).map((p) => ({ pid: p.pid, command: p.command })),
+    // The lifecycle stays as recorded; a stopped worker or agent is said beside it.
+    suspended: suspension ? { worker: suspension.worker, agent: suspension.agent, words: suspensionWords(suspension) } : null,
   };
 }
 
 /** An unreadable record still appears in lists, with the reason instead of its fields. */
-export function entryJson(entry: JobEntry): Record<string, unknown> {
-  return entry.ok ? jobJson(entry.job) : { id: entry.id, unreadable: entry.reason };
+export function entryJson(entry: JobEntry, suspension?: Suspension): Record<string, unknown> {
+  return entry.ok ? jobJson(entry.job, suspension) : { id: entry.id, unreadable: entry.reason };
 }
 
 export function printJson(out: NodeJS.WritableStream, value: unknown): void {

@@ -54,6 +54,11 @@ export interface ProcessBackend {
    * process tree polls, and (without a session) the marker's scan by cleanup and stop.
    */
   treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]>;
+  /**
+   * The processes named in `pids` and the members of the sessions in `sids` (zombies excluded), in one
+   * look without blocking the event loop: what tells whether an agent or its worker is suspended.
+   */
+  processesAsync(pids: ReadonlySet<number>, sids: ReadonlySet<number>): Promise<ProcStat[]>;
   /** This user's processes whose environment holds NAME=value (zombies excluded). */
   findByEnvMarker(name: string, value: string): ProcStat[];
   /** A process's command line (arguments joined by spaces); '' when it is gone. */

@@ -81,6 +81,12 @@ async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Pr
   return (await processTableAsync()).filter((p) => !isGoneState(p.state) && ((sid !== undefined && p.sid === sid) || marked.has(p.pid)));
 }
 
+/** One `ps` run for every process asked about, by pid or by session. */
+async function processesAsync(pids: ReadonlySet<number>, sids: ReadonlySet<number>): Promise<ProcStat[]> {
+  if (pids.size === 0 && sids.size === 0) return [];
+  return (await processTableAsync()).filter((p) => !isGoneState(p.state) && (pids.has(p.pid) || sids.has(p.sid)));
+}
+
 /**
  * A table with no process in it is a `ps` that failed (at the process limit, timed out): `ps -A`
  * always lists init and itself. Read as empty it would judge every process gone — a live lock
@@ -156,6 +162,7 @@ export const portableBackend: ProcessBackend = {
   processStatAsync,
   processTableAsync,
   treeMembersAsync,
+  processesAsync,
   findByEnvMarker,
   commandLine,
   holdersOf,

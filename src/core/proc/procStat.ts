@@ -17,3 +17,8 @@ export function isGoneState(state: string): boolean {
   // Z: zombie (exited, waiting to be reaped); X: dead. Neither runs any more.
   return state === 'Z' || state === 'X';
 }
+
+/** Stopped by a signal (SIGSTOP, SIGTSTP: T) or by a tracer (t): it runs nothing until continued. */
+export function isStoppedState(state: string): boolean {
+  return state === 'T' || state === 't';
+}

@@ -149,16 +149,25 @@ async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
  * against ~4 ms per walk of 70 processes).
  */
 async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]> {
+  return slicedWalk((stat) => (sid !== undefined && stat.sid === sid) || (marker !== undefined && ownedByUs(stat.pid) && environOf(stat.pid)?.get(marker.name) === marker.value));
+}
+
+/** Every live process `keep` takes, walked in slices (see treeMembersAsync). */
+async function slicedWalk(keep: (stat: ProcStat) => boolean): Promise<ProcStat[]> {
   const pids = listPids();
   const found: ProcStat[] = [];
   for (let i = 0; i < pids.length; i++) {
     if (i % WALK_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const stat = processStat(pids[i]);
-    if (!stat || isGoneState(stat.state)) continue;
-    if (sid !== undefined && stat.sid === sid) found.push(stat);
-    else if (marker && ownedByUs(stat.pid) && environOf(stat.pid)?.get(marker.name) === marker.value) found.push(stat);
+    if (stat && !isGoneState(stat.state) && keep(stat)) found.push(stat);
   }
   return found;
+}
+
+/** Without sessions, only the named processes' own files are read: no walk. */
+async function processesAsync(pids: ReadonlySet<number>, sids: ReadonlySet<number>): Promise<ProcStat[]> {
+  if (sids.size === 0) return [...pids].flatMap((pid) => processStat(pid) ?? []).filter((stat) => !isGoneState(stat.state));
+  return slicedWalk((stat) => pids.has(stat.pid) || sids.has(stat.sid));
 }
 
 async function commandLineAsync(pid: number): Promise<string> {
@@ -226,6 +235,7 @@ export const procfsBackend: ProcessBackend = {
   // One small file read: exact at the moment of a signal sent right after it, and cheap.
   processStatAsync: (pid) => Promise.resolve(processStat(pid)),
   treeMembersAsync,
+  processesAsync,
   findByEnvMarker,
   commandLine,
   holdersOf,

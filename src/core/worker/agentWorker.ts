@@ -22,6 +22,7 @@ import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { stopAgentProcesses, stopDetail } from './stopAgent';
 import { settleLeftovers } from './leftovers';
 import { WaitingDetector, waitingDetectorFor } from './waiting';
+import { agentStopped } from '../store/suspension';
 import { ExecutionRecord } from './executionRecord';
 import { SetupPhase } from './setupPhase';
 import { FINAL_SCREEN_FILE, saveFinalScreen } from './finalScreen';
@@ -290,7 +291,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   // ---- waiting ------------------------------------------------------------------
 
   private setUpWaiting(): void {
-    this.waiting = this._register(waitingDetectorFor(this.job.settings, () => this.mirror.visibleLines().join('\n'), this.opts.log));
+    const isSuspended = () => (this.pty ? agentStopped(this.pty.pid, process.pid) : Promise.resolve(false));
+    this.waiting = this._register(waitingDetectorFor(this.job.settings, () => this.mirror.visibleLines().join('\n'), this.opts.log, isSuspended));
     this._register(this.mirror.onDidCatchUp(() => this.waiting?.noteScreenChanged()));
     this._register(this.waiting.onDidChange((reason) => this.record.setWaiting(reason)));
   }

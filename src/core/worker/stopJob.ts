@@ -8,6 +8,7 @@
  */
 import { describeError, failure } from '../common/errors';
 import { bootId, isSameAndRunningAsync, readProcStatAsync, RecordedProcess, signalEachIfSame, signalIfSameAsync, stillRunning, treeMembers, type EnvMarker, type ProcStat } from '../proc';
+import { isStoppedState } from '../proc/procStat';
 import { isTerminalState, JobRecord, JobStore, Leftover, UnresponsiveWorker } from '../store';
 import { StopResult, WorkerClient } from '../protocol/client';
 import { AGENT_MARKER_ENV } from './agentMarker';
@@ -127,7 +128,7 @@ async function provenAgent(job: JobRecord, marker: EnvMarker, worker?: RecordedP
 /** Stopped by a signal (SIGSTOP, SIGTSTP) or by a tracer: it cannot act on anything until continued. */
 export async function isFrozen(pid: number, startTime: number): Promise<boolean> {
   const stat = await readProcStatAsync(pid);
-  return stat !== undefined && stat.startTime === startTime && (stat.state === 'T' || stat.state === 't');
+  return stat !== undefined && stat.startTime === startTime && isStoppedState(stat.state);
 }
 
 /**

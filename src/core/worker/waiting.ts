@@ -6,7 +6,9 @@
  *   while the pattern matches, ends on input. A prompt answered by the person
  *   often stays on screen (line-oriented programs), so after input only a *new*
  *   occurrence counts: more matches on screen than when the person typed;
- * - idleness: no output or input for the profile's idle time; ends on output or input.
+ * - idleness: no output or input for the profile's idle time; ends on output or input. A
+ *   stopped agent (SIGSTOP) is silent too, but waits for nobody: while it is stopped, silence
+ *   is not taken for waiting (it stays `running`, shown as suspended).
  *
  * A viewer's resize makes the agent redraw its whole screen: that output is
  * the terminal's doing, not the agent's, so for a moment after a resize output
@@ -27,6 +29,8 @@ export interface WaitingOptions {
   patternCheckMs?: number;
   /** How long after a resize output is taken for the agent's redraw (default 1000 ms). */
   redrawMs?: number;
+  /** Whether the agent is stopped (SIGSTOP) now: asked before silence counts as idle. */
+  isSuspended?: () => Promise<boolean>;
 }
 
 export class WaitingDetector extends Disposable {
@@ -124,8 +128,21 @@ export class WaitingDetector extends Disposable {
         return;
       }
       this.idleTimer = undefined;
-      if (this.reason === null) this.set('idle');
+      if (this.reason !== null) return;
+      if (!this.opts.isSuspended) return this.set('idle');
+      void this.opts.isSuspended().then(
+        (suspended) => this.idleUnlessSuspended(suspended, ms, check),
+        () => this.idleUnlessSuspended(false, ms, check),
+      );
     };
+    this.idleTimer = setTimeout(check, ms);
+    this.idleTimer.unref?.();
+  }
+
+  /** After the question: still quiet and not stopped is idle; a stopped agent is asked again an idle time later. */
+  private idleUnlessSuspended(suspended: boolean, ms: number, check: () => void): void {
+    if (this._store.isDisposed || this.reason !== null || this.idleTimer || Date.now() - this.lastActivityAt < ms) return;
+    if (!suspended) return this.set('idle');
     this.idleTimer = setTimeout(check, ms);
     this.idleTimer.unref?.();
   }
@@ -147,6 +164,7 @@ export function waitingDetectorFor(
   settings: { waitingPattern?: string | null; idleSeconds?: number | null },
   readScreen: () => string,
   log: (message: string) => void,
+  isSuspended?: () => Promise<boolean>,
 ): WaitingDetector {
   let pattern: RegExp | null = null;
   if (settings.waitingPattern) {
@@ -156,5 +174,5 @@ export function waitingDetectorFor(
       log(`ignoring the waiting pattern: ${describeError(err)}`);
     }
   }
-  return new WaitingDetector({ pattern, idleMs: settings.idleSeconds ? settings.idleSeconds * 1000 : null, readScreen });
+  return new WaitingDetector({ pattern, idleMs: settings.idleSeconds ? settings.idleSeconds * 1000 : null, readScreen, isSuspended });
 }

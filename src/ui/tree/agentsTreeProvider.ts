@@ -12,6 +12,7 @@ import { Disposable, disposableInterval } from '../../core/common/lifecycle';
 import type { JobRecord } from '../../core/store/schema';
 import type { AgentsChange, AgentsModel, UnreadableAgent } from '../model/agentsModel';
 import type { AgentStandings } from '../model/agentStandings';
+import type { AgentSuspensions } from '../model/agentSuspensions';
 import { showCleanedForHours, showUsageInTree } from '../config';
 import { hiddenAsCleaned } from './cleanedFilter';
 import { AgentNode, GroupNode, RepoNode, TreeContext, TreeNode, UnreadableNode } from './nodes';
@@ -42,10 +43,12 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   constructor(
     private readonly model: AgentsModel,
     private readonly standings?: AgentStandings,
+    private readonly suspensions?: AgentSuspensions,
   ) {
     super();
     this._register(model.onDidChange((change) => this.onModelChange(change)));
     if (standings) this._register(standings.onDidChange((ids) => this.refreshAgents(ids)));
+    if (suspensions) this._register(suspensions.onDidChange((ids) => this.refreshAgents(ids)));
     this._register(disposableInterval(() => this.tick(), TICK_MS));
     void vscode.commands.executeCommand('setContext', SHOWING_CLEANED_KEY, false);
   }
@@ -124,7 +127,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
         list.push(job);
         groups.set(job.group.id, list);
       } else {
-        rows.push({ node: this.agentNode(job), rank: lookOf(job, now).rank, createdAt: Date.parse(job.createdAt) });
+        rows.push({ node: this.agentNode(job), rank: lookOf(job, now, { suspension: this.suspensions?.get(job.id) }).rank, createdAt: Date.parse(job.createdAt) });
       }
     }
     for (const [id, members] of groups) {
@@ -243,7 +246,7 @@ export class AgentsTreeProvider extends Disposable implements vscode.TreeDataPro
   private agentNode(job: JobRecord): AgentNode {
     let node = this.agentNodes.get(job.id);
     if (!node) {
-      node = new AgentNode(job, (id) => this.standings?.get(id), () => this.showUsage);
+      node = new AgentNode(job, (id) => this.standings?.get(id), () => this.showUsage, (id) => this.suspensions?.get(id));
       this.agentNodes.set(job.id, node);
     }
     node.job = job;

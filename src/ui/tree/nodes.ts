@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
 import { changedFiles, type ChangedFile, type Standing } from '../../core/git';
 import type { JobRecord } from '../../core/store/schema';
+import type { Suspension } from '../../core/store/suspension';
 import { canStopUnreadable } from '../../core/operations/rules';
 import type { UnreadableAgent } from '../model/agentsModel';
 import { showUsageInTree } from '../config';
@@ -105,6 +106,8 @@ export class AgentNode extends Node {
     private readonly standingOf: (id: string) => Standing | undefined = () => undefined,
     /** `paddock.tree.showUsage` as the tree last read it: a settings read per row was half of 500 rows' render time (bench treeScale). */
     private readonly showUsage: () => boolean = showUsageInTree,
+    /** Its worker or the agent stopped (SIGSTOP), as last read (a cache read: rendering never looks at processes). */
+    private readonly suspensionOf: (id: string) => Suspension | undefined = () => undefined,
   ) {
     super();
   }
@@ -115,7 +118,7 @@ export class AgentNode extends Node {
     const job = this.job;
     const now = Date.now();
     const standing = this.standingOf(job.id);
-    const look = lookOf(job, now, { showUsage: this.showUsage(), standing });
+    const look = lookOf(job, now, { showUsage: this.showUsage(), standing, suspension: this.suspensionOf(job.id) });
     const hasChildren = Boolean(job.worktree || job.evidence);
     const label = job.group ? attemptLabel(job) : printable(job.title);
     const item = new vscode.TreeItem(label, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
@@ -128,7 +131,7 @@ export class AgentNode extends Node {
   }
   /** The full record in a table: the costliest part of a row (dates in local time), so built on hover only. */
   override tooltip(): vscode.MarkdownString {
-    const tooltip = new vscode.MarkdownString(tooltipMarkdown(this.job, Date.now(), this.standingOf(this.job.id)));
+    const tooltip = new vscode.MarkdownString(tooltipMarkdown(this.job, Date.now(), this.standingOf(this.job.id), this.suspensionOf(this.job.id)));
     tooltip.supportThemeIcons = true;
     return tooltip;
   }

@@ -31,6 +31,7 @@ import {
   hasLiveWorktree,
 } from '../../core/operations/rules';
 import { leftoversInWords } from '../../core/operations/leftovers';
+import { suspensionWords, type Suspension } from '../../core/store/suspension';
 import { checkInWords } from '../../core/attempts/compareReport';
 
 export interface AgentLook {
@@ -186,6 +187,8 @@ export interface LookOptions {
   showUsage?: boolean;
   /** Where the work stands against the base, when it has been computed (never computed here). */
   standing?: Standing;
+  /** Its worker or the agent stopped (SIGSTOP), as last read from the processes (never read here). */
+  suspension?: Suspension;
 }
 
 export function lookOf(job: JobRecord, now: number, opts: LookOptions = {}): AgentLook {
@@ -199,8 +202,11 @@ export function lookOf(job: JobRecord, now: number, opts: LookOptions = {}): Age
     const t = since(job.lifecycle.lastActivityAt ?? job.lifecycle.startedAt, now);
     if (t) parts.push(t);
   }
+  // The state stays as recorded; a stopped worker or agent is said right after it (it waits for nobody).
+  if (opts.suspension) parts.push(suspensionWords(opts.suspension));
   let [iconId, colorId] = STATE_ICONS[state];
-  let rank = state === 'waiting' ? 0 : state === 'failed' || state === 'orphaned' ? 1 : ended(state) ? 4 : state === 'queued' ? 3 : 2;
+  let rank = state === 'waiting' && !opts.suspension ? 0 : state === 'failed' || state === 'orphaned' ? 1 : ended(state) ? 4 : state === 'queued' ? 3 : 2;
+  if (opts.suspension) [iconId, colorId] = ['debug-pause', 'list.warningForeground'];
   if (job.cleanup) {
     const c = job.cleanup;
     if (c.phase === 'complete') {
@@ -276,12 +282,12 @@ function localTime(iso: string | null): string | undefined {
 }
 
 /** The tooltip's markdown: everything a person may need to judge the agent, in one table. */
-export function tooltipMarkdown(job: JobRecord, now: number, standing?: Standing): string {
+export function tooltipMarkdown(job: JobRecord, now: number, standing?: Standing, suspension?: Suspension): string {
   const l = job.lifecycle;
   const c = job.cleanup;
   const e = job.evidence;
   const lines = [
-    `**${escapeCell(job.title)}** — ${escapeCell(lookOf(job, now, { standing }).description)}`,
+    `**${escapeCell(job.title)}** — ${escapeCell(lookOf(job, now, { standing, suspension }).description)}`,
     '',
     '| | |',
     '|---|---|',
@@ -297,6 +303,7 @@ export function tooltipMarkdown(job: JobRecord, now: number, standing?: Standing
     row('Ended', localTime(l.endedAt)),
     row('Exit code', l.exitCode),
     row('Signal', l.signal),
+    row('Suspended', suspension ? suspensionWords(suspension) : null),
     row('Detail', l.detail),
     row('Auto-approve', job.autoApprove ? 'on: the agent acts without asking for approval' : null),
     row('Left running', job.leftovers?.length ? job.leftovers.map((p) => `pid ${p.pid} (${p.command})`).join(', ') : null),

@@ -82,6 +82,19 @@ describe('tree presentation of the per-agent figures', () => {
     assert.equal(lookOf(job, Date.now()).description, 'running · 1m');
     assert.equal(lookOf(job, Date.now(), { showUsage: true }).description, 'running · 1m · 85% CPU · 212 MB · 52 MB disk · 16k tokens');
   });
+
+  it('a suspended agent keeps its recorded state, said suspended with how to resume it; a waiting one no longer ranks first', () => {
+    const job = runningJob();
+    const look = lookOf(job, Date.now(), { suspension: { worker: 4242, agent: [] } });
+    assert.equal(look.description, 'running · 1m · suspended (SIGSTOP): worker 4242 — kill -CONT 4242 resumes it');
+    assert.match(look.contextValue, /^agent:running:/);
+    const md = tooltipMarkdown(job, Date.now(), undefined, { worker: null, agent: [77, 78] });
+    assert.ok(md.includes('| Suspended | suspended \\(SIGSTOP\\): agent 77, 78 — kill \\-CONT 77 78 resumes them |'), md);
+    job.lifecycle.state = 'waiting';
+    job.lifecycle.waitingReason = 'idle';
+    assert.equal(lookOf(job, Date.now()).rank, 0);
+    assert.equal(lookOf(job, Date.now(), { suspension: { worker: null, agent: [77] } }).rank, 2, 'it waits for nobody');
+  });
 });
 
 describe('tree presentation of a stopping agent', () => {
