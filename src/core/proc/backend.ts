@@ -55,10 +55,10 @@ export interface ProcessBackend {
    */
   treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]>;
   /**
-   * The processes named in `pids` and the members of the sessions in `sids` (zombies excluded), in one
+   * The processes named in `pids`, and each of `leaders` with its children (zombies excluded), in one
    * look without blocking the event loop: what tells whether an agent or its worker is suspended.
    */
-  processesAsync(pids: ReadonlySet<number>, sids: ReadonlySet<number>): Promise<ProcStat[]>;
+  processesAsync(pids: ReadonlySet<number>, leaders: ReadonlySet<number>): Promise<ProcStat[]>;
   /** This user's processes whose environment holds NAME=value (zombies excluded). */
   findByEnvMarker(name: string, value: string): ProcStat[];
   /** A process's command line (arguments joined by spaces); '' when it is gone. */

@@ -81,10 +81,10 @@ async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Pr
   return (await processTableAsync()).filter((p) => !isGoneState(p.state) && ((sid !== undefined && p.sid === sid) || marked.has(p.pid)));
 }
 
-/** One `ps` run for every process asked about, by pid or by session. */
-async function processesAsync(pids: ReadonlySet<number>, sids: ReadonlySet<number>): Promise<ProcStat[]> {
-  if (pids.size === 0 && sids.size === 0) return [];
-  return (await processTableAsync()).filter((p) => !isGoneState(p.state) && (pids.has(p.pid) || sids.has(p.sid)));
+/** One `ps` run for every process asked about, by pid or as a leader or its child. */
+async function processesAsync(pids: ReadonlySet<number>, leaders: ReadonlySet<number>): Promise<ProcStat[]> {
+  if (pids.size === 0 && leaders.size === 0) return [];
+  return (await processTableAsync()).filter((p) => !isGoneState(p.state) && (pids.has(p.pid) || leaders.has(p.pid) || leaders.has(p.ppid)));
 }
 
 /**

@@ -164,10 +164,33 @@ async function slicedWalk(keep: (stat: ProcStat) => boolean): Promise<ProcStat[]
   return found;
 }
 
-/** Without sessions, only the named processes' own files are read: no walk. */
-async function processesAsync(pids: ReadonlySet<number>, sids: ReadonlySet<number>): Promise<ProcStat[]> {
-  if (sids.size === 0) return [...pids].flatMap((pid) => processStat(pid) ?? []).filter((stat) => !isGoneState(stat.state));
-  return slicedWalk((stat) => pids.has(stat.pid) || sids.has(stat.sid));
+/**
+ * A leader's children, from each of its threads' `children` file (a child belongs to the thread that
+ * forked it): a few small reads where a walk of /proc reads every process's stat.
+ */
+function childrenOf(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tasks.flatMap((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter((n) => n.length > 0).map(Number);
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * The named processes, and each leader with its children: read from their own files, no walk of
+ * /proc (a window asks every few seconds while agents run).
+ */
+async function processesAsync(pids: ReadonlySet<number>, leaders: ReadonlySet<number>): Promise<ProcStat[]> {
+  const wanted = new Set([...pids, ...leaders, ...[...leaders].flatMap((leader) => childrenOf(leader))]);
+  return [...wanted].flatMap((pid) => processStat(pid) ?? []).filter((stat) => !isGoneState(stat.state));
 }
 
 async function commandLineAsync(pid: number): Promise<string> {

@@ -5,8 +5,8 @@
  * an agent is shown (`list`, `show`, the tree) and said beside the recorded state, with how to
  * resume it, and the worker's idle detection asks it before taking silence for waiting.
  *
- * One look at the processes for many agents (`processesAsync`: one `ps` run on the portable backend,
- * one walk in slices of /proc on Linux, never holding the event loop), only when an agent is live.
+ * One look at the processes for many agents (`processesAsync`: one `ps` run on the portable backend;
+ * on Linux the workers', leaders' and leaders' children's own /proc files), only when an agent is live.
  */
 import { bootId } from '../proc/identity';
 import { processBackend } from '../proc/backend';
@@ -62,8 +62,8 @@ export async function readSuspensions(jobs: readonly JobRecord[]): Promise<Map<s
   const live = jobs.filter((j) => mayBeSuspended(j, boot));
   if (live.length === 0) return found;
   const pids = new Set(live.map((j) => j.execution!.pid));
-  const sessions = new Set(live.flatMap((j) => (j.lifecycle.pid !== null ? [j.lifecycle.pid] : [])));
-  const processes = await processBackend().processesAsync(pids, sessions);
+  const leaders = new Set(live.flatMap((j) => (j.lifecycle.pid !== null ? [j.lifecycle.pid] : [])));
+  const processes = await processBackend().processesAsync(pids, leaders);
   for (const job of live) {
     const suspension = suspensionFrom(job, processes);
     if (suspension) found.set(job.id, suspension);

@@ -3,7 +3,7 @@
  * readSuspensions), kept for the tree to read without looking at processes during a render. A stop
  * writes nothing to the store, so live agents are looked at again on a timer while the view is
  * visible, and whenever the agents model reports a change. The look never holds the extension
- * host's loop (one `ps` child process, or /proc walked in slices), and is skipped without live agents.
+ * host's loop (one `ps` child process, or the few /proc files of those processes), and is skipped without live agents.
  */
 import * as vscode from 'vscode';
 import { Disposable, disposableInterval } from '../../core/common/lifecycle';
