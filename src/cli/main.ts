@@ -7,6 +7,7 @@
 import { describeError, PaddockError, usageError } from '../core/common/errors';
 import { unsupportedPlatformMessage } from '../core/common/platform';
 import { printable } from '../core/common/printable';
+import { errorWords, reasonWords } from './support/errorWords';
 import type { CliCommand, CliContext } from './command';
 import type { CommandName } from './commandNames';
 
@@ -70,17 +71,19 @@ function sentence(text: string): string {
  * The CLI's one error formatter: what `paddock <verb>` prints for anything a
  * command throws, and the exit status. A PaddockError is said as it is (its
  * kind decides 2 or 1); anything else is an unexpected failure, said in one
- * line (its stack only with PADDOCK_DEBUG).
+ * line (its stack only with PADDOCK_DEBUG). A file-system error, thrown or
+ * copied into a message, is said in words naming the agent and the part of the
+ * store that is damaged (or the path), never as Node's errno text (bug 50).
  */
 export function errorReport(err: unknown, verb: string | undefined, env: NodeJS.ProcessEnv): { text: string; code: number } {
   const who = verb === undefined ? 'paddock' : `paddock ${printable(verb)}`;
   if (err instanceof PaddockError) {
     // An id that names no agent is bad input, like a malformed one.
     const code = err.kind === 'usage' || err.code === 'NOT_FOUND' ? 2 : 1;
-    return { text: `${who}: ${printable(sentence(err.message))}\n`, code };
+    return { text: `${who}: ${printable(sentence(reasonWords(err.message, env)))}\n`, code };
   }
   const stack = env.PADDOCK_DEBUG && err instanceof Error && err.stack ? `${err.stack}\n` : '';
-  return { text: `${who}: ${printable(sentence(describeError(err)))}\n${stack}`, code: 1 };
+  return { text: `${who}: ${printable(sentence(errorWords(err, env)))}\n${stack}`, code: 1 };
 }
 
 export async function runCli(argv: string[], ctx: CliContext, platform: NodeJS.Platform = process.platform): Promise<number> {

@@ -7,7 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JobRecord, JobStore, SCHEMA_VERSION } from '../../src/core/store';
 import { logsCommand } from '../../src/cli/commands/logs';
@@ -271,6 +271,50 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
     '-rf',
   ];
   const commands: string[][] = [['show'], ['stop'], ['logs'], ['screen'], ['retry'], ['cleanup', '--yes'], ['attach'], ['send', '@ID', 'hi']];
+
+  // Bug 49: `start --base no-such-ref` exited 1 and left a failed agent (its record) behind; bad input
+  // is found before anything is created, in every command that takes a name from the person.
+  it('bad input to start and the landing commands exits 2 in one sentence and creates nothing: no agent, worktree, branch or ref', async () => {
+    const repo = join(root, 'repo');
+    mkdirSync(repo);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    git('init', '-q', '-b', 'main');
+    writeFileSync(join(repo, 'README.md'), 'hello\n');
+    git('add', '.');
+    git('commit', '-q', '-m', 'init');
+    const started = cli(['start', '--', 'true'], env, repo);
+    assert.equal(started.code, 0, started.stderr);
+    const id = started.stdout.trim();
+    const refs = () => git('for-each-ref', '--format=%(refname) %(objectname)') + git('worktree', 'list', '--porcelain');
+    // Wait for the agent to end, so that nothing it does changes the store between the two listings.
+    for (let i = 0; i < 200 && !/"state": "completed"/.test(readFileSync(join(home, 'jobs', id, 'job.json'), 'utf8')); i++) spawnSync('sleep', ['0.05']);
+    const before = { jobs: treeListing(join(home, 'jobs'), [join(home, 'jobs', id)]), refs: refs() };
+    const cases: [string[], RegExp][] = [
+      [['start', '--base', 'no-such-ref', '--', 'true'], /Base 'no-such-ref' is not a commit/],
+      [['start', '--base', 'HEAD^{tree}', '--', 'true'], /is not a commit/],
+      [['start', '--base', '', '--', 'true'], /not a valid git revision/],
+      [['start', '--attempts', '3', '--base', 'no-such-ref', '--', 'true'], /Base 'no-such-ref' is not a commit/],
+      [['start', '--repo', join(root, 'outside'), '--', 'true'], /is not inside a git repository/],
+      [['start', '--repo', join(root, 'victim.txt'), '--', 'true'], /is a file, not a folder/],
+      [['start', '--repo', join(root, 'nowhere'), '--', 'true'], /does not exist/],
+      [['start', '--profile', 'no-such-profile'], /Unknown profile 'no-such-profile'/],
+      [['start', '--attempts', '2', '--profile', 'shell', '--profile', 'no-such-profile'], /Unknown profile 'no-such-profile'/],
+      [['start', '--', 'paddock-no-such-program'], /'paddock-no-such-program' is not on PATH/],
+      [['start', '--attempts', '2', '--', 'paddock-no-such-program'], /'paddock-no-such-program' is not on PATH/],
+      [['merge', id, '--into', 'no-such-branch'], /no branch 'no-such-branch'/],
+      [['pr', id, '--remote', 'no-such-remote'], /no remote named 'no-such-remote'/],
+      [['update', 'abcdef12'], /No agent abcdef12 exists/],
+      [['compare', 'no-such-group'], /No group no-such-group exists/],
+    ];
+    for (const [args, said] of cases) {
+      const r = cli(args, env, repo);
+      assert.equal(r.code, 2, `paddock ${args.join(' ')} → ${r.code}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr}`);
+      assert.match(r.stderr, said, args.join(' '));
+    }
+    assert.deepEqual(readdirSync(join(home, 'jobs')), [id], 'no agent was created');
+    assert.deepEqual({ jobs: treeListing(join(home, 'jobs'), [join(home, 'jobs', id)]), refs: refs() }, before);
+  });
 
   it('every command refuses every hostile id with exit 2 and one sentence; nothing outside the store is touched', async () => {
     const before = treeListing(root, [home]);

@@ -1,6 +1,6 @@
 /** `paddock check ID`: runs the repository's check command in the agent's worktree, in the foreground; exit 0 passed, 1 failed. */
 import { printableLines } from '../../core/attempts/compareReport';
-import { describeError } from '../../core/common/errors';
+import { errorWords } from '../support/errorWords';
 import { defineCommand } from '../support/args';
 import { EXIT_INTERRUPTED, holdingInterrupts, interruptWord } from '../support/interrupts';
 import { withCoordinator } from '../support/session';
@@ -26,7 +26,7 @@ export const checkCommand = defineCommand({
         ),
     ).catch((err: unknown) => {
       if (!interrupted) throw err;
-      ctx.io.stderr.write(`paddock check: ${describeError(err)}\n`);
+      ctx.io.stderr.write(`paddock check: ${errorWords(err, ctx.env)}\n`);
       return null;
     });
     if (check === null) return EXIT_INTERRUPTED;

@@ -10,6 +10,7 @@ import { cleanupShortfall } from '../../core/operations/cleanupOutcome';
 import { isTerminalState } from '../../core/store/schema';
 import type { CliContext } from '../command';
 import { defineCommand, plainDecimal } from '../support/args';
+import { reasonWords } from '../support/errorWords';
 import { jobJson, printJson } from '../support/json';
 import { ensureCoordinator, whoWill } from '../support/backgroundCoordinator';
 import { EXIT_INTERRUPTED, holdingInterrupts, interruptWord } from '../support/interrupts';
@@ -82,7 +83,7 @@ export const cleanupCommand = defineCommand({
     // An interrupt that ended a teardown leaves the cleanup short of complete; one that came after the
     // teardown changed nothing (Paddock's own steps finish), and the cleanup is reported as any other.
     if (interrupted && shortfall) {
-      ctx.io.stderr.write(`paddock cleanup: ${shortfall.sentence}.\n`);
+      ctx.io.stderr.write(`paddock cleanup: ${printable(reasonWords(shortfall.sentence, ctx.env))}.\n`);
       return EXIT_INTERRUPTED;
     }
     if (shortfall?.kind === 'awaiting-consent') throw failure(`${shortfall.sentence} (paddock cleanup ${id} --anyway)`);

@@ -3,6 +3,8 @@ import { failure, PaddockError } from '../../core/common/errors';
 import { DEFAULT_OUTPUT_CAP, OUTPUT_START, type OutputPosition, type OutputRead } from '../../core/store';
 import type { JobStore } from '../../core/store/jobStore';
 import { isNotRegularFile } from '../../core/store/regularFile';
+import { storeErrorWords } from '../../core/store/damagedPart';
+import { isFsError } from '../../core/common/fsErrors';
 import { isTerminalState, type JobRecord } from '../../core/store/schema';
 import { defineCommand } from '../support/args';
 import { openStore } from '../support/store';
@@ -34,12 +36,16 @@ export const logsCommand = defineCommand({
   },
 });
 
-/** The output after `from`; a segment that is not a regular file (a FIFO, a device) fails in one sentence. */
+/**
+ * The output after `from`; a damaged log (a segment that is not a regular file, a folder that is a
+ * file) fails in one sentence naming the agent and the part.
+ */
 async function readOutput(store: JobStore, id: string, from: OutputPosition): Promise<OutputRead> {
   try {
     return await store.readOutputFrom(id, from);
   } catch (err) {
     if (isNotRegularFile(err)) throw failure(`The output of agent ${id} cannot be read: ${err.message}.`);
+    if (isFsError(err)) throw failure(`${storeErrorWords(store.home, err)}.`);
     throw err;
   }
 }

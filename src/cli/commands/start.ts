@@ -5,6 +5,7 @@
  */
 import { setupFailed } from '../../core/operations/rules';
 import { defineCommand } from '../support/args';
+import { reasonWords } from '../support/errorWords';
 import { jobJson, printJson } from '../support/json';
 import { ensureCoordinator, whoWill } from '../support/backgroundCoordinator';
 import { startHoldingInterrupts } from '../support/interruptedStart';
@@ -58,7 +59,7 @@ export const startCommand = defineCommand({
     const presence = await ensureCoordinator(ctx, openStore(ctx));
     const queued = result.jobs.filter((j) => j.lifecycle.state === 'queued').length;
     if (queued > 0 && !values.json) ctx.io.stderr.write(`${queued} attempt${queued === 1 ? ' is' : 's are'} queued: ${whoWill(presence, 'start them as slots free up')}.\n`);
-    for (const f of result.failed) ctx.io.stderr.write(`paddock start: attempt ${f.index} failed to start: ${f.reason}\n`);
+    for (const f of result.failed) ctx.io.stderr.write(`paddock start: attempt ${f.index} failed to start: ${reasonWords(f.reason, ctx.env)}\n`);
     return result.failed.length > 0 ? 1 : 0;
   },
 });

@@ -8,7 +8,7 @@
  * stopped — the person asked not to have it — and the command says so and
  * exits 130. A second interrupt ends the CLI at once, as before.
  */
-import { describeError } from '../../core/common/errors';
+import { errorWords } from './errorWords';
 import type { Coordinator } from '../../core/coordinator';
 import type { JobRecord } from '../../core/store';
 import type { CliContext } from '../command';
@@ -50,7 +50,7 @@ async function stopAfterInterrupt(ctx: CliContext, c: Coordinator, jobs: readonl
           : `Agent ${job.id} could not be proven stopped after the interrupt: ${report.reason ?? 'unknown reason'}.\n`,
       );
     } catch (err) {
-      ctx.io.stderr.write(`Agent ${job.id} could not be stopped after the interrupt: ${describeError(err)}.\n`);
+      ctx.io.stderr.write(`Agent ${job.id} could not be stopped after the interrupt: ${errorWords(err, ctx.env)}.\n`);
     }
   }
 }

@@ -16,7 +16,7 @@ import { Limiter } from '../common/limiter';
 import { Closing } from '../common/closing';
 import type { RestoreResult } from '../git';
 import type { OperationContext } from '../operations/context';
-import { Operations } from '../operations/operations';
+import { Operations, type RetryOptions } from '../operations/operations';
 import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from '../operations/types';
 import type { ReviewSent } from '../operations/sendReview';
 import { Leadership } from '../scheduler/leadership';
@@ -247,7 +247,7 @@ export class Coordinator extends Disposable {
     return this.operations.stopAll(opts);
   }
 
-  retry(id: string, opts: { prompt?: string } = {}): Promise<JobRecord> {
+  retry(id: string, opts: RetryOptions = {}): Promise<JobRecord> {
     return this.operations.retry(id, opts);
   }
 

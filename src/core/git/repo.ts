@@ -17,13 +17,14 @@ export { isPlainValidRef, mainWorktreeFromFiles };
  */
 export async function resolveRepoRoot(dir: string): Promise<string> {
   const abs = path.resolve(dir);
-  let isDir = false;
+  let isDir: boolean | undefined;
   try {
     isDir = statSync(abs).isDirectory();
   } catch {
     // reported below
   }
-  if (!isDir) throw failure(`Folder ${abs} does not exist.`);
+  if (isDir === undefined) throw failure(`Folder ${abs} does not exist.`);
+  if (!isDir) throw failure(`${abs} is a file, not a folder.`);
   const fromFiles = await mainWorktreeFromFiles(abs);
   if (fromFiles !== undefined) return fromFiles;
   // Both at once (each is a git process); the list is read only when the folder is in a working tree.
@@ -60,7 +61,8 @@ export async function resolveCommit(repo: string, ref: string): Promise<string> 
   }
   const res = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: repo, allowFailure: true });
   const sha = res.stdout.trim();
-  if (res.code !== 0 || !isCommitId(sha)) throw failure(`Base '${ref}' is not a commit in ${repo}.`);
+  // The person named it: a name that is no commit (unknown, or a tree or blob) is bad input.
+  if (res.code !== 0 || !isCommitId(sha)) throw usageError(`Base '${ref}' is not a commit in ${repo}.`);
   return sha;
 }
 

@@ -14,6 +14,7 @@ import { okJobs, type OperationContext } from './context';
 import type { Operations } from './operations';
 import { canSend, canStop, keepBlocker } from './rules';
 import { sendToAgent } from './send';
+import { checkStartInput } from './startInput';
 import type { CleanupReport, StopAllReport } from './types';
 
 export interface StartAttemptsResult {
@@ -59,6 +60,7 @@ export class GroupOperations {
     if (attempts === 1) return { jobs: [await this.ops.start({ ...request, profile: assigned[0] ?? request.profile })], failed: [] };
     // Every attempt's request is checked before the first one is created: bad input creates nothing.
     const plans = assigned.map((profile) => planStart({ ...request, profile: profile ?? request.profile }, this.ctx.settings(), this.ctx.env));
+    await checkStartInput(request.repo, plans, this.ctx.env);
     const group = { id: newGroupId(), title: plans[0].title, size: attempts };
     const jobs: JobRecord[] = [];
     const failed: StartAttemptsResult['failed'] = [];

@@ -5,9 +5,9 @@
  * scheduler's: an operation that queues an execution asks it to pump.
  */
 import { describeError, failure, PaddockError, usageError } from '../common/errors';
-import { resolveRepoRoot, resolveCommit } from '../git';
+import { resolveCommit } from '../git';
 import type { RestoreResult } from '../git';
-import { assertRunnable } from '../profiles';
+import { assertStartRunnable, startRepo } from './startInput';
 import { runtimeDirFor } from '../protocol/runtimeDir';
 import { removeRequestEnv, sealRequestEnv } from '../coordinator/requestEnv';
 import { restoreAgent } from '../coordinator/restoreAgent';
@@ -47,6 +47,11 @@ import { settlingOnError, startEarly } from '../common/early';
 /** How long a retry given a prompt it must type waits for the agent to run (a queued agent may wait for a slot). */
 const RETRY_PROMPT_WAIT_MS = 60_000;
 
+export interface RetryOptions {
+  prompt?: string;
+  onWarning?: (text: string) => void;
+}
+
 /** The scheduler, as the operations see it. */
 export interface Launcher {
   /** Launches what is queued, if this process leads; resolves when done. */
@@ -68,14 +73,9 @@ export class Operations {
     const { store, env } = this.ctx;
     const settings = this.ctx.settings();
     const plan = planStart(request, settings, env);
-    let repo: string;
-    try {
-      repo = await resolveRepoRoot(request.repo);
-    } catch (err) {
-      throw usageError(describeError(err));
-    }
-    // The base commit is asked now, while the setup is planned and the record written (a git process
-    // of its own); a bad base still fails the agent below, with its record, as before.
+    const repo = await startRepo(request.repo);
+    // The base commit is asked while the setup is planned (a git process of its own), and both are known
+    // before the record is written: a bad base, like every bad input, creates nothing (exit 2).
     const baseCommit = startEarly(resolveCommit(repo, plan.base));
     // The job's operation lock, taken before its record exists and held until its worktree is assigned:
     // a queue pump (in any process) leaves the job to this start meanwhile, and finds it free at once
@@ -84,6 +84,8 @@ export class Operations {
     // `.paddock.json` and the settings; an untrusted file's commands refuse the start here, before anything exists.
     const created = await settlingOnError([baseCommit], async () => {
       const setup = await planWorktreeSetup(repo, settings, store.home);
+      const baseSha = await baseCommit;
+      assertStartRunnable(plan.command[0], { ...env, ...plan.env }, repo);
       const record = await store.create({
         title: plan.title,
         repo,
@@ -104,15 +106,13 @@ export class Operations {
         await preparing.lock?.release();
         throw err;
       });
-      return { worktreeSetup: setup, job: record };
+      return { worktreeSetup: setup, job: record, baseSha };
     });
-    const { worktreeSetup } = created;
+    const { worktreeSetup, baseSha } = created;
     let job = created.job;
     const id = job.id;
     this.ctx.log(`agent ${id} created: ${plan.command.join(' ')}`);
     try {
-      const baseSha = await baseCommit;
-      assertRunnable(plan.command[0], { ...env, ...plan.env }, repo);
       // Before the worktree is assigned (until then no pump launches it): whoever launches it runs it with this.
       await sealRequestEnv(store.jobDir(id), id, { ...env, ...plan.env }, runtimeDirFor(env));
       await allocatePorts(store, id, worktreeSetup.ports, worktreeSetup.portRange);
@@ -178,12 +178,13 @@ export class Operations {
   /**
    * A new execution of an ended agent in its existing worktree (with the profile's resume arguments).
    * `prompt`: given to the new execution — in its argv when the resume arguments have a `{prompt}`,
-   * otherwise typed in (with Enter) as soon as it runs.
+   * otherwise typed in (with Enter) as soon as it runs. `onWarning`: what went wrong once the retry
+   * had taken effect (a damaged part of the store), said without failing it.
    */
-  async retry(id: string, opts: { prompt?: string } = {}): Promise<JobRecord> {
+  async retry(id: string, opts: RetryOptions = {}): Promise<JobRecord> {
     const prompt = opts.prompt;
     if (prompt !== undefined) assertTextLength(prompt, MAX_PROMPT_CHARS, 'prompt');
-    const queued = await withJobLock(this.ctx.store, id, 'retry', () => beginRetry(this.ctx, id, false, prompt));
+    const queued = await withJobLock(this.ctx.store, id, 'retry', () => beginRetry(this.ctx, id, false, prompt, opts.onWarning));
     this.ctx.changed(id);
     await this.launcher.pump();
     let job = await this.ctx.store.read(id);

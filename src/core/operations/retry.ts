@@ -6,7 +6,10 @@ import { resolveProfile } from '../profiles';
 import { runtimeDirFor } from '../protocol/runtimeDir';
 import { resumeCommand, resumeTakesPrompt } from '../coordinator/startPlan';
 import { assertUsablePrompt } from '../profiles';
-import type { JobRecord } from '../store';
+import type { JobRecord, JobStore } from '../store';
+import { storeErrorWords } from '../store/damagedPart';
+import { damagedWrittenPart } from '../store/jobFolderCheck';
+import { StoreLayout } from '../store/paths';
 import type { OperationContext } from './context';
 import { retryBlocker } from './rules';
 
@@ -15,7 +18,7 @@ import { retryBlocker } from './rules';
  * profile's resume arguments have a `{prompt}`; otherwise the caller types it in
  * once the agent runs (see `Operations.retry`).
  */
-export async function beginRetry(ctx: OperationContext, id: string, automatic: boolean, prompt?: string): Promise<JobRecord> {
+export async function beginRetry(ctx: OperationContext, id: string, automatic: boolean, prompt?: string, onWarning: (text: string) => void = () => undefined): Promise<JobRecord> {
   const store = ctx.store;
   const job = await store.read(id);
   const blocker = retryBlocker(job);
@@ -25,24 +28,45 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
   if (job.worktree === null || !existsSync(job.worktree)) {
     throw failure(`Agent ${id} cannot be retried: its worktree no longer exists.`);
   }
+  // What the new execution writes must be sound before anything changes: damage found half-way
+  // left a retry begun that was reported failed (bug 49).
+  const damaged = damagedWrittenPart(new StoreLayout(store.home), id);
+  if (damaged) throw failure(`Agent ${id} cannot be retried: ${damaged}; nothing was changed (move it aside, then retry).`);
   const previous = job.command;
   // A person's retry runs with that person's environment; an automatic restart keeps the one of the request before.
-  if (!automatic) await sealRequestEnv(store.jobDir(id), id, agentEnv(ctx, job), runtimeDirFor(ctx.env));
+  if (!automatic) {
+    await sealRequestEnv(store.jobDir(id), id, agentEnv(ctx, job), runtimeDirFor(ctx.env)).catch((err: unknown) => {
+      throw failure(`Agent ${id} cannot be retried: ${storeErrorWords(store.home, err)}; nothing was changed.`);
+    });
+  }
   await store.beginGeneration(id, { automatic });
+  // The retry has taken effect: what fails from here on is said as a warning, never as its failure.
   const next = await store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, j.settings.resumeArgs, promptInArgs) }));
   const generation = next.lifecycle.generation;
-  await store.appendTimeline(id, {
-    generation,
-    type: automatic ? 'auto-restart' : 'retry',
-    message: `${automatic ? 'automatic restart' : 'retry'} (generation ${generation}) of: ${previous.join(' ')}`,
-  });
-  // The terminal history continues in the same log: mark where the new execution begins.
-  const output = store.openOutput(id);
-  output.append(`\r\n\x1b[0m\x1b[2m──── ${automatic ? 'restarted' : 'retried'}: generation ${generation}, ${new Date().toISOString()} ────\x1b[0m\r\n`);
-  await output.close();
+  const warn = (what: string) => (err: unknown) => {
+    const text = `Agent ${id} was retried (generation ${generation}), but ${what}: ${storeErrorWords(store.home, err)}.`;
+    ctx.log(text);
+    onWarning(text);
+  };
+  await store
+    .appendTimeline(id, {
+      generation,
+      type: automatic ? 'auto-restart' : 'retry',
+      message: `${automatic ? 'automatic restart' : 'retry'} (generation ${generation}) of: ${previous.join(' ')}`,
+    })
+    .catch(warn('its timeline entry could not be written'));
+  await markRetryInOutput(store, id, generation, automatic).catch(warn('its log could not be marked where the new execution begins'));
   ctx.log(`agent ${id} queued for ${automatic ? 'an automatic restart' : 'a retry'} (generation ${generation})`);
   return next;
 }
+
+/** The terminal history continues in the same log: marks where the new execution begins. */
+async function markRetryInOutput(store: JobStore, id: string, generation: number, automatic: boolean): Promise<void> {
+  const output = store.openOutput(id);
+  output.append(`\r\n\x1b[0m\x1b[2m──── ${automatic ? 'restarted' : 'retried'}: generation ${generation}, ${new Date().toISOString()} ────\x1b[0m\r\n`);
+  await output.close();
+}
+
 
 /** The base environment plus the agent's profile's variables (as the settings say now). */
 function agentEnv(ctx: OperationContext, job: JobRecord): NodeJS.ProcessEnv {

@@ -14,7 +14,7 @@ import { leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnershipNow } from './ownership';
 import { assertJobId, StoreLayout } from './paths';
 import type { Loaded } from './records';
-import { interruptedCreateEntry } from './interruptedCreate';
+import { interruptedCreateEntry, missingRecord, recordlessReason } from './interruptedCreate';
 import { listedJobIds, READ_CONCURRENCY, readEntriesFrom, reconcileCheck } from './readEntries';
 import { RecordWriter } from './recordWriter';
 import type { JobRecord, Leftover } from './schema';
@@ -50,7 +50,7 @@ export class JobReader {
   async read(id: string): Promise<JobRecord> {
     assertJobId(id);
     const loaded = this.writer.load(id);
-    if (loaded.kind === 'missing') throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
+    if (loaded.kind === 'missing') throw missingRecord(this.layout, id);
     if (loaded.kind === 'unreadable') throw failure(`Agent ${id} is unreadable: ${unreadableReason(this.layout, id, loaded.reason)}.`, 'UNREADABLE');
     return this.reconciled(loaded.job);
   }
@@ -58,7 +58,10 @@ export class JobReader {
   async tryRead(id: string): Promise<JobEntry> {
     assertJobId(id);
     const loaded = this.writer.load(id);
-    if (loaded.kind === 'missing') return { id, ok: false, reason: 'no such agent' };
+    if (loaded.kind === 'missing') {
+      const recordless = recordlessReason(this.layout, id);
+      return recordless ? { id, ok: false, reason: recordless, interruptedCreate: true } : { id, ok: false, reason: 'no such agent' };
+    }
     if (loaded.kind === 'unreadable') return unreadableEntry(this.layout, id, loaded.reason);
     return { id, ok: true, job: await this.reconciled(loaded.job) };
   }

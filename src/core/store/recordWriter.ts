@@ -16,6 +16,7 @@ import { JobRecord, TimelineEntry } from './schema';
 import { checkJobRecord, JOB_RECORD_KEYS } from './recordCheck';
 import { storeSchemas } from './storeSchemas';
 import { appendTimelineLine } from './timeline';
+import { missingRecord } from './interruptedCreate';
 
 /** What a write decided: the next record and the timeline lines that explain it. */
 export interface Mutation {
@@ -46,12 +47,14 @@ export class RecordWriter {
   async mutate(id: string, fn: (current: JobRecord) => Promise<Mutation | undefined>): Promise<JobRecord> {
     const { layout, lockOptions } = this.parts;
     const dir = layout.jobDir(id);
-    if (!fs.existsSync(dir)) throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
+    // Nothing there, or no record (an interrupted create's leftover): refused before a lock is made in
+    // it (which would make the leftover look like a create under way), or fails in errno words on a file.
+    if (!fs.existsSync(layout.recordFile(id))) throw missingRecord(layout, id);
     return withLock(layout.recordLock(id), `agent ${id}`, lockOptions, async (guard: LockGuard) => {
       // Temp files a crashed writer left behind go before this write makes its own.
       sweepTempFiles(dir);
       const loaded = this.load(id);
-      if (loaded.kind === 'missing') throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
+      if (loaded.kind === 'missing') throw missingRecord(layout, id);
       if (loaded.kind === 'unreadable') throw failure(`Agent ${id} is unreadable: ${loaded.reason}.`, 'UNREADABLE');
       const mutation = await fn(loaded.job);
       if (!mutation) return loaded.job;

@@ -177,8 +177,9 @@ describe('CLI: start, list, show, retry, cleanup', function () {
       [['start', '--'], 2, /No command after --/],
       [['start', '--profile', 'nope', '--', 'true'], 2, /Unknown profile 'nope'/],
       [['start', '--repo', '/', '--', 'true'], 2, /not inside a git repository/],
-      [['start', '--base', 'no-such-ref', '--', 'true'], 1, /failed to start: Base 'no-such-ref' is not a commit/],
-      [['start', '--', 'paddock-no-such-command'], 1, /is not on PATH/],
+      [['start', '--base', 'no-such-ref', '--', 'true'], 2, /^paddock start: Base 'no-such-ref' is not a commit/],
+      [['start', '--attempts', '2', '--base', 'no-such-ref', '--', 'true'], 2, /^paddock start: Base 'no-such-ref' is not a commit/],
+      [['start', '--', 'paddock-no-such-command'], 2, /is not on PATH/],
     ];
     for (const [args, code, pattern] of cases) {
       const res = await cli(args);
@@ -187,6 +188,7 @@ describe('CLI: start, list, show, retry, cleanup', function () {
       assert.match(res.stderr, pattern, args.join(' '));
     }
     assert.deepEqual(sb.branches(), ['main'], 'failed starts left no branch');
+    assert.deepEqual(await sb.store.list(), [], 'bad input left no agent (bug 49)');
   });
 
   it('--help lists every command and exits 0', async () => {

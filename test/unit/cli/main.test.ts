@@ -79,6 +79,29 @@ describe('cli main', () => {
     assert.equal(errorReport(failure('bad \x1b]0;title\x07 thing'), undefined, {}).text, 'paddock: bad \\x1b]0;title\\x07 thing.\n');
   });
 
+  // Bug 50: Node's errno text ("ENOTDIR: not a directory, open '/…'") reached the person as it was.
+  it('says a file-system error in words: the agent and the damaged part of the store, or the path; never the errno text', () => {
+    const env = { PADDOCK_HOME: '/store' };
+    const enotdir = Object.assign(new Error("ENOTDIR: not a directory, scandir '/store/jobs/ab12cd34/output'"), { code: 'ENOTDIR', errno: -20, syscall: 'scandir', path: '/store/jobs/ab12cd34/output' });
+    assert.deepEqual(errorReport(enotdir, 'logs', env), {
+      text: "paddock logs: Agent ab12cd34's output folder could not be listed: it is a file, not a folder (/store/jobs/ab12cd34/output).\n",
+      code: 1,
+    });
+    const renamed = Object.assign(new Error("EISDIR: illegal operation on a directory, rename '/store/jobs/ab12cd34/.tmp-env.sealed.12.0a1b' -> '/store/jobs/ab12cd34/env.sealed'"), {
+      code: 'EISDIR',
+      syscall: 'rename',
+      path: '/store/jobs/ab12cd34/.tmp-env.sealed.12.0a1b',
+      dest: '/store/jobs/ab12cd34/env.sealed',
+    });
+    assert.match(errorReport(renamed, 'retry', env).text, /^paddock retry: Agent ab12cd34's sealed environment could not be put in place: it is a folder, not a file \(\/store\/jobs\/ab12cd34\/env\.sealed\)\.\n$/);
+    const outside = Object.assign(new Error("EACCES: permission denied, open '/etc/x'"), { code: 'EACCES', syscall: 'open', path: '/etc/x' });
+    assert.equal(errorReport(outside, 'start', env).text, 'paddock start: /etc/x could not be opened: permission is denied.\n');
+    // Copied into an operation's sentence (describeError): said in words all the same.
+    const wrapped = failure("Could not forget agent ab12cd34: ENOTDIR: not a directory, scandir '/store/jobs/ab12cd34'");
+    assert.deepEqual(errorReport(wrapped, 'forget', env), { text: "paddock forget: Could not forget agent ab12cd34: Agent ab12cd34's folder could not be listed: it is a file, not a folder (/store/jobs/ab12cd34).\n", code: 1 });
+    for (const err of [enotdir, renamed, outside, wrapped]) assert.doesNotMatch(errorReport(err, 'x', env).text, /\bE[A-Z]{3,}\b|scandir|illegal operation/);
+  });
+
   it('an unknown verb goes through the same formatter', async () => {
     const r = await run(['frobnicate\x1b[2J'], env);
     assert.equal(r.code, 2);

@@ -6,7 +6,7 @@
  * still refuses, removing nothing, since the record is where the worktree and branch facts live.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findByEnvMarker, isSameAndRunning, readProcStat } from '../../../src/core/proc';
 import { assertOneSentence, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
@@ -96,6 +96,50 @@ describe('CLI: an agent whose record is unreadable', function () {
     assert.ok(existsSync(job.worktree!), 'the worktree is kept');
     assert.ok(sb.branches().includes(job.branch!), 'the branch is kept');
     assert.equal(readFileSync(recordFile(id), 'utf8'), DAMAGED, 'the record is kept as it was');
+  });
+
+  // Bug 50: `list` showed such a leftover unreadable while show, stop, cleanup, logs and retry said
+  // "No agent X exists" (status 2), and forget failed in errno text on a plain file.
+  for (const [what, make, reason] of [
+    ['a folder without a record', (dir: string) => mkdirSync(dir), /it has no record \(its creation was interrupted\)/],
+    ['a folder with only a record being written', (dir: string) => (mkdirSync(dir), writeFileSync(join(dir, '.tmp-job.json.123.0a1b2c3d'), '{"partial":')), /it has no record \(its creation was interrupted\)/],
+    ['a plain file', (dir: string) => writeFileSync(dir, 'x'), /its folder is a plain file, so it has no record \(its creation was interrupted\)/],
+  ] as const) {
+    it(`an interrupted create left as ${what} is unreadable in every command, as in list, and forget removes it`, async () => {
+      const id = 'left0ver1';
+      const dir = join(sb.home, 'jobs', id);
+      mkdirSync(join(sb.home, 'jobs'), { recursive: true });
+      make(dir);
+      const longAgo = new Date(Date.now() - 3_600_000);
+      utimesSync(dir, longAgo, longAgo);
+      const listed = await cli(['list']);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, new RegExp(`${id} +unreadable .*${reason.source}`));
+      const hint = new RegExp(`Agent ${id} is unreadable: ${reason.source}; paddock forget ${id} removes it\\.$`);
+      for (const args of [['show', id], ['cleanup', id, '--yes'], ['logs', id], ['retry', id]]) {
+        const run = await cli(args);
+        assert.equal(run.code, 1, `${args.join(' ')}: ${run.stderr}`);
+        assertOneSentence(run.stderr);
+        assert.match(run.stderr.trim(), hint, args.join(' '));
+      }
+      const stopped = await cli(['stop', id]);
+      assert.equal(stopped.code, 0, stopped.stderr);
+      assert.match(stopped.stdout, new RegExp(`^Agent ${id} had no process left to stop; its record is still unreadable \\(${reason.source}`));
+      const forgotten = await cli(['forget', id]);
+      assert.equal(forgotten.code, 0, forgotten.stderr);
+      assert.equal(existsSync(dir), false);
+      const gone = await cli(['show', id]);
+      assert.equal(gone.code, 2);
+      assert.match(gone.stderr, new RegExp(`No agent ${id} exists`));
+    });
+  }
+
+  it('a folder without a record still young is unreadable too, said as a create that may be under way', async () => {
+    mkdirSync(join(sb.home, 'jobs', 'young0001'), { recursive: true });
+    const run = await cli(['show', 'young0001']);
+    assert.equal(run.code, 1, run.stderr);
+    assertOneSentence(run.stderr);
+    assert.match(run.stderr, /Agent young0001 is unreadable: it has no record yet \(its creation is under way, or was interrupted\); if it stays so, paddock forget young0001 removes it\./);
   });
 
   function killQuietly(pid: number): void {

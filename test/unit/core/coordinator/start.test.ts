@@ -1,7 +1,8 @@
 /** Starting agents: worktree and branch, failures undone, capacity and queue order, retry, stop. */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PaddockError } from '../../../../src/core/common/errors';
 import { jobLock } from '../../../../src/core/operations/context';
 import { ABANDONED_START_REASON } from '../../../../src/core/scheduler/abandonedStart';
 import type { Coordinator } from '../../../../src/core/coordinator';
@@ -38,27 +39,30 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     assert.ok(existsSync(job.worktree!));
   });
 
-  it('a bad base leaves a failed record and no worktree or branch', async () => {
-    const c = sb.coordinator();
-    await assert.rejects(c.start({ repo: sb.repo, base: 'no-such-ref', command: ['true'] }), /Base 'no-such-ref' is not a commit/);
-    const [entry] = await sb.store.list();
-    assert.ok(entry.ok);
-    assert.equal(entry.job.lifecycle.state, 'failed');
-    assert.match(entry.job.lifecycle.detail ?? '', /no-such-ref/);
-    assert.deepEqual(sb.branches(), ['main']);
-    assert.deepEqual(sb.worktrees(), [sb.repo]);
-    assert.equal(existsSync(`${sb.repo}.worktrees`), false);
-  });
+  // Bug 49: a bad base, like a missing program, is bad input found before anything exists; it used
+  // to fail a record written first, left behind (and `paddock start` exited 1, not 2).
+  const badInputs: [string, { base?: string; command: string[] }, RegExp][] = [
+    ['a base that names no commit', { base: 'no-such-ref', command: ['true'] }, /^Base 'no-such-ref' is not a commit in /],
+    ['a base that names a tree', { base: 'HEAD^{tree}', command: ['true'] }, /^Base 'HEAD\^\{tree\}' is not a commit in /],
+    ['a command not on PATH', { command: ['paddock-no-such-program'] }, /^Command 'paddock-no-such-program' is not on PATH\.$/],
+  ];
+  for (const [what, request, wanted] of badInputs) {
+    it(`${what} is refused as bad input and leaves nothing: no record, worktree or branch`, async () => {
+      const c = sb.coordinator();
+      await assert.rejects(c.start({ repo: sb.repo, ...request }), (err: PaddockError) => err.kind === 'usage' && wanted.test(err.message));
+      assert.deepEqual(await sb.store.list(), []);
+      assert.deepEqual(readdirSync(sb.home).includes('jobs') ? readdirSync(join(sb.home, 'jobs')) : [], [], 'no job folder');
+      assert.deepEqual(sb.branches(), ['main']);
+      assert.deepEqual(sb.worktrees(), [sb.repo]);
+      assert.equal(existsSync(`${sb.repo}.worktrees`), false);
+    });
+  }
 
-  it('a missing command leaves a failed record and no worktree or branch', async () => {
+  it('attempts with a bad base are refused before the first is created', async () => {
     const c = sb.coordinator();
-    await assert.rejects(c.start({ repo: sb.repo, command: ['paddock-no-such-program'] }), /'paddock-no-such-program' is not on PATH/);
-    const [entry] = await sb.store.list();
-    assert.ok(entry.ok);
-    assert.equal(entry.job.lifecycle.state, 'failed');
-    assert.match(entry.job.lifecycle.detail ?? '', /not on PATH/);
+    await assert.rejects(c.startAttempts({ repo: sb.repo, base: 'no-such-ref', command: ['true'] }, 3), (err: PaddockError) => err.kind === 'usage' && /Base 'no-such-ref' is not a commit/.test(err.message));
+    assert.deepEqual(await sb.store.list(), []);
     assert.deepEqual(sb.branches(), ['main']);
-    assert.deepEqual(sb.worktrees(), [sb.repo]);
   });
 
   it('a profile whose command is not on PATH fails with that sentence', async () => {
