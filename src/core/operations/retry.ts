@@ -67,7 +67,6 @@ async function markRetryInOutput(store: JobStore, id: string, generation: number
   await output.close();
 }
 
-
 /** The base environment plus the agent's profile's variables (as the settings say now). */
 function agentEnv(ctx: OperationContext, job: JobRecord): NodeJS.ProcessEnv {
   let extra: Record<string, string> = {};
