@@ -17,6 +17,7 @@ import { showCommand } from '../../src/cli/commands/show';
 import { stopCommand } from '../../src/cli/commands/stop';
 import { DEFAULT_SETTINGS, runCli, Sandbox } from '../unit/core/worker/fixtures';
 import { cli, cliAsync, CLI, exchange, isAlive, treeListing } from './faultKit';
+import { git } from '../unit/core/coordinator/coordinatorFixture';
 
 function sample(home: string, title: string): Promise<JobRecord> {
   return new JobStore({ home }).create({
@@ -150,6 +151,108 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
         }
       }
     }
+  });
+
+  describe('a record that claims what is not its agent\'s (bug 48)', () => {
+    let repo: string;
+    beforeEach(() => {
+      repo = join(root, 'repo');
+      mkdirSync(repo);
+      git(repo, 'init', '-q', '-b', 'main');
+      writeFileSync(join(repo, 'README'), 'hello\n');
+      git(repo, 'add', 'README');
+      git(repo, 'commit', '-qm', 'first');
+    });
+
+    /** Starts `sh -c script` with the real CLI and waits until it completed; returns its record. */
+    async function finished(script: string): Promise<JobRecord> {
+      const started = cli(['start', '--repo', repo, '--', 'sh', '-c', script], env);
+      assert.equal(started.code, 0, started.stderr);
+      const id = started.stdout.trim();
+      for (const deadline = Date.now() + 30_000; ; ) {
+        const job = JSON.parse(cli(['show', id, '--json'], env).stdout) as JobRecord;
+        if (job.lifecycle.state === 'completed') return job;
+        assert.notEqual(job.lifecycle.state, 'failed', JSON.stringify(job.lifecycle));
+        assert.ok(Date.now() < deadline, `agent ${id} did not end: ${job.lifecycle.state}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+
+    /** What must not change of another agent's: its worktree's every entry and bytes, its branch's tip, git's registration. */
+    const stateOf = (worktree: string, branch: string) => ({
+      tree: treeListing(worktree),
+      bytes: readFileSync(join(worktree, 'mine.txt'), 'utf8'),
+      tip: git(repo, 'rev-parse', `refs/heads/${branch}`),
+      registered: git(repo, 'worktree', 'list', '--porcelain'),
+    });
+
+    const commitMine = (text: string) => `echo ${text} > mine.txt && git add mine.txt && git -c user.name=t -c user.email=t@t commit -qm mine && echo uncommitted > loose.txt`;
+
+    it('naming another agent\'s worktree or branch, a socket outside its own or a bad date: listed unreadable with the reason, cleanup, restore and forget remove nothing, the other agent is untouched and keeps working', async () => {
+      const edited = await finished(commitMine('a'));
+      const other = await finished(commitMine('b'));
+      const file = join(home, 'jobs', edited.id, 'job.json');
+      const original = readFileSync(file, 'utf8');
+      const before = stateOf(other.worktree!, other.branch!);
+      const edits: [string, RegExp, (r: JobRecord) => void][] = [
+        ['worktree and branch', /worktree: '.*' is not a worktree Paddock made for agent/, (r) => Object.assign(r, { worktree: other.worktree, branch: other.branch, cwd: other.worktree })],
+        ['branch', /branch: 'paddock\/\w+' is not agent \w+'s branch/, (r) => (r.branch = other.branch)],
+        ['socket', /execution\.socketPath: .* is not the control socket/, (r) => {
+          r.lifecycle = { ...r.lifecycle, state: 'running', endedAt: null };
+          r.execution = { ownerToken: 'o'.repeat(32), generation: 1, pid: process.pid, startTime: 1, bootId: 'b', socketPath: join(root, 'outside', 'x.sock'), socketToken: 't'.repeat(32), claimedAt: new Date().toISOString() };
+        }],
+        ['date', /createdAt: not an ISO 8601 date and time/, (r) => (r.createdAt = 'last Tuesday')],
+      ];
+      for (const [what, reason, edit] of edits) {
+        const record = JSON.parse(original) as JobRecord;
+        edit(record);
+        const text = JSON.stringify(record, null, 2);
+        writeFileSync(file, text);
+        const rows = JSON.parse(cli(['list', '--json'], env).stdout) as { id: string; title?: string; unreadable?: string }[];
+        assert.match(rows.find((r) => r.id === edited.id)?.unreadable ?? '', reason, what);
+        assert.ok(rows.find((r) => r.id === other.id)?.title, `${what}: the other agent lists as ever`);
+        for (const args of [['cleanup', edited.id, '--yes'], ['cleanup', edited.id, '--yes', '--delete-branch'], ['restore', edited.id, '--to', join(root, 'copy')], ['forget', edited.id]]) {
+          const refused = cli(args, env);
+          assert.notEqual(refused.code, 0, `${what}: ${args.join(' ')} refuses`);
+          assert.equal(refused.stderr.trim().split('\n').length, 1, `${what}: one sentence: ${refused.stderr}`);
+          assert.match(refused.stderr, /unreadable/, what);
+        }
+        assert.equal(readFileSync(file, 'utf8'), text, `${what}: the record is left as it is`);
+        assert.deepEqual(stateOf(other.worktree!, other.branch!), before, `${what}: the other agent's worktree, branch and registration are as they were`);
+        assert.ok(existsSync(edited.worktree!), `${what}: the edited agent's own worktree is still there`);
+      }
+      // Put back as it was, both agents clean up as ever; a restore may not fill a folder another record claims.
+      writeFileSync(file, original);
+      for (const job of [other, edited]) {
+        const cleaned = cli(['cleanup', job.id, '--yes'], env);
+        assert.equal(cleaned.code, 0, cleaned.stderr);
+      }
+      const intoOthers = cli(['restore', other.id, '--to', edited.worktree!], env);
+      assert.equal(intoOthers.code, 1, intoOthers.stderr);
+      assert.match(intoOthers.stderr, new RegExp(`^paddock restore: Will not restore agent ${other.id}: agent ${edited.id}'s record claims the worktree .* too; nothing was changed\\.\n$`));
+      assert.equal(existsSync(edited.worktree!), false, 'nothing was made there');
+      const restored = cli(['restore', other.id, '--to', join(root, 'copy')], env);
+      assert.equal(restored.code, 0, restored.stderr);
+      assert.equal(readFileSync(join(root, 'copy', 'mine.txt'), 'utf8'), 'b\n');
+    });
+
+    it('a worktree git has registered with another agent\'s branch (moved to this agent\'s path): cleanup refuses in one sentence and removes nothing', async () => {
+      const mine = await finished(commitMine('a'));
+      const other = await finished(commitMine('b'));
+      // The other agent's worktree moved to where this agent's was: the record is as Paddock wrote it, git says whose it is.
+      git(repo, 'worktree', 'remove', '--force', mine.worktree!);
+      git(repo, 'worktree', 'move', other.worktree!, mine.worktree!);
+      const before = stateOf(mine.worktree!, other.branch!);
+      const mineTip = git(repo, 'rev-parse', `refs/heads/${mine.branch}`);
+      for (const args of [['cleanup', mine.id, '--yes'], ['cleanup', mine.id, '--yes', '--delete-branch']]) {
+        const refused = cli(args, env);
+        assert.equal(refused.code, 1, refused.stderr);
+        assert.match(refused.stderr, new RegExp(`^paddock cleanup: Will not clean up agent ${mine.id}: git has .* registered with ${other.branch}, another agent's branch, not ${mine.branch}; nothing was changed\\.\n$`));
+      }
+      assert.deepEqual(stateOf(mine.worktree!, other.branch!), before, "the other agent's worktree, branch and registration are as they were");
+      assert.equal(git(repo, 'rev-parse', `refs/heads/${mine.branch}`), mineTip, "this agent's branch is kept");
+      assert.equal(JSON.parse(cli(['show', mine.id, '--json'], env).stdout).cleanup, null, 'no cleanup was recorded');
+    });
   });
 
   describe('files that are not regular files (bug 45)', () => {

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Sandbox, sleep } from '../unit/core/worker/fixtures';
 import { isAlive } from './faultKit';
+import { socketPathFor } from '../../src/core/protocol/runtimeDir';
 
 describe('faults: owner frozen past the lock stale time (case 6)', function () {
   this.timeout(120_000);
@@ -41,7 +42,7 @@ describe('faults: owner frozen past the lock stale time (case 6)', function () {
     // ... and a second claimer cannot take the stale lock from a live owner.
     let stolen: string;
     try {
-      const claim = await sb.store.claimExecution(job.id, { generation: rec.lifecycle.generation, socketPath: '/tmp/pdk-x.sock', socketToken: 'x'.repeat(32) });
+      const claim = await sb.store.claimExecution(job.id, { generation: rec.lifecycle.generation, socketPath: socketPathFor(job.id, rec.lifecycle.generation), socketToken: 'x'.repeat(32) });
       stolen = `taken: ${JSON.stringify(claim.fence)}`;
       await claim.release();
     } catch (err) {

@@ -11,6 +11,7 @@
  * operation lock.
  */
 import { cancelQueued } from '../operations/cancelQueued';
+import { assertRegisteredBranch } from '../operations/claimGuard';
 import { existsSync } from 'node:fs';
 import { describeError } from '../common/errors';
 import { findByEnvMarkerAsync, terminateProcessTree } from '../proc';
@@ -107,6 +108,8 @@ export class CleanupRunner {
     const { store } = this.deps;
     let job = await store.read(id);
     if (job.cleanup?.phase === 'complete') return { job, notes: [], alreadyComplete: true };
+    // Refused before anything is written or moved: a worktree git has with another agent's branch is that agent's.
+    if (job.worktree !== null) await assertRegisteredBranch(job, 'clean up', job.worktree);
     const now = new Date().toISOString();
     job = await store.update(id, (j) => {
       const prev = j.cleanup;
@@ -283,6 +286,8 @@ export class CleanupRunner {
   /** 3–4. Remove the worktree (never under a holder), then the branch if nothing would be lost. */
   private async remove(job: JobRecord, notes: string[], attempt: AttemptFacts): Promise<JobRecord> {
     const id = job.id;
+    // Again just before anything goes: git's registration may have changed since the attempt began.
+    if (job.worktree !== null) await assertRegisteredBranch(job, 'clean up', job.worktree);
     job = await this.setPhase(id, 'removing');
     if (job.worktree !== null && job.cleanup!.remaining.includes('worktree')) {
       notes.push(await removeJobWorktree(job, job.worktree, attempt.stamp, { blocking: this.deps.store.blockingReads }));

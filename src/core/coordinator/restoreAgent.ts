@@ -10,6 +10,7 @@ import { branchTip, restoreWorktree, type RestoreResult } from '../git';
 import { branchDeletedByCleanup, restoreBlocker } from '../operations/rules';
 import type { JobRecord, JobStore } from '../store';
 import { configuredPortRange, type PortRange, type WorktreeSettings } from '../repoConfig/worktreeConfig';
+import { assertOwnClaims } from '../operations/claimGuard';
 import { reclaimPorts } from './ports';
 
 /** The original worktree path when it is free again; otherwise the caller must name a folder. */
@@ -26,6 +27,8 @@ export async function restoreAgent(store: JobStore, id: string, to: string | und
   if (target === null) {
     throw usageError(`Agent ${id}'s worktree ${job.worktree ?? ''} still exists; pass --to DIR to restore into another folder.`);
   }
+  // Its branch is re-created, and the target filled: neither may be another agent's.
+  await assertOwnClaims(store, job, 'restore', target);
   const evidenceDir = path.dirname(store.patchPath(id));
   let result: RestoreResult;
   try {

@@ -54,6 +54,8 @@ import type { CaptureStamp } from './changedSince';
 import { keepAgentIndex } from './agentIndex';
 import { isCommitId } from './commitId';
 import { printable } from '../common/printable';
+import { snapshotRefFor } from '../store/agentClaims';
+import { INVENTORY_FILE } from '../store/paths';
 import { archiveEntry, doomedGitDirs, gitDirName, privateGitDir, privateGitDirs, type GitDirPart } from './gitDirsToKeep';
 
 export { privateGitDir } from './gitDirsToKeep';
@@ -103,9 +105,9 @@ export interface CapturedEvidence {
   stamp: CaptureStamp;
 }
 
-export const SNAPSHOT_NAMESPACE = 'refs/paddock/snapshots/';
+export { SNAPSHOT_NAMESPACE } from '../store/agentClaims';
 export const ARCHIVE_FILE = 'archive.tar';
-export const INVENTORY_FILE = 'inventory.json';
+export { INVENTORY_FILE };
 export const GITDIRS_DIR = 'gitdirs';
 
 /** The error code of a capture that would lose something without the person's consent. */
@@ -137,7 +139,7 @@ function mb(bytes: number): string {
 
 export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvidence> {
   const { repo, worktree, jobId, baseSha } = opts;
-  const snapshotRef = `${SNAPSHOT_NAMESPACE}${jobId}`;
+  const snapshotRef = snapshotRefFor(jobId);
   const ownGitDir = privateGitDir(worktree);
   const walkOptions: WalkOptions = { blocking: opts.blockingFs };
   // Steps that only read run side by side (git processes, and the walk on the thread pool or blocking in a CLI).

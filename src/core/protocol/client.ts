@@ -22,6 +22,8 @@ import {
   WaitingSignal,
 } from './messages';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { dirname } from 'node:path';
+import { socketDirProblem } from './runtimeDir';
 
 /** Worker frames can be large (a serialized screen of a big terminal); this only bounds memory. */
 export const MAX_SERVER_LINE_BYTES = 16 * 1024 * 1024;
@@ -126,6 +128,9 @@ export class WorkerClient extends Disposable {
       }
       const exec = job.execution;
       if (exec) {
+        // The store holds the socket's name to this execution's (agentClaims.ts); its folder must be a private one of this user's.
+        const badDir = socketDirProblem(dirname(exec.socketPath));
+        if (badDir) throw failure(`Will not connect to agent ${id}'s worker: ${badDir}.`);
         try {
           return await WorkerClient.connectToSocket(exec.socketPath, exec.socketToken, {
             ...opts,

@@ -26,17 +26,31 @@ export function ensureRuntimeDir(dir: string): string {
   } catch (err) {
     throw failure(`Cannot create the socket directory ${dir}: ${(err as Error).message}.`);
   }
-  const st = lstatSync(dir);
-  const uid = process.getuid?.();
-  if (!st.isDirectory()) throw failure(`The socket directory ${dir} is not a directory.`);
-  if (uid !== undefined && st.uid !== uid) {
-    throw failure(`The socket directory ${dir} belongs to another user (uid ${st.uid}); refusing to use it.`);
-  }
-  if ((st.mode & 0o077) !== 0) {
-    // Someone loosened it: another user may have planted files there, so do not just chmod it back.
-    throw failure(`The socket directory ${dir} is accessible to other users (mode ${(st.mode & 0o777).toString(8)}); run chmod 700 on it.`);
-  }
+  const problem = socketDirProblem(dir);
+  if (problem) throw failure(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
   return dir;
+}
+
+/**
+ * Why `dir` is no socket directory of this user's (what makes a runtime dir one: a directory of this
+ * user's that no one else can reach), as a sentence's lower-case body; null when it is one, or absent.
+ * Asked where the directory is made, and by a client before it connects to the socket a record names
+ * (bug 48): a record may not point it at a folder someone else could have put a socket in.
+ */
+export function socketDirProblem(dir: string): string | null {
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch {
+    // Not there (yet: a worker makes it after its claim): nothing listens there, so a connection just fails.
+    return null;
+  }
+  const uid = process.getuid?.();
+  if (!st.isDirectory()) return `the socket directory ${dir} is not a directory`;
+  if (uid !== undefined && st.uid !== uid) return `the socket directory ${dir} belongs to another user (uid ${st.uid}); refusing to use it`;
+  // Someone loosened it: another user may have planted files there, so do not just chmod it back.
+  if ((st.mode & 0o077) !== 0) return `the socket directory ${dir} is accessible to other users (mode ${(st.mode & 0o777).toString(8)}); run chmod 700 on it`;
+  return null;
 }
 
 /** Short, stable, collision-resistant file name for a job's execution. */

@@ -5,6 +5,7 @@
  * copied and no closure is made per value: `paddock list` runs these over every
  * record, in a process too short-lived for the optimizer to remove either.
  */
+import { isIsoTime } from './agentClaims';
 
 export type Obj = Record<string, unknown>;
 
@@ -65,7 +66,10 @@ export function oneOf<T extends string>(v: unknown, values: readonly T[]): T {
   return v as T;
 }
 
-export const isoTime = (v: unknown): string => str(v, 64, 1);
+export function isoTime(v: unknown): string {
+  if (!isIsoTime(str(v, 64, 1))) fail();
+  return v as string;
+}
 
 /** An array of at most `max` items (at least `min`), each passing `item`. */
 export function arr(v: unknown, max: number, item: (x: unknown) => unknown, min = 0): unknown[] {

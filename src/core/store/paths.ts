@@ -12,6 +12,9 @@ export const TIMELINE_FILE = 'timeline.jsonl';
 export const OUTPUT_DIR = 'output';
 export const EVIDENCE_DIR = 'evidence';
 export const PATCH_FILE = 'snapshot.patch';
+/** Every entry of a captured worktree and where it went (git/evidenceManifest.ts), in EVIDENCE_DIR. */
+export const INVENTORY_FILE = 'inventory.json';
+export const JOBS_DIR = 'jobs';
 /** proper-lockfile lock directories (mkdir-based) next to the record. */
 export const RECORD_LOCK = 'job.lock';
 export const EXECUTION_LOCK = 'execution.lock';
@@ -41,7 +44,7 @@ export class StoreLayout {
   readonly jobsDir: string;
 
   constructor(readonly home: string) {
-    this.jobsDir = join(home, 'jobs');
+    this.jobsDir = join(home, JOBS_DIR);
   }
 
   /** One small file per job, rewritten after every change: the cheap thing watchers watch. */

@@ -16,6 +16,7 @@
  * a file belongs to whoever parsed it. `paddock list` over 1,000 records made
  * ~25,000 objects copying them, and their garbage.
  */
+import { type ClaimingRecord, recordClaimProblem } from './agentClaims';
 import type { JobRecord, Usage } from './schema';
 import { JOB_ID_PATTERN, LIFECYCLE_STATES, SCHEMA_VERSION } from './schema';
 
@@ -359,6 +360,7 @@ function jobRecord(v: unknown): Obj {
   optional(i, 'setup', setupOrNull);
   optional(i, 'autoApprove', bool);
   optional(i, 'leftovers', leftovers);
+  if (recordClaimProblem(i as unknown as ClaimingRecord)) fail();
   return i;
 }
 

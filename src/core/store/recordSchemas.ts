@@ -7,6 +7,7 @@
  */
 import * as z from '../common/zod';
 import { EvidenceSummarySchema } from '../git/evidenceManifest';
+import { isIsoTime, recordClaimProblem } from './agentClaims';
 import { CLEANUP_PHASES, JOB_ID_PATTERN, LIFECYCLE_STATES, SCHEMA_VERSION } from './schema';
 
 export const JobIdSchema = z.string().check(z.regex(JOB_ID_PATTERN, 'not a Paddock job id'));
@@ -14,7 +15,7 @@ export const JobIdSchema = z.string().check(z.regex(JOB_ID_PATTERN, 'not a Paddo
 export const LifecycleStateSchema = z.enum(LIFECYCLE_STATES);
 export type LifecycleState = z.infer<typeof LifecycleStateSchema>;
 
-const IsoTime = z.string().check(z.minLength(1), z.maxLength(64));
+const IsoTime = z.string().check(z.minLength(1), z.maxLength(64), z.refine(isIsoTime, 'not an ISO 8601 date and time'));
 const Bounded = (max: number) => z.string().check(z.maxLength(max));
 
 export const LifecycleSchema = z.object({
@@ -225,7 +226,12 @@ export const SetupSchema = z.object({
 });
 export type Setup = z.infer<typeof SetupSchema>;
 
-export const JobRecordSchema = z.object({
+/**
+ * Loose at the top: a field this version does not know (a newer Paddock's) is kept as read and
+ * written back with the record, never dropped by this version's next write. The fast check sends
+ * such a record to zod.
+ */
+export const JobRecordSchema = z.looseObject({
   schemaVersion: z.literal(SCHEMA_VERSION),
   id: JobIdSchema,
   title: Bounded(500),
@@ -262,7 +268,13 @@ export const JobRecordSchema = z.object({
   autoApprove: z.optional(z.boolean()),
   /** Processes the agent left running when its main process ended and they were not ended (issue 16). */
   leftovers: z.optional(z.array(LeftoverSchema).check(z.maxLength(50))),
-});
+}).check(
+  // Its worktree, branch, socket and snapshot ref are the ones Paddock names for its id, never another's (bug 48).
+  z.superRefine((record, ctx) => {
+    const problem = recordClaimProblem(record);
+    if (problem) ctx.addIssue({ code: 'custom', input: record, path: problem.path, message: problem.message });
+  }),
+);
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 
 /** One line of `jobs/<id>/timeline.jsonl`. */

@@ -10,8 +10,9 @@ import { showCommand } from '../../../../src/cli/commands/show';
 import { bootId, readProcStat } from '../../../../src/core/proc';
 import type { JobStore } from '../../../../src/core/store';
 import type { Cleanup, JobRecord } from '../../../../src/core/store/schema';
-import { sampleJob, TestBed, useTestBed, withWindowOpen } from '../../core/store/helpers';
+import { createWithWorktree, sampleJob, TestBed, useTestBed, withWindowOpen } from '../../core/store/helpers';
 import { runCli } from '../../core/worker/fixtures';
+import { socketPathFor } from '../../../../src/core/protocol/runtimeDir';
 
 /** The `key: value` lines of `show`, as a map (keys are unique except "held by"). */
 function fields(text: string): Map<string, string[]> {
@@ -54,7 +55,7 @@ describe('paddock show and list in human format', () => {
    * operations would need a live worker to reach most of these states); `show` reads and validates it.
    */
   async function recordWith(change: (j: JobRecord) => JobRecord): Promise<JobRecord> {
-    const job = await store.create(sampleJob({ title: 'fix the tests', baseSha: 'a'.repeat(40) }));
+    const job = await createWithWorktree(store, { title: 'fix the tests', baseSha: 'a'.repeat(40) });
     const file = path.join(store.jobDir(job.id), 'job.json');
     fs.writeFileSync(file, JSON.stringify(change(JSON.parse(fs.readFileSync(file, 'utf8')) as JobRecord)));
     return store.read(job.id);
@@ -73,8 +74,8 @@ describe('paddock show and list in human format', () => {
   it('waiting: the state says why it waits', async () => {
     // A live state needs a live owner (one that names none reads orphaned): this process stands in for the worker.
     const self = readProcStat(process.pid)!;
-    const execution = { ownerToken: 'x'.repeat(32), generation: 1, pid: process.pid, startTime: self.startTime, bootId: bootId(), socketPath: '/nonexistent/sock', socketToken: 'y'.repeat(32), claimedAt: new Date().toISOString() };
-    const job = await recordWith((j) => ({ ...j, execution: { ...execution, generation: j.lifecycle.generation }, lifecycle: { ...j.lifecycle, state: 'waiting', waitingReason: 'signal' } }));
+    const execution = { ownerToken: 'x'.repeat(32), generation: 1, pid: process.pid, startTime: self.startTime, bootId: bootId(), socketToken: 'y'.repeat(32), claimedAt: new Date().toISOString() };
+    const job = await recordWith((j) => ({ ...j, execution: { ...execution, generation: j.lifecycle.generation, socketPath: socketPathFor(j.id, j.lifecycle.generation) }, lifecycle: { ...j.lifecycle, state: 'waiting', waitingReason: 'signal' } }));
     assert.deepEqual(fields(await show(job.id)).get('state'), ['waiting (signal)']);
   });
 
@@ -143,7 +144,7 @@ describe('paddock show and list in human format', () => {
     assert.deepEqual(f.get('regenerable'), ['40 file(s), 2 KB dropped: node_modules, dist']);
     assert.deepEqual(f.get('lost (agreed)'), ['2 path(s): big.bin (5 KB), secret (unreadable)']);
     // "branch" appears twice: the agent's branch, then what cleanup did with it.
-    assert.deepEqual(f.get('branch'), ['paddock/x', 'kept']);
+    assert.deepEqual(f.get('branch'), [`paddock/${job.id}`, 'kept']);
   });
 
   it('an unreadable record: show fails with one sentence naming the agent; list shows it as unreadable', async () => {

@@ -3,9 +3,8 @@ import * as assert from 'node:assert/strict';
 import { MAX_ATTEMPTS, newGroupId, profilesForAttempts } from '../../../../src/core/attempts/attemptPlan';
 import { commonLines } from '../../../../src/core/attempts/compare';
 import { needsAutomaticCheck } from '../../../../src/core/scheduler/automaticChecks';
-import { initialRecord } from '../../../../src/core/store/newJob';
 import { JOB_ID_PATTERN } from '../../../../src/core/store/schema';
-import { sampleJob } from '../store/helpers';
+import { sampleRecord } from '../store/helpers';
 
 describe('attempts: plan, lines in common, automatic check', () => {
   it('deals profiles round-robin in the order given', () => {
@@ -38,7 +37,7 @@ describe('attempts: plan, lines in common, automatic check', () => {
 
   it('runs the check of an ended attempt once per execution; never of a single agent, a cleaned or a running one', () => {
     const now = '2026-01-01T00:00:10.000Z';
-    const attempt = initialRecord('abc123', sampleJob(), now);
+    const attempt = sampleRecord('abc123', {}, now);
     attempt.group = { id: 'grp12345', title: 't', index: 1, size: 2 };
     attempt.worktree = '/tmp/w';
     attempt.lifecycle = { ...attempt.lifecycle, state: 'completed', endedAt: now };

@@ -1,10 +1,12 @@
 /** The client against small real socket servers that misbehave on purpose. */
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import { WorkerClient } from '../../../../src/core/protocol/client';
 import { binaryOutputHeader, encodeFrame } from '../../../../src/core/protocol/framing';
+import { socketFileName } from '../../../../src/core/protocol/runtimeDir';
+import { sampleRecord } from '../store/helpers';
 
 describe('WorkerClient', () => {
   let dir: string;
@@ -34,6 +36,28 @@ describe('WorkerClient', () => {
     });
     return new Promise((r) => server!.listen(path, () => r(path)));
   }
+
+  it('connects to the socket a record names only in a socket directory of this user\'s that no one else can reach (bug 48)', async () => {
+    const id = 'abc123de';
+    const socketDir = join(dir, 'r');
+    mkdirSync(socketDir, { mode: 0o700 });
+    const path = join(socketDir, socketFileName(id, 1));
+    server = createServer((s) => sockets.push(s));
+    await new Promise<void>((r) => server!.listen(path, () => r()));
+    const job = sampleRecord(id);
+    job.lifecycle.state = 'running';
+    job.execution = { ownerToken: 'o'.repeat(32), generation: 1, pid: process.pid, startTime: 1, bootId: 'b', socketPath: path, socketToken: 't'.repeat(32), claimedAt: new Date().toISOString() };
+    // The client's one dependency: what reads the record (the store, here the record as the store returned it).
+    const reader = { read: async () => job };
+    chmodSync(socketDir, 0o755);
+    await assert.rejects(WorkerClient.connect(reader, id, { connectTimeoutMs: 200 }), (err: Error) => {
+      assert.equal(err.message, `Will not connect to agent ${id}'s worker: the socket directory ${socketDir} is accessible to other users (mode 755); run chmod 700 on it.`);
+      return true;
+    });
+    chmodSync(socketDir, 0o700);
+    const client = await WorkerClient.connect(reader, id, { connectTimeoutMs: 1000 });
+    client.dispose();
+  });
 
   it('retries while the socket does not exist yet, then gives up with a clear error', async () => {
     await assert.rejects(WorkerClient.connectToSocket(join(dir, 'missing.sock'), 't', { connectTimeoutMs: 200 }), /Cannot connect/);

@@ -6,10 +6,9 @@ import * as path from 'node:path';
 import { jobLock, type OperationContext } from '../../../../src/core/operations/context';
 import { identityOf, ownIdentity } from '../../../../src/core/proc/identity';
 import { AutomaticChecks } from '../../../../src/core/scheduler/automaticChecks';
-import { initialRecord } from '../../../../src/core/store/newJob';
 import type { JobRecord } from '../../../../src/core/store/schema';
 import { PortablePs, watchEventLoop } from '../proc/portablePs';
-import { sampleJob, TestBed, useTestBed } from '../store/helpers';
+import { sampleRecord, TestBed, useTestBed } from '../store/helpers';
 
 describe('automatic checks (AutomaticChecks.schedule)', () => {
   let bed!: TestBed;
@@ -20,7 +19,7 @@ describe('automatic checks (AutomaticChecks.schedule)', () => {
   /** An ended attempt whose check is recorded running by `runner`. */
   function attemptCheckedBy(id: string, runner: NonNullable<JobRecord['check']>['runner']): JobRecord {
     const now = new Date().toISOString();
-    const job = initialRecord(id, sampleJob(), now);
+    const job = sampleRecord(id, {}, now);
     job.group = { id: 'grp12345', title: 't', index: 1, size: 2 };
     job.worktree = path.join(bed.home, 'no-such-worktree');
     job.lifecycle = { ...job.lifecycle, state: 'completed', endedAt: now };

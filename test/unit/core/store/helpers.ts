@@ -3,17 +3,23 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { JobStore, NewJob, JobStoreOptions } from '../../../../src/core/store';
+import { JobRecord, JobStore, NewJob, JobStoreOptions } from '../../../../src/core/store';
+import { branchNameFor, worktreePathFor } from '../../../../src/core/store/agentClaims';
+import { initialRecord } from '../../../../src/core/store/newJob';
 import { leaderLock } from '../../../../src/core/scheduler/leadership';
 import { DEFAULT_LOCK_OPTIONS, withLock } from '../../../../src/core/store/locks';
 import { StoreLayout } from '../../../../src/core/store/paths';
 
+/**
+ * A new agent as `start` creates it: no worktree or branch yet (the record may claim only the ones
+ * named after its id, which the store gives it at creation: see `createWithWorktree`).
+ */
 export function sampleJob(overrides: Partial<NewJob> = {}): NewJob {
   return {
     title: 'fix the tests',
     repo: '/tmp/repo',
-    worktree: '/tmp/repo.worktrees/x',
-    branch: 'paddock/x',
+    worktree: null,
+    branch: null,
     base: 'main',
     baseSha: null,
     profile: 'shell',
@@ -31,6 +37,20 @@ export function sampleJob(overrides: Partial<NewJob> = {}): NewJob {
     },
     ...overrides,
   };
+}
+
+/** Agent `id`'s first record with its own worktree and branch (as `start` assigns them), for tests that need no store. */
+export function sampleRecord(id: string, overrides: Partial<NewJob> = {}, now = new Date().toISOString()): JobRecord {
+  const init = sampleJob(overrides);
+  const worktree = overrides.worktree !== undefined ? overrides.worktree : worktreePathFor(init.repo, id, null);
+  return initialRecord(id, { ...init, worktree, branch: overrides.branch !== undefined ? overrides.branch : branchNameFor(id) }, now);
+}
+
+/** Creates a sample agent and gives it its own worktree and branch, as `start` does once its id exists. */
+export async function createWithWorktree(store: JobStore, overrides: Partial<NewJob> = {}): Promise<JobRecord> {
+  const created = await store.create(sampleJob(overrides));
+  const worktree = worktreePathFor(created.repo, created.id, null);
+  return store.update(created.id, (j) => ({ ...j, worktree, branch: branchNameFor(j.id), cwd: overrides.cwd ?? worktree }));
 }
 
 /** A temp PADDOCK_HOME per test, removed afterwards, plus every child it spawned killed. */

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { isLegalTransition, JobStore, LEGAL_TRANSITIONS, LIFECYCLE_STATES, LifecycleState, TERMINAL_STATES } from '../../../../src/core/store';
 import { sampleJob, useTestBed } from './helpers';
+import { socketPathFor } from '../../../../src/core/protocol/runtimeDir';
 
 describe('lifecycle', () => {
   it('has one table: terminal states lead nowhere, every other state can end', () => {
@@ -26,11 +27,11 @@ describe('lifecycle', () => {
 
     it('clears pid, worker pid, launch and the execution (socket, token) in a terminal state', async () => {
       const job = await store.create(sampleJob());
-      const claim = await store.claimExecution(job.id, { generation: 1, socketPath: '/tmp/s', socketToken: 't'.repeat(20) });
+      const claim = await store.claimExecution(job.id, { generation: 1, socketPath: socketPathFor(job.id, 1), socketToken: 't'.repeat(20) });
       await store.transition(job.id, 'running', { pid: 4242 }, { fence: claim.fence });
       const running = await store.read(job.id);
       assert.equal(running.lifecycle.pid, 4242);
-      assert.equal(running.execution?.socketPath, '/tmp/s');
+      assert.equal(running.execution?.socketPath, socketPathFor(job.id, 1));
       const done = await store.transition(job.id, 'completed', { exitCode: 0 }, { fence: claim.fence });
       assert.equal(done.lifecycle.pid, null);
       assert.equal(done.lifecycle.workerPid, null);
@@ -77,7 +78,7 @@ describe('lifecycle', () => {
               } else if (op.kind === 'claim') {
                 const ok = before.lifecycle.state === 'queued' || before.lifecycle.state === 'starting';
                 const claim = await store
-                  .claimExecution(job.id, { generation: before.lifecycle.generation, socketPath: '/tmp/s', socketToken: 't'.repeat(20) })
+                  .claimExecution(job.id, { generation: before.lifecycle.generation, socketPath: socketPathFor(job.id, before.lifecycle.generation), socketToken: 't'.repeat(20) })
                   .catch(() => undefined);
                 // A live owner (this process) already holding it also refuses.
                 assert.equal(claim !== undefined, ok && !current);

@@ -6,6 +6,7 @@ import { identityOf, readProcStat } from '../../../../src/core/proc/identity';
 import { JobRecord, JobStore, LAUNCH_FAILED_DETAIL } from '../../../../src/core/store';
 import { spawnWorker } from '../../../../src/core/worker/spawn';
 import { exited, sampleJob, TestBed, useTestBed, waitForLine } from './helpers';
+import { socketPathFor } from '../../../../src/core/protocol/runtimeDir';
 
 async function waitUntil(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -15,7 +16,8 @@ async function waitUntil(predicate: () => boolean, timeoutMs = 5000): Promise<vo
   }
 }
 
-const SOCKET = { socketPath: '/tmp/p.sock', socketToken: 'k'.repeat(24) };
+/** The socket the worker of execution `generation` of agent `id` records (the only one its record may name). */
+const socket = (id: string, generation: number) => ({ socketPath: socketPathFor(id, generation), socketToken: 'k'.repeat(24) });
 
 describe('execution ownership', () => {
   let bed!: TestBed;
@@ -28,7 +30,7 @@ describe('execution ownership', () => {
   /** A running job whose owner record names `pid` with `startTime` (written as a worker would, then edited). */
   async function forgeOwner(pid: number, startTime: number): Promise<string> {
     const job = await store.create(sampleJob());
-    const claim = await store.claimExecution(job.id, { generation: 1, ...SOCKET });
+    const claim = await store.claimExecution(job.id, { generation: 1, ...socket(job.id, 1) });
     await store.transition(job.id, 'running', {}, { fence: claim.fence });
     await claim.release();
     const file = path.join(store.jobDir(job.id), 'job.json');
@@ -87,8 +89,8 @@ describe('execution ownership', () => {
 
   it('leaves a job whose owner is alive alone', async () => {
     const job = await store.create(sampleJob());
-    const claim = await store.claimExecution(job.id, { generation: 1, ...SOCKET });
-    await assert.rejects(store.claimExecution(job.id, { generation: 1, ...SOCKET }), /already run by worker/);
+    const claim = await store.claimExecution(job.id, { generation: 1, ...socket(job.id, 1) });
+    await assert.rejects(store.claimExecution(job.id, { generation: 1, ...socket(job.id, 1) }), /already run by worker/);
     await store.transition(job.id, 'running', {}, { fence: claim.fence });
     assert.equal((await store.read(job.id)).lifecycle.state, 'running');
     const [entry] = await store.list();
@@ -116,15 +118,15 @@ describe('execution ownership', () => {
   it('refuses every write fenced by an old owner after a retry, and a second live claimer', async () => {
     const { id, child } = await runningUnderChild();
     const oldFence = { ownerToken: (await store.read(id)).execution!.ownerToken, generation: 1 };
-    await assert.rejects(store.claimExecution(id, { generation: 1, ...SOCKET }), /is running; only a queued or starting agent can be claimed/);
+    await assert.rejects(store.claimExecution(id, { generation: 1, ...socket(id, 1) }), /is running; only a queued or starting agent can be claimed/);
     child.kill('SIGKILL');
     await exited(child);
     assert.equal((await store.read(id)).lifecycle.state, 'orphaned');
     await store.beginGeneration(id);
-    await assert.rejects(store.claimExecution(id, { generation: 1, ...SOCKET }), /stale/);
+    await assert.rejects(store.claimExecution(id, { generation: 1, ...socket(id, 1) }), /stale/);
     // The dead owner's execution lock is still on disk: the new claim breaks it at once.
     assert.ok(fs.existsSync(path.join(store.jobDir(id), 'execution.lock')));
-    const claim = await store.claimExecution(id, { generation: 2, ...SOCKET });
+    const claim = await store.claimExecution(id, { generation: 2, ...socket(id, 2) });
     for (const write of [
       () => store.update(id, (j) => void (j.title = 'stale'), { fence: oldFence }),
       () => store.transition(id, 'running', {}, { fence: oldFence }),
@@ -140,10 +142,10 @@ describe('execution ownership', () => {
 
   it('an old claim released after a newer claim broke its lock leaves the new lock alone', async () => {
     const job = await store.create(sampleJob());
-    const first = await store.claimExecution(job.id, { generation: 1, ...SOCKET });
+    const first = await store.claimExecution(job.id, { generation: 1, ...socket(job.id, 1) });
     await store.transition(job.id, 'failed', {}, { fence: first.fence });
     await store.beginGeneration(job.id);
-    const second = await store.claimExecution(job.id, { generation: 2, ...SOCKET });
+    const second = await store.claimExecution(job.id, { generation: 2, ...socket(job.id, 2) });
     await first.release();
     assert.ok(fs.existsSync(path.join(store.jobDir(job.id), 'execution.lock')));
     await second.release();
@@ -216,7 +218,7 @@ describe('execution ownership', () => {
 
     it('a claim supersedes the launch', async () => {
       const { id } = await launched();
-      const claim = await store.claimExecution(id, { generation: 1, ...SOCKET });
+      const claim = await store.claimExecution(id, { generation: 1, ...socket(id, 1) });
       const job = await store.read(id);
       assert.equal(job.launch, null);
       assert.equal(job.execution?.ownerToken, claim.fence.ownerToken);

@@ -7,6 +7,7 @@ import { JobStore } from '../../../../src/core/store';
 import { readEntries } from '../../../../src/core/store/readEntries';
 import { PortablePs, watchEventLoop } from '../proc/portablePs';
 import { sampleJob, TestBed, useTestBed } from './helpers';
+import { socketPathFor } from '../../../../src/core/protocol/runtimeDir';
 
 describe('reading records without blocking (readEntries)', () => {
   let store!: JobStore;
@@ -17,7 +18,7 @@ describe('reading records without blocking (readEntries)', () => {
   });
 
   /** Rewrites a record on disk as another process (a dead worker, a cleanup) left it. */
-  const rewrite = (id: string, change: (record: { lifecycle: { state: string; generation: number }; [key: string]: unknown }) => void) => {
+  const rewrite = (id: string, change: (record: { id: string; lifecycle: { state: string; generation: number }; [key: string]: unknown }) => void) => {
     const file = path.join(store.jobDir(id), 'job.json');
     const record = JSON.parse(fs.readFileSync(file, 'utf8'));
     change(record);
@@ -35,7 +36,7 @@ describe('reading records without blocking (readEntries)', () => {
         r.lifecycle.state = 'running';
         r.execution = {
           ownerToken: 'x'.repeat(32), generation: r.lifecycle.generation, pid: 999_999, startTime: 1, bootId: 'no-such-boot',
-          socketPath: '/nonexistent/sock', socketToken: 'y'.repeat(32), claimedAt: new Date().toISOString(),
+          socketPath: socketPathFor(r.id, r.lifecycle.generation), socketToken: 'y'.repeat(32), claimedAt: new Date().toISOString(),
         };
       });
       const leftBehind = await store.create(sampleJob({ title: 'left a process' }));
@@ -85,7 +86,7 @@ describe('reading records without blocking (readEntries)', () => {
           r.lifecycle.state = 'running';
           r.execution = {
             ownerToken: 'x'.repeat(32), generation: r.lifecycle.generation, ...owner,
-            socketPath: '/nonexistent/sock', socketToken: 'y'.repeat(32), claimedAt: new Date().toISOString(),
+            socketPath: socketPathFor(r.id, r.lifecycle.generation), socketToken: 'y'.repeat(32), claimedAt: new Date().toISOString(),
           };
         });
         ids.push(job.id);
@@ -150,7 +151,7 @@ describe('reading records without blocking (readEntries)', () => {
     record.lifecycle.state = 'running';
     record.execution = {
       ownerToken: 'x'.repeat(32), generation: record.lifecycle.generation, pid: 999_999, startTime: 1, bootId: 'no-such-boot',
-      socketPath: '/nonexistent/sock', socketToken: 'y'.repeat(32), claimedAt: new Date().toISOString(),
+      socketPath: socketPathFor(record.id, record.lifecycle.generation), socketToken: 'y'.repeat(32), claimedAt: new Date().toISOString(),
     };
     fs.writeFileSync(file, JSON.stringify(record));
     const [entry] = await readEntries(store, [job.id]);

@@ -16,7 +16,7 @@ import type { JobRecord, JobStore } from '../../../../src/core/store';
 import { checkEndedFigures, END_SETTLED_MS, ENDED_FIGURES_FILE, EndedFigures, endedFiguresSchemas, settledEndOf } from '../../../../src/core/usage/endedFigures';
 import { UsageSampler } from '../../../../src/core/usage/sampler';
 import { claudeProjectDir } from '../../../../src/core/usage/transcripts';
-import { sampleJob } from '../store/helpers';
+import { createWithWorktree } from '../store/helpers';
 import { claudeLine, MB, useUsageSandbox } from './usageSandbox';
 
 
@@ -38,11 +38,11 @@ describe('usage/endedFigures: the figures of ended agents in one file', function
   const sampleOnce = async (jobs: JobRecord[], diskIntervalMs?: number) => sampleAndRecordUsage(store, oneShotSampler(diskIntervalMs), jobs);
 
   /** A Claude Code agent with a worktree of its own, its transcript and output written, then ended. */
-  async function endedClaudeAgent(name = 'worktree'): Promise<{ job: JobRecord; transcript: string; worktree: string }> {
-    const worktree = join(dir, name);
+  async function endedClaudeAgent(): Promise<{ job: JobRecord; transcript: string; worktree: string }> {
+    const created = await createWithWorktree(store, { command: ['claude'], repo: join(dir, 'repo') });
+    const worktree = created.worktree!;
     mkdirSync(worktree, { recursive: true });
     writeFileSync(join(worktree, 'a.bin'), Buffer.alloc(MB, 1));
-    const created = await store.create(sampleJob({ command: ['claude'], worktree, cwd: worktree }));
     const projects = claudeProjectDir(worktree, env);
     mkdirSync(projects, { recursive: true });
     const transcript = join(projects, 'session.jsonl');
@@ -94,7 +94,7 @@ describe('usage/endedFigures: the figures of ended agents in one file', function
 
   it('an end not yet settled, one left running, a cleanup begun or done, a retry or a restore: sampled again', async () => {
     // Ended a moment ago: its worker may still write, so nothing is kept yet.
-    const recent = await endedClaudeAgent('recent');
+    const recent = await endedClaudeAgent();
     const justEnded = { ...recent.job, lifecycle: { ...recent.job.lifecycle, endedAt: new Date().toISOString() } };
     await sampleOnce([justEnded]);
     assert.equal(existsSync(filePath()) ? readFile().agents[recent.job.id] : undefined, undefined, 'no entry for an end that is not settled');
@@ -104,7 +104,7 @@ describe('usage/endedFigures: the figures of ended agents in one file', function
     const leftRunning = { ...recent.job, leftovers: [{ pid: 4242, command: 'node server.js' }] } as JobRecord;
     assert.equal(settledEndOf(leftRunning, Date.now()), null);
 
-    const agents = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((n) => endedClaudeAgent(n)));
+    const agents = await Promise.all([1, 2, 3, 4, 5].map(() => endedClaudeAgent()));
     const [retried, cleaning, cleaned, restored, forgotten] = agents.map((a) => a.job);
     await sampleOnce(agents.map((a) => a.job));
     assert.deepEqual(Object.keys(readFile().agents).sort(), agents.map((a) => a.job.id).sort());
@@ -127,7 +127,7 @@ describe('usage/endedFigures: the figures of ended agents in one file', function
 
     // A command that samples one agent keeps the others' entries, unless their agent is gone.
     rmSync(store.jobDir(forgotten.id), { recursive: true });
-    const late = await endedClaudeAgent('late');
+    const late = await endedClaudeAgent();
     await sampleOnce([late.job]);
     assert.deepEqual(Object.keys(readFile().agents).sort(), [retried.id, restored.id, late.job.id].sort());
   });

@@ -13,7 +13,7 @@ import type { JobRecord, JobStore } from '../../../../src/core/store';
 import { UsageSampler } from '../../../../src/core/usage/sampler';
 import { claudeProjectDir } from '../../../../src/core/usage/transcripts';
 import { USAGE_CURSOR_FILE } from '../../../../src/core/usage/usageCursor';
-import { sampleJob } from '../store/helpers';
+import { createWithWorktree } from '../store/helpers';
 import { claudeLine, MB, useUsageSandbox } from './usageSandbox';
 
 
@@ -26,9 +26,9 @@ describe('usage/usageCursor: incremental across processes', function () {
 
   /** An ended Claude Code agent with a worktree of its own, and its transcript's path. */
   async function claudeAgent(): Promise<{ job: JobRecord; transcript: string; worktree: string }> {
-    const worktree = join(dir, 'worktree');
+    const job = await createWithWorktree(store, { command: ['claude'], repo: join(dir, 'repo') });
+    const worktree = job.worktree!;
     mkdirSync(worktree, { recursive: true });
-    const job = await store.create(sampleJob({ command: ['claude'], worktree, cwd: worktree }));
     const projects = claudeProjectDir(worktree, env);
     mkdirSync(projects, { recursive: true });
     return { job, worktree, transcript: join(projects, 'session.jsonl') };

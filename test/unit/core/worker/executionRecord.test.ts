@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { ExecutionRecord } from '../../../../src/core/worker/executionRecord';
 import { Sandbox, sleep } from './fixtures';
+import { socketPathFor } from '../../../../src/core/protocol/runtimeDir';
 
 /** The record's pending activity timer (none while the agent is quiet). */
 function activityTimer(record: ExecutionRecord): unknown {
@@ -26,7 +27,7 @@ describe('ExecutionRecord', () => {
       envNames: [],
       settings: { stopGraceMs: 3000, waitingPattern: null, idleSeconds: null, resumeArgs: null, secretEnvNames: [], autoRestart: false, recoveryLimit: 0 },
     });
-    const claim = await sandbox.store.claimExecution(job.id, { generation: 1, socketPath: '/tmp/s', socketToken: 't'.repeat(20) });
+    const claim = await sandbox.store.claimExecution(job.id, { generation: 1, socketPath: socketPathFor(job.id, 1), socketToken: 't'.repeat(20) });
     return { id: job.id, claim };
   }
 

@@ -1,14 +1,13 @@
 import * as assert from 'node:assert/strict';
 import { hiddenAsCleaned } from '../../../../src/ui/tree/cleanedFilter';
 import { lookOf } from '../../../../src/ui/tree/presentation';
-import { initialRecord } from '../../../../src/core/store/newJob';
 import type { JobRecord } from '../../../../src/core/store/schema';
-import { sampleJob } from '../../core/store/helpers';
+import { sampleRecord } from '../../core/store/helpers';
 
 const HOUR = 3_600_000;
 
 function cleanedAt(at: number, phase: 'complete' | 'incomplete' = 'complete'): JobRecord {
-  const job = initialRecord('abc123', sampleJob(), new Date(at - HOUR).toISOString());
+  const job = sampleRecord('abc123', {}, new Date(at - HOUR).toISOString());
   const iso = new Date(at).toISOString();
   job.cleanup = {
     phase, remaining: [], stage: null, failures: 0, nextAttemptAt: null, lastError: null, needsAttention: false, holders: [],
@@ -29,13 +28,13 @@ describe('tree: cleaned agents leave after paddock.showCleanedFor', () => {
 
   it('never hides an agent whose cleanup is not complete, or one never cleaned', () => {
     assert.equal(hiddenAsCleaned(cleanedAt(now - 100 * HOUR, 'incomplete'), now, 24, false), false);
-    assert.equal(hiddenAsCleaned(initialRecord('abc123', sampleJob(), new Date(now - 100 * HOUR).toISOString()), now, 24, false), false);
+    assert.equal(hiddenAsCleaned(sampleRecord('abc123', {}, new Date(now - 100 * HOUR).toISOString()), now, 24, false), false);
   });
 });
 
 describe('tree: where the work stands, in the row', () => {
   it('appends the standing to the state words, and says a landing even without figures', () => {
-    const job = initialRecord('abc123', sampleJob(), new Date().toISOString());
+    const job = sampleRecord('abc123', {}, new Date().toISOString());
     job.lifecycle.state = 'completed';
     const standing = { baseName: 'main', ahead: 3, behind: 2, files: 4, insertions: 120, deletions: 8, uncommittedFiles: 0, merged: false };
     assert.equal(lookOf(job, Date.now(), { standing }).description, 'completed · 3 commits ahead, 2 behind main · 4 files +120 −8');

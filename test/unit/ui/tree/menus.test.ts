@@ -8,10 +8,9 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { initialRecord } from '../../../../src/core/store/newJob';
 import { LIFECYCLE_STATES, type JobRecord } from '../../../../src/core/store/schema';
 import { capabilitiesOf, groupLookOf, lookOf } from '../../../../src/ui/tree/presentation';
-import { sampleJob } from '../../core/store/helpers';
+import { sampleRecord } from '../../core/store/helpers';
 
 interface MenuEntry {
   command?: string;
@@ -78,7 +77,7 @@ function corpus(): JobRecord[] {
   const jobs: JobRecord[] = [];
   for (const state of LIFECYCLE_STATES) {
     for (const variant of ['plain', 'noWorktree', 'incomplete', 'consent', 'complete', 'attempt', 'checking'] as const) {
-      const job = initialRecord('abc123', sampleJob(), now);
+      const job = sampleRecord('abc123', {}, now);
       if (variant === 'attempt' || variant === 'checking') job.group = { id: 'grp12345', title: 'task', index: 1, size: 2 };
       if (variant === 'checking') job.check = { state: 'running', exitCode: null, durationMs: null, at: now, summary: '' };
       job.lifecycle.state = state;

@@ -2,8 +2,7 @@ import * as assert from 'node:assert/strict';
 import { capabilitiesOf, escapeCell, lookOf, tooltipMarkdown } from '../../../../src/ui/tree/presentation';
 import { attachBlocker, cleanupBlocker, retryCleanupBlocker } from '../../../../src/core/operations/rules';
 import { CLEANUP_PHASES } from '../../../../src/core/store/schema';
-import { initialRecord } from '../../../../src/core/store/newJob';
-import { sampleJob } from '../../core/store/helpers';
+import { sampleRecord } from '../../core/store/helpers';
 
 describe('tree presentation of text Paddock did not write', () => {
   const hostile = 'evil\x1b]52;c;aGk=\x07 [click](command:paddock.stopAll) <img src=x> **bold**\nfake | row';
@@ -17,7 +16,7 @@ describe('tree presentation of text Paddock did not write', () => {
   });
 
   it("the whole tooltip holds no control character from a job's title, error or holders", () => {
-    const job = initialRecord('abc123', sampleJob({ title: hostile }), new Date().toISOString());
+    const job = sampleRecord('abc123', { title: hostile }, new Date().toISOString());
     job.lifecycle.detail = 'exit 1\x1b[2J';
     const now = new Date().toISOString();
     job.cleanup = {
@@ -33,7 +32,7 @@ describe('tree presentation of text Paddock did not write', () => {
 
 describe('tree presentation of auto-approve and leftovers', () => {
   it('the row says how many processes the agent left running and that it acts without asking; the tooltip lists them', () => {
-    const job = initialRecord('abc123', sampleJob({ title: 'codex run' }), new Date().toISOString());
+    const job = sampleRecord('abc123', { title: 'codex run' }, new Date().toISOString());
     job.lifecycle = { ...job.lifecycle, state: 'completed', exitCode: 0, endedAt: new Date().toISOString() };
     assert.equal(lookOf(job, Date.now()).description, 'completed');
     job.autoApprove = true;
@@ -53,7 +52,7 @@ describe('tree presentation of auto-approve and leftovers', () => {
 describe('tree presentation of the per-agent figures', () => {
   const MB = 1024 * 1024;
   function runningJob() {
-    const job = initialRecord('abc123', sampleJob({ title: 'work', worktree: '/tmp/w' }), new Date().toISOString());
+    const job = sampleRecord('abc123', { title: 'work', worktree: '/tmp/w' }, new Date().toISOString());
     job.lifecycle.state = 'running';
     job.lifecycle.startedAt = new Date(Date.now() - 90_000).toISOString();
     job.usage = { cpuPercent: 85.2, rssBytes: 212 * MB, diskBytes: 52 * MB, outputBytes: 4096, tokensIn: 12_300, tokensOut: 4100, costUsd: 1.25, sampledAt: new Date().toISOString() };
@@ -99,7 +98,7 @@ describe('tree presentation of the per-agent figures', () => {
 
 describe('tree presentation of a stopping agent', () => {
   it('offers Attach while the agent shuts down, as paddock attach allows (one rule); not once it ended', () => {
-    const job = initialRecord('abc123', sampleJob(), new Date().toISOString());
+    const job = sampleRecord('abc123', {}, new Date().toISOString());
     job.lifecycle = { ...job.lifecycle, state: 'cancelling', startedAt: new Date().toISOString() };
     assert.equal(attachBlocker(job), null);
     assert.ok(capabilitiesOf(job).includes('attach'), capabilitiesOf(job).join(' '));
@@ -112,7 +111,7 @@ describe('tree presentation of a cleanup interrupted mid-phase', () => {
   it('whenever Clean Up is refused for a begun cleanup and points to Retry Cleanup Now, Retry Cleanup Now is offered', () => {
     const now = new Date().toISOString();
     for (const phase of CLEANUP_PHASES) {
-      const job = initialRecord('abc123', sampleJob(), now);
+      const job = sampleRecord('abc123', {}, now);
       job.lifecycle = { ...job.lifecycle, state: 'completed', exitCode: 0, startedAt: now, endedAt: now };
       job.cleanup = {
         phase, remaining: ['worktree', 'branch'], stage: null, failures: 0, nextAttemptAt: null, lastError: null, needsAttention: false,

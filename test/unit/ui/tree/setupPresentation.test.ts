@@ -1,14 +1,13 @@
 /** How an agent's worktree setup reads in the tree: "setting up" while it runs, "setup failed (exit N)" after. */
 import * as assert from 'node:assert/strict';
-import { initialRecord } from '../../../../src/core/store/newJob';
 import { lookOf, stateInWords } from '../../../../src/ui/tree/presentation';
-import { sampleJob } from '../../core/store/helpers';
+import { sampleRecord } from '../../core/store/helpers';
 
 describe('tree presentation of worktree setup', () => {
   const now = Date.now();
 
   it('a starting agent whose setup runs reads "setting up"; without setup, "starting"', () => {
-    const job = initialRecord('abc123', sampleJob({}), new Date(now - 5000).toISOString());
+    const job = sampleRecord('abc123', {}, new Date(now - 5000).toISOString());
     job.lifecycle.state = 'starting';
     assert.match(lookOf(job, now).description, /^starting/);
     job.setup = { ports: [], state: 'running', exitCode: null };
@@ -17,7 +16,7 @@ describe('tree presentation of worktree setup', () => {
   });
 
   it('an agent failed by its setup says so with the exit code; one failed later reads as before', () => {
-    const job = initialRecord('abc123', sampleJob({}), new Date(now).toISOString());
+    const job = sampleRecord('abc123', {}, new Date(now).toISOString());
     job.lifecycle = { ...job.lifecycle, state: 'failed', exitCode: 3, detail: 'setup failed (exit 3)' };
     job.setup = { ports: [], state: 'failed', exitCode: 3 };
     assert.equal(stateInWords(job), 'setup failed (exit 3)');

@@ -1,0 +1,82 @@
+/**
+ * Before an operation removes or re-creates what a record names — cleanup's removal of the worktree
+ * and deletion of the branch, restore — it makes sure that is the agent's alone (bug 48). The
+ * store's schema already holds every record to the names Paddock gives its own id
+ * (store/agentClaims.ts), so no two readable records name the same worktree, branch or snapshot ref;
+ * what a single record cannot show is checked here: git's own registration of the worktree must not
+ * have another agent's branch checked out there (another agent's worktree moved to this one's path,
+ * say), and a restore's target (any folder, with `--to`) must be no other record's worktree.
+ * Otherwise the operation is refused in one sentence, before it changes anything. Cleanup and forget
+ * do not list the store for this: the schema already rules it out, and a list costs ~0.2 s at 1,000
+ * records.
+ */
+import { failure } from '../common/errors';
+import { listWorktrees } from '../git';
+import { resolvedPath } from '../git/worktreeRegistration';
+import { isAgentBranch } from '../store/agentClaims';
+import type { JobStore } from '../store';
+import type { JobRecord } from '../store/schema';
+import { okJobs } from './context';
+
+/** Who claims what across the store: each worktree folder (resolved) and each branch of a repository, with the ids that name it. */
+interface ClaimIndex {
+  worktrees: Map<string, string[]>;
+  branches: Map<string, string[]>;
+}
+
+const branchKey = (repo: string, branch: string) => `${resolvedPath(repo)}\0${branch}`;
+
+function add(map: Map<string, string[]>, key: string, id: string): void {
+  const ids = map.get(key);
+  if (ids) ids.push(id);
+  else map.set(key, [id]);
+}
+
+/** The claims of every readable record (an unreadable one is acted on by nothing: see docs/store.md). */
+function claimIndex(jobs: readonly JobRecord[]): ClaimIndex {
+  const index: ClaimIndex = { worktrees: new Map(), branches: new Map() };
+  for (const job of jobs) {
+    if (job.worktree !== null) add(index.worktrees, resolvedPath(job.worktree), job.id);
+    if (job.branch !== null) add(index.branches, branchKey(job.repo, job.branch), job.id);
+  }
+  return index;
+}
+
+async function readClaimIndex(store: JobStore): Promise<ClaimIndex> {
+  return claimIndex(okJobs(await store.list()));
+}
+
+/** Another agent that claims `folder` as its worktree, or `job`'s branch; none: null. */
+function otherClaimant(index: ClaimIndex, job: JobRecord, folder: string): { id: string; what: string } | null {
+  const byWorktree = index.worktrees.get(resolvedPath(folder))?.find((id) => id !== job.id);
+  if (byWorktree) return { id: byWorktree, what: `the worktree ${folder}` };
+  const byBranch = job.branch === null ? undefined : index.branches.get(branchKey(job.repo, job.branch))?.find((id) => id !== job.id);
+  if (byBranch) return { id: byBranch, what: `the branch ${job.branch}` };
+  return null;
+}
+
+/**
+ * Throws the one sentence when a restore of `job` into `folder` would act on a worktree or branch
+ * another record claims, or on a worktree git has with another agent's branch.
+ */
+export async function assertOwnClaims(store: JobStore, job: JobRecord, what: string, folder: string): Promise<void> {
+  const other = otherClaimant(await readClaimIndex(store), job, folder);
+  if (other) {
+    throw failure(`Will not ${what} agent ${job.id}: agent ${other.id}'s record claims ${other.what} too; nothing was changed.`, 'CLAIMED_BY_ANOTHER');
+  }
+  await assertRegisteredBranch(job, what, folder);
+}
+
+/**
+ * git's registration of the worktree at `folder` must not have another agent's branch checked out:
+ * that worktree is the other agent's, whatever the record says. Another branch of the person's, or
+ * a detached HEAD, is the agent's own doing in its worktree (the capture keeps it).
+ */
+export async function assertRegisteredBranch(job: JobRecord, what: string, folder: string): Promise<void> {
+  const entries = await listWorktrees(job.repo).catch(() => null);
+  const target = resolvedPath(folder);
+  const registered = entries?.find((e) => resolvedPath(e.path) === target);
+  const branch = registered?.branch ?? null;
+  if (branch === null || branch === job.branch || !isAgentBranch(branch)) return;
+  throw failure(`Will not ${what} agent ${job.id}: git has ${folder} registered with ${branch}, another agent's branch, not ${job.branch ?? 'its own'}; nothing was changed.`, 'CLAIMED_BY_ANOTHER');
+}

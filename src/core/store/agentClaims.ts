@@ -1,0 +1,116 @@
+/**
+ * What a job record may claim as its own: the names Paddock gives an agent's
+ * worktree, branch, control socket, snapshot ref and inventory, all derived
+ * from its id, and the rule that a record claims nothing else (bug 48). Cleanup
+ * removes the worktree and deletes the branch a record names (and judges a
+ * half-removed one by its inventory), a client connects to its socket, prune
+ * deletes its snapshot ref: a record edited by hand (or damaged) to name
+ * another agent's would point those at what is not the agent's. Such a record
+ * does not pass the schema (recordSchemas.ts and the fast check
+ * recordCheck.ts both ask `recordClaimProblem`), so it reads as unreadable with
+ * the reason, and nothing acts on it.
+ */
+import * as path from 'node:path';
+import { socketFileName } from '../protocol/runtimeDir';
+import { EVIDENCE_DIR, INVENTORY_FILE, JOBS_DIR } from './paths';
+import { JOB_ID_PATTERN } from './schema';
+
+/** `<repo-parent>/<repo-name>.worktrees/<id>`, or `<worktreeRoot>/<repo-name>/<id>` when the setting is given. */
+export function worktreePathFor(repo: string, id: string, worktreeRoot: string | null): string {
+  const name = path.basename(repo);
+  if (worktreeRoot) return path.join(path.resolve(worktreeRoot), name, id);
+  return path.join(path.dirname(repo), `${name}.worktrees`, id);
+}
+
+export function branchNameFor(id: string): string {
+  return `paddock/${id}`;
+}
+
+/** Where an agent's capture keeps its work (git/evidence.ts writes it, restore reads it, prune may delete it). */
+export const SNAPSHOT_NAMESPACE = 'refs/paddock/snapshots/';
+export function snapshotRefFor(id: string): string {
+  return `${SNAPSHOT_NAMESPACE}${id}`;
+}
+
+/** A branch named as Paddock names an agent's (`paddock/<id>`), whichever agent's it is. */
+export function isAgentBranch(value: string): boolean {
+  return value.startsWith('paddock/') && JOB_ID_PATTERN.test(value.slice('paddock/'.length));
+}
+
+/** An absolute path with nothing to resolve: no `.`/`..` parts, no doubled or trailing slash. */
+function isPlainAbsolute(p: string): boolean {
+  return path.isAbsolute(p) && path.normalize(p) === p && (p === '/' || !p.endsWith('/'));
+}
+
+/**
+ * Whether `worktree` is a folder Paddock would have made for agent `id` of `repo`: named after the id,
+ * in `<repo-name>.worktrees` beside the repository, or in a `<repo-name>` folder (the `worktreeRoot`
+ * setting, which is not on the record). A restore elsewhere (`--to`) is a copy the record never names.
+ */
+function worktreeProblem(id: string, repo: string, worktree: string): string | null {
+  if (!isPlainAbsolute(worktree)) return `'${worktree}' is not an absolute, normalized path`;
+  const name = path.basename(repo);
+  const parent = path.dirname(worktree);
+  const besideRepo = parent === path.join(path.dirname(repo), `${name}.worktrees`);
+  if (path.basename(worktree) === id && (besideRepo || path.basename(parent) === name)) return null;
+  return `'${worktree}' is not a worktree Paddock made for agent ${id}`;
+}
+
+/** The parts of a record the claims are judged on (typed loosely: zod calls this before its output is typed). */
+export interface ClaimingRecord {
+  id: string;
+  repo: string;
+  worktree: string | null;
+  branch: string | null;
+  execution: { generation: number; socketPath: string } | null;
+  evidence: { snapshotRef: string | null; inventory?: string | null } | null;
+}
+
+/** The inventory cleanup judges a half-removed worktree by (cleanupRemoval.ts): the one in this agent's own job folder. */
+function isOwnInventory(id: string, inventory: string): boolean {
+  return isPlainAbsolute(inventory) && inventory.endsWith(`${path.sep}${path.join(JOBS_DIR, id, EVIDENCE_DIR, INVENTORY_FILE)}`);
+}
+
+/**
+ * The first thing `record` claims that is not its own, as `{ path, message }` (the path within the
+ * record, as a schema issue says it); null when it claims only its own. One rule, asked by both
+ * zod's schema and the fast check.
+ */
+export function recordClaimProblem(record: ClaimingRecord): { path: string[]; message: string } | null {
+  const { id } = record;
+  if (record.worktree !== null) {
+    const problem = worktreeProblem(id, record.repo, record.worktree);
+    if (problem) return { path: ['worktree'], message: problem };
+  }
+  if (record.branch !== null && record.branch !== branchNameFor(id)) {
+    return { path: ['branch'], message: `'${record.branch}' is not agent ${id}'s branch (${branchNameFor(id)})` };
+  }
+  const exec = record.execution;
+  if (exec !== null && (!isPlainAbsolute(exec.socketPath) || path.basename(exec.socketPath) !== socketFileName(id, exec.generation))) {
+    return { path: ['execution', 'socketPath'], message: `'${exec.socketPath}' is not the control socket of agent ${id}'s execution ${exec.generation}` };
+  }
+  const ref = record.evidence?.snapshotRef ?? null;
+  if (ref !== null && ref !== snapshotRefFor(id)) {
+    return { path: ['evidence', 'snapshotRef'], message: `'${ref}' is not agent ${id}'s snapshot ref (${snapshotRefFor(id)})` };
+  }
+  const inventory = record.evidence?.inventory ?? null;
+  if (inventory !== null && !isOwnInventory(id, inventory)) {
+    return { path: ['evidence', 'inventory'], message: `'${inventory}' is not the inventory in agent ${id}'s own job folder` };
+  }
+  return null;
+}
+
+/**
+ * A real instant in ISO 8601 as `Date.prototype.toISOString` and the like write it
+ * (`2026-12-03T09:00:00.000Z`, an offset allowed): dates are compared and added to (backoff,
+ * prune's age, "2m ago"), and one that does not parse would make each of those NaN.
+ */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+export function isIsoTime(value: string): boolean {
+  const m = ISO_TIME.exec(value);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return false;
+  // The day must exist in that month (Date.UTC rolls 2026-02-30 over into March).
+  return day >= 1 && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
+}
