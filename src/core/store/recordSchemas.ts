@@ -15,7 +15,7 @@ export const JobIdSchema = z.string().check(z.regex(JOB_ID_PATTERN, 'not a Paddo
 export const LifecycleStateSchema = z.enum(LIFECYCLE_STATES);
 export type LifecycleState = z.infer<typeof LifecycleStateSchema>;
 
-const IsoTime = z.string().check(z.minLength(1), z.maxLength(64), z.refine(isIsoTime, 'not an ISO 8601 date and time'));
+const IsoTime = z.string().check(z.maxLength(64), z.refine(isIsoTime, 'not an ISO 8601 date and time'));
 const Bounded = (max: number) => z.string().check(z.maxLength(max));
 
 export const LifecycleSchema = z.object({

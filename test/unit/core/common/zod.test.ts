@@ -30,7 +30,7 @@ describe('common/zod: issue messages stay English sentences', () => {
     assert.deepEqual(
       timeline.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
       [
-        'at: Too small: expected string to have >=1 characters',
+        'at: not an ISO 8601 date and time',
         'generation: Invalid input: expected int, received number',
         'type: Too big: expected string to have <=64 characters',
         'from: Invalid option: expected one of "queued"|"starting"|"running"|"waiting"|"cancelling"|"completed"|"failed"|"cancelled"|"orphaned"',
