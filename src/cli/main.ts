@@ -10,6 +10,7 @@ import { printable } from '../core/common/printable';
 import { errorWords, reasonWords } from './support/errorWords';
 import type { CliCommand, CliContext } from './command';
 import type { CommandName } from './commandNames';
+import { makePlacingPathsAbsolute } from './support/absolutePaths';
 
 /**
  * The verbs. Each command module is loaded only when its verb runs (or for
@@ -123,6 +124,7 @@ export async function runCli(argv: string[], ctx: CliContext, platform: NodeJS.P
 }
 
 if (require.main === module) {
+  makePlacingPathsAbsolute(process.env, process.cwd());
   // stderr and stdin on first use: opening one costs ~1.5 ms (a socket or a stream for a pipe), and
   // most commands write only to stdout and never read.
   let stderrOpened = false;

@@ -247,11 +247,29 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
       for (const args of [['cleanup', mine.id, '--yes'], ['cleanup', mine.id, '--yes', '--delete-branch']]) {
         const refused = cli(args, env);
         assert.equal(refused.code, 1, refused.stderr);
-        assert.match(refused.stderr, new RegExp(`^paddock cleanup: Will not clean up agent ${mine.id}: git has .* registered with ${other.branch}, another agent's branch, not ${mine.branch}; nothing was changed\\.\n$`));
+        assert.match(refused.stderr, new RegExp(`^paddock cleanup: Cleanup of agent ${mine.id} is incomplete at terminating: Will not clean up agent ${mine.id}: git has .* checked out on ${other.branch}, the branch of agent ${other.id}, whose worktree it is; it is left as it is; `));
       }
       assert.deepEqual(stateOf(mine.worktree!, other.branch!), before, "the other agent's worktree, branch and registration are as they were");
       assert.equal(git(repo, 'rev-parse', `refs/heads/${mine.branch}`), mineTip, "this agent's branch is kept");
-      assert.equal(JSON.parse(cli(['show', mine.id, '--json'], env).stdout).cleanup, null, 'no cleanup was recorded');
+      // A failed stage, not a refusal before the record: an automatic retry backs off instead of trying again at once.
+      const cleanup = JSON.parse(cli(['show', mine.id, '--json'], env).stdout).cleanup;
+      assert.equal(cleanup.phase, 'incomplete');
+      assert.ok(Date.parse(cleanup.nextAttemptAt) > Date.now(), 'the next attempt is backed off');
+      assert.equal(cleanup.stage, 'terminating', 'refused before the capture');
+    });
+
+    it("an agent's worktree on a branch named like an agent's that no live agent has (its own, a cleaned agent's kept one) cleans up", async () => {
+      const cleaned = await finished(commitMine('a'));
+      const kept = cli(['cleanup', cleaned.id, '--yes'], env);
+      assert.equal(kept.code, 0, kept.stderr);
+      assert.ok(git(repo, 'rev-parse', `refs/heads/${cleaned.branch}`), "the cleaned agent's unmerged branch is kept");
+      const onKept = await finished(`git checkout -q ${cleaned.branch} && echo building-on > b.txt`);
+      const onOwn = await finished('git checkout -q -b paddock/feature1 && echo own > c.txt');
+      for (const agent of [onKept, onOwn]) {
+        const res = cli(['cleanup', agent.id, '--yes'], env);
+        assert.equal(res.code, 0, res.stderr);
+        assert.equal(existsSync(agent.worktree!), false);
+      }
     });
   });
 

@@ -1,8 +1,9 @@
 /**
  * `paddock prune [--older-than DAYS] [--snapshots] [--yes]`: forget cleaned-up
  * agents; with --snapshots also delete their snapshot refs (the last copy of
- * their work), listed before anything goes, as is each archive that holds work
- * (the only copy of what git does not hold). Asks on a terminal; else needs --yes.
+ * their work) and each archive that holds work (the only copy of what git does
+ * not hold; without --snapshots it is kept in `kept/<id>`), listed before
+ * anything goes. Asks on a terminal; else needs --yes.
  */
 import { failure, usageError } from '../../core/common/errors';
 import { printable } from '../../core/common/printable';
@@ -14,7 +15,7 @@ import { withCoordinator } from '../support/session';
 export const pruneCommand = defineCommand({
   name: 'prune',
   usage: 'paddock prune [--older-than DAYS] [--snapshots] [--yes]',
-  summary: 'Forget cleaned-up agents (--older-than DAYS); --snapshots also deletes their snapshot refs.',
+  summary: 'Forget cleaned-up agents (--older-than DAYS); --snapshots also deletes their snapshot refs and archives.',
   options: { 'older-than': { type: 'string' }, snapshots: { type: 'boolean' }, yes: { type: 'boolean' } },
   positionals: [],
   async run({ values, bad }, ctx) {
@@ -30,18 +31,19 @@ export const pruneCommand = defineCommand({
       }
       for (const item of plan) {
         const ref = req.snapshots && item.snapshotRef ? printable(`; deletes ${item.snapshotRef} in ${item.repo}`) : '';
-        const archive = item.archivedWork ? `; deletes ${describeArchivedWork(item.archivedWork)}` : '';
+        const archive = item.archivedWork ? `; ${req.snapshots ? 'deletes' : 'keeps in the store\'s kept/ folder'} ${describeArchivedWork(item.archivedWork)}` : '';
         ctx.io.stdout.write(`${item.id}  ${printable(item.title)} (cleaned ${item.cleanedAt})${ref}${archive}\n`);
       }
       if (!values.yes) {
         const archives = plan.filter((i) => i.archivedWork !== null).length;
-        const archived = archives > 0 ? `, the archives of ${archives} of them (the only copy of their ignored files and nested repositories)` : '';
+        const archived = archives > 0 && req.snapshots ? `, the archives of ${archives} of them (the only copy of their ignored files and nested repositories)` : '';
         const what = `${plan.length} agent(s)${archived}${req.snapshots ? ' and their snapshot refs (the last copy of their work)' : ''}`;
         if (!ctx.io.stdin.isTTY) throw usageError(`Prune would remove ${what}; pass --yes to confirm when not on a terminal.`);
         if (!/^y(es)?$/i.test(await ask(ctx, `Remove ${what}? [y/N] `))) throw failure('Nothing was changed.');
       }
       const report = await c.prune(plan, req);
-      ctx.io.stdout.write(`Removed ${report.forgotten.length} agent(s) from the list${req.snapshots ? `, deleted ${report.refsDeleted.length} snapshot ref(s)` : ''}.\n`);
+      const kept = report.kept.length > 0 ? `; kept ${report.kept.length} archive(s) holding work in ${printable(report.kept.map((k) => k.path).join(', '))}` : '';
+      ctx.io.stdout.write(`Removed ${report.forgotten.length} agent(s) from the list${req.snapshots ? `, deleted ${report.refsDeleted.length} snapshot ref(s)` : ''}${kept}.\n`);
       if (report.problems.length) throw failure(`Not all were removed: ${report.problems.map((p) => `${p.id}: ${p.reason}`).join('; ')}`);
       return 0;
     });

@@ -108,8 +108,6 @@ export class CleanupRunner {
     const { store } = this.deps;
     let job = await store.read(id);
     if (job.cleanup?.phase === 'complete') return { job, notes: [], alreadyComplete: true };
-    // Refused before anything is written or moved: a worktree git has with another agent's branch is that agent's.
-    if (job.worktree !== null) await assertRegisteredBranch(job, 'clean up', job.worktree);
     const now = new Date().toISOString();
     job = await store.update(id, (j) => {
       const prev = j.cleanup;
@@ -145,6 +143,9 @@ export class CleanupRunner {
     try {
       // A removal cut short (this process or another killed) may have left the worktree moved aside.
       if (job.worktree !== null) await bringBackAside(job.worktree);
+      // Before anything is stopped, captured or removed: a worktree git has on another live agent's branch
+      // is that agent's. Refused as a failed stage, so an automatic retry backs off like any other.
+      if (job.worktree !== null) await assertRegisteredBranch(store, job, 'clean up', job.worktree);
       job = await this.terminate(job, notes, request.abort);
       job = await this.capture(job, notes, attempt);
       job = await this.removeUnchanged(job, notes, attempt);
@@ -286,8 +287,8 @@ export class CleanupRunner {
   /** 3–4. Remove the worktree (never under a holder), then the branch if nothing would be lost. */
   private async remove(job: JobRecord, notes: string[], attempt: AttemptFacts): Promise<JobRecord> {
     const id = job.id;
-    // Again just before anything goes: git's registration may have changed since the attempt began.
-    if (job.worktree !== null) await assertRegisteredBranch(job, 'clean up', job.worktree);
+    // Again just before anything goes: git's registration may have changed during the capture.
+    if (job.worktree !== null) await assertRegisteredBranch(this.deps.store, job, 'clean up', job.worktree);
     job = await this.setPhase(id, 'removing');
     if (job.worktree !== null && job.cleanup!.remaining.includes('worktree')) {
       notes.push(await removeJobWorktree(job, job.worktree, attempt.stamp, { blocking: this.deps.store.blockingReads }));

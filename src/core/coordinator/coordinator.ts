@@ -39,7 +39,7 @@ import type { ApplyReport } from '../operations/apply';
 import type { LandingChoices } from '../operations/landingPrep';
 import type { MergeReport, MergeRequest } from '../operations/merge';
 import type { PrunePlanItem, PruneReport, PruneRequest } from '../operations/prune';
-import type { ForgetRequest } from '../operations/forget';
+import type { ForgetReport, ForgetRequest } from '../operations/forget';
 import type { ArchivedWork } from '../operations/archivedWork';
 import type { PullRequestReport, PullRequestRequest } from '../operations/pullRequest';
 import type { UpdateReport, UpdateRequest } from '../operations/update';
@@ -271,7 +271,7 @@ export class Coordinator extends Disposable {
     return this.operations.pullRequest(id, req);
   }
 
-  forget(id: string, req?: ForgetRequest): Promise<void> {
+  forget(id: string, req?: ForgetRequest): Promise<ForgetReport> {
     return this.operations.forget(id, req);
   }
 

@@ -38,10 +38,19 @@ export interface CaptureStamp {
 
 /**
  * The private git dir's entries that may change without any work changing: the index (any
- * `git status` refreshes it), lock files, and the files that only say where the worktree is.
+ * `git status` refreshes it) and, with a split index, its shared part (`sharedindex.<sha>`, written
+ * anew with it: the removal's own last status did, and the cleanup never finished), lock files, and
+ * the files that only say where the worktree is.
  */
 export function isGitDirNoise(relPath: string): boolean {
-  return relPath === 'index' || isSubmoduleIndex(relPath) || relPath === 'gitdir' || relPath === 'locked' || relPath.endsWith('.lock');
+  return relPath === 'index' || isSubmoduleIndex(relPath) || isSharedIndex(relPath) || relPath === 'gitdir' || relPath === 'locked' || relPath.endsWith('.lock');
+}
+
+/** A split index's shared part, the worktree's own or a submodule's (`modules/…/sharedindex.<sha>`). */
+function isSharedIndex(relPath: string): boolean {
+  const slash = relPath.lastIndexOf('/');
+  const name = relPath.slice(slash + 1);
+  return name.startsWith('sharedindex.') && (slash === -1 || relPath.startsWith('modules/'));
 }
 
 /**

@@ -146,11 +146,15 @@ function branchToCheckOut(manifest: Manifest | null, jobBranch: string | null): 
   return { branch: ref.slice('refs/heads/'.length), detached: false };
 }
 
-/** The job's branch, when the agent had left it for another (or a detached HEAD) and the cleanup deleted it: not re-created, and said so. */
-async function jobBranchLeftBehind(repo: string, jobBranch: string | null, checkout: { branch: string | null; detached: boolean }): Promise<string[]> {
-  if (!jobBranch || checkout.branch === jobBranch || (await refSha(repo, `refs/heads/${jobBranch}`)) !== null) return [];
+/**
+ * The agent had left its own branch (a detached HEAD, another branch) and the cleanup deleted it:
+ * restoring HEAD as it was would leave the agent without the branch that merge, pull request and
+ * update land from. Its branch is re-created at HEAD's commit and checked out instead, and said so.
+ */
+async function jobBranchGone(repo: string, jobBranch: string | null, checkout: { branch: string | null; detached: boolean }): Promise<string | null> {
+  if (!jobBranch || checkout.branch === jobBranch || (await refSha(repo, `refs/heads/${jobBranch}`)) !== null) return null;
   const where = checkout.branch ? `on branch ${checkout.branch}` : 'detached';
-  return [`the agent's branch ${jobBranch} is gone and is not re-created: the agent had left it (HEAD was ${where})`];
+  return `HEAD was ${where}; it is on the agent's branch ${jobBranch} now, re-created at that commit (the cleanup had deleted it), so the agent can still be landed`;
 }
 
 export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResult> {
@@ -175,7 +179,9 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   if (!headSha && unborn === undefined) throw failure(`The snapshot ${opts.snapshotRef} has no parent commit to restore the worktree's HEAD from.`);
 
   await fs.mkdir(path.dirname(target), { recursive: true });
-  const checkout = branchToCheckOut(manifest, opts.branch);
+  let checkout = branchToCheckOut(manifest, opts.branch);
+  const branchGone = headSha ? await jobBranchGone(opts.repo, opts.branch, checkout) : null;
+  if (branchGone) checkout = { branch: opts.branch, detached: false };
   const branchNote = headSha ? await addCheckout(opts.repo, target, checkout.branch, headSha, checkout.detached) : await addUnborn(opts.repo, target, unborn!, snapshotSha);
   // The snapshot's tree into the files, the agent's index (HEAD's when it had nothing staged) into
   // the index: its uncommitted work comes back as uncommitted changes, staged or not, its untracked
@@ -204,7 +210,7 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   }
   await restorePrivateGitDirs(target, opts.evidenceDir, manifest?.privateGitDirs ?? []);
   const problems = [...sparseProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
-  problems.push(...(await jobBranchLeftBehind(opts.repo, opts.branch, checkout)));
+  if (branchGone) problems.push(branchGone);
   if (manifest) problems.push(...(await relinkHardLinks(target, manifest.entries)));
   if (manifest) await applyInventory(target, manifest);
   problems.push(...(await restoreIndexFlags(target, manifest?.indexFlags)));

@@ -4,8 +4,8 @@
  * (evidence/archive.tar, evidence/gitdirs/*.tar), which hold what git does not — ignored files,
  * files git would not add, nested repositories and submodules with their git dirs, repositories of
  * the worktree's private git dir (a deinit'ed submodule's) — and for those the only copy. Forget
- * deletes the job folder, so these go with it: one description, read here, is what the CLI's
- * refusal, prune's plan and the window's confirmation all say.
+ * deletes the job folder, so it first moves them to `kept/<id>`, unless the person asked for them to
+ * go: one description, read here, is what the CLI, prune's plan and the window's confirmation say.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -88,7 +88,7 @@ export function describeArchivedWork(work: ArchivedWork): string {
   return `an archive of ${formatBytes(work.bytes)}${files}: ${parts.join(', and ')}${onlyCopy}`;
 }
 
-/** Why `forget ID` without consent stops, in one sentence that says how to go ahead. */
-export function archivedWorkRefusal(id: string, work: ArchivedWork): string {
-  return `Agent ${id}'s job folder holds ${describeArchivedWork(work)}; forgetting deletes it and the snapshot ref does not hold it: pass --yes to delete it, or run paddock restore ${id} first to get it back.`;
+/** What forgetting did with an archive holding work, in one sentence (the CLI's and the log's). */
+export function keptWorkSentence(path: string, work: ArchivedWork): string {
+  return `Its archive, ${describeArchivedWork(work)}, is kept in ${printable(path)}, as the snapshot ref does not hold it: delete that folder once it is no longer needed.`;
 }

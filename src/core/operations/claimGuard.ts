@@ -64,19 +64,24 @@ export async function assertOwnClaims(store: JobStore, job: JobRecord, what: str
   if (other) {
     throw failure(`Will not ${what} agent ${job.id}: agent ${other.id}'s record claims ${other.what} too; nothing was changed.`, 'CLAIMED_BY_ANOTHER');
   }
-  await assertRegisteredBranch(job, what, folder);
+  await assertRegisteredBranch(store, job, what, folder);
 }
 
 /**
- * git's registration of the worktree at `folder` must not have another agent's branch checked out:
- * that worktree is the other agent's, whatever the record says. Another branch of the person's, or
- * a detached HEAD, is the agent's own doing in its worktree (the capture keeps it).
+ * git's registration of the worktree at `folder` must not have another live agent's branch checked
+ * out: that worktree is the other agent's, whatever the record says (moved here with `git worktree
+ * move`, say). A branch no readable record claims, one of a cleaned agent (its worktree is gone; an
+ * agent may build on its kept branch), another branch of the person's, or a detached HEAD is the
+ * agent's own doing in its worktree, and the capture keeps it. The store is listed only in that
+ * rare case: a registered branch named like an agent's that is not this one's.
  */
-export async function assertRegisteredBranch(job: JobRecord, what: string, folder: string): Promise<void> {
+export async function assertRegisteredBranch(store: JobStore, job: JobRecord, what: string, folder: string): Promise<void> {
   const entries = await listWorktrees(job.repo).catch(() => null);
   const target = resolvedPath(folder);
   const registered = entries?.find((e) => resolvedPath(e.path) === target);
   const branch = registered?.branch ?? null;
   if (branch === null || branch === job.branch || !isAgentBranch(branch)) return;
-  throw failure(`Will not ${what} agent ${job.id}: git has ${folder} registered with ${branch}, another agent's branch, not ${job.branch ?? 'its own'}; nothing was changed.`, 'CLAIMED_BY_ANOTHER');
+  const owner = okJobs(await store.list()).find((j) => j.id !== job.id && j.branch === branch && resolvedPath(j.repo) === resolvedPath(job.repo) && j.cleanup?.phase !== 'complete');
+  if (!owner) return;
+  throw failure(`Will not ${what} agent ${job.id}: git has ${folder} checked out on ${branch}, the branch of agent ${owner.id}, whose worktree it is; it is left as it is.`, 'CLAIMED_BY_ANOTHER');
 }

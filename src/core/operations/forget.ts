@@ -1,44 +1,50 @@
 /**
  * Remove from List: forgets a cleaned agent's record (its snapshot ref stays unless pruned with
  * --snapshots), or the folder of a create that died before its record (nothing ever ran for it).
- * The job folder holds the cleanup's archive, the only copy of what git does not hold: it goes only
- * with the person's consent (archivedWork.ts).
+ * The job folder holds the cleanup's archive, the only copy of what git does not hold: when it holds
+ * work, forgetting keeps it in `kept/<id>` (archivedWork.ts says what it holds), and deletes it only
+ * with the person's word for it (`--yes`, or `prune --snapshots`).
  */
 import { describeError, failure, usageError } from '../common/errors';
-import { removeInterruptedCreate, removeJobFolder, sweepRemovalLeftovers } from '../store/forgetRecord';
+import { keepEvidence, removeInterruptedCreate, removeJobFolder, sweepRemovalLeftovers } from '../store/forgetRecord';
 import { isFolderWithoutRecord } from '../store/interruptedCreate';
 import type { HeldLock } from '../coordinator/ownedLock';
 import type { OperationContext } from './context';
 import { acquireJobLock, withJobLock } from './context';
 import { forgetBlocker } from './rules';
-import { archivedWork, archivedWorkRefusal } from './archivedWork';
-
-/** The error code of a forget refused because the archive holds work the person did not agree to delete. */
-export const ARCHIVED_WORK = 'archived-work';
+import { archivedWork, type ArchivedWork } from './archivedWork';
 
 export interface ForgetRequest {
-  /** The person agreed to delete the work in the agent's archive (`--yes`, or the window's confirmation that named it). */
+  /** The person asked for the work in the agent's archive to be deleted too (`forget --yes`, `prune --snapshots`). */
   deleteArchivedWork?: boolean;
 }
 
-export async function forgetLocked(ctx: OperationContext, id: string, req: ForgetRequest = {}): Promise<void> {
+export interface ForgetReport {
+  /** Where the archive holding work was kept, and what it holds; null when there was none, or it was deleted as asked. */
+  kept: { path: string; work: ArchivedWork } | null;
+}
+
+export async function forgetLocked(ctx: OperationContext, id: string, req: ForgetRequest = {}): Promise<ForgetReport> {
   const job = await ctx.store.read(id);
   const blocked = forgetBlocker(job);
   if (blocked) throw usageError(blocked);
   // Read under the lock: a restore and a new cleanup cannot change the archive between this and the removal.
   const work = req.deleteArchivedWork ? null : await archivedWork(ctx.store, job);
-  if (work) throw failure(archivedWorkRefusal(id, work), ARCHIVED_WORK);
+  const kept = work ? { path: await keepEvidence(ctx.store.home, id), work } : null;
   await removeJobFolder(ctx.store.home, id);
-  ctx.log(`agent ${id} removed from the list${job.evidence?.snapshotRef ? `; its snapshot ${job.evidence.snapshotRef} is kept` : ''}`);
+  const refNote = job.evidence?.snapshotRef ? `; its snapshot ${job.evidence.snapshotRef} is kept` : '';
+  ctx.log(`agent ${id} removed from the list${refNote}${kept ? `; its archive is kept in ${kept.path}` : ''}`);
+  return { kept };
 }
 
 /** `paddock forget`, the row's Remove from List: either kind of removal, under the job's operation lock. */
-export async function forgetAgent(ctx: OperationContext, id: string, req: ForgetRequest = {}): Promise<void> {
-  await forgetEither(ctx, id, req);
+export async function forgetAgent(ctx: OperationContext, id: string, req: ForgetRequest = {}): Promise<ForgetReport> {
+  const report = await forgetEither(ctx, id, req);
   await sweepRemovalsCutShort(ctx); // an earlier removal that failed half-way (an I/O error) is retried here
+  return report;
 }
 
-async function forgetEither(ctx: OperationContext, id: string, req: ForgetRequest): Promise<void> {
+async function forgetEither(ctx: OperationContext, id: string, req: ForgetRequest): Promise<ForgetReport> {
   if (!(await isFolderWithoutRecord(ctx.store.home, id))) return withJobLock(ctx.store, id, 'forget', () => forgetLocked(ctx, id, req));
   // A create in progress holds the lock until its worktree is assigned: waited for like any operation.
   const held = await acquireJobLock(ctx.store, id).catch((err) => {
@@ -46,8 +52,9 @@ async function forgetEither(ctx: OperationContext, id: string, req: ForgetReques
   });
   try {
     if (!(await isFolderWithoutRecord(ctx.store.home, id))) return await forgetLocked(ctx, id, req); // its create finished meanwhile
-    const kept = await removeInterruptedCreateLocked(ctx, id);
-    if (kept) throw failure(kept);
+    const stays = await removeInterruptedCreateLocked(ctx, id);
+    if (stays) throw failure(stays);
+    return { kept: null };
   } finally {
     await held.release();
   }

@@ -33,7 +33,7 @@ import { stopLocked } from './stop';
 import { stopUnreadable } from './stopUnreadable';
 import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from './types';
 import { applyLocked, type ApplyReport } from './apply';
-import { forgetAgent, type ForgetRequest } from './forget';
+import { forgetAgent, type ForgetReport, type ForgetRequest } from './forget';
 import { archivedWork, type ArchivedWork } from './archivedWork';
 import type { LandingChoices } from './landingPrep';
 import { mergeLocked, type MergeReport, type MergeRequest } from './merge';
@@ -277,9 +277,10 @@ export class Operations {
   }
 
   /** Remove from List: forgets a cleaned agent, or the folder of a create that died before its record. */
-  async forget(id: string, req: ForgetRequest = {}): Promise<void> {
-    await forgetAgent(this.ctx, id, req);
+  async forget(id: string, req: ForgetRequest = {}): Promise<ForgetReport> {
+    const report = await forgetAgent(this.ctx, id, req);
     this.ctx.changed(id);
+    return report;
   }
 
   /** What forgetting the agent would delete that is its work (its archive's), for a confirmation to name; null when nothing. */

@@ -2,8 +2,9 @@
  * `prune`: forgets every cleaned agent (or those cleaned more than N days
  * ago); with `snapshots`, also deletes their snapshot refs — which are then
  * the last copy of their work, so the plan is listed before anything goes.
- * The plan names each agent's archive that holds work (archivedWork.ts): a
- * prune of that plan is the person's consent to delete those, and no other.
+ * The plan names each agent's archive that holds work (archivedWork.ts): kept
+ * in `kept/<id>` as forget keeps it, or with `snapshots` deleted with the refs —
+ * those the plan showed, and no other.
  */
 import { describeError } from '../common/errors';
 import { runGit } from '../git';
@@ -26,12 +27,14 @@ export interface PrunePlanItem {
   cleanedAt: string;
   /** The snapshot ref that `snapshots` would delete. */
   snapshotRef: string | null;
-  /** The work in its archive that forgetting deletes (the snapshot ref does not hold it); null when none. */
+  /** The work in its archive (the snapshot ref does not hold it): kept by a prune, deleted by one with `snapshots`; null when none. */
   archivedWork: ArchivedWork | null;
 }
 
 export interface PruneReport {
   forgotten: string[];
+  /** Archives holding work, kept in `kept/<id>` (a prune without `snapshots`). */
+  kept: { id: string; path: string }[];
   refsDeleted: string[];
   problems: { id: string; reason: string }[];
 }
@@ -50,7 +53,7 @@ export async function planPrune(ctx: OperationContext, req: PruneRequest, now = 
 }
 
 export async function prune(ctx: OperationContext, plan: readonly PrunePlanItem[], req: PruneRequest): Promise<PruneReport> {
-  const report: PruneReport = { forgotten: [], refsDeleted: [], problems: [] };
+  const report: PruneReport = { forgotten: [], kept: [], refsDeleted: [], problems: [] };
   for (const item of plan) {
     try {
       await withJobLock(ctx.store, item.id, 'forget', async () => {
@@ -59,8 +62,9 @@ export async function prune(ctx: OperationContext, plan: readonly PrunePlanItem[
           if (res.code === 0) report.refsDeleted.push(item.snapshotRef);
           else report.problems.push({ id: item.id, reason: `its snapshot ${item.snapshotRef} could not be deleted (${res.stderr.trim().split('\n')[0]})` });
         }
-        // Only the archive the plan showed may go: one that came to hold work since (a restore and a new cleanup) is refused.
-        await forgetLocked(ctx, item.id, { deleteArchivedWork: item.archivedWork !== null });
+        // Only an archive the plan showed may go: one that came to hold work since (a restore and a new cleanup) is kept.
+        const { kept } = await forgetLocked(ctx, item.id, { deleteArchivedWork: req.snapshots === true && item.archivedWork !== null });
+        if (kept) report.kept.push({ id: item.id, path: kept.path });
       });
       report.forgotten.push(item.id);
     } catch (err) {

@@ -3,6 +3,7 @@
  * folder that is no repository, a base that names no commit or a program that is not there is bad
  * input (exit 2), and leaves no record, worktree or branch behind.
  */
+import { isAbsolute } from 'node:path';
 import { describeError, PaddockError, usageError } from '../common/errors';
 import { resolveCommit, resolveRepoRoot } from '../git';
 import { assertRunnable } from '../profiles';
@@ -17,8 +18,13 @@ export async function startRepo(dir: string): Promise<string> {
   }
 }
 
-/** Refuses, as bad input, a program that is neither on PATH nor an executable file (relative ones from `cwd`). */
+/**
+ * Refuses, as bad input, a program that is neither on PATH nor an executable file. A relative path
+ * (`./run.sh`) names a file of the agent's worktree, which does not exist yet and is checked out from
+ * the base, not from the main worktree: it is left to the launch, which looks for it there.
+ */
 export function assertStartRunnable(program: string, env: NodeJS.ProcessEnv, cwd: string): void {
+  if (program.includes('/') && !isAbsolute(program)) return;
   try {
     assertRunnable(program, env, cwd);
   } catch (err) {

@@ -52,6 +52,15 @@ export class StoreLayout {
     return join(this.home, 'changes');
   }
 
+  /**
+   * Where a forgotten agent's evidence is kept when its archive holds work the snapshot ref lacks
+   * (ignored files, nested repositories' git dirs): `kept/<id>`, deleted only by `prune --snapshots`.
+   */
+  keptDir(id: string): string {
+    assertJobId(id);
+    return join(this.home, 'kept', id);
+  }
+
   jobDir(id: string): string {
     assertJobId(id);
     // A checked id is a plain name (letters and digits): nothing for join to normalise.

@@ -1,4 +1,4 @@
-/** Paddock: Remove from List — forget cleaned-up agents (their snapshot refs stay; their archives go, named first). */
+/** Paddock: Remove from List — forget cleaned-up agents (their snapshot refs stay, and their archives holding work, in the store's kept/ folder). */
 import * as vscode from 'vscode';
 import { printable } from '../../core/common/printable';
 import { describeArchivedWork } from '../../core/operations/archivedWork';
@@ -7,11 +7,12 @@ import type { JobRecord } from '../../core/store';
 import type { PaddockServices } from '../services';
 import { isConfirmed, registerCommand, targetJobs } from './command';
 
-/** What the confirmation says goes with each agent's archive: the same description `paddock forget` refuses with. */
+/** What the confirmation says is kept of each agent's archive: the same description `paddock forget` prints. */
 async function archivedWorkLines(s: PaddockServices, jobs: readonly JobRecord[]): Promise<string[]> {
   const lines: string[] = [];
   for (const job of jobs) {
-    const work = await s.coordinator.archivedWork(job.id);
+    // An archive that cannot be read is not named here; forget keeps it all the same (what it holds is read again under the lock).
+    const work = await s.coordinator.archivedWork(job.id).catch(() => null);
     if (work) lines.push(vscode.l10n.t('"{0}" ({1}): {2}', printable(job.title), job.id, describeArchivedWork(work)));
   }
   return lines;
@@ -29,16 +30,15 @@ export function registerForget(s: PaddockServices): vscode.Disposable {
         vscode.l10n.t('Kept: the snapshot refs in git ({0}), with the committed and uncommitted work captured at cleanup.', jobs.map((j) => `refs/paddock/snapshots/${j.id}`).join(', ')),
         vscode.l10n.t('Deleted: the record, output log and patch in the job folder — Restore Worktree is no longer offered.'),
         ...(work.length > 0
-          ? [vscode.l10n.t('Also deleted, and kept nowhere else (Restore Worktree first gets it back):\n{0}', work.join('\n'))]
+          ? [vscode.l10n.t("Kept in the store's kept/ folder, as the snapshot refs lack it:\n{0}", work.join('\n'))]
           : [vscode.l10n.t('No archive holds work the snapshot refs lack.')]),
       ].join('\n\n');
       const remove = vscode.l10n.t('Remove from List');
       if ((await vscode.window.showWarningMessage(vscode.l10n.t('Remove {0} from the list?', what), { modal: true, detail }, remove)) !== remove) return [];
     }
-    // The person confirmed with the archives named (or passed `confirmed`, a caller that asked already).
     for (const job of jobs) {
-      await s.coordinator.forget(job.id, { deleteArchivedWork: true });
-      s.log.info(`forget ${job.id}`);
+      const { kept } = await s.coordinator.forget(job.id);
+      s.log.info(`forget ${job.id}${kept ? `: its archive is kept in ${kept.path}` : ''}`);
     }
     return jobs.map((j) => j.id);
   });

@@ -1,14 +1,14 @@
 /**
- * `paddock forget` and `prune` never delete an archive that holds work without consent (bug 51):
- * the archive is the only copy of what the snapshot ref does not hold (ignored files, a nested
- * repository's git dir). Without --yes forget exits 1 with one sentence saying what it holds and
- * changes nothing, byte for byte; with --yes it goes; with no archive, forget goes ahead as before.
+ * `paddock forget` and `prune` never delete an archive that holds work unasked (bug 51): the archive
+ * is the only copy of what the snapshot ref does not hold (ignored files, a nested repository's git
+ * dir). forget (and prune) keep it, byte for byte, in the store's `kept/<id>` and say so; forget
+ * --yes and prune --snapshots delete it; with no archive, forget goes ahead as before.
  */
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertOneSentence, CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+import { CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
 /** Every entry under `dir` with its type and, for a file, the hash of its bytes. */
 function folderBytes(dir: string, prefix = ''): Map<string, string> {
@@ -31,6 +31,7 @@ describe('CLI: forget and prune keep an archive holding work unless told to dele
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
   const cli = (args: string[]) => runCli(args, { cwd: sb.repo, env: sb.env, input: '' });
+  const keptDir = (id: string) => join(sb.store.home, 'kept', id);
 
   /** An agent that runs `script` in its worktree, ended and cleaned up. */
   async function cleaned(script: string): Promise<string> {
@@ -43,48 +44,46 @@ describe('CLI: forget and prune keep an archive holding work unless told to dele
     return id;
   }
 
-  it('refuses to forget an agent whose archive holds an ignored file, changing nothing; --yes forgets it', async () => {
+  it('forgets an agent whose archive holds an ignored file, keeping the evidence byte for byte in kept/<id>', async () => {
     const id = await cleaned(`printf '.env\\n' > .gitignore && printf 'TOKEN=only-here\\n' > .env`);
-    const archive = join(sb.store.jobDir(id), 'evidence', 'archive.tar');
-    assert.ok(existsSync(archive), 'the ignored file was archived');
-    const before = folderBytes(sb.store.jobDir(id));
+    const evidence = join(sb.store.jobDir(id), 'evidence');
+    assert.ok(existsSync(join(evidence, 'archive.tar')), 'the ignored file was archived');
+    const before = folderBytes(evidence);
+    const record = readFileSync(join(sb.store.jobDir(id), 'job.json'));
 
-    const refused = await cli(['forget', id]);
-    assert.equal(refused.code, 1, refused.stderr);
-    assertOneSentence(refused.stderr);
-    assert.match(refused.stderr, /\(1 file\): ignored files or files git would not add/);
-    assert.match(refused.stderr, /--yes/);
-    assert.match(refused.stderr, new RegExp(`paddock restore ${id}`));
-    assert.deepEqual(folderBytes(sb.store.jobDir(id)), before, 'the job folder and its archive are byte-identical');
-    assert.equal((await cli(['show', id])).code, 0, 'still listed');
-
-    // prune without --yes names the archive and deletes nothing either.
-    const pruneAsked = await cli(['prune']);
-    assert.equal(pruneAsked.code, 2);
-    assert.match(pruneAsked.stdout, new RegExp(`${id} .*deletes an archive of .*\\(1 file\\): ignored files`));
-    assert.match(pruneAsked.stderr, /the archives of 1 of them/);
-    assert.deepEqual(folderBytes(sb.store.jobDir(id)), before);
-
-    const forgot = await cli(['forget', id, '--yes']);
+    const forgot = await cli(['forget', id]);
     assert.equal(forgot.code, 0, forgot.stderr);
-    assert.equal(existsSync(sb.store.jobDir(id)), false, 'the job folder is gone');
+    assert.match(forgot.stdout, /\(1 file\): ignored files or files git would not add, is kept in /);
+    assert.equal(existsSync(sb.store.jobDir(id)), false, 'the agent is gone from the list');
+    const kept = folderBytes(keptDir(id));
+    assert.deepEqual(new Map([...kept].filter(([k]) => k !== 'job.json')), before, 'its evidence is kept byte for byte');
+    assert.deepEqual(readFileSync(join(keptDir(id), 'job.json')), record, 'with its record, saying whose it is');
     assert.ok(git(sb.repo, 'for-each-ref', `refs/paddock/snapshots/${id}`).length > 0, 'the snapshot ref is kept');
   });
 
-  it("refuses to forget an agent whose archive holds a nested repository's git dir", async () => {
-    const id = await cleaned('mkdir inner && cd inner && git init -q && printf x > f && git add f && git commit -qm only-here');
-    const before = folderBytes(sb.store.jobDir(id));
-    const refused = await cli(['forget', id]);
-    assert.equal(refused.code, 1, refused.stderr);
-    assertOneSentence(refused.stderr);
-    assert.match(refused.stderr, /the nested repository inner whole with its git dir/);
-    assert.match(refused.stderr, /may exist nowhere else/);
-    assert.deepEqual(folderBytes(sb.store.jobDir(id)), before, 'the job folder and its archive are byte-identical');
+  it('forget --yes deletes the archive; prune keeps a nested repository\'s git dir, prune --snapshots deletes it', async () => {
+    const asked = await cleaned(`printf '.env\\n' > .gitignore && printf 'x\\n' > .env`);
+    const deleted = await cli(['forget', asked, '--yes']);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.doesNotMatch(deleted.stdout, /kept/);
+    assert.equal(existsSync(keptDir(asked)), false, 'asked to, forget deletes it');
 
+    const nested = await cleaned('mkdir inner && cd inner && git init -q && printf x > f && git add f && git commit -qm only-here');
+    const plan = await cli(['prune']);
+    assert.equal(plan.code, 2, 'not on a terminal and no --yes: nothing goes');
+    assert.match(plan.stdout, new RegExp(`${nested} .*keeps in the store's kept/ folder an archive of .*the nested repository inner whole with its git dir`));
     const pruned = await cli(['prune', '--yes']);
     assert.equal(pruned.code, 0, pruned.stderr);
-    assert.match(pruned.stdout, /Removed 1 agent\(s\) from the list/);
-    assert.equal(existsSync(sb.store.jobDir(id)), false, 'prune --yes deletes it');
+    assert.match(pruned.stdout, /Removed 1 agent\(s\) from the list; kept 1 archive\(s\) holding work in /);
+    assert.ok(existsSync(join(keptDir(nested), 'gitdirs')) || existsSync(join(keptDir(nested), 'archive.tar')), 'the nested repository is kept');
+
+    const again = await cleaned('mkdir inner && cd inner && git init -q && printf y > f && git add f && git commit -qm only-here-too');
+    const listed = await cli(['prune', '--snapshots']);
+    assert.match(listed.stdout, new RegExp(`${again} .*deletes refs/paddock/snapshots/${again}.*; deletes an archive of `));
+    assert.match(listed.stderr, /the archives of 1 of them/);
+    const all = await cli(['prune', '--snapshots', '--yes']);
+    assert.equal(all.code, 0, all.stderr);
+    assert.equal(existsSync(keptDir(again)), false, 'prune --snapshots deletes what its plan listed');
   });
 
   it('forgets at once an agent whose cleanup archived nothing', async () => {
@@ -92,6 +91,8 @@ describe('CLI: forget and prune keep an archive holding work unless told to dele
     assert.equal(existsSync(join(sb.store.jobDir(id), 'evidence', 'archive.tar')), false);
     const forgot = await cli(['forget', id]);
     assert.equal(forgot.code, 0, forgot.stderr);
+    assert.doesNotMatch(forgot.stdout, /kept/);
     assert.equal(existsSync(sb.store.jobDir(id)), false);
+    assert.equal(existsSync(keptDir(id)), false);
   });
 });

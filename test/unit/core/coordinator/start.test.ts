@@ -58,6 +58,19 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     });
   }
 
+  it('a program given relative to the worktree (./run.sh) that exists only at the base starts and runs: it is looked for in the worktree, not the main one', async () => {
+    git(sb.repo, 'checkout', '-q', '-b', 'with-script');
+    writeFileSync(join(sb.repo, 'run.sh'), '#!/bin/sh\necho ran > ran.txt\n', { mode: 0o755 });
+    git(sb.repo, 'add', 'run.sh');
+    git(sb.repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'script');
+    git(sb.repo, 'checkout', '-q', 'main');
+    assert.equal(existsSync(join(sb.repo, 'run.sh')), false, 'the main worktree has no run.sh');
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, base: 'with-script', command: ['./run.sh'] });
+    assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
+    assert.equal(readFileSync(join(job.worktree!, 'ran.txt'), 'utf8'), 'ran\n');
+  });
+
   it('attempts with a bad base are refused before the first is created', async () => {
     const c = sb.coordinator();
     await assert.rejects(c.startAttempts({ repo: sb.repo, base: 'no-such-ref', command: ['true'] }, 3), (err: PaddockError) => err.kind === 'usage' && /Base 'no-such-ref' is not a commit/.test(err.message));

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { firstChangeSinceCapture, isGitDirNoise } from '../../../../src/core/git/changedSince';
 import { captureEvidence } from '../../../../src/core/git/evidence';
@@ -59,7 +59,22 @@ describe('git/changedSince: the worktree still is what its capture saw', functio
   });
 
   it("takes a refreshed index for noise, the worktree's own or a submodule's, and nothing else of the git dir", () => {
-    for (const noise of ['index', 'modules/vendor/lib/index', 'modules/a/modules/b/index', 'index.lock', 'HEAD.lock', 'gitdir', 'locked']) assert.equal(isGitDirNoise(noise), true, noise);
-    for (const change of ['HEAD', 'logs/HEAD', 'refs/worktree/index', 'modules/vendor/lib/HEAD', 'modules/vendor/lib/refs/heads/main', 'ORIG_HEAD']) assert.equal(isGitDirNoise(change), false, change);
+    for (const noise of ['index', 'modules/vendor/lib/index', 'modules/a/modules/b/index', 'index.lock', 'HEAD.lock', 'gitdir', 'locked', 'sharedindex.4997b5490ef7b4147b157f2877bfa3913e98b7d1', 'modules/vendor/lib/sharedindex.88701c02d7786d709662c3b2aaeaf20e24ecbd0b']) {
+      assert.equal(isGitDirNoise(noise), true, noise);
+    }
+    for (const change of ['HEAD', 'logs/HEAD', 'refs/worktree/index', 'refs/sharedindex.x', 'modules/vendor/lib/HEAD', 'modules/vendor/lib/refs/heads/main', 'ORIG_HEAD']) assert.equal(isGitDirNoise(change), false, change);
+  });
+
+  it('with a split index, its shared part written anew after the capture is not taken for a change', async () => {
+    git(wt, 'update-index', '--split-index');
+    const s = await stamp();
+    const shared = () => readdirSync(s.gitDir).filter((n) => n.startsWith('sharedindex.')).sort();
+    const before = shared();
+    // The index written anew into a new shared file (an index-only change: no file of the worktree moves), as the removal's own last status did.
+    git(wt, 'rm', '-q', '--cached', 'README.md');
+    git(wt, 'update-index', '--no-split-index');
+    git(wt, 'update-index', '--split-index');
+    assert.notDeepEqual(shared(), before, 'git wrote a new sharedindex file');
+    assert.equal(await check(s), null);
   });
 });

@@ -113,11 +113,14 @@ describe('git: restore gives back the worktree as the agent left it (its state, 
     assert.match(result.branchNote, /^detached at [0-9a-f]{12}, as the agent left it$/);
     assert.deepEqual(result.problems, []);
 
-    // The job's branch deleted since (as a cleanup may): not re-created, as the agent had left it; said so.
+    // The job's branch deleted since (as a cleanup may): re-created at HEAD's commit and checked out, so
+    // the agent can still be landed (merge, pull request and update need it); said so.
+    const detachedAt = git(result.path, 'rev-parse', 'HEAD');
     git(repo, 'branch', '-D', 'paddock/job1');
     const again = await restore(sb.path('restored-again'));
-    assert.equal(git(again.path, 'rev-parse', '--symbolic-full-name', 'HEAD'), 'HEAD');
-    assert.deepEqual(again.problems, ["the agent's branch paddock/job1 is gone and is not re-created: the agent had left it (HEAD was detached)"]);
+    assert.equal(git(again.path, 'symbolic-ref', 'HEAD'), 'refs/heads/paddock/job1');
+    assert.equal(git(repo, 'rev-parse', 'paddock/job1'), detachedAt);
+    assert.deepEqual(again.problems, ["HEAD was detached; it is on the agent's branch paddock/job1 now, re-created at that commit (the cleanup had deleted it), so the agent can still be landed"]);
   });
 
   it('a branch the agent switched to comes back checked out; detached at its commit, said so, when it is checked out elsewhere', async () => {
