@@ -1,6 +1,6 @@
 /**
  * `paddock restore` after a cleanup gives back the worktree as the agent left it (bug 53): what it
- * added with `git add -N`, the files it flagged assume-unchanged or skip-worktree, a detached HEAD.
+ * added with `git add -N`, the files it flagged assume-unchanged or skip-worktree, its HEAD's commit.
  */
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -36,7 +36,9 @@ describe('Coordinator: restore gives back the state the agent left its worktree 
     assert.match(git(job.worktree!, 'ls-files', '-v', 'README.md'), /^h README\.md$/);
     assert.equal(readFileSync(join(job.worktree!, 'README.md'), 'utf8'), 'hello\nedited\n');
     assert.equal(git(job.worktree!, 'rev-parse', 'HEAD'), head);
-    assert.equal(git(job.worktree!, 'rev-parse', '--symbolic-full-name', 'HEAD'), 'HEAD');
-    assert.match(result.branchNote, /as the agent left it/);
+    // Its branch was deleted by the cleanup (nothing on it was unmerged): re-created at HEAD and checked
+    // out rather than left detached, so the agent can still be landed; said so.
+    assert.equal(git(job.worktree!, 'rev-parse', '--symbolic-full-name', 'HEAD'), `refs/heads/${job.branch}`);
+    assert.match(result.problems.join('\n'), /HEAD was detached; it is on the agent's branch .* now, re-created at that commit/);
   });
 });
