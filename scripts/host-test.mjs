@@ -235,10 +235,10 @@ async function checkEndedAfterHostKilled(page, workspace, env) {
   const row = page.locator('.part.sidebar [role="treeitem"]', { hasText: 'Upgrade the linter' }).first();
   await runRowMenuCommand(page, row, 'Run Check');
   // Right after a reload the view may still refresh its rows: VS Code then runs the row's command
-  // without the row, and Run Check asks which agents (seen once). Picking the same agent there is
-  // the same Run Check.
+  // without the row, and Run Check asks which agents (seen once; once more, 2 s after the click, in
+  // a run whose machine was busy). Picking the same agent there is the same Run Check.
   const asked = page.locator('.quick-input-widget', { hasText: 'Run the check in which agents' });
-  if (await asked.waitFor({ timeout: 2_000 }).then(() => true, () => false)) {
+  if (await asked.waitFor({ timeout: 6_000 }).then(() => true, () => false)) {
     console.log('    the row\'s Run Check came without its row (the view was refreshing); picked in its list instead');
     await asked.locator('.monaco-list-row', { hasText: 'Upgrade the linter' }).first().click();
     await asked.getByText('1 Selected').waitFor({ timeout: 5_000 });
