@@ -4,6 +4,7 @@
  * must never reach the person as it is (bug 50). Here it becomes what could not be done to which
  * path and why, in plain words; the store names its own parts on top of this (store/damagedPart.ts).
  */
+import { describeError } from './errors';
 
 /** An error from a Node fs call: a code such as ENOTDIR, the call, and the path it was about. */
 export interface FsError {
@@ -102,6 +103,12 @@ export function fsReasonWords(code: string, syscall?: string): string {
     default:
       return `the system refused (${code})`;
   }
+}
+
+/** Why an fs call failed, in plain words; a thrown value without an errno code, as its message. */
+export function fsFailureWords(err: unknown): string {
+  const { code, syscall } = (err ?? {}) as NodeJS.ErrnoException;
+  return typeof code === 'string' ? fsReasonWords(code, syscall) : describeError(err);
 }
 
 /** "/x could not be opened: it is a folder, not a file" (no final period). */

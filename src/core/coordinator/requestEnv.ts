@@ -11,12 +11,13 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import * as z from '../common/zod';
-import { fsReasonWords } from '../common/fsErrors';
-import { describeError, failure } from '../common/errors';
+import { fsFailureWords } from '../common/fsErrors';
+import { failure } from '../common/errors';
 import { ensureRuntimeDir } from '../protocol/runtimeDir';
 import { commitTemp, FILE_MODE, tempPathFor, writeTemp } from '../store/durable';
 
-export const REQUEST_ENV_FILE = 'env.sealed';
+import { REQUEST_ENV_FILE } from '../store/paths';
+export { REQUEST_ENV_FILE };
 export const ENV_KEY_FILE = 'env.key';
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -90,8 +91,7 @@ export function openRequestEnv(jobDir: string, jobId: string, runtimeDir: string
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw failure('the environment of the request that started it was not saved with it; start or retry it again');
     }
-    const { code, syscall } = err as NodeJS.ErrnoException;
-    throw failure(`its saved environment (${file}) cannot be read: ${code ? fsReasonWords(code, syscall) : describeError(err)}; start or retry it again`);
+    throw failure(`its saved environment (${file}) cannot be read: ${fsFailureWords(err)}; start or retry it again`);
   }
   const keyPath = join(runtimeDir, ENV_KEY_FILE);
   const key = readKey(keyPath);

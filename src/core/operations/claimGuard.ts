@@ -18,51 +18,16 @@ import type { JobStore } from '../store';
 import type { JobRecord } from '../store/schema';
 import { okJobs } from './context';
 
-/** Who claims what across the store: each worktree folder (resolved) and each branch of a repository, with the ids that name it. */
-interface ClaimIndex {
-  worktrees: Map<string, string[]>;
-  branches: Map<string, string[]>;
-}
-
-const branchKey = (repo: string, branch: string) => `${resolvedPath(repo)}\0${branch}`;
-
-function add(map: Map<string, string[]>, key: string, id: string): void {
-  const ids = map.get(key);
-  if (ids) ids.push(id);
-  else map.set(key, [id]);
-}
-
-/** The claims of every readable record (an unreadable one is acted on by nothing: see docs/store.md). */
-function claimIndex(jobs: readonly JobRecord[]): ClaimIndex {
-  const index: ClaimIndex = { worktrees: new Map(), branches: new Map() };
-  for (const job of jobs) {
-    if (job.worktree !== null) add(index.worktrees, resolvedPath(job.worktree), job.id);
-    if (job.branch !== null) add(index.branches, branchKey(job.repo, job.branch), job.id);
-  }
-  return index;
-}
-
-async function readClaimIndex(store: JobStore): Promise<ClaimIndex> {
-  return claimIndex(okJobs(await store.list()));
-}
-
-/** Another agent that claims `folder` as its worktree, or `job`'s branch; none: null. */
-function otherClaimant(index: ClaimIndex, job: JobRecord, folder: string): { id: string; what: string } | null {
-  const byWorktree = index.worktrees.get(resolvedPath(folder))?.find((id) => id !== job.id);
-  if (byWorktree) return { id: byWorktree, what: `the worktree ${folder}` };
-  const byBranch = job.branch === null ? undefined : index.branches.get(branchKey(job.repo, job.branch))?.find((id) => id !== job.id);
-  if (byBranch) return { id: byBranch, what: `the branch ${job.branch}` };
-  return null;
-}
-
 /**
- * Throws the one sentence when a restore of `job` into `folder` would act on a worktree or branch
- * another record claims, or on a worktree git has with another agent's branch.
+ * Throws the one sentence when a restore of `job` into `folder` would fill another record's worktree
+ * (a `--to` folder; the schema already keeps two records from naming one worktree, branch or ref), or
+ * a worktree git has with another agent's branch.
  */
 export async function assertOwnClaims(store: JobStore, job: JobRecord, what: string, folder: string): Promise<void> {
-  const other = otherClaimant(await readClaimIndex(store), job, folder);
+  const target = resolvedPath(folder);
+  const other = okJobs(await store.list()).find((j) => j.id !== job.id && j.worktree !== null && resolvedPath(j.worktree) === target);
   if (other) {
-    throw failure(`Will not ${what} agent ${job.id}: agent ${other.id}'s record claims ${other.what} too; nothing was changed.`, 'CLAIMED_BY_ANOTHER');
+    throw failure(`Will not ${what} agent ${job.id}: agent ${other.id}'s record claims the worktree ${folder} too; nothing was changed.`, 'CLAIMED_BY_ANOTHER');
   }
   await assertRegisteredBranch(store, job, what, folder);
 }

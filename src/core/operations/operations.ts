@@ -283,7 +283,7 @@ export class Operations {
     return report;
   }
 
-  /** What forgetting the agent would delete that is its work (its archive's), for a confirmation to name; null when nothing. */
+  /** What of the agent's work is in its archive (forgetting keeps it in kept/<id>), for a confirmation to name; null when nothing. */
   async archivedWork(id: string): Promise<ArchivedWork | null> {
     return archivedWork(this.ctx.store, await this.ctx.store.read(id));
   }

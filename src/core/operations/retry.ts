@@ -30,7 +30,7 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
   }
   // What the new execution writes must be sound before anything changes: damage found half-way
   // left a retry begun that was reported failed (bug 49).
-  const damaged = damagedWrittenPart(new StoreLayout(store.home), id);
+  const damaged = await damagedWrittenPart(new StoreLayout(store.home), id);
   if (damaged) throw failure(`Agent ${id} cannot be retried: ${damaged}; nothing was changed (move it aside, then retry).`);
   const previous = job.command;
   // A person's retry runs with that person's environment; an automatic restart keeps the one of the request before.

@@ -8,7 +8,7 @@ import { basename, relative, sep } from 'node:path';
 import { describeError } from '../common/errors';
 import { fsActionWords, fsErrorWords, fsReasonWords, isFsError, withoutErrnoText, type FsError } from '../common/fsErrors';
 import { TEMP_PREFIX } from './durable';
-import { EVIDENCE_DIR, EXECUTION_LOCK, EXECUTION_OWNER, isJobId, OUTPUT_DIR, RECORD_FILE, RECORD_LOCK, TIMELINE_FILE } from './paths';
+import { EVIDENCE_DIR, EXECUTION_LOCK, EXECUTION_OWNER, FINAL_SCREEN_FILE, isJobId, OUTPUT_DIR, RECORD_FILE, RECORD_LOCK, REQUEST_ENV_FILE, REVIEW_FILE, TIMELINE_FILE, WORKER_LOG_FILE } from './paths';
 
 /** The parts of a job folder a person may meet in an error, by their name there. */
 const PART_WORDS: Readonly<Record<string, string>> = {
@@ -19,11 +19,10 @@ const PART_WORDS: Readonly<Record<string, string>> = {
   [RECORD_LOCK]: 'record lock',
   [EXECUTION_LOCK]: 'execution lock',
   [EXECUTION_OWNER]: 'execution owner file',
-  // Named where they are written (coordinator/requestEnv.ts, worker/finalScreen.ts, worker/spawn.ts, reviewFile.ts).
-  'env.sealed': 'sealed environment',
-  'screen.txt': 'saved final screen',
-  'worker.log': 'worker log',
-  'review.json': 'review comments',
+  [REQUEST_ENV_FILE]: 'sealed environment',
+  [FINAL_SCREEN_FILE]: 'saved final screen',
+  [WORKER_LOG_FILE]: 'worker log',
+  [REVIEW_FILE]: 'review comments',
   bin: 'helper folder',
 };
 

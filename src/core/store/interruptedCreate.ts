@@ -33,6 +33,11 @@ export function recordlessReason(layout: StoreLayout, id: string, now = Date.now
   } catch {
     return undefined;
   }
+  return recordlessReasonOf(id, st, now);
+}
+
+/** The reason for what `st` says is in `id`'s place in `jobs/` (see recordlessReason). */
+function recordlessReasonOf(id: string, st: fs.Stats, now: number): string {
   if (!st.isDirectory()) return `its folder is ${kindOf(st)}, so it has no record (its creation was interrupted); ${forgetHint(id)}`;
   if (now - st.mtimeMs < CREATE_GRACE_MS) return `it has no record yet (its creation is under way, or was interrupted); if it stays so, ${forgetHint(id)}`;
   return `${INTERRUPTED_CREATE_REASON}; ${forgetHint(id)}`;
@@ -55,7 +60,7 @@ export async function interruptedCreateEntry(layout: StoreLayout, id: string): P
   try {
     const st = await fs.promises.lstat(layout.jobDir(id));
     // A create makes a folder: anything else in its place is never one in progress, and shows at once.
-    if (!st.isDirectory()) return { id, ok: false, reason: recordlessReason(layout, id)!, interruptedCreate: true };
+    if (!st.isDirectory()) return { id, ok: false, reason: recordlessReasonOf(id, st, Date.now()), interruptedCreate: true };
     return Date.now() - st.mtimeMs < CREATE_GRACE_MS ? undefined : { id, ok: false, reason: INTERRUPTED_CREATE_REASON, interruptedCreate: true };
   } catch {
     return undefined;

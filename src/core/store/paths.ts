@@ -12,6 +12,14 @@ export const TIMELINE_FILE = 'timeline.jsonl';
 export const OUTPUT_DIR = 'output';
 export const EVIDENCE_DIR = 'evidence';
 export const PATCH_FILE = 'snapshot.patch';
+/** The environment of the request that started the job, sealed (coordinator/requestEnv.ts). */
+export const REQUEST_ENV_FILE = 'env.sealed';
+/** The worker's own log (worker/spawn.ts). */
+export const WORKER_LOG_FILE = 'worker.log';
+/** The agent's last screen, saved when it ends (worker/finalScreen.ts). */
+export const FINAL_SCREEN_FILE = 'screen.txt';
+/** A person's review comments on the agent's files (reviewFile.ts). */
+export const REVIEW_FILE = 'review.json';
 /** Every entry of a captured worktree and where it went (git/evidenceManifest.ts), in EVIDENCE_DIR. */
 export const INVENTORY_FILE = 'inventory.json';
 export const JOBS_DIR = 'jobs';
@@ -54,7 +62,7 @@ export class StoreLayout {
 
   /**
    * Where a forgotten agent's evidence is kept when its archive holds work the snapshot ref lacks
-   * (ignored files, nested repositories' git dirs): `kept/<id>`, deleted only by `prune --snapshots`.
+   * (ignored files, nested repositories' git dirs): `kept/<id>`, left for the person to delete.
    */
   keptDir(id: string): string {
     assertJobId(id);

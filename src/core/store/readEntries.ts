@@ -7,7 +7,7 @@
  * Both hand a record that needs reconciling to the store's `tryRead`, which
  * fixes it under the lock, so the two paths agree on every record.
  */
-import { fsReasonWords } from '../common/fsErrors';
+import { fsFailureWords } from '../common/fsErrors';
 import * as fs from 'node:fs';
 import { livenessOf, processTableSource, readProcStat, type StatSource } from '../proc/identity';
 import { interruptedCreateEntry } from './interruptedCreate';
@@ -92,7 +92,7 @@ async function readEntry(layout: StoreLayout, reconcile: Reconcile, check: Retur
   } catch (err) {
     if (isNotRegularFile(err)) return unreadableEntry(layout, id, notRegularReason(err));
     const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') return unreadableEntry(layout, id, `it cannot be read: ${code ? fsReasonWords(code, (err as NodeJS.ErrnoException).syscall) : String(err)}`);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') return unreadableEntry(layout, id, `it cannot be read: ${fsFailureWords(err)}`);
     if (!listing) return { id, ok: false, reason: 'no such agent' };
     return interruptedCreateEntry(layout, id);
   }

@@ -3,8 +3,7 @@
  * zod validation) into a record or the reason it is unreadable. Never throws
  * for a bad file: a corrupt record is shown as unreadable, not as a crash.
  */
-import { describeError } from '../common/errors';
-import { fsReasonWords } from '../common/fsErrors';
+import { fsFailureWords } from '../common/fsErrors';
 import { migrateRecord, readAsThisVersion } from './migrations';
 import { checkJobRecord } from './recordCheck';
 import { isNotRegularFile, notRegularReason, readRegularTextSync } from './regularFile';
@@ -25,7 +24,7 @@ export function loadRecord(id: string, file: string): Loaded {
     if (isNotRegularFile(err)) return { kind: 'unreadable', reason: notRegularReason(err) };
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
-    return { kind: 'unreadable', reason: `it cannot be read: ${code ? fsReasonWords(code, (err as NodeJS.ErrnoException).syscall) : describeError(err)}` };
+    return { kind: 'unreadable', reason: `it cannot be read: ${fsFailureWords(err)}` };
   }
   return parseRecordText(id, text);
 }

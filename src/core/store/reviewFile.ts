@@ -12,11 +12,12 @@ import * as path from 'node:path';
 import * as z from '../common/zod';
 import { failure } from '../common/errors';
 import { writeFileDurable } from './durable';
+import { REVIEW_FILE } from './paths';
 import { DEFAULT_LOCK_OPTIONS, withLock } from './locks';
 import { describeIssues } from './records';
 import { readRegularText } from './regularFile';
 
-export const REVIEW_FILE = 'review.json';
+export { REVIEW_FILE };
 export const MAX_REVIEW_COMMENTS = 500;
 export const MAX_COMMENT_CHARS = 4000;
 

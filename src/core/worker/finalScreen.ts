@@ -6,11 +6,12 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { describeError } from '../common/errors';
 import type { Redactor } from '../store';
+import { FINAL_SCREEN_FILE } from '../store/paths';
 import { trimScreen } from '../protocol/trimScreen';
 import type { ScreenMirror } from './mirror';
 
 /** In the job folder: the agent's visible screen when it ended. */
-export const FINAL_SCREEN_FILE = 'screen.txt';
+export { FINAL_SCREEN_FILE };
 
 export function saveFinalScreen(mirror: ScreenMirror, redactor: Redactor, file: string, log: (message: string) => void): void {
   try {

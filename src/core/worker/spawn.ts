@@ -12,6 +12,7 @@ import { failure } from '../common/errors';
 import { bootId, readProcStatAsync } from '../proc';
 import { processBackend } from '../proc/backend';
 import { JobStore } from '../store';
+import { WORKER_LOG_FILE } from '../store/paths';
 import { isNotRegularFile, openRegularSync } from '../store/regularFile';
 import { PER_AGENT_ENV } from './agentEnv';
 import { releaseLaunchGate } from './launchGate';
@@ -45,7 +46,7 @@ export interface SpawnedWorker {
   release(go: boolean): void;
 }
 
-export const WORKER_LOG_FILE = 'worker.log';
+export { WORKER_LOG_FILE };
 
 /** Variables of the spawning process that must not leak into the worker. */
 const INHERITED_NOT_WANTED = ['NODE_OPTIONS', ...PER_AGENT_ENV];

@@ -38,9 +38,9 @@ describe('store: damaged parts in words', () => {
     const store = new JobStore({ home });
     const job = await store.create(sampleJob());
     const layout = new StoreLayout(home);
-    assert.equal(damagedWrittenPart(layout, job.id), undefined);
+    assert.equal(await damagedWrittenPart(layout, job.id), undefined);
     fs.mkdirSync(path.join(store.jobDir(job.id), 'worker.log'));
-    assert.match(damagedWrittenPart(layout, job.id) ?? '', /^its worker log \(.*worker\.log\) is a folder, not a file$/);
+    assert.match((await damagedWrittenPart(layout, job.id)) ?? '', /^its worker log \(.*worker\.log\) is a folder, not a file$/);
   });
 
   it('a job folder without a record, or a plain file in its place, reads unreadable with what to do; an update refuses it the same way', async () => {
