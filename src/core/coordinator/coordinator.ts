@@ -38,7 +38,7 @@ export type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from '.
 import type { ApplyReport } from '../operations/apply';
 import type { LandingChoices } from '../operations/landingPrep';
 import type { MergeReport, MergeRequest } from '../operations/merge';
-import type { PrunePlanItem, PruneReport, PruneRequest } from '../operations/prune';
+import type { PrunePlan, PruneReport, PruneRequest } from '../operations/prune';
 import type { ForgetReport, ForgetRequest } from '../operations/forget';
 import type { ArchivedWork } from '../operations/archivedWork';
 import type { PullRequestReport, PullRequestRequest } from '../operations/pullRequest';
@@ -279,11 +279,11 @@ export class Coordinator extends Disposable {
     return this.operations.archivedWork(id);
   }
 
-  planPrune(req?: PruneRequest): Promise<PrunePlanItem[]> {
+  planPrune(req?: PruneRequest): Promise<PrunePlan> {
     return this.operations.planPrune(req);
   }
 
-  prune(plan: readonly PrunePlanItem[], req?: PruneRequest): Promise<PruneReport> {
+  prune(plan: PrunePlan, req?: PruneRequest): Promise<PruneReport> {
     return this.operations.prune(plan, req);
   }
 

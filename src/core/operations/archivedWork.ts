@@ -48,8 +48,12 @@ async function summaryOf(evidenceDir: string, job: JobRecord): Promise<EvidenceS
  * holding only empty folders (nothing of the agent's is in them). Read from the job folder itself,
  * not the record alone, so an archive the record does not name is not missed.
  */
-export async function archivedWork(store: JobStore, job: JobRecord): Promise<ArchivedWork | null> {
-  const evidenceDir = path.dirname(store.patchPath(job.id));
+export function archivedWork(store: JobStore, job: JobRecord): Promise<ArchivedWork | null> {
+  return archivedWorkIn(path.dirname(store.patchPath(job.id)), job);
+}
+
+/** {@link archivedWork} of the evidence folder `evidenceDir` (a job folder's, or one kept after a forget). */
+export async function archivedWorkIn(evidenceDir: string, job: JobRecord): Promise<ArchivedWork | null> {
   const gitdirNames = (await fs.readdir(path.join(evidenceDir, GITDIRS_DIR)).catch(() => [] as string[])).filter((n) => n.endsWith('.tar'));
   const [archiveSizes, gitdirSizes] = await Promise.all([tarSizes(evidenceDir, [ARCHIVE_FILE]), tarSizes(path.join(evidenceDir, GITDIRS_DIR), gitdirNames)]);
   if (archiveSizes.length === 0 && gitdirSizes.length === 0) return null;

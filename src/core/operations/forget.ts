@@ -6,7 +6,8 @@
  * with the person's word for it (`--yes`, or `prune --snapshots`).
  */
 import { describeError, failure, usageError } from '../common/errors';
-import { keepEvidence, removeInterruptedCreate, removeJobFolder, sweepRemovalLeftovers } from '../store/forgetRecord';
+import { removeInterruptedCreate, removeJobFolder, sweepRemovalLeftovers } from '../store/forgetRecord';
+import { keepEvidence } from '../store/keptEvidence';
 import { isFolderWithoutRecord } from '../store/interruptedCreate';
 import type { HeldLock } from '../coordinator/ownedLock';
 import type { OperationContext } from './context';

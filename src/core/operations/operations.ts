@@ -37,7 +37,7 @@ import { forgetAgent, type ForgetReport, type ForgetRequest } from './forget';
 import { archivedWork, type ArchivedWork } from './archivedWork';
 import type { LandingChoices } from './landingPrep';
 import { mergeLocked, type MergeReport, type MergeRequest } from './merge';
-import { planPrune, prune, type PrunePlanItem, type PruneReport, type PruneRequest } from './prune';
+import { planPrune, prune, type PrunePlan, type PruneReport, type PruneRequest } from './prune';
 import { pullRequestLocked, type PullRequestReport, type PullRequestRequest } from './pullRequest';
 import { updateLocked, type UpdateReport, type UpdateRequest } from './update';
 import { sweepLandingWorktrees } from '../git';
@@ -288,11 +288,11 @@ export class Operations {
     return archivedWork(this.ctx.store, await this.ctx.store.read(id));
   }
 
-  planPrune(req: PruneRequest = {}): Promise<PrunePlanItem[]> {
+  planPrune(req: PruneRequest = {}): Promise<PrunePlan> {
     return planPrune(this.ctx, req);
   }
 
-  async prune(plan: readonly PrunePlanItem[], req: PruneRequest = {}): Promise<PruneReport> {
+  async prune(plan: PrunePlan, req: PruneRequest = {}): Promise<PruneReport> {
     const report = await prune(this.ctx, plan, req);
     for (const id of report.forgotten) this.ctx.changed(id);
     return report;

@@ -6,14 +6,14 @@
  * as an unreadable agent; removing its change file tells every watcher.
  */
 import { promises as fs } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { randomBytes } from '../common/lazyCrypto';
-import { DIR_MODE, FILE_MODE, fsyncDir } from './durable';
+import { DIR_MODE, FILE_MODE } from './durable';
 import { interruptedCreateBlocker } from './interruptedCreate';
 import { StoreLayout } from './paths';
 
 /** The name a folder being removed takes in `jobs/`: never a job id (they have no dots). */
-const REMOVING_PREFIX = '.removing-';
+export const REMOVING_PREFIX = '.removing-';
 /** A folder being removed younger than this may still be in its remover's hands. */
 const REMOVAL_GRACE_MS = 60_000;
 
@@ -21,28 +21,6 @@ export async function removeJobFolder(home: string, id: string): Promise<void> {
   const layout = new StoreLayout(home);
   await removeOutOfListing(layout, id);
   await fs.rm(layout.changeFile(id), { force: true });
-}
-
-/**
- * Moves the agent's evidence folder (its archives, inventory and patch), with a copy of its record
- * saying whose it is, out of the job folder to `kept/<id>` before the folder is removed: forgetting
- * an agent drops it from the list, never the only copy of its work. One rename, made durable.
- */
-export async function keepEvidence(home: string, id: string): Promise<string> {
-  const layout = new StoreLayout(home);
-  const evidence = layout.evidenceDir(id);
-  const kept = layout.keptDir(id);
-  await fs.copyFile(layout.recordFile(id), join(evidence, 'job.json'));
-  await fs.mkdir(dirname(kept), { recursive: true, mode: DIR_MODE });
-  // A kept folder of this id already (a restore, a new cleanup and a second forget): the older one is kept beside it.
-  const free = await fs.lstat(kept).then(
-    () => false,
-    () => true,
-  );
-  const target = free ? kept : `${kept}.${Date.now()}`;
-  await fs.rename(evidence, target);
-  fsyncDir(dirname(target));
-  return target;
 }
 
 /**

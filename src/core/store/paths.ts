@@ -62,7 +62,7 @@ export class StoreLayout {
 
   /**
    * Where a forgotten agent's evidence is kept when its archive holds work the snapshot ref lacks
-   * (ignored files, nested repositories' git dirs): `kept/<id>`, left for the person to delete.
+   * (ignored files, nested repositories' git dirs): `kept/<id>` (keptEvidence.ts), deleted by `prune --snapshots`.
    */
   keptDir(id: string): string {
     assertJobId(id);

@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, lstatSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
@@ -80,10 +80,42 @@ describe('CLI: forget and prune keep an archive holding work unless told to dele
     const again = await cleaned('mkdir inner && cd inner && git init -q && printf y > f && git add f && git commit -qm only-here-too');
     const listed = await cli(['prune', '--snapshots']);
     assert.match(listed.stdout, new RegExp(`${again} .*deletes refs/paddock/snapshots/${again}.*; deletes an archive of `));
-    assert.match(listed.stderr, /the archives of 1 of them/);
+    assert.match(listed.stdout, new RegExp(`${nested} .*removed from the list before.*deletes an archive of .* kept in ${keptDir(nested)}`));
+    assert.match(listed.stderr, /the archives of 2 of them/);
     const all = await cli(['prune', '--snapshots', '--yes']);
     assert.equal(all.code, 0, all.stderr);
     assert.equal(existsSync(keptDir(again)), false, 'prune --snapshots deletes what its plan listed');
+    assert.equal(existsSync(keptDir(nested)), false, 'and the archive an earlier prune kept');
+  });
+
+  it('prune --snapshots deletes the archives kept by earlier forgets, within --older-than, leaving one it cannot read', async () => {
+    const id = await cleaned(`printf '.env\\n' > .gitignore && printf 'TOKEN=only-here\\n' > .env`);
+    assert.equal((await cli(['forget', id])).code, 0);
+    const ref = `refs/paddock/snapshots/${id}`;
+    assert.ok(existsSync(keptDir(id)) && git(sb.repo, 'for-each-ref', ref).length > 0);
+    const unreadable = keptDir('zzzzzzzzzzzz');
+    mkdirSync(unreadable, { recursive: true });
+    writeFileSync(join(unreadable, 'job.json'), '{ not json');
+
+    for (const args of [['prune', '--yes'], ['prune', '--snapshots', '--older-than', '1', '--yes']]) {
+      const none = await cli(args);
+      assert.equal(none.code, 0, none.stderr);
+      assert.match(none.stdout, /No cleaned-up agent to remove\./, args.join(' '));
+      assert.ok(existsSync(keptDir(id)), `${args.join(' ')} keeps it`);
+    }
+    const plan = await cli(['prune', '--snapshots']);
+    assert.equal(plan.code, 2, 'not on a terminal and no --yes: nothing goes');
+    assert.match(plan.stdout, new RegExp(`^${id}  .*removed from the list before\\); deletes ${ref} in .*; deletes an archive of .*\\(1 file\\).* kept in ${keptDir(id)}$`, 'm'));
+    assert.match(plan.stdout, new RegExp(`^Left ${unreadable}: `, 'm'));
+    assert.ok(existsSync(keptDir(id)));
+
+    const pruned = await cli(['prune', '--snapshots', '--yes']);
+    assert.equal(pruned.code, 0, pruned.stderr);
+    assert.match(pruned.stdout, /deleted 1 snapshot ref\(s\), deleted 1 archive\(s\) kept when agents were removed before\./);
+    assert.equal(existsSync(keptDir(id)), false, 'its archive is deleted');
+    assert.equal(git(sb.repo, 'for-each-ref', ref), '', 'with its snapshot ref');
+    assert.ok(existsSync(join(unreadable, 'job.json')), 'a folder whose record copy cannot be read is left');
+    assert.deepEqual(readdirSync(join(sb.store.home, 'kept')), ['zzzzzzzzzzzz'], 'nothing half-deleted is left');
   });
 
   it('forgets at once an agent whose cleanup archived nothing', async () => {
