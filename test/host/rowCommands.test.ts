@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
@@ -122,15 +122,35 @@ describe("an agent row's commands", function () {
     assert.deepEqual(reports.map((r) => [r.id, r.stopped]), [[damaged.id, true]]);
     assert.throws(() => process.kill(agentPid, 0), 'the agent process is gone');
     assert.equal(readFileSync(recordFile, 'utf8'), '{ damaged', 'the record is left as it was');
-    await waitFor('Stop off its menus once the worker is gone', async () => {
+    await waitFor('Stop off its menus once the worker is gone, Remove from List on them', async () => {
       await ext.agents.refresh(damaged.id);
       const now = (await ext.tree.getChildren()).find((n): n is UnreadableNode => n.kind === 'unreadable' && n.jobId === damaged.id);
-      return now && !/\bstop\b/.test(String(ext.tree.getTreeItem(now).contextValue)) ? true : undefined;
+      return now && /^unreadable:forget$/.test(String(ext.tree.getTreeItem(now).contextValue)) ? true : undefined;
     });
     // The suites after this one share the store: the record is mended and the agent cleaned up, as a person would.
     writeFileSync(recordFile, good);
     execFileSync(process.execPath, [`${env('PADDOCK_REPO_ROOT')}/dist/cli.js`, 'cleanup', damaged.id, '--yes'], { cwd: env('PADDOCK_HOST_TEST_WORKSPACE'), encoding: 'utf8' });
     assert.equal((await ext.store.read(damaged.id)).cleanup?.phase, 'complete');
+  });
+
+  it("an unreadable row's Remove from List keeps its whole folder in the store's kept/ and drops the row", async () => {
+    const cli = `${env('PADDOCK_REPO_ROOT')}/dist/cli.js`;
+    const cwd = env('PADDOCK_HOST_TEST_WORKSPACE');
+    const id = execFileSync(process.execPath, [cli, 'start', '--title', 'damaged after cleanup', '--', 'bash', '-c', 'exit 0'], { cwd, encoding: 'utf8' }).trim();
+    await waitForState(ext, id, ['completed']);
+    await vscode.commands.executeCommand('paddock.cleanUp', id, { confirmed: true });
+    await waitFor('cleanup to complete', async () => ((await ext.store.read(id)).cleanup?.phase === 'complete' ? true : undefined), 60_000);
+    await damageRecord(ext.store.home, id, '{ damaged');
+    const row = await waitFor('the unreadable row', async () => {
+      await ext.agents.refresh(id);
+      return (await ext.tree.getChildren()).find((n): n is UnreadableNode => n.kind === 'unreadable' && n.jobId === id);
+    });
+    assert.equal(ext.tree.getTreeItem(row).contextValue, 'unreadable:forget');
+    const removed = await vscode.commands.executeCommand<string[]>('paddock.forget', row, [row], { confirmed: true });
+    assert.deepEqual(removed, [id]);
+    assert.equal(readFileSync(path.join(ext.store.home, 'kept', id, 'job.json'), 'utf8'), '{ damaged', 'the damaged record is kept as it was');
+    assert.equal(existsSync(path.join(ext.store.home, 'jobs', id)), false);
+    await waitFor('the row is gone', async () => ((await ext.tree.getChildren()).some((n) => n.kind === 'unreadable' && (n as UnreadableNode).jobId === id) ? undefined : true));
   });
 
   it('Refresh re-reads the store: an agent started from the CLI this moment is in the model when it returns', async () => {

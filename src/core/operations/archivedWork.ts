@@ -94,5 +94,10 @@ export function describeArchivedWork(work: ArchivedWork): string {
 
 /** What forgetting did with an archive holding work, in one sentence (the CLI's and the log's). */
 export function keptWorkSentence(path: string, work: ArchivedWork): string {
-  return `Its archive, ${describeArchivedWork(work)}, is kept in ${printable(path)}, as the snapshot ref does not hold it: delete that folder once it is no longer needed.`;
+  return `Its archive, ${describeArchivedWork(work)}, is kept in ${printable(path)}, as the snapshot ref does not hold it: paddock prune --snapshots deletes it once it is no longer needed.`;
+}
+
+/** What removing an agent whose record cannot be read kept: its whole folder, as what it holds cannot be told. */
+export function unreadableKeptSentence(path: string): string {
+  return `Its whole folder (the damaged record, its output and evidence) is kept in ${printable(path)}; its worktree and branch, if it had any, are left as they are (git worktree list in its repository shows them).`;
 }

@@ -1,11 +1,12 @@
 /**
  * Remove from List: forgets a cleaned agent's record (its snapshot ref stays unless pruned with
- * --snapshots), or the folder of a create that died before its record (nothing ever ran for it).
+ * --snapshots), or the folder of a create that died before its record (nothing ever ran for it),
+ * or, kept whole, the folder of an agent whose record cannot be read (forgetUnreadable.ts).
  * The job folder holds the cleanup's archive, the only copy of what git does not hold: when it holds
  * work, forgetting keeps it in `kept/<id>` (archivedWork.ts says what it holds), and deletes it only
  * with the person's word for it (`--yes`, or `prune --snapshots`).
  */
-import { describeError, failure, usageError } from '../common/errors';
+import { describeError, failure, PaddockError, usageError } from '../common/errors';
 import { removeInterruptedCreate, removeJobFolder, sweepRemovalLeftovers } from '../store/forgetRecord';
 import { keepEvidence } from '../store/keptEvidence';
 import { isFolderWithoutRecord } from '../store/interruptedCreate';
@@ -14,6 +15,7 @@ import type { OperationContext } from './context';
 import { acquireJobLock, withJobLock } from './context';
 import { forgetBlocker } from './rules';
 import { archivedWork, type ArchivedWork } from './archivedWork';
+import { forgetUnreadable } from './forgetUnreadable';
 
 export interface ForgetRequest {
   /** The person asked for the work in the agent's archive to be deleted too (`forget --yes`, `prune --snapshots`). */
@@ -23,6 +25,8 @@ export interface ForgetRequest {
 export interface ForgetReport {
   /** Where the archive holding work was kept, and what it holds; null when there was none, or it was deleted as asked. */
   kept: { path: string; work: ArchivedWork } | null;
+  /** The agent's record could not be read: its whole folder was kept here (forgetUnreadable.ts). */
+  unreadableKeptIn?: string;
 }
 
 export async function forgetLocked(ctx: OperationContext, id: string, req: ForgetRequest = {}): Promise<ForgetReport> {
@@ -46,7 +50,14 @@ export async function forgetAgent(ctx: OperationContext, id: string, req: Forget
 }
 
 async function forgetEither(ctx: OperationContext, id: string, req: ForgetRequest): Promise<ForgetReport> {
-  if (!(await isFolderWithoutRecord(ctx.store.home, id))) return withJobLock(ctx.store, id, 'forget', () => forgetLocked(ctx, id, req));
+  if (!(await isFolderWithoutRecord(ctx.store.home, id))) {
+    try {
+      return await withJobLock(ctx.store, id, 'forget', () => forgetLocked(ctx, id, req));
+    } catch (err) {
+      if (!(err instanceof PaddockError && err.code === 'UNREADABLE')) throw err;
+    }
+    return { kept: null, unreadableKeptIn: await forgetUnreadable(ctx, id) };
+  }
   // A create in progress holds the lock until its worktree is assigned: waited for like any operation.
   const held = await acquireJobLock(ctx.store, id).catch((err) => {
     throw failure(`Could not forget agent ${id}: ${describeError(err)}`);

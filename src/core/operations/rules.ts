@@ -232,6 +232,8 @@ export const canStop = (job: JobRecord): boolean => stopBlocker(job) === null;
 
 /** A record that cannot be read can be stopped (by its marker) while its worker still holds its execution. */
 export const canStopUnreadable = (entry: { workerRunning?: true }): boolean => entry.workerRunning === true;
+/** …and removed from the list (its whole folder kept, forgetUnreadable.ts) once its worker no longer runs. */
+export const canForgetUnreadable = (entry: { workerRunning?: true }): boolean => entry.workerRunning !== true;
 export const canRetry = (job: JobRecord): boolean => retryBlocker(job) === null;
 export const canCleanUp = (job: JobRecord): boolean => cleanupBlocker(job) === null;
 export const canCleanUpUnasked = (job: JobRecord): boolean => cleanUpUnaskedBlocker(job) === null;

@@ -25,18 +25,22 @@ const RECORD_COPY = 'job.json';
 export async function keepEvidence(home: string, id: string): Promise<string> {
   const layout = new StoreLayout(home);
   const evidence = layout.evidenceDir(id);
-  const kept = layout.keptDir(id);
   await fs.copyFile(layout.recordFile(id), join(evidence, RECORD_COPY));
+  const target = await freeKeptName(layout, id);
+  await fs.rename(evidence, target);
+  fsyncDir(dirname(target));
+  return target;
+}
+
+/** `kept/<id>`, or `kept/<id>.<ms>` beside one kept before (a restore, a new cleanup and a second forget). */
+async function freeKeptName(layout: StoreLayout, id: string): Promise<string> {
+  const kept = layout.keptDir(id);
   await fs.mkdir(dirname(kept), { recursive: true, mode: DIR_MODE });
-  // A kept folder of this id already (a restore, a new cleanup and a second forget): the older one is kept beside it.
   const free = await fs.lstat(kept).then(
     () => false,
     () => true,
   );
-  const target = free ? kept : `${kept}.${Date.now()}`;
-  await fs.rename(evidence, target);
-  fsyncDir(dirname(target));
-  return target;
+  return free ? kept : `${kept}.${Date.now()}`;
 }
 
 export type KeptFolder =
@@ -77,4 +81,19 @@ export async function deleteKeptFolder(folder: string): Promise<void> {
   await fs.rename(folder, doomed);
   fsyncDir(dirname(folder));
   await fs.rm(doomed, { recursive: true, force: true });
+}
+
+/**
+ * The whole folder of an agent whose record cannot be read (the damaged record, output, evidence),
+ * moved to `kept/` by one durable rename: removing it from the list deletes nothing, since what it
+ * holds cannot be told. Its change file goes, which drops its row in every window.
+ */
+export async function keepUnreadableFolder(home: string, id: string): Promise<string> {
+  const layout = new StoreLayout(home);
+  const target = await freeKeptName(layout, id);
+  await fs.rename(layout.jobDir(id), target);
+  fsyncDir(dirname(target));
+  fsyncDir(layout.jobsDir);
+  await fs.rm(layout.changeFile(id), { force: true });
+  return target;
 }

@@ -9,7 +9,7 @@ import { printable } from '../../core/common/printable';
 import { changedFiles, type ChangedFile, type Standing } from '../../core/git';
 import type { JobRecord } from '../../core/store/schema';
 import type { Suspension } from '../../core/store/suspension';
-import { canStopUnreadable } from '../../core/operations/rules';
+import { canForgetUnreadable, canStopUnreadable } from '../../core/operations/rules';
 import type { UnreadableAgent } from '../model/agentsModel';
 import { showUsageInTree } from '../config';
 import { attemptLabel, groupLookOf, lookOf, tooltipMarkdown } from './presentation';
@@ -175,12 +175,13 @@ export class UnreadableNode extends Node {
     item.id = this.id;
     item.description = printable(this.reason);
     item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.errorForeground'));
-    // `unreadable:<caps>`, as agent rows compose theirs: Stop while its worker still runs.
-    item.contextValue = `unreadable:${canStopUnreadable(this.agent) ? 'stop' : ''}`;
+    // `unreadable:<caps>`, as agent rows compose theirs: Stop while its worker still runs, then Remove from List.
+    const caps = [canStopUnreadable(this.agent) && 'stop', canForgetUnreadable(this.agent) && 'forget'].filter(Boolean);
+    item.contextValue = `unreadable:${caps.join('.')}`;
     return item;
   }
   override tooltip(): vscode.MarkdownString {
-    return new vscode.MarkdownString().appendText(vscode.l10n.t('Agent {0} cannot be read: {1}. It is left untouched on disk.', this.jobId, printable(this.reason)));
+    return new vscode.MarkdownString().appendText(vscode.l10n.t('Agent {0} cannot be read: {1}. It is left untouched on disk; Remove from List keeps its whole folder in the store\'s kept/ folder.', this.jobId, printable(this.reason)));
   }
 }
 

@@ -4,9 +4,10 @@
  * and the processes it had started could only be ended with `kill`. Stop now ends every process
  * carrying the agent's marker (and so lets its worker exit), never touching the record; cleanup
  * still refuses, removing nothing, since the record is where the worktree and branch facts live.
+ * Forget, once nothing of it runs, keeps its whole folder in `kept/`: it leaves the list, nothing is deleted.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findByEnvMarker, isSameAndRunning, readProcStat } from '../../../src/core/proc';
 import { assertOneSentence, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
@@ -96,6 +97,68 @@ describe('CLI: an agent whose record is unreadable', function () {
     assert.ok(existsSync(job.worktree!), 'the worktree is kept');
     assert.ok(sb.branches().includes(job.branch!), 'the branch is kept');
     assert.equal(readFileSync(recordFile(id), 'utf8'), DAMAGED, 'the record is kept as it was');
+  });
+
+  it('forget removes an ended unreadable agent from the list by keeping its whole folder in kept/, deleting nothing', async () => {
+    const run = await cli(['start', '--', 'sh', '-c', 'echo its-output']);
+    assert.equal(run.code, 0, run.stderr);
+    const id = run.stdout.trim();
+    const job = await sb.waitEnded(id);
+    await damageRecord(sb.home, id, DAMAGED);
+    const folderBefore = readdirSync(join(sb.home, 'jobs', id)).sort();
+
+    const forgotten = await cli(['forget', id]);
+    assert.equal(forgotten.code, 0, forgotten.stderr);
+    const kept = join(sb.home, 'kept', id);
+    assert.equal(forgotten.stdout, `Removed unreadable agent ${id} from the list. Its whole folder (the damaged record, its output and evidence) is kept in ${kept}; its worktree and branch, if it had any, are left as they are (git worktree list in its repository shows them).\n`);
+    assert.equal(existsSync(join(sb.home, 'jobs', id)), false, 'gone from the list');
+    assert.deepEqual(readdirSync(kept).sort(), folderBefore, 'the whole folder is kept');
+    assert.equal(readFileSync(join(kept, 'job.json'), 'utf8'), DAMAGED, 'with the damaged record as it was');
+    assert.ok(existsSync(job.worktree!), 'the worktree is left');
+    assert.ok(sb.branches().includes(job.branch!), 'the branch is left');
+    const listed = await cli(['list']);
+    assert.doesNotMatch(listed.stdout, new RegExp(id));
+    const plan = await cli(['prune', '--snapshots']);
+    assert.equal(plan.code, 0, plan.stderr);
+    assert.match(plan.stdout, new RegExp(`^Left ${kept}: the record is not valid JSON`, 'm'), 'prune names it and leaves it');
+    assert.ok(existsSync(join(kept, 'job.json')));
+  });
+
+  it('forget refuses an unreadable agent while it runs, touching nothing', async () => {
+    const { id } = await damagedRunningAgent();
+    const refused = await cli(['forget', id]);
+    assert.equal(refused.code, 1, refused.stdout);
+    assertOneSentence(refused.stderr);
+    assert.match(refused.stderr, new RegExp(`Agent ${id} cannot be read and its worker still runs; paddock stop ${id} ends it first\\.`));
+    assert.equal(readFileSync(recordFile(id), 'utf8'), DAMAGED, 'the record is where it was');
+    assert.equal(existsSync(join(sb.home, 'kept', id)), false);
+  });
+
+  it('forget refuses an unreadable agent whose worker died while a process of it runs on, naming it', async () => {
+    const { id, worker } = await damagedRunningAgent();
+    process.kill(worker.pid, 'SIGKILL');
+    const deadline = Date.now() + 10_000;
+    while (isSameAndRunning(worker)) {
+      assert.ok(Date.now() < deadline, 'the worker did not die');
+      await sleep(25);
+    }
+    // Its execution lock, no longer refreshed, goes stale (10 s): until then the worker reads as running.
+    while ((await cli(['show', id])).stderr.includes('its worker is still running')) {
+      assert.ok(Date.now() < deadline + 15_000, 'the dead worker still reads as running');
+      await sleep(250);
+    }
+    const escaped = findByEnvMarker('PADDOCK_JOB_ID', id);
+    assert.ok(escaped.length > 0, 'the setsid process outlives the worker');
+    const refused = await cli(['forget', id]);
+    assert.equal(refused.code, 1, refused.stdout);
+    assertOneSentence(refused.stderr);
+    assert.match(refused.stderr, new RegExp(`Agent ${id} cannot be read and \\d+ of its processes still run \\(pid [0-9, ]*${escaped[0].pid}[0-9, ]*\\); paddock stop ${id} ends them first\\.`));
+    assert.equal(readFileSync(recordFile(id), 'utf8'), DAMAGED, 'the record is where it was');
+    const stopped = await cli(['stop', id]);
+    assert.equal(stopped.code, 0, stopped.stderr);
+    const forgotten = await cli(['forget', id]);
+    assert.equal(forgotten.code, 0, forgotten.stderr);
+    assert.ok(existsSync(join(sb.home, 'kept', id, 'job.json')));
   });
 
   // Bug 50: `list` showed such a leftover unreadable while show, stop, cleanup, logs and retry said

@@ -133,11 +133,12 @@ describe('tree presentation ↔ the context menu in package.json', () => {
     }
   });
 
-  it('an unreadable row offers Stop exactly while its worker still runs', () => {
+  it('an unreadable row offers Stop exactly while its worker still runs, and Remove from List after', () => {
     const unreadableMenu = manifest.contributes.menus['view/item/context'].filter((e) => e.when?.includes('viewItem =~ /^unreadable:'));
     const shown = (contextValue: string) => new Set(unreadableMenu.filter((e) => viewItemPattern(e.when!).test(contextValue)).map((e) => e.command));
     assert.deepEqual([...shown('unreadable:stop')], ['paddock.stop']);
     assert.deepEqual([...shown('unreadable:')], []);
+    assert.deepEqual([...shown('unreadable:forget')], ['paddock.forget']);
   });
 
   it('a capability that is a prefix of another does not open its menu (retry is not retryCleanup)', () => {
