@@ -12,7 +12,9 @@ import { Coordinator } from '../../core/coordinator';
 import { leaderLock } from '../../core/scheduler/leadership';
 import { hasPendingWork, pendingWork } from '../../core/scheduler/pendingWork';
 import type { JobRecord, JobStore } from '../../core/store';
+import type { CliContext } from '../command';
 import { defineCommand } from '../support/args';
+import { ensureCoordinator } from '../support/backgroundCoordinator';
 import { openStore, workerScriptPath } from '../support/session';
 
 /** How often --until-idle looks for work left. */
@@ -21,6 +23,8 @@ const IDLE_CHECK_MS = 1000;
 const IDLE_CHECKS = 2;
 /** How often --until-idle lists the store again though nothing said it changed. */
 const FULL_LOOK_MS = 30_000;
+/** What --until-idle says when it exits for want of work. */
+const NOTHING_LEFT = 'nothing is left to do: exiting';
 /** How long --until-idle tries for a lease no live process holds before it gives up. */
 const LEASE_PATIENCE_MS = 60_000;
 
@@ -55,11 +59,25 @@ export const coordinateCommand = defineCommand({
         log(reason);
         coordinator.dispose();
         await coordinator.whenIdle();
+        if (reason === NOTHING_LEFT) await handOverLateWork(ctx, store, log);
       },
     );
     return 0;
   },
 });
+
+/**
+ * The store looked at once more after the lease is released. A command that leaves work (a `start`
+ * that queues) writes it first and then looks for a leader: seeing this one still leading, it left
+ * the work to it, though this one had decided on an older listing (the store is re-listed only when
+ * the watcher says so, which can come late) that nothing was left. Work seen now is handed to a new
+ * background coordinator, as that command would have started one a moment later.
+ */
+async function handOverLateWork(ctx: CliContext, store: JobStore, log: (message: string) => void): Promise<void> {
+  const presence = await ensureCoordinator(ctx, store);
+  if (presence.kind === 'started') log(`work arrived as this coordinator gave up the lease: started another (pid ${presence.pid})`);
+  if (presence.kind === 'unavailable') log(`work arrived as this coordinator gave up the lease, and ${presence.reason}`);
+}
 
 /**
  * Resolves with a sentence once another coordinator leads or this one has nothing left to do. The
@@ -98,7 +116,7 @@ async function idle(coordinator: Coordinator, store: JobStore): Promise<string> 
       }
       const busy = coordinator.hasWorkInFlight || hasPendingWork(pendingWork(jobs));
       idleChecks = busy ? 0 : idleChecks + 1;
-      if (idleChecks >= IDLE_CHECKS) return 'nothing is left to do: exiting';
+      if (idleChecks >= IDLE_CHECKS) return NOTHING_LEFT;
       await new Promise((r) => setTimeout(r, IDLE_CHECK_MS));
     }
   } finally {

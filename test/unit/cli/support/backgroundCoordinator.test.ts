@@ -6,10 +6,12 @@
  * no coordinator to act on it.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jobLock } from '../../../../src/core/operations/context';
-import { bytesRead, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
+import { leaderLock } from '../../../../src/core/scheduler/leadership';
+import { bytesRead, CLI_SCRIPT, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
 
 function alive(pid: number): boolean {
   try {
@@ -117,6 +119,36 @@ describe('background coordinator', function () {
     assert.ok(said, stderr);
     return Number(said[1]);
   }
+
+  // The exit race (left by the previous stop, now closed): a `start` that queues writes its record,
+  // then sees a coordinator leading and leaves the agent to it; that coordinator had decided, on a
+  // listing older than the record (re-listed only when the watcher says so), that nothing was left,
+  // and exited. The record here appears without the watcher's signal, as a late one would be.
+  it('work that appears as an idle coordinator exits is handed to a new one, which launches it', async () => {
+    const id = await strandedQueued();
+    const aside = join(sb.home, '..', `aside-${id}`);
+    renameSync(join(sb.home, 'jobs', id), aside);
+    const coordinate = spawn(process.execPath, [CLI_SCRIPT, 'coordinate', '--until-idle'], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let said = '';
+    coordinate.stderr.on('data', (d) => (said += d));
+    background = coordinate.pid;
+    const lease = leaderLock(sb.home);
+    const deadline = Date.now() + 10_000;
+    while ((await lease.owner())?.pid !== coordinate.pid) {
+      assert.ok(Date.now() < deadline, `it never led: ${said}`);
+      await sleep(25);
+    }
+    await sleep(500); // its first listing is done: the record comes after it
+    renameSync(aside, join(sb.home, 'jobs', id));
+    assert.ok(await untilGone(coordinate.pid!), 'it exits, having seen nothing to do');
+    assert.match(said, /nothing is left to do: exiting/);
+    const handedTo = /work arrived as this coordinator gave up the lease: started another \(pid (\d+)\)/.exec(said);
+    assert.ok(handedTo, said);
+    background = Number(handedTo[1]);
+    const ended = await sb.waitEnded(id, 20_000);
+    assert.equal(ended.lifecycle.state, 'completed', ended.lifecycle.detail ?? '');
+    assert.ok(await untilGone(background), 'the new one exits once nothing is left to do');
+  });
 
   for (const verb of ['list', 'list --json', 'show', 'show --json'] as const) {
     it(`\`paddock ${verb}\` launches an agent left queued with no coordinator (no window open), and says so once`, async () => {
