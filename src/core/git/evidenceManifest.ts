@@ -48,6 +48,8 @@ export const ManifestEntrySchema = z.object({
   /** Recorded since the check before removal compares them too (older inventories lack them). */
   ino: z.optional(z.number()),
   ctimeMs: z.optional(z.number()),
+  /** A file's device (older inventories lack it): hard links are one inode on one device. */
+  dev: z.optional(z.number()),
 });
 
 /** Index state no tree holds (indexFlagState.ts), by path; each list absent when empty. */

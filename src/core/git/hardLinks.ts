@@ -31,12 +31,16 @@ async function sameBytes(a: string, b: string): Promise<boolean> {
   }
 }
 
-/** The files the walk found sharing an inode (and size), each group in walk order. */
+/**
+ * The files the walk found sharing an inode on one device (and size), each group in walk order. An
+ * inventory older than the device's recording groups by inode alone, as it always did: a folder
+ * mounted inside the worktree could then pair two files that merely share an inode number.
+ */
 function linkedGroups(entries: readonly Entry[]): Entry[][] {
   const byInode = new Map<string, Entry[]>();
   for (const e of entries) {
     if (e.type !== 'file' || !e.ino) continue;
-    const key = `${e.ino}:${e.size}`;
+    const key = `${e.dev ?? ''}:${e.ino}:${e.size}`;
     const group = byInode.get(key);
     if (group) group.push(e);
     else byInode.set(key, [e]);

@@ -28,6 +28,8 @@ export interface WalkEntry {
   /** Inode and status-change time: a write, a rename over it or a reset mtime all change one of them. */
   ino?: number;
   ctimeMs?: number;
+  /** A file's device: an inode number names one file only within its device (hardLinks.ts). */
+  dev?: number;
 }
 
 export interface NestedRepo {
@@ -161,7 +163,9 @@ async function scanFolder(wfs: WalkFs, root: string, rel: string): Promise<Folde
         return;
       }
       const type = typeOf(st);
-      scan.entries.push({ path: childRel, type, size: type === 'dir' ? 0 : st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs });
+      const entry: WalkEntry = { path: childRel, type, size: type === 'dir' ? 0 : st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
+      if (type === 'file') entry.dev = st.dev;
+      scan.entries.push(entry);
       if (type === 'dir') scan.subfolders.push(childRel);
     });
   }
