@@ -4,7 +4,10 @@
  * 0 done, 1 the operation failed, 2 bad usage or bad input — always with one
  * sentence on stderr, never a stack trace.
  */
-import { describeError, PaddockError, usageError } from '../core/common/errors';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { cliBundlePath } from '../core/common/bundles';
+import { describeError, failure, PaddockError, usageError } from '../core/common/errors';
 import { unsupportedPlatformMessage } from '../core/common/platform';
 import { printable } from '../core/common/printable';
 import { errorWords, reasonWords } from './support/errorWords';
@@ -56,6 +59,7 @@ export function helpText(): string {
     '',
     'Usage:',
     ...lines,
+    `  ${'paddock --version'.padEnd(width)}  Print the version.`,
     '',
     'Exit status: 0 done, 1 the operation failed, 2 bad usage or input.',
     'PADDOCK_HOME selects the store (default $XDG_STATE_HOME/paddock or ~/.local/state/paddock).',
@@ -87,6 +91,24 @@ export function errorReport(err: unknown, verb: string | undefined, env: NodeJS.
   return { text: `${who}: ${printable(sentence(errorWords(err, env)))}\n${stack}`, code: 1 };
 }
 
+/**
+ * `paddock --version`: the version of the extension the CLI is part of, from its package.json (the
+ * bundle is in its dist/ folder), so the CLI and the window it came with never disagree.
+ */
+function printVersion(ctx: CliContext): number {
+  const manifest = path.join(path.dirname(cliBundlePath(ctx.env)), '..', 'package.json');
+  try {
+    const version: unknown = (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: unknown }).version;
+    if (typeof version !== 'string' || version === '') throw new Error(`${manifest} names no version`);
+    ctx.io.stdout.write(`paddock ${printable(version)}\n`);
+    return 0;
+  } catch (err) {
+    const report = errorReport(failure(`The version cannot be read from ${manifest}: ${describeError(err, 200)}`), undefined, ctx.env);
+    ctx.io.stderr.write(report.text);
+    return report.code;
+  }
+}
+
 export async function runCli(argv: string[], ctx: CliContext, platform: NodeJS.Platform = process.platform): Promise<number> {
   const unsupported = unsupportedPlatformMessage(platform);
   if (unsupported) {
@@ -102,6 +124,7 @@ export async function runCli(argv: string[], ctx: CliContext, platform: NodeJS.P
     ctx.io.stdout.write(helpText());
     return 0;
   }
+  if (verb === '--version') return printVersion(ctx);
   const load = Object.hasOwn(COMMANDS, verb) ? COMMANDS[verb as CommandName] : undefined;
   if (!load) {
     const report = errorReport(usageError(`${verb.startsWith('-') ? 'unknown option' : 'unknown command'} '${verb}'; run paddock --help for the commands`), undefined, ctx.env);

@@ -4,9 +4,9 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertOneSentence, CLI_SCRIPT, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+import { assertOneSentence, CLI_SCRIPT, CoordinatorSandbox, REPO_ROOT, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
 const LIFECYCLE_KEYS = ['state', 'generation', 'exitCode', 'pid', 'workerPid', 'startedAt', 'endedAt', 'detail'];
 const CLEANUP_KEYS = ['phase', 'remaining', 'stage', 'failures', 'nextAttemptAt', 'lastError', 'needsAttention', 'holders'];
@@ -200,5 +200,14 @@ describe('CLI: start, list, show, retry, cleanup', function () {
     const sub = await cli(['cleanup', '--help']);
     assert.equal(sub.code, 0);
     assert.match(sub.stdout, /paddock cleanup ID/);
+    assert.match(res.stdout, /paddock --version +Print the version\./);
+  });
+
+  it('--version prints the version of the package the CLI belongs to', async () => {
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    const res = await cli(['--version']);
+    assert.equal(res.code, 0, res.stderr);
+    assert.equal(res.stdout, `paddock ${version}\n`);
+    assert.equal(res.stderr, '');
   });
 });
