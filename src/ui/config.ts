@@ -1,6 +1,7 @@
 /**
  * `paddock.*` settings, read on every use so changes apply without a reload.
  */
+import { realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -32,7 +33,7 @@ export function coordinatorSettings(): Partial<CoordinatorSettings> {
     endLeftoversOnExit: c.get<boolean>('endLeftoversOnExit', true),
     worktree: worktreeSettings(c),
     // VS Code ignores workspace values of the restricted settings (setup, teardown) while it is untrusted.
-    workspaceTrusted: vscode.workspace.isTrusted,
+    trustedFolders: trustedWorkspaceFolders(),
     checkCommand: c.get<string>('checkCommand', '').trim() || null,
   };
 }
@@ -97,4 +98,19 @@ export function cleanUpAfterLanding(): 'ask' | 'always' | 'never' {
 /** `paddock.tree.showUsage`: CPU, memory, disk and tokens in each agent's description (default off; always in the tooltip). */
 export function showUsageInTree(): boolean {
   return config().get<boolean>('tree.showUsage', false);
+}
+
+/**
+ * The workspace's folders while it is trusted, as real paths (git names a repository by its real
+ * path); none while it is not. Which repositories they vouch for is core's rule (`trustedWorkspaceHolds`).
+ */
+export function trustedWorkspaceFolders(): string[] {
+  if (!vscode.workspace.isTrusted) return [];
+  return (vscode.workspace.workspaceFolders ?? []).map((f) => {
+    try {
+      return realpathSync(f.uri.fsPath);
+    } catch {
+      return f.uri.fsPath;
+    }
+  });
 }

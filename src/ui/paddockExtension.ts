@@ -4,15 +4,15 @@
  * constructor. Everything is registered with `_register`, so deactivation
  * disposes timers, watchers, sockets and views — and stops no agent.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable, disposableTimeout, toDisposable } from '../core/common/lifecycle';
 import { describeError } from '../core/common/errors';
 import { Coordinator } from '../core/coordinator';
 import { resolveRepoRoot } from '../core/git';
+import { trustedWorkspaceHolds } from '../core/repoConfig/trustedCommands';
 import { JobStore } from '../core/store';
 import { registerCommands } from './commands';
-import { coordinatorSettings, SECTION, storePath } from './config';
+import { coordinatorSettings, SECTION, storePath, trustedWorkspaceFolders } from './config';
 import { COMPARE_SCHEME, CompareContentProvider } from './compareDocument';
 import { GIT_SCHEME, GitContentProvider, LOG_SCHEME, LogContentProvider } from './contentProviders';
 import { AgentsBadge } from './badge';
@@ -65,8 +65,8 @@ export class PaddockExtension extends Disposable implements PaddockServices {
         nodePtyPath: runtime.nodePtyPath,
         env: process.env,
         log: (m) => this.log.info(m),
-        // A `.paddock.json` check runs from a trusted workspace that holds its repository.
-        repoTrusted: (repo) => vscode.workspace.isTrusted && (vscode.workspace.workspaceFolders ?? []).some((f) => isWithin(f.uri.fsPath, repo) || isWithin(repo, f.uri.fsPath)),
+        // A `.paddock.json` check runs from a trusted workspace that holds its repository (the same rule as its setup).
+        repoTrusted: (repo) => trustedWorkspaceHolds(repo, trustedWorkspaceFolders()),
       }),
     );
     this.log.info(`Paddock ${String(context.extension.packageJSON.version)} — store ${this.store.home}, node-pty ${runtime.nodePtyPath ?? 'not found'}`);
@@ -148,8 +148,3 @@ export class PaddockExtension extends Disposable implements PaddockServices {
   }
 }
 
-/** `inner` is `outer` or inside it. */
-function isWithin(inner: string, outer: string): boolean {
-  const rel = path.relative(outer, inner);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}

@@ -31,8 +31,11 @@ export const CoordinatorSettingsSchema = z.object({
   archiveLimitMB: StorePolicySchema.shape.archiveLimitMB.def.innerType,
   /** `paddock.worktree.*`: merged over the repository's `.paddock.json` (these win). */
   worktree: WorktreeSettingsSchema,
-  /** The window's workspace is trusted: `.paddock.json` commands may run without `paddock allow`. */
-  workspaceTrusted: z.boolean(),
+  /**
+   * The folders of the window's workspace when it is trusted (none when it is not, and from the CLI): a
+   * `.paddock.json` of a repository they hold may run its commands without `paddock allow`.
+   */
+  trustedFolders: z.array(z.string().check(z.minLength(1), z.maxLength(4096))).check(z.maxLength(256)),
 });
 export type CoordinatorSettings = z.infer<typeof CoordinatorSettingsSchema>;
 
@@ -49,7 +52,7 @@ export const DEFAULT_SETTINGS: CoordinatorSettings = {
   regenerable: [...DEFAULT_REGENERABLE],
   archiveLimitMB: DEFAULT_ARCHIVE_LIMIT / (1024 * 1024),
   worktree: {},
-  workspaceTrusted: false,
+  trustedFolders: [],
 };
 
 export type SettingsProvider = () => Partial<CoordinatorSettings>;

@@ -14,7 +14,7 @@ import type { CoordinatorSettings } from './settings';
 export async function planWorktreeSetup(repo: string, settings: CoordinatorSettings, home: string): Promise<WorktreeConfig> {
   const file = await readRepoConfig(repo);
   const config = mergeWorktreeConfig(file?.config ?? null, settings.worktree);
-  if (config.fromFile.length > 0) await trustedRepoCommands(file, { home, workspaceTrusted: settings.workspaceTrusted }, config.fromFile);
+  if (config.fromFile.length > 0) await trustedRepoCommands(file, { home, trustedFolders: settings.trustedFolders }, config.fromFile);
   return config;
 }
 

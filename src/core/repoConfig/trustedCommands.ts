@@ -1,8 +1,10 @@
 /**
  * The one decision "may the commands of this `.paddock.json` run?" (setup,
- * teardown, check): yes in a trusted VS Code workspace, or when the person
- * allowed this file's exact content (`paddock allow`); otherwise a refusal
- * that says how to allow, in one sentence.
+ * teardown, check): yes when a trusted VS Code workspace holds the repository,
+ * or when the person allowed this file's exact content (`paddock allow`);
+ * otherwise a refusal that says how to allow, in one sentence. A trusted
+ * workspace vouches for its own folders only: an agent started from it in
+ * another repository (a row's repository, a command given a path) is not.
  */
 import * as path from 'node:path';
 import { PaddockError } from '../common/errors';
@@ -20,8 +22,21 @@ export interface RepoCommands {
 export interface TrustContext {
   /** The store (its allow list). */
   home: string;
-  /** The VS Code workspace is trusted (`vscode.workspace.isTrusted`); false from the CLI. */
-  workspaceTrusted: boolean;
+  /** The folders of the VS Code workspace when it is trusted (`vscode.workspace.isTrusted`); none when not, and from the CLI. */
+  trustedFolders: readonly string[];
+}
+
+/**
+ * Whether a trusted workspace holds `repo`: one of its folders is the repository, lies inside it (a
+ * package of a monorepo) or holds it. Paths as given: the adapter passes its folders' real paths.
+ */
+export function trustedWorkspaceHolds(repo: string, trustedFolders: readonly string[]): boolean {
+  return trustedFolders.some((folder) => isWithin(folder, repo) || isWithin(repo, folder));
+}
+
+function isWithin(inner: string, outer: string): boolean {
+  const rel = path.relative(outer, inner);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 /**
@@ -36,7 +51,7 @@ export async function trustedRepoCommands(
 ): Promise<RepoCommands> {
   const commands: RepoCommands = { setup: file?.config.setup ?? null, teardown: file?.config.teardown ?? null, check: file?.config.check ?? null };
   const asked = needed.filter((name) => commands[name] !== null);
-  if (!file || asked.length === 0 || ctx.workspaceTrusted) return commands;
+  if (!file || asked.length === 0 || trustedWorkspaceHolds(path.dirname(file.path), ctx.trustedFolders)) return commands;
   const trust = new RepoConfigTrust(ctx.home);
   if (await trust.isAllowed(file)) return commands;
   throw new PaddockError(refusalOf(file, asked, await trust.wasAllowedBefore(file)), 'failed', NOT_TRUSTED);

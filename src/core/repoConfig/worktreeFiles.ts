@@ -185,7 +185,9 @@ async function linkOne(req: Placement, rel: string, repoReal: string, worktreeRe
   const dest = path.join(req.worktree, rel);
   try {
     // The link points at the main worktree's own path; what it resolves to must stay inside the repository.
-    if (!inside(repoReal, await fs.realpath(source))) return 'points outside the repository';
+    const resolved = await resolvedTarget(source);
+    if (typeof resolved !== 'string') return resolved.why;
+    if (!inside(repoReal, resolved)) return 'points outside the repository';
     if (!(await destinationIn(worktreeReal, dest, folders))) return 'its folder leads outside the worktree';
     const stat = await fs.stat(source);
     await fs.symlink(source, dest, stat.isDirectory() ? 'dir' : 'file');
@@ -193,6 +195,22 @@ async function linkOne(req: Placement, rel: string, repoReal: string, worktreeRe
   } catch (err) {
     if (existed(err)) return 'exists in the worktree';
     throw placementFailure('link', rel, err);
+  }
+}
+
+/**
+ * Where a path to link resolves to, or why it resolves nowhere: a dangling symlink (a build's
+ * `result` whose target was collected) or a loop is the path's own state, left out like a path
+ * that leads out, not a reason to fail the start.
+ */
+async function resolvedTarget(source: string): Promise<string | { why: string }> {
+  try {
+    return await fs.realpath(source);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException)?.code;
+    if (code === 'ENOENT') return { why: 'its target does not exist' };
+    if (code === 'ELOOP') return { why: 'a symlink loop' };
+    throw err;
   }
 }
 

@@ -410,7 +410,7 @@ describe('Coordinator: worktree setup', function () {
 
   it('a trusted workspace, or commands from the settings, need no allow', async () => {
     writePaddockJson({ setup: 'echo FROM-FILE' });
-    const trusted = sb.coordinator({ workspaceTrusted: true });
+    const trusted = sb.coordinator({ trustedFolders: [sb.repo] });
     const a = await trusted.start({ repo: sb.repo, command: ['true'] });
     assert.equal((await sb.waitEnded(a.id)).setup?.state, 'done');
     trusted.dispose(); // one coordinator at a time leads the launches
@@ -421,5 +421,24 @@ describe('Coordinator: worktree setup', function () {
     await sb.waitEnded(b.id);
     assert.match(await log(b.id), /\nFROM-SETTINGS\r?\n/);
     assert.doesNotMatch(await log(b.id), /FROM-FILE/);
+  });
+
+  it('a trusted workspace vouches only for the repositories it holds (bug 56)', async () => {
+    writePaddockJson({ setup: 'echo FROM-FILE' });
+    const elsewhere = join(sb.root, 'another-project');
+    mkdirSync(elsewhere, { recursive: true });
+    // A window trusting another folder starts an agent in this repository (a row's repository, a command given a path).
+    const other = sb.coordinator({ trustedFolders: [elsewhere] });
+    await assert.rejects(other.start({ repo: sb.repo, command: ['true'] }), /\.paddock\.json is not allowed, so the setup command will not run/);
+    assert.deepEqual(await sb.store.list(), [], 'refused before any agent was created');
+    other.dispose();
+    await other.whenIdle();
+    // A folder of the repository (a package of a monorepo) vouches for it, as for its check.
+    mkdirSync(join(sb.repo, 'packages', 'app'), { recursive: true });
+    const inner = sb.coordinator({ trustedFolders: [join(sb.repo, 'packages', 'app')] });
+    const job = await inner.start({ repo: sb.repo, command: ['true'] });
+    assert.equal((await sb.waitEnded(job.id)).setup?.state, 'done');
+    inner.dispose();
+    await inner.whenIdle();
   });
 });

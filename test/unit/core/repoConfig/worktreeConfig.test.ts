@@ -79,6 +79,6 @@ describe('paddock.worktree.* through the coordinator settings', () => {
     const settings = resolveSettings(() => ({ worktree: { copy: ['.env'], setupTimeoutSeconds: 0, ports: 2, setup: 42 } as never }));
     assert.deepEqual(settings.worktree, { copy: ['.env'], ports: 2 });
     assert.deepEqual(resolveSettings(() => ({ worktree: 'nonsense' as never })).worktree, {});
-    assert.equal(resolveSettings(undefined).workspaceTrusted, false);
+    assert.deepEqual(resolveSettings(undefined).trustedFolders, []);
   });
 });

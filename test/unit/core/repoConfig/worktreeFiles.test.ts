@@ -105,6 +105,24 @@ describe('worktree files: copy, link, .worktreeinclude', function () {
     assert.equal(readFileSync(join(worktree, 'onlylogs', 'z.log'), 'utf8'), 'z\n');
   });
 
+  it('a link whose target does not exist, or loops, is skipped with the reason, and the others are linked (bug 56)', async () => {
+    // A build's `result` link whose target was collected, and a loop: ignored, matched by a link glob.
+    symlinkSync(join(root, 'collected', 'result'), join(repo, 'result.log'));
+    symlinkSync('loop-b.log', join(repo, 'loop-a.log'));
+    symlinkSync('loop-a.log', join(repo, 'loop-b.log'));
+    const result = await bringWorktreeFiles({ repo, worktree, copy: [], link: ['*.log'] });
+    assert.equal(result.linked, 1, 'debug.log');
+    assert.deepEqual(
+      [...result.skipped].sort((a, b) => a.path.localeCompare(b.path)),
+      [
+        { path: 'loop-a.log', why: 'a symlink loop' },
+        { path: 'loop-b.log', why: 'a symlink loop' },
+        { path: 'result.log', why: 'its target does not exist' },
+      ],
+    );
+    assert.equal(existsSync(join(root, 'collected')), false, 'nothing made where the link pointed');
+  });
+
   it('honours .worktreeinclude (gitignore-style, comments and all) like copy', async () => {
     writeFileSync(join(repo, '.worktreeinclude'), '# local settings\n/.env.local\n*.log\n');
     const result = await bringWorktreeFiles({ repo, worktree, copy: [], link: [] });
