@@ -8,6 +8,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as z from '../common/zod';
 import { PaddockError } from '../common/errors';
+import { isWithin } from '../common/paths';
+import { isNotRegularFile, readRegularFile } from '../store/regularFile';
 
 export const PADDOCK_JSON = '.paddock.json';
 /** Largest `.paddock.json` read: a configuration file, not data. */
@@ -47,19 +49,26 @@ export interface RepoConfigFile {
 /**
  * Reads `<repo>/.paddock.json`; null when there is none. A file that is too
  * large, not JSON, or not of the documented shape fails with one sentence.
+ * It is read only from inside the repository: a symlink in a cloned repository
+ * leading to the person's files elsewhere (`~/.aws/credentials`,
+ * `/proc/self/environ`) is refused unread — its content would be echoed by the
+ * JSON error. A FIFO or device in its place is refused without blocking.
  */
 export async function readRepoConfig(repo: string): Promise<RepoConfigFile | null> {
   const file = path.join(repo, PADDOCK_JSON);
-  let content: string;
+  let bytes: Buffer | null;
   try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile()) throw new PaddockError(`${file} is not a file.`, 'failed');
-    if (stat.size > MAX_BYTES) throw new PaddockError(`${file} is larger than ${MAX_BYTES / 1024} KiB.`, 'failed');
-    content = await fs.readFile(file, 'utf8');
+    const [real, repoReal] = await Promise.all([fs.realpath(file), fs.realpath(repo)]);
+    if (!isWithin(real, repoReal)) throw new PaddockError(`${file} leads outside the repository, so it was not read: Paddock reads its configuration only from inside ${repo}.`, 'failed');
+    bytes = await readRegularFile(real, MAX_BYTES);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'EISDIR' || isNotRegularFile(err)) throw new PaddockError(`${file} is not a file.`, 'failed');
     throw err;
   }
+  if (bytes === null) throw new PaddockError(`${file} is larger than ${MAX_BYTES / 1024} KiB.`, 'failed');
+  const content = bytes.toString('utf8');
   let raw: unknown;
   try {
     raw = JSON.parse(content);

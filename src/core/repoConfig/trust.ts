@@ -6,14 +6,16 @@
  * keyed by the file's absolute path, holding the sha256 of the content allowed.
  */
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as z from '../common/zod';
 import { DEFAULT_LOCK_OPTIONS, withLock } from '../store/locks';
 import { ensureDir, writeFileDurable } from '../store/durable';
+import { readRegularText } from '../store/regularFile';
 import type { RepoConfigFile } from './paddockJson';
 
 export const TRUST_FILE = 'trusted-configs.json';
+/** Largest allow list read: thousands of entries; past it (or /dev/zero linked in its place) it allows nothing. */
+const MAX_TRUST_BYTES = 4 * 1024 * 1024;
 
 const TrustListSchema = z.object({
   allowed: z.record(z.string().check(z.minLength(1), z.maxLength(4096)), z.object({ sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)), at: z.string().check(z.maxLength(64)) })),
@@ -56,7 +58,10 @@ export class RepoConfigTrust {
 
   private async read(): Promise<TrustList> {
     try {
-      const parsed = TrustListSchema.safeParse(JSON.parse(await fs.readFile(this.file, 'utf8')));
+      // A store file like the others (bug 45): a FIFO in its place must not hang a start, nor /dev/zero fill memory.
+      const text = await readRegularText(this.file, MAX_TRUST_BYTES);
+      if (text === null) return { allowed: {} };
+      const parsed = TrustListSchema.safeParse(JSON.parse(text));
       return parsed.success ? parsed.data : { allowed: {} };
     } catch {
       return { allowed: {} };

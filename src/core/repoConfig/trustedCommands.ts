@@ -8,6 +8,7 @@
  */
 import * as path from 'node:path';
 import { PaddockError } from '../common/errors';
+import { isWithin } from '../common/paths';
 import type { RepoConfigFile } from './paddockJson';
 import { RepoConfigTrust } from './trust';
 
@@ -32,11 +33,6 @@ export interface TrustContext {
  */
 export function trustedWorkspaceHolds(repo: string, trustedFolders: readonly string[]): boolean {
   return trustedFolders.some((folder) => isWithin(folder, repo) || isWithin(repo, folder));
-}
-
-function isWithin(inner: string, outer: string): boolean {
-  const rel = path.relative(outer, inner);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 /**

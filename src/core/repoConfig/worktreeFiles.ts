@@ -16,6 +16,7 @@ import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describeError, failure } from '../common/errors';
+import { isWithin } from '../common/paths';
 import { runGit } from '../git/runGit';
 
 export const WORKTREE_INCLUDE = '.worktreeinclude';
@@ -113,18 +114,13 @@ function isPlainRelative(rel: string): boolean {
   return rel.length > 0 && !path.isAbsolute(rel) && !rel.split('/').some((part) => part === '..' || part === '');
 }
 
-function inside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 /** The destination's folder, created, and proven to lie inside the worktree (no symlinked folder leads out). */
 async function destinationIn(worktreeReal: string, dest: string, folders: FolderChecks): Promise<string | null> {
   const dir = path.dirname(dest);
   let checked = folders.get(dir);
   if (!checked) {
     // Once per folder (its files are copied side by side): made, then proven to resolve inside the worktree.
-    checked = fs.mkdir(dir, { recursive: true, mode: 0o755 }).then(async () => (inside(worktreeReal, await fs.realpath(dir)) ? dir : null));
+    checked = fs.mkdir(dir, { recursive: true, mode: 0o755 }).then(async () => (isWithin(await fs.realpath(dir), worktreeReal) ? dir : null));
     folders.set(dir, checked);
   }
   return checked;
@@ -166,7 +162,7 @@ async function copyOne(req: Placement, rel: string, repoReal: string, worktreeRe
     if (stat.isSymbolicLink()) {
       const target = await fs.readlink(source);
       const resolved = path.resolve(path.dirname(source), target);
-      if (!inside(req.repo, resolved) && !inside(repoReal, resolved)) return 'a symlink pointing outside the repository';
+      if (!isWithin(resolved, req.repo) && !isWithin(resolved, repoReal)) return 'a symlink pointing outside the repository';
       await fs.symlink(target, dest);
       return null;
     }
@@ -187,7 +183,7 @@ async function linkOne(req: Placement, rel: string, repoReal: string, worktreeRe
     // The link points at the main worktree's own path; what it resolves to must stay inside the repository.
     const resolved = await resolvedTarget(source);
     if (typeof resolved !== 'string') return resolved.why;
-    if (!inside(repoReal, resolved)) return 'points outside the repository';
+    if (!isWithin(resolved, repoReal)) return 'points outside the repository';
     if (!(await destinationIn(worktreeReal, dest, folders))) return 'its folder leads outside the worktree';
     const stat = await fs.stat(source);
     await fs.symlink(source, dest, stat.isDirectory() ? 'dir' : 'file');

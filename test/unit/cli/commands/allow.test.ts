@@ -1,6 +1,7 @@
 /** `paddock allow` through the real bundle: exit statuses, what it prints, and `start` refused, then allowed, then refused again. */
 import * as assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinatorSandbox, runCli, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
 
@@ -9,7 +10,7 @@ describe('paddock allow', function () {
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  const cli = (args: string[], cwd = sb.repo) => runCli(args, { cwd, env: sb.env });
+  const cli = (args: string[], cwd = sb.repo) => runCli(args, { cwd, env: sb.env, timeoutMs: 20_000 });
 
   it('exits 2 without a .paddock.json or outside a repository, 1 for a file that is not valid', async () => {
     const none = await cli(['allow']);
@@ -51,5 +52,62 @@ describe('paddock allow', function () {
     const changed = await cli(['start', '--', 'true']);
     assert.equal(changed.code, 1);
     assert.match(changed.stderr, /\.paddock\.json is changed since it was allowed, so the setup command will not run: .*paddock allow --repo /);
+  });
+
+  it('a .paddock.json leading outside the repository is refused unread, one inside is read (bug 56)', async () => {
+    // A cloned repository's link to the person's own files: its content must not reach any message.
+    const credentials = join(sb.root, 'credentials');
+    writeFileSync(credentials, 'TOKEN=hunter2-secret\n');
+    symlinkSync(credentials, join(sb.repo, '.paddock.json'));
+    for (const args of [['allow'], ['start', '--', 'true']]) {
+      const run = await cli(args);
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(
+        run.stderr,
+        `paddock ${args[0]}: ${sb.repo}/.paddock.json leads outside the repository, so it was not read: Paddock reads its configuration only from inside ${sb.repo}.\n`,
+      );
+    }
+    rmSync(join(sb.repo, '.paddock.json'));
+    symlinkSync('/proc/self/environ', join(sb.repo, '.paddock.json'));
+    const environ = await cli(['start', '--', 'true']);
+    assert.equal(environ.code, 1);
+    assert.match(environ.stderr, /leads outside the repository, so it was not read/);
+    assert.deepEqual(await sb.store.list(), [], 'no agent was created');
+    // A link to a file of the repository itself is the repository's configuration.
+    rmSync(join(sb.repo, '.paddock.json'));
+    mkdirSync(join(sb.repo, 'config'));
+    writeFileSync(join(sb.repo, 'config', 'paddock.json'), JSON.stringify({ check: 'true' }));
+    symlinkSync(join('config', 'paddock.json'), join(sb.repo, '.paddock.json'));
+    const inside = await cli(['allow']);
+    assert.equal(inside.code, 0, inside.stderr);
+    assert.equal(inside.stdout, `Allowed ${sb.repo}/.paddock.json:\n  check: true\n`);
+  });
+
+  it('a FIFO or /dev/zero in place of .paddock.json or of the allow list hangs nothing and fills no memory (bug 56)', async () => {
+    const config = join(sb.repo, '.paddock.json');
+    execFileSync('mkfifo', [config]);
+    const fifo = await cli(['start', '--', 'true']);
+    assert.equal(fifo.code, 1, `not hung: ${fifo.stderr}`);
+    assert.equal(fifo.stderr, `paddock start: ${config} is not a file.\n`);
+    rmSync(config);
+
+    writeFileSync(config, JSON.stringify({ setup: 'echo ready' }));
+    const list = join(sb.home, 'trusted-configs.json');
+    mkdirSync(sb.home, { recursive: true });
+    execFileSync('mkfifo', [list]);
+    const refused = await cli(['start', '--', 'true']);
+    assert.equal(refused.code, 1, `not hung: ${refused.stderr}`);
+    assert.match(refused.stderr, /\.paddock\.json is not allowed, so the setup command will not run/);
+    rmSync(list);
+    symlinkSync('/dev/zero', list);
+    const zero = await cli(['start', '--', 'true']);
+    assert.equal(zero.code, 1, `not hung: ${zero.stderr}`);
+    assert.match(zero.stderr, /\.paddock\.json is not allowed/);
+    // Allowing replaces what stood in the list's place with a list, and the start goes on.
+    const allowed = await cli(['allow']);
+    assert.equal(allowed.code, 0, allowed.stderr);
+    const started = await cli(['start', '--', 'true']);
+    assert.equal(started.code, 0, started.stderr);
+    assert.equal((await sb.waitEnded(started.stdout.trim())).setup?.state, 'done');
   });
 });

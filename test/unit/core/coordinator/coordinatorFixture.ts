@@ -39,10 +39,12 @@ export interface CliRun {
  * Runs the real bundle (`node dist/cli.js ARGS`) in `cwd` with exactly `env`, to completion,
  * without blocking the event loop. Stdin is /dev/null, or, given `input`, a pipe fed `input` and closed.
  */
-export function runCli(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<CliRun> {
+/** `timeoutMs`: a run that hangs is SIGKILLed after this long (its code is then -1). */
+export function runCli(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const piped = opts.input !== undefined;
-    const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: opts.cwd, env: opts.env, stdio: [piped ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const bound = opts.timeoutMs ? { timeout: opts.timeoutMs, killSignal: 'SIGKILL' as const } : {};
+    const child = spawn(process.execPath, [CLI_SCRIPT, ...args], { cwd: opts.cwd, env: opts.env, stdio: [piped ? 'pipe' : 'ignore', 'pipe', 'pipe'], ...bound });
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d) => (stdout += d));
