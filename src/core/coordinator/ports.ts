@@ -7,6 +7,7 @@
  * this machine listens on (the person's dev server, a server an agent left
  * running after its cleanup) is skipped too: a bind on it is tried first.
  */
+import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -18,12 +19,17 @@ import { isTerminalState } from '../store/schema';
 
 export const PORTS_LOCK = path.join('coordinator', 'ports.lock');
 
-/** The ports a record holds: none once its cleanup is complete or it ended with no worktree. */
+/**
+ * The ports a record holds: none once its cleanup is complete, or once it ended with no worktree on
+ * disk. The record names its worktree from the start, before any launch made it: an agent stopped
+ * while queued never had one, and held its block until a cleanup of nothing (bug 56). Without its
+ * worktree nothing of it can run again (Retry refuses; Restore reclaims a block, `reclaimPorts`).
+ */
 export function heldPorts(job: JobRecord): readonly number[] {
   const ports = job.setup?.ports ?? [];
   if (ports.length === 0) return ports;
   if (job.cleanup?.phase === 'complete') return [];
-  if (isTerminalState(job.lifecycle.state) && job.worktree === null) return [];
+  if (isTerminalState(job.lifecycle.state) && (job.worktree === null || !existsSync(job.worktree))) return [];
   return ports;
 }
 

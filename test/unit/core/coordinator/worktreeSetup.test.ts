@@ -306,6 +306,21 @@ describe('Coordinator: worktree setup', function () {
     assert.deepEqual(fourth.setup?.ports, [45100, 45101], "a's block was released by its cleanup");
   });
 
+  it('an agent stopped while queued gives its port block back at once: it never had a worktree (bug 56)', async () => {
+    const c = sb.coordinator({ maxConcurrent: 1, worktree: { ports: 2, portRange: '45300-45303' } });
+    const running = await c.start({ repo: sb.repo, command: ['sleep', '30'] });
+    const queued = await c.start({ repo: sb.repo, command: ['true'] });
+    assert.equal(queued.lifecycle.state, 'queued');
+    assert.deepEqual(queued.setup?.ports, [45302, 45303]);
+    assert.equal((await c.stop(queued.id)).state, 'cancelled');
+    assert.equal(existsSync(queued.worktree!), false, 'no worktree was ever made');
+    const next = await c.start({ repo: sb.repo, command: ['true'] });
+    assert.deepEqual(next.setup?.ports, [45302, 45303], 'the cancelled one held nothing');
+    // An ended agent whose worktree is still there keeps its block (a retry runs with it).
+    await c.stop(running.id, { force: true });
+    await assert.rejects(c.start({ repo: sb.repo, command: ['true'] }), /No block of 2 free ports is left in 45300-45303/);
+  });
+
   it('skips ports another program listens on (loopback, every IPv4 address, every IPv6 one), and says so when none is left', async () => {
     const listen = (port: number, host: string) =>
       new Promise<Server>((resolve, reject) => {
