@@ -9,6 +9,7 @@ import { failure } from '../common/errors';
 import type { ArchiveEntry } from './archive';
 import { unreadableFiles, walkWorktree, type Walk, type WalkEntry, type WalkOptions } from './inventory';
 import { fsPath } from './pathBytes';
+import { isWithin } from '../common/paths';
 
 /**
  * The worktree's private git dir, from its `.git` file (no git process, and no
@@ -33,11 +34,6 @@ export function archiveEntry(e: WalkEntry): ArchiveEntry {
   return e.type === 'file' ? { path: e.path, fileSize: e.size } : { path: e.path };
 }
 
-function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 export interface GitDirPart {
   /** The checkout's folder in the worktree (its `.git` pointed here); for a `private` one, its place in the worktree's git dir. */
   path: string;
@@ -60,7 +56,7 @@ export async function doomedGitDirs(worktree: string, walk: Walk, ownGitDir: str
     } catch {
       continue; // not a gitdir pointer: the file itself is archived like any other
     }
-    if (!isInside(ownGitDir, gitdir)) continue;
+    if (!isWithin(gitdir, ownGitDir)) continue;
     const inner = await walkWorktree(gitdir, walkOptions);
     const files = inner.entries.filter((e) => e.type !== 'dir').map((e) => e.path);
     parts.push({
@@ -111,7 +107,7 @@ export async function privateGitDirs(ownGitDir: string, gitDirWalk: Walk, checko
   const parts: GitDirPart[] = [];
   for (const rel of repositoriesIn(gitDirWalk.entries)) {
     const gitdir = path.join(ownGitDir, rel);
-    if (checkouts.some((c) => isInside(c.gitdir, gitdir))) continue;
+    if (checkouts.some((c) => isWithin(gitdir, c.gitdir))) continue;
     const inner = gitDirWalk.entries.filter((e) => e.path.startsWith(`${rel}/`)).map((e) => ({ ...e, path: e.path.slice(rel.length + 1) }));
     const files = inner.filter((e) => e.type !== 'dir').map((e) => e.path);
     parts.push({

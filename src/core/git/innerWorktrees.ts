@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { commonDirOf } from './headFiles';
 import { isCommitId } from './commitId';
 import { resolvedPath } from './worktreeRegistration';
+import { isWithin } from '../common/paths';
 
 export interface InnerWorktree {
   /** Its folder, relative to the agent's worktree. */
@@ -22,11 +23,6 @@ export interface InnerWorktree {
   head: string | null;
   /** The branch checked out there (short name), null when detached. */
   branch: string | null;
-}
-
-function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 /** The commit a worktree's HEAD names, reading the loose or packed ref when it is a branch. */
@@ -70,7 +66,7 @@ export async function registeredInside(common: string, worktree: string, own: st
     if (!dotGit) continue;
     const folder = path.dirname(path.resolve(gitDir, dotGit));
     const real = await fs.realpath(folder).catch(() => folder);
-    if (!isInside(root, real)) continue;
+    if (real === root || !isWithin(real, root)) continue;
     found.push({ path: path.relative(root, real).split(path.sep).join('/'), gitDir, ...(await headOf(gitDir, common)) });
   }
   return found;
