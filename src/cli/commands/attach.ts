@@ -9,7 +9,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { failure } from '../../core/common/errors';
 import { attachBlocker } from '../../core/operations/rules';
 import { WorkerClient } from '../../core/protocol/client';
-import { RESET_TERMINAL_MODES } from '../../core/protocol/terminalModes';
+import { FRESH_SCREEN_MODES, RESET_TERMINAL_MODES } from '../../core/protocol/terminalModes';
 import { isTerminalState } from '../../core/store/schema';
 import type { CliContext } from '../command';
 import { defineCommand } from '../support/args';
@@ -27,6 +27,8 @@ export { DETACH_BYTE } from '../support/detachKey';
 const ENTER_SESSION = '\x1b[?1049h\x1b[22;0t';
 const LEAVE_SESSION = `${RESET_TERMINAL_MODES}\x1b[23;0t`;
 const CLEAR = '\x1b[H\x1b[2J';
+/** Every screen from the worker is drawn over what the agent's output left: from a fresh terminal's modes. */
+const NEW_SCREEN = FRESH_SCREEN_MODES + CLEAR;
 
 type Ending =
   | { kind: 'detached' }
@@ -77,7 +79,7 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
   const ready = await client.attach({ ...size(), readOnly });
   const switches = new AgentScreenSwitches();
   const sizeNotice = new SizeNotice(size);
-  stdout.write(ENTER_SESSION + CLEAR + withoutScreenSwitches(ready.screen) + sizeNotice.update(ready.cols, ready.rows, 'screen'));
+  stdout.write(ENTER_SESSION + NEW_SCREEN + withoutScreenSwitches(ready.screen) + sizeNotice.update(ready.cols, ready.rows, 'screen'));
   if (ready.exit) {
     stdout.write(LEAVE_SESSION);
     return { kind: 'exited', code: ready.exit.code, signal: ready.exit.signal, state: ready.state };
@@ -96,7 +98,7 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
       }),
       client.onDidReady((fresh) => {
         switches.reset();
-        stdout.write(CLEAR + withoutScreenSwitches(fresh.screen) + sizeNotice.update(fresh.cols, fresh.rows, 'screen'));
+        stdout.write(NEW_SCREEN + withoutScreenSwitches(fresh.screen) + sizeNotice.update(fresh.cols, fresh.rows, 'screen'));
       }),
       client.onDidResize((s) => {
         stdout.write(sizeNotice.update(s.cols, s.rows, 'resized'));

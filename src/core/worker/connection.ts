@@ -35,6 +35,9 @@ export interface ConnectionLimits {
  */
 export const DEFAULT_LIMITS: ConnectionLimits = { highWaterBytes: 8 * 1024 * 1024, stuckMs: 30_000, handshakeMs: 10_000 };
 
+/** Answers waiting in a socket beyond which the worker stops reading the client's frames. */
+const MAX_UNSENT_REPLIES = 256;
+
 /** Output frames up to this size are copied into one buffer and written at once. */
 const SMALL_FRAME_BYTES = 4096;
 
@@ -84,8 +87,12 @@ export class Connection extends Disposable {
   private resyncAgain = false;
   private stuckTimer: IDisposable | undefined;
   private closed = false;
-  /** Set while this socket is not read because the agent's input is backlogged. */
-  private readonly readingHeld = this._register(new MutableDisposable<IDisposable>());
+  /** Set while the agent's input is backlogged: this socket waits for it to drain. */
+  private readonly inputHeld = this._register(new MutableDisposable<IDisposable>());
+  /** Why this socket is not read now: it is read again once no reason is left. */
+  private readonly readingHolds = new Set<'input' | 'replies'>();
+  /** Frames other than output written to the socket and not yet gone to the client. */
+  private unsentReplies = 0;
   cols = 80;
   rows = 24;
 
@@ -180,9 +187,22 @@ export class Connection extends Disposable {
     this.socket.uncork();
   }
 
+  /**
+   * A frame other than output. Most answer a frame the client sent (`ack`, `error`, `ready` for a
+   * `refresh`): a client that sends and never reads would have them pile up in the worker's memory
+   * without end (measured: 117 MB for 600,000 `signal` frames, which the agent's own token may
+   * send), so past a few hundred unsent (each small write costs far more than its bytes) or the
+   * high-water mark, its socket is read no further until they have gone out, and it holds what it
+   * sends itself. Output does not count: it has its own limit (lagging).
+   */
   sendMessage(message: ServerMessage): void {
     if (this.closed) return;
-    this.socket.write(encodeFrame(message));
+    this.unsentReplies++;
+    this.socket.write(encodeFrame(message), () => {
+      // Called in order once each frame has gone to the client (or the socket failed).
+      if (--this.unsentReplies === 0) this.releaseReading('replies');
+    });
+    if (this.unsentReplies > MAX_UNSENT_REPLIES || this.socket.writableLength > this.host.limits.highWaterBytes) this.holdReading('replies');
   }
 
   /** Tells a viewer the agent ended, after the final state is durable. */
@@ -203,12 +223,22 @@ export class Connection extends Disposable {
    * does not read) and the worker's memory stays bounded.
    */
   private holdReadingWhileBacklogged(): void {
-    if (this.readingHeld.value || !this.host.session.inputBacklogged) return;
-    this.readingHeld.value = this.host.session.onDidDrainInput(() => {
-      this.readingHeld.clear();
-      if (!this.closed) this.socket.resume();
+    if (this.inputHeld.value || !this.host.session.inputBacklogged) return;
+    this.inputHeld.value = this.host.session.onDidDrainInput(() => {
+      this.inputHeld.clear();
+      this.releaseReading('input');
     });
+    this.holdReading('input');
+  }
+
+  private holdReading(reason: 'input' | 'replies'): void {
+    this.readingHolds.add(reason);
     this.socket.pause();
+  }
+
+  private releaseReading(reason: 'input' | 'replies'): void {
+    if (!this.readingHolds.delete(reason)) return;
+    if (this.readingHolds.size === 0 && !this.closed) this.socket.resume();
   }
 
   private fail(reason: string): void {

@@ -20,6 +20,7 @@ import { SerializeAddon } from '@xterm/addon-serialize';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { KittyKeyboardFlags } from '../protocol/kittyKeyboard';
+import { replayableScreen } from './screenReplay';
 
 export interface ScreenSnapshot {
   /** Escape sequences that reproduce the screen, modes and cursor in an empty terminal. */
@@ -162,8 +163,7 @@ export class ScreenMirror extends Disposable {
   }
 
   private snapshotNow(): ScreenSnapshot {
-    let screen = withNormalScreenMargins(this.term, this.serializer.serialize({ scrollback: 0 }));
-    screen += scrollMarginsReplay(this.term);
+    let screen = replayableScreen(this.term, this.serializer.serialize({ scrollback: 0 }));
     // The serializer says application keypad as DECNKM (`?66h`), which tmux and others ignore; DECKPAM is understood everywhere.
     if (this.term.modes.applicationKeypadMode) screen += '\x1b=';
     if (this.cursorShape !== 0) screen += `\x1b[${this.cursorShape} q`;
@@ -276,52 +276,4 @@ export class ScreenMirror extends Disposable {
       }),
     );
   }
-}
-
-/** xterm.js keeps the scroll margins (and the cursor) on each buffer and has no public accessor for them. */
-interface BufferInternals {
-  scrollTop?: number;
-  scrollBottom?: number;
-  x?: number;
-  y?: number;
-}
-interface TerminalInternals {
-  _core?: { buffer?: BufferInternals; buffers?: { normal?: BufferInternals } };
-}
-
-/**
- * The normal screen's own margins, while the program shows the alternate one: set before the
- * serializer's switch to it (`?1049h`), the cursor put back first, as the switch saves it, so the
- * viewer has them when the program leaves the alternate screen.
- */
-function withNormalScreenMargins(term: Terminal, serialized: string): string {
-  if (term.buffer.active.type !== 'alternate') return serialized;
-  const normal = (term as unknown as TerminalInternals)._core?.buffers?.normal;
-  const { scrollTop: top, scrollBottom: bottom, x, y } = normal ?? {};
-  if (typeof top !== 'number' || typeof bottom !== 'number' || typeof x !== 'number' || typeof y !== 'number') return serialized;
-  if (top === 0 && bottom === term.rows - 1) return serialized;
-  const switchAt = serialized.indexOf('\x1b[?1049h');
-  if (switchAt < 0) return serialized;
-  return `${serialized.slice(0, switchAt)}\x1b[${top + 1};${bottom + 1}r\x1b[${y + 1};${x + 1}H${serialized.slice(switchAt)}`;
-}
-
-/**
- * The scroll margins (DECSTBM) the program set, which the serializer does not
- * restore: a viewer without them scrolls the whole screen where the program
- * (Codex's inline viewport, a pager's status line) scrolls only a band of it.
- * Setting margins homes the cursor, and the serializer's origin mode (`?6h`)
- * does too: the cursor is put back where it is, counted from the top margin
- * when origin mode is on.
- */
-function scrollMarginsReplay(term: Terminal): string {
-  const buffer = (term as unknown as TerminalInternals)._core?.buffer;
-  const top = buffer?.scrollTop;
-  const bottom = buffer?.scrollBottom;
-  if (typeof top !== 'number' || typeof bottom !== 'number') return '';
-  const fullScreen = top === 0 && bottom === term.rows - 1;
-  const origin = term.modes.originMode;
-  if (fullScreen && !origin) return '';
-  const cursor = term.buffer.active;
-  const row = cursor.cursorY + 1 - (origin ? top : 0);
-  return `${fullScreen ? '' : `\x1b[${top + 1};${bottom + 1}r`}\x1b[${row};${cursor.cursorX + 1}H`;
 }

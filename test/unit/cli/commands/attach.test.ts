@@ -14,7 +14,7 @@ import { stopCommand } from '../../../../src/cli/commands/stop';
 import { canAttach } from '../../../../src/core/operations/rules';
 import { RESET_TERMINAL_MODES } from '../../../../src/core/protocol/terminalModes';
 import { AGENT_MODES_ON, outerTerminalState } from '../../core/protocol/outerTerminalState';
-import { Sandbox, TmuxPane, runCli, waitUntil } from '../../core/worker/fixtures';
+import { Sandbox, TmuxPane, runCli, stable, waitUntil } from '../../core/worker/fixtures';
 
 const ATTACH_MODULE = join(__dirname, '../../../../src/cli/commands/attach.js');
 
@@ -181,6 +181,20 @@ describe('paddock attach', function () {
     pane.sendBytes('\x1c');
     await waitUntil('detached', () => pane.capture().some((l) => l.startsWith(`Detached from agent ${job.id}`)));
     assert.equal(pane.format('#{pane_title}'), 'MY-SHELL');
+  });
+
+  it('redraws the agent\'s screen from a fresh terminal\'s modes: the pen, margins and line drawing its output left do not garble it', async () => {
+    // Leaving its alternate screen makes attach ask for the main screen again, drawn over what the output left on.
+    const job = await sb.start(['sh', '-c', "printf 'row1\\nrow2\\nrow3\\n\\033[3;5r\\033[?6h\\033[44m\\033(0\\033[?1049hIN-ALT'; read x; printf '\\033[?1049l'; exec sleep 600"]);
+    const pane = shellInTmux();
+    await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
+    pane.sendLine(`node ${entry} ${job.id}`);
+    await waitUntil('the agent on the alternate screen', () => pane.capture().some((l) => l.includes('IN-ALT')));
+    pane.sendKeys('Enter');
+    await waitUntil('the agent main screen', () => !pane.capture().some((l) => l.includes('IN-ALT')) && pane.capture().length >= 3);
+    const screen = await stable(() => pane.capture());
+    assert.deepEqual(screen.slice(0, 3), ['row1', 'row2', 'row3'], screen.join('\n'));
+    assert.ok(!pane.captureStyled().split('\n').slice(0, 3).join('').includes('\x1b['), `no colour on the agent's plain rows: ${JSON.stringify(pane.captureStyled())}`);
   });
 
   it('a terminal shrunk then grown shows the agent\'s earlier lines again, as tmux and a fresh attach do', async () => {

@@ -12,6 +12,7 @@ import { readProcStat } from '../../../../src/core/proc';
 import { WorkerClient } from '../../../../src/core/protocol/client';
 import { ClientMessageSchema } from '../../../../src/core/protocol/messages';
 import { JobRecord } from '../../../../src/core/store';
+import { rssKiB } from '../../../faults/faultKit';
 import { Sandbox, sleep, waitUntil } from './fixtures';
 
 function open(path: string): Promise<Socket> {
@@ -293,5 +294,28 @@ describe('control socket robustness', function () {
     stuck.destroy();
     const rec = await sb.store.read(flood.id);
     assert.equal(rec.lifecycle.state, 'running');
+  });
+
+  it('keeps its memory bounded for a connection that sends frames and never reads the answers', async () => {
+    const exec = (await sb.store.read(job.id)).execution!;
+    await sleep(300);
+    const before = rssKiB(exec.pid)!;
+    // Any token may signal (the agent's own one too): each frame is answered with an ack nobody reads.
+    const s = await open(exec.socketPath);
+    s.pause();
+    s.write(`${JSON.stringify({ type: 'hello', token: exec.socketToken })}\n`);
+    let sent = 0;
+    for (let batch = 0; batch < 600; batch++) {
+      let frames = '';
+      for (let i = 0; i < 1000; i++) frames += `${JSON.stringify({ type: 'signal', id: sent++, state: 'running' })}\n`;
+      if (s.write(frames)) continue;
+      // The worker stopped reading this socket: what the client sends waits on its side.
+      const drained = await Promise.race([new Promise<boolean>((r) => s.once('drain', () => r(true))), sleep(2000).then(() => false)]);
+      if (!drained) break;
+    }
+    const grown = rssKiB(exec.pid)! - before;
+    assert.ok(grown < 40 * 1024, `the worker grew by ${grown} KiB for ${sent} frames`);
+    s.destroy();
+    await assertHealthy();
   });
 });

@@ -243,6 +243,12 @@ export class TmuxPane {
     return trimLines(text.split('\n'));
   }
 
+  /** The pane with its attributes and character sets as escape sequences, and the cursor: what a person sees. */
+  captureStyled(): string {
+    const text = execFileSync('tmux', ['-L', this.name, 'capture-pane', '-p', '-e', '-N', '-t', '0']).toString();
+    return `${text}cursor ${this.format('#{cursor_x},#{cursor_y}')}`;
+  }
+
   dispose(): void {
     try {
       execFileSync('tmux', ['-L', this.name, 'kill-server'], { stdio: 'ignore' });

@@ -74,21 +74,26 @@ const TMUX_MODES = [
   .map((f) => `${f}=#{${f}}`)
   .join(' ');
 
-/** The modes of a tmux pane that was sent `bytes`. */
-async function tmuxModesAfter(bytes: string): Promise<string> {
+/** What `read` says of a tmux pane of `cols`×`rows` that was sent `bytes`. */
+async function inTmux(bytes: string, read: (pane: TmuxPane) => string, cols = 80, rows = 24): Promise<string> {
   const file = join(mkdtempSync(join(tmpdir(), 'pdk-replay-')), 'bytes');
   writeFileSync(file, `${bytes}\x1b]2;drawn\x07`);
-  const pane = new TmuxPane(['sh', '-c', `cat '${file}'; exec sleep 600`], process.env, tmpdir());
+  const pane = new TmuxPane(['sh', '-c', `cat '${file}'; exec sleep 600`], process.env, tmpdir(), cols, rows);
   try {
     await waitUntil('the bytes drawn', () => pane.format('#{pane_title}') === 'drawn');
-    return pane.format(TMUX_MODES);
+    return read(pane);
   } finally {
     pane.dispose();
   }
 }
 
-async function snapshotAfter(bytes: string): Promise<string> {
-  const m = new ScreenMirror({ cols: 80, rows: 24 });
+/** The modes of a tmux pane that was sent `bytes`. */
+function tmuxModesAfter(bytes: string): Promise<string> {
+  return inTmux(bytes, (pane) => pane.format(TMUX_MODES));
+}
+
+async function snapshotAfter(bytes: string, cols = 80, rows = 24): Promise<string> {
+  const m = new ScreenMirror({ cols, rows });
   try {
     m.write(bytes);
     return (await m.snapshotAt()).screen;
@@ -112,4 +117,42 @@ describe('a viewer attaching mid-session gets the modes the program set', functi
     assert.equal(direct.cursorStyle, 'bar');
     assert.deepEqual(await outerTerminalState(await snapshotAfter(agent)), direct);
   });
+});
+
+/**
+ * tmux, as the program's own terminal (sent `before` then `after`) and as a viewer (sent the
+ * snapshot taken between them, then `after`): the output after a snapshot lands where, and prints
+ * what, it does in the program's terminal only if the snapshot carried the state it depends on.
+ */
+async function inTmuxBoth(before: string, after: string): Promise<{ direct: string; viewer: string }> {
+  const screen = await snapshotAfter(before, COLS, ROWS);
+  const [direct, viewer] = await Promise.all([
+    inTmux(before + after, (pane) => pane.captureStyled(), COLS, ROWS),
+    inTmux(screen + after, (pane) => pane.captureStyled(), COLS, ROWS),
+  ]);
+  return { direct, viewer };
+}
+
+describe('a viewer attaching mid-session goes on as the program\'s terminal (tmux)', function () {
+  this.timeout(30_000);
+  const full = 'x'.repeat(COLS);
+
+  const cases: [string, string, string][] = [
+    ['restores the cursor the program saved (ESC 7), with its pen', 'status\x1b[31m\x1b7\x1b[0m\x1b[5;1Hbottom', '\x1b8 saved'],
+    ['restores the cursor saved with CSI s', 'abc\x1b[s\x1b[6;3Hlow', '\x1b[uX'],
+    ['draws on in DEC line drawing switched on with ESC ( 0', 'box \x1b(0', 'lqqk'],
+    ['draws on in DEC line drawing shifted in from G1 (SO)', '\x1b)0\x0e', 'lqqk'],
+    ['has DEC line drawing in G1 for a later SO', '\x1b)0text ', '\x0elqqk\x0f done'],
+    ['tabs to the stops the program set', '\x1b[3g\x1b[4G\x1bH\x1b[13G\x1bH\r', '\tA\tB\tC'],
+    ['keeps the cursor on the last column with auto-wrap off', `\x1b[?7l${full}`, 'YZ'],
+    ['draws the alternate screen in its own colours, whatever pen the program holds', 'main\x1b[?1049h\x1b[Hplain\x1b[2;1H\x1b[31m', 'red'],
+    ['restores the alternate screen\'s saved cursor', 'main\x1b[?1049h\x1b[3;3H\x1b7\x1b[H', '\x1b8X'],
+    ['gives back the pen the switch to the alternate screen saved', '\x1b[32mgreen\x1b[?1049h\x1b[0malt', '\x1b[?1049l more'],
+  ];
+  for (const [title, before, after] of cases) {
+    it(title, async () => {
+      const { direct, viewer } = await inTmuxBoth(before, after);
+      assert.equal(viewer, direct);
+    });
+  }
 });

@@ -30,6 +30,12 @@ describe('the notice written when an agent ends', () => {
     assert.deepEqual(lines, ['before', '[paddock] the agent was killed by SIGKILL (cancelled).']);
   });
 
+  it('is written in letters, not box pieces, after the program switched to DEC line drawing', async () => {
+    // The notice saves the cursor, and leaving the alternate screen restores it: the character set in use comes back with it.
+    const lines = await screen('box \x1b(0lqqk', endNotice('the agent exited with code 0 (completed).'));
+    assert.deepEqual(lines, ['box ┌──┐', '[paddock] the agent exited with code 0 (completed).']);
+  });
+
   it('leaves the terminal in a fresh terminal\'s modes, cursor shape and keypad included', async () => {
     const fresh = await outerTerminalState();
     assert.notDeepEqual(await outerTerminalState(AGENT_MODES_ON), fresh, 'the agent modes took effect');
