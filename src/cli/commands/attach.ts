@@ -6,7 +6,7 @@
  * was, and only then is the closing sentence printed.
  */
 import { StringDecoder } from 'node:string_decoder';
-import { failure } from '../../core/common/errors';
+import { failure, usageError } from '../../core/common/errors';
 import { attachBlocker } from '../../core/operations/rules';
 import { WorkerClient } from '../../core/protocol/client';
 import { FRESH_SCREEN_MODES, RESET_TERMINAL_MODES } from '../../core/protocol/terminalModes';
@@ -59,6 +59,9 @@ export const attachCommand = defineCommand({
     // Queued (no worker yet) or stopping: say so now, not "cannot reach the worker" after the connect timeout.
     const blocked = attachBlocker(job);
     if (blocked) throw failure(blocked);
+    // A writable viewer sizes the agent's terminal to its own; without a terminal it has no size, and
+    // the 80×24 it would claim garbles the person's real viewer ("sized for another viewer").
+    if (!readOnly && ctx.io.stdout.isTTY !== true) throw usageError(notATerminalSentence(id));
     const client = await WorkerClient.connect(store, id);
     try {
       const ending = await view(client, ctx, readOnly);
@@ -68,6 +71,10 @@ export const attachCommand = defineCommand({
     }
   },
 });
+
+function notATerminalSentence(id: string): string {
+  return `paddock attach ${id} sizes the agent's terminal to the one it runs in, and its output here is not a terminal; watch with: paddock attach ${id} --read-only, or see paddock screen ${id} or paddock logs ${id} --follow.`;
+}
 
 function endedSentence(id: string, state: string): string {
   return `Agent ${id} has ended (${state}), so there is nothing to attach to; see its last screen with: paddock screen ${id}, and its output with: paddock logs ${id}.`;

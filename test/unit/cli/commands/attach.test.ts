@@ -14,7 +14,7 @@ import { stopCommand } from '../../../../src/cli/commands/stop';
 import { canAttach } from '../../../../src/core/operations/rules';
 import { RESET_TERMINAL_MODES } from '../../../../src/core/protocol/terminalModes';
 import { AGENT_MODES_ON, outerTerminalState } from '../../core/protocol/outerTerminalState';
-import { Sandbox, TmuxPane, runCli, stable, waitUntil } from '../../core/worker/fixtures';
+import { Sandbox, TmuxPane, runCli, sleep, stable, waitUntil } from '../../core/worker/fixtures';
 
 const ATTACH_MODULE = join(__dirname, '../../../../src/cli/commands/attach.js');
 
@@ -246,6 +246,34 @@ describe('paddock attach', function () {
     assert.equal(await exited, 0, output);
     assert.match(output, new RegExp(`Agent ${job.id} (exited|was killed)[^\\n]*\\(cancelled\\)`), "attach ends when the agent does, as a tmux pane closes");
     await stopping;
+  });
+
+  it('refuses to type into and size the agent from output that is not a terminal: the real viewer keeps its size', async () => {
+    const job = await sb.start(['env', 'PS1=$ ', 'bash', '--norc', '--noprofile', '-i']);
+    const term = pty.spawn(process.execPath, [entry, job.id], { cols: 120, rows: 40, env: sb.env as Record<string, string>, cwd: sb.cwd });
+    ptys.push(term);
+    let out = '';
+    term.onData((d) => (out += d));
+    await waitUntil('the real viewer attached', () => out.includes('$'));
+    // A script capturing attach's output: stdout is a pipe, which has no size (80×24 would be claimed).
+    const piped = runCli(attachCommand, [job.id], sb.env).then(
+      () => 'returned',
+      (e: { kind?: string; message: string }) => e,
+    );
+    const outcome = await Promise.race([piped, sleep(5000).then(() => 'still attached')]);
+    assert.equal(typeof outcome, 'object', `attach without a terminal: ${String(outcome)}`);
+    const refusal = outcome as { kind?: string; message: string };
+    assert.equal(refusal.kind, 'usage');
+    assert.match(refusal.message, /its output here is not a terminal; watch with: paddock attach \S+ --read-only/);
+    term.write('stty size\r');
+    await waitUntil('the size', () => out.includes('40 120')).catch(() => assert.fail(out.slice(-300)));
+    assert.ok(!out.includes('sized for another viewer'));
+    // Watching does not size the agent: allowed.
+    const watching = runCli(attachCommand, [job.id, '--read-only'], sb.env);
+    await sleep(500);
+    term.write('\x1c');
+    await runCli(stopCommand, [job.id, '--force'], sb.env);
+    assert.equal((await watching).code, 0);
   });
 
   it('says an ended agent has ended and points to screen and logs', async () => {
