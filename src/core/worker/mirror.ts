@@ -20,6 +20,7 @@ import { SerializeAddon } from '@xterm/addon-serialize';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { KittyKeyboardFlags } from '../protocol/kittyKeyboard';
+import { printable } from '../common/printable';
 import { replayableScreen } from './screenReplay';
 
 export interface ScreenSnapshot {
@@ -67,6 +68,8 @@ export class ScreenMirror extends Disposable {
   /** DECSCUSR's parameter (0: the terminal's own shape): xterm.js keeps it, the serializer drops it. */
   private cursorShape = 0;
   private readonly keyboard = new KittyKeyboardFlags();
+  /** The window title (OSC 0/2): a viewer attached before it was set shows it, so one attached later does too. */
+  private title = '';
 
   private readonly _onDidReply = this._register(new Emitter<string>());
   /** Replies the emulator sends back to the program (device attributes, cursor position...). */
@@ -88,6 +91,7 @@ export class ScreenMirror extends Disposable {
     );
     this.term.loadAddon(this.serializer);
     this._register(this.term.onData((d) => this._onDidReply.fire(d)));
+    this._register(this.term.onTitleChange((title) => (this.title = title)));
     this.trackModes();
   }
 
@@ -171,6 +175,8 @@ export class ScreenMirror extends Disposable {
     if (this.alternateScroll) screen += '\x1b[?1007h';
     screen += this.keyboard.replay();
     screen += this.cursorHidden ? '\x1b[?25l' : '\x1b[?25h';
+    // Shown, not obeyed: a control character in it cannot end the sequence and act on the viewer.
+    if (this.title !== '') screen += `\x1b]2;${printable(this.title)}\x07`;
     return { screen, cols: this.term.cols, rows: this.term.rows };
   }
 

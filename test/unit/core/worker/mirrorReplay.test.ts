@@ -156,3 +156,18 @@ describe('a viewer attaching mid-session goes on as the program\'s terminal (tmu
     });
   }
 });
+
+describe('a viewer attaching mid-session gets the window title', () => {
+  it('the program set (OSC 0 or 2), as a viewer attached before it was set has it', async () => {
+    const screen = await snapshotAfter('\x1b]0;agent: working\x07text');
+    const term = new Terminal({ cols: 80, rows: 24, allowProposedApi: true });
+    try {
+      let title = '';
+      term.onTitleChange((t) => (title = t));
+      await new Promise<void>((resolve) => term.write(screen, resolve));
+      assert.equal(title, 'agent: working');
+    } finally {
+      term.dispose();
+    }
+  });
+});
