@@ -37,6 +37,22 @@ describe('framing', () => {
     assert.deepEqual(lines, ['0123456789']);
   });
 
+  it('holds a line that arrives a byte per read in memory near its size (a peer writing byte by byte)', () => {
+    const bytes = 512 * 1024;
+    const { d, lines } = collect(1024 * 1024);
+    const used = () => {
+      const m = process.memoryUsage();
+      return m.heapUsed + m.arrayBuffers;
+    };
+    const before = used();
+    for (let i = 0; i < bytes; i++) d.push(Buffer.alloc(1, 0x61)); // what a socket read of one byte gives
+    const grown = used() - before;
+    assert.ok(grown < 16 * 1024 * 1024, `${bytes} bytes pending took ${Math.round(grown / 1024 / 1024)} MB`);
+    d.push(Buffer.from('\n'));
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0], 'a'.repeat(bytes));
+  });
+
   it('validates messages both ways and never throws', () => {
     assert.equal(decodeFrame('{', ClientMessageSchema).ok, false);
     assert.equal(decodeFrame('null', ClientMessageSchema).ok, false);
