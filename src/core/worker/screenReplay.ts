@@ -5,8 +5,8 @@
  * set, and each of those lands elsewhere, or prints other characters, in a terminal that was
  * only given the cells. `replayableScreen` adds them to the serializer's text.
  */
-import type { Terminal } from '@xterm/headless';
-import { sgrOf } from './sgr';
+import type { IBuffer, Terminal } from '@xterm/headless';
+import { backgroundSgr, sgrOf } from './sgr';
 import {
   activeBufferInternals,
   BufferInternals,
@@ -25,7 +25,11 @@ const TAB_WIDTH = 8;
 /** The serializer's `serialized` text of `term`, completed with the state it leaves out. */
 export function replayableScreen(term: Terminal, serialized: string): string {
   const normal = normalBufferInternals(term);
-  let screen = tabStopsReplay(activeBufferInternals(term), term.cols) + savedCursorReplay(normal, term.rows, term.cols) + serialized;
+  let screen =
+    tabStopsReplay(activeBufferInternals(term), term.cols) +
+    savedCursorReplay(normal, term.rows, term.cols) +
+    backgroundRowsReplay(term.buffer.normal, term.rows) +
+    serialized;
   if (term.buffer.active.type === 'alternate') screen = withAlternateScreenState(term, normal, screen);
   return screen + cursorReplay(term) + charsetReplay(term);
 }
@@ -43,7 +47,7 @@ function withAlternateScreenState(term: Terminal, normal: BufferInternals | unde
   const after = switchAt + ENTER_ALTERNATE.length;
   const saved = normal.savedCurAttrData ? sgrOf(normal.savedCurAttrData) : '';
   const before = `${normalScreenMargins(term, normal)}\x1b[0m${saved}${isDecGraphics(normal.savedCharset) ? '\x1b(0' : ''}`;
-  const alternate = `\x1b[0m\x1b(B${savedCursorReplay(activeBufferInternals(term), term.rows, term.cols)}`;
+  const alternate = `\x1b[0m\x1b(B${savedCursorReplay(activeBufferInternals(term), term.rows, term.cols)}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`;
   return `${screen.slice(0, switchAt)}${before}${ENTER_ALTERNATE}${alternate}${screen.slice(after)}`;
 }
 
@@ -95,6 +99,44 @@ function savedCursorReplay(buffer: BufferInternals | undefined, rows: number, co
   // What a terminal's slot holds before anything was saved.
   if (row === 0 && col === 0 && pen === '' && !graphics) return '';
   return `\x1b[${row + 1};${col + 1}H${pen}${graphics ? '\x1b(0' : ''}\x1b7${pen ? '\x1b[0m' : ''}${graphics ? '\x1b(B' : ''}\x1b[H`;
+}
+
+/**
+ * Rows with no character but a background colour (a program that paints its background with
+ * `CSI 44 m CSI 2 J`, or erases lines in colour): the serializer leaves out the rows after the
+ * last one with a character, so a viewer drew them in the default background. Painted with ECH
+ * (which erases in the pen's background) before the cells, where the serializer does not write;
+ * ends at home with the default pen.
+ */
+function backgroundRowsReplay(buffer: IBuffer, rows: number): string {
+  const first = buffer.length - rows;
+  const cell = buffer.getNullCell();
+  let out = '';
+  for (let y = 0; y < rows; y++) {
+    const line = buffer.getLine(first + y);
+    if (!line) continue;
+    let row = '';
+    let runStart = 0;
+    let runBackground: string | undefined;
+    const endRun = (x: number) => {
+      if (runBackground !== undefined) row += `\x1b[${y + 1};${runStart + 1}H${runBackground}\x1b[${x - runStart}X`;
+    };
+    let hasText = false;
+    for (let x = 0; x < line.length && !hasText; x++) {
+      line.getCell(x, cell);
+      if (cell.getChars() !== '') hasText = true;
+      const background = cell.isBgDefault() ? undefined : backgroundSgr(cell.getBgColorMode(), cell.getBgColor());
+      if (background === runBackground) continue;
+      endRun(x);
+      runStart = x;
+      runBackground = background;
+    }
+    // A row with characters is the serializer's, backgrounds included.
+    if (hasText) continue;
+    endRun(line.length);
+    out += row;
+  }
+  return out ? `${out}\x1b[0m\x1b[H` : '';
 }
 
 /** Tab stops the program set or cleared (HTS, TBC), when they are not a terminal's every 8 columns. */

@@ -26,6 +26,11 @@ export function sgrOf(attrs: AttributesInternals): string {
   return params.length > 0 ? `\x1b[${params.join(';')}m` : '';
 }
 
+/** The SGR sequence for a background colour alone (xterm.js colour mode and value). */
+export function backgroundSgr(mode: number, value: number): string {
+  return `\x1b[${colour(mode, value, 40).join(';') || '49'}m`;
+}
+
 /** `base` is 30 for the foreground, 40 for the background. */
 function colour(mode: number, value: number, base: number): string[] {
   if (mode === PALETTE_16) return [String(value < 8 ? base + value : base + 60 + value - 8)];

@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as fc from 'fast-check';
 import { Terminal } from '@xterm/headless';
 import { ScreenMirror } from '../../../../src/core/worker/mirror';
 import { AGENT_MODES_ON, outerTerminalState } from '../protocol/outerTerminalState';
@@ -169,5 +170,83 @@ describe('a viewer attaching mid-session gets the window title', () => {
     } finally {
       term.dispose();
     }
+  });
+});
+
+/** Every cell (character, colours, bold, inverse) and the cursor of an xterm.js terminal sent `chunks`. */
+async function cellsOf(cols: number, rows: number, ...chunks: string[]): Promise<string> {
+  const term = new Terminal({ cols, rows, allowProposedApi: true });
+  try {
+    for (const chunk of chunks) await new Promise<void>((resolve) => term.write(chunk, resolve));
+    const buffer = term.buffer.active;
+    const cell = buffer.getNullCell();
+    const out: string[] = [];
+    for (let y = 0; y < rows; y++) {
+      const line = buffer.getLine(buffer.viewportY + y);
+      let text = '';
+      for (let x = 0; x < cols; x++) {
+        line?.getCell(x, cell);
+        text += `${cell.getChars() || ' '}${cell.getFgColor()}/${cell.getBgColor()}/${cell.isBold() ? 'b' : ''}${cell.isInverse() ? 'i' : ''}|`;
+      }
+      out.push(text);
+    }
+    out.push(`cursor ${buffer.cursorX},${buffer.cursorY} ${buffer.type}`);
+    return out.join('\n');
+  } finally {
+    term.dispose();
+  }
+}
+
+describe('a viewer attaching at any point goes on as the program\'s terminal (random programs, xterm.js)', function () {
+  this.timeout(60_000);
+  const [cols, rows] = [20, 6];
+  const step = fc.oneof(
+    fc.constantFrom('TEXT', 'lqkx', '\r\n', '\t', '\x1b[K', '\x1b[J'),
+    fc.tuple(fc.integer({ min: 1, max: rows }), fc.integer({ min: 1, max: cols })).map(([r, c]) => `\x1b[${r};${c}H`),
+    fc.constantFrom('\x1b[0m', '\x1b[31m', '\x1b[44m', '\x1b[1m', '\x1b[7m', '\x1b[38;5;100m'),
+    fc.constantFrom('\x1b7', '\x1b8', '\x1b[s', '\x1b[u'),
+    fc.constantFrom('\x1b(0', '\x1b(B', '\x1b)0', '\x0e', '\x0f'),
+    fc.constantFrom('\x1bH', '\x1b[3g', '\x1b[g'),
+    fc.constantFrom('\x1b[2;4r', '\x1b[r', '\x1b[?6h', '\x1b[?6l', '\x1b[4h', '\x1b[4l', '\x1b[?7l', '\x1b[?7h'),
+    fc.constantFrom('\x1b[?1049h', '\x1b[?1049l'),
+  );
+  /** Entering the alternate screen while on it saves the cursor again in xterm.js and nowhere else: not a program's way. */
+  const program = fc.array(step, { maxLength: 14 }).filter((steps) => {
+    let alternate = false;
+    for (const s of steps) {
+      if (s === '\x1b[?1049h' && alternate) return false;
+      if (s.startsWith('\x1b[?1049')) alternate = s.endsWith('h');
+    }
+    return true;
+  });
+
+  it('keeps rows painted in a background colour with no character on them (a full-screen program\'s background)', async () => {
+    // The serializer writes no row below the last with a character or the cursor: five blue rows lost.
+    const painted = '\x1b[44m\x1b[2J\x1b[H\x1b[1mtitle\x1b[0m';
+    const m = new ScreenMirror({ cols, rows });
+    try {
+      m.write(painted);
+      const { screen } = await m.snapshotAt();
+      assert.equal(await cellsOf(cols, rows, screen), await cellsOf(cols, rows, painted));
+    } finally {
+      m.dispose();
+    }
+  });
+
+  it('the snapshot then the later output draw what the whole output draws', async () => {
+    await fc.assert(
+      fc.asyncProperty(program, program, async (before, after) => {
+        const m = new ScreenMirror({ cols, rows });
+        try {
+          m.write(before.join(''));
+          const { screen } = await m.snapshotAt();
+          const whole = [...before, ...after].join('');
+          assert.equal(await cellsOf(cols, rows, screen, after.join('')), await cellsOf(cols, rows, whole));
+        } finally {
+          m.dispose();
+        }
+      }),
+      { numRuns: 300, seed: 57 },
+    );
   });
 });
