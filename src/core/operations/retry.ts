@@ -1,5 +1,4 @@
 /** Retry, under the job's operation lock held by the caller: a new generation of an ended agent, queued. */
-import { existsSync } from 'node:fs';
 import { failure, usageError } from '../common/errors';
 import { sealRequestEnv } from '../coordinator/requestEnv';
 import { resolveProfile } from '../profiles';
@@ -12,6 +11,7 @@ import { damagedWrittenPart } from '../store/jobFolderCheck';
 import { StoreLayout } from '../store/paths';
 import type { OperationContext } from './context';
 import { retryBlocker } from './rules';
+import { retryWorktreeProblem } from './retryWorktree';
 
 /**
  * `prompt`: what the new execution is asked to do. It goes into the argv when the
@@ -25,9 +25,9 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
   if (blocker) throw usageError(blocker);
   const promptInArgs = prompt !== undefined && resumeTakesPrompt(job.settings.resumeArgs) ? prompt : undefined;
   if (promptInArgs !== undefined) assertUsablePrompt(job.profile ?? 'its', job.settings.resumeArgs ?? [], promptInArgs);
-  if (job.worktree === null || !existsSync(job.worktree)) {
-    throw failure(`Agent ${id} cannot be retried: its worktree no longer exists.`);
-  }
+  // Never a folder that is no longer the agent's git worktree: git there finds another repository.
+  const worktreeProblem = await retryWorktreeProblem(job);
+  if (worktreeProblem) throw failure(`Agent ${id} cannot be retried: ${worktreeProblem}; nothing was changed.`);
   // What the new execution writes must be sound before anything changes: damage found half-way
   // left a retry begun that was reported failed (bug 49).
   const damaged = await damagedWrittenPart(new StoreLayout(store.home), id);

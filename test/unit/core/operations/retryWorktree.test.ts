@@ -1,0 +1,99 @@
+/**
+ * Retry runs the agent again only in its own git worktree (bug 58). The repository here lies in a
+ * superproject (a checkout inside another repository, as a submodule or a dotfiles home is), so its
+ * worktrees do too: a worktree folder whose `.git` is gone is then, for git, a folder of the
+ * superproject. Before the fix, a retry there ran the agent, whose `git commit` landed in the
+ * superproject; a queued retry was launched there too.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PaddockError } from '../../../../src/core/common/errors';
+import { CoordinatorSandbox, useCoordinatorSandbox, git } from '../coordinator/coordinatorFixture';
+
+describe('Retry: only in the agent\'s own git worktree', function () {
+  this.timeout(60_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  /** The sandbox's folder as a repository of its own with one commit; returns its HEAD. */
+  function makeSuperproject(): string {
+    writeFileSync(join(sb.root, '.gitignore'), 'home/\nrepo/\n');
+    git(sb.root, 'init', '-q', '-b', 'main');
+    git(sb.root, 'add', '.gitignore');
+    git(sb.root, 'commit', '-qm', 'superproject');
+    return git(sb.root, 'rev-parse', 'HEAD');
+  }
+
+  /** An agent that notes which repository git finds, then commits a file there. */
+  const committingAgent = ['sh', '-c', 'git rev-parse --show-toplevel >> "$PADDOCK_REPO.where"; echo work > "work-$(date +%s%N).txt"; git add -A . && git commit -qm agent-work'];
+
+  const wheres = (): string[] => (existsSync(`${sb.repo}.where`) ? readFileSync(`${sb.repo}.where`, 'utf8').trim().split('\n') : []);
+
+  it('refuses, in one sentence and changing nothing, a worktree whose .git is gone or that is another repository now', async () => {
+    const superHead = makeSuperproject();
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: committingAgent });
+    const done = await sb.waitEnded(job.id);
+    assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
+    assert.deepEqual(wheres(), [job.worktree], 'the first execution ran in its worktree');
+    const worktree = job.worktree!;
+
+    const refusal = (e: unknown, words: RegExp): boolean => {
+      assert.ok(e instanceof PaddockError, String(e));
+      assert.equal(e.kind, 'failed', 'an operation that failed: exit 1');
+      assert.match(e.message, new RegExp(`^Agent ${job.id} cannot be retried: its worktree ${worktree} `));
+      assert.match(e.message, words);
+      assert.match(e.message, /nothing was changed\.$/);
+      assert.doesNotMatch(e.message, /\n/);
+      return true;
+    };
+
+    // The link cut (the agent's own `rm .git`, or a person's).
+    rmSync(join(worktree, '.git'));
+    await assert.rejects(c.retry(job.id), (e) => refusal(e, /is no longer a git worktree of .*its \.git is gone/));
+    // Deleted and made again, empty.
+    rmSync(worktree, { recursive: true, force: true });
+    mkdirSync(worktree);
+    await assert.rejects(c.retry(job.id), (e) => refusal(e, /its \.git is gone/));
+    // A repository of its own made there.
+    git(worktree, 'init', '-q');
+    await assert.rejects(c.retry(job.id), (e) => refusal(e, /is a repository of its own now/));
+    // Gone altogether.
+    rmSync(worktree, { recursive: true, force: true });
+    await assert.rejects(c.retry(job.id), (e) => refusal(e, /no longer exists/));
+
+    const after = await sb.store.read(job.id);
+    assert.equal(after.lifecycle.generation, 1, 'no retry began');
+    assert.equal(after.lifecycle.state, 'completed');
+    assert.deepEqual(wheres(), [worktree], 'the agent never ran again');
+    assert.equal(git(sb.root, 'rev-parse', 'HEAD'), superHead, 'nothing was committed in the superproject');
+  });
+
+  it('a queued retry whose worktree lost its .git before its launch fails saying so, and its agent never runs', async () => {
+    const superHead = makeSuperproject();
+    const c = sb.coordinator({ maxConcurrent: 1 });
+    const job = await c.start({ repo: sb.repo, command: committingAgent });
+    assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
+    const worktree = job.worktree!;
+    const holder = await c.start({ repo: sb.repo, command: ['sleep', '30'] });
+    await sb.waitForState(holder.id, ['running']);
+
+    const queued = await c.retry(job.id);
+    assert.equal(queued.lifecycle.state, 'queued', 'the one slot is taken');
+    assert.equal(queued.lifecycle.generation, 2);
+    // While it waits, the folder is deleted and made again, empty.
+    rmSync(worktree, { recursive: true, force: true });
+    mkdirSync(worktree);
+    await c.stop(holder.id, { force: true });
+
+    const ended = await sb.waitEnded(job.id);
+    assert.equal(ended.lifecycle.generation, 2);
+    assert.equal(ended.lifecycle.state, 'failed');
+    assert.match(ended.lifecycle.detail ?? '', /is no longer a git worktree of .*its \.git is gone/);
+    assert.equal(ended.lifecycle.startedAt, null, 'the agent did not start');
+    assert.deepEqual(wheres(), [worktree], 'the agent never ran in the superproject');
+    assert.equal(git(sb.root, 'rev-parse', 'HEAD'), superHead, 'nothing was committed in the superproject');
+    assert.ok(existsSync(worktree), 'the folder is left as it was');
+  });
+});
