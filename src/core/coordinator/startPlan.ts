@@ -64,8 +64,11 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
   const matched = request.command && !request.profile ? builtinForProgram(request.command[0], env) : null;
   const profileName = request.command ? (request.profile ?? matched) : (request.profile ?? settings.defaultProfile);
   const profile: Profile | null = profileName === null ? null : resolveProfile(profileName, settings.profiles, env);
-  if (request.command) assertCommand(request.command);
-  else assertUsablePrompt(profileName!, profile!.args, request.prompt);
+  if (request.command) {
+    assertCommand(request.command);
+    // Typed in, never an argument: only its length matters.
+    assertUsablePrompt(profileName ?? request.command[0], [], request.prompt);
+  } else assertUsablePrompt(profileName!, profile!.args, request.prompt);
   if (request.base !== undefined) assertTextLength(request.base, MAX_BASE_CHARS, 'base');
   const autoApprove = request.autoApprove === true;
   if (autoApprove && !profile?.autoApprove) {
@@ -81,6 +84,7 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
   const command = request.command
     ? [request.command[0], ...leadingArgs, ...request.command.slice(1)]
     : [profile!.command, ...leadingArgs, ...expandArgs(profile!.args, request.prompt)];
+  const typedPrompt = promptLeftOut(request, profile) ? request.prompt : undefined;
   return {
     title: titleFrom(request, command),
     profileName,
@@ -98,9 +102,20 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
       recoveryLimit: settings.recoveryLimit,
       endLeftoversOnExit: settings.endLeftoversOnExit,
       ...(settings.checkCommand ? { checkCommand: settings.checkCommand } : {}),
+      ...(typedPrompt !== undefined ? { typedPrompt } : {}),
     },
     autoApprove,
   };
+}
+
+/**
+ * A prompt the argv does not carry: an explicit command, or a profile whose args have no `{prompt}`
+ * (aider, the shell). It is typed in once the agent runs, as a retry's prompt is; dropped, the agent
+ * ran without its task while its title said it had one.
+ */
+function promptLeftOut(request: StartRequest, profile: Profile | null): boolean {
+  if (request.prompt === undefined || request.prompt.trim() === '') return false;
+  return request.command !== undefined || profile === null || !profile.args.some((a) => a.includes(PROMPT_PLACEHOLDER));
 }
 
 /**

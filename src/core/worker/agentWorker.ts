@@ -253,6 +253,11 @@ export class AgentWorker extends Disposable implements AgentSession {
       .catch(() => undefined); // logged by the record; a stop may already be under way
     // A wait detected while starting could not be recorded yet.
     if (this.waiting?.current) this.record.setWaiting(this.waiting.current);
+    // The start's prompt its argv does not carry; a later generation gets its retry's prompt instead.
+    const typedPrompt = this.job.settings.typedPrompt;
+    if (typedPrompt !== undefined && generation === 1) {
+      this.send(typedPrompt).catch((err: unknown) => log(`the prompt could not be typed in: ${describeError(err)}`));
+    }
   }
 
   /** The execution ends `failed` before the agent ran (no socket, no directory, no node-pty, no spawn). */

@@ -1,0 +1,69 @@
+/**
+ * A start's prompt that the agent's argv does not carry (bug 58): aider's profile passes none (aider
+ * exits after a `--message`), the shell's neither, nor does an explicit `-- COMMAND`. Before the fix
+ * the prompt became the title only: the agent ran without its task, and an attempt of a group run
+ * with `--profile aider` never got the task its siblings got. It is typed in once the agent runs.
+ */
+import * as assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PaddockError } from '../../../../src/core/common/errors';
+import { CoordinatorSandbox, useCoordinatorSandbox } from './coordinatorFixture';
+
+/** Shell quoting, `$(…)`, unicode and a leading dash: typed as they are, never run or read as options. */
+const PROMPT = `-fix the "parser" bug; don't $(touch pwned) — naïve ✓`;
+
+/** Like aider: no prompt on its command line; prints a banner and a `> ` prompt, then takes one line (3 s at most). */
+const FAKE_AIDER = `#!/bin/bash
+printf '%s\\n' "$#" > argc.txt
+echo "Aider v0.0 (fake)"
+printf '> '
+line=
+IFS= read -r -t 3 line
+printf '%s' "$line" > "got-$PADDOCK_AGENT_ID.txt"
+`;
+
+describe('Coordinator: a prompt the argv does not carry is typed in', function () {
+  this.timeout(60_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  it('aider\'s profile gets its prompt typed in once it runs; a retry does not type it again', async () => {
+    const bin = join(sb.root, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'aider'), FAKE_AIDER);
+    chmodSync(join(bin, 'aider'), 0o755);
+    sb.env.PATH = `${bin}:${sb.env.PATH}`;
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, profile: 'aider', prompt: PROMPT });
+    assert.deepEqual(job.command, ['aider'], 'the prompt is no argument');
+    const done = await sb.waitEnded(job.id);
+    assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
+    const worktree = job.worktree!;
+    assert.equal(readFileSync(join(worktree, 'argc.txt'), 'utf8').trim(), '0', 'aider ran without arguments');
+    const got = join(worktree, `got-${job.id}.txt`);
+    assert.equal(readFileSync(got, 'utf8'), PROMPT);
+    assert.ok(!existsSync(join(worktree, 'pwned')), 'nothing of the prompt ran');
+
+    writeFileSync(got, 'before the retry');
+    await c.retry(job.id);
+    const again = await sb.waitEnded(job.id);
+    assert.equal(again.lifecycle.generation, 2);
+    assert.equal(readFileSync(got, 'utf8'), '', 'the retry resumes its chat; the start\'s prompt is not typed again');
+  });
+
+  it('an explicit command gets the prompt typed in; an over-long one is refused before anything is made', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, prompt: PROMPT, command: ['bash', '-c', 'IFS= read -r -t 5 line; printf "%s" "$line" > got.txt'] });
+    assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
+    assert.equal(readFileSync(join(job.worktree!, 'got.txt'), 'utf8'), PROMPT);
+
+    const before = (await sb.store.list()).length;
+    await assert.rejects(c.start({ repo: sb.repo, prompt: 'x'.repeat(9000), command: ['true'] }), (e: unknown) => {
+      assert.ok(e instanceof PaddockError && e.kind === 'usage', String(e));
+      assert.equal(e.message, 'The prompt is 9000 characters; the limit is 8192.');
+      return true;
+    });
+    assert.equal((await sb.store.list()).length, before, 'no record was made');
+  });
+});
