@@ -21,7 +21,6 @@ import type { HeldLock } from '../coordinator/ownedLock';
 import { failJob } from './failJob';
 import { beginRetry } from './retry';
 import { canSend, canStopUnreadable, failedToLaunch, hasRunningWork, retryCleanupBlocker } from './rules';
-import { resumeTakesPrompt } from '../coordinator/startPlan';
 import { waitForJob } from '../scheduler/waitForJob';
 import { looksAbandonedStart, recoverAbandonedStart } from '../scheduler/abandonedStart';
 import { assertTextLength } from '../common/textLimit';
@@ -184,14 +183,14 @@ export class Operations {
   async retry(id: string, opts: RetryOptions = {}): Promise<JobRecord> {
     const prompt = opts.prompt;
     if (prompt !== undefined) assertTextLength(prompt, MAX_PROMPT_CHARS, 'prompt');
-    const queued = await withJobLock(this.ctx.store, id, 'retry', () => beginRetry(this.ctx, id, false, prompt, opts.onWarning));
+    const { job: queued, promptInArgs } = await withJobLock(this.ctx.store, id, 'retry', () => beginRetry(this.ctx, id, false, prompt, opts.onWarning));
     this.ctx.changed(id);
     await this.launcher.pump();
     let job = await this.ctx.store.read(id);
     if (failedToLaunch(job)) {
       throw failure(`Agent ${id} failed to restart: ${job.lifecycle.detail ?? 'unknown reason'}`);
     }
-    if (prompt !== undefined && !resumeTakesPrompt(queued.settings.resumeArgs)) {
+    if (prompt !== undefined && !promptInArgs) {
       const generation = queued.lifecycle.generation;
       job = await waitForJob(this.ctx.store, id, (j) => j.lifecycle.generation !== generation || ['running', 'waiting'].includes(j.lifecycle.state) || isTerminalState(j.lifecycle.state), RETRY_PROMPT_WAIT_MS);
       if (job.lifecycle.generation !== generation || !canSend(job)) {

@@ -11,23 +11,32 @@ import { damagedWrittenPart } from '../store/jobFolderCheck';
 import { StoreLayout } from '../store/paths';
 import type { OperationContext } from './context';
 import { retryBlocker } from './rules';
+import { retryResumeArgs } from './retryResume';
 import { retryWorktreeProblem } from './retryWorktree';
+
+/** The retry's new generation, queued; `promptInArgs`: its prompt went into the argv (else the caller types it in). */
+export interface RetryBegun {
+  job: JobRecord;
+  promptInArgs: boolean;
+}
 
 /**
  * `prompt`: what the new execution is asked to do. It goes into the argv when the
- * profile's resume arguments have a `{prompt}`; otherwise the caller types it in
+ * resume arguments used have a `{prompt}`; otherwise the caller types it in
  * once the agent runs (see `Operations.retry`).
  */
-export async function beginRetry(ctx: OperationContext, id: string, automatic: boolean, prompt?: string, onWarning: (text: string) => void = () => undefined): Promise<JobRecord> {
+export async function beginRetry(ctx: OperationContext, id: string, automatic: boolean, prompt?: string, onWarning: (text: string) => void = () => undefined): Promise<RetryBegun> {
   const store = ctx.store;
   const job = await store.read(id);
   const blocker = retryBlocker(job);
   if (blocker) throw usageError(blocker);
-  const promptInArgs = prompt !== undefined && resumeTakesPrompt(job.settings.resumeArgs) ? prompt : undefined;
-  if (promptInArgs !== undefined) assertUsablePrompt(job.profile ?? 'its', job.settings.resumeArgs ?? [], promptInArgs);
   // Never a folder that is no longer the agent's git worktree: git there finds another repository.
   const worktreeProblem = await retryWorktreeProblem(job);
   if (worktreeProblem) throw failure(`Agent ${id} cannot be retried: ${worktreeProblem}; nothing was changed.`);
+  const env = agentEnv(ctx, job);
+  const resumeArgs = await retryResumeArgs(job, env);
+  const promptInArgs = prompt !== undefined && resumeTakesPrompt(resumeArgs) ? prompt : undefined;
+  if (promptInArgs !== undefined) assertUsablePrompt(job.profile ?? 'its', resumeArgs ?? [], promptInArgs);
   // What the new execution writes must be sound before anything changes: damage found half-way
   // left a retry begun that was reported failed (bug 49).
   const damaged = await damagedWrittenPart(new StoreLayout(store.home), id);
@@ -35,13 +44,13 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
   const previous = job.command;
   // A person's retry runs with that person's environment; an automatic restart keeps the one of the request before.
   if (!automatic) {
-    await sealRequestEnv(store.jobDir(id), id, agentEnv(ctx, job), runtimeDirFor(ctx.env)).catch((err: unknown) => {
+    await sealRequestEnv(store.jobDir(id), id, env, runtimeDirFor(ctx.env)).catch((err: unknown) => {
       throw failure(`Agent ${id} cannot be retried: ${storeErrorWords(store.home, err)}; nothing was changed.`);
     });
   }
   await store.beginGeneration(id, { automatic });
   // The retry has taken effect: what fails from here on is said as a warning, never as its failure.
-  const next = await store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, j.settings.resumeArgs, promptInArgs) }));
+  const next = await store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, resumeArgs, promptInArgs) }));
   const generation = next.lifecycle.generation;
   const warn = (what: string) => (err: unknown) => {
     const text = `Agent ${id} was retried (generation ${generation}), but ${what}: ${storeErrorWords(store.home, err)}.`;
@@ -57,7 +66,7 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
     .catch(warn('its timeline entry could not be written'));
   await markRetryInOutput(store, id, generation, automatic).catch(warn('its log could not be marked where the new execution begins'));
   ctx.log(`agent ${id} queued for ${automatic ? 'an automatic restart' : 'a retry'} (generation ${generation})`);
-  return next;
+  return { job: next, promptInArgs: promptInArgs !== undefined };
 }
 
 /** The terminal history continues in the same log: marks where the new execution begins. */

@@ -9,10 +9,18 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinatorSandbox, runCli, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
 
-/** Prints its arguments (the hooks' JSON shortened) and exits when told to. */
+/**
+ * Prints its arguments (the hooks' JSON shortened) and exits when told to. Saves its conversation where
+ * Claude Code does, so a retry has one to `--continue` (bug 58: without one, a retry starts afresh).
+ */
 const ARGV_CLAUDE = `#!/usr/bin/env node
+const fs = require('node:fs');
+const path = require('node:path');
 const argv = process.argv.slice(2).map((a, i, all) => (all[i - 1] === '--settings' ? '<settings>' : a));
 console.log('argv: ' + argv.join(' '));
+const project = path.join(process.env.CLAUDE_CONFIG_DIR, 'projects', process.cwd().replace(/[^A-Za-z0-9]/g, '-'));
+fs.mkdirSync(project, { recursive: true });
+fs.appendFileSync(path.join(project, 'session.jsonl'), '{"type":"user"}\\n');
 process.stdin.once('data', () => process.exit(0));
 `;
 
@@ -29,6 +37,7 @@ describe('CLI: start --auto-approve', function () {
     writeFileSync(join(bin, 'claude'), ARGV_CLAUDE);
     chmodSync(join(bin, 'claude'), 0o755);
     sb.env.PATH = `${bin}:${sb.env.PATH}`;
+    sb.env.CLAUDE_CONFIG_DIR = join(sb.root, 'claude-config');
   }
 
   async function screenShows(id: string, text: RegExp): Promise<string> {

@@ -1,0 +1,67 @@
+/**
+ * Retry of a Claude Code agent that never saved a conversation (bug 58). The profile resumes with
+ * `--continue`, which Claude Code refuses ("No conversation found to continue", exit 1) in a folder
+ * it has no conversation for: an agent that could not reach its API, or was stopped at the trust
+ * question a new worktree asks, saved none. Before the fix every retry of it failed at once; it now
+ * starts afresh with its start command, and continues once a conversation exists.
+ */
+import * as assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoordinatorSandbox, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+
+/**
+ * Like `claude`: sessions are saved as `<config>/projects/<cwd, every other character than a letter or
+ * digit as '-'>/<session>.jsonl`; `--continue` without one there says so and exits 1; a start that
+ * cannot reach the API (`$PADDOCK_REPO.unreachable` exists here) exits 1 before saving anything.
+ */
+const FAKE_CLAUDE = `#!/bin/bash
+project="$CLAUDE_CONFIG_DIR/projects/$(pwd -P | sed 's/[^A-Za-z0-9]/-/g')"
+continuing=no
+for a in "$@"; do [ "$a" = --continue ] && continuing=yes; done
+if [ $continuing = yes ]; then
+  if ! ls "$project"/*.jsonl >/dev/null 2>&1; then echo "No conversation found to continue."; exit 1; fi
+  echo "continue: \${@: -1}" >> runs.txt
+  exit 0
+fi
+if [ -e "$PADDOCK_REPO.unreachable" ]; then echo "Unable to connect to Anthropic services"; exit 1; fi
+mkdir -p "$project"
+echo '{"type":"user","message":{"role":"user","content":"hi"}}' > "$project/$$-session.jsonl"
+echo "new: \${@: -1}" >> runs.txt
+`;
+
+describe('Retry: resume only a conversation the agent saved', function () {
+  this.timeout(60_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  it('a claude agent that saved no conversation starts afresh with its prompt; one that did continues it', async () => {
+    const bin = join(sb.root, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'claude'), FAKE_CLAUDE);
+    chmodSync(join(bin, 'claude'), 0o755);
+    sb.env.PATH = `${bin}:${sb.env.PATH}`;
+    sb.env.CLAUDE_CONFIG_DIR = join(sb.root, 'claude-config');
+    const unreachable = `${sb.repo}.unreachable`;
+    writeFileSync(unreachable, '');
+
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, profile: 'claude', prompt: 'fix the parser' });
+    const first = await sb.waitEnded(job.id);
+    assert.equal(first.lifecycle.state, 'failed', 'it could not reach its API');
+    rmSync(unreachable);
+
+    await c.retry(job.id);
+    const second = await sb.waitEnded(job.id);
+    assert.equal(second.lifecycle.generation, 2);
+    assert.equal(second.lifecycle.state, 'completed', `${second.lifecycle.detail}: ${(await sb.store.readOutput(job.id)).toString().slice(-200)}`);
+    assert.deepEqual(second.command, job.command, 'started afresh: the start command, its prompt with it');
+    assert.equal(readFileSync(join(job.worktree!, 'runs.txt'), 'utf8'), 'new: fix the parser\n');
+
+    await c.retry(job.id, { prompt: 'now the tests' });
+    const third = await sb.waitEnded(job.id);
+    assert.equal(third.lifecycle.state, 'completed', third.lifecycle.detail ?? '');
+    assert.ok(third.command.includes('--continue'), `continued: ${third.command.join(' ')}`);
+    assert.equal(readFileSync(join(job.worktree!, 'runs.txt'), 'utf8'), 'new: fix the parser\ncontinue: now the tests\n');
+  });
+});
