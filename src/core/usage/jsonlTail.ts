@@ -10,7 +10,7 @@
  * to a later reader (`position`, the constructor), so a one-shot process goes
  * on where the previous one stopped (see usageCursor.ts).
  */
-import { promises as fsp } from 'node:fs';
+import { constants, promises as fsp } from 'node:fs';
 
 /** Bytes read at most per step; a longer line is read in several steps. */
 const CHUNK_BYTES = 1024 * 1024;
@@ -81,12 +81,16 @@ export class JsonlTail {
   private async readOnce(listener: TailListener): Promise<void> {
     let handle: fsp.FileHandle;
     try {
-      handle = await fsp.open(this.path, 'r');
+      // Non-blocking: a FIFO put where the session file was (after the listing's look) opens at once
+      // instead of holding a thread of the pool until a writer comes (four such and every fs call waits).
+      handle = await fsp.open(this.path, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch {
       return;
     }
     try {
       const stat = await handle.stat();
+      // Only a regular file is a transcript: a FIFO, a device (/dev/zero reads for ever) is left alone.
+      if (!stat.isFile()) return;
       const same = this.identity !== undefined && stat.dev === this.identity.dev && stat.ino === this.identity.ino;
       if (!same || stat.size < this.offset + this.pendingBytes || !(await this.continues(handle))) {
         // Read before (here or by the process whose position this one took): what it counted is void.

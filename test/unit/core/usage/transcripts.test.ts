@@ -6,7 +6,8 @@
  * a transcript that grows while it is read and ends in a partial line.
  */
 import * as assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JsonlTail } from '../../../../src/core/usage/jsonlTail';
@@ -186,6 +187,33 @@ describe('usage/transcripts', () => {
     writeFileSync(file, '{"b":1}\n');
     await tail.read(listener);
     assert.deepEqual(seen.slice(3), ['restart', { b: 1 }]);
+  });
+
+  it('JsonlTail given a FIFO or a device where its file was neither hangs nor reads it (bug 58)', async () => {
+    // The listing looks at each file first (regular files only); one replaced by a FIFO right after that
+    // look held its open for ever: a thread of the pool per sample, until every fs call of the process waited.
+    const fifo = join(home, 'session.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    const seen: unknown[] = [];
+    const listener = { restart: () => seen.push('restart'), line: (v: unknown) => seen.push(v) };
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('hung'), 2000)));
+    try {
+      const outcome = await Promise.race([new JsonlTail(fifo).read(listener).then(() => 'returned'), hung]);
+      assert.equal(outcome, 'returned', 'the read of a FIFO must return at once');
+    } finally {
+      clearTimeout(timer);
+      // Lets an open still blocked on the FIFO (the old code) go, so the suite can end.
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // nothing waits on it
+      }
+    }
+    const zero = join(home, 'zero.jsonl');
+    symlinkSync('/dev/zero', zero);
+    await new JsonlTail(zero).read(listener);
+    assert.deepEqual(seen, [], 'nothing read from either');
   });
 
   it('a transcript replaced or truncated between samples: the new content is counted, now and after', async () => {
