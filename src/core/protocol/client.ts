@@ -7,6 +7,7 @@ import { createConnection, Socket } from 'node:net';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { failure } from '../common/errors';
+import { fsFailureWords } from '../common/fsErrors';
 import { assertTextLength } from '../common/textLimit';
 import { isTerminalState, JobRecord, LifecycleState } from '../store/schema';
 import { decodeFrame, encodeFrame, LineDecoder, validateMessage } from './framing';
@@ -160,7 +161,7 @@ export class WorkerClient extends Disposable {
         const code = (err as NodeJS.ErrnoException).code;
         const retryable = code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'EAGAIN';
         if (!retryable || Date.now() + RETRY_MS > deadline) {
-          throw failure(`Cannot connect to ${path}: ${(err as Error).message}.`);
+          throw failure(`Cannot connect to ${path}: ${connectFailureWords(err)}.`);
         }
         await sleep(RETRY_MS);
       }
@@ -345,4 +346,19 @@ function openSocket(path: string): Promise<Socket> {
       resolve(socket);
     });
   });
+}
+
+/**
+ * Why a connect failed, in words: Node's "connect ENOENT /path" is errno text. A hook of an agent
+ * whose worker has gone (cleaned up, killed) meets the first two.
+ */
+function connectFailureWords(err: unknown): string {
+  switch ((err as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+      return 'no socket is there (its worker has exited)';
+    case 'ECONNREFUSED':
+      return 'nothing listens on it (its worker has exited)';
+    default:
+      return fsFailureWords(err);
+  }
 }
