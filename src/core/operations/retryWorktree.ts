@@ -15,6 +15,9 @@ import type { JobRecord } from '../store/schema';
 export async function retryWorktreeProblem(job: JobRecord): Promise<string | null> {
   const worktree = job.worktree;
   if (worktree === null) return 'it has no worktree';
+  // The worker runs the agent in the record's cwd, which Paddock sets to the worktree: one naming
+  // another folder (the main worktree, say) was not written by Paddock.
+  if (job.cwd !== worktree) return `its record names ${job.cwd} as the folder to run in, not its worktree ${worktree}`;
   if (!existsSync(worktree)) return `its worktree ${worktree} no longer exists`;
   const link = await worktreeLink(job.repo, worktree);
   if (link === 'linked') return null;

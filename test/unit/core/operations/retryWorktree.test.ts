@@ -63,6 +63,17 @@ describe('Retry: only in the agent\'s own git worktree', function () {
     rmSync(worktree, { recursive: true, force: true });
     await assert.rejects(c.retry(job.id), (e) => refusal(e, /no longer exists/));
 
+    // A record whose folder to run in is edited to the main worktree (the worktree itself sound again).
+    git(sb.repo, 'worktree', 'prune');
+    git(sb.repo, 'worktree', 'add', '-q', worktree, `paddock/${job.id}`);
+    const recordFile = join(sb.store.jobDir(job.id), 'job.json');
+    writeFileSync(recordFile, JSON.stringify({ ...JSON.parse(readFileSync(recordFile, 'utf8')), cwd: sb.repo }));
+    await assert.rejects(c.retry(job.id), (e: unknown) => {
+      assert.ok(e instanceof PaddockError && e.kind === 'failed', String(e));
+      assert.equal(e.message, `Agent ${job.id} cannot be retried: its record names ${sb.repo} as the folder to run in, not its worktree ${worktree}; nothing was changed.`);
+      return true;
+    });
+
     const after = await sb.store.read(job.id);
     assert.equal(after.lifecycle.generation, 1, 'no retry began');
     assert.equal(after.lifecycle.state, 'completed');
