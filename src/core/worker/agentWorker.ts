@@ -21,7 +21,8 @@ import { putLauncherOnPath } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { stopAgentProcesses, stopDetail } from './stopAgent';
 import { settleLeftovers } from './leftovers';
-import { WaitingDetector, waitingDetectorFor } from './waiting';
+import { StartPrompt } from './startPrompt';
+import { WaitingDetector, waitingDetectorFor, waitingPatternOf } from './waiting';
 import { agentStopped } from '../store/suspension';
 import { ExecutionRecord } from './executionRecord';
 import { SetupPhase } from './setupPhase';
@@ -58,6 +59,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   private server!: ControlServer;
   private mirror!: ScreenMirror;
   private waiting: WaitingDetector | undefined;
+  /** The start's prompt its argv does not carry, until it is typed in (first generation only). */
+  private startPrompt: StartPrompt | undefined;
   private pty: Pty | undefined;
   /** The one writer of the agent's input (viewers, prompts, the mirror's replies). */
   private ptyInput: PtyInput | undefined;
@@ -256,7 +259,9 @@ export class AgentWorker extends Disposable implements AgentSession {
     // The start's prompt its argv does not carry; a later generation gets its retry's prompt instead.
     const typedPrompt = this.job.settings.typedPrompt;
     if (typedPrompt !== undefined && generation === 1) {
-      this.send(typedPrompt).catch((err: unknown) => log(`the prompt could not be typed in: ${describeError(err)}`));
+      this.startPrompt = new StartPrompt(typedPrompt, waitingPatternOf(this.job.settings.waitingPattern, () => undefined), (text) => this.send(text), log);
+      this.startPrompt.started();
+      this.startPrompt.screenChanged(() => this.screenText());
     }
   }
 
@@ -295,10 +300,21 @@ export class AgentWorker extends Disposable implements AgentSession {
 
   // ---- waiting ------------------------------------------------------------------
 
+  /** The visible screen as plain text, lines joined by \n. */
+  private screenText(): string {
+    return this.mirror.visibleLines().join('\n');
+  }
+
   private setUpWaiting(): void {
     const isSuspended = () => (this.pty ? agentStopped(this.pty.pid, process.pid) : Promise.resolve(false));
-    this.waiting = this._register(waitingDetectorFor(this.job.settings, () => this.mirror.visibleLines().join('\n'), this.opts.log, isSuspended));
-    this._register(this.mirror.onDidCatchUp(() => this.waiting?.noteScreenChanged()));
+    this.waiting = this._register(waitingDetectorFor(this.job.settings, () => this.screenText(), this.opts.log, isSuspended));
+    this._register(
+      this.mirror.onDidCatchUp(() => {
+        // Before the detector's look: the wait the start's prompt answers is never recorded.
+        this.startPrompt?.screenChanged(() => this.screenText());
+        this.waiting?.noteScreenChanged();
+      }),
+    );
     this._register(this.waiting.onDidChange((reason) => this.record.setWaiting(reason)));
   }
 

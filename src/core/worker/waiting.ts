@@ -166,13 +166,17 @@ export function waitingDetectorFor(
   log: (message: string) => void,
   isSuspended?: () => Promise<boolean>,
 ): WaitingDetector {
-  let pattern: RegExp | null = null;
-  if (settings.waitingPattern) {
-    try {
-      pattern = new RegExp(settings.waitingPattern, 'm');
-    } catch (err) {
-      log(`ignoring the waiting pattern: ${describeError(err)}`);
-    }
-  }
+  const pattern = waitingPatternOf(settings.waitingPattern, log);
   return new WaitingDetector({ pattern, idleMs: settings.idleSeconds ? settings.idleSeconds * 1000 : null, readScreen, isSuspended });
+}
+
+/** The profile's waiting pattern, matched per line; null when there is none or it is invalid (logged). */
+export function waitingPatternOf(source: string | null | undefined, log: (message: string) => void): RegExp | null {
+  if (!source) return null;
+  try {
+    return new RegExp(source, 'm');
+  } catch (err) {
+    log(`ignoring the waiting pattern: ${describeError(err)}`);
+    return null;
+  }
 }

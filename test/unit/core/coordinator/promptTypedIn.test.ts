@@ -13,13 +13,21 @@ import { CoordinatorSandbox, useCoordinatorSandbox } from './coordinatorFixture'
 /** Shell quoting, `$(…)`, unicode and a leading dash: typed as they are, never run or read as options. */
 const PROMPT = `-fix the "parser" bug; don't $(touch pwned) — naïve ✓`;
 
-/** Like aider: no prompt on its command line; prints a banner and a `> ` prompt, then takes one line (3 s at most). */
+/**
+ * Like aider: no prompt on its command line; a banner, first a question of its own (left unanswered
+ * here after a second), then its `> ` prompt, which takes one line (5 s at most).
+ */
 const FAKE_AIDER = `#!/bin/bash
 printf '%s\\n' "$#" > argc.txt
 echo "Aider v0.0 (fake)"
+printf 'Add .aider* to .gitignore (recommended)? (Y)es/(N)o [Yes]: '
+answer=
+IFS= read -r -t 1 answer
+echo
+printf '%s' "$answer" > "answer-$PADDOCK_AGENT_ID.txt"
 printf '> '
 line=
-IFS= read -r -t 3 line
+IFS= read -r -t 5 line
 printf '%s' "$line" > "got-$PADDOCK_AGENT_ID.txt"
 `;
 
@@ -28,7 +36,7 @@ describe('Coordinator: a prompt the argv does not carry is typed in', function (
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  it('aider\'s profile gets its prompt typed in once it runs; a retry does not type it again', async () => {
+  it('aider\'s profile gets its prompt typed at its own prompt, not at a question before it; a retry does not type it again', async () => {
     const bin = join(sb.root, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'aider'), FAKE_AIDER);
@@ -42,8 +50,11 @@ describe('Coordinator: a prompt the argv does not carry is typed in', function (
     const worktree = job.worktree!;
     assert.equal(readFileSync(join(worktree, 'argc.txt'), 'utf8').trim(), '0', 'aider ran without arguments');
     const got = join(worktree, `got-${job.id}.txt`);
-    assert.equal(readFileSync(got, 'utf8'), PROMPT);
+    assert.equal(readFileSync(got, 'utf8'), PROMPT, 'typed at its prompt');
+    assert.equal(readFileSync(join(worktree, `answer-${job.id}.txt`), 'utf8'), '', 'not as the answer to its own question first');
     assert.ok(!existsSync(join(worktree, 'pwned')), 'nothing of the prompt ran');
+    const timeline = readFileSync(join(sb.store.jobDir(job.id), 'timeline.jsonl'), 'utf8');
+    assert.doesNotMatch(timeline, /waiting/, 'the prompt it was typed at was never recorded as a wait');
 
     writeFileSync(got, 'before the retry');
     await c.retry(job.id);
