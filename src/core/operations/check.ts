@@ -23,6 +23,7 @@ import type { Check, JobRecord } from '../store/schema';
 import { checkRunMarker } from '../store/checkRunner';
 import { okJobs, type OperationContext } from './context';
 import { checkBlocker } from './rules';
+import { runInWorktreeProblem } from './runInWorktree';
 
 const CAPACITY_WAIT_MS = 30_000;
 /** How often a foreground check waiting for a slot looks again though nothing in the store changed. */
@@ -126,11 +127,17 @@ function abortedSoon(signal: AbortSignal | undefined): Promise<boolean> {
 }
 
 /** A check interrupted while it waited for a slot: recorded as not run, and the sentence to end with. */
-async function notRunAfterInterrupt(ctx: OperationContext, id: string): Promise<Error> {
+function notRunAfterInterrupt(ctx: OperationContext, id: string): Promise<Error> {
+  return notRun(ctx, id, `The check of agent ${id} was interrupted while it waited for a capacity slot; it did not run.`);
+}
+
+/** A check that did not run, recorded failed with `why` (so a leader does not try it again on every pass), and the error saying it. */
+async function notRun(ctx: OperationContext, id: string, why: string): Promise<Error> {
   const at = new Date().toISOString();
-  await ctx.store.update(id, (j) => ({ ...j, check: { state: 'failed', exitCode: null, durationMs: null, at, summary: 'The check was interrupted while it waited for a capacity slot; it did not run.', runner: null } }));
+  // The record keeps 4,000 characters of a summary (two long paths can say more).
+  await ctx.store.update(id, (j) => ({ ...j, check: { state: 'failed', exitCode: null, durationMs: null, at, summary: why.slice(0, 4000), runner: null } }));
   ctx.changed(id);
-  return failure(`The check of agent ${id} was interrupted while it waited for a capacity slot; it did not run.`);
+  return failure(why);
 }
 
 /**
@@ -147,6 +154,9 @@ async function checkNow(ctx: OperationContext, id: string, opts: RunCheckOptions
   const job = await store.read(id);
   const blocker = checkBlocker(job);
   if (blocker) throw usageError(blocker);
+  // A check's git commands (and the rest) belong in the agent's worktree, never a repository above it.
+  const worktreeProblem = await runInWorktreeProblem(job);
+  if (worktreeProblem) throw await notRun(ctx, id, `The check of agent ${id} cannot run: ${worktreeProblem}; nothing was run.`);
   const resolved = command ?? (await requireCheckCommand(job, { ...opts, home: store.home }));
   const runner = me();
   if (!(await claimSlotWaiting(ctx, id, runner, opts))) return null;

@@ -12,7 +12,7 @@ import { StoreLayout } from '../store/paths';
 import type { OperationContext } from './context';
 import { retryBlocker } from './rules';
 import { retryResumeArgs } from './retryResume';
-import { retryWorktreeProblem } from './retryWorktree';
+import { runInWorktreeProblem } from './runInWorktree';
 
 /** The retry's new generation, queued; `promptInArgs`: its prompt went into the argv (else the caller types it in). */
 export interface RetryBegun {
@@ -31,7 +31,7 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
   const blocker = retryBlocker(job);
   if (blocker) throw usageError(blocker);
   // Never a folder that is no longer the agent's git worktree: git there finds another repository.
-  const worktreeProblem = await retryWorktreeProblem(job);
+  const worktreeProblem = await runInWorktreeProblem(job);
   if (worktreeProblem) throw failure(`Agent ${id} cannot be retried: ${worktreeProblem}; nothing was changed.`);
   const env = agentEnv(ctx, job);
   const resumeArgs = await retryResumeArgs(job, env);

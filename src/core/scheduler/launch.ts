@@ -13,7 +13,7 @@ import { runtimeDirFor } from '../protocol/runtimeDir';
 import { openRequestEnv, removeRequestEnv } from '../coordinator/requestEnv';
 import type { OperationContext } from '../operations/context';
 import { failJob } from '../operations/failJob';
-import { retryWorktreeProblem } from '../operations/retryWorktree';
+import { runInWorktreeProblem } from '../operations/runInWorktree';
 import { describeWorktreeFiles, placeWorktreeFiles, planWorktreeFiles, type WorktreeFilesPlan } from '../repoConfig/worktreeFiles';
 import type { JobRecord } from '../store';
 import { spawnWorker, type SpawnedWorker } from '../worker/spawn';
@@ -72,7 +72,7 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
       worker!.release(true);
     } else {
       // A retry queued while its worktree was still sound: judged again now, right before the agent runs there.
-      const worktreeProblem = await retryWorktreeProblem(job);
+      const worktreeProblem = await runInWorktreeProblem(job);
       if (worktreeProblem) throw failure(worktreeProblem);
       assertRunnable(job.command[0], env, job.worktree);
       worker = await spawnIt(false);

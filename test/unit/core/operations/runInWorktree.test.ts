@@ -1,9 +1,9 @@
 /**
- * Retry runs the agent again only in its own git worktree (bug 58). The repository here lies in a
+ * Retry runs the agent again, and Run Check its command, only in its own git worktree (bug 58). The repository here lies in a
  * superproject (a checkout inside another repository, as a submodule or a dotfiles home is), so its
  * worktrees do too: a worktree folder whose `.git` is gone is then, for git, a folder of the
  * superproject. Before the fix, a retry there ran the agent, whose `git commit` landed in the
- * superproject; a queued retry was launched there too.
+ * superproject; a queued retry was launched there too, and a check ran there.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { CoordinatorSandbox, useCoordinatorSandbox, git } from '../coordinator/coordinatorFixture';
 
-describe('Retry: only in the agent\'s own git worktree', function () {
+describe('Retry and Run Check: only in the agent\'s own git worktree', function () {
   this.timeout(60_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
@@ -106,5 +106,26 @@ describe('Retry: only in the agent\'s own git worktree', function () {
     assert.deepEqual(wheres(), [worktree], 'the agent never ran in the superproject');
     assert.equal(git(sb.root, 'rev-parse', 'HEAD'), superHead, 'nothing was committed in the superproject');
     assert.ok(existsSync(worktree), 'the folder is left as it was');
+  });
+
+  it('Run Check refuses a worktree whose .git is gone, records that it did not run, and runs nothing', async () => {
+    const superHead = makeSuperproject();
+    const ran = join(sb.root, 'check-ran-in.txt');
+    await sb.trustCheck(`git rev-parse --show-toplevel >> ${ran}; git commit -q --allow-empty -m check-was-here`);
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['true'] });
+    assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
+    rmSync(join(job.worktree!, '.git'));
+    const expected = `The check of agent ${job.id} cannot run: its worktree ${job.worktree} is no longer a git worktree of ${sb.repo} (its .git is gone); nothing was run.`;
+    await assert.rejects(c.check(job.id), (e: unknown) => {
+      assert.ok(e instanceof PaddockError && e.kind === 'failed', String(e));
+      assert.equal(e.message, expected);
+      return true;
+    });
+    assert.ok(!existsSync(ran), 'the check command never ran');
+    assert.equal(git(sb.root, 'rev-parse', 'HEAD'), superHead, 'nothing was committed in the superproject');
+    const check = (await sb.store.read(job.id)).check;
+    assert.equal(check?.state, 'failed');
+    assert.equal(check?.summary, expected, 'recorded as not run, so a leader does not try it on every pass');
   });
 });

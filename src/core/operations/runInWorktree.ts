@@ -1,18 +1,19 @@
 /**
- * Where a retry runs its agent: the agent's own worktree, still a git worktree of its repository.
- * A folder at that path that no longer leads there (its `.git` removed by the agent or by hand, or
- * the folder deleted and made again empty) is no place for an agent: git run in it finds the
- * repository of a folder above (a superproject, a dotfiles repository in the home), and the agent
- * would commit there, or see every file of its branch as deleted. Retry refuses it and the launch
- * of a queued retry fails on it; the link is not written again behind the person's back.
+ * Where a retry runs the agent and a check runs its command: the agent's own worktree, still a git
+ * worktree of its repository. A folder at that path that no longer leads there (its `.git` removed
+ * by the agent or by hand, or the folder deleted and made again empty) is no place for either: git
+ * run in it finds the repository of a folder above (a superproject, a dotfiles repository in the
+ * home), and the agent would commit there, or see every file of its branch as deleted. Retry and
+ * Run Check refuse it, and the launch of a queued retry fails on it; the link is not written again
+ * behind the person's back.
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { worktreeLink } from '../git/worktreeLink';
 import type { JobRecord } from '../store/schema';
 
-/** Why the agent's worktree cannot take a new execution (a clause: "its worktree … "), or null when it can. */
-export async function retryWorktreeProblem(job: JobRecord): Promise<string | null> {
+/** Why nothing of the agent may run in its worktree now (a clause: "its worktree … "), or null when it may. */
+export async function runInWorktreeProblem(job: JobRecord): Promise<string | null> {
   const worktree = job.worktree;
   if (worktree === null) return 'it has no worktree';
   // The worker runs the agent in the record's cwd, which Paddock sets to the worktree: one naming
