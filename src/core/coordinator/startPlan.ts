@@ -68,6 +68,7 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
     assertCommand(request.command);
     // Typed in, never an argument: only its length matters.
     assertUsablePrompt(profileName ?? request.command[0], [], request.prompt);
+    assertPromptTypable(request, env);
   } else assertUsablePrompt(profileName!, profile!.args, request.prompt);
   if (request.base !== undefined) assertTextLength(request.base, MAX_BASE_CHARS, 'base');
   const autoApprove = request.autoApprove === true;
@@ -106,6 +107,18 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
     },
     autoApprove,
   };
+}
+
+/**
+ * `--prompt` with `-- claude …` (or another agent whose profile passes the prompt as an argument):
+ * typed into it, the prompt would land on its first screen — Claude Code's question whether to trust
+ * the new worktree, which Enter answers yes. Refused: such a program takes it in the command.
+ */
+function assertPromptTypable(request: StartRequest, env: NodeJS.ProcessEnv): void {
+  if (request.prompt === undefined || request.prompt.trim() === '' || !request.command) return;
+  const agent = builtinForProgram(request.command[0], env);
+  if (agent === null || !resolveProfile(agent, undefined, env).args.some((a) => a.includes(PROMPT_PLACEHOLDER))) return;
+  throw usageError(`'${request.command[0]}' takes its prompt on its command line: put it in the command (after its own arguments and --), not in --prompt.`, 'PROMPT_IN_COMMAND');
 }
 
 /**

@@ -63,7 +63,7 @@ describe('Coordinator: a prompt the argv does not carry is typed in', function (
     assert.equal(readFileSync(got, 'utf8'), '', 'the retry resumes its chat; the start\'s prompt is not typed again');
   });
 
-  it('an explicit command gets the prompt typed in; an over-long one is refused before anything is made', async () => {
+  it('an explicit command gets the prompt typed in; an over-long one, or one for an agent that takes it as an argument, is refused before anything is made', async () => {
     const c = sb.coordinator();
     const job = await c.start({ repo: sb.repo, prompt: PROMPT, command: ['bash', '-c', 'IFS= read -r -t 5 line; printf "%s" "$line" > got.txt'] });
     assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
@@ -75,6 +75,15 @@ describe('Coordinator: a prompt the argv does not carry is typed in', function (
       assert.equal(e.message, 'The prompt is 9000 characters; the limit is 8192.');
       return true;
     });
+    // Claude Code and Codex take their prompt as an argument: typed in, it would land on their first
+    // screen (Claude Code asks whether to trust the new worktree, and Enter says yes).
+    for (const program of ['claude', '/usr/local/bin/codex']) {
+      await assert.rejects(c.start({ repo: sb.repo, prompt: 'fix it', command: [program, '--model', 'x'] }), (e: unknown) => {
+        assert.ok(e instanceof PaddockError && e.kind === 'usage', String(e));
+        assert.equal(e.message, `'${program}' takes its prompt on its command line: put it in the command (after its own arguments and --), not in --prompt.`);
+        return true;
+      });
+    }
     assert.equal((await sb.store.list()).length, before, 'no record was made');
   });
 });
