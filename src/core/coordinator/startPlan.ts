@@ -123,8 +123,8 @@ function assertPromptTypable(request: StartRequest, env: NodeJS.ProcessEnv): voi
 
 /**
  * A prompt the argv does not carry: an explicit command, or a profile whose args have no `{prompt}`
- * (aider, the shell). It is typed in once the agent runs, as a retry's prompt is; dropped, the agent
- * ran without its task while its title said it had one.
+ * (aider, the shell). The worker types it in once the agent asks for it (worker/startPrompt.ts);
+ * dropped, the agent ran without its task while its title said it had one.
  */
 function promptLeftOut(request: StartRequest, profile: Profile | null): boolean {
   if (request.prompt === undefined || request.prompt.trim() === '') return false;

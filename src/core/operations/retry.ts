@@ -34,7 +34,7 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
   const worktreeProblem = await runInWorktreeProblem(job);
   if (worktreeProblem) throw failure(`Agent ${id} cannot be retried: ${worktreeProblem}; nothing was changed.`);
   const env = agentEnv(ctx, job);
-  const resumeArgs = await retryResumeArgs(job, env);
+  const resumeArgs = await retryResumeArgs(job, env, prompt);
   const promptInArgs = prompt !== undefined && resumeTakesPrompt(resumeArgs) ? prompt : undefined;
   if (promptInArgs !== undefined) assertUsablePrompt(job.profile ?? 'its', resumeArgs ?? [], promptInArgs);
   // What the new execution writes must be sound before anything changes: damage found half-way

@@ -59,6 +59,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   private server!: ControlServer;
   private mirror!: ScreenMirror;
   private waiting: WaitingDetector | undefined;
+  /** The last text sent (typed, then Enter): the next waits for it. */
+  private sending: Promise<void> = Promise.resolve();
   /** The start's prompt its argv does not carry, until it is typed in (first generation only). */
   private startPrompt: StartPrompt | undefined;
   private pty: Pty | undefined;
@@ -135,7 +137,15 @@ export class AgentWorker extends Disposable implements AgentSession {
     void nudgeForegroundGroup(this.pty.pid);
   }
 
-  async send(text: string): Promise<void> {
+  send(text: string): Promise<void> {
+    // One at a time: a second text typed during the pause before the first's Enter joined its line
+    // (the start's prompt and a Send Prompt to All, two `paddock send`s at once).
+    const sent = this.sending.then(() => this.sendNow(text));
+    this.sending = sent.catch(() => undefined);
+    return sent;
+  }
+
+  private async sendNow(text: string): Promise<void> {
     if (this.exitInfo) throw failure('The agent has ended.');
     // Its socket is served before its setup command and its terminal: nothing to type into yet.
     if (!this.pty) throw failure(`The agent has not started yet${this.setupPhase ? ' (its worktree setup is running)' : ''}; send once it runs.`);

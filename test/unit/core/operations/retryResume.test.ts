@@ -8,6 +8,8 @@
 import * as assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Coordinator } from '../../../../src/core/coordinator';
+import type { JobRecord } from '../../../../src/core/store';
 import { CoordinatorSandbox, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
 /**
@@ -35,7 +37,8 @@ describe('Retry: resume only a conversation the agent saved', function () {
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  it('a claude agent that saved no conversation starts afresh with its prompt; one that did continues it', async () => {
+  /** A fake `claude` on PATH, and a claude agent whose first execution could not reach its API (it saved no conversation). */
+  async function agentWithoutConversation(): Promise<{ c: Coordinator; job: JobRecord }> {
     const bin = join(sb.root, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'claude'), FAKE_CLAUDE);
@@ -44,12 +47,16 @@ describe('Retry: resume only a conversation the agent saved', function () {
     sb.env.CLAUDE_CONFIG_DIR = join(sb.root, 'claude-config');
     const unreachable = `${sb.repo}.unreachable`;
     writeFileSync(unreachable, '');
-
     const c = sb.coordinator();
     const job = await c.start({ repo: sb.repo, profile: 'claude', prompt: 'fix the parser' });
     const first = await sb.waitEnded(job.id);
     assert.equal(first.lifecycle.state, 'failed', 'it could not reach its API');
     rmSync(unreachable);
+    return { c, job };
+  }
+
+  it('a claude agent that saved no conversation starts afresh with its prompt; one that did continues it', async () => {
+    const { c, job } = await agentWithoutConversation();
 
     await c.retry(job.id);
     const second = await sb.waitEnded(job.id);
@@ -63,5 +70,15 @@ describe('Retry: resume only a conversation the agent saved', function () {
     assert.equal(third.lifecycle.state, 'completed', third.lifecycle.detail ?? '');
     assert.ok(third.command.includes('--continue'), `continued: ${third.command.join(' ')}`);
     assert.equal(readFileSync(join(job.worktree!, 'runs.txt'), 'utf8'), 'new: fix the parser\ncontinue: now the tests\n');
+  });
+
+  it('a retry with a prompt of its own (a review) starts a new conversation with it on the command line', async () => {
+    const { c, job } = await agentWithoutConversation();
+    await c.retry(job.id, { prompt: 'address the review' });
+    const again = await sb.waitEnded(job.id);
+    assert.equal(again.lifecycle.state, 'completed', again.lifecycle.detail ?? '');
+    assert.ok(!again.command.includes('--continue'), again.command.join(' '));
+    assert.deepEqual(again.command.slice(-2), ['--', 'address the review'], 'in the argv, never typed onto its first screen');
+    assert.equal(readFileSync(join(job.worktree!, 'runs.txt'), 'utf8'), 'new: address the review\n');
   });
 });
