@@ -116,8 +116,9 @@ describe('checks and group commands on running and ended agents', function () {
       {
         ...(config.get<object>('profiles') ?? {}),
         checked: { command: 'sh', args: ['-c', 'echo made > made.txt'] },
-        // Reads one typed line, writes it where the test can see it, then runs on until stopped.
-        listener: { command: 'sh', args: ['-c', 'IFS= read -r line; printf "%s\\n" "$line" > heard.txt; exec sleep 600'] },
+        // Reads two typed lines, writes them where the test can see them, then runs on until stopped.
+        // Takes no prompt on its command line: the start's prompt is typed in first, then what is sent.
+        listener: { command: 'sh', args: ['-c', 'IFS= read -r prompt; IFS= read -r line; printf "%s\\n" "$prompt" "$line" > heard.txt; exec sleep 600'] },
       },
       vscode.ConfigurationTarget.Global,
     );
@@ -170,11 +171,11 @@ describe('checks and group commands on running and ended agents', function () {
     for (const job of group) {
       const heard = await waitFor(`${job.id} to write what it read`, () => {
         const file = path.join(job.worktree!, 'heard.txt');
-        // The shell creates the file before printf fills it: wait for the whole line.
+        // The shell creates the file before printf fills it: wait for both lines.
         const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-        return text.endsWith('\n') && text;
+        return text.split('\n').length === 3 && text;
       });
-      assert.equal(heard, 'hello from the host\n');
+      assert.equal(heard, 'Listen\nhello from the host\n');
     }
   });
 
