@@ -6,16 +6,19 @@
  * uncommitted changes, by a fast-forward there, refused first when it would
  * overwrite or delete a file that is not committed (untracked, ignored, or
  * the person's inside a folder that becomes a file), which git alone misses.
+ * A fast-forward git stops half-way (a required smudge filter that fails, a
+ * full disk) is put back path by path before the refusal is said.
  */
 import { promises as fs } from 'node:fs';
-import { failure } from '../common/errors';
-import { startEarly } from '../common/early';
+import { describeError, failure } from '../common/errors';
+import { prepareApplyUndo, refusedBeforeWriting } from './applyUndo';
+import { settlingOnError, startEarly } from '../common/early';
 import { headCommit, localChanges, operationInProgress, worktreeOfBranch, type LocalChanges } from './checkout';
 import { fewPaths } from './landingConflict';
 import { readHeadFromFiles } from './headFiles';
 import { firstLine, runGit } from './runGit';
 import { MERGE_CONFIG } from './scopedConfig';
-import type { PathChange } from './treeChanges';
+import { treeChanges, type PathChange } from './treeChanges';
 import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
 import type { WorktreeEntry } from './worktree';
 
@@ -85,12 +88,32 @@ export async function advanceBranch(
   const seen = await readHeadFromFiles(worktree).catch(() => undefined);
   const stillThere = seen ? seen.ref === `refs/heads/${branch}` && seen.head === from : (await headCommit(worktree)) === from;
   if (!stillThere) throw failure(`Branch ${branch} moved while the landing was prepared; nothing was changed, try again.`, 'TARGET_MOVED');
+  const changed = changes ?? startEarly(treeChanges(worktree, from, to));
+  // Read before git writes anything: which paths to put back, should the fast-forward stop half-way.
+  const undo = startEarly(prepareApplyUndo(worktree, from, to, changed));
   // git refuses to overwrite an untracked file by exact path only, and overwrites ignored ones without a word.
-  const inTheWay = await (inTheWayAhead ?? untrackedInTheWay(worktree, from, [to], changes));
-  if (inTheWay.length > 0) throw untrackedInTheWayError(`Moving ${branch} to the landed commit`, worktree, inTheWay);
+  const inTheWay = await settlingOnError([undo], () => inTheWayAhead ?? untrackedInTheWay(worktree, from, [to], changed));
+  if (inTheWay.length > 0) {
+    await undo.catch(() => undefined);
+    throw untrackedInTheWayError(`Moving ${branch} to the landed commit`, worktree, inTheWay);
+  }
+  const undoReady = await undo;
   // `--no-overwrite-ignore`: should an ignored file appear after that look, git refuses as a whole too.
   const res = await runGit(['merge', '--ff-only', '--no-overwrite-ignore', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason }, config: MERGE_CONFIG });
-  if (res.code !== 0) {
-    throw failure(`Could not move ${branch} in ${worktree}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`, 'TARGET_REFUSED');
+  if (res.code === 0) return;
+  const why = firstLine(res.stderr) || `exit code ${res.code}`;
+  // git checks the whole move before writing a file, but a write can still fail after others (a
+  // required smudge filter whose program is missing, a full disk): the files written stay, while the
+  // index and the branch are as they were.
+  if (!refusedBeforeWriting(res.stderr)) {
+    try {
+      await undoReady.undo();
+    } catch (err) {
+      throw failure(
+        `Could not move ${branch} in ${worktree}: ${why}, and putting back the files git had begun to change failed (${describeError(err, 300)}); ${branch} did not move, check ${fewPaths((await changed).map((c) => c.path))} there.`,
+        'TARGET_REFUSED',
+      );
+    }
   }
+  throw failure(`Could not move ${branch} in ${worktree}: ${why}; nothing was changed.`, 'TARGET_REFUSED');
 }

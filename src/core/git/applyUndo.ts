@@ -1,12 +1,15 @@
 /**
- * Puts a working tree back as it was when `git apply` stopped half-way. git
- * checks the whole patch before writing, but a write can still fail (a name
- * too long, a full disk, a folder made read-only meanwhile) after other files
- * were written, and git does not roll back. What a refused apply must restore
- * is known before it starts: the caller has checked that every path the patch
+ * Puts a working tree back as it was when a git command that writes files
+ * stopped half-way: `git apply`, and the fast-forward or merge of a landing
+ * or an update. git checks the whole change before writing, but a write can
+ * still fail (a name too long, a full disk, a folder made read-only
+ * meanwhile, a required smudge filter whose program is missing) after other
+ * files were written, and git does not roll back. What must be restored is
+ * known before it starts: the caller has checked that every path the change
  * touches is, on disk and in the index, exactly as HEAD has it (or absent),
- * so HEAD's entries (through the index, which `git apply` without `--index`
- * never writes) and the absence of the others are the state to return to.
+ * so HEAD's entries (through the index, which a failed `git apply`, merge or
+ * checkout leaves unwritten) and the absence of the others are the state to
+ * return to.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -29,9 +32,30 @@ function foldersOf(file: string): string[] {
  * `changes`: `treeChanges(worktree, head, tree)` when the caller reads it for another check too.
  */
 export async function prepareApplyUndo(worktree: string, head: string, tree: string, changes?: Promise<PathChange[]>): Promise<ApplyUndo> {
+  return undoOf(worktree, await (changes ?? treeChanges(worktree, head, tree)));
+}
+
+/** The same for a command that writes each of several trees in turn (a rebase: the base, then each replayed commit). */
+export async function prepareUndoAcross(worktree: string, head: string, trees: readonly string[]): Promise<ApplyUndo> {
+  const changes = await Promise.all(trees.map((tree) => treeChanges(worktree, head, tree)));
+  const byPath = new Map<string, PathChange>();
+  for (const c of changes.flat()) byPath.set(c.path, c);
+  return undoOf(worktree, [...byPath.values()]);
+}
+
+/**
+ * Whether git refused in its look before writing any file (unpack-trees' checks of the working tree:
+ * the person's file appeared or was edited since the caller looked). Putting back after such a
+ * refusal would overwrite or delete that very file, so the caller leaves it alone.
+ */
+export function refusedBeforeWriting(stderr: string): boolean {
+  return /would be (overwritten|removed|lost)|would lose untracked files|Not possible to fast-forward/.test(stderr);
+}
+
+async function undoOf(worktree: string, changes: readonly PathChange[]): Promise<ApplyUndo> {
   const inHead: string[] = [];
   const added: string[] = [];
-  for (const c of await (changes ?? treeChanges(worktree, head, tree))) (c.oldMode === ABSENT_MODE ? added : inHead).push(c.path);
+  for (const c of changes) (c.oldMode === ABSENT_MODE ? added : inHead).push(c.path);
   const folders = [...new Set(added.flatMap(foldersOf))];
   const present = await Promise.all(folders.map((folder) => fs.lstat(path.join(worktree, folder)).then(() => true, () => false)));
   // Innermost first, so that each is empty when its turn comes.

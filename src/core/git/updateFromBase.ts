@@ -4,7 +4,9 @@
  * there on purpose, for the person or the agent to resolve where the work
  * belongs; the error lists the files and how to finish or abort.
  */
-import { failure } from '../common/errors';
+import { describeError, failure } from '../common/errors';
+import { settlingOnError, startEarly } from '../common/early';
+import { prepareUndoAcross, refusedBeforeWriting, type ApplyUndo } from './applyUndo';
 import { headCommit, localChanges, operationInProgress } from './checkout';
 import { unmergedPaths } from './landBranch';
 import { fewPaths, LandingConflict } from './landingConflict';
@@ -25,12 +27,19 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
   if (tracked.length > 0) throw failure(`${worktree} has uncommitted changes (${fewPaths(tracked)}); commit them first — nothing was changed.`, 'UNCOMMITTED');
   const before = await headCommit(worktree);
   if (await isAncestor(worktree, base, before)) return { updated: false, head: before };
-  const inTheWay = await untrackedInTheWay(worktree, before, await treesPassedThrough(worktree, before, base, opts.rebase));
-  if (inTheWay.length > 0) throw untrackedInTheWayError(`Bringing ${baseName} into the agent's branch`, worktree, inTheWay);
+  const trees = await treesPassedThrough(worktree, before, base, opts.rebase);
+  // Read before git writes anything: which paths to put back, should the merge or rebase stop half-way.
+  const undo = startEarly(prepareUndoAcross(worktree, before, trees));
+  const inTheWay = await settlingOnError([undo], () => untrackedInTheWay(worktree, before, trees));
+  if (inTheWay.length > 0) {
+    await undo.catch(() => undefined);
+    throw untrackedInTheWayError(`Bringing ${baseName} into the agent's branch`, worktree, inTheWay);
+  }
   const verb = opts.rebase ? 'rebase' : 'merge';
   // A rebase replays single-parent commits only: what a merge commit carries would be deleted from the branch and the disk.
   const merges = opts.rebase ? await mergeCommitsBetween(worktree, base, before) : 0;
   if (merges > 0) {
+    await undo.catch(() => undefined);
     throw failure(
       `The agent's branch in ${worktree} has ${merges} merge commit${merges === 1 ? '' : 's'}, whose changes a rebase would drop; nothing was changed (update without --rebase to merge ${baseName} instead).`,
       'REBASE_MERGES',
@@ -41,6 +50,7 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
   const mergeArgs = ['merge', '--no-overwrite-ignore', '--ff', '--commit', '--no-squash', '--no-edit', '--no-stat', '-m', `Merge ${baseName} into the agent's branch`, base];
   const args = opts.rebase ? ['rebase', '--quiet', '--no-autosquash', base] : mergeArgs;
   const config = opts.rebase ? REBASE_CONFIG : MERGE_CONFIG;
+  const undoReady = await undo;
   const res = await runGit(args, { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' }, config });
   if (res.code !== 0) {
     const files = await unmergedPaths(worktree);
@@ -52,7 +62,9 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
       );
     }
     await runGit([verb, '--abort'], { cwd: worktree, allowFailure: true, config });
-    throw failure(`git ${verb} of ${baseName} failed in ${worktree}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`);
+    const why = firstLine(res.stderr) || `exit code ${res.code}`;
+    if (!refusedBeforeWriting(res.stderr)) await putBack(worktree, before, undoReady, `git ${verb} of ${baseName} failed in ${worktree}: ${why}`);
+    throw failure(`git ${verb} of ${baseName} failed in ${worktree}: ${why}; nothing was changed.`);
   }
   return { updated: true, head: await headCommit(worktree) };
 }
@@ -70,4 +82,18 @@ async function treesPassedThrough(worktree: string, before: string, base: string
   }
   const replayed = await runGit(['rev-list', '--no-merges', `${base}..${before}`, '--'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS });
   return [base, ...replayed.stdout.split('\n').filter(Boolean)];
+}
+
+/**
+ * A merge or rebase git stopped half-way without a conflict (a write that failed after others: a
+ * required smudge filter whose program is missing, a full disk) leaves the files it wrote while the
+ * branch and the index are as before (its abort, when there is one to abort, puts back only what it
+ * recorded): the agent's worktree is put back path by path, or the sentence says what is left.
+ */
+async function putBack(worktree: string, before: string, undo: ApplyUndo, failed: string): Promise<void> {
+  const [head, busy] = await Promise.all([headCommit(worktree).catch(() => null), operationInProgress(worktree)]);
+  const problem =
+    head !== before ? `HEAD is at ${head ?? 'no commit'} instead of ${before.slice(0, 12)}` : busy ? `${busy} is still in progress` : await undo.undo().then(() => null, (err: unknown) => describeError(err, 300));
+  if (problem === null) return;
+  throw failure(`${failed}, and putting back the files it had begun to change failed (${problem}); check the worktree with git status before landing it — the agent's branch did not move.`);
 }

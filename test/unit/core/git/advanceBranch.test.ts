@@ -1,9 +1,12 @@
 /**
  * advanceBranch moving a checked-out target: a refusal by git names what it
- * is about (the files in the way), in one sentence, and changes nothing.
+ * is about (the files in the way), in one sentence, and changes nothing; a
+ * fast-forward git stops half-way is put back.
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { advanceBranch } from '../../../../src/core/git';
 import { firstLine } from '../../../../src/core/git/runGit';
 import { PaddockError } from '../../../../src/core/common/errors';
@@ -38,5 +41,36 @@ describe('git: advanceBranch', function () {
     const refused = spawnSync('git', ['merge', '--ff-only', '--no-overwrite-ignore', to], { cwd: repo, encoding: 'utf8' });
     assert.notEqual(refused.status, 0);
     assert.match(firstLine(refused.stderr), /would be overwritten by merge: f1\.txt, f2\.txt, f3\.txt, f4\.txt, f5\.txt and 2 more$/);
+  });
+
+  it('a fast-forward git stops half-way (a required smudge filter whose program is missing) is put back: files, index and branch as before (bug 55)', async () => {
+    // As git-lfs (`git lfs install`) or git-crypt leave a repository: a required filter, here with its program gone.
+    const repo = sb.repo({ 'README.md': 'hello\n', 'old.txt': 'old\n', '.gitattributes': '*.bin filter=crypt\n' });
+    const from = git(repo, 'rev-parse', 'main');
+    git(repo, 'checkout', '-q', '-b', 'agent');
+    write(repo, 'README.md', 'changed by the agent\n');
+    write(repo, 'a.txt', 'new\n');
+    write(repo, 'dir/new.txt', 'new in a new folder\n');
+    write(repo, 'z.bin', 'secret\n');
+    git(repo, 'rm', '-q', 'old.txt');
+    git(repo, '-c', 'filter.crypt.clean=cat', 'add', '-A');
+    git(repo, '-c', 'filter.crypt.clean=cat', 'commit', '-q', '-m', 'agent');
+    const to = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', 'main');
+    git(repo, 'config', 'filter.crypt.smudge', 'paddock-no-such-filter-program %f');
+    git(repo, 'config', 'filter.crypt.required', 'true');
+    write(repo, 'notes.txt', 'the person\'s untracked file\n');
+    const before = treeState(repo);
+    const index = readFileSync(join(repo, '.git', 'index'));
+    await assert.rejects(advanceBranch(repo, 'main', from, to, 'test'), (e: PaddockError) => {
+      assert.equal(e.code, 'TARGET_REFUSED');
+      assert.match(e.message, /^Could not move main in .*; nothing was changed\.$/);
+      assert.equal(e.message.split('\n').length, 1);
+      return true;
+    });
+    assert.equal(git(repo, 'rev-parse', 'main'), from);
+    assertSameState(treeState(repo), before);
+    assert.deepEqual(readFileSync(join(repo, '.git', 'index')), index);
+    assert.equal(git(repo, 'status', '--porcelain'), '?? notes.txt');
   });
 });

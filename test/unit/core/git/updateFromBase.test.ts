@@ -1,11 +1,13 @@
 /**
  * Bringing the base into an agent's worktree (merge or rebase) in real
  * repositories, whatever the repository's settings say about merges and
- * rebases.
+ * rebases; a merge or rebase git stops half-way leaves the worktree as it was.
  */
 import * as assert from 'node:assert/strict';
 import { updateFromBase } from '../../../../src/core/git';
+import { PaddockError } from '../../../../src/core/common/errors';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
+import { assertSameState, treeState } from './treeState';
 
 describe('git: updateFromBase', function () {
   this.timeout(30_000);
@@ -47,4 +49,37 @@ describe('git: updateFromBase', function () {
     assert.equal(git(wt, 'rev-parse', 'refs/heads/paddock/agent'), base);
     assert.equal(git(wt, 'status', '--porcelain'), '');
   });
+
+  for (const rebase of [false, true]) {
+    // 0 commits of the agent's own: a fast-forward; 2: a true merge, or a replay of two commits.
+    for (const agentCommits of [0, 2]) {
+      it(`a ${rebase ? 'rebase' : 'merge'} git stops half-way (a required smudge filter whose program is missing) leaves the agent's worktree, index and branch as they were, ${agentCommits} agent commits (bug 55)`, async () => {
+        const { repo, wt } = setup(agentCommits);
+        // As git-lfs (`git lfs install`) or git-crypt leave a repository: a required filter, here with its program gone.
+        write(repo, '.gitattributes', '*.bin filter=crypt\n');
+        write(repo, 'README.md', 'changed on main\n');
+        write(repo, 'dir/new.txt', 'new in a new folder\n');
+        write(repo, 'z.bin', 'secret\n');
+        git(repo, '-c', 'filter.crypt.clean=cat', 'add', '-A');
+        git(repo, '-c', 'filter.crypt.clean=cat', 'commit', '-q', '-m', 'main adds a filtered file');
+        const base = git(repo, 'rev-parse', 'main');
+        git(repo, 'config', 'filter.crypt.smudge', 'paddock-no-such-filter-program %f');
+        git(repo, 'config', 'filter.crypt.required', 'true');
+        write(wt, 'notes.txt', "the agent's untracked file\n");
+        const head = git(wt, 'rev-parse', 'HEAD');
+        const before = treeState(wt);
+        const staged = git(wt, 'ls-files', '--stage');
+        await assert.rejects(updateFromBase(wt, base, 'main', { rebase }), (e: PaddockError) => {
+          assert.match(e.message, /failed in .*; nothing was changed\.$/);
+          assert.equal(e.message.split('\n').length, 1);
+          return true;
+        });
+        assert.equal(git(wt, 'rev-parse', 'HEAD'), head);
+        assert.equal(git(wt, 'symbolic-ref', '--short', 'HEAD'), 'paddock/agent');
+        assertSameState(treeState(wt), before);
+        assert.equal(git(wt, 'ls-files', '--stage'), staged);
+        assert.equal(git(wt, 'status', '--porcelain'), '?? notes.txt');
+      });
+    }
+  }
 });
