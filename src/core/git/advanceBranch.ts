@@ -105,7 +105,8 @@ export async function advanceBranch(
   // git checks the whole move before writing a file, but a write can still fail after others (a
   // required smudge filter whose program is missing, a full disk): the files written stay, while the
   // index and the branch are as they were.
-  if (!refusedBeforeWriting(res.stderr)) {
+  // Only over the files of `from`: a branch another landing moved meanwhile is that landing's checkout.
+  if (!refusedBeforeWriting(res.stderr) && (await headCommit(worktree).catch(() => null)) === from) {
     try {
       await undoReady.undo();
     } catch (err) {

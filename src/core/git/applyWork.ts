@@ -1,7 +1,8 @@
 /**
  * Puts a commit's changes into a working tree as uncommitted changes, by a
  * three-way merge: the merge is computed in the object database against what
- * is checked out (HEAD), so a conflict changes nothing; the result's
+ * is checked out (HEAD), so a conflict changes nothing; never into a worktree
+ * where a git operation stopped half-way; the result's
  * difference from HEAD is then applied to files that have no local changes
  * (checked first: a path the person changed, staged or left untracked, an
  * ignored file, or a file of the person's in a folder the patch replaces is
@@ -16,11 +17,14 @@ import { mergeTrees } from './mergeTree';
 import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { treeChanges } from './treeChanges';
+import { assertNothingHalfDone } from './worktreeReadiness';
 import { startEarly } from '../common/early';
 
 /** The paths changed in `target`. */
 export async function applyCommitToWorktree(target: string, source: string, sourceName: string): Promise<string[]> {
-  const headRes = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: target, allowFailure: true });
+  // Changes applied on a merge, rebase or cherry-pick stopped half-way would be taken into the
+  // person's next `--continue` commit, or discarded by their `rebase --abort` (a hard reset).
+  const [headRes] = await Promise.all([runGit(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: target, allowFailure: true }), assertNothingHalfDone(target, target)]);
   if (headRes.code !== 0) throw failure(`${target} has no commit checked out to apply onto; nothing was changed.`);
   const head = headRes.stdout.trim();
   const merged = await mergeTrees(target, head, source);

@@ -6,6 +6,7 @@
  * conflict stops there, listing the files, for resolving in place.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { applyCommitToWorktree, LandingConflict, updateFromBase, worktreeStateCommit } from '../../../../src/core/git';
@@ -51,6 +52,33 @@ describe('git: apply and update', function () {
     assert.deepEqual(status, ['D gone.txt', 'M README.md', 'M shared.txt', '?? blob.bin', '?? committed.txt', '?? new/'].sort(), 'all unstaged, untracked new files');
     assertSameState(treeState(wt), agentBefore);
     assert.equal(git(wt, 'status', '--porcelain'), agentStatus, "the agent's index is untouched");
+  });
+
+  it('refuses a main worktree where a merge, a rebase or a cherry-pick stopped half-way, changing nothing (bug 55)', async () => {
+    for (const stop of ['merge', 'rebase', 'cherry-pick'] as const) {
+      const repo = sb.repo({ 'README.md': 'hello\n', 'other.txt': 'other\n' }, `repo-${stop}`);
+      const wt = sb.path(`agent-wt-${stop}`);
+      git(repo, 'worktree', 'add', '-q', '-b', 'paddock/agent', wt, 'main');
+      write(wt, 'other.txt', 'changed by the agent\n');
+      git(wt, 'commit', '-q', '-am', 'agent');
+      // The person's own work stops on a conflict in README.md, a file the agent does not touch.
+      git(repo, 'checkout', '-q', '-b', 'side');
+      write(repo, 'README.md', 'side\n');
+      git(repo, 'commit', '-q', '-am', 'side');
+      git(repo, 'checkout', '-q', 'main');
+      write(repo, 'README.md', 'main\n');
+      git(repo, 'commit', '-q', '-am', 'main');
+      spawnSync('git', stop === 'rebase' ? ['rebase', 'side'] : [stop, 'side'], { cwd: repo });
+      assert.match(git(repo, 'status', '--porcelain'), /^UU README\.md$/m, stop);
+      const before = { files: treeState(repo), index: readFileSync(path.join(repo, '.git', 'index')).toString('base64') };
+      await assert.rejects(applyCommitToWorktree(repo, git(wt, 'rev-parse', 'HEAD'), 'Agent work'), (e: PaddockError) => {
+        const doing = stop === 'merge' ? 'a merge' : stop === 'rebase' ? 'a rebase' : 'a cherry-pick';
+        assert.equal(e.message, `${repo} has ${doing} in progress; finish or abort it there first — nothing was changed.`);
+        return true;
+      });
+      assertSameState(treeState(repo), before.files);
+      assert.equal(readFileSync(path.join(repo, '.git', 'index')).toString('base64'), before.index);
+    }
   });
 
   it('refuses, listing the files, when it would overwrite local changes (tracked or untracked), changing nothing', async () => {
