@@ -13,7 +13,7 @@ import { promises as fs } from 'node:fs';
 import { describeError, failure } from '../common/errors';
 import { prepareApplyUndo, refusedBeforeWriting } from './applyUndo';
 import { settlingOnError, startEarly } from '../common/early';
-import { headCommit, localChanges, operationInProgress, worktreeOfBranch, type LocalChanges } from './checkout';
+import { branchTip, headCommit, localChanges, operationInProgress, worktreeOfBranch, type LocalChanges } from './checkout';
 import { fewPaths } from './landingConflict';
 import { readHeadFromFiles } from './headFiles';
 import { firstLine, runGit } from './runGit';
@@ -81,8 +81,12 @@ export async function advanceBranch(
   const worktree = checkedOut !== undefined ? checkedOut : await assertTargetLandable(repo, branch);
   if (worktree === null) {
     const res = await runGit(['update-ref', '-m', reason, `refs/heads/${branch}`, to, from], { cwd: repo, allowFailure: true });
-    if (res.code !== 0) throw failure(`Branch ${branch} moved while the landing was prepared (${firstLine(res.stderr)}); nothing was changed, try again.`, 'TARGET_MOVED');
-    return;
+    if (res.code === 0) return;
+    // A branch still where it was was not moved by anyone: git refused the update itself (a reference-transaction hook, a lock).
+    if ((await branchTip(repo, branch).catch(() => null)) === from) {
+      throw failure(`Could not move ${branch}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`, 'TARGET_REFUSED');
+    }
+    throw failure(`Branch ${branch} moved while the landing was prepared (${firstLine(res.stderr)}); nothing was changed, try again.`, 'TARGET_MOVED');
   }
   // The last look before the fast-forward, from git's files (no process): HEAD must still name the branch, at `from`.
   const seen = await readHeadFromFiles(worktree).catch(() => undefined);

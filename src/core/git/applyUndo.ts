@@ -8,8 +8,8 @@
  * known before it starts: the caller has checked that every path the change
  * touches is, on disk and in the index, exactly as HEAD has it (or absent),
  * so HEAD's entries (through the index, which a failed `git apply`, merge or
- * checkout leaves unwritten) and the absence of the others are the state to
- * return to.
+ * checkout leaves unwritten, and which is put back first when it was
+ * written) and the absence of the others are the state to return to.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -32,7 +32,7 @@ function foldersOf(file: string): string[] {
  * `changes`: `treeChanges(worktree, head, tree)` when the caller reads it for another check too.
  */
 export async function prepareApplyUndo(worktree: string, head: string, tree: string, changes?: Promise<PathChange[]>): Promise<ApplyUndo> {
-  return undoOf(worktree, await (changes ?? treeChanges(worktree, head, tree)));
+  return undoOf(worktree, head, await (changes ?? treeChanges(worktree, head, tree)));
 }
 
 /** The same for a command that writes each of several trees in turn (a rebase: the base, then each replayed commit). */
@@ -40,7 +40,7 @@ export async function prepareUndoAcross(worktree: string, head: string, trees: r
   const changes = await Promise.all(trees.map((tree) => treeChanges(worktree, head, tree)));
   const byPath = new Map<string, PathChange>();
   for (const c of changes.flat()) byPath.set(c.path, c);
-  return undoOf(worktree, [...byPath.values()]);
+  return undoOf(worktree, head, [...byPath.values()]);
 }
 
 /**
@@ -52,7 +52,7 @@ export function refusedBeforeWriting(stderr: string): boolean {
   return /would be (overwritten|removed|lost)|would lose untracked files|Not possible to fast-forward/.test(stderr);
 }
 
-async function undoOf(worktree: string, changes: readonly PathChange[]): Promise<ApplyUndo> {
+async function undoOf(worktree: string, head: string, changes: readonly PathChange[]): Promise<ApplyUndo> {
   const inHead: string[] = [];
   const added: string[] = [];
   for (const c of changes) (c.oldMode === ABSENT_MODE ? added : inHead).push(c.path);
@@ -62,6 +62,14 @@ async function undoOf(worktree: string, changes: readonly PathChange[]): Promise
   const madeByPatch = folders.filter((_, i) => !present[i]).sort((a, b) => b.split('/').length - a.split('/').length);
   return {
     async undo() {
+      // A command that wrote the index before failing (a fast-forward whose ref update a
+      // reference-transaction hook refused) left the touched entries at the new commit, and the
+      // files below are put back from the index: its entries for those paths go back to HEAD's first.
+      const indexMoved = await runGit(['diff-index', '--cached', '--quiet', head, '--'], { cwd: worktree, allowFailure: true });
+      if (indexMoved.code !== 0) {
+        const touched = [...added, ...inHead];
+        await runGit(['reset', '-q', '--pathspec-from-file=-', '--pathspec-file-nul', head], { cwd: worktree, input: touched.join('\0') + '\0', env: { GIT_LITERAL_PATHSPECS: '1' }, timeoutMs: GIT_BULK_TIMEOUT_MS });
+      }
       for (const file of added) await fs.unlink(path.join(worktree, file)).catch(ignoreMissing);
       // A folder that holds anything else now is not the patch's alone: it stays.
       for (const folder of madeByPatch) await fs.rmdir(path.join(worktree, folder)).catch((err: NodeJS.ErrnoException) => err.code === 'ENOTEMPTY' || ignoreMissing(err));

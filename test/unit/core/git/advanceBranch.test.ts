@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { advanceBranch } from '../../../../src/core/git';
 import { firstLine } from '../../../../src/core/git/runGit';
@@ -72,5 +72,41 @@ describe('git: advanceBranch', function () {
     assertSameState(treeState(repo), before);
     assert.deepEqual(readFileSync(join(repo, '.git', 'index')), index);
     assert.equal(git(repo, 'status', '--porcelain'), '?? notes.txt');
+  });
+
+  it("a fast-forward whose branch update the repository's reference-transaction hook refuses, after git wrote the files and the index, is put back; a branch checked out nowhere is not said to have moved (bug 55)", async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n', 'd/old.txt': 'old\n' });
+    const from = git(repo, 'rev-parse', 'main');
+    git(repo, 'checkout', '-q', '-b', 'agent');
+    write(repo, 'README.md', 'changed by the agent\n');
+    write(repo, 'n/new.txt', 'new in a new folder\n');
+    git(repo, 'rm', '-q', 'd/old.txt');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'agent');
+    const to = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', 'main');
+    // git 2.28+: the hook may refuse a ref update in its prepared state; `git merge --ff-only` has written the files and the index by then.
+    git(repo, 'branch', 'other', from);
+    write(repo, '.git/hooks/reference-transaction', '#!/bin/sh\n[ "$1" = prepared ] && grep -q refs/heads/ && exit 1\nexit 0\n');
+    chmodSync(join(repo, '.git/hooks/reference-transaction'), 0o755);
+    write(repo, 'notes.txt', "the person's untracked file\n");
+    const before = treeState(repo);
+    const staged = git(repo, 'ls-files', '--stage');
+    await assert.rejects(advanceBranch(repo, 'main', from, to, 'test'), (e: PaddockError) => {
+      assert.equal(e.code, 'TARGET_REFUSED');
+      assert.match(e.message, /^Could not move main in .*: ref updates aborted by hook; nothing was changed\.$/);
+      return true;
+    });
+    assert.equal(git(repo, 'rev-parse', 'main'), from);
+    assertSameState(treeState(repo), before);
+    assert.equal(git(repo, 'ls-files', '--stage'), staged);
+    assert.equal(git(repo, 'status', '--porcelain'), '?? notes.txt');
+    // Checked out nowhere, the same refusal is said as it is: nobody moved the branch.
+    await assert.rejects(advanceBranch(repo, 'other', from, to, 'test'), (e: PaddockError) => {
+      assert.equal(e.code, 'TARGET_REFUSED');
+      assert.equal(e.message, 'Could not move other: ref updates aborted by hook; nothing was changed.');
+      return true;
+    });
+    assert.equal(git(repo, 'rev-parse', 'other'), from);
   });
 });
