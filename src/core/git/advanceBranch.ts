@@ -103,9 +103,15 @@ export async function advanceBranch(
   }
   const undoReady = await undo;
   // `--no-overwrite-ignore`: should an ignored file appear after that look, git refuses as a whole too.
-  const res = await runGit(['merge', '--ff-only', '--no-overwrite-ignore', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason }, config: MERGE_CONFIG });
+  const res = await runGit(['merge', '--ff-only', '--no-overwrite-ignore', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason }, config: MERGE_CONFIG }).then(
+    (done) => ({ code: done.code, stderr: done.stderr, why: firstLine(done.stderr) || `exit code ${done.code}` }),
+    (err: unknown) => ({ code: -1, stderr: '', why: describeError(err, 300) }),
+  );
   if (res.code === 0) return;
-  const why = firstLine(res.stderr) || `exit code ${res.code}`;
+  // git moves the branch after the files and the index, then runs the person's post-merge hook: git
+  // killed after the move (a hook stopped at runGit's time limit, or one that killed it) has landed.
+  if ((await branchTip(repo, branch).catch(() => null)) === to) return;
+  const why = res.why;
   // git checks the whole move before writing a file, but a write can still fail after others (a
   // required smudge filter whose program is missing, a full disk): the files written stay, while the
   // index and the branch are as they were.

@@ -11,6 +11,7 @@ import { headCommit, localChanges, operationInProgress } from './checkout';
 import { unmergedPaths } from './landBranch';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { isAncestor, mergeCommitsBetween, mergeTrees } from './mergeTree';
+import { readHeadFromFiles } from './headFiles';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { MERGE_CONFIG, REBASE_CONFIG } from './scopedConfig';
 import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
@@ -51,7 +52,10 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
   const args = opts.rebase ? ['rebase', '--quiet', '--no-autosquash', base] : mergeArgs;
   const config = opts.rebase ? REBASE_CONFIG : MERGE_CONFIG;
   const undoReady = await undo;
-  const res = await runGit(args, { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' }, config });
+  const res = await runGit(args, { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' }, config }).then(
+    (done) => ({ code: done.code, stderr: done.stderr, why: firstLine(done.stderr) || `exit code ${done.code}` }),
+    (err: unknown) => ({ code: -1, stderr: '', why: describeError(err, 300) }),
+  );
   if (res.code !== 0) {
     const files = await unmergedPaths(worktree);
     if (files.length > 0) {
@@ -61,8 +65,14 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
         files,
       );
     }
+    // git moves the branch, then runs the person's hooks, then forgets the operation's state: a merge
+    // killed in its post-merge hook (a hook stopped at runGit's time limit, or one that killed git)
+    // has committed and left MERGE_HEAD, which the abort drops, keeping the commit; a rebase killed
+    // in its post-rewrite hook is undone by its abort.
     await runGit([verb, '--abort'], { cwd: worktree, allowFailure: true, config });
-    const why = firstLine(res.stderr) || `exit code ${res.code}`;
+    const landed = await finishedAnyway(worktree, before, base);
+    if (landed !== null) return { updated: true, head: landed };
+    const why = res.why;
     if (!refusedBeforeWriting(res.stderr)) await putBack(worktree, before, undoReady, `git ${verb} of ${baseName} failed in ${worktree}: ${why}`);
     throw failure(`git ${verb} of ${baseName} failed in ${worktree}: ${why}; nothing was changed.`);
   }
@@ -82,6 +92,13 @@ async function treesPassedThrough(worktree: string, before: string, base: string
   }
   const replayed = await runGit(['rev-list', '--no-merges', `${base}..${before}`, '--'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS });
   return [base, ...replayed.stdout.split('\n').filter(Boolean)];
+}
+
+/** The branch's new HEAD when git, though it failed, updated it: checked out, moved, holding the base, nothing in progress; else null. */
+async function finishedAnyway(worktree: string, before: string, base: string): Promise<string | null> {
+  const [head, busy] = await Promise.all([readHeadFromFiles(worktree).catch(() => undefined), operationInProgress(worktree)]);
+  if (head === undefined || head.ref === null || head.head === before || busy !== null) return null;
+  return (await isAncestor(worktree, base, head.head)) ? head.head : null;
 }
 
 /**

@@ -109,4 +109,22 @@ describe('git: advanceBranch', function () {
     });
     assert.equal(git(repo, 'rev-parse', 'other'), from);
   });
+
+  it("a fast-forward whose git is killed after the move (in the person's post-merge hook, as runGit's time limit kills a hook that hangs) has landed and says so (bug 55)", async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const from = git(repo, 'rev-parse', 'main');
+    git(repo, 'checkout', '-q', '-b', 'agent');
+    write(repo, 'README.md', 'changed by the agent\n');
+    write(repo, 'n/new.txt', 'new in a new folder\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'agent');
+    const to = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', 'main');
+    write(repo, '.git/hooks/post-merge', '#!/bin/sh\nkill -9 $PPID\n');
+    chmodSync(join(repo, '.git/hooks/post-merge'), 0o755);
+    await advanceBranch(repo, 'main', from, to, 'test');
+    assert.equal(git(repo, 'rev-parse', 'main'), to);
+    assert.equal(readFileSync(join(repo, 'n/new.txt'), 'utf8'), 'new in a new folder\n');
+    assert.equal(git(repo, 'status', '--porcelain'), '');
+  });
 });

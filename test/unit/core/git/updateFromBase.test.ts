@@ -4,6 +4,8 @@
  * rebases; a merge or rebase git stops half-way leaves the worktree as it was.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync } from 'node:fs';
 import { updateFromBase } from '../../../../src/core/git';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
@@ -81,5 +83,21 @@ describe('git: updateFromBase', function () {
         assert.equal(git(wt, 'status', '--porcelain'), '?? notes.txt');
       });
     }
+  }
+
+  // 0 commits of the agent's own: a fast-forward; 1: a merge commit (git has not yet removed MERGE_HEAD when the hook runs).
+  for (const agentCommits of [0, 1]) {
+    it(`a merge whose git is killed after it moved the branch (in the person's post-merge hook, as runGit's time limit kills a hook that hangs) has updated it and says so, ${agentCommits} agent commits (bug 55)`, async () => {
+      const { repo, wt, base } = setup(agentCommits);
+      write(repo, '.git/hooks/post-merge', '#!/bin/sh\nkill -9 $PPID\n');
+      chmodSync(`${repo}/.git/hooks/post-merge`, 0o755);
+      const res = await updateFromBase(wt, base, 'main', { rebase: false });
+      assert.equal(res.updated, true);
+      assert.equal(res.head, git(wt, 'rev-parse', 'HEAD'));
+      assert.equal(git(wt, 'symbolic-ref', '--short', 'HEAD'), 'paddock/agent');
+      assert.equal(git(wt, 'merge-base', '--is-ancestor', base, 'HEAD'), '');
+      assert.equal(git(wt, 'status', '--porcelain'), '');
+      assert.equal(spawnSync('git', ['rev-parse', '--verify', '-q', 'MERGE_HEAD'], { cwd: wt }).status, 1, 'no merge left in progress');
+    });
   }
 });
