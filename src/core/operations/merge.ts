@@ -57,7 +57,16 @@ export function defaultMergeMessage(job: JobRecord, strategy: LandStrategy, into
  * the agent is stopped or its work committed, whatever was read about the branches before is let
  * finish and read again after.
  */
+/** Why `message`, given by the person, cannot be a merge's or squash's commit message, or null when it can (the CLI and the window ask this one rule). */
+export function landingMessageProblem(message: string): string | null {
+  // git's own `commit` refuses an empty message; commit-tree, which lands it, would write one on the base.
+  if (message.trim() === '') return "A commit message needs text (without --message, one is made from the agent's title).";
+  return null;
+}
+
 export async function mergeLocked(ctx: OperationContext, id: string, req: MergeRequest): Promise<MergeReport> {
+  const messageProblem = req.message === undefined ? null : landingMessageProblem(req.message);
+  if (messageProblem) throw usageError(messageProblem);
   let job = await ctx.store.read(id);
   const blocked = landBlocker(job);
   if (blocked) throw usageError(blocked);

@@ -246,6 +246,23 @@ describe('CLI: merge, update, apply, pr, forget, prune', function () {
     assert.equal(git(bare, 'branch', '--list'), '', 'nothing was pushed');
   });
 
+  it('merge refuses an empty or blank --message before anything lands, as git commit refuses one (bug 55)', async () => {
+    const a = await agent(COMMIT('msg.txt', 'm'));
+    const old = mainCommit('m.txt', 'main');
+    for (const message of ['', '   ', '\n\t\n']) {
+      for (const how of [[], ['--squash']]) {
+        const refused = await cli(['merge', a.id, ...how, '--message', message]);
+        assert.equal(refused.code, 2, JSON.stringify(message));
+        assertOneSentence(refused.stderr);
+        assert.match(refused.stderr, /commit message needs text/);
+      }
+    }
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), old, 'nothing landed');
+    const landed = await cli(['merge', a.id, '--squash', '--message', 'Add msg.txt']);
+    assert.equal(landed.code, 0, landed.stderr);
+    assert.equal(git(sb.repo, 'log', '-1', '--format=%B', 'main'), 'Add msg.txt');
+  });
+
   // Bug: an agent started from `origin/develop` with no local `develop` could not be proposed or
   // updated: both refused (exit 2) with "say which branch … with --into", an option neither has.
   it('pr and update of an agent based on a remote branch with no local one: into that remote branch, from it', async () => {
