@@ -44,12 +44,13 @@ export async function prepareUndoAcross(worktree: string, head: string, trees: r
 }
 
 /**
- * Whether git refused in its look before writing any file (unpack-trees' checks of the working tree:
- * the person's file appeared or was edited since the caller looked). Putting back after such a
- * refusal would overwrite or delete that very file, so the caller leaves it alone.
+ * Whether git refused before writing any file: in unpack-trees' checks of the working tree (the
+ * person's file appeared or was edited since the caller looked), or on the index's lock (another
+ * git process, an editor's `git status`, holds it). Putting back after such a refusal would
+ * overwrite or delete the person's file, or rewrite files nobody changed, so the caller leaves it alone.
  */
 export function refusedBeforeWriting(stderr: string): boolean {
-  return /would be (overwritten|removed|lost)|would lose untracked files|Not possible to fast-forward/.test(stderr);
+  return /would be (overwritten|removed|lost)|would lose untracked files|Not possible to fast-forward|Unable to create '[^']*index\.lock'/.test(stderr);
 }
 
 async function undoOf(worktree: string, head: string, changes: readonly PathChange[]): Promise<ApplyUndo> {

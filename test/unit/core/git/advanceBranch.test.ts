@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { advanceBranch } from '../../../../src/core/git';
 import { firstLine } from '../../../../src/core/git/runGit';
@@ -126,5 +126,24 @@ describe('git: advanceBranch', function () {
     assert.equal(git(repo, 'rev-parse', 'main'), to);
     assert.equal(readFileSync(join(repo, 'n/new.txt'), 'utf8'), 'new in a new folder\n');
     assert.equal(git(repo, 'status', '--porcelain'), '');
+  });
+
+  it("a fast-forward refused before any write (the index locked by another git) is not put back over the person's files (bug 55)", async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const from = git(repo, 'rev-parse', 'main');
+    git(repo, 'checkout', '-q', '-b', 'agent');
+    write(repo, 'README.md', 'changed by the agent\n');
+    git(repo, 'commit', '-q', '-am', 'agent');
+    const to = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', 'main');
+    const old = new Date('2020-01-01T00:00:00Z');
+    utimesSync(join(repo, 'README.md'), old, old);
+    write(repo, '.git/index.lock', '');
+    await assert.rejects(advanceBranch(repo, 'main', from, to, 'test'), (e: PaddockError) => {
+      assert.match(e.message, /^Could not move main in .*: Unable to create '.*index\.lock': File exists\.; nothing was changed\.$/);
+      return true;
+    });
+    assert.equal(statSync(join(repo, 'README.md')).mtimeMs, old.getTime(), 'README.md was not written again');
+    assert.equal(git(repo, 'rev-parse', 'main'), from);
   });
 });
