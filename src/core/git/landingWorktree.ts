@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { describeError } from '../common/errors';
-import { runGit } from './runGit';
+import { describeError, failure } from '../common/errors';
+import { firstLine, runGit } from './runGit';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
 
 const NAME = /^land-(\d+)-[0-9a-f]+$/;
@@ -71,7 +71,9 @@ export async function withLandingWorktree<T>(repo: string, root: string, commit:
   await sweepLandingWorktrees(root);
   const folder = path.join(root, `land-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    await runGit(['worktree', 'add', '--detach', '--quiet', folder, commit], { cwd: repo, config: LANDING_GIT_CONFIG, pastSiblingAdds: true });
+    const made = await runGit(['worktree', 'add', '--detach', '--quiet', folder, commit], { cwd: repo, config: LANDING_GIT_CONFIG, pastSiblingAdds: true, allowFailure: true });
+    // Its checkout runs the repository's filters: a required one whose program is missing refuses it.
+    if (made.code !== 0) throw failure(`Could not make the landing's temporary worktree of ${repo} (${firstLine(made.stderr) || `exit code ${made.code}`}); nothing was changed.`);
     return await fn(folder);
   } finally {
     await runGit(['worktree', 'remove', '--force', '--force', folder], { cwd: repo, allowFailure: true, pastSiblingAdds: true });

@@ -194,6 +194,22 @@ describe('git: landBranch', function () {
     assert.equal(git(repo, 'worktree', 'list').split('\n').length, 2);
   });
 
+  it('a temporary worktree git cannot check out (a required smudge filter whose program is missing) refuses the rebase in one sentence, changing nothing (bug 55)', async () => {
+    const { repo, tip, scratch } = setup();
+    mainMoves(repo);
+    git(repo, 'config', 'filter.crypt.smudge', 'paddock-no-such-filter-program %f');
+    git(repo, 'config', 'filter.crypt.required', 'true');
+    write(repo, '.git/info/attributes', 'feature.txt filter=crypt\n');
+    const before = git(repo, 'rev-parse', 'main');
+    await assert.rejects(land(repo, tip, 'rebase', scratch), (e: PaddockError) => {
+      assert.match(e.message, /^Could not make the landing's temporary worktree of .* \(.*\); nothing was changed\.$/);
+      return true;
+    });
+    assert.equal(git(repo, 'rev-parse', 'main'), before);
+    assert.deepEqual(readdirSync(scratch), [], 'temporary worktree removed');
+    assert.equal(git(repo, 'worktree', 'list').split('\n').length, 2);
+  });
+
   it('--ff-only refuses when the target moved, changing nothing', async () => {
     const { repo, tip, scratch } = setup();
     mainMoves(repo);
