@@ -10,6 +10,7 @@ import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { flaggedEdits, restoreFlags, rewriteWithoutFlags } from './flaggedFiles';
 import { assertNothingHalfDone } from './worktreeReadiness';
 import { NO_AUTO_MAINTENANCE } from './scopedConfig';
+import { identityHint } from './identityHint';
 
 /**
  * The new HEAD. git's own identity and hooks apply, as for any commit the person makes. Refused
@@ -37,7 +38,7 @@ export async function commitAllWork(worktree: string, message: string, branch: s
   try {
     await runGit(['add', '-A'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS });
     const res = await runGit(['commit', '--quiet', '--file=-'], { cwd: worktree, input: message.endsWith('\n') ? message : `${message}\n`, allowFailure: true, config: NO_AUTO_MAINTENANCE });
-    if (res.code !== 0) throw failure(`Could not commit the uncommitted work in ${worktree}: ${firstLine(res.stderr) || firstLine(res.stdout) || `exit code ${res.code}`}.`);
+    if (res.code !== 0) throw failure(`Could not commit the uncommitted work in ${worktree}: ${firstLine(res.stderr) || firstLine(res.stdout) || `exit code ${res.code}`}${identityHint(res.stderr)}; nothing was changed.`);
     await staging.discard();
   } catch (err) {
     await staging.putBack();

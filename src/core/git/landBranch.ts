@@ -14,7 +14,8 @@ import { branchTip, headCommit } from './checkout';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { LANDING_GIT_CONFIG, withLandingWorktree } from './landingWorktree';
 import { ancestry, commitTree, mergeCommitsBetween, mergeTrees, treeOf } from './mergeTree';
-import { runGit } from './runGit';
+import { firstLine, runGit } from './runGit';
+import { identityHint } from './identityHint';
 import { REBASE_CONFIG } from './scopedConfig';
 import { settlingOnError, startEarly } from '../common/early';
 import { treeChanges, type PathChange } from './treeChanges';
@@ -190,7 +191,7 @@ async function rebaseInScratch(req: LandBranchRequest, onto: string): Promise<st
       const files = await unmergedPaths(worktree);
       await runGit(['rebase', '--abort'], { cwd: worktree, allowFailure: true, config: { ...LANDING_GIT_CONFIG, ...REBASE_CONFIG } });
       if (files.length > 0) throw conflictError(req, files);
-      throw failure(`Rebasing ${req.sourceName} onto ${req.target} failed: ${res.stderr.trim().split('\n')[0] ?? `exit code ${res.code}`}; nothing was changed.`);
+      throw failure(`Rebasing ${req.sourceName} onto ${req.target} failed: ${firstLine(res.stderr) || `exit code ${res.code}`}${identityHint(res.stderr)}; nothing was changed.`);
     }
     return headCommit(worktree);
   });

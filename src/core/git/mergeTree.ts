@@ -6,6 +6,7 @@
  */
 import { failure } from '../common/errors';
 import { firstLine, runGit } from './runGit';
+import { identityHint } from './identityHint';
 import { isCommitId } from './commitId';
 
 export type TreeMerge = { clean: true; tree: string } | { clean: false; conflicts: string[] };
@@ -33,7 +34,10 @@ export async function mergeTrees(repo: string, ours: string, theirs: string): Pr
 export async function commitTree(repo: string, tree: string, parents: readonly string[], message: string, env?: NodeJS.ProcessEnv): Promise<string> {
   const args = ['commit-tree', tree];
   for (const p of parents) args.push('-p', p);
-  const res = await runGit(args, { cwd: repo, input: message.endsWith('\n') ? message : `${message}\n`, env });
+  const res = await runGit(args, { cwd: repo, input: message.endsWith('\n') ? message : `${message}\n`, env, allowFailure: true });
+  if (res.code !== 0) {
+    throw failure(`Could not make a commit in ${repo}: ${firstLine(res.stderr) || `exit code ${res.code}`}${identityHint(res.stderr)}; nothing was changed.`);
+  }
   return res.stdout.trim();
 }
 

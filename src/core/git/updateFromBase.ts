@@ -12,6 +12,7 @@ import { unmergedPaths } from './landBranch';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { isAncestor, mergeCommitsBetween, mergeTrees } from './mergeTree';
 import { readHeadFromFiles } from './headFiles';
+import { identityHint } from './identityHint';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { MERGE_CONFIG, REBASE_CONFIG } from './scopedConfig';
 import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
@@ -72,7 +73,7 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
     await runGit([verb, '--abort'], { cwd: worktree, allowFailure: true, config });
     const landed = await finishedAnyway(worktree, before, base);
     if (landed !== null) return { updated: true, head: landed };
-    const why = res.why;
+    const why = `${res.why}${identityHint(res.stderr)}`;
     if (!refusedBeforeWriting(res.stderr)) await putBack(worktree, before, undoReady, `git ${verb} of ${baseName} failed in ${worktree}: ${why}`);
     throw failure(`git ${verb} of ${baseName} failed in ${worktree}: ${why}; nothing was changed.`);
   }

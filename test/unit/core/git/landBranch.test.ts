@@ -210,6 +210,24 @@ describe('git: landBranch', function () {
     assert.equal(git(repo, 'worktree', 'list').split('\n').length, 2);
   });
 
+  it('a merge, squash or rebase in a repository where git has no name and email for the person is refused in one sentence with the way out, changing nothing (bug 55)', async () => {
+    const { repo, tip, scratch } = setup();
+    mainMoves(repo);
+    git(repo, 'config', '--unset', 'user.name');
+    git(repo, 'config', '--unset', 'user.email');
+    // No guess from the host name either, whatever machine runs the test.
+    git(repo, 'config', 'user.useConfigOnly', 'true');
+    const before = snapshotOf(repo, 'main');
+    for (const strategy of ['merge', 'squash', 'rebase'] as const) {
+      await assert.rejects(land(repo, tip, strategy, scratch), (e: PaddockError) => {
+        assert.match(e.message, /^(Could not make a commit in|Rebasing paddock\/agent onto main failed:) .*\(git needs your name and email: git config --global user\.name NAME and user\.email ADDRESS\); nothing was changed\.$/);
+        assert.equal(e.message.split('\n').length, 1);
+        return true;
+      });
+    }
+    assertUnchanged(repo, 'main', before);
+  });
+
   it('--ff-only refuses when the target moved, changing nothing', async () => {
     const { repo, tip, scratch } = setup();
     mainMoves(repo);
