@@ -1,4 +1,6 @@
 /** Remotes: which one a branch goes to, its URL, and a push that never forces. */
+import { constants as fsConstants, promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import { firstLine, runGit } from './runGit';
 
@@ -38,6 +40,18 @@ export async function pushBranch(repo: string, remote: string, branch: string): 
   const res = await runGit(['push', '--porcelain', '--no-follow-tags', '--', remote, `${ref}:${ref}`], { cwd: repo, allowFailure: true });
   if (res.code === 0) return;
   const rejected = res.stdout.split('\n').find((l) => l.startsWith('!'));
-  const why = rejected ? rejected.split('\t').pop()?.trim() || 'rejected' : firstLine(res.stderr) || `exit code ${res.code}`;
+  const why = rejected ? rejected.split('\t').pop()?.trim() || 'rejected' : ((await prePushRefusal(repo, res.stderr)) ?? (firstLine(res.stderr) || `exit code ${res.code}`));
   throw failure(`The push of ${branch} to ${remote} failed (${why}); nothing was changed.`, 'PUSH_REJECTED');
+}
+
+/**
+ * A push the person's pre-push hook refused: git reports no ref as rejected (the porcelain output is
+ * empty) and says only *failed to push some refs*, which does not name the hook. The hook's own
+ * lines are not quoted: it is given the remote's URL, credentials and all, and may print it.
+ */
+async function prePushRefusal(repo: string, stderr: string): Promise<string | null> {
+  if (!/failed to push some refs/.test(stderr)) return null;
+  const hook = path.resolve(repo, (await runGit(['rev-parse', '--git-path', 'hooks/pre-push'], { cwd: repo })).stdout.trim());
+  const runs = await fs.access(hook, fsConstants.X_OK).then(() => true, () => false);
+  return runs ? `refused by the repository's pre-push hook ${hook}` : null;
 }

@@ -5,6 +5,7 @@
  * program on PATH that records its arguments.
  */
 import * as assert from 'node:assert/strict';
+import { chmodSync } from 'node:fs';
 import { chooseRemote, compareUrl, createPullRequestWithGh, pushBranch } from '../../../../src/core/git';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { fakeGh, ghCalls } from './fakeGh';
@@ -57,6 +58,18 @@ describe('git: remotes, push and pull requests', function () {
     const theirs = git(bare, 'rev-parse', 'paddock/agent');
     await assert.rejects(pushBranch(repo, 'origin', 'paddock/agent'), (e: PaddockError) => e.code === 'PUSH_REJECTED' && /nothing was changed/.test(e.message));
     assert.equal(git(bare, 'rev-parse', 'paddock/agent'), theirs);
+  });
+
+  it("a push the person's pre-push hook refuses says so, without quoting the hook (it is given the remote's URL), and changes nothing (bug 55)", async () => {
+    const { repo, bare } = setup();
+    write(repo, '.git/hooks/pre-push', '#!/bin/sh\necho "refusing $2" >&2\nexit 1\n');
+    chmodSync(`${repo}/.git/hooks/pre-push`, 0o755);
+    await assert.rejects(pushBranch(repo, 'origin', 'paddock/agent'), (e: PaddockError) => {
+      assert.equal(e.code, 'PUSH_REJECTED');
+      assert.equal(e.message, `The push of paddock/agent to origin failed (refused by the repository's pre-push hook ${repo}/.git/hooks/pre-push); nothing was changed.`);
+      return true;
+    });
+    assert.equal(git(bare, 'branch', '--list', 'paddock/agent'), '', 'nothing pushed');
   });
 
   it('chooses the base upstream remote, then origin, then the only one; none is null; an unknown name is bad input', async () => {
