@@ -17,8 +17,6 @@ export type TargetHint = 'into' | 'pull request' | 'update';
 
 export async function landingTarget(job: JobRecord, into?: string, hint: TargetHint = 'into'): Promise<string> {
   if (into !== undefined) {
-    // Its own branch "already has every commit" of itself: said as what it is, bad input.
-    if (into === job.branch) throw usageError(`--into ${into} names agent ${job.id}'s own branch; say which branch to land it on.`);
     await checkBranchName(job.repo, into);
     if ((await branchTip(job.repo, into)) === null) throw usageError(`There is no branch '${into}' in ${job.repo}.`);
     return into;
