@@ -16,7 +16,7 @@ import { settlingOnError, startEarly } from '../common/early';
 import { branchTip, headCommit, localChanges, operationInProgress, worktreeOfBranch, type LocalChanges } from './checkout';
 import { fewPaths } from './landingConflict';
 import { readHeadFromFiles } from './headFiles';
-import { firstLine, runGit } from './runGit';
+import { firstLine, gitOutcome, runGit } from './runGit';
 import { MERGE_CONFIG } from './scopedConfig';
 import { treeChanges, type PathChange } from './treeChanges';
 import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
@@ -103,10 +103,7 @@ export async function advanceBranch(
   }
   const undoReady = await undo;
   // `--no-overwrite-ignore`: should an ignored file appear after that look, git refuses as a whole too.
-  const res = await runGit(['merge', '--ff-only', '--no-overwrite-ignore', '--no-stat', '--quiet', to], { cwd: worktree, allowFailure: true, env: { GIT_REFLOG_ACTION: reason }, config: MERGE_CONFIG }).then(
-    (done) => ({ code: done.code, stderr: done.stderr, why: firstLine(done.stderr) || `exit code ${done.code}` }),
-    (err: unknown) => ({ code: -1, stderr: '', why: describeError(err, 300) }),
-  );
+  const res = await gitOutcome(['merge', '--ff-only', '--no-overwrite-ignore', '--no-stat', '--quiet', to], { cwd: worktree, env: { GIT_REFLOG_ACTION: reason }, config: MERGE_CONFIG });
   if (res.code === 0) return;
   // git moves the branch after the files and the index, then runs the person's post-merge hook: git
   // killed after the move (a hook stopped at runGit's time limit, or one that killed it) has landed.

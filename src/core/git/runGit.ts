@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { failure } from '../common/errors';
+import { describeError, failure } from '../common/errors';
 import { Limiter } from '../common/limiter';
 import { fewPaths } from './landingConflict';
 import { decodeName } from './pathBytes';
@@ -143,6 +143,18 @@ export function firstLine(text: string): string {
     files.push(next.trim());
   }
   return files.length > 0 ? `${line} ${fewPaths(files)}` : line;
+}
+
+/**
+ * How a git command that changes files ended, never a rejection: its exit code and stderr, and `why`
+ * in words (its error line, or why runGit stopped it: a timeout). For callers that judge the outcome
+ * by the state git left (where the branch is), not by the exit status alone.
+ */
+export async function gitOutcome(args: string[], opts: GitOptions): Promise<{ code: number; stderr: string; why: string }> {
+  return runGit(args, { ...opts, allowFailure: true }).then(
+    (done) => ({ code: done.code, stderr: done.stderr, why: firstLine(done.stderr) || `exit code ${done.code}` }),
+    (err: unknown) => ({ code: -1, stderr: '', why: describeError(err, 300) }),
+  );
 }
 
 /** Runs `git args…` in opts.cwd; output is collected without a size limit (streams, no maxBuffer). */

@@ -13,7 +13,7 @@ import { fewPaths, LandingConflict } from './landingConflict';
 import { isAncestor, mergeCommitsBetween, mergeTrees } from './mergeTree';
 import { readHeadFromFiles } from './headFiles';
 import { identityHint } from './identityHint';
-import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { gitOutcome, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { MERGE_CONFIG, REBASE_CONFIG } from './scopedConfig';
 import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
 
@@ -53,10 +53,7 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
   const args = opts.rebase ? ['rebase', '--quiet', '--no-autosquash', base] : mergeArgs;
   const config = opts.rebase ? REBASE_CONFIG : MERGE_CONFIG;
   const undoReady = await undo;
-  const res = await runGit(args, { cwd: worktree, allowFailure: true, env: { GIT_EDITOR: 'true' }, config }).then(
-    (done) => ({ code: done.code, stderr: done.stderr, why: firstLine(done.stderr) || `exit code ${done.code}` }),
-    (err: unknown) => ({ code: -1, stderr: '', why: describeError(err, 300) }),
-  );
+  const res = await gitOutcome(args, { cwd: worktree, env: { GIT_EDITOR: 'true' }, config });
   if (res.code !== 0) {
     const files = await unmergedPaths(worktree);
     if (files.length > 0) {
