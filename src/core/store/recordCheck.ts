@@ -195,8 +195,9 @@ function evidence(v: unknown): Obj {
   return i;
 }
 
-const SETTINGS_KEYS = keys('stopGraceMs', 'waitingPattern', 'idleSeconds', 'resumeArgs', 'secretEnvNames', 'autoRestart', 'recoveryLimit', 'endLeftoversOnExit', 'worktree', 'checkCommand');
+const SETTINGS_KEYS = keys('stopGraceMs', 'waitingPattern', 'idleSeconds', 'resumeArgs', 'secretEnvNames', 'autoRestart', 'recoveryLimit', 'endLeftoversOnExit', 'worktree', 'checkCommand', 'typedPrompt');
 const checkCommand = (x: unknown) => strOrNull(x, 8192);
+const typedPrompt = (x: unknown) => str(x, 8192);
 function settings(v: unknown): Obj {
   const i = obj(v, SETTINGS_KEYS);
   int(i.stopGraceMs, 0, 600_000);
@@ -209,6 +210,7 @@ function settings(v: unknown): Obj {
   optional(i, 'endLeftoversOnExit', bool);
   optional(i, 'worktree', worktreeSettings);
   optional(i, 'checkCommand', checkCommand);
+  optional(i, 'typedPrompt', typedPrompt);
   return i;
 }
 
