@@ -7,7 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JobRecord, JobStore, SCHEMA_VERSION } from '../../src/core/store';
 import { logsCommand } from '../../src/cli/commands/logs';
@@ -188,7 +188,7 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
 
     const commitMine = (text: string) => `echo ${text} > mine.txt && git add mine.txt && git -c user.name=t -c user.email=t@t commit -qm mine && echo uncommitted > loose.txt`;
 
-    it('naming another agent\'s worktree or branch, a socket outside its own or a bad date: listed unreadable with the reason, cleanup, restore and forget remove nothing, the other agent is untouched and keeps working', async () => {
+    it('naming another agent\'s worktree or branch, a socket outside its own or a bad date: listed unreadable with the reason, cleanup and restore refuse, forget keeps the whole folder, nothing is removed, the other agent is untouched and keeps working', async () => {
       const edited = await finished(commitMine('a'));
       const other = await finished(commitMine('b'));
       const file = join(home, 'jobs', edited.id, 'job.json');
@@ -211,7 +211,7 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
         const rows = JSON.parse(cli(['list', '--json'], env).stdout) as { id: string; title?: string; unreadable?: string }[];
         assert.match(rows.find((r) => r.id === edited.id)?.unreadable ?? '', reason, what);
         assert.ok(rows.find((r) => r.id === other.id)?.title, `${what}: the other agent lists as ever`);
-        for (const args of [['cleanup', edited.id, '--yes'], ['cleanup', edited.id, '--yes', '--delete-branch'], ['restore', edited.id, '--to', join(root, 'copy')], ['forget', edited.id]]) {
+        for (const args of [['cleanup', edited.id, '--yes'], ['cleanup', edited.id, '--yes', '--delete-branch'], ['restore', edited.id, '--to', join(root, 'copy')]]) {
           const refused = cli(args, env);
           assert.notEqual(refused.code, 0, `${what}: ${args.join(' ')} refuses`);
           assert.equal(refused.stderr.trim().split('\n').length, 1, `${what}: one sentence: ${refused.stderr}`);
@@ -220,6 +220,14 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
         assert.equal(readFileSync(file, 'utf8'), text, `${what}: the record is left as it is`);
         assert.deepEqual(stateOf(other.worktree!, other.branch!), before, `${what}: the other agent's worktree, branch and registration are as they were`);
         assert.ok(existsSync(edited.worktree!), `${what}: the edited agent's own worktree is still there`);
+        // Remove from List deletes nothing of an unreadable agent: its whole folder moves to kept/, as it is.
+        const forgotten = cli(['forget', edited.id], env);
+        assert.equal(forgotten.code, 0, `${what}: ${forgotten.stderr}`);
+        const kept = join(home, 'kept', edited.id);
+        assert.equal(readFileSync(join(kept, 'job.json'), 'utf8'), text, `${what}: the record is kept as it is`);
+        assert.deepEqual(stateOf(other.worktree!, other.branch!), before, `${what}: forget leaves the other agent as it was`);
+        assert.ok(existsSync(edited.worktree!), `${what}: forget leaves the edited agent's worktree`);
+        renameSync(kept, join(home, 'jobs', edited.id)); // back in the list for the next edit
       }
       // Put back as it was, both agents clean up as ever; a restore may not fill a folder another record claims.
       writeFileSync(file, original);
