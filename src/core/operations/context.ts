@@ -41,12 +41,17 @@ export function acquireJobLock(store: JobStore, id: string): Promise<HeldLock> {
   return jobLock(store, id).acquire(OPERATION_WAIT_MS);
 }
 
+/** The job's operation lock for `what` (a verb: "forget"), or one sentence saying why it could not be had. Needs no record. */
+export function heldJobLock(store: JobStore, id: string, what: string): Promise<HeldLock> {
+  return acquireJobLock(store, id).catch((err: unknown) => {
+    throw failure(`Could not ${what} agent ${id}: ${describeError(err)}`);
+  });
+}
+
 /** Runs `fn` under the job's operation lock, waiting for another process's operation on it. */
 export async function withJobLock<T>(store: JobStore, id: string, what: string, fn: () => Promise<T>): Promise<T> {
   await store.read(id); // bad or unknown ids fail before any waiting
-  const held = await acquireJobLock(store, id).catch((err) => {
-    throw failure(`Could not ${what} agent ${id}: ${describeError(err)}`);
-  });
+  const held = await heldJobLock(store, id, what);
   try {
     return await fn();
   } finally {

@@ -12,7 +12,7 @@ import { keepEvidence } from '../store/keptEvidence';
 import { isFolderWithoutRecord } from '../store/interruptedCreate';
 import type { HeldLock } from '../coordinator/ownedLock';
 import type { OperationContext } from './context';
-import { acquireJobLock, withJobLock } from './context';
+import { heldJobLock, withJobLock } from './context';
 import { forgetBlocker } from './rules';
 import { archivedWork, type ArchivedWork } from './archivedWork';
 import { forgetUnreadable } from './forgetUnreadable';
@@ -59,9 +59,7 @@ async function forgetEither(ctx: OperationContext, id: string, req: ForgetReques
     return { kept: null, unreadableKeptIn: await forgetUnreadable(ctx, id) };
   }
   // A create in progress holds the lock until its worktree is assigned: waited for like any operation.
-  const held = await acquireJobLock(ctx.store, id).catch((err) => {
-    throw failure(`Could not forget agent ${id}: ${describeError(err)}`);
-  });
+  const held = await heldJobLock(ctx.store, id, 'forget');
   try {
     if (!(await isFolderWithoutRecord(ctx.store.home, id))) return await forgetLocked(ctx, id, req); // its create finished meanwhile
     const stays = await removeInterruptedCreateLocked(ctx, id);

@@ -10,13 +10,11 @@ import { treeMembers } from '../proc';
 import { keepUnreadableFolder } from '../store/keptEvidence';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import type { OperationContext } from './context';
-import { acquireJobLock } from './context';
+import { heldJobLock } from './context';
 
 /** Returns the folder the agent's folder was kept in. */
 export async function forgetUnreadable(ctx: OperationContext, id: string): Promise<string> {
-  const held = await acquireJobLock(ctx.store, id).catch((err: unknown) => {
-    throw failure(`Could not forget agent ${id}: ${err instanceof Error ? err.message : String(err)}`);
-  });
+  const held = await heldJobLock(ctx.store, id, 'forget');
   try {
     const entry = await ctx.store.tryRead(id);
     // Repaired meanwhile (or a stale read): judged again as a readable record is.

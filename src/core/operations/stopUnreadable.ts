@@ -3,17 +3,14 @@
  * marker they carry (see stopUnreadableJob.ts) under the job's operation lock,
  * and the damaged record is left exactly as it was.
  */
-import { failure } from '../common/errors';
 import type { JobStore } from '../store';
 import { stopUnreadableJob } from '../worker/stopUnreadableJob';
-import { acquireJobLock } from './context';
+import { heldJobLock } from './context';
 import type { StopReport } from './types';
 
 export async function stopUnreadable(store: JobStore, id: string, opts: { force: boolean; graceMs: number }): Promise<StopReport> {
   // The operation lock needs no record: a cleanup or retry (which would refuse it anyway) cannot interleave.
-  const held = await acquireJobLock(store, id).catch((err: unknown) => {
-    throw failure(`Could not stop agent ${id}: ${err instanceof Error ? err.message : String(err)}`);
-  });
+  const held = await heldJobLock(store, id, 'stop');
   try {
     const result = await stopUnreadableJob(store, id, opts);
     // Read after the stop: the reason says whether its worker still runs, which this stop has likely changed.
