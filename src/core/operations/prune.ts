@@ -9,11 +9,11 @@
  */
 import { promises as fs } from 'node:fs';
 import { describeError } from '../common/errors';
-import { runGit } from '../git';
+import { firstLine, runGit } from '../git';
 import { deleteKeptFolder, readKeptFolders } from '../store/keptEvidence';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
-import { acquireJobLock, okJobs, withJobLock } from './context';
+import { heldJobLock, okJobs, withJobLock } from './context';
 import { archivedWork, archivedWorkIn, type ArchivedWork } from './archivedWork';
 import { forgetLocked, sweepRemovalsCutShort } from './forget';
 import { canForget } from './rules';
@@ -81,7 +81,7 @@ async function deleteSnapshotRef(item: PrunePlanItem, report: PruneReport): Prom
   if (!item.snapshotRef) return;
   const res = await runGit(['update-ref', '-d', item.snapshotRef], { cwd: item.repo, allowFailure: true });
   if (res.code === 0) report.refsDeleted.push(item.snapshotRef);
-  else report.problems.push({ id: item.id, reason: `its snapshot ${item.snapshotRef} could not be deleted (${res.stderr.trim().split('\n')[0]})` });
+  else report.problems.push({ id: item.id, reason: `its snapshot ${item.snapshotRef} could not be deleted (${firstLine(res.stderr)})` });
 }
 
 /**
@@ -90,7 +90,7 @@ async function deleteSnapshotRef(item: PrunePlanItem, report: PruneReport): Prom
  * same id's evidence into `kept/` waits.
  */
 async function deleteKept(ctx: OperationContext, item: PrunePlanItem & { keptFolder: string }, report: PruneReport): Promise<void> {
-  const held = await acquireJobLock(ctx.store, item.id);
+  const held = await heldJobLock(ctx.store, item.id, 'prune');
   try {
     const listedAgain = await fs.lstat(ctx.store.jobDir(item.id)).then(
       () => true,
