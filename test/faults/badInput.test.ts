@@ -16,7 +16,7 @@ import { cancelQueued } from '../../src/core/operations/cancelQueued';
 import { showCommand } from '../../src/cli/commands/show';
 import { stopCommand } from '../../src/cli/commands/stop';
 import { DEFAULT_SETTINGS, runCli, Sandbox } from '../unit/core/worker/fixtures';
-import { cli, cliAsync, CLI, exchange, isAlive, treeListing } from './faultKit';
+import { cli, cliAsync, CLI, endProcessesOfHome, exchange, isAlive, treeListing } from './faultKit';
 import { git } from '../unit/core/coordinator/coordinatorFixture';
 
 function sample(home: string, title: string): Promise<JobRecord> {
@@ -58,7 +58,10 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
     cacheHome = mkdtempSync('/tmp/pdf-cache-');
     env = { PATH: process.env.PATH, HOME: root, XDG_CACHE_HOME: cacheHome, LANG: 'C.UTF-8', PADDOCK_HOME: home, PADDOCK_RUNTIME_DIR: join(root, 'r'), PADDOCK_PROCESS_BACKEND: process.env.PADDOCK_PROCESS_BACKEND };
   });
-  afterEach(() => {
+  afterEach(async () => {
+    // A cleanup refused at terminating leaves its retry to a background coordinator (`paddock coordinate
+    // --until-idle`), which goes on writing into the store: end it (and any worker) before deleting.
+    await endProcessesOfHome(home);
     rmSync(root, { recursive: true, force: true });
     rmSync(cacheHome, { recursive: true, force: true });
   });

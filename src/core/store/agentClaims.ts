@@ -37,9 +37,35 @@ export function isAgentBranch(value: string): boolean {
   return value.startsWith('paddock/') && JOB_ID_PATTERN.test(value.slice('paddock/'.length));
 }
 
-/** An absolute path with nothing to resolve: no `.`/`..` parts, no doubled or trailing slash. */
+const SLASH = 0x2f;
+const DOT = 0x2e;
+
+/**
+ * An absolute path with nothing to resolve: no `.`/`..` parts, no doubled or trailing slash (what
+ * `path.normalize` leaves as it is). Read part by part: a listing asks this of every record's paths,
+ * and `path.normalize` walks each character in interpreted code (1,000 records: ~4 ms).
+ */
 function isPlainAbsolute(p: string): boolean {
-  return path.isAbsolute(p) && path.normalize(p) === p && (p === '/' || !p.endsWith('/'));
+  if (p === '/') return true;
+  if (p.charCodeAt(0) !== SLASH) return false;
+  for (let start = 1; ; ) {
+    const slash = p.indexOf('/', start);
+    const end = slash === -1 ? p.length : slash;
+    const length = end - start;
+    if (length === 0) return false;
+    if (length <= 2 && p.charCodeAt(start) === DOT && (length === 1 || p.charCodeAt(start + 1) === DOT)) return false;
+    if (slash === -1) return true;
+    start = slash + 1;
+  }
+}
+
+/** The last part of a plain absolute path (see isPlainAbsolute), and the path before it. */
+function lastPart(p: string): string {
+  return p.slice(p.lastIndexOf('/') + 1);
+}
+function parentOf(p: string): string {
+  const slash = p.lastIndexOf('/');
+  return slash === 0 ? '/' : p.slice(0, slash);
 }
 
 /**
@@ -50,10 +76,17 @@ function isPlainAbsolute(p: string): boolean {
 function worktreeProblem(id: string, repo: string, worktree: string): string | null {
   if (!isPlainAbsolute(worktree)) return `'${worktree}' is not an absolute, normalized path`;
   const name = path.basename(repo);
-  const parent = path.dirname(worktree);
-  const besideRepo = parent === path.join(path.dirname(repo), `${name}.worktrees`);
-  if (path.basename(worktree) === id && (besideRepo || path.basename(parent) === name)) return null;
+  const parent = parentOf(worktree);
+  if (lastPart(worktree) !== id) return `'${worktree}' is not a worktree Paddock made for agent ${id}`;
+  if (lastPart(parent) === name || parent === besideRepoFolder(repo, name)) return null;
   return `'${worktree}' is not a worktree Paddock made for agent ${id}`;
+}
+
+/** `<repo-parent>/<repo-name>.worktrees`; without `path.join` when the repository's path is plain already. */
+function besideRepoFolder(repo: string, name: string): string {
+  if (!isPlainAbsolute(repo) || repo === '/') return path.join(path.dirname(repo), `${name}.worktrees`);
+  const parent = parentOf(repo);
+  return parent === '/' ? `/${name}.worktrees` : `${parent}/${name}.worktrees`;
 }
 
 /** The parts of a record the claims are judged on (typed loosely: zod calls this before its output is typed). */
@@ -68,7 +101,7 @@ export interface ClaimingRecord {
 
 /** The inventory cleanup judges a half-removed worktree by (cleanupRemoval.ts): the one in this agent's own job folder. */
 function isOwnInventory(id: string, inventory: string): boolean {
-  return isPlainAbsolute(inventory) && inventory.endsWith(`${path.sep}${path.join(JOBS_DIR, id, EVIDENCE_DIR, INVENTORY_FILE)}`);
+  return isPlainAbsolute(inventory) && inventory.endsWith(`/${JOBS_DIR}/${id}/${EVIDENCE_DIR}/${INVENTORY_FILE}`);
 }
 
 /**

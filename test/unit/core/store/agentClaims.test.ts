@@ -102,6 +102,45 @@ describe('store: a record claims only what is its own (bug 48)', () => {
     assert.notEqual(recordClaimProblem({ ...base, worktree: `/elsewhere/${id}`, branch: null }), null, 'not beside the repository nor in a folder of its name');
   });
 
+  it('judges paths exactly as path.normalize would (the claims read paths part by part, without it)', () => {
+    // The rule as it was written with node:path, the oracle for random paths of awkward parts.
+    const plain = (p: string) => path.isAbsolute(p) && path.normalize(p) === p && (p === '/' || !p.endsWith('/'));
+    const worktreeIsOwn = (id: string, repo: string, worktree: string) => {
+      if (!plain(worktree)) return false;
+      const name = path.basename(repo);
+      const parent = path.dirname(worktree);
+      return path.basename(worktree) === id && (parent === path.join(path.dirname(repo), `${name}.worktrees`) || path.basename(parent) === name);
+    };
+    const inventoryIsOwn = (id: string, inventory: string) => plain(inventory) && inventory.endsWith(`${path.sep}${path.join('jobs', id, 'evidence', 'inventory.json')}`);
+    const id = 'abc123de';
+    const parts = ['app', 'app.worktrees', id, '.', '..', '', '...', '.x', 'x.', '..y', 'jobs', 'evidence', 'inventory.json', 'a b'];
+    let seed = 7;
+    // mulberry32: a fixed sequence, so a failure is the same on every run.
+    const random = (n: number) => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    const randomPath = () => {
+      const count = random(6);
+      const body = Array.from({ length: count }, () => parts[random(parts.length)]).join('/');
+      return `${random(5) === 0 ? '' : '/'}${body}${random(6) === 0 ? '/' : ''}`;
+    };
+    let checked = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const repo = random(3) === 0 ? randomPath() || '/' : `/${['home', 'srv', ''][random(3)]}/app`.replace('//', '/');
+      const worktree = random(2) === 0 ? randomPath() : path.join(path.dirname(repo), ['app.worktrees', 'app', 'x'][random(3)], random(2) ? id : 'other');
+      const inventory = random(2) === 0 ? randomPath() : `/${['srv', '.', 'a b'][random(3)]}/jobs/${id}/evidence/inventory.json`;
+      const record = { id, repo, worktree, branch: null, execution: null, evidence: null };
+      assert.equal(recordClaimProblem(record) === null, worktreeIsOwn(id, repo, worktree), `repo ${repo}, worktree ${worktree}`);
+      const withInventory = { ...record, worktree: null, evidence: { snapshotRef: null, inventory } };
+      assert.equal(recordClaimProblem(withInventory) === null, inventoryIsOwn(id, inventory), `inventory ${inventory}`);
+      if (worktreeIsOwn(id, repo, worktree)) checked++;
+    }
+    assert.ok(checked > 500, `enough accepted worktrees among the random ones (${checked})`);
+  });
+
   it('takes as dates only real instants in ISO 8601', () => {
     for (const good of [new Date().toISOString(), '2026-12-03T09:00:00Z', '2024-02-29T23:59:59.999+02:00']) assert.equal(isIsoTime(good), true, good);
     for (const bad of ['', 'now', '2026-12-03', '2026-12-03 09:00:00', '2026-02-30T00:00:00Z', '2025-02-29T00:00:00Z', '2026-13-01T00:00:00Z', '2026-12-03T24:00:00Z', '2026-12-03T09:00:00']) {
