@@ -52,8 +52,8 @@ export function num(v: unknown, min = -Infinity, max = Infinity): number {
 }
 
 export function int(v: unknown, min = -Infinity, max = Infinity): number {
-  if (!Number.isSafeInteger(v)) fail();
-  return num(v, min, max);
+  if (!Number.isSafeInteger(v) || (v as number) < min || (v as number) > max) fail();
+  return v as number;
 }
 
 export function bool(v: unknown): boolean {
@@ -115,7 +115,7 @@ export function timeOrNull(v: unknown): string | null {
  * optional field absent, and keeps an explicit undefined (never from JSON).
  */
 export function optional(input: Obj, key: string, check: (x: unknown) => unknown): void {
-  if (!(key in input)) return;
+  // An absent key reads as undefined: one lookup answers both.
   const v = input[key];
   if (v !== undefined) check(v);
 }
