@@ -414,6 +414,7 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
     writeFileSync(join(repo, 'README.md'), 'hello\n');
     git('add', '.');
     git('commit', '-q', '-m', 'init');
+    git('tag', 'v1');
     const started = cli(['start', '--', 'true'], env, repo);
     assert.equal(started.code, 0, started.stderr);
     const id = started.stdout.trim();
@@ -434,6 +435,10 @@ describe('faults: damaged records and hostile ids (cases 8, 10)', function () {
       [['start', '--', 'paddock-no-such-program'], /'paddock-no-such-program' is not on PATH/],
       [['start', '--attempts', '2', '--', 'paddock-no-such-program'], /'paddock-no-such-program' is not on PATH/],
       [['merge', id, '--into', 'no-such-branch'], /no branch 'no-such-branch'/],
+      // Bug 61: the agent's own branch exited 1 ("already has every commit"); what is not a branch is said by what it is.
+      [['merge', id, '--into', `paddock/${id}`], new RegExp(`cannot be landed on its own branch paddock/${id}; `)],
+      [['merge', id, '--into', 'HEAD'], /--into takes a branch's name, not HEAD/],
+      [['merge', id, '--into', 'v1'], /'v1' names a tag, not a local branch/],
       [['pr', id, '--remote', 'no-such-remote'], /no remote named 'no-such-remote'/],
       [['update', 'abcdef12'], /No agent abcdef12 exists/],
       [['compare', 'no-such-group'], /No group no-such-group exists/],

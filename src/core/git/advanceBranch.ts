@@ -103,7 +103,7 @@ export async function advanceBranch(
   }
   const undoReady = await undo;
   // `--no-overwrite-ignore`: should an ignored file appear after that look, git refuses as a whole too.
-  const res = await gitOutcome(['merge', '--ff-only', '--no-overwrite-ignore', '--no-stat', '--quiet', to], { cwd: worktree, env: { GIT_REFLOG_ACTION: reason }, config: MERGE_CONFIG });
+  const res = await gitOutcome(['merge', '--ff-only', '--no-overwrite-ignore', '--no-stat', '--quiet', to], { cwd: worktree, env: { GIT_REFLOG_ACTION: reason, ...withoutMergeOptions(branch) }, config: MERGE_CONFIG });
   if (res.code === 0) return;
   // git moves the branch after the files and the index, then runs the person's post-merge hook: git
   // killed after the move (a hook stopped at runGit's time limit, or one that killed it) has landed.
@@ -124,4 +124,15 @@ export async function advanceBranch(
     }
   }
   throw failure(`Could not move ${branch} in ${worktree}: ${why}; nothing was changed.`, 'TARGET_REFUSED');
+}
+
+/**
+ * `branch.<branch>.mergeOptions` emptied for this one `git merge`: git adds them to its command line,
+ * and `--squash` there made the fast-forward stage the files and exit 0 with the branch not moved
+ * (said landed, the person's index changed), an unknown option made it fail. The landing has decided
+ * already (its fast-forward options are honoured by `fastForwardSetting`). Given in the environment,
+ * not `-c`, whose key ends at the first `=` a branch name may hold; a git older than 2.31 ignores it.
+ */
+function withoutMergeOptions(branch: string): NodeJS.ProcessEnv {
+  return { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `branch.${branch}.mergeoptions`, GIT_CONFIG_VALUE_0: '' };
 }

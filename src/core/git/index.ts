@@ -18,6 +18,7 @@ export * from './landingConflict';
 export * from './landingWorktree';
 export * from './advanceBranch';
 export * from './landBranch';
+export * from './fastForwardSetting';
 export * from './commitWork';
 export * from './worktreeReadiness';
 export * from './worktreeState';

@@ -1,6 +1,7 @@
 /**
  * Lands a commit (the agent's branch tip) on a target branch: a merge
- * (fast-forward when possible, else a merge commit), a squash, a rebase, or a
+ * (fast-forward when possible, else a merge commit — or as git's merge.ff
+ * says: always a merge commit, or a fast-forward only), a squash, a rebase, or a
  * fast-forward only. The new commit is made away from every working tree (in
  * the object database, or in a temporary worktree for a rebase) and the
  * target moves only at the end, by `advanceBranch`: on a conflict, or when
@@ -15,6 +16,7 @@ import { fewPaths, LandingConflict } from './landingConflict';
 import { LANDING_GIT_CONFIG, withLandingWorktree } from './landingWorktree';
 import { ancestry, commitTree, mergeCommitsBetween, mergeTrees, treeOf } from './mergeTree';
 import { firstLine, runGit } from './runGit';
+import { FAST_FORWARD_DEFAULT, type FastForwardSetting } from './fastForwardSetting';
 import { identityHint } from './identityHint';
 import { REBASE_CONFIG } from './scopedConfig';
 import { settlingOnError, startEarly } from '../common/early';
@@ -34,6 +36,10 @@ export interface LandBranchRequest {
   strategy: LandStrategy;
   /** Message of the merge or squash commit. */
   message: string;
+  /** A merge only: whether it may, must not, or must fast-forward (`fastForwardSetting`); default: when it can. */
+  fastForward?: FastForwardSetting;
+  /** The caller's own refusal of the worktree the target is checked out in (an agent running there), asked before anything is made. */
+  checkTarget?: (worktree: string) => Promise<void>;
   /** Paddock-owned folder for temporary worktrees. */
   scratchRoot: string;
   /**
@@ -113,6 +119,7 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
   const from = req.early !== undefined ? req.early.from : await branchTip(repo, target);
   if (from === null) throw failure(`There is no branch ${target} in ${repo}; nothing was changed.`, 'NO_TARGET');
   const { checkedOut, alreadyIn, canFastForward } = (await req.early?.reads) ?? (await readLanding(repo, target, source, from));
+  if (checkedOut !== null) await req.checkTarget?.(checkedOut);
   if (alreadyIn) throw failure(`${target} already has every commit of ${req.sourceName}; nothing was changed.`, 'NOTHING_TO_LAND');
   const land = async (kind: LandedKind, commit: string, changesAhead?: Promise<PathChange[]>, inTheWayAhead?: Promise<string[]>): Promise<LandedBranch> => {
     // What the move changes, read once for both checks: the nested repositories it would record, the files on disk it would overwrite.
@@ -123,14 +130,21 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
     await advanceBranch(repo, target, from, commit, `paddock ${kind}: ${req.sourceName} into ${target}`, checkedOut, changes, inTheWayAhead);
     return { kind, from, commit };
   };
+  const fastForwardOnly = (setBy: string | null): Promise<LandedBranch> => {
+    if (!canFastForward) {
+      const wayOut = setBy === null ? 'merge, squash or rebase instead' : `git's ${setBy} allows a merge only as a fast-forward: squash or rebase instead`;
+      throw failure(`${target} cannot be fast-forwarded to ${req.sourceName}: it has commits the branch lacks; nothing was changed (${wayOut}).`, 'NOT_FAST_FORWARD');
+    }
+    return land('ff', source);
+  };
   switch (req.strategy) {
     case 'ff-only':
-      if (!canFastForward) {
-        throw failure(`${target} cannot be fast-forwarded to ${req.sourceName}: it has commits the branch lacks; nothing was changed (merge, squash or rebase instead).`, 'NOT_FAST_FORWARD');
-      }
-      return land('ff', source);
+      return fastForwardOnly(null);
     case 'merge': {
-      if (canFastForward) return land('ff', source);
+      const { policy, setBy } = req.fastForward ?? FAST_FORWARD_DEFAULT;
+      if (policy === 'only') return fastForwardOnly(setBy);
+      // merge.ff=false: a merge commit even where a fast-forward would do (made below; none was made ahead).
+      if (canFastForward && policy === 'allow') return land('ff', source);
       const ahead = await req.early?.merged;
       if (ahead) {
         if (!ahead.clean) throw conflictError(req, ahead.conflicts);

@@ -1,5 +1,5 @@
 /**
- * Which branch an agent's work lands on: `--into`, else its base when the
+ * Which branch an agent's work lands on: `--into` (never the agent's own branch), else its base when the
  * base names a local branch (`main`, `refs/heads/main`, or `origin/main` whose
  * local `main` exists), else — for a base of `HEAD` — the branch checked out in
  * the main worktree now. Anything else (a commit, a tag) needs `--into`.
@@ -16,11 +16,7 @@ import type { JobRecord } from '../store/schema';
 export type TargetHint = 'into' | 'pull request' | 'update';
 
 export async function landingTarget(job: JobRecord, into?: string, hint: TargetHint = 'into'): Promise<string> {
-  if (into !== undefined) {
-    await checkBranchName(job.repo, into);
-    if ((await branchTip(job.repo, into)) === null) throw usageError(`There is no branch '${into}' in ${job.repo}.`);
-    return into;
-  }
+  if (into !== undefined) return namedTarget(job, into);
   const base = job.base ?? 'HEAD';
   if (base === 'HEAD') {
     const branch = await currentBranch(job.repo);
@@ -32,6 +28,30 @@ export async function landingTarget(job: JobRecord, into?: string, hint: TargetH
   const named = await remoteBaseName(job);
   if (named && (await branchTip(job.repo, named.branch).catch(() => null)) !== null) return named.branch;
   throw usageError(`Agent ${job.id}'s base '${base}' is not a local branch; ${wayOut(hint)}.`);
+}
+
+/**
+ * `--into`: a local branch other than the agent's own, named short (`main`) or in full
+ * (`refs/heads/main`). HEAD, a tag, a remote-tracking branch or a commit is refused by name, so the
+ * person is told what they gave instead of "no such branch".
+ */
+async function namedTarget(job: JobRecord, into: string): Promise<string> {
+  if (into === 'HEAD') throw usageError(`--into takes a branch's name, not HEAD; leave --into out to land agent ${job.id} on its base.`);
+  const branch = into.startsWith('refs/heads/') ? into.slice('refs/heads/'.length) : into;
+  // Its own branch has every commit of itself: git would only say there is nothing to land.
+  if (branch === job.branch) throw usageError(`Agent ${job.id} cannot be landed on its own branch ${branch}; name another branch with --into, or leave --into out to land it on its base.`);
+  await checkBranchName(job.repo, branch);
+  if ((await branchTip(job.repo, branch)) === null) throw usageError(await noBranchProblem(job.repo, into));
+  return branch;
+}
+
+/** The refusal of a name that is no local branch, saying what it names instead when it names something. */
+async function noBranchProblem(repo: string, name: string): Promise<string> {
+  const res = await runGit(['rev-parse', '--verify', '--quiet', '--symbolic-full-name', '--end-of-options', name], { cwd: repo, allowFailure: true });
+  const full = res.stdout.trim();
+  if (res.code !== 0) return `There is no branch '${name}' in ${repo}.`;
+  const what = full.startsWith('refs/tags/') ? 'a tag' : full.startsWith('refs/remotes/') ? 'a remote-tracking branch' : 'a commit';
+  return `'${name}' names ${what}, not a local branch; --into takes a local branch's name.`;
 }
 
 function wayOut(hint: TargetHint): string {

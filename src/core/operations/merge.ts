@@ -5,6 +5,7 @@ import {
   ancestry,
   assertTargetLandable,
   branchTips,
+  fastForwardSetting,
   landBranch,
   listWorktrees,
   lookAtTarget,
@@ -19,6 +20,7 @@ import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { noAgentBranch, prepareAgentWorkReporting, readAgentWorkEarly, stopsFirst, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget } from './landingTarget';
+import { refuseLiveAgentWorktree } from './liveAgentTarget';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
 import { startEarly, settlingOnError } from '../common/early';
@@ -75,10 +77,12 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
   const target = startEarly(landingTarget(job, req.into));
   const uncommitted = readAgentWorkEarly(job, req);
   const messageFor = (into: string): string => req.message ?? defaultMergeMessage(job, strategy, into);
+  // A plain merge fast-forwards or not as git's merge.ff (and the target's mergeOptions) say; --ff-only, --squash and --rebase are what they say.
+  const fastForward = strategy === 'merge' ? startEarly(target.then((into) => fastForwardSetting(repo, into))) : null;
   const ahead = stopsFirst(job, req) ? null : readBranchesEarly(repo, branch!, target, strategy === 'merge' ? messageFor : null);
   // The merge made ahead goes on to read what it changes: a refusal waits for that too.
   const mergedReads = ahead?.merged ? startEarly(ahead.merged.then((m) => (m?.clean ? m.changes : null))) : null;
-  const pending = [target, uncommitted, ahead?.tips, ahead?.reads, ahead?.merged, mergedReads, ahead?.inTheWay, ...(ahead?.guessed ?? [])];
+  const pending = [target, fastForward, uncommitted, ahead?.tips, ahead?.reads, ahead?.merged, mergedReads, ahead?.inTheWay, ...(ahead?.guessed ?? [])];
   const landed = await settlingOnError(pending, () => landLocked());
   // A guess at the target's worktree that proved wrong may still be reading: nothing of the merge is left running.
   await Promise.allSettled(ahead?.guessed ?? []);
@@ -99,10 +103,13 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
       sourceName: branch!,
       strategy,
       message: messageFor(into),
+      fastForward: (await fastForward) ?? undefined,
+      checkTarget: (worktree) => refuseLiveAgentWorktree(ctx.store, into, worktree),
       scratchRoot: landingScratch(ctx),
       early: { from, reads: early?.reads, merged: early?.merged, inTheWay: early?.inTheWay },
     });
-    ctx.log(`agent ${id}: ${landed.kind} into ${into} (${landed.from.slice(0, 12)} → ${landed.commit.slice(0, 12)})`);
+    const setBy = (await fastForward)?.setBy;
+    ctx.log(`agent ${id}: ${landed.kind} into ${into} (${landed.from.slice(0, 12)} → ${landed.commit.slice(0, 12)})${setBy ? `, as git's ${setBy} says` : ''}`);
     job = await recordLanding(ctx.store, id, { kind: landed.kind, into, commit: landed.commit, url: null, branchHead: source });
     return { job, ...landed, into };
   }

@@ -14,7 +14,7 @@ const WORDS: Record<string, string> = { ff: 'Fast-forwarded', merge: 'Merged', s
 
 async function pickStrategy(job: JobRecord, into: string): Promise<Strategy | undefined> {
   const items: (vscode.QuickPickItem & { strategy: Strategy })[] = [
-    { label: vscode.l10n.t('Merge'), description: vscode.l10n.t('fast-forward, or a merge commit when {0} has moved', into), strategy: 'merge' },
+    { label: vscode.l10n.t('Merge'), description: vscode.l10n.t("fast-forward, or a merge commit when {0} has moved (as git's merge.ff says)", into), strategy: 'merge' },
     { label: vscode.l10n.t('Squash and Merge'), description: vscode.l10n.t('one new commit on {0} with all the changes', into), strategy: 'squash' },
     { label: vscode.l10n.t('Rebase and Merge'), description: vscode.l10n.t("the agent's commits replayed on top of {0}", into), strategy: 'rebase' },
     { label: vscode.l10n.t('Fast-Forward Only'), description: vscode.l10n.t('only if {0} has not moved', into), strategy: 'ff-only' },
@@ -27,7 +27,7 @@ async function pickStrategy(job: JobRecord, into: string): Promise<Strategy | un
 export function mergeConfirmation(job: JobRecord, into: string, strategy: Strategy): { message: string; detail: string; button: string } {
   const branch = job.branch ?? '';
   const how: Record<Strategy, string> = {
-    merge: vscode.l10n.t('{0} is fast-forwarded to {1}, or gets a merge commit if it has moved.', into, branch),
+    merge: vscode.l10n.t("{0} is fast-forwarded to {1}, or gets a merge commit if it has moved; git's merge.ff setting is honoured (false: always a merge commit, only: a fast-forward or nothing).", into, branch),
     squash: vscode.l10n.t('{0} gets one new commit with all the changes of {1}.', into, branch),
     rebase: vscode.l10n.t("The agent's commits are replayed on top of {0} (in a temporary worktree) and {0} is fast-forwarded to them; {1} itself is left as it is.", into, branch),
     'ff-only': vscode.l10n.t('{0} is fast-forwarded to {1}; if it has moved, nothing happens.', into, branch),

@@ -63,6 +63,35 @@ describe('CLI: merge, update, apply, pr, forget, prune', function () {
     assert.match(again.stderr, /nothing was changed/);
   });
 
+  // Bug 61: --into the agent's own branch exited 1 with "already has every commit"; a plain merge
+  // fast-forwarded whatever git's merge.ff said.
+  it("--into the agent's own branch exits 2 naming it; merge.ff=false makes a merge commit (shown and recorded), --ff-only still fast-forwards", async () => {
+    const a = await agent(COMMIT('f.txt', 'from agent'));
+    const before = git(sb.repo, 'rev-parse', 'main');
+    for (const into of [a.branch, `refs/heads/${a.branch}`]) {
+      const own = await cli(['merge', a.id, '--into', into]);
+      assert.equal(own.code, 2, own.stderr);
+      assertOneSentence(own.stderr);
+      assert.match(own.stderr, new RegExp(`cannot be landed on its own branch ${a.branch}; `));
+    }
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), before);
+
+    git(sb.repo, 'config', 'merge.ff', 'false');
+    const merged = await cli(['merge', a.id, '--into', 'refs/heads/main']);
+    assert.equal(merged.code, 0, merged.stderr);
+    assert.match(merged.stdout, /: merged paddock\/\w+ into main \(now at /);
+    assert.equal(git(sb.repo, 'rev-list', '--parents', '-n1', 'main').split(' ').length, 3, 'a merge commit');
+    const shown = JSON.parse((await cli(['show', a.id, '--json'])).stdout);
+    assert.equal(shown.landing.kind, 'merge');
+    assert.equal(shown.landing.into, 'main');
+
+    git(sb.repo, 'reset', '-q', '--hard', before);
+    const ff = await cli(['merge', a.id, '--ff-only', '--json']);
+    assert.equal(ff.code, 0, ff.stderr);
+    assert.equal(JSON.parse(ff.stdout).landing.kind, 'ff');
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), git(sb.repo, 'rev-parse', a.branch));
+  });
+
   it('--squash makes one commit; cleanup then deletes the landed branch as safe', async () => {
     const a = await agent(`${COMMIT('a.txt', 'a')} && ${COMMIT('b.txt', 'b')}`, 'Squash me');
     const old = mainCommit('m.txt', 'main');

@@ -43,6 +43,27 @@ describe('git: advanceBranch', function () {
     assert.match(firstLine(refused.stderr), /would be overwritten by merge: f1\.txt, f2\.txt, f3\.txt, f4\.txt, f5\.txt and 2 more$/);
   });
 
+  // Bug 61: git adds branch.<target>.mergeOptions to the fast-forward's own `git merge`: with --squash
+  // there it staged the files and exited 0 with the branch not moved (said landed, the index changed);
+  // an unknown option made it fail.
+  for (const options of ['--squash', '--no-commit --no-ff', '--no-such-option']) {
+    it(`moves a checked-out target whose branch.main.mergeOptions is "${options}" as asked, the index and files with it`, async () => {
+      const repo = sb.repo({ 'README.md': 'hello\n' });
+      const from = git(repo, 'rev-parse', 'main');
+      git(repo, 'checkout', '-q', '-b', 'agent');
+      write(repo, 'agent.txt', 'agent\n');
+      git(repo, 'add', '-A');
+      git(repo, 'commit', '-q', '-m', 'agent');
+      const to = git(repo, 'rev-parse', 'HEAD');
+      git(repo, 'checkout', '-q', 'main');
+      git(repo, 'config', 'branch.main.mergeOptions', options);
+      await advanceBranch(repo, 'main', from, to, 'test');
+      assert.equal(git(repo, 'rev-parse', 'main'), to);
+      assert.equal(git(repo, 'status', '--porcelain'), '');
+      assert.equal(readFileSync(join(repo, 'agent.txt'), 'utf8'), 'agent\n');
+    });
+  }
+
   it('a fast-forward git stops half-way (a required smudge filter whose program is missing) is put back: files, index and branch as before (bug 55)', async () => {
     // As git-lfs (`git lfs install`) or git-crypt leave a repository: a required filter, here with its program gone.
     const repo = sb.repo({ 'README.md': 'hello\n', 'old.txt': 'old\n', '.gitattributes': '*.bin filter=crypt\n' });

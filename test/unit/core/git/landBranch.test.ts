@@ -236,6 +236,41 @@ describe('git: landBranch', function () {
     assertUnchanged(repo, 'main', before);
   });
 
+  // Bug 61: a plain merge fast-forwarded whatever git's merge.ff said.
+  it("a merge under merge.ff=false makes a merge commit where a fast-forward would do (the checked-out worktree moved with it); --ff-only still fast-forwards", async () => {
+    const { repo, tip, scratch } = setup();
+    const old = git(repo, 'rev-parse', 'main');
+    const never = { policy: 'never', setBy: 'merge.ff=false' } as const;
+    const res = await landBranch({ repo, target: 'main', source: tip, sourceName: 'paddock/agent', strategy: 'merge', message: 'Land it\n', scratchRoot: scratch, fastForward: never });
+    assert.equal(res.kind, 'merge');
+    assert.equal(git(repo, 'rev-list', '--parents', '-n1', 'main'), `${res.commit} ${old} ${tip}`);
+    assert.equal(git(repo, 'rev-parse', 'main^{tree}'), git(repo, 'rev-parse', `${tip}^{tree}`));
+    assert.equal(readFileSync(path.join(repo, 'feature.txt'), 'utf8'), 'feature\n');
+    assert.equal(git(repo, 'status', '--porcelain'), '');
+
+    git(repo, 'reset', '-q', '--hard', old);
+    const ff = await landBranch({ repo, target: 'main', source: tip, sourceName: 'paddock/agent', strategy: 'ff-only', message: '', scratchRoot: scratch, fastForward: never });
+    assert.equal(ff.kind, 'ff');
+    assert.equal(git(repo, 'rev-parse', 'main'), tip);
+  });
+
+  it('a merge under merge.ff=only fast-forwards when it can, and is refused as --ff-only is, naming the setting, when the target moved', async () => {
+    const only = { policy: 'only', setBy: 'merge.ff=only' } as const;
+    const { repo, tip, scratch } = setup();
+    const landOnly = () => landBranch({ repo, target: 'main', source: tip, sourceName: 'paddock/agent', strategy: 'merge', message: 'Land it\n', scratchRoot: scratch, fastForward: only });
+    mainMoves(repo);
+    const before = snapshotOf(repo, 'main');
+    await assert.rejects(landOnly(), (e: PaddockError) => {
+      assert.equal(e.code, 'NOT_FAST_FORWARD');
+      assert.equal(e.message, "main cannot be fast-forwarded to paddock/agent: it has commits the branch lacks; nothing was changed (git's merge.ff=only allows a merge only as a fast-forward: squash or rebase instead).");
+      return true;
+    });
+    assertUnchanged(repo, 'main', before);
+    git(repo, 'reset', '-q', '--hard', 'main~1');
+    assert.equal((await landOnly()).kind, 'ff');
+    assert.equal(git(repo, 'rev-parse', 'main'), tip);
+  });
+
   for (const strategy of ['merge', 'squash', 'rebase'] as const) {
     it(`a ${strategy} conflict lists the files and leaves target ref, index and every file byte-identical`, async () => {
       const { repo, tip, scratch } = setup({ 'shared.txt': 'one\nAGENT\nthree\n' });

@@ -69,15 +69,18 @@ describe('merge: concurrent reads keep the order of refusals and changes', funct
     assert.equal(report.job.landing?.branchHead, report.commit);
   });
 
-  it('what was read about the target before the commit is read again after it (landing on its own branch)', async () => {
+  // Its own branch was the one target whose worktree the commit of the agent's work changes (dirty
+  // before, clean after: read again, it said "nothing to land"). Bug 61: it is refused as bad usage
+  // first, before the commit, whatever the choices.
+  it("landing on its own branch is refused before the agent's work is committed, and changes nothing", async () => {
     const job = await agentWithUncommittedWork();
     writeFileSync(join(job.worktree!, 'x.txt'), 'changed\n');
-    // Its own branch is checked out in its worktree, dirty before the commit, clean after: nothing to land, not dirty.
-    await assert.rejects(sb.coordinator().merge(job.id, { into: job.branch!, uncommitted: 'commit' }), (e: PaddockError) => e.code === 'NOTHING_TO_LAND');
-    assert.equal(status(job.worktree!), '');
-    // Without the commit, the same target is dirty.
-    writeFileSync(join(job.worktree!, 'x.txt'), 'changed again\n');
-    await assert.rejects(sb.coordinator().merge(job.id, { into: job.branch!, uncommitted: 'commits-only' }), (e: PaddockError) => e.code === 'TARGET_DIRTY');
+    const tip = git(sb.repo, 'rev-parse', job.branch!);
+    for (const uncommitted of ['commit', 'commits-only'] as const) {
+      await assert.rejects(sb.coordinator().merge(job.id, { into: job.branch!, uncommitted }), (e: PaddockError) => e.kind === 'usage' && /cannot be landed on its own branch/.test(e.message));
+    }
+    assert.equal(git(sb.repo, 'rev-parse', job.branch!), tip, 'nothing committed');
+    assert.equal(status(job.worktree!), 'M x.txt\n?? u.txt');
   });
 
   /** An ended agent whose one commit changes README.md, and main moved on README.md too: a conflicting true merge. */
