@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
 import type { PaddockApi } from '../../src/extension';
 import { readReview } from '../../src/core/store/reviewFile';
+import { isCommandFailure } from '../../src/ui/commands/command';
 import { env, paddock, treeAgents, treeItemFor, waitFor, waitForState } from './helpers';
 
 const GIT_ID = '-c user.name=Agent -c user.email=agent@example.invalid';
@@ -109,6 +110,8 @@ describe('where the work stands, cleaned agents, review', function () {
     await waitFor('the deleted comment to leave the thread', () => (thread.comments.length === 1 ? true : undefined), 10_000);
     // Re-reads of the review (as the agents' changes cause) keep coming while a comment is added on
     // another line: none may show a review older or newer than the add's own, over the thread typed into.
+    // Writes of the agent's record keep coming too (the window's usage samples, the worker's): each
+    // sweeps the job folder for temp files a crashed writer left, and may not take the review's own (bug 60).
     const typedInto = ext.review.controller.createCommentThread(file, new vscode.Range(1, 0, 1, 0), []);
     const rereads: Promise<void>[] = [];
     let adding = true;
@@ -117,11 +120,21 @@ describe('where the work stands, cleaned agents, review', function () {
       rereads.push(ext.review.reload(job));
       setImmediate(storm);
     };
+    let recordWrites = 0;
+    const writeRecord = async (): Promise<void> => {
+      while (adding) {
+        await ext.store.update(job.id, () => undefined);
+        recordWrites++;
+      }
+    };
     storm();
-    await vscode.commands.executeCommand('paddock.addReviewComment', { thread: typedInto, text: 'Raced against re-reads' });
+    const writers = [writeRecord(), writeRecord()];
+    const added = await vscode.commands.executeCommand('paddock.addReviewComment', { thread: typedInto, text: 'Raced against re-reads' });
     adding = false;
-    await Promise.all(rereads);
+    await Promise.all([...rereads, ...writers]);
     assert.ok(rereads.length > 1, 'the re-reads overlapped the add');
+    assert.ok(recordWrites > 0, 'the record writes overlapped the add');
+    assert.ok(!isCommandFailure(added), `the add was saved: ${JSON.stringify(added)}`);
     assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 2), typedInto, 'the thread typed into is the one kept for its line');
     assert.deepEqual(typedInto.comments.map((c) => (c as { saved?: { body: string } }).saved?.body), ['Raced against re-reads'], 'the thread typed into shows its comment');
     // Its only comment deleted, the thread is disposed; review.json below no longer has it.

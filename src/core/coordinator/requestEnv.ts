@@ -14,7 +14,7 @@ import * as z from '../common/zod';
 import { fsFailureWords } from '../common/fsErrors';
 import { failure } from '../common/errors';
 import { ensureRuntimeDir } from '../protocol/runtimeDir';
-import { commitTemp, FILE_MODE, tempPathFor, writeTemp } from '../store/durable';
+import { commitTemp, FILE_MODE, sweepTempFiles, tempPathFor, writeTemp } from '../store/durable';
 
 import { REQUEST_ENV_FILE } from '../store/paths';
 export { REQUEST_ENV_FILE };
@@ -78,6 +78,8 @@ export async function sealRequestEnv(jobDir: string, jobId: string, env: NodeJS.
   const data = Buffer.concat([cipher.update(JSON.stringify(clean), 'utf8'), cipher.final()]);
   const sealed = { v: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
   const target = join(jobDir, REQUEST_ENV_FILE);
+  // Both callers (start, retry) hold the job's operation lock: what a crashed seal left can go.
+  sweepTempFiles(target);
   commitTemp(await writeTemp(target, JSON.stringify(sealed)), target);
 }
 

@@ -14,7 +14,7 @@ export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
 
 export function tempPathFor(target: string): string {
-  return join(dirname(target), `${TEMP_PREFIX}${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  return join(dirname(target), `${tempPrefixOf(target)}${process.pid}.${randomBytes(4).toString('hex')}`);
 }
 
 /** Writes the temp file and fsyncs it; returns its path. The caller commits with `commitTemp`. */
@@ -62,8 +62,21 @@ export function fsyncDir(dir: string): void {
   }
 }
 
-/** Removes temp files a crashed writer left in `dir`. Call only where no live writer can be mid-write (under the lock). */
-export function sweepTempFiles(dir: string): number {
+/** The start of the names `tempPathFor(target)` gives: the temp files of `target`'s writes, and of no other file's. */
+function tempPrefixOf(target: string): string {
+  return `${TEMP_PREFIX}${basename(target)}.`;
+}
+
+/**
+ * Removes the temp files a crashed writer of `target` left beside it. Call only under the lock
+ * that every writer of `target` holds, so that none of them can be mid-write. Other files' temp
+ * files in the folder are left alone: their writers hold other locks (a job folder's review.json
+ * and env.sealed are written under their own, or none), and sweeping all of them deleted a review
+ * comment's temp file between its write and its rename, so the comment was lost (bug 60).
+ */
+export function sweepTempFiles(target: string): number {
+  const prefix = tempPrefixOf(target);
+  const dir = dirname(target);
   let removed = 0;
   let names: string[];
   try {
@@ -72,7 +85,7 @@ export function sweepTempFiles(dir: string): number {
     return 0;
   }
   for (const name of names) {
-    if (!name.startsWith(TEMP_PREFIX)) continue;
+    if (!name.startsWith(prefix)) continue;
     try {
       fs.rmSync(join(dir, name), { force: true });
       removed++;

@@ -46,13 +46,13 @@ export class RecordWriter {
    */
   async mutate(id: string, fn: (current: JobRecord) => Promise<Mutation | undefined>): Promise<JobRecord> {
     const { layout, lockOptions } = this.parts;
-    const dir = layout.jobDir(id);
     // Nothing there, or no record (an interrupted create's leftover): refused before a lock is made in
     // it (which would make the leftover look like a create under way), or fails in errno words on a file.
     if (!fs.existsSync(layout.recordFile(id))) throw missingRecord(layout, id);
     return withLock(layout.recordLock(id), `agent ${id}`, lockOptions, async (guard: LockGuard) => {
-      // Temp files a crashed writer left behind go before this write makes its own.
-      sweepTempFiles(dir);
+      // Temp files a crashed writer of the record left behind go before this write makes its own
+      // (only the record's: the folder's other files have writers this lock does not hold off).
+      sweepTempFiles(layout.recordFile(id));
       const loaded = this.load(id);
       if (loaded.kind === 'missing') throw missingRecord(layout, id);
       if (loaded.kind === 'unreadable') throw failure(`Agent ${id} is unreadable: ${loaded.reason}.`, 'UNREADABLE');

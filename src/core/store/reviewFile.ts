@@ -11,7 +11,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from '../common/zod';
 import { failure } from '../common/errors';
-import { writeFileDurable } from './durable';
+import { sweepTempFiles, writeFileDurable } from './durable';
 import { REVIEW_FILE } from './paths';
 import { DEFAULT_LOCK_OPTIONS, withLock } from './locks';
 import { describeIssues } from './records';
@@ -79,6 +79,8 @@ export async function updateReview(store: ReviewHome, id: string, change: (revie
     throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
   });
   return withLock(`${file}.lock`, `the review of agent ${id}`, DEFAULT_LOCK_OPTIONS, async (guard) => {
+    // What a crashed review write left goes under this lock (the record's writers leave it alone).
+    sweepTempFiles(file);
     const next = ReviewFileSchema.parse(change(await readReview(store, id)));
     guard.assertHeld();
     await writeFileDurable(file, `${JSON.stringify(next, null, 2)}\n`);

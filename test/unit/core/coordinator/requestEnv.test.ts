@@ -1,6 +1,6 @@
 /** The sealed environment of a request: encrypted at rest, private files, one key per user, no silent fallback. */
 import * as assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { environmentKey, openRequestEnv, REQUEST_ENV_FILE, removeRequestEnv, sealRequestEnv } from '../../../../src/core/coordinator/requestEnv';
@@ -30,6 +30,17 @@ describe('coordinator/requestEnv', () => {
     assert.equal(statSync(join(runtimeDir, 'env.key')).mode & 0o777, 0o600);
     assert.equal(statSync(runtimeDir).mode & 0o777, 0o700);
     assert.deepEqual(openRequestEnv(jobDir, 'job1', runtimeDir), { ANTHROPIC_API_KEY: 'sk-ant-secret-value-123456', PLAIN: 'visible-looking-value' });
+  });
+
+  it('sweeps what a crashed seal left (its callers hold the job\'s lock), and no other file\'s temp file', async () => {
+    const sealLeftover = join(jobDir, `.tmp-${REQUEST_ENV_FILE}.12345.abcd`);
+    const reviewInFlight = join(jobDir, '.tmp-review.json.12345.abcd');
+    writeFileSync(sealLeftover, 'half');
+    writeFileSync(reviewInFlight, 'half');
+    await sealRequestEnv(jobDir, 'job1', { A: 'b' }, runtimeDir);
+    assert.equal(existsSync(sealLeftover), false);
+    assert.equal(existsSync(reviewInFlight), true);
+    assert.deepEqual(openRequestEnv(jobDir, 'job1', runtimeDir), { A: 'b' });
   });
 
   it('keeps one key: concurrent first uses agree on it', () => {

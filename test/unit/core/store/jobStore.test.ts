@@ -171,6 +171,19 @@ describe('JobStore', () => {
     assert.equal(fs.existsSync(leftover), false);
   });
 
+  // Bug 60: the sweep took every temp file in the job folder, those of files written under other
+  // locks (review.json, env.sealed) included, between their write and their rename.
+  it('a record write sweeps only the record\'s temp files, never those of the folder\'s other files', async () => {
+    const job = await store.create(sampleJob());
+    const dir = store.jobDir(job.id);
+    const recordLeftover = path.join(dir, '.tmp-job.json.12345.abcd');
+    const othersInFlight = [path.join(dir, '.tmp-review.json.12345.abcd'), path.join(dir, '.tmp-env.sealed.12345.abcd')];
+    for (const file of [recordLeftover, ...othersInFlight]) fs.writeFileSync(file, '{"half": ');
+    await store.transition(job.id, 'starting');
+    assert.equal(fs.existsSync(recordLeftover), false, 'the record\'s leftover is swept');
+    assert.deepEqual(othersInFlight.filter((f) => !fs.existsSync(f)), [], 'the other files\' writes in progress are left alone');
+  });
+
   describe('a lost lock aborts the write, never the process', () => {
     it('refuses to commit after the lock was taken away mid-update', async () => {
       // Refreshed every 1.5 s, so the loss is noticed well before the 3 s "held too long" limit.
