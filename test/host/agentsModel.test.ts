@@ -16,7 +16,7 @@ import { JobStore } from '../../src/core/store';
 import type { JobRecord } from '../../src/core/store/schema';
 import { AgentsModel } from '../../src/ui/model/agentsModel';
 import { Notifier, ShownNotification } from '../../src/ui/notifications';
-import { env, paddock, sleep, treeAgents, waitFor } from './helpers';
+import { env, paddock, sleep, treeAgents, waitFor, waitForState } from './helpers';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const realFs = require('node:fs') as typeof import('node:fs');
@@ -93,6 +93,29 @@ describe('the agents model', function () {
     const inTree = (await treeAgents(ext)).map((n) => n.job.id);
     assert.ok(inTree.includes(mine.id) && !inTree.includes(theirs.id), `tree shows ${inTree.join(', ')}`);
     assert.ok(!model2.visibleAgents().some((j) => j.id === theirs.id));
+  });
+
+  it('a Refresh whose listing was read before a change keeps the change: a new agent stays, an ended one is not shown running again', async () => {
+    // A window of its own (store, watching coordinator, model), as in the test above.
+    const store2 = new JobStore({ home: ext.store.home });
+    const coordinator2 = new Coordinator({ store: store2, workerScript: '/nonexistent/worker.js', tickMs: 0, watch: true });
+    const model2 = new AgentsModel(store2, coordinator2.onDidChangeJob, () => undefined);
+    model2.setWorkspaceRepos(ext.agents.workspaceRepos);
+    disposables.push(coordinator2, model2);
+    await model2.ready();
+
+    const ending = await startFailing(workspace, 'ends after the listing');
+    await waitFor('the first agent running in the model', () => model2.get(ending.id)?.lifecycle.state === 'running');
+    // What Refresh does: the mark, then a listing; everything below happens while it is "being read".
+    const readAfter = model2.noticeMark();
+    const listing = await store2.list();
+    const created = await startFailing(workspace, 'created after the listing');
+    await waitFor('the new agent and the end in the model', () => model2.get(created.id) !== undefined && model2.get(ending.id)?.lifecycle.state === 'failed', 30_000);
+
+    await model2.reload({ listing, readAfter });
+    assert.ok(model2.get(created.id), 'the agent created after the listing is still in the model');
+    assert.equal(model2.get(ending.id)?.lifecycle.state, 'failed', 'the agent that ended after the listing is not shown as it was');
+    await waitForState(ext, created.id, ['failed']);
   });
 
   it('an idle window reads no record on its own (measured: record reads in 30 s, all parts of the window)', async () => {

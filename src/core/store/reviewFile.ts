@@ -11,11 +11,12 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from '../common/zod';
 import { failure } from '../common/errors';
+import { fsFailureWords } from '../common/fsErrors';
 import { sweepTempFiles, writeFileDurable } from './durable';
 import { REVIEW_FILE } from './paths';
 import { DEFAULT_LOCK_OPTIONS, withLock } from './locks';
 import { describeIssues } from './records';
-import { readRegularText } from './regularFile';
+import { isNotRegularFile, notRegularReason, readRegularText } from './regularFile';
 
 export { REVIEW_FILE };
 export const MAX_REVIEW_COMMENTS = 500;
@@ -59,7 +60,8 @@ export async function readReview(store: ReviewHome, id: string): Promise<ReviewF
     text = (await readRegularText(file)) ?? '';
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, comments: [] };
-    throw failure(`Cannot read the review of agent ${id}: ${(err as Error).message}.`);
+    const why = isNotRegularFile(err) ? notRegularReason(err) : fsFailureWords(err);
+    throw failure(`Cannot read the review of agent ${id} (${file}): ${why}; it was left as it is.`);
   }
   let data: unknown;
   try {
@@ -83,7 +85,11 @@ export async function updateReview(store: ReviewHome, id: string, change: (revie
     sweepTempFiles(file);
     const next = ReviewFileSchema.parse(change(await readReview(store, id)));
     guard.assertHeld();
-    await writeFileDurable(file, `${JSON.stringify(next, null, 2)}\n`);
+    try {
+      await writeFileDurable(file, `${JSON.stringify(next, null, 2)}\n`);
+    } catch (err) {
+      throw failure(`Could not save the review of agent ${id} (${file}): ${fsFailureWords(err)}; the review is as it was.`);
+    }
     return next;
   });
 }

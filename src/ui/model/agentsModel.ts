@@ -52,6 +52,12 @@ export class AgentsModel extends Disposable {
   private readonly pending = new Set<string>();
   private flushTimer: IDisposable | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  /**
+   * The store's change notices, counted, and each agent's latest: what a listing read before it may
+   * not know. Kept for agents that went too (a number each), or an older listing would bring them back.
+   */
+  private notices = 0;
+  private readonly lastNotice = new Map<string, number>();
 
   constructor(
     private readonly store: JobStore,
@@ -80,23 +86,35 @@ export class AgentsModel extends Disposable {
     return this.loaded;
   }
 
-  /** Re-reads every record: the first load and the Refresh command (which hands in its own fresh `listing`), never on a timer. */
-  async reload(listing?: readonly JobEntry[]): Promise<void> {
+  /** Where the store's change notices stand: taken before a listing is read, and handed to `reload` with it. */
+  noticeMark(): number {
+    return this.notices;
+  }
+
+  /**
+   * Re-reads every record: the first load and the Refresh command (which hands in its own `listing`,
+   * read after its `readAfter` = noticeMark()), never on a timer. An agent noticed changed since that mark
+   * is left as the model has it, or will have it from its own read: the listing may be older (an agent
+   * created after it was read, or one that ended since, would be dropped or shown as it was).
+   */
+  async reload(given?: { listing: readonly JobEntry[]; readAfter: number }): Promise<void> {
+    const readAfter = given?.readAfter ?? this.notices;
     let entries: readonly JobEntry[];
     try {
-      entries = listing ?? (await this.store.list());
+      entries = given?.listing ?? (await this.store.list());
     } catch (err) {
       this.log(`Cannot list agents: ${(err as Error).message}`);
       return;
     }
+    const newer = (id: string) => (this.lastNotice.get(id) ?? 0) > readAfter;
     const seen = new Set(entries.map((e) => e.id));
     for (const id of [...this.jobs.keys(), ...this.broken.keys()]) {
-      if (!seen.has(id)) {
+      if (!seen.has(id) && !newer(id)) {
         this.jobs.delete(id);
         this.broken.delete(id);
       }
     }
-    const transitions = entries.flatMap((e) => this.apply(e));
+    const transitions = entries.flatMap((e) => (newer(e.id) ? [] : this.apply(e)));
     this.changeEmitter.fire({ ids: [...seen], structural: true });
     if (transitions.length) this.transitionEmitter.fire(transitions);
   }
@@ -128,6 +146,7 @@ export class AgentsModel extends Disposable {
   }
 
   private schedule(id: string): void {
+    this.lastNotice.set(id, ++this.notices);
     this.pending.add(id);
     this.flushTimer ??= disposableTimeout(() => {
       this.flushTimer = undefined;
