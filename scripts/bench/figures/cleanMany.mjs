@@ -19,7 +19,7 @@ import { loadCore } from '../lib/core.mjs';
 import { cli, cliOk, paddockEnv, sleep, tempDir } from '../lib/env.mjs';
 import { applyChangeSet, bigRepo } from '../lib/repo.mjs';
 import { rawCapture, sameStartingState } from './startCleanup.mjs';
-import { worktreeAddRacing } from './startMany.mjs';
+import { machineBusyMs, worktreeAddRacing } from './startMany.mjs';
 
 const execFileP = promisify(execFile);
 
@@ -79,7 +79,7 @@ export async function cleanMany({ repeats, agents = 20 }) {
   const base = (await execFileP('git', ['rev-parse', 'HEAD'], { cwd: repo })).stdout.trim();
   const { JobStore } = await loadCore();
   const store = new JobStore({ home: pe.home });
-  const out = { agents, paddock: [], raw: [], rawRetries: 0, paddockFailures: [], breakdown: [], cliFloor: [] };
+  const out = { agents, paddock: [], raw: [], rawRetries: 0, paddockFailures: [], breakdown: [], cliFloor: [], paddockCpu: [], rawCpu: [] };
   for (let r = 0; r < repeats; r++) {
     // --- Paddock: 20 agents that end at once, their work left in their worktrees
     await sameStartingState(repo);
@@ -93,8 +93,11 @@ export async function cleanMany({ repeats, agents = 20 }) {
     await sameStartingState(repo);
     const wall0 = Date.now();
     const t0 = performance.now();
+    const cpu0 = machineBusyMs();
     const results = await Promise.all(ids.map((id) => cli(pe.env, ['cleanup', id, '--yes', '--json'])));
     out.paddock.push(performance.now() - t0);
+    // The whole machine's CPU during each side: on 2 cores, what one side needs more of, it waits for.
+    out.paddockCpu.push(machineBusyMs() - cpu0);
     out.breakdown.push(await breakdown(pe.home, ids, wall0, results));
     results.forEach((c, i) => {
       let phase = null;
@@ -119,6 +122,7 @@ export async function cleanMany({ repeats, agents = 20 }) {
     }
     await sameStartingState(repo);
     const t1 = performance.now();
+    const cpu1 = machineBusyMs();
     await Promise.all(
       wts.map(async (wt, i) => {
         await rawCapture(repo, wt, `${r}-${i}`, join(patches, `raw${i}.patch`), base);
@@ -127,12 +131,13 @@ export async function cleanMany({ repeats, agents = 20 }) {
       }),
     );
     out.raw.push(performance.now() - t1);
+    out.rawCpu.push(machineBusyMs() - cpu1);
     // What twenty CLI processes side by side cost with no git at all: `paddock show ID --json`.
     const t2 = performance.now();
     await Promise.all(ids.map((id) => cliOk(pe.env, ['show', id, '--json'])));
     out.cliFloor.push(performance.now() - t2);
     const b = out.breakdown[r];
-    console.log(`  ${agents} cleanups at once #${r + 1}: paddock ${out.paddock[r].toFixed(0)} ms, raw git ${out.raw[r].toFixed(0)} ms; 20 \`paddock show\` side by side ${out.cliFloor[r].toFixed(0)} ms`);
+    console.log(`  ${agents} cleanups at once #${r + 1}: paddock ${out.paddock[r].toFixed(0)} ms (CPU ${out.paddockCpu[r]} ms), raw git ${out.raw[r].toFixed(0)} ms (CPU ${out.rawCpu[r]} ms); 20 \`paddock show\` side by side ${out.cliFloor[r].toFixed(0)} ms`);
     console.log(`    paddock, ms after the start (median [min–max]): requested ${b.requested}, captured ${b.captured}, complete ${b.complete}, process exit ${b.exit}`);
   }
   return out;

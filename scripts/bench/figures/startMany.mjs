@@ -35,7 +35,7 @@ export async function worktreeAddRacing(repo, args) {
 }
 
 /** CPU time spent by the whole machine so far (all cores, every process), in ms: /proc/stat's busy ticks (USER_HZ 100). */
-function machineBusyMs() {
+export function machineBusyMs() {
   const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
   return (user + nice + system + irq + softirq + steal) * 10;
 }
