@@ -189,7 +189,7 @@ await figure('startMany', async () => {
 await figure('cleanMany', async () => {
   const r = await cleanMany({ repeats: quick ? 1 : 2, agents: 20 });
   const retries = r.rawRetries ? `; raw git ran again ${r.rawRetries}× after a lock held by a sibling` : '';
-  row({ figure: `Clean up ${r.agents} ended agents at once, 5,000-file repo, each with the realistic change set, to the last cleanup complete`, unit: 'ms', paddock: r.paddock, baseline: r.raw, goal: ratioAtMost(1.5), note: `${r.agents} \`paddock cleanup ID --yes\` processes side by side (no --all); baseline: the same evidence captures + worktree remove + branch -D with raw git, side by side${retries}; ${r.agents} \`paddock show\` side by side: ${median(r.cliFloor).toFixed(0)} ms; last round, ms after the start: cleanup requested ${r.breakdown.at(-1).requested}, captured ${r.breakdown.at(-1).captured}, complete ${r.breakdown.at(-1).complete}` });
+  row({ figure: `Clean up ${r.agents} ended agents at once, 5,000-file repo, each with the realistic change set, to the last cleanup complete`, unit: 'ms', paddock: r.paddock, baseline: r.raw, goal: ratioAtMost(1.5), note: `${r.agents} \`paddock cleanup ID --yes\` processes side by side (no --all); baseline: the same evidence captures + worktree remove + branch -D with raw git, side by side${retries}; ${r.agents} \`paddock show\` side by side: ${median(r.cliFloor).toFixed(0)} ms; the machine's CPU during each side (median): Paddock ${median(r.paddockCpu).toFixed(0)} ms, raw git ${median(r.rawCpu).toFixed(0)} ms; last round, ms after the start: cleanup requested ${r.breakdown.at(-1).requested}, captured ${r.breakdown.at(-1).captured}, complete ${r.breakdown.at(-1).complete}` });
   return r;
 });
 
