@@ -6,7 +6,7 @@
 import type { Group, JobSettings } from '../store/schema';
 import { usageError } from '../common/errors';
 import { assertTextLength } from '../common/textLimit';
-import { assertUsablePrompt, builtinForProgram, expandArgs, Profile, PROMPT_PLACEHOLDER, resolveProfile } from '../profiles';
+import { assertUsablePrompt, builtinForProgram, expandArgs, Profile, PROMPT_PLACEHOLDER, promptToType, resolveProfile } from '../profiles';
 import type { CoordinatorSettings } from './settings';
 
 export interface StartRequest {
@@ -85,7 +85,7 @@ export function planStart(request: StartRequest, settings: CoordinatorSettings, 
   const command = request.command
     ? [request.command[0], ...leadingArgs, ...request.command.slice(1)]
     : [profile!.command, ...leadingArgs, ...expandArgs(profile!.args, request.prompt)];
-  const typedPrompt = promptLeftOut(request, profile) ? request.prompt : undefined;
+  const typedPrompt = promptToType(request.prompt, argvCarriesPrompt(request, profile));
   return {
     title: titleFrom(request, command),
     profileName,
@@ -122,13 +122,12 @@ function assertPromptTypable(request: StartRequest, env: NodeJS.ProcessEnv): voi
 }
 
 /**
- * A prompt the argv does not carry: an explicit command, or a profile whose args have no `{prompt}`
- * (aider, the shell). The worker types it in once the agent asks for it (worker/startPrompt.ts);
- * dropped, the agent ran without its task while its title said it had one.
+ * Whether the start's argv carries the prompt: not for an explicit command, nor a profile whose args
+ * have no `{prompt}` (aider, the shell). The worker types such a prompt in once the agent asks for it
+ * (worker/typedPrompt.ts); dropped, the agent ran without its task while its title said it had one.
  */
-function promptLeftOut(request: StartRequest, profile: Profile | null): boolean {
-  if (request.prompt === undefined || request.prompt.trim() === '') return false;
-  return request.command !== undefined || profile === null || !profile.args.some((a) => a.includes(PROMPT_PLACEHOLDER));
+function argvCarriesPrompt(request: StartRequest, profile: Profile | null): boolean {
+  return request.command === undefined && profile !== null && profile.args.some((a) => a.includes(PROMPT_PLACEHOLDER));
 }
 
 /**

@@ -20,8 +20,7 @@ import { acquireJobLock, OperationContext, okJobs, withJobLock } from './context
 import type { HeldLock } from '../coordinator/ownedLock';
 import { failJob } from './failJob';
 import { beginRetry } from './retry';
-import { canSend, canStopUnreadable, failedToLaunch, hasRunningWork, retryCleanupBlocker } from './rules';
-import { waitForJob } from '../scheduler/waitForJob';
+import { canStopUnreadable, failedToLaunch, hasRunningWork, retryCleanupBlocker } from './rules';
 import { looksAbandonedStart, recoverAbandonedStart } from '../scheduler/abandonedStart';
 import { assertTextLength } from '../common/textLimit';
 import { MAX_PROMPT_CHARS } from '../profiles';
@@ -42,9 +41,6 @@ import { updateLocked, type UpdateReport, type UpdateRequest } from './update';
 import { sweepLandingWorktrees } from '../git';
 import { landingScratch } from './merge';
 import { settlingOnError, startEarly } from '../common/early';
-
-/** How long a retry given a prompt it must type waits for the agent to run (a queued agent may wait for a slot). */
-const RETRY_PROMPT_WAIT_MS = 60_000;
 
 export interface RetryOptions {
   prompt?: string;
@@ -177,26 +173,19 @@ export class Operations {
   /**
    * A new execution of an ended agent in its existing worktree (with the profile's resume arguments).
    * `prompt`: given to the new execution — in its argv when the resume arguments have a `{prompt}`,
-   * otherwise typed in (with Enter) as soon as it runs. `onWarning`: what went wrong once the retry
-   * had taken effect (a damaged part of the store), said without failing it.
+   * otherwise typed in (with Enter) by its worker once the agent asks for it, as a start's is
+   * (`beginRetry`). `onWarning`: what went wrong once the retry had taken effect (a damaged part of
+   * the store), said without failing it.
    */
   async retry(id: string, opts: RetryOptions = {}): Promise<JobRecord> {
     const prompt = opts.prompt;
     if (prompt !== undefined) assertTextLength(prompt, MAX_PROMPT_CHARS, 'prompt');
-    const { job: queued, promptInArgs } = await withJobLock(this.ctx.store, id, 'retry', () => beginRetry(this.ctx, id, false, prompt, opts.onWarning));
+    await withJobLock(this.ctx.store, id, 'retry', () => beginRetry(this.ctx, id, false, prompt, opts.onWarning));
     this.ctx.changed(id);
     await this.launcher.pump();
-    let job = await this.ctx.store.read(id);
+    const job = await this.ctx.store.read(id);
     if (failedToLaunch(job)) {
       throw failure(`Agent ${id} failed to restart: ${job.lifecycle.detail ?? 'unknown reason'}`);
-    }
-    if (prompt !== undefined && !promptInArgs) {
-      const generation = queued.lifecycle.generation;
-      job = await waitForJob(this.ctx.store, id, (j) => j.lifecycle.generation !== generation || ['running', 'waiting'].includes(j.lifecycle.state) || isTerminalState(j.lifecycle.state), RETRY_PROMPT_WAIT_MS);
-      if (job.lifecycle.generation !== generation || !canSend(job)) {
-        throw failure(`Agent ${id} was retried but is ${job.lifecycle.state}, so the prompt could not be typed in.`);
-      }
-      await sendToAgent(this.ctx.store, id, prompt);
     }
     return job;
   }

@@ -4,8 +4,8 @@ import { sealRequestEnv } from '../coordinator/requestEnv';
 import { resolveProfile } from '../profiles';
 import { runtimeDirFor } from '../protocol/runtimeDir';
 import { resumeCommand, resumeTakesPrompt } from '../coordinator/startPlan';
-import { assertUsablePrompt } from '../profiles';
-import type { JobRecord, JobStore } from '../store';
+import { assertUsablePrompt, promptToType } from '../profiles';
+import type { JobRecord, JobSettings, JobStore } from '../store';
 import { storeErrorWords } from '../store/damagedPart';
 import { damagedWrittenPart } from '../store/jobFolderCheck';
 import { StoreLayout } from '../store/paths';
@@ -14,18 +14,13 @@ import { retryBlocker } from './rules';
 import { retryResumeArgs } from './retryResume';
 import { runInWorktreeProblem } from './runInWorktree';
 
-/** The retry's new generation, queued; `promptInArgs`: its prompt went into the argv (else the caller types it in). */
-export interface RetryBegun {
-  job: JobRecord;
-  promptInArgs: boolean;
-}
-
 /**
- * `prompt`: what the new execution is asked to do. It goes into the argv when the
- * resume arguments used have a `{prompt}`; otherwise the caller types it in
- * once the agent runs (see `Operations.retry`).
+ * The retry's new generation, queued. `prompt`: what the new execution is asked to do. It goes into
+ * the argv when the resume arguments used have a `{prompt}`; otherwise the record keeps it as the
+ * generation's `settings.typedPrompt`, and the worker types it in once the agent asks for it, as it
+ * does a start's (worker/typedPrompt.ts) — also when the retry waits in the queue first.
  */
-export async function beginRetry(ctx: OperationContext, id: string, automatic: boolean, prompt?: string, onWarning: (text: string) => void = () => undefined): Promise<RetryBegun> {
+export async function beginRetry(ctx: OperationContext, id: string, automatic: boolean, prompt?: string, onWarning: (text: string) => void = () => undefined): Promise<JobRecord> {
   const store = ctx.store;
   const job = await store.read(id);
   const blocker = retryBlocker(job);
@@ -50,7 +45,8 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
   }
   await store.beginGeneration(id, { automatic });
   // The retry has taken effect: what fails from here on is said as a warning, never as its failure.
-  const next = await store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, resumeArgs, promptInArgs) }));
+  const typedPrompt = promptToType(prompt, promptInArgs !== undefined);
+  const next = await store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, resumeArgs, promptInArgs), settings: withTypedPrompt(j.settings, typedPrompt) }));
   const generation = next.lifecycle.generation;
   const warn = (what: string) => (err: unknown) => {
     const text = `Agent ${id} was retried (generation ${generation}), but ${what}: ${storeErrorWords(store.home, err)}.`;
@@ -66,7 +62,13 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
     .catch(warn('its timeline entry could not be written'));
   await markRetryInOutput(store, id, generation, automatic).catch(warn('its log could not be marked where the new execution begins'));
   ctx.log(`agent ${id} queued for ${automatic ? 'an automatic restart' : 'a retry'} (generation ${generation})`);
-  return { job: next, promptInArgs: promptInArgs !== undefined };
+  return next;
+}
+
+/** The settings of the new generation: the prompt its worker types in, or none (the start's is never typed again). */
+function withTypedPrompt(settings: JobSettings, typedPrompt: string | undefined): JobSettings {
+  const { typedPrompt: _previous, ...rest } = settings;
+  return typedPrompt === undefined ? rest : { ...rest, typedPrompt };
 }
 
 /** The terminal history continues in the same log: marks where the new execution begins. */

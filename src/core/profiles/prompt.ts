@@ -32,3 +32,11 @@ export function assertUsablePrompt(name: string, args: readonly string[], prompt
     );
   }
 }
+
+/**
+ * The prompt the worker types into the agent (`settings.typedPrompt`, worker/typedPrompt.ts): one
+ * given that the argv does not carry, for a start and a retry alike. A blank one is no prompt.
+ */
+export function promptToType(prompt: string | undefined, inArgv: boolean): string | undefined {
+  return prompt === undefined || prompt.trim() === '' || inArgv ? undefined : prompt;
+}

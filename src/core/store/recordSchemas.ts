@@ -163,7 +163,7 @@ export const JobSettingsSchema = z.object({
   worktree: z.optional(WorktreeSettingsSchema),
   /** The person's check command (`paddock.checkCommand`) when the agent was started (absent: none; `.paddock.json` may give one). */
   checkCommand: z.optional(z.nullable(Bounded(8192))),
-  /** The start's prompt when its argv does not carry it: typed in (with Enter) once the first execution runs (absent: none). */
+  /** The prompt of this generation (the start's, or its retry's) when its argv does not carry it: its worker types it in (with Enter) once the agent asks (absent: none). */
   typedPrompt: z.optional(Bounded(8192)),
 });
 export type JobSettings = z.infer<typeof JobSettingsSchema>;

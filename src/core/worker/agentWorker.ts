@@ -21,7 +21,7 @@ import { putLauncherOnPath } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { stopAgentProcesses, stopDetail } from './stopAgent';
 import { settleLeftovers } from './leftovers';
-import { StartPrompt } from './startPrompt';
+import { TypedPrompt } from './typedPrompt';
 import { WaitingDetector, waitingDetectorFor, waitingPatternOf } from './waiting';
 import { agentStopped } from '../store/suspension';
 import { ExecutionRecord } from './executionRecord';
@@ -61,8 +61,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   private waiting: WaitingDetector | undefined;
   /** The last text sent (typed, then Enter): the next waits for it. */
   private sending: Promise<void> = Promise.resolve();
-  /** The start's prompt its argv does not carry, until it is typed in (first generation only). */
-  private startPrompt: StartPrompt | undefined;
+  /** The prompt this execution's argv does not carry (the start's or the retry's), until it is typed in. */
+  private typedPrompt: TypedPrompt | undefined;
   private pty: Pty | undefined;
   /** The one writer of the agent's input (viewers, prompts, the mirror's replies). */
   private ptyInput: PtyInput | undefined;
@@ -266,12 +266,12 @@ export class AgentWorker extends Disposable implements AgentSession {
       .catch(() => undefined); // logged by the record; a stop may already be under way
     // A wait detected while starting could not be recorded yet.
     if (this.waiting?.current) this.record.setWaiting(this.waiting.current);
-    // The start's prompt its argv does not carry; a later generation gets its retry's prompt instead.
+    // The prompt its argv does not carry: the record holds the one of this generation (the start's, or the retry's that made it).
     const typedPrompt = this.job.settings.typedPrompt;
-    if (typedPrompt !== undefined && generation === 1) {
-      this.startPrompt = new StartPrompt(typedPrompt, waitingPatternOf(this.job.settings.waitingPattern, () => undefined), (text) => this.send(text), log);
-      this.startPrompt.started();
-      this.startPrompt.screenChanged(() => this.screenText());
+    if (typedPrompt !== undefined) {
+      this.typedPrompt = new TypedPrompt(typedPrompt, waitingPatternOf(this.job.settings.waitingPattern, () => undefined), (text) => this.send(text), log);
+      this.typedPrompt.started();
+      this.typedPrompt.screenChanged(() => this.screenText());
     }
   }
 
@@ -320,8 +320,8 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.waiting = this._register(waitingDetectorFor(this.job.settings, () => this.screenText(), this.opts.log, isSuspended));
     this._register(
       this.mirror.onDidCatchUp(() => {
-        // Before the detector's look: the wait the start's prompt answers is never recorded.
-        this.startPrompt?.screenChanged(() => this.screenText());
+        // Before the detector's look: the wait the typed prompt answers is never recorded.
+        this.typedPrompt?.screenChanged(() => this.screenText());
         this.waiting?.noteScreenChanged();
       }),
     );

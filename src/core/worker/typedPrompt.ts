@@ -1,15 +1,16 @@
 /**
- * The start's prompt that the agent's argv does not carry (`settings.typedPrompt`: aider's profile,
- * the shell's, an explicit command), typed in with Enter once the agent asks for it. A profile that
- * says how its agent asks (a waiting pattern) has it typed the first time the screen shows that: aider
- * asks other questions first (whether to add `.aider*` to `.gitignore`), which would take the prompt
- * as their answer. Without a pattern it is typed at once, as a retry's prompt is. Typed as soon as the
- * screen shows the pattern — before the waiting detector's own look — so the wait it answers is
- * never recorded, and nobody is told the agent needs them.
+ * The prompt the execution's argv does not carry (`settings.typedPrompt`: the start's or the retry's
+ * for aider's profile, the shell's, a profile without `{prompt}` in its args or resume arguments, an
+ * explicit command), typed in with Enter once the agent asks for it. A profile that says how its agent
+ * asks (a waiting pattern) has it typed the first time the screen shows that: aider asks other
+ * questions first (whether to add `.aider*` to `.gitignore`), which would take the prompt as their
+ * answer, and a retried agent prints its restored history before it asks. Without a pattern it is
+ * typed at once. Typed as soon as the screen shows the pattern — before the waiting detector's own
+ * look — so the wait it answers is never recorded, and nobody is told the agent needs them.
  */
 import { describeError } from '../common/errors';
 
-export class StartPrompt {
+export class TypedPrompt {
   private pending: string | undefined;
 
   constructor(
@@ -38,6 +39,6 @@ export class StartPrompt {
     const text = this.pending;
     if (text === undefined) return;
     this.pending = undefined;
-    this.type(text).catch((err: unknown) => this.log(`the start's prompt could not be typed in: ${describeError(err)}`));
+    this.type(text).catch((err: unknown) => this.log(`the prompt could not be typed in: ${describeError(err)}`));
   }
 }
