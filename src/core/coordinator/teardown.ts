@@ -4,7 +4,8 @@
  * evidence is captured. Runs by `/bin/sh -c` in the worktree like the agent's
  * other commands (`runSessionCommand`): its result is its exit, what it leaves
  * running is ended, and a timeout ends all of it. Its output goes to the
- * agent's log; the tail of it is what a failure reports.
+ * agent's log (its head and tail, OutputLog.beginBounded); the tail of it is
+ * what a failure reports.
  */
 import { stripTerminalControls } from '../common/ansi';
 import { runSessionCommand } from '../proc';
@@ -96,6 +97,8 @@ export function teardownFailure(outcome: TeardownOutcome, timeoutSeconds = TEARD
 export async function runLoggedTeardown(store: JobStore, job: JobRecord, command: string, env: NodeJS.ProcessEnv, abort?: AbortSignal): Promise<TeardownOutcome> {
   const redactor = redactorForCommandEnv(env, job.settings.secretEnvNames);
   const output = store.openOutput(job.id, redactor);
+  // Its head and tail only: a teardown that floods must not push the agent's own last output out of the log.
+  output.beginBounded('teardown');
   output.append(`\r\n\x1b[2m──── teardown: ${command} ────\x1b[0m\r\n`);
   let outcome: TeardownOutcome;
   try {

@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { ensureDir, FILE_MODE } from './durable';
+import { HeadAndTail } from './headAndTail';
 import { RedactingStream } from './redactingStream';
 import { Redactor } from './redactor';
 import { openRegularSync } from './regularFile';
@@ -14,6 +15,15 @@ import { openRegularSync } from './regularFile';
 export interface OutputLog {
   /** Text, or raw bytes (kept by reference until written: do not reuse the buffer). */
   append(data: string | Buffer): void;
+  /**
+   * What is appended from now until `endBounded` — the output of a command Paddock runs in the
+   * worktree (`label`: setup, teardown) — is kept as its head and tail with a line saying how many
+   * bytes were left out, within the room the log has before it would drop its oldest segment:
+   * however much the command prints, it never pushes the agent's own output out of the log.
+   */
+  beginBounded(label: string): void;
+  /** Ends what `beginBounded` began: the line about what was left out and the tail are written. */
+  endBounded(): void;
   /** Writes everything held back (redacted). */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -21,6 +31,9 @@ export interface OutputLog {
 
 export const DEFAULT_OUTPUT_CAP = 8 * 1024 * 1024;
 export const SEGMENTS_PER_CAP = 8;
+/** What a bounded stretch keeps of its head, and again of its tail: a 64th of the cap, 32 KiB at most. */
+const BOUNDED_SHARE_MAX = 32 * 1024;
+const BOUNDED_SHARE_OF_CAP = 64;
 const SEGMENT_PATTERN = /^(\d{12})\.seg$/;
 /** Buffers handed to one writev at most (IOV_MAX is 1024 on Linux). */
 const MAX_IOVECS = 256;
@@ -68,17 +81,22 @@ export class SegmentedOutputLog implements OutputLog {
    */
   private toWrite: Buffer[] = [];
   private inFlight = false;
+  /** The bytes of the write under way. */
+  private inFlightBytes = 0;
+  /** The head and tail kept of a command's output (`beginBounded`), or none. */
+  private bounded: HeadAndTail | undefined;
   private whenIdle: (() => void)[] = [];
 
   constructor(
     private readonly dir: string,
-    capBytes: number,
+    private readonly capBytes: number,
     redactor: Redactor,
     private readonly onError: (err: unknown) => void = () => undefined,
   ) {
     this.segmentSize = segmentSizeFor(capBytes);
     this.maxSegments = Math.max(1, Math.floor(capBytes / this.segmentSize));
-    this.stream = new RedactingStream(redactor, (chunks) => this.write(chunks), onError);
+    // Redacted first: the cut of a bounded stretch can never leave half a secret readable.
+    this.stream = new RedactingStream(redactor, (chunks) => (this.bounded ? this.bounded.take(chunks) : this.write(chunks)), onError);
     ensureDir(dir);
     const existing = listSegments(dir);
     this.seq = existing.length ? existing[existing.length - 1] : 1;
@@ -87,6 +105,39 @@ export class SegmentedOutputLog implements OutputLog {
 
   append(data: string | Buffer): void {
     if (!this.closed) this.stream.append(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+  }
+
+  beginBounded(label: string): void {
+    if (this.closed || this.bounded) return;
+    this.stream.writeHeld();
+    const share = Math.min(BOUNDED_SHARE_MAX, Math.floor(this.capBytes / BOUNDED_SHARE_OF_CAP));
+    const room = this.room();
+    const lineRoom = Buffer.byteLength(leftOutLine(Number.MAX_SAFE_INTEGER, label));
+    // A log about to drop a segment keeps less of the command, or nothing (not even the line) at the very edge.
+    const keep = room < lineRoom ? 0 : Math.min(share, Math.floor((room - lineRoom) / 2));
+    this.bounded = new HeadAndTail(keep, keep, (chunks) => this.write(chunks), (leftOut) => (room < lineRoom ? '' : leftOutLine(leftOut, label)));
+  }
+
+  endBounded(): void {
+    if (!this.bounded) return;
+    this.stream.writeHeld();
+    const bounded = this.bounded;
+    this.bounded = undefined;
+    bounded.end();
+  }
+
+  /**
+   * Bytes the log takes before a rotation must delete its oldest segment, once what is queued is
+   * written (it fills the current segment, then new ones).
+   */
+  private room(): number {
+    let segments = Math.max(1, listSegments(this.dir).length);
+    let fill = this.written + this.inFlightBytes + this.toWrite.reduce((n, b) => n + b.length, 0);
+    while (fill > this.segmentSize) {
+      fill -= this.segmentSize;
+      segments = Math.min(this.maxSegments, segments + 1);
+    }
+    return Math.max(0, this.maxSegments - segments) * this.segmentSize + (this.segmentSize - fill);
   }
 
   /**
@@ -101,6 +152,7 @@ export class SegmentedOutputLog implements OutputLog {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.endBounded();
     this.stream.end();
     this.closed = true;
     await this.allWritten();
@@ -138,8 +190,10 @@ export class SegmentedOutputLog implements OutputLog {
       return this.writeNext();
     }
     this.inFlight = true;
+    this.inFlightBytes = batch.reduce((n, b) => n + b.length, 0);
     fs.writev(this.fd, batch, (err, n) => {
       this.inFlight = false;
+      this.inFlightBytes = 0;
       if (err) this.onError(err);
       else {
         this.written += n;
@@ -179,6 +233,11 @@ export class SegmentedOutputLog implements OutputLog {
       fs.rmSync(segmentPath(this.dir, seq), { force: true });
     }
   }
+}
+
+/** The line in place of what a bounded stretch left out (starting on a line of its own, attributes reset). */
+function leftOutLine(leftOut: number, label: string): string {
+  return `\r\n\x1b[0m\x1b[2m──── ${leftOut.toLocaleString('en-US')} bytes of the ${label}'s output left out ────\x1b[0m\r\n`;
 }
 
 /** What of `batch` a write of `n` bytes left out. */

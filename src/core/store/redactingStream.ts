@@ -75,11 +75,19 @@ export class RedactingStream {
     this.writePending(Math.min(this.redactor.heldEnd(this.pending), MAX_RAW_HOLD));
   }
 
+  /**
+   * Writes everything held, a possible start of a secret too: where the output changes hands (a
+   * command Paddock ran ends, the agent begins), so nothing of one is counted with the other.
+   */
+  writeHeld(): void {
+    this.take();
+    this.writePending(0);
+  }
+
   /** Writes everything; later appends are ignored. */
   end(): void {
     if (this.ended) return;
-    this.take();
-    this.writePending(0);
+    this.writeHeld();
     this.ended = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;

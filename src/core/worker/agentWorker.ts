@@ -235,6 +235,7 @@ export class AgentWorker extends Disposable implements AgentSession {
         cwd: this.job.cwd,
         size: DEFAULT_SIZE,
         writeScreen: (data) => this.writeScreen(data),
+        log: this.output,
         fail: (info, detail) => this.finish('failed', info, detail).then(() => undefined, (e) => log(describeError(e))),
         isStopping: () => this.stopPromise !== undefined,
       });

@@ -6,6 +6,7 @@
  * Kept out of AgentWorker, which only asks it to run and to end.
  */
 import { describeError } from '../common/errors';
+import type { OutputLog } from '../store/outputLog';
 import type { Setup } from '../store/schema';
 import type { ExecutionRecord } from './executionRecord';
 import type { PtyModule } from './ptyHost';
@@ -22,6 +23,8 @@ export interface SetupPhaseHost {
   readonly size: { cols: number; rows: number };
   /** Paddock's lines and the setup's output: to the log, the mirror and the viewers. */
   writeScreen(data: Buffer | string): void;
+  /** The agent's log: it keeps the head and tail of the setup's output only (the mirror and viewers get all of it). */
+  readonly log: Pick<OutputLog, 'beginBounded' | 'endBounded'>;
   /** Ends the execution `failed` with this detail (the worker's finish). */
   fail(info: ExitInfo, detail: string): Promise<void>;
   /** A stop was asked for: the stop records the end, not the setup. */
@@ -37,6 +40,7 @@ export class SetupPhase {
   async run(nodePty: PtyModule, command: string, timeoutSeconds: number, env: Record<string, string>): Promise<boolean> {
     const { record } = this.host;
     await this.setState('running', null, 'setting up');
+    this.host.log.beginBounded('setup');
     this.host.writeScreen(`\x1b[2m──── setup: ${command} ────\x1b[0m\r\n`);
     let run: SetupCommand;
     try {
@@ -51,12 +55,14 @@ export class SetupPhase {
         onData: (bytes) => this.host.writeScreen(bytes),
       });
     } catch (err) {
+      this.host.log.endBounded();
       await this.setState('failed', null, null);
       await this.host.fail({ code: null, signal: null }, `setup could not start: ${describeError(err, 300)}`);
       return false;
     }
     record.timeline('setup', `setup started: ${command}`);
     const outcome = await run.done;
+    this.host.log.endBounded();
     this.command = undefined;
     if (this.host.isStopping()) return false; // the stop records the setup's end and the agent's
     if (outcome.code === 0 && !outcome.signal && !outcome.timedOut) {

@@ -196,6 +196,41 @@ describe('Coordinator: worktree setup', function () {
     assert.equal(git(sb.repo, 'show', `${report.job.evidence!.snapshotRef}:made-by-teardown.txt`), 'gone');
   });
 
+  // Bug 63: the teardown's output filled the agent's capped log (8 MiB) and pushed all of the agent's own out.
+  it('a teardown that prints 20 MB leaves its head and tail in the log, and the agent\'s last output stays', async () => {
+    const c = sb.coordinator({ worktree: { teardown: `echo TEARDOWN-FIRST; yes 'teardown flood line' | head -c 20000000; echo; echo TEARDOWN-LAST` } });
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo AGENT-LAST-WORDS'] });
+    await sb.waitEnded(job.id);
+    const report = await c.cleanup(job.id);
+    assert.equal(report.job.cleanup?.phase, 'complete', report.job.cleanup?.lastError ?? '');
+    const text = await log(job.id);
+    assert.match(text, /^AGENT-LAST-WORDS\r\n[\s\S]*teardown: [\s\S]*\nTEARDOWN-FIRST\r\n/, 'the agent\'s output, then the head of the teardown\'s');
+    const left = /──── ([\d,]+) bytes of the teardown's output left out ────/.exec(text);
+    assert.ok(left, 'a line says what was left out');
+    assert.ok(Number(left[1].replace(/,/g, '')) > 19_900_000, left[1]);
+    assert.match(text.slice(left.index), /\r\nteardown flood line\r\n[\s\S]*\nTEARDOWN-LAST\r\n$/, 'its tail follows, from a whole line');
+    assert.ok(text.length < 100_000, `the log holds ${text.length} bytes`);
+  });
+
+  // Bug 63, checked for setup too: it runs until it has succeeded, so it never follows the agent's
+  // output, but a flood of it filled the log and pushed its earlier failed run's output out.
+  it('a setup that prints a lot leaves its head and tail in the log, after its earlier run\'s output', async () => {
+    writePaddockJson({ setup: 'if [ -f tried ]; then echo SETUP-FIRST; yes "setup flood line" | head -c 3000000; echo; echo SETUP-LAST; else touch tried; echo BROKEN-SETUP; exit 3; fi' });
+    await allow();
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo AGENT-RAN'] });
+    assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'failed');
+    await c.retry(job.id);
+    const done = await sb.waitEnded(job.id);
+    assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
+    const text = await log(job.id);
+    const left = /──── ([\d,]+) bytes of the setup's output left out ────/.exec(text);
+    assert.ok(left, 'a line says what was left out');
+    assert.match(text.slice(0, left.index), /\nBROKEN-SETUP\r?\n[\s\S]*\nSETUP-FIRST\r?\nsetup flood line/);
+    assert.match(text.slice(left.index), /\nSETUP-LAST\r?\n[\s\S]*setup done[\s\S]*\nAGENT-RAN\r?\n/);
+    assert.ok(text.length < 100_000, `the log holds ${text.length} bytes`);
+  });
+
   it('a failing teardown fails the terminating stage with its output and is retried like any stage', async () => {
     const ok = join(sb.root, 'teardown-may-pass');
     const c = sb.coordinator({ worktree: { teardown: `test -f ${ok} || { echo compose is down already >&2; exit 4; }` } });

@@ -76,6 +76,63 @@ describe('output segments', () => {
     assert.equal(shortOfItsEnd.skipped, true);
   });
 
+  // Bug 63: a teardown printing without end pushed the agent's own last output out of its log.
+  it('keeps a bounded stretch as its head and tail with the count left out, and never pushes earlier output out', async () => {
+    const cap = 1024 * 1024; // segments of 128 KiB; a stretch keeps 16 KiB of its head and of its tail
+    const store = bed.store({ outputCapBytes: cap });
+    // A log half full, and one a few KiB short of dropping its oldest segment: there the stretch keeps less.
+    for (const agentBytes of [cap / 2, cap - 5000]) {
+      const job = await store.create(sampleJob());
+      const agent = store.openOutput(job.id);
+      let agentText = '';
+      for (let i = 0; agentText.length < agentBytes - 40; i++) agentText += `agent line ${i}\n`;
+      agentText += 'AGENT-LAST-WORDS\n';
+      agent.append(agentText);
+      await agent.close();
+
+      const teardown = store.openOutput(job.id);
+      teardown.beginBounded('teardown');
+      let flood = '';
+      for (let i = 0; flood.length < 20 * 1024 * 1024; i++) {
+        const chunk = `teardown line ${i} ${'x'.repeat(i % 200)}\n`.repeat(50);
+        teardown.append(chunk);
+        flood += chunk;
+      }
+      teardown.append('TEARDOWN-LAST\n');
+      flood += 'TEARDOWN-LAST\n';
+      teardown.endBounded();
+      teardown.append('after the stretch\n');
+      await teardown.close();
+
+      const log = (await store.readOutput(job.id)).toString('utf8');
+      assert.ok(log.startsWith(agentText), `the agent's output is all there (${agentBytes})`);
+      assert.ok(log.length <= cap, `the log stays within its cap: ${log.length}`);
+      const stretch = log.slice(agentText.length, -'after the stretch\n'.length);
+      // eslint-disable-next-line no-control-regex -- the line resets the terminal's attributes and dims itself
+      const line = /\r\n\x1b\[0m\x1b\[2m──── ([\d,]+) bytes of the teardown's output left out ────\x1b\[0m\r\n/.exec(stretch);
+      assert.ok(line, stretch.slice(0, 200));
+      const head = stretch.slice(0, line.index);
+      const tail = stretch.slice(line.index + line[0].length);
+      assert.ok(flood.startsWith(head) && head.length > 1000 && head.length <= 16 * 1024, `head of ${head.length}`);
+      assert.ok(flood.endsWith(tail) && tail.endsWith('TEARDOWN-LAST\n') && tail.length > 1000 && tail.length <= 16 * 1024, `tail of ${tail.length}`);
+      assert.match(tail, /^teardown line \d+ /, 'the tail starts at a line');
+      assert.equal(Number(line[1].replace(/,/g, '')), flood.length - head.length - tail.length, 'the line counts what was left out');
+    }
+  });
+
+  it('keeps a bounded stretch that fits whole, with no line about it', async () => {
+    const store = bed.store();
+    const job = await store.create(sampleJob());
+    const out = store.openOutput(job.id);
+    out.append('agent\n');
+    out.beginBounded('setup');
+    out.append('setup says little\n');
+    out.endBounded();
+    out.append('agent again\n');
+    await out.close();
+    assert.equal((await store.readOutput(job.id)).toString(), 'agent\nsetup says little\nagent again\n');
+  });
+
   it('continues the same segments when reopened (a new generation appends)', async () => {
     const store = bed.store({ outputCapBytes: 4096 });
     const job = await store.create(sampleJob());
