@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Disposable, toDisposable } from '../common/lifecycle';
-import { Emitter, Event } from '../common/event';
+import type { Event } from '../common/event';
 import { describeError, failure } from '../common/errors';
 import { ExecutionClaim, JobRecord, JobStore, Leftover, LifecycleState, OutputLog, Redactor } from '../store';
 import { redactorForCommandEnv } from '../store/secretEnv';
@@ -16,12 +16,11 @@ import { ControlServer } from './controlServer';
 import { DrainMarker } from './drain';
 import { ScreenMirror, ScreenSnapshot } from './mirror';
 import { buildAgentEnv, endDetail, exitInfoOf, loadNodePty, nudgeForegroundGroup, outputQuiet, Pty, ptyMasterFd, type PtyModule, spawnAgent } from './ptyHost';
-import { PtyInput } from './ptyInput';
+import { AgentInput } from './agentInput';
 import { putLauncherOnPath } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { stopAgentProcesses, stopDetail } from './stopAgent';
 import { settleLeftovers } from './leftovers';
-import { TypedPrompt } from './typedPrompt';
 import { WaitingDetector, waitingDetectorFor, waitingPatternOf } from './waiting';
 import { agentStopped } from '../store/suspension';
 import { ExecutionRecord } from './executionRecord';
@@ -45,9 +44,6 @@ export interface AgentWorkerOptions {
 }
 
 const DEFAULT_SIZE = { cols: 80, rows: 24 };
-/** Pause between typed text and Enter for `send`, so TUIs do not take the Enter as part of a paste. */
-const SEND_ENTER_DELAY_MS = 30;
-
 
 export class AgentWorker extends Disposable implements AgentSession {
   private store!: JobStore;
@@ -59,15 +55,10 @@ export class AgentWorker extends Disposable implements AgentSession {
   private server!: ControlServer;
   private mirror!: ScreenMirror;
   private waiting: WaitingDetector | undefined;
-  /** The last text sent (typed, then Enter): the next waits for it. */
-  private sending: Promise<void> = Promise.resolve();
-  /** The prompt this execution's argv does not carry (the start's or the retry's), until it is typed in. */
-  private typedPrompt: TypedPrompt | undefined;
   private pty: Pty | undefined;
-  /** The one writer of the agent's input (viewers, prompts, the mirror's replies). */
-  private ptyInput: PtyInput | undefined;
-  private readonly _onDidDrainInput = this._register(new Emitter<void>());
-  readonly onDidDrainInput: Event<void> = this._onDidDrainInput.event;
+  /** Everything typed into the agent (viewers, sends, the typed prompt, the mirror's replies). */
+  private readonly agentInput: AgentInput;
+  readonly onDidDrainInput: Event<void>;
   private readonly drain = new DrainMarker();
   private readonly id: string;
   /** The worktree's setup command, run before the agent. */
@@ -89,6 +80,18 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.id = opts.jobId;
     this.finished = new Promise((r) => (this.done = r));
     this.agentEnded = new Promise((r) => (this.resolveAgentEnded = r));
+    this.agentInput = this._register(
+      new AgentInput({
+        ended: () => this.exitInfo !== null,
+        settingUp: () => this.setupPhase !== undefined,
+        noteInput: () => {
+          this.record.noteActivity();
+          this.waiting?.noteInput();
+        },
+        log: (message) => opts.log(message),
+      }),
+    );
+    this.onDidDrainInput = this.agentInput.onDidDrain;
   }
 
   // ---- AgentSession ---------------------------------------------------------
@@ -114,14 +117,11 @@ export class AgentWorker extends Disposable implements AgentSession {
   }
 
   get inputBacklogged(): boolean {
-    return this.ptyInput?.isBacklogged ?? false;
+    return this.agentInput.isBacklogged;
   }
 
   input(data: string): void {
-    if (!this.ptyInput || this.exitInfo) return;
-    this.ptyInput.write(data);
-    this.record.noteActivity();
-    this.waiting?.noteInput();
+    this.agentInput.type(data);
   }
 
   resize(cols: number, rows: number): void {
@@ -138,21 +138,7 @@ export class AgentWorker extends Disposable implements AgentSession {
   }
 
   send(text: string): Promise<void> {
-    // One at a time: a second text typed during the pause before the first's Enter joined its line
-    // (the start's prompt and a Send Prompt to All, two `paddock send`s at once).
-    const sent = this.sending.then(() => this.sendNow(text));
-    this.sending = sent.catch(() => undefined);
-    return sent;
-  }
-
-  private async sendNow(text: string): Promise<void> {
-    if (this.exitInfo) throw failure('The agent has ended.');
-    // Its socket is served before its setup command and its terminal: nothing to type into yet.
-    if (!this.pty) throw failure(`The agent has not started yet${this.setupPhase ? ' (its worktree setup is running)' : ''}; send once it runs.`);
-    this.input(text);
-    await sleep(SEND_ENTER_DELAY_MS);
-    if (this.exitInfo) throw failure('The agent ended before Enter was typed.');
-    this.input('\r');
+    return this.agentInput.send(text);
   }
 
   signal(state: 'waiting' | 'running'): void {
@@ -242,23 +228,21 @@ export class AgentWorker extends Disposable implements AgentSession {
       if (!(await this.setupPhase.run(nodePty, setup, this.job.settings.worktree!.setupTimeoutSeconds, agentEnv))) return;
     }
     if (this.stopPromise) return; // stopped as setup ended: the stop records the end
-    let ptyInput: PtyInput;
     try {
       this.pty = spawnAgent({ pty: nodePty, command: this.job.command, cwd: this.job.cwd, env: agentEnv, ...DEFAULT_SIZE, drain: this.drain });
-      ptyInput = this.ptyInput = this._register(new PtyInput(ptyMasterFd(this.pty), this.opts.log));
+      this.agentInput.open(ptyMasterFd(this.pty));
     } catch (err) {
       this.pty?.kill('SIGKILL');
       await this.failStart(`The agent could not start: ${describeError(err, 300)}.`);
       return;
     }
     const pty = this.pty;
-    this._register(ptyInput.onDidDrain(() => this._onDidDrainInput.fire()));
     this._register(pty.onData((d) => this.onOutput(d as unknown as Buffer | string)));
     this._register(pty.onExit((e) => void this.onPtyExit(e.exitCode, e.signal ?? 0)));
     // Replies to terminal queries: from the mirror while no real terminal is attached (a viewer's terminal answers itself).
     this._register(
       this.mirror.onDidReply((reply) => {
-        if (!this.server.hasWritableViewer && !this.exitInfo) ptyInput.write(reply);
+        if (!this.server.hasWritableViewer) this.agentInput.reply(reply);
       }),
     );
 
@@ -269,11 +253,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     if (this.waiting?.current) this.record.setWaiting(this.waiting.current);
     // The prompt its argv does not carry: the record holds the one of this generation (the start's, or the retry's that made it).
     const typedPrompt = this.job.settings.typedPrompt;
-    if (typedPrompt !== undefined) {
-      this.typedPrompt = new TypedPrompt(typedPrompt, waitingPatternOf(this.job.settings.waitingPattern, () => undefined), (text) => this.send(text), log);
-      this.typedPrompt.started();
-      this.typedPrompt.screenChanged(() => this.screenText());
-    }
+    if (typedPrompt !== undefined) this.agentInput.typePrompt(typedPrompt, waitingPatternOf(this.job.settings.waitingPattern, () => undefined), () => this.screenText());
   }
 
   /** The execution ends `failed` before the agent ran (no socket, no directory, no node-pty, no spawn). */
@@ -322,7 +302,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     this._register(
       this.mirror.onDidCatchUp(() => {
         // Before the detector's look: the wait the typed prompt answers is never recorded.
-        this.typedPrompt?.screenChanged(() => this.screenText());
+        this.agentInput.screenChanged(() => this.screenText());
         this.waiting?.noteScreenChanged();
       }),
     );
@@ -333,7 +313,7 @@ export class AgentWorker extends Disposable implements AgentSession {
 
   private async onPtyExit(code: number, signal: number): Promise<void> {
     // node-pty reports the exit after it closed the master: input has nowhere to go.
-    this.ptyInput?.close();
+    this.agentInput.close();
     await outputQuiet(() => this.lastDataAt);
     const tail = this.drain.end();
     if (tail.length > 0) this.writeScreen(tail);

@@ -1,0 +1,104 @@
+/**
+ * The worker's input side: everything typed into the agent's terminal — viewers' keys, texts sent
+ * with Enter (one at a time), the prompt its argv does not carry (typed at the agent's waiting
+ * prompt, typedPrompt.ts) and the mirror's replies to terminal queries — through the one writer of
+ * its input (PtyInput). Kept out of AgentWorker, which opens it once the agent runs, tells it when
+ * the screen changed, and closes it at the agent's exit.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Disposable } from '../common/lifecycle';
+import { Emitter, Event } from '../common/event';
+import { failure } from '../common/errors';
+import { PtyInput } from './ptyInput';
+import { TypedPrompt } from './typedPrompt';
+
+/** Pause between typed text and Enter for `send`, so TUIs do not take the Enter as part of a paste. */
+const SEND_ENTER_DELAY_MS = 30;
+
+export interface AgentInputHost {
+  /** The agent has ended: nothing more is typed in. */
+  ended(): boolean;
+  /** Its worktree setup runs, the agent not yet (said when a send comes too early). */
+  settingUp(): boolean;
+  /** A person's input: activity for the record, an answer to a wait for the detector. */
+  noteInput(): void;
+  log(message: string): void;
+}
+
+export class AgentInput extends Disposable {
+  /** The one writer of the agent's input, once it runs. */
+  private writer: PtyInput | undefined;
+  /** The last text sent (typed, then Enter): the next waits for it. */
+  private sending: Promise<void> = Promise.resolve();
+  /** The prompt this execution's argv does not carry (the start's or the retry's), until it is typed in. */
+  private typedPrompt: TypedPrompt | undefined;
+  private readonly _onDidDrain = this._register(new Emitter<void>());
+  /** A backlog of typed input is over: connections may read their sockets again. */
+  readonly onDidDrain: Event<void> = this._onDidDrain.event;
+
+  constructor(private readonly host: AgentInputHost) {
+    super();
+  }
+
+  /** The agent runs: what is typed goes to its PTY master from now on. */
+  open(masterFd: number): void {
+    const writer = (this.writer = this._register(new PtyInput(masterFd, (m) => this.host.log(m))));
+    this._register(writer.onDidDrain(() => this._onDidDrain.fire()));
+  }
+
+  /** The agent ended: its PTY closed, input has nowhere to go. */
+  close(): void {
+    this.writer?.close();
+  }
+
+  /** Typed input waits beyond its limit (connections read no more until `onDidDrain`). */
+  get isBacklogged(): boolean {
+    return this.writer?.isBacklogged ?? false;
+  }
+
+  /** A person's keys (a viewer's, or a sent text's). */
+  type(data: string): void {
+    if (!this.writer || this.host.ended()) return;
+    this.writer.write(data);
+    this.host.noteInput();
+  }
+
+  /** The mirror's reply to a terminal query: typed in, but nobody's input. */
+  reply(data: string): void {
+    if (this.writer && !this.host.ended()) this.writer.write(data);
+  }
+
+  /** Types the text, then Enter. */
+  send(text: string): Promise<void> {
+    // One at a time: a second text typed during the pause before the first's Enter joined its line
+    // (the start's prompt and a Send Prompt to All, two `paddock send`s at once).
+    const sent = this.sending.then(() => this.sendNow(text));
+    this.sending = sent.catch(() => undefined);
+    return sent;
+  }
+
+  /**
+   * Types `text` (and Enter) the first time the screen shows `pattern`, or now without one; call once
+   * the agent runs. `screen`: the visible screen as plain text.
+   */
+  typePrompt(text: string, pattern: RegExp | null, screen: () => string): void {
+    this.typedPrompt = new TypedPrompt(text, pattern, (t) => this.send(t), (m) => this.host.log(m));
+    this.typedPrompt.started();
+    this.typedPrompt.screenChanged(screen);
+  }
+
+  /** The screen changed: the typed prompt looks for the agent asking (before the waiting detector does). */
+  screenChanged(screen: () => string): void {
+    this.typedPrompt?.screenChanged(screen);
+  }
+
+  private async sendNow(text: string): Promise<void> {
+    if (this.host.ended()) throw failure('The agent has ended.');
+    // Its socket is served before its setup command and its terminal: nothing to type into yet.
+    if (!this.writer) throw failure(`The agent has not started yet${this.host.settingUp() ? ' (its worktree setup is running)' : ''}; send once it runs.`);
+    this.type(text);
+    await sleep(SEND_ENTER_DELAY_MS);
+    if (this.host.ended()) throw failure('The agent ended before Enter was typed.');
+    this.type('\r');
+  }
+}
