@@ -6,6 +6,7 @@
  * only given the cells. `replayableScreen` adds them to the serializer's text.
  */
 import type { IBuffer, Terminal } from '@xterm/headless';
+import { withCellsRedrawn } from './cellRedraw';
 import { backgroundSgr, sgrOf } from './sgr';
 import {
   activeBufferInternals,
@@ -26,12 +27,13 @@ const TAB_WIDTH = 8;
 export function replayableScreen(term: Terminal, serialized: string): string {
   const normal = normalBufferInternals(term);
   let screen =
-    tabStopsReplay(activeBufferInternals(term), term.cols) +
+    tabStopsReplay(normal, term.cols) +
     savedCursorReplay(normal, term.rows, term.cols) +
     backgroundRowsReplay(term.buffer.normal, term.rows) +
     serialized;
   if (term.buffer.active.type === 'alternate') screen = withAlternateScreenState(term, normal, screen);
-  return screen + cursorReplay(term) + charsetReplay(term);
+  // Before the character sets: the cells redrawn hold the characters as they are shown.
+  return withCellsRedrawn(term, screen) + cursorReplay(term) + charsetReplay(term);
 }
 
 /**
@@ -39,7 +41,7 @@ export function replayableScreen(term: Terminal, serialized: string): string {
  * and the pen and character set the switch saves (the program gets them back when it leaves);
  * after it, a default pen and ASCII, which the serializer's alternate screen assumes (it would
  * otherwise be drawn in the pen the normal screen ended with), and the alternate screen's own
- * saved cursor.
+ * tab stops and saved cursor.
  */
 function withAlternateScreenState(term: Terminal, normal: BufferInternals | undefined, screen: string): string {
   const switchAt = screen.indexOf(ENTER_ALTERNATE);
@@ -47,7 +49,8 @@ function withAlternateScreenState(term: Terminal, normal: BufferInternals | unde
   const after = switchAt + ENTER_ALTERNATE.length;
   const saved = normal.savedCurAttrData ? sgrOf(normal.savedCurAttrData) : '';
   const before = `${normalScreenMargins(term, normal)}\x1b[0m${saved}${isDecGraphics(normal.savedCharset) ? '\x1b(0' : ''}`;
-  const alternate = `\x1b[0m\x1b(B${savedCursorReplay(activeBufferInternals(term), term.rows, term.cols)}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`;
+  // xterm.js keeps each screen's tab stops (the alternate screen's from its last use).
+  const alternate = `\x1b[0m\x1b(B${tabStopsReplay(activeBufferInternals(term), term.cols)}${savedCursorReplay(activeBufferInternals(term), term.rows, term.cols)}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`;
   return `${screen.slice(0, switchAt)}${before}${ENTER_ALTERNATE}${alternate}${screen.slice(after)}`;
 }
 
@@ -86,7 +89,9 @@ function cursorReplay(term: Terminal): string {
 
 /**
  * DECSC's slot (ESC 7 or CSI s): programs save the cursor, draw a status line elsewhere and
- * restore it (ESC 8); a viewer with an empty slot would restore to the top-left corner. Written
+ * restore it (ESC 8); a viewer with an empty slot would restore to the top-left corner. An empty
+ * slot is written too: the viewer's may hold a cursor of its own (the VS Code terminal saves one
+ * for its reconnect notice, and the mode reset before a screen saves one around DECSTBM). Written
  * where the cursor is free to move (before the screen's cells, or right after the switch to the
  * alternate screen), it ends at home with the default pen, where the serializer starts.
  */
@@ -96,8 +101,6 @@ function savedCursorReplay(buffer: BufferInternals | undefined, rows: number, co
   const col = Math.min(cols - 1, Math.max(0, buffer.savedX));
   const pen = buffer.savedCurAttrData ? sgrOf(buffer.savedCurAttrData) : '';
   const graphics = isDecGraphics(buffer.savedCharset);
-  // What a terminal's slot holds before anything was saved.
-  if (row === 0 && col === 0 && pen === '' && !graphics) return '';
   return `\x1b[${row + 1};${col + 1}H${pen}${graphics ? '\x1b(0' : ''}\x1b7${pen ? '\x1b[0m' : ''}${graphics ? '\x1b(B' : ''}\x1b[H`;
 }
 
@@ -159,7 +162,7 @@ function tabStopsReplay(buffer: BufferInternals | undefined, cols: number): stri
  * viewer that was not told. Only DEC special graphics is replayed: it is the set programs use,
  * and the only one besides ASCII that tmux knows.
  */
-function charsetReplay(term: Terminal): string {
+export function charsetReplay(term: Terminal): string {
   const service = charsetInternals(term);
   if (!service) return '';
   const level = service.glevel ?? 0;

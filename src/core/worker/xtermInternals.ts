@@ -20,6 +20,28 @@ export interface AttributesInternals {
   getFgColor(): number;
   getBgColorMode(): number;
   getBgColor(): number;
+  /** The raw foreground word: its underline bit is the program's SGR 4 (`isUnderline()` is also set by a hyperlink). */
+  fg?: number;
+  /** Underline style and colour, hyperlink: a cell's are its own only while `hasExtendedAttrs()`. */
+  extended?: ExtendedInternals;
+  hasExtendedAttrs?(): number;
+}
+
+/** xterm.js `ExtendedAttrs`. */
+export interface ExtendedInternals {
+  /** 0 none, 1 single, 2 double, 3 curly, 4 dotted, 5 dashed (what a hyperlinked cell always says). */
+  underlineStyle: number;
+  /** Colour mode and value, as a foreground's (`58;5;N`, `58;2;R;G;B`); mode 0 is the text's colour. */
+  underlineColor: number;
+  /** The hyperlink (OSC 8) in the terminal's link service; 0 for none. */
+  urlId: number;
+  clone?(): ExtendedInternals;
+}
+
+/** A hyperlink as OSC 8 gave it. */
+export interface LinkInternals {
+  id?: string;
+  uri: string;
 }
 
 /** A character set (G0–G3): a map of the characters it replaces; ASCII is `undefined`. */
@@ -53,6 +75,11 @@ interface TerminalInternals {
     buffer?: BufferInternals;
     buffers?: { normal?: BufferInternals; alt?: BufferInternals };
     _charsetService?: CharsetServiceInternals;
+    /** The pen (SGR) the next character is written in. */
+    _inputHandler?: { _curAttrData?: AttributesInternals };
+    _oscLinkService?: { getLinkData(id: number): LinkInternals | undefined };
+    /** Parses at once (the public `write` parses later): for a scratch terminal nothing else writes to. */
+    writeSync?(data: string): void;
   };
 }
 
@@ -70,4 +97,20 @@ export function normalBufferInternals(term: Terminal): BufferInternals | undefin
 
 export function charsetInternals(term: Terminal): CharsetServiceInternals | undefined {
   return core(term)?._charsetService;
+}
+
+export function penInternals(term: Terminal): AttributesInternals | undefined {
+  return core(term)?._inputHandler?._curAttrData;
+}
+
+export function linkInternals(term: Terminal, id: number): LinkInternals | undefined {
+  return core(term)?._oscLinkService?.getLinkData(id);
+}
+
+/** Parses `data` into `term` now; false when this xterm.js cannot (then `term` is untouched). */
+export function writeNow(term: Terminal, data: string): boolean {
+  const c = core(term);
+  if (typeof c?.writeSync !== 'function') return false;
+  c.writeSync(data);
+  return true;
 }
