@@ -15,6 +15,7 @@ import type { CliContext } from '../command';
 import { defineCommand } from '../support/args';
 import { findDetachKey } from '../support/detachKey';
 import { AgentScreenSwitches, withoutScreenSwitches } from '../support/outerScreen';
+import { loadScreenText } from '../support/screenText';
 import { openStore } from '../support/store';
 
 export { DETACH_BYTE } from '../support/detachKey';
@@ -86,7 +87,8 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
   const ready = await client.attach({ ...size(), readOnly });
   const switches = new AgentScreenSwitches();
   const sizeNotice = new SizeNotice(size);
-  stdout.write(ENTER_SESSION + NEW_SCREEN + withoutScreenSwitches(ready.screen) + sizeNotice.update(ready.cols, ready.rows, 'screen'));
+  const drawn = NEW_SCREEN + withoutScreenSwitches(ready.screen);
+  stdout.write(ENTER_SESSION + drawn + sizeNotice.afterScreen(drawn, ready.cols, ready.rows));
   if (ready.exit) {
     stdout.write(LEAVE_SESSION);
     return { kind: 'exited', code: ready.exit.code, signal: ready.exit.signal, state: ready.state };
@@ -105,10 +107,11 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
       }),
       client.onDidReady((fresh) => {
         switches.reset();
-        stdout.write(NEW_SCREEN + withoutScreenSwitches(fresh.screen) + sizeNotice.update(fresh.cols, fresh.rows, 'screen'));
+        const redrawn = NEW_SCREEN + withoutScreenSwitches(fresh.screen);
+        stdout.write(redrawn + sizeNotice.afterScreen(redrawn, fresh.cols, fresh.rows));
       }),
       client.onDidResize((s) => {
-        stdout.write(sizeNotice.update(s.cols, s.rows, 'resized'));
+        stdout.write(sizeNotice.afterResize(s.cols, s.rows));
         redrawFromMirror();
       }),
       client.onDidExit((e) => finish({ kind: 'exited', code: e.code, signal: e.signal, state: e.state })),
@@ -184,20 +187,30 @@ class SizeNotice {
   constructor(private readonly ownSize: () => { cols: number; rows: number }) {}
 
   /**
-   * What to write for the agent's size `cols`×`rows`, after a fresh screen was
-   * drawn (`screen`) or when the agent was resized and is redrawing (`resized`).
+   * What to write after the screen `drawn` (written from a fresh terminal's state) for an agent of
+   * `cols`×`rows`. The line is drawn without saving the cursor (`lineOverScreen`): the slot is the
+   * agent's, and the screen has just put back the cursor the agent saved.
    */
-  update(cols: number, rows: number, after: 'screen' | 'resized'): string {
+  afterScreen(drawn: string, cols: number, rows: number): string {
+    const own = this.ownSize();
+    this.shown = cols !== own.cols || rows !== own.rows;
+    if (!this.shown) return '';
+    const wrap = cols > own.cols ? '\x1b[?7l' : '';
+    const line = `(sized for another viewer: ${cols}×${rows}; type here to size it for this one)`.slice(0, own.cols);
+    return wrap + loadScreenText().lineOverScreen(drawn + wrap, own.cols, own.rows, line);
+  }
+
+  /**
+   * What to write when the agent was resized to `cols`×`rows` and is redrawing: what this terminal
+   * shows of the old size is stale. The line comes with the fresh screen asked for next.
+   */
+  afterResize(cols: number, rows: number): string {
     const own = this.ownSize();
     const differs = cols !== own.cols || rows !== own.rows;
     const wasShown = this.shown;
     this.shown = differs;
-    if (!differs) return after === 'resized' && wasShown ? `${CLEAR}\x1b[?7h` : '';
-    // The agent redraws for its new size; what this terminal shows of the old one is stale.
-    let out = after === 'resized' ? CLEAR : '';
-    out += cols > own.cols ? '\x1b[?7l' : '\x1b[?7h';
-    const line = `(sized for another viewer: ${cols}×${rows}; type here to size it for this one)`.slice(0, own.cols);
-    return `${out}\x1b7\x1b[${own.rows};1H\x1b[2m${line}\x1b[0m\x1b8`;
+    if (!differs && !wasShown) return '';
+    return `${CLEAR}${cols > own.cols ? '\x1b[?7l' : '\x1b[?7h'}`;
   }
 }
 

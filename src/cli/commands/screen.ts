@@ -8,6 +8,7 @@ import { isTerminalState, type JobStore } from '../../core/store';
 import { isNotRegularFile, readRegularTextSync } from '../../core/store/regularFile';
 import { FINAL_SCREEN_FILE } from '../../core/worker/finalScreen';
 import { defineCommand } from '../support/args';
+import { loadScreenText } from '../support/screenText';
 import { openStore } from '../support/store';
 
 export const screenCommand = defineCommand({
@@ -64,12 +65,3 @@ function finalScreen(store: JobStore, id: string): string[] {
 }
 
 export default screenCommand;
-
-/**
- * The terminal emulator that replays a live screen, loaded only here: every other command starts
- * without it. In the bundled CLI this is a file of its own (`dist/screenText.js`, esbuild.config.mjs).
- */
-function loadScreenText(): typeof import('../../core/protocol/screenText') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('../../core/protocol/screenText') as typeof import('../../core/protocol/screenText');
-}

@@ -2,9 +2,12 @@
  * Turns a serialized screen (a `ready` frame) into plain text lines by
  * replaying it into a headless terminal of the same size, the way a viewer's
  * terminal would show it. It loads the terminal emulator (~180 KB): the CLI
- * builds it as a bundle of its own, loaded only when a live screen is replayed.
+ * builds it as a bundle of its own, loaded only when a live screen is replayed
+ * (and with it what else needs the emulator: `lineOverScreen`).
  */
 import { Terminal } from '@xterm/headless';
+
+export { lineOverScreen } from './lineOverScreen';
 
 export async function screenLines(screen: string, cols: number, rows: number): Promise<string[]> {
   const term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });

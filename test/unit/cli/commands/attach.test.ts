@@ -132,6 +132,23 @@ describe('paddock attach', function () {
     await waitUntil('the notice in the second viewer', () => wide.out.includes('(sized for another viewer: 80×24;'));
   });
 
+  it("draws the size notice without the cursor the agent saved: the agent's ESC 8 still lands where it saved", async () => {
+    const job = await sb.start(['sh', '-c', "printf 'top\\033[5;10Hsaved\\0337\\033[12;1Hbelow'; read x; printf '\\0338X'; exec sleep 600"]);
+    await waitUntil('the agent output', async () => (await sb.store.readOutput(job.id)).toString().includes('below'));
+    // The viewer watched: a real terminal, whose saved cursor the notice must leave to the agent.
+    const pane = new TmuxPane([process.execPath, entry, job.id], sb.env, sb.cwd, 80, 24);
+    tmux = pane;
+    await waitUntil('attached', () => pane.capture().some((l) => l.startsWith('below')));
+    const wide = pty.spawn(process.execPath, [entry, job.id], { cols: 100, rows: 30, env: sb.env as Record<string, string>, cwd: sb.cwd });
+    ptys.push(wide);
+    await waitUntil('the notice', () => pane.capture().some((l) => l.startsWith('(sized for another viewer: 100×30;')));
+    wide.write('go\r');
+    await waitUntil('the agent restored its cursor and wrote', () => pane.capture().some((l) => l.includes('X')));
+    const lines = pane.capture();
+    assert.equal(lines[4], '         savedX', lines.join('\n'));
+    assert.ok(lines[11].startsWith('below'), lines.join('\n'));
+  });
+
   it('gives the terminal back as the detach key does when attach itself gets SIGTERM, SIGHUP or SIGINT, also with the lock library loaded', async () => {
     // The agent leaves the alternate screen, mouse reporting, a hidden cursor, application keys and no wrapping on.
     const job = await sb.start(['sh', '-c', "printf '\\033[?1049h\\033[?1000h\\033[?1006h\\033[?25l\\033[?1h\\033[?7lin-agent\\n'; exec sleep 600"]);
