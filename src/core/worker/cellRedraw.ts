@@ -16,6 +16,8 @@ const ENTER_ALTERNATE = '\x1b[?1049h';
 const RESET_PEN = '\x1b[0m';
 const INSERT_ON = '\x1b[4h';
 const INSERT_OFF = '\x1b[4l';
+const ORIGIN_ON = '\x1b[?6h';
+const ORIGIN_OFF = '\x1b[?6l';
 
 /**
  * `screen` (a replay of `term`) with the cells a viewer would draw otherwise drawn again: the
@@ -39,9 +41,12 @@ export function withCellsRedrawn(term: Terminal, screen: string): string {
     }
     const shown = redraws(term, term.buffer.active, viewer, viewer.buffer.active);
     if (shown) {
-      // Insert mode (set by the serializer's modes) would push the row's other cells right.
-      const insert = term.modes.insertMode;
-      out += `${insert ? INSERT_OFF : ''}${shown}${cursorBack(term, term.buffer.active, activeBufferInternals(term))}${insert ? INSERT_ON : ''}`;
+      // After the serializer's modes: insert mode would push the row's other cells right, and origin
+      // mode count rows from a top margin (in terminals where the normal screen's margins hold on the
+      // alternate one); setting it again homes the cursor, which the replay's cursor then moves.
+      const { insertMode: insert, originMode: origin } = term.modes;
+      const back = cursorBack(term, term.buffer.active, activeBufferInternals(term));
+      out += `${insert ? INSERT_OFF : ''}${origin ? ORIGIN_OFF : ''}${shown}${back}${origin ? ORIGIN_ON : ''}${insert ? INSERT_ON : ''}`;
     }
     const pen = penReplay(term);
     if (shown || pen !== penReplay(viewer)) out += RESET_PEN + pen;

@@ -281,6 +281,7 @@ describe('a viewer attaching mid-session gets every cell as the program drew it 
     ['the alternate screen\'s cells, and the normal screen\'s for when the program leaves it', '\x1b[4:3mmain\x1b[0m\x1b[?1049h\x1b[4:4;58;5;9malt', '\x1b[?1049l'],
     ['a curly underline written up to the last column (the next character wraps)', '\x1b[1;17H\x1b[4:3mlast', 'X'],
     ['with insert mode on', '\x1b[4:3mab\x1b[0m\x1b[4h\x1b[1;1H', 'X'],
+    ['with origin mode on inside margins', '\x1b[2;4r\x1b[?6h\x1b[2;3H\x1b[4:3mcurly', 'X\r\nY'],
   ];
   for (const [title, before, after] of cases) {
     it(title, async () => {
