@@ -3,14 +3,15 @@
  * colours and flags but not its underline's style (double, curly, dotted, dashed) or colour, nor
  * the hyperlink (OSC 8) it belongs to, which it turns into a plain underline; and between a cell
  * both bold and dim and one that is only one of them it writes SGR 22, which turns off both.
- * Rather than know each of its slips, the replay is drawn in a scratch terminal, as a viewer
- * draws it, and compared with the program's screen cell by cell: each cell that differs is drawn
- * again in its whole pen, and the pen is set again when the viewer's would differ.
+ * Rather than know each of its slips, the replay of a screen with any such attribute is drawn in a
+ * scratch terminal, as a viewer draws it, and compared with the program's screen cell by cell:
+ * each cell that differs is drawn again in its whole pen, and the pen is set again when the
+ * viewer's would differ.
  */
 import { IBuffer, IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
 import { END_LINK, openLink, penReplay } from './penReplay';
 import { backgroundSgr, sgrOf } from './sgr';
-import { activeBufferInternals, AttributesInternals, BufferInternals, normalBufferInternals, writeNow } from './xtermInternals';
+import { activeBufferInternals, AttributesInternals, BufferInternals, normalBufferInternals, penInternals, writeNow } from './xtermInternals';
 
 const ENTER_ALTERNATE = '\x1b[?1049h';
 const RESET_PEN = '\x1b[0m';
@@ -26,34 +27,67 @@ const ORIGIN_OFF = '\x1b[?6l';
  * when nothing differs, or when this xterm.js cannot draw the scratch copy at once.
  */
 export function withCellsRedrawn(term: Terminal, screen: string): string {
-  const viewer = new Terminal({ cols: term.cols, rows: term.rows, scrollback: 0, allowProposedApi: true, logLevel: 'off' });
-  try {
-    if (!writeNow(viewer, screen)) return screen;
-    let out = screen;
-    if (term.buffer.active.type === 'alternate') {
-      const normal = redraws(term, term.buffer.normal, viewer, viewer.buffer.normal);
-      const switchAt = out.indexOf(ENTER_ALTERNATE);
-      if (normal && switchAt >= 0) {
-        // The switch saves the cursor: it must be the program's again.
-        const back = cursorBack(term, term.buffer.normal, normalBufferInternals(term));
-        out = `${out.slice(0, switchAt)}${normal}${back}${out.slice(switchAt)}`;
+  if (!mayComeOutOtherwise(term)) return screen;
+  const viewer = scratchWith(screen, term.cols, term.rows);
+  if (!viewer) return screen;
+  let out = screen;
+  if (term.buffer.active.type === 'alternate') {
+    const normal = redraws(term, term.buffer.normal, viewer, viewer.buffer.normal);
+    const switchAt = out.indexOf(ENTER_ALTERNATE);
+    if (normal && switchAt >= 0) {
+      // The switch saves the cursor: it must be the program's again.
+      const back = cursorBack(term, term.buffer.normal, normalBufferInternals(term));
+      out = `${out.slice(0, switchAt)}${normal}${back}${out.slice(switchAt)}`;
+    }
+  }
+  const shown = redraws(term, term.buffer.active, viewer, viewer.buffer.active);
+  if (shown) {
+    // After the serializer's modes: insert mode would push the row's other cells right, and origin
+    // mode count rows from a top margin (in terminals where the normal screen's margins hold on the
+    // alternate one); setting it again homes the cursor, which the replay's cursor then moves.
+    const { insertMode: insert, originMode: origin } = term.modes;
+    const back = cursorBack(term, term.buffer.active, activeBufferInternals(term));
+    out += `${insert ? INSERT_OFF : ''}${origin ? ORIGIN_OFF : ''}${shown}${back}${origin ? ORIGIN_ON : ''}${insert ? INSERT_ON : ''}`;
+  }
+  const pen = penReplay(term);
+  if (shown || pen !== penReplay(viewer)) out += RESET_PEN + pen;
+  return out;
+}
+
+/**
+ * The scratch terminal, kept and reset for each screen (a new one allocates its buffers, parser and
+ * services each time, on every attach), after drawing `screen`; undefined when this xterm.js cannot
+ * draw it at once. It is only ever sent snapshots, which hold no hyperlink its reset would not drop.
+ */
+let scratch: Terminal | undefined;
+function scratchWith(screen: string, cols: number, rows: number): Terminal | undefined {
+  scratch ??= new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true, logLevel: 'off' });
+  scratch.reset();
+  if (scratch.cols !== cols || scratch.rows !== rows) scratch.resize(cols, rows);
+  return writeNow(scratch, screen) ? scratch : undefined;
+}
+
+/**
+ * Whether a cell or the pen has what the serializer has been seen to say otherwise: an underline
+ * style or colour or a hyperlink (xterm.js's extended attributes), or dim (SGR 22). A screen of
+ * plain output, like most in a flood, is not drawn a second time: a scratch terminal per attach
+ * grew a busy worker's memory by a sixth.
+ */
+function mayComeOutOtherwise(term: Terminal): boolean {
+  const pen = penInternals(term);
+  if (pen && (pen.isDim() || pen.hasExtendedAttrs?.() || pen.extended?.underlineColor)) return true;
+  const buffers = term.buffer.active.type === 'alternate' ? [term.buffer.normal, term.buffer.alternate] : [term.buffer.normal];
+  for (const buffer of buffers) {
+    const cell = buffer.getNullCell();
+    for (let y = 0; y < term.rows; y++) {
+      const line = buffer.getLine(buffer.baseY + y);
+      for (let x = 0; line && x < term.cols; x++) {
+        line.getCell(x, cell);
+        if (cell.isDim() || (cell as unknown as AttributesInternals).hasExtendedAttrs?.()) return true;
       }
     }
-    const shown = redraws(term, term.buffer.active, viewer, viewer.buffer.active);
-    if (shown) {
-      // After the serializer's modes: insert mode would push the row's other cells right, and origin
-      // mode count rows from a top margin (in terminals where the normal screen's margins hold on the
-      // alternate one); setting it again homes the cursor, which the replay's cursor then moves.
-      const { insertMode: insert, originMode: origin } = term.modes;
-      const back = cursorBack(term, term.buffer.active, activeBufferInternals(term));
-      out += `${insert ? INSERT_OFF : ''}${origin ? ORIGIN_OFF : ''}${shown}${back}${origin ? ORIGIN_ON : ''}${insert ? INSERT_ON : ''}`;
-    }
-    const pen = penReplay(term);
-    if (shown || pen !== penReplay(viewer)) out += RESET_PEN + pen;
-    return out;
-  } finally {
-    viewer.dispose();
   }
+  return false;
 }
 
 /** The cells of `buffer`'s screen that `viewerBuffer`'s differ from, drawn again; '' when none do. */

@@ -329,18 +329,21 @@ describe('a viewer attaching at any point goes on as the program\'s terminal (ra
   });
 
   /**
-   * xterm.js restores only the pen's colours and flags on DECRC: an underline style or hyperlink the
-   * pen has then is set aside, and comes back at the next SGR. No other terminal does that, and no
-   * replay can set them aside again without the saved cursor: not a state a viewer is given.
+   * xterm.js restores only the pen's colours and flags on DECRC, with the underline style and
+   * hyperlink the pen has then: an underline saved comes back without its style, a style or link
+   * of the pen is set aside and comes back at the next SGR. No other terminal does that, and no
+   * replay can set them so again without the saved cursor: not a state a viewer is given.
    */
   const restoresInExtendedPen = (steps: string[]) => {
     let link = false;
     let underline = false;
+    let savedUnderline = false;
     for (const s of steps) {
       if (s.startsWith('\x1b]8;')) link = !s.startsWith('\x1b]8;;\x1b');
       else if (s === '\x1b[0m' || s === '\x1b[24m') underline = false;
       else if (['\x1b[4m', '\x1b[4:2m', '\x1b[4:3m', '\x1b[4:4m', '\x1b[4:5m', '\x1b[21m'].includes(s)) underline = true;
-      else if ((link || underline) && (s === '\x1b8' || s === '\x1b[u' || s === '\x1b[?1049l')) return true;
+      else if (s === '\x1b7' || s === '\x1b[s' || s === '\x1b[?1049h') savedUnderline = underline;
+      else if ((link || underline || savedUnderline) && (s === '\x1b8' || s === '\x1b[u' || s === '\x1b[?1049l')) return true;
     }
     return false;
   };
