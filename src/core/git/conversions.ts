@@ -9,6 +9,7 @@
 import { encodeName } from './pathBytes';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { configEntries } from './configEntries';
 import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 
 /** The attributes under which git changes a file's bytes on the way in or out. */
@@ -33,10 +34,7 @@ interface ConversionConfig {
 async function conversionConfig(cwd: string, env: NodeJS.ProcessEnv): Promise<ConversionConfig> {
   const res = await runGit(['config', '-z', '--get-regexp', '^core\\.(autocrlf|eol|attributesfile)$'], { cwd, env, allowFailure: true });
   const values = new Map<string, string>();
-  for (const item of res.stdout.split('\0')) {
-    const nl = item.indexOf('\n');
-    if (nl > 0) values.set(item.slice(0, nl).toLowerCase(), item.slice(nl + 1));
-  }
+  for (const { key, value } of configEntries(res.stdout)) if (value !== null) values.set(key.toLowerCase(), value);
   const autocrlf = values.get('core.autocrlf');
   const eol = values.get('core.eol');
   return {

@@ -9,14 +9,14 @@
  */
 import { failure, type PaddockError } from '../common/errors';
 import { fewPaths } from './landingConflict';
+import { configEntries } from './configEntries';
 import { runGit } from './runGit';
 import { GITLINK_MODE, treeChanges, type PathChange } from './treeChanges';
 
 /** The submodule paths `.gitmodules` names in `tree` (none when it has no such file). */
 async function registeredSubmodules(repo: string, tree: string): Promise<Set<string>> {
   const res = await runGit(['config', '-z', '--blob', `${tree}:.gitmodules`, '--get-regexp', '^submodule\\..*\\.path$'], { cwd: repo, allowFailure: true });
-  // `-z`: each entry is "key\nvalue\0".
-  return new Set(res.stdout.split('\0').map((entry) => entry.slice(entry.indexOf('\n') + 1)).filter(Boolean));
+  return new Set(configEntries(res.stdout).flatMap(({ value }) => (value ? [value] : [])));
 }
 
 /**

@@ -7,6 +7,7 @@
  * options of mergeOptions are honoured: a landing is made by Paddock's own steps, not `git merge`.
  */
 import { failure } from '../common/errors';
+import { configEntries } from './configEntries';
 import { firstLine, runGit } from './runGit';
 
 export type FastForwardPolicy = 'allow' | 'never' | 'only';
@@ -28,12 +29,8 @@ export async function fastForwardSetting(repo: string, target: string): Promise<
   if (res.code !== 0) throw failure(`Could not read git's merge settings in ${repo}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`);
   let setting = FAST_FORWARD_DEFAULT;
   let mergeOptions: string | null = null;
-  // "key\nvalue\0" each, in the order git reads them; "key\0" for a key written without `=`.
-  for (const item of res.stdout.split('\0')) {
-    if (item === '') continue;
-    const nl = item.indexOf('\n');
-    const key = nl < 0 ? item : item.slice(0, nl);
-    const value = nl < 0 ? null : item.slice(nl + 1);
+  // In the order git reads them.
+  for (const { key, value } of configEntries(res.stdout)) {
     if (key === 'merge.ff') {
       const policy = mergeFfPolicy(value);
       // git ignores a value it does not know ("from future versions"): the one before stays.
