@@ -3,6 +3,7 @@
  * With `--attempts N`: N agents on the same task, one group; profiles (`--profile`, repeatable)
  * are dealt round-robin; one id per line (all records as a JSON array with --json).
  */
+import { MAX_ATTEMPTS } from '../../core/attempts/attemptPlan';
 import { setupFailed } from '../../core/operations/rules';
 import { defineCommand } from '../support/args';
 import { reasonWords } from '../support/errorWords';
@@ -48,7 +49,7 @@ export const startCommand = defineCommand({
       }
       return 0;
     }
-    if (!/^\d{1,3}$/.test(values.attempts)) throw bad(`--attempts takes a whole number from 1 to 16, not '${values.attempts}'`);
+    if (!/^\d{1,3}$/.test(values.attempts)) throw bad(`--attempts takes a whole number from 1 to ${MAX_ATTEMPTS}, not '${values.attempts}'`);
     const { result, interruptedExit } = await withCoordinator(ctx, (c) =>
       startHoldingInterrupts(ctx, c, () => c.startAttempts(request, Number(values.attempts), profiles), (made) => made.jobs),
     );
