@@ -1,10 +1,10 @@
 /**
  * `paddock.*` settings, read on every use so changes apply without a reload.
  */
-import { realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { realPathOrSync } from '../core/common/paths';
 import type { CoordinatorSettings } from '../core/coordinator';
 import { defaultHome } from '../core/store';
 import type { WorktreeSettings } from '../core/repoConfig/worktreeConfig';
@@ -106,11 +106,27 @@ export function showUsageInTree(): boolean {
  */
 export function trustedWorkspaceFolders(): string[] {
   if (!vscode.workspace.isTrusted) return [];
-  return (vscode.workspace.workspaceFolders ?? []).map((f) => {
-    try {
-      return realpathSync(f.uri.fsPath);
-    } catch {
-      return f.uri.fsPath;
-    }
-  });
+  return (vscode.workspace.workspaceFolders ?? []).map((f) => realWorkspaceFolder(f.uri.fsPath));
+}
+
+/**
+ * Each workspace folder's real path, resolved once: the settings are read on every pump of the
+ * queue, on the extension host's event loop, and resolving blocks it. A folder that does not
+ * resolve is not kept (it is tried again, as itself meanwhile).
+ */
+const realWorkspaceFolders = new Map<string, string>();
+
+function realWorkspaceFolder(folder: string): string {
+  let real = realWorkspaceFolders.get(folder);
+  if (real === undefined) {
+    const resolved = realPathOrSync(folder, null);
+    if (resolved === null) return folder;
+    realWorkspaceFolders.set(folder, (real = resolved));
+  }
+  return real;
+}
+
+/** The workspace's folders changed: resolve them again (a folder re-added may lead elsewhere now). */
+export function forgetRealWorkspaceFolders(): void {
+  realWorkspaceFolders.clear();
 }

@@ -12,7 +12,7 @@ import { resolveRepoRoot } from '../core/git';
 import { trustedWorkspaceHolds } from '../core/repoConfig/trustedCommands';
 import { JobStore } from '../core/store';
 import { registerCommands } from './commands';
-import { coordinatorSettings, SECTION, storePath, trustedWorkspaceFolders } from './config';
+import { coordinatorSettings, forgetRealWorkspaceFolders, SECTION, storePath, trustedWorkspaceFolders } from './config';
 import { COMPARE_SCHEME, CompareContentProvider } from './compareDocument';
 import { GIT_SCHEME, GitContentProvider, LOG_SCHEME, LogContentProvider } from './contentProviders';
 import { AgentsBadge } from './badge';
@@ -107,6 +107,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     );
     this._register(
       vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        forgetRealWorkspaceFolders();
         this.repos = undefined;
         void this.workspaceRepos().then((r) => this.agents.setWorkspaceRepos(r));
       }),

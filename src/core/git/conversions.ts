@@ -11,6 +11,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { configEntries } from './configEntries';
 import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { realPathOr } from '../common/paths';
 
 /** The attributes under which git changes a file's bytes on the way in or out. */
 const CONVERTING = ['text', 'eol', 'crlf', 'ident', 'filter', 'working-tree-encoding'] as const;
@@ -63,7 +64,8 @@ async function outsideAttributes(cwd: string, commonDir: string, config: Convers
   const candidates = [path.join(commonDir, 'info', 'attributes'), path.resolve(cwd, personal), '/etc/gitattributes'];
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     if (!dir || !(await exists(path.join(dir, 'git')))) continue;
-    const real = await fs.realpath(path.join(dir, 'git')).catch(() => path.join(dir, 'git'));
+    const git = path.join(dir, 'git');
+    const real = await realPathOr(git, git);
     // sysconfdir is <prefix>/etc unless the prefix is /usr: both the link's and the binary's prefix.
     candidates.push(path.join(dir, '..', 'etc', 'gitattributes'), path.join(path.dirname(real), '..', 'etc', 'gitattributes'));
     break;

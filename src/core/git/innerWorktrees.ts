@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { commonDirOf } from './headFiles';
 import { isCommitId } from './commitId';
 import { resolvedPath } from './worktreeRegistration';
-import { isWithin } from '../common/paths';
+import { isWithin, realPathOr } from '../common/paths';
 
 export interface InnerWorktree {
   /** Its folder, relative to the agent's worktree. */
@@ -45,7 +45,7 @@ async function headOf(gitDir: string, common: string): Promise<{ head: string | 
  * registrations' `gitdir` files: no git process, and a registration whose folder is gone still counts).
  */
 export async function innerWorktrees(worktree: string, ownGitDir: string): Promise<InnerWorktree[]> {
-  const own = await fs.realpath(ownGitDir).catch(() => ownGitDir);
+  const own = await realPathOr(ownGitDir, ownGitDir);
   return registeredInside(await commonDirOf(ownGitDir), worktree, own);
 }
 
@@ -61,11 +61,11 @@ export async function registeredInside(common: string, worktree: string, own: st
   const found: InnerWorktree[] = [];
   for (const name of names.sort()) {
     const gitDir = path.join(registry, name);
-    if (own !== null && (await fs.realpath(gitDir).catch(() => gitDir)) === own) continue;
+    if (own !== null && (await realPathOr(gitDir, gitDir)) === own) continue;
     const dotGit = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
     if (!dotGit) continue;
     const folder = path.dirname(path.resolve(gitDir, dotGit));
-    const real = await fs.realpath(folder).catch(() => folder);
+    const real = await realPathOr(folder, folder);
     if (real === root || !isWithin(real, root)) continue;
     found.push({ path: path.relative(root, real).split(path.sep).join('/'), gitDir, ...(await headOf(gitDir, common)) });
   }

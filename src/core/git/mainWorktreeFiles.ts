@@ -1,6 +1,7 @@
 /** A plain main working tree, recognised from git's files with no process. */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { realPathOr } from '../common/paths';
 
 /**
  * `dir` when it is the top of a main working tree of the plainest layout, from git's files with
@@ -26,5 +27,5 @@ export async function mainWorktreeFromFiles(dir: string): Promise<string | undef
   if (uid === undefined || top.uid !== uid || gitDir.uid !== uid) return undefined;
   // Any `worktree` key, per-worktree config, a `bare` that is not plainly false, or an included file: git decides.
   if (/^\s*worktree(config)?\s*=/im.test(config) || /^\s*bare\b(?!\s*=\s*false\s*$)/im.test(config) || /^\s*\[\s*include/im.test(config)) return undefined;
-  return fs.realpath(dir).catch(() => undefined);
+  return realPathOr(dir, undefined);
 }

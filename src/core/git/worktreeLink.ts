@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { commonDirOf, worktreeGitDir } from './headFiles';
 import { runGit } from './runGit';
+import { realPathOr } from '../common/paths';
 
 /** `linked`: its `.git` leads to the repository; `missing`: no `.git`; `own`: a repository of its own; `broken`: a `.git` that leads nowhere. */
 export type WorktreeLink = 'linked' | 'missing' | 'own' | 'broken';
@@ -86,5 +87,5 @@ async function commonDirByGit(dir: string): Promise<string | null> {
   const res = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: dir, allowFailure: true, env: { GIT_CEILING_DIRECTORIES: path.dirname(dir) } });
   const common = res.stdout.trim();
   if (res.code !== 0 || !common) return null;
-  return fs.realpath(common).catch(() => null);
+  return realPathOr(common, null);
 }

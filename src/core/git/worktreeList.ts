@@ -5,6 +5,7 @@ import { readHeadName, worktreeGitDir } from './headFiles';
 import { mainWorktreeFromFiles } from './mainWorktreeFiles';
 import { isCommitId } from './commitId';
 import { runGit } from './runGit';
+import { realPathOr } from '../common/paths';
 
 export interface WorktreeEntry {
   path: string;
@@ -94,12 +95,12 @@ export async function mainWorkTree(dir: string, listed: string): Promise<string 
   const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, allowFailure: true });
   const candidate = top.stdout.trim();
   if (top.code !== 0 || !candidate) return null;
-  const [leadsTo, gitDir] = await Promise.all([gitDirOfCheckout(candidate), fs.realpath(listed).catch(() => null)]);
+  const [leadsTo, gitDir] = await Promise.all([gitDirOfCheckout(candidate), realPathOr(listed, null)]);
   return leadsTo !== null && leadsTo === gitDir ? candidate : null;
 }
 
 /** The real path of the git dir a checkout's `.git` leads to (a folder, a symlink to one, or a `gitdir:` file naming one). */
 async function gitDirOfCheckout(checkout: string): Promise<string | null> {
   const gitDir = await worktreeGitDir(checkout).catch(() => undefined);
-  return gitDir === undefined ? null : fs.realpath(gitDir).catch(() => null);
+  return gitDir === undefined ? null : realPathOr(gitDir, null);
 }

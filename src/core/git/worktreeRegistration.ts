@@ -5,22 +5,18 @@
  * would lose its registration, its index (staged work) and the lock on its
  * branch. Paddock removes only what it made.
  */
-import { existsSync, promises as fs, realpathSync } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from './runGit';
+import { realPathOrSync } from '../common/paths';
 
 /** `folder` as git records it: symlinks resolved (through its parent when it is gone, usually still there). */
 export function resolvedPath(folder: string): string {
   const abs = path.resolve(folder);
-  try {
-    return realpathSync(abs);
-  } catch {
-    try {
-      return path.join(realpathSync(path.dirname(abs)), path.basename(abs));
-    } catch {
-      return abs;
-    }
-  }
+  const real = realPathOrSync(abs, null);
+  if (real !== null) return real;
+  const parent = path.dirname(abs);
+  return path.join(realPathOrSync(parent, parent), path.basename(abs));
 }
 
 /**

@@ -3,20 +3,16 @@
  * descriptors resolve inside it. `git worktree remove --force` succeeds under
  * a live process (its cwd becomes "(deleted)"), so cleanup asks this first.
  */
-import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
+import { realPathOrSync } from '../common/paths';
 import { processBackend, type Holder } from './backend';
 
 export type { Holder } from './backend';
 
 function canonical(dir: string): string {
   const abs = path.resolve(dir);
-  try {
-    return realpathSync(abs);
-  } catch {
-    // The directory may already be gone; /proc links then read "<path> (deleted)".
-    return abs;
-  }
+  // The directory may already be gone; /proc links then read "<path> (deleted)".
+  return realPathOrSync(abs, abs);
 }
 
 /** Processes (other than this one) holding `dir` or anything inside it, by pid; the scan yields to the event loop. */

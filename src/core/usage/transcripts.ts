@@ -25,6 +25,7 @@ import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { JsonlTail } from './jsonlTail';
 import type { ClaudeSessionState, CodexSessionState, TranscriptState } from './usageCursor';
+import { realPathOr } from '../common/paths';
 
 export interface TokenTotals {
   tokensIn: number;
@@ -262,9 +263,10 @@ export class TranscriptReader {
     // The agent names its folder as the process sees it (symbolic links resolved, e.g. macOS's /tmp).
     let real = this.realCwds.get(agent.cwd);
     if (real === undefined) {
-      real = await fsp.realpath(agent.cwd).catch(() => undefined);
-      if (real !== undefined) this.realCwds.set(agent.cwd, real);
-      else real = agent.cwd;
+      // Kept only once resolved: a folder not there yet is looked up again next time.
+      const resolved = await realPathOr(agent.cwd, null);
+      if (resolved !== null) this.realCwds.set(agent.cwd, resolved);
+      real = resolved ?? agent.cwd;
     }
     if (real !== agent.cwd) agent = { ...agent, cwd: real };
     const lookedAt: string[] = [];
@@ -322,7 +324,7 @@ export class TranscriptReader {
  */
 export async function hasClaudeConversation(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
   // Claude Code names the folder as its process sees it (symbolic links resolved).
-  const real = await fsp.realpath(cwd).catch(() => cwd);
+  const real = await realPathOr(cwd, cwd);
   return (await sessionFiles(claudeProjectDir(real, env), (name) => name.endsWith('.jsonl'), 0)).length > 0;
 }
 

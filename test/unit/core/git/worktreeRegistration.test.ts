@@ -5,12 +5,12 @@
  * rebase landing, a sweep of leftovers, an agent's cleanup and an undone start.
  */
 import * as assert from 'node:assert/strict';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { landBranch, sweepLandingWorktrees } from '../../../../src/core/git';
 import { deleteBranch } from '../../../../src/core/git/branch';
 import { removeWorktree } from '../../../../src/core/git/worktree';
-import { forgetWorktreeRegistration } from '../../../../src/core/git/worktreeRegistration';
+import { forgetWorktreeRegistration, resolvedPath } from '../../../../src/core/git/worktreeRegistration';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
 
 describe('git: forgetting worktree registrations', function () {
@@ -47,6 +47,16 @@ describe('git: forgetting worktree registrations', function () {
     git(wt, 'commit', '-q', '-m', 'agent work');
     return { wt, tip: git(wt, 'rev-parse', 'HEAD') };
   }
+
+  it('resolvedPath names a folder as git does: links resolved, through its parent when it is gone, itself when that is gone too', () => {
+    const real = realpathSync(sb.path());
+    mkdirSync(path.join(real, 'real'));
+    symlinkSync(path.join(real, 'real'), path.join(real, 'link'));
+    assert.equal(resolvedPath(path.join(real, 'link')), path.join(real, 'real'));
+    assert.equal(resolvedPath(path.join(real, 'link', 'gone')), path.join(real, 'real', 'gone'));
+    assert.equal(resolvedPath(path.join(real, 'gone', 'deeper')), path.join(real, 'gone', 'deeper'));
+    assert.equal(resolvedPath('/'), '/');
+  });
 
   it('forgetWorktreeRegistration removes the one registration asked for, and only when its folder is gone', async () => {
     const { repo, person, remount } = setupAway();
