@@ -1,5 +1,5 @@
 /**
- * The building blocks of the hand-written record check (`recordCheck.ts`):
+ * The building blocks of the hand-written record check (`recordCheck.ts` and its parts):
  * each checks one value as the matching zod schema would and returns it, or
  * throws REJECT, caught once at the top, when it does not pass. Nothing is
  * copied and no closure is made per value: `paddock list` runs these over every
