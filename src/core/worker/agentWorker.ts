@@ -2,31 +2,32 @@
  * One agent's worker: claims the job, serves the control socket, runs the
  * agent in a PTY, mirrors its screen, records its output and lifecycle, and
  * stops it on request. Record writes go through ExecutionRecord (one fenced queue).
+ * Its opening (the claim) is executionOpening.ts, its screen agentScreen.ts, its
+ * input agentInput.ts, its setup command setupPhase.ts, a stop executionStop.ts
+ * and its end executionEnd.ts: this class wires them and runs the agent.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import type { Event } from '../common/event';
-import { describeError, failure } from '../common/errors';
-import { ExecutionClaim, JobRecord, JobStore, Leftover, LifecycleState, OutputLog, Redactor } from '../store';
-import { redactorForCommandEnv } from '../store/secretEnv';
-import { checkSocketPath, ensureRuntimeDir, runtimeDirFor, socketFileName } from '../protocol/runtimeDir';
+import { describeError } from '../common/errors';
+import type { JobRecord, JobStore, Leftover, LifecycleState, OutputLog } from '../store';
+import { checkSocketPath, ensureRuntimeDir, runtimeDirFor } from '../protocol/runtimeDir';
 import { ControlServer } from './controlServer';
-import { DrainMarker } from './drain';
-import { ScreenMirror, ScreenSnapshot } from './mirror';
-import { buildAgentEnv, endDetail, exitInfoOf, loadNodePty, nudgeForegroundGroup, outputQuiet, Pty, ptyMasterFd, type PtyModule, spawnAgent } from './ptyHost';
+import type { ScreenSnapshot } from './mirror';
+import { buildAgentEnv, endDetail, exitInfoOf, loadNodePty, nudgeForegroundGroup, Pty, ptyMasterFd, type PtyModule, spawnAgent } from './ptyHost';
 import { AgentInput } from './agentInput';
 import { putLauncherOnPath } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
-import { stopAgentProcesses, stopDetail } from './stopAgent';
+import { stopAgentProcesses } from './stopAgent';
 import { settleLeftovers } from './leftovers';
 import { WaitingDetector, waitingDetectorFor, waitingPatternOf } from './waiting';
 import { agentStopped } from '../store/suspension';
-import { ExecutionRecord } from './executionRecord';
+import type { ExecutionRecord } from './executionRecord';
 import { SetupPhase } from './setupPhase';
-import { FINAL_SCREEN_FILE, saveFinalScreen } from './finalScreen';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { openExecution } from './executionOpening';
+import { ExecutionEnd } from './executionEnd';
+import { stopExecution } from './executionStop';
+import { AgentScreen } from './agentScreen';
 
 export interface AgentWorkerOptions {
   home: string;
@@ -47,19 +48,15 @@ const DEFAULT_SIZE = { cols: 80, rows: 24 };
 
 export class AgentWorker extends Disposable implements AgentSession {
   private store!: JobStore;
-  /** Removes the values of the job's secret variables (and token shapes) from what this worker persists. */
-  private redactor = new Redactor([]);
   private job!: JobRecord;
-  private claim!: ExecutionClaim;
   private output!: OutputLog;
   private server!: ControlServer;
-  private mirror!: ScreenMirror;
+  private screen!: AgentScreen;
   private waiting: WaitingDetector | undefined;
   private pty: Pty | undefined;
   /** Everything typed into the agent (viewers, sends, the typed prompt, the mirror's replies). */
   private readonly agentInput: AgentInput;
   readonly onDidDrainInput: Event<void>;
-  private readonly drain = new DrainMarker();
   private readonly id: string;
   /** The worktree's setup command, run before the agent. */
   private setupPhase: SetupPhase | undefined;
@@ -68,10 +65,9 @@ export class AgentWorker extends Disposable implements AgentSession {
   private exitInfo: ExitInfo | null = null;
   private agentEnded: Promise<ExitInfo>;
   private resolveAgentEnded!: (info: ExitInfo) => void;
-  private lastDataAt = 0;
   private stopPromise: Promise<StopOutcome> | undefined;
-  private finishing: Promise<StopOutcome> | undefined;
   private record!: ExecutionRecord;
+  private end!: ExecutionEnd;
   private done!: (code: number) => void;
   readonly finished: Promise<number>;
 
@@ -105,15 +101,15 @@ export class AgentWorker extends Disposable implements AgentSession {
   }
 
   get cols(): number {
-    return this.mirror.cols;
+    return this.screen.mirror.cols;
   }
 
   get rows(): number {
-    return this.mirror.rows;
+    return this.screen.mirror.rows;
   }
 
   snapshot(): Promise<ScreenSnapshot> {
-    return this.mirror.snapshotAt();
+    return this.screen.mirror.snapshotAt();
   }
 
   get inputBacklogged(): boolean {
@@ -132,7 +128,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     } catch (err) {
       this.opts.log(`resize failed: ${describeError(err)}`);
     }
-    this.mirror.resize(cols, rows);
+    this.screen.mirror.resize(cols, rows);
     this.server.broadcast({ type: 'size', cols, rows });
     void nudgeForegroundGroup(this.pty.pid);
   }
@@ -151,7 +147,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   }
 
   stop(force: boolean): Promise<StopOutcome> {
-    if (this.finishing) return this.finishing;
+    const ending = this.end?.underWay;
+    if (ending) return ending;
     if (this.stopPromise) {
       if (force) void this.killNow();
       return this.stopPromise;
@@ -163,30 +160,32 @@ export class AgentWorker extends Disposable implements AgentSession {
   // ---- start ------------------------------------------------------------------
 
   async start(): Promise<void> {
-    const { home, jobId, generation, env, log } = this.opts;
-    const first = await new JobStore({ home, log }).read(jobId);
-    if (first.lifecycle.generation !== generation) {
-      throw failure(`Agent ${jobId} is at generation ${first.lifecycle.generation}, not ${generation}.`);
-    }
-    // Values of secret variables are known only here (the spawner passed them in our environment).
-    // Declared secrets and every credential-shaped name of the environment the agent really gets.
-    this.redactor = redactorForCommandEnv(env, first.settings.secretEnvNames);
-    this.store = new JobStore({ home, log, redactor: this.redactor });
+    const { home, jobId, env, log } = this.opts;
+    const { store, job, record, claim, redactor, socketPath, controlToken, agentToken } = await openExecution(this.opts, (item) => this._register(item));
+    this.store = store;
+    this.job = job;
+    this.record = record;
 
-    // The path is recorded with the claim and checked after it, so a bad runtime dir ends the job with a clear reason.
-    const socketPath = join(runtimeDirFor(env), socketFileName(jobId, generation));
-    const controlToken = randomBytes(24).toString('hex');
-    const agentToken = randomBytes(24).toString('hex');
-
-    this.claim = this._register(await this.store.claimExecution(jobId, { generation, socketPath, socketToken: controlToken }));
-    this._register(this.claim.onDidCompromise((err) => log(`execution lock compromised: ${err.message}; record writes will be refused`)));
-    this.job = await this.store.read(jobId);
-    this.record = this._register(new ExecutionRecord(this.store, jobId, this.claim.fence, this.job.lifecycle.state, log));
-
-    this.mirror = this._register(new ScreenMirror(DEFAULT_SIZE));
     this.server = this._register(new ControlServer({ session: this, controlToken, agentToken, applySize: (c, r) => this.resize(c, r), log }));
     this.output = this.store.openOutput(jobId);
     this._register(toDisposable(() => void this.output.close()));
+    this.screen = this._register(new AgentScreen(DEFAULT_SIZE, this.output, this.server));
+    this.end = new ExecutionEnd({
+      jobDir: this.store.jobDir(jobId),
+      record: this.record,
+      server: this.server,
+      output: this.output,
+      mirror: this.screen.mirror,
+      claim,
+      redactor,
+      lingerMs: this.opts.lingerMs,
+      log,
+      ended: (info) => {
+        this.exitInfo = info;
+        this.waiting?.dispose();
+      },
+      done: (code) => this.done(code),
+    });
     try {
       ensureRuntimeDir(runtimeDirFor(env));
       checkSocketPath(socketPath);
@@ -220,7 +219,7 @@ export class AgentWorker extends Disposable implements AgentSession {
         jobId,
         cwd: this.job.cwd,
         size: DEFAULT_SIZE,
-        writeScreen: (data) => this.writeScreen(data),
+        writeScreen: (data) => this.screen.write(data),
         log: this.output,
         fail: (info, detail) => this.finish('failed', info, detail).then(() => undefined, (e) => log(describeError(e))),
         isStopping: () => this.stopPromise !== undefined,
@@ -229,7 +228,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     }
     if (this.stopPromise) return; // stopped as setup ended: the stop records the end
     try {
-      this.pty = spawnAgent({ pty: nodePty, command: this.job.command, cwd: this.job.cwd, env: agentEnv, ...DEFAULT_SIZE, drain: this.drain });
+      this.pty = spawnAgent({ pty: nodePty, command: this.job.command, cwd: this.job.cwd, env: agentEnv, ...DEFAULT_SIZE, drain: this.screen.drain });
       this.agentInput.open(ptyMasterFd(this.pty));
     } catch (err) {
       this.pty?.kill('SIGKILL');
@@ -241,7 +240,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     this._register(pty.onExit((e) => void this.onPtyExit(e.exitCode, e.signal ?? 0)));
     // Replies to terminal queries: from the mirror while no real terminal is attached (a viewer's terminal answers itself).
     this._register(
-      this.mirror.onDidReply((reply) => {
+      this.screen.mirror.onDidReply((reply) => {
         if (!this.server.hasWritableViewer) this.agentInput.reply(reply);
       }),
     );
@@ -253,7 +252,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     if (this.waiting?.current) this.record.setWaiting(this.waiting.current);
     // The prompt its argv does not carry: the record holds the one of this generation (the start's, or the retry's that made it).
     const typedPrompt = this.job.settings.typedPrompt;
-    if (typedPrompt !== undefined) this.agentInput.typePrompt(typedPrompt, waitingPatternOf(this.job.settings.waitingPattern, () => undefined), () => this.screenText());
+    if (typedPrompt !== undefined) this.agentInput.typePrompt(typedPrompt, waitingPatternOf(this.job.settings.waitingPattern, () => undefined), () => this.screen.text());
   }
 
   /** The execution ends `failed` before the agent ran (no socket, no directory, no node-pty, no spawn). */
@@ -261,21 +260,11 @@ export class AgentWorker extends Disposable implements AgentSession {
     await this.finish('failed', { code: null, signal: null }, detail).catch((e) => this.opts.log(describeError(e)));
   }
 
-  /** The agent's output, setup's and Paddock's own lines alike: to the log, the mirror and the viewers. */
-  private writeScreen(data: Buffer | string): void {
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    this.output.append(bytes);
-    this.mirror.write(bytes);
-    this.server.broadcastOutput(bytes);
-  }
-
   // ---- output -----------------------------------------------------------------
 
   private onOutput(data: Buffer | string): void {
-    this.lastDataAt = Date.now();
-    // Raw bytes all the way: the log, the mirror and the viewers' frames take them as they are.
-    const { bytes, found } = this.drain.filter(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
-    if (found && this.pty) {
+    const { bytes, drained } = this.screen.fromAgent(data);
+    if (drained && this.pty) {
       // Everything the agent wrote has been read: let the wrapper shell exit.
       try {
         process.kill(this.pty.pid, 'SIGUSR1');
@@ -284,25 +273,20 @@ export class AgentWorker extends Disposable implements AgentSession {
       }
     }
     if (bytes.length === 0) return;
-    this.writeScreen(bytes);
+    this.screen.write(bytes);
     this.record.noteActivity();
     this.waiting?.noteOutput();
   }
 
   // ---- waiting ------------------------------------------------------------------
 
-  /** The visible screen as plain text, lines joined by \n. */
-  private screenText(): string {
-    return this.mirror.visibleLines().join('\n');
-  }
-
   private setUpWaiting(): void {
     const isSuspended = () => (this.pty ? agentStopped(this.pty.pid, process.pid) : Promise.resolve(false));
-    this.waiting = this._register(waitingDetectorFor(this.job.settings, () => this.screenText(), this.opts.log, isSuspended));
+    this.waiting = this._register(waitingDetectorFor(this.job.settings, () => this.screen.text(), this.opts.log, isSuspended));
     this._register(
-      this.mirror.onDidCatchUp(() => {
+      this.screen.mirror.onDidCatchUp(() => {
         // Before the detector's look: the wait the typed prompt answers is never recorded.
-        this.agentInput.screenChanged(() => this.screenText());
+        this.agentInput.screenChanged(() => this.screen.text());
         this.waiting?.noteScreenChanged();
       }),
     );
@@ -314,9 +298,7 @@ export class AgentWorker extends Disposable implements AgentSession {
   private async onPtyExit(code: number, signal: number): Promise<void> {
     // node-pty reports the exit after it closed the master: input has nowhere to go.
     this.agentInput.close();
-    await outputQuiet(() => this.lastDataAt);
-    const tail = this.drain.end();
-    if (tail.length > 0) this.writeScreen(tail);
+    await this.screen.endOfOutput();
     const info = exitInfoOf(code, signal);
     this.resolveAgentEnded(info);
     if (this.stopPromise) return; // the stop path records `cancelled`
@@ -327,79 +309,28 @@ export class AgentWorker extends Disposable implements AgentSession {
     await this.finish(ok ? 'completed' : 'failed', info, detail, undefined, leftovers).catch((err) => this.opts.log(describeError(err)));
   }
 
-  /** Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker. */
+  /** Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker (executionEnd.ts). */
   private finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[]): Promise<StopOutcome> {
-    this.finishing ??= (async () => {
-      this.exitInfo = info;
-      this.waiting?.dispose();
-      await this.output?.flush().catch((err) => this.opts.log(`output flush failed: ${describeError(err)}`));
-      await this.mirror.snapshotAt(); // every byte parsed: the screen is final
-      saveFinalScreen(this.mirror, this.redactor, join(this.store.jobDir(this.id), FINAL_SCREEN_FILE), this.opts.log);
-      const linger = this.opts.lingerMs ?? 2000;
-      try {
-        await this.record.transition(state, { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null }, undefined, leftovers);
-      } catch (err) {
-        // Not durable: say so to a stop requester; readers will judge the job once this worker is gone.
-        this.server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state: this.record.state });
-        this.shutDownWhenUnwatched(linger);
-        throw failure(`The agent ended, but its ${state} state could not be recorded: ${describeError(err, 300)}`);
-      }
-      this.server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state });
-      this.shutDownWhenUnwatched(linger);
-      return { state, escalated: outcome?.escalated ?? false, survivors: outcome?.survivors ?? [] };
-    })();
-    return this.finishing;
-  }
-
-  /**
-   * Ends the worker once no client is connected, or after `lingerMs` at the latest. A fixed linger
-   * kept every worker 2 s after its agent ended, also with nobody to see the final screen: after a
-   * cleanup the worker outlived "Cleaned up" by 1–3 s (docs/reliability.md).
-   */
-  private shutDownWhenUnwatched(lingerMs: number): void {
-    this.server.whenUnwatched(lingerMs, () => void this.shutDown());
-  }
-
-  private shuttingDown = false;
-
-  private async shutDown(): Promise<void> {
-    if (this.shuttingDown) return;
-    this.shuttingDown = true;
-    this.server.dispose();
-    await this.record.settled();
-    this.record.freeze();
-    await this.output.close().catch(() => undefined);
-    await this.claim.release().catch((err) => this.opts.log(`releasing the claim failed: ${describeError(err)}`));
-    this.done(0);
+    return this.end.finish(state, info, detail, outcome, leftovers);
   }
 
   // ---- stop ---------------------------------------------------------------------
 
+  // Async: whatever goes wrong, even reading what the stop needs, the stop requester gets it as a rejection.
   private async doStop(force: boolean): Promise<StopOutcome> {
-    const pty = this.pty;
-    if (!pty) {
-      // starting → cancelled is not a legal step: the record says the stop first.
-      if (this.record.state === 'starting') {
-        await this.record.transition('cancelling', { detail: force ? 'force stop requested' : 'stop requested' }).catch(() => undefined);
-      }
-      // Stopped during setup: its processes end first, then the record says so.
-      const ended = await this.setupPhase?.end();
-      if (ended) return this.finish('cancelled', ended, 'stopped during setup');
-      return this.finish('cancelled', { code: null, signal: null }, 'stopped before the agent started');
-    }
-    this.waiting?.dispose();
-    await this.record.transition('cancelling', { detail: force ? 'force stop requested' : 'stop requested', waitingReason: null }).catch(() => undefined);
-    const grace = force ? 0 : this.job.settings.stopGraceMs;
-    this.record.timeline('stop', `SIGTERM to session ${pty.pid}${force ? ' (force: SIGKILL at once)' : `, SIGKILL after ${grace} ms`}`);
-    const { escalated, survivors } = await stopAgentProcesses({
-      sid: pty.pid,
-      jobId: this.id,
-      graceMs: grace,
-      onEscalate: (pids) => this.record.timeline('stop-escalated', `grace of ${grace} ms ran out: SIGKILL to ${pids.join(', ')}`),
-    });
-    const info = await Promise.race([this.agentEnded, sleep(5000).then(() => ({ code: null, signal: 'SIGKILL' }))]);
-    const detail = stopDetail({ escalated, survivors, graceMs: grace });
-    return this.finish('cancelled', info, detail, { escalated, survivors });
+    return stopExecution(
+      {
+        jobId: this.id,
+        record: this.record,
+        pty: this.pty,
+        setupPhase: () => this.setupPhase,
+        graceMs: this.job.settings.stopGraceMs,
+        agentEnded: this.agentEnded,
+        stopWaiting: () => this.waiting?.dispose(),
+        finish: (state, info, detail, outcome) => this.finish(state, info, detail, outcome),
+      },
+      force,
+    );
   }
 
   /** A force stop during a graceful stop's grace: KILL what is left now. */

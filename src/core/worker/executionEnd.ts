@@ -1,0 +1,93 @@
+/**
+ * How a worker ends, whatever ended it (the agent's exit, a stop, a start that
+ * failed): the terminal state recorded, the output flushed and the final screen
+ * kept, the viewers told; then, once no client is connected (or after the
+ * linger at the latest), the socket closed, the record's writes settled and the
+ * claim released. Once only: the first end decides, a later one gets its outcome.
+ */
+import { join } from 'node:path';
+import { describeError, failure } from '../common/errors';
+import type { ExecutionClaim, Leftover, LifecycleState, OutputLog, Redactor } from '../store';
+import type { ControlServer } from './controlServer';
+import type { ExecutionRecord } from './executionRecord';
+import { FINAL_SCREEN_FILE, saveFinalScreen } from './finalScreen';
+import type { ScreenMirror } from './mirror';
+import type { ExitInfo, StopOutcome } from './session';
+
+/** How long the worker may stay for connected clients after the agent ended, unless set (AgentWorkerOptions.lingerMs). */
+const DEFAULT_LINGER_MS = 2000;
+
+export interface ExecutionEndHost {
+  readonly jobDir: string;
+  readonly record: ExecutionRecord;
+  readonly server: ControlServer;
+  readonly output: OutputLog;
+  readonly mirror: ScreenMirror;
+  readonly claim: ExecutionClaim;
+  readonly redactor: Redactor;
+  readonly lingerMs: number | undefined;
+  log(message: string): void;
+  /** The end is known, before anything is recorded: the agent takes no more input, nobody looks for a wait. */
+  ended(info: ExitInfo): void;
+  /** The worker may exit, with this code. */
+  done(code: number): void;
+}
+
+export class ExecutionEnd {
+  private finishing: Promise<StopOutcome> | undefined;
+  private shuttingDown = false;
+
+  constructor(private readonly host: ExecutionEndHost) {}
+
+  /** The end under way (or made), if one began. */
+  get underWay(): Promise<StopOutcome> | undefined {
+    return this.finishing;
+  }
+
+  /** Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker. */
+  finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[]): Promise<StopOutcome> {
+    this.finishing ??= this.end(state, info, detail, outcome, leftovers);
+    return this.finishing;
+  }
+
+  private async end(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[]): Promise<StopOutcome> {
+    const { record, server, mirror, log } = this.host;
+    this.host.ended(info);
+    await this.host.output.flush().catch((err) => log(`output flush failed: ${describeError(err)}`));
+    await mirror.snapshotAt(); // every byte parsed: the screen is final
+    saveFinalScreen(mirror, this.host.redactor, join(this.host.jobDir, FINAL_SCREEN_FILE), log);
+    const linger = this.host.lingerMs ?? DEFAULT_LINGER_MS;
+    try {
+      await record.transition(state, { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null }, undefined, leftovers);
+    } catch (err) {
+      // Not durable: say so to a stop requester; readers will judge the job once this worker is gone.
+      server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state: record.state });
+      this.shutDownWhenUnwatched(linger);
+      throw failure(`The agent ended, but its ${state} state could not be recorded: ${describeError(err, 300)}`);
+    }
+    server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state });
+    this.shutDownWhenUnwatched(linger);
+    return { state, escalated: outcome?.escalated ?? false, survivors: outcome?.survivors ?? [] };
+  }
+
+  /**
+   * Ends the worker once no client is connected, or after `lingerMs` at the latest. A fixed linger
+   * kept every worker 2 s after its agent ended, also with nobody to see the final screen: after a
+   * cleanup the worker outlived "Cleaned up" by 1–3 s (docs/reliability.md).
+   */
+  private shutDownWhenUnwatched(lingerMs: number): void {
+    this.host.server.whenUnwatched(lingerMs, () => void this.shutDown());
+  }
+
+  private async shutDown(): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    const { server, record, output, claim, log } = this.host;
+    server.dispose();
+    await record.settled();
+    record.freeze();
+    await output.close().catch(() => undefined);
+    await claim.release().catch((err) => log(`releasing the claim failed: ${describeError(err)}`));
+    this.host.done(0);
+  }
+}
