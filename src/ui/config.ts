@@ -4,10 +4,10 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { realPathOrSync } from '../core/common/paths';
 import type { CoordinatorSettings } from '../core/coordinator';
 import { defaultHome } from '../core/store';
 import type { WorktreeSettings } from '../core/repoConfig/worktreeConfig';
+import type { TrustedWorkspaceFolders } from './trustedWorkspaceFolders';
 
 export const SECTION = 'paddock';
 
@@ -19,7 +19,7 @@ function expandHome(p: string): string {
   return p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p;
 }
 
-export function coordinatorSettings(): Partial<CoordinatorSettings> {
+export function coordinatorSettings(trustedFolders: TrustedWorkspaceFolders): Partial<CoordinatorSettings> {
   const c = config();
   const worktreeRoot = c.get<string>('worktreeRoot', '').trim();
   return {
@@ -33,7 +33,7 @@ export function coordinatorSettings(): Partial<CoordinatorSettings> {
     endLeftoversOnExit: c.get<boolean>('endLeftoversOnExit', true),
     worktree: worktreeSettings(c),
     // VS Code ignores workspace values of the restricted settings (setup, teardown) while it is untrusted.
-    trustedFolders: trustedWorkspaceFolders(),
+    trustedFolders: trustedFolders.list(),
     checkCommand: c.get<string>('checkCommand', '').trim() || null,
   };
 }
@@ -98,35 +98,4 @@ export function cleanUpAfterLanding(): 'ask' | 'always' | 'never' {
 /** `paddock.tree.showUsage`: CPU, memory, disk and tokens in each agent's description (default off; always in the tooltip). */
 export function showUsageInTree(): boolean {
   return config().get<boolean>('tree.showUsage', false);
-}
-
-/**
- * The workspace's folders while it is trusted, as real paths (git names a repository by its real
- * path); none while it is not. Which repositories they vouch for is core's rule (`trustedWorkspaceHolds`).
- */
-export function trustedWorkspaceFolders(): string[] {
-  if (!vscode.workspace.isTrusted) return [];
-  return (vscode.workspace.workspaceFolders ?? []).map((f) => realWorkspaceFolder(f.uri.fsPath));
-}
-
-/**
- * Each workspace folder's real path, resolved once: the settings are read on every pump of the
- * queue, on the extension host's event loop, and resolving blocks it. A folder that does not
- * resolve is not kept (it is tried again, as itself meanwhile).
- */
-const realWorkspaceFolders = new Map<string, string>();
-
-function realWorkspaceFolder(folder: string): string {
-  let real = realWorkspaceFolders.get(folder);
-  if (real === undefined) {
-    const resolved = realPathOrSync(folder, null);
-    if (resolved === null) return folder;
-    realWorkspaceFolders.set(folder, (real = resolved));
-  }
-  return real;
-}
-
-/** The workspace's folders changed: resolve them again (a folder re-added may lead elsewhere now). */
-export function forgetRealWorkspaceFolders(): void {
-  realWorkspaceFolders.clear();
 }

@@ -12,7 +12,7 @@ import { resolveRepoRoot } from '../core/git';
 import { trustedWorkspaceHolds } from '../core/repoConfig/trustedCommands';
 import { JobStore } from '../core/store';
 import { registerCommands } from './commands';
-import { coordinatorSettings, forgetRealWorkspaceFolders, SECTION, storePath, trustedWorkspaceFolders } from './config';
+import { coordinatorSettings, SECTION, storePath } from './config';
 import { COMPARE_SCHEME, CompareContentProvider } from './compareDocument';
 import { GIT_SCHEME, GitContentProvider, LOG_SCHEME, LogContentProvider } from './contentProviders';
 import { AgentsBadge } from './badge';
@@ -25,6 +25,7 @@ import type { PaddockServices } from './services';
 import { AgentsStatusBar } from './statusBar';
 import { registerAgentTerminalProfile } from './terminalProfile';
 import { TerminalManager } from './terminals/terminalManager';
+import { TrustedWorkspaceFolders } from './trustedWorkspaceFolders';
 import { AgentsTreeProvider } from './tree/agentsTreeProvider';
 import { UsageMonitor } from './usageMonitor';
 import type { TreeNode } from './tree/nodes';
@@ -46,6 +47,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
   readonly terminals: TerminalManager;
   readonly logs: LogContentProvider;
   readonly compare: CompareContentProvider;
+  readonly trustedFolders: TrustedWorkspaceFolders;
   readonly statusBar: AgentsStatusBar;
   readonly notifier: Notifier;
   readonly usage: UsageMonitor;
@@ -56,17 +58,18 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     this.log = this._register(vscode.window.createOutputChannel('Paddock', { log: true }));
     this.store = new JobStore({ home: storePath(), log: (m) => this.log.debug(m) });
     const runtime = workerRuntime(context);
+    this.trustedFolders = this._register(new TrustedWorkspaceFolders());
     this.coordinator = this._register(
       new Coordinator({
         store: this.store,
-        settings: coordinatorSettings,
+        settings: () => coordinatorSettings(this.trustedFolders),
         workerScript: runtime.workerScript,
         execPath: runtime.execPath,
         nodePtyPath: runtime.nodePtyPath,
         env: process.env,
         log: (m) => this.log.info(m),
         // A `.paddock.json` check runs from a trusted workspace that holds its repository (the same rule as its setup).
-        repoTrusted: (repo) => trustedWorkspaceHolds(repo, trustedWorkspaceFolders()),
+        repoTrusted: (repo) => trustedWorkspaceHolds(repo, this.trustedFolders.list()),
       }),
     );
     this.log.info(`Paddock ${String(context.extension.packageJSON.version)} — store ${this.store.home}, node-pty ${runtime.nodePtyPath ?? 'not found'}`);
@@ -107,7 +110,6 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     );
     this._register(
       vscode.workspace.onDidChangeWorkspaceFolders(() => {
-        forgetRealWorkspaceFolders();
         this.repos = undefined;
         void this.workspaceRepos().then((r) => this.agents.setWorkspaceRepos(r));
       }),

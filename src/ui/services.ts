@@ -9,6 +9,7 @@ import type { AgentStandings } from './model/agentStandings';
 import type { ReviewComments } from './review/reviewComments';
 import type { AgentsTreeProvider } from './tree/agentsTreeProvider';
 import type { TreeNode } from './tree/nodes';
+import type { TrustedWorkspaceFolders } from './trustedWorkspaceFolders';
 
 /** What commands work with; handed to each command by the extension (no globals). */
 export interface PaddockServices {
@@ -28,6 +29,8 @@ export interface PaddockServices {
   /** Compare Attempts documents. */
   readonly compare: CompareContentProvider;
   readonly log: vscode.LogOutputChannel;
+  /** The trusted workspace's folders as real paths (what the settings' restricted commands need). */
+  readonly trustedFolders: TrustedWorkspaceFolders;
   /** Repositories of the workspace folders (main worktrees), resolved at activation. */
   workspaceRepos(): Promise<string[]>;
 }

@@ -11,7 +11,7 @@ export function registerRunCheck(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.runCheck', async (...args: unknown[]) => {
     const jobs = await targetJobs(s, args, { placeHolder: vscode.l10n.t('Run the check in which agents\' worktrees?'), filter: canCheck, many: true });
     if (jobs.length === 0) return [];
-    const settingCommand = coordinatorSettings().checkCommand ?? null;
+    const settingCommand = coordinatorSettings(s.trustedFolders).checkCommand ?? null;
     return vscode.window.withProgress({ location: { viewId: 'paddock.agents' }, title: vscode.l10n.t('Running the check') }, async () => {
       // Sequential from here; the capacity limit orders them anyway, and the first refusal (no command) is said once.
       const results = [];

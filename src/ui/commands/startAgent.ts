@@ -67,7 +67,7 @@ async function ask(s: PaddockServices, given: StartAgentOptions): Promise<(Start
   if (!repo) return undefined;
   if (given.command) return { ...given, repo };
 
-  const settings = coordinatorSettings();
+  const settings = coordinatorSettings(s.trustedFolders);
   // The approvals step is shown only when every profile picked has an auto-approve flag.
   const approvalFlags = (names: readonly string[]): readonly string[] | null => {
     if (given.autoApprove !== undefined || names.length === 0) return null;
