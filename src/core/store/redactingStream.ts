@@ -72,7 +72,11 @@ export class RedactingStream {
    */
   flush(): void {
     this.take();
-    this.writePending(Math.min(this.redactor.heldEnd(this.pending), MAX_RAW_HOLD));
+    const text = this.pending;
+    // What is held is where a secret may start; a whole one just before it is never cut (a secret
+    // ending in what starts one, "…ab" before "ab…", was written in two parts, each unredacted: bug 67).
+    const cut = this.cutOutsideSpans(text, text.length - Math.min(this.redactor.heldEnd(text), MAX_RAW_HOLD));
+    this.writePending(text.length - cut);
   }
 
   /**
@@ -173,11 +177,19 @@ export class RedactingStream {
       this.emit([Buffer.from(text.slice(0, cut), 'latin1')]);
       return;
     }
+    cut = this.cutOutsideSpans(text, cut);
+    this.writePending(text.length - cut);
+  }
+
+  /** `cut`, or the start of the earliest match it would fall inside (matches may overlap, a cut moved back may fall in another). */
+  private cutOutsideSpans(text: string, cut: number): number {
+    if (cut <= 0 || cut >= text.length) return cut;
     const from = Math.max(0, cut - SPAN_WINDOW);
-    for (const span of this.redactor.spans(text.slice(from))) {
+    const spans = this.redactor.spans(text.slice(from)).sort((a, b) => b.start - a.start);
+    for (const span of spans) {
       if (from + span.start < cut && from + span.end > cut) cut = from + span.start;
     }
-    this.writePending(text.length - cut);
+    return cut;
   }
 
   /**

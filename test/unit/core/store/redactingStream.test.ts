@@ -64,6 +64,27 @@ describe('redacting stream: secrets split by escape sequences', () => {
     assert.equal(written(), `key: ${ESC}[1m${REDACTED}${ESC}[0m done`);
   });
 
+  // Bug 67: a quiet flush held back only what could start a secret at the end; a whole secret whose
+  // end starts another (or itself) was cut there, and each part went to disk unredacted.
+  it('never cuts a whole secret at a quiet flush when its end could start another', () => {
+    for (const [secrets, text] of [
+      [['qqsecretvalueqq'], 'line qqsecretvalueqq'],
+      [['qqsecretvalueqq'], 'two qqsecretvalueqqqqsecretvalueqq'],
+      [['hunter2-abc', 'abc-other-secret'], 'say hunter2-abc'],
+      [['qqsecretvalueqq'], `colour ${ESC}[1mqqsecret${ESC}[0mvalueqq`],
+    ] as const) {
+      const redactor = new Redactor([...secrets]);
+      const { stream, text: written } = collect(redactor);
+      stream.append(Buffer.from(text));
+      stream.flush();
+      for (const secret of secrets) assert.ok(!written().includes(secret.slice(0, 6)), `${JSON.stringify(text)}: ${JSON.stringify(written())}`);
+      stream.append(Buffer.from(' and on\n'));
+      stream.end();
+      assert.equal(written(), redactor.redact(`${text} and on\n`));
+      for (const secret of secrets) assert.ok(!written().includes(secret), written());
+    }
+  });
+
   it('finds a token shape right after a colour code (no word boundary in the raw bytes)', () => {
     const token = 'ghp_0123456789abcdefABCDEF0123456789abcd';
     const { stream, text: written } = collect(new Redactor([]));
