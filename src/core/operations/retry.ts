@@ -46,7 +46,7 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
   await store.beginGeneration(id, { automatic });
   // The retry has taken effect: what fails from here on is said as a warning, never as its failure.
   const typedPrompt = promptToType(prompt, promptInArgs !== undefined);
-  const next = await store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, resumeArgs, promptInArgs), settings: withTypedPrompt(j.settings, typedPrompt) }));
+  const next = await store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, resumeArgs, promptInArgs), settings: withTypedPrompt(j.settings, typedPrompt, j.lifecycle.generation) }));
   const generation = next.lifecycle.generation;
   const warn = (what: string) => (err: unknown) => {
     const text = `Agent ${id} was retried (generation ${generation}), but ${what}: ${storeErrorWords(store.home, err)}.`;
@@ -65,10 +65,13 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
   return next;
 }
 
-/** The settings of the new generation: the prompt its worker types in, or none (the start's is never typed again). */
-function withTypedPrompt(settings: JobSettings, typedPrompt: string | undefined): JobSettings {
-  const { typedPrompt: _previous, ...rest } = settings;
-  return typedPrompt === undefined ? rest : { ...rest, typedPrompt };
+/**
+ * The settings of the new generation: the prompt its worker types in, marked as this generation's
+ * (read as a start's otherwise: migrations.ts), or none (the start's is never typed again).
+ */
+function withTypedPrompt(settings: JobSettings, typedPrompt: string | undefined, generation: number): JobSettings {
+  const { typedPrompt: _previous, typedPromptGeneration: _its, ...rest } = settings;
+  return typedPrompt === undefined ? rest : { ...rest, typedPrompt, typedPromptGeneration: generation };
 }
 
 /** The terminal history continues in the same log: marks where the new execution begins. */

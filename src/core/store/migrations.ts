@@ -42,7 +42,25 @@ const STUCK_CAPTURE_WORDS = /; it failed the same way \d+ times, so it waits for
  * for. Written back in this version's form by the record's next update.
  */
 export function readAsThisVersion(job: JobRecord): JobRecord {
+  return withoutEarlierTypedPrompt(withStuckCaptureAwaitingRetry(job));
+}
+
+function withStuckCaptureAwaitingRetry(job: JobRecord): JobRecord {
   const c = job.cleanup;
   if (!c?.awaitingConsent || c.awaitingRetry || !STUCK_CAPTURE_WORDS.test(c.lastError ?? '')) return job;
   return { ...job, cleanup: { ...c, awaitingConsent: false, awaitingRetry: true } };
+}
+
+/**
+ * `settings.typedPrompt` is typed by the worker of the generation it belongs to
+ * (`typedPromptGeneration`, absent: the first), by no later one. Paddock before bug 68's fix kept the
+ * start's prompt there through its retries (only its generation 1 typed it; its retry typed its own
+ * prompt itself), so a retry it queued and this version launched typed the start's prompt again.
+ * Read as this version means it, an earlier generation's prompt is none.
+ */
+function withoutEarlierTypedPrompt(job: JobRecord): JobRecord {
+  const s = job.settings;
+  if (s.typedPrompt === undefined || (s.typedPromptGeneration ?? 1) === job.lifecycle.generation) return job;
+  const { typedPrompt: _earlier, typedPromptGeneration: _its, ...settings } = s;
+  return { ...job, settings };
 }

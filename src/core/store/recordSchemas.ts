@@ -165,6 +165,12 @@ export const JobSettingsSchema = z.object({
   checkCommand: z.optional(z.nullable(Bounded(8192))),
   /** The prompt of this generation (the start's, or its retry's) when its argv does not carry it: its worker types it in (with Enter) once the agent asks (absent: none). */
   typedPrompt: z.optional(Bounded(8192)),
+  /**
+   * The generation whose worker types `typedPrompt` (absent: the first). Paddock before this field
+   * kept the start's prompt in `typedPrompt` through its retries (its worker typed it in generation 1
+   * only); read here, such a prompt belongs to generation 1 and a later generation types none of it.
+   */
+  typedPromptGeneration: z.optional(z.number().check(z.int(), z.gte(1))),
 });
 export type JobSettings = z.infer<typeof JobSettingsSchema>;
 

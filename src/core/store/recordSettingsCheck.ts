@@ -1,9 +1,10 @@
 /** The record check's part about the job's settings, the worktree's among them (recordCheck.ts). */
 import { bool, int, keys, numOrNull, obj, type Obj, optional, str, strArr, strOrNull } from './fastCheck';
 
-const SETTINGS_KEYS = keys('stopGraceMs', 'waitingPattern', 'idleSeconds', 'resumeArgs', 'secretEnvNames', 'autoRestart', 'recoveryLimit', 'endLeftoversOnExit', 'worktree', 'checkCommand', 'typedPrompt');
+const SETTINGS_KEYS = keys('stopGraceMs', 'waitingPattern', 'idleSeconds', 'resumeArgs', 'secretEnvNames', 'autoRestart', 'recoveryLimit', 'endLeftoversOnExit', 'worktree', 'checkCommand', 'typedPrompt', 'typedPromptGeneration');
 const checkCommand = (x: unknown) => strOrNull(x, 8192);
 const typedPrompt = (x: unknown) => str(x, 8192);
+const generationNumber = (x: unknown) => int(x, 1);
 export function settings(v: unknown): Obj {
   const i = obj(v, SETTINGS_KEYS);
   int(i.stopGraceMs, 0, 600_000);
@@ -17,6 +18,7 @@ export function settings(v: unknown): Obj {
   optional(i, 'worktree', worktreeSettings);
   optional(i, 'checkCommand', checkCommand);
   optional(i, 'typedPrompt', typedPrompt);
+  optional(i, 'typedPromptGeneration', generationNumber);
   return i;
 }
 

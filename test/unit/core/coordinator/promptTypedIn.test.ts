@@ -138,6 +138,38 @@ describe('Coordinator: a prompt the argv does not carry is typed in', function (
     assert.equal(readFileSync(join(job.worktree!, `got-${job.id}.txt`), 'utf8'), PROMPT, 'typed at its prompt');
   });
 
+  // Bug 68: Paddock before bug 63's fix kept the start's prompt in settings.typedPrompt through a
+  // retry (its worker typed it in generation 1 only, and the retry's own prompt was typed by the
+  // retry command itself). A retry that version queued and this one launched typed the start's
+  // prompt again.
+  it('a retry queued by the previous version, whose record still carries the start\'s prompt, types nothing of it', async () => {
+    installFakeAider(FAKE_AIDER_RESUMED);
+    const c = sb.coordinator({ maxConcurrent: 1 }, { tickMs: 50 });
+    const job = await c.start({ repo: sb.repo, profile: 'aider', prompt: 'the start' });
+    assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
+    const got = join(job.worktree!, `got-${job.id}.txt`);
+    assert.equal(readFileSync(got, 'utf8'), 'the start');
+    const holder = await c.start({ repo: sb.repo, command: ['sleep', '60'] });
+    await sb.waitForState(holder.id, ['running']);
+    const queued = await c.retry(job.id);
+    assert.equal(queued.lifecycle.state, 'queued');
+
+    // The queued record as the previous version wrote it: the start's prompt kept, no generation for it.
+    const file = join(sb.store.jobDir(job.id), 'job.json');
+    const record = JSON.parse(readFileSync(file, 'utf8'));
+    record.settings.typedPrompt = 'the start';
+    delete record.settings.typedPromptGeneration;
+    writeFileSync(file, JSON.stringify(record, null, 2));
+    assert.equal((await sb.store.read(job.id)).settings.typedPrompt, undefined, 'read as this version means it: no prompt of its own');
+
+    writeFileSync(got, 'before the retry');
+    await c.stop(holder.id, { force: true });
+    const done = await sb.waitFor(job.id, (j) => j.lifecycle.generation === 2 && j.lifecycle.state === 'completed', 30_000);
+    assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
+    assert.equal(readFileSync(got, 'utf8'), '', 'the start\'s prompt was not typed again');
+    assert.equal(readFileSync(join(job.worktree!, `early-${job.id}.txt`), 'utf8'), '');
+  });
+
   it('an explicit command gets the prompt typed in; an over-long one, or one for an agent that takes it as an argument, is refused before anything is made', async () => {
     const c = sb.coordinator();
     const job = await c.start({ repo: sb.repo, prompt: PROMPT, command: ['bash', '-c', 'IFS= read -r -t 5 line; printf "%s" "$line" > got.txt'] });

@@ -64,6 +64,26 @@ describe('migrations', () => {
       assert.equal(JSON.parse(fs.readFileSync(path.join(store.jobDir(stuck), 'job.json'), 'utf8')).cleanup.awaitingRetry, true);
     });
 
+    // Bug 68: before typedPromptGeneration, a retry kept the start's prompt in settings.typedPrompt
+    // (only generation 1 typed it); this version types the record's typedPrompt in any generation.
+    it('a typed prompt of an earlier generation, as the previous version left it through a retry, is read as none', async () => {
+      const job = await store.create({ ...sampleJob(), settings: { ...sampleJob().settings, typedPrompt: 'the start' } });
+      assert.equal((await store.read(job.id)).settings.typedPrompt, 'the start', 'the start\'s own generation types it');
+      await store.transition(job.id, 'cancelled');
+      await store.beginGeneration(job.id);
+      const file = path.join(store.jobDir(job.id), 'job.json');
+      assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).settings.typedPrompt, 'the start', 'on disk in the old shape');
+      const read = await store.read(job.id);
+      assert.equal(read.lifecycle.generation, 2);
+      assert.equal(read.settings.typedPrompt, undefined);
+      const listed = (await store.list()).find((e) => e.ok && e.job.id === job.id);
+      assert.equal(listed?.ok && listed.job.settings.typedPrompt, undefined, 'a listing reads it the same way');
+
+      // This version's retry marks its prompt as its generation's: kept.
+      await store.update(job.id, (j) => ({ ...j, settings: { ...j.settings, typedPrompt: 'the retry', typedPromptGeneration: 2 } }));
+      assert.equal((await store.read(job.id)).settings.typedPrompt, 'the retry');
+    });
+
     it('a cleanup waiting for consent to lose files still does', async () => {
       const consent = await withCleanupOnDisk({ lastError: 'capture needs consent: 2 files over the archive limit would be lost (big.bin 300 MB)', awaitingConsent: true });
       const job = await store.read(consent);
