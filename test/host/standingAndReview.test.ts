@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
 import type { PaddockApi } from '../../src/extension';
-import { readReview } from '../../src/core/store/reviewFile';
+import { readReview, REVIEW_FILE } from '../../src/core/store/reviewFile';
+import { DEFAULT_LOCK_OPTIONS, withLock } from '../../src/core/store/locks';
 import { isCommandFailure } from '../../src/ui/commands/command';
 import { env, paddock, treeAgents, treeItemFor, waitFor, waitForState } from './helpers';
 
@@ -155,5 +156,30 @@ describe('where the work stands, cleaned agents, review', function () {
     assert.ok(after.comments[0].sentAt, 'marked sent in review.json');
     await waitFor('the thread to say sent', () => thread.comments[0]?.label === 'sent', 10_000);
     await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true });
+  });
+  // Bug 69: a comment added while its agent was being cleaned up was saved (nothing lost) but its
+  // write, ending after the agent's threads were cleared, showed the departed agent's threads again.
+  it('a comment whose save ends after its agent was cleaned up is kept, and brings none of its threads back', async () => {
+    const job = await start({ title: 'Leaves mid-comment', command: ['true'] });
+    await waitForState(ext, job.id, ['completed']);
+    const file = vscode.Uri.file(path.join(job.worktree!, 'src', 'hello.js'));
+    assert.ok(ext.review.agentOf(file), 'the ended agent\'s worktree can still be commented');
+    const thread = ext.review.controller.createCommentThread(file, new vscode.Range(2, 0, 2, 0), []);
+    const reviewFile = path.join(ext.store.jobDir(job.id), REVIEW_FILE);
+    let adding!: Thenable<unknown>;
+    // The review's lock held while the agent is cleaned up: the add is in flight all that time.
+    await withLock(`${reviewFile}.lock`, 'the review (held by the test)', DEFAULT_LOCK_OPTIONS, async () => {
+      adding = vscode.commands.executeCommand('paddock.addReviewComment', { thread, text: 'Added as it left' });
+      await vscode.commands.executeCommand('paddock.cleanUp', job.id, { confirmed: true });
+      await waitFor('cleanup to complete', async () => (await ext.store.read(job.id)).cleanup?.phase === 'complete', 15_000);
+      await ext.agents.refresh(job.id);
+      await waitFor('the cleaned agent to take no comments', () => (ext.review.agentOf(file) ? undefined : true), 5_000);
+    });
+    const added = await adding;
+    assert.ok(!isCommandFailure(added), `the add was saved: ${JSON.stringify(added)}`);
+    assert.deepEqual((await readReview(ext.store, job.id)).comments.map((c) => [c.path, c.line, c.body]), [['src/hello.js', 3, 'Added as it left']], 'nothing lost');
+    assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 3), undefined, 'the cleaned agent\'s thread did not come back');
+    await ext.review.reload(job);
+    assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 3), undefined, 'nor on a re-read');
   });
 });

@@ -94,6 +94,11 @@ export class ReviewComments extends Disposable {
     };
     return this.inOrder.run(job.id, async () => {
       const review = await updateReview(this.store, job.id, (r) => ({ ...r, comments: [...r.comments, saved] }));
+      if (!this.isLive(job.id)) {
+        // Gone or cleaned while the comment was written (it is kept in review.json): its threads were cleared and stay so.
+        thread.dispose();
+        return saved;
+      }
       // The thread the person typed into becomes the one kept for this line.
       this.adopt(job, saved.path, saved.line, thread);
       this.show(job, review);
@@ -107,7 +112,7 @@ export class ReviewComments extends Disposable {
     if (!job) return;
     await this.inOrder.run(job.id, async () => {
       const review = await updateReview(this.store, job.id, (r) => ({ ...r, comments: r.comments.filter((c) => c.id !== note.saved.id || c.sentAt !== null) }));
-      this.show(job, review);
+      this.showIfLive(job, review);
     });
   }
 
@@ -115,13 +120,20 @@ export class ReviewComments extends Disposable {
   reload(job: JobRecord): Promise<void> {
     return this.inOrder.run(job.id, async () => {
       try {
-        const review = await readReview(this.store, job.id);
-        // Cleaned or gone while this read waited its turn: its threads were cleared and stay so.
-        if (this.isLive(job.id)) this.show(job, review);
+        this.showIfLive(job, await readReview(this.store, job.id));
       } catch (err) {
         this.log(`review of ${job.id}: ${(err as Error).message}`);
       }
     });
+  }
+
+  /**
+   * Shows what a read or write of the review found, unless the agent was cleaned or left the list
+   * meanwhile: its threads were cleared then (reloadAll), and a write that ended after that must
+   * not bring them back (bug 69).
+   */
+  private showIfLive(job: JobRecord, review: ReviewFile): void {
+    if (this.isLive(job.id)) this.show(job, review);
   }
 
   private isLive(id: string): boolean {
