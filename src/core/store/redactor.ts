@@ -133,11 +133,10 @@ export class Redactor {
 
   redact(text: string): string {
     if (hasInvisible(text)) return replaceSpans(text, this.spans(text));
-    let out = text;
-    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    if (!ANY_SHAPE.test(out)) return out;
-    for (const shape of this.shapes) out = out.replace(shape, REDACTED);
-    return out;
+    // Every match found in the text as given, then replaced together: replacing one secret after
+    // another left the rest of a match that overlapped one replaced before it (a secret that
+    // begins as it ends, written twice in a row; two secrets sharing characters) in the clear.
+    return this.mayMatchRaw(text) ? replaceSpans(text, this.plainSpans(text)) : text;
   }
 
   redactNullable(text: string | null): string | null {
