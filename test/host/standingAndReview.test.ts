@@ -178,7 +178,7 @@ describe('where the work stands, cleaned agents, review', function () {
     const added = await adding;
     assert.ok(!isCommandFailure(added), `the add was saved: ${JSON.stringify(added)}`);
     assert.deepEqual((await readReview(ext.store, job.id)).comments.map((c) => [c.path, c.line, c.body]), [['src/hello.js', 3, 'Added as it left']], 'nothing lost');
-    assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 3), undefined, 'the cleaned agent\'s thread did not come back');
+    assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 3), undefined, 'the cleaned agent\'s thread came back after its add was saved');
     await ext.review.reload(job);
     assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 3), undefined, 'nor on a re-read');
   });
