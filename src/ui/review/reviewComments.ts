@@ -97,6 +97,7 @@ export class ReviewComments extends Disposable {
       if (!this.isLive(job.id)) {
         // Gone or cleaned while the comment was written (it is kept in review.json): its threads were cleared and stay so.
         thread.dispose();
+        this.log(`review of ${job.id}: the comment on ${saved.path}:${saved.line} was saved as the agent left the list; it is kept in its review.json`);
         return saved;
       }
       // The thread the person typed into becomes the one kept for this line.
