@@ -10,6 +10,8 @@ export class TrustedWorkspaceFolders extends Disposable {
   /**
    * Each folder's real path, resolved once and kept until the folders change: the settings are
    * read on every pump of the queue, on the extension host's event loop, and resolving blocks it.
+   * So a folder that is a symbolic link pointed elsewhere while open is seen at the next change of
+   * folders or window reload: the folder the person trusted is the link they opened.
    */
   private readonly realPaths = new Map<string, string>();
 
