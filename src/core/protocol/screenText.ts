@@ -7,7 +7,7 @@
  */
 import { Terminal } from '@xterm/headless';
 
-export { lineOverScreen } from './lineOverScreen';
+export { lineOverScreen } from '../terminal/lineOverScreen';
 
 export async function screenLines(screen: string, cols: number, rows: number): Promise<string[]> {
   const term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });

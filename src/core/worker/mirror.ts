@@ -21,7 +21,8 @@ import { Disposable, toDisposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { KittyKeyboardFlags } from '../protocol/kittyKeyboard';
 import { printable } from '../common/printable';
-import { replayableScreen } from './screenReplay';
+import { guardEraseAbove } from '../terminal/eraseAboveGuard';
+import { replayableScreen } from '../terminal/screenReplay';
 
 export interface ScreenSnapshot {
   /** Escape sequences that reproduce the screen, modes and cursor in an empty terminal. */
@@ -92,6 +93,7 @@ export class ScreenMirror extends Disposable {
     this.term.loadAddon(this.serializer);
     this._register(this.term.onData((d) => this._onDidReply.fire(d)));
     this._register(this.term.onTitleChange((title) => (this.title = title)));
+    this._register(guardEraseAbove(this.term));
     this.trackModes();
   }
 

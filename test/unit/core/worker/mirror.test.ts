@@ -58,6 +58,13 @@ describe('ScreenMirror', () => {
     assert.ok(!screen.includes('\x1b[>') && !screen.includes('\x1b[='), 'an emptied stack replays nothing');
   });
 
+  it('goes on after ED 1 (erase above) at the last cell of a screen that has not scrolled yet (xterm.js throws there)', async () => {
+    m.write('top\x1b[6;40H\x1b[1J');
+    m.write('\x1b[Hafter');
+    const { screen } = await m.snapshotAt();
+    assert.deepEqual(trimScreen(await screenLines(screen, 40, 6)), ['after']);
+  });
+
   it('answers device attribute and cursor position queries', async () => {
     const replies: string[] = [];
     m.onDidReply((r) => replies.push(r));

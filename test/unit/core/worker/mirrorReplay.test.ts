@@ -14,6 +14,8 @@ import { AGENT_MODES_ON, outerTerminalState } from '../protocol/outerTerminalSta
 import { TmuxPane, waitUntil } from './fixtures';
 
 const COLS = 40;
+/** The random programs' seeds: 57, the first, and four that each found a fault of another class before it was fixed (bug 65). */
+const PROPERTY_SEEDS = [57, 8, 10, 33, 40];
 const ROWS = 12;
 
 async function screenOf(...chunks: string[]): Promise<string[]> {
@@ -196,6 +198,13 @@ describe('a viewer attaching mid-session gets the window title', () => {
   });
 });
 
+/** The pen's hyperlink in xterm.js's own view, the rows it keeps each link for, and the shown screen's. */
+interface PenCore {
+  _inputHandler: { _curAttrData: { extended: { urlId: number } } };
+  _oscLinkService: { _dataByLinkId: Map<number, { lines: object[] }> };
+  buffer: { markers: object[] };
+}
+
 /** xterm.js's own view of a cell, beyond the public API: its underline style and colour and its hyperlink. */
 interface CellInternals {
   hasExtendedAttrs(): number;
@@ -297,6 +306,37 @@ describe('a viewer attaching mid-session gets every cell as the program drew it 
   });
 });
 
+describe('a viewer attaching mid-session goes on from where the program\'s next character lands (xterm.js)', () => {
+  // After a character written in the last column, the next one wraps, and a move back starts from
+  // the last column: no cursor movement gives that state, which programs are in after each full line.
+  const cases: [string, string, string][] = [
+    ['the next character wraps, with scroll margins set', '\x1b[2;4r\x1b[1;17HTEXT', 'X'],
+    ['the next character wraps, with origin mode on', '\x1b[2;4r\x1b[?6h\x1b[1;17HTEXT', 'X'],
+    ['the next character wraps, with insert mode on', '\x1b[4h\x1b[1;17HTEXT', 'X'],
+    ['with auto-wrap off, the cursor past the last column (erasing from it erases nothing)', '\x1b[?7l\x1b[1;17HTEXT', '\x1b[K'],
+    ['a move back (BS, CUB) from there starts from the last column', '\x1b[1;17HTEXT', '\bX\x1b[3DY'],
+    ['the cursor moved back (the serializer\'s CUB) after a line written up to the last column', '\x1b[1;17HTEXT\x1b[1;2H', 'X'],
+    ['a wide character written up to the last column', '\x1b[1;19H\u4e00', 'X'],
+    ['the alternate screen entered with the next character wrapping (its row has no character)', '\x1b[1;17HTEXT\x1b[?1049h', 'X'],
+    ['the screen erased with the next character wrapping', '\x1b[1;17HTEXT\x1b[2J', 'X'],
+    ['the next character wraps, in DEC line drawing, after a letter it would have drawn as a line', '\x1b[1;17Hlast\x1b(0', 'q'],
+    ['DEC line drawing in G0 after leaving the alternate screen, for the next SI', '\x1b[?1049h\x1b(0\x1b[?1049l', 'lq\x0flq'],
+    ['DEC line drawing in use after ESC 8, ASCII in G0', '\x1b(0\x1b7\x1b(B\x1b8', 'lq\x0flq'],
+    ['the alternate screen entered without saving the cursor (?1047h), left restoring the one saved before', 'TEXT\x1b[?1047h', '\x1b[?1049lX'],
+    ['a row continuing one erased since (the serializer\'s forced wrap leaves no dash)', `${'x'.repeat(25)}\x1b[1;1H\x1b[2K`, ''],
+    ['a row continuing one, starting with a blank (the serializer moved over it on the row above)', `\x1b[1;17HWIDE\u4e00\bWIDE`, ''],
+    ['the alternate screen\'s saved cursor, kept by xterm.js after leaving it, for when the program comes back', '\x1b[?1049h\x1b[3;5H\x1b[31m\x1b7\x1b[?1049l', '\x1b[?1049h\x1b8X'],
+    ['the alternate screen entered in a background colour, erased since in another', '\x1b[44m\x1b[?1049h\x1b[0m\x1b[X', ''],
+    ['the hyperlink the program is writing in, opened on a row kept when the cursor\'s is erased', '\x1b]8;;https://a.example/\x1b\\\x1b[2;1H', '\x1b[2;4r\x1b[JTEXT'],
+  ];
+  for (const [title, before, after] of cases) {
+    it(title, async () => {
+      const { direct, viewer } = await cellsBoth(before, after);
+      assert.equal(viewer, direct);
+    });
+  }
+});
+
 describe('a viewer attaching at any point goes on as the program\'s terminal (random programs, xterm.js)', function () {
   this.timeout(60_000);
   const [cols, rows] = [20, 6];
@@ -316,14 +356,19 @@ describe('a viewer attaching at any point goes on as the program\'s terminal (ra
     fc.constantFrom('\x1b(0', '\x1b(B', '\x1b)0', '\x0e', '\x0f'),
     fc.constantFrom('\x1bH', '\x1b[3g', '\x1b[g'),
     fc.constantFrom('\x1b[2;4r', '\x1b[r', '\x1b[?6h', '\x1b[?6l', '\x1b[4h', '\x1b[4l', '\x1b[?7l', '\x1b[?7h'),
-    fc.constantFrom('\x1b[?1049h', '\x1b[?1049l'),
+    fc.constantFrom('\x1b[?1049h', '\x1b[?1049l', '\x1b[?1047h', '\x1b[?1047l'),
+    // Moves back, erases that leave the cursor (past the last column too), scrolls, inserted and
+    // deleted lines and characters, reverse wrap. Not ED 1 at the last cell of an unscrolled screen:
+    // xterm.js throws there (the mirror guards against it; a program's own xterm.js does not).
+    fc.constantFrom('\b', '\x1b[3D', '\x1b[2J', '\x1b[2K', '\x1b[1K', '\x1b[S', '\x1b[T', '\x1b[L', '\x1b[M', '\x1b[P'),
+    fc.constantFrom('\x1bD', '\x1bM', '\x1b[E', '\x1b[G', '\x1b[5d', '\x1b[?45h', '\x1b[?45l'),
   );
   /** Entering the alternate screen while on it saves the cursor again in xterm.js and nowhere else: not a program's way. */
   const program = fc.array(step, { maxLength: 14 }).filter((steps) => {
     let alternate = false;
     for (const s of steps) {
       if (s === '\x1b[?1049h' && alternate) return false;
-      if (s.startsWith('\x1b[?1049')) alternate = s.endsWith('h');
+      if (s.startsWith('\x1b[?1049') || s.startsWith('\x1b[?1047')) alternate = s.endsWith('h');
     }
     return true;
   });
@@ -361,21 +406,62 @@ describe('a viewer attaching at any point goes on as the program\'s terminal (ra
     }
   });
 
-  it('the snapshot then the later output draw what the whole output draws', async () => {
-    await fc.assert(
-      fc.asyncProperty(program, program, async (before, after) => {
-        fc.pre(!restoresInExtendedPen([...before, ...after]));
-        const m = new ScreenMirror({ cols, rows });
-        try {
-          m.write(before.join(''));
-          const { screen } = await m.snapshotAt();
-          const whole = [...before, ...after].join('');
-          assert.equal(await cellsOf(cols, rows, screen, after.join('')), await cellsOf(cols, rows, whole));
-        } finally {
-          m.dispose();
+  /**
+   * States of xterm.js that no other terminal has and no replay can give a viewer, after `steps`:
+   * - xterm.js keeps a hyperlink as long as a row it was opened or written on is not erased, and
+   *   goes on writing in a link it forgot (those characters are underlined, with no link). A viewer
+   *   opens the pen's link on its rows of the shown screen; it cannot be given a link already
+   *   forgotten, for the pen or for cells written in it (only by opening one to no address of its own, which every other terminal would
+   *   follow), nor one kept for rows of the other screen (opened there, the link would be drawn on
+   *   that screen's cells).
+   * - The second half of a wide character moved away from its first (ICH, DCH, a character written
+   *   over the first half): a blank that a character written just before it turns into one in the
+   *   pen's background. Written to a viewer, it needs the same shift of the cells around it.
+   */
+  const outOfReach = async (steps: string[]): Promise<boolean> => {
+    const term = new Terminal({ cols, rows, allowProposedApi: true });
+    try {
+      await new Promise<void>((resolve) => term.write(steps.join(''), resolve));
+      const core = (term as unknown as { _core: PenCore })._core;
+      const urlId = core._inputHandler._curAttrData.extended.urlId;
+      const link = urlId ? core._oscLinkService._dataByLinkId.get(urlId) : undefined;
+      if (urlId && (!link || !link.lines.some((marker) => core.buffer.markers.includes(marker)))) return true;
+      const buffers = [term.buffer.normal, term.buffer.alternate];
+      return buffers.some((buffer) => {
+        for (let y = 0; y < rows; y++) {
+          const line = buffer.getLine(buffer.baseY + y);
+          for (let x = 0; line && x < cols; x++) {
+            const cell = line.getCell(x) as unknown as CellInternals & IBufferCell;
+            if (cell.getWidth() === 0 && (x === 0 || line.getCell(x - 1)?.getWidth() !== 2)) return true;
+            if (cell.hasExtendedAttrs() && cell.extended.urlId && !core._oscLinkService._dataByLinkId.has(cell.extended.urlId)) return true;
+          }
         }
-      }),
-      { numRuns: 300, seed: 57 },
-    );
-  });
+        return false;
+      });
+    } finally {
+      term.dispose();
+    }
+  };
+
+  /** Several seeds: each draws other programs, and a fault seen in one class of them is seen by few. */
+  for (const seed of PROPERTY_SEEDS) {
+    it(`the snapshot then the later output draw what the whole output draws (seed ${seed})`, async () => {
+      await fc.assert(
+        fc.asyncProperty(program, program, async (before, after) => {
+          fc.pre(!restoresInExtendedPen([...before, ...after]));
+          fc.pre(!(await outOfReach(before)));
+          const m = new ScreenMirror({ cols, rows });
+          try {
+            m.write(before.join(''));
+            const { screen } = await m.snapshotAt();
+            const whole = [...before, ...after].join('');
+            assert.equal(await cellsOf(cols, rows, screen, after.join('')), await cellsOf(cols, rows, whole));
+          } finally {
+            m.dispose();
+          }
+        }),
+        { numRuns: 300, seed },
+      );
+    });
+  }
 });

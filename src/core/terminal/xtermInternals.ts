@@ -60,6 +60,13 @@ export interface BufferInternals {
   savedCharset?: CharsetInternals;
   /** Tab stops: the columns set. */
   tabs?: Record<number, boolean>;
+  /** The markers on this screen's lines. */
+  markers?: MarkerInternals[];
+}
+
+/** A line's marker (xterm.js `Marker`): its line moves with scrolling. */
+export interface MarkerInternals {
+  line: number;
 }
 
 export interface CharsetServiceInternals {
@@ -76,8 +83,16 @@ interface TerminalInternals {
     buffers?: { normal?: BufferInternals; alt?: BufferInternals };
     _charsetService?: CharsetServiceInternals;
     /** The pen (SGR) the next character is written in. */
-    _inputHandler?: { _curAttrData?: AttributesInternals };
-    _oscLinkService?: { getLinkData(id: number): LinkInternals | undefined };
+    _inputHandler?: {
+      _curAttrData?: AttributesInternals;
+      /** ED, as `CSI Ps J` runs it (only `params[0]` is read). */
+      eraseInDisplay?(params: { params: number[] }, respectProtect?: boolean): boolean;
+    };
+    _oscLinkService?: {
+      getLinkData(id: number): LinkInternals | undefined;
+      /** Each link's rows (buffer lines, scrollback counted): where it was opened and where characters were written in it. */
+      _dataByLinkId?: Map<number, { lines?: MarkerInternals[] }>;
+    };
     /** Parses at once (the public `write` parses later): for a scratch terminal nothing else writes to. */
     writeSync?(data: string): void;
   };
@@ -95,6 +110,10 @@ export function normalBufferInternals(term: Terminal): BufferInternals | undefin
   return core(term)?.buffers?.normal;
 }
 
+export function alternateBufferInternals(term: Terminal): BufferInternals | undefined {
+  return core(term)?.buffers?.alt;
+}
+
 export function charsetInternals(term: Terminal): CharsetServiceInternals | undefined {
   return core(term)?._charsetService;
 }
@@ -105,6 +124,24 @@ export function penInternals(term: Terminal): AttributesInternals | undefined {
 
 export function linkInternals(term: Terminal, id: number): LinkInternals | undefined {
   return core(term)?._oscLinkService?.getLinkData(id);
+}
+
+/**
+ * The lines (scrollback counted) of the shown screen that xterm.js keeps the hyperlink `id` for
+ * (it forgets the link once each of its lines, on either screen, is erased).
+ */
+export function linkLinesInternals(term: Terminal, id: number): number[] {
+  const markers = core(term)?._oscLinkService?._dataByLinkId?.get(id)?.lines ?? [];
+  const shown = activeBufferInternals(term)?.markers ?? [];
+  return markers.filter((marker) => shown.includes(marker) && typeof marker.line === 'number' && marker.line >= 0).map((marker) => marker.line);
+}
+
+/** Erases the display as `CSI mode J` does, now (from a parser handler); false when this xterm.js cannot. */
+export function eraseInDisplayNow(term: Terminal, mode: number): boolean {
+  const handler = core(term)?._inputHandler;
+  if (typeof handler?.eraseInDisplay !== 'function') return false;
+  handler.eraseInDisplay({ params: [mode] });
+  return true;
 }
 
 /** Parses `data` into `term` now; false when this xterm.js cannot (then `term` is untouched). */

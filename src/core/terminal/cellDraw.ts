@@ -1,0 +1,92 @@
+/**
+ * Cells of a program's screen written again, each in its whole pen and hyperlink, and what a
+ * viewer can be told of a cell (to compare a viewer's cell with the program's).
+ */
+import { IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
+import { END_LINK, openLink } from './penReplay';
+import { backgroundSgr, sgrOf } from './sgr';
+import type { AttributesInternals, CharsetInternals } from './xtermInternals';
+
+export const RESET_PEN = '\x1b[0m';
+
+export interface RowRedrawOptions {
+  /** Rows are counted from this row (the top margin, with origin mode on). */
+  top?: number;
+  /** The character set the viewer has in use (what it would turn the characters into). */
+  charset?: CharsetInternals;
+}
+
+/**
+ * Cells at `xs` of row `y` (of the screen), each in its whole pen, from the default pen; ends in
+ * the default pen, outside any hyperlink. Undefined when a character cannot be written in the
+ * `charset` in use (a letter DEC line drawing would turn into a line).
+ */
+export function rowRedraw(term: Terminal, line: IBufferLine, y: number, xs: number[], opts: RowRedrawOptions = {}): string | undefined {
+  const cell = line.getCell(xs[0]) as IBufferCell;
+  const row = y + 1 - (opts.top ?? 0);
+  let out = '';
+  let at = -1;
+  let pen: string | undefined;
+  let link = '';
+  for (const x of xs) {
+    line.getCell(x, cell);
+    const width = cell.getWidth();
+    if (width === 0) continue;
+    if (at !== x) out += `\x1b[${row};${x + 1}H`;
+    const chars = cell.getChars();
+    if (chars === '') {
+      // An erased cell has only a background: erased again in it (ECH), which leaves the cursor.
+      out += `${RESET_PEN}${backgroundSgr(cell.getBgColorMode(), cell.getBgColor())}\x1b[X`;
+      pen = undefined;
+      at = -1;
+      continue;
+    }
+    const written = inCharset(chars, opts.charset);
+    if (written === undefined) return undefined;
+    const cellLink = linkOf(term, cell);
+    if (cellLink !== link) out += cellLink || END_LINK;
+    link = cellLink;
+    const cellPen = sgrOf(cell as unknown as AttributesInternals, extendedOf(cell));
+    if (cellPen !== pen) out += RESET_PEN + cellPen;
+    pen = cellPen;
+    out += written;
+    at = x + width;
+  }
+  return `${out}${link ? END_LINK : ''}${RESET_PEN}`;
+}
+
+/**
+ * What to write for `chars` to be shown with `charset` in use: a character the set draws is
+ * written as the one it replaces; undefined when one would be replaced by another.
+ */
+function inCharset(chars: string, charset: CharsetInternals): string | undefined {
+  if (!charset) return chars;
+  let out = '';
+  for (const ch of chars) {
+    if (charset[ch] !== undefined) return undefined;
+    out += Object.keys(charset).find((key) => charset[key] === ch) ?? ch;
+  }
+  return out;
+}
+
+/**
+ * What a viewer can be told of a cell: its characters, pen and hyperlink; of a cell with no
+ * character, its background (what erasing leaves; the pen a wide character that did not fit
+ * leaves on the last column's blank has no other way there).
+ */
+export function cellKey(term: Terminal, cell: IBufferCell): string {
+  if (cell.getChars() === '') return `\0${cell.getWidth()}\0${backgroundSgr(cell.getBgColorMode(), cell.getBgColor())}`;
+  return `${cell.getChars()}\0${cell.getWidth()}\0${sgrOf(cell as unknown as AttributesInternals, extendedOf(cell))}\0${linkOf(term, cell)}`;
+}
+
+/** A cell's underline style and colour and hyperlink: only while it has them (otherwise stale). */
+function extendedOf(cell: IBufferCell): AttributesInternals['extended'] {
+  const attrs = cell as unknown as AttributesInternals;
+  return attrs.hasExtendedAttrs?.() ? attrs.extended : undefined;
+}
+
+/** The OSC 8 that opens the cell's hyperlink; '' when it has none. */
+function linkOf(term: Terminal, cell: IBufferCell): string {
+  const id = extendedOf(cell)?.urlId;
+  return id ? openLink(term, id) : '';
+}

@@ -1,0 +1,22 @@
+/**
+ * xterm.js 6 throws on ED 1 (erase above, `CSI 1 J`) with the cursor in the last column of the
+ * last row of a normal screen that has not scrolled yet: it clears the wrap flag of the line below
+ * the cursor's, counted from the top of the scrollback, and no such line exists yet. The throw is
+ * inside its parser, and the write's callback never comes: the mirror waits for it forever, and
+ * every snapshot with it (each attach after that hangs). There the erase is the whole screen's,
+ * and is done as ED 2, which does not read that line.
+ */
+import type { IDisposable, Terminal } from '@xterm/headless';
+import { eraseInDisplayNow } from './xtermInternals';
+
+const ERASE_ABOVE = 1;
+const ERASE_ALL = 2;
+
+export function guardEraseAbove(term: Terminal): IDisposable {
+  return term.parser.registerCsiHandler({ final: 'J' }, (params) => {
+    if (params[0] !== ERASE_ABOVE) return false;
+    const buffer = term.buffer.active;
+    if (buffer.cursorY + 1 < buffer.length || buffer.cursorX + 1 < term.cols) return false;
+    return eraseInDisplayNow(term, ERASE_ALL);
+  });
+}

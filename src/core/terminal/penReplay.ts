@@ -1,0 +1,65 @@
+/**
+ * The pen a terminal writes its next character in, as the sequences that set it from the default
+ * pen: SGR with the underline's style and colour, and the hyperlink (OSC 8) it is writing.
+ */
+import type { Terminal } from '@xterm/headless';
+import { sgrOf } from './sgr';
+import { linkInternals, linkLinesInternals, penInternals } from './xtermInternals';
+
+/** OSC 8 with no link: ends the one being written. */
+export const END_LINK = '\x1b]8;;\x1b\\';
+const ORIGIN_OFF = '\x1b[?6l';
+
+/** The pen's colours, flags and underline style and colour (SGR), from the default pen. */
+export function penSgr(term: Terminal): string {
+  const pen = penInternals(term);
+  return pen ? sgrOf(pen, pen.extended) : '';
+}
+
+/**
+ * The OSC 8 of the hyperlink the program's next character is written in; '' when none. Read while
+ * the pen has it (DECRC, which xterm.js restores only colours and flags with, leaves it aside
+ * until an SGR).
+ */
+export function penLink(term: Terminal): string {
+  const pen = penInternals(term);
+  const urlId = pen?.hasExtendedAttrs?.() ? pen.extended?.urlId : 0;
+  return urlId ? openLink(term, urlId) : '';
+}
+
+/**
+ * The pen's hyperlink opened on the rows of the screen xterm.js keeps it for (where it was opened,
+ * and where characters were written in it): it forgets a link once each of those rows is erased,
+ * and characters written in it after that have none; a link opened on another row would outlive
+ * the program's, or end before it. A link with an id is opened on each (OSC 8 with the same id
+ * adds a row to it); one without, which each OSC 8 makes a new link, on the cursor's row when it
+ * is one of them, else on the first. Moves the cursor, and turns origin mode off (rows outside the
+ * margins are reached); '' with no link, or none of its rows on the shown screen (a link the
+ * program opened on the other screen: a viewer opens it where it is, which may outlive the program's).
+ */
+export function penLinkOnItsRows(term: Terminal): string {
+  const pen = penInternals(term);
+  const urlId = pen?.hasExtendedAttrs?.() ? pen.extended?.urlId : 0;
+  const link = urlId ? openLink(term, urlId) : '';
+  if (!urlId || !link) return '';
+  const buffer = term.buffer.active;
+  const rows = [...new Set(linkLinesInternals(term, urlId).map((line) => line - buffer.baseY))]
+    .filter((row) => row >= 0 && row < term.rows)
+    .sort((a, b) => a - b);
+  if (rows.length === 0) return '';
+  const withId = !!linkInternals(term, urlId)?.id;
+  const opened = withId ? rows : [rows.includes(buffer.cursorY) ? buffer.cursorY : rows[0]];
+  return `${term.modes.originMode ? ORIGIN_OFF : ''}${opened.map((row) => `\x1b[${row + 1};1H${link}`).join('')}`;
+}
+
+/** OSC 8 for the link `id` of `term`; its text came from the program, and stays text (xterm.js keeps no control character in it). */
+export function openLink(term: Terminal, id: number): string {
+  const link = linkInternals(term, id);
+  if (!link) return '';
+  return `\x1b]8;${link.id ? `id=${strip(link.id)}` : ''};${strip(link.uri)}\x1b\\`;
+}
+
+function strip(text: string): string {
+  // eslint-disable-next-line no-control-regex -- the controls that would end or garble the sequence
+  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, '');
+}

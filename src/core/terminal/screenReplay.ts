@@ -1,0 +1,155 @@
+/**
+ * What the serializer leaves out of a screen that a viewer needs to go on exactly as the
+ * program's own terminal does: the output after the snapshot may scroll inside margins, restore
+ * a saved cursor (ESC 8), tab to a stop the program set or draw box lines in the DEC graphics
+ * set, and each of those lands elsewhere, or prints other characters, in a terminal that was
+ * only given the cells. `replayableScreen` adds them to the serializer's text.
+ */
+import type { IBuffer, Terminal } from '@xterm/headless';
+import { cellRedraws } from './cellRedraw';
+import { isDecGraphics } from './charsetReplay';
+import { backgroundSgr, sgrOf } from './sgr';
+import { writingStateReplay } from './writingState';
+import { activeBufferInternals, alternateBufferInternals, BufferInternals, normalBufferInternals } from './xtermInternals';
+
+const ENTER_ALTERNATE = '\x1b[?1049h';
+const TAB_WIDTH = 8;
+
+/** The serializer's `serialized` text of `term`, completed with the state it leaves out. */
+export function replayableScreen(term: Terminal, serialized: string): string {
+  const normal = normalBufferInternals(term);
+  const screen =
+    (term.buffer.active.type === 'normal' ? alternateSlotReplay(term) : '') +
+    tabStopsReplay(normal, term.cols) +
+    savedCursorReplay(normal, term.rows, term.cols) +
+    backgroundRowsReplay(term.buffer.normal, term.rows) +
+    serialized;
+  const switchAt = screen.indexOf(ENTER_ALTERNATE);
+  if (term.buffer.active.type !== 'alternate' || switchAt < 0 || !normal) {
+    return screen + cellRedraws(term, screen).shown + writingStateReplay(term);
+  }
+  const [before, after] = alternateScreenState(term, normal);
+  const withState = (normalRedraws: string) =>
+    `${screen.slice(0, switchAt)}${normalRedraws}${before}${ENTER_ALTERNATE}${after}${screen.slice(switchAt + ENTER_ALTERNATE.length)}`;
+  // The cells are compared with what a viewer draws from the whole replay; the normal screen's are
+  // drawn again before its state is set for the switch (which saves the cursor, pen and set).
+  const redraws = cellRedraws(term, withState(''));
+  return withState(redraws.normal) + redraws.shown + writingStateReplay(term);
+}
+
+/**
+ * Around the serializer's switch to the alternate screen. Before it, the normal screen's margins,
+ * and the cursor, pen and character set of its DECSC slot, which the switch saves into it (the
+ * program gets them back when it leaves; and a program that switched without saving, `?1047h`, may
+ * have another cursor there than the one it left); the normal screen's own cursor is not needed
+ * (leaving the alternate screen sets it). After it, a default pen and ASCII, which the
+ * serializer's alternate screen assumes (it would otherwise be drawn in the pen the normal screen
+ * ended with), the screen erased in it (the switch fills it in the saved pen's background, and the
+ * program's may have been erased in another since), and the alternate screen's own tab stops and
+ * saved cursor.
+ */
+function alternateScreenState(term: Terminal, normal: BufferInternals): [before: string, after: string] {
+  const saved = normal.savedCurAttrData ? sgrOf(normal.savedCurAttrData) : '';
+  const before = `${normalScreenMargins(term, normal)}${savedPosition(normal, term.rows, term.cols)}\x1b[0m${saved}${isDecGraphics(normal.savedCharset) ? '\x1b(0' : ''}`;
+  // xterm.js keeps each screen's tab stops (the alternate screen's from its last use).
+  const alternate = activeBufferInternals(term);
+  const after = `\x1b[0m\x1b(B\x1b[2J${tabStopsReplay(alternate, term.cols)}${savedCursorReplay(alternate, term.rows, term.cols)}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`;
+  return [before, after];
+}
+
+/** The normal screen's own margins, while the program shows the alternate one (setting them homes the cursor). */
+function normalScreenMargins(term: Terminal, normal: BufferInternals): string {
+  const { scrollTop: top, scrollBottom: bottom } = normal;
+  if (typeof top !== 'number' || typeof bottom !== 'number') return '';
+  if (top === 0 && bottom === term.rows - 1) return '';
+  return `\x1b[${top + 1};${bottom + 1}r`;
+}
+
+/** The position of `buffer`'s DECSC slot, on the screen (DECRC puts it back within it). */
+function savedPosition(buffer: BufferInternals, rows: number, cols: number): string {
+  if (typeof buffer.savedX !== 'number' || typeof buffer.savedY !== 'number') return '';
+  const row = Math.min(rows - 1, Math.max(0, buffer.savedY - (buffer.ybase ?? 0)));
+  const col = Math.min(cols - 1, Math.max(0, buffer.savedX));
+  return `\x1b[${row + 1};${col + 1}H`;
+}
+
+/**
+ * The alternate screen's DECSC slot while the normal one is shown: xterm.js keeps it from the
+ * alternate screen's last use (leaving clears the rest of that screen), and a program that comes
+ * back may restore it (ESC 8) without saving first. Written on the alternate screen entered and left
+ * without saving or restoring the cursor (`?1047`), first: a terminal with one slot for both screens
+ * ends with the normal screen's, written next. Nothing for a slot never used.
+ */
+function alternateSlotReplay(term: Terminal): string {
+  const alternate = alternateBufferInternals(term);
+  const pen = alternate?.savedCurAttrData ? sgrOf(alternate.savedCurAttrData) : '';
+  if (!alternate || (!alternate.savedX && !alternate.savedY && !pen && !isDecGraphics(alternate.savedCharset))) return '';
+  return `\x1b[?1047h${savedCursorReplay(alternate, term.rows, term.cols)}\x1b[?1047l`;
+}
+
+/**
+ * DECSC's slot (ESC 7 or CSI s): programs save the cursor, draw a status line elsewhere and
+ * restore it (ESC 8); a viewer with an empty slot would restore to the top-left corner. An empty
+ * slot is written too: the viewer's may hold a cursor of its own (the VS Code terminal saves one
+ * for its reconnect notice, and the mode reset before a screen saves one around DECSTBM). Written
+ * where the cursor is free to move (before the screen's cells, or right after the switch to the
+ * alternate screen), it ends at home with the default pen, where the serializer starts.
+ */
+function savedCursorReplay(buffer: BufferInternals | undefined, rows: number, cols: number): string {
+  if (!buffer || typeof buffer.savedX !== 'number' || typeof buffer.savedY !== 'number') return '';
+  const pen = buffer.savedCurAttrData ? sgrOf(buffer.savedCurAttrData) : '';
+  const graphics = isDecGraphics(buffer.savedCharset);
+  return `${savedPosition(buffer, rows, cols)}${pen}${graphics ? '\x1b(0' : ''}\x1b7${pen ? '\x1b[0m' : ''}${graphics ? '\x1b(B' : ''}\x1b[H`;
+}
+
+/**
+ * Rows with no character but a background colour (a program that paints its background with
+ * `CSI 44 m CSI 2 J`, or erases lines in colour): the serializer leaves out the rows after the
+ * last one with a character, so a viewer drew them in the default background. Painted with ECH
+ * (which erases in the pen's background) before the cells, where the serializer does not write;
+ * ends at home with the default pen.
+ */
+function backgroundRowsReplay(buffer: IBuffer, rows: number): string {
+  const first = buffer.length - rows;
+  const cell = buffer.getNullCell();
+  let out = '';
+  for (let y = 0; y < rows; y++) {
+    const line = buffer.getLine(first + y);
+    if (!line) continue;
+    let row = '';
+    let runStart = 0;
+    let runBackground: string | undefined;
+    const endRun = (x: number) => {
+      if (runBackground !== undefined) row += `\x1b[${y + 1};${runStart + 1}H${runBackground}\x1b[${x - runStart}X`;
+    };
+    let hasText = false;
+    for (let x = 0; x < line.length && !hasText; x++) {
+      line.getCell(x, cell);
+      if (cell.getChars() !== '') hasText = true;
+      const background = cell.isBgDefault() ? undefined : backgroundSgr(cell.getBgColorMode(), cell.getBgColor());
+      if (background === runBackground) continue;
+      endRun(x);
+      runStart = x;
+      runBackground = background;
+    }
+    // A row with characters is the serializer's, backgrounds included.
+    if (hasText) continue;
+    endRun(line.length);
+    out += row;
+  }
+  return out ? `${out}\x1b[0m\x1b[H` : '';
+}
+
+/** Tab stops the program set or cleared (HTS, TBC), when they are not a terminal's every 8 columns. */
+function tabStopsReplay(buffer: BufferInternals | undefined, cols: number): string {
+  const tabs = buffer?.tabs;
+  if (!tabs) return '';
+  // Column 0 is never tabbed to: whether it holds a stop does not matter.
+  const stops = Object.keys(tabs)
+    .map(Number)
+    .filter((x) => tabs[x] && x > 0 && x < cols)
+    .sort((a, b) => a - b);
+  const usual = stops.length === Math.ceil(cols / TAB_WIDTH) - 1 && stops.every((x, i) => x === (i + 1) * TAB_WIDTH);
+  if (usual) return '';
+  return `\x1b[3g${stops.map((x) => `\x1b[1;${x + 1}H\x1bH`).join('')}\x1b[H`;
+}
