@@ -126,14 +126,32 @@ export class Sandbox {
     }
   }
 
-  /** Kills every process this sandbox started (workers, agents, escapees), then removes its directories. */
+  /** A worker a test spawned itself (`spawnWorker` with its own options): ended with the sandbox. */
+  adoptWorker(pid: number): void {
+    this.workerPids.push(pid);
+  }
+
+  /**
+   * Kills every process this sandbox started (workers, agents, escapees), then removes its
+   * directories once they are gone: a worker killed a moment ago, or one lingering after its
+   * agent ended, may still be writing into the store (*ENOTEMPTY* on the removal).
+   */
   dispose(): void {
+    const killed = [...this.workerPids];
     for (const id of this.jobs) {
-      for (const p of findByEnvMarker('PADDOCK_JOB_ID', id)) tryKill(p.pid);
+      for (const p of findByEnvMarker('PADDOCK_JOB_ID', id)) killed.push(p.pid);
     }
-    for (const pid of this.workerPids) tryKill(pid);
+    for (const pid of killed) tryKill(pid);
+    waitUntilGone(killed, 5_000);
     for (const dir of [this.home, this.runtimeDir, this.cwd]) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Blocks until every pid has exited (a zombie counts: it runs no more), or the time is up. */
+function waitUntilGone(pids: number[], timeoutMs: number): void {
+  const deadline = Date.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (pids.some((pid) => (readProcStat(pid)?.state ?? 'Z') !== 'Z') && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
 }
 
 function tryKill(pid: number): void {

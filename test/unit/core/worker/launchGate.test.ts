@@ -22,8 +22,11 @@ describe('launch gate', function () {
 
   const createJob = (command: string[]) => sb.createJob(command);
 
-  const spawnGated = (jobId: string) =>
-    spawnWorker({ home: sb.home, jobId, generation: 1, workerScript: workerScript(), nodePtyPath: nodePtyPath(), env: sb.env, store: sb.store, gated: true });
+  const spawnGated = async (jobId: string) => {
+    const worker = await spawnWorker({ home: sb.home, jobId, generation: 1, workerScript: workerScript(), nodePtyPath: nodePtyPath(), env: sb.env, store: sb.store, gated: true });
+    sb.adoptWorker(worker.pid);
+    return worker;
+  };
 
   it('opens on go, and only on go', async () => {
     const go = new PassThrough();
