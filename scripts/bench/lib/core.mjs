@@ -2,12 +2,20 @@
 // the viewer side of every figure is the real WorkerClient (framing, zod
 // validation and all), exactly as the CLI and the extension use it.
 import * as esbuild from 'esbuild';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { distRoot, root, tempDir } from './env.mjs';
+import { distRoot, killGroup, onCleanup, root, tempDir } from './env.mjs';
 
 let loaded;
+let bundlePath;
+
+/** The core bundle's file (built once per run), for processes of the bench's own that load it (lib/timingHost.mjs). */
+export async function coreBundle() {
+  await loadCore();
+  return bundlePath;
+}
 
 export async function loadCore() {
   if (loaded) return loaded;
@@ -35,6 +43,7 @@ export async function loadCore() {
     absWorkingDir: root,
   });
   loaded = createRequire(import.meta.url)(outfile);
+  bundlePath = outfile;
   return loaded;
 }
 
@@ -68,4 +77,36 @@ export async function timedInWindow(pe, op) {
 /** node-pty, the project's own dependency (what the CLI's workers load). */
 export function nodePty() {
   return createRequire(join(root, 'package.json'))('node-pty');
+}
+
+/**
+ * A fresh process that runs a figure's timed steps (lib/timingHost.mjs says why): `window(method,
+ * ...args)` runs a coordinator operation as timedInWindow does, `exec(file, args, cwd)` a process;
+ * each resolves with what the host measured ({ ms, ... }). `env`: the figure's (PADDOCK_HOME...).
+ */
+export async function startTimingHost(env) {
+  const child = spawn(process.execPath, [join(root, 'scripts/bench/lib/timingHost.mjs'), await coreBundle(), join(distRoot, 'dist', 'worker.js')], { env, stdio: ['pipe', 'pipe', 'inherit'], detached: true });
+  onCleanup(() => killGroup(child.pid));
+  let buffered = '';
+  const waiting = [];
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (text) => {
+    buffered += text;
+    let at;
+    while ((at = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, at);
+      buffered = buffered.slice(at + 1);
+      waiting.shift()?.(JSON.parse(line));
+    }
+  });
+  const ask = (request) =>
+    new Promise((resolve) => {
+      waiting.push(resolve);
+      child.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+  return {
+    window: (method, ...args) => ask({ window: method, args }),
+    exec: (file, args, cwd) => ask({ exec: file, args, cwd }),
+    close: () => child.stdin.end(),
+  };
 }

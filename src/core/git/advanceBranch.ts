@@ -130,7 +130,7 @@ export async function advanceBranch(
  * `branch.<branch>.mergeOptions` emptied for this one `git merge`: git adds them to its command line,
  * and `--squash` there made the fast-forward stage the files and exit 0 with the branch not moved
  * (said landed, the person's index changed), an unknown option made it fail. The landing has decided
- * already (its fast-forward options are honoured by `fastForwardSetting`). Given in the environment,
+ * already (its options are followed or refused by `mergeSettings`). Given in the environment,
  * not `-c`, whose key ends at the first `=` a branch name may hold; a git older than 2.31 ignores it.
  */
 function withoutMergeOptions(branch: string): NodeJS.ProcessEnv {

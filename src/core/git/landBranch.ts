@@ -16,7 +16,8 @@ import { fewPaths, LandingConflict } from './landingConflict';
 import { LANDING_GIT_CONFIG, withLandingWorktree } from './landingWorktree';
 import { ancestry, commitTree, mergeCommitsBetween, mergeTrees, treeOf } from './mergeTree';
 import { firstLine, runGit } from './runGit';
-import { FAST_FORWARD_DEFAULT, type FastForwardSetting } from './fastForwardSetting';
+import { MERGE_SETTINGS_DEFAULT, type MergeSettings } from './mergeSettings';
+import { assertMergeSignature } from './mergeSignature';
 import { identityHint } from './identityHint';
 import { REBASE_CONFIG } from './scopedConfig';
 import { settlingOnError, startEarly } from '../common/early';
@@ -36,8 +37,13 @@ export interface LandBranchRequest {
   strategy: LandStrategy;
   /** Message of the merge or squash commit. */
   message: string;
-  /** A merge only: whether it may, must not, or must fast-forward (`fastForwardSetting`); default: when it can. */
-  fastForward?: FastForwardSetting;
+  /**
+   * git's merge settings for the target (`mergeSettings`), followed by a merge, a squash and a
+   * fast-forward only as `git merge` follows them: for a merge, whether it may, must not, or must
+   * fast-forward; the tip's signature checked; the commit signed or not; unrelated histories
+   * allowed. Default: none set. Settings Paddock cannot follow are the caller's to refuse first.
+   */
+  settings?: MergeSettings;
   /** The caller's own refusal of the worktree the target is checked out in (an agent running there), asked before anything is made. */
   checkTarget?: (worktree: string) => Promise<void>;
   /** Paddock-owned folder for temporary worktrees. */
@@ -104,13 +110,13 @@ export async function readLanding(repo: string, target: string, source: string, 
  * conflict does). Null when there is nothing to merge or a fast-forward lands it, so no commit is
  * made that would only be thrown away.
  */
-export async function mergeAhead(repo: string, source: string, from: string, related: Promise<Ancestry>, message: string): Promise<MergedAhead | null> {
-  const [merged, { aInB, bInA }] = await Promise.all([mergeTrees(repo, from, source), related]);
+export async function mergeAhead(repo: string, source: string, from: string, related: Promise<Ancestry>, message: string, settings: MergeSettings = MERGE_SETTINGS_DEFAULT): Promise<MergedAhead | null> {
+  const [merged, { aInB, bInA }] = await Promise.all([mergeTrees(repo, from, source, settings), related]);
   if (aInB || bInA) return null;
   if (!merged.clean) return merged;
   // What the move changes is the merged tree's difference from `from`: read beside the commit's making, not after it.
   const changes = startEarly(treeChanges(repo, from, merged.tree));
-  const commit = await settlingOnError([changes], () => commitTree(repo, merged.tree, [from, source], message));
+  const commit = await settlingOnError([changes], () => commitTree(repo, merged.tree, [from, source], message, undefined, settings.gpgSign));
   return { clean: true, commit, changes };
 }
 
@@ -120,6 +126,9 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
   if (from === null) throw failure(`There is no branch ${target} in ${repo}; nothing was changed.`, 'NO_TARGET');
   const { checkedOut, alreadyIn, canFastForward } = (await req.early?.reads) ?? (await readLanding(repo, target, source, from));
   if (checkedOut !== null) await req.checkTarget?.(checkedOut);
+  const settings = req.settings ?? MERGE_SETTINGS_DEFAULT;
+  // As git merge does, before it says there is nothing to merge: a rebase is no git merge.
+  if (settings.verifySignatures !== null && req.strategy !== 'rebase') await assertMergeSignature(repo, source, req.sourceName, settings.verifySignatures, settings.minTrustLevelSet);
   if (alreadyIn) throw failure(`${target} already has every commit of ${req.sourceName}; nothing was changed.`, 'NOTHING_TO_LAND');
   const land = async (kind: LandedKind, commit: string, changesAhead?: Promise<PathChange[]>, inTheWayAhead?: Promise<string[]>): Promise<LandedBranch> => {
     // What the move changes, read once for both checks: the nested repositories it would record, the files on disk it would overwrite.
@@ -141,7 +150,7 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
     case 'ff-only':
       return fastForwardOnly(null);
     case 'merge': {
-      const { policy, setBy } = req.fastForward ?? FAST_FORWARD_DEFAULT;
+      const { policy, setBy } = settings.fastForward;
       if (policy === 'only') return fastForwardOnly(setBy);
       // merge.ff=false: a merge commit even where a fast-forward would do (made below; none was made ahead).
       if (canFastForward && policy === 'allow') return land('ff', source);
@@ -152,12 +161,12 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
         return land('merge', ahead.commit, ahead.changes, inTheWay ? Promise.resolve(inTheWay) : undefined);
       }
       const tree = await mergedTree(req, from);
-      return land('merge', await commitTree(repo, tree, [from, source], req.message));
+      return land('merge', await commitTree(repo, tree, [from, source], req.message, undefined, settings.gpgSign));
     }
     case 'squash': {
       const tree = await mergedTree(req, from);
       if (tree === (await treeOf(repo, from))) throw failure(`${req.sourceName} changes nothing in ${target}; nothing was changed.`, 'NOTHING_TO_LAND');
-      return land('squash', await commitTree(repo, tree, [from], req.message));
+      return land('squash', await commitTree(repo, tree, [from], req.message, undefined, settings.gpgSign));
     }
     case 'rebase': {
       if (canFastForward) return land('ff', source);
@@ -174,7 +183,7 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
 }
 
 async function mergedTree(req: LandBranchRequest, from: string): Promise<string> {
-  const merged = await mergeTrees(req.repo, from, req.source);
+  const merged = await mergeTrees(req.repo, from, req.source, req.settings);
   if (!merged.clean) throw conflictError(req, merged.conflicts);
   return merged.tree;
 }

@@ -12,8 +12,9 @@ import { isCommitId } from './commitId';
 export type TreeMerge = { clean: true; tree: string } | { clean: false; conflicts: string[] };
 
 /** Merges `theirs` into `ours` (their merge base found by git); the resulting tree, or the conflicting paths. */
-export async function mergeTrees(repo: string, ours: string, theirs: string): Promise<TreeMerge> {
-  const res = await runGit(['merge-tree', '--write-tree', '--name-only', '-z', '--end-of-options', ours, theirs], { cwd: repo, allowFailure: true });
+export async function mergeTrees(repo: string, ours: string, theirs: string, opts: { allowUnrelatedHistories?: boolean } = {}): Promise<TreeMerge> {
+  const unrelated = opts.allowUnrelatedHistories ? ['--allow-unrelated-histories'] : [];
+  const res = await runGit(['merge-tree', '--write-tree', '--name-only', '-z', ...unrelated, '--end-of-options', ours, theirs], { cwd: repo, allowFailure: true });
   if (res.code !== 0 && res.code !== 1) {
     if (/unknown option|usage: git merge-tree/.test(res.stderr)) throw failure('Landing needs git 2.38 or newer (git merge-tree --write-tree); nothing was changed.');
     throw failure(`git merge-tree failed in ${repo}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`);
@@ -30,9 +31,12 @@ export async function mergeTrees(repo: string, ours: string, theirs: string): Pr
   return { clean: false, conflicts };
 }
 
-/** A commit of `tree` with `parents` and `message` (author and committer from git's config and environment). */
-export async function commitTree(repo: string, tree: string, parents: readonly string[], message: string, env?: NodeJS.ProcessEnv): Promise<string> {
-  const args = ['commit-tree', tree];
+/**
+ * A commit of `tree` with `parents` and `message` (author and committer from git's config and
+ * environment; signed as `commit.gpgSign` says, or as `signing` — `-S`, `-S<key>`, `--no-gpg-sign` — says over it).
+ */
+export async function commitTree(repo: string, tree: string, parents: readonly string[], message: string, env?: NodeJS.ProcessEnv, signing?: string | null): Promise<string> {
+  const args = ['commit-tree', ...(signing ? [signing] : []), tree];
   for (const p of parents) args.push('-p', p);
   const res = await runGit(args, { cwd: repo, input: message.endsWith('\n') ? message : `${message}\n`, env, allowFailure: true });
   if (res.code !== 0) {

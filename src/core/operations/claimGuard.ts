@@ -5,10 +5,11 @@
  * (store/agentClaims.ts), so no two readable records name the same worktree, branch or snapshot ref;
  * what a single record cannot show is checked here: git's own registration of the worktree must not
  * have another agent's branch checked out there (another agent's worktree moved to this one's path,
- * say), and a restore's target (any folder, with `--to`) must be no other record's worktree.
- * Otherwise the operation is refused in one sentence, before it changes anything. Cleanup and forget
- * do not list the store for this: the schema already rules it out, and a list costs ~0.2 s at 1,000
- * records.
+ * say), and a restore's target (any folder, with `--to`) must be no other record's worktree — asked
+ * by name as a landing asks whose worktree its target is in (`recordOfWorktree`), since the schema
+ * names each record's worktree after its id. Otherwise the operation is refused in one sentence,
+ * before it changes anything. Nothing here lists the store but the rare case below: a list costs
+ * ~0.2 s at 1,000 records.
  */
 import { failure } from '../common/errors';
 import { listWorktrees } from '../git';
@@ -17,6 +18,7 @@ import { isAgentBranch } from '../store/agentClaims';
 import type { JobStore } from '../store';
 import type { JobRecord } from '../store/schema';
 import { okJobs } from './context';
+import { recordOfWorktree } from './liveAgentTarget';
 
 /**
  * Throws the one sentence when a restore of `job` into `folder` would fill another record's worktree
@@ -24,8 +26,8 @@ import { okJobs } from './context';
  * a worktree git has with another agent's branch.
  */
 export async function assertOwnClaims(store: JobStore, job: JobRecord, what: string, folder: string): Promise<void> {
-  const target = resolvedPath(folder);
-  const other = okJobs(await store.list()).find((j) => j.id !== job.id && j.worktree !== null && resolvedPath(j.worktree) === target);
+  // Resolved through its parent as git records it: a `--to` folder does not exist yet.
+  const other = await recordOfWorktree(store, resolvedPath(folder), job.id);
   if (other) {
     throw failure(`Will not ${what} agent ${job.id}: agent ${other.id}'s record claims the worktree ${folder} too; nothing was changed.`, 'CLAIMED_BY_ANOTHER');
   }

@@ -9,22 +9,33 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
 import type { JobStore } from '../store';
-import { JOB_ID_PATTERN } from '../store/schema';
+import { JOB_ID_PATTERN, type JobRecord } from '../store/schema';
 import { isLive } from './rules';
 
 /** Throws the one sentence when `worktree` (where `branch` is checked out) is the worktree of an agent that has not ended. */
 export async function refuseLiveAgentWorktree(store: JobStore, branch: string, worktree: string): Promise<void> {
-  // Paddock names an agent's worktree after its id (agentClaims.ts): any other folder is no agent's.
-  const id = path.basename(worktree);
-  if (!JOB_ID_PATTERN.test(id)) return;
-  const entry = await store.tryRead(id);
-  if (!entry.ok || entry.job.worktree === null || !isLive(entry.job)) return;
-  const [own, target] = await Promise.all([realOrSame(entry.job.worktree), realOrSame(worktree)]);
-  if (own !== target) return;
+  const owner = await recordOfWorktree(store, worktree);
+  if (owner === null || !isLive(owner)) return;
   throw failure(
-    `Branch ${branch} is checked out in ${worktree}, the worktree of agent ${id}, which is still ${entry.job.lifecycle.state}; stop it first (paddock stop ${id}) — nothing was changed.`,
+    `Branch ${branch} is checked out in ${worktree}, the worktree of agent ${owner.id}, which is still ${owner.lifecycle.state}; stop it first (paddock stop ${owner.id}) — nothing was changed.`,
     'TARGET_DIRTY',
   );
+}
+
+/**
+ * The readable record (other than `except`'s) whose worktree is `folder`, given by any path to it;
+ * null when none is. Read by name, never by listing the store: the schema holds each record's
+ * worktree to a folder named after its id (store/agentClaims.ts), so only the record of the id
+ * the folder — or the folder it resolves to — is named after can claim it.
+ */
+export async function recordOfWorktree(store: JobStore, folder: string, except?: string): Promise<JobRecord | null> {
+  const target = await realOrSame(folder);
+  for (const id of new Set([path.basename(folder), path.basename(target)])) {
+    if (id === except || !JOB_ID_PATTERN.test(id)) continue;
+    const entry = await store.tryRead(id);
+    if (entry.ok && entry.job.worktree !== null && (await realOrSame(entry.job.worktree)) === target) return entry.job;
+  }
+  return null;
 }
 
 const realOrSame = (p: string): Promise<string> => fs.realpath(p).catch(() => p);

@@ -1,20 +1,24 @@
 /** Merge into Base: lands the agent's branch on its base (or another branch) — merge, squash, rebase or fast-forward only. */
 import * as path from 'node:path';
-import { usageError } from '../common/errors';
+import { failure, usageError } from '../common/errors';
 import {
   ancestry,
   assertTargetLandable,
   branchTips,
-  fastForwardSetting,
   landBranch,
   listWorktrees,
   lookAtTarget,
   mergeAhead,
+  mergeSettingsFrom,
   readLanding,
+  readMergeConfig,
+  unhonouredSettingProblem,
   untrackedInTheWay,
   type LandingReads,
   type LandStrategy,
   type MergedAhead,
+  type MergeSettings,
+  type TargetLooks,
 } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
@@ -77,12 +81,17 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
   const target = startEarly(landingTarget(job, req.into));
   const uncommitted = readAgentWorkEarly(job, req);
   const messageFor = (into: string): string => req.message ?? defaultMergeMessage(job, strategy, into);
-  // A plain merge fast-forwards or not as git's merge.ff (and the target's mergeOptions) say; --ff-only, --squash and --rebase are what they say.
-  const fastForward = strategy === 'merge' ? startEarly(target.then((into) => fastForwardSetting(repo, into))) : null;
-  const ahead = stopsFirst(job, req) ? null : readBranchesEarly(repo, branch!, target, strategy === 'merge' ? messageFor : null);
+  const readsBranches = !stopsFirst(job, req);
+  // The target is most often the branch checked out in the main worktree: its status, the longest read beside the agent's, begins next.
+  const guess = readsBranches ? lookAtTarget(repo) : null;
+  // git merge's settings (merge.ff, the target's mergeOptions…), followed or refused as `mergeSettings` says; a rebase is no git merge.
+  // Their one process needs no target: it begins before the target is known.
+  const config = strategy === 'rebase' ? null : startEarly(readMergeConfig(repo));
+  const settings = config === null ? null : startEarly(Promise.all([config, target]).then(([entries, into]) => mergeSettingsFrom(entries, into)));
+  const ahead = guess === null ? null : readBranchesEarly(repo, branch!, target, strategy === 'merge' ? messageFor : null, settings, guess);
   // The merge made ahead goes on to read what it changes: a refusal waits for that too.
   const mergedReads = ahead?.merged ? startEarly(ahead.merged.then((m) => (m?.clean ? m.changes : null))) : null;
-  const pending = [target, fastForward, uncommitted, ahead?.tips, ahead?.reads, ahead?.merged, mergedReads, ahead?.inTheWay, ...(ahead?.guessed ?? [])];
+  const pending = [target, config, settings, uncommitted, ahead?.tips, ahead?.reads, ahead?.merged, mergedReads, ahead?.inTheWay, ...(ahead?.guessed ?? [])];
   const landed = await settlingOnError(pending, () => landLocked());
   // A guess at the target's worktree that proved wrong may still be reading: nothing of the merge is left running.
   await Promise.allSettled(ahead?.guessed ?? []);
@@ -90,6 +99,10 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
 
   async function landLocked(): Promise<MergeReport> {
     const into = await target;
+    const followed = (await settings) ?? undefined;
+    // Refused before anything changes (the agent stopped, its work committed), as the settings are git's, not the agent's.
+    const unhonoured = followed ? unhonouredSettingProblem(followed, strategy, into, req.message !== undefined) : null;
+    if (unhonoured !== null) throw failure(unhonoured, 'GIT_SETTING');
     const prepared = await prepareAgentWorkReporting(ctx.store, job, req, { uncommitted });
     job = prepared.job;
     const early = ahead !== null && !prepared.changed ? ahead : null;
@@ -103,12 +116,12 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
       sourceName: branch!,
       strategy,
       message: messageFor(into),
-      fastForward: (await fastForward) ?? undefined,
+      settings: followed,
       checkTarget: (worktree) => refuseLiveAgentWorktree(ctx.store, into, worktree),
       scratchRoot: landingScratch(ctx),
       early: { from, reads: early?.reads, merged: early?.merged, inTheWay: early?.inTheWay },
     });
-    const setBy = (await fastForward)?.setBy;
+    const setBy = strategy === 'merge' ? followed?.fastForward.setBy : null;
     ctx.log(`agent ${id}: ${landed.kind} into ${into} (${landed.from.slice(0, 12)} → ${landed.commit.slice(0, 12)})${setBy ? `, as git's ${setBy} says` : ''}`);
     job = await recordLanding(ctx.store, id, { kind: landed.kind, into, commit: landed.commit, url: null, branchHead: source });
     return { job, ...landed, into };
@@ -129,10 +142,16 @@ interface BranchesReadEarly {
  * The agent's and the target's tips (one git process), then whether the target may be landed on and
  * their ancestry, begun early; with `message`, a true merge's commit as well (`mergeAhead`), and
  * whether its move would overwrite files git does not track. The target is most often the branch
- * checked out in the main worktree: that worktree's reads begin first, before the list says so.
+ * checked out in the main worktree: `guess`, that worktree's reads begun by the caller first, before the list says so.
  */
-function readBranchesEarly(repo: string, branch: string, target: Promise<string>, message: ((into: string) => string) | null): BranchesReadEarly {
-  const guess = lookAtTarget(repo);
+function readBranchesEarly(
+  repo: string,
+  branch: string,
+  target: Promise<string>,
+  message: ((into: string) => string) | null,
+  settings: Promise<MergeSettings> | null,
+  guess: TargetLooks,
+): BranchesReadEarly {
   const worktrees = startEarly(listWorktrees(repo));
   const checkedOut = startEarly(target.then((into) => assertTargetLandable(repo, into, worktrees, guess)));
   const tips = startEarly(target.then((into) => branchTips(repo, [branch, into])));
@@ -140,7 +159,9 @@ function readBranchesEarly(repo: string, branch: string, target: Promise<string>
     Promise.all([target, tips]).then(([into, [source, from]]) => (source !== null && from !== null ? { into, source, from, related: startEarly(ancestry(repo, source, from)) } : null)),
   );
   const reads = startEarly(both.then((b) => (b !== null ? readLanding(repo, b.into, b.source, b.from, checkedOut, b.related) : null)));
-  const merged = message === null ? null : startEarly(both.then((b) => (b !== null ? mergeAhead(repo, b.source, b.from, b.related, message(b.into)) : null)));
+  // Its commit is signed (or not) and its histories allowed unrelated as the settings say: made once they are read.
+  const merged =
+    message === null ? null : startEarly(Promise.all([both, settings]).then(([b, s]) => (b !== null ? mergeAhead(repo, b.source, b.from, b.related, message(b.into), s ?? undefined) : null)));
   const inTheWay =
     merged === null
       ? null

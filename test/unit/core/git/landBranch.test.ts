@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { advanceBranch, ancestry, branchTip, branchTips, isAncestor, landBranch, LandingConflict, sweepLandingWorktrees, updateFromBase, commitAllWork, type LandStrategy } from '../../../../src/core/git';
+import { advanceBranch, ancestry, branchTip, branchTips, isAncestor, landBranch, LandingConflict, sweepLandingWorktrees, updateFromBase, commitAllWork, MERGE_SETTINGS_DEFAULT, type LandStrategy } from '../../../../src/core/git';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
 import { assertSameState, treeState } from './treeState';
@@ -241,7 +241,7 @@ describe('git: landBranch', function () {
     const { repo, tip, scratch } = setup();
     const old = git(repo, 'rev-parse', 'main');
     const never = { policy: 'never', setBy: 'merge.ff=false' } as const;
-    const res = await landBranch({ repo, target: 'main', source: tip, sourceName: 'paddock/agent', strategy: 'merge', message: 'Land it\n', scratchRoot: scratch, fastForward: never });
+    const res = await landBranch({ repo, target: 'main', source: tip, sourceName: 'paddock/agent', strategy: 'merge', message: 'Land it\n', scratchRoot: scratch, settings: { ...MERGE_SETTINGS_DEFAULT, fastForward: never } });
     assert.equal(res.kind, 'merge');
     assert.equal(git(repo, 'rev-list', '--parents', '-n1', 'main'), `${res.commit} ${old} ${tip}`);
     assert.equal(git(repo, 'rev-parse', 'main^{tree}'), git(repo, 'rev-parse', `${tip}^{tree}`));
@@ -249,7 +249,7 @@ describe('git: landBranch', function () {
     assert.equal(git(repo, 'status', '--porcelain'), '');
 
     git(repo, 'reset', '-q', '--hard', old);
-    const ff = await landBranch({ repo, target: 'main', source: tip, sourceName: 'paddock/agent', strategy: 'ff-only', message: '', scratchRoot: scratch, fastForward: never });
+    const ff = await landBranch({ repo, target: 'main', source: tip, sourceName: 'paddock/agent', strategy: 'ff-only', message: '', scratchRoot: scratch, settings: { ...MERGE_SETTINGS_DEFAULT, fastForward: never } });
     assert.equal(ff.kind, 'ff');
     assert.equal(git(repo, 'rev-parse', 'main'), tip);
   });
@@ -257,7 +257,7 @@ describe('git: landBranch', function () {
   it('a merge under merge.ff=only fast-forwards when it can, and is refused as --ff-only is, naming the setting, when the target moved', async () => {
     const only = { policy: 'only', setBy: 'merge.ff=only' } as const;
     const { repo, tip, scratch } = setup();
-    const landOnly = () => landBranch({ repo, target: 'main', source: tip, sourceName: 'paddock/agent', strategy: 'merge', message: 'Land it\n', scratchRoot: scratch, fastForward: only });
+    const landOnly = () => landBranch({ repo, target: 'main', source: tip, sourceName: 'paddock/agent', strategy: 'merge', message: 'Land it\n', scratchRoot: scratch, settings: { ...MERGE_SETTINGS_DEFAULT, fastForward: only } });
     mainMoves(repo);
     const before = snapshotOf(repo, 'main');
     await assert.rejects(landOnly(), (e: PaddockError) => {
