@@ -1,4 +1,4 @@
-/** `paddock merge ID`: land the agent's branch on its base (or --into BRANCH): merge, --squash, --rebase or --ff-only. */
+/** `paddock merge ID`: land the agent's branch on its base (or --into BRANCH): merge (--ff / --no-ff over git's merge.ff), --squash, --rebase or --ff-only. */
 import { printable } from '../../core/common/printable';
 import type { LandStrategy } from '../../core/git';
 import { defineCommand } from '../support/args';
@@ -10,26 +10,30 @@ const WORDS = { ff: 'fast-forwarded', merge: 'merged', squash: 'squashed', rebas
 
 export const mergeCommand = defineCommand({
   name: 'merge',
-  usage: `paddock merge ID [--into BRANCH] [--squash|--rebase|--ff-only] [--message TEXT] ${LANDING_CHOICE_USAGE} [--json]`,
+  usage: `paddock merge ID [--into BRANCH] [--squash|--rebase|--ff-only|--no-ff|--ff] [--message TEXT] ${LANDING_CHOICE_USAGE} [--json]`,
   summary: "Land an agent's branch on its base (or --into BRANCH); on a conflict nothing changes.",
   options: {
     into: { type: 'string' },
     squash: { type: 'boolean' },
     rebase: { type: 'boolean' },
     'ff-only': { type: 'boolean' },
+    'no-ff': { type: 'boolean' },
+    ff: { type: 'boolean' },
     message: { type: 'string' },
     json: { type: 'boolean' },
     ...LANDING_CHOICE_OPTIONS,
   },
   positionals: ['ID'],
   async run({ values, positionals: [id], bad }, ctx) {
-    const picked = (['squash', 'rebase', 'ff-only'] as const).filter((k) => values[k]);
+    const picked = (['squash', 'rebase', 'ff-only', 'no-ff', 'ff'] as const).filter((k) => values[k]);
     if (picked.length > 1) throw bad(`--${picked.join(' and --')} exclude each other`);
-    const strategy: LandStrategy = picked[0] ?? 'merge';
+    // --no-ff and --ff are a plain merge's, as for git merge: a merge commit always, or a fast-forward where it can, whatever merge.ff says.
+    const fastForward = picked[0] === 'no-ff' ? 'never' : picked[0] === 'ff' ? 'allow' : undefined;
+    const strategy: LandStrategy = picked[0] === undefined || fastForward !== undefined ? 'merge' : (picked[0] as LandStrategy);
     if (values.message !== undefined && (strategy === 'rebase' || strategy === 'ff-only')) throw bad(`--message applies to a merge or a squash, not --${strategy}`);
     const choices = choicesFrom(values, bad);
     const report = await withCoordinator(ctx, (c) =>
-      withLandingChoices(ctx, choices, (chosen) => c.merge(id, { ...chosen, into: values.into, strategy, message: values.message })),
+      withLandingChoices(ctx, choices, (chosen) => c.merge(id, { ...chosen, into: values.into, strategy, message: values.message, fastForward })),
     );
     if (values.json) printJson(ctx.io.stdout, jobJson(report.job));
     else ctx.io.stdout.write(`Agent ${id}: ${WORDS[report.kind]} ${printable(report.job.branch ?? '')} into ${printable(report.into)} (now at ${report.commit.slice(0, 12)}).\n`);

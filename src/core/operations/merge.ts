@@ -33,6 +33,8 @@ export interface MergeRequest extends LandingChoices {
   into?: string;
   strategy?: LandStrategy;
   message?: string;
+  /** A plain merge only, as `git merge --ff` / `--no-ff` on its command line: over `merge.ff` and the target's mergeOptions. */
+  fastForward?: 'allow' | 'never';
 }
 
 export interface MergeReport {
@@ -87,7 +89,7 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
   // git merge's settings (merge.ff, the target's mergeOptions…), followed or refused as `mergeSettings` says; a rebase is no git merge.
   // Their one process needs no target: it begins before the target is known.
   const config = strategy === 'rebase' ? null : startEarly(readMergeConfig(repo));
-  const settings = config === null ? null : startEarly(Promise.all([config, target]).then(([entries, into]) => mergeSettingsFrom(entries, into)));
+  const settings = config === null ? null : startEarly(Promise.all([config, target]).then(([entries, into]) => withCommandLine(mergeSettingsFrom(entries, into), req)));
   const ahead = guess === null ? null : readBranchesEarly(repo, branch!, target, strategy === 'merge' ? messageFor : null, settings, guess);
   // The merge made ahead goes on to read what it changes: a refusal waits for that too.
   const mergedReads = ahead?.merged ? startEarly(ahead.merged.then((m) => (m?.clean ? m.changes : null))) : null;
@@ -126,6 +128,12 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
     job = await recordLanding(ctx.store, id, { kind: landed.kind, into, commit: landed.commit, url: null, branchHead: source });
     return { job, ...landed, into };
   }
+}
+
+/** The person's `--ff` / `--no-ff` over git's settings, as git's command line goes over its config. */
+function withCommandLine(settings: MergeSettings, req: MergeRequest): MergeSettings {
+  if (req.fastForward === undefined || (req.strategy ?? 'merge') !== 'merge') return settings;
+  return { ...settings, fastForward: { policy: req.fastForward, setBy: null } };
 }
 
 interface BranchesReadEarly {

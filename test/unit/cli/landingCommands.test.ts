@@ -92,6 +92,29 @@ describe('CLI: merge, update, apply, pr, forget, prune', function () {
     assert.equal(git(sb.repo, 'rev-parse', 'main'), git(sb.repo, 'rev-parse', a.branch));
   });
 
+  it('--no-ff makes a merge commit where a fast-forward would do, --ff fast-forwards over merge.ff=false, as on git merge\'s command line; with another strategy flag they exit 2', async () => {
+    const a = await agent(COMMIT('f.txt', 'from agent'));
+    const before = git(sb.repo, 'rev-parse', 'main');
+    const noFf = await cli(['merge', a.id, '--no-ff', '--json']);
+    assert.equal(noFf.code, 0, noFf.stderr);
+    assert.equal(JSON.parse(noFf.stdout).landing.kind, 'merge');
+    assert.deepEqual(git(sb.repo, 'rev-list', '--parents', '-n1', 'main').split(' ').slice(1), [before, git(sb.repo, 'rev-parse', a.branch)]);
+
+    git(sb.repo, 'reset', '-q', '--hard', before);
+    git(sb.repo, 'config', 'merge.ff', 'false');
+    const ff = await cli(['merge', a.id, '--ff', '--json']);
+    assert.equal(ff.code, 0, ff.stderr);
+    assert.equal(JSON.parse(ff.stdout).landing.kind, 'ff');
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), git(sb.repo, 'rev-parse', a.branch));
+
+    for (const flags of [['--no-ff', '--squash'], ['--ff', '--ff-only'], ['--ff', '--no-ff']]) {
+      const both = await cli(['merge', a.id, ...flags]);
+      assert.equal(both.code, 2, both.stderr);
+      assertOneSentence(both.stderr);
+      assert.match(both.stderr, /exclude each other/);
+    }
+  });
+
   it('--squash makes one commit; cleanup then deletes the landed branch as safe', async () => {
     const a = await agent(`${COMMIT('a.txt', 'a')} && ${COMMIT('b.txt', 'b')}`, 'Squash me');
     const old = mainCommit('m.txt', 'main');
