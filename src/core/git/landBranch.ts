@@ -18,6 +18,7 @@ import { ancestry, commitTree, mergeCommitsBetween, mergeTrees, treeOf } from '.
 import { firstLine, runGit } from './runGit';
 import { MERGE_SETTINGS_DEFAULT, type MergeSettings } from './mergeSettings';
 import { assertMergeSignature } from './mergeSignature';
+import { withMergeLog } from './mergeLog';
 import { identityHint } from './identityHint';
 import { REBASE_CONFIG } from './scopedConfig';
 import { settlingOnError, startEarly } from '../common/early';
@@ -110,13 +111,23 @@ export async function readLanding(repo: string, target: string, source: string, 
  * conflict does). Null when there is nothing to merge or a fast-forward lands it, so no commit is
  * made that would only be thrown away.
  */
-export async function mergeAhead(repo: string, source: string, from: string, related: Promise<Ancestry>, message: string, settings: MergeSettings = MERGE_SETTINGS_DEFAULT): Promise<MergedAhead | null> {
+export async function mergeAhead(
+  repo: string,
+  source: string,
+  sourceName: string,
+  from: string,
+  related: Promise<Ancestry>,
+  message: string,
+  settings: MergeSettings = MERGE_SETTINGS_DEFAULT,
+): Promise<MergedAhead | null> {
   const [merged, { aInB, bInA }] = await Promise.all([mergeTrees(repo, from, source, settings), related]);
   if (aInB || bInA) return null;
   if (!merged.clean) return merged;
   // What the move changes is the merged tree's difference from `from`: read beside the commit's making, not after it.
   const changes = startEarly(treeChanges(repo, from, merged.tree));
-  const commit = await settlingOnError([changes], () => commitTree(repo, merged.tree, [from, source], message, undefined, settings.gpgSign));
+  const commit = await settlingOnError([changes], async () =>
+    commitTree(repo, merged.tree, [from, source], await withMergeLog(repo, message, from, source, sourceName, settings.log), undefined, settings.gpgSign),
+  );
   return { clean: true, commit, changes };
 }
 
@@ -161,7 +172,8 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
         return land('merge', ahead.commit, ahead.changes, inTheWay ? Promise.resolve(inTheWay) : undefined);
       }
       const tree = await mergedTree(req, from);
-      return land('merge', await commitTree(repo, tree, [from, source], req.message, undefined, settings.gpgSign));
+      const message = await withMergeLog(repo, req.message, from, source, req.sourceName, settings.log);
+      return land('merge', await commitTree(repo, tree, [from, source], message, undefined, settings.gpgSign));
     }
     case 'squash': {
       const tree = await mergedTree(req, from);

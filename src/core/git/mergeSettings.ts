@@ -9,9 +9,9 @@
  * each option is one of three kinds. Honoured: the fast-forward options, `--verify-signatures`
  * (the landed tip's signature checked as git merge checks it), `-S`/`--gpg-sign`/`--no-gpg-sign`
  * (given to commit-tree), `--allow-unrelated-histories` (given to merge-tree), `-s ort` (what
- * merge-tree does). Without effect on what lands (output, the editor, hooks Paddock does not run,
+ * merge-tree does), `merge.log`/`--log` (the merged commits listed in a merge commit's message). Without effect on what lands (output, the editor, hooks Paddock does not run,
  * stashing or overwriting, which Paddock refuses on its own): accepted. Anything else — another
- * strategy, `-X`, `--squash`, `--no-commit`, `--log`, `--signoff`, an option Paddock does not know —
+ * strategy, `-X`, `--squash`, `--no-commit`, `--signoff`, an option Paddock does not know —
  * would make git merge land something else than Paddock would: the landing is refused, naming
  * the setting, before anything changes.
  */
@@ -31,8 +31,6 @@ export interface UnhonouredSetting {
   way: string;
   /** The landings it concerns (a rebase reads none of git merge's settings). */
   strategies: readonly LandStrategy[];
-  /** git merge does not follow it when a message is given either (`--log`). */
-  notWithMessage?: boolean;
 }
 
 export interface MergeSettings {
@@ -44,10 +42,16 @@ export interface MergeSettings {
   /** commit-tree's option for signing the commit a landing makes (`-S`, `-S<key>`, `--no-gpg-sign`); null: `commit.gpgSign` decides, as for git. */
   gpgSign: string | null;
   allowUnrelatedHistories: boolean;
+  /**
+   * How many of the merged commits a merge commit's message lists (`merge.log`, `--log`), as git
+   * merge lists them under its own message; null: none. A message the person gives gets no list,
+   * as with git (the operation clears it then).
+   */
+  log: number | null;
   unhonoured: UnhonouredSetting[];
 }
 
-export const MERGE_SETTINGS_DEFAULT: MergeSettings = { fastForward: FAST_FORWARD_DEFAULT, verifySignatures: null, minTrustLevelSet: false, gpgSign: null, allowUnrelatedHistories: false, unhonoured: [] };
+export const MERGE_SETTINGS_DEFAULT: MergeSettings = { fastForward: FAST_FORWARD_DEFAULT, verifySignatures: null, minTrustLevelSet: false, gpgSign: null, allowUnrelatedHistories: false, log: null, unhonoured: [] };
 
 const MERGE_FORMS: readonly LandStrategy[] = ['merge', 'squash', 'ff-only'];
 const MERGES: readonly LandStrategy[] = ['merge', 'squash'];
@@ -106,7 +110,7 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
   let fastForward = FAST_FORWARD_DEFAULT;
   let verifySignatures: string | null = null;
   let minTrustLevelSet = false;
-  let log: { length: number; setBy: string } | null = null;
+  let log: number | null = null;
   let twoHead: string | null = null;
   let mergeOptions: string | null = null;
   // In the order git reads them, the last value winning.
@@ -120,7 +124,7 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
     } else if (key === 'merge.log') {
       const yes = maybeBool(value);
       const n = value !== null && /^\d+$/.test(value) ? Number(value) : yes ? DEFAULT_LOG_LENGTH : 0;
-      log = n > 0 ? { length: n, setBy: `merge.log=${value ?? 'true'}` } : null;
+      log = n > 0 ? n : null;
     } else if (key === 'pull.twohead') {
       twoHead = value;
     } else if (key === 'gpg.mintrustlevel') {
@@ -171,7 +175,7 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
     else if (option === '--signoff') signoff = true;
     else if (option === '--log' || option.startsWith('--log=')) {
       const n = option === '--log' ? DEFAULT_LOG_LENGTH : Number(option.slice('--log='.length));
-      log = n > 0 ? { length: n, setBy } : null;
+      log = n > 0 ? n : null;
     } else if (option === '--into-name') i++;
     else if (option.startsWith('--into-name=')) continue;
     else {
@@ -203,24 +207,16 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
   if (squash) settings.unhonoured.push({ setBy: `${named} --squash`, why: 'has git merge only stage the changes, with no commit', way: 'land them as one commit with --squash', strategies: ['merge'] });
   if (noCommit) settings.unhonoured.push({ setBy: `${named} --no-commit`, why: 'has git merge stop before it commits', way: 'merge with git yourself', strategies: ['merge'] });
   if (signoff) settings.unhonoured.push({ setBy: `${named} --signoff`, why: 'has git merge add a Signed-off-by line, which Paddock does not write', way: 'merge with git yourself', strategies: MERGES });
-  if (log !== null) {
-    settings.unhonoured.push({
-      setBy: log.setBy,
-      why: "has git merge list the merged commits in the merge commit's message, which Paddock does not write",
-      way: 'give the message with --message (git lists none then either)',
-      strategies: ['merge'],
-      notWithMessage: true,
-    });
-  }
+  settings.log = log;
   return settings;
 }
 
 /**
  * The one sentence refusing a landing that would not be what `git merge` makes with the person's
- * settings, or null. `messageGiven`: the person gave the commit's message (`--message`).
+ * settings, or null.
  */
-export function unhonouredSettingProblem(settings: MergeSettings, strategy: LandStrategy, target: string, messageGiven: boolean): string | null {
-  const first = settings.unhonoured.find((u) => u.strategies.includes(strategy) && !(u.notWithMessage && messageGiven));
+export function unhonouredSettingProblem(settings: MergeSettings, strategy: LandStrategy, target: string): string | null {
+  const first = settings.unhonoured.find((u) => u.strategies.includes(strategy));
   if (!first) return null;
   return `git's ${first.setBy} ${first.why}; nothing was changed (${first.way}, or take it out of git's config for ${target}).`;
 }

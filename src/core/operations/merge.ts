@@ -103,7 +103,7 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
     const into = await target;
     const followed = (await settings) ?? undefined;
     // Refused before anything changes (the agent stopped, its work committed), as the settings are git's, not the agent's.
-    const unhonoured = followed ? unhonouredSettingProblem(followed, strategy, into, req.message !== undefined) : null;
+    const unhonoured = followed ? unhonouredSettingProblem(followed, strategy, into) : null;
     if (unhonoured !== null) throw failure(unhonoured, 'GIT_SETTING');
     const prepared = await prepareAgentWorkReporting(ctx.store, job, req, { uncommitted });
     job = prepared.job;
@@ -130,10 +130,14 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
   }
 }
 
-/** The person's `--ff` / `--no-ff` over git's settings, as git's command line goes over its config. */
+/**
+ * The person's `--ff` / `--no-ff` over git's settings, as git's command line goes over its config;
+ * and a message they give gets no list of the merged commits (`merge.log`), as with git merge.
+ */
 function withCommandLine(settings: MergeSettings, req: MergeRequest): MergeSettings {
-  if (req.fastForward === undefined || (req.strategy ?? 'merge') !== 'merge') return settings;
-  return { ...settings, fastForward: { policy: req.fastForward, setBy: null } };
+  const own = req.message !== undefined && settings.log !== null ? { ...settings, log: null } : settings;
+  if (req.fastForward === undefined || (req.strategy ?? 'merge') !== 'merge') return own;
+  return { ...own, fastForward: { policy: req.fastForward, setBy: null } };
 }
 
 interface BranchesReadEarly {
@@ -169,7 +173,7 @@ function readBranchesEarly(
   const reads = startEarly(both.then((b) => (b !== null ? readLanding(repo, b.into, b.source, b.from, checkedOut, b.related) : null)));
   // Its commit is signed (or not) and its histories allowed unrelated as the settings say: made once they are read.
   const merged =
-    message === null ? null : startEarly(Promise.all([both, settings]).then(([b, s]) => (b !== null ? mergeAhead(repo, b.source, b.from, b.related, message(b.into), s ?? undefined) : null)));
+    message === null ? null : startEarly(Promise.all([both, settings]).then(([b, s]) => (b !== null ? mergeAhead(repo, b.source, branch, b.from, b.related, message(b.into), s ?? undefined) : null)));
   const inTheWay =
     merged === null
       ? null

@@ -15,6 +15,8 @@ import type { Coordinator } from '../../../../src/core/coordinator';
 import type { JobRecord } from '../../../../src/core/store/schema';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
+const IDENTITY = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+
 describe('merge: git merge options', function () {
   this.timeout(90_000);
   let sb!: CoordinatorSandbox;
@@ -42,7 +44,7 @@ describe('merge: git merge options', function () {
   function gitMergeCommits(branch: string, ...args: string[]): boolean {
     const before = git(sb.repo, 'rev-parse', 'main');
     try {
-      execFileSync('git', ['merge', '-q', '--no-edit', ...args, branch], { cwd: sb.repo, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+      execFileSync('git', ['merge', '-q', '--no-edit', ...args, branch], { cwd: sb.repo, stdio: 'ignore', env: { ...process.env, ...IDENTITY } });
     } catch {
       // refused: main stays where it was
     }
@@ -64,7 +66,6 @@ describe('merge: git merge options', function () {
       ['--strategy=resolve', "git's branch.main.mergeOptions -s resolve asks git merge for the resolve strategy, and Paddock merges with git's ort strategy only", 'merge with git yourself'],
       ['-X theirs', "git's branch.main.mergeOptions -X theirs asks git merge for a strategy option, which Paddock's merge (git merge-tree) does not take", 'merge with git yourself'],
       ['--signoff', "git's branch.main.mergeOptions --signoff has git merge add a Signed-off-by line, which Paddock does not write", 'merge with git yourself'],
-      ['--log', "git's branch.main.mergeOptions --log has git merge list the merged commits in the merge commit's message, which Paddock does not write", 'give the message with --message (git lists none then either)'],
       ['--no-stat --frobnicate', "git's branch.main.mergeOptions --frobnicate is an option whose effect on git merge Paddock does not know", 'merge with git yourself'],
     ];
     for (const [options, said, way] of cases) {
@@ -85,13 +86,45 @@ describe('merge: git merge options', function () {
     assert.equal(gitMergeCommits(a.branch!), false, 'git merge with --no-commit commits nothing');
   });
 
-  it("merge.log and pull.twohead are git's too; merge.log asks nothing of a message the person gives, and an explicit --squash is not bound by mergeOptions --squash", async () => {
+  it('merge.log and --log list the merged commits under the merge commit\'s message as git merge does; a fast-forward and a message the person gives get none', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'for n in 1 2 3; do echo $n > f$n; git add -A; git commit -qm "agent step $n"; done; git commit -q --allow-empty -m ""  --allow-empty-message'], title: 'three steps' });
+    const a = await sb.waitEnded(job.id);
+    git(sb.repo, 'config', 'merge.log', 'true');
+    // Nothing to list where nothing is merged: the fast-forward lands as before.
+    const probe = await agentWithCommit(c, 'probe.txt');
+    assert.equal((await c.merge(probe.id)).kind, 'ff');
+    mainMoves();
+    /** The list under git merge's own message for the same merge (main put back after). */
+    const gitsList = (...args: string[]): string => {
+      const before = git(sb.repo, 'rev-parse', 'main');
+      execFileSync('git', ['merge', '-q', '--no-edit', ...args, a.branch!], { cwd: sb.repo, stdio: 'ignore', env: { ...process.env, ...IDENTITY } });
+      const body = git(sb.repo, 'log', '-1', '--format=%B', 'main');
+      git(sb.repo, 'reset', '-q', '--hard', before);
+      return body.slice(body.indexOf('\n* '));
+    };
+    const listOf = (commit: string): string => {
+      const body = git(sb.repo, 'log', '-1', '--format=%B', commit);
+      return body.slice(body.indexOf('\n* '));
+    };
+    const all = gitsList();
+    assert.match(all, /^\n\* paddock\/\w+:\n {2}[0-9a-f]{40}\n {2}agent step 3\n {2}agent step 2\n {2}agent step 1$/, 'git lists every subject, the empty one by its commit');
+    git(sb.repo, 'config', 'branch.main.mergeOptions', '--log=2');
+    const two = gitsList();
+    assert.match(two, /\(4 commits\)\n {2}[0-9a-f]{40}\n {2}agent step 3\n {2}\.\.\.$/);
+    const withMessage = await c.merge(a.id, { message: 'Land the steps\n', fastForward: 'never' });
+    assert.equal(git(sb.repo, 'log', '-1', '--format=%B', withMessage.commit), 'Land the steps', 'a message the person gives gets no list');
+    git(sb.repo, 'reset', '-q', '--hard', withMessage.from);
+    const listed = await c.merge(a.id);
+    assert.equal(listed.kind, 'merge');
+    assert.equal(listOf(listed.commit), two, "the list is git merge's, under Paddock's message");
+    assert.match(git(sb.repo, 'log', '-1', '--format=%B', listed.commit), /^Merge branch 'paddock\/\w+' into main\n\nthree steps \(Paddock agent \w+\)\.\n\n\* /);
+  });
+
+  it("pull.twohead is git's too, merge.log asks nothing of a message the person gives, and an explicit --squash is not bound by mergeOptions --squash", async () => {
     const c = sb.coordinator();
     const a = await agentWithCommit(c, 'a.txt');
-    const moved = mainMoves();
-    git(sb.repo, 'config', 'merge.log', 'true');
-    await assert.rejects(c.merge(a.id), /^PaddockError: git's merge\.log=true has git merge list the merged commits/);
-    assert.equal(git(sb.repo, 'rev-parse', 'main'), moved);
+    mainMoves();
     git(sb.repo, 'config', 'pull.twohead', 'recursive');
     git(sb.repo, 'config', 'merge.log', 'false');
     await assert.rejects(c.merge(a.id), (e: PaddockError) => e.message.startsWith("git's pull.twohead=recursive asks git merge for the recursive strategy"));
