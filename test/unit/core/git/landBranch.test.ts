@@ -254,6 +254,25 @@ describe('git: landBranch', function () {
     assert.equal(git(repo, 'rev-parse', 'main'), tip);
   });
 
+  // Bug 66: merge.log / --log, on the path that makes its own merge commit (no merge made ahead: an agent stopped first).
+  it("a merge commit made here lists the merged commits under its message as merge.log asks, git merge's own list", async () => {
+    const { repo, tip, scratch } = setup();
+    mainMoves(repo);
+    const listOf = (commit: string): string => {
+      const body = git(repo, 'log', '-1', '--format=%B', commit);
+      return body.slice(body.indexOf('\n* '));
+    };
+    const old = git(repo, 'rev-parse', 'main');
+    git(repo, '-c', 'merge.log=true', 'merge', '-q', '--no-edit', 'paddock/agent');
+    const gits = listOf('main');
+    git(repo, 'reset', '-q', '--hard', old);
+    const res = await landBranch({ repo, target: 'main', source: tip, sourceName: 'paddock/agent', strategy: 'merge', message: 'Land it\n', scratchRoot: scratch, settings: { ...MERGE_SETTINGS_DEFAULT, log: 20 } });
+    assert.equal(res.kind, 'merge');
+    assert.match(gits, /^\n\* paddock\/agent:\n {2}\S/);
+    assert.equal(listOf(res.commit), gits);
+    assert.ok(git(repo, 'log', '-1', '--format=%B', res.commit).startsWith('Land it\n\n* paddock/agent:'));
+  });
+
   it('a merge under merge.ff=only fast-forwards when it can, and is refused as --ff-only is, naming the setting, when the target moved', async () => {
     const only = { policy: 'only', setBy: 'merge.ff=only' } as const;
     const { repo, tip, scratch } = setup();
