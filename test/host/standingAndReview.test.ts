@@ -182,4 +182,29 @@ describe('where the work stands, cleaned agents, review', function () {
     await ext.review.reload(job);
     assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 3), undefined, 'nor on a re-read');
   });
+
+  // Bug 69, the delete: its write, ending after the agent left, showed the agent's other threads again.
+  it('a comment deleted as its agent is cleaned up stays deleted, and brings none of the other threads back', async () => {
+    const job = await start({ title: 'Leaves mid-delete', command: ['true'] });
+    await waitForState(ext, job.id, ['completed']);
+    const file = vscode.Uri.file(path.join(job.worktree!, 'src', 'hello.js'));
+    for (const [line, text] of [[1, 'Keep this one'], [3, 'Delete this one']] as const) {
+      const thread = ext.review.controller.createCommentThread(file, new vscode.Range(line, 0, line, 0), []);
+      assert.ok(!isCommandFailure(await vscode.commands.executeCommand('paddock.addReviewComment', { thread, text })), text);
+    }
+    const doomed = ext.review.threadAt(job.id, 'src/hello.js', 4);
+    assert.ok(doomed?.comments[0], 'the comment to delete is shown');
+    const reviewFile = path.join(ext.store.jobDir(job.id), REVIEW_FILE);
+    let deleting!: Thenable<unknown>;
+    await withLock(`${reviewFile}.lock`, 'the review (held by the test)', DEFAULT_LOCK_OPTIONS, async () => {
+      deleting = vscode.commands.executeCommand('paddock.deleteReviewComment', doomed.comments[0]);
+      await vscode.commands.executeCommand('paddock.cleanUp', job.id, { confirmed: true });
+      await waitFor('cleanup to complete', async () => (await ext.store.read(job.id)).cleanup?.phase === 'complete', 15_000);
+      await ext.agents.refresh(job.id);
+      await waitFor('the cleaned agent to take no comments', () => (ext.review.agentOf(file) ? undefined : true), 5_000);
+    });
+    assert.ok(!isCommandFailure(await deleting), 'the delete was saved');
+    assert.deepEqual((await readReview(ext.store, job.id)).comments.map((c) => [c.line, c.body]), [[2, 'Keep this one']], 'deleted, the other kept');
+    assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 2), undefined, "the cleaned agent's other thread came back after the delete was saved");
+  });
 });
