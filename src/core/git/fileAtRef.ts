@@ -3,6 +3,7 @@ import { runGit } from './runGit';
 
 /** The text of `relativePath` at `ref` in `repo`; empty when the file did not exist there. */
 export async function fileAtRef(repo: string, ref: string, relativePath: string): Promise<string> {
-  const result = await runGit(['show', `${ref}:${relativePath}`], { cwd: repo, allowFailure: true });
+  // Only ever an object name: a `ref` beginning with `-` would be an option to git show (`--output=…` writes a file).
+  const result = await runGit(['show', '--end-of-options', `${ref}:${relativePath}`], { cwd: repo, allowFailure: true });
   return result.code === 0 ? result.stdout : '';
 }
