@@ -103,7 +103,9 @@ export async function advanceBranch(
   }
   const undoReady = await undo;
   // `--no-overwrite-ignore`: should an ignored file appear after that look, git refuses as a whole too.
-  const res = await gitOutcome(['merge', '--ff-only', '--no-overwrite-ignore', '--no-stat', '--quiet', to], { cwd: worktree, env: { GIT_REFLOG_ACTION: reason, ...withoutMergeOptions(branch) }, config: MERGE_CONFIG });
+  // `--no-verify-signatures`: the landed tip's signature was checked already (merge.verifySignatures);
+  // `to` may be the landing's own merge or squash commit, which git would refuse as unsigned.
+  const res = await gitOutcome(['merge', '--ff-only', '--no-overwrite-ignore', '--no-verify-signatures', '--no-stat', '--quiet', to], { cwd: worktree, env: { GIT_REFLOG_ACTION: reason, ...withoutMergeOptions(branch) }, config: MERGE_CONFIG });
   if (res.code === 0) return;
   // git moves the branch after the files and the index, then runs the person's post-merge hook: git
   // killed after the move (a hook stopped at runGit's time limit, or one that killed it) has landed.

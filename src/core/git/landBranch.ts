@@ -139,7 +139,7 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
   if (checkedOut !== null) await req.checkTarget?.(checkedOut);
   const settings = req.settings ?? MERGE_SETTINGS_DEFAULT;
   // As git merge does, before it says there is nothing to merge: a rebase is no git merge.
-  if (settings.verifySignatures !== null && req.strategy !== 'rebase') await assertMergeSignature(repo, source, req.sourceName, settings.verifySignatures, settings.minTrustLevelSet);
+  if (settings.verifySignatures !== null && req.strategy !== 'rebase') await assertMergeSignature(repo, source, req.sourceName, settings.verifySignatures, settings.minTrustLevel);
   if (alreadyIn) throw failure(`${target} already has every commit of ${req.sourceName}; nothing was changed.`, 'NOTHING_TO_LAND');
   const land = async (kind: LandedKind, commit: string, changesAhead?: Promise<PathChange[]>, inTheWayAhead?: Promise<string[]>): Promise<LandedBranch> => {
     // What the move changes, read once for both checks: the nested repositories it would record, the files on disk it would overwrite.

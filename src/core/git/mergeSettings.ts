@@ -37,8 +37,8 @@ export interface MergeSettings {
   fastForward: FastForwardSetting;
   /** The setting that has git merge check the merged tip's signature (`merge.verifySignatures=true`), or null. */
   verifySignatures: string | null;
-  /** `gpg.minTrustLevel` is set: then git merge takes a good signature's trust as that setting judged it. */
-  minTrustLevelSet: boolean;
+  /** `gpg.minTrustLevel` as set (the last value), lower case, or null: git merge judges a signature's trust by it when set. */
+  minTrustLevel: string | null;
   /** commit-tree's option for signing the commit a landing makes (`-S`, `-S<key>`, `--no-gpg-sign`); null: `commit.gpgSign` decides, as for git. */
   gpgSign: string | null;
   allowUnrelatedHistories: boolean;
@@ -51,7 +51,7 @@ export interface MergeSettings {
   unhonoured: UnhonouredSetting[];
 }
 
-export const MERGE_SETTINGS_DEFAULT: MergeSettings = { fastForward: FAST_FORWARD_DEFAULT, verifySignatures: null, minTrustLevelSet: false, gpgSign: null, allowUnrelatedHistories: false, log: null, unhonoured: [] };
+export const MERGE_SETTINGS_DEFAULT: MergeSettings = { fastForward: FAST_FORWARD_DEFAULT, verifySignatures: null, minTrustLevel: null, gpgSign: null, allowUnrelatedHistories: false, log: null, unhonoured: [] };
 
 const MERGE_FORMS: readonly LandStrategy[] = ['merge', 'squash', 'ff-only'];
 const MERGES: readonly LandStrategy[] = ['merge', 'squash'];
@@ -109,7 +109,7 @@ export async function mergeSettings(repo: string, target: string): Promise<Merge
 export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: string): MergeSettings {
   let fastForward = FAST_FORWARD_DEFAULT;
   let verifySignatures: string | null = null;
-  let minTrustLevelSet = false;
+  let minTrustLevel: string | null = null;
   let log: number | null = null;
   let twoHead: string | null = null;
   let mergeOptions: string | null = null;
@@ -128,12 +128,12 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
     } else if (key === 'pull.twohead') {
       twoHead = value;
     } else if (key === 'gpg.mintrustlevel') {
-      minTrustLevelSet = true;
+      minTrustLevel = (value ?? '').toLowerCase();
     } else if (key === `branch.${target}.mergeoptions`) {
       mergeOptions = value ?? '';
     }
   }
-  const settings: MergeSettings = { ...MERGE_SETTINGS_DEFAULT, fastForward, verifySignatures, minTrustLevelSet, unhonoured: [] };
+  const settings: MergeSettings = { ...MERGE_SETTINGS_DEFAULT, fastForward, verifySignatures, minTrustLevel, unhonoured: [] };
   const named = `branch.${target}.mergeOptions`;
   let strategies: { names: string[]; setBy: string } | null = twoHead !== null && twoHead.trim() !== '' ? { names: twoHead.trim().split(/\s+/), setBy: `pull.twohead=${twoHead}` } : null;
   let optionStrategies: string[] = [];

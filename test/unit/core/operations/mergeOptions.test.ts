@@ -28,8 +28,8 @@ describe('merge: git merge options', function () {
   }
 
   /** main moves on another file: landing the agent is a true merge. */
-  function mainMoves(): string {
-    writeFileSync(join(sb.repo, 'main.txt'), 'main\n');
+  function mainMoves(file = 'main.txt'): string {
+    writeFileSync(join(sb.repo, file), 'main\n');
     git(sb.repo, 'add', '-A');
     git(sb.repo, 'commit', '-qm', 'main moves');
     return git(sb.repo, 'rev-parse', 'main');
@@ -216,6 +216,31 @@ describe('merge: git merge options', function () {
     const landed = await c.merge(b.id);
     assert.equal(landed.kind, 'ff', 'b began on the moved main');
     assert.equal(git(sb.repo, 'rev-parse', 'main'), git(sb.repo, 'rev-parse', b.branch!));
+
+    // A true merge of a signed tip: the merge commit Paddock makes is unsigned (as git merge's is,
+    // without commit.gpgSign), and moving the checked-out main to it must not check it again.
+    const d = await agentWithCommit(c, 'd.txt');
+    mainMoves('main-before-d.txt');
+    git(sb.repo, 'config', 'commit.gpgSign', 'false');
+    assert.equal(gitMergeCommits(d.branch!), true, 'git merge takes it');
+    const merged = await c.merge(d.id);
+    assert.equal(merged.kind, 'merge');
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), merged.commit);
+
+    // gpg.minTrustLevel: the signature's trust (an allowed ssh signer is "fully") must reach it, as git judges it.
+    git(sb.repo, 'config', 'commit.gpgSign', 'true');
+    const e = await agentWithCommit(c, 'e.txt');
+    mainMoves('main-before-e.txt');
+    git(sb.repo, 'config', 'commit.gpgSign', 'false');
+    assert.equal(git(sb.repo, 'log', '-1', '--format=%GT', e.branch!), 'fully');
+    git(sb.repo, 'config', 'gpg.minTrustLevel', 'ultimate');
+    assert.equal(gitMergeCommits(e.branch!), false, 'git merge refuses a signature below gpg.minTrustLevel');
+    const before = targetState();
+    await assert.rejects(c.merge(e.id), (err: PaddockError) => err.code === 'UNSIGNED' && /has an untrusted signature, allegedly by t@t/.test(err.message));
+    assert.equal(targetState(), before);
+    git(sb.repo, 'config', 'gpg.minTrustLevel', 'Fully');
+    assert.equal(gitMergeCommits(e.branch!), true, 'git merge takes it at its level');
+    assert.equal((await c.merge(e.id)).kind, 'merge');
   });
 
   it('--allow-unrelated-histories is followed: a branch with no common history lands with it, and is refused as git refuses it without', async () => {
