@@ -20,6 +20,7 @@ import { configEntries, type ConfigEntry } from './configEntries';
 import { FAST_FORWARD_DEFAULT, maybeBool, MERGE_OPTION_POLICY, mergeFfPolicy, type FastForwardSetting } from './fastForwardSetting';
 import type { LandStrategy } from './landBranch';
 import { firstLine, runGit } from './runGit';
+import { splitCmdline } from './splitCmdline';
 
 /** A setting Paddock cannot land as `git merge` would. */
 export interface UnhonouredSetting {
@@ -43,9 +44,9 @@ export interface MergeSettings {
   gpgSign: string | null;
   allowUnrelatedHistories: boolean;
   /**
-   * How many of the merged commits a merge commit's message lists (`merge.log`, `--log`), as git
-   * merge lists them under its own message; null: none. A message the person gives gets no list,
-   * as with git (the operation clears it then).
+   * How many of the merged commits a merge commit's message lists (`merge.log`, its older name
+   * `merge.summary`, `--log`), as git merge lists them under the message, its own or one given
+   * with `-m`; null: none.
    */
   log: number | null;
   unhonoured: UnhonouredSetting[];
@@ -91,7 +92,7 @@ const WITHOUT_EFFECT = new Set([
 
 /** The config entries `mergeSettingsFrom` reads, in the order git reads them, in one process that needs no target yet (none: nothing is set). */
 export async function readMergeConfig(repo: string): Promise<ConfigEntry[]> {
-  const res = await runGit(['config', '-z', '--get-regexp', '^(merge\\.(ff|verifysignatures|log)|pull\\.twohead|gpg\\.mintrustlevel|branch\\..*\\.mergeoptions)$'], {
+  const res = await runGit(['config', '-z', '--get-regexp', '^(merge\\.(ff|verifysignatures|log|summary)|pull\\.twohead|gpg\\.mintrustlevel|branch\\..*\\.mergeoptions)$'], {
     cwd: repo,
     allowFailure: true,
   });
@@ -121,7 +122,8 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
       if (policy !== null) fastForward = { policy, setBy: `merge.ff=${value ?? 'true'}` };
     } else if (key === 'merge.verifysignatures') {
       verifySignatures = maybeBool(value) ? `merge.verifySignatures=${value ?? 'true'}` : null;
-    } else if (key === 'merge.log') {
+    } else if (key === 'merge.log' || key === 'merge.summary') {
+      // The same setting under two names (summary the older): the last one read wins, as in git.
       const yes = maybeBool(value);
       const n = value !== null && /^\d+$/.test(value) ? Number(value) : yes ? DEFAULT_LOG_LENGTH : 0;
       log = n > 0 ? n : null;
@@ -140,9 +142,16 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
   let squash = false;
   let noCommit = false;
   let signoff = false;
-  const options = (mergeOptions ?? '').split(/\s+/).filter((o) => o !== '');
+  const split = splitCmdline(mergeOptions ?? '');
+  if (!split.ok) {
+    settings.unhonoured.push({ setBy: named, why: `is not one git can read (${split.reason}), so git merge stops at it`, way: 'correct it', strategies: MERGE_FORMS });
+  }
+  const options = split.ok ? split.words : [];
   for (let i = 0; i < options.length; i++) {
     const option = options[i];
+    // git's option parser passes over words that are no option, and takes none after `--`.
+    if (option === '--') break;
+    if (!option.startsWith('-') || option === '-') continue;
     const setBy = `${named} ${option}`;
     // An option's value, given in the same word (`-sort`, `--strategy=ort`) or the next.
     const valueOf = (short: string, long: string): string | null | undefined => {

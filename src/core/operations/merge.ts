@@ -130,14 +130,10 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
   }
 }
 
-/**
- * The person's `--ff` / `--no-ff` over git's settings, as git's command line goes over its config;
- * and a message they give gets no list of the merged commits (`merge.log`), as with git merge.
- */
+/** The person's `--ff` / `--no-ff` over git's settings, as git's command line goes over its config. */
 function withCommandLine(settings: MergeSettings, req: MergeRequest): MergeSettings {
-  const own = req.message !== undefined && settings.log !== null ? { ...settings, log: null } : settings;
-  if (req.fastForward === undefined || (req.strategy ?? 'merge') !== 'merge') return own;
-  return { ...own, fastForward: { policy: req.fastForward, setBy: null } };
+  if (req.fastForward === undefined || (req.strategy ?? 'merge') !== 'merge') return settings;
+  return { ...settings, fastForward: { policy: req.fastForward, setBy: null } };
 }
 
 interface BranchesReadEarly {

@@ -86,7 +86,7 @@ describe('merge: git merge options', function () {
     assert.equal(gitMergeCommits(a.branch!), false, 'git merge with --no-commit commits nothing');
   });
 
-  it('merge.log and --log list the merged commits under the merge commit\'s message as git merge does; a fast-forward and a message the person gives get none', async () => {
+  it('merge.log and --log list the merged commits under the merge commit\'s message as git merge does, also under a message the person gives (merge.summary the same); a fast-forward gets none', async () => {
     const c = sb.coordinator();
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'for n in 1 2 3; do echo $n > f$n; git add -A; git commit -qm "agent step $n"; done; git commit -q --allow-empty -m ""  --allow-empty-message'], title: 'three steps' });
     const a = await sb.waitEnded(job.id);
@@ -113,15 +113,22 @@ describe('merge: git merge options', function () {
     const two = gitsList();
     assert.match(two, /\(4 commits\)\n {2}[0-9a-f]{40}\n {2}agent step 3\n {2}\.\.\.$/);
     const withMessage = await c.merge(a.id, { message: 'Land the steps\n', fastForward: 'never' });
-    assert.equal(git(sb.repo, 'log', '-1', '--format=%B', withMessage.commit), 'Land the steps', 'a message the person gives gets no list');
+    assert.equal(git(sb.repo, 'log', '-1', '--format=%B', withMessage.commit), `Land the steps\n${two}`, 'git merge -m lists them under the message given too');
     git(sb.repo, 'reset', '-q', '--hard', withMessage.from);
     const listed = await c.merge(a.id);
     assert.equal(listed.kind, 'merge');
     assert.equal(listOf(listed.commit), two, "the list is git merge's, under Paddock's message");
     assert.match(git(sb.repo, 'log', '-1', '--format=%B', listed.commit), /^Merge branch 'paddock\/\w+' into main\n\nthree steps \(Paddock agent \w+\)\.\n\n\* /);
+    // merge.summary is merge.log's older name: the later of the two wins.
+    git(sb.repo, 'reset', '-q', '--hard', listed.from);
+    git(sb.repo, 'config', '--unset', 'branch.main.mergeOptions');
+    git(sb.repo, 'config', 'merge.log', 'false');
+    git(sb.repo, 'config', 'merge.summary', '1');
+    assert.match(gitsList(), /\(4 commits\)\n {2}[0-9a-f]{40}\n {2}\.\.\.$/);
+    assert.equal(listOf((await c.merge(a.id)).commit), gitsList());
   });
 
-  it("pull.twohead is git's too, merge.log asks nothing of a message the person gives, and an explicit --squash is not bound by mergeOptions --squash", async () => {
+  it("pull.twohead is git's too, merge.log lists under a message the person gives as git merge -m does, and an explicit --squash is not bound by mergeOptions --squash", async () => {
     const c = sb.coordinator();
     const a = await agentWithCommit(c, 'a.txt');
     mainMoves();
@@ -132,7 +139,7 @@ describe('merge: git merge options', function () {
     git(sb.repo, 'config', 'merge.log', '5');
     const merged = await c.merge(a.id, { message: 'Land a\n' });
     assert.equal(merged.kind, 'merge');
-    assert.equal(git(sb.repo, 'log', '-1', '--format=%B', 'main'), 'Land a');
+    assert.match(git(sb.repo, 'log', '-1', '--format=%B', 'main'), /^Land a\n\n\* paddock\/\w+:\n {2}agent a\.txt$/);
 
     const b = await agentWithCommit(c, 'b.txt');
     git(sb.repo, 'config', 'branch.main.mergeOptions', '--squash');
