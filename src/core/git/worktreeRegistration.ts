@@ -8,7 +8,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from './runGit';
-import { realPathOrSync } from '../common/paths';
+import { realPathOr, realPathOrSync } from '../common/paths';
 
 /** `folder` as git records it: symlinks resolved (through its parent when it is gone, usually still there). */
 export function resolvedPath(folder: string): string {
@@ -17,6 +17,15 @@ export function resolvedPath(folder: string): string {
   if (real !== null) return real;
   const parent = path.dirname(abs);
   return path.join(realPathOrSync(parent, parent), path.basename(abs));
+}
+
+/** `resolvedPath` without blocking: for callers on the extension host's event loop. */
+export async function resolvedPathOf(folder: string): Promise<string> {
+  const abs = path.resolve(folder);
+  const real = await realPathOr(abs, null);
+  if (real !== null) return real;
+  const parent = path.dirname(abs);
+  return path.join(await realPathOr(parent, parent), path.basename(abs));
 }
 
 /**

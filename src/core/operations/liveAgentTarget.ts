@@ -7,7 +7,7 @@
  */
 import * as path from 'node:path';
 import { failure } from '../common/errors';
-import { realPathOr } from '../common/paths';
+import { resolvedPathOf } from '../git/worktreeRegistration';
 import type { JobStore } from '../store';
 import { JOB_ID_PATTERN, type JobRecord } from '../store/schema';
 import { isLive } from './rules';
@@ -29,11 +29,12 @@ export async function refuseLiveAgentWorktree(store: JobStore, branch: string, w
  * the folder — or the folder it resolves to — is named after can claim it.
  */
 export async function recordOfWorktree(store: JobStore, folder: string, except?: string): Promise<JobRecord | null> {
-  const target = await realPathOr(folder, folder);
+  // Both sides resolved the same way, through the parent when a folder is gone (as git records it).
+  const target = await resolvedPathOf(folder);
   for (const id of new Set([path.basename(folder), path.basename(target)])) {
     if (id === except || !JOB_ID_PATTERN.test(id)) continue;
     const entry = await store.tryRead(id);
-    if (entry.ok && entry.job.worktree !== null && (await realPathOr(entry.job.worktree, entry.job.worktree)) === target) return entry.job;
+    if (entry.ok && entry.job.worktree !== null && (await resolvedPathOf(entry.job.worktree)) === target) return entry.job;
   }
   return null;
 }
