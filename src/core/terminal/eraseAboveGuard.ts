@@ -4,7 +4,8 @@
  * the cursor's, counted from the top of the scrollback, and no such line exists yet. The throw is
  * inside its parser, and the write's callback never comes: the mirror waits for it forever, and
  * every snapshot with it (each attach after that hangs). There the erase is the whole screen's,
- * and is done as ED 2, which does not read that line.
+ * and is done as ED 2, which does not read that line. The same for its selective form (DECSED,
+ * `CSI ? 1 J`), which goes to the same code.
  */
 import type { IDisposable, Terminal } from '@xterm/headless';
 import { eraseInDisplayNow } from './xtermInternals';
@@ -13,10 +14,13 @@ const ERASE_ABOVE = 1;
 const ERASE_ALL = 2;
 
 export function guardEraseAbove(term: Terminal): IDisposable {
-  return term.parser.registerCsiHandler({ final: 'J' }, (params) => {
+  const guard = (selective: boolean) => (params: (number | number[])[]) => {
     if (params[0] !== ERASE_ABOVE) return false;
     const buffer = term.buffer.active;
     if (buffer.cursorY + 1 < buffer.length || buffer.cursorX + 1 < term.cols) return false;
-    return eraseInDisplayNow(term, ERASE_ALL);
-  });
+    return eraseInDisplayNow(term, ERASE_ALL, selective);
+  };
+  const plain = term.parser.registerCsiHandler({ final: 'J' }, guard(false));
+  const selective = term.parser.registerCsiHandler({ prefix: '?', final: 'J' }, guard(true));
+  return { dispose: () => (plain.dispose(), selective.dispose()) };
 }

@@ -137,10 +137,11 @@ export function linkLinesInternals(term: Terminal, id: number): number[] {
 }
 
 /** Erases the display as `CSI mode J` does, now (from a parser handler); false when this xterm.js cannot. */
-export function eraseInDisplayNow(term: Terminal, mode: number): boolean {
+export function eraseInDisplayNow(term: Terminal, mode: number, selective = false): boolean {
   const handler = core(term)?._inputHandler;
   if (typeof handler?.eraseInDisplay !== 'function') return false;
-  handler.eraseInDisplay({ params: [mode] });
+  // `selective`: DECSED (`CSI ? J`), which leaves protected cells as they are.
+  handler.eraseInDisplay({ params: [mode] }, selective);
   return true;
 }
 

@@ -65,6 +65,13 @@ describe('ScreenMirror', () => {
     assert.deepEqual(trimScreen(await screenLines(screen, 40, 6)), ['after']);
   });
 
+  it('goes on after the selective ED 1 (DECSED, CSI ? 1 J) there too', async () => {
+    m.write('top\x1b[6;40H\x1b[?1J');
+    m.write('\x1b[Hagain');
+    const { screen } = await m.snapshotAt();
+    assert.deepEqual(trimScreen(await screenLines(screen, 40, 6)), ['again']);
+  });
+
   it('answers device attribute and cursor position queries', async () => {
     const replies: string[] = [];
     m.onDidReply((r) => replies.push(r));
