@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import {
   ancestry,
+  assertMergeSignature,
   assertTargetLandable,
   branchTips,
   landBranch,
@@ -105,6 +106,12 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
     // Refused before anything changes (the agent stopped, its work committed), as the settings are git's, not the agent's.
     const unhonoured = followed ? unhonouredSettingProblem(followed, strategy, into) : null;
     if (unhonoured !== null) throw failure(unhonoured, 'GIT_SETTING');
+    // The tip's signature (merge.verifySignatures) before the agent is stopped: a refusal then stops
+    // nothing. Not when its work is to be committed first: that commit is the tip git would check.
+    if (followed?.verifySignatures && strategy !== 'rebase' && req.uncommitted !== 'commit') {
+      const [tipNow] = ahead !== null ? await ahead.tips : await branchTips(repo, [branch!, into]);
+      if (tipNow) await assertMergeSignature(repo, tipNow, branch!, followed.verifySignatures, followed.minTrustLevel);
+    }
     const prepared = await prepareAgentWorkReporting(ctx.store, job, req, { uncommitted });
     job = prepared.job;
     const early = ahead !== null && !prepared.changed ? ahead : null;

@@ -205,6 +205,13 @@ describe('merge: git merge options', function () {
       assert.equal((await sb.store.read(a.id)).landing ?? null, null);
       assert.equal(gitMergeCommits(a.branch!), false, `git merge refuses it too (${setBy})`);
     }
+    // A running agent asked to be stopped first: its unsigned tip is refused before it is stopped.
+    const running = await c.start({ repo: sb.repo, command: ['sh', '-c', "printf 'r\\n' > r.txt && git add -A && git commit -qm 'agent r' && sleep 300"], title: 'runs on' });
+    const base = git(sb.repo, 'rev-parse', 'main');
+    for (let i = 0; i < 200 && git(sb.repo, 'rev-parse', running.branch!) === base; i++) await new Promise((r) => setTimeout(r, 50));
+    await assert.rejects(c.merge(running.id, { running: 'stop' }), (e: PaddockError) => e.code === 'UNSIGNED');
+    assert.equal((await sb.store.read(running.id)).lifecycle.state, 'running', 'the agent was not stopped for a landing that is refused');
+    await c.stop(running.id);
     // The same with an ssh key git trusts (gpg.ssh.allowedSignersFile): the agent's commit is signed, and lands.
     const key = join(sb.repo, '..', 'signing-key');
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'agent@example.invalid', '-f', key]);
