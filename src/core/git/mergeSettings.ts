@@ -64,6 +64,7 @@ const WITHOUT_EFFECT = new Set([
   '-n',
   '--stat',
   '--no-stat',
+  '--compact-summary',
   '--summary',
   '--no-summary',
   '-q',
@@ -88,7 +89,11 @@ const WITHOUT_EFFECT = new Set([
   '--no-signoff',
   '--no-log',
   '--no-verify-signatures',
+  '--no-allow-unrelated-histories',
 ]);
+
+/** Short options without effect written together (`-nq`), as git's option parser takes them. */
+const BUNDLED_WITHOUT_EFFECT = /^-[nqve]{2,}$/;
 
 /** The config entries `mergeSettingsFrom` reads, in the order git reads them, in one process that needs no target yet (none: nothing is set). */
 export async function readMergeConfig(repo: string): Promise<ConfigEntry[]> {
@@ -165,12 +170,13 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
       settings.fastForward = { policy, setBy };
       continue;
     }
-    if (WITHOUT_EFFECT.has(option) || option.startsWith('--cleanup=')) {
+    if (WITHOUT_EFFECT.has(option) || BUNDLED_WITHOUT_EFFECT.test(option) || option.startsWith('--cleanup=')) {
       if (option === '--no-squash') squash = false;
       else if (option === '--commit') noCommit = false;
       else if (option === '--no-signoff') signoff = false;
       else if (option === '--no-log') log = null;
       else if (option === '--no-verify-signatures') settings.verifySignatures = null;
+      else if (option === '--no-allow-unrelated-histories') settings.allowUnrelatedHistories = false;
       continue;
     }
     if (option === '--verify-signatures') settings.verifySignatures = setBy;

@@ -29,6 +29,7 @@ describe('git: mergeSettingsFrom reads mergeOptions as git does', () => {
     assert.deepEqual(quoted.unhonoured, []);
     assert.equal(settingsOf('--gpg-sign="ABC123"').gpgSign, '-SABC123');
     assert.deepEqual(settingsOf('-- --squash').unhonoured, []);
+    assert.deepEqual(settingsOf('-nq --compact-summary --no-allow-unrelated-histories').unhonoured, [], 'options without effect, short ones together too');
   });
 
   it('a string git cannot read is refused, naming it', () => {
