@@ -14,7 +14,7 @@ import * as esbuild from 'esbuild';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadCore } from '../lib/core.mjs';
+import { loadCore, startLineHost } from '../lib/core.mjs';
 import { cliOk, distRoot, killGroup, onCleanup, paddockEnv, root, sleep, tempDir } from '../lib/env.mjs';
 import { smallRepo } from '../lib/repo.mjs';
 
@@ -42,32 +42,8 @@ export async function coordinatorBundle() {
 
 /** One window's host; `report()` resolves with its read counts so far. */
 export function startWindow(env, bundle, maxConcurrent) {
-  const child = spawn(process.execPath, [join(root, 'scripts/bench/lib/windowHost.mjs'), bundle, join(distRoot, 'dist', 'worker.js'), String(maxConcurrent)], {
-    env,
-    stdio: ['pipe', 'pipe', 'inherit'],
-    detached: true,
-  });
-  onCleanup(() => killGroup(child.pid));
-  let buffered = '';
-  const waiting = [];
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (text) => {
-    buffered += text;
-    let at;
-    while ((at = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, at);
-      buffered = buffered.slice(at + 1);
-      waiting.shift()?.(JSON.parse(line));
-    }
-  });
-  return {
-    pid: child.pid,
-    report: () =>
-      new Promise((resolve) => {
-        waiting.push(resolve);
-        child.stdin.write('report\n');
-      }),
-  };
+  const host = startLineHost(join(root, 'scripts/bench/lib/windowHost.mjs'), [bundle, join(distRoot, 'dist', 'worker.js'), String(maxConcurrent)], env);
+  return { pid: host.pid, report: () => host.ask('report') };
 }
 
 export async function windows({ agents = 20, windowCount = 2, seconds = 60 } = {}) {

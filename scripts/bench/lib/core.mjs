@@ -85,7 +85,21 @@ export function nodePty() {
  * each resolves with what the host measured ({ ms, ... }). `env`: the figure's (PADDOCK_HOME...).
  */
 export async function startTimingHost(env) {
-  const child = spawn(process.execPath, [join(root, 'scripts/bench/lib/timingHost.mjs'), await coreBundle(), join(distRoot, 'dist', 'worker.js')], { env, stdio: ['pipe', 'pipe', 'inherit'], detached: true });
+  const host = startLineHost(join(root, 'scripts/bench/lib/timingHost.mjs'), [await coreBundle(), join(distRoot, 'dist', 'worker.js')], env);
+  return {
+    window: (method, ...args) => host.ask(JSON.stringify({ window: method, args })),
+    exec: (file, args, cwd) => host.ask(JSON.stringify({ exec: file, args, cwd })),
+    close: host.close,
+  };
+}
+
+/**
+ * A helper process of the bench (`node script ...args`, its own process group, ended at cleanup)
+ * that answers each line written to it with one line of JSON, in order: `ask(line)` resolves with
+ * that answer parsed.
+ */
+export function startLineHost(script, args, env) {
+  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['pipe', 'pipe', 'inherit'], detached: true });
   onCleanup(() => killGroup(child.pid));
   let buffered = '';
   const waiting = [];
@@ -99,14 +113,13 @@ export async function startTimingHost(env) {
       waiting.shift()?.(JSON.parse(line));
     }
   });
-  const ask = (request) =>
-    new Promise((resolve) => {
-      waiting.push(resolve);
-      child.stdin.write(`${JSON.stringify(request)}\n`);
-    });
   return {
-    window: (method, ...args) => ask({ window: method, args }),
-    exec: (file, args, cwd) => ask({ exec: file, args, cwd }),
+    pid: child.pid,
+    ask: (line) =>
+      new Promise((resolve) => {
+        waiting.push(resolve);
+        child.stdin.write(`${line}\n`);
+      }),
     close: () => child.stdin.end(),
   };
 }
