@@ -26,8 +26,8 @@ import { recordOfWorktree } from './liveAgentTarget';
  * a worktree git has with another agent's branch.
  */
 export async function assertOwnClaims(store: JobStore, job: JobRecord, what: string, folder: string): Promise<void> {
-  // Resolved through its parent as git records it: a `--to` folder does not exist yet.
-  const other = await recordOfWorktree(store, resolvedPath(folder), job.id);
+  // recordOfWorktree resolves it through its parent as git records it: a `--to` folder does not exist yet.
+  const other = await recordOfWorktree(store, folder, job.id);
   if (other) {
     throw failure(`Will not ${what} agent ${job.id}: agent ${other.id}'s record claims the worktree ${folder} too; nothing was changed.`, 'CLAIMED_BY_ANOTHER');
   }

@@ -108,9 +108,11 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
     if (unhonoured !== null) throw failure(unhonoured, 'GIT_SETTING');
     // The tip's signature (merge.verifySignatures) before the agent is stopped: a refusal then stops
     // nothing. Not when its work is to be committed first: that commit is the tip git would check.
+    let signedTip: string | null = null;
     if (followed?.verifySignatures && strategy !== 'rebase' && req.uncommitted !== 'commit') {
       const [tipNow] = ahead !== null ? await ahead.tips : await branchTips(repo, [branch!, into]);
       if (tipNow) await assertMergeSignature(repo, tipNow, branch!, followed.verifySignatures, followed.minTrustLevel);
+      signedTip = tipNow;
     }
     const prepared = await prepareAgentWorkReporting(ctx.store, job, req, { uncommitted });
     job = prepared.job;
@@ -125,7 +127,8 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
       sourceName: branch!,
       strategy,
       message: messageFor(into),
-      settings: followed,
+      // The tip checked above is not checked again; a tip the stop or the commit moved is.
+      settings: followed && source === signedTip ? { ...followed, verifySignatures: null } : followed,
       checkTarget: (worktree) => refuseLiveAgentWorktree(ctx.store, into, worktree),
       scratchRoot: landingScratch(ctx),
       early: { from, reads: early?.reads, merged: early?.merged, inTheWay: early?.inTheWay },
