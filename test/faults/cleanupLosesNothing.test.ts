@@ -272,6 +272,36 @@ describe('faults: cleanup loses nothing (issue 11)', function () {
     assert.ok(existsSync(join(home, 'coordinator', 'ops')), 'the operation locks were used');
     assert.deepEqual(wrong, []);
   });
+
+  // Found real bugs (fixed, 72 and 73): a commit only a worktree's own ref named was left
+  // unreachable, and a rebase stopped on a conflict came back finished wrongly (HEAD's version staged,
+  // its todo list gone).
+  it('11. a rebase stopped on a conflict and a commit only refs/worktree names: both come back, and rebase --continue finishes', async () => {
+    const script = [
+      'git checkout -q -b theirs HEAD && echo theirs > README.md && git commit -q -am theirs && git checkout -q -',
+      'echo ours > README.md && git commit -q -am ours && echo more > more.txt && git add more.txt && git commit -q -m more',
+      'git update-ref refs/worktree/keep $(git commit-tree -p HEAD -m kept HEAD^{tree})',
+      '(git rebase theirs >/dev/null 2>&1; true)',
+    ].join(' && ');
+    const { id, worktree } = await agent(r, script);
+    const kept = git(worktree, 'rev-parse', 'refs/worktree/keep');
+    const status = git(worktree, 'status', '--porcelain=v2', '--branch');
+    assert.match(status, /^u UU .* README\.md$/m, 'the fixture is a rebase stopped on a conflict');
+    const before = treeState(worktree);
+    cleanupOk(r, id);
+    git(sb.repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(sb.repo, 'gc', '-q', '--prune=now');
+    git(sb.repo, 'merge-base', '--is-ancestor', kept, `refs/paddock/snapshots/${id}`);
+    const to = restore(r, id);
+    assertSameState(treeState(to), before);
+    assert.equal(git(to, 'status', '--porcelain=v2', '--branch'), status);
+    assert.equal(git(to, 'rev-parse', 'refs/worktree/keep'), kept);
+    writeFileSync(join(to, 'README.md'), 'resolved\n');
+    git(to, 'add', 'README.md');
+    const going = spawnSync('git', ['-c', 'core.editor=true', 'rebase', '--continue'], { cwd: to, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    assert.equal(going.status, 0, going.stderr);
+    assert.equal(git(to, 'log', '--format=%s', '-3'), 'more\nours\ntheirs');
+  });
 });
 
 describe('faults: cleanup on a full disk keeps the worktree and the good evidence (issue 11, case 6)', function () {

@@ -18,7 +18,9 @@
  * - the inventory (evidenceManifest.ts): every entry found by walking the file
  *   system and where it went, and the state around the files that restore puts
  *   back: what HEAD named, the index's intent-to-add entries and flags
- *   (indexFlagState.ts), the sparse checkout (gitDirFiles.ts).
+ *   (indexFlagState.ts) and conflict stages (agentIndex.ts), the sparse checkout
+ *   and a merge, rebase or bisect stopped half-way (gitDirFiles.ts), the
+ *   worktree's own refs (keptCommits.ts).
  *
  * A path git will not add (snapshotIndex.ts) is archived with what git does not
  * see; one that cannot be read either is lost only with consent, as below.
@@ -168,7 +170,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   // Whether git converts files here (its settings, attribute files outside the tree): read while the rest goes on.
   const conversions = startEarly(commonDirOf(ownGitDir).then((commonDir) => readConversionSetup(worktree, commonDir)));
   const keeping = startEarly(
-    innerWorktrees(worktree, ownGitDir).then(async (inner) => ({ inner, commits: await commitsOnlyInWorktree(worktree, ownGitDir, headSha, opts.branch ?? null, inner) })),
+    innerWorktrees(worktree, ownGitDir).then(async (inner) => ({ inner, ...(await commitsOnlyInWorktree(worktree, ownGitDir, headSha, opts.branch ?? null, inner)) })),
   );
   const evidenceDir = path.dirname(opts.patchPath);
   await fs.mkdir(evidenceDir, { recursive: true, mode: 0o700 });
@@ -206,7 +208,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const gitdirs = [...checkouts, ...(await privateGitDirs(ownGitDir, await walkingGitDir, checkouts))];
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
 
-    const { inner, commits: kept } = await keeping;
+    const { inner, tips: kept, ownRefs } = await keeping;
     const [headRef, gitDirFiles] = await Promise.all([naming, captureGitDirFiles(ownGitDir, await walkingGitDir).catch(() => undefined)]);
     const exact = await exacting;
     const message = `paddock snapshot of ${jobId}\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n${
@@ -256,7 +258,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       branch: opts.branch ?? null,
       ...(headRef !== undefined ? { headRef } : {}),
       ...(unbornBranch !== null ? { unbornBranch } : {}),
-      ...(index ? { index: { tree: index.tree, commit: index.commit, unmerged: index.unmerged } } : {}),
+      ...(index ? { index: { tree: index.tree, commit: index.commit, unmerged: index.unmerged, ...(index.stages.length > 0 ? { stages: index.stages } : {}) } } : {}),
       ...(forPatch.omitted.length > 0 ? { patchOmits: forPatch.omitted } : {}),
       ...(inner.length > 0 ? { linked: inner.map((w) => ({ path: w.path, head: w.head, branch: w.branch })) } : {}),
       summary,
@@ -266,6 +268,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       ...(privateKept.length > 0 ? { privateGitDirs: privateKept.map((g) => ({ path: g.part.path, archive: path.relative(evidenceDir, g.file) })) } : {}),
       ...(indexFlags ? { indexFlags } : {}),
       ...(gitDirFiles ? { gitDirFiles } : {}),
+      ...(ownRefs.length > 0 ? { worktreeRefs: ownRefs } : {}),
       entries: walk.entries.filter((e) => captured.has(e.path) || archived.has(e.path)),
     };
     const inventoryPath = path.join(evidenceDir, INVENTORY_FILE);

@@ -66,6 +66,37 @@ export type IndexFlagRecord = z.infer<typeof IndexFlagRecordSchema>;
 /** The files of a worktree's private git dir that shape its checkout (gitDirFiles.ts). */
 export const KEPT_GIT_DIR_FILES = ['config.worktree', 'info/sparse-checkout'] as const;
 
+/**
+ * The files of a worktree's private git dir that say a merge, rebase, am, cherry-pick, revert or
+ * bisect stopped half-way there, and carry what it needs to go on (its message, its todo list, the
+ * commits it is about): single files at the top, and whole folders.
+ */
+export const OPERATION_STATE_FILES = [
+  'MERGE_HEAD',
+  'MERGE_MSG',
+  'MERGE_MODE',
+  'MERGE_AUTOSTASH',
+  'MERGE_RR',
+  'AUTO_MERGE',
+  'ORIG_HEAD',
+  'CHERRY_PICK_HEAD',
+  'REVERT_HEAD',
+  'REBASE_HEAD',
+  'SQUASH_MSG',
+] as const;
+export const OPERATION_STATE_FOLDERS = ['rebase-merge', 'rebase-apply', 'sequencer'] as const;
+
+/** Whether `rel` (a path inside a worktree's private git dir, `/`-separated) is one restore puts back: never one that leaves it. */
+export function isKeptGitDirFile(rel: string): boolean {
+  const parts = rel.split('/');
+  if (parts.some((p) => p === '' || p === '.' || p === '..' || p.includes('\\'))) return false;
+  if ((KEPT_GIT_DIR_FILES as readonly string[]).includes(rel)) return true;
+  if (parts.length === 1) return (OPERATION_STATE_FILES as readonly string[]).includes(rel) || /^BISECT_[A-Z_]+$/.test(rel);
+  return (OPERATION_STATE_FOLDERS as readonly string[]).includes(parts[0]!);
+}
+
+const ObjectId = z.string().check(z.regex(/^[0-9a-f]{40,64}$/));
+
 export const ManifestSchema = z.object({
   version: z.literal(1),
   worktree: z.string(),
@@ -82,7 +113,18 @@ export const ManifestSchema = z.object({
   /** The branch HEAD named when it had no commit yet (`checkout --orphan`). Absent: HEAD had a commit. */
   unbornBranch: z.optional(z.string()),
   /** The agent's index when it differed from HEAD: its tree, and the commit (a snapshot parent) that keeps it. Absent: the index was HEAD. */
-  index: z.optional(z.object({ tree: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)), commit: z.string().check(z.regex(/^[0-9a-f]{40,64}$/)), unmerged: z.number().check(z.int(), z.nonnegative()) })),
+  index: z.optional(
+    z.object({
+      tree: ObjectId,
+      commit: ObjectId,
+      unmerged: z.number().check(z.int(), z.nonnegative()),
+      /**
+       * The conflict stages (1 base, 2 ours, 3 theirs) of those paths, as `ls-files -u` lists them; the
+       * commit keeps their blobs. Absent: none, or evidence from before they were kept (restore then leaves HEAD's entry).
+       */
+      stages: z.optional(z.array(z.object({ path: z.string(), stage: z.number().check(z.int(), z.gte(1), z.lte(3)), mode: z.string().check(z.regex(/^[0-7]{6}$/)), sha: ObjectId }))),
+    }),
+  ),
   /** Files the snapshot holds but the patch leaves out (too large for a binary patch; patchTree.ts). Absent: none. */
   patchOmits: z.optional(z.array(z.string())),
   /** Linked worktrees that were inside the agent's (their files are in the archive, their commits kept): restore links them again. */
@@ -102,10 +144,13 @@ export const ManifestSchema = z.object({
   /** Intent-to-add entries and index flags (indexFlagState.ts). Absent: none, or evidence from before they were kept. */
   indexFlags: z.optional(IndexFlagRecordSchema),
   /**
-   * The worktree's own `config.worktree` and `info/sparse-checkout` (its sparse checkout), byte for byte
-   * in base64; an empty list when it had neither. Absent: evidence from before they were kept.
+   * The worktree's own `config.worktree` and `info/sparse-checkout` (its sparse checkout), and the
+   * state of a merge, rebase, am, cherry-pick, revert or bisect stopped there (`isKeptGitDirFile`),
+   * byte for byte in base64; an empty list when it had none. Absent: evidence from before they were kept.
    */
-  gitDirFiles: z.optional(z.array(z.object({ path: z.enum(KEPT_GIT_DIR_FILES), base64: z.string() }))),
+  gitDirFiles: z.optional(z.array(z.object({ path: z.string().check(z.refine(isKeptGitDirFile, 'not a kept file of a worktree git dir')), base64: z.string() }))),
+  /** The worktree's own refs (refs/worktree, refs/bisect, refs/rewritten), which its git dir held; the snapshot keeps their commits. Absent: none, or evidence from before they were kept. */
+  worktreeRefs: z.optional(z.array(z.object({ name: z.string().check(z.regex(/^refs\/(worktree|bisect|rewritten)\/[^\0\s]+$/)), sha: ObjectId }))),
   /** Every entry of the worktree except regenerable ones, as walked at capture. */
   entries: z.array(ManifestEntrySchema),
 });

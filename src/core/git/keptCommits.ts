@@ -1,8 +1,9 @@
 /**
  * Commits that removing a worktree (or its branch) would leave unreachable:
- * those named only by the worktree's HEAD reflog, the branch's reflog, the
- * worktree's own refs (refs/worktree, refs/bisect, refs/rewritten) and its
- * pseudo-refs (ORIG_HEAD after a `reset --hard`, MERGE_HEAD…), and the HEADs and
+ * those named only by the worktree's reflogs (HEAD's and its own refs'), the
+ * branch's reflog, the worktree's own refs (refs/worktree, refs/bisect,
+ * refs/rewritten), its pseudo-refs (ORIG_HEAD after a `reset --hard`,
+ * MERGE_HEAD…) and the state files of a rebase or sequencer stopped there, and the HEADs and
  * reflogs of linked worktrees made inside it (innerWorktrees.ts). All of these
  * live in the worktree's private git dir or die with the branch; the snapshot
  * commit takes them as extra parents so its ref keeps them.
@@ -19,7 +20,26 @@ import { isCommitId } from './commitId';
 import { commonDirOf } from './headFiles';
 import type { InnerWorktree } from './innerWorktrees';
 
-const PSEUDO_REFS = ['ORIG_HEAD', 'MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'REBASE_HEAD'];
+const PSEUDO_REFS = ['ORIG_HEAD', 'MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'REBASE_HEAD', 'BISECT_HEAD'];
+/**
+ * Files of a stopped merge, rebase, am or cherry-pick/revert series that name commits: the branch's
+ * old tip, the commit stopped at, and the autostash (`--autostash`: the uncommitted changes the
+ * operation put aside, in a stash commit no ref names until it ends).
+ */
+const OPERATION_STATE_REFS = [
+  'MERGE_AUTOSTASH',
+  'rebase-merge/autostash',
+  'rebase-apply/autostash',
+  'rebase-merge/orig-head',
+  'rebase-merge/onto',
+  'rebase-merge/amend',
+  'rebase-merge/stopped-sha',
+  'rebase-apply/orig-head',
+  'rebase-apply/onto',
+  'rebase-apply/original-commit',
+  'sequencer/head',
+  'sequencer/abort-safety',
+];
 const PER_WORKTREE_REFS = ['refs/worktree/', 'refs/bisect/', 'refs/rewritten/'];
 /** More parents than this on one commit and it becomes unwieldy: more tips are grouped under keeper commits. */
 export const MAX_PARENTS = 200;
@@ -36,49 +56,84 @@ async function reflogCommits(file: string): Promise<string[]> {
   return out;
 }
 
+/** Every file under `dir`, recursively (a worktree git dir's `logs/` or `refs/`); none when it is missing. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : Promise.resolve(e.isFile() ? [path.join(dir, e.name)] : []))));
+  return nested.flat();
+}
+
+/** What a worktree's git dir names in its reflogs (HEAD's and its own refs'), its pseudo-refs and a stopped operation's state files. */
+async function gitDirCommits(gitDir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const file of await filesUnder(path.join(gitDir, 'logs'))) out.push(...(await reflogCommits(file)));
+  for (const name of [...PSEUDO_REFS, ...OPERATION_STATE_REFS]) out.push(...(await pseudoRefCommits(path.join(gitDir, name))));
+  return out;
+}
+
 /** The shas a pseudo-ref file names (MERGE_HEAD may name several). */
 async function pseudoRefCommits(file: string): Promise<string[]> {
   const text = await fs.readFile(file, 'latin1').catch(() => '');
   return text.split('\n').map((l) => l.trim()).filter((l) => isCommitId(l));
 }
 
-/** What a linked worktree's own git dir knows of commits: its HEAD, its HEAD reflog, its pseudo-refs. */
+/**
+ * What a linked worktree's own git dir knows of commits: its HEAD, its reflogs, its pseudo-refs and
+ * operation state, and its own refs (refs/worktree, refs/bisect…: always loose files in its git dir).
+ */
 export async function innerWorktreeCommits(w: InnerWorktree): Promise<string[]> {
   const out = w.head ? [w.head] : [];
-  out.push(...(await reflogCommits(path.join(w.gitDir, 'logs', 'HEAD'))));
-  for (const name of PSEUDO_REFS) out.push(...(await pseudoRefCommits(path.join(w.gitDir, name))));
+  out.push(...(await gitDirCommits(w.gitDir)));
+  for (const file of await filesUnder(path.join(w.gitDir, 'refs'))) out.push(...(await pseudoRefCommits(file)));
   return out;
 }
 
+/** A ref of the worktree's own (refs/worktree, refs/bisect, refs/rewritten) and the object it names. */
+export interface WorktreeRef {
+  name: string;
+  sha: string;
+}
+
 /**
- * Commits known only to the worktree or the branch: none of them is reachable
+ * Commits known only to the worktree or the branch (`tips`): none of them is reachable
  * from `headSha` or from any other branch, tag or remote-tracking ref. The
- * reflogs and pseudo-refs are read as files (no git process per name).
+ * reflogs and pseudo-refs are read as files (no git process per name). `ownRefs`:
+ * the worktree's own refs, which restore puts back.
  */
-export async function commitsOnlyInWorktree(worktree: string, gitDir: string, headSha: string | null, branch: string | null, inner: readonly InnerWorktree[] = []): Promise<string[]> {
+export async function commitsOnlyInWorktree(
+  worktree: string,
+  gitDir: string,
+  headSha: string | null,
+  branch: string | null,
+  inner: readonly InnerWorktree[] = [],
+): Promise<{ tips: string[]; ownRefs: WorktreeRef[] }> {
+  const ownRefs: WorktreeRef[] = [];
   const candidates = new Set<string>();
-  for (const sha of await reflogCommits(path.join(gitDir, 'logs', 'HEAD'))) candidates.add(sha);
+  // HEAD's reflog and those of the worktree's own refs (`update-ref --create-reflog refs/worktree/…`),
+  // its pseudo-refs and a stopped operation's files: all of them live in its private git dir and go with it.
+  for (const sha of await gitDirCommits(gitDir)) candidates.add(sha);
   // Linked worktrees inside this one: their HEAD and reflog are all that know the commits made there,
   // and `worktree prune` (or the removal, once they are kept here: innerForget.ts) drops them once the folder is gone.
   for (const w of inner) for (const sha of await innerWorktreeCommits(w)) candidates.add(sha);
   if (branch) for (const sha of await reflogCommits(path.join(await commonDirOf(gitDir), 'logs', 'refs', 'heads', ...branch.split('/')))) candidates.add(sha);
-  for (const name of PSEUDO_REFS) for (const sha of await pseudoRefCommits(path.join(gitDir, name))) candidates.add(sha);
   const durable: string[] = headSha ? [headSha] : [];
-  const tips = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)', 'refs/heads/', 'refs/tags/', 'refs/remotes/'], {
+  const tips = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)', 'refs/heads/', 'refs/tags/', 'refs/remotes/', ...PER_WORKTREE_REFS], {
     cwd: worktree,
     env: READ_ONLY_GIT,
   });
   for (const line of tips.stdout.split('\n')) {
     const [name, sha, type, peeled, peeledType] = line.split('\0');
+    if (PER_WORKTREE_REFS.some((p) => name.startsWith(p)) && isCommitId(sha ?? '')) ownRefs.push({ name, sha });
     const commit = type === 'commit' ? sha : peeledType === 'commit' ? peeled : undefined;
     if (!commit || !isCommitId(commit)) continue;
-    // The agent's own branch may be deleted by this cleanup, and the worktree's own refs go with
-    // the worktree: their tips are things to keep, not keepers.
+    // The agent's own branch may be deleted by this cleanup, and the worktree's own refs (listed
+    // here as git sees them from inside the worktree) go with the worktree: their tips are things to
+    // keep, not keepers.
     if ((branch && name === `refs/heads/${branch}`) || PER_WORKTREE_REFS.some((p) => name.startsWith(p))) candidates.add(commit);
     else durable.push(commit);
   }
   if (headSha) candidates.delete(headSha);
-  if (candidates.size === 0) return [];
+  if (candidates.size === 0) return { tips: [], ownRefs };
   // rev-list prints exactly the commits reachable from the candidates and from none of the
   // durable tips, so a candidate it prints is one that only the worktree or the branch knows.
   // With --parents each line also names its parents: a printed commit that is a parent of another
@@ -94,7 +149,7 @@ export async function commitsOnlyInWorktree(worktree: string, gitDir: string, he
     unreachable.add(sha);
     for (const p of parents) hasChild.add(p);
   }
-  return [...candidates].filter((sha) => unreachable.has(sha) && !hasChild.has(sha));
+  return { tips: [...candidates].filter((sha) => unreachable.has(sha) && !hasChild.has(sha)), ownRefs };
 }
 
 /**

@@ -6,8 +6,9 @@
  * the inventory's modes and times — as a linked worktree of the repository on
  * the branch HEAD named at cleanup (or detached at its HEAD when the agent left
  * it detached, or the branch moved on or is checked out elsewhere), with the
- * index's intent-to-add entries and flags, the sparse checkout and the hard
- * links inside the worktree as they were. What cannot be put back as it was is
+ * index's intent-to-add entries, flags and conflict stages, the sparse
+ * checkout, a merge, rebase or bisect stopped half-way (its state files and
+ * the worktree's own refs) and the hard links inside the worktree as they were. What cannot be put back as it was is
  * said (`problems`, `branchNote`), never left to differ silently.
  */
 import { existsSync, promises as fs } from 'node:fs';
@@ -24,6 +25,8 @@ import { relinkInnerWorktrees } from './innerRelink';
 import { keepOutOfCheckout, restoreIndexFlags } from './indexFlagState';
 import { restoreGitDirFiles } from './gitDirFiles';
 import { relinkHardLinks } from './hardLinks';
+import { restoreConflictStages } from './conflictStages';
+import { restoreWorktreeRefs } from './worktreeRefs';
 
 export interface RestoreOptions {
   repo: string;
@@ -214,6 +217,9 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   if (manifest) problems.push(...(await relinkHardLinks(target, manifest.entries)));
   if (manifest) await applyInventory(target, manifest);
   problems.push(...(await restoreIndexFlags(target, manifest?.indexFlags)));
+  // A merge, rebase, cherry-pick or bisect stopped half-way goes on from where the agent left it.
+  problems.push(...(await restoreConflictStages(target, manifest?.index?.stages)));
+  problems.push(...(await restoreWorktreeRefs(target, manifest?.worktreeRefs)));
   problems.push(...(await restoreGitDirFiles(privateGitDir(target), manifest?.gitDirFiles)));
   await runGit(['update-index', '-q', '--refresh'], { cwd: target, allowFailure: true });
   const files = manifest ? manifest.summary.captured.files : Number((await runGit(['ls-files', '-z'], { cwd: target })).stdout.split('\0').length - 1);

@@ -333,6 +333,35 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.equal(git(repo, 'merge-base', '--is-ancestor', lost, ev.snapshotRef), '');
   });
 
+  it("keeps commits that only the worktree's own refs and their reflogs name (refs/worktree, refs/bisect), which go with its git dir", async () => {
+    const head = git(wt, 'rev-parse', 'HEAD');
+    const tree = git(wt, 'rev-parse', 'HEAD^{tree}');
+    const commit = (message: string): string => git(wt, 'commit-tree', '-p', head, '-m', message, tree);
+    const onlyRef = commit('named only by refs/worktree/keep');
+    const onlyBisect = commit('named only by refs/bisect/bad');
+    const onlyRefLog = commit('named only by the reflog of refs/worktree/moving');
+    git(wt, 'update-ref', 'refs/worktree/keep', onlyRef);
+    git(wt, 'update-ref', 'refs/bisect/bad', onlyBisect);
+    git(wt, 'update-ref', '--create-reflog', 'refs/worktree/moving', onlyRefLog);
+    git(wt, 'update-ref', 'refs/worktree/moving', head);
+    assert.equal(git(repo, 'for-each-ref', 'refs/worktree/', 'refs/bisect/'), '', 'the main worktree does not see them: they live in the worktree\'s git dir');
+    const ev = await captureEvidence(options());
+    assert.equal(ev.summary.keptCommits, 3);
+    await removeWorktree(repo, wt);
+    git(repo, 'branch', '-D', 'paddock/job1');
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    for (const sha of [onlyRef, onlyBisect, onlyRefLog]) {
+      assert.equal(git(repo, 'cat-file', '-t', sha), 'commit');
+      assert.equal(git(repo, 'merge-base', '--is-ancestor', sha, ev.snapshotRef), '');
+    }
+    // And the refs themselves come back in the restored worktree.
+    const restored = sb.path('restored');
+    const result = await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.deepEqual(result.problems, []);
+    assert.equal(git(restored, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/worktree/', 'refs/bisect/'), `refs/bisect/bad ${onlyBisect}\nrefs/worktree/keep ${onlyRef}\nrefs/worktree/moving ${head}`);
+  });
+
   it('keeps every commit a reset --hard dropped, past 200 of them and past 200 separate lines of work', async () => {
     // One line of 210 commits and 205 commits side by side on the base, made in one fast-import (a
     // git process per commit takes a minute here), then written into HEAD's reflog as an agent's
@@ -665,6 +694,23 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.deepEqual(result.problems, []);
     assertSameState(treeState(wt, skipInnerDotGit), before);
     assertLinkedAgain(path.join(wt, 'inner-wt'), innerHead);
+  });
+
+  it("keeps the commits only an inner worktree's own refs and reflogs name, before forgetting its registration", async () => {
+    const innerHead = innerWorktree('-b', 'agent-inner');
+    const inner = path.join(wt, 'inner-wt');
+    const tree = git(inner, 'rev-parse', 'HEAD^{tree}');
+    const onlyRef = git(inner, 'commit-tree', '-p', innerHead, '-m', 'named only by the inner refs/worktree/keep', tree);
+    const onlyRefLog = git(inner, 'commit-tree', '-p', innerHead, '-m', 'named only by the reflog of the inner refs/worktree/moving', tree);
+    git(inner, 'update-ref', 'refs/worktree/keep', onlyRef);
+    git(inner, 'update-ref', '--create-reflog', 'refs/worktree/moving', onlyRefLog);
+    git(inner, 'update-ref', 'refs/worktree/moving', innerHead);
+    const ev = await captureEvidence(options());
+    await removeWorktree(repo, wt);
+    assert.ok(registrations().every((r) => !r.includes(inner)), 'forgotten once its commits are kept');
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    for (const sha of [onlyRef, onlyRefLog]) assert.equal(git(repo, 'merge-base', '--is-ancestor', sha, ev.snapshotRef), '');
   });
 
   it('links an inner worktree again at its original path over the registration an older cleanup left there', async () => {

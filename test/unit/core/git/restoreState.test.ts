@@ -139,6 +139,131 @@ describe('git: restore gives back the worktree as the agent left it (its state, 
     assert.match(again.branchNote, /^detached at [0-9a-f]{12} \(branch feature\/other is checked out elsewhere\)$/);
   });
 
+  /** Who commits, merges and rebases in these cases (the sandbox's git has no identity). */
+  const WHO = ['-c', 'user.name=A', '-c', 'user.email=a@b.c', '-c', 'core.editor=true'];
+
+  /** A branch `theirs` from main changing c.txt and d.txt, and a commit on the agent's changing c.txt; returns theirs' tip. */
+  function conflictingLines(): string {
+    write(wt, 'c.txt', 'c ours\n');
+    git(wt, ...WHO, 'commit', '-q', '-am', 'ours');
+    git(wt, 'checkout', '-q', '-b', 'theirs', 'main');
+    write(wt, 'c.txt', 'c theirs\n');
+    write(wt, 'd.txt', 'd theirs\n');
+    git(wt, ...WHO, 'commit', '-q', '-am', 'theirs');
+    git(wt, 'checkout', '-q', 'paddock/job1');
+    return git(wt, 'rev-parse', 'theirs');
+  }
+
+  it('a merge stopped on a conflict comes back in progress: its three stages, MERGE_HEAD and MERGE_MSG, and git commit makes the merge', async () => {
+    const theirs = conflictingLines();
+    assert.throws(() => git(wt, ...WHO, 'merge', '-q', 'theirs'));
+    write(wt, 'e.txt', 'staged while merging\n');
+    git(wt, 'add', 'e.txt');
+    const message = readFileSync(path.join(privateGitDir(wt), 'MERGE_MSG'), 'utf8');
+    const stages = git(wt, 'ls-files', '-s', '-u');
+    const result = await roundTrip();
+    assert.equal(git(result.path, 'ls-files', '-s', '-u'), stages);
+    assert.equal(git(result.path, 'rev-parse', 'MERGE_HEAD'), theirs);
+    assert.equal(readFileSync(path.join(privateGitDir(result.path), 'MERGE_MSG'), 'utf8'), message);
+    assert.deepEqual(result.problems, []);
+    write(result.path, 'c.txt', 'c resolved\n');
+    git(result.path, 'add', 'c.txt');
+    git(result.path, ...WHO, 'commit', '-q', '--no-edit');
+    assert.equal(git(result.path, 'rev-parse', 'HEAD^2'), theirs, 'the commit is the merge the agent had begun');
+  });
+
+  it('a rebase stopped on a conflict comes back in progress, with its todo list, and rebase --continue finishes it', async () => {
+    conflictingLines();
+    write(wt, 'f.txt', 'f\n');
+    git(wt, 'add', 'f.txt');
+    git(wt, ...WHO, 'commit', '-q', '-m', 'after ours');
+    assert.throws(() => git(wt, ...WHO, 'rebase', 'theirs'));
+    const result = await roundTrip();
+    assert.match(git(result.path, 'status'), /rebase in progress/);
+    write(result.path, 'c.txt', 'c resolved\n');
+    git(result.path, 'add', 'c.txt');
+    git(result.path, ...WHO, 'rebase', '--continue');
+    assert.equal(git(result.path, 'log', '--format=%s', '-3'), 'after ours\nours\ntheirs');
+    assert.equal(git(result.path, 'rev-parse', '--abbrev-ref', 'HEAD'), 'paddock/job1', 'the rebase ends on the branch it was rebasing');
+  });
+
+  /** Capture and remove; the objects no ref keeps then go (`gc --prune=now`); `sha` must survive. */
+  async function captureRemoveAndCollect(sha: string): Promise<void> {
+    await captureAndRemove();
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    assert.equal(git(repo, 'cat-file', '-t', sha), 'commit', 'the autostash survives gc');
+  }
+
+  it("a rebase --autostash stopped on a conflict keeps the uncommitted work it put aside, and --continue gives it back", async () => {
+    conflictingLines();
+    write(wt, 'README.md', 'uncommitted, only in the autostash\n');
+    assert.throws(() => git(wt, ...WHO, 'rebase', '--autostash', 'theirs'));
+    const autostash = readFileSync(path.join(privateGitDir(wt), 'rebase-merge', 'autostash'), 'utf8').trim();
+    assert.equal(readFileSync(path.join(wt, 'README.md'), 'utf8'), 'hello\n', 'the fixture: the edit is only in the autostash');
+    const before = gitState(wt);
+    await captureRemoveAndCollect(autostash);
+    const result = await restore();
+    assert.deepEqual(gitState(result.path), before);
+    write(result.path, 'c.txt', 'c resolved\n');
+    git(result.path, 'add', 'c.txt');
+    git(result.path, ...WHO, 'rebase', '--continue');
+    assert.equal(readFileSync(path.join(result.path, 'README.md'), 'utf8'), 'uncommitted, only in the autostash\n');
+  });
+
+  it("a merge --autostash stopped on a conflict keeps the uncommitted work it put aside (MERGE_AUTOSTASH), and the commit gives it back", async () => {
+    conflictingLines();
+    write(wt, 'README.md', 'uncommitted, only in the autostash\n');
+    assert.throws(() => git(wt, ...WHO, 'merge', '--autostash', 'theirs'));
+    const autostash = readFileSync(path.join(privateGitDir(wt), 'MERGE_AUTOSTASH'), 'utf8').trim();
+    const before = gitState(wt);
+    await captureRemoveAndCollect(autostash);
+    const result = await restore();
+    assert.deepEqual(gitState(result.path), before);
+    write(result.path, 'c.txt', 'c resolved\n');
+    git(result.path, 'add', 'c.txt');
+    git(result.path, ...WHO, 'commit', '-q', '--no-edit');
+    assert.equal(readFileSync(path.join(result.path, 'README.md'), 'utf8'), 'uncommitted, only in the autostash\n');
+  });
+
+  it('a conflict stage no commit holds (checkout -m of a binary file with local edits) is kept through gc and comes back', async () => {
+    write(wt, 'b.bin', Buffer.from('bin\0one'));
+    git(wt, 'add', 'b.bin');
+    git(wt, ...WHO, 'commit', '-q', '-m', 'binary');
+    git(wt, 'checkout', '-q', '-b', 'other');
+    write(wt, 'b.bin', Buffer.from('bin\0other'));
+    git(wt, ...WHO, 'commit', '-q', '-am', 'other');
+    git(wt, 'checkout', '-q', 'paddock/job1');
+    write(wt, 'b.bin', Buffer.from('bin\0only the agent had this'));
+    git(wt, 'checkout', '-q', '-m', 'other');
+    const stages = git(wt, 'ls-files', '-s', '-u');
+    const local = git(wt, 'ls-files', '-s', '-u').split('\n').find((l) => l.endsWith(' 3\tb.bin'))!.split(' ')[1]!;
+    assert.equal(git(repo, 'cat-file', '-p', local), 'bin\0only the agent had this');
+    await captureAndRemove();
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    assert.equal(git(repo, 'cat-file', '-t', local), 'blob', 'the only copy of the local edit survives gc');
+    const result = await restore();
+    assert.equal(git(result.path, 'ls-files', '-s', '-u'), stages);
+    assert.deepEqual(result.problems, []);
+  });
+
+  it("a bisect stopped half-way comes back with its refs and log, and goes on", async () => {
+    for (let i = 1; i <= 6; i++) {
+      write(wt, 'n.txt', `${i}\n`);
+      git(wt, 'add', 'n.txt');
+      git(wt, ...WHO, 'commit', '-q', '-m', `c${i}`);
+    }
+    git(wt, 'bisect', 'start', 'HEAD', 'HEAD~5');
+    git(wt, 'bisect', 'bad');
+    const log = git(wt, 'bisect', 'log');
+    const refs = git(wt, 'for-each-ref', 'refs/bisect/');
+    const result = await roundTrip();
+    assert.equal(git(result.path, 'bisect', 'log'), log);
+    assert.equal(git(result.path, 'for-each-ref', 'refs/bisect/'), refs);
+    assert.match(git(result.path, 'bisect', 'good'), /Bisecting|is the first bad commit/);
+  });
+
   it('a sparse checkout comes back sparse: its patterns, its config, and the files it left out stay out', async () => {
     git(wt, 'sparse-checkout', 'set', '--no-cone', '/*', '!/docs/');
     assert.equal(existsSync(path.join(wt, 'docs/guide.md')), false, 'the fixture leaves docs/ out');
