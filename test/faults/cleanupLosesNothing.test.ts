@@ -302,6 +302,28 @@ describe('faults: cleanup loses nothing (issue 11)', function () {
     assert.equal(going.status, 0, going.stderr);
     assert.equal(git(to, 'log', '--format=%s', '-3'), 'more\nours\ntheirs');
   });
+
+  // Found a real bug (fixed, 74): git worktree repair, run to link the agent back, gave it the
+  // sibling's registration, and the removal then deleted the sibling's git dir.
+  it("12. an agent that pointed its .git at a running sibling's git dir: its cleanup keeps its own work and leaves the sibling linked", async () => {
+    const sibling = r.run(['start', '--repo', r.repo, '--', 'sh', '-c', 'echo staged > s.txt && git add s.txt && echo ready > ready && sleep 600']);
+    assert.equal(sibling.code, 0, sibling.stderr);
+    const siblingId = sibling.stdout.trim();
+    const siblingTree = show(r, siblingId).worktree;
+    for (const deadline = Date.now() + 30_000; !existsSync(join(siblingTree, 'ready')); await sleep(100)) assert.ok(Date.now() < deadline, 'the sibling did not start');
+    const siblingGitDir = git(siblingTree, 'rev-parse', '--absolute-git-dir');
+    const { id, worktree } = await agent(r, `echo mine > w.txt && git add w.txt && git commit -q -m mine && echo dirty > d.txt && echo "gitdir: ${siblingGitDir}" > .git`);
+    cleanupOk(r, id);
+    assert.equal(git(siblingTree, 'rev-parse', '--absolute-git-dir'), siblingGitDir, "the sibling's git dir is still there");
+    assert.equal(git(siblingTree, 'rev-parse', '--abbrev-ref', 'HEAD'), `paddock/${siblingId}`);
+    assert.equal(git(siblingTree, 'status', '--porcelain'), 'A  s.txt\n?? ready');
+    assert.ok(!isWorktreeOf(sb.repo, worktree), "the agent's own registration went with its worktree");
+    const to = restore(r, id);
+    assert.equal(git(to, 'log', '-1', '--format=%s'), 'mine');
+    assert.equal(readFileSync(join(to, 'd.txt'), 'utf8'), 'dirty\n');
+    assert.equal(r.run(['stop', siblingId]).code, 0);
+    cleanupOk(r, siblingId);
+  });
 });
 
 describe('faults: cleanup on a full disk keeps the worktree and the good evidence (issue 11, case 6)', function () {

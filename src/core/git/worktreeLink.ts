@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { commonDirOf, worktreeGitDir } from './headFiles';
 import { runGit } from './runGit';
 import { realPathOr } from '../common/paths';
+import { registrationsOf } from './worktreeRegistration';
 
 /** `linked`: its `.git` leads to the repository; `missing`: no `.git`; `own`: a repository of its own; `broken`: a `.git` that leads nowhere. */
 export type WorktreeLink = 'linked' | 'missing' | 'own' | 'broken';
@@ -30,12 +31,43 @@ export async function worktreeLink(repo: string, worktree: string): Promise<Work
 
 /**
  * Writes a missing or broken `.git` of a registered worktree again from the repository's record of
- * it (`git worktree repair`); true when the worktree leads to the repository afterwards.
+ * it; true when the worktree leads to the repository afterwards.
+ *
+ * Not by `git worktree repair <worktree>` alone: when the `.git` file names another worktree's git
+ * dir (an agent pointed it at a sibling agent's), repair takes that one's registration — its
+ * `gitdir` is rewritten to point here — and the removal that follows deletes the other worktree's
+ * git dir, its index and HEAD with it, leaving its folder unlinked. The folder's own registration
+ * (the admin dir whose `gitdir` names it) is written into its `.git` file instead; repair only
+ * where there is none, and never over another live worktree's git dir.
  */
 export async function relinkWorktree(repo: string, worktree: string): Promise<boolean> {
+  const dotGit = path.join(worktree, '.git');
+  const stat = await fs.lstat(dotGit).catch(() => null);
+  if (stat === null || stat.isFile()) {
+    const own = await registrationsOf(repo, worktree);
+    if (own.length === 1) {
+      await fs.writeFile(dotGit, `gitdir: ${own[0]}\n`);
+      return (await worktreeLink(repo, worktree)) === 'linked';
+    }
+    if (await namesAnotherWorktree(worktree)) return false;
+  }
   // git prints the broken link it found and exits 1 even when it repaired it: the link itself says.
   await runGit(['worktree', 'repair', '--', worktree], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
   return (await worktreeLink(repo, worktree)) === 'linked';
+}
+
+/** The `.git` file names a linked worktree's git dir whose `gitdir` points at another folder that is there. */
+async function namesAnotherWorktree(worktree: string): Promise<boolean> {
+  try {
+    const gitDir = await worktreeGitDir(worktree);
+    if (gitDir === undefined) return false;
+    const back = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8')).replace(/\r?\n$/, '');
+    const other = path.dirname(path.resolve(gitDir, back));
+    const [named, actual] = await Promise.all([fs.realpath(other), fs.realpath(worktree)]);
+    return named !== actual;
+  } catch {
+    return false;
+  }
 }
 
 /** What `ensureLinked` did: nothing (linked), linked it again (with a note), or what stands in the way. */

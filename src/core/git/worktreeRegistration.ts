@@ -29,27 +29,33 @@ export async function resolvedPathOf(folder: string): Promise<string> {
 }
 
 /**
- * Removes `repo`'s registration of the worktree at `folder` (its admin dir under the git dir's
- * `worktrees/`, found by the `gitdir` file that points into `folder`) when that folder is gone.
- * `repo`: any worktree or the git dir of the repository. Returns whether one was removed; a folder
- * still on disk is never forgotten (git's `worktree remove` is for that).
+ * The admin dirs under `repo`'s git dir's `worktrees/` whose `gitdir` file points into `folder`
+ * (its registrations: one, unless git was fooled). `repo`: any worktree or the git dir of the repository.
  */
-export async function forgetWorktreeRegistration(repo: string, folder: string): Promise<boolean> {
-  if (existsSync(folder)) return false;
+export async function registrationsOf(repo: string, folder: string): Promise<string[]> {
   const res = await runGit(['rev-parse', '--git-common-dir'], { cwd: repo, allowFailure: true });
-  if (res.code !== 0) return false;
+  if (res.code !== 0) return [];
   const admin = path.join(path.resolve(repo, res.stdout.trim()), 'worktrees');
   const wanted = new Set([path.resolve(folder), resolvedPath(folder)]);
-  let removed = false;
+  const found: string[] = [];
   for (const name of await fs.readdir(admin).catch(() => [] as string[])) {
     const dir = path.join(admin, name);
     const gitdir = await fs.readFile(path.join(dir, 'gitdir'), 'utf8').catch(() => null);
     if (gitdir === null || gitdir.trim() === '') continue;
     // `gitdir` names the worktree's `.git` file (relative to the admin dir when git wrote it relative).
     const registered = path.dirname(path.resolve(dir, gitdir.trim()));
-    if (!wanted.has(registered) && !wanted.has(resolvedPath(registered))) continue;
-    await fs.rm(dir, { recursive: true, force: true });
-    removed = true;
+    if (wanted.has(registered) || wanted.has(resolvedPath(registered))) found.push(dir);
   }
-  return removed;
+  return found;
+}
+
+/**
+ * Removes `repo`'s registration of the worktree at `folder` when that folder is gone. Returns
+ * whether one was removed; a folder still on disk is never forgotten (git's `worktree remove` is for that).
+ */
+export async function forgetWorktreeRegistration(repo: string, folder: string): Promise<boolean> {
+  if (existsSync(folder)) return false;
+  const dirs = await registrationsOf(repo, folder);
+  for (const dir of dirs) await fs.rm(dir, { recursive: true, force: true });
+  return dirs.length > 0;
 }

@@ -52,6 +52,34 @@ describe('git: worktreeLink', function () {
     git(repo, 'worktree', 'remove', wt);
   });
 
+  it("a .git file the agent pointed at another worktree's git dir is linked back to its own, and the other worktree keeps its registration, index and HEAD", async () => {
+    const repo = sb.repo();
+    const a = sb.path('wt-a');
+    const b = sb.path('wt-b');
+    git(repo, 'worktree', 'add', '-q', '-b', 'agent-a', a, 'main');
+    git(repo, 'worktree', 'add', '-q', '-b', 'agent-b', b, 'main');
+    writeFileSync(path.join(b, 'staged.txt'), 'staged in b\n');
+    git(b, 'add', 'staged.txt');
+    const bGitDir = git(b, 'rev-parse', '--absolute-git-dir');
+    writeFileSync(path.join(a, '.git'), `gitdir: ${bGitDir}\n`);
+    assert.equal(git(a, 'rev-parse', '--abbrev-ref', 'HEAD'), 'agent-b', "git in a now reads b's HEAD");
+    assert.equal(await worktreeLink(repo, a), 'broken');
+    assert.equal(await relinkWorktree(repo, a), true);
+    assert.equal(git(a, 'rev-parse', '--abbrev-ref', 'HEAD'), 'agent-a');
+    assert.equal(await worktreeLink(repo, b), 'linked', 'b is still linked to its own git dir');
+    assert.equal(git(b, 'status', '--porcelain'), 'A  staged.txt');
+    git(repo, 'worktree', 'remove', '--force', a);
+    assert.equal(git(b, 'rev-parse', '--abbrev-ref', 'HEAD'), 'agent-b', "removing a leaves b's git dir");
+    assert.match(git(repo, 'worktree', 'list', '--porcelain'), new RegExp(`^worktree ${b}$`, 'm'));
+
+    // A folder with no registration of its own whose .git names b's: not linked, and b left as it is.
+    const c = sb.path('wt-c');
+    mkdirSync(c);
+    writeFileSync(path.join(c, '.git'), `gitdir: ${bGitDir}\n`);
+    assert.equal(await relinkWorktree(repo, c), false);
+    assert.equal(await worktreeLink(repo, b), 'linked');
+  });
+
   it('never takes the repository of a folder above for the link (a worktree root inside another checkout)', async () => {
     const outer = sb.repo({ 'a.txt': 'a\n' }, 'outer');
     const repo = sb.repo({ 'b.txt': 'b\n' }, 'inner-repo');
