@@ -8,6 +8,7 @@
  * the viewer asks the worker for the agent's main screen again.
  */
 /* eslint-disable no-control-regex -- matching terminal escape sequences is this module's job */
+import { SET_IN_USE_FROM_ALTERNATE_SLOT } from '../../core/terminal/charsetReplay';
 
 /** DEC private modes that switch screens: 1049 (with cursor save), 1047, 47. */
 const SCREEN_MODES = new Set([47, 1047, 1049]);
@@ -49,5 +50,6 @@ export class AgentScreenSwitches {
 
 /** The snapshot of a screen, made to draw inside the outer alternate screen. */
 export function withoutScreenSwitches(screen: string): string {
-  return new AgentScreenSwitches().filter(screen).text;
+  // Not a switch of the agent's: the snapshot's way to a set in use that no designation gives, dropped whole.
+  return new AgentScreenSwitches().filter(screen.replace(SET_IN_USE_FROM_ALTERNATE_SLOT, '')).text;
 }

@@ -10,6 +10,7 @@ import { failure } from '../common/errors';
 import { fsFailureWords } from '../common/fsErrors';
 import { assertTextLength } from '../common/textLimit';
 import { isTerminalState, JobRecord, LifecycleState } from '../store/schema';
+import { readSuspensions, suspensionWords } from '../store/suspension';
 import { decodeFrame, encodeFrame, LineDecoder, validateMessage } from './framing';
 import {
   MAX_INPUT_CHARS,
@@ -132,6 +133,9 @@ export class WorkerClient extends Disposable {
         // The store holds the socket's name to this execution's (agentClaims.ts); its folder must be a private one of this user's.
         const badDir = socketDirProblem(dirname(exec.socketPath));
         if (badDir) throw failure(`Will not connect to agent ${id}'s worker: ${badDir}.`);
+        // Its kernel still accepts the connection, and every request would wait out its timeout for nothing.
+        const frozen = (await readSuspensions([job])).get(id)?.worker;
+        if (frozen) throw failure(`The worker of agent ${id} cannot answer while it is ${suspensionWords({ worker: frozen, agent: [] })}.`);
         try {
           return await WorkerClient.connectToSocket(exec.socketPath, exec.socketToken, {
             ...opts,

@@ -14,6 +14,8 @@ import { activeBufferInternals, alternateBufferInternals, BufferInternals, norma
 
 const ENTER_ALTERNATE = '\x1b[?1049h';
 const TAB_WIDTH = 8;
+/** A snapshot's viewer has both screens (`paddock attach` drops what it cannot draw on one: `withoutScreenSwitches`). */
+const BOTH_SCREENS = { bothScreens: true };
 
 /** The serializer's `serialized` text of `term`, completed with the state it leaves out. */
 export function replayableScreen(term: Terminal, serialized: string): string {
@@ -26,7 +28,7 @@ export function replayableScreen(term: Terminal, serialized: string): string {
     serialized;
   const switchAt = screen.indexOf(ENTER_ALTERNATE);
   if (term.buffer.active.type !== 'alternate' || switchAt < 0 || !normal) {
-    return screen + cellRedraws(term, screen).shown + writingStateReplay(term);
+    return screen + cellRedraws(term, screen).shown + writingStateReplay(term, BOTH_SCREENS);
   }
   const [before, after] = alternateScreenState(term, normal);
   const withState = (normalRedraws: string) =>
@@ -34,7 +36,7 @@ export function replayableScreen(term: Terminal, serialized: string): string {
   // The cells are compared with what a viewer draws from the whole replay; the normal screen's are
   // drawn again before its state is set for the switch (which saves the cursor, pen and set).
   const redraws = cellRedraws(term, withState(''));
-  return withState(redraws.normal) + redraws.shown + writingStateReplay(term);
+  return withState(redraws.normal) + redraws.shown + writingStateReplay(term, BOTH_SCREENS);
 }
 
 /**

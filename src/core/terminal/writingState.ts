@@ -7,7 +7,7 @@
  */
 import type { Terminal } from '@xterm/headless';
 import { RESET_PEN } from './cellDraw';
-import { charsetReplay, restoresSetInUse } from './charsetReplay';
+import { CharsetReplayOptions, charsetReplay, restoresSetInUse } from './charsetReplay';
 import { cursorReplay, wrapPending } from './cursorReplay';
 import { penLink, penLinkOnItsRows, penSgr } from './penReplay';
 import { charsetInternals } from './xtermInternals';
@@ -16,13 +16,14 @@ import { charsetInternals } from './xtermInternals';
  * From a viewer whose cells are the program's, with any cursor, pen and modes, G0–G3 as
  * `charsetReplay` expects them. The pen's hyperlink is opened on the rows the program's has
  * (`penLinkOnItsRows`), except when the cursor is put back by writing a character, which ends it:
- * then on the cursor's row.
+ * then on the cursor's row. `options.bothScreens`: the viewer may be switched to its alternate screen
+ * and back (a snapshot), which a set in use may need (`charsetReplay`).
  */
-export function writingStateReplay(term: Terminal): string {
+export function writingStateReplay(term: Terminal, options: CharsetReplayOptions = {}): string {
   const pending = wrapPending(term);
   const linkOnItsRows = pending ? '' : penLinkOnItsRows(term);
   const link = linkOnItsRows ? '' : penLink(term);
   const pen = `${RESET_PEN}${penSgr(term)}${link}`;
-  if (!restoresSetInUse(term)) return `${linkOnItsRows}${cursorReplay(term)}${charsetReplay(term)}${pen}`;
-  return `${charsetReplay(term)}${linkOnItsRows}${cursorReplay(term, charsetInternals(term)?.charset)}${pen}`;
+  if (!restoresSetInUse(term, options)) return `${linkOnItsRows}${cursorReplay(term)}${charsetReplay(term, options)}${pen}`;
+  return `${charsetReplay(term, options)}${linkOnItsRows}${cursorReplay(term, charsetInternals(term)?.charset)}${pen}`;
 }

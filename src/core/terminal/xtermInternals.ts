@@ -87,6 +87,12 @@ interface TerminalInternals {
       _curAttrData?: AttributesInternals;
       /** ED, as `CSI Ps J` runs it (only `params[0]` is read). */
       eraseInDisplay?(params: { params: number[] }, respectProtect?: boolean): boolean;
+      /** Erases a row's cells `start` to `end` (a screen row); keeps the row's markers. */
+      _eraseInBufferLine?(row: number, start: number, end: number, clearWrap?: boolean, respectProtect?: boolean): void;
+      /** Erases a whole row (a screen row) and drops its markers. */
+      _resetBufferLine?(row: number, respectProtect?: boolean): void;
+      /** Brings the cursor onto the screen (a pending wrap's column to the last one), as every erase does first. */
+      _restrictCursor?(maxCol?: number): void;
     };
     _oscLinkService?: {
       getLinkData(id: number): LinkInternals | undefined;
@@ -136,12 +142,24 @@ export function linkLinesInternals(term: Terminal, id: number): number[] {
   return markers.filter((marker) => shown.includes(marker) && typeof marker.line === 'number' && marker.line >= 0).map((marker) => marker.line);
 }
 
-/** Erases the display as `CSI mode J` does, now (from a parser handler); false when this xterm.js cannot. */
-export function eraseInDisplayNow(term: Terminal, mode: number, selective = false): boolean {
+/**
+ * Erases above as `CSI 1 J` does, now (from a parser handler), without the read of the line below
+ * the cursor's that throws on the last row: the cursor's row up to the cursor, its markers kept (so
+ * a hyperlink kept for that row stays, as it does after ED 1 anywhere else), the rows above it
+ * whole. `selective`: DECSED (`CSI ? 1 J`), which leaves protected cells as they are. Without those
+ * internals, ED 2 (which forgets that row's links); false when this xterm.js has neither.
+ */
+export function eraseAboveNow(term: Terminal, selective: boolean): boolean {
   const handler = core(term)?._inputHandler;
-  if (typeof handler?.eraseInDisplay !== 'function') return false;
-  // `selective`: DECSED (`CSI ? J`), which leaves protected cells as they are.
-  handler.eraseInDisplay({ params: [mode] }, selective);
+  if (typeof handler?._eraseInBufferLine !== 'function' || typeof handler._resetBufferLine !== 'function') {
+    if (typeof handler?.eraseInDisplay !== 'function') return false;
+    handler.eraseInDisplay({ params: [2] }, selective);
+    return true;
+  }
+  handler._restrictCursor?.(term.cols);
+  const { cursorY, cursorX } = term.buffer.active;
+  handler._eraseInBufferLine(cursorY, 0, cursorX + 1, true, selective);
+  for (let row = cursorY - 1; row >= 0; row--) handler._resetBufferLine(row, selective);
   return true;
 }
 

@@ -5,7 +5,7 @@
  * active writable viewer decides).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, Stats, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createConnection, createServer, Server, Socket } from 'node:net';
 import { Emitter, Event } from '../common/event';
@@ -65,6 +65,9 @@ export class ControlServer extends Disposable implements ConnectionHost {
   private socketPath: string | undefined;
   /** The writable viewer that typed or resized last. */
   private active: Connection | undefined;
+  /** When each writable viewer was last active (a count): the size goes back to the latest one left. */
+  private readonly activeAt = new Map<Connection, number>();
+  private activeCount = 0;
   private readonly controlDigest: Buffer;
   private readonly agentDigest: Buffer;
   readonly limits: ConnectionLimits;
@@ -96,6 +99,10 @@ export class ControlServer extends Disposable implements ConnectionHost {
 
   private socketCheck: NodeJS.Timeout | undefined;
   private relistening = false;
+  /** The socket file this worker made (device and inode): what else is at its path is not it. */
+  private ownSocket: { dev: number; ino: number } | undefined;
+  /** What was said of a file at the path that is left alone, so that it is said once. */
+  private reportedInTheWay: string | undefined;
 
   private createServer(): Server {
     const server = createServer((socket) => this.accept(socket));
@@ -151,11 +158,7 @@ export class ControlServer extends Disposable implements ConnectionHost {
       await this.tryListen(path);
     }
     this.socketPath = path;
-    try {
-      chmodSync(path, 0o600);
-    } catch {
-      // the 0700 directory is the real protection
-    }
+    this.madeSocket(path);
     if (!this.socketCheck) {
       this.socketCheck = setInterval(() => void this.keepSocket(), this.opts.socketCheckMs ?? SOCKET_CHECK_MS);
       this.socketCheck.unref?.();
@@ -163,41 +166,75 @@ export class ControlServer extends Disposable implements ConnectionHost {
   }
 
   /**
-   * Listens again when the socket file (or its whole directory) was removed. Connections already
-   * open are separate sockets and go on. Only a missing file is replaced: one that exists is left
-   * alone, whoever put it there.
+   * Listens again when the socket file (or its whole directory) was removed, or something else
+   * was put at its path (a file, a link, a dead socket): the path is this execution's by name,
+   * recorded in the job and in the agent's environment, and the worker behind anything else there
+   * is alive but unreachable (no attach, send, screen or stop, ever), while clients say it has
+   * exited. A directory, and a socket another process serves, are left alone (said once).
+   * Connections already open are separate sockets and go on.
    */
   private async keepSocket(): Promise<void> {
     const path = this.socketPath;
     if (!path || this.relistening || this._store.isDisposed) return;
+    let found: Stats | undefined;
     try {
-      lstatSync(path);
-      return;
+      found = lstatSync(path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;
     }
+    if (found && this.isOwnSocket(found)) return;
     this.relistening = true;
     try {
+      if (found && !(await this.mayReplace(path, found))) return;
       ensureRuntimeDir(dirname(path));
       // A closed listener unlinks its path (libuv): close the old one before the new file exists.
+      // That takes what was put in its place too; unlinked here as well, for a listener already closed.
       const old = this.server;
       old.close();
+      if (found) removeIfThere(path);
       this.server = this.createServer();
       await this.tryListen(path);
       if (this._store.isDisposed) {
         this.server.close();
         return;
       }
-      try {
-        chmodSync(path, 0o600);
-      } catch {
-        // the 0700 directory is the real protection
-      }
-      this.opts.log(`the control socket ${path} was removed from under the worker; listening on it again`);
+      this.madeSocket(path);
+      this.reportedInTheWay = undefined;
+      this.opts.log(`the control socket ${path} was ${found ? 'replaced' : 'removed'} from under the worker; listening on it again`);
     } catch (err) {
-      this.opts.log(`the control socket ${path} was removed and cannot be made again yet: ${(err as Error).message}`);
+      this.opts.log(`the control socket ${path} was ${found ? 'replaced' : 'removed'} and cannot be made again yet: ${(err as Error).message}`);
     } finally {
       this.relistening = false;
+    }
+  }
+
+  private isOwnSocket(found: Stats): boolean {
+    // Without a record of its own (lstat failed right after listening), any socket there is taken for it.
+    if (!this.ownSocket) return found.isSocket();
+    return found.dev === this.ownSocket.dev && found.ino === this.ownSocket.ino;
+  }
+
+  /** Whether what is at the worker's socket path may be replaced: not a directory, nor a socket that answers. */
+  private async mayReplace(path: string, found: Stats): Promise<boolean> {
+    const inTheWay = found.isDirectory() ? 'a directory' : found.isSocket() && (await answers(path)) ? 'a socket another process serves' : undefined;
+    if (!inTheWay) return true;
+    if (this.reportedInTheWay !== inTheWay) this.opts.log(`the control socket ${path} was replaced by ${inTheWay}; left alone, the worker cannot be reached until it is removed`);
+    this.reportedInTheWay = inTheWay;
+    return false;
+  }
+
+  /** Private, and known as this worker's own. */
+  private madeSocket(path: string): void {
+    try {
+      chmodSync(path, 0o600);
+    } catch {
+      // the 0700 directory is the real protection
+    }
+    try {
+      const made = lstatSync(path);
+      this.ownSocket = { dev: made.dev, ino: made.ino };
+    } catch {
+      this.ownSocket = undefined;
     }
   }
 
@@ -219,7 +256,23 @@ export class ControlServer extends Disposable implements ConnectionHost {
    */
   markActive(conn: Connection, cols: number, rows: number): void {
     this.active = conn;
+    this.activeAt.set(conn, ++this.activeCount);
     if (cols !== this.session.cols || rows !== this.session.rows) this.opts.applySize(cols, rows);
+  }
+
+  /**
+   * The active viewer left (detached, closed, dropped): the writable viewer active before it decides
+   * the size again, as if it had just typed. Otherwise the agent stayed sized for a viewer that no
+   * longer looks, cut or garbled in the ones still attached. With none left, the size stays.
+   */
+  private handSizeOn(): void {
+    this.active = undefined;
+    if (this._store.isDisposed) return;
+    let next: Connection | undefined;
+    for (const [conn, at] of this.activeAt) {
+      if (conn.isWritableViewer && (!next || at > (this.activeAt.get(next) ?? 0))) next = conn;
+    }
+    if (next) this.markActive(next, next.cols, next.rows);
   }
 
   /**
@@ -295,7 +348,8 @@ export class ControlServer extends Disposable implements ConnectionHost {
     this.connections.add(conn);
     conn.onDidClose(() => {
       this.connections.delete(conn);
-      if (this.active === conn) this.active = undefined;
+      this.activeAt.delete(conn);
+      if (this.active === conn) this.handSizeOn();
       this._onDidCloseConnection.fire();
     });
   }
@@ -318,16 +372,28 @@ export class ControlServer extends Disposable implements ConnectionHost {
 
   /** A socket file from a killed worker: nobody answers (ECONNREFUSED) and it is a socket → remove it. */
   private async recoverStale(path: string): Promise<void> {
-    const answered = await new Promise<boolean>((resolve) => {
-      const probe = createConnection(path);
-      probe.once('connect', () => {
-        probe.destroy();
-        resolve(true);
-      });
-      probe.once('error', () => resolve(false));
-    });
-    if (answered) throw failure(`Another process is already serving the control socket ${path}.`);
+    if (await answers(path)) throw failure(`Another process is already serving the control socket ${path}.`);
     if (!lstatSync(path).isSocket()) throw failure(`${path} exists and is not a socket; refusing to replace it.`);
     unlinkSync(path);
+  }
+}
+
+/** Whether a process accepts connections on the socket at `path`. */
+function answers(path: string): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const probe = createConnection(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+}
+
+function removeIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already (the old listener's close)
   }
 }

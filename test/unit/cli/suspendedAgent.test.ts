@@ -51,4 +51,31 @@ describe('CLI: list and show say a SIGSTOPped worker is suspended', function () 
     assert.equal(JSON.parse((await cli(['show', id, '--json'])).stdout).suspended, null);
     assert.equal((await cli(['stop', id])).code, 0);
   });
+
+  it('screen, send and attach say at once that a suspended worker cannot answer, and work again once it is continued', async () => {
+    // Bug 79: each waited 10 s on a connection the frozen worker's kernel accepted, then said it "did not answer".
+    const started = await cli(['start', '--json', '--', 'sh', '-c', 'echo marker-$((6*7)); exec cat']);
+    assert.equal(started.code, 0, started.stderr);
+    const { id } = JSON.parse(started.stdout) as { id: string };
+    const worker = (await sb.waitForState(id, ['running'])).execution!.pid;
+    const sentence = `paddock %s: The worker of agent ${id} cannot answer while it is suspended (SIGSTOP): worker ${worker} — kill -CONT ${worker} resumes it.\n`;
+    process.kill(worker, 'SIGSTOP');
+    try {
+      await waitStopped(worker, true);
+      for (const args of [['screen', id], ['send', id, 'hello'], ['attach', id, '--read-only']]) {
+        const began = Date.now();
+        const run = await cli(args);
+        assert.equal(run.code, 1, `${args[0]}: ${run.stderr}`);
+        assert.equal(run.stderr, sentence.replace('%s', args[0]));
+        assert.ok(Date.now() - began < 5000, `${args[0]} answered after ${Date.now() - began} ms`);
+      }
+    } finally {
+      process.kill(worker, 'SIGCONT');
+    }
+    await waitStopped(worker, false);
+    const screen = await cli(['screen', id]);
+    assert.equal(screen.code, 0, screen.stderr);
+    assert.match(screen.stdout, /marker-42/);
+    assert.equal((await cli(['stop', id])).code, 0);
+  });
 });

@@ -1,5 +1,18 @@
 import * as assert from 'node:assert/strict';
+import { Terminal } from '@xterm/headless';
 import { AgentScreenSwitches, withoutScreenSwitches } from '../../../../src/cli/support/outerScreen';
+import { ScreenMirror } from '../../../../src/core/worker/mirror';
+
+/** The first row of an xterm.js terminal sent `chunks`. */
+async function firstRow(...chunks: string[]): Promise<string> {
+  const term = new Terminal({ cols: 20, rows: 4, allowProposedApi: true });
+  try {
+    for (const chunk of chunks) await new Promise<void>((resolve) => term.write(chunk, resolve));
+    return term.buffer.active.getLine(0)?.translateToString(true) ?? '';
+  } finally {
+    term.dispose();
+  }
+}
 
 describe('AgentScreenSwitches', () => {
   it('turns entering the alternate screen into a clear and drops leaving it, reporting it', () => {
@@ -18,5 +31,18 @@ describe('AgentScreenSwitches', () => {
 
   it('makes a snapshot of the alternate screen draw without switching', () => {
     assert.equal(withoutScreenSwitches('main\x1b[?1049h\x1b[Halt'), 'main\x1b[H\x1b[2J\x1b[Halt');
+  });
+
+  it('draws a snapshot whose set in use comes back from the alternate screen\'s saved cursor on one screen, in that set', async () => {
+    // Bug 78: the snapshot puts the set in use back through the alternate screen; its `?1047h` became a clear here.
+    const m = new ScreenMirror({ cols: 20, rows: 4 });
+    try {
+      m.write('kept\x1b(0\x1b7\x1b[?1047h\x1b(B\x1b7\x1b(0\x1b8\x1b[?1047l');
+      const { screen } = await m.snapshotAt();
+      assert.ok(screen.includes('\x1b[?1047h'), 'the snapshot goes through the alternate screen');
+      assert.equal(await firstRow(withoutScreenSwitches(screen), 'lq'), 'keptlq', 'not cleared, and ASCII in use');
+    } finally {
+      m.dispose();
+    }
   });
 });

@@ -131,6 +131,31 @@ describe('AgentWorker', function () {
     await waitUntil('90 cols', () => seen.a.includes('20 90'));
   });
 
+  it('gives the size back to the viewer active before the one that left, and to none once only read-only ones are left', async () => {
+    // Bug 80: the agent stayed sized for a viewer that had detached, cut in the one still attached.
+    const job = await sb.start(['env', 'PS1=$ ', 'bash', '--norc', '--noprofile', '-i']);
+    const wide = await connect(job.id);
+    const sizes: string[] = [];
+    wide.onDidResize((s) => sizes.push(`${s.cols}x${s.rows}`));
+    let seen = '';
+    wide.onDidOutput((d) => (seen += d));
+    await wide.attach({ cols: 100, rows: 30, readOnly: false });
+    const small = await connect(job.id);
+    await small.attach({ cols: 60, rows: 20, readOnly: false });
+    const ro = await connect(job.id);
+    await ro.attach({ cols: 40, rows: 10, readOnly: true });
+    await waitUntil('sized for the small viewer', () => sizes.at(-1) === '60x20');
+    small.detach();
+    await waitUntil('sized for the wide viewer again', () => sizes.at(-1) === '100x30');
+    wide.input('stty size\r');
+    await waitUntil('the agent sees it', () => seen.includes('30 100'));
+    wide.detach();
+    await sleep(300);
+    const look = await connect(job.id);
+    const ready = await look.attach({ cols: 20, rows: 5, readOnly: true });
+    assert.deepEqual([ready.cols, ready.rows], [100, 30], 'read-only viewers never size it');
+  });
+
   it('streams every byte to binary and JSON viewers alike, characters cut between PTY reads included', async () => {
     const line = 'ünï✓😀 output line\n';
     const job = await sb.start(['sh', '-c', `read go; yes '${line.trimEnd()}' | head -n 20000; echo FLOOD-DONE; sleep 600`]);

@@ -322,6 +322,11 @@ describe('a viewer attaching mid-session goes on from where the program\'s next 
     ['the next character wraps, in DEC line drawing, after a letter it would have drawn as a line', '\x1b[1;17Hlast\x1b(0', 'q'],
     ['DEC line drawing in G0 after leaving the alternate screen, for the next SI', '\x1b[?1049h\x1b(0\x1b[?1049l', 'lq\x0flq'],
     ['DEC line drawing in use after ESC 8, ASCII in G0', '\x1b(0\x1b7\x1b(B\x1b8', 'lq\x0flq'],
+    // Bug 78: the set in use apart from both the designated one and the shown screen's saved cursor's.
+    ['ASCII in use after ESC 8 on the alternate screen left without restoring, DEC line drawing in G0 and in the saved cursor', '\x1b(0\x1b7\x1b[?1047h\x1b(B\x1b7\x1b(0\x1b8\x1b[?1047l', 'lq\x0flq\x1b8q'],
+    ['DEC line drawing in use after ESC 8 on the alternate screen left without restoring, ASCII in G0 and in the saved cursor', '\x1b7\x1b[?1047h\x1b(0\x1b7\x1b(B\x1b8\x1b[?1047l', 'lq\x0flq\x1b8q'],
+    ['the alternate screen\'s saved cursor after that, for when the program comes back', '\x1b7\x1b[?1047h\x1b[2;3H\x1b(0\x1b7\x1b(B\x1b8\x1b[?1047l', '\x1b[?1047h\x1b8q'],
+    ['the same with G1 shifted in (SO), the wrap pending', '\x1b)0\x0e\x1b7\x1b[?1047h\x1b)B\x1b7\x1b)0\x1b8\x1b[?1047l\x1b[1;17Hlast', 'q\x0eq\x0fq'],
     ['the alternate screen entered without saving the cursor (?1047h), left restoring the one saved before', 'TEXT\x1b[?1047h', '\x1b[?1049lX'],
     ['a row continuing one erased since (the serializer\'s forced wrap leaves no dash)', `${'x'.repeat(25)}\x1b[1;1H\x1b[2K`, ''],
     ['a row continuing one, starting with a blank (the serializer moved over it on the row above)', `\x1b[1;17HWIDE\u4e00\bWIDE`, ''],
@@ -333,6 +338,30 @@ describe('a viewer attaching mid-session goes on from where the program\'s next 
     it(title, async () => {
       const { direct, viewer } = await cellsBoth(before, after);
       assert.equal(viewer, direct);
+    });
+  }
+});
+
+describe('a viewer attaching mid-session after an erase the mirror does itself (xterm.js)', () => {
+  // ED 1 at the last cell of a screen that has not scrolled throws in xterm.js (the mirror erases
+  // there itself): the program's terminal is given the same erase as ED 1 one row up (which reads
+  // a line that is there) and EL 1 on the last row.
+  const eraseAbove = (selective: boolean) => (selective ? '\x1b[A\x1b[?1J\x1b[B\x1b[?1K' : '\x1b[A\x1b[1J\x1b[B\x1b[1K');
+  for (const selective of [false, true]) {
+    it(`the hyperlink kept only for the cursor's row after ED 1 there${selective ? ' (DECSED)' : ''} goes on in what the program writes next`, async () => {
+      // Bug 78: the mirror erased as ED 2, which dropped that row's link; the viewer's next characters had none.
+      const upTo = `top\x1b[4;1H\x1b]8;;https://a.example/\x1b\\${'x'.repeat(20)}`;
+      const after = '\x1b[4;1Hnext';
+      const m = new ScreenMirror({ cols: 20, rows: 4 });
+      try {
+        m.write(`${upTo}${selective ? '\x1b[?1J' : '\x1b[1J'}`);
+        const { screen } = await m.snapshotAt();
+        const direct = await cellsOf(20, 4, `${upTo}${eraseAbove(selective)}${after}`);
+        assert.match(direct, /n[^|]*link/, 'the program writes in its link');
+        assert.equal(await cellsOf(20, 4, screen, after), direct);
+      } finally {
+        m.dispose();
+      }
     });
   }
 });

@@ -5,9 +5,10 @@
  * and could never be attached, sent to or read again (ENOENT on every connect).
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, lstatSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { WorkerClient } from '../../../../src/core/protocol/client';
+import { WORKER_LOG_FILE } from '../../../../src/core/worker/spawn';
 import { useWorkerSandbox, waitUntil } from './fixtures';
 
 describe('worker socket removed from under it', function () {
@@ -46,4 +47,39 @@ describe('worker socket removed from under it', function () {
       assert.equal((await use.sb.store.read(job.id)).lifecycle.state, 'running');
     });
   }
+
+  // Bug 79: a file put in the socket's place was left alone: the agent could not be reached again,
+  // and every client said its worker had exited.
+  const replacements: [string, (path: string) => void][] = [
+    ['a regular file', (path) => writeFileSync(path, 'junk')],
+    ['a symbolic link', (path) => symlinkSync('/nonexistent-paddock-target', path)],
+  ];
+  for (const [what, put] of replacements) {
+    it(`listens again after the socket file is replaced by ${what}`, async () => {
+      const job = await use.sb.start(['sh', '-c', 'echo marker-$((6*7)); exec cat']);
+      const path = (await use.sb.store.read(job.id)).execution!.socketPath;
+      await waitUntil('the marker on screen', async () => (await screenOf(job.id)).includes('marker-42'));
+      rmSync(path);
+      put(path);
+      await waitUntil('the socket made again', () => lstatSync(path).isSocket(), 15_000);
+      assert.match(await screenOf(job.id), /marker-42/, 'a new viewer attaches');
+      assert.equal((await use.sb.store.read(job.id)).lifecycle.state, 'running');
+    });
+  }
+
+  it('leaves a directory put in the socket\'s place alone, and says so once', async () => {
+    const job = await use.sb.start(['sh', '-c', 'exec cat']);
+    const path = (await use.sb.store.read(job.id)).execution!.socketPath;
+    await waitUntil('the worker listening', async () => (await screenOf(job.id)).length > 0);
+    rmSync(path);
+    mkdirSync(path);
+    writeFileSync(`${path}/kept`, 'someone\'s');
+    const log = join(use.sb.store.jobDir(job.id), WORKER_LOG_FILE);
+    await waitUntil('the worker saying so', () => readFileSync(log, 'utf8').includes('replaced by a directory'), 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 4500));
+    assert.equal(readFileSync(log, 'utf8').split('replaced by a directory').length, 2, 'said once');
+    assert.equal(readFileSync(`${path}/kept`, 'utf8'), 'someone\'s');
+    rmSync(path, { recursive: true });
+    await waitUntil('the socket made again once the directory is gone', () => existsSync(path) && lstatSync(path).isSocket(), 15_000);
+  });
 });
