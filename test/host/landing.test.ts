@@ -49,6 +49,7 @@ describe('landing from the Agents view', function () {
       {
         hostland: { command: 'bash', args: ['-c', commit] },
         hostland2: { command: 'bash', args: ['-c', commit.replace(/landed/g, 'again')] },
+        hostnoff: { command: 'bash', args: ['-c', commit.replace(/landed/g, 'noff')] },
         hostapply: { command: 'bash', args: ['-c', 'echo applied > applied.txt'] },
         hostupdate: { command: 'bash', args: ['-c', commit.replace(/landed/g, 'updated')] },
         hostconflict: { command: 'bash', args: ['-c', commit.replace(/landed/g, 'conflict')] },
@@ -104,6 +105,19 @@ describe('landing from the Agents view', function () {
     assert.equal(record.landing?.kind, 'ff');
     assert.equal(record.landing?.into, 'main');
     assert.equal(record.landing?.commit, tip);
+  });
+
+  // Known gap: the window had no way to ask for --no-ff, as `paddock merge --no-ff` does.
+  it('Merge into Base with fastForward "never" makes a merge commit where a fast-forward would do', async () => {
+    const job = await startAgent('hostnoff');
+    const before = git(workspace, 'rev-parse', 'main');
+    const tip = git(workspace, 'rev-parse', job.branch!);
+    const result = (await vscode.commands.executeCommand('paddock.merge', job.id, { strategy: 'merge', fastForward: 'never', confirmed: true, cleanUp: 'never' })) as { kind: string };
+    assert.equal(result.kind, 'merge', JSON.stringify(result));
+    assert.equal(git(workspace, 'rev-parse', 'main^1'), before, 'the merge commit is on the old main');
+    assert.equal(git(workspace, 'rev-parse', 'main^2'), tip, "and has the agent's tip as its second parent");
+    assert.ok(existsSync(path.join(workspace, 'noff.txt')), 'the checked-out base got the file');
+    assert.equal((await ext.store.read(job.id)).landing?.kind, 'merge');
   });
 
   it('paddock.cleanUpAfterLanding "always": the landed agent is cleaned up and its branch deleted as safe', async () => {

@@ -13,7 +13,7 @@ import { promises as fs } from 'node:fs';
 import { describeError, failure } from '../common/errors';
 import { prepareApplyUndo, refusedBeforeWriting } from './applyUndo';
 import { settlingOnError, startEarly } from '../common/early';
-import { branchTip, headCommit, localChanges, operationInProgress, worktreeOfBranch, type LocalChanges } from './checkout';
+import { branchTip, headCommit, localChanges, operationInProgress, worktreesOfBranch, type LocalChanges } from './checkout';
 import { fewPaths } from './landingConflict';
 import { readHeadFromFiles } from './headFiles';
 import { firstLine, gitOutcome, runGit } from './runGit';
@@ -44,8 +44,18 @@ export function lookAtTarget(worktree: string): TargetLooks {
  * `worktrees`: `listWorktrees(repo)` when the caller started it early, else it is read now.
  */
 export async function assertTargetLandable(repo: string, branch: string, worktrees?: Promise<WorktreeEntry[]>, guessed?: TargetLooks): Promise<string | null> {
-  const worktree = await worktreeOfBranch(repo, branch, worktrees);
+  const holding = await worktreesOfBranch(repo, branch, worktrees);
+  const worktree = holding[0] ?? null;
   if (worktree === null) return null;
+  // Held twice (`git worktree add --force`): the move updates one worktree, and the other's index and files stay behind the
+  // branch, so its next commit would undo the landing (and its uncommitted changes were never looked at); a rebase of it
+  // stopped in another would, when continued, set the branch to its own result, dropping the landing.
+  if (holding.length > 1) {
+    throw failure(
+      `Branch ${branch} is checked out in ${holding.length} worktrees (${fewPaths(holding)}); moving it would leave all but one of them behind it — check it out in one only first, nothing was changed.`,
+      'TARGET_DIRTY',
+    );
+  }
   // git still counts a branch checked out in a registered worktree whose folder is gone (and refuses to move it).
   if (!(await fs.stat(worktree).then((s) => s.isDirectory(), () => false))) {
     throw failure(`Branch ${branch} is checked out in ${worktree}, a worktree whose folder is gone; restore the folder or remove that worktree's registration first — nothing was changed.`, 'TARGET_DIRTY');

@@ -9,7 +9,7 @@ import { isCommitId } from './commitId';
 import { branchTipInFiles, readHeadName, worktreeGitDir } from './headFiles';
 
 /**
- * The worktree in which `branch` is checked out (git allows at most one), or null. As git counts
+ * The worktree in which `branch` is checked out (git allows one unless forced: the first), or null. As git counts
  * it: HEAD names it, or a rebase or bisect stopped there is about it. HEAD is detached meanwhile,
  * so `worktree list` shows no branch; moving the branch under a rebase would make the person's
  * `rebase --continue` fail at its very end, and git's own `branch -f` refuses it too.
@@ -22,6 +22,18 @@ export async function worktreeOfBranch(repo: string, branch: string, worktrees?:
   const detached = all.filter((w) => w.branch === null);
   const busyWith = await Promise.all(detached.map((w) => branchOfStoppedOperation(w.path)));
   return detached.find((_, i) => busyWith[i] === branch)?.path ?? null;
+}
+
+/**
+ * Every worktree that holds `branch` as git counts it (`worktreeOfBranch`): those whose HEAD names
+ * it, then those where a rebase or bisect stopped is about it. More than one only when git was told
+ * to allow it (`git worktree add --force`, `checkout --ignore-other-worktrees`).
+ */
+export async function worktreesOfBranch(repo: string, branch: string, worktrees?: Promise<WorktreeEntry[]>): Promise<string[]> {
+  const all = await (worktrees ?? listWorktrees(repo));
+  const detached = all.filter((w) => w.branch === null);
+  const busyWith = await Promise.all(detached.map((w) => branchOfStoppedOperation(w.path)));
+  return [...all.filter((w) => w.branch === branch), ...detached.filter((_, i) => busyWith[i] === branch)].map((w) => w.path);
 }
 
 /**

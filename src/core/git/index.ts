@@ -19,6 +19,8 @@ export * from './landingWorktree';
 export * from './advanceBranch';
 export * from './landBranch';
 export * from './fastForwardSetting';
+export * from './mergeConfig';
+export { committedMessage } from './messageCleanup';
 export * from './mergeSettings';
 export * from './mergeSignature';
 export * from './commitWork';

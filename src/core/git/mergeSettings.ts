@@ -15,12 +15,12 @@
  * would make git merge land something else than Paddock would: the landing is refused, naming
  * the setting, before anything changes.
  */
-import { failure } from '../common/errors';
-import { configEntries, type ConfigEntry } from './configEntries';
+import type { ConfigEntry } from './configEntries';
 import { FAST_FORWARD_DEFAULT, maybeBool, MERGE_OPTION_POLICY, mergeFfPolicy, type FastForwardSetting } from './fastForwardSetting';
 import type { LandStrategy } from './landBranch';
-import { firstLine, runGit } from './runGit';
+import { cleanupModeOf, commentCharOf, MESSAGE_CLEANUP_DEFAULT, type MessageCleanup } from './messageCleanup';
 import { splitCmdline } from './splitCmdline';
+import { mergeConfigForTarget, readMergeConfig } from './mergeConfig';
 
 /** A setting Paddock cannot land as `git merge` would. */
 export interface UnhonouredSetting {
@@ -49,10 +49,12 @@ export interface MergeSettings {
    * with `-m`; null: none.
    */
   log: number | null;
+  /** How the message of a merge or squash commit is cleaned (`commit.cleanup`, `--cleanup=`), as git merge cleans it. */
+  cleanup: MessageCleanup;
   unhonoured: UnhonouredSetting[];
 }
 
-export const MERGE_SETTINGS_DEFAULT: MergeSettings = { fastForward: FAST_FORWARD_DEFAULT, verifySignatures: null, minTrustLevel: null, gpgSign: null, allowUnrelatedHistories: false, log: null, unhonoured: [] };
+export const MERGE_SETTINGS_DEFAULT: MergeSettings = { fastForward: FAST_FORWARD_DEFAULT, verifySignatures: null, minTrustLevel: null, gpgSign: null, allowUnrelatedHistories: false, log: null, cleanup: MESSAGE_CLEANUP_DEFAULT, unhonoured: [] };
 
 const MERGE_FORMS: readonly LandStrategy[] = ['merge', 'squash', 'ff-only'];
 const MERGES: readonly LandStrategy[] = ['merge', 'squash'];
@@ -95,20 +97,9 @@ const WITHOUT_EFFECT = new Set([
 /** Short options without effect written together (`-nq`), as git's option parser takes them. */
 const BUNDLED_WITHOUT_EFFECT = /^-[nqve]{2,}$/;
 
-/** The config entries `mergeSettingsFrom` reads, in the order git reads them, in one process that needs no target yet (none: nothing is set). */
-export async function readMergeConfig(repo: string): Promise<ConfigEntry[]> {
-  const res = await runGit(['config', '-z', '--get-regexp', '^(merge\\.(ff|verifysignatures|log|summary)|pull\\.twohead|gpg\\.mintrustlevel|branch\\..*\\.mergeoptions)$'], {
-    cwd: repo,
-    allowFailure: true,
-  });
-  // 1: none is set.
-  if (res.code === 1) return [];
-  if (res.code !== 0) throw failure(`Could not read git's merge settings in ${repo}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`);
-  return configEntries(res.stdout);
-}
-
+/** git merge's settings for a merge into `target`, read as git reads them with the target checked out (`mergeConfigForTarget`). */
 export async function mergeSettings(repo: string, target: string): Promise<MergeSettings> {
-  return mergeSettingsFrom(await readMergeConfig(repo), target);
+  return mergeSettingsFrom(await mergeConfigForTarget(repo, target, await readMergeConfig(repo)), target);
 }
 
 /** git merge's settings for a merge into `target`, from `readMergeConfig`'s entries. */
@@ -119,6 +110,8 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
   let log: number | null = null;
   let twoHead: string | null = null;
   let mergeOptions: string | null = null;
+  let cleanup: { name: string; setBy: string } | null = null;
+  let commentChar: string | null = null;
   // In the order git reads them, the last value winning.
   for (const { key, value } of entries) {
     if (key === 'merge.ff') {
@@ -132,6 +125,10 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
       const yes = maybeBool(value);
       const n = value !== null && /^\d+$/.test(value) ? Number(value) : yes ? DEFAULT_LOG_LENGTH : 0;
       log = n > 0 ? n : null;
+    } else if (key === 'commit.cleanup') {
+      cleanup = { name: value ?? '', setBy: `commit.cleanup=${value ?? ''}` };
+    } else if (key === 'core.commentchar') {
+      commentChar = value;
     } else if (key === 'pull.twohead') {
       twoHead = value;
     } else if (key === 'gpg.mintrustlevel') {
@@ -170,7 +167,11 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
       settings.fastForward = { policy, setBy };
       continue;
     }
-    if (WITHOUT_EFFECT.has(option) || BUNDLED_WITHOUT_EFFECT.test(option) || option.startsWith('--cleanup=')) {
+    if (option.startsWith('--cleanup=')) {
+      cleanup = { name: option.slice('--cleanup='.length), setBy };
+      continue;
+    }
+    if (WITHOUT_EFFECT.has(option) || BUNDLED_WITHOUT_EFFECT.test(option)) {
       if (option === '--no-squash') squash = false;
       else if (option === '--commit') noCommit = false;
       else if (option === '--no-signoff') signoff = false;
@@ -214,7 +215,10 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
   if (strategies !== null && !(strategies.names.length === 1 && strategies.names[0] === 'ort')) {
     settings.unhonoured.push({
       setBy: strategies.setBy,
-      why: `asks git merge for the ${strategies.names.join(', ')} strategy, and Paddock merges with git's ort strategy only`,
+      why: `asks git merge for the ${strategies.names.join(', ')} strategy, and Paddock merges with git's ort strategy only${
+        // Asked often, as git's old default: before git 2.50 it is a strategy of its own, and git merge-tree, Paddock's merge, has none but ort.
+        strategies.names.includes('recursive') ? " (git merge-tree, Paddock's merge, has no other, and git merge's recursive is not ort before git 2.50)" : ''
+      }`,
       way: 'merge with git yourself',
       strategies: MERGES,
     });
@@ -223,6 +227,11 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
   if (noCommit) settings.unhonoured.push({ setBy: `${named} --no-commit`, why: 'has git merge stop before it commits', way: 'merge with git yourself', strategies: ['merge'] });
   if (signoff) settings.unhonoured.push({ setBy: `${named} --signoff`, why: 'has git merge add a Signed-off-by line, which Paddock does not write', way: 'merge with git yourself', strategies: MERGES });
   settings.log = log;
+  const mode = cleanup === null ? MESSAGE_CLEANUP_DEFAULT.mode : cleanupModeOf(cleanup.name);
+  if (mode === null && cleanup !== null) {
+    settings.unhonoured.push({ setBy: cleanup.setBy, why: 'is no cleanup mode git knows, so git merge stops at it', way: 'correct it', strategies: MERGES });
+  }
+  settings.cleanup = { mode: mode ?? MESSAGE_CLEANUP_DEFAULT.mode, commentChar: commentCharOf(commentChar) };
   return settings;
 }
 

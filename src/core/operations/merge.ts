@@ -6,10 +6,12 @@ import {
   assertMergeSignature,
   assertTargetLandable,
   branchTips,
+  committedMessage,
   landBranch,
   listWorktrees,
   lookAtTarget,
   mergeAhead,
+  mergeConfigForTarget,
   mergeSettingsFrom,
   readLanding,
   readMergeConfig,
@@ -90,7 +92,13 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
   // git merge's settings (merge.ff, the target's mergeOptions…), followed or refused as `mergeSettings` says; a rebase is no git merge.
   // Their one process needs no target: it begins before the target is known.
   const config = strategy === 'rebase' ? null : startEarly(readMergeConfig(repo));
-  const settings = config === null ? null : startEarly(Promise.all([config, target]).then(([entries, into]) => withCommandLine(mergeSettingsFrom(entries, into), req)));
+  // Read again, as git merge would with the target checked out, only when an includeIf or a worktree's own config may say otherwise there.
+  const settings =
+    config === null
+      ? null
+      : startEarly(
+          Promise.all([config, target]).then(async ([entries, into]) => withCommandLine(mergeSettingsFrom(await mergeConfigForTarget(repo, into, entries, undefined, landingScratch(ctx)), into), req)),
+        );
   const ahead = guess === null ? null : readBranchesEarly(repo, branch!, target, strategy === 'merge' ? messageFor : null, settings, guess);
   // The merge made ahead goes on to read what it changes: a refusal waits for that too.
   const mergedReads = ahead?.merged ? startEarly(ahead.merged.then((m) => (m?.clean ? m.changes : null))) : null;
@@ -106,6 +114,9 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
     // Refused before anything changes (the agent stopped, its work committed), as the settings are git's, not the agent's.
     const unhonoured = followed ? unhonouredSettingProblem(followed, strategy, into) : null;
     if (unhonoured !== null) throw failure(unhonoured, 'GIT_SETTING');
+    // A squash message the person gives that git's cleanup would leave empty, refused before the agent is stopped or its work
+    // committed (a merge's may yet be a fast-forward, which commits no message, or get merge.log's list: asked when it is made).
+    if (followed && req.message !== undefined && strategy === 'squash') committedMessage(req.message, followed.cleanup);
     // The tip's signature (merge.verifySignatures) before the agent is stopped: a refusal then stops
     // nothing. Not when its work is to be committed first: that commit is the tip git would check.
     let signedTip: string | null = null;

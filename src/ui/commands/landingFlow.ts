@@ -18,6 +18,8 @@ import { optionsArg, type CommandFailure } from './command';
 /** Options a caller may pass instead of being asked (every field optional). */
 export interface LandingArgs extends LandingChoices {
   strategy?: 'merge' | 'squash' | 'rebase' | 'ff-only';
+  /** A plain merge only, as `paddock merge --ff` / `--no-ff`: a fast-forward where it can, or always a merge commit, over git's merge.ff. */
+  fastForward?: 'allow' | 'never';
   /** Skip the confirmation (the caller has asked). */
   confirmed?: boolean;
   into?: string;
@@ -29,7 +31,7 @@ export interface LandingArgs extends LandingChoices {
 
 export function landingArgs(args: unknown[]): LandingArgs {
   // Never a tree node (it has `job`), whatever else it carries.
-  return optionsArg(args, ['confirmed', 'strategy', 'running', 'uncommitted', 'cleanUp'], (o) => 'job' in o);
+  return optionsArg(args, ['confirmed', 'strategy', 'fastForward', 'running', 'uncommitted', 'cleanUp'], (o) => 'job' in o);
 }
 
 /** A modal question with two answers; undefined when the person cancels. */

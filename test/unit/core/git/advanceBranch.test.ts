@@ -43,6 +43,62 @@ describe('git: advanceBranch', function () {
     assert.match(firstLine(refused.stderr), /would be overwritten by merge: f1\.txt, f2\.txt, f3\.txt, f4\.txt, f5\.txt and 2 more$/);
   });
 
+  // Bug 76: a target checked out in two worktrees (`git worktree add --force`) moved in one only, the other
+  // left with its index and files behind the branch (its next commit undoing the landing), its changes never looked at.
+  it('refuses a target checked out in two worktrees, naming both, with both and the branch as they were', async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const from = git(repo, 'rev-parse', 'main');
+    git(repo, 'checkout', '-q', '-b', 'agent');
+    write(repo, 'agent.txt', 'agent\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'agent');
+    const to = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', 'main');
+    const second = sb.path('second');
+    git(repo, 'worktree', 'add', '-q', '--force', second, 'main');
+    write(second, 'README.md', 'the person\'s edit\n');
+    const [before, beforeSecond] = [treeState(repo), treeState(second)];
+    const statusBefore = [git(repo, 'status', '--porcelain'), git(second, 'status', '--porcelain')];
+    await assert.rejects(advanceBranch(repo, 'main', from, to, 'test'), (e: PaddockError) => {
+      assert.equal(e.code, 'TARGET_DIRTY');
+      assert.match(e.message, /^Branch main is checked out in 2 worktrees \(.+, .+second\); moving it would leave all but one of them behind it — check it out in one only first, nothing was changed\.$/);
+      return true;
+    });
+    assert.equal(git(repo, 'rev-parse', 'main'), from);
+    assertSameState(treeState(repo), before);
+    assertSameState(treeState(second), beforeSecond);
+    assert.deepEqual([git(repo, 'status', '--porcelain'), git(second, 'status', '--porcelain')], statusBefore, 'both indexes as they were');
+  });
+
+  // Bug 76 too: a rebase of the target stopped in another worktree (HEAD detached there) holds it as git counts it:
+  // its `rebase --continue` would set the branch to its own result, dropping the landing.
+  it('refuses a target checked out in one worktree while a rebase of it is stopped in another', async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    git(repo, 'checkout', '-q', '-b', 'conflicting');
+    write(repo, 'README.md', 'theirs\n');
+    git(repo, 'commit', '-q', '-am', 'conflicting');
+    git(repo, 'checkout', '-q', 'main');
+    write(repo, 'README.md', 'ours\n');
+    git(repo, 'commit', '-q', '-am', 'ours');
+    const from = git(repo, 'rev-parse', 'main');
+    git(repo, 'checkout', '-q', '-b', 'agent');
+    write(repo, 'agent.txt', 'agent\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'agent');
+    const to = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', '--detach');
+    const rebasing = sb.path('rebasing');
+    git(repo, 'worktree', 'add', '-q', rebasing, 'main');
+    assert.notEqual(spawnSync('git', ['rebase', 'conflicting'], { cwd: rebasing }).status, 0, 'the rebase stops on its conflict');
+    git(repo, 'checkout', '-q', '--ignore-other-worktrees', 'main');
+    await assert.rejects(advanceBranch(repo, 'main', from, to, 'test'), (e: PaddockError) => {
+      assert.equal(e.code, 'TARGET_DIRTY');
+      assert.match(e.message, /^Branch main is checked out in 2 worktrees \(.+, .+rebasing\);/);
+      return true;
+    });
+    assert.equal(git(repo, 'rev-parse', 'main'), from);
+  });
+
   // Bug 61: git adds branch.<target>.mergeOptions to the fast-forward's own `git merge`: with --squash
   // there it staged the files and exited 0 with the branch not moved (said landed, the index changed);
   // an unknown option made it fail.
