@@ -31,23 +31,28 @@ export interface FileChange {
   removed: number | null;
 }
 
+/**
+ * A worktree's full state on disk (tracked, modified, untracked, not ignored) written as a tree
+ * through a temporary index — the worktree's own index is never touched — and the commit its HEAD is at.
+ */
+export async function worktreeTree(worktree: string): Promise<{ tree: string; head: string | null }> {
+  const index = path.join(tmpdir(), `paddock-compare-${randomBytes(6).toString('hex')}.index`);
+  const env = { GIT_INDEX_FILE: index };
+  try {
+    const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, allowFailure: true })).stdout.trim() || null;
+    if (head) await runGit(['read-tree', head], { cwd: worktree, env });
+    await runGit(['add', '-A', '--', '.'], { cwd: worktree, env, timeoutMs: GIT_BULK_TIMEOUT_MS });
+    const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
+    return { tree, head };
+  } finally {
+    await fs.rm(index, { force: true });
+  }
+}
+
 /** The attempt's tree, or the reason there is none (never started, cleaned without a snapshot). */
 export async function attemptTree(job: JobRecord): Promise<AttemptTree | { unavailable: string }> {
   const cleaned = job.cleanup?.phase === 'complete' || job.worktree === null || !existsSync(job.worktree);
-  if (!cleaned) {
-    const worktree = job.worktree!;
-    const index = path.join(tmpdir(), `paddock-compare-${randomBytes(6).toString('hex')}.index`);
-    const env = { GIT_INDEX_FILE: index };
-    try {
-      const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, allowFailure: true })).stdout.trim() || null;
-      if (head) await runGit(['read-tree', head], { cwd: worktree, env });
-      await runGit(['add', '-A', '--', '.'], { cwd: worktree, env, timeoutMs: GIT_BULK_TIMEOUT_MS });
-      const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
-      return { tree, source: 'worktree', head };
-    } finally {
-      await fs.rm(index, { force: true });
-    }
-  }
+  if (!cleaned) return { ...(await worktreeTree(job.worktree!)), source: 'worktree' };
   const ref = job.evidence?.snapshotSha ?? job.evidence?.snapshotRef;
   if (!ref) return { unavailable: job.cleanup?.phase === 'complete' ? 'cleaned up without a snapshot' : 'no worktree and no snapshot' };
   const res = await runGit(['rev-parse', '--verify', '-q', `${ref}^{tree}`], { cwd: job.repo, allowFailure: true });
@@ -90,15 +95,21 @@ export async function addedLines(repo: string, from: string, to: string): Promis
   const res = await runGit(['diff', '--unified=0', '--no-color', '--no-renames', '--no-ext-diff', '--src-prefix=a/', '--dst-prefix=b/', from, to, '--'], { cwd: repo });
   const byFile = new Map<string, string[]>();
   let current: string[] | undefined;
+  // Between a `diff --git` line and its first hunk: only there is `+++ ` a file's name (an added line
+  // "++ x" also reads "+++ x"; inside a hunk, `diff --git` is a line's text only after its +, - or space).
+  let inHeader = false;
   for (const line of res.stdout.split('\n')) {
     if (line.startsWith('diff --git ')) {
       current = undefined;
-    } else if (line.startsWith('+++ ')) {
+      inHeader = true;
+    } else if (inHeader && line.startsWith('@@')) {
+      inHeader = false;
+    } else if (inHeader && line.startsWith('+++ ')) {
       const name = patchHeaderName(line.slice(4));
       if (name === '/dev/null') continue;
       current = [];
       byFile.set(name.replace(/^b\//, ''), current);
-    } else if (current && line.startsWith('+')) {
+    } else if (!inHeader && current && line.startsWith('+')) {
       current.push(line.slice(1));
     }
   }

@@ -11,12 +11,14 @@
  *
  * Each attempt's changes are counted from where it started, or from the base
  * it last brought in with Update from Base (what the base gained is not the
- * attempt's). Attempts cleaned up are compared from their evidence snapshots; forgotten
- * ones are counted as missing. Nothing here writes to the store.
+ * attempt's). Attempts cleaned up are compared from their evidence snapshots;
+ * forgotten ones are counted as missing; those whose record cannot be read are
+ * named as unreadable (unreadableAttempts.ts). Nothing here writes to the store.
  */
 import type { JobStore } from '../store';
 import type { Check, JobRecord, LifecycleState } from '../store/schema';
-import { groupMembers } from '../operations/groups';
+import { groupMembersOf } from '../operations/groups';
+import { unreadableAttempts, type UnreadableAttempt } from './unreadableAttempts';
 import { addedLines, attemptTree, commitsSince, fileChanges, ownChangesFrom, type FileChange } from './attemptTree';
 
 /** Common lines listed at most (the count is exact beyond it). */
@@ -54,8 +56,13 @@ export interface GroupComparison {
   group: { id: string; title: string; size: number };
   baseSha: string | null;
   attempts: AttemptComparison[];
-  /** How many of the group's attempts are no longer in the store. */
+  /** How many of the group's attempts are no longer in the store (forgotten; an unreadable record is not). */
   missing: number;
+  /**
+   * Records in the store that cannot be read and are this group's attempts (`certain`), or may be
+   * (their group cannot be read): not compared, and not counted as forgotten.
+   */
+  unreadable: UnreadableAttempt[];
   common: CommonLine[];
   /** Total number of common lines (may exceed `common.length`, which is capped). */
   commonCount: number;
@@ -71,7 +78,8 @@ function elapsed(job: JobRecord, now: number): number | null {
 }
 
 export async function compareGroup(store: JobStore, groupId: string, now = Date.now()): Promise<GroupComparison> {
-  const members = await groupMembers(store, groupId);
+  const entries = await store.list();
+  const members = groupMembersOf(entries, groupId);
   const first = members[0];
   const group = { id: groupId, title: first.group!.title, size: first.group!.size };
   const baseSha = members.find((j) => j.baseSha)?.baseSha ?? null;
@@ -121,11 +129,14 @@ export async function compareGroup(store: JobStore, groupId: string, now = Date.
   const common = commonLines(linesOf);
   const perFile = new Map<string, number>();
   for (const line of common) perFile.set(line.path, (perFile.get(line.path) ?? 0) + 1);
+  const unaccounted = Math.max(0, group.size - members.length);
+  const unreadable = await unreadableAttempts(entries, groupId, (id) => store.jobDir(id), unaccounted);
   return {
     group,
     baseSha,
     attempts,
-    missing: Math.max(0, group.size - members.length),
+    missing: Math.max(0, unaccounted - unreadable.filter((u) => u.certain).length),
+    unreadable,
     common: common.slice(0, MAX_COMMON_LINES),
     commonCount: common.length,
     commonByFile: [...perFile].map(([path, lines]) => ({ path, lines })).sort((a, b) => b.lines - a.lines || a.path.localeCompare(b.path)),

@@ -7,6 +7,7 @@
 import { printable } from '../common/printable';
 import type { Check } from '../store/schema';
 import type { AttemptComparison, GroupComparison } from './compare';
+import type { UnreadableAttempt } from './unreadableAttempts';
 
 function seconds(ms: number | null): string {
   if (ms === null) return '—';
@@ -42,9 +43,25 @@ function change(n: number | null): string {
   return n === null ? 'binary' : String(n);
 }
 
+/** The attempts no longer in the store, in words; '' when none is. */
+function missingWords(c: GroupComparison): string {
+  if (c.missing === 0) return '';
+  const n = `${c.missing} attempt${c.missing === 1 ? '' : 's'}`;
+  // A record whose group cannot be read may be one of them: "forgotten" would be a guess.
+  if (c.unreadable.some((u) => !u.certain)) return `${n} not in the list: forgotten, or among the unreadable records named`;
+  return `${n} ${c.missing === 1 ? 'was' : 'were'} forgotten`;
+}
+
+/** An attempt whose record cannot be read (or a record that may be one): shown, not compared. */
+function unreadableWords(u: UnreadableAttempt): string {
+  return `${u.id}: unreadable${u.certain ? '' : ' (it may be one of these attempts)'}: ${printable(u.reason)}; its changes are not compared`;
+}
+
 export function comparisonText(c: GroupComparison): string {
   const out: string[] = [`${printable(c.group.title)} · group ${c.group.id} · ${c.attempts.length} of ${c.group.size} attempts`];
-  if (c.missing > 0) out.push(`(${c.missing} attempt${c.missing === 1 ? ' was' : 's were'} forgotten)`);
+  const missing = missingWords(c);
+  if (missing) out.push(`(${missing})`);
+  for (const u of c.unreadable) out.push('', unreadableWords(u));
   for (const a of c.attempts) {
     out.push('', `${attemptName(a)}: ${stateWords(a)} · ${seconds(a.elapsedMs)} · ${checkInWords(a.check)}`);
     if (a.unavailable) {
@@ -65,7 +82,9 @@ function cell(text: string): string {
 }
 
 export function comparisonMarkdown(c: GroupComparison): string {
-  const lines: string[] = [`# ${cell(c.group.title)}`, '', `Group \`${c.group.id}\` · ${c.attempts.length} of ${c.group.size} attempts${c.missing ? ` · ${c.missing} forgotten` : ''}${c.baseSha ? ` · base \`${c.baseSha.slice(0, 10)}\`` : ''}`, ''];
+  const missing = missingWords(c);
+  const lines: string[] = [`# ${cell(c.group.title)}`, '', `Group \`${c.group.id}\` · ${c.attempts.length} of ${c.group.size} attempts${missing ? ` · ${cell(missing)}` : ''}${c.baseSha ? ` · base \`${c.baseSha.slice(0, 10)}\`` : ''}`, ''];
+  for (const u of c.unreadable) lines.push(`- ${cell(unreadableWords(u))}`, '');
   lines.push('| Attempt | State | Elapsed | Check | Commits | Files | + | − |', '|---|---|---|---|---:|---:|---:|---:|');
   for (const a of c.attempts) {
     const files = a.unavailable ? '—' : String(a.files.length);

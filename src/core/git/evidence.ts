@@ -116,7 +116,7 @@ export const GITDIRS_DIR = 'gitdirs';
 export const CONSENT_NEEDED = 'consent-needed';
 
 /** Identity for snapshot commits, so capture works where user.name/email are not configured. */
-const SNAPSHOT_AUTHOR = {
+export const SNAPSHOT_AUTHOR = {
   GIT_AUTHOR_NAME: 'Paddock',
   GIT_AUTHOR_EMAIL: 'paddock@localhost',
   GIT_COMMITTER_NAME: 'Paddock',

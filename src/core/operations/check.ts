@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, failure, usageError } from '../common/errors';
 import { findCheckCommand, CheckCommandOptions, requireCheckCommand, type CheckCommand } from '../check/checkCommand';
 import { runCheckProcess, type CheckProcessResult } from '../check/checkProcess';
+import { guardWorktree, worktreeChangesByCheck } from '../check/worktreeGuard';
 import { agentCommandEnv } from '../worker/agentEnv';
 import { redactorForCommandEnv } from '../store/secretEnv';
 import { capacityOf } from '../coordinator/capacity';
@@ -167,6 +168,8 @@ async function checkNow(ctx: OperationContext, id: string, opts: RunCheckOptions
   // The summary quotes the check's output: the agent's secrets in the environment it ran with go, as from the agent's log.
   const redactor = redactorForCommandEnv(env, current.settings.secretEnvNames);
   try {
+    // The agent's work is made durable before the check can touch it; what the check changed is said.
+    const guard = await guardWorktree(current.repo, current.worktree!, id);
     const result = await runCheckProcess({
       command: resolved.command,
       cwd: current.worktree!,
@@ -178,7 +181,8 @@ async function checkNow(ctx: OperationContext, id: string, opts: RunCheckOptions
     });
     const passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
     const closed = result.aborted && ctx.closing.isClosing;
-    const summary = redactor.redact(`${result.tail}${howItEnded(result, resolved.timeoutSeconds, closed)}`.trim());
+    const changedWorktree = await worktreeChangesByCheck(guard);
+    const summary = redactor.redact(`${result.tail}${howItEnded(result, resolved.timeoutSeconds, closed)}${changedWorktree}`.trim());
     // An attempt's check is the leader's to run: the next leader runs it again (a person's is theirs to run again).
     check = closed && current.group
       ? { state: 'queued', exitCode: null, durationMs: null, at: new Date().toISOString(), summary, runner: null }

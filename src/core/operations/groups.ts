@@ -9,6 +9,7 @@ import { describeError, usageError } from '../common/errors';
 import { newGroupId, profilesForAttempts } from '../attempts/attemptPlan';
 import { planStart, type StartRequest } from '../coordinator/startPlan';
 import type { JobStore } from '../store';
+import type { JobEntry } from '../store/jobReader';
 import type { JobRecord } from '../store/schema';
 import { okJobs, type OperationContext } from './context';
 import type { Operations } from './operations';
@@ -37,7 +38,12 @@ export interface KeepReport {
 
 /** The attempts of a group that are still in the store, in attempt order; an unknown group is bad input. */
 export async function groupMembers(store: JobStore, groupId: string): Promise<JobRecord[]> {
-  const members = okJobs(await store.list())
+  return groupMembersOf(await store.list(), groupId);
+}
+
+/** `groupMembers` from a listing already read. */
+export function groupMembersOf(entries: readonly JobEntry[], groupId: string): JobRecord[] {
+  const members = okJobs(entries)
     .filter((j) => j.group?.id === groupId)
     .sort((a, b) => a.group!.index - b.group!.index || a.id.localeCompare(b.id));
   if (members.length === 0) throw usageError(`No group ${groupId} exists (or all its attempts were forgotten).`, 'NOT_FOUND');

@@ -30,4 +30,19 @@ describe('attempts: added lines per file', function () {
     const listed = (await fileChanges(repo, base, head)).map((f) => f.path).filter((p) => !p.startsWith('raw-'));
     assert.deepEqual([...added.keys()].filter((p) => !p.startsWith('raw-')).sort(), listed.sort());
   });
+
+  // Bug 81: an added line that itself begins "++ " shows as "+++ ..." in the patch and was read as
+  // the next file's header: the lines after it were filed under a made-up file name.
+  it('reads an added line beginning with "++ " or "diff --git" as a line, not as a file header', async () => {
+    const repo = sb.repo();
+    const base = git(repo, 'rev-parse', 'HEAD');
+    write(repo, 'notes.md', 'first\n++ counter\n+++ b/other.txt\ndiff --git a/x b/x\nlast\n');
+    write(repo, 'second.txt', 'second file\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'plus lines');
+    const added = await addedLines(repo, base, git(repo, 'rev-parse', 'HEAD'));
+    assert.deepEqual([...added.keys()].sort(), ['notes.md', 'second.txt']);
+    assert.deepEqual(added.get('notes.md'), ['first', '++ counter', '+++ b/other.txt', 'diff --git a/x b/x', 'last']);
+    assert.deepEqual(added.get('second.txt'), ['second file']);
+  });
 });

@@ -1,6 +1,7 @@
 /** Compare Attempts on real attempts after the base moved on and was brought in (Update from Base). */
 import * as assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { comparisonMarkdown, comparisonText } from '../../../../src/core/attempts/compareReport';
 import { join } from 'node:path';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
@@ -28,5 +29,35 @@ describe('Compare Attempts: what each attempt changed', function () {
     }
     assert.deepEqual(compared.attempts.map((a) => a.commits), [2, 1, 1], 'the merge commit and the agent\'s; the replayed one; the one not updated');
     assert.equal(compared.commonCount, 0, 'the base\'s lines are no attempt\'s');
+  });
+
+  // Bug 81: an attempt whose record was damaged was counted as forgotten ("1 attempt was forgotten"),
+  // while `list` showed it unreadable and `forget` could still remove it.
+  it('names an attempt whose record cannot be read as unreadable, not forgotten, and compares the rest', async () => {
+    const c = sb.coordinator({ profiles: { one: { command: 'sh', args: ['-c', "printf 'mine\\n' > mine.txt"] } } });
+    const { jobs } = await c.startAttempts({ repo: sb.repo, title: 'task' }, 3, ['one']);
+    for (const job of jobs) await sb.waitEnded(job.id);
+    const [schemaBroken, notJson, fine] = jobs;
+    const record = (id: string) => join(sb.store.jobDir(id), 'job.json');
+    const raw = JSON.parse(readFileSync(record(schemaBroken.id), 'utf8')) as { lifecycle: { state: string } };
+    writeFileSync(record(schemaBroken.id), JSON.stringify({ ...raw, lifecycle: { ...raw.lifecycle, state: 'bogus' } }));
+
+    const one = await c.compare(fine.group!.id);
+    assert.deepEqual(one.attempts.map((a) => a.id), [notJson.id, fine.id]);
+    assert.equal(one.missing, 0, 'none was forgotten');
+    assert.deepEqual(one.unreadable.map((u) => [u.id, u.certain]), [[schemaBroken.id, true]]);
+    const text = comparisonText(one);
+    assert.doesNotMatch(text, /forgotten/);
+    assert.match(text, new RegExp(`^${schemaBroken.id}: unreadable: .+; its changes are not compared$`, 'm'));
+    assert.doesNotMatch(comparisonMarkdown(one), /forgotten/);
+
+    // A record that is not JSON at all does not say whose it was: named as one that may be, not "forgotten".
+    writeFileSync(record(notJson.id), '{"trunc');
+    const two = await c.compare(fine.group!.id);
+    assert.deepEqual(two.attempts.map((a) => a.id), [fine.id]);
+    assert.equal(two.attempts[0].files.length, 1, 'the rest is compared');
+    assert.deepEqual(two.unreadable.map((u) => [u.id, u.certain]).sort(), [[notJson.id, false], [schemaBroken.id, true]].sort());
+    assert.match(comparisonText(two), /^\(1 attempt not in the list: forgotten, or among the unreadable records named\)$/m);
+    assert.match(comparisonText(two), new RegExp(`^${notJson.id}: unreadable \\(it may be one of these attempts\\): `, 'm'));
   });
 });
