@@ -1,5 +1,6 @@
 /** Plain-text views of agents for people (the JSON views are in json.ts). */
 import { checkInWords } from '../../core/attempts/compareReport';
+import { checkOutOfDate } from '../../core/check/checkCurrency';
 import { printable } from '../../core/common/printable';
 import type { EvidenceSummary } from '../../core/git/evidenceManifest';
 import { leftoversInWords } from '../../core/operations/leftovers';
@@ -101,7 +102,7 @@ export function formatDetails(job: JobRecord, work = '', suspension?: Suspension
   if (left.length > 0) lines.push(['leftovers', `${leftoversInWords(job)}; paddock stop ${job.id} ends them`]);
   for (const p of left) lines.push(['left running', `pid ${p.pid} (${p.command})`]);
   if (job.group) lines.push(['attempt', `${job.group.index} of ${job.group.size} in group ${job.group.id}`]);
-  if (job.check) lines.push(['check', `${checkInWords(job.check)}${job.check.summary ? `: ${job.check.summary.split('\n').slice(-3).join(' / ')}` : ''}`]);
+  if (job.check) lines.push(['check', `${checkInWords(job.check, checkOutOfDate(job))}${job.check.summary ? `: ${job.check.summary.split('\n').slice(-3).join(' / ')}` : ''}`]);
   const c = job.cleanup;
   if (c) {
     lines.push(['cleanup', c.phase + (c.remaining.length ? ` (remaining: ${c.remaining.join(', ')})` : '')]);

@@ -19,6 +19,7 @@ import type { JobStore } from '../store';
 import type { Check, JobRecord, LifecycleState } from '../store/schema';
 import { groupMembersOf } from '../operations/groups';
 import { unreadableAttempts, type UnreadableAttempt } from './unreadableAttempts';
+import { checkOutOfDate } from '../check/checkCurrency';
 import { addedLines, attemptTree, commitsSince, fileChanges, ownChangesFrom, type FileChange } from './attemptTree';
 
 /** Common lines listed at most (the count is exact beyond it). */
@@ -33,6 +34,8 @@ export interface AttemptComparison {
   /** From start to end (or to now while it runs); null when it never started. */
   elapsedMs: number | null;
   check: Check | null;
+  /** The check was made before the attempt's last run ended (`checkOutOfDate`). */
+  checkOutOfDate: boolean;
   cleanedUp: boolean;
   /** Where its files were read from; null with `unavailable` when they could not be. */
   source: 'worktree' | 'snapshot' | null;
@@ -94,6 +97,7 @@ export async function compareGroup(store: JobStore, groupId: string, now = Date.
       exitCode: job.lifecycle.exitCode,
       elapsedMs: elapsed(job, now),
       check: job.check ?? null,
+      checkOutOfDate: checkOutOfDate(job),
       cleanedUp: job.cleanup?.phase === 'complete',
       source: null,
       unavailable: null,

@@ -15,9 +15,13 @@ function seconds(ms: number | null): string {
   return s < 120 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
-/** "✓ check 41 s", "✗ check (exit 1)", "check running", "no check". */
-export function checkInWords(check: Check | null | undefined): string {
+/**
+ * "✓ check 41 s", "✗ check (exit 1)", "check running", "no check"; `outOfDate` (`checkOutOfDate`):
+ * a result about work from before the agent's last run, never shown as that work's.
+ */
+export function checkInWords(check: Check | null | undefined, outOfDate = false): string {
   if (!check) return 'no check';
+  if (outOfDate && (check.state === 'passed' || check.state === 'failed')) return `check out of date (it ${check.state} before the last run)`;
   switch (check.state) {
     case 'passed':
       return `✓ check ${seconds(check.durationMs)}`;
@@ -63,7 +67,7 @@ export function comparisonText(c: GroupComparison): string {
   if (missing) out.push(`(${missing})`);
   for (const u of c.unreadable) out.push('', unreadableWords(u));
   for (const a of c.attempts) {
-    out.push('', `${attemptName(a)}: ${stateWords(a)} · ${seconds(a.elapsedMs)} · ${checkInWords(a.check)}`);
+    out.push('', `${attemptName(a)}: ${stateWords(a)} · ${seconds(a.elapsedMs)} · ${checkInWords(a.check, a.checkOutOfDate)}`);
     if (a.unavailable) {
       out.push(`  changes unavailable: ${printable(a.unavailable)}`);
       continue;
@@ -88,7 +92,7 @@ export function comparisonMarkdown(c: GroupComparison): string {
   lines.push('| Attempt | State | Elapsed | Check | Commits | Files | + | − |', '|---|---|---|---|---:|---:|---:|---:|');
   for (const a of c.attempts) {
     const files = a.unavailable ? '—' : String(a.files.length);
-    lines.push(`| ${cell(attemptName(a))} | ${cell(stateWords(a))} | ${seconds(a.elapsedMs)} | ${cell(checkInWords(a.check))} | ${a.unavailable ? '—' : a.commits} | ${files} | ${a.unavailable ? '—' : a.added} | ${a.unavailable ? '—' : a.removed} |`);
+    lines.push(`| ${cell(attemptName(a))} | ${cell(stateWords(a))} | ${seconds(a.elapsedMs)} | ${cell(checkInWords(a.check, a.checkOutOfDate))} | ${a.unavailable ? '—' : a.commits} | ${files} | ${a.unavailable ? '—' : a.added} | ${a.unavailable ? '—' : a.removed} |`);
   }
   for (const a of c.attempts) {
     lines.push('', `## ${cell(attemptName(a))}`, '');

@@ -18,6 +18,7 @@ import type { OperationContext } from '../operations/context';
 import { processTableSource, readProcStat, type StatSource } from '../proc';
 import { stopLocked } from '../operations/stop';
 import type { JobRecord } from '../store/schema';
+import { checkOutOfDate } from '../check/checkCurrency';
 
 /** A check recorded as running or waiting: whether it still is depends on its runner process. */
 function checkUnderWay(job: JobRecord): boolean {
@@ -33,8 +34,7 @@ export function needsAutomaticCheck(job: JobRecord, stats: StatSource = readProc
   const c = job.check;
   if (!c) return true;
   if (checkUnderWay(job)) return !checkInHand(job, stats);
-  const ended = job.lifecycle.endedAt ? Date.parse(job.lifecycle.endedAt) : NaN;
-  return Number.isFinite(ended) && Date.parse(c.at) < ended;
+  return checkOutOfDate(job);
 }
 
 export class AutomaticChecks {

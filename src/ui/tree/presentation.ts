@@ -33,6 +33,7 @@ import {
 import { leftoversInWords } from '../../core/operations/leftovers';
 import { suspensionWords, type Suspension } from '../../core/store/suspension';
 import { checkInWords } from '../../core/attempts/compareReport';
+import { checkOutOfDate } from '../../core/check/checkCurrency';
 
 export interface AgentLook {
   description: string;
@@ -164,8 +165,8 @@ export function groupLookOf(members: readonly JobRecord[], now = Date.now()): Gr
   const running = count((j) => ['starting', 'running', 'waiting', 'cancelling'].includes(j.lifecycle.state));
   const queued = count((j) => j.lifecycle.state === 'queued');
   const waiting = count((j) => j.lifecycle.state === 'waiting');
-  const passed = count((j) => j.check?.state === 'passed');
-  const failed = count((j) => j.check?.state === 'failed');
+  const passed = count((j) => j.check?.state === 'passed' && !checkOutOfDate(j));
+  const failed = count((j) => j.check?.state === 'failed' && !checkOutOfDate(j));
   const states = [done && `${done} done`, running && `${running} running`, queued && `${queued} queued`].filter(Boolean).join(', ');
   const checks = [passed && `${passed} ✓ check`, failed && `${failed} ✗ check`].filter(Boolean).join(', ');
   const parts = [`${size} attempts`, states, checks, members.length < size ? `${size - members.length} gone` : ''].filter(Boolean);
@@ -220,7 +221,7 @@ export function lookOf(job: JobRecord, now: number, opts: LookOptions = {}): Age
       rank = 2;
     }
   }
-  if (job.check) parts.push(checkInWords(job.check));
+  if (job.check) parts.push(checkInWords(job.check, checkOutOfDate(job)));
   const figures = opts.showUsage ? usageLine(currentUsage(job)) : '';
   // What the person should know at a glance besides the state: what still runs, and that it acts without asking.
   const notes = [leftoversInWords(job), job.autoApprove ? AUTO_APPROVE_MARKER : undefined, figures || undefined].filter((n): n is string => n !== undefined);
@@ -308,7 +309,7 @@ export function tooltipMarkdown(job: JobRecord, now: number, standing?: Standing
     row('Auto-approve', job.autoApprove ? 'on: the agent acts without asking for approval' : null),
     row('Left running', job.leftovers?.length ? job.leftovers.map((p) => `pid ${p.pid} (${p.command})`).join(', ') : null),
     row('Attempt', job.group ? `${job.group.index} of ${job.group.size} (group ${job.group.id})` : null),
-    row('Check', job.check ? checkInWords(job.check) : null),
+    row('Check', job.check ? checkInWords(job.check, checkOutOfDate(job)) : null),
     row('Check output', job.check?.summary ? job.check.summary.split('\n').slice(-5).join(' / ') : null),
     ...standingRows(job, standing),
   ];

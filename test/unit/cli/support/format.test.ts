@@ -96,6 +96,15 @@ describe('paddock show and list in human format', () => {
     assert.deepEqual(f.get('ended'), ['2026-01-02T03:04:05.000Z']);
   });
 
+  it('a check made before the agent\'s last run ended says it is out of date, never ✓ for work nobody checked', async () => {
+    const ended = '2026-01-02T03:04:05.000Z';
+    const check = { state: 'passed' as const, exitCode: 0, durationMs: 1000, summary: 'ok', runner: null };
+    const stale = await recordWith((j) => ({ ...j, lifecycle: { ...j.lifecycle, state: 'completed', exitCode: 0, endedAt: ended }, check: { ...check, at: '2026-01-02T03:04:00.000Z' } }));
+    assert.deepEqual(fields(await show(stale.id)).get('check'), ['check out of date (it passed before the last run): ok']);
+    const current = await recordWith((j) => ({ ...j, lifecycle: { ...j.lifecycle, state: 'completed', exitCode: 0, endedAt: ended }, check: { ...check, at: '2026-01-02T03:04:09.000Z' } }));
+    assert.deepEqual(fields(await show(current.id)).get('check'), ['✓ check 1 s: ok']);
+  });
+
   it('cleanup incomplete: stage, error, failures, next attempt, attention and each holder', async () => {
     const job = await recordWith((j) => ({ ...j, lifecycle: { ...j.lifecycle, state: 'completed', exitCode: 0 }, cleanup: cleanupOf({ holders: [{ pid: 4242, command: 'vim notes.md' }, { pid: 4343, command: 'bash' }] }) }));
     const f = fields(await show(job.id));
