@@ -5,9 +5,9 @@
  * active writable viewer decides).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { chmodSync, lstatSync, Stats, unlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, Stats } from 'node:fs';
 import { dirname } from 'node:path';
-import { createConnection, createServer, Server, Socket } from 'node:net';
+import { createServer, Server, Socket } from 'node:net';
 import { Emitter, Event } from '../common/event';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { failure } from '../common/errors';
@@ -16,6 +16,7 @@ import type { ServerMessage } from '../protocol/messages';
 import { Connection, ConnectionHost, ConnectionLimits, DEFAULT_LIMITS, OutputBatch } from './connection';
 import { cutIncompleteTail } from './incompleteTail';
 import type { AgentSession } from './session';
+import { asidePath, FileId, fileIdOf, isSameFile, lstatIfThere, placeSocket, probeSocket, refusal, removeIfOwn } from './socketFile';
 
 /**
  * Output bytes batched into one frame at most: large enough that framing costs
@@ -42,6 +43,14 @@ export interface ControlServerOptions {
  * socket file is gone is alive but unreachable (no attach, send or screen, ever), so it looks often.
  */
 const SOCKET_CHECK_MS = 2000;
+
+/**
+ * How long a socket another process serves at the path is left before it is asked again, doubling
+ * to the longest: each probe it does not accept stays in its backlog, and a probe every 2 s filled a
+ * suspended or slow process's queue (then refused with EAGAIN, taken for dead).
+ */
+const FOREIGN_PROBE_FIRST_MS = 30_000;
+const FOREIGN_PROBE_LONGEST_MS = 10 * 60_000;
 
 function digest(token: string): Buffer {
   return createHash('sha256').update(token).digest();
@@ -85,14 +94,9 @@ export class ControlServer extends Disposable implements ConnectionHost {
       toDisposable(() => {
         clearInterval(this.socketCheck);
         for (const c of [...this.connections]) c.close();
+        // Bound aside, its close removes no file at the path; only the worker's own file goes.
         this.server.close();
-        if (this.socketPath) {
-          try {
-            unlinkSync(this.socketPath);
-          } catch {
-            // already gone
-          }
-        }
+        if (this.socketPath) removeIfOwn(this.socketPath, this.ownSocket);
       }),
     );
   }
@@ -100,9 +104,9 @@ export class ControlServer extends Disposable implements ConnectionHost {
   private socketCheck: NodeJS.Timeout | undefined;
   private relistening = false;
   /** The socket file this worker made (device and inode): what else is at its path is not it. */
-  private ownSocket: { dev: number; ino: number } | undefined;
-  /** What was said of a file at the path that is left alone, so that it is said once. */
-  private reportedInTheWay: string | undefined;
+  private ownSocket: FileId | undefined;
+  /** A file at the path left alone: said once, and a socket there asked again only after `waitMs`. */
+  private leftAlone: { id: FileId; what: string; askAgainAt: number; waitMs: number } | undefined;
 
   private createServer(): Server {
     const server = createServer((socket) => this.accept(socket));
@@ -150,15 +154,17 @@ export class ControlServer extends Disposable implements ConnectionHost {
 
   async listen(path: string): Promise<void> {
     checkSocketPath(path);
+    const bound = await this.bindAside(path);
     try {
-      await this.tryListen(path);
+      await this.takePath(path, bound.aside);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-      await this.recoverStale(path);
-      await this.tryListen(path);
+      bound.server.close();
+      throw err;
     }
+    this.server.close();
+    this.server = bound.server;
+    this.ownSocket = bound.id;
     this.socketPath = path;
-    this.madeSocket(path);
     if (!this.socketCheck) {
       this.socketCheck = setInterval(() => void this.keepSocket(), this.opts.socketCheckMs ?? SOCKET_CHECK_MS);
       this.socketCheck.unref?.();
@@ -170,7 +176,8 @@ export class ControlServer extends Disposable implements ConnectionHost {
    * was put at its path (a file, a link, a dead socket): the path is this execution's by name,
    * recorded in the job and in the agent's environment, and the worker behind anything else there
    * is alive but unreachable (no attach, send, screen or stop, ever), while clients say it has
-   * exited. A directory, and a socket another process serves, are left alone (said once).
+   * exited. A directory, and a socket a process may serve, are left alone (said once). Nothing is
+   * removed at the path but a file judged dead, replaced at once by the new socket (placeSocket).
    * Connections already open are separate sockets and go on.
    */
   private async keepSocket(): Promise<void> {
@@ -178,28 +185,28 @@ export class ControlServer extends Disposable implements ConnectionHost {
     if (!path || this.relistening || this._store.isDisposed) return;
     let found: Stats | undefined;
     try {
-      found = lstatSync(path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;
+      found = lstatIfThere(path);
+    } catch {
+      return;
     }
-    if (found && this.isOwnSocket(found)) return;
+    if (isSameFile(found, this.ownSocket)) return;
     this.relistening = true;
     try {
       if (found && !(await this.mayReplace(path, found))) return;
       ensureRuntimeDir(dirname(path));
-      // A closed listener unlinks its path (libuv): close the old one before the new file exists.
-      // That takes what was put in its place too; unlinked here as well, for a listener already closed.
-      const old = this.server;
-      old.close();
-      if (found) removeIfThere(path);
-      this.server = this.createServer();
-      await this.tryListen(path);
-      if (this._store.isDisposed) {
-        this.server.close();
-        return;
+      const bound = await this.bindAside(path);
+      let placed = false;
+      try {
+        placed = !this._store.isDisposed && placeSocket(bound.aside, path, found && fileIdOf(found));
+      } finally {
+        if (!placed) bound.server.close();
       }
-      this.madeSocket(path);
-      this.reportedInTheWay = undefined;
+      if (!placed) return;
+      // The old listener was bound aside too: its close leaves the path alone.
+      this.server.close();
+      this.server = bound.server;
+      this.ownSocket = bound.id;
+      this.leftAlone = undefined;
       this.opts.log(`the control socket ${path} was ${found ? 'replaced' : 'removed'} from under the worker; listening on it again`);
     } catch (err) {
       this.opts.log(`the control socket ${path} was ${found ? 'replaced' : 'removed'} and cannot be made again yet: ${(err as Error).message}`);
@@ -208,34 +215,64 @@ export class ControlServer extends Disposable implements ConnectionHost {
     }
   }
 
-  private isOwnSocket(found: Stats): boolean {
-    // Without a record of its own (lstat failed right after listening), any socket there is taken for it.
-    if (!this.ownSocket) return found.isSocket();
-    return found.dev === this.ownSocket.dev && found.ino === this.ownSocket.ino;
-  }
-
-  /** Whether what is at the worker's socket path may be replaced: not a directory, nor a socket that answers. */
+  /**
+   * Whether what is at the worker's socket path may be replaced: not a directory, nor a socket a
+   * process may serve (only a refused connection proves none does). A socket left alone is asked
+   * again only after a while, longer each time: the probes it never accepts fill its backlog.
+   */
   private async mayReplace(path: string, found: Stats): Promise<boolean> {
-    const inTheWay = found.isDirectory() ? 'a directory' : found.isSocket() && (await answers(path)) ? 'a socket another process serves' : undefined;
-    if (!inTheWay) return true;
-    if (this.reportedInTheWay !== inTheWay) this.opts.log(`the control socket ${path} was replaced by ${inTheWay}; left alone, the worker cannot be reached until it is removed`);
-    this.reportedInTheWay = inTheWay;
+    const id = fileIdOf(found);
+    const known = this.leftAlone && isSameFile(found, this.leftAlone.id) ? this.leftAlone : undefined;
+    let what: string;
+    if (found.isDirectory()) what = 'a directory';
+    else if (!found.isSocket()) return true;
+    else if (known && Date.now() < known.askAgainAt) return false;
+    else if ((await probeSocket(path)) !== 'alive') return true;
+    else what = 'a socket another process may serve';
+    if (known?.what !== what) this.opts.log(`the control socket ${path} was replaced by ${what}; left alone, the worker cannot be reached until it is removed`);
+    const waitMs = known ? Math.min(known.waitMs * 2, FOREIGN_PROBE_LONGEST_MS) : FOREIGN_PROBE_FIRST_MS;
+    this.leftAlone = { id, what, askAgainAt: Date.now() + waitMs, waitMs };
     return false;
   }
 
-  /** Private, and known as this worker's own. */
-  private madeSocket(path: string): void {
+  /**
+   * A new listener bound to a private name beside `path` (see socketFile.ts: its close removes only
+   * that name), private, and known by device and inode.
+   */
+  private async bindAside(path: string): Promise<{ server: Server; aside: string; id: FileId }> {
+    const aside = asidePath(path);
+    const server = this.createServer();
+    await listenOn(server, aside);
     try {
-      chmodSync(path, 0o600);
+      chmodSync(aside, 0o600);
     } catch {
       // the 0700 directory is the real protection
     }
     try {
-      const made = lstatSync(path);
-      this.ownSocket = { dev: made.dev, ino: made.ino };
-    } catch {
-      this.ownSocket = undefined;
+      return { server, aside, id: fileIdOf(lstatSync(aside)) };
+    } catch (err) {
+      server.close();
+      throw err;
     }
+  }
+
+  /**
+   * At start: the path is taken if empty, or in place of a socket left by a killed worker (nobody
+   * answers: ECONNREFUSED, and only that). A socket a process may serve, or any other file, is refused.
+   */
+  private async takePath(path: string, aside: string): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const found = lstatIfThere(path);
+      if (!found) {
+        if (placeSocket(aside, path)) return;
+        continue;
+      }
+      if (!found.isSocket()) throw refusal(path, found);
+      const probe = await probeSocket(path);
+      if (probe === 'alive') throw refusal(path, found);
+      if (probe === 'dead' && placeSocket(aside, path, fileIdOf(found))) return;
+    }
+    throw failure(`The control socket ${path} kept changing while the worker made it; refusing to take it.`);
   }
 
   log(message: string): void {
@@ -354,46 +391,20 @@ export class ControlServer extends Disposable implements ConnectionHost {
     });
   }
 
-  private tryListen(path: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const onError = (err: Error) => {
-        this.server.off('listening', onListening);
-        reject(err);
-      };
-      const onListening = () => {
-        this.server.off('error', onError);
-        resolve();
-      };
-      this.server.once('error', onError);
-      this.server.once('listening', onListening);
-      this.server.listen(path);
-    });
-  }
-
-  /** A socket file from a killed worker: nobody answers (ECONNREFUSED) and it is a socket → remove it. */
-  private async recoverStale(path: string): Promise<void> {
-    if (await answers(path)) throw failure(`Another process is already serving the control socket ${path}.`);
-    if (!lstatSync(path).isSocket()) throw failure(`${path} exists and is not a socket; refusing to replace it.`);
-    unlinkSync(path);
-  }
 }
 
-/** Whether a process accepts connections on the socket at `path`. */
-function answers(path: string): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
-    const probe = createConnection(path);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
+function listenOn(server: Server, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(path);
   });
-}
-
-function removeIfThere(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // gone already (the old listener's close)
-  }
 }

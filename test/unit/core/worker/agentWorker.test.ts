@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { createConnection } from 'node:net';
+import { createConnection, Socket } from 'node:net';
 import { ensureRuntimeDir, runtimeDirFor, socketFileName } from '../../../../src/core/protocol/runtimeDir';
 import { WorkerClient } from '../../../../src/core/protocol/client';
 import { decodeFrame, LineDecoder } from '../../../../src/core/protocol/framing';
@@ -10,6 +10,7 @@ import { ServerMessageSchema } from '../../../../src/core/protocol/messages';
 import { screenLines } from '../../../../src/core/protocol/screenText';
 import { trimScreen } from '../../../../src/core/protocol/trimScreen';
 import { Sandbox, TmuxPane, sleep, stable, waitUntil } from './fixtures';
+import { ForeignSocket, foreignSocket } from './foreignSocket';
 
 describe('AgentWorker', function () {
   this.timeout(120_000);
@@ -153,6 +154,7 @@ describe('AgentWorker', function () {
     await sleep(300);
     const look = await connect(job.id);
     const ready = await look.attach({ cols: 20, rows: 5, readOnly: true });
+    // A guard (it passes before the fix too): the last writable viewer gone, the size stays.
     assert.deepEqual([ready.cols, ready.rows], [100, 30], 'read-only viewers never size it');
   });
 
@@ -287,6 +289,32 @@ describe('AgentWorker', function () {
     const c = await connect(job.id);
     const ready = await c.attach({ cols: 80, rows: 24, readOnly: true });
     assert.equal(ready.type, 'ready', 'the worker serves on the recovered path');
+  });
+
+  it('leaves a socket whose process is slow to accept (its backlog full: EAGAIN) alone, and fails the job', async () => {
+    // Found by review of bug 79: any failed connection counted as "nobody answers", EAGAIN too.
+    let foreign: ForeignSocket | undefined;
+    const held: Socket[] = [];
+    try {
+      const job = await sb.start(['sleep', '600'], {
+        waitFor: ['running', 'failed'],
+        beforeSpawn: async (j) => {
+          const dir = ensureRuntimeDir(runtimeDirFor(sb.env));
+          foreign = await foreignSocket(join(dir, socketFileName(j.id, j.lifecycle.generation)), 'never accepts', 0);
+          // listen(0) holds one connection: the worker's is refused with EAGAIN.
+          held.push(await new Promise<Socket>((resolve, reject) => {
+            const s = createConnection(foreign!.path, () => resolve(s));
+            s.once('error', reject);
+          }));
+        },
+      });
+      assert.equal(job.lifecycle.state, 'failed');
+      assert.match(job.lifecycle.detail ?? '', /Another process is already serving the control socket/);
+      assert.ok(foreign!.isThere(), 'the other process\'s socket is left in place');
+    } finally {
+      for (const s of held) s.destroy();
+      foreign?.kill();
+    }
   });
 
   it('fails the job with a clear reason when the socket path would be too long', async () => {
