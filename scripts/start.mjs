@@ -8,22 +8,37 @@ import { provision, startCodeServer, workbenchUrl } from './lib/codeServer.mjs';
 import { makeScratchRepo } from './lib/scratchRepo.mjs';
 
 const root = resolve(import.meta.dirname, '..');
-provision();
-const scratch = process.env.PADDOCK_START_DIR ?? mkdtempSync(join(tmpdir(), 'paddock-start-'));
-mkdirSync(scratch, { recursive: true });
-const workspace = makeScratchRepo(join(scratch, 'scratch-repo'));
-const server = await startCodeServer({
-  workspace,
-  env: { PADDOCK_HOME: process.env.PADDOCK_HOME ?? join(scratch, 'store') },
-  // Real agents (claude, codex, aider) are rarely installed on a fresh machine: the built-in
-  // demo agent (resources/demo-agent.sh) is preselected, and Start Demo Agents shows every state.
-  settings: {
-    'paddock.defaultProfile': 'demo',
-  },
-  logFile: join(scratch, 'code-server.log'),
-});
-const url = workbenchUrl(server.url, { folder: workspace, extensionPath: root });
-console.log(`\nPaddock is running in VS Code at:\n\n  ${url}\n\nScratch repository: ${workspace}\nStore: ${join(scratch, 'store')}\nPress Ctrl-C to stop the server.\n`);
+let server;
+
+/** What went wrong, in one line: a newcomer's first command prints no stack trace (a failed tool's own output is already above). */
+function fail(err) {
+  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  console.error(`npm start: ${message}`);
+  process.exit(1);
+}
+
+try {
+  provision();
+  const scratch = process.env.PADDOCK_START_DIR ?? mkdtempSync(join(tmpdir(), 'paddock-start-'));
+  mkdirSync(scratch, { recursive: true });
+  const workspace = makeScratchRepo(join(scratch, 'scratch-repo'));
+  server = await startCodeServer({
+    workspace,
+    env: { PADDOCK_HOME: process.env.PADDOCK_HOME ?? join(scratch, 'store') },
+    // Real agents (claude, codex, aider) are rarely installed on a fresh machine: the built-in
+    // demo agent (resources/demo-agent.sh) is preselected, and Start Demo Agents shows every state.
+    settings: {
+      'paddock.defaultProfile': 'demo',
+    },
+    logFile: join(scratch, 'code-server.log'),
+  });
+  const url = workbenchUrl(server.url, { folder: workspace, extensionPath: root });
+  console.log(`\nPaddock is running in VS Code at:\n\n  ${url}\n\nScratch repository: ${workspace}\nStore: ${join(scratch, 'store')}\nPress Ctrl-C to stop the server.\n`);
+} catch (err) {
+  // Nothing of a half-made start stays running.
+  await server?.stop().catch(() => undefined);
+  fail(err);
+}
 const shutdown = async () => {
   await server.stop();
   process.exit(0);

@@ -45,7 +45,7 @@ export function provision() {
   const missing = missingDebianPackages();
   if (missing.length) {
     if (process.getuid?.() !== 0) {
-      throw new Error(`Missing Debian packages (${missing.join(', ')}): install them with apt-get, then re-run.`);
+      throw new Error(`Missing Debian packages: install them with "sudo apt-get install -y ${missing.join(' ')}", then re-run.`);
     }
     log(`installing Debian packages: ${missing.join(' ')}`);
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
@@ -163,7 +163,10 @@ export async function startCodeServer({ workspace, env = {}, settings = {}, extr
   };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`code-server exited early with status ${child.exitCode}`);
+    if (child.exitCode !== null) {
+      await stop(); // what it started in its group, and its throw-away dirs
+      throw new Error(`code-server exited early with status ${child.exitCode} (its log: ${logFile ?? 'not kept'})`);
+    }
     try {
       const res = await fetch(`${url}/healthz`);
       if (res.ok) return { url, port, stop, dirs, pid: child.pid };

@@ -5,7 +5,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
-import { builtinProfiles, PROFILE_DEFAULTS } from './builtins';
+import { builtinForProgram, builtinProfiles, PROFILE_DEFAULTS } from './builtins';
 import { PROMPT_PLACEHOLDER, Profile, ProfileOverrides, ProfileOverridesSchema, ProfileSchema } from './profile';
 
 /** Every profile name known: built-ins plus the person's own. */
@@ -89,11 +89,16 @@ export function findProgram(program: string, env: NodeJS.ProcessEnv, cwd: string
   return undefined;
 }
 
-/** Throws the failure the person sees when `program` cannot be found. */
+/**
+ * Throws the failure the person sees when `program` cannot be found. An agent CLI (claude, codex,
+ * aider) is missing on every fresh machine: the sentence says what to do, and that the demo agent
+ * runs without one.
+ */
 export function assertRunnable(program: string, env: NodeJS.ProcessEnv, cwd: string): void {
-  if (findProgram(program, env, cwd) === undefined) {
-    throw program.includes('/')
-      ? failure(`Command '${program}' does not exist or is not executable.`)
-      : failure(`Command '${program}' is not on PATH.`);
+  if (findProgram(program, env, cwd) !== undefined) return;
+  if (program.includes('/')) throw failure(`Command '${program}' does not exist or is not executable.`);
+  if (builtinForProgram(program, env) !== null) {
+    throw failure(`Command '${program}' is not on PATH; install it, or start the built-in demo agent (profile 'demo'), which needs no agent CLI.`);
   }
+  throw failure(`Command '${program}' is not on PATH.`);
 }

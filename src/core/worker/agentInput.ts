@@ -20,8 +20,8 @@ export interface AgentInputHost {
   ended(): boolean;
   /** Its worktree setup runs, the agent not yet (said when a send comes too early). */
   settingUp(): boolean;
-  /** A person's input: activity for the record, an answer to a wait for the detector. */
-  noteInput(): void;
+  /** A person's input (`data`: what was typed): activity for the record, an answer to a wait for the detector. */
+  noteInput(data: string): void;
   log(message: string): void;
 }
 
@@ -60,7 +60,7 @@ export class AgentInput extends Disposable {
   type(data: string): void {
     if (!this.writer || this.host.ended()) return;
     this.writer.write(data);
-    this.host.noteInput();
+    this.host.noteInput(data);
   }
 
   /** The mirror's reply to a terminal query: typed in, but nobody's input. */

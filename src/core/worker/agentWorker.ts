@@ -80,9 +80,9 @@ export class AgentWorker extends Disposable implements AgentSession {
       new AgentInput({
         ended: () => this.exitInfo !== null,
         settingUp: () => this.setupPhase !== undefined,
-        noteInput: () => {
+        noteInput: (data) => {
           this.record.noteActivity();
-          this.waiting?.noteInput();
+          this.waiting?.noteInput(data);
         },
         log: (message) => opts.log(message),
       }),
@@ -275,14 +275,14 @@ export class AgentWorker extends Disposable implements AgentSession {
     if (bytes.length === 0) return;
     this.screen.write(bytes);
     this.record.noteActivity();
-    this.waiting?.noteOutput();
+    this.waiting?.noteOutput(bytes);
   }
 
   // ---- waiting ------------------------------------------------------------------
 
   private setUpWaiting(): void {
     const isSuspended = () => (this.pty ? agentStopped(this.pty.pid, process.pid) : Promise.resolve(false));
-    this.waiting = this._register(waitingDetectorFor(this.job.settings, () => this.screen.text(), this.opts.log, isSuspended));
+    this.waiting = this._register(waitingDetectorFor(this.job.settings, { readScreen: () => this.screen.text(), readCursorRow: () => this.screen.mirror.cursorRow() }, this.opts.log, isSuspended));
     this._register(
       this.screen.mirror.onDidCatchUp(() => {
         // Before the detector's look: the wait the typed prompt answers is never recorded.

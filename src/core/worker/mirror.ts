@@ -168,6 +168,12 @@ export class ScreenMirror extends Disposable {
     return lines;
   }
 
+  /** The cursor's row among `visibleLines()` (without `joinWrapped`), as parsed so far. */
+  cursorRow(): number {
+    const buf = this.term.buffer.active;
+    return buf.baseY + buf.cursorY - buf.viewportY;
+  }
+
   private snapshotNow(): ScreenSnapshot {
     let screen = replayableScreen(this.term, this.serializer.serialize({ scrollback: 0 }));
     // The serializer says application keypad as DECNKM (`?66h`), which tmux and others ignore; DECKPAM is understood everywhere.

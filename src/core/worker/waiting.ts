@@ -5,7 +5,10 @@
  * - a screen pattern (per profile) matched against the visible screen: holds
  *   while the pattern matches, ends on input. A prompt answered by the person
  *   often stays on screen (line-oriented programs), so after input only a *new*
- *   occurrence counts: more matches on screen than when the person typed;
+ *   occurrence counts: more matches on screen than when the person typed, or, once the agent
+ *   wrote more than the terminal's echo of the answer, a match on the cursor's row (a prompt
+ *   asked again at the same spot, as TUIs redraw theirs, looks the same as the answered one)
+ *   when the agent's output went quiet there;
  * - idleness: no output or input for the profile's idle time; ends on output or input. A
  *   stopped agent (SIGSTOP) is silent too, but waits for nobody: while it is stopped, silence
  *   is not taken for waiting (it stays `running`, shown as suspended).
@@ -18,6 +21,9 @@ import { Disposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { describeError } from '../common/errors';
 
+/** What a terminal echoes beside the typed characters themselves: Enter as CR LF, erase as BS SP BS. */
+const ECHOED_CONTROLS = '\r\n\b ';
+
 export type WaitingReason = 'signal' | 'pattern' | 'idle';
 
 export interface WaitingOptions {
@@ -25,6 +31,8 @@ export interface WaitingOptions {
   idleMs: number | null;
   /** Reads the current visible screen (plain text, lines joined by \n). */
   readScreen: () => string;
+  /** The cursor's row among `readScreen`'s lines: where a prompt waits for its answer. */
+  readCursorRow?: () => number;
   /** How often at most the screen is matched against the pattern. */
   patternCheckMs?: number;
   /** How long after a resize output is taken for the agent's redraw (default 1000 ms). */
@@ -42,6 +50,13 @@ export class WaitingDetector extends Disposable {
   private readonly globalPattern: RegExp | null;
   /** Matches on screen when the person last typed: those are answered. */
   private answeredMatches = 0;
+  /** What the person typed last: the terminal echoes it back, and that echo is not the agent answering. */
+  private lastTyped = '';
+  /** The agent wrote more than the echo since the person typed: a prompt at the cursor is a new one. */
+  private respondedSinceInput = false;
+  private lastOutputAt = 0;
+  /** The cursor's line when the person typed: the prompt they answered, if one was there. */
+  private answeredLine = '';
   /** Until then, output is taken for the redraw a resize caused. */
   private redrawUntil = 0;
   private readonly redrawMs: number;
@@ -64,8 +79,11 @@ export class WaitingDetector extends Disposable {
     return this.reason;
   }
 
-  noteOutput(): void {
+  /** The agent's output (`bytes`: what it wrote, told apart from the echo of the person's input). */
+  noteOutput(bytes?: Buffer | string): void {
     if (Date.now() < this.redrawUntil) return;
+    this.lastOutputAt = Date.now();
+    if (bytes === undefined || !this.isEchoOfInput(bytes)) this.respondedSinceInput = true;
     if (this.reason === 'idle') this.set(null);
     this.armIdle();
   }
@@ -77,16 +95,24 @@ export class WaitingDetector extends Disposable {
 
   /** The screen changed (the mirror caught up): re-check the pattern soon. */
   noteScreenChanged(): void {
+    this.checkPatternIn(this.patternCheckMs);
+  }
+
+  private checkPatternIn(ms: number): void {
     if (!this.opts.pattern || this.patternTimer || this._store.isDisposed) return;
     this.patternTimer = setTimeout(() => {
       this.patternTimer = undefined;
       this.checkPattern();
-    }, this.patternCheckMs);
+    }, ms);
     this.patternTimer.unref?.();
   }
 
-  noteInput(): void {
+  /** The person's input (`data`: what they typed). */
+  noteInput(data = ''): void {
     this.answeredMatches = this.countMatches();
+    this.lastTyped = data;
+    this.answeredLine = this.opts.pattern ? this.cursorLine() : '';
+    this.respondedSinceInput = false;
     if (this.reason !== null) this.set(null);
     this.armIdle();
   }
@@ -101,9 +127,44 @@ export class WaitingDetector extends Disposable {
     const count = this.countMatches();
     // Answered prompts that scrolled away or were redrawn no longer count.
     if (count < this.answeredMatches) this.answeredMatches = count;
-    const unanswered = count > this.answeredMatches;
+    let unanswered = count > this.answeredMatches;
+    if (!unanswered && this.respondedSinceInput && this.askedAgainAtCursor()) {
+      // Asked again where the cursor waits, once the agent went quiet there: a spinner drawn after an answered prompt is work.
+      const quietFor = Date.now() - this.lastOutputAt;
+      if (quietFor < this.patternCheckMs) return this.checkPatternIn(this.patternCheckMs - quietFor);
+      unanswered = true;
+    }
     if (unanswered && this.reason === null) this.set('pattern');
     else if (!unanswered && this.reason === 'pattern') this.set(null);
+  }
+
+  /** The line the cursor is on, as plain text ('' when unknown). */
+  private cursorLine(): string {
+    const row = this.opts.readCursorRow?.();
+    return row === undefined ? '' : (this.opts.readScreen().split('\n')[row] ?? '');
+  }
+
+  /**
+   * The cursor's line shows the pattern, and not as the answered line with more after it (the
+   * echo of the answer, a spinner, an "ok"): a prompt asked again where the cursor waits.
+   */
+  private askedAgainAtCursor(): boolean {
+    const line = this.cursorLine().trimEnd();
+    if (!this.opts.pattern || line === '') return false;
+    this.opts.pattern.lastIndex = 0;
+    if (!this.opts.pattern.test(line)) return false;
+    const answered = this.answeredLine.trimEnd();
+    return !(answered !== '' && line.length > answered.length && line.startsWith(answered));
+  }
+
+  /**
+   * Output made only of what the person typed (and the line ends, backspaces and blanks a
+   * terminal echoes for it) is the terminal's echo of the answer, not the agent answering.
+   */
+  private isEchoOfInput(bytes: Buffer | string): boolean {
+    const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
+    for (const ch of text) if (!this.lastTyped.includes(ch) && !ECHOED_CONTROLS.includes(ch)) return false;
+    return true;
   }
 
   private countMatches(): number {
@@ -162,12 +223,12 @@ export class WaitingDetector extends Disposable {
 /** A detector from the job's settings: its profile's waiting pattern (an invalid one is logged and ignored) and idle time. */
 export function waitingDetectorFor(
   settings: { waitingPattern?: string | null; idleSeconds?: number | null },
-  readScreen: () => string,
+  screen: { readScreen: () => string; readCursorRow?: () => number },
   log: (message: string) => void,
   isSuspended?: () => Promise<boolean>,
 ): WaitingDetector {
   const pattern = waitingPatternOf(settings.waitingPattern, log);
-  return new WaitingDetector({ pattern, idleMs: settings.idleSeconds ? settings.idleSeconds * 1000 : null, readScreen, isSuspended });
+  return new WaitingDetector({ pattern, idleMs: settings.idleSeconds ? settings.idleSeconds * 1000 : null, ...screen, isSuspended });
 }
 
 /** The profile's waiting pattern, matched per line; null when there is none or it is invalid (logged). */

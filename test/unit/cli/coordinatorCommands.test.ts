@@ -179,7 +179,11 @@ describe('CLI: start, list, show, retry, cleanup', function () {
       [['start', '--repo', '/', '--', 'true'], 2, /not inside a git repository/],
       [['start', '--base', 'no-such-ref', '--', 'true'], 2, /^paddock start: Base 'no-such-ref' is not a commit/],
       [['start', '--attempts', '2', '--base', 'no-such-ref', '--', 'true'], 2, /^paddock start: Base 'no-such-ref' is not a commit/],
-      [['start', '--', 'paddock-no-such-command'], 2, /is not on PATH/],
+      [['start', '--', 'paddock-no-such-command'], 2, /'paddock-no-such-command' is not on PATH\.\n$/],
+      // A fresh machine has no agent CLI: the default profile's, a named one's and a bare one's missing program say what to do (bug 83).
+      [['start'], 2, /^paddock start: Command 'claude' is not on PATH; install it, or start the built-in demo agent \(profile 'demo'\), which needs no agent CLI\.\n$/],
+      [['start', '--profile', 'aider'], 2, /Command 'aider' is not on PATH; install it, or start the built-in demo agent/],
+      [['start', '--', 'codex', 'fix it'], 2, /Command 'codex' is not on PATH; install it, or start the built-in demo agent/],
     ];
     for (const [args, code, pattern] of cases) {
       const res = await cli(args);

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { createConnection, Socket } from 'node:net';
 import { ensureRuntimeDir, runtimeDirFor, socketFileName } from '../../../../src/core/protocol/runtimeDir';
@@ -218,6 +218,27 @@ describe('AgentWorker', function () {
     await c.send('y');
     const running = await sb.waitForState(job.id, ['running']);
     assert.equal(running.lifecycle.waitingReason, null);
+  });
+
+  it('a prompt asked again at the same spot is waiting again; the echo of the answer is not', async () => {
+    // A TUI's question, redrawn in place once answered: the same text on the same row, the answer echoed after it.
+    const ask = `printf '\\r\\033[KProceed? [y/n] '`;
+    const job = await sb.start(['sh', '-c', `stty -icanon min 1; ${ask}; while :; do dd bs=1 count=1 >/dev/null 2>&1; echo answered >> answers; sleep 2.5; ${ask}; done`], {
+      settings: { waitingPattern: 'Proceed\\? \\[y/n\\]' },
+    });
+    await sb.waitForState(job.id, ['waiting']);
+    const answers = join(job.cwd, 'answers');
+    const c = await connect(job.id);
+    await c.attach({ cols: 80, rows: 24, readOnly: false });
+    for (let answer = 1; answer <= 2; answer++) {
+      c.input('y');
+      await waitUntil('the answer read', () => existsSync(answers) && readFileSync(answers, 'utf8').split('\n').length > answer);
+      await sleep(1_200); // (waiting writes are at most one a second) the agent works on the answer, its answered question still on screen
+      const working = await sb.store.read(job.id);
+      assert.deepEqual([working.lifecycle.state, working.lifecycle.waitingReason], ['running', null], 'the echoed answer leaves it running');
+      const again = await sb.waitForState(job.id, ['waiting'], 5_000);
+      assert.equal(again.lifecycle.waitingReason, 'pattern', `asked again after answer ${answer}`);
+    }
   });
 
   it('marks a job waiting when idle and running again on output', async () => {
