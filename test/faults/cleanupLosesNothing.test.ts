@@ -324,6 +324,51 @@ describe('faults: cleanup loses nothing (issue 11)', function () {
     assert.equal(r.run(['stop', siblingId]).code, 0);
     cleanupOk(r, siblingId);
   });
+
+  // Found by review (fixed, 73): restore re-created the deleted branch at HEAD's commit and checked it
+  // out, under a rebase that expects it at its old tip and HEAD detached: --continue then failed.
+  it('13. a rebase stopped on a conflict, cleaned up with --delete-branch: the branch comes back at its old tip, HEAD detached, and rebase --continue finishes', async () => {
+    const script = [
+      'git checkout -q -b theirs HEAD && echo theirs > README.md && git commit -q -am theirs && git checkout -q -',
+      'echo ours > README.md && git commit -q -am ours && echo more > more.txt && git add more.txt && git commit -q -m more',
+      '(git rebase theirs >/dev/null 2>&1; true)',
+    ].join(' && ');
+    const { id, worktree } = await agent(r, script);
+    const branch = `paddock/${id}`;
+    const tip = git(worktree, 'rev-parse', branch);
+    const status = git(worktree, 'status', '--porcelain=v2', '--branch');
+    cleanupOk(r, id, '--delete-branch');
+    assert.equal(spawnSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: sb.repo }).status, 1, 'the cleanup deleted the branch');
+    const to = restore(r, id);
+    assert.equal(git(to, 'status', '--porcelain=v2', '--branch'), status);
+    assert.equal(git(sb.repo, 'rev-parse', branch), tip);
+    writeFileSync(join(to, 'README.md'), 'resolved\n');
+    git(to, 'add', 'README.md');
+    const going = spawnSync('git', ['-c', 'core.editor=true', 'rebase', '--continue'], { cwd: to, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    assert.equal(going.status, 0, going.stderr);
+    assert.equal(git(to, 'rev-parse', '--abbrev-ref', 'HEAD'), branch);
+    assert.equal(git(to, 'log', '--format=%s', '-3'), 'more\nours\ntheirs');
+  });
+
+  // Found by review (fixed, 72): a ref name with a no-break space made an inventory restore refused,
+  // and a tag object or blob only a worktree ref named went at gc, taking every ref with it.
+  it("14. the worktree's own refs: a name with a no-break space, a tag object whose tag is gone and a blob all come back after gc", async () => {
+    const script = [
+      'git update-ref "refs/worktree/note\u00a0x" HEAD',
+      'git tag -a -m gone gone HEAD && git update-ref refs/worktree/atag $(git rev-parse refs/tags/gone) && git tag -d gone >/dev/null',
+      'git update-ref refs/worktree/blob $(echo only here | git hash-object -w --stdin)',
+      'git update-ref refs/worktree/keep $(git commit-tree -p HEAD -m kept HEAD^{tree})',
+    ].join(' && ');
+    const { id, worktree } = await agent(r, script);
+    const refs = git(worktree, 'for-each-ref', '--format=%(refname) %(objectname) %(objecttype)', 'refs/worktree/');
+    assert.equal(refs.split('\n').length, 4, refs);
+    cleanupOk(r, id);
+    git(sb.repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(sb.repo, 'gc', '-q', '--prune=now');
+    const to = restore(r, id);
+    assert.equal(git(to, 'for-each-ref', '--format=%(refname) %(objectname) %(objecttype)', 'refs/worktree/'), refs);
+    assert.equal(git(to, 'cat-file', 'blob', 'refs/worktree/blob'), 'only here');
+  });
 });
 
 describe('faults: cleanup on a full disk keeps the worktree and the good evidence (issue 11, case 6)', function () {

@@ -14,6 +14,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from './runGit';
 import { encodeName } from './pathBytes';
+import type { ConflictStage } from './evidenceManifest';
 
 export interface KeptIndex {
   /** The tree of the agent's index (what `git write-tree` gives there). */
@@ -24,13 +25,6 @@ export interface KeptIndex {
   unmerged: number;
   /** Their stages, as `ls-files -u` lists them (empty when none). */
   stages: ConflictStage[];
-}
-
-export interface ConflictStage {
-  path: string;
-  stage: number;
-  mode: string;
-  sha: string;
 }
 
 /** `ls-files -u -z` lines ("<mode> <sha> <stage>\t<path>") as stages. */

@@ -4,15 +4,13 @@
  * stages in the index, so `git status`, `git diff`, `checkout --theirs` and the
  * operation's `--continue` see what the agent left, not HEAD's version staged.
  */
-import type { Manifest } from './evidenceManifest';
+import type { ConflictStage } from './evidenceManifest';
 import { encodeName } from './pathBytes';
 import { firstLine, runGit } from './runGit';
 import { printable } from '../common/printable';
 
-export type KeptStage = NonNullable<NonNullable<Manifest['index']>['stages']>[number];
-
 /** Each conflicted path's entry removed, then its stages written (update-index's third --index-info form); problems in sentences. */
-export async function restoreConflictStages(target: string, stages: readonly KeptStage[] | undefined): Promise<string[]> {
+export async function restoreConflictStages(target: string, stages: readonly ConflictStage[] | undefined): Promise<string[]> {
   if (!stages || stages.length === 0) return [];
   const paths = [...new Set(stages.map((s) => s.path))];
   const lines = [...paths.map((p) => `0 ${'0'.repeat(stages[0]!.sha.length)}\t${p}\0`), ...stages.map((s) => `${s.mode} ${s.sha} ${s.stage}\t${s.path}\0`)];

@@ -38,9 +38,10 @@ import { allSettledOrThrow, startEarly } from '../common/early';
 import { failure, usageError } from '../common/errors';
 import { syncDir, writeArchiveTemp } from './archive';
 import { classify, DEFAULT_ARCHIVE_LIMIT, DEFAULT_REGENERABLE } from './classify';
-import type { EvidenceSummary, LostEntry, Manifest } from './evidenceManifest';
+import { manifestText, type EvidenceSummary, type LostEntry, type Manifest } from './evidenceManifest';
 import { unreadableFiles, walkWorktree, type Walk, type WalkOptions } from './inventory';
 import { commitsOnlyInWorktree, keeperParents } from './keptCommits';
+import { autoMergeTree, keepRefObjects } from './refObjects';
 import { innerWorktrees } from './innerWorktrees';
 import { PATCH_BLOB_LIMIT, treeForPatch } from './patchTree';
 import { writeVerifiedPatch } from './patchFile';
@@ -51,6 +52,7 @@ import { captureExactBytes, type IndexFile } from './exactBytes';
 import { readConversionSetup } from './conversions';
 import { commonDirOf, headRefOf, unbornBranchOf } from './headFiles';
 import { captureIndexFlags } from './indexFlagState';
+import { captureOperationBranch } from './operationBranch';
 import { captureGitDirFiles } from './gitDirFiles';
 import type { CaptureStamp } from './changedSince';
 import { keepAgentIndex } from './agentIndex';
@@ -209,14 +211,29 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
 
     const { inner, tips: kept, ownRefs } = await keeping;
-    const [headRef, gitDirFiles] = await Promise.all([naming, captureGitDirFiles(ownGitDir, await walkingGitDir).catch(() => undefined)]);
+    const [headRef, { files: gitDirFiles, unread: gitDirFilesUnread }] = await Promise.all([naming, captureGitDirFiles(ownGitDir, await walkingGitDir)]);
+    if (gitDirFilesUnread.length > 0 && !opts.dropUnarchivable) {
+      const more = gitDirFilesUnread.length > 5 ? ` and ${gitDirFilesUnread.length - 5} more` : '';
+      throw failure(
+        `Nothing was removed: files of the worktree's git dir (a stopped merge, rebase or bisect, its sparse checkout) cannot be read: ${gitDirFilesUnread.slice(0, 5).map((p) => printable(p)).join(', ')}${more}. Fix them and retry, or clean up anyway to drop them.`,
+        CONSENT_NEEDED,
+      );
+    }
+    const operationBranch = await captureOperationBranch(worktree, gitDirFiles);
     const exact = await exacting;
     const message = `paddock snapshot of ${jobId}\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n${
       kept.length ? `Also keeps ${kept.length} line(s) of commits known only to the worktree's reflogs and refs.\n` : ''
     }`;
     // The agent's index, when it holds what neither HEAD nor the files do, is one more parent; the exact
     // bytes' commit goes last. The first parent is the worktree's HEAD (none on an orphan branch).
-    const parents = [...(headSha ? [headSha] : []), ...(await keeperParents(worktree, kept, env)), ...(index ? [index.commit] : []), ...(exact ? [exact.commit] : [])].flatMap((sha) => ['-p', sha]);
+    const refObjects = await keepRefObjects(worktree, ownRefs, env, await autoMergeTree(worktree, gitDirFiles));
+    const parents = [
+      ...(headSha ? [headSha] : []),
+      ...(await keeperParents(worktree, kept, env)),
+      ...(refObjects.keeper ? [refObjects.keeper] : []),
+      ...(index ? [index.commit] : []),
+      ...(exact ? [exact.commit] : []),
+    ].flatMap((sha) => ['-p', sha]);
     const archivePath = path.join(evidenceDir, ARCHIVE_FILE);
     // The snapshot commit, the verified patch and the archives come from the same tree and files, each
     // into its own temporary: written side by side, each tracked for removal as soon as it exists.
@@ -267,13 +284,15 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       gitdirs: gitdirTemps.filter((g) => !g.part.private).map((g) => ({ path: g.part.path, archive: path.relative(evidenceDir, g.file) })),
       ...(privateKept.length > 0 ? { privateGitDirs: privateKept.map((g) => ({ path: g.part.path, archive: path.relative(evidenceDir, g.file) })) } : {}),
       ...(indexFlags ? { indexFlags } : {}),
-      ...(gitDirFiles ? { gitDirFiles } : {}),
-      ...(ownRefs.length > 0 ? { worktreeRefs: ownRefs } : {}),
+      gitDirFiles,
+      ...(gitDirFilesUnread.length > 0 ? { gitDirFilesUnread } : {}),
+      ...(operationBranch ? { operationBranch } : {}),
+      ...(refObjects.refs.length > 0 ? { worktreeRefs: refObjects.refs } : {}),
       entries: walk.entries.filter((e) => captured.has(e.path) || archived.has(e.path)),
     };
     const inventoryPath = path.join(evidenceDir, INVENTORY_FILE);
     const inventoryTemp = `${inventoryPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    await fs.writeFile(inventoryTemp, JSON.stringify(manifest), { mode: 0o600, flush: true });
+    await fs.writeFile(inventoryTemp, manifestText(manifest), { mode: 0o600, flush: true });
     temps.push(inventoryTemp);
 
     // Everything is written and verified: only now does the new evidence replace the old.

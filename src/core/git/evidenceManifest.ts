@@ -97,6 +97,25 @@ export function isKeptGitDirFile(rel: string): boolean {
 
 const ObjectId = z.string().check(z.regex(/^[0-9a-f]{40,64}$/));
 
+/**
+ * A ref of the worktree's own as git names it. git judges the name (`update-ref` refuses one it
+ * would not make); this refuses only what is unsafe where the name goes — outside those prefixes,
+ * or an ASCII control character or space, which git never allows either (a newline would split
+ * `update-ref --stdin`'s input) — and nothing git accepts, such as a no-break space.
+ */
+export const WorktreeRefSchema = z.object({
+  // eslint-disable-next-line no-control-regex -- the controls git refuses in a ref name are what this refuses
+  name: z.string().check(z.regex(/^refs\/(worktree|bisect|rewritten)\/[^\x00-\x20\x7f]+$/)),
+  /** The object it names: a commit, or a blob, tree or tag object (refObjects.ts). */
+  sha: ObjectId,
+  /** For a tag object: a blob of its bytes, which the snapshot keeps and restore writes back as the tag when gc took it. */
+  tagBlob: z.optional(ObjectId),
+});
+
+/** One stage of a path in conflict, as `ls-files -u` lists it (agentIndex.ts keeps it, conflictStages.ts writes it back). */
+export const ConflictStageSchema = z.object({ path: z.string(), stage: z.number().check(z.int(), z.gte(1), z.lte(3)), mode: z.string().check(z.regex(/^[0-7]{6}$/)), sha: ObjectId });
+export type ConflictStage = z.infer<typeof ConflictStageSchema>;
+
 export const ManifestSchema = z.object({
   version: z.literal(1),
   worktree: z.string(),
@@ -122,7 +141,7 @@ export const ManifestSchema = z.object({
        * The conflict stages (1 base, 2 ours, 3 theirs) of those paths, as `ls-files -u` lists them; the
        * commit keeps their blobs. Absent: none, or evidence from before they were kept (restore then leaves HEAD's entry).
        */
-      stages: z.optional(z.array(z.object({ path: z.string(), stage: z.number().check(z.int(), z.gte(1), z.lte(3)), mode: z.string().check(z.regex(/^[0-7]{6}$/)), sha: ObjectId }))),
+      stages: z.optional(z.array(ConflictStageSchema)),
     }),
   ),
   /** Files the snapshot holds but the patch leaves out (too large for a binary patch; patchTree.ts). Absent: none. */
@@ -149,12 +168,38 @@ export const ManifestSchema = z.object({
    * byte for byte in base64; an empty list when it had none. Absent: evidence from before they were kept.
    */
   gitDirFiles: z.optional(z.array(z.object({ path: z.string().check(z.refine(isKeptGitDirFile, 'not a kept file of a worktree git dir')), base64: z.string() }))),
-  /** The worktree's own refs (refs/worktree, refs/bisect, refs/rewritten), which its git dir held; the snapshot keeps their commits. Absent: none, or evidence from before they were kept. */
-  worktreeRefs: z.optional(z.array(z.object({ name: z.string().check(z.regex(/^refs\/(worktree|bisect|rewritten)\/[^\0\s]+$/)), sha: ObjectId }))),
+  /** Files of that git dir `isKeptGitDirFile` admits that could not be read, dropped with consent; restore says so. Absent: none. */
+  gitDirFilesUnread: z.optional(z.array(z.string())),
+  /**
+   * The branch a rebase or bisect stopped there returns to (operationBranch.ts) and its tip at
+   * capture: restore re-creates it there, HEAD detached, when the cleanup deleted it. Absent: none.
+   */
+  operationBranch: z.optional(z.object({ name: z.string(), tip: ObjectId })),
+  /**
+   * The worktree's own refs (refs/worktree, refs/bisect, refs/rewritten), which its git dir held; the
+   * snapshot keeps their objects. Absent: none, or evidence from before they were kept. An entry that
+   * does not read reads as null: restore says so and puts the others back.
+   */
+  worktreeRefs: z.optional(z.array(z.catch(z.nullable(WorktreeRefSchema), null))),
   /** Every entry of the worktree except regenerable ones, as walked at capture. */
   entries: z.array(ManifestEntrySchema),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;
+
+/**
+ * The inventory as it is written: checked against the schema it is read with first, so a capture
+ * never leaves (and a cleanup never removes anything on the strength of) an inventory restore
+ * would refuse, or read with a part missing.
+ */
+export function manifestText(manifest: Manifest): string {
+  const result = ManifestSchema.safeParse(manifest);
+  const problem = result.success ? (result.data.worktreeRefs?.findIndex((r) => r === null) ?? -1) : -1;
+  if (!result.success || problem >= 0) {
+    const where = result.success ? `worktreeRefs.${problem}` : result.error.issues[0]?.path.join('.') || 'schema';
+    throw failure(`The evidence inventory of ${manifest.worktree} would not read back (${where}), so it was not written.`);
+  }
+  return JSON.stringify(manifest);
+}
 
 export async function readManifest(file: string): Promise<Manifest> {
   let raw: string;

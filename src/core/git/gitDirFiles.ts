@@ -15,13 +15,39 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isKeptGitDirFile, KEPT_GIT_DIR_FILES, type Manifest } from './evidenceManifest';
 import type { Walk } from './inventory';
+import { printable } from '../common/printable';
 
 export type KeptGitDirFile = NonNullable<Manifest['gitDirFiles']>[number];
 
-/** The kept files the walk of the worktree's private git dir found, read byte for byte. */
-export async function captureGitDirFiles(gitDir: string, walk: Walk): Promise<KeptGitDirFile[]> {
+/**
+ * The kept files the walk of the worktree's private git dir found, read byte for byte; `unread`:
+ * those that could not be read (never dropped silently: the capture stops or records them). One
+ * gone since the walk is no longer the worktree's state.
+ */
+export async function captureGitDirFiles(gitDir: string, walk: Walk): Promise<{ files: KeptGitDirFile[]; unread: string[] }> {
   const found = walk.entries.filter((e) => e.type === 'file' && isKeptGitDirFile(e.path));
-  return Promise.all(found.map(async (e) => ({ path: e.path, base64: (await fs.readFile(path.join(gitDir, e.path))).toString('base64') })));
+  const files: KeptGitDirFile[] = [];
+  const unread: string[] = [];
+  await Promise.all(
+    found.map(async (e) => {
+      try {
+        files.push({ path: e.path, base64: (await fs.readFile(path.join(gitDir, e.path))).toString('base64') });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') unread.push(e.path);
+      }
+    }),
+  );
+  // In the walk's order, whatever order the reads ended in.
+  const order = new Map(found.map((e, i) => [e.path, i]));
+  files.sort((a, b) => order.get(a.path)! - order.get(b.path)!);
+  return { files, unread: unread.sort() };
+}
+
+const whatFileIsFor = (name: string) => ((KEPT_GIT_DIR_FILES as readonly string[]).includes(name) ? 'its sparse checkout' : 'the git operation stopped there');
+
+/** At restore: the files the capture could not read (dropped with consent), said. */
+export function unreadGitDirFiles(unread: readonly string[] | undefined): string[] {
+  return (unread ?? []).map((name) => `the worktree's ${printable(name)} (${whatFileIsFor(name)}) could not be read at cleanup and is not back`);
 }
 
 /**
@@ -32,7 +58,7 @@ export async function captureGitDirFiles(gitDir: string, walk: Walk): Promise<Ke
 export async function restoreGitDirFiles(gitDir: string, files: readonly KeptGitDirFile[] | undefined): Promise<string[]> {
   if (files === undefined) return [];
   const problems: string[] = [];
-  const what = (name: string) => ((KEPT_GIT_DIR_FILES as readonly string[]).includes(name) ? 'its sparse checkout' : 'the git operation stopped there');
+  const what = whatFileIsFor;
   for (const name of KEPT_GIT_DIR_FILES) {
     if (files.some((f) => f.path === name)) continue;
     await fs.rm(path.join(gitDir, name), { force: true }).catch((err: NodeJS.ErrnoException) => problems.push(`the worktree's ${name} (${what(name)}) is not as it was (${err.code ?? 'error'})`));

@@ -88,10 +88,15 @@ export async function innerWorktreeCommits(w: InnerWorktree): Promise<string[]> 
   return out;
 }
 
-/** A ref of the worktree's own (refs/worktree, refs/bisect, refs/rewritten) and the object it names. */
+/**
+ * A ref of the worktree's own (refs/worktree, refs/bisect, refs/rewritten), the object it names and
+ * that object's type; for a tag object, what it peels to (refObjects.ts keeps what is no commit).
+ */
 export interface WorktreeRef {
   name: string;
   sha: string;
+  type: string;
+  peeled?: { sha: string; type: string };
 }
 
 /**
@@ -123,7 +128,9 @@ export async function commitsOnlyInWorktree(
   });
   for (const line of tips.stdout.split('\n')) {
     const [name, sha, type, peeled, peeledType] = line.split('\0');
-    if (PER_WORKTREE_REFS.some((p) => name.startsWith(p)) && isCommitId(sha ?? '')) ownRefs.push({ name, sha });
+    if (PER_WORKTREE_REFS.some((p) => name.startsWith(p)) && isCommitId(sha ?? '')) {
+      ownRefs.push({ name, sha, type: type ?? '', ...(peeled && isCommitId(peeled) ? { peeled: { sha: peeled, type: peeledType ?? '' } } : {}) });
+    }
     const commit = type === 'commit' ? sha : peeledType === 'commit' ? peeled : undefined;
     if (!commit || !isCommitId(commit)) continue;
     // The agent's own branch may be deleted by this cleanup, and the worktree's own refs (listed

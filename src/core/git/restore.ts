@@ -23,10 +23,11 @@ import { restoreExactBytes } from './exactBytes';
 import { fsPath } from './pathBytes';
 import { relinkInnerWorktrees } from './innerRelink';
 import { keepOutOfCheckout, restoreIndexFlags } from './indexFlagState';
-import { restoreGitDirFiles } from './gitDirFiles';
+import { restoreGitDirFiles, unreadGitDirFiles } from './gitDirFiles';
 import { relinkHardLinks } from './hardLinks';
 import { restoreConflictStages } from './conflictStages';
 import { restoreWorktreeRefs } from './worktreeRefs';
+import { restoreOperationBranch } from './operationBranch';
 
 export interface RestoreOptions {
   repo: string;
@@ -183,6 +184,9 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
 
   await fs.mkdir(path.dirname(target), { recursive: true });
   let checkout = branchToCheckOut(manifest, opts.branch);
+  // A rebase or bisect stopped half-way expects its branch at its old tip and HEAD detached: that
+  // branch, deleted by the cleanup, comes back first, so it is not re-created at HEAD's commit below.
+  const operationBranchNote = await restoreOperationBranch(opts.repo, manifest?.gitDirFiles, manifest?.operationBranch);
   const branchGone = headSha ? await jobBranchGone(opts.repo, opts.branch, checkout) : null;
   if (branchGone) checkout = { branch: opts.branch, detached: false };
   const branchNote = headSha ? await addCheckout(opts.repo, target, checkout.branch, headSha, checkout.detached) : await addUnborn(opts.repo, target, unborn!, snapshotSha);
@@ -213,6 +217,7 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   }
   await restorePrivateGitDirs(target, opts.evidenceDir, manifest?.privateGitDirs ?? []);
   const problems = [...sparseProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
+  if (operationBranchNote) problems.push(operationBranchNote);
   if (branchGone) problems.push(branchGone);
   if (manifest) problems.push(...(await relinkHardLinks(target, manifest.entries)));
   if (manifest) await applyInventory(target, manifest);
@@ -221,6 +226,7 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   problems.push(...(await restoreConflictStages(target, manifest?.index?.stages)));
   problems.push(...(await restoreWorktreeRefs(target, manifest?.worktreeRefs)));
   problems.push(...(await restoreGitDirFiles(privateGitDir(target), manifest?.gitDirFiles)));
+  problems.push(...unreadGitDirFiles(manifest?.gitDirFilesUnread));
   await runGit(['update-index', '-q', '--refresh'], { cwd: target, allowFailure: true });
   const files = manifest ? manifest.summary.captured.files : Number((await runGit(['ls-files', '-z'], { cwd: target })).stdout.split('\0').length - 1);
   const notRestored = manifest ? [...manifest.summary.regenerable.roots, ...manifest.summary.lost.map((l) => l.path)] : [];

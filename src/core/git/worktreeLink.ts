@@ -17,10 +17,12 @@ export type WorktreeLink = 'linked' | 'missing' | 'own' | 'broken';
 export async function worktreeLink(repo: string, worktree: string): Promise<WorktreeLink> {
   const dotGit = await fs.lstat(path.join(worktree, '.git')).catch(() => null);
   if (dotGit === null) return 'missing';
-  // A `.git` file must name this worktree's own git dir: one naming another's (the main repository's
-  // `.git`, say) leads to the repository, but git would capture that worktree's HEAD and index, and
-  // refuse the removal ("does not point back").
-  if (!dotGit.isDirectory() && !(await pointsBack(worktree))) return 'broken';
+  // A `.git` file or symlink must lead to this worktree's own git dir, and a `.git` folder must not be
+  // another worktree's: one leading to another's (the main repository's `.git`, a sibling agent's)
+  // leads to the repository, but git would capture that worktree's HEAD and index, and refuse the
+  // removal ("does not point back"). A folder with no `gitdir` is a repository's own git dir.
+  const owner = await gitDirOwner(worktree);
+  if (dotGit.isDirectory() ? owner === 'another' : owner !== 'this') return 'broken';
   // From git's files first (no process on every cleanup); git decides what they cannot.
   const [mine, its] = await Promise.all([commonDirFromFiles(repo), commonDirFromFiles(worktree)]);
   if (mine !== null && mine === its) return 'linked';
@@ -43,31 +45,21 @@ export async function worktreeLink(repo: string, worktree: string): Promise<Work
 export async function relinkWorktree(repo: string, worktree: string): Promise<boolean> {
   const dotGit = path.join(worktree, '.git');
   const stat = await fs.lstat(dotGit).catch(() => null);
-  if (stat === null || stat.isFile()) {
+  if (stat === null || stat.isFile() || stat.isSymbolicLink()) {
     const own = await registrationsOf(repo, worktree);
     if (own.length === 1) {
+      // A symlink goes first: writing through it would write into what it leads to (another's `.git`).
+      if (stat?.isSymbolicLink()) await fs.unlink(dotGit);
       await fs.writeFile(dotGit, `gitdir: ${own[0]}\n`);
       return (await worktreeLink(repo, worktree)) === 'linked';
     }
-    if (await namesAnotherWorktree(worktree)) return false;
+    // repair would follow a symlink into what it leads to.
+    if (stat?.isSymbolicLink()) return false;
   }
+  if ((await gitDirOwner(worktree)) === 'another') return false;
   // git prints the broken link it found and exits 1 even when it repaired it: the link itself says.
   await runGit(['worktree', 'repair', '--', worktree], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
   return (await worktreeLink(repo, worktree)) === 'linked';
-}
-
-/** The `.git` file names a linked worktree's git dir whose `gitdir` points at another folder that is there. */
-async function namesAnotherWorktree(worktree: string): Promise<boolean> {
-  try {
-    const gitDir = await worktreeGitDir(worktree);
-    if (gitDir === undefined) return false;
-    const back = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8')).replace(/\r?\n$/, '');
-    const other = path.dirname(path.resolve(gitDir, back));
-    const [named, actual] = await Promise.all([fs.realpath(other), fs.realpath(worktree)]);
-    return named !== actual;
-  } catch {
-    return false;
-  }
 }
 
 /** What `ensureLinked` did: nothing (linked), linked it again (with a note), or what stands in the way. */
@@ -91,17 +83,20 @@ export async function ensureLinked(repo: string, worktree: string): Promise<Link
   return { ok: true, note: `linked the worktree to its repository again first (its .git was ${how})` };
 }
 
-/** The git dir a worktree's `.git` file names has a `gitdir` file naming that worktree's `.git` again. */
-async function pointsBack(worktree: string): Promise<boolean> {
+/**
+ * Whose linked-worktree git dir the worktree's `.git` (a file naming one, a symlink to one, or a
+ * folder) is, by that git dir's `gitdir` file: this folder's, another folder's that is there, or
+ * neither (no `gitdir`, as a repository's own git dir; a folder that is gone; nothing readable).
+ */
+async function gitDirOwner(worktree: string): Promise<'this' | 'another' | 'unknown'> {
   try {
     const gitDir = await worktreeGitDir(worktree);
-    if (gitDir === undefined) return false;
-    if (gitDir === path.join(worktree, '.git')) return true; // a symlink to a git dir: judged as a folder
+    if (gitDir === undefined) return 'unknown';
     const back = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8')).replace(/\r?\n$/, '');
     const [named, actual] = await Promise.all([fs.realpath(path.dirname(path.resolve(gitDir, back))), fs.realpath(worktree)]);
-    return named === actual;
+    return named === actual ? 'this' : 'another';
   } catch {
-    return false;
+    return 'unknown';
   }
 }
 

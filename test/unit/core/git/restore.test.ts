@@ -362,6 +362,68 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.equal(git(restored, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/worktree/', 'refs/bisect/'), `refs/bisect/bad ${onlyBisect}\nrefs/worktree/keep ${onlyRef}\nrefs/worktree/moving ${head}`);
   });
 
+  /** Capture, remove the worktree, delete the branch and collect what no ref keeps (as a cleanup and a later gc do). */
+  async function captureRemoveAndCollect(): Promise<string> {
+    const ev = await captureEvidence(options());
+    await removeWorktree(repo, wt);
+    git(repo, 'branch', '-D', 'paddock/job1');
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    return ev.snapshotRef;
+  }
+
+  function restoreFrom(snapshotRef: string, target = sb.path('restored')) {
+    return restoreWorktree({ repo, snapshotRef, evidenceDir: sb.path('store', 'evidence'), target, branch: 'paddock/job1' });
+  }
+
+  const ownRefs = (dir: string) => git(dir, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/worktree/');
+
+  it('a ref of the worktree\'s own whose name git accepts but is unusual (a no-break space) is recorded and comes back', async () => {
+    git(wt, 'update-ref', 'refs/worktree/note\u00a0x', 'HEAD');
+    const before = ownRefs(wt);
+    const result = await restoreFrom(await captureRemoveAndCollect());
+    assert.deepEqual(result.problems, []);
+    assert.equal(ownRefs(result.path), before);
+  });
+
+  it('an inventory entry of the worktree\'s own refs that does not read, or a ref git cannot write, is said; the other refs and the rest come back', async () => {
+    git(wt, 'update-ref', 'refs/worktree/keep', 'HEAD');
+    const before = ownRefs(wt);
+    const snapshotRef = await captureRemoveAndCollect();
+    const inventory = sb.path('store', 'evidence', 'inventory.json');
+    const manifest = JSON.parse(readFileSync(inventory, 'utf8')) as { worktreeRefs: unknown[] };
+    // One entry no worktree ref can be, and one naming an object the repository does not have.
+    manifest.worktreeRefs.unshift({ name: 'refs/heads/not-its-own', sha: 'f'.repeat(40) }, { name: 'refs/worktree/missing', sha: 'e'.repeat(40) });
+    writeFileSync(inventory, JSON.stringify(manifest));
+    const result = await restoreFrom(snapshotRef);
+    assert.equal(result.problems.length, 2, result.problems.join('\n'));
+    assert.equal(result.problems[0], "1 of the worktree's own refs could not be read from the inventory and are not back");
+    assert.match(result.problems[1]!, /^the worktree's own ref refs\/worktree\/missing is not back \(.+\)$/);
+    assert.equal(ownRefs(result.path), before);
+  });
+
+  it('keeps the objects the worktree\'s own refs name that are no commit (a blob, a tree, a tag object no tag ref names) through gc, and writes each ref on its own', async () => {
+    const head = git(wt, 'rev-parse', 'HEAD');
+    const fed = (input: string, ...args: string[]) => execFileSync('git', args, { cwd: wt, input, encoding: 'utf8' }).trim();
+    const blob = fed('a blob only a worktree ref names\n', 'hash-object', '-w', '--stdin');
+    const tree = fed(`100644 blob ${blob}\tonly.txt\n`, 'mktree');
+    const onlyCommit = git(wt, 'commit-tree', '-p', head, '-m', 'named only by refs/worktree/keep', git(wt, 'rev-parse', 'HEAD^{tree}'));
+    git(wt, '-c', 'user.name=A', '-c', 'user.email=a@b.c', 'tag', '-a', '-m', 'the tag\u00e9 message', 'gone', head);
+    const tag = git(wt, 'rev-parse', 'refs/tags/gone');
+    git(wt, 'update-ref', 'refs/worktree/atag', tag);
+    git(wt, 'tag', '-d', 'gone');
+    git(wt, 'update-ref', 'refs/worktree/blob', blob);
+    git(wt, 'update-ref', 'refs/worktree/tree', tree);
+    git(wt, 'update-ref', 'refs/worktree/keep', onlyCommit);
+    const before = ownRefs(wt);
+    const result = await restoreFrom(await captureRemoveAndCollect());
+    assert.deepEqual(result.problems, []);
+    assert.equal(ownRefs(result.path), before);
+    assert.equal(git(result.path, 'cat-file', '-t', 'refs/worktree/atag'), 'tag');
+    assert.equal(git(result.path, 'cat-file', 'blob', 'refs/worktree/blob'), 'a blob only a worktree ref names');
+    assert.equal(git(result.path, 'cat-file', 'blob', 'refs/worktree/tree:only.txt'), 'a blob only a worktree ref names');
+  });
+
   it('keeps every commit a reset --hard dropped, past 200 of them and past 200 separate lines of work', async () => {
     // One line of 210 commits and 205 commits side by side on the base, made in one fast-import (a
     // git process per commit takes a minute here), then written into HEAD's reflog as an agent's
@@ -574,6 +636,29 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     assert.deepEqual(manifest.summary.lost.map((l) => l.path).sort(), ['c.txt', 'locked.txt', 'shut/new.txt']);
     // The rest is kept; the unreadable tracked file keeps the entry its index had (not a deletion).
     assert.deepEqual(runs[1].files, { 'c.txt': 'c before\n', 'd.txt': 'd edited\n', 'keep.txt': 'kept\n' });
+  });
+
+  it("stops for consent over a file of a stopped operation in the worktree's git dir nobody can read, and with consent records it, which restore then says", async function () {
+    write(wt, 'd.txt', 'd edited\n');
+    write(wt, 'keep.txt', 'kept\n');
+    const message = path.join(privateGitDir(wt), 'MERGE_MSG');
+    writeFileSync(message, 'the message of a merge the agent had begun\n');
+    chmodSync(message, 0o000);
+    const runs = captureWhereChmodCounts(this, [options(), options({ dropUnarchivable: true })]);
+    assert.equal(runs[0].code, CONSENT_NEEDED, runs[0].message);
+    assert.equal(
+      runs[0].message,
+      "Nothing was removed: files of the worktree's git dir (a stopped merge, rebase or bisect, its sparse checkout) cannot be read: MERGE_MSG. Fix them and retry, or clean up anyway to drop them.",
+    );
+    assert.equal(runs[1].code, undefined, runs[1].message);
+    const manifest = await readManifest(sb.path('store', 'evidence', 'inventory.json'));
+    assert.deepEqual(manifest.gitDirFilesUnread, ['MERGE_MSG']);
+    chmodSync(message, 0o644);
+    // Handed back from nobody (root's git refuses a repository another user owns).
+    if (process.getuid?.() === 0) execFileSync('chown', ['-R', `${process.getuid()}:${process.getgid?.() ?? 0}`, sb.dir]);
+    await removeWorktree(repo, wt);
+    const result = await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: sb.path('restored'), branch: 'paddock/job1' });
+    assert.deepEqual(result.problems, ["the worktree's MERGE_MSG (the git operation stopped there) could not be read at cleanup and is not back"]);
   });
 
   /**

@@ -8,6 +8,7 @@
  * Evidence written before these were recorded still restores as it did.
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { captureEvidence, privateGitDir, type CaptureOptions } from '../../../../src/core/git/evidence';
@@ -226,6 +227,22 @@ describe('git: restore gives back the worktree as the agent left it (its state, 
     assert.equal(readFileSync(path.join(result.path, 'README.md'), 'utf8'), 'uncommitted, only in the autostash\n');
   });
 
+  it("the tree AUTO_MERGE names (a merge stopped on a conflict, git 2.42 on) is kept through gc with the file that names it", async () => {
+    conflictingLines();
+    assert.throws(() => git(wt, ...WHO, 'merge', '-q', 'theirs'));
+    // What git 2.42 on writes there: the merge's result with the conflict markers, a tree nothing else names.
+    const marked = git(wt, 'hash-object', '-w', 'c.txt');
+    const tree = execFileSync('git', ['mktree'], { cwd: wt, input: `100644 blob ${marked}\tc.txt\n`, encoding: 'utf8' }).trim();
+    writeFileSync(path.join(privateGitDir(wt), 'AUTO_MERGE'), `${tree}\n`);
+    await captureAndRemove();
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    assert.equal(git(repo, 'cat-file', '-t', tree), 'tree', 'the tree AUTO_MERGE names survives gc');
+    const result = await restore();
+    assert.equal(git(result.path, 'rev-parse', 'AUTO_MERGE'), tree);
+    assert.equal(git(result.path, 'cat-file', 'blob', 'AUTO_MERGE:c.txt'), readFileSync(path.join(result.path, 'c.txt'), 'utf8').trim());
+  });
+
   it('a conflict stage no commit holds (checkout -m of a binary file with local edits) is kept through gc and comes back', async () => {
     write(wt, 'b.bin', Buffer.from('bin\0one'));
     git(wt, 'add', 'b.bin');
@@ -262,6 +279,54 @@ describe('git: restore gives back the worktree as the agent left it (its state, 
     assert.equal(git(result.path, 'bisect', 'log'), log);
     assert.equal(git(result.path, 'for-each-ref', 'refs/bisect/'), refs);
     assert.match(git(result.path, 'bisect', 'good'), /Bisecting|is the first bad commit/);
+  });
+
+  /** The cleanup deleted the agent's branch (`cleanup --delete-branch`, or merged elsewhere) after the capture. */
+  async function captureRemoveDeletingBranch(): Promise<void> {
+    await captureAndRemove();
+    git(repo, 'branch', '-D', 'paddock/job1');
+  }
+
+  it("a rebase stopped on a conflict whose branch the cleanup deleted: the branch comes back at its old tip, HEAD detached, and rebase --continue finishes it", async () => {
+    conflictingLines();
+    write(wt, 'f.txt', 'f\n');
+    git(wt, 'add', 'f.txt');
+    git(wt, ...WHO, 'commit', '-q', '-m', 'after ours');
+    const tip = git(wt, 'rev-parse', 'paddock/job1');
+    assert.throws(() => git(wt, ...WHO, 'rebase', 'theirs'));
+    const head = git(wt, 'rev-parse', 'HEAD');
+    await captureRemoveDeletingBranch();
+    const result = await restore();
+    assert.equal(git(result.path, 'rev-parse', '--symbolic-full-name', 'HEAD'), 'HEAD', 'HEAD detached, as the rebase left it');
+    assert.equal(git(result.path, 'rev-parse', 'HEAD'), head);
+    assert.equal(git(repo, 'rev-parse', 'paddock/job1'), tip, 'the branch at the tip the rebase expects');
+    assert.deepEqual(result.problems, [`the branch paddock/job1, which the cleanup had deleted, is re-created at ${tip.slice(0, 12)}, where the rebase stopped half-way expects it; HEAD is detached, as the agent left it`]);
+    write(result.path, 'c.txt', 'c resolved\n');
+    git(result.path, 'add', 'c.txt');
+    git(result.path, ...WHO, 'rebase', '--continue');
+    assert.equal(git(result.path, 'log', '--format=%s', '-3'), 'after ours\nours\ntheirs');
+    assert.equal(git(result.path, 'rev-parse', '--abbrev-ref', 'HEAD'), 'paddock/job1');
+  });
+
+  it("a bisect stopped half-way whose branch the cleanup deleted: the branch comes back at its tip, not the midpoint, and bisect reset returns there", async () => {
+    for (let i = 1; i <= 6; i++) {
+      write(wt, 'n.txt', `${i}\n`);
+      git(wt, 'add', 'n.txt');
+      git(wt, ...WHO, 'commit', '-q', '-m', `c${i}`);
+    }
+    const tip = git(wt, 'rev-parse', 'HEAD');
+    git(wt, 'bisect', 'start', 'HEAD', 'HEAD~5');
+    git(wt, 'bisect', 'bad');
+    const midpoint = git(wt, 'rev-parse', 'HEAD');
+    assert.notEqual(midpoint, tip, 'the fixture: HEAD is at a midpoint');
+    await captureRemoveDeletingBranch();
+    const result = await restore();
+    assert.equal(git(result.path, 'rev-parse', '--symbolic-full-name', 'HEAD'), 'HEAD');
+    assert.equal(git(result.path, 'rev-parse', 'HEAD'), midpoint);
+    assert.equal(git(repo, 'rev-parse', 'paddock/job1'), tip);
+    git(result.path, 'bisect', 'reset');
+    assert.equal(git(result.path, 'symbolic-ref', 'HEAD'), 'refs/heads/paddock/job1');
+    assert.equal(git(result.path, 'rev-parse', 'HEAD'), tip);
   });
 
   it('a sparse checkout comes back sparse: its patterns, its config, and the files it left out stay out', async () => {

@@ -4,7 +4,7 @@
  * nowhere), or a repository of the agent's own; and the link written again.
  */
 import * as assert from 'node:assert/strict';
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { relinkWorktree, worktreeLink } from '../../../../src/core/git/worktreeLink';
 import { git, Sandbox, useGitSandbox } from './gitTestUtil';
@@ -77,6 +77,54 @@ describe('git: worktreeLink', function () {
     mkdirSync(c);
     writeFileSync(path.join(c, '.git'), `gitdir: ${bGitDir}\n`);
     assert.equal(await relinkWorktree(repo, c), false);
+    assert.equal(await worktreeLink(repo, b), 'linked');
+  });
+
+  it("a .git symlink to another worktree's git dir (or its .git file) is broken, and replaced by a link to the folder's own; the other is left as it was", async () => {
+    const repo = sb.repo();
+    const a = sb.path('wt-a');
+    const b = sb.path('wt-b');
+    git(repo, 'worktree', 'add', '-q', '-b', 'agent-a', a, 'main');
+    git(repo, 'worktree', 'add', '-q', '-b', 'agent-b', b, 'main');
+    writeFileSync(path.join(b, 'staged.txt'), 'staged in b\n');
+    git(b, 'add', 'staged.txt');
+    const bGitDir = git(b, 'rev-parse', '--absolute-git-dir');
+    const bDotGit = readFileSync(path.join(b, '.git'), 'utf8');
+    for (const target of [bGitDir, path.join(b, '.git')]) {
+      rmSync(path.join(a, '.git'));
+      symlinkSync(target, path.join(a, '.git'));
+      assert.equal(git(a, 'rev-parse', '--abbrev-ref', 'HEAD'), 'agent-b', "git in a now reads b's HEAD");
+      assert.equal(await worktreeLink(repo, a), 'broken', target);
+      assert.equal(await relinkWorktree(repo, a), true);
+      assert.equal(lstatSync(path.join(a, '.git')).isFile(), true, 'a .git file of its own');
+      assert.equal(git(a, 'rev-parse', '--abbrev-ref', 'HEAD'), 'agent-a');
+      assert.equal(readFileSync(path.join(b, '.git'), 'utf8'), bDotGit, "b's .git is not written through the symlink");
+      assert.equal(git(b, 'status', '--porcelain'), 'A  staged.txt');
+    }
+    // A folder with no registration of its own whose .git is a symlink to b's git dir: not linked.
+    const c = sb.path('wt-c');
+    mkdirSync(c);
+    symlinkSync(bGitDir, path.join(c, '.git'));
+    assert.equal(await worktreeLink(repo, c), 'broken');
+    assert.equal(await relinkWorktree(repo, c), false);
+    assert.equal(await worktreeLink(repo, b), 'linked');
+  });
+
+  it("a .git folder that is another worktree's git dir (copied there) is broken and never linked or repaired", async () => {
+    const repo = sb.repo();
+    const a = sb.path('wt-a');
+    const b = sb.path('wt-b');
+    git(repo, 'worktree', 'add', '-q', '-b', 'agent-a', a, 'main');
+    git(repo, 'worktree', 'add', '-q', '-b', 'agent-b', b, 'main');
+    const bGitDir = git(b, 'rev-parse', '--absolute-git-dir');
+    rmSync(path.join(a, '.git'));
+    cpSync(bGitDir, path.join(a, '.git'), { recursive: true });
+    // Its commondir made absolute, so the copy still leads to the repository.
+    writeFileSync(path.join(a, '.git', 'commondir'), `${path.join(repo, '.git')}\n`);
+    assert.equal(git(a, 'rev-parse', '--abbrev-ref', 'HEAD'), 'agent-b', "git in a reads b's HEAD");
+    assert.equal(await worktreeLink(repo, a), 'broken');
+    assert.equal(await relinkWorktree(repo, a), false);
+    assert.equal(readFileSync(path.join(bGitDir, 'gitdir'), 'utf8').trim(), path.join(b, '.git'), "b's registration still names b");
     assert.equal(await worktreeLink(repo, b), 'linked');
   });
 
