@@ -9,11 +9,10 @@
  * A fast-forward git stops half-way (a required smudge filter that fails, a
  * full disk) is put back path by path before the refusal is said.
  */
-import { promises as fs } from 'node:fs';
 import { describeError, failure } from '../common/errors';
 import { prepareApplyUndo, refusedBeforeWriting } from './applyUndo';
 import { settlingOnError, startEarly } from '../common/early';
-import { branchTip, headCommit, localChanges, operationInProgress, worktreesOfBranch, type LocalChanges } from './checkout';
+import { branchTip, headCommit, localChanges, operationInProgress, worktreeFolderExists, worktreesOfBranch, type LocalChanges } from './checkout';
 import { fewPaths } from './landingConflict';
 import { readHeadFromFiles } from './headFiles';
 import { firstLine, gitOutcome, runGit } from './runGit';
@@ -48,8 +47,9 @@ export async function assertTargetLandable(repo: string, branch: string, worktre
   const worktree = holding[0] ?? null;
   if (worktree === null) return null;
   // Held twice (`git worktree add --force`): the move updates one worktree, and the other's index and files stay behind the
-  // branch, so its next commit would undo the landing (and its uncommitted changes were never looked at); a rebase of it
-  // stopped in another would, when continued, set the branch to its own result, dropping the landing.
+  // branch, so its next commit would undo the landing (and its uncommitted changes were never looked at). A rebase of it
+  // stopped in another (or a `rebase --update-refs` that is to move it) holds it as git counts it: `git branch -f` refuses
+  // the branch, and that rebase, continued, would fail at its end ("update_ref failed … expected"): the branch keeps the landing, the rebased work is on none.
   if (holding.length > 1) {
     throw failure(
       `Branch ${branch} is checked out in ${holding.length} worktrees (${fewPaths(holding)}); moving it would leave all but one of them behind it — check it out in one only first, nothing was changed.`,
@@ -57,7 +57,7 @@ export async function assertTargetLandable(repo: string, branch: string, worktre
     );
   }
   // git still counts a branch checked out in a registered worktree whose folder is gone (and refuses to move it).
-  if (!(await fs.stat(worktree).then((s) => s.isDirectory(), () => false))) {
+  if (!(await worktreeFolderExists(worktree))) {
     throw failure(`Branch ${branch} is checked out in ${worktree}, a worktree whose folder is gone; restore the folder or remove that worktree's registration first — nothing was changed.`, 'TARGET_DIRTY');
   }
   const looks = guessed?.worktree === worktree ? guessed : lookAtTarget(worktree);

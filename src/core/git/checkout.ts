@@ -16,38 +16,41 @@ import { branchTipInFiles, readHeadName, worktreeGitDir } from './headFiles';
  * `worktrees`: the list read already (a caller that started `listWorktrees` early), else read now.
  */
 export async function worktreeOfBranch(repo: string, branch: string, worktrees?: Promise<WorktreeEntry[]>): Promise<string | null> {
-  const all = await (worktrees ?? listWorktrees(repo));
-  const named = all.find((w) => w.branch === branch);
-  if (named) return named.path;
-  const detached = all.filter((w) => w.branch === null);
-  const busyWith = await Promise.all(detached.map((w) => branchOfStoppedOperation(w.path)));
-  return detached.find((_, i) => busyWith[i] === branch)?.path ?? null;
+  return (await worktreesOfBranch(repo, branch, worktrees))[0] ?? null;
 }
 
 /**
  * Every worktree that holds `branch` as git counts it (`worktreeOfBranch`): those whose HEAD names
- * it, then those where a rebase or bisect stopped is about it. More than one only when git was told
+ * it, then those where a rebase or bisect stopped is about it or a `rebase --update-refs` stopped is to move it. More than one only when git was told
  * to allow it (`git worktree add --force`, `checkout --ignore-other-worktrees`).
  */
 export async function worktreesOfBranch(repo: string, branch: string, worktrees?: Promise<WorktreeEntry[]>): Promise<string[]> {
   const all = await (worktrees ?? listWorktrees(repo));
   const detached = all.filter((w) => w.branch === null);
-  const busyWith = await Promise.all(detached.map((w) => branchOfStoppedOperation(w.path)));
-  return [...all.filter((w) => w.branch === branch), ...detached.filter((_, i) => busyWith[i] === branch)].map((w) => w.path);
+  const busyWith = await Promise.all(detached.map((w) => branchesOfStoppedOperation(w.path)));
+  return [...all.filter((w) => w.branch === branch), ...detached.filter((_, i) => busyWith[i].includes(branch))].map((w) => w.path);
+}
+
+/** Whether a registered worktree's folder is there: git still counts a branch checked out in one whose folder is gone. */
+export async function worktreeFolderExists(worktree: string): Promise<boolean> {
+  return fs.stat(worktree).then((st) => st.isDirectory(), () => false);
 }
 
 /**
- * The branch (short name) that a rebase or a bisect stopped in `worktree` is about, from its git
- * dir's state files (`rebase-merge/head-name`, `rebase-apply/head-name`, `BISECT_START`); null
- * when none is, or when the worktree's folder is gone.
+ * The branches (short names) that a rebase or a bisect stopped in `worktree` holds, as git counts
+ * them (branch.c prepare_checked_out_branches): the one it is about, from its git dir's state files
+ * (`rebase-merge/head-name`, `rebase-apply/head-name`, `BISECT_START`), and those a `rebase
+ * --update-refs` is to move (`rebase-merge/update-refs`: each ref, then its two commits, a line
+ * each); none when nothing is stopped there (or a bisect began on a detached HEAD), or its folder is gone.
  */
-async function branchOfStoppedOperation(worktree: string): Promise<string | null> {
-  const files = await gitDirFiles(worktree, ['rebase-merge/head-name', 'rebase-apply/head-name', 'BISECT_START']).catch(() => null);
-  if (files === null) return null;
-  const [merging, applying, bisecting] = await Promise.all(files.map((file) => fs.readFile(file, 'utf8').then((t) => t.trim(), () => null)));
-  for (const ref of [merging, applying]) if (ref?.startsWith('refs/heads/')) return ref.slice('refs/heads/'.length);
+async function branchesOfStoppedOperation(worktree: string): Promise<string[]> {
+  const files = await gitDirFiles(worktree, ['rebase-merge/head-name', 'rebase-apply/head-name', 'BISECT_START', 'rebase-merge/update-refs']).catch(() => null);
+  if (files === null) return [];
+  const [merging, applying, bisecting, updating] = await Promise.all(files.map((file) => fs.readFile(file, 'utf8').then((t) => t.trim(), () => null)));
+  const updated = (updating ?? '').split('\n').filter((_, i) => i % 3 === 0);
+  const refs = [merging, applying, ...updated].filter((ref): ref is string => ref?.startsWith('refs/heads/') === true).map((ref) => ref.slice('refs/heads/'.length));
   // A bisect begun on a detached HEAD holds a commit id: no branch.
-  return bisecting && !isCommitId(bisecting) ? bisecting : null;
+  return bisecting && !isCommitId(bisecting) ? [...refs, bisecting] : refs;
 }
 
 /**

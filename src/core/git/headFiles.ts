@@ -34,6 +34,14 @@ export async function commonDirOf(gitDir: string): Promise<string> {
   return text === null ? gitDir : path.resolve(gitDir, text.replace(/\r?\n$/, ''));
 }
 
+/** The repository's shared git dir: from its `.git` with no process when it is a plain checkout; null when git cannot tell either. */
+export async function sharedGitDir(repo: string): Promise<string | null> {
+  const gitDir = await worktreeGitDir(repo).catch(() => undefined);
+  if (gitDir !== undefined) return commonDirOf(gitDir);
+  const res = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo, allowFailure: true });
+  return res.code === 0 ? res.stdout.trim() : null;
+}
+
 /** What HEAD names: a branch (`refs/heads/…`, which may not exist yet), or the commit a detached HEAD is at. */
 export type HeadName = { gitDir: string; ref: string } | { gitDir: string; ref: null; detachedAt: string };
 

@@ -9,19 +9,11 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isCommitId } from './commitId';
-import { commonDirOf, worktreeGitDir } from './headFiles';
+import { sharedGitDir } from './headFiles';
 import { registeredInside, type InnerWorktree } from './innerWorktrees';
 import { innerWorktreeCommits } from './keptCommits';
 import { READ_ONLY_GIT, runGit } from './runGit';
 import { resolvedPath } from './worktreeRegistration';
-
-/** The repository's shared git dir: from its `.git` with no process when it is a plain checkout. */
-async function sharedGitDir(repo: string): Promise<string | null> {
-  const gitDir = await worktreeGitDir(repo).catch(() => undefined);
-  if (gitDir !== undefined) return commonDirOf(gitDir);
-  const res = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: repo, allowFailure: true });
-  return res.code === 0 ? res.stdout.trim() : null;
-}
 
 /** Every commit its git dir knows is reachable from a ref of the repository (the snapshot's, a branch…). */
 async function commitsKept(repo: string, w: InnerWorktree): Promise<boolean> {

@@ -127,7 +127,7 @@ export async function mergeAhead(
   // What the move changes is the merged tree's difference from `from`: read beside the commit's making, not after it.
   const changes = startEarly(treeChanges(repo, from, merged.tree));
   const commit = await settlingOnError([changes], async () =>
-    commitTree(repo, merged.tree, [from, source], committedMessage(await withMergeLog(repo, message, from, source, sourceName, settings.log), settings.cleanup), undefined, settings.gpgSign),
+    commitTree(repo, merged.tree, [from, source], committedMessage(await withMergeLog(repo, message, from, source, sourceName, settings.log), settings.cleanup), undefined, settings.gpgSign, 'as given'),
   );
   return { clean: true, commit, changes };
 }
@@ -174,12 +174,12 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
       }
       const tree = await mergedTree(req, from);
       const message = committedMessage(await withMergeLog(repo, req.message, from, source, req.sourceName, settings.log), settings.cleanup);
-      return land('merge', await commitTree(repo, tree, [from, source], message, undefined, settings.gpgSign));
+      return land('merge', await commitTree(repo, tree, [from, source], message, undefined, settings.gpgSign, 'as given'));
     }
     case 'squash': {
       const tree = await mergedTree(req, from);
       if (tree === (await treeOf(repo, from))) throw failure(`${req.sourceName} changes nothing in ${target}; nothing was changed.`, 'NOTHING_TO_LAND');
-      return land('squash', await commitTree(repo, tree, [from], committedMessage(req.message, settings.cleanup), undefined, settings.gpgSign));
+      return land('squash', await commitTree(repo, tree, [from], committedMessage(req.message, settings.squashCleanup), undefined, settings.gpgSign));
     }
     case 'rebase': {
       if (canFastForward) return land('ff', source);

@@ -17,5 +17,7 @@ export async function withMergeLog(repo: string, message: string, from: string, 
   if (subjects.length === 0) return message;
   const more = subjects.length > limit;
   const lines = [`* ${sourceName}:${more ? ` (${subjects.length} commits)` : ''}`, ...subjects.slice(0, limit).map((s) => `  ${s}`), ...(more ? ['  ...'] : [])];
-  return `${message.endsWith('\n') ? message : `${message}\n`}\n${lines.join('\n')}\n`;
+  // As git merge writes it: the message's last line completed, a blank line, the list with no newline after its last line
+  // (which git's cleanup adds, and `verbatim` leaves out).
+  return `${message.endsWith('\n') ? message : `${message}\n`}\n${lines.join('\n')}`;
 }

@@ -18,7 +18,7 @@
 import type { ConfigEntry } from './configEntries';
 import { FAST_FORWARD_DEFAULT, maybeBool, MERGE_OPTION_POLICY, mergeFfPolicy, type FastForwardSetting } from './fastForwardSetting';
 import type { LandStrategy } from './landBranch';
-import { cleanupModeOf, commentCharOf, MESSAGE_CLEANUP_DEFAULT, type MessageCleanup } from './messageCleanup';
+import { cleanupModeOf, commentCharValue, MESSAGE_CLEANUP_DEFAULT, type MessageCleanup } from './messageCleanup';
 import { splitCmdline } from './splitCmdline';
 import { mergeConfigForTarget, readMergeConfig } from './mergeConfig';
 
@@ -49,12 +49,14 @@ export interface MergeSettings {
    * with `-m`; null: none.
    */
   log: number | null;
-  /** How the message of a merge or squash commit is cleaned (`commit.cleanup`, `--cleanup=`), as git merge cleans it. */
+  /** How a merge commit's message is cleaned, as git merge cleans it (`commit.cleanup`, then `--cleanup=`). */
   cleanup: MessageCleanup;
+  /** How a squash's message is cleaned, as git commit cleans it after `git merge --squash` (`commit.cleanup` alone). */
+  squashCleanup: MessageCleanup;
   unhonoured: UnhonouredSetting[];
 }
 
-export const MERGE_SETTINGS_DEFAULT: MergeSettings = { fastForward: FAST_FORWARD_DEFAULT, verifySignatures: null, minTrustLevel: null, gpgSign: null, allowUnrelatedHistories: false, log: null, cleanup: MESSAGE_CLEANUP_DEFAULT, unhonoured: [] };
+export const MERGE_SETTINGS_DEFAULT: MergeSettings = { fastForward: FAST_FORWARD_DEFAULT, verifySignatures: null, minTrustLevel: null, gpgSign: null, allowUnrelatedHistories: false, log: null, cleanup: MESSAGE_CLEANUP_DEFAULT, squashCleanup: { ...MESSAGE_CLEANUP_DEFAULT, by: 'git commit' }, unhonoured: [] };
 
 const MERGE_FORMS: readonly LandStrategy[] = ['merge', 'squash', 'ff-only'];
 const MERGES: readonly LandStrategy[] = ['merge', 'squash'];
@@ -111,7 +113,10 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
   let twoHead: string | null = null;
   let mergeOptions: string | null = null;
   let cleanup: { name: string; setBy: string } | null = null;
-  let commentChar: string | null = null;
+  let commitCleanup: { name: string; setBy: string } | null = null;
+  let commentChar = MESSAGE_CLEANUP_DEFAULT.commentChar;
+  let autoCommentChar = false;
+  let refusedCommentChar: string | null = null;
   // In the order git reads them, the last value winning.
   for (const { key, value } of entries) {
     if (key === 'merge.ff') {
@@ -126,9 +131,13 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
       const n = value !== null && /^\d+$/.test(value) ? Number(value) : yes ? DEFAULT_LOG_LENGTH : 0;
       log = n > 0 ? n : null;
     } else if (key === 'commit.cleanup') {
-      cleanup = { name: value ?? '', setBy: `commit.cleanup=${value ?? ''}` };
+      cleanup = commitCleanup = { name: value ?? '', setBy: `commit.cleanup=${value ?? ''}` };
     } else if (key === 'core.commentchar') {
-      commentChar = value;
+      const read = commentCharValue(value);
+      // `auto` leaves the character before it as it was (git merge uses that one).
+      if (read === null) refusedCommentChar ??= value === null ? 'core.commentChar' : `core.commentChar=${value}`;
+      else if (read.auto) autoCommentChar = true;
+      else [commentChar, autoCommentChar] = [read.char, false];
     } else if (key === 'pull.twohead') {
       twoHead = value;
     } else if (key === 'gpg.mintrustlevel') {
@@ -227,12 +236,24 @@ export function mergeSettingsFrom(entries: readonly ConfigEntry[], target: strin
   if (noCommit) settings.unhonoured.push({ setBy: `${named} --no-commit`, why: 'has git merge stop before it commits', way: 'merge with git yourself', strategies: ['merge'] });
   if (signoff) settings.unhonoured.push({ setBy: `${named} --signoff`, why: 'has git merge add a Signed-off-by line, which Paddock does not write', way: 'merge with git yourself', strategies: MERGES });
   settings.log = log;
-  const mode = cleanup === null ? MESSAGE_CLEANUP_DEFAULT.mode : cleanupModeOf(cleanup.name);
-  if (mode === null && cleanup !== null) {
-    settings.unhonoured.push({ setBy: cleanup.setBy, why: 'is no cleanup mode git knows, so git merge stops at it', way: 'correct it', strategies: MERGES });
+  // git stops at the first value it cannot read, whatever comes after it: every git command, git merge and git commit among them.
+  if (refusedCommentChar !== null) {
+    settings.unhonoured.push({ setBy: refusedCommentChar, why: 'is not a single character (one byte) or auto, so every git command stops at it', way: 'correct it', strategies: MERGE_FORMS });
   }
-  settings.cleanup = { mode: mode ?? MESSAGE_CLEANUP_DEFAULT.mode, commentChar: commentCharOf(commentChar) };
+  // git merge --squash stops at an unknown mode too, and leaves the commit to git commit, which reads no mergeOptions but stops at an unknown commit.cleanup.
+  settings.cleanup = { mode: cleanupFollowed(cleanup, MERGES, settings.unhonoured), by: 'git merge', commentChar, autoCommentChar };
+  settings.squashCleanup = { mode: cleanupFollowed(commitCleanup, ['squash'], settings.unhonoured), by: 'git commit', commentChar, autoCommentChar };
   return settings;
+}
+
+/** The cleanup mode `named` sets (git's default when none), an unknown one added to `unhonoured` as git stops at it. */
+function cleanupFollowed(named: { name: string; setBy: string } | null, strategies: readonly LandStrategy[], unhonoured: UnhonouredSetting[]): MessageCleanup['mode'] {
+  if (named === null) return MESSAGE_CLEANUP_DEFAULT.mode;
+  const mode = cleanupModeOf(named.name);
+  if (mode === null && !unhonoured.some((u) => u.setBy === named.setBy)) {
+    unhonoured.push({ setBy: named.setBy, why: 'is no cleanup mode git knows, so git merge stops at it', way: 'correct it', strategies });
+  }
+  return mode ?? MESSAGE_CLEANUP_DEFAULT.mode;
 }
 
 /**

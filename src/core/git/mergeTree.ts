@@ -34,11 +34,21 @@ export async function mergeTrees(repo: string, ours: string, theirs: string, opt
 /**
  * A commit of `tree` with `parents` and `message` (author and committer from git's config and
  * environment; signed as `commit.gpgSign` says, or as `signing` — `-S`, `-S<key>`, `--no-gpg-sign` — says over it).
+ * `lastLine`: 'completed' adds a final newline the message lacks; 'as given' commits it byte for byte (a message git
+ * merge cleaned, which `verbatim` leaves without one).
  */
-export async function commitTree(repo: string, tree: string, parents: readonly string[], message: string, env?: NodeJS.ProcessEnv, signing?: string | null): Promise<string> {
+export async function commitTree(
+  repo: string,
+  tree: string,
+  parents: readonly string[],
+  message: string,
+  env?: NodeJS.ProcessEnv,
+  signing?: string | null,
+  lastLine: 'completed' | 'as given' = 'completed',
+): Promise<string> {
   const args = ['commit-tree', ...(signing ? [signing] : []), tree];
   for (const p of parents) args.push('-p', p);
-  const res = await runGit(args, { cwd: repo, input: message.endsWith('\n') ? message : `${message}\n`, env, allowFailure: true });
+  const res = await runGit(args, { cwd: repo, input: lastLine === 'as given' || message.endsWith('\n') ? message : `${message}\n`, env, allowFailure: true });
   if (res.code !== 0) {
     throw failure(`Could not make a commit in ${repo}: ${firstLine(res.stderr) || `exit code ${res.code}`}${identityHint(res.stderr)}; nothing was changed.`);
   }

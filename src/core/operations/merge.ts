@@ -78,6 +78,10 @@ export function landingMessageProblem(message: string): string | null {
 export async function mergeLocked(ctx: OperationContext, id: string, req: MergeRequest): Promise<MergeReport> {
   const messageProblem = req.message === undefined ? null : landingMessageProblem(req.message);
   if (messageProblem) throw usageError(messageProblem);
+  // A caller the type does not bind (a command's argument) could pass anything, and 'only' would act as merge.ff=only.
+  if (req.fastForward !== undefined && req.fastForward !== 'allow' && req.fastForward !== 'never') {
+    throw usageError(`A merge's fastForward is "allow" (--ff) or "never" (--no-ff), not ${JSON.stringify(req.fastForward)}; nothing was changed.`);
+  }
   let job = await ctx.store.read(id);
   const blocked = landBlocker(job);
   if (blocked) throw usageError(blocked);
@@ -116,7 +120,7 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
     if (unhonoured !== null) throw failure(unhonoured, 'GIT_SETTING');
     // A squash message the person gives that git's cleanup would leave empty, refused before the agent is stopped or its work
     // committed (a merge's may yet be a fast-forward, which commits no message, or get merge.log's list: asked when it is made).
-    if (followed && req.message !== undefined && strategy === 'squash') committedMessage(req.message, followed.cleanup);
+    if (followed && req.message !== undefined && strategy === 'squash') committedMessage(req.message, followed.squashCleanup);
     // The tip's signature (merge.verifySignatures) before the agent is stopped: a refusal then stops
     // nothing. Not when its work is to be committed first: that commit is the tip git would check.
     let signedTip: string | null = null;

@@ -1,40 +1,68 @@
 /**
- * Merge into Base cleans the message of the commit it makes as `git merge` does (bug 75): by
- * default trailing whitespace and blank lines at the ends go and runs of blank lines become one;
- * `commit.cleanup` and `--cleanup=` in `branch.<target>.mergeOptions` are followed (`strip` also
- * drops comment lines, `verbatim` keeps everything); a mode git does not know is refused naming the
- * setting, as git merge stops at it. Each message is checked against `git merge -m` in the same repository.
+ * Merge into Base cleans the message of the commit it makes as git does (bug 75). A merge commit
+ * as `git merge -m` cleans it: by default trailing whitespace and blank lines at the ends go and
+ * runs of blank lines become one; `commit.cleanup`, then `--cleanup=` in
+ * `branch.<target>.mergeOptions` (`strip` also drops comment lines, `verbatim` keeps everything,
+ * even a missing last newline). A squash as `git merge --squash && git commit -m` does: git commit
+ * reads `commit.cleanup` alone, and with `core.commentChar=auto` picks a comment character no line
+ * of the message begins with. Each message is checked against git's in the same repository; a
+ * mode git does not know, and a comment character git cannot read, are refused naming the setting.
  */
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PaddockError } from '../../../../src/core/common/errors';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
 const IDENTITY = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-const MESSAGE = '  Land a   \n\n\n; note\n# comment\nbody  \t\n\n\n';
+const MESSAGES = [
+  '  Land a   \n\n\n; note\n# comment\nbody  \t\n\n\n',
+  // A line beginning with A: core.commentChar=AUTO is auto to git, not `A`.
+  'Add the feature\n\nAll tests pass.\nsee #12\n',
+  'no newline',
+  'title\n\n\n',
+  '#starts with comment\nreal\n',
+];
+/** Settings, each set in turn (values of one key added in order). */
+const SETTINGS: [string, string][][] = [
+  [],
+  [['commit.cleanup', 'strip']],
+  [['commit.cleanup', 'strip'], ['core.commentChar', ';']],
+  [['commit.cleanup', 'strip'], ['core.commentChar', 'AUTO']],
+  [['commit.cleanup', 'strip'], ['core.commentChar', ';'], ['core.commentChar', 'auto']],
+  [['commit.cleanup', 'strip'], ['branch.main.mergeOptions', '--cleanup=verbatim']],
+  [['commit.cleanup', 'verbatim'], ['branch.main.mergeOptions', '--cleanup=strip']],
+  [['branch.main.mergeOptions', '--cleanup=verbatim']],
+  [['branch.main.mergeOptions', '--cleanup=scissors']],
+  [['commit.cleanup', 'verbatim']],
+  [['commit.cleanup', 'verbatim'], ['merge.log', 'true']],
+];
 
-describe('merge: the commit message cleaned as git merge cleans it', function () {
-  this.timeout(90_000);
+describe('merge: the commit message cleaned as git cleans it', function () {
+  this.timeout(300_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
-
-  /** The message `git merge -m` commits for `branch` into the checked-out main (main put back after). */
-  function gitsMessage(branch: string, message: string): string {
-    const before = git(sb.repo, 'rev-parse', 'main');
-    execFileSync('git', ['merge', '-q', '--no-ff', '-m', message, branch], { cwd: sb.repo, stdio: 'ignore', env: { ...process.env, ...IDENTITY } });
-    const body = execFileSync('git', ['cat-file', 'commit', 'main'], { cwd: sb.repo, encoding: 'utf8' });
-    git(sb.repo, 'reset', '-q', '--hard', before);
-    return body.slice(body.indexOf('\n\n') + 2);
-  }
 
   const messageOf = (commit: string): string => {
     const body = execFileSync('git', ['cat-file', 'commit', commit], { cwd: sb.repo, encoding: 'utf8' });
     return body.slice(body.indexOf('\n\n') + 2);
   };
 
-  it('by default, with commit.cleanup=strip (core.commentChar too), with --cleanup=verbatim over it, and for a squash; an unknown mode is refused with nothing changed', async () => {
+  /** The message git commits for `branch` into the checked-out main, or null when git refuses it (main put back after). */
+  function gitsMessage(branch: string, message: string, strategy: 'merge' | 'squash'): string | null {
+    const before = git(sb.repo, 'rev-parse', 'main');
+    const env = { ...process.env, ...IDENTITY };
+    const made =
+      strategy === 'merge'
+        ? spawnSync('git', ['merge', '-q', '--no-ff', '-m', message, branch], { cwd: sb.repo, env }).status === 0
+        : spawnSync('git', ['merge', '-q', '--squash', branch], { cwd: sb.repo, env }).status === 0 && spawnSync('git', ['commit', '-q', '-m', message], { cwd: sb.repo, env }).status === 0;
+    const body = made ? messageOf('main') : null;
+    git(sb.repo, 'reset', '-q', '--hard', before);
+    return body;
+  }
+
+  it('a merge as git merge -m, a squash as git merge --squash && git commit -m, under each setting; an unknown mode or comment character refused with nothing changed', async () => {
     const c = sb.coordinator();
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo a > a.txt && git add -A && git commit -qm "agent a"'], title: 'adds a' });
     const a = await sb.waitEnded(job.id);
@@ -42,22 +70,26 @@ describe('merge: the commit message cleaned as git merge cleans it', function ()
     git(sb.repo, 'add', '-A');
     git(sb.repo, 'commit', '-qm', 'main moves');
     const moved = git(sb.repo, 'rev-parse', 'main');
-    const settings: [string, string][][] = [[], [['commit.cleanup', 'strip']], [['commit.cleanup', 'strip'], ['core.commentChar', ';']], [['commit.cleanup', 'strip'], ['branch.main.mergeOptions', '--cleanup=verbatim']], [['branch.main.mergeOptions', '--cleanup=scissors']]];
-    for (const set of settings) {
-      for (const [key, value] of set) git(sb.repo, 'config', key, value);
-      const expected = gitsMessage(a.branch!, MESSAGE);
-      const merged = await c.merge(a.id, { message: MESSAGE });
-      assert.equal(merged.kind, 'merge');
-      assert.equal(messageOf(merged.commit), expected, JSON.stringify(set));
-      git(sb.repo, 'reset', '-q', '--hard', moved);
-      for (const [key] of set) git(sb.repo, 'config', '--unset', key);
+    const differences: string[] = [];
+    for (const set of SETTINGS) {
+      for (const [key, value] of set) git(sb.repo, 'config', '--add', key, value);
+      for (const message of MESSAGES) {
+        for (const strategy of ['merge', 'squash'] as const) {
+          const expected = gitsMessage(a.branch!, message, strategy);
+          const got = await c.merge(a.id, { message, strategy }).then(
+            (landed) => messageOf(landed.commit),
+            (e: PaddockError) => `refused: ${e.message}`,
+          );
+          git(sb.repo, 'reset', '-q', '--hard', moved);
+          const same = expected === null ? got.startsWith('refused: ') : got === expected;
+          if (!same) differences.push(`${JSON.stringify(set)} ${strategy} ${JSON.stringify(message)}: git ${JSON.stringify(expected)}, Paddock ${JSON.stringify(got)}`);
+        }
+      }
+      for (const [key] of set) spawnSync('git', ['config', '--unset-all', key], { cwd: sb.repo });
     }
-    // A squash's message is cleaned the same way.
-    git(sb.repo, 'config', 'commit.cleanup', 'strip');
-    const squashed = await c.merge(a.id, { message: MESSAGE, strategy: 'squash' });
-    assert.equal(messageOf(squashed.commit), '  Land a\n\n; note\nbody\n', 'as git stripspace --strip-comments leaves it');
-    git(sb.repo, 'reset', '-q', '--hard', moved);
+    assert.deepEqual(differences, []);
     // Nothing left once cleaned: refused as git refuses an empty message.
+    git(sb.repo, 'config', 'commit.cleanup', 'strip');
     await assert.rejects(c.merge(a.id, { message: '# only a comment\n' }), (e: PaddockError) => e.code === 'EMPTY_MESSAGE');
     // A squash's, before the agent's uncommitted work is committed: nothing changed there either.
     const dirty = await sb.waitEnded((await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo d > d.txt && git add -A && git commit -qm "agent d" && echo more > more.txt'], title: 'adds d' })).id);
@@ -65,13 +97,29 @@ describe('merge: the commit message cleaned as git merge cleans it', function ()
     await assert.rejects(c.merge(dirty.id, { message: '# only a comment\n', strategy: 'squash', uncommitted: 'commit' }), (e: PaddockError) => e.code === 'EMPTY_MESSAGE');
     assert.equal(git(sb.repo, 'rev-parse', dirty.branch!), dirtyTip, 'its work was not committed');
     assert.equal(git(dirty.worktree!, 'status', '--porcelain'), '?? more.txt');
+    git(sb.repo, 'config', '--unset', 'commit.cleanup');
+    const recorded = (await sb.store.read(a.id)).landing?.commit;
     git(sb.repo, 'config', 'branch.main.mergeOptions', '--cleanup=tidy');
     await assert.rejects(c.merge(a.id), (e: PaddockError) => {
       assert.equal(e.code, 'GIT_SETTING');
       assert.equal(e.message, "git's branch.main.mergeOptions --cleanup=tidy is no cleanup mode git knows, so git merge stops at it; nothing was changed (correct it, or take it out of git's config for main).");
       return true;
     });
+    git(sb.repo, 'config', '--unset', 'branch.main.mergeOptions');
+    // More than one byte: git 2.39 stops at it ("core.commentChar should only be one character"), whatever it is asked.
+    for (const value of ['ab', 'é', '😀']) {
+      git(sb.repo, 'config', 'core.commentChar', value);
+      assert.notEqual(spawnSync('git', ['status'], { cwd: sb.repo }).status, 0, `git stops at ${value}`);
+      for (const strategy of ['merge', 'squash'] as const) {
+        await assert.rejects(c.merge(a.id, { strategy }), (e: PaddockError) => {
+          assert.equal(e.code, 'GIT_SETTING');
+          assert.equal(e.message, `git's core.commentChar=${value} is not a single character (one byte) or auto, so every git command stops at it; nothing was changed (correct it, or take it out of git's config for main).`);
+          return true;
+        });
+      }
+    }
+    git(sb.repo, 'config', '--unset', 'core.commentChar');
     assert.equal(git(sb.repo, 'rev-parse', 'main'), moved);
-    assert.equal((await sb.store.read(a.id)).landing?.commit, squashed.commit, 'the refused landing recorded nothing');
+    assert.equal((await sb.store.read(a.id)).landing?.commit, recorded, 'the refused landings recorded nothing');
   });
 });

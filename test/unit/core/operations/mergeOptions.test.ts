@@ -55,6 +55,20 @@ describe('merge: git merge options', function () {
 
   const parents = (commit: string): string[] => git(sb.repo, 'rev-list', '--parents', '-n1', commit).split(' ').slice(1);
 
+  // Review of bug 75: the window passes a command argument's fastForward on, which no type binds: 'only' acted as merge.ff=only.
+  it('a fastForward other than allow or never is refused as bad input, nothing changed', async () => {
+    const c = sb.coordinator();
+    const a = await agentWithCommit(c, 'a.txt');
+    const before = targetState();
+    await assert.rejects(c.merge(a.id, { fastForward: 'only' as 'allow' }), (e: PaddockError) => {
+      assert.equal(e.kind, 'usage');
+      assert.equal(e.message, 'A merge\'s fastForward is "allow" (--ff) or "never" (--no-ff), not "only"; nothing was changed.');
+      return true;
+    });
+    assert.equal(targetState(), before);
+    assert.equal((await sb.store.read(a.id)).landing ?? null, null);
+  });
+
   it('options that would make git merge land something else are refused naming the setting, nothing changed, nothing recorded', async () => {
     const c = sb.coordinator();
     const a = await agentWithCommit(c, 'a.txt');
