@@ -70,9 +70,11 @@ describe('git: advanceBranch', function () {
     assert.deepEqual([git(repo, 'status', '--porcelain'), git(second, 'status', '--porcelain')], statusBefore, 'both indexes as they were');
   });
 
-  // Bug 76 too: a rebase of the target stopped in another worktree (HEAD detached there) holds it as git counts it
-  // (`git branch -f` refuses it): moved under it, its `rebase --continue` fails at its end ("update_ref failed").
-  it('refuses a target checked out in one worktree while a rebase of it is stopped in another', async () => {
+  /**
+   * `main` and a branch `conflicting` that a rebase of `main` onto it stops on, and an `agent` branch one commit past
+   * `main` (`from` → `to`); HEAD detached, so that another worktree can take `main`.
+   */
+  function conflictingBranches(): { repo: string; from: string; to: string } {
     const repo = sb.repo({ 'README.md': 'hello\n' });
     git(repo, 'checkout', '-q', '-b', 'conflicting');
     write(repo, 'README.md', 'theirs\n');
@@ -87,6 +89,13 @@ describe('git: advanceBranch', function () {
     git(repo, 'commit', '-q', '-m', 'agent');
     const to = git(repo, 'rev-parse', 'HEAD');
     git(repo, 'checkout', '-q', '--detach');
+    return { repo, from, to };
+  }
+
+  // Bug 76 too: a rebase of the target stopped in another worktree (HEAD detached there) holds it as git counts it
+  // (`git branch -f` refuses it): moved under it, its `rebase --continue` fails at its end ("update_ref failed").
+  it('refuses a target checked out in one worktree while a rebase of it is stopped in another', async () => {
+    const { repo, from, to } = conflictingBranches();
     const rebasing = sb.path('rebasing');
     git(repo, 'worktree', 'add', '-q', rebasing, 'main');
     assert.notEqual(spawnSync('git', ['rebase', 'conflicting'], { cwd: rebasing }).status, 0, 'the rebase stops on its conflict');
@@ -102,20 +111,7 @@ describe('git: advanceBranch', function () {
   // Review of bug 76: a `rebase --update-refs` stopped in another worktree is to move the target at its end, and git counts
   // the target as checked out there (`git branch -f` refuses it); it was moved with one compare-and-swap all the same.
   it('refuses a target that a rebase --update-refs stopped in another worktree is to move', async () => {
-    const repo = sb.repo({ 'README.md': 'hello\n' });
-    git(repo, 'checkout', '-q', '-b', 'conflicting');
-    write(repo, 'README.md', 'theirs\n');
-    git(repo, 'commit', '-q', '-am', 'conflicting');
-    git(repo, 'checkout', '-q', 'main');
-    write(repo, 'README.md', 'ours\n');
-    git(repo, 'commit', '-q', '-am', 'ours');
-    const from = git(repo, 'rev-parse', 'main');
-    git(repo, 'checkout', '-q', '-b', 'agent');
-    write(repo, 'agent.txt', 'agent\n');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'agent');
-    const to = git(repo, 'rev-parse', 'HEAD');
-    git(repo, 'checkout', '-q', '--detach');
+    const { repo, from, to } = conflictingBranches();
     const rebasing = sb.path('rebasing');
     git(repo, 'worktree', 'add', '-q', '-b', 'top', rebasing, 'agent');
     assert.notEqual(spawnSync('git', ['rebase', '--update-refs', 'conflicting'], { cwd: rebasing }).status, 0, 'the rebase stops on its conflict');
