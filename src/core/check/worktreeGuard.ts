@@ -61,10 +61,16 @@ export async function worktreeChangesByCheck(guard: WorktreeGuard): Promise<stri
   }
   if (after.tree === guard.before.tree && after.head === guard.before.head) {
     const restore = guard.previous ? ['update-ref', guard.ref, guard.previous, guard.commit] : ['update-ref', '-d', guard.ref, guard.commit];
-    await runGit(restore, { cwd: guard.repo, allowFailure: true });
+    await runGit(restore, { cwd: guard.repo, allowFailure: true }).catch(() => undefined);
     return '';
   }
-  const changed = (await fileChanges(guard.repo, guard.before.tree, after.tree)).map((f) => printable(f.path));
+  let changed: string[];
+  try {
+    changed = (await fileChanges(guard.repo, guard.before.tree, after.tree)).map((f) => printable(f.path));
+  } catch (err) {
+    // The check has run: its own result stands, and what could not be compared is said beside it.
+    return `\n(the check changed the worktree, but what it changed could not be listed: ${describeError(err)}; ${kept})`;
+  }
   const what: string[] = [];
   if (changed.length > 0) {
     const named = changed.slice(0, NAMED_FILES).join(', ');

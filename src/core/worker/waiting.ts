@@ -83,7 +83,8 @@ export class WaitingDetector extends Disposable {
   noteOutput(bytes?: Buffer | string): void {
     if (Date.now() < this.redrawUntil) return;
     this.lastOutputAt = Date.now();
-    if (bytes === undefined || !this.isEchoOfInput(bytes)) this.respondedSinceInput = true;
+    // Told apart only while it matters (a pattern to judge, no answer seen yet): this runs for every chunk the agent writes.
+    if (!this.respondedSinceInput && (bytes === undefined || !this.opts.pattern || !this.isEchoOfInput(bytes))) this.respondedSinceInput = true;
     if (this.reason === 'idle') this.set(null);
     this.armIdle();
   }

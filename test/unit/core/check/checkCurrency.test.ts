@@ -11,11 +11,15 @@ describe('check currency', () => {
   const finished = (state: Check['state'], at: string): Check => ({ state, exitCode: state === 'failed' ? 1 : 0, durationMs: 5, at, summary: '', runner: null });
   const withCheck = (check: Check | null, endedAt: string | null = ended) => ({ ...job, check, lifecycle: { ...job.lifecycle, state: 'completed' as const, endedAt } });
 
-  it('a pass or failure recorded before the last run ended is out of date; one after it, or a check under way, is not', () => {
+  it('a pass or failure recorded before the last run ended, or while a new run is not over, is out of date; one after it, or a check under way, is not', () => {
     assert.equal(checkOutOfDate(withCheck(finished('passed', '2026-01-01T00:00:09.000Z'))), true, 'retried after the check');
     assert.equal(checkOutOfDate(withCheck(finished('failed', '2026-01-01T00:00:09.000Z'))), true);
     assert.equal(checkOutOfDate(withCheck(finished('passed', '2026-01-01T00:00:11.000Z'))), false);
     assert.equal(checkOutOfDate(withCheck(finished('running', '2026-01-01T00:00:09.000Z'))), false, 'a check under way is judged by its runner');
+    for (const state of ['queued', 'starting', 'running', 'waiting'] as const) {
+      const again = { ...job, check: finished('passed', '2026-01-01T00:00:11.000Z'), lifecycle: { ...job.lifecycle, state, generation: 2, endedAt: null } };
+      assert.equal(checkOutOfDate(again), true, `a retry ${state}: the check was of the run before`);
+    }
     assert.equal(checkOutOfDate(withCheck(finished('passed', '2026-01-01T00:00:09.000Z'), null)), false, 'no end recorded');
     assert.equal(checkOutOfDate(withCheck(null)), false);
   });

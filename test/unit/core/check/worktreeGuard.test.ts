@@ -1,6 +1,6 @@
 /** A check command that changes the agent's worktree: the work from before it is kept, and the change is said. */
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkGuardRefFor } from '../../../../src/core/check/worktreeGuard';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
@@ -48,5 +48,20 @@ describe('Run Check: a check that changes the worktree', function () {
     const check = await c.check(job.id, { settingCommand: 'cat work.txt; echo scratch > /dev/null' });
     assert.equal(check.summary, 'agent work');
     assert.equal(git(sb.repo, 'for-each-ref', 'refs/paddock/checks/'), '');
+  });
+  // Review of bug 77: a work that cannot be saved first is said as such, and the check does not run over it.
+  it('a worktree whose state cannot be saved first: the check does not run, and the summary says why', async () => {
+    const c = sb.coordinator({ profiles: { agent: { command: 'sh', args: ['-c', AGENT] } } });
+    const job = await c.start({ repo: sb.repo, profile: 'agent' });
+    const ended = await sb.waitEnded(job.id);
+    // A lock left by a killed git on the check ref: update-ref cannot take it.
+    const lock = join(sb.repo, '.git', `${checkGuardRefFor(job.id)}.lock`);
+    mkdirSync(join(lock, '..'), { recursive: true });
+    writeFileSync(lock, '');
+    const check = await c.check(job.id, { settingCommand: 'rm work.txt; touch ran' });
+    assert.equal(check.state, 'failed');
+    assert.match(check.summary, /^The check could not run: the agent's work in its worktree could not be saved before it \(.+\), so nothing was run$/s);
+    assert.equal(existsSync(join(ended.worktree!, 'ran')), false, 'the check command did not run');
+    assert.equal(readFileSync(join(ended.worktree!, 'work.txt'), 'utf8'), 'agent work\n');
   });
 });
