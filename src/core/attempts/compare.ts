@@ -21,6 +21,8 @@ import { groupMembersOf } from '../operations/groups';
 import { unreadableAttempts, type UnreadableAttempt } from './unreadableAttempts';
 import { checkOutOfDate } from '../check/checkCurrency';
 import { addedLines, attemptTree, commitsSince, fileChanges, ownChangesFrom, type FileChange } from './attemptTree';
+import { failure } from '../common/errors';
+import { printable } from '../common/printable';
 
 /** Common lines listed at most (the count is exact beyond it). */
 const MAX_COMMON_LINES = 200;
@@ -80,9 +82,24 @@ function elapsed(job: JobRecord, now: number): number | null {
   return Math.max(0, end - start);
 }
 
+/**
+ * `groupMembersOf`, except that a group whose every listed attempt has an unreadable record is said
+ * so, naming them: "no group, or all forgotten" would be wrong about records still in the list.
+ */
+async function readableMembers(store: JobStore, entries: Awaited<ReturnType<JobStore['list']>>, groupId: string): Promise<JobRecord[]> {
+  try {
+    return groupMembersOf(entries, groupId);
+  } catch (err) {
+    const named = (await unreadableAttempts(entries, groupId, (id) => store.jobDir(id), Infinity)).filter((u) => u.certain);
+    if (named.length === 0) throw err;
+    const list = named.map((u) => `${u.id} (${printable(u.reason)})`).join(', ');
+    throw failure(`Every attempt of group ${groupId} still listed has a record that cannot be read: ${list}; nothing was compared.`);
+  }
+}
+
 export async function compareGroup(store: JobStore, groupId: string, now = Date.now()): Promise<GroupComparison> {
   const entries = await store.list();
-  const members = groupMembersOf(entries, groupId);
+  const members = await readableMembers(store, entries, groupId);
   const first = members[0];
   const group = { id: groupId, title: first.group!.title, size: first.group!.size };
   const baseSha = members.find((j) => j.baseSha)?.baseSha ?? null;

@@ -59,5 +59,14 @@ describe('Compare Attempts: what each attempt changed', function () {
     assert.deepEqual(two.unreadable.map((u) => [u.id, u.certain]).sort(), [[notJson.id, false], [schemaBroken.id, true]].sort());
     assert.match(comparisonText(two), /^\(1 attempt not in the list: forgotten, or among the unreadable records named\)$/m);
     assert.match(comparisonText(two), new RegExp(`^${notJson.id}: unreadable \\(it may be one of these attempts\\): `, 'm'));
+
+    // Review of bug 81: with every attempt still listed unreadable, compare said "no group, or all forgotten".
+    const fineRaw = JSON.parse(readFileSync(record(fine.id), 'utf8')) as { lifecycle: { state: string } };
+    writeFileSync(record(fine.id), JSON.stringify({ ...fineRaw, lifecycle: { ...fineRaw.lifecycle, state: 'bogus' } }));
+    await assert.rejects(c.compare(fine.group!.id), (e: Error) => {
+      assert.match(e.message, new RegExp(`^Every attempt of group ${fine.group!.id} still listed has a record that cannot be read: .*${schemaBroken.id} \\(.*${fine.id} \\(.*; nothing was compared\\.$`));
+      assert.doesNotMatch(e.message, /forgotten/);
+      return true;
+    });
   });
 });
