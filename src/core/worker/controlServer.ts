@@ -1,22 +1,18 @@
 /**
- * The worker's Unix socket: listens (recovering a stale socket file left by a
- * killed worker), authenticates connections by token, batches output into
+ * The worker's Unix socket: listens (the socket file is controlSocket.ts's to
+ * make and keep), authenticates connections by token, batches output into
  * frames for every viewer, and applies the size policy (the most recent
  * active writable viewer decides).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { chmodSync, lstatSync, Stats } from 'node:fs';
-import { dirname } from 'node:path';
-import { createServer, Server, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { Emitter, Event } from '../common/event';
 import { Disposable, toDisposable } from '../common/lifecycle';
-import { failure } from '../common/errors';
-import { checkSocketPath, ensureRuntimeDir } from '../protocol/runtimeDir';
 import type { ServerMessage } from '../protocol/messages';
 import { Connection, ConnectionHost, ConnectionLimits, DEFAULT_LIMITS, OutputBatch } from './connection';
 import { cutIncompleteTail } from './incompleteTail';
 import type { AgentSession } from './session';
-import { asidePath, FileId, fileIdOf, isSameFile, lstatIfThere, placeSocket, probeSocket, refusal, removeIfOwn } from './socketFile';
+import { ControlSocket } from './controlSocket';
 
 /**
  * Output bytes batched into one frame at most: large enough that framing costs
@@ -37,21 +33,6 @@ export interface ControlServerOptions {
   socketCheckMs?: number;
 }
 
-/**
- * The runtime dir is not ours alone to keep: logind removes `$XDG_RUNTIME_DIR` when the person's
- * last session ends (agents go on running), and tmp cleaners age out `/tmp` files. A worker whose
- * socket file is gone is alive but unreachable (no attach, send or screen, ever), so it looks often.
- */
-const SOCKET_CHECK_MS = 2000;
-
-/**
- * How long a socket another process serves at the path is left before it is asked again, doubling
- * to the longest: each probe it does not accept stays in its backlog, and a probe every 2 s filled a
- * suspended or slow process's queue (then refused with EAGAIN, taken for dead).
- */
-const FOREIGN_PROBE_FIRST_MS = 30_000;
-const FOREIGN_PROBE_LONGEST_MS = 10 * 60_000;
-
 function digest(token: string): Buffer {
   return createHash('sha256').update(token).digest();
 }
@@ -63,7 +44,7 @@ const FLOOD_WINDOW_MS = 2;
 const FLOOD_COALESCE_MS = 4;
 
 export class ControlServer extends Disposable implements ConnectionHost {
-  private server: Server;
+  private readonly socket: ControlSocket;
   private readonly connections = new Set<Connection>();
   /** Output not yet sent: the PTY's reads as they came (never copied: the sockets write them as they are). */
   private batch: Buffer[] = [];
@@ -71,7 +52,6 @@ export class ControlServer extends Disposable implements ConnectionHost {
   private flushScheduled = false;
   private lastFlushAt = 0;
   private lastFlushBytes = 0;
-  private socketPath: string | undefined;
   /** The writable viewer that typed or resized last. */
   private active: Connection | undefined;
   /** When each writable viewer was last active (a count): the size goes back to the latest one left. */
@@ -89,29 +69,15 @@ export class ControlServer extends Disposable implements ConnectionHost {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.controlDigest = digest(opts.controlToken);
     this.agentDigest = digest(opts.agentToken);
-    this.server = this.createServer();
-    this._register(
-      toDisposable(() => {
-        clearInterval(this.socketCheck);
-        for (const c of [...this.connections]) c.close();
-        // Bound aside, its close removes no file at the path; only the worker's own file goes.
-        this.server.close();
-        if (this.socketPath) removeIfOwn(this.socketPath, this.ownSocket);
-      }),
-    );
+    this._register(toDisposable(() => {
+      for (const c of [...this.connections]) c.close();
+    }));
+    this.socket = this._register(new ControlSocket({ accept: (socket) => this.accept(socket), log: opts.log, checkMs: opts.socketCheckMs }));
   }
 
-  private socketCheck: NodeJS.Timeout | undefined;
-  private relistening = false;
-  /** The socket file this worker made (device and inode): what else is at its path is not it. */
-  private ownSocket: FileId | undefined;
-  /** A file at the path left alone: said once, and a socket there asked again only after `waitMs`. */
-  private leftAlone: { id: FileId; what: string; askAgainAt: number; waitMs: number } | undefined;
-
-  private createServer(): Server {
-    const server = createServer((socket) => this.accept(socket));
-    server.on('error', (err) => this.opts.log(`control socket error: ${err.message}`));
-    return server;
+  /** Listens at `path` and keeps the socket file there (controlSocket.ts). */
+  listen(path: string): Promise<void> {
+    return this.socket.listen(path);
   }
 
   get session(): AgentSession {
@@ -152,128 +118,6 @@ export class ControlServer extends Disposable implements ConnectionHost {
     return n;
   }
 
-  async listen(path: string): Promise<void> {
-    checkSocketPath(path);
-    const bound = await this.bindAside(path);
-    try {
-      await this.takePath(path, bound.aside);
-    } catch (err) {
-      bound.server.close();
-      throw err;
-    }
-    this.server.close();
-    this.server = bound.server;
-    this.ownSocket = bound.id;
-    this.socketPath = path;
-    if (!this.socketCheck) {
-      this.socketCheck = setInterval(() => void this.keepSocket(), this.opts.socketCheckMs ?? SOCKET_CHECK_MS);
-      this.socketCheck.unref?.();
-    }
-  }
-
-  /**
-   * Listens again when the socket file (or its whole directory) was removed, or something else
-   * was put at its path (a file, a link, a dead socket): the path is this execution's by name,
-   * recorded in the job and in the agent's environment, and the worker behind anything else there
-   * is alive but unreachable (no attach, send, screen or stop, ever), while clients say it has
-   * exited. A directory, and a socket a process may serve, are left alone (said once). Nothing is
-   * removed at the path but a file judged dead, replaced at once by the new socket (placeSocket).
-   * Connections already open are separate sockets and go on.
-   */
-  private async keepSocket(): Promise<void> {
-    const path = this.socketPath;
-    if (!path || this.relistening || this._store.isDisposed) return;
-    let found: Stats | undefined;
-    try {
-      found = lstatIfThere(path);
-    } catch {
-      return;
-    }
-    if (isSameFile(found, this.ownSocket)) return;
-    this.relistening = true;
-    try {
-      if (found && !(await this.mayReplace(path, found))) return;
-      ensureRuntimeDir(dirname(path));
-      const bound = await this.bindAside(path);
-      let placed = false;
-      try {
-        placed = !this._store.isDisposed && placeSocket(bound.aside, path, found && fileIdOf(found));
-      } finally {
-        if (!placed) bound.server.close();
-      }
-      if (!placed) return;
-      // The old listener was bound aside too: its close leaves the path alone.
-      this.server.close();
-      this.server = bound.server;
-      this.ownSocket = bound.id;
-      this.leftAlone = undefined;
-      this.opts.log(`the control socket ${path} was ${found ? 'replaced' : 'removed'} from under the worker; listening on it again`);
-    } catch (err) {
-      this.opts.log(`the control socket ${path} was ${found ? 'replaced' : 'removed'} and cannot be made again yet: ${(err as Error).message}`);
-    } finally {
-      this.relistening = false;
-    }
-  }
-
-  /**
-   * Whether what is at the worker's socket path may be replaced: not a directory, nor a socket a
-   * process may serve (only a refused connection proves none does). A socket left alone is asked
-   * again only after a while, longer each time: the probes it never accepts fill its backlog.
-   */
-  private async mayReplace(path: string, found: Stats): Promise<boolean> {
-    const id = fileIdOf(found);
-    const known = this.leftAlone && isSameFile(found, this.leftAlone.id) ? this.leftAlone : undefined;
-    let what: string;
-    if (found.isDirectory()) what = 'a directory';
-    else if (!found.isSocket()) return true;
-    else if (known && Date.now() < known.askAgainAt) return false;
-    else if ((await probeSocket(path)) !== 'alive') return true;
-    else what = 'a socket another process may serve';
-    if (known?.what !== what) this.opts.log(`the control socket ${path} was replaced by ${what}; left alone, the worker cannot be reached until it is removed`);
-    const waitMs = known ? Math.min(known.waitMs * 2, FOREIGN_PROBE_LONGEST_MS) : FOREIGN_PROBE_FIRST_MS;
-    this.leftAlone = { id, what, askAgainAt: Date.now() + waitMs, waitMs };
-    return false;
-  }
-
-  /**
-   * A new listener bound to a private name beside `path` (see socketFile.ts: its close removes only
-   * that name), private, and known by device and inode.
-   */
-  private async bindAside(path: string): Promise<{ server: Server; aside: string; id: FileId }> {
-    const aside = asidePath(path);
-    const server = this.createServer();
-    await listenOn(server, aside);
-    try {
-      chmodSync(aside, 0o600);
-    } catch {
-      // the 0700 directory is the real protection
-    }
-    try {
-      return { server, aside, id: fileIdOf(lstatSync(aside)) };
-    } catch (err) {
-      server.close();
-      throw err;
-    }
-  }
-
-  /**
-   * At start: the path is taken if empty, or in place of a socket left by a killed worker (nobody
-   * answers: ECONNREFUSED, and only that). A socket a process may serve, or any other file, is refused.
-   */
-  private async takePath(path: string, aside: string): Promise<void> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const found = lstatIfThere(path);
-      if (!found) {
-        if (placeSocket(aside, path)) return;
-        continue;
-      }
-      if (!found.isSocket()) throw refusal(path, found);
-      const probe = await probeSocket(path);
-      if (probe === 'alive') throw refusal(path, found);
-      if (probe === 'dead' && placeSocket(aside, path, fileIdOf(found))) return;
-    }
-    throw failure(`The control socket ${path} kept changing while the worker made it; refusing to take it.`);
-  }
 
   log(message: string): void {
     this.opts.log(message);
@@ -390,21 +234,5 @@ export class ControlServer extends Disposable implements ConnectionHost {
       this._onDidCloseConnection.fire();
     });
   }
-
 }
 
-function listenOn(server: Server, path: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: Error) => {
-      server.off('listening', onListening);
-      reject(err);
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      resolve();
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(path);
-  });
-}
