@@ -6,10 +6,12 @@
  * difference from HEAD is then applied to files that have no local changes
  * (checked first: a path the person changed, staged or left untracked, an
  * ignored file, or a file of the person's in a folder the patch replaces is
- * never overwritten — the apply is refused with the list).
+ * never overwritten — the apply is refused with the list). A submodule's new
+ * commit, which git apply does not write, is staged (`stageGitlinks`).
  */
 import { describeError, failure } from '../common/errors';
 import { prepareApplyUndo } from './applyUndo';
+import { stageGitlinks } from './applyGitlinks';
 import { localChanges } from './checkout';
 import { danglingGitlinks, nestedRepositoryError } from './danglingGitlinks';
 import { fewPaths, LandingConflict } from './landingConflict';
@@ -57,10 +59,12 @@ export async function applyCommitToWorktree(target: string, source: string, sour
   if (nested.length > 0) throw nestedRepositoryError(sourceName, nested);
   if (inTheWay.length > 0) throw untrackedInTheWayError('Applying', target, inTheWay);
   const res = await runGit(['apply', '--binary', '--whitespace=nowarn'], { cwd: target, input: patch.stdout, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
-  if (res.code === 0) return touched;
+  // git apply writes no submodule's commit: those go into the index, or the change would never arrive.
+  const staged = res.code === 0 ? await stageGitlinks(target, merged.tree, await changes).then(() => null, (err: unknown) => describeError(err, 300)) : null;
+  if (res.code === 0 && staged === null) return touched;
   // git apply checks the whole patch before writing, but a write that fails after others (a name too
   // long, a full disk) leaves the files before it written: every touched path is put back.
-  const why = firstLine(res.stderr) || `exit code ${res.code}`;
+  const why = staged ?? (firstLine(res.stderr) || `exit code ${res.code}`);
   try {
     await undo.undo();
   } catch (err) {

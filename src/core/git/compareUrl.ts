@@ -25,12 +25,36 @@ function hostAndPath(url: string): { host: string; path: string; webRoot: string
   const scheme = /^(https?|ssh|git|git\+ssh|ssh\+git):\/\/(?:[^/]*@)?([^/:@]+)(:\d+)?\/(.+)$/i.exec(url);
   if (scheme) {
     const host = scheme[2].toLowerCase();
-    const web = /^https?$/i.test(scheme[1]) ? `${scheme[1].toLowerCase()}://${host}${scheme[3] ?? ''}` : `https://${host}`;
+    const web = /^https?$/i.test(scheme[1]) ? `${scheme[1].toLowerCase()}://${host}${webPort(scheme[1].toLowerCase(), scheme[3])}` : `https://${host}`;
     return { host, path: scheme[4], webRoot: web };
   }
   const scp = /^(?:[^@/]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(url);
   if (scp) return { host: scp[1].toLowerCase(), path: scp[2], webRoot: `https://${scp[1].toLowerCase()}` };
   return null;
+}
+
+/** An https (http) remote's port as its web pages' and API's: kept unless it is the scheme's own (443, 80), which says nothing. */
+function webPort(scheme: string, port: string | undefined): string {
+  if (port === undefined || port === (scheme === 'https' ? ':443' : ':80')) return '';
+  return port;
+}
+
+/**
+ * The repository as `gh --repo` takes it, `[HOST[:PORT]/]OWNER/REPO`, for a remote gh may open the
+ * pull request on (else null): github.com's without a host; a server's — GitHub by name, or a host
+ * of no known form, such as an Enterprise server at ghe.example.com — with the host and port of its
+ * web pages, where gh reaches its API. Left to itself gh reads the host from the remotes and drops
+ * the port, so a server on :8443 was looked for on :443. An ssh remote's port is its ssh server's,
+ * not the API's. A path gh cannot take (a GitLab-like group/sub/name) gives none.
+ */
+export function githubRepoArg(url: string): string | null {
+  const hp = hostAndPath(url.trim());
+  const remote = parseRemoteUrl(url);
+  if (hp === null || (remote !== null && remote.kind !== 'github')) return null;
+  const repoPath = hp.path.replace(/\/+$/, '').replace(/\.git$/, '');
+  if (!/^[^/]+\/[^/]+$/.test(repoPath)) return null;
+  const authority = hp.webRoot.replace(/^https?:\/\//, '');
+  return authority === 'github.com' ? repoPath : `${authority}/${repoPath}`;
 }
 
 export function parseRemoteUrl(url: string): RemoteHost | null {

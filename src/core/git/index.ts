@@ -20,7 +20,7 @@ export * from './advanceBranch';
 export * from './landBranch';
 export * from './fastForwardSetting';
 export * from './mergeConfig';
-export { committedMessage } from './messageCleanup';
+export { cleanedMessage, committedMessage } from './messageCleanup';
 export * from './mergeSettings';
 export * from './mergeSignature';
 export * from './commitWork';

@@ -22,6 +22,20 @@ export interface UpdateResult {
   head: string;
 }
 
+/**
+ * A rebase replays single-parent commits only: what a merge commit between `base` and `head`
+ * carries would be deleted from the branch and the disk, so such a rebase is refused. Asked by the
+ * caller too before it commits the agent's work (a commit of its own, which changes no answer here).
+ */
+export async function assertRebasableOnto(worktree: string, base: string, baseName: string, head = 'HEAD'): Promise<void> {
+  const merges = await mergeCommitsBetween(worktree, base, head);
+  if (merges === 0) return;
+  throw failure(
+    `The agent's branch in ${worktree} has ${merges} merge commit${merges === 1 ? '' : 's'}, whose changes a rebase would drop; nothing was changed (update without --rebase to merge ${baseName} instead).`,
+    'REBASE_MERGES',
+  );
+}
+
 export async function updateFromBase(worktree: string, base: string, baseName: string, opts: { rebase: boolean }): Promise<UpdateResult> {
   const busy = await operationInProgress(worktree);
   if (busy) throw failure(`${worktree} has ${busy} in progress; finish or abort it first — nothing was changed.`);
@@ -38,15 +52,7 @@ export async function updateFromBase(worktree: string, base: string, baseName: s
     throw untrackedInTheWayError(`Bringing ${baseName} into the agent's branch`, worktree, inTheWay);
   }
   const verb = opts.rebase ? 'rebase' : 'merge';
-  // A rebase replays single-parent commits only: what a merge commit carries would be deleted from the branch and the disk.
-  const merges = opts.rebase ? await mergeCommitsBetween(worktree, base, before) : 0;
-  if (merges > 0) {
-    await undo.catch(() => undefined);
-    throw failure(
-      `The agent's branch in ${worktree} has ${merges} merge commit${merges === 1 ? '' : 's'}, whose changes a rebase would drop; nothing was changed (update without --rebase to merge ${baseName} instead).`,
-      'REBASE_MERGES',
-    );
-  }
+  if (opts.rebase) await settlingOnError([undo], () => assertRebasableOnto(worktree, base, baseName, before));
   // Said explicitly, so that no setting changes what an update is: merge.ff (only / false) and a
   // branch's mergeOptions (--squash, --no-commit) would refuse the merge, or leave it uncommitted.
   const mergeArgs = ['merge', '--no-overwrite-ignore', '--ff', '--commit', '--no-squash', '--no-edit', '--no-stat', '-m', `Merge ${baseName} into the agent's branch`, base];

@@ -6,7 +6,6 @@ import {
   assertMergeSignature,
   assertTargetLandable,
   branchTips,
-  committedMessage,
   landBranch,
   listWorktrees,
   lookAtTarget,
@@ -27,6 +26,7 @@ import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { noAgentBranch, prepareAgentWorkReporting, readAgentWorkEarly, stopsFirst, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget } from './landingTarget';
+import { refuseEmptyMessageEarly } from './landingMessage';
 import { refuseLiveAgentWorktree } from './liveAgentTarget';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
@@ -118,9 +118,11 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
     // Refused before anything changes (the agent stopped, its work committed), as the settings are git's, not the agent's.
     const unhonoured = followed ? unhonouredSettingProblem(followed, strategy, into) : null;
     if (unhonoured !== null) throw failure(unhonoured, 'GIT_SETTING');
-    // A squash message the person gives that git's cleanup would leave empty, refused before the agent is stopped or its work
-    // committed (a merge's may yet be a fast-forward, which commits no message, or get merge.log's list: asked when it is made).
-    if (followed && req.message !== undefined && strategy === 'squash') committedMessage(req.message, followed.squashCleanup);
+    // A message git's cleanup would leave empty, refused before the agent is stopped or its work committed.
+    if (followed) {
+      const tips = ahead?.tips;
+      await refuseEmptyMessageEarly({ repo, branch: branch!, into, strategy, message: messageFor(into), settings: followed, commitsFirst: req.uncommitted === 'commit', tips });
+    }
     // The tip's signature (merge.verifySignatures) before the agent is stopped: a refusal then stops
     // nothing. Not when its work is to be committed first: that commit is the tip git would check.
     let signedTip: string | null = null;

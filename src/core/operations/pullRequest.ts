@@ -5,7 +5,7 @@
  * compare page to open one (GitHub, GitLab, Bitbucket, Azure DevOps).
  */
 import { failure, usageError } from '../common/errors';
-import { chooseRemote, compareUrl, createPullRequestWithGh, isAncestor, parseRemoteUrl, pushBranch, remoteUrl, runGit } from '../git';
+import { chooseRemote, compareUrl, createPullRequestWithGh, githubRepoArg, isAncestor, parseRemoteUrl, pushBranch, remoteUrl, runGit } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { isPrintable } from '../common/printable';
@@ -63,7 +63,7 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   await pushBranch(job.repo, remote, branch);
   const url = await remoteUrl(job.repo, remote);
   const host = parseRemoteUrl(url);
-  const ghRepo = host?.kind === 'github' ? (host.host === 'github.com' ? host.repoPath : `${host.host}/${host.repoPath}`) : null;
+  const ghRepo = githubRepoArg(url);
   const opened =
     host === null || host.kind === 'github'
       ? await createPullRequestWithGh(

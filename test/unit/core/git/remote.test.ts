@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { chmodSync } from 'node:fs';
-import { chooseRemote, compareUrl, createPullRequestWithGh, pushBranch } from '../../../../src/core/git';
+import { chooseRemote, compareUrl, createPullRequestWithGh, githubRepoArg, pushBranch } from '../../../../src/core/git';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { fakeGh, ghCalls } from './fakeGh';
 import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
@@ -110,6 +110,22 @@ describe('git: remotes, push and pull requests', function () {
       assert.ok(url.startsWith('https://github.com'), url);
       assert.doesNotMatch(url, /me|s3cr|ss@|ghp_abc|x-token/, url);
     }
+  });
+
+  // Bug 98: gh was given an Enterprise server's repository without its port (or, on a host of no
+  // known form, none, and gh read the remote's host without the port itself).
+  it('the repository gh is given: HOST:PORT/OWNER/REPO for a server on its own https port, no ssh port, none for other hosts or paths gh cannot take', () => {
+    assert.equal(githubRepoArg('https://ghe.example.com:8443/org/repo.git'), 'ghe.example.com:8443/org/repo');
+    assert.equal(githubRepoArg('https://github.example.com:8443/org/repo'), 'github.example.com:8443/org/repo');
+    assert.equal(githubRepoArg('ssh://git@ghe.example.com:2222/org/repo.git'), 'ghe.example.com/org/repo');
+    assert.equal(githubRepoArg('git@github.com:o/r.git'), 'o/r');
+    assert.equal(githubRepoArg('https://github.com:443/o/r.git'), 'o/r');
+    assert.equal(githubRepoArg('https://gitlab.example.com:8443/g/r.git'), null);
+    assert.equal(githubRepoArg('https://ghe.example.com:8443/g/sub/r.git'), null);
+    assert.equal(githubRepoArg('/srv/git/r.git'), null);
+    assert.equal(compareUrl('https://bitbucket.example.com:7990/o/r.git', 'b', 'main'), 'https://bitbucket.example.com:7990/o/r/pull-requests/new?source=b&dest=main');
+    assert.equal(compareUrl('https://github.example.com:443/o/r.git', 'b', 'main'), 'https://github.example.com/o/r/compare/main...b?expand=1');
+    assert.equal(compareUrl('https://dev.azure.com:443/org/proj/_git/repo', 'b', 'main'), 'https://dev.azure.com/org/proj/_git/repo/pullrequestcreate?sourceRef=b&targetRef=main');
   });
 
   it('gh: asks auth status, then pr create with head, base, title, body, draft; a failure says the branch was pushed', async () => {

@@ -122,4 +122,40 @@ describe('merge: the commit message cleaned as git cleans it', function () {
     assert.equal(git(sb.repo, 'rev-parse', 'main'), moved);
     assert.equal((await sb.store.read(a.id)).landing?.commit, recorded, 'the refused landings recorded nothing');
   });
+
+  // Bug 99: a merge's message that git's cleanup leaves empty was refused only when the commit was
+  // made — after a running agent was stopped (--stop-first) and its uncommitted work committed.
+  it("a merge message git's cleanup leaves empty is refused before a running agent is stopped or its work committed; a fast-forward commits none", async () => {
+    const c = sb.coordinator();
+    git(sb.repo, 'config', 'commit.cleanup', 'strip');
+    const running = await c.start({ repo: sb.repo, command: ['sh', '-c', "echo r > r.txt && git add -A && git commit -qm 'agent r' && sleep 30"], title: 'runs' });
+    const live = await sb.waitFor(running.id, (j) => j.lifecycle.state === 'running' && git(sb.repo, 'log', '-1', '--format=%s', j.branch!) === 'agent r');
+    const side = git(sb.repo, 'rev-parse', 'main');
+    git(sb.repo, 'branch', 'side', side);
+    writeFileSync(join(sb.repo, 'main.txt'), 'main\n');
+    git(sb.repo, 'add', '-A');
+    git(sb.repo, 'commit', '-qm', 'main moves');
+    const moved = git(sb.repo, 'rev-parse', 'main');
+    await assert.rejects(c.merge(live.id, { message: '# only a comment\n', running: 'stop' }), (e: PaddockError) => e.code === 'EMPTY_MESSAGE');
+    assert.equal((await sb.store.read(live.id)).lifecycle.state, 'running', 'the agent was not stopped');
+    // merge.ff=false: a merge commit even where a fast-forward would do, so its message is needed.
+    git(sb.repo, 'config', 'branch.side.mergeOptions', '--no-ff');
+    await assert.rejects(c.merge(live.id, { message: '#\n', running: 'stop', into: 'side' }), (e: PaddockError) => e.code === 'EMPTY_MESSAGE');
+    assert.equal((await sb.store.read(live.id)).lifecycle.state, 'running', 'the agent was not stopped');
+    git(sb.repo, 'config', '--unset', 'branch.side.mergeOptions');
+    // An agent with no commit, only uncommitted work: committing it would make the merge need the message.
+    const dirty = await sb.waitEnded((await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo d > d.txt'], title: 'leaves d' })).id);
+    const dirtyTip = git(sb.repo, 'rev-parse', dirty.branch!);
+    git(sb.repo, 'commit', '-q', '--allow-empty', '-m', 'main moves again');
+    const movedAgain = git(sb.repo, 'rev-parse', 'main');
+    await assert.rejects(c.merge(dirty.id, { message: '# only a comment\n', uncommitted: 'commit' }), (e: PaddockError) => e.code === 'EMPTY_MESSAGE');
+    assert.equal(git(sb.repo, 'rev-parse', dirty.branch!), dirtyTip, 'its work was not committed');
+    assert.equal(git(dirty.worktree!, 'status', '--porcelain'), '?? d.txt');
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), movedAgain);
+    assert.notEqual(movedAgain, moved);
+    // A fast-forward commits no message, as git merge -m takes it then: landed once the agent is stopped.
+    const landed = await c.merge(live.id, { message: '# only a comment\n', running: 'stop', into: 'side' });
+    assert.equal(landed.kind, 'ff');
+    assert.equal(git(sb.repo, 'rev-parse', 'side'), git(sb.repo, 'rev-parse', live.branch!));
+  });
 });

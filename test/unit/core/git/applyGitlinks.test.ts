@@ -1,0 +1,56 @@
+/**
+ * Apply to Workspace carries the agent's submodule commits (bug 100): `git apply` without --index
+ * writes no gitlink, so a submodule the agent moved to another commit, added or removed was said
+ * applied ("2 files changed") and nothing of it arrived. Compared with `git cherry-pick -n` of the
+ * same commit in the same repository: the same index entries for the submodules, the same files.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { applyCommitToWorktree } from '../../../../src/core/git';
+import { git, Sandbox, useGitSandbox, write } from './gitTestUtil';
+
+const OLD = '1'.repeat(40);
+const NEW = '2'.repeat(40);
+const GONE = '3'.repeat(40);
+
+describe('git: apply carries submodule commits', function () {
+  this.timeout(30_000);
+  let sb!: Sandbox;
+  useGitSandbox((fresh) => (sb = fresh));
+
+  const modules = (...paths: string[]): string => paths.map((p) => `[submodule "${p}"]\n\tpath = ${p}\n\turl = https://example.com/${p}.git\n`).join('');
+
+  it('a submodule moved, added, removed (one at a nested path): staged as git cherry-pick -n stages them, the files as uncommitted changes', async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n', '.gitmodules': modules('libs/sub one', 'gone') });
+    git(repo, 'update-index', '--add', '--cacheinfo', `160000,${OLD},libs/sub one`);
+    git(repo, 'update-index', '--add', '--cacheinfo', `160000,${GONE},gone`);
+    git(repo, 'commit', '-q', '-m', 'submodules');
+    // As a clone leaves a submodule not yet initialised: an empty folder.
+    for (const dir of ['libs/sub one', 'gone']) mkdirSync(join(repo, dir), { recursive: true });
+    const head = git(repo, 'rev-parse', 'HEAD');
+    const wt = sb.path('agent-wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/agent', wt, 'main');
+    write(wt, '.gitmodules', modules('libs/sub one', 'added'));
+    write(wt, 'README.md', 'hello\nagent\n');
+    git(wt, 'update-index', '--cacheinfo', `160000,${NEW},libs/sub one`);
+    git(wt, 'update-index', '--add', '--cacheinfo', `160000,${OLD},added`);
+    git(wt, 'update-index', '--force-remove', 'gone');
+    git(wt, 'add', '.gitmodules', 'README.md');
+    git(wt, 'commit', '-q', '-m', 'agent moves submodules');
+    const agent = git(wt, 'rev-parse', 'HEAD');
+
+    // What git gives: the same commit picked without committing, in a worktree of its own.
+    const expected = sb.path('expected');
+    git(repo, 'worktree', 'add', '-q', '--detach', expected, head);
+    git(expected, 'cherry-pick', '-n', agent);
+    const gitlinks = (cwd: string) => git(cwd, 'ls-files', '-s', '--', 'libs', 'added', 'gone');
+
+    const files = await applyCommitToWorktree(repo, agent, 'Agent work');
+    assert.deepEqual([...files].sort(), ['.gitmodules', 'README.md', 'added', 'gone', 'libs/sub one']);
+    assert.equal(gitlinks(repo), gitlinks(expected));
+    assert.equal(gitlinks(repo), `160000 ${OLD} 0\tadded\n160000 ${NEW} 0\tlibs/sub one`);
+    assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'nothing committed');
+    assert.equal(git(repo, 'diff', 'HEAD', '--', 'README.md', '.gitmodules'), git(expected, 'diff', 'HEAD', '--', 'README.md', '.gitmodules'));
+  });
+});
