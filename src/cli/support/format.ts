@@ -66,6 +66,7 @@ export function evidenceLines(s: EvidenceSummary): [string, string][] {
   if (s.nested.length) lines.push(['nested repos', s.nested.join(', ')]);
   if (s.keptGitDirs?.length) lines.push(['git dirs kept', `${s.keptGitDirs.join(', ')} (no checkout; restore puts them back in the worktree's git dir)`]);
   if (s.keptCommits) lines.push(['kept commits', `${s.keptCommits} only the reflog knew`]);
+  for (const words of s.foreignWorktrees ?? []) lines.push(['other repo', printable(words)]);
   if (s.regenerable.files) lines.push(['regenerable', `${s.regenerable.files} file(s), ${size(s.regenerable.bytes)} dropped: ${s.regenerable.roots.slice(0, 5).join(', ')}`]);
   if (s.lostCount) lines.push(['lost (agreed)', `${s.lostCount} path(s): ${s.lost.slice(0, 5).map((l) => `${l.path} (${l.why === 'unreadable' ? 'unreadable' : size(l.bytes)})`).join(', ')}`]);
   return lines;

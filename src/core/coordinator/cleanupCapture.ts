@@ -108,6 +108,8 @@ export async function captureStage(deps: CaptureStageDeps, job: JobRecord, notes
   notes.push(`work saved to ${evidence.snapshotRef}`);
   if (s.archived.files + s.emptyDirs > 0) notes.push(`${s.archived.files} ignored or nested file(s) and ${s.emptyDirs} empty folder(s) archived`);
   if (s.keptGitDirs?.length) notes.push(gitDirsKept(s.keptGitDirs, ''));
+  // A worktree of another repository: the person learns where its commits went and that it is still registered there.
+  for (const words of s.foreignWorktrees ?? []) notes.push(printable(words));
   if (s.regenerable.files > 0) notes.push(`${s.regenerable.files} regenerable file(s) dropped (${s.regenerable.roots.slice(0, 3).map(printable).join(', ')})`);
   if (s.lostCount > 0) notes.push(`${s.lostCount} path(s) dropped as agreed: ${s.lost.slice(0, 3).map((l) => printable(l.path)).join(', ')}`);
   return { job, stamp: evidence.stamp };

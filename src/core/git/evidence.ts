@@ -43,6 +43,7 @@ import { unreadableFiles, walkWorktree, type Walk, type WalkOptions } from './in
 import { commitsOnlyInWorktree, keeperParents } from './keptCommits';
 import { autoMergeTree, keepRefObjects } from './refObjects';
 import { innerWorktrees } from './innerWorktrees';
+import { foreignWorktreeWords, keepForeignWorktrees } from './foreignWorktrees';
 import { PATCH_BLOB_LIMIT, treeForPatch } from './patchTree';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
@@ -210,7 +211,10 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const gitdirs = [...checkouts, ...(await privateGitDirs(ownGitDir, await walkingGitDir, checkouts))];
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
 
-    const { inner, tips: kept, ownRefs } = await keeping;
+    const { inner, tips: innerKept, ownRefs } = await keeping;
+    // Worktrees of another repository inside this one: their commits are copied here (foreignWorktrees.ts).
+    const foreign = await keepForeignWorktrees({ repo, worktree, nested: walk.nested, ownGitDir, dropStaged: opts.dropUnarchivable === true, consentCode: CONSENT_NEEDED });
+    const kept = [...innerKept, ...foreign.flatMap((f) => f.commits)];
     const [headRef, { files: gitDirFiles, unread: gitDirFilesUnread }] = await Promise.all([naming, captureGitDirFiles(ownGitDir, await walkingGitDir)]);
     if (gitDirFilesUnread.length > 0 && !opts.dropUnarchivable) {
       const more = gitDirFilesUnread.length > 5 ? ` and ${gitDirFilesUnread.length - 5} more` : '';
@@ -264,6 +268,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       nested: walk.nested.map((n) => n.path).slice(0, 200),
       ...(privateKept.length > 0 ? { keptGitDirs: privateKept.map((g) => g.part.path).slice(0, 200) } : {}),
       keptCommits: kept.length,
+      ...(foreign.length > 0 ? { foreignWorktrees: foreignWorktreeWords(foreign).slice(0, 200) } : {}),
     };
     const archived = new Set(plan.archive);
     const manifest: Manifest = {
@@ -277,6 +282,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       ...(unbornBranch !== null ? { unbornBranch } : {}),
       ...(index ? { index: { tree: index.tree, commit: index.commit, unmerged: index.unmerged, ...(index.stages.length > 0 ? { stages: index.stages } : {}) } } : {}),
       ...(forPatch.omitted.length > 0 ? { patchOmits: forPatch.omitted } : {}),
+      ...(foreign.length > 0 ? { foreign } : {}),
       ...(inner.length > 0 ? { linked: inner.map((w) => ({ path: w.path, head: w.head, branch: w.branch })) } : {}),
       summary,
       archive: archiveTemp ? ARCHIVE_FILE : null,

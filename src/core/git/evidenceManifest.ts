@@ -36,6 +36,8 @@ export const EvidenceSummarySchema = z.object({
   keptGitDirs: z.optional(z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(200))),
   /** Commits only the worktree's reflogs or own refs knew, kept as extra parents of the snapshot. */
   keptCommits: z.number().check(z.int(), z.nonnegative()),
+  /** Worktrees of another repository inside this one, in words: their commits are among the kept ones (foreignWorktrees.ts). Absent: none. */
+  foreignWorktrees: z.optional(z.array(z.string().check(z.maxLength(8192))).check(z.maxLength(200))),
 });
 export type EvidenceSummary = z.infer<typeof EvidenceSummarySchema>;
 
@@ -110,6 +112,8 @@ export const WorktreeRefSchema = z.object({
   sha: ObjectId,
   /** For a tag object: a blob of its bytes, which the snapshot keeps and restore writes back as the tag when gc took it. */
   tagBlob: z.optional(ObjectId),
+  /** A tag of a tag (tagChain.ts): the inner tag objects, outer to inner, each with a blob of its bytes as `tagBlob`. Absent: none. */
+  innerTags: z.optional(z.array(z.object({ sha: ObjectId, tagBlob: ObjectId }))),
 });
 
 /** One stage of a path in conflict, as `ls-files -u` lists it (agentIndex.ts keeps it, conflictStages.ts writes it back). */
@@ -147,6 +151,11 @@ export const ManifestSchema = z.object({
   /** Files the snapshot holds but the patch leaves out (too large for a binary patch; patchTree.ts). Absent: none. */
   patchOmits: z.optional(z.array(z.string())),
   /** Linked worktrees that were inside the agent's (their files are in the archive, their commits kept): restore links them again. */
+  /**
+   * Linked worktrees of another repository inside this one (foreignWorktrees.ts): where, that
+   * repository's git dir, their HEAD, and the commits copied into this repository that the snapshot keeps.
+   */
+  foreign: z.optional(z.array(z.object({ path: z.string(), repo: z.string(), head: z.nullable(ObjectId), branch: z.nullable(z.string()), commits: z.array(ObjectId), notCopied: z.optional(z.number().check(z.int(), z.nonnegative())) }))),
   linked: z.optional(z.array(z.object({ path: z.string(), head: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))), branch: z.nullable(z.string()) }))),
   summary: EvidenceSummarySchema,
   /** The archive's file name in the evidence folder, null when there was nothing to archive. */

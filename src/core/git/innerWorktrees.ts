@@ -26,7 +26,7 @@ export interface InnerWorktree {
 }
 
 /** The commit a worktree's HEAD names, reading the loose or packed ref when it is a branch. */
-async function headOf(gitDir: string, common: string): Promise<{ head: string | null; branch: string | null }> {
+export async function headOf(gitDir: string, common: string): Promise<{ head: string | null; branch: string | null }> {
   const text = (await fs.readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
   if (isCommitId(text)) return { head: text, branch: null };
   const ref = /^ref: (refs\/heads\/.+)$/.exec(text)?.[1];

@@ -19,6 +19,7 @@ import { firstLine, GIT_BULK_TIMEOUT_MS, READ_ONLY_GIT, runGit } from './runGit'
 import { isCommitId } from './commitId';
 import { commonDirOf } from './headFiles';
 import type { InnerWorktree } from './innerWorktrees';
+import { tagChain } from './tagChain';
 
 const PSEUDO_REFS = ['ORIG_HEAD', 'MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'REBASE_HEAD', 'BISECT_HEAD'];
 /**
@@ -34,6 +35,8 @@ const OPERATION_STATE_REFS = [
   'rebase-merge/onto',
   'rebase-merge/amend',
   'rebase-merge/stopped-sha',
+  // --update-refs: each other branch's tip when the rebase began and the commit it is to move to (updateRefs.ts).
+  'rebase-merge/update-refs',
   'rebase-apply/orig-head',
   'rebase-apply/onto',
   'rebase-apply/original-commit',
@@ -74,7 +77,8 @@ async function gitDirCommits(gitDir: string): Promise<string[]> {
 /** The shas a pseudo-ref file names (MERGE_HEAD may name several). */
 async function pseudoRefCommits(file: string): Promise<string[]> {
   const text = await fs.readFile(file, 'latin1').catch(() => '');
-  return text.split('\n').map((l) => l.trim()).filter((l) => isCommitId(l));
+  // update-refs names the null id for a branch the rebase has not reached yet.
+  return text.split('\n').map((l) => l.trim()).filter((l) => isCommitId(l) && !/^0+$/.test(l));
 }
 
 /**
@@ -127,7 +131,10 @@ export async function commitsOnlyInWorktree(
     env: READ_ONLY_GIT,
   });
   for (const line of tips.stdout.split('\n')) {
-    const [name, sha, type, peeled, peeledType] = line.split('\0');
+    const [name, sha, type, onePeel, onePeelType] = line.split('\0');
+    // A tag of a tag: what the chain ends at, not the inner tag (tagChain.ts).
+    const end = onePeelType === 'tag' && isCommitId(sha ?? '') ? ((await tagChain(worktree, sha)).target ?? { sha: '', type: '' }) : { sha: onePeel, type: onePeelType };
+    const [peeled, peeledType] = [end.sha, end.type];
     if (PER_WORKTREE_REFS.some((p) => name.startsWith(p)) && isCommitId(sha ?? '')) {
       ownRefs.push({ name, sha, type: type ?? '', ...(peeled && isCommitId(peeled) ? { peeled: { sha: peeled, type: peeledType ?? '' } } : {}) });
     }

@@ -14,6 +14,7 @@ import type { WorktreeRef } from './keptCommits';
 import { isCommitId } from './commitId';
 import { encodeName } from './pathBytes';
 import { firstLine, runGit } from './runGit';
+import { tagChain } from './tagChain';
 
 type RecordedRef = NonNullable<NonNullable<Manifest['worktreeRefs']>[number]>;
 
@@ -42,11 +43,17 @@ export async function keepRefObjects(worktree: string, refs: readonly WorktreeRe
   const recorded: RecordedRef[] = [];
   for (const ref of refs) {
     if (ref.type === 'tag') {
-      const bytes = await runGit(['cat-file', 'tag', ref.sha], { cwd: worktree, env, names: true });
-      const tagBlob = (await runGit(['hash-object', '-w', '--stdin'], { cwd: worktree, env, input: encodeName(bytes.stdout) })).stdout.trim();
-      hold('blob', tagBlob);
+      // Every tag of a chain (a tag of a tag): the inner ones only the outer one names (tagChain.ts).
+      const kept: { sha: string; tagBlob: string }[] = [];
+      for (const sha of (await tagChain(worktree, ref.sha)).tags) {
+        const bytes = await runGit(['cat-file', 'tag', sha], { cwd: worktree, env, names: true });
+        const tagBlob = (await runGit(['hash-object', '-w', '--stdin'], { cwd: worktree, env, input: encodeName(bytes.stdout) })).stdout.trim();
+        hold('blob', tagBlob);
+        kept.push({ sha, tagBlob });
+      }
       if (ref.peeled) hold(ref.peeled.type, ref.peeled.sha);
-      recorded.push({ name: ref.name, sha: ref.sha, tagBlob });
+      const [outer, ...inner] = kept;
+      recorded.push({ name: ref.name, sha: ref.sha, ...(outer ? { tagBlob: outer.tagBlob } : {}), ...(inner.length > 0 ? { innerTags: inner } : {}) });
       continue;
     }
     hold(ref.type, ref.sha);
@@ -58,12 +65,14 @@ export async function keepRefObjects(worktree: string, refs: readonly WorktreeRe
   return { refs: recorded, keeper };
 }
 
-/** At restore: a tag object gc took written again from its kept bytes (the same object, so the same id); a sentence when it cannot be. */
+/** At restore: a tag object gc took written again from its kept bytes (the same object, so the same id), the inner ones of a chain first; a sentence when one cannot be. */
 export async function restoreTagObject(target: string, ref: RecordedRef): Promise<string | null> {
   if (!ref.tagBlob) return null;
-  if ((await runGit(['cat-file', '-e', ref.sha], { cwd: target, allowFailure: true })).code === 0) return null;
-  const bytes = await runGit(['cat-file', 'blob', ref.tagBlob], { cwd: target, allowFailure: true, names: true });
-  const written = bytes.code === 0 ? await runGit(['hash-object', '-t', 'tag', '-w', '--stdin'], { cwd: target, allowFailure: true, input: encodeName(bytes.stdout) }) : bytes;
-  if (written.code === 0 && written.stdout.trim() === ref.sha) return null;
-  return `its tag object could not be written again (${firstLine(written.stderr) || 'other bytes'})`;
+  for (const tag of [...(ref.innerTags ?? [])].reverse().concat([{ sha: ref.sha, tagBlob: ref.tagBlob }])) {
+    if ((await runGit(['cat-file', '-e', tag.sha], { cwd: target, allowFailure: true })).code === 0) continue;
+    const bytes = await runGit(['cat-file', 'blob', tag.tagBlob], { cwd: target, allowFailure: true, names: true });
+    const written = bytes.code === 0 ? await runGit(['hash-object', '-t', 'tag', '-w', '--stdin'], { cwd: target, allowFailure: true, input: encodeName(bytes.stdout) }) : bytes;
+    if (written.code !== 0 || written.stdout.trim() !== tag.sha) return `${tag.sha === ref.sha ? 'its tag object' : `the tag object ${tag.sha.slice(0, 12)} it names`} could not be written again (${firstLine(written.stderr) || 'other bytes'})`;
+  }
+  return null;
 }

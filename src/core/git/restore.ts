@@ -28,6 +28,8 @@ import { relinkHardLinks } from './hardLinks';
 import { restoreConflictStages } from './conflictStages';
 import { restoreWorktreeRefs } from './worktreeRefs';
 import { restoreOperationBranch } from './operationBranch';
+import { foreignWorktreeNotes } from './foreignWorktrees';
+import { restoreUpdateRefsBranches } from './updateRefs';
 
 export interface RestoreOptions {
   repo: string;
@@ -187,6 +189,8 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   // A rebase or bisect stopped half-way expects its branch at its old tip and HEAD detached: that
   // branch, deleted by the cleanup, comes back first, so it is not re-created at HEAD's commit below.
   const operationBranchNote = await restoreOperationBranch(opts.repo, manifest?.gitDirFiles, manifest?.operationBranch);
+  // So do the branches a stopped `rebase --update-refs` moves when it ends (updateRefs.ts).
+  const updateRefsNotes = await restoreUpdateRefsBranches(opts.repo, manifest?.gitDirFiles);
   const branchGone = headSha ? await jobBranchGone(opts.repo, opts.branch, checkout) : null;
   if (branchGone) checkout = { branch: opts.branch, detached: false };
   const branchNote = headSha ? await addCheckout(opts.repo, target, checkout.branch, headSha, checkout.detached) : await addUnborn(opts.repo, target, unborn!, snapshotSha);
@@ -217,7 +221,9 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   }
   await restorePrivateGitDirs(target, opts.evidenceDir, manifest?.privateGitDirs ?? []);
   const problems = [...sparseProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
+  problems.push(...(await foreignWorktreeNotes(target, opts.snapshotRef, manifest?.foreign)));
   if (operationBranchNote) problems.push(operationBranchNote);
+  problems.push(...updateRefsNotes);
   if (branchGone) problems.push(branchGone);
   if (manifest) problems.push(...(await relinkHardLinks(target, manifest.entries)));
   if (manifest) await applyInventory(target, manifest);

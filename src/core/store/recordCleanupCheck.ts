@@ -90,8 +90,9 @@ function lost(v: unknown): Obj {
   oneOf(i.why, LOST_WHY);
   return i;
 }
-const SUMMARY_KEYS = keys('captured', 'archived', 'emptyDirs', 'regenerable', 'lost', 'lostCount', 'nested', 'keptGitDirs', 'keptCommits');
+const SUMMARY_KEYS = keys('captured', 'archived', 'emptyDirs', 'regenerable', 'lost', 'lostCount', 'nested', 'keptGitDirs', 'keptCommits', 'foreignWorktrees');
 const keptGitDirs = (x: unknown) => strArr(x, 200, 4096);
+const foreignWorktrees = (x: unknown) => strArr(x, 200, 8192);
 function evidenceSummary(v: unknown): Obj {
   const i = obj(v, SUMMARY_KEYS);
   tally(i.captured);
@@ -103,6 +104,7 @@ function evidenceSummary(v: unknown): Obj {
   strArr(i.nested, 200, 4096);
   optional(i, 'keptGitDirs', keptGitDirs);
   int(i.keptCommits, 0);
+  optional(i, 'foreignWorktrees', foreignWorktrees);
   return i;
 }
 
