@@ -13,6 +13,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from './runGit';
+import { writeTree } from './filteredPaths';
 import { encodeName } from './pathBytes';
 import type { ConflictStage } from './evidenceManifest';
 
@@ -63,7 +64,8 @@ export async function keepAgentIndex(opts: { worktree: string; realIndex: string
     return null; // no index: nothing was staged
   }
   const env = { ...opts.env, GIT_INDEX_FILE: copy };
-  let written = await runGit(['write-tree'], { cwd: opts.worktree, env, allowFailure: true });
+  // A filter that cannot start must not pass for a conflict and drop the staged changes (filteredPaths.ts).
+  let written = await writeTree(opts.worktree, env);
   let unmerged = 0;
   let stages: ConflictStage[] = [];
   if (written.code !== 0) {
@@ -83,7 +85,7 @@ export async function keepAgentIndex(opts: { worktree: string; realIndex: string
       const info = head.stdout.split('\0').filter((l) => wanted.has(l.slice(l.indexOf('\t') + 1)));
       if (info.length > 0) await runGit(['update-index', '-z', '--index-info'], { cwd: opts.worktree, env, input: encodeName(info.map((l) => `${l}\0`).join('')), allowFailure: true });
     }
-    written = await runGit(['write-tree'], { cwd: opts.worktree, env, allowFailure: true });
+    written = await writeTree(opts.worktree, env);
     if (written.code !== 0) return null;
   }
   const tree = written.stdout.trim();

@@ -62,6 +62,7 @@ import { printable } from '../common/printable';
 import { snapshotRefFor } from '../store/agentClaims';
 import { INVENTORY_FILE } from '../store/paths';
 import { archiveEntry, doomedGitDirs, gitDirName, privateGitDir, privateGitDirs, type GitDirPart } from './gitDirsToKeep';
+import { writeTree } from './filteredPaths';
 
 export { privateGitDir } from './gitDirsToKeep';
 
@@ -191,7 +192,9 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       // State, not content: one that cannot be read must not fail the capture of the work.
       captureIndexFlags(worktree, realIndex, (p) => onDisk.has(p)).catch(() => null),
     ]);
-    const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
+    const written = await writeTree(worktree, env);
+    if (written.code !== 0) throw failure(`Could not capture the worktree ${worktree}: ${firstLine(written.stderr)}`);
+    const tree = written.stdout.trim();
     const staged = parseStage(await runGit(['ls-files', '-s', '-z'], { cwd: worktree, env, names: true }));
     // A path git would not add is not in the snapshot as it is on disk (a tracked one keeps the entry
     // its index had): like a file git does not see, it goes into the archive, or is lost with consent.

@@ -30,6 +30,7 @@ import { restoreWorktreeRefs } from './worktreeRefs';
 import { restoreOperationBranch } from './operationBranch';
 import { foreignWorktreeNotes } from './foreignWorktrees';
 import { restoreUpdateRefsBranches } from './updateRefs';
+import { forgetWorktreeRegistration } from './worktreeRegistration';
 
 export interface RestoreOptions {
   repo: string;
@@ -165,6 +166,8 @@ async function jobBranchGone(repo: string, jobBranch: string | null, checkout: {
 
 export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResult> {
   const target = path.resolve(opts.target);
+  // An empty folder named with --to is the person's: a failed restore leaves it as it was.
+  const emptyFolderGiven = existsSync(target);
   await assertFreeTarget(target);
   const refTip = await refSha(opts.repo, `${opts.snapshotRef}^{commit}`);
   if (!refTip) throw failure(`The snapshot ${opts.snapshotRef} is not in ${opts.repo}; there is nothing to restore from.`);
@@ -193,7 +196,47 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   const updateRefsNotes = await restoreUpdateRefsBranches(opts.repo, manifest?.gitDirFiles);
   const branchGone = headSha ? await jobBranchGone(opts.repo, opts.branch, checkout) : null;
   if (branchGone) checkout = { branch: opts.branch, detached: false };
+  // A branch the checkout below re-creates is undone with the rest if the restore fails.
+  const created = checkout.branch && headSha && (await refSha(opts.repo, `refs/heads/${checkout.branch}`)) === null ? { branch: checkout.branch, sha: headSha } : null;
   const branchNote = headSha ? await addCheckout(opts.repo, target, checkout.branch, headSha, checkout.detached) : await addUnborn(opts.repo, target, unborn!, snapshotSha);
+  try {
+    return await fillWorktree(opts, target, manifest, { snapshotSha, headSha, branchNote, notes: [operationBranchNote, ...updateRefsNotes, branchGone] });
+  } catch (err) {
+    // Everything in the folder came from the evidence, which is untouched: a restore cut short (a
+    // smudge filter git cannot run, a full disk) leaves nothing half-made at the agent's path that
+    // would pass for its worktree and refuse the next restore as "already exists".
+    const left = await discardPartialRestore(opts.repo, target, emptyFolderGiven, created);
+    const why = err instanceof Error ? err.message.replace(/\.$/, '') : String(err);
+    throw failure(`Could not restore the worktree ${target}: ${why}. ${left ?? 'Nothing was left there'}; the evidence is unchanged, so the restore can be run again.`);
+  }
+}
+
+/**
+ * Removes the folder a failed restore made, its registration and a branch it re-created (at the
+ * commit it was made at, which the snapshot keeps); says what it could not remove.
+ */
+async function discardPartialRestore(repo: string, target: string, emptyFolderGiven: boolean, created: { branch: string; sha: string } | null): Promise<string | null> {
+  try {
+    await fs.rm(fsPath(target), { recursive: true, force: true });
+  } catch {
+    return `The half-restored folder ${target} could not be removed`;
+  }
+  await forgetWorktreeRegistration(repo, target).catch(() => false);
+  if (created) await runGit(['update-ref', '-d', `refs/heads/${created.branch}`, created.sha], { cwd: repo, allowFailure: true });
+  if (emptyFolderGiven) await fs.mkdir(target).catch(() => undefined);
+  return null;
+}
+
+interface Checkout {
+  snapshotSha: string;
+  headSha: string | null;
+  branchNote: string;
+  /** Sentences about the branch said before the files (an operation's branch, the job's re-created). */
+  notes: (string | null)[];
+}
+
+async function fillWorktree(opts: RestoreOptions, target: string, manifest: Manifest | null, c: Checkout): Promise<RestoreResult> {
+  const { snapshotSha, headSha, branchNote } = c;
   // The snapshot's tree into the files, the agent's index (HEAD's when it had nothing staged) into
   // the index: its uncommitted work comes back as uncommitted changes, staged or not, its untracked
   // files as untracked files.
@@ -222,9 +265,7 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   await restorePrivateGitDirs(target, opts.evidenceDir, manifest?.privateGitDirs ?? []);
   const problems = [...sparseProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
   problems.push(...(await foreignWorktreeNotes(target, opts.snapshotRef, manifest?.foreign)));
-  if (operationBranchNote) problems.push(operationBranchNote);
-  problems.push(...updateRefsNotes);
-  if (branchGone) problems.push(branchGone);
+  for (const note of c.notes) if (note) problems.push(note);
   if (manifest) problems.push(...(await relinkHardLinks(target, manifest.entries)));
   if (manifest) await applyInventory(target, manifest);
   problems.push(...(await restoreIndexFlags(target, manifest?.indexFlags)));

@@ -19,8 +19,9 @@
  *   back: its exact bytes are kept beside the snapshot (exactBytes.ts), so it is off;
  * - a path `add` will not take (unreadable, an entry that cannot be stat'ed, a name git
  *   refuses such as `.GIT/x` or `.gitmodules` as a symlink, a tracked file turned into a
- *   FIFO, bytes its working-tree-encoding cannot decode) failed the whole capture, every
- *   retry and every Clean Up Anyway: each is learnt from git's own error line and left out
+ *   FIFO, bytes its working-tree-encoding cannot decode or a BOM it forbids, a required clean
+ *   filter that fails) failed the whole capture, every retry and every Clean Up Anyway: each
+ *   is learnt from git's own error line and left out
  *   of the `add`, and the capture archives it like a file git does not see, or, when it
  *   cannot be read either, stops for consent to lose it (evidence.ts).
  */
@@ -29,6 +30,7 @@ import { failure } from '../common/errors';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { flaggedOnDisk, indexEntries, rewriteWithoutFlags } from './flaggedFiles';
 import { encodeName } from './pathBytes';
+import { filteredChangedPaths } from './filteredPaths';
 
 /** Settings that make `git add` record what is on disk, whatever the repository's config says. */
 // core.safecrlf=false: a warning-turned-error must not refuse a capture of bytes as they are.
@@ -123,6 +125,14 @@ const REFUSALS: readonly RegExp[] = [
   /^fatal: unable to stat '([^]+?)': /gm, // in a folder that can be listed but not searched
   /^error: invalid path '([^]+?)'$/gm, // .GIT/x, GIT~1, sub/.git./x, .gitmodules as a symlink
   /^fatal: failed to encode '([^]+?)' from /gm, // bytes its working-tree-encoding cannot decode
+  // The other ways git cannot turn a file into its stored form, each fatal: a byte order mark its
+  // working-tree-encoding forbids (UTF-16LE…) or lacks (UTF-16…), an encoding that does not come back
+  // the same (core.checkRoundtripEncoding), a required clean filter that fails or cannot be run (a
+  // git-lfs missing from the PATH of the process that cleans up).
+  /^fatal: BOM is (?:prohibited|required) in '([^]+?)' if encoded as /gm,
+  /^fatal: encoding '([^]+?)' from \S+ to \S+ and back is not the same$/gm,
+  // Nothing quotes this name: it may not run on past a line of git's own.
+  /^fatal: ((?:(?!\n(?:fatal|error|hint|warning): )[^])+?): clean filter '[^'\n]*' failed$/gm,
   /^error: ([^\n]+?): can only add regular files, symbolic links or git-directories$/gm, // a FIFO where a tracked file was
 ];
 
@@ -148,9 +158,15 @@ const MAX_ADD_RUNS = 64;
  */
 async function addLearning(opts: StageOptions, gitlinks: ReadonlySet<string>): Promise<AddResult & { refused: string[] }> {
   const refused = new Set<string>();
+  let filterLooks = 0;
   for (let run = 1; ; run++) {
     const add = await addAll(opts, gitlinks, refused);
-    const learned = add.code === 0 ? [] : refusedPaths(add.stderr).filter((p) => !refused.has(p));
+    let learned = add.code === 0 ? [] : refusedPaths(add.stderr).filter((p) => !refused.has(p));
+    // A dying filter process may stop git before it names the file (filteredPaths.ts): the changed
+    // files a filter reads are left out, then, if that was not enough, every one.
+    while (add.code !== 0 && learned.length === 0 && filterLooks < 2) {
+      learned = (await filteredChangedPaths(opts.worktree, opts.env, filterLooks++ === 1)).filter((p) => !refused.has(p));
+    }
     if (learned.length === 0 || run === MAX_ADD_RUNS) return { ...add, refused: [...refused] };
     for (const p of learned) refused.add(p);
   }

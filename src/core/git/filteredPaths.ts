@@ -1,0 +1,60 @@
+/**
+ * The paths a failing filter driver may have stopped `git add` on, when git's
+ * lines name none. A long-running filter (`filter.<driver>.process`, as git-lfs
+ * installs it) that cannot start or dies makes git exit on the broken pipe
+ * (*the remote end hung up unexpectedly*) before, or instead of, the line that
+ * names the file (`<path>: clean filter '<driver>' failed`), depending on which
+ * write meets the dead process first. So the capture (snapshotIndex.ts) leaves
+ * out every path that `add` would run through a filter: the untracked ones and
+ * the tracked ones whose files differ from the index. They are archived as they
+ * are on disk, like any path git would not take; a working filter's paths are
+ * kept that way too, which costs archive space and loses no byte.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { GIT_BULK_TIMEOUT_MS, runGit, type GitResult } from './runGit';
+import { encodeName, fsPath } from './pathBytes';
+
+/** `-c` settings that turn every configured filter driver off: empty commands are no filter to git. */
+async function filtersOff(worktree: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const res = await runGit(['config', '--name-only', '--get-regexp', '^filter\\..+\\.(clean|process|smudge|required)$'], { cwd: worktree, env, allowFailure: true });
+  const drivers = new Set(res.stdout.split('\n').map((k) => /^filter\.(.+)\.[a-z]+$/.exec(k.trim())?.[1]).filter((d): d is string => d !== undefined));
+  return [...drivers].flatMap((d) => ['-c', `filter.${d}.required=false`, '-c', `filter.${d}.clean=`, '-c', `filter.${d}.process=`]);
+}
+
+/**
+ * Of the paths `add -A` would read (untracked, or differing from the index), those a filter
+ * attribute names. `everyTracked`: every tracked one too, for when those were not enough: `add`
+ * also reads a "racily clean" file (written in the second its entry was), which may be unchanged.
+ */
+export async function filteredChangedPaths(worktree: string, env: NodeJS.ProcessEnv, everyTracked = false): Promise<string[]> {
+  const off = await filtersOff(worktree, env);
+  const opts = { cwd: worktree, env, allowFailure: true, names: true, timeoutMs: GIT_BULK_TIMEOUT_MS };
+  // With the filters off nothing here can die on one; a file whose stat alone changed is listed
+  // too (its raw bytes differ from the filtered blob), which only archives it needlessly.
+  const untracked = await runGit([...off, 'ls-files', '-z', '--others', '--exclude-standard'], opts);
+  const changed = await runGit(everyTracked ? ['ls-files', '-z', '--cached'] : [...off, 'diff-files', '-z', '--name-only', '--no-renames'], opts);
+  if (untracked.code !== 0 || changed.code !== 0) return [];
+  const candidates = [...new Set([...untracked.stdout.split('\0'), ...changed.stdout.split('\0')].filter((p) => p.length > 0 && !p.endsWith('/')))];
+  if (candidates.length === 0) return [];
+  const attrs = await runGit(['check-attr', '-z', '--stdin', 'filter'], { ...opts, input: encodeName(candidates.map((p) => `${p}\0`).join('')) });
+  if (attrs.code !== 0) return [];
+  // NUL-separated triplets: path, attribute, value.
+  const fields = attrs.stdout.split('\0');
+  const found: string[] = [];
+  for (let i = 0; i + 2 < fields.length; i += 3) if (!['unspecified', 'unset'].includes(fields[i + 2])) found.push(fields[i]);
+  // A deleted file runs through no filter, and left out it would stand in the snapshot as it was.
+  const onDisk = await Promise.all(found.map((p) => fs.lstat(fsPath(path.join(worktree, p))).then(() => true, () => false)));
+  return found.filter((_, i) => onDisk[i]);
+}
+
+/**
+ * `write-tree` of the index `env` names, once more with every filter off when it fails: writing an
+ * index runs each "racily clean" entry's file through its clean filter, and one that cannot start
+ * fails the write. The tree is the index's either way; only the cached stat data differs.
+ */
+export async function writeTree(worktree: string, env: NodeJS.ProcessEnv): Promise<GitResult> {
+  const first = await runGit(['write-tree'], { cwd: worktree, env, allowFailure: true });
+  if (first.code === 0) return first;
+  return runGit([...(await filtersOff(worktree, env)), 'write-tree'], { cwd: worktree, env, allowFailure: true });
+}

@@ -1,0 +1,86 @@
+/**
+ * A restore that fails after git made the worktree (bug 88): a required smudge
+ * filter git cannot run where the restore runs (git-lfs missing from the PATH
+ * of the window or the CLI), a full disk, a damaged archive. It left a
+ * registered folder with part of the files at the agent's own path, which
+ * passed for its worktree, and the next `paddock restore` refused it ("still
+ * exists"). Now nothing is left, and the same restore succeeds once the cause
+ * is gone.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { captureEvidence } from '../../../../src/core/git/evidence';
+import { restoreWorktree, type RestoreOptions } from '../../../../src/core/git/restore';
+import { removeWorktree } from '../../../../src/core/git/worktree';
+import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
+import { assertSameState, treeState } from './treeState';
+
+describe('git: a restore cut short leaves nothing half-made (bug 88)', function () {
+  this.timeout(120_000);
+  let sb!: Sandbox;
+  let repo: string;
+  let wt: string;
+  useGitSandbox((fresh) => {
+    sb = fresh;
+    repo = sb.repo({ 'README.md': 'hello\n', 'c.txt': 'c before\n', '.gitattributes': '*.sm filter=sm\n', 'a.sm': 'one\n', 'z.txt': 'z\n', '.gitignore': 'build/\n' });
+    wt = sb.path('wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+  });
+
+  async function captured(): Promise<{ restore: RestoreOptions; before: ReturnType<typeof treeState> }> {
+    write(wt, 'c.txt', 'c edited\n');
+    write(wt, 'new.txt', 'new\n');
+    write(wt, 'build/out.log', 'ignored\n');
+    const before = treeState(wt);
+    const ev = await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+    await removeWorktree(repo, wt);
+    // The agent's own path, as a plain `paddock restore ID` uses.
+    return { restore: { repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: wt, branch: 'paddock/job1' }, before };
+  }
+
+  const registered = () => git(repo, 'worktree', 'list', '--porcelain').includes(`worktree ${wt}\n`);
+
+  it('a required smudge filter that cannot run: nothing at the path, no registration; the same restore works once it can', async () => {
+    git(repo, 'config', 'filter.sm.clean', 'cat');
+    git(repo, 'config', 'filter.sm.required', 'true');
+    const { restore, before } = await captured();
+    git(repo, 'config', 'filter.sm.smudge', 'no-such-smudge-command');
+    const failed = await restoreWorktree(restore).then(() => null, (e: Error) => e);
+    assert.equal(existsSync(wt), false, 'no half-restored folder at the agent\'s path');
+    assert.equal(registered(), false, 'no registration left at it');
+    assert.match(failed?.message ?? '', /^Could not restore the worktree .*no-such-smudge-command.*\. Nothing was left there; the evidence is unchanged, so the restore can be run again\.$/s);
+    git(repo, 'config', 'filter.sm.smudge', 'cat');
+    const result = await restoreWorktree(restore);
+    assert.deepEqual(result.problems, []);
+    assertSameState(treeState(wt), before);
+  });
+
+  it('a damaged archive: the tracked files are not left posing as the whole worktree', async () => {
+    git(repo, 'config', 'filter.sm.clean', 'cat');
+    git(repo, 'config', 'filter.sm.smudge', 'cat');
+    const { restore } = await captured();
+    writeFileSync(sb.path('store', 'evidence', 'archive.tar'), 'not a tar');
+    const failed = await restoreWorktree(restore).then(() => null, (e: Error) => e);
+    assert.equal(existsSync(wt), false);
+    assert.equal(registered(), false);
+    assert.match(failed?.message ?? '', /Nothing was left there; the evidence is unchanged/);
+  });
+
+  it('a branch it re-created is gone again, and an empty folder given to it is left empty', async () => {
+    git(repo, 'config', 'filter.sm.clean', 'cat');
+    git(repo, 'config', 'filter.sm.required', 'true');
+    const { restore, before } = await captured();
+    git(repo, 'branch', '-D', 'paddock/job1'); // as a cleanup with --delete-branch
+    git(repo, 'config', 'filter.sm.smudge', 'no-such-smudge-command');
+    const copy = sb.path('copy');
+    mkdirSync(copy);
+    const failed = await restoreWorktree({ ...restore, target: copy }).then(() => null, (e: Error) => e);
+    assert.match(failed?.message ?? '', /Nothing was left there/);
+    assert.deepEqual(readdirSync(copy), []);
+    assert.equal(git(repo, 'branch', '--list', 'paddock/job1'), '', 'the re-created branch is undone');
+    git(repo, 'config', 'filter.sm.smudge', 'cat');
+    const result = await restoreWorktree({ ...restore, target: copy });
+    assert.match(result.branchNote, /re-created/);
+    assertSameState(treeState(copy), before);
+  });
+});
