@@ -11,6 +11,7 @@ import { holdingInterrupts } from '../support/interrupts';
 import { Coordinator } from '../../core/coordinator';
 import { leaderLock } from '../../core/scheduler/leadership';
 import { hasPendingWork, pendingWork } from '../../core/scheduler/pendingWork';
+import { checksDue } from '../../core/scheduler/checksDue';
 import type { JobRecord, JobStore } from '../../core/store';
 import type { CliContext } from '../command';
 import { defineCommand } from '../support/args';
@@ -92,6 +93,8 @@ async function idle(coordinator: Coordinator, store: JobStore): Promise<string> 
   let unledSince: number | undefined;
   let changed = true;
   let listedAt = 0;
+  let due: string[] = [];
+  let dueFor: JobRecord[] | undefined;
   let jobs: JobRecord[] = [];
   const subscription = coordinator.onDidChangeJob(() => (changed = true));
   try {
@@ -114,7 +117,16 @@ async function idle(coordinator: Coordinator, store: JobStore): Promise<string> 
         listedAt = Date.now();
         jobs = (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
       }
-      const busy = coordinator.hasWorkInFlight || hasPendingWork(pendingWork(jobs));
+      let busy = coordinator.hasWorkInFlight || hasPendingWork(pendingWork(jobs));
+      // An attempt's check still to run counts only while a command is in force and this leader has
+      // not found nothing to run for it (then it never looks again: counting it would never end).
+      // Asked again on a new listing, or while some are due (the leader's memory changes without one):
+      // it reads each candidate's config, and a running check's runner from the process table (`ps`).
+      if (!busy && (dueFor !== jobs || due.length > 0)) {
+        due = await checksDue(jobs, { home: store.home, skip: (j) => coordinator.checkFoundNothingToRun(j) });
+        dueFor = jobs;
+      }
+      busy ||= due.length > 0;
       idleChecks = busy ? 0 : idleChecks + 1;
       if (idleChecks >= IDLE_CHECKS) return NOTHING_LEFT;
       await new Promise((r) => setTimeout(r, IDLE_CHECK_MS));

@@ -11,6 +11,7 @@ import { cliBundlePath } from '../../core/common/bundles';
 import { describeError } from '../../core/common/errors';
 import { leaderLock } from '../../core/scheduler/leadership';
 import { hasPendingWork, pendingWork } from '../../core/scheduler/pendingWork';
+import { checksDue } from '../../core/scheduler/checksDue';
 import type { JobStore } from '../../core/store';
 import type { JobRecord } from '../../core/store/schema';
 import type { CliContext } from '../command';
@@ -39,7 +40,8 @@ export function backgroundLogPath(home: string): string {
 export async function ensureCoordinator(ctx: CliContext, store: JobStore, listed?: readonly JobRecord[]): Promise<CoordinatorPresence> {
   if (await leaderLock(store.home).owner()) return { kind: 'running' };
   const jobs = listed ?? (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
-  if (!hasPendingWork(pendingWork(jobs))) return { kind: 'not-needed' };
+  // An attempt's check still to run counts too, but only where a check command is in force.
+  if (!hasPendingWork(pendingWork(jobs)) && (await checksDue(jobs, { home: store.home })).length === 0) return { kind: 'not-needed' };
   const script = cliBundlePath(ctx.env);
   if (!existsSync(script)) return { kind: 'unavailable', reason: `the Paddock CLI is missing at ${script}` };
   const log = backgroundLogPath(store.home);

@@ -16,6 +16,7 @@ import { existsSync } from 'node:fs';
 import { describeError } from '../common/errors';
 import { findByEnvMarkerAsync, terminateProcessTree } from '../proc';
 import { removeJobSockets } from '../protocol/runtimeDir';
+import { removeDeadAsides } from '../protocol/asideSockets';
 import type { Cleanup, CleanupResource, JobRecord } from '../store/schema';
 import { isTerminalState } from '../store/schema';
 import type { JobStore } from '../store';
@@ -218,7 +219,9 @@ export class CleanupRunner {
       notes.push(`stopped ${marked.length} leftover process${marked.length === 1 ? '' : 'es'}`);
     }
     // Proven stopped: a killed worker's socket file is all that is left of it.
-    removeJobSockets(id, job.lifecycle.generation, this.deps.env);
+    await removeJobSockets(id, job.lifecycle.generation, this.deps.env);
+    // And what any worker killed while making its socket left beside it (asideSockets.ts).
+    await removeDeadAsides(runtimeDirFor(this.deps.env));
     job = await this.setPhase(id, 'terminating', (c) => ({ ...c, remaining: c.remaining.filter((r) => r !== 'process') }));
     return this.teardown(job, notes, abort);
   }

@@ -194,6 +194,11 @@ export class Coordinator extends Disposable {
     return policy;
   }
 
+  /** An attempt's automatic check this coordinator found nothing to run for, and will not look at again. */
+  checkFoundNothingToRun(job: JobRecord): boolean {
+    return this.scheduler.checkFoundNothingToRun(job);
+  }
+
   /** Something this coordinator started (a launch, a cleanup attempt) has not finished yet. */
   get hasWorkInFlight(): boolean {
     return this.inFlight.size > 0;

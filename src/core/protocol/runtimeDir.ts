@@ -8,6 +8,7 @@ import { createHash } from '../common/lazyCrypto';
 import { lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { failure } from '../common/errors';
+import { probeSocket } from './socketProbe';
 
 /** sun_path is 108 bytes on Linux and 104 on macOS, each including the terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = process.platform === 'darwin' ? 103 : 107;
@@ -75,16 +76,21 @@ export function socketPathFor(jobId: string, generation: number, env: NodeJS.Pro
 }
 
 /**
- * Removes the socket files a job's executions left behind (a SIGKILLed worker
- * cannot unlink its own). Only sockets are removed, and only once the caller
- * has proven the job's processes gone; returns how many were removed.
+ * Removes the socket files a job's executions left behind (a SIGKILLed worker cannot unlink its
+ * own), once the caller has proven the job's processes gone; returns how many were removed. Only a
+ * socket nothing serves (a refused connection: ECONNREFUSED) is removed, and only if it is still the
+ * file judged: the name is derived from the job and generation, and whatever now listens there (a
+ * worker started again meanwhile, another program) is not the dead worker's to remove.
  */
-export function removeJobSockets(jobId: string, generations: number, env: NodeJS.ProcessEnv = process.env): number {
+export async function removeJobSockets(jobId: string, generations: number, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let removed = 0;
   for (let generation = 1; generation <= generations; generation++) {
     const file = join(runtimeDirFor(env), socketFileName(jobId, generation));
     try {
-      if (!lstatSync(file).isSocket()) continue;
+      const before = lstatSync(file);
+      if (!before.isSocket() || (await probeSocket(file)) !== 'dead') continue;
+      const now = lstatSync(file);
+      if (now.dev !== before.dev || now.ino !== before.ino) continue;
       unlinkSync(file);
       removed++;
     } catch {

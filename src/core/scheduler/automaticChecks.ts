@@ -42,6 +42,8 @@ export class AutomaticChecks {
   private readonly running = new Set<string>();
   /** `id@endedAt` of attempts found to have no check command: not looked at again for that execution. */
   private readonly unconfigured = new Set<string>();
+  /** `id@endedAt` of attempts whose check could not be started (looked at again on a later pass, not waited for). */
+  private readonly notStarted = new Set<string>();
 
   constructor(
     private readonly ctx: OperationContext,
@@ -52,6 +54,15 @@ export class AutomaticChecks {
       takeOrWatch(id: string): Promise<HeldLock | undefined>;
     },
   ) {}
+
+  /**
+   * Whether this leader found nothing to run for `job`'s latest run: no check command, or an untrusted
+   * one (it does not look again), or the check could not be started (tried again only on a later pass).
+   */
+  foundNothingToRun(job: JobRecord): boolean {
+    const key = `${job.id}@${job.lifecycle.endedAt}`;
+    return this.unconfigured.has(key) || this.notStarted.has(key);
+  }
 
   /**
    * Starts, in the background, the checks due among `jobs` (leader only). A runner is judged against
@@ -92,6 +103,8 @@ export class AutomaticChecks {
       await runCheck(this.ctx, job.id, { waitForSlot: false, repoTrusted: this.opts.repoTrusted }, command);
     } catch (err) {
       if (err instanceof PaddockError && err.code === 'UNTRUSTED_CONFIG') this.unconfigured.add(`${job.id}@${job.lifecycle.endedAt}`);
+      // Nothing runs it before some change to the store brings a pass: `coordinate --until-idle` does not wait for that.
+      else this.notStarted.add(`${job.id}@${job.lifecycle.endedAt}`);
       this.ctx.log(`automatic check of ${job.id}: ${describeError(err)}`);
     }
   }

@@ -2,7 +2,9 @@
  * What is left for a coordinator to do in a store: queued agents to launch,
  * agents launching, cleanups to retry soon, and attempts to check. A background coordinator
  * started by the CLI (`paddock coordinate --until-idle`) exits once this is
- * empty; the CLI starts one when it leaves such work behind.
+ * empty; the CLI starts one when it leaves such work behind. An ended attempt whose check is still
+ * to run counts as well, but only where a check command is in force: that needs reading the
+ * repository's config, so it is asked apart (`checksDue.ts`).
  */
 import { cleanupWaitsForPerson } from '../operations/rules';
 import { isTerminalState, type JobRecord } from '../store/schema';

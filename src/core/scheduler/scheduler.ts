@@ -125,6 +125,11 @@ export class Scheduler extends Disposable {
     this._register(opts.leadership.onDidChange((leads) => (leads ? this.leaseRetry.clear() : this.cleanupRetries.clearDueTimer())));
   }
 
+  /** `AutomaticChecks.foundNothingToRun`: an attempt's check this leader will not look at again. */
+  checkFoundNothingToRun(job: JobRecord): boolean {
+    return this.checks.foundNothingToRun(job);
+  }
+
   get isLeader(): boolean {
     return this.opts.leadership.isLeader;
   }

@@ -10,6 +10,7 @@ import { createServer, Server, Socket } from 'node:net';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { failure } from '../common/errors';
 import { checkSocketPath, ensureRuntimeDir } from '../protocol/runtimeDir';
+import { removeDeadAsides } from '../protocol/asideSockets';
 import { asidePath, FileId, fileIdOf, isSameFile, lstatIfThere, placeSocket, probeSocket, refusal, removeIfOwn } from './socketFile';
 
 export interface ControlSocketOptions {
@@ -76,10 +77,25 @@ export class ControlSocket extends Disposable {
     this.server = bound.server;
     this.ownSocket = bound.id;
     this.socketPath = path;
+    this.sweepAsides(dirname(path));
     if (!this.socketCheck) {
       this.socketCheck = setInterval(() => void this.keepSocket(), this.opts.checkMs ?? SOCKET_CHECK_MS);
       this.socketCheck.unref?.();
     }
+  }
+
+  /**
+   * Workers killed between binding aside and linking into place left their aside files in the
+   * directory, which nothing else names: removed once their owners are provably gone (asideSockets.ts).
+   * In the background: a worker's start does not wait on probes of others' files.
+   */
+  private sweepAsides(dir: string): void {
+    removeDeadAsides(dir).then(
+      (gone) => {
+        if (gone.length > 0) this.opts.log(`removed ${gone.length} socket file(s) left by workers killed while making theirs: ${gone.join(', ')}`);
+      },
+      () => undefined,
+    );
   }
 
   /**

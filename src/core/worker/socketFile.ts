@@ -8,10 +8,9 @@
  */
 import { linkSync, lstatSync, renameSync, Stats, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { createConnection } from 'node:net';
-import { randomBytes } from '../common/lazyCrypto';
 import { failure } from '../common/errors';
 import { checkSocketPath } from '../protocol/runtimeDir';
+import { asideName } from '../protocol/asideSockets';
 
 /** A file by device and inode: what makes it that file, whatever its name. */
 export interface FileId {
@@ -36,32 +35,15 @@ export function lstatIfThere(path: string): Stats | undefined {
   }
 }
 
+export { probeSocket, type SocketProbe } from '../protocol/socketProbe';
+
 /**
- * `dead`: nothing listens (ECONNREFUSED), the only answer that proves it. `missing`: gone meanwhile.
- * `alive`: anything else: accepted (closed at once), or a full backlog (EAGAIN) of a process slow to
- * accept or suspended, or refused for permissions: a process may serve it.
+ * A private name beside `path`, no longer than it (socket paths are short), for a listener to bind to.
+ * It names this process (asideSockets.ts): a name left by a worker killed before it was linked into
+ * place is then removed by whoever sweeps the directory, once that process is gone.
  */
-export type SocketProbe = 'dead' | 'missing' | 'alive';
-
-export function probeSocket(path: string): Promise<SocketProbe> {
-  return new Promise((resolve) => {
-    const probe = createConnection(path);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve('alive');
-    });
-    probe.once('error', (err: NodeJS.ErrnoException) => {
-      probe.destroy();
-      resolve(err.code === 'ECONNREFUSED' ? 'dead' : err.code === 'ENOENT' ? 'missing' : 'alive');
-    });
-  });
-}
-
-/** A private name beside `path`, no longer than it (socket paths are short), for a listener to bind to. */
 export function asidePath(path: string): string {
-  const name = basename(path);
-  const chars = Math.max(name.length - 1, 12);
-  return checkSocketPath(join(dirname(path), `.${randomBytes(chars).toString('hex').slice(0, chars)}`));
+  return checkSocketPath(join(dirname(path), asideName(process.pid, Math.max(basename(path).length - 1, 12))));
 }
 
 /**
