@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { patchHeaderName } from '../git/quotedName';
 import { GIT_BULK_TIMEOUT_MS, runGit } from '../git/runGit';
-import { HINT_ONLY, seedFromOwnIndex } from './seededIndex';
 import type { JobRecord } from '../store/schema';
 
 export interface AttemptTree {
@@ -34,16 +33,15 @@ export interface FileChange {
 
 /**
  * A worktree's full state on disk (tracked, modified, untracked, not ignored) written as a tree
- * through a temporary index — the worktree's own index is never touched, only copied — and the commit its HEAD is at.
+ * through a temporary index — the worktree's own index is never touched — and the commit its HEAD is at.
  */
 export async function worktreeTree(worktree: string): Promise<{ tree: string; head: string | null }> {
   const index = path.join(tmpdir(), `paddock-compare-${randomBytes(6).toString('hex')}.index`);
   const env = { GIT_INDEX_FILE: index };
   try {
     const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, allowFailure: true })).stdout.trim() || null;
-    // Seeded from the worktree's own index, only what changed is hashed (seededIndex.ts).
-    if (head && !(await seedFromOwnIndex(worktree, index))) await runGit(['read-tree', head], { cwd: worktree, env });
-    await runGit(['add', '-A', '--', '.'], { cwd: worktree, env, config: HINT_ONLY, timeoutMs: GIT_BULK_TIMEOUT_MS });
+    if (head) await runGit(['read-tree', head], { cwd: worktree, env });
+    await runGit(['add', '-A', '--', '.'], { cwd: worktree, env, timeoutMs: GIT_BULK_TIMEOUT_MS });
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
     return { tree, head };
   } finally {
