@@ -78,17 +78,18 @@ export class AgentInput extends Disposable {
   }
 
   /**
-   * Types `text` (and Enter) the first time the agent asks (`asked`, from the waiting detector's
-   * pattern rule), or now without a `pattern`; call once the agent runs.
+   * Types `text` (and Enter) the first time the screen shows `pattern`, or now without one; call once
+   * the agent runs. `screen`: the visible screen as plain text.
    */
-  typePrompt(text: string, pattern: RegExp | null): void {
+  typePrompt(text: string, pattern: RegExp | null, screen: () => string): void {
     this.typedPrompt = new TypedPrompt(text, pattern, (t) => this.send(t), (m) => this.host.log(m));
     this.typedPrompt.started();
+    this.typedPrompt.screenChanged(screen);
   }
 
-  /** The agent asks: true when the typed prompt answers it now (no wait to record). */
-  asked(): boolean {
-    return this.typedPrompt?.asked() ?? false;
+  /** The screen changed: the typed prompt looks for the agent asking (before the waiting detector does). */
+  screenChanged(screen: () => string): void {
+    this.typedPrompt?.screenChanged(screen);
   }
 
   private async sendNow(text: string): Promise<void> {

@@ -249,14 +249,10 @@ export class AgentWorker extends Disposable implements AgentSession {
       .transition('running', { pid: pty.pid, workerPid: process.pid, startedAt: new Date().toISOString(), detail: null }, ['starting'])
       .catch(() => undefined); // logged by the record; a stop may already be under way
     // A wait detected while starting could not be recorded yet.
+    if (this.waiting?.current) this.record.setWaiting(this.waiting.current);
     // The prompt its argv does not carry: the record holds the one of this generation (the start's, or the retry's that made it).
     const typedPrompt = this.job.settings.typedPrompt;
-    if (typedPrompt !== undefined) {
-      this.agentInput.typePrompt(typedPrompt, waitingPatternOf(this.job.settings.waitingPattern, () => undefined));
-      // Asked while starting: typed now (its input ends that wait before the record's write, which keeps the latest).
-      if (this.waiting?.current === 'pattern') this.agentInput.asked();
-    }
-    if (this.waiting?.current) this.record.setWaiting(this.waiting.current);
+    if (typedPrompt !== undefined) this.agentInput.typePrompt(typedPrompt, waitingPatternOf(this.job.settings.waitingPattern, () => undefined), () => this.screen.text());
   }
 
   /** The execution ends `failed` before the agent ran (no socket, no directory, no node-pty, no spawn). */
@@ -286,10 +282,14 @@ export class AgentWorker extends Disposable implements AgentSession {
 
   private setUpWaiting(): void {
     const isSuspended = () => (this.pty ? agentStopped(this.pty.pid, process.pid) : Promise.resolve(false));
-    const screen = { readScreen: () => this.screen.text(), readCursorRow: () => this.screen.mirror.cursorRow() };
-    // The typed prompt answers the agent's first asking in place of the wait: it is never recorded.
-    this.waiting = this._register(waitingDetectorFor(this.job.settings, { ...screen, answeredAtOnce: () => this.agentInput.asked() }, this.opts.log, isSuspended));
-    this._register(this.screen.mirror.onDidCatchUp(() => this.waiting?.noteScreenChanged()));
+    this.waiting = this._register(waitingDetectorFor(this.job.settings, { readScreen: () => this.screen.text(), readCursorRow: () => this.screen.mirror.cursorRow() }, this.opts.log, isSuspended));
+    this._register(
+      this.screen.mirror.onDidCatchUp(() => {
+        // Before the detector's look: the wait the typed prompt answers is never recorded.
+        this.agentInput.screenChanged(() => this.screen.text());
+        this.waiting?.noteScreenChanged();
+      }),
+    );
     this._register(this.waiting.onDidChange((reason) => this.record.setWaiting(reason)));
   }
 

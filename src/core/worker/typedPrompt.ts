@@ -5,10 +5,8 @@
  * asks (a waiting pattern) has it typed the first time the screen shows that: aider asks other
  * questions first (whether to add `.aider*` to `.gitignore`), which would take the prompt as their
  * answer, and a retried agent prints its restored history before it asks. Without a pattern it is
- * typed at once. Typed when the waiting detector's pattern rule finds the agent asking (the pattern
- * on screen and among the last lines it wrote, its output stopped: the same words in the history
- * or banner it prints first ask nothing), in place of that wait: the wait it answers is never
- * recorded, and nobody is told the agent needs them.
+ * typed at once. Typed as soon as the screen shows the pattern — before the waiting detector's own
+ * look — so the wait it answers is never recorded, and nobody is told the agent needs them.
  */
 import { describeError } from '../common/errors';
 
@@ -30,11 +28,11 @@ export class TypedPrompt {
     if (this.pattern === null) this.typeNow();
   }
 
-  /** The agent asks (its waiting pattern): the prompt is typed the first time; true when it was, now. */
-  asked(): boolean {
-    if (this.pending === undefined || this.pattern === null) return false;
-    this.typeNow();
-    return true;
+  /** The screen changed: the prompt is typed the first time it shows the agent asking. */
+  screenChanged(screen: () => string): void {
+    if (this.pending === undefined || this.pattern === null) return;
+    this.pattern.lastIndex = 0;
+    if (this.pattern.test(screen())) this.typeNow();
   }
 
   private typeNow(): void {

@@ -2,16 +2,13 @@
  * Decides whether the agent waits for the person. Three sources, strongest first:
  * - an explicit signal from inside the agent (`paddock signal waiting|running`):
  *   holds until `signal running` or the person's input;
- * - a screen pattern (per profile) matched against the visible screen, and against the last
- *   lines the agent wrote (`WrittenText`): the question is a question only where it was written
- *   last and the output then stopped — the same words earlier in a file or log the agent printed
- *   ask nothing. It holds while its matches stay on screen, and ends on input. A prompt answered
- *   by the person often stays on screen (line-oriented programs), so after input only a *new*
- *   one counts: more matches on screen than when the person typed, or the question written
- *   again after the agent reacted to the answer (it wrote more than the terminal's echo, then
- *   went quiet, then wrote the question), wherever it is drawn (in place, elsewhere, after a
- *   clear, in the alternate screen). What a TUI redraws at once on the answer (its input box,
- *   emptied) is its reaction, not a new question: it is working until it writes again;
+ * - a screen pattern (per profile) matched against the visible screen: holds
+ *   while the pattern matches, ends on input. A prompt answered by the person
+ *   often stays on screen (line-oriented programs), so after input only a *new*
+ *   occurrence counts: more matches on screen than when the person typed, or, once the agent
+ *   wrote more than the terminal's echo of the answer, a match on the cursor's row (a prompt
+ *   asked again at the same spot, as TUIs redraw theirs, looks the same as the answered one)
+ *   when the agent's output went quiet there;
  * - idleness: no output or input for the profile's idle time; ends on output or input. A
  *   stopped agent (SIGSTOP) is silent too, but waits for nobody: while it is stopped, silence
  *   is not taken for waiting (it stays `running`, shown as suspended).
@@ -23,12 +20,9 @@
 import { Disposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { describeError } from '../common/errors';
-import { WrittenText } from './writtenText';
 
 /** What a terminal echoes beside the typed characters themselves: Enter as CR LF, erase as BS SP BS. */
 const ECHOED_CONTROLS = '\r\n\b ';
-/** A question is among the last lines the agent wrote (a dialog's options and footer come after it). */
-const QUESTION_LINES = 5;
 
 export type WaitingReason = 'signal' | 'pattern' | 'idle';
 
@@ -43,8 +37,6 @@ export interface WaitingOptions {
   patternCheckMs?: number;
   /** How long after a resize output is taken for the agent's redraw (default 1000 ms). */
   redrawMs?: number;
-  /** The pattern rule finds the agent asking: true when that is answered at once (a typed prompt), so no wait is raised. */
-  answeredAtOnce?: () => boolean;
   /** Whether the agent is stopped (SIGSTOP) now: asked before silence counts as idle. */
   isSuspended?: () => Promise<boolean>;
 }
@@ -65,15 +57,6 @@ export class WaitingDetector extends Disposable {
   private lastOutputAt = 0;
   /** The cursor's line when the person typed: the prompt they answered, if one was there. */
   private answeredLine = '';
-  /** The person's last input (ms): the agent's output at once after it is its reaction (echo, an emptied input box). */
-  private lastInputAt = 0;
-  /** The agent went quiet once since the person's input: what it writes from then on is written anew. */
-  private quietSinceInput = false;
-  /** What the agent wrote since the person's input, and since it first went quiet after it. */
-  private readonly written = new WrittenText();
-  private readonly writtenAnew = new WrittenText();
-  /** Matches on screen when `pattern` was raised: it holds until one of them goes. */
-  private raisedMatches = 0;
   /** Until then, output is taken for the redraw a resize caused. */
   private redrawUntil = 0;
   private readonly redrawMs: number;
@@ -98,20 +81,12 @@ export class WaitingDetector extends Disposable {
 
   /** The agent's output (`bytes`: what it wrote, told apart from the echo of the person's input). */
   noteOutput(bytes?: Buffer | string): void {
-    const now = Date.now();
-    if (now < this.redrawUntil) return;
-    if (this.opts.pattern && bytes !== undefined) this.noteWritten(bytes, now);
-    this.lastOutputAt = now;
+    if (Date.now() < this.redrawUntil) return;
+    this.lastOutputAt = Date.now();
     // Told apart only while it matters (a pattern to judge, no answer seen yet): this runs for every chunk the agent writes.
     if (!this.respondedSinceInput && (bytes === undefined || !this.opts.pattern || !this.isEchoOfInput(bytes))) this.respondedSinceInput = true;
     if (this.reason === 'idle') this.set(null);
     this.armIdle();
-  }
-
-  private noteWritten(bytes: Buffer | string, now: number): void {
-    if (!this.quietSinceInput && now - Math.max(this.lastOutputAt, this.lastInputAt) >= this.patternCheckMs) this.quietSinceInput = true;
-    this.written.append(bytes);
-    if (this.quietSinceInput) this.writtenAnew.append(bytes);
   }
 
   /** A viewer changed the terminal's size: the redraw that follows is not the agent working. */
@@ -139,10 +114,6 @@ export class WaitingDetector extends Disposable {
     this.lastTyped = data;
     this.answeredLine = this.opts.pattern ? this.cursorLine() : '';
     this.respondedSinceInput = false;
-    this.lastInputAt = Date.now();
-    this.quietSinceInput = false;
-    this.written.clear();
-    this.writtenAnew.clear();
     if (this.reason !== null) this.set(null);
     this.armIdle();
   }
@@ -157,34 +128,15 @@ export class WaitingDetector extends Disposable {
     const count = this.countMatches();
     // Answered prompts that scrolled away or were redrawn no longer count.
     if (count < this.answeredMatches) this.answeredMatches = count;
-    if (this.reason === 'pattern') {
-      // Held while the question stays on screen (a clock redrawn beside it is no answer); gone when one of its matches goes.
-      if (count < this.raisedMatches || count === 0) this.set(null);
-      return;
+    let unanswered = count > this.answeredMatches;
+    if (!unanswered && this.respondedSinceInput && this.askedAgainAtCursor()) {
+      // Asked again where the cursor waits, once the agent went quiet there: a spinner drawn after an answered prompt is work.
+      const quietFor = Date.now() - this.lastOutputAt;
+      if (quietFor < this.patternCheckMs) return this.checkPatternIn(this.patternCheckMs - quietFor);
+      unanswered = true;
     }
-    if (this.reason !== null || !this.asked(count)) return;
-    // Asked once the agent's output stopped there: a question scrolling past in output, or a spinner, is work.
-    const quietFor = Date.now() - this.lastOutputAt;
-    if (quietFor < this.patternCheckMs) return this.checkPatternIn(this.patternCheckMs - quietFor);
-    if (this.opts.answeredAtOnce?.()) return;
-    this.raisedMatches = count;
-    this.set('pattern');
-  }
-
-  /**
-   * A question the person has not answered: a new match on screen written among the agent's last
-   * lines, or the question written again once the agent reacted to the answer (see the class).
-   */
-  private asked(count: number): boolean {
-    if (count > this.answeredMatches) return this.writtenLast(this.written);
-    return count > 0 && this.respondedSinceInput && this.writtenLast(this.writtenAnew) && !this.answeredLineGoesOn();
-  }
-
-  /** The pattern matches the last lines of `text`: the question is what the agent wrote last. */
-  private writtenLast(text: WrittenText): boolean {
-    if (!this.opts.pattern) return false;
-    this.opts.pattern.lastIndex = 0;
-    return this.opts.pattern.test(text.lastLines(QUESTION_LINES));
+    if (unanswered && this.reason === null) this.set('pattern');
+    else if (!unanswered && this.reason === 'pattern') this.set(null);
   }
 
   /** The line the cursor is on, as plain text ('' when unknown). */
@@ -193,11 +145,17 @@ export class WaitingDetector extends Disposable {
     return row === undefined ? '' : (this.opts.readScreen().split('\n')[row] ?? '');
   }
 
-  /** The cursor's line is the answered line with more after it (the echo of the answer, a spinner, an "ok"): work on the answer. */
-  private answeredLineGoesOn(): boolean {
+  /**
+   * The cursor's line shows the pattern, and not as the answered line with more after it (the
+   * echo of the answer, a spinner, an "ok"): a prompt asked again where the cursor waits.
+   */
+  private askedAgainAtCursor(): boolean {
     const line = this.cursorLine().trimEnd();
+    if (!this.opts.pattern || line === '') return false;
+    this.opts.pattern.lastIndex = 0;
+    if (!this.opts.pattern.test(line)) return false;
     const answered = this.answeredLine.trimEnd();
-    return answered !== '' && line.length > answered.length && line.startsWith(answered);
+    return !(answered !== '' && line.length > answered.length && line.startsWith(answered));
   }
 
   /**
@@ -266,7 +224,7 @@ export class WaitingDetector extends Disposable {
 /** A detector from the job's settings: its profile's waiting pattern (an invalid one is logged and ignored) and idle time. */
 export function waitingDetectorFor(
   settings: { waitingPattern?: string | null; idleSeconds?: number | null },
-  screen: Pick<WaitingOptions, 'readScreen' | 'readCursorRow' | 'answeredAtOnce'>,
+  screen: { readScreen: () => string; readCursorRow?: () => number },
   log: (message: string) => void,
   isSuspended?: () => Promise<boolean>,
 ): WaitingDetector {

@@ -117,29 +117,6 @@ describe('Coordinator: a prompt the argv does not carry is typed in', function (
     assert.equal(readFileSync(got, 'utf8'), '', 'no prompt typed');
   });
 
-  // Bug 97: the prompt was typed the first time the *screen* showed aider's pattern: a bare `>` in
-  // the history it prints first (a quote's empty line) took it, and what aider asked first got it.
-  it('a line like its prompt in the history the agent prints first does not take the prompt', async () => {
-    installFakeAider(`#!/bin/bash
-echo "Restored the chat history (fake)"
-printf '%s\\n' '#### fix it' '>' '> a quoted line' 'ok, done' one two three four five
-sleep 1
-early=
-while IFS= read -r -t 0.2 typed; do early="$early$typed"; done
-printf '%s' "$early" > "early-$PADDOCK_AGENT_ID.txt"
-printf '> '
-line=
-IFS= read -r -t 5 line
-printf '%s' "$line" > "got-$PADDOCK_AGENT_ID.txt"
-`);
-    const job = await sb.coordinator().start({ repo: sb.repo, profile: 'aider', prompt: PROMPT });
-    assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
-    assert.equal(readFileSync(join(job.worktree!, `early-${job.id}.txt`), 'utf8'), '', 'nothing typed at the history');
-    assert.equal(readFileSync(join(job.worktree!, `got-${job.id}.txt`), 'utf8'), PROMPT, 'typed at its prompt');
-    const timeline = readFileSync(join(sb.store.jobDir(job.id), 'timeline.jsonl'), 'utf8');
-    assert.doesNotMatch(timeline, /waiting/, 'the prompt it was typed at was never recorded as a wait');
-  });
-
   // Bug 63: a retry waiting for a slot held the person's command (and Send Review) until its agent
   // ran, and gave up after a minute with the prompt lost. It is queued with its prompt, and its
   // launch types it in, whenever a slot frees.
