@@ -32,7 +32,7 @@ export async function restoreAgent(store: JobStore, id: string, to: string | und
   const evidenceDir = path.dirname(store.patchPath(id));
   let result: RestoreResult;
   try {
-    result = await restoreWorktree({ repo: job.repo, snapshotRef: job.evidence!.snapshotRef!, evidenceDir, target, branch: job.branch });
+    result = await restoreWorktree({ repo: job.repo, snapshotRef: job.evidence!.snapshotRef!, evidenceDir, target, branch: job.branch, branchDeletedByCleanup: branchDeletedByCleanup(job) });
   } catch (err) {
     if (err instanceof PaddockError) throw err;
     throw failure(`Could not restore agent ${id}: ${err instanceof Error ? err.message : String(err)}`);

@@ -43,7 +43,8 @@ import { unreadableFiles, walkWorktree, type Walk, type WalkOptions } from './in
 import { commitsOnlyInWorktree, keeperParents } from './keptCommits';
 import { autoMergeTree, keepRefObjects } from './refObjects';
 import { innerWorktrees } from './innerWorktrees';
-import { foreignWorktreeWords, keepForeignWorktrees } from './foreignWorktrees';
+import { foreignWorktreeWords, keepForeignCommits, withForeignStaged } from './foreignWorktrees';
+import { findForeignWorktrees, placeForeignBundles } from './foreignCapture';
 import { PATCH_BLOB_LIMIT, treeForPatch } from './patchTree';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
@@ -181,6 +182,8 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   const walk = await walking;
   const scratch = await fs.mkdtemp(path.join(tmpdir(), 'paddock-capture-'));
   const temps: string[] = [];
+  // Worktrees of another repository inside this one; staged changes there are a consent reason every stop names (foreignCapture.ts).
+  const foreignFound = await findForeignWorktrees(worktree, walk.nested, ownGitDir);
   try {
     const tempIndex = path.join(scratch, 'index');
     const env = { GIT_INDEX_FILE: tempIndex, ...SNAPSHOT_AUTHOR };
@@ -214,10 +217,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const gitdirs = [...checkouts, ...(await privateGitDirs(ownGitDir, await walkingGitDir, checkouts))];
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
 
-    const { inner, tips: innerKept, ownRefs } = await keeping;
-    // Worktrees of another repository inside this one: their commits are copied here (foreignWorktrees.ts).
-    const foreign = await keepForeignWorktrees({ repo, worktree, nested: walk.nested, ownGitDir, dropStaged: opts.dropUnarchivable === true, consentCode: CONSENT_NEEDED });
-    const kept = [...innerKept, ...foreign.flatMap((f) => f.commits)];
+    const { inner, tips: kept, ownRefs } = await keeping;
     const [headRef, { files: gitDirFiles, unread: gitDirFilesUnread }] = await Promise.all([naming, captureGitDirFiles(ownGitDir, await walkingGitDir)]);
     if (gitDirFilesUnread.length > 0 && !opts.dropUnarchivable) {
       const more = gitDirFilesUnread.length > 5 ? ` and ${gitDirFilesUnread.length - 5} more` : '';
@@ -227,6 +227,10 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       );
     }
     const operationBranch = await captureOperationBranch(worktree, gitDirFiles);
+    // Their commits into bundles in the evidence folder, nothing into any repository (foreignBundle.ts); the staged stop last, as every earlier one names it.
+    if (foreignFound.stop && !opts.dropUnarchivable) throw failure(`Nothing was removed: ${foreignFound.stop}.`, CONSENT_NEEDED);
+    const foreignKept = await keepForeignCommits({ worktree, evidenceDir, scratch, temps, drop: opts.dropUnarchivable === true, code: CONSENT_NEEDED }, foreignFound.found);
+    const foreign = foreignKept.records;
     const exact = await exacting;
     const message = `paddock snapshot of ${jobId}\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n${
       kept.length ? `Also keeps ${kept.length} line(s) of commits known only to the worktree's reflogs and refs.\n` : ''
@@ -271,7 +275,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       nested: walk.nested.map((n) => n.path).slice(0, 200),
       ...(privateKept.length > 0 ? { keptGitDirs: privateKept.map((g) => g.part.path).slice(0, 200) } : {}),
       keptCommits: kept.length,
-      ...(foreign.length > 0 ? { foreignWorktrees: foreignWorktreeWords(foreign).slice(0, 200) } : {}),
+      ...(foreign.length > 0 ? { foreignWorktrees: foreignWorktreeWords(foreign, evidenceDir).slice(0, 200) } : {}),
     };
     const archived = new Set(plan.archive);
     const manifest: Manifest = {
@@ -315,6 +319,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       if (name.endsWith('.tar')) await fs.rm(path.join(gitdirsDir, name), { force: true });
     }
     for (const g of gitdirTemps) await fs.rename(g.temp, g.file);
+    await placeForeignBundles(evidenceDir, foreignKept.temps);
     await fs.rename(patch.temp, opts.patchPath);
     await fs.rename(inventoryTemp, inventoryPath);
     temps.length = 0;
@@ -332,6 +337,8 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       blocked: [...walk.undeletable, ...walk.unreadable],
       stamp: { entries: walk.entries, gitDir: ownGitDir, gitDirEntries: (await walkingGitDir).entries },
     };
+  } catch (err) {
+    throw withForeignStaged(err, foreignFound.stop, CONSENT_NEEDED);
   } finally {
     for (const t of temps) await fs.rm(t, { force: true });
     await fs.rm(scratch, { recursive: true, force: true });

@@ -36,7 +36,7 @@ export const EvidenceSummarySchema = z.object({
   keptGitDirs: z.optional(z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(200))),
   /** Commits only the worktree's reflogs or own refs knew, kept as extra parents of the snapshot. */
   keptCommits: z.number().check(z.int(), z.nonnegative()),
-  /** Worktrees of another repository inside this one, in words: their commits are among the kept ones (foreignWorktrees.ts). Absent: none. */
+  /** Worktrees of another repository inside this one, in words: where their commits were kept (foreignWorktrees.ts), each shortened to the bound. Absent: none. */
   foreignWorktrees: z.optional(z.array(z.string().check(z.maxLength(8192))).check(z.maxLength(200))),
 });
 export type EvidenceSummary = z.infer<typeof EvidenceSummarySchema>;
@@ -150,12 +150,26 @@ export const ManifestSchema = z.object({
   ),
   /** Files the snapshot holds but the patch leaves out (too large for a binary patch; patchTree.ts). Absent: none. */
   patchOmits: z.optional(z.array(z.string())),
-  /** Linked worktrees that were inside the agent's (their files are in the archive, their commits kept): restore links them again. */
   /**
    * Linked worktrees of another repository inside this one (foreignWorktrees.ts): where, that
-   * repository's git dir, their HEAD, and the commits copied into this repository that the snapshot keeps.
+   * repository's git dir, their HEAD, the tips of the commits only they knew, and the bundle in the
+   * evidence folder holding those commits (foreignBundle.ts). Absent: none.
    */
-  foreign: z.optional(z.array(z.object({ path: z.string(), repo: z.string(), head: z.nullable(ObjectId), branch: z.nullable(z.string()), commits: z.array(ObjectId), notCopied: z.optional(z.number().check(z.int(), z.nonnegative())) }))),
+  foreign: z.optional(
+    z.array(
+      z.object({
+        path: z.string(),
+        repo: z.string(),
+        head: z.nullable(ObjectId),
+        branch: z.nullable(z.string()),
+        commits: z.array(ObjectId),
+        bundle: z.optional(z.string().check(z.regex(/^foreign\/[0-9]+\.bundle$/))),
+        count: z.optional(z.number().check(z.int(), z.nonnegative())),
+        notCopied: z.optional(z.number().check(z.int(), z.nonnegative())),
+      }),
+    ),
+  ),
+  /** Linked worktrees that were inside the agent's (their files are in the archive, their commits kept): restore links them again. */
   linked: z.optional(z.array(z.object({ path: z.string(), head: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))), branch: z.nullable(z.string()) }))),
   summary: EvidenceSummarySchema,
   /** The archive's file name in the evidence folder, null when there was nothing to archive. */

@@ -5,26 +5,28 @@
  * repository, known only to that worktree's HEAD and reflog in its
  * registration (`/other/.git/worktrees/sub`): once the folder is gone, the
  * other repository's `worktree prune` (run by its own `gc`, too) drops the
- * registration and its next gc the commits. The capture copies them into the
- * agent's repository (a local fetch: nothing is written outside it) and the
- * snapshot keeps them as extra parents. The other repository is left as it was,
- * its registration too: the person is told, and restore says whether it links
- * again. A staged state there (its index lives in the other repository, and
- * its blobs with it) cannot be kept without writing there: the capture stops
- * for consent instead (foreignWorktreeStaged).
+ * registration and its next gc the commits. The capture writes those commits,
+ * and only those, as a git bundle into the job's evidence folder
+ * (foreignBundle.ts): nothing is written into the person's repository nor into
+ * the other one, whose registration stays: the person is told, and restore says
+ * whether it links again and how to fetch the commits back. A staged state there
+ * (its index and blobs live in the other repository) cannot be kept without
+ * writing there: the capture stops for consent, naming it (foreignStagedSentence).
  */
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { failure } from '../common/errors';
-import { isWithin, realPathOr } from '../common/paths';
+import { failure, PaddockError } from '../common/errors';
+import { realPathOr } from '../common/paths';
 import { printable } from '../common/printable';
 import { isCommitId } from './commitId';
-import { commonDirOf } from './headFiles';
 import { headOf } from './innerWorktrees';
 import type { NestedRepo } from './inventory';
 import { commitsOnlyInWorktree } from './keptCommits';
-import { firstLine, GIT_BULK_TIMEOUT_MS, READ_ONLY_GIT, runGit } from './runGit';
+import { READ_ONLY_GIT, runGit } from './runGit';
 import { privateGitDir } from './gitDirsToKeep';
+import { writeForeignBundle } from './foreignBundle';
+import { clipText } from '../common/clipText';
 
 export interface ForeignWorktree {
   /** Its folder, relative to the agent's worktree. */
@@ -37,22 +39,31 @@ export interface ForeignWorktree {
   branch: string | null;
 }
 
-/** As the inventory records it: and the commits copied into the agent's repository (the snapshot's parents). */
+/** As the inventory records it. */
 export interface ForeignRecord {
   path: string;
   repo: string;
   head: string | null;
   branch: string | null;
+  /** The tips of what only it knew (each a ref of the bundle); all of it is in `bundle`. */
   commits: string[];
-  /** Commits that could not be copied here, left (with consent) in the other repository only. Absent: none. */
+  /** The bundle of them, relative to the evidence folder; absent when there was nothing to keep, or it could not be made. */
+  bundle?: string;
+  /** How many commits the bundle holds. */
+  count?: number;
+  /** Commits that could not be kept, left (with consent) in the other repository only. Absent: none. */
   notCopied?: number;
 }
 
+/** The evidence folder's subfolder of bundles. */
+export const FOREIGN_DIR = 'foreign';
+
 /**
  * The nested checkouts whose `.git` file names a linked worktree's git dir (it has a `commondir`)
- * of a repository other than the agent's. Those of the agent's own repository are innerWorktrees.ts';
- * those whose git dir is inside the worktree's private one die with it and are archived
- * (gitDirsToKeep.ts); a `.git` file naming a whole repository elsewhere names one that outlives the worktree.
+ * of a repository other than the agent's, whose registration names this very folder back (its
+ * `gitdir` file): a `cp -r` copy of some worktree names a registration that is another folder's,
+ * and is plain files here. Those of the agent's own repository are innerWorktrees.ts'; those whose
+ * git dir is inside the worktree's private one die with it and are archived (gitDirsToKeep.ts).
  */
 export async function foreignWorktreesIn(worktree: string, nested: readonly NestedRepo[], ownGitDir: string, ownCommon: string): Promise<ForeignWorktree[]> {
   const own = await realPathOr(ownCommon, ownCommon);
@@ -60,20 +71,30 @@ export async function foreignWorktreesIn(worktree: string, nested: readonly Nest
   const found: ForeignWorktree[] = [];
   for (const n of nested) {
     if (!n.gitFile) continue;
+    const dir = path.join(worktree, n.path);
     let gitDir: string;
     try {
-      gitDir = await realPathOr(privateGitDir(path.join(worktree, n.path)), '');
+      gitDir = await realPathOr(privateGitDir(dir), '');
     } catch {
       continue;
     }
-    if (gitDir === '' || isWithin(gitDir, ownPrivate)) continue;
+    if (gitDir === '' || gitDir === ownPrivate || gitDir.startsWith(ownPrivate + path.sep)) continue;
     const commondir = (await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
     if (commondir === '') continue;
     const repo = await realPathOr(path.resolve(gitDir, commondir), path.resolve(gitDir, commondir));
     if (repo === own) continue;
+    if (!(await registeredHere(gitDir, dir))) continue;
     found.push({ path: n.path, repo, gitDir, ...(await headOf(gitDir, repo)) });
   }
   return found;
+}
+
+/** Whether the registration `gitDir`'s `gitdir` file names `<dir>/.git`. */
+async function registeredHere(gitDir: string, dir: string): Promise<boolean> {
+  const back = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8').catch(() => null))?.replace(/\r?\n$/, '');
+  if (back === undefined || back === null || back === '') return false;
+  const here = path.join(dir, '.git');
+  return (await realPathOr(path.resolve(gitDir, back), '')) === (await realPathOr(here, here));
 }
 
 /**
@@ -89,92 +110,79 @@ export async function foreignWorktreeStaged(worktree: string, foreign: readonly 
   return staged;
 }
 
-/**
- * Copies the commits only each foreign worktree knows (its HEAD, reflogs, pseudo-refs and own refs,
- * less what the other repository's branches, tags and remote-tracking refs keep) into `repo`, the
- * agent's. Returns the records; their commits are then in `repo` (checked), for the snapshot to keep.
- */
-export async function keepForeignCommits(repo: string, worktree: string, foreign: readonly ForeignWorktree[], consent: { drop: boolean; code: string }): Promise<ForeignRecord[]> {
-  const records: ForeignRecord[] = [];
-  for (const f of foreign) {
-    const checkout = path.join(worktree, f.path);
-    const { tips } = await commitsOnlyInWorktree(checkout, f.gitDir, null, null, [{ path: '', gitDir: f.gitDir, head: f.head, branch: f.branch }]);
-    const commits = tips.filter((sha) => isCommitId(sha));
-    if (commits.length > 0) {
-      // upload-pack in the other repository sends only advertised tips unless allowed: these are its
-      // worktree's, unadvertised. No FETCH_HEAD, no ref: the snapshot's parents keep the objects.
-      const res = await runGit(['-c', 'uploadpack.allowAnySHA1InWant=true', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', f.repo, ...commits], {
-        cwd: repo,
-        allowFailure: true,
-        timeoutMs: GIT_BULK_TIMEOUT_MS,
-      });
-      const check = res.code === 0 ? await runGit(['cat-file', '--batch-check'], { cwd: repo, input: commits.map((c) => `${c}^{commit}`).join('\n') + '\n', allowFailure: true }) : res;
-      if (res.code !== 0 || check.code !== 0 || check.stdout.includes('missing')) {
-        // With consent they stay where they are, in the other repository only, and the person is told so.
-        if (consent.drop) {
-          records.push({ path: f.path, repo: f.repo, head: f.head, branch: f.branch, commits: [], notCopied: commits.length });
-          continue;
-        }
-        throw failure(
-          `Nothing was removed: ${printable(f.path)} is a worktree of another repository (${printable(f.repo)}) whose commits could not be copied into this one (${firstLine(res.stderr) || 'some are missing'}). Move it out of the agent's worktree or remove it with \`git -C ${printable(f.repo)} worktree remove\` and retry, or clean up anyway to leave them in that repository only.`,
-          consent.code,
-        );
-      }
-    }
-    records.push({ path: f.path, repo: f.repo, head: f.head, branch: f.branch, commits });
-  }
-  return records;
+/** Where to move one out of the agent's worktree: `worktree move` keeps its registration and its HEAD's reflog, the only record of its commits. */
+const moveAdvice = (f: { path: string; repo: string }, worktree: string, clip = 1000) =>
+  `move it out of the agent's worktree with \`git -C ${clipText(printable(f.repo), clip)} worktree move ${clipText(printable(path.join(worktree, f.path)), clip)} <elsewhere>\` (which keeps its registration and its commits' record there)`;
+
+/** The consent reason of staged changes in foreign worktrees; null when none. Every consent stop names it (withForeignStaged). */
+export function foreignStagedSentence(staged: readonly string[], worktree: string, repoOf: (p: string) => string): string | null {
+  if (staged.length === 0) return null;
+  const names = staged.slice(0, 5).map((p) => clipText(printable(p), 120)).join(', ');
+  const more = staged.length > 5 ? ` and ${staged.length - 5} more` : '';
+  return `${names}${more}: worktree(s) of another repository with staged changes, which live in that repository's index, not in these files, and would be dropped; commit or unstage them there, or ${moveAdvice({ path: staged[0]!, repo: repoOf(staged[0]!) }, worktree, 300)}, and retry, or clean up anyway to keep only the files`;
 }
 
 /**
- * The capture's step: finds them, stops for consent (`consentCode`) when one holds staged changes or
- * its commits cannot be copied here (unless `dropStaged`: the person agreed to keep only its files,
- * and those commits stay in the other repository only, said), and copies their commits here.
+ * A consent stop thrown by the capture, naming the foreign staged changes too (first: the record
+ * keeps 2,000 characters of it), so consent to it is consent to dropping them.
  */
-export async function keepForeignWorktrees(o: { repo: string; worktree: string; nested: readonly NestedRepo[]; ownGitDir: string; dropStaged: boolean; consentCode: string }): Promise<ForeignRecord[]> {
-  const found = await foreignWorktreesIn(o.worktree, o.nested, o.ownGitDir, await commonDirOf(o.ownGitDir));
-  const staged = o.dropStaged ? [] : await foreignWorktreeStaged(o.worktree, found);
-  if (staged.length > 0) {
+export function withForeignStaged(err: unknown, sentence: string | null, consentCode: string): unknown {
+  if (!sentence || !(err instanceof PaddockError) || err.code !== consentCode || err.message.includes(sentence)) return err;
+  return failure(`Nothing was removed: ${sentence}. Also: ${err.message.replace(/^Nothing was removed: /, '')}`, consentCode);
+}
+
+/**
+ * Writes a bundle of the commits only each foreign worktree knows (its HEAD, reflogs, pseudo-refs
+ * and own refs, less what the other repository's branches, tags and remote-tracking refs keep) to
+ * a temporary beside `<evidenceDir>/foreign/<n>.bundle` (pushed on `o.temps`, for the caller to remove
+ * on failure), verified; the caller renames each into place (foreignCapture.ts).
+ */
+export async function keepForeignCommits(
+  o: { worktree: string; evidenceDir: string; scratch: string; temps: string[]; drop: boolean; code: string },
+  foreign: readonly ForeignWorktree[],
+): Promise<{ records: ForeignRecord[]; temps: { temp: string; file: string }[] }> {
+  const records: ForeignRecord[] = [];
+  const temps: { temp: string; file: string }[] = [];
+  for (const [i, f] of foreign.entries()) {
+    const checkout = path.join(o.worktree, f.path);
+    const { tips } = await commitsOnlyInWorktree(checkout, f.gitDir, null, null, [{ path: '', gitDir: f.gitDir, head: f.head, branch: f.branch }]);
+    const commits = tips.filter((sha) => isCommitId(sha));
+    const base = { path: f.path, repo: f.repo, head: f.head, branch: f.branch };
+    if (commits.length === 0) {
+      records.push({ ...base, commits });
+      continue;
+    }
+    const file = path.join(o.evidenceDir, FOREIGN_DIR, `${i}.bundle`);
+    const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    o.temps.push(temp);
+    const made = await writeForeignBundle(checkout, commits, temp, o.scratch);
+    if (made.ok) {
+      if (made.count > 0) temps.push({ temp, file });
+      records.push({ ...base, commits, ...(made.count > 0 ? { bundle: path.relative(o.evidenceDir, file), count: made.count } : {}) });
+      continue;
+    }
+    // With consent they stay where they are, in the other repository only, and the person is told so.
+    if (o.drop) {
+      records.push({ ...base, commits: [], notCopied: commits.length });
+      continue;
+    }
     throw failure(
-      `Nothing was removed: ${staged.map((p) => printable(p)).join(', ')}: worktree(s) of another repository with staged changes, which live in that repository's index, not in these files. Commit or unstage them there and retry, or clean up anyway to keep only the files.`,
-      o.consentCode,
+      `Nothing was removed: ${clipText(printable(f.path), 1000)} is a worktree of another repository (${clipText(printable(f.repo), 1000)}) whose commits could not be kept (${clipText(made.why, 500)}). Commit them onto a branch there, or ${moveAdvice(f, o.worktree)}, and retry; or clean up anyway to leave them in that repository only.`,
+      o.code,
     );
   }
-  return keepForeignCommits(o.repo, o.worktree, found, { drop: o.dropStaged, code: o.consentCode });
+  return { records, temps };
 }
 
 /** For the person: where each went, and that the other repository still lists it. */
-export function foreignWorktreeWords(records: readonly ForeignRecord[]): string[] {
-  return records.map(
-    (r) =>
-      `${printable(r.path)}: a worktree of ${printable(r.repo)}; ${r.notCopied ? `${r.notCopied} commit(s) made there NOT kept (they could not be copied here; they are in that repository only, until it prunes the worktree)` : `${r.commits.length} commit(s) made there kept by the snapshot`}; that repository still lists it (\`git worktree prune\` there forgets it)`,
-  );
-}
-
-/**
- * At restore: each foreign worktree's files came back from the archive with their `.git` file, which
- * names its registration in the other repository. Restore does not write there: it says whether that
- * registration still leads back to the folder, and where the commits are when it does not.
- */
-export async function foreignWorktreeNotes(target: string, snapshotRef: string, records: readonly ForeignRecord[] | undefined): Promise<string[]> {
-  const notes: string[] = [];
-  for (const r of records ?? []) {
-    const dir = path.join(target, r.path);
-    let gitDir: string;
-    try {
-      gitDir = privateGitDir(dir);
-    } catch {
-      continue; // not back (dropped with consent): its commits are said by the inventory's kept count
-    }
-    const back = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8').catch(() => null))?.replace(/\r?\n$/, '');
-    const here = path.join(dir, '.git');
-    if (back !== undefined && back !== null && (await realPathOr(path.resolve(gitDir, back), '')) === (await realPathOr(here, here))) continue;
-    const at = r.head ? ` at ${r.head.slice(0, 12)}` : '';
-    notes.push(
-      back === undefined || back === null
-        ? `${printable(r.path)} was a worktree of ${printable(r.repo)}${at}, which no longer has it registered: its files are back, not linked; its ${r.commits.length} commit(s) made there are kept in this repository by ${snapshotRef}`
-        : `${printable(r.path)} is a worktree of ${printable(r.repo)}${at} registered at its old place: \`git -C ${printable(dir)} worktree repair\` links it here`,
-    );
-  }
-  return notes;
+export function foreignWorktreeWords(records: readonly ForeignRecord[], evidenceDir: string): string[] {
+  return records.map((r) => {
+    const kept = r.notCopied
+      ? `${r.notCopied} commit line(s) made there NOT kept (they could not be bundled; they are in that repository only, until it prunes the worktree)`
+      : r.bundle
+        ? `its ${r.count ?? 0} commit(s) made there kept in ${clipText(printable(path.join(evidenceDir, r.bundle)), 1000)}`
+        : 'no commit only it knew';
+    return `${clipText(printable(r.path), 1000)}: a worktree of ${clipText(printable(r.repo), 1000)}; ${kept}; that repository still lists it (\`git worktree prune\` there forgets it)`;
+  });
 }

@@ -45,16 +45,21 @@ export async function captureOperationBranch(worktree: string, files: KeptFiles 
 }
 
 /**
- * At restore, before the worktree is made: the branch re-created at its tip when it is gone (so the
+ * At restore, before the worktree is made: the branch re-created at its tip when it is gone and the
+ * job's record says its cleanup deleted it, `deletedByCleanup` (so the
  * job's branch is then no longer "gone", and HEAD stays detached). A sentence saying so, or why not;
  * null when the branch is there.
  */
-export async function restoreOperationBranch(repo: string, files: KeptFiles | undefined, recorded: OperationBranch | undefined): Promise<string | null> {
+export async function restoreOperationBranch(repo: string, files: KeptFiles | undefined, recorded: OperationBranch | undefined, deletedByCleanup: string | null): Promise<string | null> {
   const named = operationBranchName(files);
   if (!named || !recorded || recorded.name !== named.name) return null;
   const ref = `refs/heads/${recorded.name}`;
   const exists = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], { cwd: repo, allowFailure: true });
   if (exists.code === 0) return null;
+  // Only the branch the job's record says its cleanup deleted comes back: one the person deleted since stays deleted.
+  if (recorded.name !== deletedByCleanup) {
+    return `the branch ${printable(recorded.name)} the ${named.operation} stopped half-way returns to was deleted since the cleanup, not by it: it stays deleted, and finishing the ${named.operation} there will fail`;
+  }
   // Empty old value: only created, never over a branch made meanwhile.
   const res = await runGit(['update-ref', '-m', 'paddock restore: the branch a stopped operation returns to', ref, recorded.tip, ''], { cwd: repo, allowFailure: true });
   if (res.code !== 0) {

@@ -28,7 +28,7 @@ import { relinkHardLinks } from './hardLinks';
 import { restoreConflictStages } from './conflictStages';
 import { restoreWorktreeRefs } from './worktreeRefs';
 import { restoreOperationBranch } from './operationBranch';
-import { foreignWorktreeNotes } from './foreignWorktrees';
+import { foreignWorktreeNotes } from './foreignRestore';
 import { restoreUpdateRefsBranches } from './updateRefs';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
 
@@ -42,6 +42,12 @@ export interface RestoreOptions {
   target: string;
   /** The agent's branch: checked out when it still points at the captured HEAD, re-created when gone. */
   branch: string | null;
+  /**
+   * Whether the job's record says its cleanup deleted that branch: only then does a stopped rebase's
+   * or bisect's branch come back at its old tip (operationBranch.ts, updateRefs.ts). Any other branch
+   * gone since was deleted by the person, and stays deleted.
+   */
+  branchDeletedByCleanup?: boolean;
 }
 
 export interface RestoreResult {
@@ -191,9 +197,10 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   let checkout = branchToCheckOut(manifest, opts.branch);
   // A rebase or bisect stopped half-way expects its branch at its old tip and HEAD detached: that
   // branch, deleted by the cleanup, comes back first, so it is not re-created at HEAD's commit below.
-  const operationBranchNote = await restoreOperationBranch(opts.repo, manifest?.gitDirFiles, manifest?.operationBranch);
+  const deleted = opts.branchDeletedByCleanup === true ? opts.branch : null;
+  const operationBranchNote = await restoreOperationBranch(opts.repo, manifest?.gitDirFiles, manifest?.operationBranch, deleted);
   // So do the branches a stopped `rebase --update-refs` moves when it ends (updateRefs.ts).
-  const updateRefsNotes = await restoreUpdateRefsBranches(opts.repo, manifest?.gitDirFiles);
+  const updateRefsNotes = await restoreUpdateRefsBranches(opts.repo, manifest?.gitDirFiles, deleted);
   const branchGone = headSha ? await jobBranchGone(opts.repo, opts.branch, checkout) : null;
   if (branchGone) checkout = { branch: opts.branch, detached: false };
   // A branch the checkout below re-creates is undone with the rest if the restore fails.
@@ -264,7 +271,7 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   }
   await restorePrivateGitDirs(target, opts.evidenceDir, manifest?.privateGitDirs ?? []);
   const problems = [...sparseProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
-  problems.push(...(await foreignWorktreeNotes(target, opts.snapshotRef, manifest?.foreign)));
+  problems.push(...(await foreignWorktreeNotes(target, manifest?.worktree ?? target, opts.evidenceDir, manifest?.foreign)));
   for (const note of c.notes) if (note) problems.push(note);
   if (manifest) problems.push(...(await relinkHardLinks(target, manifest.entries)));
   if (manifest) await applyInventory(target, manifest);

@@ -7,9 +7,6 @@
 import { runGit } from './runGit';
 import { isCommitId } from './commitId';
 
-/** Deeper than this is no tag a person made: the walk stops rather than loop. */
-const MAX_DEPTH = 64;
-
 export interface TagChain {
   /** The tag objects, outermost (`sha` itself) first. */
   tags: string[];
@@ -21,7 +18,9 @@ export interface TagChain {
 export async function tagChain(cwd: string, sha: string): Promise<TagChain> {
   const tags: string[] = [];
   let at = sha;
-  for (let depth = 0; depth < MAX_DEPTH; depth++) {
+  // No depth bound: an object's id is the hash of its bytes, so no chain can loop back, and one cut
+  // short would drop its deepest tags and what they name without a word (a bound of 64 did).
+  for (;;) {
     const res = await runGit(['cat-file', 'tag', at], { cwd, allowFailure: true, names: true });
     if (res.code !== 0) return { tags, target: null };
     tags.push(at);
@@ -31,5 +30,4 @@ export async function tagChain(cwd: string, sha: string): Promise<TagChain> {
     if (type !== 'tag') return { tags, target: { sha: object, type } };
     at = object;
   }
-  return { tags, target: null };
 }

@@ -28,13 +28,21 @@ export function updateRefsBranches(files: Manifest['gitDirFiles']): { ref: strin
   return out;
 }
 
-/** At restore, before the worktree is made: each such branch that is gone, re-created at its old tip; a sentence for each. */
-export async function restoreUpdateRefsBranches(repo: string, files: Manifest['gitDirFiles']): Promise<string[]> {
+/**
+ * At restore, before the worktree is made: each such branch that is gone, re-created at its old tip
+ * when it is `deletedByCleanup` (the job's branch, which its record says the cleanup deleted; null:
+ * none), else said to be gone: the person deleted it, and it stays deleted. A sentence for each.
+ */
+export async function restoreUpdateRefsBranches(repo: string, files: Manifest['gitDirFiles'], deletedByCleanup: string | null): Promise<string[]> {
   const notes: string[] = [];
   for (const { ref, old } of updateRefsBranches(files)) {
     const name = printable(ref.slice('refs/heads/'.length));
     const exists = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], { cwd: repo, allowFailure: true });
     if (exists.code === 0) continue;
+    if (ref !== `refs/heads/${deletedByCleanup ?? ''}`) {
+      notes.push(`the branch ${name} the rebase stopped half-way (--update-refs) moves when it ends was deleted since the cleanup, not by it: it stays deleted, and finishing the rebase will not move it`);
+      continue;
+    }
     // Empty old value: only created, never over a branch made meanwhile.
     const res = await runGit(['update-ref', '-m', 'paddock restore: a branch a stopped rebase --update-refs moves', '--end-of-options', ref, old, ''], { cwd: repo, allowFailure: true });
     notes.push(

@@ -1,9 +1,10 @@
 /**
  * What forgetting a cleaned agent deletes that is its work. Cleanup keeps the agent's work in two
  * places: the snapshot ref in the repository (forget keeps it) and the archives in the job folder
- * (evidence/archive.tar, evidence/gitdirs/*.tar), which hold what git does not — ignored files,
+ * (evidence/archive.tar, evidence/gitdirs/*.tar, evidence/foreign/*.bundle), which hold what git does not — ignored files,
  * files git would not add, nested repositories and submodules with their git dirs, repositories of
- * the worktree's private git dir (a deinit'ed submodule's) — and for those the only copy. Forget
+ * the worktree's private git dir (a deinit'ed submodule's), the commits of worktrees of another
+ * repository made inside the agent's (foreignBundle.ts) — and for those the only copy. Forget
  * deletes the job folder, so it first moves them to `kept/<id>`, unless the person asked for them to
  * go: one description, read here, is what the CLI, prune's plan and the window's confirmation say.
  */
@@ -11,6 +12,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { printable } from '../common/printable';
 import { ARCHIVE_FILE, GITDIRS_DIR, INVENTORY_FILE, readManifest, type EvidenceSummary } from '../git';
+import { FOREIGN_DIR } from '../git/foreignWorktrees';
 import type { JobRecord, JobStore } from '../store';
 import { formatBytes } from '../usage/usageText';
 
@@ -23,6 +25,8 @@ export interface ArchivedWork {
   nested: string[];
   /** Repositories archived from the worktree's private git dir that no checkout pointed at. */
   keptGitDirs: string[];
+  /** Bundles of commits made in worktrees of another repository inside the agent's (evidence/foreign/). */
+  foreignBundles: number;
 }
 
 /** A name list shown in one sentence: the first few, then how many more. */
@@ -55,13 +59,18 @@ export function archivedWork(store: JobStore, job: JobRecord): Promise<ArchivedW
 /** {@link archivedWork} of the evidence folder `evidenceDir` (a job folder's, or one kept after a forget). */
 export async function archivedWorkIn(evidenceDir: string, job: JobRecord): Promise<ArchivedWork | null> {
   const gitdirNames = (await fs.readdir(path.join(evidenceDir, GITDIRS_DIR)).catch(() => [] as string[])).filter((n) => n.endsWith('.tar'));
-  const [archiveSizes, gitdirSizes] = await Promise.all([tarSizes(evidenceDir, [ARCHIVE_FILE]), tarSizes(path.join(evidenceDir, GITDIRS_DIR), gitdirNames)]);
-  if (archiveSizes.length === 0 && gitdirSizes.length === 0) return null;
-  const bytes = [...archiveSizes, ...gitdirSizes].reduce((n, s) => n + s, 0);
+  const bundleNames = (await fs.readdir(path.join(evidenceDir, FOREIGN_DIR)).catch(() => [] as string[])).filter((n) => n.endsWith('.bundle'));
+  const [archiveSizes, gitdirSizes, bundleSizes] = await Promise.all([
+    tarSizes(evidenceDir, [ARCHIVE_FILE]),
+    tarSizes(path.join(evidenceDir, GITDIRS_DIR), gitdirNames),
+    tarSizes(path.join(evidenceDir, FOREIGN_DIR), bundleNames),
+  ]);
+  if (archiveSizes.length === 0 && gitdirSizes.length === 0 && bundleSizes.length === 0) return null;
+  const bytes = [...archiveSizes, ...gitdirSizes, ...bundleSizes].reduce((n, s) => n + s, 0);
   const summary = await summaryOf(evidenceDir, job);
-  if (summary === null) return { bytes, files: null, nested: [], keptGitDirs: [] };
-  const work: ArchivedWork = { bytes, files: summary.archived.files, nested: summary.nested, keptGitDirs: summary.keptGitDirs ?? [] };
-  const holdsWork = work.files! > 0 || work.nested.length > 0 || work.keptGitDirs.length > 0 || gitdirSizes.length > 0;
+  if (summary === null) return { bytes, files: null, nested: [], keptGitDirs: [], foreignBundles: bundleSizes.length };
+  const work: ArchivedWork = { bytes, files: summary.archived.files, nested: summary.nested, keptGitDirs: summary.keptGitDirs ?? [], foreignBundles: bundleSizes.length };
+  const holdsWork = work.files! > 0 || work.nested.length > 0 || work.keptGitDirs.length > 0 || gitdirSizes.length > 0 || bundleSizes.length > 0;
   return holdsWork ? work : null;
 }
 
@@ -86,8 +95,9 @@ export function describeArchivedWork(work: ArchivedWork): string {
   if (work.keptGitDirs.length > 0) {
     parts.push(`the repositor${one(work.keptGitDirs) ? 'y' : 'ies'} ${names(work.keptGitDirs.map((d) => `$GIT_DIR/${d}`))} (a removed submodule's, from the worktree's git dir)`);
   }
+  if (work.foreignBundles > 0) parts.push(`the commits made in ${work.foreignBundles} worktree(s) of another repository (bundles)`);
   if (parts.length === 0) parts.push("submodules' git dirs");
-  const onlyCopy = work.nested.length > 0 || work.keptGitDirs.length > 0 ? ', whose commits may exist nowhere else' : '';
+  const onlyCopy = work.nested.length > 0 || work.keptGitDirs.length > 0 || work.foreignBundles > 0 ? ', whose commits may exist nowhere else' : '';
   const files = work.files > 0 ? ` (${work.files} file${work.files === 1 ? '' : 's'})` : '';
   return `an archive of ${formatBytes(work.bytes)}${files}: ${parts.join(', and ')}${onlyCopy}`;
 }

@@ -18,7 +18,8 @@ export function cleanupShortfall(cleanup: Cleanup | null, who: string): CleanupS
   // its own closing full stop would end the sentence mid-way.
   const why = (fallback: string) => (cleanup.lastError ?? fallback).replace(/\.+\s*$/, '');
   if (cleanup.awaitingConsent) {
-    return { kind: 'awaiting-consent', sentence: `Cleanup of ${who} stopped before removing anything: ${why('something would be lost')}` };
+    // The capture's stops begin "Nothing was removed:", which this sentence already says.
+    return { kind: 'awaiting-consent', sentence: `Cleanup of ${who} stopped before removing anything: ${why('something would be lost').replace(/^Nothing was removed: /, '')}` };
   }
   return { kind: 'incomplete', sentence: `Cleanup of ${who} is incomplete at ${cleanup.stage ?? 'an unknown stage'}: ${why('unknown error')}` };
 }

@@ -1,106 +1,120 @@
 /**
  * A linked worktree of ANOTHER repository made inside the agent's worktree (bug 85): its commits
  * lived only in that repository's registration of it, which its `worktree prune` drops once the
- * folder is gone. The capture copies them into the agent's repository, the snapshot keeps them,
- * and restore says where they are when the other repository no longer links the folder.
+ * folder is gone. The capture writes them, and only them, as a verified bundle into the evidence
+ * folder, writing nothing into the person's repository nor the other one; restore says where they
+ * are and how to fetch them back when the other repository no longer links the folder.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CONSENT_NEEDED, captureEvidence, type CaptureOptions } from '../../../../src/core/git/evidence';
+import { CONSENT_NEEDED, captureEvidence } from '../../../../src/core/git/evidence';
 import { restoreWorktree } from '../../../../src/core/git/restore';
 import { removeWorktree } from '../../../../src/core/git/worktree';
 import { PaddockError } from '../../../../src/core/common/errors';
-import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
+import { archivedWorkIn, describeArchivedWork } from '../../../../src/core/operations/archivedWork';
+import type { JobRecord } from '../../../../src/core/store';
+import { git, write } from './gitTestUtil';
+import { foreignSandbox } from './foreignTestUtil';
 
 describe('git: a worktree of another repository inside the agent\'s keeps its commits', function () {
   this.timeout(120_000);
-  let sb!: Sandbox;
-  let repo: string;
-  let other: string;
-  let wt: string;
-  let sub: string;
-  useGitSandbox((fresh) => {
-    sb = fresh;
-    repo = sb.repo({ 'README.md': 'hello\n' });
-    other = sb.repo({ 'other.txt': 'another project\n' }, 'other');
-    wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
-    sub = path.join(wt, 'sub');
-  });
+  const t = foreignSandbox();
 
-  function options(extra: Partial<CaptureOptions> = {}): CaptureOptions {
-    return { repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1', ...extra };
-  }
-
-  /** The agent's `git -C other worktree add $WT/sub --detach` and a commit there; returns it. */
-  function foreignCommit(): string {
-    git(other, 'worktree', 'add', '-q', '--detach', sub);
-    write(sub, 'made-there.txt', 'committed in the other repository\n');
-    git(sub, 'add', 'made-there.txt');
-    git(sub, 'commit', '-q', '-m', 'work in a worktree of another repository');
-    return git(sub, 'rev-parse', 'HEAD');
-  }
-
-  const forget = (r: string) => {
-    git(r, 'worktree', 'prune');
-    git(r, 'reflog', 'expire', '--expire=now', '--all');
-    git(r, 'gc', '-q', '--prune=now');
-  };
-
-  it('copies the commits into the agent\'s repository, where the snapshot keeps them after the other repository prunes and gcs, and says so', async () => {
-    const made = foreignCommit();
-    const ev = await captureEvidence(options());
-    await removeWorktree(repo, wt);
-    forget(other);
-    forget(repo);
-    assert.throws(() => git(other, 'cat-file', '-e', made), 'gone from the other repository');
-    assert.equal(git(repo, 'cat-file', '-t', made), 'commit');
-    assert.equal(git(repo, 'merge-base', '--is-ancestor', made, ev.snapshotRef), '');
-    assert.match(ev.summary.foreignWorktrees?.[0] ?? '', /^sub: a worktree of .*other.*1 commit\(s\) made there kept by the snapshot/);
+  it('writes them as a bundle in the evidence folder, nothing into the person\'s repository; after the other repository prunes and gcs, restore says how to fetch them back, and that works', async () => {
+    const made = t.foreignCommit();
+    const ev = await captureEvidence(t.options());
+    assert.throws(() => git(t.repo, 'cat-file', '-e', made), 'not copied into the person\'s repository');
+    const bundle = t.sb.path('store', 'evidence', 'foreign', '0.bundle');
+    assert.match(ev.summary.foreignWorktrees?.[0] ?? '', /^sub: a worktree of .*other.*its 1 commit\(s\) made there kept in .*foreign\/0\.bundle/);
+    assert.equal(ev.summary.keptCommits, 0, 'the snapshot keeps none of them');
     const manifest = JSON.parse(readFileSync(ev.inventory, 'utf8'));
-    assert.deepEqual(manifest.foreign, [{ path: 'sub', repo: path.join(other, '.git'), head: made, branch: null, commits: [made] }]);
+    assert.deepEqual(manifest.foreign, [{ path: 'sub', repo: path.join(t.other, '.git'), head: made, branch: null, commits: [made], bundle: 'foreign/0.bundle', count: 1 }]);
+    // Forgetting the agent keeps its evidence folder, bundles and all, as work (archivedWork.ts).
+    const work = await archivedWorkIn(t.sb.path('store', 'evidence'), {} as JobRecord);
+    assert.equal(work?.foreignBundles, 1);
+    assert.match(describeArchivedWork(work!), /the commits made in 1 worktree\(s\) of another repository \(bundles\)/);
+    await removeWorktree(t.repo, t.wt);
+    t.forget(t.other);
+    assert.throws(() => git(t.other, 'cat-file', '-e', made), 'gone from the other repository');
 
-    const result = await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: wt, branch: 'paddock/job1' });
-    assert.equal(readFileSync(path.join(sub, 'made-there.txt'), 'utf8'), 'committed in the other repository\n');
-    assert.ok(result.problems.some((p) => /^sub was a worktree of .*other.*no longer has it registered.*kept in this repository by refs\/paddock\/snapshots\/job1/.test(p)), result.problems.join('\n'));
+    const result = await restoreWorktree({ repo: t.repo, snapshotRef: ev.snapshotRef, evidenceDir: t.sb.path('store', 'evidence'), target: t.wt, branch: 'paddock/job1' });
+    assert.equal(readFileSync(path.join(t.sub, 'made-there.txt'), 'utf8'), 'committed in the other repository\n');
+    const note = result.problems.find((p) => /^sub was a worktree of .*other.*the registration is gone.*its 1 commit\(s\) are in .*0\.bundle; `git -C .* fetch .*0\.bundle [0-9a-f]{40}` brings them back/.test(p));
+    assert.ok(note, result.problems.join('\n'));
+    git(t.other, 'fetch', '-q', bundle, made);
+    assert.equal(git(t.other, 'cat-file', '-t', made), 'commit');
+    assert.equal(git(t.other, 'fsck', '--no-progress', '--connectivity-only', made), '');
   });
 
-  it('restored at its place while the other repository still registers it, it is that worktree again, and nothing is said', async () => {
-    const made = foreignCommit();
-    const ev = await captureEvidence(options());
-    await removeWorktree(repo, wt);
-    const result = await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: wt, branch: 'paddock/job1' });
-    assert.deepEqual(result.problems, []);
-    assert.equal(git(sub, 'rev-parse', 'HEAD'), made);
-    assert.equal(git(sub, 'status', '--porcelain'), '');
+  it('bundles only what that worktree alone knows, not the other repository\'s history', async () => {
+    for (let i = 0; i < 30; i++) git(t.other, 'commit', '-q', '--allow-empty', '-m', `history ${i}`);
+    t.foreignCommit();
+    const ev = await captureEvidence(t.options());
+    const manifest = JSON.parse(readFileSync(ev.inventory, 'utf8'));
+    assert.equal(manifest.foreign[0].count, 1);
+    git(t.other, 'bundle', 'verify', '-q', t.sb.path('store', 'evidence', 'foreign', '0.bundle'));
+  });
+
+  it('works when the person\'s git speaks protocol v0 (no upload-pack setting to lose)', async () => {
+    git(t.repo, 'config', 'protocol.version', '0');
+    git(t.other, 'config', 'protocol.version', '0');
+    t.foreignCommit();
+    const ev = await captureEvidence(t.options());
+    assert.match(ev.summary.foreignWorktrees?.[0] ?? '', /its 1 commit\(s\) made there kept in/);
+  });
+
+  it('keeps them from a SHA-256 repository too (its bundle says so)', async () => {
+    const other256 = t.sb.path('other256');
+    git(t.sb.dir, 'init', '-q', '--object-format=sha256', other256);
+    git(other256, '-c', 'user.name=T', '-c', 'user.email=t@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'sha-256 base');
+    git(other256, 'worktree', 'add', '-q', '--detach', t.sub);
+    git(t.sub, '-c', 'user.name=T', '-c', 'user.email=t@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'made there');
+    const ev = await captureEvidence(t.options());
+    assert.match(ev.summary.foreignWorktrees?.[0] ?? '', /its 1 commit\(s\) made there kept in/);
+    git(other256, 'bundle', 'verify', '-q', t.sb.path('store', 'evidence', 'foreign', '0.bundle'));
+  });
+
+  it('stops for consent when that repository is shallow (its commits cannot be kept whole), and the person\'s repository stays sound', async () => {
+    const shallow = t.sb.path('shallow');
+    for (let i = 0; i < 3; i++) git(t.other, 'commit', '-q', '--allow-empty', '-m', `history ${i}`);
+    git(t.sb.dir, 'clone', '-q', '--depth=1', `file://${t.other}`, shallow);
+    git(shallow, 'worktree', 'add', '-q', '--detach', t.sub);
+    git(t.sub, '-c', 'user.name=T', '-c', 'user.email=t@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'made there');
+    await assert.rejects(captureEvidence(t.options()), (err: unknown) => err instanceof PaddockError && err.code === CONSENT_NEEDED && /shallow clone/.test(err.message) && /worktree move/.test(err.message) && !/worktree remove/.test(err.message));
+    const ev = await captureEvidence(t.options({ dropUnarchivable: true }));
+    assert.match(ev.summary.foreignWorktrees?.[0] ?? '', /1 commit line\(s\) made there NOT kept/);
+    assert.equal(git(t.repo, 'fsck', '--no-progress'), '');
+    assert.equal(git(t.repo, 'rev-list', '--count', ev.snapshotRef, '--not', 'main'), '1', 'the snapshot carries no commit of the other repository');
   });
 
   it('stops for consent when the worktree of another repository holds staged changes, which live in that repository', async () => {
-    foreignCommit();
-    write(sub, 'staged.txt', 'staged\n');
-    git(sub, 'add', 'staged.txt');
-    write(sub, 'staged.txt', 'staged, then edited\n');
-    await assert.rejects(captureEvidence(options()), (err: unknown) => err instanceof PaddockError && err.code === CONSENT_NEEDED && /sub: worktree\(s\) of another repository with staged changes/.test(err.message));
-    assert.equal(existsSync(sb.path('store', 'evidence', 'inventory.json')), false, 'nothing captured');
-    const ev = await captureEvidence(options({ dropUnarchivable: true }));
+    t.foreignCommit();
+    write(t.sub, 'staged.txt', 'staged\n');
+    git(t.sub, 'add', 'staged.txt');
+    write(t.sub, 'staged.txt', 'staged, then edited\n');
+    await assert.rejects(captureEvidence(t.options()), (err: unknown) => err instanceof PaddockError && err.code === CONSENT_NEEDED && /sub: worktree\(s\) of another repository with staged changes/.test(err.message));
+    assert.equal(existsSync(t.sb.path('store', 'evidence', 'inventory.json')), false, 'nothing captured');
+    const ev = await captureEvidence(t.options({ dropUnarchivable: true }));
     assert.equal(ev.summary.foreignWorktrees?.length, 1);
   });
 
-  it('stops for consent when the commits cannot be copied here (a SHA-256 repository), and with it says they were not kept', async () => {
-    const other256 = sb.path('other256');
-    git(sb.dir, 'init', '-q', '--object-format=sha256', other256);
-    git(other256, 'commit', '-q', '--allow-empty', '-m', 'sha-256 base');
-    git(other256, 'worktree', 'add', '-q', '--detach', sub);
-    git(sub, 'commit', '-q', '--allow-empty', '-m', 'made there');
-    await assert.rejects(captureEvidence(options()), (err: unknown) => err instanceof PaddockError && err.code === CONSENT_NEEDED && /could not be copied into this one/.test(err.message));
-    const ev = await captureEvidence(options({ dropUnarchivable: true }));
-    assert.match(ev.summary.foreignWorktrees?.[0] ?? '', /1 commit\(s\) made there NOT kept/);
+  it('a stop for another reason (the archive limit) names the staged changes too, so consent to it is given knowing them', async () => {
+    t.foreignCommit();
+    write(t.sub, 'staged.txt', 'staged\n');
+    git(t.sub, 'add', 'staged.txt');
+    write(t.wt, 'big.bin', Buffer.alloc(64 * 1024, 7));
+    write(t.wt, '.gitignore', 'big.bin\n');
+    await assert.rejects(captureEvidence(t.options({ archiveLimitBytes: 1024 })), (err: unknown) => {
+      assert.ok(err instanceof PaddockError && err.code === CONSENT_NEEDED, String(err));
+      assert.match(err.message, /^Nothing was removed: sub: worktree\(s\) of another repository with staged changes.*\. Also: .*big\.bin/s);
+      return true;
+    });
   });
 
-  it('leaves a worktree of the agent\'s own repository to the inner-worktree keeping (not copied as another repository\'s)', async () => {
-    git(repo, 'worktree', 'add', '-q', '--detach', path.join(wt, 'own'));
-    const ev = await captureEvidence(options());
+  it('leaves a worktree of the agent\'s own repository to the inner-worktree keeping (not another repository\'s)', async () => {
+    git(t.repo, 'worktree', 'add', '-q', '--detach', path.join(t.wt, 'own'));
+    const ev = await captureEvidence(t.options());
     assert.equal(ev.summary.foreignWorktrees, undefined);
   });
 });

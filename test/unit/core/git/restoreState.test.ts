@@ -62,7 +62,7 @@ describe('git: restore gives back the worktree as the agent left it (its state, 
   }
 
   function restore(target = sb.path('restored')): Promise<RestoreResult> {
-    return restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: evidenceDir(), target, branch: 'paddock/job1' });
+    return restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: evidenceDir(), target, branch: 'paddock/job1', branchDeletedByCleanup: true });
   }
 
   /** Capture, remove, restore; the restored worktree must say what the agent's said, with the same files. */

@@ -63,6 +63,17 @@ describe('git: a tag of a tag named by a worktree ref survives cleanup, gc and r
     assert.equal(git(result.path, 'cat-file', '-t', tags[2]!), 'tag');
   });
 
+  it('tagChain follows a chain of any depth to its end (70 tags: a bound of 64 dropped the deepest and the commit)', async () => {
+    const head = git(wt, 'rev-parse', 'HEAD');
+    let at = head;
+    const tags: string[] = [];
+    for (let i = 0; i < 70; i++) {
+      at = execFileSync('git', ['mktag'], { cwd: wt, input: `object ${at}\ntype ${i === 0 ? 'commit' : 'tag'}\ntag d${i}\ntagger T <t@example.invalid> 0 +0000\n\ndeep\n`, encoding: 'utf8' }).trim();
+      tags.unshift(at);
+    }
+    assert.deepEqual(await tagChain(wt, at), { tags, target: { sha: head, type: 'commit' } });
+  });
+
   it('tagChain follows the chain to its end, outer tag first', async () => {
     const head = git(wt, 'rev-parse', 'HEAD');
     const tags = chainTo(head);

@@ -45,7 +45,7 @@ describe('git: restore of a rebase --update-refs stopped half-way re-creates the
     await deleteBranch(repo, 'paddock/job1', { force: true });
     git(repo, 'reflog', 'expire', '--expire=now', '--all');
     git(repo, 'gc', '-q', '--prune=now');
-    const result = await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: sb.path('restored'), branch: 'paddock/job1' });
+    const result = await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: sb.path('restored'), branch: 'paddock/job1', branchDeletedByCleanup: true });
     const restored = result.path;
     assert.ok(result.problems.some((p) => /^the branch paddock\/job1, which the cleanup had deleted, is re-created at .* \(--update-refs\)/.test(p)), result.problems.join('\n'));
     assert.throws(() => git(restored, 'symbolic-ref', '-q', 'HEAD'), 'HEAD stays detached, as the rebase left it');
@@ -75,12 +75,50 @@ describe('git: restore of a rebase --update-refs stopped half-way re-creates the
     const ev = await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
     await removeWorktree(repo, wt);
     await deleteBranch(repo, 'paddock/job1', { force: true });
-    const result = await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: sb.path('restored'), branch: 'paddock/job1' });
+    const result = await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: sb.path('restored'), branch: 'paddock/job1', branchDeletedByCleanup: true });
     write(result.path, 'f.txt', 'resolved\n');
     git(result.path, 'add', 'f.txt');
     execFileSync('git', ['rebase', '--continue'], { cwd: result.path, env: { ...process.env, GIT_EDITOR: 'true' }, stdio: 'pipe' });
     assert.equal(git(repo, 'rev-parse', 'refs/heads/paddock/job1'), git(result.path, 'rev-parse', 'HEAD^'));
     assert.equal(git(repo, 'show', 'paddock/job1:f.txt'), 'resolved');
+  });
+
+  it('re-creates only the branch the cleanup deleted: another the rebase moves, deleted by the person since, stays deleted and is said so', async () => {
+    commitIn(wt, 'g.txt', 'a1\n', 'A1');
+    git(wt, 'branch', 'stack');
+    git(wt, 'checkout', '-q', '-b', 'top');
+    commitIn(wt, 'f.txt', 'a2\n', 'A2');
+    git(wt, 'checkout', '-q', '-b', 'upstream', 'main');
+    commitIn(wt, 'f.txt', 'upstream\n', 'U');
+    git(wt, 'checkout', '-q', 'top');
+    assert.throws(() => git(wt, 'rebase', '--update-refs', 'upstream'));
+    const listed = readFileSync(git(wt, 'rev-parse', '--path-format=absolute', '--git-path', 'rebase-merge/update-refs'), 'utf8');
+    assert.match(listed, /refs\/heads\/stack\n/);
+    const ev = await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+    await removeWorktree(repo, wt);
+    await deleteBranch(repo, 'paddock/job1', { force: true });
+    git(repo, 'branch', '-D', 'stack');
+    const result = await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: sb.path('restored'), branch: 'paddock/job1', branchDeletedByCleanup: true });
+    assert.throws(() => git(repo, 'rev-parse', '--verify', '--quiet', 'refs/heads/stack'), 'the person\'s deletion stands');
+    assert.ok(result.problems.some((p) => /^the branch stack .*deleted since the cleanup, not by it/.test(p)), result.problems.join('\n'));
+    assert.ok(!result.problems.some((p) => /branch stack, which the cleanup had deleted/.test(p)));
+    assert.ok(result.problems.some((p) => /^the branch paddock\/job1, which the cleanup had deleted, is re-created/.test(p)), result.problems.join('\n'));
+  });
+
+  it('the same for the branch a stopped rebase returns to: one the person deleted after the cleanup stays deleted', async () => {
+    git(wt, 'checkout', '-q', '-b', 'side');
+    commitIn(wt, 'f.txt', 'side\n', 'S');
+    git(wt, 'checkout', '-q', '-b', 'upstream', 'main');
+    commitIn(wt, 'f.txt', 'upstream\n', 'U');
+    git(wt, 'checkout', '-q', 'side');
+    assert.throws(() => git(wt, 'rebase', 'upstream'));
+    const ev = await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+    await removeWorktree(repo, wt);
+    await deleteBranch(repo, 'paddock/job1', { force: true });
+    git(repo, 'branch', '-D', 'side');
+    const result = await restoreWorktree({ repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: sb.path('restored'), branch: 'paddock/job1', branchDeletedByCleanup: true });
+    assert.throws(() => git(repo, 'rev-parse', '--verify', '--quiet', 'refs/heads/side'), 'the person\'s deletion stands');
+    assert.ok(result.problems.some((p) => /^the branch side the rebase stopped half-way returns to was deleted since the cleanup, not by it/.test(p)), result.problems.join('\n'));
   });
 
   it('reads the branches from the update-refs file, not a null tip or a ref outside refs/heads', () => {

@@ -40,6 +40,11 @@ describe('cleanup outcome', () => {
     assert.equal(cleanupShortfall(cleanup({}), 'agent a1b2c3')?.sentence, 'Cleanup of agent a1b2c3 is incomplete at an unknown stage: unknown error');
   });
 
+  it('says "nothing was removed" once: the capture\'s stop begins with it too', () => {
+    const s = cleanupShortfall(cleanup({ awaitingConsent: true, lastError: 'Nothing was removed: 3 files over the archive limit.' }), 'agent a1b2c3')!.sentence;
+    assert.equal(s, 'Cleanup of agent a1b2c3 stopped before removing anything: 3 files over the archive limit');
+  });
+
   it('ends no sentence mid-way: an error\'s own full stop is dropped, as every door continues the sentence', () => {
     const s = cleanupShortfall(cleanup({ stage: 'capturing', lastError: 'could not capture the worktree: Could not write the evidence patch.' }), 'agent a1b2c3')!.sentence;
     assert.equal(s, 'Cleanup of agent a1b2c3 is incomplete at capturing: could not capture the worktree: Could not write the evidence patch');

@@ -1,0 +1,61 @@
+/**
+ * At restore: each worktree of another repository (foreignWorktrees.ts) came back from the archive
+ * with its `.git` file, which names its registration in that repository. Restore writes nothing
+ * there: it says whether that registration still leads back to the folder, whether `worktree
+ * repair` may safely link it here (only when the registration is still this folder's: it names the
+ * place the folder was captured at, now empty, and its HEAD is the recorded one — after a `worktree
+ * prune` there, a new worktree of the same name owns it, and repair would take it over), and where
+ * the commits only it knew are: the bundle in the evidence folder (foreignBundle.ts).
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { realPathOr } from '../common/paths';
+import { printable } from '../common/printable';
+import { clipText } from '../common/clipText';
+import type { Manifest } from './evidenceManifest';
+import { headOf } from './innerWorktrees';
+import { privateGitDir } from './gitDirsToKeep';
+
+type ForeignRecords = Manifest['foreign'];
+
+const same = async (a: string, b: string) => (await realPathOr(a, a)) === (await realPathOr(b, b));
+
+/** `target` the restored worktree, `origin` where it was captured (the inventory's `worktree`). */
+export async function foreignWorktreeNotes(target: string, origin: string, evidenceDir: string, records: ForeignRecords): Promise<string[]> {
+  const notes: string[] = [];
+  for (const r of records ?? []) {
+    const dir = path.join(target, r.path);
+    const name = clipText(printable(r.path), 1000);
+    const repo = clipText(printable(r.repo), 1000);
+    const commits = keptWhere(r, evidenceDir);
+    let gitDir: string;
+    try {
+      gitDir = privateGitDir(dir);
+    } catch {
+      if (commits) notes.push(`${name} was a worktree of ${repo}; its files are not back; ${commits}`);
+      continue;
+    }
+    const back = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8').catch(() => null))?.replace(/\r?\n$/, '') ?? null;
+    const names = back ? path.resolve(gitDir, back) : null;
+    if (names && (await same(names, path.join(dir, '.git')))) continue;
+    const at = r.head ? ` at ${r.head.slice(0, 12)}` : '';
+    const originDotGit = path.join(origin, r.path, '.git');
+    const stillOurs = names !== null && !existsSync(originDotGit) && (await same(names, originDotGit)) && (await headOf(gitDir, r.repo)).head === r.head;
+    if (stillOurs) {
+      notes.push(`${name} is a worktree of ${repo}${at} registered at its old place: \`git -C ${clipText(printable(dir), 1000)} worktree repair\` links it here${commits ? `; ${commits}` : ''}`);
+      continue;
+    }
+    notes.push(
+      `${name} was a worktree of ${repo}${at}, which no longer registers it (${names ? 'that registration is another folder\'s now: do not run git in it before removing its .git file' : 'the registration is gone'}): its files are back, not linked${commits ? `; ${commits}` : ''}`,
+    );
+  }
+  return notes;
+}
+
+/** Where its commits are and how to take them back; null when there were none to keep. */
+function keptWhere(r: NonNullable<ForeignRecords>[number], evidenceDir: string): string | null {
+  if (r.notCopied) return `its ${r.notCopied} commit line(s) were not kept (the cleanup was agreed without them)`;
+  if (!r.bundle) return null;
+  const bundle = clipText(printable(path.join(evidenceDir, r.bundle)), 1000);
+  return `its ${r.count ?? r.commits.length} commit(s) are in ${bundle}; \`git -C ${clipText(printable(r.repo), 1000)} fetch ${bundle} ${r.commits.slice(0, 5).join(' ')}\` brings them back`;
+}
