@@ -24,6 +24,7 @@ export const prCommand = defineCommand({
     if (report.opened) ctx.io.stdout.write(`${pushed}; pull request: ${printable(report.url ?? '')}\n`);
     else if (report.url) ctx.io.stdout.write(`${pushed}; open the pull request here: ${printable(report.url)}\n`);
     else ctx.io.stdout.write(`${pushed}; open a pull request into ${printable(report.base)} on your git host.\n`);
+    if (report.ghNotUsed) ctx.io.stdout.write(`${printable(report.ghNotUsed)}\n`);
     return 0;
   },
 });

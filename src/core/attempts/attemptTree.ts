@@ -12,7 +12,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { patchHeaderName } from '../git/quotedName';
-import { GIT_BULK_TIMEOUT_MS, runGit } from '../git/runGit';
+import { ALL_SUBMODULES, GIT_BULK_TIMEOUT_MS, runGit } from '../git/runGit';
 import type { JobRecord } from '../store/schema';
 
 export interface AttemptTree {
@@ -80,7 +80,7 @@ export async function ownChangesFrom(job: JobRecord, head: string | null): Promi
 
 /** Files changed from `from` to `to` (tree-ishes), with lines added and removed; renames as delete + add. */
 export async function fileChanges(repo: string, from: string, to: string): Promise<FileChange[]> {
-  const res = await runGit(['diff', '--numstat', '-z', '--no-renames', '--no-ext-diff', from, to, '--'], { cwd: repo });
+  const res = await runGit(['diff', '--numstat', '-z', '--no-renames', '--no-ext-diff', ALL_SUBMODULES, from, to, '--'], { cwd: repo });
   const out: FileChange[] = [];
   for (const record of res.stdout.split('\0')) {
     if (!record) continue;
@@ -92,7 +92,7 @@ export async function fileChanges(repo: string, from: string, to: string): Promi
 
 /** The added lines of each text file changed from `from` to `to`, by path. */
 export async function addedLines(repo: string, from: string, to: string): Promise<Map<string, string[]>> {
-  const res = await runGit(['diff', '--unified=0', '--no-color', '--no-renames', '--no-ext-diff', '--src-prefix=a/', '--dst-prefix=b/', from, to, '--'], { cwd: repo });
+  const res = await runGit(['diff', '--unified=0', '--no-color', '--no-renames', '--no-ext-diff', '--src-prefix=a/', '--dst-prefix=b/', ALL_SUBMODULES, from, to, '--'], { cwd: repo });
   const byFile = new Map<string, string[]>();
   let current: string[] | undefined;
   // Between a `diff --git` line and its first hunk: only there is `+++ ` a file's name (an added line

@@ -5,32 +5,54 @@
  * gitlink lives in the index alone (the submodule's own checkout is its own), so it is written
  * there, as `git apply --index`, `git cherry-pick -n` and `git stash apply` write it; the
  * submodule's files are left as they are, as git leaves them without --recurse-submodules.
+ *
+ * What belongs with a gitlink is staged with it, as `git cherry-pick -n` stages it: `.gitmodules`
+ * (else a plain `git commit` records a submodule nobody can fetch, or a moved one registered at
+ * its old path), and the files at or under a path that turns from a folder into a submodule or back
+ * (the index cannot hold a folder's files and a gitlink at its path at once).
  */
 import { ABSENT_MODE, GITLINK_MODE, type PathChange } from './treeChanges';
-import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 
 const NO_ID = '0'.repeat(40);
 
-/** Writes into `worktree`'s index the gitlinks `changes` (HEAD → `tree`) add, change or remove. */
+/** The changed paths staged with the gitlinks among `changes`: none when no gitlink changes. */
+export function gitlinkRelated(changes: readonly PathChange[]): PathChange[] {
+  const links = changes.filter((c) => c.newMode === GITLINK_MODE || c.oldMode === GITLINK_MODE).map((c) => c.path);
+  if (links.length === 0) return [];
+  const related = (p: string) => p === '.gitmodules' || links.some((l) => p === l || p.startsWith(`${l}/`));
+  return changes.filter((c) => related(c.path));
+}
+
+/** Writes into `worktree`'s index what `changes` (HEAD → `tree`) change at the gitlinks' paths, as `tree` has it. */
 export async function stageGitlinks(worktree: string, tree: string, changes: readonly PathChange[]): Promise<void> {
-  const linked = changes.filter((c) => c.newMode === GITLINK_MODE || c.oldMode === GITLINK_MODE);
-  if (linked.length === 0) return;
-  const added = linked.filter((c) => c.newMode === GITLINK_MODE).map((c) => c.path);
-  const ids = new Map<string, string>();
-  if (added.length > 0) {
-    const res = await runGit(['ls-tree', '-z', '--full-tree', tree, '--', ...added], { cwd: worktree, env: { GIT_LITERAL_PATHSPECS: '1' }, timeoutMs: GIT_BULK_TIMEOUT_MS });
-    // "<mode> <type> <id>\t<path>"
-    for (const entry of res.stdout.split('\0').filter(Boolean)) ids.set(entry.slice(entry.indexOf('\t') + 1), entry.split(' ')[2].split('\t')[0]);
-  }
-  const lines = linked.map((c) => {
-    if (c.newMode !== GITLINK_MODE) {
-      // A gitlink turned into a file or a link: git apply wrote that, and updates no index entry either way.
-      return c.newMode === ABSENT_MODE ? `0 ${NO_ID}\t${c.path}` : null;
+  const staged = gitlinkRelated(changes);
+  if (staged.length === 0) return;
+  const present = staged.filter((c) => c.newMode !== ABSENT_MODE).map((c) => c.path);
+  const entries = new Map<string, string>();
+  if (present.length > 0) {
+    const res = await runGit(['ls-tree', '-z', '--full-tree', tree, '--', ...present], { cwd: worktree, env: { GIT_LITERAL_PATHSPECS: '1' }, timeoutMs: GIT_BULK_TIMEOUT_MS });
+    // "<mode> <type> <id>\t<path>" → "<mode> <id>", as --index-info takes it.
+    for (const entry of res.stdout.split('\0').filter(Boolean)) {
+      const [mode, , id] = entry.slice(0, entry.indexOf('\t')).split(' ');
+      entries.set(entry.slice(entry.indexOf('\t') + 1), `${mode} ${id}`);
     }
-    const id = ids.get(c.path);
-    if (id === undefined) throw new Error(`the tree has no entry for ${c.path}`);
-    return `${GITLINK_MODE} ${id}\t${c.path}`;
+  }
+  // Removals first: a submodule that becomes a folder leaves its path before the folder's files take it.
+  const removed = staged.filter((c) => c.newMode === ABSENT_MODE).map((c) => `0 ${NO_ID}\t${c.path}\0`);
+  const written = present.map((p) => {
+    const entry = entries.get(p);
+    if (entry === undefined) throw new Error(`the agent's tree has no entry for ${p}`);
+    return `${entry}\t${p}\0`;
   });
-  const input = lines.filter((l): l is string => l !== null).map((l) => `${l}\0`).join('');
-  if (input !== '') await runGit(['update-index', '-z', '--index-info'], { cwd: worktree, input, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  const res = await runGit(['update-index', '-z', '--index-info'], { cwd: worktree, input: [...removed, ...written].join(''), allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  if (res.code !== 0) throw new Error(indexWriteProblem(res.stderr, res.code));
+}
+
+/** git's refusal to write the index, as one clause: most often another git process holding its lock. */
+function indexWriteProblem(stderr: string, code: number): string {
+  const locked = /Unable to create '([^']*index\.lock)'/.exec(stderr);
+  if (locked) return `another git process holds the index lock (${locked[1]})`;
+  const why = firstLine(stderr).replace(/^(fatal|error): /, '').replace(/\.$/, '');
+  return `staging the submodules' commits in the index failed (${why || `git update-index exit code ${code}`})`;
 }

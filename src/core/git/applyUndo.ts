@@ -13,7 +13,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { ALL_SUBMODULES, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { ABSENT_MODE, treeChanges, type PathChange } from './treeChanges';
 
 export interface ApplyUndo {
@@ -66,7 +66,7 @@ async function undoOf(worktree: string, head: string, changes: readonly PathChan
       // A command that wrote the index before failing (a fast-forward whose ref update a
       // reference-transaction hook refused) left the touched entries at the new commit, and the
       // files below are put back from the index: its entries for those paths go back to HEAD's first.
-      const indexMoved = await runGit(['diff-index', '--cached', '--quiet', head, '--'], { cwd: worktree, allowFailure: true });
+      const indexMoved = await runGit(['diff-index', '--cached', '--quiet', ALL_SUBMODULES, head, '--'], { cwd: worktree, allowFailure: true });
       if (indexMoved.code !== 0) {
         const touched = [...added, ...inHead];
         await runGit(['reset', '-q', '--pathspec-from-file=-', '--pathspec-file-nul', head], { cwd: worktree, input: touched.join('\0') + '\0', env: { GIT_LITERAL_PATHSPECS: '1' }, timeoutMs: GIT_BULK_TIMEOUT_MS });

@@ -6,8 +6,9 @@
  * difference from HEAD is then applied to files that have no local changes
  * (checked first: a path the person changed, staged or left untracked, an
  * ignored file, or a file of the person's in a folder the patch replaces is
- * never overwritten — the apply is refused with the list). A submodule's new
- * commit, which git apply does not write, is staged (`stageGitlinks`).
+ * never overwritten — the apply is refused with the list; a repository of theirs
+ * where the patch puts a submodule or files too). A submodule's new commit, which
+ * git apply does not write, is staged with `.gitmodules` (`stageGitlinks`).
  */
 import { describeError, failure } from '../common/errors';
 import { prepareApplyUndo } from './applyUndo';
@@ -17,7 +18,7 @@ import { danglingGitlinks, nestedRepositoryError } from './danglingGitlinks';
 import { fewPaths, LandingConflict } from './landingConflict';
 import { mergeTrees } from './mergeTree';
 import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
-import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { ALL_SUBMODULES, firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { treeChanges } from './treeChanges';
 import { assertNothingHalfDone } from './worktreeReadiness';
 import { startEarly } from '../common/early';
@@ -37,12 +38,12 @@ export async function applyCommitToWorktree(target: string, source: string, sour
       merged.conflicts,
     );
   }
-  const diffArgs = ['--no-renames', '--no-ext-diff', '--no-textconv', head, merged.tree];
+  const diffArgs = [ALL_SUBMODULES, '--no-renames', '--no-ext-diff', '--no-textconv', head, merged.tree];
   const touched = (await runGit(['diff', '--name-only', '-z', ...diffArgs], { cwd: target })).stdout.split('\0').filter(Boolean);
   if (touched.length === 0) throw failure(`${sourceName} changes nothing in ${target}; nothing was changed.`, 'NOTHING_TO_LAND');
   const local = await localChanges(target);
-  const mine = new Set([...local.tracked, ...local.untracked]);
-  const overlap = touched.filter((p) => mine.has(p));
+  const untracked = new Set(local.untracked);
+  const overlap = [...overlapping(touched, local.tracked), ...touched.filter((p) => untracked.has(p))];
   if (overlap.length > 0) {
     throw failure(`Applying would overwrite your local changes to ${fewPaths(overlap)} in ${target}; commit or stash them and try again — nothing was changed.`, 'LOCAL_CHANGES');
   }
@@ -57,7 +58,9 @@ export async function applyCommitToWorktree(target: string, source: string, sour
   ]);
   // git apply makes an empty folder of a gitlink: the nested repository's files would never arrive.
   if (nested.length > 0) throw nestedRepositoryError(sourceName, nested);
-  if (inTheWay.length > 0) throw untrackedInTheWayError('Applying', target, inTheWay);
+  // `git status` names an untracked folder holding a repository of the person's as `dir/`, where the patch says `dir` (a submodule) or `dir/file`.
+  const theirRepos = local.untracked.filter((p) => p.endsWith('/') && touched.some((t) => `${t}/`.startsWith(p)));
+  if (inTheWay.length > 0 || theirRepos.length > 0) throw untrackedInTheWayError('Applying', target, [...theirRepos, ...inTheWay]);
   const res = await runGit(['apply', '--binary', '--whitespace=nowarn'], { cwd: target, input: patch.stdout, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
   // git apply writes no submodule's commit: those go into the index, or the change would never arrive.
   const staged = res.code === 0 ? await stageGitlinks(target, merged.tree, await changes).then(() => null, (err: unknown) => describeError(err, 300)) : null;
@@ -71,4 +74,23 @@ export async function applyCommitToWorktree(target: string, source: string, sour
     throw failure(`Could not apply ${sourceName} in ${target}: ${why}, and putting back the files it had begun to change failed (${describeError(err, 300)}); check ${fewPaths(touched)} there.`);
   }
   throw failure(`Could not apply ${sourceName} in ${target}: ${why}; nothing was changed.`);
+}
+
+/**
+ * The paths where the person's changes to tracked files and the patch's meet: the same path, or one
+ * inside the other (a submodule or file of theirs, staged, where the patch puts a folder's files,
+ * or the reverse). Each is named by the deeper path, the one the person would look for.
+ */
+export function overlapping(touched: readonly string[], mine: readonly string[]): string[] {
+  const theirs = new Set(mine);
+  const ours = new Set(touched);
+  const out = new Set<string>();
+  for (const p of touched) if (theirs.has(p) || foldersOf(p).some((f) => theirs.has(f))) out.add(p);
+  for (const p of theirs) if (foldersOf(p).some((f) => ours.has(f))) out.add(p);
+  return [...out];
+}
+
+function foldersOf(p: string): string[] {
+  const parts = p.split('/');
+  return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'));
 }

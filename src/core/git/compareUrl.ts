@@ -21,15 +21,15 @@ export interface RemoteHost {
  * host, path and web root of a remote URL: https://h/p, ssh://user@h:port/p, user@h:p. Credentials
  * (everything up to the last `@` before the path, as a password may hold an `@`) are never part of it.
  */
-function hostAndPath(url: string): { host: string; path: string; webRoot: string } | null {
+function hostAndPath(url: string): { host: string; path: string; webRoot: string; web: boolean } | null {
   const scheme = /^(https?|ssh|git|git\+ssh|ssh\+git):\/\/(?:[^/]*@)?([^/:@]+)(:\d+)?\/(.+)$/i.exec(url);
   if (scheme) {
     const host = scheme[2].toLowerCase();
     const web = /^https?$/i.test(scheme[1]) ? `${scheme[1].toLowerCase()}://${host}${webPort(scheme[1].toLowerCase(), scheme[3])}` : `https://${host}`;
-    return { host, path: scheme[4], webRoot: web };
+    return { host, path: scheme[4], webRoot: web, web: /^https?$/i.test(scheme[1]) };
   }
   const scp = /^(?:[^@/]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(url);
-  if (scp) return { host: scp[1].toLowerCase(), path: scp[2], webRoot: `https://${scp[1].toLowerCase()}` };
+  if (scp) return { host: scp[1].toLowerCase(), path: scp[2], webRoot: `https://${scp[1].toLowerCase()}`, web: false };
   return null;
 }
 
@@ -40,21 +40,30 @@ function webPort(scheme: string, port: string | undefined): string {
 }
 
 /**
- * The repository as `gh --repo` takes it, `[HOST[:PORT]/]OWNER/REPO`, for a remote gh may open the
- * pull request on (else null): github.com's without a host; a server's — GitHub by name, or a host
- * of no known form, such as an Enterprise server at ghe.example.com — with the host and port of its
- * web pages, where gh reaches its API. Left to itself gh reads the host from the remotes and drops
- * the port, so a server on :8443 was looked for on :443. An ssh remote's port is its ssh server's,
- * not the API's. A path gh cannot take (a GitLab-like group/sub/name) gives none.
+ * How gh is to be told the repository of a remote it may open the pull request on: `repo`, the
+ * `--repo` argument `[HOST/]OWNER/REPO` (null: none, gh reads the remotes itself), or `unusable`,
+ * the one sentence why gh cannot be used at all.
  */
-export function githubRepoArg(url: string): string | null {
+export type GhRepo = { repo: string | null } | { unusable: string };
+
+/**
+ * github.com's repository without a host; a server's — GitHub by name, or an https host of no
+ * known form, such as an Enterprise server at ghe.example.com — with its host. An ssh remote of
+ * no known form is left to gh (its host may be an alias that only ~/.ssh/config resolves, as gh
+ * does); an ssh remote's port is its ssh server's, not the API's. gh takes no port in a host
+ * (cli/cli#6845): a server whose web pages are on a port of its own cannot be reached by gh, so
+ * it is not asked (left to itself, gh drops the port and asks the server on :443). A path gh
+ * cannot take (a GitLab-like group/sub/name) gives no `--repo`.
+ */
+export function githubRepoArg(url: string): GhRepo {
   const hp = hostAndPath(url.trim());
   const remote = parseRemoteUrl(url);
-  if (hp === null || (remote !== null && remote.kind !== 'github')) return null;
-  const repoPath = hp.path.replace(/\/+$/, '').replace(/\.git$/, '');
-  if (!/^[^/]+\/[^/]+$/.test(repoPath)) return null;
+  if (hp === null || (remote !== null && remote.kind !== 'github')) return { repo: null };
   const authority = hp.webRoot.replace(/^https?:\/\//, '');
-  return authority === 'github.com' ? repoPath : `${authority}/${repoPath}`;
+  if (hp.web && authority.includes(':')) return { unusable: `gh was not used: it cannot reach a server on a port of its own (${hp.webRoot}).` };
+  const repoPath = hp.path.replace(/\/+$/, '').replace(/\.git$/, '');
+  if (!/^[^/]+\/[^/]+$/.test(repoPath) || (!hp.web && remote === null)) return { repo: null };
+  return { repo: authority === 'github.com' ? repoPath : `${authority}/${repoPath}` };
 }
 
 export function parseRemoteUrl(url: string): RemoteHost | null {

@@ -12,7 +12,7 @@ import { isCommitId } from './commitId';
 import { sharedGitDir } from './headFiles';
 import { registeredInside, type InnerWorktree } from './innerWorktrees';
 import { innerWorktreeCommits } from './keptCommits';
-import { READ_ONLY_GIT, runGit } from './runGit';
+import { ALL_SUBMODULES, READ_ONLY_GIT, runGit } from './runGit';
 import { resolvedPath } from './worktreeRegistration';
 
 /** Every commit its git dir knows is reachable from a ref of the repository (the snapshot's, a branch…). */
@@ -35,7 +35,7 @@ async function commitsKept(repo: string, w: InnerWorktree): Promise<boolean> {
 /** Its index records nothing but its HEAD: the evidence keeps its files and commits, not its index. */
 async function nothingStaged(repo: string, w: InnerWorktree): Promise<boolean> {
   if (!w.head) return false;
-  const res = await runGit(['--git-dir', w.gitDir, 'diff-index', '--cached', '--quiet', w.head, '--'], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true });
+  const res = await runGit(['--git-dir', w.gitDir, 'diff-index', '--cached', '--quiet', ALL_SUBMODULES, w.head, '--'], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true });
   return res.code === 0;
 }
 

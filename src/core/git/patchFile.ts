@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
-import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { ALL_SUBMODULES, firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 
 /** Options that make a diff byte-for-byte appliable whatever the user's diff config says. */
 const PATCH_DIFF_OPTIONS = [
@@ -25,6 +25,7 @@ const PATCH_DIFF_OPTIONS = [
   '--src-prefix=a/',
   '--dst-prefix=b/',
   '--submodule=short',
+  ALL_SUBMODULES,
 ];
 
 /**
@@ -64,7 +65,7 @@ const EXTENDED_HEADER = /^(old mode|new mode|deleted file mode|new file mode|sim
 const PATCH_READ_LIMIT = 32 * 1024 * 1024;
 
 async function countChangedPaths(repo: string, baseSha: string, tree: string): Promise<number> {
-  const res = await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', baseSha, tree], { cwd: repo });
+  const res = await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', ALL_SUBMODULES, baseSha, tree], { cwd: repo });
   return res.stdout.split('\0').filter((s) => s.length > 0).length;
 }
 

@@ -9,7 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { runGit } from './runGit';
+import { ALL_SUBMODULES, runGit } from './runGit';
 import { encodeName } from './pathBytes';
 
 /** Files larger than this are in the snapshot commit but not in the patch (bytes; 256 MiB). */
@@ -34,6 +34,6 @@ export async function treeForPatch(opts: { worktree: string; baseSha: string; tr
   await run(['update-index', '--force-remove', '-z', '--stdin'], opts.large.map((p) => `${p}\0`).join(''));
   if (base.length > 0) await run(['update-index', '-z', '--index-info'], base.map((l) => `${l}\0`).join(''));
   const tree = (await run(['write-tree'])).stdout.trim();
-  const differ = await run(['diff-tree', '-r', '-z', '--name-only', '--no-renames', tree, opts.tree], undefined, true);
+  const differ = await run(['diff-tree', '-r', '-z', '--name-only', '--no-renames', ALL_SUBMODULES, tree, opts.tree], undefined, true);
   return { tree, omitted: differ.stdout.split('\0').filter((p) => p.length > 0) };
 }

@@ -69,6 +69,13 @@ export const READ_ONLY_GIT = { GIT_OPTIONAL_LOCKS: '0' };
 /** Default bound of one git call. */
 export const GIT_TIMEOUT_MS = 120_000;
 /** Bound of the steps that copy a whole worktree (capture's `add -A`, patch writing, restore's checkout). */
+/**
+ * Said to every diff that lists or carries the agent's changes: without it a diff follows the person's
+ * diff.ignoreSubmodules and submodule.<name>.ignore, and a submodule the agent moved would be missing
+ * from the list that safety checks compare (and from the patch), though git still moves it.
+ */
+export const ALL_SUBMODULES = '--ignore-submodules=none';
+
 export const GIT_BULK_TIMEOUT_MS = 600_000;
 /** git children of this process running at once; the rest wait in order. */
 export const GIT_MAX_CONCURRENT = 8;

@@ -6,7 +6,7 @@
  * each through runGit with its timeout.
  */
 import { readHeadFromFiles } from './headFiles';
-import { READ_ONLY_GIT, runGit } from './runGit';
+import { ALL_SUBMODULES, READ_ONLY_GIT, runGit } from './runGit';
 import { isCommitId } from './commitId';
 import { settle } from '../common/early';
 import { mapConcurrently } from '../common/limiter';
@@ -180,7 +180,7 @@ async function committedFiguresOfMany(repo: string, baseTip: string, heads: read
  * comes out, followed by its numstat entries.
  */
 async function diffSizesOf(repo: string, pairs: readonly string[]): Promise<Map<string, DiffSize>> {
-  const out = await runGit(['diff-tree', '--stdin', '--always', '-r', '-z', '--numstat', '--no-renames', '--no-ext-diff'], { cwd: repo, env: READ_ONLY_GIT, input: pairs.join('\n') + '\n' });
+  const out = await runGit(['diff-tree', '--stdin', '--always', '-r', '-z', '--numstat', '--no-renames', '--no-ext-diff', ALL_SUBMODULES], { cwd: repo, env: READ_ONLY_GIT, input: pairs.join('\n') + '\n' });
   const entriesOf = new Map<string, string[]>();
   let entries: string[] = [];
   for (const field of out.stdout.split('\0')) {
@@ -193,7 +193,7 @@ async function diffSizesOf(repo: string, pairs: readonly string[]): Promise<Map<
 
 async function diffSize(worktree: string, base: string, head: string): Promise<DiffSize> {
   // No merge base (unrelated histories): git refuses, and there is no diff of the agent's own to count.
-  const out = await runGit(['diff', '--numstat', '-z', '--no-color', '--no-ext-diff', '--no-renames', `${base}...${head}`, '--'], { cwd: worktree, env: READ_ONLY_GIT, allowFailure: true });
+  const out = await runGit(['diff', '--numstat', '-z', '--no-color', '--no-ext-diff', '--no-renames', ALL_SUBMODULES, `${base}...${head}`, '--'], { cwd: worktree, env: READ_ONLY_GIT, allowFailure: true });
   return out.code === 0 ? sizeOf(out.stdout.split('\0')) : NO_DIFF;
 }
 

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync } from 'node:fs';
 import * as path from 'node:path';
-import { READ_ONLY_GIT, runGit } from './runGit';
+import { ALL_SUBMODULES, READ_ONLY_GIT, runGit } from './runGit';
 
 export interface ChangedFile {
   /** A added, M modified, D deleted, R renamed, C copied, T type changed, ? untracked. */
@@ -16,7 +16,7 @@ export interface ChangedFile {
  * staged and unstaged changes, plus untracked (not ignored) files.
  */
 export async function changedFiles(worktree: string, baseSha: string): Promise<ChangedFile[]> {
-  const diff = await runGit(['diff', '--name-status', '-z', '-M', '--no-color', '--no-ext-diff', baseSha, '--'], {
+  const diff = await runGit(['diff', '--name-status', '-z', '-M', '--no-color', '--no-ext-diff', ALL_SUBMODULES, baseSha, '--'], {
     cwd: worktree,
     env: READ_ONLY_GIT,
   });

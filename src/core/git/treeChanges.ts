@@ -4,7 +4,7 @@
  * question of the same two commits (nested repositories it would record as
  * gitlinks, files on disk it would overwrite); they share one git process.
  */
-import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { ALL_SUBMODULES, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 
 /** The mode of a path a tree does not hold. */
 export const ABSENT_MODE = '000000';
@@ -37,6 +37,6 @@ export function parseTreeChanges(stdout: string): PathChange[] {
 
 /** Every path that differs between `from` and `to` (commits or trees), in one git process. */
 export async function treeChanges(cwd: string, from: string, to: string): Promise<PathChange[]> {
-  const res = await runGit(['diff-tree', '-r', '-z', '--no-renames', from, to, '--'], { cwd, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  const res = await runGit(['diff-tree', '-r', '-z', '--no-renames', ALL_SUBMODULES, from, to, '--'], { cwd, timeoutMs: GIT_BULK_TIMEOUT_MS });
   return parseTreeChanges(res.stdout);
 }

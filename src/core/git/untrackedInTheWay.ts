@@ -17,7 +17,7 @@ import { failure, type PaddockError } from '../common/errors';
 import { isCommitId } from './commitId';
 import { walkWorktree } from './inventory';
 import { fewPaths } from './landingConflict';
-import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { ALL_SUBMODULES, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { ABSENT_MODE, GITLINK_MODE, parseTreeChanges, type PathChange } from './treeChanges';
 /** How many lstat calls are in flight at once. */
 const LSTAT_BATCH = 256;
@@ -31,7 +31,7 @@ interface TreeChanges {
 
 /** Every tree's difference from `from`: one process for one tree, else one to name the trees and one for every pair (`diff-tree --stdin` compares trees only). */
 async function changesFrom(worktree: string, from: string, trees: readonly string[]): Promise<PathChange[]> {
-  const diffArgs = ['diff-tree', '-r', '-z', '--no-renames'];
+  const diffArgs = ['diff-tree', '-r', '-z', '--no-renames', ALL_SUBMODULES];
   if (trees.length === 1) return parseTreeChanges((await runGit([...diffArgs, from, trees[0], '--'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS })).stdout);
   const named = (await runGit(['rev-parse', ...[from, ...trees].map((t) => `${t}^{tree}`)], { cwd: worktree })).stdout.split('\n').filter(isCommitId);
   const input = named.slice(1).map((tree) => `${named[0]} ${tree}\n`).join('');

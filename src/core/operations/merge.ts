@@ -121,7 +121,9 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
     // A message git's cleanup would leave empty, refused before the agent is stopped or its work committed.
     if (followed) {
       const tips = ahead?.tips;
-      await refuseEmptyMessageEarly({ repo, branch: branch!, into, strategy, message: messageFor(into), settings: followed, commitsFirst: req.uncommitted === 'commit', tips });
+      // Work to commit: known when read early; a running agent to be stopped may yet leave some. A read that failed refuses later, for itself.
+      const commitsFirst = req.uncommitted === 'commit' && (uncommitted === null || uncommitted.then((w) => w.dirty, () => false));
+      await refuseEmptyMessageEarly({ repo, branch: branch!, into, strategy, message: messageFor(into), settings: followed, commitsFirst, tips });
     }
     // The tip's signature (merge.verifySignatures) before the agent is stopped: a refusal then stops
     // nothing. Not when its work is to be committed first: that commit is the tip git would check.

@@ -29,6 +29,8 @@ export interface PullRequestReport {
   url: string | null;
   /** True when gh opened the pull request. */
   opened: boolean;
+  /** Why gh was not asked though the host may be GitHub's (one sentence): a server on a port of its own. */
+  ghNotUsed?: string;
 }
 
 /** GitHub's limit on a pull request's title. */
@@ -63,18 +65,19 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   await pushBranch(job.repo, remote, branch);
   const url = await remoteUrl(job.repo, remote);
   const host = parseRemoteUrl(url);
-  const ghRepo = githubRepoArg(url);
+  const gh = host === null || host.kind === 'github' ? githubRepoArg(url) : null;
   const opened =
-    host === null || host.kind === 'github'
+    gh !== null && 'repo' in gh
       ? await createPullRequestWithGh(
-          { repo: job.repo, branch, base, title: req.title ?? titleLine(job), body: `Work of Paddock agent ${job.id} (branch ${branch}).`, draft: req.draft ?? false, ghRepo },
+          { repo: job.repo, branch, base, title: req.title ?? titleLine(job), body: `Work of Paddock agent ${job.id} (branch ${branch}).`, draft: req.draft ?? false, ghRepo: gh.repo },
           ctx.env,
         )
       : null;
   const link = opened ?? compareUrl(url, branch, base);
-  ctx.log(`agent ${id}: pushed ${branch} to ${remote}${opened ? `; pull request ${opened}` : link ? `; compare page ${link}` : ''}`);
+  const ghNotUsed = gh !== null && 'unusable' in gh ? gh.unusable : undefined;
+  ctx.log(`agent ${id}: pushed ${branch} to ${remote}${opened ? `; pull request ${opened}` : link ? `; compare page ${link}` : ''}${ghNotUsed ? ` (${ghNotUsed})` : ''}`);
   job = await recordLanding(ctx.store, id, { kind: 'pr', into: `${remote}/${base}`, commit: head, url: link, branchHead: head });
-  return { job, remote, base, url: link, opened: opened !== null };
+  return { job, remote, base, url: link, opened: opened !== null, ghNotUsed };
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Update from Base: merges (or rebases onto) the base inside the agent's own worktree. */
 import { usageError } from '../common/errors';
-import { assertRebasableOnto, branchTip, commitAllWork, updateFromBase, type UpdateResult } from '../git';
+import { assertRebasableOnto, branchTip, commitAllWork, isAncestor, updateFromBase, type UpdateResult } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { hasUncommittedWork, uncommittedWorkMessage, UNCOMMITTED_CHOICE_CODE } from './landingPrep';
@@ -37,7 +37,8 @@ export async function updateLocked(ctx: OperationContext, id: string, req: Updat
       throw usageError(`Agent ${job.id} has uncommitted changes in its worktree; commit them first (--commit-uncommitted) — nothing was changed.`, UNCOMMITTED_CHOICE_CODE);
     }
     // The rebase's refusal of merge commits, before the work is committed: refused, nothing is changed.
-    if (req.rebase) await assertRebasableOnto(job.worktree!, baseSha, base);
+    // Asked in updateFromBase's order: a branch already up to date with the base rebases nothing, and is not refused.
+    if (req.rebase && !(await isAncestor(job.worktree!, baseSha, 'HEAD'))) await assertRebasableOnto(job.worktree!, baseSha, base);
     await commitAllWork(job.worktree!, uncommittedWorkMessage(job), job.branch!);
   }
   const result = await updateFromBase(job.worktree!, baseSha, base, { rebase: req.rebase ?? false });

@@ -22,11 +22,13 @@ export function registerCreatePullRequest(s: PaddockServices): vscode.Disposable
       s.coordinator.pullRequest(job.id, { ...choices, title }),
     );
     const url = report.url;
-    const said = report.opened
+    const opened = report.opened
       ? vscode.l10n.t('Pull request opened: {0}', url ?? '')
       : url
         ? vscode.l10n.t('Pushed {0} to {1}; open the pull request on the compare page.', job.branch ?? '', report.remote)
         : vscode.l10n.t('Pushed {0} to {1}; open a pull request into {2} on your git host.', job.branch ?? '', report.remote, report.base);
+    // Why gh did not open it, as core words it (one sentence, English as every message from core).
+    const said = report.ghNotUsed ? `${opened} ${report.ghNotUsed}` : opened;
     s.log.info(said);
     if (url) {
       const open = report.opened ? vscode.l10n.t('Open Pull Request') : vscode.l10n.t('Open Compare Page');

@@ -282,6 +282,14 @@ describe('CLI: merge, update, apply, pr, forget, prune', function () {
     assert.equal(fallback.code, 0, fallback.stderr);
     assert.match(fallback.stdout, new RegExp(`open the pull request here: https://github.com/o/r/compare/main\\.\\.\\.paddock%2F${b.id}\\?expand=1`));
     assert.equal((await cli(['pr', b.id, '--remote', 'nope'])).code, 2);
+
+    // A server on a port of its own (bug 98, review): gh cannot be told the port, so it is not run; the compare page keeps the port, and why is said.
+    const c = await agent(COMMIT('pr3.txt', 'pr3'));
+    git(sb.repo, 'remote', 'set-url', 'origin', 'https://github.example.com:8443/o/r.git');
+    const ported = await cli(['pr', c.id], { ...sb.env, PATH: `${bin}:${sb.env.PATH}` });
+    assert.equal(ported.code, 0, ported.stderr);
+    assert.match(ported.stdout, new RegExp(`open the pull request here: https://github.example.com:8443/o/r/compare/main\\.\\.\\.paddock%2F${c.id}\\?expand=1\ngh was not used: it cannot reach a server on a port of its own \\(https://github.example.com:8443\\)\\.\n$`));
+    assert.equal(ghCalls(log).length, 2, 'gh was not run');
   });
 
   it('pr refuses a title gh would refuse or GitHub would mangle (empty, blank, a line break, a control character, too long) before anything is pushed', async () => {

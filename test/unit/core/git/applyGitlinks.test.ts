@@ -44,13 +44,46 @@ describe('git: apply carries submodule commits', function () {
     const expected = sb.path('expected');
     git(repo, 'worktree', 'add', '-q', '--detach', expected, head);
     git(expected, 'cherry-pick', '-n', agent);
-    const gitlinks = (cwd: string) => git(cwd, 'ls-files', '-s', '--', 'libs', 'added', 'gone');
+    // .gitmodules too: staged with the gitlinks, so that a plain `git commit` registers them.
+    const gitlinks = (cwd: string) => git(cwd, 'ls-files', '-s', '--', '.gitmodules', 'libs', 'added', 'gone');
 
     const files = await applyCommitToWorktree(repo, agent, 'Agent work');
     assert.deepEqual([...files].sort(), ['.gitmodules', 'README.md', 'added', 'gone', 'libs/sub one']);
     assert.equal(gitlinks(repo), gitlinks(expected));
-    assert.equal(gitlinks(repo), `160000 ${OLD} 0\tadded\n160000 ${NEW} 0\tlibs/sub one`);
+    assert.match(gitlinks(repo), new RegExp(`\t\\.gitmodules\n160000 ${OLD} 0\tadded\n160000 ${NEW} 0\tlibs/sub one$`));
+    assert.equal(git(repo, 'diff', '--cached', '--name-only', '--', '.gitmodules'), '.gitmodules');
     assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'nothing committed');
     assert.equal(git(repo, 'diff', 'HEAD', '--', 'README.md', '.gitmodules'), git(expected, 'diff', 'HEAD', '--', 'README.md', '.gitmodules'));
+  });
+
+  it('a submodule moved to another folder, a folder become a submodule and a submodule become a folder: the index as git cherry-pick -n leaves it', async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n', '.gitmodules': modules('old/place', 'becomes-folder'), 'vendored/a.txt': 'a\n', 'vendored/b/c.txt': 'c\n' });
+    git(repo, 'update-index', '--add', '--cacheinfo', `160000,${OLD},old/place`);
+    git(repo, 'update-index', '--add', '--cacheinfo', `160000,${GONE},becomes-folder`);
+    git(repo, 'commit', '-q', '-m', 'submodules');
+    for (const dir of ['old/place', 'becomes-folder']) mkdirSync(join(repo, dir), { recursive: true });
+    const head = git(repo, 'rev-parse', 'HEAD');
+    const wt = sb.path('agent-wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/agent', wt, 'main');
+    git(wt, 'update-index', '--force-remove', 'old/place', 'becomes-folder');
+    git(wt, 'rm', '-q', '-r', 'vendored');
+    write(wt, '.gitmodules', modules('new/place', 'vendored'));
+    git(wt, 'update-index', '--add', '--cacheinfo', `160000,${OLD},new/place`);
+    git(wt, 'update-index', '--add', '--cacheinfo', `160000,${NEW},vendored`);
+    write(wt, 'becomes-folder/file.txt', 'now a folder\n');
+    git(wt, 'add', '.gitmodules', 'becomes-folder/file.txt');
+    git(wt, 'commit', '-q', '-m', 'agent moves submodules about');
+    const agent = git(wt, 'rev-parse', 'HEAD');
+
+    const expected = sb.path('expected');
+    git(repo, 'worktree', 'add', '-q', '--detach', expected, head);
+    git(expected, 'cherry-pick', '-n', agent);
+    const index = (cwd: string) => git(cwd, 'ls-files', '-s');
+    const staged = (cwd: string) => git(cwd, 'diff', '--cached', '--name-status', '--no-renames');
+
+    await applyCommitToWorktree(repo, agent, 'Agent work');
+    assert.equal(index(repo), index(expected));
+    assert.equal(staged(repo), staged(expected));
+    assert.match(staged(repo), /M\t.gitmodules/);
   });
 });

@@ -113,16 +113,22 @@ describe('git: remotes, push and pull requests', function () {
   });
 
   // Bug 98: gh was given an Enterprise server's repository without its port (or, on a host of no
-  // known form, none, and gh read the remote's host without the port itself).
-  it('the repository gh is given: HOST:PORT/OWNER/REPO for a server on its own https port, no ssh port, none for other hosts or paths gh cannot take', () => {
-    assert.equal(githubRepoArg('https://ghe.example.com:8443/org/repo.git'), 'ghe.example.com:8443/org/repo');
-    assert.equal(githubRepoArg('https://github.example.com:8443/org/repo'), 'github.example.com:8443/org/repo');
-    assert.equal(githubRepoArg('ssh://git@ghe.example.com:2222/org/repo.git'), 'ghe.example.com/org/repo');
-    assert.equal(githubRepoArg('git@github.com:o/r.git'), 'o/r');
-    assert.equal(githubRepoArg('https://github.com:443/o/r.git'), 'o/r');
-    assert.equal(githubRepoArg('https://gitlab.example.com:8443/g/r.git'), null);
-    assert.equal(githubRepoArg('https://ghe.example.com:8443/g/sub/r.git'), null);
-    assert.equal(githubRepoArg('/srv/git/r.git'), null);
+  // known form, none, and gh read the remote's host without the port itself). Found by review: gh
+  // takes no port at all, and an ssh host alias (~/.ssh/config) must be left to gh to resolve.
+  it('the repository gh is given: HOST/OWNER/REPO, no ssh port, none for an ssh host of no known form or a path gh cannot take; a server on its own https port not given to gh', () => {
+    // gh takes no port in a host (cli/cli#6845): a server on a port of its own is not given to gh at all.
+    assert.deepEqual(githubRepoArg('https://ghe.example.com:8443/org/repo.git'), { unusable: 'gh was not used: it cannot reach a server on a port of its own (https://ghe.example.com:8443).' });
+    assert.deepEqual(githubRepoArg('https://github.example.com:8443/org/repo'), { unusable: 'gh was not used: it cannot reach a server on a port of its own (https://github.example.com:8443).' });
+    assert.deepEqual(githubRepoArg('https://ghe.example.com/org/repo.git'), { repo: 'ghe.example.com/org/repo' });
+    assert.deepEqual(githubRepoArg('ssh://git@github.example.com:2222/org/repo.git'), { repo: 'github.example.com/org/repo' });
+    // An ssh host of no known form may be an alias only ~/.ssh/config (which gh reads) resolves: left to gh.
+    assert.deepEqual(githubRepoArg('git@work:org/repo.git'), { repo: null });
+    assert.deepEqual(githubRepoArg('ssh://git@ghe.example.com:2222/org/repo.git'), { repo: null });
+    assert.deepEqual(githubRepoArg('git@github.com:o/r.git'), { repo: 'o/r' });
+    assert.deepEqual(githubRepoArg('https://github.com:443/o/r.git'), { repo: 'o/r' });
+    assert.deepEqual(githubRepoArg('https://gitlab.example.com:8443/g/r.git'), { repo: null });
+    assert.deepEqual(githubRepoArg('https://ghe.example.com/g/sub/r.git'), { repo: null });
+    assert.deepEqual(githubRepoArg('/srv/git/r.git'), { repo: null });
     assert.equal(compareUrl('https://bitbucket.example.com:7990/o/r.git', 'b', 'main'), 'https://bitbucket.example.com:7990/o/r/pull-requests/new?source=b&dest=main');
     assert.equal(compareUrl('https://github.example.com:443/o/r.git', 'b', 'main'), 'https://github.example.com/o/r/compare/main...b?expand=1');
     assert.equal(compareUrl('https://dev.azure.com:443/org/proj/_git/repo', 'b', 'main'), 'https://dev.azure.com/org/proj/_git/repo/pullrequestcreate?sourceRef=b&targetRef=main');

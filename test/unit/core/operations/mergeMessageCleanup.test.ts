@@ -158,4 +158,20 @@ describe('merge: the commit message cleaned as git cleans it', function () {
     assert.equal(landed.kind, 'ff');
     assert.equal(git(sb.repo, 'rev-parse', 'side'), git(sb.repo, 'rev-parse', live.branch!));
   });
+
+  // Bug 99, found by review: the early check of the message came before the nothing-to-land one, and
+  // took --commit-uncommitted for work to commit when there was none.
+  it('an agent with nothing to land is refused for that, not for its message: a squash, and a merge told to commit work it does not have', async () => {
+    const c = sb.coordinator();
+    git(sb.repo, 'config', 'commit.cleanup', 'strip');
+    const idle = await sb.waitEnded((await c.start({ repo: sb.repo, command: ['true'], title: 'does nothing' })).id);
+    const main = git(sb.repo, 'rev-parse', 'main');
+    for (const req of [{ strategy: 'squash' as const }, { strategy: 'squash' as const, uncommitted: 'commit' as const }, { uncommitted: 'commit' as const }]) {
+      await assert.rejects(c.merge(idle.id, { message: '# only a comment\n', ...req }), (e: PaddockError) => {
+        assert.equal(e.code, 'NOTHING_TO_LAND', `${JSON.stringify(req)}: ${e.message}`);
+        return true;
+      });
+    }
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), main);
+  });
 });

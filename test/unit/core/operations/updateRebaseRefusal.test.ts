@@ -29,4 +29,15 @@ describe('update --rebase: refused before the agent’s work is committed', func
     assert.equal(merged.updated, true);
     assert.equal(git(a.worktree!, 'status', '--porcelain'), '');
   });
+
+  it('a branch with a merge commit already up to date with its base: not refused, its work committed, nothing rebased', async () => {
+    const c = sb.coordinator();
+    const merges = "echo 1 > one && git add -A && git commit -qm one && git checkout -q -b side && echo 2 > two && git add -A && git commit -qm two && git checkout -q - && git merge -q --no-ff -m merged side && echo d > d.txt";
+    const a = await sb.waitEnded((await c.start({ repo: sb.repo, command: ['sh', '-c', merges], title: 'merges, base still' })).id);
+    const tip = git(sb.repo, 'rev-parse', a.branch!);
+    const res = await c.update(a.id, { rebase: true, commitUncommitted: true });
+    assert.equal(res.updated, false);
+    assert.equal(git(sb.repo, 'rev-parse', `${a.branch!}^`), tip, 'its work committed on its tip');
+    assert.equal(git(a.worktree!, 'status', '--porcelain'), '');
+  });
 });
