@@ -3,40 +3,56 @@
  * viewer can be told of a cell (to compare a viewer's cell with the program's).
  */
 import { IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
-import { END_LINK, openLink } from './penReplay';
+import { DROPPED_WIDE_CHARACTER, END_LINK, openLink } from './penReplay';
 import { backgroundSgr, sgrOf } from './sgr';
 import type { AttributesInternals, CharsetInternals } from './xtermInternals';
 
 export const RESET_PEN = '\x1b[0m';
+const WRAP_OFF = '\x1b[?7l';
+const WRAP_ON = '\x1b[?7h';
 
 export interface RowRedrawOptions {
   /** Rows are counted from this row (the top margin, with origin mode on). */
   top?: number;
   /** The character set the viewer has in use (what it would turn the characters into). */
   charset?: CharsetInternals;
+  /** The hyperlink (its OSC 8) the viewer is writing in: kept for a cell in it, and left open after. */
+  openLink?: string;
 }
 
 /**
  * Cells at `xs` of row `y` (of the screen), each in its whole pen, from the default pen; ends in
- * the default pen, outside any hyperlink. Undefined when a character cannot be written in the
- * `charset` in use (a letter DEC line drawing would turn into a line).
+ * the default pen, outside any hyperlink (but `opts.openLink`, when the last cell is in it).
+ * Undefined when a character cannot be written in the `charset` in use (a letter DEC line drawing
+ * would turn into a line).
  */
 export function rowRedraw(term: Terminal, line: IBufferLine, y: number, xs: number[], opts: RowRedrawOptions = {}): string | undefined {
+  const lastColumn = term.cols - 1;
+  // A character or blank over the second half of a wide character in the last two columns is written right after it (below), and with it.
+  if (overWideSecondHalf(line, lastColumn) && (xs.includes(lastColumn) || xs.includes(lastColumn - 1))) {
+    xs = [...xs.filter((x) => x < lastColumn - 1), lastColumn - 1, lastColumn];
+  }
   const cell = line.getCell(xs[0]) as IBufferCell;
   const row = y + 1 - (opts.top ?? 0);
   let out = '';
   let at = -1;
   let pen: string | undefined;
-  let link = '';
+  let link = opts.openLink ?? '';
+  const wrapBack = term.modes.wraparoundMode ? WRAP_ON : '';
   for (const x of xs) {
     line.getCell(x, cell);
     const width = cell.getWidth();
     if (width === 0) continue;
-    if (at !== x) out += `\x1b[${row};${x + 1}H`;
+    // Right after the wide character, one past the last column: with auto-wrap off, a character
+    // there goes to the last column without erasing the wide character's first half (a move there would).
+    const overWide = x === lastColumn && at === term.cols && overWideSecondHalf(line, x);
+    if (at !== x && !overWide) out += `\x1b[${row};${x + 1}H`;
     const chars = cell.getChars();
     if (chars === '') {
-      // An erased cell has only a background: erased again in it (ECH), which leaves the cursor.
-      out += `${RESET_PEN}${backgroundSgr(cell.getBgColorMode(), cell.getBgColor())}\x1b[X`;
+      // An erased cell has only a background: erased again in it (ECH), which leaves the cursor. Over
+      // a wide character's second half, it is what a wide character dropped there leaves (in the pen's background).
+      const background = `${RESET_PEN}${backgroundSgr(cell.getBgColorMode(), cell.getBgColor())}`;
+      out += overWide ? `${background}${WRAP_OFF}${DROPPED_WIDE_CHARACTER}${wrapBack}` : `${background}\x1b[X`;
       pen = undefined;
       at = -1;
       continue;
@@ -49,10 +65,21 @@ export function rowRedraw(term: Terminal, line: IBufferLine, y: number, xs: numb
     const cellPen = sgrOf(cell as unknown as AttributesInternals, extendedOf(cell));
     if (cellPen !== pen) out += RESET_PEN + cellPen;
     pen = cellPen;
-    out += written;
+    out += overWide ? `${WRAP_OFF}${written}${wrapBack}` : written;
     at = x + width;
   }
-  return `${out}${link ? END_LINK : ''}${RESET_PEN}`;
+  return `${out}${link && link !== opts.openLink ? END_LINK : ''}${RESET_PEN}`;
+}
+
+/**
+ * Whether the cell at `x`, the last column, is a character or blank over the second half of a wide
+ * character: xterm.js writes there with auto-wrap off and the cursor one past the last column,
+ * and keeps the wide character's first half (a program that wrote a wide character up to the last
+ * column, turned auto-wrap off and wrote on); a wide character it drops there (it does not fit)
+ * leaves a blank in the pen's background.
+ */
+export function overWideSecondHalf(line: IBufferLine, x: number): boolean {
+  return x > 0 && line.getCell(x - 1)?.getWidth() === 2 && line.getCell(x)?.getWidth() === 1;
 }
 
 /**

@@ -9,7 +9,7 @@
  * `writingStateReplay`'s to set, whatever the cells).
  */
 import { IBuffer, Terminal } from '@xterm/headless';
-import { cellKey, rowRedraw } from './cellDraw';
+import { cellKey, overWideSecondHalf, rowRedraw } from './cellDraw';
 import { AttributesInternals, writeNow } from './xtermInternals';
 
 const INSERT_OFF = '\x1b[4l';
@@ -54,7 +54,8 @@ function scratchWith(screen: string, cols: number, rows: number): Terminal | und
  * fit, a row erased since): the serializer forces that wrap by writing dashes and erasing them,
  * and leaves one in the first column of a row with no character (its `CSI 0 C` moves one column);
  * or the continuing row starts with a cell with no character, which the serializer moves over
- * (CUF) where the wrap was to be written: the row's characters start on the row above.
+ * (CUF) where the wrap was to be written: the row's characters start on the row above; or a
+ * character over the second half of a wide character in the last column, which it writes on the next row.
  * A screen of plain output, like most in a flood, is not drawn a second time: a scratch terminal
  * per attach grew a busy worker's memory by a sixth.
  */
@@ -69,6 +70,7 @@ function mayComeOutOtherwise(term: Terminal): boolean {
         line.getCell(x, cell);
         if (cell.isDim() || (cell as unknown as AttributesInternals).hasExtendedAttrs?.()) return true;
       }
+      if (line && overWideSecondHalf(line, term.cols - 1)) return true;
     }
   }
   return false;

@@ -5,13 +5,13 @@
  * and the only one besides ASCII that tmux knows.
  */
 import type { Terminal } from '@xterm/headless';
-import { activeBufferInternals, alternateBufferInternals, CharsetInternals, charsetInternals } from './xtermInternals';
+import { carriesSetInUse, DESIGNATORS, SHIFTS } from './carriedCharset';
+import { activeBufferInternals, alternateBufferInternals, charsetInternals, isDecGraphics } from './xtermInternals';
 
-/** ESC ( ) * + designate G0–G3. */
-const DESIGNATORS = ['(', ')', '*', '+'];
-/** SI, SO, LS2, LS3 shift G0–G3 into use. */
-const SHIFTS = ['\x0f', '\x0e', '\x1bn', '\x1bo'];
+export { isDecGraphics };
 const RESTORE_CURSOR = '\x1b8';
+/** The set in use already restored before the switch to the alternate screen (`carriedSetInUseReplay`). */
+const CARRIED = 'carried';
 /** The alternate screen entered and left without saving or restoring the cursor, or erasing the normal screen. */
 const ENTER_ALTERNATE_ONLY = '\x1b[?1047h';
 const LEAVE_ALTERNATE_ONLY = '\x1b[?1047l';
@@ -36,7 +36,8 @@ export interface CharsetReplayOptions {
  * leaving the alternate screen) puts the saved set in use without designating it, so a program
  * that left the alternate screen draws in ASCII with DEC line drawing still in G0 for its next SI.
  * That is had again the same way, DECRC (`setInUseRestore`: then the cursor and the pen have to be
- * put back after this); when no slot holds the set in use, the set in use is designated.
+ * put back after this); when no slot holds the set in use, the set in use is designated. Nothing
+ * when the snapshot restored it before its switch to the alternate screen (`carriesSetInUse`).
  */
 export function charsetReplay(term: Terminal, options: CharsetReplayOptions = {}): string {
   const service = charsetInternals(term);
@@ -44,6 +45,7 @@ export function charsetReplay(term: Terminal, options: CharsetReplayOptions = {}
   const level = service.glevel ?? 0;
   const designated = service._charsets ?? [];
   const restore = setInUseRestore(term, options);
+  if (restore === CARRIED) return '';
   let out = '';
   for (let slot = 0; slot < DESIGNATORS.length; slot++) {
     // Designated apart first where the restore is from the other screen: what is left where it is dropped.
@@ -67,8 +69,10 @@ export function restoresSetInUse(term: Terminal, options: CharsetReplayOptions =
  * from the alternate screen's (a program that restored a cursor there and left with `?1047l`,
  * which restores none: its own slot holds the set it saved before), entered and left for it
  * without saving or restoring (xterm.js keeps that slot, and the set in use, across the switches).
- * '' when not apart, or when no slot holds the set (the alternate screen shown: leaving it would
- * erase it): then the set in use is designated.
+ * With the alternate screen shown and neither slot of the shown screen nor designation holding it,
+ * it is the normal screen's slot's, restored before the switch (`carriesSetInUse`, a viewer with
+ * both screens). '' when not apart, or when no slot holds the set (a viewer with one screen): then
+ * the set in use is designated.
  */
 function setInUseRestore(term: Terminal, { bothScreens = false }: CharsetReplayOptions): string {
   const service = charsetInternals(term);
@@ -76,12 +80,8 @@ function setInUseRestore(term: Terminal, { bothScreens = false }: CharsetReplayO
   const inUse = isDecGraphics(service.charset);
   if (inUse === isDecGraphics(service._charsets?.[service.glevel ?? 0])) return '';
   if (isDecGraphics(activeBufferInternals(term)?.savedCharset) === inUse) return RESTORE_CURSOR;
+  if (bothScreens && carriesSetInUse(term)) return CARRIED;
   const alternate = alternateBufferInternals(term);
   if (!bothScreens || term.buffer.active.type !== 'normal' || !alternate || isDecGraphics(alternate.savedCharset) !== inUse) return '';
   return ENTER_ALTERNATE_ONLY;
-}
-
-/** xterm.js's DEC special graphics map (`q` is the horizontal line). */
-export function isDecGraphics(set: CharsetInternals): boolean {
-  return !!set && set.q === '\u2500';
 }

@@ -10,7 +10,8 @@
 import type { IBuffer, Terminal } from '@xterm/headless';
 import { RESET_PEN, rowRedraw, RowRedrawOptions } from './cellDraw';
 import { backgroundSgr } from './sgr';
-import { activeBufferInternals, BufferInternals, CharsetInternals } from './xtermInternals';
+import { openLink } from './penReplay';
+import { activeBufferInternals, AttributesInternals, BufferInternals, CharsetInternals } from './xtermInternals';
 
 const INSERT_OFF = '\x1b[4l';
 const INSERT_ON = '\x1b[4h';
@@ -23,15 +24,16 @@ const ORIGIN_ON = '\x1b[?6h';
  * mode and insert mode as the program has them, and the cursor where it is. Setting margins or
  * origin mode homes the cursor; rows count from the top margin with origin mode on. Ends in the
  * default pen when the cursor needed a character written (`wrapPending`), in `charset` (in use in
- * the viewer; ASCII when not given).
+ * the viewer; ASCII when not given); a character in `openLink`, the hyperlink the viewer is writing
+ * in, is written in it and leaves it open (`pendingCellLink`); one not in it ends it first.
  */
-export function cursorReplay(term: Terminal, charset?: CharsetInternals): string {
+export function cursorReplay(term: Terminal, charset?: CharsetInternals, openLink?: string): string {
   const buffer = activeBufferInternals(term);
   const top = buffer?.scrollTop;
   const bottom = buffer?.scrollBottom;
   const margins = typeof top === 'number' && typeof bottom === 'number' && (top !== 0 || bottom !== term.rows - 1) ? `\x1b[${top + 1};${bottom + 1}r` : '';
   const { insertMode: insert, originMode: origin } = term.modes;
-  const placement = cursorPlacement(term, term.buffer.active, buffer, { top: origin ? (top ?? 0) : 0, charset });
+  const placement = cursorPlacement(term, term.buffer.active, buffer, { top: origin ? (top ?? 0) : 0, charset, openLink });
   return `${insert ? INSERT_OFF : ''}${margins}${origin ? ORIGIN_ON : ''}${placement}${insert ? INSERT_ON : ''}`;
 }
 
@@ -39,6 +41,20 @@ export function cursorReplay(term: Terminal, charset?: CharsetInternals): string
 export function wrapPending(term: Terminal): boolean {
   const x = activeBufferInternals(term)?.x;
   return typeof x === 'number' && x >= term.cols;
+}
+
+/**
+ * The OSC 8 of the hyperlink of the character the wrap is pending after, which the cursor's
+ * placement writes again; '' when none, or no wrap is pending.
+ */
+export function pendingCellLink(term: Terminal): string {
+  const buffer = term.buffer.active;
+  const line = wrapPending(term) ? buffer.getLine(buffer.baseY + buffer.cursorY) : undefined;
+  if (!line) return '';
+  const lastColumn = term.cols - 1;
+  const cell = line.getCell(line.getCell(lastColumn)?.getWidth() === 0 ? lastColumn - 1 : lastColumn);
+  const urlId = cell?.getChars() ? (cell as unknown as AttributesInternals).extended?.urlId : 0;
+  return urlId && (cell as unknown as AttributesInternals).hasExtendedAttrs?.() ? openLink(term, urlId) : '';
 }
 
 /**

@@ -2,13 +2,17 @@
  * The pen a terminal writes its next character in, as the sequences that set it from the default
  * pen: SGR with the underline's style and colour, and the hyperlink (OSC 8) it is writing.
  */
-import type { Terminal } from '@xterm/headless';
+import type { IBuffer, Terminal } from '@xterm/headless';
 import { sgrOf } from './sgr';
 import { linkInternals, linkLinesInternals, penInternals } from './xtermInternals';
 
 /** OSC 8 with no link: ends the one being written. */
 export const END_LINK = '\x1b]8;;\x1b\\';
 const ORIGIN_OFF = '\x1b[?6l';
+const WRAP_OFF = '\x1b[?7l';
+const WRAP_ON = '\x1b[?7h';
+/** A wide character written at the last column with auto-wrap off: it does not fit, and xterm.js drops it. */
+export const DROPPED_WIDE_CHARACTER = '\u4e00';
 
 /** The pen's colours, flags and underline style and colour (SGR), from the default pen. */
 export function penSgr(term: Terminal): string {
@@ -27,15 +31,24 @@ export function penLink(term: Terminal): string {
   return urlId ? openLink(term, urlId) : '';
 }
 
+/** Whether the pen's hyperlink has an id (OSC 8 with it adds a row to the same link). */
+export function penLinkHasId(term: Terminal): boolean {
+  const pen = penInternals(term);
+  const urlId = pen?.hasExtendedAttrs?.() ? pen.extended?.urlId : 0;
+  return !!urlId && !!linkInternals(term, urlId)?.id;
+}
+
 /**
  * The pen's hyperlink opened on the rows of the screen xterm.js keeps it for (where it was opened,
  * and where characters were written in it): it forgets a link once each of those rows is erased,
  * and characters written in it after that have none; a link opened on another row would outlive
  * the program's, or end before it. A link with an id is opened on each (OSC 8 with the same id
- * adds a row to it); one without, which each OSC 8 makes a new link, on the cursor's row when it
- * is one of them, else on the first. Moves the cursor, and turns origin mode off (rows outside the
- * margins are reached); '' with no link, or none of its rows on the shown screen (a link the
- * program opened on the other screen: a viewer opens it where it is, which may outlive the program's).
+ * adds a row to it). One without is one link for all of them in the program's terminal, but each
+ * OSC 8 makes a new one: it is opened on one row and the others are added to it as writing in it
+ * does, with nothing written (`rowsAddedToLink`). Moves the cursor, and turns origin mode off (rows
+ * outside the margins are reached); '' with no link, or none of its rows on the shown screen (a
+ * link the program opened on the other screen: a viewer opens it where it is, which may outlive
+ * the program's).
  */
 export function penLinkOnItsRows(term: Terminal): string {
   const pen = penInternals(term);
@@ -47,9 +60,31 @@ export function penLinkOnItsRows(term: Terminal): string {
     .filter((row) => row >= 0 && row < term.rows)
     .sort((a, b) => a - b);
   if (rows.length === 0) return '';
-  const withId = !!linkInternals(term, urlId)?.id;
-  const opened = withId ? rows : [rows.includes(buffer.cursorY) ? buffer.cursorY : rows[0]];
-  return `${term.modes.originMode ? ORIGIN_OFF : ''}${opened.map((row) => `\x1b[${row + 1};1H${link}`).join('')}`;
+  const originOff = term.modes.originMode ? ORIGIN_OFF : '';
+  if (linkInternals(term, urlId)?.id) return `${originOff}${rows.map((row) => `\x1b[${row + 1};1H${link}`).join('')}`;
+  // Opened where a row cannot be added to it (its last two cells are a wide character), if anywhere.
+  const opened = rows.find((row) => !canAddRow(buffer, row, term.cols)) ?? rows[0];
+  const added = rows.filter((row) => row !== opened && canAddRow(buffer, row, term.cols));
+  return `${originOff}\x1b[${opened + 1};1H${link}${rowsAddedToLink(term, added)}`;
+}
+
+/**
+ * xterm.js adds the cursor's row to the pen's link for each character it is given, before it
+ * knows where the character goes; a wide character at the last column with auto-wrap off goes
+ * nowhere (it does not fit, and is dropped). Auto-wrap is left as the program has it.
+ */
+function rowsAddedToLink(term: Terminal, rows: number[]): string {
+  if (rows.length === 0) return '';
+  const added = rows.map((row) => `\x1b[${row + 1};${term.cols}H${DROPPED_WIDE_CHARACTER}`).join('');
+  return term.modes.wraparoundMode ? `${WRAP_OFF}${added}${WRAP_ON}` : added;
+}
+
+/**
+ * Whether a dropped wide character adds `row` with its cells left as they are: not when its last
+ * two cells hold a wide character, which xterm.js erases when it is given a character on either.
+ */
+function canAddRow(buffer: IBuffer, row: number, cols: number): boolean {
+  return buffer.getLine(buffer.baseY + row)?.getCell(cols - 2)?.getWidth() !== 2;
 }
 
 /** OSC 8 for the link `id` of `term`; its text came from the program, and stays text (xterm.js keeps no control character in it). */

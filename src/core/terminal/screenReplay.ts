@@ -6,6 +6,7 @@
  * only given the cells. `replayableScreen` adds them to the serializer's text.
  */
 import type { IBuffer, Terminal } from '@xterm/headless';
+import { carriedSetInUseReplay, carriesSetInUse } from './carriedCharset';
 import { cellRedraws } from './cellRedraw';
 import { isDecGraphics } from './charsetReplay';
 import { backgroundSgr, sgrOf } from './sgr';
@@ -48,15 +49,23 @@ export function replayableScreen(term: Terminal, serialized: string): string {
  * serializer's alternate screen assumes (it would otherwise be drawn in the pen the normal screen
  * ended with), the screen erased in it (the switch fills it in the saved pen's background, and the
  * program's may have been erased in another since), and the alternate screen's own tab stops and
- * saved cursor.
+ * saved cursor. A set in use that only the normal screen's slot holds is restored before the switch
+ * instead, the alternate screen's slot written first (`carriesSetInUse`), and the alternate screen is drawn in it.
  */
 function alternateScreenState(term: Terminal, normal: BufferInternals): [before: string, after: string] {
   const saved = normal.savedCurAttrData ? sgrOf(normal.savedCurAttrData) : '';
-  const before = `${normalScreenMargins(term, normal)}${savedPosition(normal, term.rows, term.cols)}\x1b[0m${saved}${isDecGraphics(normal.savedCharset) ? '\x1b(0' : ''}`;
+  const slot = `${normalScreenMargins(term, normal)}${savedPosition(normal, term.rows, term.cols)}\x1b[0m${saved}`;
   // xterm.js keeps each screen's tab stops (the alternate screen's from its last use).
   const alternate = activeBufferInternals(term);
-  const after = `\x1b[0m\x1b(B\x1b[2J${tabStopsReplay(alternate, term.cols)}${savedCursorReplay(alternate, term.rows, term.cols)}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`;
-  return [before, after];
+  const alternateSlot = savedCursorReplay(alternate, term.rows, term.cols);
+  const rest = `\x1b[2J${tabStopsReplay(alternate, term.cols)}`;
+  if (carriesSetInUse(term)) {
+    // The alternate screen's slot first (kept across the switches: `alternateSlotReplay`), then the set in use, kept by the switch.
+    const before = `\x1b[?1047h${alternateSlot}\x1b[?1047l${slot}${carriedSetInUseReplay(term)}`;
+    return [before, `\x1b[0m${rest}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`];
+  }
+  const before = `${slot}${isDecGraphics(normal.savedCharset) ? '\x1b(0' : ''}`;
+  return [before, `\x1b[0m\x1b(B${rest}${alternateSlot}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`];
 }
 
 /** The normal screen's own margins, while the program shows the alternate one (setting them homes the cursor). */

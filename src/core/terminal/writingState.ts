@@ -8,22 +8,30 @@
 import type { Terminal } from '@xterm/headless';
 import { RESET_PEN } from './cellDraw';
 import { CharsetReplayOptions, charsetReplay, restoresSetInUse } from './charsetReplay';
-import { cursorReplay, wrapPending } from './cursorReplay';
-import { penLink, penLinkOnItsRows, penSgr } from './penReplay';
+import { cursorReplay, pendingCellLink, wrapPending } from './cursorReplay';
+import { penLink, penLinkHasId, penLinkOnItsRows, penSgr } from './penReplay';
 import { charsetInternals } from './xtermInternals';
 
 /**
  * From a viewer whose cells are the program's, with any cursor, pen and modes, G0–G3 as
  * `charsetReplay` expects them. The pen's hyperlink is opened on the rows the program's has
- * (`penLinkOnItsRows`), except when the cursor is put back by writing a character, which ends it:
- * then on the cursor's row. `options.bothScreens`: the viewer may be switched to its alternate screen
- * and back (a snapshot), which a set in use may need (`charsetReplay`).
+ * (`penLinkOnItsRows`). When the cursor is put back by writing a character (a pending wrap) that is
+ * not in it, which ends it, it is opened again after, on the cursor's row: a link with an id goes
+ * on as the same link; one without has no other row (it was opened after that character, and no
+ * character was written in it since, or the cursor would have moved). `options.bothScreens`: the
+ * viewer may be switched to its alternate screen and back (a snapshot), which a set in use may
+ * need (`charsetReplay`).
  */
 export function writingStateReplay(term: Terminal, options: CharsetReplayOptions = {}): string {
-  const pending = wrapPending(term);
-  const linkOnItsRows = pending ? '' : penLinkOnItsRows(term);
-  const link = linkOnItsRows ? '' : penLink(term);
+  const penOwnLink = penLink(term);
+  // The character the pending wrap comes after is written again: in the pen's link, it keeps it open.
+  const keptOpen = wrapPending(term) && penOwnLink !== '' && pendingCellLink(term) === penOwnLink ? penOwnLink : undefined;
+  const reopened = wrapPending(term) && !keptOpen;
+  const linkOnItsRows = reopened && !penLinkHasId(term) ? '' : penLinkOnItsRows(term);
+  const link = reopened || !linkOnItsRows ? penOwnLink : '';
   const pen = `${RESET_PEN}${penSgr(term)}${link}`;
-  if (!restoresSetInUse(term, options)) return `${linkOnItsRows}${cursorReplay(term)}${charsetReplay(term, options)}${pen}`;
-  return `${charsetReplay(term, options)}${linkOnItsRows}${cursorReplay(term, charsetInternals(term)?.charset)}${pen}`;
+  // The link open in the viewer: a character written again that is not in it ends it first.
+  const open = linkOnItsRows ? penOwnLink : undefined;
+  if (!restoresSetInUse(term, options)) return `${linkOnItsRows}${cursorReplay(term, undefined, open)}${charsetReplay(term, options)}${pen}`;
+  return `${charsetReplay(term, options)}${linkOnItsRows}${cursorReplay(term, charsetInternals(term)?.charset, open)}${pen}`;
 }

@@ -170,3 +170,8 @@ export function writeNow(term: Terminal, data: string): boolean {
   c.writeSync(data);
   return true;
 }
+
+/** xterm.js's DEC special graphics map (`q` is the horizontal line). */
+export function isDecGraphics(set: CharsetInternals): boolean {
+  return !!set && set.q === '\u2500';
+}

@@ -45,4 +45,16 @@ describe('AgentScreenSwitches', () => {
       m.dispose();
     }
   });
+
+  it('draws a snapshot whose set in use was carried onto the alternate screen in that set, on one screen', async () => {
+    // Bug 94: DEC line drawing in use, ASCII in G0 and in the alternate screen's slot; the next SI drew lines.
+    const m = new ScreenMirror({ cols: 20, rows: 4 });
+    try {
+      m.write('\x1b(0\x1b7\x1b(B\x1b[?1047h\x1b7\x1b[?1047l\x1b8\x1b[?1047hx\x1b[H');
+      const { screen } = await m.snapshotAt();
+      assert.equal(await firstRow(withoutScreenSwitches(screen), 'lq\x0flq'), '\u250c\u2500lq', 'lines in use, ASCII in G0');
+    } finally {
+      m.dispose();
+    }
+  });
 });
