@@ -283,7 +283,7 @@ describe('CLI: merge, update, apply, pr, forget, prune', function () {
     assert.match(fallback.stdout, new RegExp(`open the pull request here: https://github.com/o/r/compare/main\\.\\.\\.paddock%2F${b.id}\\?expand=1`));
     assert.equal((await cli(['pr', b.id, '--remote', 'nope'])).code, 2);
 
-    // A server on a port of its own (bug 98, review): gh cannot be told the port, so it is not run; the compare page keeps the port, and why is said.
+    // A server on a port of its own (bug 92, review): gh cannot be told the port, so it is not run; the compare page keeps the port, and why is said.
     const c = await agent(COMMIT('pr3.txt', 'pr3'));
     git(sb.repo, 'remote', 'set-url', 'origin', 'https://github.example.com:8443/o/r.git');
     const ported = await cli(['pr', c.id], { ...sb.env, PATH: `${bin}:${sb.env.PATH}` });

@@ -1,5 +1,5 @@
 /**
- * Apply to Workspace and the person's own submodule state (bug 100, found by review): the lists of
+ * Apply to Workspace and the person's own submodule state (bug 97, found by review): the lists of
  * the agent's changes followed the person's diff.ignoreSubmodules / submodule.<name>.ignore while
  * the staging of gitlinks did not, and `git status` names an untracked repository as `dir/` where
  * the patch names `dir` — so the person's staged submodule commit, or their own clone, was

@@ -1,5 +1,5 @@
 /**
- * Apply to Workspace carries the agent's submodule commits (bug 100): `git apply` without --index
+ * Apply to Workspace carries the agent's submodule commits (bug 97): `git apply` without --index
  * writes no gitlink, so a submodule the agent moved to another commit, added or removed was said
  * applied ("2 files changed") and nothing of it arrived. Compared with `git cherry-pick -n` of the
  * same commit in the same repository: the same index entries for the submodules, the same files.

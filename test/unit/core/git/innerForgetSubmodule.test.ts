@@ -1,6 +1,6 @@
 /**
  * A linked worktree the agent made inside its own keeps its registration when its index holds a
- * staged change, whatever the person's `submodule.<name>.ignore` says (bug 100's class, found by
+ * staged change, whatever the person's `submodule.<name>.ignore` says (bug 97's class, found by
  * review): `diff-index` under `ignore=all` said a staged submodule commit was no change, and the
  * registration — the only place that staged commit was — was forgotten with the agent's worktree.
  */

@@ -112,7 +112,7 @@ describe('git: remotes, push and pull requests', function () {
     }
   });
 
-  // Bug 98: gh was given an Enterprise server's repository without its port (or, on a host of no
+  // Bug 92: gh was given an Enterprise server's repository without its port (or, on a host of no
   // known form, none, and gh read the remote's host without the port itself). Found by review: gh
   // takes no port at all, and an ssh host alias (~/.ssh/config) must be left to gh to resolve.
   it('the repository gh is given: HOST/OWNER/REPO, no ssh port, none for an ssh host of no known form or a path gh cannot take; a server on its own https port not given to gh', () => {

@@ -1,5 +1,5 @@
 /**
- * The person's submodule ignore settings hide no change of the agent's (bug 100, found by review):
+ * The person's submodule ignore settings hide no change of the agent's (bug 97, found by review):
  * `diff.ignoreSubmodules=all` and `submodule.<name>.ignore=all` made git's diffs leave out a
  * submodule the agent moved — from the patch kept as evidence, from the changed-files list and from
  * Compare Attempts' counts — though a landing still moves it. Every such diff now says

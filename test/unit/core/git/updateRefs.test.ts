@@ -1,6 +1,6 @@
 /**
  * A `rebase --update-refs` stopped on a conflict, whose update-refs list names the agent's own
- * branch (stacked under the branch being rebased), cleaned up with the branch deleted (bug 101):
+ * branch (stacked under the branch being rebased), cleaned up with the branch deleted (bug 98):
  * restore took the branch for gone, checked it out at HEAD's commit in the middle of the rebase,
  * and `rebase --continue` committed onto it and then failed to move it. Now the branch comes back
  * at the tip the rebase expects, HEAD stays detached, and finishing the rebase moves both branches.

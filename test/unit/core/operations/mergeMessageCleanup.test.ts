@@ -123,7 +123,7 @@ describe('merge: the commit message cleaned as git cleans it', function () {
     assert.equal((await sb.store.read(a.id)).landing?.commit, recorded, 'the refused landings recorded nothing');
   });
 
-  // Bug 99: a merge's message that git's cleanup leaves empty was refused only when the commit was
+  // Bug 96: a merge's message that git's cleanup leaves empty was refused only when the commit was
   // made — after a running agent was stopped (--stop-first) and its uncommitted work committed.
   it("a merge message git's cleanup leaves empty is refused before a running agent is stopped or its work committed; a fast-forward commits none", async () => {
     const c = sb.coordinator();
@@ -159,7 +159,7 @@ describe('merge: the commit message cleaned as git cleans it', function () {
     assert.equal(git(sb.repo, 'rev-parse', 'side'), git(sb.repo, 'rev-parse', live.branch!));
   });
 
-  // Bug 99, found by review: the early check of the message came before the nothing-to-land one, and
+  // Bug 96, found by review: the early check of the message came before the nothing-to-land one, and
   // took --commit-uncommitted for work to commit when there was none.
   it('an agent with nothing to land is refused for that, not for its message: a squash, and a merge told to commit work it does not have', async () => {
     const c = sb.coordinator();

@@ -1,5 +1,5 @@
 /**
- * Create Pull Request names the repository to gh as gh reaches it (bug 98): an ssh remote's host
+ * Create Pull Request names the repository to gh as gh reaches it (bug 92): an ssh remote's host
  * without the ssh server's port, github.com without a host, an ssh host of no known form not at all
  * (it may be an alias only ~/.ssh/config resolves, which gh reads). A server whose web pages are on
  * a port of its own is not given to gh at all — gh takes no port in a host (cli/cli#6845) and,

@@ -1,6 +1,6 @@
 /**
  * Update from Base with --rebase refuses an agent's branch that holds merge commits (a rebase would
- * drop what they carry) before anything changes (bug 99's sibling): with --commit-uncommitted the
+ * drop what they carry) before anything changes (bug 96's sibling): with --commit-uncommitted the
  * agent's work was committed on its branch first, and the refusal then said *nothing was changed*.
  */
 import * as assert from 'node:assert/strict';
