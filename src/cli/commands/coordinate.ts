@@ -60,7 +60,7 @@ export const coordinateCommand = defineCommand({
         log(reason);
         coordinator.dispose();
         await coordinator.whenIdle();
-        if (reason === NOTHING_LEFT) await handOverLateWork(ctx, store, log);
+        if (reason === NOTHING_LEFT) await handOverLateWork(ctx, store, log, (j) => coordinator.checkFoundNothingToRun(j));
       },
     );
     return 0;
@@ -72,10 +72,13 @@ export const coordinateCommand = defineCommand({
  * that queues) writes it first and then looks for a leader: seeing this one still leading, it left
  * the work to it, though this one had decided on an older listing (the store is re-listed only when
  * the watcher says so, which can come late) that nothing was left. Work seen now is handed to a new
- * background coordinator, as that command would have started one a moment later.
+ * background coordinator, as that command would have started one a moment later. Not a check this
+ * one found nothing to run for (`skip`: no command, untrusted, or it could not be started — a check
+ * recorded running, a capacity lock it could not take): a successor would fail it the same way and
+ * hand it on as it exited, a new coordinator every second for good. A later run of that attempt is new work.
  */
-async function handOverLateWork(ctx: CliContext, store: JobStore, log: (message: string) => void): Promise<void> {
-  const presence = await ensureCoordinator(ctx, store);
+async function handOverLateWork(ctx: CliContext, store: JobStore, log: (message: string) => void, skip: (job: JobRecord) => boolean): Promise<void> {
+  const presence = await ensureCoordinator(ctx, store, undefined, skip);
   if (presence.kind === 'started') log(`work arrived as this coordinator gave up the lease: started another (pid ${presence.pid})`);
   if (presence.kind === 'unavailable') log(`work arrived as this coordinator gave up the lease, and ${presence.reason}`);
 }

@@ -35,13 +35,15 @@ export function backgroundLogPath(home: string): string {
 
 /**
  * Makes sure a coordinator will act on the work left in `store`: one leads already, or one is started now.
- * `listed`: the store's records when the caller has just read them all.
+ * `listed`: the store's records when the caller has just read them all. `skip`: attempts whose check
+ * an exiting coordinator found nothing to run for (it could not start it): a successor started for
+ * them fails the same way and starts the next as it exits, one coordinator after another, forever.
  */
-export async function ensureCoordinator(ctx: CliContext, store: JobStore, listed?: readonly JobRecord[]): Promise<CoordinatorPresence> {
+export async function ensureCoordinator(ctx: CliContext, store: JobStore, listed?: readonly JobRecord[], skip?: (job: JobRecord) => boolean): Promise<CoordinatorPresence> {
   if (await leaderLock(store.home).owner()) return { kind: 'running' };
   const jobs = listed ?? (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
   // An attempt's check still to run counts too, but only where a check command is in force.
-  if (!hasPendingWork(pendingWork(jobs)) && (await checksDue(jobs, { home: store.home })).length === 0) return { kind: 'not-needed' };
+  if (!hasPendingWork(pendingWork(jobs)) && (await checksDue(jobs, { home: store.home, skip })).length === 0) return { kind: 'not-needed' };
   const script = cliBundlePath(ctx.env);
   if (!existsSync(script)) return { kind: 'unavailable', reason: `the Paddock CLI is missing at ${script}` };
   const log = backgroundLogPath(store.home);

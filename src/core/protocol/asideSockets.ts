@@ -10,8 +10,8 @@
  * is bound to has no owner. Either way the file must also refuse connections (ECONNREFUSED), and is
  * removed only if it is still the very file judged (device and inode).
  */
-import { lstatSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { link, lstat, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { randomBytes } from '../common/lazyCrypto';
 import { probeSocket } from './socketProbe';
 
@@ -35,11 +35,11 @@ function processExists(pid: number): boolean {
   }
 }
 
-/** Names of Unix sockets bound now (Linux); undefined where the kernel does not say. */
-function boundSocketNames(): Set<string> | undefined {
+/** Names of Unix sockets bound now (Linux); undefined where the kernel does not say. Read without blocking (a window's cleanup runs this). */
+async function boundSocketNames(): Promise<Set<string> | undefined> {
   let text: string;
   try {
-    text = readFileSync('/proc/net/unix', 'utf8');
+    text = await readFile('/proc/net/unix', 'utf8');
   } catch {
     return undefined;
   }
@@ -52,41 +52,84 @@ function boundSocketNames(): Set<string> | undefined {
 }
 
 /** Whether the owner of aside file `name` is provably gone (not yet whether its file refuses connections). */
-function ownerGone(name: string, bound: () => Set<string> | undefined): boolean {
+async function ownerGone(name: string, bound: () => Promise<Set<string> | undefined>): Promise<boolean> {
   const m = ASIDE.exec(name);
   if (m) return !processExists(parseInt(m[1], 36));
   if (!OLD_ASIDE.test(name)) return false;
-  const names = bound();
+  const names = await bound();
   return names !== undefined && !names.has(name);
 }
 
 /**
  * Removes the aside socket files in `dir` whose owner is provably gone and that nothing serves;
- * returns their paths. Anything unreadable, or changed meanwhile, is left.
+ * returns their paths. Anything unreadable, or changed meanwhile, is left. Without blocking: a
+ * cleanup in a window runs it on the extension host's event loop.
  */
 export async function removeDeadAsides(dir: string): Promise<string[]> {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => ASIDE.test(n) || OLD_ASIDE.test(n));
+    names = (await readdir(dir)).filter((n) => ASIDE.test(n) || OLD_ASIDE.test(n));
   } catch {
     return [];
   }
-  let bound: Set<string> | undefined | null = null;
-  const boundOnce = () => (bound === null ? (bound = boundSocketNames()) : bound);
+  let bound: Promise<Set<string> | undefined> | undefined;
+  const boundOnce = () => (bound ??= boundSocketNames());
   const removed: string[] = [];
   for (const name of names) {
     const path = join(dir, name);
     try {
-      const before = lstatSync(path);
-      if (!before.isSocket() || !ownerGone(name, boundOnce)) continue;
-      if ((await probeSocket(path)) !== 'dead') continue;
-      const now = lstatSync(path);
-      if (now.dev !== before.dev || now.ino !== before.ino) continue;
-      unlinkSync(path);
-      removed.push(path);
+      if (!(await ownerGone(name, boundOnce))) continue;
+      if (await removeDeadSocket(path)) removed.push(path);
     } catch {
       // gone or unreadable meanwhile: not ours to judge now
     }
   }
   return removed;
+}
+
+/**
+ * Removes the socket file at `path` if nothing serves it (a refused connection, ECONNREFUSED), and
+ * only that very file. A worker may put its live socket at the path at any moment (a rename over a
+ * dead one, a link into an empty path), so the file is not unlinked by its name: it is first moved
+ * to a name of this process's own (`asideName`: no sweeper takes it while this process lives), then
+ * judged there — the file judged (device and inode), refusing still — and unlinked there; a worker
+ * placing its socket meanwhile finds the path free. What was moved and is not that file, or is
+ * served now, is put back, never over a file placed since (then it stays under this process's name,
+ * removed by a later sweep once this process is gone, if nothing serves it). What remains: a live
+ * socket renamed over the path between the judgement and the move is away from its path until it is
+ * put back, microseconds; a client connecting then is refused (ENOENT), as while a worker re-listens.
+ * `raced`: a test's stand-in for a worker acting at the two moments that matter.
+ */
+export async function removeDeadSocket(path: string, raced?: (stage: 'judged' | 'moved') => Promise<void>): Promise<boolean> {
+  const judged = await lstat(path);
+  if (!judged.isSocket() || (await probeSocket(path)) !== 'dead') return false;
+  await raced?.('judged');
+  const held = join(dirname(path), asideName(process.pid, 12));
+  try {
+    await rename(path, held);
+  } catch {
+    return false; // gone meanwhile
+  }
+  await raced?.('moved');
+  const moved = await lstat(held).catch(() => undefined);
+  if (!moved) return false;
+  if (moved.dev === judged.dev && moved.ino === judged.ino && (await probeSocket(held)) === 'dead') {
+    await unlink(held);
+    return true;
+  }
+  await putBack(held, path);
+  return false;
+}
+
+/** Puts a file moved away by mistake back at `path`, only where the path is still free. */
+async function putBack(held: string, path: string): Promise<void> {
+  try {
+    await link(held, path);
+    await unlink(held);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+    // A file system without hard links to sockets: a rename, once the path is seen free.
+    if (await lstat(path).then(() => true, () => false)) return;
+    await rename(held, path).catch(() => undefined);
+  }
 }

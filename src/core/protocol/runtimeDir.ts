@@ -5,10 +5,10 @@
  * before anything listens on it.
  */
 import { createHash } from '../common/lazyCrypto';
-import { lstatSync, mkdirSync, unlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { failure } from '../common/errors';
-import { probeSocket } from './socketProbe';
+import { removeDeadSocket } from './asideSockets';
 
 /** sun_path is 108 bytes on Linux and 104 on macOS, each including the terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = process.platform === 'darwin' ? 103 : 107;
@@ -80,19 +80,15 @@ export function socketPathFor(jobId: string, generation: number, env: NodeJS.Pro
  * own), once the caller has proven the job's processes gone; returns how many were removed. Only a
  * socket nothing serves (a refused connection: ECONNREFUSED) is removed, and only if it is still the
  * file judged: the name is derived from the job and generation, and whatever now listens there (a
- * worker started again meanwhile, another program) is not the dead worker's to remove.
+ * worker started again meanwhile, another program) is not the dead worker's to remove. Moved away
+ * before it is unlinked (`removeDeadSocket`), and without blocking: a window's cleanup runs it.
  */
 export async function removeJobSockets(jobId: string, generations: number, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let removed = 0;
   for (let generation = 1; generation <= generations; generation++) {
     const file = join(runtimeDirFor(env), socketFileName(jobId, generation));
     try {
-      const before = lstatSync(file);
-      if (!before.isSocket() || (await probeSocket(file)) !== 'dead') continue;
-      const now = lstatSync(file);
-      if (now.dev !== before.dev || now.ino !== before.ino) continue;
-      unlinkSync(file);
-      removed++;
+      if (await removeDeadSocket(file)) removed++;
     } catch {
       // absent, or already gone: nothing to do
     }

@@ -19,6 +19,32 @@ import { processTableSource, readProcStat, type StatSource } from '../proc';
 import { stopLocked } from '../operations/stop';
 import type { JobRecord } from '../store/schema';
 import { checkOutOfDate } from '../check/checkCurrency';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PADDOCK_JSON } from '../repoConfig/paddockJson';
+import { TRUST_FILE } from '../repoConfig/trust';
+
+/**
+ * What decides whether an attempt has a check command in force, short of reading it: the repository's
+ * `.paddock.json` and the store's allow list (each by identity, size and times: any write changes
+ * them) and the adapter's trust of the repository. Stat calls, without blocking.
+ */
+async function configLook(repo: string, home: string, repoTrusted?: (repo: string) => boolean): Promise<string> {
+  const id = (file: string) => stat(file).then((s) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`, () => '-');
+  const [config, trust] = await Promise.all([id(join(repo, PADDOCK_JSON)), id(join(home, TRUST_FILE))]);
+  let trusted = false;
+  try {
+    trusted = repoTrusted?.(repo) === true;
+  } catch {
+    // judged as the check's own look judges it: not trusted
+  }
+  return `${config}|${trust}|${trusted}`;
+}
+
+/** The attempt's own check command (recorded on it): part of what was judged. */
+function ownCommand(job: JobRecord): string {
+  return `|${job.settings.checkCommand ?? ''}`;
+}
 
 /** A check recorded as running or waiting: whether it still is depends on its runner process. */
 function checkUnderWay(job: JobRecord): boolean {
@@ -40,8 +66,12 @@ export function needsAutomaticCheck(job: JobRecord, stats: StatSource = readProc
 export class AutomaticChecks {
   /** Checks this process runs now (by job id). */
   private readonly running = new Set<string>();
-  /** `id@endedAt` of attempts found to have no check command: not looked at again for that execution. */
-  private readonly unconfigured = new Set<string>();
+  /**
+   * `id@endedAt` of attempts found to have no check command, or an untrusted one, with what that was
+   * judged on (`configLook`): not looked at again for that execution until that changes (a `paddock
+   * allow`, an edited `.paddock.json`): it was never looked at again by this leader, however trusted since.
+   */
+  private readonly unconfigured = new Map<string, string>();
   /** `id@endedAt` of attempts whose check could not be started (looked at again on a later pass, not waited for). */
   private readonly notStarted = new Set<string>();
 
@@ -64,12 +94,32 @@ export class AutomaticChecks {
     return this.unconfigured.has(key) || this.notStarted.has(key);
   }
 
+  /** Forgets "no command" for attempts whose configuration or trust changed since (one look per repository a pass). */
+  private async forgetChangedConfig(jobs: readonly JobRecord[]): Promise<void> {
+    const looks = new Map<string, Promise<string>>();
+    for (const job of jobs) {
+      const key = `${job.id}@${job.lifecycle.endedAt}`;
+      const then = this.unconfigured.get(key);
+      if (then === undefined) continue;
+      if (!looks.has(job.repo)) looks.set(job.repo, configLook(job.repo, this.ctx.store.home, this.opts.repoTrusted));
+      if ((await looks.get(job.repo)) + ownCommand(job) !== then) {
+        this.unconfigured.delete(key);
+        this.notStarted.delete(key);
+      }
+    }
+  }
+
+  private async markUnconfigured(job: JobRecord, look: Promise<string>): Promise<void> {
+    this.unconfigured.set(`${job.id}@${job.lifecycle.endedAt}`, (await look) + ownCommand(job));
+  }
+
   /**
    * Starts, in the background, the checks due among `jobs` (leader only). A runner is judged against
    * one process table read after the records, without blocking: on the portable backend each look
    * at one process would be a `ps` run on the window's event loop, every pass.
    */
   async schedule(jobs: readonly JobRecord[]): Promise<void> {
+    if (this.unconfigured.size > 0) await this.forgetChangedConfig(jobs);
     const candidates = jobs.filter((job) => !this.running.has(job.id) && !this.unconfigured.has(`${job.id}@${job.lifecycle.endedAt}`));
     const stats = candidates.some(checkUnderWay) ? await processTableSource() : readProcStat;
     for (const job of candidates) {
@@ -81,15 +131,18 @@ export class AutomaticChecks {
 
   private async check(job: JobRecord): Promise<void> {
     const { store } = this.ctx;
+    // Taken before the command is read: a change made while it reads is a change next pass.
+    const look = configLook(job.repo, store.home, this.opts.repoTrusted);
     try {
       const command = await findCheckCommand(job, { home: store.home, repoTrusted: this.opts.repoTrusted });
       if (!command) {
-        this.unconfigured.add(`${job.id}@${job.lifecycle.endedAt}`);
+        await this.markUnconfigured(job, look);
         return;
       }
       const c = job.check;
-      if (c && (c.state === 'running' || c.state === 'queued') && c.runner) {
-        // Its runner died: what the check left running goes first, then the check runs again.
+      // Its runner died (or, recorded running by none, long ago: `checkInHand`): what the check left
+      // running goes first, then it runs again. Left `running`, every start was refused ("already running").
+      if (c && (c.state === 'running' || (c.state === 'queued' && c.runner))) {
         this.ctx.log(`the process running the check of ${job.id} is gone; running it again`);
         const lock = await this.opts.takeOrWatch(job.id);
         if (!lock) return; // someone is working on it: judged again once they let go
@@ -102,7 +155,7 @@ export class AutomaticChecks {
       }
       await runCheck(this.ctx, job.id, { waitForSlot: false, repoTrusted: this.opts.repoTrusted }, command);
     } catch (err) {
-      if (err instanceof PaddockError && err.code === 'UNTRUSTED_CONFIG') this.unconfigured.add(`${job.id}@${job.lifecycle.endedAt}`);
+      if (err instanceof PaddockError && err.code === 'UNTRUSTED_CONFIG') await this.markUnconfigured(job, look);
       // Nothing runs it before some change to the store brings a pass: `coordinate --until-idle` does not wait for that.
       else this.notStarted.add(`${job.id}@${job.lifecycle.endedAt}`);
       this.ctx.log(`automatic check of ${job.id}: ${describeError(err)}`);

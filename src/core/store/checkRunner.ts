@@ -28,10 +28,24 @@ export function checkRunMarker(jobId: string, runner: ProcessIdentity): EnvMarke
   return { name: CHECK_RUN_ENV, value: `${jobId}.${runner.pid}.${runner.startTime}` };
 }
 
-/** Whether `job` has a person's check recorded under way whose runner is gone (pid, start time, boot id). */
-export function checkRunnerGone(job: JobRecord, stats: StatSource = readProcStat): boolean {
+/**
+ * How long a check recorded `running` that names no runner (a record from before runners were
+ * recorded; the schema still allows it) is taken as under way: nothing can prove its runner gone, but
+ * a runner of today names itself, and one of before has long ended or been ended by its timeout.
+ * Left `running`, it refused every check of the agent and held a capacity slot, for good.
+ */
+export const RUNNERLESS_CHECK_GRACE_MS = 10 * 60_000;
+
+/** A check recorded running by no runner, longer ago than RUNNERLESS_CHECK_GRACE_MS (or at a time unreadable). */
+export function runnerlessCheckStale(c: Check, now = Date.now()): boolean {
+  return c.state === 'running' && !c.runner && !(now - Date.parse(c.at) <= RUNNERLESS_CHECK_GRACE_MS);
+}
+
+/** Whether `job` has a person's check recorded under way whose runner is gone (pid, start time, boot id), or names none, long ago. */
+export function checkRunnerGone(job: JobRecord, stats: StatSource = readProcStat, now = Date.now()): boolean {
   const c = job.check;
-  if (job.group || !c?.runner || (c.state !== 'running' && c.state !== 'queued')) return false;
+  if (job.group || !c || (c.state !== 'running' && c.state !== 'queued')) return false;
+  if (!c.runner) return runnerlessCheckStale(c, now);
   return livenessOf(c.runner, stats) !== 'alive';
 }
 
@@ -63,6 +77,11 @@ export async function endGoneRunnersCheck(job: JobRecord, graceMs: number): Prom
 /** The check as recorded once its runner was found gone and what it left running was ended: failed, saying why. */
 export function checkOfGoneRunner(check: Check, left: GoneCheckEnded, now = new Date()): Check {
   const pid = check.runner?.pid;
+  if (pid === undefined) {
+    // Nothing names what it ran: the agent's own processes carry the same marker, so nothing is ended.
+    const summary = `The check was recorded running more than ${RUNNERLESS_CHECK_GRACE_MS / 60_000} minutes ago by no process it names (a record of an earlier version); run the check again.`;
+    return { state: 'failed', exitCode: null, durationMs: null, at: now.toISOString(), summary, runner: null };
+  }
   const what = check.state === 'running' ? 'ended before the check finished' : 'ended while the check waited for a slot';
   return {
     state: 'failed',

@@ -5,11 +5,12 @@
  */
 import * as assert from 'node:assert/strict';
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { asideName, removeDeadAsides } from '../../../../src/core/protocol/asideSockets';
+import { asideName, removeDeadAsides, removeDeadSocket } from '../../../../src/core/protocol/asideSockets';
 import { removeJobSockets, socketPathFor } from '../../../../src/core/protocol/runtimeDir';
 import { ControlSocket } from '../../../../src/core/worker/controlSocket';
+import { probeSocket } from '../../../../src/core/protocol/socketProbe';
 
 /** Binds (and with `listen`, listens on) an aside name in its own pid's format, or the old one; prints the path. */
 const HOLDER = `
@@ -140,4 +141,62 @@ describe('core/protocol/asideSockets', function () {
     assert.equal(existsSync(socketPathFor('job-a', 1, env)), true, 'the live listener keeps its path');
     assert.equal(existsSync(socketPathFor('job-a', 2, env)), false);
   });
+
+  // Found by review of bug 90: the file was unlinked by its name after the last look, so a worker
+  // placing its live socket there in between (a rename over the dead one, a link into the freed path)
+  // lost it. Now it is moved to a name of the remover's own first and unlinked there.
+  it('a worker placing its live socket at the path as a cleanup removes the dead one keeps it: right after the judgement, right after the last look', async () => {
+    const env = { PADDOCK_RUNTIME_DIR: dir };
+    const path = socketPathFor('job-r', 1, env);
+    for (const stage of ['judged', 'moved'] as const) {
+      const dead = await hold('new', true);
+      await dead.killed();
+      renameSync(dead.path, path);
+      const live = await hold('new', true);
+      const removed = await removeDeadSocket(path, async (at) => {
+        if (at !== stage) return;
+        // A worker's placeSocket: a rename over a file it judged dead, a link into an empty path.
+        if (existsSync(path)) renameSync(live.path, path);
+        else linkSync(live.path, path);
+      });
+      assert.equal(removed, stage === 'moved', stage);
+      assert.equal(lstatSync(path).isSocket(), true, `${stage}: the live socket is at its path`);
+      assert.equal(await probeSocket(path), 'alive', `${stage}: and served there`);
+      const left = readdirSync(dir).filter((n) => n !== live.path.slice(dir.length + 1));
+      assert.deepEqual(left, [path.slice(dir.length + 1)], `${stage}: nothing else left`);
+      await live.killed();
+      rmSync(path, { force: true });
+      rmSync(live.path, { force: true });
+    }
+  });
+
+  // Found by review of bugs 89/90: a window's cleanup runs both sweeps inside the extension host, whose
+  // event loop must never wait on the disk; they listed, stat'ed, unlinked and read /proc/net/unix synchronously.
+  it('sweeps without one synchronous file-system call (a window runs it on its event loop)', async function () {
+    if (!existsSync('/proc/net/unix')) this.skip();
+    const env = { PADDOCK_RUNTIME_DIR: dir };
+    const dead = [await hold('new', true), await hold('old', true), await hold('new', true)];
+    for (const h of dead) await h.killed();
+    renameSync(dead[2].path, socketPathFor('job-s', 1, env));
+    const names = ['readdirSync', 'lstatSync', 'statSync', 'readFileSync', 'unlinkSync', 'renameSync', 'linkSync', 'existsSync'] as const;
+    const calls: string[] = [];
+    // The module object itself (an `import *` is a frozen copy): what the code under test calls through.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const fsm = require('node:fs') as Record<string, (...args: unknown[]) => unknown>;
+    const saved = names.map((n) => fsm[n]);
+    names.forEach((n, i) => (fsm[n] = (...args: unknown[]) => (calls.push(`${n}(${String(args[0])})`), saved[i](...args))));
+    let removed: string[];
+    let jobSockets: number;
+    try {
+      removed = await removeDeadAsides(dir);
+      jobSockets = await removeJobSockets('job-s', 1, env);
+    } finally {
+      names.forEach((n, i) => (fsm[n] = saved[i]));
+    }
+    assert.deepEqual(calls, []);
+    assert.deepEqual(removed.sort(), [dead[0].path, dead[1].path].sort());
+    assert.equal(jobSockets, 1);
+    assert.deepEqual(readdirSync(dir), []);
+  });
 });
+

@@ -6,6 +6,8 @@ import * as path from 'node:path';
 import { jobLock, type OperationContext } from '../../../../src/core/operations/context';
 import { identityOf, ownIdentity } from '../../../../src/core/proc/identity';
 import { AutomaticChecks } from '../../../../src/core/scheduler/automaticChecks';
+import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
+import { RepoConfigTrust } from '../../../../src/core/repoConfig/trust';
 import type { JobRecord } from '../../../../src/core/store/schema';
 import { PortablePs, watchEventLoop } from '../proc/portablePs';
 import { sampleRecord, TestBed, useTestBed } from '../store/helpers';
@@ -63,5 +65,40 @@ describe('automatic checks (AutomaticChecks.schedule)', () => {
       ps.restore();
       for (const runner of runners) runner.kill('SIGKILL');
     }
+  });
+
+  // Found by review of bug 91: an attempt the leader found an untrusted (or no) check command for was
+  // never looked at again by that leader, though `paddock allow` trusted the file since.
+  it('looks again at an attempt found with an untrusted check command once the file is allowed, or with none once one is set', async () => {
+    const untrusted = attemptCheckedBy('untr000', null);
+    untrusted.repo = fs.mkdtempSync(path.join(bed.home, 'repo-'));
+    fs.writeFileSync(path.join(untrusted.repo, '.paddock.json'), JSON.stringify({ check: 'echo hi' }));
+    const none = attemptCheckedBy('none000', null);
+    none.repo = fs.mkdtempSync(path.join(bed.home, 'bare-'));
+    for (const j of [untrusted, none]) {
+      j.check = null;
+      j.settings = { ...j.settings, checkCommand: null };
+    }
+    let tracked: Promise<unknown>[] = [];
+    const ctx = { store: bed.store(), log: () => undefined } as unknown as OperationContext;
+    const checks = new AutomaticChecks(ctx, {
+      takeOrWatch: (id) => jobLock(ctx.store, id).tryAcquire(),
+      track: <T>(p: Promise<T>) => (tracked.push(p), p),
+    });
+    /** How many checks a pass started (each ends at once here: trusted, it fails to start in this bare context). */
+    const pass = async () => {
+      tracked = [];
+      await checks.schedule([untrusted, none]);
+      await Promise.all(tracked);
+      return tracked.length;
+    };
+    assert.equal(await pass(), 2);
+    assert.equal(await pass(), 0, 'nothing changed: neither looked at again');
+    await new RepoConfigTrust(bed.home).allow((await readRepoConfig(untrusted.repo))!);
+    assert.equal(await pass(), 2, 'allowed since: looked at again (both: the allow list both were judged on changed)');
+    assert.equal(await pass(), 1, 'only the one trusted now (not started here: tried on every pass)');
+    assert.equal(checks.foundNothingToRun(none), true);
+    fs.writeFileSync(path.join(none.repo, '.paddock.json'), JSON.stringify({ check: 'echo hi' }));
+    assert.equal(await pass(), 2, 'a file set since: looked at again (and the one not started, again)');
   });
 });
