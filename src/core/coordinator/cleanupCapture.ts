@@ -83,7 +83,10 @@ export async function captureStage(deps: CaptureStageDeps, job: JobRecord, notes
     });
   } catch (err) {
     const consent = err instanceof PaddockError && err.code === CONSENT_NEEDED;
-    throw new StageFailure('capturing', consent ? describeError(err) : `could not capture the worktree: ${describeError(err)}`, [], false, consent);
+    const why = describeError(err);
+    // The capture's own messages already say so ("Could not capture the worktree …: …"): once is enough.
+    const said = consent ? why : /^could not capture /i.test(why) ? `c${why.slice(1)}` : `could not capture the worktree: ${why}`;
+    throw new StageFailure('capturing', said, [], false, consent);
   }
   job = await deps.store.update(id, (j) => ({
     ...j,
@@ -106,7 +109,10 @@ export async function captureStage(deps: CaptureStageDeps, job: JobRecord, notes
       `dropped ${s.regenerable.files} regenerable file(s)${s.lostCount ? `; lost ${s.lostCount} path(s) as agreed` : ''}${gitDirsKept(s.keptGitDirs, '; ')}`,
   );
   notes.push(`work saved to ${evidence.snapshotRef}`);
-  if (s.archived.files + s.emptyDirs > 0) notes.push(`${s.archived.files} ignored or nested file(s) and ${s.emptyDirs} empty folder(s) archived`);
+  // A file git would not store is archived too, but it is neither ignored nor nested: it is said apart.
+  const unstorable = s.unstorable ?? 0;
+  if (s.archived.files - unstorable + s.emptyDirs > 0) notes.push(`${s.archived.files - unstorable} ignored or nested file(s) and ${s.emptyDirs} empty folder(s) archived`);
+  if (unstorable > 0) notes.push(`${unstorable} file(s) git would not store (a filter or encoding that failed on them, a name it refuses) archived as they are on disk`);
   if (s.keptGitDirs?.length) notes.push(gitDirsKept(s.keptGitDirs, ''));
   // A worktree of another repository: the person learns where its commits went and that it is still registered there.
   for (const words of s.foreignWorktrees ?? []) notes.push(printable(words));

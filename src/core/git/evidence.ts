@@ -22,13 +22,11 @@
  *   and a merge, rebase or bisect stopped half-way (gitDirFiles.ts), the
  *   worktree's own refs (keptCommits.ts).
  *
- * A path git will not add (snapshotIndex.ts) is archived with what git does not
- * see; one that cannot be read either is lost only with consent, as below.
- *
- * Anything that cannot be kept (unreadable, or over the archive limit) stops
- * the capture with a `consent-needed` error naming it, unless the person agreed
- * to drop it; then it is recorded as lost. New evidence replaces the old only
- * once all of it is written and verified.
+ * A path git will not add (snapshotIndex.ts) is archived with what git does not see; one that
+ * cannot be read either is lost only with consent: anything that cannot be kept (unreadable, or
+ * over the archive limit) stops the capture with a `consent-needed` error naming it, unless the
+ * person agreed to drop it; then it is recorded as lost. New evidence replaces the old only once
+ * all of it is written and verified.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -276,6 +274,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       ...(privateKept.length > 0 ? { keptGitDirs: privateKept.map((g) => g.part.path).slice(0, 200) } : {}),
       keptCommits: kept.length,
       ...(foreign.length > 0 ? { foreignWorktrees: foreignWorktreeWords(foreign, evidenceDir).slice(0, 200) } : {}),
+      ...(plan.archive.some((p) => refused.has(p)) ? { unstorable: plan.archive.filter((p) => refused.has(p)).length } : {}),
     };
     const archived = new Set(plan.archive);
     const manifest: Manifest = {

@@ -9,6 +9,10 @@
  * the tracked ones whose files differ from the index. They are archived as they
  * are on disk, like any path git would not take; a working filter's paths are
  * kept that way too, which costs archive space and loses no byte.
+ *
+ * The same look serves the conversions git dies on at the first file, naming only it (a failing
+ * clean filter, a byte order mark its working-tree-encoding forbids): learnt one a run, 64 such
+ * files failed every capture. So the files a `working-tree-encoding` names are found here too.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -23,8 +27,8 @@ async function filtersOff(worktree: string, env: NodeJS.ProcessEnv): Promise<str
 }
 
 /**
- * Of the paths `add -A` would read (untracked, or differing from the index), those a filter
- * attribute names. `everyTracked`: every tracked one too, for when those were not enough: `add`
+ * Of the paths `add -A` would read (untracked, or differing from the index), those a filter or
+ * working-tree-encoding attribute names. `everyTracked`: every tracked one too, for when those were not enough: `add`
  * also reads a "racily clean" file (written in the second its entry was), which may be unchanged.
  */
 export async function filteredChangedPaths(worktree: string, env: NodeJS.ProcessEnv, everyTracked = false): Promise<string[]> {
@@ -37,12 +41,13 @@ export async function filteredChangedPaths(worktree: string, env: NodeJS.Process
   if (untracked.code !== 0 || changed.code !== 0) return [];
   const candidates = [...new Set([...untracked.stdout.split('\0'), ...changed.stdout.split('\0')].filter((p) => p.length > 0 && !p.endsWith('/')))];
   if (candidates.length === 0) return [];
-  const attrs = await runGit(['check-attr', '-z', '--stdin', 'filter'], { ...opts, input: encodeName(candidates.map((p) => `${p}\0`).join('')) });
+  const attrs = await runGit(['check-attr', '-z', '--stdin', 'filter', 'working-tree-encoding'], { ...opts, input: encodeName(candidates.map((p) => `${p}\0`).join('')) });
   if (attrs.code !== 0) return [];
   // NUL-separated triplets: path, attribute, value.
   const fields = attrs.stdout.split('\0');
-  const found: string[] = [];
-  for (let i = 0; i + 2 < fields.length; i += 3) if (!['unspecified', 'unset'].includes(fields[i + 2])) found.push(fields[i]);
+  const named = new Set<string>();
+  for (let i = 0; i + 2 < fields.length; i += 3) if (!['unspecified', 'unset'].includes(fields[i + 2])) named.add(fields[i]);
+  const found = [...named];
   // A deleted file runs through no filter, and left out it would stand in the snapshot as it was.
   const onDisk = await Promise.all(found.map((p) => fs.lstat(fsPath(path.join(worktree, p))).then(() => true, () => false)));
   return found.filter((_, i) => onDisk[i]);

@@ -29,7 +29,7 @@ import { restoreConflictStages } from './conflictStages';
 import { restoreWorktreeRefs } from './worktreeRefs';
 import { restoreOperationBranch } from './operationBranch';
 import { foreignWorktreeNotes } from './foreignRestore';
-import { restoreUpdateRefsBranches } from './updateRefs';
+import { restoreUpdateRefsBranches, updateRefsBranches } from './updateRefs';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
 
 export interface RestoreOptions {
@@ -75,7 +75,7 @@ async function refSha(repo: string, rev: string): Promise<string | null> {
 }
 
 /** `detached`: the agent left HEAD detached (said so, as it is no fallback). */
-async function addCheckout(repo: string, target: string, branch: string | null, headSha: string, detached = false): Promise<string> {
+async function addCheckout(repo: string, target: string, branch: string | null, headSha: string, detached: boolean, made: { folder: boolean }): Promise<string> {
   let args: string[];
   let note: string;
   const tip = branch ? await refSha(repo, `refs/heads/${branch}^{commit}`) : null;
@@ -95,13 +95,15 @@ async function addCheckout(repo: string, target: string, branch: string | null, 
     note = `detached at ${headSha.slice(0, 12)} (branch ${branch} is checked out elsewhere)`;
   }
   if (res.code !== 0) throw failure(`Could not create the worktree ${target}: ${firstLine(res.stderr) || `exit code ${res.code}`}.`);
+  made.folder = true;
   return note;
 }
 
 /** A worktree on a branch with no commit yet, as the agent's was (`checkout --orphan`). */
-async function addUnborn(repo: string, target: string, branch: string, snapshotSha: string): Promise<string> {
+async function addUnborn(repo: string, target: string, branch: string, snapshotSha: string, made: { folder: boolean }): Promise<string> {
   const res = await runGit(['worktree', 'add', '--no-checkout', '--detach', '--', target, snapshotSha], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
   if (res.code !== 0) throw failure(`Could not create the worktree ${target}: ${firstLine(res.stderr) || `exit code ${res.code}`}.`);
+  made.folder = true;
   if ((await refSha(repo, `refs/heads/${branch}`)) !== null) return `detached at the snapshot (its branch ${branch} had no commit; one of that name exists now)`;
   await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { cwd: target });
   return `on branch ${branch}, which has no commit yet`;
@@ -172,8 +174,8 @@ async function jobBranchGone(repo: string, jobBranch: string | null, checkout: {
 
 export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResult> {
   const target = path.resolve(opts.target);
-  // An empty folder named with --to is the person's: a failed restore leaves it as it was.
-  const emptyFolderGiven = existsSync(target);
+  // An empty folder named with --to is the person's: a failed restore leaves it as it was (its mode too).
+  const emptyFolderMode = existsSync(target) ? (await fs.stat(target)).mode & 0o7777 : null;
   await assertFreeTarget(target);
   const refTip = await refSha(opts.repo, `${opts.snapshotRef}^{commit}`);
   if (!refTip) throw failure(`The snapshot ${opts.snapshotRef} is not in ${opts.repo}; there is nothing to restore from.`);
@@ -195,6 +197,12 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
 
   await fs.mkdir(path.dirname(target), { recursive: true });
   let checkout = branchToCheckOut(manifest, opts.branch);
+  // The branches re-created below, each at the commit it is made at, are undone if the restore fails:
+  // those absent now that the restore would make (an operation's, one --update-refs moves, the checkout's).
+  const created = await absentBranches(opts.repo, [
+    ...(manifest?.operationBranch ? [{ ref: `refs/heads/${manifest.operationBranch.name}`, sha: manifest.operationBranch.tip }] : []),
+    ...updateRefsBranches(manifest?.gitDirFiles).map((b) => ({ ref: b.ref, sha: b.old })),
+  ]);
   // A rebase or bisect stopped half-way expects its branch at its old tip and HEAD detached: that
   // branch, deleted by the cleanup, comes back first, so it is not re-created at HEAD's commit below.
   const deleted = opts.branchDeletedByCleanup === true ? opts.branch : null;
@@ -203,34 +211,49 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   const updateRefsNotes = await restoreUpdateRefsBranches(opts.repo, manifest?.gitDirFiles, deleted);
   const branchGone = headSha ? await jobBranchGone(opts.repo, opts.branch, checkout) : null;
   if (branchGone) checkout = { branch: opts.branch, detached: false };
-  // A branch the checkout below re-creates is undone with the rest if the restore fails.
-  const created = checkout.branch && headSha && (await refSha(opts.repo, `refs/heads/${checkout.branch}`)) === null ? { branch: checkout.branch, sha: headSha } : null;
-  const branchNote = headSha ? await addCheckout(opts.repo, target, checkout.branch, headSha, checkout.detached) : await addUnborn(opts.repo, target, unborn!, snapshotSha);
+  if (checkout.branch && headSha) created.push(...(await absentBranches(opts.repo, [{ ref: `refs/heads/${checkout.branch}`, sha: headSha }])));
+  const made = { folder: false };
   try {
+    const branchNote = headSha ? await addCheckout(opts.repo, target, checkout.branch, headSha, checkout.detached, made) : await addUnborn(opts.repo, target, unborn!, snapshotSha, made);
     return await fillWorktree(opts, target, manifest, { snapshotSha, headSha, branchNote, notes: [operationBranchNote, ...updateRefsNotes, branchGone] });
   } catch (err) {
     // Everything in the folder came from the evidence, which is untouched: a restore cut short (a
     // smudge filter git cannot run, a full disk) leaves nothing half-made at the agent's path that
     // would pass for its worktree and refuse the next restore as "already exists".
-    const left = await discardPartialRestore(opts.repo, target, emptyFolderGiven, created);
+    const left = await discardPartialRestore(opts.repo, target, made.folder, emptyFolderMode, created);
     const why = err instanceof Error ? err.message.replace(/\.$/, '') : String(err);
-    throw failure(`Could not restore the worktree ${target}: ${why}. ${left ?? 'Nothing was left there'}; the evidence is unchanged, so the restore can be run again.`);
+    // Before git made the folder, its own message ("Could not create the worktree …") says where.
+    const said = made.folder ? `Could not restore the worktree ${target}: ${why}` : why;
+    throw failure(`${said}. ${left ?? 'Nothing was left there'}; the evidence is unchanged, so the restore can be run again.`);
   }
 }
 
+type MadeBranch = { ref: string; sha: string };
+
+/** Of `branches`, those that do not exist now. */
+async function absentBranches(repo: string, branches: readonly MadeBranch[]): Promise<MadeBranch[]> {
+  const absent = await Promise.all(branches.map(async (b) => ((await refSha(repo, b.ref)) === null ? b : null)));
+  return absent.filter((b): b is MadeBranch => b !== null);
+}
+
 /**
- * Removes the folder a failed restore made, its registration and a branch it re-created (at the
- * commit it was made at, which the snapshot keeps); says what it could not remove.
+ * Removes the folder a failed restore made, its registration and the branches it re-created (each
+ * only at the commit it was made at, which the snapshot keeps); says what it could not remove.
+ * `folderMade`: git had made the worktree (before that, a folder there is not the restore's).
  */
-async function discardPartialRestore(repo: string, target: string, emptyFolderGiven: boolean, created: { branch: string; sha: string } | null): Promise<string | null> {
-  try {
-    await fs.rm(fsPath(target), { recursive: true, force: true });
-  } catch {
-    return `The half-restored folder ${target} could not be removed`;
+async function discardPartialRestore(repo: string, target: string, folderMade: boolean, emptyFolderMode: number | null, created: readonly MadeBranch[]): Promise<string | null> {
+  if (folderMade) {
+    try {
+      await fs.rm(fsPath(target), { recursive: true, force: true });
+    } catch {
+      return `The half-restored folder ${target} could not be removed`;
+    }
+    await forgetWorktreeRegistration(repo, target).catch(() => false);
   }
-  await forgetWorktreeRegistration(repo, target).catch(() => false);
-  if (created) await runGit(['update-ref', '-d', `refs/heads/${created.branch}`, created.sha], { cwd: repo, allowFailure: true });
-  if (emptyFolderGiven) await fs.mkdir(target).catch(() => undefined);
+  for (const b of created) await runGit(['update-ref', '-d', b.ref, b.sha], { cwd: repo, allowFailure: true });
+  if (emptyFolderMode !== null && !(await fs.access(target).then(() => true, () => false))) {
+    await fs.mkdir(target).then(() => fs.chmod(target, emptyFolderMode)).catch(() => undefined);
+  }
   return null;
 }
 

@@ -17,6 +17,7 @@ import { describeError, failure } from '../common/errors';
 import { Limiter } from '../common/limiter';
 import { fewPaths } from './landingConflict';
 import { decodeName } from './pathBytes';
+import { printable } from '../common/printable';
 import { STAT_CHECKED } from './scopedConfig';
 
 export interface GitOptions {
@@ -131,6 +132,30 @@ export function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, LC_ALL: 'C', LANG: 'C', GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', ...extra };
 }
 
+// git's last word when a clean or smudge filter fails on a file (`<path>: clean filter '<driver>' failed`,
+// `<path>: smudge filter <driver> failed`); nothing quotes the path, so it may not run on past a line of git's own.
+const FILTER_FAILED = /^fatal: ((?:(?!\n(?:fatal|error|hint|warning): )[^])+?): (clean|smudge) filter '?([^'\n]*?)'? failed$/m;
+// Why, when the filter said: it could not be started, or the exit code of the command (127: not found).
+const FILTER_CAUSE = /^error: (cannot run [^\n]*|external filter '[^\n]*' failed \d+)$/m;
+
+/**
+ * A filter that failed, in words naming the file: the error line git writes first ("external
+ * filter 'x' failed 1") names neither the file nor which side of the filter; null when none failed.
+ */
+function filterFailure(text: string): string | null {
+  const m = FILTER_FAILED.exec(text);
+  if (!m) return null;
+  const cause = FILTER_CAUSE.exec(text)?.[1];
+  return `the ${m[2]} filter '${m[3]}' failed on ${printable(m[1])}${cause ? ` (${cause})` : ''}`;
+}
+
+/** The git command of `args` (`checkout-index`), past the `-c name=value` settings before it. */
+export function gitCommandOf(args: readonly string[]): string {
+  let i = 0;
+  while (i < args.length && args[i].startsWith('-')) i += args[i] === '-c' || args[i] === '-C' ? 2 : 1;
+  return args[i] ?? args[0] ?? '';
+}
+
 /**
  * The line of git's stderr that says what went wrong (its fatal/error line when there is one). A
  * line that ends in a colon introduces the files it is about (tab-indented below it, as in "The
@@ -138,11 +163,15 @@ export function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  * the message, so the first few are kept, joined to that line.
  */
 export function firstLine(text: string): string {
+  const filter = filterFailure(text);
+  if (filter !== null) return filter;
   const raw = text.split('\n');
   const said = raw.map((l, i) => ({ line: l.trim(), i })).filter(({ line }) => line.length > 0 && !line.startsWith('hint:'));
   const chosen = said.find(({ line }) => /^(fatal|error): /.test(line)) ?? said[0];
   if (chosen === undefined) return '';
-  const line = chosen.line.replace(/^(fatal|error): /, '');
+  // A line git ends in ';' goes on with its advice ("use 'add -f' to override"), which is not ours to
+  // give; its closing '.' is not ours either: callers put the line inside a sentence of their own.
+  const line = chosen.line.replace(/^(fatal|error): /, '').replace(/(?<!\.)[;.]$/, '');
   if (!line.endsWith(':')) return line;
   const files: string[] = [];
   for (const next of raw.slice(chosen.i + 1)) {
@@ -180,7 +209,7 @@ export async function runGit(args: string[], opts: GitOptions): Promise<GitResul
 
 function gitFailure(args: string[], opts: GitOptions, result: GitResult, signal: NodeJS.Signals | null): Error {
   const why = firstLine(result.stderr) || (signal ? `killed by ${signal}` : `exit code ${result.code}`);
-  return failure(`git ${args[0]} failed in ${opts.cwd}: ${why}`, 'git');
+  return failure(`git ${gitCommandOf(args)} failed in ${opts.cwd}: ${why}`, 'git');
 }
 
 function runGitOnce(args: string[], opts: GitOptions): Promise<GitResult> {
@@ -192,7 +221,7 @@ function runGitOnce(args: string[], opts: GitOptions): Promise<GitResult> {
 }
 
 function cancelled(args: string[], opts: GitOptions): Error {
-  return failure(`git ${args[0]} in ${opts.cwd} was cancelled.`, 'git');
+  return failure(`git ${gitCommandOf(args)} in ${opts.cwd} was cancelled.`, 'git');
 }
 
 function spawnGit(args: string[], opts: GitOptions): Promise<GitResult> {
@@ -210,7 +239,7 @@ function spawnGit(args: string[], opts: GitOptions): Promise<GitResult> {
     const err: Buffer[] = [];
     let settled = false;
     const timeoutMs = opts.timeoutMs ?? GIT_TIMEOUT_MS;
-    const timer = timeoutMs > 0 ? setTimeout(() => stop(failure(`git ${args[0]} in ${opts.cwd} did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped.`, 'git')), timeoutMs) : undefined;
+    const timer = timeoutMs > 0 ? setTimeout(() => stop(failure(`git ${gitCommandOf(args)} in ${opts.cwd} did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped.`, 'git')), timeoutMs) : undefined;
     const onAbort = () => stop(cancelled(args, opts));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const settle = (fn: () => void) => {

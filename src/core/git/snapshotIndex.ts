@@ -115,6 +115,20 @@ function addPathspecs(opts: StageOptions, flags: string[], pathspecs: string[]):
   });
 }
 
+// The ways git cannot turn a file into its stored form, each fatal at the first such file: a
+// required clean filter that fails or cannot be run (a git-lfs missing from the PATH of the process
+// that cleans up), bytes its working-tree-encoding cannot decode, a byte order mark it forbids
+// (UTF-16LE…) or lacks (UTF-16…), an encoding that does not come back the same
+// (core.checkRoundtripEncoding). Each runs to the end of its line: a name may hold the words after it.
+const CONVERSION_FAILED_LINES: readonly RegExp[] = [
+  // Nothing quotes this name: it may not run on past a line of git's own.
+  /^fatal: ((?:(?!\n(?:fatal|error|hint|warning): )[^])+?): clean filter '[^'\n]*' failed$/gm,
+  /^fatal: failed to encode '([^]+?)' from \S+ to \S+$/gm,
+  /^fatal: BOM is (?:prohibited|required) in '([^]+?)' if encoded as \S+$/gm,
+  /^fatal: encoding '([^]+?)' from \S+ to \S+ and back is not the same$/gm,
+];
+const CONVERSION_FAILED = CONVERSION_FAILED_LINES.map((p) => new RegExp(p.source, 'm'));
+
 /**
  * git's lines (LC_ALL=C, runGit.ts) that name a path `add` will not take. The name is git's own,
  * unquoted; it may hold a newline, so each pattern ends at text that only git writes.
@@ -124,15 +138,7 @@ const REFUSALS: readonly RegExp[] = [
   /^error: unable to index file '([^]+?)'$/gm,
   /^fatal: unable to stat '([^]+?)': /gm, // in a folder that can be listed but not searched
   /^error: invalid path '([^]+?)'$/gm, // .GIT/x, GIT~1, sub/.git./x, .gitmodules as a symlink
-  /^fatal: failed to encode '([^]+?)' from /gm, // bytes its working-tree-encoding cannot decode
-  // The other ways git cannot turn a file into its stored form, each fatal: a byte order mark its
-  // working-tree-encoding forbids (UTF-16LE…) or lacks (UTF-16…), an encoding that does not come back
-  // the same (core.checkRoundtripEncoding), a required clean filter that fails or cannot be run (a
-  // git-lfs missing from the PATH of the process that cleans up).
-  /^fatal: BOM is (?:prohibited|required) in '([^]+?)' if encoded as /gm,
-  /^fatal: encoding '([^]+?)' from \S+ to \S+ and back is not the same$/gm,
-  // Nothing quotes this name: it may not run on past a line of git's own.
-  /^fatal: ((?:(?!\n(?:fatal|error|hint|warning): )[^])+?): clean filter '[^'\n]*' failed$/gm,
+  ...CONVERSION_FAILED_LINES,
   /^error: ([^\n]+?): can only add regular files, symbolic links or git-directories$/gm, // a FIFO where a tracked file was
 ];
 
@@ -162,10 +168,14 @@ async function addLearning(opts: StageOptions, gitlinks: ReadonlySet<string>): P
   for (let run = 1; ; run++) {
     const add = await addAll(opts, gitlinks, refused);
     let learned = add.code === 0 ? [] : refusedPaths(add.stderr).filter((p) => !refused.has(p));
-    // A dying filter process may stop git before it names the file (filteredPaths.ts): the changed
-    // files a filter reads are left out, then, if that was not enough, every one.
-    while (add.code !== 0 && learned.length === 0 && filterLooks < 2) {
-      learned = (await filteredChangedPaths(opts.worktree, opts.env, filterLooks++ === 1)).filter((p) => !refused.has(p));
+    // A dying filter process may stop git before it names the file (filteredPaths.ts), and a failing
+    // clean filter or a forbidden byte order mark stops it at the first file, one a run, so 64 of
+    // them failed every capture: the changed files a filter or an encoding reads are left out, then,
+    // if that was not enough, every one.
+    const conversionFailed = add.code !== 0 && CONVERSION_FAILED.some((p) => p.test(add.stderr));
+    for (let looked = false; add.code !== 0 && filterLooks < 2 && (learned.length === 0 || (conversionFailed && !looked)); looked = true) {
+      const more = await filteredChangedPaths(opts.worktree, opts.env, filterLooks++ === 1);
+      learned = [...new Set([...learned, ...more])].filter((p) => !refused.has(p));
     }
     if (learned.length === 0 || run === MAX_ADD_RUNS) return { ...add, refused: [...refused] };
     for (const p of learned) refused.add(p);

@@ -90,7 +90,7 @@ function lost(v: unknown): Obj {
   oneOf(i.why, LOST_WHY);
   return i;
 }
-const SUMMARY_KEYS = keys('captured', 'archived', 'emptyDirs', 'regenerable', 'lost', 'lostCount', 'nested', 'keptGitDirs', 'keptCommits', 'foreignWorktrees');
+const SUMMARY_KEYS = keys('captured', 'archived', 'emptyDirs', 'regenerable', 'lost', 'lostCount', 'nested', 'keptGitDirs', 'keptCommits', 'foreignWorktrees', 'unstorable');
 const keptGitDirs = (x: unknown) => strArr(x, 200, 4096);
 const foreignWorktrees = (x: unknown) => strArr(x, 200, 8192);
 function evidenceSummary(v: unknown): Obj {
@@ -105,6 +105,7 @@ function evidenceSummary(v: unknown): Obj {
   optional(i, 'keptGitDirs', keptGitDirs);
   int(i.keptCommits, 0);
   optional(i, 'foreignWorktrees', foreignWorktrees);
+  optional(i, 'unstorable', atLeastZero);
   return i;
 }
 

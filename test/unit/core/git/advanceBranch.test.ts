@@ -242,7 +242,7 @@ describe('git: advanceBranch', function () {
     utimesSync(join(repo, 'README.md'), old, old);
     write(repo, '.git/index.lock', '');
     await assert.rejects(advanceBranch(repo, 'main', from, to, 'test'), (e: PaddockError) => {
-      assert.match(e.message, /^Could not move main in .*: Unable to create '.*index\.lock': File exists\.; nothing was changed\.$/);
+      assert.match(e.message, /^Could not move main in .*: Unable to create '.*index\.lock': File exists; nothing was changed\.$/);
       return true;
     });
     assert.equal(statSync(join(repo, 'README.md')).mtimeMs, old.getTime(), 'README.md was not written again');

@@ -75,6 +75,32 @@ describe('git: capture of files git cannot convert to their stored form (bug 87)
     assert.equal(git(repo, 'show', `${snapshot}:c.txt`), 'c edited');
   });
 
+  // Found by review: git dies at the first such file and names only it, one a run; 64 failed every capture.
+  const many: { kind: string; setup: () => void; file: (i: number) => [string, string | Buffer] }[] = [
+    {
+      kind: 'a required clean filter whose command is not on the PATH',
+      setup: () => {
+        git(repo, 'config', 'filter.bad.clean', 'git-lfs-not-on-path clean -- %f');
+        git(repo, 'config', 'filter.bad.smudge', 'cat');
+        git(repo, 'config', 'filter.bad.required', 'true');
+      },
+      file: (i) => [`big/${i}.bad`, `weights ${i}\n`],
+    },
+    { kind: 'a byte order mark their working-tree-encoding forbids', setup: () => {}, file: (i) => [`big/${i}.u16`, Buffer.from(`\ufeffsaved ${i}\n`, 'utf16le')] },
+  ];
+  for (const { kind, setup, file } of many) {
+    it(`70 files of ${kind}: all are left out at once, not one a run`, async () => {
+      setup();
+      for (let i = 0; i < 70; i++) write(wt, ...file(i));
+      write(wt, 'c.txt', 'c edited\n');
+      const snapshot = await roundTrip();
+      assert.equal(git(repo, 'show', `${snapshot}:c.txt`), 'c edited');
+      const manifest = await readManifest(sb.path('store', 'evidence', 'inventory.json'));
+      assert.equal(manifest.summary.archived.files, 70);
+      assert.equal(manifest.summary.unstorable, 70, 'said apart from the ignored and nested files');
+    });
+  }
+
   // git dies on the broken pipe to the filter process, naming the file or not, as the race goes.
   for (const required of [true, false]) {
     it(`a filter process that cannot start (filter.<driver>.process, as git-lfs installs it; required: ${required}), with files of it unchanged and deleted`, async () => {
@@ -110,10 +136,13 @@ describe('git: capture of files git cannot convert to their stored form (bug 87)
       "hint: The file 'a.u16' contains a byte order mark (BOM). Please use UTF-16 as working-tree-encoding.",
       "fatal: BOM is prohibited in 'a.u16' if encoded as UTF-16LE",
       "fatal: BOM is required in 'sub/b\nc.bom' if encoded as UTF-16",
+      // found by review: a name that holds the words after it
+      "fatal: BOM is prohibited in 'x' if encoded as y.u16' if encoded as UTF-16LE",
+      "fatal: failed to encode 'k' from q.sj' from UTF-16BE to UTF-8",
       "fatal: encoding 'j.sj' from SHIFT-JIS to UTF-8 and back is not the same",
       "error: external filter 'false' failed 1",
       "fatal: d: e.bad: clean filter 'bad' failed",
     ].join('\n');
-    assert.deepEqual(refusedPaths(stderr).sort(), ['a.u16', 'd: e.bad', 'j.sj', 'sub/b\nc.bom'].sort());
+    assert.deepEqual(refusedPaths(stderr).sort(), ['a.u16', 'd: e.bad', 'j.sj', 'sub/b\nc.bom', "x' if encoded as y.u16", "k' from q.sj"].sort());
   });
 });

@@ -8,11 +8,11 @@
  * is gone.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { restoreWorktree, type RestoreOptions } from '../../../../src/core/git/restore';
 import { removeWorktree } from '../../../../src/core/git/worktree';
-import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
+import { Sandbox, commitIn, git, useGitSandbox, write } from './gitTestUtil';
 import { assertSameState, treeState } from './treeState';
 
 describe('git: a restore cut short leaves nothing half-made (bug 88)', function () {
@@ -48,7 +48,11 @@ describe('git: a restore cut short leaves nothing half-made (bug 88)', function 
     const failed = await restoreWorktree(restore).then(() => null, (e: Error) => e);
     assert.equal(existsSync(wt), false, 'no half-restored folder at the agent\'s path');
     assert.equal(registered(), false, 'no registration left at it');
-    assert.match(failed?.message ?? '', /^Could not restore the worktree .*no-such-smudge-command.*\. Nothing was left there; the evidence is unchanged, so the restore can be run again\.$/s);
+    // git's subcommand, not the `-c` before it; the filter, its side and the file it failed on, not only git's first error line.
+    assert.equal(
+      failed?.message,
+      `Could not restore the worktree ${wt}: git checkout-index failed in ${wt}: the smudge filter 'sm' failed on a.sm (cannot run no-such-smudge-command: No such file or directory). Nothing was left there; the evidence is unchanged, so the restore can be run again.`,
+    );
     git(repo, 'config', 'filter.sm.smudge', 'cat');
     const result = await restoreWorktree(restore);
     assert.deepEqual(result.problems, []);
@@ -82,5 +86,43 @@ describe('git: a restore cut short leaves nothing half-made (bug 88)', function 
     const result = await restoreWorktree({ ...restore, target: copy });
     assert.match(result.branchNote, /re-created/);
     assertSameState(treeState(copy), before);
+  });
+
+  it('the branches re-created before the checkout (a stopped rebase --update-refs) are undone too, and the next restore says so again', async () => {
+    commitIn(wt, 'g.txt', 'a1\n', 'A1');
+    git(wt, 'checkout', '-q', '-b', 'top');
+    commitIn(wt, 'c.txt', 'a2\n', 'A2');
+    git(wt, 'checkout', '-q', '-b', 'upstream', 'main');
+    commitIn(wt, 'c.txt', 'upstream\n', 'U');
+    git(wt, 'checkout', '-q', 'top');
+    assert.throws(() => git(wt, 'rebase', '--update-refs', 'upstream'), 'stops on the conflict in c.txt');
+    const ev = await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+    await removeWorktree(repo, wt);
+    git(repo, 'branch', '-D', 'paddock/job1', 'top'); // the agent's, stacked under the rebased one, and the one the rebase returns to
+    const restore = { repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: wt, branch: 'paddock/job1' };
+    git(repo, 'config', 'filter.sm.smudge', 'no-such-smudge-command');
+    git(repo, 'config', 'filter.sm.required', 'true');
+    const failed = await restoreWorktree(restore).then(() => null, (e: Error) => e);
+    assert.match(failed?.message ?? '', /Nothing was left there/);
+    assert.equal(git(repo, 'branch', '--list', 'paddock/job1', 'top'), '', 'no branch the failed restore made is left');
+    git(repo, 'config', 'filter.sm.smudge', 'cat');
+    const result = await restoreWorktree(restore);
+    assert.equal(result.problems.filter((p) => /^the branch (top|paddock\/job1), which the cleanup had deleted, is re-created/.test(p)).length, 2, result.problems.join('\n'));
+  });
+
+  it('git cannot make the worktree: an empty --to folder is still there with its mode, a branch made for it is undone, and the message reads as one', async () => {
+    const { restore } = await captured();
+    git(repo, 'branch', '-D', 'paddock/job1');
+    const copy = sb.path('copy');
+    // A worktree once registered there whose folder is gone: git refuses to add another.
+    git(repo, 'worktree', 'add', '-q', '--detach', copy, 'main');
+    rmSync(copy, { recursive: true });
+    mkdirSync(copy, { mode: 0o750 });
+    chmodSync(copy, 0o750);
+    const failed = await restoreWorktree({ ...restore, target: copy }).then(() => null, (e: Error) => e);
+    assert.match(failed?.message ?? '', /^Could not create the worktree .*copy: '.*copy' is a missing but already registered worktree\. Nothing was left there; the evidence is unchanged, so the restore can be run again\.$/);
+    assert.deepEqual(readdirSync(copy), []);
+    assert.equal(statSync(copy).mode & 0o777, 0o750);
+    assert.equal(git(repo, 'branch', '--list', 'paddock/job1'), '', 'the branch made for the checkout is undone');
   });
 });

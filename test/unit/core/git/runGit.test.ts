@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { GIT_MAX_CONCURRENT, gitProcessesRunning, runGit } from '../../../../src/core/git/runGit';
+import { GIT_MAX_CONCURRENT, firstLine, gitCommandOf, gitProcessesRunning, runGit } from '../../../../src/core/git/runGit';
 
 /**
  * A `git` first on PATH that behaves like one blocked by a slow hook or
@@ -99,3 +99,25 @@ async function waitUntil(predicate: () => boolean, timeoutMs = 10_000): Promise<
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+describe('git/runGit: what a failure says (bug 88, found by review)', () => {
+  it('names the git command past the -c settings before it', () => {
+    assert.equal(gitCommandOf(['-c', 'core.fileMode=true', '-c', 'core.symlinks=true', 'checkout-index', '--all']), 'checkout-index');
+    assert.equal(gitCommandOf(['-C', '/r', 'status']), 'status');
+    assert.equal(gitCommandOf(['add', '-A']), 'add');
+  });
+
+  it("a filter that failed: its side and the file git names, not only the first error line (git's own lines)", () => {
+    const smudge = ['error: cannot run nope-smudge: No such file or directory', "error: cannot fork to run external filter 'nope-smudge'", "error: external filter 'nope-smudge' failed", 'fatal: f1.bad: smudge filter bad failed'].join('\n');
+    assert.equal(firstLine(smudge), "the smudge filter 'bad' failed on f1.bad (cannot run nope-smudge: No such file or directory)");
+    const clean = ["git-lfs clean -- 'a: b.bad': 1: git-lfs: not found", "error: external filter 'git-lfs clean -- %f' failed 127", "error: external filter 'git-lfs clean -- %f' failed", "fatal: a: b.bad: clean filter 'bad' failed"].join('\n');
+    assert.equal(firstLine(clean), "the clean filter 'bad' failed on a: b.bad (external filter 'git-lfs clean -- %f' failed 127)");
+  });
+
+  it("a line git ends in ';' (its advice follows) or '.' ends without it", () => {
+    const stderr = "fatal: '/x/copy' is a missing but already registered worktree;\nuse 'add -f' to override, or 'prune' or 'remove' to clear";
+    assert.equal(firstLine(stderr), "'/x/copy' is a missing but already registered worktree");
+    // Nor its closing '.': the callers' sentences end themselves ("…working tree..").
+    assert.equal(firstLine("fatal: ambiguous argument 'x': unknown revision or path not in the working tree.\nUse '--' to separate paths"), "ambiguous argument 'x': unknown revision or path not in the working tree");
+  });
+});
