@@ -165,8 +165,10 @@ export const ManifestSchema = z.object({
         head: z.nullable(ObjectId),
         branch: z.nullable(z.string()),
         commits: z.array(ObjectId),
-        bundle: z.optional(z.string().check(z.regex(/^foreign\/[0-9]+\.bundle$/))),
+        // `<n>.bundle` before each capture's names were its own (`<ms>-<hex>-<n>.bundle`).
+        bundle: z.optional(z.string().check(z.regex(/^foreign\/(?:[0-9]+-[0-9a-f]+-)?[0-9]+\.bundle$/))),
         count: z.optional(z.number().check(z.int(), z.nonnegative())),
+        needs: z.optional(z.array(ObjectId)),
         notCopied: z.optional(z.number().check(z.int(), z.nonnegative())),
       }),
     ),

@@ -2,10 +2,11 @@
  * The capture's two steps for worktrees of another repository inside the agent's
  * (foreignWorktrees.ts): finding them, with the consent reason their staged changes are, before
  * anything else may stop the capture (so that every stop names it, and consent given to one is
- * given knowing it); and, once all evidence is written, putting their bundles in place.
+ * given knowing it); and, once all evidence is written, putting their bundles in place, durably.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { syncDir } from './archive';
 import { commonDirOf } from './headFiles';
 import type { NestedRepo } from './inventory';
 import { FOREIGN_DIR, foreignStagedSentence, foreignWorktreesIn, foreignWorktreeStaged, type ForeignWorktree } from './foreignWorktrees';
@@ -16,11 +17,14 @@ export async function findForeignWorktrees(worktree: string, nested: readonly Ne
   return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? '') };
 }
 
-/** Earlier bundles go (a retried capture's), then the new ones are renamed into place. */
+/**
+ * The new bundles are renamed into place (each synced already), then their folder synced. No earlier
+ * bundle goes: one of a capture before a restore may be the only copy of its commits (the other
+ * repository pruned them since), and the files restored from it are plain files now, so no later
+ * capture bundles them again. Each capture's names are its own (foreignBundleName), so none is overwritten.
+ */
 export async function placeForeignBundles(evidenceDir: string, temps: readonly { temp: string; file: string }[]): Promise<void> {
-  const dir = path.join(evidenceDir, FOREIGN_DIR);
-  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
-    if (name.endsWith('.bundle')) await fs.rm(path.join(dir, name), { force: true });
-  }
+  if (temps.length === 0) return;
   for (const t of temps) await fs.rename(t.temp, t.file);
+  await syncDir(path.join(evidenceDir, FOREIGN_DIR));
 }

@@ -7,17 +7,25 @@
  * prune` there, a new worktree of the same name owns it, and repair would take it over), and where
  * the commits only it knew are: the bundle in the evidence folder (foreignBundle.ts).
  */
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { realPathOr } from '../common/paths';
 import { printable } from '../common/printable';
 import { clipText } from '../common/clipText';
+import { inlineCommand, shellQuote } from '../common/shellQuote';
+import { BUNDLE_REF_PREFIX } from './foreignBundle';
+import { foreignNeedsWords } from './foreignWorktrees';
 import type { Manifest } from './evidenceManifest';
 import { headOf } from './innerWorktrees';
 import { privateGitDir } from './gitDirsToKeep';
 
 type ForeignRecords = Manifest['foreign'];
 
+/** Where `fetch` puts a bundle's tips in the other repository: branches the person sees, one folder per capture's bundle. */
+export const RESTORED_BRANCHES = 'paddock-restored';
+
+// As `existsSync` (which follows symlinks), without blocking: restore may run on the extension host.
+const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 const same = async (a: string, b: string) => (await realPathOr(a, a)) === (await realPathOr(b, b));
 
 /** `target` the restored worktree, `origin` where it was captured (the inventory's `worktree`). */
@@ -40,9 +48,11 @@ export async function foreignWorktreeNotes(target: string, origin: string, evide
     if (names && (await same(names, path.join(dir, '.git')))) continue;
     const at = r.head ? ` at ${r.head.slice(0, 12)}` : '';
     const originDotGit = path.join(origin, r.path, '.git');
-    const stillOurs = names !== null && !existsSync(originDotGit) && (await same(names, originDotGit)) && (await headOf(gitDir, r.repo)).head === r.head;
+    const stillOurs = names !== null && !(await exists(originDotGit)) && (await same(names, originDotGit)) && (await headOf(gitDir, r.repo)).head === r.head;
     if (stillOurs) {
-      notes.push(`${name} is a worktree of ${repo}${at} registered at its old place: \`git -C ${clipText(printable(dir), 1000)} worktree repair\` links it here${commits ? `; ${commits}` : ''}`);
+      // Never a clipped path in a command: it would name another folder; too long, the command goes without it.
+      const repair = inlineCommand(['git', '-C', shellQuote(dir), 'worktree', 'repair'], 4000) ?? '`git worktree repair` run in it';
+      notes.push(`${name} is a worktree of ${repo}${at} registered at its old place: ${repair} links it here${commits ? `; ${commits}` : ''}`);
       continue;
     }
     notes.push(
@@ -52,10 +62,16 @@ export async function foreignWorktreeNotes(target: string, origin: string, evide
   return notes;
 }
 
-/** Where its commits are and how to take them back; null when there were none to keep. */
+/**
+ * Where its commits are and how to take them back, as branches (a fetch of bare ids fills only
+ * FETCH_HEAD, whose commits the next gc drops): one command, every tip; null when there were none.
+ */
 function keptWhere(r: NonNullable<ForeignRecords>[number], evidenceDir: string): string | null {
   if (r.notCopied) return `its ${r.notCopied} commit line(s) were not kept (the cleanup was agreed without them)`;
   if (!r.bundle) return null;
-  const bundle = clipText(printable(path.join(evidenceDir, r.bundle)), 1000);
-  return `its ${r.count ?? r.commits.length} commit(s) are in ${bundle}; \`git -C ${clipText(printable(r.repo), 1000)} fetch ${bundle} ${r.commits.slice(0, 5).join(' ')}\` brings them back`;
+  const file = path.join(evidenceDir, r.bundle);
+  const spec = `${BUNDLE_REF_PREFIX}*:refs/heads/${RESTORED_BRANCHES}/${path.basename(r.bundle, '.bundle')}/*`;
+  const fetch = inlineCommand(['git', '-C', shellQuote(r.repo), 'fetch', shellQuote(file), shellQuote(spec)], 8000);
+  const how = fetch ? `${fetch} brings them back as branches ${RESTORED_BRANCHES}/…` : `\`git fetch <that bundle> '${spec}'\` run in that repository brings them back as branches`;
+  return `its ${r.count ?? r.commits.length} commit(s) are in ${clipText(printable(file), 1000)}${foreignNeedsWords(r)}; ${how}`;
 }

@@ -26,7 +26,9 @@ import { commitsOnlyInWorktree } from './keptCommits';
 import { READ_ONLY_GIT, runGit } from './runGit';
 import { privateGitDir } from './gitDirsToKeep';
 import { writeForeignBundle } from './foreignBundle';
+import { syncFile } from './archive';
 import { clipText } from '../common/clipText';
+import { inlineCommand, shellQuote } from '../common/shellQuote';
 
 export interface ForeignWorktree {
   /** Its folder, relative to the agent's worktree. */
@@ -51,6 +53,8 @@ export interface ForeignRecord {
   bundle?: string;
   /** How many commits the bundle holds. */
   count?: number;
+  /** The other repository's commits the bundle is built on (its prerequisites), which it must still have to take it back. Absent: none. */
+  needs?: string[];
   /** Commits that could not be kept, left (with consent) in the other repository only. Absent: none. */
   notCopied?: number;
 }
@@ -110,16 +114,22 @@ export async function foreignWorktreeStaged(worktree: string, foreign: readonly 
   return staged;
 }
 
-/** Where to move one out of the agent's worktree: `worktree move` keeps its registration and its HEAD's reflog, the only record of its commits. */
-const moveAdvice = (f: { path: string; repo: string }, worktree: string, clip = 1000) =>
-  `move it out of the agent's worktree with \`git -C ${clipText(printable(f.repo), clip)} worktree move ${clipText(printable(path.join(worktree, f.path)), clip)} <elsewhere>\` (which keeps its registration and its commits' record there)`;
+/**
+ * Where to move one out of the agent's worktree: `worktree move` keeps its registration and its
+ * HEAD's reflog, the only record of its commits. The paths quoted, never shortened (a clipped path
+ * names another folder): past `max`, the command is named without them.
+ */
+const moveAdvice = (f: { path: string; repo: string }, worktree: string, max = 4000) => {
+  const move = inlineCommand(['git', '-C', shellQuote(f.repo), 'worktree', 'move', shellQuote(path.join(worktree, f.path)), '<elsewhere>'], max) ?? '`git worktree move` run in that repository';
+  return `move it out of the agent's worktree with ${move} (which keeps its registration and its commits' record there)`;
+};
 
 /** The consent reason of staged changes in foreign worktrees; null when none. Every consent stop names it (withForeignStaged). */
 export function foreignStagedSentence(staged: readonly string[], worktree: string, repoOf: (p: string) => string): string | null {
   if (staged.length === 0) return null;
   const names = staged.slice(0, 5).map((p) => clipText(printable(p), 120)).join(', ');
   const more = staged.length > 5 ? ` and ${staged.length - 5} more` : '';
-  return `${names}${more}: worktree(s) of another repository with staged changes, which live in that repository's index, not in these files, and would be dropped; commit or unstage them there, or ${moveAdvice({ path: staged[0]!, repo: repoOf(staged[0]!) }, worktree, 300)}, and retry, or clean up anyway to keep only the files`;
+  return `${names}${more}: worktree(s) of another repository with staged changes, which live in that repository's index, not in these files, and would be dropped; commit or unstage them there, or ${moveAdvice({ path: staged[0]!, repo: repoOf(staged[0]!) }, worktree, 600)}, and retry, or clean up anyway to keep only the files`;
 }
 
 /**
@@ -133,9 +143,10 @@ export function withForeignStaged(err: unknown, sentence: string | null, consent
 
 /**
  * Writes a bundle of the commits only each foreign worktree knows (its HEAD, reflogs, pseudo-refs
- * and own refs, less what the other repository's branches, tags and remote-tracking refs keep) to
- * a temporary beside `<evidenceDir>/foreign/<n>.bundle` (pushed on `o.temps`, for the caller to remove
- * on failure), verified; the caller renames each into place (foreignCapture.ts).
+ * and own refs, less what the other repository's local branches and tags keep) to
+ * a temporary beside `<evidenceDir>/foreign/<ms>-<hex>-<n>.bundle` (pushed on `o.temps`, for the caller
+ * to remove on failure), verified and synced; the caller renames each into place (foreignCapture.ts).
+ * The names are this capture's own: an earlier capture's bundle is never overwritten.
  */
 export async function keepForeignCommits(
   o: { worktree: string; evidenceDir: string; scratch: string; temps: string[]; drop: boolean; code: string },
@@ -143,6 +154,7 @@ export async function keepForeignCommits(
 ): Promise<{ records: ForeignRecord[]; temps: { temp: string; file: string }[] }> {
   const records: ForeignRecord[] = [];
   const temps: { temp: string; file: string }[] = [];
+  const stem = `${Date.now()}-${randomBytes(4).toString('hex')}`;
   for (const [i, f] of foreign.entries()) {
     const checkout = path.join(o.worktree, f.path);
     const { tips } = await commitsOnlyInWorktree(checkout, f.gitDir, null, null, [{ path: '', gitDir: f.gitDir, head: f.head, branch: f.branch }]);
@@ -152,14 +164,18 @@ export async function keepForeignCommits(
       records.push({ ...base, commits });
       continue;
     }
-    const file = path.join(o.evidenceDir, FOREIGN_DIR, `${i}.bundle`);
+    const file = path.join(o.evidenceDir, FOREIGN_DIR, `${stem}-${i}.bundle`);
     const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     o.temps.push(temp);
     const made = await writeForeignBundle(checkout, commits, temp, o.scratch);
     if (made.ok) {
-      if (made.count > 0) temps.push({ temp, file });
-      records.push({ ...base, commits, ...(made.count > 0 ? { bundle: path.relative(o.evidenceDir, file), count: made.count } : {}) });
+      if (made.count > 0) {
+        await syncFile(temp);
+        temps.push({ temp, file });
+      }
+      const needs = made.needs.length > 0 ? { needs: made.needs.slice(0, 50) } : {};
+      records.push({ ...base, commits, ...(made.count > 0 ? { bundle: path.relative(o.evidenceDir, file), count: made.count, ...needs } : {}) });
       continue;
     }
     // With consent they stay where they are, in the other repository only, and the person is told so.
@@ -175,13 +191,22 @@ export async function keepForeignCommits(
   return { records, temps };
 }
 
+/** That a bundle is built on commits of the other repository's history, which must still have them: a bundle alone cannot be taken back. */
+export function foreignNeedsWords(r: { repo: string; needs?: readonly string[] }): string {
+  const needs = r.needs ?? [];
+  if (needs.length === 0) return '';
+  const shown = needs.slice(0, 3).map((sha) => `${sha.slice(0, 12)}…`).join(', ');
+  const more = needs.length > 3 ? ` and ${needs.length - 3} more` : '';
+  return ` (built on ${shown}${more} of ${clipText(printable(r.repo), 1000)}'s history, which must still have ${needs.length === 1 ? 'it' : 'them'} to take it back)`;
+}
+
 /** For the person: where each went, and that the other repository still lists it. */
 export function foreignWorktreeWords(records: readonly ForeignRecord[], evidenceDir: string): string[] {
   return records.map((r) => {
     const kept = r.notCopied
       ? `${r.notCopied} commit line(s) made there NOT kept (they could not be bundled; they are in that repository only, until it prunes the worktree)`
       : r.bundle
-        ? `its ${r.count ?? 0} commit(s) made there kept in ${clipText(printable(path.join(evidenceDir, r.bundle)), 1000)}`
+        ? `its ${r.count ?? 0} commit(s) made there kept in ${clipText(printable(path.join(evidenceDir, r.bundle)), 1000)}${foreignNeedsWords(r)}`
         : 'no commit only it knew';
     return `${clipText(printable(r.path), 1000)}: a worktree of ${clipText(printable(r.repo), 1000)}; ${kept}; that repository still lists it (\`git worktree prune\` there forgets it)`;
   });

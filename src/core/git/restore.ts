@@ -11,7 +11,7 @@
  * the worktree's own refs) and the hard links inside the worktree as they were. What cannot be put back as it was is
  * said (`problems`, `branchNote`), never left to differ silently.
  */
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure, usageError } from '../common/errors';
 import { extractArchive } from './archive';
@@ -62,8 +62,11 @@ export interface RestoreResult {
   problems: string[];
 }
 
+/** As `existsSync`, without blocking: restore may run on the extension host. */
+const exists = (p: string) => fs.stat(p).then(() => true, () => false);
+
 async function assertFreeTarget(target: string): Promise<void> {
-  if (!existsSync(target)) return;
+  if (!(await exists(target))) return;
   const names = await fs.readdir(target).catch(() => null);
   if (names === null || names.length > 0) throw usageError(`${target} already exists; choose another folder with --to.`);
   await fs.rmdir(target);
@@ -175,12 +178,12 @@ async function jobBranchGone(repo: string, jobBranch: string | null, checkout: {
 export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResult> {
   const target = path.resolve(opts.target);
   // An empty folder named with --to is the person's: a failed restore leaves it as it was (its mode too).
-  const emptyFolderMode = existsSync(target) ? (await fs.stat(target)).mode & 0o7777 : null;
+  const emptyFolderMode = (await exists(target)) ? (await fs.stat(target)).mode & 0o7777 : null;
   await assertFreeTarget(target);
   const refTip = await refSha(opts.repo, `${opts.snapshotRef}^{commit}`);
   if (!refTip) throw failure(`The snapshot ${opts.snapshotRef} is not in ${opts.repo}; there is nothing to restore from.`);
   const inventory = path.join(opts.evidenceDir, INVENTORY_FILE);
-  const manifest = existsSync(inventory) ? await readManifest(inventory) : null;
+  const manifest = (await exists(inventory)) ? await readManifest(inventory) : null;
   let snapshotSha = refTip;
   if (manifest && manifest.snapshotSha !== refTip) {
     // A capture cut short between moving the ref and renaming its inventory: the inventory's own

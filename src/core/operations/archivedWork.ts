@@ -23,6 +23,8 @@ export interface ArchivedWork {
   files: number | null;
   /** Nested repositories and submodules, archived with their git dirs. */
   nested: string[];
+  /** Worktrees of another repository: their files archived, their git dir that repository's, their commits in the bundles. */
+  foreign: string[];
   /** Repositories archived from the worktree's private git dir that no checkout pointed at. */
   keptGitDirs: string[];
   /** Bundles of commits made in worktrees of another repository inside the agent's (evidence/foreign/). */
@@ -41,10 +43,14 @@ async function tarSizes(dir: string, names: readonly string[]): Promise<number[]
   return sizes;
 }
 
-/** The summary of what the archives hold: the inventory beside them, else the record's copy of it. */
-async function summaryOf(evidenceDir: string, job: JobRecord): Promise<EvidenceSummary | null> {
+/**
+ * The summary of what the archives hold: the inventory beside them, else the record's copy of it;
+ * and which nested checkouts were worktrees of another repository (only the inventory says).
+ */
+async function summaryOf(evidenceDir: string, job: JobRecord): Promise<{ summary: EvidenceSummary; foreign: string[] } | null> {
   const manifest = await readManifest(path.join(evidenceDir, INVENTORY_FILE)).catch(() => null);
-  return manifest?.summary ?? job.evidence?.summary ?? null;
+  const summary = manifest?.summary ?? job.evidence?.summary ?? null;
+  return summary && { summary, foreign: (manifest?.foreign ?? []).map((f) => f.path) };
 }
 
 /**
@@ -67,10 +73,13 @@ export async function archivedWorkIn(evidenceDir: string, job: JobRecord): Promi
   ]);
   if (archiveSizes.length === 0 && gitdirSizes.length === 0 && bundleSizes.length === 0) return null;
   const bytes = [...archiveSizes, ...gitdirSizes, ...bundleSizes].reduce((n, s) => n + s, 0);
-  const summary = await summaryOf(evidenceDir, job);
-  if (summary === null) return { bytes, files: null, nested: [], keptGitDirs: [], foreignBundles: bundleSizes.length };
-  const work: ArchivedWork = { bytes, files: summary.archived.files, nested: summary.nested, keptGitDirs: summary.keptGitDirs ?? [], foreignBundles: bundleSizes.length };
-  const holdsWork = work.files! > 0 || work.nested.length > 0 || work.keptGitDirs.length > 0 || gitdirSizes.length > 0 || bundleSizes.length > 0;
+  const read = await summaryOf(evidenceDir, job);
+  if (read === null) return { bytes, files: null, nested: [], foreign: [], keptGitDirs: [], foreignBundles: bundleSizes.length };
+  const { summary, foreign } = read;
+  // A worktree of another repository is a nested checkout too, but its git dir is not archived with it.
+  const nested = summary.nested.filter((n) => !foreign.includes(n));
+  const work: ArchivedWork = { bytes, files: summary.archived.files, nested, foreign, keptGitDirs: summary.keptGitDirs ?? [], foreignBundles: bundleSizes.length };
+  const holdsWork = work.files! > 0 || work.nested.length > 0 || work.foreign.length > 0 || work.keptGitDirs.length > 0 || gitdirSizes.length > 0 || bundleSizes.length > 0;
   return holdsWork ? work : null;
 }
 
@@ -88,12 +97,15 @@ export function describeArchivedWork(work: ArchivedWork): string {
   if (work.files === null) return `an archive of ${formatBytes(work.bytes)} whose inventory cannot be read (ignored files, nested repositories, git dirs)`;
   const one = (list: readonly string[]) => list.length === 1;
   const parts: string[] = [];
-  if (work.files > 0 && work.nested.length === 0) parts.push('ignored files or files git would not add');
+  if (work.files > 0 && work.nested.length === 0 && work.foreign.length === 0) parts.push('ignored files or files git would not add');
   if (work.nested.length > 0) {
     parts.push(`the nested repositor${one(work.nested) ? 'y' : 'ies'} ${names(work.nested)} whole with ${one(work.nested) ? 'its git dir' : 'their git dirs'}`);
   }
   if (work.keptGitDirs.length > 0) {
     parts.push(`the repositor${one(work.keptGitDirs) ? 'y' : 'ies'} ${names(work.keptGitDirs.map((d) => `$GIT_DIR/${d}`))} (a removed submodule's, from the worktree's git dir)`);
+  }
+  if (work.foreign.length > 0) {
+    parts.push(`the files of ${names(work.foreign)}, worktree${one(work.foreign) ? '' : 's'} of another repository (whose git dir${one(work.foreign) ? ' is' : 's are'} that repository's)`);
   }
   if (work.foreignBundles > 0) parts.push(`the commits made in ${work.foreignBundles} worktree(s) of another repository (bundles)`);
   if (parts.length === 0) parts.push("submodules' git dirs");

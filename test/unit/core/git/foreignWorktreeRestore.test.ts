@@ -10,7 +10,7 @@ import { captureEvidence } from '../../../../src/core/git/evidence';
 import { readManifest } from '../../../../src/core/git/evidenceManifest';
 import { restoreWorktree } from '../../../../src/core/git/restore';
 import { removeWorktree } from '../../../../src/core/git/worktree';
-import { git } from './gitTestUtil';
+import { git, write } from './gitTestUtil';
 import { foreignSandbox } from './foreignTestUtil';
 
 describe('git: a worktree of another repository: whose it is, and restore\'s advice', function () {
@@ -47,7 +47,7 @@ describe('git: a worktree of another repository: whose it is, and restore\'s adv
     const ev = await captureEvidence(t.options());
     await removeWorktree(t.repo, t.wt);
     const result = await restore(ev.snapshotRef, t.sb.path('moved'));
-    assert.ok(result.problems.some((p) => /^sub is a worktree of .*registered at its old place: `git -C .*moved\/sub worktree repair` links it here/.test(p)), result.problems.join('\n'));
+    assert.ok(result.problems.some((p) => /^sub is a worktree of .*registered at its old place: `git -C .*moved\/sub' worktree repair` links it here/.test(p)), result.problems.join('\n'));
   });
 
   it('a legal long path with control characters keeps the inventory readable: its words are shortened', async () => {
@@ -61,5 +61,19 @@ describe('git: a worktree of another repository: whose it is, and restore\'s adv
     assert.ok(words.length <= 8192 && words.includes('…'), `${words.length}`);
     const manifest = await readManifest(ev.inventory);
     assert.equal(manifest.foreign?.[0]?.count, 1);
+  });
+
+  it('a command the person is told to run never holds a shortened path (it would name another folder): too long, it is named without it', async () => {
+    const deep = path.join(t.wt, ...Array.from({ length: 12 }, (_, i) => `${String(i).padStart(2, '0')}${'\x01'.repeat(200)}`));
+    mkdirSync(path.dirname(deep), { recursive: true });
+    git(t.other, 'worktree', 'add', '-q', '--detach', deep);
+    write(deep, 'staged.txt', 'staged\n');
+    git(deep, 'add', 'staged.txt');
+    await assert.rejects(captureEvidence(t.options()), (err: unknown) => {
+      const commands = String((err as Error).message).match(/`[^`]*`/g) ?? [];
+      assert.ok(commands.some((c) => c.startsWith('`git worktree move')), String(err));
+      for (const c of commands) assert.ok(!c.includes('…'), c);
+      return true;
+    });
   });
 });

@@ -6,7 +6,8 @@
  * are and how to fetch them back when the other repository no longer links the folder.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CONSENT_NEEDED, captureEvidence } from '../../../../src/core/git/evidence';
 import { restoreWorktree } from '../../../../src/core/git/restore';
@@ -25,25 +26,31 @@ describe('git: a worktree of another repository inside the agent\'s keeps its co
     const made = t.foreignCommit();
     const ev = await captureEvidence(t.options());
     assert.throws(() => git(t.repo, 'cat-file', '-e', made), 'not copied into the person\'s repository');
-    const bundle = t.sb.path('store', 'evidence', 'foreign', '0.bundle');
-    assert.match(ev.summary.foreignWorktrees?.[0] ?? '', /^sub: a worktree of .*other.*its 1 commit\(s\) made there kept in .*foreign\/0\.bundle/);
+    const [name] = readdirSync(t.sb.path('store', 'evidence', 'foreign'));
+    assert.match(name ?? '', /^[0-9]+-[0-9a-f]{8}-0\.bundle$/, 'a name of this capture\'s own');
+    const base = git(t.other, 'rev-parse', 'main');
+    assert.match(ev.summary.foreignWorktrees?.[0] ?? '', new RegExp(`^sub: a worktree of .*other.*its 1 commit\\(s\\) made there kept in .*foreign/${name} \\(built on ${base.slice(0, 12)}… of .*other.*'s history, which must still have it`));
     assert.equal(ev.summary.keptCommits, 0, 'the snapshot keeps none of them');
     const manifest = JSON.parse(readFileSync(ev.inventory, 'utf8'));
-    assert.deepEqual(manifest.foreign, [{ path: 'sub', repo: path.join(t.other, '.git'), head: made, branch: null, commits: [made], bundle: 'foreign/0.bundle', count: 1 }]);
+    assert.deepEqual(manifest.foreign, [{ path: 'sub', repo: path.join(t.other, '.git'), head: made, branch: null, commits: [made], bundle: `foreign/${name}`, count: 1, needs: [base] }]);
     // Forgetting the agent keeps its evidence folder, bundles and all, as work (archivedWork.ts).
     const work = await archivedWorkIn(t.sb.path('store', 'evidence'), {} as JobRecord);
     assert.equal(work?.foreignBundles, 1);
-    assert.match(describeArchivedWork(work!), /the commits made in 1 worktree\(s\) of another repository \(bundles\)/);
+    assert.match(describeArchivedWork(work!), /the files of sub, worktree of another repository \(whose git dir is that repository's\), and the commits made in 1 worktree\(s\) of another repository \(bundles\)/);
+    assert.doesNotMatch(describeArchivedWork(work!), /whole with its git dir/);
     await removeWorktree(t.repo, t.wt);
     t.forget(t.other);
     assert.throws(() => git(t.other, 'cat-file', '-e', made), 'gone from the other repository');
 
     const result = await restoreWorktree({ repo: t.repo, snapshotRef: ev.snapshotRef, evidenceDir: t.sb.path('store', 'evidence'), target: t.wt, branch: 'paddock/job1' });
     assert.equal(readFileSync(path.join(t.sub, 'made-there.txt'), 'utf8'), 'committed in the other repository\n');
-    const note = result.problems.find((p) => /^sub was a worktree of .*other.*the registration is gone.*its 1 commit\(s\) are in .*0\.bundle; `git -C .* fetch .*0\.bundle [0-9a-f]{40}` brings them back/.test(p));
+    const note = result.problems.find((p) => /^sub was a worktree of .*other.*the registration is gone.*its 1 commit\(s\) are in .*-0\.bundle \(built on .*; `git -C '.*' fetch '.*-0\.bundle' 'refs\/paddock\/kept\/\*:refs\/heads\/paddock-restored\/.*\/\*'` brings them back as branches/.test(p));
     assert.ok(note, result.problems.join('\n'));
-    git(t.other, 'fetch', '-q', bundle, made);
-    assert.equal(git(t.other, 'cat-file', '-t', made), 'commit');
+    // The printed command itself, run by a shell: every tip comes back into a branch (not FETCH_HEAD only, which gc drops).
+    execFileSync('bash', ['-c', /`(git -C [^`]*)`/.exec(note)![1]!], { stdio: 'ignore' });
+    assert.equal(git(t.other, 'for-each-ref', '--format=%(objectname)', 'refs/heads/paddock-restored/'), made);
+    t.forget(t.other);
+    assert.equal(git(t.other, 'cat-file', '-t', made), 'commit', 'kept by the branch through a gc');
     assert.equal(git(t.other, 'fsck', '--no-progress', '--connectivity-only', made), '');
   });
 
@@ -53,7 +60,7 @@ describe('git: a worktree of another repository inside the agent\'s keeps its co
     const ev = await captureEvidence(t.options());
     const manifest = JSON.parse(readFileSync(ev.inventory, 'utf8'));
     assert.equal(manifest.foreign[0].count, 1);
-    git(t.other, 'bundle', 'verify', '-q', t.sb.path('store', 'evidence', 'foreign', '0.bundle'));
+    git(t.other, 'bundle', 'verify', '-q', t.sb.path('store', 'evidence', manifest.foreign[0].bundle));
   });
 
   it('works when the person\'s git speaks protocol v0 (no upload-pack setting to lose)', async () => {
@@ -72,18 +79,25 @@ describe('git: a worktree of another repository inside the agent\'s keeps its co
     git(t.sub, '-c', 'user.name=T', '-c', 'user.email=t@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'made there');
     const ev = await captureEvidence(t.options());
     assert.match(ev.summary.foreignWorktrees?.[0] ?? '', /its 1 commit\(s\) made there kept in/);
-    git(other256, 'bundle', 'verify', '-q', t.sb.path('store', 'evidence', 'foreign', '0.bundle'));
+    git(other256, 'bundle', 'verify', '-q', t.sb.path('store', 'evidence', JSON.parse(readFileSync(ev.inventory, 'utf8')).foreign[0].bundle));
   });
 
-  it('stops for consent when that repository is shallow (its commits cannot be kept whole), and the person\'s repository stays sound', async () => {
+  it('keeps them from a shallow clone too: the bundle is built on its shallow tip, which it has, and fetches back', async () => {
     const shallow = t.sb.path('shallow');
     for (let i = 0; i < 3; i++) git(t.other, 'commit', '-q', '--allow-empty', '-m', `history ${i}`);
     git(t.sb.dir, 'clone', '-q', '--depth=1', `file://${t.other}`, shallow);
     git(shallow, 'worktree', 'add', '-q', '--detach', t.sub);
     git(t.sub, '-c', 'user.name=T', '-c', 'user.email=t@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'made there');
-    await assert.rejects(captureEvidence(t.options()), (err: unknown) => err instanceof PaddockError && err.code === CONSENT_NEEDED && /shallow clone/.test(err.message) && /worktree move/.test(err.message) && !/worktree remove/.test(err.message));
-    const ev = await captureEvidence(t.options({ dropUnarchivable: true }));
-    assert.match(ev.summary.foreignWorktrees?.[0] ?? '', /1 commit line\(s\) made there NOT kept/);
+    const made = git(t.sub, 'rev-parse', 'HEAD');
+    const ev = await captureEvidence(t.options());
+    assert.match(ev.summary.foreignWorktrees?.[0] ?? '', /its 1 commit\(s\) made there kept in/);
+    const bundle = t.sb.path('store', 'evidence', JSON.parse(readFileSync(ev.inventory, 'utf8')).foreign[0].bundle);
+    await removeWorktree(t.repo, t.wt);
+    t.forget(shallow);
+    assert.throws(() => git(shallow, 'cat-file', '-e', made), 'gone from the shallow clone');
+    git(shallow, 'bundle', 'verify', '-q', bundle);
+    git(shallow, 'fetch', '-q', bundle, `refs/paddock/kept/*:refs/heads/back/*`);
+    assert.equal(git(shallow, 'rev-parse', 'back/0'), made);
     assert.equal(git(t.repo, 'fsck', '--no-progress'), '');
     assert.equal(git(t.repo, 'rev-list', '--count', ev.snapshotRef, '--not', 'main'), '1', 'the snapshot carries no commit of the other repository');
   });
