@@ -8,7 +8,10 @@
  * the viewer asks the worker for the agent's main screen again.
  */
 /* eslint-disable no-control-regex -- matching terminal escape sequences is this module's job */
+import { SET_IN_USE_CARRIED_FROM_NORMAL_SLOT } from '../../core/terminal/carriedCharset';
+import { DROPPED_OVER_WIDE_SECOND_HALF } from '../../core/terminal/cellDraw';
 import { SET_IN_USE_FROM_ALTERNATE_SLOT } from '../../core/terminal/charsetReplay';
+import { ROWS_ADDED_TO_LINK } from '../../core/terminal/penReplay';
 
 /** DEC private modes that switch screens: 1049 (with cursor save), 1047, 47. */
 const SCREEN_MODES = new Set([47, 1047, 1049]);
@@ -48,8 +51,20 @@ export class AgentScreenSwitches {
   }
 }
 
-/** The snapshot of a screen, made to draw inside the outer alternate screen. */
+/**
+ * The snapshot of a screen, made to draw inside the outer alternate screen, in whatever terminal
+ * the person uses: what only a terminal with two screens and two saved cursors, or only xterm.js,
+ * draws as the agent's terminal does is taken out.
+ */
 export function withoutScreenSwitches(screen: string): string {
-  // Not a switch of the agent's: the snapshot's way to a set in use that no designation gives, dropped whole.
-  return new AgentScreenSwitches().filter(screen.replace(SET_IN_USE_FROM_ALTERNATE_SLOT, '')).text;
+  const portable = screen
+    // Not switches of the agent's: the snapshot's ways to a set in use that no designation gives,
+    // through a saved cursor this terminal's one slot does not hold apart (the carried one would
+    // overwrite the alternate screen's, which the agent may restore). The set in use stays designated.
+    .replace(SET_IN_USE_FROM_ALTERNATE_SLOT, '')
+    .replace(SET_IN_USE_CARRIED_FROM_NORMAL_SLOT, '')
+    // Wide characters only xterm.js drops (VTE and kitty draw them at the second-to-last column).
+    .replace(ROWS_ADDED_TO_LINK, '')
+    .replace(DROPPED_OVER_WIDE_SECOND_HALF, '');
+  return new AgentScreenSwitches().filter(portable).text;
 }

@@ -17,6 +17,16 @@ export const DESIGNATORS = ['(', ')', '*', '+'];
 export const SHIFTS = ['\x0f', '\x0e', '\x1bn', '\x1bo'];
 
 /**
+ * The set in use restored from the normal screen's slot before the switch (`carriedSetInUseReplay`:
+ * ESC 7 with it designated, the designation put back, ESC 8). A terminal with one slot for both
+ * screens (`paddock attach`) drops it: its ESC 7 would overwrite the alternate screen's slot,
+ * written before it. The set in use stays designated there, which differs from the program's only
+ * after the next shift.
+ */
+// eslint-disable-next-line no-control-regex -- the sequence is made of escapes
+export const SET_IN_USE_CARRIED_FROM_NORMAL_SLOT = /\x1b7\x1b[()*+][0B]\x1b8/g;
+
+/**
  * Whether the alternate screen is shown with a set in use apart from the one designated and from
  * its own DECSC slot's, held by the normal screen's slot (the only way there: the set in use was
  * restored on the normal screen, and neither shifted nor restored since). The alternate screen's

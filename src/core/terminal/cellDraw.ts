@@ -10,6 +10,14 @@ import type { AttributesInternals, CharsetInternals } from './xtermInternals';
 export const RESET_PEN = '\x1b[0m';
 const WRAP_OFF = '\x1b[?7l';
 const WRAP_ON = '\x1b[?7h';
+/**
+ * The wide character dropped over a wide character's second half in the last column (auto-wrap
+ * off right before it, which nothing else in a snapshot writes before a wide character): VTE and
+ * kitty draw it at the second-to-last column instead, so `paddock attach` takes it out and leaves
+ * the wide character whole there, what every terminal shows of it (`withoutScreenSwitches`).
+ */
+// eslint-disable-next-line no-control-regex -- the sequence is made of escapes
+export const DROPPED_OVER_WIDE_SECOND_HALF = /\x1b\[\?7l\u4e00/g;
 
 export interface RowRedrawOptions {
   /** Rows are counted from this row (the top margin, with origin mode on). */

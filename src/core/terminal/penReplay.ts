@@ -13,6 +13,15 @@ const WRAP_OFF = '\x1b[?7l';
 const WRAP_ON = '\x1b[?7h';
 /** A wide character written at the last column with auto-wrap off: it does not fit, and xterm.js drops it. */
 export const DROPPED_WIDE_CHARACTER = '\u4e00';
+/**
+ * Rows added to a hyperlink by a dropped wide character, each moved to with HVP (which nothing else
+ * in a snapshot writes): VTE and kitty draw a wide character that does not fit at the second-to-last
+ * column instead of dropping it, so `paddock attach` takes these out (`withoutScreenSwitches`).
+ */
+// eslint-disable-next-line no-control-regex -- the sequence is made of escapes
+export const ROWS_ADDED_TO_LINK = /\x1b\[\d+;\d+f\u4e00/g;
+/** Too narrow for a dropped wide character: with one column there are no last two cells to check (kitty draws it in the one there). */
+export const NARROWEST_FOR_DROPPED_WIDE = 3;
 
 /** The pen's colours, flags and underline style and colour (SGR), from the default pen. */
 export function penSgr(term: Terminal): string {
@@ -71,11 +80,12 @@ export function penLinkOnItsRows(term: Terminal): string {
 /**
  * xterm.js adds the cursor's row to the pen's link for each character it is given, before it
  * knows where the character goes; a wide character at the last column with auto-wrap off goes
- * nowhere (it does not fit, and is dropped). Auto-wrap is left as the program has it.
+ * nowhere (it does not fit, and is dropped). Auto-wrap is left as the program has it. Not in a
+ * terminal narrower than 3 columns; and not for `paddock attach` (`ROWS_ADDED_TO_LINK`).
  */
 function rowsAddedToLink(term: Terminal, rows: number[]): string {
-  if (rows.length === 0) return '';
-  const added = rows.map((row) => `\x1b[${row + 1};${term.cols}H${DROPPED_WIDE_CHARACTER}`).join('');
+  if (rows.length === 0 || term.cols < NARROWEST_FOR_DROPPED_WIDE) return '';
+  const added = rows.map((row) => `\x1b[${row + 1};${term.cols}f${DROPPED_WIDE_CHARACTER}`).join('');
   return term.modes.wraparoundMode ? `${WRAP_OFF}${added}${WRAP_ON}` : added;
 }
 

@@ -46,15 +46,34 @@ describe('AgentScreenSwitches', () => {
     }
   });
 
-  it('draws a snapshot whose set in use was carried onto the alternate screen in that set, on one screen', async () => {
-    // Bug 94: DEC line drawing in use, ASCII in G0 and in the alternate screen's slot; the next SI drew lines.
+  it('draws a snapshot whose set in use was carried onto the alternate screen in that set, on one screen, and restores that screen\'s saved cursor', async () => {
+    // Bug 94: DEC line drawing in use, ASCII in G0 and in the alternate screen's slot (row 2, column 3, red).
     const m = new ScreenMirror({ cols: 20, rows: 4 });
     try {
-      m.write('\x1b(0\x1b7\x1b(B\x1b[?1047h\x1b7\x1b[?1047l\x1b8\x1b[?1047hx\x1b[H');
+      m.write('\x1b(0\x1b7\x1b(B\x1b[?1047h\x1b[2;3H\x1b[31m\x1b7\x1b[?1047l\x1b8\x1b[?1047hx\x1b[H');
       const { screen } = await m.snapshotAt();
-      assert.equal(await firstRow(withoutScreenSwitches(screen), 'lq\x0flq'), '\u250c\u2500lq', 'lines in use, ASCII in G0');
+      assert.equal(await firstRow(withoutScreenSwitches(screen), 'lq'), '\u250c\u2500', 'lines in use');
+      // One slot for both screens: the carried set's ESC 7 overwrote the alternate screen's (an X at row 1, column 1, uncoloured).
+      assert.equal(await savedCursorX(withoutScreenSwitches(screen), '\x1b8X'), 'X at 1,2 in red (1)');
     } finally {
       m.dispose();
     }
   });
 });
+
+/** Where an xterm.js terminal sent `chunks` shows an X, and in what colour. */
+async function savedCursorX(...chunks: string[]): Promise<string> {
+  const term = new Terminal({ cols: 20, rows: 4, allowProposedApi: true });
+  try {
+    for (const chunk of chunks) await new Promise<void>((resolve) => term.write(chunk, resolve));
+    for (let y = 0; y < 4; y++) {
+      for (let x = 0; x < 20; x++) {
+        const cell = term.buffer.active.getLine(y)?.getCell(x);
+        if (cell?.getChars() === 'X') return `X at ${y},${x} in ${cell.isFgPalette() ? `red (${cell.getFgColor()})` : 'the default colour'}`;
+      }
+    }
+    return 'no X';
+  } finally {
+    term.dispose();
+  }
+}
