@@ -11,6 +11,7 @@ import { PADDOCK_JSON, readRepoConfig } from '../../core/repoConfig/paddockJson'
 import { RepoConfigTrust } from '../../core/repoConfig/trust';
 import { JobStore } from '../../core/store';
 import { defineCommand } from '../support/args';
+import { bringChecksAfterAllow } from '../support/checksAfterAllow';
 
 export const allowCommand = defineCommand({
   name: 'allow',
@@ -32,6 +33,9 @@ export const allowCommand = defineCommand({
     const commands = Object.entries({ setup, teardown, check }).filter(([, c]) => c !== undefined);
     ctx.io.stdout.write(`Allowed ${printable(file.path)}${commands.length ? ':' : ' (it has no commands).'}\n`);
     for (const [name, command] of commands) ctx.io.stdout.write(`  ${name}: ${printable(command!)}\n`);
+    // The allow is done whatever happens next: a failure to bring the checks is said, not an error.
+    const brought = await bringChecksAfterAllow(ctx, repo).catch((err: unknown) => `The checks waiting for it were not started: ${describeError(err)}.`);
+    if (brought) ctx.io.stdout.write(`${printable(brought)}\n`);
     return 0;
   },
 });

@@ -60,7 +60,7 @@ export const coordinateCommand = defineCommand({
         log(reason);
         coordinator.dispose();
         await coordinator.whenIdle();
-        if (reason === NOTHING_LEFT) await handOverLateWork(ctx, store, log, (j) => coordinator.checkFoundNothingToRun(j));
+        if (reason === NOTHING_LEFT) await handOverLateWork(ctx, store, log, coordinator);
       },
     );
     return 0;
@@ -75,10 +75,15 @@ export const coordinateCommand = defineCommand({
  * background coordinator, as that command would have started one a moment later. Not a check this
  * one found nothing to run for (`skip`: no command, untrusted, or it could not be started — a check
  * recorded running, a capacity lock it could not take): a successor would fail it the same way and
- * hand it on as it exited, a new coordinator every second for good. A later run of that attempt is new work.
+ * hand it on as it exited, a new coordinator every second for good. A later run of that attempt is new work,
+ * and so is one found with no command or an untrusted one whose `.paddock.json`, allow list or trust
+ * changed since (a `paddock allow` meanwhile): the skip list is judged again first, as each pass does.
  */
-async function handOverLateWork(ctx: CliContext, store: JobStore, log: (message: string) => void, skip: (job: JobRecord) => boolean): Promise<void> {
-  const presence = await ensureCoordinator(ctx, store, undefined, skip);
+async function handOverLateWork(ctx: CliContext, store: JobStore, log: (message: string) => void, coordinator: Coordinator): Promise<void> {
+  if (await leaderLock(store.home).owner()) return;
+  const jobs = (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
+  await coordinator.forgetChangedCheckConfig(jobs);
+  const presence = await ensureCoordinator(ctx, store, jobs, (j) => coordinator.checkFoundNothingToRun(j));
   if (presence.kind === 'started') log(`work arrived as this coordinator gave up the lease: started another (pid ${presence.pid})`);
   if (presence.kind === 'unavailable') log(`work arrived as this coordinator gave up the lease, and ${presence.reason}`);
 }

@@ -199,6 +199,11 @@ export class Coordinator extends Disposable {
     return this.scheduler.checkFoundNothingToRun(job);
   }
 
+  /** Forgets "nothing to run" for attempts whose check configuration or trust changed since it was found. */
+  forgetChangedCheckConfig(jobs: readonly JobRecord[]): Promise<void> {
+    return this.scheduler.forgetChangedCheckConfig(jobs);
+  }
+
   /** Something this coordinator started (a launch, a cleanup attempt) has not finished yet. */
   get hasWorkInFlight(): boolean {
     return this.inFlight.size > 0;

@@ -21,7 +21,7 @@ import { livenessOf, ownIdentity, processTableSource, readProcStat, type StatSou
 import type { JobStore } from '../store';
 import { waitForChange } from '../store/watcher';
 import type { Check, JobRecord } from '../store/schema';
-import { checkRunMarker, RUNNERLESS_CHECK_GRACE_MS } from '../store/checkRunner';
+import { checkRunMarker } from '../store/checkRunner';
 import { okJobs, type OperationContext } from './context';
 import { checkBlocker } from './rules';
 import { runInWorktreeProblem } from './runInWorktree';
@@ -54,15 +54,10 @@ function me(): NonNullable<Check['runner']> {
   return id;
 }
 
-export { RUNNERLESS_CHECK_GRACE_MS };
-
 /** A check in the record that some live process is running or waiting to run (judged against `stats`, a table read after the record). */
-export function checkInHand(job: JobRecord, stats: StatSource = readProcStat, now = Date.now()): boolean {
+export function checkInHand(job: JobRecord, stats: StatSource = readProcStat): boolean {
   const c = job.check;
-  if (c?.state !== 'running' && c?.state !== 'queued') return false;
-  // Queued with no runner is the leader's to claim (nobody holds it); running with none: RUNNERLESS_CHECK_GRACE_MS.
-  if (c.runner == null) return c.state === 'running' && now - Date.parse(c.at) <= RUNNERLESS_CHECK_GRACE_MS;
-  return livenessOf(c.runner, stats) === 'alive';
+  return (c?.state === 'running' || c?.state === 'queued') && c.runner != null && livenessOf(c.runner, stats) === 'alive';
 }
 
 /**

@@ -19,6 +19,7 @@ import { processTableSource, readProcStat, type StatSource } from '../proc';
 import { stopLocked } from '../operations/stop';
 import type { JobRecord } from '../store/schema';
 import { checkOutOfDate } from '../check/checkCurrency';
+import { leaderRunsCheck } from '../store/checkRunner';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PADDOCK_JSON } from '../repoConfig/paddockJson';
@@ -53,10 +54,8 @@ function checkUnderWay(job: JobRecord): boolean {
 
 /** Whether the leader should (re)run this agent's check now; `stats` judges a recorded runner (a table read after the record). */
 export function needsAutomaticCheck(job: JobRecord, stats: StatSource = readProcStat): boolean {
-  if (!job.group) return false;
-  const state = job.lifecycle.state;
-  if (state !== 'completed' && state !== 'failed') return false;
-  if (job.cleanup !== null || job.worktree === null) return false;
+  // The same test that leaves a gone runner's check to the leader, not to readers (checkRunner.ts).
+  if (!leaderRunsCheck(job)) return false;
   const c = job.check;
   if (!c) return true;
   if (checkUnderWay(job)) return !checkInHand(job, stats);
@@ -94,8 +93,11 @@ export class AutomaticChecks {
     return this.unconfigured.has(key) || this.notStarted.has(key);
   }
 
-  /** Forgets "no command" for attempts whose configuration or trust changed since (one look per repository a pass). */
-  private async forgetChangedConfig(jobs: readonly JobRecord[]): Promise<void> {
+  /**
+   * Forgets "no command" for attempts whose configuration or trust changed since (one look per
+   * repository a pass): each pass, and an exiting coordinator before it hands over what is left.
+   */
+  async forgetChangedConfig(jobs: readonly JobRecord[]): Promise<void> {
     const looks = new Map<string, Promise<string>>();
     for (const job of jobs) {
       const key = `${job.id}@${job.lifecycle.endedAt}`;
@@ -140,9 +142,8 @@ export class AutomaticChecks {
         return;
       }
       const c = job.check;
-      // Its runner died (or, recorded running by none, long ago: `checkInHand`): what the check left
-      // running goes first, then it runs again. Left `running`, every start was refused ("already running").
-      if (c && (c.state === 'running' || (c.state === 'queued' && c.runner))) {
+      if (c && (c.state === 'running' || c.state === 'queued') && c.runner) {
+        // Its runner died: what the check left running goes first, then the check runs again.
         this.ctx.log(`the process running the check of ${job.id} is gone; running it again`);
         const lock = await this.opts.takeOrWatch(job.id);
         if (!lock) return; // someone is working on it: judged again once they let go

@@ -130,6 +130,11 @@ export class Scheduler extends Disposable {
     return this.checks.foundNothingToRun(job);
   }
 
+  /** `AutomaticChecks.forgetChangedConfig`: what an allow or an edit since made worth a look again. */
+  forgetChangedCheckConfig(jobs: readonly JobRecord[]): Promise<void> {
+    return this.checks.forgetChangedConfig(jobs);
+  }
+
   get isLeader(): boolean {
     return this.opts.leadership.isLeader;
   }

@@ -7,8 +7,8 @@
  * judges the runner as it judges a worker, and a check whose runner is gone is
  * recorded failed at once, once what the check left running has been ended
  * (found by its run's marker, derived from the record: nothing else would ever
- * end it). The checks of attempts (a `group`) are left to the leader, which
- * ends what such a check left running and runs it again.
+ * end it). The checks of attempts the leader checks (a `group`, ended completed or
+ * failed) are left to it: it ends what such a check left running and runs it again.
  */
 import { livenessOf, readProcStat, type ProcessIdentity, type StatSource } from '../proc/identity';
 import type { EnvMarker } from '../proc/backend';
@@ -29,23 +29,23 @@ export function checkRunMarker(jobId: string, runner: ProcessIdentity): EnvMarke
 }
 
 /**
- * How long a check recorded `running` that names no runner (a record from before runners were
- * recorded; the schema still allows it) is taken as under way: nothing can prove its runner gone, but
- * a runner of today names itself, and one of before has long ended or been ended by its timeout.
- * Left `running`, it refused every check of the agent and held a capacity slot, for good.
+ * An attempt whose check the leader runs, and runs again when its runner is gone: ended completed or
+ * failed, its worktree kept (`needsAutomaticCheck` asks this first).
  */
-export const RUNNERLESS_CHECK_GRACE_MS = 10 * 60_000;
-
-/** A check recorded running by no runner, longer ago than RUNNERLESS_CHECK_GRACE_MS (or at a time unreadable). */
-export function runnerlessCheckStale(c: Check, now = Date.now()): boolean {
-  return c.state === 'running' && !c.runner && !(now - Date.parse(c.at) <= RUNNERLESS_CHECK_GRACE_MS);
+export function leaderRunsCheck(job: JobRecord): boolean {
+  const state = job.lifecycle.state;
+  return !!job.group && (state === 'completed' || state === 'failed') && job.cleanup === null && job.worktree !== null;
 }
 
-/** Whether `job` has a person's check recorded under way whose runner is gone (pid, start time, boot id), or names none, long ago. */
-export function checkRunnerGone(job: JobRecord, stats: StatSource = readProcStat, now = Date.now()): boolean {
+/**
+ * Whether `job` has a check recorded under way whose runner is gone (pid, start time, boot id), and
+ * that no leader runs again: a person's, or an attempt's the leader does not check (cancelled,
+ * orphaned, a cleanup begun). Those attempts' were skipped here too, and nothing else cleared them:
+ * "already running" for good, and a capacity slot held.
+ */
+export function checkRunnerGone(job: JobRecord, stats: StatSource = readProcStat): boolean {
   const c = job.check;
-  if (job.group || !c || (c.state !== 'running' && c.state !== 'queued')) return false;
-  if (!c.runner) return runnerlessCheckStale(c, now);
+  if (leaderRunsCheck(job) || !c?.runner || (c.state !== 'running' && c.state !== 'queued')) return false;
   return livenessOf(c.runner, stats) !== 'alive';
 }
 
@@ -77,11 +77,6 @@ export async function endGoneRunnersCheck(job: JobRecord, graceMs: number): Prom
 /** The check as recorded once its runner was found gone and what it left running was ended: failed, saying why. */
 export function checkOfGoneRunner(check: Check, left: GoneCheckEnded, now = new Date()): Check {
   const pid = check.runner?.pid;
-  if (pid === undefined) {
-    // Nothing names what it ran: the agent's own processes carry the same marker, so nothing is ended.
-    const summary = `The check was recorded running more than ${RUNNERLESS_CHECK_GRACE_MS / 60_000} minutes ago by no process it names (a record of an earlier version); run the check again.`;
-    return { state: 'failed', exitCode: null, durationMs: null, at: now.toISOString(), summary, runner: null };
-  }
   const what = check.state === 'running' ? 'ended before the check finished' : 'ended while the check waited for a slot';
   return {
     state: 'failed',

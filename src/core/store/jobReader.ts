@@ -117,8 +117,7 @@ export class JobReader {
    * was not; two readers at once may both end it (the second finds nothing), one records it.
    */
   private async withoutGoneCheckRunner(job: JobRecord): Promise<JobRecord> {
-    // A check naming no runner is judged by its age alone (checkRunner.ts): no process table read for it.
-    if (!job.check || !checkRunnerGone(job, job.check.runner ? await processTableSource() : undefined)) return job;
+    if (!job.check?.runner || !checkRunnerGone(job, await processTableSource())) return job;
     try {
       const left = await endGoneRunnersCheck(job, Math.min(job.settings.stopGraceMs, GONE_CHECK_GRACE_MS));
       return await this.writer.mutate(job.id, async (current) => {

@@ -263,6 +263,14 @@ export class JobStore {
 
   // ---- change notification ------------------------------------------------
 
+  /**
+   * Tells every watcher (windows, coordinators) to look at agent `id` again though its record is
+   * unchanged: something it depends on changed (`paddock allow` trusted its repository's commands).
+   */
+  signalChange(id: string): void {
+    this.changes.touch(id);
+  }
+
   watch(opts: WatchOptions = {}): JobWatcher {
     const changesDir = this.changes.ensureDir();
     return new StoreWatcher({ changesDir, list: () => this.list(), log: this.log }, opts);

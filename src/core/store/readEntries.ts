@@ -35,7 +35,7 @@ function needsReconciling(job: JobRecord, stats: StatSource = readProcStat): boo
 
 /** Whether `job` names processes at all: an ended agent without leftovers or a check under way needs no look at the system. */
 function namesProcesses(job: JobRecord): boolean {
-  return !isTerminalState(job.lifecycle.state) || (job.leftovers?.length ?? 0) > 0 || (job.check?.runner ?? null) !== null || job.check?.state === 'running';
+  return !isTerminalState(job.lifecycle.state) || (job.leftovers?.length ?? 0) > 0 || (job.check?.runner ?? null) !== null;
 }
 
 /**

@@ -3,13 +3,14 @@
  * it handed on, too, an attempt's check it had itself failed to start (found by review of bug 91):
  * the successor failed it the same way and started the next as it exited, one coordinator a second
  * for good. Through the real bundle (dist/cli.js): after it exits, no coordinator leads and none is
- * started, for a check recorded running by no runner long ago (now run again) and for a check whose
- * start fails (the capacity lock held all along).
+ * started, for a check recorded running by no runner (every start refused: *already running*) and
+ * for a check whose start fails (the capacity lock held all along). And the second review: an attempt
+ * found with an untrusted check command is checked once `paddock allow` trusts it, by that allow alone.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { backgroundLogPath } from '../../../../src/cli/support/backgroundCoordinator';
-import { capacityLockOf, RUNNERLESS_CHECK_GRACE_MS } from '../../../../src/core/operations/check';
+import { capacityLockOf } from '../../../../src/core/operations/check';
 import { leaderLock } from '../../../../src/core/scheduler/leadership';
 import type { JobRecord } from '../../../../src/core/store/schema';
 import { CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
@@ -20,8 +21,13 @@ function coordinatorsLogged(home: string): number {
   return existsSync(log) ? (readFileSync(log, 'utf8').match(/coordinating /g) ?? []).length : 0;
 }
 
-/** Watches `ms`: no coordinator leads and none more is logged as begun; then ends any chain (it never ends by itself). */
-async function assertNoSuccessor(home: string, ms: number): Promise<void> {
+/**
+ * The exiting coordinator (`run`) says it handed over to none, and for `ms` no coordinator leads and
+ * none more is logged as begun (a successor's Node boot on a loaded machine takes seconds); then any
+ * chain is ended (it never ends by itself).
+ */
+async function assertNoSuccessor(home: string, run: { stderr: string }, ms = 8000): Promise<void> {
+  assert.doesNotMatch(run.stderr, /work arrived as this coordinator gave up the lease/);
   const logged = coordinatorsLogged(home);
   const seen = new Set<number>();
   for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(200)) {
@@ -64,29 +70,19 @@ describe('CLI: an exiting coordinator hands on no check it could not start', fun
   afterEach(() => endChain(sb.home));
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  it('a check recorded running by no runner, long ago, is run again, and no coordinator follows the one that exits', async () => {
-    const [a, b] = await endedAttempts(sb);
-    const at = new Date(Date.now() - RUNNERLESS_CHECK_GRACE_MS - 60_000).toISOString();
+  it('a check recorded running by no runner is shown as it is, and no coordinator follows the one that exits', async () => {
+    const [a] = await endedAttempts(sb);
+    // No runner to judge (no version writes this; the schema allows it): every start is refused.
     await sb.store.update(a, (j: JobRecord) => ({
       ...j,
-      settings: { ...j.settings, checkCommand: 'echo runnerless-again' },
-      check: { state: 'running', exitCode: null, durationMs: null, at, summary: '' },
-    }));
-    // Recorded running by none just now: in hand (a runner of before may be at it), not run, not waited for.
-    await sb.store.update(b, (j: JobRecord) => ({
-      ...j,
       settings: { ...j.settings, checkCommand: 'echo never' },
-      check: { state: 'running', exitCode: null, durationMs: null, at: new Date().toISOString(), summary: '' },
+      check: { state: 'running', exitCode: null, durationMs: null, at: new Date(0).toISOString(), summary: '' },
     }));
     const run = await runCli(['coordinate', '--until-idle'], { cwd: sb.repo, env: sb.env, timeoutMs: 60_000 });
-    await assertNoSuccessor(sb.home, 4000);
+    await assertNoSuccessor(sb.home, run);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /nothing is left to do: exiting/);
-    assert.doesNotMatch(run.stderr, /already running/);
-    const c = (await sb.store.read(a)).check;
-    assert.equal(c?.state, 'passed', JSON.stringify(c));
-    assert.match(c!.summary, /runnerless-again/);
-    assert.equal((await sb.store.read(b)).check?.state, 'running');
+    assert.equal((await sb.store.read(a)).check?.state, 'running');
   });
 
   it('a check whose start fails (the capacity lock never free) is not handed to a new coordinator as this one exits', async () => {
@@ -95,7 +91,7 @@ describe('CLI: an exiting coordinator hands on no check it could not start', fun
     const held = await capacityLockOf(sb.store).acquire(5000);
     try {
       const run = await runCli(['coordinate', '--until-idle'], { cwd: sb.repo, env: sb.env, timeoutMs: 90_000 });
-      await assertNoSuccessor(sb.home, 4000);
+      await assertNoSuccessor(sb.home, run);
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stderr, /automatic check of .*capacity/);
       assert.match(run.stderr, /nothing is left to do: exiting/);
