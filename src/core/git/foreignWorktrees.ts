@@ -13,11 +13,12 @@
  * (its index and blobs live in the other repository) cannot be kept without
  * writing there: the capture stops for consent, naming it (foreignStagedSentence).
  */
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure, PaddockError } from '../common/errors';
+import { randomBytes } from '../common/lazyCrypto';
 import { realPathOr } from '../common/paths';
+import { commonDirOf, gitDirOwner } from './headFiles';
 import { printable } from '../common/printable';
 import { isCommitId } from './commitId';
 import { headOf } from './innerWorktrees';
@@ -83,22 +84,16 @@ export async function foreignWorktreesIn(worktree: string, nested: readonly Nest
       continue;
     }
     if (gitDir === '' || gitDir === ownPrivate || gitDir.startsWith(ownPrivate + path.sep)) continue;
-    const commondir = (await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
-    if (commondir === '') continue;
-    const repo = await realPathOr(path.resolve(gitDir, commondir), path.resolve(gitDir, commondir));
+    // A linked worktree's git dir names its repository (`commondir`); a repository's own does not.
+    const common = await commonDirOf(gitDir);
+    if (common === gitDir) continue;
+    const repo = await realPathOr(common, common);
     if (repo === own) continue;
-    if (!(await registeredHere(gitDir, dir))) continue;
+    // Its registration must name this very folder back: a `cp -r` copy names another folder's.
+    if ((await gitDirOwner(dir)) !== 'this') continue;
     found.push({ path: n.path, repo, gitDir, ...(await headOf(gitDir, repo)) });
   }
   return found;
-}
-
-/** Whether the registration `gitDir`'s `gitdir` file names `<dir>/.git`. */
-async function registeredHere(gitDir: string, dir: string): Promise<boolean> {
-  const back = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8').catch(() => null))?.replace(/\r?\n$/, '');
-  if (back === undefined || back === null || back === '') return false;
-  const here = path.join(dir, '.git');
-  return (await realPathOr(path.resolve(gitDir, back), '')) === (await realPathOr(here, here));
 }
 
 /**

@@ -10,6 +10,7 @@ import type { ArchiveEntry } from './archive';
 import { unreadableFiles, walkWorktree, type Walk, type WalkEntry, type WalkOptions } from './inventory';
 import { fsPath } from './pathBytes';
 import { isWithin } from '../common/paths';
+import { gitFileTarget } from './headFiles';
 
 /**
  * The worktree's private git dir, from its `.git` file (no git process, and no
@@ -24,9 +25,9 @@ export function privateGitDir(worktree: string): string {
     if ((err as NodeJS.ErrnoException).code === 'EISDIR') return dotGit;
     throw failure(`Could not capture ${worktree}: it is not a git worktree (its .git is ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable'}).`);
   }
-  const match = /^gitdir: (.*?)\r?\n?$/s.exec(text);
-  if (!match) throw failure(`Could not capture ${worktree}: its .git file does not name a git dir.`);
-  return path.resolve(worktree, match[1]);
+  const named = gitFileTarget(text);
+  if (named === null) throw failure(`Could not capture ${worktree}: its .git file does not name a git dir.`);
+  return path.resolve(worktree, named);
 }
 
 /** A walked entry as the archive must hold it. */

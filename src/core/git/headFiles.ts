@@ -19,19 +19,47 @@ export interface HeadFromFiles {
   ref: string | null;
 }
 
+/**
+ * The git dir a `.git` file names, as git reads it (read_gitfile): `gitdir: ` then the path to the
+ * end, less its line end; null when it names none. A path may hold a newline, which a line-wise
+ * match would cut. The one reading of a `.git` file.
+ */
+export function gitFileTarget(text: string): string | null {
+  if (!text.startsWith('gitdir: ')) return null;
+  const named = text.slice('gitdir: '.length).replace(/[\r\n]+$/, '');
+  return named === '' ? null : named;
+}
+
 /** The worktree's own git directory, from its `.git` (a folder, or a file naming one); undefined for any other layout. */
 export async function worktreeGitDir(worktree: string): Promise<string | undefined> {
   const dotGit = path.join(worktree, '.git');
   // Followed: a `.git` symlinked to a git dir elsewhere is that git dir.
   if ((await fs.stat(dotGit)).isDirectory()) return dotGit;
-  const link = /^gitdir: (.+)$/m.exec(await fs.readFile(dotGit, 'utf8'));
-  return link ? path.resolve(worktree, link[1].trim()) : undefined;
+  const named = gitFileTarget(await fs.readFile(dotGit, 'utf8'));
+  return named === null ? undefined : path.resolve(worktree, named);
 }
 
 /** The repository's shared git dir, named by a worktree's `commondir` file (a main worktree's git dir is it). */
 export async function commonDirOf(gitDir: string): Promise<string> {
   const text = await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => null);
   return text === null ? gitDir : path.resolve(gitDir, text.replace(/\r?\n$/, ''));
+}
+
+/**
+ * Whose linked-worktree git dir the worktree's `.git` (a file naming one, a symlink to one, or a
+ * folder) is, by that git dir's `gitdir` file: this folder's, another folder's that is there, or
+ * neither (no `gitdir`, as a repository's own git dir; a folder that is gone; nothing readable).
+ */
+export async function gitDirOwner(worktree: string): Promise<'this' | 'another' | 'unknown'> {
+  try {
+    const gitDir = await worktreeGitDir(worktree);
+    if (gitDir === undefined) return 'unknown';
+    const back = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8')).replace(/\r?\n$/, '');
+    const [named, actual] = await Promise.all([fs.realpath(path.dirname(path.resolve(gitDir, back))), fs.realpath(worktree)]);
+    return named === actual ? 'this' : 'another';
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** The repository's shared git dir: from its `.git` with no process when it is a plain checkout; null when git cannot tell either. */

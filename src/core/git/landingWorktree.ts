@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { describeError, failure } from '../common/errors';
 import { firstLine, runGit } from './runGit';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
+import { gitFileTarget } from './headFiles';
 
 const NAME = /^land-(\d+)-[0-9a-f]+$/;
 
@@ -36,10 +37,10 @@ function alive(pid: number): boolean {
 /** The repository's shared git dir, from the `.git` file of a linked worktree; null when unreadable. */
 async function commonDirOfWorktree(worktree: string): Promise<string | null> {
   const text = await fs.readFile(path.join(worktree, '.git'), 'utf8').catch(() => null);
-  const m = text ? /^gitdir: (.*)$/m.exec(text) : null;
-  if (!m) return null;
+  const named = text ? gitFileTarget(text) : null;
+  if (named === null) return null;
   // <common>/worktrees/<name>
-  return path.dirname(path.dirname(path.resolve(worktree, m[1].trim())));
+  return path.dirname(path.dirname(path.resolve(worktree, named)));
 }
 
 /** Removes the temporary worktrees of processes that are gone; returns the folders removed. */

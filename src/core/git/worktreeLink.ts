@@ -6,7 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { commonDirOf, worktreeGitDir } from './headFiles';
+import { commonDirOf, gitDirOwner, worktreeGitDir } from './headFiles';
 import { runGit } from './runGit';
 import { realPathOr } from '../common/paths';
 import { registrationsOf } from './worktreeRegistration';
@@ -81,23 +81,6 @@ export async function ensureLinked(repo: string, worktree: string): Promise<Link
     return { ok: false, own: false, problem: `${worktree} is no longer a git worktree (its .git is ${how}) and git could not link it to ${repo} again` };
   }
   return { ok: true, note: `linked the worktree to its repository again first (its .git was ${how})` };
-}
-
-/**
- * Whose linked-worktree git dir the worktree's `.git` (a file naming one, a symlink to one, or a
- * folder) is, by that git dir's `gitdir` file: this folder's, another folder's that is there, or
- * neither (no `gitdir`, as a repository's own git dir; a folder that is gone; nothing readable).
- */
-async function gitDirOwner(worktree: string): Promise<'this' | 'another' | 'unknown'> {
-  try {
-    const gitDir = await worktreeGitDir(worktree);
-    if (gitDir === undefined) return 'unknown';
-    const back = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8')).replace(/\r?\n$/, '');
-    const [named, actual] = await Promise.all([fs.realpath(path.dirname(path.resolve(gitDir, back))), fs.realpath(worktree)]);
-    return named === actual ? 'this' : 'another';
-  } catch {
-    return 'unknown';
-  }
 }
 
 async function commonDirFromFiles(dir: string): Promise<string | null> {

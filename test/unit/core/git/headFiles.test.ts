@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, symlinkSync, unlinkSync, writeFileSync } from 'n
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { currentBranch, operationInProgress } from '../../../../src/core/git/checkout';
-import { branchExistsInFiles, readHeadName } from '../../../../src/core/git/headFiles';
+import { branchExistsInFiles, readHeadName, worktreeGitDir } from '../../../../src/core/git/headFiles';
 import { isCommitId } from '../../../../src/core/git/commitId';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 
@@ -121,5 +121,13 @@ describe('git: HEAD and operations in progress from the files', function () {
     assert.equal(await branchExistsInFiles(repo, 'paddock'), undefined);
     mkdirSync(path.join(repo, '.git', 'reftable'));
     assert.equal(await branchExistsInFiles(repo, 'main'), undefined);
+  });
+
+  it('reads the git dir a linked worktree at a path with a newline names, as git does', async () => {
+    const wt = sb.path('line\nbreak wt');
+    git(repo, 'worktree', 'add', '-q', '--detach', wt);
+    const gitDir = await worktreeGitDir(wt);
+    assert.equal(gitDir, path.resolve(wt, git(wt, 'rev-parse', '--git-dir')));
+    assert.equal((await readHeadName(wt))?.gitDir, gitDir);
   });
 });
