@@ -10,8 +10,9 @@
  */
 import type { Manifest } from './evidenceManifest';
 import { isCommitId } from './commitId';
-import { firstLine, runGit } from './runGit';
+import { runGit } from './runGit';
 import { printable } from '../common/printable';
+import { recreateDeletedBranch } from './recreateBranch';
 
 type KeptFiles = NonNullable<Manifest['gitDirFiles']>;
 export type OperationBranch = NonNullable<Manifest['operationBranch']>;
@@ -53,17 +54,13 @@ export async function captureOperationBranch(worktree: string, files: KeptFiles 
 export async function restoreOperationBranch(repo: string, files: KeptFiles | undefined, recorded: OperationBranch | undefined, deletedByCleanup: string | null): Promise<string | null> {
   const named = operationBranchName(files);
   if (!named || !recorded || recorded.name !== named.name) return null;
-  const ref = `refs/heads/${recorded.name}`;
-  const exists = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], { cwd: repo, allowFailure: true });
-  if (exists.code === 0) return null;
-  // Only the branch the job's record says its cleanup deleted comes back: one the person deleted since stays deleted.
-  if (recorded.name !== deletedByCleanup) {
+  const done = await recreateDeletedBranch(repo, recorded.name, recorded.tip, deletedByCleanup, 'the branch a stopped operation returns to');
+  if (done.kind === 'there') return null;
+  if (done.kind === 'not-ours') {
     return `the branch ${printable(recorded.name)} the ${named.operation} stopped half-way returns to was deleted since the cleanup, not by it: it stays deleted, and finishing the ${named.operation} there will fail`;
   }
-  // Empty old value: only created, never over a branch made meanwhile.
-  const res = await runGit(['update-ref', '-m', 'paddock restore: the branch a stopped operation returns to', ref, recorded.tip, ''], { cwd: repo, allowFailure: true });
-  if (res.code !== 0) {
-    return `the branch ${printable(recorded.name)} the ${named.operation} stopped half-way returns to could not be re-created (${firstLine(res.stderr) || `exit code ${res.code}`}); finishing it there will fail`;
+  if (done.kind === 'failed') {
+    return `the branch ${printable(recorded.name)} the ${named.operation} stopped half-way returns to could not be re-created (${done.why}); finishing it there will fail`;
   }
   return `the branch ${printable(recorded.name)}, which the cleanup had deleted, is re-created at ${recorded.tip.slice(0, 12)}, where the ${named.operation} stopped half-way expects it; HEAD is detached, as the agent left it`;
 }

@@ -10,8 +10,8 @@
  */
 import type { Manifest } from './evidenceManifest';
 import { isCommitId } from './commitId';
-import { firstLine, runGit } from './runGit';
 import { printable } from '../common/printable';
+import { recreateDeletedBranch } from './recreateBranch';
 
 export const UPDATE_REFS_FILE = 'rebase-merge/update-refs';
 
@@ -37,18 +37,14 @@ export async function restoreUpdateRefsBranches(repo: string, files: Manifest['g
   const notes: string[] = [];
   for (const { ref, old } of updateRefsBranches(files)) {
     const name = printable(ref.slice('refs/heads/'.length));
-    const exists = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], { cwd: repo, allowFailure: true });
-    if (exists.code === 0) continue;
-    if (ref !== `refs/heads/${deletedByCleanup ?? ''}`) {
-      notes.push(`the branch ${name} the rebase stopped half-way (--update-refs) moves when it ends was deleted since the cleanup, not by it: it stays deleted, and finishing the rebase will not move it`);
-      continue;
-    }
-    // Empty old value: only created, never over a branch made meanwhile.
-    const res = await runGit(['update-ref', '-m', 'paddock restore: a branch a stopped rebase --update-refs moves', '--end-of-options', ref, old, ''], { cwd: repo, allowFailure: true });
+    const done = await recreateDeletedBranch(repo, ref.slice('refs/heads/'.length), old, deletedByCleanup, 'a branch a stopped rebase --update-refs moves');
+    if (done.kind === 'there') continue;
     notes.push(
-      res.code === 0
-        ? `the branch ${name}, which the cleanup had deleted, is re-created at ${old.slice(0, 12)}, where the rebase stopped half-way (--update-refs) moves it from when it ends`
-        : `the branch ${name} the rebase stopped half-way (--update-refs) moves when it ends could not be re-created (${firstLine(res.stderr) || `exit code ${res.code}`}); finishing it will not move it`,
+      done.kind === 'not-ours'
+        ? `the branch ${name} the rebase stopped half-way (--update-refs) moves when it ends was deleted since the cleanup, not by it: it stays deleted, and finishing the rebase will not move it`
+        : done.kind === 'created'
+          ? `the branch ${name}, which the cleanup had deleted, is re-created at ${old.slice(0, 12)}, where the rebase stopped half-way (--update-refs) moves it from when it ends`
+          : `the branch ${name} the rebase stopped half-way (--update-refs) moves when it ends could not be re-created (${done.why}); finishing it will not move it`,
     );
   }
   return notes;
