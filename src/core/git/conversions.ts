@@ -121,6 +121,24 @@ function smudgesWith(values: Map<Converting, string>, config: ConversionConfig):
   return config.autocrlf === 'true' || ((set('text') || set('eol')) && config.eolCrlf);
 }
 
+/**
+ * `git check-attr` of `attributes` for `paths`, each path's values by attribute ("unspecified",
+ * "unset", "set" or the value); with `allowFailure`, null when git fails. The one reading of it.
+ */
+export async function checkAttributes(cwd: string, env: NodeJS.ProcessEnv | undefined, paths: readonly string[], attributes: readonly string[], allowFailure = false): Promise<Map<string, Map<string, string>> | null> {
+  const attrs = await runGit(['check-attr', '-z', '--stdin', ...attributes], { cwd, env, input: encodeName(paths.map((p) => `${p}\0`).join('')), timeoutMs: GIT_BULK_TIMEOUT_MS, names: true, allowFailure });
+  if (attrs.code !== 0) return null;
+  // "<path>\0<attribute>\0<value>\0" for each path and attribute.
+  const byPath = new Map<string, Map<string, string>>();
+  const parts = attrs.stdout.split('\0');
+  for (let i = 0; i + 2 < parts.length; i += 3) {
+    let values = byPath.get(parts[i]);
+    if (!values) byPath.set(parts[i], (values = new Map()));
+    values.set(parts[i + 1], parts[i + 2]);
+  }
+  return byPath;
+}
+
 /** Of the regular files, those git may convert (an attribute set, or core.autocrlf on), and which of them a checkout changes. */
 export async function convertibleFiles(opts: ConvertibleOptions): Promise<Convertible[]> {
   const { worktree: cwd, env } = opts;
@@ -130,15 +148,7 @@ export async function convertibleFiles(opts: ConvertibleOptions): Promise<Conver
   if (!opts.treeHasAttributes && !outside) {
     return config.autocrlf ? regular.map((f) => ({ ...f, smudges: config.autocrlf === 'true' })) : [];
   }
-  const attrs = await runGit(['check-attr', '-z', '--stdin', ...CONVERTING], { cwd, env, input: encodeName(regular.map((f) => `${f.path}\0`).join('')), timeoutMs: GIT_BULK_TIMEOUT_MS, names: true });
-  // "<path>\0<attribute>\0<value>\0" for each path and attribute.
-  const byPath = new Map<string, Map<Converting, string>>();
-  const parts = attrs.stdout.split('\0');
-  for (let i = 0; i + 2 < parts.length; i += 3) {
-    let values = byPath.get(parts[i]);
-    if (!values) byPath.set(parts[i], (values = new Map()));
-    values.set(parts[i + 1] as Converting, parts[i + 2]);
-  }
+  const byPath = (await checkAttributes(cwd, env, regular.map((f) => f.path), CONVERTING)) as Map<string, Map<Converting, string>>;
   const out: Convertible[] = [];
   for (const f of regular) {
     const values = byPath.get(f.path) ?? new Map<Converting, string>();

@@ -17,7 +17,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { GIT_BULK_TIMEOUT_MS, runGit, type GitResult } from './runGit';
-import { encodeName, fsPath } from './pathBytes';
+import { fsPath } from './pathBytes';
+import { checkAttributes } from './conversions';
 
 /** `-c` settings that turn every configured filter driver off: empty commands are no filter to git. */
 async function filtersOff(worktree: string, env: NodeJS.ProcessEnv): Promise<string[]> {
@@ -41,13 +42,10 @@ export async function filteredChangedPaths(worktree: string, env: NodeJS.Process
   if (untracked.code !== 0 || changed.code !== 0) return [];
   const candidates = [...new Set([...untracked.stdout.split('\0'), ...changed.stdout.split('\0')].filter((p) => p.length > 0 && !p.endsWith('/')))];
   if (candidates.length === 0) return [];
-  const attrs = await runGit(['check-attr', '-z', '--stdin', 'filter', 'working-tree-encoding'], { ...opts, input: encodeName(candidates.map((p) => `${p}\0`).join('')) });
-  if (attrs.code !== 0) return [];
-  // NUL-separated triplets: path, attribute, value.
-  const fields = attrs.stdout.split('\0');
-  const named = new Set<string>();
-  for (let i = 0; i + 2 < fields.length; i += 3) if (!['unspecified', 'unset'].includes(fields[i + 2])) named.add(fields[i]);
-  const found = [...named];
+  const attrs = await checkAttributes(worktree, env, candidates, ['filter', 'working-tree-encoding'], true);
+  if (attrs === null) return [];
+  const named = [...attrs].filter(([, values]) => [...values.values()].some((v) => v !== 'unspecified' && v !== 'unset')).map(([p]) => p);
+  const found = named;
   // A deleted file runs through no filter, and left out it would stand in the snapshot as it was.
   const onDisk = await Promise.all(found.map((p) => fs.lstat(fsPath(path.join(worktree, p))).then(() => true, () => false)));
   return found.filter((_, i) => onDisk[i]);
