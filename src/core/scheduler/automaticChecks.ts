@@ -48,7 +48,7 @@ function ownCommand(job: JobRecord): string {
 }
 
 /** A check recorded as running or waiting: whether it still is depends on its runner process. */
-function checkUnderWay(job: JobRecord): boolean {
+export function checkUnderWay(job: JobRecord): boolean {
   return job.check?.state === 'running' || job.check?.state === 'queued';
 }
 

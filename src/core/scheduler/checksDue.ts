@@ -8,24 +8,20 @@
  * A check queued or running is counted elsewhere (`pendingWork`, the leader's work in flight).
  */
 import { findCheckCommand } from '../check/checkCommand';
-import { checkOutOfDate } from '../check/checkCurrency';
-import { checkInHand } from '../operations/check';
+import { checkUnderWay, needsAutomaticCheck } from './automaticChecks';
 import { checkBlocker, hasLiveWorktree } from '../operations/rules';
 import { processTableSource, readProcStat, type StatSource } from '../proc';
 import type { JobRecord } from '../store/schema';
 
 /**
- * Ended, kept, and not checked since its latest run: none yet, one out of date, or one recorded
- * running by a process that is gone (the leader died mid-check: the next one runs it again).
- * What `needsAutomaticCheck` would run; a check queued is counted by `pendingWork` already.
+ * What the leader would run (`needsAutomaticCheck`: ended, kept, and not checked since its latest
+ * run, or recorded under way by a runner that is gone), less what would refuse the check outright
+ * (a worktree no longer on disk, a cleanup begun): that leaves nothing to run. A check queued is
+ * counted by `pendingWork` already.
  */
 function awaitsCheck(job: JobRecord, stats: StatSource): boolean {
-  const state = job.lifecycle.state;
-  if (!job.group || (state !== 'completed' && state !== 'failed')) return false;
-  if (job.check?.state === 'running') return job.cleanup === null && hasLiveWorktree(job) && !checkInHand(job, stats);
-  // What would refuse the check outright (cleaned up, a cleanup begun) leaves nothing to run.
-  if (job.cleanup !== null || checkBlocker(job) !== null) return false;
-  return job.check === null || job.check === undefined || checkOutOfDate(job);
+  if (!needsAutomaticCheck(job, stats)) return false;
+  return checkUnderWay(job) ? hasLiveWorktree(job) : checkBlocker(job) === null;
 }
 
 export interface ChecksDueOptions {
