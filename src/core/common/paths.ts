@@ -29,3 +29,11 @@ export function realPathOrSync<T>(p: string, fallback: T): string | T {
     return fallback;
   }
 }
+
+/** As `existsSync` (which follows symlinks), without blocking: code that may run on the extension host. */
+export function pathExists(p: string): Promise<boolean> {
+  return fs.stat(p).then(
+    () => true,
+    () => false,
+  );
+}

@@ -9,7 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { realPathOr } from '../common/paths';
+import { realPathOr, pathExists } from '../common/paths';
 import { printable } from '../common/printable';
 import { clipText } from '../common/clipText';
 import { inlineCommand, shellQuote } from '../common/shellQuote';
@@ -24,8 +24,6 @@ type ForeignRecords = Manifest['foreign'];
 /** Where `fetch` puts a bundle's tips in the other repository: branches the person sees, one folder per capture's bundle. */
 export const RESTORED_BRANCHES = 'paddock-restored';
 
-// As `existsSync` (which follows symlinks), without blocking: restore may run on the extension host.
-const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 const same = async (a: string, b: string) => (await realPathOr(a, a)) === (await realPathOr(b, b));
 
 /** `target` the restored worktree, `origin` where it was captured (the inventory's `worktree`). */
@@ -48,7 +46,7 @@ export async function foreignWorktreeNotes(target: string, origin: string, evide
     if (names && (await same(names, path.join(dir, '.git')))) continue;
     const at = r.head ? ` at ${r.head.slice(0, 12)}` : '';
     const originDotGit = path.join(origin, r.path, '.git');
-    const stillOurs = names !== null && !(await exists(originDotGit)) && (await same(names, originDotGit)) && (await headOf(gitDir, r.repo)).head === r.head;
+    const stillOurs = names !== null && !(await pathExists(originDotGit)) && (await same(names, originDotGit)) && (await headOf(gitDir, r.repo)).head === r.head;
     if (stillOurs) {
       // Never a clipped path in a command: it would name another folder; too long, the command goes without it.
       const repair = inlineCommand(['git', '-C', shellQuote(dir), 'worktree', 'repair'], 4000) ?? '`git worktree repair` run in it';

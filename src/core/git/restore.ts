@@ -13,6 +13,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { pathExists } from '../common/paths';
 import { failure, usageError } from '../common/errors';
 import { extractArchive } from './archive';
 import { INVENTORY_FILE, privateGitDir } from './evidence';
@@ -62,11 +63,9 @@ export interface RestoreResult {
   problems: string[];
 }
 
-/** As `existsSync`, without blocking: restore may run on the extension host. */
-const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 
 async function assertFreeTarget(target: string): Promise<void> {
-  if (!(await exists(target))) return;
+  if (!(await pathExists(target))) return;
   const names = await fs.readdir(target).catch(() => null);
   if (names === null || names.length > 0) throw usageError(`${target} already exists; choose another folder with --to.`);
   await fs.rmdir(target);
@@ -178,12 +177,12 @@ async function jobBranchGone(repo: string, jobBranch: string | null, checkout: {
 export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResult> {
   const target = path.resolve(opts.target);
   // An empty folder named with --to is the person's: a failed restore leaves it as it was (its mode too).
-  const emptyFolderMode = (await exists(target)) ? (await fs.stat(target)).mode & 0o7777 : null;
+  const emptyFolderMode = (await pathExists(target)) ? (await fs.stat(target)).mode & 0o7777 : null;
   await assertFreeTarget(target);
   const refTip = await refSha(opts.repo, `${opts.snapshotRef}^{commit}`);
   if (!refTip) throw failure(`The snapshot ${opts.snapshotRef} is not in ${opts.repo}; there is nothing to restore from.`);
   const inventory = path.join(opts.evidenceDir, INVENTORY_FILE);
-  const manifest = (await exists(inventory)) ? await readManifest(inventory) : null;
+  const manifest = (await pathExists(inventory)) ? await readManifest(inventory) : null;
   let snapshotSha = refTip;
   if (manifest && manifest.snapshotSha !== refTip) {
     // A capture cut short between moving the ref and renaming its inventory: the inventory's own
@@ -254,7 +253,7 @@ async function discardPartialRestore(repo: string, target: string, folderMade: b
     await forgetWorktreeRegistration(repo, target).catch(() => false);
   }
   for (const b of created) await runGit(['update-ref', '-d', b.ref, b.sha], { cwd: repo, allowFailure: true });
-  if (emptyFolderMode !== null && !(await fs.access(target).then(() => true, () => false))) {
+  if (emptyFolderMode !== null && !(await pathExists(target))) {
     await fs.mkdir(target).then(() => fs.chmod(target, emptyFolderMode)).catch(() => undefined);
   }
   return null;
