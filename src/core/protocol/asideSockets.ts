@@ -13,6 +13,7 @@
 import { link, lstat, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { randomBytes } from '../common/lazyCrypto';
+import { fileIdOf, isSameFile } from './fileIdentity';
 import { probeSocket } from './socketProbe';
 
 const ASIDE = /^\.([0-9a-z]{1,8})-[0-9a-f]{4,}$/;
@@ -101,8 +102,9 @@ export async function removeDeadAsides(dir: string): Promise<string[]> {
  * `raced`: a test's stand-in for a worker acting at the two moments that matter.
  */
 export async function removeDeadSocket(path: string, raced?: (stage: 'judged' | 'moved') => Promise<void>): Promise<boolean> {
-  const judged = await lstat(path);
-  if (!judged.isSocket() || (await probeSocket(path)) !== 'dead') return false;
+  const found = await lstat(path);
+  const judged = fileIdOf(found);
+  if (!found.isSocket() || (await probeSocket(path)) !== 'dead') return false;
   await raced?.('judged');
   const held = join(dirname(path), asideName(process.pid, 12));
   try {
@@ -113,7 +115,7 @@ export async function removeDeadSocket(path: string, raced?: (stage: 'judged' | 
   await raced?.('moved');
   const moved = await lstat(held).catch(() => undefined);
   if (!moved) return false;
-  if (moved.dev === judged.dev && moved.ino === judged.ino && (await probeSocket(held)) === 'dead') {
+  if (isSameFile(moved, judged) && (await probeSocket(held)) === 'dead') {
     await unlink(held);
     return true;
   }

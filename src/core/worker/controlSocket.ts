@@ -11,7 +11,8 @@ import { Disposable, toDisposable } from '../common/lifecycle';
 import { failure } from '../common/errors';
 import { checkSocketPath, ensureRuntimeDir } from '../protocol/runtimeDir';
 import { removeDeadAsides } from '../protocol/asideSockets';
-import { asidePath, FileId, fileIdOf, isSameFile, lstatIfThere, placeSocket, probeSocket, refusal, removeIfOwn } from './socketFile';
+import { FileId, fileIdOf, isSameFile } from '../protocol/fileIdentity';
+import { asidePath, lstatIfThere, placeSocket, probeSocket, refusal, removeIfOwn } from './socketFile';
 
 export interface ControlSocketOptions {
   accept: (socket: Socket) => void;

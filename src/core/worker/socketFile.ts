@@ -11,20 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { failure } from '../common/errors';
 import { checkSocketPath } from '../protocol/runtimeDir';
 import { asideName } from '../protocol/asideSockets';
-
-/** A file by device and inode: what makes it that file, whatever its name. */
-export interface FileId {
-  dev: number;
-  ino: number;
-}
-
-export function fileIdOf(st: Stats): FileId {
-  return { dev: st.dev, ino: st.ino };
-}
-
-export function isSameFile(st: Stats | undefined, id: FileId | undefined): boolean {
-  return st !== undefined && id !== undefined && st.dev === id.dev && st.ino === id.ino;
-}
+import { FileId, isSameFile } from '../protocol/fileIdentity';
 
 export function lstatIfThere(path: string): Stats | undefined {
   try {

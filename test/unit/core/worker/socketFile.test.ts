@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, Server, Socket } from 'node:net';
 import { join } from 'node:path';
-import { asidePath, fileIdOf, placeSocket, probeSocket, removeIfOwn } from '../../../../src/core/worker/socketFile';
+import { fileIdOf } from '../../../../src/core/protocol/fileIdentity';
+import { asidePath, placeSocket, probeSocket, removeIfOwn } from '../../../../src/core/worker/socketFile';
 import { ForeignSocket, foreignSocket } from './foreignSocket';
 
 function listening(path: string): Promise<Server> {
