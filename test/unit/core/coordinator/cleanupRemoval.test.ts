@@ -20,8 +20,7 @@ describe('cleanup removal: the worktree is out of every path\'s reach from its l
   useGitSandbox((fresh) => {
     sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n' });
-    wt = sb.path('repo.worktrees', 'job1');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    wt = sb.agentWorktree(repo, sb.path('repo.worktrees', 'job1'));
     write(wt, 'work.txt', 'the agent\'s work\n');
   });
 

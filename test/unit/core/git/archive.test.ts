@@ -16,8 +16,7 @@ describe('git/archive: the evidence archive holds exactly what was meant', funct
   useGitSandbox((fresh) => {
     sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n', '.gitignore': 'ignored/\n' });
-    wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    wt = sb.agentWorktree(repo);
   });
 
   it("ignores the caller's TAR_OPTIONS, TAPE and POSIXLY_CORRECT (a --transform would rename what it archives)", async () => {

@@ -27,8 +27,7 @@ describe('git: capture of files git cannot convert to their stored form (bug 87)
     sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n', 'c.txt': 'c before\n', '.gitattributes': '*.u16 working-tree-encoding=UTF-16LE text\n*.bom working-tree-encoding=UTF-16 text\n*.lfs filter=lfs2\n*.bad filter=bad\n' });
     base = git(repo, 'rev-parse', 'main');
-    wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    wt = sb.agentWorktree(repo);
   });
 
   const options = (): CaptureOptions => ({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: base, branch: 'paddock/job1' });

@@ -14,8 +14,7 @@ describe('git/changedSince: the worktree still is what its capture saw', functio
   useGitSandbox((fresh) => {
     sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n', '.gitignore': 'node_modules/\n' });
-    wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    wt = sb.agentWorktree(repo);
   });
 
   async function stamp() {

@@ -20,8 +20,7 @@ describe('git: the evidence inventory', function () {
 
   beforeEach(async () => {
     const repo = sb.repo({ 'README.md': 'hello\n' });
-    const wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    const wt = sb.agentWorktree(repo);
     git(wt, 'update-ref', 'refs/worktree/keep', 'HEAD');
     const ev = await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
     manifest = JSON.parse(readFileSync(ev.inventory, 'utf8')) as Manifest;

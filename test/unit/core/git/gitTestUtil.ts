@@ -101,6 +101,12 @@ export class Sandbox {
     return path.join(this.dir, ...parts);
   }
 
+  /** An agent's worktree of `repo` at `at` (the sandbox's `wt` unless given), on a new branch paddock/job1 from main. */
+  agentWorktree(repo: string, at = this.path('wt')): string {
+    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', at, 'main');
+    return at;
+  }
+
   dispose(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }

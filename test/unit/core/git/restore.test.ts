@@ -35,8 +35,7 @@ describe('git: restore gives back the worktree captured at cleanup', function ()
     sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n', 'c.txt': 'c before\n', 'd.txt': 'd before\n', '.gitignore': '.env\nbuild/\nnode_modules/\n*.pyc\n' });
     base = git(repo, 'rev-parse', 'main');
-    wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    wt = sb.agentWorktree(repo);
   });
 
   function options(extra: Partial<CaptureOptions> = {}): CaptureOptions {

@@ -23,8 +23,7 @@ describe('git: a restore cut short leaves nothing half-made (bug 88)', function 
   useGitSandbox((fresh) => {
     sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n', 'c.txt': 'c before\n', '.gitattributes': '*.sm filter=sm\n', 'a.sm': 'one\n', 'z.txt': 'z\n', '.gitignore': 'build/\n' });
-    wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    wt = sb.agentWorktree(repo);
   });
 
   async function captured(): Promise<{ restore: RestoreOptions; before: ReturnType<typeof treeState> }> {

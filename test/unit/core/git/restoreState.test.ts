@@ -45,8 +45,7 @@ describe('git: restore gives back the worktree as the agent left it (its state, 
     sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n', 'c.txt': 'c before\n', 'd.txt': 'd before\n', 'docs/guide.md': 'guide\n', 'src/app.ts': 'app\n', '.gitignore': '.env\n' });
     base = git(repo, 'rev-parse', 'main');
-    wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    wt = sb.agentWorktree(repo);
   });
 
   const evidenceDir = () => sb.path('store', 'evidence');

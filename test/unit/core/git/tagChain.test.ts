@@ -19,8 +19,7 @@ describe('git: a tag of a tag named by a worktree ref survives cleanup, gc and r
   useGitSandbox((fresh) => {
     sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n' });
-    wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    wt = sb.agentWorktree(repo);
   });
 
   /** refs/worktree/chain → t3 → t2 → t1 → `target`, no tag ref left naming any of them; returns the tag objects, outer first. */

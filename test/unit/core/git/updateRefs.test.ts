@@ -23,8 +23,7 @@ describe('git: restore of a rebase --update-refs stopped half-way re-creates the
   useGitSandbox((fresh) => {
     sb = fresh;
     repo = sb.repo({ 'f.txt': 'base\n' });
-    wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    wt = sb.agentWorktree(repo);
   });
 
   it('brings the deleted agent branch back at its old tip, HEAD detached, and --continue moves it', async () => {
