@@ -3,7 +3,7 @@
  * with Enter (one at a time), the prompt its argv does not carry (typed at the agent's waiting
  * prompt, typedPrompt.ts) and the mirror's replies to terminal queries — through the one writer of
  * its input (PtyInput). Kept out of AgentWorker, which opens it once the agent runs, tells it when
- * the screen changed, and closes it at the agent's exit.
+ * the agent asks for its prompt (the waiting detector's judgement), and closes it at the agent's exit.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Disposable } from '../common/lifecycle';
@@ -78,18 +78,22 @@ export class AgentInput extends Disposable {
   }
 
   /**
-   * Types `text` (and Enter) the first time the screen shows `pattern`, or now without one; call once
-   * the agent runs. `screen`: the visible screen as plain text.
+   * Types `text` (and Enter) when the agent asks for it (`promptAsked`, told by the waiting
+   * detector) if `waitsForAsking`, else now; call once the agent runs.
    */
-  typePrompt(text: string, pattern: RegExp | null, screen: () => string): void {
-    this.typedPrompt = new TypedPrompt(text, pattern, (t) => this.send(t), (m) => this.host.log(m));
+  typePrompt(text: string, waitsForAsking: boolean): void {
+    this.typedPrompt = new TypedPrompt(text, waitsForAsking, (t) => this.send(t), (m) => this.host.log(m));
     this.typedPrompt.started();
-    this.typedPrompt.screenChanged(screen);
   }
 
-  /** The screen changed: the typed prompt looks for the agent asking (before the waiting detector does). */
-  screenChanged(screen: () => string): void {
-    this.typedPrompt?.screenChanged(screen);
+  /** The prompt given to `typePrompt` is typed in (or being typed). */
+  get promptTyped(): boolean {
+    return this.typedPrompt !== undefined && !this.typedPrompt.isPending;
+  }
+
+  /** The agent asks for the prompt: typed now; false when there is none to type (yet, or any more). */
+  promptAsked(): boolean {
+    return this.typedPrompt?.asked() ?? false;
   }
 
   private async sendNow(text: string): Promise<void> {

@@ -252,7 +252,10 @@ export class AgentWorker extends Disposable implements AgentSession {
     if (this.waiting?.current) this.record.setWaiting(this.waiting.current);
     // The prompt its argv does not carry: the record holds the one of this generation (the start's, or the retry's that made it).
     const typedPrompt = this.job.settings.typedPrompt;
-    if (typedPrompt !== undefined) this.agentInput.typePrompt(typedPrompt, waitingPatternOf(this.job.settings.waitingPattern, () => undefined), () => this.screen.text());
+    if (typedPrompt !== undefined) {
+      this.agentInput.typePrompt(typedPrompt, waitingPatternOf(this.job.settings.waitingPattern, () => undefined) !== null);
+      this.waiting?.noteScreenChanged(); // the agent may have asked already
+    }
   }
 
   /** The execution ends `failed` before the agent ran (no socket, no directory, no node-pty, no spawn). */
@@ -282,14 +285,12 @@ export class AgentWorker extends Disposable implements AgentSession {
 
   private setUpWaiting(): void {
     const isSuspended = () => (this.pty ? agentStopped(this.pty.pid, process.pid) : Promise.resolve(false));
-    this.waiting = this._register(waitingDetectorFor(this.job.settings, { readScreen: () => this.screen.text(), readCursorRow: () => this.screen.mirror.cursorRow() }, this.opts.log, isSuspended));
-    this._register(
-      this.screen.mirror.onDidCatchUp(() => {
-        // Before the detector's look: the wait the typed prompt answers is never recorded.
-        this.agentInput.screenChanged(() => this.screen.text());
-        this.waiting?.noteScreenChanged();
-      }),
-    );
+    // The prompt this generation types in (from the start: no pattern wait is raised before the agent asks for it).
+    const prompt = this.job.settings.typedPrompt !== undefined;
+    const firstAsking = { pending: () => prompt && !this.agentInput.promptTyped, answer: () => this.agentInput.promptAsked() };
+    const screen = { readScreen: () => this.screen.text(), readCursorRow: () => this.screen.mirror.cursorRow(), firstAsking };
+    this.waiting = this._register(waitingDetectorFor(this.job.settings, screen, this.opts.log, isSuspended));
+    this._register(this.screen.mirror.onDidCatchUp(() => this.waiting?.noteScreenChanged()));
     this._register(this.waiting.onDidChange((reason) => this.record.setWaiting(reason)));
   }
 

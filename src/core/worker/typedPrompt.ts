@@ -1,12 +1,17 @@
 /**
  * The prompt the execution's argv does not carry (`settings.typedPrompt`: the start's or the retry's
  * for aider's profile, the shell's, a profile without `{prompt}` in its args or resume arguments, an
- * explicit command), typed in with Enter once the agent asks for it. A profile that says how its agent
- * asks (a waiting pattern) has it typed the first time the screen shows that: aider asks other
- * questions first (whether to add `.aider*` to `.gitignore`), which would take the prompt as their
- * answer, and a retried agent prints its restored history before it asks. Without a pattern it is
- * typed at once. Typed as soon as the screen shows the pattern — before the waiting detector's own
- * look — so the wait it answers is never recorded, and nobody is told the agent needs them.
+ * explicit command), typed in with Enter once the agent asks for it. Without a waiting pattern it is
+ * typed at once. A profile that says how its agent asks (a waiting pattern) has it typed when the
+ * waiting detector finds the agent asking (waiting.ts, `FirstAsking`): the pattern on the line where
+ * the cursor waits, that line settled — not the first time the pattern shows anywhere on screen. aider
+ * asks other questions first (whether to add `.aider*` to `.gitignore`), and a retried aider prints
+ * its restored chat history before it asks; a bare `>` line in that history, or a question's words in
+ * any output, once took the prompt, and the question asked next read it as its answer (bug 99). Typed
+ * in place of the wait it answers: that wait is never recorded, and nobody is told the agent needs them.
+ * A question asked elsewhere (not at the cursor: printed with a newline after it, a clock parked
+ * below it, a spinner on its line) is never answered with it: the detector raises that wait after
+ * a grace (5 s), as without a prompt to type, and the prompt stays pending for the asking at the cursor.
  */
 import { describeError } from '../common/errors';
 
@@ -15,8 +20,8 @@ export class TypedPrompt {
 
   constructor(
     text: string,
-    /** The profile's waiting pattern (`waitingPatternOf`), or null. */
-    private readonly pattern: RegExp | null,
+    /** Whether it waits for the agent to ask (the profile has a waiting pattern). */
+    private readonly waitsForAsking: boolean,
     private readonly type: (text: string) => Promise<void>,
     private readonly log: (message: string) => void,
   ) {
@@ -25,14 +30,19 @@ export class TypedPrompt {
 
   /** The agent runs: without a pattern, the prompt is typed now. */
   started(): void {
-    if (this.pattern === null) this.typeNow();
+    if (!this.waitsForAsking) this.typeNow();
   }
 
-  /** The screen changed: the prompt is typed the first time it shows the agent asking. */
-  screenChanged(screen: () => string): void {
-    if (this.pending === undefined || this.pattern === null) return;
-    this.pattern.lastIndex = 0;
-    if (this.pattern.test(screen())) this.typeNow();
+  /** It is still to be typed. */
+  get isPending(): boolean {
+    return this.pending !== undefined;
+  }
+
+  /** The agent asks (the waiting detector's judgement): typed now; false when it was typed before. */
+  asked(): boolean {
+    if (this.pending === undefined) return false;
+    this.typeNow();
+    return true;
   }
 
   private typeNow(): void {

@@ -9,6 +9,16 @@
  *   wrote more than the terminal's echo of the answer, a match on the cursor's row (a prompt
  *   asked again at the same spot, as TUIs redraw theirs, looks the same as the answered one)
  *   when the agent's output went quiet there;
+ *   While a prompt waits to be typed at the agent's first asking (typedPrompt.ts), that asking is
+ *   answered in place of the wait: the agent asks where its cursor waits (the same judgement as a
+ *   prompt asked again: the pattern on the cursor's line) once that line has settled (unchanged for
+ *   the check interval: a clock or spinner drawn elsewhere does not unsettle it); the same words
+ *   elsewhere on screen (a restored history, a file shown) do not take the prompt, and the typed
+ *   prompt makes every match then on screen answered. A wait the rule reads meanwhile is held back
+ *   only for a grace (`firstAskingGraceMs`): many questions are not asked at the cursor (a question
+ *   then a newline, a clock parked below it, a spinner on its line), and a wait held back for good
+ *   would leave the agent waiting with nobody told. After the grace it is raised as without a
+ *   prompt to type; the prompt stays pending (logged) for the agent's asking at its cursor;
  * - idleness: no output or input for the profile's idle time; ends on output or input. A
  *   stopped agent (SIGSTOP) is silent too, but waits for nobody: while it is stopped, silence
  *   is not taken for waiting (it stays `running`, shown as suspended).
@@ -39,6 +49,19 @@ export interface WaitingOptions {
   redrawMs?: number;
   /** Whether the agent is stopped (SIGSTOP) now: asked before silence counts as idle. */
   isSuspended?: () => Promise<boolean>;
+  /** A prompt to type at the agent's first asking (typedPrompt.ts), answered in place of that wait. */
+  firstAsking?: FirstAsking;
+  /** How long a wait the rule reads is held back for the first asking at the cursor (default 5000 ms). */
+  firstAskingGraceMs?: number;
+  log?: (message: string) => void;
+}
+
+/** The prompt typed at the agent's first asking (see the class). */
+export interface FirstAsking {
+  /** It still waits to be typed. */
+  pending(): boolean;
+  /** Types it now; false when it cannot be yet (the agent does not run yet). */
+  answer(): boolean;
 }
 
 export class WaitingDetector extends Disposable {
@@ -46,6 +69,7 @@ export class WaitingDetector extends Disposable {
   private idleTimer: NodeJS.Timeout | undefined;
   private lastActivityAt = Date.now();
   private patternTimer: NodeJS.Timeout | undefined;
+  private patternDueAt = 0;
   private readonly patternCheckMs: number;
   private readonly globalPattern: RegExp | null;
   /** Matches on screen when the person last typed: those are answered. */
@@ -60,6 +84,11 @@ export class WaitingDetector extends Disposable {
   /** Until then, output is taken for the redraw a resize caused. */
   private redrawUntil = 0;
   private readonly redrawMs: number;
+  /** While a prompt waits for the first asking: the cursor's row and line, and since when they are as they are. */
+  private settling: { row: number; line: string; since: number } | undefined;
+  private readonly firstAskingGraceMs: number;
+  /** While a prompt waits for the first asking: since when the rule reads a wait it holds back. */
+  private heldSince: number | undefined;
 
   private readonly _onDidChange = this._register(new Emitter<WaitingReason | null>());
   /** The new reason, or null when the agent works again. */
@@ -69,6 +98,7 @@ export class WaitingDetector extends Disposable {
     super();
     this.patternCheckMs = opts.patternCheckMs ?? 250;
     this.redrawMs = opts.redrawMs ?? 1000;
+    this.firstAskingGraceMs = opts.firstAskingGraceMs ?? 5000;
     const p = opts.pattern;
     this.globalPattern = p ? new RegExp(p.source, p.flags.includes('g') ? p.flags : `${p.flags}g`) : null;
     this._register({ dispose: () => this.clearTimers() });
@@ -96,11 +126,16 @@ export class WaitingDetector extends Disposable {
 
   /** The screen changed (the mirror caught up): re-check the pattern soon. */
   noteScreenChanged(): void {
+    if (this.globalPattern && this.opts.firstAsking?.pending()) this.noteCursorLine();
     this.checkPatternIn(this.patternCheckMs);
   }
 
+  /** One timer at a time, the earliest asked for: a held wait's grace must not put off the look at a screen change. */
   private checkPatternIn(ms: number): void {
-    if (!this.opts.pattern || this.patternTimer || this._store.isDisposed) return;
+    if (!this.opts.pattern || this._store.isDisposed) return;
+    if (this.patternTimer && this.patternDueAt <= Date.now() + ms) return;
+    clearTimeout(this.patternTimer);
+    this.patternDueAt = Date.now() + ms;
     this.patternTimer = setTimeout(() => {
       this.patternTimer = undefined;
       this.checkPattern();
@@ -114,6 +149,7 @@ export class WaitingDetector extends Disposable {
     this.lastTyped = data;
     this.answeredLine = this.opts.pattern ? this.cursorLine() : '';
     this.respondedSinceInput = false;
+    this.heldSince = undefined; // answered: a wait read after it gets its own grace
     if (this.reason !== null) this.set(null);
     this.armIdle();
   }
@@ -125,32 +161,84 @@ export class WaitingDetector extends Disposable {
 
   private checkPattern(): void {
     if (!this.globalPattern) return;
-    const count = this.countMatches();
-    // Answered prompts that scrolled away or were redrawn no longer count.
-    if (count < this.answeredMatches) this.answeredMatches = count;
-    let unanswered = count > this.answeredMatches;
-    if (!unanswered && this.respondedSinceInput && this.askedAgainAtCursor()) {
-      // Asked again where the cursor waits, once the agent went quiet there: a spinner drawn after an answered prompt is work.
-      const quietFor = Date.now() - this.lastOutputAt;
-      if (quietFor < this.patternCheckMs) return this.checkPatternIn(this.patternCheckMs - quietFor);
-      unanswered = true;
-    }
+    const first = this.opts.firstAsking?.pending() ? this.opts.firstAsking : undefined;
+    if (first && this.answerFirstAsking(first)) return;
+    const unanswered = this.unansweredMatch();
+    if (unanswered === undefined) return; // a re-check is due once the agent went quiet
+    if (first && this.heldForFirstAsking(unanswered)) return;
     if (unanswered && this.reason === null) this.set('pattern');
     else if (!unanswered && this.reason === 'pattern') this.set(null);
   }
 
+  /** The rule: a match the person did not answer; undefined while it waits for the agent to go quiet there. */
+  private unansweredMatch(): boolean | undefined {
+    const count = this.countMatches();
+    // Answered prompts that scrolled away or were redrawn no longer count.
+    if (count < this.answeredMatches) this.answeredMatches = count;
+    if (count > this.answeredMatches) return true;
+    if (!this.respondedSinceInput || !this.askedAtCursor(this.cursorLine())) return false;
+    // Asked again where the cursor waits, once the agent went quiet there: a spinner drawn after an answered prompt is work.
+    const quietFor = Date.now() - this.lastOutputAt;
+    if (quietFor >= this.patternCheckMs) return true;
+    this.checkPatternIn(this.patternCheckMs - quietFor);
+    return undefined;
+  }
+
+  /**
+   * The agent asks for the waiting prompt's text once its cursor's line shows the pattern and has
+   * settled (see the class); true when it was typed now. Typed, it is the agent's input.
+   */
+  private answerFirstAsking(first: FirstAsking): boolean {
+    const { line, since } = this.noteCursorLine();
+    if (!this.askedAtCursor(line)) return false;
+    const settledFor = Date.now() - since;
+    if (settledFor < this.patternCheckMs) {
+      this.checkPatternIn(this.patternCheckMs - settledFor);
+      return false;
+    }
+    if (!first.answer()) return false;
+    this.noteInput();
+    return true;
+  }
+
+  /**
+   * A wait the rule reads while the prompt waits for the first asking is held back for the grace
+   * (the agent may be about to ask at its cursor), then raised: never held for good (see the class).
+   */
+  private heldForFirstAsking(unanswered: boolean): boolean {
+    if (!unanswered) this.heldSince = undefined;
+    if (!unanswered || this.reason !== null) return false;
+    const now = Date.now();
+    this.heldSince ??= now;
+    const left = this.firstAskingGraceMs - (now - this.heldSince);
+    if (left > 0) {
+      this.checkPatternIn(left);
+      return true;
+    }
+    this.opts.log?.(`the agent waits (its waiting pattern) but has not asked at its cursor for ${this.firstAskingGraceMs} ms: waiting; the prompt to type is still pending, typed when it asks there`);
+    return false;
+  }
+
+  /** The cursor's row and line now, and since when they are unchanged (looked at on every screen change). */
+  private noteCursorLine(): { row: number; line: string; since: number } {
+    const row = this.opts.readCursorRow?.() ?? -1;
+    const line = this.cursorLine(row);
+    const last = this.settling;
+    if (last && last.row === row && last.line === line) return last;
+    return (this.settling = { row, line, since: Date.now() });
+  }
+
   /** The line the cursor is on, as plain text ('' when unknown). */
-  private cursorLine(): string {
-    const row = this.opts.readCursorRow?.();
+  private cursorLine(row = this.opts.readCursorRow?.()): string {
     return row === undefined ? '' : (this.opts.readScreen().split('\n')[row] ?? '');
   }
 
   /**
    * The cursor's line shows the pattern, and not as the answered line with more after it (the
-   * echo of the answer, a spinner, an "ok"): a prompt asked again where the cursor waits.
+   * echo of the answer, a spinner, an "ok"): a prompt asked (again) where the cursor waits.
    */
-  private askedAgainAtCursor(): boolean {
-    const line = this.cursorLine().trimEnd();
+  private askedAtCursor(cursorLine: string): boolean {
+    const line = cursorLine.trimEnd();
     if (!this.opts.pattern || line === '') return false;
     this.opts.pattern.lastIndex = 0;
     if (!this.opts.pattern.test(line)) return false;
@@ -224,12 +312,12 @@ export class WaitingDetector extends Disposable {
 /** A detector from the job's settings: its profile's waiting pattern (an invalid one is logged and ignored) and idle time. */
 export function waitingDetectorFor(
   settings: { waitingPattern?: string | null; idleSeconds?: number | null },
-  screen: { readScreen: () => string; readCursorRow?: () => number },
+  screen: Pick<WaitingOptions, 'readScreen' | 'readCursorRow' | 'firstAsking'>,
   log: (message: string) => void,
   isSuspended?: () => Promise<boolean>,
 ): WaitingDetector {
   const pattern = waitingPatternOf(settings.waitingPattern, log);
-  return new WaitingDetector({ pattern, idleMs: settings.idleSeconds ? settings.idleSeconds * 1000 : null, ...screen, isSuspended });
+  return new WaitingDetector({ pattern, idleMs: settings.idleSeconds ? settings.idleSeconds * 1000 : null, ...screen, isSuspended, log });
 }
 
 /** The profile's waiting pattern, matched per line; null when there is none or it is invalid (logged). */
