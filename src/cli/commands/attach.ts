@@ -14,7 +14,7 @@ import { isTerminalState } from '../../core/store/schema';
 import type { CliContext } from '../command';
 import { defineCommand } from '../support/args';
 import { findDetachKey } from '../support/detachKey';
-import { AgentScreenSwitches, withoutScreenSwitches } from '../support/outerScreen';
+import { AgentScreenSwitches } from '../support/outerScreen';
 import { loadScreenText } from '../support/screenText';
 import { openStore } from '../support/store';
 
@@ -87,7 +87,7 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
   const ready = await client.attach({ ...size(), readOnly });
   const switches = new AgentScreenSwitches();
   const sizeNotice = new SizeNotice(size);
-  const drawn = NEW_SCREEN + withoutScreenSwitches(ready.screen);
+  const drawn = NEW_SCREEN + switches.snapshot(ready.screen, ready.cols);
   stdout.write(ENTER_SESSION + drawn + sizeNotice.afterScreen(drawn, ready.cols, ready.rows));
   if (ready.exit) {
     stdout.write(LEAVE_SESSION);
@@ -106,8 +106,7 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
         if (leftAlternate) client.refresh();
       }),
       client.onDidReady((fresh) => {
-        switches.reset();
-        const redrawn = NEW_SCREEN + withoutScreenSwitches(fresh.screen);
+        const redrawn = NEW_SCREEN + switches.snapshot(fresh.screen, fresh.cols);
         stdout.write(redrawn + sizeNotice.afterScreen(redrawn, fresh.cols, fresh.rows));
       }),
       client.onDidResize((s) => {

@@ -21,7 +21,7 @@ export const SHIFTS = ['\x0f', '\x0e', '\x1bn', '\x1bo'];
  * ESC 7 with it designated, the designation put back, ESC 8). A terminal with one slot for both
  * screens (`paddock attach`) drops it: its ESC 7 would overwrite the alternate screen's slot,
  * written before it. The set in use stays designated there, which differs from the program's only
- * after the next shift.
+ * after the next shift: `paddock attach` gives the agent's own designation before it (`CarriedDesignation`).
  */
 // eslint-disable-next-line no-control-regex -- the sequence is made of escapes
 export const SET_IN_USE_CARRIED_FROM_NORMAL_SLOT = /\x1b7\x1b[()*+][0B]\x1b8/g;

@@ -22,14 +22,15 @@ const ORIGIN_OFF = '\x1b[?6l';
  * would push the row's other cells right, and origin mode, which counts rows from a top margin,
  * turned off: `cursorReplay`, which follows, sets both again). Each leaves the cursor anywhere and
  * the default pen; '' when nothing differs, or when this xterm.js cannot draw the scratch copy at once.
+ * `shownLink`: the hyperlink the viewer is writing in on the shown screen (`carriedPenLink`), kept open.
  */
-export function cellRedraws(term: Terminal, screen: string): { normal: string; shown: string } {
+export function cellRedraws(term: Terminal, screen: string, shownLink?: string): { normal: string; shown: string } {
   const none = { normal: '', shown: '' };
   if (!mayComeOutOtherwise(term)) return none;
   const viewer = scratchWith(screen, term.cols, term.rows);
   if (!viewer) return none;
   const normal = term.buffer.active.type === 'alternate' ? redraws(term, term.buffer.normal, viewer, viewer.buffer.normal) : '';
-  const shown = redraws(term, term.buffer.active, viewer, viewer.buffer.active);
+  const shown = redraws(term, term.buffer.active, viewer, viewer.buffer.active, shownLink);
   const modesOff = `${term.modes.insertMode ? INSERT_OFF : ''}${term.modes.originMode ? ORIGIN_OFF : ''}`;
   return { normal, shown: shown && modesOff + shown };
 }
@@ -77,7 +78,7 @@ function mayComeOutOtherwise(term: Terminal): boolean {
 }
 
 /** The cells of `buffer`'s screen that `viewerBuffer`'s differ from, drawn again; '' when none do. */
-function redraws(term: Terminal, buffer: IBuffer, viewer: Terminal, viewerBuffer: IBuffer): string {
+function redraws(term: Terminal, buffer: IBuffer, viewer: Terminal, viewerBuffer: IBuffer, openLink?: string): string {
   const cell = buffer.getNullCell();
   const viewerCell = viewerBuffer.getNullCell();
   let out = '';
@@ -93,7 +94,7 @@ function redraws(term: Terminal, buffer: IBuffer, viewer: Terminal, viewerBuffer
       // The second half of a wide character is drawn with its first.
       differing.add(cell.getWidth() === 0 && x > 0 ? x - 1 : x);
     }
-    if (differing.size > 0) out += rowRedraw(term, line, y, [...differing].sort((a, b) => a - b)) ?? '';
+    if (differing.size > 0) out += rowRedraw(term, line, y, [...differing].sort((a, b) => a - b), { openLink }) ?? '';
   }
   return out;
 }

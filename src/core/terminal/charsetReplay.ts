@@ -20,7 +20,8 @@ const LEAVE_ALTERNATE_ONLY = '\x1b[?1047l';
  * The set in use put back from the alternate screen's DECSC slot while the normal screen is shown
  * (`?1047h`, a designation, ESC 8, `?1047l`): a viewer that keeps one screen for the session
  * (`paddock attach`, on the outer terminal's alternate screen) drops it whole, and is left with the
- * set in use designated where it is shifted from.
+ * set in use designated where it is shifted from (until the agent's next shift, which `paddock
+ * attach` gives the agent's own designation before: `CarriedDesignation`).
  */
 // eslint-disable-next-line no-control-regex -- the sequence is made of escapes
 export const SET_IN_USE_FROM_ALTERNATE_SLOT = /\x1b\[\?1047h\x1b[()*+][0B]\x1b8\x1b\[\?1047l/g;

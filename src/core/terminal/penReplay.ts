@@ -4,7 +4,7 @@
  */
 import type { IBuffer, Terminal } from '@xterm/headless';
 import { sgrOf } from './sgr';
-import { linkInternals, linkLinesInternals, penInternals } from './xtermInternals';
+import { BufferInternals, linkInternals, linkLinesInternals, penInternals } from './xtermInternals';
 
 /** OSC 8 with no link: ends the one being written. */
 export const END_LINK = '\x1b]8;;\x1b\\';
@@ -35,15 +35,13 @@ export function penSgr(term: Terminal): string {
  * until an SGR).
  */
 export function penLink(term: Terminal): string {
-  const pen = penInternals(term);
-  const urlId = pen?.hasExtendedAttrs?.() ? pen.extended?.urlId : 0;
+  const urlId = penLinkId(term);
   return urlId ? openLink(term, urlId) : '';
 }
 
 /** Whether the pen's hyperlink has an id (OSC 8 with it adds a row to the same link). */
 export function penLinkHasId(term: Terminal): boolean {
-  const pen = penInternals(term);
-  const urlId = pen?.hasExtendedAttrs?.() ? pen.extended?.urlId : 0;
+  const urlId = penLinkId(term);
   return !!urlId && !!linkInternals(term, urlId)?.id;
 }
 
@@ -60,33 +58,50 @@ export function penLinkHasId(term: Terminal): boolean {
  * the program's).
  */
 export function penLinkOnItsRows(term: Terminal): string {
-  const pen = penInternals(term);
-  const urlId = pen?.hasExtendedAttrs?.() ? pen.extended?.urlId : 0;
-  const link = urlId ? openLink(term, urlId) : '';
-  if (!urlId || !link) return '';
+  const urlId = penLinkId(term);
   const buffer = term.buffer.active;
-  const rows = [...new Set(linkLinesInternals(term, urlId).map((line) => line - buffer.baseY))]
+  const opened = linkOnRows(term, urlId, buffer, linkRows(term, urlId, buffer), term.modes.wraparoundMode);
+  return opened && `${term.modes.originMode ? ORIGIN_OFF : ''}${opened}`;
+}
+
+/** The pen's hyperlink (xterm.js's number for it); 0 for none. */
+export function penLinkId(term: Terminal): number {
+  const pen = penInternals(term);
+  return (pen?.hasExtendedAttrs?.() ? pen.extended?.urlId : 0) ?? 0;
+}
+
+/** The rows of `buffer`'s screen (`screen`: its internals, the shown one's when not given) that xterm.js keeps the link `urlId` for. */
+export function linkRows(term: Terminal, urlId: number, buffer: IBuffer, screen?: BufferInternals): number[] {
+  if (!urlId) return [];
+  return [...new Set(linkLinesInternals(term, urlId, screen).map((line) => line - buffer.baseY))]
     .filter((row) => row >= 0 && row < term.rows)
     .sort((a, b) => a - b);
-  if (rows.length === 0) return '';
-  const originOff = term.modes.originMode ? ORIGIN_OFF : '';
-  if (linkInternals(term, urlId)?.id) return `${originOff}${rows.map((row) => `\x1b[${row + 1};1H${link}`).join('')}`;
+}
+
+/**
+ * The link `urlId` opened on `rows` of `buffer`'s screen (shown, origin mode off), as
+ * `penLinkOnItsRows` says; `wrapOn`: the viewer's auto-wrap there. Left open; '' when no row.
+ */
+export function linkOnRows(term: Terminal, urlId: number, buffer: IBuffer, rows: number[], wrapOn: boolean): string {
+  const link = urlId ? openLink(term, urlId) : '';
+  if (!link || rows.length === 0) return '';
+  if (linkInternals(term, urlId)?.id) return rows.map((row) => `\x1b[${row + 1};1H${link}`).join('');
   // Opened where a row cannot be added to it (its last two cells are a wide character), if anywhere.
   const opened = rows.find((row) => !canAddRow(buffer, row, term.cols)) ?? rows[0];
   const added = rows.filter((row) => row !== opened && canAddRow(buffer, row, term.cols));
-  return `${originOff}\x1b[${opened + 1};1H${link}${rowsAddedToLink(term, added)}`;
+  return `\x1b[${opened + 1};1H${link}${rowsAddedToLink(term, added, wrapOn)}`;
 }
 
 /**
  * xterm.js adds the cursor's row to the pen's link for each character it is given, before it
  * knows where the character goes; a wide character at the last column with auto-wrap off goes
- * nowhere (it does not fit, and is dropped). Auto-wrap is left as the program has it. Not in a
+ * nowhere (it does not fit, and is dropped). Auto-wrap is left as it is (`wrapOn`). Not in a
  * terminal narrower than 3 columns; and not for `paddock attach` (`ROWS_ADDED_TO_LINK`).
  */
-function rowsAddedToLink(term: Terminal, rows: number[]): string {
+function rowsAddedToLink(term: Terminal, rows: number[], wrapOn: boolean): string {
   if (rows.length === 0 || term.cols < NARROWEST_FOR_DROPPED_WIDE) return '';
   const added = rows.map((row) => `\x1b[${row + 1};${term.cols}f${DROPPED_WIDE_CHARACTER}`).join('');
-  return term.modes.wraparoundMode ? `${WRAP_OFF}${added}${WRAP_ON}` : added;
+  return wrapOn ? `${WRAP_OFF}${added}${WRAP_ON}` : added;
 }
 
 /**

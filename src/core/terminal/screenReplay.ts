@@ -6,6 +6,7 @@
  * only given the cells. `replayableScreen` adds them to the serializer's text.
  */
 import type { IBuffer, Terminal } from '@xterm/headless';
+import { carriedPenLink, penLinkBeforeSwitch } from './bothScreensLink';
 import { carriedSetInUseReplay, carriesSetInUse } from './carriedCharset';
 import { cellRedraws } from './cellRedraw';
 import { isDecGraphics } from './charsetReplay';
@@ -36,7 +37,7 @@ export function replayableScreen(term: Terminal, serialized: string): string {
     `${screen.slice(0, switchAt)}${normalRedraws}${before}${ENTER_ALTERNATE}${after}${screen.slice(switchAt + ENTER_ALTERNATE.length)}`;
   // The cells are compared with what a viewer draws from the whole replay; the normal screen's are
   // drawn again before its state is set for the switch (which saves the cursor, pen and set).
-  const redraws = cellRedraws(term, withState(''));
+  const redraws = cellRedraws(term, withState(''), carriedPenLink(term));
   return withState(redraws.normal) + redraws.shown + writingStateReplay(term, BOTH_SCREENS);
 }
 
@@ -51,6 +52,7 @@ export function replayableScreen(term: Terminal, serialized: string): string {
  * program's may have been erased in another since), and the alternate screen's own tab stops and
  * saved cursor. A set in use that only the normal screen's slot holds is restored before the switch
  * instead, the alternate screen's slot written first (`carriesSetInUse`), and the alternate screen is drawn in it.
+ * The pen's hyperlink is opened on the normal screen's rows it is kept for (`penLinkBeforeSwitch`).
  */
 function alternateScreenState(term: Terminal, normal: BufferInternals): [before: string, after: string] {
   const saved = normal.savedCurAttrData ? sgrOf(normal.savedCurAttrData) : '';
@@ -59,12 +61,14 @@ function alternateScreenState(term: Terminal, normal: BufferInternals): [before:
   const alternate = activeBufferInternals(term);
   const alternateSlot = savedCursorReplay(alternate, term.rows, term.cols);
   const rest = `\x1b[2J${tabStopsReplay(alternate, term.cols)}`;
+  // First: it moves the cursor, which the switch saves.
+  const link = penLinkBeforeSwitch(term);
   if (carriesSetInUse(term)) {
     // The alternate screen's slot first (kept across the switches: `alternateSlotReplay`), then the set in use, kept by the switch.
-    const before = `\x1b[?1047h${alternateSlot}\x1b[?1047l${slot}${carriedSetInUseReplay(term)}`;
+    const before = `\x1b[?1047h${alternateSlot}\x1b[?1047l${link}${slot}${carriedSetInUseReplay(term)}`;
     return [before, `\x1b[0m${rest}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`];
   }
-  const before = `${slot}${isDecGraphics(normal.savedCharset) ? '\x1b(0' : ''}`;
+  const before = `${link}${slot}${isDecGraphics(normal.savedCharset) ? '\x1b(0' : ''}`;
   return [before, `\x1b[0m\x1b(B${rest}${alternateSlot}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`];
 }
 

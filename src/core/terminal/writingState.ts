@@ -6,6 +6,7 @@
  * (both may change it).
  */
 import type { Terminal } from '@xterm/headless';
+import { carriesPenLink } from './bothScreensLink';
 import { RESET_PEN } from './cellDraw';
 import { CharsetReplayOptions, charsetReplay, restoresSetInUse } from './charsetReplay';
 import { cursorReplay, pendingCellLink, wrapPending } from './cursorReplay';
@@ -20,18 +21,20 @@ import { charsetInternals } from './xtermInternals';
  * on as the same link; one without has no other row (it was opened after that character, and no
  * character was written in it since, or the cursor would have moved). `options.bothScreens`: the
  * viewer may be switched to its alternate screen and back (a snapshot), which a set in use may
- * need (`charsetReplay`).
+ * need (`charsetReplay`), and a link without an id may be left open across (`carriesPenLink`).
  */
 export function writingStateReplay(term: Terminal, options: CharsetReplayOptions = {}): string {
   const penOwnLink = penLink(term);
+  // Already open in the viewer, from the normal screen's rows (`carriesPenLink`): opening it again would make another.
+  const carried = options.bothScreens === true && carriesPenLink(term);
   // The character the pending wrap comes after is written again: in the pen's link, it keeps it open.
   const keptOpen = wrapPending(term) && penOwnLink !== '' && pendingCellLink(term) === penOwnLink ? penOwnLink : undefined;
-  const reopened = wrapPending(term) && !keptOpen;
-  const linkOnItsRows = reopened && !penLinkHasId(term) ? '' : penLinkOnItsRows(term);
-  const link = reopened || !linkOnItsRows ? penOwnLink : '';
+  const reopened = wrapPending(term) && !keptOpen && !carried;
+  const linkOnItsRows = carried || (reopened && !penLinkHasId(term)) ? '' : penLinkOnItsRows(term);
+  const link = !carried && (reopened || !linkOnItsRows) ? penOwnLink : '';
   const pen = `${RESET_PEN}${penSgr(term)}${link}`;
   // The link open in the viewer: a character written again that is not in it ends it first.
-  const open = linkOnItsRows ? penOwnLink : undefined;
+  const open = carried || linkOnItsRows ? penOwnLink : undefined;
   if (!restoresSetInUse(term, options)) return `${linkOnItsRows}${cursorReplay(term, undefined, open)}${charsetReplay(term, options)}${pen}`;
   return `${charsetReplay(term, options)}${linkOnItsRows}${cursorReplay(term, charsetInternals(term)?.charset, open)}${pen}`;
 }

@@ -133,12 +133,12 @@ export function linkInternals(term: Terminal, id: number): LinkInternals | undef
 }
 
 /**
- * The lines (scrollback counted) of the shown screen that xterm.js keeps the hyperlink `id` for
- * (it forgets the link once each of its lines, on either screen, is erased).
+ * The lines (scrollback counted) of `screen` (the shown one when not given) that xterm.js keeps the
+ * hyperlink `id` for (it forgets the link once each of its lines, on either screen, is erased).
  */
-export function linkLinesInternals(term: Terminal, id: number): number[] {
+export function linkLinesInternals(term: Terminal, id: number, screen = activeBufferInternals(term)): number[] {
   const markers = core(term)?._oscLinkService?._dataByLinkId?.get(id)?.lines ?? [];
-  const shown = activeBufferInternals(term)?.markers ?? [];
+  const shown = screen?.markers ?? [];
   return markers.filter((marker) => shown.includes(marker) && typeof marker.line === 'number' && marker.line >= 0).map((marker) => marker.line);
 }
 

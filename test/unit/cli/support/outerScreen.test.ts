@@ -17,7 +17,7 @@ async function firstRow(...chunks: string[]): Promise<string> {
 describe('AgentScreenSwitches', () => {
   it('turns entering the alternate screen into a clear and drops leaving it, reporting it', () => {
     const f = new AgentScreenSwitches();
-    assert.deepEqual(f.filter('a\x1b[?1049hb'), { text: 'a\x1b[H\x1b[2Jb', leftAlternate: false });
+    assert.deepEqual(f.filter('a\x1b[?1049hb'), { text: 'a\x1b[r\x1b[H\x1b[2Jb', leftAlternate: false });
     assert.deepEqual(f.filter('c\x1b[?1049l'), { text: 'c', leftAlternate: true });
     assert.deepEqual(f.filter('\x1b[?25;47l'), { text: '\x1b[?25l', leftAlternate: true }, 'other modes in the same sequence stay');
     assert.deepEqual(f.filter('\x1b[?2004h'), { text: '\x1b[?2004h', leftAlternate: false });
@@ -30,7 +30,7 @@ describe('AgentScreenSwitches', () => {
   });
 
   it('makes a snapshot of the alternate screen draw without switching', () => {
-    assert.equal(withoutScreenSwitches('main\x1b[?1049h\x1b[Halt'), 'main\x1b[H\x1b[2J\x1b[Halt');
+    assert.equal(withoutScreenSwitches('main\x1b[?1049h\x1b[Halt'), 'main\x1b[r\x1b[H\x1b[2J\x1b[Halt');
   });
 
   it('draws a snapshot whose set in use comes back from the alternate screen\'s saved cursor on one screen, in that set', async () => {
@@ -59,6 +59,46 @@ describe('AgentScreenSwitches', () => {
       m.dispose();
     }
   });
+});
+
+describe('paddock attach: what the agent\'s terminal keeps for each screen, on the outer terminal\'s one screen (bug 108)', () => {
+  /** The first row of the agent's terminal after `before` and `chunks`, and of the outer terminal attached between them. */
+  async function bothFirstRows(before: string, ...chunks: string[]): Promise<{ direct: string; attached: string }> {
+    const m = new ScreenMirror({ cols: 20, rows: 4 });
+    try {
+      m.write(before);
+      const { screen } = await m.snapshotAt();
+      const switches = new AgentScreenSwitches();
+      const drawn = switches.snapshot(screen, 20);
+      const later = chunks.map((chunk) => switches.filter(chunk).text);
+      return { direct: await firstRow(before + chunks.join('')), attached: await firstRow('\x1b[?1049h', drawn, ...later) };
+    } finally {
+      m.dispose();
+    }
+  }
+  // DEC line drawing in G0, restored into use on the normal screen with ASCII shifted in from G1, carried onto the alternate one.
+  const carried = '\x1b(0\x1b[?1049h\x0e\x1b[?1049l\x1b[?1047h';
+  const cases: [string, string, string[], string][] = [
+    ['SI then SO, on the alternate screen the set in use was carried onto', carried, ['q\x0fq\x0eq'], '\u2500\u2500q'],
+    ['the same, ESC 8 (the alternate screen\'s slot, ASCII) then SO', carried, ['q\x1b8q\x0eq'], 'qq'],
+    ['the same, ESC and 8 in two chunks', carried, ['q\x1b', '8q\x0eq'], 'qq'],
+    ['the same, the agent designating G1 itself (DEC line drawing) before SO', carried, ['q\x1b)0\x0eq'], '\u2500\u2500'],
+    ['the same, the agent\'s designation of G1 cut between two chunks', carried, ['q\x1b)', '0\x0eq'], '\u2500\u2500'],
+    ['the same, G0 designated by the agent (G1 still owed) before SI and SO', carried, ['q\x1b(B\x0fq\x0eq'], '\u2500qq'],
+    // The alternate screen's own margins and tab stops, a fresh terminal's in xterm.js: the outer terminal kept the main screen's.
+    ['a row addressed with origin mode on, on the alternate screen entered after margins set on the main one (a snapshot)', '\x1b[2;4r\x1b[?1049h\x1b[?6h', ['\x1b[1;1HX'], 'X'],
+    ['the same, entered after the attach', '\x1b[2;4r', ['\x1b[?1049h\x1b[?6h\x1b[1;1HX'], 'X'],
+    ['a tab on the alternate screen entered after the main screen\'s stops were cleared (a snapshot)', '\x1b[3g\x1b[?1049h', ['\tX'], '        X'],
+    ['the same, entered after the attach', '\x1b[3g', ['\x1b[?1049h\tX'], '        X'],
+    ['SO on the normal screen after a set in use restored from the alternate screen\'s slot', 'kept\x1b(0\x1b7\x1b[?1047h\x1b(B\x1b7\x1b(0\x1b8\x1b[?1047l', ['lq\x0flq\x0elq'], 'keptlq\u250c\u2500lq'],
+  ];
+  for (const [title, before, chunks, shown] of cases) {
+    it(title, async () => {
+      const { direct, attached } = await bothFirstRows(before, ...chunks);
+      assert.equal(direct, shown, 'the agent\'s terminal');
+      assert.equal(attached, direct);
+    });
+  }
 });
 
 /** Where an xterm.js terminal sent `chunks` shows an X, and in what colour. */

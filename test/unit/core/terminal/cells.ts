@@ -5,11 +5,12 @@
 import { IBufferCell, Terminal } from '@xterm/headless';
 import { ScreenMirror } from '../../../../src/core/worker/mirror';
 
-/** The pen's hyperlink in xterm.js's own view, the rows it keeps each link for, and the shown screen's. */
+/** The pen's hyperlink in xterm.js's own view, the rows it keeps each link for, and the shown and normal screens'. */
 export interface PenCore {
   _inputHandler: { _curAttrData: { extended: { urlId: number } } };
-  _oscLinkService: { _dataByLinkId: Map<number, { lines: object[] }> };
+  _oscLinkService: { _dataByLinkId: Map<number, { lines: object[] }>; getLinkData(id: number): { id?: string } | undefined };
   buffer: { markers: object[] };
+  buffers: { normal: { markers: object[] } };
 }
 
 /** xterm.js's own view of a cell, beyond the public API: its underline style and colour and its hyperlink. */

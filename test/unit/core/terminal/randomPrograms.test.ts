@@ -4,17 +4,17 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
-import { IBufferCell, Terminal } from '@xterm/headless';
+import { IBuffer, IBufferCell, Terminal } from '@xterm/headless';
 import { ScreenMirror } from '../../../../src/core/worker/mirror';
 import { CellInternals, cellsOf, PenCore } from './cells';
 
 /**
  * The seeds CI runs: 57, the first; 8, 10, 33 and 40, which each found a fault of another class
  * before it was fixed (bug 65); 1026 and 1565, a hyperlink kept for several rows or opened with the wrap pending (bug 93);
- * 1318, a character over a wide character's second half in the last column (bug 95). `PADDOCK_REPLAY_SEEDS=FIRST-LAST` (or a comma list) runs others instead,
- * to hunt (each seed draws 300 programs).
+ * 1318, a character over a wide character's second half in the last column (bug 95); 1929, a hyperlink kept for rows of both screens (bug 107).
+ * `PADDOCK_REPLAY_SEEDS=FIRST-LAST` (or a comma list) runs others instead, to hunt (each seed draws 300 programs).
  */
-const PROPERTY_SEEDS = seedsFrom(process.env.PADDOCK_REPLAY_SEEDS) ?? [57, 8, 10, 33, 40, 1026, 1318, 1565];
+const PROPERTY_SEEDS = seedsFrom(process.env.PADDOCK_REPLAY_SEEDS) ?? [57, 8, 10, 33, 40, 1026, 1318, 1565, 1929];
 
 function seedsFrom(spec: string | undefined): number[] | undefined {
   if (!spec) return undefined;
@@ -97,10 +97,11 @@ describe('a viewer attaching at any point goes on as the program\'s terminal (ra
    * States of xterm.js that no other terminal has and no replay can give a viewer, after `steps`:
    * - xterm.js keeps a hyperlink as long as a row it was opened or written on is not erased, and
    *   goes on writing in a link it forgot (those characters are underlined, with no link). A viewer
-   *   opens the pen's link on its rows of the shown screen; it cannot be given a link already
+   *   opens the pen's link on its rows of each screen; it cannot be given a link already
    *   forgotten, for the pen or for cells written in it (only by opening one to no address of its own, which every other terminal would
-   *   follow), nor one kept for rows of the other screen (opened there, the link would be drawn on
-   *   that screen's cells).
+   *   follow), nor one without an id kept for rows of the normal screen while the alternate one,
+   *   shown, has a character not in it (each OSC 8 without an id makes a new link: the one opened
+   *   on the normal screen would be drawn on every character of the alternate one).
    * - The second half of a wide character moved away from its first (ICH, DCH, a character written
    *   over the first half): a blank that a character written just before it turns into one in the
    *   pen's background. Written to a viewer, it needs the same shift of the cells around it.
@@ -112,7 +113,9 @@ describe('a viewer attaching at any point goes on as the program\'s terminal (ra
       const core = (term as unknown as { _core: PenCore })._core;
       const urlId = core._inputHandler._curAttrData.extended.urlId;
       const link = urlId ? core._oscLinkService._dataByLinkId.get(urlId) : undefined;
-      if (urlId && (!link || !link.lines.some((marker) => core.buffer.markers.includes(marker)))) return true;
+      if (urlId && !link) return true;
+      const onNormalScreen = !!link && term.buffer.active.type === 'alternate' && link.lines.some((marker) => core.buffers.normal.markers.includes(marker));
+      if (onNormalScreen && !core._oscLinkService.getLinkData(urlId)?.id && !inLinkOnly(term.buffer.alternate, urlId)) return true;
       const buffers = [term.buffer.normal, term.buffer.alternate];
       return buffers.some((buffer) => {
         for (let y = 0; y < rows; y++) {
@@ -128,6 +131,18 @@ describe('a viewer attaching at any point goes on as the program\'s terminal (ra
     } finally {
       term.dispose();
     }
+  };
+
+  /** Whether every character of `buffer`'s screen is in the hyperlink `urlId`. */
+  const inLinkOnly = (buffer: IBuffer, urlId: number): boolean => {
+    for (let y = 0; y < rows; y++) {
+      const line = buffer.getLine(buffer.baseY + y);
+      for (let x = 0; line && x < cols; x++) {
+        const cell = line.getCell(x) as unknown as CellInternals & IBufferCell;
+        if (cell.getChars() !== '' && (!cell.hasExtendedAttrs() || cell.extended.urlId !== urlId)) return false;
+      }
+    }
+    return true;
   };
 
   /** Several seeds: each draws other programs, and a fault seen in one class of them is seen by few. */
