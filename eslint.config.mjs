@@ -63,6 +63,20 @@ export default tseslint.config(
     },
   },
   {
+    // Bug 115: Node 20's recursive mkdir loops for ever at full CPU when mkdir says ENOENT under a folder
+    // that exists (a PADDOCK_HOME under /proc). Folders are made by core/common/makeDirs.ts, which has an end.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression:matches([callee.name=/^mkdir/], [callee.property.name=/^mkdir/]) > ObjectExpression > Property[key.name='recursive']",
+          message: 'Use makeDirs or makeDirsSync (src/core/common/makeDirs.ts): Node\'s recursive mkdir can loop for ever (bug 115).',
+        },
+      ],
+    },
+  },
+  {
     files: ['scripts/**/*.mjs', '*.mjs'],
     languageOptions: {
       globals: Object.fromEntries(

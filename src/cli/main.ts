@@ -166,9 +166,12 @@ if (require.main === module) {
     cwd: process.cwd(),
   };
   const verb = process.argv[2];
+  // The status of a command that failed and said why: a lost output is then no second failure to say.
+  let failedWith: number | undefined;
   const outputFailed = (err: Error): never => {
     // The reader went away (`paddock logs --follow | head -2`): what it did not read is not a failure.
-    if ((err as NodeJS.ErrnoException).code === 'EPIPE') process.exit(0);
+    if ((err as NodeJS.ErrnoException).code === 'EPIPE') process.exit(failedWith ?? 0);
+    if (failedWith !== undefined) process.exit(failedWith);
     // A full disk, an I/O error: output was lost, so the command did not do what was asked.
     process.stderr.write(errorReport(new Error(`could not write the output: ${describeError(err)}`), verb, process.env).text);
     process.exit(1);
@@ -177,6 +180,7 @@ if (require.main === module) {
   runCli(process.argv.slice(2), ctx).then(
     (code) => {
       process.exitCode = code;
+      if (code !== 0) failedWith = code;
       // Commands that stream (attach, logs --follow, coordinate) end themselves; the rest should not linger
       // on handles. Exit only once stdout and stderr have drained: into a pipe, writes are asynchronous and
       // exiting earlier truncates the output (measured: `list --json` of 1,000 jobs cut at 400 KB).

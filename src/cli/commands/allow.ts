@@ -19,6 +19,7 @@ export const allowCommand = defineCommand({
   summary: 'Trust this exact .paddock.json, so its setup, teardown and check commands may run.',
   options: { repo: { type: 'string' } },
   positionals: [],
+  folders: ['repo'],
   async run({ values }, ctx) {
     let repo: string;
     try {
@@ -28,7 +29,9 @@ export const allowCommand = defineCommand({
     }
     const file = await readRepoConfig(repo);
     if (!file) throw usageError(`${repo} has no ${PADDOCK_JSON} to allow.`);
-    await new RepoConfigTrust(JobStore.defaultHome(ctx.env)).allow(file);
+    const setAside = await new RepoConfigTrust(JobStore.defaultHome(ctx.env)).allow(file);
+    // Said, not an error: the allow is done; what was kept aside is named for the person to look at.
+    if (setAside) ctx.io.stderr.write(`paddock allow: ${printable(setAside)}\n`);
     const { setup, teardown, check } = file.config;
     const commands = Object.entries({ setup, teardown, check }).filter(([, c]) => c !== undefined);
     ctx.io.stdout.write(`Allowed ${printable(file.path)}${commands.length ? ':' : ' (it has no commands).'}\n`);

@@ -15,6 +15,7 @@ export const listCommand = defineCommand({
   summary: 'List agents with their state and cleanup status.',
   options: { json: { type: 'boolean' }, repo: { type: 'string' } },
   positionals: [],
+  folders: ['repo'],
   async run({ values }, ctx) {
     let repo: string | undefined;
     if (values.repo !== undefined) {

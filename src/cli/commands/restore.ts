@@ -10,6 +10,7 @@ export const restoreCommand = defineCommand({
   summary: "Re-create a cleaned agent's worktree (files, ignored files, empty folders, nested repos) from its evidence.",
   options: { to: { type: 'string' }, json: { type: 'boolean' } },
   positionals: ['ID'],
+  folders: ['to'],
   async run({ values, positionals: [id] }, ctx) {
     const result = await withCoordinator(ctx, (c) => c.restore(id, values.to));
     if (values.json) {

@@ -28,6 +28,7 @@ export const startCommand = defineCommand({
     json: { type: 'boolean' },
   },
   positionals: [],
+  folders: ['repo'],
   rest: true,
   async run({ values, rest: command, bad }, ctx) {
     if (command !== undefined && command.length === 0) throw bad('No command after --');

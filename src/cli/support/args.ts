@@ -38,6 +38,8 @@ export interface CommandSpec<O extends Options, P extends readonly string[]> {
   optional?: string;
   /** Everything after the first `--` belongs to the command (`paddock start -- COMMAND ARGS`), not to the parser. */
   rest?: boolean;
+  /** Options naming a folder (`--repo`, `--to`): an empty value is refused, not read as the current folder. */
+  folders?: readonly (keyof O & string)[];
   run(args: ParsedArgs<O, P>, ctx: CliContext): Promise<number>;
 }
 
@@ -65,7 +67,7 @@ function firstClause(err: unknown): string {
 
 export function parseCommandArgs<O extends Options, P extends readonly string[]>(
   argv: string[],
-  spec: Pick<CommandSpec<O, P>, 'usage' | 'options' | 'positionals' | 'rest' | 'optional'>,
+  spec: Pick<CommandSpec<O, P>, 'usage' | 'options' | 'positionals' | 'rest' | 'optional' | 'folders'>,
 ): ParsedArgs<O, P> {
   const bad = (what: string) => usageError(`${what}; usage: ${spec.usage}`);
   const dashes = spec.rest ? argv.indexOf('--') : -1;
@@ -76,6 +78,9 @@ export function parseCommandArgs<O extends Options, P extends readonly string[]>
   } catch (err) {
     throw bad(firstClause(err));
   }
+  // `--repo "$DIR"` with DIR unset: path.resolve('') is the cwd, so it would start, allow or restore there.
+  const values = parsed.values as Record<string, unknown>;
+  for (const name of spec.folders ?? []) if (values[name] === '') throw bad(`--${name} needs a folder, not an empty string`);
   const names = spec.positionals;
   const given = parsed.positionals;
   if (given.length < names.length) throw bad(`Missing ${names[given.length]}`);

@@ -5,7 +5,7 @@
  * output to a log file in the store, exiting once nothing is left to do.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, statSync, truncateSync } from 'node:fs';
+import { closeSync, existsSync, openSync, statSync, truncateSync } from 'node:fs';
 import * as path from 'node:path';
 import { cliBundlePath } from '../../core/common/bundles';
 import { describeError } from '../../core/common/errors';
@@ -15,6 +15,7 @@ import { checksDue } from '../../core/scheduler/checksDue';
 import type { JobStore } from '../../core/store';
 import type { JobRecord } from '../../core/store/schema';
 import type { CliContext } from '../command';
+import { makeDirsSync } from '../../core/common/makeDirs';
 
 /** The log is started afresh past this size (it is for looking into a problem, not an archive). */
 const MAX_LOG_BYTES = 1024 * 1024;
@@ -49,7 +50,7 @@ export async function ensureCoordinator(ctx: CliContext, store: JobStore, listed
   const log = backgroundLogPath(store.home);
   let fd: number | undefined;
   try {
-    mkdirSync(path.dirname(log), { recursive: true, mode: 0o700 });
+    makeDirsSync(path.dirname(log), 0o700);
     if (existsSync(log) && statSync(log).size > MAX_LOG_BYTES) truncateSync(log, 0);
     fd = openSync(log, 'a', 0o600);
     const child = spawn(process.execPath, [script, 'coordinate', '--until-idle'], {

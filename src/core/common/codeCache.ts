@@ -21,6 +21,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
+import { makeDirsSync } from './makeDirs';
 
 interface Cache {
   file: string;
@@ -33,7 +34,7 @@ function cacheFolder(env: NodeJS.ProcessEnv): string | undefined {
   const base = env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache');
   const dir = path.join(base, 'paddock', 'code-cache');
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirsSync(dir, 0o700);
     const st = fs.lstatSync(dir);
     if (!st.isDirectory() || st.uid !== process.getuid() || (st.mode & 0o022) !== 0) return undefined;
     return dir;

@@ -4,7 +4,10 @@
  * must never reach the person as it is (bug 50). Here it becomes what could not be done to which
  * path and why, in plain words; the store names its own parts on top of this (store/damagedPart.ts).
  */
+import { constants } from 'node:os';
 import { describeError } from './errors';
+
+const errnoNames = constants.errno;
 
 /** An error from a Node fs call: a code such as ENOTDIR, the call, and the path it was about. */
 export interface FsError {
@@ -14,8 +17,11 @@ export interface FsError {
   dest?: string;
 }
 
-/** Node's errno message: "CODE: description, syscall 'path'" with an optional " -> 'dest'". */
-const ERRNO_TEXT = /\b(E[A-Z0-9]{2,}): [^,'\n]*?, ([a-z_]+) '([^'\n]*)'(?: -> '([^'\n]*)')?/g;
+/**
+ * Node's errno message: "CODE: description, syscall 'path'" with an optional " -> 'dest'"; a call on a
+ * descriptor names no path ("ENOSPC: no space left on device, write": stdout on a full disk).
+ */
+const ERRNO_TEXT = /\b(E[A-Z0-9]{2,}): [^,'\n]*?, ([a-z_]+)\b(?: '([^'\n]*)'(?: -> '([^'\n]*)')?)?/g;
 
 export function isFsError(err: unknown): err is Error & FsError {
   if (!(err instanceof Error)) return false;
@@ -83,6 +89,8 @@ export function fsReasonWords(code: string, syscall?: string): string {
       return 'the disk is full';
     case 'EDQUOT':
       return 'the disk quota is used up';
+    case 'EFBIG':
+      return "it would pass the limit on a file's size";
     case 'EROFS':
       return 'the file system is read-only';
     case 'EIO':
@@ -122,7 +130,10 @@ export function fsErrorWords(err: FsError): string {
  * words; `name` may name the path better (a part of the store) or return undefined.
  */
 export function withoutErrnoText(text: string, name: (err: FsError) => string | undefined = () => undefined): string {
-  return text.replace(ERRNO_TEXT, (_whole, code: string, syscall: string, path: string, dest: string | undefined) => {
+  return text.replace(ERRNO_TEXT, (whole: string, code: string, syscall: string, path: string | undefined, dest: string | undefined) => {
+    // Without a path the sentence around it says what was being done ("could not write the output: …");
+    // only a real errno name is taken for one, so "E2E: the tests, write" stays as written.
+    if (path === undefined) return Object.hasOwn(errnoNames, code) ? fsReasonWords(code, syscall) : whole;
     const err: FsError = { code, syscall, path, dest };
     return name(err) ?? fsErrorWords(err);
   });

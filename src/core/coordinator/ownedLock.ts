@@ -19,6 +19,7 @@ import * as z from '../common/zod';
 import { describeError, failure } from '../common/errors';
 import { isThisProcess, type Liveness, livenessOf, ownIdentity, processTableSource } from '../proc/identity';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { makeDirs } from '../common/makeDirs';
 
 const OwnerSchema = z.object({
   pid: z.number().check(z.int(), z.positive()),
@@ -176,7 +177,7 @@ export class OwnedLock {
     // disk (another process's capture filling it for a moment) its owner file could not be written.
     if (await this.occupied()) return undefined;
     // Private like the rest of the store: owner files name processes and what they are doing.
-    await fs.mkdir(path.dirname(this.lockDir), { recursive: true, mode: 0o700 });
+    await makeDirs(path.dirname(this.lockDir), 0o700);
     const me = ownIdentity();
     const token = randomBytes(16).toString('hex');
     const owner: LockOwner = {

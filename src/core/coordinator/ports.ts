@@ -8,7 +8,6 @@
  * running after its cleanup) is skipped too: a bind on it is tried first.
  */
 import { existsSync } from 'node:fs';
-import * as fs from 'node:fs/promises';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
@@ -16,6 +15,7 @@ import type { PortRange } from '../repoConfig/worktreeConfig';
 import type { JobRecord, JobStore } from '../store';
 import { DEFAULT_LOCK_OPTIONS, withLock } from '../store/locks';
 import { isTerminalState } from '../store/schema';
+import { makeDirs } from '../common/makeDirs';
 
 export const PORTS_LOCK = path.join('coordinator', 'ports.lock');
 
@@ -84,7 +84,7 @@ export async function reclaimPorts(store: JobStore, id: string, range: PortRange
 }
 
 async function withPortsLock<T>(store: JobStore, work: (guard: { assertHeld(): void }) => Promise<T>): Promise<T> {
-  await fs.mkdir(path.join(store.home, path.dirname(PORTS_LOCK)), { recursive: true, mode: 0o700 });
+  await makeDirs(path.join(store.home, path.dirname(PORTS_LOCK)), 0o700);
   return withLock(path.join(store.home, PORTS_LOCK), 'the port allocation', DEFAULT_LOCK_OPTIONS, work);
 }
 

@@ -62,6 +62,7 @@ import { snapshotRefFor } from '../store/agentClaims';
 import { INVENTORY_FILE } from '../store/paths';
 import { archiveEntry, doomedGitDirs, gitDirName, privateGitDir, privateGitDirs, type GitDirPart } from './gitDirsToKeep';
 import { writeTree } from './filteredPaths';
+import { makeDirs } from '../common/makeDirs';
 
 export { privateGitDir } from './gitDirsToKeep';
 
@@ -176,7 +177,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     innerWorktrees(worktree, ownGitDir).then(async (inner) => ({ inner, ...(await commitsOnlyInWorktree(worktree, ownGitDir, headSha, opts.branch ?? null, inner)) })),
   );
   const evidenceDir = path.dirname(opts.patchPath);
-  await fs.mkdir(evidenceDir, { recursive: true, mode: 0o700 });
+  await makeDirs(evidenceDir, 0o700);
   const walk = await walking;
   const scratch = await fs.mkdtemp(path.join(tmpdir(), 'paddock-capture-'));
   const temps: string[] = [];

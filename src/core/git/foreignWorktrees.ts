@@ -13,7 +13,6 @@
  * (its index and blobs live in the other repository) cannot be kept without
  * writing there: the capture stops for consent, naming it (foreignStagedSentence).
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure, PaddockError } from '../common/errors';
 import { randomBytes } from '../common/lazyCrypto';
@@ -30,6 +29,7 @@ import { writeForeignBundle } from './foreignBundle';
 import { syncFile } from './archive';
 import { clipText } from '../common/clipText';
 import { inlineCommand, shellQuote } from '../common/shellQuote';
+import { makeDirs } from '../common/makeDirs';
 
 export interface ForeignWorktree {
   /** Its folder, relative to the agent's worktree. */
@@ -161,7 +161,7 @@ export async function keepForeignCommits(
     }
     const file = path.join(o.evidenceDir, FOREIGN_DIR, `${stem}-${i}.bundle`);
     const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    await makeDirs(path.dirname(file), 0o700);
     o.temps.push(temp);
     const made = await writeForeignBundle(checkout, commits, temp, o.scratch);
     if (made.ok) {

@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { isKeptGitDirFile, KEPT_GIT_DIR_FILES, type Manifest } from './evidenceManifest';
 import type { Walk } from './inventory';
 import { printable } from '../common/printable';
+import { makeDirs } from '../common/makeDirs';
 
 export type KeptGitDirFile = NonNullable<Manifest['gitDirFiles']>[number];
 
@@ -68,7 +69,7 @@ export async function restoreGitDirFiles(gitDir: string, files: readonly KeptGit
     if (!isKeptGitDirFile(kept.path)) continue;
     const file = path.join(gitDir, ...kept.path.split('/'));
     try {
-      await fs.mkdir(path.dirname(file), { recursive: true });
+      await makeDirs(path.dirname(file));
       await fs.writeFile(file, Buffer.from(kept.base64, 'base64'));
     } catch (err) {
       problems.push(`the worktree's ${kept.path} (${what(kept.path)}) is not as it was (${(err as NodeJS.ErrnoException).code ?? 'error'})`);

@@ -13,6 +13,7 @@ import { describeError, failure } from '../common/errors';
 import { firstLine, runGit } from './runGit';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
 import { gitFileTarget } from './headFiles';
+import { makeDirs } from '../common/makeDirs';
 
 const NAME = /^land-(\d+)-[0-9a-f]+$/;
 
@@ -68,7 +69,7 @@ export async function sweepLandingWorktrees(root: string, log?: (m: string) => v
  * happens, also when making it failed half-way. `fn`'s git calls there take `LANDING_GIT_CONFIG`.
  */
 export async function withLandingWorktree<T>(repo: string, root: string, commit: string, fn: (worktree: string) => Promise<T>): Promise<T> {
-  await fs.mkdir(root, { recursive: true, mode: 0o700 });
+  await makeDirs(root, 0o700);
   await sweepLandingWorktrees(root);
   const folder = path.join(root, `land-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {

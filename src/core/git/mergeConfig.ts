@@ -26,6 +26,7 @@ import { configEntries, type ConfigEntry } from './configEntries';
 import { firstLine, runGit } from './runGit';
 import { sharedGitDir } from './headFiles';
 import { listWorktrees, type WorktreeEntry } from './worktree';
+import { makeDirs } from '../common/makeDirs';
 
 /** The config entries `mergeSettingsFrom` reads, in the order git reads them, in one process that needs no target yet (none: nothing is set). */
 export async function readMergeConfig(repo: string): Promise<ConfigEntry[]> {
@@ -105,7 +106,7 @@ async function readInGitDirOfOwn(repo: string, common: string, head: string, scr
   // Named as the landing's temporary worktrees are: one a SIGKILL leaves is swept with them once its process is gone.
   const gitDir = path.join(scratchRoot, `land-${process.pid}-${randomBytes(4).toString('hex')}`);
   const made = async (): Promise<void> => {
-    await fs.mkdir(scratchRoot, { recursive: true, mode: 0o700 });
+    await makeDirs(scratchRoot, 0o700);
     await fs.mkdir(gitDir, { mode: 0o700 });
     // What git needs of a git dir (is_git_directory): a HEAD, and objects and refs, found through `commondir`.
     await fs.writeFile(path.join(gitDir, 'HEAD'), head);

@@ -11,6 +11,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
 import { ALL_SUBMODULES, firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { makeDirs } from '../common/makeDirs';
 
 /** Options that make a diff byte-for-byte appliable whatever the user's diff config says. */
 const PATCH_DIFF_OPTIONS = [
@@ -80,7 +81,7 @@ function lineEnd(text: string, from: number): number {
  * it into place once the rest of the evidence is good too.
  */
 export async function writeVerifiedPatch(repo: string, baseSha: string, tree: string, patchPath: string, scratch: string): Promise<{ temp: string; count: number }> {
-  await fs.mkdir(path.dirname(patchPath), { recursive: true, mode: 0o700 });
+  await makeDirs(path.dirname(patchPath), 0o700);
   const temp = `${patchPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     const handle = await fs.open(temp, 'w+', 0o600);

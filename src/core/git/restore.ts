@@ -32,6 +32,7 @@ import { restoreOperationBranch } from './operationBranch';
 import { foreignWorktreeNotes } from './foreignRestore';
 import { restoreUpdateRefsBranches, updateRefsBranches } from './updateRefs';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
+import { makeDirs } from '../common/makeDirs';
 
 export interface RestoreOptions {
   repo: string;
@@ -144,7 +145,7 @@ async function restorePrivateGitDirs(target: string, evidenceDir: string, parts:
     const dest = path.resolve(ownGitDir, g.path);
     const rel = path.relative(ownGitDir, dest);
     if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw failure(`The evidence inventory names a git dir outside the worktree's own: ${g.path}.`);
-    await fs.mkdir(dest, { recursive: true });
+    await makeDirs(dest);
     await extractArchive(path.join(evidenceDir, g.archive), dest);
     // No checkout points at it, as `deinit` leaves it (`git rm` leaves the old one's path, wrong here);
     // `git submodule update --init` sets it again.
@@ -197,7 +198,7 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   const headSha = unborn !== undefined ? null : (manifest?.headSha ?? (await refSha(opts.repo, `${snapshotSha}^1`)));
   if (!headSha && unborn === undefined) throw failure(`The snapshot ${opts.snapshotRef} has no parent commit to restore the worktree's HEAD from.`);
 
-  await fs.mkdir(path.dirname(target), { recursive: true });
+  await makeDirs(path.dirname(target));
   let checkout = branchToCheckOut(manifest, opts.branch);
   // The branches re-created below, each at the commit it is made at, are undone if the restore fails:
   // those absent now that the restore would make (an operation's, one --update-refs moves, the checkout's).
@@ -289,7 +290,7 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   for (const g of manifest?.gitdirs ?? []) {
     const dotGit = path.join(target, g.path, '.git');
     await fs.rm(dotGit, { recursive: true, force: true });
-    await fs.mkdir(dotGit, { recursive: true });
+    await makeDirs(dotGit);
     await extractArchive(path.join(opts.evidenceDir, g.archive), dotGit);
     // It was a submodule's git dir inside the superproject's: as its own .git it must not point back there.
     await runGit(['config', '--file', path.join(dotGit, 'config'), '--unset', 'core.worktree'], { cwd: target, allowFailure: true });

@@ -5,10 +5,11 @@
  * have the CLI without npm. Which folders qualify is decided here; asking the
  * person is the adapter's job.
  */
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
 import { LAUNCHER_MARKER, launcherScript } from './launcherScript';
+import { makeDirsSync } from '../common/makeDirs';
 
 export const LAUNCHER_NAME = 'paddock';
 
@@ -82,7 +83,7 @@ export function installCli(request: InstallRequest): string {
     }
   }
   try {
-    mkdirSync(request.dir, { recursive: true });
+    makeDirsSync(request.dir);
     const script = launcherScript({
       execPath: request.execPath,
       cliScript: request.cliScript,

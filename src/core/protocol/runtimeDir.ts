@@ -5,10 +5,11 @@
  * before anything listens on it.
  */
 import { createHash } from '../common/lazyCrypto';
-import { lstatSync, mkdirSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { failure } from '../common/errors';
 import { removeDeadSocket } from './asideSockets';
+import { makeDirsSync } from '../common/makeDirs';
 
 /** sun_path is 108 bytes on Linux and 104 on macOS, each including the terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = process.platform === 'darwin' ? 103 : 107;
@@ -23,7 +24,7 @@ export function runtimeDirFor(env: NodeJS.ProcessEnv = process.env): string {
 /** Creates the directory if needed and refuses one that another user could reach. */
 export function ensureRuntimeDir(dir: string): string {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirsSync(dir, 0o700);
   } catch (err) {
     throw failure(`Cannot create the socket directory ${dir}: ${(err as Error).message}.`);
   }

@@ -10,7 +10,10 @@ import * as path from 'node:path';
 import * as z from '../common/zod';
 import { DEFAULT_LOCK_OPTIONS, withLock } from '../store/locks';
 import { ensureDir, writeFileDurable } from '../store/durable';
-import { readRegularText } from '../store/regularFile';
+import { isNotRegularFile, notRegularReason, readRegularText } from '../store/regularFile';
+import { failure } from '../common/errors';
+import { AsideRefused, moveAside, putBack } from './trustAside';
+import { fsFailureWords } from '../common/fsErrors';
 import type { RepoConfigFile } from './paddockJson';
 
 export const TRUST_FILE = 'trusted-configs.json';
@@ -45,26 +48,76 @@ export class RepoConfigTrust {
     return entry !== undefined && entry.sha256 !== contentDigest(config.content);
   }
 
-  /** Allows this exact content of this file (replacing what was allowed for it before). */
-  async allow(config: RepoConfigFile, now: Date = new Date()): Promise<void> {
+  /**
+   * Allows this exact content of this file (replacing what was allowed for it before). A list whose
+   * contents are damaged is moved aside first, never written over: it holds the person's other allows.
+   * A list that could not be read this time (too many open files, permission, an I/O error) may be
+   * whole: nothing is allowed and it is left as it is. Returns the sentence saying what was kept, or undefined.
+   */
+  async allow(config: RepoConfigFile, now: Date = new Date()): Promise<string | undefined> {
     ensureDir(this.home);
-    await withLock(`${this.file}.lock`, 'the trusted configuration list', DEFAULT_LOCK_OPTIONS, async (guard) => {
-      const list = await this.read();
+    return withLock(`${this.file}.lock`, 'the trusted configuration list', DEFAULT_LOCK_OPTIONS, async (guard) => {
+      const read = await this.readList();
+      if (read.cannotRead !== undefined) throw failure(`The allow list ${this.file} cannot be read (${read.cannotRead}); nothing was allowed and it was left as it is.`);
+      let aside: string | undefined;
+      if (read.damaged) {
+        guard.assertHeld();
+        try {
+          aside = await moveAside(this.file, now, read.damaged.folder);
+        } catch (err) {
+          const why = fsFailureWords(err instanceof AsideRefused ? err.reason : err);
+          throw failure(`The allow list ${this.file} cannot be read (${read.damaged.why}) and could not be moved aside: ${why}; nothing was allowed and it was left as it is.`);
+        }
+      }
+      const { list } = read;
       list.allowed[config.path] = { sha256: contentDigest(config.content), at: now.toISOString() };
       guard.assertHeld();
-      await writeFileDurable(this.file, `${JSON.stringify(list, null, 2)}\n`);
+      try {
+        await writeFileDurable(this.file, `${JSON.stringify(list, null, 2)}\n`);
+      } catch (err) {
+        throw failure(await this.notWritten(err, aside, read.damaged?.why));
+      }
+      return aside && `The earlier allow list could not be read (${read.damaged!.why}); it was kept as ${aside}, and the new list allows only this file.`;
     });
   }
 
+  /** The sentence for a new list that could not be written: the one moved aside is put back, or named. */
+  private async notWritten(err: unknown, aside: string | undefined, damage: string | undefined): Promise<string> {
+    const start = `The allow list ${this.file} could not be written (${fsFailureWords(err)}); nothing was allowed`;
+    if (aside === undefined || (await putBack(aside, this.file))) return `${start} and the list was left as it was.`;
+    return `${start}; the earlier list, which could not be read (${damage}), is kept as ${aside}.`;
+  }
+
   private async read(): Promise<TrustList> {
+    return (await this.readList()).list;
+  }
+
+  /**
+   * The list, or an empty one: none yet, one whose contents are damaged (with why, and whether a
+   * folder stands in its place), or one that could not be read this time (with why). Only damage is
+   * ever moved aside: EMFILE, EACCES, EIO, ESTALE… say nothing of the contents.
+   */
+  private async readList(): Promise<{ list: TrustList; damaged?: { why: string; folder: boolean }; cannotRead?: string }> {
+    const damaged = (why: string, folder = false) => ({ list: { allowed: {} }, damaged: { why, folder } });
+    let text: string | null;
     try {
       // A store file like the others (bug 45): a FIFO in its place must not hang a start, nor /dev/zero fill memory.
-      const text = await readRegularText(this.file, MAX_TRUST_BYTES);
-      if (text === null) return { allowed: {} };
-      const parsed = TrustListSchema.safeParse(JSON.parse(text));
-      return parsed.success ? parsed.data : { allowed: {} };
-    } catch {
-      return { allowed: {} };
+      text = await readRegularText(this.file, MAX_TRUST_BYTES);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { list: { allowed: {} } };
+      if (isNotRegularFile(err)) return damaged(notRegularReason(err));
+      if (code === 'EISDIR') return damaged(fsFailureWords(err), true);
+      return { list: { allowed: {} }, cannotRead: fsFailureWords(err) };
     }
+    if (text === null) return damaged('it is larger than 4 MiB');
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      return damaged('it is not valid JSON');
+    }
+    const parsed = TrustListSchema.safeParse(data);
+    return parsed.success ? { list: parsed.data } : damaged('it is not a valid allow list');
   }
 }

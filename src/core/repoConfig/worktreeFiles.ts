@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import { describeError, failure } from '../common/errors';
 import { isWithin } from '../common/paths';
 import { runGit } from '../git/runGit';
+import { makeDirs } from '../common/makeDirs';
 
 export const WORKTREE_INCLUDE = '.worktreeinclude';
 /** Copies in flight at once: enough to hide latency, few enough not to exhaust descriptors. */
@@ -120,7 +121,7 @@ async function destinationIn(worktreeReal: string, dest: string, folders: Folder
   let checked = folders.get(dir);
   if (!checked) {
     // Once per folder (its files are copied side by side): made, then proven to resolve inside the worktree.
-    checked = fs.mkdir(dir, { recursive: true, mode: 0o755 }).then(async () => (isWithin(await fs.realpath(dir), worktreeReal) ? dir : null));
+    checked = makeDirs(dir, 0o755).then(async () => (isWithin(await fs.realpath(dir), worktreeReal) ? dir : null));
     folders.set(dir, checked);
   }
   return checked;

@@ -7,6 +7,7 @@
 import { randomBytes } from '../common/lazyCrypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { makeDirsSync } from '../common/makeDirs';
 
 /** Temp files of durable writes start with this; leftovers after a crash are swept. */
 export const TEMP_PREFIX = '.tmp-';
@@ -97,7 +98,7 @@ export function sweepTempFiles(target: string): number {
 }
 
 export function ensureDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  makeDirsSync(dir, DIR_MODE);
 }
 
 /**

@@ -11,6 +11,7 @@ import { randomBytes } from '../common/lazyCrypto';
 import { DIR_MODE, FILE_MODE } from './durable';
 import { interruptedCreateBlocker } from './interruptedCreate';
 import { StoreLayout } from './paths';
+import { makeDirs } from '../common/makeDirs';
 
 /** The name a folder being removed takes in `jobs/`: never a job id (they have no dots). */
 export const REMOVING_PREFIX = '.removing-';
@@ -33,7 +34,7 @@ export async function removeInterruptedCreate(home: string, id: string): Promise
   const blocked = await interruptedCreateBlocker(layout, id);
   if (blocked) return blocked;
   await removeOutOfListing(layout, id);
-  await fs.mkdir(layout.changesDir, { recursive: true, mode: DIR_MODE });
+  await makeDirs(layout.changesDir, DIR_MODE);
   await fs.writeFile(layout.changeFile(id), `${process.pid}:removed\n`, { mode: FILE_MODE });
   await fs.rm(layout.changeFile(id), { force: true });
   return undefined;

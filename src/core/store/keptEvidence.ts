@@ -13,6 +13,7 @@ import { REMOVING_PREFIX } from './forgetRecord';
 import { StoreLayout, isJobId } from './paths';
 import { loadRecord } from './records';
 import type { JobRecord } from './schema';
+import { makeDirs } from '../common/makeDirs';
 
 /** The record copy kept beside the evidence, saying whose it is. */
 const RECORD_COPY = 'job.json';
@@ -35,7 +36,7 @@ export async function keepEvidence(home: string, id: string): Promise<string> {
 /** `kept/<id>`, or `kept/<id>.<ms>` beside one kept before (a restore, a new cleanup and a second forget). */
 async function freeKeptName(layout: StoreLayout, id: string): Promise<string> {
   const kept = layout.keptDir(id);
-  await fs.mkdir(dirname(kept), { recursive: true, mode: DIR_MODE });
+  await makeDirs(dirname(kept), DIR_MODE);
   const free = await fs.lstat(kept).then(
     () => false,
     () => true,

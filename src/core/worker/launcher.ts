@@ -5,18 +5,19 @@
  * folder — the same runtime and CLI bundle as the worker, the same store — and
  * puts its folder first on the agent's PATH.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { cliBundlePath } from '../common/bundles';
 import { describeError } from '../common/errors';
 import { launcherScript } from '../launcher/launcherScript';
+import { makeDirsSync } from '../common/makeDirs';
 
 /** Writes `<jobDir>/bin/paddock`; returns its folder, or null when there is no CLI bundle to launch. */
 export function writeLauncher(jobDir: string, home: string, env: NodeJS.ProcessEnv): string | null {
   const cli = cliBundlePath(env);
   if (!existsSync(cli)) return null;
   const bin = path.join(jobDir, 'bin');
-  mkdirSync(bin, { recursive: true, mode: 0o700 });
+  makeDirsSync(bin, 0o700);
   const script = launcherScript({
     execPath: process.execPath,
     cliScript: cli,

@@ -37,17 +37,29 @@ describe('CLI: output that cannot be written, numbers that are not numbers', fun
     }
   });
 
-  it('a full disk under stdout is a failure said in one sentence, status 1', async function () {
-    if (!existsSync('/dev/full')) return this.skip();
-    const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn('sh', ['-c', `exec "${process.execPath}" "${CLI_SCRIPT}" list --json > /dev/full`], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const intoFullDisk = (args: string) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn('sh', ['-c', `exec "${process.execPath}" "${CLI_SCRIPT}" ${args} > /dev/full`], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('close', (code) => resolve({ code, stderr }));
     });
+
+  it('a full disk under stdout is a failure said in one sentence, status 1', async function () {
+    if (!existsSync('/dev/full')) return this.skip();
+    const run = await intoFullDisk('list --json');
     assert.equal(run.code, 1, 'the output was lost: not done');
     assertOneSentence(run.stderr);
-    assert.match(run.stderr, /^paddock list: could not write the output: ENOSPC/);
+    // Bug 114: Node's errno text ("ENOSPC: no space left on device, write") reached the person.
+    assert.equal(run.stderr, 'paddock list: could not write the output: the disk is full.\n');
+  });
+
+  // The command's own failure was said, then the flush of an empty stdout said a second one.
+  it('a command that failed says so once, with its own status, when stdout is a full disk too', async function () {
+    if (!existsSync('/dev/full')) return this.skip();
+    const run = await intoFullDisk('show abcdef12');
+    assert.equal(run.stderr, 'paddock show: No agent abcdef12 exists.\n');
+    assert.equal(run.code, 2);
   });
 
   it('refuses an empty, blank, hexadecimal or signed number of days or MB (exit 2), and forgets nothing', async () => {

@@ -1,7 +1,7 @@
 /** `paddock allow` through the real bundle: exit statuses, what it prints, and `start` refused, then allowed, then refused again. */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinatorSandbox, runCli, useCoordinatorSandbox } from '../../core/coordinator/coordinatorFixture';
 
@@ -27,6 +27,46 @@ describe('paddock allow', function () {
     assert.match(invalid.stderr, /\.paddock\.json is not a valid Paddock configuration: setup: /);
     const extra = await cli(['allow', 'surplus']);
     assert.equal(extra.code, 2);
+  });
+
+  // Bug 112: path.resolve('') is the cwd, so `--repo "$DIR"` with DIR unset allowed, started in or listed the
+  // cwd's repository, and `restore --to ''` restored into the cwd.
+  it('an empty --repo or --to is refused in one sentence, not taken as the current folder (bug 112)', async () => {
+    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ setup: 'echo ready' }));
+    const cases: [string[], string][] = [
+      [['allow', '--repo', ''], 'paddock allow [--repo DIR]'],
+      [['start', '--repo', '', '--', 'true'], 'paddock start [--repo DIR]'],
+      [['list', '--repo', ''], 'paddock list [--json] [--repo DIR]'],
+      [['restore', 'abcdef12', '--to', ''], 'paddock restore ID [--to DIR] [--json]'],
+    ];
+    for (const [args, usage] of cases) {
+      const run = await cli(args);
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.equal(run.stdout, '');
+      const option = args.includes('--to') ? '--to' : '--repo';
+      assert.ok(run.stderr.startsWith(`paddock ${args[0]}: ${option} needs a folder, not an empty string; usage: ${usage}`), run.stderr);
+    }
+    assert.equal(existsSync(join(sb.home, 'trusted-configs.json')), false, 'nothing was allowed');
+    assert.deepEqual(await sb.store.list(), [], 'no agent was created');
+  });
+
+  // Bug 113: an allow list that did not read was written over, and every other allow in it was gone.
+  it('keeps an allow list that cannot be read beside the new one, and says so on stderr (bug 113)', async () => {
+    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: 'true' }));
+    const list = join(sb.home, 'trusted-configs.json');
+    const damaged = '{"allowed": {"/elsewhere/.paddock.json": {"sha256": "0123", "at": "then"}}, "x": [';
+    writeFileSync(list, damaged);
+    const allowed = await cli(['allow']);
+    assert.equal(allowed.code, 0, allowed.stderr);
+    assert.equal(allowed.stdout, `Allowed ${sb.repo}/.paddock.json:\n  check: true\n`);
+    const aside = readdirSync(sb.home).filter((n) => n.startsWith('trusted-configs.json.unreadable-'));
+    assert.equal(aside.length, 1, readdirSync(sb.home).join(' '));
+    assert.equal(readFileSync(join(sb.home, aside[0]), 'utf8'), damaged, 'the damaged list is kept as it was');
+    assert.equal(
+      allowed.stderr,
+      `paddock allow: The earlier allow list could not be read (it is not valid JSON); it was kept as ${join(sb.home, aside[0])}, and the new list allows only this file.\n`,
+    );
+    assert.ok(readFileSync(list, 'utf8').includes(`${sb.repo}/.paddock.json`));
   });
 
   it('start refuses an unallowed file, allow trusts that exact content, a change must be allowed again', async () => {

@@ -43,4 +43,12 @@ describe('cli argument parser', () => {
     assert.equal(usageMessage(() => parseCommandArgs(['x', 'y'], spec)), `Unexpected argument 'y'; usage: ${spec.usage}`);
     assert.equal(parseCommandArgs(['x'], spec).bad('No command after --').message, `No command after --; usage: ${spec.usage}`);
   });
+
+  it('refuses an empty value of an option naming a folder, and only of those (bug 112)', () => {
+    const folders = { usage: 'paddock demo [--repo DIR] [--title T]', options: { repo: { type: 'string' }, title: { type: 'string' } }, positionals: [], folders: ['repo'] } as const;
+    assert.equal(usageMessage(() => parseCommandArgs(['--repo', ''], folders)), `--repo needs a folder, not an empty string; usage: ${folders.usage}`);
+    assert.equal(usageMessage(() => parseCommandArgs(['--repo='], folders)), `--repo needs a folder, not an empty string; usage: ${folders.usage}`);
+    assert.equal(parseCommandArgs(['--repo', ' x'], folders).values.repo, ' x');
+    assert.equal(parseCommandArgs(['--title', ''], folders).values.title, '');
+  });
 });

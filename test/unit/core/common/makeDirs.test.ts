@@ -1,0 +1,53 @@
+/** Making folders with an end (bug 115): every level with its mode, a folder already there, a file in the way, /proc. */
+import * as assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeDirs, makeDirsSync } from '../../../../src/core/common/makeDirs';
+
+const forms: [string, (dir: string, mode?: number) => Promise<void>][] = [
+  ['makeDirsSync', async (dir, mode) => makeDirsSync(dir, mode)],
+  ['makeDirs', makeDirs],
+];
+
+for (const [name, make] of forms) {
+  describe(name, () => {
+    let root!: string;
+    let umask!: number;
+    beforeEach(() => {
+      root = mkdtempSync(join(tmpdir(), 'paddock-dirs-'));
+      umask = process.umask(0o022);
+    });
+    afterEach(() => {
+      process.umask(umask);
+      rmSync(root, { recursive: true, force: true });
+    });
+
+    const modeOf = (p: string) => statSync(p).mode & 0o777;
+
+    it('makes every missing level, each with the mode given, and leaves the ones there as they were', async () => {
+      mkdirSync(join(root, 'a'), { mode: 0o755 });
+      await make(join(root, 'a', 'b', 'c', 'd'), 0o700);
+      assert.equal(modeOf(join(root, 'a')), 0o755, 'a folder already there keeps its mode');
+      for (const level of ['a/b', 'a/b/c', 'a/b/c/d']) assert.equal(modeOf(join(root, level)), 0o700, level);
+      await make(join(root, 'a', 'b', 'c', 'd'), 0o700);
+      await make(join(root, 'a', 'b'), 0o700);
+      await make(join(root, 'e', '..', 'f', '.'));
+      assert.equal(modeOf(join(root, 'f')), 0o755, 'without a mode: 0777 less the umask, as mkdir');
+    });
+
+    it('refuses a file in the place or on the way with the errors Node gives (EEXIST, ENOTDIR)', async () => {
+      writeFileSync(join(root, 'file'), 'x');
+      await assert.rejects(make(join(root, 'file')), { code: 'EEXIST', syscall: 'mkdir' });
+      await assert.rejects(make(join(root, 'file', 'below', 'deeper')), { code: 'ENOTDIR' });
+    });
+
+    // Node 20's recursive mkdir looped here for ever at full CPU: mkdir(2) says ENOENT, and /proc exists.
+    it('says in one sentence, at once, that a folder under /proc cannot be made (bug 115)', async function () {
+      if (!statSync('/proc', { throwIfNoEntry: false })?.isDirectory()) this.skip();
+      this.timeout(5000);
+      await assert.rejects(make('/proc/paddock-test', 0o700), { message: '/proc/paddock-test could not be created: /proc takes no new folder in it' });
+      await assert.rejects(make('/proc/paddock-test/a/b'), { message: '/proc/paddock-test could not be created: /proc takes no new folder in it' });
+    });
+  });
+}
