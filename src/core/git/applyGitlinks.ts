@@ -12,6 +12,7 @@
  * (the index cannot hold a folder's files and a gitlink at its path at once).
  */
 import { ABSENT_MODE, GITLINK_MODE, type PathChange } from './treeChanges';
+import { encodeName } from './pathBytes';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 
 const NO_ID = '0'.repeat(40);
@@ -24,28 +25,16 @@ export function gitlinkRelated(changes: readonly PathChange[]): PathChange[] {
   return changes.filter((c) => related(c.path));
 }
 
-/** Writes into `worktree`'s index what `changes` (HEAD → `tree`) change at the gitlinks' paths, as `tree` has it. */
-export async function stageGitlinks(worktree: string, tree: string, changes: readonly PathChange[]): Promise<void> {
+/** Writes into `worktree`'s index what `changes` (HEAD → the agent's tree) change at the gitlinks' paths, as that tree has it. */
+export async function stageGitlinks(worktree: string, changes: readonly PathChange[]): Promise<void> {
   const staged = gitlinkRelated(changes);
   if (staged.length === 0) return;
-  const present = staged.filter((c) => c.newMode !== ABSENT_MODE).map((c) => c.path);
-  const entries = new Map<string, string>();
-  if (present.length > 0) {
-    const res = await runGit(['ls-tree', '-z', '--full-tree', tree, '--', ...present], { cwd: worktree, env: { GIT_LITERAL_PATHSPECS: '1' }, timeoutMs: GIT_BULK_TIMEOUT_MS });
-    // "<mode> <type> <id>\t<path>" → "<mode> <id>", as --index-info takes it.
-    for (const entry of res.stdout.split('\0').filter(Boolean)) {
-      const [mode, , id] = entry.slice(0, entry.indexOf('\t')).split(' ');
-      entries.set(entry.slice(entry.indexOf('\t') + 1), `${mode} ${id}`);
-    }
-  }
   // Removals first: a submodule that becomes a folder leaves its path before the folder's files take it.
+  // The mode and id are diff-tree's own (read keeping every byte of the path): no second reading to mangle a name.
   const removed = staged.filter((c) => c.newMode === ABSENT_MODE).map((c) => `0 ${NO_ID}\t${c.path}\0`);
-  const written = present.map((p) => {
-    const entry = entries.get(p);
-    if (entry === undefined) throw new Error(`the agent's tree has no entry for ${p}`);
-    return `${entry}\t${p}\0`;
-  });
-  const res = await runGit(['update-index', '-z', '--index-info'], { cwd: worktree, input: [...removed, ...written].join(''), allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  const written = staged.filter((c) => c.newMode !== ABSENT_MODE).map((c) => `${c.newMode} ${c.newId}\t${c.path}\0`);
+  const input = encodeName([...removed, ...written].join(''));
+  const res = await runGit(['update-index', '-z', '--index-info'], { cwd: worktree, input, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
   if (res.code !== 0) throw new Error(indexWriteProblem(res.stderr, res.code));
 }
 

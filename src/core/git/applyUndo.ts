@@ -13,6 +13,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { encodeName, fsPath } from './pathBytes';
 import { ALL_SUBMODULES, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { ABSENT_MODE, treeChanges, type PathChange } from './treeChanges';
 
@@ -58,7 +59,7 @@ async function undoOf(worktree: string, head: string, changes: readonly PathChan
   const added: string[] = [];
   for (const c of changes) (c.oldMode === ABSENT_MODE ? added : inHead).push(c.path);
   const folders = [...new Set(added.flatMap(foldersOf))];
-  const present = await Promise.all(folders.map((folder) => fs.lstat(path.join(worktree, folder)).then(() => true, () => false)));
+  const present = await Promise.all(folders.map((folder) => fs.lstat(fsPath(path.join(worktree, folder))).then(() => true, () => false)));
   // Innermost first, so that each is empty when its turn comes.
   const madeByPatch = folders.filter((_, i) => !present[i]).sort((a, b) => b.split('/').length - a.split('/').length);
   return {
@@ -69,14 +70,14 @@ async function undoOf(worktree: string, head: string, changes: readonly PathChan
       const indexMoved = await runGit(['diff-index', '--cached', '--quiet', ALL_SUBMODULES, head, '--'], { cwd: worktree, allowFailure: true });
       if (indexMoved.code !== 0) {
         const touched = [...added, ...inHead];
-        await runGit(['reset', '-q', '--pathspec-from-file=-', '--pathspec-file-nul', head], { cwd: worktree, input: touched.join('\0') + '\0', env: { GIT_LITERAL_PATHSPECS: '1' }, timeoutMs: GIT_BULK_TIMEOUT_MS });
+        await runGit(['reset', '-q', '--pathspec-from-file=-', '--pathspec-file-nul', head], { cwd: worktree, input: encodeName(touched.join('\0') + '\0'), env: { GIT_LITERAL_PATHSPECS: '1' }, timeoutMs: GIT_BULK_TIMEOUT_MS });
       }
-      for (const file of added) await fs.unlink(path.join(worktree, file)).catch(ignoreMissing);
+      for (const file of added) await fs.unlink(fsPath(path.join(worktree, file))).catch(ignoreMissing);
       // A folder that holds anything else now is not the patch's alone: it stays.
-      for (const folder of madeByPatch) await fs.rmdir(path.join(worktree, folder)).catch((err: NodeJS.ErrnoException) => err.code === 'ENOTEMPTY' || ignoreMissing(err));
+      for (const folder of madeByPatch) await fs.rmdir(fsPath(path.join(worktree, folder))).catch((err: NodeJS.ErrnoException) => err.code === 'ENOTEMPTY' || ignoreMissing(err));
       if (inHead.length === 0) return;
       // `-f`: over whatever the patch left at a path (a file where a folder was, a changed file).
-      await runGit(['checkout-index', '-f', '-q', '-z', '--stdin'], { cwd: worktree, input: inHead.join('\0') + '\0', timeoutMs: GIT_BULK_TIMEOUT_MS });
+      await runGit(['checkout-index', '-f', '-q', '-z', '--stdin'], { cwd: worktree, input: encodeName(inHead.join('\0') + '\0'), timeoutMs: GIT_BULK_TIMEOUT_MS });
     },
   };
 }

@@ -2,7 +2,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
-import { runGit } from './runGit';
+import { MOVED_SUBMODULES, runGit } from './runGit';
 import { flaggedEdits } from './flaggedFiles';
 import { listWorktrees, type WorktreeEntry } from './worktree';
 import { isCommitId } from './commitId';
@@ -94,11 +94,14 @@ const UNMERGED_CODES = new Set(['DD', 'AU', 'UD', 'UA', 'DU', 'AA', 'UU']);
  * What `git status` reports in `worktree`, and the edits it does not report (files flagged
  * assume-unchanged or skip-worktree); read-only (no index refresh written). `untracked`: every
  * untracked file (`all`, needed to compare paths), folders as one entry (`normal`, enough to tell
- * whether there are any), or none (`no`, the cheapest on a large tree).
+ * whether there are any), or none (`no`, the cheapest on a large tree). A submodule moved to
+ * another commit counts whatever `submodule.<name>.ignore` says: `git add -A` commits it, and a
+ * target's or workspace's moved submodule is the person's work; what is inside a submodule does not
+ * count (`MOVED_SUBMODULES`): no commit or stash of the superproject clears it.
  */
 export async function localChanges(worktree: string, untrackedFiles: 'all' | 'normal' | 'no' = 'all'): Promise<LocalChanges> {
   const [res, hidden] = await Promise.all([
-    runGit(['status', '--porcelain=v1', '-z', `--untracked-files=${untrackedFiles}`, '--no-renames'], { cwd: worktree, env: { GIT_OPTIONAL_LOCKS: '0' } }),
+    runGit(['status', '--porcelain=v1', '-z', `--untracked-files=${untrackedFiles}`, '--no-renames', MOVED_SUBMODULES], { cwd: worktree, env: { GIT_OPTIONAL_LOCKS: '0' }, names: true }),
     flaggedEdits(worktree),
   ]);
   const tracked: string[] = [];

@@ -15,7 +15,7 @@ import { GITLINK_MODE, treeChanges, type PathChange } from './treeChanges';
 
 /** The submodule paths `.gitmodules` names in `tree` (none when it has no such file). */
 async function registeredSubmodules(repo: string, tree: string): Promise<Set<string>> {
-  const res = await runGit(['config', '-z', '--blob', `${tree}:.gitmodules`, '--get-regexp', '^submodule\\..*\\.path$'], { cwd: repo, allowFailure: true });
+  const res = await runGit(['config', '-z', '--blob', `${tree}:.gitmodules`, '--get-regexp', '^submodule\\..*\\.path$'], { cwd: repo, allowFailure: true, names: true });
   return new Set(configEntries(res.stdout).flatMap(({ value }) => (value ? [value] : [])));
 }
 

@@ -239,6 +239,6 @@ async function rebaseInScratch(req: LandBranchRequest, onto: string): Promise<st
  * --diff-filter=U` would first compare every file on disk with it (~80 ms in a 5,000-file worktree).
  */
 export async function unmergedPaths(worktree: string): Promise<string[]> {
-  const res = await runGit(['ls-files', '--unmerged', '-z'], { cwd: worktree, allowFailure: true });
+  const res = await runGit(['ls-files', '--unmerged', '-z'], { cwd: worktree, allowFailure: true, names: true });
   return [...new Set(res.stdout.split('\0').flatMap((entry) => (entry.includes('\t') ? [entry.slice(entry.indexOf('\t') + 1)] : [])))];
 }

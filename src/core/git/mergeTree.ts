@@ -14,7 +14,7 @@ export type TreeMerge = { clean: true; tree: string } | { clean: false; conflict
 /** Merges `theirs` into `ours` (their merge base found by git); the resulting tree, or the conflicting paths. */
 export async function mergeTrees(repo: string, ours: string, theirs: string, opts: { allowUnrelatedHistories?: boolean } = {}): Promise<TreeMerge> {
   const unrelated = opts.allowUnrelatedHistories ? ['--allow-unrelated-histories'] : [];
-  const res = await runGit(['merge-tree', '--write-tree', '--name-only', '-z', ...unrelated, '--end-of-options', ours, theirs], { cwd: repo, allowFailure: true });
+  const res = await runGit(['merge-tree', '--write-tree', '--name-only', '-z', ...unrelated, '--end-of-options', ours, theirs], { cwd: repo, allowFailure: true, names: true });
   if (res.code !== 0 && res.code !== 1) {
     if (/unknown option|usage: git merge-tree/.test(res.stderr)) throw failure('Landing needs git 2.38 or newer (git merge-tree --write-tree); nothing was changed.');
     throw failure(`git merge-tree failed in ${repo}: ${firstLine(res.stderr) || `exit code ${res.code}`}; nothing was changed.`);

@@ -76,6 +76,13 @@ export const GIT_TIMEOUT_MS = 120_000;
  * from the list that safety checks compare (and from the patch), though git still moves it.
  */
 export const ALL_SUBMODULES = '--ignore-submodules=none';
+/**
+ * Said to the `git status` that asks what is uncommitted: a submodule moved to another commit counts
+ * whatever the person's settings say (`git add -A` commits it), but what is inside a submodule (its
+ * own edits, its untracked build output) is not: no commit or stash of the superproject clears it,
+ * and the person's `ignore = untracked` or `dirty` says they do not want it counted.
+ */
+export const MOVED_SUBMODULES = '--ignore-submodules=dirty';
 
 export const GIT_BULK_TIMEOUT_MS = 600_000;
 /** git children of this process running at once; the rest wait in order. */

@@ -9,9 +9,10 @@ import { settle } from '../common/early';
 import { isPrintable } from '../common/printable';
 import { mapConcurrently } from '../common/limiter';
 import { flaggedEdits } from './flaggedFiles';
-import { READ_ONLY_GIT, runGit } from './runGit';
+import { MOVED_SUBMODULES, READ_ONLY_GIT, runGit } from './runGit';
 
-const STATUS = ['status', '--porcelain=v2', '-z', '--untracked-files=normal'];
+// MOVED_SUBMODULES: a submodule the agent moved is work `git add -A` commits, whatever submodule.<name>.ignore says.
+const STATUS = ['status', '--porcelain=v2', '-z', '--untracked-files=normal', MOVED_SUBMODULES];
 
 /** Where `git for-each-repo` finds the worktrees it is asked to visit: set with `-c` on its own command line only. */
 const WORKTREE_LIST_KEY = 'paddock.statusWorktree';

@@ -17,6 +17,7 @@ import { failure, type PaddockError } from '../common/errors';
 import { isCommitId } from './commitId';
 import { walkWorktree } from './inventory';
 import { fewPaths } from './landingConflict';
+import { fsPath } from './pathBytes';
 import { ALL_SUBMODULES, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { ABSENT_MODE, GITLINK_MODE, parseTreeChanges, type PathChange } from './treeChanges';
 /** How many lstat calls are in flight at once. */
@@ -32,10 +33,10 @@ interface TreeChanges {
 /** Every tree's difference from `from`: one process for one tree, else one to name the trees and one for every pair (`diff-tree --stdin` compares trees only). */
 async function changesFrom(worktree: string, from: string, trees: readonly string[]): Promise<PathChange[]> {
   const diffArgs = ['diff-tree', '-r', '-z', '--no-renames', ALL_SUBMODULES];
-  if (trees.length === 1) return parseTreeChanges((await runGit([...diffArgs, from, trees[0], '--'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS })).stdout);
+  if (trees.length === 1) return parseTreeChanges((await runGit([...diffArgs, from, trees[0], '--'], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS, names: true })).stdout);
   const named = (await runGit(['rev-parse', ...[from, ...trees].map((t) => `${t}^{tree}`)], { cwd: worktree })).stdout.split('\n').filter(isCommitId);
   const input = named.slice(1).map((tree) => `${named[0]} ${tree}\n`).join('');
-  return parseTreeChanges((await runGit([...diffArgs, '--stdin'], { cwd: worktree, input, timeoutMs: GIT_BULK_TIMEOUT_MS })).stdout);
+  return parseTreeChanges((await runGit([...diffArgs, '--stdin'], { cwd: worktree, input, timeoutMs: GIT_BULK_TIMEOUT_MS, names: true })).stdout);
 }
 
 function sortChanges(changes: readonly PathChange[]): TreeChanges {
@@ -58,7 +59,7 @@ function foldersOf(file: string): string[] {
 async function lstatAll(root: string, rels: readonly string[]): Promise<(Stats | undefined)[]> {
   const out: (Stats | undefined)[] = [];
   for (let at = 0; at < rels.length; at += LSTAT_BATCH) {
-    out.push(...(await Promise.all(rels.slice(at, at + LSTAT_BATCH).map((rel) => fs.lstat(path.join(root, rel)).catch(() => undefined)))));
+    out.push(...(await Promise.all(rels.slice(at, at + LSTAT_BATCH).map((rel) => fs.lstat(fsPath(path.join(root, rel))).catch(() => undefined)))));
   }
   return out;
 }
@@ -69,7 +70,7 @@ async function untrackedInside(worktree: string, folder: string, trackedInFrom: 
   const walk = await walkWorktree(abs);
   const found = walk.entries.filter((e) => e.type !== 'dir').map((e) => `${folder}/${e.path}`);
   // The walk leaves out a `.git` right below its root: there, it is a repository of the person's own.
-  const ownGit = await fs.lstat(path.join(abs, '.git')).then(() => [`${folder}/.git`], () => []);
+  const ownGit = await fs.lstat(fsPath(path.join(abs, '.git'))).then(() => [`${folder}/.git`], () => []);
   const unreadable = walk.unreadable.map((rel) => (rel === '.' ? folder : `${folder}/${rel}`));
   return [...found.filter((file) => !trackedInFrom.has(file)), ...ownGit, ...unreadable];
 }

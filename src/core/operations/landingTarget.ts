@@ -37,7 +37,7 @@ export async function landingTarget(job: JobRecord, into?: string, hint: TargetH
  */
 async function namedTarget(job: JobRecord, into: string): Promise<string> {
   if (into === 'HEAD') throw usageError(`--into takes a branch's name, not HEAD; leave --into out to land agent ${job.id} on its base.`);
-  const branch = into.startsWith('refs/heads/') ? into.slice('refs/heads/'.length) : into;
+  const branch = await fullOrLiteral(job.repo, into);
   // Its own branch has every commit of itself: git would only say there is nothing to land.
   if (branch === job.branch) throw usageError(`Agent ${job.id} cannot be landed on its own branch ${branch}; name another branch with --into, or leave --into out to land it on its base.`);
   await checkBranchName(job.repo, branch);
@@ -45,11 +45,39 @@ async function namedTarget(job: JobRecord, into: string): Promise<string> {
   return branch;
 }
 
+/**
+ * `refs/heads/X` is branch X, unless a branch is literally named `refs/heads/X` (refs/heads/refs/heads/X):
+ * `git switch` takes that one, git's other commands call the name ambiguous. With both branches there,
+ * either choice may land on the branch the person did not mean: refused, naming a way to each.
+ */
+async function fullOrLiteral(repo: string, into: string): Promise<string> {
+  if (!into.startsWith('refs/heads/')) return into;
+  const short = into.slice('refs/heads/'.length);
+  const [full, literal] = await Promise.all([branchTip(repo, short).catch(() => null), branchTip(repo, into).catch(() => null)]);
+  if (full !== null && literal !== null) {
+    throw usageError(`--into ${into} is ambiguous in ${repo}: it names branch ${short}, and a branch is named '${into}' too; say --into ${sayable(short)} for the first, --into ${sayable(into)} for the second.`);
+  }
+  return full === null && literal !== null ? into : short;
+}
+
+/**
+ * How to name `branch` to --into: its name, or in full when its name itself begins `refs/heads/` —
+ * that name alone is read as the branch after it (`fullOrLiteral`), or refused as ambiguous.
+ */
+function sayable(branch: string): string {
+  return branch.startsWith('refs/heads/') ? `refs/heads/${branch}` : branch;
+}
+
 /** The refusal of a name that is no local branch, saying what it names instead when it names something. */
 async function noBranchProblem(repo: string, name: string): Promise<string> {
   const res = await runGit(['rev-parse', '--verify', '--quiet', '--symbolic-full-name', '--end-of-options', name], { cwd: repo, allowFailure: true });
   const full = res.stdout.trim();
   if (res.code !== 0) return `There is no branch '${name}' in ${repo}.`;
+  // `heads/main`: git reads it as refs/heads/main, which --into takes by its name.
+  if (full.startsWith('refs/heads/')) {
+    const branch = full.slice('refs/heads/'.length);
+    return `There is no branch '${name}' in ${repo}; git reads '${name}' as branch ${branch} — say --into ${sayable(branch)}.`;
+  }
   const what = full.startsWith('refs/tags/') ? 'a tag' : full.startsWith('refs/remotes/') ? 'a remote-tracking branch' : 'a commit';
   return `'${name}' names ${what}, not a local branch; --into takes a local branch's name.`;
 }

@@ -212,6 +212,28 @@ describe('git: advanceBranch', function () {
     assert.equal(git(repo, 'rev-parse', 'other'), from);
   });
 
+  // Bug 97's `--ignore-submodules=none` in the put-back's index check (applyUndo), which had no test:
+  // under submodule.sub.ignore=all a fast-forward that moves only a submodule, refused by the hook
+  // once git had written the index, left the agent's submodule commit staged in the person's index.
+  it('a refused fast-forward that moves only a submodule, under submodule.sub.ignore=all, leaves the index as it was', async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n', '.gitmodules': '[submodule "sub"]\n\tpath = sub\n\turl = https://example.com/sub.git\n' });
+    git(repo, 'update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},sub`);
+    git(repo, 'commit', '-q', '-m', 'submodule');
+    const from = git(repo, 'rev-parse', 'main');
+    git(repo, 'checkout', '-q', '-b', 'agent');
+    git(repo, 'update-index', '--cacheinfo', `160000,${'2'.repeat(40)},sub`);
+    git(repo, 'commit', '-q', '-m', 'agent moves sub');
+    const to = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', 'main');
+    git(repo, 'config', 'submodule.sub.ignore', 'all');
+    write(repo, '.git/hooks/reference-transaction', '#!/bin/sh\n[ "$1" = prepared ] && grep -q refs/heads/ && exit 1\nexit 0\n');
+    chmodSync(join(repo, '.git/hooks/reference-transaction'), 0o755);
+    const staged = git(repo, 'ls-files', '--stage');
+    await assert.rejects(advanceBranch(repo, 'main', from, to, 'test'), (e: PaddockError) => e.code === 'TARGET_REFUSED');
+    assert.equal(git(repo, 'rev-parse', 'main'), from);
+    assert.equal(git(repo, 'ls-files', '--stage'), staged, "the agent's submodule commit is not left staged");
+  });
+
   it("a fast-forward whose git is killed after the move (in the person's post-merge hook, as runGit's time limit kills a hook that hangs) has landed and says so (bug 55)", async () => {
     const repo = sb.repo({ 'README.md': 'hello\n' });
     const from = git(repo, 'rev-parse', 'main');

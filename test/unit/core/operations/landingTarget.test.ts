@@ -1,6 +1,7 @@
 /**
  * Which branch `--into` may name (bug 61): never the agent's own (bad usage, before anything is
- * asked or changed), a full `refs/heads/X` as X, HEAD, a tag, a remote-tracking branch or a commit
+ * asked or changed), a full `refs/heads/X` as X (refused as ambiguous when a branch is named
+ * `refs/heads/X` itself, bug 103), HEAD, a tag, a remote-tracking branch or a commit
  * refused by what it is; and a branch checked out in the worktree of an agent that still runs is
  * refused as a target checked out with changes is, until that agent has ended. The window's
  * command asks the same `landingTarget` before its questions.
@@ -70,6 +71,33 @@ describe('landing target: --into', function () {
     assert.equal(landed.into, 'main');
     assert.equal(landed.job.landing?.into, 'main');
     assert.equal(git(sb.repo, 'rev-parse', 'main'), git(sb.repo, 'rev-parse', job.branch!));
+  });
+
+  // Bug 103: `refs/heads/main` was always taken as main, though a branch may be named `refs/heads/main`
+  // itself (git switch takes that one, git rev-parse calls the name ambiguous).
+  it('refs/heads/X with a branch literally named refs/heads/X too is refused as ambiguous; with only that branch, it lands there; heads/X names the branch to say', async () => {
+    const c = sb.coordinator();
+    const job = await endedAgent(c);
+    const main = git(sb.repo, 'rev-parse', 'main');
+    git(sb.repo, 'branch', 'refs/heads/main', main);
+    const before = refs();
+    await assert.rejects(
+      c.merge(job.id, { into: 'refs/heads/main', uncommitted: 'commits-only' }),
+      isUsage(/^--into refs\/heads\/main is ambiguous in .*: it names branch main, and a branch is named 'refs\/heads\/main' too; say --into main for the first, --into refs\/heads\/refs\/heads\/main for the second\.$/),
+    );
+    await assert.rejects(c.merge(job.id, { into: 'heads/main', uncommitted: 'commits-only' }), isUsage(/^There is no branch 'heads\/main' in .*; git reads 'heads\/main' as branch main — say --into main\.$/));
+    // Found by review in session 11: the name advised for the literal branch was `refs/heads/main`, itself refused as ambiguous.
+    const said = /^There is no branch 'heads\/refs\/heads\/main' in .*; git reads 'heads\/refs\/heads\/main' as branch refs\/heads\/main — say --into refs\/heads\/refs\/heads\/main\.$/;
+    await assert.rejects(c.merge(job.id, { into: 'heads/refs/heads/main', uncommitted: 'commits-only' }), isUsage(said));
+    assert.equal(await landingTarget(job, 'refs/heads/refs/heads/main'), 'refs/heads/main', 'the name advised is the literal branch');
+    assert.equal(refs(), before, 'nothing moved');
+
+    // Only the literal branch left (main renamed away): it is the one `refs/heads/main` names, as git switch takes it.
+    git(sb.repo, 'branch', '-m', 'main', 'trunk');
+    const landed = await c.merge(job.id, { into: 'refs/heads/main', uncommitted: 'commits-only' });
+    assert.equal(landed.job.landing?.into, 'refs/heads/main');
+    assert.equal(git(sb.repo, 'rev-parse', 'refs/heads/refs/heads/main'), git(sb.repo, 'rev-parse', job.branch!));
+    assert.equal(git(sb.repo, 'rev-parse', 'refs/heads/trunk'), main, 'the other branch did not move');
   });
 
   it("another agent's branch while that agent runs is refused (its worktree's files would change under it), changing nothing; once it has ended it lands there", async () => {
