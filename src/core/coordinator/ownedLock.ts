@@ -17,11 +17,9 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from '../common/zod';
 import { describeError, failure } from '../common/errors';
-import { isThisProcess, type Liveness, livenessOf, mayBeRunning, ownIdentity, processTableSource } from '../proc/identity';
+import { isThisProcess, type Liveness, livenessOf, ownIdentity, processTableSource } from '../proc/identity';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDirs } from '../common/makeDirs';
-import { SuspendedHolderWatch } from './suspendedHolder';
-import { heartbeatStopped, startHeartbeat } from './lockHeartbeat';
 
 const OwnerSchema = z.object({
   pid: z.number().check(z.int(), z.positive()),
@@ -78,13 +76,7 @@ async function readOwner(lockDir: string): Promise<LockOwner | 'missing' | 'unre
  * judgment, at every pass and every retry, was a blocking one).
  */
 async function livenessOfOwner(owner: LockOwner): Promise<Liveness> {
-  return isThisProcess(owner) ? 'alive' : livenessOf(owner, await processTableSource([owner]));
-}
-
-/** Whether the owner whose file is in `folder` is gone: by its pid where it can be seen, else by its heartbeat (lockHeartbeat.ts). */
-async function ownerGone(owner: LockOwner, folder: string): Promise<boolean> {
-  const liveness = await livenessOfOwner(owner);
-  return liveness === 'elsewhere' ? heartbeatStopped(path.join(folder, OWNER_FILE)) : !mayBeRunning(liveness);
+  return isThisProcess(owner) ? 'alive' : livenessOf(owner, await processTableSource());
 }
 
 /** Of the path itself (a lock's link, not its folder). */
@@ -116,7 +108,7 @@ export class OwnedLock {
   async owner(): Promise<LockOwner | undefined> {
     const holder = await this.holder();
     if (holder.kind === 'free' || typeof holder.owner === 'string') return undefined;
-    return (await ownerGone(holder.owner, this.folderOf(holder))) ? undefined : holder.owner;
+    return (await livenessOfOwner(holder.owner)) === 'alive' ? holder.owner : undefined;
   }
 
   /** Whether a taker would get the lock now: nobody holds it, or its holder is gone (the taker's own judgment, nothing written). */
@@ -153,18 +145,13 @@ export class OwnedLock {
     return undefined;
   }
 
-  /**
-   * Waits up to `timeoutMs` for the lock. `sayWhenSuspended`: a person waits, so a holder that is
-   * suspended ends the wait at once with the reason (a background pass just tries again later).
-   */
-  async acquire(timeoutMs: number, opts: { sayWhenSuspended?: boolean } = {}): Promise<HeldLock> {
+  /** Waits up to `timeoutMs` for the lock. */
+  async acquire(timeoutMs: number): Promise<HeldLock> {
     const deadline = Date.now() + timeoutMs;
-    const suspended = opts.sayWhenSuspended ? new SuspendedHolderWatch() : undefined;
     let delay = 5;
     for (;;) {
       const held = await this.tryAcquire();
       if (held) return held;
-      await suspended?.check(path.basename(this.lockDir), () => this.owner());
       if (Date.now() >= deadline) {
         const owner = await this.owner();
         const who = owner ? ` by pid ${owner.pid} (${owner.purpose})` : '';
@@ -220,16 +207,12 @@ export class OwnedLock {
       const why = errnoOf(err) === 'ENOSPC' ? 'no space is left on its disk' : describeError(err);
       throw failure(`the lock ${path.basename(this.lockDir)} in ${path.dirname(this.lockDir)} cannot be taken: ${why}`);
     }
-    const stopBeating = startHeartbeat(path.join(held, OWNER_FILE));
     // Best effort: the lock is ours already, and a failed sweep must not leave it held by nobody.
     await this.sweepLeftovers().catch(() => undefined);
     return {
       path: this.lockDir,
       token,
-      release: () => {
-        stopBeating();
-        return this.release(token);
-      },
+      release: () => this.release(token),
     };
   }
 
@@ -279,7 +262,7 @@ export class OwnedLock {
         await this.removeDiscarded(leftover);
       } else if (this.isHeldFolderName(name) && name !== linked) {
         const owner = await readOwner(leftover);
-        const gone = typeof owner === 'string' ? ((await ageMs(leftover)) ?? 0) >= BRIEF_STEP_STALE_MS : await ownerGone(owner, leftover);
+        const gone = typeof owner === 'string' ? ((await ageMs(leftover)) ?? 0) >= BRIEF_STEP_STALE_MS : (await livenessOfOwner(owner)) !== 'alive';
         if (gone) await fs.rm(leftover, { recursive: true, force: true });
       }
     }
@@ -314,14 +297,9 @@ export class OwnedLock {
    * folder without one, is judged by age.
    */
   private async abandoned(holder: Exclude<Holder, { kind: 'free' }>): Promise<boolean> {
-    if (typeof holder.owner !== 'string') return ownerGone(holder.owner, this.folderOf(holder));
+    if (typeof holder.owner !== 'string') return (await livenessOfOwner(holder.owner)) !== 'alive';
     if (holder.kind === 'link' && holder.owner === 'missing') return true;
     return Date.now() - holder.since >= OWNERLESS_STALE_MS;
-  }
-
-  /** The folder holding a holder's owner file: the one its link names, or an older Paddock's lock folder itself. */
-  private folderOf(holder: Exclude<Holder, { kind: 'free' }>): string {
-    return holder.kind === 'link' ? path.join(path.dirname(this.lockDir), holder.folder) : this.lockDir;
   }
 
   private static sameHolder(a: Holder, b: Holder): boolean {

@@ -17,11 +17,11 @@ import { agentCommandEnv } from '../worker/agentEnv';
 import { redactorForCommandEnv } from '../store/secretEnv';
 import { capacityOf } from '../coordinator/capacity';
 import { OwnedLock } from '../coordinator/ownedLock';
-import { ownIdentity, processTableSource, readProcStat, type StatSource } from '../proc';
+import { livenessOf, ownIdentity, processTableSource, readProcStat, type StatSource } from '../proc';
 import type { JobStore } from '../store';
 import { waitForChange } from '../store/watcher';
 import type { Check, JobRecord } from '../store/schema';
-import { checkRunMarker, runnerMayRun } from '../store/checkRunner';
+import { checkRunMarker } from '../store/checkRunner';
 import { okJobs, type OperationContext } from './context';
 import { checkBlocker } from './rules';
 import { runInWorktreeProblem } from './runInWorktree';
@@ -57,7 +57,7 @@ function me(): NonNullable<Check['runner']> {
 /** A check in the record that some live process is running or waiting to run (judged against `stats`, a table read after the record). */
 export function checkInHand(job: JobRecord, stats: StatSource = readProcStat): boolean {
   const c = job.check;
-  return (c?.state === 'running' || c?.state === 'queued') && c.runner != null && runnerMayRun(c.runner, c.at, stats);
+  return (c?.state === 'running' || c?.state === 'queued') && c.runner != null && livenessOf(c.runner, stats) === 'alive';
 }
 
 /**
@@ -71,7 +71,7 @@ async function claimSlot(ctx: OperationContext, id: string, runner: NonNullable<
     const blocker = checkBlocker(job);
     if (blocker) throw usageError(blocker);
     const other = job.check?.runner && job.check.runner.pid !== runner.pid ? job.check.runner : undefined;
-    if (other && checkInHand(job, await processTableSource([other]))) throw usageError(`A check of agent ${id} is already under way in process ${other.pid}.`);
+    if (other && checkInHand(job, await processTableSource())) throw usageError(`A check of agent ${id} is already under way in process ${other.pid}.`);
     const max = ctx.settings().maxConcurrent;
     const full = capacityOf(entries, max).used >= max;
     const at = new Date().toISOString();

@@ -43,8 +43,6 @@ export interface ProcessBackend {
    * blocking `ps` run); absent where one process's stat is a cheap file read.
    */
   processTableAsync?(): Promise<ProcStat[]>;
-  /** A boot id an older Paddock wrote for this very boot, in this namespace, if it wrote another (portable.ts). */
-  legacyBootId?(): string | undefined;
   /**
    * `processStat` without blocking the event loop where it would (a `ps` run); on /proc the read
    * itself, one small file, so a signal sent right after it targets exactly what was read.

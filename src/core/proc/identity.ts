@@ -5,8 +5,6 @@
  */
 import { processBackend } from './backend';
 import type { ProcStat } from './procStat';
-import { namespaceView, namespaceViewSync, type NamespaceLookup } from './nsView';
-import { pidNamespaceTag, recordedWhere, type RecordedWhere } from './pidNamespace';
 
 export type { ProcStat } from './procStat';
 
@@ -16,9 +14,8 @@ export interface ProcessIdentity {
   bootId: string;
 }
 
-/** This boot, and the pid namespace this process's pids count in (pidNamespace.ts): what a recorded pid means. */
 export function bootId(): string {
-  return processBackend().bootId() + pidNamespaceTag();
+  return processBackend().bootId();
 }
 
 /** One process's stat; undefined when the process does not exist. */
@@ -59,91 +56,20 @@ export function isThisProcess(identity: ProcessIdentity): boolean {
   return own !== undefined && identity.pid === own.pid && identity.startTime === own.startTime && identity.bootId === own.bootId;
 }
 
-/**
- * `elsewhere`: recorded in another pid namespace, so its pid means nothing here (never signalled by it):
- * either found running there (nsView.ts), or out of sight — a namespace beside or above this one —
- * where it may well be running. Out of sight is never a verdict for good: each judgment that meets it
- * decides further by what it can see (`isOutOfSight`; ownership.ts: the worker's control socket;
- * ownedLock.ts: the holder's heartbeat; checkRunner.ts: the check's age; leftovers stay listed).
- */
-export type Liveness = 'alive' | 'dead' | 'zombie' | 'reused' | 'elsewhere';
+export type Liveness = 'alive' | 'dead' | 'zombie' | 'reused';
 
-/** Whether a process judged so may still run: alive, or in another namespace. Never ended or broken for it on this judgment alone. */
-export function mayBeRunning(liveness: Liveness): liveness is 'alive' | 'elsewhere' {
-  return liveness === 'alive' || liveness === 'elsewhere';
-}
+/** Where a judgment reads a process's stat: the system at that moment (`readProcStat`), or a table read once. */
+export type StatSource = (pid: number) => ProcStat | undefined;
 
-/**
- * Where a judgment reads a process's stat: the system at that moment (`readProcStat`), or a table read
- * once; `elsewhere`, where a record names another pid namespace, finds its processes (nsView.ts).
- */
-export type StatSource = ((pid: number) => ProcStat | undefined) & { elsewhere?: NamespaceLookup };
-
-function whereRecorded(identity: ProcessIdentity): RecordedWhere {
-  const backend = processBackend();
-  return recordedWhere(identity.bootId, backend.bootId(), () => backend.legacyBootId?.());
-}
-
-function judgeStat(identity: ProcessIdentity, stat: ProcStat | undefined): Liveness {
+/** Judges a recorded identity against the running system (or against `stats`, a table read once). */
+export function livenessOf(identity: ProcessIdentity, stats: StatSource = readProcStat): Liveness {
+  if (identity.bootId !== bootId()) return 'reused';
+  if (isThisProcess(identity)) return 'alive';
+  const stat = stats(identity.pid);
   if (!stat) return 'dead';
   if (stat.startTime !== identity.startTime) return 'reused';
   if (stat.state === 'Z' || stat.state === 'X') return 'zombie';
   return 'alive';
-}
-
-function judge(identity: ProcessIdentity, stats: StatSource): { liveness: Liveness; outOfSight: boolean } {
-  const where = whereRecorded(identity);
-  switch (where.kind) {
-    case 'otherBoot':
-      return { liveness: 'reused', outOfSight: false };
-    case 'here':
-      return { liveness: isThisProcess(identity) ? 'alive' : judgeStat(identity, stats(identity.pid)), outOfSight: false };
-    case 'untagged': {
-      // An older Paddock's in this namespace when found here by pid and start time; else the initial
-      // namespace's (a Paddock there names none), or one that ended: out of sight from here either way.
-      const stat = stats(identity.pid);
-      if (stat && stat.startTime === identity.startTime) return { liveness: judgeStat(identity, stat), outOfSight: false };
-      return { liveness: 'elsewhere', outOfSight: true };
-    }
-    case 'namespace': {
-      const lookup = stats.elsewhere ?? (stats === readProcStat ? namespaceViewSync() : undefined);
-      const here = lookup ? lookup(where.ns, identity.pid) : 'unseen';
-      if (here === 'unseen') return { liveness: 'elsewhere', outOfSight: true };
-      const liveness = judgeStat(identity, here === undefined ? undefined : stats(here));
-      // Found running there: under another pid here, so still `elsewhere` (nothing signals it by its recorded pid).
-      return { liveness: liveness === 'alive' ? 'elsewhere' : liveness, outOfSight: false };
-    }
-  }
-}
-
-/** Judges a recorded identity against the running system (or against `stats`, a table read once). */
-export function livenessOf(identity: ProcessIdentity, stats: StatSource = readProcStat): Liveness {
-  return judge(identity, stats).liveness;
-}
-
-/** Whether `identity` is in a pid namespace that cannot be seen from here: `elsewhere`, neither found nor proven gone. */
-export function isOutOfSight(identity: ProcessIdentity, stats: StatSource = readProcStat): boolean {
-  return judge(identity, stats).outOfSight;
-}
-
-/**
- * Whether `identity`'s pid counts in this pid namespace, so it may be signalled by it: recorded here (or
- * by an older Paddock for this boot, portable.ts), or recorded untagged and found here by pid and start time.
- */
-export function countsHere(identity: ProcessIdentity, stats: StatSource = readProcStat): boolean {
-  const kind = whereRecorded(identity).kind;
-  return kind === 'here' || (kind === 'untagged' && stats(identity.pid)?.startTime === identity.startTime);
-}
-
-/** Whether `identity` names a process in another pid namespace that a scan may find (`processTableSource`). */
-export function isInOtherNamespace(identity: ProcessIdentity | null | undefined): boolean {
-  return identity != null && whereRecorded(identity).kind === 'namespace';
-}
-
-/** Whether `identity` was recorded outside this pid namespace (tagged with another, or untagged here inside one). */
-export function isRecordedOutside(identity: ProcessIdentity | null | undefined): boolean {
-  const kind = identity == null ? 'here' : whereRecorded(identity).kind;
-  return kind === 'namespace' || kind === 'untagged';
 }
 
 export function isAlive(identity: ProcessIdentity): boolean {
@@ -163,24 +89,12 @@ export function isAlive(identity: ProcessIdentity): boolean {
  * from it and judged gone: a listing, which takes the table before it has read
  * every record, uses it only to find records worth a closer look, and judges
  * them again with `readProcStat` before it writes anything.
- *
- * `about`: the identities to be judged. One recorded in another pid namespace has the namespaces
- * scanned too (nsView.ts), asynchronously, so it is found there or proven gone where it can be.
  */
-export function processTableSource(about: Iterable<ProcessIdentity | null | undefined> = []): StatSource | Promise<StatSource> {
+export function processTableSource(): StatSource | Promise<StatSource> {
   const backend = processBackend();
-  if (![...about].some(isInOtherNamespace)) {
-    if (!backend.processTableAsync) return readProcStat;
-    return backend.processTableAsync().then(tableSource);
-  }
-  // The namespaces first: a process found there and gone by the table is judged gone, never the reverse.
-  return namespaceView().then(async (elsewhere) => {
-    const stats: StatSource = backend.processTableAsync ? tableSource(await backend.processTableAsync()) : (pid) => readProcStat(pid);
-    return Object.assign(stats, { elsewhere });
+  if (!backend.processTableAsync) return readProcStat;
+  return backend.processTableAsync().then((processes) => {
+    const table = new Map(processes.map((p) => [p.pid, p]));
+    return (pid: number) => table.get(pid);
   });
-}
-
-function tableSource(processes: ProcStat[]): StatSource {
-  const table = new Map(processes.map((p) => [p.pid, p]));
-  return (pid: number) => table.get(pid);
 }

@@ -7,7 +7,6 @@
  * - holders from `lsof -d cwd` (every process's cwd) and `lsof +D` (open files below the folder).
  */
 import { execFile, execFileSync, type ExecFileOptions } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import type { EnvMarker, Holder, ProcessBackend } from './backend';
 import { holder, isInside } from './procfs';
 import { isGoneState, type ProcStat } from './procStat';
@@ -42,45 +41,12 @@ function runAsync(tool: string, args: string[]): Promise<string> {
 
 let cachedBootId: string | undefined;
 
-/**
- * The boot: the kernel's own id where it is readable (Linux), else when the system booted. Never pid 1's
- * start alone where another exists: in a pid namespace pid 1 is the namespace's own first process, and a
- * worker seen from outside one took another boot for a reused pid (the namespace is pidNamespace.ts's).
- */
 function bootId(): string {
   if (cachedBootId === undefined) {
-    const text = process.platform === 'darwin' ? run('sysctl', ['-n', 'kern.boottime']) : (kernelBootId() ?? run('ps', ['-o', 'lstart=', '-p', '1']));
+    const text = process.platform === 'darwin' ? run('sysctl', ['-n', 'kern.boottime']) : run('ps', ['-o', 'lstart=', '-p', '1']);
     cachedBootId = text.trim().replace(/\s+/g, ' ') || 'unknown';
   }
   return cachedBootId;
-}
-
-let cachedLegacyBootId: string | null | undefined;
-
-/**
- * The boot id a Paddock before the kernel's was taken wrote on Linux: pid 1's start, as `ps` gives it
- * (pid 1 of the writer's namespace, so it matches only a reader in that same namespace). Still this
- * boot: a live worker started by that Paddock read as a reused pid, orphaned, and a retry put a second
- * agent in its worktree. Asked (one `ps` run, once) only when a record's boot is not this one.
- */
-function legacyBootId(): string | undefined {
-  if (process.platform === 'darwin' || kernelBootId() === undefined) return undefined;
-  if (cachedLegacyBootId === undefined) {
-    try {
-      cachedLegacyBootId = run('ps', ['-o', 'lstart=', '-p', '1']).trim().replace(/\s+/g, ' ') || null;
-    } catch {
-      cachedLegacyBootId = null;
-    }
-  }
-  return cachedLegacyBootId ?? undefined;
-}
-
-function kernelBootId(): string | undefined {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 function listProcesses(): ProcStat[] {
@@ -191,7 +157,6 @@ async function usageSnapshot(markerName: string, sessions: readonly number[]): P
 export const portableBackend: ProcessBackend = {
   name: 'portable',
   bootId,
-  legacyBootId,
   listProcesses,
   processStat,
   processStatAsync,

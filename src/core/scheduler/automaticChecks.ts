@@ -123,7 +123,7 @@ export class AutomaticChecks {
   async schedule(jobs: readonly JobRecord[]): Promise<void> {
     if (this.unconfigured.size > 0) await this.forgetChangedConfig(jobs);
     const candidates = jobs.filter((job) => !this.running.has(job.id) && !this.unconfigured.has(`${job.id}@${job.lifecycle.endedAt}`));
-    const stats = candidates.some(checkUnderWay) ? await processTableSource(candidates.map((j) => j.check?.runner)) : readProcStat;
+    const stats = candidates.some(checkUnderWay) ? await processTableSource() : readProcStat;
     for (const job of candidates) {
       if (this.running.has(job.id) || !needsAutomaticCheck(job, stats)) continue;
       this.running.add(job.id);

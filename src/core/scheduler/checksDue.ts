@@ -36,7 +36,7 @@ export interface ChecksDueOptions {
 export async function checksDue(jobs: readonly JobRecord[], opts: ChecksDueOptions): Promise<string[]> {
   const due: string[] = [];
   // A recorded runner is judged against one process table read after the records (one `ps` on the portable backend).
-  const stats = jobs.some((j) => j.group && j.check?.state === 'running') ? await processTableSource(jobs.map((j) => j.check?.runner)) : readProcStat;
+  const stats = jobs.some((j) => j.group && j.check?.state === 'running') ? await processTableSource() : readProcStat;
   for (const job of jobs) {
     if (!awaitsCheck(job, stats) || opts.skip?.(job)) continue;
     const command = await findCheckCommand(job, { home: opts.home, repoTrusted: opts.repoTrusted }).catch(() => null);

@@ -10,8 +10,7 @@
  * end it). The checks of attempts the leader checks (a `group`, ended completed or
  * failed) are left to it: it ends what such a check left running and runs it again.
  */
-import { isOutOfSight, livenessOf, mayBeRunning, readProcStat, type ProcessIdentity, type StatSource } from '../proc/identity';
-import { CHECK_TIMEOUT_SECONDS } from '../check/checkCommand';
+import { livenessOf, readProcStat, type ProcessIdentity, type StatSource } from '../proc/identity';
 import type { EnvMarker } from '../proc/backend';
 import { findByEnvMarkerAsync, markedSessions } from '../proc/scan';
 import { terminateProcessTree } from '../proc/terminate';
@@ -47,22 +46,7 @@ export function leaderRunsCheck(job: JobRecord): boolean {
 export function checkRunnerGone(job: JobRecord, stats: StatSource = readProcStat): boolean {
   const c = job.check;
   if (leaderRunsCheck(job) || !c?.runner || (c.state !== 'running' && c.state !== 'queued')) return false;
-  return !runnerMayRun(c.runner, c.at, stats);
-}
-
-/**
- * A runner out of sight (a pid namespace beside or above this one) may run a check as long as a check
- * may run (CHECK_TIMEOUT_SECONDS, the default bound) and a margin since the check was recorded; older,
- * it is judged gone, never "check running" for good. A check given a longer bound and run from out of
- * sight may so be recorded failed early: a check's result, never the agent's work.
- */
-const UNSEEN_RUNNER_STALE_MS = (CHECK_TIMEOUT_SECONDS + 300) * 1000;
-
-/** Whether `runner` may still run a check recorded under way `at` (judged against `stats`, a table read after the record). */
-export function runnerMayRun(runner: ProcessIdentity, at: string, stats: StatSource = readProcStat): boolean {
-  const liveness = livenessOf(runner, stats);
-  if (liveness !== 'elsewhere' || !isOutOfSight(runner, stats)) return mayBeRunning(liveness);
-  return Date.now() - Date.parse(at) < UNSEEN_RUNNER_STALE_MS;
+  return livenessOf(c.runner, stats) !== 'alive';
 }
 
 /** What ending a gone runner's check left: how many of its processes were ended, how many still run. */

@@ -5,8 +5,7 @@
  */
 import { randomBytes } from '../common/lazyCrypto';
 import { failure } from '../common/errors';
-import { isOutOfSight, isRecordedOutside, livenessOf, mayBeRunning, ownIdentity, processTableSource, readProcStatAsync, type ProcessIdentity } from '../proc/identity';
-import { probeSocket } from '../protocol/socketProbe';
+import { livenessOf, ownIdentity, readProcStatAsync } from '../proc/identity';
 import { FILE_MODE } from './durable';
 import { ExecutionClaim, HeldExecution } from './executionClaim';
 import { releaseExecutionLock, takeExecutionLock } from './executionLock';
@@ -59,7 +58,7 @@ export async function claimExecution(parts: ExecutionParts, id: string, opts: Cl
       if (state !== 'queued' && state !== 'starting') {
         throw failure(`Agent ${id} is ${state}; only a queued or starting agent can be claimed.`, 'ILLEGAL_TRANSITION');
       }
-      if (current.execution && mayBeRunning(livenessOf(current.execution))) {
+      if (current.execution && livenessOf(current.execution) === 'alive') {
         throw failure(`Agent ${id} is already run by worker ${current.execution.pid}.`, 'ALREADY_OWNED');
       }
       const releaseLock = await takeExecutionLock(lockPath, claim, log);
@@ -121,7 +120,8 @@ export function endForUnresponsiveWorker(
     }
     await endWorker();
     const worker = { pid: expected.pid, startTime: expected.startTime, bootId: owner?.bootId ?? current.launch!.bootId };
-    if (await workerMayRun(worker, owner?.socketPath)) {
+    const now = await readProcStatAsync(worker.pid); // a window runs this: on the portable backend a blocking look is a `ps` run
+    if (livenessOf(worker, () => now) === 'alive') {
       throw failure(`The worker ${expected.pid} of agent ${id} is still running; nothing was recorded.`, 'STILL_RUNNING');
     }
     const timeline: Mutation['timeline'] = [{ type: 'stop-direct', message: detail }];
@@ -134,19 +134,4 @@ export function endForUnresponsiveWorker(
     timeline.push({ type: 'transition', from: 'cancelling', to: 'cancelled', message: detail });
     return { next, timeline };
   });
-}
-
-/**
- * Whether the worker may still run, looked at without blocking (a window runs this: on the portable
- * backend a blocking look is a `ps` run). One out of sight (another pid namespace, not found from here)
- * is gone only when its control socket refuses a connection (ownership.ts says why).
- */
-async function workerMayRun(worker: ProcessIdentity, socketPath: string | undefined): Promise<boolean> {
-  if (!isRecordedOutside(worker)) {
-    const now = await readProcStatAsync(worker.pid);
-    return mayBeRunning(livenessOf(worker, () => now));
-  }
-  const stats = await processTableSource([worker]);
-  if (!isOutOfSight(worker, stats)) return mayBeRunning(livenessOf(worker, stats));
-  return socketPath === undefined || (await probeSocket(socketPath)) !== 'dead';
 }

@@ -11,7 +11,6 @@ import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { applyTransition } from './lifecycle';
 import { checkOfGoneRunner, checkRunnerGone, endGoneRunnersCheck } from './checkRunner';
 import { leftoversStillRunning } from './leftoverCheck';
-import { leftoverIdentities } from './recordedProcesses';
 import { judgeOwnershipNow } from './ownership';
 import { assertJobId, StoreLayout } from './paths';
 import type { Loaded } from './records';
@@ -118,11 +117,11 @@ export class JobReader {
    * was not; two readers at once may both end it (the second finds nothing), one records it.
    */
   private async withoutGoneCheckRunner(job: JobRecord): Promise<JobRecord> {
-    if (!job.check?.runner || !checkRunnerGone(job, await processTableSource([job.check.runner]))) return job;
+    if (!job.check?.runner || !checkRunnerGone(job, await processTableSource())) return job;
     try {
       const left = await endGoneRunnersCheck(job, Math.min(job.settings.stopGraceMs, GONE_CHECK_GRACE_MS));
       return await this.writer.mutate(job.id, async (current) => {
-        if (!current.check || !checkRunnerGone(current, await processTableSource([current.check.runner]))) return undefined;
+        if (!current.check || !checkRunnerGone(current, await processTableSource())) return undefined;
         const check = checkOfGoneRunner(current.check, left);
         return { next: { ...current, check }, timeline: [{ type: 'check-failed', message: check.summary }] };
       });
@@ -136,10 +135,10 @@ export class JobReader {
   private async withoutGoneLeftovers(job: JobRecord): Promise<JobRecord> {
     // Judged from the process table (one asynchronous `ps` on the portable backend, not a blocking one
     // per process), exact for processes the record named before it was taken.
-    if (!job.leftovers?.length || leftoversStillRunning(job, await processTableSource(leftoverIdentities(job))) === undefined) return job;
+    if (!job.leftovers?.length || leftoversStillRunning(job, await processTableSource()) === undefined) return job;
     try {
       return await this.writer.mutate(job.id, async (current) => {
-        const running = leftoversStillRunning(current, await processTableSource(leftoverIdentities(current)));
+        const running = leftoversStillRunning(current, await processTableSource());
         if (running === undefined) return undefined;
         const gone = (current.leftovers ?? []).filter((p) => !running.some((r) => r.pid === p.pid));
         const message = `${gone.length === 1 ? 'a process' : `${gone.length} processes`} it left running exited: ${gone.map((p) => `${p.pid} (${p.command.split(' ')[0]})`).join(', ')}`;

@@ -5,12 +5,12 @@
  * drops the ones that are gone, so a record never shows an exited or reused pid
  * as still running.
  */
-import { livenessOf, mayBeRunning, readProcStat, type StatSource } from '../proc/identity';
+import { livenessOf, readProcStat, type StatSource } from '../proc/identity';
 import { isGoneState } from '../proc/procStat';
 import type { JobRecord, Leftover } from './schema';
 
 function isRunning(p: Leftover, stats: StatSource): boolean {
-  if (p.startTime !== undefined && p.bootId !== undefined) return mayBeRunning(livenessOf({ pid: p.pid, startTime: p.startTime, bootId: p.bootId }, stats));
+  if (p.startTime !== undefined && p.bootId !== undefined) return livenessOf({ pid: p.pid, startTime: p.startTime, bootId: p.bootId }, stats) === 'alive';
   // An entry without its identity (written by hand or by an older worker): the pid alone, at best.
   const stat = stats(p.pid);
   return stat !== undefined && !isGoneState(stat.state);

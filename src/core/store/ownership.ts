@@ -4,8 +4,7 @@
  * reused pid is never mistaken for the worker, and a dead owner is noticed at the
  * next read rather than after a lock timeout.
  */
-import { isOutOfSight, isThisProcess, Liveness, livenessOf, mayBeRunning, processTableSource, type ProcessIdentity, type StatSource } from '../proc/identity';
-import { probeSocket } from '../protocol/socketProbe';
+import { isThisProcess, Liveness, livenessOf, processTableSource } from '../proc/identity';
 import { isTerminalState, JobRecord, LifecycleState } from './schema';
 
 export interface Reconciliation {
@@ -28,14 +27,13 @@ export function judgeOwnership(job: JobRecord, probe: LivenessProbe = livenessOf
   if (isTerminalState(state)) return undefined;
   if (job.execution) {
     const liveness = probe(job.execution);
-    // A worker running in another pid namespace (a sandboxed window's), or out of sight (judgeOwnershipNow asks its socket).
-    if (mayBeRunning(liveness)) return undefined;
+    if (liveness === 'alive') return undefined;
     return { to: 'orphaned', detail: `worker ${job.execution.pid} ${describeGone(liveness)}`, type: 'owner-gone' };
   }
   // Registration grace: between spawn and claim only `launch` names the worker.
   if (job.launch && job.launch.generation === generation && (state === 'queued' || state === 'starting')) {
     const liveness = probe({ pid: job.launch.workerPid, startTime: job.launch.startTime, bootId: job.launch.bootId });
-    if (mayBeRunning(liveness)) return undefined;
+    if (liveness === 'alive') return undefined;
     return { to: 'failed', detail: LAUNCH_FAILED_DETAIL, type: 'launch-failed' };
   }
   // Only a claimed worker moves an execution past `starting` (a `starting` record without one is a launch
@@ -50,48 +48,19 @@ export function judgeOwnership(job: JobRecord, probe: LivenessProbe = livenessOf
  * blocking `ps` run (every read of a live agent's record asked one), so another process is judged
  * from the process table, read asynchronously — exact, as the record was read before the table was
  * taken. A record that asks about no other process (ended, or owned by this one) reads nothing.
- *
- * A worker out of sight (recorded in a pid namespace beside or above this one) is asked through its
- * control socket: a socket there with nothing listening (refused) is a worker gone — its namespace
- * ended, or it was killed — so it is orphaned, never "running" for good; any other answer (it
- * accepts, or its socket is not in this file system) leaves it to a reader that can see it. A launch
- * out of sight is bounded in time (`launchOutOfSightTooLong`).
  */
 export async function judgeOwnershipNow(job: JobRecord): Promise<Reconciliation | undefined> {
-  const asked: ProcessIdentity[] = [];
+  let asksAnother = false;
   judgeOwnership(job, (identity) => {
-    if (!isThisProcess(identity)) asked.push(identity);
+    asksAnother ||= !isThisProcess(identity);
     return 'alive';
   });
-  if (asked.length === 0) return judgeOwnership(job);
-  const stats = await processTableSource(asked);
-  const verdict = judgeOwnership(job, (identity) => livenessOf(identity, stats));
-  const execution = job.execution;
-  if (verdict || isTerminalState(job.lifecycle.state)) return verdict;
-  if (!execution) return launchOutOfSightTooLong(job, stats) ? { to: 'failed', detail: LAUNCH_FAILED_DETAIL, type: 'launch-failed' } : undefined;
-  if (!isOutOfSight(execution, stats) || (await probeSocket(execution.socketPath)) !== 'dead') return undefined;
-  return { to: 'orphaned', detail: `worker ${execution.pid} ${WORKER_SOCKET_DEAD}`, type: 'owner-gone' };
+  if (!asksAnother) return judgeOwnership(job);
+  const stats = await processTableSource();
+  return judgeOwnership(job, (identity) => livenessOf(identity, stats));
 }
 
-/**
- * A worker launched out of sight that has not claimed its execution (it has no socket yet) is taken as
- * starting for this long after its launch, then as failed: never "starting" for good. A claim takes
- * seconds; one refused this late started no agent, so nothing of its work is lost.
- */
-const UNSEEN_LAUNCH_STALE_MS = 10 * 60_000;
-
-function launchOutOfSightTooLong(job: JobRecord, stats: StatSource): boolean {
-  const launch = job.launch;
-  const { state, generation } = job.lifecycle;
-  if (!launch || launch.generation !== generation || (state !== 'queued' && state !== 'starting')) return false;
-  if (!isOutOfSight({ pid: launch.workerPid, startTime: launch.startTime, bootId: launch.bootId }, stats)) return false;
-  return Date.now() - Date.parse(launch.launchedAt) >= UNSEEN_LAUNCH_STALE_MS;
-}
-
-/** Said of a worker out of sight whose control socket refused a connection. */
-export const WORKER_SOCKET_DEAD = 'is gone (nothing listens on its control socket)';
-
-function describeGone(liveness: Exclude<Liveness, 'alive' | 'elsewhere'>): string {
+function describeGone(liveness: Exclude<Liveness, 'alive'>): string {
   switch (liveness) {
     case 'dead':
       return 'is gone';

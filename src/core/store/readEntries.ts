@@ -9,8 +9,7 @@
  */
 import { fsFailureWords } from '../common/fsErrors';
 import * as fs from 'node:fs';
-import { isRecordedOutside, livenessOf, processTableSource, readProcStat, type StatSource } from '../proc/identity';
-import { recordedProcesses } from './recordedProcesses';
+import { livenessOf, processTableSource, readProcStat, type StatSource } from '../proc/identity';
 import { interruptedCreateEntry } from './interruptedCreate';
 import type { JobEntry } from './jobReader';
 import type { JobStore } from './jobStore';
@@ -48,9 +47,6 @@ export function reconcileCheck(): (job: JobRecord) => boolean | Promise<boolean>
   let table: StatSource | Promise<StatSource> | undefined;
   return (job) => {
     if (!namesProcesses(job)) return false;
-    // A process recorded outside this pid namespace is judged by the store's closer look (a scan of the
-    // namespaces, the worker's socket, a lock's heartbeat), never by this table alone.
-    if (recordedProcesses(job).some(isRecordedOutside)) return true;
     table ??= processTableSource();
     if (typeof table === 'function') return needsReconciling(job, table);
     return table.then((stats) => needsReconciling(job, (table = stats)));

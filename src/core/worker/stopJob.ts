@@ -7,7 +7,7 @@
  * recording the end on the worker's behalf. Resolves after the outcome is durable.
  */
 import { describeError, failure } from '../common/errors';
-import { countsHere, isSameAndRunningAsync, readProcStatAsync, RecordedProcess, signalEachIfSame, signalIfSameAsync, stillRunning, treeMembers, type EnvMarker, type ProcStat } from '../proc';
+import { bootId, isSameAndRunningAsync, readProcStatAsync, RecordedProcess, signalEachIfSame, signalIfSameAsync, stillRunning, treeMembers, type EnvMarker, type ProcStat } from '../proc';
 import { isStoppedState } from '../proc/procStat';
 import { isTerminalState, JobRecord, JobStore, Leftover, UnresponsiveWorker } from '../store';
 import { StopResult, WorkerClient } from '../protocol/client';
@@ -90,15 +90,14 @@ async function stopThroughSocket(store: JobStore, job: JobRecord, force: boolean
 /** The worker that runs (or was launched for) the job's current execution. */
 function workerOf(job: JobRecord): UnresponsiveWorker | undefined {
   const generation = job.lifecycle.generation;
-  // An identity recorded before the last boot, or in another pid namespace, names nothing here: its pid and
-  // start time may match another process.
+  // An identity recorded before the last boot names nothing now: its pid and start time may match another process.
+  const boot = bootId();
   if (job.execution) {
-    if (!countsHere(job.execution)) return undefined;
+    if (job.execution.bootId !== boot) return undefined;
     return { generation, pid: job.execution.pid, startTime: job.execution.startTime, ownerToken: job.execution.ownerToken };
   }
-  const launch = job.launch;
-  if (launch && launch.generation === generation && countsHere({ pid: launch.workerPid, startTime: launch.startTime, bootId: launch.bootId })) {
-    return { generation, pid: launch.workerPid, startTime: launch.startTime, ownerToken: null };
+  if (job.launch && job.launch.generation === generation && job.launch.bootId === boot) {
+    return { generation, pid: job.launch.workerPid, startTime: job.launch.startTime, ownerToken: null };
   }
   return undefined;
 }
