@@ -20,6 +20,7 @@ import { describeError, failure } from '../common/errors';
 import { isThisProcess, type Liveness, livenessOf, ownIdentity, processTableSource } from '../proc/identity';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDirs } from '../common/makeDirs';
+import { SuspendedHolderWatch } from './suspendedHolder';
 
 const OwnerSchema = z.object({
   pid: z.number().check(z.int(), z.positive()),
@@ -145,13 +146,18 @@ export class OwnedLock {
     return undefined;
   }
 
-  /** Waits up to `timeoutMs` for the lock. */
-  async acquire(timeoutMs: number): Promise<HeldLock> {
+  /**
+   * Waits up to `timeoutMs` for the lock. `sayWhenSuspended`: a person waits, so a holder that is
+   * suspended ends the wait at once with the reason (a background pass just tries again later).
+   */
+  async acquire(timeoutMs: number, opts: { sayWhenSuspended?: boolean } = {}): Promise<HeldLock> {
     const deadline = Date.now() + timeoutMs;
+    const suspended = opts.sayWhenSuspended ? new SuspendedHolderWatch() : undefined;
     let delay = 5;
     for (;;) {
       const held = await this.tryAcquire();
       if (held) return held;
+      await suspended?.check(path.basename(this.lockDir), () => this.owner());
       if (Date.now() >= deadline) {
         const owner = await this.owner();
         const who = owner ? ` by pid ${owner.pid} (${owner.purpose})` : '';

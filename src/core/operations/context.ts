@@ -36,9 +36,9 @@ export function jobLock(store: JobStore, id: string): OwnedLock {
   return new OwnedLock(path.join(store.home, 'coordinator', 'ops', `${id}.lock`), `operation on ${id}`);
 }
 
-/** The job's operation lock, waited for as an operation waits. */
+/** The job's operation lock, waited for as an operation waits (a person's: a suspended holder is named at once). */
 export function acquireJobLock(store: JobStore, id: string): Promise<HeldLock> {
-  return jobLock(store, id).acquire(OPERATION_WAIT_MS);
+  return jobLock(store, id).acquire(OPERATION_WAIT_MS, { sayWhenSuspended: true });
 }
 
 /** The job's operation lock for `what` (a verb: "forget"), or one sentence saying why it could not be had. Needs no record. */

@@ -24,7 +24,13 @@ export async function stopLocked(store: JobStore, id: string, opts: { force: boo
   });
   if (wasEnded && !hasLeftovers) return report({ state: job.lifecycle.state, action: 'none' });
   // Ended agents with leftovers (orphaned, completed) go the same way: stopJob ends what is left.
-  const result = await stopJob(store, id, { force: opts.force, graceMs: opts.graceMs ?? job.settings.stopGraceMs });
+  let result = await stopJob(store, id, { force: opts.force, graceMs: opts.graceMs ?? job.settings.stopGraceMs });
+  // The agent ended by itself as the stop came, and its worker recorded that end with what it left
+  // running listed (endLeftoversOnExit off): those are ended now, as Stop ends an ended agent's.
+  if (!wasEnded && result.via === 'worker' && isTerminalState(result.state) && ((await store.read(id)).leftovers?.length ?? 0) > 0) {
+    const rest = await stopJob(store, id, { force: opts.force, graceMs: opts.graceMs ?? job.settings.stopGraceMs });
+    result = { ...rest, state: result.state, ended: [...(result.ended ?? []), ...(rest.ended ?? [])] };
+  }
   const action: StopReport['action'] = result.via === 'store' ? 'cancelled-queued' : wasEnded ? 'ended-leftovers' : result.via === 'none' ? 'none' : 'stopped';
   const ended = result.ended ?? [];
   if (result.survivors.length > 0) {

@@ -66,6 +66,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   private agentEnded: Promise<ExitInfo>;
   private resolveAgentEnded!: (info: ExitInfo) => void;
   private stopPromise: Promise<StopOutcome> | undefined;
+  /** The agent's own end being recorded (it exited before any stop was asked): a stop meanwhile waits for it. */
+  private naturalEnd: Promise<StopOutcome> | undefined;
   private record!: ExecutionRecord;
   private end!: ExecutionEnd;
   private done!: (code: number) => void;
@@ -147,8 +149,12 @@ export class AgentWorker extends Disposable implements AgentSession {
   }
 
   stop(force: boolean): Promise<StopOutcome> {
-    const ending = this.end?.underWay;
-    if (ending) return ending;
+    // The agent ended by itself first: its end is what happened (a stop recorded `cancelled` over an exit 0).
+    const ending = this.end?.underWay ?? this.naturalEnd;
+    if (ending) {
+      if (force && this.naturalEnd) void this.killNow(); // what it left running: KILL now, not after the grace
+      return ending;
+    }
     if (this.stopPromise) {
       if (force) void this.killNow();
       return this.stopPromise;
@@ -237,7 +243,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     }
     const pty = this.pty;
     this._register(pty.onData((d) => this.onOutput(d as unknown as Buffer | string)));
-    this._register(pty.onExit((e) => void this.onPtyExit(e.exitCode, e.signal ?? 0)));
+    this._register(pty.onExit((e) => this.onPtyExit(e.exitCode, e.signal ?? 0)));
     // Replies to terminal queries: from the mirror while no real terminal is attached (a viewer's terminal answers itself).
     this._register(
       this.screen.mirror.onDidReply((reply) => {
@@ -296,18 +302,24 @@ export class AgentWorker extends Disposable implements AgentSession {
 
   // ---- exit -------------------------------------------------------------------
 
-  private async onPtyExit(code: number, signal: number): Promise<void> {
+  private onPtyExit(code: number, signal: number): void {
     // node-pty reports the exit after it closed the master: input has nowhere to go.
     this.agentInput.close();
-    await this.screen.endOfOutput();
     const info = exitInfoOf(code, signal);
-    this.resolveAgentEnded(info);
-    if (this.stopPromise) return; // the stop path records `cancelled`
+    const drained = this.screen.endOfOutput().then(() => this.resolveAgentEnded(info));
+    if (this.stopPromise) return; // stopped before it exited: the stop path records `cancelled`
+    // Known before the first await: a stop asked while the output drains or the leftovers settle
+    // (a second or more) waits for this end, which is the truth, instead of recording `cancelled`.
+    this.naturalEnd = drained.then(() => this.endNaturally(info));
+    this.naturalEnd.catch((err) => this.opts.log(describeError(err)));
+  }
+
+  /** The agent exited by itself: what it left running is settled, then its end recorded. */
+  private async endNaturally(info: ExitInfo): Promise<StopOutcome> {
     const ok = info.code === 0 && !info.signal;
     const left = this.pty ? await settleLeftovers({ jobId: this.id, sid: this.pty.pid, settings: this.job.settings }) : { detail: '', leftovers: undefined };
     const detail = endDetail(info) + left.detail;
-    const leftovers = left.leftovers;
-    await this.finish(ok ? 'completed' : 'failed', info, detail, undefined, leftovers).catch((err) => this.opts.log(describeError(err)));
+    return this.finish(ok ? 'completed' : 'failed', info, detail, undefined, left.leftovers);
   }
 
   /** Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker (executionEnd.ts). */

@@ -1,0 +1,73 @@
+/**
+ * Bug 110: a stop that came just after the agent exited by itself. The worker records an agent's
+ * own end only once what it left running is settled (a second's grace, then TERM and KILL): a stop
+ * asked meanwhile took the stop path and recorded `cancelled` (detail "stopped") over an exit 0.
+ * The stop is asked the moment the agent's main process is seen gone while the record still says
+ * running, so it lands in that window every time. Both process backends.
+ */
+import * as assert from 'node:assert/strict';
+import { findByEnvMarker, readProcStat } from '../../../../src/core/proc';
+import type { Coordinator } from '../../../../src/core/coordinator';
+import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+
+/** Starts a daemon in its own session that ignores SIGTERM (its end takes the whole grace), then exits 0. */
+const AGENT = ['sh', '-c', 'setsid sh -c "trap \'\' TERM; exec sleep 603" >/dev/null 2>&1 & sleep 0.3; exit 0'];
+
+for (const backend of ['proc', 'portable'] as const) {
+  describe(`a stop asked as the agent exits by itself, ${backend} backend`, function () {
+    this.timeout(60_000);
+    let sb!: CoordinatorSandbox;
+    const saved = process.env.PADDOCK_PROCESS_BACKEND;
+    before(() => {
+      process.env.PADDOCK_PROCESS_BACKEND = backend;
+    });
+    after(() => {
+      if (saved === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
+      else process.env.PADDOCK_PROCESS_BACKEND = saved;
+    });
+    useCoordinatorSandbox((fresh) => (sb = fresh));
+
+    /** Starts the agent and returns once its main process is gone and its record still says running. */
+    async function exitedButRunning(c: Coordinator): Promise<string> {
+      const job = await c.start({ repo: sb.repo, command: AGENT });
+      const running = await sb.waitForState(job.id, ['running']);
+      const leader = running.lifecycle.pid!;
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const stat = readProcStat(leader);
+        if (!stat || stat.state === 'Z' || stat.state === 'X') break;
+        if (Date.now() > deadline) throw new Error('the agent did not exit');
+        await sleep(10);
+      }
+      assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running', 'its end is not recorded yet: the stop lands in the window');
+      return job.id;
+    }
+
+    it('records the end that happened (completed, exit 0), and what it left running is ended', async () => {
+      const c = sb.coordinator();
+      const id = await exitedButRunning(c);
+      const report = await c.stop(id);
+      assert.equal(report.stopped, true, report.reason ?? '');
+      assert.equal(report.state, 'completed');
+      const done = await sb.store.read(id);
+      assert.equal(done.lifecycle.state, 'completed');
+      assert.equal(done.lifecycle.exitCode, 0);
+      assert.equal(done.lifecycle.detail, 'exit 0; ended 1 process it left running');
+      assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', id), []);
+    });
+
+    it('with endLeftoversOnExit off: completed, and the stop ends what it listed as left running', async () => {
+      const c = sb.coordinator({ endLeftoversOnExit: false });
+      const id = await exitedButRunning(c);
+      const report = await c.stop(id);
+      assert.equal(report.stopped, true, report.reason ?? '');
+      assert.equal(report.state, 'completed');
+      assert.deepEqual(report.ended.map((p) => p.command), ['sleep']);
+      const done = await sb.store.read(id);
+      assert.equal(done.lifecycle.state, 'completed');
+      assert.equal(done.lifecycle.detail, 'exit 0; left 1 process running');
+      assert.deepEqual(done.leftovers, []);
+      assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', id), []);
+    });
+  });
+}
