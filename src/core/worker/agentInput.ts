@@ -23,7 +23,13 @@ export interface AgentInputHost {
   /** A person's input (`data`: what was typed): activity for the record, an answer to a wait for the detector. */
   noteInput(data: string): void;
   log(message: string): void;
+  /** The prompt given to `typePrompt` will not be typed in (and why): the person is to be told. */
+  promptNotTyped(why: string): void;
 }
+
+/** Escape sequences: a terminal's replies to queries, focus reports, arrow keys — not a person's text. */
+// eslint-disable-next-line no-control-regex
+const ESCAPE_SEQUENCES = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[\s\S])/g;
 
 export class AgentInput extends Disposable {
   /** The one writer of the agent's input, once it runs. */
@@ -32,6 +38,8 @@ export class AgentInput extends Disposable {
   private sending: Promise<void> = Promise.resolve();
   /** The prompt this execution's argv does not carry (the start's or the retry's), until it is typed in. */
   private typedPrompt: TypedPrompt | undefined;
+  /** Dropped before `typePrompt` (why). */
+  private droppedEarly: string | undefined;
   private readonly _onDidDrain = this._register(new Emitter<void>());
   /** A backlog of typed input is over: connections may read their sockets again. */
   readonly onDidDrain: Event<void> = this._onDidDrain.event;
@@ -59,6 +67,8 @@ export class AgentInput extends Disposable {
   /** A person's keys (a viewer's, or a sent text's). */
   type(data: string): void {
     if (!this.writer || this.host.ended()) return;
+    // The person types into the agent first: the prompt typed later would join their text or answer what it asks next.
+    if (this.typedPrompt?.isPending && data.replace(ESCAPE_SEQUENCES, '') !== '') this.typedPrompt.drop('the person typed into the agent before it asked for it');
     this.writer.write(data);
     this.host.noteInput(data);
   }
@@ -82,18 +92,25 @@ export class AgentInput extends Disposable {
    * detector) if `waitsForAsking`, else now; call once the agent runs.
    */
   typePrompt(text: string, waitsForAsking: boolean): void {
-    this.typedPrompt = new TypedPrompt(text, waitsForAsking, (t) => this.send(t), (m) => this.host.log(m));
+    this.typedPrompt = new TypedPrompt(text, waitsForAsking, (t) => this.send(t), (m) => this.host.log(m), (why) => this.host.promptNotTyped(why));
+    if (this.droppedEarly !== undefined) this.typedPrompt.drop(this.droppedEarly);
     this.typedPrompt.started();
   }
 
-  /** The prompt given to `typePrompt` is typed in (or being typed). */
-  get promptTyped(): boolean {
+  /** The prompt given to `typePrompt` is typed in (or being typed), or will not be (dropped). */
+  get promptSettled(): boolean {
     return this.typedPrompt !== undefined && !this.typedPrompt.isPending;
   }
 
   /** The agent asks for the prompt: typed now; false when there is none to type (yet, or any more). */
   promptAsked(): boolean {
     return this.typedPrompt?.asked() ?? false;
+  }
+
+  /** The agent was found waiting for the person before it asked for the prompt: not typed in any more. */
+  dropPrompt(why: string): void {
+    if (this.typedPrompt) this.typedPrompt.drop(why);
+    else this.droppedEarly = why; // the agent runs, its prompt not handed over yet
   }
 
   private async sendNow(text: string): Promise<void> {

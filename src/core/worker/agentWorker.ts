@@ -87,6 +87,7 @@ export class AgentWorker extends Disposable implements AgentSession {
           this.waiting?.noteInput(data);
         },
         log: (message) => opts.log(message),
+        promptNotTyped: (why) => this.promptNotTyped(why),
       }),
     );
     this.onDidDrainInput = this.agentInput.onDidDrain;
@@ -291,13 +292,25 @@ export class AgentWorker extends Disposable implements AgentSession {
 
   private setUpWaiting(): void {
     const isSuspended = () => (this.pty ? agentStopped(this.pty.pid, process.pid) : Promise.resolve(false));
-    // The prompt this generation types in (from the start: no pattern wait is raised before the agent asks for it).
+    // The prompt this generation types in (from the start: a pattern wait read before the agent asks at its cursor is held for a grace, then raised and the prompt dropped).
     const prompt = this.job.settings.typedPrompt !== undefined;
-    const firstAsking = { pending: () => prompt && !this.agentInput.promptTyped, answer: () => this.agentInput.promptAsked() };
+    const firstAsking = {
+      pending: () => prompt && !this.agentInput.promptSettled,
+      answer: () => this.agentInput.promptAsked(),
+      drop: () => this.agentInput.dropPrompt('the agent waited for you before it asked for it at its cursor'),
+    };
     const screen = { readScreen: () => this.screen.text(), readCursorRow: () => this.screen.mirror.cursorRow(), firstAsking };
     this.waiting = this._register(waitingDetectorFor(this.job.settings, screen, this.opts.log, isSuspended));
     this._register(this.screen.mirror.onDidCatchUp(() => this.waiting?.noteScreenChanged()));
     this._register(this.waiting.onDidChange((reason) => this.record.setWaiting(reason)));
+  }
+
+  /** The prompt its argv does not carry will not be typed in: the person is told (log, timeline, the record's detail). */
+  private promptNotTyped(why: string): void {
+    const note = `the prompt was not typed in (${why}); send it yourself if the agent still needs it`;
+    this.opts.log(note);
+    this.record.timeline('prompt-not-typed', note);
+    this.record.setNote(note);
   }
 
   // ---- exit -------------------------------------------------------------------

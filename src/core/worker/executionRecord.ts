@@ -26,6 +26,8 @@ export class ExecutionRecord extends Disposable {
   /** Armed by the first activity after a write; none while the agent is quiet. */
   private activityTimer: NodeJS.Timeout | undefined;
   private lastActivityWriteAt = Date.now();
+  /** A fact about this execution the person is to see beside its running/waiting detail (`setNote`). */
+  private note: string | null = null;
 
   constructor(
     private readonly store: JobStore,
@@ -77,6 +79,31 @@ export class ExecutionRecord extends Disposable {
     this.enqueue(() => this.store.appendTimeline(this.id, { generation: this.fence.generation, type, message })).catch(() => undefined);
   }
 
+  /**
+   * Kept in the record's detail while the agent runs or waits (`show`, the tree): "waiting
+   * (pattern) · <note>", or the note alone while it runs. Written now, queued and fenced.
+   */
+  setNote(note: string): void {
+    this.note = note;
+    this.enqueue(() =>
+      this.store.update(
+        this.id,
+        (job) => {
+          const l = job.lifecycle;
+          if (l.state === 'running' || l.state === 'waiting') l.detail = this.detailFor(l.state === 'waiting' ? l.waitingReason : null);
+        },
+        { fence: this.fence },
+      ),
+    ).catch(() => undefined);
+  }
+
+  /** The detail while running (`reason` null) or waiting, with the note. */
+  private detailFor(reason: WaitingReason | null | undefined): string | null {
+    const words = reason ? `waiting (${reason})` : null;
+    if (this.note === null) return words;
+    return (words ? `${words} · ${this.note}` : this.note).slice(0, 2000);
+  }
+
   /** Cheap on every output chunk: stamps the time; the first call after a write arms one timer. */
   noteActivity(): void {
     this.lastActivity = new Date();
@@ -122,7 +149,7 @@ export class ExecutionRecord extends Disposable {
     await this.store.transition(
       this.id,
       to,
-      { waitingReason: want, lastActivityAt: activity.toISOString(), detail: want ? `waiting (${want})` : null },
+      { waitingReason: want, lastActivityAt: activity.toISOString(), detail: this.detailFor(want) },
       { fence: this.fence, expectFrom: ['running', 'waiting'] },
     );
     this.current = to;
@@ -135,7 +162,7 @@ export class ExecutionRecord extends Disposable {
       (job) => {
         if (job.lifecycle.state !== 'waiting' || job.lifecycle.waitingReason === reason) return;
         job.lifecycle.waitingReason = reason;
-        job.lifecycle.detail = `waiting (${reason})`;
+        job.lifecycle.detail = this.detailFor(reason);
       },
       { fence: this.fence },
     );

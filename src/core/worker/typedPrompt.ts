@@ -11,7 +11,11 @@
  * in place of the wait it answers: that wait is never recorded, and nobody is told the agent needs them.
  * A question asked elsewhere (not at the cursor: printed with a newline after it, a clock parked
  * below it, a spinner on its line) is never answered with it: the detector raises that wait after
- * a grace (5 s), as without a prompt to type, and the prompt stays pending for the asking at the cursor.
+ * a grace (5 s), as without a prompt to type. From then on it is no longer typed by itself (`drop`),
+ * nor once the person types into the agent first: kept pending, it was typed into whatever the agent
+ * asked next — a later question after the person answered the first, or the agent's own prompt after
+ * the person had given it the task (bug 99). The person is told (the worker's log, the timeline, the
+ * record's detail); its text stays in the record (`settings.typedPrompt`, `paddock show --json`).
  */
 import { describeError } from '../common/errors';
 
@@ -24,6 +28,8 @@ export class TypedPrompt {
     private readonly waitsForAsking: boolean,
     private readonly type: (text: string) => Promise<void>,
     private readonly log: (message: string) => void,
+    /** It will not be typed any more (`drop`), and why: the person is told. */
+    private readonly dropped: (why: string) => void = () => undefined,
   ) {
     this.pending = text;
   }
@@ -43,6 +49,13 @@ export class TypedPrompt {
     if (this.pending === undefined) return false;
     this.typeNow();
     return true;
+  }
+
+  /** It is not to be typed by itself any more (the person was asked first, or typed first): told, once. */
+  drop(why: string): void {
+    if (this.pending === undefined) return;
+    this.pending = undefined;
+    this.dropped(why);
   }
 
   private typeNow(): void {

@@ -18,7 +18,8 @@
  *   only for a grace (`firstAskingGraceMs`): many questions are not asked at the cursor (a question
  *   then a newline, a clock parked below it, a spinner on its line), and a wait held back for good
  *   would leave the agent waiting with nobody told. After the grace it is raised as without a
- *   prompt to type; the prompt stays pending (logged) for the agent's asking at its cursor;
+ *   prompt to type, and the prompt is no longer typed by itself (`FirstAsking.drop`): the person,
+ *   told, answers what the agent asks, and whatever it asks next is theirs to answer too;
  * - idleness: no output or input for the profile's idle time; ends on output or input. A
  *   stopped agent (SIGSTOP) is silent too, but waits for nobody: while it is stopped, silence
  *   is not taken for waiting (it stays `running`, shown as suspended).
@@ -62,6 +63,8 @@ export interface FirstAsking {
   pending(): boolean;
   /** Types it now; false when it cannot be yet (the agent does not run yet). */
   answer(): boolean;
+  /** The agent waits for the person before it asked for the prompt: it is not typed any more. */
+  drop(): void;
 }
 
 export class WaitingDetector extends Disposable {
@@ -165,7 +168,7 @@ export class WaitingDetector extends Disposable {
     if (first && this.answerFirstAsking(first)) return;
     const unanswered = this.unansweredMatch();
     if (unanswered === undefined) return; // a re-check is due once the agent went quiet
-    if (first && this.heldForFirstAsking(unanswered)) return;
+    if (first && this.heldForFirstAsking(first, unanswered)) return;
     if (unanswered && this.reason === null) this.set('pattern');
     else if (!unanswered && this.reason === 'pattern') this.set(null);
   }
@@ -203,9 +206,10 @@ export class WaitingDetector extends Disposable {
 
   /**
    * A wait the rule reads while the prompt waits for the first asking is held back for the grace
-   * (the agent may be about to ask at its cursor), then raised: never held for good (see the class).
+   * (the agent may be about to ask at its cursor), then raised, the prompt dropped: never held for
+   * good, never typed into what the agent asks after the person answered (see the class).
    */
-  private heldForFirstAsking(unanswered: boolean): boolean {
+  private heldForFirstAsking(first: FirstAsking, unanswered: boolean): boolean {
     if (!unanswered) this.heldSince = undefined;
     if (!unanswered || this.reason !== null) return false;
     const now = Date.now();
@@ -215,7 +219,8 @@ export class WaitingDetector extends Disposable {
       this.checkPatternIn(left);
       return true;
     }
-    this.opts.log?.(`the agent waits (its waiting pattern) but has not asked at its cursor for ${this.firstAskingGraceMs} ms: waiting; the prompt to type is still pending, typed when it asks there`);
+    this.opts.log?.(`the agent waits (its waiting pattern) but has not asked at its cursor for ${this.firstAskingGraceMs} ms: waiting`);
+    first.drop();
     return false;
   }
 

@@ -1,7 +1,7 @@
 /**
  * A prompt to type waits for the agent's asking at its cursor (bug 99), but a wait the detector's
  * rule reads meanwhile is held back only for a grace (5 s), then raised (the person is told),
- * the prompt still pending (bug 99's review). Before, any question not asked at the cursor — a
+ * the prompt no longer typed by itself, the person told (bug 99's reviews). Before, any question not asked at the cursor — a
  * question then a newline, a clock parked below it, a dialog above its `choice: ` line, a spinner
  * on the question's own line — was neither given the prompt nor recorded as a wait: the agent
  * waited with nobody told. Real worker, real PTY; the person's answer is what the agent reads.
@@ -36,7 +36,8 @@ describe('AgentWorker: a question not asked at the cursor while a prompt waits t
     assert.ok(Date.now() - startedAt < GRACE_MS + 2_500, `recorded within the grace (${Date.now() - startedAt} ms)`);
     assert.equal(existsSync(join(sb.cwd, 'got.txt')), false, 'nothing typed at a question not asked at the cursor');
     const log = readFileSync(join(sb.store.jobDir(job.id), 'worker.log'), 'utf8');
-    assert.match(log, /the prompt to type is still pending/);
+    assert.match(log, /the prompt was not typed in \(the agent waited for you before it asked for it at its cursor\)/);
+    assert.match(waiting.lifecycle.detail ?? '', /^waiting \(pattern\) · the prompt was not typed in/, 'the detail tells the person');
     const c = await WorkerClient.connect(sb.store, job.id);
     ctx.clients.push(c);
     await c.hello();
