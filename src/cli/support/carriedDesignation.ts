@@ -4,9 +4,11 @@
  * through a second saved cursor (the other screen's slot), which a terminal with one screen and
  * one slot does not have: `withoutScreenSwitches` takes that way out, and the set in use stays
  * designated there. That draws as the agent's terminal does until the agent shifts (SI, SO, LS2,
- * LS3) or restores a cursor, which bring the designation back into use: its own, which the outer
- * terminal was not given. The agent's output is given it right before the first of those (a
- * designation of that G-set by the agent replaces it, and makes it owed no more).
+ * LS3), which brings the designation back into use: its own, which the outer terminal was not
+ * given. The agent's output is given it right before the first shift (a designation of that G-set
+ * by the agent replaces it, and RIS and DECSTR put ASCII back in every G-set: either makes it owed
+ * no more). A cursor restore puts a saved set in use, not a designation (in xterm.js; a terminal
+ * that restores designations too would overwrite the owed one), so it leaves it owed.
  */
 /* eslint-disable no-control-regex -- matching terminal escape sequences is this module's job */
 import { SET_IN_USE_CARRIED_FROM_NORMAL_SLOT } from '../../core/terminal/carriedCharset';
@@ -14,11 +16,10 @@ import { SET_IN_USE_FROM_ALTERNATE_SLOT } from '../../core/terminal/charsetRepla
 
 const DESIGNATION = /\x1b[()*+][0B]/;
 /**
- * What brings a designation into use: SI, SO, LS2, LS3; DECRC (ESC 8, CSI u, `?1048l`); and a
- * designation (ESC ( ) * +), which replaces the one owed when it is of the same G-set.
+ * What brings a designation into use: SI, SO, LS2, LS3; what replaces the one owed: a designation
+ * (ESC ( ) * +) of the same G-set, RIS (ESC c) and DECSTR (CSI ! p).
  */
-const BRINGS_INTO_USE = /\x0e|\x0f|\x1b[no8]|\x1b\[[\d;]*u|\x1b\[\?([\d;]*)l|\x1b([()*+])/g;
-const RESTORE_CURSOR_MODE = '1048';
+const BRINGS_INTO_USE = /\x0e|\x0f|\x1b[no]|\x1b([()*+])|(\x1bc|\x1b\[!p)/g;
 
 export class CarriedDesignation {
   private owed = '';
@@ -34,9 +35,12 @@ export class CarriedDesignation {
     if (!this.owed) return text;
     BRINGS_INTO_USE.lastIndex = 0;
     for (let match = BRINGS_INTO_USE.exec(text); match; match = BRINGS_INTO_USE.exec(text)) {
-      const [whole, modes, designated] = match;
-      if (modes !== undefined && !modes.split(';').includes(RESTORE_CURSOR_MODE)) continue;
+      const [whole, designated, reset] = match;
       const owed = this.owed;
+      if (reset !== undefined) {
+        this.owed = '';
+        return text;
+      }
       if (designated !== undefined) {
         // Another G-set's designation leaves this one owed; its own replaces it.
         if (designated !== owed[1]) continue;

@@ -3,10 +3,11 @@
  * whole session (as tmux does), so detaching brings the shell's screen back
  * untouched. The agent's own switches between its main and alternate screens
  * must then not reach the outer terminal: leaving would show the shell's
- * screen under the agent's drawing. Entering becomes a clear, with a fresh
- * screen's margins and tab stops (what the agent expects of a fresh alternate
- * screen, `freshScreenStops`); leaving is dropped and reported, and
- * the viewer asks the worker for the agent's main screen again.
+ * screen under the agent's drawing. Entering from the agent's normal screen becomes a clear,
+ * with a fresh screen's margins and tab stops (what the agent expects of a fresh alternate
+ * screen, `freshScreenStops`); entering again while on it changes nothing there but the
+ * cursor `?1049h` saves; leaving is dropped and reported, and the viewer asks the worker for
+ * the agent's main screen again.
  */
 /* eslint-disable no-control-regex -- matching terminal escape sequences is this module's job */
 import { SET_IN_USE_CARRIED_FROM_NORMAL_SLOT } from '../../core/terminal/carriedCharset';
@@ -17,9 +18,12 @@ import { CarriedDesignation } from './carriedDesignation';
 
 /** DEC private modes that switch screens: 1049 (with cursor save), 1047, 47. */
 const SCREEN_MODES = new Set([47, 1047, 1049]);
-const PRIVATE_MODE = /\x1b\[\?([\d;]*)([hl])/g;
-/** An escape sequence that may still become a private mode set/reset when the next chunk comes. */
-const UNFINISHED = /\x1b(?:\[(?:\?[\d;]*)?)?$/;
+/** A private mode set/reset, or RIS (which puts the agent's terminal back on its normal screen). */
+const PRIVATE_MODE_OR_RESET = /\x1b\[\?([\d;]*)([hl])|\x1bc/g;
+/** An escape sequence that may still become a private mode set/reset, RIS or DECSTR when the next chunk comes. */
+const UNFINISHED = /\x1b(?:\[(?:\?[\d;]*|!)?)?$/;
+const SAVE_CURSOR_MODE = 1049;
+const SAVE_CURSOR = '\x1b7';
 const CLEAR = '\x1b[H\x1b[2J';
 const WHOLE_SCREEN_MARGINS = '\x1b[r';
 const TAB_WIDTH = 8;
@@ -39,6 +43,7 @@ export function freshScreenStops(cols: number): string {
 
 export class AgentScreenSwitches {
   private carry = '';
+  private alternate = false;
   private readonly designation = new CarriedDesignation();
 
   /** `cols`: the agent's terminal's, for the tab stops of a screen it enters (`freshScreenStops`). */
@@ -52,7 +57,9 @@ export class AgentScreenSwitches {
     this.reset();
     this.cols = cols;
     this.designation.fromSnapshot(screen);
-    return freshScreenStops(cols) + withoutScreenSwitches(screen, cols);
+    const drawn = forOneScreen(screen, cols);
+    this.alternate = drawn.alternate;
+    return freshScreenStops(cols) + drawn.text;
   }
 
   /** Text to write to the outer terminal, and whether the agent left its alternate screen in it. */
@@ -65,16 +72,32 @@ export class AgentScreenSwitches {
       input = input.slice(0, unfinished.index);
     }
     let leftAlternate = false;
-    const text = this.designation.apply(input).replace(PRIVATE_MODE, (whole, params: string, action: string) => {
+    const text = this.designation.apply(input).replace(PRIVATE_MODE_OR_RESET, (whole, params: string | undefined, action: string) => {
+      if (params === undefined) {
+        this.alternate = false;
+        return whole;
+      }
       const modes = params.split(';');
       const kept = modes.filter((m) => !SCREEN_MODES.has(Number(m)));
       if (kept.length === modes.length) return whole;
       const rest = kept.length > 0 ? `\x1b[?${kept.join(';')}${action}` : '';
-      if (action === 'h') return freshScreenStops(this.cols) + CLEAR + rest;
-      leftAlternate = true;
-      return rest;
+      if (action === 'l') {
+        this.alternate = false;
+        leftAlternate = true;
+        return rest;
+      }
+      // xterm.js ignores a switch to the screen it shows, keeping that screen's margins and stops;
+      // `?1049h` still saves the cursor, in the alternate screen's slot then (the outer's one slot).
+      if (this.alternate) return (modes.map(Number).includes(SAVE_CURSOR_MODE) ? SAVE_CURSOR : '') + rest;
+      this.alternate = true;
+      return freshScreenStops(this.cols) + CLEAR + rest;
     });
     return { text, leftAlternate };
+  }
+
+  /** Whether the agent's terminal shows its alternate screen (as of the output filtered last). */
+  get showsAlternate(): boolean {
+    return this.alternate;
   }
 
   /** A fresh screen from the worker replaces whatever was half-received. */
@@ -89,6 +112,11 @@ export class AgentScreenSwitches {
  * draws as the agent's terminal does is taken out.
  */
 export function withoutScreenSwitches(screen: string, cols = 0): string {
+  return forOneScreen(screen, cols).text;
+}
+
+/** `withoutScreenSwitches`, and whether the screen drawn is the agent's alternate one. */
+function forOneScreen(screen: string, cols: number): { text: string; alternate: boolean } {
   const portable = screen
     // Not switches of the agent's: the snapshot's ways to a set in use that no designation gives,
     // through a saved cursor this terminal's one slot does not hold apart (the carried one would
@@ -99,5 +127,6 @@ export function withoutScreenSwitches(screen: string, cols = 0): string {
     // Wide characters only xterm.js drops (VTE and kitty draw them at the second-to-last column).
     .replace(ROWS_ADDED_TO_LINK, '')
     .replace(DROPPED_OVER_WIDE_SECOND_HALF, '');
-  return new AgentScreenSwitches(cols).filter(portable).text;
+  const switches = new AgentScreenSwitches(cols);
+  return { text: switches.filter(portable).text, alternate: switches.showsAlternate };
 }

@@ -5,7 +5,7 @@
  * bracketed paste, focus events, kitty keyboard, alternate scroll all stay on
  * after SIGTERM), and so would the cursor shape it chose (DECSCUSR), its scroll margins and
  * origin mode (the shell would scroll only inside the agent's status-line region), and
- * DEC line drawing (the shell's letters drawn as box pieces).
+ * DEC line drawing in any G-set (the shell's letters drawn as box pieces).
  */
 
 /**
@@ -22,7 +22,9 @@ const AGENT_MODES_OFF = [
   '\x1b[4l\x1b[?45l', // replace, not insert; no reverse wrap
   '\x1b[?7h', // auto-wrap back on
   '\x1b[0m', // attributes
-  '\x1b(B\x0f', // ASCII in G0, and G0 in use (after `ESC ( 0`, or SO with DEC line drawing in G1)
+  // ASCII in G0–G3, and G0 in use (after `ESC ( 0`, or SO with DEC line drawing in G1): what a
+  // snapshot is drawn from (a G-set designated by the one before stays in the outer terminal).
+  '\x1b(B\x1b)B\x1b*B\x1b+B\x0f',
   '\x1b[?25h', // show the cursor
   '\x1b[0 q', // the terminal's own cursor shape (an agent's bar or underline would stay)
 ].join('');

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Terminal } from '@xterm/headless';
 import { AgentScreenSwitches, withoutScreenSwitches } from '../../../../src/cli/support/outerScreen';
+import { FRESH_SCREEN_MODES } from '../../../../src/core/protocol/terminalModes';
 import { ScreenMirror } from '../../../../src/core/worker/mirror';
 
 /** The first row of an xterm.js terminal sent `chunks`. */
@@ -78,6 +79,8 @@ describe('paddock attach: what the agent\'s terminal keeps for each screen, on t
   }
   // DEC line drawing in G0, restored into use on the normal screen with ASCII shifted in from G1, carried onto the alternate one.
   const carried = '\x1b(0\x1b[?1049h\x0e\x1b[?1049l\x1b[?1047h';
+  // ASCII restored into use from the alternate screen's slot on the normal screen, DEC line drawing in G0 (owed after the snapshot).
+  const restored = 'kept\x1b(0\x1b7\x1b[?1047h\x1b(B\x1b7\x1b(0\x1b8\x1b[?1047l';
   const cases: [string, string, string[], string][] = [
     ['SI then SO, on the alternate screen the set in use was carried onto', carried, ['q\x0fq\x0eq'], '\u2500\u2500q'],
     ['the same, ESC 8 (the alternate screen\'s slot, ASCII) then SO', carried, ['q\x1b8q\x0eq'], 'qq'],
@@ -90,7 +93,18 @@ describe('paddock attach: what the agent\'s terminal keeps for each screen, on t
     ['the same, entered after the attach', '\x1b[2;4r', ['\x1b[?1049h\x1b[?6h\x1b[1;1HX'], 'X'],
     ['a tab on the alternate screen entered after the main screen\'s stops were cleared (a snapshot)', '\x1b[3g\x1b[?1049h', ['\tX'], '        X'],
     ['the same, entered after the attach', '\x1b[3g', ['\x1b[?1049h\tX'], '        X'],
-    ['SO on the normal screen after a set in use restored from the alternate screen\'s slot', 'kept\x1b(0\x1b7\x1b[?1047h\x1b(B\x1b7\x1b(0\x1b8\x1b[?1047l', ['lq\x0flq\x0elq'], 'keptlq\u250c\u2500lq'],
+    ['SO on the normal screen after a set in use restored from the alternate screen\'s slot', restored, ['lq\x0flq\x0elq'], 'keptlq\u250c\u2500lq'],
+    // Nothing owed after RIS or DECSTR, which put ASCII in every G-set (the owed DEC line drawing was written before the SO).
+    ['the same, RIS then SO and SI', restored, ['\x1bc\x0e\x0fq'], 'q'],
+    ['the same, DECSTR then SO and SI', restored, ['\x1b[!p\x0e\x0fq'], 'keptq'],
+    ['the same, DECSTR cut between two chunks', restored, ['\x1b[!', 'p\x0e\x0fq'], 'keptq'],
+    // A switch to the alternate screen the agent is on: xterm.js ignores it, keeping that screen's margins and stops.
+    ['origin mode after entering the alternate screen again, with margins set on it (a snapshot)', '\x1b[?1049h\x1b[2;3r', ['\x1b[?1049h\x1b[?6h\x1b[1;1HX'], ''],
+    ['the same, entered and set after the attach', '', ['\x1b[?1049h\x1b[2;3r', '\x1b[?1049h\x1b[?6h\x1b[1;1HX'], ''],
+    ['a tab after entering the alternate screen again, its stops cleared (a snapshot)', '\x1b[?1049h\x1b[3g', ['\x1b[?47h\tX'], '                   X'],
+    ['the same, after RIS (which puts the agent\'s terminal back on its normal screen) and margins set', '\x1b[?1049h', ['\x1bc\x1b[2;3r\x1b[?1049h\x1b[?6h\x1b[1;1HX'], 'X'],
+    // ... but `?1049h` still saves the cursor, in the alternate screen's slot.
+    ['ESC 8 after entering the alternate screen again with ?1049h', '\x1b[?1049h\x1b[2;3H\x1b7\x1b[1;1H', ['\x1b[?1049h\x1b[2;1H\x1b8X'], 'X'],
   ];
   for (const [title, before, chunks, shown] of cases) {
     it(title, async () => {
@@ -99,6 +113,25 @@ describe('paddock attach: what the agent\'s terminal keeps for each screen, on t
       assert.equal(attached, direct);
     });
   }
+});
+
+describe('paddock attach: each snapshot drawn from ASCII in every G-set', () => {
+  it('leaves no G-set a snapshot designated for the next one (a resync after output the viewer skipped)', async () => {
+    const m = new ScreenMirror({ cols: 20, rows: 4 });
+    try {
+      const newScreen = FRESH_SCREEN_MODES + '\x1b[H\x1b[2J';
+      const switches = new AgentScreenSwitches();
+      const drawn: string[] = ['\x1b[?1049h'];
+      for (const skipped of ['\x1b)0\x1b*0\x1b+0', '\x1b)B\x1b*B\x1b+B']) {
+        m.write(skipped);
+        drawn.push(newScreen + switches.snapshot((await m.snapshotAt()).screen, 20));
+      }
+      const later = 'q\x0eq\x1bnq\x1boq';
+      assert.equal(await firstRow(...drawn, switches.filter(later).text), 'qqqq', 'ASCII in G0–G3, as in the agent\'s terminal');
+    } finally {
+      m.dispose();
+    }
+  });
 });
 
 /** Where an xterm.js terminal sent `chunks` shows an X, and in what colour. */
