@@ -12,7 +12,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { patchHeaderName } from '../git/quotedName';
-import { ALL_SUBMODULES, GIT_BULK_TIMEOUT_MS, runGit } from '../git/runGit';
+import { ALL_SUBMODULES, GIT_BULK_TIMEOUT_MS, NO_HOOKS_ENV, runGit } from '../git/runGit';
 import type { JobRecord } from '../store/schema';
 
 export interface AttemptTree {
@@ -37,7 +37,7 @@ export interface FileChange {
  */
 export async function worktreeTree(worktree: string): Promise<{ tree: string; head: string | null }> {
   const index = path.join(tmpdir(), `paddock-compare-${randomBytes(6).toString('hex')}.index`);
-  const env = { GIT_INDEX_FILE: index };
+  const env = { GIT_INDEX_FILE: index, ...NO_HOOKS_ENV }; // no post-index-change hook on a scratch index (bug 106)
   try {
     const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, allowFailure: true })).stdout.trim() || null;
     if (head) await runGit(['read-tree', head], { cwd: worktree, env });

@@ -11,7 +11,7 @@
 import { worktreeTree, fileChanges } from '../attempts/attemptTree';
 import { describeError } from '../common/errors';
 import { printable } from '../common/printable';
-import { runGit } from '../git/runGit';
+import { NO_HOOKS, runGit } from '../git/runGit';
 import { SNAPSHOT_AUTHOR } from '../git/evidence';
 
 /** Where the work as it was before an agent's latest check that changed it is kept. */
@@ -43,7 +43,7 @@ export async function guardWorktree(repo: string, worktree: string, id: string):
   const parents = [...(before.head ? [before.head] : []), ...(previous ? [previous] : [])].flatMap((sha) => ['-p', sha]);
   const message = `paddock: agent ${id}'s worktree before its check\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n`;
   const commit = (await runGit(['commit-tree', before.tree, ...parents], { cwd: repo, env: SNAPSHOT_AUTHOR, input: message })).stdout.trim();
-  await runGit(['update-ref', ref, commit, previous ?? ''], { cwd: repo });
+  await runGit(['update-ref', ref, commit, previous ?? ''], { cwd: repo, config: NO_HOOKS });
   return { repo, worktree, ref, before, commit, previous };
 }
 
@@ -61,7 +61,7 @@ export async function worktreeChangesByCheck(guard: WorktreeGuard): Promise<stri
   }
   if (after.tree === guard.before.tree && after.head === guard.before.head) {
     const restore = guard.previous ? ['update-ref', guard.ref, guard.previous, guard.commit] : ['update-ref', '-d', guard.ref, guard.commit];
-    await runGit(restore, { cwd: guard.repo, allowFailure: true }).catch(() => undefined);
+    await runGit(restore, { cwd: guard.repo, allowFailure: true, config: NO_HOOKS }).catch(() => undefined);
     return '';
   }
   let changed: string[];

@@ -46,7 +46,7 @@ import { findForeignWorktrees, placeForeignBundles } from './foreignCapture';
 import { PATCH_BLOB_LIMIT, treeForPatch } from './patchTree';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
-import { firstLine, runGit } from './runGit';
+import { firstLine, NO_HOOKS, NO_HOOKS_ENV, runGit } from './runGit';
 import { stageEverything } from './snapshotIndex';
 import { captureExactBytes, type IndexFile } from './exactBytes';
 import { readConversionSetup } from './conversions';
@@ -139,9 +139,7 @@ function parseStage(res: { stdout: string }): IndexFile[] {
   return out;
 }
 
-function mb(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
-}
+const mb = (bytes: number): string => (bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`);
 
 export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvidence> {
   const { repo, worktree, jobId, baseSha } = opts;
@@ -184,9 +182,9 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   // Worktrees of another repository inside this one; staged changes there are a consent reason every stop names (foreignCapture.ts).
   const foreignFound = await findForeignWorktrees(worktree, walk.nested, ownGitDir);
   try {
-    const tempIndex = path.join(scratch, 'index');
-    const env = { GIT_INDEX_FILE: tempIndex, ...SNAPSHOT_AUTHOR };
-    const realIndex = path.join(ownGitDir, 'index');
+    const [tempIndex, realIndex] = [path.join(scratch, 'index'), path.join(ownGitDir, 'index')];
+    const pinned = { GIT_WORK_TREE: worktree }; // over the agent's own core.worktree / core.bare (config.worktree), which sent git elsewhere or nowhere
+    const env = { GIT_INDEX_FILE: tempIndex, ...pinned, ...SNAPSHOT_AUTHOR, ...NO_HOOKS_ENV };
     const onDisk = new Set(walk.entries.map((e) => e.path));
     const [index, refusedList, indexFlags] = await Promise.all([
       keepAgentIndex({ worktree, realIndex, scratch, headSha, headTree, env }),
@@ -309,8 +307,8 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     temps.push(inventoryTemp);
 
     // Everything is written and verified: only now does the new evidence replace the old.
-    // --create-reflog keeps earlier snapshots of the same job (a retried cleanup) reachable for a while.
-    await runGit(['update-ref', '--create-reflog', '-m', 'paddock snapshot', snapshotRef, snapshotSha], { cwd: repo });
+    // --create-reflog keeps earlier snapshots of the same job (a retried cleanup) reachable for a while; no hooks (NO_HOOKS).
+    await runGit(['update-ref', '--create-reflog', '-m', 'paddock snapshot', snapshotRef, snapshotSha], { cwd: repo, config: NO_HOOKS });
     if (archiveTemp) await fs.rename(archiveTemp, archivePath);
     else await fs.rm(archivePath, { force: true });
     // Earlier git dir archives go (their temporaries beside them are the new ones).

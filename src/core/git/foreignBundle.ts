@@ -18,7 +18,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { firstLine, GIT_BULK_TIMEOUT_MS, READ_ONLY_GIT, runGit } from './runGit';
+import { firstLine, GIT_BULK_TIMEOUT_MS, NO_HOOKS, READ_ONLY_GIT, runGit } from './runGit';
 import { NO_AUTO_MAINTENANCE } from './scopedConfig';
 
 /** The ref each tip has in the bundle: `refs/paddock/kept/<n>`. */
@@ -43,7 +43,8 @@ export async function writeForeignBundle(checkout: string, tips: readonly string
   if (count === 0) return { ok: true, count: 0, needs: [] };
 
   const borrow = path.join(scratch, `bundle-${path.basename(file)}.git`);
-  const inBorrow = { cwd: borrow, allowFailure: true, config: NO_AUTO_MAINTENANCE } as const;
+  // No hooks: a global core.hooksPath reaches this scratch repository too, and one refusing refs/paddock/* failed the bundle (bug 106).
+  const inBorrow = { cwd: borrow, allowFailure: true, config: { ...NO_AUTO_MAINTENANCE, ...NO_HOOKS } } as const;
   const init = await runGit(['-c', 'init.templateDir=', 'init', '-q', '--bare', `--object-format=${format.stdout.trim()}`, borrow], { cwd: scratch, allowFailure: true });
   if (init.code !== 0) return { ok: false, why: firstLine(init.stderr) || 'no scratch repository' };
   // Relative to the scratch repository's objects folder: `../borrowed` is its sibling, the symlink.

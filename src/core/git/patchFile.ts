@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
-import { ALL_SUBMODULES, firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { ALL_SUBMODULES, firstLine, GIT_BULK_TIMEOUT_MS, NO_HOOKS_ENV, runGit } from './runGit';
 import { makeDirs } from '../common/makeDirs';
 
 /** Options that make a diff byte-for-byte appliable whatever the user's diff config says. */
@@ -120,7 +120,7 @@ const FULL_DISK_BYTES = 1024 * 1024;
 
 /** The patch applied to `baseSha` in a scratch index must give exactly `tree`. */
 async function verifyPatch(repo: string, baseSha: string, tree: string, patch: string, size: number, scratch: string): Promise<void> {
-  const env = { GIT_INDEX_FILE: path.join(scratch, 'verify-index') };
+  const env = { GIT_INDEX_FILE: path.join(scratch, 'verify-index'), ...NO_HOOKS_ENV }; // no hooks on a scratch index
   if (size === 0) {
     const baseTree = (await runGit(['rev-parse', '--verify', `${baseSha}^{tree}`], { cwd: repo })).stdout.trim();
     if (baseTree !== tree) throw failure('The evidence patch came out empty although the worktree differs from its base (is the disk full?).');

@@ -19,6 +19,7 @@ import { fewPaths } from './landingConflict';
 import { decodeName } from './pathBytes';
 import { printable } from '../common/printable';
 import { STAT_CHECKED } from './scopedConfig';
+import { workTreePin } from './workTreePin';
 
 export interface GitOptions {
   cwd: string;
@@ -63,6 +64,19 @@ export interface GitOptions {
 export const SIBLING_BEING_ADDED = /failed to read [^\n]*worktrees\/[^\n]*\/(?:commondir|gitdir)/;
 /** How long a call with `pastSiblingAdds` goes on trying (an add registers its worktree in milliseconds). */
 const SIBLING_ADD_WAIT_MS = 3000;
+
+/**
+ * For writes of Paddock's own refs (refs/paddock/…): the person's reference-transaction hook (a
+ * policy refusing refs it does not know, one that hangs) must not refuse or hold the snapshot that
+ * lets a worktree be removed. runGit's `config` (git -c), which every git reads.
+ */
+export const NO_HOOKS: Readonly<Record<string, string>> = { 'core.hooksPath': '/dev/null' };
+/**
+ * The same, as an environment for every git call of one step (git reads GIT_CONFIG_PARAMETERS, and
+ * `-c` adds to it): the person's `post-index-change` hook ran, and could hang, on each write of a
+ * capture's scratch indexes (bug 106).
+ */
+export const NO_HOOKS_ENV: Readonly<{ GIT_CONFIG_PARAMETERS: string }> = { GIT_CONFIG_PARAMETERS: "'core.hooksPath=/dev/null'" };
 
 /** Read-only git calls must not take index.lock to refresh the index. */
 export const READ_ONLY_GIT = { GIT_OPTIONAL_LOCKS: '0' };
@@ -219,9 +233,12 @@ function gitFailure(args: string[], opts: GitOptions, result: GitResult, signal:
   return failure(`git ${gitCommandOf(args)} failed in ${opts.cwd}: ${why}`, 'git');
 }
 
-function runGitOnce(args: string[], opts: GitOptions): Promise<GitResult> {
+async function runGitOnce(args: string[], opts: GitOptions): Promise<GitResult> {
   const signal = opts.signal;
-  return gitSlots.run(() => spawnGit(args, opts), signal).catch((err: unknown) => {
+  // The agent's own core.worktree / core.bare must not send git to another folder (workTreePin.ts); the caller's env wins.
+  const pin = await workTreePin(opts.cwd, gitCommandOf(args), Math.min(opts.timeoutMs || GIT_TIMEOUT_MS, 5000));
+  const pinned = { ...opts, env: { ...pin, ...opts.env } };
+  return gitSlots.run(() => spawnGit(args, pinned), signal).catch((err: unknown) => {
     if (signal?.aborted && err === signal.reason) throw cancelled(args, opts);
     throw err;
   });

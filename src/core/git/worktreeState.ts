@@ -11,7 +11,7 @@ import { failure } from '../common/errors';
 import { printable } from '../common/printable';
 import { headCommit } from './checkout';
 import { commitTree, treeOf } from './mergeTree';
-import { runGit } from './runGit';
+import { NO_HOOKS_ENV, runGit } from './runGit';
 import { stageEverything } from './snapshotIndex';
 
 export async function worktreeStateCommit(worktree: string, message: string): Promise<string> {
@@ -20,7 +20,8 @@ export async function worktreeStateCommit(worktree: string, message: string): Pr
   const scratch = await fs.mkdtemp(path.join(tmpdir(), 'paddock-state-'));
   try {
     const tempIndex = path.join(scratch, 'index');
-    const env = { GIT_INDEX_FILE: tempIndex, GIT_OPTIONAL_LOCKS: '0' };
+    // GIT_WORK_TREE: over the agent's own core.worktree / core.bare (config.worktree), which sent git elsewhere or nowhere.
+    const env = { GIT_INDEX_FILE: tempIndex, GIT_OPTIONAL_LOCKS: '0', GIT_WORK_TREE: worktree, ...NO_HOOKS_ENV };
     // A path git would not add cannot be part of a commit: the state would silently lack it.
     const refused = await stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: [] });
     if (refused.length > 0) throw failure(`Could not read the worktree ${worktree} as git would commit it: git will not add ${printable(refused[0])}${refused.length > 1 ? ` and ${refused.length - 1} more` : ''}.`);

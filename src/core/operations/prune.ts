@@ -9,7 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { describeError } from '../common/errors';
-import { firstLine, runGit } from '../git';
+import { firstLine, NO_HOOKS, runGit } from '../git';
 import { deleteKeptFolder, readKeptFolders } from '../store/keptEvidence';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
@@ -79,7 +79,7 @@ function planned(j: JobRecord): Pick<PrunePlanItem, 'id' | 'title' | 'repo' | 'c
 /** Deletes the snapshot ref the plan named, or says why it stays. */
 async function deleteSnapshotRef(item: PrunePlanItem, report: PruneReport): Promise<void> {
   if (!item.snapshotRef) return;
-  const res = await runGit(['update-ref', '-d', item.snapshotRef], { cwd: item.repo, allowFailure: true });
+  const res = await runGit(['update-ref', '-d', item.snapshotRef], { cwd: item.repo, allowFailure: true, config: NO_HOOKS });
   if (res.code === 0) report.refsDeleted.push(item.snapshotRef);
   else report.problems.push({ id: item.id, reason: `its snapshot ${item.snapshotRef} could not be deleted (${firstLine(res.stderr)})` });
 }
