@@ -2,9 +2,11 @@
  * Bug 102, whole system: `paddock apply` SIGKILLed at points spread over its run. A killed CLI's
  * git runs on to its end in its own process group, so a kill during `git apply` leaves the agent's
  * files written, the submodule's commit unstaged and no landing recorded; the next `paddock apply`
- * refused those files as the person's ("would overwrite your local changes"). Now every kill is
- * followed by an apply that succeeds, leaves the workspace as a whole apply does (the submodule's
- * commit staged) and records the landing; the killed one left its trace in the agent's history.
+ * refused those files as the person's ("would overwrite your local changes") without a word of the
+ * killed apply. A resume that took such files as applied was withdrawn (it said applied of work that
+ * was not all there): the next apply still refuses, and records nothing, but its sentence names the
+ * stopped apply (its `apply-started` trace in the history) and what to do; once the person puts the
+ * files back, a fresh apply lands the work whole.
  * A slow smudge filter (git apply runs it for each file it writes) stretches git apply's part.
  */
 import * as assert from 'node:assert/strict';
@@ -51,7 +53,7 @@ describe('faults: apply interrupted by SIGKILL', function () {
     throw new Error('git still running');
   }
 
-  it('after each kill the next apply finishes the work, stages the submodule and records the landing', async () => {
+  it('after each kill the next apply lands the work, or refuses naming the stopped apply and records nothing; put back, it lands', async () => {
     writeFileSync(join(sb.repo, '.gitattributes'), '*.slow filter=slow\n');
     writeFileSync(join(sb.repo, '.gitmodules'), '[submodule "sub"]\n\tpath = sub\n\turl = https://example.com/sub.git\n');
     git(sb.repo, 'config', 'filter.slow.smudge', 'sleep 0.25; cat');
@@ -81,22 +83,35 @@ describe('faults: apply interrupted by SIGKILL', function () {
     assert.match(staged, new RegExp(NEW));
     await clean();
 
-    let finished = 0;
+    let stopped = 0;
     for (let k = 0; k < 8; k++) {
       const delay = Math.round((full * (k + 0.5)) / 8);
       await killedAfter(['apply', id], delay);
       await gitSettled();
-      const next = cli(['apply', id], sb.env, sb.repo);
+      // A kill after the record (a narrow window at the end) leaves a landed apply: nothing to say of it.
+      const recordedByKilled = (await sb.store.read(id)).landing !== null;
+      let next = cli(['apply', id], sb.env, sb.repo);
+      if (next.code !== 0 && !recordedByKilled) {
+        assert.match(next.stderr, /an earlier apply of Agent \S+'s work was stopped before it finished, so they may be its writes: check them with git diff/, `after a kill at ${delay} ms`);
+        assert.equal((await sb.store.read(id)).landing, null, 'nothing recorded as landed');
+        stopped++;
+        // The person puts the files back, as the sentence says; the apply then lands it.
+        git(sb.repo, 'checkout', '-q', 'HEAD', '--', '.');
+        git(sb.repo, 'clean', '-fdq', '-e', 'sub');
+        next = cli(['apply', id], sb.env, sb.repo);
+      }
+      if (recordedByKilled) {
+        await clean();
+        continue;
+      }
       assert.equal(next.code, 0, `after a kill at ${delay} ms: ${next.stderr}`);
-      if (/an earlier apply had written them/.test(next.stdout)) finished++;
       assert.equal(git(sb.repo, 'status', '--porcelain'), whole, `after a kill at ${delay} ms the workspace is as a whole apply leaves it`);
       assert.equal(git(sb.repo, 'ls-files', '-s', 'sub'), staged, 'the submodule staged');
-      const job = await sb.store.read(id);
-      assert.equal(job.landing?.kind, 'apply');
+      assert.equal((await sb.store.read(id)).landing?.kind, 'apply');
       await clean();
     }
-    assert.ok(finished > 0, 'some kills came after git apply had begun');
+    assert.ok(stopped > 0, 'some kills came after git apply had begun');
     assert.ok((await sb.store.readTimeline(id)).some((e) => e.type === 'apply-started'), 'the apply under way left its trace');
-    console.log(`      ${full} ms an apply; ${finished} of 8 kills left the work written, finished by the next apply`);
+    console.log(`      ${full} ms an apply; ${stopped} of 8 kills left files written, refused naming the stopped apply`);
   });
 });

@@ -14,9 +14,7 @@ export const applyCommand = defineCommand({
     const { running } = choicesFrom(values, bad);
     const report = await withCoordinator(ctx, (c) => withLandingChoices(ctx, { running }, (chosen) => c.apply(id, { running: chosen.running })));
     const n = report.files.length;
-    // "Stopped" only when the history shows an apply that started and was never recorded: else the files were simply there.
-    const earlier = report.interrupted ? ' (an earlier apply had written them and was stopped before it finished)' : report.resumed ? " (the files already matched the agent's work)" : '';
-    ctx.io.stdout.write(`Applied agent ${id}'s work to ${printable(report.into)}: ${n} file${n === 1 ? '' : 's'} changed, uncommitted${earlier}.\n`);
+    ctx.io.stdout.write(`Applied agent ${id}'s work to ${printable(report.into)}: ${n} file${n === 1 ? '' : 's'} changed, uncommitted.\n`);
     return 0;
   },
 });

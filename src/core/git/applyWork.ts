@@ -7,15 +7,12 @@
  * (checked first: a path the person changed, staged or left untracked, an
  * ignored file, or a file of the person's in a folder the patch replaces is
  * never overwritten — the apply is refused with the list; a repository of theirs
- * where the patch puts a submodule or files too) — unless those changes are
- * this very work, written by an apply stopped before it finished (applyResume.ts:
- * it is finished and said applied, once every other refusal has passed). A submodule's new commit, which
+ * where the patch puts a submodule or files too). A submodule's new commit, which
  * git apply does not write, is staged with `.gitmodules` (`stageGitlinks`).
  */
 import { describeError, failure } from '../common/errors';
 import { prepareApplyUndo } from './applyUndo';
 import { stageGitlinks } from './applyGitlinks';
-import { appliedAlready } from './applyResume';
 import { localChanges } from './checkout';
 import { danglingGitlinks, nestedRepositoryError } from './danglingGitlinks';
 import { fewPaths, LandingConflict } from './landingConflict';
@@ -23,29 +20,22 @@ import { mergeTrees } from './mergeTree';
 import { encodeName } from './pathBytes';
 import { untrackedInTheWay, untrackedInTheWayError } from './untrackedInTheWay';
 import { ALL_SUBMODULES, firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
-import { ABSENT_MODE, GITLINK_MODE, treeChanges, type PathChange } from './treeChanges';
+import { treeChanges } from './treeChanges';
 import { assertNothingHalfDone } from './worktreeReadiness';
 import { startEarly } from '../common/early';
 
-/** The paths changed in `target`. */
-export async function applyCommitToWorktree(target: string, source: string, sourceName: string): Promise<string[]> {
-  return (await applyWork(target, source, sourceName)).files;
-}
-
-export interface AppliedWork {
-  /** The paths the agent's work changes in `target`. */
-  files: string[];
-  /** They were there already: an earlier apply wrote them and was stopped before it finished (applyResume.ts). */
-  resumed: boolean;
-}
-
-export interface ApplyHooks {
+export interface ApplyOptions {
   /** Called once every check has passed, right before the first file is written: the trace of an apply under way. */
   beforeWrite?(): Promise<void>;
+  /**
+   * An earlier apply of this work started and was never recorded: the local changes in the way may be
+   * its writes. Only the refusal says so — files that look like the work are never taken as applied.
+   */
+  earlierStopped?: boolean;
 }
 
-/** `applyCommitToWorktree`, saying whether an earlier, stopped apply had already written the work. */
-export async function applyWork(target: string, source: string, sourceName: string, hooks: ApplyHooks = {}): Promise<AppliedWork> {
+/** The paths changed in `target`. */
+export async function applyCommitToWorktree(target: string, source: string, sourceName: string, options: ApplyOptions = {}): Promise<string[]> {
   // Changes applied on a merge, rebase or cherry-pick stopped half-way would be taken into the
   // person's next `--continue` commit, or discarded by their `rebase --abort` (a hard reset).
   const [headRes] = await Promise.all([runGit(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: target, allowFailure: true }), assertNothingHalfDone(target, target)]);
@@ -65,34 +55,32 @@ export async function applyWork(target: string, source: string, sourceName: stri
   const local = await localChanges(target);
   const untracked = new Set(local.untracked);
   const overlap = [...overlapping(touched, local.tracked), ...touched.filter((p) => untracked.has(p))];
-  const changes = startEarly(treeChanges(target, head, merged.tree));
+  // A stopped apply's writes are refused as any local change (a match judged from the disk said
+  // "applied" of work that was not all there); the refusal names it, and what to do.
+  const stopped = options.earlierStopped === true ? stoppedApplyAdvice(sourceName) : null;
+  if (overlap.length > 0) {
+    throw failure(`Applying would overwrite your local changes to ${fewPaths(overlap)} in ${target}; ${stopped ?? 'commit or stash them and try again'} — nothing was changed.`, 'LOCAL_CHANGES');
+  }
   // Exact paths are not enough: a folder the patch turns into a file may hold the person's files, and
   // an ignored file is in no status; git apply would stop half-way on the one and overwrite the other.
-  const [nested, inTheWay] = await Promise.all([danglingGitlinks(target, head, merged.tree, changes), untrackedInTheWay(target, head, [merged.tree], changes)]);
-  // Each refusal comes before a stopped apply is recognised: work said applied must be all in the workspace.
-  // git apply makes an empty folder of a gitlink: the nested repository's files would never arrive.
-  if (nested.length > 0) throw nestedRepositoryError(sourceName, nested);
-  // `git status` names an untracked folder holding a repository of the person's as `dir/`, where the patch says `dir` (a submodule) or `dir/file`.
-  const theirRepos = local.untracked.filter((p) => p.endsWith('/') && touched.some((t) => `${t}/`.startsWith(p)));
-  // A file the agent's tree writes at that very path may be this work, written by an apply stopped before it finished.
-  const written = new Set((await changes).filter((c) => c.newMode !== ABSENT_MODE && c.newMode !== GITLINK_MODE).map((c) => c.path));
-  const othersInTheWay = inTheWay.filter((p) => !written.has(p));
-  if (theirRepos.length > 0 || othersInTheWay.length > 0) throw untrackedInTheWayError('Applying', target, [...theirRepos, ...othersInTheWay]);
-  if (overlap.length > 0 || inTheWay.length > 0) {
-    if (await appliedAlready(target, head, merged.tree, await changes)) return { files: touched, resumed: await finishStoppedApply(target, sourceName, await changes) };
-    if (overlap.length > 0) throw failure(`Applying would overwrite your local changes to ${fewPaths(overlap)} in ${target}; commit or stash them and try again — nothing was changed.`, 'LOCAL_CHANGES');
-    throw untrackedInTheWayError('Applying', target, inTheWay);
-  }
-  const [undo, patch] = await Promise.all([
+  const changes = startEarly(treeChanges(target, head, merged.tree));
+  const [nested, inTheWay, undo, patch] = await Promise.all([
+    danglingGitlinks(target, head, merged.tree, changes),
+    untrackedInTheWay(target, head, [merged.tree], changes),
     prepareApplyUndo(target, head, merged.tree, changes),
     // The patch carries file contents, which are bytes (a Latin-1 file is not UTF-8): read and given back keeping every byte.
     runGit(['diff', '--binary', '--full-index', ...diffArgs], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS, names: true }),
   ]);
-  await hooks.beforeWrite?.();
+  // git apply makes an empty folder of a gitlink: the nested repository's files would never arrive.
+  if (nested.length > 0) throw nestedRepositoryError(sourceName, nested);
+  // `git status` names an untracked folder holding a repository of the person's as `dir/`, where the patch says `dir` (a submodule) or `dir/file`.
+  const theirRepos = local.untracked.filter((p) => p.endsWith('/') && touched.some((t) => `${t}/`.startsWith(p)));
+  if (inTheWay.length > 0 || theirRepos.length > 0) throw untrackedInTheWayError('Applying', target, [...theirRepos, ...inTheWay], stopped ?? undefined);
+  await options.beforeWrite?.();
   const res = await runGit(['apply', '--binary', '--whitespace=nowarn'], { cwd: target, input: encodeName(patch.stdout), allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
   // git apply writes no submodule's commit: those go into the index, or the change would never arrive.
   const staged = res.code === 0 ? await stageGitlinks(target, await changes).then(() => null, (err: unknown) => describeError(err, 300)) : null;
-  if (res.code === 0 && staged === null) return { files: touched, resumed: false };
+  if (res.code === 0 && staged === null) return touched;
   // git apply checks the whole patch before writing, but a write that fails after others (a name too
   // long, a full disk) leaves the files before it written: every touched path is put back.
   const why = staged ?? (firstLine(res.stderr) || `exit code ${res.code}`);
@@ -104,14 +92,9 @@ export async function applyWork(target: string, source: string, sourceName: stri
   throw failure(`Could not apply ${sourceName} in ${target}: ${why}; nothing was changed.`);
 }
 
-/** What a stopped apply left undone once its files were written: the submodules' commits in the index. */
-async function finishStoppedApply(target: string, sourceName: string, changes: readonly PathChange[]): Promise<true> {
-  try {
-    await stageGitlinks(target, changes);
-  } catch (err) {
-    throw failure(`${sourceName} is already in ${target} (an earlier apply stopped before it finished), but staging its submodules' commits failed: ${describeError(err, 300)}.`);
-  }
-  return true;
+/** What to do about local changes that may be a stopped apply's writes: look, put them back, apply again. */
+function stoppedApplyAdvice(sourceName: string): string {
+  return `an earlier apply of ${sourceName} was stopped before it finished, so they may be its writes: check them with git diff, put them back (git checkout HEAD -- <paths>, git clean for new files, or git stash -u) and apply again`;
 }
 
 /**

@@ -17,8 +17,6 @@ export interface PathChange {
   oldMode: string;
   /** Mode in the second tree (`ABSENT_MODE` when it has no such path). */
   newMode: string;
-  /** Object id in the first tree (all zeros when it has no such path). */
-  oldId: string;
   /** Object id in the second tree (all zeros when it has no such path): a submodule's commit, for the index. */
   newId: string;
   path: string;
@@ -35,8 +33,8 @@ export function parseTreeChanges(stdout: string): PathChange[] {
   for (let i = 0; i < fields.length; i++) {
     const record = fields[i].startsWith(':') ? fields[i] : fields[i].slice(fields[i].lastIndexOf('\n') + 1);
     if (!record.startsWith(':')) continue;
-    const [oldMode, newMode, oldId, newId] = record.slice(1).split(' ');
-    out.push({ oldMode, newMode, oldId, newId, path: fields[++i] });
+    const [oldMode, newMode, , newId] = record.slice(1).split(' ');
+    out.push({ oldMode, newMode, newId, path: fields[++i] });
   }
   return out;
 }

@@ -110,9 +110,9 @@ export async function untrackedInTheWay(worktree: string, from: string, trees: r
 export const UNTRACKED_IN_THE_WAY_CODE = 'UNTRACKED_IN_THE_WAY';
 
 /** The one sentence: `doing` ("Applying", "Moving main") would overwrite or delete `files` in `worktree`. */
-export function untrackedInTheWayError(doing: string, worktree: string, files: readonly string[]): PaddockError {
+export function untrackedInTheWayError(doing: string, worktree: string, files: readonly string[], advice = 'move them aside and try again'): PaddockError {
   return failure(
-    `${doing} would overwrite or delete files in ${worktree} that are not committed (untracked or ignored): ${fewPaths(files)}; move them aside and try again — nothing was changed.`,
+    `${doing} would overwrite or delete files in ${worktree} that are not committed (untracked or ignored): ${fewPaths(files)}; ${advice} — nothing was changed.`,
     UNTRACKED_IN_THE_WAY_CODE,
   );
 }

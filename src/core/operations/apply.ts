@@ -1,6 +1,6 @@
 /** Apply to Workspace: the agent's whole diff against the base — commits and uncommitted work — as uncommitted changes in the main worktree. */
 import { usageError } from '../common/errors';
-import { applyWork, worktreeStateCommit } from '../git';
+import { applyCommitToWorktree, worktreeStateCommit } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { agentBranchTip, linkedWorktree, prepareAgentWork, type LandingChoices } from './landingPrep';
@@ -11,10 +11,6 @@ export interface ApplyReport {
   job: JobRecord;
   into: string;
   files: string[];
-  /** The work's files were there already (an apply stopped before it was recorded, or the person's own copy): this one finished and recorded it. */
-  resumed: boolean;
-  /** Of those, the agent's history holds an apply that started and was never recorded: that one wrote them. */
-  interrupted: boolean;
 }
 
 export async function applyLocked(ctx: OperationContext, id: string, choices: Pick<LandingChoices, 'running'>): Promise<ApplyReport> {
@@ -25,21 +21,22 @@ export async function applyLocked(ctx: OperationContext, id: string, choices: Pi
   const worktree = await linkedWorktree(job);
   const source = worktree !== null ? await worktreeStateCommit(worktree, `Work of Paddock agent ${job.id} as it is on disk`) : await agentBranchTip(job);
   const generation = job.lifecycle.generation;
-  // Written before the first file: an apply killed part-way leaves this trace in the agent's history,
-  // and the next apply recognises the files as this work (applyResume.ts) and records the landing.
-  // A history that cannot be written (a full disk) does not stop the apply: the next one recognises the files all the same.
+  // Written before the first file: an apply killed part-way leaves this trace in the agent's history, and
+  // the next apply's refusal of the files it wrote names it. Nothing is ever recorded as landed from the
+  // files alone (a match judged from the disk said "applied" of work that was not all there).
+  // A history that cannot be written (a full disk) does not stop the apply.
   const beforeWrite = () => ctx.store.appendTimeline(id, { generation, type: 'apply-started', message: `apply into ${job.repo} started` }).catch(() => undefined);
-  const { files, resumed } = await applyWork(job.repo, source, `Agent ${job.id}'s work`, { beforeWrite });
-  const interrupted = resumed && (await applyLeftUnfinished(ctx, id));
-  ctx.log(`agent ${id}: applied ${files.length} file(s) to ${job.repo}${resumed ? ` (already there${interrupted ? ', written by an apply stopped before it was recorded' : ''})` : ''}`);
+  const earlierStopped = await applyLeftUnfinished(ctx, id);
+  const files = await applyCommitToWorktree(job.repo, source, `Agent ${job.id}'s work`, { beforeWrite, earlierStopped });
+  ctx.log(`agent ${id}: applied ${files.length} file(s) to ${job.repo}`);
   job = await recordLanding(ctx.store, id, { kind: 'apply', into: job.repo, commit: null, url: null, branchHead: null });
-  return { job, into: job.repo, files, resumed, interrupted };
+  return { job, into: job.repo, files };
 }
 
 /**
- * Whether the agent's history has an `apply-started` with no apply's landing after it: only then is
- * "an earlier apply was stopped" true (the same files may be the person's own copy). A history that
- * cannot be read says no.
+ * Whether the agent's history has an `apply-started` with no apply's landing after it: only then may a
+ * refusal say "an earlier apply was stopped" (else the changes in the way are the person's). A history
+ * that cannot be read says no.
  */
 async function applyLeftUnfinished(ctx: OperationContext, id: string): Promise<boolean> {
   const timeline = await ctx.store.readTimeline(id).catch(() => []);

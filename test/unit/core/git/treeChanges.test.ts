@@ -33,7 +33,7 @@ describe('git: the changes a move between two commits makes', function () {
     // The new id: a gitlink's is its commit, staged as it is (applyGitlinks); an absent path's is all zeros.
     assert.equal(changes.find((c) => c.path === 'sub')?.newId, from);
     assert.equal(changes.find((c) => c.path === 'gone.txt')?.newId, '0'.repeat(40));
-    assert.deepEqual(changes.map(({ newId: _id, oldId: _old, ...c }) => c), [
+    assert.deepEqual(changes.map(({ newId: _id, ...c }) => c), [
       { oldMode: '100644', newMode: ABSENT_MODE, path: 'gone.txt' },
       { oldMode: ABSENT_MODE, newMode: '120000', path: 'link' },
       { oldMode: ABSENT_MODE, newMode: '100644', path: 'new dir/added.txt' },
