@@ -63,7 +63,7 @@ export default tseslint.config(
     },
   },
   {
-    // Bug 115: Node 20's recursive mkdir loops for ever at full CPU when mkdir says ENOENT under a folder
+    // Bug 113: Node 20's recursive mkdir loops for ever at full CPU when mkdir says ENOENT under a folder
     // that exists (a PADDOCK_HOME under /proc). Folders are made by core/common/makeDirs.ts, which has an end.
     files: ['src/**/*.ts'],
     rules: {
@@ -71,7 +71,7 @@ export default tseslint.config(
         'error',
         {
           selector: "CallExpression:matches([callee.name=/^mkdir/], [callee.property.name=/^mkdir/]) > ObjectExpression > Property[key.name='recursive']",
-          message: 'Use makeDirs or makeDirsSync (src/core/common/makeDirs.ts): Node\'s recursive mkdir can loop for ever (bug 115).',
+          message: 'Use makeDirs or makeDirsSync (src/core/common/makeDirs.ts): Node\'s recursive mkdir can loop for ever (bug 113).',
         },
       ],
     },

@@ -37,7 +37,7 @@ export interface FileChange {
  */
 export async function worktreeTree(worktree: string): Promise<{ tree: string; head: string | null }> {
   const index = path.join(tmpdir(), `paddock-compare-${randomBytes(6).toString('hex')}.index`);
-  const env = { GIT_INDEX_FILE: index, ...NO_HOOKS_ENV }; // no post-index-change hook on a scratch index (bug 106)
+  const env = { GIT_INDEX_FILE: index, ...NO_HOOKS_ENV }; // no post-index-change hook on a scratch index (bug 105)
   try {
     const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, allowFailure: true })).stdout.trim() || null;
     if (head) await runGit(['read-tree', head], { cwd: worktree, env });

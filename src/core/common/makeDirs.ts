@@ -1,5 +1,5 @@
 /**
- * `mkdir -p` with an end (bug 115). Node 20's own (`mkdir` with `recursive: true`) loops for ever at
+ * `mkdir -p` with an end (bug 113). Node 20's own (`mkdir` with `recursive: true`) loops for ever at
  * full CPU when mkdir(2) says ENOENT although the folder above exists (a PADDOCK_HOME under /proc:
  * `paddock start` hung, and it holds SIGTERM while it starts an agent, so only SIGKILL ended it).
  * Here each level is made by one plain mkdir, a folder already there is taken as it is, and the tries

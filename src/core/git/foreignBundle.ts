@@ -43,7 +43,7 @@ export async function writeForeignBundle(checkout: string, tips: readonly string
   if (count === 0) return { ok: true, count: 0, needs: [] };
 
   const borrow = path.join(scratch, `bundle-${path.basename(file)}.git`);
-  // No hooks: a global core.hooksPath reaches this scratch repository too, and one refusing refs/paddock/* failed the bundle (bug 106).
+  // No hooks: a global core.hooksPath reaches this scratch repository too, and one refusing refs/paddock/* failed the bundle (bug 105).
   const inBorrow = { cwd: borrow, allowFailure: true, config: { ...NO_AUTO_MAINTENANCE, ...NO_HOOKS } } as const;
   const init = await runGit(['-c', 'init.templateDir=', 'init', '-q', '--bare', `--object-format=${format.stdout.trim()}`, borrow], { cwd: scratch, allowFailure: true });
   if (init.code !== 0) return { ok: false, why: firstLine(init.stderr) || 'no scratch repository' };

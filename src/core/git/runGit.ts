@@ -74,7 +74,7 @@ export const NO_HOOKS: Readonly<Record<string, string>> = { 'core.hooksPath': '/
 /**
  * The same, as an environment for every git call of one step (git reads GIT_CONFIG_PARAMETERS, and
  * `-c` adds to it): the person's `post-index-change` hook ran, and could hang, on each write of a
- * capture's scratch indexes (bug 106).
+ * capture's scratch indexes (bug 105).
  */
 export const NO_HOOKS_ENV: Readonly<{ GIT_CONFIG_PARAMETERS: string }> = { GIT_CONFIG_PARAMETERS: "'core.hooksPath=/dev/null'" };
 

@@ -16,7 +16,7 @@
  * agent's work must see every edit (measured: with any of the three, a cleanup's snapshot kept the
  * old content of edited files and said the work was saved). A fourth skips even the stat:
  * `core.fsmonitor`, whose hook or daemon tells git which files changed; one that lags, crashed or
- * lies hid every edit it did not report (measured, bug 105: the worktree removed, its edits gone).
+ * lies hid every edit it did not report (measured, bug 104: the worktree removed, its edits gone).
  */
 export const STAT_CHECKED: Readonly<Record<string, string>> = {
   'core.fsmonitor': 'false',

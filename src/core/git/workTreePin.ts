@@ -1,5 +1,5 @@
 /**
- * Which folder git takes for the working tree of a linked worktree (bug 105). Git reads it from the
+ * Which folder git takes for the working tree of a linked worktree (bug 104). Git reads it from the
  * worktree's own config first: an agent that ran `git config --worktree core.worktree <elsewhere>`
  * (or `core.bare true`, with extensions.worktreeConfig) sent every git Paddock ran in its worktree
  * to another folder, or to none: a landing's `--commit-uncommitted` committed that folder's files

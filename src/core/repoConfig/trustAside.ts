@@ -1,5 +1,5 @@
 /**
- * Moving a damaged allow list aside (bug 113) to a name of its own, and back when the new list could
+ * Moving a damaged allow list aside (bug 111) to a name of its own, and back when the new list could
  * not be written. rename(2) replaces whatever holds the target name without a word, so two lists moved
  * aside in the same millisecond (or after the clock stepped back) lost the first one: the name is
  * first claimed with an exclusive create (an empty file, or an empty folder for a folder in the list's

@@ -1,5 +1,5 @@
 /**
- * Bug 115: Node 20's recursive mkdir loops for ever at full CPU when mkdir(2) says ENOENT under a folder
+ * Bug 113: Node 20's recursive mkdir loops for ever at full CPU when mkdir(2) says ENOENT under a folder
  * that exists. `PADDOCK_HOME=/proc/paddock paddock start` hung, holding SIGTERM as a start does: only
  * SIGKILL ended it. Each run here is SIGKILLed past its bound, so the old build fails instead of hanging.
  */
@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { assertOneSentence, CoordinatorSandbox, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
-describe('a store or socket folder that cannot be made (bug 115)', function () {
+describe('a store or socket folder that cannot be made (bug 113)', function () {
   this.timeout(60_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));

@@ -50,7 +50,7 @@ describe('CLI: output that cannot be written, numbers that are not numbers', fun
     const run = await intoFullDisk('list --json');
     assert.equal(run.code, 1, 'the output was lost: not done');
     assertOneSentence(run.stderr);
-    // Bug 114: Node's errno text ("ENOSPC: no space left on device, write") reached the person.
+    // Bug 112: Node's errno text ("ENOSPC: no space left on device, write") reached the person.
     assert.equal(run.stderr, 'paddock list: could not write the output: the disk is full.\n');
   });
 

@@ -29,9 +29,9 @@ describe('paddock allow', function () {
     assert.equal(extra.code, 2);
   });
 
-  // Bug 112: path.resolve('') is the cwd, so `--repo "$DIR"` with DIR unset allowed, started in or listed the
+  // Bug 110: path.resolve('') is the cwd, so `--repo "$DIR"` with DIR unset allowed, started in or listed the
   // cwd's repository, and `restore --to ''` restored into the cwd.
-  it('an empty --repo or --to is refused in one sentence, not taken as the current folder (bug 112)', async () => {
+  it('an empty --repo or --to is refused in one sentence, not taken as the current folder (bug 110)', async () => {
     writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ setup: 'echo ready' }));
     const cases: [string[], string][] = [
       [['allow', '--repo', ''], 'paddock allow [--repo DIR]'],
@@ -50,8 +50,8 @@ describe('paddock allow', function () {
     assert.deepEqual(await sb.store.list(), [], 'no agent was created');
   });
 
-  // Bug 113: an allow list that did not read was written over, and every other allow in it was gone.
-  it('keeps an allow list that cannot be read beside the new one, and says so on stderr (bug 113)', async () => {
+  // Bug 111: an allow list that did not read was written over, and every other allow in it was gone.
+  it('keeps an allow list that cannot be read beside the new one, and says so on stderr (bug 111)', async () => {
     writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ check: 'true' }));
     const list = join(sb.home, 'trusted-configs.json');
     const damaged = '{"allowed": {"/elsewhere/.paddock.json": {"sha256": "0123", "at": "then"}}, "x": [';

@@ -44,7 +44,7 @@ describe('cli argument parser', () => {
     assert.equal(parseCommandArgs(['x'], spec).bad('No command after --').message, `No command after --; usage: ${spec.usage}`);
   });
 
-  it('refuses an empty value of an option naming a folder, and only of those (bug 112)', () => {
+  it('refuses an empty value of an option naming a folder, and only of those (bug 110)', () => {
     const folders = { usage: 'paddock demo [--repo DIR] [--title T]', options: { repo: { type: 'string' }, title: { type: 'string' } }, positionals: [], folders: ['repo'] } as const;
     assert.equal(usageMessage(() => parseCommandArgs(['--repo', ''], folders)), `--repo needs a folder, not an empty string; usage: ${folders.usage}`);
     assert.equal(usageMessage(() => parseCommandArgs(['--repo='], folders)), `--repo needs a folder, not an empty string; usage: ${folders.usage}`);

@@ -62,7 +62,7 @@ describe('AgentScreenSwitches', () => {
   });
 });
 
-describe('paddock attach: what the agent\'s terminal keeps for each screen, on the outer terminal\'s one screen (bug 108)', () => {
+describe('paddock attach: what the agent\'s terminal keeps for each screen, on the outer terminal\'s one screen (bug 107)', () => {
   /** The first row of the agent's terminal after `before` and `chunks`, and of the outer terminal attached between them. */
   async function bothFirstRows(before: string, ...chunks: string[]): Promise<{ direct: string; attached: string }> {
     const m = new ScreenMirror({ cols: 20, rows: 4 });

@@ -43,13 +43,13 @@ async function inTmux(bytes: string): Promise<string> {
  */
 const WIDE_AT_LAST_COLUMN = new RegExp(`(\\x1b\\[\\?7l|\\x1b\\[\\d+;${COLS}[Hf])[\\u1100-\\uffff]`);
 
-describe('paddock attach: a snapshot any terminal draws as the agent\'s (bugs 93, 95, 107)', function () {
+describe('paddock attach: a snapshot any terminal draws as the agent\'s (bugs 93, 95, 106)', function () {
   this.timeout(30_000);
   const cases: [string, string][] = [
     ['a hyperlink without an id kept for two rows', '\x1b[2;1H\x1b]8;;https://a.example/\x1b\\\x1b[1;1HTEXT'],
     ['the same kept for three rows, auto-wrap off', '\x1b[?7l\x1b[3;1H\x1b]8;;https://a.example/\x1b\\\x1b[1;1HA\x1b[2;5HB\x1b[1;3H'],
     ['the same with a wide character in the last two columns of a row it is kept for', '\x1b]8;;https://a.example/\x1b\\\x1b[3;19H\u4e00\x1b[2;1HYZ'],
-    ['a hyperlink without an id kept for two rows of the normal screen, written in on the alternate one (bug 107)', '\x1b]8;;https://a.example/\x1b\\A\x1b[2;1HB\x1b[?1049h\x1b[3;1HTEXT'],
+    ['a hyperlink without an id kept for two rows of the normal screen, written in on the alternate one (bug 106)', '\x1b]8;;https://a.example/\x1b\\A\x1b[2;1HB\x1b[?1049h\x1b[3;1HTEXT'],
     ['a wide character dropped over the second half of one in the last column', '\x1b[1;19H\u4e00\x1b[?7l\x1b[44m\u4e00\x1b[0m'],
     ['the same, auto-wrap on again', '\x1b[1;19H\u4e00\x1b[?7l\u4e00\x1b[?7h\x1b[2;1H'],
   ];

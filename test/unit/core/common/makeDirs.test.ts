@@ -1,4 +1,4 @@
-/** Making folders with an end (bug 115): every level with its mode, a folder already there, a file in the way, /proc. */
+/** Making folders with an end (bug 113): every level with its mode, a folder already there, a file in the way, /proc. */
 import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +43,7 @@ for (const [name, make] of forms) {
     });
 
     // Node 20's recursive mkdir looped here for ever at full CPU: mkdir(2) says ENOENT, and /proc exists.
-    it('says in one sentence, at once, that a folder under /proc cannot be made (bug 115)', async function () {
+    it('says in one sentence, at once, that a folder under /proc cannot be made (bug 113)', async function () {
       if (!statSync('/proc', { throwIfNoEntry: false })?.isDirectory()) this.skip();
       this.timeout(5000);
       await assert.rejects(make('/proc/paddock-test', 0o700), { message: '/proc/paddock-test could not be created: /proc takes no new folder in it' });

@@ -1,5 +1,5 @@
 /**
- * Bug 111: a lock held by a suspended process (SIGSTOP; a person's Ctrl-Z on a `paddock` command).
+ * Bug 109: a lock held by a suspended process (SIGSTOP; a person's Ctrl-Z on a `paddock` command).
  * Its holder is alive, so the lock is rightly not taken from it, but a waiter sat out its whole wait
  * (two minutes for an agent's operation lock: `paddock stop` hung that long) and then said only that
  * it timed out. Now it says within seconds who holds it and that `kill -CONT` resumes it; a holder

@@ -1,5 +1,5 @@
 /**
- * Bug 105, as a class: every git Paddock runs in an agent's worktree, not the capture alone, must
+ * Bug 104, as a class: every git Paddock runs in an agent's worktree, not the capture alone, must
  * read and write that worktree's files whatever the agent set for it with `git config --worktree`
  * (`core.worktree` naming another folder, `core.bare`). runGit names the working tree itself
  * (workTreePin.ts). Before, a landing's `--commit-uncommitted` committed the other folder (deleting
@@ -12,7 +12,7 @@ import { localChanges } from '../../../../src/core/git/checkout';
 import { worktreeTree } from '../../../../src/core/attempts/attemptTree';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 
-describe("git: every call in an agent's worktree reads that worktree, whatever its own config says (bug 105)", function () {
+describe("git: every call in an agent's worktree reads that worktree, whatever its own config says (bug 104)", function () {
   this.timeout(60_000);
   let sb!: Sandbox;
   let repo: string;

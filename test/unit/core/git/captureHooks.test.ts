@@ -1,6 +1,6 @@
 /**
  * The person's reference-transaction hook must not refuse the snapshot that lets a worktree be
- * removed (bug 106): a hook that refused refs it did not know (`refs/paddock/…`) failed every
+ * removed (bug 105): a hook that refused refs it did not know (`refs/paddock/…`) failed every
  * capture at its last step, *ref updates aborted by hook*, Clean Up Anyway included, and the
  * background coordinator retried it forever. Paddock's own refs are written without hooks, and
  * the capture runs none on its own indexes.
@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 
-describe("git: the person's reference-transaction hook and the capture's own ref (bug 106)", function () {
+describe("git: the person's reference-transaction hook and the capture's own ref (bug 105)", function () {
   this.timeout(60_000);
   let sb!: Sandbox;
   let repo: string;

@@ -1,6 +1,6 @@
 /**
  * The agent's own per-worktree config (`extensions.worktreeConfig`, then `git config --worktree`)
- * must not redirect the capture (bug 105): `core.worktree` naming another folder had that folder's
+ * must not redirect the capture (bug 104): `core.worktree` naming another folder had that folder's
  * files captured as the agent's (and given back at restore as if the agent had made them), and
  * `core.bare` failed every capture, Clean Up Anyway included. The capture now names the worktree
  * to git itself, which wins over both. And a `core.fsmonitor` (the person's or the agent's) that
@@ -15,7 +15,7 @@ import { worktreeStateCommit } from '../../../../src/core/git/worktreeState';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 import { assertSameState, treeState } from './treeState';
 
-describe('git: capture of a worktree whose own config points git elsewhere (bug 105)', function () {
+describe('git: capture of a worktree whose own config points git elsewhere (bug 104)', function () {
   this.timeout(60_000);
   let sb!: Sandbox;
   let repo: string;

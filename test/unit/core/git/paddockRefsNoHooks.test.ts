@@ -1,5 +1,5 @@
 /**
- * Bug 106's siblings: every ref Paddock writes under refs/paddock/ is written without the person's
+ * Bug 105's siblings: every ref Paddock writes under refs/paddock/ is written without the person's
  * hooks. A `core.hooksPath` in the person's global config reaches even the scratch repository a
  * foreign worktree's bundle is made in (refs/paddock/kept/<n>): a reference-transaction hook there
  * that refused refs/paddock/* failed the bundle, and the cleanup stopped for consent. A check's
@@ -13,7 +13,7 @@ import { guardWorktree, worktreeChangesByCheck } from '../../../../src/core/chec
 import { worktreeTree } from '../../../../src/core/attempts/attemptTree';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 
-describe("git: Paddock's own refs are written without the person's hooks (bug 106)", function () {
+describe("git: Paddock's own refs are written without the person's hooks (bug 105)", function () {
   this.timeout(60_000);
   let sb!: Sandbox;
   let repo: string;

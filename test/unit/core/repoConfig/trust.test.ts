@@ -1,4 +1,4 @@
-/** The allow list of `.paddock.json` files: a damaged list allows nothing and is never written over (bug 113). */
+/** The allow list of `.paddock.json` files: a damaged list allows nothing and is never written over (bug 111). */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,7 +35,7 @@ describe('trusted configuration list', () => {
     ['larger than 4 MiB', (list) => writeFileSync(list, `{"allowed": {}, "pad": "${'x'.repeat(4 * 1024 * 1024)}"}`), /larger than 4 MiB/],
   ];
   for (const [what, damage, why] of damages) {
-    it(`moves a list that is ${what} aside before writing a new one, and says where (bug 113)`, async () => {
+    it(`moves a list that is ${what} aside before writing a new one, and says where (bug 111)`, async () => {
       const trust = new RepoConfigTrust(home);
       const list = join(home, TRUST_FILE);
       damage(list);
@@ -55,7 +55,7 @@ describe('trusted configuration list', () => {
 
   // rename(2) replaces a file at the target without a word: the second list set aside in the same millisecond
   // (or after the clock stepped back) took the first one's name, and the first was gone.
-  it('a second list moved aside at the same time gets a name of its own, and both are kept (bug 113)', async () => {
+  it('a second list moved aside at the same time gets a name of its own, and both are kept (bug 111)', async () => {
     const list = join(home, TRUST_FILE);
     const at = new Date(1000);
     writeFileSync(list, 'first damaged list');

@@ -1,5 +1,5 @@
 /**
- * The allow list when a call fails, not its contents (bug 113): a list that could not be opened this
+ * The allow list when a call fails, not its contents (bug 111): a list that could not be opened this
  * time is left as it is, a rename that fails leaves it too, and a new list that could not be written
  * puts the one moved aside back. Each runs `allow` in a child: with few descriptors, a file size limit
  * of 0, or as the user nobody (those need root to switch to; skipped otherwise).
@@ -41,7 +41,7 @@ function allowInChild(home: string, opts: { limits?: string; asNobody?: boolean;
   return JSON.parse(res.stdout) as { note?: string | null; error?: string };
 }
 
-describe('trusted configuration list: failures of the calls, not of the contents (bug 113)', function () {
+describe('trusted configuration list: failures of the calls, not of the contents (bug 111)', function () {
   this.timeout(60_000);
   let home!: string;
   let list!: string;

@@ -11,7 +11,7 @@ import { CellInternals, cellsOf, PenCore } from './cells';
 /**
  * The seeds CI runs: 57, the first; 8, 10, 33 and 40, which each found a fault of another class
  * before it was fixed (bug 65); 1026 and 1565, a hyperlink kept for several rows or opened with the wrap pending (bug 93);
- * 1318, a character over a wide character's second half in the last column (bug 95); 1929, a hyperlink kept for rows of both screens (bug 107).
+ * 1318, a character over a wide character's second half in the last column (bug 95); 1929, a hyperlink kept for rows of both screens (bug 106).
  * `PADDOCK_REPLAY_SEEDS=FIRST-LAST` (or a comma list) runs others instead, to hunt (each seed draws 300 programs).
  */
 const PROPERTY_SEEDS = seedsFrom(process.env.PADDOCK_REPLAY_SEEDS) ?? [57, 8, 10, 33, 40, 1026, 1318, 1565, 1929];

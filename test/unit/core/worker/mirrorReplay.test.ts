@@ -211,7 +211,7 @@ describe('a viewer attaching mid-session gets every cell as the program drew it 
     ['a curly underline written up to the last column (the next character wraps)', '\x1b[1;17H\x1b[4:3mlast', 'X'],
     ['with insert mode on', '\x1b[4:3mab\x1b[0m\x1b[4h\x1b[1;1H', 'X'],
     ['with origin mode on inside margins', '\x1b[2;4r\x1b[?6h\x1b[2;3H\x1b[4:3mcurly', 'X\r\nY'],
-    // Bug 107: a link kept for rows of both screens was opened on the alternate screen's only, and ended when the program left it.
+    // Bug 106: a link kept for rows of both screens was opened on the alternate screen's only, and ended when the program left it.
     ['the hyperlink without an id the program is writing in, kept for a row of the normal screen and written in on the alternate one, after leaving it', '\x1b]8;;https://a.example/\x1b\\\x1b[T\x1b[?1049hTEXT', '\x1b[?1047lTEXT'],
     ['the same with an id', '\x1b]8;id=x;https://a.example/\x1b\\\x1b[T\x1b[?1049hTEXT', '\x1b[?1047lTEXT'],
     ['the same with an id, a character not in it on the alternate screen', '\x1b]8;id=x;https://a.example/\x1b\\\x1b[2;1H\x1b[?1049hA\x1b]8;;\x1b\\B\x1b]8;id=x;https://a.example/\x1b\\', '\x1b[?1047lTEXT'],
@@ -279,7 +279,7 @@ describe('a viewer attaching mid-session goes on from where the program\'s next 
     ['a hyperlink with an id opened after a wide character written up to the last column (written again outside it)', '\x1b[1;15HWIDE\u4e00\x1b]8;id=x;https://a.example/\x1b\\', ''],
     ['a hyperlink without an id opened after a character, the wrap pending (it has the cursor\'s row only)', '\x1b[1;17HTEXT\x1b]8;;https://a.example/\x1b\\', 'next\x1b[M\x1b[1;1Hnext'],
     ['the same with a wide character in the last two columns of a row it is kept for, left as it is', '\x1b]8;;https://a.example/\x1b\\\x1b[3;19H\u4e00\x1b[2;1HYZ', '\x1b[1;1H\x1b[2M\x1b[4;1HTEXT'],
-    // Bug 107: a link kept for rows of both screens was opened on the alternate screen's only, and ended when the program left it.
+    // Bug 106: a link kept for rows of both screens was opened on the alternate screen's only, and ended when the program left it.
     ['the hyperlink without an id the program is writing in, kept for a row of the normal screen and written in on the alternate one, after leaving it', '\x1b]8;;https://a.example/\x1b\\\x1b[T\x1b[?1049hTEXT', '\x1b[?1047lTEXT'],
     ['the same with an id', '\x1b]8;id=x;https://a.example/\x1b\\\x1b[T\x1b[?1049hTEXT', '\x1b[?1047lTEXT'],
     ['the same with an id, a character not in it on the alternate screen', '\x1b]8;id=x;https://a.example/\x1b\\\x1b[2;1H\x1b[?1049hA\x1b]8;;\x1b\\B\x1b]8;id=x;https://a.example/\x1b\\', '\x1b[?1047lTEXT'],

@@ -1,5 +1,5 @@
 /**
- * Bug 110: a stop that came just after the agent exited by itself. The worker records an agent's
+ * Bug 108: a stop that came just after the agent exited by itself. The worker records an agent's
  * own end only once what it left running is settled (a second's grace, then TERM and KILL): a stop
  * asked meanwhile took the stop path and recorded `cancelled` (detail "stopped") over an exit 0.
  * The stop is asked the moment the agent's main process is seen gone while the record still says
