@@ -20,8 +20,7 @@ describe("git: every call in an agent's worktree reads that worktree, whatever i
   useGitSandbox((fresh) => {
     sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n', 'd/x.txt': 'x\n' });
-    wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    wt = sb.agentWorktree(repo);
   });
 
   const cases: { key: string; value: () => string }[] = [

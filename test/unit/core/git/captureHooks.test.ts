@@ -21,8 +21,7 @@ describe("git: the person's reference-transaction hook and the capture's own ref
     sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n' });
     base = git(repo, 'rev-parse', 'main');
-    wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    wt = sb.agentWorktree(repo);
   });
 
   it('a hook that refuses every ref under refs/paddock/ does not stop the snapshot, and still guards the rest', async () => {

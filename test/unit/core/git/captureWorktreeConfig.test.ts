@@ -25,8 +25,7 @@ describe('git: capture of a worktree whose own config points git elsewhere (bug 
     sb = fresh;
     repo = sb.repo({ 'README.md': 'hello\n', 'd/x.txt': 'x\n' });
     base = git(repo, 'rev-parse', 'main');
-    wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    wt = sb.agentWorktree(repo);
   });
 
   const options = (): CaptureOptions => ({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: base, branch: 'paddock/job1' });

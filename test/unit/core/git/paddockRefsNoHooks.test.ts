@@ -52,8 +52,7 @@ describe("git: Paddock's own refs are written without the person's hooks (bug 10
 
   it("a check's guard ref is written and put back without the repository's hook", async () => {
     refusingHook(path.join(repo, '.git', 'hooks'));
-    const wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    const wt = sb.agentWorktree(repo);
     write(wt, 'README.md', 'edited\n');
     const guard = await guardWorktree(repo, wt, 'job1');
     assert.equal(git(repo, 'show', `${guard.ref}:README.md`), 'edited');
@@ -66,8 +65,7 @@ describe("git: Paddock's own refs are written without the person's hooks (bug 10
   it("a check's guard runs no hook on its scratch index (post-index-change)", async () => {
     write(path.join(repo, '.git', 'hooks'), 'post-index-change', `#!/bin/sh\necho "index $GIT_INDEX_FILE" >> '${seen}'\n`);
     chmodSync(path.join(repo, '.git', 'hooks', 'post-index-change'), 0o755);
-    const wt = sb.path('wt');
-    git(repo, 'worktree', 'add', '-q', '-b', 'paddock/job1', wt, 'main');
+    const wt = sb.agentWorktree(repo);
     rmSync(seen, { force: true });
     write(wt, 'README.md', 'edited\n');
     const { tree } = await worktreeTree(wt);
