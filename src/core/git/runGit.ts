@@ -236,9 +236,13 @@ function gitFailure(args: string[], opts: GitOptions, result: GitResult, signal:
 async function runGitOnce(args: string[], opts: GitOptions): Promise<GitResult> {
   const signal = opts.signal;
   // The agent's own core.worktree / core.bare must not send git to another folder (workTreePin.ts); the caller's env wins.
-  const pin = await workTreePin(opts.cwd, gitCommandOf(args), Math.min(opts.timeoutMs || GIT_TIMEOUT_MS, 5000));
-  const pinned = { ...opts, env: { ...pin, ...opts.env } };
-  return gitSlots.run(() => spawnGit(args, pinned), signal).catch((err: unknown) => {
+  // Looked up inside the slot: calls start in the order they were made, and a cancel is seen before the look.
+  const pinnedRun = async (): Promise<GitResult> => {
+    signal?.throwIfAborted();
+    const pin = await workTreePin(opts.cwd, args, opts.env, Math.min(opts.timeoutMs || GIT_TIMEOUT_MS, 5000));
+    return spawnGit(args, { ...opts, env: { ...pin, ...opts.env } });
+  };
+  return gitSlots.run(pinnedRun, signal).catch((err: unknown) => {
     if (signal?.aborted && err === signal.reason) throw cancelled(args, opts);
     throw err;
   });

@@ -7,9 +7,12 @@
  * check's guard compared it, so a check that changed the agent's files went unseen.
  */
 import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { commitAllWork } from '../../../../src/core/git/commitWork';
 import { localChanges } from '../../../../src/core/git/checkout';
 import { worktreeTree } from '../../../../src/core/attempts/attemptTree';
+import { advanceBranch } from '../../../../src/core/git/advanceBranch';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 
 describe("git: every call in an agent's worktree reads that worktree, whatever its own config says (bug 104)", function () {
@@ -59,4 +62,17 @@ describe("git: every call in an agent's worktree reads that worktree, whatever i
       assert.equal(git(repo, 'show', `${tree}:README.md`), 'edited');
     });
   }
+
+  it("core.worktree set in the shared config (a plain `git config` the agent ran): a landing still writes the person's own checkout", async () => {
+    write(wt, 'b.txt', 'the agent\'s file\n');
+    git(wt, 'add', 'b.txt');
+    git(wt, 'commit', '-q', '-m', 'b');
+    // Without --worktree it goes to the shared config: linked worktrees ignore it, the main checkout obeys it.
+    git(wt, 'config', 'core.worktree', sb.path('elsewhere'));
+    write(sb.path('elsewhere'), 'README.md', 'hello\n');
+    const from = git(repo, 'rev-parse', 'main');
+    await advanceBranch(repo, 'main', from, git(repo, 'rev-parse', 'paddock/job1'), 'paddock ff: test');
+    assert.equal(readFileSync(path.join(repo, 'b.txt'), 'utf8'), "the agent's file\n");
+    assert.equal(existsSync(sb.path('elsewhere', 'b.txt')), false);
+  });
 });
