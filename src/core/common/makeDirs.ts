@@ -3,8 +3,9 @@
  * full CPU when mkdir(2) says ENOENT although the folder above exists (a PADDOCK_HOME under /proc:
  * `paddock start` hung, and it holds SIGTERM while it starts an agent, so only SIGKILL ended it).
  * Here each level is made by one plain mkdir, a folder already there is taken as it is, and the tries
- * are counted: ENOENT under a folder that exists is said at once, in one sentence, and a folder
- * removed under us as we go is made again a few times at most. Every created level gets `mode` (the
+ * are counted: ENOENT under a folder that exists is tried again a few times at most (another maker of
+ * the same path may have made that folder just after our try), then said in one sentence, and a
+ * folder removed under us as we go is made again a few times at most. Every created level gets `mode` (the
  * umask applied), as Node's does. Nothing but node here: durable.ts, which crash tests start in
  * hundreds of short-lived processes, uses it.
  */
@@ -27,7 +28,7 @@ export function makeDirsSync(dir: string, mode = 0o777): void {
       if (--left < 0) throw notCreated(level, err);
       const next = afterFailure(level, err, isFolderSync);
       if (next === 'made') levels.pop();
-      else levels.push(next);
+      else if (next !== level) levels.push(next);
     }
   }
 }
@@ -47,23 +48,25 @@ export async function makeDirs(dir: string, mode = 0o777): Promise<void> {
       const parentExists = await isFolder(dirname(level));
       const next = afterFailure(level, err, (p) => (p === level ? exists : parentExists));
       if (next === 'made') levels.pop();
-      else levels.push(next);
+      else if (next !== level) levels.push(next);
     }
   }
 }
 
 /**
- * What a failed mkdir of `level` leaves to do: 'made' (a folder is there), or the folder above to make
- * first (ENOENT with it missing). Anything else is thrown: Node's own error (EEXIST for a file in the
- * place, ENOTDIR for one on the way, EACCES…), or ENOENT under a folder that exists, in words.
+ * What a failed mkdir of `level` leaves to do: 'made' (a folder is there), the folder above to make
+ * first (ENOENT with it missing), or `level` again (ENOENT with it there). Anything else is thrown:
+ * Node's own error (EEXIST for a file in the place, ENOTDIR for one on the way, EACCES…).
  */
 function afterFailure(level: string, err: unknown, folderAt: (p: string) => boolean): 'made' | string {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'EEXIST' && folderAt(level)) return 'made';
   if (code !== 'ENOENT') throw err;
   const parent = dirname(level);
-  if (parent === level || folderAt(parent)) throw notCreated(level, err);
-  return parent;
+  if (parent === level) throw notCreated(level, err);
+  // The folder above there now: made meanwhile by another maker of the same path (try this level
+  // again), or one that takes no folder (/proc): the counted tries end that.
+  return folderAt(parent) ? level : parent;
 }
 
 /**

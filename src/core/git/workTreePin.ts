@@ -12,8 +12,11 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
-/** Commands that set up a repository of their own, where GIT_WORK_TREE means something else. */
-const OWN_SETUP = new Set(['clone', 'init', 'worktree']);
+/**
+ * Commands that set up a repository of their own, where GIT_WORK_TREE means something else, or run
+ * git in other repositories (`for-each-repo` runs `git -C <each>`, whose children would inherit it).
+ */
+const OWN_SETUP = new Set(['clone', 'init', 'worktree', 'for-each-repo']);
 /** Options before the command that point git at another repository or working tree: the pin would name the wrong one. */
 const ELSEWHERE = /^(-C|--git-dir|--work-tree)(=|$)/;
 
