@@ -44,7 +44,7 @@ export class SuspendedHolderWatch {
   }
 }
 
-/** Stopped, and still the recorded process (same boot and namespace, same start time). */
+/** Stopped, and still the recorded process (same boot, same start time). */
 async function isSuspended(owner: HolderIdentity): Promise<boolean> {
   if (owner.bootId !== bootId() || isThisProcess(owner)) return false;
   const stat = await readProcStatAsync(owner.pid);

@@ -76,7 +76,14 @@ export const NO_HOOKS: Readonly<Record<string, string>> = { 'core.hooksPath': '/
  * `-c` adds to it): the person's `post-index-change` hook ran, and could hang, on each write of a
  * capture's scratch indexes (bug 105).
  */
-export const NO_HOOKS_ENV: Readonly<{ GIT_CONFIG_PARAMETERS: string }> = { GIT_CONFIG_PARAMETERS: "'core.hooksPath=/dev/null'" };
+export const NO_HOOKS_ENV: Readonly<{ GIT_CONFIG_PARAMETERS: string }> = { GIT_CONFIG_PARAMETERS: configParameters(NO_HOOKS) };
+
+/** Settings in git's GIT_CONFIG_PARAMETERS form (`'key=value'`, space-separated; values here hold no quote). */
+function configParameters(config: Readonly<Record<string, string>>): string {
+  return Object.entries(config)
+    .map(([key, value]) => `'${key}=${value}'`)
+    .join(' ');
+}
 
 /** Read-only git calls must not take index.lock to refresh the index. */
 export const READ_ONLY_GIT = { GIT_OPTIONAL_LOCKS: '0' };
