@@ -4,7 +4,7 @@ import { applyCommitToWorktree, worktreeStateCommit } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { agentBranchTip, linkedWorktree, prepareAgentWork, type LandingChoices } from './landingPrep';
-import { recordLanding } from './recordLanding';
+import { isLandingEntry, recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
 
 export interface ApplyReport {
@@ -41,6 +41,5 @@ export async function applyLocked(ctx: OperationContext, id: string, choices: Pi
 async function applyLeftUnfinished(ctx: OperationContext, id: string): Promise<boolean> {
   const timeline = await ctx.store.readTimeline(id).catch(() => []);
   const started = timeline.map((e) => e.type).lastIndexOf('apply-started');
-  // recordLanding's entry for an apply: "apply into <repo>".
-  return started >= 0 && !timeline.slice(started + 1).some((e) => e.type === 'landing' && e.message?.startsWith('apply into ') === true);
+  return started >= 0 && !timeline.slice(started + 1).some((e) => isLandingEntry(e, 'apply'));
 }
