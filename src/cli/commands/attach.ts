@@ -17,6 +17,7 @@ import { findDetachKey } from '../support/detachKey';
 import { AgentScreenSwitches } from '../support/outerScreen';
 import { loadScreenText } from '../support/screenText';
 import { openStore } from '../support/store';
+import { watchReaderGone } from '../support/readerGone';
 
 export { DETACH_BYTE } from '../support/detachKey';
 
@@ -35,6 +36,7 @@ type Ending =
   | { kind: 'detached' }
   | { kind: 'exited'; code: number | null; signal: string | null; state: string }
   | { kind: 'lost'; reason?: string }
+  | { kind: 'readerGone' }
   | { kind: 'signalled'; signal: NodeJS.Signals };
 
 /**
@@ -170,6 +172,14 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
     stdin.resume();
     process.on('SIGWINCH', onResize);
     for (const signal of ENDING_SIGNALS) process.on(signal, onSignal);
+    // A read-only viewer piped into another program (`attach --read-only | grep -m1 done`) detaches when
+    // that one stops reading, not at the agent's next output, which may never come.
+    const readerWatch = watchReaderGone(stdout, () => {
+      client.detach();
+      finish({ kind: 'readerGone' });
+    });
+    if (ended) readerWatch.dispose();
+    else subscriptions.push(readerWatch);
   });
 }
 
@@ -224,6 +234,8 @@ function report(ending: Ending, id: string, ctx: CliContext): number {
       out.write(`Agent ${id} ${how} (${ending.state}). Its last screen: paddock screen ${id}\n`);
       return 0;
     }
+    case 'readerGone':
+      return 0; // as a write into the closed pipe ends the CLI: nobody is left to tell
     case 'lost':
       throw failure(`Lost the connection to agent ${id}'s worker${ending.reason ? `: ${ending.reason}` : ''}.`);
     case 'signalled':

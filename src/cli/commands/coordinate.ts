@@ -17,6 +17,7 @@ import type { CliContext } from '../command';
 import { defineCommand } from '../support/args';
 import { ensureCoordinator } from '../support/backgroundCoordinator';
 import { openStore, workerScriptPath } from '../support/session';
+import { watchReaderGone } from '../support/readerGone';
 
 /** How often --until-idle looks for work left. */
 const IDLE_CHECK_MS = 1000;
@@ -55,7 +56,14 @@ export const coordinateCommand = defineCommand({
       (signal) => (got = signal),
       async (interrupted) => {
         const stopped = new Promise<string>((resolve) => interrupted.addEventListener('abort', () => resolve(`${got}: stopping the coordinator (agents keep running)`), { once: true }));
-        const reason = await (untilIdle ? Promise.race([stopped, idle(coordinator, store)]) : stopped);
+        // Its log is its only output: a reader that went away (`coordinate 2>&1 | grep -m1 …`) stops it as
+        // a closed terminal does, and at once, not at the next line (whose failed write ended it abruptly).
+        let readerWatch = { dispose: () => undefined as void };
+        const readerGone = new Promise<string>((resolve) => {
+          readerWatch = watchReaderGone(ctx.io.stderr, () => resolve('the reader of its log went away: stopping the coordinator (agents keep running)'));
+        });
+        const reason = await Promise.race([stopped, readerGone, ...(untilIdle ? [idle(coordinator, store)] : [])]);
+        readerWatch.dispose();
         clearInterval(keepAlive);
         log(reason);
         coordinator.dispose();

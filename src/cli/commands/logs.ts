@@ -6,8 +6,10 @@ import { isNotRegularFile } from '../../core/store/regularFile';
 import { storeErrorWords } from '../../core/store/damagedPart';
 import { isFsError } from '../../core/common/fsErrors';
 import { isTerminalState, type JobRecord } from '../../core/store/schema';
+import type { CliContext } from '../command';
 import { defineCommand } from '../support/args';
 import { openStore } from '../support/store';
+import { watchReaderGone } from '../support/readerGone';
 
 const POLL_MS = 300;
 
@@ -20,21 +22,51 @@ export const logsCommand = defineCommand({
   async run({ values, positionals: [id] }, ctx) {
     const store = openStore(ctx);
     await store.read(id); // clear error for a missing or malformed id
-    let read = await readOutput(store, id, OUTPUT_START);
+    const read = await readOutput(store, id, OUTPUT_START);
     ctx.io.stdout.write(read.data);
     if (!values.follow) return 0;
-    for (;;) {
-      // The read reconciles a dead worker at once: its agent shows orphaned (an ended state) here.
-      const job = await readFollowed(store, id);
-      // Only what the log gained since the last look, after the state: an ended agent's log is whole by now.
-      read = await readOutput(store, id, read.position);
-      if (read.skipped) ctx.io.stderr.write(`paddock logs: output the log had already dropped (it keeps the newest ${DEFAULT_OUTPUT_CAP / 1024 / 1024} MiB) was skipped.\n`);
-      ctx.io.stdout.write(read.data);
-      if (isTerminalState(job.lifecycle.state)) return followEnd(job);
-      await new Promise((r) => setTimeout(r, POLL_MS));
+    // A reader that went away (`| head -1`) ends the follow at once, quietly, as a failed write of the
+    // output does: an agent that prints nothing for hours must not keep it running till then.
+    const readerGone = new AbortController();
+    const watch = watchReaderGone(ctx.io.stdout, () => readerGone.abort());
+    try {
+      return await follow(store, id, read.position, ctx, readerGone.signal);
+    } finally {
+      watch.dispose();
     }
   },
 });
+
+async function follow(store: JobStore, id: string, from: OutputPosition, ctx: CliContext, readerGone: AbortSignal): Promise<number> {
+  let position = from;
+  for (;;) {
+    // The read reconciles a dead worker at once: its agent shows orphaned (an ended state) here.
+    const job = await readFollowed(store, id);
+    // Only what the log gained since the last look, after the state: an ended agent's log is whole by now.
+    const read = await readOutput(store, id, position);
+    position = read.position;
+    if (read.skipped) ctx.io.stderr.write(`paddock logs: output the log had already dropped (it keeps the newest ${DEFAULT_OUTPUT_CAP / 1024 / 1024} MiB) was skipped.\n`);
+    ctx.io.stdout.write(read.data);
+    if (isTerminalState(job.lifecycle.state)) return followEnd(job);
+    if (await readerLeftWithin(POLL_MS, readerGone)) return 0;
+  }
+}
+
+/** Waits `ms`; true at once when the reader of the output went away meanwhile. */
+function readerLeftWithin(ms: number, readerGone: AbortSignal): Promise<boolean> {
+  if (readerGone.aborted) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onGone = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      readerGone.removeEventListener('abort', onGone);
+      resolve(false);
+    }, ms);
+    readerGone.addEventListener('abort', onGone, { once: true });
+  });
+}
 
 /**
  * The output after `from`; a damaged log (a segment that is not a regular file, a folder that is a
