@@ -10,7 +10,7 @@
 import { PADDOCK_JSON, readRepoConfig } from '../repoConfig/paddockJson';
 import { RepoConfigTrust } from '../repoConfig/trust';
 import type { JobRecord } from '../store/schema';
-import { usageError } from '../common/errors';
+import { failure, usageError } from '../common/errors';
 
 export interface CheckCommand {
   command: string;
@@ -44,8 +44,13 @@ export async function findCheckCommand(job: JobRecord, opts: CheckCommandOptions
   const timeoutSeconds = file?.config.checkTimeoutSeconds ?? CHECK_TIMEOUT_SECONDS;
   const command = file?.config.check?.trim();
   if (!file || !command) return null;
-  const trusted = opts.repoTrusted?.(job.repo) === true || (await new RepoConfigTrust(opts.home).isAllowed(file));
-  if (!trusted) {
+  if (opts.repoTrusted?.(job.repo) === true) return { command, source: PADDOCK_JSON, timeoutSeconds };
+  const verdict = await new RepoConfigTrust(opts.home).verdict(file);
+  if (verdict.kind === 'unreadable') {
+    // Not "run paddock allow": the file may well be allowed, and `allow` would refuse the unread list too.
+    throw failure(`The allow list ${verdict.file} could not be read (${verdict.why}), so the check command of ${file.path} will not run.`, 'ALLOW_LIST_UNREADABLE');
+  }
+  if (verdict.kind !== 'allowed') {
     throw usageError(`${file.path} sets the check command "${command}", but it is not trusted here: run paddock allow in ${job.repo} (or trust the workspace) first.`, 'UNTRUSTED_CONFIG');
   }
   return { command, source: PADDOCK_JSON, timeoutSeconds };

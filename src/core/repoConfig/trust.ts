@@ -25,6 +25,8 @@ const TrustListSchema = z.object({
 });
 type TrustList = z.infer<typeof TrustListSchema>;
 
+export type TrustVerdict = { kind: 'allowed' | 'changed' | 'not allowed' } | { kind: 'unreadable'; file: string; why: string };
+
 export function contentDigest(content: string): string {
   return createHash('sha256').update(content, 'utf8').digest('hex');
 }
@@ -40,6 +42,20 @@ export class RepoConfigTrust {
   async isAllowed(config: RepoConfigFile): Promise<boolean> {
     const list = await this.read();
     return list.allowed[config.path]?.sha256 === contentDigest(config.content);
+  }
+
+  /**
+   * What the list says of this file: this content allowed, another content allowed (it changed since),
+   * or nothing; or that the list could not be read this time (too many open files, permission, an I/O
+   * error), with why: that says nothing of what it allows, and allowing again would not help (`allow`
+   * refuses to write over a list it could not read).
+   */
+  async verdict(config: RepoConfigFile): Promise<TrustVerdict> {
+    const read = await this.readList();
+    if (read.cannotRead !== undefined) return { kind: 'unreadable', file: this.file, why: read.cannotRead };
+    const entry = read.list.allowed[config.path];
+    if (entry === undefined) return { kind: 'not allowed' };
+    return { kind: entry.sha256 === contentDigest(config.content) ? 'allowed' : 'changed' };
   }
 
   /** True when another content of this file was allowed (it changed since): the refusal says so. */

@@ -13,6 +13,8 @@ import type { RepoConfigFile } from './paddockJson';
 import { RepoConfigTrust } from './trust';
 
 export const NOT_TRUSTED = 'NOT_TRUSTED';
+/** The allow list could not be read this time: nothing is known of what it allows. */
+export const ALLOW_LIST_UNREADABLE = 'ALLOW_LIST_UNREADABLE';
 
 export interface RepoCommands {
   setup: string | null;
@@ -48,14 +50,18 @@ export async function trustedRepoCommands(
   const commands: RepoCommands = { setup: file?.config.setup ?? null, teardown: file?.config.teardown ?? null, check: file?.config.check ?? null };
   const asked = needed.filter((name) => commands[name] !== null);
   if (!file || asked.length === 0 || trustedWorkspaceHolds(path.dirname(file.path), ctx.trustedFolders)) return commands;
-  const trust = new RepoConfigTrust(ctx.home);
-  if (await trust.isAllowed(file)) return commands;
-  throw new PaddockError(refusalOf(file, asked, await trust.wasAllowedBefore(file)), 'failed', NOT_TRUSTED);
+  const verdict = await new RepoConfigTrust(ctx.home).verdict(file);
+  if (verdict.kind === 'allowed') return commands;
+  const what = asked.length === 1 ? `the ${asked[0]} command` : `the ${asked.join(' and ')} commands`;
+  if (verdict.kind === 'unreadable') {
+    // Not "not allowed": the file may well be, and `paddock allow` would refuse the unread list too.
+    throw new PaddockError(`The allow list ${verdict.file} could not be read (${verdict.why}), so ${what} of ${file.path} will not run.`, 'failed', ALLOW_LIST_UNREADABLE);
+  }
+  throw new PaddockError(refusalOf(file, what, verdict.kind === 'changed'), 'failed', NOT_TRUSTED);
 }
 
-function refusalOf(file: RepoConfigFile, asked: readonly string[], changed: boolean): string {
+function refusalOf(file: RepoConfigFile, what: string, changed: boolean): string {
   const repo = path.dirname(file.path);
-  const what = asked.length === 1 ? `the ${asked[0]} command` : `the ${asked.join(' and ')} commands`;
   const why = changed ? 'changed since it was allowed' : 'not allowed';
   return `${file.path} is ${why}, so ${what} will not run: trust the workspace in VS Code, or review the file and run \`paddock allow --repo ${repo}\`.`;
 }
