@@ -8,6 +8,7 @@ import { isPlainValidRef } from './refName';
 import { readHeadFromFiles } from './headFiles';
 import { mainWorktreeFromFiles } from './mainWorktreeFiles';
 import { mainWorkTree, parseWorktreeList } from './worktreeList';
+import { undecodableFolder } from './undecodablePath';
 
 export { isPlainValidRef, mainWorktreeFromFiles };
 
@@ -23,7 +24,11 @@ export async function resolveRepoRoot(dir: string): Promise<string> {
   } catch {
     // reported below
   }
-  if (isDir === undefined) throw failure(`Folder ${abs} does not exist.`);
+  if (isDir === undefined) {
+    const meant = undecodableFolder(abs);
+    if (meant !== undefined) throw failure(`Folder ${meant} has a name that is not valid UTF-8, which Paddock cannot carry in a path; rename it.`);
+    throw failure(`Folder ${abs} does not exist.`);
+  }
   if (!isDir) throw failure(`${abs} is a file, not a folder.`);
   const fromFiles = await mainWorktreeFromFiles(abs);
   if (fromFiles !== undefined) return fromFiles;
