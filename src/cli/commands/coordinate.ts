@@ -1,7 +1,8 @@
 /**
  * `paddock coordinate`: the coordinator loop without VS Code — launches queued
  * agents as slots free up and retries failed cleanups — until SIGINT/SIGTERM/SIGHUP
- * (what it runs in sessions of its own, checks and teardowns, is ended then),
+ * or the reader of its log goes away (what it runs in sessions of its own, checks
+ * and teardowns, is ended then),
  * or with --until-idle until nothing is left to do (how the CLI runs it in the
  * background when it leaves work behind and no coordinator runs).
  * Any number may run; one leads at a time, the others wait to take over.
