@@ -6,28 +6,47 @@
  * names as bytes.
  */
 import { isUtf8 } from 'node:buffer';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { decodeName } from './pathBytes';
+import { decodeName, fsPath } from './pathBytes';
 
-/** The real path (its raw bytes as surrogate escapes, shown as `\xff`) of the folder `abs` misread names, if any. */
-export function undecodableFolder(abs: string): string | undefined {
+/**
+ * The real paths (raw bytes as surrogate escapes, shown as `\xff`) of the folders `abs` may misread:
+ * none, one, or several when sibling names differ only in invalid bytes (`r\xffo`, `r\xfeo`), which
+ * read alike. Then, when `abs` is the working folder, the one that is it (by device and inode) is
+ * meant; otherwise all are, for nothing tells which.
+ */
+export function undecodableFolders(abs: string): string[] {
   let at = path.parse(abs).root;
-  for (const part of abs.slice(at.length).split(path.sep).filter((p) => p !== '')) {
+  const parts = abs.slice(at.length).split(path.sep).filter((p) => p !== '');
+  for (const [i, part] of parts.entries()) {
     const next = path.join(at, part);
     if (existsSync(next)) {
       at = next;
       continue;
     }
-    if (!part.includes('\uFFFD')) return undefined;
+    if (!part.includes('\uFFFD')) return [];
     let names: Buffer[];
     try {
       names = readdirSync(at, { encoding: 'buffer' });
     } catch {
-      return undefined;
+      return [];
     }
-    const meant = names.find((name) => !isUtf8(name) && name.toString('utf8') === part);
-    return meant && path.join(at, decodeName(meant));
+    const meant = names.filter((name) => !isUtf8(name) && name.toString('utf8') === part).map((name) => path.join(at, decodeName(name))).sort();
+    if (meant.length < 2 || abs !== process.cwd()) return meant;
+    const rest = parts.slice(i + 1);
+    const working = meant.filter((folder) => isWorkingFolder(path.join(folder, ...rest)));
+    return working.length === 1 ? working : meant;
   }
-  return undefined;
+  return [];
+}
+
+function isWorkingFolder(p: string): boolean {
+  try {
+    const here = statSync('.');
+    const there = statSync(fsPath(p));
+    return here.dev === there.dev && here.ino === there.ino;
+  } catch {
+    return false;
+  }
 }

@@ -51,6 +51,27 @@ describe('CLI: a repository folder whose name is not UTF-8 (bug 127)', function 
     assert.equal(paddock('PADDOCK list --repo "$R"').stderr, said('list'));
   });
 
+  // Review found: with a sibling whose name reads alike (`r\xfeo`), the first found was named, not
+  // the one the person stood in.
+  it('with a sibling that reads alike, start in either names the one it runs in; --repo names both', () => {
+    const made = paddock('mkdir "$(printf "r\\376o")" && mkdir "$(printf "r\\376o/sub")"');
+    assert.equal(made.code, 0, made.stderr);
+    const folder = (byte: string) => `${root}/r\\x${byte}o`;
+    for (const [byte, octal] of [['fe', '376'], ['ff', '377']]) {
+      const run = paddock(`cd "$(printf "r\\${octal}o")" && PADDOCK start -- true`);
+      assert.equal(run.stderr, `paddock start: Folder ${folder(byte)} has a name that is not valid UTF-8, which Paddock cannot carry in a path; rename it.\n`);
+    }
+    const deeper = paddock('cd "$(printf "r\\376o/sub")" && PADDOCK start -- true');
+    assert.match(deeper.stderr, /Folder .*r\\xfeo has a name/);
+    const given = paddock('PADDOCK start --repo "$R" -- true');
+    assert.equal(given.code, 2);
+    assertOneSentence(given.stderr);
+    assert.equal(
+      given.stderr,
+      `paddock start: Folders ${folder('fe')} and ${folder('ff')} have names that are not valid UTF-8 and read alike as ${root}/r\u{FFFD}o, which Paddock cannot carry in a path; rename them.\n`,
+    );
+  });
+
   it('a folder that does not exist, its name with U+FFFD or not, still does not exist', () => {
     const run = paddock(`PADDOCK start --repo "${root}/gone\u{FFFD}" -- true`);
     assert.equal(run.stderr, `paddock start: Folder ${root}/gone\u{FFFD} does not exist.\n`);
