@@ -7,7 +7,7 @@ import { jobLock, type OperationContext } from '../../../../src/core/operations/
 import { identityOf, ownIdentity } from '../../../../src/core/proc/identity';
 import { AutomaticChecks } from '../../../../src/core/scheduler/automaticChecks';
 import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
-import { RepoConfigTrust } from '../../../../src/core/repoConfig/trust';
+import { RepoConfigTrust, TRUST_FILE } from '../../../../src/core/repoConfig/trust';
 import type { JobRecord } from '../../../../src/core/store/schema';
 import { PortablePs, watchEventLoop } from '../proc/portablePs';
 import { sampleRecord, TestBed, useTestBed } from '../store/helpers';
@@ -100,5 +100,43 @@ describe('automatic checks (AutomaticChecks.schedule)', () => {
     assert.equal(checks.foundNothingToRun(none), true);
     fs.writeFileSync(path.join(none.repo, '.paddock.json'), JSON.stringify({ check: 'echo hi' }));
     assert.equal(await pass(), 2, 'a file set since: looked at again (and the one not started, again)');
+  });
+
+  // Bug 126 said an automatic check the unreadable allow list kept from running is tried again on a
+  // later pass, not remembered as untrusted: read as not allowed, it was never looked at again while
+  // the list stayed as it was (a list denied for want of descriptors changes nothing on disk).
+  it('tries again, on every pass, a check an allow list that could not be read kept from running', async () => {
+    const job = attemptCheckedBy('unrd000', null);
+    job.check = null;
+    job.settings = { ...job.settings, checkCommand: null };
+    job.repo = fs.mkdtempSync(path.join(bed.home, 'repo-'));
+    fs.writeFileSync(path.join(job.repo, '.paddock.json'), JSON.stringify({ check: 'echo hi' }));
+    await new RepoConfigTrust(bed.home).allow((await readRepoConfig(job.repo))!);
+    const logged: string[] = [];
+    const ctx = { store: bed.store(), log: (line: string) => logged.push(line) } as unknown as OperationContext;
+    let tracked: Promise<unknown>[] = [];
+    const checks = new AutomaticChecks(ctx, {
+      takeOrWatch: (id) => jobLock(ctx.store, id).tryAcquire(),
+      track: <T>(p: Promise<T>) => (tracked.push(p), p),
+    });
+    /** What a pass logged of the check it started, or 'not started'. */
+    const pass = async () => {
+      tracked = [];
+      logged.length = 0;
+      await checks.schedule([job]);
+      await Promise.all(tracked);
+      return tracked.length === 0 ? 'not started' : logged.join(' | ');
+    };
+    // The list out of its place, a loop of symbolic links standing there: it cannot be read.
+    const list = path.join(bed.home, TRUST_FILE);
+    fs.renameSync(list, `${list}.away`);
+    fs.symlinkSync(TRUST_FILE, list);
+    assert.match(await pass(), /allow list .* could not be read/);
+    assert.match(await pass(), /allow list .* could not be read/, 'the list unchanged: looked at again all the same');
+    fs.rmSync(list);
+    fs.renameSync(`${list}.away`, list);
+    const after = await pass();
+    assert.notEqual(after, 'not started');
+    assert.doesNotMatch(after, /could not be read|not trusted/, 'the list back: the allowed check goes on to run');
   });
 });
