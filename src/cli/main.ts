@@ -156,7 +156,8 @@ if (require.main === module) {
       stdout: process.stdout,
       get stderr() {
         // A failed write to stderr (its reader gone, a full disk) has nobody left to tell: the command goes
-        // on and ends with its own status. Unheard, the error ended the CLI with a stack trace mid-operation.
+        // on and ends with its own status (coordinate's watch hears EPIPE, readerGone.ts). Unheard, the error
+        // ended the CLI with a stack trace mid-operation.
         if (!stderrOpened) process.stderr.on('error', () => undefined);
         stderrOpened = true;
         return process.stderr;

@@ -89,6 +89,32 @@ describe('CLI: a reader that half-closes its socket still reads (review of bug 1
     }
   });
 
+  it('coordinate whose half-closed reader then closes stops at its next line (EPIPE), status 0, lease given up', async () => {
+    const leader = spawn(process.execPath, [CLI_SCRIPT, 'coordinate'], { cwd: sb.repo, env: sb.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let led = '';
+    leader.stderr!.on('data', (d: Buffer) => (led += d.toString()));
+    const pair = await socketPair(sb.home);
+    let run: ReturnType<typeof cliInto> | undefined;
+    try {
+      await until('the first to lead', () => led.includes('now leads'));
+      run = cliInto(sb, ['coordinate'], 'stderr', pair.writer);
+      await until('the second to start', () => pair.read().includes('coordinating'));
+      pair.reader.end();
+      await sleep(500);
+      pair.close(); // after its end of file: only a write can tell now
+      await sleep(500);
+      assert.equal(run.exited(), false);
+      leader.kill('SIGTERM'); // the second takes over, and says so into the closed socket
+      await until('the second to stop', run.exited, 10_000);
+      assert.equal(await run.ended, 0);
+      await until('no coordinator to lead', () => leader.exitCode !== null);
+      assert.equal(await leaderLock(sb.home).owner(), undefined, 'no coordinator leads');
+    } finally {
+      leader.kill('SIGKILL');
+      run?.child.kill('SIGKILL');
+    }
+  });
+
   it('logs --follow into a half-closed socket goes on following the agent', async () => {
     const started = await runCli(['start', '--', 'sh', '-c', 'echo first-line; sleep 3; echo second-line; sleep 60'], { cwd: sb.repo, env: sb.env });
     assert.equal(started.code, 0, started.stderr);
