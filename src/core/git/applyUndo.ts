@@ -72,7 +72,7 @@ async function undoOf(worktree: string, head: string, changes: readonly PathChan
         const touched = [...added, ...inHead];
         await runGit(['reset', '-q', '--pathspec-from-file=-', '--pathspec-file-nul', head], { cwd: worktree, input: encodeName(touched.join('\0') + '\0'), env: { GIT_LITERAL_PATHSPECS: '1' }, timeoutMs: GIT_BULK_TIMEOUT_MS });
       }
-      for (const file of added) await fs.unlink(fsPath(path.join(worktree, file))).catch(ignoreMissing);
+      for (const c of changes) if (c.oldMode === ABSENT_MODE) await removeAdded(path.join(worktree, c.path), c.newMode === GITLINK_MODE);
       // A folder that holds anything else now is not the patch's alone: it stays.
       for (const folder of madeByPatch) await fs.rmdir(fsPath(path.join(worktree, folder))).catch((err: NodeJS.ErrnoException) => err.code === 'ENOTEMPTY' || ignoreMissing(err));
       if (inHead.length === 0) return;
@@ -80,6 +80,18 @@ async function undoOf(worktree: string, head: string, changes: readonly PathChan
       await runGit(['checkout-index', '-f', '-q', '-z', '--stdin'], { cwd: worktree, input: encodeName(inHead.join('\0') + '\0'), timeoutMs: GIT_BULK_TIMEOUT_MS });
     },
   };
+}
+
+/** git's mode of a submodule's entry. */
+const GITLINK_MODE = '160000';
+
+/**
+ * A path the change added. A new submodule is written as an empty folder (git apply and checkout make
+ * one; its files come from `git submodule update`), removed as such: one that holds anything is not the change's alone, and stays.
+ */
+async function removeAdded(file: string, gitlink: boolean): Promise<void> {
+  if (!gitlink) return fs.unlink(fsPath(file)).catch(ignoreMissing);
+  await fs.rmdir(fsPath(file)).catch((err: NodeJS.ErrnoException) => err.code === 'ENOTEMPTY' || ignoreMissing(err));
 }
 
 function ignoreMissing(err: NodeJS.ErrnoException): void {
