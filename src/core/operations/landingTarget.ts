@@ -1,14 +1,14 @@
 /**
  * Which branch an agent's work lands on: `--into` (never the agent's own branch), else its base when the
- * base names a local branch (`main`, `refs/heads/main`, or `origin/main` whose
- * local `main` exists), else — for a base of `HEAD` — the branch checked out in
+ * base names a local branch as git reads it (`main`, `heads/main`, `refs/heads/main`, or
+ * `origin/main` whose local `main` exists), else — for a base of `HEAD` — the branch checked out in
  * the main worktree now. Anything else (a commit, a tag) needs `--into`.
  *
  * A pull request and an update have no `--into`: they go to (or come from) the
  * remote's branch a base like `origin/main` names, with or without a local `main`.
  */
 import { usageError } from '../common/errors';
-import { branchTip, checkBranchName, currentBranch, remoteNames, runGit } from '../git';
+import { baseRefName, branchTip, checkBranchName, currentBranch, remoteNames, runGit } from '../git';
 import { isCommitId } from '../git/commitId';
 import type { JobRecord } from '../store/schema';
 
@@ -23,8 +23,11 @@ export async function landingTarget(job: JobRecord, into?: string, hint: TargetH
     if (branch) return branch;
     throw usageError(`Agent ${job.id} started from HEAD and ${job.repo} has no branch checked out now; ${wayOut(hint)}.`);
   }
-  const plain = base.replace(/^refs\/heads\//, '');
-  if ((await branchTip(job.repo, plain).catch(() => null)) !== null) return plain;
+  // Read by the rule the agent's start read its base's commit by: `heads/main` is main, and a tag that shares a branch's name is the tag.
+  const full = await baseRefName(job.repo, base);
+  const local = full?.startsWith('refs/heads/') ? full.slice('refs/heads/'.length) : null;
+  if (local !== null && (await branchTip(job.repo, local).catch(() => null)) !== null) return local;
+  if (full !== null && !full.startsWith('refs/remotes/')) throw usageError(`Agent ${job.id}'s base '${base}' is not a local branch; ${wayOut(hint)}.`);
   const named = await remoteBaseName(job);
   if (named && (await branchTip(job.repo, named.branch).catch(() => null)) !== null) return named.branch;
   throw usageError(`Agent ${job.id}'s base '${base}' is not a local branch; ${wayOut(hint)}.`);

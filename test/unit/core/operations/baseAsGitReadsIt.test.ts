@@ -1,0 +1,65 @@
+/**
+ * A landing without --into goes to the branch the agent's base named when it started (bug 119): the
+ * start reads the base's commit by git's rule (`rev-parse`: refs/<name>, then tags, branches,
+ * remote-tracking branches), and the landing now reads the base's branch by that same rule. Before,
+ * the landing read `heads/main` as a branch literally named so: refused when there was none, landed
+ * on that other branch when there was one, and on branch main for a base `main` that git read as tag main.
+ */
+import * as assert from 'node:assert/strict';
+import { PaddockError } from '../../../../src/core/common/errors';
+import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+
+describe('landing target: the base read by the rule the start read it by', function () {
+  this.timeout(60_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  const COMMIT = `printf 'x\\n' > x.txt && git add -A && git commit -qm 'agent x'`;
+  const refs = (): string => git(sb.repo, 'for-each-ref', '--format=%(refname) %(objectname)');
+
+  async function endedAgent(base: string) {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', COMMIT], title: 'work', base });
+    const ended = await sb.waitEnded(job.id);
+    assert.equal(ended.lifecycle.state, 'completed');
+    return { c, job: ended };
+  }
+
+  it('base heads/main started from main and lands on main', async () => {
+    const main = git(sb.repo, 'rev-parse', 'main');
+    const { c, job } = await endedAgent('heads/main');
+    assert.equal(job.baseSha, main);
+    const landed = await c.merge(job.id, {});
+    assert.equal(landed.into, 'main');
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), git(sb.repo, 'rev-parse', job.branch!));
+  });
+
+  it('base heads/main with a branch literally named heads/main too: started from main, lands on main, the other branch unmoved', async () => {
+    const main = git(sb.repo, 'rev-parse', 'main');
+    git(sb.repo, 'commit', '-q', '--allow-empty', '-m', 'other');
+    git(sb.repo, 'branch', 'heads/main', 'HEAD');
+    git(sb.repo, 'reset', '-q', '--hard', main);
+    const other = git(sb.repo, 'rev-parse', 'refs/heads/heads/main');
+    const { c, job } = await endedAgent('heads/main');
+    assert.equal(job.baseSha, main, 'git read heads/main as refs/heads/main');
+    const landed = await c.merge(job.id, {});
+    assert.equal(landed.into, 'main');
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), git(sb.repo, 'rev-parse', job.branch!));
+    assert.equal(git(sb.repo, 'rev-parse', 'refs/heads/heads/main'), other, 'the branch named heads/main did not move');
+  });
+
+  it('base main read by git as tag main (older than branch main): refused as no local branch, nothing moved', async () => {
+    const old = git(sb.repo, 'rev-parse', 'main');
+    git(sb.repo, 'tag', 'main', old);
+    git(sb.repo, 'commit', '-q', '--allow-empty', '-m', 'newer');
+    const { c, job } = await endedAgent('main');
+    assert.equal(job.baseSha, old, 'git read main as the tag');
+    const before = refs();
+    await assert.rejects(c.merge(job.id, {}), (e: PaddockError) => {
+      assert.equal(e.kind, 'usage', e.message);
+      assert.match(e.message, /base 'main' is not a local branch; say which branch to land on with --into BRANCH/);
+      return true;
+    });
+    assert.equal(refs(), before);
+  });
+});
