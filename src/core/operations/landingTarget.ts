@@ -102,7 +102,10 @@ export interface RemoteBranch {
 
 /** The remote and branch a base like `origin/main` or `refs/remotes/origin/main` names (whether or not it exists); else null. */
 export async function remoteBaseName(job: JobRecord): Promise<{ remote: string; branch: string } | null> {
-  const base = (job.base ?? 'HEAD').replace(/^refs\/remotes\//, '');
+  const given = job.base ?? 'HEAD';
+  // By git's rule too, when the remote-tracking branch is there: `remotes/origin/main` is origin's main.
+  const full = given === 'HEAD' ? null : await baseRefName(job.repo, given);
+  const base = (full?.startsWith('refs/remotes/') ? full : given).replace(/^refs\/remotes\//, '');
   // The longest remote name first: a remote may be called `team/origin`.
   const remotes = (await remoteNames(job.repo)).sort((a, b) => b.length - a.length);
   const remote = remotes.find((r) => base.startsWith(`${r}/`) && base.length > r.length + 1);

@@ -62,4 +62,13 @@ describe('landing target: the base read by the rule the start read it by', funct
     });
     assert.equal(refs(), before);
   });
+
+  it('base remotes/origin/main (refs/remotes/origin/main to git) lands on the local main, as origin/main does', async () => {
+    git(sb.repo, 'update-ref', 'refs/remotes/origin/main', 'main');
+    git(sb.repo, 'remote', 'add', 'origin', sb.repo);
+    const { c, job } = await endedAgent('remotes/origin/main');
+    const landed = await c.merge(job.id, {});
+    assert.equal(landed.into, 'main');
+    assert.equal(git(sb.repo, 'rev-parse', 'main'), git(sb.repo, 'rev-parse', job.branch!));
+  });
 });
