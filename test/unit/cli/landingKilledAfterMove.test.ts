@@ -88,4 +88,19 @@ describe('CLI: a landing killed after its target moved is recorded by the next r
     assert.match(res.stderr, /changes nothing in main; nothing was changed/);
     assert.equal((await sb.store.read(id)).landing ?? null, null);
   });
+
+  it('a killed squash the person then undid, landing the same changes by hand: the reflog entry proves nothing, nothing is recorded', async () => {
+    const { id, branch } = await endedAgent();
+    const base = git(sb.repo, 'rev-parse', 'main');
+    git(sb.repo, 'branch', 'release', base);
+    assert.equal(await killedAfterMove(['merge', id, '--squash', '--into', 'release']), 'SIGKILL');
+    assert.notEqual(git(sb.repo, 'rev-parse', 'release'), base);
+    // Undone, then the same changes committed by hand on release: a squash of the branch changes nothing there again.
+    const tree = git(sb.repo, 'rev-parse', 'release^{tree}');
+    git(sb.repo, 'update-ref', 'refs/heads/release', git(sb.repo, 'commit-tree', '-p', base, '-m', 'by hand', tree));
+    const res = await cli(['merge', id, '--squash', '--into', 'release']);
+    assert.equal(res.code, 1, res.stdout);
+    assert.match(res.stderr, new RegExp(`${branch.replace('/', '\\/')} changes nothing in release; nothing was changed`));
+    assert.equal((await sb.store.read(id)).landing ?? null, null);
+  });
 });
