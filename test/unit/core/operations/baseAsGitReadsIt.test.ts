@@ -4,6 +4,7 @@
  * remote-tracking branches), and the landing now reads the base's branch by that same rule. Before,
  * the landing read `heads/main` as a branch literally named so: refused when there was none, landed
  * on that other branch when there was one, and on branch main for a base `main` that git read as tag main.
+ * That refusal says git reads the name as the tag, not that it is no local branch (a branch of that name is there).
  */
 import * as assert from 'node:assert/strict';
 import { PaddockError } from '../../../../src/core/common/errors';
@@ -48,7 +49,7 @@ describe('landing target: the base read by the rule the start read it by', funct
     assert.equal(git(sb.repo, 'rev-parse', 'refs/heads/heads/main'), other, 'the branch named heads/main did not move');
   });
 
-  it('base main read by git as tag main (older than branch main): refused as no local branch, nothing moved', async () => {
+  it('base main read by git as tag main (older than branch main): refused, saying git reads it as the tag, nothing moved', async () => {
     const old = git(sb.repo, 'rev-parse', 'main');
     git(sb.repo, 'tag', 'main', old);
     git(sb.repo, 'commit', '-q', '--allow-empty', '-m', 'newer');
@@ -57,7 +58,8 @@ describe('landing target: the base read by the rule the start read it by', funct
     const before = refs();
     await assert.rejects(c.merge(job.id, {}), (e: PaddockError) => {
       assert.equal(e.kind, 'usage', e.message);
-      assert.match(e.message, /base 'main' is not a local branch; say which branch to land on with --into BRANCH/);
+      // Not "is not a local branch": there is one; git reads the name as the tag (bug 119, review).
+      assert.match(e.message, /^Git reads agent \S+'s base 'main' as tag main \(there is a branch main too\); say which branch to land on with --into BRANCH\.$/);
       return true;
     });
     assert.equal(refs(), before);
