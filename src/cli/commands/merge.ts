@@ -36,7 +36,10 @@ export const mergeCommand = defineCommand({
       withLandingChoices(ctx, choices, (chosen) => c.merge(id, { ...chosen, into: values.into, strategy, message: values.message, fastForward })),
     );
     if (values.json) printJson(ctx.io.stdout, jobJson(report.job));
-    else ctx.io.stdout.write(`Agent ${id}: ${WORDS[report.kind]} ${printable(report.job.branch ?? '')} into ${printable(report.into)} (now at ${report.commit.slice(0, 12)}).\n`);
+    else if (report.earlier) {
+      // The kill came after the target moved: the work is there, and only the record was missing.
+      ctx.io.stdout.write(`Agent ${id}: ${printable(report.job.branch ?? '')} was already ${WORDS[report.kind]} into ${printable(report.into)} at ${report.commit.slice(0, 12)} by a landing stopped before it was recorded; recorded now.\n`);
+    } else ctx.io.stdout.write(`Agent ${id}: ${WORDS[report.kind]} ${printable(report.job.branch ?? '')} into ${printable(report.into)} (now at ${report.commit.slice(0, 12)}).\n`);
     return 0;
   },
 });

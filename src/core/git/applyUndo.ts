@@ -59,9 +59,17 @@ async function undoOf(worktree: string, head: string, changes: readonly PathChan
   const added: string[] = [];
   for (const c of changes) (c.oldMode === ABSENT_MODE ? added : inHead).push(c.path);
   const folders = [...new Set(added.flatMap(foldersOf))];
-  const present = await Promise.all(folders.map((folder) => fs.lstat(fsPath(path.join(worktree, folder))).then(() => true, () => false)));
+  const stat = (rel: string) => fs.lstat(fsPath(path.join(worktree, rel))).catch(() => undefined);
+  const [present, addedStats] = await Promise.all([Promise.all(folders.map(stat)), Promise.all(added.map(stat))]);
   // Innermost first, so that each is empty when its turn comes.
   const madeByPatch = folders.filter((_, i) => !present[i]).sort((a, b) => b.split('/').length - a.split('/').length);
+  // A folder already at an added path (git sees an empty one as nothing; callers refuse any other thing
+  // there) is the person's: the undo leaves it, or makes it again where git wrote a file over it.
+  const folderModes = new Map<string, number>();
+  added.forEach((rel, i) => {
+    const st = addedStats[i];
+    if (st?.isDirectory()) folderModes.set(rel, st.mode & 0o7777);
+  });
   return {
     async undo() {
       // A command that wrote the index before failing (a fast-forward whose ref update a
@@ -72,7 +80,12 @@ async function undoOf(worktree: string, head: string, changes: readonly PathChan
         const touched = [...added, ...inHead];
         await runGit(['reset', '-q', '--pathspec-from-file=-', '--pathspec-file-nul', head], { cwd: worktree, input: encodeName(touched.join('\0') + '\0'), env: { GIT_LITERAL_PATHSPECS: '1' }, timeoutMs: GIT_BULK_TIMEOUT_MS });
       }
-      for (const file of added) await fs.unlink(fsPath(path.join(worktree, file))).catch(ignoreMissing);
+      for (const c of changes) {
+        if (c.oldMode !== ABSENT_MODE) continue;
+        const mode = folderModes.get(c.path);
+        if (mode === undefined) await removeAdded(path.join(worktree, c.path), c.newMode === GITLINK_MODE);
+        else await keepFolder(path.join(worktree, c.path), mode);
+      }
       // A folder that holds anything else now is not the patch's alone: it stays.
       for (const folder of madeByPatch) await fs.rmdir(fsPath(path.join(worktree, folder))).catch((err: NodeJS.ErrnoException) => err.code === 'ENOTEMPTY' || ignoreMissing(err));
       if (inHead.length === 0) return;
@@ -80,6 +93,27 @@ async function undoOf(worktree: string, head: string, changes: readonly PathChan
       await runGit(['checkout-index', '-f', '-q', '-z', '--stdin'], { cwd: worktree, input: encodeName(inHead.join('\0') + '\0'), timeoutMs: GIT_BULK_TIMEOUT_MS });
     },
   };
+}
+
+/** git's mode of a submodule's entry. */
+const GITLINK_MODE = '160000';
+
+/**
+ * A path the change added. A new submodule is written as an empty folder (git apply and checkout make
+ * one; its files come from `git submodule update`), removed as such: one that holds anything is not the change's alone, and stays.
+ */
+async function removeAdded(file: string, gitlink: boolean): Promise<void> {
+  if (!gitlink) return fs.unlink(fsPath(file)).catch(ignoreMissing);
+  await fs.rmdir(fsPath(file)).catch((err: NodeJS.ErrnoException) => err.code === 'ENOTEMPTY' || ignoreMissing(err));
+}
+
+/** A folder that was at a path the change added: left as it is, or made again (with its permission bits) where a file or symlink now stands. */
+async function keepFolder(folder: string, mode: number): Promise<void> {
+  const now = await fs.lstat(fsPath(folder)).catch(() => undefined);
+  if (now?.isDirectory()) return;
+  if (now) await fs.unlink(fsPath(folder));
+  await fs.mkdir(fsPath(folder));
+  await fs.chmod(fsPath(folder), mode);
 }
 
 function ignoreMissing(err: NodeJS.ErrnoException): void {

@@ -32,6 +32,8 @@ export interface ApplyOptions {
    * its writes. Only the refusal says so — files that look like the work are never taken as applied.
    */
   earlierStopped?: boolean;
+  /** Called once the files a failed apply had begun to write are all put back: the trace `beforeWrite` left is then no stopped apply's. */
+  afterUndo?(): Promise<void>;
 }
 
 /** The paths changed in `target`. */
@@ -89,6 +91,7 @@ export async function applyCommitToWorktree(target: string, source: string, sour
   } catch (err) {
     throw failure(`Could not apply ${sourceName} in ${target}: ${why}, and putting back the files it had begun to change failed (${describeError(err, 300)}); check ${fewPaths(touched)} there.`);
   }
+  await options.afterUndo?.();
   throw failure(`Could not apply ${sourceName} in ${target}: ${why}; nothing was changed.`);
 }
 

@@ -63,6 +63,27 @@ function modeOnDisk(st: { isSymbolicLink(): boolean; isFile(): boolean; mode: nu
   return null;
 }
 
+/** The repository's core.fileMode and core.symlinks (each true unless set false), which say what git counts as a change of mode. */
+async function modeRules(worktree: string, env?: NodeJS.ProcessEnv): Promise<{ fileMode: boolean; symlinks: boolean }> {
+  const res = await runGit(['config', '--type=bool', '--get-regexp', '^core\\.(filemode|symlinks)$'], { cwd: worktree, env, allowFailure: true });
+  const set = new Map(res.stdout.split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf(' ')).toLowerCase(), l.slice(l.indexOf(' ') + 1)]));
+  return { fileMode: set.get('core.filemode') !== 'false', symlinks: set.get('core.symlinks') !== 'false' };
+}
+
+/** A symlink's entry with a plain file on disk under core.symlinks=false: compared by the file's bytes. */
+const SYMLINK_AS_FILE = 'symlink-as-file';
+
+/**
+ * The mode of a file on disk as git compares it with the index: with core.fileMode=false the executable bit is
+ * not looked at (the index's mode stands), with core.symlinks=false a symlink's entry may be a plain file.
+ */
+function modeAsGitSees(disk: string | null, indexed: string, rules: { fileMode: boolean; symlinks: boolean }): string | null {
+  const regular = (m: string | null) => m === '100644' || m === '100755';
+  if (!rules.fileMode && regular(disk) && regular(indexed)) return indexed;
+  if (!rules.symlinks && indexed === '120000' && regular(disk)) return SYMLINK_AS_FILE;
+  return disk;
+}
+
 /** A blob's object id computed as git does, for the repository's hash (SHA-1 ids are 40 digits, SHA-256 ones 64). */
 function blobId(content: Buffer, idLength: number): string {
   return createHash(idLength === 64 ? 'sha256' : 'sha1')
@@ -85,11 +106,15 @@ export async function flaggedEdits(worktree: string, entries?: readonly IndexEnt
   if (flagged.length === 0) return [];
   const edited: IndexEntry[] = [];
   const toHash: IndexEntry[] = [];
+  const rules = await modeRules(worktree, env);
   for (const e of flagged) {
     const file = path.join(worktree, e.path);
     const st = await lstatOrNull(file);
-    const mode = st ? modeOnDisk(st) : null;
-    if (mode === null || mode !== e.mode) edited.push(e);
+    const mode = st ? modeAsGitSees(modeOnDisk(st), e.mode, rules) : null;
+    if (mode === SYMLINK_AS_FILE) {
+      // core.symlinks=false: git checks the link out as a file holding its target, and compares that file's bytes.
+      if (blobId(await fs.readFile(fsPath(file)), e.sha.length) !== e.sha) edited.push(e);
+    } else if (mode === null || mode !== e.mode) edited.push(e);
     else if (mode === '120000') {
       if (blobId(Buffer.from(await fs.readlink(fsPath(file), { encoding: 'buffer' })), e.sha.length) !== e.sha) edited.push(e);
     } else if (e.path.includes('\n')) edited.push(e);

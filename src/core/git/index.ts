@@ -18,6 +18,7 @@ export * from './landingConflict';
 export * from './landingWorktree';
 export * from './advanceBranch';
 export * from './landBranch';
+export { earlierLanding } from './earlierLanding';
 export * from './fastForwardSetting';
 export * from './mergeConfig';
 export { cleanedMessage, committedMessage } from './messageCleanup';

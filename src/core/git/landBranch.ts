@@ -24,9 +24,10 @@ import { identityHint } from './identityHint';
 import { REBASE_CONFIG } from './scopedConfig';
 import { settlingOnError, startEarly } from '../common/early';
 import { treeChanges, type PathChange } from './treeChanges';
+import { landingReason, type LandedKind } from './earlierLanding';
 
 export type LandStrategy = 'merge' | 'squash' | 'rebase' | 'ff-only';
-export type LandedKind = 'merge' | 'squash' | 'rebase' | 'ff';
+export type { LandedKind };
 
 export interface LandBranchRequest {
   repo: string;
@@ -148,7 +149,7 @@ export async function landBranch(req: LandBranchRequest): Promise<LandedBranch> 
     // A nested repository the agent committed itself lands as a gitlink nobody can fetch: its files would be said landed and never arrive.
     const nested = await danglingGitlinks(repo, from, commit, changes);
     if (nested.length > 0) throw nestedRepositoryError(`${req.sourceName}'s commits`, nested);
-    await advanceBranch(repo, target, from, commit, `paddock ${kind}: ${req.sourceName} into ${target}`, checkedOut, changes, inTheWayAhead);
+    await advanceBranch(repo, target, from, commit, landingReason(kind, req.sourceName, target), checkedOut, changes, inTheWayAhead);
     return { kind, from, commit };
   };
   const fastForwardOnly = (setBy: string | null): Promise<LandedBranch> => {

@@ -75,6 +75,34 @@ export async function resolveCommit(repo: string, ref: string): Promise<string> 
   return sha;
 }
 
+/**
+ * The full ref `base` names by git's own rule (gitrevisions: `<name>` itself when it is a full ref,
+ * then `refs/<name>`, tags, branches, remote-tracking branches, the first that exists) — the rule
+ * `resolveCommit` read the base's commit by when the agent started, so a landing goes where the
+ * agent came from: `heads/main` is branch main, even beside a branch named `heads/main` (which git
+ * only warns of), and `main` is tag main when both exist. A symbolic ref is followed as git follows
+ * it: `origin` (refs/remotes/origin/HEAD) is the remote's branch its HEAD points at. Null when it
+ * names no ref (a commit, `main~1`, a name that is gone), or a remote's HEAD that points at nothing.
+ */
+export async function baseRefName(repo: string, base: string): Promise<string | null> {
+  if (base.length === 0 || base.startsWith('-') || /[\0*?[\\]/.test(base)) return null;
+  const rules = [base, `refs/${base}`, `refs/tags/${base}`, `refs/heads/${base}`, `refs/remotes/${base}`, `refs/remotes/${base}/HEAD`].filter((r) => r.startsWith('refs/'));
+  // One process for every rule; its patterns also match refs below each name, so only exact names count.
+  // `%(symref)`: where a symbolic ref leads, followed to its end (one that leads nowhere is not listed).
+  const res = await runGit(['for-each-ref', '--format=%(refname) %(symref)', ...rules], { cwd: repo, allowFailure: true, names: true });
+  const found = new Map<string, string>();
+  for (const line of res.code === 0 ? res.stdout.split('\n') : []) {
+    const gap = line.indexOf(' ');
+    if (gap > 0) found.set(line.slice(0, gap), line.slice(gap + 1));
+  }
+  const ref = rules.find((r) => found.has(r));
+  if (ref === undefined) return null;
+  const target = found.get(ref);
+  if (target) return target;
+  // A remote's HEAD set to a commit (no symbolic ref) names no branch of the remote.
+  return /^refs\/remotes\/.+\/HEAD$/.test(ref) ? null : ref;
+}
+
 /** Throws a usage error unless `name` is a valid branch name. */
 export async function checkBranchName(repo: string, name: string): Promise<void> {
   // `refs/heads/HEAD` is refused by newer git; leave such names (and every unusual one) to git.

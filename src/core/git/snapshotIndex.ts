@@ -35,7 +35,8 @@ import { filteredChangedPaths } from './filteredPaths';
 /** Settings that make `git add` record what is on disk, whatever the repository's config says. */
 // core.safecrlf=false: a warning-turned-error must not refuse a capture of bytes as they are.
 // core.ignorecase=false: with it true, git refuses a second name that differs only in case ("will not add file alias").
-export const EXACT_CONFIG = ['-c', 'core.fileMode=true', '-c', 'core.symlinks=true', '-c', 'core.safecrlf=false', '-c', 'core.ignorecase=false'];
+const ADDS_ALL_CONFIG = ['-c', 'core.safecrlf=false', '-c', 'core.ignorecase=false'];
+export const EXACT_CONFIG = ['-c', 'core.fileMode=true', '-c', 'core.symlinks=true', ...ADDS_ALL_CONFIG];
 
 export interface StageOptions {
   worktree: string;
@@ -44,6 +45,12 @@ export interface StageOptions {
   env: NodeJS.ProcessEnv;
   /** Nested repositories found by the walk (relative paths). */
   nestedRepos: readonly string[];
+  /**
+   * Modes as `git add` records them under the repository's own core.fileMode and core.symlinks (a
+   * chmod git is told to ignore is no change), for a state that is to be landed like a commit;
+   * else exactly as on disk, for a snapshot that must keep every bit.
+   */
+  asGitAdds?: boolean;
 }
 
 /**
@@ -105,7 +112,7 @@ async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>, refused
 
 function addPathspecs(opts: StageOptions, flags: string[], pathspecs: string[]): Promise<AddResult> {
   // --ignore-errors: every path git cannot index is named in one run, not only the first (the exit code still says so).
-  return runGit([...EXACT_CONFIG, 'add', '--ignore-errors', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
+  return runGit([...(opts.asGitAdds ? ADDS_ALL_CONFIG : EXACT_CONFIG), 'add', '--ignore-errors', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
     cwd: opts.worktree,
     env: opts.env,
     input: encodeName(pathspecs.map((p) => `${p}\0`).join('')),

@@ -1,8 +1,8 @@
 /**
  * The whole state of a worktree as one commit — its commits plus every
  * uncommitted change, untracked files included — made through a temporary
- * index (the worktree's own index and files are not touched). Its parent is
- * HEAD, so a three-way merge against it finds the right merge base.
+ * index (the worktree's own index and files are not touched), as `git add -A`
+ * would record it. Its parent is HEAD, so a three-way merge against it finds the right merge base.
  */
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,8 @@ export async function worktreeStateCommit(worktree: string, message: string): Pr
     // GIT_WORK_TREE: over the agent's own core.worktree / core.bare (config.worktree), which sent git elsewhere or nowhere.
     const env = { GIT_INDEX_FILE: tempIndex, GIT_OPTIONAL_LOCKS: '0', GIT_WORK_TREE: worktree, ...NO_HOOKS_ENV };
     // A path git would not add cannot be part of a commit: the state would silently lack it.
-    const refused = await stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: [] });
+    // As `git add -A` would record it (modes under the repository's core.fileMode and core.symlinks): the state is landed, or committed, as the agent's commit.
+    const refused = await stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: [], asGitAdds: true });
     if (refused.length > 0) throw failure(`Could not read the worktree ${worktree} as git would commit it: git will not add ${printable(refused[0])}${refused.length > 1 ? ` and ${refused.length - 1} more` : ''}.`);
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
     if (tree === (await treeOf(worktree, head))) return head;

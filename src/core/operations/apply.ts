@@ -26,20 +26,25 @@ export async function applyLocked(ctx: OperationContext, id: string, choices: Pi
   // files alone (a match judged from the disk said "applied" of work that was not all there).
   // A history that cannot be written (a full disk) does not stop the apply.
   const beforeWrite = () => ctx.store.appendTimeline(id, { generation, type: 'apply-started', message: `apply into ${job.repo} started` }).catch(() => undefined);
+  // A failed apply whose writes were all put back finished too: the files in the way next time are the person's.
+  const afterUndo = () => ctx.store.appendTimeline(id, { generation, type: APPLY_UNDONE, message: `apply into ${job.repo} failed; its files were put back` }).catch(() => undefined);
   const earlierStopped = await applyLeftUnfinished(ctx, id);
-  const files = await applyCommitToWorktree(job.repo, source, `Agent ${job.id}'s work`, { beforeWrite, earlierStopped });
+  const files = await applyCommitToWorktree(job.repo, source, `Agent ${job.id}'s work`, { beforeWrite, earlierStopped, afterUndo });
   ctx.log(`agent ${id}: applied ${files.length} file(s) to ${job.repo}`);
   job = await recordLanding(ctx.store, id, { kind: 'apply', into: job.repo, commit: null, url: null, branchHead: null });
   return { job, into: job.repo, files };
 }
 
+/** The history's word for an apply that failed and put back every file it had begun to write. */
+const APPLY_UNDONE = 'apply-undone';
+
 /**
- * Whether the agent's history has an `apply-started` with no apply's landing after it: only then may a
- * refusal say "an earlier apply was stopped" (else the changes in the way are the person's). A history
- * that cannot be read says no.
+ * Whether the agent's history has an `apply-started` with no apply's landing, nor its undoing, after
+ * it: only then may a refusal say "an earlier apply was stopped" (else the changes in the way are the
+ * person's). A history that cannot be read says no.
  */
 async function applyLeftUnfinished(ctx: OperationContext, id: string): Promise<boolean> {
   const timeline = await ctx.store.readTimeline(id).catch(() => []);
   const started = timeline.map((e) => e.type).lastIndexOf('apply-started');
-  return started >= 0 && !timeline.slice(started + 1).some((e) => isLandingEntry(e, 'apply'));
+  return started >= 0 && !timeline.slice(started + 1).some((e) => e.type === APPLY_UNDONE || isLandingEntry(e, 'apply'));
 }

@@ -1,14 +1,14 @@
 /**
  * Which branch an agent's work lands on: `--into` (never the agent's own branch), else its base when the
- * base names a local branch (`main`, `refs/heads/main`, or `origin/main` whose
- * local `main` exists), else — for a base of `HEAD` — the branch checked out in
+ * base names a local branch as git reads it (`main`, `heads/main`, `refs/heads/main`, or
+ * `origin/main` whose local `main` exists), else — for a base of `HEAD` — the branch checked out in
  * the main worktree now. Anything else (a commit, a tag) needs `--into`.
  *
  * A pull request and an update have no `--into`: they go to (or come from) the
  * remote's branch a base like `origin/main` names, with or without a local `main`.
  */
 import { usageError } from '../common/errors';
-import { branchTip, checkBranchName, currentBranch, remoteNames, runGit } from '../git';
+import { baseRefName, branchTip, checkBranchName, currentBranch, remoteNames, runGit } from '../git';
 import { isCommitId } from '../git/commitId';
 import type { JobRecord } from '../store/schema';
 
@@ -23,8 +23,13 @@ export async function landingTarget(job: JobRecord, into?: string, hint: TargetH
     if (branch) return branch;
     throw usageError(`Agent ${job.id} started from HEAD and ${job.repo} has no branch checked out now; ${wayOut(hint)}.`);
   }
-  const plain = base.replace(/^refs\/heads\//, '');
-  if ((await branchTip(job.repo, plain).catch(() => null)) !== null) return plain;
+  // Read by the rule the agent's start read its base's commit by: `heads/main` is main, and a tag that shares a branch's name is the tag.
+  const full = await baseRefName(job.repo, base);
+  const local = full?.startsWith('refs/heads/') ? full.slice('refs/heads/'.length) : null;
+  // A branch named HEAD (only `update-ref` makes one): git's commands read HEAD as the checked-out commit, and --into refuses it too.
+  if (local === 'HEAD') throw usageError(`Git reads agent ${job.id}'s base '${base}' as branch HEAD, which is no branch to land on; ${wayOut(hint)}.`);
+  if (local !== null && (await branchTip(job.repo, local).catch(() => null)) !== null) return local;
+  if (full !== null && !full.startsWith('refs/remotes/')) throw usageError(await notABranch(job, base, full, hint));
   const named = await remoteBaseName(job);
   if (named && (await branchTip(job.repo, named.branch).catch(() => null)) !== null) return named.branch;
   throw usageError(`Agent ${job.id}'s base '${base}' is not a local branch; ${wayOut(hint)}.`);
@@ -82,6 +87,16 @@ async function noBranchProblem(repo: string, name: string): Promise<string> {
   return `'${name}' names ${what}, not a local branch; --into takes a local branch's name.`;
 }
 
+/**
+ * The refusal of a base git reads as a tag (or another ref) rather than a branch. Where a branch of the
+ * same name exists too, "not a local branch" would be untrue of the name: it says what git reads instead.
+ */
+async function notABranch(job: JobRecord, base: string, full: string, hint: TargetHint): Promise<string> {
+  if ((await branchTip(job.repo, base).catch(() => null)) === null) return `Agent ${job.id}'s base '${base}' is not a local branch; ${wayOut(hint)}.`;
+  const read = full.startsWith('refs/tags/') ? `tag ${full.slice('refs/tags/'.length)}` : full;
+  return `Git reads agent ${job.id}'s base '${base}' as ${read} (there is a branch ${base} too); ${wayOut(hint)}.`;
+}
+
 function wayOut(hint: TargetHint): string {
   if (hint === 'into') return 'say which branch to land on with --into BRANCH';
   if (hint === 'pull request') return 'a pull request needs a branch to go into: check out or create that branch, then try again';
@@ -99,11 +114,16 @@ export interface RemoteBranch {
 
 /** The remote and branch a base like `origin/main` or `refs/remotes/origin/main` names (whether or not it exists); else null. */
 export async function remoteBaseName(job: JobRecord): Promise<{ remote: string; branch: string } | null> {
-  const base = (job.base ?? 'HEAD').replace(/^refs\/remotes\//, '');
+  const given = job.base ?? 'HEAD';
+  // By git's rule too, when the remote-tracking branch is there: `remotes/origin/main` is origin's main.
+  const full = given === 'HEAD' ? null : await baseRefName(job.repo, given);
+  const base = (full?.startsWith('refs/remotes/') ? full : given).replace(/^refs\/remotes\//, '');
   // The longest remote name first: a remote may be called `team/origin`.
   const remotes = (await remoteNames(job.repo)).sort((a, b) => b.length - a.length);
   const remote = remotes.find((r) => base.startsWith(`${r}/`) && base.length > r.length + 1);
-  return remote ? { remote, branch: base.slice(remote.length + 1) } : null;
+  const branch = remote ? base.slice(remote.length + 1) : 'HEAD';
+  // `origin/HEAD` left unfollowed (a remote's HEAD that is no symbolic ref, or none): it names no branch of the remote.
+  return remote && branch !== 'HEAD' ? { remote, branch } : null;
 }
 
 /** The remote's branch the base names, when its remote-tracking ref exists; else null. */

@@ -1,11 +1,12 @@
 /** Merge into Base: lands the agent's branch on its base (or another branch) — merge, squash, rebase or fast-forward only. */
 import * as path from 'node:path';
-import { failure, usageError } from '../common/errors';
+import { failure, PaddockError, usageError } from '../common/errors';
 import {
   ancestry,
   assertMergeSignature,
   assertTargetLandable,
   branchTips,
+  earlierLanding,
   landBranch,
   listWorktrees,
   lookAtTarget,
@@ -16,6 +17,7 @@ import {
   readMergeConfig,
   unhonouredSettingProblem,
   untrackedInTheWay,
+  type LandedBranch,
   type LandingReads,
   type LandStrategy,
   type MergedAhead,
@@ -46,6 +48,8 @@ export interface MergeReport {
   into: string;
   from: string;
   commit: string;
+  /** Landed by an earlier run that was stopped before it recorded it: recorded by this one. */
+  earlier?: true;
 }
 
 /** Where temporary landing worktrees live: the store's own folder, so they are Paddock's to remove. */
@@ -139,7 +143,7 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
     if (early === null) await Promise.allSettled(pending);
     const [source, from] = early !== null ? await early.tips : await branchTips(repo, [branch!, into]);
     if (source === null) throw noAgentBranch(job);
-    const landed = await landBranch({
+    const landing = landBranch({
       repo,
       target: into,
       source,
@@ -152,11 +156,29 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
       scratchRoot: landingScratch(ctx),
       early: { from, reads: early?.reads, merged: early?.merged, inTheWay: early?.inTheWay },
     });
+    // Nothing left to land may be this very landing, killed once the target had moved and before it was recorded.
+    const landed = await landing.catch(async (err: unknown) => (await unrecordedLanding(err, job, into, source, followed)) ?? Promise.reject(err));
+    if ('earlier' in landed) {
+      ctx.log(`agent ${id}: ${landed.kind} into ${into} at ${landed.commit.slice(0, 12)} was landed before and not recorded; recorded now`);
+      job = await recordLanding(ctx.store, id, { kind: landed.kind, into, commit: landed.commit, url: null, branchHead: source });
+      return { job, ...landed, into };
+    }
     const setBy = strategy === 'merge' ? followed?.fastForward.setBy : null;
     ctx.log(`agent ${id}: ${landed.kind} into ${into} (${landed.from.slice(0, 12)} → ${landed.commit.slice(0, 12)})${setBy ? `, as git's ${setBy} says` : ''}`);
     job = await recordLanding(ctx.store, id, { kind: landed.kind, into, commit: landed.commit, url: null, branchHead: source });
     return { job, ...landed, into };
   }
+}
+
+/**
+ * A landing's "nothing to land" that is an earlier landing of this very tip, proved from the target's
+ * reflog (`earlierLanding`) and not recorded yet (a landing recorded already is only said again).
+ */
+async function unrecordedLanding(err: unknown, job: JobRecord, into: string, source: string, settings?: MergeSettings): Promise<(LandedBranch & { earlier: true }) | null> {
+  if (!(err instanceof PaddockError) || err.code !== 'NOTHING_TO_LAND') return null;
+  const earlier = await earlierLanding(job.repo, into, source, job.branch!, settings).catch(() => null);
+  if (earlier === null || (job.landing?.into === into && job.landing.commit === earlier.commit)) return null;
+  return { ...earlier, earlier: true };
 }
 
 /** The person's `--ff` / `--no-ff` over git's settings, as git's command line goes over its config. */
