@@ -13,8 +13,10 @@
  *   handle is no proof: a reader that half-closes its sending side (systemd's journal stream, whose
  *   service side is shut for reading; `systemd-cat`; socat) gives one while it reads on. It is only a
  *   cue to ask with a write of no bytes, which fails (EPIPE) only once the other end is closed or
- *   will read no more, never for a half-close. A socket that is stdin too is left alone: its bytes
- *   are the person's input.
+ *   will read no more, never for a half-close, on a Unix socket. On TCP (`>/dev/tcp/…`) that write
+ *   succeeds whether the reader closed or half-closed, so a closed TCP reader is heard only at the
+ *   next write, as before: telling the two apart there takes sending bytes, which would reach the
+ *   reader. A socket that is stdin too is left alone: its bytes are the person's input.
  * - Whatever the output, a write that fails with EPIPE says it too (stderr's errors are otherwise
  *   dropped, main.ts: `coordinate` would log on into nothing).
  * - A terminal closing sends SIGHUP; a file or /dev/null has no reader to lose: nothing to watch.
