@@ -11,6 +11,8 @@ import { isCommitId } from './commitId';
 import { isPlainValidRef } from './refName';
 import { runGit } from './runGit';
 
+const absent = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
+
 export interface HeadFromFiles {
   head: string;
   /** The worktree's own git directory (where its index and HEAD live). */
@@ -74,7 +76,8 @@ export async function sharedGitDir(repo: string): Promise<string | null> {
 export type HeadName = { gitDir: string; ref: string } | { gitDir: string; ref: null; detachedAt: string };
 
 /**
- * What HEAD names, from its file alone. A symlinked HEAD, a reftable's placeholder
+ * What HEAD names, from its file (and, for a branch that is a symbolic ref, the branch it ends at,
+ * as git counts it: `branchRefEnd`). A symlinked HEAD, a reftable's placeholder
  * (`refs/heads/.invalid`) or anything else unusual gives undefined: ask git then.
  */
 export async function readHeadName(worktree: string): Promise<HeadName | undefined> {
@@ -84,10 +87,42 @@ export async function readHeadName(worktree: string): Promise<HeadName | undefin
   if ((await fs.lstat(headFile)).isSymbolicLink()) return undefined;
   const headText = (await fs.readFile(headFile, 'utf8')).trim();
   if (isCommitId(headText)) return { gitDir, ref: null, detachedAt: headText };
-  const ref = /^ref: (refs\/heads\/[^\s]+)$/.exec(headText)?.[1];
+  const named = /^ref: (refs\/heads\/[^\s]+)$/.exec(headText)?.[1];
   // A component starting with a dot is no branch name git allows: a placeholder.
-  if (!ref || ref.split('/').some((part) => part.startsWith('.'))) return undefined;
-  return { gitDir, ref };
+  if (!named || named.split('/').some((part) => part.startsWith('.'))) return undefined;
+  const ref = await branchRefEnd(await commonDirOf(gitDir), named);
+  return ref === undefined ? undefined : { gitDir, ref };
+}
+
+/** The most hops git follows from one symbolic ref to the next (refs.h SYMREF_MAXDEPTH). */
+const SYMREF_MAX_HOPS = 5;
+
+/**
+ * The branch `ref` (`refs/heads/…`) ends at as git follows it. A loose ref file may itself hold
+ * `ref: <other>` (`git symbolic-ref refs/heads/alias refs/heads/main`), and git counts the branch
+ * it ends at as the one a HEAD naming it has checked out (`git worktree list` lists main;
+ * `git branch -f main` refuses it): reading `alias` there would let a landing move main past a
+ * worktree's uncommitted changes, and leave that worktree behind it. Packed refs hold no symbolic
+ * ref. Undefined when the files cannot say (a reftable, a symlinked ref, a hop out of
+ * `refs/heads/`, more hops than git follows): ask git then.
+ */
+export async function branchRefEnd(commonDir: string, ref: string): Promise<string | undefined> {
+  if (await fs.lstat(path.join(commonDir, 'reftable')).then(() => true, (err) => (absent(err) ? false : Promise.reject(err)))) return undefined;
+  let at = ref;
+  for (let hop = 0; hop <= SYMREF_MAX_HOPS; hop++) {
+    if (!at.startsWith('refs/heads/') || !isPlainValidRef(at)) return undefined;
+    const file = path.join(commonDir, ...at.split('/'));
+    const st = await fs.lstat(file).catch((err) => (absent(err) ? null : Promise.reject(err)));
+    // No loose file (packed, or not there yet), or a folder of branches under that name: this is where it ends.
+    if (st === null || st.isDirectory()) return at;
+    if (!st.isFile()) return undefined;
+    const text = (await fs.readFile(file, 'utf8')).trim();
+    if (isCommitId(text)) return at;
+    const next = /^ref: (\S+)$/.exec(text)?.[1];
+    if (next === undefined) return undefined;
+    at = next;
+  }
+  return undefined;
 }
 
 export async function readHeadFromFiles(worktree: string): Promise<HeadFromFiles | undefined> {
@@ -122,8 +157,6 @@ export async function branchTipInFiles(worktree: string, branch: string): Promis
     return undefined;
   }
 }
-
-const absent = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
 
 /**
  * The commit a ref names, from its loose file, else packed-refs; null when neither has it.

@@ -9,7 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { commonDirOf } from './headFiles';
+import { branchRefEnd, commonDirOf } from './headFiles';
 import { isCommitId } from './commitId';
 import { resolvedPath } from './worktreeRegistration';
 import { isWithin, realPathOr } from '../common/paths';
@@ -25,11 +25,12 @@ export interface InnerWorktree {
   branch: string | null;
 }
 
-/** The commit a worktree's HEAD names, reading the loose or packed ref when it is a branch. */
+/** The commit a worktree's HEAD names, reading the loose or packed ref when it is a branch (a symbolic one followed to where it ends, as git does). */
 export async function headOf(gitDir: string, common: string): Promise<{ head: string | null; branch: string | null }> {
   const text = (await fs.readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
   if (isCommitId(text)) return { head: text, branch: null };
-  const ref = /^ref: (refs\/heads\/.+)$/.exec(text)?.[1];
+  const named = /^ref: (refs\/heads\/.+)$/.exec(text)?.[1];
+  const ref = named && ((await branchRefEnd(common, named).catch(() => undefined)) ?? named);
   if (!ref) return { head: null, branch: null };
   const branch = ref.slice('refs/heads/'.length);
   const loose = (await fs.readFile(path.join(common, ...ref.split('/')), 'utf8').catch(() => '')).trim();

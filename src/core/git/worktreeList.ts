@@ -1,7 +1,7 @@
 /** git's list of a repository's worktrees, with the main one named by its folder even when git names its git dir. */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { readHeadName, worktreeGitDir } from './headFiles';
+import { branchRefEnd, readHeadName, worktreeGitDir } from './headFiles';
 import { mainWorktreeFromFiles } from './mainWorktreeFiles';
 import { isCommitId } from './commitId';
 import { runGit } from './runGit';
@@ -48,7 +48,8 @@ export async function listWorktrees(repo: string): Promise<WorktreeEntry[]> {
 /**
  * The list git would give, read from its files with no process (a landing and a cleanup ask for
  * it): `repo` is a plain main worktree (mainWorktreeFromFiles), and each registration under its
- * `worktrees/` has an absolute `gitdir` ending in `/.git` and a plain HEAD. The main one first,
+ * `worktrees/` has an absolute `gitdir` ending in `/.git` and a plain HEAD. A HEAD naming a branch
+ * that is a symbolic ref has the branch it ends at checked out, as git lists it. The main one first,
  * the rest by path, as git lists them. Undefined for anything else: ask git then.
  */
 export async function listWorktreesFromFiles(repo: string): Promise<WorktreeEntry[] | undefined> {
@@ -56,14 +57,14 @@ export async function listWorktreesFromFiles(repo: string): Promise<WorktreeEntr
   if (main === undefined) return undefined;
   const commonDir = path.join(main, '.git');
   const names = await fs.readdir(path.join(commonDir, 'worktrees')).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? [] : Promise.reject(err)));
-  const linked = await Promise.all(names.map((name) => linkedEntryFromFiles(path.join(commonDir, 'worktrees', name))));
+  const linked = await Promise.all(names.map((name) => linkedEntryFromFiles(commonDir, path.join(commonDir, 'worktrees', name))));
   const mainHead = await readHeadName(main);
   if (mainHead === undefined || linked.some((entry) => entry === undefined)) return undefined;
   const rest = (linked as WorktreeEntry[]).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return [{ path: main, locked: false, branch: branchOf(mainHead.ref) }, ...rest];
 }
 
-async function linkedEntryFromFiles(adminDir: string): Promise<WorktreeEntry | undefined> {
+async function linkedEntryFromFiles(commonDir: string, adminDir: string): Promise<WorktreeEntry | undefined> {
   const [gitdir, head, locked] = await Promise.all([
     fs.readFile(path.join(adminDir, 'gitdir'), 'utf8'),
     fs.lstat(path.join(adminDir, 'HEAD')).then((st) => (st.isFile() ? fs.readFile(path.join(adminDir, 'HEAD'), 'utf8') : null)),
@@ -72,9 +73,11 @@ async function linkedEntryFromFiles(adminDir: string): Promise<WorktreeEntry | u
   const dotGit = gitdir.replace(/\r?\n$/, '');
   if (!path.isAbsolute(dotGit) || !dotGit.endsWith('/.git') || head === null) return undefined;
   const text = head.trim();
-  const ref = /^ref: (refs\/heads\/[^\s]+)$/.exec(text)?.[1];
-  if (ref === undefined && !isCommitId(text)) return undefined;
-  return { path: dotGit.slice(0, -'/.git'.length), locked, branch: branchOf(ref ?? null) };
+  const named = /^ref: (refs\/heads\/[^\s]+)$/.exec(text)?.[1];
+  if (named === undefined && !isCommitId(text)) return undefined;
+  const ref = named === undefined ? null : await branchRefEnd(commonDir, named);
+  if (ref === undefined) return undefined;
+  return { path: dotGit.slice(0, -'/.git'.length), locked, branch: branchOf(ref) };
 }
 
 function branchOf(ref: string | null): string | null {

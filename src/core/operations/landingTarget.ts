@@ -9,6 +9,7 @@
  */
 import { usageError } from '../common/errors';
 import { baseRefName, branchTip, checkBranchName, currentBranch, remoteNames, runGit } from '../git';
+import { branchRefEnd, sharedGitDir } from '../git/headFiles';
 import { isCommitId } from '../git/commitId';
 import type { JobRecord } from '../store/schema';
 
@@ -47,7 +48,23 @@ async function namedTarget(job: JobRecord, into: string): Promise<string> {
   if (branch === job.branch) throw usageError(`Agent ${job.id} cannot be landed on its own branch ${branch}; name another branch with --into, or leave --into out to land it on its base.`);
   await checkBranchName(job.repo, branch);
   if ((await branchTip(job.repo, branch)) === null) throw usageError(await noBranchProblem(job.repo, into));
-  return branch;
+  const end = await branchEnd(job.repo, branch);
+  if (end === null) throw usageError(`Branch ${branch} is a symbolic ref to no local branch; --into takes a local branch's name.`);
+  if (end === job.branch) throw usageError(`Agent ${job.id} cannot be landed on its own branch ${end} (${branch} leads to it); name another branch with --into.`);
+  return end;
+}
+
+/**
+ * The branch `branch` ends at when it is a symbolic ref (`git symbolic-ref refs/heads/alias
+ * refs/heads/main`), as git follows it: moving alias moves main, so the landing checks and updates
+ * main's worktree, not alias's (git counts none). Itself when it is no symbolic ref; null when it
+ * leads out of `refs/heads/`. From git's files when they can say, else as git lists it.
+ */
+async function branchEnd(repo: string, branch: string): Promise<string | null> {
+  const common = await sharedGitDir(repo);
+  const fromFiles = common === null ? undefined : await branchRefEnd(common, `refs/heads/${branch}`).catch(() => undefined);
+  const end = fromFiles ?? (await baseRefName(repo, `refs/heads/${branch}`));
+  return end?.startsWith('refs/heads/') ? end.slice('refs/heads/'.length) : null;
 }
 
 /**
@@ -94,13 +111,24 @@ async function noBranchProblem(repo: string, name: string): Promise<string> {
 async function notABranch(job: JobRecord, base: string, full: string, hint: TargetHint): Promise<string> {
   if ((await branchTip(job.repo, base).catch(() => null)) === null) return `Agent ${job.id}'s base '${base}' is not a local branch; ${wayOut(hint)}.`;
   const read = full.startsWith('refs/tags/') ? `tag ${full.slice('refs/tags/'.length)}` : full;
-  return `Git reads agent ${job.id}'s base '${base}' as ${read} (there is a branch ${base} too); ${wayOut(hint)}.`;
+  return `Git reads agent ${job.id}'s base '${base}' as ${read} (there is a branch ${base} too); ${shadowWayOut(full, hint)}.`;
 }
 
 function wayOut(hint: TargetHint): string {
   if (hint === 'into') return 'say which branch to land on with --into BRANCH';
   if (hint === 'pull request') return 'a pull request needs a branch to go into: check out or create that branch, then try again';
   return 'an update needs a branch to bring in: check out or create that branch, then try again';
+}
+
+/**
+ * The way out when git reads the base as another ref (`full`: a tag, most often) beside a branch of
+ * its name: with no --into, only that ref's going makes git read the name as the branch (checking
+ * the branch out changes nothing).
+ */
+function shadowWayOut(full: string, hint: TargetHint): string {
+  if (hint === 'into') return wayOut(hint);
+  const tag = full.startsWith('refs/tags/') ? full.slice('refs/tags/'.length) : null;
+  return `delete or rename ${tag === null ? full : `tag ${tag}`} (\`${tag === null ? `git update-ref -d ${full}` : `git tag -d ${tag}`}\`), then try again`;
 }
 
 export interface RemoteBranch {

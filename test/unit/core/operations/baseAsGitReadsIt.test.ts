@@ -62,7 +62,17 @@ describe('landing target: the base read by the rule the start read it by', funct
       assert.match(e.message, /^Git reads agent \S+'s base 'main' as tag main \(there is a branch main too\); say which branch to land on with --into BRANCH\.$/);
       return true;
     });
+    // With no --into, the way out is the tag's going: checking main out changes nothing (bug 119, second review).
+    for (const attempt of [() => c.pullRequest(job.id), () => c.update(job.id)]) {
+      await assert.rejects(attempt(), (e: PaddockError) => {
+        assert.equal(e.kind, 'usage', e.message);
+        assert.match(e.message, /^Git reads agent \S+'s base 'main' as tag main \(there is a branch main too\); delete or rename tag main \(`git tag -d main`\), then try again\.$/);
+        return true;
+      });
+    }
     assert.equal(refs(), before);
+    git(sb.repo, 'tag', '-d', 'main');
+    assert.equal((await c.merge(job.id, {})).into, 'main', 'that way out works');
   });
 
   it('base remotes/origin/main (refs/remotes/origin/main to git) lands on the local main, as origin/main does', async () => {
