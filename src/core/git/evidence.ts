@@ -188,7 +188,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const onDisk = new Set(walk.entries.map((e) => e.path));
     const [index, refusedList, indexFlags] = await Promise.all([
       keepAgentIndex({ worktree, realIndex, scratch, headSha, headTree, env }),
-      stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: walk.nested.map((n) => n.path) }),
+      stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: walk.nested.map((n) => n.path), unstatable: walk.unreadable.filter((p) => !onDisk.has(p) && p !== '.') }),
       // State, not content: one that cannot be read must not fail the capture of the work.
       captureIndexFlags(worktree, realIndex, (p) => onDisk.has(p)).catch(() => null),
     ]);

@@ -44,6 +44,13 @@ export interface StageOptions {
   env: NodeJS.ProcessEnv;
   /** Nested repositories found by the walk (relative paths). */
   nestedRepos: readonly string[];
+  /**
+   * Entries the walk saw listed but could not lstat (in a folder that can be listed, not searched):
+   * git dies at the first of them ("unable to stat"), naming one a run, so 64 of them failed every
+   * capture, Clean Up Anyway included. Left out from the first run (evidence.ts asks consent for them).
+   * Not a folder that cannot be listed (an entry of the walk, lstat'ed by its parent's scan): git may still add the files in it.
+   */
+  unstatable?: readonly string[];
 }
 
 /**
@@ -163,7 +170,7 @@ const MAX_ADD_RUNS = 64;
  * MAX_ADD_RUNS runs.
  */
 async function addLearning(opts: StageOptions, gitlinks: ReadonlySet<string>): Promise<AddResult & { refused: string[] }> {
-  const refused = new Set<string>();
+  const refused = new Set<string>(opts.unstatable ?? []);
   let filterLooks = 0;
   for (let run = 1; ; run++) {
     const add = await addAll(opts, gitlinks, refused);
