@@ -20,11 +20,14 @@ import { GIT_BULK_TIMEOUT_MS, runGit, type GitResult } from './runGit';
 import { fsPath } from './pathBytes';
 import { checkAttributes } from './conversions';
 
-/** `-c` settings that turn every configured filter driver off: empty commands are no filter to git. */
-async function filtersOff(worktree: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+/**
+ * `-c` settings that turn every configured filter driver off, both sides: empty commands are no filter to git.
+ * Also restore's checkout (restore.ts): a smudge filter that hangs held it for the bulk timeout.
+ */
+export async function filtersOff(worktree: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   const res = await runGit(['config', '--name-only', '--get-regexp', '^filter\\..+\\.(clean|process|smudge|required)$'], { cwd: worktree, env, allowFailure: true });
   const drivers = new Set(res.stdout.split('\n').map((k) => /^filter\.(.+)\.[a-z]+$/.exec(k.trim())?.[1]).filter((d): d is string => d !== undefined));
-  return [...drivers].flatMap((d) => ['-c', `filter.${d}.required=false`, '-c', `filter.${d}.clean=`, '-c', `filter.${d}.process=`]);
+  return [...drivers].flatMap((d) => ['-c', `filter.${d}.required=false`, '-c', `filter.${d}.clean=`, '-c', `filter.${d}.smudge=`, '-c', `filter.${d}.process=`]);
 }
 
 /**

@@ -18,7 +18,8 @@ import { failure, usageError } from '../common/errors';
 import { extractArchive } from './archive';
 import { INVENTORY_FILE, privateGitDir } from './evidence';
 import { readManifest, type Manifest } from './evidenceManifest';
-import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { firstLine, GIT_BULK_TIMEOUT_MS, NO_HOOKS_ENV, runGit } from './runGit';
+import { filtersOff } from './filteredPaths';
 import { EXACT_CONFIG } from './snapshotIndex';
 import { restoreExactBytes } from './exactBytes';
 import { fsPath } from './pathBytes';
@@ -273,14 +274,21 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   // The snapshot's tree into the files, the agent's index (HEAD's when it had nothing staged) into
   // the index: its uncommitted work comes back as uncommitted changes, staged or not, its untracked
   // files as untracked files.
-  await runGit(['read-tree', snapshotSha], { cwd: target });
+  // Restore's own writes of the new worktree's index run none of the person's hooks: a
+  // post-index-change hook that hangs held each of them to its timeout, and every restore failed.
+  const own = { cwd: target, env: NO_HOOKS_ENV };
+  // No filter driver runs either (a smudge filter that hangs held the checkout 600 s): the capture kept
+  // every file a filter touches byte for byte (exactBytes.ts), and each other file is its blob. Not for
+  // evidence with no inventory, which has no exact bytes.
+  const unfiltered = manifest ? await filtersOff(target, NO_HOOKS_ENV) : [];
+  await runGit(['read-tree', snapshotSha], own);
   // What the agent's sparse checkout had left out of its files stays out (checkout-index skips it).
   const sparseProblems = await keepOutOfCheckout(target, manifest?.indexFlags);
-  await runGit([...EXACT_CONFIG, 'checkout-index', '--all', '--force'], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS });
-  // The checkout ran each file through the smudge side of git's conversions: the files that came
-  // out other than they were on disk get their captured bytes back.
+  await runGit([...EXACT_CONFIG, ...unfiltered, 'checkout-index', '--all', '--force'], { ...own, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  // The checkout ran each file through the rest of git's conversions (line ends, ident, an encoding):
+  // the files that came out other than they were on disk get their captured bytes back.
   if (manifest?.exact) await restoreExactBytes(target, manifest.exact.commit);
-  await runGit(['read-tree', manifest?.index?.tree ?? headSha ?? '--empty'], { cwd: target });
+  await runGit(['read-tree', manifest?.index?.tree ?? headSha ?? '--empty'], own);
 
   let archived = 0;
   if (manifest?.archive) {
@@ -307,7 +315,7 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   problems.push(...(await restoreWorktreeRefs(target, manifest?.worktreeRefs)));
   problems.push(...(await restoreGitDirFiles(privateGitDir(target), manifest?.gitDirFiles)));
   problems.push(...unreadGitDirFiles(manifest?.gitDirFilesUnread));
-  await runGit(['update-index', '-q', '--refresh'], { cwd: target, allowFailure: true });
+  await runGit(['update-index', '-q', '--refresh'], { ...own, allowFailure: true });
   const files = manifest ? manifest.summary.captured.files : Number((await runGit(['ls-files', '-z'], { cwd: target })).stdout.split('\0').length - 1);
   const notRestored = manifest ? [...manifest.summary.regenerable.roots, ...manifest.summary.lost.map((l) => l.path)] : [];
   return { path: target, branchNote, files, archived, notRestored, problems };

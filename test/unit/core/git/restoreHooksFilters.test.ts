@@ -1,0 +1,74 @@
+/**
+ * Restore does its own writes of the new worktree without the person's hooks and filter drivers
+ * (bug 122): a smudge filter that hangs held the checkout for its 600 s timeout and then failed
+ * the restore, every retry; a post-index-change
+ * hook ran on each of restore's index writes, and one that hangs failed each at its timeout. The
+ * capture keeps every file a filter touches byte for byte, so nothing needs the filter to come back.
+ */
+import * as assert from 'node:assert/strict';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { captureEvidence } from '../../../../src/core/git/evidence';
+import { restoreWorktree } from '../../../../src/core/git/restore';
+import { removeWorktree } from '../../../../src/core/git/worktree';
+import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
+
+describe("git: restore runs the person's filters and hooks on none of its own writes (bug 122)", function () {
+  this.timeout(60_000);
+  let sb!: Sandbox;
+  let repo: string;
+  let base: string;
+  let wt: string;
+  useGitSandbox((fresh) => {
+    sb = fresh;
+    repo = sb.repo({ 'README.md': 'hello\n' });
+    base = git(repo, 'rev-parse', 'main');
+    wt = sb.agentWorktree(repo);
+  });
+
+  async function captureAndRestore(): Promise<string> {
+    await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: base, branch: 'paddock/job1' });
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    return restored;
+  }
+
+  it('a smudge filter that hangs at restore does not hold it: the files come back as they were on disk', async () => {
+    // A filter that works at capture (each o stored doubled: git's form is another size), then hangs on both sides.
+    git(repo, 'config', 'filter.up.clean', 'sed s/o/oo/g');
+    git(repo, 'config', 'filter.up.smudge', 'sed s/oo/o/g');
+    write(wt, '.gitattributes', '*.up filter=up\n');
+    write(wt, 'a.up', 'work of the agent\n');
+    write(wt, 'b.up', 'no o doubled: ooo\n');
+    write(wt, 'README.md', 'edited\n');
+    await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: base, branch: 'paddock/job1' });
+    assert.equal(git(repo, 'show', 'refs/paddock/snapshots/job1:a.up'), 'woork oof the agent', "the snapshot holds git's form");
+    git(repo, 'config', 'filter.up.clean', 'sleep 90');
+    git(repo, 'config', 'filter.up.smudge', 'sleep 90');
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    const started = Date.now();
+    await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.ok(Date.now() - started < 30_000, `the restore took ${Date.now() - started} ms`);
+    assert.equal(readFileSync(path.join(restored, 'a.up'), 'utf8'), 'work of the agent\n');
+    assert.equal(readFileSync(path.join(restored, 'b.up'), 'utf8'), 'no o doubled: ooo\n');
+    assert.equal(readFileSync(path.join(restored, 'README.md'), 'utf8'), 'edited\n');
+  });
+
+  it("runs no post-index-change hook on the restored worktree's index", async () => {
+    const seen = sb.path('hook-saw');
+    const hook = path.join(repo, '.git', 'hooks', 'post-index-change');
+    write(path.dirname(hook), 'post-index-change', `#!/bin/sh\necho "index $PWD" >> '${seen}'\n`);
+    chmodSync(hook, 0o755);
+    write(wt, 'README.md', 'edited\n');
+    write(wt, 'staged.txt', 'staged\n');
+    git(wt, '-c', 'core.hooksPath=/dev/null', 'add', 'staged.txt');
+    write(wt, 'later.txt', 'intent\n');
+    git(wt, '-c', 'core.hooksPath=/dev/null', 'add', '-N', 'later.txt');
+    const statusBefore = git(wt, '-c', 'core.hooksPath=/dev/null', 'status', '--porcelain');
+    const restored = await captureAndRestore();
+    assert.equal(git(restored, '-c', 'core.hooksPath=/dev/null', 'status', '--porcelain'), statusBefore);
+    assert.equal(existsSync(seen) ? readFileSync(seen, 'utf8').split('\n').filter((l) => l.includes('restored')).join('\n') : '', '', 'the hook never ran on the restored index');
+  });
+});
