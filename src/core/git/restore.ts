@@ -277,14 +277,16 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   // Restore's own writes of the new worktree's index run none of the person's hooks: a
   // post-index-change hook that hangs held each of them to its timeout, and every restore failed.
   const own = { cwd: target, env: NO_HOOKS_ENV };
-  // No filter driver runs either (a smudge filter that hangs held the checkout 600 s): the capture kept
-  // every file a filter touches byte for byte (exactBytes.ts), and each other file is its blob. Not for
-  // evidence with no inventory, which has no exact bytes.
-  const unfiltered = manifest ? await filtersOff(target, NO_HOOKS_ENV) : [];
+  // No filter driver runs either (a smudge filter that hangs held the checkout 600 s), nor a line-end
+  // conversion the settings make here (core.autocrlf or core.eol set since, or only for this path by an
+  // includeIf wrote other bytes than the agent had): the capture kept every file git converted there
+  // byte for byte (exactBytes.ts), and each other file is its blob. Not for evidence with no inventory,
+  // which has no exact bytes.
+  const asCaptured = manifest ? [...(await filtersOff(target, NO_HOOKS_ENV)), '-c', 'core.autocrlf=false', '-c', 'core.eol=lf'] : [];
   await runGit(['read-tree', snapshotSha], own);
   // What the agent's sparse checkout had left out of its files stays out (checkout-index skips it).
   const sparseProblems = await keepOutOfCheckout(target, manifest?.indexFlags);
-  await runGit([...EXACT_CONFIG, ...unfiltered, 'checkout-index', '--all', '--force'], { ...own, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  await runGit([...EXACT_CONFIG, ...asCaptured, 'checkout-index', '--all', '--force'], { ...own, timeoutMs: GIT_BULK_TIMEOUT_MS });
   // The checkout ran each file through the rest of git's conversions (line ends, ident, an encoding):
   // the files that came out other than they were on disk get their captured bytes back.
   if (manifest?.exact) await restoreExactBytes(target, manifest.exact.commit);

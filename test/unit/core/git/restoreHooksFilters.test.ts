@@ -4,6 +4,7 @@
  * the restore, every retry; a post-index-change
  * hook ran on each of restore's index writes, and one that hangs failed each at its timeout. The
  * capture keeps every file a filter touches byte for byte, so nothing needs the filter to come back.
+ * Nor the line-end settings where the restore runs (bug 123).
  */
 import * as assert from 'node:assert/strict';
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
@@ -70,5 +71,25 @@ describe("git: restore runs the person's filters and hooks on none of its own wr
     const restored = await captureAndRestore();
     assert.equal(git(restored, '-c', 'core.hooksPath=/dev/null', 'status', '--porcelain'), statusBefore);
     assert.equal(existsSync(seen) ? readFileSync(seen, 'utf8').split('\n').filter((l) => l.includes('restored')).join('\n') : '', '', 'the hook never ran on the restored index');
+  });
+
+  // Bug 123: line-end settings that differ where the restore runs (set since the cleanup, or made for
+  // the restored worktree's path alone by an `includeIf "gitdir:…"`) converted files the agent had not.
+  it('line-end settings made since the capture, or only for the restored path, do not change the bytes that come back', async () => {
+    write(wt, 'lf.txt', 'a\nb\n');
+    write(wt, '.gitattributes', '*.t text\n');
+    write(wt, 'marked.t', 'c\nd\n');
+    await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: base, branch: 'paddock/job1' });
+    await removeWorktree(repo, wt);
+    // Only for the restored worktree's git dir, as an includeIf in the person's config would.
+    const restored = sb.path('restored');
+    git(repo, 'config', '--file', path.join(repo, '.git', 'crlf.inc'), 'core.autocrlf', 'true');
+    git(repo, 'config', '--file', path.join(repo, '.git', 'crlf.inc'), 'core.eol', 'crlf');
+    git(repo, 'config', `includeIf.gitdir:${path.join(repo, '.git', 'worktrees', 'restored')}.path`, path.join(repo, '.git', 'crlf.inc'));
+    await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.equal(git(restored, 'config', 'core.autocrlf'), 'true', 'the setting applies there');
+    assert.equal(readFileSync(path.join(restored, 'lf.txt'), 'latin1'), 'a\nb\n');
+    assert.equal(readFileSync(path.join(restored, 'marked.t'), 'latin1'), 'c\nd\n');
+    assert.equal(readFileSync(path.join(restored, 'README.md'), 'latin1'), 'hello\n');
   });
 });
