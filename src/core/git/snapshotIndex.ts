@@ -26,7 +26,7 @@
  *   cannot be read either, stops for consent to lose it (evidence.ts).
  */
 import { promises as fs } from 'node:fs';
-import { failure } from '../common/errors';
+import { describeError, failure } from '../common/errors';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { flaggedOnDisk, indexEntries, rewriteWithoutFlags } from './flaggedFiles';
 import { encodeName } from './pathBytes';
@@ -51,6 +51,8 @@ export interface StageOptions {
    * Not a folder that cannot be listed (an entry of the walk, lstat'ed by its parent's scan): git may still add the files in it.
    */
   unstatable?: readonly string[];
+  /** Bound of each `add` (default GIT_BULK_TIMEOUT_MS). */
+  addTimeoutMs?: number;
 }
 
 /**
@@ -93,6 +95,8 @@ function isBelowAny(rel: string, folders: Iterable<string>): boolean {
 interface AddResult {
   code: number;
   stderr: string;
+  /** git was stopped at its bound: starting again from HEAD would only wait as long again. */
+  hung?: boolean;
 }
 
 async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>, refused: ReadonlySet<string>): Promise<AddResult> {
@@ -110,15 +114,21 @@ async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>, refused
   return addPathspecs(opts, ['-u'], [...nested.map((p) => `:(top,literal)${p}`), ...[...refused].map((p) => `:(top,literal,exclude)${p}`)]);
 }
 
-function addPathspecs(opts: StageOptions, flags: string[], pathspecs: string[]): Promise<AddResult> {
+async function addPathspecs(opts: StageOptions, flags: string[], pathspecs: string[]): Promise<AddResult> {
   // --ignore-errors: every path git cannot index is named in one run, not only the first (the exit code still says so).
   return runGit([...EXACT_CONFIG, 'add', '--ignore-errors', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
     cwd: opts.worktree,
     env: opts.env,
     input: encodeName(pathspecs.map((p) => `${p}\0`).join('')),
     allowFailure: true,
-    timeoutMs: GIT_BULK_TIMEOUT_MS,
+    timeoutMs: opts.addTimeoutMs ?? GIT_BULK_TIMEOUT_MS,
     errorNames: true,
+  }).catch(async (err: unknown) => {
+    // Stopped at its bound, most likely by a clean filter that hangs (one may answer for a file and
+    // not the next): a failure that names no path, so the files a filter reads are left out next run.
+    // The killed git left the lock of our own scratch index, which would fail every later write.
+    await fs.rm(`${opts.tempIndex}.lock`, { force: true });
+    return { code: -1, stderr: describeError(err), hung: true };
   });
 }
 
@@ -213,12 +223,10 @@ export async function stageEverything(opts: StageOptions): Promise<string[]> {
     // No readable index: start from HEAD below.
   }
   if (copied) {
-    try {
-      const add = await addLearning(opts, await unhideFlagged(opts));
-      if (add.code === 0) return add.refused;
-    } catch {
-      // an unusable index copy: start over from HEAD
-    }
+    const add = await addLearning(opts, await unhideFlagged(opts)).catch(() => null);
+    if (add?.code === 0) return add.refused;
+    if (add?.hung) throw failure(`Could not capture the worktree ${opts.worktree}: ${firstLine(add.stderr)}`);
+    // an unusable index copy: start over from HEAD
     await fs.rm(opts.tempIndex, { force: true });
   }
   await runGit(['read-tree', 'HEAD'], { cwd: opts.worktree, env: opts.env });
