@@ -27,10 +27,10 @@
  */
 import { promises as fs } from 'node:fs';
 import { describeError, failure } from '../common/errors';
-import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { firstLine, GIT_BULK_TIMEOUT_MS, isGitTimeout, runGit } from './runGit';
 import { flaggedOnDisk, indexEntries, rewriteWithoutFlags } from './flaggedFiles';
 import { encodeName } from './pathBytes';
-import { filteredChangedPaths } from './filteredPaths';
+import { filteredChangedPaths, filtersOff } from './filteredPaths';
 
 /** Settings that make `git add` record what is on disk, whatever the repository's config says. */
 // core.safecrlf=false: a warning-turned-error must not refuse a capture of bytes as they are.
@@ -99,7 +99,8 @@ interface AddResult {
   hung?: boolean;
 }
 
-async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>, refused: ReadonlySet<string>): Promise<AddResult> {
+/** `off`: `-c` settings put before each `add` (every filter driver off, once one was stopped). */
+async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>, refused: ReadonlySet<string>, off: readonly string[]): Promise<AddResult> {
   // A repository inside a submodule is the submodule's, not this index's: git never adds below a
   // gitlink, and refuses a pathspec there ("is in submodule"), which failed every capture.
   const nested = opts.nestedRepos.filter((p) => !gitlinks.has(p) && !isBelowAny(p, gitlinks));
@@ -107,16 +108,16 @@ async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>, refused
   const ignored = await ignoredOf(opts, nested);
   const excluded = [...nested.filter((p) => !ignored.has(p)), ...refused].map((p) => `:(top,literal,exclude)${p}`);
   // The pathspecs go in on stdin, NUL-separated: a name's bytes (pathBytes.ts) cannot all pass through argv.
-  const add = await addPathspecs(opts, ['-A'], ['.', ...excluded]);
+  const add = await addPathspecs(opts, off, ['-A'], ['.', ...excluded]);
   if (add.code !== 0 || nested.length === 0) return add;
   // Files the index tracks below a nested repository (the agent ran `git init` in a tracked folder):
   // `add -u` takes each one's bytes from the disk, or drops it when deleted, and adds nothing untracked.
-  return addPathspecs(opts, ['-u'], [...nested.map((p) => `:(top,literal)${p}`), ...[...refused].map((p) => `:(top,literal,exclude)${p}`)]);
+  return addPathspecs(opts, off, ['-u'], [...nested.map((p) => `:(top,literal)${p}`), ...[...refused].map((p) => `:(top,literal,exclude)${p}`)]);
 }
 
-async function addPathspecs(opts: StageOptions, flags: string[], pathspecs: string[]): Promise<AddResult> {
+async function addPathspecs(opts: StageOptions, off: readonly string[], flags: string[], pathspecs: string[]): Promise<AddResult> {
   // --ignore-errors: every path git cannot index is named in one run, not only the first (the exit code still says so).
-  return runGit([...EXACT_CONFIG, 'add', '--ignore-errors', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
+  return runGit([...EXACT_CONFIG, ...off, 'add', '--ignore-errors', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
     cwd: opts.worktree,
     env: opts.env,
     input: encodeName(pathspecs.map((p) => `${p}\0`).join('')),
@@ -124,6 +125,8 @@ async function addPathspecs(opts: StageOptions, flags: string[], pathspecs: stri
     timeoutMs: opts.addTimeoutMs ?? GIT_BULK_TIMEOUT_MS,
     errorNames: true,
   }).catch(async (err: unknown) => {
+    // Only a stop at the bound: git that could not be run at all is no hang (stageEverything starts over from HEAD).
+    if (!isGitTimeout(err)) throw err;
     // Stopped at its bound, most likely by a clean filter that hangs (one may answer for a file and
     // not the next): a failure that names no path, so the files a filter reads are left out next run.
     // The killed git left the lock of our own scratch index, which would fail every later write.
@@ -180,10 +183,22 @@ const MAX_ADD_RUNS = 64;
  * MAX_ADD_RUNS runs.
  */
 async function addLearning(opts: StageOptions, gitlinks: ReadonlySet<string>): Promise<AddResult & { refused: string[] }> {
-  const refused = new Set<string>(opts.unstatable ?? []);
+  // An ignored one is not added anyway (evidence.ts archives it or asks consent to lose it), and git
+  // refuses an excluding pathspec that names an ignored path, which failed every capture.
+  const unstatable = opts.unstatable ?? [];
+  const ignored = await ignoredOf(opts, unstatable);
+  const refused = new Set<string>(unstatable.filter((p) => !ignored.has(p)));
   let filterLooks = 0;
+  // After a stop, every later `add` runs with the filter drivers off: writing the index runs each "racily
+  // clean" entry's file through its clean filter, the excluded ones too, so the next add hung as well.
+  // With them off such an entry is only marked for a fresh look; a filtered file whose bytes differ
+  // from its blob is left out (filteredChangedPaths, which looks with the filters off too) and archived.
+  let off: string[] | null = null;
   for (let run = 1; ; run++) {
-    const add = await addAll(opts, gitlinks, refused);
+    const add = await addAll(opts, gitlinks, refused, off ?? []);
+    // Tried again even when nothing more is learnt: the filters are what stopped it.
+    const turnedOff = add.hung === true && off === null;
+    if (turnedOff) off = await filtersOff(opts.worktree, opts.env);
     let learned = add.code === 0 ? [] : refusedPaths(add.stderr).filter((p) => !refused.has(p));
     // A dying filter process may stop git before it names the file (filteredPaths.ts), and a failing
     // clean filter or a forbidden byte order mark stops it at the first file, one a run, so 64 of
@@ -194,7 +209,7 @@ async function addLearning(opts: StageOptions, gitlinks: ReadonlySet<string>): P
       const more = await filteredChangedPaths(opts.worktree, opts.env, filterLooks++ === 1);
       learned = [...new Set([...learned, ...more])].filter((p) => !refused.has(p));
     }
-    if (learned.length === 0 || run === MAX_ADD_RUNS) return { ...add, refused: [...refused] };
+    if ((learned.length === 0 && !turnedOff) || run === MAX_ADD_RUNS) return { ...add, refused: [...refused] };
     for (const p of learned) refused.add(p);
   }
 }

@@ -88,4 +88,31 @@ describe('git: a capture over many entries git cannot stat (bug 121)', function 
     assert.equal(git(repo, 'show', `${runs[1].snapshotSha}:README.md`), 'edited');
     assert.equal(git(repo, 'show', `${runs[1].snapshotSha}:open/t.txt`), 'tracked, edited');
   });
+
+  // Review found: git refuses an excluding pathspec that names an ignored path ("The following paths are
+  // ignored…"), so ignored entries that cannot be stat'ed failed every capture once they were left out.
+  it('ignored entries that cannot be stat\'ed, beside one that is not: consent asked, and with it the rest is kept', async function () {
+    write(wt, '.gitignore', 'shut/\n*.log\n');
+    write(wt, 'README.md', 'edited\n');
+    for (let i = 1; i <= 3; i++) write(wt, `shut/f${i}.log`, `${i}\n`);
+    write(wt, 'plain/a.log', 'ignored by its name\n');
+    write(wt, 'plain/b.txt', 'not ignored\n');
+    for (const folder of ['shut', 'plain']) chmodSync(path.join(wt, folder), 0o600);
+    const options = (extra: Partial<CaptureOptions> = {}): CaptureOptions => ({
+      repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: base, branch: 'paddock/job1', ...extra,
+    });
+    let runs: Outcome[];
+    try {
+      runs = captureAsOther(this, [options(), options({ dropUnarchivable: true })]);
+    } finally {
+      for (const folder of ['shut', 'plain']) chmodSync(path.join(wt, folder), 0o755);
+      if (process.getuid?.() === 0) execFileSync('chown', ['-R', `${process.getuid()}:${process.getgid?.() ?? 0}`, sb.dir]);
+    }
+    assert.equal(runs[0].code, CONSENT_NEEDED, runs[0].message);
+    assert.match(runs[0].message!, /shut\/f1\.log \(cannot be read\)/);
+    assert.equal(runs[1].code, undefined, runs[1].message);
+    assert.equal(runs[1].lost, 5, 'the three in shut/, plain/a.log and plain/b.txt');
+    assert.equal(git(repo, 'show', `${runs[1].snapshotSha}:README.md`), 'edited');
+    assert.equal(git(repo, 'show', `${runs[1].snapshotSha}:.gitignore`), 'shut/\n*.log');
+  });
 });
