@@ -21,7 +21,7 @@ import { readManifest, type Manifest } from './evidenceManifest';
 import { firstLine, GIT_BULK_TIMEOUT_MS, NO_HOOKS_ENV, runGit } from './runGit';
 import { filtersOff } from './filteredPaths';
 import { EXACT_CONFIG } from './snapshotIndex';
-import { restoreExactBytes } from './exactBytes';
+import { restoreBlobBytes, restoreExactBytes } from './exactBytes';
 import { fsPath } from './pathBytes';
 import { relinkInnerWorktrees } from './innerRelink';
 import { keepOutOfCheckout, restoreIndexFlags } from './indexFlagState';
@@ -287,8 +287,11 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   // What the agent's sparse checkout had left out of its files stays out (checkout-index skips it).
   const sparseProblems = await keepOutOfCheckout(target, manifest?.indexFlags);
   await runGit([...EXACT_CONFIG, ...asCaptured, 'checkout-index', '--all', '--force'], { ...own, timeoutMs: GIT_BULK_TIMEOUT_MS });
-  // The checkout ran each file through the rest of git's conversions (line ends, ident, an encoding):
-  // the files that came out other than they were on disk get their captured bytes back.
+  // The checkout ran each file through the conversions no setting here turns off (attributes from
+  // core.attributesFile, which an includeIf may set for this path alone, the global or system file,
+  // info/attributes, attr.tree): each file that came out other than its blob is written as its blob,
+  // which is what the agent had on disk unless the capture kept its exact bytes; those come back last.
+  if (manifest) await restoreBlobBytes(target);
   if (manifest?.exact) await restoreExactBytes(target, manifest.exact.commit);
   await runGit(['read-tree', manifest?.index?.tree ?? headSha ?? '--empty'], own);
 
@@ -317,7 +320,9 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   problems.push(...(await restoreWorktreeRefs(target, manifest?.worktreeRefs)));
   problems.push(...(await restoreGitDirFiles(privateGitDir(target), manifest?.gitDirFiles)));
   problems.push(...unreadGitDirFiles(manifest?.gitDirFilesUnread));
-  await runGit(['update-index', '-q', '--refresh'], { ...own, allowFailure: true });
+  // Its stat data, with the same settings: a refresh hashes each tracked file whose stat it lacks (all
+  // of them, after read-tree) through its clean filter, and one that hangs failed every restore.
+  await runGit([...asCaptured, 'update-index', '-q', '--refresh'], { ...own, allowFailure: true });
   const files = manifest ? manifest.summary.captured.files : Number((await runGit(['ls-files', '-z'], { cwd: target })).stdout.split('\0').length - 1);
   const notRestored = manifest ? [...manifest.summary.regenerable.roots, ...manifest.summary.lost.map((l) => l.path)] : [];
   return { path: target, branchNote, files, archived, notRestored, problems };

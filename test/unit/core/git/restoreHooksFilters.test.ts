@@ -43,6 +43,9 @@ describe("git: restore runs the person's filters and hooks on none of its own wr
     write(wt, 'a.up', 'work of the agent\n');
     write(wt, 'b.up', 'no o doubled: ooo\n');
     write(wt, 'README.md', 'edited\n');
+    // Tracked (staged): the restore's last refresh hashed it through the clean filter, which then hangs (review found).
+    write(wt, 'c.up', 'staged too\n');
+    git(wt, 'add', '.gitattributes', 'c.up');
     await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: base, branch: 'paddock/job1' });
     assert.equal(git(repo, 'show', 'refs/paddock/snapshots/job1:a.up'), 'woork oof the agent', "the snapshot holds git's form");
     git(repo, 'config', 'filter.up.clean', 'sleep 90');
@@ -55,6 +58,29 @@ describe("git: restore runs the person's filters and hooks on none of its own wr
     assert.equal(readFileSync(path.join(restored, 'a.up'), 'utf8'), 'work of the agent\n');
     assert.equal(readFileSync(path.join(restored, 'b.up'), 'utf8'), 'no o doubled: ooo\n');
     assert.equal(readFileSync(path.join(restored, 'README.md'), 'utf8'), 'edited\n');
+    assert.equal(readFileSync(path.join(restored, 'c.up'), 'utf8'), 'staged too\n');
+    assert.equal(git(restored, 'show', ':c.up'), 'staged toooo', 'still staged, in its filtered form');
+  });
+
+  // Review found: so did the refresh of a linked worktree the agent had made inside its own, relinked at restore.
+  it('a clean filter that hangs at restore does not hold the relinking of an inner worktree', async () => {
+    git(repo, 'config', 'filter.up.clean', 'sed s/o/oo/g');
+    git(repo, 'config', 'filter.up.smudge', 'sed s/oo/o/g');
+    write(wt, '.gitattributes', '*.up filter=up\n');
+    write(wt, 'a.up', 'tracked one\n');
+    git(wt, 'add', '.gitattributes', 'a.up');
+    git(wt, '-c', 'user.name=A', '-c', 'user.email=a@b.c', 'commit', '-q', '-m', 'a filtered file');
+    git(wt, 'worktree', 'add', '-q', '--detach', path.join(wt, 'inner-wt'), 'HEAD');
+    await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: base, branch: 'paddock/job1' });
+    git(repo, 'config', 'filter.up.clean', 'sleep 90');
+    git(repo, 'config', 'filter.up.smudge', 'sleep 90');
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    const started = Date.now();
+    const result = await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.ok(Date.now() - started < 30_000, `the restore took ${Date.now() - started} ms`);
+    assert.deepEqual(result.problems, []);
+    assert.equal(readFileSync(path.join(restored, 'inner-wt', 'a.up'), 'utf8'), 'tracked one\n');
   });
 
   it("runs no post-index-change hook on the restored worktree's index", async () => {
@@ -90,6 +116,27 @@ describe("git: restore runs the person's filters and hooks on none of its own wr
     assert.equal(git(restored, 'config', 'core.autocrlf'), 'true', 'the setting applies there');
     assert.equal(readFileSync(path.join(restored, 'lf.txt'), 'latin1'), 'a\nb\n');
     assert.equal(readFileSync(path.join(restored, 'marked.t'), 'latin1'), 'c\nd\n');
+    assert.equal(readFileSync(path.join(restored, 'README.md'), 'latin1'), 'hello\n');
+  });
+
+  // Review found: attributes have sources no setting of the checkout's turns off (core.attributesFile, which an
+  // includeIf may set for the restored path alone; the repository's info/attributes; a global or system file).
+  it('line-end attributes from core.attributesFile or info/attributes, made since the capture, do not change the bytes either', async () => {
+    write(wt, 'lf.txt', 'a\nb\n');
+    write(wt, 'other.md', 'c\nd\n');
+    write(wt, 'kept.bat', 'e\r\nf\n'); // mixed: git converts it at capture, so its exact bytes are kept
+    write(wt, '.gitattributes', '*.bat eol=crlf\n');
+    await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: base, branch: 'paddock/job1' });
+    await removeWorktree(repo, wt);
+    const restored = sb.path('restored');
+    write(repo, '.git/crlf.attrs', '*.txt eol=crlf\n');
+    git(repo, 'config', '--file', path.join(repo, '.git', 'crlf.inc'), 'core.attributesFile', path.join(repo, '.git', 'crlf.attrs'));
+    git(repo, 'config', `includeIf.gitdir:${path.join(repo, '.git', 'worktrees', 'restored')}.path`, path.join(repo, '.git', 'crlf.inc'));
+    write(repo, '.git/info/attributes', '*.md eol=crlf\n');
+    await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: restored, branch: 'paddock/job1' });
+    assert.equal(readFileSync(path.join(restored, 'lf.txt'), 'latin1'), 'a\nb\n');
+    assert.equal(readFileSync(path.join(restored, 'other.md'), 'latin1'), 'c\nd\n');
+    assert.equal(readFileSync(path.join(restored, 'kept.bat'), 'latin1'), 'e\r\nf\n');
     assert.equal(readFileSync(path.join(restored, 'README.md'), 'latin1'), 'hello\n');
   });
 });
