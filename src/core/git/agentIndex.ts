@@ -56,7 +56,7 @@ async function stagesKeeper(worktree: string, stages: readonly ConflictStage[], 
  * The agent's index as a commit, or null when it holds nothing HEAD does not (or there is no
  * readable index). Works on a copy: the agent's own index may be locked by a crashed git.
  */
-export async function keepAgentIndex(opts: { worktree: string; realIndex: string; scratch: string; headSha: string | null; headTree: string | null; env: NodeJS.ProcessEnv }): Promise<KeptIndex | null> {
+export async function keepAgentIndex(opts: { worktree: string; realIndex: string; scratch: string; headSha: string | null; headTree: string | null; env: NodeJS.ProcessEnv; filtersOff: Promise<readonly string[]> }): Promise<KeptIndex | null> {
   const copy = path.join(opts.scratch, 'agent-index');
   try {
     await fs.copyFile(opts.realIndex, copy);
@@ -65,7 +65,9 @@ export async function keepAgentIndex(opts: { worktree: string; realIndex: string
   }
   const env = { ...opts.env, GIT_INDEX_FILE: copy };
   // A filter that cannot start must not pass for a conflict and drop the staged changes (filteredPaths.ts).
-  let written = await writeTree(opts.worktree, env);
+  // Each write of the copy runs its "racily clean" entries through their clean filters: none here (writeTree).
+  const off = await opts.filtersOff;
+  let written = await writeTree(opts.worktree, env, off);
   let unmerged = 0;
   let stages: ConflictStage[] = [];
   if (written.code !== 0) {
@@ -77,15 +79,15 @@ export async function keepAgentIndex(opts: { worktree: string; realIndex: string
     if (paths.length === 0) return null;
     unmerged = paths.length;
     // A path's HEAD entry (none when HEAD lacks it, or there is no HEAD yet) replaces its stages.
-    await runGit(['update-index', '--force-remove', '-z', '--stdin'], { cwd: opts.worktree, env, input: encodeName(paths.map((p) => `${p}\0`).join('')), allowFailure: true });
+    await runGit([...off, 'update-index', '--force-remove', '-z', '--stdin'], { cwd: opts.worktree, env, input: encodeName(paths.map((p) => `${p}\0`).join('')), allowFailure: true });
     if (opts.headSha) {
       // HEAD's whole listing, filtered here: names that are not UTF-8 cannot all pass through argv.
       const wanted = new Set(paths);
       const head = await runGit(['ls-tree', '-r', '-z', '--full-tree', opts.headSha], { cwd: opts.worktree, env, allowFailure: true, names: true });
       const info = head.stdout.split('\0').filter((l) => wanted.has(l.slice(l.indexOf('\t') + 1)));
-      if (info.length > 0) await runGit(['update-index', '-z', '--index-info'], { cwd: opts.worktree, env, input: encodeName(info.map((l) => `${l}\0`).join('')), allowFailure: true });
+      if (info.length > 0) await runGit([...off, 'update-index', '-z', '--index-info'], { cwd: opts.worktree, env, input: encodeName(info.map((l) => `${l}\0`).join('')), allowFailure: true });
     }
-    written = await writeTree(opts.worktree, env);
+    written = await writeTree(opts.worktree, env, off);
     if (written.code !== 0) return null;
   }
   const tree = written.stdout.trim();

@@ -6,7 +6,7 @@
  */
 import type { ConflictStage } from './evidenceManifest';
 import { encodeName } from './pathBytes';
-import { firstLine, runGit } from './runGit';
+import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
 import { printable } from '../common/printable';
 
 /** Each conflicted path's entry removed, then its stages written (update-index's third --index-info form); problems in sentences. */
@@ -14,7 +14,8 @@ export async function restoreConflictStages(target: string, stages: readonly Con
   if (!stages || stages.length === 0) return [];
   const paths = [...new Set(stages.map((s) => s.path))];
   const lines = [...paths.map((p) => `0 ${'0'.repeat(stages[0]!.sha.length)}\t${p}\0`), ...stages.map((s) => `${s.mode} ${s.sha} ${s.stage}\t${s.path}\0`)];
-  const res = await runGit(['update-index', '-z', '--index-info'], { cwd: target, input: encodeName(lines.join('')), allowFailure: true });
+  // No post-index-change hook of the person's on restore's own write (restore.ts).
+  const res = await runGit(['update-index', '-z', '--index-info'], { cwd: target, env: NO_HOOKS_ENV, input: encodeName(lines.join('')), allowFailure: true });
   if (res.code === 0) return [];
   return [`the conflicts in ${printable(paths[0]!)}${paths.length > 1 ? ` and ${paths.length - 1} more path(s)` : ''} are not back in the index (${firstLine(res.stderr) || `exit code ${res.code}`}); each holds HEAD's version staged`];
 }

@@ -10,6 +10,7 @@ import { encodeName } from './pathBytes';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { configEntries } from './configEntries';
+import { FILTER_KEYS, filtersOffArgs } from './filterDrivers';
 import { GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { realPathOr } from '../common/paths';
 
@@ -30,18 +31,26 @@ interface ConversionConfig {
   /** core.eol is crlf (explicitly, or Windows' native default). */
   eolCrlf: boolean;
   attributesFile: string | null;
+  /** The config keys of filter drivers (`filter.<driver>.clean`…): filteredPaths.ts turns them off from these. */
+  filterKeys: string[];
 }
 
 async function conversionConfig(cwd: string, env: NodeJS.ProcessEnv): Promise<ConversionConfig> {
-  const res = await runGit(['config', '-z', '--get-regexp', '^core\\.(autocrlf|eol|attributesfile)$'], { cwd, env, allowFailure: true });
+  // The filter drivers' keys in the same process (the capture counts its git processes).
+  const res = await runGit(['config', '-z', '--get-regexp', `^core\\.(autocrlf|eol|attributesfile)$|${FILTER_KEYS}`], { cwd, env, allowFailure: true });
   const values = new Map<string, string>();
-  for (const { key, value } of configEntries(res.stdout)) if (value !== null) values.set(key.toLowerCase(), value);
+  const filterKeys: string[] = [];
+  for (const { key, value } of configEntries(res.stdout)) {
+    if (key.startsWith('filter.')) filterKeys.push(key);
+    else if (value !== null) values.set(key.toLowerCase(), value);
+  }
   const autocrlf = values.get('core.autocrlf');
   const eol = values.get('core.eol');
   return {
     autocrlf: autocrlf === undefined || FALSE.test(autocrlf) ? null : autocrlf.toLowerCase() === 'input' ? 'input' : 'true',
     eolCrlf: eol === 'crlf' || ((eol === undefined || eol === 'native') && process.platform === 'win32'),
     attributesFile: values.get('core.attributesfile') ?? null,
+    filterKeys,
   };
 }
 
@@ -89,6 +98,11 @@ export interface ConversionSetup {
 export async function readConversionSetup(cwd: string, commonDir: string): Promise<ConversionSetup> {
   const config = await conversionConfig(cwd, {});
   return { config, outside: await outsideAttributes(cwd, commonDir, config) };
+}
+
+/** filtersOff's settings (filteredPaths.ts) for the drivers the setup's config defines. */
+export function filtersOffOf(setup: ConversionSetup): string[] {
+  return filtersOffArgs(setup.config.filterKeys);
 }
 
 export interface ConvertibleOptions {

@@ -49,7 +49,7 @@ import { isValidRefName } from './repo';
 import { firstLine, NO_HOOKS, NO_HOOKS_ENV, runGit } from './runGit';
 import { stageEverything } from './snapshotIndex';
 import { captureExactBytes, type IndexFile } from './exactBytes';
-import { readConversionSetup } from './conversions';
+import { filtersOffOf, readConversionSetup } from './conversions';
 import { commonDirOf, headRefOf, unbornBranchOf } from './headFiles';
 import { captureIndexFlags } from './indexFlagState';
 import { captureOperationBranch } from './operationBranch';
@@ -187,12 +187,12 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const env = { GIT_INDEX_FILE: tempIndex, ...pinned, ...SNAPSHOT_AUTHOR, ...NO_HOOKS_ENV };
     const onDisk = new Set(walk.entries.map((e) => e.path));
     const [index, refusedList, indexFlags] = await Promise.all([
-      keepAgentIndex({ worktree, realIndex, scratch, headSha, headTree, env }),
-      stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: walk.nested.map((n) => n.path) }),
+      keepAgentIndex({ worktree, realIndex, scratch, headSha, headTree, env, filtersOff: conversions.then(filtersOffOf) }),
+      stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: walk.nested.map((n) => n.path), unstatable: walk.unreadable.filter((p) => !onDisk.has(p) && p !== '.') }),
       // State, not content: one that cannot be read must not fail the capture of the work.
       captureIndexFlags(worktree, realIndex, (p) => onDisk.has(p)).catch(() => null),
     ]);
-    const written = await writeTree(worktree, env);
+    const written = await writeTree(worktree, env, filtersOffOf(await conversions)); // no filter runs (writeTree)
     if (written.code !== 0) throw failure(`Could not capture the worktree ${worktree}: ${firstLine(written.stderr)}`);
     const tree = written.stdout.trim();
     const staged = parseStage(await runGit(['ls-files', '-s', '-z'], { cwd: worktree, env, names: true }));

@@ -125,20 +125,8 @@ async function writeBlobs(target: string, entries: readonly IndexFile[]): Promis
   }
 }
 
-/**
- * Puts the exact bytes of `commit` (an ExactCapture) back into a checked-out `target`: each file
- * whose bytes on disk differ is written again, and then all of them must hash to their blob.
- * Returns how many were written again.
- */
-export async function restoreExactBytes(target: string, commit: string): Promise<number> {
-  const listed = await runGit(['ls-tree', '-r', '-z', '--full-tree', commit], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS, names: true });
-  const entries: IndexFile[] = [];
-  for (const line of listed.stdout.split('\0')) {
-    const tab = line.indexOf('\t');
-    if (tab < 0) continue;
-    const [mode, , sha] = line.slice(0, tab).split(' ');
-    entries.push({ mode, sha, path: line.slice(tab + 1) });
-  }
+/** Of `entries` (files of `target`), each whose bytes on disk are not its blob is written as its blob, then proved; returns how many. */
+async function rewriteDiffering(target: string, entries: readonly IndexFile[]): Promise<number> {
   if (entries.length === 0) return 0;
   const onDisk = await rawShas(target, entries.map((e) => e.path), false);
   const differing = entries.filter((e, i) => onDisk[i] !== e.sha);
@@ -148,4 +136,39 @@ export async function restoreExactBytes(target: string, commit: string): Promise
   const wrong = differing.find((e, i) => proof[i] !== e.sha);
   if (wrong) throw failure(`Could not restore ${wrong.path} byte for byte.`);
   return differing.length;
+}
+
+/** Regular-file entries of a NUL-separated `ls-tree -r` (`mode type sha\tpath`) or `ls-files -s` (`mode sha stage\tpath`) listing. */
+function fileEntries(listing: string, shaField: number): IndexFile[] {
+  const entries: IndexFile[] = [];
+  for (const line of listing.split('\0')) {
+    const tab = line.indexOf('\t');
+    if (tab < 0) continue;
+    const fields = line.slice(0, tab).split(' ');
+    entries.push({ mode: fields[0], sha: fields[shaField], path: line.slice(tab + 1) });
+  }
+  return entries;
+}
+
+/**
+ * Puts the exact bytes of `commit` (an ExactCapture) back into a checked-out `target`: each file
+ * whose bytes on disk differ is written again, and then all of them must hash to their blob.
+ * Returns how many were written again.
+ */
+export async function restoreExactBytes(target: string, commit: string): Promise<number> {
+  const listed = await runGit(['ls-tree', '-r', '-z', '--full-tree', commit], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS, names: true });
+  return rewriteDiffering(target, fileEntries(listed.stdout, 2));
+}
+
+/**
+ * Each regular file of `target`'s index that is on disk and differs from its blob is written as its
+ * blob (restore.ts, after its checkout): whatever conversion the checkout made, from whatever setting or
+ * attribute source, the bytes are proved against the blob instead of trusted to settings.
+ */
+export async function restoreBlobBytes(target: string): Promise<number> {
+  const listed = await runGit(['ls-files', '-s', '-z'], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS, names: true });
+  const files = fileEntries(listed.stdout, 1).filter((e) => e.mode === '100644' || e.mode === '100755');
+  // A path the sparse checkout left out is not on disk; a symlink in its place is not ours to write through.
+  const present = await Promise.all(files.map((e) => fs.lstat(fsPath(path.join(target, e.path))).then((st) => st.isFile(), () => false)));
+  return rewriteDiffering(target, files.filter((_, i) => present[i]));
 }

@@ -19,13 +19,17 @@ import * as path from 'node:path';
 import { GIT_BULK_TIMEOUT_MS, runGit, type GitResult } from './runGit';
 import { fsPath } from './pathBytes';
 import { checkAttributes } from './conversions';
+import { FILTER_KEYS, filtersOffArgs } from './filterDrivers';
 
-/** `-c` settings that turn every configured filter driver off: empty commands are no filter to git. */
-async function filtersOff(worktree: string, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const res = await runGit(['config', '--name-only', '--get-regexp', '^filter\\..+\\.(clean|process|smudge|required)$'], { cwd: worktree, env, allowFailure: true });
-  const drivers = new Set(res.stdout.split('\n').map((k) => /^filter\.(.+)\.[a-z]+$/.exec(k.trim())?.[1]).filter((d): d is string => d !== undefined));
-  return [...drivers].flatMap((d) => ['-c', `filter.${d}.required=false`, '-c', `filter.${d}.clean=`, '-c', `filter.${d}.process=`]);
+/**
+ * `-c` settings that turn every configured filter driver off, both sides: empty commands are no filter to git.
+ * Also restore's checkout (restore.ts): a smudge filter that hangs held it for the bulk timeout.
+ */
+export async function filtersOff(worktree: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const res = await runGit(['config', '--name-only', '--get-regexp', FILTER_KEYS], { cwd: worktree, env, allowFailure: true });
+  return filtersOffArgs(res.stdout.split('\n').map((k) => k.trim()));
 }
+
 
 /**
  * Of the paths `add -A` would read (untracked, or differing from the index), those a filter or
@@ -52,12 +56,11 @@ export async function filteredChangedPaths(worktree: string, env: NodeJS.Process
 }
 
 /**
- * `write-tree` of the index `env` names, once more with every filter off when it fails: writing an
- * index runs each "racily clean" entry's file through its clean filter, and one that cannot start
- * fails the write. The tree is the index's either way; only the cached stat data differs.
+ * `write-tree` of the index `env` names, with every filter off (`off`, filtersOff's settings): writing
+ * an index runs each "racily clean" entry's file through its clean filter, and one that cannot start
+ * failed the write, one that hangs held it to its timeout (bug 124's review). The tree is the index's
+ * either way; only the cached stat data differs.
  */
-export async function writeTree(worktree: string, env: NodeJS.ProcessEnv): Promise<GitResult> {
-  const first = await runGit(['write-tree'], { cwd: worktree, env, allowFailure: true });
-  if (first.code === 0) return first;
-  return runGit([...(await filtersOff(worktree, env)), 'write-tree'], { cwd: worktree, env, allowFailure: true });
+export async function writeTree(worktree: string, env: NodeJS.ProcessEnv, off: readonly string[]): Promise<GitResult> {
+  return runGit([...off, 'write-tree'], { cwd: worktree, env, allowFailure: true });
 }

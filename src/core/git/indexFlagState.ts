@@ -13,7 +13,7 @@ import type { IndexFlagRecord } from './evidenceManifest';
 import { indexFlagListsOf, type IndexFlagLists } from './indexFlags';
 import { setIndexFlags } from './flaggedFiles';
 import { encodeName, fsPath } from './pathBytes';
-import { firstLine, runGit } from './runGit';
+import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
 
 /** In-memory flags git's `ls-files --debug` prints (cache.h): CE_VALID, CE_INTENT_TO_ADD, CE_SKIP_WORKTREE. */
 const CE_VALID = 0x8000;
@@ -77,7 +77,8 @@ export async function captureIndexFlags(worktree: string, indexFile: string, onD
 export async function keepOutOfCheckout(target: string, record: IndexFlagRecord | undefined): Promise<string[]> {
   const paths = record?.notCheckedOut ?? [];
   if (paths.length === 0) return [];
-  return setIndexFlags(target, { skipWorktree: paths }).then(
+  // Restore's own writes of the index run no hook of the person's (restore.ts).
+  return setIndexFlags(target, { skipWorktree: paths }, NO_HOOKS_ENV).then(
     () => [],
     (err: Error) => [`${paths.length} file(s) the sparse checkout had left out are on disk again (${firstLine(err.message)})`],
   );
@@ -99,13 +100,13 @@ export async function restoreIndexFlags(target: string, record: IndexFlagRecord 
   if (present.length > 0) {
     // -f: an ignored file can have been added that way; literal pathspecs, on stdin (names are bytes).
     const pathspecs = encodeName(present.map((p) => `:(top,literal)${p}\0`).join(''));
-    const res = await runGit(['add', '--intent-to-add', '--force', '--pathspec-from-file=-', '--pathspec-file-nul'], { cwd: target, input: pathspecs, allowFailure: true });
+    const res = await runGit(['add', '--intent-to-add', '--force', '--pathspec-from-file=-', '--pathspec-file-nul'], { cwd: target, env: NO_HOOKS_ENV, input: pathspecs, allowFailure: true });
     if (res.code !== 0) problems.push(`the paths added with git add -N are untracked again (${firstLine(res.stderr) || `exit code ${res.code}`})`);
   }
   for (const [flag, paths] of [['skip-worktree', record.skipWorktree], ['assume-unchanged', record.assumeUnchanged]] as const) {
     if (!paths?.length) continue;
     const set = flag === 'skip-worktree' ? { skipWorktree: paths } : { assumeUnchanged: paths };
-    await setIndexFlags(target, set).catch((err: Error) => problems.push(`the ${flag} flags of ${paths.length} path(s) are not set again (${firstLine(err.message)})`));
+    await setIndexFlags(target, set, NO_HOOKS_ENV).catch((err: Error) => problems.push(`the ${flag} flags of ${paths.length} path(s) are not set again (${firstLine(err.message)})`));
   }
   return problems;
 }

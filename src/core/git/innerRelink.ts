@@ -10,8 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { firstLine, runGit } from './runGit';
+import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
+import { filtersOff } from './filteredPaths';
 
 export interface LinkedRecord {
   path: string;
@@ -59,8 +60,10 @@ export async function relinkInnerWorktrees(repo: string, target: string, linked:
     for (const name of await fs.readdir(aside)) await fs.rename(path.join(aside, name), path.join(dir, name));
     await fs.rmdir(aside);
     // Its index is HEAD's: what differs on disk shows as changes, as it did.
-    await runGit(['read-tree', entry.head], { cwd: dir, allowFailure: true });
-    await runGit(['update-index', '-q', '--refresh'], { cwd: dir, allowFailure: true });
+    // Restore's own writes of its index: no hook of the person's (restore.ts).
+    await runGit(['read-tree', entry.head], { cwd: dir, env: NO_HOOKS_ENV, allowFailure: true });
+    // Nor a filter: the refresh hashes each tracked file (no stat data after read-tree) through its clean filter.
+    await runGit([...(await filtersOff(dir, NO_HOOKS_ENV)), 'update-index', '-q', '--refresh'], { cwd: dir, env: NO_HOOKS_ENV, allowFailure: true });
   }
   return problems;
 }

@@ -18,9 +18,10 @@ import { failure, usageError } from '../common/errors';
 import { extractArchive } from './archive';
 import { INVENTORY_FILE, privateGitDir } from './evidence';
 import { readManifest, type Manifest } from './evidenceManifest';
-import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { firstLine, GIT_BULK_TIMEOUT_MS, NO_HOOKS_ENV, runGit } from './runGit';
+import { filtersOff } from './filteredPaths';
 import { EXACT_CONFIG } from './snapshotIndex';
-import { restoreExactBytes } from './exactBytes';
+import { restoreBlobBytes, restoreExactBytes } from './exactBytes';
 import { fsPath } from './pathBytes';
 import { relinkInnerWorktrees } from './innerRelink';
 import { keepOutOfCheckout, restoreIndexFlags } from './indexFlagState';
@@ -273,14 +274,26 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   // The snapshot's tree into the files, the agent's index (HEAD's when it had nothing staged) into
   // the index: its uncommitted work comes back as uncommitted changes, staged or not, its untracked
   // files as untracked files.
-  await runGit(['read-tree', snapshotSha], { cwd: target });
+  // Restore's own writes of the new worktree's index run none of the person's hooks: a
+  // post-index-change hook that hangs held each of them to its timeout, and every restore failed.
+  const own = { cwd: target, env: NO_HOOKS_ENV };
+  // No filter driver runs either (a smudge filter that hangs held the checkout 600 s), nor a line-end
+  // conversion the settings make here (core.autocrlf or core.eol set since, or only for this path by an
+  // includeIf wrote other bytes than the agent had): the capture kept every file git converted there
+  // byte for byte (exactBytes.ts), and each other file is its blob. Not for evidence with no inventory,
+  // which has no exact bytes.
+  const asCaptured = manifest ? [...(await filtersOff(target, NO_HOOKS_ENV)), '-c', 'core.autocrlf=false', '-c', 'core.eol=lf'] : [];
+  await runGit(['read-tree', snapshotSha], own);
   // What the agent's sparse checkout had left out of its files stays out (checkout-index skips it).
   const sparseProblems = await keepOutOfCheckout(target, manifest?.indexFlags);
-  await runGit([...EXACT_CONFIG, 'checkout-index', '--all', '--force'], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS });
-  // The checkout ran each file through the smudge side of git's conversions: the files that came
-  // out other than they were on disk get their captured bytes back.
+  await runGit([...EXACT_CONFIG, ...asCaptured, 'checkout-index', '--all', '--force'], { ...own, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  // The checkout ran each file through the conversions no setting here turns off (attributes from
+  // core.attributesFile, which an includeIf may set for this path alone, the global or system file,
+  // info/attributes, attr.tree): each file that came out other than its blob is written as its blob,
+  // which is what the agent had on disk unless the capture kept its exact bytes; those come back last.
+  if (manifest) await restoreBlobBytes(target);
   if (manifest?.exact) await restoreExactBytes(target, manifest.exact.commit);
-  await runGit(['read-tree', manifest?.index?.tree ?? headSha ?? '--empty'], { cwd: target });
+  await runGit(['read-tree', manifest?.index?.tree ?? headSha ?? '--empty'], own);
 
   let archived = 0;
   if (manifest?.archive) {
@@ -307,7 +320,9 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   problems.push(...(await restoreWorktreeRefs(target, manifest?.worktreeRefs)));
   problems.push(...(await restoreGitDirFiles(privateGitDir(target), manifest?.gitDirFiles)));
   problems.push(...unreadGitDirFiles(manifest?.gitDirFilesUnread));
-  await runGit(['update-index', '-q', '--refresh'], { cwd: target, allowFailure: true });
+  // Its stat data, with the same settings: a refresh hashes each tracked file whose stat it lacks (all
+  // of them, after read-tree) through its clean filter, and one that hangs failed every restore.
+  await runGit([...asCaptured, 'update-index', '-q', '--refresh'], { ...own, allowFailure: true });
   const files = manifest ? manifest.summary.captured.files : Number((await runGit(['ls-files', '-z'], { cwd: target })).stdout.split('\0').length - 1);
   const notRestored = manifest ? [...manifest.summary.regenerable.roots, ...manifest.summary.lost.map((l) => l.path)] : [];
   return { path: target, branchNote, files, archived, notRestored, problems };

@@ -255,6 +255,20 @@ async function runGitOnce(args: string[], opts: GitOptions): Promise<GitResult> 
   });
 }
 
+/** The errors runGit made when it stopped git at its bound: told apart from a git that could not be run. */
+const stoppedAtBound = new WeakSet<Error>();
+
+/** Whether `err` is runGit's stop of a git that ran past its `timeoutMs`. */
+export function isGitTimeout(err: unknown): boolean {
+  return err instanceof Error && stoppedAtBound.has(err);
+}
+
+function timedOut(args: string[], opts: GitOptions, timeoutMs: number): Error {
+  const err = failure(`git ${gitCommandOf(args)} in ${opts.cwd} did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped.`, 'git');
+  stoppedAtBound.add(err);
+  return err;
+}
+
 function cancelled(args: string[], opts: GitOptions): Error {
   return failure(`git ${gitCommandOf(args)} in ${opts.cwd} was cancelled.`, 'git');
 }
@@ -274,7 +288,7 @@ function spawnGit(args: string[], opts: GitOptions): Promise<GitResult> {
     const err: Buffer[] = [];
     let settled = false;
     const timeoutMs = opts.timeoutMs ?? GIT_TIMEOUT_MS;
-    const timer = timeoutMs > 0 ? setTimeout(() => stop(failure(`git ${gitCommandOf(args)} in ${opts.cwd} did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped.`, 'git')), timeoutMs) : undefined;
+    const timer = timeoutMs > 0 ? setTimeout(() => stop(timedOut(args, opts, timeoutMs)), timeoutMs) : undefined;
     const onAbort = () => stop(cancelled(args, opts));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const settle = (fn: () => void) => {

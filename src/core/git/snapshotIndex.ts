@@ -26,11 +26,11 @@
  *   cannot be read either, stops for consent to lose it (evidence.ts).
  */
 import { promises as fs } from 'node:fs';
-import { failure } from '../common/errors';
-import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { describeError, failure } from '../common/errors';
+import { firstLine, GIT_BULK_TIMEOUT_MS, isGitTimeout, runGit } from './runGit';
 import { flaggedOnDisk, indexEntries, rewriteWithoutFlags } from './flaggedFiles';
 import { encodeName } from './pathBytes';
-import { filteredChangedPaths } from './filteredPaths';
+import { filteredChangedPaths, filtersOff } from './filteredPaths';
 
 /** Settings that make `git add` record what is on disk, whatever the repository's config says. */
 // core.safecrlf=false: a warning-turned-error must not refuse a capture of bytes as they are.
@@ -51,6 +51,15 @@ export interface StageOptions {
    * else exactly as on disk, for a snapshot that must keep every bit.
    */
   asGitAdds?: boolean;
+  /**
+   * Entries the walk saw listed but could not lstat (in a folder that can be listed, not searched):
+   * git dies at the first of them ("unable to stat"), naming one a run, so 64 of them failed every
+   * capture, Clean Up Anyway included. Left out from the first run (evidence.ts asks consent for them).
+   * Not a folder that cannot be listed (an entry of the walk, lstat'ed by its parent's scan): git may still add the files in it.
+   */
+  unstatable?: readonly string[];
+  /** Bound of each `add` (default GIT_BULK_TIMEOUT_MS). */
+  addTimeoutMs?: number;
 }
 
 /**
@@ -93,9 +102,12 @@ function isBelowAny(rel: string, folders: Iterable<string>): boolean {
 interface AddResult {
   code: number;
   stderr: string;
+  /** git was stopped at its bound: starting again from HEAD would only wait as long again. */
+  hung?: boolean;
 }
 
-async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>, refused: ReadonlySet<string>): Promise<AddResult> {
+/** `off`: `-c` settings put before each `add` (every filter driver off, once one was stopped). */
+async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>, refused: ReadonlySet<string>, off: readonly string[]): Promise<AddResult> {
   // A repository inside a submodule is the submodule's, not this index's: git never adds below a
   // gitlink, and refuses a pathspec there ("is in submodule"), which failed every capture.
   const nested = opts.nestedRepos.filter((p) => !gitlinks.has(p) && !isBelowAny(p, gitlinks));
@@ -103,22 +115,30 @@ async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>, refused
   const ignored = await ignoredOf(opts, nested);
   const excluded = [...nested.filter((p) => !ignored.has(p)), ...refused].map((p) => `:(top,literal,exclude)${p}`);
   // The pathspecs go in on stdin, NUL-separated: a name's bytes (pathBytes.ts) cannot all pass through argv.
-  const add = await addPathspecs(opts, ['-A'], ['.', ...excluded]);
+  const add = await addPathspecs(opts, off, ['-A'], ['.', ...excluded]);
   if (add.code !== 0 || nested.length === 0) return add;
   // Files the index tracks below a nested repository (the agent ran `git init` in a tracked folder):
   // `add -u` takes each one's bytes from the disk, or drops it when deleted, and adds nothing untracked.
-  return addPathspecs(opts, ['-u'], [...nested.map((p) => `:(top,literal)${p}`), ...[...refused].map((p) => `:(top,literal,exclude)${p}`)]);
+  return addPathspecs(opts, off, ['-u'], [...nested.map((p) => `:(top,literal)${p}`), ...[...refused].map((p) => `:(top,literal,exclude)${p}`)]);
 }
 
-function addPathspecs(opts: StageOptions, flags: string[], pathspecs: string[]): Promise<AddResult> {
+async function addPathspecs(opts: StageOptions, off: readonly string[], flags: string[], pathspecs: string[]): Promise<AddResult> {
   // --ignore-errors: every path git cannot index is named in one run, not only the first (the exit code still says so).
-  return runGit([...(opts.asGitAdds ? ADDS_ALL_CONFIG : EXACT_CONFIG), 'add', '--ignore-errors', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
+  return runGit([...(opts.asGitAdds ? ADDS_ALL_CONFIG : EXACT_CONFIG), ...off, 'add', '--ignore-errors', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
     cwd: opts.worktree,
     env: opts.env,
     input: encodeName(pathspecs.map((p) => `${p}\0`).join('')),
     allowFailure: true,
-    timeoutMs: GIT_BULK_TIMEOUT_MS,
+    timeoutMs: opts.addTimeoutMs ?? GIT_BULK_TIMEOUT_MS,
     errorNames: true,
+  }).catch(async (err: unknown) => {
+    // Only a stop at the bound: git that could not be run at all is no hang (stageEverything starts over from HEAD).
+    if (!isGitTimeout(err)) throw err;
+    // Stopped at its bound, most likely by a clean filter that hangs (one may answer for a file and
+    // not the next): a failure that names no path, so the files a filter reads are left out next run.
+    // The killed git left the lock of our own scratch index, which would fail every later write.
+    await fs.rm(`${opts.tempIndex}.lock`, { force: true });
+    return { code: -1, stderr: describeError(err), hung: true };
   });
 }
 
@@ -170,10 +190,22 @@ const MAX_ADD_RUNS = 64;
  * MAX_ADD_RUNS runs.
  */
 async function addLearning(opts: StageOptions, gitlinks: ReadonlySet<string>): Promise<AddResult & { refused: string[] }> {
-  const refused = new Set<string>();
+  // An ignored one is not added anyway (evidence.ts archives it or asks consent to lose it), and git
+  // refuses an excluding pathspec that names an ignored path, which failed every capture.
+  const unstatable = opts.unstatable ?? [];
+  const ignored = await ignoredOf(opts, unstatable);
+  const refused = new Set<string>(unstatable.filter((p) => !ignored.has(p)));
   let filterLooks = 0;
+  // After a stop, every later `add` runs with the filter drivers off: writing the index runs each "racily
+  // clean" entry's file through its clean filter, the excluded ones too, so the next add hung as well.
+  // With them off such an entry is only marked for a fresh look; a filtered file whose bytes differ
+  // from its blob is left out (filteredChangedPaths, which looks with the filters off too) and archived.
+  let off: string[] | null = null;
   for (let run = 1; ; run++) {
-    const add = await addAll(opts, gitlinks, refused);
+    const add = await addAll(opts, gitlinks, refused, off ?? []);
+    // Tried again even when nothing more is learnt: the filters are what stopped it.
+    const turnedOff = add.hung === true && off === null;
+    if (turnedOff) off = await filtersOff(opts.worktree, opts.env);
     let learned = add.code === 0 ? [] : refusedPaths(add.stderr).filter((p) => !refused.has(p));
     // A dying filter process may stop git before it names the file (filteredPaths.ts), and a failing
     // clean filter or a forbidden byte order mark stops it at the first file, one a run, so 64 of
@@ -184,7 +216,7 @@ async function addLearning(opts: StageOptions, gitlinks: ReadonlySet<string>): P
       const more = await filteredChangedPaths(opts.worktree, opts.env, filterLooks++ === 1);
       learned = [...new Set([...learned, ...more])].filter((p) => !refused.has(p));
     }
-    if (learned.length === 0 || run === MAX_ADD_RUNS) return { ...add, refused: [...refused] };
+    if ((learned.length === 0 && !turnedOff) || run === MAX_ADD_RUNS) return { ...add, refused: [...refused] };
     for (const p of learned) refused.add(p);
   }
 }
@@ -213,12 +245,10 @@ export async function stageEverything(opts: StageOptions): Promise<string[]> {
     // No readable index: start from HEAD below.
   }
   if (copied) {
-    try {
-      const add = await addLearning(opts, await unhideFlagged(opts));
-      if (add.code === 0) return add.refused;
-    } catch {
-      // an unusable index copy: start over from HEAD
-    }
+    const add = await addLearning(opts, await unhideFlagged(opts)).catch(() => null);
+    if (add?.code === 0) return add.refused;
+    if (add?.hung) throw failure(`Could not capture the worktree ${opts.worktree}: ${firstLine(add.stderr)}`);
+    // an unusable index copy: start over from HEAD
     await fs.rm(opts.tempIndex, { force: true });
   }
   await runGit(['read-tree', 'HEAD'], { cwd: opts.worktree, env: opts.env });

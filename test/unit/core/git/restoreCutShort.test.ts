@@ -5,10 +5,11 @@
  * registered folder with part of the files at the agent's own path, which
  * passed for its worktree, and the next `paddock restore` refused it ("still
  * exists"). Now nothing is left, and the same restore succeeds once the cause
- * is gone.
+ * is gone. (A smudge filter no longer runs in a restore at all, bug 122: the
+ * failure made here is a damaged archive.)
  */
 import * as assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { restoreWorktree, type RestoreOptions } from '../../../../src/core/git/restore';
 import { removeWorktree } from '../../../../src/core/git/worktree';
@@ -39,20 +40,32 @@ describe('git: a restore cut short leaves nothing half-made (bug 88)', function 
 
   const registered = () => git(repo, 'worktree', 'list', '--porcelain').includes(`worktree ${wt}\n`);
 
-  it('a required smudge filter that cannot run: nothing at the path, no registration; the same restore works once it can', async () => {
+  /** Damages the evidence's archive (the restore fails after git made the worktree); returns what puts it back. */
+  function damageArchive(): () => void {
+    const archive = sb.path('store', 'evidence', 'archive.tar');
+    const bytes = readFileSync(archive);
+    writeFileSync(archive, 'not a tar');
+    return () => writeFileSync(archive, bytes);
+  }
+
+  it('a damaged archive: nothing at the path, no registration; the same restore works once it is whole', async () => {
+    const { restore, before } = await captured();
+    const repair = damageArchive();
+    const failed = await restoreWorktree(restore).then(() => null, (e: Error) => e);
+    assert.equal(existsSync(wt), false, 'no half-restored folder at the agent\'s path');
+    assert.equal(registered(), false, 'no registration left at it');
+    assert.match(failed?.message ?? '', new RegExp(`^Could not restore the worktree ${wt}: .*Nothing was left there; the evidence is unchanged, so the restore can be run again\\.$`));
+    repair();
+    const result = await restoreWorktree(restore);
+    assert.deepEqual(result.problems, []);
+    assertSameState(treeState(wt), before);
+  });
+
+  it('a required smudge filter that cannot run where the restore runs does not stop it (bug 122): the files come back as captured', async () => {
     git(repo, 'config', 'filter.sm.clean', 'cat');
     git(repo, 'config', 'filter.sm.required', 'true');
     const { restore, before } = await captured();
     git(repo, 'config', 'filter.sm.smudge', 'no-such-smudge-command');
-    const failed = await restoreWorktree(restore).then(() => null, (e: Error) => e);
-    assert.equal(existsSync(wt), false, 'no half-restored folder at the agent\'s path');
-    assert.equal(registered(), false, 'no registration left at it');
-    // git's subcommand, not the `-c` before it; the filter, its side and the file it failed on, not only git's first error line.
-    assert.equal(
-      failed?.message,
-      `Could not restore the worktree ${wt}: git checkout-index failed in ${wt}: the smudge filter 'sm' failed on a.sm (cannot run no-such-smudge-command: No such file or directory). Nothing was left there; the evidence is unchanged, so the restore can be run again.`,
-    );
-    git(repo, 'config', 'filter.sm.smudge', 'cat');
     const result = await restoreWorktree(restore);
     assert.deepEqual(result.problems, []);
     assertSameState(treeState(wt), before);
@@ -74,14 +87,14 @@ describe('git: a restore cut short leaves nothing half-made (bug 88)', function 
     git(repo, 'config', 'filter.sm.required', 'true');
     const { restore, before } = await captured();
     git(repo, 'branch', '-D', 'paddock/job1'); // as a cleanup with --delete-branch
-    git(repo, 'config', 'filter.sm.smudge', 'no-such-smudge-command');
+    const repair = damageArchive();
     const copy = sb.path('copy');
     mkdirSync(copy);
     const failed = await restoreWorktree({ ...restore, target: copy }).then(() => null, (e: Error) => e);
     assert.match(failed?.message ?? '', /Nothing was left there/);
     assert.deepEqual(readdirSync(copy), []);
     assert.equal(git(repo, 'branch', '--list', 'paddock/job1'), '', 'the re-created branch is undone');
-    git(repo, 'config', 'filter.sm.smudge', 'cat');
+    repair();
     const result = await restoreWorktree({ ...restore, target: copy });
     assert.match(result.branchNote, /re-created/);
     assertSameState(treeState(copy), before);
@@ -95,18 +108,18 @@ describe('git: a restore cut short leaves nothing half-made (bug 88)', function 
     commitIn(wt, 'c.txt', 'upstream\n', 'U');
     git(wt, 'checkout', '-q', 'top');
     assert.throws(() => git(wt, 'rebase', '--update-refs', 'upstream'), 'stops on the conflict in c.txt');
+    write(wt, 'build/out.log', 'ignored\n'); // archived: an archive to damage
     const ev = await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
     await removeWorktree(repo, wt);
     // The cleanup deletes the agent's branch, stacked under the rebased one (`top`, which stays).
     git(repo, 'branch', '-D', 'paddock/job1');
     const restore = { repo, snapshotRef: ev.snapshotRef, evidenceDir: sb.path('store', 'evidence'), target: wt, branch: 'paddock/job1', branchDeletedByCleanup: true };
-    git(repo, 'config', 'filter.sm.smudge', 'no-such-smudge-command');
-    git(repo, 'config', 'filter.sm.required', 'true');
+    const repair = damageArchive();
     const failed = await restoreWorktree(restore).then(() => null, (e: Error) => e);
     assert.match(failed?.message ?? '', /Nothing was left there/);
     assert.equal(git(repo, 'branch', '--list', 'paddock/job1'), '', 'no branch the failed restore made is left');
     assert.notEqual(git(repo, 'branch', '--list', 'top'), '', 'a branch the restore did not make stays');
-    git(repo, 'config', 'filter.sm.smudge', 'cat');
+    repair();
     const result = await restoreWorktree(restore);
     assert.equal(result.problems.filter((p) => /^the branch paddock\/job1, which the cleanup had deleted, is re-created/.test(p)).length, 1, result.problems.join('\n'));
   });
