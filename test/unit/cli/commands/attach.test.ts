@@ -214,6 +214,29 @@ describe('paddock attach', function () {
     assert.ok(!pane.captureStyled().split('\n').slice(0, 3).join('').includes('\x1b['), `no colour on the agent's plain rows: ${JSON.stringify(pane.captureStyled())}`);
   });
 
+  it("keeps the session's screen through the agent's RIS and DECSTR, drawing what the agent's terminal shows, and gives the shell screen back", async () => {
+    // tmux ignores DECSTR: the margins, origin mode and pen stayed the agent's old ones (X landed on row 4, red).
+    const job = await sb.start(['sh', '-c', "printf 'agent\\033[?1000h\\033[2;4r\\033[?6h\\033[31m'; read x; printf '\\033[!p\\033[5;1HX'; read y; printf '\\033cAFTER'; exec sleep 600"]);
+    const pane = shellInTmux();
+    await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
+    pane.sendLine('echo shell-marker');
+    await waitUntil('the marker', () => pane.capture().includes('shell-marker'));
+    const modes = '#{alternate_on} #{origin_flag} #{mouse_any_flag}';
+    pane.sendLine(`node ${entry} ${job.id}`);
+    await waitUntil('attached', () => pane.capture().includes('agent') && pane.format('#{alternate_on}') === '1');
+    pane.sendKeys('Enter');
+    await waitUntil('X drawn', () => pane.capture().some((l) => l.includes('X')));
+    const soft = await stable(() => pane.captureStyled());
+    assert.equal(soft.split('\n')[4], 'X', soft);
+    assert.equal(pane.format(modes), '1 0 1');
+    pane.sendKeys('Enter');
+    await waitUntil('after RIS', () => pane.capture()[0] === 'AFTER');
+    assert.equal(pane.format(modes), '1 0 0', 'on the session\'s screen, the agent\'s mouse reporting reset');
+    pane.sendBytes('\x1c');
+    await waitUntil('detached', () => pane.capture().some((l) => l.startsWith(`Detached from agent ${job.id}`)));
+    assert.ok(pane.capture().includes('shell-marker') && !pane.capture().includes('AFTER'), pane.capture().join('\n'));
+  });
+
   it('a terminal shrunk then grown shows the agent\'s earlier lines again, as tmux and a fresh attach do', async () => {
     const job = await sb.start(['sh', '-c', 'for i in $(seq 1 40); do echo "line $i"; done; exec sleep 600']);
     await waitUntil('the output', async () => (await sb.store.readOutput(job.id)).toString().includes('line 40'));

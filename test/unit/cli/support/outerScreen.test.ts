@@ -18,16 +18,16 @@ async function firstRow(...chunks: string[]): Promise<string> {
 describe('AgentScreenSwitches', () => {
   it('turns entering the alternate screen into a clear and drops leaving it, reporting it', () => {
     const f = new AgentScreenSwitches();
-    assert.deepEqual(f.filter('a\x1b[?1049hb'), { text: 'a\x1b[r\x1b[H\x1b[2Jb', leftAlternate: false });
-    assert.deepEqual(f.filter('c\x1b[?1049l'), { text: 'c', leftAlternate: true });
-    assert.deepEqual(f.filter('\x1b[?25;47l'), { text: '\x1b[?25l', leftAlternate: true }, 'other modes in the same sequence stay');
-    assert.deepEqual(f.filter('\x1b[?2004h'), { text: '\x1b[?2004h', leftAlternate: false });
+    assert.deepEqual(f.filter('a\x1b[?1049hb'), { text: 'a\x1b[r\x1b[H\x1b[2Jb', leftAlternate: false, softReset: false });
+    assert.deepEqual(f.filter('c\x1b[?1049l'), { text: 'c', leftAlternate: true, softReset: false });
+    assert.deepEqual(f.filter('\x1b[?25;47l'), { text: '\x1b[?25l', leftAlternate: true, softReset: false }, 'other modes in the same sequence stay');
+    assert.deepEqual(f.filter('\x1b[?2004h'), { text: '\x1b[?2004h', leftAlternate: false, softReset: false });
   });
 
   it('recognises a switch cut between two chunks', () => {
     const f = new AgentScreenSwitches();
-    assert.deepEqual(f.filter('x\x1b[?10'), { text: 'x', leftAlternate: false });
-    assert.deepEqual(f.filter('49ly'), { text: 'y', leftAlternate: true });
+    assert.deepEqual(f.filter('x\x1b[?10'), { text: 'x', leftAlternate: false, softReset: false });
+    assert.deepEqual(f.filter('49ly'), { text: 'y', leftAlternate: true, softReset: false });
   });
 
   it('makes a snapshot of the alternate screen draw without switching', () => {
