@@ -25,8 +25,17 @@ const SCREEN_MODES = new Set([47, 1047, 1049]);
 const PRIVATE_MODE_OR_RESET = /\x1b\[\?([\d;]*)([hl])|\x1bc|\x1b\[!p/g;
 /** Auto-wrap, which the outer terminal keeps off while the agent is wider (`cropped`). */
 const AUTO_WRAP_MODE = 7;
-/** An escape sequence that may still become a private mode set/reset, RIS or DECSTR when the next chunk comes. */
-const UNFINISHED = /\x1b(?:\[(?:\?[\d;]*|!)?)?$/;
+/**
+ * Window operations (XTWINOPS, `CSI Ps ; … t`) that change the outer terminal's window or title
+ * stack: xterm.js, the agent's terminal, ignores them all (its `windowOptions` are off), and tmux
+ * keeps them from the outer terminal. An agent's pop of the title stack (vim's on exit, pushed
+ * before the attach) took the title `paddock attach` saved there, so detaching left the agent's;
+ * a push left the agent's title to come back. Reports (11, 13–21) are left to the outer terminal.
+ */
+const WINDOW_CHANGE = /\x1b\[(\d*)(?:;[\d;]*)?t/g;
+const WINDOW_REPORTS = new Set([11, 13, 14, 15, 16, 18, 19, 20, 21]);
+/** An escape sequence that may still become a private mode set/reset, RIS, DECSTR or a window operation when the next chunk comes. */
+const UNFINISHED = /\x1b(?:\[(?:\?[\d;]*|!|[\d;]+)?)?$/;
 const SAVE_CURSOR_MODE = 1049;
 const SAVE_CURSOR = '\x1b7';
 const CLEAR = '\x1b[H\x1b[2J';
@@ -115,7 +124,7 @@ export class AgentScreenSwitches {
       this.alternate = true;
       return freshScreenStops(this.cols) + CLEAR + rest;
     });
-    return { text, leftAlternate, softReset };
+    return { text: text.replace(WINDOW_CHANGE, (whole, ps: string) => (WINDOW_REPORTS.has(Number(ps)) ? whole : '')), leftAlternate, softReset };
   }
 
   /** Whether the agent's terminal shows its alternate screen (as of the output filtered last). */

@@ -200,6 +200,21 @@ describe('paddock attach', function () {
     assert.equal(pane.format('#{pane_title}'), 'MY-SHELL');
   });
 
+  it("gives the person's terminal its own title back on detach after the agent popped the title stack (vim leaving, pushed before the attach)", async () => {
+    const job = await sb.start(['sh', '-c', "read x; printf '\\033[23;0t\\033]2;AGENT-TITLE\\007\\033[22;0t\\033]2;AGENT-TWO\\007popped\\n'; exec sleep 600"]);
+    const pane = shellInTmux();
+    await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
+    pane.sendLine("printf '\\033]2;MY-SHELL\\007'");
+    await waitUntil('the shell title', () => pane.format('#{pane_title}') === 'MY-SHELL');
+    pane.sendLine(`node ${entry} ${job.id}`);
+    await waitUntil('attached', () => pane.format('#{alternate_on}') === '1');
+    pane.sendKeys('Enter');
+    await waitUntil('the agent title', () => pane.capture().includes('popped') && pane.format('#{pane_title}') === 'AGENT-TWO');
+    pane.sendBytes('\x1c');
+    await waitUntil('detached', () => pane.capture().some((l) => l.startsWith(`Detached from agent ${job.id}`)));
+    assert.equal(pane.format('#{pane_title}'), 'MY-SHELL');
+  });
+
   it('redraws the agent\'s screen from a fresh terminal\'s modes: the pen, margins and line drawing its output left do not garble it', async () => {
     // Leaving its alternate screen makes attach ask for the main screen again, drawn over what the output left on.
     const job = await sb.start(['sh', '-c', "printf 'row1\\nrow2\\nrow3\\n\\033[3;5r\\033[?6h\\033[44m\\033(0\\033[?1049hIN-ALT'; read x; printf '\\033[?1049l'; exec sleep 600"]);

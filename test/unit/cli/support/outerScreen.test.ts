@@ -30,6 +30,16 @@ describe('AgentScreenSwitches', () => {
     assert.deepEqual(f.filter('49ly'), { text: 'y', leftAlternate: true, softReset: false });
   });
 
+  it("keeps the agent's title stack and window changes from the outer terminal, as the agent's xterm.js ignores them; reports pass", () => {
+    const f = new AgentScreenSwitches();
+    assert.equal(f.filter('a\x1b[22;0tb\x1b[23;2tc\x1b[8;50;100td\x1b[2te').text, 'abcde');
+    assert.equal(f.filter('\x1b[18t\x1b[14;2t').text, '\x1b[18t\x1b[14;2t');
+    assert.equal(f.filter('x\x1b[2').text, 'x', 'held for the next chunk');
+    assert.equal(f.filter('3;0ty').text, 'y');
+    assert.equal(f.filter('\x1b[3').text, '');
+    assert.equal(f.filter('1mz').text, '\x1b[31mz', 'other sequences cut between chunks come whole');
+  });
+
   it('makes a snapshot of the alternate screen draw without switching', () => {
     assert.equal(withoutScreenSwitches('main\x1b[?1049h\x1b[Halt'), 'main\x1b[r\x1b[H\x1b[2J\x1b[Halt');
   });
