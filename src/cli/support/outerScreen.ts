@@ -16,6 +16,7 @@ import { SET_IN_USE_CARRIED_FROM_NORMAL_SLOT } from '../../core/terminal/carried
 import { DROPPED_OVER_WIDE_SECOND_HALF } from '../../core/terminal/cellDraw';
 import { SET_IN_USE_FROM_ALTERNATE_SLOT } from '../../core/terminal/charsetReplay';
 import { ROWS_ADDED_TO_LINK } from '../../core/terminal/penReplay';
+import { withoutScrollbackLink } from '../../core/terminal/scrollbackLink';
 import { AGENT_SOFT_RESET_MODES, agentFullReset, DECSTR } from './agentResets';
 import { CarriedDesignation } from './carriedDesignation';
 
@@ -149,7 +150,9 @@ export function withoutScreenSwitches(screen: string, cols = 0): string {
 
 /** `withoutScreenSwitches`, and whether the screen drawn is the agent's alternate one. */
 function forOneScreen(screen: string, cols: number): { text: string; alternate: boolean } {
-  const portable = screen
+  // A scrollback line for the pen's link: the outer alternate screen has none, and it may be shorter
+  // than the agent's, whose rows the replay's margins are for (its last row was scrolled away).
+  const portable = withoutScrollbackLink(screen)
     // Not switches of the agent's: the snapshot's ways to a set in use that no designation gives,
     // through a saved cursor this terminal's one slot does not hold apart (the carried one would
     // overwrite the alternate screen's, which the agent may restore). The set in use stays

@@ -33,13 +33,17 @@ export function writingStateReplay(term: Terminal, options: CharsetReplayOptions
   const reopened = wrapPending(term) && !keptOpen && !carried;
   const linkOnItsRows = carried || (reopened && !penLinkHasId(term)) ? '' : penLinkOnItsRows(term);
   const restores = restoresSetInUse(term, options);
-  // Before the cursor: it rewrites the saved cursor (its DEC graphics in G0, which the sets after put right).
-  const aboveLink = carried || reopened || restores ? '' : scrollbackLinkReplay(term, !!linkOnItsRows);
+  // Before the cursor and the sets: it rewrites the saved cursor (its DEC graphics in G0, which the
+  // sets after put right), which DECRC restores the set in use from when `restores`.
+  const aboveLink = carried || reopened ? '' : scrollbackLinkReplay(term, !!linkOnItsRows);
   const opened = linkOnItsRows || aboveLink;
   const link = !carried && (reopened || !opened) ? penOwnLink : '';
   const pen = `${RESET_PEN}${penSgr(term)}${link}`;
   // The link open in the viewer: a character written again that is not in it ends it first.
   const open = carried || opened ? penOwnLink : undefined;
   if (!restores) return `${linkOnItsRows}${aboveLink}${cursorReplay(term, undefined, open)}${charsetReplay(term, options)}${pen}`;
-  return `${charsetReplay(term, options)}${linkOnItsRows}${cursorReplay(term, charsetInternals(term)?.charset, open)}${pen}`;
+  // The link on its rows before the scrollback line that adds to it (its dropped wide characters are
+  // drawn alike in either set; DECRC, which puts back the pen's colours alone, leaves the link open).
+  const linkAndSets = aboveLink ? `${linkOnItsRows}${aboveLink}${charsetReplay(term, options)}` : `${charsetReplay(term, options)}${linkOnItsRows}`;
+  return `${linkAndSets}${cursorReplay(term, charsetInternals(term)?.charset, open)}${pen}`;
 }

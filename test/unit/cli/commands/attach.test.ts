@@ -149,6 +149,26 @@ describe('paddock attach', function () {
     assert.ok(lines[11].startsWith('below'), lines.join('\n'));
   });
 
+  it("a terminal shorter than the agent keeps its last row when the agent's hyperlink is kept for a line of its scrollback", async () => {
+    // The agent opens a link, scrolls its row into the scrollback (ESC D on its last row), fills 24 rows, and leaves its
+    // alternate screen (attach asks for the screen again). Row 24 is longer than the size notice drawn over it.
+    const rows = Array.from({ length: 23 }, (_, i) => `line ${i + 1}\r\n`).join('') + 'z'.repeat(79);
+    const bytes = `\x1b[H\x1b]8;;https://a.example/\x1b\\\x1b[30;1H\x1bD\x1b[1;1H${rows}\x1b[?1049h\x1b[?1049l`;
+    const job = await sb.start([process.execPath, '-e', `process.stdin.once('data', () => process.stdout.write(${JSON.stringify(bytes)})); setInterval(() => {}, 1000);`]);
+    const pane = new TmuxPane([process.execPath, entry, job.id], sb.env, sb.cwd, 80, 24);
+    tmux = pane;
+    await waitUntil('attached', () => pane.format('#{alternate_on}') === '1');
+    const tall = pty.spawn(process.execPath, [entry, job.id], { cols: 80, rows: 30, env: sb.env as Record<string, string>, cwd: sb.cwd });
+    ptys.push(tall);
+    await waitUntil('the notice', () => pane.capture().some((l) => l.startsWith('(sized for another viewer: 80×30;')));
+    tall.write('go\r');
+    await waitUntil('the agent screen redrawn', () => pane.capture()[0] === 'line 1' && pane.capture().some((l) => l.startsWith('(sized for another viewer'))).catch(() => assert.fail(pane.capture().join('\n')));
+    const lines = await stable(() => pane.capture());
+    // The replay's margins (1;30) were clamped to the pane's 24 rows: IL and LF scrolled its last row away.
+    assert.equal(lines[22], 'line 23', lines.join('\n'));
+    assert.match(lines[23], /^\(sized for another viewer: 80×30;.*\)z+$/, lines.join('\n'));
+  });
+
   it('gives the terminal back as the detach key does when attach itself gets SIGTERM, SIGHUP or SIGINT, also with the lock library loaded', async () => {
     // The agent leaves the alternate screen, mouse reporting, a hidden cursor, application keys and no wrapping on.
     const job = await sb.start(['sh', '-c', "printf '\\033[?1049h\\033[?1000h\\033[?1006h\\033[?25l\\033[?1h\\033[?7lin-agent\\n'; exec sleep 600"]);
