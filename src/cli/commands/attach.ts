@@ -91,6 +91,7 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
   const sizeNotice = new SizeNotice(size);
   const drawn = NEW_SCREEN + switches.snapshot(ready.screen, ready.cols);
   stdout.write(ENTER_SESSION + drawn + sizeNotice.afterScreen(drawn, ready.cols, ready.rows));
+  switches.cropped = sizeNotice.cropped;
   if (ready.exit) {
     stdout.write(LEAVE_SESSION);
     return { kind: 'exited', code: ready.exit.code, signal: ready.exit.signal, state: ready.state };
@@ -102,17 +103,20 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
     let ended = false;
     const subscriptions = [
       client.onDidOutput((data) => {
-        const { text, leftAlternate } = switches.filter(data);
+        const { text, leftAlternate, softReset } = switches.filter(data);
         stdout.write(text);
-        // The agent is back on its main screen, which the outer terminal never showed: ask for it.
-        if (leftAlternate) client.refresh();
+        // The agent is back on its main screen, which the outer terminal never showed, or soft-reset
+        // its margins and saved cursor where its cursor is, which only the worker knows: ask for it.
+        if (leftAlternate || softReset) client.refresh();
       }),
       client.onDidReady((fresh) => {
         const redrawn = NEW_SCREEN + switches.snapshot(fresh.screen, fresh.cols);
         stdout.write(redrawn + sizeNotice.afterScreen(redrawn, fresh.cols, fresh.rows));
+        switches.cropped = sizeNotice.cropped;
       }),
       client.onDidResize((s) => {
         stdout.write(sizeNotice.afterResize(s.cols, s.rows));
+        switches.cropped = sizeNotice.cropped;
         redrawFromMirror();
       }),
       client.onDidExit((e) => finish({ kind: 'exited', code: e.code, signal: e.signal, state: e.state })),
@@ -192,6 +196,8 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
  */
 class SizeNotice {
   private shown = false;
+  /** Whether this terminal's auto-wrap is off for an agent wider than it (the agent's output must not turn it on: `AgentScreenSwitches.cropped`). */
+  cropped = false;
 
   constructor(private readonly ownSize: () => { cols: number; rows: number }) {}
 
@@ -203,8 +209,9 @@ class SizeNotice {
   afterScreen(drawn: string, cols: number, rows: number): string {
     const own = this.ownSize();
     this.shown = cols !== own.cols || rows !== own.rows;
+    this.cropped = this.shown && cols > own.cols;
     if (!this.shown) return '';
-    const wrap = cols > own.cols ? '\x1b[?7l' : '';
+    const wrap = this.cropped ? '\x1b[?7l' : '';
     const line = `(sized for another viewer: ${cols}×${rows}; type here to size it for this one)`.slice(0, own.cols);
     return wrap + loadScreenText().lineOverScreen(drawn + wrap, own.cols, own.rows, line);
   }
@@ -218,8 +225,9 @@ class SizeNotice {
     const differs = cols !== own.cols || rows !== own.rows;
     const wasShown = this.shown;
     this.shown = differs;
+    this.cropped = differs && cols > own.cols;
     if (!differs && !wasShown) return '';
-    return `${CLEAR}${cols > own.cols ? '\x1b[?7l' : '\x1b[?7h'}`;
+    return `${CLEAR}${this.cropped ? '\x1b[?7l' : '\x1b[?7h'}`;
   }
 }
 

@@ -7,21 +7,36 @@
  * with a fresh screen's margins and tab stops (what the agent expects of a fresh alternate
  * screen, `freshScreenStops`); entering again while on it changes nothing there but the
  * cursor `?1049h` saves; leaving is dropped and reported, and the viewer asks the worker for
- * the agent's main screen again.
+ * the agent's main screen again. The agent's resets are not the outer terminal's either: RIS would
+ * take it off the alternate screen (xterm, VTE, xterm.js) and DECSTR is ignored by some (tmux) and
+ * done otherwise by others (`agentResets.ts`).
  */
 /* eslint-disable no-control-regex -- matching terminal escape sequences is this module's job */
 import { SET_IN_USE_CARRIED_FROM_NORMAL_SLOT } from '../../core/terminal/carriedCharset';
 import { DROPPED_OVER_WIDE_SECOND_HALF } from '../../core/terminal/cellDraw';
 import { SET_IN_USE_FROM_ALTERNATE_SLOT } from '../../core/terminal/charsetReplay';
 import { ROWS_ADDED_TO_LINK } from '../../core/terminal/penReplay';
+import { withoutScrollbackLink } from '../../core/terminal/scrollbackLink';
+import { AGENT_SOFT_RESET_MODES, agentFullReset, DECSTR } from './agentResets';
 import { CarriedDesignation } from './carriedDesignation';
 
 /** DEC private modes that switch screens: 1049 (with cursor save), 1047, 47. */
 const SCREEN_MODES = new Set([47, 1047, 1049]);
-/** A private mode set/reset, or RIS (which puts the agent's terminal back on its normal screen). */
-const PRIVATE_MODE_OR_RESET = /\x1b\[\?([\d;]*)([hl])|\x1bc/g;
-/** An escape sequence that may still become a private mode set/reset, RIS or DECSTR when the next chunk comes. */
-const UNFINISHED = /\x1b(?:\[(?:\?[\d;]*|!)?)?$/;
+/** A private mode set/reset, RIS (which puts the agent's terminal back on its normal screen), or DECSTR. */
+const PRIVATE_MODE_OR_RESET = /\x1b\[\?([\d;]*)([hl])|\x1bc|\x1b\[!p/g;
+/** Auto-wrap, which the outer terminal keeps off while the agent is wider (`cropped`). */
+const AUTO_WRAP_MODE = 7;
+/**
+ * Window operations (XTWINOPS, `CSI Ps ; … t`) that change the outer terminal's window or title
+ * stack: xterm.js, the agent's terminal, ignores them all (its `windowOptions` are off), and tmux
+ * keeps them from the outer terminal. An agent's pop of the title stack (vim's on exit, pushed
+ * before the attach) took the title `paddock attach` saved there, so detaching left the agent's;
+ * a push left the agent's title to come back. Reports (11, 13–21) are left to the outer terminal.
+ */
+const WINDOW_CHANGE = /\x1b\[(\d*)(?:;[\d;]*)?t/g;
+const WINDOW_REPORTS = new Set([11, 13, 14, 15, 16, 18, 19, 20, 21]);
+/** An escape sequence that may still become a private mode set/reset, RIS, DECSTR or a window operation when the next chunk comes. */
+const UNFINISHED = /\x1b(?:\[(?:\?[\d;]*|!|[\d;]+)?)?$/;
 const SAVE_CURSOR_MODE = 1049;
 const SAVE_CURSOR = '\x1b7';
 const CLEAR = '\x1b[H\x1b[2J';
@@ -45,6 +60,12 @@ export class AgentScreenSwitches {
   private carry = '';
   private alternate = false;
   private readonly designation = new CarriedDesignation();
+  /**
+   * Whether the outer terminal is narrower than the agent's: `paddock attach` turns its auto-wrap
+   * off (rows cropped, as tmux shows a window larger than its client), and the agent's own `?7h`,
+   * RIS or DECSTR must not turn it back on (its long rows would wrap onto the rows below).
+   */
+  cropped = false;
 
   /** `cols`: the agent's terminal's, for the tab stops of a screen it enters (`freshScreenStops`). */
   constructor(private cols = 0) {}
@@ -62,8 +83,12 @@ export class AgentScreenSwitches {
     return freshScreenStops(cols) + drawn.text;
   }
 
-  /** Text to write to the outer terminal, and whether the agent left its alternate screen in it. */
-  filter(data: string): { text: string; leftAlternate: boolean } {
+  /**
+   * Text to write to the outer terminal; whether the agent left its alternate screen in it; and
+   * whether it soft-reset its terminal (DECSTR), which puts back margins and the saved cursor
+   * where the cursor is, which only the worker's screen knows: both ask for the screen again.
+   */
+  filter(data: string): { text: string; leftAlternate: boolean; softReset: boolean } {
     let input = this.carry + data;
     this.carry = '';
     const unfinished = UNFINISHED.exec(input);
@@ -72,15 +97,23 @@ export class AgentScreenSwitches {
       input = input.slice(0, unfinished.index);
     }
     let leftAlternate = false;
+    let softReset = false;
+    const wrapOff = () => (this.cropped ? `\x1b[?${AUTO_WRAP_MODE}l` : '');
     const text = this.designation.apply(input).replace(PRIVATE_MODE_OR_RESET, (whole, params: string | undefined, action: string) => {
+      if (whole === DECSTR) {
+        softReset = true;
+        return AGENT_SOFT_RESET_MODES + wrapOff();
+      }
       if (params === undefined) {
+        // RIS: the agent's terminal is a fresh one on its normal screen; the outer stays on its alternate one.
         this.alternate = false;
-        return whole;
+        return agentFullReset(freshScreenStops(this.cols)) + wrapOff();
       }
       const modes = params.split(';');
-      const kept = modes.filter((m) => !SCREEN_MODES.has(Number(m)));
+      const kept = modes.filter((m) => !SCREEN_MODES.has(Number(m)) && !(this.cropped && action === 'h' && Number(m) === AUTO_WRAP_MODE));
       if (kept.length === modes.length) return whole;
       const rest = kept.length > 0 ? `\x1b[?${kept.join(';')}${action}` : '';
+      if (!modes.some((m) => SCREEN_MODES.has(Number(m)))) return rest;
       if (action === 'l') {
         this.alternate = false;
         leftAlternate = true;
@@ -92,7 +125,7 @@ export class AgentScreenSwitches {
       this.alternate = true;
       return freshScreenStops(this.cols) + CLEAR + rest;
     });
-    return { text, leftAlternate };
+    return { text: text.replace(WINDOW_CHANGE, (whole, ps: string) => (WINDOW_REPORTS.has(Number(ps)) ? whole : '')), leftAlternate, softReset };
   }
 
   /** Whether the agent's terminal shows its alternate screen (as of the output filtered last). */
@@ -117,7 +150,9 @@ export function withoutScreenSwitches(screen: string, cols = 0): string {
 
 /** `withoutScreenSwitches`, and whether the screen drawn is the agent's alternate one. */
 function forOneScreen(screen: string, cols: number): { text: string; alternate: boolean } {
-  const portable = screen
+  // A scrollback line for the pen's link: the outer alternate screen has none, and it may be shorter
+  // than the agent's, whose rows the replay's margins are for (its last row was scrolled away).
+  const portable = withoutScrollbackLink(screen)
     // Not switches of the agent's: the snapshot's ways to a set in use that no designation gives,
     // through a saved cursor this terminal's one slot does not hold apart (the carried one would
     // overwrite the alternate screen's, which the agent may restore). The set in use stays

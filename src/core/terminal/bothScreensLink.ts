@@ -9,6 +9,7 @@
  */
 import type { Terminal } from '@xterm/headless';
 import { END_LINK, linkOnRows, linkRows, openLink, penLinkId } from './penReplay';
+import { scrollbackLinkBeforeSwitch, scrollbackLinkBeforeSwitchGiven } from './scrollbackLink';
 import { AttributesInternals, linkInternals, normalBufferInternals } from './xtermInternals';
 
 /** The rows of the normal screen the pen's link is kept for, while the alternate one is shown. */
@@ -26,7 +27,8 @@ function normalScreenRows(term: Terminal): number[] {
  */
 export function carriesPenLink(term: Terminal): boolean {
   const urlId = penLinkId(term);
-  if (!urlId || linkInternals(term, urlId)?.id || normalScreenRows(term).length === 0) return false;
+  if (!urlId || linkInternals(term, urlId)?.id) return false;
+  if (normalScreenRows(term).length === 0 && !scrollbackLinkBeforeSwitchGiven(term)) return false;
   const buffer = term.buffer.alternate;
   const cell = buffer.getNullCell();
   for (let y = 0; y < term.rows; y++) {
@@ -49,16 +51,19 @@ export function carriedPenLink(term: Terminal): string | undefined {
 /**
  * Before the switch to the alternate screen, in a viewer with auto-wrap on and origin mode off
  * (the serializer sets its modes after both screens): the pen's link opened on the normal screen's
- * rows it is kept for. With an id, ended again (the alternate screen's rows, opened after the
- * switch, join the same link); without one, left open when it is carried (`carriesPenLink`), else
- * nothing. Moves the cursor; '' when the link has no row there.
+ * rows it is kept for, and given a line of the scrollback when it is kept for one there
+ * (`scrollbackLinkBeforeSwitch`, bug 130). With an id, ended again (the alternate screen's rows,
+ * opened after the switch, join the same link); without one, left open when it is carried
+ * (`carriesPenLink`), else nothing. Moves the cursor; '' when the link has no row there.
  */
 export function penLinkBeforeSwitch(term: Terminal): string {
   const urlId = penLinkId(term);
   const rows = normalScreenRows(term);
-  if (rows.length === 0) return '';
+  const above = scrollbackLinkBeforeSwitchGiven(term);
+  if (rows.length === 0 && !above) return '';
   const hasId = !!linkInternals(term, urlId)?.id;
   if (!hasId && !carriesPenLink(term)) return '';
-  const opened = linkOnRows(term, urlId, term.buffer.normal, rows, true);
+  const onRows = linkOnRows(term, urlId, term.buffer.normal, rows, true);
+  const opened = `${onRows}${above ? scrollbackLinkBeforeSwitch(term, onRows !== '') : ''}`;
   return hasId ? `${opened}${END_LINK}` : opened;
 }

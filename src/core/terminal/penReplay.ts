@@ -98,7 +98,7 @@ export function linkOnRows(term: Terminal, urlId: number, buffer: IBuffer, rows:
  * nowhere (it does not fit, and is dropped). Auto-wrap is left as it is (`wrapOn`). Not in a
  * terminal narrower than 3 columns; and not for `paddock attach` (`ROWS_ADDED_TO_LINK`).
  */
-function rowsAddedToLink(term: Terminal, rows: number[], wrapOn: boolean): string {
+export function rowsAddedToLink(term: Terminal, rows: number[], wrapOn: boolean): string {
   if (rows.length === 0 || term.cols < NARROWEST_FOR_DROPPED_WIDE) return '';
   const added = rows.map((row) => `\x1b[${row + 1};${term.cols}f${DROPPED_WIDE_CHARACTER}`).join('');
   return wrapOn ? `${WRAP_OFF}${added}${WRAP_ON}` : added;

@@ -10,6 +10,7 @@ import { carriedPenLink, penLinkBeforeSwitch } from './bothScreensLink';
 import { carriedSetInUseReplay, carriesSetInUse } from './carriedCharset';
 import { cellRedraws } from './cellRedraw';
 import { isDecGraphics } from './charsetReplay';
+import { savedCursorReplay, savedPosition } from './savedCursor';
 import { backgroundSgr, sgrOf } from './sgr';
 import { writingStateReplay } from './writingState';
 import { activeBufferInternals, alternateBufferInternals, BufferInternals, normalBufferInternals } from './xtermInternals';
@@ -80,14 +81,6 @@ function normalScreenMargins(term: Terminal, normal: BufferInternals): string {
   return `\x1b[${top + 1};${bottom + 1}r`;
 }
 
-/** The position of `buffer`'s DECSC slot, on the screen (DECRC puts it back within it). */
-function savedPosition(buffer: BufferInternals, rows: number, cols: number): string {
-  if (typeof buffer.savedX !== 'number' || typeof buffer.savedY !== 'number') return '';
-  const row = Math.min(rows - 1, Math.max(0, buffer.savedY - (buffer.ybase ?? 0)));
-  const col = Math.min(cols - 1, Math.max(0, buffer.savedX));
-  return `\x1b[${row + 1};${col + 1}H`;
-}
-
 /**
  * The alternate screen's DECSC slot while the normal one is shown: xterm.js keeps it from the
  * alternate screen's last use (leaving clears the rest of that screen), and a program that comes
@@ -100,21 +93,6 @@ function alternateSlotReplay(term: Terminal): string {
   const pen = alternate?.savedCurAttrData ? sgrOf(alternate.savedCurAttrData) : '';
   if (!alternate || (!alternate.savedX && !alternate.savedY && !pen && !isDecGraphics(alternate.savedCharset))) return '';
   return `\x1b[?1047h${savedCursorReplay(alternate, term.rows, term.cols)}\x1b[?1047l`;
-}
-
-/**
- * DECSC's slot (ESC 7 or CSI s): programs save the cursor, draw a status line elsewhere and
- * restore it (ESC 8); a viewer with an empty slot would restore to the top-left corner. An empty
- * slot is written too: the viewer's may hold a cursor of its own (the VS Code terminal saves one
- * for its reconnect notice, and the mode reset before a screen saves one around DECSTBM). Written
- * where the cursor is free to move (before the screen's cells, or right after the switch to the
- * alternate screen), it ends at home with the default pen, where the serializer starts.
- */
-function savedCursorReplay(buffer: BufferInternals | undefined, rows: number, cols: number): string {
-  if (!buffer || typeof buffer.savedX !== 'number' || typeof buffer.savedY !== 'number') return '';
-  const pen = buffer.savedCurAttrData ? sgrOf(buffer.savedCurAttrData) : '';
-  const graphics = isDecGraphics(buffer.savedCharset);
-  return `${savedPosition(buffer, rows, cols)}${pen}${graphics ? '\x1b(0' : ''}\x1b7${pen ? '\x1b[0m' : ''}${graphics ? '\x1b(B' : ''}\x1b[H`;
 }
 
 /**

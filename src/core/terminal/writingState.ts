@@ -11,6 +11,7 @@ import { RESET_PEN } from './cellDraw';
 import { CharsetReplayOptions, charsetReplay, restoresSetInUse } from './charsetReplay';
 import { cursorReplay, pendingCellLink, wrapPending } from './cursorReplay';
 import { penLink, penLinkHasId, penLinkOnItsRows, penSgr } from './penReplay';
+import { scrollbackLinkReplay } from './scrollbackLink';
 import { charsetInternals } from './xtermInternals';
 
 /**
@@ -31,10 +32,18 @@ export function writingStateReplay(term: Terminal, options: CharsetReplayOptions
   const keptOpen = wrapPending(term) && penOwnLink !== '' && pendingCellLink(term) === penOwnLink ? penOwnLink : undefined;
   const reopened = wrapPending(term) && !keptOpen && !carried;
   const linkOnItsRows = carried || (reopened && !penLinkHasId(term)) ? '' : penLinkOnItsRows(term);
-  const link = !carried && (reopened || !linkOnItsRows) ? penOwnLink : '';
+  const restores = restoresSetInUse(term, options);
+  // Before the cursor and the sets: it rewrites the saved cursor (its DEC graphics in G0, which the
+  // sets after put right), which DECRC restores the set in use from when `restores`.
+  const aboveLink = carried || reopened ? '' : scrollbackLinkReplay(term, !!linkOnItsRows);
+  const opened = linkOnItsRows || aboveLink;
+  const link = !carried && (reopened || !opened) ? penOwnLink : '';
   const pen = `${RESET_PEN}${penSgr(term)}${link}`;
   // The link open in the viewer: a character written again that is not in it ends it first.
-  const open = carried || linkOnItsRows ? penOwnLink : undefined;
-  if (!restoresSetInUse(term, options)) return `${linkOnItsRows}${cursorReplay(term, undefined, open)}${charsetReplay(term, options)}${pen}`;
-  return `${charsetReplay(term, options)}${linkOnItsRows}${cursorReplay(term, charsetInternals(term)?.charset, open)}${pen}`;
+  const open = carried || opened ? penOwnLink : undefined;
+  if (!restores) return `${linkOnItsRows}${aboveLink}${cursorReplay(term, undefined, open)}${charsetReplay(term, options)}${pen}`;
+  // The link on its rows before the scrollback line that adds to it (its dropped wide characters are
+  // drawn alike in either set; DECRC, which puts back the pen's colours alone, leaves the link open).
+  const linkAndSets = aboveLink ? `${linkOnItsRows}${aboveLink}${charsetReplay(term, options)}` : `${charsetReplay(term, options)}${linkOnItsRows}`;
+  return `${linkAndSets}${cursorReplay(term, charsetInternals(term)?.charset, open)}${pen}`;
 }

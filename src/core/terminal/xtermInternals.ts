@@ -175,3 +175,8 @@ export function writeNow(term: Terminal, data: string): boolean {
 export function isDecGraphics(set: CharsetInternals): boolean {
   return !!set && set.q === '\u2500';
 }
+
+/** Every hyperlink xterm.js keeps (its numbers), on either screen. */
+export function linkIdsInternals(term: Terminal): number[] {
+  return [...(core(term)?._oscLinkService?._dataByLinkId?.keys() ?? [])];
+}

@@ -289,5 +289,13 @@ export class ScreenMirror extends Disposable {
         return false;
       }),
     );
+    // A soft reset (DECSTR) shows the cursor and puts back its shape in xterm.js; mouse reporting and its encoding stay.
+    this._register(
+      parser.registerCsiHandler({ intermediates: '!', final: 'p' }, () => {
+        this.cursorHidden = false;
+        this.cursorShape = 0;
+        return false;
+      }),
+    );
   }
 }

@@ -149,6 +149,26 @@ describe('paddock attach', function () {
     assert.ok(lines[11].startsWith('below'), lines.join('\n'));
   });
 
+  it("a terminal shorter than the agent keeps its last row when the agent's hyperlink is kept for a line of its scrollback", async () => {
+    // The agent opens a link, scrolls its row into the scrollback (ESC D on its last row), fills 24 rows, and leaves its
+    // alternate screen (attach asks for the screen again). Row 24 is longer than the size notice drawn over it.
+    const rows = Array.from({ length: 23 }, (_, i) => `line ${i + 1}\r\n`).join('') + 'z'.repeat(79);
+    const bytes = `\x1b[H\x1b]8;;https://a.example/\x1b\\\x1b[30;1H\x1bD\x1b[1;1H${rows}\x1b[?1049h\x1b[?1049l`;
+    const job = await sb.start([process.execPath, '-e', `process.stdin.once('data', () => process.stdout.write(${JSON.stringify(bytes)})); setInterval(() => {}, 1000);`]);
+    const pane = new TmuxPane([process.execPath, entry, job.id], sb.env, sb.cwd, 80, 24);
+    tmux = pane;
+    await waitUntil('attached', () => pane.format('#{alternate_on}') === '1');
+    const tall = pty.spawn(process.execPath, [entry, job.id], { cols: 80, rows: 30, env: sb.env as Record<string, string>, cwd: sb.cwd });
+    ptys.push(tall);
+    await waitUntil('the notice', () => pane.capture().some((l) => l.startsWith('(sized for another viewer: 80×30;')));
+    tall.write('go\r');
+    await waitUntil('the agent screen redrawn', () => pane.capture()[0] === 'line 1' && pane.capture().some((l) => l.startsWith('(sized for another viewer'))).catch(() => assert.fail(pane.capture().join('\n')));
+    const lines = await stable(() => pane.capture());
+    // The replay's margins (1;30) were clamped to the pane's 24 rows: IL and LF scrolled its last row away.
+    assert.equal(lines[22], 'line 23', lines.join('\n'));
+    assert.match(lines[23], /^\(sized for another viewer: 80×30;.*\)z+$/, lines.join('\n'));
+  });
+
   it('gives the terminal back as the detach key does when attach itself gets SIGTERM, SIGHUP or SIGINT, also with the lock library loaded', async () => {
     // The agent leaves the alternate screen, mouse reporting, a hidden cursor, application keys and no wrapping on.
     const job = await sb.start(['sh', '-c', "printf '\\033[?1049h\\033[?1000h\\033[?1006h\\033[?25l\\033[?1h\\033[?7lin-agent\\n'; exec sleep 600"]);
@@ -200,6 +220,21 @@ describe('paddock attach', function () {
     assert.equal(pane.format('#{pane_title}'), 'MY-SHELL');
   });
 
+  it("gives the person's terminal its own title back on detach after the agent popped the title stack (vim leaving, pushed before the attach)", async () => {
+    const job = await sb.start(['sh', '-c', "read x; printf '\\033[23;0t\\033]2;AGENT-TITLE\\007\\033[22;0t\\033]2;AGENT-TWO\\007popped\\n'; exec sleep 600"]);
+    const pane = shellInTmux();
+    await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
+    pane.sendLine("printf '\\033]2;MY-SHELL\\007'");
+    await waitUntil('the shell title', () => pane.format('#{pane_title}') === 'MY-SHELL');
+    pane.sendLine(`node ${entry} ${job.id}`);
+    await waitUntil('attached', () => pane.format('#{alternate_on}') === '1');
+    pane.sendKeys('Enter');
+    await waitUntil('the agent title', () => pane.capture().includes('popped') && pane.format('#{pane_title}') === 'AGENT-TWO');
+    pane.sendBytes('\x1c');
+    await waitUntil('detached', () => pane.capture().some((l) => l.startsWith(`Detached from agent ${job.id}`)));
+    assert.equal(pane.format('#{pane_title}'), 'MY-SHELL');
+  });
+
   it('redraws the agent\'s screen from a fresh terminal\'s modes: the pen, margins and line drawing its output left do not garble it', async () => {
     // Leaving its alternate screen makes attach ask for the main screen again, drawn over what the output left on.
     const job = await sb.start(['sh', '-c', "printf 'row1\\nrow2\\nrow3\\n\\033[3;5r\\033[?6h\\033[44m\\033(0\\033[?1049hIN-ALT'; read x; printf '\\033[?1049l'; exec sleep 600"]);
@@ -212,6 +247,29 @@ describe('paddock attach', function () {
     const screen = await stable(() => pane.capture());
     assert.deepEqual(screen.slice(0, 3), ['row1', 'row2', 'row3'], screen.join('\n'));
     assert.ok(!pane.captureStyled().split('\n').slice(0, 3).join('').includes('\x1b['), `no colour on the agent's plain rows: ${JSON.stringify(pane.captureStyled())}`);
+  });
+
+  it("keeps the session's screen through the agent's RIS and DECSTR, drawing what the agent's terminal shows, and gives the shell screen back", async () => {
+    // tmux ignores DECSTR: the margins, origin mode and pen stayed the agent's old ones (X landed on row 4, red).
+    const job = await sb.start(['sh', '-c', "printf 'agent\\033[?1000h\\033[2;4r\\033[?6h\\033[31m'; read x; printf '\\033[!p\\033[5;1HX'; read y; printf '\\033cAFTER'; exec sleep 600"]);
+    const pane = shellInTmux();
+    await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
+    pane.sendLine('echo shell-marker');
+    await waitUntil('the marker', () => pane.capture().includes('shell-marker'));
+    const modes = '#{alternate_on} #{origin_flag} #{mouse_any_flag}';
+    pane.sendLine(`node ${entry} ${job.id}`);
+    await waitUntil('attached', () => pane.capture().includes('agent') && pane.format('#{alternate_on}') === '1');
+    pane.sendKeys('Enter');
+    await waitUntil('X drawn', () => pane.capture().some((l) => l.includes('X')));
+    const soft = await stable(() => pane.captureStyled());
+    assert.equal(soft.split('\n')[4], 'X', soft);
+    assert.equal(pane.format(modes), '1 0 1');
+    pane.sendKeys('Enter');
+    await waitUntil('after RIS', () => pane.capture()[0] === 'AFTER');
+    assert.equal(pane.format(modes), '1 0 0', 'on the session\'s screen, the agent\'s mouse reporting reset');
+    pane.sendBytes('\x1c');
+    await waitUntil('detached', () => pane.capture().some((l) => l.startsWith(`Detached from agent ${job.id}`)));
+    assert.ok(pane.capture().includes('shell-marker') && !pane.capture().includes('AFTER'), pane.capture().join('\n'));
   });
 
   it('a terminal shrunk then grown shows the agent\'s earlier lines again, as tmux and a fresh attach do', async () => {

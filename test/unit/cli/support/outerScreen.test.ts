@@ -3,6 +3,7 @@ import { Terminal } from '@xterm/headless';
 import { AgentScreenSwitches, withoutScreenSwitches } from '../../../../src/cli/support/outerScreen';
 import { FRESH_SCREEN_MODES } from '../../../../src/core/protocol/terminalModes';
 import { ScreenMirror } from '../../../../src/core/worker/mirror';
+import { cellsOf } from '../../core/terminal/cells';
 
 /** The first row of an xterm.js terminal sent `chunks`. */
 async function firstRow(...chunks: string[]): Promise<string> {
@@ -18,16 +19,26 @@ async function firstRow(...chunks: string[]): Promise<string> {
 describe('AgentScreenSwitches', () => {
   it('turns entering the alternate screen into a clear and drops leaving it, reporting it', () => {
     const f = new AgentScreenSwitches();
-    assert.deepEqual(f.filter('a\x1b[?1049hb'), { text: 'a\x1b[r\x1b[H\x1b[2Jb', leftAlternate: false });
-    assert.deepEqual(f.filter('c\x1b[?1049l'), { text: 'c', leftAlternate: true });
-    assert.deepEqual(f.filter('\x1b[?25;47l'), { text: '\x1b[?25l', leftAlternate: true }, 'other modes in the same sequence stay');
-    assert.deepEqual(f.filter('\x1b[?2004h'), { text: '\x1b[?2004h', leftAlternate: false });
+    assert.deepEqual(f.filter('a\x1b[?1049hb'), { text: 'a\x1b[r\x1b[H\x1b[2Jb', leftAlternate: false, softReset: false });
+    assert.deepEqual(f.filter('c\x1b[?1049l'), { text: 'c', leftAlternate: true, softReset: false });
+    assert.deepEqual(f.filter('\x1b[?25;47l'), { text: '\x1b[?25l', leftAlternate: true, softReset: false }, 'other modes in the same sequence stay');
+    assert.deepEqual(f.filter('\x1b[?2004h'), { text: '\x1b[?2004h', leftAlternate: false, softReset: false });
   });
 
   it('recognises a switch cut between two chunks', () => {
     const f = new AgentScreenSwitches();
-    assert.deepEqual(f.filter('x\x1b[?10'), { text: 'x', leftAlternate: false });
-    assert.deepEqual(f.filter('49ly'), { text: 'y', leftAlternate: true });
+    assert.deepEqual(f.filter('x\x1b[?10'), { text: 'x', leftAlternate: false, softReset: false });
+    assert.deepEqual(f.filter('49ly'), { text: 'y', leftAlternate: true, softReset: false });
+  });
+
+  it("keeps the agent's title stack and window changes from the outer terminal, as the agent's xterm.js ignores them; reports pass", () => {
+    const f = new AgentScreenSwitches();
+    assert.equal(f.filter('a\x1b[22;0tb\x1b[23;2tc\x1b[8;50;100td\x1b[2te').text, 'abcde');
+    assert.equal(f.filter('\x1b[18t\x1b[14;2t').text, '\x1b[18t\x1b[14;2t');
+    assert.equal(f.filter('x\x1b[2').text, 'x', 'held for the next chunk');
+    assert.equal(f.filter('3;0ty').text, 'y');
+    assert.equal(f.filter('\x1b[3').text, '');
+    assert.equal(f.filter('1mz').text, '\x1b[31mz', 'other sequences cut between chunks come whole');
   });
 
   it('makes a snapshot of the alternate screen draw without switching', () => {
@@ -128,6 +139,37 @@ describe('paddock attach: each snapshot drawn from ASCII in every G-set', () => 
       }
       const later = 'q\x0eq\x1bnq\x1boq';
       assert.equal(await firstRow(...drawn, switches.filter(later).text), 'qqqq', 'ASCII in G0–G3, as in the agent\'s terminal');
+    } finally {
+      m.dispose();
+    }
+  });
+});
+
+describe('paddock attach: a snapshot in a terminal shorter than the agent', () => {
+  it("keeps every row it shows when the pen's link is kept for a line of the agent's scrollback (no scrollback line is made there)", async () => {
+    const m = new ScreenMirror({ cols: 20, rows: 8 });
+    const term = new Terminal({ cols: 20, rows: 4, allowProposedApi: true });
+    try {
+      // Review found (bug 130): the replay's margins (1;8) and cursor were clamped to row 4: IL and LF scrolled "four" away.
+      m.write('\x1b]8;;https://a.example/\x1b\\\x1b[8;1H\x1bD\x1b[1;1Hone\r\ntwo\r\nthree\r\nfour');
+      const screen = withoutScreenSwitches((await m.snapshotAt()).screen, 20);
+      assert.ok(!screen.includes('\x1b[L'), 'no IL');
+      await new Promise<void>((resolve) => term.write(`\x1b[?1049h${FRESH_SCREEN_MODES}\x1b[H\x1b[2J${screen}`, resolve));
+      const rows = [0, 1, 2, 3].map((y) => term.buffer.active.getLine(y)?.translateToString(true));
+      assert.deepEqual(rows, ['one', 'two', 'three', 'four']);
+    } finally {
+      term.dispose();
+      m.dispose();
+    }
+  });
+
+  it('leaves the pen\'s link open that the scrollback line opened (no row of the screen kept for it): the next characters are in it', async () => {
+    const m = new ScreenMirror({ cols: 20, rows: 8 });
+    try {
+      m.write('\x1b]8;;https://a.example/\x1b\\\x1b[8;1H\x1bD');
+      const screen = withoutScreenSwitches((await m.snapshotAt()).screen, 20);
+      const cells = await cellsOf(20, 4, `\x1b[?1049h${FRESH_SCREEN_MODES}\x1b[H\x1b[2J${screen}`, 'TEXT');
+      assert.match(cells, /T[^|]*link \{"uri":"https:\/\/a\.example\/"\}/, cells);
     } finally {
       m.dispose();
     }

@@ -286,6 +286,21 @@ describe('a viewer attaching mid-session goes on from where the program\'s next 
     ['the same without an id, nothing written in it on the alternate screen, the normal screen\'s row kept', '\x1b[2;1H\x1b]8;;https://a.example/\x1b\\\x1b[?1049h', '\x1b[?1047lTEXT'],
     ['the same, a character written in it on the alternate screen in a curly underline (drawn again in it)', '\x1b[2;1H\x1b]8;;https://a.example/\x1b\\\x1b[?1049h\x1b[4:3mTEXT', '\x1b[?1047lTEXT'],
     ['the same, the wrap pending after a character written in it on the alternate screen', '\x1b[2;1H\x1b]8;;https://a.example/\x1b\\\x1b[?1049h\x1b[1;17HTEXT', 'X\x1b[?1047lTEXT'],
+    // Bug 130: a link kept for a line of the scrollback (kept until it is trimmed) was opened on the screen's rows alone.
+    ['the hyperlink without an id the program is writing in, kept only for a line of the scrollback (random programs, seed 4536)', '\x1b]8;;https://a.example/\x1b\\\x1b[4;1H\x1bD', '\x1b[LTEXT'],
+    ['the same with an id', '\x1b]8;id=x;https://a.example/\x1b\\\x1b[4;1H\x1bD', '\x1b[LTEXT'],
+    ['the same, written in on a row of the screen too, that row deleted', '\x1b]8;;https://a.example/\x1b\\A\x1b[4;1H\x1bDB', '\x1b[MTEXT'],
+    ['the same, a cursor saved before (xterm.js counts its row with the scrollback) and restored after', '\x1b[3;3H\x1b[31m\x1b7\x1b[0m\x1b[1;1H\x1b]8;;https://a.example/\x1b\\\x1b[4;1H\x1bD', '\x1b[LTEXT\x1b8\x1b]8;;\x1b\\X'],
+    ['the same, scroll margins and origin mode set', '\x1b]8;;https://a.example/\x1b\\\x1b[4;1H\x1bD\x1b[2;3r\x1b[?6h\x1b[2;1H', '\x1b[1;1H\x1b[MTEXT\x1b[?6l\x1b[4;1H\x1b[LX'],
+    // Review found: the top row, the only blank one, was taken for the margins down to it (`CSI 1;1r`, ignored): IL shifted the whole screen.
+    ['the same, only the top row blank (the viewer keeps every row, the link on its rows as before)', '\x1b]8;;https://a.example/\x1b\\\x1b[4;1H\x1bD\x1b[2;1Hb\x1b[3;1Hc\x1b[4;1Hd', ''],
+    // Review found: the same with the alternate screen shown (given the line before the snapshot's switch), and with the set in use restored by DECRC.
+    ['the same, the alternate screen shown, left after the attach (?1049l)', '\x1b]8;;https://a.example/\x1b\\\x1b[4;1H\x1bD\x1b[?1049h', '\x1b[?1049lTEXT'],
+    ['the same, characters written in it on the alternate screen, left without restoring (?1047l)', '\x1b]8;;https://a.example/\x1b\\\x1b[4;1H\x1bD\x1b[?1049hAB', '\x1b[?1047l\x1b[LTEXT'],
+    ['the same with an id, left without restoring', '\x1b]8;id=x;https://a.example/\x1b\\\x1b[4;1H\x1bD\x1b[?1049h', '\x1b[?1047lTEXT'],
+    ['the same with an id, kept for a row of each screen too, those deleted', '\x1b]8;id=x;https://a.example/\x1b\\A\x1b[4;1H\x1bD\x1b[2;1HB\x1b[?1049hCD', '\x1b[?1047l\x1b[1;1H\x1b[4MTEXT'],
+    ['the same, the normal screen shown, the set in use (DEC line drawing) restored by ESC 8', '\x1b]8;;https://a.example/\x1b\\\x1b[4;1H\x1bD\x1b(0\x1b7\x1b(B\x1b8', '\x1b[LTEXT'],
+    ['the same with G1 shifted in (SO), written in on a row too, restored again after', '\x1b]8;id=x;https://a.example/\x1b\\\x1b[4;1H\x1bD\x1b)0\x0e\x1b[2;2H\x1b7\x1b)B\x1b8', 'q\x1b[LTEXT\x1b8q'],
   ];
   for (const [title, before, after] of cases) {
     it(title, async () => {
