@@ -19,7 +19,8 @@ import { AgentInput } from './agentInput';
 import { putLauncherOnPath } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { stopAgentProcesses } from './stopAgent';
-import { settleLeftovers } from './leftovers';
+import { asLeftovers, leftovers, settleLeftovers, settlingDetail } from './leftovers';
+import { leftoversStillRunning } from '../store/leftoverCheck';
 import { WaitingDetector, waitingDetectorFor, waitingPatternOf } from './waiting';
 import { agentStopped } from '../store/suspension';
 import type { ExecutionRecord } from './executionRecord';
@@ -327,17 +328,39 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.naturalEnd.catch((err) => this.opts.log(describeError(err)));
   }
 
-  /** The agent exited by itself: what it left running is settled, then its end recorded. */
+  /**
+   * The agent exited by itself: its end is recorded at once. What it left running is listed with that
+   * end (the row offers Stop; a cleanup ends them too; a retry waits), then settled — ended, or left
+   * to the person — and the detail says how. The record said `running` for the whole settling (a
+   * second's grace and up to 5 s more) while nothing of the agent's own program ran.
+   */
   private async endNaturally(info: ExitInfo): Promise<StopOutcome> {
-    const ok = info.code === 0 && !info.signal;
-    const left = this.pty ? await settleLeftovers({ jobId: this.id, sid: this.pty.pid, settings: this.job.settings }) : { detail: '', leftovers: undefined };
-    const detail = endDetail(info) + left.detail;
-    return this.finish(ok ? 'completed' : 'failed', info, detail, undefined, left.leftovers);
+    const state = info.code === 0 && !info.signal ? 'completed' : 'failed';
+    const sid = this.pty?.pid;
+    const found = sid === undefined ? [] : await leftovers(this.id, sid);
+    if (sid === undefined || found.length === 0) return this.finish(state, info, endDetail(info));
+    const settings = this.job.settings;
+    const settle = async () => {
+      const left = await settleLeftovers({ jobId: this.id, sid, settings });
+      await this.record.afterEnd((job) => {
+        job.lifecycle.detail = endDetail(info) + left.detail;
+        // Ended: the listing keeps only what still runs (a survivor of SIGKILL); left to the person: what the grace left.
+        job.leftovers = left.leftovers ?? leftoversStillRunning(job) ?? job.leftovers;
+      });
+    };
+    return this.finish(state, info, endDetail(info) + settlingDetail(found.length, settings), undefined, asLeftovers(found), settle);
   }
 
   /** Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker (executionEnd.ts). */
-  private finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[]): Promise<StopOutcome> {
-    return this.end.finish(state, info, detail, outcome, leftovers);
+  private finish(
+    state: LifecycleState,
+    info: ExitInfo,
+    detail: string,
+    outcome?: Omit<StopOutcome, 'state'>,
+    leftovers?: Leftover[],
+    afterwards?: () => Promise<void>,
+  ): Promise<StopOutcome> {
+    return this.end.finish(state, info, detail, outcome, leftovers, afterwards);
   }
 
   // ---- stop ---------------------------------------------------------------------
@@ -362,7 +385,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   /** A force stop during a graceful stop's grace: KILL what is left now. */
   private async killNow(): Promise<void> {
     const pty = this.pty;
-    if (!pty || this.exitInfo) return;
+    // The agent's own end is recorded before what it left running is ended: that is what is killed now.
+    if (!pty || (this.exitInfo && !this.naturalEnd)) return;
     await stopAgentProcesses({ sid: pty.pid, jobId: this.id, graceMs: 0 }).catch((err) => this.opts.log(`force stop failed: ${describeError(err)}`));
   }
 }

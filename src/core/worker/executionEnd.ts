@@ -44,13 +44,24 @@ export class ExecutionEnd {
     return this.finishing;
   }
 
-  /** Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker. */
-  finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[]): Promise<StopOutcome> {
-    this.finishing ??= this.end(state, info, detail, outcome, leftovers);
+  /**
+   * Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker.
+   * `afterwards`: what the worker still does once the end is recorded (ending what the agent left
+   * running); the worker, its claim and the outcome a stop requester gets wait for it.
+   */
+  finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[], afterwards?: () => Promise<void>): Promise<StopOutcome> {
+    this.finishing ??= this.end(state, info, detail, outcome, leftovers, afterwards);
     return this.finishing;
   }
 
-  private async end(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[]): Promise<StopOutcome> {
+  private async end(
+    state: LifecycleState,
+    info: ExitInfo,
+    detail: string,
+    outcome?: Omit<StopOutcome, 'state'>,
+    leftovers?: Leftover[],
+    afterwards?: () => Promise<void>,
+  ): Promise<StopOutcome> {
     const { record, server, mirror, log } = this.host;
     this.host.ended(info);
     await this.host.output.flush().catch((err) => log(`output flush failed: ${describeError(err)}`));
@@ -66,6 +77,7 @@ export class ExecutionEnd {
       throw failure(`The agent ended, but its ${state} state could not be recorded: ${describeError(err, 300)}`);
     }
     server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state });
+    await afterwards?.().catch((err) => log(`after the end: ${describeError(err)}`));
     this.shutDownWhenUnwatched(linger);
     return { state, escalated: outcome?.escalated ?? false, survivors: outcome?.survivors ?? [] };
   }

@@ -7,7 +7,7 @@
  */
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { describeError } from '../common/errors';
-import type { Fence, JobRecord, JobStore, Leftover, Lifecycle, LifecycleState } from '../store';
+import { isTerminalState, type Fence, type JobRecord, type JobStore, type Leftover, type Lifecycle, type LifecycleState } from '../store';
 import type { WaitingReason } from './waiting';
 
 /** Waiting/running flips are written at most this often (the latest state wins). */
@@ -71,6 +71,20 @@ export class ExecutionRecord extends Disposable {
   update(change: (job: JobRecord) => JobRecord): Promise<void> {
     return this.enqueue(async () => {
       await this.store.update(this.id, change, { fence: this.fence });
+    });
+  }
+
+  /**
+   * A change of the record after this execution's terminal state was written (what its agent left
+   * running, once settled): that write gave up the ownership the fence proves, so this one is kept to
+   * the same generation, still ended (a retry moved on: nothing is written). Queued; rejects on failure.
+   */
+  afterEnd(change: (job: JobRecord) => void): Promise<void> {
+    return this.enqueue(async () => {
+      await this.store.update(this.id, (job) => {
+        if (job.lifecycle.generation !== this.fence.generation || !isTerminalState(job.lifecycle.state)) return;
+        change(job);
+      });
     });
   }
 

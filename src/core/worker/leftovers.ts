@@ -22,7 +22,7 @@ const MAX_LISTED = 50;
 
 
 /** Live processes of the agent other than its ended main process (a zombie until reaped) and this worker. */
-async function leftovers(jobId: string, sid: number): Promise<ProcStat[]> {
+export async function leftovers(jobId: string, sid: number): Promise<ProcStat[]> {
   const live = await treeMembers(sid, { name: AGENT_MARKER_ENV, value: jobId });
   const byPid = new Map(live.map((p) => [p.pid, p]));
   byPid.delete(process.pid);
@@ -45,13 +45,26 @@ export async function endLeftovers(opts: { jobId: string; sid: number; graceMs: 
   return { ended: found.length - survivors.length, survivors };
 }
 
-/** What the ended agent left running, for the record (endLeftoversOnExit off): each with its identity. */
-export async function listLeftovers(opts: { jobId: string; sid: number }): Promise<Leftover[]> {
+/** Processes of the agent as the record lists them: each with its identity (a reused pid is never one of them). */
+export function asLeftovers(found: readonly ProcStat[]): Leftover[] {
   const boot = bootId();
-  return (await afterGrace(opts.jobId, opts.sid))
+  return [...found]
     .sort((a, b) => a.pid - b.pid)
     .slice(0, MAX_LISTED)
     .map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500), startTime: p.startTime, bootId: boot }));
+}
+
+/** What the ended agent left running, for the record (endLeftoversOnExit off): each with its identity. */
+export async function listLeftovers(opts: { jobId: string; sid: number }): Promise<Leftover[]> {
+  return asLeftovers(await afterGrace(opts.jobId, opts.sid));
+}
+
+/**
+ * The detail said the moment the agent's main process has ended, while what it left running is
+ * dealt with (a second's grace, then TERM and KILL): the agent is not said to run a moment longer.
+ */
+export function settlingDetail(count: number, settings: { endLeftoversOnExit?: boolean }): string {
+  return settings.endLeftoversOnExit !== false ? `; ending ${processCount(count)} it left running` : `; left ${processCount(count)} running`;
 }
 
 /**
