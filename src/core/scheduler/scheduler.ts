@@ -173,8 +173,8 @@ export class Scheduler extends Disposable {
       try {
         for (;;) {
           this.pumpAgain = false;
-          if (!this.isLeader) await this.opts.leadership.refresh();
-          if (!this.isLeader) break;
+          // Asked of the lease itself, not remembered: a leader suspended for a while had it taken over.
+          if (!(await this.opts.leadership.refresh())) break;
           let claimed = false;
           for (let next = await this.claimNext(); next !== undefined && !this._store.isDisposed; next = await this.claimNext()) {
             const launch = next.launch.finally(() => launching.delete(launch));
@@ -284,6 +284,8 @@ export class Scheduler extends Disposable {
           const entries = await store.list();
           const job = okJobs(entries).find((j) => j.id === candidate.id);
           if (!job || job.lifecycle.state !== 'queued') return 'skip';
+          // Still the leader right before the slot is taken (suspended since the pass began, it may not be).
+          if (!(await this.opts.leadership.refresh())) return 'full';
           // One still without a worktree is launched too: its operation lock was free (taken above), so
           // the start preparing it died, and the launch fails it saying so.
           const max = this.ctx.settings().maxConcurrent;
