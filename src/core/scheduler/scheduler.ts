@@ -18,6 +18,7 @@ import { CapacityBlocker, capacityOf, CapacityState, queueOrder } from '../coord
 import { OwnedLock } from '../coordinator/ownedLock';
 import { OperationContext, okJobs } from '../operations/context';
 import { beginRetry } from '../operations/retry';
+import { retryBlocker } from '../operations/rules';
 import type { JobEntry, JobRecord, JobWatcher } from '../store';
 import { AutomaticChecks } from './automaticChecks';
 import { CleanupRetries } from './cleanupRetries';
@@ -340,6 +341,8 @@ export class Scheduler extends Disposable {
       if (job.lifecycle.state !== 'failed' && job.lifecycle.state !== 'orphaned') continue;
       if (job.lifecycle.startedAt === null) continue; // never ran: a start failure, not a crash
       if (job.worktree === null || !existsSync(job.worktree)) continue;
+      // What it left running being ended by its worker (a retry would be refused): the pass after that restarts it.
+      if (retryBlocker(job) !== null) continue;
       const lock = await this.heldLocks.takeOrWatch(job.id);
       if (!lock) continue;
       try {

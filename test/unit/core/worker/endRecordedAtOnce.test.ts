@@ -80,6 +80,19 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), []);
     });
 
+    it('an automatic restart waits for the leftovers to be ended, so the old worker never ends the new execution', async () => {
+      const c = sb.coordinator({ autoRestart: true, recoveryLimit: 1, stopGraceSeconds: 5 }, { tickMs: 100 });
+      await c.ready;
+      // The first run crashes leaving a TERM-ignoring daemon; the second runs 2 s and completes.
+      const script = 'if [ -e ran ]; then sleep 2; exit 0; fi; touch ran; setsid sh -c "trap \'\' TERM; exec sleep 609" >/dev/null 2>&1 & sleep 0.3; exit 1';
+      const job = await c.start({ repo: sb.repo, command: ['sh', '-c', script] });
+      const crashed = await sb.waitFor(job.id, (j) => j.lifecycle.state === 'failed' && j.lifecycle.generation === 1);
+      assert.equal(crashed.lifecycle.detail, 'exit 1; ending 1 process it left running');
+      const second = await sb.waitFor(job.id, (j) => j.lifecycle.generation === 2 && (j.lifecycle.state === 'completed' || j.lifecycle.state === 'failed'), 30_000);
+      assert.equal(second.lifecycle.state, 'completed', second.lifecycle.detail ?? '');
+      assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), []);
+    });
+
     it('a cleanup ends a listed process that dropped the marker before it captures and removes the worktree', async () => {
       const c = sb.coordinator({ endLeftoversOnExit: false });
       // Stays in the agent's session, in its worktree, writing there, without PADDOCK_JOB_ID.
