@@ -341,7 +341,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     if (sid === undefined || found.length === 0) return this.finish(state, info, endDetail(info));
     const settings = this.job.settings;
     const settle = async () => {
-      const left = await settleLeftovers({ jobId: this.id, sid, settings });
+      const left = await settleLeftovers({ found, sid, settings });
       await this.record.afterEnd((job) => {
         job.lifecycle.detail = endDetail(info) + left.detail;
         // Ended: the listing keeps only what still runs (a survivor of SIGKILL); left to the person: what the grace left.

@@ -1,18 +1,19 @@
 /**
  * When an agent's main process ends, what it started may run on: Codex's own
  * `app-server` daemon (in a new session, ~160 MB) outlives it, and nothing of
- * an ended agent should. After a short grace for them to exit by themselves,
- * the worker ends every process still carrying the job's marker or in the
- * agent's session (TERM, then KILL after the stop grace). The setting
+ * an ended agent should. Found at its exit (by the job's marker and the
+ * agent's session), they get a short grace to exit by themselves; then the
+ * worker ends what is left of them and their sessions (TERM, then KILL after
+ * the stop grace). The setting
  * `paddock.endLeftoversOnExit` turns it off: then they are listed on the record
  * (with their start times, so a reused pid is never shown as one of them) and
  * Stop ends them.
  */
-import { bootId, commandLineOf, treeMembers, type ProcStat } from '../proc';
+import { bootId, commandLineOf, markedSessions, signalEachIfSame, stillRunning, terminateProcessTree, treeMembers, type ProcStat } from '../proc';
 import type { Leftover } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { processCount } from '../operations/leftovers';
-import { describeSurvivors, stopAgentProcesses, type NamedProcess } from './stopAgent';
+import { describeSurvivors, type NamedProcess } from './stopAgent';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long leftovers get to exit on their own once the agent has ended. */
@@ -30,19 +31,61 @@ export async function leftovers(jobId: string, sid: number): Promise<ProcStat[]>
   return [...byPid.values()];
 }
 
+/**
+ * Where what the agent left is looked for after its end was recorded: its PTY session, the sessions
+ * of the escapees found at its exit, and those processes by identity — never the marker again. From
+ * the recorded end on, a retry may start a new execution whose processes carry the same marker; a
+ * new session is never one of these, and a pid is never taken for another process.
+ */
+interface LeftScope {
+  sessions: number[];
+  found: ProcStat[];
+}
+
+function scopeOf(found: ProcStat[], sid: number): LeftScope {
+  return { sessions: markedSessions(found, sid), found };
+}
+
+/** What of the scope still runs: its sessions' members and the processes found at the exit (not this worker, not the ended leader). */
+async function stillThere(scope: LeftScope, sid: number): Promise<ProcStat[]> {
+  const byPid = new Map<number, ProcStat>();
+  for (const s of scope.sessions) for (const p of await treeMembers(s)) byPid.set(p.pid, p);
+  for (const p of await stillRunning(scope.found)) byPid.set(p.pid, p);
+  byPid.delete(process.pid);
+  byPid.delete(sid);
+  return [...byPid.values()];
+}
+
 /** Leftovers that are still there after the grace (none: no wait at all). */
-async function afterGrace(jobId: string, sid: number): Promise<ProcStat[]> {
-  if ((await leftovers(jobId, sid)).length === 0) return [];
+async function afterGrace(scope: LeftScope, sid: number): Promise<ProcStat[]> {
+  if ((await stillThere(scope, sid)).length === 0) return [];
   await sleep(LEFTOVER_GRACE_MS);
-  return leftovers(jobId, sid);
+  return stillThere(scope, sid);
+}
+
+/** TERM, up to `graceMs`, KILL: each only while its pid still names the process found. */
+async function endByIdentity(processes: ProcStat[], graceMs: number): Promise<ProcStat[]> {
+  await signalEachIfSame(processes, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while ((await stillRunning(processes)).length > 0 && Date.now() < deadline) await sleep(50);
+  await signalEachIfSame(await stillRunning(processes), 'SIGKILL');
+  const killDeadline = Date.now() + 2000;
+  while ((await stillRunning(processes)).length > 0 && Date.now() < killDeadline) await sleep(20);
+  return stillRunning(processes);
 }
 
 /** Ends what the ended agent left running; returns how many processes were ended and any that survived. */
-export async function endLeftovers(opts: { jobId: string; sid: number; graceMs: number }): Promise<{ ended: number; survivors: NamedProcess[] }> {
-  const found = await afterGrace(opts.jobId, opts.sid);
-  if (found.length === 0) return { ended: 0, survivors: [] };
-  const { survivors } = await stopAgentProcesses({ sid: opts.sid, jobId: opts.jobId, graceMs: opts.graceMs });
-  return { ended: found.length - survivors.length, survivors };
+export async function endLeftovers(opts: { found: ProcStat[]; sid: number; graceMs: number }): Promise<{ ended: number; survivors: NamedProcess[] }> {
+  const scope = scopeOf(opts.found, opts.sid);
+  const left = await afterGrace(scope, opts.sid);
+  if (left.length === 0) return { ended: 0, survivors: [] };
+  const inSessions = (p: ProcStat) => scope.sessions.includes(p.sid);
+  const [bySession, byIdentity] = await Promise.all([
+    Promise.all(scope.sessions.map((sid) => terminateProcessTree({ sid, graceMs: opts.graceMs }).then((r) => r.survivors))),
+    endByIdentity(left.filter((p) => !inSessions(p)), opts.graceMs),
+  ]);
+  const survivors = [...bySession.flat(), ...byIdentity].filter((p) => p.pid !== opts.sid);
+  return { ended: left.length - survivors.length, survivors: survivors.map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500) })) };
 }
 
 /** Processes of the agent as the record lists them: each with its identity (a reused pid is never one of them). */
@@ -55,8 +98,8 @@ export function asLeftovers(found: readonly ProcStat[]): Leftover[] {
 }
 
 /** What the ended agent left running, for the record (endLeftoversOnExit off): each with its identity. */
-export async function listLeftovers(opts: { jobId: string; sid: number }): Promise<Leftover[]> {
-  return asLeftovers(await afterGrace(opts.jobId, opts.sid));
+export async function listLeftovers(opts: { found: ProcStat[]; sid: number }): Promise<Leftover[]> {
+  return asLeftovers(await afterGrace(scopeOf(opts.found, opts.sid), opts.sid));
 }
 
 /**
@@ -72,19 +115,20 @@ export function settlingDetail(count: number, settings: { endLeftoversOnExit?: b
  * on the record. Returns the words added to the end's detail, and the listed leftovers.
  */
 export async function settleLeftovers(opts: {
-  jobId: string;
+  /** What the scan at the agent's exit found (`leftovers`). */
+  found: ProcStat[];
   sid: number;
   settings: { endLeftoversOnExit?: boolean; stopGraceMs: number };
 }): Promise<{ detail: string; leftovers: Leftover[] | undefined }> {
-  const { jobId, sid, settings } = opts;
+  const { found, sid, settings } = opts;
   if (settings.endLeftoversOnExit !== false) {
-    const left = await endLeftovers({ jobId, sid, graceMs: Math.min(settings.stopGraceMs, 5000) });
+    const left = await endLeftovers({ found, sid, graceMs: Math.min(settings.stopGraceMs, 5000) });
     let detail = '';
     if (left.ended > 0) detail += `; ended ${processCount(left.ended)} it left running`;
     if (left.survivors.length > 0) detail += `; still running: ${describeSurvivors(left.survivors)}`;
     return { detail, leftovers: undefined };
   }
   // Left to the person: listed on the record (and the row) until Stop ends them or they exit.
-  const leftovers = await listLeftovers({ jobId, sid });
+  const leftovers = await listLeftovers({ found, sid });
   return { detail: leftovers.length > 0 ? `; left ${processCount(leftovers.length)} running` : '', leftovers };
 }

@@ -93,6 +93,25 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), []);
     });
 
+    it("a retry once the listed ones have gone is never ended by the old worker, which still ends what they forked", async () => {
+      const c = sb.coordinator({ stopGraceSeconds: 5 });
+      // The first run leaves a session whose leader forks a TERM-ignoring child after the exit, then exits:
+      // the listing empties (a retry is let through) while that child is still to be ended.
+      const late = 'sleep 0.5; (trap \'\' TERM; exec sleep 611) & sleep 0.3';
+      const script = `if [ -e ran ]; then sleep 3; exit 0; fi; touch ran; setsid sh -c "${late}" >/dev/null 2>&1 & sleep 0.2; exit 0`;
+      const job = await c.start({ repo: sb.repo, command: ['sh', '-c', script] });
+      await sb.waitFor(job.id, (j) => j.lifecycle.state === 'completed' && (j.leftovers ?? []).length > 0);
+      await sb.waitFor(job.id, (j) => (j.leftovers ?? []).length === 0, 10_000);
+      await c.retry(job.id);
+      const second = await sb.waitFor(job.id, (j) => j.lifecycle.generation === 2 && (j.lifecycle.state === 'completed' || j.lifecycle.state === 'failed'), 30_000);
+      assert.equal(second.lifecycle.state, 'completed', second.lifecycle.detail ?? '');
+      const deadline = Date.now() + 10_000;
+      while (findByEnvMarker('PADDOCK_JOB_ID', job.id).length > 0) {
+        if (Date.now() > deadline) throw new Error(`left running: ${JSON.stringify(findByEnvMarker('PADDOCK_JOB_ID', job.id))}`);
+        await sleep(100);
+      }
+    });
+
     it('a cleanup ends a listed process that dropped the marker before it captures and removes the worktree', async () => {
       const c = sb.coordinator({ endLeftoversOnExit: false });
       // Stays in the agent's session, in its worktree, writing there, without PADDOCK_JOB_ID.
