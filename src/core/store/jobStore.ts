@@ -64,7 +64,7 @@ export interface UpdateOptions {
 export interface TransitionOptions extends UpdateOptions {
   /** Refuse (failure, code UNEXPECTED_STATE) unless the job is in one of these states. */
   expectFrom?: LifecycleState[];
-  /** What the ended agent left running, recorded with its terminal state (endLeftoversOnExit off). */
+  /** What the ended agent left running, recorded with its terminal state (while its worker ends them, or kept: endLeftoversOnExit off). */
   leftovers?: Leftover[];
 }
 
