@@ -21,6 +21,7 @@ import { beginRetry } from '../operations/retry';
 import { retryBlocker } from '../operations/rules';
 import type { JobEntry, JobRecord, JobWatcher } from '../store';
 import { AutomaticChecks } from './automaticChecks';
+import { endAbandonedLeftovers } from './abandonedLeftovers';
 import { CleanupRetries } from './cleanupRetries';
 import { HeldLocks } from './heldLocks';
 import { looksAbandonedStart, recoverAbandonedStart } from './abandonedStart';
@@ -224,6 +225,7 @@ export class Scheduler extends Disposable {
         this.cleanupRetries.schedule(jobs);
         await this.recoverAbandonedStarts(jobs);
         await this.leftovers.sweep();
+        await endAbandonedLeftovers(this.ctx, jobs, (id) => this.heldLocks.takeOrWatch(id));
         await this.autoRestart(jobs);
         await this.checks.schedule(jobs);
         this.cleanupRetries.armNextDue(jobs);

@@ -70,6 +70,8 @@ export function applyNewGeneration(job: JobRecord): JobRecord {
     lifecycle: queuedLifecycle(job.lifecycle.generation + 1, job.lifecycle.lastActivityAt),
     launch: null,
     execution: null,
+    // The ended execution's worker is done with what it left running, or gone: it blocks nothing now.
+    ...(job.leftoversEnder ? { leftoversEnder: null } : {}),
   };
 }
 

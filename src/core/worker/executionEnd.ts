@@ -7,9 +7,9 @@
  */
 import { join } from 'node:path';
 import { describeError, failure } from '../common/errors';
-import type { ExecutionClaim, Leftover, LifecycleState, OutputLog, Redactor } from '../store';
+import type { ExecutionClaim, LifecycleState, OutputLog, Redactor } from '../store';
 import type { ControlServer } from './controlServer';
-import type { ExecutionRecord } from './executionRecord';
+import type { ExecutionRecord, ListedLeftovers } from './executionRecord';
 import { FINAL_SCREEN_FILE, saveFinalScreen } from './finalScreen';
 import type { ScreenMirror } from './mirror';
 import type { ExitInfo, StopOutcome } from './session';
@@ -49,8 +49,8 @@ export class ExecutionEnd {
    * `afterwards`: what the worker still does once the end is recorded (ending what the agent left
    * running); the worker, its claim and the outcome a stop requester gets wait for it.
    */
-  finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[], afterwards?: () => Promise<void>): Promise<StopOutcome> {
-    this.finishing ??= this.end(state, info, detail, outcome, leftovers, afterwards);
+  finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, listed?: ListedLeftovers, afterwards?: () => Promise<void>): Promise<StopOutcome> {
+    this.finishing ??= this.end(state, info, detail, outcome, listed, afterwards);
     return this.finishing;
   }
 
@@ -59,7 +59,7 @@ export class ExecutionEnd {
     info: ExitInfo,
     detail: string,
     outcome?: Omit<StopOutcome, 'state'>,
-    leftovers?: Leftover[],
+    listed?: ListedLeftovers,
     afterwards?: () => Promise<void>,
   ): Promise<StopOutcome> {
     const { record, server, mirror, log } = this.host;
@@ -69,7 +69,7 @@ export class ExecutionEnd {
     saveFinalScreen(mirror, this.host.redactor, join(this.host.jobDir, FINAL_SCREEN_FILE), log);
     const linger = this.host.lingerMs ?? DEFAULT_LINGER_MS;
     try {
-      await record.transition(state, { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null }, undefined, leftovers);
+      await record.transition(state, { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null }, undefined, listed);
     } catch (err) {
       // Not durable: say so to a stop requester; readers will judge the job once this worker is gone.
       server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state: record.state });

@@ -9,7 +9,9 @@
  * (with their start times, so a reused pid is never shown as one of them) and
  * Stop ends them.
  */
-import { bootId, commandLineOf, markedSessions, signalEachIfSame, stillRunning, terminateProcessTree, treeMembers, type ProcStat } from '../proc';
+import { bootId, commandLineOf, ownIdentity, treeMembers, type ProcStat } from '../proc';
+import type { ListedLeftovers } from './executionRecord';
+import { LeftScope } from './leftScope';
 import type { Leftover } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { processCount } from '../operations/leftovers';
@@ -31,61 +33,22 @@ export async function leftovers(jobId: string, sid: number): Promise<ProcStat[]>
   return [...byPid.values()];
 }
 
-/**
- * Where what the agent left is looked for after its end was recorded: its PTY session, the sessions
- * of the escapees found at its exit, and those processes by identity — never the marker again. From
- * the recorded end on, a retry may start a new execution whose processes carry the same marker; a
- * new session is never one of these, and a pid is never taken for another process.
- */
-interface LeftScope {
-  sessions: number[];
-  found: ProcStat[];
-}
-
-function scopeOf(found: ProcStat[], sid: number): LeftScope {
-  return { sessions: markedSessions(found, sid), found };
-}
-
-/** What of the scope still runs: its sessions' members and the processes found at the exit (not this worker, not the ended leader). */
-async function stillThere(scope: LeftScope, sid: number): Promise<ProcStat[]> {
-  const byPid = new Map<number, ProcStat>();
-  for (const s of scope.sessions) for (const p of await treeMembers(s)) byPid.set(p.pid, p);
-  for (const p of await stillRunning(scope.found)) byPid.set(p.pid, p);
-  byPid.delete(process.pid);
-  byPid.delete(sid);
-  return [...byPid.values()];
-}
-
 /** Leftovers that are still there after the grace (none: no wait at all). */
-async function afterGrace(scope: LeftScope, sid: number): Promise<ProcStat[]> {
-  if ((await stillThere(scope, sid)).length === 0) return [];
+async function afterGrace(scope: LeftScope): Promise<ProcStat[]> {
+  if ((await scope.stillThere()).length === 0) return [];
   await sleep(LEFTOVER_GRACE_MS);
-  return stillThere(scope, sid);
-}
-
-/** TERM, up to `graceMs`, KILL: each only while its pid still names the process found. */
-async function endByIdentity(processes: ProcStat[], graceMs: number): Promise<ProcStat[]> {
-  await signalEachIfSame(processes, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while ((await stillRunning(processes)).length > 0 && Date.now() < deadline) await sleep(50);
-  await signalEachIfSame(await stillRunning(processes), 'SIGKILL');
-  const killDeadline = Date.now() + 2000;
-  while ((await stillRunning(processes)).length > 0 && Date.now() < killDeadline) await sleep(20);
-  return stillRunning(processes);
+  return scope.stillThere();
 }
 
 /** Ends what the ended agent left running; returns how many processes were ended and any that survived. */
-export async function endLeftovers(opts: { found: ProcStat[]; sid: number; graceMs: number }): Promise<{ ended: number; survivors: NamedProcess[] }> {
-  const scope = scopeOf(opts.found, opts.sid);
-  const left = await afterGrace(scope, opts.sid);
+export async function endLeftovers(opts: { scope: LeftScope; graceMs: number }): Promise<{ ended: number; survivors: NamedProcess[] }> {
+  // Looked for only where the exit scan proves them the agent's (leftScope.ts): never another job's new session.
+  const { scope } = opts;
+  const left = await afterGrace(scope);
   if (left.length === 0) return { ended: 0, survivors: [] };
-  const inSessions = (p: ProcStat) => scope.sessions.includes(p.sid);
-  const [bySession, byIdentity] = await Promise.all([
-    Promise.all(scope.sessions.map((sid) => terminateProcessTree({ sid, graceMs: opts.graceMs }).then((r) => r.survivors))),
-    endByIdentity(left.filter((p) => !inSessions(p)), opts.graceMs),
-  ]);
-  const survivors = [...bySession.flat(), ...byIdentity].filter((p) => p.pid !== opts.sid);
-  return { ended: left.length - survivors.length, survivors: survivors.map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500) })) };
+  const survivors = await scope.end(opts.graceMs);
+  const ended = left.filter((p) => !survivors.some((s) => s.pid === p.pid)).length;
+  return { ended, survivors: survivors.map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500) })) };
 }
 
 /** Processes of the agent as the record lists them: each with its identity (a reused pid is never one of them). */
@@ -97,9 +60,18 @@ export function asLeftovers(found: readonly ProcStat[]): Leftover[] {
     .map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500), startTime: p.startTime, bootId: boot }));
 }
 
+/**
+ * What the exit scan found, as listed with the agent's end; with the worker that ends them named
+ * (endLeftoversOnExit on): a retry waits only while that worker lives (operations/rules.ts).
+ */
+export function listedAtExit(found: readonly ProcStat[], settings: { endLeftoversOnExit?: boolean }): ListedLeftovers {
+  const ender = settings.endLeftoversOnExit !== false ? ownIdentity() : undefined;
+  return { leftovers: asLeftovers(found), ...(ender ? { leftoversEnder: ender } : {}) };
+}
+
 /** What the ended agent left running, for the record (endLeftoversOnExit off): each with its identity. */
-export async function listLeftovers(opts: { found: ProcStat[]; sid: number }): Promise<Leftover[]> {
-  return asLeftovers(await afterGrace(scopeOf(opts.found, opts.sid), opts.sid));
+export async function listLeftovers(scope: LeftScope): Promise<Leftover[]> {
+  return asLeftovers(await afterGrace(scope));
 }
 
 /**
@@ -115,20 +87,19 @@ export function settlingDetail(count: number, settings: { endLeftoversOnExit?: b
  * on the record. Returns the words added to the end's detail, and the listed leftovers.
  */
 export async function settleLeftovers(opts: {
-  /** What the scan at the agent's exit found (`leftovers`). */
-  found: ProcStat[];
-  sid: number;
+  /** What the scan at the agent's exit found (`leftovers`), and where more of it may be. */
+  scope: LeftScope;
   settings: { endLeftoversOnExit?: boolean; stopGraceMs: number };
 }): Promise<{ detail: string; leftovers: Leftover[] | undefined }> {
-  const { found, sid, settings } = opts;
+  const { scope, settings } = opts;
   if (settings.endLeftoversOnExit !== false) {
-    const left = await endLeftovers({ found, sid, graceMs: Math.min(settings.stopGraceMs, 5000) });
+    const left = await endLeftovers({ scope, graceMs: Math.min(settings.stopGraceMs, 5000) });
     let detail = '';
     if (left.ended > 0) detail += `; ended ${processCount(left.ended)} it left running`;
     if (left.survivors.length > 0) detail += `; still running: ${describeSurvivors(left.survivors)}`;
     return { detail, leftovers: undefined };
   }
   // Left to the person: listed on the record (and the row) until Stop ends them or they exit.
-  const leftovers = await listLeftovers({ found, sid });
+  const leftovers = await listLeftovers(scope);
   return { detail: leftovers.length > 0 ? `; left ${processCount(leftovers.length)} running` : '', leftovers };
 }
