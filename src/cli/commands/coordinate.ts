@@ -10,7 +10,7 @@
 import { printable } from '../../core/common/printable';
 import { holdingInterrupts } from '../support/interrupts';
 import { Coordinator } from '../../core/coordinator';
-import { leaderLock } from '../../core/scheduler/leadership';
+import { actingLeader, leaderLock } from '../../core/scheduler/leadership';
 import { hasPendingWork, pendingWork } from '../../core/scheduler/pendingWork';
 import { checksDue } from '../../core/scheduler/checksDue';
 import type { JobRecord, JobStore } from '../../core/store';
@@ -119,7 +119,8 @@ async function idle(coordinator: Coordinator, store: JobStore): Promise<string> 
       // Only a live leader sends it away. A lease it could not take yet (its owner just died, a takeover
       // under way) it takes at its next retry: exiting then left the work it was started for undone.
       if (!coordinator.isLeader) {
-        const owner = await lease.owner().catch(() => undefined);
+        // A suspended one does not: this coordinator takes its lease over (leadership.ts).
+        const owner = await actingLeader(lease).catch(() => undefined);
         // Asked again after the owner is read: this coordinator may have taken the lease meanwhile, and
         // read as "another" it exited at once, cutting its own first launch short (the agent stayed starting).
         if (owner && !coordinator.isLeader && owner.pid !== process.pid) return 'another coordinator leads: exiting';

@@ -9,7 +9,7 @@ import { closeSync, existsSync, openSync, statSync, truncateSync } from 'node:fs
 import * as path from 'node:path';
 import { cliBundlePath } from '../../core/common/bundles';
 import { describeError } from '../../core/common/errors';
-import { leaderLock } from '../../core/scheduler/leadership';
+import { actingLeader, leaderLock } from '../../core/scheduler/leadership';
 import { hasPendingWork, pendingWork } from '../../core/scheduler/pendingWork';
 import { checksDue } from '../../core/scheduler/checksDue';
 import type { JobStore } from '../../core/store';
@@ -41,7 +41,8 @@ export function backgroundLogPath(home: string): string {
  * them fails the same way and starts the next as it exits, one coordinator after another, forever.
  */
 export async function ensureCoordinator(ctx: CliContext, store: JobStore, listed?: readonly JobRecord[], skip?: (job: JobRecord) => boolean): Promise<CoordinatorPresence> {
-  if (await leaderLock(store.home).owner()) return { kind: 'running' };
+  // A suspended leader (a Ctrl-Z'd `paddock coordinate`) launches nothing: the one started here takes its lease over.
+  if (await actingLeader(leaderLock(store.home))) return { kind: 'running' };
   const jobs = listed ?? (await store.list()).flatMap((e) => (e.ok ? [e.job] : []));
   // An attempt's check still to run counts too, but only where a check command is in force.
   if (!hasPendingWork(pendingWork(jobs)) && (await checksDue(jobs, { home: store.home, skip })).length === 0) return { kind: 'not-needed' };
@@ -83,7 +84,7 @@ async function leadingOrEnded(home: string, child: ChildProcess): Promise<void> 
   child.once('exit', () => (ended = true));
   const lease = leaderLock(home);
   const deadline = Date.now() + LEASE_WAIT_MS;
-  while (!ended && Date.now() < deadline && !(await lease.owner())) await new Promise((resolve) => setTimeout(resolve, 25));
+  while (!ended && Date.now() < deadline && !(await actingLeader(lease))) await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
 /** Who will do `action` ("start it when a slot frees up"), as a clause. */

@@ -202,6 +202,17 @@ export class CleanupRunner {
         throw new StageFailure('terminating', `the agent is still ${job.lifecycle.state} after being stopped`);
       }
       notes.push('agent stopped');
+    } else if ((job.leftovers?.length ?? 0) > 0) {
+      // Listed on the record as left running (by its worker while it ends them, or left to the person): one
+      // that dropped the marker is not found by the scan below, and would write on into the worktree.
+      try {
+        await this.deps.stopAgent(id, graceMs);
+      } catch (err) {
+        throw new StageFailure('terminating', describeError(err));
+      }
+      job = await this.deps.store.read(id);
+      const [left] = job.leftovers ?? [];
+      if (left) throw new StageFailure('terminating', `process ${left.pid} (${left.command}) it left running is still running after SIGKILL`, [], true);
     }
     // Escapees (new sessions) and survivors of a dead worker still carry the job's marker.
     const marked = await findByEnvMarkerAsync(AGENT_MARKER_ENV, id);

@@ -20,7 +20,7 @@ import { describeError, failure } from '../common/errors';
 import { isThisProcess, type Liveness, livenessOf, ownIdentity, processTableSource } from '../proc/identity';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDirs } from '../common/makeDirs';
-import { SuspendedHolderWatch } from './suspendedHolder';
+import { isSuspended, SuspendedHolderWatch } from './suspendedHolder';
 
 const OwnerSchema = z.object({
   pid: z.number().check(z.int(), z.positive()),
@@ -134,6 +134,18 @@ export class OwnedLock {
   /** The folder name the lock links to; undefined when there is no lock, or it is an older Paddock's folder. */
   private linkedFolder(): Promise<string | undefined> {
     return fs.readlink(this.lockDir).catch(() => undefined);
+  }
+
+  /**
+   * Takes the lock from `suspended`, a live holder its caller has watched stay stopped (SIGSTOP): only for
+   * a lock that guards no section a holder could be left inside half done (the leader lease, whose
+   * holder asks whether it still holds it before it acts). Undefined when the holder changed or runs again.
+   */
+  async takeFromSuspended(suspended: LockOwner): Promise<HeldLock | undefined> {
+    const stillSuspended = async (holder: Exclude<Holder, { kind: 'free' }>) =>
+      typeof holder.owner !== 'string' && holder.owner.token === suspended.token && (await isSuspended(holder.owner));
+    if (!(await this.removeIf(stillSuspended))) return undefined;
+    return this.tryTake();
   }
 
   /** Takes the lock if it is free (or its owner is gone); undefined if a live owner holds it. */
@@ -317,10 +329,15 @@ export class OwnedLock {
   }
 
   /** Removes the lock when its holder is provably gone; true if it did (or the lock vanished meanwhile). */
-  private async removeIfAbandoned(): Promise<boolean> {
+  private removeIfAbandoned(): Promise<boolean> {
+    return this.removeIf((holder) => this.abandoned(holder));
+  }
+
+  /** Removes the lock when `judge` says its holder may be removed, judged again under the takeover guard; true if it did (or the lock vanished meanwhile). */
+  private async removeIf(judge: (holder: Exclude<Holder, { kind: 'free' }>) => Promise<boolean>): Promise<boolean> {
     const judged = await this.holder();
     if (judged.kind === 'free') return true;
-    if (!(await this.abandoned(judged))) return false;
+    if (!(await judge(judged))) return false;
     const guard = `${this.lockDir}.takeover`;
     try {
       await fs.mkdir(guard, { mode: 0o700 });
@@ -334,7 +351,7 @@ export class OwnedLock {
       // Re-check under the guard: only the very holder judged gone is removed (a link tells one take from
       // the next by its folder's name), and only if it still is.
       const now = await this.holder();
-      if (now.kind === 'free' || !OwnedLock.sameHolder(judged, now) || !(await this.abandoned(now))) return true;
+      if (now.kind === 'free' || !OwnedLock.sameHolder(judged, now) || !(await judge(now))) return true;
       await this.discard();
       return true;
     } finally {

@@ -90,6 +90,12 @@ export function retryBlocker(job: JobRecord): string | null {
   if (job.cleanup !== null) return `Agent ${job.id} has been cleaned up; it cannot be retried.`;
   if (job.worktree === null) return `Agent ${job.id} has no worktree to retry in.`;
   if (job.check?.state === 'running') return `A check of agent ${job.id} is running in its worktree; wait for it or stop it first.`;
+  // Its worker ends them in sessions a new execution's could be given; once it is gone (a reader marks it),
+  // nothing waits: the lead coordinator or Stop ends them by identity.
+  const left = job.leftovers?.length ?? 0;
+  if (left > 0 && job.leftoversEnder && !job.leftoversEnder.gone) {
+    return `The worker of agent ${job.id} is still ending ${left === 1 ? 'a process' : `${left} processes`} it left running; retry once ${left === 1 ? 'it has' : 'they have'} ended, or stop ${left === 1 ? 'it' : 'them'} first.`;
+  }
   return null;
 }
 

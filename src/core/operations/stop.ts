@@ -5,6 +5,8 @@ import { isTerminalState } from '../store/schema';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { stopJob } from '../worker/stopJob';
 import type { StopReport } from './types';
+import { processCount } from './leftovers';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export async function stopLocked(store: JobStore, id: string, opts: { force: boolean; graceMs?: number }): Promise<StopReport> {
   // Under the job's operation lock: no retry can start another generation until this returns,
@@ -33,6 +35,10 @@ export async function stopLocked(store: JobStore, id: string, opts: { force: boo
   }
   const action: StopReport['action'] = result.via === 'store' ? 'cancelled-queued' : wasEnded ? 'ended-leftovers' : result.via === 'none' ? 'none' : 'stopped';
   const ended = result.ended ?? [];
+  // A worker still ending them writes its own words: the report waits for them (a reader marks a dead one gone).
+  if (isTerminalState(result.state)) await workerDone(store, id, generation, job.settings.stopGraceMs + 10_000);
+  // However the stop came to end them (the worker gone, or the agent ending by itself as it came).
+  if (isTerminalState(result.state) && (ended.length > 0 || job.leftoversEnder?.gone)) await noteLeftoversStopped(store, id, generation, ended.length);
   if (result.survivors.length > 0) {
     const names = result.survivors.slice(0, 5).map((p) => `pid ${p.pid} (${p.command.split(' ')[0]})`).join(', ');
     return report({ state: result.state, action, ended, stopped: false, reason: `still running after SIGKILL: ${names}` });
@@ -52,4 +58,30 @@ export async function stopLocked(store: JobStore, id: string, opts: { force: boo
     return report({ state: result.state, action, ended, stopped: false, reason: `still running: ${names}` });
   }
   return report({ state: result.state, action, ended });
+}
+
+/**
+ * Stop ended what an ended agent left running: its detail no longer says they are being ended or
+ * left running (a worker killed mid-ending, or endLeftoversOnExit off), and a worker named as
+ * ending them but found gone is done with. Other details (a stopped agent's own words, a worker's
+ * *ended …*) do not say so and are kept; a worker still ending them writes its own words.
+ */
+async function noteLeftoversStopped(store: JobStore, id: string, generation: number, ended: number): Promise<void> {
+  await store.update(id, (job) => {
+    if (job.lifecycle.generation !== generation) return;
+    if (job.leftoversEnder?.gone) job.leftoversEnder = null;
+    if (ended === 0 || job.leftoversEnder) return;
+    const words = `; stopped ${processCount(ended)} it left running`;
+    job.lifecycle.detail = job.lifecycle.detail?.replace(/; (?:ending \d+ process(?:es)? it left running|left \d+ process(?:es)? running)/, words) ?? null;
+  });
+}
+
+/** Until the worker named as ending the leftovers is done with them (or found gone), at most `ms`. */
+async function workerDone(store: JobStore, id: string, generation: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const job = await store.read(id);
+    if (job.lifecycle.generation !== generation || !job.leftoversEnder || job.leftoversEnder.gone || Date.now() >= deadline) return;
+    await sleep(100);
+  }
 }

@@ -18,8 +18,10 @@ import { CapacityBlocker, capacityOf, CapacityState, queueOrder } from '../coord
 import { OwnedLock } from '../coordinator/ownedLock';
 import { OperationContext, okJobs } from '../operations/context';
 import { beginRetry } from '../operations/retry';
+import { retryBlocker } from '../operations/rules';
 import type { JobEntry, JobRecord, JobWatcher } from '../store';
 import { AutomaticChecks } from './automaticChecks';
+import { endAbandonedLeftovers } from './abandonedLeftovers';
 import { CleanupRetries } from './cleanupRetries';
 import { HeldLocks } from './heldLocks';
 import { looksAbandonedStart, recoverAbandonedStart } from './abandonedStart';
@@ -173,8 +175,8 @@ export class Scheduler extends Disposable {
       try {
         for (;;) {
           this.pumpAgain = false;
-          if (!this.isLeader) await this.opts.leadership.refresh();
-          if (!this.isLeader) break;
+          // Asked of the lease itself, not remembered: a leader suspended for a while had it taken over.
+          if (!(await this.opts.leadership.refresh())) break;
           let claimed = false;
           for (let next = await this.claimNext(); next !== undefined && !this._store.isDisposed; next = await this.claimNext()) {
             const launch = next.launch.finally(() => launching.delete(launch));
@@ -223,6 +225,7 @@ export class Scheduler extends Disposable {
         this.cleanupRetries.schedule(jobs);
         await this.recoverAbandonedStarts(jobs);
         await this.leftovers.sweep();
+        await endAbandonedLeftovers(this.ctx, jobs, (id) => this.heldLocks.takeOrWatch(id));
         await this.autoRestart(jobs);
         await this.checks.schedule(jobs);
         this.cleanupRetries.armNextDue(jobs);
@@ -284,6 +287,8 @@ export class Scheduler extends Disposable {
           const entries = await store.list();
           const job = okJobs(entries).find((j) => j.id === candidate.id);
           if (!job || job.lifecycle.state !== 'queued') return 'skip';
+          // Still the leader right before the slot is taken (suspended since the pass began, it may not be).
+          if (!(await this.opts.leadership.refresh())) return 'full';
           // One still without a worktree is launched too: its operation lock was free (taken above), so
           // the start preparing it died, and the launch fails it saying so.
           const max = this.ctx.settings().maxConcurrent;
@@ -338,6 +343,8 @@ export class Scheduler extends Disposable {
       if (job.lifecycle.state !== 'failed' && job.lifecycle.state !== 'orphaned') continue;
       if (job.lifecycle.startedAt === null) continue; // never ran: a start failure, not a crash
       if (job.worktree === null || !existsSync(job.worktree)) continue;
+      // What it left running being ended by its worker (a retry would be refused): the pass after that restarts it.
+      if (retryBlocker(job) !== null) continue;
       const lock = await this.heldLocks.takeOrWatch(job.id);
       if (!lock) continue;
       try {

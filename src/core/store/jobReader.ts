@@ -10,7 +10,7 @@ import { findByEnvMarkerAsync } from '../proc/scan';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { applyTransition } from './lifecycle';
 import { checkOfGoneRunner, checkRunnerGone, endGoneRunnersCheck } from './checkRunner';
-import { leftoversStillRunning } from './leftoverCheck';
+import { leftoversEnderGone, leftoversStillRunning, withEnderGone } from './leftoverCheck';
 import { judgeOwnershipNow } from './ownership';
 import { assertJobId, StoreLayout } from './paths';
 import type { Loaded } from './records';
@@ -108,7 +108,7 @@ export class JobReader {
   /** A reader that finds the owner gone fixes the record at once (under the lock, re-checked there: exactly once). */
   private async reconciled(job: JobRecord): Promise<JobRecord> {
     const owned = await this.reconciledOwner(job);
-    return this.withoutGoneCheckRunner(await this.withoutGoneLeftovers(owned));
+    return this.withoutGoneCheckRunner(await this.withoutGoneLeftovers(await this.withoutGoneEnder(owned)));
   }
 
   /**
@@ -127,6 +127,21 @@ export class JobReader {
       });
     } catch (err) {
       this.log(`could not record the gone check runner of agent ${job.id}: ${describeError(err)}`);
+      return job;
+    }
+  }
+
+  /** A worker killed while it ended what its agent left running: the record says they run on (the lead coordinator ends them). */
+  private async withoutGoneEnder(job: JobRecord): Promise<JobRecord> {
+    if (!leftoversEnderGone(job, await processTableSource())) return job;
+    try {
+      return await this.writer.mutate(job.id, async (current) => {
+        if (!leftoversEnderGone(current, await processTableSource())) return undefined;
+        const message = `its worker ${current.leftoversEnder?.pid} died while ending what the agent left running`;
+        return { next: withEnderGone(current), timeline: [{ type: 'leftovers-ender-gone', message }] };
+      });
+    } catch (err) {
+      this.log(`could not record the gone worker of agent ${job.id}: ${describeError(err)}`);
       return job;
     }
   }

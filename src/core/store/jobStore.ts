@@ -27,7 +27,7 @@ import { assertJobId, defaultHome, StoreLayout } from './paths';
 import { PolicyFile } from './policy';
 import { checkFence, RecordWriter } from './recordWriter';
 import { Redactor } from './redactor';
-import { JobRecord, Leftover, Lifecycle, LifecycleState, TimelineEntry, Usage } from './schema';
+import { JobRecord, Leftover, LeftoversEnder, Lifecycle, LifecycleState, TimelineEntry, Usage } from './schema';
 import { timelineEntryOf } from './timelineCheck';
 import { appendTimelineLine, readTimelineFile } from './timeline';
 import { JobWatcher, StoreWatcher, WatchOptions } from './watcher';
@@ -64,8 +64,10 @@ export interface UpdateOptions {
 export interface TransitionOptions extends UpdateOptions {
   /** Refuse (failure, code UNEXPECTED_STATE) unless the job is in one of these states. */
   expectFrom?: LifecycleState[];
-  /** What the ended agent left running, recorded with its terminal state (endLeftoversOnExit off). */
+  /** What the ended agent left running, recorded with its terminal state (while its worker ends them, or kept: endLeftoversOnExit off). */
   leftovers?: Leftover[];
+  /** The worker ending those leftovers (leftoversEnder on the record) while it does. */
+  leftoversEnder?: LeftoversEnder;
 }
 
 export class JobStore {
@@ -184,7 +186,7 @@ export class JobStore {
         throw failure(`Agent ${id} is ${from}, not ${opts.expectFrom.join(' or ')}.`, 'UNEXPECTED_STATE');
       }
       const moved = applyTransition(current, to, lifecyclePatch as LifecyclePatch);
-      const next = opts.leftovers ? { ...moved, leftovers: opts.leftovers } : moved;
+      const next = opts.leftovers ? { ...moved, leftovers: opts.leftovers, ...(opts.leftoversEnder ? { leftoversEnder: opts.leftoversEnder } : {}) } : moved;
       return { next, timeline: [{ type: 'transition', from, to, message: next.lifecycle.detail ?? undefined }] };
     });
   }

@@ -23,3 +23,19 @@ export function leftoversStillRunning(job: JobRecord, stats: StatSource = readPr
   const running = listed.filter((p) => isRunning(p, stats));
   return running.length === listed.length ? undefined : running;
 }
+
+/**
+ * The worker named as ending the listed leftovers died before it was done (killed while it ended
+ * them): they run on, and nothing of that worker will end them or say so. Judged like a worker
+ * (pid, start time, boot id); false while it lives, when none is named, or once judged gone.
+ */
+export function leftoversEnderGone(job: JobRecord, stats: StatSource = readProcStat): boolean {
+  const ender = job.leftoversEnder;
+  return !!ender && !ender.gone && livenessOf(ender, stats) !== 'alive';
+}
+
+/** The record once its leftovers' ender is found gone: they are said left running, and the lead coordinator ends them. */
+export function withEnderGone(job: JobRecord): JobRecord {
+  const detail = job.lifecycle.detail?.replace(/; ending (\d+ process(?:es)?) it left running/, '; left $1 running') ?? null;
+  return { ...job, lifecycle: { ...job.lifecycle, detail }, leftoversEnder: job.leftoversEnder ? { ...job.leftoversEnder, gone: true } : null };
+}

@@ -51,7 +51,10 @@ export function applyTransition(job: JobRecord, to: LifecycleState, patch: Lifec
     lifecycle.pid = null;
     lifecycle.workerPid = null;
     lifecycle.waitingReason = null;
-    return { ...job, lifecycle, launch: null, execution: null };
+    // The setup ran in the worker's terminal: an end recorded for a worker that died or was killed
+    // (orphaned, a forced stop) left it `running` on an ended record, where nothing runs it.
+    const setup = job.setup?.state === 'running' ? { ...job.setup, state: 'failed' as const } : job.setup;
+    return { ...job, lifecycle, launch: null, execution: null, ...(setup !== job.setup ? { setup } : {}) };
   }
   return { ...job, lifecycle };
 }
@@ -67,6 +70,8 @@ export function applyNewGeneration(job: JobRecord): JobRecord {
     lifecycle: queuedLifecycle(job.lifecycle.generation + 1, job.lifecycle.lastActivityAt),
     launch: null,
     execution: null,
+    // The ended execution's worker is done with what it left running, or gone: it blocks nothing now.
+    ...(job.leftoversEnder ? { leftoversEnder: null } : {}),
   };
 }
 

@@ -4,7 +4,7 @@
  * processes it left running when it ended.
  */
 import { LIFECYCLE_STATES } from './schema';
-import { int, intOrNull, isoTime, keys, obj, type Obj, oneOf, optional, str, strOrNull, timeOrNull } from './fastCheck';
+import { bool, int, intOrNull, isoTime, keys, obj, type Obj, oneOf, optional, str, strOrNull, timeOrNull } from './fastCheck';
 
 const WAITING_REASONS = ['signal', 'pattern', 'idle'] as const;
 
@@ -62,10 +62,21 @@ export function leftover(v: unknown): Obj {
   return i;
 }
 
+const ENDER_KEYS = keys('pid', 'startTime', 'bootId', 'gone');
+export function leftoversEnder(v: unknown): Obj {
+  const i = obj(v, ENDER_KEYS);
+  int(i.pid, 1);
+  int(i.startTime, 0);
+  str(i.bootId, 64);
+  optional(i, 'gone', bool);
+  return i;
+}
+
 /** This file's objects' known keys, by schema name (KNOWN_KEYS in recordCheck.ts gathers them). */
 export const PROCESS_KNOWN_KEYS = {
   LifecycleSchema: LIFECYCLE_KEYS,
   ExecutionSchema: EXECUTION_KEYS,
   LaunchSchema: LAUNCH_KEYS,
   LeftoverSchema: LEFTOVER_KEYS,
+  LeftoversEnderSchema: ENDER_KEYS,
 };

@@ -83,6 +83,19 @@ export const LeftoverSchema = z.extend(HolderSchema, {
 });
 export type Leftover = z.infer<typeof LeftoverSchema>;
 
+/**
+ * The worker ending the leftovers its agent's end listed (endLeftoversOnExit on), while it does: a
+ * retry waits for it. `gone`: a reader found it dead before it was done (killed): the listed ones
+ * run on, and the lead coordinator ends them.
+ */
+export const LeftoversEnderSchema = z.object({
+  pid: z.number().check(z.int(), z.positive()),
+  startTime: z.number().check(z.int(), z.nonnegative()),
+  bootId: z.string().check(z.maxLength(64)),
+  gone: z.optional(z.boolean()),
+});
+export type LeftoversEnder = z.infer<typeof LeftoversEnderSchema>;
+
 export const CleanupSchema = z.object({
   phase: CleanupPhaseSchema,
   remaining: z.array(CleanupResourceSchema),
@@ -276,6 +289,7 @@ export const JobRecordSchema = z.looseObject({
   autoApprove: z.optional(z.boolean()),
   /** Processes the agent left running when its main process ended and they were not ended (issue 16). */
   leftovers: z.optional(z.array(LeftoverSchema).check(z.maxLength(50))),
+  leftoversEnder: z.optional(z.nullable(LeftoversEnderSchema)),
 }).check(
   // Its worktree, branch, socket and snapshot ref are the ones Paddock names for its id, never another's (bug 48).
   z.superRefine((record, ctx) => {

@@ -41,6 +41,7 @@ export type {
   CleanupResource,
   Holder,
   Leftover,
+  LeftoversEnder,
   Cleanup,
   Evidence,
   WorktreeSettings,

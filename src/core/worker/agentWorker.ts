@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import type { Event } from '../common/event';
 import { describeError } from '../common/errors';
-import type { JobRecord, JobStore, Leftover, LifecycleState, OutputLog } from '../store';
+import type { JobRecord, JobStore, LifecycleState, OutputLog } from '../store';
 import { checkSocketPath, ensureRuntimeDir, runtimeDirFor } from '../protocol/runtimeDir';
 import { ControlServer } from './controlServer';
 import type { ScreenSnapshot } from './mirror';
@@ -19,7 +19,9 @@ import { AgentInput } from './agentInput';
 import { putLauncherOnPath } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { stopAgentProcesses } from './stopAgent';
-import { settleLeftovers } from './leftovers';
+import { leftovers, listedAtExit, settleLeftovers, settlingDetail } from './leftovers';
+import { LeftScope } from './leftScope';
+import { leftoversStillRunning } from '../store/leftoverCheck';
 import { WaitingDetector, waitingDetectorFor, waitingPatternOf } from './waiting';
 import { agentStopped } from '../store/suspension';
 import type { ExecutionRecord } from './executionRecord';
@@ -68,6 +70,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   private stopPromise: Promise<StopOutcome> | undefined;
   /** The agent's own end being recorded (it exited before any stop was asked): a stop meanwhile waits for it. */
   private naturalEnd: Promise<StopOutcome> | undefined;
+  /** What the agent left running at its own exit, once it has ended by itself. */
+  private leftScope: LeftScope | undefined;
   private record!: ExecutionRecord;
   private end!: ExecutionEnd;
   private done!: (code: number) => void;
@@ -327,17 +331,34 @@ export class AgentWorker extends Disposable implements AgentSession {
     this.naturalEnd.catch((err) => this.opts.log(describeError(err)));
   }
 
-  /** The agent exited by itself: what it left running is settled, then its end recorded. */
+  /**
+   * The agent exited by itself: its end is recorded at once. What it left running is listed with that
+   * end (the row offers Stop; a cleanup ends them too; a retry waits), then settled — ended, or left
+   * to the person — and the detail says how. The record said `running` for the whole settling (a
+   * second's grace and up to 5 s more) while nothing of the agent's own program ran.
+   */
   private async endNaturally(info: ExitInfo): Promise<StopOutcome> {
-    const ok = info.code === 0 && !info.signal;
-    const left = this.pty ? await settleLeftovers({ jobId: this.id, sid: this.pty.pid, settings: this.job.settings }) : { detail: '', leftovers: undefined };
-    const detail = endDetail(info) + left.detail;
-    return this.finish(ok ? 'completed' : 'failed', info, detail, undefined, left.leftovers);
+    const state = info.code === 0 && !info.signal ? 'completed' : 'failed';
+    const sid = this.pty?.pid;
+    const found = sid === undefined ? [] : await leftovers(this.id, sid);
+    if (sid === undefined || found.length === 0) return this.finish(state, info, endDetail(info));
+    const settings = this.job.settings;
+    const scope = (this.leftScope = new LeftScope(found, sid));
+    const settle = async () => {
+      const left = await settleLeftovers({ scope, settings });
+      await this.record.afterEnd((job) => {
+        job.lifecycle.detail = endDetail(info) + left.detail;
+        // Ended: the listing keeps only what still runs (a survivor of SIGKILL); left to the person: what the grace left.
+        job.leftovers = left.leftovers ?? leftoversStillRunning(job) ?? job.leftovers;
+        if (job.leftoversEnder) job.leftoversEnder = null;
+      });
+    };
+    return this.finish(state, info, endDetail(info) + settlingDetail(found.length, settings), undefined, listedAtExit(found, settings), settle);
   }
 
   /** Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker (executionEnd.ts). */
-  private finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[]): Promise<StopOutcome> {
-    return this.end.finish(state, info, detail, outcome, leftovers);
+  private finish(...args: Parameters<ExecutionEnd['finish']>): Promise<StopOutcome> {
+    return this.end.finish(...args);
   }
 
   // ---- stop ---------------------------------------------------------------------
@@ -362,6 +383,11 @@ export class AgentWorker extends Disposable implements AgentSession {
   /** A force stop during a graceful stop's grace: KILL what is left now. */
   private async killNow(): Promise<void> {
     const pty = this.pty;
+    // Its end recorded, what it left running is killed where its exit scan found it (leftScope.ts).
+    if (this.exitInfo && this.leftScope) {
+      await this.leftScope.end(0).catch((err) => this.opts.log(`force stop failed: ${describeError(err)}`));
+      return;
+    }
     if (!pty || this.exitInfo) return;
     await stopAgentProcesses({ sid: pty.pid, jobId: this.id, graceMs: 0 }).catch((err) => this.opts.log(`force stop failed: ${describeError(err)}`));
   }

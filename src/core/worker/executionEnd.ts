@@ -7,9 +7,9 @@
  */
 import { join } from 'node:path';
 import { describeError, failure } from '../common/errors';
-import type { ExecutionClaim, Leftover, LifecycleState, OutputLog, Redactor } from '../store';
+import type { ExecutionClaim, LifecycleState, OutputLog, Redactor } from '../store';
 import type { ControlServer } from './controlServer';
-import type { ExecutionRecord } from './executionRecord';
+import type { ExecutionRecord, ListedLeftovers } from './executionRecord';
 import { FINAL_SCREEN_FILE, saveFinalScreen } from './finalScreen';
 import type { ScreenMirror } from './mirror';
 import type { ExitInfo, StopOutcome } from './session';
@@ -44,13 +44,24 @@ export class ExecutionEnd {
     return this.finishing;
   }
 
-  /** Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker. */
-  finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[]): Promise<StopOutcome> {
-    this.finishing ??= this.end(state, info, detail, outcome, leftovers);
+  /**
+   * Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker.
+   * `afterwards`: what the worker still does once the end is recorded (ending what the agent left
+   * running); the worker, its claim and the outcome a stop requester gets wait for it.
+   */
+  finish(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, listed?: ListedLeftovers, afterwards?: () => Promise<void>): Promise<StopOutcome> {
+    this.finishing ??= this.end(state, info, detail, outcome, listed, afterwards);
     return this.finishing;
   }
 
-  private async end(state: LifecycleState, info: ExitInfo, detail: string, outcome?: Omit<StopOutcome, 'state'>, leftovers?: Leftover[]): Promise<StopOutcome> {
+  private async end(
+    state: LifecycleState,
+    info: ExitInfo,
+    detail: string,
+    outcome?: Omit<StopOutcome, 'state'>,
+    listed?: ListedLeftovers,
+    afterwards?: () => Promise<void>,
+  ): Promise<StopOutcome> {
     const { record, server, mirror, log } = this.host;
     this.host.ended(info);
     await this.host.output.flush().catch((err) => log(`output flush failed: ${describeError(err)}`));
@@ -58,7 +69,7 @@ export class ExecutionEnd {
     saveFinalScreen(mirror, this.host.redactor, join(this.host.jobDir, FINAL_SCREEN_FILE), log);
     const linger = this.host.lingerMs ?? DEFAULT_LINGER_MS;
     try {
-      await record.transition(state, { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null }, undefined, leftovers);
+      await record.transition(state, { exitCode: info.code, signal: info.signal, endedAt: new Date().toISOString(), detail, waitingReason: null }, undefined, listed);
     } catch (err) {
       // Not durable: say so to a stop requester; readers will judge the job once this worker is gone.
       server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state: record.state });
@@ -66,6 +77,7 @@ export class ExecutionEnd {
       throw failure(`The agent ended, but its ${state} state could not be recorded: ${describeError(err, 300)}`);
     }
     server.notifyExit({ type: 'exit', code: info.code, signal: info.signal, state });
+    await afterwards?.().catch((err) => log(`after the end: ${describeError(err)}`));
     this.shutDownWhenUnwatched(linger);
     return { state, escalated: outcome?.escalated ?? false, survivors: outcome?.survivors ?? [] };
   }

@@ -7,8 +7,14 @@
  */
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { describeError } from '../common/errors';
-import type { Fence, JobRecord, JobStore, Leftover, Lifecycle, LifecycleState } from '../store';
+import { isTerminalState, type Fence, type JobRecord, type JobStore, type Leftover, type LeftoversEnder, type Lifecycle, type LifecycleState } from '../store';
 import type { WaitingReason } from './waiting';
+
+/** What the ended agent left running, listed with its end, and the worker ending them (if it does). */
+export interface ListedLeftovers {
+  leftovers: Leftover[];
+  leftoversEnder?: LeftoversEnder;
+}
 
 /** Waiting/running flips are written at most this often (the latest state wins). */
 const STATE_WRITE_INTERVAL_MS = 1000;
@@ -57,11 +63,11 @@ export class ExecutionRecord extends Disposable {
     to: LifecycleState,
     patch: Partial<Lifecycle> & { detail?: string | null } = {},
     expectFrom?: LifecycleState[],
-    leftovers?: Leftover[],
+    listed?: ListedLeftovers,
   ): Promise<void> {
     return this.enqueue(async () => {
       const activity = this.lastActivity;
-      await this.store.transition(this.id, to, { lastActivityAt: activity.toISOString(), ...patch }, { fence: this.fence, expectFrom, leftovers });
+      await this.store.transition(this.id, to, { lastActivityAt: activity.toISOString(), ...patch }, { fence: this.fence, expectFrom, ...listed });
       this.current = to;
       this.markActivityWritten(activity);
     });
@@ -71,6 +77,20 @@ export class ExecutionRecord extends Disposable {
   update(change: (job: JobRecord) => JobRecord): Promise<void> {
     return this.enqueue(async () => {
       await this.store.update(this.id, change, { fence: this.fence });
+    });
+  }
+
+  /**
+   * A change of the record after this execution's terminal state was written (what its agent left
+   * running, once settled): that write gave up the ownership the fence proves, so this one is kept to
+   * the same generation, still ended (a retry moved on: nothing is written). Queued; rejects on failure.
+   */
+  afterEnd(change: (job: JobRecord) => void): Promise<void> {
+    return this.enqueue(async () => {
+      await this.store.update(this.id, (job) => {
+        if (job.lifecycle.generation !== this.fence.generation || !isTerminalState(job.lifecycle.state)) return;
+        change(job);
+      });
     });
   }
 

@@ -1,18 +1,21 @@
 /**
  * When an agent's main process ends, what it started may run on: Codex's own
  * `app-server` daemon (in a new session, ~160 MB) outlives it, and nothing of
- * an ended agent should. After a short grace for them to exit by themselves,
- * the worker ends every process still carrying the job's marker or in the
- * agent's session (TERM, then KILL after the stop grace). The setting
+ * an ended agent should. Found at its exit (by the job's marker and the
+ * agent's session), they get a short grace to exit by themselves; then the
+ * worker ends what is left of them and their sessions (TERM, then KILL after
+ * the stop grace). The setting
  * `paddock.endLeftoversOnExit` turns it off: then they are listed on the record
  * (with their start times, so a reused pid is never shown as one of them) and
  * Stop ends them.
  */
-import { bootId, commandLineOf, treeMembers, type ProcStat } from '../proc';
+import { bootId, commandLineOf, ownIdentity, treeMembers, type ProcStat } from '../proc';
+import type { ListedLeftovers } from './executionRecord';
+import { LeftScope } from './leftScope';
 import type { Leftover } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { processCount } from '../operations/leftovers';
-import { describeSurvivors, stopAgentProcesses, type NamedProcess } from './stopAgent';
+import { describeSurvivors, type NamedProcess } from './stopAgent';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long leftovers get to exit on their own once the agent has ended. */
@@ -22,7 +25,7 @@ const MAX_LISTED = 50;
 
 
 /** Live processes of the agent other than its ended main process (a zombie until reaped) and this worker. */
-async function leftovers(jobId: string, sid: number): Promise<ProcStat[]> {
+export async function leftovers(jobId: string, sid: number): Promise<ProcStat[]> {
   const live = await treeMembers(sid, { name: AGENT_MARKER_ENV, value: jobId });
   const byPid = new Map(live.map((p) => [p.pid, p]));
   byPid.delete(process.pid);
@@ -31,27 +34,52 @@ async function leftovers(jobId: string, sid: number): Promise<ProcStat[]> {
 }
 
 /** Leftovers that are still there after the grace (none: no wait at all). */
-async function afterGrace(jobId: string, sid: number): Promise<ProcStat[]> {
-  if ((await leftovers(jobId, sid)).length === 0) return [];
+async function afterGrace(scope: LeftScope): Promise<ProcStat[]> {
+  if ((await scope.stillThere()).length === 0) return [];
   await sleep(LEFTOVER_GRACE_MS);
-  return leftovers(jobId, sid);
+  return scope.stillThere();
 }
 
 /** Ends what the ended agent left running; returns how many processes were ended and any that survived. */
-export async function endLeftovers(opts: { jobId: string; sid: number; graceMs: number }): Promise<{ ended: number; survivors: NamedProcess[] }> {
-  const found = await afterGrace(opts.jobId, opts.sid);
-  if (found.length === 0) return { ended: 0, survivors: [] };
-  const { survivors } = await stopAgentProcesses({ sid: opts.sid, jobId: opts.jobId, graceMs: opts.graceMs });
-  return { ended: found.length - survivors.length, survivors };
+export async function endLeftovers(opts: { scope: LeftScope; graceMs: number }): Promise<{ ended: number; survivors: NamedProcess[] }> {
+  // Looked for only where the exit scan proves them the agent's (leftScope.ts): never another job's new session.
+  const { scope } = opts;
+  const left = await afterGrace(scope);
+  if (left.length === 0) return { ended: 0, survivors: [] };
+  const survivors = await scope.end(opts.graceMs);
+  const ended = left.filter((p) => !survivors.some((s) => s.pid === p.pid)).length;
+  return { ended, survivors: survivors.map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500) })) };
 }
 
-/** What the ended agent left running, for the record (endLeftoversOnExit off): each with its identity. */
-export async function listLeftovers(opts: { jobId: string; sid: number }): Promise<Leftover[]> {
+/** Processes of the agent as the record lists them: each with its identity (a reused pid is never one of them). */
+export function asLeftovers(found: readonly ProcStat[]): Leftover[] {
   const boot = bootId();
-  return (await afterGrace(opts.jobId, opts.sid))
+  return [...found]
     .sort((a, b) => a.pid - b.pid)
     .slice(0, MAX_LISTED)
     .map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500), startTime: p.startTime, bootId: boot }));
+}
+
+/**
+ * What the exit scan found, as listed with the agent's end; with the worker that ends them named
+ * (endLeftoversOnExit on): a retry waits only while that worker lives (operations/rules.ts).
+ */
+export function listedAtExit(found: readonly ProcStat[], settings: { endLeftoversOnExit?: boolean }): ListedLeftovers {
+  const ender = settings.endLeftoversOnExit !== false ? ownIdentity() : undefined;
+  return { leftovers: asLeftovers(found), ...(ender ? { leftoversEnder: ender } : {}) };
+}
+
+/** What the ended agent left running, for the record (endLeftoversOnExit off): each with its identity. */
+export async function listLeftovers(scope: LeftScope): Promise<Leftover[]> {
+  return asLeftovers(await afterGrace(scope));
+}
+
+/**
+ * The detail said the moment the agent's main process has ended, while what it left running is
+ * dealt with (a second's grace, then TERM and KILL): the agent is not said to run a moment longer.
+ */
+export function settlingDetail(count: number, settings: { endLeftoversOnExit?: boolean }): string {
+  return settings.endLeftoversOnExit !== false ? `; ending ${processCount(count)} it left running` : `; left ${processCount(count)} running`;
 }
 
 /**
@@ -59,19 +87,19 @@ export async function listLeftovers(opts: { jobId: string; sid: number }): Promi
  * on the record. Returns the words added to the end's detail, and the listed leftovers.
  */
 export async function settleLeftovers(opts: {
-  jobId: string;
-  sid: number;
+  /** What the scan at the agent's exit found (`leftovers`), and where more of it may be. */
+  scope: LeftScope;
   settings: { endLeftoversOnExit?: boolean; stopGraceMs: number };
 }): Promise<{ detail: string; leftovers: Leftover[] | undefined }> {
-  const { jobId, sid, settings } = opts;
+  const { scope, settings } = opts;
   if (settings.endLeftoversOnExit !== false) {
-    const left = await endLeftovers({ jobId, sid, graceMs: Math.min(settings.stopGraceMs, 5000) });
+    const left = await endLeftovers({ scope, graceMs: Math.min(settings.stopGraceMs, 5000) });
     let detail = '';
     if (left.ended > 0) detail += `; ended ${processCount(left.ended)} it left running`;
     if (left.survivors.length > 0) detail += `; still running: ${describeSurvivors(left.survivors)}`;
     return { detail, leftovers: undefined };
   }
   // Left to the person: listed on the record (and the row) until Stop ends them or they exit.
-  const leftovers = await listLeftovers({ jobId, sid });
+  const leftovers = await listLeftovers(scope);
   return { detail: leftovers.length > 0 ? `; left ${processCount(leftovers.length)} running` : '', leftovers };
 }

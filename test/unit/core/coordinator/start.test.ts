@@ -395,7 +395,8 @@ describe('Coordinator: start, capacity, retry, stop', function () {
   it('an agent that exits has what it left running ended by its worker (paddock.endLeftoversOnExit)', async () => {
     const c = sb.coordinator();
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'setsid sh -c "trap \'\' TERM; sleep 600" >/dev/null 2>&1 & sleep 0.3; exit 0'] });
-    const done = await sb.waitEnded(job.id);
+    // Its end is recorded at once ("ending … it left running", bug 114); the detail says so once they are ended.
+    const done = await sb.waitFor(job.id, (j) => /ended/.test(j.lifecycle.detail ?? ''));
     assert.equal(done.lifecycle.state, 'completed');
     assert.match(done.lifecycle.detail ?? '', /^exit 0; ended [1-9]\d* process(es)? it left running$/);
     assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), []);

@@ -168,6 +168,26 @@ describe('Coordinator: worktree setup', function () {
     await c.stop(job.id);
   });
 
+  // Bug 116: an end recorded without the worker left the setup `running` on an ended record.
+  for (const how of ['SIGKILL', 'SIGSTOP'] as const) {
+    it(`a setup whose worker ${how === 'SIGKILL' ? 'is killed (orphaned)' : 'is frozen and stopped with --force'} is not said to run on`, async () => {
+      const c = sb.coordinator({ worktree: { setup: 'sleep 30' } });
+      const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo AGENT-RAN'] });
+      const settingUp = await sb.waitFor(job.id, (j) => j.setup?.state === 'running' && j.execution !== null);
+      process.kill(settingUp.execution!.pid, how);
+      if (how === 'SIGSTOP') {
+        const report = await c.stop(job.id, { force: true });
+        assert.equal(report.stopped, true, report.reason ?? '');
+      }
+      const ended = await sb.waitEnded(job.id);
+      assert.equal(ended.lifecycle.state, how === 'SIGKILL' ? 'orphaned' : 'cancelled');
+      assert.equal(ended.setup?.state, 'failed');
+      const shown = await runCli(['show', job.id, '--json'], { cwd: sb.repo, env: sb.env });
+      assert.equal(JSON.parse(shown.stdout).setup.state, 'failed');
+      await c.stop(job.id, { force: true });
+    });
+  }
+
   it('a stop during setup ends the setup and cancels the agent', async () => {
     const c = sb.coordinator({ worktree: { setup: 'sleep 30' } });
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'echo AGENT-RAN'] });

@@ -65,7 +65,8 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.deepEqual(report.ended.map((p) => p.command), ['sleep']);
       const done = await sb.store.read(id);
       assert.equal(done.lifecycle.state, 'completed');
-      assert.equal(done.lifecycle.detail, 'exit 0; left 1 process running');
+      // Ended by this stop, whichever way it came (bug 114, review): not said left running any more.
+      assert.equal(done.lifecycle.detail, 'exit 0; stopped 1 process it left running');
       assert.deepEqual(done.leftovers, []);
       assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', id), []);
     });

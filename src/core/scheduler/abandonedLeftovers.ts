@@ -1,0 +1,28 @@
+/**
+ * What an ended agent left running, listed while its worker ended it, when that worker was killed
+ * before it was done (a reader marks its ender gone): nothing of the worker will end them, and a
+ * retry no longer waits for it. The lead coordinator ends them as Stop would — by identity, under
+ * the job's operation lock, before any automatic restart in the same pass.
+ */
+import { describeError } from '../common/errors';
+import type { HeldLock } from '../coordinator/ownedLock';
+import type { OperationContext } from '../operations/context';
+import { stopLocked } from '../operations/stop';
+import type { JobRecord } from '../store';
+
+export async function endAbandonedLeftovers(ctx: OperationContext, jobs: readonly JobRecord[], takeOrWatch: (id: string) => Promise<HeldLock | undefined>): Promise<void> {
+  for (const job of jobs) {
+    if (!job.leftoversEnder?.gone) continue;
+    const lock = await takeOrWatch(job.id);
+    if (!lock) continue; // someone works on it (a Stop, a cleanup): judged again once they let go
+    try {
+      const report = await stopLocked(ctx.store, job.id, { force: false });
+      ctx.log(`ended what agent ${job.id} left running, its worker gone: ${report.ended.map((p) => p.pid).join(', ') || 'nothing left'}`);
+      ctx.changed(job.id);
+    } catch (err) {
+      ctx.log(`could not end what agent ${job.id} left running: ${describeError(err)}`);
+    } finally {
+      await lock.release();
+    }
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Where what an ended agent left running is looked for once its end is recorded, and how it is
+ * ended: its PTY session, the sessions its escapees lead, and the processes its exit scan found —
+ * never the job's marker again (from the recorded end on, a retry's processes carry it too).
+ *
+ * A session is known by a number, and a number is handed out again once its session empties: the
+ * agent's session may end during the grace and another job's agent's new session get its number.
+ * So a session's members are taken as the agent's only while a process known to be the agent's is
+ * among them: the scan's processes by identity (pid + start time), and those members proven so at
+ * an earlier look. A session's number is never handed out while it has a member, so one known
+ * member still in it proves the others joined this same session. Without one the session is
+ * skipped: a member forked after the scan, alone in it, is not reached — never another's process.
+ */
+import { signalEachIfSame, stillRunning, treeMembers, type ProcStat } from '../proc';
+import { markedSessions } from '../proc/scan';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const POLL_MS = 50;
+/** How long SIGKILLed processes get to disappear before they are reported as survivors. */
+const KILL_WAIT_MS = 2000;
+
+export class LeftScope {
+  private readonly sessions: number[];
+  /** pid → start time of every process proven the agent's. */
+  private readonly known = new Map<number, number>();
+
+  /** `found`: the scan at the agent's exit; `sid`: its ended PTY session leader (never a member). */
+  constructor(
+    private readonly found: readonly ProcStat[],
+    private readonly sid: number,
+  ) {
+    this.sessions = markedSessions(found, sid);
+    for (const p of found) this.known.set(p.pid, p.startTime);
+  }
+
+  private isKnown(p: ProcStat): boolean {
+    return this.known.get(p.pid) === p.startTime;
+  }
+
+  /** What of the scope still runs: members of its sessions that a known member vouches for, and the scan's processes. */
+  async stillThere(): Promise<ProcStat[]> {
+    const byPid = new Map<number, ProcStat>();
+    for (const s of this.sessions) {
+      const members = (await treeMembers(s)).filter((p) => p.pid !== process.pid && p.pid !== this.sid);
+      if (!members.some((p) => this.isKnown(p))) continue;
+      for (const p of members) {
+        this.known.set(p.pid, p.startTime);
+        byPid.set(p.pid, p);
+      }
+    }
+    for (const p of await stillRunning(this.found)) if (p.pid !== process.pid && p.pid !== this.sid) byPid.set(p.pid, p);
+    return [...byPid.values()];
+  }
+
+  /** TERM (and CONT, for a stopped one), up to `graceMs`, then KILL: each by identity; returns what still runs. */
+  async end(graceMs: number): Promise<ProcStat[]> {
+    const targets = new Map<number, ProcStat>();
+    const discover = async (): Promise<ProcStat[]> => {
+      const fresh: ProcStat[] = [];
+      for (const p of await this.stillThere()) {
+        if (targets.get(p.pid)?.startTime === p.startTime) continue;
+        targets.set(p.pid, p);
+        fresh.push(p);
+      }
+      return fresh;
+    };
+    const signal = async (procs: ProcStat[], sig: 'SIGTERM' | 'SIGKILL') => {
+      const sent = await signalEachIfSame(procs, sig);
+      // A stopped process acts on SIGTERM only once continued.
+      if (sig === 'SIGTERM') await signalEachIfSame(sent, 'SIGCONT');
+    };
+    const waitGone = async (deadline: number, sig: 'SIGTERM' | 'SIGKILL'): Promise<ProcStat[]> => {
+      for (;;) {
+        await signal(await discover(), sig);
+        const left = await stillRunning([...targets.values()]);
+        if (left.length === 0 || Date.now() >= deadline) return left;
+        await sleep(POLL_MS);
+      }
+    };
+    const left = await waitGone(Date.now() + Math.max(0, graceMs), 'SIGTERM');
+    if (left.length > 0) {
+      await signal(left, 'SIGKILL');
+      await waitGone(Date.now() + KILL_WAIT_MS, 'SIGKILL');
+    }
+    return this.stillThere();
+  }
+}
