@@ -89,9 +89,18 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
   const ready = await client.attach({ ...size(), readOnly });
   const switches = new AgentScreenSwitches();
   const sizeNotice = new SizeNotice(size);
-  const drawn = NEW_SCREEN + switches.snapshot(ready.screen, ready.cols);
-  stdout.write(ENTER_SESSION + drawn + sizeNotice.afterScreen(drawn, ready.cols, ready.rows));
-  switches.cropped = sizeNotice.cropped;
+  /**
+   * A screen from the worker, for an agent of `cols`×`rows`, and the size notice over it. Auto-wrap
+   * goes off before the screen while the agent is wider (after the fresh modes turned it on): its
+   * rows longer than this terminal are cropped, not wrapped onto the rows below and scrolled.
+   */
+  const newScreen = (fresh: { screen: string; cols: number; rows: number }) => {
+    const wrapOff = sizeNotice.beforeScreen(fresh.cols, fresh.rows);
+    switches.cropped = sizeNotice.cropped;
+    const drawn = NEW_SCREEN + wrapOff + switches.snapshot(fresh.screen, fresh.cols);
+    return drawn + sizeNotice.afterScreen(drawn);
+  };
+  stdout.write(ENTER_SESSION + newScreen(ready));
   if (ready.exit) {
     stdout.write(LEAVE_SESSION);
     return { kind: 'exited', code: ready.exit.code, signal: ready.exit.signal, state: ready.state };
@@ -109,11 +118,7 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
         // its margins and saved cursor where its cursor is, which only the worker knows: ask for it.
         if (leftAlternate || softReset) client.refresh();
       }),
-      client.onDidReady((fresh) => {
-        const redrawn = NEW_SCREEN + switches.snapshot(fresh.screen, fresh.cols);
-        stdout.write(redrawn + sizeNotice.afterScreen(redrawn, fresh.cols, fresh.rows));
-        switches.cropped = sizeNotice.cropped;
-      }),
+      client.onDidReady((fresh) => stdout.write(newScreen(fresh))),
       client.onDidResize((s) => {
         stdout.write(sizeNotice.afterResize(s.cols, s.rows));
         switches.cropped = sizeNotice.cropped;
@@ -198,22 +203,34 @@ class SizeNotice {
   private shown = false;
   /** Whether this terminal's auto-wrap is off for an agent wider than it (the agent's output must not turn it on: `AgentScreenSwitches.cropped`). */
   cropped = false;
+  /** The agent's size and this terminal's, as of the screen drawn last. */
+  private sizes = { cols: 0, rows: 0, own: { cols: 0, rows: 0 } };
 
   constructor(private readonly ownSize: () => { cols: number; rows: number }) {}
 
   /**
-   * What to write after the screen `drawn` (written from a fresh terminal's state) for an agent of
-   * `cols`×`rows`. The line is drawn without saving the cursor (`lineOverScreen`): the slot is the
-   * agent's, and the screen has just put back the cursor the agent saved.
+   * What to write before a screen of an agent of `cols`×`rows`, drawn from a fresh terminal's
+   * modes: auto-wrap off while the agent is wider (bug 131: turned off only after the screen, its
+   * long rows wrapped and scrolled the screen up).
    */
-  afterScreen(drawn: string, cols: number, rows: number): string {
+  beforeScreen(cols: number, rows: number): string {
     const own = this.ownSize();
+    this.sizes = { cols, rows, own };
     this.shown = cols !== own.cols || rows !== own.rows;
     this.cropped = this.shown && cols > own.cols;
+    return this.cropped ? '\x1b[?7l' : '';
+  }
+
+  /**
+   * What to write after the screen `drawn` (written from a fresh terminal's state, `beforeScreen`
+   * included). The line is drawn without saving the cursor (`lineOverScreen`): the slot is the
+   * agent's, and the screen has just put back the cursor the agent saved.
+   */
+  afterScreen(drawn: string): string {
     if (!this.shown) return '';
-    const wrap = this.cropped ? '\x1b[?7l' : '';
+    const { cols, rows, own } = this.sizes;
     const line = `(sized for another viewer: ${cols}×${rows}; type here to size it for this one)`.slice(0, own.cols);
-    return wrap + loadScreenText().lineOverScreen(drawn + wrap, own.cols, own.rows, line);
+    return loadScreenText().lineOverScreen(drawn, own.cols, own.rows, line);
   }
 
   /**

@@ -73,12 +73,13 @@ export class AgentScreenSwitches {
   /**
    * A fresh screen from the worker (`cols` wide), made to draw on the outer screen
    * (`withoutScreenSwitches`) from a fresh terminal's stops; what was half-received is dropped.
+   * Set `cropped` first: the screen's own `?7h` must not turn auto-wrap back on either.
    */
   snapshot(screen: string, cols: number): string {
     this.reset();
     this.cols = cols;
     this.designation.fromSnapshot(screen);
-    const drawn = forOneScreen(screen, cols);
+    const drawn = forOneScreen(screen, cols, this.cropped);
     this.alternate = drawn.alternate;
     return freshScreenStops(cols) + drawn.text;
   }
@@ -148,8 +149,8 @@ export function withoutScreenSwitches(screen: string, cols = 0): string {
   return forOneScreen(screen, cols).text;
 }
 
-/** `withoutScreenSwitches`, and whether the screen drawn is the agent's alternate one. */
-function forOneScreen(screen: string, cols: number): { text: string; alternate: boolean } {
+/** `withoutScreenSwitches` (auto-wrap left off if `cropped`), and whether the screen drawn is the agent's alternate one. */
+function forOneScreen(screen: string, cols: number, cropped = false): { text: string; alternate: boolean } {
   // A scrollback line for the pen's link: the outer alternate screen has none, and it may be shorter
   // than the agent's, whose rows the replay's margins are for (its last row was scrolled away).
   const portable = withoutScrollbackLink(screen)
@@ -163,5 +164,6 @@ function forOneScreen(screen: string, cols: number): { text: string; alternate: 
     .replace(ROWS_ADDED_TO_LINK, '')
     .replace(DROPPED_OVER_WIDE_SECOND_HALF, '');
   const switches = new AgentScreenSwitches(cols);
+  switches.cropped = cropped;
   return { text: switches.filter(portable).text, alternate: switches.showsAlternate };
 }

@@ -192,3 +192,25 @@ async function savedCursorX(...chunks: string[]): Promise<string> {
     term.dispose();
   }
 }
+
+describe('paddock attach: a snapshot in a terminal narrower than the agent', () => {
+  it("leaves auto-wrap off while cropped: the snapshot's own ?7h (what is left of a link's added rows) does not turn it on (bug 131)", async () => {
+    const m = new ScreenMirror({ cols: 20, rows: 4 });
+    const term = new Terminal({ cols: 10, rows: 4, allowProposedApi: true });
+    try {
+      // A link without an id on two rows: the snapshot adds the second to it with auto-wrap off, then on again.
+      m.write(`\x1b]8;;https://a.example/\x1b\\${'a'.repeat(15)}\r\n${'b'.repeat(15)}`);
+      const switches = new AgentScreenSwitches();
+      switches.cropped = true;
+      const drawn = switches.snapshot((await m.snapshotAt()).screen, 20);
+      const live = switches.filter(`\r\n${'c'.repeat(15)}`).text;
+      await new Promise<void>((resolve) => term.write(`\x1b[?1049h${FRESH_SCREEN_MODES}\x1b[H\x1b[2J\x1b[?7l${drawn}${live}`, resolve));
+      const rows = [0, 1, 2, 3].map((y) => term.buffer.active.getLine(y)?.translateToString(true));
+      assert.deepEqual(rows, ['aaaaaaaaaa', 'bbbbbbbbbb', 'cccccccccc', '']);
+      assert.equal(term.modes.wraparoundMode, false);
+    } finally {
+      term.dispose();
+      m.dispose();
+    }
+  });
+});
