@@ -4,8 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as pty from 'node-pty';
 import { attachCommand } from '../../../../src/cli/commands/attach';
@@ -14,9 +13,9 @@ import { stopCommand } from '../../../../src/cli/commands/stop';
 import { canAttach } from '../../../../src/core/operations/rules';
 import { RESET_TERMINAL_MODES } from '../../../../src/core/protocol/terminalModes';
 import { AGENT_MODES_ON, outerTerminalState } from '../../core/protocol/outerTerminalState';
+import { ATTACH_MODULE, writeAttachEntry } from './attachEntry';
 import { Sandbox, TmuxPane, runCli, sleep, stable, waitUntil } from '../../core/worker/fixtures';
 
-const ATTACH_MODULE = join(__dirname, '../../../../src/cli/commands/attach.js');
 
 describe('paddock attach', function () {
   this.timeout(60_000);
@@ -26,13 +25,7 @@ describe('paddock attach', function () {
   let entry: string;
   beforeEach(() => {
     sb = new Sandbox({ PS1: '$ ', INPUTRC: '/dev/null' });
-    // A tiny program that runs the compiled command as `paddock attach` would.
-    entry = join(mkdtempSync(join(tmpdir(), 'pdk-attach-')), 'attach.js');
-    writeFileSync(
-      entry,
-      `require(${JSON.stringify(ATTACH_MODULE)}).attachCommand.run(process.argv.slice(2), { io: process, env: process.env, cwd: process.cwd() })` +
-        `.then((c) => process.exit(c), (e) => { process.stderr.write(e.message + '\\n'); process.exit(e.kind === 'usage' ? 2 : 1); });\n`,
-    );
+    entry = writeAttachEntry();
   });
   afterEach(() => {
     tmux?.dispose();
@@ -205,35 +198,31 @@ describe('paddock attach', function () {
     assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
   });
 
-  it("gives the person's terminal its own title back on detach after the agent set one", async () => {
-    const job = await sb.start(['sh', '-c', "read x; printf '\\033]0;AGENT-TITLE\\007titled\\n'; exec sleep 600"]);
-    const pane = shellInTmux();
-    await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
-    pane.sendLine("printf '\\033]2;MY-SHELL\\007'");
-    await waitUntil('the shell title', () => pane.format('#{pane_title}') === 'MY-SHELL');
-    pane.sendLine(`node ${entry} ${job.id}`);
-    await waitUntil('attached', () => pane.format('#{alternate_on}') === '1');
-    pane.sendKeys('Enter');
-    await waitUntil('the agent title', () => pane.capture().includes('titled') && pane.format('#{pane_title}') === 'AGENT-TITLE');
-    pane.sendBytes('\x1c');
-    await waitUntil('detached', () => pane.capture().some((l) => l.startsWith(`Detached from agent ${job.id}`)));
-    assert.equal(pane.format('#{pane_title}'), 'MY-SHELL');
-  });
-
-  it("gives the person's terminal its own title back on detach after the agent popped the title stack (vim leaving, pushed before the attach)", async () => {
-    const job = await sb.start(['sh', '-c', "read x; printf '\\033[23;0t\\033]2;AGENT-TITLE\\007\\033[22;0t\\033]2;AGENT-TWO\\007popped\\n'; exec sleep 600"]);
-    const pane = shellInTmux();
-    await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
-    pane.sendLine("printf '\\033]2;MY-SHELL\\007'");
-    await waitUntil('the shell title', () => pane.format('#{pane_title}') === 'MY-SHELL');
-    pane.sendLine(`node ${entry} ${job.id}`);
-    await waitUntil('attached', () => pane.format('#{alternate_on}') === '1');
-    pane.sendKeys('Enter');
-    await waitUntil('the agent title', () => pane.capture().includes('popped') && pane.format('#{pane_title}') === 'AGENT-TWO');
-    pane.sendBytes('\x1c');
-    await waitUntil('detached', () => pane.capture().some((l) => l.startsWith(`Detached from agent ${job.id}`)));
-    assert.equal(pane.format('#{pane_title}'), 'MY-SHELL');
-  });
+  const titleCases = [
+    { when: 'after the agent set one', agent: "read x; printf '\\033]0;AGENT-TITLE\\007titled\\n'; exec sleep 600", shown: 'titled', title: 'AGENT-TITLE' },
+    {
+      when: 'after the agent popped the title stack (vim leaving, pushed before the attach)',
+      agent: "read x; printf '\\033[23;0t\\033]2;AGENT-TITLE\\007\\033[22;0t\\033]2;AGENT-TWO\\007popped\\n'; exec sleep 600",
+      shown: 'popped',
+      title: 'AGENT-TWO',
+    },
+  ];
+  for (const { when, agent, shown, title } of titleCases) {
+    it(`gives the person's terminal its own title back on detach ${when}`, async () => {
+      const job = await sb.start(['sh', '-c', agent]);
+      const pane = shellInTmux();
+      await waitUntil('the shell prompt', () => pane.capture().some((l) => l.startsWith('$')));
+      pane.sendLine("printf '\\033]2;MY-SHELL\\007'");
+      await waitUntil('the shell title', () => pane.format('#{pane_title}') === 'MY-SHELL');
+      pane.sendLine(`node ${entry} ${job.id}`);
+      await waitUntil('attached', () => pane.format('#{alternate_on}') === '1');
+      pane.sendKeys('Enter');
+      await waitUntil('the agent title', () => pane.capture().includes(shown) && pane.format('#{pane_title}') === title);
+      pane.sendBytes('\x1c');
+      await waitUntil('detached', () => pane.capture().some((l) => l.startsWith(`Detached from agent ${job.id}`)));
+      assert.equal(pane.format('#{pane_title}'), 'MY-SHELL');
+    });
+  }
 
   it('redraws the agent\'s screen from a fresh terminal\'s modes: the pen, margins and line drawing its output left do not garble it', async () => {
     // Leaving its alternate screen makes attach ask for the main screen again, drawn over what the output left on.

@@ -4,13 +4,10 @@
  * tmux shows a window larger than its client; none wraps its long rows onto the rows below.
  */
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as pty from 'node-pty';
+import { writeAttachEntry } from './attachEntry';
 import { Sandbox, TmuxPane, stable, waitUntil } from '../../core/worker/fixtures';
 
-const ATTACH_MODULE = join(__dirname, '../../../../src/cli/commands/attach.js');
 const AGENT_COLS = 100;
 
 /**
@@ -28,12 +25,7 @@ describe('paddock attach in a terminal narrower than the agent', function () {
   let entry: string;
   beforeEach(() => {
     sb = new Sandbox({ PS1: '$ ', INPUTRC: '/dev/null' });
-    entry = join(mkdtempSync(join(tmpdir(), 'pdk-attach-')), 'attach.js');
-    writeFileSync(
-      entry,
-      `require(${JSON.stringify(ATTACH_MODULE)}).attachCommand.run(process.argv.slice(2), { io: process, env: process.env, cwd: process.cwd() })` +
-        `.then((c) => process.exit(c), (e) => { process.stderr.write(e.message + '\\n'); process.exit(1); });\n`,
-    );
+    entry = writeAttachEntry();
   });
   afterEach(() => {
     tmux?.dispose();
