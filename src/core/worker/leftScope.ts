@@ -9,7 +9,9 @@
  * among them: the scan's processes by identity (pid + start time), and those members proven so at
  * an earlier look. A session's number is never handed out while it has a member, so one known
  * member still in it proves the others joined this same session. Without one the session is
- * skipped: a member forked after the scan, alone in it, is not reached — never another's process.
+ * skipped — never another's process — unless a look moments before proved it (`continues`): a
+ * fork whose leader exited between two looks is still reached; one alone in a session not looked
+ * at for longer is not.
  */
 import { signalEachIfSame, stillRunning, treeMembers, type ProcStat } from '../proc';
 import { markedSessions } from '../proc/scan';
