@@ -8,11 +8,15 @@ import type { StopReport } from './types';
 import { processCount } from './leftovers';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export async function stopLocked(store: JobStore, id: string, opts: { force: boolean; graceMs?: number }): Promise<StopReport> {
+export async function stopLocked(store: JobStore, id: string, opts: { force: boolean; graceMs?: number; generation?: number }): Promise<StopReport> {
   // Under the job's operation lock: no retry can start another generation until this returns,
   // so the report describes the generation this stop acted on.
   const job = await store.read(id);
   const generation = job.lifecycle.generation;
+  // A caller acting on one generation (the lead pass ending an abandoned one's leftovers) never stops another.
+  if (opts.generation !== undefined && opts.generation !== generation) {
+    return { id, generation, stopped: false, ended: [], state: job.lifecycle.state, action: 'none', reason: `agent ${id} is now generation ${generation}` };
+  }
   const wasEnded = isTerminalState(job.lifecycle.state);
   // The read dropped recorded leftovers that are gone; the marker finds the ones never recorded (endLeftoversOnExit on, an orphan).
   const hasLeftovers = wasEnded && ((job.leftovers?.length ?? 0) > 0 || (await findByEnvMarkerAsync(AGENT_MARKER_ENV, id)).length > 0);
@@ -72,7 +76,8 @@ async function noteLeftoversStopped(store: JobStore, id: string, generation: num
     if (job.leftoversEnder?.gone) job.leftoversEnder = null;
     if (ended === 0 || job.leftoversEnder) return;
     const words = `; stopped ${processCount(ended)} it left running`;
-    job.lifecycle.detail = job.lifecycle.detail?.replace(/; (?:ending \d+ process(?:es)? it left running|left \d+ process(?:es)? running)/, words) ?? null;
+    // A reader may have said them exited (they did, once this stop ended them) before this note: this stop's words win.
+    job.lifecycle.detail = job.lifecycle.detail?.replace(/; (?:ending \d+ process(?:es)? it left running|left \d+ process(?:es)? running|the \d+ process(?:es)? it left running exited)/, words) ?? null;
   });
 }
 

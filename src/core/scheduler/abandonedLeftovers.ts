@@ -16,7 +16,12 @@ export async function endAbandonedLeftovers(ctx: OperationContext, jobs: readonl
     const lock = await takeOrWatch(job.id);
     if (!lock) continue; // someone works on it (a Stop, a cleanup): judged again once they let go
     try {
-      const report = await stopLocked(ctx.store, job.id, { force: false });
+      // The listing was read before the lock: a retry allowed once the ender was found gone may have
+      // started a new generation since, whose running agent this must never stop. Judged again here,
+      // under the lock no retry or Stop can start without; a fresh read also drops leftovers that exited.
+      const current = await ctx.store.read(job.id);
+      if (current.lifecycle.generation !== job.lifecycle.generation || !current.leftoversEnder?.gone || (current.leftovers?.length ?? 0) === 0) continue;
+      const report = await stopLocked(ctx.store, job.id, { force: false, generation: job.lifecycle.generation });
       ctx.log(`ended what agent ${job.id} left running, its worker gone: ${report.ended.map((p) => p.pid).join(', ') || 'nothing left'}`);
       ctx.changed(job.id);
     } catch (err) {

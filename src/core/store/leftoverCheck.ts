@@ -34,6 +34,20 @@ export function leftoversEnderGone(job: JobRecord, stats: StatSource = readProcS
   return !!ender && !ender.gone && livenessOf(ender, stats) !== 'alive';
 }
 
+/**
+ * A worker found gone named as ending leftovers none of which still runs (they exited by themselves):
+ * nothing is left for the lead coordinator to end, and the detail must not say one is left running.
+ */
+export function abandonedNoneLeft(job: JobRecord): boolean {
+  return !!job.leftoversEnder?.gone && (job.leftovers?.length ?? 0) === 0;
+}
+
+/** The record once the leftovers of a gone ender have all exited: the ender is done with, the detail says they exited. */
+export function withAbandonedDone(job: JobRecord): JobRecord {
+  const detail = job.lifecycle.detail?.replace(/; (?:ending|left) (\d+ process(?:es)?)(?: it left)? running/, '; the $1 it left running exited') ?? null;
+  return { ...job, lifecycle: { ...job.lifecycle, detail }, leftoversEnder: null };
+}
+
 /** The record once its leftovers' ender is found gone: they are said left running, and the lead coordinator ends them. */
 export function withEnderGone(job: JobRecord): JobRecord {
   const detail = job.lifecycle.detail?.replace(/; ending (\d+ process(?:es)?) it left running/, '; left $1 running') ?? null;

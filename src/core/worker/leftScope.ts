@@ -9,13 +9,17 @@
  * among them: the scan's processes by identity (pid + start time), and those members proven so at
  * an earlier look. A session's number is never handed out while it has a member, so one known
  * member still in it proves the others joined this same session. Without one the session is
- * skipped: a member forked after the scan, alone in it, is not reached — never another's process.
+ * skipped — never another's process — unless a look moments before proved it (`continues`): a
+ * fork whose leader exited between two looks is still reached; one alone in a session not looked
+ * at for longer is not.
  */
 import { signalEachIfSame, stillRunning, treeMembers, type ProcStat } from '../proc';
 import { markedSessions } from '../proc/scan';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const POLL_MS = 50;
+/** The longest gap between two looks over which a session is taken as the same one without a known member. */
+export const CONTINUITY_MS = 500;
 /** How long SIGKILLed processes get to disappear before they are reported as survivors. */
 const KILL_WAIT_MS = 2000;
 
@@ -23,6 +27,8 @@ export class LeftScope {
   private readonly sessions: number[];
   /** pid → start time of every process proven the agent's. */
   private readonly known = new Map<number, number>();
+  /** session → when the last look that found it the agent's began. */
+  private readonly provenAt = new Map<number, number>();
 
   /** `found`: the scan at the agent's exit; `sid`: its ended PTY session leader (never a member). */
   constructor(
@@ -37,12 +43,29 @@ export class LeftScope {
     return this.known.get(p.pid) === p.startTime;
   }
 
+  /**
+   * Whether session `s`, proven the agent's at a look that began at `provenAt`, is still that session
+   * though no member known then is left (its leader exited after forking one): it had a member
+   * throughout unless it emptied, and then its number is handed out again only once the kernel's
+   * cyclic allocator has come round to it — pid_max forks — which a short gap rules out. A process
+   * holding the number itself, not known, would be the leader of a new session: never taken.
+   */
+  private continues(s: number, members: readonly ProcStat[], now: number): boolean {
+    const at = this.provenAt.get(s);
+    return at !== undefined && now - at <= CONTINUITY_MS && !members.some((p) => p.pid === s && !this.isKnown(p));
+  }
+
   /** What of the scope still runs: members of its sessions that a known member vouches for, and the scan's processes. */
   async stillThere(): Promise<ProcStat[]> {
     const byPid = new Map<number, ProcStat>();
     for (const s of this.sessions) {
+      const lookedAt = Date.now();
       const members = (await treeMembers(s)).filter((p) => p.pid !== process.pid && p.pid !== this.sid);
-      if (!members.some((p) => this.isKnown(p))) continue;
+      if (!members.some((p) => this.isKnown(p)) && !this.continues(s, members, lookedAt)) {
+        this.provenAt.delete(s); // emptied, or not looked at for too long: its number may be another's
+        continue;
+      }
+      this.provenAt.set(s, lookedAt);
       for (const p of members) {
         this.known.set(p.pid, p.startTime);
         byPid.set(p.pid, p);

@@ -33,10 +33,19 @@ export async function leftovers(jobId: string, sid: number): Promise<ProcStat[]>
   return [...byPid.values()];
 }
 
+/** How often the grace looks at the agent's sessions: a process forked in them is proven while one known is still there. */
+const GRACE_LOOK_MS = 50;
+
 /** Leftovers that are still there after the grace (none: no wait at all). */
 async function afterGrace(scope: LeftScope): Promise<ProcStat[]> {
   if ((await scope.stillThere()).length === 0) return [];
-  await sleep(LEFTOVER_GRACE_MS);
+  // Looked at throughout, not once at its end: a leader that forks and exits inside the grace
+  // leaves its fork proven (leftScope.ts), not a stranger alone in a session.
+  const deadline = Date.now() + LEFTOVER_GRACE_MS;
+  while (Date.now() < deadline) {
+    await sleep(Math.min(GRACE_LOOK_MS, Math.max(0, deadline - Date.now())));
+    await scope.stillThere();
+  }
   return scope.stillThere();
 }
 

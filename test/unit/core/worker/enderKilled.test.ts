@@ -37,7 +37,8 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.match(retryBlocker(ending) ?? '', /is still ending a process it left running/);
       process.kill(worker, 'SIGKILL');
       // Said left running once the worker is found gone, then stopped by the lead coordinator (TERM, 5 s, KILL).
-      const after = await sb.waitFor(job.id, (j) => !/ending|left 1 process running/.test(j.lifecycle.detail ?? ''), 25_000);
+      // (A reader may say it exited the moment the KILL lands, before the stop writes its own words.)
+      const after = await sb.waitFor(job.id, (j) => !/ending|left 1 process running|running exited/.test(j.lifecycle.detail ?? ''), 25_000);
       assert.equal(after.lifecycle.detail, 'exit 0; stopped 1 process it left running');
       assert.deepEqual(after.leftovers, []);
       assert.equal(retryBlocker(after), null);

@@ -1,0 +1,46 @@
+/**
+ * Bug 114, second review: a writer forked after the exit scan in an escapee's session, dropping the
+ * job's marker (`env -u PADDOCK_JOB_ID`), whose session leader then exited, was no longer reached:
+ * the worker looked at the sessions once at the grace's end, found only that stranger there and
+ * skipped the session; the detail said *exit 0* and the writer (cwd /, writing into the worktree
+ * by absolute path) outlived the agent. The grace now looks throughout, and a session proven the
+ * agent's at a look moments before stays so. Real workers, real PTYs. Both process backends.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+
+const writers = (tag: string): string => execFileSync('sh', ['-c', `ps -eo pid,args | grep "[n]otes-${tag}" || true`]).toString().trim();
+
+for (const backend of ['proc', 'portable'] as const) {
+  describe(`a writer forked in an escapee's session whose leader then exits, ${backend} backend`, function () {
+    this.timeout(90_000);
+    let sb!: CoordinatorSandbox;
+    const saved = process.env.PADDOCK_PROCESS_BACKEND;
+    before(() => {
+      process.env.PADDOCK_PROCESS_BACKEND = backend;
+    });
+    after(() => {
+      if (saved === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
+      else process.env.PADDOCK_PROCESS_BACKEND = saved;
+    });
+    useCoordinatorSandbox((fresh) => (sb = fresh));
+
+    for (const drop of [true, false]) {
+      it(`is ended with the agent's leftovers (${drop ? 'it dropped the marker' : 'marked'})`, async () => {
+        const tag = `${backend}-${drop ? 'u' : 'm'}-${process.pid}`;
+        const c = sb.coordinator({ stopGraceSeconds: 3 });
+        const inner = `${drop ? 'env -u PADDOCK_JOB_ID ' : ''}sh -c "cd /; while :; do date >> \\$0/notes-${tag}.txt; sleep 0.2; done" "$1"`;
+        const agent = `W=$PWD; setsid sh -c 'sleep 0.8; (${inner} &) ; exit 0' x "$W" >/dev/null 2>&1 & sleep 0.3; exit 0`;
+        const job = await c.start({ repo: sb.repo, command: ['sh', '-c', agent] });
+        await sb.waitFor(job.id, (j) => j.lifecycle.state === 'completed', 15_000);
+        const settled = await sb.waitFor(job.id, (j) => !/ending/.test(j.lifecycle.detail ?? ''), 20_000);
+        await sleep(300);
+        const left = writers(tag);
+        if (left) execFileSync('sh', ['-c', `pkill -f "[n]otes-${tag}" || true`]);
+        assert.equal(left, '', `the writer outlived the agent: ${settled.lifecycle.detail}`);
+        assert.match(settled.lifecycle.detail ?? '', /^exit 0; ended \d+ process(es)? it left running$/);
+      });
+    }
+  });
+}
