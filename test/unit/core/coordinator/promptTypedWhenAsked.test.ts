@@ -60,7 +60,9 @@ printf '> '
 line=
 for i in $(seq 1 50); do
   printf '\\0337\\033[B\\r12:00:%02d\\0338' "$i"
-  IFS= read -r -t 0.1 line && break
+  # A read that times out keeps what it had read (bash): carried on, or a keystroke typed across the timeout is lost.
+  IFS= read -r -t 0.1 part && { line+=$part; break; }
+  line+=$part
 done
 printf '%s' "$line" > "got-$PADDOCK_AGENT_ID.txt"
 `;

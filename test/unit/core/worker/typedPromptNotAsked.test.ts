@@ -19,8 +19,12 @@ const YES_NO = '\\[y/n\\]\\s*$';
 const GRACE_MS = 5_000;
 /** Keeps what it read in got.txt. */
 const KEEP = `printf '%s' "$line" > got.txt`;
-/** Reads a line while redrawing something every 0.1 s (`draw`), 15 s at most. */
-const redrawing = (draw: string) => `line=; for i in $(seq 1 150); do ${draw}; IFS= read -r -t 0.1 line && break; done; ${KEEP}`;
+/**
+ * Reads a line while redrawing something every 0.1 s (`draw`), 15 s at most. A read that times out
+ * keeps what it had read (bash): carried on, or a keystroke typed across the timeout is lost.
+ */
+const redrawing = (draw: string) =>
+  `line=; for i in $(seq 1 150); do ${draw}; IFS= read -r -t 0.1 part && { line+=$part; break; }; line+=$part; done; ${KEEP}`;
 
 describe('AgentWorker: a question not asked at the cursor while a prompt waits to be typed', function () {
   this.timeout(60_000);
