@@ -54,6 +54,8 @@ export interface ProcessBackend {
    * process tree polls, and (without a session) the marker's scan by cleanup and stop.
    */
   treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]>;
+  /** The members of any of `sids` (zombies excluded), in one look (one walk, one `ps`) without blocking the event loop. */
+  sessionsMembersAsync(sids: ReadonlySet<number>): Promise<ProcStat[]>;
   /**
    * The processes named in `pids`, and each of `leaders` with its children (zombies excluded), in one
    * look without blocking the event loop: what tells whether an agent or its worker is suspended.

@@ -81,6 +81,12 @@ async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Pr
   return (await processTableAsync()).filter((p) => !isGoneState(p.state) && ((sid !== undefined && p.sid === sid) || marked.has(p.pid)));
 }
 
+/** One `ps` run for all `sids`. */
+async function sessionsMembersAsync(sids: ReadonlySet<number>): Promise<ProcStat[]> {
+  if (sids.size === 0) return [];
+  return (await processTableAsync()).filter((p) => !isGoneState(p.state) && sids.has(p.sid));
+}
+
 /** One `ps` run for every process asked about, by pid or as a leader or its child. */
 async function processesAsync(pids: ReadonlySet<number>, leaders: ReadonlySet<number>): Promise<ProcStat[]> {
   if (pids.size === 0 && leaders.size === 0) return [];
@@ -162,6 +168,7 @@ export const portableBackend: ProcessBackend = {
   processStatAsync,
   processTableAsync,
   treeMembersAsync,
+  sessionsMembersAsync,
   processesAsync,
   findByEnvMarker,
   commandLine,

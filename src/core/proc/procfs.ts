@@ -152,6 +152,11 @@ async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Pr
   return slicedWalk((stat) => (sid !== undefined && stat.sid === sid) || (marker !== undefined && ownedByUs(stat.pid) && environOf(stat.pid)?.get(marker.name) === marker.value));
 }
 
+/** One walk for all `sids`: a walk per session multiplies with both (the grace after an agent's exit looks every 50 ms). */
+async function sessionsMembersAsync(sids: ReadonlySet<number>): Promise<ProcStat[]> {
+  return sids.size === 0 ? [] : slicedWalk((stat) => sids.has(stat.sid));
+}
+
 /** Every live process `keep` takes, walked in slices (see treeMembersAsync). */
 async function slicedWalk(keep: (stat: ProcStat) => boolean): Promise<ProcStat[]> {
   const pids = listPids();
@@ -258,6 +263,7 @@ export const procfsBackend: ProcessBackend = {
   // One small file read: exact at the moment of a signal sent right after it, and cheap.
   processStatAsync: (pid) => Promise.resolve(processStat(pid)),
   treeMembersAsync,
+  sessionsMembersAsync,
   processesAsync,
   findByEnvMarker,
   commandLine,

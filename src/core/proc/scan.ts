@@ -35,6 +35,11 @@ export function treeMembers(sid: number | null | undefined, marker?: EnvMarker):
   return processBackend().treeMembersAsync(sid !== null && sid !== undefined && sid > 1 ? sid : undefined, marker);
 }
 
+/** The members of the sessions `sids` names that one may stop (above 1), in one look without blocking the event loop. */
+export function sessionsMembers(sids: readonly number[]): Promise<ProcStat[]> {
+  return processBackend().sessionsMembersAsync(new Set(sids.filter((sid) => sid > 1)));
+}
+
 /**
  * Processes of the current user whose environment holds NAME=value. Processes
  * whose environment cannot be read are ignored; so are zombies.

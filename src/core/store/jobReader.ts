@@ -10,7 +10,7 @@ import { findByEnvMarkerAsync } from '../proc/scan';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { applyTransition } from './lifecycle';
 import { checkOfGoneRunner, checkRunnerGone, endGoneRunnersCheck } from './checkRunner';
-import { abandonedNoneLeft, leftoversEnderGone, leftoversStillRunning, withAbandonedDone, withEnderGone } from './leftoverCheck';
+import { leftoversEnderGone, leftoversStillRunning, withEnderGone } from './leftoverCheck';
 import { judgeOwnershipNow } from './ownership';
 import { assertJobId, StoreLayout } from './paths';
 import type { Loaded } from './records';
@@ -150,16 +150,17 @@ export class JobReader {
   private async withoutGoneLeftovers(job: JobRecord): Promise<JobRecord> {
     // Judged from the process table (one asynchronous `ps` on the portable backend, not a blocking one
     // per process), exact for processes the record named before it was taken.
-    // A gone ender whose leftovers all exited is done with too (its detail rewritten), or every lead pass would look again.
-    if (!abandonedNoneLeft(job) && (!job.leftovers?.length || leftoversStillRunning(job, await processTableSource()) === undefined)) return job;
+    // A gone ender whose listed leftovers all exited is left for the lead pass: a process they forked
+    // carrying the marker may run on, and only a marker scan (not a reader's cheap look) tells.
+    if (!job.leftovers?.length || leftoversStillRunning(job, await processTableSource()) === undefined) return job;
     try {
       return await this.writer.mutate(job.id, async (current) => {
         const running = leftoversStillRunning(current, await processTableSource());
-        if (running === undefined) return abandonedNoneLeft(current) ? { next: withAbandonedDone(current) } : undefined;
+        if (running === undefined) return undefined;
         const gone = (current.leftovers ?? []).filter((p) => !running.some((r) => r.pid === p.pid));
         const message = `${gone.length === 1 ? 'a process' : `${gone.length} processes`} it left running exited: ${gone.map((p) => `${p.pid} (${p.command.split(' ')[0]})`).join(', ')}`;
         const next = { ...current, leftovers: running };
-        return { next: abandonedNoneLeft(next) ? withAbandonedDone(next) : next, timeline: [{ type: 'leftovers-exited', message: message.slice(0, 2000) }] };
+        return { next, timeline: [{ type: 'leftovers-exited', message: message.slice(0, 2000) }] };
       });
     } catch (err) {
       this.log(`could not update the leftovers of agent ${job.id}: ${describeError(err)}`);

@@ -36,7 +36,8 @@ export function leftoversEnderGone(job: JobRecord, stats: StatSource = readProcS
 
 /**
  * A worker found gone named as ending leftovers none of which still runs (they exited by themselves):
- * nothing is left for the lead coordinator to end, and the detail must not say one is left running.
+ * once the lead pass's marker scan finds none either (one may have forked a marked process), nothing
+ * is left to end, and the detail must not say one is left running.
  */
 export function abandonedNoneLeft(job: JobRecord): boolean {
   return !!job.leftoversEnder?.gone && (job.leftovers?.length ?? 0) === 0;

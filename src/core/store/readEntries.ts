@@ -14,7 +14,7 @@ import { interruptedCreateEntry } from './interruptedCreate';
 import type { JobEntry } from './jobReader';
 import type { JobStore } from './jobStore';
 import { checkRunnerGone } from './checkRunner';
-import { abandonedNoneLeft, leftoversEnderGone, leftoversStillRunning } from './leftoverCheck';
+import { leftoversEnderGone, leftoversStillRunning } from './leftoverCheck';
 import { judgeOwnership } from './ownership';
 import { isJobId, StoreLayout } from './paths';
 import { parseRecordText } from './records';
@@ -30,7 +30,7 @@ export const READ_CONCURRENCY = 32;
  * `stats` may be a table read once for a whole listing: reconciling judges again before it writes.
  */
 function needsReconciling(job: JobRecord, stats: StatSource = readProcStat): boolean {
-  return judgeOwnership(job, (identity) => livenessOf(identity, stats)) !== undefined || leftoversStillRunning(job, stats) !== undefined || leftoversEnderGone(job, stats) || abandonedNoneLeft(job) || checkRunnerGone(job, stats);
+  return judgeOwnership(job, (identity) => livenessOf(identity, stats)) !== undefined || leftoversStillRunning(job, stats) !== undefined || leftoversEnderGone(job, stats) || checkRunnerGone(job, stats);
 }
 
 /** Whether `job` names processes at all: an ended agent without leftovers or a check under way needs no look at the system. */

@@ -13,7 +13,8 @@
  * fork whose leader exited between two looks is still reached; one alone in a session not looked
  * at for longer is not.
  */
-import { signalEachIfSame, stillRunning, treeMembers, type ProcStat } from '../proc';
+import { sessionsMembers, signalEachIfSame, stillRunning, type ProcStat } from '../proc';
+import { performance } from 'node:perf_hooks';
 import { markedSessions } from '../proc/scan';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -58,9 +59,12 @@ export class LeftScope {
   /** What of the scope still runs: members of its sessions that a known member vouches for, and the scan's processes. */
   async stillThere(): Promise<ProcStat[]> {
     const byPid = new Map<number, ProcStat>();
+    // One look (one walk of /proc, one `ps`) for every session: a look per session multiplied with
+    // the process count past CONTINUITY_MS. Monotonic: a wall clock set back would stretch the gap.
+    const lookedAt = performance.now();
+    const all = (await sessionsMembers(this.sessions)).filter((p) => p.pid !== process.pid && p.pid !== this.sid);
     for (const s of this.sessions) {
-      const lookedAt = Date.now();
-      const members = (await treeMembers(s)).filter((p) => p.pid !== process.pid && p.pid !== this.sid);
+      const members = all.filter((p) => p.sid === s);
       if (!members.some((p) => this.isKnown(p)) && !this.continues(s, members, lookedAt)) {
         this.provenAt.delete(s); // emptied, or not looked at for too long: its number may be another's
         continue;

@@ -60,11 +60,36 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.equal((await sb.store.read(job.id)).leftoversEnder?.gone, true);
       for (const p of findByEnvMarker('PADDOCK_JOB_ID', job.id)) process.kill(p.pid, 'SIGKILL');
       await sleep(300);
+      const pass = await sb.store.read(job.id);
+      assert.deepEqual(pass.leftovers, []);
+      await endAbandonedLeftovers((c as unknown as { ctx: OperationContext }).ctx, [pass], (id) => jobLock(sb.store, id).tryAcquire());
       const read = await sb.store.read(job.id);
-      assert.deepEqual(read.leftovers, []);
       assert.equal(read.leftoversEnder, null);
       assert.doesNotMatch(read.lifecycle.detail ?? '', /left 1 process running|ending/);
       assert.equal((await sb.store.list()).find((e) => e.id === job.id && e.ok && e.job.leftoversEnder), undefined);
+    });
+
+    // Third review: the listing empty (its one process exited), a reader cleared the gone ender and
+    // the pass skipped the job, so a marked process it had forked ran on unattended.
+    it('ends a marked process a listed one forked before it exited', async () => {
+      const c = sb.coordinator({ stopGraceSeconds: 5 });
+      const script = `setsid sh -c "sleep 2; (exec sleep 619 &); exit 0" >/dev/null 2>&1 & sleep 0.3; exit 0`;
+      const job = await c.start({ repo: sb.repo, command: ['sh', '-c', script] });
+      const worker = (await sb.waitForState(job.id, ['running'])).lifecycle.workerPid!;
+      await sb.waitFor(job.id, (j) => j.lifecycle.state === 'completed', 15_000);
+      process.kill(worker, 'SIGKILL');
+      await sleep(300);
+      const listed = await sb.store.read(job.id);
+      assert.equal(listed.leftoversEnder?.gone, true);
+      await sleep(2500); // the listed one forks the marked sleep and exits
+      const read = await sb.store.read(job.id);
+      assert.deepEqual(read.leftovers, []);
+      await endAbandonedLeftovers((c as unknown as { ctx: OperationContext }).ctx, [read], (id) => jobLock(sb.store, id).tryAcquire());
+      await sleep(500);
+      const marked = findByEnvMarker('PADDOCK_JOB_ID', job.id);
+      for (const p of marked) process.kill(p.pid, 'SIGKILL');
+      assert.deepEqual(marked.map((p) => p.comm), [], 'a marked process outlived the lead pass');
+      assert.equal((await sb.store.read(job.id)).leftoversEnder, null);
     });
   });
 }

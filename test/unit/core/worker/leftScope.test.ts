@@ -9,6 +9,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readProcStat, type ProcStat } from '../../../../src/core/proc';
+import { processBackend } from '../../../../src/core/proc/backend';
 import { LeftScope } from '../../../../src/core/worker/leftScope';
 import { endLeftovers } from '../../../../src/core/worker/leftovers';
 import { sleep } from '../coordinator/coordinatorFixture';
@@ -80,6 +81,26 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.equal(result.ended, 2);
       const after = readProcStat(leader.pid);
       assert.ok(!after || after.startTime !== leader.startTime || after.state === 'Z', 'the leader was ended');
+    });
+
+    // Third review: a look walked the process table once per session, so with many processes a round
+    // of looks outran the 500 ms continuity rule. One look is now one walk (one `ps`) for all of them.
+    it('one look over several sessions walks the process table once', async () => {
+      const leaders = await Promise.all([0, 1, 2, 3].map((i) => statOf(session(`sleep ${620 + i}`).pid!)));
+      const scope = new LeftScope(leaders, await goneSid());
+      const backendNow = processBackend() as unknown as Record<string, (...args: unknown[]) => unknown>;
+      // The sessions' members only (the scan's own processes are judged by a separate look).
+      const walks = ['treeMembersAsync', 'sessionsMembersAsync'].filter((name) => typeof backendNow[name] === 'function');
+      const originals = new Map(walks.map((name) => [name, backendNow[name]]));
+      let count = 0;
+      for (const [name, fn] of originals) backendNow[name] = (...args: unknown[]) => (count++, fn(...args));
+      try {
+        const found = await scope.stillThere();
+        for (const l of leaders) assert.ok(found.some((p) => p.pid === l.pid), `leader ${l.pid} found`);
+      } finally {
+        for (const [name, fn] of originals) backendNow[name] = fn;
+      }
+      assert.equal(count, 1, 'looks at session members in one look over 4 sessions');
     });
   });
 }
