@@ -57,13 +57,12 @@ ${ASK}
 /** Its prompt with a clock redrawn on the line below (the cursor put back after each tick, as prompt_toolkit does). */
 const CLOCK_BELOW = `#!/bin/bash
 printf '> '
+# The clock is redrawn by a subshell while one read waits: reads cut by a timeout lost what they had read (CI: 'ix the parser').
+# Its sleep is ended with it, so the agent leaves nothing running.
+(trap 'kill $t 2>/dev/null; exit' TERM; for i in $(seq 1 50); do printf '\\0337\\033[B\\r12:00:%02d\\0338' "$i"; sleep 0.1 & t=$!; wait $t; done) &
 line=
-for i in $(seq 1 50); do
-  printf '\\0337\\033[B\\r12:00:%02d\\0338' "$i"
-  # A read that times out keeps what it had read (bash): carried on, or a keystroke typed across the timeout is lost.
-  IFS= read -r -t 0.1 part && { line+=$part; break; }
-  line+=$part
-done
+IFS= read -r -t 5 line
+kill $! 2>/dev/null; wait
 printf '%s' "$line" > "got-$PADDOCK_AGENT_ID.txt"
 `;
 

@@ -20,11 +20,12 @@ const GRACE_MS = 5_000;
 /** Keeps what it read in got.txt. */
 const KEEP = `printf '%s' "$line" > got.txt`;
 /**
- * Reads a line while redrawing something every 0.1 s (`draw`), 15 s at most. A read that times out
- * keeps what it had read (bash): carried on, or a keystroke typed across the timeout is lost.
+ * Reads a line while a subshell redraws something every 0.1 s (`draw`, given `i`), 15 s at most: one
+ * read waits, since reads cut by a timeout lost what they had read (CI: the answer came out empty).
+ * Its sleep is ended with it, so the agent leaves nothing running.
  */
 const redrawing = (draw: string) =>
-  `line=; for i in $(seq 1 150); do ${draw}; IFS= read -r -t 0.1 part && { line+=$part; break; }; line+=$part; done; ${KEEP}`;
+  `(trap 'kill $t 2>/dev/null; exit' TERM; for i in $(seq 1 150); do ${draw}; sleep 0.1 & t=$!; wait $t; done) & line=; IFS= read -r -t 15 line; kill $! 2>/dev/null; wait; ${KEEP}`;
 
 describe('AgentWorker: a question not asked at the cursor while a prompt waits to be typed', function () {
   this.timeout(60_000);
