@@ -39,7 +39,9 @@ for (const backend of ['proc', 'portable'] as const) {
         const left = writers(tag);
         if (left) execFileSync('sh', ['-c', `pkill -f "[n]otes-${tag}" || true`]);
         assert.equal(left, '', `the writer outlived the agent: ${settled.lifecycle.detail}`);
-        assert.match(settled.lifecycle.detail ?? '', /^exit 0; ended \d+ process(es)? it left running$/);
+        // The writer's own `sleep 0.2`, forked after the last look, may outlive the writer by its 0.2 s:
+        // named honestly as still running (CI, portable backend under load), harmless, and gone by now.
+        assert.match(settled.lifecycle.detail ?? '', /^exit 0; ended \d+ process(es)? it left running(; still running: \d+ \(sleep 0\.2\))?$/);
       });
     }
   });
