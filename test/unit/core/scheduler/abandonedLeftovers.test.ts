@@ -12,6 +12,7 @@ import { jobLock } from '../../../../src/core/operations/context';
 import { endAbandonedLeftovers } from '../../../../src/core/scheduler/abandonedLeftovers';
 import type { OperationContext } from '../../../../src/core/operations/context';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+import { useProcessBackend } from '../proc/processBackend';
 
 const daemon = (tag: number) => `setsid sh -c "trap '' TERM; exec sleep ${tag}" >/dev/null 2>&1 & sleep 0.3`;
 
@@ -19,14 +20,7 @@ for (const backend of ['proc', 'portable'] as const) {
   describe(`the lead pass over what a killed worker left running, ${backend} backend`, function () {
     this.timeout(90_000);
     let sb!: CoordinatorSandbox;
-    const saved = process.env.PADDOCK_PROCESS_BACKEND;
-    before(() => {
-      process.env.PADDOCK_PROCESS_BACKEND = backend;
-    });
-    after(() => {
-      if (saved === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved;
-    });
+    useProcessBackend(backend);
     useCoordinatorSandbox((fresh) => (sb = fresh));
 
     it('never stops a retry started after the pass read its list', async () => {

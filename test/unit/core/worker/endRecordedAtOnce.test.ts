@@ -8,6 +8,7 @@
 import * as assert from 'node:assert/strict';
 import { findByEnvMarker, readProcStat } from '../../../../src/core/proc';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+import { useProcessBackend } from '../proc/processBackend';
 
 /** A daemon in its own session that ignores SIGTERM (its end takes the whole grace), then exit 0. */
 const AGENT = ['sh', '-c', 'setsid sh -c "trap \'\' TERM; exec sleep 607" >/dev/null 2>&1 & sleep 0.3; exit 0'];
@@ -16,14 +17,7 @@ for (const backend of ['proc', 'portable'] as const) {
   describe(`an agent's end is recorded when its program ends, ${backend} backend`, function () {
     this.timeout(60_000);
     let sb!: CoordinatorSandbox;
-    const saved = process.env.PADDOCK_PROCESS_BACKEND;
-    before(() => {
-      process.env.PADDOCK_PROCESS_BACKEND = backend;
-    });
-    after(() => {
-      if (saved === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved;
-    });
+    useProcessBackend(backend);
     useCoordinatorSandbox((fresh) => (sb = fresh));
 
     /** Waits for the agent's main process to be gone; returns when it was seen so. */

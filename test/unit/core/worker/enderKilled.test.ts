@@ -10,6 +10,7 @@ import * as assert from 'node:assert/strict';
 import { findByEnvMarker } from '../../../../src/core/proc';
 import { retryBlocker } from '../../../../src/core/operations/rules';
 import { CoordinatorSandbox, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+import { useProcessBackend } from '../proc/processBackend';
 
 /** A daemon in its own session that ignores SIGTERM (its worker waits the whole grace on it), then `exit`. */
 const daemonThen = (exit: string) => `setsid sh -c "trap '' TERM; exec sleep 617" >/dev/null 2>&1 & sleep 0.3; ${exit}`;
@@ -18,14 +19,7 @@ for (const backend of ['proc', 'portable'] as const) {
   describe(`a worker killed while it ends what its agent left running, ${backend} backend`, function () {
     this.timeout(90_000);
     let sb!: CoordinatorSandbox;
-    const saved = process.env.PADDOCK_PROCESS_BACKEND;
-    before(() => {
-      process.env.PADDOCK_PROCESS_BACKEND = backend;
-    });
-    after(() => {
-      if (saved === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved;
-    });
+    useProcessBackend(backend);
     useCoordinatorSandbox((fresh) => (sb = fresh));
 
     it('the record stops saying it is being ended, the lead coordinator ends it, and a retry is allowed', async () => {

@@ -9,6 +9,7 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+import { useProcessBackend } from '../proc/processBackend';
 
 const writers = (tag: string): string => execFileSync('sh', ['-c', `ps -eo pid,args | grep "[n]otes-${tag}" || true`]).toString().trim();
 
@@ -16,14 +17,7 @@ for (const backend of ['proc', 'portable'] as const) {
   describe(`a writer forked in an escapee's session whose leader then exits, ${backend} backend`, function () {
     this.timeout(90_000);
     let sb!: CoordinatorSandbox;
-    const saved = process.env.PADDOCK_PROCESS_BACKEND;
-    before(() => {
-      process.env.PADDOCK_PROCESS_BACKEND = backend;
-    });
-    after(() => {
-      if (saved === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved;
-    });
+    useProcessBackend(backend);
     useCoordinatorSandbox((fresh) => (sb = fresh));
 
     for (const drop of [true, false]) {
