@@ -3,7 +3,7 @@
 // validation and all), exactly as the CLI and the extension use it.
 import * as esbuild from 'esbuild';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { distRoot, killGroup, onCleanup, root, tempDir } from './env.mjs';
@@ -11,14 +11,23 @@ import { distRoot, killGroup, onCleanup, root, tempDir } from './env.mjs';
 let loaded;
 let bundlePath;
 
-/** The core bundle's file (built once per run), for processes of the bench's own that load it (lib/timingHost.mjs). */
+/**
+ * The core bundle's file, for processes of the bench's own that load it (lib/timingHost.mjs). Its
+ * folder goes with the figure that made it (run.mjs cleans up after each figure), so a later
+ * figure's process would be handed a file that is gone: made again then.
+ */
 export async function coreBundle() {
-  await loadCore();
+  if (bundlePath === undefined || !existsSync(bundlePath)) bundlePath = await buildCoreBundle();
   return bundlePath;
 }
 
+/** The core bundle loaded into the bench's own process (once per run: a module stays loaded after its file is gone). */
 export async function loadCore() {
-  if (loaded) return loaded;
+  loaded ??= createRequire(import.meta.url)(await coreBundle());
+  return loaded;
+}
+
+async function buildCoreBundle() {
   const dir = tempDir('core');
   const entry = join(dir, 'entry.ts');
   writeFileSync(
@@ -42,9 +51,7 @@ export async function loadCore() {
     logLevel: 'warning',
     absWorkingDir: root,
   });
-  loaded = createRequire(import.meta.url)(outfile);
-  bundlePath = outfile;
-  return loaded;
+  return outfile;
 }
 
 /**
@@ -102,6 +109,7 @@ export function startLineHost(script, args, env) {
   const child = spawn(process.execPath, [script, ...args], { env, stdio: ['pipe', 'pipe', 'inherit'], detached: true });
   onCleanup(() => killGroup(child.pid));
   let buffered = '';
+  let ended = null;
   const waiting = [];
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (text) => {
@@ -110,14 +118,22 @@ export function startLineHost(script, args, env) {
     while ((at = buffered.indexOf('\n')) >= 0) {
       const line = buffered.slice(0, at);
       buffered = buffered.slice(at + 1);
-      waiting.shift()?.(JSON.parse(line));
+      waiting.shift()?.resolve(JSON.parse(line));
     }
   });
+  // A host that dies fails the figure that asked it: an answer that never comes would leave the run
+  // with nothing to wait on, and Node would end it silently, the rows after unmeasured.
+  child.on('exit', (code, signal) => {
+    ended = new Error(`${script} ended (${signal ?? `exit ${code}`}) with ${waiting.length} question(s) unanswered`);
+    for (const w of waiting.splice(0)) w.reject(ended);
+  });
+  child.stdin.on('error', () => undefined);
   return {
     pid: child.pid,
     ask: (line) =>
-      new Promise((resolve) => {
-        waiting.push(resolve);
+      new Promise((resolve, reject) => {
+        if (ended) return reject(ended);
+        waiting.push({ resolve, reject });
         child.stdin.write(`${line}\n`);
       }),
     close: () => child.stdin.end(),
