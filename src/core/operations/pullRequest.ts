@@ -4,13 +4,14 @@
  * the GitHub CLI when it is installed and logged in, or gives the host's
  * compare page to open one (GitHub, GitLab, Bitbucket, Azure DevOps).
  */
-import { failure, usageError } from '../common/errors';
+import { failure, PaddockError, usageError } from '../common/errors';
 import { chooseRemote, compareUrl, createPullRequestWithGh, githubRepoArg, isAncestor, parseRemoteUrl, pushBranch, remoteUrl, runGit } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { isPrintable } from '../common/printable';
 import { agentBranchTip, prepareAgentWork, readAgentWorkEarly, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget, remoteBranchOf } from './landingTarget';
+import { pushedByStoppedRun, notePushStarting } from './pushedEarlier';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
 import { settlingOnError } from '../common/early';
@@ -31,6 +32,8 @@ export interface PullRequestReport {
   opened: boolean;
   /** Why gh was not asked though the host may be GitHub's (one sentence): a server on a port of its own. */
   ghNotUsed?: string;
+  /** Pushed by an earlier run that was stopped before it recorded it: recorded by this one. */
+  earlier?: true;
 }
 
 /** GitHub's limit on a pull request's title. */
@@ -61,7 +64,18 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   job = await prepareAgentWork(ctx.store, job, req, { uncommitted });
   const head = await agentBranchTip(job);
   const branch = job.branch!;
-  await refuseNothingToPropose(job.repo, head, branch, remote, base);
+  const nothingToPropose = await refuseNothingToPropose(job.repo, head, branch, remote, base).then(() => null, (err: unknown) => err);
+  if (nothingToPropose !== null) {
+    // Nothing left to propose may be this very pull request, pushed (and merged since) by a run stopped before it recorded it.
+    if (!(nothingToPropose instanceof PaddockError && nothingToPropose.code === 'NOTHING_TO_LAND' && (await pushedByStoppedRun(ctx, job, remote, base, head)))) {
+      throw nothingToPropose;
+    }
+    const link = compareUrl(await remoteUrl(job.repo, remote), branch, base);
+    ctx.log(`agent ${id}: ${branch} was pushed to ${remote} by a pull request stopped before it was recorded; recorded now`);
+    job = await recordLanding(ctx.store, id, { kind: 'pr', into: `${remote}/${base}`, commit: head, url: link, branchHead: head, foundLater: true });
+    return { job, remote, base, url: link, opened: false, earlier: true };
+  }
+  await notePushStarting(ctx, id, job.lifecycle.generation, branch, remote, head);
   await pushBranch(job.repo, remote, branch);
   const url = await remoteUrl(job.repo, remote);
   const host = parseRemoteUrl(url);

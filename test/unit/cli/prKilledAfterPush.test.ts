@@ -1,0 +1,113 @@
+/**
+ * A `paddock pr` SIGKILLed once its push had gone through and before it was recorded (bug 135):
+ * the branch was on the remote, the record said nothing. Once the pull request was merged (the
+ * remote's base then has every commit), the next run said *there is nothing to propose and nothing
+ * was pushed* (exit 1) and never recorded it, so the agent never showed its pull request. The pull
+ * request now writes a trace in the agent's history before it pushes; the next run records the
+ * earlier one when that trace names this very tip and remote and the push went through, and says
+ * so. A push the person made by hand leaves no trace: nothing is recorded for it.
+ * The kill comes from a reference-transaction hook, when the push updates the remote-tracking branch.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI_SCRIPT as CLI, CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+
+describe('CLI: a pull request killed after its push is recorded by the next run', function () {
+  this.timeout(120_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  const cli = (args: string[]) => runCli(args, { cwd: sb.repo, env: sb.env, input: '' });
+  const pidFile = () => join(sb.root, 'kill-pid');
+  let bare = '';
+
+  /** `paddock pr` killed by the hook once the push has updated the remote-tracking branch; resolves when it is dead. */
+  function killedAfterPush(args: string[]): Promise<NodeJS.Signals | null> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [CLI, ...args], { cwd: sb.repo, env: sb.env, stdio: 'ignore' });
+      writeFileSync(pidFile(), String(child.pid));
+      child.on('close', (_code, signal) => resolve(signal));
+    });
+  }
+
+  async function endedAgent(): Promise<{ id: string; branch: string }> {
+    const script = `printf 'a\\n' > a.txt && git add -A && git commit -qm a`;
+    const started = await cli(['start', '--json', '--title', 'the agent', '--', 'sh', '-c', script]);
+    assert.equal(started.code, 0, started.stderr);
+    const { id, branch } = JSON.parse(started.stdout) as { id: string; branch: string };
+    assert.equal((await sb.waitEnded(id)).lifecycle.state, 'completed');
+    return { id, branch };
+  }
+
+  /** The pull request merged on the host (the remote's main fast-forwarded to the branch), then fetched. */
+  function mergedOnTheRemote(branch: string): void {
+    git(bare, 'update-ref', 'refs/heads/main', git(bare, 'rev-parse', `refs/heads/${branch}`));
+    git(sb.repo, 'fetch', '-q', 'origin');
+  }
+
+  beforeEach(() => {
+    bare = join(sb.root, 'remote.git');
+    git(sb.root, 'init', '-q', '--bare', bare);
+    git(sb.repo, 'remote', 'add', 'origin', bare);
+    git(sb.repo, 'push', '-q', 'origin', 'main');
+    // Kills the process named in the pid file (once) when a remote-tracking branch's move is committed.
+    const hook = join(sb.repo, '.git', 'hooks', 'reference-transaction');
+    writeFileSync(
+      hook,
+      `#!/bin/sh\n[ "$1" = committed ] || exit 0\ngrep -q ' refs/remotes/' || exit 0\nif [ -f '${pidFile()}' ]; then kill -9 "$(cat '${pidFile()}')"; rm -f '${pidFile()}'; fi\nexit 0\n`,
+      { mode: 0o755 },
+    );
+  });
+
+  it('killed after the push, then merged on the host: the next run records it (once), says so, and show says it was found later', async () => {
+    const { id, branch } = await endedAgent();
+    const head = git(sb.repo, 'rev-parse', branch);
+    assert.equal(await killedAfterPush(['pr', id]), 'SIGKILL');
+    assert.equal(git(bare, 'rev-parse', `refs/heads/${branch}`), head, 'the push went through before the kill');
+    assert.equal((await sb.store.read(id)).landing ?? null, null, 'and nothing was recorded');
+    mergedOnTheRemote(branch);
+
+    const again = await cli(['pr', id]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`${branch.replace('/', '\\/')} was already pushed to origin by a pull request stopped before it was recorded, and origin/main has every commit of it now; recorded now`));
+    const landing = (await sb.store.read(id)).landing!;
+    assert.deepEqual(
+      { kind: landing.kind, into: landing.into, commit: landing.commit, foundLater: landing.foundLater },
+      { kind: 'pr', into: 'origin/main', commit: head, foundLater: true },
+    );
+    const shown = await cli(['show', id]);
+    assert.match(shown.stdout, /work:\s+branch pushed \(stopped before it was recorded; found later\)/);
+
+    const third = await cli(['pr', id]);
+    assert.equal(third.code, 1, third.stdout);
+    assert.match(third.stderr, /already has every commit of .*nothing was pushed/);
+    assert.equal((await sb.store.read(id)).landing!.at, landing.at, 'a recorded pull request is not recorded again');
+  });
+
+  it('a push the person made by hand, merged on the host, proves nothing: nothing is recorded', async () => {
+    const { id, branch } = await endedAgent();
+    git(sb.repo, 'push', '-q', 'origin', branch);
+    mergedOnTheRemote(branch);
+    const res = await cli(['pr', id]);
+    assert.equal(res.code, 1, res.stdout);
+    assert.match(res.stderr, /main already has every commit of .*there is nothing to propose and nothing was pushed/);
+    assert.equal((await sb.store.read(id)).landing ?? null, null);
+  });
+
+  it('killed after the push, then the agent committed again: the trace names another tip, and the new tip is pushed as usual', async () => {
+    const { id, branch } = await endedAgent();
+    assert.equal(await killedAfterPush(['pr', id]), 'SIGKILL');
+    const worktree = (await sb.store.read(id)).worktree!;
+    writeFileSync(join(worktree, 'b.txt'), 'b\n');
+    git(worktree, 'add', '-A');
+    git(worktree, 'commit', '-qm', 'b');
+    const res = await cli(['pr', id]);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /^Pushed /);
+    const landing = (await sb.store.read(id)).landing!;
+    assert.equal(landing.commit, git(sb.repo, 'rev-parse', branch));
+    assert.equal(landing.foundLater, undefined);
+  });
+});
