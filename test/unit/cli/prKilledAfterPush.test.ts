@@ -96,6 +96,20 @@ describe('CLI: a pull request killed after its push is recorded by the next run'
     assert.equal((await sb.store.read(id)).landing ?? null, null);
   });
 
+  it('a pull request whose push was refused, the commits then merged into the remote main by other means: never pushed, nothing is recorded', async () => {
+    const { id, branch } = await endedAgent();
+    // The person's pre-push hook refuses Paddock's branches only: the trace is written, the push refused.
+    writeFileSync(join(sb.repo, '.git', 'hooks', 'pre-push'), `#!/bin/sh\nif grep -q ' refs/heads/paddock/'; then exit 1; fi\nexit 0\n`, { mode: 0o755 });
+    const refused = await cli(['pr', id]);
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(refused.stderr, /pre-push hook/);
+    git(sb.repo, 'push', '-q', 'origin', `${branch}:main`);
+    const res = await cli(['pr', id]);
+    assert.equal(res.code, 1, res.stdout);
+    assert.match(res.stderr, /there is nothing to propose and nothing was pushed/);
+    assert.equal((await sb.store.read(id)).landing ?? null, null);
+  });
+
   it('killed after the push, then the agent committed again: the trace names another tip, and the new tip is pushed as usual', async () => {
     const { id, branch } = await endedAgent();
     assert.equal(await killedAfterPush(['pr', id]), 'SIGKILL');
