@@ -4,14 +4,14 @@
  * the GitHub CLI when it is installed and logged in, or gives the host's
  * compare page to open one (GitHub, GitLab, Bitbucket, Azure DevOps).
  */
-import { failure, PaddockError, usageError } from '../common/errors';
+import { failure, usageError } from '../common/errors';
 import { chooseRemote, compareUrl, createPullRequestWithGh, githubRepoArg, isAncestor, parseRemoteUrl, pushBranch, remoteUrl, runGit } from '../git';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { isPrintable } from '../common/printable';
 import { agentBranchTip, prepareAgentWork, readAgentWorkEarly, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget, remoteBranchOf } from './landingTarget';
-import { pushedByStoppedRun, notePushStarting } from './pushedEarlier';
+import { notePushFailed, notePushStarting, pushedByStoppedRun } from './pushedEarlier';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
 import { settlingOnError } from '../common/early';
@@ -64,11 +64,12 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   job = await prepareAgentWork(ctx.store, job, req, { uncommitted });
   const head = await agentBranchTip(job);
   const branch = job.branch!;
-  const nothingToPropose = await refuseNothingToPropose(job.repo, head, branch, remote, base).then(() => null, (err: unknown) => err);
-  if (nothingToPropose !== null) {
-    // Nothing left to propose may be this very pull request, pushed (and merged since) by a run stopped before it recorded it.
-    if (!(nothingToPropose instanceof PaddockError && nothingToPropose.code === 'NOTHING_TO_LAND' && (await pushedByStoppedRun(ctx, job, remote, base, head)))) {
-      throw nothingToPropose;
+  const holder = await baseHoldingTip(job.repo, head, remote, base);
+  if (holder !== null) {
+    // Nothing left to propose may be this very pull request, pushed (and merged since) by a run stopped
+    // before it recorded it: only the remote's base proves that, never the local one (maybe unpushed).
+    if (holder !== `refs/remotes/${remote}/${base}` || !(await pushedByStoppedRun(ctx, job, remote, base, head))) {
+      throw failure(`${holder.replace(/^refs\/(remotes|heads)\//, '')} already has every commit of ${branch}; there is nothing to propose and nothing was pushed.`, 'NOTHING_TO_LAND');
     }
     const link = compareUrl(await remoteUrl(job.repo, remote), branch, base);
     ctx.log(`agent ${id}: ${branch} was pushed to ${remote} by a pull request stopped before it was recorded; recorded now`);
@@ -76,7 +77,10 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
     return { job, remote, base, url: link, opened: false, earlier: true };
   }
   await notePushStarting(ctx, id, job.lifecycle.generation, branch, remote, head);
-  await pushBranch(job.repo, remote, branch);
+  await pushBranch(job.repo, remote, branch).catch(async (err: unknown) => {
+    await notePushFailed(ctx, id, job.lifecycle.generation, branch, remote, head);
+    throw err;
+  });
   const url = await remoteUrl(job.repo, remote);
   const host = parseRemoteUrl(url);
   const gh = host === null || host.kind === 'github' ? githubRepoArg(url) : null;
@@ -97,17 +101,15 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
 /**
  * A branch whose every commit the base already has proposes nothing: the host refuses such a pull
  * request, so nothing is pushed (as a merge with nothing to land changes nothing). The base is the
- * remote's as last fetched, else the local branch.
+ * remote's as last fetched, else the local branch. Returns the ref that has every commit, or null.
  */
-async function refuseNothingToPropose(repo: string, head: string, branch: string, remote: string, base: string): Promise<void> {
+async function baseHoldingTip(repo: string, head: string, remote: string, base: string): Promise<string | null> {
   for (const target of [`refs/remotes/${remote}/${base}`, `refs/heads/${base}`]) {
     const tip = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${target}^{commit}`], { cwd: repo, allowFailure: true });
     if (tip.code !== 0) continue;
-    if (await isAncestor(repo, head, tip.stdout.trim())) {
-      throw failure(`${target.replace(/^refs\/(remotes|heads)\//, '')} already has every commit of ${branch}; there is nothing to propose and nothing was pushed.`, 'NOTHING_TO_LAND');
-    }
-    return;
+    return (await isAncestor(repo, head, tip.stdout.trim())) ? target : null;
   }
+  return null;
 }
 
 /**

@@ -10,8 +10,9 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { StoreLayout } from '../../../src/core/store/paths';
 import { CLI_SCRIPT as CLI, CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
 describe('CLI: a pull request killed after its push is recorded by the next run', function () {
@@ -107,6 +108,77 @@ describe('CLI: a pull request killed after its push is recorded by the next run'
     const res = await cli(['pr', id]);
     assert.equal(res.code, 1, res.stdout);
     assert.match(res.stderr, /there is nothing to propose and nothing was pushed/);
+    assert.equal((await sb.store.read(id)).landing ?? null, null);
+  });
+
+  it('killed after the push, merged on the host, its branch deleted there and pruned here: the next run records it', async () => {
+    const { id, branch } = await endedAgent();
+    const head = git(sb.repo, 'rev-parse', branch);
+    assert.equal(await killedAfterPush(['pr', id]), 'SIGKILL');
+    // The host deletes a merged pull request's branch; `fetch --prune` then drops the remote-tracking branch.
+    git(bare, 'update-ref', 'refs/heads/main', head);
+    git(bare, 'update-ref', '-d', `refs/heads/${branch}`);
+    git(sb.repo, 'fetch', '-q', '--prune', 'origin');
+    const again = await cli(['pr', id]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /by a pull request stopped before it was recorded/);
+    const landing = (await sb.store.read(id)).landing!;
+    assert.deepEqual({ kind: landing.kind, commit: landing.commit, foundLater: landing.foundLater }, { kind: 'pr', commit: head, foundLater: true });
+  });
+
+  it('killed after the push, then merged here and the merge recorded: a later run never records the pull request over the merge', async () => {
+    const { id, branch } = await endedAgent();
+    assert.equal(await killedAfterPush(['pr', id]), 'SIGKILL');
+    const merged = await cli(['merge', id, '--into', 'main']);
+    assert.equal(merged.code, 0, merged.stderr);
+    const landing = (await sb.store.read(id)).landing!;
+    assert.equal(landing.kind, 'ff');
+    git(sb.repo, 'push', '-q', 'origin', 'main');
+    const res = await cli(['pr', id]);
+    assert.equal(res.code, 1, res.stdout);
+    assert.match(res.stderr, /there is nothing to propose and nothing was pushed/);
+    assert.deepEqual((await sb.store.read(id)).landing, landing, 'the merge stays recorded');
+    // Its history line lost (best effort: a full disk), the record's newer landing says the same.
+    const timeline = new StoreLayout(sb.home).timelineFile(id);
+    writeFileSync(timeline, readFileSync(timeline, 'utf8').split('\n').filter((l) => !l.includes('"type":"landing"')).join('\n'));
+    const again = await cli(['pr', id]);
+    assert.equal(again.code, 1, again.stdout);
+    assert.deepEqual((await sb.store.read(id)).landing, landing);
+    void branch;
+  });
+
+  it('killed after the push to a remote whose base was never fetched, then merged into the local base: nothing is recorded', async () => {
+    const { id, branch } = await endedAgent();
+    const fork = join(sb.root, 'fork.git');
+    git(sb.root, 'init', '-q', '--bare', fork);
+    git(sb.repo, 'remote', 'add', 'fork', fork);
+    assert.equal(await killedAfterPush(['pr', id, '--remote', 'fork']), 'SIGKILL');
+    // fork's main does not exist: the local main has the commits, the remote's base never got them.
+    git(sb.repo, 'merge', '-q', '--ff-only', branch);
+    const res = await cli(['pr', id, '--remote', 'fork']);
+    assert.equal(res.code, 1, res.stdout);
+    assert.match(res.stderr, /main already has every commit of .*nothing was pushed/);
+    assert.equal((await sb.store.read(id)).landing ?? null, null);
+  });
+
+  it('a refused push, then the person pushes the branch by hand and it is merged: the failed push proves nothing, pruned or not', async () => {
+    const { id, branch } = await endedAgent();
+    const hook = join(sb.repo, '.git', 'hooks', 'pre-push');
+    writeFileSync(hook, `#!/bin/sh\nexit 1\n`, { mode: 0o755 });
+    const refused = await cli(['pr', id]);
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.ok((await sb.store.readTimeline(id)).some((e) => e.type === 'pr-push-failed'), 'the failure is in the history');
+    rmSync(hook);
+    git(sb.repo, 'push', '-q', 'origin', branch);
+    mergedOnTheRemote(branch);
+    const res = await cli(['pr', id]);
+    assert.equal(res.code, 1, res.stdout);
+    assert.match(res.stderr, /there is nothing to propose and nothing was pushed/);
+    assert.equal((await sb.store.read(id)).landing ?? null, null);
+    git(bare, 'update-ref', '-d', `refs/heads/${branch}`);
+    git(sb.repo, 'fetch', '-q', '--prune', 'origin');
+    const pruned = await cli(['pr', id]);
+    assert.equal(pruned.code, 1, pruned.stdout);
     assert.equal((await sb.store.read(id)).landing ?? null, null);
   });
 
