@@ -11,10 +11,11 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { describeError, failure } from '../common/errors';
 import { firstLine, runGit } from './runGit';
-import { forgetWorktreeRegistration, registrationsOf, resolvedPath } from './worktreeRegistration';
+import { forgetWorktreeRegistration, registrationsOf, removeRegistration, resolvedPath } from './worktreeRegistration';
 import { gitFileTarget } from './headFiles';
 import { makeDirs } from '../common/makeDirs';
 
+/** A landing worktree's name, and its registration's: the digits git adds when that is taken are hex too. */
 const NAME = /^land-(\d+)-[0-9a-f]+$/;
 
 /**
@@ -75,7 +76,7 @@ export async function sweepLandingWorktrees(root: string, log?: (m: string) => v
 async function removeLeftover(folder: string): Promise<void> {
   const common = await commonDirOfWorktree(folder);
   // Paddock's own scratch under a dead process's name: its registration may go before its folder.
-  if (common) for (const dir of await registrationsOf(common, folder)) await fs.rm(dir, { recursive: true, force: true });
+  if (common) for (const dir of await registrationsOf(common, folder)) await removeRegistration(dir);
   await fs.rm(folder, { recursive: true, force: true });
 }
 
@@ -90,12 +91,28 @@ async function forgetStrandedRegistrations(repo: string, root: string): Promise<
   const roots = new Set([path.resolve(root), resolvedPath(root)]);
   for (const name of await fs.readdir(admin).catch(() => [] as string[])) {
     const gitdir = await fs.readFile(path.join(admin, name, 'gitdir'), 'utf8').catch(() => '');
-    if (gitdir.trim() === '') continue;
+    if (gitdir.trim() === '') {
+      await forgetEmptied(path.join(admin, name));
+      continue;
+    }
     const folder = path.dirname(path.resolve(admin, name, gitdir.trim()));
     const m = NAME.exec(path.basename(folder));
     if (!m || !roots.has(path.dirname(folder)) || alive(Number(m[1]))) continue;
     await forgetWorktreeRegistration(repo, folder);
   }
+}
+
+/**
+ * A registration of a dead landing's worktree that a removal killed half-way (before the order
+ * above, one recursive rm in any order; or between its last two steps) left without `gitdir` — so
+ * it no longer says where its folder was — and without `HEAD`, so no worktree can run on it. One
+ * that still has its `HEAD` is left: it may be a person's worktree named alike that still works.
+ */
+async function forgetEmptied(dir: string): Promise<void> {
+  const m = NAME.exec(path.basename(dir));
+  if (!m || alive(Number(m[1]))) return;
+  if (await fs.lstat(path.join(dir, 'HEAD')).then(() => true, () => false)) return;
+  await fs.rm(dir, { recursive: true, force: true });
 }
 
 /**
