@@ -20,6 +20,12 @@ export const prCommand = defineCommand({
       printJson(ctx.io.stdout, jobJson(report.job));
       return 0;
     }
+    if (report.earlier) {
+      // The kill came after the push: the branch is on the remote, and only the record was missing.
+      const where = report.url ? `; its compare page: ${printable(report.url)}` : '';
+      ctx.io.stdout.write(`Agent ${id}: ${printable(report.job.branch ?? '')} was already pushed to ${printable(report.remote)} by a pull request stopped before it was recorded, and ${printable(report.remote)}/${printable(report.base)} has every commit of it now; recorded now${where}.\n`);
+      return 0;
+    }
     const pushed = `Pushed ${printable(report.job.branch ?? '')} to ${printable(report.remote)}`;
     if (report.opened) ctx.io.stdout.write(`${pushed}; pull request: ${printable(report.url ?? '')}\n`);
     else if (report.url) ctx.io.stdout.write(`${pushed}; open the pull request here: ${printable(report.url)}\n`);

@@ -18,14 +18,23 @@ export function pullRequestNumber(url: string | null): string {
   return m ? `#${m[1]}` : '';
 }
 
+/** Said of a landing a later run found done and recorded: its own run was stopped (killed) before it recorded it. */
+export const FOUND_LATER_WORDS = 'stopped before it was recorded; found later';
+
 export function landingWords(landing: Landing): string {
+  const words = landingKindWords(landing);
+  return landing.foundLater ? `${words} (${FOUND_LATER_WORDS})` : words;
+}
+
+function landingKindWords(landing: Landing): string {
   switch (landing.kind) {
     case 'apply':
       return 'applied to workspace';
     case 'pr': {
       // Without a pull request's own URL, none was opened: the branch was pushed and a compare page (if any) given.
       const n = pullRequestNumber(landing.url);
-      return n ? `pull request ${n} open` : 'branch pushed, no pull request opened';
+      // One found later cannot say whether its stopped run had gh open one: only that the branch was pushed.
+      return n ? `pull request ${n} open` : landing.foundLater ? 'branch pushed' : 'branch pushed, no pull request opened';
     }
     default:
       return `merged into ${landing.into}`;

@@ -56,6 +56,18 @@ export async function registrationsOf(repo: string, folder: string): Promise<str
 export async function forgetWorktreeRegistration(repo: string, folder: string): Promise<boolean> {
   if (existsSync(folder)) return false;
   const dirs = await registrationsOf(repo, folder);
-  for (const dir of dirs) await fs.rm(dir, { recursive: true, force: true });
+  for (const dir of dirs) await removeRegistration(dir);
   return dirs.length > 0;
+}
+
+/**
+ * Removes one registration (an admin dir under `worktrees/`), its `gitdir` last: that file is all
+ * that names the worktree's folder, so a removal killed half-way (one recursive rm takes entries in
+ * any order) still leaves a registration `registrationsOf` finds, and the next try finishes it.
+ */
+export async function removeRegistration(dir: string): Promise<void> {
+  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+    if (name !== 'gitdir') await fs.rm(path.join(dir, name), { recursive: true, force: true });
+  }
+  await fs.rm(dir, { recursive: true, force: true });
 }

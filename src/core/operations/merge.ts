@@ -160,7 +160,7 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
     const landed = await landing.catch(async (err: unknown) => (await unrecordedLanding(err, job, into, source, followed)) ?? Promise.reject(err));
     if ('earlier' in landed) {
       ctx.log(`agent ${id}: ${landed.kind} into ${into} at ${landed.commit.slice(0, 12)} was landed before and not recorded; recorded now`);
-      job = await recordLanding(ctx.store, id, { kind: landed.kind, into, commit: landed.commit, url: null, branchHead: source });
+      job = await recordLanding(ctx.store, id, { kind: landed.kind, into, commit: landed.commit, url: null, branchHead: source, foundLater: true });
       return { job, ...landed, into };
     }
     const setBy = strategy === 'merge' ? followed?.fastForward.setBy : null;

@@ -288,7 +288,9 @@ export class Operations {
 
   /** Every landing: leftover temporary worktrees of dead processes go first, then the work under the job's lock. */
   private async landing<T>(id: string, what: string, fn: () => Promise<T>): Promise<T> {
-    await sweepLandingWorktrees(landingScratch(this.ctx), (m) => this.ctx.log(m));
+    // With the agent's repository: its registrations of leftovers whose folders are gone go too.
+    const repo = await this.ctx.store.read(id).then((j) => j.repo, () => undefined);
+    await sweepLandingWorktrees(landingScratch(this.ctx), (m) => this.ctx.log(m), repo);
     try {
       return await withJobLock(this.ctx.store, id, what, fn);
     } finally {

@@ -11,6 +11,7 @@ import type { OperationContext } from './context';
 import { isPrintable } from '../common/printable';
 import { agentBranchTip, prepareAgentWork, readAgentWorkEarly, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget, remoteBranchOf } from './landingTarget';
+import { notePushFailed, notePushStarting, pushedByStoppedRun } from './pushedEarlier';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
 import { settlingOnError } from '../common/early';
@@ -31,6 +32,8 @@ export interface PullRequestReport {
   opened: boolean;
   /** Why gh was not asked though the host may be GitHub's (one sentence): a server on a port of its own. */
   ghNotUsed?: string;
+  /** Pushed by an earlier run that was stopped before it recorded it: recorded by this one. */
+  earlier?: true;
 }
 
 /** GitHub's limit on a pull request's title. */
@@ -61,8 +64,23 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   job = await prepareAgentWork(ctx.store, job, req, { uncommitted });
   const head = await agentBranchTip(job);
   const branch = job.branch!;
-  await refuseNothingToPropose(job.repo, head, branch, remote, base);
-  await pushBranch(job.repo, remote, branch);
+  const holder = await baseHoldingTip(job.repo, head, remote, base);
+  if (holder !== null) {
+    // Nothing left to propose may be this very pull request, pushed (and merged since) by a run stopped
+    // before it recorded it: only the remote's base proves that, never the local one (maybe unpushed).
+    if (holder !== `refs/remotes/${remote}/${base}` || !(await pushedByStoppedRun(ctx, job, remote, base, head))) {
+      throw failure(`${holder.replace(/^refs\/(remotes|heads)\//, '')} already has every commit of ${branch}; there is nothing to propose and nothing was pushed.`, 'NOTHING_TO_LAND');
+    }
+    const link = compareUrl(await remoteUrl(job.repo, remote), branch, base);
+    ctx.log(`agent ${id}: ${branch} was pushed to ${remote} by a pull request stopped before it was recorded; recorded now`);
+    job = await recordLanding(ctx.store, id, { kind: 'pr', into: `${remote}/${base}`, commit: head, url: link, branchHead: head, foundLater: true });
+    return { job, remote, base, url: link, opened: false, earlier: true };
+  }
+  await notePushStarting(ctx, id, job.lifecycle.generation, branch, remote, head);
+  await pushBranch(job.repo, remote, branch).catch(async (err: unknown) => {
+    await notePushFailed(ctx, id, job.lifecycle.generation, branch, remote, head);
+    throw err;
+  });
   const url = await remoteUrl(job.repo, remote);
   const host = parseRemoteUrl(url);
   const gh = host === null || host.kind === 'github' ? githubRepoArg(url) : null;
@@ -83,17 +101,15 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
 /**
  * A branch whose every commit the base already has proposes nothing: the host refuses such a pull
  * request, so nothing is pushed (as a merge with nothing to land changes nothing). The base is the
- * remote's as last fetched, else the local branch.
+ * remote's as last fetched, else the local branch. Returns the ref that has every commit, or null.
  */
-async function refuseNothingToPropose(repo: string, head: string, branch: string, remote: string, base: string): Promise<void> {
+async function baseHoldingTip(repo: string, head: string, remote: string, base: string): Promise<string | null> {
   for (const target of [`refs/remotes/${remote}/${base}`, `refs/heads/${base}`]) {
     const tip = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${target}^{commit}`], { cwd: repo, allowFailure: true });
     if (tip.code !== 0) continue;
-    if (await isAncestor(repo, head, tip.stdout.trim())) {
-      throw failure(`${target.replace(/^refs\/(remotes|heads)\//, '')} already has every commit of ${branch}; there is nothing to propose and nothing was pushed.`, 'NOTHING_TO_LAND');
-    }
-    return;
+    return (await isAncestor(repo, head, tip.stdout.trim())) ? target : null;
   }
+  return null;
 }
 
 /**

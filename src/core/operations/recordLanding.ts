@@ -5,9 +5,9 @@ import type { JobRecord, Landing, TimelineEntry } from '../store/schema';
 /** The timeline's word for a landing of this kind: `<kind> into <where>[ at <commit>]`. */
 const landingMessage = (kind: Landing['kind'], where: string, commit: string | null): string => `${kind} into ${where}${commit ? ` at ${commit.slice(0, 12)}` : ''}`;
 
-/** Whether a timeline entry is recordLanding's, for a landing of this kind. */
-export function isLandingEntry(entry: Pick<TimelineEntry, 'type' | 'message'>, kind: Landing['kind']): boolean {
-  return entry.type === 'landing' && entry.message?.startsWith(`${kind} into `) === true;
+/** Whether a timeline entry is recordLanding's, for a landing of this kind (of any kind without one). */
+export function isLandingEntry(entry: Pick<TimelineEntry, 'type' | 'message'>, kind?: Landing['kind']): boolean {
+  return entry.type === 'landing' && (kind === undefined || entry.message?.startsWith(`${kind} into `) === true);
 }
 
 export async function recordLanding(store: JobStore, id: string, landing: Omit<Landing, 'at'>): Promise<JobRecord> {

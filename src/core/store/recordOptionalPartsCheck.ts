@@ -3,9 +3,9 @@
  * time: the landing, the group, the check, the usage figures and the setup.
  */
 import { JOB_ID_PATTERN } from './schema';
-import { arr, int, intOrNull, isoTime, keys, nullable, numOrNull, obj, type Obj, oneOf, optional, shaOrNull, str, strMatch, strOrNull } from './fastCheck';
+import { arr, bool, int, intOrNull, isoTime, keys, nullable, numOrNull, obj, type Obj, oneOf, optional, shaOrNull, str, strMatch, strOrNull } from './fastCheck';
 
-const LANDING_KEYS = keys('kind', 'into', 'commit', 'url', 'at', 'branchHead');
+const LANDING_KEYS = keys('kind', 'into', 'commit', 'url', 'at', 'branchHead', 'foundLater');
 const LANDING_KINDS = ['merge', 'squash', 'rebase', 'ff', 'apply', 'pr'] as const;
 export function landing(v: unknown): Obj {
   const i = obj(v, LANDING_KEYS);
@@ -15,6 +15,7 @@ export function landing(v: unknown): Obj {
   strOrNull(i.url, 2000);
   isoTime(i.at);
   optional(i, 'branchHead', shaOrNull);
+  optional(i, 'foundLater', bool);
   return i;
 }
 

@@ -199,6 +199,8 @@ export const LandingSchema = z.object({
   at: IsoTime,
   /** The agent's branch tip that was landed: cleanup may delete the branch while it still points there (squash, rebase). */
   branchHead: z.optional(z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/)))),
+  /** Done by an earlier run that was stopped before it recorded it, and found (proved, then recorded) by a later one. */
+  foundLater: z.optional(z.boolean()),
 });
 export type Landing = z.infer<typeof LandingSchema>;
 

@@ -22,7 +22,9 @@ export function registerCreatePullRequest(s: PaddockServices): vscode.Disposable
       s.coordinator.pullRequest(job.id, { ...choices, title }),
     );
     const url = report.url;
-    const opened = report.opened
+    const opened = report.earlier
+      ? vscode.l10n.t('{0} was already pushed to {1} by a pull request stopped before it was recorded, and {1}/{2} has every commit of it now; recorded now.', job.branch ?? '', report.remote, report.base)
+      : report.opened
       ? vscode.l10n.t('Pull request opened: {0}', url ?? '')
       : url
         ? vscode.l10n.t('Pushed {0} to {1}; open the pull request on the compare page.', job.branch ?? '', report.remote)

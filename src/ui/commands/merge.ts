@@ -76,7 +76,11 @@ export function registerMerge(s: PaddockServices): vscode.Disposable {
       const report = await vscode.window.withProgress({ location: { viewId: 'paddock.agents' }, title: vscode.l10n.t('Merging into {0}', into) }, () =>
         s.coordinator.merge(job.id, { ...choices, into, strategy, fastForward, message: opts.message }),
       );
-      await afterLanding(s, report.job, `${WORDS[report.kind]} "${job.title}" into ${into} (${report.commit.slice(0, 12)}).`, opts.cleanUp);
+      // A landing found done by an earlier run that was stopped before it recorded it: only the record is new.
+      const said = report.earlier
+        ? `"${job.title}" was already ${WORDS[report.kind].toLowerCase()} into ${into} (${report.commit.slice(0, 12)}) by a landing stopped before it was recorded; recorded now.`
+        : `${WORDS[report.kind]} "${job.title}" into ${into} (${report.commit.slice(0, 12)}).`;
+      await afterLanding(s, report.job, said, opts.cleanUp);
       return report;
     } catch (err) {
       const shown = showLandingFailure(s, 'paddock.merge', job, err);

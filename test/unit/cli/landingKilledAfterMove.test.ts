@@ -6,7 +6,9 @@
  * showed as landed. Run again, it now records the earlier landing, only when the target's reflog
  * and the commits prove it was this very tip landed by Paddock; the person's own squash of the
  * same changes proves nothing, and a landing recorded already is not recorded twice.
- * The kill comes from a reference-transaction hook, right after the move is committed.
+ * The kill comes from a reference-transaction hook, right after the move is committed. What was
+ * found is said after (bug 136): the landing is marked `foundLater`, and `show` says it was stopped
+ * before it was recorded.
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -70,6 +72,9 @@ describe('CLI: a landing killed after its target moved is recorded by the next r
       const landing = (await sb.store.read(id)).landing!;
       assert.deepEqual({ kind: landing.kind, into: landing.into, commit: landing.commit, branchHead: landing.branchHead }, { kind, into: 'release', commit: landedAt, branchHead: git(sb.repo, 'rev-parse', branch) });
       assert.equal(git(sb.repo, 'rev-parse', 'release'), landedAt, 'nothing landed twice');
+      // What was found is said where the landing is shown (bug 136): the record, show, and the row's words.
+      assert.equal(landing.foundLater, true);
+      assert.match((await cli(['show', id])).stdout, /work:\s+merged into release \(stopped before it was recorded; found later\)/);
 
       const third = await cli(['merge', id, flag, '--into', 'release']);
       assert.equal(third.code, 1, third.stdout);

@@ -115,6 +115,14 @@ describe('git/standing: where an agent\'s work stands against its base', functio
     assert.equal(standingWords({ landing: { kind: 'pr', into: 'origin/main', commit: null, url: mr, at } }, undefined), 'pull request #4 open');
   });
 
+  // Bug 136: a landing a later run found (its own run stopped before recording it) read as any other.
+  it('says a landing was stopped before it was recorded when a later run found it', () => {
+    const at = new Date().toISOString();
+    const figures = { baseName: 'main', ahead: 0, behind: 0, files: 0, insertions: 0, deletions: 0, uncommittedFiles: 0, merged: true };
+    assert.equal(standingWords({ landing: { kind: 'squash', into: 'main', commit: null, url: null, at, foundLater: true } }, figures), 'merged into main (stopped before it was recorded; found later)');
+    assert.equal(standingWords({ landing: { kind: 'pr', into: 'origin/main', commit: null, url: null, at, foundLater: true } }, undefined), 'branch pushed (stopped before it was recorded; found later)');
+  });
+
   it('caches per (HEAD, index, base): nothing changed is a hit; a commit, a staged file or a moved base recompute', async () => {
     const cache = new StandingCache();
     const j = job();

@@ -100,7 +100,7 @@ function fullRecord(): Record<string, unknown> {
         keptCommits: 0,
       },
     },
-    landing: { kind: 'pr', into: 'origin/main', commit: null, url: 'https://example.invalid/pr/1', at: '2026-12-03T09:08:00.000Z', branchHead: 'a'.repeat(40) },
+    landing: { kind: 'pr', into: 'origin/main', commit: null, url: 'https://example.invalid/pr/1', at: '2026-12-03T09:08:00.000Z', branchHead: 'a'.repeat(40), foundLater: true },
     group: { id: 'grp12345', title: 'three attempts', index: 2, size: 3 },
     check: { state: 'failed', exitCode: 1, durationMs: 1200, at: '2026-12-03T09:04:00.000Z', summary: '1 failing', runner: { pid: 77, startTime: 1234, bootId: 'b00t' } },
     usage: { cpuPercent: 12.5, rssBytes: 1e8, diskBytes: null, outputBytes: 5000, tokensIn: 10, tokensOut: null, costUsd: 0.42, sampledAt: '2026-12-03T09:04:00.000Z' },
