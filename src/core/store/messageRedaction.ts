@@ -43,6 +43,8 @@ export function redactRecord(job: JobRecord, redact: RedactText): JobRecord {
       branchOutcome: nullable(job.cleanup.branchOutcome, MAX_SHORT_TEXT),
     },
     ...(job.check ? { check: { ...job.check, summary: tail(redact(job.check.summary), MAX_CHECK_SUMMARY) } } : {}),
+    // What outlived the worker's SIGKILL, named by their command lines (the detail's words: leftoverWords.ts).
+    ...(job.leftoversFate?.survivors ? { leftoversFate: { ...job.leftoversFate, survivors: capped(redact(job.leftoversFate.survivors), MAX_MESSAGE) } } : {}),
   };
 }
 

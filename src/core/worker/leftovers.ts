@@ -12,9 +12,8 @@
 import { bootId, commandLineOf, ownIdentity, treeMembers, type ProcStat } from '../proc';
 import type { ListedLeftovers } from './executionRecord';
 import { LeftScope } from './leftScope';
-import type { Leftover } from '../store';
+import type { Leftover, LeftoversFate } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
-import { processCount } from '../operations/leftovers';
 import { describeSurvivors, type NamedProcess } from './stopAgent';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -71,11 +70,12 @@ export function asLeftovers(found: readonly ProcStat[]): Leftover[] {
 
 /**
  * What the exit scan found, as listed with the agent's end; with the worker that ends them named
- * (endLeftoversOnExit on): a retry waits only while that worker lives (operations/rules.ts).
+ * (endLeftoversOnExit on): a retry waits only while that worker lives (operations/rules.ts). The
+ * detail's words follow from these (store/leftoverWords.ts): *ending N …* or *left N … running*.
  */
 export function listedAtExit(found: readonly ProcStat[], settings: { endLeftoversOnExit?: boolean }): ListedLeftovers {
   const ender = settings.endLeftoversOnExit !== false ? ownIdentity() : undefined;
-  return { leftovers: asLeftovers(found), ...(ender ? { leftoversEnder: ender } : {}) };
+  return { leftovers: asLeftovers(found), leftoversFate: { count: found.length }, ...(ender ? { leftoversEnder: ender } : {}) };
 }
 
 /** What the ended agent left running, for the record (endLeftoversOnExit off): each with its identity. */
@@ -84,31 +84,23 @@ export async function listLeftovers(scope: LeftScope): Promise<Leftover[]> {
 }
 
 /**
- * The detail said the moment the agent's main process has ended, while what it left running is
- * dealt with (a second's grace, then TERM and KILL): the agent is not said to run a moment longer.
- */
-export function settlingDetail(count: number, settings: { endLeftoversOnExit?: boolean }): string {
-  return settings.endLeftoversOnExit !== false ? `; ending ${processCount(count)} it left running` : `; left ${processCount(count)} running`;
-}
-
-/**
  * What the ended agent left running, dealt with as its settings say: ended (the default) or listed
- * on the record. Returns the words added to the end's detail, and the listed leftovers.
+ * on the record. Returns what became of them (null: nothing to say, they all exited in the grace)
+ * and the listed leftovers.
  */
 export async function settleLeftovers(opts: {
   /** What the scan at the agent's exit found (`leftovers`), and where more of it may be. */
   scope: LeftScope;
   settings: { endLeftoversOnExit?: boolean; stopGraceMs: number };
-}): Promise<{ detail: string; leftovers: Leftover[] | undefined }> {
+}): Promise<{ fate: LeftoversFate | null; leftovers: Leftover[] | undefined }> {
   const { scope, settings } = opts;
   if (settings.endLeftoversOnExit !== false) {
     const left = await endLeftovers({ scope, graceMs: Math.min(settings.stopGraceMs, 5000) });
-    let detail = '';
-    if (left.ended > 0) detail += `; ended ${processCount(left.ended)} it left running`;
-    if (left.survivors.length > 0) detail += `; still running: ${describeSurvivors(left.survivors)}`;
-    return { detail, leftovers: undefined };
+    const survivors = left.survivors.length > 0 ? { survivors: describeSurvivors(left.survivors).slice(0, 2000) } : {};
+    const fate = left.ended > 0 || left.survivors.length > 0 ? { count: left.ended, outcome: 'ended' as const, ...survivors } : null;
+    return { fate, leftovers: undefined };
   }
   // Left to the person: listed on the record (and the row) until Stop ends them or they exit.
   const leftovers = await listLeftovers(scope);
-  return { detail: leftovers.length > 0 ? `; left ${processCount(leftovers.length)} running` : '', leftovers };
+  return { fate: leftovers.length > 0 ? { count: leftovers.length } : null, leftovers };
 }
