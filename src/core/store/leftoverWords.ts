@@ -31,7 +31,9 @@ export function leftoverWords(job: JobRecord): string | undefined {
   if (fate.outcome === 'stopped') return `stopped ${processCount(fate.count)} it left running`;
   if (fate.outcome === 'ended') {
     const parts = fate.count > 0 ? [`ended ${processCount(fate.count)} it left running`] : [];
-    if (fate.survivors) parts.push(`still running: ${fate.survivors}`);
+    // What outlived its SIGKILL, as it named them: still running only while the listing (pruned by
+    // every reader as they exit) has any; once it is empty, they exited (bug 148).
+    if (fate.survivors) parts.push(`${(job.leftovers?.length ?? 0) > 0 ? 'still running' : 'since exited'}: ${fate.survivors}`);
     return parts.join('; ') || undefined;
   }
   const ender = job.leftoversEnder;

@@ -14,7 +14,7 @@ import type { ListedLeftovers } from './executionRecord';
 import { LeftScope } from './leftScope';
 import type { Leftover, LeftoversFate } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
-import { describeSurvivors, type NamedProcess } from './stopAgent';
+import { describeSurvivors } from './stopAgent';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long leftovers get to exit on their own once the agent has ended. */
@@ -48,15 +48,19 @@ async function afterGrace(scope: LeftScope): Promise<ProcStat[]> {
   return scope.stillThere();
 }
 
-/** Ends what the ended agent left running; returns how many processes were ended and any that survived. */
-export async function endLeftovers(opts: { scope: LeftScope; graceMs: number }): Promise<{ ended: number; survivors: NamedProcess[] }> {
+/**
+ * Ends what the ended agent left running; returns how many processes were ended and any that
+ * survived, each with its identity: the record lists them (its words say "still running" only
+ * while it does), found in the exit scan or forked after it.
+ */
+export async function endLeftovers(opts: { scope: LeftScope; graceMs: number }): Promise<{ ended: number; survivors: Leftover[] }> {
   // Looked for only where the exit scan proves them the agent's (leftScope.ts): never another job's new session.
   const { scope } = opts;
   const left = await afterGrace(scope);
   if (left.length === 0) return { ended: 0, survivors: [] };
   const survivors = await scope.end(opts.graceMs);
   const ended = left.filter((p) => !survivors.some((s) => s.pid === p.pid)).length;
-  return { ended, survivors: survivors.map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500) })) };
+  return { ended, survivors: asLeftovers(survivors) };
 }
 
 /** Processes of the agent as the record lists them: each with its identity (a reused pid is never one of them). */
@@ -86,7 +90,7 @@ export async function listLeftovers(scope: LeftScope): Promise<Leftover[]> {
 /**
  * What the ended agent left running, dealt with as its settings say: ended (the default) or listed
  * on the record. Returns what became of them (null: nothing to say, they all exited in the grace)
- * and the listed leftovers.
+ * and the listing (ended: what outlived the SIGKILL; undefined: the exit's, pruned of what exited).
  */
 export async function settleLeftovers(opts: {
   /** What the scan at the agent's exit found (`leftovers`), and where more of it may be. */
@@ -98,7 +102,7 @@ export async function settleLeftovers(opts: {
     const left = await endLeftovers({ scope, graceMs: Math.min(settings.stopGraceMs, 5000) });
     const survivors = left.survivors.length > 0 ? { survivors: describeSurvivors(left.survivors).slice(0, 2000) } : {};
     const fate = left.ended > 0 || left.survivors.length > 0 ? { count: left.ended, outcome: 'ended' as const, ...survivors } : null;
-    return { fate, leftovers: undefined };
+    return { fate, leftovers: left.survivors.length > 0 ? left.survivors : undefined };
   }
   // Left to the person: listed on the record (and the row) until Stop ends them or they exit.
   const leftovers = await listLeftovers(scope);

@@ -40,15 +40,24 @@ describe('store/leftoverWords: the detail on what an ended agent left running', 
 
   it('ended by its worker (with what outlived its SIGKILL), or by Stop', () => {
     assert.equal(lifecycleDetail(ended({ fate: { count: 1, outcome: 'ended' } })), 'exit 0; ended 1 process it left running');
-    assert.equal(lifecycleDetail(ended({ fate: { count: 1, outcome: 'ended', survivors: '77 (sleep 0.2)' } })), 'exit 0; ended 1 process it left running; still running: 77 (sleep 0.2)');
-    assert.equal(lifecycleDetail(ended({ fate: { count: 0, outcome: 'ended', survivors: '77 (sleep 0.2)' } })), 'exit 0; still running: 77 (sleep 0.2)');
+    assert.equal(lifecycleDetail(ended({ fate: { count: 1, outcome: 'ended', survivors: '77 (sleep 0.2)' }, leftovers: [daemon(77)] })), 'exit 0; ended 1 process it left running; still running: 77 (sleep 0.2)');
+    assert.equal(lifecycleDetail(ended({ fate: { count: 0, outcome: 'ended', survivors: '77 (sleep 0.2)' }, leftovers: [daemon(77)] })), 'exit 0; still running: 77 (sleep 0.2)');
     assert.equal(lifecycleDetail(ended({ fate: { count: 3, outcome: 'stopped' }, leftovers: [] })), 'exit 0; stopped 3 processes it left running');
+  });
+
+  // Bug 148 (bug 147's class): what outlived the worker's SIGKILL was said still running for good, after it had exited.
+  it('says what outlived its SIGKILL still runs only while the listing has it, then that it exited', () => {
+    const survivors = '77 (sleep 600)';
+    assert.equal(lifecycleDetail(ended({ fate: { count: 2, outcome: 'ended', survivors }, leftovers: [daemon(77)] })), 'exit 0; ended 2 processes it left running; still running: 77 (sleep 600)');
+    assert.equal(lifecycleDetail(ended({ fate: { count: 2, outcome: 'ended', survivors }, leftovers: [] })), 'exit 0; ended 2 processes it left running; since exited: 77 (sleep 600)');
+    assert.equal(lifecycleDetail(ended({ fate: { count: 0, outcome: 'ended', survivors } })), 'exit 0; since exited: 77 (sleep 600)');
   });
 
   it('says nothing more without a fate, or of an execution that is not over; the stored detail itself is never changed', () => {
     // An orphan's listing (a reader found its worker gone): the row says what runs; the detail is the reader's.
     assert.equal(lifecycleDetail(ended({ leftovers: [daemon(10)], detail: 'worker 5 is gone', state: 'orphaned' })), 'worker 5 is gone');
-    // Written before leftoversFate: its detail carries the words its worker wrote; never said twice.
+    // Words an earlier version wrote into the detail: read from disk, they are lifted into leftoversFate
+    // (migrations.ts; legacyLeftoverWords.test.ts); a record in memory without it is shown as it is, never said twice.
     const old = ended({ leftovers: [daemon(10)], ender: { ...ender, gone: true }, detail: 'exit 0; ending 1 process it left running' });
     assert.equal(lifecycleDetail(old), 'exit 0; ending 1 process it left running');
     assert.equal(lifecycleDetail(ended({ fate: { count: 1 }, leftovers: [daemon(10)], state: 'running', detail: null })), null);
