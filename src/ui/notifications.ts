@@ -11,6 +11,7 @@ import { printable } from '../core/common/printable';
 import type { CapacityBlockEvent } from '../core/coordinator';
 import type { Event } from '../core/common/event';
 import type { JobStore } from '../core/store';
+import { lifecycleDetail } from '../core/store/leftoverWords';
 import { claimNotification, claimSetNotification } from '../core/store/notificationClaim';
 import type { JobRecord } from '../core/store/schema';
 import { notificationsEnabled } from './config';
@@ -104,7 +105,8 @@ function notificationsFor(before: JobRecord, after: JobRecord): Pending[] {
   }
   if ((is === 'failed' || is === 'orphaned') && was !== is && notificationsEnabled('failed')) {
     const words = stateInWords(after);
-    const why = after.lifecycle.detail && after.lifecycle.detail !== words ? `: ${after.lifecycle.detail}` : '';
+    const detail = lifecycleDetail(after);
+    const why = detail && detail !== words ? `: ${detail}` : '';
     out.push({ event: 'failed', message: `Agent "${after.title}" ${words}${why}.`, actions: ['Attach', 'Show Log', 'Retry'], level: 'error' });
   }
   if (after.cleanup?.needsAttention && !before.cleanup?.needsAttention && notificationsEnabled('cleanup')) {

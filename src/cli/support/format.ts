@@ -4,7 +4,7 @@ import { checkOutOfDate } from '../../core/check/checkCurrency';
 import { printable } from '../../core/common/printable';
 import type { EvidenceSummary } from '../../core/git/evidenceManifest';
 import { leftoversInWords } from '../../core/operations/leftovers';
-import type { JobEntry, JobRecord } from '../../core/store';
+import { lifecycleDetail, type JobEntry, type JobRecord } from '../../core/store';
 import { suspensionWords, type Suspension } from '../../core/store/suspension';
 import { currentUsage, isLiveAgent } from '../../core/usage/currentUsage';
 import { formatBytes, formatCount, formatCpu, usageFacts } from '../../core/usage/usageText';
@@ -83,7 +83,7 @@ export function formatDetails(job: JobRecord, work = '', suspension?: Suspension
     ['title', job.title],
     ['state', l.state + (l.waitingReason ? ` (${l.waitingReason})` : '') + (suspension ? ` · ${suspensionWords(suspension)}` : '')],
     ['generation', l.generation],
-    ['detail', l.detail],
+    ['detail', lifecycleDetail(job)],
     ['exit code', l.exitCode],
     ['signal', l.signal],
     ['agent pid', l.pid],

@@ -2,7 +2,7 @@
  * The documented JSON shape of an agent (`list --json`, `show --json`,
  * `start --json`): stable field names, absent parts as null. Scripts rely on it.
  */
-import type { JobEntry, JobRecord } from '../../core/store';
+import { lifecycleDetail, type JobEntry, type JobRecord } from '../../core/store';
 import { suspensionWords, type Suspension } from '../../core/store/suspension';
 import { currentUsage } from '../../core/usage/currentUsage';
 
@@ -32,7 +32,7 @@ export function jobJson(job: JobRecord, suspension?: Suspension): Record<string,
       workerPid: l.workerPid,
       startedAt: l.startedAt,
       endedAt: l.endedAt,
-      detail: l.detail,
+      detail: lifecycleDetail(job),
       lastActivityAt: l.lastActivityAt,
       waitingReason: l.waitingReason,
     },

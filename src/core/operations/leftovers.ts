@@ -1,10 +1,6 @@
-/** How what an ended agent left running is said, the same in the tree, `list` and `show`. */
+/** How what an ended agent left running is said, the same in the tree, `list` and `show` (the detail's words: store/leftoverWords.ts). */
+import { processCount } from '../store/leftoverWords';
 import type { JobRecord } from '../store/schema';
-
-/** "1 process", "2 processes" */
-export function processCount(n: number): string {
-  return `${n} process${n === 1 ? '' : 'es'}`;
-}
 
 /** "2 processes left running", or undefined when the record lists none. */
 export function leftoversInWords(job: JobRecord): string | undefined {

@@ -5,7 +5,6 @@ import { isTerminalState } from '../store/schema';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { stopJob } from '../worker/stopJob';
 import type { StopReport } from './types';
-import { processCount } from './leftovers';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export async function stopLocked(store: JobStore, id: string, opts: { force: boolean; graceMs?: number; generation?: number }): Promise<StopReport> {
@@ -65,19 +64,20 @@ export async function stopLocked(store: JobStore, id: string, opts: { force: boo
 }
 
 /**
- * Stop ended what an ended agent left running: its detail no longer says they are being ended or
- * left running (a worker killed mid-ending, or endLeftoversOnExit off), and a worker named as
- * ending them but found gone is done with. Other details (a stopped agent's own words, a worker's
- * *ended …*) do not say so and are kept; a worker still ending them writes its own words.
+ * Stop ended what an ended agent left running: its words (leftoverWords.ts) no longer say they are
+ * being ended or left running (a worker killed mid-ending, or endLeftoversOnExit off) but that Stop
+ * ended them, and a worker named as ending them but found gone is done with. A worker still ending
+ * them writes its own words. A record without `leftoversFate` (an orphan's listing) keeps its
+ * detail as it is; one written before the field has it lifted from its detail on read (migrations.ts).
  */
 async function noteLeftoversStopped(store: JobStore, id: string, generation: number, ended: number): Promise<void> {
   await store.update(id, (job) => {
     if (job.lifecycle.generation !== generation) return;
     if (job.leftoversEnder?.gone) job.leftoversEnder = null;
-    if (ended === 0 || job.leftoversEnder) return;
-    const words = `; stopped ${processCount(ended)} it left running`;
+    // Its worker's own account (outcome 'ended': what it ended, what outlived it) is kept, as is an earlier Stop's.
+    if (ended === 0 || job.leftoversEnder || !job.leftoversFate || job.leftoversFate.outcome) return;
     // A reader may have said them exited (they did, once this stop ended them) before this note: this stop's words win.
-    job.lifecycle.detail = job.lifecycle.detail?.replace(/; (?:ending \d+ process(?:es)? it left running|left \d+ process(?:es)? running|the \d+ process(?:es)? it left running exited)/, words) ?? null;
+    job.leftoversFate = { count: ended, outcome: 'stopped' };
   });
 }
 

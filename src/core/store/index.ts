@@ -13,6 +13,7 @@ export { LEGAL_TRANSITIONS, isLegalTransition } from './lifecycle';
 export { judgeOwnership, LAUNCH_FAILED_DETAIL, NO_OWNER_DETAIL } from './ownership';
 export { defaultHome, isJobId, assertJobId } from './paths';
 export { migrateRecord } from './migrations';
+export { lifecycleDetail, processCount } from './leftoverWords';
 export * from './schema';
 export { PolicyFile, POLICY_FILE } from './policy';
 export type { StorePolicy } from './policy';

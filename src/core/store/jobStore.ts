@@ -18,6 +18,7 @@ import { ClaimOptions, claimExecution, endForUnresponsiveWorker, ExecutionParts,
 import { createJob } from './jobCreation';
 import { JobEntry, JobReader } from './jobReader';
 import { applyNewGeneration, applyTransition, assertLegalTransition, LifecyclePatch } from './lifecycle';
+import { lifecycleDetail } from './leftoverWords';
 import { DEFAULT_LOCK_OPTIONS, LockOptions } from './locks';
 import { MessageRedaction, redactEntry } from './messageRedaction';
 import { NewJob } from './newJob';
@@ -27,7 +28,7 @@ import { assertJobId, defaultHome, StoreLayout } from './paths';
 import { PolicyFile } from './policy';
 import { checkFence, RecordWriter } from './recordWriter';
 import { Redactor } from './redactor';
-import { JobRecord, Leftover, LeftoversEnder, Lifecycle, LifecycleState, TimelineEntry, Usage } from './schema';
+import { JobRecord, Leftover, LeftoversEnder, LeftoversFate, Lifecycle, LifecycleState, TimelineEntry, Usage } from './schema';
 import { timelineEntryOf } from './timelineCheck';
 import { appendTimelineLine, readTimelineFile } from './timeline';
 import { JobWatcher, StoreWatcher, WatchOptions } from './watcher';
@@ -68,6 +69,8 @@ export interface TransitionOptions extends UpdateOptions {
   leftovers?: Leftover[];
   /** The worker ending those leftovers (leftoversEnder on the record) while it does. */
   leftoversEnder?: LeftoversEnder;
+  /** How many, for the detail's words (leftoverWords.ts). */
+  leftoversFate?: LeftoversFate;
 }
 
 export class JobStore {
@@ -167,7 +170,7 @@ export class JobStore {
       // A state change inside update still goes through the one transition table.
       assertLegalTransition(id, from, to);
       const next = applyTransition({ ...result, lifecycle: { ...result.lifecycle, state: from } }, to);
-      return { next, timeline: [{ type: 'transition', from, to, message: next.lifecycle.detail ?? undefined }] };
+      return { next, timeline: [{ type: 'transition', from, to, message: lifecycleDetail(next) ?? undefined }] };
     });
   }
 
@@ -186,8 +189,9 @@ export class JobStore {
         throw failure(`Agent ${id} is ${from}, not ${opts.expectFrom.join(' or ')}.`, 'UNEXPECTED_STATE');
       }
       const moved = applyTransition(current, to, lifecyclePatch as LifecyclePatch);
-      const next = opts.leftovers ? { ...moved, leftovers: opts.leftovers, ...(opts.leftoversEnder ? { leftoversEnder: opts.leftoversEnder } : {}) } : moved;
-      return { next, timeline: [{ type: 'transition', from, to, message: next.lifecycle.detail ?? undefined }] };
+      const listed = opts.leftovers ? { leftovers: opts.leftovers, ...(opts.leftoversFate ? { leftoversFate: opts.leftoversFate } : {}), ...(opts.leftoversEnder ? { leftoversEnder: opts.leftoversEnder } : {}) } : {};
+      const next = { ...moved, ...listed };
+      return { next, timeline: [{ type: 'transition', from, to, message: lifecycleDetail(next) ?? undefined }] };
     });
   }
 

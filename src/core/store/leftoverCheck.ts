@@ -43,14 +43,12 @@ export function abandonedNoneLeft(job: JobRecord): boolean {
   return !!job.leftoversEnder?.gone && (job.leftovers?.length ?? 0) === 0;
 }
 
-/** The record once the leftovers of a gone ender have all exited: the ender is done with, the detail says they exited. */
+/** The record once the leftovers of a gone ender have all exited: the ender is done with (its words then say they exited: leftoverWords.ts). */
 export function withAbandonedDone(job: JobRecord): JobRecord {
-  const detail = job.lifecycle.detail?.replace(/; (?:ending|left) (\d+ process(?:es)?)(?: it left)? running/, '; the $1 it left running exited') ?? null;
-  return { ...job, lifecycle: { ...job.lifecycle, detail }, leftoversEnder: null };
+  return { ...job, leftoversEnder: null };
 }
 
-/** The record once its leftovers' ender is found gone: they are said left running, and the lead coordinator ends them. */
+/** The record once its leftovers' ender is found gone: they are left running (leftoverWords.ts), and the lead coordinator ends them. */
 export function withEnderGone(job: JobRecord): JobRecord {
-  const detail = job.lifecycle.detail?.replace(/; ending (\d+ process(?:es)?) it left running/, '; left $1 running') ?? null;
-  return { ...job, lifecycle: { ...job.lifecycle, detail }, leftoversEnder: job.leftoversEnder ? { ...job.leftoversEnder, gone: true } : null };
+  return { ...job, leftoversEnder: job.leftoversEnder ? { ...job.leftoversEnder, gone: true } : null };
 }

@@ -72,6 +72,8 @@ export function applyNewGeneration(job: JobRecord): JobRecord {
     execution: null,
     // The ended execution's worker is done with what it left running, or gone: it blocks nothing now.
     ...(job.leftoversEnder ? { leftoversEnder: null } : {}),
+    // Its words were about the ended execution (leftoverWords.ts); the listing itself stays until they exit or are stopped.
+    ...(job.leftoversFate ? { leftoversFate: null } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * How text that Paddock did not write (errors, holders' command lines,
+ * How text that Paddock did not write (errors, holders' and leftovers' command lines,
  * details, timeline messages) is redacted on its way into the store: the
  * configured secrets, the job's secret variables, token shapes, and
  * credential-named options and variables in command lines.
@@ -33,16 +33,21 @@ export class MessageRedaction {
 /** The record's strings that come from outside Paddock, redacted: every record write goes through here. */
 export function redactRecord(job: JobRecord, redact: RedactText): JobRecord {
   const nullable = (text: string | null, max: number): string | null => (text === null ? null : capped(redact(text), max));
+  const redactHolder = <P extends { command: string }>(p: P): P => ({ ...p, command: capped(redact(p.command), MAX_SHORT_TEXT) });
   return {
     ...job,
     lifecycle: { ...job.lifecycle, detail: nullable(job.lifecycle.detail, MAX_MESSAGE) },
     cleanup: job.cleanup && {
       ...job.cleanup,
       lastError: nullable(job.cleanup.lastError, MAX_MESSAGE),
-      holders: job.cleanup.holders.map((h) => ({ ...h, command: capped(redact(h.command), MAX_SHORT_TEXT) })),
+      holders: job.cleanup.holders.map(redactHolder),
       branchOutcome: nullable(job.cleanup.branchOutcome, MAX_SHORT_TEXT),
     },
     ...(job.check ? { check: { ...job.check, summary: tail(redact(job.check.summary), MAX_CHECK_SUMMARY) } } : {}),
+    // What the ended agent left running, named by their command lines like the holders (bug 149).
+    ...(job.leftovers ? { leftovers: job.leftovers.map(redactHolder) } : {}),
+    // What outlived the worker's SIGKILL, named by their command lines (the detail's words: leftoverWords.ts).
+    ...(job.leftoversFate?.survivors ? { leftoversFate: { ...job.leftoversFate, survivors: capped(redact(job.leftoversFate.survivors), MAX_MESSAGE) } } : {}),
   };
 }
 

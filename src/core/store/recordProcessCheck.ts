@@ -72,6 +72,16 @@ export function leftoversEnder(v: unknown): Obj {
   return i;
 }
 
+const FATE_KEYS = keys('count', 'outcome', 'survivors');
+const OUTCOMES = ['ended', 'stopped'] as const;
+export function leftoversFate(v: unknown): Obj {
+  const i = obj(v, FATE_KEYS);
+  int(i.count, 0);
+  optional(i, 'outcome', (x) => oneOf(x, OUTCOMES));
+  optional(i, 'survivors', (x) => str(x, 2000));
+  return i;
+}
+
 /** This file's objects' known keys, by schema name (KNOWN_KEYS in recordCheck.ts gathers them). */
 export const PROCESS_KNOWN_KEYS = {
   LifecycleSchema: LIFECYCLE_KEYS,
@@ -79,4 +89,5 @@ export const PROCESS_KNOWN_KEYS = {
   LaunchSchema: LAUNCH_KEYS,
   LeftoverSchema: LEFTOVER_KEYS,
   LeftoversEnderSchema: ENDER_KEYS,
+  LeftoversFateSchema: FATE_KEYS,
 };

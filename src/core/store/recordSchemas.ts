@@ -96,6 +96,20 @@ export const LeftoversEnderSchema = z.object({
 });
 export type LeftoversEnder = z.infer<typeof LeftoversEnderSchema>;
 
+/**
+ * What the detail says of the processes an ended agent left running (store/leftoverWords.ts derives
+ * the words from this, `leftovers` and `leftoversEnder`; the detail itself keeps only how the agent
+ * ended). Written by the worker with the end. `count`: how many were found (no `outcome`: being
+ * ended, or left running); with `outcome`, how many its worker `ended` or Stop `stopped`.
+ * `survivors`: what outlived its worker's SIGKILL, as it named them.
+ */
+export const LeftoversFateSchema = z.object({
+  count: z.number().check(z.int(), z.nonnegative()),
+  outcome: z.optional(z.enum(['ended', 'stopped'])),
+  survivors: z.optional(Bounded(2000)),
+});
+export type LeftoversFate = z.infer<typeof LeftoversFateSchema>;
+
 export const CleanupSchema = z.object({
   phase: CleanupPhaseSchema,
   remaining: z.array(CleanupResourceSchema),
@@ -292,6 +306,8 @@ export const JobRecordSchema = z.looseObject({
   /** Processes the agent left running when its main process ended and they were not ended (issue 16). */
   leftovers: z.optional(z.array(LeftoverSchema).check(z.maxLength(50))),
   leftoversEnder: z.optional(z.nullable(LeftoversEnderSchema)),
+  /** Absent in records written before it: their detail carries its own words (kept as written). */
+  leftoversFate: z.optional(z.nullable(LeftoversFateSchema)),
 }).check(
   // Its worktree, branch, socket and snapshot ref are the ones Paddock names for its id, never another's (bug 48).
   z.superRefine((record, ctx) => {

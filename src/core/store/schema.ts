@@ -42,6 +42,7 @@ export type {
   Holder,
   Leftover,
   LeftoversEnder,
+  LeftoversFate,
   Cleanup,
   Evidence,
   WorktreeSettings,

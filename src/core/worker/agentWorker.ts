@@ -19,7 +19,7 @@ import { AgentInput } from './agentInput';
 import { putLauncherOnPath } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { stopAgentProcesses } from './stopAgent';
-import { leftovers, listedAtExit, settleLeftovers, settlingDetail } from './leftovers';
+import { leftovers, listedAtExit, settleLeftovers } from './leftovers';
 import { LeftScope } from './leftScope';
 import { leftoversStillRunning } from '../store/leftoverCheck';
 import { WaitingDetector, waitingDetectorFor, waitingPatternOf } from './waiting';
@@ -347,13 +347,14 @@ export class AgentWorker extends Disposable implements AgentSession {
     const settle = async () => {
       const left = await settleLeftovers({ scope, settings });
       await this.record.afterEnd((job) => {
-        job.lifecycle.detail = endDetail(info) + left.detail;
+        // The detail stays how the agent ended; the words on what it left follow from these (store/leftoverWords.ts).
+        job.leftoversFate = left.fate;
         // Ended: the listing keeps only what still runs (a survivor of SIGKILL); left to the person: what the grace left.
         job.leftovers = left.leftovers ?? leftoversStillRunning(job) ?? job.leftovers;
         if (job.leftoversEnder) job.leftoversEnder = null;
       });
     };
-    return this.finish(state, info, endDetail(info) + settlingDetail(found.length, settings), undefined, listedAtExit(found, settings), settle);
+    return this.finish(state, info, endDetail(info), undefined, listedAtExit(found, settings), settle);
   }
 
   /** Records the terminal state, tells the viewers, keeps the final screen briefly, then ends the worker (executionEnd.ts). */

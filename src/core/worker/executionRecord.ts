@@ -7,13 +7,15 @@
  */
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { describeError } from '../common/errors';
-import { isTerminalState, type Fence, type JobRecord, type JobStore, type Leftover, type LeftoversEnder, type Lifecycle, type LifecycleState } from '../store';
+import { isTerminalState, type Fence, type JobRecord, type JobStore, type Leftover, type LeftoversEnder, type LeftoversFate, type Lifecycle, type LifecycleState } from '../store';
 import type { WaitingReason } from './waiting';
 
 /** What the ended agent left running, listed with its end, and the worker ending them (if it does). */
 export interface ListedLeftovers {
   leftovers: Leftover[];
   leftoversEnder?: LeftoversEnder;
+  /** How many, for the detail's words (store/leftoverWords.ts). */
+  leftoversFate: LeftoversFate;
 }
 
 /** Waiting/running flips are written at most this often (the latest state wins). */

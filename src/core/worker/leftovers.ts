@@ -12,10 +12,9 @@
 import { bootId, commandLineOf, ownIdentity, treeMembers, type ProcStat } from '../proc';
 import type { ListedLeftovers } from './executionRecord';
 import { LeftScope } from './leftScope';
-import type { Leftover } from '../store';
+import type { Leftover, LeftoversFate } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
-import { processCount } from '../operations/leftovers';
-import { describeSurvivors, type NamedProcess } from './stopAgent';
+import { describeSurvivors } from './stopAgent';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long leftovers get to exit on their own once the agent has ended. */
@@ -49,15 +48,19 @@ async function afterGrace(scope: LeftScope): Promise<ProcStat[]> {
   return scope.stillThere();
 }
 
-/** Ends what the ended agent left running; returns how many processes were ended and any that survived. */
-export async function endLeftovers(opts: { scope: LeftScope; graceMs: number }): Promise<{ ended: number; survivors: NamedProcess[] }> {
+/**
+ * Ends what the ended agent left running; returns how many processes were ended and any that
+ * survived, each with its identity: the record lists them (its words say "still running" only
+ * while it does), found in the exit scan or forked after it.
+ */
+export async function endLeftovers(opts: { scope: LeftScope; graceMs: number }): Promise<{ ended: number; survivors: Leftover[] }> {
   // Looked for only where the exit scan proves them the agent's (leftScope.ts): never another job's new session.
   const { scope } = opts;
   const left = await afterGrace(scope);
   if (left.length === 0) return { ended: 0, survivors: [] };
   const survivors = await scope.end(opts.graceMs);
   const ended = left.filter((p) => !survivors.some((s) => s.pid === p.pid)).length;
-  return { ended, survivors: survivors.map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500) })) };
+  return { ended, survivors: asLeftovers(survivors) };
 }
 
 /** Processes of the agent as the record lists them: each with its identity (a reused pid is never one of them). */
@@ -71,11 +74,12 @@ export function asLeftovers(found: readonly ProcStat[]): Leftover[] {
 
 /**
  * What the exit scan found, as listed with the agent's end; with the worker that ends them named
- * (endLeftoversOnExit on): a retry waits only while that worker lives (operations/rules.ts).
+ * (endLeftoversOnExit on): a retry waits only while that worker lives (operations/rules.ts). The
+ * detail's words follow from these (store/leftoverWords.ts): *ending N …* or *left N … running*.
  */
 export function listedAtExit(found: readonly ProcStat[], settings: { endLeftoversOnExit?: boolean }): ListedLeftovers {
   const ender = settings.endLeftoversOnExit !== false ? ownIdentity() : undefined;
-  return { leftovers: asLeftovers(found), ...(ender ? { leftoversEnder: ender } : {}) };
+  return { leftovers: asLeftovers(found), leftoversFate: { count: found.length }, ...(ender ? { leftoversEnder: ender } : {}) };
 }
 
 /** What the ended agent left running, for the record (endLeftoversOnExit off): each with its identity. */
@@ -84,31 +88,23 @@ export async function listLeftovers(scope: LeftScope): Promise<Leftover[]> {
 }
 
 /**
- * The detail said the moment the agent's main process has ended, while what it left running is
- * dealt with (a second's grace, then TERM and KILL): the agent is not said to run a moment longer.
- */
-export function settlingDetail(count: number, settings: { endLeftoversOnExit?: boolean }): string {
-  return settings.endLeftoversOnExit !== false ? `; ending ${processCount(count)} it left running` : `; left ${processCount(count)} running`;
-}
-
-/**
  * What the ended agent left running, dealt with as its settings say: ended (the default) or listed
- * on the record. Returns the words added to the end's detail, and the listed leftovers.
+ * on the record. Returns what became of them (null: nothing to say, they all exited in the grace)
+ * and the listing (ended: what outlived the SIGKILL; undefined: the exit's, pruned of what exited).
  */
 export async function settleLeftovers(opts: {
   /** What the scan at the agent's exit found (`leftovers`), and where more of it may be. */
   scope: LeftScope;
   settings: { endLeftoversOnExit?: boolean; stopGraceMs: number };
-}): Promise<{ detail: string; leftovers: Leftover[] | undefined }> {
+}): Promise<{ fate: LeftoversFate | null; leftovers: Leftover[] | undefined }> {
   const { scope, settings } = opts;
   if (settings.endLeftoversOnExit !== false) {
     const left = await endLeftovers({ scope, graceMs: Math.min(settings.stopGraceMs, 5000) });
-    let detail = '';
-    if (left.ended > 0) detail += `; ended ${processCount(left.ended)} it left running`;
-    if (left.survivors.length > 0) detail += `; still running: ${describeSurvivors(left.survivors)}`;
-    return { detail, leftovers: undefined };
+    const survivors = left.survivors.length > 0 ? { survivors: describeSurvivors(left.survivors).slice(0, 2000) } : {};
+    const fate = left.ended > 0 || left.survivors.length > 0 ? { count: left.ended, outcome: 'ended' as const, ...survivors } : null;
+    return { fate, leftovers: left.survivors.length > 0 ? left.survivors : undefined };
   }
   // Left to the person: listed on the record (and the row) until Stop ends them or they exit.
   const leftovers = await listLeftovers(scope);
-  return { detail: leftovers.length > 0 ? `; left ${processCount(leftovers.length)} running` : '', leftovers };
+  return { fate: leftovers.length > 0 ? { count: leftovers.length } : null, leftovers };
 }

@@ -11,6 +11,7 @@ import { WorkerClient } from '../../core/protocol/client';
 import type { ReadyMessage } from '../../core/protocol/messages';
 import { RESET_TERMINAL_MODES } from '../../core/protocol/terminalModes';
 import type { JobStore } from '../../core/store';
+import { lifecycleDetail } from '../../core/store/leftoverWords';
 import { isTerminalState, JobRecord } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
 import { endNotice, paddockLine } from './endNotice';
@@ -187,7 +188,8 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     if (reconnecting) this.nameEmitter.fire(`${this.name} (ended)`);
     this.ended = true;
     const l = job.lifecycle;
+    const detail = lifecycleDetail(job);
     // As at an exit: its worker died (orphaned) or it ended unseen; the agent's modes go with it.
-    this.write(endNotice(`agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${l.detail ? `: ${printable(l.detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`));
+    this.write(endNotice(`agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${detail ? `: ${printable(detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`));
   }
 }

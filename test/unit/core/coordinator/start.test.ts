@@ -9,7 +9,7 @@ import type { Coordinator } from '../../../../src/core/coordinator';
 import { findByEnvMarker } from '../../../../src/core/proc';
 import { WORKER_LOG_FILE } from '../../../../src/core/worker/spawn';
 import { stopJob } from '../../../../src/core/worker/stopJob';
-import { isTerminalState } from '../../../../src/core/store';
+import { isTerminalState, lifecycleDetail } from '../../../../src/core/store';
 import { CoordinatorSandbox, useCoordinatorSandbox, git, sleep } from './coordinatorFixture';
 
 describe('Coordinator: start, capacity, retry, stop', function () {
@@ -396,9 +396,9 @@ describe('Coordinator: start, capacity, retry, stop', function () {
     const c = sb.coordinator();
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'setsid sh -c "trap \'\' TERM; sleep 600" >/dev/null 2>&1 & sleep 0.3; exit 0'] });
     // Its end is recorded at once ("ending … it left running", bug 114); the detail says so once they are ended.
-    const done = await sb.waitFor(job.id, (j) => /ended/.test(j.lifecycle.detail ?? ''));
+    const done = await sb.waitFor(job.id, (j) => /ended/.test(lifecycleDetail(j) ?? ''));
     assert.equal(done.lifecycle.state, 'completed');
-    assert.match(done.lifecycle.detail ?? '', /^exit 0; ended [1-9]\d* process(es)? it left running$/);
+    assert.match(lifecycleDetail(done) ?? '', /^exit 0; ended [1-9]\d* process(es)? it left running$/);
     assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), []);
   });
 

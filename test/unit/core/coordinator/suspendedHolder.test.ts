@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
 import { CoordinatorSandbox, runCli, useCoordinatorSandbox } from './coordinatorFixture';
+import { useProcessBackend } from '../proc/processBackend';
 
 const OWNED_LOCK = require.resolve('../../../../src/core/coordinator/ownedLock');
 
@@ -44,16 +45,9 @@ async function kill(child: ChildProcess): Promise<void> {
 for (const backend of ['proc', 'portable'] as const) {
   describe(`a lock whose holder is suspended, ${backend} backend`, function () {
     this.timeout(60_000);
-    const saved = process.env.PADDOCK_PROCESS_BACKEND;
     let dir: string;
     const children: ChildProcess[] = [];
-    before(() => {
-      process.env.PADDOCK_PROCESS_BACKEND = backend;
-    });
-    after(() => {
-      if (saved === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved;
-    });
+    useProcessBackend(backend);
     beforeEach(() => {
       dir = mkdtempSync(join(tmpdir(), 'paddock-suspended-'));
     });

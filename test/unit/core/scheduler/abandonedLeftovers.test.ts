@@ -13,6 +13,7 @@ import { endAbandonedLeftovers } from '../../../../src/core/scheduler/abandonedL
 import type { OperationContext } from '../../../../src/core/operations/context';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 import { useProcessBackend } from '../proc/processBackend';
+import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
 
 const daemon = (tag: number) => `setsid sh -c "trap '' TERM; exec sleep ${tag}" >/dev/null 2>&1 & sleep 0.3`;
 
@@ -39,7 +40,7 @@ for (const backend of ['proc', 'portable'] as const) {
       await sleep(500);
       const after = await sb.store.read(job.id);
       assert.equal(after.lifecycle.generation, 2);
-      assert.equal(after.lifecycle.state, 'running', after.lifecycle.detail ?? '');
+      assert.equal(after.lifecycle.state, 'running', lifecycleDetail(after) ?? '');
       await c.stop(job.id, { force: true });
       for (const p of findByEnvMarker('PADDOCK_JOB_ID', job.id)) process.kill(p.pid, 'SIGKILL');
     });
@@ -59,7 +60,7 @@ for (const backend of ['proc', 'portable'] as const) {
       await endAbandonedLeftovers((c as unknown as { ctx: OperationContext }).ctx, [pass], (id) => jobLock(sb.store, id).tryAcquire());
       const read = await sb.store.read(job.id);
       assert.equal(read.leftoversEnder, null);
-      assert.doesNotMatch(read.lifecycle.detail ?? '', /left 1 process running|ending/);
+      assert.doesNotMatch(lifecycleDetail(read) ?? '', /left 1 process running|ending/);
       assert.equal((await sb.store.list()).find((e) => e.id === job.id && e.ok && e.job.leftoversEnder), undefined);
     });
 

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { bootId, readProcStat } from '../../../../src/core/proc';
 import { Redactor } from '../../../../src/core/store';
 import { redactCredentialArguments } from '../../../../src/core/store/credentialArgs';
 import { allFiles, sampleJob, TestBed } from './helpers';
@@ -31,7 +32,7 @@ describe('store: text from outside Paddock is redacted on its way in', () => {
   beforeEach(() => (bed = new TestBed()));
   afterEach(() => bed.cleanup());
 
-  it("holders, errors, details and timeline messages lose credential options and the job's secret variables, even in a process that is not the worker", async () => {
+  it("holders, leftovers, errors, details and timeline messages lose credential options and the job's secret variables, even in a process that is not the worker", async () => {
     const secret = 'job-secret-value-from-env';
     // A store like the CLI's or the extension's: no redactor of its own.
     const store = bed.store({ secretEnv: { MY_AGENT_KEY: secret } });
@@ -58,6 +59,9 @@ describe('store: text from outside Paddock is redacted on its way in', () => {
         updatedAt: now,
       };
       j.lifecycle.detail = `exit 1: --password hunter2-pw`;
+      // What an ended agent left running, by command line like the holders (bug 149).
+      // A live process (this one), or the next reader would drop it from the list before we look.
+      j.leftovers = [{ pid: process.pid, command: `app-server --api-key=left-4242 ${secret}`, startTime: readProcStat(process.pid)!.startTime, bootId: bootId() }];
     });
     await store.appendTimeline(job.id, { generation: 1, type: 'note', message: `ran DB_PASSWORD=dbpw-77 ${secret}` });
     const record = await store.read(job.id);
@@ -66,9 +70,10 @@ describe('store: text from outside Paddock is redacted on its way in', () => {
       ['devserver --api-key=[REDACTED] --port 3000', 'API_KEY=[REDACTED] node watch.js [REDACTED]'],
     );
     assert.ok(record.cleanup!.holders[2].command.length <= 500, 'a redaction longer than the value still fits the schema');
+    assert.deepEqual(record.leftovers!.map((p) => p.command), ['app-server --api-key=[REDACTED] [REDACTED]']);
     for (const file of allFiles(store.home)) {
       const content = fs.readFileSync(file, 'utf8');
-      for (const value of [secret, 'sk-live-4242', 'plain-4242', 'tok-AAAA', 'hunter2-pw', 'dbpw-77']) assert.ok(!content.includes(value), `${value} in ${file}`);
+      for (const value of [secret, 'sk-live-4242', 'plain-4242', 'tok-AAAA', 'hunter2-pw', 'dbpw-77', 'left-4242']) assert.ok(!content.includes(value), `${value} in ${file}`);
     }
   });
 

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { isLegalTransition, JobStore, LEGAL_TRANSITIONS, LIFECYCLE_STATES, LifecycleState, TERMINAL_STATES } from '../../../../src/core/store';
+import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
 import { sampleJob, useTestBed } from './helpers';
 import { socketPathFor } from '../../../../src/core/protocol/runtimeDir';
 
@@ -40,6 +41,22 @@ describe('lifecycle', () => {
       assert.equal(done.lifecycle.exitCode, 0);
       assert.ok(done.lifecycle.endedAt);
       await claim.release();
+    });
+
+    it("a retry clears the ended execution's leftoversFate: its words are not said of the next end", async () => {
+      const job = await store.create(sampleJob());
+      await store.transition(job.id, 'starting');
+      await store.transition(job.id, 'running');
+      await store.transition(job.id, 'completed', { exitCode: 0, detail: 'exit 0' });
+      await store.update(job.id, (j) => ({ ...j, leftovers: [], leftoversFate: { count: 1 } }));
+      assert.equal(lifecycleDetail(await store.read(job.id)), 'exit 0; the 1 process it left running exited');
+      const retried = await store.beginGeneration(job.id);
+      assert.equal(retried.leftoversFate, null);
+      await store.transition(job.id, 'starting');
+      await store.transition(job.id, 'running');
+      const again = await store.transition(job.id, 'completed', { exitCode: 0, detail: 'exit 0' });
+      assert.equal(again.lifecycle.generation, 2);
+      assert.equal(lifecycleDetail(again), 'exit 0');
     });
 
     it('property: random operation sequences never leave the table, and fencing refuses every stale write', async () => {

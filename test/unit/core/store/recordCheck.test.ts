@@ -107,13 +107,14 @@ function fullRecord(): Record<string, unknown> {
     setup: { ports: [3000, 65535], state: 'done', exitCode: 0 },
     autoApprove: true,
     leftovers: [holder, { pid: 4242, command: 'codex app-server', startTime: 123456, bootId: '0b4f1c2e-boot' }],
+    leftoversFate: { count: 2, outcome: 'ended', survivors: '4242 (codex app-server)' },
   };
 }
 
 /** The smallest record: every nullable part null, every optional part absent. */
 function minimalRecord(): Record<string, unknown> {
   const r = fullRecord();
-  for (const key of ['landing', 'group', 'check', 'usage', 'setup', 'autoApprove', 'leftovers']) delete r[key];
+  for (const key of ['landing', 'group', 'check', 'usage', 'setup', 'autoApprove', 'leftovers', 'leftoversFate']) delete r[key];
   Object.assign(r, { worktree: null, branch: null, base: null, baseSha: null, profile: null, launch: null, execution: null, cleanup: null, evidence: null });
   return r;
 }

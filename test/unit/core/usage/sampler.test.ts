@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { sampleAndRecordUsage } from '../../../../src/core/operations/recordUsage';
 import { UsageSampler } from '../../../../src/core/usage/sampler';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+import { useProcessBackend } from '../proc/processBackend';
 
 const MB = 1024 * 1024;
 
@@ -52,15 +53,7 @@ function within(actual: number, expected: number, ratio: number, what: string): 
 for (const backend of ['proc', 'portable'] as const) {
   describe(`usage/sampler on real agents (${backend} backend)`, function () {
     this.timeout(90_000);
-    let saved: string | undefined;
-    before(() => {
-      saved = process.env.PADDOCK_PROCESS_BACKEND;
-      process.env.PADDOCK_PROCESS_BACKEND = backend;
-    });
-    after(() => {
-      if (saved === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved;
-    });
+    useProcessBackend(backend);
     let sb!: CoordinatorSandbox;
     useCoordinatorSandbox((fresh) => (sb = fresh));
 

@@ -9,6 +9,7 @@ import * as assert from 'node:assert/strict';
 import { findByEnvMarker, readProcStat } from '../../../../src/core/proc';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 import { useProcessBackend } from '../proc/processBackend';
+import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
 
 /** A daemon in its own session that ignores SIGTERM (its end takes the whole grace), then exit 0. */
 const AGENT = ['sh', '-c', 'setsid sh -c "trap \'\' TERM; exec sleep 607" >/dev/null 2>&1 & sleep 0.3; exit 0'];
@@ -41,16 +42,16 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.ok(late < 1000, `the record said running ${late} ms after the agent's program ended`);
       assert.equal(ended.lifecycle.state, 'completed');
       assert.equal(ended.lifecycle.exitCode, 0);
-      assert.equal(ended.lifecycle.detail, 'exit 0; ending 1 process it left running');
+      assert.equal(lifecycleDetail(ended), 'exit 0; ending 1 process it left running');
       assert.deepEqual(
         (ended.leftovers ?? []).map((p) => p.command),
         ['sleep 607'],
       );
       // Its worker ends it by the marker a new execution's processes would carry too: no retry meanwhile.
       await assert.rejects(c.retry(job.id), /is still ending a process it left running; retry once it has ended/);
-      const settled = await sb.waitFor(job.id, (j) => j.lifecycle.detail !== 'exit 0; ending 1 process it left running', 15_000);
+      const settled = await sb.waitFor(job.id, (j) => lifecycleDetail(j) !== 'exit 0; ending 1 process it left running', 15_000);
       assert.equal(settled.lifecycle.state, 'completed');
-      assert.equal(settled.lifecycle.detail, 'exit 0; ended 1 process it left running');
+      assert.equal(lifecycleDetail(settled), 'exit 0; ended 1 process it left running');
       assert.deepEqual(settled.leftovers, []);
       assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), []);
     });
@@ -64,7 +65,7 @@ for (const backend of ['proc', 'portable'] as const) {
       const late = Date.now() - goneAt;
       assert.ok(late < 800, `the record said running ${late} ms after the agent's program ended`);
       assert.equal(ended.lifecycle.state, 'completed');
-      assert.equal(ended.lifecycle.detail, 'exit 0; left 1 process running');
+      assert.equal(lifecycleDetail(ended), 'exit 0; left 1 process running');
       assert.equal(ended.leftovers?.length, 1);
       await sleep(2000); // past the grace: still listed, and left to the person
       const after = await sb.store.read(job.id);
@@ -81,9 +82,9 @@ for (const backend of ['proc', 'portable'] as const) {
       const script = 'if [ -e ran ]; then sleep 2; exit 0; fi; touch ran; setsid sh -c "trap \'\' TERM; exec sleep 609" >/dev/null 2>&1 & sleep 0.3; exit 1';
       const job = await c.start({ repo: sb.repo, command: ['sh', '-c', script] });
       const crashed = await sb.waitFor(job.id, (j) => j.lifecycle.state === 'failed' && j.lifecycle.generation === 1);
-      assert.equal(crashed.lifecycle.detail, 'exit 1; ending 1 process it left running');
+      assert.equal(lifecycleDetail(crashed), 'exit 1; ending 1 process it left running');
       const second = await sb.waitFor(job.id, (j) => j.lifecycle.generation === 2 && (j.lifecycle.state === 'completed' || j.lifecycle.state === 'failed'), 30_000);
-      assert.equal(second.lifecycle.state, 'completed', second.lifecycle.detail ?? '');
+      assert.equal(second.lifecycle.state, 'completed', lifecycleDetail(second) ?? '');
       assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), []);
     });
 
@@ -98,7 +99,7 @@ for (const backend of ['proc', 'portable'] as const) {
       await sb.waitFor(job.id, (j) => (j.leftovers ?? []).length === 0, 10_000);
       await c.retry(job.id);
       const second = await sb.waitFor(job.id, (j) => j.lifecycle.generation === 2 && (j.lifecycle.state === 'completed' || j.lifecycle.state === 'failed'), 30_000);
-      assert.equal(second.lifecycle.state, 'completed', second.lifecycle.detail ?? '');
+      assert.equal(second.lifecycle.state, 'completed', lifecycleDetail(second) ?? '');
       const deadline = Date.now() + 10_000;
       while (findByEnvMarker('PADDOCK_JOB_ID', job.id).length > 0) {
         if (Date.now() > deadline) throw new Error(`left running: ${JSON.stringify(findByEnvMarker('PADDOCK_JOB_ID', job.id))}`);

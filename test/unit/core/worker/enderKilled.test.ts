@@ -11,6 +11,7 @@ import { findByEnvMarker } from '../../../../src/core/proc';
 import { retryBlocker } from '../../../../src/core/operations/rules';
 import { CoordinatorSandbox, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 import { useProcessBackend } from '../proc/processBackend';
+import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
 
 /** A daemon in its own session that ignores SIGTERM (its worker waits the whole grace on it), then `exit`. */
 const daemonThen = (exit: string) => `setsid sh -c "trap '' TERM; exec sleep 617" >/dev/null 2>&1 & sleep 0.3; ${exit}`;
@@ -27,13 +28,13 @@ for (const backend of ['proc', 'portable'] as const) {
       const job = await c.start({ repo: sb.repo, command: ['sh', '-c', daemonThen('exit 0')] });
       const worker = (await sb.waitForState(job.id, ['running'])).lifecycle.workerPid!;
       const ending = await sb.waitFor(job.id, (j) => j.lifecycle.state === 'completed', 15_000);
-      assert.equal(ending.lifecycle.detail, 'exit 0; ending 1 process it left running');
+      assert.equal(lifecycleDetail(ending), 'exit 0; ending 1 process it left running');
       assert.match(retryBlocker(ending) ?? '', /is still ending a process it left running/);
       process.kill(worker, 'SIGKILL');
       // Said left running once the worker is found gone, then stopped by the lead coordinator (TERM, 5 s, KILL).
       // (A reader may say it exited the moment the KILL lands, before the stop writes its own words.)
-      const after = await sb.waitFor(job.id, (j) => !/ending|left 1 process running|running exited/.test(j.lifecycle.detail ?? ''), 25_000);
-      assert.equal(after.lifecycle.detail, 'exit 0; stopped 1 process it left running');
+      const after = await sb.waitFor(job.id, (j) => !/ending|left 1 process running|running exited/.test(lifecycleDetail(j) ?? ''), 25_000);
+      assert.equal(lifecycleDetail(after), 'exit 0; stopped 1 process it left running');
       assert.deepEqual(after.leftovers, []);
       assert.equal(retryBlocker(after), null);
       assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), [], 'the daemon was ended');
@@ -48,7 +49,7 @@ for (const backend of ['proc', 'portable'] as const) {
       await sb.waitFor(job.id, (j) => j.lifecycle.state === 'failed', 15_000);
       process.kill(worker, 'SIGKILL');
       const restarted = await sb.waitFor(job.id, (j) => j.lifecycle.generation === 2 && j.lifecycle.state === 'completed', 30_000);
-      assert.equal(restarted.lifecycle.detail, 'exit 0');
+      assert.equal(lifecycleDetail(restarted), 'exit 0');
       assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), [], 'the first execution\'s daemon was ended');
     });
   });

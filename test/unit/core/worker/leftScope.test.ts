@@ -13,6 +13,7 @@ import { processBackend } from '../../../../src/core/proc/backend';
 import { LeftScope } from '../../../../src/core/worker/leftScope';
 import { endLeftovers } from '../../../../src/core/worker/leftovers';
 import { sleep } from '../coordinator/coordinatorFixture';
+import { useProcessBackend } from '../proc/processBackend';
 
 /** A pid that names no process now (a child that has exited and been reaped): the agent's ended PTY session. */
 async function goneSid(): Promise<number> {
@@ -33,15 +34,8 @@ async function statOf(pid: number): Promise<ProcStat> {
 for (const backend of ['proc', 'portable'] as const) {
   describe(`what an ended agent left is ended only where its exit scan proves it the agent's, ${backend} backend`, function () {
     this.timeout(30_000);
-    const saved = process.env.PADDOCK_PROCESS_BACKEND;
     const started: ChildProcess[] = [];
-    before(() => {
-      process.env.PADDOCK_PROCESS_BACKEND = backend;
-    });
-    after(() => {
-      if (saved === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved;
-    });
+    useProcessBackend(backend);
     afterEach(() => {
       for (const child of started.splice(0)) {
         try {

@@ -10,8 +10,10 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { bootId, findByEnvMarker, readProcStat } from '../../../../src/core/proc';
 import { canStop } from '../../../../src/core/operations/rules';
-import { lookOf } from '../../../../src/ui/tree/presentation';
+import { lookOf, tooltipMarkdown } from '../../../../src/ui/tree/presentation';
 import { CLI_SCRIPT, CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
+import { useProcessBackend } from '../proc/processBackend';
 
 /** Starts two daemons in their own session (one ignores SIGTERM, like a busy server) and exits. */
 const DAEMON_AGENT = ['sh', '-c', 'setsid sh -c "trap \'\' TERM; exec sleep 601" >/dev/null 2>&1 & setsid sleep 602 >/dev/null 2>&1 & sleep 0.3; exit 0'];
@@ -20,14 +22,7 @@ for (const backend of ['proc', 'portable'] as const) {
   describe(`leftovers listed on the record (endLeftoversOnExit off), ${backend} backend`, function () {
     this.timeout(60_000);
     let sb!: CoordinatorSandbox;
-    const saved = process.env.PADDOCK_PROCESS_BACKEND;
-    before(() => {
-      process.env.PADDOCK_PROCESS_BACKEND = backend;
-    });
-    after(() => {
-      if (saved === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved;
-    });
+    useProcessBackend(backend);
     useCoordinatorSandbox((fresh) => (sb = fresh));
 
     function cli(args: string[]): Promise<string> {
@@ -45,7 +40,7 @@ for (const backend of ['proc', 'portable'] as const) {
       const c = sb.coordinator({ endLeftoversOnExit: false });
       const job = await c.start({ repo: sb.repo, command: DAEMON_AGENT });
       const done = await sb.waitEnded(job.id);
-      assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
+      assert.equal(done.lifecycle.state, 'completed', lifecycleDetail(done) ?? '');
       return { c, done };
     }
 
@@ -53,7 +48,7 @@ for (const backend of ['proc', 'portable'] as const) {
       const { c, done } = await agentWithDaemons();
       const listed = done.leftovers ?? [];
       assert.deepEqual(listed.map((p) => p.command).sort(), ['sleep 601', 'sleep 602']);
-      assert.equal(done.lifecycle.detail, 'exit 0; left 2 processes running');
+      assert.equal(lifecycleDetail(done), 'exit 0; left 2 processes running');
       for (const p of listed) {
         assert.equal(p.startTime, readProcStat(p.pid)?.startTime, `pid ${p.pid} is recorded with its start time`);
         assert.equal(p.bootId, bootId());
@@ -129,6 +124,8 @@ for (const backend of ['proc', 'portable'] as const) {
       while (readProcStat(second.pid) && readProcStat(second.pid)!.state !== 'Z' && Date.now() < deadline) await sleep(20);
       const after = await sb.store.read(done.id);
       assert.deepEqual(after.leftovers, [first]);
+      // Bug 147: the detail counts what still runs, as the row does, not what the end found.
+      assert.match(await cli(['show', done.id]), /^detail: +exit 0; left 1 process running$/m);
       const timeline = await sb.store.readTimeline(done.id);
       assert.match(timeline.at(-1)?.message ?? '', new RegExp(`^a process it left running exited: ${second.pid} \\(sleep\\)$`));
 
@@ -136,6 +133,27 @@ for (const backend of ['proc', 'portable'] as const) {
       await sb.store.update(done.id, (j) => ({ ...j, leftovers: [{ ...first, startTime: first.startTime! + 1 }] }));
       assert.ok(readProcStat(first.pid), 'the process itself still runs');
       assert.deepEqual((await sb.store.read(done.id)).leftovers, []);
+    });
+
+    // Bug 147: the detail said "left 2 processes running" for good once they had all exited by themselves.
+    it('once they all exit by themselves, show and the tree say they exited, not that they run', async () => {
+      const c = sb.coordinator({ endLeftoversOnExit: false });
+      const job = await c.start({ repo: sb.repo, command: DAEMON_AGENT });
+      const worker = (await sb.waitForState(job.id, ['running'])).lifecycle.workerPid!;
+      const done = await sb.waitEnded(job.id);
+      // Once its worker has settled them (the grace over, both listed) and gone: nothing will write again.
+      const workerGone = Date.now() + 15_000;
+      while (readProcStat(worker) && readProcStat(worker)!.state !== 'Z' && Date.now() < workerGone) await sleep(50);
+      assert.equal(lifecycleDetail(await sb.store.read(done.id)), 'exit 0; left 2 processes running');
+      for (const p of done.leftovers ?? []) process.kill(p.pid, 'SIGKILL');
+      const deadline = Date.now() + 5000;
+      const running = () => (done.leftovers ?? []).some((p) => readProcStat(p.pid) && readProcStat(p.pid)!.state !== 'Z');
+      while (running() && Date.now() < deadline) await sleep(20);
+      assert.match(await cli(['show', done.id]), /^detail: +exit 0; the 2 processes it left running exited$/m);
+      const after = await sb.store.read(done.id);
+      assert.deepEqual(after.leftovers, []);
+      assert.equal(lifecycleDetail(after), 'exit 0; the 2 processes it left running exited');
+      assert.match(tooltipMarkdown(after, Date.now()), /exit 0; the 2 processes it left running exited/);
     });
   });
 }

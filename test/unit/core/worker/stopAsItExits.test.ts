@@ -9,6 +9,8 @@ import * as assert from 'node:assert/strict';
 import { findByEnvMarker, readProcStat } from '../../../../src/core/proc';
 import type { Coordinator } from '../../../../src/core/coordinator';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
+import { useProcessBackend } from '../proc/processBackend';
 
 /** Starts a daemon in its own session that ignores SIGTERM (its end takes the whole grace), then exits 0. */
 const AGENT = ['sh', '-c', 'setsid sh -c "trap \'\' TERM; exec sleep 603" >/dev/null 2>&1 & sleep 0.3; exit 0'];
@@ -17,14 +19,7 @@ for (const backend of ['proc', 'portable'] as const) {
   describe(`a stop asked as the agent exits by itself, ${backend} backend`, function () {
     this.timeout(60_000);
     let sb!: CoordinatorSandbox;
-    const saved = process.env.PADDOCK_PROCESS_BACKEND;
-    before(() => {
-      process.env.PADDOCK_PROCESS_BACKEND = backend;
-    });
-    after(() => {
-      if (saved === undefined) delete process.env.PADDOCK_PROCESS_BACKEND;
-      else process.env.PADDOCK_PROCESS_BACKEND = saved;
-    });
+    useProcessBackend(backend);
     useCoordinatorSandbox((fresh) => (sb = fresh));
 
     /** Starts the agent and returns once its main process is gone and its record still says running. */
@@ -52,7 +47,7 @@ for (const backend of ['proc', 'portable'] as const) {
       const done = await sb.store.read(id);
       assert.equal(done.lifecycle.state, 'completed');
       assert.equal(done.lifecycle.exitCode, 0);
-      assert.equal(done.lifecycle.detail, 'exit 0; ended 1 process it left running');
+      assert.equal(lifecycleDetail(done), 'exit 0; ended 1 process it left running');
       assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', id), []);
     });
 
@@ -66,7 +61,7 @@ for (const backend of ['proc', 'portable'] as const) {
       const done = await sb.store.read(id);
       assert.equal(done.lifecycle.state, 'completed');
       // Ended by this stop, whichever way it came (bug 114, review): not said left running any more.
-      assert.equal(done.lifecycle.detail, 'exit 0; stopped 1 process it left running');
+      assert.equal(lifecycleDetail(done), 'exit 0; stopped 1 process it left running');
       assert.deepEqual(done.leftovers, []);
       assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', id), []);
     });
