@@ -45,7 +45,7 @@ export class SuspendedHolderWatch {
 }
 
 /** Stopped, and still the recorded process (same boot, same start time). */
-export async function isSuspended(owner: HolderIdentity): Promise<boolean> {
+export async function isSuspended(owner: Pick<HolderIdentity, 'pid' | 'startTime' | 'bootId'>): Promise<boolean> {
   if (owner.bootId !== bootId() || isThisProcess(owner)) return false;
   const stat = await readProcStatAsync(owner.pid);
   return stat !== undefined && stat.startTime === owner.startTime && isStoppedState(stat.state);

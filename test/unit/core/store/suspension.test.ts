@@ -5,7 +5,12 @@
  */
 import * as assert from 'node:assert/strict';
 import { processBackend } from '../../../../src/core/proc/backend';
-import { readProcStat } from '../../../../src/core/proc';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { identityOf, readProcStat } from '../../../../src/core/proc';
+import { storeSuspensions } from '../../../../src/core/operations/suspensions';
+import { jobLock } from '../../../../src/core/operations/context';
 import { readSuspensions, suspensionWords } from '../../../../src/core/store/suspension';
 import { useWorkerSandbox, waitUntil } from '../worker/fixtures';
 
@@ -72,5 +77,56 @@ describe('suspension: a SIGSTOPped worker or agent, read from the processes', fu
     }
     const waiting = await w.sb.waitForState(job.id, ['waiting'], 10_000);
     assert.equal(waiting.lifecycle.waitingReason, 'idle');
+  });
+
+  /** A process of the test's own, stopped (SIGSTOP) for the length of `fn`, and killed after. */
+  async function whileStopped(fn: (pid: number) => Promise<void>, command = ['sleep', '600']): Promise<void> {
+    const child = spawn(command[0], command.slice(1), { stdio: 'ignore', detached: true });
+    const pid = child.pid!;
+    try {
+      await waitUntil('started', () => readProcStat(pid) !== undefined);
+      process.kill(pid, 'SIGSTOP');
+      await waitUntil('stopped', () => stateOf(pid) === 'T');
+      await fn(pid);
+    } finally {
+      process.kill(pid, 'SIGKILL');
+    }
+  }
+
+  // Bug 133: a check said to run, holding a slot, by a runner that is stopped was shown at work.
+  it('says the check runner is suspended when the process running an ended agent\'s check is stopped', async () => {
+    const ended = await w.sb.start(['true'], { waitFor: ['completed'] });
+    await whileStopped(async (pid) => {
+      const runner = identityOf(pid)!;
+      const job = await w.sb.store.update(ended.id, (j) => ({ ...j, check: { state: 'running', exitCode: null, durationMs: null, at: new Date().toISOString(), summary: '', runner } }));
+      const suspended = (await readSuspensions([job])).get(job.id);
+      assert.deepEqual(suspended, { worker: null, agent: [], checkRunner: pid });
+      assert.equal(suspensionWords(suspended!), `suspended (SIGSTOP): check runner ${pid} — kill -CONT ${pid} resumes it`);
+    });
+  });
+
+  // Bug 134: a cleanup said to be under way whose runner (its operation lock's holder) is stopped was shown at work.
+  it('says the cleanup runner is suspended when the holder of an agent\'s lock during its cleanup is stopped', async () => {
+    const ended = await w.sb.start(['true'], { waitFor: ['completed'] });
+    const lock = await jobLock(w.sb.store, ended.id).tryAcquire();
+    assert.ok(lock);
+    const now = new Date().toISOString();
+    const job = await w.sb.store.update(ended.id, (j) => ({
+      ...j,
+      cleanup: { phase: 'capturing', remaining: ['worktree', 'branch'], stage: null, failures: 0, nextAttemptAt: null, lastError: null, needsAttention: false, holders: [], deleteBranch: false, fingerprint: null, branchOutcome: null, requestedAt: now, updatedAt: now },
+    }));
+    await lock.release();
+    // The lock held by a process that is then stopped, as a `paddock cleanup` Ctrl-Z'd mid-capture holds it.
+    const script = `new (require(${JSON.stringify(resolve(__dirname, '../../../../src/core/coordinator/ownedLock.js'))}).OwnedLock)(${JSON.stringify(jobLock(w.sb.store, ended.id).lockDir)}, 'cleanup').tryAcquire().then((l) => { if (!l) process.exit(3); require('fs').writeFileSync(${JSON.stringify(join(w.sb.home, 'held'))}, ''); setInterval(() => {}, 1000); })`;
+    const holder = spawn(process.execPath, ['-e', script], { stdio: 'ignore', detached: true });
+    try {
+      await waitUntil('the lock held', () => existsSync(join(w.sb.home, 'held')));
+      process.kill(holder.pid!, 'SIGSTOP');
+      await waitUntil('stopped', () => stateOf(holder.pid!) === 'T');
+      assert.deepEqual(await readSuspensions([job]), new Map(), 'without the lock named, nothing to look at');
+      assert.deepEqual((await storeSuspensions(w.sb.store, [job])).get(job.id), { worker: null, agent: [], cleanupRunner: holder.pid });
+    } finally {
+      process.kill(holder.pid!, 'SIGKILL');
+    }
   });
 });
