@@ -4,6 +4,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { readProcStat } from '../../../src/core/proc';
 import { CLI_SCRIPT, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
@@ -106,5 +108,32 @@ describe('CLI: list and show say a SIGSTOPped worker is suspended', function () 
       process.kill(-runner, 'SIGKILL');
     }
     await sb.waitFor(id, (j) => j.check?.state === 'failed');
+  });
+
+  // Bug 134: a cleanup whose runner was stopped read as under way (*terminating*) with nothing at work.
+  it('a cleanup whose runner is suspended in its teardown: show says so; continued, it finishes', async () => {
+    const inTeardown = join(sb.root, 'in-teardown');
+    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ teardown: `touch '${inTeardown}'; sleep 1` }));
+    assert.equal((await cli(['allow'])).code, 0);
+    const started = await cli(['start', '--json', '--', 'true']);
+    const { id } = JSON.parse(started.stdout) as { id: string };
+    await sb.waitEnded(id);
+    const cleaning = spawn(process.execPath, [CLI_SCRIPT, 'cleanup', id, '--yes'], { cwd: sb.repo, env: sb.env, stdio: 'ignore', detached: true });
+    const exited = new Promise<number | null>((resolve) => cleaning.once('exit', resolve));
+    const runner = cleaning.pid!;
+    try {
+      while (!existsSync(inTeardown)) await sleep(5);
+      process.kill(runner, 'SIGSTOP');
+      await waitStopped(runner, true);
+      await sleep(1500); // the teardown has ended: nothing of the cleanup runs now
+      const json = JSON.parse((await cli(['show', id, '--json'])).stdout);
+      assert.equal(json.cleanup.phase, 'terminating', 'the record stays as it was');
+      const words = `suspended (SIGSTOP): cleanup runner ${runner} — kill -CONT ${runner} resumes it`;
+      assert.deepEqual(json.suspended, { worker: null, agent: [], launcher: null, checkRunner: null, cleanupRunner: runner, words });
+    } finally {
+      process.kill(runner, 'SIGCONT');
+    }
+    assert.equal(await exited, 0);
+    assert.equal(JSON.parse((await cli(['show', id, '--json'])).stdout).cleanup.phase, 'complete');
   });
 });
