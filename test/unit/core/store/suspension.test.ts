@@ -80,8 +80,8 @@ describe('suspension: a SIGSTOPped worker or agent, read from the processes', fu
   });
 
   /** A process of the test's own, stopped (SIGSTOP) for the length of `fn`, and killed after. */
-  async function whileStopped(fn: (pid: number) => Promise<void>, command = ['sleep', '600']): Promise<void> {
-    const child = spawn(command[0], command.slice(1), { stdio: 'ignore', detached: true });
+  async function whileStopped(fn: (pid: number) => Promise<void>): Promise<void> {
+    const child = spawn('sleep', ['600'], { stdio: 'ignore', detached: true });
     const pid = child.pid!;
     try {
       await waitUntil('started', () => readProcStat(pid) !== undefined);
@@ -103,6 +103,19 @@ describe('suspension: a SIGSTOPped worker or agent, read from the processes', fu
       assert.deepEqual(suspended, { worker: null, agent: [], checkRunner: pid });
       assert.equal(suspensionWords(suspended!), `suspended (SIGSTOP): check runner ${pid} — kill -CONT ${pid} resumes it`);
     });
+  });
+
+  // Bug 133: a starting agent whose worker, spawned but not yet claiming, is stopped read as a launch at work.
+  it('says the worker of a start it has not claimed yet is suspended', async () => {
+    const queued = await w.sb.createJob(['true']);
+    await w.sb.store.transition(queued.id, 'starting', { detail: 'creating its worktree' }, { expectFrom: ['queued'] });
+    await whileStopped(async (pid) => {
+      const { startTime, bootId } = identityOf(pid)!;
+      const job = await w.sb.store.update(queued.id, (j) => ({ ...j, launch: { workerPid: pid, startTime, bootId, generation: 1, launchedAt: new Date().toISOString() } }));
+      assert.equal(job.lifecycle.state, 'starting');
+      assert.deepEqual((await readSuspensions([job])).get(job.id), { worker: pid, agent: [] });
+    });
+    await w.sb.store.transition(queued.id, 'failed');
   });
 
   // Bug 134: a cleanup said to be under way whose runner (its operation lock's holder) is stopped was shown at work.
