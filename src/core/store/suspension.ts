@@ -8,7 +8,8 @@
  * said to be running (which holds a capacity slot); the process launching an agent said to be
  * `starting` (its not yet claimed worker, and the holder of its operation lock); and the process
  * running a cleanup said to be under way (that lock's holder too). The caller names a lock's holder
- * (`operatorOf`).
+ * (`operatorOf`). So is the worker of an ended agent still ending what it left running (a retry
+ * waits for it).
  *
  * One look at the processes for many agents (`processesAsync`: one `ps` run on the portable backend;
  * on Linux the workers', leaders' and leaders' children's own /proc files), only when one is at work.
@@ -83,6 +84,12 @@ function cleanupUnderWay(job: JobRecord): boolean {
   return phase !== undefined && phase !== 'complete' && phase !== 'incomplete';
 }
 
+/** The worker of an ended agent still ending what it left running (a retry waits for it). */
+function enderOf(job: JobRecord, boot: string): NamedProcess | undefined {
+  const e = job.leftoversEnder;
+  return e && !e.gone && isTerminalState(job.lifecycle.state) && e.bootId === boot ? e : undefined;
+}
+
 /** The worker spawned for an unclaimed start, before it claims. */
 function launchWorkerOf(job: JobRecord, boot: string): NamedProcess | undefined {
   const l = job.launch;
@@ -96,6 +103,7 @@ interface Looked {
   launcher?: NamedProcess;
   cleanupRunner?: NamedProcess;
   launchWorker?: NamedProcess;
+  ender?: NamedProcess;
 }
 
 function suspensionFrom(looked: Looked, processes: readonly ProcStat[], boot: string): Suspension | undefined {
@@ -116,7 +124,7 @@ function suspensionFrom(looked: Looked, processes: readonly ProcStat[], boot: st
       worker = isStoppedState(found.state) ? found.pid : null;
     }
   } else {
-    worker = stopped(looked.launchWorker);
+    worker = stopped(looked.launchWorker) ?? stopped(looked.ender);
   }
   const checkRunner = stopped(looked.checkRunner);
   const launcher = stopped(looked.launcher);
@@ -134,7 +142,7 @@ function suspensionFrom(looked: Looked, processes: readonly ProcStat[], boot: st
 /** Which of `jobs` are suspended, by id (those that are not are absent), in one look at the processes. */
 export async function readSuspensions(jobs: readonly JobRecord[], sources: SuspensionSources = {}): Promise<Map<string, Suspension>> {
   const found = new Map<string, Suspension>();
-  const atWork = (j: JobRecord) => (!isTerminalState(j.lifecycle.state) && j.execution !== null) || unclaimed(j) || cleanupUnderWay(j) || (j.check?.runner ?? null) !== null;
+  const atWork = (j: JobRecord) => (!isTerminalState(j.lifecycle.state) && j.execution !== null) || unclaimed(j) || cleanupUnderWay(j) || (j.check?.runner ?? null) !== null || !!j.leftoversEnder;
   if (!jobs.some(atWork)) return found; // no process to look at
   const boot = bootId();
   const looked: Looked[] = [];
@@ -146,14 +154,15 @@ export async function readSuspensions(jobs: readonly JobRecord[], sources: Suspe
       launcher: unclaimed(job) ? operator : undefined,
       cleanupRunner: cleanupUnderWay(job) ? operator : undefined,
       launchWorker: launchWorkerOf(job, boot),
+      ender: enderOf(job, boot),
     };
-    if (mayBeSuspended(job, boot) || one.checkRunner || one.launcher || one.cleanupRunner || one.launchWorker) looked.push(one);
+    if (mayBeSuspended(job, boot) || one.checkRunner || one.launcher || one.cleanupRunner || one.launchWorker || one.ender) looked.push(one);
   }
   if (looked.length === 0) return found;
   const pids = new Set<number>();
   for (const l of looked) {
     if (mayBeSuspended(l.job, boot)) pids.add(l.job.execution!.pid);
-    for (const who of [l.checkRunner, l.launcher, l.cleanupRunner, l.launchWorker]) if (who) pids.add(who.pid);
+    for (const who of [l.checkRunner, l.launcher, l.cleanupRunner, l.launchWorker, l.ender]) if (who) pids.add(who.pid);
   }
   const leaders = new Set(looked.flatMap((l) => (mayBeSuspended(l.job, boot) && l.job.lifecycle.pid !== null ? [l.job.lifecycle.pid] : [])));
   const processes = await processBackend().processesAsync(pids, leaders);

@@ -63,8 +63,8 @@ export class AgentSuspensions extends Disposable {
   }
 
   private async look(): Promise<void> {
-    // An ended agent's check or cleanup runs on: its runner may be the stopped one.
-    const atWork = (j: JobRecord) => (j.check?.runner ?? null) !== null || (j.cleanup !== null && j.cleanup.phase !== 'complete' && j.cleanup.phase !== 'incomplete');
+    // An ended agent's check, cleanup or leftovers' ending runs on: its runner may be the stopped one.
+    const atWork = (j: JobRecord) => (j.check?.runner ?? null) !== null || !!j.leftoversEnder || (j.cleanup !== null && j.cleanup.phase !== 'complete' && j.cleanup.phase !== 'incomplete');
     const live = this.model.visibleAgents().filter((j) => !isTerminalState(j.lifecycle.state) || atWork(j));
     if (live.length === 0 && this.current.size === 0) return;
     let next: Map<string, Suspension>;

@@ -118,6 +118,24 @@ describe('suspension: a SIGSTOPped worker or agent, read from the processes', fu
     await w.sb.store.transition(queued.id, 'failed');
   });
 
+  // Bug 134: an ended agent whose worker, still ending what it left running, is stopped read "ending 1 process …" (a retry waits for it).
+  it('says the worker of an ended agent still ending what it left running is suspended', async () => {
+    const daemon = `setsid sh -c "trap '' TERM; exec sleep 617" >/dev/null 2>&1 & sleep 0.3; exit 0`;
+    const job = await w.sb.start(['sh', '-c', daemon], { waitFor: ['completed'], settings: { stopGraceMs: 5000 } });
+    const worker = job.leftoversEnder?.pid;
+    assert.ok(worker !== undefined, `a worker ends the daemon: ${JSON.stringify(job.lifecycle)}`);
+    process.kill(worker, 'SIGSTOP');
+    try {
+      await waitUntil('stopped', () => stateOf(worker) === 'T');
+      const read = await w.sb.store.read(job.id);
+      assert.match(read.lifecycle.detail ?? '', /ending 1 process it left running/);
+      assert.deepEqual((await readSuspensions([read])).get(job.id), { worker, agent: [] });
+    } finally {
+      process.kill(worker, 'SIGCONT');
+    }
+    await waitUntil('the daemon ended', async () => !(await w.sb.store.read(job.id)).leftoversEnder);
+  });
+
   // Bug 134: a cleanup said to be under way whose runner (its operation lock's holder) is stopped was shown at work.
   it('says the cleanup runner is suspended when the holder of an agent\'s lock during its cleanup is stopped', async () => {
     const ended = await w.sb.start(['true'], { waitFor: ['completed'] });
