@@ -10,5 +10,6 @@ import type { JobRecord } from '../store/schema';
 import { jobLock } from './context';
 
 export function storeSuspensions(store: JobStore, jobs: readonly JobRecord[]): Promise<Map<string, Suspension>> {
-  return readSuspensions(jobs, { operatorOf: (job) => jobLock(store, job.id).owner() });
+  // The holder its owner file names, alive or not: readSuspensions judges it in its one look at the processes.
+  return readSuspensions(jobs, { operatorOf: (job) => jobLock(store, job.id).recordedOwner() });
 }

@@ -11,7 +11,8 @@
  */
 import { Disposable, disposableTimeout, IDisposable, MutableDisposable } from '../common/lifecycle';
 import type { HeldLock, LockOwner } from '../coordinator/ownedLock';
-import { isSuspended } from '../coordinator/suspendedHolder';
+import { isSuspendedIn } from '../coordinator/suspendedHolder';
+import { processTableSource, type StatSource } from '../proc/identity';
 import { jobLock } from '../operations/context';
 import type { JobStore } from '../store';
 import { LEASE_SUSPENDED_MS } from './leadership';
@@ -61,8 +62,9 @@ export class HeldLocks extends Disposable {
   async suspendedHolder(id: string): Promise<LockOwner | undefined> {
     const seen = this.stopped.get(id);
     if (!seen || Date.now() - seen.since < LEASE_SUSPENDED_MS) return undefined;
-    const owner = await jobLock(this.store, id).owner();
-    return owner?.token === seen.owner.token && (await isSuspended(owner)) ? owner : undefined;
+    const stats = await processTableSource();
+    const { owner } = await jobLock(this.store, id).look(stats);
+    return owner?.token === seen.owner.token && isSuspendedIn(owner, stats(owner.pid)) ? owner : undefined;
   }
 
   private arm(): void {
@@ -72,8 +74,11 @@ export class HeldLocks extends Disposable {
 
   private async look(): Promise<void> {
     const ids = [...this.ids];
-    const free = await Promise.all(ids.map((id) => jobLock(this.store, id).isFree().catch(() => false)));
-    const suspendedLong = await Promise.all(ids.map((id, i) => (free[i] ? false : this.noteStopped(id).catch(() => false))));
+    // One process table for every lock, whether free and whether stopped (one `ps` a second on the portable backend).
+    const stats = await Promise.resolve(processTableSource()).catch(() => undefined);
+    const looks: { free: boolean; owner?: LockOwner }[] = await Promise.all(ids.map((id) => (stats ? jobLock(this.store, id).look(stats).catch(() => ({ free: false })) : { free: false })));
+    const free = looks.map((l) => l.free);
+    const suspendedLong = stats ? ids.map((id, i) => !free[i] && this.noteStopped(id, looks[i]!.owner, stats)) : [];
     this.recheck.clear();
     if (!this.opts.active()) {
       this.ids.clear();
@@ -88,10 +93,9 @@ export class HeldLocks extends Disposable {
     }
   }
 
-  /** Notes whether the holder of `id`'s lock is stopped; true the first time it has been for LEASE_SUSPENDED_MS. */
-  private async noteStopped(id: string): Promise<boolean> {
-    const owner = await jobLock(this.store, id).owner();
-    if (!owner || !(await isSuspended(owner))) {
+  /** Notes whether `owner`, the live holder of `id`'s lock, is stopped; true the first time it has been for LEASE_SUSPENDED_MS. */
+  private noteStopped(id: string, owner: LockOwner | undefined, stats: StatSource): boolean {
+    if (!owner || !isSuspendedIn(owner, stats(owner.pid))) {
       this.stopped.delete(id);
       return false;
     }

@@ -40,7 +40,7 @@ export interface NamedProcess {
 }
 
 export interface SuspensionSources {
-  /** The live holder of an agent's operation lock: asked only of one being launched or cleaned up. */
+  /** The holder an agent's operation lock names (alive or not: judged against the processes read): asked only of one being launched or cleaned up. */
   operatorOf?: (job: JobRecord) => Promise<NamedProcess | undefined>;
 }
 
@@ -146,8 +146,10 @@ export async function readSuspensions(jobs: readonly JobRecord[], sources: Suspe
   if (!jobs.some(atWork)) return found; // no process to look at
   const boot = bootId();
   const looked: Looked[] = [];
-  for (const job of jobs) {
-    const operator = (unclaimed(job) || cleanupUnderWay(job)) && sources.operatorOf ? await sources.operatorOf(job) : undefined;
+  // Each lock's owner file read at once (no process run for them): its holder is judged in the one look below.
+  const operators = await Promise.all(jobs.map((job) => ((unclaimed(job) || cleanupUnderWay(job)) && sources.operatorOf ? sources.operatorOf(job) : undefined)));
+  for (const [i, job] of jobs.entries()) {
+    const operator = operators[i];
     const one: Looked = {
       job,
       checkRunner: checkRunnerOf(job, boot),
@@ -178,7 +180,8 @@ export function suspensionWords(s: Suspension): string {
   const named: [string, number[]][] = [
     ['worker', s.worker !== null ? [s.worker] : []],
     ['agent', s.agent],
-    ['launcher', s.launcher !== undefined ? [s.launcher] : []],
+    // Named neutrally: once a launch's wait has timed out, its lock may be held by anyone's `paddock stop`.
+    ['the process holding its lock,', s.launcher !== undefined ? [s.launcher] : []],
     ['check runner', s.checkRunner !== undefined ? [s.checkRunner] : []],
     ['cleanup runner', s.cleanupRunner !== undefined ? [s.cleanupRunner] : []],
   ];
