@@ -77,7 +77,7 @@ export class PaddockExtension extends Disposable implements PaddockServices {
     this.agents = this._register(new AgentsModel(this.store, this.coordinator.onDidChangeJob, (m) => this.log.error(m)));
     // The tree view is made just below; until then (and with it visible) the live recheck runs.
     this.standings = this._register(new AgentStandings(this.agents, (m) => this.log.debug(m), () => this.treeView?.visible ?? true));
-    this.suspensions = this._register(new AgentSuspensions(this.agents, (m) => this.log.warn(m), () => this.treeView?.visible ?? true));
+    this.suspensions = this._register(new AgentSuspensions(this.agents, (m) => this.log.warn(m), () => this.treeView?.visible ?? true, this.store));
     this.tree = this._register(new AgentsTreeProvider(this.agents, this.standings, this.suspensions));
     this.treeView = this._register(
       vscode.window.createTreeView('paddock.agents', { treeDataProvider: this.tree, canSelectMany: true, showCollapseAll: true }),

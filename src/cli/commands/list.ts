@@ -7,7 +7,8 @@ import { openStore } from '../support/store';
 import { formatRow, HEADER } from '../support/format';
 import { launchStranded } from '../support/strandedLaunches';
 import { entriesWithFreshUsage } from '../support/usage';
-import { readSuspensions, type Suspension } from '../../core/store/suspension';
+import type { Suspension } from '../../core/store/suspension';
+import { storeSuspensions } from '../../core/operations/suspensions';
 
 export const listCommand = defineCommand({
   name: 'list',
@@ -37,7 +38,7 @@ export const listCommand = defineCommand({
     const entries = await entriesWithFreshUsage(store, listed, ctx);
     // Read after the records: a worker or agent stopped now is said beside the state they record.
     // A failed look at the processes (a `ps` that failed) shows nobody suspended: the listing itself goes on.
-    const suspended = await readSuspensions(entries.flatMap((e) => (e.ok ? [e.job] : []))).catch(() => new Map<string, Suspension>());
+    const suspended = await storeSuspensions(store, entries.flatMap((e) => (e.ok ? [e.job] : []))).catch(() => new Map<string, Suspension>());
     if (values.json) {
       printJson(ctx.io.stdout, entries.map((e) => entryJson(e, suspended.get(e.id))));
       return 0;

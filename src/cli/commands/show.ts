@@ -7,7 +7,8 @@ import { jobJson, printJson } from '../support/json';
 import { openStore } from '../support/store';
 import { launchStranded } from '../support/strandedLaunches';
 import { withFreshUsage } from '../support/usage';
-import { readSuspensions, type Suspension } from '../../core/store/suspension';
+import type { Suspension } from '../../core/store/suspension';
+import { storeSuspensions } from '../../core/operations/suspensions';
 
 export const showCommand = defineCommand({
   name: 'show',
@@ -20,7 +21,7 @@ export const showCommand = defineCommand({
     const read = await store.read(id);
     await launchStranded(ctx, store, [read]);
     const job = (await withFreshUsage(store, [read], ctx)).get(id) ?? read;
-    const [standing, suspended] = await Promise.all([standingOf(job), readSuspensions([job]).catch(() => new Map<string, Suspension>())]);
+    const [standing, suspended] = await Promise.all([standingOf(job), storeSuspensions(store, [job]).catch(() => new Map<string, Suspension>())]);
     const suspension = suspended.get(job.id);
     if (values.json) printJson(ctx.io.stdout, { ...jobJson(job, suspension), standing: standing ?? null });
     else ctx.io.stdout.write(`${formatDetails(job, standingWords(job, standing), suspension)}\n`);

@@ -70,8 +70,10 @@ export function jobJson(job: JobRecord, suspension?: Suspension): Record<string,
     setup: job.setup ?? null,
     autoApprove: job.autoApprove ?? false,
     leftovers: (job.leftovers ?? []).map((p) => ({ pid: p.pid, command: p.command })),
-    // The lifecycle stays as recorded; a stopped worker or agent is said beside it.
-    suspended: suspension ? { worker: suspension.worker, agent: suspension.agent, words: suspensionWords(suspension) } : null,
+    // The lifecycle stays as recorded; a stopped worker, agent, launcher, check or cleanup runner is said beside it.
+    suspended: suspension
+      ? { worker: suspension.worker, agent: suspension.agent, launcher: suspension.launcher ?? null, checkRunner: suspension.checkRunner ?? null, cleanupRunner: suspension.cleanupRunner ?? null, words: suspensionWords(suspension) }
+      : null,
   };
 }
 

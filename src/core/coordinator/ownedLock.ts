@@ -17,7 +17,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from '../common/zod';
 import { describeError, failure } from '../common/errors';
-import { isThisProcess, type Liveness, livenessOf, ownIdentity, processTableSource } from '../proc/identity';
+import { isThisProcess, type Liveness, livenessOf, ownIdentity, processTableSource, type StatSource } from '../proc/identity';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDirs } from '../common/makeDirs';
 import { isSuspended, SuspendedHolderWatch } from './suspendedHolder';
@@ -116,6 +116,23 @@ export class OwnedLock {
   async isFree(): Promise<boolean> {
     const holder = await this.holder();
     return holder.kind === 'free' || (await this.abandoned(holder));
+  }
+
+  /**
+   * `isFree` and `owner` in one read of the lock, judged against `stats` (a process table read once
+   * for many locks: one `ps` on the portable backend, not one per lock and question).
+   */
+  async look(stats: StatSource): Promise<{ free: boolean; owner?: LockOwner }> {
+    const holder = await this.holder();
+    if (holder.kind === 'free') return { free: true };
+    if (typeof holder.owner === 'string') return { free: await this.abandoned(holder) };
+    return isThisProcess(holder.owner) || livenessOf(holder.owner, stats) === 'alive' ? { free: false, owner: holder.owner } : { free: true };
+  }
+
+  /** The holder its owner file names, alive or not: the caller judges it against processes it has read. */
+  async recordedOwner(): Promise<LockOwner | undefined> {
+    const holder = await this.holder();
+    return holder.kind === 'free' || typeof holder.owner === 'string' ? undefined : holder.owner;
   }
 
   /** Whether `held` is still this lock's holder: its link is there (no owner file read, so no read error can say no). */

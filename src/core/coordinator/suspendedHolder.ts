@@ -7,7 +7,7 @@
  */
 import { failure } from '../common/errors';
 import { bootId, isThisProcess, readProcStatAsync } from '../proc/identity';
-import { isStoppedState } from '../proc/procStat';
+import { isStoppedState, type ProcStat } from '../proc/procStat';
 
 /** Seen stopped this long, a holder is suspended, not caught by a tracer's or a debugger's brief stop. */
 const SUSPENDED_FOR_MS = 1000;
@@ -45,8 +45,13 @@ export class SuspendedHolderWatch {
 }
 
 /** Stopped, and still the recorded process (same boot, same start time). */
-export async function isSuspended(owner: HolderIdentity): Promise<boolean> {
+export async function isSuspended(owner: Pick<HolderIdentity, 'pid' | 'startTime' | 'bootId'>): Promise<boolean> {
   if (owner.bootId !== bootId() || isThisProcess(owner)) return false;
-  const stat = await readProcStatAsync(owner.pid);
-  return stat !== undefined && stat.startTime === owner.startTime && isStoppedState(stat.state);
+  return isSuspendedIn(owner, await readProcStatAsync(owner.pid));
+}
+
+/** The same judgment from a process table read once for many (`processTableSource`): no process run per holder. */
+export function isSuspendedIn(owner: Pick<HolderIdentity, 'pid' | 'startTime' | 'bootId'>, stat: ProcStat | undefined): boolean {
+  if (owner.bootId !== bootId() || isThisProcess(owner)) return false;
+  return stat !== undefined && stat.pid === owner.pid && stat.startTime === owner.startTime && isStoppedState(stat.state);
 }

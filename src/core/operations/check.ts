@@ -17,6 +17,7 @@ import { agentCommandEnv } from '../worker/agentEnv';
 import { redactorForCommandEnv } from '../store/secretEnv';
 import { capacityOf } from '../coordinator/capacity';
 import { OwnedLock } from '../coordinator/ownedLock';
+import { isSuspended } from '../coordinator/suspendedHolder';
 import { livenessOf, ownIdentity, processTableSource, readProcStat, type StatSource } from '../proc';
 import type { JobStore } from '../store';
 import { waitForChange } from '../store/watcher';
@@ -142,6 +143,17 @@ async function notRun(ctx: OperationContext, id: string, why: string): Promise<E
 }
 
 /**
+ * A check in hand of a process that is suspended (SIGSTOP): it holds its slot and finishes nothing
+ * until continued, which "already running" did not say (bug 133).
+ */
+async function refuseSuspendedRunner(job: JobRecord): Promise<void> {
+  const c = job.check;
+  if (!c?.runner || (c.state !== 'running' && c.state !== 'queued') || !(await isSuspended(c.runner))) return;
+  const pid = c.runner.pid;
+  throw usageError(`A check of agent ${job.id} is already ${c.state === 'running' ? 'running' : 'waiting for a slot'} in process ${pid}, which is suspended (SIGSTOP): kill -CONT ${pid} resumes it.`);
+}
+
+/**
  * Runs the check of agent `id` and records its result. With `waitForSlot` it waits for capacity and
  * returns the recorded check; without, a full capacity leaves it queued and returns null.
  */
@@ -153,6 +165,7 @@ export function runCheck(ctx: OperationContext, id: string, opts: RunCheckOption
 async function checkNow(ctx: OperationContext, id: string, opts: RunCheckOptions, command?: CheckCommand): Promise<Check | null> {
   const { store } = ctx;
   const job = await store.read(id);
+  await refuseSuspendedRunner(job);
   const blocker = checkBlocker(job);
   if (blocker) throw usageError(blocker);
   // A check's git commands (and the rest) belong in the agent's worktree, never a repository above it.

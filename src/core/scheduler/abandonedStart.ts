@@ -7,6 +7,8 @@
  * leader does this on its passes; Stop does it too, so `paddock stop` settles
  * such an agent without a window, instead of waiting on a worker that never was.
  */
+import { PaddockError } from '../common/errors';
+import type { LockOwner } from '../coordinator/ownedLock';
 import type { OperationContext } from '../operations/context';
 import type { JobRecord } from '../store';
 import { undoLaunch } from './launch';
@@ -23,4 +25,35 @@ export async function recoverAbandonedStart(ctx: OperationContext, job: JobRecor
   // A first generation that never ran: its worktree and branch (even half-made, folder missing) are the launch's own.
   const ours = job.lifecycle.generation === 1 && job.lifecycle.startedAt === null && job.worktree !== null;
   await undoLaunch(ctx, job, ours, ABANDONED_START_REASON);
+}
+
+/** Not claimed by a worker yet: what a launcher suspended mid-launch leaves (launch set or not). */
+export function looksUnclaimedStart(job: JobRecord): boolean {
+  return job.lifecycle.state === 'starting' && job.execution === null;
+}
+
+export function suspendedLaunchReason(pid: number): string {
+  return `the process launching it (pid ${pid}) was suspended (SIGSTOP) before its worker started; its slot was given back`;
+}
+
+/**
+ * Fails a start whose launcher has stayed suspended (SIGSTOP) in the middle of it, so its capacity
+ * slot goes to the queue (bug 132). Its lock is left held — the launcher is inside a half-done step
+ * (git adding the worktree, a gated worker booting) it may finish once continued — and nothing is
+ * undone here: only the record moves, and only while no worker has claimed it. A continued launcher
+ * then finds it ended: its worker's claim is refused (an ended agent is never claimed) and it undoes
+ * the worktree it made, as for any launch whose worker did not start; nothing ran in it.
+ * True if it was failed.
+ */
+export async function failSuspendedLaunch(ctx: OperationContext, job: JobRecord, launcher: LockOwner): Promise<boolean> {
+  const reason = suspendedLaunchReason(launcher.pid);
+  try {
+    await ctx.store.transition(job.id, 'failed', { detail: reason }, { expectFrom: ['starting'], expectUnclaimed: job.lifecycle.generation });
+  } catch (err) {
+    if (err instanceof PaddockError && err.code === 'UNEXPECTED_STATE') return false;
+    throw err;
+  }
+  ctx.changed(job.id);
+  ctx.log(`agent ${job.id} failed to start: ${reason}`);
+  return true;
 }

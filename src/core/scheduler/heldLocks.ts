@@ -5,24 +5,32 @@
  * pass back to them (a start killed before it assigned the worktree left its agent queued, and a
  * background coordinator waiting on it never exited). Their locks are looked at each second while
  * any is held, and `onFree` asks for a pass once one is free; nothing runs while none is held.
+ * A holder suspended (SIGSTOP) writes nothing either and never lets go until continued: one seen
+ * stopped for LEASE_SUSPENDED_MS asks for a pass too, which may act on what it left half done
+ * without its lock (`suspendedHolder`: a launch that holds a capacity slot, bug 132).
  */
 import { Disposable, disposableTimeout, IDisposable, MutableDisposable } from '../common/lifecycle';
-import type { HeldLock } from '../coordinator/ownedLock';
+import type { HeldLock, LockOwner } from '../coordinator/ownedLock';
+import { isSuspendedIn } from '../coordinator/suspendedHolder';
+import { processTableSource, type StatSource } from '../proc/identity';
 import { jobLock } from '../operations/context';
 import type { JobStore } from '../store';
+import { LEASE_SUSPENDED_MS } from './leadership';
 
 const RECHECK_MS = 1_000;
 
 export class HeldLocks extends Disposable {
   private readonly ids = new Set<string>();
   private readonly recheck = this._register(new MutableDisposable<IDisposable>());
+  /** Holders seen stopped, by job: that take of the lock (its owner) and since when; `told` once a pass was asked for. */
+  private readonly stopped = new Map<string, { owner: LockOwner; since: number; told: boolean }>();
 
   constructor(
     private readonly store: JobStore,
     private readonly opts: {
       /** Whether passes are still this process's to run (the leader). */
       active(): boolean;
-      /** One of the locks is free: a pass should look at its job again. */
+      /** One of the locks is free, or its holder has stayed suspended: a pass should look at its job again. */
       onFree(): void;
       track<T>(promise: Promise<T>): Promise<T>;
     },
@@ -36,6 +44,8 @@ export class HeldLocks extends Disposable {
     if (!lock) {
       this.ids.add(id);
       this.arm();
+    } else {
+      this.stopped.delete(id);
     }
     return lock;
   }
@@ -45,22 +55,54 @@ export class HeldLocks extends Disposable {
     return this.ids.has(id);
   }
 
+  /**
+   * The holder of job `id`'s lock when it has been seen stopped, the same take of the lock, for
+   * LEASE_SUSPENDED_MS or more and still is (judged again now); undefined otherwise.
+   */
+  async suspendedHolder(id: string): Promise<LockOwner | undefined> {
+    const seen = this.stopped.get(id);
+    if (!seen || Date.now() - seen.since < LEASE_SUSPENDED_MS) return undefined;
+    const stats = await processTableSource();
+    const { owner } = await jobLock(this.store, id).look(stats);
+    return owner?.token === seen.owner.token && isSuspendedIn(owner, stats(owner.pid)) ? owner : undefined;
+  }
+
   private arm(): void {
     if (this.recheck.value || this._store.isDisposed) return;
     this.recheck.value = disposableTimeout(() => void this.opts.track(this.look()), RECHECK_MS);
   }
 
   private async look(): Promise<void> {
-    const free = await Promise.all([...this.ids].map((id) => jobLock(this.store, id).isFree().catch(() => false)));
+    const ids = [...this.ids];
+    // One process table for every lock, whether free and whether stopped (one `ps` a second on the portable backend).
+    const stats = await Promise.resolve(processTableSource()).catch(() => undefined);
+    const looks: { free: boolean; owner?: LockOwner }[] = await Promise.all(ids.map((id) => (stats ? jobLock(this.store, id).look(stats).catch(() => ({ free: false })) : { free: false })));
+    const free = looks.map((l) => l.free);
+    const suspendedLong = stats ? ids.map((id, i) => !free[i] && this.noteStopped(id, looks[i]!.owner, stats)) : [];
     this.recheck.clear();
     if (!this.opts.active()) {
       this.ids.clear();
+      this.stopped.clear();
     } else if (free.includes(true)) {
       // The pass looks at them all again, and watches those still held.
       this.ids.clear();
       this.opts.onFree();
     } else {
+      if (suspendedLong.includes(true)) this.opts.onFree();
       this.arm();
     }
+  }
+
+  /** Notes whether `owner`, the live holder of `id`'s lock, is stopped; true the first time it has been for LEASE_SUSPENDED_MS. */
+  private noteStopped(id: string, owner: LockOwner | undefined, stats: StatSource): boolean {
+    if (!owner || !isSuspendedIn(owner, stats(owner.pid))) {
+      this.stopped.delete(id);
+      return false;
+    }
+    let seen = this.stopped.get(id);
+    if (seen?.owner.token !== owner.token) this.stopped.set(id, (seen = { owner, since: Date.now(), told: false }));
+    if (seen.told || Date.now() - seen.since < LEASE_SUSPENDED_MS) return false;
+    seen.told = true;
+    return true;
   }
 }

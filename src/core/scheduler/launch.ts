@@ -17,6 +17,7 @@ import { runInWorktreeProblem } from '../operations/runInWorktree';
 import { describeWorktreeFiles, placeWorktreeFiles, planWorktreeFiles, type WorktreeFilesPlan } from '../repoConfig/worktreeFiles';
 import type { JobRecord } from '../store';
 import { spawnWorker, type SpawnedWorker } from '../worker/spawn';
+import { launchWorktreeTouched } from './launchWorktree';
 import { waitForJob } from './waitForJob';
 
 export interface WorkerRuntime {
@@ -90,7 +91,7 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
   const settled = await waitForJob(store, id, (j) => j.lifecycle.state !== 'starting' || (j.execution !== null && j.setup?.state === 'running'), runtime.launchWaitMs);
   // A setup that failed leaves the worktree for a retry (and the person's look at what it did).
   const setupFailed = settled.setup?.state === 'failed';
-  if (settled.lifecycle.state === 'failed' && settled.lifecycle.startedAt === null && createdWorktree && !setupFailed) {
+  if (settled.lifecycle.state === 'failed' && settled.lifecycle.generation === job.lifecycle.generation && settled.lifecycle.startedAt === null && createdWorktree && !setupFailed) {
     // The worker could not start the agent: the worktree holds nothing of it yet.
     await undoLaunch(ctx, settled, true, settled.lifecycle.detail ?? 'the agent did not start');
   }
@@ -114,17 +115,37 @@ export async function undoLaunch(ctx: OperationContext, job: JobRecord, createdW
   const { store } = ctx;
   const id = job.id;
   const problems: string[] = [];
+  if ((await store.read(id)).lifecycle.generation !== job.lifecycle.generation) {
+    // Retried meanwhile (failed while this launcher was stopped): the record and the worktree are the retry's.
+    ctx.log(`agent ${id}: a launch of an earlier run of it failed (${reason}); it was retried meanwhile, so nothing is undone`);
+    return;
+  }
+  let kept: string | null = null;
   if (createdWorktree && job.worktree && job.branch) {
-    await removeWorktree(job.repo, job.worktree).catch((err) => problems.push(`worktree: ${describeError(err)}`));
-    await deleteBranch(job.repo, job.branch, { force: true, worktree: job.worktree }).catch((err) => problems.push(`branch: ${describeError(err)}`));
-    if (problems.length === 0) {
-      await store.update(id, (j) => ({ ...j, worktree: null, branch: null, cwd: j.repo }));
+    // Never by force over work: only a worktree holding nothing but the launch's own files goes (bug 132).
+    kept = await launchWorktreeTouched(job).catch((err: unknown) => `it could not be looked at (${describeError(err)})`);
+    if (kept === null) {
+      await removeWorktree(job.repo, job.worktree).catch((err) => problems.push(`worktree: ${describeError(err)}`));
+      await deleteBranch(job.repo, job.branch, { force: true, worktree: job.worktree }).catch((err) => problems.push(`branch: ${describeError(err)}`));
+      if (problems.length === 0) {
+        await store.update(id, (j) => ({ ...j, worktree: null, branch: null, cwd: j.repo }));
+      }
     }
   }
   // A first generation that never ran cannot be retried: its environment is of no further use.
   if (job.lifecycle.generation === 1) removeRequestEnv(store.jobDir(id));
-  const detail = problems.length ? `${reason} (undo incomplete: ${problems.join('; ')})` : reason;
+  const keptWords = kept === null ? '' : `; its worktree and branch ${job.branch} are kept, ${kept} (paddock cleanup keeps its work and removes them)`;
+  const detail = problems.length ? `${reason} (undo incomplete: ${problems.join('; ')})` : `${reason}${keptWords}`;
+  if (kept !== null) await store.appendTimeline(id, { generation: job.lifecycle.generation, type: 'worktree-kept', message: keptWords.slice(2) });
   await failJob(store, id, detail);
+  if (kept !== null) await sayKept(ctx, job, keptWords.slice(2));
   ctx.changed(id);
   ctx.log(`agent ${id} failed to start: ${detail}`);
+}
+
+/** On the record even when someone else failed it first (its launcher was suspended): its detail says why the worktree stays. */
+async function sayKept(ctx: OperationContext, job: JobRecord, words: string): Promise<void> {
+  await ctx.store.update(job.id, (j) =>
+    j.lifecycle.generation !== job.lifecycle.generation || (j.lifecycle.detail ?? '').includes(words) ? j : { ...j, lifecycle: { ...j.lifecycle, detail: `${j.lifecycle.detail ?? 'failed to start'}; ${words}`.slice(0, 2000) } },
+  );
 }

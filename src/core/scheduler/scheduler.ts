@@ -24,7 +24,7 @@ import { AutomaticChecks } from './automaticChecks';
 import { endAbandonedLeftovers } from './abandonedLeftovers';
 import { CleanupRetries } from './cleanupRetries';
 import { HeldLocks } from './heldLocks';
-import { looksAbandonedStart, recoverAbandonedStart } from './abandonedStart';
+import { failSuspendedLaunch, looksAbandonedStart, looksUnclaimedStart, recoverAbandonedStart } from './abandonedStart';
 import { launchJob, WorkerRuntime } from './launch';
 import { StoreLeftovers } from './storeLeftovers';
 import type { Leadership } from './leadership';
@@ -315,13 +315,23 @@ export class Scheduler extends Disposable {
   /**
    * A job left in `starting` with no worker ever spawned: the process that
    * claimed its slot died mid-launch. Its op lock is free then (a launch holds it).
+   * One not claimed yet whose launcher stays suspended holding that lock gives its slot back.
    */
   private async recoverAbandonedStarts(jobs: JobRecord[]): Promise<void> {
     const { store } = this.ctx;
     for (const candidate of jobs) {
-      if (!looksAbandonedStart(candidate)) continue;
+      if (!looksUnclaimedStart(candidate)) continue;
       const lock = await this.heldLocks.takeOrWatch(candidate.id);
-      if (!lock) continue; // its launcher is alive: judged again once it lets go
+      if (!lock) {
+        // Its launcher is alive: judged again once it lets go, or once it has stayed suspended (bug 132).
+        const launcher = await this.heldLocks.suspendedHolder(candidate.id);
+        if (launcher) await failSuspendedLaunch(this.ctx, candidate, launcher).catch((err: unknown) => this.ctx.log(`could not give back the slot of ${candidate.id}: ${describeError(err)}`));
+        continue;
+      }
+      if (!looksAbandonedStart(candidate)) {
+        await lock.release();
+        continue;
+      }
       try {
         const job = await store.read(candidate.id);
         if (!looksAbandonedStart(job)) continue;

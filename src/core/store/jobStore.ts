@@ -65,6 +65,8 @@ export interface UpdateOptions {
 export interface TransitionOptions extends UpdateOptions {
   /** Refuse (failure, code UNEXPECTED_STATE) unless the job is in one of these states. */
   expectFrom?: LifecycleState[];
+  /** Refuse (UNEXPECTED_STATE) once a worker has claimed, or unless the job is at, this generation: a launch's undoing without its worker. */
+  expectUnclaimed?: number;
   /** What the ended agent left running, recorded with its terminal state (while its worker ends them, or kept: endLeftoversOnExit off). */
   leftovers?: Leftover[];
   /** The worker ending those leftovers (leftoversEnder on the record) while it does. */
@@ -187,6 +189,9 @@ export class JobStore {
       const from = current.lifecycle.state;
       if (opts.expectFrom && !opts.expectFrom.includes(from)) {
         throw failure(`Agent ${id} is ${from}, not ${opts.expectFrom.join(' or ')}.`, 'UNEXPECTED_STATE');
+      }
+      if (opts.expectUnclaimed !== undefined && (current.execution !== null || current.lifecycle.generation !== opts.expectUnclaimed)) {
+        throw failure(`Agent ${id}'s worker has claimed it meanwhile.`, 'UNEXPECTED_STATE');
       }
       const moved = applyTransition(current, to, lifecyclePatch as LifecyclePatch);
       const listed = opts.leftovers ? { leftovers: opts.leftovers, ...(opts.leftoversFate ? { leftoversFate: opts.leftoversFate } : {}), ...(opts.leftoversEnder ? { leftoversEnder: opts.leftoversEnder } : {}) } : {};

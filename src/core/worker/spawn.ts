@@ -105,8 +105,10 @@ export async function spawnWorker(opts: SpawnWorkerOptions): Promise<SpawnedWork
     launchedAt: new Date().toISOString(),
   };
   await store.update(opts.jobId, (job) => {
-    // The worker may have claimed already; `launch` only matters before that.
-    if (!job.execution && job.lifecycle.generation === opts.generation) job.launch = launch;
+    // The worker may have claimed already; `launch` only matters before that. An ended record never gets
+    // one (a launch failed meanwhile: its launcher was suspended, bug 132): a terminal state names no process.
+    const unclaimed = job.lifecycle.state === 'queued' || job.lifecycle.state === 'starting';
+    if (!job.execution && unclaimed && job.lifecycle.generation === opts.generation) job.launch = launch;
   });
   return { pid, release: (go) => releaseLaunchGate(gate, go) };
 }

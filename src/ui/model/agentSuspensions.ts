@@ -7,8 +7,10 @@
  */
 import * as vscode from 'vscode';
 import { Disposable, disposableInterval } from '../../core/common/lifecycle';
+import { storeSuspensions } from '../../core/operations/suspensions';
+import type { JobStore } from '../../core/store';
 import { readSuspensions, suspensionWords, type Suspension } from '../../core/store/suspension';
-import { isTerminalState } from '../../core/store/schema';
+import { isTerminalState, type JobRecord } from '../../core/store/schema';
 import type { AgentsModel } from './agentsModel';
 
 /** How often the live agents' processes are looked at while the view shows them. */
@@ -27,6 +29,8 @@ export class AgentSuspensions extends Disposable {
     private readonly log: (message: string) => void,
     /** Whether anyone looks (the Agents view is visible): the timer skips its look otherwise. */
     private readonly looked: () => boolean = () => true,
+    /** Names the launcher of a `starting` agent (its operation lock's holder); without it only the processes the records name are looked at. */
+    private readonly store?: JobStore,
   ) {
     super();
     this._register(model.onDidChange(() => void this.recheck()));
@@ -59,11 +63,13 @@ export class AgentSuspensions extends Disposable {
   }
 
   private async look(): Promise<void> {
-    const live = this.model.visibleAgents().filter((j) => !isTerminalState(j.lifecycle.state));
+    // An ended agent's check, cleanup or leftovers' ending runs on: its runner may be the stopped one.
+    const atWork = (j: JobRecord) => (j.check?.runner ?? null) !== null || !!j.leftoversEnder || (j.cleanup !== null && j.cleanup.phase !== 'complete' && j.cleanup.phase !== 'incomplete');
+    const live = this.model.visibleAgents().filter((j) => !isTerminalState(j.lifecycle.state) || atWork(j));
     if (live.length === 0 && this.current.size === 0) return;
     let next: Map<string, Suspension>;
     try {
-      next = await readSuspensions(live);
+      next = await (this.store ? storeSuspensions(this.store, live) : readSuspensions(live));
     } catch (err) {
       this.log(`could not tell whether agents are suspended: ${(err as Error).message}`);
       return;

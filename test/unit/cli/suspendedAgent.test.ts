@@ -3,8 +3,11 @@
  * state the record keeps (bug 52); once continued, nothing is said.
  */
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { readProcStat } from '../../../src/core/proc';
-import { CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+import { CLI_SCRIPT, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
 describe('CLI: list and show say a SIGSTOPped worker is suspended', function () {
   this.timeout(60_000);
@@ -40,9 +43,9 @@ describe('CLI: list and show say a SIGSTOPped worker is suspended', function () 
       assert.ok(shown.stdout.split('\n').includes(`state:         running · ${words}`), shown.stdout);
       const json = JSON.parse((await cli(['show', id, '--json'])).stdout);
       assert.equal(json.lifecycle.state, 'running');
-      assert.deepEqual(json.suspended, { worker, agent: [], words });
+      assert.deepEqual(json.suspended, { worker, agent: [], launcher: null, checkRunner: null, cleanupRunner: null, words });
       const listJson = JSON.parse((await cli(['list', '--json'])).stdout) as { id: string; suspended: unknown }[];
-      assert.deepEqual(listJson.find((j) => j.id === id)!.suspended, { worker, agent: [], words });
+      assert.deepEqual(listJson.find((j) => j.id === id)!.suspended, { worker, agent: [], launcher: null, checkRunner: null, cleanupRunner: null, words });
     } finally {
       process.kill(worker, 'SIGCONT');
     }
@@ -77,5 +80,60 @@ describe('CLI: list and show say a SIGSTOPped worker is suspended', function () 
     assert.equal(screen.code, 0, screen.stderr);
     assert.match(screen.stdout, /marker-42/);
     assert.equal((await cli(['stop', id])).code, 0);
+  });
+
+  // Bug 133: a check whose runner was stopped read "check running" (holding its slot), and another check was refused as "already running".
+  it('a check whose runner is suspended: show says so, and another check is refused saying how to resume it', async () => {
+    await sb.trustCheck('sleep 30');
+    const started = await cli(['start', '--json', '--', 'true']);
+    const { id } = JSON.parse(started.stdout) as { id: string };
+    await sb.waitEnded(id);
+    const checking = spawn(process.execPath, [CLI_SCRIPT, 'check', id], { cwd: sb.repo, env: sb.env, stdio: 'ignore', detached: true });
+    const runner = checking.pid!;
+    try {
+      await sb.waitFor(id, (j) => j.check?.state === 'running');
+      process.kill(runner, 'SIGSTOP');
+      await waitStopped(runner, true);
+      const json = JSON.parse((await cli(['show', id, '--json'])).stdout);
+      assert.equal(json.check.state, 'running', 'the record stays as it was');
+      const words = `suspended (SIGSTOP): check runner ${runner} — kill -CONT ${runner} resumes it`;
+      assert.deepEqual(json.suspended, { worker: null, agent: [], launcher: null, checkRunner: runner, cleanupRunner: null, words });
+      const row = (await cli(['list'])).stdout.split('\n').find((l) => l.startsWith(id))!;
+      assert.ok(row.includes(`[${words}]`), row);
+      const again = await cli(['check', id]);
+      assert.equal(again.code, 2, again.stderr);
+      assert.equal(again.stderr, `paddock check: A check of agent ${id} is already running in process ${runner}, which is suspended (SIGSTOP): kill -CONT ${runner} resumes it.\n`);
+    } finally {
+      // Killed stopped: a reader then finds the runner gone and ends what the check left running.
+      process.kill(-runner, 'SIGKILL');
+    }
+    await sb.waitFor(id, (j) => j.check?.state === 'failed');
+  });
+
+  // Bug 134: a cleanup whose runner was stopped read as under way (*terminating*) with nothing at work.
+  it('a cleanup whose runner is suspended in its teardown: show says so; continued, it finishes', async () => {
+    const inTeardown = join(sb.root, 'in-teardown');
+    writeFileSync(join(sb.repo, '.paddock.json'), JSON.stringify({ teardown: `touch '${inTeardown}'; sleep 1` }));
+    assert.equal((await cli(['allow'])).code, 0);
+    const started = await cli(['start', '--json', '--', 'true']);
+    const { id } = JSON.parse(started.stdout) as { id: string };
+    await sb.waitEnded(id);
+    const cleaning = spawn(process.execPath, [CLI_SCRIPT, 'cleanup', id, '--yes'], { cwd: sb.repo, env: sb.env, stdio: 'ignore', detached: true });
+    const exited = new Promise<number | null>((resolve) => cleaning.once('exit', resolve));
+    const runner = cleaning.pid!;
+    try {
+      while (!existsSync(inTeardown)) await sleep(5);
+      process.kill(runner, 'SIGSTOP');
+      await waitStopped(runner, true);
+      await sleep(1500); // the teardown has ended: nothing of the cleanup runs now
+      const json = JSON.parse((await cli(['show', id, '--json'])).stdout);
+      assert.equal(json.cleanup.phase, 'terminating', 'the record stays as it was');
+      const words = `suspended (SIGSTOP): cleanup runner ${runner} — kill -CONT ${runner} resumes it`;
+      assert.deepEqual(json.suspended, { worker: null, agent: [], launcher: null, checkRunner: null, cleanupRunner: runner, words });
+    } finally {
+      process.kill(runner, 'SIGCONT');
+    }
+    assert.equal(await exited, 0);
+    assert.equal(JSON.parse((await cli(['show', id, '--json'])).stdout).cleanup.phase, 'complete');
   });
 });

@@ -210,8 +210,10 @@ export class CoordinatorSandbox {
     const queued = await this.createQueued(title);
     const worktree = join(`${this.repo}.worktrees`, queued.id);
     const branch = `paddock/${queued.id}`;
-    git(this.repo, 'worktree', 'add', '-q', '-b', branch, worktree);
-    await this.store.update(queued.id, (j) => ({ ...j, worktree, branch, cwd: worktree }));
+    const baseSha = git(this.repo, 'rev-parse', 'HEAD');
+    git(this.repo, 'worktree', 'add', '-q', '-b', branch, worktree, baseSha);
+    // As a start records it: the commit the branch was made at with the worktree.
+    await this.store.update(queued.id, (j) => ({ ...j, worktree, branch, baseSha, cwd: worktree }));
     await this.store.transition(queued.id, 'starting', { detail: 'creating its worktree' }, { expectFrom: ['queued'] });
     return { id: queued.id, worktree };
   }

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JobStore, SCHEMA_VERSION } from '../../../../src/core/store';
 import { PaddockError } from '../../../../src/core/common/errors';
+import { socketPathFor } from '../../../../src/core/protocol/runtimeDir';
 import { JOB_RECORD_KEYS } from '../../../../src/core/store/recordCheck';
 import { allFiles, sampleJob, TestBed, useTestBed } from './helpers';
 
@@ -107,6 +108,16 @@ describe('JobStore', () => {
     const job = await store.create(sampleJob());
     await assert.rejects(store.transition(job.id, 'starting', {}, { expectFrom: ['running'] }), /is queued, not running/);
     assert.equal((await store.read(job.id)).lifecycle.state, 'queued');
+  });
+
+  it('refuses to fail a start without its worker once a worker has claimed it, or at another generation (bug 132)', async () => {
+    const job = await store.create(sampleJob());
+    await store.transition(job.id, 'starting');
+    await assert.rejects(store.transition(job.id, 'failed', { detail: 'x' }, { expectFrom: ['starting'], expectUnclaimed: 2 }), (e: unknown) => e instanceof PaddockError && e.code === 'UNEXPECTED_STATE');
+    const claim = await store.claimExecution(job.id, { generation: 1, socketPath: socketPathFor(job.id, 1), socketToken: 'k'.repeat(24) });
+    await claim.release();
+    await assert.rejects(store.transition(job.id, 'failed', { detail: 'x' }, { expectFrom: ['starting'], expectUnclaimed: 1 }), (e: unknown) => e instanceof PaddockError && e.code === 'UNEXPECTED_STATE');
+    assert.equal((await store.read(job.id)).lifecycle.state, 'starting');
   });
 
   it('starts a new generation from an ended job and refuses it from a live one', async () => {

@@ -57,6 +57,17 @@ describe('launch gate', function () {
     assert.equal(done.lifecycle.state, 'completed', done.lifecycle.detail ?? '');
   });
 
+  it('a worker spawned for a start failed meanwhile (its launcher was suspended, bug 132) is not written onto the ended record', async () => {
+    const job = await createJob(['sh', '-c', 'touch ran']);
+    await sb.store.transition(job.id, 'starting');
+    await sb.store.transition(job.id, 'failed', { detail: 'given back' });
+    const worker = await spawnGated(job.id);
+    assert.equal((await sb.store.read(job.id)).launch ?? null, null, 'an ended record names no launch');
+    worker.release(false);
+    await sb.waitForWorkerExit(worker.pid);
+    assert.equal(existsSync(join(sb.cwd, 'ran')), false, 'the agent never ran');
+  });
+
   it('a worker whose launch is called off exits without touching the job', async () => {
     const job = await createJob(['sh', '-c', 'touch ran']);
     const worker = await spawnGated(job.id);
