@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { identityOf, readProcStat } from '../../../../src/core/proc';
 import { storeSuspensions } from '../../../../src/core/operations/suspensions';
 import { jobLock } from '../../../../src/core/operations/context';
+import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
 import { readSuspensions, suspensionWords } from '../../../../src/core/store/suspension';
 import { useWorkerSandbox, waitUntil } from '../worker/fixtures';
 
@@ -128,7 +129,7 @@ describe('suspension: a SIGSTOPped worker or agent, read from the processes', fu
     try {
       await waitUntil('stopped', () => stateOf(worker) === 'T');
       const read = await w.sb.store.read(job.id);
-      assert.match(read.lifecycle.detail ?? '', /ending 1 process it left running/);
+      assert.match(lifecycleDetail(read) ?? '', /ending 1 process it left running/);
       assert.deepEqual((await readSuspensions([read])).get(job.id), { worker, agent: [] });
     } finally {
       process.kill(worker, 'SIGCONT');
