@@ -14,6 +14,8 @@ import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { failure } from '../common/errors';
+import { processBackend } from '../proc/backend';
+import { isGoneState } from '../proc/procStat';
 import { GIT_BULK_TIMEOUT_MS, NO_HOOKS, READ_ONLY_GIT, runGit } from './runGit';
 
 /** git itself takes a gc.pid older than this for one left by a crash (gc.c). */
@@ -22,19 +24,19 @@ const STALE_GC_PID_MS = 12 * 60 * 60 * 1000;
 export const GC_WAIT_MS = 10 * 60 * 1000;
 const GC_POLL_MS = 200;
 
-/** Whether a gc runs in the repository whose common dir is `commonDir`: its `gc.pid` names a live process (here), or one on another host. */
+/**
+ * Whether a gc runs in the repository whose common dir is `commonDir`: its `gc.pid` names a live git
+ * here (a pid reused by another program after a crashed gc is no gc: waiting on it would fail every
+ * capture for the 12 hours git keeps such a file), or any process on another host.
+ */
 async function gcRunning(commonDir: string): Promise<boolean> {
   const file = path.join(commonDir, 'gc.pid');
   const [text, st] = await Promise.all([fs.readFile(file, 'utf8').catch(() => null), fs.stat(file).catch(() => null)]);
   if (text === null || st === null || Date.now() - st.mtimeMs > STALE_GC_PID_MS) return false;
   const m = /^(\d+) (\S+)/.exec(text);
   if (!m || m[2] !== hostname()) return m !== null; // another host's gc cannot be looked at: it runs until its file goes
-  try {
-    process.kill(Number(m[1]), 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  const stat = await processBackend().processStatAsync(Number(m[1])).catch(() => undefined);
+  return stat !== undefined && !isGoneState(stat.state) && /git/.test(stat.comm);
 }
 
 /** Objects `sha` reaches that `headSha` (held by the worktree's branch) does not and that are gone; the commit itself when rev-list cannot start. */

@@ -28,9 +28,9 @@ describe('git: a gc that prunes while the snapshot is written (bug 139)', functi
   });
   afterEach(() => gc?.kill('SIGKILL'));
 
-  /** A gc "running": a live process named by gc.pid, as git writes it ("<pid> <host>"). */
+  /** A gc "running": a live git named by gc.pid, as git writes it ("<pid> <host>"); this one waits for its input. */
   const startGc = () => {
-    gc = spawn('sleep', ['60'], { stdio: 'ignore' });
+    gc = spawn('git', ['hash-object', '--stdin'], { stdio: ['pipe', 'ignore', 'ignore'] });
     writeFileSync(path.join(repo, '.git', 'gc.pid'), `${gc.pid} ${hostname()}`);
   };
   const endGc = () => {
@@ -87,6 +87,16 @@ describe('git: a gc that prunes while the snapshot is written (bug 139)', functi
     const ev = await capture();
     assert.equal(git(repo, 'show', `${ev.snapshotSha}:new.txt`), 'work');
     assert.equal(missingOf(ev.snapshotSha), 0);
+  });
+
+  it('a gc.pid whose pid is now another program (a gc that crashed) is no gc: the capture does not wait', async () => {
+    write(wt, 'new.txt', 'work\n');
+    gc = spawn('sleep', ['60'], { stdio: 'ignore' });
+    writeFileSync(path.join(repo, '.git', 'gc.pid'), `${gc.pid} ${hostname()}`);
+    const started = Date.now();
+    const ev = await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+    assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
+    assert.equal(git(repo, 'show', `${ev.snapshotSha}:new.txt`), 'work');
   });
 
   it('a gc that deletes nothing of it: the capture waits for it to end, then succeeds', async () => {
