@@ -1,51 +1,22 @@
 /**
- * A snapshot's objects are written (`add`, `write-tree`, `commit-tree`) before its ref, and until the
- * ref is there nothing reaches them. A `git gc` with gc.pruneExpire=now (the person's, or another
- * tool's) whose prune read the refs before the ref was written deletes them after it (measured: two
- * captures in forty returned a snapshot commit that was already gone, the worktree then removable on
- * its strength). prune's expiry cannot keep them: `now` means every unreachable object, whatever its
- * date. So once the ref is written the capture waits for a gc that is running (git holds `gc.pid`
- * in the common dir while one runs; a gc that starts later sees the ref), then proves every object
- * the snapshot adds to HEAD is there; if one is gone the ref goes back and the capture fails, and
- * nothing is removed. A bare `git prune` takes no such lock: only the proof covers it.
+ * A snapshot's objects are written loose (`add`, `write-tree`, `commit-tree`) before its ref, and
+ * until the ref is there nothing reaches them. A `git prune --expire=now` (alone, or the one a `git gc`
+ * with gc.pruneExpire=now runs) that read the refs before the ref was written deletes them after it,
+ * at any time until it ends: measured, a capture returned a snapshot commit that was already gone, the
+ * worktree then removable on its strength. prune's expiry cannot keep them (`now` is every unreachable
+ * object, whatever its date), no lock keeps a bare `git prune` out, and a check after the ref is
+ * written is passed before the prune deletes.
+ *
+ * So once the ref is written the objects the capture wrote are copied into a pack of their own
+ * (`pack-objects`, which fails when one cannot be read: then the ref goes back, the capture fails and
+ * nothing is removed). prune deletes loose objects only, never a pack; a repack deletes only packs it
+ * listed when it started, and one that lists this pack started after the ref was written, so it sees
+ * the snapshot reachable and keeps its objects. No `.keep` file is needed: the pack is an ordinary one,
+ * which the next gc merges, and which goes with the objects once Paddock deletes the ref.
  */
-import { promises as fs } from 'node:fs';
-import { hostname } from 'node:os';
 import * as path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { failure } from '../common/errors';
-import { processBackend } from '../proc/backend';
-import { isGoneState } from '../proc/procStat';
-import { GIT_BULK_TIMEOUT_MS, NO_HOOKS, READ_ONLY_GIT, runGit } from './runGit';
-
-/** git itself takes a gc.pid older than this for one left by a crash (gc.c). */
-const STALE_GC_PID_MS = 12 * 60 * 60 * 1000;
-/** How long the capture waits for a running gc before it fails (to be tried again). */
-export const GC_WAIT_MS = 10 * 60 * 1000;
-const GC_POLL_MS = 200;
-
-/**
- * Whether a gc runs in the repository whose common dir is `commonDir`: its `gc.pid` names a live git
- * here (a pid reused by another program after a crashed gc is no gc: waiting on it would fail every
- * capture for the 12 hours git keeps such a file), or any process on another host.
- */
-async function gcRunning(commonDir: string): Promise<boolean> {
-  const file = path.join(commonDir, 'gc.pid');
-  const [text, st] = await Promise.all([fs.readFile(file, 'utf8').catch(() => null), fs.stat(file).catch(() => null)]);
-  if (text === null || st === null || Date.now() - st.mtimeMs > STALE_GC_PID_MS) return false;
-  const m = /^(\d+) (\S+)/.exec(text);
-  if (!m || m[2] !== hostname()) return m !== null; // another host's gc cannot be looked at: it runs until its file goes
-  const stat = await processBackend().processStatAsync(Number(m[1])).catch(() => undefined);
-  return stat !== undefined && !isGoneState(stat.state) && /git/.test(stat.comm);
-}
-
-/** Objects `sha` reaches that `headSha` (held by the worktree's branch) does not and that are gone; the commit itself when rev-list cannot start. */
-async function missingObjects(repo: string, sha: string, headSha: string | null): Promise<string[]> {
-  // --missing=print names a gone object ("?<id>") instead of stopping at it.
-  const listed = await runGit(['rev-list', '--objects', '--missing=print', sha, ...(headSha ? ['--not', headSha] : [])], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
-  if (listed.code !== 0) return [sha];
-  return listed.stdout.split('\n').filter((l) => l.startsWith('?')).map((l) => l.slice(1).split(' ', 1)[0]);
-}
+import { firstLine, GIT_BULK_TIMEOUT_MS, NO_HOOKS, runGit } from './runGit';
 
 /** The ref back to what it named before (its reflog's previous entry), or gone when it is new; only while it still names `sha`. */
 async function undoRef(repo: string, ref: string, sha: string): Promise<void> {
@@ -54,23 +25,39 @@ async function undoRef(repo: string, ref: string, sha: string): Promise<void> {
   await runGit(['update-ref', ...(before.code === 0 && old ? [ref, old, sha] : ['-d', ref, sha])], { cwd: repo, config: NO_HOOKS, allowFailure: true });
 }
 
-/** Writes `ref` at the snapshot `sha` and proves its objects outlast any gc running meanwhile; fails (nothing removed) when they do not. */
-export async function writeSnapshotRef(opts: { repo: string; commonDir: string; ref: string; sha: string; headSha: string | null; gcWaitMs?: number }): Promise<void> {
+export interface SnapshotRefOptions {
+  repo: string;
+  /** The repository's common git dir (its objects are there). */
+  commonDir: string;
+  ref: string;
+  sha: string;
+  /**
+   * Objects the snapshot holds that were in the repository before the capture and are reachable
+   * without it (the worktree's HEAD, the commits only its reflogs and refs know, what those refs
+   * name): not copied, and not read. A partial clone's kept commits name blobs it never fetched.
+   */
+  before: readonly string[];
+}
+
+/** Writes `ref` at the snapshot `sha` and copies the objects the capture wrote into a pack no prune deletes; fails (nothing removed) when one is gone. */
+export async function writeSnapshotRef(opts: SnapshotRefOptions): Promise<void> {
   const { repo, ref, sha } = opts;
   // --create-reflog keeps earlier snapshots of the same job (a retried cleanup) reachable for a while; no hooks (NO_HOOKS).
   await runGit(['update-ref', '--create-reflog', '-m', 'paddock snapshot', ref, sha], { cwd: repo, config: NO_HOOKS });
-  const deadline = Date.now() + (opts.gcWaitMs ?? GC_WAIT_MS);
-  let waiting = await gcRunning(opts.commonDir);
-  while (waiting && Date.now() < deadline) {
-    await sleep(GC_POLL_MS);
-    waiting = await gcRunning(opts.commonDir);
-  }
-  const missing = waiting ? [] : await missingObjects(repo, sha, opts.headSha);
-  if (!waiting && missing.length === 0) return;
+  // The ref first: a repack that sees the pack must also see the ref (see above). --window=0: no delta
+  // search (the next gc makes deltas; measured, it took half the step's time with three 1 MB files).
+  // --missing=allow-promisor: what a partial clone can fetch again is no loss (only a promisor pack names it).
+  // git fsyncs the pack and its index (core.fsync's default; measured), which it does not do for loose objects.
+  const revs = [sha, ...opts.before.map((b) => `^${b}`)].join('\n') + '\n';
+  const packed = await runGit(['pack-objects', '--revs', '-q', '--window=0', '--missing=allow-promisor', path.join(opts.commonDir, 'objects', 'pack', 'pack')], {
+    cwd: repo,
+    input: revs,
+    allowFailure: true,
+    timeoutMs: GIT_BULK_TIMEOUT_MS,
+  }).catch((err: unknown) => ({ code: -1, stdout: '', stderr: err instanceof Error ? err.message : String(err) }));
+  if (packed.code === 0) return;
   await undoRef(repo, ref, sha);
   throw failure(
-    waiting
-      ? `a git gc has run in ${repo} for as long as the capture could wait, and it may delete the snapshot's objects; nothing was removed, and the next attempt captures again`
-      : `${missing.length} object(s) of the snapshot were deleted in ${repo} while it was written (a git gc or prune ran at the same time); nothing was removed, and the next attempt captures again`,
+    `objects of the snapshot could not be kept in ${repo} (${firstLine(packed.stderr) || `exit code ${packed.code}`}): a git gc or prune running at the same time may have deleted them; nothing was removed, and the next attempt captures again`,
   );
 }
