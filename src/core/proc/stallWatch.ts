@@ -7,6 +7,7 @@
  * look, is progress; a tree whose members are all asleep or stopped and use no CPU for `quietMs`
  * has stalled. A look that cannot be taken counts as progress: nothing is stopped on ignorance.
  */
+import { performance } from 'node:perf_hooks';
 import { processBackend } from './backend';
 
 /** No process carries it: the usage look is asked for the session alone. */
@@ -35,7 +36,8 @@ async function look(sid: number): Promise<{ busy: boolean; cpuSeconds: number } 
 export function watchForStall(opts: StallWatchOptions): () => void {
   // Often enough that a stall is seen soon after quietMs, rarely enough to cost nothing (one walk of the process table).
   const everyMs = Math.max(200, Math.min(5000, Math.floor(opts.quietMs / 4)));
-  let lastProgress = Date.now();
+  // A monotonic clock: a wall clock stepped forward (a resume from suspend, NTP) is no quiet time.
+  let lastProgress = performance.now();
   let lastCpu: number | undefined;
   let ended = false;
   let timer: NodeJS.Timeout | undefined;
@@ -47,9 +49,9 @@ export function watchForStall(opts: StallWatchOptions): () => void {
   const step = async () => {
     const seen = await look(opts.sid).catch(() => null);
     if (ended) return;
-    if (seen === null || seen.busy || (lastCpu !== undefined && seen.cpuSeconds !== lastCpu)) lastProgress = Date.now();
+    if (seen === null || seen.busy || (lastCpu !== undefined && seen.cpuSeconds !== lastCpu)) lastProgress = performance.now();
     if (seen !== null) lastCpu = seen.cpuSeconds;
-    if (Date.now() - lastProgress >= opts.quietMs) {
+    if (performance.now() - lastProgress >= opts.quietMs) {
       ended = true;
       opts.onStall();
       return;

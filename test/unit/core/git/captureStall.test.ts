@@ -6,10 +6,11 @@
  * one that works is let run. The bound stays at its ten minutes here; the quiet time is made short.
  */
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { stageEverything } from '../../../../src/core/git/snapshotIndex';
 import { GIT_BULK_TIMEOUT_MS, GIT_STALL_MS, GIT_TIMEOUT_MS, isGitTimeout, NO_HOOKS_ENV, runGit, stallBoundOf } from '../../../../src/core/git/runGit';
+import { watchForStall } from '../../../../src/core/proc/stallWatch';
 import { useProcessBackend } from '../proc/processBackend';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 
@@ -91,5 +92,26 @@ describe('git: which calls are watched for a stall (bug 138)', () => {
     assert.equal(stallBoundOf({ cwd: '.', timeoutMs: 0 }), 0);
     assert.equal(stallBoundOf({ cwd: '.', timeoutMs: GIT_BULK_TIMEOUT_MS, stallMs: 0 }), 0);
     assert.equal(stallBoundOf({ cwd: '.', stallMs: 500 }), 500);
+  });
+});
+
+describe('stall watch: quiet time is measured on a monotonic clock (bug 138)', function () {
+  this.timeout(30_000);
+  it('a wall clock stepped forward (a resume from suspend, NTP) is no quiet time', async () => {
+    const child = spawn('sleep', ['20'], { detached: true, stdio: 'ignore' });
+    const realNow = Date.now;
+    let stalled = false;
+    const unwatch = watchForStall({ sid: child.pid!, quietMs: 10_000, onStall: () => (stalled = true) });
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      Date.now = () => realNow() + 120_000; // the step
+      // Two looks (every 2.5 s) after the step; before, the first one judged 120 s of quiet.
+      await new Promise((r) => setTimeout(r, 5500));
+      assert.equal(stalled, false, 'judged stalled after 6.5 s of a 10 s quiet time');
+    } finally {
+      Date.now = realNow;
+      unwatch();
+      child.kill('SIGKILL');
+    }
   });
 });
