@@ -128,7 +128,8 @@ export async function unreadableFiles(root: string, relPaths: readonly string[])
     try {
       await fs.access(file, constants.R_OK);
     } catch {
-      const st = await fs.lstat(file).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? null : undefined));
+      // ENOTDIR: a folder above it was replaced by a file, which is as gone.
+      const st = await fs.lstat(file).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' || err.code === 'ENOTDIR' ? null : undefined));
       if (st === null) gone.push(rel);
       else if (!st?.isSymbolicLink()) out.push(rel);
     }

@@ -45,6 +45,22 @@ describe('git: entries that change under the capture (bug 140)', function () {
     assert.equal(git(repo, 'show', `${ev.snapshotSha}:a.h`), 'one');
   });
 
+  it('an ignored file whose folder is replaced by a file mid-capture (ENOTDIR) is as gone: a plain failure, no consent asked', async () => {
+    // The add runs this on a.h, after the walk listed logs/build.log: the folder logs becomes a file.
+    const logs = path.join(wt, 'logs');
+    git(repo, 'config', 'filter.rm.clean', `rm -rf '${logs}'; echo > '${logs}'; cat`);
+    write(wt, 'a.h', 'one\n');
+    write(wt, 'logs/build.log', 'output\n');
+    const err = await capture().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof PaddockError, String(err));
+    // Before: CONSENT_NEEDED, "logs/build.log (cannot be read)".
+    assert.notEqual(err.code, CONSENT_NEEDED, err.message);
+    assert.match(err.message, /the worktree changed while it was captured: logs\/build\.log in .* went away since it was listed/);
+  });
+
   it('a symlink with no target in a submodule\'s git dir is kept as a link, with no consent asked', async () => {
     const lib = sb.repo({ 'lib.txt': 'lib\n' }, 'lib');
     git(wt, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'vendor/lib');
