@@ -90,7 +90,8 @@ async function undoOf(worktree: string, head: string, changes: readonly PathChan
       for (const folder of madeByPatch) await fs.rmdir(fsPath(path.join(worktree, folder))).catch((err: NodeJS.ErrnoException) => err.code === 'ENOTEMPTY' || ignoreMissing(err));
       if (inHead.length === 0) return;
       // `-f`: over whatever the patch left at a path (a file where a folder was, a changed file).
-      await runGit(['checkout-index', '-f', '-q', '-z', '--stdin'], { cwd: worktree, input: encodeName(inHead.join('\0') + '\0'), timeoutMs: GIT_BULK_TIMEOUT_MS });
+      // It writes the person's files through their smudge filters: one slow but working is let run to the bound (stallMs 0).
+      await runGit(['checkout-index', '-f', '-q', '-z', '--stdin'], { cwd: worktree, input: encodeName(inHead.join('\0') + '\0'), timeoutMs: GIT_BULK_TIMEOUT_MS, stallMs: 0 });
     },
   };
 }

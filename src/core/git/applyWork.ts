@@ -34,6 +34,8 @@ export interface ApplyOptions {
   earlierStopped?: boolean;
   /** Called once the files a failed apply had begun to write are all put back: the trace `beforeWrite` left is then no stopped apply's. */
   afterUndo?(): Promise<void>;
+  /** Bound of the `git apply` (default GIT_BULK_TIMEOUT_MS). */
+  applyTimeoutMs?: number;
 }
 
 /** The paths changed in `target`. */
@@ -79,7 +81,12 @@ export async function applyCommitToWorktree(target: string, source: string, sour
   const theirRepos = local.untracked.filter((p) => p.endsWith('/') && touched.some((t) => `${t}/`.startsWith(p)));
   if (inTheWay.length > 0 || theirRepos.length > 0) throw untrackedInTheWayError('Applying', target, [...theirRepos, ...inTheWay], stopped ?? undefined);
   await options.beforeWrite?.();
-  const res = await runGit(['apply', '--binary', '--whitespace=nowarn'], { cwd: target, input: encodeName(patch.stdout), allowFailure: true, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  // git apply writes the person's files through their smudge filters: one slow but working is let run
+  // to the bound (stallMs 0). Stopped there (or cancelled), it may have written some files and cut one
+  // short: that is a failed apply like any other, and is put back.
+  const res = await runGit(['apply', '--binary', '--whitespace=nowarn'], { cwd: target, input: encodeName(patch.stdout), allowFailure: true, timeoutMs: options.applyTimeoutMs ?? GIT_BULK_TIMEOUT_MS, stallMs: 0 }).catch(
+    (err: unknown) => ({ code: -1, stdout: '', stderr: describeError(err, 300) }),
+  );
   // git apply writes no submodule's commit: those go into the index, or the change would never arrive.
   const staged = res.code === 0 ? await stageGitlinks(target, await changes).then(() => null, (err: unknown) => describeError(err, 300)) : null;
   if (res.code === 0 && staged === null) return touched;

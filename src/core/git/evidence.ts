@@ -46,7 +46,8 @@ import { findForeignWorktrees, placeForeignBundles } from './foreignCapture';
 import { PATCH_BLOB_LIMIT, treeForPatch } from './patchTree';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
-import { firstLine, NO_HOOKS, NO_HOOKS_ENV, runGit } from './runGit';
+import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
+import { writeSnapshotRef } from './snapshotObjects';
 import { stageEverything } from './snapshotIndex';
 import { captureExactBytes, type IndexFile } from './exactBytes';
 import { filtersOffOf, readConversionSetup } from './conversions';
@@ -306,9 +307,8 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     await fs.writeFile(inventoryTemp, manifestText(manifest), { mode: 0o600, flush: true });
     temps.push(inventoryTemp);
 
-    // Everything is written and verified: only now does the new evidence replace the old.
-    // --create-reflog keeps earlier snapshots of the same job (a retried cleanup) reachable for a while; no hooks (NO_HOOKS).
-    await runGit(['update-ref', '--create-reflog', '-m', 'paddock snapshot', snapshotRef, snapshotSha], { cwd: repo, config: NO_HOOKS });
+    // Everything is written and verified: only now does the new evidence replace the old (its new objects then packed where no prune deletes them).
+    await writeSnapshotRef({ repo, commonDir: await commonDirOf(ownGitDir), ref: snapshotRef, sha: snapshotSha, before: [...(headSha ? [headSha] : []), ...kept, ...ownRefs.flatMap((r) => (r.type === 'tag' ? (r.peeled ? [r.peeled.sha] : []) : [r.sha]))] });
     if (archiveTemp) await fs.rename(archiveTemp, archivePath);
     else await fs.rm(archivePath, { force: true });
     // Earlier git dir archives go (their temporaries beside them are the new ones).

@@ -14,6 +14,8 @@ import * as fsCallbacks from 'node:fs';
 import { constants, promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { decodeName, fsPath } from './pathBytes';
+import { failure } from '../common/errors';
+import { printable } from '../common/printable';
 
 export type EntryType = 'file' | 'symlink' | 'dir' | 'socket' | 'other';
 
@@ -111,15 +113,30 @@ const BLOCKING_FS: WalkFs = {
   },
 };
 
-/** Of `relPaths` (files below `root`), those that cannot be opened for reading. */
+/**
+ * Of `relPaths` (files and symlinks the walk found below `root`), those that cannot be opened for
+ * reading. Two answers of `access` are not that: a symlink whose target is missing is kept as the
+ * link it is (tar does not follow it), and an entry that is gone since the walk is no file to lose:
+ * the worktree changed under the capture, which fails, to be tried again, instead of asking the
+ * person's consent to lose what is not there (bug 140).
+ */
 export async function unreadableFiles(root: string, relPaths: readonly string[]): Promise<string[]> {
   const out: string[] = [];
+  const gone: string[] = [];
   for (const rel of relPaths) {
+    const file = fsPath(path.join(root, rel));
     try {
-      await fs.access(fsPath(path.join(root, rel)), constants.R_OK);
+      await fs.access(file, constants.R_OK);
     } catch {
-      out.push(rel);
+      // ENOTDIR: a folder above it was replaced by a file, which is as gone.
+      const st = await fs.lstat(file).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' || err.code === 'ENOTDIR' ? null : undefined));
+      if (st === null) gone.push(rel);
+      else if (!st?.isSymbolicLink()) out.push(rel);
     }
+  }
+  if (gone.length > 0) {
+    const more = gone.length > 1 ? ` and ${gone.length - 1} more` : '';
+    throw failure(`the worktree changed while it was captured: ${printable(gone[0])}${more} in ${printable(root)} went away since it was listed; nothing was removed, and the next attempt captures again`);
   }
   return out;
 }

@@ -286,7 +286,8 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   await runGit(['read-tree', snapshotSha], own);
   // What the agent's sparse checkout had left out of its files stays out (checkout-index skips it).
   const sparseProblems = await keepOutOfCheckout(target, manifest?.indexFlags);
-  await runGit([...EXACT_CONFIG, ...asCaptured, 'checkout-index', '--all', '--force'], { ...own, timeoutMs: GIT_BULK_TIMEOUT_MS });
+  // With filters on, a smudge filter that waits on a slow service is not judged stalled (stallMs 0): its bound is the judge.
+  await runGit([...EXACT_CONFIG, ...asCaptured, 'checkout-index', '--all', '--force'], { ...own, timeoutMs: GIT_BULK_TIMEOUT_MS, ...(manifest ? {} : { stallMs: 0 }) });
   // The checkout ran each file through the conversions no setting here turns off (attributes from
   // core.attributesFile, which an includeIf may set for this path alone, the global or system file,
   // info/attributes, attr.tree): each file that came out other than its blob is written as its blob,

@@ -20,6 +20,7 @@ import { decodeName } from './pathBytes';
 import { printable } from '../common/printable';
 import { STAT_CHECKED } from './scopedConfig';
 import { workTreePin } from './workTreePin';
+import { watchForStall } from '../proc/stallWatch';
 
 export interface GitOptions {
   cwd: string;
@@ -39,6 +40,12 @@ export interface GitOptions {
   errorNames?: boolean;
   /** Kill git and fail after this long (default GIT_TIMEOUT_MS; long captures pass more). 0: no limit. */
   timeoutMs?: number;
+  /**
+   * Stop git, as at its bound (isGitTimeout), once its process tree has made no progress for this
+   * long: nothing running, no CPU time used (proc/stallWatch.ts). Default (stallBoundOf): GIT_STALL_MS
+   * for a call bounded past GIT_TIMEOUT_MS, one that copies a whole worktree; 0: never.
+   */
+  stallMs?: number;
   /** Kills git (or takes the call out of the queue) and fails when aborted. */
   signal?: AbortSignal;
   /**
@@ -106,6 +113,17 @@ export const ALL_SUBMODULES = '--ignore-submodules=none';
 export const MOVED_SUBMODULES = '--ignore-submodules=dirty';
 
 export const GIT_BULK_TIMEOUT_MS = 600_000;
+/**
+ * How long a git bounded by GIT_BULK_TIMEOUT_MS may make no progress at all before it is stopped:
+ * a stopped one (SIGSTOP) or one waiting on a filter that never answers held a cleanup for the whole
+ * ten minutes, while one that hashes a big repository works all along and is let run (bug 138).
+ */
+export const GIT_STALL_MS = 60_000;
+
+/** How long `opts`' git may make no progress before it is stopped (0: never). */
+export function stallBoundOf(opts: GitOptions): number {
+  return opts.stallMs ?? ((opts.timeoutMs ?? GIT_TIMEOUT_MS) > GIT_TIMEOUT_MS ? GIT_STALL_MS : 0);
+}
 /** git children of this process running at once; the rest wait in order. */
 export const GIT_MAX_CONCURRENT = 8;
 
@@ -269,6 +287,12 @@ function timedOut(args: string[], opts: GitOptions, timeoutMs: number): Error {
   return err;
 }
 
+function stalled(args: string[], opts: GitOptions, quietMs: number): Error {
+  const err = failure(`git ${gitCommandOf(args)} in ${opts.cwd} made no progress for ${Math.round(quietMs / 1000)} s (stopped, or waiting on something that does not answer) and was stopped.`, 'git');
+  stoppedAtBound.add(err);
+  return err;
+}
+
 function cancelled(args: string[], opts: GitOptions): Error {
   return failure(`git ${gitCommandOf(args)} in ${opts.cwd} was cancelled.`, 'git');
 }
@@ -291,10 +315,14 @@ function spawnGit(args: string[], opts: GitOptions): Promise<GitResult> {
     const timer = timeoutMs > 0 ? setTimeout(() => stop(timedOut(args, opts, timeoutMs)), timeoutMs) : undefined;
     const onAbort = () => stop(cancelled(args, opts));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    // git is detached: its pid is its session, which its filters and hooks share.
+    const quietMs = stallBoundOf({ ...opts, timeoutMs });
+    const unwatch = quietMs > 0 && child.pid ? watchForStall({ sid: child.pid, quietMs, onStall: () => stop(stalled(args, opts, quietMs)) }) : undefined;
     const settle = (fn: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      unwatch?.();
       opts.signal?.removeEventListener('abort', onAbort);
       fn();
     };

@@ -60,6 +60,8 @@ export interface StageOptions {
   unstatable?: readonly string[];
   /** Bound of each `add` (default GIT_BULK_TIMEOUT_MS). */
   addTimeoutMs?: number;
+  /** How long an `add` may make no progress before it is stopped like one at its bound (default: runGit's, GIT_STALL_MS). */
+  addStallMs?: number;
 }
 
 /**
@@ -130,6 +132,7 @@ async function addPathspecs(opts: StageOptions, off: readonly string[], flags: s
     input: encodeName(pathspecs.map((p) => `${p}\0`).join('')),
     allowFailure: true,
     timeoutMs: opts.addTimeoutMs ?? GIT_BULK_TIMEOUT_MS,
+    stallMs: opts.addStallMs,
     errorNames: true,
   }).catch(async (err: unknown) => {
     // Only a stop at the bound: git that could not be run at all is no hang (stageEverything starts over from HEAD).
