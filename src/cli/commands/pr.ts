@@ -1,6 +1,8 @@
 /** `paddock pr ID`: push the agent's branch (never forced) and open a pull request (gh), or print the compare page. */
 import { printable } from '../../core/common/printable';
+import type { PullRequestReport } from '../../core/operations/pullRequest';
 import { defineCommand } from '../support/args';
+import { holdingInterrupts, interruptWord } from '../support/interrupts';
 import { jobJson, printJson } from '../support/json';
 import { choicesFrom, LANDING_CHOICE_OPTIONS, LANDING_CHOICE_USAGE, withLandingChoices } from '../support/landingChoices';
 import { withCoordinator } from '../support/session';
@@ -13,17 +15,23 @@ export const prCommand = defineCommand({
   positionals: ['ID'],
   async run({ values, positionals: [id], bad }, ctx) {
     const choices = choicesFrom(values, bad);
+    // The first Ctrl-C (or a closed terminal) is held while the pull request runs, never while a
+    // question waits: git and gh run in sessions of their own, which the interrupt does not reach, so
+    // a push under way finishes and is recorded (or its failure written down), and none is begun after.
     const report = await withCoordinator(ctx, (c) =>
-      withLandingChoices(ctx, choices, (chosen) => c.pullRequest(id, { ...chosen, remote: values.remote, draft: values.draft === true, title: values.title })),
+      withLandingChoices(ctx, choices, (chosen) =>
+        holdingInterrupts(
+          (signal) => ctx.io.stderr.write(`${interruptWord(signal)}: finishing the push under way and its record, or pushing nothing if none began (interrupt again to quit at once).\n`),
+          (abort) => c.pullRequest(id, { ...chosen, remote: values.remote, draft: values.draft === true, title: values.title, abort }),
+        ),
+      ),
     );
     if (values.json) {
       printJson(ctx.io.stdout, jobJson(report.job));
       return 0;
     }
     if (report.earlier) {
-      // The kill came after the push: the branch is on the remote, and only the record was missing.
-      const where = report.url ? `; its compare page: ${printable(report.url)}` : '';
-      ctx.io.stdout.write(`Agent ${id}: ${printable(report.job.branch ?? '')} was already pushed to ${printable(report.remote)} by a pull request stopped before it was recorded, and ${printable(report.remote)}/${printable(report.base)} has every commit of it now; recorded now${where}.\n`);
+      ctx.io.stdout.write(`${foundLaterWords(id, report)}\n`);
       return 0;
     }
     const pushed = `Pushed ${printable(report.job.branch ?? '')} to ${printable(report.remote)}`;
@@ -34,3 +42,13 @@ export const prCommand = defineCommand({
     return 0;
   },
 });
+
+/** The push came before the stop: the branch went to the remote, and only the record was missing. */
+function foundLaterWords(id: string, report: PullRequestReport): string {
+  const branch = printable(report.job.branch ?? '');
+  const remote = printable(report.remote);
+  const merged = report.baseHasIt ? `, and ${remote}/${printable(report.base)} has every commit of it now` : '';
+  // Stopped before gh, the pull request may not be open: its compare page opens it.
+  const where = report.url ? `; its compare page (to open the pull request if it is not open): ${printable(report.url)}` : '';
+  return `Agent ${id}: ${branch} was already pushed to ${remote} by a pull request stopped before it was recorded${merged}; recorded now, not pushed again${where}.`;
+}

@@ -11,7 +11,7 @@ import type { OperationContext } from './context';
 import { isPrintable } from '../common/printable';
 import { agentBranchTip, prepareAgentWork, readAgentWorkEarly, titleLine, type LandingChoices } from './landingPrep';
 import { landingTarget, remoteBranchOf } from './landingTarget';
-import { notePushFailed, notePushStarting, pushedByStoppedRun } from './pushedEarlier';
+import { earlierPush, noteOpenFailed, notePushed, notePushFailed, notePushStarting } from './pushedEarlier';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
 import { settlingOnError } from '../common/early';
@@ -20,6 +20,8 @@ export interface PullRequestRequest extends LandingChoices {
   remote?: string;
   draft?: boolean;
   title?: string;
+  /** Aborted by a held interrupt (the CLI's Ctrl-C): a push not begun yet is not begun; one under way finishes. */
+  abort?: AbortSignal;
 }
 
 export interface PullRequestReport {
@@ -32,8 +34,10 @@ export interface PullRequestReport {
   opened: boolean;
   /** Why gh was not asked though the host may be GitHub's (one sentence): a server on a port of its own. */
   ghNotUsed?: string;
-  /** Pushed by an earlier run that was stopped before it recorded it: recorded by this one. */
+  /** Pushed by an earlier run that was stopped before it recorded it: recorded by this one, not pushed again. */
   earlier?: true;
+  /** With `earlier`: whether the remote's base (as last fetched) has every commit of it (merged there). */
+  baseHasIt?: boolean;
 }
 
 /** GitHub's limit on a pull request's title. */
@@ -65,22 +69,28 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   const head = await agentBranchTip(job);
   const branch = job.branch!;
   const holder = await baseHoldingTip(job.repo, head, remote, base);
-  if (holder !== null) {
-    // Nothing left to propose may be this very pull request, pushed (and merged since) by a run stopped
-    // before it recorded it: only the remote's base proves that, never the local one (maybe unpushed).
-    if (holder !== `refs/remotes/${remote}/${base}` || !(await pushedByStoppedRun(ctx, job, remote, base, head))) {
-      throw failure(`${holder.replace(/^refs\/(remotes|heads)\//, '')} already has every commit of ${branch}; there is nothing to propose and nothing was pushed.`, 'NOTHING_TO_LAND');
-    }
+  const remoteBase = `refs/remotes/${remote}/${base}`;
+  // This very pull request, pushed by a run stopped before it recorded it: recorded, never pushed again
+  // (the host may have squash-merged it and deleted its branch). Without the line saying its push
+  // returned, only the remote's base proves it (never the local one, which may hold unpushed commits).
+  const earlier = await earlierPush(ctx, job, remote, base, head);
+  if (earlier === 'pushed' || (earlier === 'traced' && holder === remoteBase)) {
     const link = compareUrl(await remoteUrl(job.repo, remote), branch, base);
     ctx.log(`agent ${id}: ${branch} was pushed to ${remote} by a pull request stopped before it was recorded; recorded now`);
     job = await recordLanding(ctx.store, id, { kind: 'pr', into: `${remote}/${base}`, commit: head, url: link, branchHead: head, foundLater: true });
-    return { job, remote, base, url: link, opened: false, earlier: true };
+    return { job, remote, base, url: link, opened: false, earlier: true, baseHasIt: holder === remoteBase };
   }
-  await notePushStarting(ctx, id, job.lifecycle.generation, branch, remote, head);
+  if (holder !== null) {
+    throw failure(`${holder.replace(/^refs\/(remotes|heads)\//, '')} already has every commit of ${branch}; there is nothing to propose and nothing was pushed.`, 'NOTHING_TO_LAND');
+  }
+  if (req.abort?.aborted) throw failure(`Interrupted before the push of ${branch}; nothing was pushed.`);
+  const generation = job.lifecycle.generation;
+  await notePushStarting(ctx, id, generation, branch, remote, head);
   await pushBranch(job.repo, remote, branch).catch(async (err: unknown) => {
-    await notePushFailed(ctx, id, job.lifecycle.generation, branch, remote, head);
+    await notePushFailed(ctx, id, generation, branch, remote, head);
     throw err;
   });
+  await notePushed(ctx, id, generation, branch, remote, head);
   const url = await remoteUrl(job.repo, remote);
   const host = parseRemoteUrl(url);
   const gh = host === null || host.kind === 'github' ? githubRepoArg(url) : null;
@@ -89,7 +99,10 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
       ? await createPullRequestWithGh(
           { repo: job.repo, branch, base, title: req.title ?? titleLine(job), body: `Work of Paddock agent ${job.id} (branch ${branch}).`, draft: req.draft ?? false, ghRepo: gh.repo },
           ctx.env,
-        )
+        ).catch(async (err: unknown) => {
+          await noteOpenFailed(ctx, id, generation, branch, remote, head);
+          throw err;
+        })
       : null;
   const link = opened ?? compareUrl(url, branch, base);
   const ghNotUsed = gh !== null && 'unusable' in gh ? gh.unusable : undefined;

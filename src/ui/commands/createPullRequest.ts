@@ -23,7 +23,9 @@ export function registerCreatePullRequest(s: PaddockServices): vscode.Disposable
     );
     const url = report.url;
     const opened = report.earlier
-      ? vscode.l10n.t('{0} was already pushed to {1} by a pull request stopped before it was recorded, and {1}/{2} has every commit of it now; recorded now.', job.branch ?? '', report.remote, report.base)
+      ? report.baseHasIt
+        ? vscode.l10n.t('{0} was already pushed to {1} by a pull request stopped before it was recorded, and {1}/{2} has every commit of it now; recorded now.', job.branch ?? '', report.remote, report.base)
+        : vscode.l10n.t('{0} was already pushed to {1} by a pull request stopped before it was recorded; recorded now, not pushed again (open the pull request on the compare page if it is not open).', job.branch ?? '', report.remote)
       : report.opened
       ? vscode.l10n.t('Pull request opened: {0}', url ?? '')
       : url

@@ -6,7 +6,8 @@
  * request now writes a trace in the agent's history before it pushes; the next run records the
  * earlier one when that trace names this very tip and remote and the push went through, and says
  * so. A push the person made by hand leaves no trace: nothing is recorded for it.
- * The kill comes from a reference-transaction hook, when the push updates the remote-tracking branch.
+ * The kill comes from a reference-transaction hook, when the push updates the remote-tracking branch:
+ * before the `pr-pushed` line (prStoppedRuns.test.ts kills the run after that line, from gh).
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -111,19 +112,21 @@ describe('CLI: a pull request killed after its push is recorded by the next run'
     assert.equal((await sb.store.read(id)).landing ?? null, null);
   });
 
-  it('killed after the push, merged on the host, its branch deleted there and pruned here: the next run records it', async () => {
+  it('killed in the instant between its push and the history line saying so, merged, its branch deleted there and pruned here: nothing is recorded, nothing pushed back', async () => {
+    // The limit left (docs/reliability.md, bug 135): with neither that line nor the remote-tracking
+    // branch, nothing tells this push from none (a run killed before its push), so nothing is recorded.
     const { id, branch } = await endedAgent();
     const head = git(sb.repo, 'rev-parse', branch);
     assert.equal(await killedAfterPush(['pr', id]), 'SIGKILL');
-    // The host deletes a merged pull request's branch; `fetch --prune` then drops the remote-tracking branch.
+    assert.deepEqual((await sb.store.readTimeline(id)).filter((e) => e.type.startsWith('pr-')).map((e) => e.type), ['pr-started']);
     git(bare, 'update-ref', 'refs/heads/main', head);
     git(bare, 'update-ref', '-d', `refs/heads/${branch}`);
     git(sb.repo, 'fetch', '-q', '--prune', 'origin');
     const again = await cli(['pr', id]);
-    assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, /by a pull request stopped before it was recorded/);
-    const landing = (await sb.store.read(id)).landing!;
-    assert.deepEqual({ kind: landing.kind, commit: landing.commit, foundLater: landing.foundLater }, { kind: 'pr', commit: head, foundLater: true });
+    assert.equal(again.code, 1, again.stdout);
+    assert.match(again.stderr, /origin\/main already has every commit of .*there is nothing to propose and nothing was pushed/);
+    assert.equal((await sb.store.read(id)).landing ?? null, null);
+    assert.throws(() => git(bare, 'rev-parse', '--verify', `refs/heads/${branch}`), 'the deleted branch was not pushed back');
   });
 
   it('killed after the push, then merged here and the merge recorded: a later run never records the pull request over the merge', async () => {
