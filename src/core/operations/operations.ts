@@ -17,7 +17,7 @@ import { planWorktreeSetup, recordedWorktreeSettings } from '../coordinator/work
 import { branchNameFor, worktreePathFor } from '../coordinator/worktreePath';
 import { isTerminalState, JobRecord } from '../store/schema';
 import { acquireJobLock, OperationContext, okJobs, withJobLock } from './context';
-import type { HeldLock } from '../coordinator/ownedLock';
+import { LOCK_UNWRITABLE, type HeldLock } from '../coordinator/ownedLock';
 import { failJob } from './failJob';
 import { beginRetry } from './retry';
 import { canStopUnreadable, failedToLaunch, hasRunningWork, retryCleanupBlocker } from './rules';
@@ -141,6 +141,18 @@ export class Operations {
         await recoverAbandonedStart(this.ctx, job);
         const state = (await this.ctx.store.read(id)).lifecycle.state;
         return { id, generation: job.lifecycle.generation, action: 'cancelled-queued', stopped: true, state, ended: [], reason: null };
+      }).catch(async (err: unknown) => {
+        if (!(err instanceof PaddockError && err.code === LOCK_UNWRITABLE)) throw err;
+        // Nothing can be written in the store (an agent filled its disk): the lock is free and nobody can take
+        // it, nor start, retry or clean up anything, so the stop, the one thing that frees the disk, goes on
+        // without it. It ends the agent's processes, writing nothing itself; what the worker cannot record of
+        // that end the next reader judges from the worker gone.
+        this.ctx.log(`stopping agent ${id} without its operation lock: ${describeError(err)}`);
+        const unwritable = describeError(err).replace(/^.*cannot be taken: /, '');
+        const wasEnded = isTerminalState((await this.ctx.store.read(id)).lifecycle.state);
+        const stopped = await stopLocked(this.ctx.store, id, { force: opts.force ?? false });
+        // Its worker ended it and could not record that, so the stop found it ended (orphaned): not "already".
+        return { ...stopped, action: stopped.action === 'none' && !wasEnded ? 'stopped' : stopped.action, unwritable };
       });
     } catch (err) {
       if (!(err instanceof PaddockError && err.code === 'UNREADABLE')) throw err;

@@ -21,6 +21,8 @@ export interface StopReport {
   ended: { pid: number; command: string }[];
   /** Why it could not be proven stopped. */
   reason: string | null;
+  /** Why nothing could be written in the store (a full disk): the stop went on without its lock, and its end may be unrecorded. */
+  unwritable?: string;
 }
 
 export interface StopAllReport {
