@@ -22,6 +22,7 @@ describe('faults: an agent that fills the store’s disk (bugs 141, 142)', funct
   this.timeout(120_000);
   let sb: Sandbox | undefined;
   let mounted = false;
+  let bindMounted = false;
 
   beforeEach(function () {
     if (!isRoot()) this.skip(); // mounting a tmpfs needs root
@@ -34,6 +35,8 @@ describe('faults: an agent that fills the store’s disk (bugs 141, 142)', funct
         // the folders are removed after unmounting
       }
     }
+    if (bindMounted && sb) execFileSync('umount', ['-l', sb.home]);
+    bindMounted = false;
     if (mounted && sb) execFileSync('umount', ['-l', sb.home]);
     mounted = false;
     if (sb) rmSync(sb.home, { recursive: true, force: true });
@@ -67,7 +70,7 @@ describe('faults: an agent that fills the store’s disk (bugs 141, 142)', funct
     assert.doesNotMatch(stopped.stderr, /\n\s+at /, 'no stack trace');
     assert.equal(stopped.code, 0, `paddock stop on a full disk → ${stopped.code}: ${stopped.stderr}`);
     assert.match(stopped.stdout, new RegExp(`^Agent ${id} is (cancelled|orphaned)\\.\\n$`));
-    assert.equal(stopped.stderr, `Nothing could be written in the store (no space is left on its disk), so agent ${id}'s record may not say it was stopped until there is room again.\n`);
+    assert.equal(stopped.stderr, `Nothing could be written in the store (no space is left on its disk), so agent ${id}'s record may not say it was stopped until the store can be written again.\n`);
     assert.ok(!isAlive(agentPid), 'the agent is stopped');
     await waitUntil('the worker to end', () => !isAlive(workerPid), 10_000);
     freeDisk(s.home);
@@ -75,6 +78,39 @@ describe('faults: an agent that fills the store’s disk (bugs 141, 142)', funct
     assert.ok(['cancelled', 'orphaned'].includes(after.lifecycle.state), after.lifecycle.state);
     const listed = await cliAsync(['list', '--json'], { ...s.env, HOME: s.cwd });
     assert.equal(listed.code, 0, listed.stderr);
+  });
+
+  it('on a read-only store, paddock stop ends a running agent at once (bug 141)', async () => {
+    const s = new Sandbox();
+    sb = s;
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0700', 'tmpfs', s.home]);
+    mounted = true;
+    mkdirSync(join(s.home, 'jobs'), { mode: 0o700 });
+    const job = await s.start(['sh', '-c', 'exec sleep 1000'], { waitFor: ['running'] });
+    const rec = await s.store.read(job.id);
+    // A read-only bind mount on top (as in diskFull.test.ts): every new open, mkdir or rename fails with EROFS.
+    execFileSync('mount', ['--bind', s.home, s.home]);
+    bindMounted = true;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        execFileSync('mount', ['-o', 'remount,bind,ro', s.home], { stdio: 'pipe' });
+        break;
+      } catch (err) {
+        if (attempt >= 200) throw err;
+        await sleep(10);
+      }
+    }
+    const began = Date.now();
+    const stopped = await cliAsync(['stop', job.id], { ...s.env, HOME: s.cwd });
+    const tookMs = Date.now() - began;
+    assert.equal(stopped.code, 0, `paddock stop on a read-only store → ${stopped.code}: ${stopped.stderr}`);
+    assert.equal(stopped.stdout, `Agent ${job.id} is orphaned.\n`);
+    assert.match(stopped.stderr, /^Nothing could be written in the store \(its file system is read-only\), so agent/);
+    assert.ok(tookMs < 10_000, `the stop took ${tookMs} ms`);
+    assert.ok(!isAlive(rec.lifecycle.pid!), 'the agent is stopped');
+    execFileSync('umount', ['-l', s.home]);
+    bindMounted = false;
+    assert.equal((await s.store.read(job.id)).lifecycle.state, 'orphaned', 'said by the first read that can write it');
   });
 
   it('the worker goes on, and serves, while its log cannot be written, and logs again once it can (bug 142)', async () => {

@@ -17,7 +17,7 @@ export const stopCommand = defineCommand({
     if (!report.stopped) throw failure(`Agent ${id} could not be proven stopped: ${report.reason ?? 'unknown reason'}.`);
     ctx.io.stdout.write(`${describeStop(report)}\n`);
     // Stopped, but the store could not be written: its record may not say so yet.
-    if (report.unwritable !== undefined) ctx.io.stderr.write(`Nothing could be written in the store (${report.unwritable}), so agent ${id}'s record may not say it was stopped until there is room again.\n`);
+    if (report.unwritable !== undefined) ctx.io.stderr.write(`Nothing could be written in the store (${report.unwritable}), so agent ${id}'s record may not say it was stopped until the store can be written again.\n`);
     return 0;
   },
 });

@@ -149,10 +149,7 @@ export class Operations {
         // that end the next reader judges from the worker gone.
         this.ctx.log(`stopping agent ${id} without its operation lock: ${describeError(err)}`);
         const unwritable = describeError(err).replace(/^.*cannot be taken: /, '');
-        const wasEnded = isTerminalState((await this.ctx.store.read(id)).lifecycle.state);
-        const stopped = await stopLocked(this.ctx.store, id, { force: opts.force ?? false });
-        // Its worker ended it and could not record that, so the stop found it ended (orphaned): not "already".
-        return { ...stopped, action: stopped.action === 'none' && !wasEnded ? 'stopped' : stopped.action, unwritable };
+        return { ...(await stopLocked(this.ctx.store, id, { force: opts.force ?? false })), unwritable };
       });
     } catch (err) {
       if (!(err instanceof PaddockError && err.code === 'UNREADABLE')) throw err;

@@ -37,7 +37,9 @@ export async function stopLocked(store: JobStore, id: string, opts: { force: boo
     const rest = await stopJob(store, id, { force: opts.force, graceMs: opts.graceMs ?? job.settings.stopGraceMs });
     result = { ...rest, state: result.state, ended: [...(result.ended ?? []), ...(rest.ended ?? [])] };
   }
-  const action: StopReport['action'] = result.via === 'store' ? 'cancelled-queued' : wasEnded ? 'ended-leftovers' : result.via === 'none' ? 'none' : 'stopped';
+  // Running when this stop began and ended now with nothing left for it to end (its worker ended it and could
+  // not record that, on a full disk, or it ended by itself meanwhile): stopped, not "already" ended.
+  const action: StopReport['action'] = result.via === 'store' ? 'cancelled-queued' : wasEnded ? 'ended-leftovers' : 'stopped';
   const ended = result.ended ?? [];
   // A worker still ending them writes its own words: the report waits for them (a reader marks a dead one gone).
   if (isTerminalState(result.state)) await workerDone(store, id, generation, job.settings.stopGraceMs + 10_000);

@@ -182,7 +182,10 @@ export class JobReader {
       });
     } catch (err) {
       this.log(`could not reconcile agent ${job.id}: ${describeError(err)}`);
-      return job;
+      // Not recorded (a full disk, a read-only store), yet true: the read says what it judged. Returned as it
+      // was, a stop waiting for the end its worker could not record waited out its 30 s and failed.
+      const verdict = await judgeOwnershipNow(job).catch(() => undefined);
+      return verdict ? applyTransition(job, verdict.to, { detail: verdict.detail }) : job;
     }
   }
 }

@@ -47,18 +47,26 @@ export async function withLock<T>(lockPath: string, what: string, opts: LockOpti
 async function withFileLock<T>(lockPath: string, what: string, opts: LockOptions, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
   let compromised: Error | undefined;
   let release: () => Promise<void>;
-  try {
-    release = await lockfile().lock(lockPath, {
+  const lock = (retries: LockfileOptions['retries']) =>
+    lockfile().lock(lockPath, {
       realpath: false,
       lockfilePath: lockPath,
       fs: privateLockFs(),
       stale: opts.staleMs,
       // Refresh (and so notice a takeover) several times per stale period, not just twice.
       update: Math.max(1000, opts.staleMs / 4),
-      retries: retriesFor(opts.waitMs),
+      retries,
       onCompromised: (err) => {
         compromised = err;
       },
+    });
+  try {
+    // proper-lockfile retries on any error: a lock that cannot be made (a full disk, a read-only store) was
+    // tried for the whole wait, 20 s for each write, so a worker took a minute to answer a stop there. Only
+    // a lock held by another process is waited for.
+    release = await lock(0).catch((err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+      return lock(retriesFor(opts.waitMs));
     });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {
