@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertOneSentence, CLI_SCRIPT, requireBuild } from '../core/coordinator/coordinatorFixture';
+import { waitUntil } from '../core/worker/fixtures';
 
 describe('CLI: input that is not UTF-8 (bug 143)', function () {
   this.timeout(90_000);
@@ -60,11 +61,18 @@ describe('CLI: input that is not UTF-8 (bug 143)', function () {
     assert.deepEqual(readdirSync(root).sort(), ['repo'], 'no folder made, misread or not');
   });
 
-  it('restore --to a folder that is not UTF-8 is refused, nothing made', () => {
-    const run = paddock(`PADDOCK restore abcd1234 --to "${root}/r\${B}o"`);
+  it('restore --to a folder that is not UTF-8 is refused, nothing made (it restored into …/r\uFFFDo)', async () => {
+    const started = paddock(`PADDOCK start --repo "${repo}" -- sh -c 'echo hi > f.txt'`);
+    assert.equal(started.code, 0, started.stderr);
+    const id = started.stdout.trim();
+    await waitUntil('the agent to end', () => (listed() as { lifecycle: { state: string } }[])[0].lifecycle.state === 'completed', 15_000);
+    const cleaned = paddock(`PADDOCK cleanup ${id} --yes`);
+    assert.equal(cleaned.code, 0, cleaned.stderr);
+    const before = readdirSync(root).sort();
+    const run = paddock(`PADDOCK restore ${id} --to "${root}/r\${B}o"`);
     assert.equal(run.code, 2, run.stderr);
     assert.equal(run.stderr, `paddock restore: The argument ${root}/r\\xffo is not valid UTF-8, which Paddock cannot carry (it would read as ${root}/r\u{FFFD}o); use one that is.\n`);
-    assert.deepEqual(readdirSync(root).sort(), ['repo']);
+    assert.deepEqual(readdirSync(root).sort(), before, 'nothing restored anywhere');
   });
 
   it('a title or an agent argument that is not UTF-8 starts no agent', () => {
