@@ -210,7 +210,7 @@ export class OwnedLock {
     // Private like the rest of the store: owner files name processes and what they are doing.
     await makeDirs(path.dirname(this.lockDir), 0o700).catch((err: unknown) => {
       // A folder that cannot be made on a full disk is a lock that cannot be taken; anything else is said as it was.
-      throw UNWRITABLE_WHY[errnoOf(err) ?? ''] ? this.cannotTake(err) : err;
+      throw this.unwritableOr(err);
     });
     const me = ownIdentity();
     const token = randomBytes(16).toString('hex');
@@ -247,6 +247,11 @@ export class OwnedLock {
       token,
       release: () => this.release(token),
     };
+  }
+
+  /** `err` as the LOCK_UNWRITABLE failure when nothing can be written where the lock is; otherwise as it is. */
+  private unwritableOr(err: unknown): unknown {
+    return UNWRITABLE_WHY[errnoOf(err) ?? ''] ? this.cannotTake(err) : err;
   }
 
   /** Why a free lock cannot be taken, in one sentence; coded LOCK_UNWRITABLE when nothing can be written there. */
@@ -364,7 +369,8 @@ export class OwnedLock {
     try {
       await fs.mkdir(guard, { mode: 0o700 });
     } catch (err) {
-      if (errnoOf(err) !== 'EEXIST') throw err;
+      // A holder judged gone on a store nothing can be written in: the lock is as free as one never taken.
+      if (errnoOf(err) !== 'EEXIST') throw this.unwritableOr(err);
       const age = await ageMs(guard);
       if (age !== undefined && age > BRIEF_STEP_STALE_MS) await fs.rm(guard, { recursive: true, force: true });
       return false;
@@ -374,7 +380,9 @@ export class OwnedLock {
       // the next by its folder's name), and only if it still is.
       const now = await this.holder();
       if (now.kind === 'free' || !OwnedLock.sameHolder(judged, now) || !(await judge(now))) return true;
-      await this.discard();
+      await this.discard().catch((err: unknown) => {
+        throw this.unwritableOr(err);
+      });
       return true;
     } finally {
       await fs.rm(guard, { recursive: true, force: true });

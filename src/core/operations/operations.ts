@@ -16,6 +16,7 @@ import { allocatePorts } from '../coordinator/ports';
 import { planWorktreeSetup, recordedWorktreeSettings } from '../coordinator/worktreeSetupPlan';
 import { branchNameFor, worktreePathFor } from '../coordinator/worktreePath';
 import { isTerminalState, JobRecord } from '../store/schema';
+import { keepStopRequest } from '../store/stopRequest';
 import { acquireJobLock, OperationContext, okJobs, withJobLock } from './context';
 import { LOCK_UNWRITABLE, type HeldLock } from '../coordinator/ownedLock';
 import { failJob } from './failJob';
@@ -143,13 +144,17 @@ export class Operations {
         return { id, generation: job.lifecycle.generation, action: 'cancelled-queued', stopped: true, state, ended: [], reason: null };
       }).catch(async (err: unknown) => {
         if (!(err instanceof PaddockError && err.code === LOCK_UNWRITABLE)) throw err;
-        // Nothing can be written in the store (an agent filled its disk): the lock is free and nobody can take
-        // it, nor start, retry or clean up anything, so the stop, the one thing that frees the disk, goes on
-        // without it. It ends the agent's processes, writing nothing itself; what the worker cannot record of
-        // that end the next reader judges from the worker gone.
+        // Nothing can be written in the store (an agent filled its disk, a read-only store): the lock is free and
+        // nobody can take it, so the stop, the one thing that frees the disk, goes on without it. Its writes are
+        // best effort, and the stop is kept in the runtime directory first: the worker cannot record it, and a
+        // reader then records `cancelled` from it, not `orphaned` (which an automatic restart would run again).
         this.ctx.log(`stopping agent ${id} without its operation lock: ${describeError(err)}`);
         const unwritable = describeError(err).replace(/^.*cannot be taken: /, '');
-        return { ...(await stopLocked(this.ctx.store, id, { force: opts.force ?? false })), unwritable };
+        const job = await this.ctx.store.read(id);
+        const kept = keepStopRequest(job);
+        // Space may come back meanwhile and a retry start generation N+1: this stop is of generation N only.
+        const stopped = await stopLocked(this.ctx.store, id, { force: opts.force ?? false, generation: job.lifecycle.generation, lockless: true });
+        return { ...stopped, unwritable: { why: unwritable, kept } };
       });
     } catch (err) {
       if (!(err instanceof PaddockError && err.code === 'UNREADABLE')) throw err;

@@ -61,11 +61,11 @@ async function withFileLock<T>(lockPath: string, what: string, opts: LockOptions
       },
     });
   try {
-    // proper-lockfile retries on any error: a lock that cannot be made (a full disk, a read-only store) was
-    // tried for the whole wait, 20 s for each write, so a worker took a minute to answer a stop there. Only
-    // a lock held by another process is waited for.
+    // A read-only store stays read-only while a write waits, so its lock fails at once (a stop there is not
+    // held up 20 s a write). Anything else is waited for as before: a lock held by another process, and a
+    // full disk, which another process's file may fill only for a moment (a worker's last write then lands).
     release = await lock(0).catch((err: unknown) => {
-      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+      if ((err as NodeJS.ErrnoException).code === 'EROFS') throw err;
       return lock(retriesFor(opts.waitMs));
     });
   } catch (err) {

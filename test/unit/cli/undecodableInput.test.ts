@@ -61,6 +61,20 @@ describe('CLI: input that is not UTF-8 (bug 143)', function () {
     assert.deepEqual(readdirSync(root).sort(), ['repo'], 'no folder made, misread or not');
   });
 
+  it('a HOME or XDG_STATE_HOME that is not UTF-8 is refused, and nothing is made in the folder it misreads (the code cache included)', () => {
+    // The code cache on (it is made before the command runs): it was written under the misread HOME first.
+    for (const name of ['HOME', 'XDG_STATE_HOME']) {
+      const run = paddock(`unset PADDOCK_HOME; ${name}="${root}/h$B" PADDOCK list --json`, { PADDOCK_CODE_CACHE: '', HOME: join(root, 'home') });
+      assert.equal(run.code, 2, `${name}: ${run.stderr}`);
+      assertOneSentence(run.stderr);
+      assert.match(run.stderr, new RegExp(`^paddock list: ${name} is ${root}/h\\\\xff, a path that is not valid UTF-8`));
+    }
+    // Only the code cache reads XDG_CACHE_HOME: the command runs, without the cache.
+    const cached = paddock(`XDG_CACHE_HOME="${root}/h$B" PADDOCK list --json`, { PADDOCK_CODE_CACHE: '' });
+    assert.equal(cached.code, 0, cached.stderr);
+    assert.deepEqual(readdirSync(root).filter((n) => n.includes('\uFFFD')), [], 'nothing made in a misread folder');
+  });
+
   it('restore --to a folder that is not UTF-8 is refused, nothing made (it restored into …/r\uFFFDo)', async () => {
     const started = paddock(`PADDOCK start --repo "${repo}" -- sh -c 'echo hi > f.txt'`);
     assert.equal(started.code, 0, started.stderr);
