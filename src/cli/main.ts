@@ -14,6 +14,7 @@ import { errorWords, reasonWords } from './support/errorWords';
 import type { CliCommand, CliContext } from './command';
 import type { CommandName } from './commandNames';
 import { makePlacingPathsAbsolute } from './support/absolutePaths';
+import { undecodableInput } from './support/undecodableInput';
 
 /**
  * The verbs. Each command module is loaded only when its verb runs (or for
@@ -147,6 +148,12 @@ export async function runCli(argv: string[], ctx: CliContext, platform: NodeJS.P
 }
 
 if (require.main === module) {
+  // Before anything reads them: an argument or a store path Node misread from bytes that are not UTF-8.
+  const misread = undecodableInput(process.argv.slice(2), process.env, process.cwd());
+  if (misread !== undefined) {
+    process.stderr.write(errorReport(usageError(misread), process.argv[2], process.env).text);
+    process.exit(2);
+  }
   makePlacingPathsAbsolute(process.env, process.cwd());
   // stderr and stdin on first use: opening one costs ~1.5 ms (a socket or a stream for a pipe), and
   // most commands write only to stdout and never read.

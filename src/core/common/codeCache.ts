@@ -32,6 +32,8 @@ interface Cache {
 function cacheFolder(env: NodeJS.ProcessEnv): string | undefined {
   if (env.PADDOCK_CODE_CACHE === 'off' || typeof process.getuid !== 'function') return undefined;
   const base = env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache');
+  // A path Node misread from bytes that are not UTF-8 names another folder: the CLI refuses such a HOME (bug 143), and nothing is written there first.
+  if (base.includes('\uFFFD')) return undefined;
   const dir = path.join(base, 'paddock', 'code-cache');
   try {
     makeDirsSync(dir, 0o700);

@@ -8,7 +8,7 @@ import { isPlainValidRef } from './refName';
 import { readHeadFromFiles } from './headFiles';
 import { mainWorktreeFromFiles } from './mainWorktreeFiles';
 import { mainWorkTree, parseWorktreeList } from './worktreeList';
-import { undecodableFolders } from './undecodablePath';
+import { undecodableFolderSentence } from './undecodablePath';
 
 export { isPlainValidRef, mainWorktreeFromFiles };
 
@@ -25,12 +25,8 @@ export async function resolveRepoRoot(dir: string): Promise<string> {
     // reported below
   }
   if (isDir === undefined) {
-    const meant = undecodableFolders(abs);
-    if (meant.length === 1) throw failure(`Folder ${meant[0]} has a name that is not valid UTF-8, which Paddock cannot carry in a path; rename it.`);
-    if (meant.length > 1) {
-      const named = `${meant.slice(0, -1).join(', ')} and ${meant[meant.length - 1]}`;
-      throw failure(`Folders ${named} have names that are not valid UTF-8 and read alike as ${abs}, which Paddock cannot carry in a path; rename them.`);
-    }
+    const misread = undecodableFolderSentence(abs);
+    if (misread !== undefined) throw failure(misread);
     throw failure(`Folder ${abs} does not exist.`);
   }
   if (!isDir) throw failure(`${abs} is a file, not a folder.`);

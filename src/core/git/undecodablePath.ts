@@ -50,3 +50,17 @@ function isWorkingFolder(p: string): boolean {
     return false;
   }
 }
+
+/**
+ * What to say of `abs`, a path that names nothing, when it misreads folders whose names are not UTF-8
+ * (the sentence bug 127 gave `start --repo`); undefined when it misreads none.
+ */
+export function undecodableFolderSentence(abs: string): string | undefined {
+  const meant = undecodableFolders(abs);
+  if (meant.length === 1) return `Folder ${meant[0]} has a name that is not valid UTF-8, which Paddock cannot carry in a path; rename it.`;
+  if (meant.length > 1) {
+    const named = `${meant.slice(0, -1).join(', ')} and ${meant[meant.length - 1]}`;
+    return `Folders ${named} have names that are not valid UTF-8 and read alike as ${abs}, which Paddock cannot carry in a path; rename them.`;
+  }
+  return undefined;
+}

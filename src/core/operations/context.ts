@@ -4,7 +4,7 @@
  * a job changed by this process.
  */
 import * as path from 'node:path';
-import { describeError, failure } from '../common/errors';
+import { describeError, failure, PaddockError } from '../common/errors';
 import type { Closing } from '../common/closing';
 import type { Limiter } from '../common/limiter';
 import type { CleanupRunner } from '../coordinator/cleanupRunner';
@@ -44,7 +44,8 @@ export function acquireJobLock(store: JobStore, id: string): Promise<HeldLock> {
 /** The job's operation lock for `what` (a verb: "forget"), or one sentence saying why it could not be had. Needs no record. */
 export function heldJobLock(store: JobStore, id: string, what: string): Promise<HeldLock> {
   return acquireJobLock(store, id).catch((err: unknown) => {
-    throw failure(`Could not ${what} agent ${id}: ${describeError(err)}`);
+    // The code goes on: a stop tells a lock nobody can take (LOCK_UNWRITABLE) from one held.
+    throw failure(`Could not ${what} agent ${id}: ${describeError(err)}`, err instanceof PaddockError ? err.code : undefined);
   });
 }
 

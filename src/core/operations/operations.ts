@@ -16,8 +16,9 @@ import { allocatePorts } from '../coordinator/ports';
 import { planWorktreeSetup, recordedWorktreeSettings } from '../coordinator/worktreeSetupPlan';
 import { branchNameFor, worktreePathFor } from '../coordinator/worktreePath';
 import { isTerminalState, JobRecord } from '../store/schema';
+import { keepStopRequest } from '../store/stopRequest';
 import { acquireJobLock, OperationContext, okJobs, withJobLock } from './context';
-import type { HeldLock } from '../coordinator/ownedLock';
+import { LOCK_UNWRITABLE, type HeldLock } from '../coordinator/ownedLock';
 import { failJob } from './failJob';
 import { beginRetry } from './retry';
 import { canStopUnreadable, failedToLaunch, hasRunningWork, retryCleanupBlocker } from './rules';
@@ -141,6 +142,19 @@ export class Operations {
         await recoverAbandonedStart(this.ctx, job);
         const state = (await this.ctx.store.read(id)).lifecycle.state;
         return { id, generation: job.lifecycle.generation, action: 'cancelled-queued', stopped: true, state, ended: [], reason: null };
+      }).catch(async (err: unknown) => {
+        if (!(err instanceof PaddockError && err.code === LOCK_UNWRITABLE)) throw err;
+        // Nothing can be written in the store (an agent filled its disk, a read-only store): the lock is free and
+        // nobody can take it, so the stop, the one thing that frees the disk, goes on without it. Its writes are
+        // best effort, and the stop is kept in the runtime directory first: the worker cannot record it, and a
+        // reader then records `cancelled` from it, not `orphaned` (which an automatic restart would run again).
+        this.ctx.log(`stopping agent ${id} without its operation lock: ${describeError(err)}`);
+        const unwritable = describeError(err).replace(/^.*cannot be taken: /, '');
+        const job = await this.ctx.store.read(id);
+        const kept = keepStopRequest(job);
+        // Space may come back meanwhile and a retry start generation N+1: this stop is of generation N only.
+        const stopped = await stopLocked(this.ctx.store, id, { force: opts.force ?? false, generation: job.lifecycle.generation, lockless: true });
+        return { ...stopped, unwritable: { why: unwritable, kept } };
       });
     } catch (err) {
       if (!(err instanceof PaddockError && err.code === 'UNREADABLE')) throw err;

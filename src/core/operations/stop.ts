@@ -7,7 +7,11 @@ import { stopJob } from '../worker/stopJob';
 import type { StopReport } from './types';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export async function stopLocked(store: JobStore, id: string, opts: { force: boolean; graceMs?: number; generation?: number }): Promise<StopReport> {
+/**
+ * `lockless`: run without the operation lock on a store nothing can be written in (bug 141): this stop's own
+ * notes in the record are best effort, and it acts on `generation` only.
+ */
+export async function stopLocked(store: JobStore, id: string, opts: { force: boolean; graceMs?: number; generation?: number; lockless?: boolean }): Promise<StopReport> {
   // Under the job's operation lock: no retry can start another generation until this returns,
   // so the report describes the generation this stop acted on.
   const job = await store.read(id);
@@ -29,19 +33,26 @@ export async function stopLocked(store: JobStore, id: string, opts: { force: boo
   });
   if (wasEnded && !hasLeftovers) return report({ state: job.lifecycle.state, action: 'none' });
   // Ended agents with leftovers (orphaned, completed) go the same way: stopJob ends what is left.
-  let result = await stopJob(store, id, { force: opts.force, graceMs: opts.graceMs ?? job.settings.stopGraceMs });
+  const stopOpts = { force: opts.force, graceMs: opts.graceMs ?? job.settings.stopGraceMs, generation: opts.lockless ? generation : undefined, bestEffortNotes: opts.lockless };
+  let result = await stopJob(store, id, stopOpts);
   // The agent ended by itself as the stop came, and its worker recorded that end with what it left
   // running listed (endLeftoversOnExit off): those are ended now, as Stop ends an ended agent's.
   if (!wasEnded && result.via === 'worker' && isTerminalState(result.state) && ((await store.read(id)).leftovers?.length ?? 0) > 0) {
-    const rest = await stopJob(store, id, { force: opts.force, graceMs: opts.graceMs ?? job.settings.stopGraceMs });
+    const rest = await stopJob(store, id, stopOpts);
     result = { ...rest, state: result.state, ended: [...(result.ended ?? []), ...(rest.ended ?? [])] };
   }
-  const action: StopReport['action'] = result.via === 'store' ? 'cancelled-queued' : wasEnded ? 'ended-leftovers' : result.via === 'none' ? 'none' : 'stopped';
+  // Running when this stop began and ended now with nothing left for it to end (its worker ended it and could
+  // not record that, on a full disk, or it ended by itself meanwhile): stopped, not "already" ended.
+  const action: StopReport['action'] = result.via === 'store' ? 'cancelled-queued' : wasEnded ? 'ended-leftovers' : 'stopped';
   const ended = result.ended ?? [];
   // A worker still ending them writes its own words: the report waits for them (a reader marks a dead one gone).
   if (isTerminalState(result.state)) await workerDone(store, id, generation, job.settings.stopGraceMs + 10_000);
   // However the stop came to end them (the worker gone, or the agent ending by itself as it came).
-  if (isTerminalState(result.state) && (ended.length > 0 || job.leftoversEnder?.gone)) await noteLeftoversStopped(store, id, generation, ended.length);
+  if (isTerminalState(result.state) && (ended.length > 0 || job.leftoversEnder?.gone)) {
+    await noteLeftoversStopped(store, id, generation, ended.length).catch((err: unknown) => {
+      if (!opts.lockless) throw err;
+    });
+  }
   if (result.survivors.length > 0) {
     const names = result.survivors.slice(0, 5).map((p) => `pid ${p.pid} (${p.command.split(' ')[0]})`).join(', ');
     return report({ state: result.state, action, ended, stopped: false, reason: `still running after SIGKILL: ${names}` });

@@ -21,6 +21,11 @@ export interface StopReport {
   ended: { pid: number; command: string }[];
   /** Why it could not be proven stopped. */
   reason: string | null;
+  /**
+   * Why nothing could be written in the store (a full disk, a read-only store): the stop went on without its
+   * lock, and its end may be unrecorded; `kept`: the stop was kept in the runtime directory for a reader to record.
+   */
+  unwritable?: { why: string; kept: boolean };
 }
 
 export interface StopAllReport {

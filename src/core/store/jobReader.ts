@@ -11,7 +11,8 @@ import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { applyTransition } from './lifecycle';
 import { checkOfGoneRunner, checkRunnerGone, endGoneRunnersCheck } from './checkRunner';
 import { leftoversEnderGone, leftoversStillRunning, withEnderGone } from './leftoverCheck';
-import { judgeOwnershipNow } from './ownership';
+import { judgeOwnershipNow, type Reconciliation } from './ownership';
+import { dropStopRequest, STOP_REQUEST_DETAIL, stopRequested } from './stopRequest';
 import { assertJobId, StoreLayout } from './paths';
 import type { Loaded } from './records';
 import { interruptedCreateEntry, missingRecord, recordlessReason } from './interruptedCreate';
@@ -171,20 +172,38 @@ export class JobReader {
   private async reconciledOwner(job: JobRecord): Promise<JobRecord> {
     if (!(await judgeOwnershipNow(job))) return job;
     try {
-      return await this.writer.mutate(job.id, async (current) => {
-        const verdict = await judgeOwnershipNow(current);
+      const next = await this.writer.mutate(job.id, async (current) => {
+        const verdict = honouringStop(current, await judgeOwnershipNow(current));
         if (!verdict) return undefined;
-        const transitioned = applyTransition(current, verdict.to, { detail: verdict.detail });
+        const transitioned = transitionTo(current, verdict);
         // The worker died, its agent may not have: what still runs is listed, so the row says so and offers Stop.
         const survivors = verdict.to === 'orphaned' ? await survivorsOf(current.id) : [];
         const next = survivors.length ? { ...transitioned, leftovers: survivors } : transitioned;
         return { next, timeline: [{ type: verdict.type, from: current.lifecycle.state, to: verdict.to, message: verdict.detail }] };
       });
+      // Recorded: the stop the request kept is in the record now.
+      if (next.lifecycle.state === 'cancelled') dropStopRequest(job);
+      return next;
     } catch (err) {
       this.log(`could not reconcile agent ${job.id}: ${describeError(err)}`);
-      return job;
+      // Not recorded (a full disk, a read-only store), yet true: the read says what it judged. Returned as it
+      // was, a stop waiting for the end its worker could not record waited out its 30 s and failed.
+      const verdict = honouringStop(job, await judgeOwnershipNow(job).catch(() => undefined));
+      return verdict ? transitionTo(job, verdict) : job;
     }
   }
+}
+
+/** `verdict` applied; a stop's `cancelled` passes through `cancelling`, as a worker's own stop does. */
+function transitionTo(job: JobRecord, verdict: Reconciliation): JobRecord {
+  const via = verdict.to === 'cancelled' && job.lifecycle.state !== 'cancelling' ? applyTransition(job, 'cancelling', { detail: verdict.detail }) : job;
+  return applyTransition(via, verdict.to, { detail: verdict.detail });
+}
+
+/** A worker gone after a stop it could not record (bug 141): the agent was stopped, not crashed. */
+function honouringStop(job: JobRecord, verdict: Reconciliation | undefined): Reconciliation | undefined {
+  if (verdict?.to !== 'orphaned' || !stopRequested(job)) return verdict;
+  return { ...verdict, to: 'cancelled', detail: `${STOP_REQUEST_DETAIL} (${verdict.detail})` };
 }
 
 /** The processes that still carry an orphaned agent's marker, as leftovers (with their identity, as the worker lists them). */

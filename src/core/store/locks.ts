@@ -47,18 +47,26 @@ export async function withLock<T>(lockPath: string, what: string, opts: LockOpti
 async function withFileLock<T>(lockPath: string, what: string, opts: LockOptions, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
   let compromised: Error | undefined;
   let release: () => Promise<void>;
-  try {
-    release = await lockfile().lock(lockPath, {
+  const lock = (retries: LockfileOptions['retries']) =>
+    lockfile().lock(lockPath, {
       realpath: false,
       lockfilePath: lockPath,
       fs: privateLockFs(),
       stale: opts.staleMs,
       // Refresh (and so notice a takeover) several times per stale period, not just twice.
       update: Math.max(1000, opts.staleMs / 4),
-      retries: retriesFor(opts.waitMs),
+      retries,
       onCompromised: (err) => {
         compromised = err;
       },
+    });
+  try {
+    // A read-only store stays read-only while a write waits, so its lock fails at once (a stop there is not
+    // held up 20 s a write). Anything else is waited for as before: a lock held by another process, and a
+    // full disk, which another process's file may fill only for a moment (a worker's last write then lands).
+    release = await lock(0).catch((err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code === 'EROFS') throw err;
+      return lock(retriesFor(opts.waitMs));
     });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOCKED') {

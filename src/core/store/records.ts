@@ -3,6 +3,7 @@
  * zod validation) into a record or the reason it is unreadable. Never throws
  * for a bad file: a corrupt record is shown as unreadable, not as a crash.
  */
+import { jsonDepth, MAX_RECORD_DEPTH } from './jsonDepth';
 import { fsFailureWords } from '../common/fsErrors';
 import { migrateRecord, readAsThisVersion } from './migrations';
 import { checkJobRecord } from './recordCheck';
@@ -39,6 +40,9 @@ const BLANK = /^\s*$/;
 /** Parses and validates a record file's text; never throws. */
 export function parseRecordText(id: string, text: string): Loaded {
   if (BLANK.test(text)) return { kind: 'unreadable', reason: 'the record is empty' };
+  // Unknown keys are kept as they are; nested this deep, no write of the record could serialise it (bug 150).
+  const depth = jsonDepth(text);
+  if (depth > MAX_RECORD_DEPTH) return { kind: 'unreadable', reason: `the record nests ${depth} levels deep, past the ${MAX_RECORD_DEPTH} Paddock can carry (corrupt or edited)` };
   let raw: unknown;
   try {
     raw = JSON.parse(text);

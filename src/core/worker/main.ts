@@ -16,6 +16,13 @@ function log(message: string): void {
   process.stderr.write(`${new Date().toISOString()} [worker ${process.pid}] ${message}\n`);
 }
 
+/**
+ * A line the log could not take (its disk full, an I/O error) is dropped; the worker goes on, and logs
+ * again once it can. Unheard, each failed write was an 'error' on stderr, so an uncaught exception,
+ * whose handler logged it: another failed write, for as long as the disk stayed full.
+ */
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {

@@ -22,6 +22,10 @@ export interface StopJobOptions {
   graceMs?: number;
   /** How long to try to reach a live worker. */
   connectTimeoutMs?: number;
+  /** Act on this generation only: one a retry started meanwhile is left alone (a stop without the operation lock). */
+  generation?: number;
+  /** The timeline note of a direct stop may fail to be written (a stop on a store nothing can be written in). */
+  bestEffortNotes?: boolean;
 }
 
 /** Extra time beyond the grace for the worker to kill, prove and record. */
@@ -31,11 +35,16 @@ const FORCE_ANSWER_MS = 4_000;
 /** How long a worker that ignores its stop gets to answer "hello" at all. */
 const HELLO_TIMEOUT_MS = 5_000;
 const WORKER_DEATH_WAIT_MS = 3_000;
+/** A stop alongside the worker gives it this long to answer (or to act on the stop first) before and after ending its agent. */
+const ALONGSIDE_HEAD_START_MS = 500;
 
 
 export async function stopJob(store: JobStore, id: string, opts: StopJobOptions = {}): Promise<StopResult> {
   const force = opts.force ?? false;
   let job = await store.read(id);
+  const moved = (): StopResult | undefined =>
+    opts.generation !== undefined && job.lifecycle.generation !== opts.generation ? { state: job.lifecycle.state, escalated: false, survivors: [], via: 'none', ended: [] } : undefined;
+  if (moved()) return moved()!;
 
   if (job.lifecycle.state === 'queued') {
     const next = await cancelQueued(store, id, 'stopped before it started');
@@ -51,6 +60,12 @@ export async function stopJob(store: JobStore, id: string, opts: StopJobOptions 
       );
     }
     let unanswered: unknown;
+    // Without the lock on an unwritable store the worker's own records wait for space (up to 20 s each), so it
+    // answers late: it is told, and what it was told to end is ended here as well, within the same grace.
+    if (!frozen && !force && opts.bestEffortNotes) {
+      const alongside = await stopAlongsideWorker(store, job, opts.graceMs ?? job.settings.stopGraceMs);
+      if (alongside) return alongside;
+    }
     if (!frozen) {
       try {
         return await stopThroughSocket(store, job, force, opts.connectTimeoutMs ?? 3000);
@@ -60,6 +75,7 @@ export async function stopJob(store: JobStore, id: string, opts: StopJobOptions 
     }
     // The worker may have died meanwhile: a fresh read reconciles it to `orphaned` and we stop directly.
     job = await store.read(id);
+    if (moved()) return moved()!;
     if (!isTerminalState(job.lifecycle.state)) {
       if (force) return forceStop(store, job);
       // Alive but not serving yet (still starting, slow machine): SIGTERM to the worker means the same stop.
@@ -74,7 +90,7 @@ export async function stopJob(store: JobStore, id: string, opts: StopJobOptions 
   }
 
   // Ended, or its worker is gone: whatever of the agent still runs (orphaned, leftovers) is ended here.
-  return stopDirectly(store, job, force ? 0 : (opts.graceMs ?? job.settings.stopGraceMs));
+  return stopDirectly(store, job, force ? 0 : (opts.graceMs ?? job.settings.stopGraceMs), opts.bestEffortNotes);
 }
 
 async function stopThroughSocket(store: JobStore, job: JobRecord, force: boolean, connectTimeoutMs: number): Promise<StopResult> {
@@ -82,6 +98,35 @@ async function stopThroughSocket(store: JobStore, job: JobRecord, force: boolean
   try {
     await client.hello();
     return await client.stop({ force, timeoutMs: force ? FORCE_ANSWER_MS * 2 : job.settings.stopGraceMs + STOP_MARGIN_MS });
+  } finally {
+    client.dispose();
+  }
+}
+
+/**
+ * Tells the worker to stop and ends the agent's session alongside it (both SIGTERM, then SIGKILL after the
+ * grace: the worker's stop is under way, so the end is its stop, recorded `cancelled` by it once it can,
+ * or from the stop request by a reader). Undefined when the worker cannot be reached (the usual way then).
+ */
+async function stopAlongsideWorker(store: JobStore, job: JobRecord, graceMs: number): Promise<StopResult | undefined> {
+  let client: WorkerClient | undefined;
+  try {
+    client = await WorkerClient.connect(store, job.id, { connectTimeoutMs: 3000, requestTimeoutMs: HELLO_TIMEOUT_MS });
+    await client.hello();
+  } catch {
+    client?.dispose();
+    return undefined;
+  }
+  try {
+    const answered = client.stop({ force: false, timeoutMs: graceMs + STOP_MARGIN_MS }).catch(() => undefined);
+    // The worker first: its stop is what makes the agent's end a stop, not a crash, in its eyes.
+    const soon = await Promise.race([answered, sleep(ALONGSIDE_HEAD_START_MS).then(() => undefined)]);
+    if (soon) return soon;
+    const { sid } = await provenAgent(job, { name: AGENT_MARKER_ENV, value: job.id }, workerOf(job));
+    if (sid === undefined) return await answered;
+    const { escalated, survivors } = await stopAgentProcesses({ sid, jobId: job.id, graceMs });
+    const late = await Promise.race([answered, sleep(ALONGSIDE_HEAD_START_MS).then(() => undefined)]);
+    return late ?? { state: 'cancelled', escalated, survivors, via: 'direct', ended: [] };
   } finally {
     client.dispose();
   }
@@ -195,7 +240,7 @@ async function stopThroughWorkerSignal(store: JobStore, job: JobRecord, timeoutM
  * running (by pid and start time: one that dropped the marker is still reached) — TERM, grace,
  * KILL, and name what ended.
  */
-async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number): Promise<StopResult> {
+async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number, bestEffortNotes = false): Promise<StopResult> {
   // A terminal record no longer names the agent's pid: the marker every descendant inherits finds what is left.
   const marker = { name: AGENT_MARKER_ENV, value: job.id };
   // The record's pid is trusted as the agent's session only when a marked process proves it so.
@@ -223,6 +268,9 @@ async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number): P
     message: survivors.length
       ? `worker gone; still running after SIGKILL: ${describeSurvivors(survivors)}`.slice(0, 2000)
       : `worker gone; the agent's leftover processes were stopped${escalated ? ` (SIGKILL after ${graceMs} ms)` : ''}: ${describeSurvivors(ended)}`.slice(0, 2000),
+  }).catch((err: unknown) => {
+    // Ended all the same: a note the store cannot take must not turn the stop into a failure.
+    if (!bestEffortNotes) throw err;
   });
   return { state: job.lifecycle.state, escalated, survivors, via: 'direct', ended };
 }

@@ -16,6 +16,17 @@ describe('stopping an agent', function () {
 
   const alive = (id: string) => findByEnvMarker('PADDOCK_JOB_ID', id);
 
+  it('a stop of one generation leaves another alone: a retry started while a lockless stop ran is not its to end (bug 141)', async () => {
+    const job = await sb.start(['sh', '-c', 'exec sleep 600'], { waitFor: ['running'] });
+    const rec = await sb.store.read(job.id);
+    // As a stop without the operation lock sees it when a retry took generation 2 meanwhile.
+    const result = await stopJob(sb.store, job.id, { generation: rec.lifecycle.generation - 1, bestEffortNotes: true });
+    assert.equal(result.via, 'none');
+    assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running');
+    assert.ok(readProcStat(rec.lifecycle.pid!) !== undefined, 'the agent runs on');
+    await stopJob(sb.store, job.id);
+  });
+
   it('kills an agent that ignores SIGTERM after the grace and records the escalation', async () => {
     const job = await sb.start(['sh', '-c', "trap '' TERM HUP; echo armed; while :; do sleep 0.1; done"], { settings: { stopGraceMs: 500 } });
     await waitUntil('armed', async () => (await sb.store.readOutput(job.id)).toString().includes('armed'));
