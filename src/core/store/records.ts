@@ -3,10 +3,10 @@
  * zod validation) into a record or the reason it is unreadable. Never throws
  * for a bad file: a corrupt record is shown as unreadable, not as a crash.
  */
-import { jsonDepth, MAX_RECORD_DEPTH } from './jsonDepth';
+import { MAX_RECORD_DEPTH, unknownFieldsDepth } from './jsonDepth';
 import { fsFailureWords } from '../common/fsErrors';
 import { migrateRecord, readAsThisVersion } from './migrations';
-import { checkJobRecord } from './recordCheck';
+import { checkJobRecord, KNOWN_KEYS } from './recordCheck';
 import { isNotRegularFile, notRegularReason, readRegularTextSync } from './regularFile';
 import { JobRecord } from './schema';
 import { storeSchemas } from './storeSchemas';
@@ -40,9 +40,6 @@ const BLANK = /^\s*$/;
 /** Parses and validates a record file's text; never throws. */
 export function parseRecordText(id: string, text: string): Loaded {
   if (BLANK.test(text)) return { kind: 'unreadable', reason: 'the record is empty' };
-  // Unknown keys are kept as they are; nested this deep, no write of the record could serialise it (bug 150).
-  const depth = jsonDepth(text);
-  if (depth > MAX_RECORD_DEPTH) return { kind: 'unreadable', reason: `the record nests ${depth} levels deep, past the ${MAX_RECORD_DEPTH} Paddock can carry (corrupt or edited)` };
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -52,7 +49,7 @@ export function parseRecordText(id: string, text: string): Loaded {
   const migrated = migrateRecord(raw);
   if (!migrated.ok) return { kind: 'unreadable', reason: migrated.reason };
   const job = validRecord(migrated.value);
-  if (!job.ok) return { kind: 'unreadable', reason: `the record does not match the schema (${job.reason})` };
+  if (!job.ok) return { kind: 'unreadable', reason: job.reason };
   if (job.record.id !== id) return { kind: 'unreadable', reason: `the record names agent ${job.record.id}, not ${id}` };
   return { kind: 'ok', job: readAsThisVersion(job.record) };
 }
@@ -65,8 +62,11 @@ export function parseRecordText(id: string, text: string): Loaded {
 function validRecord(value: unknown): { ok: true; record: JobRecord } | { ok: false; reason: string } {
   const fast = checkJobRecord(value);
   if (fast) return { ok: true, record: fast };
+  // Unknown keys are kept as they are; nested this deep, no write of the record could serialise it (bug 150).
+  const depth = value !== null && typeof value === 'object' && !Array.isArray(value) ? unknownFieldsDepth(value as Record<string, unknown>, KNOWN_KEYS.JobRecordSchema!) : 0;
+  if (depth > MAX_RECORD_DEPTH) return { ok: false, reason: `the record nests ${depth} levels deep, past the ${MAX_RECORD_DEPTH} Paddock can carry (corrupt or edited)` };
   const parsed = storeSchemas().JobRecordSchema.safeParse(value);
-  return parsed.success ? { ok: true, record: parsed.data } : { ok: false, reason: describeIssues(parsed.error.issues) };
+  return parsed.success ? { ok: true, record: parsed.data } : { ok: false, reason: `the record does not match the schema (${describeIssues(parsed.error.issues)})` };
 }
 
 export function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
