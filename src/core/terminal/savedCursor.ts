@@ -3,8 +3,27 @@
  * a replay that pushes a row into the viewer's scrollback (`scrollbackLink.ts`) writes it again.
  */
 import { isDecGraphics } from './charsetReplay';
+import { END_LINK } from './penReplay';
 import { sgrOf } from './sgr';
-import type { BufferInternals } from './xtermInternals';
+import type { AttributesInternals, BufferInternals } from './xtermInternals';
+
+/**
+ * A hyperlink no character is ever written in, open while the viewer saves a slot whose pen has
+ * xterm.js's mark that it holds a link or an underline style (bug 145). DECRC (and leaving the
+ * alternate screen with `?1049l`) restores the pen's colours with that mark, but not the link or
+ * style, which stay the pen's of then: a program that saved its cursor in a link and restores it
+ * while it still holds one goes on writing in it. A slot written with SGR alone has no mark, and
+ * the viewer's characters after came out with no link. The mark is only made by a link or a style
+ * on the pen, and a style would be saved too (it underlines): a link, with an id so that every use
+ * is the same one, kept for the rows it was opened on and for no character.
+ */
+export const SAVED_PEN_MARK = '\x1b]8;id=paddock-saved-pen;about:blank\x1b\\';
+
+/** Whether the pen of `buffer`'s slot has xterm.js's mark of a link or underline style (which DECRC restores). */
+export function savedPenMarked(buffer: BufferInternals | undefined): boolean {
+  const pen: AttributesInternals | undefined = buffer?.savedCurAttrData;
+  return !!pen?.hasExtendedAttrs?.();
+}
 
 /** The position of `buffer`'s DECSC slot, on the screen (DECRC puts it back within it). */
 export function savedPosition(buffer: BufferInternals, rows: number, cols: number): string {
@@ -21,11 +40,27 @@ export function savedPosition(buffer: BufferInternals, rows: number, cols: numbe
  * for its reconnect notice, and the mode reset before a screen saves one around DECSTBM). Written
  * where the cursor is free to move (before the screen's cells, or right after the switch to the
  * alternate screen), it ends at home with the default pen, where the serializer starts.
+ * `linkOpen`: the viewer is writing in a hyperlink there (it is left open).
  */
-export function savedCursorReplay(buffer: BufferInternals | undefined, rows: number, cols: number): string {
+export function savedCursorReplay(buffer: BufferInternals | undefined, rows: number, cols: number, linkOpen = false): string {
   if (!buffer || typeof buffer.savedX !== 'number' || typeof buffer.savedY !== 'number') return '';
   const pen = buffer.savedCurAttrData ? sgrOf(buffer.savedCurAttrData) : '';
   const graphics = isDecGraphics(buffer.savedCharset);
-  return `${savedPosition(buffer, rows, cols)}${pen}${graphics ? '\x1b(0' : ''}\x1b7${pen ? '\x1b[0m' : ''}${graphics ? '\x1b(B' : ''}\x1b[H`;
+  // With a link open in the viewer the save has the mark already (bug 145).
+  const save = savedPenMarked(buffer) && !linkOpen ? `${SAVED_PEN_MARK}\x1b7${END_LINK}` : '\x1b7';
+  return `${savedPosition(buffer, rows, cols)}${pen}${graphics ? '\x1b(0' : ''}${save}${pen ? '\x1b[0m' : ''}${graphics ? '\x1b(B' : ''}\x1b[H`;
 }
 
+
+/**
+ * `buffer`'s slot, written before (`savedCursorReplay`), written again at its row in a viewer with a
+ * hyperlink open, whose pen has the mark then (`scrollbackLink.ts`: xterm.js counts the row with the
+ * scrollback, which grew). A pen without the mark is taken back from the slot first (DECRC restores
+ * the colours without it and leaves the link); ends as `savedCursorReplay` does, the link left open.
+ */
+export function savedCursorAgain(buffer: BufferInternals | undefined, rows: number, cols: number): string {
+  if (!buffer || savedPenMarked(buffer) || typeof buffer.savedX !== 'number' || typeof buffer.savedY !== 'number') {
+    return savedCursorReplay(buffer, rows, cols, true);
+  }
+  return `\x1b8${savedPosition(buffer, rows, cols)}\x1b7\x1b[0m${isDecGraphics(buffer.savedCharset) ? '\x1b(B' : ''}\x1b[H`;
+}
