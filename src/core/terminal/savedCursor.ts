@@ -19,6 +19,26 @@ import type { AttributesInternals, BufferInternals } from './xtermInternals';
  */
 export const SAVED_PEN_MARK = '\x1b]8;id=paddock-saved-pen;about:blank\x1b\\';
 
+/**
+ * The saves `SAVED_PEN_MARK` is open for (ESC 7, or the switch `?1049h`), with it and its end. Only
+ * xterm.js needs the mark: a terminal whose ESC 7 saves the pen's link itself (WezTerm, Contour)
+ * would give the agent's text after a restore that link, so `paddock attach` keeps the save alone.
+ */
+// eslint-disable-next-line no-control-regex -- the replay's own escape sequences
+export const SAVES_WITH_PEN_MARK = /\x1b\]8;id=paddock-saved-pen;about:blank\x1b\\(\x1b7|\x1b\[\?1049h)\x1b\]8;;\x1b\\/g;
+
+/**
+ * Around a hyperlink opened after the slot it must not mark is set (the link carried across the
+ * switch, the program's slot saved outside it): the slot is saved before (SCOSC, the same save as
+ * ESC 7 in xterm.js) and restored after (SCORC), which takes the pen's colours without the mark and
+ * leaves the link open. Written as CSI s and u, which nothing else in a snapshot is, so that `paddock
+ * attach` can take both out: its terminal has one slot, which holds the alternate screen's.
+ */
+export const SAVE_OUTSIDE_LINK = '\x1b[s';
+export const RESTORE_OUTSIDE_LINK = '\x1b[u';
+// eslint-disable-next-line no-control-regex -- the replay's own escape sequences
+export const AROUND_LINK = /\x1b\[[su]/g;
+
 /** Whether the pen of `buffer`'s slot has xterm.js's mark of a link or underline style (which DECRC restores). */
 export function savedPenMarked(buffer: BufferInternals | undefined): boolean {
   const pen: AttributesInternals | undefined = buffer?.savedCurAttrData;

@@ -11,7 +11,7 @@ import { carriedSetInUseReplay, carriesSetInUse } from './carriedCharset';
 import { cellRedraws } from './cellRedraw';
 import { isDecGraphics } from './charsetReplay';
 import { END_LINK } from './penReplay';
-import { SAVED_PEN_MARK, savedCursorReplay, savedPenMarked, savedPosition } from './savedCursor';
+import { RESTORE_OUTSIDE_LINK, SAVE_OUTSIDE_LINK, SAVED_PEN_MARK, savedCursorReplay, savedPenMarked, savedPosition } from './savedCursor';
 import { backgroundSgr, sgrOf } from './sgr';
 import { writingStateReplay } from './writingState';
 import { activeBufferInternals, alternateBufferInternals, BufferInternals, normalBufferInternals } from './xtermInternals';
@@ -59,7 +59,8 @@ export function replayableScreen(term: Terminal, serialized: string): string {
  */
 function alternateScreenState(term: Terminal, normal: BufferInternals): [before: string, after: string] {
   const saved = normal.savedCurAttrData ? sgrOf(normal.savedCurAttrData) : '';
-  const slot = `${normalScreenMargins(term, normal)}${savedPosition(normal, term.rows, term.cols)}\x1b[0m${saved}`;
+  const margins = normalScreenMargins(term, normal);
+  const slot = `${margins}${savedPosition(normal, term.rows, term.cols)}\x1b[0m${saved}`;
   // The pen's link carried open across the switch, the viewer writes in it on the alternate screen.
   const carried = carriesPenLink(term);
   // The switch saves the pen with xterm.js's mark of a link when one is open (`SAVED_PEN_MARK`, bug 145).
@@ -70,21 +71,25 @@ function alternateScreenState(term: Terminal, normal: BufferInternals): [before:
   // First: it moves the cursor, which the switch saves.
   const link = penLinkBeforeSwitch(term);
   const alternateSlot = savedCursorReplay(alternate, term.rows, term.cols);
+  // The viewer saves a slot with the carried link open, and so with the mark, where the program's pen
+  // may have none (saved outside the link). The normal screen's is then set before the link is
+  // opened, saved, and restored after it (`SAVE_OUTSIDE_LINK`): the restore takes the pen's colours
+  // without the mark and leaves the link, which SGR 0 marks again after the switch; a scrollback line
+  // for the link writes the slot again so (`savedCursorAgain`). The link moves the cursor, and a
+  // scrollback line for it sets whole-screen margins: the normal screen's are set again before the restore.
+  const unmarked = carried && !savedPenMarked(normal);
+  const outsideLink = `${SAVE_OUTSIDE_LINK}${link}${margins}${RESTORE_OUTSIDE_LINK}`;
   if (carriesSetInUse(term)) {
     // The alternate screen's slot first (kept across the switches: `alternateSlotReplay`), then the set in use, kept by the switch.
-    const before = `\x1b[?1047h${alternateSlot}\x1b[?1047l${link}${slot}${carriedSetInUseReplay(term)}${mark}`;
-    return [before, `${unmark}\x1b[0m${rest}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`];
+    const slotAndSet = unmarked ? `${slot}${carriedSetInUseReplay(term)}${outsideLink}` : `${link}${slot}${carriedSetInUseReplay(term)}${mark}`;
+    return [`\x1b[?1047h${alternateSlot}\x1b[?1047l${slotAndSet}`, `${unmark}\x1b[0m${rest}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`];
   }
   const graphics = isDecGraphics(normal.savedCharset) ? '\x1b(0' : '';
-  // The viewer saves a slot with the carried link open, and so with the mark, where the program's pen
-  // may have none (saved outside the link). The alternate screen's is then written before the link is
-  // opened (kept across the switches: `alternateSlotReplay`); the normal screen's is saved before it
-  // and restored after (DECRC takes the pen's colours without the mark and leaves the link, which SGR 0
-  // marks again after the switch; a scrollback line for the link writes it again so: `savedCursorAgain`).
-  // The alternate screen's slot from the default pen (the serializer's pen is the one it ended with).
+  // With the link carried, the alternate screen's slot is written before the link is opened too
+  // (kept across the switches: `alternateSlotReplay`), from the default pen (the serializer's pen is
+  // the one it ended with); after the switch, when its pen has the mark.
   const [early, late] = carried && !savedPenMarked(alternate) ? [`\x1b[?1047h\x1b[0m${alternateSlot}\x1b[?1047l`, ''] : ['', savedCursorReplay(alternate, term.rows, term.cols, carried)];
-  const unmarked = carried && !savedPenMarked(normal);
-  const before = unmarked ? `${early}${slot}${graphics}\x1b7${link}\x1b8` : `${early}${link}${slot}${graphics}${mark}`;
+  const before = unmarked ? `${early}${slot}${graphics}${outsideLink}` : `${early}${link}${slot}${graphics}${mark}`;
   return [before, `${unmark}\x1b[0m\x1b(B${rest}${late}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`];
 }
 

@@ -31,6 +31,11 @@ describe('a viewer attaching after the program saved its cursor outside a hyperl
   const cases: [string, string, string][] = [
     ['the normal screen\'s, restored after ?1047l (ESC 8)', `\x1b7${LINK}\x1b[T\x1b[?1047hTEXT`, '\x1b[?1047l\x1b8X'],
     ['the alternate screen\'s, saved on an earlier visit, restored there (ESC 8)', `\x1b[?1049h\x1b[3;1H\x1b7\x1b[?1049l${LINK}\x1b[T\x1b[?1049hTEXT`, '\x1b8X'],
+    [
+      'the normal screen\'s, with a set in use carried onto the alternate screen from its slot, restored after ?1047l',
+      `\x1b(0\x1b7\x1b(B\x1b[?1047h\x1b7\x1b[?1047l\x1b8${LINK}AB\x1b[?1047hTEXT`,
+      '\x1b[?1047l\x1b8XY',
+    ],
   ];
   for (const [title, before, after] of cases) {
     it(title, async () => {
@@ -48,6 +53,12 @@ describe('a viewer attaching after the program saved its cursor outside the hype
 
   it('the same, the link carried across the switch to the alternate screen, ESC 8 after ?1047l', async () => {
     const { direct, viewer } = await cellsBoth(`\x1b[2;3H\x1b7\x1b[H${LINK}\x1b[4;1H\x1bD\x1b[?1047hTEXT`, '\x1b[?1047l\x1b8X');
+    assert.equal(viewer, direct);
+  });
+
+  it('the same, the normal screen\'s margins kept (the scrollback line is pushed with margins of its own)', async () => {
+    const before = `\x1b[2;3H\x1b7\x1b[H${LINK}\x1b[4;1H\x1bD\x1b[2;3r\x1b[?1047hTEXT`;
+    const { direct, viewer } = await cellsBoth(before, '\x1b[?1047l\x1b[3;1H\x1b[0mrow3\nA\nB\nC');
     assert.equal(viewer, direct);
   });
 });
