@@ -16,6 +16,7 @@ import { SET_IN_USE_CARRIED_FROM_NORMAL_SLOT } from '../../core/terminal/carried
 import { DROPPED_OVER_WIDE_SECOND_HALF } from '../../core/terminal/cellDraw';
 import { SET_IN_USE_FROM_ALTERNATE_SLOT } from '../../core/terminal/charsetReplay';
 import { ROWS_ADDED_TO_LINK } from '../../core/terminal/penReplay';
+import { AROUND_LINK, SAVES_WITH_PEN_MARK } from '../../core/terminal/savedCursor';
 import { withoutScrollbackLink } from '../../core/terminal/scrollbackLink';
 import { AGENT_SOFT_RESET_MODES, agentFullReset, DECSTR } from './agentResets';
 import { CarriedDesignation } from './carriedDesignation';
@@ -162,6 +163,11 @@ function forOneScreen(screen: string, cols: number, cropped = false): { text: st
     .replace(SET_IN_USE_CARRIED_FROM_NORMAL_SLOT, '')
     // Wide characters only xterm.js drops (VTE and kitty draw them at the second-to-last column).
     .replace(ROWS_ADDED_TO_LINK, '')
+    // The save and restore around the carried link (this terminal's one slot holds the alternate
+    // screen's, written before), and the link only xterm.js's saves need (a terminal that saves the
+    // pen's link itself would open about:blank for the agent's text after a restore).
+    .replace(AROUND_LINK, '')
+    .replace(SAVES_WITH_PEN_MARK, '$1')
     .replace(DROPPED_OVER_WIDE_SECOND_HALF, '');
   const switches = new AgentScreenSwitches(cols);
   switches.cropped = cropped;

@@ -10,28 +10,36 @@
  */
 import { IBuffer, Terminal } from '@xterm/headless';
 import { cellKey, overWideSecondHalf, rowRedraw } from './cellDraw';
-import { AttributesInternals, writeNow } from './xtermInternals';
+import { movedRowsReplay } from './movedRows';
+import { activeBufferInternals, AttributesInternals, normalBufferInternals, writeNow } from './xtermInternals';
 
 const INSERT_OFF = '\x1b[4l';
 const ORIGIN_OFF = '\x1b[?6l';
 
 /**
- * The cells of `term` a viewer sent `screen` (a replay of `term`) would draw otherwise, drawn
- * again: the normal screen's, for before the switch to the alternate one (after it they could not
- * be reached), and the shown screen's, for after the serializer's modes (with insert mode, which
- * would push the row's other cells right, and origin mode, which counts rows from a top margin,
- * turned off: `cursorReplay`, which follows, sets both again). Each leaves the cursor anywhere and
- * the default pen; '' when nothing differs, or when this xterm.js cannot draw the scratch copy at once.
- * `shownLink`: the hyperlink the viewer is writing in on the shown screen (`carriedPenLink`), kept open.
+ * The cells of `term` a viewer sent `screenWith('')` (a replay of `term`) would draw otherwise,
+ * drawn again: the normal screen's, for before the switch to the alternate one (after it they could
+ * not be reached; `screenWith(normal)` puts `normal` there), and the shown screen's, for after the
+ * serializer's modes (with insert mode, which would push the row's other cells right, and origin
+ * mode, which counts rows from a top margin, turned off: `cursorReplay`, which follows, sets both
+ * again). Each first moves characters to rows their hyperlink is not kept for (`movedRowsReplay`),
+ * which leaves the rows it passes over to the redraw. Each leaves the cursor anywhere and the
+ * default pen; '' when nothing differs, or when this xterm.js cannot draw the scratch copy at once.
+ * `shownLink`: the hyperlink the viewer is writing in on the shown screen (`carriedPenLink`), kept
+ * open (no characters are moved there: that would end it).
  */
-export function cellRedraws(term: Terminal, screen: string, shownLink?: string): { normal: string; shown: string } {
+export function cellRedraws(term: Terminal, screenWith: (normal: string) => string, shownLink?: string): { normal: string; shown: string } {
   const none = { normal: '', shown: '' };
   if (!mayComeOutOtherwise(term)) return none;
-  const viewer = scratchWith(screen, term.cols, term.rows);
-  if (!viewer) return none;
-  const normal = term.buffer.active.type === 'alternate' ? redraws(term, term.buffer.normal, viewer, viewer.buffer.normal) : '';
-  const shown = redraws(term, term.buffer.active, viewer, viewer.buffer.active, shownLink);
+  const alternate = term.buffer.active.type === 'alternate';
+  // Before the switch the viewer has auto-wrap on (the serializer sets the modes after both screens).
+  const normalMoved = alternate ? movedRowsReplay(term, term.buffer.normal, normalBufferInternals(term), true) : '';
+  const shownMoved = shownLink === undefined ? movedRowsReplay(term, term.buffer.active, activeBufferInternals(term), term.modes.wraparoundMode) : '';
   const modesOff = `${term.modes.insertMode ? INSERT_OFF : ''}${term.modes.originMode ? ORIGIN_OFF : ''}`;
+  const viewer = scratchWith(`${screenWith(normalMoved)}${shownMoved && modesOff + shownMoved}`, term.cols, term.rows);
+  if (!viewer) return none;
+  const normal = alternate ? normalMoved + redraws(term, term.buffer.normal, viewer, viewer.buffer.normal) : '';
+  const shown = shownMoved + redraws(term, term.buffer.active, viewer, viewer.buffer.active, shownLink);
   return { normal, shown: shown && modesOff + shown };
 }
 

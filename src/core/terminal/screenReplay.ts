@@ -6,11 +6,12 @@
  * only given the cells. `replayableScreen` adds them to the serializer's text.
  */
 import type { IBuffer, Terminal } from '@xterm/headless';
-import { carriedPenLink, penLinkBeforeSwitch } from './bothScreensLink';
+import { carriedPenLink, carriesPenLink, penLinkBeforeSwitch } from './bothScreensLink';
 import { carriedSetInUseReplay, carriesSetInUse } from './carriedCharset';
 import { cellRedraws } from './cellRedraw';
 import { isDecGraphics } from './charsetReplay';
-import { savedCursorReplay, savedPosition } from './savedCursor';
+import { END_LINK } from './penReplay';
+import { RESTORE_OUTSIDE_LINK, SAVE_OUTSIDE_LINK, SAVED_PEN_MARK, savedCursorReplay, savedPenMarked, savedPosition } from './savedCursor';
 import { backgroundSgr, sgrOf } from './sgr';
 import { writingStateReplay } from './writingState';
 import { activeBufferInternals, alternateBufferInternals, BufferInternals, normalBufferInternals } from './xtermInternals';
@@ -31,14 +32,14 @@ export function replayableScreen(term: Terminal, serialized: string): string {
     serialized;
   const switchAt = screen.indexOf(ENTER_ALTERNATE);
   if (term.buffer.active.type !== 'alternate' || switchAt < 0 || !normal) {
-    return screen + cellRedraws(term, screen).shown + writingStateReplay(term, BOTH_SCREENS);
+    return screen + cellRedraws(term, () => screen).shown + writingStateReplay(term, BOTH_SCREENS);
   }
   const [before, after] = alternateScreenState(term, normal);
   const withState = (normalRedraws: string) =>
     `${screen.slice(0, switchAt)}${normalRedraws}${before}${ENTER_ALTERNATE}${after}${screen.slice(switchAt + ENTER_ALTERNATE.length)}`;
   // The cells are compared with what a viewer draws from the whole replay; the normal screen's are
-  // drawn again before its state is set for the switch (which saves the cursor, pen and set).
-  const redraws = cellRedraws(term, withState(''), carriedPenLink(term));
+  // drawn again (and moved: `movedRowsReplay`) before its state is set for the switch (which saves the cursor, pen and set).
+  const redraws = cellRedraws(term, withState, carriedPenLink(term));
   return withState(redraws.normal) + redraws.shown + writingStateReplay(term, BOTH_SCREENS);
 }
 
@@ -54,23 +55,42 @@ export function replayableScreen(term: Terminal, serialized: string): string {
  * saved cursor. A set in use that only the normal screen's slot holds is restored before the switch
  * instead, the alternate screen's slot written first (`carriesSetInUse`), and the alternate screen is drawn in it.
  * The pen's hyperlink is opened on the normal screen's rows it is kept for (`penLinkBeforeSwitch`).
+ * A slot whose pen has xterm.js's mark of a link is saved with one open (`SAVED_PEN_MARK`).
  */
 function alternateScreenState(term: Terminal, normal: BufferInternals): [before: string, after: string] {
   const saved = normal.savedCurAttrData ? sgrOf(normal.savedCurAttrData) : '';
-  const slot = `${normalScreenMargins(term, normal)}${savedPosition(normal, term.rows, term.cols)}\x1b[0m${saved}`;
+  const margins = normalScreenMargins(term, normal);
+  const slot = `${margins}${savedPosition(normal, term.rows, term.cols)}\x1b[0m${saved}`;
+  // The pen's link carried open across the switch, the viewer writes in it on the alternate screen.
+  const carried = carriesPenLink(term);
+  // The switch saves the pen with xterm.js's mark of a link when one is open (`SAVED_PEN_MARK`, bug 145).
+  const [mark, unmark] = savedPenMarked(normal) && !carried ? [SAVED_PEN_MARK, END_LINK] : ['', ''];
   // xterm.js keeps each screen's tab stops (the alternate screen's from its last use).
   const alternate = activeBufferInternals(term);
-  const alternateSlot = savedCursorReplay(alternate, term.rows, term.cols);
   const rest = `\x1b[2J${tabStopsReplay(alternate, term.cols)}`;
   // First: it moves the cursor, which the switch saves.
   const link = penLinkBeforeSwitch(term);
+  const alternateSlot = savedCursorReplay(alternate, term.rows, term.cols);
+  // The viewer saves a slot with the carried link open, and so with the mark, where the program's pen
+  // may have none (saved outside the link). The normal screen's is then set before the link is
+  // opened, saved, and restored after it (`SAVE_OUTSIDE_LINK`): the restore takes the pen's colours
+  // without the mark and leaves the link, which SGR 0 marks again after the switch; a scrollback line
+  // for the link writes the slot again so (`savedCursorAgain`). The link moves the cursor, and a
+  // scrollback line for it sets whole-screen margins: the normal screen's are set again before the restore.
+  const unmarked = carried && !savedPenMarked(normal);
+  const outsideLink = `${SAVE_OUTSIDE_LINK}${link}${margins}${RESTORE_OUTSIDE_LINK}`;
   if (carriesSetInUse(term)) {
     // The alternate screen's slot first (kept across the switches: `alternateSlotReplay`), then the set in use, kept by the switch.
-    const before = `\x1b[?1047h${alternateSlot}\x1b[?1047l${link}${slot}${carriedSetInUseReplay(term)}`;
-    return [before, `\x1b[0m${rest}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`];
+    const slotAndSet = unmarked ? `${slot}${carriedSetInUseReplay(term)}${outsideLink}` : `${link}${slot}${carriedSetInUseReplay(term)}${mark}`;
+    return [`\x1b[?1047h${alternateSlot}\x1b[?1047l${slotAndSet}`, `${unmark}\x1b[0m${rest}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`];
   }
-  const before = `${link}${slot}${isDecGraphics(normal.savedCharset) ? '\x1b(0' : ''}`;
-  return [before, `\x1b[0m\x1b(B${rest}${alternateSlot}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`];
+  const graphics = isDecGraphics(normal.savedCharset) ? '\x1b(0' : '';
+  // With the link carried, the alternate screen's slot is written before the link is opened too
+  // (kept across the switches: `alternateSlotReplay`), from the default pen (the serializer's pen is
+  // the one it ended with); after the switch, when its pen has the mark.
+  const [early, late] = carried && !savedPenMarked(alternate) ? [`\x1b[?1047h\x1b[0m${alternateSlot}\x1b[?1047l`, ''] : ['', savedCursorReplay(alternate, term.rows, term.cols, carried)];
+  const before = unmarked ? `${early}${slot}${graphics}${outsideLink}` : `${early}${link}${slot}${graphics}${mark}`;
+  return [before, `${unmark}\x1b[0m\x1b(B${rest}${late}${backgroundRowsReplay(term.buffer.alternate, term.rows)}`];
 }
 
 /** The normal screen's own margins, while the program shows the alternate one (setting them homes the cursor). */

@@ -12,7 +12,7 @@
  */
 import type { Terminal } from '@xterm/headless';
 import { openLink, penLinkId, rowsAddedToLink } from './penReplay';
-import { savedCursorReplay } from './savedCursor';
+import { savedCursorAgain } from './savedCursor';
 import { linkIdsInternals, linkLinesInternals, normalBufferInternals } from './xtermInternals';
 
 const ORIGIN_OFF = '\x1b[?6l';
@@ -74,7 +74,7 @@ function pushed(term: Terminal, opened: boolean, wrapOn: boolean): string {
   // The default pen: the rows inserted are blank in the pen's background. The saved cursor inside
   // the margins (origin mode off: it is addressed on the whole screen), so that the replay ends at
   // `\x1b[r` (`SCROLLBACK_LINK`).
-  const saved = savedCursorReplay(normalBufferInternals(term), term.rows, term.cols);
+  const saved = savedCursorAgain(normalBufferInternals(term), term.rows, term.cols);
   return `\x1b[0m${term.modes.originMode ? ORIGIN_OFF : ''}\x1b[1;${free + 1}r\x1b[L${link}\x1b[${free + 1};1H\n${saved}\x1b[r`;
 }
 

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Terminal } from '@xterm/headless';
-import { withoutScreenSwitches } from '../../../../src/cli/support/outerScreen';
+import { AgentScreenSwitches, withoutScreenSwitches } from '../../../../src/cli/support/outerScreen';
 import { ScreenMirror } from '../../../../src/core/worker/mirror';
 import { TmuxPane, waitUntil } from '../../core/worker/fixtures';
 
@@ -15,13 +15,7 @@ const COLS = 20;
 const ROWS = 4;
 
 async function outerSnapshot(bytes: string): Promise<string> {
-  const m = new ScreenMirror({ cols: COLS, rows: ROWS });
-  try {
-    m.write(bytes);
-    return withoutScreenSwitches((await m.snapshotAt()).screen);
-  } finally {
-    m.dispose();
-  }
+  return withoutScreenSwitches(await snapshotOf(bytes));
 }
 
 /** What tmux shows (cells with their attributes, and the cursor) after `bytes`. */
@@ -92,6 +86,48 @@ describe('paddock attach: the alternate screen\'s saved cursor with a set in use
     assert.match(await inTmux(shown), /\n\n[^\n]*? {6}\x1b\[31mX\n\ncursor 7,2$/, 'attach in tmux');
   });
 });
+
+describe('paddock attach: saved cursors around a hyperlink carried onto the alternate screen', function () {
+  this.timeout(30_000);
+  const LINK = '\x1b]8;;https://a.example/\x1b\\';
+  it('restores the alternate screen\'s (ESC 8 there), not the normal screen\'s saved outside the link', async () => {
+    const before = `\x1b[?1047h\x1b[3;7H\x1b[31m\x1b7\x1b[0m\x1b[?1047l\x1b[2;2H\x1b7${LINK}AB\x1b[?1047hTEXT`;
+    const after = '\x1b8X';
+    const redX = 'X red (1), cursor 7,2';
+    assert.equal(await savedCursorUse(before + after), redX, 'the agent\'s terminal');
+    const shown = `\x1b[?1049h${await outerSnapshot(before)}${after}`;
+    assert.equal(await savedCursorUse(shown), redX, 'attach in xterm.js');
+    // eslint-disable-next-line no-control-regex -- tmux writes its attributes as escapes
+    assert.match(await inTmux(shown), /\n[^\n]*\n {6}\x1b\[31mX\n\ncursor 7,2$/, 'attach in tmux');
+  });
+
+  // The placeholder link only xterm.js's saves need (bug 145): a terminal whose ESC 7 saves the pen's
+  // link itself (WezTerm, Contour) would give the agent's text after a restore an about:blank link.
+  const cases: [string, string][] = [
+    ['ESC 7 in a hyperlink', `${LINK}A\x1b7\x1b[3;1HB`],
+    ['ESC 7 with an underline style', '\x1b[4:3mA\x1b7\x1b[0m\x1b[3;1HB'],
+    ['?1049h with an underline style', '\x1b[4:3mA\x1b[0m\x1b[4:3m\x1b[?1049h\x1b[0mALT'],
+  ];
+  for (const [title, bytes] of cases) {
+    it(`sends no placeholder link: ${title}`, async () => {
+      const screen = await snapshotOf(bytes);
+      assert.match(screen, /about:blank/, 'the snapshot for xterm.js has it');
+      // What `paddock attach` writes to the person's terminal.
+      assert.doesNotMatch(new AgentScreenSwitches(COLS).snapshot(screen, COLS), /about:blank|paddock-saved-pen/);
+    });
+  }
+});
+
+/** The worker's snapshot of a screen sent `bytes`. */
+async function snapshotOf(bytes: string): Promise<string> {
+  const m = new ScreenMirror({ cols: COLS, rows: ROWS });
+  try {
+    m.write(bytes);
+    return (await m.snapshotAt()).screen;
+  } finally {
+    m.dispose();
+  }
+}
 
 /** The cursor of an xterm.js terminal sent `bytes`. */
 async function cursorOf(bytes: string): Promise<string> {

@@ -11,10 +11,11 @@ import { CellInternals, cellsOf, PenCore } from './cells';
 /**
  * The seeds CI runs: 57, the first; 8, 10, 33 and 40, which each found a fault of another class
  * before it was fixed (bug 65); 1026 and 1565, a hyperlink kept for several rows or opened with the wrap pending (bug 93);
- * 1318, a character over a wide character's second half in the last column (bug 95); 1929, a hyperlink kept for rows of both screens (bug 106); 4536, a hyperlink kept for a line of the scrollback (bug 130).
+ * 1318, a character over a wide character's second half in the last column (bug 95); 1929, a hyperlink kept for rows of both screens (bug 106); 4536, a hyperlink kept for a line of the scrollback (bug 130);
+ * 2424 and 3144, characters moved away from their hyperlink's row by a reverse index (bug 144).
  * `PADDOCK_REPLAY_SEEDS=FIRST-LAST` (or a comma list) runs others instead, to hunt (each seed draws 300 programs).
  */
-const PROPERTY_SEEDS = seedsFrom(process.env.PADDOCK_REPLAY_SEEDS) ?? [57, 8, 10, 33, 40, 1026, 1318, 1565, 1929, 4536];
+const PROPERTY_SEEDS = seedsFrom(process.env.PADDOCK_REPLAY_SEEDS) ?? [57, 8, 10, 33, 40, 1026, 1318, 1565, 1929, 4536, 2424, 3144];
 
 function seedsFrom(spec: string | undefined): number[] | undefined {
   if (!spec) return undefined;
