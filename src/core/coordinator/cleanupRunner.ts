@@ -363,7 +363,7 @@ export class CleanupRunner {
 
   private async timeline(job: JobRecord, type: string, message: string): Promise<void> {
     try {
-      await this.deps.store.appendTimeline(job.id, { generation: job.lifecycle.generation, type, message: message.slice(0, 2000) });
+      await this.deps.store.appendTimeline(job.id, { generation: job.lifecycle.generation, type, message });
     } catch (err) {
       this.deps.log(`could not append to the timeline of ${job.id}: ${describeError(err)}`);
     }

@@ -48,7 +48,7 @@ export async function restoreAgent(store: JobStore, id: string, to: string | und
         .catch(() => undefined);
     }
     await store
-      .appendTimeline(id, { generation: job.lifecycle.generation, type: 'restored', message: `worktree restored to ${result.path} (${result.branchNote}); the agent is no longer cleaned up`.slice(0, 2000) })
+      .appendTimeline(id, { generation: job.lifecycle.generation, type: 'restored', message: `worktree restored to ${result.path} (${result.branchNote}); the agent is no longer cleaned up` })
       .catch(() => undefined);
     return result;
   }
@@ -58,7 +58,7 @@ export async function restoreAgent(store: JobStore, id: string, to: string | und
     await store.update(id, (j) => (j.cleanup ? { ...j, cleanup: { ...j.cleanup, branchOutcome: `branch ${branch} re-created by a restore` } } : j));
   }
   await store
-    .appendTimeline(id, { generation: job.lifecycle.generation, type: 'restored', message: `worktree restored to ${result.path} (${result.branchNote})`.slice(0, 2000) })
+    .appendTimeline(id, { generation: job.lifecycle.generation, type: 'restored', message: `worktree restored to ${result.path} (${result.branchNote})` })
     .catch(() => undefined);
   return result;
 }

@@ -5,6 +5,6 @@ import { isTerminalState } from '../store/schema';
 export async function failJob(store: JobStore, id: string, detail: string): Promise<void> {
   const job = await store.read(id);
   if (!isTerminalState(job.lifecycle.state)) {
-    await store.transition(id, 'failed', { detail: detail.slice(0, 2000) });
+    await store.transition(id, 'failed', { detail });
   }
 }

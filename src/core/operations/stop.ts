@@ -1,6 +1,7 @@
 /** Stop, under the job's operation lock held by the caller: proven stopped, or why not. */
 import { findByEnvMarkerAsync } from '../proc';
 import type { JobStore } from '../store';
+import { currentFate } from '../store/leftoverWords';
 import { isTerminalState } from '../store/schema';
 import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { stopJob } from '../worker/stopJob';
@@ -85,10 +86,12 @@ async function noteLeftoversStopped(store: JobStore, id: string, generation: num
   await store.update(id, (job) => {
     if (job.lifecycle.generation !== generation) return;
     if (job.leftoversEnder?.gone) job.leftoversEnder = null;
-    // Its worker's own account (outcome 'ended': what it ended, what outlived it) is kept, as is an earlier Stop's.
-    if (ended === 0 || job.leftoversEnder || !job.leftoversFate || job.leftoversFate.outcome) return;
+    // Its worker's own account (outcome 'ended': what it ended, what outlived it) is kept, as is an earlier Stop's;
+    // a fate of another generation (an older Paddock's retry kept it) is none of this one's.
+    const fate = currentFate(job);
+    if (ended === 0 || job.leftoversEnder || !fate || fate.outcome) return;
     // A reader may have said them exited (they did, once this stop ended them) before this note: this stop's words win.
-    job.leftoversFate = { count: ended, outcome: 'stopped' };
+    job.leftoversFate = { count: ended, outcome: 'stopped', generation };
   });
 }
 

@@ -11,8 +11,6 @@ import type { EnvMarker, Holder, ProcessBackend } from './backend';
 import { isGoneState, type ProcStat } from './procStat';
 import { procfsUsageSnapshot } from './procfsUsage';
 
-/** Longest command kept for a holder (the job record caps it at 500). */
-export const MAX_HOLDER_COMMAND = 500;
 const DELETED_SUFFIX = ' (deleted)';
 
 let cachedBootId: string | undefined;
@@ -222,9 +220,12 @@ export function isInside(target: string | undefined, root: string): boolean {
   return target === root || target.startsWith(root.endsWith('/') ? root : `${root}/`);
 }
 
-/** A holder as recorded: its command capped to what the job record keeps. */
+/**
+ * A holder as found: its whole command line. The store redacts it, then cuts it to what the record
+ * keeps (messageRedaction.ts): cut first, a secret across the cut would not be found.
+ */
 export function holder(pid: number, command: string): Holder {
-  return { pid, command: command.length > MAX_HOLDER_COMMAND ? `${command.slice(0, MAX_HOLDER_COMMAND - 1)}…` : command };
+  return { pid, command };
 }
 
 /** How many of one process's links are read at once: one await per readlink costs a thread-pool round trip. */

@@ -93,7 +93,8 @@ export function describeWorktreeFiles(result: WorktreeFilesResult): string | nul
   if (result.copied + result.linked + result.skipped.length === 0) return null;
   const skipped = result.skipped.slice(0, 5).map((s) => `${s.path} (${s.why})`);
   const message = `copied ${result.copied} and linked ${result.linked} untracked path(s) into the worktree${skipped.length ? `; skipped ${skipped.join(', ')}` : ''}`;
-  return message.slice(0, 2000);
+  // Whole: the store redacts the message, then cuts it (messageRedaction.ts).
+  return message;
 }
 
 /** Untracked paths (ignored or not) matching the patterns; with `directories`, a wholly matching folder as itself. */

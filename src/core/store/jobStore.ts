@@ -194,7 +194,7 @@ export class JobStore {
         throw failure(`Agent ${id}'s worker has claimed it meanwhile.`, 'UNEXPECTED_STATE');
       }
       const moved = applyTransition(current, to, lifecyclePatch as LifecyclePatch);
-      const listed = opts.leftovers ? { leftovers: opts.leftovers, ...(opts.leftoversFate ? { leftoversFate: opts.leftoversFate } : {}), ...(opts.leftoversEnder ? { leftoversEnder: opts.leftoversEnder } : {}) } : {};
+      const listed = opts.leftovers ? { leftovers: opts.leftovers, ...(opts.leftoversFate ? { leftoversFate: { ...opts.leftoversFate, generation: moved.lifecycle.generation } } : {}), ...(opts.leftoversEnder ? { leftoversEnder: opts.leftoversEnder } : {}) } : {};
       const next = { ...moved, ...listed };
       return { next, timeline: [{ type: 'transition', from, to, message: lifecycleDetail(next) ?? undefined }] };
     });
@@ -244,11 +244,13 @@ export class JobStore {
   async appendTimeline(id: string, entry: Omit<TimelineEntry, 'at'> & { at?: string }): Promise<void> {
     assertJobId(id);
     if (!fs.existsSync(this.layout.jobDir(id))) throw failure(`No agent ${id} exists.`, 'NOT_FOUND');
-    const checked = timelineEntryOf({ ...entry, at: entry.at ?? new Date().toISOString() });
-    if (!checked.ok) throw usageError(`The timeline entry is invalid: ${checked.reason}.`, 'INVALID_ENTRY');
     const job = this.writer.load(id);
     const redact = this.redaction.forJob(job.kind === 'ok' ? job.job : undefined);
-    appendTimelineLine(this.layout.timelineFile(id), redactEntry(checked.entry, redact));
+    const stamped = { ...entry, at: entry.at ?? new Date().toISOString() };
+    // Redacted, then cut to the schema's limit, then checked: a message cut first could cut a secret past recognition.
+    const checked = timelineEntryOf(typeof stamped.message === 'string' ? redactEntry(stamped as TimelineEntry, redact) : stamped);
+    if (!checked.ok) throw usageError(`The timeline entry is invalid: ${checked.reason}.`, 'INVALID_ENTRY');
+    appendTimelineLine(this.layout.timelineFile(id), checked.entry);
   }
 
   async readTimeline(id: string): Promise<TimelineEntry[]> {

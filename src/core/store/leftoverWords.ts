@@ -6,11 +6,22 @@
  * as they exit, are ended or stopped: every reader and presenter (the CLI's `list`/`show`, the
  * tree, the terminal's end notice, notifications, the timeline) shows `lifecycleDetail(job)`.
  */
-import { isTerminalState, type JobRecord } from './schema';
+import { isTerminalState, type JobRecord, type LeftoversFate } from './schema';
 
 /** "1 process", "2 processes" */
 export function processCount(n: number): string {
   return `${n} process${n === 1 ? '' : 'es'}`;
+}
+
+/**
+ * The record's `leftoversFate` when it speaks of the generation the record shows. An older Paddock's
+ * retry keeps the field it does not know (its schema lets unknown fields through), so the first
+ * run's fate would be said of the next; one without a generation was written before fates named
+ * theirs and cannot be placed, so it says nothing either (the listing still shows what runs).
+ */
+export function currentFate(job: JobRecord): LeftoversFate | undefined {
+  const fate = job.leftoversFate;
+  return fate && fate.generation === job.lifecycle.generation ? fate : undefined;
 }
 
 /** The detail as the person is to read it: how the agent ended, then what it left running. */
@@ -26,7 +37,7 @@ export function lifecycleDetail(job: JobRecord): string | null {
  * nothing of them — or was written before `leftoversFate`, whose detail carries its words as written.
  */
 export function leftoverWords(job: JobRecord): string | undefined {
-  const fate = job.leftoversFate;
+  const fate = currentFate(job);
   if (!fate || !isTerminalState(job.lifecycle.state)) return undefined;
   if (fate.outcome === 'stopped') return `stopped ${processCount(fate.count)} it left running`;
   if (fate.outcome === 'ended') {
@@ -37,9 +48,11 @@ export function leftoverWords(job: JobRecord): string | undefined {
     return parts.join('; ') || undefined;
   }
   const ender = job.leftoversEnder;
+  const listed = job.leftovers?.length ?? 0;
+  // Settled with none left (they exited within the grace): nothing to say.
+  if (fate.count === 0 && listed === 0 && !ender) return undefined;
   if (ender && !ender.gone) return `ending ${processCount(fate.count)} it left running`;
   // What still runs as the last reader judged it: a count of the end's would outlive the ones that exited.
-  const listed = job.leftovers?.length ?? 0;
   if (listed > 0) return `left ${processCount(listed)} running`;
   // Its ender gone and nothing listed: one may have forked a marked process; the lead pass looks first.
   if (ender) return `left ${processCount(fate.count)} running`;

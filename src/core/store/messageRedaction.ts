@@ -2,7 +2,10 @@
  * How text that Paddock did not write (errors, holders' and leftovers' command lines,
  * details, timeline messages) is redacted on its way into the store: the
  * configured secrets, the job's secret variables, token shapes, and
- * credential-named options and variables in command lines.
+ * credential-named options and variables in command lines. Redacted whole, then cut to the
+ * schema's limits, here and only here: text cut first (a command line at 500 characters) could cut
+ * a secret past recognition and store its first part. So what finds such text (holders, leftovers,
+ * survivors, stop details) hands it over uncut.
  */
 import { redactCredentialArguments } from './credentialArgs';
 import { Redactor } from './redactor';

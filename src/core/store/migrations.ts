@@ -3,7 +3,8 @@
  * record from version N to N + 1; a record from a newer Paddock is unreadable
  * (never guessed at, never overwritten).
  */
-import { isTerminalState, SCHEMA_VERSION, type JobRecord, type LeftoversFate } from './schema';
+import { withLeftoverWordsLifted, withoutOtherGenerationsFate } from './legacyLeftoverWords';
+import { SCHEMA_VERSION, type JobRecord } from './schema';
 
 type Step = (raw: Record<string, unknown>) => Record<string, unknown>;
 
@@ -42,48 +43,7 @@ const STUCK_CAPTURE_WORDS = /; it failed the same way \d+ times, so it waits for
  * for. Written back in this version's form by the record's next update.
  */
 export function readAsThisVersion(job: JobRecord): JobRecord {
-  return withLeftoverWordsLifted(withoutEarlierTypedPrompt(withStuckCaptureAwaitingRetry(job)));
-}
-
-/**
- * The words on what an ended agent left running that Paddock before `leftoversFate` wrote at the
- * end of the detail (its worker, its readers, the lead pass and Stop rewrote them there). Kept in
- * the detail, nothing updates them any more, so a row could say a process runs when none does, for
- * good. Anchored at the end, after "; " (the detail itself is "exit N" / "killed by SIG…").
- */
-const LEGACY_LEFTOVER_WORDS = new RegExp(
-  '(?:^|; )(?:' +
-    [
-      '(?:ending|left) (?<listed>\\d+) process(?:es)?(?: it left)? running',
-      'the (?<exited>\\d+) process(?:es)? it left running exited',
-      'stopped (?<stopped>\\d+) process(?:es)? it left running',
-      'ended (?<ended>\\d+) process(?:es)? it left running(?:; still running: (?<survivors>.+))?',
-      // The worker ended none, and some outlived its SIGKILL.
-      'still running: (?<outlived>.+)',
-    ].join('|') +
-    ')$',
-  's',
-);
-
-/**
- * Such words split off the detail into `leftoversFate`, whose words leftoverWords.ts derives from
- * the record as it is now. Run whenever they are there, not once: a worker of the earlier version
- * still running after an upgrade writes them again with its end and after ending what was left.
- */
-function withLeftoverWordsLifted(job: JobRecord): JobRecord {
-  const detail = job.lifecycle.detail;
-  if (!detail || !isTerminalState(job.lifecycle.state)) return job;
-  const m = LEGACY_LEFTOVER_WORDS.exec(detail);
-  if (!m?.groups) return job;
-  const { listed, exited, stopped, ended, survivors, outlived } = m.groups;
-  const named = survivors ?? outlived;
-  const fate: LeftoversFate =
-    stopped !== undefined
-      ? { count: Number(stopped), outcome: 'stopped' }
-      : ended !== undefined || named !== undefined
-        ? { count: Number(ended ?? 0), outcome: 'ended', ...(named ? { survivors: named } : {}) }
-        : { count: Number(listed ?? exited) };
-  return { ...job, lifecycle: { ...job.lifecycle, detail: detail.slice(0, m.index) || null }, leftoversFate: fate };
+  return withLeftoverWordsLifted(withoutOtherGenerationsFate(withoutEarlierTypedPrompt(withStuckCaptureAwaitingRetry(job))));
 }
 
 function withStuckCaptureAwaitingRetry(job: JobRecord): JobRecord {

@@ -72,13 +72,14 @@ export function leftoversEnder(v: unknown): Obj {
   return i;
 }
 
-const FATE_KEYS = keys('count', 'outcome', 'survivors');
+const FATE_KEYS = keys('count', 'outcome', 'survivors', 'generation');
 const OUTCOMES = ['ended', 'stopped'] as const;
 export function leftoversFate(v: unknown): Obj {
   const i = obj(v, FATE_KEYS);
   int(i.count, 0);
   optional(i, 'outcome', (x) => oneOf(x, OUTCOMES));
   optional(i, 'survivors', (x) => str(x, 2000));
+  optional(i, 'generation', (x) => int(x, 1));
   return i;
 }
 

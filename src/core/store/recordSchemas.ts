@@ -107,6 +107,11 @@ export const LeftoversFateSchema = z.object({
   count: z.number().check(z.int(), z.nonnegative()),
   outcome: z.optional(z.enum(['ended', 'stopped'])),
   survivors: z.optional(Bounded(2000)),
+  /**
+   * The generation whose end it speaks of: an older Paddock's retry keeps a field it does not know,
+   * so a fate of another generation (or none named: written before this) says nothing (leftoverWords.ts).
+   */
+  generation: z.optional(z.number().check(z.int(), z.positive())),
 });
 export type LeftoversFate = z.infer<typeof LeftoversFateSchema>;
 

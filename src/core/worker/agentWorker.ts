@@ -19,7 +19,7 @@ import { AgentInput } from './agentInput';
 import { putLauncherOnPath } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { stopAgentProcesses } from './stopAgent';
-import { leftovers, listedAtExit, settleLeftovers } from './leftovers';
+import { leftovers, listedAtExit, settledFate, settleLeftovers } from './leftovers';
 import { LeftScope } from './leftScope';
 import { leftoversStillRunning } from '../store/leftoverCheck';
 import { WaitingDetector, waitingDetectorFor, waitingPatternOf } from './waiting';
@@ -348,7 +348,7 @@ export class AgentWorker extends Disposable implements AgentSession {
       const left = await settleLeftovers({ scope, settings });
       await this.record.afterEnd((job) => {
         // The detail stays how the agent ended; the words on what it left follow from these (store/leftoverWords.ts).
-        job.leftoversFate = left.fate;
+        job.leftoversFate = settledFate(job, left.fate);
         // Ended: the listing keeps only what still runs (a survivor of SIGKILL); left to the person: what the grace left.
         job.leftovers = left.leftovers ?? leftoversStillRunning(job) ?? job.leftovers;
         if (job.leftoversEnder) job.leftoversEnder = null;

@@ -123,7 +123,8 @@ export class ExecutionRecord extends Disposable {
   private detailFor(reason: WaitingReason | null | undefined): string | null {
     const words = reason ? `waiting (${reason})` : null;
     if (this.note === null) return words;
-    return (words ? `${words} · ${this.note}` : this.note).slice(0, 2000);
+    // Whole: the store redacts the detail, then cuts it (messageRedaction.ts).
+    return words ? `${words} · ${this.note}` : this.note;
   }
 
   /** Cheap on every output chunk: stamps the time; the first call after a write arms one timer. */

@@ -12,7 +12,8 @@
 import { bootId, commandLineOf, ownIdentity, treeMembers, type ProcStat } from '../proc';
 import type { ListedLeftovers } from './executionRecord';
 import { LeftScope } from './leftScope';
-import type { Leftover, LeftoversFate } from '../store';
+import type { JobRecord, Leftover, LeftoversFate } from '../store';
+import { currentFate } from '../store/leftoverWords';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { describeSurvivors } from './stopAgent';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -69,7 +70,8 @@ export function asLeftovers(found: readonly ProcStat[]): Leftover[] {
   return [...found]
     .sort((a, b) => a.pid - b.pid)
     .slice(0, MAX_LISTED)
-    .map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500), startTime: p.startTime, bootId: boot }));
+    // Whole: the store redacts it, then cuts it to the schema's limit (a secret cut first would not be found).
+    .map((p) => ({ pid: p.pid, command: commandLineOf(p.pid) || p.comm, startTime: p.startTime, bootId: boot }));
 }
 
 /**
@@ -100,11 +102,24 @@ export async function settleLeftovers(opts: {
   const { scope, settings } = opts;
   if (settings.endLeftoversOnExit !== false) {
     const left = await endLeftovers({ scope, graceMs: Math.min(settings.stopGraceMs, 5000) });
-    const survivors = left.survivors.length > 0 ? { survivors: describeSurvivors(left.survivors).slice(0, 2000) } : {};
+    // Whole: the store redacts them, then cuts them (messageRedaction.ts).
+    const survivors = left.survivors.length > 0 ? { survivors: describeSurvivors(left.survivors) } : {};
     const fate = left.ended > 0 || left.survivors.length > 0 ? { count: left.ended, outcome: 'ended' as const, ...survivors } : null;
     return { fate, leftovers: left.survivors.length > 0 ? left.survivors : undefined };
   }
   // Left to the person: listed on the record (and the row) until Stop ends them or they exit.
   const leftovers = await listLeftovers(scope);
   return { fate: leftovers.length > 0 ? { count: leftovers.length } : null, leftovers };
+}
+
+/**
+ * The fate the settling records, of the generation it settles. A Stop inside the grace
+ * (endLeftoversOnExit off) ends them, so the grace finds none left: Stop's words stay if its note
+ * came first, and if it comes after, it finds a fate of this generation to replace (none left:
+ * count 0, which says nothing) rather than none, which it leaves alone (leftoverWords.ts, stop.ts).
+ */
+export function settledFate(job: JobRecord, fate: LeftoversFate | null): LeftoversFate {
+  const now = currentFate(job);
+  if (now?.outcome === 'stopped') return now;
+  return { ...(fate ?? { count: 0 }), generation: job.lifecycle.generation };
 }

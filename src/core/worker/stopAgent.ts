@@ -37,7 +37,8 @@ export async function stopAgentProcesses(opts: {
       opts.onEscalate?.(pids);
     },
   });
-  return { escalated, survivors: survivors.map((p) => ({ pid: p.pid, command: (commandLineOf(p.pid) || p.comm).slice(0, 500) })) };
+  // Whole: the store redacts what it records, then cuts it (messageRedaction.ts).
+  return { escalated, survivors: survivors.map((p) => ({ pid: p.pid, command: commandLineOf(p.pid) || p.comm })) };
 }
 
 export function describeSurvivors(survivors: readonly NamedProcess[]): string {
@@ -46,6 +47,7 @@ export function describeSurvivors(survivors: readonly NamedProcess[]): string {
 
 /** The record's detail for a stopped agent: how it went, and what would not die. */
 export function stopDetail(opts: { escalated: boolean; survivors: NamedProcess[]; graceMs: number }): string {
-  if (opts.survivors.length) return `stopped, but still running: ${describeSurvivors(opts.survivors)}`.slice(0, 2000);
+  // Whole: the store redacts the detail, then cuts it (a secret cut first would not be found).
+  if (opts.survivors.length) return `stopped, but still running: ${describeSurvivors(opts.survivors)}`;
   return opts.escalated ? `stopped: killed after the ${opts.graceMs} ms grace` : 'stopped';
 }

@@ -262,12 +262,13 @@ async function stopDirectly(store: JobStore, job: JobRecord, graceMs: number, be
     survivors = [...survivors, ...byIdentity.survivors.filter((p) => !survivors.some((s) => s.pid === p.pid))];
   }
   const ended = [...seen.values()].filter((p) => !survivors.some((s) => s.pid === p.pid));
+  // Whole: the store redacts the message, then cuts it (messageRedaction.ts).
   await store.appendTimeline(job.id, {
     generation: job.lifecycle.generation,
     type: 'stop-direct',
     message: survivors.length
-      ? `worker gone; still running after SIGKILL: ${describeSurvivors(survivors)}`.slice(0, 2000)
-      : `worker gone; the agent's leftover processes were stopped${escalated ? ` (SIGKILL after ${graceMs} ms)` : ''}: ${describeSurvivors(ended)}`.slice(0, 2000),
+      ? `worker gone; still running after SIGKILL: ${describeSurvivors(survivors)}`
+      : `worker gone; the agent's leftover processes were stopped${escalated ? ` (SIGKILL after ${graceMs} ms)` : ''}: ${describeSurvivors(ended)}`,
   }).catch((err: unknown) => {
     // Ended all the same: a note the store cannot take must not turn the stop into a failure.
     if (!bestEffortNotes) throw err;

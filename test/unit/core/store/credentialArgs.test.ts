@@ -1,6 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { bootId, readProcStat } from '../../../../src/core/proc';
+import { spawn } from 'node:child_process';
+import { bootId, commandLineOf, readProcStat } from '../../../../src/core/proc';
+import { holder } from '../../../../src/core/proc/procfs';
+import { asLeftovers } from '../../../../src/core/worker/leftovers';
+import { describeSurvivors, stopDetail } from '../../../../src/core/worker/stopAgent';
 import { Redactor } from '../../../../src/core/store';
 import { redactCredentialArguments } from '../../../../src/core/store/credentialArgs';
 import { allFiles, sampleJob, TestBed } from './helpers';
@@ -29,8 +33,12 @@ describe('credentials in command lines', () => {
 
 describe('store: text from outside Paddock is redacted on its way in', () => {
   let bed: TestBed;
+  const children: number[] = [];
   beforeEach(() => (bed = new TestBed()));
-  afterEach(() => bed.cleanup());
+  afterEach(() => {
+    for (const pid of children.splice(0)) try { process.kill(pid, 'SIGKILL'); } catch { /* exited */ }
+    bed.cleanup();
+  });
 
   it("holders, leftovers, errors, details and timeline messages lose credential options and the job's secret variables, even in a process that is not the worker", async () => {
     const secret = 'job-secret-value-from-env';
@@ -74,6 +82,44 @@ describe('store: text from outside Paddock is redacted on its way in', () => {
     for (const file of allFiles(store.home)) {
       const content = fs.readFileSync(file, 'utf8');
       for (const value of [secret, 'sk-live-4242', 'plain-4242', 'tok-AAAA', 'hunter2-pw', 'dbpw-77', 'left-4242']) assert.ok(!content.includes(value), `${value} in ${file}`);
+    }
+  });
+
+  it('a secret across the cut to the schema\'s limit: no part of it is stored (bug 149)', async () => {
+    const secret = 'S3CRET-abcdefghijklmnopqrstuvwxyz0123456789';
+    const store = bed.store({ secretEnv: { MY_AGENT_KEY: secret } });
+    const job = await store.create(sampleJob({ settings: { ...sampleJob().settings, secretEnvNames: ['MY_AGENT_KEY'] } }));
+    // `sh -c 'sleep 600; :' <pad> <secret>` (no exec of sleep in its place): the secret starts at column `at` of its command line.
+    const script = 'sleep 600; :';
+    const withSecretAt = async (at: number): Promise<number> => {
+      const child = spawn('sh', ['-c', script, 'p'.repeat(at - `sh -c ${script} `.length - 1), secret], { detached: true, stdio: 'ignore' });
+      child.unref();
+      children.push(child.pid!);
+      return child.pid!;
+    };
+    const near500 = await withSecretAt(490);
+    // In the survivors' words "<pid> (<command>)" and a stop's detail, near the 2000-character cap.
+    const near2000 = await withSecretAt(1980);
+    // A stop's detail says "stopped, but still running: " before them.
+    const inDetail = await withSecretAt(1950);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(commandLineOf(near500).includes(secret), 'the command line is read whole');
+    await store.update(job.id, (j) => {
+      j.leftovers = asLeftovers([readProcStat(near500)!]);
+      j.leftoversFate = { count: 0, outcome: 'ended', survivors: describeSurvivors(asLeftovers([readProcStat(near2000)!])), generation: 1 };
+      j.lifecycle.detail = stopDetail({ escalated: true, graceMs: 1, survivors: asLeftovers([readProcStat(inDetail)!]) });
+      j.cleanup = {
+        phase: 'incomplete', remaining: ['worktree'], stage: 'removing', failures: 1, nextAttemptAt: null, lastError: null,
+        needsAttention: false, holders: [holder(near500, commandLineOf(near500))], deleteBranch: false, fingerprint: null,
+        branchOutcome: null, requestedAt: new Date().toISOString(), updatedAt: new Date().toISOString(),
+      };
+    });
+    await store.appendTimeline(job.id, { generation: 1, type: 'note', message: `${'m'.repeat(1990)} ${secret}` });
+    const record = await store.read(job.id);
+    assert.ok(record.leftovers![0].command.length <= 500 && record.cleanup!.holders[0].command.length <= 500);
+    for (const file of allFiles(store.home)) {
+      const content = fs.readFileSync(file, 'utf8');
+      assert.ok(!content.includes(secret.slice(0, 8)), `${secret.slice(0, 8)}… in ${file}`);
     }
   });
 

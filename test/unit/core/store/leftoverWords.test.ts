@@ -16,7 +16,8 @@ function ended(parts: { fate?: LeftoversFate | null; leftovers?: Leftover[]; end
   return {
     ...job,
     lifecycle: { ...job.lifecycle, state: parts.state ?? 'completed', exitCode: 0, detail: parts.detail === undefined ? 'exit 0' : parts.detail },
-    ...(parts.fate !== undefined ? { leftoversFate: parts.fate } : {}),
+    // Of the generation it ends (leftoverWords.ts's currentFate), unless the case says otherwise.
+    ...(parts.fate !== undefined ? { leftoversFate: parts.fate && { generation: job.lifecycle.generation, ...parts.fate } } : {}),
     ...(parts.leftovers ? { leftovers: parts.leftovers } : {}),
     ...(parts.ender !== undefined ? { leftoversEnder: parts.ender } : {}),
   };
@@ -65,5 +66,16 @@ describe('store/leftoverWords: the detail on what an ended agent left running', 
     const job = ended({ fate: { count: 2 }, leftovers: [daemon(10)] });
     lifecycleDetail(job);
     assert.equal(job.lifecycle.detail, 'exit 0');
+  });
+
+  it("says nothing of a fate of another generation, or of one naming none (an older Paddock's retry kept it: bug 151)", () => {
+    const gen2 = (fate: LeftoversFate): JobRecord => {
+      const job = ended({ fate, leftovers: [] });
+      return { ...job, lifecycle: { ...job.lifecycle, generation: 2 } };
+    };
+    assert.equal(lifecycleDetail(gen2({ count: 2, outcome: 'stopped', generation: 1 })), 'exit 0');
+    assert.equal(lifecycleDetail(gen2({ count: 2, outcome: 'stopped', generation: 2 })), 'exit 0; stopped 2 processes it left running');
+    const unplaced = ended({ fate: null, leftovers: [] });
+    assert.equal(lifecycleDetail({ ...unplaced, leftoversFate: { count: 1 } }), 'exit 0');
   });
 });

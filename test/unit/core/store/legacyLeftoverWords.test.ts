@@ -61,19 +61,25 @@ for (const backend of ['proc', 'portable'] as const) {
       return { id: job.id, daemon };
     }
 
+    function readRaw(id: string): Record<string, unknown> & { leftoversFate?: unknown } {
+      return JSON.parse(fs.readFileSync(path.join(store.jobDir(id), 'job.json'), 'utf8'));
+    }
+
     function writeRaw(id: string, raw: Record<string, unknown>): void {
       fs.writeFileSync(path.join(store.jobDir(id), 'job.json'), JSON.stringify(raw));
     }
 
     it('each of its wordings is read as the detail plus leftoversFate', async () => {
       const cases: [string, LeftoversFate][] = [
-        ['exit 0; ending 2 processes it left running', { count: 2 }],
-        ['exit 0; left 1 process running', { count: 1 }],
-        ['killed by SIGTERM; the 3 processes it left running exited', { count: 3 }],
-        ['exit 0; stopped 2 processes it left running', { count: 2, outcome: 'stopped' }],
-        ['exit 0; ended 1 process it left running', { count: 1, outcome: 'ended' }],
-        ['exit 1; ended 2 processes it left running; still running: 77 (sleep 5; echo x), 78 (y)', { count: 2, outcome: 'ended', survivors: '77 (sleep 5; echo x), 78 (y)' }],
-        ['exit 0; still running: 77 (sleep)', { count: 0, outcome: 'ended', survivors: '77 (sleep)' }],
+        ['exit 0; ending 2 processes it left running', { count: 2, generation: 1 }],
+        ['exit 0; left 1 process running', { count: 1, generation: 1 }],
+        ['killed by SIGTERM; the 3 processes it left running exited', { count: 3, generation: 1 }],
+        ['exit 0; stopped 2 processes it left running', { count: 2, outcome: 'stopped', generation: 1 }],
+        ['exit 0; ended 1 process it left running', { count: 1, outcome: 'ended', generation: 1 }],
+        ['exit 1; ended 2 processes it left running; still running: 77 (sleep 5; echo x), 78 (y)', { count: 2, outcome: 'ended', survivors: '77 (sleep 5; echo x), 78 (y)', generation: 1 }],
+        ['exit 0; still running: 77 (sleep)', { count: 0, outcome: 'ended', survivors: '77 (sleep)', generation: 1 }],
+        // Its list cut by the detail's cap.
+        ['exit 0; still running: 77 (sleep), 78 (sle…', { count: 0, outcome: 'ended', survivors: '77 (sleep), 78 (sle…', generation: 1 }],
       ];
       for (const [detail, fate] of cases) {
         const { id } = await oldRecord(detail);
@@ -86,7 +92,9 @@ for (const backend of ['proc', 'portable'] as const) {
         assert.deepEqual([raw.lifecycle.detail, raw.leftoversFate], [detail.split('; ')[0], fate], detail);
       }
       // Other details keep their words: a stopped agent's own, a gone worker's.
-      for (const detail of ['stopped, but still running: 5 (x)', 'worker gone; still running after SIGKILL: 5 (x)', 'exit 0']) {
+      // What merely ends like them, naming no list of processes as that worker wrote it (bug 151).
+      const others = ['stopped, but still running: 5 (x)', 'worker gone; still running after SIGKILL: 5 (x)', 'exit 0', 'exit 1; still running: the dev server', 'exit 1; ended 1 process it left running; still running: npm'];
+      for (const detail of others) {
         const { id } = await oldRecord(detail);
         const job = await store.read(id);
         assert.equal(job.lifecycle.detail, detail);
@@ -122,11 +130,53 @@ for (const backend of ['proc', 'portable'] as const) {
       await store.update(id, (j) => j); // this version's form on disk: leftoversFate {count: 1}
       // The old worker, done ending them, rewrites the whole detail (and keeps the field it does not know).
       const raw = JSON.parse(fs.readFileSync(path.join(store.jobDir(id), 'job.json'), 'utf8'));
-      assert.deepEqual(raw.leftoversFate, { count: 1 });
+      assert.deepEqual(raw.leftoversFate, { count: 1, generation: 1 });
       writeRaw(id, { ...raw, lifecycle: { ...raw.lifecycle, detail: 'exit 0; ended 1 process it left running' } });
       const job = await store.read(id);
-      assert.deepEqual(job.leftoversFate, { count: 1, outcome: 'ended' });
+      assert.deepEqual(job.leftoversFate, { count: 1, outcome: 'ended', generation: 1 });
       assert.equal(lifecycleDetail(job), 'exit 0; ended 1 process it left running');
+    });
+
+    it('what it said still runs, which that worker did not list, is said so until it exits (bug 151)', async () => {
+      const d = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
+      d.unref();
+      daemons.push(d.pid!);
+      await sleep(200);
+      // Forked after that worker's exit scan: on no list of the record.
+      const { id } = await oldRecord(`exit 0; ended 1 process it left running; still running: ${d.pid} (sleep 600)`);
+      assert.equal(lifecycleDetail(await store.read(id)), `exit 0; ended 1 process it left running; still running: ${d.pid} (sleep 600)`);
+      process.kill(d.pid!, 'SIGKILL');
+      const deadline = Date.now() + 5000;
+      while (alive(d.pid!) && Date.now() < deadline) await sleep(20);
+      await store.read(id); // a reader drops it from the listing
+      assert.equal(lifecycleDetail(await store.read(id)), `exit 0; ended 1 process it left running; since exited: ${d.pid} (sleep 600)`);
+    });
+
+    it("a detail that merely ends in such words is not lifted over a fate that says what became of them (bug 151)", async () => {
+      const { id } = await oldRecord('exit 1; stopped 2 processes it left running');
+      const raw = readRaw(id);
+      writeRaw(id, { ...raw, leftoversFate: { count: 1, outcome: 'ended', generation: 1 } });
+      const job = await store.read(id);
+      assert.equal(job.lifecycle.detail, 'exit 1; stopped 2 processes it left running');
+      assert.deepEqual(job.leftoversFate, { count: 1, outcome: 'ended', generation: 1 });
+    });
+
+    it("an older Paddock's retry keeps the first run's fate: the next generation is not said to have left or stopped anything (bug 151)", async () => {
+      const { id } = await oldRecord('exit 0; stopped 2 processes it left running');
+      await store.update(id, (j) => j);
+      const first = readRaw(id).leftoversFate;
+      assert.deepEqual(first, { count: 2, outcome: 'stopped', generation: 1 });
+      // The older Paddock's retry: generation 2, the field it does not know kept.
+      await store.beginGeneration(id);
+      writeRaw(id, { ...readRaw(id), leftoversFate: first });
+      await store.transition(id, 'starting');
+      await store.transition(id, 'running');
+      await store.transition(id, 'failed', { exitCode: 1, detail: 'exit 1' });
+      assert.equal(lifecycleDetail(await store.read(id)), 'exit 1');
+      assert.equal(readRaw(id).leftoversFate, undefined, 'its next write leaves it behind');
+      // One written before fates named their generation cannot be placed: it says nothing.
+      writeRaw(id, { ...readRaw(id), leftoversFate: { count: 1 } });
+      assert.equal(lifecycleDetail(await store.read(id)), 'exit 1');
     });
   });
 }

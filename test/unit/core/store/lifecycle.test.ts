@@ -48,7 +48,7 @@ describe('lifecycle', () => {
       await store.transition(job.id, 'starting');
       await store.transition(job.id, 'running');
       await store.transition(job.id, 'completed', { exitCode: 0, detail: 'exit 0' });
-      await store.update(job.id, (j) => ({ ...j, leftovers: [], leftoversFate: { count: 1 } }));
+      await store.update(job.id, (j) => ({ ...j, leftovers: [], leftoversFate: { count: 1, generation: 1 } }));
       assert.equal(lifecycleDetail(await store.read(job.id)), 'exit 0; the 1 process it left running exited');
       const retried = await store.beginGeneration(job.id);
       assert.equal(retried.leftoversFate, null);

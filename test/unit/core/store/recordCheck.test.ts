@@ -107,7 +107,7 @@ function fullRecord(): Record<string, unknown> {
     setup: { ports: [3000, 65535], state: 'done', exitCode: 0 },
     autoApprove: true,
     leftovers: [holder, { pid: 4242, command: 'codex app-server', startTime: 123456, bootId: '0b4f1c2e-boot' }],
-    leftoversFate: { count: 2, outcome: 'ended', survivors: '4242 (codex app-server)' },
+    leftoversFate: { count: 2, outcome: 'ended', survivors: '4242 (codex app-server)', generation: 1 },
   };
 }
 
