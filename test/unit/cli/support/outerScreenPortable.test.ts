@@ -116,6 +116,17 @@ describe('paddock attach: saved cursors around a hyperlink carried onto the alte
       assert.doesNotMatch(new AgentScreenSwitches(COLS).snapshot(screen, COLS), /about:blank|paddock-saved-pen/);
     });
   }
+  // The save the placeholder surrounded is still sent: the agent's ESC 8 lands where the agent's terminal puts it.
+  for (const [title, bytes] of cases.filter(([, b]) => b.includes('\x1b7'))) {
+    it(`still saves the cursor without the placeholder: ${title}`, async () => {
+      const agent = await cursorOf(`${bytes}\x1b8`);
+      const shown = `\x1b[?1049h${await outerSnapshot(bytes)}\x1b8`;
+      assert.doesNotMatch(shown, /about:blank|paddock-saved-pen/);
+      assert.equal(await cursorOf(shown), agent, 'attach in xterm.js');
+      const [x, y] = agent.split(',');
+      assert.match(await inTmux(shown), new RegExp(`cursor ${x},${y}$`), 'attach in tmux');
+    });
+  }
 });
 
 /** The worker's snapshot of a screen sent `bytes`. */
