@@ -8,6 +8,7 @@ import type { JobEntry, JobRecord } from '../../core/store';
 import { suspensionWords, type Suspension } from '../../core/store/suspension';
 import { currentUsage, isLiveAgent } from '../../core/usage/currentUsage';
 import { formatBytes, formatCount, formatCpu, usageFacts } from '../../core/usage/usageText';
+import { shownDetail } from '../../core/scheduler/keptWorktree';
 
 const FIGURES = `${'CPU'.padStart(6)} ${'MEM'.padStart(7)} ${'DISK'.padStart(7)} ${'UP'.padStart(4)} ${'TOKENS'.padStart(7)}`;
 export const HEADER = `${'ID'.padEnd(12)} ${'STATE'.padEnd(10)} ${'GEN'.padStart(3)} ${'CLEANUP'.padEnd(12)} ${FIGURES} TITLE`;
@@ -83,7 +84,7 @@ export function formatDetails(job: JobRecord, work = '', suspension?: Suspension
     ['title', job.title],
     ['state', l.state + (l.waitingReason ? ` (${l.waitingReason})` : '') + (suspension ? ` · ${suspensionWords(suspension)}` : '')],
     ['generation', l.generation],
-    ['detail', l.detail],
+    ['detail', shownDetail(job)],
     ['exit code', l.exitCode],
     ['signal', l.signal],
     ['agent pid', l.pid],

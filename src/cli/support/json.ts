@@ -5,6 +5,7 @@
 import type { JobEntry, JobRecord } from '../../core/store';
 import { suspensionWords, type Suspension } from '../../core/store/suspension';
 import { currentUsage } from '../../core/usage/currentUsage';
+import { shownDetail } from '../../core/scheduler/keptWorktree';
 
 /** `suspension`: read from the processes by `list` and `show` (suspension.ts); the others say null. */
 export function jobJson(job: JobRecord, suspension?: Suspension): Record<string, unknown> {
@@ -32,7 +33,7 @@ export function jobJson(job: JobRecord, suspension?: Suspension): Record<string,
       workerPid: l.workerPid,
       startedAt: l.startedAt,
       endedAt: l.endedAt,
-      detail: l.detail,
+      detail: shownDetail(job),
       lastActivityAt: l.lastActivityAt,
       waitingReason: l.waitingReason,
     },

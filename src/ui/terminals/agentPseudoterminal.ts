@@ -14,6 +14,7 @@ import type { JobStore } from '../../core/store';
 import { isTerminalState, JobRecord } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
 import { endNotice, paddockLine } from './endNotice';
+import { shownDetail } from '../../core/scheduler/keptWorktree';
 
 const CLEAR = '\x1b[H\x1b[2J\x1b[3J';
 const dim = paddockLine;
@@ -187,7 +188,8 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     if (reconnecting) this.nameEmitter.fire(`${this.name} (ended)`);
     this.ended = true;
     const l = job.lifecycle;
+    const detail = shownDetail(job);
     // As at an exit: its worker died (orphaned) or it ended unseen; the agent's modes go with it.
-    this.write(endNotice(`agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${l.detail ? `: ${printable(l.detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`));
+    this.write(endNotice(`agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${detail ? `: ${printable(detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`));
   }
 }

@@ -34,6 +34,7 @@ import { leftoversInWords } from '../../core/operations/leftovers';
 import { suspensionWords, type Suspension } from '../../core/store/suspension';
 import { checkInWords } from '../../core/attempts/compareReport';
 import { checkOutOfDate } from '../../core/check/checkCurrency';
+import { shownDetail } from '../../core/scheduler/keptWorktree';
 
 export interface AgentLook {
   description: string;
@@ -305,7 +306,7 @@ export function tooltipMarkdown(job: JobRecord, now: number, standing?: Standing
     row('Exit code', l.exitCode),
     row('Signal', l.signal),
     row('Suspended', suspension ? suspensionWords(suspension) : null),
-    row('Detail', l.detail),
+    row('Detail', shownDetail(job)),
     row('Auto-approve', job.autoApprove ? 'on: the agent acts without asking for approval' : null),
     row('Left running', job.leftovers?.length ? job.leftovers.map((p) => `pid ${p.pid} (${p.command})`).join(', ') : null),
     row('Attempt', job.group ? `${job.group.index} of ${job.group.size} (group ${job.group.id})` : null),
