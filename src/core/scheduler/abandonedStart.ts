@@ -41,8 +41,8 @@ export function suspendedLaunchReason(pid: number): string {
  * slot goes to the queue (bug 132). Its lock is left held — the launcher is inside a half-done step
  * (git adding the worktree, a gated worker booting) it may finish once continued — and nothing is
  * undone here: only the record moves, and only while no worker has claimed it. A continued launcher
- * then finds it ended: its worker's claim is refused (an ended agent is never claimed) and it undoes
- * the worktree it made, as for any launch whose worker did not start; nothing ran in it.
+ * then finds it ended: its worker's claim is refused (an ended agent is never claimed) and it removes
+ * nothing — the worktree was shown as the failed agent's meanwhile — leaving it to Clean Up (launch.ts).
  * True if it was failed.
  */
 export async function failSuspendedLaunch(ctx: OperationContext, job: JobRecord, launcher: LockOwner): Promise<boolean> {

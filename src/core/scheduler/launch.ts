@@ -1,13 +1,14 @@
 /**
  * Launch and undo: the worktree (first generation) and the worker of a job the
- * scheduler has moved to `starting`. A launch that fails is undone — the
- * worktree and branch it made are removed — and recorded as `failed`. A first
+ * scheduler has moved to `starting`. A launch that fails is recorded `failed` and
+ * undone — the worktree and branch it made removed — only over nothing but its own
+ * files and only while the record is still its own (undoLaunch). A first
  * generation's worker is spawned gated, before its worktree (launchGate.ts).
  */
 import { existsSync } from 'node:fs';
 import { settle, startEarly } from '../common/early';
 import { describeError, failure } from '../common/errors';
-import { addWorktree, deleteBranch, removeWorktree } from '../git';
+import { addWorktree, branchTip, removeWorktree, runGit } from '../git';
 import { assertRunnable } from '../profiles';
 import { runtimeDirFor } from '../protocol/runtimeDir';
 import { openRequestEnv, removeRequestEnv } from '../coordinator/requestEnv';
@@ -17,6 +18,7 @@ import { runInWorktreeProblem } from '../operations/runInWorktree';
 import { describeWorktreeFiles, placeWorktreeFiles, planWorktreeFiles, type WorktreeFilesPlan } from '../repoConfig/worktreeFiles';
 import type { JobRecord } from '../store';
 import { spawnWorker, type SpawnedWorker } from '../worker/spawn';
+import { keptWorktreeWords } from '../store/keptWorktree';
 import { launchWorktreeTouched } from './launchWorktree';
 import { waitForJob } from './waitForJob';
 
@@ -91,9 +93,9 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
   const settled = await waitForJob(store, id, (j) => j.lifecycle.state !== 'starting' || (j.execution !== null && j.setup?.state === 'running'), runtime.launchWaitMs);
   // A setup that failed leaves the worktree for a retry (and the person's look at what it did).
   const setupFailed = settled.setup?.state === 'failed';
-  if (settled.lifecycle.state === 'failed' && settled.lifecycle.generation === job.lifecycle.generation && settled.lifecycle.startedAt === null && createdWorktree && !setupFailed) {
-    // The worker could not start the agent: the worktree holds nothing of it yet.
-    await undoLaunch(ctx, settled, true, settled.lifecycle.detail ?? 'the agent did not start');
+  if (settled.lifecycle.state === 'failed' && settled.lifecycle.startedAt === null && createdWorktree && !setupFailed) {
+    // Its own worker could not start the agent (or someone else failed it: undoLaunch tells). A retry's failure (a later generation) is told apart by undoLaunch, which re-reads the record.
+    await undoLaunch(ctx, job, true, settled.lifecycle.detail ?? 'the agent did not start');
   }
   ctx.changed(id);
 }
@@ -111,22 +113,34 @@ async function bringFiles(ctx: OperationContext, job: JobRecord, files: Worktree
   if (message) await ctx.store.appendTimeline(job.id, { generation: job.lifecycle.generation, type: 'worktree-files', message });
 }
 
+/**
+ * Undoes a failed launch. Only the launcher's own undo removes anything — the record still `starting`
+ * (its lock held throughout) or failed by its own worker — and only over a worktree holding nothing
+ * but the launch's own files. A launcher that finds its agent ended by someone else (failed while it
+ * was suspended, bug 132) removes nothing: the worktree was shown and open meanwhile, so it is left to
+ * Clean Up, which captures what is in it before removing it. A window remains between the look and
+ * git's removal (git has no "remove if unchanged"): it is the launcher's own, with the record still
+ * `starting` and the worktree not yet offered to anyone as a failed agent's.
+ */
 export async function undoLaunch(ctx: OperationContext, job: JobRecord, createdWorktree: boolean, reason: string): Promise<void> {
   const { store } = ctx;
   const id = job.id;
   const problems: string[] = [];
-  if ((await store.read(id)).lifecycle.generation !== job.lifecycle.generation) {
+  const now = await store.read(id);
+  if (now.lifecycle.generation !== job.lifecycle.generation) {
     // Retried meanwhile (failed while this launcher was stopped): the record and the worktree are the retry's.
     ctx.log(`agent ${id}: a launch of an earlier run of it failed (${reason}); it was retried meanwhile, so nothing is undone`);
     return;
   }
+  const ours = now.lifecycle.state === 'starting' || (await endedByItsOwnWorker(ctx, now));
   let kept: string | null = null;
   if (createdWorktree && job.worktree && job.branch) {
+    if (!ours) kept = 'the agent was ended by another process while its launcher was stopped';
     // Never by force over work: only a worktree holding nothing but the launch's own files goes (bug 132).
-    kept = await launchWorktreeTouched(job).catch((err: unknown) => `it could not be looked at (${describeError(err)})`);
+    else kept = await launchWorktreeTouched(job).catch((err: unknown) => `it could not be looked at (${describeError(err)})`);
     if (kept === null) {
       await removeWorktree(job.repo, job.worktree).catch((err) => problems.push(`worktree: ${describeError(err)}`));
-      await deleteBranch(job.repo, job.branch, { force: true, worktree: job.worktree }).catch((err) => problems.push(`branch: ${describeError(err)}`));
+      if (problems.length === 0) await removeBranchAtBase(job.repo, job.branch, job.baseSha!).catch((err) => problems.push(`branch: ${describeError(err)}`));
       if (problems.length === 0) {
         await store.update(id, (j) => ({ ...j, worktree: null, branch: null, cwd: j.repo }));
       }
@@ -134,13 +148,30 @@ export async function undoLaunch(ctx: OperationContext, job: JobRecord, createdW
   }
   // A first generation that never ran cannot be retried: its environment is of no further use.
   if (job.lifecycle.generation === 1) removeRequestEnv(store.jobDir(id));
-  const keptWords = kept === null ? '' : `; its worktree and branch ${job.branch} are kept, ${kept} (paddock cleanup keeps its work and removes them)`;
+  const keptWords = kept === null ? '' : `; ${keptWorktreeWords(job.branch!, kept)}`;
   const detail = problems.length ? `${reason} (undo incomplete: ${problems.join('; ')})` : `${reason}${keptWords}`;
   if (kept !== null) await store.appendTimeline(id, { generation: job.lifecycle.generation, type: 'worktree-kept', message: keptWords.slice(2) });
   await failJob(store, id, detail);
   if (kept !== null) await sayKept(ctx, job, keptWords.slice(2));
   ctx.changed(id);
   ctx.log(`agent ${id} failed to start: ${detail}`);
+}
+
+/**
+ * Failed by the launch's own worker: it claimed and could not start the agent, or it died before
+ * claiming (a reader's reconciliation, `launch-failed`). Failed any other way — unclaimed, while its
+ * launcher was suspended (bug 132) — someone else ended it.
+ */
+async function endedByItsOwnWorker(ctx: OperationContext, now: JobRecord): Promise<boolean> {
+  if (now.lifecycle.state !== 'failed') return false;
+  const timeline = await ctx.store.readTimeline(now.id);
+  return timeline.some((e) => e.generation === now.lifecycle.generation && (e.type === 'claimed' || e.type === 'launch-failed'));
+}
+
+/** Deletes the branch only while it still points at the base (`update-ref -d` with the old value): never `branch -D` over a commit. */
+async function removeBranchAtBase(repo: string, branch: string, baseSha: string): Promise<void> {
+  const res = await runGit(['update-ref', '-d', `refs/heads/${branch}`, baseSha], { cwd: repo, allowFailure: true });
+  if (res.code !== 0 && (await branchTip(repo, branch)) !== null) throw failure(`Branch ${branch} was kept: ${res.stderr.trim().split('\n')[0]}`);
 }
 
 /** On the record even when someone else failed it first (its launcher was suspended): its detail says why the worktree stays. */

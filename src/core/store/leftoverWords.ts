@@ -6,6 +6,7 @@
  * as they exit, are ended or stopped: every reader and presenter (the CLI's `list`/`show`, the
  * tree, the terminal's end notice, notifications, the timeline) shows `lifecycleDetail(job)`.
  */
+import { shownDetail } from './keptWorktree';
 import { isTerminalState, type JobRecord, type LeftoversFate } from './schema';
 
 /** "1 process", "2 processes" */
@@ -24,10 +25,10 @@ export function currentFate(job: JobRecord): LeftoversFate | undefined {
   return fate && fate.generation === job.lifecycle.generation ? fate : undefined;
 }
 
-/** The detail as the person is to read it: how the agent ended, then what it left running. */
+/** The detail as the person is to read it: how the agent ended (its kept worktree's words dropped once Clean Up removed it), then what it left running. */
 export function lifecycleDetail(job: JobRecord): string | null {
   const words = leftoverWords(job);
-  const detail = job.lifecycle.detail;
+  const detail = shownDetail(job);
   if (!words) return detail;
   return detail ? `${detail}; ${words}` : words;
 }

@@ -4,9 +4,9 @@
  * follower took the lease over (bug 115) but never the half-done launch, whose operation lock the
  * stopped leader holds. Now the new leader gives the slot back once the launcher has stayed stopped
  * (the record is failed while no worker has claimed it; nothing is undone under the stopped one's
- * feet), the queue goes on, and the launcher, continued, starts nothing and undoes its worktree —
- * unless anything in it is not the launch's own (a person opened the failed agent's worktree
- * meanwhile): then it is kept, and the record says so.
+ * feet), the queue goes on, and the launcher, continued, starts nothing and removes nothing: the
+ * worktree was shown as a failed agent's meanwhile (a person may have worked there), so it is left
+ * to Clean Up, which captures what is in it first, and the record says so.
  * Bug 133: meanwhile `list`/`show` say the launcher is suspended. Real CLI processes and git.
  */
 import * as assert from 'node:assert/strict';
@@ -76,13 +76,17 @@ describe('a leader suspended in the middle of a launch (bug 132)', function () {
     return { id, ran, pid };
   }
 
-  it('gives the slot back to the queue; continued, the launcher starts nothing and undoes its worktree', async () => {
+  it('gives the slot back to the queue; continued, the launcher starts nothing and removes nothing, leaving the worktree to Clean Up', async () => {
     const { id, ran, pid } = await failedMidLaunch();
+    const wt = (await sb.store.read(id)).worktree!;
     process.kill(pid, 'SIGCONT');
-    // Continued, it finishes its step: its worker's claim is refused, and it undoes the worktree nothing ran in.
-    const undone = await sb.waitFor(id, (j) => j.worktree === null, 20_000);
-    assert.equal(undone.lifecycle.state, 'failed');
-    assert.ok(!existsSync(join(`${sb.repo}.worktrees`, id)), 'the worktree is removed');
+    // Continued, it finishes its step: its worker's claim is refused; the worktree was shown as a failed agent's meanwhile, so it stays.
+    const kept = await sb.waitFor(id, (j) => (j.lifecycle.detail ?? '').includes('are kept'), 20_000);
+    assert.equal(kept.lifecycle.state, 'failed');
+    assert.match(kept.lifecycle.detail!, /; its worktree and branch \S+ are kept, the agent was ended by another process while its launcher was stopped: paddock cleanup captures/);
+    assert.equal(kept.worktree, wt);
+    assert.ok(existsSync(wt), 'the worktree is kept');
+    assert.ok(sb.branches().includes(kept.branch!), 'the branch is kept');
     assert.ok(!existsSync(ran), 'the agent never ran');
     assert.equal((await sb.store.readTimeline(id)).filter((e) => e.type === 'claimed').length, 0, 'no worker claimed it');
   });
@@ -99,7 +103,7 @@ describe('a leader suspended in the middle of a launch (bug 132)', function () {
     process.kill(pid, 'SIGCONT');
     const kept = await sb.waitFor(id, (j) => (j.lifecycle.detail ?? '').includes('are kept'), 20_000);
     assert.equal(kept.worktree, wt);
-    assert.match(kept.lifecycle.detail!, /its worktree and branch \S+ are kept, branch \S+ has moved from where the launch made it \(paddock cleanup keeps its work and removes them\)$/);
+    assert.match(kept.lifecycle.detail!, /its worktree and branch \S+ are kept, the agent was ended by another process while its launcher was stopped: paddock cleanup captures the work in them before it removes the worktree/);
     assert.equal(readFileSync(join(wt, 'draft.txt'), 'utf8'), 'not committed yet\n');
     assert.equal(git(sb.repo, 'rev-parse', `refs/heads/${kept.branch}`).trim(), sha);
     assert.ok((await sb.store.readTimeline(id)).some((e) => e.type === 'worktree-kept'));
