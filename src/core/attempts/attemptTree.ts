@@ -41,7 +41,8 @@ export async function worktreeTree(worktree: string): Promise<{ tree: string; he
   try {
     const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, allowFailure: true })).stdout.trim() || null;
     if (head) await runGit(['read-tree', head], { cwd: worktree, env });
-    await runGit(['add', '-A', '--', '.'], { cwd: worktree, env, timeoutMs: GIT_BULK_TIMEOUT_MS });
+    // Through the person's clean filters: one slow but working (a quiet wait on a service) is let run to the bound (stallMs 0).
+    await runGit(['add', '-A', '--', '.'], { cwd: worktree, env, timeoutMs: GIT_BULK_TIMEOUT_MS, stallMs: 0 });
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
     return { tree, head };
   } finally {

@@ -308,7 +308,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     temps.push(inventoryTemp);
 
     // Everything is written and verified: only now does the new evidence replace the old (its new objects then packed where no prune deletes them).
-    await writeSnapshotRef({ repo, commonDir: await commonDirOf(ownGitDir), ref: snapshotRef, sha: snapshotSha, before: [...(headSha ? [headSha] : []), ...kept, ...ownRefs.flatMap((r) => (r.type === 'tag' ? (r.peeled ? [r.peeled.sha] : []) : [r.sha]))] });
+    await writeSnapshotRef({ repo, commonDir: await commonDirOf(ownGitDir), ref: snapshotRef, sha: snapshotSha, before: headSha ? [headSha] : [] });
     if (archiveTemp) await fs.rename(archiveTemp, archivePath);
     else await fs.rm(archivePath, { force: true });
     // Earlier git dir archives go (their temporaries beside them are the new ones).

@@ -7,12 +7,12 @@
  * object, whatever its date), no lock keeps a bare `git prune` out, and a check after the ref is
  * written is passed before the prune deletes.
  *
- * So once the ref is written the objects the capture wrote are copied into a pack of their own
+ * So once the ref is written the snapshot's objects beyond HEAD's history are copied into a pack of their own
  * (`pack-objects`, which fails when one cannot be read: then the ref goes back, the capture fails and
  * nothing is removed). prune deletes loose objects only, never a pack; a repack deletes only packs it
  * listed when it started, and one that lists this pack started after the ref was written, so it sees
  * the snapshot reachable and keeps its objects. No `.keep` file is needed: the pack is an ordinary one,
- * which the next gc merges, and which goes with the objects once Paddock deletes the ref.
+ * which stays until the next gc (or repack) merges it, also after Paddock deletes the ref.
  */
 import * as path from 'node:path';
 import { failure } from '../common/errors';
@@ -32,14 +32,16 @@ export interface SnapshotRefOptions {
   ref: string;
   sha: string;
   /**
-   * Objects the snapshot holds that were in the repository before the capture and are reachable
-   * without it (the worktree's HEAD, the commits only its reflogs and refs know, what those refs
-   * name): not copied, and not read. A partial clone's kept commits name blobs it never fetched.
+   * Commits whose history is reachable without the snapshot by every prune, whichever checkout it
+   * runs in: not copied, and not read. Only the worktree's HEAD (git's prune walks every worktree's
+   * HEAD). Not the commits the worktree's own refs name: a prune run in the person's checkout does not
+   * walk another worktree's refs/worktree/*, refs/bisect/*, refs/rewritten/* (checked on git 2.39), so
+   * those are copied (a partial clone's blobs never fetched among them are let be: allow-promisor).
    */
   before: readonly string[];
 }
 
-/** Writes `ref` at the snapshot `sha` and copies the objects the capture wrote into a pack no prune deletes; fails (nothing removed) when one is gone. */
+/** Writes `ref` at the snapshot `sha` and copies its objects beyond HEAD's history into a pack no prune deletes; fails (nothing removed) when one is gone. */
 export async function writeSnapshotRef(opts: SnapshotRefOptions): Promise<void> {
   const { repo, ref, sha } = opts;
   // --create-reflog keeps earlier snapshots of the same job (a retried cleanup) reachable for a while; no hooks (NO_HOOKS).

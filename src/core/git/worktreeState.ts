@@ -24,7 +24,8 @@ export async function worktreeStateCommit(worktree: string, message: string): Pr
     const env = { GIT_INDEX_FILE: tempIndex, GIT_OPTIONAL_LOCKS: '0', GIT_WORK_TREE: worktree, ...NO_HOOKS_ENV };
     // A path git would not add cannot be part of a commit: the state would silently lack it.
     // As `git add -A` would record it (modes under the repository's core.fileMode and core.symlinks): the state is landed, or committed, as the agent's commit.
-    const refused = await stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: [], asGitAdds: true });
+    // A state to commit or land: a clean filter slow but working is let run to the bound (addStallMs 0), as the commit's own `add -A` is.
+    const refused = await stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: [], asGitAdds: true, addStallMs: 0 });
     if (refused.length > 0) throw failure(`Could not read the worktree ${worktree} as git would commit it: git will not add ${printable(refused[0])}${refused.length > 1 ? ` and ${refused.length - 1} more` : ''}.`);
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
     if (tree === (await treeOf(worktree, head))) return head;

@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { addedLines, fileChanges } from '../../../../src/core/attempts/attemptTree';
+import { addedLines, fileChanges, worktreeTree } from '../../../../src/core/attempts/attemptTree';
 import { decodeName } from '../../../../src/core/git/pathBytes';
 import { git, Sandbox, useGitSandbox, write } from '../git/gitTestUtil';
 
@@ -45,4 +45,16 @@ describe('attempts: added lines per file', function () {
     assert.deepEqual(added.get('notes.md'), ['first', '++ counter', '+++ b/other.txt', 'diff --git a/x b/x', 'last']);
     assert.deepEqual(added.get('second.txt'), ['second file']);
   });
+
+  // Bug 138's review: the stall watch stopped after a minute the read of a worktree whose clean filter waits quietly on a slow service.
+  it('a clean filter that waits quietly for over a minute (a slow service) is not judged stalled: the worktree is read', async function () {
+    this.timeout(200_000);
+    const repo = sb.repo({ '.gitattributes': '*.bin filter=slow\n' });
+    // No CPU, nothing running, for 62 s: past GIT_STALL_MS (60 s). Before: stopped at 60 s, Compare Attempts had no tree.
+    git(repo, 'config', 'filter.slow.clean', 'sleep 62; cat');
+    write(repo, 'data.bin', 'data\n');
+    const { tree } = await worktreeTree(repo);
+    assert.equal(git(repo, 'show', `${tree}:data.bin`), 'data');
+  });
 });
+

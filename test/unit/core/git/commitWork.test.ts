@@ -77,4 +77,18 @@ describe('git: commitAllWork', function () {
     assert.deepEqual(staged(), before, 'the index is as the agent left it');
     assert.equal(git(wt, 'show', ':staged.txt'), 'staged version', 'the staged version is still staged');
   });
+
+  // Bug 138's review: the stall watch stopped after a minute a commit whose clean filter waits quietly on a slow service.
+  it('a clean filter that waits quietly for over a minute (a slow service) is not judged stalled: the commit is made', async function () {
+    this.timeout(400_000);
+    const { wt } = setup();
+    write(wt, '.gitattributes', '*.bin filter=slow\n');
+    git(wt, 'add', '.gitattributes');
+    git(wt, 'commit', '-q', '-m', 'attributes');
+    // No CPU, nothing running, for 62 s: past GIT_STALL_MS (60 s). Before: stopped at 60 s, nothing committed.
+    git(wt, 'config', 'filter.slow.clean', 'sleep 62; cat');
+    write(wt, 'data.bin', 'data\n');
+    await commitAllWork(wt, 'work', 'paddock/agent');
+    assert.equal(git(wt, 'show', 'HEAD:data.bin'), 'data');
+  });
 });
