@@ -72,6 +72,17 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.equal(inScratch(':a.h'), '0ne\n', 'staged through the filter');
     });
 
+    it('a clean filter that works by starting short processes, past the quiet time, is let finish', async () => {
+      // Next to no CPU of its own, and asleep at most looks: the processes it starts are its progress
+      // (on the portable backend, ps counts CPU in whole seconds).
+      git(repo, 'config', 'filter.f.clean', 'i=0; while [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done; sed s/o/0/g');
+      write(wt, 'a.h', 'one\n');
+      const { run, inScratch } = stage(1500);
+      const refused = await run();
+      assert.deepEqual(refused, []);
+      assert.equal(inScratch(':a.h'), '0ne\n', 'staged through the filter');
+    });
+
     it('runGit: a stopped git is failed as at its bound, naming the stall', async () => {
       git(repo, 'config', 'filter.f.clean', 'kill -STOP $PPID; cat');
       write(wt, 'x.h', 'x\n');
