@@ -82,6 +82,8 @@ for (const backend of ['proc', 'portable'] as const) {
       const c = sb.coordinator();
       const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'trap "" HUP; sleep 604'] });
       const running = await sb.waitFor(job.id, (j) => j.lifecycle.state === 'running' && j.execution !== null);
+      // Its sleep started (under load the worker could be killed before it: listed then as sh, sh; seen once in CI).
+      for (let i = 0; i < 200 && !findByEnvMarker('PADDOCK_JOB_ID', job.id).some((p) => p.comm === 'sleep'); i++) await sleep(25);
       process.kill(running.execution!.pid, 'SIGKILL');
       // The agent's shell and its sleep ignore the hangup. The drain wrapper around them (a shell too)
       // does not, but on a loaded machine it can still be dying when a reader first finds the worker
