@@ -2,7 +2,7 @@
  * Stop of an agent that has just ended, inside its worker's second of grace for what it left running
  * (endLeftoversOnExit off): Stop ends them and says "stopped 1 process it left running"; the grace
  * then finds none left, and its worker's settling wrote "nothing to say" over Stop's words, so the
- * row said only how the agent ended. Found in review of bug 147's change (bug 151). Real coordinator,
+ * row said only how the agent ended. Found in review of bug 147's change (bug 146). Real coordinator,
  * worker and processes; both process backends.
  */
 import * as assert from 'node:assert/strict';

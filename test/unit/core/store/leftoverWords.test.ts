@@ -68,7 +68,7 @@ describe('store/leftoverWords: the detail on what an ended agent left running', 
     assert.equal(job.lifecycle.detail, 'exit 0');
   });
 
-  it("says nothing of a fate of another generation, or of one naming none (an older Paddock's retry kept it: bug 151)", () => {
+  it("says nothing of a fate of another generation, or of one naming none (an older Paddock's retry kept it: bug 146)", () => {
     const gen2 = (fate: LeftoversFate): JobRecord => {
       const job = ended({ fate, leftovers: [] });
       return { ...job, lifecycle: { ...job.lifecycle, generation: 2 } };

@@ -92,7 +92,7 @@ for (const backend of ['proc', 'portable'] as const) {
         assert.deepEqual([raw.lifecycle.detail, raw.leftoversFate], [detail.split('; ')[0], fate], detail);
       }
       // Other details keep their words: a stopped agent's own, a gone worker's.
-      // What merely ends like them, naming no list of processes as that worker wrote it (bug 151).
+      // What merely ends like them, naming no list of processes as that worker wrote it (bug 146).
       const others = ['stopped, but still running: 5 (x)', 'worker gone; still running after SIGKILL: 5 (x)', 'exit 0', 'exit 1; still running: the dev server', 'exit 1; ended 1 process it left running; still running: npm'];
       for (const detail of others) {
         const { id } = await oldRecord(detail);
@@ -137,7 +137,7 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.equal(lifecycleDetail(job), 'exit 0; ended 1 process it left running');
     });
 
-    it('what it said still runs, which that worker did not list, is said so until it exits (bug 151)', async () => {
+    it('what it said still runs, which that worker did not list, is said so until it exits (bug 146)', async () => {
       const d = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
       d.unref();
       daemons.push(d.pid!);
@@ -152,7 +152,7 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.equal(lifecycleDetail(await store.read(id)), `exit 0; ended 1 process it left running; since exited: ${d.pid} (sleep 600)`);
     });
 
-    it("a detail that merely ends in such words is not lifted over a fate that says what became of them (bug 151)", async () => {
+    it("a detail that merely ends in such words is not lifted over a fate that says what became of them (bug 146)", async () => {
       const { id } = await oldRecord('exit 1; stopped 2 processes it left running');
       const raw = readRaw(id);
       writeRaw(id, { ...raw, leftoversFate: { count: 1, outcome: 'ended', generation: 1 } });
@@ -161,7 +161,7 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.deepEqual(job.leftoversFate, { count: 1, outcome: 'ended', generation: 1 });
     });
 
-    it("an older Paddock's retry keeps the first run's fate: the next generation is not said to have left or stopped anything (bug 151)", async () => {
+    it("an older Paddock's retry keeps the first run's fate: the next generation is not said to have left or stopped anything (bug 146)", async () => {
       const { id } = await oldRecord('exit 0; stopped 2 processes it left running');
       await store.update(id, (j) => j);
       const first = readRaw(id).leftoversFate;
