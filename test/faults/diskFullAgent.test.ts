@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, rmdirSync, rmSync, statfsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, statfsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { findByEnvMarker } from '../../src/core/proc';
 import { join } from 'node:path';
@@ -239,5 +239,81 @@ describe('faults: an agent that fills the store’s disk (bugs 141, 142)', funct
     process.kill(workerPid, 'SIGHUP');
     await waitUntil('a line in the log once space is back', () => /ignoring SIGHUP\n$/.test(readFileSync(log, 'utf8')), 5000);
     assert.ok(isAlive(workerPid));
+  });
+
+  it('a stop on a full disk whose worker was killed ends the agent in seconds and keeps the stop (bug 141, second review)', async function () {
+    this.timeout(90_000);
+    const s = new Sandbox();
+    sb = s;
+    // Few inodes as well: not even a lock folder can be made.
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,nr_inodes=200,mode=0700', 'tmpfs', s.home]);
+    mounted = true;
+    mkdirSync(join(s.home, 'jobs'), { mode: 0o700 });
+    const job = await s.start(['sh', '-c', 'setsid sleep 600 & exec sleep 601'], { waitFor: ['running'] });
+    const rec = s.store.readStored(job.id);
+    fillDisk(s.home);
+    const dirs: string[] = [];
+    for (let n = 0; ; n++) {
+      try {
+        mkdirSync(join(s.home, `d${n}`));
+        dirs.push(join(s.home, `d${n}`));
+      } catch {
+        break;
+      }
+    }
+    process.kill(rec.execution!.pid, 'SIGKILL');
+    await waitUntil('the worker gone', () => !isAlive(rec.execution!.pid), 5000);
+    const request = `${rec.execution!.socketPath}.stop`;
+    for (const [n, said] of [
+      [1, 'the stop is kept in the runtime directory'],
+      [2, 'an earlier stop is kept in the runtime directory'],
+    ] as const) {
+      const began = Date.now();
+      const stopped = await cliAsync(['stop', job.id], { ...s.env, HOME: s.cwd });
+      const tookMs = Date.now() - began;
+      assert.equal(stopped.code, 0, `stop ${n}: ${stopped.stderr}`);
+      // Each read once waited the record lock's 20 s to record the gone worker: 143 s, saying nothing.
+      assert.ok(tookMs < 15_000, `stop ${n} took ${tookMs} ms`);
+      assert.ok(stopped.stderr.includes(`so agent ${job.id}'s record does not say it was stopped yet: ${said}, and the record says`), `stop ${n}: ${stopped.stderr}`);
+      assert.ok(existsSync(request), `stop ${n}: the request is kept`);
+    }
+    assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), [], 'the agent and its escapee are ended');
+    for (const dir of dirs) rmdirSync(dir);
+    freeDisk(s.home);
+    const after = await s.store.read(job.id);
+    assert.equal(after.lifecycle.state, 'cancelled', after.lifecycle.detail ?? '');
+    assert.ok(!existsSync(request), 'recorded: the request is done with');
+  });
+
+  it('a stop on a full disk, its worker alive, ends the agent and what escaped its session (bug 141, second review)', async function () {
+    this.timeout(90_000);
+    const s = new Sandbox();
+    sb = s;
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,nr_inodes=200,mode=0700', 'tmpfs', s.home]);
+    mounted = true;
+    mkdirSync(join(s.home, 'jobs'), { mode: 0o700 });
+    const job = await s.start(['sh', '-c', 'setsid sleep 600 & exec sleep 601'], { waitFor: ['running'] });
+    const rec = s.store.readStored(job.id);
+    fillDisk(s.home);
+    const dirs: string[] = [];
+    for (let n = 0; ; n++) {
+      try {
+        mkdirSync(join(s.home, `d${n}`));
+        dirs.push(join(s.home, `d${n}`));
+      } catch {
+        break;
+      }
+    }
+    const began = Date.now();
+    const stopped = await cliAsync(['stop', job.id], { ...s.env, HOME: s.cwd });
+    const tookMs = Date.now() - began;
+    assert.equal(stopped.code, 0, stopped.stderr);
+    assert.ok(tookMs < 15_000, `the stop took ${tookMs} ms`);
+    assert.ok(!isAlive(rec.lifecycle.pid!), 'the agent is stopped');
+    assert.deepEqual(findByEnvMarker('PADDOCK_JOB_ID', job.id), [], 'its escapee too');
+    for (const dir of dirs) rmdirSync(dir);
+    freeDisk(s.home);
+    await waitUntil('the worker to end', () => !isAlive(rec.execution!.pid), 60_000);
+    assert.equal((await s.store.read(job.id)).lifecycle.state, 'cancelled');
   });
 });

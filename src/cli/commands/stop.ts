@@ -19,8 +19,9 @@ export const stopCommand = defineCommand({
     // Stopped, but the store could not be written: its record does not say so yet.
     const u = report.unwritable;
     if (u !== undefined) {
+      const kept = u.kept === 'already' ? 'an earlier stop is kept in the runtime directory' : 'the stop is kept in the runtime directory';
       const then = u.kept
-        ? 'the stop is kept in the runtime directory, and the record says it was stopped at the first read once the store can be written again'
+        ? `${kept}, and the record says it was stopped at the first read once the store can be written again`
         : 'nor could the stop be kept in the runtime directory, so once the store can be written again the record will say the agent ended unexpectedly (orphaned)';
       ctx.io.stderr.write(`Nothing could be written in the store (${u.why}), so agent ${id}'s record does not say it was stopped yet: ${then}.\n`);
     }

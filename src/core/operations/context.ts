@@ -51,7 +51,9 @@ export function heldJobLock(store: JobStore, id: string, what: string): Promise<
 
 /** Runs `fn` under the job's operation lock, waiting for another process's operation on it. */
 export async function withJobLock<T>(store: JobStore, id: string, what: string, fn: () => Promise<T>): Promise<T> {
-  await store.read(id); // bad or unknown ids fail before any waiting
+  // Bad or unknown ids fail before any waiting; as stored: a reader's record of a gone worker waits for the
+  // record lock (20 s on a full disk, before a stop could find the store unwritable: bug 141).
+  store.readStored(id);
   const held = await heldJobLock(store, id, what);
   try {
     return await fn();

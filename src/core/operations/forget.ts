@@ -6,6 +6,7 @@
  * work, forgetting keeps it in `kept/<id>` (archivedWork.ts says what it holds), and deletes it only
  * with the person's word for it (`--yes`, or `prune --snapshots`).
  */
+import { dropStopRequest } from '../store/stopRequest';
 import { describeError, failure, PaddockError, usageError } from '../common/errors';
 import { removeInterruptedCreate, removeJobFolder, sweepRemovalLeftovers } from '../store/forgetRecord';
 import { keepEvidence } from '../store/keptEvidence';
@@ -36,6 +37,8 @@ export async function forgetLocked(ctx: OperationContext, id: string, req: Forge
   // Read under the lock: a restore and a new cleanup cannot change the archive between this and the removal.
   const work = req.deleteArchivedWork ? null : await archivedWork(ctx.store, job);
   const kept = work ? { path: await keepEvidence(ctx.store.home, id), work } : null;
+  // A stop kept in the runtime directory for this agent's last execution names an agent no longer listed.
+  dropStopRequest(ctx.store.readStored(id));
   await removeJobFolder(ctx.store.home, id);
   const refNote = job.evidence?.snapshotRef ? `; its snapshot ${job.evidence.snapshotRef} is kept` : '';
   ctx.log(`agent ${id} removed from the list${refNote}${kept ? `; its archive is kept in ${kept.path}` : ''}`);

@@ -16,7 +16,7 @@ import { allocatePorts } from '../coordinator/ports';
 import { planWorktreeSetup, recordedWorktreeSettings } from '../coordinator/worktreeSetupPlan';
 import { branchNameFor, worktreePathFor } from '../coordinator/worktreePath';
 import { isTerminalState, JobRecord } from '../store/schema';
-import { keepStopRequest } from '../store/stopRequest';
+import { dropStopRequest, keepStopRequest } from '../store/stopRequest';
 import { acquireJobLock, OperationContext, okJobs, withJobLock } from './context';
 import { LOCK_UNWRITABLE, type HeldLock } from '../coordinator/ownedLock';
 import { failJob } from './failJob';
@@ -150,11 +150,21 @@ export class Operations {
         // reader then records `cancelled` from it, not `orphaned` (which an automatic restart would run again).
         this.ctx.log(`stopping agent ${id} without its operation lock: ${describeError(err)}`);
         const unwritable = describeError(err).replace(/^.*cannot be taken: /, '');
-        const job = await this.ctx.store.read(id);
+        // Its reads do not wait for the record lock either (each waited 20 s to record a gone worker: a stop of 143 s).
+        const store = this.ctx.store.withoutLockWait();
+        // As stored: a read that judged the worker gone without recording it has dropped the execution the request names.
+        const job = store.readStored(id);
         const kept = keepStopRequest(job);
-        // Space may come back meanwhile and a retry start generation N+1: this stop is of generation N only.
-        const stopped = await stopLocked(this.ctx.store, id, { force: opts.force ?? false, generation: job.lifecycle.generation, lockless: true });
-        return { ...stopped, unwritable: { why: unwritable, kept } };
+        try {
+          // Space may come back meanwhile and a retry start generation N+1: this stop is of generation N only.
+          const stopped = await stopLocked(store, id, { force: opts.force ?? false, generation: job.lifecycle.generation, lockless: true });
+          if (!stopped.stopped && kept === 'kept') dropStopRequest(job);
+          return { ...stopped, unwritable: { why: unwritable, kept } };
+        } catch (err) {
+          // Not stopped: a request left would turn a later crash of this worker into a stop (an earlier stop's stays).
+          if (kept === 'kept') dropStopRequest(job);
+          throw err;
+        }
       });
     } catch (err) {
       if (!(err instanceof PaddockError && err.code === 'UNREADABLE')) throw err;

@@ -23,9 +23,10 @@ export interface StopReport {
   reason: string | null;
   /**
    * Why nothing could be written in the store (a full disk, a read-only store): the stop went on without its
-   * lock, and its end may be unrecorded; `kept`: the stop was kept in the runtime directory for a reader to record.
+   * lock, and its end may be unrecorded; `kept`: the stop was kept in the runtime directory for a reader to record
+   * ('already': an earlier stop had kept it).
    */
-  unwritable?: { why: string; kept: boolean };
+  unwritable?: { why: string; kept: 'kept' | 'already' | false };
 }
 
 export interface StopAllReport {

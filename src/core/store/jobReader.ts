@@ -12,7 +12,7 @@ import { applyTransition } from './lifecycle';
 import { checkOfGoneRunner, checkRunnerGone, endGoneRunnersCheck } from './checkRunner';
 import { leftoversEnderGone, leftoversStillRunning, withEnderGone } from './leftoverCheck';
 import { judgeOwnershipNow, type Reconciliation } from './ownership';
-import { dropStopRequest, STOP_REQUEST_DETAIL, stopRequested } from './stopRequest';
+import { STOP_REQUEST_DETAIL, stopRequested } from './stopRequest';
 import { assertJobId, StoreLayout } from './paths';
 import type { Loaded } from './records';
 import { interruptedCreateEntry, missingRecord, recordlessReason } from './interruptedCreate';
@@ -49,11 +49,16 @@ export class JobReader {
   ) {}
 
   async read(id: string): Promise<JobRecord> {
+    return this.reconciled(this.stored(id));
+  }
+
+  /** The record as stored: no reconciling, nothing written. */
+  stored(id: string): JobRecord {
     assertJobId(id);
     const loaded = this.writer.load(id);
     if (loaded.kind === 'missing') throw missingRecord(this.layout, id);
     if (loaded.kind === 'unreadable') throw failure(`Agent ${id} is unreadable: ${unreadableReason(this.layout, id, loaded.reason)}.`, 'UNREADABLE');
-    return this.reconciled(loaded.job);
+    return loaded.job;
   }
 
   async tryRead(id: string): Promise<JobEntry> {
@@ -172,7 +177,7 @@ export class JobReader {
   private async reconciledOwner(job: JobRecord): Promise<JobRecord> {
     if (!(await judgeOwnershipNow(job))) return job;
     try {
-      const next = await this.writer.mutate(job.id, async (current) => {
+      return await this.writer.mutate(job.id, async (current) => {
         const verdict = honouringStop(current, await judgeOwnershipNow(current));
         if (!verdict) return undefined;
         const transitioned = transitionTo(current, verdict);
@@ -181,9 +186,6 @@ export class JobReader {
         const next = survivors.length ? { ...transitioned, leftovers: survivors } : transitioned;
         return { next, timeline: [{ type: verdict.type, from: current.lifecycle.state, to: verdict.to, message: verdict.detail }] };
       });
-      // Recorded: the stop the request kept is in the record now.
-      if (next.lifecycle.state === 'cancelled') dropStopRequest(job);
-      return next;
     } catch (err) {
       this.log(`could not reconcile agent ${job.id}: ${describeError(err)}`);
       // Not recorded (a full disk, a read-only store), yet true: the read says what it judged. Returned as it

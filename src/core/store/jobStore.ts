@@ -90,8 +90,10 @@ export class JobStore {
   /** This store's process has no event loop to keep free (JobStoreOptions.blockingReads): its other file work may block too. */
   readonly blockingReads: boolean;
   private readonly execution: ExecutionParts;
+  private readonly opts: JobStoreOptions;
 
   constructor(opts: JobStoreOptions) {
+    this.opts = opts;
     this.home = opts.home;
     this.layout = new StoreLayout(opts.home);
     this.outputCapBytes = opts.outputCapBytes ?? DEFAULT_OUTPUT_CAP;
@@ -134,6 +136,19 @@ export class JobStore {
 
   read(id: string): Promise<JobRecord> {
     return this.reader.read(id);
+  }
+
+  /**
+   * This store, but its record writes do not wait for the record lock: for a stop on a store proven
+   * unwritable (bug 141), whose every read would otherwise wait the lock's 20 s to record a gone worker.
+   */
+  withoutLockWait(): JobStore {
+    return new JobStore({ ...this.opts, lock: { ...this.opts.lock, waitMs: 0 } });
+  }
+
+  /** The record as it is stored, not reconciled (a reader's unrecorded verdict drops its execution). */
+  readStored(id: string): JobRecord {
+    return this.reader.stored(id);
   }
 
   tryRead(id: string): Promise<JobEntry> {

@@ -12,7 +12,8 @@ import { LockGuard, LockOptions, withLock } from './locks';
 import { MessageRedaction, redactEntry, redactRecord } from './messageRedaction';
 import { StoreLayout } from './paths';
 import { describeIssues, Loaded, loadRecord, recordText } from './records';
-import { JobRecord, TimelineEntry } from './schema';
+import { isTerminalState, JobRecord, TimelineEntry } from './schema';
+import { dropStopRequest } from './stopRequest';
 import { checkJobRecord, JOB_RECORD_KEYS } from './recordCheck';
 import { storeSchemas } from './storeSchemas';
 import { appendTimelineLine } from './timeline';
@@ -78,6 +79,9 @@ export class RecordWriter {
         }
       }
       this.parts.changes.touch(id);
+      // Whoever records the end (the worker's own finish, a forced stop, a reader): a stop request kept for
+      // this execution while the store could not be written is done with (bug 141).
+      if (loaded.job.execution && isTerminalState(next.lifecycle.state)) dropStopRequest(loaded.job);
       return next;
     });
   }

@@ -2,40 +2,104 @@
  * A stop asked for while nothing could be written in the store (a full disk, a read-only store: bug 141).
  * Its worker could not record `cancelled`, so the next reader found it gone and judged `orphaned` (a
  * crash) — and an automatic restart ran the stopped agent again. The request is kept beside the
- * execution's socket, in the runtime directory (not on the store's disk), named after that socket, so it
- * speaks of that one execution only (a retry's generation has another socket); a reader that finds its
- * worker gone records `cancelled` instead.
+ * execution's socket, in the runtime directory (not on the store's disk), named after that socket; a
+ * reader that finds its worker gone records `cancelled` instead.
+ *
+ * The request is trusted only as far as it is proven: a regular file that parses (zod) and names this
+ * agent, this generation and this worker (pid and start time: a later run on the same socket path, after
+ * a reboot with a persistent runtime directory, is another worker), in a runtime directory only this
+ * user can write in (socketDirProblem: another user could plant one there). Anything else is no request:
+ * a crash stays a crash. It goes once the record says the agent ended, or when the stop failed.
  */
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import * as z from '../common/zod';
+import { socketDirProblem } from '../protocol/runtimeDir';
+import { readRegularTextSync, writeRegularFileSync } from './regularFile';
 import type { JobRecord } from './schema';
 
 /** Said in the record of an agent whose stop is recorded from its request. */
 export const STOP_REQUEST_DETAIL = 'stopped by paddock stop while the store could not be written';
 
+/** Small: a few fields; anything larger is not a request this code wrote. */
+const MAX_BYTES = 4096;
+
+let schema: z.ZodMiniType<StopRequest> | undefined;
+interface StopRequest {
+  id: string;
+  generation: number;
+  workerPid: number;
+  workerStartTime: number;
+  at: string;
+}
+function requestSchema(): z.ZodMiniType<StopRequest> {
+  schema ??= z.object({
+    id: z.string().check(z.maxLength(64)),
+    generation: z.number().check(z.int(), z.nonnegative()),
+    workerPid: z.number().check(z.int(), z.positive()),
+    workerStartTime: z.number().check(z.int(), z.nonnegative()),
+    at: z.string().check(z.maxLength(64)),
+  });
+  return schema;
+}
+
 function requestFile(job: JobRecord): string | undefined {
   return job.execution ? `${job.execution.socketPath}.stop` : undefined;
 }
 
-/** Keeps the stop of `job`'s current execution; false when it could not be kept (no execution, the runtime directory unwritable). */
-export function keepStopRequest(job: JobRecord): boolean {
+/** The request `job`'s current execution would carry: its id, generation and worker. */
+function expected(job: JobRecord): Omit<StopRequest, 'at'> | undefined {
+  const exec = job.execution;
+  return exec ? { id: job.id, generation: job.lifecycle.generation, workerPid: exec.pid, workerStartTime: exec.startTime } : undefined;
+}
+
+/** What a request at `job`'s socket says, when it is one this code could honour; undefined for anything else. */
+function readRequest(job: JobRecord): StopRequest | undefined {
   const file = requestFile(job);
-  if (file === undefined) return false;
+  if (file === undefined || socketDirProblem(dirname(file)) !== null) return undefined;
   try {
-    writeFileSync(file, `${JSON.stringify({ id: job.id, generation: job.lifecycle.generation, at: new Date().toISOString() })}\n`, { mode: 0o600 });
-    return true;
+    const text = readRegularTextSync(file, MAX_BYTES);
+    const parsed = text === null ? undefined : requestSchema().safeParse(JSON.parse(text));
+    return parsed?.success ? parsed.data : undefined;
+  } catch {
+    // Missing, a folder, a FIFO, not JSON: no request.
+    return undefined;
+  }
+}
+
+/** Whether a stop of `job`'s current execution, by its worker, was asked for and could not be recorded then. */
+export function stopRequested(job: JobRecord): boolean {
+  const want = expected(job);
+  const got = readRequest(job);
+  return want !== undefined && got !== undefined && got.id === want.id && got.generation === want.generation && got.workerPid === want.workerPid && got.workerStartTime === want.workerStartTime;
+}
+
+/**
+ * Keeps the stop of `job`'s current execution (`job` as stored: a reader's unrecorded verdict has no
+ * execution any more). 'already': one was kept before; 'kept'; or false when it could not be kept (no
+ * execution, a runtime directory that is not this user's alone, or one nothing can be written in).
+ */
+export function keepStopRequest(job: JobRecord): 'kept' | 'already' | false {
+  const file = requestFile(job);
+  const want = expected(job);
+  if (file === undefined || want === undefined || socketDirProblem(dirname(file)) !== null) return false;
+  if (stopRequested(job)) return 'already';
+  try {
+    // Not a regular file there (a folder, a FIFO): refused, left as it is, and the stop is said unkept.
+    writeRegularFileSync(file, `${JSON.stringify({ ...want, at: new Date().toISOString() })}\n`, 0o600);
+    return 'kept';
   } catch {
     return false;
   }
 }
 
-/** Whether a stop of `job`'s current execution was asked for and could not be recorded then. */
-export function stopRequested(job: JobRecord): boolean {
-  const file = requestFile(job);
-  return file !== undefined && existsSync(file);
-}
-
-/** Once the record says the agent ended, its request is done with (best effort: it names a finished execution only). */
+/** The request is done with: the record says the agent ended, or the stop failed (best effort: it names one execution only). */
 export function dropStopRequest(job: JobRecord): void {
   const file = requestFile(job);
-  if (file !== undefined) rmSync(file, { force: true });
+  if (file === undefined || !stopRequested(job)) return;
+  try {
+    rmSync(file, { force: true });
+  } catch {
+    // Left: it names a finished execution's worker only, which no later run has.
+  }
 }

@@ -122,14 +122,32 @@ async function stopAlongsideWorker(store: JobStore, job: JobRecord, graceMs: num
     // The worker first: its stop is what makes the agent's end a stop, not a crash, in its eyes.
     const soon = await Promise.race([answered, sleep(ALONGSIDE_HEAD_START_MS).then(() => undefined)]);
     if (soon) return soon;
-    const { sid } = await provenAgent(job, { name: AGENT_MARKER_ENV, value: job.id }, workerOf(job));
-    if (sid === undefined) return await answered;
-    const { escalated, survivors } = await stopAgentProcesses({ sid, jobId: job.id, graceMs });
+    const members = await executionMembers(job);
+    // Read again right before signalling, after the look: the head start is long enough for the worker to end
+    // and a retry to start the next generation, whose processes carry the same marker. Still this execution
+    // now, so every process the look found was started while it was the agent's.
+    const now = store.readStored(job.id);
+    if (now.lifecycle.generation !== job.lifecycle.generation || now.execution?.pid !== job.execution?.pid) return { state: now.lifecycle.state, escalated: false, survivors: [], via: 'none', ended: [] };
+    if (members.length === 0) return await answered;
+    const { escalated, survivors } = await endByIdentity(members, graceMs);
     const late = await Promise.race([answered, sleep(ALONGSIDE_HEAD_START_MS).then(() => undefined)]);
     return late ?? { state: 'cancelled', escalated, survivors, via: 'direct', ended: [] };
   } finally {
     client.dispose();
   }
+}
+
+/**
+ * Without the lock, only what is proven this execution's agent: the processes carrying the job's marker
+ * that started since its worker did (an earlier generation's leftovers started before it), each ended by
+ * its identity (pid and start time). No session is taken from the record or from a marked process: a
+ * session id is a pid, reused, and every generation carries the same marker.
+ */
+async function executionMembers(job: JobRecord): Promise<(Leftover & RecordedProcess)[]> {
+  const worker = workerOf(job);
+  if (!worker) return [];
+  const marked = await treeMembers(undefined, { name: AGENT_MARKER_ENV, value: job.id });
+  return marked.filter((p) => p.startTime >= worker.startTime && p.pid !== process.pid).map((p) => ({ pid: p.pid, startTime: p.startTime, command: p.comm }));
 }
 
 /** The worker that runs (or was launched for) the job's current execution. */

@@ -1,0 +1,87 @@
+/**
+ * The stop kept in the runtime directory while the store could not be written (bug 141, second review):
+ * honoured only as the request this code writes for that exact worker, and gone once the end is recorded.
+ */
+import * as assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dropStopRequest, keepStopRequest, stopRequested } from '../../../../src/core/store/stopRequest';
+import type { JobRecord } from '../../../../src/core/store';
+import { Sandbox } from '../worker/fixtures';
+
+/** The parts of a record the request speaks of: the id, the generation and the execution's worker and socket. */
+function recordAt(dir: string, over: { generation?: number; pid?: number; startTime?: number } = {}): JobRecord {
+  return {
+    id: 'abcd1234',
+    lifecycle: { generation: over.generation ?? 1 },
+    execution: { socketPath: join(dir, 'abc.sock'), pid: over.pid ?? 4242, startTime: over.startTime ?? 777 },
+  } as unknown as JobRecord;
+}
+
+describe('store/stopRequest (bug 141)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync('/tmp/pdk-req-');
+    chmodSync(dir, 0o700);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('kept once, then said already kept; honoured for its own worker only', () => {
+    const job = recordAt(dir);
+    assert.equal(keepStopRequest(job), 'kept');
+    assert.equal(keepStopRequest(job), 'already');
+    assert.equal(stopRequested(job), true);
+    const kept = JSON.parse(readFileSync(`${job.execution!.socketPath}.stop`, 'utf8')) as Record<string, unknown>;
+    assert.deepEqual([kept.id, kept.generation, kept.workerPid, kept.workerStartTime], ['abcd1234', 1, 4242, 777]);
+    // The same socket path, another worker (a reboot with a persistent runtime directory, a reused pid) or generation.
+    assert.equal(stopRequested(recordAt(dir, { pid: 4243 })), false);
+    assert.equal(stopRequested(recordAt(dir, { startTime: 778 })), false);
+    assert.equal(stopRequested(recordAt(dir, { generation: 2 })), false);
+  });
+
+  it('anything else at the path is no request: a folder, an empty file, another shape', () => {
+    const job = recordAt(dir);
+    const file = `${job.execution!.socketPath}.stop`;
+    mkdirSync(file);
+    assert.equal(stopRequested(job), false, 'a folder');
+    assert.equal(keepStopRequest(job), false, 'a folder is not written over');
+    rmSync(file, { recursive: true });
+    writeFileSync(file, '');
+    assert.equal(stopRequested(job), false, 'an empty file');
+    writeFileSync(file, JSON.stringify({ id: 'abcd1234', generation: 1 }));
+    assert.equal(stopRequested(job), false, 'no worker named');
+  });
+
+  it('not in a runtime directory others can write in', () => {
+    const job = recordAt(dir);
+    assert.equal(keepStopRequest(job), 'kept');
+    chmodSync(dir, 0o777);
+    assert.equal(stopRequested(job), false, 'another user may have planted it');
+    assert.equal(keepStopRequest(recordAt(dir, { generation: 2 })), false);
+  });
+
+  it('dropped only when it is this worker’s', () => {
+    const job = recordAt(dir);
+    keepStopRequest(job);
+    dropStopRequest(recordAt(dir, { pid: 1 }));
+    assert.ok(existsSync(`${job.execution!.socketPath}.stop`));
+    dropStopRequest(job);
+    assert.ok(!existsSync(`${job.execution!.socketPath}.stop`));
+  });
+
+  it('gone once the worker records the end itself (a full disk for a moment)', async function () {
+    this.timeout(30_000);
+    const s = new Sandbox();
+    try {
+      const job = await s.start(['sh', '-c', 'exec sleep 600'], { waitFor: ['running'] });
+      const stored = s.store.readStored(job.id);
+      assert.equal(keepStopRequest(stored), 'kept');
+      process.kill(stored.execution!.pid, 'SIGTERM');
+      const ended = await s.waitForState(job.id, ['cancelled']);
+      assert.equal(ended.lifecycle.state, 'cancelled');
+      assert.ok(!existsSync(`${stored.execution!.socketPath}.stop`), 'the worker recorded its stop: the request is done with');
+    } finally {
+      s.dispose();
+    }
+  });
+});
