@@ -16,11 +16,12 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as z from '../common/zod';
-import { describeError, failure } from '../common/errors';
+import { failure } from '../common/errors';
 import { isThisProcess, type Liveness, livenessOf, ownIdentity, processTableSource, type StatSource } from '../proc/identity';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeDirs } from '../common/makeDirs';
 import { isSuspended, SuspendedHolderWatch } from './suspendedHolder';
+import { cannotTakeLock, errnoOf, unwritableOr } from './lockUnwritable';
 
 const OwnerSchema = z.object({
   pid: z.number().check(z.int(), z.positive()),
@@ -46,27 +47,10 @@ const DISCARDED_SUFFIX = '.discarded';
 /** The takeover guard is held, and a taker's folder lacks its owner file, a few milliseconds; older means its maker died. */
 const BRIEF_STEP_STALE_MS = 2_000;
 
-/**
- * The code of the error a free lock fails with when nothing can be written where it is (a full disk, a
- * read-only store): nobody can take it then, so a caller whose work needs no lock to be safe (a stop,
- * which is what frees a disk an agent fills) may go on without it.
- */
-export const LOCK_UNWRITABLE = 'LOCK_UNWRITABLE';
-
-const UNWRITABLE_WHY: Record<string, string | undefined> = {
-  ENOSPC: 'no space is left on its disk',
-  EDQUOT: 'its disk quota is used up',
-  EROFS: 'its file system is read-only',
-};
-
 export interface HeldLock {
   readonly path: string;
   readonly token: string;
   release(): Promise<void>;
-}
-
-function errnoOf(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
 }
 
 async function readOwner(lockDir: string): Promise<LockOwner | 'missing' | 'unreadable'> {
@@ -227,7 +211,7 @@ export class OwnedLock {
     // Private like the rest of the store: owner files name processes and what they are doing.
     await makeDirs(path.dirname(this.lockDir), 0o700).catch((err: unknown) => {
       // A folder that cannot be made on a full disk is a lock that cannot be taken; anything else is said as it was.
-      throw this.unwritableOr(err);
+      throw unwritableOr(this.lockDir, err);
     });
     const me = ownIdentity();
     const token = randomBytes(16).toString('hex');
@@ -255,7 +239,7 @@ export class OwnedLock {
       // The owner file could not be written (a full disk): a lock taken meanwhile is waited for like any
       // other; a free one cannot be taken, said in one sentence.
       if (await this.occupied()) return undefined;
-      throw this.cannotTake(err);
+      throw cannotTakeLock(this.lockDir, err);
     }
     // Best effort: the lock is ours already, and a failed sweep must not leave it held by nobody.
     await this.sweepLeftovers().catch(() => undefined);
@@ -264,18 +248,6 @@ export class OwnedLock {
       token,
       release: () => this.release(token),
     };
-  }
-
-  /** `err` as the LOCK_UNWRITABLE failure when nothing can be written where the lock is; otherwise as it is. */
-  private unwritableOr(err: unknown): unknown {
-    return UNWRITABLE_WHY[errnoOf(err) ?? ''] ? this.cannotTake(err) : err;
-  }
-
-  /** Why a free lock cannot be taken, in one sentence; coded LOCK_UNWRITABLE when nothing can be written there. */
-  private cannotTake(err: unknown): Error {
-    const unwritable = UNWRITABLE_WHY[errnoOf(err) ?? ''];
-    const why = unwritable ?? describeError(err);
-    return failure(`the lock ${path.basename(this.lockDir)} in ${path.dirname(this.lockDir)} cannot be taken: ${why}`, unwritable ? LOCK_UNWRITABLE : undefined);
   }
 
   /** Removes the lock: renamed away first (a reader sees the lock whole or no lock), then its folder. */
@@ -387,7 +359,7 @@ export class OwnedLock {
       await fs.mkdir(guard, { mode: 0o700 });
     } catch (err) {
       // A holder judged gone on a store nothing can be written in: the lock is as free as one never taken.
-      if (errnoOf(err) !== 'EEXIST') throw this.unwritableOr(err);
+      if (errnoOf(err) !== 'EEXIST') throw unwritableOr(this.lockDir, err);
       const age = await ageMs(guard);
       if (age !== undefined && age > BRIEF_STEP_STALE_MS) await fs.rm(guard, { recursive: true, force: true });
       return false;
@@ -398,7 +370,7 @@ export class OwnedLock {
       const now = await this.holder();
       if (now.kind === 'free' || !OwnedLock.sameHolder(judged, now) || !(await judge(now))) return true;
       await this.discard().catch((err: unknown) => {
-        throw this.unwritableOr(err);
+        throw unwritableOr(this.lockDir, err);
       });
       return true;
     } finally {
