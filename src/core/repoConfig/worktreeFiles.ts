@@ -12,13 +12,13 @@
  * recreated only when it points inside the repository, and nothing is written
  * through a folder that leads out of the worktree. All fs work is async.
  */
-import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describeError, failure } from '../common/errors';
 import { isWithin } from '../common/paths';
 import { runGit } from '../git/runGit';
 import { makeDirs } from '../common/makeDirs';
+import { copyRegularFile } from './copyRegular';
 
 export const WORKTREE_INCLUDE = '.worktreeinclude';
 /** Copies in flight at once: enough to hide latency, few enough not to exhaust descriptors. */
@@ -162,20 +162,31 @@ async function copyOne(req: Placement, rel: string, repoReal: string, worktreeRe
     const [stat, folder] = await Promise.all([fs.lstat(source), destinationIn(worktreeReal, dest, folders)]);
     if (!folder) return 'its folder leads outside the worktree';
     if (stat.isSymbolicLink()) {
-      const target = await fs.readlink(source);
-      const resolved = path.resolve(path.dirname(source), target);
-      if (!isWithin(resolved, req.repo) && !isWithin(resolved, repoReal)) return 'a symlink pointing outside the repository';
+      const target = worktreeTarget(rel, path.resolve(path.dirname(source), await fs.readlink(source)), req.repo, repoReal);
+      if (target === null) return 'a symlink pointing outside the repository';
       await fs.symlink(target, dest);
       return null;
     }
     if (!stat.isFile()) return 'not a regular file';
-    await fs.copyFile(source, dest, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-    // libuv gives the copy the source's mode itself (fchmod after open, past the umask).
-    return null;
+    return await copyRegularFile(source, dest, stat);
   } catch (err) {
     if (existed(err)) return 'exists in the worktree';
     throw placementFailure('copy', rel, err);
   }
+}
+
+/**
+ * What a copied symlink points at in the worktree: the same path of the worktree, relative to the
+ * link. Its own text would lead out of the worktree: an absolute target names the main checkout, and
+ * a relative one may climb out of the repository and back in by its name (`../../repo/.env`), so the
+ * agent's writes through the copy changed the person's file (bug 161). `..` is settled by the
+ * text, not by what the folders it passes resolve to (the text is what was judged to stay inside).
+ * Null when it leads outside the repository.
+ */
+function worktreeTarget(rel: string, resolved: string, repo: string, repoReal: string): string | null {
+  const base = isWithin(resolved, repo) ? repo : isWithin(resolved, repoReal) ? repoReal : null;
+  if (base === null) return null;
+  return path.relative(path.dirname(path.join(base, rel)), resolved) || '.';
 }
 
 async function linkOne(req: Placement, rel: string, repoReal: string, worktreeReal: string, folders: FolderChecks): Promise<string | null> {

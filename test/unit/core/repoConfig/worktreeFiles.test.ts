@@ -1,6 +1,6 @@
 /** Bringing untracked files into a new worktree: copy, link, .worktreeinclude, on real git repos. */
 import * as assert from 'node:assert/strict';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { placeWorktreeFiles, planWorktreeFiles, type WorktreeFilesRequest, type WorktreeFilesResult } from '../../../../src/core/repoConfig/worktreeFiles';
@@ -74,6 +74,37 @@ describe('worktree files: copy, link, .worktreeinclude', function () {
     assert.ok(lstatSync(join(worktree, 'inside-link')).isSymbolicLink());
     assert.equal(readlinkSync(join(worktree, 'inside-link')), '.env');
     assert.deepEqual(result.skipped, [{ path: 'secret-link', why: 'a symlink pointing outside the repository' }]);
+  });
+
+  it('a copied symlink leads to the worktree\'s own file, never to the main checkout\'s (bug 161)', async () => {
+    // Absolute, and relative climbing out of the repository and back in by its name (the worktree is its sibling here).
+    symlinkSync(join(repo, '.env'), join(repo, '.env.abs'));
+    symlinkSync(join('..', '..', 'repo', '.env'), join(repo, 'sub', '.env.up'));
+    const result = await bringWorktreeFiles({ repo, worktree, copy: ['/.env', '.env.abs', '.env.up'], link: [] });
+    assert.deepEqual(result.skipped, []);
+    assert.equal(readlinkSync(join(worktree, '.env.abs')), '.env');
+    assert.equal(readlinkSync(join(worktree, 'sub', '.env.up')), '../.env');
+    writeFileSync(join(worktree, '.env.abs'), 'agent\n');
+    writeFileSync(join(worktree, 'sub', '.env.up'), 'agent 2\n');
+    assert.equal(readFileSync(join(repo, '.env'), 'utf8'), 'A=1\n', "the person's file is untouched");
+    assert.equal(readFileSync(join(worktree, '.env'), 'utf8'), 'agent 2\n');
+  });
+
+  it('copies a sparse file with its holes, not as zeros on disk (bug 160)', async () => {
+    const size = 64 * 1024 * 1024;
+    const image = join(repo, '.env.img');
+    writeFileSync(image, 'head');
+    const fd = openSync(image, 'r+');
+    writeSync(fd, 'tail', size - 4);
+    closeSync(fd);
+    chmodSync(image, 0o640);
+    const result = await bringWorktreeFiles({ repo, worktree, copy: ['/.env.img'], link: [] });
+    assert.equal(result.copied, 1);
+    const copy = statSync(join(worktree, '.env.img'));
+    assert.equal(copy.size, size);
+    assert.equal(copy.mode & 0o777, 0o640);
+    assert.ok(copy.blocks * 512 < 1024 * 1024, `the copy holds ${copy.blocks * 512} bytes on disk for ${statSync(image).blocks * 512} in the original`);
+    assert.ok(readFileSync(join(worktree, '.env.img')).equals(readFileSync(image)), 'the same bytes');
   });
 
   it('does not write through a worktree folder that is a symlink leading out', async () => {
