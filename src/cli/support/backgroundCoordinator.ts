@@ -16,6 +16,7 @@ import type { JobStore } from '../../core/store';
 import type { JobRecord } from '../../core/store/schema';
 import type { CliContext } from '../command';
 import { makeDirsSync } from '../../core/common/makeDirs';
+import { withoutAgentVariables } from '../../core/worker/agentEnv';
 
 /** The log is started afresh past this size (it is for looking into a problem, not an archive). */
 const MAX_LOG_BYTES = 1024 * 1024;
@@ -57,7 +58,8 @@ export async function ensureCoordinator(ctx: CliContext, store: JobStore, listed
     const child = spawn(process.execPath, [script, 'coordinate', '--until-idle'], {
       detached: true,
       stdio: ['ignore', fd, fd],
-      env: { ...ctx.env, PADDOCK_HOME: store.home },
+      // The store's, not the agent's whose `paddock start` (or `list`) this may be: without its marker (bug 162).
+      env: { ...withoutAgentVariables(ctx.env), PADDOCK_HOME: store.home },
       cwd: store.home,
     });
     const pid = child.pid;

@@ -22,6 +22,17 @@ export const PER_AGENT_ENV: readonly string[] = [
   ...AGENT_VARIABLE_NAMES,
 ];
 
+/**
+ * `env` without the caller's per-agent variables: for a process Paddock starts for the whole store
+ * (a worker, a background coordinator) from a command an agent ran. Carrying the agent's marker, it
+ * was taken for the agent's own: counted in its figures, and ended by its stop (bug 162).
+ */
+export function withoutAgentVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const name of PER_AGENT_ENV) delete out[name];
+  return out;
+}
+
 /** Variables of the runtime that must not reach an agent's commands: a debugger bootloader rides on NODE_OPTIONS; the Electron switch breaks node-based tools. */
 const RUNTIME_ONLY_ENV: readonly string[] = ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE'];
 

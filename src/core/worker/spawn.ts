@@ -14,7 +14,7 @@ import { processBackend } from '../proc/backend';
 import { JobStore } from '../store';
 import { WORKER_LOG_FILE } from '../store/paths';
 import { isNotRegularFile, openRegularSync } from '../store/regularFile';
-import { PER_AGENT_ENV } from './agentEnv';
+import { withoutAgentVariables } from './agentEnv';
 import { releaseLaunchGate } from './launchGate';
 
 export interface SpawnWorkerOptions {
@@ -48,8 +48,6 @@ export interface SpawnedWorker {
 
 export { WORKER_LOG_FILE };
 
-/** Variables of the spawning process that must not leak into the worker. */
-const INHERITED_NOT_WANTED = ['NODE_OPTIONS', ...PER_AGENT_ENV];
 
 export function isPlainNode(execPath: string): boolean {
   return /^node(\.exe)?$/i.test(basename(execPath));
@@ -58,8 +56,9 @@ export function isPlainNode(execPath: string): boolean {
 export async function spawnWorker(opts: SpawnWorkerOptions): Promise<SpawnedWorker> {
   const store = opts.store ?? new JobStore({ home: opts.home });
   const execPath = opts.execPath ?? process.execPath;
-  const env: NodeJS.ProcessEnv = { ...opts.env };
-  for (const name of INHERITED_NOT_WANTED) delete env[name];
+  // Not the spawning process's debugger bootloader, nor the per-agent variables of an agent that ran the command.
+  const env = withoutAgentVariables(opts.env);
+  delete env.NODE_OPTIONS;
   if (isPlainNode(execPath)) delete env.ELECTRON_RUN_AS_NODE;
   else env.ELECTRON_RUN_AS_NODE = '1';
   if (opts.runtimeDir) env.PADDOCK_RUNTIME_DIR = opts.runtimeDir;

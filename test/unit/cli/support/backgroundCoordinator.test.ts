@@ -77,6 +77,36 @@ describe('background coordinator', function () {
     assert.equal((await sb.store.read(secondId)).lifecycle.state, 'running', 'the agent it launched keeps running');
   });
 
+  // Bug 162: an agent's own `paddock start` (its launcher is on its PATH) queued behind it, and the
+  // coordinator it started carried the agent's marker: the agent's stop ended it, stranding the queue.
+  it("a coordinator started from inside an agent is not the agent's: the agent's stop leaves it to launch what was queued (bug 162)", async () => {
+    sb.store.policy.write({ maxConcurrent: 1 });
+    const said = { out: join(sb.home, 'inner.out'), err: join(sb.home, 'inner.err') };
+    const first = await cli(['start', '--title', 'starts another', '--', 'sh', '-c', `paddock start --title inner -- sh -c 'read x' >${said.out} 2>${said.err}; read x`]);
+    assert.equal(first.code, 0, first.stderr);
+    const firstId = first.stdout.trim();
+    let started: RegExpExecArray | null = null;
+    for (const deadline = Date.now() + 30_000; !started && Date.now() < deadline; await sleep(100)) {
+      started = existsSync(said.err) ? /\(pid (\d+), log/.exec(readFileSync(said.err, 'utf8')) : null;
+    }
+    assert.ok(started, existsSync(said.err) ? readFileSync(said.err, 'utf8') : 'the inner start said nothing');
+    background = Number(started[1]);
+    const secondId = readFileSync(said.out, 'utf8').trim();
+    assert.equal((await sb.store.read(secondId)).lifecycle.state, 'queued');
+    if (existsSync(`/proc/${background}/environ`)) {
+      const environ = readFileSync(`/proc/${background}/environ`, 'utf8').split('\0');
+      assert.deepEqual(environ.filter((e) => /^PADDOCK_(JOB_ID|AGENT_ID|PORTS?|SOCKET|AGENT_TOKEN|WORKTREE)=/.test(e)), [], 'no per-agent variable of the agent');
+    }
+    const usage = (await cli(['show', firstId, '--json'])).stdout;
+    assert.ok(JSON.parse(usage).usage.rssBytes < 40 * 1024 * 1024, `the agent's memory counts only sh and its children: ${usage}`);
+
+    assert.equal((await cli(['stop', firstId])).code, 0);
+    await sb.waitForState(secondId, ['running']);
+    assert.ok(alive(background), 'the agent\'s stop left it running');
+    assert.equal((await cli(['stop', secondId])).code, 0);
+    assert.ok(await untilGone(background), 'it exits once nothing is left to do');
+  });
+
   // Found by reading: while work was left, a background coordinator re-read every record of the store
   // each second to see whether it could exit (a store of 1,000 agents: ~1.4 MB of records a second).
   it('while it waits for a slot, it does not re-read the store each second, and still exits once the work is done', async function () {
