@@ -4,69 +4,60 @@
  * database preallocated with holes) holds far fewer blocks than its size; a
  * plain copy writes its holes as zeros, so a 100 GB image using 1 MB filled
  * the disk, and took minutes, at every start (bug 160). Such a file is cloned
- * where the file system can (btrfs, XFS, APFS), else copied with its zero
- * runs left as holes, like `cp --sparse=auto`.
+ * where the file system can (btrfs, XFS, APFS), else copied with its holes
+ * kept (sparseCopy.ts).
  *
- * The sparse copy reads the file it opened (non-blocking, then looked at with
- * fstat): a FIFO put in its place after the listing's look opens at once and
- * is refused instead of holding the start until a writer comes.
+ * The source is opened first, without blocking and without following a
+ * symlink, and looked at with fstat; on Linux every copy then reads that very
+ * file through /proc/self/fd (the same inode), never the path again. A FIFO or
+ * a link put in the file's place after the listing's look is refused at once,
+ * where an open by path waited for a writer that never came and held the start
+ * for good (the review of bug 160: not even `process.exit` ended it).
  */
 import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
+import { copySparse } from './sparseCopy';
 
-/** Zero runs this long (and aligned) become holes: a multiple of every usual block size. */
-const RUN_BYTES = 128 * 1024;
-const ZEROS = Buffer.alloc(RUN_BYTES);
+/** Smaller files are copied whole: a hole is worth keeping from this size (a small file's inline data counts as dense). */
+const SPARSE_FROM = 128 * 1024;
+const NOT_REGULAR = 'not a regular file';
 
-/** Copies `source` (a regular file, by lstat) to `dest`, which must not exist; the mode is kept. Null, or why it was not copied. */
-export async function copyRegularFile(source: string, dest: string, looked: { size: number; blocks: number }): Promise<string | null> {
-  if (!isSparse(looked)) {
-    await fs.copyFile(source, dest, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-    // libuv gives the copy the source's mode itself (fchmod after open, past the umask).
-    return null;
-  }
+/** Copies `source` (a regular file when listed) to `dest`, which must not exist; the mode is kept. Null, or why it was not copied. */
+export async function copyRegularFile(source: string, dest: string): Promise<string | null> {
+  let from: fs.FileHandle;
   try {
-    // A clone shares the blocks, holes included; where cloning is not supported, copy the data alone.
-    await fs.copyFile(source, dest, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE_FORCE);
-    return null;
+    from = await fs.open(source, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException)?.code === 'EEXIST') throw err;
+    // O_NOFOLLOW: a symlink put in the file's place (to a device, a FIFO, outside the repository).
+    if ((err as NodeJS.ErrnoException)?.code === 'ELOOP') return NOT_REGULAR;
+    throw err;
   }
-  return copySparse(source, dest);
-}
-
-/** Fewer blocks than its size needs: it has holes (a small file's inline data counts as dense). */
-function isSparse(s: { size: number; blocks: number }): boolean {
-  return s.size > RUN_BYTES && s.blocks * 512 < s.size;
-}
-
-async function copySparse(source: string, dest: string): Promise<string | null> {
-  const from = await fs.open(source, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = await from.stat();
-    if (!stat.isFile()) return 'not a regular file';
-    const to = await fs.open(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    try {
-      const chunk = Buffer.alloc(RUN_BYTES);
-      let position = 0;
-      for (;;) {
-        const { bytesRead } = await from.read(chunk, 0, RUN_BYTES, position);
-        if (bytesRead === 0) break;
-        const piece = chunk.subarray(0, bytesRead);
-        // Zeros are not written: the file is extended over them at the end, leaving a hole.
-        if (!piece.equals(ZEROS.subarray(0, bytesRead))) await to.write(piece, 0, bytesRead, position);
-        position += bytesRead;
-      }
-      await to.truncate(position);
-      await to.chmod(stat.mode & 0o7777);
-    } catch (err) {
-      await to.close().catch(() => undefined);
-      await fs.rm(dest, { force: true }).catch(() => undefined); // ours: made above with O_EXCL
-      throw err;
+    if (!stat.isFile()) return NOT_REGULAR;
+    const opened = openedPath(from, source);
+    if (!isSparse(stat)) {
+      // libuv gives the copy the source's mode itself (fchmod after open, past the umask).
+      await fs.copyFile(opened, dest, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      return null;
     }
-    await to.close();
+    await copySparse(from, opened, dest, stat.mode & 0o7777);
     return null;
   } finally {
     await from.close();
   }
+}
+
+/**
+ * A path that opens the file `from` holds: on Linux its /proc/self/fd entry, which reopens that
+ * inode whatever now sits at the path. Elsewhere (macOS) the path itself: there, a FIFO swapped in
+ * between the fstat and the copy's own open can still hold the start.
+ */
+export function openedPath(from: fs.FileHandle, source: string): string {
+  return process.platform === 'linux' ? `/proc/self/fd/${from.fd}` : source;
+}
+
+/** Fewer blocks than its size needs: it has holes. */
+function isSparse(s: { size: number; blocks: number }): boolean {
+  return s.size > SPARSE_FROM && s.blocks * 512 < s.size;
 }

@@ -9,8 +9,10 @@
  * root, `dir/` a folder — as in `.gitignore` and Claude Code's
  * `.worktreeinclude`. Only untracked paths are listed, so no tracked file is
  * ever copied over. Nothing outside the repository is followed: a symlink is
- * recreated only when it points inside the repository, and nothing is written
- * through a folder that leads out of the worktree. All fs work is async.
+ * recreated only when it points inside the repository, at the worktree's own
+ * path (and settled when the worktree lacks that path: copiedLinks.ts), and
+ * nothing is written through a folder that leads out of the worktree. All fs
+ * work is async.
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -19,6 +21,7 @@ import { isWithin } from '../common/paths';
 import { runGit } from '../git/runGit';
 import { makeDirs } from '../common/makeDirs';
 import { copyRegularFile } from './copyRegular';
+import { resolvedTarget, settleCopiedLink } from './copiedLinks';
 
 export const WORKTREE_INCLUDE = '.worktreeinclude';
 /** Copies in flight at once: enough to hide latency, few enough not to exhaust descriptors. */
@@ -80,11 +83,21 @@ export async function placeWorktreeFiles(plan: WorktreeFilesPlan, worktree: stri
     if (why) result.skipped.push({ path: rel, why });
     else result.linked++;
   }
+  const links: string[] = [];
   await inParallel(plan.copied, COPY_CONCURRENCY, async (rel) => {
-    const why = await copyOne(req, rel, plan.repoReal, worktreeReal, folders);
+    const why = await copyOne(req, rel, plan.repoReal, worktreeReal, folders, links);
     if (why) result.skipped.push({ path: rel, why });
     else result.copied++;
   });
+  // Once all are placed (a link may lead to another copied path): a link whose target the worktree lacks.
+  for (const rel of links.sort()) {
+    const why = await settleCopiedLink(rel, plan, worktree).catch((err: unknown) => {
+      throw placementFailure('copy', rel, err);
+    });
+    if (why === null) continue;
+    result.copied--;
+    result.skipped.push({ path: rel, why });
+  }
   return result;
 }
 
@@ -155,7 +168,8 @@ function existed(err: unknown): boolean {
   return (err as NodeJS.ErrnoException)?.code === 'EEXIST';
 }
 
-async function copyOne(req: Placement, rel: string, repoReal: string, worktreeReal: string, folders: FolderChecks): Promise<string | null> {
+/** Copies one path; a symlink recreated is added to `links`. */
+async function copyOne(req: Placement, rel: string, repoReal: string, worktreeReal: string, folders: FolderChecks, links: string[]): Promise<string | null> {
   const source = path.join(req.repo, rel);
   const dest = path.join(req.worktree, rel);
   try {
@@ -165,10 +179,11 @@ async function copyOne(req: Placement, rel: string, repoReal: string, worktreeRe
       const target = worktreeTarget(rel, path.resolve(path.dirname(source), await fs.readlink(source)), req.repo, repoReal);
       if (target === null) return 'a symlink pointing outside the repository';
       await fs.symlink(target, dest);
+      links.push(rel);
       return null;
     }
     if (!stat.isFile()) return 'not a regular file';
-    return await copyRegularFile(source, dest, stat);
+    return await copyRegularFile(source, dest);
   } catch (err) {
     if (existed(err)) return 'exists in the worktree';
     throw placementFailure('copy', rel, err);
@@ -204,22 +219,6 @@ async function linkOne(req: Placement, rel: string, repoReal: string, worktreeRe
   } catch (err) {
     if (existed(err)) return 'exists in the worktree';
     throw placementFailure('link', rel, err);
-  }
-}
-
-/**
- * Where a path to link resolves to, or why it resolves nowhere: a dangling symlink (a build's
- * `result` whose target was collected) or a loop is the path's own state, left out like a path
- * that leads out, not a reason to fail the start.
- */
-async function resolvedTarget(source: string): Promise<string | { why: string }> {
-  try {
-    return await fs.realpath(source);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException)?.code;
-    if (code === 'ENOENT') return { why: 'its target does not exist' };
-    if (code === 'ELOOP') return { why: 'a symlink loop' };
-    throw err;
   }
 }
 

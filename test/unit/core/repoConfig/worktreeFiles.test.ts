@@ -69,7 +69,7 @@ describe('worktree files: copy, link, .worktreeinclude', function () {
   });
 
   it('recreates a symlink that stays inside the repository and skips one that leads out', async () => {
-    const result = await bringWorktreeFiles({ repo, worktree, copy: ['secret-link', 'inside-link'], link: [] });
+    const result = await bringWorktreeFiles({ repo, worktree, copy: ['secret-link', 'inside-link', '/.env'], link: [] });
     assert.equal(existsSync(join(worktree, 'secret-link')), false);
     assert.ok(lstatSync(join(worktree, 'inside-link')).isSymbolicLink());
     assert.equal(readlinkSync(join(worktree, 'inside-link')), '.env');
@@ -88,6 +88,36 @@ describe('worktree files: copy, link, .worktreeinclude', function () {
     writeFileSync(join(worktree, 'sub', '.env.up'), 'agent 2\n');
     assert.equal(readFileSync(join(repo, '.env'), 'utf8'), 'A=1\n', "the person's file is untouched");
     assert.equal(readFileSync(join(worktree, '.env'), 'utf8'), 'agent 2\n');
+  });
+
+  it('a copied symlink whose target the worktree lacks gets the checkout\'s file, or is left out with why, never dangling (bug 161)', async () => {
+    // `local/` is untracked and not named by copy: the worktree has no local/env.real for the links to reach.
+    mkdirSync(join(repo, 'local'));
+    writeFileSync(join(repo, 'local', 'env.real'), 'SECRET=1\n', { mode: 0o600 });
+    symlinkSync(join(repo, 'local', 'env.real'), join(repo, '.env.abs'));
+    symlinkSync('.env.abs', join(repo, '.env.chain'));
+    symlinkSync('local', join(repo, '.env.dir'));
+    symlinkSync('local/gone', join(repo, '.env.gone'));
+    const result = await bringWorktreeFiles({ repo, worktree, copy: ['.env.abs', '.env.chain', '.env.dir', '.env.gone'], link: [] });
+    assert.ok(lstatSync(join(worktree, '.env.abs')).isFile(), "the checkout's file, copied");
+    assert.equal(statSync(join(worktree, '.env.abs')).mode & 0o777, 0o600);
+    for (const rel of ['.env.abs', '.env.chain']) {
+      // The chain reaches the copy (through the worktree's .env.abs) or is one itself: inside the worktree either way.
+      assert.equal(readFileSync(join(worktree, rel), 'utf8'), 'SECRET=1\n');
+      assert.ok(realpathSync(join(worktree, rel)).startsWith(`${worktree}/`), `${rel} resolves inside the worktree`);
+    }
+    writeFileSync(join(worktree, '.env.abs'), 'agent\n');
+    assert.equal(readFileSync(join(repo, 'local', 'env.real'), 'utf8'), 'SECRET=1\n', "the person's file is untouched");
+    assert.equal(result.copied, 2);
+    assert.deepEqual(
+      [...result.skipped].sort((a, b) => a.path.localeCompare(b.path)),
+      [
+        { path: '.env.dir', why: 'a symlink to a folder the worktree does not have' },
+        { path: '.env.gone', why: 'its target does not exist' },
+      ],
+    );
+    assert.throws(() => lstatSync(join(worktree, '.env.dir')), /ENOENT/, 'no dangling link left');
+    assert.throws(() => lstatSync(join(worktree, '.env.gone')), /ENOENT/);
   });
 
   it('copies a sparse file with its holes, not as zeros on disk (bug 160)', async () => {

@@ -1,0 +1,93 @@
+/** One file copied into a worktree (copyRegular.ts): what is opened is what is copied, and holes stay holes, fast. */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { open } from 'node:fs/promises';
+import { copyRegularFile, openedPath } from '../../../../src/core/repoConfig/copyRegular';
+import { copySparse } from '../../../../src/core/repoConfig/sparseCopy';
+
+/** A file of `size` bytes holding only its first and last few. */
+function sparseFile(file: string, size: number): void {
+  writeFileSync(file, 'head');
+  const fd = openSync(file, 'r+');
+  writeSync(fd, 'tail', size - 4);
+  closeSync(fd);
+}
+
+describe('copying one file into a worktree', function () {
+  this.timeout(120_000);
+  let root: string;
+  beforeEach(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'paddock-copy-')));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('refuses a FIFO, or a symlink to one, put where the listing saw a file, at once (bug 160)', async () => {
+    const fifo = join(root, 'img');
+    execFileSync('mkfifo', [fifo]);
+    symlinkSync(fifo, join(root, 'link'));
+    for (const source of [fifo, join(root, 'link')]) {
+      const dest = join(root, 'copy');
+      const started = Date.now();
+      const copying = copyRegularFile(source, dest);
+      // A copy that opened the FIFO by path waits for a writer, past even process.exit: one comes after 2 s, so it fails instead of hanging.
+      const writer = setTimeout(() => closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)), 2_000);
+      const why = await copying.finally(() => clearTimeout(writer));
+      assert.ok(Date.now() - started < 2_000, `${source}: the copy waited ${Date.now() - started} ms for a writer`);
+      assert.equal(why, 'not a regular file');
+      assert.equal(existsSync(dest), false);
+    }
+  });
+
+  it('copies a big sparse file in moments, skipping its holes rather than reading them (bug 160)', async () => {
+    const image = join(root, 'img');
+    sparseFile(image, 8 * 1024 ** 3);
+    const started = Date.now();
+    assert.equal(await copyRegularFile(image, join(root, 'copy')), null);
+    const took = Date.now() - started;
+    const copy = statSync(join(root, 'copy'));
+    assert.equal(copy.size, 8 * 1024 ** 3);
+    assert.ok(copy.blocks * 512 < 1024 * 1024, `${copy.blocks * 512} bytes on disk`);
+    assert.ok(took < 5_000, `8 GiB holding 8 bytes took ${took} ms`);
+  });
+
+  it('without a cp that skips holes, still copies the holes as holes, mode and bytes kept', async () => {
+    const image = join(root, 'img');
+    sparseFile(image, 16 * 1024 * 1024 + 5);
+    execFileSync('chmod', ['640', image]);
+    const path = process.env.PATH;
+    process.env.PATH = root; // no cp here: the fallback copies
+    try {
+      assert.equal(await copyRegularFile(image, join(root, 'copy')), null);
+    } finally {
+      process.env.PATH = path;
+    }
+    const copy = statSync(join(root, 'copy'));
+    assert.equal(copy.mode & 0o777, 0o640);
+    assert.ok(copy.blocks * 512 < 1024 * 1024, `${copy.blocks * 512} bytes on disk`);
+    assert.ok(readFileSync(join(root, 'copy')).equals(readFileSync(image)));
+  });
+
+  it('stops a cp that does not finish at its timeout, leaving no partial copy', async function () {
+    if (process.platform !== 'linux') this.skip(); // cp is used on Linux only
+    const image = join(root, 'img');
+    sparseFile(image, 16 * 1024 * 1024);
+    // A cp stuck on a hung file system: exec'd, so the killed process is the sleeping one.
+    writeFileSync(join(root, 'cp'), '#!/bin/sh\nexec sleep 30\n');
+    chmodSync(join(root, 'cp'), 0o755);
+    const path = process.env.PATH;
+    process.env.PATH = `${root}:${path}`;
+    const from = await open(image, 'r');
+    const started = Date.now();
+    try {
+      await assert.rejects(copySparse(from, openedPath(from, image), join(root, 'copy'), 0o644, 500), /did not finish within 1 s/);
+    } finally {
+      process.env.PATH = path;
+      await from.close();
+    }
+    assert.ok(Date.now() - started < 5_000);
+    assert.equal(existsSync(join(root, 'copy')), false);
+  });
+});
