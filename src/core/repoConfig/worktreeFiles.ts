@@ -10,14 +10,15 @@
  * `.worktreeinclude`. Only untracked paths are listed, so no tracked file is
  * ever copied over. Nothing outside the repository is followed: a symlink is
  * recreated only when it points inside the repository, at the worktree's own
- * path (and settled when the worktree lacks that path: copiedLinks.ts), and
+ * path, and kept only where it then leads inside the worktree (else settled:
+ * copiedLinks.ts), and
  * nothing is written through a folder that leads out of the worktree. All fs
  * work is async.
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describeError, failure } from '../common/errors';
-import { isWithin } from '../common/paths';
+import { isWithin, realPathOr } from '../common/paths';
 import { runGit } from '../git/runGit';
 import { makeDirs } from '../common/makeDirs';
 import { copyRegularFile } from './copyRegular';
@@ -78,10 +79,16 @@ export async function placeWorktreeFiles(plan: WorktreeFilesPlan, worktree: stri
   const worktreeReal = await fs.realpath(worktree);
   const req = { repo: plan.repo, worktree };
   const folders: FolderChecks = new Map();
+  const linkedReal: string[] = [];
   for (const rel of plan.linked) {
     const why = await linkOne(req, rel, plan.repoReal, worktreeReal, folders);
     if (why) result.skipped.push({ path: rel, why });
-    else result.linked++;
+    else {
+      result.linked++;
+      // Where a copied link may lead and be kept: the person chose to share these with the checkout.
+      const real = await realPathOr(path.join(worktree, rel), null);
+      if (real !== null) linkedReal.push(real);
+    }
   }
   const links: string[] = [];
   await inParallel(plan.copied, COPY_CONCURRENCY, async (rel) => {
@@ -91,7 +98,7 @@ export async function placeWorktreeFiles(plan: WorktreeFilesPlan, worktree: stri
   });
   // Once all are placed (a link may lead to another copied path): a link whose target the worktree lacks.
   for (const rel of links.sort()) {
-    const why = await settleCopiedLink(rel, plan, worktree).catch((err: unknown) => {
+    const why = await settleCopiedLink(rel, plan, { path: worktree, real: worktreeReal, linkedReal }).catch((err: unknown) => {
       throw placementFailure('copy', rel, err);
     });
     if (why === null) continue;

@@ -1,6 +1,9 @@
 /** Bringing untracked files into a new worktree: copy, link, .worktreeinclude, on real git repos. */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { placeWorktreeFiles, planWorktreeFiles, type WorktreeFilesRequest, type WorktreeFilesResult } from '../../../../src/core/repoConfig/worktreeFiles';
@@ -98,7 +101,14 @@ describe('worktree files: copy, link, .worktreeinclude', function () {
     symlinkSync('.env.abs', join(repo, '.env.chain'));
     symlinkSync('local', join(repo, '.env.dir'));
     symlinkSync('local/gone', join(repo, '.env.gone'));
-    const result = await bringWorktreeFiles({ repo, worktree, copy: ['.env.abs', '.env.chain', '.env.dir', '.env.gone'], link: [] });
+    // Neither is a folder, and neither is opened to find out (a FIFO's open waits for a writer).
+    execFileSync('mkfifo', [join(repo, 'local', 'pipe')]);
+    symlinkSync('local/pipe', join(repo, '.env.pipe'));
+    const server = createServer().listen(join(repo, 'local', 'sock'));
+    await once(server, 'listening');
+    symlinkSync('local/sock', join(repo, '.env.sock'));
+    const copy = ['.env.abs', '.env.chain', '.env.dir', '.env.gone', '.env.pipe', '.env.sock'];
+    const result = await bringWorktreeFiles({ repo, worktree, copy, link: [] }).finally(() => server.close());
     assert.ok(lstatSync(join(worktree, '.env.abs')).isFile(), "the checkout's file, copied");
     assert.equal(statSync(join(worktree, '.env.abs')).mode & 0o777, 0o600);
     for (const rel of ['.env.abs', '.env.chain']) {
@@ -114,10 +124,11 @@ describe('worktree files: copy, link, .worktreeinclude', function () {
       [
         { path: '.env.dir', why: 'a symlink to a folder the worktree does not have' },
         { path: '.env.gone', why: 'its target does not exist' },
+        { path: '.env.pipe', why: 'not a regular file' },
+        { path: '.env.sock', why: 'not a regular file' },
       ],
     );
-    assert.throws(() => lstatSync(join(worktree, '.env.dir')), /ENOENT/, 'no dangling link left');
-    assert.throws(() => lstatSync(join(worktree, '.env.gone')), /ENOENT/);
+    for (const rel of ['.env.dir', '.env.gone', '.env.pipe', '.env.sock']) assert.throws(() => lstatSync(join(worktree, rel)), /ENOENT/, `${rel}: no dangling link left`);
   });
 
   it('copies a sparse file with its holes, not as zeros on disk (bug 160)', async () => {
