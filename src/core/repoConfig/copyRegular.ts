@@ -5,7 +5,11 @@
  * plain copy writes its holes as zeros, so a 100 GB image using 1 MB filled
  * the disk, and took minutes, at every start (bug 160). Such a file is cloned
  * where the file system can (btrfs, XFS, APFS), else copied with its holes
- * kept (sparseCopy.ts).
+ * kept (bigCopy.ts). On Linux a big file, sparse or dense, is copied by a `cp`
+ * child killed at one time limit (10 minutes); a small one is copied in
+ * moments in-process. No limit bounds the open and fstat below (in-process:
+ * Node cannot cancel them), so a hung file system holds the start there, as it
+ * holds git's listing before it.
  *
  * The source is opened first, without blocking and without following a
  * symlink, and looked at with fstat; on Linux every copy then reads that very
@@ -16,14 +20,16 @@
  */
 import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
-import { copySparse } from './sparseCopy';
+import { COPY_TIMEOUT_MS, copyBig } from './bigCopy';
 
 /** Smaller files are copied whole: a hole is worth keeping from this size (a small file's inline data counts as dense). */
 const SPARSE_FROM = 128 * 1024;
+/** From this size a dense copy may take long enough to need a limit (a database, an image); below it, a spawn would cost more than the copy. */
+export const TIMED_FROM = 8 * 1024 * 1024;
 const NOT_REGULAR = 'not a regular file';
 
 /** Copies `source` (a regular file when listed) to `dest`, which must not exist; the mode is kept. Null, or why it was not copied. */
-export async function copyRegularFile(source: string, dest: string): Promise<string | null> {
+export async function copyRegularFile(source: string, dest: string, timeoutMs = COPY_TIMEOUT_MS): Promise<string | null> {
   let from: fs.FileHandle;
   try {
     from = await fs.open(source, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
@@ -36,12 +42,13 @@ export async function copyRegularFile(source: string, dest: string): Promise<str
     const stat = await from.stat();
     if (!stat.isFile()) return NOT_REGULAR;
     const opened = openedPath(from, source);
-    if (!isSparse(stat)) {
+    const sparse = isSparse(stat);
+    if (!sparse && (process.platform !== 'linux' || stat.size < TIMED_FROM)) {
       // libuv gives the copy the source's mode itself (fchmod after open, past the umask).
       await fs.copyFile(opened, dest, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
       return null;
     }
-    await copySparse(from, opened, dest, stat.mode & 0o7777);
+    await copyBig(from, opened, dest, stat.mode & 0o7777, sparse, timeoutMs);
     return null;
   } finally {
     await from.close();

@@ -5,8 +5,26 @@ import { chmodSync, closeSync, constants, existsSync, mkdtempSync, openSync, rea
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'node:fs/promises';
-import { copyRegularFile, openedPath } from '../../../../src/core/repoConfig/copyRegular';
-import { copySparse } from '../../../../src/core/repoConfig/sparseCopy';
+import { copyBig } from '../../../../src/core/repoConfig/bigCopy';
+import { copyRegularFile, openedPath, TIMED_FROM } from '../../../../src/core/repoConfig/copyRegular';
+
+/** A file of `size` bytes, every block written: data, then a run of written zeros. */
+function denseFile(file: string, size: number): void {
+  const data = Buffer.alloc(size, 0x61);
+  data.fill(0, 1024 * 1024, 2 * 1024 * 1024);
+  writeFileSync(file, data);
+}
+
+/** Runs `fn` with `dir` first on PATH (a `cp` of the test's own, or none at all). */
+async function withPath<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const path = process.env.PATH;
+  process.env.PATH = dir;
+  try {
+    return await fn();
+  } finally {
+    process.env.PATH = path;
+  }
+}
 
 /** A file of `size` bytes holding only its first and last few. */
 function sparseFile(file: string, size: number): void {
@@ -82,12 +100,39 @@ describe('copying one file into a worktree', function () {
     const from = await open(image, 'r');
     const started = Date.now();
     try {
-      await assert.rejects(copySparse(from, openedPath(from, image), join(root, 'copy'), 0o644, 500), /did not finish within 1 s/);
+      await assert.rejects(copyBig(from, openedPath(from, image), join(root, 'copy'), 0o644, true, 500), /did not finish within 1 s/);
     } finally {
       process.env.PATH = path;
       await from.close();
     }
     assert.ok(Date.now() - started < 5_000);
     assert.equal(existsSync(join(root, 'copy')), false);
+  });
+
+  it('stops a big dense copy at the same limit as a sparse one, leaving no partial copy (second review of bug 160)', async function () {
+    if (process.platform !== 'linux') this.skip(); // cp is used on Linux only
+    const db = join(root, 'db');
+    denseFile(db, TIMED_FROM + 4096);
+    writeFileSync(join(root, 'cp'), '#!/bin/sh\nexec sleep 30\n'); // a cp stuck on a hung file system
+    chmodSync(join(root, 'cp'), 0o755);
+    const started = Date.now();
+    await withPath(`${root}:${process.env.PATH}`, () => assert.rejects(copyRegularFile(db, join(root, 'copy'), 500), /did not finish within 1 s/));
+    assert.ok(Date.now() - started < 5_000);
+    assert.equal(existsSync(join(root, 'copy')), false);
+  });
+
+  it('copies a big dense file dense, mode and bytes kept, by cp or without it', async () => {
+    const db = join(root, 'db');
+    denseFile(db, TIMED_FROM + 4096);
+    chmodSync(db, 0o640);
+    assert.equal(await copyRegularFile(db, join(root, 'by-cp')), null);
+    assert.equal(await withPath(root, () => copyRegularFile(db, join(root, 'no-cp'))), null);
+    for (const name of ['by-cp', 'no-cp']) {
+      const copy = statSync(join(root, name));
+      assert.equal(copy.mode & 0o777, 0o640, name);
+      // Its written zeros stay written (a preallocated database keeps its blocks).
+      assert.ok(copy.blocks * 512 >= copy.size, `${name}: ${copy.blocks * 512} bytes on disk for ${copy.size}`);
+      assert.ok(readFileSync(join(root, name)).equals(readFileSync(db)), name);
+    }
   });
 });
