@@ -11,8 +11,13 @@
  * same size failed at 10 minutes (the second review of bug 160). Where there
  * is no such `cp` (macOS, busybox), a sparse file is cloned where it can be,
  * else read whole and its zero runs left as holes: that costs the time of
- * reading the holes (4 GiB took 32 s on a loaded machine), though no disk; and
- * neither copy has a limit there.
+ * reading the holes (4 GiB took 32 s on a loaded machine), though no disk.
+ * That in-process copy is held to what is left of the same limit, looked at
+ * between reads (one read that hangs is not cut short); it used to start over
+ * with no limit after a `cp` that failed at minute 9 (the third review). It
+ * runs only where `cp` is missing or wrote nothing (busybox's refuses
+ * `--sparse`); a `cp` that failed partway (EIO, a full disk) fails the copy.
+ * A clone or dense copy on macOS has no limit: Node cannot cancel it.
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
@@ -42,10 +47,13 @@ export async function copyBig(from: fs.FileHandle, opened: string, dest: string,
     }
   }
   const to = await fs.open(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  const limit = { at: Date.now() + timeoutMs, ms: timeoutMs };
   try {
-    if (process.platform !== 'linux' || !(await copyWithCp(from.fd, to.fd, sparse, timeoutMs))) {
-      await to.truncate(0); // whatever a failed cp left
-      await copyInProcess(from, to, sparse);
+    const exit = process.platform === 'linux' ? await copyWithCp(from.fd, to.fd, sparse, timeoutMs) : null;
+    if (exit !== 0) {
+      // A cp that wrote and failed met the file's own trouble: starting over would only meet it again, past the limit.
+      if (exit !== null && (await to.stat()).size > 0) throw failure(`cp failed partway with exit code ${exit}`, 'EIO');
+      await copyInProcess(from, to, sparse, limit);
     }
     await to.chmod(mode);
   } catch (err) {
@@ -56,33 +64,42 @@ export async function copyBig(from: fs.FileHandle, opened: string, dest: string,
   await to.close();
 }
 
-/** True when GNU cp copied it; false when it did not (not installed, no --sparse): the fallback then copies, or meets the same error itself. */
-function copyWithCp(fromFd: number, toFd: number, sparse: boolean, timeoutMs: number): Promise<boolean> {
+/** cp's exit code (0: copied), or null when there is no cp to run. */
+function copyWithCp(fromFd: number, toFd: number, sparse: boolean, timeoutMs: number): Promise<number | null> {
   return new Promise((resolve, reject) => {
     // Its own /proc/self/fd/3 and 4 reopen the inodes Paddock holds (the destination exists: cp writes into it).
     const args = [sparse ? '--sparse=always' : '--sparse=auto', '--reflink=auto', '--', '/proc/self/fd/3', '/proc/self/fd/4'];
     const child = spawn('cp', args, { stdio: ['ignore', 'ignore', 'ignore', fromFd, toFd], env: { ...process.env, LC_ALL: 'C' } });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(failure(`the copy did not finish within ${Math.max(1, Math.round(timeoutMs / 1000))} s and was stopped`, 'ETIMEDOUT'));
+      reject(timedOut(timeoutMs));
     }, timeoutMs);
     child.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      if (err.code === 'ENOENT') resolve(false);
+      if (err.code === 'ENOENT') resolve(null);
       else reject(err);
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve(code === 0);
+      resolve(code ?? 1); // killed by a signal of someone else's: not copied
     });
   });
 }
 
-/** Reads the whole file; with `sparse`, runs of zeros are not written, and the file is extended over them at the end, leaving holes. */
-async function copyInProcess(from: fs.FileHandle, to: fs.FileHandle, sparse: boolean): Promise<void> {
+function timedOut(timeoutMs: number): Error {
+  return failure(`the copy did not finish within ${Math.max(1, Math.round(timeoutMs / 1000))} s and was stopped`, 'ETIMEDOUT');
+}
+
+/**
+ * Reads the whole file; with `sparse`, runs of zeros are not written, and the file is extended over
+ * them at the end, leaving holes. Stopped between reads once `limit.at` has passed.
+ */
+async function copyInProcess(from: fs.FileHandle, to: fs.FileHandle, sparse: boolean, limit: { at: number; ms: number }): Promise<void> {
+  await to.truncate(0); // whatever a cp that wrote nothing may have sized
   const chunk = Buffer.alloc(CHUNK_BYTES);
   let position = 0;
   for (;;) {
+    if (Date.now() > limit.at) throw timedOut(limit.ms);
     const { bytesRead } = await from.read(chunk, 0, CHUNK_BYTES, position);
     if (bytesRead === 0) break;
     for (let at = 0; at < bytesRead; at += RUN_BYTES) {

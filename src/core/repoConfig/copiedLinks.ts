@@ -20,6 +20,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { isWithin } from '../common/paths';
 import { copyRegularFile } from './copyRegular';
+import { isSystemCode, unreadableWhy } from './unreadable';
 
 /** The new worktree as settling sees it: its real path, and the real paths of what `link` placed in it. */
 export interface SettledWorktree {
@@ -70,11 +71,14 @@ export async function resolvedTarget(source: string): Promise<string | { why: st
   }
 }
 
-/** The reason for a failed look at a link's target; an error without a system code is a fault of ours, thrown. */
+/**
+ * The reason for a failed look at a link's target; an error without a system code is a fault of
+ * ours (Node's `ERR_INVALID_ARG_VALUE` for a path holding a NUL also starts with E), thrown.
+ */
 function cannotResolve(err: unknown): string {
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT' || code === 'ENOTDIR') return 'its target does not exist';
   if (code === 'ELOOP') return 'a symlink loop';
-  if (typeof code === 'string' && code.startsWith('E')) return `its target cannot be read: ${code}`;
+  if (isSystemCode(code)) return unreadableWhy(code);
   throw err;
 }

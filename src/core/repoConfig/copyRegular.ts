@@ -21,6 +21,7 @@
 import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { COPY_TIMEOUT_MS, copyBig } from './bigCopy';
+import { refusedRead } from './unreadable';
 
 /** Smaller files are copied whole: a hole is worth keeping from this size (a small file's inline data counts as dense). */
 const SPARSE_FROM = 128 * 1024;
@@ -36,7 +37,10 @@ export async function copyRegularFile(source: string, dest: string, timeoutMs = 
   } catch (err) {
     // O_NOFOLLOW: a symlink put in the file's place (to a device, a FIFO, outside the repository).
     if ((err as NodeJS.ErrnoException)?.code === 'ELOOP') return NOT_REGULAR;
-    throw err;
+    // A file this user may not read, named or reached through a copied link: left out, the start goes on.
+    const refused = refusedRead(err);
+    if (refused === null) throw err;
+    return refused;
   }
   try {
     const stat = await from.stat();

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { resolvedTarget } from '../../../../src/core/repoConfig/copiedLinks';
 import { placeWorktreeFiles, planWorktreeFiles, type WorktreeFilesResult } from '../../../../src/core/repoConfig/worktreeFiles';
 import { git } from '../coordinator/coordinatorFixture';
 
@@ -83,14 +84,16 @@ describe('copied symlinks: kept only where they lead inside the worktree', funct
     symlinkSync('locked/env', join(repo, '.env.locked'));
     symlinkSync('open/env', join(repo, '.env.file'));
     symlinkSync('locked/env', join(repo, '.env.shared'));
+    writeFileSync(join(repo, '.env.plain'), 'S=3\n'); // named itself, not through a link (the third review)
     spawnSync('chown', ['-R', `${NOBODY}:${NOBODY}`, root]);
-    for (const p of ['locked', 'locked/env', 'open', 'open/env']) chownSync(join(repo, p), 0, 0);
+    for (const p of ['locked', 'locked/env', 'open', 'open/env', '.env.plain']) chownSync(join(repo, p), 0, 0);
     chmodSync(join(repo, 'locked'), 0o700);
     chmodSync(join(repo, 'open', 'env'), 0o600);
+    chmodSync(join(repo, '.env.plain'), 0o600);
     const script = `
       const W = require(${JSON.stringify(FILES_MODULE)});
       (async () => {
-        const plan = await W.planWorktreeFiles({ repo: ${JSON.stringify(repo)}, copy: ['.env.locked', '.env.file'], link: ['.env.shared'] });
+        const plan = await W.planWorktreeFiles({ repo: ${JSON.stringify(repo)}, copy: ['.env.locked', '.env.file', '.env.plain'], link: ['.env.shared'] });
         process.stdout.write(JSON.stringify(await W.placeWorktreeFiles(plan, ${JSON.stringify(worktree)})));
       })().catch((e) => process.stdout.write(JSON.stringify({ error: e.message })));`;
     const res = spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', script], {
@@ -104,8 +107,14 @@ describe('copied symlinks: kept only where they lead inside the worktree', funct
     assert.deepEqual(byPath(result), [
       { path: '.env.file', why: 'its target cannot be read: EACCES' },
       { path: '.env.locked', why: 'its target cannot be read: EACCES' },
+      { path: '.env.plain', why: 'its target cannot be read: EACCES' },
       { path: '.env.shared', why: 'its target cannot be read: EACCES' },
     ]);
-    for (const rel of ['.env.file', '.env.locked', '.env.shared']) assert.throws(() => lstatSync(join(worktree, rel)), /ENOENT/, `${rel}: nothing left`);
+    for (const rel of ['.env.file', '.env.locked', '.env.plain', '.env.shared']) assert.throws(() => lstatSync(join(worktree, rel)), /ENOENT/, `${rel}: nothing left`);
+  });
+
+  it('a fault of ours looking at a target (a NUL in the path, not a string) is thrown, not a skip (third review of bug 161)', async () => {
+    await assert.rejects(resolvedTarget('a\0b'), { code: 'ERR_INVALID_ARG_VALUE' });
+    await assert.rejects(resolvedTarget(42 as unknown as string), { code: 'ERR_INVALID_ARG_TYPE' });
   });
 });

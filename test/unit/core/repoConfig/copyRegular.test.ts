@@ -1,7 +1,7 @@
 /** One file copied into a worktree (copyRegular.ts): what is opened is what is copied, and holes stay holes, fast. */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'node:fs/promises';
@@ -24,6 +24,12 @@ async function withPath<T>(dir: string, fn: () => Promise<T>): Promise<T> {
   } finally {
     process.env.PATH = path;
   }
+}
+
+/** A `cp` of the test's own in `dir`, running `script` under sh. */
+function fakeCp(dir: string, script: string): void {
+  writeFileSync(join(dir, 'cp'), `#!/bin/sh\n${script}\n`);
+  chmodSync(join(dir, 'cp'), 0o755);
 }
 
 /** A file of `size` bytes holding only its first and last few. */
@@ -121,11 +127,39 @@ describe('copying one file into a worktree', function () {
     assert.equal(existsSync(join(root, 'copy')), false);
   });
 
+  it('gives the copy without cp, after a cp that wrote nothing and failed, only the rest of the limit (third review of bug 160)', async function () {
+    if (process.platform !== 'linux') this.skip(); // cp is used on Linux only
+    const image = join(root, 'img');
+    sparseFile(image, 2 * 1024 ** 3); // reading its holes in-process takes seconds; no disk
+    fakeCp(root, 'sleep 0.7; exit 1'); // busybox refusing --sparse, late
+    const started = Date.now();
+    await withPath(`${root}:${process.env.PATH}`, () => assert.rejects(copyRegularFile(image, join(root, 'copy'), 1_000), /did not finish within 1 s/));
+    assert.ok(Date.now() - started < 5_000, `stopped after ${Date.now() - started} ms`);
+    assert.equal(existsSync(join(root, 'copy')), false);
+  });
+
+  it('fails a copy whose cp failed partway rather than starting over, leaving no partial copy (third review of bug 160)', async function () {
+    if (process.platform !== 'linux') this.skip(); // cp is used on Linux only
+    const image = join(root, 'img');
+    sparseFile(image, 16 * 1024 * 1024);
+    fakeCp(root, 'printf x >&4; exit 1'); // an EIO or a full disk after some of the copy
+    await withPath(`${root}:${process.env.PATH}`, () => assert.rejects(copyRegularFile(image, join(root, 'copy')), /cp failed partway with exit code 1/));
+    assert.equal(existsSync(join(root, 'copy')), false);
+  });
+
   it('copies a big dense file dense, mode and bytes kept, by cp or without it', async () => {
     const db = join(root, 'db');
     denseFile(db, TIMED_FROM + 4096);
     chmodSync(db, 0o640);
-    assert.equal(await copyRegularFile(db, join(root, 'by-cp')), null);
+    // The real cp behind a wrapper that says it ran: the by-cp leg is cp's.
+    const real = execFileSync('sh', ['-c', 'command -v cp'], { encoding: 'utf8' }).trim();
+    mkdirSync(join(root, 'bin'));
+    fakeCp(join(root, 'bin'), `echo "$@" >> ${root}/cp-ran; exec ${real} "$@"`);
+    assert.equal(await withPath(`${join(root, 'bin')}:${process.env.PATH}`, () => copyRegularFile(db, join(root, 'by-cp'))), null);
+    if (process.platform === 'linux') {
+      assert.ok(existsSync(join(root, 'cp-ran')), 'cp never ran for the by-cp copy');
+      assert.match(readFileSync(join(root, 'cp-ran'), 'utf8'), /^--sparse=auto /);
+    }
     assert.equal(await withPath(root, () => copyRegularFile(db, join(root, 'no-cp'))), null);
     for (const name of ['by-cp', 'no-cp']) {
       const copy = statSync(join(root, name));
