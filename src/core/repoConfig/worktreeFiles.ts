@@ -23,6 +23,7 @@ import { runGit } from '../git/runGit';
 import { makeDirs } from '../common/makeDirs';
 import { copyRegularFile } from './copyRegular';
 import { resolvedTarget, settleCopiedLink } from './copiedLinks';
+import { refusedRead } from './unreadable';
 
 export const WORKTREE_INCLUDE = '.worktreeinclude';
 /** Copies in flight at once: enough to hide latency, few enough not to exhaust descriptors. */
@@ -180,7 +181,9 @@ async function copyOne(req: Placement, rel: string, repoReal: string, worktreeRe
   const source = path.join(req.repo, rel);
   const dest = path.join(req.worktree, rel);
   try {
-    const [stat, folder] = await Promise.all([fs.lstat(source), destinationIn(worktreeReal, dest, folders)]);
+    // A folder git can list but this user cannot search (root's, mode 744): the file is unreadable, left out like one of mode 600.
+    const [stat, folder] = await Promise.all([fs.lstat(source).catch((err: unknown) => refusedRead(err) ?? Promise.reject(err)), destinationIn(worktreeReal, dest, folders)]);
+    if (typeof stat === 'string') return stat;
     if (!folder) return 'its folder leads outside the worktree';
     if (stat.isSymbolicLink()) {
       const target = worktreeTarget(rel, path.resolve(path.dirname(source), await fs.readlink(source)), req.repo, repoReal);

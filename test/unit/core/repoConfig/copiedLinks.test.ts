@@ -85,15 +85,18 @@ describe('copied symlinks: kept only where they lead inside the worktree', funct
     symlinkSync('open/env', join(repo, '.env.file'));
     symlinkSync('locked/env', join(repo, '.env.shared'));
     writeFileSync(join(repo, '.env.plain'), 'S=3\n'); // named itself, not through a link (the third review)
+    mkdirSync(join(repo, 'shut'));
+    writeFileSync(join(repo, 'shut', '.env.deep'), 'S=4\n'); // listed by git, in a folder nobody can read but not search
     spawnSync('chown', ['-R', `${NOBODY}:${NOBODY}`, root]);
-    for (const p of ['locked', 'locked/env', 'open', 'open/env', '.env.plain']) chownSync(join(repo, p), 0, 0);
+    for (const p of ['locked', 'locked/env', 'open', 'open/env', '.env.plain', 'shut']) chownSync(join(repo, p), 0, 0);
     chmodSync(join(repo, 'locked'), 0o700);
+    chmodSync(join(repo, 'shut'), 0o744);
     chmodSync(join(repo, 'open', 'env'), 0o600);
     chmodSync(join(repo, '.env.plain'), 0o600);
     const script = `
       const W = require(${JSON.stringify(FILES_MODULE)});
       (async () => {
-        const plan = await W.planWorktreeFiles({ repo: ${JSON.stringify(repo)}, copy: ['.env.locked', '.env.file', '.env.plain'], link: ['.env.shared'] });
+        const plan = await W.planWorktreeFiles({ repo: ${JSON.stringify(repo)}, copy: ['.env.locked', '.env.file', '.env.plain', 'shut/.env.deep'], link: ['.env.shared'] });
         process.stdout.write(JSON.stringify(await W.placeWorktreeFiles(plan, ${JSON.stringify(worktree)})));
       })().catch((e) => process.stdout.write(JSON.stringify({ error: e.message })));`;
     const res = spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', script], {
@@ -109,6 +112,7 @@ describe('copied symlinks: kept only where they lead inside the worktree', funct
       { path: '.env.locked', why: 'its target cannot be read: EACCES' },
       { path: '.env.plain', why: 'its target cannot be read: EACCES' },
       { path: '.env.shared', why: 'its target cannot be read: EACCES' },
+      { path: 'shut/.env.deep', why: 'its target cannot be read: EACCES' },
     ]);
     for (const rel of ['.env.file', '.env.locked', '.env.plain', '.env.shared']) assert.throws(() => lstatSync(join(worktree, rel)), /ENOENT/, `${rel}: nothing left`);
   });
