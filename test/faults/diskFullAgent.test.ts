@@ -250,7 +250,7 @@ describe('faults: an agent that fills the store’s disk (bugs 141, 142)', funct
     mounted = true;
     mkdirSync(join(s.home, 'jobs'), { mode: 0o700 });
     const job = await s.start(['sh', '-c', 'setsid sleep 600 & exec sleep 601'], { waitFor: ['running'] });
-    const rec = s.store.readStored(job.id);
+    const rec = await s.store.readStored(job.id);
     fillDisk(s.home);
     const dirs: string[] = [];
     for (let n = 0; ; n++) {
@@ -293,7 +293,7 @@ describe('faults: an agent that fills the store’s disk (bugs 141, 142)', funct
     mounted = true;
     mkdirSync(join(s.home, 'jobs'), { mode: 0o700 });
     const job = await s.start(['sh', '-c', 'setsid sleep 600 & exec sleep 601'], { waitFor: ['running'] });
-    const rec = s.store.readStored(job.id);
+    const rec = await s.store.readStored(job.id);
     fillDisk(s.home);
     const dirs: string[] = [];
     for (let n = 0; ; n++) {

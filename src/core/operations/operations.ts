@@ -154,16 +154,16 @@ export class Operations {
         // Its reads do not wait for the record lock either (each waited 20 s to record a gone worker: a stop of 143 s).
         const store = this.ctx.store.withoutLockWait();
         // As stored: a read that judged the worker gone without recording it has dropped the execution the request names.
-        const job = store.readStored(id);
-        const kept = keepStopRequest(job);
+        const job = await store.readStored(id);
+        const kept = await keepStopRequest(job);
         try {
           // Space may come back meanwhile and a retry start generation N+1: this stop is of generation N only.
           const stopped = await stopLocked(store, id, { force: opts.force ?? false, generation: job.lifecycle.generation, lockless: true });
-          if (!stopped.stopped && kept === 'kept') dropStopRequest(job);
+          if (!stopped.stopped && kept === 'kept') await dropStopRequest(job);
           return { ...stopped, unwritable: { why: unwritable, kept } };
         } catch (err) {
           // Not stopped: a request left would turn a later crash of this worker into a stop (an earlier stop's stays).
-          if (kept === 'kept') dropStopRequest(job);
+          if (kept === 'kept') await dropStopRequest(job);
           throw err;
         }
       });

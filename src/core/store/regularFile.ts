@@ -251,3 +251,13 @@ export function writeRegularFileSync(file: string, data: string | Buffer, create
     fs.closeSync(fd);
   }
 }
+
+/** The async form of {@link writeRegularFileSync}. */
+export async function writeRegularFile(file: string, data: string | Buffer, createMode = 0o600): Promise<void> {
+  const { fd } = await openRegular(file, 'w', createMode);
+  try {
+    await new Promise<void>((resolve, reject) => fs.writeFile(fd, data, (err) => (err ? reject(err) : resolve())));
+  } finally {
+    closeQuietly(fd);
+  }
+}
