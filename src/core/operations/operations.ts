@@ -15,6 +15,7 @@ import { planStart, StartRequest } from '../coordinator/startPlan';
 import { allocatePorts } from '../coordinator/ports';
 import { planWorktreeSetup, recordedWorktreeSettings } from '../coordinator/worktreeSetupPlan';
 import { branchNameFor, worktreePathFor } from '../coordinator/worktreePath';
+import { lifecycleDetail } from '../store/leftoverWords';
 import { isTerminalState, JobRecord } from '../store/schema';
 import { dropStopRequest, keepStopRequest } from '../store/stopRequest';
 import { acquireJobLock, OperationContext, okJobs, withJobLock } from './context';
@@ -127,7 +128,7 @@ export class Operations {
     await this.launcher.pump();
     job = await store.read(id);
     if (failedToLaunch(job)) {
-      throw failure(`Agent ${id} failed to start: ${job.lifecycle.detail ?? 'unknown reason'}`);
+      throw failure(`Agent ${id} failed to start: ${lifecycleDetail(job) ?? 'unknown reason'}`);
     }
     return job;
   }
@@ -210,7 +211,7 @@ export class Operations {
     await this.launcher.pump();
     const job = await this.ctx.store.read(id);
     if (failedToLaunch(job)) {
-      throw failure(`Agent ${id} failed to restart: ${job.lifecycle.detail ?? 'unknown reason'}`);
+      throw failure(`Agent ${id} failed to restart: ${lifecycleDetail(job) ?? 'unknown reason'}`);
     }
     return job;
   }
