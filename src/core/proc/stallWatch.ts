@@ -39,9 +39,11 @@ async function look(sid: number): Promise<{ busy: boolean; cpuTime: number; memb
 /** Watches session `sid` until the returned function is called; calls onStall once it has made no progress for quietMs. */
 export function watchForStall(opts: StallWatchOptions): () => void {
   // Often enough that a stall is seen soon after quietMs, rarely enough to cost nothing (one look at the process
-  // table). Eight looks a quiet time, not four, since a look became one table where it was three (`ps` runs on the
-  // portable backend): procps counts CPU in whole seconds there, so a tree that works by forking short processes
-  // shows its progress only to a look that catches one of them, or it running, and four looks missed it.
+  // table), and never more than 5 s apart: runGit's quiet time (GIT_STALL_MS, 60 s) gets a look every 5 s, twelve
+  // a quiet time. Below 40 s (the tests' 1-2 s) it is eight looks a quiet time, not four: on the portable backend
+  // procps counts CPU in whole seconds, so a tree that works shows its progress only to a look that catches it
+  // running or a member come or gone, and with four looks captureStall's 'clean filter that works slowly' was
+  // judged stalled under load (2 runs of 2).
   const everyMs = Math.max(200, Math.min(5000, Math.floor(opts.quietMs / 8)));
   // A monotonic clock: a wall clock stepped forward (a resume from suspend, NTP) is no quiet time.
   let lastProgress = performance.now();
