@@ -4,7 +4,8 @@
  * keeps only why the launch failed, and `lifecycleDetail` (leftoverWords.ts), the one presenter, adds
  * these words while they are true: of the generation shown, until Clean Up has removed the worktree
  * (what cleanup did is its own line). Records written before the field carry the words inside their
- * detail, after KEPT_MARK: read, they are lifted into it (`withKeptWordsLifted`) and shown the same.
+ * detail, after KEPT_MARK: read, they are lifted into it (`withKeptWordsLifted`) and shown the same, except
+ * that one cut at its cap (2,000 characters) inside the words is shown with them whole, once.
  */
 import { isTerminalState, type JobRecord } from './schema';
 
@@ -31,8 +32,18 @@ export function withKeptWordsLifted(job: JobRecord): JobRecord {
   const m = /^(\S+) are kept, ([\s\S]*)$/.exec(detail!.slice(at + KEPT_MARK.length));
   // Cut before its reason (a detail at its cap): left as written.
   if (!m) return job;
-  // A detail cut at its cap ends inside these words: the reason as far as it went (the words then say the rest whole).
-  const why = m[2].endsWith(WHAT_NEXT) ? m[2].slice(0, -WHAT_NEXT.length) : m[2];
+  const why = m[2].slice(0, m[2].length - whatNextCutAt(m[2]));
   const keptWorktree = { branch: m[1], why, generation: job.lifecycle.generation };
   return { ...job, lifecycle: { ...job.lifecycle, detail: detail!.slice(0, at) }, keptWorktree };
+}
+
+/**
+ * How much of `text`'s end is WHAT_NEXT, whole or cut short: a detail cut at its cap (2,000 characters) ends
+ * inside these words, and what is left of them is no part of the reason. Kept there, the presenter's whole
+ * sentence would follow its cut piece: the words said one and a half times (bug 166). Only a cut detail ends
+ * short of the whole sentence, so its longest end that begins the sentence is that piece.
+ */
+function whatNextCutAt(text: string): number {
+  for (let n = Math.min(text.length, WHAT_NEXT.length); n > 0; n--) if (text.endsWith(WHAT_NEXT.slice(0, n))) return n;
+  return 0;
 }

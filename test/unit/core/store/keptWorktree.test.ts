@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JobStore, type JobRecord } from '../../../../src/core/store';
-import { keptWorktreeWords } from '../../../../src/core/store/keptWorktree';
+import { keptWorktreeWords, withKeptWordsLifted } from '../../../../src/core/store/keptWorktree';
 import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
 import { createWithWorktree, useTestBed } from './helpers';
 
@@ -65,12 +65,39 @@ describe('store: the words on a failed launch\'s kept worktree', () => {
     const cut = `${REASON}; ${words}`.slice(0, REASON.length + 2 + words.indexOf(': paddock') + 9);
     fs.writeFileSync(recordFile(failed.id), JSON.stringify({ ...readRaw(failed.id), lifecycle: { ...failed.lifecycle, detail: cut } }));
     const job = await store.read(failed.id);
-    assert.equal(job.keptWorktree?.why, `${WHY}: paddock`);
-    assert.ok(lifecycleDetail(job)!.startsWith(cut));
+    assert.equal(job.keptWorktree?.why, WHY);
+    assert.equal(lifecycleDetail(job), `${REASON}; ${words}`);
     const early = `${REASON}; its worktree and branch paddock/x`;
     fs.writeFileSync(recordFile(failed.id), JSON.stringify({ ...readRaw(failed.id), lifecycle: { ...failed.lifecycle, detail: early } }));
     const kept = await store.read(failed.id);
     assert.deepEqual([kept.lifecycle.detail, kept.keptWorktree], [early, undefined]);
+  });
+
+  it('an old record cut at its 2,000 characters inside the words says them whole, once (bug 166)', async () => {
+    const failed = await failedLaunch();
+    const words = keptWorktreeWords(failed.branch!, WHY);
+    const reason = 'x'.repeat(1800);
+    // The old launcher's cap: its words appended to the detail, cut at 2,000 characters.
+    const cut = `${reason}; ${words}`.slice(0, 2000);
+    fs.writeFileSync(recordFile(failed.id), JSON.stringify({ ...readRaw(failed.id), lifecycle: { ...failed.lifecycle, detail: cut } }));
+    const job = await store.read(failed.id);
+    assert.equal(job.keptWorktree?.why, WHY);
+    // Before: the cut piece of the sentence, then the whole sentence again (2,149 characters).
+    assert.equal(lifecycleDetail(job), `${reason}; ${words}`);
+  });
+
+  it('wherever the cap cut an old detail inside the words, the lifted detail begins with it and says what comes next once (bug 166)', () => {
+    const words = keptWorktreeWords('paddock/abcd1234', WHY);
+    const whole = `${REASON}; ${words}`;
+    const next = words.slice(words.indexOf(WHY) + WHY.length);
+    for (let end = whole.indexOf(' are kept, ') + 11; end <= whole.length; end++) {
+      const detail = whole.slice(0, end);
+      const record = { id: 'abcd1234', lifecycle: { state: 'failed', generation: 1, detail }, cleanup: null, leftovers: [] } as unknown as JobRecord;
+      const shown = lifecycleDetail(withKeptWordsLifted(record))!;
+      assert.ok(shown.startsWith(detail), `cut at ${end}: ${shown}`);
+      assert.equal(shown.split(next).length, 2, `cut at ${end}: ${shown}`);
+      if (end >= whole.length - next.length) assert.equal(shown, whole, `cut at ${end}`);
+    }
   });
 
   it('a field that does not match its schema makes the record unreadable, as any other', async () => {
