@@ -18,7 +18,7 @@ import { rm } from 'node:fs';
 import { dirname } from 'node:path';
 import * as z from '../common/zod';
 import { socketDirProblemAsync } from '../protocol/runtimeDir';
-import { readRegularText, writeRegularFile } from './regularFile';
+import { isNotRegularFile, readRegularText, writeRegularFile } from './regularFile';
 import type { JobRecord } from './schema';
 
 /** Said in the record of an agent whose stop is recorded from its request. */
@@ -92,9 +92,16 @@ export async function keepStopRequest(job: JobRecord): Promise<'kept' | 'already
     // Not a regular file there (a folder, a FIFO): refused, left as it is, and the stop is said unkept.
     await writeRegularFile(file, `${JSON.stringify({ ...want, at: new Date().toISOString() })}\n`, 0o600);
     return 'kept';
-  } catch {
+  } catch (err) {
+    // Ours, written in part or whole but not said kept (its close failed, bug 167): gone, so that a stop that then
+    // fails leaves no request to turn a later crash into a stop (what is said unkept is never dropped).
+    if (!isNotRegularFile(err) && (err as NodeJS.ErrnoException).code !== 'EISDIR') await removeQuietly(file);
     return false;
   }
+}
+
+function removeQuietly(file: string): Promise<void> {
+  return new Promise<void>((resolve) => rm(file, { force: true }, () => resolve()));
 }
 
 /** The request is done with: the record says the agent ended, or the stop failed (best effort: it names one execution only). */
@@ -102,5 +109,5 @@ export async function dropStopRequest(job: JobRecord): Promise<void> {
   const file = requestFile(job);
   if (file === undefined || !(await stopRequested(job))) return;
   // A failure leaves it: it names a finished execution's worker only, which no later run has.
-  await new Promise<void>((resolve) => rm(file, { force: true }, () => resolve()));
+  await removeQuietly(file);
 }

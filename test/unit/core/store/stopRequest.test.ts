@@ -3,7 +3,7 @@
  * honoured only as the request this code writes for that exact worker, and gone once the end is recorded.
  */
 import * as assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dropStopRequest, keepStopRequest, stopRequested } from '../../../../src/core/store/stopRequest';
 import type { JobRecord } from '../../../../src/core/store';
@@ -16,6 +16,15 @@ function recordAt(dir: string, over: { generation?: number; pid?: number; startT
     lifecycle: { generation: over.generation ?? 1 },
     execution: { socketPath: join(dir, 'abc.sock'), pid: over.pid ?? 4242, startTime: over.startTime ?? 777 },
   } as unknown as JobRecord;
+}
+
+/** The path fd `fd` is open on, read before it is closed. */
+function readlinkOf(fd: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
 }
 
 describe('store/stopRequest (bug 141)', () => {
@@ -58,6 +67,33 @@ describe('store/stopRequest (bug 141)', () => {
     chmodSync(dir, 0o777);
     assert.equal(await stopRequested(job), false, 'another user may have planted it');
     assert.equal(await keepStopRequest(recordAt(dir, { generation: 2 })), false);
+  });
+
+  it('not said kept when its close fails (bug 167)', async function () {
+    if (!existsSync('/proc/self/fd')) return this.skip();
+    // A network file system (NFS) may report a failed write only at the close; none can be mounted here, so the
+    // close of the request file itself is made to fail with EIO (after it really closed: nothing leaks).
+    const job = recordAt(dir);
+    const file = `${job.execution!.socketPath}.stop`;
+    // The module object itself (an `import *` is a frozen copy): what the code under test calls through.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const fsm = require('node:fs') as typeof import('node:fs');
+    const realClose = fsm.close;
+    let failed = 0;
+    (fsm as { close: unknown }).close = (fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      const named = readlinkOf(fd);
+      realClose(fd, (err) => (named === file && !err ? (failed++, cb(Object.assign(new Error('EIO: i/o error, close'), { code: 'EIO' }))) : cb(err)));
+    };
+    try {
+      // Before: 'kept', the close's error dropped.
+      assert.equal(await keepStopRequest(job), false);
+    } finally {
+      (fsm as { close: unknown }).close = realClose;
+    }
+    assert.equal(failed, 1, 'the request file was closed once, and that close failed');
+    // Said unkept, it is not kept: a stop that then failed would leave nothing to drop it.
+    assert.equal(await stopRequested(job), false);
+    assert.ok(!existsSync(file));
   });
 
   it('dropped only when it is this worker’s', async () => {
