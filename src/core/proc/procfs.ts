@@ -8,7 +8,7 @@
 import { promises as fsp, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mapConcurrently } from '../common/limiter';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
-import { isGoneState, type ProcStat } from './procStat';
+import { isGoneState, statCpuTicks, type ProcStat } from './procStat';
 import { procfsUsageSnapshot } from './procfsUsage';
 
 const DELETED_SUFFIX = ' (deleted)';
@@ -170,8 +170,7 @@ async function sessionWorkAsync(sid: number): Promise<SessionWork[]> {
     const stat = parseProcStat(pids[i], text);
     if (!stat || stat.sid !== sid || stat.state === 'X') continue;
     const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    // utime + stime + cutime + cstime (fields 14–17): its own and its waited-for children's.
-    found.push({ pid: stat.pid, state: stat.state, cpuTime: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
+    found.push({ pid: stat.pid, state: stat.state, cpuTime: statCpuTicks(f) });
   }
   return found;
 }
