@@ -49,17 +49,12 @@ export class JobReader {
   ) {}
 
   async read(id: string): Promise<JobRecord> {
-    return this.reconciled(this.stored(id));
-  }
-
-  /** The record as stored: no reconciling, nothing written. */
-  stored(id: string): JobRecord {
     assertJobId(id);
-    return this.storedJob(id, this.writer.load(id));
+    return this.reconciled(this.storedJob(id, this.writer.load(id)));
   }
 
-  /** `stored` without blocking the event loop. */
-  async storedAsync(id: string): Promise<JobRecord> {
+  /** The record as stored: no reconciling, nothing written; read without blocking the event loop. */
+  async stored(id: string): Promise<JobRecord> {
     assertJobId(id);
     return this.storedJob(id, await this.writer.loadAsync(id));
   }

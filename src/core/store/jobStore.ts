@@ -151,7 +151,7 @@ export class JobStore {
    * without blocking the event loop: a window's every operation checks its id so first (bug 141).
    */
   readStored(id: string): Promise<JobRecord> {
-    return this.reader.storedAsync(id);
+    return this.reader.stored(id);
   }
 
   tryRead(id: string): Promise<JobEntry> {
