@@ -81,7 +81,7 @@ describe('faults: an agent that fills the store’s disk (bugs 141, 142)', funct
     assert.doesNotMatch(stopped.stderr, /\n\s+at /, 'no stack trace');
     assert.equal(stopped.code, 0, `paddock stop on a full disk → ${stopped.code}: ${stopped.stderr}`);
     assert.equal(stopped.stdout, `Agent ${id} is cancelled.\n`);
-    assert.equal(stopped.stderr, `Nothing could be written in the store (no space is left on its disk), so agent ${id}'s record does not say it was stopped yet: the stop is kept in the runtime directory, and the record says it was stopped at the first read once the store can be written again.\n`);
+    assert.equal(stopped.stderr, `Nothing could be written in the store (the disk is full), so agent ${id}'s record does not say it was stopped yet: the stop is kept in the runtime directory, and the record says it was stopped at the first read once the store can be written again.\n`);
     assert.ok(!isAlive(agentPid), 'the agent is stopped');
     await waitUntil('the worker to end', () => !isAlive(workerPid), 10_000);
     freeDisk(s.home);
@@ -117,7 +117,7 @@ describe('faults: an agent that fills the store’s disk (bugs 141, 142)', funct
     const tookMs = Date.now() - began;
     assert.equal(stopped.code, 0, `paddock stop on a read-only store → ${stopped.code}: ${stopped.stderr}`);
     assert.equal(stopped.stdout, `Agent ${job.id} is cancelled.\n`);
-    assert.match(stopped.stderr, /^Nothing could be written in the store \(its file system is read-only\), so agent/);
+    assert.match(stopped.stderr, /^Nothing could be written in the store \(the file system is read-only\), so agent/);
     assert.ok(tookMs < 10_000, `the stop took ${tookMs} ms`);
     assert.ok(!isAlive(rec.lifecycle.pid!), 'the agent is stopped');
     execFileSync('umount', ['-l', s.home]);
@@ -250,7 +250,7 @@ describe('faults: an agent that fills the store’s disk (bugs 141, 142)', funct
     mounted = true;
     mkdirSync(join(s.home, 'jobs'), { mode: 0o700 });
     const job = await s.start(['sh', '-c', 'setsid sleep 600 & exec sleep 601'], { waitFor: ['running'] });
-    const rec = s.store.readStored(job.id);
+    const rec = await s.store.readStored(job.id);
     fillDisk(s.home);
     const dirs: string[] = [];
     for (let n = 0; ; n++) {
@@ -293,7 +293,7 @@ describe('faults: an agent that fills the store’s disk (bugs 141, 142)', funct
     mounted = true;
     mkdirSync(join(s.home, 'jobs'), { mode: 0o700 });
     const job = await s.start(['sh', '-c', 'setsid sleep 600 & exec sleep 601'], { waitFor: ['running'] });
-    const rec = s.store.readStored(job.id);
+    const rec = await s.store.readStored(job.id);
     fillDisk(s.home);
     const dirs: string[] = [];
     for (let n = 0; ; n++) {

@@ -69,6 +69,19 @@ export function fsActionWords(syscall: string | undefined): string {
   }
 }
 
+/**
+ * The codes that say nothing can be written where the call was: a full disk, a used-up quota, a
+ * read-only file system. One list, said in words by `fsReasonWords` like any other code, so a lock
+ * that cannot be taken there (coordinator/lockUnwritable.ts) says it as every other write does.
+ */
+const UNWRITABLE_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
+
+/** The errno code of `err` when it is one of UNWRITABLE_CODES. */
+export function unwritableCode(err: unknown): string | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && UNWRITABLE_CODES.has(code) ? code : undefined;
+}
+
 /** Why, in plain words: "it is a folder, not a file". */
 export function fsReasonWords(code: string, syscall?: string): string {
   switch (code) {

@@ -53,7 +53,7 @@ export function heldJobLock(store: JobStore, id: string, what: string): Promise<
 export async function withJobLock<T>(store: JobStore, id: string, what: string, fn: () => Promise<T>): Promise<T> {
   // Bad or unknown ids fail before any waiting; as stored: a reader's record of a gone worker waits for the
   // record lock (20 s on a full disk, before a stop could find the store unwritable: bug 141).
-  store.readStored(id);
+  await store.readStored(id);
   const held = await heldJobLock(store, id, what);
   try {
     return await fn();

@@ -38,7 +38,7 @@ export async function forgetLocked(ctx: OperationContext, id: string, req: Forge
   const work = req.deleteArchivedWork ? null : await archivedWork(ctx.store, job);
   const kept = work ? { path: await keepEvidence(ctx.store.home, id), work } : null;
   // A stop kept in the runtime directory for this agent's last execution names an agent no longer listed.
-  dropStopRequest(ctx.store.readStored(id));
+  await dropStopRequest(await ctx.store.readStored(id));
   await removeJobFolder(ctx.store.home, id);
   const refNote = job.evidence?.snapshotRef ? `; its snapshot ${job.evidence.snapshotRef} is kept` : '';
   ctx.log(`agent ${id} removed from the list${refNote}${kept ? `; its archive is kept in ${kept.path}` : ''}`);

@@ -15,6 +15,7 @@ import { planStart, StartRequest } from '../coordinator/startPlan';
 import { allocatePorts } from '../coordinator/ports';
 import { planWorktreeSetup, recordedWorktreeSettings } from '../coordinator/worktreeSetupPlan';
 import { branchNameFor, worktreePathFor } from '../coordinator/worktreePath';
+import { lifecycleDetail } from '../store/leftoverWords';
 import { isTerminalState, JobRecord } from '../store/schema';
 import { dropStopRequest, keepStopRequest } from '../store/stopRequest';
 import { acquireJobLock, OperationContext, okJobs, withJobLock } from './context';
@@ -127,7 +128,7 @@ export class Operations {
     await this.launcher.pump();
     job = await store.read(id);
     if (failedToLaunch(job)) {
-      throw failure(`Agent ${id} failed to start: ${job.lifecycle.detail ?? 'unknown reason'}`);
+      throw failure(`Agent ${id} failed to start: ${lifecycleDetail(job) ?? 'unknown reason'}`);
     }
     return job;
   }
@@ -154,16 +155,16 @@ export class Operations {
         // Its reads do not wait for the record lock either (each waited 20 s to record a gone worker: a stop of 143 s).
         const store = this.ctx.store.withoutLockWait();
         // As stored: a read that judged the worker gone without recording it has dropped the execution the request names.
-        const job = store.readStored(id);
-        const kept = keepStopRequest(job);
+        const job = await store.readStored(id);
+        const kept = await keepStopRequest(job);
         try {
           // Space may come back meanwhile and a retry start generation N+1: this stop is of generation N only.
           const stopped = await stopLocked(store, id, { force: opts.force ?? false, generation: job.lifecycle.generation, lockless: true });
-          if (!stopped.stopped && kept === 'kept') dropStopRequest(job);
+          if (!stopped.stopped && kept === 'kept') await dropStopRequest(job);
           return { ...stopped, unwritable: { why: unwritable, kept } };
         } catch (err) {
           // Not stopped: a request left would turn a later crash of this worker into a stop (an earlier stop's stays).
-          if (kept === 'kept') dropStopRequest(job);
+          if (kept === 'kept') await dropStopRequest(job);
           throw err;
         }
       });
@@ -210,7 +211,7 @@ export class Operations {
     await this.launcher.pump();
     const job = await this.ctx.store.read(id);
     if (failedToLaunch(job)) {
-      throw failure(`Agent ${id} failed to restart: ${job.lifecycle.detail ?? 'unknown reason'}`);
+      throw failure(`Agent ${id} failed to restart: ${lifecycleDetail(job) ?? 'unknown reason'}`);
     }
     return job;
   }

@@ -29,6 +29,18 @@ export interface EnvMarker {
   value: string;
 }
 
+/** One process of a session as a stall watch judges it. */
+export interface SessionWork {
+  pid: number;
+  /** As ProcStat.state: one letter. */
+  state: string;
+  /**
+   * CPU time used so far, its own and its waited-for children's, in the backend's own unit (clock
+   * ticks on /proc, seconds from `ps`): compared only with an earlier look of the same backend.
+   */
+  cpuTime: number;
+}
+
 export interface ProcessBackend {
   readonly name: 'proc' | 'portable';
   /** Changes when the machine reboots; part of every recorded process identity. */
@@ -54,6 +66,12 @@ export interface ProcessBackend {
    * process tree polls, and (without a session) the marker's scan by cleanup and stop.
    */
   treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]>;
+  /**
+   * The processes of session `sid` with their state and CPU time, zombies included (an ended child's
+   * CPU time is its own until its parent reaps it), in one look (one walk, one `ps`) without blocking
+   * the event loop: all a stall watch judges (stallWatch.ts).
+   */
+  sessionWorkAsync(sid: number): Promise<SessionWork[]>;
   /** The members of any of `sids` (zombies excluded), in one look (one walk, one `ps`) without blocking the event loop. */
   sessionsMembersAsync(sids: ReadonlySet<number>): Promise<ProcStat[]>;
   /**

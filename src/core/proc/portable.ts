@@ -7,11 +7,11 @@
  * - holders from `lsof -d cwd` (every process's cwd) and `lsof +D` (open files below the folder).
  */
 import { execFile, execFileSync, type ExecFileOptions } from 'node:child_process';
-import type { EnvMarker, Holder, ProcessBackend } from './backend';
+import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
 import { holder, isInside } from './procfs';
 import { isGoneState, type ProcStat } from './procStat';
 import type { ProcessUsageSnapshot } from './processUsage';
-import { markersByPid, parseLsofNames, parsePsStat, parsePsUsage, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns } from './psParse';
+import { markersByPid, parseLsofNames, parsePsStat, parsePsUsage, parsePsWork, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns, psWorkColumns } from './psParse';
 
 const TOOL_TIMEOUT_MS = 10_000;
 
@@ -130,6 +130,16 @@ async function holdersOf(root: string): Promise<Holder[]> {
  */
 const USAGE_TABLE_ARGS = process.platform === 'linux' ? ['-A', 'S', '-o', psUsageColumns('bsdtime')] : ['-A', '-S', '-o', psUsageColumns('time')];
 
+/** The table a stall watch reads: state and CPU time, in the cumulative mode of USAGE_TABLE_ARGS. */
+const WORK_TABLE_ARGS = process.platform === 'linux' ? ['-A', 'S', '-o', psWorkColumns('bsdtime')] : ['-A', '-S', '-o', psWorkColumns('time')];
+
+/** One `ps` run: a session's processes, zombies included, with their state and CPU time in seconds. */
+async function sessionWorkAsync(sid: number): Promise<SessionWork[]> {
+  return parsePsWork(await runAsync('ps', WORK_TABLE_ARGS))
+    .filter((p) => p.sid === sid && p.state !== 'X')
+    .map(({ pid, state, cpuSeconds }) => ({ pid, state, cpuTime: cpuSeconds }));
+}
+
 /**
  * Every process's usage from two `ps` runs (the table, and this user's
  * environments for the marker). The table is in ps's cumulative mode, so a
@@ -168,6 +178,7 @@ export const portableBackend: ProcessBackend = {
   processStatAsync,
   processTableAsync,
   treeMembersAsync,
+  sessionWorkAsync,
   sessionsMembersAsync,
   processesAsync,
   findByEnvMarker,

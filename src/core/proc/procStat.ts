@@ -13,6 +13,16 @@ export interface ProcStat {
   startTime: number;
 }
 
+/**
+ * A process's CPU time in clock ticks, from the fields of its /proc/<pid>/stat after the command name (`f[0]`
+ * is the state): utime + stime + cutime + cstime (fields 14–17), its own and its waited-for children's. The one
+ * rule for the stall watch's look (procfs.ts) and the usage pass, whose thread runs this function's own source
+ * (procfsUsage.ts), so it stays plain: no other name than its argument and Number.
+ */
+export function statCpuTicks(f: readonly string[]): number {
+  return Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+}
+
 export function isGoneState(state: string): boolean {
   // Z: zombie (exited, waiting to be reaped); X: dead. Neither runs any more.
   return state === 'Z' || state === 'X';

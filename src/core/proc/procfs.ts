@@ -7,8 +7,8 @@
  */
 import { promises as fsp, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mapConcurrently } from '../common/limiter';
-import type { EnvMarker, Holder, ProcessBackend } from './backend';
-import { isGoneState, type ProcStat } from './procStat';
+import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
+import { isGoneState, statCpuTicks, type ProcStat } from './procStat';
 import { procfsUsageSnapshot } from './procfsUsage';
 
 const DELETED_SUFFIX = ' (deleted)';
@@ -155,6 +155,26 @@ async function sessionsMembersAsync(sids: ReadonlySet<number>): Promise<ProcStat
   return sids.size === 0 ? [] : slicedWalk((stat) => sids.has(stat.sid));
 }
 
+/** One sliced walk (see treeMembersAsync) for session `sid`'s processes, zombies included, with their CPU time in clock ticks. */
+async function sessionWorkAsync(sid: number): Promise<SessionWork[]> {
+  const pids = listPids();
+  const found: SessionWork[] = [];
+  for (let i = 0; i < pids.length; i++) {
+    if (i % WALK_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pids[i]}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    const stat = parseProcStat(pids[i], text);
+    if (!stat || stat.sid !== sid || stat.state === 'X') continue;
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    found.push({ pid: stat.pid, state: stat.state, cpuTime: statCpuTicks(f) });
+  }
+  return found;
+}
+
 /** Every live process `keep` takes, walked in slices (see treeMembersAsync). */
 async function slicedWalk(keep: (stat: ProcStat) => boolean): Promise<ProcStat[]> {
   const pids = listPids();
@@ -264,6 +284,7 @@ export const procfsBackend: ProcessBackend = {
   // One small file read: exact at the moment of a signal sent right after it, and cheap.
   processStatAsync: (pid) => Promise.resolve(processStat(pid)),
   treeMembersAsync,
+  sessionWorkAsync,
   sessionsMembersAsync,
   processesAsync,
   findByEnvMarker,

@@ -14,11 +14,13 @@
 import { execFile } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import type { ProcessUsage, ProcessUsageSnapshot } from './processUsage';
+import { statCpuTicks } from './procStat';
 
-/** The thread's code: self-contained (it is not bundled), so plain JavaScript. */
+/** The thread's code: self-contained (it is not bundled), so plain JavaScript; the CPU rule is statCpuTicks's own source. */
 const THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
+const statCpuTicks = (${statCpuTicks.toString()});
 const markers = new Map();
 parentPort.on('message', ({ markerName, sessions, ticksPerSecond, pageBytes }) => {
   const wanted = new Set(sessions);
@@ -60,8 +62,8 @@ parentPort.on('message', ({ markerName, sessions, ticksPerSecond, pageBytes }) =
       sid,
       marker: marker === null ? undefined : marker,
       rssBytes: f[0] === 'Z' ? 0 : Number(f[21]) * pageBytes,
-      // utime + stime + cutime + cstime: its own and its waited-for children's.
-      cpuSeconds: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / ticksPerSecond,
+      // Its own and its waited-for children's (statCpuTicks).
+      cpuSeconds: statCpuTicks(f) / ticksPerSecond,
       reapedCpuSeconds: (Number(f[13]) + Number(f[14])) / ticksPerSecond,
     });
   }

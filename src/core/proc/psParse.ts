@@ -147,3 +147,28 @@ export function markersByPid(output: string, name: string): Map<number, string> 
   }
   return found;
 }
+
+/** The stall watch's columns (see portable.ts): the CPU time column `time` (macOS) or `bsdtime` (procps). */
+export const psWorkColumns = (timeColumn: 'time' | 'bsdtime') => `pid=,sess=,stat=,${timeColumn}=`;
+
+export interface PsWorkLine {
+  pid: number;
+  sid: number;
+  /** The first letter of ps's state, as ProcStat.state. */
+  state: string;
+  cpuSeconds: number;
+}
+
+const WORK_LINE = /^\s*(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$/;
+
+export function parsePsWork(output: string): PsWorkLine[] {
+  const out: PsWorkLine[] = [];
+  for (const line of output.split('\n')) {
+    const m = WORK_LINE.exec(line);
+    if (!m) continue;
+    const cpuSeconds = parseCpuTime(m[4]);
+    if (!Number.isFinite(cpuSeconds)) continue;
+    out.push({ pid: Number(m[1]), sid: parseSession(m[2]), state: m[3][0], cpuSeconds });
+  }
+  return out;
+}

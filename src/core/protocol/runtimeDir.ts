@@ -5,7 +5,7 @@
  * before anything listens on it.
  */
 import { createHash } from '../common/lazyCrypto';
-import { lstatSync } from 'node:fs';
+import { lstat, lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { failure } from '../common/errors';
 import { removeDeadSocket } from './asideSockets';
@@ -47,6 +47,15 @@ export function socketDirProblem(dir: string): string | null {
     // Not there (yet: a worker makes it after its claim): nothing listens there, so a connection just fails.
     return null;
   }
+  return dirProblem(dir, st);
+}
+
+/** socketDirProblem without blocking the event loop (a window's reads and writes of a record ask it). */
+export function socketDirProblemAsync(dir: string): Promise<string | null> {
+  return new Promise((resolve) => lstat(dir, (err, st) => resolve(err ? null : dirProblem(dir, st))));
+}
+
+function dirProblem(dir: string, st: Stats): string | null {
   const uid = process.getuid?.();
   if (!st.isDirectory()) return `the socket directory ${dir} is not a directory`;
   if (uid !== undefined && st.uid !== uid) return `the socket directory ${dir} belongs to another user (uid ${st.uid}); refusing to use it`;

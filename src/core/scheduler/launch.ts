@@ -148,11 +148,12 @@ export async function undoLaunch(ctx: OperationContext, job: JobRecord, createdW
   }
   // A first generation that never ran cannot be retried: its environment is of no further use.
   if (job.lifecycle.generation === 1) removeRequestEnv(store.jobDir(id));
-  const keptWords = kept === null ? '' : `; ${keptWorktreeWords(job.branch!, kept)}`;
-  const detail = problems.length ? `${reason} (undo incomplete: ${problems.join('; ')})` : `${reason}${keptWords}`;
-  if (kept !== null) await store.appendTimeline(id, { generation: job.lifecycle.generation, type: 'worktree-kept', message: keptWords.slice(2) });
+  const detail = problems.length ? `${reason} (undo incomplete: ${problems.join('; ')})` : reason;
+  if (kept !== null) {
+    await store.appendTimeline(id, { generation: job.lifecycle.generation, type: 'worktree-kept', message: keptWorktreeWords(job.branch!, kept) });
+    await recordKept(ctx, job, kept);
+  }
   await failJob(store, id, detail);
-  if (kept !== null) await sayKept(ctx, job, keptWords.slice(2));
   ctx.changed(id);
   ctx.log(`agent ${id} failed to start: ${detail}`);
 }
@@ -174,9 +175,11 @@ async function removeBranchAtBase(repo: string, branch: string, baseSha: string)
   if (res.code !== 0 && (await branchTip(repo, branch)) !== null) throw failure(`Branch ${branch} was kept: ${res.stderr.trim().split('\n')[0]}`);
 }
 
-/** On the record even when someone else failed it first (its launcher was suspended): its detail says why the worktree stays. */
-async function sayKept(ctx: OperationContext, job: JobRecord, words: string): Promise<void> {
-  await ctx.store.update(job.id, (j) =>
-    j.lifecycle.generation !== job.lifecycle.generation || (j.lifecycle.detail ?? '').includes(words) ? j : { ...j, lifecycle: { ...j.lifecycle, detail: `${j.lifecycle.detail ?? 'failed to start'}; ${words}`.slice(0, 2000) } },
-  );
+/**
+ * On the record before the failure, so the failure's own timeline line says it too, and even when someone else
+ * failed it first (its launcher was suspended): `lifecycleDetail` says why the worktree stays (keptWorktree.ts).
+ */
+async function recordKept(ctx: OperationContext, job: JobRecord, why: string): Promise<void> {
+  const generation = job.lifecycle.generation;
+  await ctx.store.update(job.id, (j) => (j.lifecycle.generation !== generation ? j : { ...j, keptWorktree: { branch: job.branch!, why, generation } }));
 }

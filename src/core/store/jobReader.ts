@@ -49,13 +49,17 @@ export class JobReader {
   ) {}
 
   async read(id: string): Promise<JobRecord> {
-    return this.reconciled(this.stored(id));
+    assertJobId(id);
+    return this.reconciled(this.storedJob(id, this.writer.load(id)));
   }
 
-  /** The record as stored: no reconciling, nothing written. */
-  stored(id: string): JobRecord {
+  /** The record as stored: no reconciling, nothing written; read without blocking the event loop. */
+  async stored(id: string): Promise<JobRecord> {
     assertJobId(id);
-    const loaded = this.writer.load(id);
+    return this.storedJob(id, await this.writer.loadAsync(id));
+  }
+
+  private storedJob(id: string, loaded: Loaded): JobRecord {
     if (loaded.kind === 'missing') throw missingRecord(this.layout, id);
     if (loaded.kind === 'unreadable') throw failure(`Agent ${id} is unreadable: ${unreadableReason(this.layout, id, loaded.reason)}.`, 'UNREADABLE');
     return loaded.job;
@@ -178,7 +182,7 @@ export class JobReader {
     if (!(await judgeOwnershipNow(job))) return job;
     try {
       return await this.writer.mutate(job.id, async (current) => {
-        const verdict = honouringStop(current, await judgeOwnershipNow(current));
+        const verdict = await honouringStop(current, await judgeOwnershipNow(current));
         if (!verdict) return undefined;
         const transitioned = transitionTo(current, verdict);
         // The worker died, its agent may not have: what still runs is listed, so the row says so and offers Stop.
@@ -190,7 +194,7 @@ export class JobReader {
       this.log(`could not reconcile agent ${job.id}: ${describeError(err)}`);
       // Not recorded (a full disk, a read-only store), yet true: the read says what it judged. Returned as it
       // was, a stop waiting for the end its worker could not record waited out its 30 s and failed.
-      const verdict = honouringStop(job, await judgeOwnershipNow(job).catch(() => undefined));
+      const verdict = await honouringStop(job, await judgeOwnershipNow(job).catch(() => undefined));
       return verdict ? transitionTo(job, verdict) : job;
     }
   }
@@ -203,8 +207,8 @@ function transitionTo(job: JobRecord, verdict: Reconciliation): JobRecord {
 }
 
 /** A worker gone after a stop it could not record (bug 141): the agent was stopped, not crashed. */
-function honouringStop(job: JobRecord, verdict: Reconciliation | undefined): Reconciliation | undefined {
-  if (verdict?.to !== 'orphaned' || !stopRequested(job)) return verdict;
+async function honouringStop(job: JobRecord, verdict: Reconciliation | undefined): Promise<Reconciliation | undefined> {
+  if (verdict?.to !== 'orphaned' || !(await stopRequested(job))) return verdict;
   return { ...verdict, to: 'cancelled', detail: `${STOP_REQUEST_DETAIL} (${verdict.detail})` };
 }
 

@@ -146,8 +146,11 @@ export class JobStore {
     return new JobStore({ ...this.opts, lock: { ...this.opts.lock, waitMs: 0 } });
   }
 
-  /** The record as it is stored, not reconciled (a reader's unrecorded verdict drops its execution). */
-  readStored(id: string): JobRecord {
+  /**
+   * The record as it is stored, not reconciled (a reader's unrecorded verdict drops its execution), read
+   * without blocking the event loop: a window's every operation checks its id so first (bug 141).
+   */
+  readStored(id: string): Promise<JobRecord> {
     return this.reader.stored(id);
   }
 

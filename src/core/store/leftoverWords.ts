@@ -4,9 +4,10 @@
  * (what still runs, as the last reader judged it) and `leftoversEnder` (the worker ending them,
  * or found gone). The stored detail keeps only how the agent ended, so nothing ever rewrites it
  * as they exit, are ended or stopped: every reader and presenter (the CLI's `list`/`show`, the
- * tree, the terminal's end notice, notifications, the timeline) shows `lifecycleDetail(job)`.
+ * tree, the terminal's end notice, notifications, the timeline) shows `lifecycleDetail(job)`. It says
+ * a failed launch's kept worktree the same way, from `keptWorktree` (keptWorktree.ts).
  */
-import { shownDetail } from './keptWorktree';
+import { keptWords } from './keptWorktree';
 import { isTerminalState, type JobRecord, type LeftoversFate } from './schema';
 
 /** "1 process", "2 processes" */
@@ -25,10 +26,12 @@ export function currentFate(job: JobRecord): LeftoversFate | undefined {
   return fate && fate.generation === job.lifecycle.generation ? fate : undefined;
 }
 
-/** The detail as the person is to read it: how the agent ended (its kept worktree's words dropped once Clean Up removed it), then what it left running. */
+/** The detail as the person is to read it: how the agent ended, its kept worktree (until Clean Up removed it), then what it left running. */
 export function lifecycleDetail(job: JobRecord): string | null {
   const words = leftoverWords(job);
-  const detail = shownDetail(job);
+  const kept = keptWords(job);
+  const stored = job.lifecycle.detail;
+  const detail = kept ? (stored ? `${stored}; ${kept}` : kept) : stored;
   if (!words) return detail;
   return detail ? `${detail}; ${words}` : words;
 }

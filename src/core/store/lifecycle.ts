@@ -74,6 +74,8 @@ export function applyNewGeneration(job: JobRecord): JobRecord {
     ...(job.leftoversEnder ? { leftoversEnder: null } : {}),
     // Its words were about the ended execution (leftoverWords.ts); the listing itself stays until they exit or are stopped.
     ...(job.leftoversFate ? { leftoversFate: null } : {}),
+    // A failed launch's kept worktree is the retry's to run in now: its words were of the failure.
+    ...(job.keptWorktree ? { keptWorktree: null } : {}),
   };
 }
 

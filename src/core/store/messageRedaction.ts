@@ -51,6 +51,8 @@ export function redactRecord(job: JobRecord, redact: RedactText): JobRecord {
     ...(job.leftovers ? { leftovers: job.leftovers.map(redactHolder) } : {}),
     // What outlived the worker's SIGKILL, named by their command lines (the detail's words: leftoverWords.ts).
     ...(job.leftoversFate?.survivors ? { leftoversFate: { ...job.leftoversFate, survivors: capped(redact(job.leftoversFate.survivors), MAX_MESSAGE) } } : {}),
+    // Why a failed launch's worktree is kept: a look's error text may name what the detail's would.
+    ...(job.keptWorktree ? { keptWorktree: { ...job.keptWorktree, why: capped(redact(job.keptWorktree.why), MAX_MESSAGE) } } : {}),
   };
 }
 

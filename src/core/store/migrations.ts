@@ -3,6 +3,7 @@
  * record from version N to N + 1; a record from a newer Paddock is unreadable
  * (never guessed at, never overwritten).
  */
+import { withKeptWordsLifted } from './keptWorktree';
 import { withLeftoverWordsLifted, withoutOtherGenerationsFate } from './legacyLeftoverWords';
 import { SCHEMA_VERSION, type JobRecord } from './schema';
 
@@ -43,7 +44,7 @@ const STUCK_CAPTURE_WORDS = /; it failed the same way \d+ times, so it waits for
  * for. Written back in this version's form by the record's next update.
  */
 export function readAsThisVersion(job: JobRecord): JobRecord {
-  return withLeftoverWordsLifted(withoutOtherGenerationsFate(withoutEarlierTypedPrompt(withStuckCaptureAwaitingRetry(job))));
+  return withKeptWordsLifted(withLeftoverWordsLifted(withoutOtherGenerationsFate(withoutEarlierTypedPrompt(withStuckCaptureAwaitingRetry(job)))));
 }
 
 function withStuckCaptureAwaitingRetry(job: JobRecord): JobRecord {

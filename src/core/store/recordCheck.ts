@@ -25,7 +25,7 @@ import type { JobRecord, Usage } from './schema';
 import { JOB_ID_PATTERN, SCHEMA_VERSION } from './schema';
 import { CLEANUP_KNOWN_KEYS, cleanup, evidence } from './recordCleanupCheck';
 import { check, group, landing, OPTIONAL_PARTS_KNOWN_KEYS, setup, usage } from './recordOptionalPartsCheck';
-import { execution, launch, leftover, leftoversEnder, leftoversFate, lifecycle, PROCESS_KNOWN_KEYS } from './recordProcessCheck';
+import { execution, keptWorktree, launch, leftover, leftoversEnder, leftoversFate, lifecycle, PROCESS_KNOWN_KEYS } from './recordProcessCheck';
 import { settings, SETTINGS_KNOWN_KEYS } from './recordSettingsCheck';
 import { accepted, arr, bool, fail, int, isoTime, keys, nullable, obj, type Obj, optional, shaOrNull, str, strArr, strMatch, strOrNull } from './fastCheck';
 
@@ -60,6 +60,7 @@ export const JOB_RECORD_KEYS = keys(
   'leftovers',
   'leftoversEnder',
   'leftoversFate',
+  'keptWorktree',
 );
 
 const landingOrNull = (x: unknown) => nullable(x, landing);
@@ -99,6 +100,7 @@ function jobRecord(v: unknown): Obj {
   optional(i, 'leftovers', leftovers);
   optional(i, 'leftoversEnder', (x) => nullable(x, leftoversEnder));
   optional(i, 'leftoversFate', (x) => nullable(x, leftoversFate));
+  optional(i, 'keptWorktree', (x) => nullable(x, keptWorktree));
   if (recordClaimProblem(i as unknown as ClaimingRecord)) fail();
   return i;
 }

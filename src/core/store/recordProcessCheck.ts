@@ -83,6 +83,15 @@ export function leftoversFate(v: unknown): Obj {
   return i;
 }
 
+const KEPT_KEYS = keys('branch', 'why', 'generation');
+export function keptWorktree(v: unknown): Obj {
+  const i = obj(v, KEPT_KEYS);
+  str(i.branch, 500);
+  str(i.why, 2000);
+  int(i.generation, 1);
+  return i;
+}
+
 /** This file's objects' known keys, by schema name (KNOWN_KEYS in recordCheck.ts gathers them). */
 export const PROCESS_KNOWN_KEYS = {
   LifecycleSchema: LIFECYCLE_KEYS,
@@ -91,4 +100,5 @@ export const PROCESS_KNOWN_KEYS = {
   LeftoverSchema: LEFTOVER_KEYS,
   LeftoversEnderSchema: ENDER_KEYS,
   LeftoversFateSchema: FATE_KEYS,
+  KeptWorktreeSchema: KEPT_KEYS,
 };

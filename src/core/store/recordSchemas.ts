@@ -115,6 +115,17 @@ export const LeftoversFateSchema = z.object({
 });
 export type LeftoversFate = z.infer<typeof LeftoversFateSchema>;
 
+/**
+ * A failed launch's worktree and branch left to Clean Up (bug 132): which branch, why, and the
+ * generation it speaks of; the words are derived from it (keptWorktree.ts, shown by lifecycleDetail).
+ */
+export const KeptWorktreeSchema = z.object({
+  branch: Bounded(500),
+  why: Bounded(2000),
+  generation: z.number().check(z.int(), z.positive()),
+});
+export type KeptWorktree = z.infer<typeof KeptWorktreeSchema>;
+
 export const CleanupSchema = z.object({
   phase: CleanupPhaseSchema,
   remaining: z.array(CleanupResourceSchema),
@@ -313,6 +324,8 @@ export const JobRecordSchema = z.looseObject({
   leftoversEnder: z.optional(z.nullable(LeftoversEnderSchema)),
   /** Absent in records written before it: their detail carries its own words (kept as written). */
   leftoversFate: z.optional(z.nullable(LeftoversFateSchema)),
+  /** Absent in records written before it: their detail carries its words (lifted on read: keptWorktree.ts). */
+  keptWorktree: z.optional(z.nullable(KeptWorktreeSchema)),
 }).check(
   // Its worktree, branch, socket and snapshot ref are the ones Paddock names for its id, never another's (bug 48).
   z.superRefine((record, ctx) => {

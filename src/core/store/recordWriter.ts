@@ -11,7 +11,7 @@ import { Fence } from './executionClaim';
 import { LockGuard, LockOptions, withLock } from './locks';
 import { MessageRedaction, redactEntry, redactRecord } from './messageRedaction';
 import { StoreLayout } from './paths';
-import { describeIssues, Loaded, loadRecord, recordText } from './records';
+import { describeIssues, Loaded, loadRecord, loadRecordAsync, recordText } from './records';
 import { isTerminalState, JobRecord, TimelineEntry } from './schema';
 import { dropStopRequest } from './stopRequest';
 import { checkJobRecord, JOB_RECORD_KEYS } from './recordCheck';
@@ -38,6 +38,10 @@ export class RecordWriter {
 
   load(id: string): Loaded {
     return loadRecord(id, this.parts.layout.recordFile(id));
+  }
+
+  loadAsync(id: string): Promise<Loaded> {
+    return loadRecordAsync(id, this.parts.layout.recordFile(id));
   }
 
   /**
@@ -81,7 +85,7 @@ export class RecordWriter {
       this.parts.changes.touch(id);
       // Whoever records the end (the worker's own finish, a forced stop, a reader): a stop request kept for
       // this execution while the store could not be written is done with (bug 141).
-      if (loaded.job.execution && isTerminalState(next.lifecycle.state)) dropStopRequest(loaded.job);
+      if (loaded.job.execution && isTerminalState(next.lifecycle.state)) await dropStopRequest(loaded.job);
       return next;
     });
   }

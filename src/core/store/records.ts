@@ -7,7 +7,7 @@ import { MAX_RECORD_DEPTH, unknownFieldsDepth } from './jsonDepth';
 import { fsFailureWords } from '../common/fsErrors';
 import { migrateRecord, readAsThisVersion } from './migrations';
 import { checkJobRecord, KNOWN_KEYS } from './recordCheck';
-import { isNotRegularFile, notRegularReason, readRegularTextSync } from './regularFile';
+import { isNotRegularFile, notRegularReason, readRegularText, readRegularTextSync } from './regularFile';
 import { JobRecord } from './schema';
 import { storeSchemas } from './storeSchemas';
 
@@ -22,12 +22,28 @@ export function loadRecord(id: string, file: string): Loaded {
     // Opened non-blocking and checked to be a regular file: a FIFO or device there is unreadable, never a hang.
     text = readRegularTextSync(file) ?? '';
   } catch (err) {
-    if (isNotRegularFile(err)) return { kind: 'unreadable', reason: notRegularReason(err) };
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
-    return { kind: 'unreadable', reason: `it cannot be read: ${fsFailureWords(err)}` };
+    return unloaded(err);
   }
   return parseRecordText(id, text);
+}
+
+/** loadRecord without blocking the event loop: a window's operation checks its id so (bug 141's read as stored). */
+export async function loadRecordAsync(id: string, file: string): Promise<Loaded> {
+  let text: string;
+  try {
+    text = (await readRegularText(file)) ?? '';
+  } catch (err) {
+    return unloaded(err);
+  }
+  return parseRecordText(id, text);
+}
+
+/** What a record that could not be read is: missing, or unreadable and why. */
+function unloaded(err: unknown): Loaded {
+  if (isNotRegularFile(err)) return { kind: 'unreadable', reason: notRegularReason(err) };
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+  return { kind: 'unreadable', reason: `it cannot be read: ${fsFailureWords(err)}` };
 }
 
 export function recordText(job: JobRecord): string {

@@ -251,3 +251,19 @@ export function writeRegularFileSync(file: string, data: string | Buffer, create
     fs.closeSync(fd);
   }
 }
+
+/**
+ * The async form of {@link writeRegularFileSync}. Done only once closed: a network file system (NFS) may
+ * say only at the close that the data could not be written (EIO, EDQUOT), and a write said done then
+ * was not (bug 167: a stop request said kept that was not).
+ */
+export async function writeRegularFile(file: string, data: string | Buffer, createMode = 0o600): Promise<void> {
+  const { fd } = await openRegular(file, 'w', createMode);
+  try {
+    await new Promise<void>((resolve, reject) => fs.writeFile(fd, data, (err) => (err ? reject(err) : resolve())));
+  } catch (err) {
+    closeQuietly(fd);
+    throw err;
+  }
+  await new Promise<void>((resolve, reject) => fs.close(fd, (err) => (err ? reject(err) : resolve())));
+}

@@ -43,6 +43,7 @@ export type {
   Leftover,
   LeftoversEnder,
   LeftoversFate,
+  KeptWorktree,
   Cleanup,
   Evidence,
   WorktreeSettings,

@@ -10,12 +10,15 @@
  * a reboot with a persistent runtime directory, is another worker), in a runtime directory only this
  * user can write in (socketDirProblem: another user could plant one there). Anything else is no request:
  * a crash stays a crash. It goes once the record says the agent ended, or when the stop failed.
+ *
+ * Every look and write here is asynchronous: every write that records an execution's end asks for the
+ * request, a read that finds a worker gone too, and both run on a window's event loop.
  */
-import { rmSync } from 'node:fs';
+import { rm } from 'node:fs';
 import { dirname } from 'node:path';
 import * as z from '../common/zod';
-import { socketDirProblem } from '../protocol/runtimeDir';
-import { readRegularTextSync, writeRegularFileSync } from './regularFile';
+import { socketDirProblemAsync } from '../protocol/runtimeDir';
+import { isNotRegularFile, readRegularText, writeRegularFile } from './regularFile';
 import type { JobRecord } from './schema';
 
 /** Said in the record of an agent whose stop is recorded from its request. */
@@ -54,11 +57,11 @@ function expected(job: JobRecord): Omit<StopRequest, 'at'> | undefined {
 }
 
 /** What a request at `job`'s socket says, when it is one this code could honour; undefined for anything else. */
-function readRequest(job: JobRecord): StopRequest | undefined {
+async function readRequest(job: JobRecord): Promise<StopRequest | undefined> {
   const file = requestFile(job);
-  if (file === undefined || socketDirProblem(dirname(file)) !== null) return undefined;
+  if (file === undefined || (await socketDirProblemAsync(dirname(file))) !== null) return undefined;
   try {
-    const text = readRegularTextSync(file, MAX_BYTES);
+    const text = await readRegularText(file, MAX_BYTES);
     const parsed = text === null ? undefined : requestSchema().safeParse(JSON.parse(text));
     return parsed?.success ? parsed.data : undefined;
   } catch {
@@ -68,10 +71,11 @@ function readRequest(job: JobRecord): StopRequest | undefined {
 }
 
 /** Whether a stop of `job`'s current execution, by its worker, was asked for and could not be recorded then. */
-export function stopRequested(job: JobRecord): boolean {
+export async function stopRequested(job: JobRecord): Promise<boolean> {
   const want = expected(job);
-  const got = readRequest(job);
-  return want !== undefined && got !== undefined && got.id === want.id && got.generation === want.generation && got.workerPid === want.workerPid && got.workerStartTime === want.workerStartTime;
+  if (want === undefined) return false;
+  const got = await readRequest(job);
+  return got !== undefined && got.id === want.id && got.generation === want.generation && got.workerPid === want.workerPid && got.workerStartTime === want.workerStartTime;
 }
 
 /**
@@ -79,27 +83,31 @@ export function stopRequested(job: JobRecord): boolean {
  * execution any more). 'already': one was kept before; 'kept'; or false when it could not be kept (no
  * execution, a runtime directory that is not this user's alone, or one nothing can be written in).
  */
-export function keepStopRequest(job: JobRecord): 'kept' | 'already' | false {
+export async function keepStopRequest(job: JobRecord): Promise<'kept' | 'already' | false> {
   const file = requestFile(job);
   const want = expected(job);
-  if (file === undefined || want === undefined || socketDirProblem(dirname(file)) !== null) return false;
-  if (stopRequested(job)) return 'already';
+  if (file === undefined || want === undefined || (await socketDirProblemAsync(dirname(file))) !== null) return false;
+  if (await stopRequested(job)) return 'already';
   try {
     // Not a regular file there (a folder, a FIFO): refused, left as it is, and the stop is said unkept.
-    writeRegularFileSync(file, `${JSON.stringify({ ...want, at: new Date().toISOString() })}\n`, 0o600);
+    await writeRegularFile(file, `${JSON.stringify({ ...want, at: new Date().toISOString() })}\n`, 0o600);
     return 'kept';
-  } catch {
+  } catch (err) {
+    // Ours, written in part or whole but not said kept (its close failed, bug 167): gone, so that a stop that then
+    // fails leaves no request to turn a later crash into a stop (what is said unkept is never dropped).
+    if (!isNotRegularFile(err) && (err as NodeJS.ErrnoException).code !== 'EISDIR') await removeQuietly(file);
     return false;
   }
 }
 
+function removeQuietly(file: string): Promise<void> {
+  return new Promise<void>((resolve) => rm(file, { force: true }, () => resolve()));
+}
+
 /** The request is done with: the record says the agent ended, or the stop failed (best effort: it names one execution only). */
-export function dropStopRequest(job: JobRecord): void {
+export async function dropStopRequest(job: JobRecord): Promise<void> {
   const file = requestFile(job);
-  if (file === undefined || !stopRequested(job)) return;
-  try {
-    rmSync(file, { force: true });
-  } catch {
-    // Left: it names a finished execution's worker only, which no later run has.
-  }
+  if (file === undefined || !(await stopRequested(job))) return;
+  // A failure leaves it: it names a finished execution's worker only, which no later run has.
+  await removeQuietly(file);
 }

@@ -126,7 +126,7 @@ async function stopAlongsideWorker(store: JobStore, job: JobRecord, graceMs: num
     // Read again right before signalling, after the look: the head start is long enough for the worker to end
     // and a retry to start the next generation, whose processes carry the same marker. Still this execution
     // now, so every process the look found was started while it was the agent's.
-    const now = store.readStored(job.id);
+    const now = await store.readStored(job.id);
     if (now.lifecycle.generation !== job.lifecycle.generation || now.execution?.pid !== job.execution?.pid) return { state: now.lifecycle.state, escalated: false, survivors: [], via: 'none', ended: [] };
     if (members.length === 0) return await answered;
     const { escalated, survivors } = await endByIdentity(members, graceMs);

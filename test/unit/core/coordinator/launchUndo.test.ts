@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OperationContext } from '../../../../src/core/operations/context';
 import { ABANDONED_START_REASON } from '../../../../src/core/scheduler/abandonedStart';
+import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
 import { undoLaunch } from '../../../../src/core/scheduler/launch';
 import { CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from './coordinatorFixture';
 
@@ -40,7 +41,7 @@ describe('undoing a launch keeps a worktree someone worked in (bug 132)', functi
       const { id, worktree } = await abandonedAfter(touch, ['.env']);
       const failed = await sb.waitEnded(id, 10_000);
       assert.equal(failed.lifecycle.state, 'failed');
-      assert.ok((failed.lifecycle.detail ?? '').startsWith(`${ABANDONED_START_REASON}; its worktree and branch paddock/${id} are kept, `), failed.lifecycle.detail ?? '');
+      assert.ok((lifecycleDetail(failed) ?? '').startsWith(`${ABANDONED_START_REASON}; its worktree and branch paddock/${id} are kept, `), lifecycleDetail(failed) ?? '');
       assert.equal(failed.worktree, worktree);
       assert.equal(readFileSync(join(worktree, file), 'utf8'), 'mine\n');
       assert.ok(sb.branches().includes(`paddock/${id}`));
@@ -55,7 +56,7 @@ describe('undoing a launch keeps a worktree someone worked in (bug 132)', functi
       git(wt, 'reset', '-q', '--hard', 'HEAD~1');
     });
     const failed = await sb.waitEnded(id, 10_000);
-    assert.match(failed.lifecycle.detail ?? '', /are kept, branch paddock\/\S+ has been at other commits since the launch made it/);
+    assert.match(lifecycleDetail(failed) ?? '', /are kept, branch paddock\/\S+ has been at other commits since the launch made it/);
     assert.ok(existsSync(worktree));
   });
 
@@ -102,8 +103,8 @@ describe('undoing a launch keeps a worktree someone worked in (bug 132)', functi
       if (setup) setup();
       const { id, worktree } = await abandonedAfter(touch, ['.env'], ['data.db']);
       const failed = await sb.waitEnded(id, 10_000);
-      assert.match(failed.lifecycle.detail ?? '', /are kept, /);
-      assert.match(failed.lifecycle.detail ?? '', why);
+      assert.match(lifecycleDetail(failed) ?? '', /are kept, /);
+      assert.match(lifecycleDetail(failed) ?? '', why);
       assert.ok(existsSync(worktree), 'the worktree is kept');
       assert.ok(sb.branches().includes(`paddock/${id}`), 'the branch is kept');
     });
@@ -125,7 +126,10 @@ describe('undoing a launch keeps a worktree someone worked in (bug 132)', functi
   it('once Clean Up has captured and removed a kept worktree, its detail no longer says it is kept', async () => {
     const { id, worktree } = await abandonedAfter((wt) => writeFileSync(join(wt, 'notes.txt'), 'mine\n'));
     const failed = await sb.waitEnded(id, 10_000);
-    assert.match(failed.lifecycle.detail ?? '', /are kept, .*paddock cleanup captures the work in them before it removes the worktree/);
+    assert.match(lifecycleDetail(failed) ?? '', /are kept, .*paddock cleanup captures the work in them before it removes the worktree/);
+    // Kept in a field of its own: the stored detail says only why the launch failed (keptWorktree.ts).
+    assert.equal(failed.lifecycle.detail, ABANDONED_START_REASON);
+    assert.deepEqual(failed.keptWorktree && [failed.keptWorktree.branch, failed.keptWorktree.generation], [`paddock/${id}`, 1]);
     const done = await runCli(['cleanup', id, '--yes'], { cwd: sb.repo, env: sb.env });
     assert.equal(done.code, 0, done.stderr);
     await sb.waitFor(id, (j) => j.cleanup?.phase === 'complete', 20_000);

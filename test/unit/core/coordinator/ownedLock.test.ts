@@ -306,7 +306,7 @@ describe('OwnedLock', function () {
 
       fillDisk(disk);
       await assert.rejects(new OwnedLock(lockDir, 'free').acquire(1_000), (e: Error) => {
-        assert.equal(e.message, `the lock x.lock in ${join(disk, 'ops')} cannot be taken: no space is left on its disk`);
+        assert.equal(e.message, `the lock x.lock in ${join(disk, 'ops')} cannot be taken: the disk is full`);
         return true;
       });
       assert.deepEqual(readdirSync(join(disk, 'ops')), [], 'a failed take leaves nothing beside the lock');

@@ -34,7 +34,7 @@ describe('coordinator: a stop on a read-only store stays a stop (bug 141)', func
       const report = await c.stop(job.id);
       assert.equal(report.stopped, true, report.reason ?? '');
       assert.equal(report.state, 'cancelled');
-      assert.deepEqual(report.unwritable, { why: 'its file system is read-only', kept: 'kept' });
+      assert.deepEqual(report.unwritable, { why: 'the file system is read-only', kept: 'kept' });
     } finally {
       execFileSync('umount', ['-l', sb.home]);
     }

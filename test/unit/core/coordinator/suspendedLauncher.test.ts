@@ -15,6 +15,7 @@ import { chmodSync, closeSync, existsSync, openSync, readFileSync, writeFileSync
 import { join } from 'node:path';
 import { readProcStat } from '../../../../src/core/proc';
 import { leaderLock } from '../../../../src/core/scheduler/leadership';
+import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
 import { CLI_SCRIPT, CoordinatorSandbox, git, runCli, sleep, useCoordinatorSandbox } from './coordinatorFixture';
 
 describe('a leader suspended in the middle of a launch (bug 132)', function () {
@@ -81,9 +82,9 @@ describe('a leader suspended in the middle of a launch (bug 132)', function () {
     const wt = (await sb.store.read(id)).worktree!;
     process.kill(pid, 'SIGCONT');
     // Continued, it finishes its step: its worker's claim is refused; the worktree was shown as a failed agent's meanwhile, so it stays.
-    const kept = await sb.waitFor(id, (j) => (j.lifecycle.detail ?? '').includes('are kept'), 20_000);
+    const kept = await sb.waitFor(id, (j) => (lifecycleDetail(j) ?? '').includes('are kept'), 20_000);
     assert.equal(kept.lifecycle.state, 'failed');
-    assert.match(kept.lifecycle.detail!, /; its worktree and branch \S+ are kept, the agent was ended by another process while its launcher was stopped: paddock cleanup captures/);
+    assert.match(lifecycleDetail(kept)!, /; its worktree and branch \S+ are kept, the agent was ended by another process while its launcher was stopped: paddock cleanup captures/);
     assert.equal(kept.worktree, wt);
     assert.ok(existsSync(wt), 'the worktree is kept');
     assert.ok(sb.branches().includes(kept.branch!), 'the branch is kept');
@@ -101,9 +102,9 @@ describe('a leader suspended in the middle of a launch (bug 132)', function () {
     const sha = git(wt, 'rev-parse', 'HEAD').trim();
     writeFileSync(join(wt, 'draft.txt'), 'not committed yet\n');
     process.kill(pid, 'SIGCONT');
-    const kept = await sb.waitFor(id, (j) => (j.lifecycle.detail ?? '').includes('are kept'), 20_000);
+    const kept = await sb.waitFor(id, (j) => (lifecycleDetail(j) ?? '').includes('are kept'), 20_000);
     assert.equal(kept.worktree, wt);
-    assert.match(kept.lifecycle.detail!, /its worktree and branch \S+ are kept, the agent was ended by another process while its launcher was stopped: paddock cleanup captures the work in them before it removes the worktree/);
+    assert.match(lifecycleDetail(kept)!, /its worktree and branch \S+ are kept, the agent was ended by another process while its launcher was stopped: paddock cleanup captures the work in them before it removes the worktree/);
     assert.equal(readFileSync(join(wt, 'draft.txt'), 'utf8'), 'not committed yet\n');
     assert.equal(git(sb.repo, 'rev-parse', `refs/heads/${kept.branch}`).trim(), sha);
     assert.ok((await sb.store.readTimeline(id)).some((e) => e.type === 'worktree-kept'));
