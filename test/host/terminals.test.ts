@@ -29,6 +29,14 @@ function countReads(ext: PaddockApi, id: string): { count: number; dispose(): vo
   return counter;
 }
 
+/** About `chars` characters without a newline (sendText turns those into Enter): ASCII, CJK and astral characters. */
+function pasteText(chars: number): string {
+  const words = ['paste ', '漢字', '😀', 'x', '🎉🎉', 'é'];
+  let out = '';
+  for (let i = 0; out.length < chars; i++) out += words[i % words.length];
+  return out;
+}
+
 const ECHO = 'echo viewer-test-ready; while IFS= read -r line; do echo "got:$line"; done';
 
 async function startEcho(ext: PaddockApi, title: string, script = ECHO): Promise<JobRecord> {
@@ -120,6 +128,40 @@ describe('attached terminals', function () {
     assert.equal(report.stopped, true, `stop proves the orphan's processes gone (${report.reason})`);
     for (const p of left) assert.ok(report.ended.some((e) => e.pid === p.pid), `stop ended ${p.pid} (${p.comm}) of the agent's session: ${JSON.stringify(report.ended)}`);
     await waitFor('the ended processes to be gone', () => left.every((p) => !isSameAndRunning(p)) || undefined);
+  });
+
+  it('a 1 MB paste reaches the agent whole, and a terminal squeezed to no columns keeps its connection (bug 151)', async () => {
+    const fs = await import('node:fs/promises');
+    const os = await import('node:os');
+    const dir = await fs.mkdtemp(`${os.tmpdir()}/paddock-paste-`);
+    const out = `${dir}/pasted`;
+    // Raw mode, and nothing read for 2 s: the paste waits in the worker's and the window's buffers.
+    const job = await startEcho(ext, 'paste', `stty raw -echo; printf RAW-MODE; sleep 2; exec cat > '${out}'`);
+    started.push(job.id);
+    await vscode.commands.executeCommand('paddock.attach', job.id);
+    const [attached] = ext.terminals.terminalsFor(job.id);
+    let seen = '';
+    const sub = attached.pty.onDidWrite((d) => (seen += d));
+    try {
+      await waitFor('raw mode', () => seen.includes('RAW-MODE') || undefined);
+      const text = `${pasteText(1024 * 1024)}END`;
+      attached.terminal.sendText(text, false);
+      const size = async () => (await fs.stat(out).catch(() => undefined))?.size ?? 0;
+      const expected = Buffer.from(text, 'utf8');
+      await waitFor('the whole paste in the agent', async () => (await size()) >= expected.length || /connection lost/.test(seen) || undefined, 60_000);
+      assert.ok(!/connection lost/.test(seen), JSON.stringify(seen.slice(-300)));
+      // The terminal panel squeezed to nothing, then a huge one: the agent keeps its viewer.
+      for (const [columns, rows] of [[0, 0], [1, 1], [5000, 900], [80, 24]]) attached.pty.setDimensions({ columns, rows });
+      attached.terminal.sendText('+after-resizes', false);
+      const all = Buffer.concat([expected, Buffer.from('+after-resizes')]);
+      await waitFor('the keys typed after the resizes', async () => (await size()) >= all.length || /connection lost/.test(seen) || undefined);
+      assert.ok(!/connection lost/.test(seen), JSON.stringify(seen.slice(-300)));
+      assert.ok((await fs.readFile(out)).equals(all), 'every byte, in order');
+    } finally {
+      sub.dispose();
+      attached.terminal.dispose();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a terminal on a queued agent says so once, then shows the agent when a slot frees', async () => {

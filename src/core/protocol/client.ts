@@ -26,6 +26,7 @@ import {
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { socketDirProblem } from './runtimeDir';
+import { inputPieces, viewerSize } from './viewerBounds';
 
 /** Worker frames can be large (a serialized screen of a big terminal); this only bounds memory. */
 export const MAX_SERVER_LINE_BYTES = 16 * 1024 * 1024;
@@ -182,8 +183,7 @@ export class WorkerClient extends Disposable {
       type: 'attach',
       version: PROTOCOL_VERSION,
       token: this.token,
-      cols: opts.cols,
-      rows: opts.rows,
+      ...viewerSize(opts.cols, opts.rows),
       readOnly: opts.readOnly,
       binaryOutput: true,
     });
@@ -197,12 +197,14 @@ export class WorkerClient extends Disposable {
     return { state: answer.state, role: answer.role };
   }
 
+  /** Any length: a paste longer than one frame goes as several, in order (the socket queues them). */
   input(data: string): void {
-    this.post({ type: 'input', data });
+    for (const piece of inputPieces(data)) this.post({ type: 'input', data: piece });
   }
 
+  /** Any size: one outside the protocol's bounds is sent as the nearest it carries. */
   resize(cols: number, rows: number): void {
-    this.post({ type: 'resize', cols, rows });
+    this.post({ type: 'resize', ...viewerSize(cols, rows) });
   }
 
   /** Asks for a fresh screen: it arrives on onDidReady (`resync: true`), output continues after it. */
