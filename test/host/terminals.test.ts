@@ -10,6 +10,7 @@ import type { PaddockApi } from '../../src/extension';
 import type { StopReport } from '../../src/core/operations/types';
 import { isGoneState, listProcesses } from '../../src/core/proc/scan';
 import { isSameAndRunning } from '../../src/core/proc/signal';
+import { TerminalManager } from '../../src/ui/terminals/terminalManager';
 import { env, paddock, restoresSettings, sleep, waitFor, waitForState } from './helpers';
 
 /** Counts the window's reads of one record (the store object every part of the window shares). */
@@ -27,6 +28,20 @@ function countReads(ext: PaddockApi, id: string): { count: number; dispose(): vo
     return original.call(this, jobId);
   };
   return counter;
+}
+
+/** A window's workspace state as VS Code keeps it for one window's life: a key-value map. */
+class WindowMemento implements vscode.Memento {
+  private readonly values = new Map<string, unknown>();
+  keys(): readonly string[] {
+    return [...this.values.keys()];
+  }
+  get<T>(key: string, defaultValue?: T): T {
+    return (this.values.has(key) ? this.values.get(key) : defaultValue) as T;
+  }
+  async update(key: string, value: unknown): Promise<void> {
+    this.values.set(key, value);
+  }
 }
 
 /** About `chars` characters without a newline (sendText turns those into Enter): ASCII, CJK and astral characters. */
@@ -161,6 +176,41 @@ describe('attached terminals', function () {
       sub.dispose();
       attached.terminal.dispose();
       await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a window reload brings back every terminal of an agent shown in two, read-only and writable (bug 152)', async () => {
+    const job = await startEcho(ext, 'two before reload');
+    started.push(job.id);
+    const log = vscode.window.createOutputChannel('Paddock reload test', { log: true });
+    const memento = new WindowMemento();
+    const before = new TerminalManager(ext.store, memento, log);
+    before.attach(job.id, job.title, { readOnly: true, preserveFocus: true });
+    before.attach(job.id, job.title, { preserveFocus: true });
+    await sleep(100);
+    // The window reloads: the manager goes (its terminals remembered), then its terminals.
+    const old = [...before.terminalsFor(job.id)];
+    before.dispose();
+    for (const t of old) t.terminal.dispose();
+    const after = new TerminalManager(ext.store, memento, log);
+    try {
+      assert.equal(await after.restore(), 2);
+      const back = after.terminalsFor(job.id);
+      assert.deepEqual(back.map((t) => t.pty.options.readOnly).sort(), [false, true]);
+      const writer = back.find((t) => !t.pty.options.readOnly)!;
+      let seen = '';
+      const sub = writer.pty.onDidWrite((d) => (seen += d));
+      try {
+        await waitFor('the writable terminal to attach', () => seen.includes('viewer-test-ready') || undefined);
+        writer.terminal.sendText('typed-after-reload', true);
+        await waitFor('the line to reach the agent', () => seen.includes('got:typed-after-reload') || undefined);
+      } finally {
+        sub.dispose();
+      }
+    } finally {
+      for (const t of after.terminalsFor(job.id)) t.terminal.dispose();
+      after.dispose();
+      log.dispose();
     }
   });
 

@@ -8,13 +8,9 @@ import { Disposable } from '../../core/common/lifecycle';
 import type { JobStore } from '../../core/store';
 import { isTerminalState } from '../../core/store/schema';
 import { AgentPseudoterminal } from './agentPseudoterminal';
+import { readRemembered, RememberedTerminal, stillToAttach } from './rememberedTerminals';
 
 const MEMENTO_KEY = 'paddock.attachedTerminals';
-
-interface RememberedTerminal {
-  jobId: string;
-  readOnly: boolean;
-}
 
 export interface AttachedTerminal {
   terminal: vscode.Terminal;
@@ -65,12 +61,12 @@ export class TerminalManager extends Disposable {
 
   /** Re-attaches the terminals that were open before the window reloaded, for agents still running. */
   async restore(): Promise<number> {
-    const remembered = this.memento.get<RememberedTerminal[]>(MEMENTO_KEY, []);
+    const remembered = readRemembered(this.memento.get<unknown>(MEMENTO_KEY, []));
     let restored = 0;
-    for (const r of Array.isArray(remembered) ? remembered : []) {
+    for (const r of stillToAttach(remembered, this.openTerminals())) {
       try {
         const job = await this.store.read(r.jobId);
-        if (isTerminalState(job.lifecycle.state) || this.terminalsFor(job.id).length) continue;
+        if (isTerminalState(job.lifecycle.state)) continue;
         this.attach(job.id, job.title, { readOnly: r.readOnly, preserveFocus: true });
         restored++;
       } catch (err) {
@@ -81,9 +77,12 @@ export class TerminalManager extends Disposable {
     return restored;
   }
 
+  private openTerminals(): RememberedTerminal[] {
+    return [...this.open].map((t) => ({ jobId: t.pty.options.jobId, readOnly: t.pty.options.readOnly }));
+  }
+
   private async remember(): Promise<void> {
-    const list: RememberedTerminal[] = [...this.open].map((t) => ({ jobId: t.pty.options.jobId, readOnly: t.pty.options.readOnly }));
-    await this.memento.update(MEMENTO_KEY, list);
+    await this.memento.update(MEMENTO_KEY, this.openTerminals());
   }
 
   override dispose(): void {
