@@ -214,6 +214,34 @@ describe('attached terminals', function () {
     }
   });
 
+  it('a terminal that cannot reach a suspended worker says so once, not at every retry, then attaches when it resumes (bug 153)', async () => {
+    const job = await startEcho(ext, 'suspended worker');
+    started.push(job.id);
+    const workerPid = (await ext.store.read(job.id)).lifecycle.workerPid!;
+    process.kill(workerPid, 'SIGSTOP');
+    let seen = '';
+    const names: string[] = [];
+    // As after a window reload with the terminal open: it attaches while the worker is stopped.
+    const attached = ext.terminals.attach(job.id, job.title, { preserveFocus: true });
+    const subs = [attached.pty.onDidWrite((d) => (seen += d)), attached.pty.onDidChangeName((n) => names.push(n))];
+    try {
+      try {
+        await waitFor('the terminal to say it cannot connect', () => /suspended/.test(seen) || undefined);
+        // Its retries back off 0.25, 0.5, 1, 2, 4 s: five of them within 10 s, each as unanswered.
+        await sleep(10_000);
+        assert.equal(seen.match(/\[paddock\]/g)?.length, 1, JSON.stringify(seen));
+        assert.match(names.at(-1) ?? '', /\(disconnected\)$/);
+      } finally {
+        process.kill(workerPid, 'SIGCONT');
+      }
+      await waitFor('the agent\'s screen once its worker resumes', () => seen.includes('viewer-test-ready') || undefined, 30_000);
+      assert.equal(names.at(-1), attached.pty.name);
+    } finally {
+      for (const sub of subs) sub.dispose();
+      attached.terminal.dispose();
+    }
+  });
+
   it('a terminal on a queued agent says so once, then shows the agent when a slot frees', async () => {
     const config = vscode.workspace.getConfiguration('paddock');
     // The agent started from the CLI before the window holds a slot: one slot means the next one queues.

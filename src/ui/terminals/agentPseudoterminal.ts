@@ -46,6 +46,14 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   private ended = false;
   private closed = false;
   private saidWaiting = false;
+  /** Whether a screen was ever shown here: a failure after it lost the connection, one before never had it. */
+  private attachedOnce = false;
+  /**
+   * The reason the notice of this spell of reconnecting gave (reset when a screen comes). A
+   * stopped or unreachable worker fails every retry alike: said at each, the notice and its mode
+   * reset came every 5 s for as long as it lasted and scrolled the agent's last screen away.
+   */
+  private noticeReason: string | undefined;
 
   constructor(
     private readonly store: JobStore,
@@ -127,6 +135,8 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
       const rows = this.dimensions?.rows ?? 24;
       const ready = await client.attach({ cols, rows, readOnly: this.options.readOnly });
       this.backoffMs = 250;
+      this.attachedOnce = true;
+      this.noticeReason = undefined;
       this.showScreen(ready);
       if (reconnecting) this.nameEmitter.fire(this.name);
       if (ready.exit) this.onExit(ready.exit.code, ready.exit.signal, ready.state);
@@ -168,9 +178,17 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   private scheduleReconnect(reason: string): void {
     if (this.closed || this.ended) return;
     this.nameEmitter.fire(`${this.name} (disconnected)`);
-    // The agent's modes (mouse reporting, hidden cursor, alternate screen) would stay on with nobody
-    // drawing: the text could not be selected. A reconnect's screen sets them again.
-    this.write(endNotice(`connection lost (${reason.replace(/\.$/, '')}); reconnecting in ${(this.backoffMs / 1000).toFixed(1)} s…`));
+    const why = reason.replace(/\.$/, '');
+    this.log.debug(`terminal for ${this.options.jobId}: reconnecting in ${this.backoffMs} ms (${why})`);
+    // Said once a spell, and again only for a new reason; the title says it is still disconnected.
+    if (why !== this.noticeReason) {
+      const first = this.noticeReason === undefined;
+      this.noticeReason = why;
+      // The agent's modes (mouse reporting, hidden cursor, alternate screen) would stay on with nobody
+      // drawing: the text could not be selected. A reconnect's screen sets them again.
+      const words = !first ? `still reconnecting: ${why}…` : this.attachedOnce ? `connection lost (${why}); reconnecting…` : `cannot connect (${why}); trying again…`;
+      this.write(first ? endNotice(words) : dim(words));
+    }
     this.reconnectTimer?.dispose();
     this.reconnectTimer = disposableTimeout(() => void this.connect(true), this.backoffMs, false);
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
