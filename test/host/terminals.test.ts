@@ -11,6 +11,7 @@ import type { StopReport } from '../../src/core/operations/types';
 import { isGoneState, listProcesses } from '../../src/core/proc/scan';
 import { isSameAndRunning } from '../../src/core/proc/signal';
 import { TerminalManager } from '../../src/ui/terminals/terminalManager';
+import { readRemembered } from '../../src/ui/terminals/rememberedTerminals';
 import { env, paddock, restoresSettings, sleep, waitFor, waitForState } from './helpers';
 
 /** Counts the window's reads of one record (the store object every part of the window shares). */
@@ -50,6 +51,20 @@ function pasteText(chars: number): string {
   let out = '';
   for (let i = 0; out.length < chars; i++) out += words[i % words.length];
   return out;
+}
+
+/** A window's memento after a reload with a read-only and a writable terminal open on `job`. */
+async function reloadedWithTwo(ext: PaddockApi, job: JobRecord, log: vscode.LogOutputChannel): Promise<WindowMemento> {
+  const memento = new WindowMemento();
+  const before = new TerminalManager(ext.store, memento, log);
+  before.attach(job.id, job.title, { readOnly: true, preserveFocus: true });
+  before.attach(job.id, job.title, { preserveFocus: true });
+  await sleep(100);
+  // The window reloads: the manager goes (its terminals remembered), then its terminals.
+  const old = [...before.terminalsFor(job.id)];
+  before.dispose();
+  for (const t of old) t.terminal.dispose();
+  return memento;
 }
 
 const ECHO = 'echo viewer-test-ready; while IFS= read -r line; do echo "got:$line"; done';
@@ -183,15 +198,7 @@ describe('attached terminals', function () {
     const job = await startEcho(ext, 'two before reload');
     started.push(job.id);
     const log = vscode.window.createOutputChannel('Paddock reload test', { log: true });
-    const memento = new WindowMemento();
-    const before = new TerminalManager(ext.store, memento, log);
-    before.attach(job.id, job.title, { readOnly: true, preserveFocus: true });
-    before.attach(job.id, job.title, { preserveFocus: true });
-    await sleep(100);
-    // The window reloads: the manager goes (its terminals remembered), then its terminals.
-    const old = [...before.terminalsFor(job.id)];
-    before.dispose();
-    for (const t of old) t.terminal.dispose();
+    const memento = await reloadedWithTwo(ext, job, log);
     const after = new TerminalManager(ext.store, memento, log);
     try {
       assert.equal(await after.restore(), 2);
@@ -207,6 +214,28 @@ describe('attached terminals', function () {
       } finally {
         sub.dispose();
       }
+    } finally {
+      for (const t of after.terminalsFor(job.id)) t.terminal.dispose();
+      after.dispose();
+      log.dispose();
+    }
+  });
+
+  it('a terminal opened or closed before the window restores its terminals does not make it forget the others (bug 152)', async () => {
+    const job = await startEcho(ext, 'opened before restore');
+    started.push(job.id);
+    const log = vscode.window.createOutputChannel('Paddock early attach test', { log: true });
+    const memento = await reloadedWithTwo(ext, job, log);
+    const after = new TerminalManager(ext.store, memento, log);
+    try {
+      // Before initialize() reaches restore() (it waits for git and the agents), the person attaches
+      // the writable one from the palette, and opens a read-only one and closes it again.
+      after.attach(job.id, job.title, { preserveFocus: true });
+      after.attach(job.id, job.title, { readOnly: true, preserveFocus: true }).terminal.dispose();
+      await waitFor('the closed terminal to go', () => after.terminalsFor(job.id).length === 1 || undefined);
+      assert.equal(await after.restore(), 1);
+      assert.deepEqual(after.terminalsFor(job.id).map((t) => t.pty.options.readOnly).sort(), [false, true]);
+      assert.equal(readRemembered(memento.get('paddock.attachedTerminals')).length, 2);
     } finally {
       for (const t of after.terminalsFor(job.id)) t.terminal.dispose();
       after.dispose();

@@ -15,6 +15,7 @@ import { lifecycleDetail } from '../../core/store/leftoverWords';
 import { isTerminalState, JobRecord } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
 import { endNotice, paddockLine } from './endNotice';
+import { ReconnectNotices } from './reconnectNotice';
 
 const CLEAR = '\x1b[H\x1b[2J\x1b[3J';
 const dim = paddockLine;
@@ -48,12 +49,8 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   private saidWaiting = false;
   /** Whether a screen was ever shown here: a failure after it lost the connection, one before never had it. */
   private attachedOnce = false;
-  /**
-   * The reason the notice of this spell of reconnecting gave (reset when a screen comes). A
-   * stopped or unreachable worker fails every retry alike: said at each, the notice and its mode
-   * reset came every 5 s for as long as it lasted and scrolled the agent's last screen away.
-   */
-  private noticeReason: string | undefined;
+  /** What this spell of reconnecting has said (reset when a screen comes). */
+  private readonly notices = new ReconnectNotices();
 
   constructor(
     private readonly store: JobStore,
@@ -136,7 +133,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
       const ready = await client.attach({ cols, rows, readOnly: this.options.readOnly });
       this.backoffMs = 250;
       this.attachedOnce = true;
-      this.noticeReason = undefined;
+      this.notices.reset();
       this.showScreen(ready);
       if (reconnecting) this.nameEmitter.fire(this.name);
       if (ready.exit) this.onExit(ready.exit.code, ready.exit.signal, ready.state);
@@ -180,15 +177,11 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     this.nameEmitter.fire(`${this.name} (disconnected)`);
     const why = reason.replace(/\.$/, '');
     this.log.debug(`terminal for ${this.options.jobId}: reconnecting in ${this.backoffMs} ms (${why})`);
-    // Said once a spell, and again only for a new reason; the title says it is still disconnected.
-    if (why !== this.noticeReason) {
-      const first = this.noticeReason === undefined;
-      this.noticeReason = why;
-      // The agent's modes (mouse reporting, hidden cursor, alternate screen) would stay on with nobody
-      // drawing: the text could not be selected. A reconnect's screen sets them again.
-      const words = !first ? `still reconnecting: ${why}…` : this.attachedOnce ? `connection lost (${why}); reconnecting…` : `cannot connect (${why}); trying again…`;
-      this.write(first ? endNotice(words) : dim(words));
-    }
+    // Said once a spell, and again only for a reason not said yet; the title says it is still disconnected.
+    const notice = this.notices.next(reason, this.attachedOnce);
+    // The agent's modes (mouse reporting, hidden cursor, alternate screen) would stay on with nobody
+    // drawing: the text could not be selected. A reconnect's screen sets them again.
+    if (notice) this.write(notice.first ? endNotice(notice.words) : dim(notice.words));
     this.reconnectTimer?.dispose();
     this.reconnectTimer = disposableTimeout(() => void this.connect(true), this.backoffMs, false);
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);

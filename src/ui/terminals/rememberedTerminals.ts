@@ -2,6 +2,8 @@
  * The terminals a window remembers across a reload (its workspace state, on disk): read back
  * validated, and which of them to attach again. An agent can be shown in several terminals at
  * once (a writable one and a read-only one, or two of each): each comes back, not only the first.
+ * Until the window has restored them, the list it writes keeps those not back yet: a terminal
+ * opened or closed before the restore (or a reload during it) must not make it forget the others.
  */
 import * as z from '../../core/common/zod';
 

@@ -19,6 +19,14 @@ export interface AttachedTerminal {
 
 export class TerminalManager extends Disposable {
   private readonly open = new Set<AttachedTerminal>();
+  /**
+   * The terminals remembered from before the reload and not restored yet, read before anything
+   * can write the list: `restore()` waits for the repositories and agents, and a terminal the
+   * person attaches or closes meanwhile rewrites it. Read then, the others were gone for good.
+   */
+  private readonly notRestored: RememberedTerminal[];
+  /** The terminals `restore()` opened: each stands for the remembered entry it took off the list. */
+  private readonly restoredHere = new WeakSet<AttachedTerminal>();
 
   constructor(
     private readonly store: JobStore,
@@ -26,6 +34,7 @@ export class TerminalManager extends Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
+    this.notRestored = readRemembered(this.memento.get<unknown>(MEMENTO_KEY, []));
     this._register(
       vscode.window.onDidCloseTerminal((terminal) => {
         for (const t of this.open) {
@@ -44,6 +53,10 @@ export class TerminalManager extends Disposable {
   }
 
   attach(jobId: string, title: string, opts: { readOnly?: boolean; preserveFocus?: boolean } = {}): AttachedTerminal {
+    return this.openTerminal(jobId, title, opts, false);
+  }
+
+  private openTerminal(jobId: string, title: string, opts: { readOnly?: boolean; preserveFocus?: boolean }, restoring: boolean): AttachedTerminal {
     const readOnly = opts.readOnly ?? false;
     const pty = new AgentPseudoterminal(this.store, { jobId, title, readOnly }, this.log);
     const terminal = vscode.window.createTerminal({
@@ -54,6 +67,8 @@ export class TerminalManager extends Disposable {
     });
     const attached = { terminal, pty };
     this.open.add(attached);
+    // Marked before the list is written: otherwise it would stand for a second entry alike as well.
+    if (restoring) this.restoredHere.add(attached);
     terminal.show(opts.preserveFocus ?? false);
     void this.remember();
     return attached;
@@ -61,28 +76,41 @@ export class TerminalManager extends Disposable {
 
   /** Re-attaches the terminals that were open before the window reloaded, for agents still running. */
   async restore(): Promise<number> {
-    const remembered = readRemembered(this.memento.get<unknown>(MEMENTO_KEY, []));
     let restored = 0;
-    for (const r of stillToAttach(remembered, this.openTerminals())) {
+    for (const r of [...this.notRestored]) {
       try {
         const job = await this.store.read(r.jobId);
-        if (isTerminalState(job.lifecycle.state)) continue;
-        this.attach(job.id, job.title, { readOnly: r.readOnly, preserveFocus: true });
+        // Looked at after the read: a terminal alike that the person opened meanwhile stands for it.
+        if (isTerminalState(job.lifecycle.state) || !this.stillToRestore().includes(r)) continue;
+        this.forget(r);
+        this.openTerminal(job.id, job.title, { readOnly: r.readOnly, preserveFocus: true }, true);
         restored++;
       } catch (err) {
         this.log.debug(`not re-attaching ${r.jobId}: ${(err as Error).message}`);
+      } finally {
+        this.forget(r);
       }
     }
     await this.remember();
     return restored;
   }
 
-  private openTerminals(): RememberedTerminal[] {
-    return [...this.open].map((t) => ({ jobId: t.pty.options.jobId, readOnly: t.pty.options.readOnly }));
+  private forget(r: RememberedTerminal): void {
+    const i = this.notRestored.indexOf(r);
+    if (i >= 0) this.notRestored.splice(i, 1);
+  }
+
+  /** Remembered and not back yet, less one for each alike the person opened (restored ones took theirs off). */
+  private stillToRestore(): RememberedTerminal[] {
+    return stillToAttach(this.notRestored, this.openTerminals((t) => !this.restoredHere.has(t)));
+  }
+
+  private openTerminals(which: (t: AttachedTerminal) => boolean = () => true): RememberedTerminal[] {
+    return [...this.open].filter(which).map((t) => ({ jobId: t.pty.options.jobId, readOnly: t.pty.options.readOnly }));
   }
 
   private async remember(): Promise<void> {
-    await this.memento.update(MEMENTO_KEY, this.openTerminals());
+    await this.memento.update(MEMENTO_KEY, [...this.openTerminals(), ...this.stillToRestore()]);
   }
 
   override dispose(): void {
