@@ -3,7 +3,8 @@
  * socket. It buffers until VS Code opens it, attaches with the terminal's real
  * size, replays the exact current screen, then streams. Closing it detaches:
  * the agent keeps running. A lost connection shows "(disconnected)" and a dim
- * status line, and reconnects with backoff until the agent ends.
+ * status line, and reconnects with backoff until the agent ends. A reconnect that finds a new
+ * generation (a Retry meanwhile) says so and keeps the old run's screen above the new one.
  */
 import * as vscode from 'vscode';
 import { Disposable, disposableTimeout, IDisposable } from '../../core/common/lifecycle';
@@ -16,8 +17,8 @@ import { isTerminalState, JobRecord } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
 import { endNotice, paddockLine } from './endNotice';
 import { ReconnectNotices } from './reconnectNotice';
+import { CLEAR_ALL, CLEAR_VIEW, newGenerationNotice } from './generationNotice';
 
-const CLEAR = '\x1b[H\x1b[2J\x1b[3J';
 const dim = paddockLine;
 const MAX_BACKOFF_MS = 5000;
 /** How often a terminal opened on a queued or starting agent looks again. */
@@ -51,6 +52,8 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   private attachedOnce = false;
   /** What this spell of reconnecting has said (reset when a screen comes). */
   private readonly notices = new ReconnectNotices();
+  /** The generation whose screen this terminal shows: a reconnect to another one says so (bug 168). */
+  private shownGeneration: number | undefined;
 
   constructor(
     private readonly store: JobStore,
@@ -134,7 +137,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
       this.backoffMs = 250;
       this.attachedOnce = true;
       this.notices.reset();
-      this.showScreen(ready);
+      this.showScreen(ready, job.lifecycle.generation);
       if (reconnecting) this.nameEmitter.fire(this.name);
       if (ready.exit) this.onExit(ready.exit.code, ready.exit.signal, ready.state);
     } catch (err) {
@@ -168,8 +171,14 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     this.client = undefined;
   }
 
-  private showScreen(ready: ReadyMessage): void {
-    this.write(`${RESET_TERMINAL_MODES}${CLEAR}${ready.screen}`);
+  private showScreen(ready: ReadyMessage, generation = this.shownGeneration): void {
+    const previous = this.shownGeneration;
+    this.shownGeneration = generation;
+    if (previous === undefined || generation === undefined || generation === previous) {
+      this.write(`${RESET_TERMINAL_MODES}${CLEAR_ALL}${ready.screen}`);
+      return;
+    }
+    this.write(`${newGenerationNotice(this.dimensions?.rows ?? ready.rows, previous, generation)}${RESET_TERMINAL_MODES}${CLEAR_VIEW}${ready.screen}`);
   }
 
   private scheduleReconnect(reason: string): void {
