@@ -70,6 +70,8 @@ export class WorkerClient extends Disposable {
   private closed = false;
   private closeReason: string | undefined;
   private token = '';
+  /** The generation whose worker this connects to, when connected through the job's record. */
+  generation: number | undefined;
   /**
    * Frames (JSON lines, binary output payloads) that arrived right after `ready`,
    * held for one turn of the event loop: the code awaiting attach() subscribes
@@ -138,10 +140,13 @@ export class WorkerClient extends Disposable {
         const frozen = (await readSuspensions([job])).get(id)?.worker;
         if (frozen) throw failure(`The worker of agent ${id} cannot answer while it is ${suspensionWords({ worker: frozen, agent: [] })}.`);
         try {
-          return await WorkerClient.connectToSocket(exec.socketPath, exec.socketToken, {
+          const client = await WorkerClient.connectToSocket(exec.socketPath, exec.socketToken, {
             ...opts,
             connectTimeoutMs: Math.max(0, deadline - Date.now()),
           });
+          // Read with the socket's path: a viewer can tell a new generation (a retry) from a reconnect.
+          client.generation = job.lifecycle.generation;
+          return client;
         } catch (err) {
           lastError = (err as Error).message;
         }

@@ -137,7 +137,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
       this.backoffMs = 250;
       this.attachedOnce = true;
       this.notices.reset();
-      this.showScreen(ready, job.lifecycle.generation);
+      this.showScreen(ready, client.generation);
       if (reconnecting) this.nameEmitter.fire(this.name);
       if (ready.exit) this.onExit(ready.exit.code, ready.exit.signal, ready.state);
     } catch (err) {
