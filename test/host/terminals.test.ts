@@ -243,6 +243,26 @@ describe('attached terminals', function () {
     }
   });
 
+  it('two alike remembered and one opened before the restore: the restore brings back the other (bug 152, review 2)', async () => {
+    const job = await startEcho(ext, 'two writable');
+    started.push(job.id);
+    const log = vscode.window.createOutputChannel('Paddock two alike test', { log: true });
+    const memento = new WindowMemento();
+    await memento.update('paddock.attachedTerminals', [{ jobId: job.id, readOnly: false }, { jobId: job.id, readOnly: false }]);
+    const after = new TerminalManager(ext.store, memento, log);
+    try {
+      // The person's terminal stands for the first entry only; the second is still to restore.
+      after.attach(job.id, job.title, { preserveFocus: true });
+      assert.equal(await after.restore(), 1);
+      assert.equal(after.terminalsFor(job.id).length, 2);
+      assert.equal(readRemembered(memento.get('paddock.attachedTerminals')).length, 2);
+    } finally {
+      for (const t of after.terminalsFor(job.id)) t.terminal.dispose();
+      after.dispose();
+      log.dispose();
+    }
+  });
+
   it('a terminal that cannot reach a suspended worker says so once, not at every retry, then attaches when it resumes (bug 153)', async () => {
     const job = await startEcho(ext, 'suspended worker');
     started.push(job.id);

@@ -25,7 +25,10 @@ export class TerminalManager extends Disposable {
    * person attaches or closes meanwhile rewrites it. Read then, the others were gone for good.
    */
   private readonly notRestored: RememberedTerminal[];
-  /** The terminals `restore()` opened: each stands for the remembered entry it took off the list. */
+  /**
+   * The terminals that stand for a remembered entry already taken off the list: those `restore()`
+   * opened, and one the person opened that an entry was skipped for. Each stands for one entry only.
+   */
   private readonly restoredHere = new WeakSet<AttachedTerminal>();
 
   constructor(
@@ -80,8 +83,14 @@ export class TerminalManager extends Disposable {
     for (const r of [...this.notRestored]) {
       try {
         const job = await this.store.read(r.jobId);
-        // Looked at after the read: a terminal alike that the person opened meanwhile stands for it.
-        if (isTerminalState(job.lifecycle.state) || !this.stillToRestore().includes(r)) continue;
+        if (isTerminalState(job.lifecycle.state)) continue;
+        // Looked at after the read: a terminal alike that the person opened meanwhile stands for it,
+        // for this entry only; unmarked, it would stand for the next alike as well (bug 152, review 2).
+        const standIn = this.standInFor(r);
+        if (standIn) {
+          this.restoredHere.add(standIn);
+          continue;
+        }
         this.forget(r);
         this.openTerminal(job.id, job.title, { readOnly: r.readOnly, preserveFocus: true }, true);
         restored++;
@@ -93,6 +102,12 @@ export class TerminalManager extends Disposable {
     }
     await this.remember();
     return restored;
+  }
+
+  /** An open terminal alike that no remembered entry is taken by yet, if `r` is not still to restore. */
+  private standInFor(r: RememberedTerminal): AttachedTerminal | undefined {
+    if (this.stillToRestore().includes(r)) return undefined;
+    return [...this.open].find((t) => !this.restoredHere.has(t) && t.pty.options.jobId === r.jobId && t.pty.options.readOnly === r.readOnly);
   }
 
   private forget(r: RememberedTerminal): void {
