@@ -1,6 +1,6 @@
 /**
  * An attached terminal and a Retry: a terminal that reconnects to a new generation of its agent
- * says so, and the old run's last screen stays in its scrollback (bug 168).
+ * says so, and the old run's output stays in its scrollback (bug 168).
  */
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -45,7 +45,7 @@ describe('attached terminals and a new generation', function () {
     ext = await paddock();
   });
 
-  it('a terminal reconnecting while a retry starts generation 2 says so in a dim line, and keeps generation 1\'s screen (bug 168)', async () => {
+  it('a terminal reconnecting while a retry starts generation 2 says so in a dim line and in its title, and keeps generation 1\'s output (bug 168)', async () => {
     const job = (await vscode.commands.executeCommand('paddock.startAgent', {
       repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
       command: ['bash', '-c', 'echo run-ready; exec sleep 600'],
@@ -56,7 +56,8 @@ describe('attached terminals and a new generation', function () {
       await waitForState(ext, job.id, ['running']);
       const attached = ext.terminals.attach(job.id, job.title, { preserveFocus: true });
       let seen = '';
-      const sub = attached.pty.onDidWrite((d) => (seen += d));
+      const names: string[] = [];
+      const subs = [attached.pty.onDidWrite((d) => (seen += d)), attached.pty.onDidChangeName((n) => names.push(n))];
       try {
         await waitFor('the first run\'s screen', () => seen.includes('run-ready') || undefined);
         const workerPid = (await ext.store.read(job.id)).lifecycle.workerPid!;
@@ -74,9 +75,13 @@ describe('attached terminals and a new generation', function () {
         const second = seen.lastIndexOf('run-ready');
         const notice = seen.indexOf('[paddock] generation 2 started');
         assert.ok(notice > first && notice < second, `one dim line says so before the new screen: ${JSON.stringify(seen.slice(first, second + 20))}`);
-        assert.ok(!seen.slice(notice).includes('\x1b[3J'), 'the old run\'s screen is not erased from the scrollback');
+        assert.ok(!seen.slice(notice).includes('\x1b[3J'), 'the old run\'s output is not erased from the scrollback');
+        // The dim line is scrolled off with the old run: what is in view, the title, says it until a key is typed.
+        await waitFor('the title to name the new generation', () => names.at(-1) === `${attached.pty.name} (generation 2, retried)` || undefined);
+        attached.terminal.sendText('x', false);
+        await waitFor('the title to go back to the agent\'s at the first keystroke', () => names.at(-1) === attached.pty.name || undefined);
       } finally {
-        sub.dispose();
+        for (const sub of subs) sub.dispose();
         attached.terminal.dispose();
       }
     } finally {

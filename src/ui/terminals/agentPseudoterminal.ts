@@ -4,7 +4,8 @@
  * size, replays the exact current screen, then streams. Closing it detaches:
  * the agent keeps running. A lost connection shows "(disconnected)" and a dim
  * status line, and reconnects with backoff until the agent ends. A reconnect that finds a new
- * generation (a Retry meanwhile) says so and keeps the old run's screen above the new one.
+ * generation (a Retry meanwhile) says so, keeps the old run's output above the new screen, and
+ * names the generation in the title until the first keystroke.
  */
 import * as vscode from 'vscode';
 import { Disposable, disposableTimeout, IDisposable } from '../../core/common/lifecycle';
@@ -17,7 +18,7 @@ import { isTerminalState, JobRecord } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
 import { endNotice, paddockLine } from './endNotice';
 import { ReconnectNotices } from './reconnectNotice';
-import { CLEAR_ALL, CLEAR_VIEW, newGenerationNotice } from './generationNotice';
+import { CLEAR_ALL, CLEAR_VIEW, newGenerationNotice, newGenerationTitle } from './generationNotice';
 
 const dim = paddockLine;
 const MAX_BACKOFF_MS = 5000;
@@ -54,6 +55,8 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   private readonly notices = new ReconnectNotices();
   /** The generation whose screen this terminal shows: a reconnect to another one says so (bug 168). */
   private shownGeneration: number | undefined;
+  /** The generation the title names until the first keystroke: the dim line that says so is scrolled off. */
+  private retriedTo: number | undefined;
 
   constructor(
     private readonly store: JobStore,
@@ -82,6 +85,11 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   }
 
   handleInput(data: string): void {
+    if (this.retriedTo !== undefined && this.client && !this.ended) {
+      // Typed with the title in view: it has been read, and the title goes back to the agent's.
+      this.retriedTo = undefined;
+      this.nameEmitter.fire(this.name);
+    }
     if (!this.client || this.ended) return;
     if (this.options.readOnly) return;
     this.client.input(data);
@@ -138,7 +146,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
       this.attachedOnce = true;
       this.notices.reset();
       this.showScreen(ready, client.generation);
-      if (reconnecting) this.nameEmitter.fire(this.name);
+      if (reconnecting) this.nameEmitter.fire(this.retriedTo === undefined ? this.name : newGenerationTitle(this.name, this.retriedTo));
       if (ready.exit) this.onExit(ready.exit.code, ready.exit.signal, ready.state);
     } catch (err) {
       if (this.closed) return;
@@ -178,6 +186,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
       this.write(`${RESET_TERMINAL_MODES}${CLEAR_ALL}${ready.screen}`);
       return;
     }
+    this.retriedTo = generation;
     this.write(`${newGenerationNotice(this.dimensions?.rows ?? ready.rows, previous, generation)}${RESET_TERMINAL_MODES}${CLEAR_VIEW}${ready.screen}`);
   }
 
