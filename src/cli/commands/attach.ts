@@ -10,6 +10,7 @@ import { failure, usageError } from '../../core/common/errors';
 import { attachBlocker } from '../../core/operations/rules';
 import { WorkerClient } from '../../core/protocol/client';
 import { FRESH_SCREEN_MODES, RESET_TERMINAL_MODES } from '../../core/protocol/terminalModes';
+import { viewerSize } from '../../core/protocol/viewerBounds';
 import { isTerminalState } from '../../core/store/schema';
 import type { CliContext } from '../command';
 import { defineCommand } from '../support/args';
@@ -85,7 +86,7 @@ function endedSentence(id: string, state: string): string {
 
 async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): Promise<Ending> {
   const { stdin, stdout } = ctx.io;
-  const size = () => ({ cols: clamp(stdout.columns ?? 80, 2, 1000), rows: clamp(stdout.rows ?? 24, 2, 500) });
+  const size = () => viewerSize(stdout.columns ?? 80, stdout.rows ?? 24);
   const ready = await client.attach({ ...size(), readOnly });
   const switches = new AgentScreenSwitches();
   const sizeNotice = new SizeNotice(size);
@@ -266,10 +267,6 @@ function report(ending: Ending, id: string, ctx: CliContext): number {
     case 'signalled':
       throw failure(`Detached from agent ${id} on ${ending.signal}; it keeps running. Re-attach with: paddock attach ${id}`);
   }
-}
-
-function clamp(n: number, min: number, max: number): number {
-  return Math.min(max, Math.max(min, Math.floor(n) || min));
 }
 
 export default attachCommand;

@@ -26,6 +26,7 @@ import {
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { socketDirProblem } from './runtimeDir';
+import { inputPieces, viewerSize } from './viewerBounds';
 
 /** Worker frames can be large (a serialized screen of a big terminal); this only bounds memory. */
 export const MAX_SERVER_LINE_BYTES = 16 * 1024 * 1024;
@@ -69,6 +70,8 @@ export class WorkerClient extends Disposable {
   private closed = false;
   private closeReason: string | undefined;
   private token = '';
+  /** The generation whose worker this connects to, when connected through the job's record. */
+  generation: number | undefined;
   /**
    * Frames (JSON lines, binary output payloads) that arrived right after `ready`,
    * held for one turn of the event loop: the code awaiting attach() subscribes
@@ -137,10 +140,13 @@ export class WorkerClient extends Disposable {
         const frozen = (await readSuspensions([job])).get(id)?.worker;
         if (frozen) throw failure(`The worker of agent ${id} cannot answer while it is ${suspensionWords({ worker: frozen, agent: [] })}.`);
         try {
-          return await WorkerClient.connectToSocket(exec.socketPath, exec.socketToken, {
+          const client = await WorkerClient.connectToSocket(exec.socketPath, exec.socketToken, {
             ...opts,
             connectTimeoutMs: Math.max(0, deadline - Date.now()),
           });
+          // Read with the socket's path: a viewer can tell a new generation (a retry) from a reconnect.
+          client.generation = job.lifecycle.generation;
+          return client;
         } catch (err) {
           lastError = (err as Error).message;
         }
@@ -182,8 +188,7 @@ export class WorkerClient extends Disposable {
       type: 'attach',
       version: PROTOCOL_VERSION,
       token: this.token,
-      cols: opts.cols,
-      rows: opts.rows,
+      ...viewerSize(opts.cols, opts.rows),
       readOnly: opts.readOnly,
       binaryOutput: true,
     });
@@ -197,12 +202,14 @@ export class WorkerClient extends Disposable {
     return { state: answer.state, role: answer.role };
   }
 
+  /** Any length: a paste longer than one frame goes as several, in order (the socket queues them). */
   input(data: string): void {
-    this.post({ type: 'input', data });
+    for (const piece of inputPieces(data)) this.post({ type: 'input', data: piece });
   }
 
+  /** Any size: one outside the protocol's bounds is sent as the nearest it carries. */
   resize(cols: number, rows: number): void {
-    this.post({ type: 'resize', cols, rows });
+    this.post({ type: 'resize', ...viewerSize(cols, rows) });
   }
 
   /** Asks for a fresh screen: it arrives on onDidReady (`resync: true`), output continues after it. */

@@ -3,7 +3,9 @@
  * socket. It buffers until VS Code opens it, attaches with the terminal's real
  * size, replays the exact current screen, then streams. Closing it detaches:
  * the agent keeps running. A lost connection shows "(disconnected)" and a dim
- * status line, and reconnects with backoff until the agent ends.
+ * status line, and reconnects with backoff until the agent ends. A reconnect that finds a new
+ * generation (a Retry meanwhile) says so, keeps the old run's output above the new screen, and
+ * names the generation in the title until the first keystroke.
  */
 import * as vscode from 'vscode';
 import { Disposable, disposableTimeout, IDisposable } from '../../core/common/lifecycle';
@@ -15,8 +17,9 @@ import { lifecycleDetail } from '../../core/store/leftoverWords';
 import { isTerminalState, JobRecord } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
 import { endNotice, paddockLine } from './endNotice';
+import { ReconnectNotices } from './reconnectNotice';
+import { CLEAR_ALL, CLEAR_VIEW, newGenerationNotice, newGenerationTitle } from './generationNotice';
 
-const CLEAR = '\x1b[H\x1b[2J\x1b[3J';
 const dim = paddockLine;
 const MAX_BACKOFF_MS = 5000;
 /** How often a terminal opened on a queued or starting agent looks again. */
@@ -46,6 +49,14 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   private ended = false;
   private closed = false;
   private saidWaiting = false;
+  /** Whether a screen was ever shown here: a failure after it lost the connection, one before never had it. */
+  private attachedOnce = false;
+  /** What this spell of reconnecting has said (reset when a screen comes). */
+  private readonly notices = new ReconnectNotices();
+  /** The generation whose screen this terminal shows: a reconnect to another one says so (bug 168). */
+  private shownGeneration: number | undefined;
+  /** The generation the title names until the first keystroke: the dim line that says so is scrolled off. */
+  private retriedTo: number | undefined;
 
   constructor(
     private readonly store: JobStore,
@@ -74,6 +85,11 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   }
 
   handleInput(data: string): void {
+    if (this.retriedTo !== undefined && this.client && !this.ended) {
+      // Typed with the title in view: it has been read, and the title goes back to the agent's.
+      this.retriedTo = undefined;
+      this.nameEmitter.fire(this.name);
+    }
     if (!this.client || this.ended) return;
     if (this.options.readOnly) return;
     this.client.input(data);
@@ -127,8 +143,10 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
       const rows = this.dimensions?.rows ?? 24;
       const ready = await client.attach({ cols, rows, readOnly: this.options.readOnly });
       this.backoffMs = 250;
-      this.showScreen(ready);
-      if (reconnecting) this.nameEmitter.fire(this.name);
+      this.attachedOnce = true;
+      this.notices.reset();
+      this.showScreen(ready, client.generation);
+      if (reconnecting) this.nameEmitter.fire(this.retriedTo === undefined ? this.name : newGenerationTitle(this.name, this.retriedTo));
       if (ready.exit) this.onExit(ready.exit.code, ready.exit.signal, ready.state);
     } catch (err) {
       if (this.closed) return;
@@ -161,16 +179,27 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     this.client = undefined;
   }
 
-  private showScreen(ready: ReadyMessage): void {
-    this.write(`${RESET_TERMINAL_MODES}${CLEAR}${ready.screen}`);
+  private showScreen(ready: ReadyMessage, generation = this.shownGeneration): void {
+    const previous = this.shownGeneration;
+    this.shownGeneration = generation;
+    if (previous === undefined || generation === undefined || generation === previous) {
+      this.write(`${RESET_TERMINAL_MODES}${CLEAR_ALL}${ready.screen}`);
+      return;
+    }
+    this.retriedTo = generation;
+    this.write(`${newGenerationNotice(this.dimensions?.rows ?? ready.rows, previous, generation)}${RESET_TERMINAL_MODES}${CLEAR_VIEW}${ready.screen}`);
   }
 
   private scheduleReconnect(reason: string): void {
     if (this.closed || this.ended) return;
     this.nameEmitter.fire(`${this.name} (disconnected)`);
+    const why = reason.replace(/\.$/, '');
+    this.log.debug(`terminal for ${this.options.jobId}: reconnecting in ${this.backoffMs} ms (${why})`);
+    // Said once a spell, and again only for a reason not said yet; the title says it is still disconnected.
+    const notice = this.notices.next(reason, this.attachedOnce);
     // The agent's modes (mouse reporting, hidden cursor, alternate screen) would stay on with nobody
     // drawing: the text could not be selected. A reconnect's screen sets them again.
-    this.write(endNotice(`connection lost (${reason.replace(/\.$/, '')}); reconnecting in ${(this.backoffMs / 1000).toFixed(1)} s…`));
+    if (notice) this.write(notice.first ? endNotice(notice.words) : dim(notice.words));
     this.reconnectTimer?.dispose();
     this.reconnectTimer = disposableTimeout(() => void this.connect(true), this.backoffMs, false);
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
