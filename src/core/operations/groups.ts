@@ -13,6 +13,7 @@ import type { JobEntry } from '../store/jobReader';
 import type { JobRecord } from '../store/schema';
 import { okJobs, type OperationContext } from './context';
 import type { Operations } from './operations';
+import { heldGroupKeepLock } from './groupLock';
 import { canSend, canStop, keepBlocker } from './rules';
 import { sendToAgent } from './send';
 import { checkStartInput } from './startInput';
@@ -118,12 +119,32 @@ export class GroupOperations {
    * saved, its branch kept when it has commits found nowhere else. The kept attempt is untouched.
    */
   async keepAttempt(id: string): Promise<KeepReport> {
+    const asked = await this.ctx.store.read(id);
+    const refused = keepBlocker(asked);
+    if (refused) throw usageError(refused);
+    const held = await heldGroupKeepLock(this.ctx.store, asked.group!.id, id);
+    try {
+      return await this.keepLocked(id);
+    } finally {
+      await held.release();
+    }
+  }
+
+  /** Under the group's keep lock: the kept attempt judged again before each other is cleaned up. */
+  private async keepLocked(id: string): Promise<KeepReport> {
+    // Read again: another keep of this group may have cleaned this attempt up while this one waited.
     const job = await this.ctx.store.read(id);
     const blocker = keepBlocker(job);
     if (blocker) throw usageError(blocker);
     const others = (await groupMembers(this.ctx.store, job.group!.id)).filter((j) => j.id !== id && j.cleanup?.phase !== 'complete');
     const report: KeepReport = { kept: id, cleaned: [], failed: [] };
     for (const other of others) {
+      // A person's Clean Up of the kept attempt (not a keep: no group lock) ends the keep: it keeps nothing now.
+      const stillKept = keepBlocker(await this.ctx.store.read(id));
+      if (stillKept) {
+        report.failed.push({ id: other.id, reason: `not cleaned up, the kept attempt is no longer kept: ${stillKept}` });
+        continue;
+      }
       try {
         report.cleaned.push(await this.ops.cleanup(other.id));
       } catch (err) {

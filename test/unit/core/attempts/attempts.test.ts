@@ -127,6 +127,44 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
     assert.equal(after.commonCount, 2);
   });
 
+  it('two windows keeping different attempts of one group at once: one is kept, running, the other keep refused', async () => {
+    const writer = { writer: { command: 'sh', args: ['-c', 'echo mine > mine.txt; sleep 60'] } };
+    const [one, two] = [sb.coordinator({ maxConcurrent: 4, profiles: writer }), sb.coordinator({ maxConcurrent: 4, profiles: writer })];
+    await Promise.all([one.ready, two.ready]);
+    const { jobs } = await one.startAttempts({ repo: sb.repo, prompt: 'x' }, 3, ['writer']);
+    for (const j of jobs) await sb.waitFor(j.id, (r) => r.lifecycle.state === 'running' && existsSync(join(j.worktree!, 'mine.txt')));
+    const [a, b] = await Promise.allSettled([one.keepAttempt(jobs[0].id), two.keepAttempt(jobs[1].id)]);
+    const kept = [a, b].filter((r) => r.status === 'fulfilled').map((r) => r.value);
+    const refused = [a, b].filter((r) => r.status === 'rejected').map((r) => (r.reason as Error).message);
+    assert.equal(kept.length, 1, `one keep went through (${JSON.stringify(refused)})`);
+    assert.match(refused[0], /^Agent \w+ has been cleaned up; restore it before keeping it\.$/);
+    const keptJob = await sb.store.read(kept[0].kept);
+    assert.equal(keptJob.cleanup, null, 'the kept attempt was not cleaned up by the other window');
+    assert.equal(keptJob.lifecycle.state, 'running', 'and still runs');
+    assert.equal(readFileSync(join(keptJob.worktree!, 'mine.txt'), 'utf8'), 'mine\n');
+    for (const j of jobs.filter((x) => x.id !== keptJob.id)) assert.equal((await sb.store.read(j.id)).cleanup?.phase, 'complete');
+  });
+
+  it('a keep whose kept attempt a person cleans up meanwhile cleans up no more attempts', async () => {
+    const writer = { writer: { command: 'sh', args: ['-c', 'echo mine > mine.txt; sleep 60'] } };
+    const [one, two] = [sb.coordinator({ maxConcurrent: 4, profiles: writer }), sb.coordinator({ maxConcurrent: 4, profiles: writer })];
+    await Promise.all([one.ready, two.ready]);
+    const { jobs } = await one.startAttempts({ repo: sb.repo, prompt: 'x' }, 3, ['writer']);
+    for (const j of jobs) await sb.waitFor(j.id, (r) => r.lifecycle.state === 'running' && existsSync(join(j.worktree!, 'mine.txt')));
+    const keeping = one.keepAttempt(jobs[0].id);
+    await sb.waitFor(jobs[1].id, (r) => r.cleanup !== null);
+    const cleaning = two.cleanup(jobs[0].id); // a person's Clean Up of the kept attempt, in another window
+    await sb.waitFor(jobs[0].id, (r) => r.cleanup !== null);
+    const report = await keeping;
+    await cleaning;
+    assert.deepEqual(report.cleaned.map((r) => r.job.id), [jobs[1].id]);
+    assert.deepEqual(report.failed.map((f) => f.id), [jobs[2].id]);
+    assert.match(report.failed[0].reason, /^not cleaned up, the kept attempt is no longer kept: Agent \w+ (is being|has been) cleaned up/);
+    const last = await sb.store.read(jobs[2].id);
+    assert.equal(last.cleanup, null, 'the third attempt is left as it was');
+    assert.equal(last.lifecycle.state, 'running');
+  });
+
   it('Send Prompt to All reaches every running attempt; Stop All in Group stops the rest', async () => {
     const c = sb.coordinator({ maxConcurrent: 4, profiles: PROFILES }, { tickMs: 200 });
     await c.ready;
