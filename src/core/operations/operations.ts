@@ -28,6 +28,7 @@ import { assertTextLength } from '../common/textLimit';
 import { MAX_PROMPT_CHARS } from '../profiles';
 
 import { sendToAgent } from './send';
+import { heldReviewSendLock } from './reviewSendLock';
 import { sendReview, type ReviewSent } from './sendReview';
 import { stopLocked } from './stop';
 import { stopUnreadable } from './stopUnreadable';
@@ -334,7 +335,7 @@ export class Operations {
 
   /** The review's unsent comments as one prompt: typed into a running agent, or a retry's prompt for an ended one. */
   sendReview(id: string): Promise<ReviewSent> {
-    return sendReview({ store: this.ctx.store, send: (i, t) => this.send(i, t), retry: (i, o) => this.retry(i, o) }, id);
+    return sendReview({ store: this.ctx.store, send: (i, t) => this.send(i, t), retry: (i, o) => this.retry(i, o), lock: (i) => heldReviewSendLock(this.ctx.store, i) }, id);
   }
 }
 
