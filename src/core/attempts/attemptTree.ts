@@ -14,9 +14,7 @@ import * as path from 'node:path';
 import { patchHeaderName } from '../git/quotedName';
 import { ALL_SUBMODULES, GIT_BULK_TIMEOUT_MS, NO_HOOKS_ENV, runGit } from '../git/runGit';
 import type { JobRecord } from '../store/schema';
-import { failure } from '../common/errors';
-import { worktreeLink } from '../git/worktreeLink';
-import { registrationsOf } from '../git/worktreeRegistration';
+import { worktreeGitEnv } from '../git/worktreeGitEnv';
 
 export interface AttemptTree {
   /** The tree's object id. */
@@ -37,13 +35,13 @@ export interface FileChange {
 /**
  * A worktree's full state on disk (tracked, modified, untracked, not ignored) written as a tree
  * through a temporary index — the worktree's own index is never touched — and the commit its HEAD is at.
- * Read through `repo`'s registration of the worktree (gitDirFor): never a repository the agent made
+ * Read through `repo`'s registration of the worktree (worktreeGitEnv): never a repository the agent made
  * there, nor one of a folder above it.
  */
 export async function worktreeTree(repo: string, worktree: string): Promise<{ tree: string; head: string | null }> {
   const index = path.join(tmpdir(), `paddock-compare-${randomBytes(6).toString('hex')}.index`);
   // no post-index-change hook on a scratch index (bug 105)
-  const env = { GIT_INDEX_FILE: index, ...NO_HOOKS_ENV, ...(await gitDirFor(repo, worktree)) };
+  const env = { GIT_INDEX_FILE: index, ...NO_HOOKS_ENV, ...(await worktreeGitEnv(repo, worktree)) };
   try {
     const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, env, allowFailure: true })).stdout.trim() || null;
     if (head) await runGit(['read-tree', head], { cwd: worktree, env });
@@ -54,21 +52,6 @@ export async function worktreeTree(repo: string, worktree: string): Promise<{ tr
   } finally {
     await fs.rm(index, { force: true });
   }
-}
-
-/**
- * Nothing for a worktree linked to `repo`. For one whose link the agent cut (`rm .git`, a `.git`
- * leading nowhere, `git init` in its root: bug 156) git run there would find no repository, the
- * agent's own, or that of a checkout the worktree lies in — the tree written into another object
- * store, and Compare Attempts and a check's save failing with *bad object*. Such a worktree is read
- * through `repo`'s registration of it, naming git dir and work tree: nothing is written to the
- * worktree (landing and cleanup write its link again; a read does not).
- */
-async function gitDirFor(repo: string, worktree: string): Promise<Record<string, string>> {
-  if ((await worktreeLink(repo, worktree)) === 'linked') return {};
-  const [registration] = await registrationsOf(repo, worktree);
-  if (!registration) throw failure(`The worktree ${worktree} no longer leads to its repository ${repo} (its .git was changed) and ${repo} has no record of it; its files cannot be read as the agent's work.`);
-  return { GIT_DIR: registration, GIT_WORK_TREE: worktree };
 }
 
 /** The attempt's tree, or the reason there is none (never started, cleaned without a snapshot). */

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { addedLines, fileChanges, worktreeTree } from '../../../../src/core/attempts/attemptTree';
 import { guardWorktree } from '../../../../src/core/check/worktreeGuard';
 import { decodeName } from '../../../../src/core/git/pathBytes';
+import { changedFiles, worktreeFingerprint } from '../../../../src/core/git/status';
 import { git, Sandbox, useGitSandbox, write } from '../git/gitTestUtil';
 
 describe('attempts: added lines per file', function () {
@@ -59,7 +60,8 @@ describe('attempts: added lines per file', function () {
   });
 
   // Bug 156: git run in a worktree whose link the agent cut found no repository, the agent's own, or
-  // that of a checkout the worktree lies in: Compare Attempts said *bad object* and a check could not run.
+  // that of a checkout the worktree lies in: Compare Attempts, the read after a check, the Agents
+  // tree's changed files and Open Changes said *bad object*; a cleanup's fingerprint read another repository.
   for (const [cut, outer] of [['rm .git', false], ['rm .git', true], ['a .git leading nowhere', true], ['git init', false], ['git init', true]] as const) {
     it(`reads the agent's files of a worktree whose link was cut (${cut}${outer ? ', inside another checkout' : ''}) through the repository's record`, async () => {
       const repo = sb.repo();
@@ -89,7 +91,14 @@ describe('attempts: added lines per file', function () {
       assert.deepEqual((await fileChanges(repo, base, read.tree)).map((f) => f.path), ['done.txt', 'mine.txt']);
       const guard = await guardWorktree(repo, wt, 'x');
       assert.equal(git(repo, 'show', `${guard.commit}:mine.txt`), 'mine');
+      const changed = (await changedFiles(repo, wt, base)).map((f) => `${f.status} ${f.path}`);
+      assert.deepEqual(changed, ['A done.txt', '? mine.txt'], "the Agents tree's files of the agent's branch");
+      const cutPrint = await worktreeFingerprint(repo, wt);
       assert.equal(existsSync(path.join(wt, '.git')), cut !== 'rm .git', 'nothing written to the worktree');
+      // Linked again as git made it: the same worktree, so the same fingerprint.
+      rmSync(path.join(wt, '.git'), { recursive: true, force: true });
+      writeFileSync(path.join(wt, '.git'), `gitdir: ${path.join(repo, '.git', 'worktrees', 'x')}\n`);
+      assert.equal(cutPrint, await worktreeFingerprint(repo, wt), "the cleanup's fingerprint of the worktree, not of another repository");
     });
   }
 });
