@@ -6,23 +6,22 @@
  * finds it cleaned up, and refuses.
  */
 import * as path from 'node:path';
-import { describeError, failure, PaddockError } from '../common/errors';
 import { OwnedLock, type HeldLock } from '../coordinator/ownedLock';
 import type { JobStore } from '../store';
-
-/** As long as a person's operation waits for another process's (context.ts): a keep cleans up others, which may take a while. */
-const KEEP_WAIT_MS = 120_000;
+import { heldOperationLock } from './context';
 
 export function groupKeepLock(store: JobStore, groupId: string): OwnedLock {
   store.jobDir(groupId); // a group id is shaped like a job id: validated before it becomes part of a path
   return new OwnedLock(path.join(store.home, 'coordinator', 'ops', `group-${groupId}.keep.lock`), `keeping an attempt of group ${groupId}`);
 }
 
-/** The group's keep lock, or one sentence saying why it could not be had. */
-export function heldGroupKeepLock(store: JobStore, groupId: string, keptId: string): Promise<HeldLock> {
-  return groupKeepLock(store, groupId)
-    .acquire(KEEP_WAIT_MS, { sayWhenSuspended: true })
-    .catch((err: unknown) => {
-      throw failure(`Could not keep agent ${keptId}: ${describeError(err)}`, err instanceof PaddockError ? err.code : undefined);
-    });
+/**
+ * The group's keep lock, waited for as long as an operation waits for another's (a keep cleans up
+ * others, which may take a while), or one sentence saying why it could not be had.
+ */
+export function heldGroupKeepLock(store: JobStore, groupId: string, keptId: string, waitMs?: number): Promise<HeldLock> {
+  return heldOperationLock(groupKeepLock(store, groupId), `Could not keep agent ${keptId}`, {
+    busy: `another window or process is keeping an attempt of group ${groupId}; try again once it has finished.`,
+    waitMs,
+  });
 }

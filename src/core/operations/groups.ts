@@ -11,7 +11,7 @@ import { planStart, type StartRequest } from '../coordinator/startPlan';
 import type { JobStore } from '../store';
 import type { JobEntry } from '../store/jobReader';
 import type { JobRecord } from '../store/schema';
-import { okJobs, type OperationContext } from './context';
+import { heldJobLock, okJobs, type OperationContext } from './context';
 import type { Operations } from './operations';
 import { heldGroupKeepLock } from './groupLock';
 import { canSend, canStop, keepBlocker } from './rules';
@@ -122,29 +122,32 @@ export class GroupOperations {
     const asked = await this.ctx.store.read(id);
     const refused = keepBlocker(asked);
     if (refused) throw usageError(refused);
-    const held = await heldGroupKeepLock(this.ctx.store, asked.group!.id, id);
+    // Always in this order: the group's, the kept attempt's, each other's (its cleanup's). Nothing
+    // takes a group's lock holding a job's, nor two job locks the other way round.
+    const group = await heldGroupKeepLock(this.ctx.store, asked.group!.id, id);
     try {
-      return await this.keepLocked(id);
+      // The kept attempt's own lock for the whole keep: a Clean Up (or a stop, a forget) of it in
+      // another window waits until the keep is done, instead of running between two of its cleanups.
+      const kept = await heldJobLock(this.ctx.store, id, 'keep');
+      try {
+        return await this.keepLocked(id);
+      } finally {
+        await kept.release();
+      }
     } finally {
-      await held.release();
+      await group.release();
     }
   }
 
-  /** Under the group's keep lock: the kept attempt judged again before each other is cleaned up. */
+  /** Under the group's keep lock and the kept attempt's lock: nothing else can clean it up meanwhile. */
   private async keepLocked(id: string): Promise<KeepReport> {
-    // Read again: another keep of this group may have cleaned this attempt up while this one waited.
+    // Read again: another keep of this group, or a Clean Up of this attempt, may have run while this one waited.
     const job = await this.ctx.store.read(id);
     const blocker = keepBlocker(job);
     if (blocker) throw usageError(blocker);
     const others = (await groupMembers(this.ctx.store, job.group!.id)).filter((j) => j.id !== id && j.cleanup?.phase !== 'complete');
     const report: KeepReport = { kept: id, cleaned: [], failed: [] };
     for (const other of others) {
-      // A person's Clean Up of the kept attempt (not a keep: no group lock) ends the keep: it keeps nothing now.
-      const stillKept = keepBlocker(await this.ctx.store.read(id));
-      if (stillKept) {
-        report.failed.push({ id: other.id, reason: `not cleaned up, the kept attempt is no longer kept: ${stillKept}` });
-        continue;
-      }
       try {
         report.cleaned.push(await this.ops.cleanup(other.id));
       } catch (err) {

@@ -6,23 +6,16 @@
  * Not the job's operation lock: a send's retry takes that one itself.
  */
 import * as path from 'node:path';
-import { describeError, failure, PaddockError } from '../common/errors';
 import { OwnedLock, type HeldLock } from '../coordinator/ownedLock';
 import type { JobStore } from '../store';
-
-/** As long as a person's operation waits for another process's (context.ts): a send may wait for a retry to run. */
-const SEND_WAIT_MS = 120_000;
+import { heldOperationLock } from './context';
 
 export function reviewSendLock(store: JobStore, id: string): OwnedLock {
   store.jobDir(id); // validates the id before it becomes part of a path
   return new OwnedLock(path.join(store.home, 'coordinator', 'ops', `${id}.review.lock`), `sending the review of ${id}`);
 }
 
-/** The agent's review-send lock, or one sentence saying why it could not be had. */
+/** The agent's review-send lock, waited for as an operation waits (a send may wait for a retry to run), or one sentence saying why it could not be had. */
 export function heldReviewSendLock(store: JobStore, id: string): Promise<HeldLock> {
-  return reviewSendLock(store, id)
-    .acquire(SEND_WAIT_MS, { sayWhenSuspended: true })
-    .catch((err: unknown) => {
-      throw failure(`Could not send the review of agent ${id}: ${describeError(err)}`, err instanceof PaddockError ? err.code : undefined);
-    });
+  return heldOperationLock(reviewSendLock(store, id), `Could not send the review of agent ${id}`);
 }

@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import { findByEnvMarkerAsync } from '../../../../src/core/proc';
 import { AGENT_MARKER_ENV } from '../../../../src/core/worker/agentMarker';
 import { canCheck, canKeep, canStop } from '../../../../src/core/operations/rules';
+import { groupKeepLock, heldGroupKeepLock } from '../../../../src/core/operations/groupLock';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
@@ -145,7 +146,7 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
     for (const j of jobs.filter((x) => x.id !== keptJob.id)) assert.equal((await sb.store.read(j.id)).cleanup?.phase, 'complete');
   });
 
-  it('a keep whose kept attempt a person cleans up meanwhile cleans up no more attempts', async () => {
+  it("a person's Clean Up of the kept attempt during a keep waits for the keep: no other attempt is cleaned up alongside it", async () => {
     const writer = { writer: { command: 'sh', args: ['-c', 'echo mine > mine.txt; sleep 60'] } };
     const [one, two] = [sb.coordinator({ maxConcurrent: 4, profiles: writer }), sb.coordinator({ maxConcurrent: 4, profiles: writer })];
     await Promise.all([one.ready, two.ready]);
@@ -154,15 +155,26 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
     const keeping = one.keepAttempt(jobs[0].id);
     await sb.waitFor(jobs[1].id, (r) => r.cleanup !== null);
     const cleaning = two.cleanup(jobs[0].id); // a person's Clean Up of the kept attempt, in another window
-    await sb.waitFor(jobs[0].id, (r) => r.cleanup !== null);
     const report = await keeping;
     await cleaning;
-    assert.deepEqual(report.cleaned.map((r) => r.job.id), [jobs[1].id]);
-    assert.deepEqual(report.failed.map((f) => f.id), [jobs[2].id]);
-    assert.match(report.failed[0].reason, /^not cleaned up, the kept attempt is no longer kept: Agent \w+ (is being|has been) cleaned up/);
-    const last = await sb.store.read(jobs[2].id);
-    assert.equal(last.cleanup, null, 'the third attempt is left as it was');
-    assert.equal(last.lifecycle.state, 'running');
+    assert.deepEqual(report.cleaned.map((r) => r.job.id), [jobs[1].id, jobs[2].id]);
+    assert.deepEqual(report.failed, []);
+    const [kept, last] = [await sb.store.read(jobs[0].id), await sb.store.read(jobs[2].id)];
+    assert.equal(last.cleanup?.phase, 'complete');
+    assert.equal(kept.cleanup?.phase, 'complete', 'the Clean Up ran, after the keep');
+    assert.ok(kept.cleanup.requestedAt >= last.cleanup.updatedAt, `the kept attempt's cleanup began (${kept.cleanup.requestedAt}) after the keep's last one ended (${last.cleanup.updatedAt})`);
+  });
+
+  it('a keep that waits in vain for another keep of the group says so in one sentence', async () => {
+    const group = 'g0000000000a';
+    const other = await groupKeepLock(sb.store, group).acquire(1000); // another window's keep, still under way
+    try {
+      const err = await heldGroupKeepLock(sb.store, group, 'a0000000000b', 300).then(() => undefined, (e: Error) => e);
+      assert.equal(err?.message, `Could not keep agent a0000000000b: another window or process is keeping an attempt of group ${group}; try again once it has finished.`);
+      assertOneSentence(err.message);
+    } finally {
+      await other.release();
+    }
   });
 
   it('Send Prompt to All reaches every running attempt; Stop All in Group stops the rest', async () => {
