@@ -11,7 +11,7 @@ import { planStart, type StartRequest } from '../coordinator/startPlan';
 import type { JobStore } from '../store';
 import type { JobEntry } from '../store/jobReader';
 import type { JobRecord } from '../store/schema';
-import { heldJobLock, okJobs, type OperationContext } from './context';
+import { okJobs, type OperationContext } from './context';
 import type { Operations } from './operations';
 import { heldGroupKeepLock } from './groupLock';
 import { canSend, canStop, keepBlocker } from './rules';
@@ -122,24 +122,18 @@ export class GroupOperations {
     const asked = await this.ctx.store.read(id);
     const refused = keepBlocker(asked);
     if (refused) throw usageError(refused);
-    // Always in this order: the group's, the kept attempt's, each other's (its cleanup's). Nothing
-    // takes a group's lock holding a job's, nor two job locks the other way round.
+    // Only the group's lock: a person's Clean Up of any attempt of the group takes it first (then the
+    // attempt's job lock), so none runs beside the keep; a Stop, retry, landing or restore of the kept
+    // attempt takes only that attempt's lock and goes on at once. The keep's cleanups skip the group lock.
     const group = await heldGroupKeepLock(this.ctx.store, asked.group!.id, id);
     try {
-      // The kept attempt's own lock for the whole keep: a Clean Up (or a stop, a forget) of it in
-      // another window waits until the keep is done, instead of running between two of its cleanups.
-      const kept = await heldJobLock(this.ctx.store, id, 'keep');
-      try {
-        return await this.keepLocked(id);
-      } finally {
-        await kept.release();
-      }
+      return await this.keepLocked(id);
     } finally {
       await group.release();
     }
   }
 
-  /** Under the group's keep lock and the kept attempt's lock: nothing else can clean it up meanwhile. */
+  /** Under the group's keep lock: no person's Clean Up of an attempt of the group runs meanwhile. */
   private async keepLocked(id: string): Promise<KeepReport> {
     // Read again: another keep of this group, or a Clean Up of this attempt, may have run while this one waited.
     const job = await this.ctx.store.read(id);
@@ -149,7 +143,7 @@ export class GroupOperations {
     const report: KeepReport = { kept: id, cleaned: [], failed: [] };
     for (const other of others) {
       try {
-        report.cleaned.push(await this.ops.cleanup(other.id));
+        report.cleaned.push(await this.ops.cleanupForKeep(other.id));
       } catch (err) {
         report.failed.push({ id: other.id, reason: describeError(err) });
       }
