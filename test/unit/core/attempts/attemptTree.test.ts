@@ -6,6 +6,8 @@ import { addedLines, fileChanges, worktreeTree } from '../../../../src/core/atte
 import { guardWorktree } from '../../../../src/core/check/worktreeGuard';
 import { decodeName } from '../../../../src/core/git/pathBytes';
 import { changedFiles, worktreeFingerprint } from '../../../../src/core/git/status';
+import { StandingCache } from '../../../../src/core/git/standingCache';
+import type { JobRecord } from '../../../../src/core/store/schema';
 import { git, Sandbox, useGitSandbox, write } from '../git/gitTestUtil';
 
 describe('attempts: added lines per file', function () {
@@ -93,6 +95,16 @@ describe('attempts: added lines per file', function () {
       assert.equal(git(repo, 'show', `${guard.commit}:mine.txt`), 'mine');
       const changed = (await changedFiles(repo, wt, base)).map((f) => `${f.status} ${f.path}`);
       assert.deepEqual(changed, ['A done.txt', '? mine.txt'], "the Agents tree's files of the agent's branch");
+      // The Agents tree row's figures, refreshed beside a linked sibling (the batch the cut one stays out of).
+      const sibling = path.join(sb.dir, 'repo.worktrees', 'y');
+      git(repo, 'worktree', 'add', '-q', '-b', 'paddock/y', sibling);
+      write(sibling, 'other.txt', 'other\n');
+      const standings = new StandingCache();
+      await standings.refresh([agentRow('x', repo, wt, base), agentRow('y', repo, sibling, base)]);
+      const row = standings.entry('x');
+      assert.equal(row?.error, undefined, 'the row has figures');
+      assert.deepEqual(row?.standing && { ...row.standing, baseName: '' }, { baseName: '', ahead: 1, behind: 0, files: 1, insertions: 1, deletions: 0, uncommittedFiles: 1, merged: false });
+      assert.equal(standings.get('y')?.uncommittedFiles, 1, 'the linked sibling read as before');
       const cutPrint = await worktreeFingerprint(repo, wt);
       assert.equal(existsSync(path.join(wt, '.git')), cut !== 'rm .git', 'nothing written to the worktree');
       // Linked again as git made it: the same worktree, so the same fingerprint.
@@ -101,5 +113,10 @@ describe('attempts: added lines per file', function () {
       assert.equal(cutPrint, await worktreeFingerprint(repo, wt), "the cleanup's fingerprint of the worktree, not of another repository");
     });
   }
-});
 
+  /** An agent's record as the Agents tree refreshes it: running, with a worktree and a base. */
+  function agentRow(id: string, repo: string, worktree: string, baseSha: string): JobRecord {
+    const lifecycle = { state: 'running', generation: 1, lastActivityAt: null, endedAt: null };
+    return { id, repo, worktree, base: 'HEAD', baseSha, cleanup: null, landing: null, lifecycle } as unknown as JobRecord;
+  }
+});
