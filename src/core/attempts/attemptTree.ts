@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { patchHeaderName } from '../git/quotedName';
 import { ALL_SUBMODULES, GIT_BULK_TIMEOUT_MS, NO_HOOKS_ENV, runGit } from '../git/runGit';
 import type { JobRecord } from '../store/schema';
+import { worktreeGitEnv } from '../git/worktreeGitEnv';
 
 export interface AttemptTree {
   /** The tree's object id. */
@@ -34,12 +35,15 @@ export interface FileChange {
 /**
  * A worktree's full state on disk (tracked, modified, untracked, not ignored) written as a tree
  * through a temporary index — the worktree's own index is never touched — and the commit its HEAD is at.
+ * Read through `repo`'s registration of the worktree (worktreeGitEnv): never a repository the agent made
+ * there, nor one of a folder above it.
  */
-export async function worktreeTree(worktree: string): Promise<{ tree: string; head: string | null }> {
+export async function worktreeTree(repo: string, worktree: string): Promise<{ tree: string; head: string | null }> {
   const index = path.join(tmpdir(), `paddock-compare-${randomBytes(6).toString('hex')}.index`);
-  const env = { GIT_INDEX_FILE: index, ...NO_HOOKS_ENV }; // no post-index-change hook on a scratch index (bug 105)
+  // no post-index-change hook on a scratch index (bug 105)
+  const env = { GIT_INDEX_FILE: index, ...NO_HOOKS_ENV, ...(await worktreeGitEnv(repo, worktree)) };
   try {
-    const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, allowFailure: true })).stdout.trim() || null;
+    const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, env, allowFailure: true })).stdout.trim() || null;
     if (head) await runGit(['read-tree', head], { cwd: worktree, env });
     // Through the person's clean filters: one slow but working (a quiet wait on a service) is let run to the bound (stallMs 0).
     await runGit(['add', '-A', '--', '.'], { cwd: worktree, env, timeoutMs: GIT_BULK_TIMEOUT_MS, stallMs: 0 });
@@ -53,7 +57,7 @@ export async function worktreeTree(worktree: string): Promise<{ tree: string; he
 /** The attempt's tree, or the reason there is none (never started, cleaned without a snapshot). */
 export async function attemptTree(job: JobRecord): Promise<AttemptTree | { unavailable: string }> {
   const cleaned = job.cleanup?.phase === 'complete' || job.worktree === null || !existsSync(job.worktree);
-  if (!cleaned) return { ...(await worktreeTree(job.worktree!)), source: 'worktree' };
+  if (!cleaned) return { ...(await worktreeTree(job.repo, job.worktree!)), source: 'worktree' };
   const ref = job.evidence?.snapshotSha ?? job.evidence?.snapshotRef;
   if (!ref) return { unavailable: job.cleanup?.phase === 'complete' ? 'cleaned up without a snapshot' : 'no worktree and no snapshot' };
   const res = await runGit(['rev-parse', '--verify', '-q', `${ref}^{tree}`], { cwd: job.repo, allowFailure: true });

@@ -36,7 +36,7 @@ export interface WorktreeGuard {
 /** Makes the worktree's state durable under the agent's check ref, before the check runs. */
 export async function guardWorktree(repo: string, worktree: string, id: string): Promise<WorktreeGuard> {
   const ref = checkGuardRefFor(id);
-  const before = await worktreeTree(worktree);
+  const before = await worktreeTree(repo, worktree);
   const old = await runGit(['rev-parse', '--verify', '-q', `${ref}^{commit}`], { cwd: repo, allowFailure: true });
   const previous = old.code === 0 ? old.stdout.trim() : null;
   // An earlier check's kept state stays reachable through this one (a later check must not drop it).
@@ -55,7 +55,7 @@ export async function worktreeChangesByCheck(guard: WorktreeGuard): Promise<stri
   const kept = `the work as it was before the check is kept in ${guard.ref}`;
   let after: { tree: string; head: string | null };
   try {
-    after = await worktreeTree(guard.worktree);
+    after = await worktreeTree(guard.repo, guard.worktree);
   } catch (err) {
     return `\n(the worktree could not be read after the check: ${describeError(err)}; ${kept})`;
   }

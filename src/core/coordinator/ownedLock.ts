@@ -187,7 +187,7 @@ export class OwnedLock {
       if (Date.now() >= deadline) {
         const owner = await this.owner();
         const who = owner ? ` by pid ${owner.pid} (${owner.purpose})` : '';
-        throw failure(`Timed out waiting for the lock ${path.basename(this.lockDir)}${who}.`);
+        throw failure(`Timed out waiting for the lock ${path.basename(this.lockDir)}${who}.`, 'LOCK_TIMED_OUT');
       }
       await sleep(delay + Math.random() * delay);
       delay = Math.min(delay * 2, 100);

@@ -56,19 +56,27 @@ export async function resolveBase(repo: string, base: string): Promise<{ tip: st
  * The worktree's HEAD and its own git directory (where its index lives). Read from
  * the files git keeps (`.git` → gitdir, HEAD, the branch's loose or packed ref): a
  * refresh of many agents with nothing changed then starts no process at all. Any
- * other layout (a reftable, a symlinked ref) is asked of git, in one call.
+ * other layout (a reftable, a symlinked ref) is asked of git, in one call. `env`:
+ * worktreeGitEnv's, for a worktree whose link the agent cut — its `.git` is not read at all,
+ * git reads the repository's registration of it (never the agent's own repository or an outer one).
  */
-export async function worktreeHead(worktree: string): Promise<{ head: string; gitDir: string }> {
-  const fast = await readHeadFromFiles(worktree).catch(() => undefined);
+export async function worktreeHead(worktree: string, env: Record<string, string> = {}): Promise<{ head: string; gitDir: string }> {
+  const cut = env.GIT_DIR !== undefined;
+  const fast = cut ? undefined : await readHeadFromFiles(worktree).catch(() => undefined);
   if (fast) return { head: fast.head, gitDir: fast.gitDir };
-  const out = await runGit(['rev-parse', 'HEAD', '--absolute-git-dir'], { cwd: worktree, env: READ_ONLY_GIT });
+  const out = await runGit(['rev-parse', 'HEAD', '--absolute-git-dir'], { cwd: worktree, env: { ...READ_ONLY_GIT, ...env } });
   const [head, gitDir] = out.stdout.trim().split('\n');
   return { head, gitDir };
 }
 
-export async function computeStanding(worktree: string, tips: StandingTips): Promise<Standing> {
+/**
+ * One agent's standing on its own, outside a batch. For a worktree whose link the agent cut,
+ * `repo` and `env` (worktreeGitEnv's): its commits are read in `repo`, its status through the
+ * registration. Without them, all is read in the worktree (a linked one reads the repository).
+ */
+export async function computeStanding(worktree: string, tips: StandingTips, cut: { repo: string; env: Record<string, string> } | null = null): Promise<Standing> {
   // Independent git processes, at once.
-  const [figures, uncommittedFiles] = await Promise.all([committedFiguresOfOne(worktree, tips.baseTip, tips.head), uncommittedCount(worktree)]);
+  const [figures, uncommittedFiles] = await Promise.all([committedFiguresOfOne(cut?.repo ?? worktree, tips.baseTip, tips.head), uncommittedCount(worktree, cut?.env)]);
   return standingOf(tips, figures, uncommittedFiles);
 }
 
@@ -106,7 +114,8 @@ export async function computeStandings(repo: string, requests: readonly Standing
   return mapConcurrently(indexed, concurrency, async ({ r, uncommitted }) => {
     if (uncommitted.status === 'rejected') return uncommitted;
     const known = batch?.get(r.tips.head);
-    const figures = known ? { status: 'fulfilled' as const, value: known } : await settle(committedFiguresOfOne(r.worktree, baseTip, r.tips.head));
+    // In the repository, whose objects hold the worktree's commits: never wherever its `.git` leads now.
+    const figures = known ? { status: 'fulfilled' as const, value: known } : await settle(committedFiguresOfOne(repo, baseTip, r.tips.head));
     return figures.status === 'fulfilled' ? { status: 'fulfilled', value: standingOf(r.tips, figures.value, uncommitted.value) } : figures;
   });
 }
@@ -132,11 +141,12 @@ function standingOf(tips: StandingTips, { ahead, behind, size }: CommittedFigure
   return { baseName: tips.baseName, ahead, behind, ...size, uncommittedFiles, merged };
 }
 
-async function committedFiguresOfOne(worktree: string, baseTip: string, head: string): Promise<CommittedFigures> {
+/** Commits only: read in the repository (`repo`), where every worktree's commits are. */
+async function committedFiguresOfOne(repo: string, baseTip: string, head: string): Promise<CommittedFigures> {
   const [counts, size] = await Promise.all([
-    runGit(['rev-list', '--left-right', '--count', `${baseTip}...${head}`], { cwd: worktree, env: READ_ONLY_GIT }),
+    runGit(['rev-list', '--left-right', '--count', `${baseTip}...${head}`], { cwd: repo, env: READ_ONLY_GIT }),
     // A three-dot diff is against the merge base: the agent's own changes, not what the base gained since.
-    diffSize(worktree, baseTip, head),
+    diffSize(repo, baseTip, head),
   ]);
   const [behind, ahead] = counts.stdout.trim().split(/\s+/).map((n) => Number.parseInt(n, 10));
   return { ahead, behind, size };
@@ -191,9 +201,9 @@ async function diffSizesOf(repo: string, pairs: readonly string[]): Promise<Map<
   return new Map([...entriesOf].map(([head, e]) => [head, sizeOf(e)]));
 }
 
-async function diffSize(worktree: string, base: string, head: string): Promise<DiffSize> {
+async function diffSize(repo: string, base: string, head: string): Promise<DiffSize> {
   // No merge base (unrelated histories): git refuses, and there is no diff of the agent's own to count.
-  const out = await runGit(['diff', '--numstat', '-z', '--no-color', '--no-ext-diff', '--no-renames', ALL_SUBMODULES, `${base}...${head}`, '--'], { cwd: worktree, env: READ_ONLY_GIT, allowFailure: true });
+  const out = await runGit(['diff', '--numstat', '-z', '--no-color', '--no-ext-diff', '--no-renames', ALL_SUBMODULES, `${base}...${head}`, '--'], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true });
   return out.code === 0 ? sizeOf(out.stdout.split('\0')) : NO_DIFF;
 }
 

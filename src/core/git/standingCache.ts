@@ -11,7 +11,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { mapConcurrently } from '../common/limiter';
 import type { JobRecord } from '../store/schema';
-import { computeStandings, resolveBase, Standing, StandingRequest, worktreeHead } from './standing';
+import { computeStanding, computeStandings, resolveBase, Standing, StandingRequest, worktreeHead } from './standing';
+import { worktreeGitEnv } from './worktreeGitEnv';
 
 /** Agents whose key is checked (and standing recomputed) at once. */
 export const STANDING_CONCURRENCY = 4;
@@ -84,14 +85,23 @@ export class StandingCache {
     const stale = new Map<string, { repo: string; jobs: { job: JobRecord; key: string; gitDir: string; request: StandingRequest }[] }>();
     await mapConcurrently(tracked, STANDING_CONCURRENCY, async (job) => {
       try {
-        const [{ head, gitDir }, base] = await Promise.all([worktreeHead(job.worktree!), baseOf(job)]);
+        // A worktree whose link the agent cut is read through the repository's registration of it (bug 156).
+        const env = await worktreeGitEnv(job.repo, job.worktree!);
+        const [{ head, gitDir }, base] = await Promise.all([worktreeHead(job.worktree!, env), baseOf(job)]);
         const index = await fs.stat(path.join(gitDir, 'index')).then((s) => `${s.ino}:${s.size}:${s.mtimeMs}`, () => 'none');
         const key = [head, base.tip, base.name, index, recordEpoch(job)].join('\0');
         if (this.entries.get(job.id)?.key === key && !opts.force?.has(job.id)) return;
+        const tips = { head, baseTip: base.tip, baseName: base.name, startedAt: job.baseSha };
+        if (env.GIT_DIR !== undefined) {
+          // Not in the batch: its status there would run git wherever the worktree's `.git` leads.
+          this.computations++;
+          record(job, { key, standing: await computeStanding(job.worktree!, tips, { repo: job.repo, env }), gitDir });
+          return;
+        }
         const batchKey = `${job.repo}\0${base.tip}`;
         const batch = stale.get(batchKey) ?? { repo: job.repo, jobs: [] };
         stale.set(batchKey, batch);
-        batch.jobs.push({ job, key, gitDir, request: { worktree: job.worktree!, tips: { head, baseTip: base.tip, baseName: base.name, startedAt: job.baseSha } } });
+        batch.jobs.push({ job, key, gitDir, request: { worktree: job.worktree!, tips } });
       } catch (err) {
         record(job, failed(job, err));
       }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync } from 'node:fs';
 import * as path from 'node:path';
 import { ALL_SUBMODULES, READ_ONLY_GIT, runGit } from './runGit';
+import { worktreeGitEnv } from './worktreeGitEnv';
 
 export interface ChangedFile {
   /** A added, M modified, D deleted, R renamed, C copied, T type changed, ? untracked. */
@@ -13,13 +14,12 @@ export interface ChangedFile {
 
 /**
  * Files whose content in the worktree differs from `baseSha`: committed,
- * staged and unstaged changes, plus untracked (not ignored) files.
+ * staged and unstaged changes, plus untracked (not ignored) files. Read through `repo`'s record of
+ * the worktree (worktreeGitEnv): never a repository the agent made there, nor one of a folder above.
  */
-export async function changedFiles(worktree: string, baseSha: string): Promise<ChangedFile[]> {
-  const diff = await runGit(['diff', '--name-status', '-z', '-M', '--no-color', '--no-ext-diff', ALL_SUBMODULES, baseSha, '--'], {
-    cwd: worktree,
-    env: READ_ONLY_GIT,
-  });
+export async function changedFiles(repo: string, worktree: string, baseSha: string): Promise<ChangedFile[]> {
+  const env = { ...READ_ONLY_GIT, ...(await worktreeGitEnv(repo, worktree)) };
+  const diff = await runGit(['diff', '--name-status', '-z', '-M', '--no-color', '--no-ext-diff', ALL_SUBMODULES, baseSha, '--'], { cwd: worktree, env });
   const out: ChangedFile[] = [];
   const fields = diff.stdout.split('\0');
   for (let i = 0; i + 1 < fields.length; ) {
@@ -33,7 +33,7 @@ export async function changedFiles(worktree: string, baseSha: string): Promise<C
       out.push({ status: kind, path: fields[i++] });
     }
   }
-  const untracked = await runGit(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: worktree, env: READ_ONLY_GIT });
+  const untracked = await runGit(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: worktree, env });
   for (const p of untracked.stdout.split('\0')) if (p) out.push({ status: '?', path: p });
   return out;
 }
@@ -41,17 +41,16 @@ export async function changedFiles(worktree: string, baseSha: string): Promise<C
 /**
  * A hash of HEAD, `status --porcelain=v2` and the size/mtime of every changed
  * path, so that an edit to an already-modified file changes it too. A missing
- * worktree has a fingerprint of its own.
+ * worktree has a fingerprint of its own. Read as `changedFiles` reads: a worktree whose link the
+ * agent cut is read through `repo`'s record of it, not an outer checkout whose every change would
+ * count as the worktree's.
  */
-export async function worktreeFingerprint(worktree: string): Promise<string> {
+export async function worktreeFingerprint(repo: string, worktree: string): Promise<string> {
   const hash = createHash('sha256');
   if (!existsSync(worktree)) return hash.update(`missing\0${path.resolve(worktree)}`).digest('hex');
-  const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: worktree, env: READ_ONLY_GIT, allowFailure: true });
-  const status = await runGit(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--ignore-submodules=none'], {
-    cwd: worktree,
-    env: READ_ONLY_GIT,
-    allowFailure: true,
-  });
+  const env = { ...READ_ONLY_GIT, ...(await worktreeGitEnv(repo, worktree)) };
+  const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: worktree, env, allowFailure: true });
+  const status = await runGit(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: worktree, env, allowFailure: true });
   hash.update(`head\0${head.stdout.trim()}\0status\0${status.code}\0${status.stdout}\0`);
   for (const p of pathsOf(status.stdout)) {
     try {

@@ -17,8 +17,10 @@ const STATUS = ['status', '--porcelain=v2', '-z', '--untracked-files=normal', MO
 /** Where `git for-each-repo` finds the worktrees it is asked to visit: set with `-c` on its own command line only. */
 const WORKTREE_LIST_KEY = 'paddock.statusWorktree';
 
-export async function uncommittedCount(worktree: string): Promise<number> {
-  const [out, hidden] = await Promise.all([runGit(STATUS, { cwd: worktree, env: READ_ONLY_GIT }), flaggedEdits(worktree, undefined, READ_ONLY_GIT)]);
+/** `env`: worktreeGitEnv's for a worktree whose link the agent cut (read through the repository's registration of it). */
+export async function uncommittedCount(worktree: string, env: Record<string, string> = {}): Promise<number> {
+  const git = { ...READ_ONLY_GIT, ...env };
+  const [out, hidden] = await Promise.all([runGit(STATUS, { cwd: worktree, env: git }), flaggedEdits(worktree, undefined, git)]);
   return statusEntries(out.stdout.split('\0')) + hidden.length;
 }
 

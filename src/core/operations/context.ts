@@ -27,8 +27,8 @@ export interface OperationContext {
   readonly closing: Closing;
 }
 
-/** How long a person's operation waits for another process working on the same job. */
-const OPERATION_WAIT_MS = 120_000;
+/** How long a person's operation waits for another process's: on the same job, a keep of the same group, a send of the same review. */
+export const OPERATION_WAIT_MS = 120_000;
 
 /** The per-job operation lock: one operation (start, stop, retry, cleanup, restore, launch) on a job at a time, store-wide. */
 export function jobLock(store: JobStore, id: string): OwnedLock {
@@ -43,9 +43,19 @@ export function acquireJobLock(store: JobStore, id: string): Promise<HeldLock> {
 
 /** The job's operation lock for `what` (a verb: "forget"), or one sentence saying why it could not be had. Needs no record. */
 export function heldJobLock(store: JobStore, id: string, what: string): Promise<HeldLock> {
-  return acquireJobLock(store, id).catch((err: unknown) => {
+  return heldOperationLock(jobLock(store, id), `Could not ${what} agent ${id}`);
+}
+
+/**
+ * `lock`, waited for as a person's operation waits (a suspended holder is named at once), or one
+ * sentence: `refusal`, then why it could not be had — `busy` in place of the lock's own words when
+ * its holder was waited for in vain (a person is told what is going on, not a lock file's name).
+ */
+export function heldOperationLock(lock: OwnedLock, refusal: string, opts: { busy?: string; waitMs?: number } = {}): Promise<HeldLock> {
+  return lock.acquire(opts.waitMs ?? OPERATION_WAIT_MS, { sayWhenSuspended: true }).catch((err: unknown) => {
     // The code goes on: a stop tells a lock nobody can take (LOCK_UNWRITABLE) from one held.
-    throw failure(`Could not ${what} agent ${id}: ${describeError(err)}`, err instanceof PaddockError ? err.code : undefined);
+    const code = err instanceof PaddockError ? err.code : undefined;
+    throw failure(`${refusal}: ${opts.busy !== undefined && code === 'LOCK_TIMED_OUT' ? opts.busy : describeError(err)}`, code);
   });
 }
 

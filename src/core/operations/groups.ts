@@ -13,6 +13,7 @@ import type { JobEntry } from '../store/jobReader';
 import type { JobRecord } from '../store/schema';
 import { okJobs, type OperationContext } from './context';
 import type { Operations } from './operations';
+import { heldGroupKeepLock } from './groupLock';
 import { canSend, canStop, keepBlocker } from './rules';
 import { sendToAgent } from './send';
 import { checkStartInput } from './startInput';
@@ -118,6 +119,23 @@ export class GroupOperations {
    * saved, its branch kept when it has commits found nowhere else. The kept attempt is untouched.
    */
   async keepAttempt(id: string): Promise<KeepReport> {
+    const asked = await this.ctx.store.read(id);
+    const refused = keepBlocker(asked);
+    if (refused) throw usageError(refused);
+    // Only the group's lock: a person's Clean Up of any attempt of the group takes it first (then the
+    // attempt's job lock), so none runs beside the keep; a Stop, retry, landing or restore of the kept
+    // attempt takes only that attempt's lock and goes on at once. The keep's cleanups skip the group lock.
+    const group = await heldGroupKeepLock(this.ctx.store, asked.group!.id, id);
+    try {
+      return await this.keepLocked(id);
+    } finally {
+      await group.release();
+    }
+  }
+
+  /** Under the group's keep lock: no person's Clean Up of an attempt of the group runs meanwhile. */
+  private async keepLocked(id: string): Promise<KeepReport> {
+    // Read again: another keep of this group, or a Clean Up of this attempt, may have run while this one waited.
     const job = await this.ctx.store.read(id);
     const blocker = keepBlocker(job);
     if (blocker) throw usageError(blocker);
@@ -125,7 +143,7 @@ export class GroupOperations {
     const report: KeepReport = { kept: id, cleaned: [], failed: [] };
     for (const other of others) {
       try {
-        report.cleaned.push(await this.ops.cleanup(other.id));
+        report.cleaned.push(await this.ops.cleanupForKeep(other.id));
       } catch (err) {
         report.failed.push({ id: other.id, reason: describeError(err) });
       }

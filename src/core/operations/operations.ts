@@ -29,6 +29,8 @@ import { assertTextLength } from '../common/textLimit';
 import { MAX_PROMPT_CHARS } from '../profiles';
 
 import { sendToAgent } from './send';
+import { heldReviewSendLock } from './reviewSendLock';
+import { heldGroupLockForCleanup } from './groupLock';
 import { sendReview, type ReviewSent } from './sendReview';
 import { stopLocked } from './stop';
 import { stopUnreadable } from './stopUnreadable';
@@ -216,10 +218,30 @@ export class Operations {
     return job;
   }
 
-  /** Cleans an agent up now (stopping it if needed); a person's request, so backoff starts over. */
+  /**
+   * Cleans an agent up now (stopping it if needed); a person's request, so backoff starts over. An
+   * attempt of a group waits for a keep of the group under way (its keep lock, taken before the
+   * capacity slot and the job's lock: a Clean Up waiting for a keep holds no slot the keep needs).
+   */
   async cleanup(id: string, opts: CleanupOptions = {}): Promise<CleanupReport> {
+    const job = await this.ctx.store.read(id); // bad or unknown ids fail before any waiting
+    if (!job.group) return this.cleanupOf(job, opts);
+    const group = await heldGroupLockForCleanup(this.ctx.store, job.group.id, id);
+    try {
+      return await this.cleanupOf(await this.ctx.store.read(id), opts);
+    } finally {
+      await group.release();
+    }
+  }
+
+  /** Keep This One's cleanup of another attempt: the keep holds its group's keep lock already. */
+  async cleanupForKeep(id: string): Promise<CleanupReport> {
+    return this.cleanupOf(await this.ctx.store.read(id), {});
+  }
+
+  private async cleanupOf(job: JobRecord, opts: CleanupOptions): Promise<CleanupReport> {
     const { store, runner, cleanupLimiter } = this.ctx;
-    const job = await store.read(id); // bad or unknown ids fail before any waiting
+    const id = job.id;
     const { regenerable, archiveLimitMB } = this.ctx.settings();
     // Consent answers the question the last attempt asked: what it named as over the limit is what
     // may be dropped, so its limits hold unless this request names others (the setting's default
@@ -335,7 +357,7 @@ export class Operations {
 
   /** The review's unsent comments as one prompt: typed into a running agent, or a retry's prompt for an ended one. */
   sendReview(id: string): Promise<ReviewSent> {
-    return sendReview({ store: this.ctx.store, send: (i, t) => this.send(i, t), retry: (i, o) => this.retry(i, o) }, id);
+    return sendReview({ store: this.ctx.store, send: (i, t) => this.send(i, t), retry: (i, o) => this.retry(i, o), lock: (i) => heldReviewSendLock(this.ctx.store, i) }, id);
   }
 }
 

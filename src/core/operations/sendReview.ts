@@ -17,6 +17,8 @@ export interface ReviewSender {
   readonly store: ReviewHome & { read(id: string): Promise<JobRecord> };
   send(id: string, text: string): Promise<void>;
   retry(id: string, opts: { prompt: string }): Promise<JobRecord>;
+  /** Held from reading the unsent comments to marking them sent: one send of an agent's review at a time. */
+  lock(id: string): Promise<{ release(): Promise<void> }>;
 }
 
 export interface ReviewSent {
@@ -38,6 +40,16 @@ export function reviewPrompt(comments: readonly ReviewComment[]): string {
 }
 
 export async function sendReview(sender: ReviewSender, id: string, now: () => Date = () => new Date()): Promise<ReviewSent> {
+  sender.store.jobDir(id); // a bad id is refused before any lock
+  const held = await sender.lock(id);
+  try {
+    return await sendUnsent(sender, id, now);
+  } finally {
+    await held.release();
+  }
+}
+
+async function sendUnsent(sender: ReviewSender, id: string, now: () => Date): Promise<ReviewSent> {
   const review = await readReview(sender.store, id);
   const unsent = review.comments.filter((c) => c.sentAt === null);
   if (unsent.length === 0) throw usageError(`Agent ${id}'s review has no unsent comments.`);

@@ -8,6 +8,7 @@ import { gitUri } from '../contentProviders';
 export function diffSides(job: JobRecord, file: ChangedFile): [vscode.Uri, vscode.Uri | undefined, vscode.Uri | undefined] {
   const worktree = job.worktree!;
   const right = file.status === 'D' ? undefined : vscode.Uri.file(path.join(worktree, file.path));
-  const left = file.status === 'A' || file.status === '?' ? undefined : gitUri(worktree, job.baseSha!, file.oldPath ?? file.path);
+  // The base from the repository itself: git run in a worktree whose link the agent cut finds no such object.
+  const left = file.status === 'A' || file.status === '?' ? undefined : gitUri(job.repo, job.baseSha!, file.oldPath ?? file.path);
   return [right ?? left!, left, right];
 }

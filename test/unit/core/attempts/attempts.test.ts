@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import { findByEnvMarkerAsync } from '../../../../src/core/proc';
 import { AGENT_MARKER_ENV } from '../../../../src/core/worker/agentMarker';
 import { canCheck, canKeep, canStop } from '../../../../src/core/operations/rules';
+import { groupKeepLock, heldGroupKeepLock } from '../../../../src/core/operations/groupLock';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRepoConfig } from '../../../../src/core/repoConfig/paddockJson';
@@ -125,6 +126,55 @@ describe('Attempts: a group started, checked, compared, one kept', function () {
     const after = await c.compare(groupId);
     assert.deepEqual(after.attempts.map((a) => [a.source, a.added]), [['worktree', 3], ['snapshot', 4], ['snapshot', 2]]);
     assert.equal(after.commonCount, 2);
+  });
+
+  it('two windows keeping different attempts of one group at once: one is kept, running, the other keep refused', async () => {
+    const writer = { writer: { command: 'sh', args: ['-c', 'echo mine > mine.txt; sleep 60'] } };
+    const [one, two] = [sb.coordinator({ maxConcurrent: 4, profiles: writer }), sb.coordinator({ maxConcurrent: 4, profiles: writer })];
+    await Promise.all([one.ready, two.ready]);
+    const { jobs } = await one.startAttempts({ repo: sb.repo, prompt: 'x' }, 3, ['writer']);
+    for (const j of jobs) await sb.waitFor(j.id, (r) => r.lifecycle.state === 'running' && existsSync(join(j.worktree!, 'mine.txt')));
+    const [a, b] = await Promise.allSettled([one.keepAttempt(jobs[0].id), two.keepAttempt(jobs[1].id)]);
+    const kept = [a, b].filter((r) => r.status === 'fulfilled').map((r) => r.value);
+    const refused = [a, b].filter((r) => r.status === 'rejected').map((r) => (r.reason as Error).message);
+    assert.equal(kept.length, 1, `one keep went through (${JSON.stringify(refused)})`);
+    assert.match(refused[0], /^Agent \w+ has been cleaned up; restore it before keeping it\.$/);
+    const keptJob = await sb.store.read(kept[0].kept);
+    assert.equal(keptJob.cleanup, null, 'the kept attempt was not cleaned up by the other window');
+    assert.equal(keptJob.lifecycle.state, 'running', 'and still runs');
+    assert.equal(readFileSync(join(keptJob.worktree!, 'mine.txt'), 'utf8'), 'mine\n');
+    for (const j of jobs.filter((x) => x.id !== keptJob.id)) assert.equal((await sb.store.read(j.id)).cleanup?.phase, 'complete');
+  });
+
+  it("a person's Clean Up of the kept attempt during a keep waits for the keep: no other attempt is cleaned up alongside it", async () => {
+    const writer = { writer: { command: 'sh', args: ['-c', 'echo mine > mine.txt; sleep 60'] } };
+    const [one, two] = [sb.coordinator({ maxConcurrent: 4, profiles: writer }), sb.coordinator({ maxConcurrent: 4, profiles: writer })];
+    await Promise.all([one.ready, two.ready]);
+    const { jobs } = await one.startAttempts({ repo: sb.repo, prompt: 'x' }, 3, ['writer']);
+    for (const j of jobs) await sb.waitFor(j.id, (r) => r.lifecycle.state === 'running' && existsSync(join(j.worktree!, 'mine.txt')));
+    const keeping = one.keepAttempt(jobs[0].id);
+    await sb.waitFor(jobs[1].id, (r) => r.cleanup !== null);
+    const cleaning = two.cleanup(jobs[0].id); // a person's Clean Up of the kept attempt, in another window
+    const report = await keeping;
+    await cleaning;
+    assert.deepEqual(report.cleaned.map((r) => r.job.id), [jobs[1].id, jobs[2].id]);
+    assert.deepEqual(report.failed, []);
+    const [kept, last] = [await sb.store.read(jobs[0].id), await sb.store.read(jobs[2].id)];
+    assert.equal(last.cleanup?.phase, 'complete');
+    assert.equal(kept.cleanup?.phase, 'complete', 'the Clean Up ran, after the keep');
+    assert.ok(kept.cleanup.requestedAt >= last.cleanup.updatedAt, `the kept attempt's cleanup began (${kept.cleanup.requestedAt}) after the keep's last one ended (${last.cleanup.updatedAt})`);
+  });
+
+  it('a keep that waits in vain for another keep of the group says so in one sentence', async () => {
+    const group = 'g0000000000a';
+    const other = await groupKeepLock(sb.store, group).acquire(1000); // another window's keep, still under way
+    try {
+      const err = await heldGroupKeepLock(sb.store, group, 'a0000000000b', 300).then(() => undefined, (e: Error) => e);
+      assert.equal(err?.message, `Could not keep agent a0000000000b: another window or process is keeping an attempt of group ${group}; try again once it has finished.`);
+      assertOneSentence(err.message);
+    } finally {
+      await other.release();
+    }
   });
 
   it('Send Prompt to All reaches every running attempt; Stop All in Group stops the rest', async () => {

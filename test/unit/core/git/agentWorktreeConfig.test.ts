@@ -57,7 +57,7 @@ describe("git: every call in an agent's worktree reads that worktree, whatever i
 
     it(`${key}: a check's guard takes the tree of the agent's files`, async () => {
       agentSets(key, value());
-      const { tree } = await worktreeTree(wt);
+      const { tree } = await worktreeTree(repo, wt);
       assert.deepEqual(names(tree), ['README.md', 'd/x.txt', 'new.txt']);
       assert.equal(git(repo, 'show', `${tree}:README.md`), 'edited');
     });

@@ -68,7 +68,7 @@ describe("git: Paddock's own refs are written without the person's hooks (bug 10
     const wt = sb.agentWorktree(repo);
     rmSync(seen, { force: true });
     write(wt, 'README.md', 'edited\n');
-    const { tree } = await worktreeTree(wt);
+    const { tree } = await worktreeTree(repo, wt);
     assert.equal(git(repo, 'show', `${tree}:README.md`), 'edited');
     assert.equal(existsSync(seen) ? readFileSync(seen, 'utf8') : '', '', 'the hook never ran');
   });

@@ -151,7 +151,7 @@ describe('git/repo, runGit and status', function () {
     chmodSync(path.join(wt, 'run.sh'), 0o755);
     write(wt, 'new/untracked.txt', 'u\n');
 
-    const files = (await changedFiles(wt, base)).sort((a, b) => (a.path < b.path ? -1 : 1));
+    const files = (await changedFiles(repo, wt, base)).sort((a, b) => (a.path < b.path ? -1 : 1));
     assert.deepEqual(files, [
       { status: 'M', path: 'README.md' },
       { status: 'A', path: 'committed.txt' },
@@ -164,18 +164,18 @@ describe('git/repo, runGit and status', function () {
   });
 
   it('worktreeFingerprint changes with the worktree and stays put otherwise', async () => {
-    const f0 = await worktreeFingerprint(repo);
-    assert.equal(await worktreeFingerprint(repo), f0);
+    const f0 = await worktreeFingerprint(repo, repo);
+    assert.equal(await worktreeFingerprint(repo, repo), f0);
     write(repo, 'README.md', 'edited\n');
-    const f1 = await worktreeFingerprint(repo);
+    const f1 = await worktreeFingerprint(repo, repo);
     assert.notEqual(f1, f0);
     write(repo, 'README.md', 'edited again, still modified\n');
-    const f2 = await worktreeFingerprint(repo);
+    const f2 = await worktreeFingerprint(repo, repo);
     assert.notEqual(f2, f1, 'a second edit of a modified file counts');
     git(repo, 'commit', '-q', '-am', 'commit it');
-    assert.notEqual(await worktreeFingerprint(repo), f2);
-    const missing = await worktreeFingerprint(sb.path('nowhere'));
-    assert.equal(await worktreeFingerprint(sb.path('nowhere')), missing);
+    assert.notEqual(await worktreeFingerprint(repo, repo), f2);
+    const missing = await worktreeFingerprint(repo, sb.path('nowhere'));
+    assert.equal(await worktreeFingerprint(repo, sb.path('nowhere')), missing);
     assert.notEqual(missing, f0);
   });
 });

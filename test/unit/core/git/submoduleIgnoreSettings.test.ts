@@ -44,7 +44,7 @@ describe('git: the person\'s submodule ignore settings hide none of the agent\'s
     rmSync(temp);
     assert.equal(count, 2);
     assert.match(patch, new RegExp(`\\+Subproject commit ${NEW}`));
-    assert.deepEqual((await changedFiles(repo, base)).map((f) => f.path).sort(), ['README.md', 'sub']);
+    assert.deepEqual((await changedFiles(repo, repo, base)).map((f) => f.path).sort(), ['README.md', 'sub']);
     assert.deepEqual((await fileChanges(repo, base, head)).map((f) => f.path).sort(), ['README.md', 'sub']);
   });
 

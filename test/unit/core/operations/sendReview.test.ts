@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { newCommentId, readReview, updateReview, REVIEW_FILE, type ReviewComment } from '../../../../src/core/store/reviewFile';
 import { reviewPrompt } from '../../../../src/core/operations/sendReview';
-import { CoordinatorSandbox, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
 function comment(path: string, line: number, body: string): ReviewComment {
   return { id: newCommentId(), path, line, body, createdAt: new Date().toISOString(), sentAt: null, sentToGeneration: null };
@@ -45,6 +45,23 @@ describe('sendReview operation and review.json', function () {
     assert.equal(review.comments[0].sentToGeneration, 1);
     await assert.rejects(c.sendReview(job.id), (e: unknown) => e instanceof PaddockError && e.kind === 'usage' && /no unsent comments/.test(e.message));
     await c.stop(job.id, { force: true });
+  });
+
+  it('a review sent from two windows at once reaches the agent once', async () => {
+    const [one, two] = [sb.coordinator(), sb.coordinator()];
+    const job = await one.start({ repo: sb.repo, command: ['sh', '-c', 'cat > got.txt'] });
+    await sb.waitForState(job.id, ['running']);
+    await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('README.md', 1, 'only once')] }));
+    const [a, b] = await Promise.allSettled([one.sendReview(job.id), two.sendReview(job.id)]);
+    const sent = [a, b].filter((r) => r.status === 'fulfilled');
+    const refused = [a, b].filter((r) => r.status === 'rejected').map((r) => (r.reason as Error).message);
+    assert.equal(sent.length, 1, 'one send went through');
+    assert.match(refused[0], /review has no unsent comments/);
+    const got = join(job.worktree!, 'got.txt');
+    await sb.waitFor(job.id, () => readFileSync(got, 'utf8').includes('only once'));
+    await sleep(300); // a second typing would follow at once
+    assert.equal(readFileSync(got, 'utf8').split('only once').length - 1, 1, 'typed once');
+    await one.stop(job.id, { force: true });
   });
 
   it('gives an ended agent the review as its retry\'s prompt, through resume arguments with {prompt}', async () => {

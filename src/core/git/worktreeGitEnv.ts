@@ -1,0 +1,23 @@
+/**
+ * How to run a read-only git command on an agent's worktree so that it reads `repo`'s worktree and
+ * nothing else. git run in a worktree whose link the agent cut (`rm .git`, a `.git` leading nowhere,
+ * `git init` in its root: bug 156) finds no repository, the agent's own, or that of a checkout the
+ * worktree lies in — and reads (or writes objects into) that one: Compare Attempts, a check's save,
+ * the Agents tree's changed files and Open Changes said *bad object* or listed another repository's
+ * files. Such a worktree is read through `repo`'s registration of it.
+ */
+import { failure } from '../common/errors';
+import { worktreeLink } from './worktreeLink';
+import { registrationsOf } from './worktreeRegistration';
+
+/**
+ * Nothing for a worktree linked to `repo`; otherwise `GIT_DIR` (the registration) and `GIT_WORK_TREE`:
+ * nothing is written to the worktree (landing and cleanup write its link again; a read does not).
+ * Throws one sentence when `repo` has no record of the worktree.
+ */
+export async function worktreeGitEnv(repo: string, worktree: string): Promise<Record<string, string>> {
+  if ((await worktreeLink(repo, worktree)) === 'linked') return {};
+  const [registration] = await registrationsOf(repo, worktree);
+  if (!registration) throw failure(`The worktree ${worktree} no longer leads to its repository ${repo} (its .git was changed) and ${repo} has no record of it; its files cannot be read as the agent's work.`);
+  return { GIT_DIR: registration, GIT_WORK_TREE: worktree };
+}
