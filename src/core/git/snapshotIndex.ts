@@ -126,7 +126,9 @@ async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>, refused
 
 async function addPathspecs(opts: StageOptions, off: readonly string[], flags: string[], pathspecs: string[]): Promise<AddResult> {
   // --ignore-errors: every path git cannot index is named in one run, not only the first (the exit code still says so).
-  return runGit([...(opts.asGitAdds ? ADDS_ALL_CONFIG : EXACT_CONFIG), ...off, 'add', '--ignore-errors', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
+  // --sparse: in a sparse checkout git refuses (exit 1, for the whole add) a file the agent wrote outside
+  // its patterns, so one such file failed every capture; a skip-worktree entry absent from disk stays as it was.
+  return runGit([...(opts.asGitAdds ? ADDS_ALL_CONFIG : EXACT_CONFIG), ...off, 'add', '--ignore-errors', '--sparse', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
     cwd: opts.worktree,
     env: opts.env,
     input: encodeName(pathspecs.map((p) => `${p}\0`).join('')),
