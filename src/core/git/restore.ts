@@ -1,8 +1,8 @@
 /**
  * `paddock restore`: re-creates an agent's worktree from its evidence alone —
  * the snapshot commit (tracked and untracked files), the archive (ignored
- * files, empty folders, nested repositories), the submodules' git dirs (also
- * those with no checkout, back into the new worktree's git dir), and
+ * files, empty folders, nested repositories), the submodules' git dirs (back
+ * into the new worktree's git dir, with a checkout or not: reabsorbGitDirs.ts), and
  * the inventory's modes and times — as a linked worktree of the repository on
  * the branch HEAD named at cleanup (or detached at its HEAD when the agent left
  * it detached, or the branch moved on or is checked out elsewhere), with the
@@ -34,6 +34,7 @@ import { foreignWorktreeNotes } from './foreignRestore';
 import { restoreUpdateRefsBranches, updateRefsBranches } from './updateRefs';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
 import { makeDirs } from '../common/makeDirs';
+import { reabsorbGitDirs } from './reabsorbGitDirs';
 
 export interface RestoreOptions {
   repo: string;
@@ -310,7 +311,9 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
     await runGit(['config', '--file', path.join(dotGit, 'config'), '--unset', 'core.worktree'], { cwd: target, allowFailure: true });
   }
   await restorePrivateGitDirs(target, opts.evidenceDir, manifest?.privateGitDirs ?? []);
-  const problems = [...sparseProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
+  // Back into the new worktree's git dir, where the agent's git had them (before the inventory's modes and times).
+  const absorbProblems = await reabsorbGitDirs(target, (manifest?.gitdirs ?? []).map((g) => g.path));
+  const problems = [...sparseProblems, ...absorbProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
   problems.push(...(await foreignWorktreeNotes(target, manifest?.worktree ?? target, opts.evidenceDir, manifest?.foreign)));
   for (const note of c.notes) if (note) problems.push(note);
   if (manifest) problems.push(...(await relinkHardLinks(target, manifest.entries)));
