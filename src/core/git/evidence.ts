@@ -206,7 +206,6 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const exactable = staged.filter((f) => captured.has(f.path) && byPath.get(f.path)?.type === 'file');
     const treeHasAttributes = walk.entries.some((e) => e.path === '.gitattributes' || e.path.endsWith('/.gitattributes'));
     const exacting = startEarly(captureExactBytes({ worktree, env, files: exactable, treeHasAttributes, setup: conversions, exactIndex: path.join(scratch, 'exact-index') }));
-
     const limit = opts.patchBlobLimitBytes ?? PATCH_BLOB_LIMIT;
     const large = walk.entries.filter((e) => e.type === 'file' && e.size > limit && captured.has(e.path)).map((e) => e.path);
     const forPatch = await treeForPatch({ worktree, baseSha, tree, tempIndex, scratch, env, large });
@@ -284,6 +283,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       snapshotSha,
       headSha,
       branch: opts.branch ?? null,
+      rootMode: walk.rootMode, // JSON leaves it out when unknown
       ...(headRef !== undefined ? { headRef } : {}),
       ...(unbornBranch !== null ? { unbornBranch } : {}),
       ...(index ? { index: { tree: index.tree, commit: index.commit, unmerged: index.unmerged, ...(index.stages.length > 0 ? { stages: index.stages } : {}) } } : {}),

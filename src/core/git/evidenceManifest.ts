@@ -137,6 +137,8 @@ export const ManifestSchema = z.object({
   headRef: z.optional(z.nullable(z.string())),
   /** The branch HEAD named when it had no commit yet (`checkout --orphan`). Absent: HEAD had a commit. */
   unbornBranch: z.optional(z.string()),
+  /** The worktree folder's own permission bits (`entries` are what is in it). Absent: evidence from before they were recorded. */
+  rootMode: z.optional(z.number().check(z.int(), z.nonnegative(), z.lte(0o7777))),
   /** The agent's index when it differed from HEAD: its tree, and the commit (a snapshot parent) that keeps it. Absent: the index was HEAD. */
   index: z.optional(
     z.object({

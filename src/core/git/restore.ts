@@ -122,8 +122,8 @@ async function applyInventory(target: string, manifest: Manifest): Promise<void>
   for (const e of [...files, ...dirs]) {
     const p = fsPath(path.join(target, e.path));
     try {
-      // Only onto an entry of the same type: a submodule's `.git` file comes back as a folder (its git
-      // dir), and a file's 0644 on it would lock its owner out; chmod through a symlink would reach outside.
+      // Only onto an entry of the same type: a submodule's `.git` file git would not absorb again stays a
+      // folder (its git dir), and a file's 0644 on it would lock its owner out; chmod through a symlink would reach outside.
       const now = await fs.lstat(p);
       if (e.type === 'dir' ? !now.isDirectory() : !now.isFile()) continue;
       await fs.chmod(p, e.mode);
@@ -220,7 +220,10 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   const made = { folder: false };
   try {
     const branchNote = headSha ? await addCheckout(opts.repo, target, checkout.branch, headSha, checkout.detached, made) : await addUnborn(opts.repo, target, unborn!, snapshotSha, made);
-    return await fillWorktree(opts, target, manifest, { snapshotSha, headSha, branchNote, notes: [operationBranchNote, ...updateRefsNotes, branchGone] });
+    const result = await fillWorktree(opts, target, manifest, { snapshotSha, headSha, branchNote, notes: [operationBranchNote, ...updateRefsNotes, branchGone] });
+    // Last, as a read-only root would refuse the writes above.
+    result.problems.push(...(await restoreRootMode(target, manifest?.rootMode)));
+    return result;
   } catch (err) {
     // Everything in the folder came from the evidence, which is untouched: a restore cut short (a
     // smudge filter git cannot run, a full disk) leaves nothing half-made at the agent's path that
@@ -231,6 +234,18 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
     const said = made.folder ? `Could not restore the worktree ${target}: ${why}` : why;
     throw failure(`${said}. ${left ?? 'Nothing was left there'}; the evidence is unchanged, so the restore can be run again.`);
   }
+}
+
+/**
+ * The worktree folder's own mode, as the agent left it (a 0700 worktree came back 0755, readable by
+ * all). Also in an empty folder given with --to: git made it again in its place, with its own mode.
+ */
+async function restoreRootMode(target: string, mode: number | undefined): Promise<string[]> {
+  if (mode === undefined) return [];
+  return fs.chmod(fsPath(target), mode).then(
+    () => [],
+    () => [`${target} could not be given the mode ${mode.toString(8).padStart(4, '0')} the agent's worktree folder had.`],
+  );
 }
 
 type MadeBranch = { ref: string; sha: string };
