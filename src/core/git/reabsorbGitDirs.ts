@@ -41,10 +41,25 @@ export async function reabsorbGitDirs(target: string, checkouts: readonly string
   return problems;
 }
 
+/**
+ * The submodule's name in `parent`'s `.gitmodules` for its path `rel` there: git keeps its git dir
+ * under `modules/<name>`, which is its path only when it was added without `--name`. The file on
+ * disk, as git's own `absorbgitdirs` reads it; its path when no entry names it.
+ */
+async function submoduleName(parentDir: string, rel: string): Promise<string> {
+  const res = await runGit(['config', '--file', path.join(parentDir, '.gitmodules'), '-z', '--get-regexp', '^submodule\\..*\\.path$'], { cwd: parentDir, env: NO_HOOKS_ENV, allowFailure: true });
+  for (const entry of res.code === 0 ? res.stdout.split('\0') : []) {
+    const nl = entry.indexOf('\n');
+    if (nl < 0 || entry.slice(nl + 1) !== rel) continue;
+    return entry.slice('submodule.'.length, nl - '.path'.length);
+  }
+  return rel;
+}
+
 /** Points the nested checkout `p` at the copy of its git dir inside `parent`'s `.git` folder, when there is one. */
 async function pointIntoParent(target: string, parent: string, p: string): Promise<void> {
   const checkout = path.join(target, p);
-  const inParent = path.join(target, parent, '.git', 'modules', p.slice(parent.length + 1));
+  const inParent = path.join(target, parent, '.git', 'modules', await submoduleName(path.join(target, parent), p.slice(parent.length + 1)));
   const own = await fs.lstat(fsPath(path.join(checkout, '.git'))).catch(() => null);
   const kept = await fs.lstat(fsPath(path.join(inParent, 'HEAD'))).catch(() => null);
   if (!own?.isDirectory() || !kept?.isFile()) return;

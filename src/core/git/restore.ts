@@ -220,6 +220,9 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   const made = { folder: false };
   try {
     const branchNote = headSha ? await addCheckout(opts.repo, target, checkout.branch, headSha, checkout.detached, made) : await addUnborn(opts.repo, target, unborn!, snapshotSha, made);
+    // A private worktree's files (.env, keys) are written into the folder git made with its own mode
+    // (0755): closed to others before the first write, given its exact mode once all are written.
+    if (manifest?.rootMode !== undefined) await fs.chmod(fsPath(target), (manifest.rootMode & 0o7700) | 0o700).catch(() => undefined);
     const result = await fillWorktree(opts, target, manifest, { snapshotSha, headSha, branchNote, notes: [operationBranchNote, ...updateRefsNotes, branchGone] });
     // Last, as a read-only root would refuse the writes above.
     result.problems.push(...(await restoreRootMode(target, manifest?.rootMode)));

@@ -46,7 +46,7 @@ describe('attempts: added lines per file', function () {
     assert.deepEqual(added.get('second.txt'), ['second file']);
   });
 
-  // Bug 158: in a sparse checkout git's `add -A` refused, for the whole add, a file written outside the
+  // Bug 157: in a sparse checkout git's `add -A` refused, for the whole add, a file written outside the
   // patterns: Compare Attempts had no tree, and the check's guard could not read the worktree.
   it('reads a sparse checkout with a file written outside its patterns, and keeps what the patterns leave out', async () => {
     const repo = sb.repo({ 'kept/in.txt': 'in\n', 'left/out.txt': 'out\n' });

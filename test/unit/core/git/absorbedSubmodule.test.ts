@@ -26,17 +26,22 @@ describe('git: a submodule whose git dir lives in the worktree\'s git dir comes 
   let wt: string;
   useGitSandbox((fresh) => {
     sb = fresh;
+  });
+
+  /** vendor/lib, and its own deps/inner; named as their paths unless `names` (`submodule add --name`). */
+  function setup(names?: { lib: string; inner: string }): void {
+    const named = (name: string | undefined) => (name ? ['--name', name] : []);
     const inner = sb.repo({ 'in.c': 'inner\n' }, 'inner');
     const lib = sb.repo({ 'lib.c': 'lib\n' }, 'lib');
-    git(lib, ...FILE_PROTOCOL, 'submodule', 'add', '-q', inner, 'deps/inner');
+    git(lib, ...FILE_PROTOCOL, 'submodule', 'add', '-q', ...named(names?.inner), inner, 'deps/inner');
     git(lib, 'commit', '-q', '-m', 'inner');
     repo = sb.repo({ 'README.md': 'hello\n' });
-    git(repo, ...FILE_PROTOCOL, 'submodule', 'add', '-q', lib, 'vendor/lib');
+    git(repo, ...FILE_PROTOCOL, 'submodule', 'add', '-q', ...named(names?.lib), lib, 'vendor/lib');
     git(repo, 'commit', '-q', '-m', 'submodule');
     base = git(repo, 'rev-parse', 'main');
     wt = sb.agentWorktree(repo);
     git(wt, ...FILE_PROTOCOL, 'submodule', 'update', '--init', '--recursive', '-q');
-  });
+  }
 
   /** What git says of the superproject and of each submodule. */
   function gitSays(dir: string): string[] {
@@ -81,6 +86,7 @@ describe('git: a submodule whose git dir lives in the worktree\'s git dir comes 
   }
 
   it('restored at the agent\'s path: every file, the .git files byte for byte, and git says what it said', async () => {
+    setup();
     agentWork();
     const dotGit = readFileSync(path.join(wt, 'vendor/lib/.git'), 'utf8');
     await roundTrip(wt);
@@ -90,10 +96,20 @@ describe('git: a submodule whose git dir lives in the worktree\'s git dir comes 
   });
 
   it('restored elsewhere (--to): the git dirs go into the new worktree\'s own', async () => {
+    setup();
     agentWork();
     const restored = sb.path('restored');
     await roundTrip(restored);
     assert.match(readFileSync(path.join(restored, 'vendor/lib/.git'), 'utf8'), /worktrees\/restored\/modules\/vendor\/lib\n$/);
     assert.equal(git(path.join(restored, 'vendor/lib'), 'rev-parse', '--show-toplevel'), path.join(restored, 'vendor/lib'));
+  });
+
+  // Bug 158's review: git keeps a submodule's git dir under modules/<name>, its path only when added without --name.
+  it('a nested submodule whose name is not its path comes back in its parent\'s git dir, once', async () => {
+    setup({ lib: 'libname', inner: 'innername' });
+    agentWork();
+    assert.ok(lstatSync(path.join(privateGitDir(wt), 'modules/libname/modules/innername/HEAD')).isFile());
+    await roundTrip(wt);
+    git(wt, 'submodule', 'deinit', '-q', '-f', 'vendor/lib');
   });
 });

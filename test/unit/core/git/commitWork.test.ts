@@ -78,7 +78,7 @@ describe('git: commitAllWork', function () {
     assert.equal(git(wt, 'show', ':staged.txt'), 'staged version', 'the staged version is still staged');
   });
 
-  // Bug 158: in a sparse checkout git's `add -A` refused, for the whole add, a file written outside the patterns.
+  // Bug 157: in a sparse checkout git's `add -A` refused, for the whole add, a file written outside the patterns.
   it('in a sparse checkout, commits a file written outside its patterns and keeps what the patterns leave out', async () => {
     const { wt } = setup();
     write(wt, 'kept/in.txt', 'in\n');

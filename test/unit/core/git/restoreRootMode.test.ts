@@ -3,7 +3,7 @@
  * mode was never kept: an agent's worktree made 0700 (or 0711) came back 0755, readable by all.
  */
 import * as assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { restoreWorktree, type RestoreResult } from '../../../../src/core/git/restore';
@@ -68,5 +68,32 @@ describe("git: restore gives the worktree folder its own mode back", function ()
     const result = await restore(sb.path('older'));
     assert.equal(modeOf(result.path), 0o755 & ~process.umask());
     assert.deepEqual(result.problems, []);
+  });
+
+  // Bug 159's review: the mode was set last, so the files (.env, keys) were written into the 0755 folder git made.
+  it('a private worktree folder is never open to others while restore writes into it', async () => {
+    write(wt, '.env', 'SECRET=1\n');
+    for (let i = 0; i < 20; i++) write(wt, `keys/k${i}.pem`, `key ${i}\n`);
+    chmodSync(wt, 0o700);
+    await captureAndRemove();
+    const target = sb.path('elsewhere');
+    const seen = new Set<number>();
+    // The restore awaits git processes and file writes: this runs between them, as another user could look.
+    const look = setInterval(() => {
+      try {
+        // Once a file of the agent's is in it (git's own `.git` file comes first, with the folder).
+        if (readdirSync(target).some((name) => name !== '.git')) seen.add(modeOf(target));
+      } catch {
+        // not made yet, or already gone
+      }
+    }, 1);
+    try {
+      await restore(target);
+    } finally {
+      clearInterval(look);
+    }
+    assert.equal(readFileSync(path.join(target, '.env'), 'utf8'), 'SECRET=1\n');
+    assert.ok(seen.size > 0, 'the folder was looked at while its files were written');
+    assert.deepEqual([...seen].filter((m) => (m & 0o077) !== 0).map((m) => m.toString(8)), []);
   });
 });
