@@ -42,7 +42,7 @@ import { commitsOnlyInWorktree, keeperParents } from './keptCommits';
 import { autoMergeTree, keepRefObjects } from './refObjects';
 import { innerWorktrees } from './innerWorktrees';
 import { foreignWorktreeWords, keepForeignCommits, withForeignStaged } from './foreignWorktrees';
-import { findForeignWorktrees, placeForeignBundles } from './foreignCapture';
+import { findForeignWorktrees, placeForeignBundles, withOutsideWorktrees } from './foreignCapture';
 import { PATCH_BLOB_LIMIT, treeForPatch } from './patchTree';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
@@ -272,7 +272,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       nested: walk.nested.map((n) => n.path).slice(0, 200),
       ...(privateKept.length > 0 ? { keptGitDirs: privateKept.map((g) => g.part.path).slice(0, 200) } : {}),
       keptCommits: kept.length,
-      ...(foreign.length > 0 ? { foreignWorktrees: foreignWorktreeWords(foreign, evidenceDir).slice(0, 200) } : {}),
+      ...(foreign.length + foreignFound.outside.length > 0 ? { foreignWorktrees: [...foreignWorktreeWords(foreign, evidenceDir), ...foreignFound.outside].slice(0, 200) } : {}),
       ...(plan.archive.some((p) => refused.has(p)) ? { unstorable: plan.archive.filter((p) => refused.has(p)).length } : {}),
     };
     const archived = new Set(plan.archive);
@@ -336,7 +336,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       stamp: { entries: walk.entries, gitDir: ownGitDir, gitDirEntries: (await walkingGitDir).entries },
     };
   } catch (err) {
-    throw withForeignStaged(err, foreignFound.stop, CONSENT_NEEDED);
+    throw withOutsideWorktrees(withForeignStaged(err, foreignFound.stop, CONSENT_NEEDED), foreignFound.outside, CONSENT_NEEDED);
   } finally {
     for (const t of temps) await fs.rm(t, { force: true });
     await fs.rm(scratch, { recursive: true, force: true });

@@ -36,7 +36,7 @@ export const EvidenceSummarySchema = z.object({
   keptGitDirs: z.optional(z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(200))),
   /** Commits only the worktree's reflogs or own refs knew, kept as extra parents of the snapshot. */
   keptCommits: z.number().check(z.int(), z.nonnegative()),
-  /** Worktrees of another repository inside this one, in words: where their commits were kept (foreignWorktrees.ts), each shortened to the bound. Absent: none. */
+  /** Worktrees of another repository inside this one, in words: where their commits were kept (foreignWorktrees.ts); then a nested repository's linked worktrees outside it (outsideWorktrees.ts); each shortened to the bound. Absent: none. */
   foreignWorktrees: z.optional(z.array(z.string().check(z.maxLength(8192))).check(z.maxLength(200))),
   /** Of `archived`, the files git would not store (a filter or encoding that failed on them, a name it refuses), kept as they are on disk. Absent: none. */
   unstorable: z.optional(z.number().check(z.int(), z.nonnegative())),

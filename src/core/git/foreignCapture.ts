@@ -9,12 +9,16 @@ import * as path from 'node:path';
 import { syncDir } from './archive';
 import { commonDirOf } from './headFiles';
 import type { NestedRepo } from './inventory';
+import { outsideWorktreesOf, outsideWorktreeWords } from './outsideWorktrees';
+export { withOutsideWorktrees } from './outsideWorktrees';
 import { FOREIGN_DIR, foreignStagedSentence, foreignWorktreesIn, foreignWorktreeStaged, type ForeignWorktree } from './foreignWorktrees';
 
-export async function findForeignWorktrees(worktree: string, nested: readonly NestedRepo[], ownGitDir: string): Promise<{ found: ForeignWorktree[]; stop: string | null }> {
+export async function findForeignWorktrees(worktree: string, nested: readonly NestedRepo[], ownGitDir: string): Promise<{ found: ForeignWorktree[]; stop: string | null; outside: string[] }> {
   const found = await foreignWorktreesIn(worktree, nested, ownGitDir, await commonDirOf(ownGitDir));
   const staged = await foreignWorktreeStaged(worktree, found);
-  return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? '') };
+  // The other way round: a nested repository's linked worktrees outside this one, in words for the summary (outsideWorktrees.ts).
+  const outside = outsideWorktreeWords(await outsideWorktreesOf(worktree, nested));
+  return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? ''), outside };
 }
 
 /**

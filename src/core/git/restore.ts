@@ -35,6 +35,7 @@ import { restoreUpdateRefsBranches, updateRefsBranches } from './updateRefs';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
 import { makeDirs } from '../common/makeDirs';
 import { reabsorbGitDirs } from './reabsorbGitDirs';
+import { relinkOutsideWorktrees } from './outsideWorktrees';
 
 export interface RestoreOptions {
   repo: string;
@@ -333,6 +334,8 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   const absorbProblems = await reabsorbGitDirs(target, (manifest?.gitdirs ?? []).map((g) => g.path));
   const problems = [...sparseProblems, ...absorbProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
   problems.push(...(await foreignWorktreeNotes(target, manifest?.worktree ?? target, opts.evidenceDir, manifest?.foreign)));
+  // A nested repository's linked worktrees outside the agent's: their `.git` files named its old place.
+  if (manifest) problems.push(...(await relinkOutsideWorktrees(target, manifest.worktree, manifest.summary.nested)));
   for (const note of c.notes) if (note) problems.push(note);
   if (manifest) problems.push(...(await relinkHardLinks(target, manifest.entries)));
   if (manifest) await applyInventory(target, manifest);
