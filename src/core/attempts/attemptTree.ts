@@ -51,7 +51,7 @@ export async function worktreeTree(worktree: string): Promise<{ tree: string; he
     }
     // Through the person's clean filters: one slow but working (a quiet wait on a service) is let run to the bound (stallMs 0).
     // --sparse: in a sparse checkout git refuses, for the whole add, a file written outside its patterns (sparseAdd.ts).
-    await runGit(['add', '-A', ...(await sparseAddFlag(worktree)), '--', '.'], { cwd: worktree, env, timeoutMs: GIT_BULK_TIMEOUT_MS, stallMs: 0 });
+    await runGit(['add', '-A', ...(await sparseAddFlag()), '--', '.'], { cwd: worktree, env, timeoutMs: GIT_BULK_TIMEOUT_MS, stallMs: 0 });
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
     return { tree, head };
   } finally {

@@ -288,7 +288,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       ...(unbornBranch !== null ? { unbornBranch } : {}),
       ...(index ? { index: { tree: index.tree, commit: index.commit, unmerged: index.unmerged, ...(index.stages.length > 0 ? { stages: index.stages } : {}) } } : {}),
       ...(forPatch.omitted.length > 0 ? { patchOmits: forPatch.omitted } : {}),
-      ...(foreign.length > 0 ? { foreign } : {}),
+      ...(foreign.length > 0 ? { foreign } : {}), ...foreignFound.outsideKept,
       ...(inner.length > 0 ? { linked: inner.map((w) => ({ path: w.path, head: w.head, branch: w.branch })) } : {}),
       summary,
       archive: archiveTemp ? ARCHIVE_FILE : null,

@@ -5,6 +5,7 @@
  * can put every part back. Read back through zod like every store file.
  */
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import * as z from '../common/zod';
 import { failure } from '../common/errors';
 
@@ -174,6 +175,21 @@ export const ManifestSchema = z.object({
         notCopied: z.optional(z.number().check(z.int(), z.nonnegative())),
       }),
     ),
+  ),
+  /**
+   * A nested repository's linked worktrees outside the agent's whose `.git` named that repository
+   * (outsideWorktrees.ts): the repository (relative), the registration's id, the folder, and the git
+   * dir its `.git` named. Restore links only these again, and only while that is what it names. Absent: none.
+   */
+  outside: z.optional(
+    z.array(
+      z.object({
+        repo: z.string().check(z.maxLength(4096)),
+        id: z.string().check(z.regex(/^[^/\\\0]+$/), z.refine((id) => id !== '.' && id !== '..', 'not a registration id')),
+        folder: z.string().check(z.maxLength(4096), z.refine((p) => path.isAbsolute(p), 'not an absolute path')),
+        gitdir: z.string().check(z.maxLength(4096), z.refine((p) => path.isAbsolute(p), 'not an absolute path')),
+      }),
+    ).check(z.maxLength(200)),
   ),
   /** Linked worktrees that were inside the agent's (their files are in the archive, their commits kept): restore links them again. */
   linked: z.optional(z.array(z.object({ path: z.string(), head: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))), branch: z.nullable(z.string()) }))),

@@ -5,7 +5,9 @@
  * Nothing is lost (the archive keeps it all, the checkout's files are not touched), but git fails
  * in that checkout until a restore brings the repository back. The capture names each one in the
  * cleanup's summary; restore links it again (`git worktree repair`, needed when the repository comes
- * back at another path), or says it could not.
+ * back at another path), or says it could not. Only a checkout whose `.git` names this repository
+ * counts: the agent's copy (`cp -r`) of the person's repository carries registrations of the
+ * person's worktrees, which still name the person's repository and must never be taken over.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -20,8 +22,12 @@ import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
 export interface OutsideWorktree {
   /** The nested repository, relative to the agent's worktree. */
   repo: string;
+  /** Its registration's id: the folder's name under the repository's `.git/worktrees`. */
+  id: string;
   /** The linked worktree's folder, as its registration names it. */
   folder: string;
+  /** The git dir the folder's `.git` names (absolute), as it named it: restore repairs only while it still does. */
+  gitdir: string;
   branch: string | null;
 }
 
@@ -42,7 +48,24 @@ async function registrations(common: string): Promise<Registration[]> {
   return found;
 }
 
-/** The linked worktrees outside `worktree` of the repositories with a `.git` folder inside it. */
+/** The git dir a checkout's `.git` file names (absolute, symbolic links not resolved), or null (no such file, not one git wrote). */
+async function namedGitDir(folder: string): Promise<string | null> {
+  const text = await fs.readFile(path.join(folder, '.git'), 'utf8').catch(() => null);
+  const named = text === null ? null : /^gitdir: (.+)$/m.exec(text)?.[1];
+  return named ? path.resolve(folder, named) : null;
+}
+
+/** Whether `a` and `b` are one folder, symbolic links resolved; false when either is gone. */
+async function same(a: string, b: string): Promise<boolean> {
+  const [ra, rb] = [await realPathOr(a, null), await realPathOr(b, null)];
+  return ra !== null && ra === rb;
+}
+
+/**
+ * The linked worktrees outside `worktree` of the repositories with a `.git` folder inside it: only
+ * those whose `.git` names that repository's registration. A registration whose folder is gone (not
+ * pruned) or names another repository (a copy's) is not this repository's to speak for.
+ */
 export async function outsideWorktreesOf(worktree: string, nested: readonly NestedRepo[]): Promise<OutsideWorktree[]> {
   const root = await realPathOr(worktree, worktree);
   const found: OutsideWorktree[] = [];
@@ -51,8 +74,11 @@ export async function outsideWorktreesOf(worktree: string, nested: readonly Nest
     if (n.gitFile) continue;
     const common = path.join(worktree, n.path, '.git');
     for (const r of await registrations(common)) {
-      if (isWithin(await realPathOr(r.folder, r.folder), root)) continue;
-      found.push({ repo: n.path, folder: r.folder, branch: (await headOf(r.adminDir, common)).branch });
+      const real = await realPathOr(r.folder, null);
+      if (real === null || isWithin(real, root)) continue;
+      const gitdir = await namedGitDir(r.folder);
+      if (gitdir === null || !(await same(gitdir, r.adminDir))) continue;
+      found.push({ repo: n.path, id: path.basename(r.adminDir), folder: r.folder, gitdir, branch: (await headOf(r.adminDir, common)).branch });
     }
   }
   return found;
@@ -76,45 +102,34 @@ export function withOutsideWorktrees(err: unknown, words: readonly string[], con
   return failure(`${err.message.replace(/\.$/, '')}. Also: ${words.join('; ')}.`, consentCode);
 }
 
-/** The git dir a checkout's `.git` file names, or null (no such file, not one git wrote). */
-async function namedGitDir(folder: string): Promise<string | null> {
-  const text = await fs.readFile(path.join(folder, '.git'), 'utf8').catch(() => null);
-  const named = text === null ? null : /^gitdir: (.+)$/m.exec(text)?.[1];
-  return named ? path.resolve(folder, named) : null;
-}
-
-const same = async (a: string, b: string) => (await realPathOr(a, a)) === (await realPathOr(b, b));
-
 /**
- * At restore, for each nested repository (`nested`, relative paths) brought back into `target`: its
- * linked worktrees outside the agent's worktree (captured at `origin`) are linked to it again when
- * their `.git` file names a git dir that is gone (the one removed with the agent's worktree); one
- * whose `.git` names another that exists is not taken over. Returns what is not as it was.
+ * At restore into `target`: each linked worktree the capture recorded (`outside`) is linked to its
+ * restored repository again when its `.git` still names, exactly, the git dir it named then (removed
+ * with the agent's worktree). One whose `.git` names anything else is not taken over. Returns what
+ * is not as it was.
  */
-export async function relinkOutsideWorktrees(target: string, origin: string, nested: readonly string[]): Promise<string[]> {
+export async function relinkOutsideWorktrees(target: string, outside: readonly Omit<OutsideWorktree, 'branch'>[]): Promise<string[]> {
   const problems: string[] = [];
-  for (const rel of nested) {
-    const repoDir = path.join(target, rel);
-    const common = path.join(repoDir, '.git');
-    if (!(await fs.lstat(common).then((st) => st.isDirectory(), () => false))) continue;
-    for (const r of await registrations(common)) {
-      if (isWithin(r.folder, origin) || isWithin(r.folder, target)) continue;
-      const where = `${printable(rel)}'s linked worktree ${printable(r.folder)}`;
-      const named = await namedGitDir(r.folder);
-      if (named !== null && (await same(named, r.adminDir))) continue;
-      if (named === null) {
-        problems.push(`${where} is gone or has no .git file; the repository still lists it (\`git worktree prune\` in it forgets it).`);
-        continue;
-      }
-      if (await pathExists(named)) {
-        problems.push(`${where} now belongs to ${printable(named)}; it was not linked to the restored repository (\`git worktree repair\` in it would take it over).`);
-        continue;
-      }
-      const res = await runGit(['worktree', 'repair', r.folder], { cwd: repoDir, env: NO_HOOKS_ENV, allowFailure: true });
-      const after = await namedGitDir(r.folder);
-      if (res.code !== 0 || after === null || !(await same(after, r.adminDir))) {
-        problems.push(`${where} could not be linked to the restored repository again (${firstLine(res.stderr) || `exit code ${res.code}`}); git fails there until \`git worktree repair\` is run in it.`);
-      }
+  const realTarget = await realPathOr(target, target);
+  for (const o of outside) {
+    const repoDir = path.join(target, o.repo);
+    const adminDir = path.join(repoDir, '.git', 'worktrees', o.id);
+    if (!isWithin(repoDir, target) || isWithin((await realPathOr(o.folder, o.folder)), realTarget)) continue;
+    const where = `${printable(o.repo)}'s linked worktree ${printable(o.folder)}`;
+    const named = await namedGitDir(o.folder);
+    if (named !== null && (await same(named, adminDir))) continue;
+    if (named === null) {
+      problems.push(`${where} is gone or has no .git file; the repository still lists it (\`git worktree prune\` in it forgets it).`);
+      continue;
+    }
+    if (named !== o.gitdir || (await pathExists(named)) || !(await pathExists(adminDir))) {
+      problems.push(`${where} now names ${printable(named)}; it was not linked to the restored repository (\`git worktree repair\` in it would take it over).`);
+      continue;
+    }
+    const res = await runGit(['worktree', 'repair', o.folder], { cwd: repoDir, env: NO_HOOKS_ENV, allowFailure: true });
+    const after = await namedGitDir(o.folder);
+    if (res.code !== 0 || after === null || !(await same(after, adminDir))) {
+      problems.push(`${where} could not be linked to the restored repository again (${firstLine(res.stderr) || `exit code ${res.code}`}); git fails there until \`git worktree repair\` is run in it.`);
     }
   }
   return problems;

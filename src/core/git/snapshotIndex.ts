@@ -130,7 +130,7 @@ async function addPathspecs(opts: StageOptions, off: readonly string[], flags: s
   // --sparse: in a sparse checkout git refuses (exit 1, for the whole add) a file the agent wrote outside
   // its patterns, so one such file failed every capture; a skip-worktree entry absent from disk stays as it was.
   // Only to a git that takes it (2.34+, sparseAdd.ts): an older one fails on the option.
-  return runGit([...(opts.asGitAdds ? ADDS_ALL_CONFIG : EXACT_CONFIG), ...off, 'add', '--ignore-errors', ...(await sparseAddFlag(opts.worktree)), ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
+  return runGit([...(opts.asGitAdds ? ADDS_ALL_CONFIG : EXACT_CONFIG), ...off, 'add', '--ignore-errors', ...(await sparseAddFlag()), ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
     cwd: opts.worktree,
     env: opts.env,
     input: encodeName(pathspecs.map((p) => `${p}\0`).join('')),

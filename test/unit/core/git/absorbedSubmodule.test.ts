@@ -112,4 +112,22 @@ describe('git: a submodule whose git dir lives in the worktree\'s git dir comes 
     await roundTrip(wt);
     git(wt, 'submodule', 'deinit', '-q', '-f', 'vendor/lib');
   });
+
+  // Bug 158's second review: the name is read from a .gitmodules the agent can write; git refuses a `..` in it.
+  it('a name in .gitmodules leading out of the parent\'s git dir touches no other repository', async () => {
+    setup();
+    const victim = sb.repo({ 'v.txt': 'victim\n' }, 'victim');
+    const sub = path.join(wt, 'vendor/lib');
+    const escape = path.relative(path.join(sub, '.git/modules'), path.join(victim, '.git'));
+    git(sub, 'config', '-f', '.gitmodules', '--rename-section', 'submodule.deps/inner', `submodule.${escape}`);
+    const config = readFileSync(path.join(victim, '.git/config'), 'utf8');
+    await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: base, branch: 'paddock/job1' });
+    await removeWorktree(repo, wt);
+    const result = await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: wt, branch: 'paddock/job1' });
+    assert.equal(readFileSync(path.join(victim, '.git/config'), 'utf8'), config, 'the other repository\'s config as it was');
+    assert.equal(git(victim, 'status', '--porcelain'), '');
+    // git cannot follow the nested checkout when its parent's git dir moves under a name it refuses: said, not left unsaid.
+    assert.equal(result.problems.length, 1, result.problems.join(' | '));
+    assert.match(result.problems[0]!, /^vendor\/lib\/deps\/inner: its \.git names .*, which is not there/);
+  });
 });

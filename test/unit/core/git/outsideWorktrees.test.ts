@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { restoreWorktree } from '../../../../src/core/git/restore';
@@ -92,5 +92,41 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
       (err: Error) => /^Nothing was removed: .*Also: inner: a repository in the agent's worktree with a linked worktree outside it, .*outside \(on side\)/s.test(err.message),
     );
   });
-});
 
+  // Bug 170's review: only a checkout whose .git names this repository is its to speak for, and to repair.
+  it('a copy (cp -r) of the person\'s repository, and a registration whose folder is gone, are neither named nor repaired', async () => {
+    const person = sb.repo({ 'r.txt': 'r\n' }, 'R');
+    const theirs = sb.path('W');
+    git(person, 'worktree', 'add', '-q', '-b', 'wbranch', theirs);
+    execFileSync('cp', ['-r', person, path.join(wt, 'copy')]);
+    const stale = sb.path('stale');
+    git(path.join(wt, 'inner'), 'worktree', 'add', '-q', '-b', 'stale', stale);
+    rmSync(stale, { recursive: true, force: true });
+    const dotGit = readFileSync(path.join(theirs, '.git'), 'utf8');
+    const words = await capture();
+    assert.equal(words.length, 1, `only inner's own linked worktree: ${words.join(' | ')}`);
+    assert.doesNotMatch(status(theirs), /^FAILED/, 'git works in the person\'s worktree, as the summary says nothing of it');
+    renameSync(person, sb.path('R-moved')); // the person moves their repository; W waits for their own `git worktree repair`
+    const result = await restore(sb.path('elsewhere'));
+    assert.deepEqual(result.problems, []);
+    assert.equal(readFileSync(path.join(theirs, '.git'), 'utf8'), dotGit, 'the person\'s worktree still names their repository');
+    assert.doesNotMatch(status(outside), /^FAILED/, 'inner\'s own is linked again');
+  });
+
+  it('a worktree reached through a symbolic link, its nested repository\'s linked worktree inside it: nothing to say at restore', async () => {
+    const repo2 = sb.repo({ 'README.md': 'two\n' }, 'repo2');
+    symlinkSync(sb.dir, sb.path('L'));
+    const wt2 = sb.agentWorktree(repo2, path.join(sb.path('L'), 'wt2'));
+    const inner = path.join(wt2, 'inner');
+    git(wt2, 'init', '-q', '-b', 'main', 'inner');
+    write(inner, 'x.txt', 'x\n');
+    git(inner, 'add', '.');
+    git(inner, ...WHO, 'commit', '-q', '-m', 'x');
+    git(inner, 'worktree', 'add', '-q', '-b', 'side', '../inner2');
+    const ev = await captureEvidence({ repo: repo2, worktree: wt2, jobId: 'job1', patchPath: sb.path('store2', 'evidence', 'snapshot.patch'), baseSha: git(repo2, 'rev-parse', 'main'), branch: 'paddock/job1' });
+    assert.ok(!(ev.summary.foreignWorktrees ?? []).some((w) => w.includes('outside it')), 'inner2 is inside the worktree');
+    await removeWorktree(repo2, wt2);
+    const result = await restoreWorktree({ repo: repo2, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store2', 'evidence'), target: sb.path('elsewhere2'), branch: 'paddock/job1' });
+    assert.deepEqual(result.problems.filter((p) => /linked worktree/.test(p)), [], 'no false "gone or has no .git file"');
+  });
+});

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, watch, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { commitAllWork } from '../../../../src/core/git';
@@ -29,12 +29,14 @@ describe('git add --sparse on a git before 2.34 (bug 157 review)', function () {
       path.join(bin, 'git'),
       [
         '#!/bin/sh',
-        'skip=0; sub=',
+        'skip=0; sub=; h=',
         'for a in "$@"; do',
         '  if [ $skip = 1 ]; then skip=0; continue; fi',
-        '  case "$a" in -c|-C) skip=1;; -*) ;; *) [ -z "$sub" ] && sub=$a;; esac',
+        '  case "$a" in -c|-C) skip=1;; -h) h=1;; -*) ;; *) [ -z "$sub" ] && sub=$a;; esac',
         `  if [ "$sub" = add ] && [ "$a" = --sparse ]; then echo "error: unknown option \\\`sparse'" >&2; exit 129; fi`,
         'done',
+        // Its `add -h` lists no --sparse, as git before 2.34.
+        `if [ "$sub" = add ] && [ "$h" = 1 ]; then '${real}' add -h | grep -v -- --sparse; exit 129; fi`,
         `exec '${real}' "$@"`,
         '',
       ].join('\n'),
@@ -47,7 +49,7 @@ describe('git add --sparse on a git before 2.34 (bug 157 review)', function () {
     const repo = sb.repo({ 'README.md': 'hello\n' });
     const wt = sb.agentWorktree(repo);
     olderGit();
-    assert.deepEqual(await sparseAddFlag(wt), [], 'the older git is asked once, and answers no');
+    assert.deepEqual(await sparseAddFlag(), [], 'the older git is asked once, and answers no');
     write(wt, 'new.txt', 'agent work\n');
     const { tree } = await worktreeTree(wt);
     assert.match(git(wt, 'ls-tree', '--name-only', tree), /new\.txt/);
@@ -58,7 +60,26 @@ describe('git add --sparse on a git before 2.34 (bug 157 review)', function () {
   });
 
   it('a git that takes --sparse is given it', async () => {
+    sb.repo({ 'README.md': 'hello\n' });
+    assert.deepEqual(await sparseAddFlag(), ['--sparse']);
+  });
+
+  it('asks without taking the lock of any worktree\'s index: a `git commit` there at that moment is not refused (bug 157, second review)', async () => {
     const repo = sb.repo({ 'README.md': 'hello\n' });
-    assert.deepEqual(await sparseAddFlag(repo), ['--sparse']);
+    const wt = sb.agentWorktree(repo);
+    // A PATH not asked before: the probe runs now.
+    const fresh = sb.path('freshpath');
+    mkdirSync(fresh);
+    process.env.PATH = `${fresh}:${process.env.PATH ?? ''}`;
+    const gitDir = git(wt, 'rev-parse', '--absolute-git-dir');
+    const seen: string[] = [];
+    const watcher = watch(gitDir, (_event, name) => seen.push(String(name)));
+    try {
+      assert.deepEqual(await sparseAddFlag(), ['--sparse']);
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      watcher.close();
+    }
+    assert.deepEqual(seen.filter((n) => n.startsWith('index')), [], 'nothing written beside the worktree\'s index');
   });
 });
