@@ -126,8 +126,9 @@ describe('faults: cleanup loses nothing (issue 11)', function () {
     const before = treeState(worktree, inSub);
     const to = roundTrip(r, id, before, inSub);
     const restoredSub = join(to, 'vendor', 'lib');
-    // The submodule's git dir comes back as its own .git folder, which its owner can enter.
-    assert.equal(statSync(join(restoredSub, '.git')).mode & 0o700, 0o700);
+    // Its git dir back in the restored worktree's, named by a .git file (bug 158), and its owner can enter it (bug 18).
+    const subGitDir = git(restoredSub, 'rev-parse', '--absolute-git-dir');
+    assert.ok(lstatSync(join(restoredSub, '.git')).isFile() && /\/worktrees\/[^/]+\/modules\/vendor\/lib$/.test(subGitDir) && (statSync(subGitDir).mode & 0o700) === 0o700, subGitDir);
     assert.equal(git(restoredSub, 'log', '--format=%s'), 'inside\nlib');
     assert.equal(git(restoredSub, 'status', '--porcelain'), 'M lib.txt\n?? u.txt');
   });

@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { patchHeaderName } from '../git/quotedName';
 import { ALL_SUBMODULES, GIT_BULK_TIMEOUT_MS, NO_HOOKS_ENV, runGit } from '../git/runGit';
+import { sparseAddFlag } from '../git/sparseAdd';
+import { setIndexFlags, skippedAndAbsent } from '../git/flaggedFiles';
 import type { JobRecord } from '../store/schema';
 import { worktreeGitEnv } from '../git/worktreeGitEnv';
 
@@ -45,8 +47,15 @@ export async function worktreeTree(repo: string, worktree: string): Promise<{ tr
   try {
     const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, env, allowFailure: true })).stdout.trim() || null;
     if (head) await runGit(['read-tree', head], { cwd: worktree, env });
+    // A sparse checkout's files left out of it are no deletions: flagged again in the scratch index (git fails on a path it does not hold).
+    const leftOut = await skippedAndAbsent(worktree);
+    if (leftOut.length > 0) {
+      const held = new Set((await runGit(['ls-files', '-z'], { cwd: worktree, env, names: true })).stdout.split('\0'));
+      await setIndexFlags(worktree, { skipWorktree: leftOut.filter((p) => held.has(p)) }, env);
+    }
     // Through the person's clean filters: one slow but working (a quiet wait on a service) is let run to the bound (stallMs 0).
-    await runGit(['add', '-A', '--', '.'], { cwd: worktree, env, timeoutMs: GIT_BULK_TIMEOUT_MS, stallMs: 0 });
+    // --sparse: in a sparse checkout git refuses, for the whole add, a file written outside its patterns (sparseAdd.ts).
+    await runGit(['add', '-A', ...(await sparseAddFlag()), '--', '.'], { cwd: worktree, env, timeoutMs: GIT_BULK_TIMEOUT_MS, stallMs: 0 });
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
     return { tree, head };
   } finally {

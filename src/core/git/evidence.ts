@@ -42,7 +42,7 @@ import { commitsOnlyInWorktree, keeperParents } from './keptCommits';
 import { autoMergeTree, keepRefObjects } from './refObjects';
 import { innerWorktrees } from './innerWorktrees';
 import { foreignWorktreeWords, keepForeignCommits, withForeignStaged } from './foreignWorktrees';
-import { findForeignWorktrees, placeForeignBundles } from './foreignCapture';
+import { findForeignWorktrees, placeForeignBundles, withOutsideWorktrees } from './foreignCapture';
 import { PATCH_BLOB_LIMIT, treeForPatch } from './patchTree';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
@@ -206,7 +206,6 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const exactable = staged.filter((f) => captured.has(f.path) && byPath.get(f.path)?.type === 'file');
     const treeHasAttributes = walk.entries.some((e) => e.path === '.gitattributes' || e.path.endsWith('/.gitattributes'));
     const exacting = startEarly(captureExactBytes({ worktree, env, files: exactable, treeHasAttributes, setup: conversions, exactIndex: path.join(scratch, 'exact-index') }));
-
     const limit = opts.patchBlobLimitBytes ?? PATCH_BLOB_LIMIT;
     const large = walk.entries.filter((e) => e.type === 'file' && e.size > limit && captured.has(e.path)).map((e) => e.path);
     const forPatch = await treeForPatch({ worktree, baseSha, tree, tempIndex, scratch, env, large });
@@ -273,7 +272,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       nested: walk.nested.map((n) => n.path).slice(0, 200),
       ...(privateKept.length > 0 ? { keptGitDirs: privateKept.map((g) => g.part.path).slice(0, 200) } : {}),
       keptCommits: kept.length,
-      ...(foreign.length > 0 ? { foreignWorktrees: foreignWorktreeWords(foreign, evidenceDir).slice(0, 200) } : {}),
+      ...(foreign.length + foreignFound.outside.length > 0 ? { foreignWorktrees: [...foreignWorktreeWords(foreign, evidenceDir), ...foreignFound.outside].slice(0, 200) } : {}),
       ...(plan.archive.some((p) => refused.has(p)) ? { unstorable: plan.archive.filter((p) => refused.has(p)).length } : {}),
     };
     const archived = new Set(plan.archive);
@@ -284,11 +283,12 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       snapshotSha,
       headSha,
       branch: opts.branch ?? null,
+      rootMode: walk.rootMode, // JSON leaves it out when unknown
       ...(headRef !== undefined ? { headRef } : {}),
       ...(unbornBranch !== null ? { unbornBranch } : {}),
       ...(index ? { index: { tree: index.tree, commit: index.commit, unmerged: index.unmerged, ...(index.stages.length > 0 ? { stages: index.stages } : {}) } } : {}),
       ...(forPatch.omitted.length > 0 ? { patchOmits: forPatch.omitted } : {}),
-      ...(foreign.length > 0 ? { foreign } : {}),
+      ...(foreign.length > 0 ? { foreign } : {}), ...foreignFound.outsideKept,
       ...(inner.length > 0 ? { linked: inner.map((w) => ({ path: w.path, head: w.head, branch: w.branch })) } : {}),
       summary,
       archive: archiveTemp ? ARCHIVE_FILE : null,
@@ -336,7 +336,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       stamp: { entries: walk.entries, gitDir: ownGitDir, gitDirEntries: (await walkingGitDir).entries },
     };
   } catch (err) {
-    throw withForeignStaged(err, foreignFound.stop, CONSENT_NEEDED);
+    throw withOutsideWorktrees(withForeignStaged(err, foreignFound.stop, CONSENT_NEEDED), foreignFound.outside, CONSENT_NEEDED);
   } finally {
     for (const t of temps) await fs.rm(t, { force: true });
     await fs.rm(scratch, { recursive: true, force: true });

@@ -5,6 +5,7 @@
  * can put every part back. Read back through zod like every store file.
  */
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import * as z from '../common/zod';
 import { failure } from '../common/errors';
 
@@ -36,7 +37,7 @@ export const EvidenceSummarySchema = z.object({
   keptGitDirs: z.optional(z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(200))),
   /** Commits only the worktree's reflogs or own refs knew, kept as extra parents of the snapshot. */
   keptCommits: z.number().check(z.int(), z.nonnegative()),
-  /** Worktrees of another repository inside this one, in words: where their commits were kept (foreignWorktrees.ts), each shortened to the bound. Absent: none. */
+  /** Worktrees of another repository inside this one, in words: where their commits were kept (foreignWorktrees.ts); then a nested repository's linked worktrees outside it (outsideWorktrees.ts); each shortened to the bound. Absent: none. */
   foreignWorktrees: z.optional(z.array(z.string().check(z.maxLength(8192))).check(z.maxLength(200))),
   /** Of `archived`, the files git would not store (a filter or encoding that failed on them, a name it refuses), kept as they are on disk. Absent: none. */
   unstorable: z.optional(z.number().check(z.int(), z.nonnegative())),
@@ -137,6 +138,8 @@ export const ManifestSchema = z.object({
   headRef: z.optional(z.nullable(z.string())),
   /** The branch HEAD named when it had no commit yet (`checkout --orphan`). Absent: HEAD had a commit. */
   unbornBranch: z.optional(z.string()),
+  /** The worktree folder's own permission bits (`entries` are what is in it). Absent: evidence from before they were recorded. */
+  rootMode: z.optional(z.number().check(z.int(), z.nonnegative(), z.lte(0o7777))),
   /** The agent's index when it differed from HEAD: its tree, and the commit (a snapshot parent) that keeps it. Absent: the index was HEAD. */
   index: z.optional(
     z.object({
@@ -172,6 +175,21 @@ export const ManifestSchema = z.object({
         notCopied: z.optional(z.number().check(z.int(), z.nonnegative())),
       }),
     ),
+  ),
+  /**
+   * A nested repository's linked worktrees outside the agent's whose `.git` named that repository
+   * (outsideWorktrees.ts): the repository (relative), the registration's id, the folder, and the git
+   * dir its `.git` named. Restore links only these again, and only while that is what it names. Absent: none.
+   */
+  outside: z.optional(
+    z.array(
+      z.object({
+        repo: z.string().check(z.maxLength(4096)),
+        id: z.string().check(z.regex(/^[^/\\\0]+$/), z.refine((id) => id !== '.' && id !== '..', 'not a registration id')),
+        folder: z.string().check(z.maxLength(4096), z.refine((p) => path.isAbsolute(p), 'not an absolute path')),
+        gitdir: z.string().check(z.maxLength(4096), z.refine((p) => path.isAbsolute(p), 'not an absolute path')),
+      }),
+    ).check(z.maxLength(200)),
   ),
   /** Linked worktrees that were inside the agent's (their files are in the archive, their commits kept): restore links them again. */
   linked: z.optional(z.array(z.object({ path: z.string(), head: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))), branch: z.nullable(z.string()) }))),

@@ -56,6 +56,21 @@ export async function flaggedOnDisk(worktree: string, entries: readonly IndexEnt
   return flagged;
 }
 
+/**
+ * The skip-worktree entries whose file is absent: a sparse checkout's files left out of it, no
+ * deletions. An index read fresh from a commit lacks their flags, and `add -A --sparse` would stage
+ * each as deleted: the caller flags them there again.
+ */
+export async function skippedAndAbsent(worktree: string, env?: NodeJS.ProcessEnv): Promise<string[]> {
+  // Almost no index has a flagged entry: the index file says so without a git process.
+  if ((await indexHasFlaggedEntries(worktree, env)) === false) return [];
+  const absent: string[] = [];
+  for (const e of await indexEntries(worktree, env)) {
+    if (isSkipWorktree(e) && !(await lstatOrNull(path.join(worktree, e.path)))) absent.push(e.path);
+  }
+  return absent;
+}
+
 /** The mode git would record for what is on disk, or null for something it cannot hold as a blob. */
 function modeOnDisk(st: { isSymbolicLink(): boolean; isFile(): boolean; mode: number }): string | null {
   if (st.isSymbolicLink()) return '120000';

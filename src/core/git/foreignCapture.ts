@@ -9,12 +9,18 @@ import * as path from 'node:path';
 import { syncDir } from './archive';
 import { commonDirOf } from './headFiles';
 import type { NestedRepo } from './inventory';
+import { outsideWorktreesOf, outsideWorktreeWords, type OutsideWorktree } from './outsideWorktrees';
+export { withOutsideWorktrees } from './outsideWorktrees';
 import { FOREIGN_DIR, foreignStagedSentence, foreignWorktreesIn, foreignWorktreeStaged, type ForeignWorktree } from './foreignWorktrees';
 
-export async function findForeignWorktrees(worktree: string, nested: readonly NestedRepo[], ownGitDir: string): Promise<{ found: ForeignWorktree[]; stop: string | null }> {
+export async function findForeignWorktrees(worktree: string, nested: readonly NestedRepo[], ownGitDir: string): Promise<{ found: ForeignWorktree[]; stop: string | null; outside: string[]; outsideKept: { outside?: Omit<OutsideWorktree, 'branch'>[] } }> {
   const found = await foreignWorktreesIn(worktree, nested, ownGitDir, await commonDirOf(ownGitDir));
   const staged = await foreignWorktreeStaged(worktree, found);
-  return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? '') };
+  // The other way round: a nested repository's linked worktrees outside this one, in words for the summary (outsideWorktrees.ts).
+  // Words for the summary, and for the inventory what restore links again (`outsideKept`, spread into it).
+  const records = (await outsideWorktreesOf(worktree, nested)).slice(0, 200);
+  const outsideKept = records.length > 0 ? { outside: records.map(({ repo, id, folder, gitdir }) => ({ repo, id, folder, gitdir })) } : {};
+  return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? ''), outside: outsideWorktreeWords(records), outsideKept };
 }
 
 /**

@@ -49,6 +49,8 @@ export interface Walk {
   unreadable: string[];
   /** Folders whose entries cannot be deleted (no write or search permission, a read-only mount). */
   undeletable: string[];
+  /** The root folder's own permission bits (the entries are what is in it); undefined when it cannot be read. */
+  rootMode?: number;
 }
 
 function typeOf(st: Stats): EntryType {
@@ -201,6 +203,8 @@ export async function walkWorktree(root: string, opts: WalkOptions = {}): Promis
   const walk: Walk = { entries: [], nested: [], unreadable: [], undeletable: [] };
   // The worktree folder itself is removed from its parent.
   if (!(await wfs.canDeleteIn(path.dirname(root)))) walk.undeletable.push('.');
+  const rootStat = await wfs.lstat(root);
+  if (rootStat?.isDirectory()) walk.rootMode = rootStat.mode & 0o7777;
   let depth: string[] = [''];
   while (depth.length > 0) {
     const scans: FolderScan[] = [];

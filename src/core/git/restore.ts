@@ -1,8 +1,8 @@
 /**
  * `paddock restore`: re-creates an agent's worktree from its evidence alone —
  * the snapshot commit (tracked and untracked files), the archive (ignored
- * files, empty folders, nested repositories), the submodules' git dirs (also
- * those with no checkout, back into the new worktree's git dir), and
+ * files, empty folders, nested repositories), the submodules' git dirs (back
+ * into the new worktree's git dir, with a checkout or not: reabsorbGitDirs.ts), and
  * the inventory's modes and times — as a linked worktree of the repository on
  * the branch HEAD named at cleanup (or detached at its HEAD when the agent left
  * it detached, or the branch moved on or is checked out elsewhere), with the
@@ -34,6 +34,8 @@ import { foreignWorktreeNotes } from './foreignRestore';
 import { restoreUpdateRefsBranches, updateRefsBranches } from './updateRefs';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
 import { makeDirs } from '../common/makeDirs';
+import { reabsorbGitDirs } from './reabsorbGitDirs';
+import { relinkOutsideWorktrees } from './outsideWorktrees';
 
 export interface RestoreOptions {
   repo: string;
@@ -121,8 +123,8 @@ async function applyInventory(target: string, manifest: Manifest): Promise<void>
   for (const e of [...files, ...dirs]) {
     const p = fsPath(path.join(target, e.path));
     try {
-      // Only onto an entry of the same type: a submodule's `.git` file comes back as a folder (its git
-      // dir), and a file's 0644 on it would lock its owner out; chmod through a symlink would reach outside.
+      // Only onto an entry of the same type: a submodule's `.git` file git would not absorb again stays a
+      // folder (its git dir), and a file's 0644 on it would lock its owner out; chmod through a symlink would reach outside.
       const now = await fs.lstat(p);
       if (e.type === 'dir' ? !now.isDirectory() : !now.isFile()) continue;
       await fs.chmod(p, e.mode);
@@ -219,7 +221,13 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
   const made = { folder: false };
   try {
     const branchNote = headSha ? await addCheckout(opts.repo, target, checkout.branch, headSha, checkout.detached, made) : await addUnborn(opts.repo, target, unborn!, snapshotSha, made);
-    return await fillWorktree(opts, target, manifest, { snapshotSha, headSha, branchNote, notes: [operationBranchNote, ...updateRefsNotes, branchGone] });
+    // A private worktree's files (.env, keys) are written into the folder git made with its own mode
+    // (0755): closed to others before the first write, given its exact mode once all are written.
+    if (manifest?.rootMode !== undefined) await fs.chmod(fsPath(target), (manifest.rootMode & 0o7700) | 0o700).catch(() => undefined);
+    const result = await fillWorktree(opts, target, manifest, { snapshotSha, headSha, branchNote, notes: [operationBranchNote, ...updateRefsNotes, branchGone] });
+    // Last, as a read-only root would refuse the writes above.
+    result.problems.push(...(await restoreRootMode(target, manifest?.rootMode)));
+    return result;
   } catch (err) {
     // Everything in the folder came from the evidence, which is untouched: a restore cut short (a
     // smudge filter git cannot run, a full disk) leaves nothing half-made at the agent's path that
@@ -230,6 +238,18 @@ export async function restoreWorktree(opts: RestoreOptions): Promise<RestoreResu
     const said = made.folder ? `Could not restore the worktree ${target}: ${why}` : why;
     throw failure(`${said}. ${left ?? 'Nothing was left there'}; the evidence is unchanged, so the restore can be run again.`);
   }
+}
+
+/**
+ * The worktree folder's own mode, as the agent left it (a 0700 worktree came back 0755, readable by
+ * all). Also in an empty folder given with --to: git made it again in its place, with its own mode.
+ */
+async function restoreRootMode(target: string, mode: number | undefined): Promise<string[]> {
+  if (mode === undefined) return [];
+  return fs.chmod(fsPath(target), mode).then(
+    () => [],
+    () => [`${target} could not be given the mode ${mode.toString(8).padStart(4, '0')} the agent's worktree folder had.`],
+  );
 }
 
 type MadeBranch = { ref: string; sha: string };
@@ -310,8 +330,12 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
     await runGit(['config', '--file', path.join(dotGit, 'config'), '--unset', 'core.worktree'], { cwd: target, allowFailure: true });
   }
   await restorePrivateGitDirs(target, opts.evidenceDir, manifest?.privateGitDirs ?? []);
-  const problems = [...sparseProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
+  // Back into the new worktree's git dir, where the agent's git had them (before the inventory's modes and times).
+  const absorbProblems = await reabsorbGitDirs(target, (manifest?.gitdirs ?? []).map((g) => g.path));
+  const problems = [...sparseProblems, ...absorbProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
   problems.push(...(await foreignWorktreeNotes(target, manifest?.worktree ?? target, opts.evidenceDir, manifest?.foreign)));
+  // A nested repository's linked worktrees outside the agent's: their `.git` files named its old place.
+  if (manifest?.outside) problems.push(...(await relinkOutsideWorktrees(target, manifest.outside)));
   for (const note of c.notes) if (note) problems.push(note);
   if (manifest) problems.push(...(await relinkHardLinks(target, manifest.entries)));
   if (manifest) await applyInventory(target, manifest);

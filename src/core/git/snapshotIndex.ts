@@ -28,6 +28,7 @@
 import { promises as fs } from 'node:fs';
 import { describeError, failure } from '../common/errors';
 import { firstLine, GIT_BULK_TIMEOUT_MS, isGitTimeout, runGit } from './runGit';
+import { sparseAddFlag } from './sparseAdd';
 import { flaggedOnDisk, indexEntries, rewriteWithoutFlags } from './flaggedFiles';
 import { encodeName } from './pathBytes';
 import { filteredChangedPaths, filtersOff } from './filteredPaths';
@@ -126,7 +127,10 @@ async function addAll(opts: StageOptions, gitlinks: ReadonlySet<string>, refused
 
 async function addPathspecs(opts: StageOptions, off: readonly string[], flags: string[], pathspecs: string[]): Promise<AddResult> {
   // --ignore-errors: every path git cannot index is named in one run, not only the first (the exit code still says so).
-  return runGit([...(opts.asGitAdds ? ADDS_ALL_CONFIG : EXACT_CONFIG), ...off, 'add', '--ignore-errors', ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
+  // --sparse: in a sparse checkout git refuses (exit 1, for the whole add) a file the agent wrote outside
+  // its patterns, so one such file failed every capture; a skip-worktree entry absent from disk stays as it was.
+  // Only to a git that takes it (2.34+, sparseAdd.ts): an older one fails on the option.
+  return runGit([...(opts.asGitAdds ? ADDS_ALL_CONFIG : EXACT_CONFIG), ...off, 'add', '--ignore-errors', ...(await sparseAddFlag()), ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
     cwd: opts.worktree,
     env: opts.env,
     input: encodeName(pathspecs.map((p) => `${p}\0`).join('')),

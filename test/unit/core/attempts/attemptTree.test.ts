@@ -50,6 +50,17 @@ describe('attempts: added lines per file', function () {
     assert.deepEqual(added.get('second.txt'), ['second file']);
   });
 
+  // Bug 157: in a sparse checkout git's `add -A` refused, for the whole add, a file written outside the
+  // patterns: Compare Attempts had no tree, and the check's guard could not read the worktree.
+  it('reads a sparse checkout with a file written outside its patterns, and keeps what the patterns leave out', async () => {
+    const repo = sb.repo({ 'kept/in.txt': 'in\n', 'left/out.txt': 'out\n' });
+    git(repo, 'sparse-checkout', 'set', '--cone', 'kept');
+    write(repo, 'left/new.txt', 'written outside the patterns\n');
+    const { tree } = await worktreeTree(repo);
+    assert.equal(git(repo, 'show', `${tree}:left/new.txt`), 'written outside the patterns');
+    assert.equal(git(repo, 'show', `${tree}:left/out.txt`), 'out');
+  });
+
   // Bug 138's review: the stall watch stopped after a minute the read of a worktree whose clean filter waits quietly on a slow service.
   it('a clean filter that waits quietly for over a minute (a slow service) is not judged stalled: the worktree is read', async function () {
     this.timeout(200_000);

@@ -78,6 +78,23 @@ describe('git: commitAllWork', function () {
     assert.equal(git(wt, 'show', ':staged.txt'), 'staged version', 'the staged version is still staged');
   });
 
+  // Bug 157: in a sparse checkout git's `add -A` refused, for the whole add, a file written outside the patterns.
+  it('in a sparse checkout, commits a file written outside its patterns and keeps what the patterns leave out', async () => {
+    const { wt } = setup();
+    write(wt, 'kept/in.txt', 'in\n');
+    write(wt, 'left/out.txt', 'out\n');
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-q', '-m', 'folders');
+    git(wt, 'sparse-checkout', 'set', '--cone', 'kept');
+    write(wt, 'left/new.txt', 'written outside the patterns\n');
+    write(wt, 'kept/in.txt', 'edited inside\n');
+    await commitAllWork(wt, 'work', 'paddock/agent');
+    assert.equal(git(wt, 'show', 'HEAD:left/new.txt'), 'written outside the patterns');
+    assert.equal(git(wt, 'show', 'HEAD:kept/in.txt'), 'edited inside');
+    assert.equal(git(wt, 'show', 'HEAD:left/out.txt'), 'out', 'a file the patterns leave out is no deletion');
+    assert.equal(git(wt, 'status', '--porcelain'), '');
+  });
+
   // Bug 138's review: the stall watch stopped after a minute a commit whose clean filter waits quietly on a slow service.
   it('a clean filter that waits quietly for over a minute (a slow service) is not judged stalled: the commit is made', async function () {
     this.timeout(400_000);

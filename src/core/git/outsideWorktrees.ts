@@ -1,0 +1,136 @@
+/**
+ * A repository the agent made (or cloned) inside its worktree, with a linked worktree OUTSIDE it
+ * (`git -C inner worktree add ../elsewhere`): that checkout's git data (its HEAD, index, reflog) lives
+ * in `inner/.git/worktrees/<name>`, which the cleanup archives and removes with the agent's worktree.
+ * Nothing is lost (the archive keeps it all, the checkout's files are not touched), but git fails
+ * in that checkout until a restore brings the repository back. The capture names each one in the
+ * cleanup's summary; restore links it again (`git worktree repair`, needed when the repository comes
+ * back at another path), or says it could not. Only a checkout whose `.git` names this repository
+ * counts: the agent's copy (`cp -r`) of the person's repository carries registrations of the
+ * person's worktrees, which still name the person's repository and must never be taken over.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { failure, PaddockError } from '../common/errors';
+import { clipText } from '../common/clipText';
+import { isWithin, pathExists, realPathOr } from '../common/paths';
+import { printable } from '../common/printable';
+import { headOf } from './innerWorktrees';
+import type { NestedRepo } from './inventory';
+import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
+
+export interface OutsideWorktree {
+  /** The nested repository, relative to the agent's worktree. */
+  repo: string;
+  /** Its registration's id: the folder's name under the repository's `.git/worktrees`. */
+  id: string;
+  /** The linked worktree's folder, as its registration names it. */
+  folder: string;
+  /** The git dir the folder's `.git` names (absolute), as it named it: restore repairs only while it still does. */
+  gitdir: string;
+  branch: string | null;
+}
+
+interface Registration {
+  adminDir: string;
+  folder: string;
+}
+
+/** The linked worktrees `common` (a repository's own `.git` folder) registers, read from their `gitdir` files. */
+async function registrations(common: string): Promise<Registration[]> {
+  const registry = path.join(common, 'worktrees');
+  const found: Registration[] = [];
+  for (const name of (await fs.readdir(registry).catch(() => [] as string[])).sort()) {
+    const adminDir = path.join(registry, name);
+    const dotGit = (await fs.readFile(path.join(adminDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+    if (dotGit) found.push({ adminDir, folder: path.dirname(path.resolve(adminDir, dotGit)) });
+  }
+  return found;
+}
+
+/** The git dir a checkout's `.git` file names (absolute, symbolic links not resolved), or null (no such file, not one git wrote). */
+async function namedGitDir(folder: string): Promise<string | null> {
+  const text = await fs.readFile(path.join(folder, '.git'), 'utf8').catch(() => null);
+  const named = text === null ? null : /^gitdir: (.+)$/m.exec(text)?.[1];
+  return named ? path.resolve(folder, named) : null;
+}
+
+/** Whether `a` and `b` are one folder, symbolic links resolved; false when either is gone. */
+async function same(a: string, b: string): Promise<boolean> {
+  const [ra, rb] = [await realPathOr(a, null), await realPathOr(b, null)];
+  return ra !== null && ra === rb;
+}
+
+/**
+ * The linked worktrees outside `worktree` of the repositories with a `.git` folder inside it: only
+ * those whose `.git` names that repository's registration. A registration whose folder is gone (not
+ * pruned) or names another repository (a copy's) is not this repository's to speak for.
+ */
+export async function outsideWorktreesOf(worktree: string, nested: readonly NestedRepo[]): Promise<OutsideWorktree[]> {
+  const root = await realPathOr(worktree, worktree);
+  const found: OutsideWorktree[] = [];
+  for (const n of nested) {
+    // A `.git` file: a submodule or a linked worktree, whose registrations live elsewhere and stay.
+    if (n.gitFile) continue;
+    const common = path.join(worktree, n.path, '.git');
+    for (const r of await registrations(common)) {
+      const real = await realPathOr(r.folder, null);
+      if (real === null || isWithin(real, root)) continue;
+      const gitdir = await namedGitDir(r.folder);
+      if (gitdir === null || !(await same(gitdir, r.adminDir))) continue;
+      found.push({ repo: n.path, id: path.basename(r.adminDir), folder: r.folder, gitdir, branch: (await headOf(r.adminDir, common)).branch });
+    }
+  }
+  return found;
+}
+
+/** For the person, in the cleanup's summary: what stops working, and what brings it back. */
+export function outsideWorktreeWords(found: readonly OutsideWorktree[]): string[] {
+  return found.map((o) => {
+    const folder = clipText(printable(o.folder), 1000);
+    const on = o.branch ? ` (on ${clipText(printable(o.branch), 200)})` : '';
+    return `${clipText(printable(o.repo), 1000)}: a repository in the agent's worktree with a linked worktree outside it, ${folder}${on}; its git data (HEAD, index, commits) is archived with the worktree and git fails in ${folder} until \`paddock restore\` brings it back and links it again`;
+  });
+}
+
+/**
+ * A consent stop of the capture, naming these too (after its own reason): consent to clean up
+ * anyway is then given knowing that git will fail in them until a restore.
+ */
+export function withOutsideWorktrees(err: unknown, words: readonly string[], consentCode: string): unknown {
+  if (words.length === 0 || !(err instanceof PaddockError) || err.code !== consentCode || err.message.includes(words[0]!)) return err;
+  return failure(`${err.message.replace(/\.$/, '')}. Also: ${words.join('; ')}.`, consentCode);
+}
+
+/**
+ * At restore into `target`: each linked worktree the capture recorded (`outside`) is linked to its
+ * restored repository again when its `.git` still names, exactly, the git dir it named then (removed
+ * with the agent's worktree). One whose `.git` names anything else is not taken over. Returns what
+ * is not as it was.
+ */
+export async function relinkOutsideWorktrees(target: string, outside: readonly Omit<OutsideWorktree, 'branch'>[]): Promise<string[]> {
+  const problems: string[] = [];
+  const realTarget = await realPathOr(target, target);
+  for (const o of outside) {
+    const repoDir = path.join(target, o.repo);
+    const adminDir = path.join(repoDir, '.git', 'worktrees', o.id);
+    if (!isWithin(repoDir, target) || isWithin((await realPathOr(o.folder, o.folder)), realTarget)) continue;
+    const where = `${printable(o.repo)}'s linked worktree ${printable(o.folder)}`;
+    const named = await namedGitDir(o.folder);
+    if (named !== null && (await same(named, adminDir))) continue;
+    if (named === null) {
+      problems.push(`${where} is gone or has no .git file; the repository still lists it (\`git worktree prune\` in it forgets it).`);
+      continue;
+    }
+    if (named !== o.gitdir || (await pathExists(named)) || !(await pathExists(adminDir))) {
+      problems.push(`${where} now names ${printable(named)}; it was not linked to the restored repository (\`git worktree repair\` in it would take it over).`);
+      continue;
+    }
+    const res = await runGit(['worktree', 'repair', o.folder], { cwd: repoDir, env: NO_HOOKS_ENV, allowFailure: true });
+    const after = await namedGitDir(o.folder);
+    if (res.code !== 0 || after === null || !(await same(after, adminDir))) {
+      problems.push(`${where} could not be linked to the restored repository again (${firstLine(res.stderr) || `exit code ${res.code}`}); git fails there until \`git worktree repair\` is run in it.`);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,132 @@
+/**
+ * Bug 170: a repository inside the agent's worktree with a linked worktree outside it. That
+ * checkout's git data lives in the nested repository's `.git`, archived and removed with the agent's
+ * worktree: nothing was said, git failed there afterwards, and a restore elsewhere (`--to`) left it
+ * failing and said nothing. Now the summary names it and restore links it again, or says it did not.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import * as path from 'node:path';
+import { captureEvidence } from '../../../../src/core/git/evidence';
+import { restoreWorktree } from '../../../../src/core/git/restore';
+import { removeWorktree } from '../../../../src/core/git/worktree';
+import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
+
+const WHO = ['-c', 'user.name=A', '-c', 'user.email=a@b.c'];
+
+/** `git status` in `dir`, or git's error. */
+function status(dir: string): string {
+  try {
+    return execFileSync('git', ['status', '--short', '--branch'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  } catch (err) {
+    return `FAILED ${String((err as { stderr: string }).stderr).trim()}`;
+  }
+}
+
+describe('git: a nested repository\'s linked worktree outside the agent\'s worktree (bug 170)', function () {
+  this.timeout(120_000);
+  let sb!: Sandbox;
+  let repo: string;
+  let wt: string;
+  let outside: string;
+  useGitSandbox((fresh) => {
+    sb = fresh;
+    repo = sb.repo({ 'README.md': 'hello\n' });
+    wt = sb.agentWorktree(repo);
+    const inner = path.join(wt, 'inner');
+    git(wt, 'init', '-q', '-b', 'main', 'inner');
+    write(inner, 'x.txt', 'x\n');
+    git(inner, 'add', '.');
+    git(inner, ...WHO, 'commit', '-q', '-m', 'x');
+    outside = sb.path('outside');
+    git(inner, 'worktree', 'add', '-q', '-b', 'side', outside);
+    write(outside, 'c.txt', 'c\n');
+    git(outside, 'add', 'c.txt');
+    git(outside, ...WHO, 'commit', '-q', '-m', 'only on side');
+    write(outside, 'x.txt', 'edited outside\n');
+    write(outside, 'staged.txt', 'staged\n');
+    git(outside, 'add', 'staged.txt');
+  });
+
+  async function capture(): Promise<string[]> {
+    const ev = await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+    await removeWorktree(repo, wt);
+    return ev.summary.foreignWorktrees ?? [];
+  }
+  const restore = (target: string) => restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target, branch: 'paddock/job1' });
+
+  it('the cleanup\'s summary names it, and a restore elsewhere links it again as it was', async () => {
+    const before = status(outside);
+    const words = await capture();
+    assert.equal(words.length, 1, 'named in the summary');
+    assert.match(words[0]!, /^inner: a repository in the agent's worktree with a linked worktree outside it, .*outside \(on side\).*paddock restore/);
+    assert.match(status(outside), /^FAILED/, 'git fails there until the restore');
+    const result = await restore(sb.path('elsewhere'));
+    assert.deepEqual(result.problems, []);
+    assert.equal(status(outside), before, 'its branch, staged and unstaged changes as they were');
+    assert.equal(git(outside, 'log', '--format=%s', '-1'), 'only on side');
+    assert.match(git(path.join(sb.path('elsewhere'), 'inner'), 'worktree', 'list'), /outside\s+[0-9a-f]+ \[side\]/);
+  });
+
+  it('restored at the agent\'s path it works again, with nothing to repair', async () => {
+    const before = status(outside);
+    await capture();
+    const result = await restore(wt);
+    assert.deepEqual(result.problems, []);
+    assert.equal(status(outside), before);
+  });
+
+  it('one gone since the cleanup is said, not left unsaid', async () => {
+    await capture();
+    rmSync(outside, { recursive: true, force: true });
+    const result = await restore(sb.path('elsewhere'));
+    assert.equal(result.problems.length, 1);
+    assert.match(result.problems[0]!, /^inner's linked worktree .*outside is gone/);
+  });
+
+  it('a capture that stops for consent names it too: consent is given knowing git will fail there', async () => {
+    const base = git(repo, 'rev-parse', 'main');
+    await assert.rejects(
+      captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: base, branch: 'paddock/job1', archiveLimitBytes: 1 }),
+      (err: Error) => /^Nothing was removed: .*Also: inner: a repository in the agent's worktree with a linked worktree outside it, .*outside \(on side\)/s.test(err.message),
+    );
+  });
+
+  // Bug 170's review: only a checkout whose .git names this repository is its to speak for, and to repair.
+  it('a copy (cp -r) of the person\'s repository, and a registration whose folder is gone, are neither named nor repaired', async () => {
+    const person = sb.repo({ 'r.txt': 'r\n' }, 'R');
+    const theirs = sb.path('W');
+    git(person, 'worktree', 'add', '-q', '-b', 'wbranch', theirs);
+    execFileSync('cp', ['-r', person, path.join(wt, 'copy')]);
+    const stale = sb.path('stale');
+    git(path.join(wt, 'inner'), 'worktree', 'add', '-q', '-b', 'stale', stale);
+    rmSync(stale, { recursive: true, force: true });
+    const dotGit = readFileSync(path.join(theirs, '.git'), 'utf8');
+    const words = await capture();
+    assert.equal(words.length, 1, `only inner's own linked worktree: ${words.join(' | ')}`);
+    assert.doesNotMatch(status(theirs), /^FAILED/, 'git works in the person\'s worktree, as the summary says nothing of it');
+    renameSync(person, sb.path('R-moved')); // the person moves their repository; W waits for their own `git worktree repair`
+    const result = await restore(sb.path('elsewhere'));
+    assert.deepEqual(result.problems, []);
+    assert.equal(readFileSync(path.join(theirs, '.git'), 'utf8'), dotGit, 'the person\'s worktree still names their repository');
+    assert.doesNotMatch(status(outside), /^FAILED/, 'inner\'s own is linked again');
+  });
+
+  it('a worktree reached through a symbolic link, its nested repository\'s linked worktree inside it: nothing to say at restore', async () => {
+    const repo2 = sb.repo({ 'README.md': 'two\n' }, 'repo2');
+    symlinkSync(sb.dir, sb.path('L'));
+    const wt2 = sb.agentWorktree(repo2, path.join(sb.path('L'), 'wt2'));
+    const inner = path.join(wt2, 'inner');
+    git(wt2, 'init', '-q', '-b', 'main', 'inner');
+    write(inner, 'x.txt', 'x\n');
+    git(inner, 'add', '.');
+    git(inner, ...WHO, 'commit', '-q', '-m', 'x');
+    git(inner, 'worktree', 'add', '-q', '-b', 'side', '../inner2');
+    const ev = await captureEvidence({ repo: repo2, worktree: wt2, jobId: 'job1', patchPath: sb.path('store2', 'evidence', 'snapshot.patch'), baseSha: git(repo2, 'rev-parse', 'main'), branch: 'paddock/job1' });
+    assert.ok(!(ev.summary.foreignWorktrees ?? []).some((w) => w.includes('outside it')), 'inner2 is inside the worktree');
+    await removeWorktree(repo2, wt2);
+    const result = await restoreWorktree({ repo: repo2, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store2', 'evidence'), target: sb.path('elsewhere2'), branch: 'paddock/job1' });
+    assert.deepEqual(result.problems.filter((p) => /linked worktree/.test(p)), [], 'no false "gone or has no .git file"');
+  });
+});
