@@ -56,7 +56,7 @@ describe('attempts: added lines per file', function () {
     const repo = sb.repo({ 'kept/in.txt': 'in\n', 'left/out.txt': 'out\n' });
     git(repo, 'sparse-checkout', 'set', '--cone', 'kept');
     write(repo, 'left/new.txt', 'written outside the patterns\n');
-    const { tree } = await worktreeTree(repo);
+    const { tree } = await worktreeTree(repo, repo);
     assert.equal(git(repo, 'show', `${tree}:left/new.txt`), 'written outside the patterns');
     assert.equal(git(repo, 'show', `${tree}:left/out.txt`), 'out');
   });

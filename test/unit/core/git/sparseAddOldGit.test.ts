@@ -51,7 +51,7 @@ describe('git add --sparse on a git before 2.34 (bug 157 review)', function () {
     olderGit();
     assert.deepEqual(await sparseAddFlag(), [], 'the older git is asked once, and answers no');
     write(wt, 'new.txt', 'agent work\n');
-    const { tree } = await worktreeTree(wt);
+    const { tree } = await worktreeTree(repo, wt);
     assert.match(git(wt, 'ls-tree', '--name-only', tree), /new\.txt/);
     const ev = await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
     assert.equal(git(repo, 'show', `${ev.snapshotSha}:new.txt`), 'agent work');
