@@ -36,12 +36,27 @@ interface Registration {
   folder: string;
 }
 
-/** The linked worktrees `common` (a repository's own `.git` folder) registers, read from their `gitdir` files. */
+/** Whether `p` is a real folder (not a symbolic link) whose real path lies in `realOuter`. */
+async function folderWithin(p: string, realOuter: string): Promise<boolean> {
+  const st = await fs.lstat(p).catch(() => null);
+  const real = st?.isDirectory() ? await realPathOr(p, null) : null;
+  return real !== null && isWithin(real, realOuter);
+}
+
+/**
+ * The linked worktrees `common` (a repository's own `.git` folder) registers, read from their
+ * `gitdir` files. Only registrations that really lie in `common`: a `worktrees` or `worktrees/<id>`
+ * the agent linked to another repository's (`ln -s`) is removed as a link, its target untouched,
+ * so git keeps working in that checkout and nothing must be said of it, or repaired.
+ */
 async function registrations(common: string): Promise<Registration[]> {
   const registry = path.join(common, 'worktrees');
+  const realCommon = await realPathOr(common, null);
   const found: Registration[] = [];
+  if (realCommon === null || !(await folderWithin(registry, realCommon))) return found;
   for (const name of (await fs.readdir(registry).catch(() => [] as string[])).sort()) {
     const adminDir = path.join(registry, name);
+    if (!(await folderWithin(adminDir, realCommon))) continue;
     const dotGit = (await fs.readFile(path.join(adminDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
     if (dotGit) found.push({ adminDir, folder: path.dirname(path.resolve(adminDir, dotGit)) });
   }
@@ -124,6 +139,12 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
     }
     if (named !== o.gitdir || (await pathExists(named)) || !(await pathExists(adminDir))) {
       problems.push(`${where} now names ${printable(named)}; it was not linked to the restored repository (\`git worktree repair\` in it would take it over).`);
+      continue;
+    }
+    // The restored registration a link out of the target (one the capture should never have
+    // recorded): `git worktree repair` would write into what it leads to, another repository's.
+    if (!(await folderWithin(adminDir, realTarget))) {
+      problems.push(`${where} was not linked to the restored repository: its registration there leads out of ${printable(target)}.`);
       continue;
     }
     const res = await runGit(['worktree', 'repair', o.folder], { cwd: repoDir, env: NO_HOOKS_ENV, allowFailure: true });

@@ -11,11 +11,13 @@ import { runGit } from './runGit';
 /** Per PATH (which git runs depends on it): whether that git's `add` takes `--sparse`. */
 const known = new Map<string, Promise<boolean>>();
 
-async function probe(): Promise<boolean | null> {
+async function probe(pathVar: string | undefined): Promise<boolean | null> {
   // `git add -h` prints its options (exit 129) before it looks for a repository: asked outside any,
   // it reads no index and takes no index.lock that a `git commit` in the person's worktree would
   // then find taken (runGit drops GIT_DIR and the like).
-  const res = await runGit(['add', '-h'], { cwd: tmpdir(), input: '', allowFailure: true });
+  // The git asked is the one on the PATH the answer is kept for: the spawn comes later (after a
+  // slot, maybe queued), when another part of this process (another extension) may have changed PATH.
+  const res = await runGit(['add', '-h'], { cwd: tmpdir(), env: pathVar === undefined ? undefined : { PATH: pathVar }, input: '', allowFailure: true });
   const text = `${res.stdout}\n${res.stderr}`;
   if (res.code !== 129 || !/usage: git add/.test(text)) return null;
   return /(?:^|\s)--sparse\b/m.test(text);
@@ -26,10 +28,11 @@ async function probe(): Promise<boolean | null> {
  * that fails another way is not kept, and the flag is passed: the `add` itself then says why.
  */
 export async function sparseAddFlag(): Promise<string[]> {
-  const key = process.env.PATH ?? '';
+  const pathVar = process.env.PATH;
+  const key = pathVar ?? '';
   let answer = known.get(key);
   if (!answer) {
-    answer = probe().then((ok) => {
+    answer = probe(pathVar).then((ok) => {
       if (ok === null) known.delete(key);
       return ok !== false;
     });

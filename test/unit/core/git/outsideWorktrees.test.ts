@@ -6,9 +6,10 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { captureEvidence } from '../../../../src/core/git/evidence';
+import { relinkOutsideWorktrees } from '../../../../src/core/git/outsideWorktrees';
 import { restoreWorktree } from '../../../../src/core/git/restore';
 import { removeWorktree } from '../../../../src/core/git/worktree';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
@@ -128,5 +129,39 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
     await removeWorktree(repo2, wt2);
     const result = await restoreWorktree({ repo: repo2, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store2', 'evidence'), target: sb.path('elsewhere2'), branch: 'paddock/job1' });
     assert.deepEqual(result.problems.filter((p) => /linked worktree/.test(p)), [], 'no false "gone or has no .git file"');
+  });
+
+  // Bug 170's third review: a registration is the nested repository's only if it really lies in its .git.
+  it('a registration the agent linked (ln -s) to the person\'s, or a .git linked to theirs, is neither named nor repaired', async () => {
+    const person = sb.repo({ 'r.txt': 'r\n' }, 'R');
+    const theirs = sb.path('W');
+    git(person, 'worktree', 'add', '-q', '-b', 'wbranch', theirs);
+    const inner = path.join(wt, 'inner');
+    symlinkSync(path.join(person, '.git', 'worktrees', 'W'), path.join(inner, '.git', 'worktrees', 'W'));
+    mkdirSync(path.join(wt, 'linked'));
+    symlinkSync(path.join(person, '.git'), path.join(wt, 'linked', '.git'));
+    const dotGit = readFileSync(path.join(theirs, '.git'), 'utf8');
+    const words = await capture();
+    assert.equal(words.length, 1, `only inner's own linked worktree: ${words.join(' | ')}`);
+    assert.match(status(theirs), /^## wbranch/, 'git works in the person\'s worktree, as the summary says nothing of it');
+    const result = await restore(sb.path('elsewhere'));
+    assert.deepEqual(result.problems, []);
+    assert.equal(readFileSync(path.join(theirs, '.git'), 'utf8'), dotGit);
+  });
+
+  it('restore does not repair through a registration that leads out of the restored folder', async () => {
+    const person = sb.repo({ 'r.txt': 'r\n' }, 'R');
+    const theirs = sb.path('W');
+    git(person, 'worktree', 'add', '-q', '-b', 'wbranch', theirs);
+    const target = sb.path('target');
+    git(sb.dir, 'init', '-q', '-b', 'main', target + '/inner');
+    mkdirSync(path.join(target, 'inner', '.git', 'worktrees'));
+    symlinkSync(path.join(person, '.git', 'worktrees', 'W'), path.join(target, 'inner', '.git', 'worktrees', 'W'));
+    const gone = sb.path('gone', 'inner', '.git', 'worktrees', 'W');
+    writeFileSync(path.join(theirs, '.git'), `gitdir: ${gone}\n`); // as if its repository were moved
+    const problems = await relinkOutsideWorktrees(target, [{ repo: 'inner', id: 'W', folder: theirs, gitdir: gone }]);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!, /registration there leads out of/);
+    assert.equal(readFileSync(path.join(theirs, '.git'), 'utf8'), `gitdir: ${gone}\n`, 'not taken over');
   });
 });

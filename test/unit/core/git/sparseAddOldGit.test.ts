@@ -4,8 +4,8 @@
  * then runs the real one: every capture, commit of uncommitted work and Compare Attempts must work.
  */
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, watch, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { commitAllWork } from '../../../../src/core/git';
@@ -64,22 +64,34 @@ describe('git add --sparse on a git before 2.34 (bug 157 review)', function () {
     assert.deepEqual(await sparseAddFlag(), ['--sparse']);
   });
 
-  it('asks without taking the lock of any worktree\'s index: a `git commit` there at that moment is not refused (bug 157, second review)', async () => {
-    const repo = sb.repo({ 'README.md': 'hello\n' });
-    const wt = sb.agentWorktree(repo);
-    // A PATH not asked before: the probe runs now.
-    const fresh = sb.path('freshpath');
-    mkdirSync(fresh);
-    process.env.PATH = `${fresh}:${process.env.PATH ?? ''}`;
-    const gitDir = git(wt, 'rev-parse', '--absolute-git-dir');
-    const seen: string[] = [];
-    const watcher = watch(gitDir, (_event, name) => seen.push(String(name)));
-    try {
-      assert.deepEqual(await sparseAddFlag(), ['--sparse']);
-      await new Promise((r) => setTimeout(r, 300));
-    } finally {
-      watcher.close();
-    }
-    assert.deepEqual(seen.filter((n) => n.startsWith('index')), [], 'nothing written beside the worktree\'s index');
+  it('asks `git add -h` outside any repository, so it takes no worktree\'s index.lock: a `git commit` there at that moment is not refused (bug 157, second and third review)', async () => {
+    sb.repo({ 'README.md': 'hello\n' });
+    // A `git` first on a PATH not asked before, logging where it runs and what it is asked.
+    const bin = sb.path('logging');
+    mkdirSync(bin);
+    const log = sb.path('git.log');
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(path.join(bin, 'git'), `#!/bin/sh\nprintf '%s\\t%s\\n' "$PWD" "$*" >> '${log}'\nexec '${real}' "$@"\n`);
+    chmodSync(path.join(bin, 'git'), 0o755);
+    process.env.PATH = `${bin}:${process.env.PATH ?? ''}`;
+    assert.deepEqual(await sparseAddFlag(), ['--sparse']);
+    const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => l.split('\t') as [string, string]);
+    assert.equal(calls.length, 1, 'asked once');
+    const [cwd, args] = calls[0]!;
+    assert.match(args, /(?:^| )add -h$/, 'only the usage: no index read, no lock taken');
+    const inRepo = spawnSync(real, ['rev-parse', '--git-dir'], { cwd, env: { PATH: process.env.PATH, HOME: process.env.HOME }, encoding: 'utf8' });
+    assert.notEqual(inRepo.status, 0, `asked in ${cwd}, which is in a repository (${inRepo.stdout.trim()})`);
+  });
+
+  it('asks the git on the PATH its answer is kept for, though PATH changed before the probe ran (bug 157, third review)', async () => {
+    sb.repo({ 'README.md': 'hello\n' });
+    const before = process.env.PATH ?? '';
+    olderGit();
+    const older = process.env.PATH ?? '';
+    const pending = sparseAddFlag(); // kept for the older git's PATH
+    process.env.PATH = before; // another part of the process (an extension) changes PATH meanwhile
+    await pending;
+    process.env.PATH = older;
+    assert.deepEqual(await sparseAddFlag(), [], 'the older git is not given --sparse');
   });
 });
