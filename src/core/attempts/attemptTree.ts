@@ -43,12 +43,14 @@ export interface FileChange {
 export async function worktreeTree(repo: string, worktree: string): Promise<{ tree: string; head: string | null }> {
   const index = path.join(tmpdir(), `paddock-compare-${randomBytes(6).toString('hex')}.index`);
   // no post-index-change hook on a scratch index (bug 105)
-  const env = { GIT_INDEX_FILE: index, ...NO_HOOKS_ENV, ...(await worktreeGitEnv(repo, worktree)) };
+  const linkEnv = await worktreeGitEnv(repo, worktree);
+  const env = { GIT_INDEX_FILE: index, ...NO_HOOKS_ENV, ...linkEnv };
   try {
     const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, env, allowFailure: true })).stdout.trim() || null;
     if (head) await runGit(['read-tree', head], { cwd: worktree, env });
     // A sparse checkout's files left out of it are no deletions: flagged again in the scratch index (git fails on a path it does not hold).
-    const leftOut = await skippedAndAbsent(worktree);
+    // Its own index, through the same registration as the rest (a worktree whose link was cut: bug 156).
+    const leftOut = await skippedAndAbsent(worktree, linkEnv);
     if (leftOut.length > 0) {
       const held = new Set((await runGit(['ls-files', '-z'], { cwd: worktree, env, names: true })).stdout.split('\0'));
       await setIndexFlags(worktree, { skipWorktree: leftOut.filter((p) => held.has(p)) }, env);

@@ -133,7 +133,8 @@ function walkIndexFile(buf: Buffer, names: boolean, visit: (e: RawIndexEntry, na
 
 async function readIndexFile(worktree: string, env?: NodeJS.ProcessEnv): Promise<Buffer | undefined> {
   if (env?.GIT_INDEX_FILE ?? process.env.GIT_INDEX_FILE) return undefined;
-  const gitDir = await worktreeGitDir(worktree);
+  // A registration given as GIT_DIR (a worktree whose link was cut: worktreeGitEnv) is the one to read, never the worktree's .git.
+  const gitDir = env?.GIT_DIR ?? (await worktreeGitDir(worktree));
   return gitDir === undefined ? undefined : fs.readFile(path.join(gitDir, 'index'));
 }
 
