@@ -13,7 +13,7 @@ import type { JobEntry } from '../store/jobReader';
 import type { JobRecord } from '../store/schema';
 import { okJobs, type OperationContext } from './context';
 import type { Operations } from './operations';
-import { heldGroupKeepLock } from './groupLock';
+import { cleanupUnderWay, heldGroupKeepLock } from './groupLock';
 import { canSend, canStop, keepBlocker } from './rules';
 import { sendToAgent } from './send';
 import { checkStartInput } from './startInput';
@@ -35,6 +35,8 @@ export interface KeepReport {
   kept: string;
   cleaned: CleanupReport[];
   failed: { id: string; reason: string }[];
+  /** Left alone: a person's Clean Up of it was under way, or a person retried it during the keep. */
+  skipped: { id: string; reason: string }[];
 }
 
 /** The attempts of a group that are still in the store, in attempt order; an unknown group is bad input. */
@@ -122,9 +124,9 @@ export class GroupOperations {
     const asked = await this.ctx.store.read(id);
     const refused = keepBlocker(asked);
     if (refused) throw usageError(refused);
-    // Only the group's lock: a person's Clean Up of any attempt of the group takes it first (then the
-    // attempt's job lock), so none runs beside the keep; a Stop, retry, landing or restore of the kept
-    // attempt takes only that attempt's lock and goes on at once. The keep's cleanups skip the group lock.
+    // Only the group's lock, exclusive: a person's Clean Up of an attempt of the group enters it for a
+    // moment (then holds its own marker), so none enters during the keep; a Stop, retry, landing or
+    // restore takes only the attempt's job lock and goes on at once.
     const group = await heldGroupKeepLock(this.ctx.store, asked.group!.id, id);
     try {
       return await this.keepLocked(id);
@@ -133,17 +135,28 @@ export class GroupOperations {
     }
   }
 
-  /** Under the group's keep lock: no person's Clean Up of an attempt of the group runs meanwhile. */
+  /** Under the group's keep lock: no person's Clean Up of an attempt of the group enters meanwhile. */
   private async keepLocked(id: string): Promise<KeepReport> {
     // Read again: another keep of this group, or a Clean Up of this attempt, may have run while this one waited.
     const job = await this.ctx.store.read(id);
     const blocker = keepBlocker(job);
     if (blocker) throw usageError(blocker);
-    const others = (await groupMembers(this.ctx.store, job.group!.id)).filter((j) => j.id !== id && j.cleanup?.phase !== 'complete');
-    const report: KeepReport = { kept: id, cleaned: [], failed: [] };
+    const gid = job.group!.id;
+    // A Clean Up of the kept attempt entered before this keep (waiting for its slot, say) would remove it beside the keep.
+    if (await cleanupUnderWay(this.ctx.store, gid, id)) throw usageError(`Agent ${id} is being cleaned up in another window or process; it cannot be kept.`);
+    const others = (await groupMembers(this.ctx.store, gid)).filter((j) => j.id !== id && j.cleanup?.phase !== 'complete');
+    const report: KeepReport = { kept: id, cleaned: [], failed: [], skipped: [] };
     for (const other of others) {
       try {
-        report.cleaned.push(await this.ops.cleanupForKeep(other.id));
+        // A person's Clean Up of it already under way finishes it; the keep does not run beside it.
+        if (await cleanupUnderWay(this.ctx.store, gid, other.id)) {
+          report.skipped.push({ id: other.id, reason: 'a Clean Up of it was under way in another window or process' });
+          continue;
+        }
+        // Read as the keep began: a person's Retry of it since is a later choice, not undone (checked under its job lock).
+        const cleaned = await this.ops.cleanupForKeep(other.id, other.lifecycle.generation);
+        if (cleaned) report.cleaned.push(cleaned);
+        else report.skipped.push({ id: other.id, reason: 'it was retried during the keep' });
       } catch (err) {
         report.failed.push({ id: other.id, reason: describeError(err) });
       }

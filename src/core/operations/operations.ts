@@ -30,7 +30,7 @@ import { MAX_PROMPT_CHARS } from '../profiles';
 
 import { sendToAgent } from './send';
 import { heldReviewSendLock } from './reviewSendLock';
-import { heldGroupLockForCleanup } from './groupLock';
+import { enterGroupCleanup } from './groupLock';
 import { sendReview, type ReviewSent } from './sendReview';
 import { stopLocked } from './stop';
 import { stopUnreadable } from './stopUnreadable';
@@ -220,26 +220,34 @@ export class Operations {
 
   /**
    * Cleans an agent up now (stopping it if needed); a person's request, so backoff starts over. An
-   * attempt of a group waits for a keep of the group under way (its keep lock, taken before the
-   * capacity slot and the job's lock: a Clean Up waiting for a keep holds no slot the keep needs).
+   * attempt of a group waits for a keep of the group under way, then marks itself under way so a keep
+   * starting later leaves it alone (`enterGroupCleanup`: before the capacity slot and the job's lock,
+   * so a Clean Up waiting for a keep holds no slot the keep needs); other Clean Ups do not wait for it.
    */
   async cleanup(id: string, opts: CleanupOptions = {}): Promise<CleanupReport> {
     const job = await this.ctx.store.read(id); // bad or unknown ids fail before any waiting
     if (!job.group) return this.cleanupOf(job, opts);
-    const group = await heldGroupLockForCleanup(this.ctx.store, job.group.id, id);
+    const marker = await enterGroupCleanup(this.ctx.store, job.group.id, id);
     try {
       return await this.cleanupOf(await this.ctx.store.read(id), opts);
     } finally {
-      await group.release();
+      await marker.release();
     }
   }
 
-  /** Keep This One's cleanup of another attempt: the keep holds its group's keep lock already. */
-  async cleanupForKeep(id: string): Promise<CleanupReport> {
-    return this.cleanupOf(await this.ctx.store.read(id), {});
+  /**
+   * Keep This One's cleanup of another attempt (the keep holds its group's keep lock): none when, by the
+   * time it holds the attempt's job lock, a person has retried it since the keep read it (`generation`
+   * changed) — the person's later choice stands. Undefined then.
+   */
+  async cleanupForKeep(id: string, generation: number): Promise<CleanupReport | undefined> {
+    const still = async () => (await this.ctx.store.read(id)).lifecycle.generation === generation;
+    return this.cleanupOf(await this.ctx.store.read(id), {}, still);
   }
 
-  private async cleanupOf(job: JobRecord, opts: CleanupOptions): Promise<CleanupReport> {
+  private cleanupOf(job: JobRecord, opts: CleanupOptions): Promise<CleanupReport>;
+  private cleanupOf(job: JobRecord, opts: CleanupOptions, still: () => Promise<boolean>): Promise<CleanupReport | undefined>;
+  private async cleanupOf(job: JobRecord, opts: CleanupOptions, still?: () => Promise<boolean>): Promise<CleanupReport | undefined> {
     const { store, runner, cleanupLimiter } = this.ctx;
     const id = job.id;
     const { regenerable, archiveLimitMB } = this.ctx.settings();
@@ -256,7 +264,9 @@ export class Operations {
         opts.archiveLimitMB !== undefined ? Math.round(opts.archiveLimitMB * 1024 * 1024) : (asked?.archiveLimitBytes ?? Math.round(archiveLimitMB * 1024 * 1024)),
       abort: opts.abort,
     };
-    const outcome = await cleanupLimiter.run(() => withJobLock(store, id, 'cleanup', () => runner.run(id, request)));
+    // `still` is asked under the job's lock: no retry can come between its answer and the cleanup.
+    const outcome = await cleanupLimiter.run(() => withJobLock(store, id, 'cleanup', async () => (still && !(await still()) ? undefined : runner.run(id, request))));
+    if (!outcome) return undefined;
     forgetEnvIfCleaned(this.ctx, outcome.job);
     this.ctx.changed(id);
     this.launcher.schedulePump();

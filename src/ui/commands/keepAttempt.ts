@@ -27,6 +27,9 @@ export function registerKeepAttempt(s: PaddockServices): vscode.Disposable {
     if (report.failed.length) {
       void vscode.window.showWarningMessage(vscode.l10n.t('{0} attempt(s) were not cleaned up: {1}', report.failed.length, report.failed.map((f) => `${f.id} (${f.reason})`).join('; ')));
     }
+    if (report.skipped.length) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('{0} attempt(s) were left as they are: {1}', report.skipped.length, report.skipped.map((f) => `${f.id} (${f.reason})`).join('; ')));
+    }
     return report;
   });
 }

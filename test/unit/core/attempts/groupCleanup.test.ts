@@ -1,0 +1,88 @@
+/**
+ * A group's Clean Ups and its keep (bug 154, third review): Clean Ups keep out only a keep, not each
+ * other; a keep leaves alone an attempt a person is cleaning up or retried during it. Real workers
+ * and PTYs; the stubborn attempts ignore SIGTERM, so each stop waits its whole grace.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { enterGroupCleanup } from '../../../../src/core/operations/groupLock';
+import { isTerminalState } from '../../../../src/core/store';
+import { CoordinatorSandbox, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+
+const PROFILES = {
+  writer: { command: 'sh', args: ['-c', 'echo mine > mine.txt; sleep 600'] },
+  stubborn: { command: 'sh', args: ['-c', 'trap "" TERM HUP INT; echo mine > mine.txt; sleep 600'] },
+  quick: { command: 'sh', args: ['-c', 'echo mine > mine.txt; sleep 3; exit 0'] },
+};
+
+describe("Attempts: a group's Clean Ups and its keep", function () {
+  this.timeout(180_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  async function windows(grace: number) {
+    const one = sb.coordinator({ maxConcurrent: 4, profiles: PROFILES, stopGraceSeconds: grace });
+    const two = sb.coordinator({ maxConcurrent: 4, profiles: PROFILES, stopGraceSeconds: grace });
+    await Promise.all([one.ready, two.ready]);
+    return { one, two };
+  }
+
+  async function running(jobs: readonly { id: string; worktree?: string | null }[]) {
+    for (const j of jobs) await sb.waitFor(j.id, (r) => r.lifecycle.state === 'running' && existsSync(join(j.worktree!, 'mine.txt')));
+  }
+
+  it('two windows cleaning up two attempts of one group at once run side by side, not one after the other', async () => {
+    const { one, two } = await windows(6);
+    const { jobs } = await one.startAttempts({ repo: sb.repo, prompt: 'x' }, 2, ['stubborn', 'stubborn']);
+    await running(jobs);
+    const started = Date.now();
+    const first = one.cleanup(jobs[0].id).then(() => Date.now() - started);
+    await new Promise((r) => setTimeout(r, 200));
+    const second = two.cleanup(jobs[1].id).then(() => Date.now() - started);
+    const ends = await Promise.all([first, second]);
+    // Each waits its 6 s grace; one after the other took 12 s and more.
+    assert.ok(Math.max(...ends) < 11_000, `the Clean Ups ended at ${ends.join(' and ')} ms`);
+    for (const j of jobs) assert.equal((await sb.store.read(j.id)).cleanup?.phase, 'complete');
+  });
+
+  it('a keep leaves alone an attempt a person retried during it, and says so', async () => {
+    const { one, two } = await windows(6);
+    const { jobs } = await one.startAttempts({ repo: sb.repo, prompt: 'x' }, 3, ['writer', 'stubborn', 'quick']);
+    await running(jobs.slice(0, 2));
+    await sb.waitFor(jobs[2].id, (r) => isTerminalState(r.lifecycle.state));
+    const keeping = one.keepAttempt(jobs[0].id);
+    await sb.waitFor(jobs[1].id, (r) => r.cleanup !== null); // the keep is stopping the stubborn one
+    const retried = await two.retry(jobs[2].id);
+    const report = await keeping;
+    assert.deepEqual(report.cleaned.map((r) => r.job.id), [jobs[1].id]);
+    assert.deepEqual(report.skipped, [{ id: jobs[2].id, reason: 'it was retried during the keep' }]);
+    const after = await sb.store.read(jobs[2].id);
+    assert.equal(after.lifecycle.generation, retried.lifecycle.generation);
+    assert.equal(after.cleanup?.phase ?? null, retried.cleanup?.phase ?? null, 'the retried attempt was not cleaned up');
+    assert.notEqual(after.lifecycle.state, 'cancelled');
+  });
+
+  it('a keep starting after a Clean Up entered leaves that attempt to it, and refuses to keep one being cleaned up', async () => {
+    const { one } = await windows(2);
+    const { jobs } = await one.startAttempts({ repo: sb.repo, prompt: 'x' }, 3, ['writer']);
+    await running(jobs);
+    const gid = jobs[0].group!.id;
+    // Another window's Clean Up of attempt 2 has checked "no keep" and waits for its slot.
+    const entered = await enterGroupCleanup(sb.store, gid, jobs[1].id);
+    try {
+      const report = await one.keepAttempt(jobs[0].id);
+      assert.deepEqual(report.cleaned.map((r) => r.job.id), [jobs[2].id]);
+      assert.deepEqual(report.skipped.map((s) => s.id), [jobs[1].id]);
+      assert.equal((await sb.store.read(jobs[1].id)).cleanup, null, 'the keep did not run beside the Clean Up');
+    } finally {
+      await entered.release();
+    }
+    const cleaning = await enterGroupCleanup(sb.store, gid, jobs[1].id);
+    try {
+      await assert.rejects(one.keepAttempt(jobs[1].id), /Agent .* is being cleaned up in another window or process; it cannot be kept\./);
+    } finally {
+      await cleaning.release();
+    }
+  });
+});
