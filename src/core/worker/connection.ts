@@ -13,7 +13,7 @@ import { Disposable, disposableTimeout, IDisposable, MutableDisposable, toDispos
 import { Emitter, Event } from '../common/event';
 import { describeError } from '../common/errors';
 import { binaryOutputHeader, decodeFrame, encodeFrame, LineDecoder } from '../protocol/framing';
-import { AttachMessage, ClientMessage, ClientMessageSchema, PROTOCOL_VERSION, ServerMessage } from '../protocol/messages';
+import { AttachMessage, ClientMessage, ClientMessageSchema, MAX_FIRST_LINE_BYTES, MAX_LINE_BYTES, PROTOCOL_VERSION, ServerMessage } from '../protocol/messages';
 import type { AgentSession } from './session';
 
 export type Role = 'viewer' | 'control' | 'agent';
@@ -93,6 +93,7 @@ export class Connection extends Disposable {
   private readonly readingHolds = new Set<'input' | 'replies'>();
   /** Frames other than output written to the socket and not yet gone to the client. */
   private unsentReplies = 0;
+  private readonly decoder: LineDecoder;
   cols = 80;
   rows = 24;
 
@@ -104,10 +105,8 @@ export class Connection extends Disposable {
     private readonly host: ConnectionHost,
   ) {
     super();
-    const decoder = new LineDecoder(
-      (line) => this.onLine(line),
-      (reason) => this.fail(reason),
-    );
+    // Until it authenticates, a connection may send no longer a line than a first frame can be (bug 163).
+    const decoder = (this.decoder = new LineDecoder((line) => this.onLine(line), (reason) => this.fail(reason), MAX_FIRST_LINE_BYTES, undefined, 'first frame'));
     const onData = (chunk: Buffer) => decoder.push(chunk);
     const onDrain = () => this.onDrain();
     const onEnd = () => this.close();
@@ -269,6 +268,8 @@ export class Connection extends Disposable {
       if (msg.type !== 'attach' && msg.type !== 'hello') return this.fail('the first frame must be attach or hello');
       const granted = this.host.authenticate(msg.token);
       if (!granted) return this.fail('wrong token');
+      // The agent's own token may only signal (a frame of a few dozen bytes): it never holds a megabyte either.
+      this.decoder.setLineLimit(granted === 'agent' ? MAX_FIRST_LINE_BYTES : MAX_LINE_BYTES, 'frame');
       if (msg.type === 'hello') {
         this.role = granted;
         this.sendMessage({ type: 'welcome', version: PROTOCOL_VERSION, state: this.host.session.state, role: granted });
