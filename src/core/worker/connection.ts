@@ -12,7 +12,8 @@ import type { Socket } from 'node:net';
 import { Disposable, disposableTimeout, IDisposable, MutableDisposable, toDisposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { describeError } from '../common/errors';
-import { binaryOutputHeader, decodeFrame, encodeFrame, LineDecoder } from '../protocol/framing';
+import { decodeFrame, encodeFrame, LineDecoder } from '../protocol/framing';
+import type { OutputBatch } from './outputBatch';
 import { AttachMessage, ClientMessage, ClientMessageSchema, MAX_FIRST_LINE_BYTES, MAX_LINE_BYTES, PROTOCOL_VERSION, ServerMessage } from '../protocol/messages';
 import type { AgentSession } from './session';
 
@@ -40,29 +41,6 @@ const MAX_UNSENT_REPLIES = 256;
 
 /** Output frames up to this size are copied into one buffer and written at once. */
 const SMALL_FRAME_BYTES = 4096;
-
-/**
- * One batch of output for every viewer: the PTY's reads as they came (UTF-8,
- * never ending inside a character), behind a binary frame header. They are
- * never copied into one buffer (a large allocation per frame costs more than
- * the copy): the socket writes them together. The JSON line for viewers that
- * did not ask for binary frames is encoded once, on first use.
- */
-export class OutputBatch {
-  private json: string | undefined;
-  readonly header: Buffer;
-
-  constructor(
-    readonly chunks: readonly Buffer[],
-    readonly bytes: number,
-  ) {
-    this.header = binaryOutputHeader(bytes);
-  }
-
-  jsonFrame(): string {
-    return (this.json ??= encodeFrame({ type: 'output', data: Buffer.concat(this.chunks, this.bytes).toString('utf8') }));
-  }
-}
 
 export interface ConnectionHost {
   readonly session: AgentSession;
@@ -93,6 +71,9 @@ export class Connection extends Disposable {
   private readonly readingHolds = new Set<'input' | 'replies'>();
   /** Frames other than output written to the socket and not yet gone to the client. */
   private unsentReplies = 0;
+  /** Requests (`send`, `stop`) carried out and not answered yet; the client's input has ended (it sends no more). */
+  private unanswered = 0;
+  private inputEnded = false;
   private readonly decoder: LineDecoder;
   cols = 80;
   rows = 24;
@@ -110,17 +91,18 @@ export class Connection extends Disposable {
     const onData = (chunk: Buffer) => decoder.push(chunk);
     const onDrain = () => this.onDrain();
     const onEnd = () => this.close();
+    const onInputEnd = () => this.onInputEnd();
     const onError = () => this.close();
     socket.on('data', onData);
     socket.on('drain', onDrain);
-    socket.on('end', onEnd);
+    socket.on('end', onInputEnd);
     socket.on('close', onEnd);
     socket.on('error', onError);
     this._register(
       toDisposable(() => {
         socket.off('data', onData);
         socket.off('drain', onDrain);
-        socket.off('end', onEnd);
+        socket.off('end', onInputEnd);
         socket.off('close', onEnd);
         socket.off('error', onError);
         socket.on('error', () => undefined); // late errors after destroy must not crash the worker
@@ -244,9 +226,14 @@ export class Connection extends Disposable {
     if (this.closed) return;
     this.host.log(`connection closed: ${reason}`);
     this.sendMessage({ type: 'error', message: `Closing the connection: ${reason}.`, fatal: true });
+    this.closeAfterWrites();
+  }
+
+  /** Closes once what was written has gone out (a destroy would drop it): end(), then the destroy a second later. */
+  private closeAfterWrites(): void {
+    if (this.closed) return;
     this.closed = true;
     this._onDidClose.fire();
-    // end() lets the error frame out; destroy follows in dispose via a short timer.
     this.socket.end();
     const t = setTimeout(() => this.dispose(), 1000);
     t.unref?.();
@@ -304,10 +291,10 @@ export class Connection extends Disposable {
         return;
       case 'send':
         if (!this.mayWrite()) return this.refuse(msg.id, 'This connection is read-only and cannot send.');
-        this.host.session.send(msg.text).then(
+        this.answerLater(this.host.session.send(msg.text).then(
           () => this.sendMessage({ type: 'ack', id: msg.id }),
           (err) => this.refuse(msg.id, describeError(err, 500)),
-        );
+        ));
         this.holdReadingWhileBacklogged();
         return;
       case 'signal':
@@ -316,12 +303,29 @@ export class Connection extends Disposable {
         return;
       case 'stop':
         if (!this.mayWrite()) return this.refuse(msg.id, 'This connection is read-only and cannot stop the agent.');
-        this.host.session.stop(msg.force).then(
+        this.answerLater(this.host.session.stop(msg.force).then(
           (outcome) => this.sendMessage({ type: 'stopped', id: msg.id, ...outcome }),
           (err) => this.refuse(msg.id, `Stopping failed: ${describeError(err, 500)}`),
-        );
+        ));
         return;
     }
+  }
+
+  /** A request answered once `answered` settles: the connection stays open for the answer. */
+  private answerLater(answered: Promise<void>): void {
+    this.unanswered++;
+    void answered.finally(() => {
+      if (--this.unanswered === 0 && this.inputEnded) this.closeAfterWrites();
+    });
+  }
+
+  /**
+   * The client sends no more (shut down writing: `socat`, `nc -N`): closed once its requests are
+   * answered, a viewer at once (closed at once, a send's ack and a stop's `stopped` were lost: bug 165).
+   */
+  private onInputEnd(): void {
+    this.inputEnded = true;
+    if (this.unanswered === 0 || this.role === 'viewer') this.close();
   }
 
   /** Agent connections (the token in the agent's environment) may only signal. */
