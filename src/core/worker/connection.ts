@@ -234,9 +234,9 @@ export class Connection extends Disposable {
     if (this.closed) return;
     this.closed = true;
     this._onDidClose.fire();
+    this.socket.pause(); // what it sends now is read by no one: it stays on its side
     this.socket.end();
-    const t = setTimeout(() => this.dispose(), 1000);
-    t.unref?.();
+    setTimeout(() => this.dispose(), 1000).unref?.();
   }
 
   private onLine(line: string): void {
