@@ -128,9 +128,15 @@ export class AgentInput extends Disposable {
     await sleep(SEND_ENTER_DELAY_MS);
     if (this.hasEnded()) throw failure('The agent ended before Enter was typed.');
     this.type('\r');
+    // Its writer found the PTY gone on writing the Enter: the text was typed, but never entered.
+    if (this.hasEnded()) throw failure('The agent ended before Enter was typed.');
   }
 
+  /**
+   * Told (`close`, the host's end), or found by the writer itself: node-pty closes the master before
+   * its exit is reported, and then a send was dropped by the closed writer yet acknowledged (bug 164).
+   */
   private hasEnded(): boolean {
-    return this.closed || this.host.ended();
+    return this.closed || this.host.ended() || this.writer?.isClosed === true;
   }
 }

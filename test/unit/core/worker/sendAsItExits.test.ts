@@ -7,7 +7,9 @@
  * Send Prompt said the text was sent to an agent that had already ended.
  */
 import * as assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { WorkerClient } from '../../../../src/core/protocol/client';
 import { AgentInput } from '../../../../src/core/worker/agentInput';
 import { loadNodePty, ptyMasterFd } from '../../../../src/core/worker/ptyHost';
@@ -27,6 +29,28 @@ function childrenNamed(pid: number, comm: string): number[] {
     }
   }
   return found;
+}
+
+/** The state letter of /proc/PID/stat (`T`: stopped by a signal), or undefined once it is gone. */
+function procState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An AgentInput on a PTY master of the test's own (/dev/ptmx): its descriptor can be closed and its
+ * number reused as node-pty's can, with no reader of node-pty's left on it.
+ */
+function inputOnOwnPty(noteInput: (data: string) => void = () => undefined): { input: AgentInput; fd: number; logged: string[] } {
+  const fd = openSync('/dev/ptmx', 'r+');
+  const logged: string[] = [];
+  const input = new AgentInput({ ended: () => false, settingUp: () => false, noteInput, log: (m) => logged.push(m), promptNotTyped: () => undefined });
+  input.open(fd);
+  return { input, fd, logged };
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {
@@ -57,6 +81,9 @@ describe('a text sent as the agent exits', function () {
     try {
       await waitUntil('the wrapper to print its marker and wait', () => childrenNamed(wrapper, 'sleep').length > 0 && childrenNamed(wrapper, 'sh').length === 0, 15_000);
       signal(wrapper, 'SIGSTOP');
+      // Frozen, not exited by itself (its `sleep 3` over when finding it took long): else the send
+      // would be refused by the PTY's close, and the close at the marker would go untested.
+      await waitUntil('the wrapper frozen in its wait', () => procState(wrapper) === 'T', 5000);
     } finally {
       signal(worker, 'SIGCONT');
     }
@@ -85,6 +112,45 @@ describe('a text sent as the agent exits', function () {
       input.dispose();
     } finally {
       pty.kill('SIGKILL');
+    }
+  });
+  it('is refused once its writer found the PTY closed, before the PTY\'s exit is reported', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paddock-send-'));
+    const { input, fd, logged } = inputOnOwnPty();
+    let other: number | undefined;
+    try {
+      await input.send('reaches the agent');
+      // node-pty closes the master once its read side ends, before its exit comes; the number is
+      // reused by the next file this process opens, which the writer then declines to write to.
+      closeSync(fd);
+      other = openSync(join(dir, 'other'), 'w');
+      await assert.rejects(input.send('typed into nothing'), /The agent ended before Enter was typed/);
+      await assert.rejects(input.send('typed into nothing again'), /The agent has ended/);
+      assert.equal(readFileSync(join(dir, 'other'), 'utf8'), '', 'nothing was written to the other file');
+      assert.match(logged.join('\n'), /the PTY is closed/);
+    } finally {
+      input.dispose();
+      if (other !== undefined) closeSync(other);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is refused when its writer finds the PTY closed as it types the Enter', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paddock-send-'));
+    let other: number | undefined;
+    // The text is typed in; the PTY closes in the pause before its Enter.
+    const { input, fd } = inputOnOwnPty((data) => {
+      if (data !== 'the text' || other !== undefined) return;
+      closeSync(fd);
+      other = openSync(join(dir, 'other'), 'w');
+    });
+    try {
+      await assert.rejects(input.send('the text'), /The agent ended before Enter was typed/);
+      assert.equal(readFileSync(join(dir, 'other'), 'utf8'), '');
+    } finally {
+      input.dispose();
+      if (other !== undefined) closeSync(other);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
