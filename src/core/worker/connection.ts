@@ -319,13 +319,11 @@ export class Connection extends Disposable {
     });
   }
 
-  /**
-   * The client sends no more (shut down writing: `socat`, `nc -N`): closed once its requests are
-   * answered, a viewer at once (closed at once, a send's ack and a stop's `stopped` were lost: bug 165).
-   */
+  /** The client sends no more (`socat`, `nc -N`): ended once every answer has gone out (bug 165); a viewer at once. */
   private onInputEnd(): void {
     this.inputEnded = true;
-    if (this.unanswered === 0 || this.role === 'viewer') this.close();
+    if (this.role === 'viewer') this.close();
+    else if (this.unanswered === 0) this.closeAfterWrites();
   }
 
   /** Agent connections (the token in the agent's environment) may only signal. */

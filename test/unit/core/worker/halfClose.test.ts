@@ -11,8 +11,11 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { useWorkerSandbox, waitUntil } from './fixtures';
 
-/** Connects, writes `frames`, shuts down writing, and resolves with every line the worker sent until it closed. */
-function requestThenHalfClose(path: string, frames: object[], timeoutMs = 20_000): Promise<{ type: string; id?: number; state?: string; message?: string }[]> {
+/**
+ * Connects, writes `frames`, shuts down writing, and resolves with every line the worker sent until
+ * it closed; reads nothing for the first `readAfterMs` (its answers wait in the worker meanwhile).
+ */
+function requestThenHalfClose(path: string, frames: object[], timeoutMs = 20_000, readAfterMs = 0): Promise<{ type: string; id?: number; state?: string; message?: string }[]> {
   return new Promise((resolve, reject) => {
     const s = createConnection({ path, allowHalfOpen: true });
     let got = '';
@@ -26,6 +29,10 @@ function requestThenHalfClose(path: string, frames: object[], timeoutMs = 20_000
       clearTimeout(timer);
       resolve(got.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)));
     });
+    if (readAfterMs > 0) {
+      s.pause();
+      setTimeout(() => s.resume(), readAfterMs);
+    }
     s.once('connect', () => {
       s.write(frames.map((f) => `${JSON.stringify(f)}\n`).join(''));
       s.end();
@@ -75,5 +82,16 @@ describe('a client that closes its sending side after its request', function () 
     assert.ok(Date.now() - started < 2000);
     const viewer = await requestThenHalfClose(exec.socketPath, [{ type: 'attach', token: exec.socketToken, cols: 80, rows: 24, readOnly: true }], 5000);
     assert.ok(viewer.length <= 1, 'a viewer that ends its input is detached');
+  });
+  it('gets every answer it has not read yet when it half-closes with nothing left to carry out', async () => {
+    const { sb } = ctx;
+    const job = await sb.start(['sh', '-c', 'sleep 60'], { waitFor: ['running'] });
+    const exec = (await sb.store.read(job.id)).execution!;
+    // Each `refresh` of a control client is refused at once: more refusals than the socket's kernel
+    // buffer holds, so the last of them wait in the worker when it sees the end of the input.
+    const asked = 2000;
+    const frames = [{ type: 'hello', token: exec.socketToken }, ...Array.from({ length: asked }, () => ({ type: 'refresh' }))];
+    const answers = await requestThenHalfClose(exec.socketPath, frames, 20_000, 200);
+    assert.equal(answers.filter((a) => a.type === 'error').length, asked, `every refusal came (${answers.length - 1} of ${asked})`);
   });
 });
