@@ -117,17 +117,18 @@ export class Connection extends Disposable {
     this._register(toDisposable(() => this.stuckTimer?.dispose()));
   }
 
+  /** A viewer whose input ended is detached: only the answers it is due still go to it. */
   get isViewer(): boolean {
-    return this.role === 'viewer';
+    return this.role === 'viewer' && !this.inputEnded;
   }
 
   get isWritableViewer(): boolean {
-    return this.role === 'viewer' && !this.readOnly;
+    return this.isViewer && !this.readOnly;
   }
 
   /** A batch of output, shared by all viewers. */
   deliverOutput(batch: OutputBatch): void {
-    if (this.role !== 'viewer' || this.closed) return;
+    if (!this.isViewer || this.closed) return;
     switch (this.stream) {
       case 'syncing':
         this.pending.push(batch);
@@ -319,11 +320,12 @@ export class Connection extends Disposable {
     });
   }
 
-  /** The client sends no more (`socat`, `nc -N`): ended once every answer has gone out (bug 165); a viewer at once. */
+  /** The client sends no more (`socat`, `nc -N`): closed once its `send`/`stop` are answered, a viewer (detached meanwhile) too (bug 165). */
   private onInputEnd(): void {
     this.inputEnded = true;
+    if (this.unanswered > 0) return;
     if (this.role === 'viewer') this.close();
-    else if (this.unanswered === 0) this.closeAfterWrites();
+    else this.closeAfterWrites();
   }
 
   /** Agent connections (the token in the agent's environment) may only signal. */

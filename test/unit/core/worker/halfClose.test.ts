@@ -60,6 +60,24 @@ describe('a client that closes its sending side after its request', function () 
     });
   });
 
+  it('a writable viewer gets the ack of its send, and the text is typed in once', async () => {
+    const { sb } = ctx;
+    const job = await sb.start(['sh', '-c', 'while read line; do printf "%s\\n" "$line" >> got.txt; done'], { waitFor: ['running'] });
+    const exec = (await sb.store.read(job.id)).execution!;
+    const attach = { type: 'attach', token: exec.socketToken, cols: 80, rows: 24, readOnly: false };
+    const answers = await requestThenHalfClose(exec.socketPath, [attach, { type: 'send', id: 9, text: 'from a viewer' }]);
+    const ack = answers.find((a) => a.type === 'ack');
+    assert.ok(ack, `the viewer's send was answered: ${JSON.stringify(answers.map((a) => a.type))}`);
+    assert.equal(ack.id, 9);
+    await waitUntil('the text typed in', () => {
+      try {
+        return readFileSync(join(sb.cwd, 'got.txt'), 'utf8') === 'from a viewer\n';
+      } catch {
+        return false;
+      }
+    });
+  });
+
   it('gets `stopped` for its stop, once the stop is durable', async () => {
     const { sb } = ctx;
     const job = await sb.start(['sh', '-c', 'sleep 60'], { waitFor: ['running'] });

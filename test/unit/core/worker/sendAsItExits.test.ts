@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { WorkerClient } from '../../../../src/core/protocol/client';
 import { AgentInput } from '../../../../src/core/worker/agentInput';
 import { loadNodePty, ptyMasterFd } from '../../../../src/core/worker/ptyHost';
-import { nodePtyPath, sleep, useWorkerSandbox, waitUntil } from './fixtures';
+import { nodePtyPath, useWorkerSandbox, waitUntil } from './fixtures';
 
 /** Children of `pid` running `comm`. */
 function childrenNamed(pid: number, comm: string): number[] {
@@ -38,6 +38,17 @@ function procState(pid: number): string | undefined {
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
   } catch {
     return undefined;
+  }
+}
+
+/** Whether `sig` is pending on the process `pid` (ShdPnd/SigPnd of /proc/PID/status): sent, not yet handled. */
+function signalPending(pid: number, sig: number): boolean {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const bit = 1n << BigInt(sig - 1);
+    return [...status.matchAll(/^(?:ShdPnd|SigPnd):\s*([0-9a-f]+)$/gm)].some((m) => (BigInt(`0x${m[1]}`) & bit) !== 0n);
+  } catch {
+    return false;
   }
 }
 
@@ -88,7 +99,9 @@ describe('a text sent as the agent exits', function () {
       signal(worker, 'SIGCONT');
     }
     try {
-      await sleep(500);
+      // The worker, running again, reads the marker (closing the agent's input), then sends SIGUSR1 to
+      // the frozen wrapper: pending there, it says the worker has read it, however long that took.
+      await waitUntil('the worker to read the marker (SIGUSR1 pending on the wrapper)', () => signalPending(wrapper, 10), 15_000);
       assert.equal((await sb.store.read(job.id)).lifecycle.state, 'running', 'its end is not known yet: the send lands in the window');
       await assert.rejects(c.send('typed into nothing'), /The agent has ended/);
     } finally {
