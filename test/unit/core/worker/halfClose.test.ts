@@ -90,6 +90,18 @@ describe('a client that closes its sending side after its request', function () 
     assert.equal((await sb.store.read(job.id)).lifecycle.state, 'cancelled');
   });
 
+  it('a writable viewer gets `stopped` for its stop', async () => {
+    const { sb } = ctx;
+    const job = await sb.start(['sh', '-c', 'sleep 60'], { waitFor: ['running'] });
+    const exec = (await sb.store.read(job.id)).execution!;
+    const attach = { type: 'attach', token: exec.socketToken, cols: 80, rows: 24, readOnly: false };
+    const answers = await requestThenHalfClose(exec.socketPath, [attach, { type: 'stop', id: 4, force: true }]);
+    const stopped = answers.find((a) => a.type === 'stopped');
+    assert.ok(stopped, `the viewer's stop was answered: ${JSON.stringify(answers.map((a) => a.type))}`);
+    assert.equal(stopped.id, 4);
+    assert.equal(stopped.state, 'cancelled');
+  });
+
   it('a connection that half-closes with nothing asked is closed at once, as before (a guard)', async () => {
     const { sb } = ctx;
     const job = await sb.start(['sh', '-c', 'sleep 60'], { waitFor: ['running'] });
