@@ -36,9 +36,17 @@ export class LineDecoder {
   constructor(
     private readonly onLine: (line: string) => void,
     private readonly onInvalid: (reason: string) => void,
-    private readonly maxLineBytes = MAX_LINE_BYTES,
+    private maxLineBytes = MAX_LINE_BYTES,
     private readonly onBinary?: (text: string) => void,
+    /** What a line is called in the reason a too-long one gives ("first frame" before authentication). */
+    private lineName = 'frame',
   ) {}
+
+  /** Changes the longest line accepted from now on (a connection that has authenticated may send longer ones). */
+  setLineLimit(maxLineBytes: number, lineName: string): void {
+    this.maxLineBytes = maxLineBytes;
+    this.lineName = lineName;
+  }
 
   push(chunk: Buffer): void {
     let start = 0;
@@ -54,7 +62,7 @@ export class LineDecoder {
     const nl = chunk.indexOf(NEWLINE, start);
     if (nl < 0) {
       const rest = chunk.length - start;
-      if (this.pendingBytes + rest > this.maxLineBytes) return this.fail(`frame longer than ${this.maxLineBytes} bytes`, chunk);
+      if (this.pendingBytes + rest > this.maxLineBytes) return this.fail(`${this.lineName} longer than ${this.maxLineBytes} bytes`, chunk);
       this.pending.push(chunk.subarray(start));
       this.pendingBytes += rest;
       this.smallPieces = rest < SMALL_PIECE_BYTES ? this.smallPieces + 1 : 0;
@@ -64,7 +72,7 @@ export class LineDecoder {
       }
       return chunk.length;
     }
-    if (this.pendingBytes + (nl - start) > this.maxLineBytes) return this.fail(`frame longer than ${this.maxLineBytes} bytes`, chunk);
+    if (this.pendingBytes + (nl - start) > this.maxLineBytes) return this.fail(`${this.lineName} longer than ${this.maxLineBytes} bytes`, chunk);
     const line = this.collect(chunk.subarray(start, nl));
     if (line.length > 0) this.onLine(line.toString('utf8'));
     return nl + 1;

@@ -13,6 +13,14 @@ export const PROTOCOL_VERSION = 1;
 export const MAX_LINE_BYTES = 1024 * 1024;
 
 /**
+ * Longest accepted first line (`attach` or `hello`, before any token is checked): the longest valid
+ * one, a 256-character token with every character escaped as `\uXXXX`, is under 2 KiB. Held to
+ * MAX_LINE_BYTES, any process that can open the socket made the worker hold 1 MiB per connection
+ * for the whole handshake time (bug 163).
+ */
+export const MAX_FIRST_LINE_BYTES = 8 * 1024;
+
+/**
  * Binary output frames (worker → viewers that asked for them): this byte, a
  * 4-byte big-endian payload length, then that many bytes of UTF-8 text. A JSON
  * line never starts with it ('{' does), so both kinds share one stream.

@@ -40,6 +40,8 @@ export class AgentInput extends Disposable {
   private typedPrompt: TypedPrompt | undefined;
   /** Dropped before `typePrompt` (why). */
   private droppedEarly: string | undefined;
+  /** The agent's program has exited: nothing is typed in any more. */
+  private closed = false;
   private readonly _onDidDrain = this._register(new Emitter<void>());
   /** A backlog of typed input is over: connections may read their sockets again. */
   readonly onDidDrain: Event<void> = this._onDidDrain.event;
@@ -54,8 +56,13 @@ export class AgentInput extends Disposable {
     this._register(writer.onDidDrain(() => this._onDidDrain.fire()));
   }
 
-  /** The agent ended: its PTY closed, input has nowhere to go. */
+  /**
+   * The agent's program exited (the drain marker came) or its PTY closed: input has nowhere to go. Said
+   * at once to a text sent from now on: the worker knows the end for good only once the output went
+   * quiet, and meanwhile a send typed into nothing was acknowledged as sent (bug 164).
+   */
   close(): void {
+    this.closed = true;
     this.writer?.close();
   }
 
@@ -66,7 +73,7 @@ export class AgentInput extends Disposable {
 
   /** A person's keys (a viewer's, or a sent text's). */
   type(data: string): void {
-    if (!this.writer || this.host.ended()) return;
+    if (!this.writer || this.hasEnded()) return;
     // The person types into the agent first: the prompt typed later would join their text or answer what it asks next.
     if (this.typedPrompt?.isPending && data.replace(ESCAPE_SEQUENCES, '') !== '') this.typedPrompt.drop('the person typed into the agent before it asked for it');
     this.writer.write(data);
@@ -75,7 +82,7 @@ export class AgentInput extends Disposable {
 
   /** The mirror's reply to a terminal query: typed in, but nobody's input. */
   reply(data: string): void {
-    if (this.writer && !this.host.ended()) this.writer.write(data);
+    if (this.writer && !this.hasEnded()) this.writer.write(data);
   }
 
   /** Types the text, then Enter. */
@@ -114,12 +121,22 @@ export class AgentInput extends Disposable {
   }
 
   private async sendNow(text: string): Promise<void> {
-    if (this.host.ended()) throw failure('The agent has ended.');
+    if (this.hasEnded()) throw failure('The agent has ended.');
     // Its socket is served before its setup command and its terminal: nothing to type into yet.
     if (!this.writer) throw failure(`The agent has not started yet${this.host.settingUp() ? ' (its worktree setup is running)' : ''}; send once it runs.`);
     this.type(text);
     await sleep(SEND_ENTER_DELAY_MS);
-    if (this.host.ended()) throw failure('The agent ended before Enter was typed.');
+    if (this.hasEnded()) throw failure('The agent ended before Enter was typed.');
     this.type('\r');
+    // Its writer found the PTY gone on writing the Enter: the text was typed, but never entered.
+    if (this.hasEnded()) throw failure('The agent ended before Enter was typed.');
+  }
+
+  /**
+   * Told (`close`, the host's end), or found by the writer itself: node-pty closes the master before
+   * its exit is reported, and then a send was dropped by the closed writer yet acknowledged (bug 164).
+   */
+  private hasEnded(): boolean {
+    return this.closed || this.host.ended() || this.writer?.isClosed === true;
   }
 }

@@ -279,6 +279,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   private onOutput(data: Buffer | string): void {
     const { bytes, drained } = this.screen.fromAgent(data);
     if (drained && this.pty) {
+      // The agent's program has exited (the wrapper prints the marker after it): nothing typed reaches it now.
+      this.agentInput.close();
       // Everything the agent wrote has been read: let the wrapper shell exit.
       try {
         process.kill(this.pty.pid, 'SIGUSR1');

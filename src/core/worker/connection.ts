@@ -12,8 +12,9 @@ import type { Socket } from 'node:net';
 import { Disposable, disposableTimeout, IDisposable, MutableDisposable, toDisposable } from '../common/lifecycle';
 import { Emitter, Event } from '../common/event';
 import { describeError } from '../common/errors';
-import { binaryOutputHeader, decodeFrame, encodeFrame, LineDecoder } from '../protocol/framing';
-import { AttachMessage, ClientMessage, ClientMessageSchema, PROTOCOL_VERSION, ServerMessage } from '../protocol/messages';
+import { decodeFrame, encodeFrame, LineDecoder } from '../protocol/framing';
+import type { OutputBatch } from './outputBatch';
+import { AttachMessage, ClientMessage, ClientMessageSchema, MAX_FIRST_LINE_BYTES, MAX_LINE_BYTES, PROTOCOL_VERSION, ServerMessage } from '../protocol/messages';
 import type { AgentSession } from './session';
 
 export type Role = 'viewer' | 'control' | 'agent';
@@ -40,29 +41,6 @@ const MAX_UNSENT_REPLIES = 256;
 
 /** Output frames up to this size are copied into one buffer and written at once. */
 const SMALL_FRAME_BYTES = 4096;
-
-/**
- * One batch of output for every viewer: the PTY's reads as they came (UTF-8,
- * never ending inside a character), behind a binary frame header. They are
- * never copied into one buffer (a large allocation per frame costs more than
- * the copy): the socket writes them together. The JSON line for viewers that
- * did not ask for binary frames is encoded once, on first use.
- */
-export class OutputBatch {
-  private json: string | undefined;
-  readonly header: Buffer;
-
-  constructor(
-    readonly chunks: readonly Buffer[],
-    readonly bytes: number,
-  ) {
-    this.header = binaryOutputHeader(bytes);
-  }
-
-  jsonFrame(): string {
-    return (this.json ??= encodeFrame({ type: 'output', data: Buffer.concat(this.chunks, this.bytes).toString('utf8') }));
-  }
-}
 
 export interface ConnectionHost {
   readonly session: AgentSession;
@@ -93,6 +71,10 @@ export class Connection extends Disposable {
   private readonly readingHolds = new Set<'input' | 'replies'>();
   /** Frames other than output written to the socket and not yet gone to the client. */
   private unsentReplies = 0;
+  /** Requests (`send`, `stop`) carried out and not answered yet; the client's input has ended (it sends no more). */
+  private unanswered = 0;
+  private inputEnded = false;
+  private readonly decoder: LineDecoder;
   cols = 80;
   rows = 24;
 
@@ -104,24 +86,23 @@ export class Connection extends Disposable {
     private readonly host: ConnectionHost,
   ) {
     super();
-    const decoder = new LineDecoder(
-      (line) => this.onLine(line),
-      (reason) => this.fail(reason),
-    );
+    // Until it authenticates, a connection may send no longer a line than a first frame can be (bug 163).
+    const decoder = (this.decoder = new LineDecoder((line) => this.onLine(line), (reason) => this.fail(reason), MAX_FIRST_LINE_BYTES, undefined, 'first frame'));
     const onData = (chunk: Buffer) => decoder.push(chunk);
     const onDrain = () => this.onDrain();
     const onEnd = () => this.close();
+    const onInputEnd = () => this.onInputEnd();
     const onError = () => this.close();
     socket.on('data', onData);
     socket.on('drain', onDrain);
-    socket.on('end', onEnd);
+    socket.on('end', onInputEnd);
     socket.on('close', onEnd);
     socket.on('error', onError);
     this._register(
       toDisposable(() => {
         socket.off('data', onData);
         socket.off('drain', onDrain);
-        socket.off('end', onEnd);
+        socket.off('end', onInputEnd);
         socket.off('close', onEnd);
         socket.off('error', onError);
         socket.on('error', () => undefined); // late errors after destroy must not crash the worker
@@ -136,17 +117,18 @@ export class Connection extends Disposable {
     this._register(toDisposable(() => this.stuckTimer?.dispose()));
   }
 
+  /** A viewer whose input ended is detached: only the answers it is due still go to it. */
   get isViewer(): boolean {
-    return this.role === 'viewer';
+    return this.role === 'viewer' && !this.inputEnded;
   }
 
   get isWritableViewer(): boolean {
-    return this.role === 'viewer' && !this.readOnly;
+    return this.isViewer && !this.readOnly;
   }
 
   /** A batch of output, shared by all viewers. */
   deliverOutput(batch: OutputBatch): void {
-    if (this.role !== 'viewer' || this.closed) return;
+    if (!this.isViewer || this.closed) return;
     switch (this.stream) {
       case 'syncing':
         this.pending.push(batch);
@@ -245,12 +227,17 @@ export class Connection extends Disposable {
     if (this.closed) return;
     this.host.log(`connection closed: ${reason}`);
     this.sendMessage({ type: 'error', message: `Closing the connection: ${reason}.`, fatal: true });
+    this.closeAfterWrites();
+  }
+
+  /** Closes once what was written has gone out (a destroy would drop it): end(), then the destroy a second later. */
+  private closeAfterWrites(): void {
+    if (this.closed) return;
     this.closed = true;
     this._onDidClose.fire();
-    // end() lets the error frame out; destroy follows in dispose via a short timer.
+    this.socket.pause(); // what it sends now is read by no one: it stays on its side
     this.socket.end();
-    const t = setTimeout(() => this.dispose(), 1000);
-    t.unref?.();
+    setTimeout(() => this.dispose(), 1000).unref?.();
   }
 
   private onLine(line: string): void {
@@ -269,6 +256,8 @@ export class Connection extends Disposable {
       if (msg.type !== 'attach' && msg.type !== 'hello') return this.fail('the first frame must be attach or hello');
       const granted = this.host.authenticate(msg.token);
       if (!granted) return this.fail('wrong token');
+      // The agent's own token may only signal (a frame of a few dozen bytes): it never holds a megabyte either.
+      this.decoder.setLineLimit(granted === 'agent' ? MAX_FIRST_LINE_BYTES : MAX_LINE_BYTES, 'frame');
       if (msg.type === 'hello') {
         this.role = granted;
         this.sendMessage({ type: 'welcome', version: PROTOCOL_VERSION, state: this.host.session.state, role: granted });
@@ -303,10 +292,10 @@ export class Connection extends Disposable {
         return;
       case 'send':
         if (!this.mayWrite()) return this.refuse(msg.id, 'This connection is read-only and cannot send.');
-        this.host.session.send(msg.text).then(
+        this.answerLater(this.host.session.send(msg.text).then(
           () => this.sendMessage({ type: 'ack', id: msg.id }),
           (err) => this.refuse(msg.id, describeError(err, 500)),
-        );
+        ));
         this.holdReadingWhileBacklogged();
         return;
       case 'signal':
@@ -315,12 +304,28 @@ export class Connection extends Disposable {
         return;
       case 'stop':
         if (!this.mayWrite()) return this.refuse(msg.id, 'This connection is read-only and cannot stop the agent.');
-        this.host.session.stop(msg.force).then(
+        this.answerLater(this.host.session.stop(msg.force).then(
           (outcome) => this.sendMessage({ type: 'stopped', id: msg.id, ...outcome }),
           (err) => this.refuse(msg.id, `Stopping failed: ${describeError(err, 500)}`),
-        );
+        ));
         return;
     }
+  }
+
+  /** A request answered once `answered` settles: the connection stays open for the answer. */
+  private answerLater(answered: Promise<void>): void {
+    this.unanswered++;
+    void answered.finally(() => {
+      if (--this.unanswered === 0 && this.inputEnded) this.closeAfterWrites();
+    });
+  }
+
+  /** The client sends no more (`socat`, `nc -N`): closed once its `send`/`stop` are answered, a viewer (detached meanwhile) too (bug 165). */
+  private onInputEnd(): void {
+    this.inputEnded = true;
+    if (this.unanswered > 0) return;
+    if (this.role === 'viewer') this.close();
+    else this.closeAfterWrites();
   }
 
   /** Agent connections (the token in the agent's environment) may only signal. */

@@ -60,7 +60,8 @@ export class ControlSocket extends Disposable {
   }
 
   private createServer(): Server {
-    const server = createServer((socket) => this.opts.accept(socket));
+    // Half-open: a client that shuts down writing after its request still gets the answer (connection.ts).
+    const server = createServer({ allowHalfOpen: true }, (socket) => this.opts.accept(socket));
     server.on('error', (err) => this.opts.log(`control socket error: ${err.message}`));
     return server;
   }

@@ -65,6 +65,14 @@ export class PtyInput extends Disposable {
     return this.backlogged;
   }
 
+  /**
+   * Closed: by `close`, or by itself once its descriptor no longer names the PTY or a write failed
+   * (EIO, EBADF). Its owner asks, since nothing written from then on reaches the agent (bug 164).
+   */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** Bytes accepted and not yet written to the PTY. */
   get pending(): number {
     return this.pendingBytes;

@@ -29,6 +29,25 @@ describe('framing', () => {
     assert.deepEqual(lines, []);
   });
 
+  it('a limit raised by the first line (once a connection authenticates) holds for the rest of the same read, byte by byte too (bug 163)', () => {
+    const long = 'x'.repeat(40);
+    const bytes = Buffer.from(`first\n${long}\n`);
+    for (const step of [bytes.length, 1]) {
+      const reasons: string[] = [];
+      const lines: string[] = [];
+      const d: LineDecoder = new LineDecoder((l) => {
+        lines.push(l);
+        d.setLineLimit(64, 'frame');
+      }, (r) => reasons.push(r), 10, undefined, 'first frame');
+      for (let at = 0; at < bytes.length; at += step) d.push(bytes.subarray(at, at + step));
+      assert.deepEqual(reasons, []);
+      assert.deepEqual(lines, ['first', long]);
+    }
+    const reasons: string[] = [];
+    new LineDecoder(() => undefined, (r) => reasons.push(r), 10, undefined, 'first frame').push(Buffer.from('0123456789ab'));
+    assert.deepEqual(reasons, ['first frame longer than 10 bytes']);
+  });
+
   it('accepts a line of exactly the limit, split or not', () => {
     const { d, lines, oversize } = collect(10);
     d.push(Buffer.from('01234'));
