@@ -16,25 +16,10 @@ import { decodeFrame, encodeFrame, LineDecoder } from '../protocol/framing';
 import type { OutputBatch } from './outputBatch';
 import { AttachMessage, ClientMessage, ClientMessageSchema, MAX_FIRST_LINE_BYTES, MAX_LINE_BYTES, PROTOCOL_VERSION, ServerMessage } from '../protocol/messages';
 import type { AgentSession } from './session';
+import type { ConnectionLimits } from './connectionLimits';
 
 export type Role = 'viewer' | 'control' | 'agent';
 type StreamState = 'syncing' | 'live' | 'lagging';
-
-export interface ConnectionLimits {
-  /** Bytes queued in a viewer's socket beyond which it stops getting output. */
-  highWaterBytes: number;
-  /** How long a lagging viewer may stay stuck before it is dropped. */
-  stuckMs: number;
-  /** How long a new connection has to authenticate. */
-  handshakeMs: number;
-}
-
-/**
- * 8 MiB queued is ~0.2 s of a flood at full speed: a viewer on a busy machine
- * that is descheduled for a moment keeps every byte instead of being resynced.
- * The queue holds the PTY's reads themselves (no copies).
- */
-export const DEFAULT_LIMITS: ConnectionLimits = { highWaterBytes: 8 * 1024 * 1024, stuckMs: 30_000, handshakeMs: 10_000 };
 
 /** Answers waiting in a socket beyond which the worker stops reading the client's frames. */
 const MAX_UNSENT_REPLIES = 256;
@@ -51,6 +36,8 @@ export interface ConnectionHost {
   flushOutput(): void;
   /** A writable viewer typed or resized: it now decides the size. */
   markActive(conn: Connection, cols: number, rows: number): void;
+  /** A viewer's input ended (its connection stays for its answers): it decides the size no more. */
+  detached(conn: Connection): void;
   log(message: string): void;
 }
 
@@ -320,9 +307,13 @@ export class Connection extends Disposable {
     });
   }
 
-  /** The client sends no more (`socat`, `nc -N`): closed once its `send`/`stop` are answered, a viewer (detached meanwhile) too (bug 165). */
+  /**
+   * The client sends no more (`socat`, `nc -N`): closed once its `send`/`stop` are answered (bug 165). A viewer
+   * is detached at once, as at a `detach`: the size goes to a viewer still looking, not at its last answer.
+   */
   private onInputEnd(): void {
     this.inputEnded = true;
+    if (this.role === 'viewer') this.host.detached(this);
     if (this.unanswered > 0) return;
     if (this.role === 'viewer') this.close();
     else this.closeAfterWrites();

@@ -9,7 +9,8 @@ import type { Socket } from 'node:net';
 import { Emitter, Event } from '../common/event';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import type { ServerMessage } from '../protocol/messages';
-import { Connection, ConnectionHost, ConnectionLimits, DEFAULT_LIMITS } from './connection';
+import { Connection, ConnectionHost } from './connection';
+import { ConnectionLimits, DEFAULT_LIMITS } from './connectionLimits';
 import { OutputBatch } from './outputBatch';
 import { cutIncompleteTail } from './incompleteTail';
 import type { AgentSession } from './session';
@@ -142,6 +143,12 @@ export class ControlServer extends Disposable implements ConnectionHost {
     if (cols !== this.session.cols || rows !== this.session.rows) this.opts.applySize(cols, rows);
   }
 
+  /** `conn` no longer looks (detached, closed, or its input ended): it decides the size no more. */
+  detached(conn: Connection): void {
+    this.activeAt.delete(conn);
+    if (this.active === conn) this.handSizeOn();
+  }
+
   /**
    * The active viewer left (detached, closed, dropped): the writable viewer active before it decides
    * the size again, as if it had just typed. Otherwise the agent stayed sized for a viewer that no
@@ -230,8 +237,7 @@ export class ControlServer extends Disposable implements ConnectionHost {
     this.connections.add(conn);
     conn.onDidClose(() => {
       this.connections.delete(conn);
-      this.activeAt.delete(conn);
-      if (this.active === conn) this.handSizeOn();
+      this.detached(conn);
       this._onDidCloseConnection.fire();
     });
   }

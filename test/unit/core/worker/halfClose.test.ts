@@ -9,6 +9,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import { WorkerClient } from '../../../../src/core/protocol/client';
 import { useWorkerSandbox, waitUntil } from './fixtures';
 
 /**
@@ -110,8 +111,43 @@ describe('a client that closes its sending side after its request', function () 
     const answers = await requestThenHalfClose(exec.socketPath, [{ type: 'hello', token: exec.socketToken }, { type: 'signal', id: 1, state: 'running' }], 5000);
     assert.deepEqual(answers.map((a) => a.type), ['welcome', 'ack']);
     assert.ok(Date.now() - started < 2000);
+    const viewerStarted = Date.now();
     const viewer = await requestThenHalfClose(exec.socketPath, [{ type: 'attach', token: exec.socketToken, cols: 80, rows: 24, readOnly: true }], 5000);
     assert.ok(viewer.length <= 1, 'a viewer that ends its input is detached');
+    assert.ok(Date.now() - viewerStarted < 1000, `a viewer owed nothing is closed at once (${Date.now() - viewerStarted} ms)`);
+  });
+
+  it('a writable viewer that half-closes with sends pending is detached at once: no output, and the size goes back (E3-4)', async () => {
+    const { sb } = ctx;
+    const job = await sb.start(['sh', '-c', 'while true; do stty size > size.txt; echo tick; sleep 0.05; done'], { waitFor: ['running'] });
+    const exec = (await sb.store.read(job.id)).execution!;
+    const size = () => {
+      try {
+        return readFileSync(join(sb.cwd, 'size.txt'), 'utf8').trim();
+      } catch {
+        return '';
+      }
+    };
+    const b = await WorkerClient.connect(sb.store, job.id);
+    ctx.clients.push(b);
+    await b.attach({ cols: 100, rows: 30, readOnly: false });
+    await waitUntil('the agent at the size of viewer B', () => size() === '30 100');
+    // A script attaches writable at 70x20 and half-closes with 100 sends to carry out (~30 ms each).
+    const sends = Array.from({ length: 100 }, (_, i) => ({ type: 'send', id: i + 1, text: '' }));
+    // Before the fix the agent stayed at 70x20 until the script's last answer, well past 300 ms.
+    const started = Date.now();
+    let sizeBackAt = 0;
+    const poll = setInterval(() => (sizeBackAt ||= Date.now() - started > 300 && size() === '30 100' ? Date.now() : 0), 20);
+    const answers = await requestThenHalfClose(exec.socketPath, [{ type: 'attach', token: exec.socketToken, cols: 70, rows: 20, readOnly: false }, ...sends]);
+    const closedAt = Date.now();
+    clearInterval(poll);
+    assert.equal(answers.filter((a) => a.type === 'ack').length, sends.length, 'every send was answered');
+    assert.ok(sizeBackAt > 0 && sizeBackAt < closedAt, `the size went back to B's 100x30 before the script's last answer (${sizeBackAt ? closedAt - sizeBackAt : 'never'} ms before)`);
+    // Only the output the screen it attached to was ahead of (right after `ready`) may reach it.
+    const afterReady = answers.slice(answers.findIndex((a) => a.type === 'ready') + 1);
+    const firstOther = afterReady.findIndex((a) => a.type !== 'output');
+    const rest = firstOther < 0 ? [] : afterReady.slice(firstOther);
+    assert.equal(rest.filter((a) => a.type === 'output').length, 0, `a detached viewer gets no output: ${JSON.stringify(answers.map((a) => a.type))}`);
   });
   it('gets every answer it has not read yet when it half-closes with nothing left to carry out', async () => {
     const { sb } = ctx;
