@@ -28,6 +28,8 @@ export interface OutsideWorktree {
   folder: string;
   /** The git dir the folder's `.git` names (absolute), as it named it: restore repairs only while it still does. */
   gitdir: string;
+  /** The repository's git dir relative to the agent's worktree, when not `<repo>/.git` (a `.git` file leading to one inside it). */
+  common?: string;
   branch: string | null;
 }
 
@@ -77,23 +79,41 @@ async function same(a: string, b: string): Promise<boolean> {
 }
 
 /**
- * The linked worktrees outside `worktree` of the repositories with a `.git` folder inside it: only
+ * The git dir a nested repository's `.git` file leads to, when it and its common dir lie inside
+ * `root` (`git init --separate-git-dir=<inside>`): its linked worktrees outside are as much at
+ * stake. A submodule's or a linked worktree's leads out of `root`, or into a `.git` read anyway.
+ */
+async function commonDirOf(dotGitFile: string, root: string): Promise<string | null> {
+  const gitdir = await namedGitDir(path.dirname(dotGitFile));
+  if (gitdir === null) return null;
+  const pointer = (await fs.readFile(path.join(gitdir, 'commondir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+  const common = pointer ? path.resolve(gitdir, pointer) : gitdir;
+  return (await folderWithin(common, root)) ? realPathOr(common, null) : null;
+}
+
+/**
+ * The linked worktrees outside `worktree` of the repositories whose git dir lies inside it: only
  * those whose `.git` names that repository's registration. A registration whose folder is gone (not
  * pruned) or names another repository (a copy's) is not this repository's to speak for.
  */
 export async function outsideWorktreesOf(worktree: string, nested: readonly NestedRepo[]): Promise<OutsideWorktree[]> {
   const root = await realPathOr(worktree, worktree);
   const found: OutsideWorktree[] = [];
-  for (const n of nested) {
-    // A `.git` file: a submodule or a linked worktree, whose registrations live elsewhere and stay.
-    if (n.gitFile) continue;
-    const common = path.join(worktree, n.path, '.git');
+  const seen = new Set<string>();
+  // `.git` folders first: a `.git` file leading into one of them (its linked worktree inside) adds nothing.
+  for (const n of [...nested].sort((a, b) => Number(a.gitFile) - Number(b.gitFile))) {
+    const dotGit = path.join(worktree, n.path, '.git');
+    const realCommon = n.gitFile ? await commonDirOf(dotGit, root) : await realPathOr(dotGit, null);
+    if (realCommon === null || seen.has(realCommon)) continue;
+    seen.add(realCommon);
+    const common = n.gitFile ? realCommon : dotGit;
+    const rel = n.gitFile ? { common: path.relative(root, realCommon) } : {};
     for (const r of await registrations(common)) {
       const real = await realPathOr(r.folder, null);
       if (real === null || isWithin(real, root)) continue;
       const gitdir = await namedGitDir(r.folder);
       if (gitdir === null || !(await same(gitdir, r.adminDir))) continue;
-      found.push({ repo: n.path, id: path.basename(r.adminDir), folder: r.folder, gitdir, branch: (await headOf(r.adminDir, common)).branch });
+      found.push({ repo: n.path, id: path.basename(r.adminDir), folder: r.folder, gitdir, ...rel, branch: (await headOf(r.adminDir, common)).branch });
     }
   }
   return found;
@@ -155,8 +175,9 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
   const realTarget = await realPathOr(target, target);
   for (const o of outside) {
     const repoDir = path.join(target, o.repo);
-    const adminDir = path.join(repoDir, '.git', 'worktrees', o.id);
-    if (!isWithin(repoDir, target) || isWithin((await realPathOr(o.folder, o.folder)), realTarget)) continue;
+    const commonDir = path.join(target, o.common ?? path.join(o.repo, '.git'));
+    const adminDir = path.join(commonDir, 'worktrees', o.id);
+    if (!isWithin(repoDir, target) || !isWithin(commonDir, target) || isWithin((await realPathOr(o.folder, o.folder)), realTarget)) continue;
     const where = `${printable(o.repo)}'s linked worktree ${printable(o.folder)}`;
     const named = await namedGitDir(o.folder);
     if (named !== null && (await same(named, adminDir))) continue;

@@ -185,4 +185,25 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
     assert.match(status(x), /^## xb/, 'the copy\'s own is linked again');
     assert.doesNotMatch(status(outside), /^FAILED/, 'inner\'s own is linked again');
   });
+
+  // Bug 170's fourth review: a `.git` file was passed over, though the git dir it leads to is inside.
+  it('a repository whose separate git dir is inside the worktree: its linked worktree outside is named and linked again', async () => {
+    const sep = path.join(wt, 'sep');
+    git(wt, 'init', '-q', '-b', 'main', '--separate-git-dir', path.join(wt, 'gd'), 'sep');
+    write(sep, 's.txt', 's\n');
+    git(sep, 'add', '.');
+    git(sep, ...WHO, 'commit', '-q', '-m', 's');
+    const x = sb.path('X');
+    git(sep, 'worktree', 'add', '-q', '-b', 'xb', x);
+    // A linked worktree inside, its `.git` file leading into inner's .git: read once, as inner.
+    git(path.join(wt, 'inner'), 'worktree', 'add', '-q', '-b', 'in', path.join(wt, 'innerLinked'));
+    const words = (await capture()).filter((w) => w.includes('outside it'));
+    assert.equal(words.length, 2, `inner's and sep's, once each: ${words.join(' | ')}`);
+    assert.ok(words.some((w) => w.startsWith('sep:') && w.includes(x)), words.join(' | '));
+    const result = await restore(sb.path('elsewhere'));
+    assert.deepEqual(result.problems.filter((p) => /linked worktree/.test(p)), []);
+    assert.match(status(x), /^## xb/, 'linked to the restored git dir');
+    assert.doesNotMatch(status(outside), /^FAILED/);
+  });
 });
+
