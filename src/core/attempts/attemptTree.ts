@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { patchHeaderName } from '../git/quotedName';
 import { ALL_SUBMODULES, GIT_BULK_TIMEOUT_MS, NO_HOOKS_ENV, runGit } from '../git/runGit';
-import { sparseAddFlag } from '../git/sparseAdd';
+import { sparseAdd } from '../git/sparseAdd';
 import { setIndexFlags, skippedAndAbsent } from '../git/flaggedFiles';
 import type { JobRecord } from '../store/schema';
 import { worktreeGitEnv } from '../git/worktreeGitEnv';
@@ -57,7 +57,8 @@ export async function worktreeTree(repo: string, worktree: string): Promise<{ tr
     }
     // Through the person's clean filters: one slow but working (a quiet wait on a service) is let run to the bound (stallMs 0).
     // --sparse: in a sparse checkout git refuses, for the whole add, a file written outside its patterns (sparseAdd.ts).
-    await runGit(['add', '-A', ...(await sparseAddFlag()), '--', '.'], { cwd: worktree, env, timeoutMs: GIT_BULK_TIMEOUT_MS, stallMs: 0 });
+    const sparse = await sparseAdd();
+    await runGit(['add', '-A', ...sparse.flag, '--', '.'], { cwd: worktree, env: { ...env, ...sparse.env }, timeoutMs: GIT_BULK_TIMEOUT_MS, stallMs: 0 });
     const tree = (await runGit(['write-tree'], { cwd: worktree, env })).stdout.trim();
     return { tree, head };
   } finally {

@@ -7,7 +7,7 @@ import { currentBranch, headCommit } from './checkout';
 import { danglingGitlinks, nestedRepositoryError } from './danglingGitlinks';
 import { worktreeStateCommit } from './worktreeState';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
-import { sparseAddFlag } from './sparseAdd';
+import { sparseAdd } from './sparseAdd';
 import { flaggedEdits, restoreFlags, rewriteWithoutFlags } from './flaggedFiles';
 import { assertNothingHalfDone } from './worktreeReadiness';
 import { NO_AUTO_MAINTENANCE } from './scopedConfig';
@@ -39,7 +39,8 @@ export async function commitAllWork(worktree: string, message: string, branch: s
   try {
     // Through the person's clean filters: one slow but working (a quiet wait on a service) is let run to the bound (stallMs 0).
     // --sparse: in a sparse checkout git refuses, for the whole add, a file written outside its patterns (sparseAdd.ts).
-    await runGit(['add', '-A', ...(await sparseAddFlag())], { cwd: worktree, timeoutMs: GIT_BULK_TIMEOUT_MS, stallMs: 0 });
+    const sparse = await sparseAdd();
+    await runGit(['add', '-A', ...sparse.flag], { cwd: worktree, env: sparse.env, timeoutMs: GIT_BULK_TIMEOUT_MS, stallMs: 0 });
     const res = await runGit(['commit', '--quiet', '--file=-'], { cwd: worktree, input: message.endsWith('\n') ? message : `${message}\n`, allowFailure: true, config: NO_AUTO_MAINTENANCE });
     if (res.code !== 0) throw failure(`Could not commit the uncommitted work in ${worktree}: ${firstLine(res.stderr) || firstLine(res.stdout) || `exit code ${res.code}`}${identityHint(res.stderr)}; nothing was changed.`);
     await staging.discard();

@@ -178,8 +178,8 @@ export const ManifestSchema = z.object({
   ),
   /**
    * A nested repository's linked worktrees outside the agent's whose `.git` named that repository
-   * (outsideWorktrees.ts): the repository (relative), the registration's id, the folder, and the git
-   * dir its `.git` named. Restore links only these again, and only while that is what it names. Absent: none.
+   * (outsideWorktrees.ts): the repository (relative), the registration's id, the folder, the git
+   * dir its `.git` named, and the repository's git dir (relative) when not `<repo>/.git`. Restore links only these again, and only while that is what it names. Absent: none.
    */
   outside: z.optional(
     z.array(
@@ -188,6 +188,7 @@ export const ManifestSchema = z.object({
         id: z.string().check(z.regex(/^[^/\\\0]+$/), z.refine((id) => id !== '.' && id !== '..', 'not a registration id')),
         folder: z.string().check(z.maxLength(4096), z.refine((p) => path.isAbsolute(p), 'not an absolute path')),
         gitdir: z.string().check(z.maxLength(4096), z.refine((p) => path.isAbsolute(p), 'not an absolute path')),
+        common: z.optional(z.string().check(z.maxLength(4096), z.refine((p) => !path.isAbsolute(p), 'not a relative path'))),
       }),
     ).check(z.maxLength(200)),
   ),

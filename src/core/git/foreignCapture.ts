@@ -19,7 +19,7 @@ export async function findForeignWorktrees(worktree: string, nested: readonly Ne
   // The other way round: a nested repository's linked worktrees outside this one, in words for the summary (outsideWorktrees.ts).
   // Words for the summary, and for the inventory what restore links again (`outsideKept`, spread into it).
   const records = (await outsideWorktreesOf(worktree, nested)).slice(0, 200);
-  const outsideKept = records.length > 0 ? { outside: records.map(({ repo, id, folder, gitdir }) => ({ repo, id, folder, gitdir })) } : {};
+  const outsideKept = records.length > 0 ? { outside: records.map(({ repo, id, folder, gitdir, common }) => ({ repo, id, folder, gitdir, ...(common === undefined ? {} : { common }) })) } : {};
   return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? ''), outside: outsideWorktreeWords(records), outsideKept };
 }
 

@@ -4,10 +4,11 @@
  * in `inner/.git/worktrees/<name>`, which the cleanup archives and removes with the agent's worktree.
  * Nothing is lost (the archive keeps it all, the checkout's files are not touched), but git fails
  * in that checkout until a restore brings the repository back. The capture names each one in the
- * cleanup's summary; restore links it again (`git worktree repair`, needed when the repository comes
- * back at another path), or says it could not. Only a checkout whose `.git` names this repository
- * counts: the agent's copy (`cp -r`) of the person's repository carries registrations of the
- * person's worktrees, which still name the person's repository and must never be taken over.
+ * cleanup's summary; restore links it again (needed when the repository comes back at another
+ * path: it writes the two linking files itself, for that checkout only), or says it could not.
+ * Only a checkout whose `.git` names this repository counts: the agent's copy (`cp -r`) of the
+ * person's repository carries registrations of the person's worktrees, which still name the
+ * person's repository and must never be taken over.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -17,7 +18,6 @@ import { isWithin, pathExists, realPathOr } from '../common/paths';
 import { printable } from '../common/printable';
 import { headOf } from './innerWorktrees';
 import type { NestedRepo } from './inventory';
-import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
 
 export interface OutsideWorktree {
   /** The nested repository, relative to the agent's worktree. */
@@ -28,6 +28,8 @@ export interface OutsideWorktree {
   folder: string;
   /** The git dir the folder's `.git` names (absolute), as it named it: restore repairs only while it still does. */
   gitdir: string;
+  /** The repository's git dir relative to the agent's worktree, when not `<repo>/.git` (a `.git` file leading to one inside it). */
+  common?: string;
   branch: string | null;
 }
 
@@ -77,23 +79,41 @@ async function same(a: string, b: string): Promise<boolean> {
 }
 
 /**
- * The linked worktrees outside `worktree` of the repositories with a `.git` folder inside it: only
+ * The git dir a nested repository's `.git` file leads to, when it and its common dir lie inside
+ * `root` (`git init --separate-git-dir=<inside>`): its linked worktrees outside are as much at
+ * stake. A submodule's or a linked worktree's leads out of `root`, or into a `.git` read anyway.
+ */
+async function commonDirOf(dotGitFile: string, root: string): Promise<string | null> {
+  const gitdir = await namedGitDir(path.dirname(dotGitFile));
+  if (gitdir === null) return null;
+  const pointer = (await fs.readFile(path.join(gitdir, 'commondir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+  const common = pointer ? path.resolve(gitdir, pointer) : gitdir;
+  return (await folderWithin(common, root)) ? realPathOr(common, null) : null;
+}
+
+/**
+ * The linked worktrees outside `worktree` of the repositories whose git dir lies inside it: only
  * those whose `.git` names that repository's registration. A registration whose folder is gone (not
  * pruned) or names another repository (a copy's) is not this repository's to speak for.
  */
 export async function outsideWorktreesOf(worktree: string, nested: readonly NestedRepo[]): Promise<OutsideWorktree[]> {
   const root = await realPathOr(worktree, worktree);
   const found: OutsideWorktree[] = [];
-  for (const n of nested) {
-    // A `.git` file: a submodule or a linked worktree, whose registrations live elsewhere and stay.
-    if (n.gitFile) continue;
-    const common = path.join(worktree, n.path, '.git');
+  const seen = new Set<string>();
+  // `.git` folders first: a `.git` file leading into one of them (its linked worktree inside) adds nothing.
+  for (const n of [...nested].sort((a, b) => Number(a.gitFile) - Number(b.gitFile))) {
+    const dotGit = path.join(worktree, n.path, '.git');
+    const realCommon = n.gitFile ? await commonDirOf(dotGit, root) : await realPathOr(dotGit, null);
+    if (realCommon === null || seen.has(realCommon)) continue;
+    seen.add(realCommon);
+    const common = n.gitFile ? realCommon : dotGit;
+    const rel = n.gitFile ? { common: path.relative(root, realCommon) } : {};
     for (const r of await registrations(common)) {
       const real = await realPathOr(r.folder, null);
       if (real === null || isWithin(real, root)) continue;
       const gitdir = await namedGitDir(r.folder);
       if (gitdir === null || !(await same(gitdir, r.adminDir))) continue;
-      found.push({ repo: n.path, id: path.basename(r.adminDir), folder: r.folder, gitdir, branch: (await headOf(r.adminDir, common)).branch });
+      found.push({ repo: n.path, id: path.basename(r.adminDir), folder: r.folder, gitdir, ...rel, branch: (await headOf(r.adminDir, common)).branch });
     }
   }
   return found;
@@ -117,6 +137,33 @@ export function withOutsideWorktrees(err: unknown, words: readonly string[], con
   return failure(`${err.message.replace(/\.$/, '')}. Also: ${words.join('; ')}.`, consentCode);
 }
 
+/** `text` into `file`, replacing it (a symbolic link there is replaced, never written through). */
+async function replaceFile(file: string, text: string): Promise<void> {
+  const tmp = `${file}.paddock-${process.pid}-${Date.now()}`;
+  try {
+    await fs.writeFile(tmp, text, { flag: 'wx' });
+    await fs.rename(tmp, file);
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+}
+
+/**
+ * Writes the two files that link a checkout to its registration, as `git worktree repair` would
+ * for this one checkout. Not `git worktree repair` itself: it also rewrites the `.git` of EVERY
+ * checkout the restored repository registers whose `.git` names another git dir, so a copy's
+ * registration of the person's worktree (`cp -r`) would take that worktree over.
+ */
+async function linkAgain(folder: string, adminDir: string): Promise<void> {
+  const dotGit = path.join(folder, '.git');
+  const st = await fs.lstat(dotGit);
+  if (!st.isFile()) throw new Error(`${printable(dotGit)} is not a file`);
+  const realAdmin = await fs.realpath(adminDir);
+  const realDotGit = path.join(await fs.realpath(folder), '.git');
+  await replaceFile(path.join(realAdmin, 'gitdir'), `${realDotGit}\n`);
+  await replaceFile(realDotGit, `gitdir: ${realAdmin}\n`);
+}
+
 /**
  * At restore into `target`: each linked worktree the capture recorded (`outside`) is linked to its
  * restored repository again when its `.git` still names, exactly, the git dir it named then (removed
@@ -128,8 +175,9 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
   const realTarget = await realPathOr(target, target);
   for (const o of outside) {
     const repoDir = path.join(target, o.repo);
-    const adminDir = path.join(repoDir, '.git', 'worktrees', o.id);
-    if (!isWithin(repoDir, target) || isWithin((await realPathOr(o.folder, o.folder)), realTarget)) continue;
+    const commonDir = path.join(target, o.common ?? path.join(o.repo, '.git'));
+    const adminDir = path.join(commonDir, 'worktrees', o.id);
+    if (!isWithin(repoDir, target) || !isWithin(commonDir, target) || isWithin((await realPathOr(o.folder, o.folder)), realTarget)) continue;
     const where = `${printable(o.repo)}'s linked worktree ${printable(o.folder)}`;
     const named = await namedGitDir(o.folder);
     if (named !== null && (await same(named, adminDir))) continue;
@@ -142,15 +190,18 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
       continue;
     }
     // The restored registration a link out of the target (one the capture should never have
-    // recorded): `git worktree repair` would write into what it leads to, another repository's.
+    // recorded): linking through it would write into what it leads to, another repository's.
     if (!(await folderWithin(adminDir, realTarget))) {
       problems.push(`${where} was not linked to the restored repository: its registration there leads out of ${printable(target)}.`);
       continue;
     }
-    const res = await runGit(['worktree', 'repair', o.folder], { cwd: repoDir, env: NO_HOOKS_ENV, allowFailure: true });
+    const failed = await linkAgain(o.folder, adminDir).then(
+      () => null,
+      (err: unknown) => printable(clipText(err instanceof Error ? err.message : String(err), 500)),
+    );
     const after = await namedGitDir(o.folder);
-    if (res.code !== 0 || after === null || !(await same(after, adminDir))) {
-      problems.push(`${where} could not be linked to the restored repository again (${firstLine(res.stderr) || `exit code ${res.code}`}); git fails there until \`git worktree repair\` is run in it.`);
+    if (failed !== null || after === null || !(await same(after, adminDir))) {
+      problems.push(`${where} could not be linked to the restored repository again (${failed ?? 'its .git does not name it'}); git fails there until it is (\`git worktree repair\` links it, and every other checkout that repository registers).`);
     }
   }
   return problems;

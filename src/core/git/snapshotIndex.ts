@@ -28,7 +28,7 @@
 import { promises as fs } from 'node:fs';
 import { describeError, failure } from '../common/errors';
 import { firstLine, GIT_BULK_TIMEOUT_MS, isGitTimeout, runGit } from './runGit';
-import { sparseAddFlag } from './sparseAdd';
+import { sparseAdd } from './sparseAdd';
 import { flaggedOnDisk, indexEntries, rewriteWithoutFlags } from './flaggedFiles';
 import { encodeName } from './pathBytes';
 import { filteredChangedPaths, filtersOff } from './filteredPaths';
@@ -130,9 +130,10 @@ async function addPathspecs(opts: StageOptions, off: readonly string[], flags: s
   // --sparse: in a sparse checkout git refuses (exit 1, for the whole add) a file the agent wrote outside
   // its patterns, so one such file failed every capture; a skip-worktree entry absent from disk stays as it was.
   // Only to a git that takes it (2.34+, sparseAdd.ts): an older one fails on the option.
-  return runGit([...(opts.asGitAdds ? ADDS_ALL_CONFIG : EXACT_CONFIG), ...off, 'add', '--ignore-errors', ...(await sparseAddFlag()), ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
+  const sparse = await sparseAdd();
+  return runGit([...(opts.asGitAdds ? ADDS_ALL_CONFIG : EXACT_CONFIG), ...off, 'add', '--ignore-errors', ...sparse.flag, ...flags, '--pathspec-from-file=-', '--pathspec-file-nul'], {
     cwd: opts.worktree,
-    env: opts.env,
+    env: { ...opts.env, ...sparse.env },
     input: encodeName(pathspecs.map((p) => `${p}\0`).join('')),
     allowFailure: true,
     timeoutMs: opts.addTimeoutMs ?? GIT_BULK_TIMEOUT_MS,

@@ -17,17 +17,25 @@ async function probe(pathVar: string | undefined): Promise<boolean | null> {
   // then find taken (runGit drops GIT_DIR and the like).
   // The git asked is the one on the PATH the answer is kept for: the spawn comes later (after a
   // slot, maybe queued), when another part of this process (another extension) may have changed PATH.
-  const res = await runGit(['add', '-h'], { cwd: tmpdir(), env: pathVar === undefined ? undefined : { PATH: pathVar }, input: '', allowFailure: true });
+  // Passed also when unset (undefined): Node then leaves PATH out, as it was when asked.
+  const res = await runGit(['add', '-h'], { cwd: tmpdir(), env: { PATH: pathVar }, input: '', allowFailure: true });
   const text = `${res.stdout}\n${res.stderr}`;
   if (res.code !== 129 || !/usage: git add/.test(text)) return null;
   return /(?:^|\s)--sparse\b/m.test(text);
 }
 
+/** The flag for an `add`, and the PATH it was answered for: the `add` runs with that PATH, so with the git asked. */
+export interface SparseAdd {
+  flag: string[];
+  env: { PATH: string | undefined };
+}
+
 /**
- * `['--sparse']` when the git on PATH takes it, `[]` when it does not; asked once per PATH. A probe
- * that fails another way is not kept, and the flag is passed: the `add` itself then says why.
+ * `flag` is `['--sparse']` when the git on PATH takes it, `[]` when it does not; asked once per PATH.
+ * A probe that fails another way is not kept, and the flag is passed: the `add` itself then says why.
+ * Give the `add` `env` too: PATH may change before it is spawned (after a git slot, maybe queued).
  */
-export async function sparseAddFlag(): Promise<string[]> {
+export async function sparseAdd(): Promise<SparseAdd> {
   const pathVar = process.env.PATH;
   const key = pathVar ?? '';
   let answer = known.get(key);
@@ -38,5 +46,10 @@ export async function sparseAddFlag(): Promise<string[]> {
     });
     known.set(key, answer);
   }
-  return (await answer) ? ['--sparse'] : [];
+  return { flag: (await answer) ? ['--sparse'] : [], env: { PATH: pathVar } };
+}
+
+/** `sparseAdd()`'s flag alone. */
+export async function sparseAddFlag(): Promise<string[]> {
+  return (await sparseAdd()).flag;
 }

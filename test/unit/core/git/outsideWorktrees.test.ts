@@ -164,4 +164,46 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
     assert.match(problems[0]!, /registration there leads out of/);
     assert.equal(readFileSync(path.join(theirs, '.git'), 'utf8'), `gitdir: ${gone}\n`, 'not taken over');
   });
+
+  // Bug 170's fourth review: `git worktree repair` rewrote the .git of every checkout the restored
+  // repository registers, the person's worktree registered in the agent's copy among them.
+  it('restore elsewhere links the copy\'s own outside worktree, never the person\'s worktree its registry still lists', async () => {
+    const person = sb.repo({ 'r.txt': 'r\n' }, 'R');
+    const theirs = sb.path('W');
+    git(person, 'worktree', 'add', '-q', '-b', 'wbranch', theirs);
+    const copy = path.join(wt, 'copy');
+    execFileSync('cp', ['-r', person, copy]);
+    const x = sb.path('X');
+    git(copy, 'worktree', 'add', '-q', '-b', 'xb', x);
+    const dotGit = readFileSync(path.join(theirs, '.git'), 'utf8');
+    const words = await capture();
+    assert.equal(words.length, 2, `inner's and the copy's own: ${words.join(' | ')}`);
+    const result = await restore(sb.path('elsewhere'));
+    assert.deepEqual(result.problems, []);
+    assert.equal(readFileSync(path.join(theirs, '.git'), 'utf8'), dotGit, 'the person\'s worktree still names their repository');
+    assert.match(status(theirs), /^## wbranch/);
+    assert.match(status(x), /^## xb/, 'the copy\'s own is linked again');
+    assert.doesNotMatch(status(outside), /^FAILED/, 'inner\'s own is linked again');
+  });
+
+  // Bug 170's fourth review: a `.git` file was passed over, though the git dir it leads to is inside.
+  it('a repository whose separate git dir is inside the worktree: its linked worktree outside is named and linked again', async () => {
+    const sep = path.join(wt, 'sep');
+    git(wt, 'init', '-q', '-b', 'main', '--separate-git-dir', path.join(wt, 'gd'), 'sep');
+    write(sep, 's.txt', 's\n');
+    git(sep, 'add', '.');
+    git(sep, ...WHO, 'commit', '-q', '-m', 's');
+    const x = sb.path('X');
+    git(sep, 'worktree', 'add', '-q', '-b', 'xb', x);
+    // A linked worktree inside, its `.git` file leading into inner's .git: read once, as inner.
+    git(path.join(wt, 'inner'), 'worktree', 'add', '-q', '-b', 'in', path.join(wt, 'innerLinked'));
+    const words = (await capture()).filter((w) => w.includes('outside it'));
+    assert.equal(words.length, 2, `inner's and sep's, once each: ${words.join(' | ')}`);
+    assert.ok(words.some((w) => w.startsWith('sep:') && w.includes(x)), words.join(' | '));
+    const result = await restore(sb.path('elsewhere'));
+    assert.deepEqual(result.problems.filter((p) => /linked worktree/.test(p)), []);
+    assert.match(status(x), /^## xb/, 'linked to the restored git dir');
+    assert.doesNotMatch(status(outside), /^FAILED/);
+  });
 });
+

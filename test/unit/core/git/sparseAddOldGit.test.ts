@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { commitAllWork } from '../../../../src/core/git';
@@ -93,5 +94,26 @@ describe('git add --sparse on a git before 2.34 (bug 157 review)', function () {
     await pending;
     process.env.PATH = older;
     assert.deepEqual(await sparseAddFlag(), [], 'the older git is not given --sparse');
+  });
+
+  it('with PATH unset when asked, asks the git found without one, though PATH is set before the probe runs (bug 157, fourth review)', async function () {
+    // What the git found without a PATH says (Node's own lookup, as the probe's spawn).
+    const bare = spawnSync('git', ['add', '-h'], { cwd: tmpdir(), env: {}, encoding: 'utf8' });
+    if (bare.error || !/usage: git add/.test(`${bare.stdout}${bare.stderr}`)) this.skip();
+    const expected = /(?:^|\s)--sparse\b/m.test(`${bare.stdout}\n${bare.stderr}`) ? ['--sparse'] : [];
+    sb.repo({ 'README.md': 'hello\n' });
+    const saved = process.env.PATH;
+    try {
+      olderGit();
+      const older = process.env.PATH;
+      delete process.env.PATH;
+      const pending = sparseAddFlag(); // kept for no PATH
+      process.env.PATH = older; // set meanwhile, to the older git's
+      await pending;
+      delete process.env.PATH;
+      assert.deepEqual(await sparseAddFlag(), expected, 'the answer kept for no PATH is the git found without one');
+    } finally {
+      process.env.PATH = saved;
+    }
   });
 });
