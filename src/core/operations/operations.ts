@@ -21,7 +21,7 @@ import { acquireJobLock, OperationContext, okJobs, withJobLock } from './context
 import { LOCK_UNWRITABLE } from '../coordinator/lockUnwritable';
 import type { HeldLock } from '../coordinator/ownedLock';
 import { failJob } from './failJob';
-import { beginRetry } from './retry';
+import { beginRetry, personRetriedSince } from './retry';
 import { canStopUnreadable, failedToLaunch, hasRunningWork, retryCleanupBlocker } from './rules';
 import { looksAbandonedStart, recoverAbandonedStart } from '../scheduler/abandonedStart';
 import { assertTextLength } from '../common/textLimit';
@@ -236,11 +236,12 @@ export class Operations {
 
   /**
    * Keep This One's cleanup of another attempt (the keep holds its group's keep lock): none when, by the
-   * time it holds the attempt's job lock, a person has retried it since the keep read it (`generation`
-   * changed) — the person's later choice stands. Undefined then.
+   * time it holds the attempt's job lock, a person has retried it since the keep read it (`seen`) — the
+   * person's later choice stands. Undefined then. The scheduler's own restarts are no one's choice: the
+   * attempt is still cleaned up (`personRetriedSince`).
    */
-  async cleanupForKeep(id: string, generation: number): Promise<CleanupReport | undefined> {
-    const still = async () => (await this.ctx.store.read(id)).lifecycle.generation === generation;
+  async cleanupForKeep(id: string, seen: JobRecord): Promise<CleanupReport | undefined> {
+    const still = async () => !personRetriedSince(seen, await this.ctx.store.read(id));
     return this.cleanupOf(await this.ctx.store.read(id), {}, still);
   }
 

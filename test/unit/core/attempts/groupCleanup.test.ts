@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { enterGroupCleanup } from '../../../../src/core/operations/groupLock';
+import { personRetriedSince } from '../../../../src/core/operations/retry';
 import { isTerminalState } from '../../../../src/core/store';
 import { CoordinatorSandbox, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
@@ -14,6 +15,7 @@ const PROFILES = {
   writer: { command: 'sh', args: ['-c', 'echo mine > mine.txt; sleep 600'] },
   stubborn: { command: 'sh', args: ['-c', 'trap "" TERM HUP INT; echo mine > mine.txt; sleep 600'] },
   quick: { command: 'sh', args: ['-c', 'echo mine > mine.txt; sleep 3; exit 0'] },
+  crasher: { command: 'sh', args: ['-c', 'echo mine >> mine.txt; sleep 1; exit 3'] },
 };
 
 describe("Attempts: a group's Clean Ups and its keep", function () {
@@ -61,6 +63,37 @@ describe("Attempts: a group's Clean Ups and its keep", function () {
     assert.equal(after.lifecycle.generation, retried.lifecycle.generation);
     assert.equal(after.cleanup?.phase ?? null, retried.cleanup?.phase ?? null, 'the retried attempt was not cleaned up');
     assert.notEqual(after.lifecycle.state, 'cancelled');
+  });
+
+  it('a keep still cleans up an attempt the scheduler restarted on its own during it (no person retried it)', async () => {
+    const one = sb.coordinator({ maxConcurrent: 4, profiles: PROFILES, stopGraceSeconds: 6, autoRestart: true, recoveryLimit: 50 }, { tickMs: 100 });
+    await one.ready;
+    const { jobs } = await one.startAttempts({ repo: sb.repo, prompt: 'x' }, 3, ['writer', 'stubborn', 'crasher']);
+    await running(jobs.slice(0, 2));
+    const crasher = jobs[2].id;
+    const before = await sb.store.read(crasher);
+    // The stubborn one's 6 s grace: the crasher (1 s) is restarted by the scheduler meanwhile.
+    const report = await one.keepAttempt(jobs[0].id);
+    const after = await sb.store.read(crasher);
+    assert.ok(after.lifecycle.generation > before.lifecycle.generation, 'the scheduler restarted the crasher during the keep');
+    assert.deepEqual(report.skipped, []);
+    assert.deepEqual(report.cleaned.map((r) => r.job.id).sort(), [jobs[1].id, crasher].sort());
+    assert.equal(after.cleanup?.phase, 'complete');
+    await new Promise((r) => setTimeout(r, 500)); // a scheduler pass or more: no restart after the keep
+    const later = await sb.store.read(crasher);
+    assert.equal(later.lifecycle.generation, after.lifecycle.generation);
+    assert.ok(isTerminalState(later.lifecycle.state), `the crasher is ${later.lifecycle.state}`);
+  });
+
+  it("a person's retry among automatic restarts still counts as a person's (recoveries fell behind the generation)", async () => {
+    const { jobs } = await sb.coordinator({ profiles: PROFILES }).startAttempts({ repo: sb.repo, prompt: 'x' }, 2, ['quick']);
+    const seen = await sb.store.read(jobs[0].id);
+    const at = (generation: number, recoveries: number) => ({ ...seen, recoveries, lifecycle: { ...seen.lifecycle, generation } });
+    const start = at(2, 1);
+    assert.equal(personRetriedSince(start, at(2, 1)), false);
+    assert.equal(personRetriedSince(start, at(4, 3)), false, 'two automatic restarts');
+    assert.equal(personRetriedSince(start, at(5, 1)), true, 'automatic, a person, automatic');
+    assert.equal(personRetriedSince(start, at(3, 0)), true, "a person's retry");
   });
 
   it('a keep starting after a Clean Up entered leaves that attempt to it, and refuses to keep one being cleaned up', async () => {
