@@ -1,12 +1,13 @@
 /**
- * A group's Clean Ups and its keep (bug 154, third review): Clean Ups keep out only a keep, not each
+ * A group's Clean Ups and its keep (bug 154, third and fourth reviews): Clean Ups keep out only a keep, not each
  * other; a keep leaves alone an attempt a person is cleaning up or retried during it. Real workers
  * and PTYs; the stubborn attempts ignore SIGTERM, so each stop waits its whole grace.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { enterGroupCleanup } from '../../../../src/core/operations/groupLock';
+import { cleanupUnderWay, enterGroupCleanup } from '../../../../src/core/operations/groupLock';
 import { personRetriedSince } from '../../../../src/core/operations/retry';
 import { isTerminalState } from '../../../../src/core/store';
 import { CoordinatorSandbox, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
@@ -117,5 +118,30 @@ describe("Attempts: a group's Clean Ups and its keep", function () {
     } finally {
       await cleaning.release();
     }
+  });
+
+  it("a Clean Up's marker counts while its process lives (stopped too), and for nothing once it was killed (SIGKILL): a keep's question removes it", async () => {
+    const [gid, id] = ['gggggggg', 'aaaaaaaa'];
+    // Another process's Clean Up: it enters the group and holds its marker until killed.
+    const lockModule = join(__dirname, '../../../../src/core/operations/groupLock.js');
+    const storeModule = join(__dirname, '../../../../src/core/store/index.js');
+    const code = `const { JobStore } = require(${JSON.stringify(storeModule)});
+      require(${JSON.stringify(lockModule)}).enterGroupCleanup(new JobStore({ home: ${JSON.stringify(sb.home)} }), '${gid}', '${id}')
+        .then(() => { console.log('entered'); setInterval(() => {}, 1000); });`;
+    const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const gone = new Promise((r) => child.once('exit', r));
+    try {
+      await new Promise((r) => child.stdout.once('data', r));
+      assert.equal(await cleanupUnderWay(sb.store, gid, id), true, 'a live Clean Up');
+      process.kill(child.pid!, 'SIGSTOP');
+      assert.equal(await cleanupUnderWay(sb.store, gid, id), true, 'a stopped Clean Up still lives');
+    } finally {
+      child.kill('SIGKILL');
+      await gone;
+    }
+    const ops = join(sb.home, 'coordinator', 'ops');
+    assert.ok(readdirSync(ops).some((n) => n.includes(`.cleaning-${id}-`)), 'the dead Clean Up left its marker');
+    assert.equal(await cleanupUnderWay(sb.store, gid, id), false, "a killed Clean Up's marker");
+    assert.deepEqual(readdirSync(ops).filter((n) => n.includes(`.cleaning-${id}-`)), [], 'and it was removed');
   });
 });
