@@ -29,7 +29,7 @@ import { MAX_PROMPT_CHARS } from '../profiles';
 
 import { sendToAgent } from './send';
 import { heldReviewSendLock } from './reviewSendLock';
-import { enterGroupCleanup } from './groupLock';
+import { enterGroupCleanup, sweepDeadCleanupMarkers } from './groupLock';
 import { sendReview, type ReviewSent } from './sendReview';
 import { stopLocked } from './stop';
 import { stopUnreadable } from './stopUnreadable';
@@ -231,6 +231,7 @@ export class Operations {
       return await this.cleanupOf(await this.ctx.store.read(id), opts);
     } finally {
       await marker.release();
+      await sweepDeadCleanupMarkers(this.ctx.store, job.group.id, id).catch(() => undefined); // best effort: they count for nothing
     }
   }
 

@@ -31,6 +31,20 @@ describe("Attempts: a group's Clean Ups and its keep", function () {
     return { one, two };
   }
 
+  /** Another process's Clean Up of `id`: it enters the group and holds its marker until killed. */
+  function cleanupInChild(gid: string, id: string) {
+    const lockModule = join(__dirname, '../../../../src/core/operations/groupLock.js');
+    const storeModule = join(__dirname, '../../../../src/core/store/index.js');
+    const code = `const { JobStore } = require(${JSON.stringify(storeModule)});
+      require(${JSON.stringify(lockModule)}).enterGroupCleanup(new JobStore({ home: ${JSON.stringify(sb.home)} }), '${gid}', '${id}')
+        .then(() => { console.log('entered'); setInterval(() => {}, 1000); });`;
+    const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const gone = new Promise((r) => child.once('exit', r));
+    return { child, gone };
+  }
+
+  const markersOf = (id: string) => readdirSync(join(sb.home, 'coordinator', 'ops')).filter((n) => n.includes(`.cleaning-${id}-`));
+
   async function running(jobs: readonly { id: string; worktree?: string | null }[]) {
     for (const j of jobs) await sb.waitFor(j.id, (r) => r.lifecycle.state === 'running' && existsSync(join(j.worktree!, 'mine.txt')));
   }
@@ -122,14 +136,7 @@ describe("Attempts: a group's Clean Ups and its keep", function () {
 
   it("a Clean Up's marker counts while its process lives (stopped too), and for nothing once it was killed (SIGKILL): a keep's question removes it", async () => {
     const [gid, id] = ['gggggggg', 'aaaaaaaa'];
-    // Another process's Clean Up: it enters the group and holds its marker until killed.
-    const lockModule = join(__dirname, '../../../../src/core/operations/groupLock.js');
-    const storeModule = join(__dirname, '../../../../src/core/store/index.js');
-    const code = `const { JobStore } = require(${JSON.stringify(storeModule)});
-      require(${JSON.stringify(lockModule)}).enterGroupCleanup(new JobStore({ home: ${JSON.stringify(sb.home)} }), '${gid}', '${id}')
-        .then(() => { console.log('entered'); setInterval(() => {}, 1000); });`;
-    const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const gone = new Promise((r) => child.once('exit', r));
+    const { child, gone } = cleanupInChild(gid, id);
     try {
       await new Promise((r) => child.stdout.once('data', r));
       assert.equal(await cleanupUnderWay(sb.store, gid, id), true, 'a live Clean Up');
@@ -139,9 +146,21 @@ describe("Attempts: a group's Clean Ups and its keep", function () {
       child.kill('SIGKILL');
       await gone;
     }
-    const ops = join(sb.home, 'coordinator', 'ops');
-    assert.ok(readdirSync(ops).some((n) => n.includes(`.cleaning-${id}-`)), 'the dead Clean Up left its marker');
+    assert.ok(markersOf(id).length > 0, 'the dead Clean Up left its marker');
     assert.equal(await cleanupUnderWay(sb.store, gid, id), false, "a killed Clean Up's marker");
-    assert.deepEqual(readdirSync(ops).filter((n) => n.includes(`.cleaning-${id}-`)), [], 'and it was removed');
+    assert.deepEqual(markersOf(id), [], 'and it was removed');
+  });
+
+  it("a person's Clean Up of an attempt removes the marker a killed Clean Up of it left", async () => {
+    const { one } = await windows(2);
+    const { jobs } = await one.startAttempts({ repo: sb.repo, prompt: 'x' }, 2, ['writer']);
+    await running(jobs);
+    const { child, gone } = cleanupInChild(jobs[0].group!.id, jobs[1].id);
+    await new Promise((r) => child.stdout.once('data', r));
+    child.kill('SIGKILL');
+    await gone;
+    assert.ok(markersOf(jobs[1].id).length > 0, 'the killed Clean Up left its marker');
+    assert.equal((await one.cleanup(jobs[1].id)).job.cleanup?.phase, 'complete');
+    assert.deepEqual(markersOf(jobs[1].id), [], 'no marker (nor its folder) left in coordinator/ops');
   });
 });
