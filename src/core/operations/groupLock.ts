@@ -69,6 +69,14 @@ export async function cleanupUnderWay(store: JobStore, groupId: string, id: stri
   return live;
 }
 
+/**
+ * Removes the markers that killed Clean Ups of `id` left (live ones stay): asked as a person's Clean Up
+ * of it ends, so a crashed one's marker does not stay in `coordinator/ops` until a keep asks about it.
+ */
+export async function sweepDeadCleanupMarkers(store: JobStore, groupId: string, id: string): Promise<void> {
+  await cleanupUnderWay(store, groupId, id);
+}
+
 function opsDir(store: JobStore): string {
   return path.join(store.home, 'coordinator', 'ops');
 }

@@ -154,7 +154,7 @@ export class GroupOperations {
           continue;
         }
         // Read as the keep began: a person's Retry of it since is a later choice, not undone (checked under its job lock).
-        const cleaned = await this.ops.cleanupForKeep(other.id, other.lifecycle.generation);
+        const cleaned = await this.ops.cleanupForKeep(other.id, other);
         if (cleaned) report.cleaned.push(cleaned);
         else report.skipped.push({ id: other.id, reason: 'it was retried during the keep' });
       } catch (err) {

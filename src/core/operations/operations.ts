@@ -22,7 +22,7 @@ import { acquireJobLock, OperationContext, okJobs, withJobLock } from './context
 import { LOCK_UNWRITABLE } from '../coordinator/lockUnwritable';
 import type { HeldLock } from '../coordinator/ownedLock';
 import { failJob } from './failJob';
-import { beginRetry } from './retry';
+import { beginRetry, personRetriedSince } from './retry';
 import { canStopUnreadable, failedToLaunch, hasRunningWork, retryCleanupBlocker } from './rules';
 import { looksAbandonedStart, recoverAbandonedStart } from '../scheduler/abandonedStart';
 import { assertTextLength } from '../common/textLimit';
@@ -30,7 +30,7 @@ import { MAX_PROMPT_CHARS } from '../profiles';
 
 import { sendToAgent } from './send';
 import { heldReviewSendLock } from './reviewSendLock';
-import { enterGroupCleanup } from './groupLock';
+import { enterGroupCleanup, sweepDeadCleanupMarkers } from './groupLock';
 import { sendReview, type ReviewSent } from './sendReview';
 import { stopLocked } from './stop';
 import { stopUnreadable } from './stopUnreadable';
@@ -232,16 +232,18 @@ export class Operations {
       return await this.cleanupOf(await this.ctx.store.read(id), opts);
     } finally {
       await marker.release();
+      await sweepDeadCleanupMarkers(this.ctx.store, job.group.id, id).catch(() => undefined); // best effort: they count for nothing
     }
   }
 
   /**
    * Keep This One's cleanup of another attempt (the keep holds its group's keep lock): none when, by the
-   * time it holds the attempt's job lock, a person has retried it since the keep read it (`generation`
-   * changed) — the person's later choice stands. Undefined then.
+   * time it holds the attempt's job lock, a person has retried it since the keep read it (`seen`) — the
+   * person's later choice stands. Undefined then. The scheduler's own restarts are no one's choice: the
+   * attempt is still cleaned up (`personRetriedSince`).
    */
-  async cleanupForKeep(id: string, generation: number): Promise<CleanupReport | undefined> {
-    const still = async () => (await this.ctx.store.read(id)).lifecycle.generation === generation;
+  async cleanupForKeep(id: string, seen: JobRecord): Promise<CleanupReport | undefined> {
+    const still = async () => !personRetriedSince(seen, await this.ctx.store.read(id));
     return this.cleanupOf(await this.ctx.store.read(id), {}, still);
   }
 

@@ -93,3 +93,15 @@ function agentEnv(ctx: OperationContext, job: JobRecord): NodeJS.ProcessEnv {
   }
   return { ...ctx.env, ...extra };
 }
+
+/**
+ * Whether a person retried the agent between `seen` and `now` (two reads of its record). Every new
+ * generation is a retry, a person's or the scheduler's automatic restart; only an automatic one raises
+ * `recoveries` by one, and a person's resets it to 0 (JobStore.beginGeneration). So when automatic
+ * restarts alone came between, both rose by the same count; a person's retry among them leaves
+ * `recoveries` below that. A keep that took every new generation for a person's choice left running
+ * an attempt the scheduler had restarted on its own (bug 154, fourth review).
+ */
+export function personRetriedSince(seen: JobRecord, now: JobRecord): boolean {
+  return now.lifecycle.generation - seen.lifecycle.generation !== now.recoveries - seen.recoveries;
+}
