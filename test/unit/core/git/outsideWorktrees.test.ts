@@ -1,5 +1,5 @@
 /**
- * Bug 170: a repository inside the agent's worktree with a linked worktree outside it. That
+ * Bug 169: a repository inside the agent's worktree with a linked worktree outside it. That
  * checkout's git data lives in the nested repository's `.git`, archived and removed with the agent's
  * worktree: nothing was said, git failed there afterwards, and a restore elsewhere (`--to`) left it
  * failing and said nothing. Now the summary names it and restore links it again, or says it did not.
@@ -25,7 +25,7 @@ function status(dir: string): string {
   }
 }
 
-describe('git: a nested repository\'s linked worktree outside the agent\'s worktree (bug 170)', function () {
+describe('git: a nested repository\'s linked worktree outside the agent\'s worktree (bug 169)', function () {
   this.timeout(120_000);
   let sb!: Sandbox;
   let repo: string;
@@ -94,7 +94,7 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
     );
   });
 
-  // Bug 170's review: only a checkout whose .git names this repository is its to speak for, and to repair.
+  // Bug 169's review: only a checkout whose .git names this repository is its to speak for, and to repair.
   it('a copy (cp -r) of the person\'s repository, and a registration whose folder is gone, are neither named nor repaired', async () => {
     const person = sb.repo({ 'r.txt': 'r\n' }, 'R');
     const theirs = sb.path('W');
@@ -131,7 +131,7 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
     assert.deepEqual(result.problems.filter((p) => /linked worktree/.test(p)), [], 'no false "gone or has no .git file"');
   });
 
-  // Bug 170's third review: a registration is the nested repository's only if it really lies in its .git.
+  // Bug 169's third review: a registration is the nested repository's only if it really lies in its .git.
   it('a registration the agent linked (ln -s) to the person\'s, or a .git linked to theirs, is neither named nor repaired', async () => {
     const person = sb.repo({ 'r.txt': 'r\n' }, 'R');
     const theirs = sb.path('W');
@@ -165,7 +165,7 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
     assert.equal(readFileSync(path.join(theirs, '.git'), 'utf8'), `gitdir: ${gone}\n`, 'not taken over');
   });
 
-  // Bug 170's fourth review: `git worktree repair` rewrote the .git of every checkout the restored
+  // Bug 169's fourth review: `git worktree repair` rewrote the .git of every checkout the restored
   // repository registers, the person's worktree registered in the agent's copy among them.
   it('restore elsewhere links the copy\'s own outside worktree, never the person\'s worktree its registry still lists', async () => {
     const person = sb.repo({ 'r.txt': 'r\n' }, 'R');
@@ -186,7 +186,7 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
     assert.doesNotMatch(status(outside), /^FAILED/, 'inner\'s own is linked again');
   });
 
-  // Bug 170's fourth review: a `.git` file was passed over, though the git dir it leads to is inside.
+  // Bug 169's fourth review: a `.git` file was passed over, though the git dir it leads to is inside.
   it('a repository whose separate git dir is inside the worktree: its linked worktree outside is named and linked again', async () => {
     const sep = path.join(wt, 'sep');
     git(wt, 'init', '-q', '-b', 'main', '--separate-git-dir', path.join(wt, 'gd'), 'sep');
