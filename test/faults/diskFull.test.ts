@@ -109,14 +109,14 @@ describe('faults: full disk and read-only store (case 9)', function () {
     await sleep(1500); // the running agent keeps printing into a full store
 
     await assert.rejects(s.store.create(newJob(s.cwd)), (err: Error) => {
-      assert.match(err.message, /space|ENOSPC/i, err.message);
+      assert.match(err.message, /space|ENOSPC|disk is full/i, err.message);
       assert.doesNotMatch(err.message, /\n/, 'one sentence');
       return true;
     });
     const r = await cliAsync(['start', '--repo', s.cwd, '--', 'true'], { ...s.env, HOME: s.cwd });
     assert.equal(r.code, 1, `paddock start on a full disk → ${r.code}: ${r.stderr}`);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-    assert.match(r.stderr, /space|ENOSPC/i);
+    assert.match(r.stderr, /space|ENOSPC|disk is full/i);
     await assert.rejects(s.store.update(id, (j) => ({ ...j, title: 'renamed' })));
     assert.deepEqual((await s.store.read(id)).title, before.title, 'the record keeps its last good contents');
     await assertNoPartialRecords(s);
