@@ -30,10 +30,15 @@ export interface OperationContext {
 /** How long a person's operation waits for another process's: on the same job, a keep of the same group, a send of the same review. */
 export const OPERATION_WAIT_MS = 120_000;
 
+/** Where the store's operation locks live (one folder: a job's, a group's keep, a review's send, a Clean Up's marker). */
+export function operationLocksDir(store: JobStore): string {
+  return path.join(store.home, 'coordinator', 'ops');
+}
+
 /** The per-job operation lock: one operation (start, stop, retry, cleanup, restore, launch) on a job at a time, store-wide. */
 export function jobLock(store: JobStore, id: string): OwnedLock {
   store.jobDir(id); // validates the id before it becomes part of a path
-  return new OwnedLock(path.join(store.home, 'coordinator', 'ops', `${id}.lock`), `operation on ${id}`);
+  return new OwnedLock(path.join(operationLocksDir(store), `${id}.lock`), `operation on ${id}`);
 }
 
 /** The job's operation lock, waited for as an operation waits (a person's: a suspended holder is named at once). */

@@ -17,11 +17,11 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { OwnedLock, type HeldLock } from '../coordinator/ownedLock';
 import type { JobStore } from '../store';
-import { heldOperationLock } from './context';
+import { heldOperationLock, operationLocksDir } from './context';
 
 export function groupKeepLock(store: JobStore, groupId: string): OwnedLock {
   store.jobDir(groupId); // a group id is shaped like a job id: validated before it becomes part of a path
-  return new OwnedLock(path.join(store.home, 'coordinator', 'ops', `group-${groupId}.keep.lock`), `keeping an attempt of group ${groupId}`);
+  return new OwnedLock(path.join(operationLocksDir(store), `group-${groupId}.keep.lock`), `keeping an attempt of group ${groupId}`);
 }
 
 /**
@@ -42,7 +42,7 @@ export async function enterGroupCleanup(store: JobStore, groupId: string, id: st
   const group = await heldGroupLock(store, groupId, `Could not clean up agent ${id}`);
   try {
     const token = randomBytes(6).toString('hex');
-    const marker = new OwnedLock(path.join(opsDir(store), `${markerPrefix(store, groupId, id)}${token}.lock`), `cleaning up ${id}`);
+    const marker = new OwnedLock(path.join(operationLocksDir(store), `${markerPrefix(store, groupId, id)}${token}.lock`), `cleaning up ${id}`);
     const held = await marker.tryAcquire();
     if (!held) throw new Error(`Could not clean up agent ${id}: its marker ${token} was taken.`); // a fresh random name: never
     return held;
@@ -57,11 +57,11 @@ export async function enterGroupCleanup(store: JobStore, groupId: string, id: st
  */
 export async function cleanupUnderWay(store: JobStore, groupId: string, id: string): Promise<boolean> {
   const prefix = markerPrefix(store, groupId, id);
-  const names = await fs.readdir(opsDir(store)).catch(() => [] as string[]);
+  const names = await fs.readdir(operationLocksDir(store)).catch(() => [] as string[]);
   let live = false;
   for (const name of names) {
     if (!name.startsWith(prefix) || !/^[0-9a-f]{12}\.lock$/.test(name.slice(prefix.length))) continue;
-    const marker = new OwnedLock(path.join(opsDir(store), name), `cleaning up ${id}`);
+    const marker = new OwnedLock(path.join(operationLocksDir(store), name), `cleaning up ${id}`);
     const abandoned = await marker.tryAcquire();
     if (abandoned) await abandoned.release();
     else live = true;
@@ -75,10 +75,6 @@ export async function cleanupUnderWay(store: JobStore, groupId: string, id: stri
  */
 export async function sweepDeadCleanupMarkers(store: JobStore, groupId: string, id: string): Promise<void> {
   await cleanupUnderWay(store, groupId, id);
-}
-
-function opsDir(store: JobStore): string {
-  return path.join(store.home, 'coordinator', 'ops');
 }
 
 /** Both ids are shaped like job ids: validated before they become part of a name. */

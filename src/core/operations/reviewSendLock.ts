@@ -8,11 +8,11 @@
 import * as path from 'node:path';
 import { OwnedLock, type HeldLock } from '../coordinator/ownedLock';
 import type { JobStore } from '../store';
-import { heldOperationLock } from './context';
+import { heldOperationLock, operationLocksDir } from './context';
 
 export function reviewSendLock(store: JobStore, id: string): OwnedLock {
   store.jobDir(id); // validates the id before it becomes part of a path
-  return new OwnedLock(path.join(store.home, 'coordinator', 'ops', `${id}.review.lock`), `sending the review of ${id}`);
+  return new OwnedLock(path.join(operationLocksDir(store), `${id}.review.lock`), `sending the review of ${id}`);
 }
 
 /** The agent's review-send lock, waited for as an operation waits (a send may wait for a retry to run), or one sentence saying why it could not be had. */

@@ -156,9 +156,26 @@ async function sessionsMembersAsync(sids: ReadonlySet<number>): Promise<ProcStat
 }
 
 /** One sliced walk (see treeMembersAsync) for session `sid`'s processes, zombies included, with their CPU time in clock ticks. */
-async function sessionWorkAsync(sid: number): Promise<SessionWork[]> {
+function sessionWorkAsync(sid: number): Promise<SessionWork[]> {
+  return slicedStatWalk((pid, text) => {
+    const stat = parseProcStat(pid, text);
+    if (!stat || stat.sid !== sid || stat.state === 'X') return undefined;
+    return { pid: stat.pid, state: stat.state, cpuTime: statCpuTicks(text.slice(text.lastIndexOf(')') + 2).split(' ')) };
+  });
+}
+
+/** Every live process `keep` takes, walked in slices (see treeMembersAsync). */
+function slicedWalk(keep: (stat: ProcStat) => boolean): Promise<ProcStat[]> {
+  return slicedStatWalk((pid, text) => {
+    const stat = parseProcStat(pid, text);
+    return stat && !isGoneState(stat.state) && keep(stat) ? stat : undefined;
+  });
+}
+
+/** Every process's stat file, read in slices that yield to the event loop: what `pick` makes of each (undefined: nothing). */
+async function slicedStatWalk<T>(pick: (pid: number, text: string) => T | undefined): Promise<T[]> {
   const pids = listPids();
-  const found: SessionWork[] = [];
+  const found: T[] = [];
   for (let i = 0; i < pids.length; i++) {
     if (i % WALK_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     let text: string;
@@ -167,22 +184,8 @@ async function sessionWorkAsync(sid: number): Promise<SessionWork[]> {
     } catch {
       continue; // exited meanwhile
     }
-    const stat = parseProcStat(pids[i], text);
-    if (!stat || stat.sid !== sid || stat.state === 'X') continue;
-    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    found.push({ pid: stat.pid, state: stat.state, cpuTime: statCpuTicks(f) });
-  }
-  return found;
-}
-
-/** Every live process `keep` takes, walked in slices (see treeMembersAsync). */
-async function slicedWalk(keep: (stat: ProcStat) => boolean): Promise<ProcStat[]> {
-  const pids = listPids();
-  const found: ProcStat[] = [];
-  for (let i = 0; i < pids.length; i++) {
-    if (i % WALK_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const stat = processStat(pids[i]);
-    if (stat && !isGoneState(stat.state) && keep(stat)) found.push(stat);
+    const picked = pick(pids[i], text);
+    if (picked !== undefined) found.push(picked);
   }
   return found;
 }
