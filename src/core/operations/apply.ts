@@ -1,6 +1,7 @@
 /** Apply to Workspace: the agent's whole diff against the base — commits and uncommitted work — as uncommitted changes in the main worktree. */
 import { usageError } from '../common/errors';
-import { applyCommitToWorktree, worktreeStateCommit } from '../git';
+import { applyCommitToWorktree, currentBranch, worktreeStateCommit } from '../git';
+import { refuseDroppedBase } from './droppedBaseCheck';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { agentBranchTip, linkedWorktree, prepareAgentWork, type LandingChoices } from './landingPrep';
@@ -17,6 +18,9 @@ export async function applyLocked(ctx: OperationContext, id: string, choices: Pi
   let job = await ctx.store.read(id);
   const blocked = landBlocker(job);
   if (blocked) throw usageError(blocked);
+  // Commits the checked-out branch lost since the agent started are not the agent's work: refused before the agent is stopped.
+  const checkedOut = await currentBranch(job.repo);
+  if (checkedOut !== null) await refuseDroppedBase(job, checkedOut, 'applying');
   job = await prepareAgentWork(ctx.store, job, choices, { includesUncommitted: true });
   const worktree = await linkedWorktree(job);
   const source = worktree !== null ? await worktreeStateCommit(worktree, `Work of Paddock agent ${job.id} as it is on disk`) : await agentBranchTip(job);

@@ -33,6 +33,7 @@ import { refuseLiveAgentWorktree } from './liveAgentTarget';
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
 import { startEarly, settlingOnError } from '../common/early';
+import { refuseDroppedBase } from './droppedBaseCheck';
 
 export interface MergeRequest extends LandingChoices {
   into?: string;
@@ -118,6 +119,8 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
 
   async function landLocked(): Promise<MergeReport> {
     const into = await target;
+    // Commits the target held once and lost since the agent started are not the agent's: refused before anything changes.
+    await refuseDroppedBase(job, into, 'landing');
     const followed = (await settings) ?? undefined;
     // Refused before anything changes (the agent stopped, its work committed), as the settings are git's, not the agent's.
     const unhonoured = followed ? unhonouredSettingProblem(followed, strategy, into) : null;

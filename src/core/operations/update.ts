@@ -8,6 +8,7 @@ import { landingTarget, remoteBranchOf } from './landingTarget';
 import { updateBlocker } from './rules';
 import { startEarly, settlingOnError } from '../common/early';
 import { assertAgentWorktreeReady } from './agentWorktreeCheck';
+import { refuseDroppedBase } from './droppedBaseCheck';
 
 export interface UpdateRequest {
   rebase?: boolean;
@@ -26,10 +27,12 @@ export async function updateLocked(ctx: OperationContext, id: string, req: Updat
   if (blocked) throw usageError(blocked);
   // Whether the worktree holds uncommitted work is read meanwhile (read-only; asked in its place).
   const uncommitted = startEarly(hasUncommittedWork(job));
-  const { base, baseSha } = await settlingOnError([uncommitted], async () => {
+  const { base, baseSha, local } = await settlingOnError([uncommitted], async () => {
     return updateSource(job);
   });
   const dirty = await uncommitted;
+  // A rebase would replay commits the base lost since the agent started as if they were the agent's (a merge keeps them apart: its landing refuses them).
+  if (req.rebase && local) await refuseDroppedBase(job, base, 'rebasing onto it');
   // Refused before anything is committed: the merge or rebase would otherwise conclude with conflict markers, or go to another branch.
   await assertAgentWorktreeReady(job, job.worktree!, { headAway: 'nothing' });
   if (dirty) {
@@ -47,16 +50,16 @@ export async function updateLocked(ctx: OperationContext, id: string, req: Updat
 }
 
 /** What an update brings in: the base's local branch, else the remote's branch a base like `origin/develop` names. */
-async function updateSource(job: JobRecord): Promise<{ base: string; baseSha: string }> {
+async function updateSource(job: JobRecord): Promise<{ base: string; baseSha: string; local: boolean }> {
   let local: string;
   try {
     local = await landingTarget(job, undefined, 'update');
   } catch (err) {
     const remote = await remoteBranchOf(job);
     if (!remote) throw err;
-    return { base: `${remote.remote}/${remote.branch}`, baseSha: remote.tip };
+    return { base: `${remote.remote}/${remote.branch}`, baseSha: remote.tip, local: false };
   }
   const baseSha = await branchTip(job.repo, local);
   if (baseSha === null) throw usageError(`There is no branch '${local}' in ${job.repo}.`);
-  return { base: local, baseSha };
+  return { base: local, baseSha, local: true };
 }

@@ -1,0 +1,66 @@
+/**
+ * A target branch moved back (or rewritten) after the agent started: the agent's branch still holds
+ * the commits it started on, which the target once had and no longer has. git would land them again
+ * with the agent's work — a merge or rebase carries them, a squash or an apply puts their changes back —
+ * so the person's own `reset --hard` (or amend, or rebase) would be undone without a word.
+ *
+ * "Once had" is read from the target's reflog: a branch that never held the start (a release branch
+ * the agent's work is landed on with --into) is not this case, and git's own merge is what was asked.
+ */
+import { isCommitId } from './commitId';
+import { printable } from '../common/printable';
+import { runGit } from './runGit';
+
+/** How many of the target's recent positions are looked at (a reflog can be years long). */
+const REFLOG_LOOK = 1000;
+
+export interface DroppedBase {
+  /** The commit the agent started from, which the target no longer has. */
+  start: string;
+  /** Its subject line, printable. */
+  subject: string;
+  /** How many commits of the agent's start the target no longer has (the start and those before it). */
+  count: number;
+}
+
+/**
+ * The agent's start commit when landing `source` (its branch's tip) on branch `target` would bring back
+ * commits the target held once and no longer has; null otherwise, and when git cannot say (no reflog,
+ * a pruned object): the landing then goes on as it always did.
+ */
+export async function droppedBase(repo: string, start: string | null, source: string, target: string): Promise<DroppedBase | null> {
+  if (start === null || !isCommitId(start)) return null;
+  const ref = `refs/heads/${target}`;
+  // Asked first, as it settles the usual case in one process: the target still has where the agent started.
+  if (await ancestor(repo, start, ref)) return null;
+  // The agent's branch no longer builds on its start (rebased elsewhere by hand): none of it lands.
+  if (!(await ancestor(repo, start, source))) return null;
+  const log = await runGit(['log', '-g', `-n${REFLOG_LOOK}`, '--format=%H', '--end-of-options', ref], { cwd: repo, allowFailure: true });
+  const held = log.code === 0 ? [...new Set(log.stdout.split('\n').filter(isCommitId))] : [];
+  if (held.length === 0) return null;
+  // Reachable from none of the target's past positions: `start` never was on it. (`^` lines: git before 2.42 takes no --not on stdin.)
+  const never = await runGit(['rev-list', '--count', '--stdin'], { cwd: repo, input: `${start}\n${held.map((h) => `^${h}`).join('\n')}\n`, allowFailure: true });
+  if (never.code !== 0 || never.stdout.trim() !== '0') return null;
+  const [count, subject] = await Promise.all([
+    runGit(['rev-list', '--count', start, '--not', ref, '--'], { cwd: repo, allowFailure: true }),
+    runGit(['log', '-1', '--format=%s', start, '--'], { cwd: repo, allowFailure: true }),
+  ]);
+  const n = Number(count.stdout.trim());
+  return { start, subject: printable(subject.stdout.trim()).slice(0, 80), count: count.code === 0 && n > 0 ? n : 1 };
+}
+
+/** The one sentence a landing (or a rebase onto the target) refused for it says, `verb` being what it would have done. */
+export function droppedBaseProblem(jobId: string, target: string, dropped: DroppedBase, verb: string): string {
+  const short = dropped.start.slice(0, 12);
+  const more = dropped.count > 1 ? ` and ${dropped.count - 1} commit${dropped.count === 2 ? '' : 's'} before it` : '';
+  return (
+    `Agent ${jobId} started from ${short} (${dropped.subject})${more}, which ${target} no longer has: ${target} was moved back or rewritten since, ` +
+    `and ${verb} would bring ${dropped.count === 1 ? 'it' : 'them'} back as the agent's work; nothing was changed. ` +
+    `To land only the agent's own commits, rebase them in its worktree first: git rebase --onto ${target} ${short}.`
+  );
+}
+
+async function ancestor(repo: string, a: string, b: string): Promise<boolean> {
+  const res = await runGit(['merge-base', '--is-ancestor', a, b], { cwd: repo, allowFailure: true });
+  return res.code === 0;
+}

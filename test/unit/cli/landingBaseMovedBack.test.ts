@@ -1,0 +1,76 @@
+/**
+ * Bug 186: a base branch moved back (`reset --hard`) after the agent started. The agent's branch still
+ * holds the commit the person dropped; merge (every strategy), apply and update --rebase brought it
+ * back as the agent's work without a word. Each is now refused in one sentence with every ref, the
+ * index's bytes and every file as before; landing only the agent's own commits, or landing on a
+ * branch that never had the start, goes on as before.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
+
+/** Every ref, the index file's bytes and every file of `dir` outside .git, byte for byte. */
+function state(dir: string): string {
+  const files = (d: string, rel = ''): string[] =>
+    readdirSync(join(d, rel), { withFileTypes: true })
+      .filter((e) => e.name !== '.git')
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .flatMap((e) => (e.isDirectory() ? files(d, join(rel, e.name)) : [`${join(rel, e.name)}=${readFileSync(join(d, rel, e.name)).toString('base64')}`]));
+  const gitDir = git(dir, 'rev-parse', '--absolute-git-dir');
+  return [git(dir, 'for-each-ref'), git(dir, 'rev-parse', 'HEAD'), readFileSync(join(gitDir, 'index')).toString('base64'), ...files(dir)].join('\n');
+}
+
+describe('CLI: landing on a base moved back since the agent started (bug 186)', function () {
+  this.timeout(120_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  const cli = (args: string[]) => runCli(args, { cwd: sb.repo, env: sb.env, input: '' });
+
+  /** main gets "dropped commit", the agent starts on it and commits; then the person drops it with reset --hard and commits on. */
+  async function movedBack(): Promise<{ id: string; worktree: string; branch: string; start: string }> {
+    writeFileSync(join(sb.repo, 'dropped.txt'), 'the person took this back\n');
+    git(sb.repo, 'add', '-A');
+    git(sb.repo, 'commit', '-qm', 'dropped commit');
+    const start = git(sb.repo, 'rev-parse', 'HEAD');
+    const res = await cli(['start', '--json', '--title', 'agent', '--', 'sh', '-c', "printf 'agent\\n' > agent.txt && git add -A && git commit -qm 'agent: agent.txt'"]);
+    assert.equal(res.code, 0, res.stderr);
+    const job = JSON.parse(res.stdout);
+    assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
+    git(sb.repo, 'reset', '-q', '--hard', 'HEAD~1');
+    writeFileSync(join(sb.repo, 'mine.txt'), 'the person went on\n');
+    git(sb.repo, 'add', '-A');
+    git(sb.repo, 'commit', '-qm', 'main: mine.txt');
+    return { ...job, start };
+  }
+
+  it('merge (every strategy), apply and update --rebase are refused in one sentence, every ref, the index and every file as before', async () => {
+    const a = await movedBack();
+    const before = state(sb.repo);
+    const agentBefore = state(a.worktree);
+    for (const args of [['merge', a.id], ['merge', a.id, '--squash'], ['merge', a.id, '--rebase'], ['merge', a.id, '--no-ff'], ['merge', a.id, '--ff-only'], ['apply', a.id], ['update', a.id, '--rebase']]) {
+      const res = await cli(args);
+      assert.equal(res.code, 1, `${args.join(' ')}: ${res.stdout}${res.stderr}`);
+      assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+      assert.match(res.stderr, new RegExp(`started from ${a.start.slice(0, 12)} \\(dropped commit\\), which main no longer has: .*nothing was changed\\. .*git rebase --onto main ${a.start.slice(0, 12)}\\.`));
+      assert.equal(state(sb.repo), before, `${args.join(' ')} changed the main worktree or a ref`);
+      assert.equal(state(a.worktree), agentBefore, `${args.join(' ')} changed the agent's worktree`);
+    }
+    assert.equal(JSON.parse((await cli(['show', a.id, '--json'])).stdout).landing, null);
+  });
+
+  it("once the agent's own commits are rebased off the dropped one, they land without it; a branch that never had the start takes the merge as git makes it", async () => {
+    const a = await movedBack();
+    git(sb.repo, 'branch', 'release', 'HEAD~1');
+    const into = await cli(['merge', a.id, '--into', 'release', '--no-ff']);
+    assert.equal(into.code, 0, into.stderr);
+    assert.equal(git(sb.repo, 'merge-base', '--is-ancestor', a.start, 'release'), '');
+
+    git(a.worktree, 'rebase', '-q', '--onto', 'main', a.start);
+    const res = await cli(['merge', a.id]);
+    assert.equal(res.code, 0, res.stderr);
+    assert.equal(readFileSync(join(sb.repo, 'agent.txt'), 'utf8'), 'agent\n');
+    assert.equal(existsSync(join(sb.repo, 'dropped.txt')), false, 'the dropped commit came back');
+  });
+});
