@@ -39,6 +39,12 @@ export interface StandingTips {
   readonly baseName: string;
   /** Where the agent's branch started (its record's baseSha); null when unknown. */
   readonly startedAt: string | null;
+  /**
+   * The agent's branch's commit (null: no such branch); not given: HEAD is taken for it. A rebase or
+   * bisect stopped half-way, or any checkout off the branch, moves HEAD away from it: HEAD's figures
+   * then say nothing of whether the branch's commits are on the base.
+   */
+  readonly branchTip?: string | null;
 }
 
 /** The base's commit and its short name, resolved in the main repository (where `HEAD` means its checked-out branch). */
@@ -136,8 +142,10 @@ interface CommittedFigures {
 }
 
 function standingOf(tips: StandingTips, { ahead, behind, size }: CommittedFigures, uncommittedFiles: number): Standing {
-  // Merged: nothing ahead, and the branch moved from where it started (an agent with no commits is not "merged").
-  const merged = ahead === 0 && tips.startedAt !== null && tips.head !== tips.startedAt;
+  // Merged: nothing ahead, and the branch moved from where it started (an agent with no commits is not "merged"),
+  // and HEAD is the branch's commit: mid-rebase HEAD is the base's tip, and the branch was said merged while none of it was.
+  const onBranch = tips.branchTip === undefined || tips.branchTip === tips.head;
+  const merged = onBranch && ahead === 0 && tips.startedAt !== null && tips.head !== tips.startedAt;
   return { baseName: tips.baseName, ahead, behind, ...size, uncommittedFiles, merged };
 }
 

@@ -13,6 +13,7 @@ import { mapConcurrently } from '../common/limiter';
 import type { JobRecord } from '../store/schema';
 import { computeStanding, computeStandings, resolveBase, Standing, StandingRequest, worktreeHead } from './standing';
 import { worktreeGitEnv } from './worktreeGitEnv';
+import { branchTip } from './checkout';
 
 /** Agents whose key is checked (and standing recomputed) at once. */
 export const STANDING_CONCURRENCY = 4;
@@ -87,11 +88,16 @@ export class StandingCache {
       try {
         // A worktree whose link the agent cut is read through the repository's registration of it (bug 156).
         const env = await worktreeGitEnv(job.repo, job.worktree!);
-        const [{ head, gitDir }, base] = await Promise.all([worktreeHead(job.worktree!, env), baseOf(job)]);
+        // The agent's branch too: merged is said of it only while HEAD is on it (bug 187).
+        const [{ head, gitDir }, base, onBranch] = await Promise.all([
+          worktreeHead(job.worktree!, env),
+          baseOf(job),
+          job.branch ? branchTip(job.repo, job.branch).catch(() => undefined) : undefined,
+        ]);
         const index = await fs.stat(path.join(gitDir, 'index')).then((s) => `${s.ino}:${s.size}:${s.mtimeMs}`, () => 'none');
-        const key = [head, base.tip, base.name, index, recordEpoch(job)].join('\0');
+        const key = [head, base.tip, base.name, index, recordEpoch(job), onBranch ?? 'none'].join('\0');
         if (this.entries.get(job.id)?.key === key && !opts.force?.has(job.id)) return;
-        const tips = { head, baseTip: base.tip, baseName: base.name, startedAt: job.baseSha };
+        const tips = { head, baseTip: base.tip, baseName: base.name, startedAt: job.baseSha, branchTip: onBranch };
         if (env.GIT_DIR !== undefined) {
           // Not in the batch: its status there would run git wherever the worktree's `.git` leads.
           this.computations++;
