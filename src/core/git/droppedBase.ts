@@ -24,13 +24,13 @@ export interface DroppedBase {
 }
 
 /**
- * The agent's start commit when landing `source` (its branch's tip) on branch `target` would bring back
+ * The agent's start commit when landing `source` (its branch's tip) on `ref` (a local branch, or for a
+ * pull request the remote's branch as last fetched, whose reflog records the fetches) would bring back
  * commits the target held once and no longer has; null otherwise, and when git cannot say (no reflog,
  * a pruned object): the landing then goes on as it always did.
  */
-export async function droppedBase(repo: string, start: string | null, source: string, target: string): Promise<DroppedBase | null> {
+export async function droppedBase(repo: string, start: string | null, source: string, ref: string): Promise<DroppedBase | null> {
   if (start === null || !isCommitId(start)) return null;
-  const ref = `refs/heads/${target}`;
   // Asked first, as it settles the usual case in one process: the target still has where the agent started.
   if (await ancestor(repo, start, ref)) return null;
   // The agent's branch no longer builds on its start (rebased elsewhere by hand): none of it lands.

@@ -15,6 +15,7 @@ import { earlierPush, noteOpenFailed, notePushed, notePushFailed, notePushStarti
 import { recordLanding } from './recordLanding';
 import { landBlocker } from './rules';
 import { settlingOnError } from '../common/early';
+import { refuseDroppedBase } from './droppedBaseCheck';
 
 export interface PullRequestRequest extends LandingChoices {
   remote?: string;
@@ -65,6 +66,9 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
     if (remote === null) throw failure(`${job.repo} has no remote to push to (add one with git remote add NAME URL); nothing was pushed.`, 'NO_REMOTE');
     return { base, remote };
   });
+  // Commits the base lost since the agent started would be proposed again as the agent's: refused before the agent is stopped or anything pushed.
+  const against = await proposedAgainst(job.repo, remote, base);
+  if (against !== null) await refuseDroppedBase(job, against.replace(/^refs\/(remotes|heads)\//, ''), 'a pull request', against);
   job = await prepareAgentWork(ctx.store, job, req, { uncommitted });
   const head = await agentBranchTip(job);
   const branch = job.branch!;
@@ -121,6 +125,15 @@ async function baseHoldingTip(repo: string, head: string, remote: string, base: 
     const tip = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${target}^{commit}`], { cwd: repo, allowFailure: true });
     if (tip.code !== 0) continue;
     return (await isAncestor(repo, head, tip.stdout.trim())) ? target : null;
+  }
+  return null;
+}
+
+/** What the pull request is read against: the remote's base as last fetched, else the local branch (as `baseHoldingTip`); null when neither is there. */
+async function proposedAgainst(repo: string, remote: string, base: string): Promise<string | null> {
+  for (const target of [`refs/remotes/${remote}/${base}`, `refs/heads/${base}`]) {
+    const tip = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${target}^{commit}`], { cwd: repo, allowFailure: true });
+    if (tip.code === 0) return target;
   }
   return null;
 }

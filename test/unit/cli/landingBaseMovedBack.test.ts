@@ -3,7 +3,8 @@
  * holds the commit the person dropped; merge (every strategy), apply and update --rebase brought it
  * back as the agent's work without a word. Each is now refused in one sentence with every ref, the
  * index's bytes and every file as before; landing only the agent's own commits, or landing on a
- * branch that never had the start, goes on as before.
+ * branch that never had the start, goes on as before. Bug 188: `pr` against a remote base
+ * force-pushed back pushed the agent's branch, proposing the dropped commit again.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,12 +29,13 @@ describe('CLI: landing on a base moved back since the agent started (bug 186)', 
 
   const cli = (args: string[]) => runCli(args, { cwd: sb.repo, env: sb.env, input: '' });
 
-  /** main gets "dropped commit", the agent starts on it and commits; then the person drops it with reset --hard and commits on. */
-  async function movedBack(): Promise<{ id: string; worktree: string; branch: string; start: string }> {
+  /** main gets "dropped commit", the agent starts on it and commits; then the person drops it with reset --hard and commits on (`push`: to origin each time, forced the second). */
+  async function movedBack(push = false): Promise<{ id: string; worktree: string; branch: string; start: string }> {
     writeFileSync(join(sb.repo, 'dropped.txt'), 'the person took this back\n');
     git(sb.repo, 'add', '-A');
     git(sb.repo, 'commit', '-qm', 'dropped commit');
     const start = git(sb.repo, 'rev-parse', 'HEAD');
+    if (push) git(sb.repo, 'push', '-q', 'origin', 'main');
     const res = await cli(['start', '--json', '--title', 'agent', '--', 'sh', '-c', "printf 'agent\\n' > agent.txt && git add -A && git commit -qm 'agent: agent.txt'"]);
     assert.equal(res.code, 0, res.stderr);
     const job = JSON.parse(res.stdout);
@@ -42,6 +44,7 @@ describe('CLI: landing on a base moved back since the agent started (bug 186)', 
     writeFileSync(join(sb.repo, 'mine.txt'), 'the person went on\n');
     git(sb.repo, 'add', '-A');
     git(sb.repo, 'commit', '-qm', 'main: mine.txt');
+    if (push) git(sb.repo, 'push', '-q', '-f', 'origin', 'main');
     return { ...job, start };
   }
 
@@ -57,6 +60,23 @@ describe('CLI: landing on a base moved back since the agent started (bug 186)', 
       assert.equal(state(sb.repo), before, `${args.join(' ')} changed the main worktree or a ref`);
       assert.equal(state(a.worktree), agentBefore, `${args.join(' ')} changed the agent's worktree`);
     }
+    assert.equal(JSON.parse((await cli(['show', a.id, '--json'])).stdout).landing, null);
+  });
+
+  // Bug 188: the same through a pull request, the remote's main force-pushed back (its remote-tracking branch's reflog shows it).
+  it('pr against a remote base moved back is refused before anything is pushed; the remote and every local ref as before', async () => {
+    const remote = join(sb.repo, '..', 'remote.git');
+    git(sb.repo, 'init', '-q', '--bare', remote);
+    git(sb.repo, 'remote', 'add', 'origin', remote);
+    const a = await movedBack(true);
+    const before = state(sb.repo);
+    const remoteBefore = git(remote, 'for-each-ref');
+    const res = await cli(['pr', a.id]);
+    assert.equal(res.code, 1, res.stdout + res.stderr);
+    assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+    assert.match(res.stderr, new RegExp(`started from ${a.start.slice(0, 12)} \\(dropped commit\\), which origin/main no longer has: .*nothing was changed\\. .*git rebase --onto origin/main ${a.start.slice(0, 12)}\\.`));
+    assert.equal(git(remote, 'for-each-ref'), remoteBefore, 'nothing pushed');
+    assert.equal(state(sb.repo), before);
     assert.equal(JSON.parse((await cli(['show', a.id, '--json'])).stdout).landing, null);
   });
 
