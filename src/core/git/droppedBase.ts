@@ -19,7 +19,7 @@ export interface DroppedBase {
   start: string;
   /** Its subject line, printable. */
   subject: string;
-  /** How many commits of the agent's start the target no longer has (the start and those before it). */
+  /** How many commits of the agent's start the target no longer has, nor their changes as other commits (merges not counted). */
   count: number;
 }
 
@@ -27,7 +27,7 @@ export interface DroppedBase {
  * The agent's start commit when landing `source` (its branch's tip) on `ref` (a local branch, or for a
  * pull request the remote's branch as last fetched, whose reflog records the fetches) would bring back
  * commits the target held once and no longer has; null otherwise, and when git cannot say (no reflog,
- * a pruned object): the landing then goes on as it always did.
+ * a pruned object, a reflog entry expired by gc): the landing then goes on as it always did.
  */
 export async function droppedBase(repo: string, start: string | null, source: string, ref: string): Promise<DroppedBase | null> {
   if (start === null || !isCommitId(start)) return null;
@@ -41,11 +41,14 @@ export async function droppedBase(repo: string, start: string | null, source: st
   // Reachable from none of the target's past positions: `start` never was on it. (`^` lines: git before 2.42 takes no --not on stdin.)
   const never = await runGit(['rev-list', '--count', '--stdin'], { cwd: repo, input: `${start}\n${held.map((h) => `^${h}`).join('\n')}\n`, allowFailure: true });
   if (never.code !== 0 || never.stdout.trim() !== '0') return null;
+  // Only what the target lacks in content too: after `git pull --rebase` or a message-only amend the start's changes
+  // are on the target as another commit, git's own rebase skips them and a merge finds them there — nothing comes back.
   const [count, subject] = await Promise.all([
-    runGit(['rev-list', '--count', start, '--not', ref, '--'], { cwd: repo, allowFailure: true }),
+    runGit(['rev-list', '--count', '--cherry-pick', '--right-only', '--no-merges', `${ref}...${start}`, '--'], { cwd: repo, allowFailure: true }),
     runGit(['log', '-1', '--format=%s', start, '--'], { cwd: repo, allowFailure: true }),
   ]);
   const n = Number(count.stdout.trim());
+  if (count.code === 0 && n === 0) return null;
   return { start, subject: printable(subject.stdout.trim()).slice(0, 80), count: count.code === 0 && n > 0 ? n : 1 };
 }
 

@@ -27,12 +27,13 @@ export async function updateLocked(ctx: OperationContext, id: string, req: Updat
   if (blocked) throw usageError(blocked);
   // Whether the worktree holds uncommitted work is read meanwhile (read-only; asked in its place).
   const uncommitted = startEarly(hasUncommittedWork(job));
-  const { base, baseSha, local } = await settlingOnError([uncommitted], async () => {
+  const { base, baseSha, ref } = await settlingOnError([uncommitted], async () => {
     return updateSource(job);
   });
   const dirty = await uncommitted;
   // A rebase would replay commits the base lost since the agent started as if they were the agent's (a merge keeps them apart: its landing refuses them).
-  if (req.rebase && local) await refuseDroppedBase(job, base, 'rebasing onto it');
+  // A remote base too: the rebased branch no longer holds the start, so the pull request's own check could not see them.
+  if (req.rebase) await refuseDroppedBase(job, base, 'rebasing onto it', ref);
   // Refused before anything is committed: the merge or rebase would otherwise conclude with conflict markers, or go to another branch.
   await assertAgentWorktreeReady(job, job.worktree!, { headAway: 'nothing' });
   if (dirty) {
@@ -49,17 +50,17 @@ export async function updateLocked(ctx: OperationContext, id: string, req: Updat
   return { ...result, job, base };
 }
 
-/** What an update brings in: the base's local branch, else the remote's branch a base like `origin/develop` names. */
-async function updateSource(job: JobRecord): Promise<{ base: string; baseSha: string; local: boolean }> {
+/** What an update brings in: the base's local branch, else the remote's branch a base like `origin/develop` names (`ref`: where it is read). */
+async function updateSource(job: JobRecord): Promise<{ base: string; baseSha: string; ref: string }> {
   let local: string;
   try {
     local = await landingTarget(job, undefined, 'update');
   } catch (err) {
     const remote = await remoteBranchOf(job);
     if (!remote) throw err;
-    return { base: `${remote.remote}/${remote.branch}`, baseSha: remote.tip, local: false };
+    return { base: `${remote.remote}/${remote.branch}`, baseSha: remote.tip, ref: remote.ref };
   }
   const baseSha = await branchTip(job.repo, local);
   if (baseSha === null) throw usageError(`There is no branch '${local}' in ${job.repo}.`);
-  return { base: local, baseSha, local: true };
+  return { base: local, baseSha, ref: `refs/heads/${local}` };
 }

@@ -3,8 +3,10 @@
  * holds the commit the person dropped; merge (every strategy), apply and update --rebase brought it
  * back as the agent's work without a word. Each is now refused in one sentence with every ref, the
  * index's bytes and every file as before; landing only the agent's own commits, or landing on a
- * branch that never had the start, goes on as before. Bug 188: `pr` against a remote base
- * force-pushed back pushed the agent's branch, proposing the dropped commit again.
+ * branch that never had the start, goes on as before; so does a base rewritten with the same changes
+ * (`git pull --rebase`, a message-only amend), which drops nothing. Bug 188: `pr` against a remote
+ * base force-pushed back pushed the agent's branch, proposing the dropped commit again; and
+ * `update --rebase` onto such a remote base replayed it, after which `pr` could not tell.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -29,21 +31,30 @@ describe('CLI: landing on a base moved back since the agent started (bug 186)', 
 
   const cli = (args: string[]) => runCli(args, { cwd: sb.repo, env: sb.env, input: '' });
 
-  /** main gets "dropped commit", the agent starts on it and commits; then the person drops it with reset --hard and commits on (`push`: to origin each time, forced the second). */
-  async function movedBack(push = false): Promise<{ id: string; worktree: string; branch: string; start: string }> {
-    writeFileSync(join(sb.repo, 'dropped.txt'), 'the person took this back\n');
-    git(sb.repo, 'add', '-A');
-    git(sb.repo, 'commit', '-qm', 'dropped commit');
-    const start = git(sb.repo, 'rev-parse', 'HEAD');
-    if (push) git(sb.repo, 'push', '-q', 'origin', 'main');
-    const res = await cli(['start', '--json', '--title', 'agent', '--', 'sh', '-c', "printf 'agent\\n' > agent.txt && git add -A && git commit -qm 'agent: agent.txt'"]);
+  /** Starts an agent (`extra`: start's options) that commits `file`, and waits for it to complete. */
+  async function startAgent(extra: string[] = [], file = 'agent.txt'): Promise<{ id: string; worktree: string; branch: string }> {
+    const res = await cli(['start', '--json', '--title', 'agent', ...extra, '--', 'sh', '-c', `printf 'agent\\n' > ${file} && git add -A && git commit -qm 'agent: ${file}'`]);
     assert.equal(res.code, 0, res.stderr);
     const job = JSON.parse(res.stdout);
     assert.equal((await sb.waitEnded(job.id)).lifecycle.state, 'completed');
-    git(sb.repo, 'reset', '-q', '--hard', 'HEAD~1');
-    writeFileSync(join(sb.repo, 'mine.txt'), 'the person went on\n');
+    return job;
+  }
+
+  /** Commits `file` in the main worktree. */
+  function commit(file: string, text: string, message: string): string {
+    writeFileSync(join(sb.repo, file), text);
     git(sb.repo, 'add', '-A');
-    git(sb.repo, 'commit', '-qm', 'main: mine.txt');
+    git(sb.repo, 'commit', '-qm', message);
+    return git(sb.repo, 'rev-parse', 'HEAD');
+  }
+
+  /** main gets "dropped commit", the agent starts on it and commits; then the person drops it with reset --hard and commits on (`push`: to origin each time, forced the second). */
+  async function movedBack(push = false): Promise<{ id: string; worktree: string; branch: string; start: string }> {
+    const start = commit('dropped.txt', 'the person took this back\n', 'dropped commit');
+    if (push) git(sb.repo, 'push', '-q', 'origin', 'main');
+    const job = await startAgent();
+    git(sb.repo, 'reset', '-q', '--hard', 'HEAD~1');
+    commit('mine.txt', 'the person went on\n', 'main: mine.txt');
     if (push) git(sb.repo, 'push', '-q', '-f', 'origin', 'main');
     return { ...job, start };
   }
@@ -92,5 +103,58 @@ describe('CLI: landing on a base moved back since the agent started (bug 186)', 
     assert.equal(res.code, 0, res.stderr);
     assert.equal(readFileSync(join(sb.repo, 'agent.txt'), 'utf8'), 'agent\n');
     assert.equal(existsSync(join(sb.repo, 'dropped.txt')), false, 'the dropped commit came back');
+  });
+
+  it('a base rewritten with the same changes (git pull --rebase, a message-only amend) drops nothing: merge --rebase and update --rebase go on', async () => {
+    const m0 = git(sb.repo, 'rev-parse', 'HEAD');
+    commit('mine.txt', 'a local commit\n', 'S: mine.txt');
+    const a = await startAgent();
+    // What `git pull --rebase` does: main's own commit replayed onto what upstream got meanwhile.
+    git(sb.repo, 'checkout', '-q', '-b', 'up', m0);
+    commit('r.txt', 'upstream\n', 'R: r.txt');
+    git(sb.repo, 'checkout', '-q', 'main');
+    git(sb.repo, 'rebase', '-q', 'up');
+    const res = await cli(['merge', a.id, '--rebase']);
+    assert.equal(res.code, 0, res.stdout + res.stderr);
+    assert.deepEqual(git(sb.repo, 'log', '--format=%s', `${m0}..main`).split('\n'), ['agent: agent.txt', 'S: mine.txt', 'R: r.txt']);
+
+    // A message-only amend of the commit a second agent started from, and main on from there.
+    commit('two.txt', 'two\n', 'S2: two.txt');
+    const b = await startAgent([], 'second.txt');
+    git(sb.repo, 'commit', '-q', '--amend', '-m', 'S2: two.txt, reworded');
+    commit('three.txt', 'three\n', 'main: three.txt');
+    const up = await cli(['update', b.id, '--rebase']);
+    assert.equal(up.code, 0, up.stdout + up.stderr);
+    assert.deepEqual(git(b.worktree, 'log', '--format=%s', 'main..HEAD').split('\n'), ['agent: second.txt']);
+  });
+
+  it('update --rebase onto a remote base (origin/develop, no local develop) force-pushed back is refused, and pr after it; nothing pushed', async () => {
+    const remote = join(sb.repo, '..', 'remote.git');
+    git(sb.repo, 'init', '-q', '--bare', remote);
+    git(sb.repo, 'remote', 'add', 'origin', remote);
+    const m0 = git(sb.repo, 'rev-parse', 'HEAD');
+    git(sb.repo, 'checkout', '-q', '-b', 'tmp');
+    const start = commit('dropped.txt', 'the remote took this back\n', 'dropped commit');
+    git(sb.repo, 'push', '-q', 'origin', 'tmp:develop');
+    git(sb.repo, 'checkout', '-q', 'main');
+    git(sb.repo, 'branch', '-q', '-D', 'tmp');
+    git(sb.repo, 'fetch', '-q', 'origin');
+    const a = await startAgent(['--base', 'origin/develop']);
+    // develop force-pushed back past the start, and on from there.
+    const went = git(sb.repo, 'commit-tree', `${m0}^{tree}`, '-p', m0, '-m', 'develop went on');
+    git(sb.repo, 'push', '-q', '-f', 'origin', `${went}:refs/heads/develop`);
+    const before = state(sb.repo);
+    const agentBefore = state(a.worktree);
+    const remoteBefore = git(remote, 'for-each-ref');
+    const sentence = new RegExp(`started from ${start.slice(0, 12)} \\(dropped commit\\), which origin/develop no longer has: .*nothing was changed\\. .*git rebase --onto origin/develop ${start.slice(0, 12)}\\.`);
+    for (const args of [['update', a.id, '--rebase'], ['pr', a.id]]) {
+      const res = await cli(args);
+      assert.equal(res.code, 1, `${args.join(' ')}: ${res.stdout}${res.stderr}`);
+      assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+      assert.match(res.stderr, sentence);
+      assert.equal(state(a.worktree), agentBefore, `${args.join(' ')} changed the agent's worktree`);
+    }
+    assert.equal(git(remote, 'for-each-ref'), remoteBefore, 'nothing pushed');
+    assert.equal(state(sb.repo), before);
   });
 });
