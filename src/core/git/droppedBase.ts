@@ -9,6 +9,7 @@
  */
 import { isCommitId } from './commitId';
 import { printable } from '../common/printable';
+import { mergeTrees, treeOf } from './mergeTree';
 import { runGit } from './runGit';
 
 /** How many of the target's recent positions are looked at (a reflog can be years long). */
@@ -19,7 +20,7 @@ export interface DroppedBase {
   start: string;
   /** Its subject line, printable. */
   subject: string;
-  /** How many commits of the agent's start the target no longer has, nor their changes as other commits (merges not counted). */
+  /** How many commits of the agent's start the target no longer has (the start and those before it). */
   count: number;
 }
 
@@ -41,14 +42,22 @@ export async function droppedBase(repo: string, start: string | null, source: st
   // Reachable from none of the target's past positions: `start` never was on it. (`^` lines: git before 2.42 takes no --not on stdin.)
   const never = await runGit(['rev-list', '--count', '--stdin'], { cwd: repo, input: `${start}\n${held.map((h) => `^${h}`).join('\n')}\n`, allowFailure: true });
   if (never.code !== 0 || never.stdout.trim() !== '0') return null;
-  // Only what the target lacks in content too: after `git pull --rebase` or a message-only amend the start's changes
-  // are on the target as another commit, git's own rebase skips them and a merge finds them there — nothing comes back.
-  const [count, subject] = await Promise.all([
-    runGit(['rev-list', '--count', '--cherry-pick', '--right-only', '--no-merges', `${ref}...${start}`, '--'], { cwd: repo, allowFailure: true }),
+  // Decided by content: would the start bring anything the target lacks? A merge of the start into the target
+  // that gives the target's own tree brings nothing back (after `git pull --rebase`, a message-only amend, the
+  // start squashed with others); a different tree or a conflict does (a reset, a revert rewritten by a rebase,
+  // which pairs the start with its copy by patch-id while the revert's undoing stays on the target).
+  const tip = await runGit(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], { cwd: repo, allowFailure: true });
+  if (tip.code !== 0) return null;
+  const target = tip.stdout.trim();
+  const [merged, tree, count, subject] = await Promise.all([
+    mergeTrees(repo, target, start),
+    treeOf(repo, target),
+    // Only the number in the sentence: every commit of the start the target's history lacks.
+    runGit(['rev-list', '--count', start, '--not', target, '--'], { cwd: repo, allowFailure: true }),
     runGit(['log', '-1', '--format=%s', start, '--'], { cwd: repo, allowFailure: true }),
   ]);
+  if (merged.clean && merged.tree === tree) return null;
   const n = Number(count.stdout.trim());
-  if (count.code === 0 && n === 0) return null;
   return { start, subject: printable(subject.stdout.trim()).slice(0, 80), count: count.code === 0 && n > 0 ? n : 1 };
 }
 

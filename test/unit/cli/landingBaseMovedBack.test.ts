@@ -4,7 +4,8 @@
  * back as the agent's work without a word. Each is now refused in one sentence with every ref, the
  * index's bytes and every file as before; landing only the agent's own commits, or landing on a
  * branch that never had the start, goes on as before; so does a base rewritten with the same changes
- * (`git pull --rebase`, a message-only amend), which drops nothing. Bug 188: `pr` against a remote
+ * (`git pull --rebase`, a message-only amend, the start squashed with others), which drops nothing,
+ * while a revert of the start kept through `git pull --rebase` is still refused. Bug 188: `pr` against a remote
  * base force-pushed back pushed the agent's branch, proposing the dropped commit again; and
  * `update --rebase` onto such a remote base replayed it, after which `pr` could not tell.
  */
@@ -105,7 +106,7 @@ describe('CLI: landing on a base moved back since the agent started (bug 186)', 
     assert.equal(existsSync(join(sb.repo, 'dropped.txt')), false, 'the dropped commit came back');
   });
 
-  it('a base rewritten with the same changes (git pull --rebase, a message-only amend) drops nothing: merge --rebase and update --rebase go on', async () => {
+  it('a base rewritten with the same changes (git pull --rebase, a message-only amend, the start squashed) drops nothing: merge --rebase, update --rebase and merge go on', async () => {
     const m0 = git(sb.repo, 'rev-parse', 'HEAD');
     commit('mine.txt', 'a local commit\n', 'S: mine.txt');
     const a = await startAgent();
@@ -126,6 +127,38 @@ describe('CLI: landing on a base moved back since the agent started (bug 186)', 
     const up = await cli(['update', b.id, '--rebase']);
     assert.equal(up.code, 0, up.stdout + up.stderr);
     assert.deepEqual(git(b.worktree, 'log', '--format=%s', 'main..HEAD').split('\n'), ['agent: second.txt']);
+
+    // The start squashed with the commit before it: neither's patch is main's, yet main has all their changes.
+    commit('four.txt', 'four\n', 'A: four.txt');
+    commit('five.txt', 'five\n', 'S3: five.txt');
+    const c = await startAgent([], 'third.txt');
+    git(sb.repo, 'reset', '-q', '--soft', 'HEAD~2');
+    git(sb.repo, 'commit', '-qm', 'A+S3 squashed');
+    const squashed = git(sb.repo, 'rev-parse', 'HEAD');
+    const merged = await cli(['merge', c.id]);
+    assert.equal(merged.code, 0, merged.stdout + merged.stderr);
+    assert.deepEqual(git(sb.repo, 'diff', '--name-only', squashed, 'main').split('\n'), ['third.txt']);
+  });
+
+  it('a revert on the base then git pull --rebase (the start replayed with its revert): merge (every strategy) and apply are refused, nothing changed', async () => {
+    const m0 = git(sb.repo, 'rev-parse', 'HEAD');
+    const start = commit('mine.txt', 'the person reverted this\n', 'S: mine.txt');
+    const a = await startAgent();
+    git(sb.repo, 'revert', '--no-edit', 'HEAD');
+    git(sb.repo, 'checkout', '-q', '-b', 'up', m0);
+    commit('r.txt', 'upstream\n', 'R: r.txt');
+    git(sb.repo, 'checkout', '-q', 'main');
+    git(sb.repo, 'rebase', '-q', 'up');
+    // S's copy pairs with S by patch-id, while the revert after it keeps its change off main.
+    assert.equal(existsSync(join(sb.repo, 'mine.txt')), false);
+    const before = state(sb.repo);
+    for (const args of [['merge', a.id], ['merge', a.id, '--squash'], ['merge', a.id, '--no-ff'], ['apply', a.id]]) {
+      const res = await cli(args);
+      assert.equal(res.code, 1, `${args.join(' ')}: ${res.stdout}${res.stderr}`);
+      assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+      assert.match(res.stderr, new RegExp(`started from ${start.slice(0, 12)} \\(S: mine\\.txt\\), which main no longer has: .*nothing was changed\\.`));
+      assert.equal(state(sb.repo), before, `${args.join(' ')} changed the main worktree or a ref`);
+    }
   });
 
   it('update --rebase onto a remote base (origin/develop, no local develop) force-pushed back is refused, and pr after it; nothing pushed', async () => {
