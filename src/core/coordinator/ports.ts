@@ -16,6 +16,10 @@ import type { JobRecord, JobStore } from '../store';
 import { DEFAULT_LOCK_OPTIONS, withLock } from '../store/locks';
 import { isTerminalState } from '../store/schema';
 import { makeDirs } from '../common/makeDirs';
+import { firstFreeBlock } from './portBlocks';
+import { PortHolders, portShortageWords } from './portShortage';
+
+export { firstFreeBlock } from './portBlocks';
 
 export const PORTS_LOCK = path.join('coordinator', 'ports.lock');
 
@@ -33,32 +37,14 @@ export function heldPorts(job: JobRecord): readonly number[] {
   return ports;
 }
 
-/** The first free block of `count` ports in `range`, or null. */
-export function firstFreeBlock(used: ReadonlySet<number>, count: number, range: PortRange): number[] | null {
-  for (let start = range.first; start + count - 1 <= range.last; start++) {
-    let clash = -1;
-    for (let p = start; p < start + count; p++) {
-      if (used.has(p)) {
-        clash = p;
-        break;
-      }
-    }
-    if (clash < 0) return Array.from({ length: count }, (_, i) => start + i);
-    start = clash; // the next candidate starts past the clash
-  }
-  return null;
-}
-
 /** Gives agent `id` a block of `count` ports and records it (`setup.ports`); returns the block. */
 export async function allocatePorts(store: JobStore, id: string, count: number, range: PortRange | null): Promise<number[]> {
   if (count <= 0 || range === null) return []; // no range is planned without ports (mergeWorktreeConfig)
   return withPortsLock(store, async (guard) => {
-    const block = await freeBlock(await portsOfOthers(store, id), count, range);
-    if (!block) {
-      throw failure(
-        `No block of ${count} free port${count === 1 ? '' : 's'} is left in ${range.first}-${range.last}: clean up ended agents or widen paddock.worktree.portRange.`,
-      );
-    }
+    const holders = await portsOfOthers(store, id);
+    const busy = new Set<number>();
+    const block = await freeBlock(holders.used, count, range, busy);
+    if (!block) throw failure(portShortageWords(count, range, { ...holders, busy }));
     guard.assertHeld();
     await recordPorts(store, id, block);
     return block;
@@ -74,7 +60,7 @@ export async function reclaimPorts(store: JobStore, id: string, range: PortRange
   return withPortsLock(store, async (guard) => {
     const own = (await store.read(id)).setup?.ports ?? [];
     if (own.length === 0) return [];
-    const used = await portsOfOthers(store, id);
+    const { used } = await portsOfOthers(store, id);
     if (!own.some((port) => used.has(port))) return own;
     const block = (range ? await freeBlock(used, own.length, range) : null) ?? [];
     guard.assertHeld();
@@ -88,22 +74,32 @@ async function withPortsLock<T>(store: JobStore, work: (guard: { assertHeld(): v
   return withLock(path.join(store.home, PORTS_LOCK), 'the port allocation', DEFAULT_LOCK_OPTIONS, work);
 }
 
-/** The ports every other agent holds (judged from the records). */
-async function portsOfOthers(store: JobStore, id: string): Promise<Set<number>> {
+/** The ports every other agent holds (judged from the records): all of them, and by ended and live agents. */
+async function portsOfOthers(store: JobStore, id: string): Promise<Omit<PortHolders, 'busy'> & { used: Set<number> }> {
   const used = new Set<number>();
+  const live = new Set<number>();
+  const ended = new Map<string, readonly number[]>();
   for (const entry of await store.list()) {
-    if (entry.ok && entry.job.id !== id) for (const p of heldPorts(entry.job)) used.add(p);
+    if (!entry.ok || entry.job.id === id) continue;
+    const held = heldPorts(entry.job);
+    if (held.length === 0) continue;
+    for (const p of held) used.add(p);
+    if (isTerminalState(entry.job.lifecycle.state)) ended.set(entry.job.id, held);
+    else for (const p of held) live.add(p);
   }
-  return used;
+  return { used, live, ended };
 }
 
-/** The first block of `count` ports that no agent holds and no program listens on, or null. */
-async function freeBlock(used: Set<number>, count: number, range: PortRange): Promise<number[] | null> {
+/** The first block of `count` ports that no agent holds and no program listens on, or null; those found listened on are added to `busy`. */
+async function freeBlock(used: Set<number>, count: number, range: PortRange, busy = new Set<number>()): Promise<number[] | null> {
   let block = firstFreeBlock(used, count, range);
   while (block) {
-    const busy = await portsInUse(block);
-    if (busy.length === 0) return block;
-    for (const port of busy) used.add(port);
+    const inUse = await portsInUse(block);
+    if (inUse.length === 0) return block;
+    for (const port of inUse) {
+      used.add(port);
+      busy.add(port);
+    }
     block = firstFreeBlock(used, count, range);
   }
   return null;
