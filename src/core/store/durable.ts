@@ -18,10 +18,14 @@ export function tempPathFor(target: string): string {
   return join(dirname(target), `${tempPrefixOf(target)}${process.pid}.${randomBytes(4).toString('hex')}`);
 }
 
-/** Writes the temp file and fsyncs it; returns its path. The caller commits with `commitTemp`. */
-export async function writeTemp(target: string, data: string | Buffer): Promise<string> {
+/**
+ * Writes the temp file and fsyncs it; returns its path. The caller commits with `commitTemp`.
+ * `mode` (under the umask) is the file's: the store's are private; a file git owns keeps git's
+ * (0666 under the umask, as git writes its `.git` files).
+ */
+export async function writeTemp(target: string, data: string | Buffer, mode = FILE_MODE): Promise<string> {
   const temp = tempPathFor(target);
-  const handle = await fs.promises.open(temp, 'wx', FILE_MODE);
+  const handle = await fs.promises.open(temp, 'wx', mode);
   try {
     await handle.writeFile(data);
     await handle.sync();
@@ -44,8 +48,8 @@ export function commitTemp(temp: string, target: string): void {
   fsyncDir(dirname(target));
 }
 
-export async function writeFileDurable(target: string, data: string | Buffer): Promise<void> {
-  const temp = await writeTemp(target, data);
+export async function writeFileDurable(target: string, data: string | Buffer, mode = FILE_MODE): Promise<void> {
+  const temp = await writeTemp(target, data, mode);
   try {
     commitTemp(temp, target);
   } catch (err) {
