@@ -1,4 +1,4 @@
-/** Finding a block of consecutive ports in a range: pure, shared by the allocation and its words. */
+/** Finding a block of consecutive ports in a range: pure, apart from the probing of ports.ts that uses it. */
 import type { PortRange } from '../repoConfig/worktreeConfig';
 
 /** The first free block of `count` ports in `range`, or null. */

@@ -5,14 +5,19 @@
  * person to clean up agents whose cleanup would free nothing (bug 184).
  */
 import type { PortRange } from '../repoConfig/worktreeConfig';
-import { firstFreeBlock } from './portBlocks';
 
 /** What holds the range's ports: ended agents' (id and ports), live agents', other programs'. */
 export interface PortHolders {
   ended: ReadonlyMap<string, readonly number[]>;
   live: ReadonlySet<number>;
-  /** Ports some other program on this machine listens on (of the blocks tried). */
+  /** Ports some other program on this machine listens on (of the blocks probed). */
   busy: ReadonlySet<number>;
+  /**
+   * The block that cleaning up ended agents would free, found by the allocation's own probing
+   * search with their ports left out; null when none would. Judged here without probing, a block
+   * held by an ended agent counted as freeable even when another program listened on it.
+   */
+  freed: readonly number[] | null;
 }
 
 const WIDEN = 'widen paddock.worktree.portRange';
@@ -21,9 +26,10 @@ export function portShortageWords(count: number, range: PortRange, holders: Port
   const head = `No block of ${count} free port${count === 1 ? '' : 's'} is left in ${range.first}-${range.last}`;
   const size = range.last - range.first + 1;
   if (count > size) return `${head}: the range has ${size} port${size === 1 ? '' : 's'} and each agent asks for ${count}; ${WIDEN}.`;
-  const withoutEnded = new Set([...holders.live, ...holders.busy]);
-  const helps = [...holders.ended].filter(([, ports]) => ports.some((p) => p >= range.first && p <= range.last)).map(([id]) => id);
-  if (helps.length > 0 && firstFreeBlock(withoutEnded, count, range) !== null) {
+  // Only the agents whose ports lie in that block: cleaning up another ended agent frees no block.
+  const freed = new Set(holders.freed ?? []);
+  const helps = [...holders.ended].filter(([, ports]) => ports.some((p) => freed.has(p))).map(([id]) => id);
+  if (helps.length > 0) {
     const named = helps.slice(0, 5).join(', ') + (helps.length > 5 ? `, and ${helps.length - 5} more` : '');
     return `${head}: clean up ended agents (${named} ${helps.length === 1 ? 'holds' : 'hold'} ports in it) or ${WIDEN}.`;
   }

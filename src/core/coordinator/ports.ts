@@ -44,7 +44,10 @@ export async function allocatePorts(store: JobStore, id: string, count: number, 
     const holders = await portsOfOthers(store, id);
     const busy = new Set<number>();
     const block = await freeBlock(holders.used, count, range, busy);
-    if (!block) throw failure(portShortageWords(count, range, { ...holders, busy }));
+    if (!block) {
+      const freed = await blockCleanupFrees(holders, count, range, busy);
+      throw failure(portShortageWords(count, range, { ...holders, busy, freed }));
+    }
     guard.assertHeld();
     await recordPorts(store, id, block);
     return block;
@@ -75,7 +78,7 @@ async function withPortsLock<T>(store: JobStore, work: (guard: { assertHeld(): v
 }
 
 /** The ports every other agent holds (judged from the records): all of them, and by ended and live agents. */
-async function portsOfOthers(store: JobStore, id: string): Promise<Omit<PortHolders, 'busy'> & { used: Set<number> }> {
+async function portsOfOthers(store: JobStore, id: string): Promise<Omit<PortHolders, 'busy' | 'freed'> & { used: Set<number> }> {
   const used = new Set<number>();
   const live = new Set<number>();
   const ended = new Map<string, readonly number[]>();
@@ -88,6 +91,22 @@ async function portsOfOthers(store: JobStore, id: string): Promise<Omit<PortHold
     else for (const p of held) live.add(p);
   }
   return { used, live, ended };
+}
+
+/**
+ * The block a cleanup of ended agents would free, or null: the same probing search as the
+ * allocation, with the ended agents' ports left out. Their blocks were never probed (they were
+ * skipped as held), so a program listening there is found only now (added to `busy`), and cleaning
+ * those agents up would free nothing.
+ */
+async function blockCleanupFrees(
+  holders: Omit<PortHolders, 'busy' | 'freed'>,
+  count: number,
+  range: PortRange,
+  busy: Set<number>,
+): Promise<number[] | null> {
+  if (holders.ended.size === 0) return null;
+  return freeBlock(new Set([...holders.live, ...busy]), count, range, busy);
 }
 
 /** The first block of `count` ports that no agent holds and no program listens on, or null; those found listened on are added to `busy`. */

@@ -3,6 +3,8 @@
  * agents only when they hold ports whose release leaves a block; else widening the range.
  */
 import * as assert from 'node:assert/strict';
+import * as net from 'node:net';
+import { portShortageWords } from '../../../../src/core/coordinator/portShortage';
 import { CoordinatorSandbox, useCoordinatorSandbox } from './coordinatorFixture';
 
 describe('Coordinator: no port block left', function () {
@@ -46,5 +48,59 @@ describe('Coordinator: no port block left', function () {
       await refusal(c.start({ repo: sb.repo, command: ['true'] })),
       `No block of 2 free ports is left in 45420-45423: clean up ended agents (${ended.id} holds ports in it) or widen paddock.worktree.portRange.`,
     );
+  });
+
+  /** A program listening on `port` for the length of `work`. */
+  async function listening<T>(port: number, work: () => Promise<T>): Promise<T> {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen({ port, host: '127.0.0.1' }, () => resolve()));
+    try {
+      return await work();
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+
+  it('an ended agent whose block another program listens on is not named: its cleanup frees nothing', async () => {
+    const c = sb.coordinator({ worktree: { ports: 2, portRange: '45430-45431' } });
+    const ended = await c.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(ended.id);
+    await listening(45430, async () => {
+      assert.equal(
+        await refusal(c.start({ repo: sb.repo, command: ['true'] })),
+        'No block of 2 free ports is left in 45430-45431 (other programs listen on 1): widen paddock.worktree.portRange.',
+      );
+      // Following the advice would free nothing: after the cleanup the sentence is the same.
+      await c.cleanup(ended.id);
+      assert.equal(
+        await refusal(c.start({ repo: sb.repo, command: ['true'] })),
+        'No block of 2 free ports is left in 45430-45431 (other programs listen on 1): widen paddock.worktree.portRange.',
+      );
+    });
+  });
+
+  it('only the ended agents whose ports lie in the block a cleanup frees are named', async () => {
+    const c = sb.coordinator({ worktree: { ports: 2, portRange: '45440-45443' } });
+    const first = await c.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(first.id);
+    const second = await c.start({ repo: sb.repo, command: ['true'] });
+    await sb.waitEnded(second.id);
+    // A program on the first agent's block: only cleaning up the second one frees a block.
+    await listening(45441, async () => {
+      assert.equal(
+        await refusal(c.start({ repo: sb.repo, command: ['true'] })),
+        `No block of 2 free ports is left in 45440-45443: clean up ended agents (${second.id} holds ports in it) or widen paddock.worktree.portRange.`,
+      );
+    });
+  });
+
+  it('blocks of mixed sizes: an ended agent outside the freed block is not named', () => {
+    // Ports asked for differ between repositories (or changed): E1's one port frees no block of 2.
+    const words = portShortageWords(
+      2,
+      { first: 45450, last: 45455 },
+      { ended: new Map([['E1', [45450]], ['E2', [45453, 45454]]]), live: new Set([45451, 45452]), busy: new Set(), freed: [45453, 45454] },
+    );
+    assert.equal(words, 'No block of 2 free ports is left in 45450-45455: clean up ended agents (E2 holds ports in it) or widen paddock.worktree.portRange.');
   });
 });
