@@ -58,8 +58,24 @@ export async function writeFileDurable(target: string, data: string | Buffer, mo
   }
 }
 
+/**
+ * Makes the folder's entries (a rename, a new name) durable. A folder that can be written but not
+ * read (mode -wx: a person's folder outside the store, as a linked worktree's) cannot be opened
+ * for the fsync by any means, yet the rename in it has happened and is seen: reporting it failed
+ * said a `.git` file *could not be linked* when it was. So a refused open (EACCES, EPERM) is
+ * let pass: that change stands without the folder's fsync, as it would with any writer of such a
+ * folder. The store's folders are its owner's and 0700, so none of its writes meets this; any
+ * other failure (the fsync's own EIO) still throws.
+ */
 export function fsyncDir(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, 'r');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') return;
+    throw err;
+  }
   try {
     fs.fsyncSync(fd);
   } finally {
@@ -107,12 +123,12 @@ export function ensureDir(dir: string): void {
 
 /**
  * The same durable replacement without leaving the event loop: for small,
- * rare writes (the store policy when a setting changes) that readers must see
- * before the writer's next step.
+ * rare writes (the store policy when a setting changes, the `paddock` launcher)
+ * that readers must see before the writer's next step. `mode` as for `writeTemp`.
  */
-export function writeFileDurableSync(target: string, data: string): void {
+export function writeFileDurableSync(target: string, data: string, mode = FILE_MODE): void {
   const temp = tempPathFor(target);
-  const fd = fs.openSync(temp, 'wx', FILE_MODE);
+  const fd = fs.openSync(temp, 'wx', mode);
   try {
     fs.writeFileSync(fd, data);
     fs.fsyncSync(fd);
