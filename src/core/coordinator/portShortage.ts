@@ -18,6 +18,11 @@ export interface PortHolders {
    * held by an ended agent counted as freeable even when another program listened on it.
    */
   freed: readonly number[] | null;
+  /**
+   * How many ports of `freed` a program listens on that is not proven the holding agent's own (its
+   * owner cannot be told, or carries no marker of it): the cleanup may or may not end it.
+   */
+  unsure: number;
 }
 
 const WIDEN = 'widen paddock.worktree.portRange';
@@ -31,7 +36,10 @@ export function portShortageWords(count: number, range: PortRange, holders: Port
   const helps = [...holders.ended].filter(([, ports]) => ports.some((p) => freed.has(p))).map(([id]) => id);
   if (helps.length > 0) {
     const named = helps.slice(0, 5).join(', ') + (helps.length > 5 ? `, and ${helps.length - 5} more` : '');
-    return `${head}: clean up ended agents (${named} ${helps.length === 1 ? 'holds' : 'hold'} ports in it) or ${WIDEN}.`;
+    const held = `${named} ${helps.length === 1 ? 'holds' : 'hold'} ports in it`;
+    // Neither claimed freed nor claimed not: a server the agent's setup started may end with its teardown.
+    const hedge = holders.unsure > 0 ? `; a program listens on ${holders.unsure} of them, which ${helps.length === 1 ? 'its' : 'their'} cleanup may or may not end` : '';
+    return `${head}: clean up ended agents (${held}${hedge}) or ${WIDEN}.`;
   }
   const inRange = (ports: ReadonlySet<number>) => [...ports].filter((p) => p >= range.first && p <= range.last).length;
   const held = [

@@ -5,7 +5,8 @@
  * table to drift): an agent holds its block until its cleanup is complete, or
  * when it ended without ever getting a worktree. A port some other program on
  * this machine listens on (the person's dev server, a server an agent left
- * running after its cleanup) is skipped too: a bind on it is tried first.
+ * running after its cleanup) is skipped too: a bind on it is tried first. The
+ * ports agents hold are never bound, only looked at (blockCleanupFrees).
  */
 import { existsSync } from 'node:fs';
 import * as net from 'node:net';
@@ -16,6 +17,8 @@ import type { JobRecord, JobStore } from '../store';
 import { DEFAULT_LOCK_OPTIONS, withLock } from '../store/locks';
 import { isTerminalState } from '../store/schema';
 import { makeDirs } from '../common/makeDirs';
+import { processBackend } from '../proc/backend';
+import { AGENT_MARKER_ENV } from '../worker/agentMarker';
 import { firstFreeBlock } from './portBlocks';
 import { PortHolders, portShortageWords } from './portShortage';
 
@@ -45,8 +48,8 @@ export async function allocatePorts(store: JobStore, id: string, count: number, 
     const busy = new Set<number>();
     const block = await freeBlock(holders.used, count, range, busy);
     if (!block) {
-      const freed = await blockCleanupFrees(holders, count, range, busy);
-      throw failure(portShortageWords(count, range, { ...holders, busy, freed }));
+      const { freed, unsure } = await blockCleanupFrees(holders, count, range, busy);
+      throw failure(portShortageWords(count, range, { ...holders, busy, freed, unsure }));
     }
     guard.assertHeld();
     await recordPorts(store, id, block);
@@ -78,7 +81,7 @@ async function withPortsLock<T>(store: JobStore, work: (guard: { assertHeld(): v
 }
 
 /** The ports every other agent holds (judged from the records): all of them, and by ended and live agents. */
-async function portsOfOthers(store: JobStore, id: string): Promise<Omit<PortHolders, 'busy' | 'freed'> & { used: Set<number> }> {
+async function portsOfOthers(store: JobStore, id: string): Promise<Omit<PortHolders, 'busy' | 'freed' | 'unsure'> & { used: Set<number> }> {
   const used = new Set<number>();
   const live = new Set<number>();
   const ended = new Map<string, readonly number[]>();
@@ -94,26 +97,43 @@ async function portsOfOthers(store: JobStore, id: string): Promise<Omit<PortHold
 }
 
 /**
- * The block a cleanup of ended agents would free, or null: the same probing search as the
- * allocation, with the ended agents' ports left out. Their blocks were never probed (they were
- * skipped as held), so a program listening there is found only now (added to `busy`), and cleaning
- * those agents up would free nothing.
+ * The block a cleanup of ended agents would free, or null, and how many of its ports a program
+ * listens on that the cleanup may not end. The allocation's search, with the ended agents' ports
+ * left out; those are never bound (a bind takes the port from a Run Check on that agent, a Retry's
+ * setup or its own leftover server), only looked at for listeners. A listener that is the agent's
+ * own (its processes carry its marker) ends with its cleanup; one whose owner cannot be told (the
+ * portable backend) or a stranger (a server the agent's setup started without the marker, as a
+ * container, may still end with its teardown) leaves the advice hedged.
  */
 async function blockCleanupFrees(
-  holders: Omit<PortHolders, 'busy' | 'freed'>,
+  holders: Omit<PortHolders, 'busy' | 'freed' | 'unsure'>,
   count: number,
   range: PortRange,
   busy: Set<number>,
-): Promise<number[] | null> {
-  if (holders.ended.size === 0) return null;
-  return freeBlock(new Set([...holders.live, ...busy]), count, range, busy);
+): Promise<{ freed: number[] | null; unsure: number }> {
+  const holderOf = new Map<number, string>();
+  for (const [id, ports] of holders.ended) for (const p of ports) if (p >= range.first && p <= range.last) holderOf.set(p, id);
+  if (holderOf.size === 0) return { freed: null, unsure: 0 };
+  const judged = new Set(holderOf.keys());
+  const listeners = await processBackend().portListeners(judged, AGENT_MARKER_ENV);
+  const ownsIt = (port: number, owners: readonly string[] | undefined) => owners !== undefined && owners.length > 0 && owners.every((o) => o === holderOf.get(port));
+  const strange = new Set([...listeners].filter(([port, l]) => !ownsIt(port, l.owners)).map(([port]) => port));
+  const sure = await freeBlock(new Set([...holders.live, ...busy, ...strange]), count, range, busy, judged);
+  if (sure) return { freed: sure, unsure: 0 };
+  const maybe = await freeBlock(new Set([...holders.live, ...busy]), count, range, busy, judged);
+  if (maybe) return { freed: maybe, unsure: maybe.filter((p) => strange.has(p)).length };
+  for (const port of strange) busy.add(port); // no cleanup frees a block even if it ends them: said as other programs
+  return { freed: null, unsure: 0 };
 }
 
-/** The first block of `count` ports that no agent holds and no program listens on, or null; those found listened on are added to `busy`. */
-async function freeBlock(used: Set<number>, count: number, range: PortRange, busy = new Set<number>()): Promise<number[] | null> {
+/**
+ * The first block of `count` ports that no agent holds and no program listens on, or null; those
+ * found listened on are added to `busy`. The ports in `judged` are taken as free without a bind.
+ */
+async function freeBlock(used: Set<number>, count: number, range: PortRange, busy = new Set<number>(), judged: ReadonlySet<number> = new Set()): Promise<number[] | null> {
   let block = firstFreeBlock(used, count, range);
   while (block) {
-    const inUse = await portsInUse(block);
+    const inUse = await portsInUse(block.filter((p) => !judged.has(p)));
     if (inUse.length === 0) return block;
     for (const port of inUse) {
       used.add(port);
