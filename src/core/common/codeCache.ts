@@ -85,6 +85,8 @@ function saveSoon(script: vm.Script, file: string, name: string): void {
     if (saved) return;
     saved = true;
     try {
+      // Not store/durable.ts: no fsync at every exit for a cache whose loss costs one compile, and this
+      // file is in the launchers' tiny first bundle.
       const tmp = `${file}.${process.pid}.tmp`;
       fs.writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
       fs.renameSync(tmp, file);

@@ -5,7 +5,8 @@
  * table to drift): an agent holds its block until its cleanup is complete, or
  * when it ended without ever getting a worktree. A port some other program on
  * this machine listens on (the person's dev server, a server an agent left
- * running after its cleanup) is skipped too: a bind on it is tried first.
+ * running after its cleanup) is skipped too: a bind on it is tried first. The
+ * ports agents hold are never bound, only looked at (blockCleanupFrees).
  */
 import { existsSync } from 'node:fs';
 import * as net from 'node:net';
@@ -16,6 +17,12 @@ import type { JobRecord, JobStore } from '../store';
 import { DEFAULT_LOCK_OPTIONS, withLock } from '../store/locks';
 import { isTerminalState } from '../store/schema';
 import { makeDirs } from '../common/makeDirs';
+import { processBackend } from '../proc/backend';
+import { AGENT_MARKER_ENV } from '../worker/agentMarker';
+import { firstFreeBlock } from './portBlocks';
+import { PortHolders, portShortageWords } from './portShortage';
+
+export { firstFreeBlock } from './portBlocks';
 
 export const PORTS_LOCK = path.join('coordinator', 'ports.lock');
 
@@ -33,31 +40,16 @@ export function heldPorts(job: JobRecord): readonly number[] {
   return ports;
 }
 
-/** The first free block of `count` ports in `range`, or null. */
-export function firstFreeBlock(used: ReadonlySet<number>, count: number, range: PortRange): number[] | null {
-  for (let start = range.first; start + count - 1 <= range.last; start++) {
-    let clash = -1;
-    for (let p = start; p < start + count; p++) {
-      if (used.has(p)) {
-        clash = p;
-        break;
-      }
-    }
-    if (clash < 0) return Array.from({ length: count }, (_, i) => start + i);
-    start = clash; // the next candidate starts past the clash
-  }
-  return null;
-}
-
 /** Gives agent `id` a block of `count` ports and records it (`setup.ports`); returns the block. */
 export async function allocatePorts(store: JobStore, id: string, count: number, range: PortRange | null): Promise<number[]> {
   if (count <= 0 || range === null) return []; // no range is planned without ports (mergeWorktreeConfig)
   return withPortsLock(store, async (guard) => {
-    const block = await freeBlock(await portsOfOthers(store, id), count, range);
+    const holders = await portsOfOthers(store, id);
+    const busy = new Set<number>();
+    const block = await freeBlock(holders.used, count, range, busy);
     if (!block) {
-      throw failure(
-        `No block of ${count} free port${count === 1 ? '' : 's'} is left in ${range.first}-${range.last}: clean up ended agents or widen paddock.worktree.portRange.`,
-      );
+      const { freed, unsure } = await blockCleanupFrees(holders, count, range, busy);
+      throw failure(portShortageWords(count, range, { ...holders, busy, freed, unsure }));
     }
     guard.assertHeld();
     await recordPorts(store, id, block);
@@ -74,7 +66,7 @@ export async function reclaimPorts(store: JobStore, id: string, range: PortRange
   return withPortsLock(store, async (guard) => {
     const own = (await store.read(id)).setup?.ports ?? [];
     if (own.length === 0) return [];
-    const used = await portsOfOthers(store, id);
+    const { used } = await portsOfOthers(store, id);
     if (!own.some((port) => used.has(port))) return own;
     const block = (range ? await freeBlock(used, own.length, range) : null) ?? [];
     guard.assertHeld();
@@ -88,22 +80,65 @@ async function withPortsLock<T>(store: JobStore, work: (guard: { assertHeld(): v
   return withLock(path.join(store.home, PORTS_LOCK), 'the port allocation', DEFAULT_LOCK_OPTIONS, work);
 }
 
-/** The ports every other agent holds (judged from the records). */
-async function portsOfOthers(store: JobStore, id: string): Promise<Set<number>> {
+/** The ports every other agent holds (judged from the records): all of them, and by ended and live agents. */
+async function portsOfOthers(store: JobStore, id: string): Promise<Omit<PortHolders, 'busy' | 'freed' | 'unsure'> & { used: Set<number> }> {
   const used = new Set<number>();
+  const live = new Set<number>();
+  const ended = new Map<string, readonly number[]>();
   for (const entry of await store.list()) {
-    if (entry.ok && entry.job.id !== id) for (const p of heldPorts(entry.job)) used.add(p);
+    if (!entry.ok || entry.job.id === id) continue;
+    const held = heldPorts(entry.job);
+    if (held.length === 0) continue;
+    for (const p of held) used.add(p);
+    if (isTerminalState(entry.job.lifecycle.state)) ended.set(entry.job.id, held);
+    else for (const p of held) live.add(p);
   }
-  return used;
+  return { used, live, ended };
 }
 
-/** The first block of `count` ports that no agent holds and no program listens on, or null. */
-async function freeBlock(used: Set<number>, count: number, range: PortRange): Promise<number[] | null> {
+/**
+ * The block a cleanup of ended agents would free, or null, and how many of its ports a program
+ * listens on that the cleanup may not end. The allocation's search, with the ended agents' ports
+ * left out; those are never bound (a bind takes the port from a Run Check on that agent, a Retry's
+ * setup or its own leftover server), only looked at for listeners. A listener that is the agent's
+ * own (its processes carry its marker) ends with its cleanup; one whose owner cannot be told (the
+ * portable backend) or a stranger (a server the agent's setup started without the marker, as a
+ * container, may still end with its teardown) leaves the advice hedged.
+ */
+async function blockCleanupFrees(
+  holders: Omit<PortHolders, 'busy' | 'freed' | 'unsure'>,
+  count: number,
+  range: PortRange,
+  busy: Set<number>,
+): Promise<{ freed: number[] | null; unsure: number }> {
+  const holderOf = new Map<number, string>();
+  for (const [id, ports] of holders.ended) for (const p of ports) if (p >= range.first && p <= range.last) holderOf.set(p, id);
+  if (holderOf.size === 0) return { freed: null, unsure: 0 };
+  const judged = new Set(holderOf.keys());
+  const listeners = await processBackend().portListeners(judged, AGENT_MARKER_ENV);
+  const ownsIt = (port: number, owners: readonly string[] | undefined) => owners !== undefined && owners.length > 0 && owners.every((o) => o === holderOf.get(port));
+  const strange = new Set([...listeners].filter(([port, l]) => !ownsIt(port, l.owners)).map(([port]) => port));
+  const sure = await freeBlock(new Set([...holders.live, ...busy, ...strange]), count, range, busy, judged);
+  if (sure) return { freed: sure, unsure: 0 };
+  const maybe = await freeBlock(new Set([...holders.live, ...busy]), count, range, busy, judged);
+  if (maybe) return { freed: maybe, unsure: maybe.filter((p) => strange.has(p)).length };
+  for (const port of strange) busy.add(port); // no cleanup frees a block even if it ends them: said as other programs
+  return { freed: null, unsure: 0 };
+}
+
+/**
+ * The first block of `count` ports that no agent holds and no program listens on, or null; those
+ * found listened on are added to `busy`. The ports in `judged` are taken as free without a bind.
+ */
+async function freeBlock(used: Set<number>, count: number, range: PortRange, busy = new Set<number>(), judged: ReadonlySet<number> = new Set()): Promise<number[] | null> {
   let block = firstFreeBlock(used, count, range);
   while (block) {
-    const busy = await portsInUse(block);
-    if (busy.length === 0) return block;
-    for (const port of busy) used.add(port);
+    const inUse = await portsInUse(block.filter((p) => !judged.has(p)));
+    if (inUse.length === 0) return block;
+    for (const port of inUse) {
+      used.add(port);
+      busy.add(port);
+    }
     block = firstFreeBlock(used, count, range);
   }
   return null;

@@ -18,6 +18,10 @@ import { isWithin, pathExists, realPathOr } from '../common/paths';
 import { printable } from '../common/printable';
 import { headOf } from './innerWorktrees';
 import type { NestedRepo } from './inventory';
+import { writeFileDurable } from '../store/durable';
+
+/** The mode git gives the files it writes (`.git`, `gitdir`), before the umask. */
+const GIT_FILE_MODE = 0o666;
 
 export interface OutsideWorktree {
   /** The nested repository, relative to the agent's worktree. */
@@ -137,15 +141,13 @@ export function withOutsideWorktrees(err: unknown, words: readonly string[], con
   return failure(`${err.message.replace(/\.$/, '')}. Also: ${words.join('; ')}.`, consentCode);
 }
 
-/** `text` into `file`, replacing it (a symbolic link there is replaced, never written through). */
-async function replaceFile(file: string, text: string): Promise<void> {
-  const tmp = `${file}.paddock-${process.pid}-${Date.now()}`;
-  try {
-    await fs.writeFile(tmp, text, { flag: 'wx' });
-    await fs.rename(tmp, file);
-  } finally {
-    await fs.rm(tmp, { force: true });
-  }
+/**
+ * `text` into `file` through the one durable write (temp file, fsync, rename, fsync of the folder):
+ * a symbolic link there is replaced, never written through, and a crash leaves the old file or the
+ * new one. Mode 0666 under the umask, as git writes these files (0644 by default), not the store's 0600.
+ */
+function replaceFile(file: string, text: string): Promise<void> {
+  return writeFileDurable(file, text, GIT_FILE_MODE);
 }
 
 /**

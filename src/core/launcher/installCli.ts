@@ -5,11 +5,12 @@
  * have the CLI without npm. Which folders qualify is decided here; asking the
  * person is the adapter's job.
  */
-import { accessSync, constants, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
 import { LAUNCHER_MARKER, launcherScript } from './launcherScript';
 import { makeDirsSync } from '../common/makeDirs';
+import { writeFileDurableSync } from '../store/durable';
 
 export const LAUNCHER_NAME = 'paddock';
 
@@ -91,10 +92,9 @@ export function installCli(request: InstallRequest): string {
       purpose: "Written by Paddock's \"Install 'paddock' Command in PATH\": the extension's CLI with VS Code's runtime.",
       whenMissing: `paddock: the Paddock extension this launcher was written for is gone (updated or uninstalled); run "Paddock: Install 'paddock' Command in PATH" again.`,
     });
-    // Written beside the target and renamed, so a concurrent `paddock` never runs half a script.
-    const temp = `${target}.${process.pid}.tmp`;
-    writeFileSync(temp, script, { mode: 0o755 });
-    renameSync(temp, target);
+    // The one durable write (a new temp file beside the target, fsynced, renamed): a concurrent
+    // `paddock` never runs half a script, and a file already at some temp name is never written through.
+    writeFileDurableSync(target, script, 0o755);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') throw failure(`Paddock cannot write to ${request.dir} (${code}).`);

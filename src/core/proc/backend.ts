@@ -15,6 +15,7 @@
  * installation uses the same backend, chosen from the same environment.
  */
 import { failure } from '../common/errors';
+import type { PortListener } from './portListeners';
 import type { ProcessUsageSnapshot } from './processUsage';
 import type { ProcStat } from './procStat';
 
@@ -91,6 +92,11 @@ export interface ProcessBackend {
    * without blocking the event loop.
    */
   usageSnapshot(markerName: string, sessions: readonly number[]): Promise<ProcessUsageSnapshot>;
+  /**
+   * The TCP listeners on `ports`, found without binding any (a bind takes the port from whoever binds
+   * it at that moment), with the `markerName` value of each process holding one where that can be told.
+   */
+  portListeners(ports: ReadonlySet<number>, markerName: string): Promise<Map<number, PortListener>>;
 }
 
 let chosen: ProcessBackend | undefined;

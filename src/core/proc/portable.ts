@@ -9,6 +9,7 @@
 import { execFile, execFileSync, type ExecFileOptions } from 'node:child_process';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
 import { holder, isInside } from './procfs';
+import { connectPortListeners } from './portListeners';
 import { isGoneState, type ProcStat } from './procStat';
 import type { ProcessUsageSnapshot } from './processUsage';
 import { markersByPid, parseLsofNames, parsePsStat, parsePsUsage, parsePsWork, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns, psWorkColumns } from './psParse';
@@ -185,4 +186,5 @@ export const portableBackend: ProcessBackend = {
   commandLine,
   holdersOf,
   usageSnapshot,
+  portListeners: (ports) => connectPortListeners(ports),
 };

@@ -9,6 +9,7 @@ import { promises as fsp, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mapConcurrently } from '../common/limiter';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
 import { isGoneState, statCpuTicks, type ProcStat } from './procStat';
+import { procfsPortListeners } from './portListeners';
 import { procfsUsageSnapshot } from './procfsUsage';
 
 const DELETED_SUFFIX = ' (deleted)';
@@ -294,4 +295,5 @@ export const procfsBackend: ProcessBackend = {
   commandLine,
   holdersOf,
   usageSnapshot: procfsUsageSnapshot,
+  portListeners: procfsPortListeners,
 };

@@ -18,10 +18,14 @@ export function tempPathFor(target: string): string {
   return join(dirname(target), `${tempPrefixOf(target)}${process.pid}.${randomBytes(4).toString('hex')}`);
 }
 
-/** Writes the temp file and fsyncs it; returns its path. The caller commits with `commitTemp`. */
-export async function writeTemp(target: string, data: string | Buffer): Promise<string> {
+/**
+ * Writes the temp file and fsyncs it; returns its path. The caller commits with `commitTemp`.
+ * `mode` (under the umask) is the file's: the store's are private; a file git owns keeps git's
+ * (0666 under the umask, as git writes its `.git` files).
+ */
+export async function writeTemp(target: string, data: string | Buffer, mode = FILE_MODE): Promise<string> {
   const temp = tempPathFor(target);
-  const handle = await fs.promises.open(temp, 'wx', FILE_MODE);
+  const handle = await fs.promises.open(temp, 'wx', mode);
   try {
     await handle.writeFile(data);
     await handle.sync();
@@ -44,8 +48,8 @@ export function commitTemp(temp: string, target: string): void {
   fsyncDir(dirname(target));
 }
 
-export async function writeFileDurable(target: string, data: string | Buffer): Promise<void> {
-  const temp = await writeTemp(target, data);
+export async function writeFileDurable(target: string, data: string | Buffer, mode = FILE_MODE): Promise<void> {
+  const temp = await writeTemp(target, data, mode);
   try {
     commitTemp(temp, target);
   } catch (err) {
@@ -54,8 +58,24 @@ export async function writeFileDurable(target: string, data: string | Buffer): P
   }
 }
 
+/**
+ * Makes the folder's entries (a rename, a new name) durable. A folder that can be written but not
+ * read (mode -wx: a person's folder outside the store, as a linked worktree's) cannot be opened
+ * for the fsync by any means, yet the rename in it has happened and is seen: reporting it failed
+ * said a `.git` file *could not be linked* when it was. So a refused open (EACCES, EPERM) is
+ * let pass: that change stands without the folder's fsync, as it would with any writer of such a
+ * folder. The store's folders are its owner's and 0700, so none of its writes meets this; any
+ * other failure (the fsync's own EIO) still throws.
+ */
 export function fsyncDir(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, 'r');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') return;
+    throw err;
+  }
   try {
     fs.fsyncSync(fd);
   } finally {
@@ -103,12 +123,12 @@ export function ensureDir(dir: string): void {
 
 /**
  * The same durable replacement without leaving the event loop: for small,
- * rare writes (the store policy when a setting changes) that readers must see
- * before the writer's next step.
+ * rare writes (the store policy when a setting changes, the `paddock` launcher)
+ * that readers must see before the writer's next step. `mode` as for `writeTemp`.
  */
-export function writeFileDurableSync(target: string, data: string): void {
+export function writeFileDurableSync(target: string, data: string, mode = FILE_MODE): void {
   const temp = tempPathFor(target);
-  const fd = fs.openSync(temp, 'wx', FILE_MODE);
+  const fd = fs.openSync(temp, 'wx', mode);
   try {
     fs.writeFileSync(fd, data);
     fs.fsyncSync(fd);

@@ -24,7 +24,9 @@ export function readSmallFileSync(path: string, maxBytes: number): string | null
 
 /**
  * Replaces the file with `text` (a temp file renamed over it). 'wx' in an existing folder: a job folder
- * removed meanwhile (the agent forgotten) is not made again. False when it was not written.
+ * removed meanwhile (the agent forgotten) is not made again. False when it was not written. Not the
+ * durable write (store/durable.ts) on purpose: a cache lost in a crash is rebuilt, and an fsync at
+ * every sample of every agent would cost the disk what the cache saves.
  */
 export async function replaceCacheFile(path: string, text: string): Promise<boolean> {
   const temp = tempPathFor(path);

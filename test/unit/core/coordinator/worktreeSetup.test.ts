@@ -354,7 +354,7 @@ describe('Coordinator: worktree setup', function () {
     // Ended but not cleaned up: still held.
     const third = await c.start({ repo: sb.repo, command: ['true'] });
     assert.deepEqual(third.setup?.ports, [45104, 45105]);
-    await assert.rejects(c.start({ repo: sb.repo, command: ['true'] }), /No block of 2 free ports is left in 45100-45105: clean up ended agents or widen paddock\.worktree\.portRange\./);
+    await assert.rejects(c.start({ repo: sb.repo, command: ['true'] }), /No block of 2 free ports is left in 45100-45105: clean up ended agents \(.+ ports in it\) or widen paddock\.worktree\.portRange\./);
     const cleaned = await c.cleanup(a.id);
     assert.equal(cleaned.job.cleanup?.phase, 'complete');
     const fourth = await c.start({ repo: sb.repo, command: ['true'] });

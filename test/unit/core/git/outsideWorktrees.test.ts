@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { relinkOutsideWorktrees } from '../../../../src/core/git/outsideWorktrees';
@@ -59,6 +59,7 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
 
   it('the cleanup\'s summary names it, and a restore elsewhere links it again as it was', async () => {
     const before = status(outside);
+    const modes = [path.join(outside, '.git'), path.join(wt, 'inner', '.git', 'worktrees', 'outside', 'gitdir')].map((f) => statSync(f).mode & 0o777);
     const words = await capture();
     assert.equal(words.length, 1, 'named in the summary');
     assert.match(words[0]!, /^inner: a repository in the agent's worktree with a linked worktree outside it, .*outside \(on side\).*paddock restore/);
@@ -68,6 +69,8 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
     assert.equal(status(outside), before, 'its branch, staged and unstaged changes as they were');
     assert.equal(git(outside, 'log', '--format=%s', '-1'), 'only on side');
     assert.match(git(path.join(sb.path('elsewhere'), 'inner'), 'worktree', 'list'), /outside\s+[0-9a-f]+ \[side\]/);
+    const rewritten = [path.join(outside, '.git'), path.join(sb.path('elsewhere'), 'inner', '.git', 'worktrees', 'outside', 'gitdir')];
+    assert.deepEqual(rewritten.map((f) => statSync(f).mode & 0o777), modes, 'the two linking files keep the mode git gave them, not the store\'s 0600');
   });
 
   it('restored at the agent\'s path it works again, with nothing to repair', async () => {

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installCli, installTargets } from '../../../../src/core/launcher/installCli';
@@ -88,6 +88,21 @@ describe('installCli (the paddock launcher on PATH)', () => {
     assert.equal(stale.stderr.trim().split('\n').length, 1);
     assert.match(stale.stderr, /run "Paddock: Install 'paddock' Command in PATH" again/);
     installCli({ dir: bin, execPath: process.execPath, cliScript: CLI_SCRIPT });
+    assert.equal(runPaddock(bin, ['--help']).status, 0);
+  });
+
+  it('writes through the durable write: a file lying at a temp name is never written through, none is left', () => {
+    const bin = join(root, 'bin');
+    mkdirSync(bin);
+    // The temp name the install used to write (its own pid), as a link to another file.
+    const other = join(root, 'other');
+    writeFileSync(other, 'not the launcher\n');
+    symlinkSync(other, join(bin, `paddock.${process.pid}.tmp`));
+    const written = installCli({ dir: bin, execPath: process.execPath, cliScript: CLI_SCRIPT });
+    assert.equal(readFileSync(other, 'utf8'), 'not the launcher\n');
+    assert.ok(lstatSync(written).isFile(), 'paddock is a file of its own, not a link');
+    assert.equal(statSync(written).mode & 0o777, 0o755 & ~process.umask());
+    assert.deepEqual(readdirSync(bin).sort(), ['paddock', `paddock.${process.pid}.tmp`]);
     assert.equal(runPaddock(bin, ['--help']).status, 0);
   });
 
