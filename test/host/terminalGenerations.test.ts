@@ -88,5 +88,54 @@ describe('attached terminals and a new generation', function () {
       await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true }).then(undefined, () => undefined);
     }
   });
-});
 
+  it('keys typed while a terminal reconnects are not sent and it says so, and none reach generation 2 before its screen (bug 171)', async () => {
+    const job = (await vscode.commands.executeCommand('paddock.startAgent', {
+      repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
+      command: ['bash', '-c', 'echo run-ready; while IFS= read -r l; do echo "got:$l"; done'],
+      title: 'typed at while reconnecting',
+      openTerminal: false,
+    })) as JobRecord;
+    try {
+      await waitForState(ext, job.id, ['running']);
+      const attached = ext.terminals.attach(job.id, job.title, { preserveFocus: true });
+      const { pty } = attached;
+      let seen = '';
+      let typing: NodeJS.Timeout | undefined;
+      const sub = pty.onDidWrite((d) => {
+        seen += d;
+        // The person types until the new run's screen is written, and not after it.
+        if (typing && seen.includes('[paddock] generation 2 started')) clearInterval(typing);
+      });
+      try {
+        await waitFor('the first run\'s screen', () => seen.includes('run-ready') || undefined);
+        const workerPid = (await ext.store.read(job.id)).lifecycle.workerPid!;
+        const gate = holdReads(ext, job.id);
+        try {
+          process.kill(workerPid, 'SIGKILL');
+          await waitFor('the terminal to lose its worker and look again', () => (/connection lost/.test(seen) && gate.held > 0) || undefined);
+          pty.handleInput('lost-key\r');
+          pty.handleInput('lost-again\r');
+          assert.equal(seen.match(/\[paddock\] what you typed was not sent: the terminal is reconnecting/g)?.length, 1, JSON.stringify(seen));
+          await promisify(execFile)(process.execPath, [`${env('PADDOCK_REPO_ROOT')}/dist/cli.js`, 'retry', job.id], { timeout: 60_000 });
+          // Typing on through the reconnect: the attach and its screen come in between.
+          typing = setInterval(() => pty.handleInput('early\r'), 2);
+        } finally {
+          gate.release();
+        }
+        await waitFor('the new run\'s screen', () => seen.includes('[paddock] generation 2 started') || undefined, 30_000);
+        clearInterval(typing);
+        pty.handleInput('after\r');
+        await waitFor('a key typed at the new screen to reach it', () => seen.includes('got:after') || undefined);
+        const sinceNew = seen.slice(seen.indexOf('[paddock] generation 2 started'));
+        assert.ok(!/early|lost-key|lost-again/.test(sinceNew), `nothing typed before its screen reached generation 2: ${JSON.stringify(sinceNew)}`);
+      } finally {
+        clearInterval(typing);
+        sub.dispose();
+        attached.terminal.dispose();
+      }
+    } finally {
+      await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true }).then(undefined, () => undefined);
+    }
+  });
+});

@@ -3,7 +3,8 @@
  * socket. It buffers until VS Code opens it, attaches with the terminal's real
  * size, replays the exact current screen, then streams. Closing it detaches:
  * the agent keeps running. A lost connection shows "(disconnected)" and a dim
- * status line, and reconnects with backoff until the agent ends. A reconnect that finds a new
+ * status line, and reconnects with backoff until the agent ends; keys typed before a screen is back
+ * are not sent, and it says so (bug 171). A reconnect that finds a new
  * generation (a Retry meanwhile) says so, keeps the old run's output above the new screen, and
  * names the generation in the title until the first keystroke.
  */
@@ -57,6 +58,12 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   private shownGeneration: number | undefined;
   /** The generation the title names until the first keystroke: the dim line that says so is scrolled off. */
   private retriedTo: number | undefined;
+  /**
+   * Whether the current connection's screen has been written: until then keys go nowhere. Sent
+   * between the attach and its screen, they reached a Retry's new generation before the person
+   * saw it, typed at the old run's screen (bug 171).
+   */
+  private screenShown = false;
 
   constructor(
     private readonly store: JobStore,
@@ -85,13 +92,18 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   }
 
   handleInput(data: string): void {
-    if (this.retriedTo !== undefined && this.client && !this.ended) {
+    if (this.ended || this.options.readOnly) return;
+    if (!this.client || !this.screenShown) {
+      // No screen of this connection is in view: the keys were typed at an old one (bug 171).
+      const words = this.notices.notSent(this.attachedOnce);
+      if (words) this.write(dim(words));
+      return;
+    }
+    if (this.retriedTo !== undefined) {
       // Typed with the title in view: it has been read, and the title goes back to the agent's.
       this.retriedTo = undefined;
       this.nameEmitter.fire(this.name);
     }
-    if (!this.client || this.ended) return;
-    if (this.options.readOnly) return;
     this.client.input(data);
   }
 
@@ -146,6 +158,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
       this.attachedOnce = true;
       this.notices.reset();
       this.showScreen(ready, client.generation);
+      this.screenShown = true;
       if (reconnecting) this.nameEmitter.fire(this.retriedTo === undefined ? this.name : newGenerationTitle(this.name, this.retriedTo));
       if (ready.exit) this.onExit(ready.exit.code, ready.exit.signal, ready.state);
     } catch (err) {
@@ -175,6 +188,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   private dropClient(): void {
     for (const d of this.clientSubscriptions) d.dispose();
     this.clientSubscriptions = [];
+    this.screenShown = false;
     this.client?.dispose();
     this.client = undefined;
   }
