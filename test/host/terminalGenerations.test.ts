@@ -1,10 +1,12 @@
 /**
- * An attached terminal and a Retry: a terminal that reconnects to a new generation of its agent
- * says so, and the old run's output stays in its scrollback (bug 168).
+ * An attached terminal that reconnects: to a new generation of its agent after a Retry (it says
+ * so, and the old run's output stays in its scrollback, bug 168), with keys typed meanwhile (bug
+ * 171), and with a full-screen agent's last screen in view (bug 172).
  */
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { Terminal } from '@xterm/headless';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
 import type { PaddockApi } from '../../src/extension';
@@ -35,6 +37,16 @@ function holdReads(ext: PaddockApi, id: string): { held: number; release(): void
     return original.call(this, jobId);
   };
   return gate;
+}
+
+/** What a terminal shows after `written`, as VS Code's xterm.js draws it: the view's lines, blank ones dropped. */
+async function view(written: string, rows: number): Promise<string[]> {
+  const term = new Terminal({ cols: 80, rows, allowProposedApi: true });
+  await new Promise<void>((resolve) => term.write(written, resolve));
+  const buffer = term.buffer.active;
+  const lines = Array.from({ length: rows }, (_, i) => buffer.getLine(buffer.baseY + i)?.translateToString(true) ?? '');
+  term.dispose();
+  return lines.filter((l) => l.trim() !== '');
 }
 
 describe('attached terminals and a new generation', function () {
@@ -131,6 +143,48 @@ describe('attached terminals and a new generation', function () {
         assert.ok(!/early|lost-key|lost-again/.test(sinceNew), `nothing typed before its screen reached generation 2: ${JSON.stringify(sinceNew)}`);
       } finally {
         clearInterval(typing);
+        sub.dispose();
+        attached.terminal.dispose();
+      }
+    } finally {
+      await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true }).then(undefined, () => undefined);
+    }
+  });
+
+  it('a full-screen agent\'s last screen stays in view while its terminal reconnects, and after it is found ended (bug 172)', async () => {
+    const job = (await vscode.commands.executeCommand('paddock.startAgent', {
+      repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
+      command: ['bash', '-c', 'printf "\\033[?1049h\\033[H~ full-screen top\\033[2;1H~ full-screen second\\033[5;1H~ full-screen last"; exec sleep 600'],
+      title: 'full screen under a lost worker',
+      openTerminal: false,
+    })) as JobRecord;
+    try {
+      await waitForState(ext, job.id, ['running']);
+      const attached = ext.terminals.attach(job.id, job.title, { preserveFocus: true });
+      let seen = '';
+      const sub = attached.pty.onDidWrite((d) => (seen += d));
+      try {
+        await waitFor('the full screen', () => seen.includes('full-screen last') || undefined);
+        // The size VS Code gave the terminal (kept by the pseudoterminal): the replay must be as high.
+        const rows = (attached.pty as unknown as { dimensions?: { rows: number } }).dimensions?.rows ?? 24;
+        const workerPid = (await ext.store.read(job.id)).lifecycle.workerPid!;
+        const gate = holdReads(ext, job.id);
+        try {
+          process.kill(workerPid, 'SIGKILL');
+          await waitFor('the terminal to lose its worker and look again', () => (/connection lost/.test(seen) && gate.held > 0) || undefined);
+          const shown = await view(seen, rows);
+          // Moved up one row for the notice: its top row is the one not in view.
+          assert.deepEqual(shown.slice(0, 2), ['~ full-screen second', '~ full-screen last'], `the last screen is in view: ${JSON.stringify(shown)}`);
+          assert.match(shown.at(-1) ?? '', /\[paddock\] connection lost/);
+        } finally {
+          gate.release();
+        }
+        // The agent went with its worker: the terminal finds it ended, the last screen still in view.
+        await waitFor('the end notice', () => /\[paddock\] agent \S+ is /.test(seen) || undefined, 30_000);
+        const shown = await view(seen, rows);
+        assert.ok(shown.includes('~ full-screen last'), `the last screen is in view at the end: ${JSON.stringify(shown)}`);
+        assert.match(shown.slice(shown.indexOf('~ full-screen last')).join(''), /\[paddock\] agent \S+ is /);
+      } finally {
         sub.dispose();
         attached.terminal.dispose();
       }

@@ -19,6 +19,7 @@ import { isTerminalState, JobRecord } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
 import { endNotice, paddockLine } from './endNotice';
 import { ReconnectNotices } from './reconnectNotice';
+import { AlternateScreenWatch, alternateScreenNotice } from './alternateScreen';
 import { CLEAR_ALL, CLEAR_VIEW, newGenerationNotice, newGenerationTitle } from './generationNotice';
 
 const dim = paddockLine;
@@ -64,6 +65,8 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
    * saw it, typed at the old run's screen (bug 171).
    */
   private screenShown = false;
+  /** Whether the terminal is on the alternate screen: a full-screen agent's last screen is kept there (bug 172). */
+  private readonly screenWatch = new AlternateScreenWatch();
 
   constructor(
     private readonly store: JobStore,
@@ -120,6 +123,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   }
 
   private write(text: string): void {
+    this.screenWatch.note(text);
     if (this.opened) this.writeEmitter.fire(text);
     else this.pending.push(text);
   }
@@ -211,9 +215,12 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     this.log.debug(`terminal for ${this.options.jobId}: reconnecting in ${this.backoffMs} ms (${why})`);
     // Said once a spell, and again only for a reason not said yet; the title says it is still disconnected.
     const notice = this.notices.next(reason, this.attachedOnce);
-    // The agent's modes (mouse reporting, hidden cursor, alternate screen) would stay on with nobody
-    // drawing: the text could not be selected. A reconnect's screen sets them again.
-    if (notice) this.write(notice.first ? endNotice(notice.words) : dim(notice.words));
+    // The agent's modes (mouse reporting, hidden cursor) would stay on with nobody drawing: the text
+    // could not be selected. A reconnect's screen sets them again. A full-screen agent's last screen
+    // is on the alternate screen, which has no scrollback: the notice stays on it (bug 172), and the
+    // reconnect's screen (or a new generation's notice) leaves it.
+    if (notice && this.screenWatch.on) this.write(alternateScreenNotice(this.dimensions?.rows ?? 24, notice.words));
+    else if (notice) this.write(notice.first ? endNotice(notice.words) : dim(notice.words));
     this.reconnectTimer?.dispose();
     this.reconnectTimer = disposableTimeout(() => void this.connect(true), this.backoffMs, false);
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
@@ -232,7 +239,9 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     this.ended = true;
     const l = job.lifecycle;
     const detail = lifecycleDetail(job);
-    // As at an exit: its worker died (orphaned) or it ended unseen; the agent's modes go with it.
-    this.write(endNotice(`agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${detail ? `: ${printable(detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`));
+    // As at an exit: its worker died (orphaned) or it ended unseen; the agent's modes go with it. A
+    // full-screen agent's last screen, kept while reconnecting, stays in view under the notice (bug 172).
+    const words = `agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${detail ? `: ${printable(detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`;
+    this.write(reconnecting && this.screenWatch.on ? alternateScreenNotice(this.dimensions?.rows ?? 24, words) : endNotice(words));
   }
 }
