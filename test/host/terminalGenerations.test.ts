@@ -114,6 +114,8 @@ describe('attached terminals and a new generation', function () {
       const { pty } = attached;
       let seen = '';
       let typing: NodeJS.Timeout | undefined;
+      const names: string[] = [];
+      const nameSub = pty.onDidChangeName((n) => names.push(n));
       const sub = pty.onDidWrite((d) => {
         seen += d;
         // The person types until the new run's screen is written, and not after it.
@@ -137,13 +139,64 @@ describe('attached terminals and a new generation', function () {
         }
         await waitFor('the new run\'s screen', () => seen.includes('[paddock] generation 2 started') || undefined, 30_000);
         clearInterval(typing);
+        // The new screen's clear took the dim line that said the keys were not sent: the title says it.
+        const shown = await view(seen, (pty as unknown as { dimensions?: { rows: number } }).dimensions?.rows ?? 24);
+        assert.ok(!shown.some((l) => l.includes('was not sent')), `the dim line is cleared with the old screen: ${JSON.stringify(shown)}`);
+        assert.equal(names.at(-1), `${pty.name} (generation 2, retried) (what you typed was not sent)`);
         pty.handleInput('after\r');
         await waitFor('a key typed at the new screen to reach it', () => seen.includes('got:after') || undefined);
+        assert.equal(names.at(-1), pty.name, 'the title is the agent\'s again at the first keystroke');
         const sinceNew = seen.slice(seen.indexOf('[paddock] generation 2 started'));
         assert.ok(!/early|lost-key|lost-again/.test(sinceNew), `nothing typed before its screen reached generation 2: ${JSON.stringify(sinceNew)}`);
       } finally {
         clearInterval(typing);
+        nameSub.dispose();
         sub.dispose();
+        attached.terminal.dispose();
+      }
+    } finally {
+      await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true }).then(undefined, () => undefined);
+    }
+  });
+
+  it('keys typed once a first attach is sent reach the agent, and keys typed before it are said not sent in the title (bug 171)', async () => {
+    const job = (await vscode.commands.executeCommand('paddock.startAgent', {
+      repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
+      command: ['bash', '-c', 'echo run-ready; while IFS= read -r l; do echo "got:$l"; done'],
+      title: 'typed at a first attach',
+      openTerminal: false,
+    })) as JobRecord;
+    try {
+      await waitForState(ext, job.id, ['running']);
+      const attached = ext.terminals.attach(job.id, job.title, { preserveFocus: true });
+      const { pty } = attached;
+      const connected = () => (pty as unknown as { client?: object }).client !== undefined;
+      let seen = '';
+      const names: string[] = [];
+      const subs = [pty.onDidWrite((d) => (seen += d)), pty.onDidChangeName((n) => names.push(n))];
+      // A fast typist from the moment the terminal opens until the agent's screen is written.
+      const sent: string[] = [];
+      let unsent = 0;
+      let n = 0;
+      const typing = setInterval(() => {
+        if (seen.includes('run-ready')) return;
+        const key = `early${++n}`;
+        if (connected()) sent.push(key);
+        else unsent++;
+        pty.handleInput(`${key}\r`);
+      }, 2);
+      try {
+        await waitFor('the screen', () => seen.includes('run-ready') || undefined);
+        clearInterval(typing);
+        pty.handleInput('after\r');
+        await waitFor('a key typed at the screen to reach the agent', () => seen.includes('got:after') || undefined);
+        // No screen was shown before: what followed the attach is the agent's, as in tmux.
+        for (const key of sent) assert.ok(seen.includes(`got:${key}\r`), `${key}, typed once the attach was sent, reached the agent: ${JSON.stringify(seen)}`);
+        if (unsent > 0) assert.ok(names.includes(`${pty.name} (what you typed was not sent)`), `the title said ${unsent} typed before the attach were not sent: ${JSON.stringify(names)}`);
+        console.log(`      (typed ${sent.length} once attaching, ${unsent} before)`);
+      } finally {
+        clearInterval(typing);
+        for (const sub of subs) sub.dispose();
         attached.terminal.dispose();
       }
     } finally {

@@ -60,6 +60,11 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   /** The generation the title names until the first keystroke: the dim line that says so is scrolled off. */
   private retriedTo: number | undefined;
   /**
+   * Whether the title says keys typed before this screen were not sent, until the first keystroke:
+   * the dim line that said it is cleared with the old screen by the new one (bug 171).
+   */
+  private unsentInTitle = false;
+  /**
    * Whether the current connection's screen has been written: until then keys go nowhere. Sent
    * between the attach and its screen, they reached a Retry's new generation before the person
    * saw it, typed at the old run's screen (bug 171).
@@ -96,15 +101,18 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
 
   handleInput(data: string): void {
     if (this.ended || this.options.readOnly) return;
-    if (!this.client || !this.screenShown) {
-      // No screen of this connection is in view: the keys were typed at an old one (bug 171).
+    // Keys typed at an old screen (no connection, or this one's screen not written yet) are not sent
+    // (bug 171). On a first attach no screen was ever shown: what follows the attach goes to the
+    // agent, as it did and as tmux does.
+    if (!this.client || (!this.screenShown && this.attachedOnce)) {
       const words = this.notices.notSent(this.attachedOnce);
-      if (words) this.write(dim(words));
+      if (words) this.writeNotice(words, dim);
       return;
     }
-    if (this.retriedTo !== undefined) {
+    if (this.retriedTo !== undefined || this.unsentInTitle) {
       // Typed with the title in view: it has been read, and the title goes back to the agent's.
       this.retriedTo = undefined;
+      this.unsentInTitle = false;
       this.nameEmitter.fire(this.name);
     }
     this.client.input(data);
@@ -141,9 +149,9 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
         // Not started yet (waiting for a free slot, or its worker is starting): say so once, then wait quietly.
         if (!this.saidWaiting) {
           this.saidWaiting = true;
-          this.write(dim(job.lifecycle.state === 'queued'
+          this.writeNotice(job.lifecycle.state === 'queued'
             ? 'the agent is queued: all agent slots are in use (paddock.maxConcurrent); it starts when one frees.'
-            : 'the agent is starting…').replace(/^\r\n/, ''));
+            : 'the agent is starting…', (words) => dim(words).replace(/^\r\n/, ''));
         }
         this.reconnectTimer?.dispose();
         this.reconnectTimer = disposableTimeout(() => void this.connect(reconnecting), WAIT_FOR_START_MS, false);
@@ -160,10 +168,12 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
       const ready = await client.attach({ cols, rows, readOnly: this.options.readOnly });
       this.backoffMs = 250;
       this.attachedOnce = true;
+      // Said before the screen, the not-sent notice is cleared with the old screen: the title keeps it.
+      this.unsentInTitle = this.notices.saidNotSent;
       this.notices.reset();
       this.showScreen(ready, client.generation);
       this.screenShown = true;
-      if (reconnecting) this.nameEmitter.fire(this.retriedTo === undefined ? this.name : newGenerationTitle(this.name, this.retriedTo));
+      if (reconnecting || this.unsentInTitle) this.nameEmitter.fire(this.title());
       if (ready.exit) this.onExit(ready.exit.code, ready.exit.signal, ready.state);
     } catch (err) {
       if (this.closed) return;
@@ -219,8 +229,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     // could not be selected. A reconnect's screen sets them again. A full-screen agent's last screen
     // is on the alternate screen, which has no scrollback: the notice stays on it (bug 172), and the
     // reconnect's screen (or a new generation's notice) leaves it.
-    if (notice && this.screenWatch.on) this.write(alternateScreenNotice(this.dimensions?.rows ?? 24, notice.words));
-    else if (notice) this.write(notice.first ? endNotice(notice.words) : dim(notice.words));
+    if (notice) this.writeNotice(notice.words, notice.first ? endNotice : dim);
     this.reconnectTimer?.dispose();
     this.reconnectTimer = disposableTimeout(() => void this.connect(true), this.backoffMs, false);
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
@@ -242,6 +251,22 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     // As at an exit: its worker died (orphaned) or it ended unseen; the agent's modes go with it. A
     // full-screen agent's last screen, kept while reconnecting, stays in view under the notice (bug 172).
     const words = `agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${detail ? `: ${printable(detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`;
-    this.write(reconnecting && this.screenWatch.on ? alternateScreenNotice(this.dimensions?.rows ?? 24, words) : endNotice(words));
+    this.writeNotice(words, endNotice);
+  }
+
+  /**
+   * Every notice written while no screen of the agent is live: on the alternate screen (a
+   * full-screen agent's last screen kept, bug 172) one row each, so the kept screen moves up one
+   * row a notice and no notice joins the row of the one before; else as `normal` writes it.
+   */
+  private writeNotice(words: string, normal: (words: string) => string): void {
+    const { rows = 24, columns = 80 } = this.dimensions ?? {};
+    this.write(this.screenWatch.on ? alternateScreenNotice(rows, columns, words) : normal(words));
+  }
+
+  /** The agent's title, with what the person has not read yet (a Retry's generation, keys not sent). */
+  private title(): string {
+    const name = this.retriedTo === undefined ? this.name : newGenerationTitle(this.name, this.retriedTo);
+    return this.unsentInTitle ? `${name} (what you typed was not sent)` : name;
   }
 }

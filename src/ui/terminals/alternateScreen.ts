@@ -6,15 +6,11 @@
  */
 import { paddockLine } from './endNotice';
 import { FRESH_SCREEN_MODES } from '../../core/protocol/terminalModes';
-
-/** Set/reset of the alternate screen (1049, 1047, 47), or RIS, which leaves it. */
-// eslint-disable-next-line no-control-regex -- matching terminal escape sequences is this module's job
-const SWITCH = /\x1b\[\?(?:1049|1047|47)([hl])|\x1bc/g;
-/** Long enough to hold a switch cut between two writes. */
-const TAIL = 8;
+import { heldBack, PRIVATE_MODE_OR_RESET, switchesScreen } from '../../core/terminal/screenSwitch';
 
 export class AlternateScreenWatch {
-  private tail = '';
+  /** An unfinished sequence at the end of the last write, read with the next (`heldBack`). */
+  private carry = '';
   private alternate = false;
 
   get on(): boolean {
@@ -22,23 +18,41 @@ export class AlternateScreenWatch {
   }
 
   note(text: string): void {
-    const seen = this.tail + text;
-    SWITCH.lastIndex = 0;
-    let lastEnd = 0;
-    for (let m = SWITCH.exec(seen); m; m = SWITCH.exec(seen)) {
-      // A switch lying wholly in the tail was counted with the write before.
-      if (m.index + m[0].length > this.tail.length) this.alternate = m[1] === 'h';
-      lastEnd = m.index + m[0].length;
+    const { complete, carry } = heldBack(this.carry + text);
+    this.carry = carry;
+    // `matchAll` reads with a copy of the shared expression: its position is its own.
+    for (const [whole, modes, action] of complete.matchAll(PRIVATE_MODE_OR_RESET)) {
+      if (whole === '\x1bc') this.alternate = false;
+      else if (modes !== undefined && switchesScreen(modes)) this.alternate = action === 'h';
     }
-    this.tail = seen.slice(Math.max(lastEnd, seen.length - TAIL));
   }
 }
 
 /**
  * A notice written on the alternate screen, which it does not leave: the agent's modes off (mouse
  * reporting would keep the text from being selected), then the words on the last row, the screen
- * scrolled up by one row for them, not two.
+ * scrolled up by one row for them. Cut to the row (`cols` wide): a longer one wrapped, moving the
+ * kept screen up a row more for each row it took.
  */
-export function alternateScreenNotice(rows: number, words: string): string {
-  return `${FRESH_SCREEN_MODES}\x1b[${Math.max(1, rows)};1H${paddockLine(words).replace(/\r\n$/, '')}`;
+export function alternateScreenNotice(rows: number, cols: number, words: string): string {
+  return `${FRESH_SCREEN_MODES}\x1b[${Math.max(1, rows)};1H${paddockLine(cutToRow(words, cols)).replace(/\r\n$/, '')}`;
+}
+
+/**
+ * The words that fit on a row `cols` wide after "[paddock] ", an ellipsis for the rest. A character
+ * from U+1100 on is counted two columns (wide or not): cut early rather than wrap.
+ */
+function cutToRow(words: string, cols: number): string {
+  const room = Math.max(1, cols - '[paddock] '.length);
+  const width = (c: string) => ((c.codePointAt(0) ?? 0) >= 0x1100 ? 2 : 1);
+  let used = 0;
+  const chars = Array.from(words);
+  if (chars.reduce((n, c) => n + width(c), 0) <= room) return words;
+  let kept = '';
+  for (const c of chars) {
+    if (used + width(c) > room - 1) break;
+    used += width(c);
+    kept += c;
+  }
+  return `${kept}…`;
 }

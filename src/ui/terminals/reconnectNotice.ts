@@ -15,12 +15,17 @@ export interface ReconnectNotice {
 
 export class ReconnectNotices {
   private readonly said = new Set<string>();
-  private saidNotSent = false;
+  private notSentSaid = false;
+
+  /** Whether this spell said keys were not sent. */
+  get saidNotSent(): boolean {
+    return this.notSentSaid;
+  }
 
   /** A screen came: the next failure starts a new spell. */
   reset(): void {
     this.said.clear();
-    this.saidNotSent = false;
+    this.notSentSaid = false;
   }
 
   /**
@@ -29,8 +34,8 @@ export class ReconnectNotices {
    * no longer asks, or one of the next generation's after a Retry, that the person has not seen.
    */
   notSent(attachedOnce: boolean): string | undefined {
-    if (this.saidNotSent) return undefined;
-    this.saidNotSent = true;
+    if (this.notSentSaid) return undefined;
+    this.notSentSaid = true;
     return attachedOnce
       ? 'what you typed was not sent: the terminal is reconnecting. Type it again once the agent\'s screen is back.'
       : 'what you typed was not sent: the agent\'s screen is not shown yet. Type it again once it is.';

@@ -37,7 +37,10 @@ describe('what a terminal that cannot reconnect says (bug 153)', () => {
     notices.reset();
     assert.match(notices.notSent(true) ?? '', /not sent: the terminal is reconnecting/);
     assert.equal(notices.notSent(true), undefined);
+    // Kept for the title of the screen that comes next, which clears the dim line.
+    assert.equal(notices.saidNotSent, true);
     notices.reset();
+    assert.equal(notices.saidNotSent, false);
     assert.ok(notices.notSent(true));
   });
 });
