@@ -204,6 +204,53 @@ describe('attached terminals and a new generation', function () {
     }
   });
 
+  it('a full-screen agent\'s notices while reconnecting to a queued agent take one row each, the last screen kept (bug 172)', async () => {
+    const job = (await vscode.commands.executeCommand('paddock.startAgent', {
+      repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
+      command: ['bash', '-c', 'printf "\\033[?1049;25h\\033[H~ full-screen top\\033[2;1H~ full-screen second\\033[5;1H~ full-screen last"; exec sleep 600'],
+      title: 'full screen, then queued',
+      openTerminal: false,
+    })) as JobRecord;
+    const store = ext.store;
+    const original = store.read;
+    try {
+      await waitForState(ext, job.id, ['running']);
+      const attached = ext.terminals.attach(job.id, job.title, { preserveFocus: true });
+      let seen = '';
+      const sub = attached.pty.onDidWrite((d) => (seen += d));
+      try {
+        await waitFor('the full screen', () => seen.includes('full-screen last') || undefined);
+        const { rows = 24, columns = 80 } = (attached.pty as unknown as { dimensions?: { rows: number; columns: number } }).dimensions ?? {};
+        // The reconnect finds the agent queued again (a Retry with every slot in use, as the window reads it).
+        store.read = async function (this: typeof store, jobId: string) {
+          const record = await original.call(this, jobId);
+          return jobId === job.id ? { ...record, lifecycle: { ...record.lifecycle, state: 'queued' as const } } : record;
+        };
+        process.kill((await original.call(store, job.id)).lifecycle.workerPid!, 'SIGKILL');
+        await waitFor('the queued notice', () => seen.includes('the agent is queued') || undefined, 30_000);
+        const term = new Terminal({ cols: columns, rows, allowProposedApi: true });
+        await new Promise<void>((resolve) => term.write(seen, resolve));
+        const buffer = term.buffer.active;
+        const shown = Array.from({ length: rows }, (_, i) => buffer.getLine(buffer.baseY + i)?.translateToString(true) ?? '');
+        const alternate = buffer.type === 'alternate';
+        term.dispose();
+        assert.ok(alternate, 'the terminal stays on the alternate screen');
+        // Moved up one row a notice: the top two rows are the ones not in view.
+        assert.equal(shown[0], '', JSON.stringify(shown));
+        assert.equal(shown[2], '~ full-screen last', JSON.stringify(shown));
+        assert.match(shown[rows - 2], /^\[paddock\] connection lost/);
+        assert.match(shown[rows - 1], /^\[paddock\] the agent is queued: all agent slots are in use/);
+      } finally {
+        store.read = original;
+        sub.dispose();
+        attached.terminal.dispose();
+      }
+    } finally {
+      store.read = original;
+      await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true }).then(undefined, () => undefined);
+    }
+  });
+
   it('a full-screen agent\'s last screen stays in view while its terminal reconnects, and after it is found ended (bug 172)', async () => {
     const job = (await vscode.commands.executeCommand('paddock.startAgent', {
       repo: env('PADDOCK_HOST_TEST_WORKSPACE'),
