@@ -17,14 +17,11 @@ import { DROPPED_OVER_WIDE_SECOND_HALF } from '../../core/terminal/cellDraw';
 import { SET_IN_USE_FROM_ALTERNATE_SLOT } from '../../core/terminal/charsetReplay';
 import { ROWS_ADDED_TO_LINK } from '../../core/terminal/penReplay';
 import { AROUND_LINK, SAVES_WITH_PEN_MARK } from '../../core/terminal/savedCursor';
+import { heldBack, PRIVATE_MODE_OR_RESET, SCREEN_MODES, switchesScreen } from '../../core/terminal/screenSwitch';
 import { withoutScrollbackLink } from '../../core/terminal/scrollbackLink';
 import { AGENT_SOFT_RESET_MODES, agentFullReset, DECSTR } from './agentResets';
 import { CarriedDesignation } from './carriedDesignation';
 
-/** DEC private modes that switch screens: 1049 (with cursor save), 1047, 47. */
-const SCREEN_MODES = new Set([47, 1047, 1049]);
-/** A private mode set/reset, RIS (which puts the agent's terminal back on its normal screen), or DECSTR. */
-const PRIVATE_MODE_OR_RESET = /\x1b\[\?([\d;]*)([hl])|\x1bc|\x1b\[!p/g;
 /** Auto-wrap, which the outer terminal keeps off while the agent is wider (`cropped`). */
 const AUTO_WRAP_MODE = 7;
 /**
@@ -36,8 +33,6 @@ const AUTO_WRAP_MODE = 7;
  */
 const WINDOW_CHANGE = /\x1b\[(\d*)(?:;[\d;]*)?t/g;
 const WINDOW_REPORTS = new Set([11, 13, 14, 15, 16, 18, 19, 20, 21]);
-/** An escape sequence that may still become a private mode set/reset, RIS, DECSTR or a window operation when the next chunk comes. */
-const UNFINISHED = /\x1b(?:\[(?:\?[\d;]*|!|[\d;]+)?)?$/;
 const SAVE_CURSOR_MODE = 1049;
 const SAVE_CURSOR = '\x1b7';
 const CLEAR = '\x1b[H\x1b[2J';
@@ -91,13 +86,8 @@ export class AgentScreenSwitches {
    * where the cursor is, which only the worker's screen knows: both ask for the screen again.
    */
   filter(data: string): { text: string; leftAlternate: boolean; softReset: boolean } {
-    let input = this.carry + data;
-    this.carry = '';
-    const unfinished = UNFINISHED.exec(input);
-    if (unfinished) {
-      this.carry = unfinished[0];
-      input = input.slice(0, unfinished.index);
-    }
+    const { complete: input, carry } = heldBack(this.carry + data);
+    this.carry = carry;
     let leftAlternate = false;
     let softReset = false;
     const wrapOff = () => (this.cropped ? `\x1b[?${AUTO_WRAP_MODE}l` : '');
@@ -115,7 +105,7 @@ export class AgentScreenSwitches {
       const kept = modes.filter((m) => !SCREEN_MODES.has(Number(m)) && !(this.cropped && action === 'h' && Number(m) === AUTO_WRAP_MODE));
       if (kept.length === modes.length) return whole;
       const rest = kept.length > 0 ? `\x1b[?${kept.join(';')}${action}` : '';
-      if (!modes.some((m) => SCREEN_MODES.has(Number(m)))) return rest;
+      if (!switchesScreen(params)) return rest;
       if (action === 'l') {
         this.alternate = false;
         leftAlternate = true;

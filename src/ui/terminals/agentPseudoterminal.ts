@@ -3,7 +3,8 @@
  * socket. It buffers until VS Code opens it, attaches with the terminal's real
  * size, replays the exact current screen, then streams. Closing it detaches:
  * the agent keeps running. A lost connection shows "(disconnected)" and a dim
- * status line, and reconnects with backoff until the agent ends. A reconnect that finds a new
+ * status line, and reconnects with backoff until the agent ends; keys typed before a screen is back
+ * are not sent, and it says so (bug 171). A reconnect that finds a new
  * generation (a Retry meanwhile) says so, keeps the old run's output above the new screen, and
  * names the generation in the title until the first keystroke.
  */
@@ -18,6 +19,7 @@ import { isTerminalState, JobRecord } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
 import { endNotice, paddockLine } from './endNotice';
 import { ReconnectNotices } from './reconnectNotice';
+import { AlternateScreenWatch, alternateScreenNotice } from './alternateScreen';
 import { CLEAR_ALL, CLEAR_VIEW, newGenerationNotice, newGenerationTitle } from './generationNotice';
 
 const dim = paddockLine;
@@ -57,6 +59,19 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   private shownGeneration: number | undefined;
   /** The generation the title names until the first keystroke: the dim line that says so is scrolled off. */
   private retriedTo: number | undefined;
+  /**
+   * Whether the title says keys typed before this screen were not sent, until the first keystroke:
+   * the dim line that said it is cleared with the old screen by the new one (bug 171).
+   */
+  private unsentInTitle = false;
+  /**
+   * Whether the current connection's screen has been written: until then keys go nowhere. Sent
+   * between the attach and its screen, they reached a Retry's new generation before the person
+   * saw it, typed at the old run's screen (bug 171).
+   */
+  private screenShown = false;
+  /** Whether the terminal is on the alternate screen: a full-screen agent's last screen is kept there (bug 172). */
+  private readonly screenWatch = new AlternateScreenWatch();
 
   constructor(
     private readonly store: JobStore,
@@ -85,13 +100,21 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   }
 
   handleInput(data: string): void {
-    if (this.retriedTo !== undefined && this.client && !this.ended) {
+    if (this.ended || this.options.readOnly) return;
+    // Keys typed at an old screen (no connection, or this one's screen not written yet) are not sent
+    // (bug 171). On a first attach no screen was ever shown: what follows the attach goes to the
+    // agent, as it did and as tmux does.
+    if (!this.client || (!this.screenShown && this.attachedOnce)) {
+      const words = this.notices.notSent(this.attachedOnce);
+      if (words) this.writeNotice(words, dim);
+      return;
+    }
+    if (this.retriedTo !== undefined || this.unsentInTitle) {
       // Typed with the title in view: it has been read, and the title goes back to the agent's.
       this.retriedTo = undefined;
+      this.unsentInTitle = false;
       this.nameEmitter.fire(this.name);
     }
-    if (!this.client || this.ended) return;
-    if (this.options.readOnly) return;
     this.client.input(data);
   }
 
@@ -108,6 +131,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   }
 
   private write(text: string): void {
+    this.screenWatch.note(text);
     if (this.opened) this.writeEmitter.fire(text);
     else this.pending.push(text);
   }
@@ -125,9 +149,9 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
         // Not started yet (waiting for a free slot, or its worker is starting): say so once, then wait quietly.
         if (!this.saidWaiting) {
           this.saidWaiting = true;
-          this.write(dim(job.lifecycle.state === 'queued'
+          this.writeNotice(job.lifecycle.state === 'queued'
             ? 'the agent is queued: all agent slots are in use (paddock.maxConcurrent); it starts when one frees.'
-            : 'the agent is starting…').replace(/^\r\n/, ''));
+            : 'the agent is starting…', (words) => dim(words).replace(/^\r\n/, ''));
         }
         this.reconnectTimer?.dispose();
         this.reconnectTimer = disposableTimeout(() => void this.connect(reconnecting), WAIT_FOR_START_MS, false);
@@ -144,9 +168,12 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
       const ready = await client.attach({ cols, rows, readOnly: this.options.readOnly });
       this.backoffMs = 250;
       this.attachedOnce = true;
+      // Said before the screen, the not-sent notice is cleared with the old screen: the title keeps it.
+      this.unsentInTitle = this.notices.saidNotSent;
       this.notices.reset();
       this.showScreen(ready, client.generation);
-      if (reconnecting) this.nameEmitter.fire(this.retriedTo === undefined ? this.name : newGenerationTitle(this.name, this.retriedTo));
+      this.screenShown = true;
+      if (reconnecting || this.unsentInTitle) this.nameEmitter.fire(this.title());
       if (ready.exit) this.onExit(ready.exit.code, ready.exit.signal, ready.state);
     } catch (err) {
       if (this.closed) return;
@@ -175,6 +202,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
   private dropClient(): void {
     for (const d of this.clientSubscriptions) d.dispose();
     this.clientSubscriptions = [];
+    this.screenShown = false;
     this.client?.dispose();
     this.client = undefined;
   }
@@ -197,9 +225,11 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     this.log.debug(`terminal for ${this.options.jobId}: reconnecting in ${this.backoffMs} ms (${why})`);
     // Said once a spell, and again only for a reason not said yet; the title says it is still disconnected.
     const notice = this.notices.next(reason, this.attachedOnce);
-    // The agent's modes (mouse reporting, hidden cursor, alternate screen) would stay on with nobody
-    // drawing: the text could not be selected. A reconnect's screen sets them again.
-    if (notice) this.write(notice.first ? endNotice(notice.words) : dim(notice.words));
+    // The agent's modes (mouse reporting, hidden cursor) would stay on with nobody drawing: the text
+    // could not be selected. A reconnect's screen sets them again. A full-screen agent's last screen
+    // is on the alternate screen, which has no scrollback: the notice stays on it (bug 172), and the
+    // reconnect's screen (or a new generation's notice) leaves it.
+    if (notice) this.writeNotice(notice.words, notice.first ? endNotice : dim);
     this.reconnectTimer?.dispose();
     this.reconnectTimer = disposableTimeout(() => void this.connect(true), this.backoffMs, false);
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
@@ -218,7 +248,25 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
     this.ended = true;
     const l = job.lifecycle;
     const detail = lifecycleDetail(job);
-    // As at an exit: its worker died (orphaned) or it ended unseen; the agent's modes go with it.
-    this.write(endNotice(`agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${detail ? `: ${printable(detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`));
+    // As at an exit: its worker died (orphaned) or it ended unseen; the agent's modes go with it. A
+    // full-screen agent's last screen, kept while reconnecting, stays in view under the notice (bug 172).
+    const words = `agent ${job.id} is ${l.state}${l.exitCode !== null ? ` (exit ${l.exitCode})` : ''}${detail ? `: ${printable(detail)}` : ''}. Its output is in "Paddock: Show Agent Log".`;
+    this.writeNotice(words, endNotice);
+  }
+
+  /**
+   * Every notice written while no screen of the agent is live: on the alternate screen (a
+   * full-screen agent's last screen kept, bug 172) one row each, so the kept screen moves up one
+   * row a notice and no notice joins the row of the one before; else as `normal` writes it.
+   */
+  private writeNotice(words: string, normal: (words: string) => string): void {
+    const { rows = 24, columns = 80 } = this.dimensions ?? {};
+    this.write(this.screenWatch.on ? alternateScreenNotice(rows, columns, words) : normal(words));
+  }
+
+  /** The agent's title, with what the person has not read yet (a Retry's generation, keys not sent). */
+  private title(): string {
+    const name = this.retriedTo === undefined ? this.name : newGenerationTitle(this.name, this.retriedTo);
+    return this.unsentInTitle ? `${name} (what you typed was not sent)` : name;
   }
 }

@@ -22,8 +22,8 @@ export const newGenerationTitle = (name: string, generation: number): string => 
 
 /** Written before the new generation's screen, on a terminal `rows` high. */
 export function newGenerationNotice(rows: number, previous: number, generation: number): string {
-  // "Output", not "screen": a full-screen agent's last screen was on the alternate screen, which the
-  // terminal left when the connection was lost; what is above is what it showed after leaving it.
+  // "Output", not "screen": a full-screen agent's last screen is on the alternate screen, kept while
+  // reconnecting (bug 172) and left by the mode reset below; what is above is the normal screen's.
   const words = `generation ${generation} started (a retry); generation ${previous}'s output is above.`;
   // The old run's modes go with it; from the last row, a line feed per row scrolls the old screen
   // and the notice into the scrollback, where the new screen's clear leaves them.

@@ -15,10 +15,30 @@ export interface ReconnectNotice {
 
 export class ReconnectNotices {
   private readonly said = new Set<string>();
+  private notSentSaid = false;
+
+  /** Whether this spell said keys were not sent. */
+  get saidNotSent(): boolean {
+    return this.notSentSaid;
+  }
 
   /** A screen came: the next failure starts a new spell. */
   reset(): void {
     this.said.clear();
+    this.notSentSaid = false;
+  }
+
+  /**
+   * What to say when keys are typed with no screen of the agent shown (bug 171), once a spell. They
+   * are not kept for later: typed at a screen that is gone, they could answer a question the agent
+   * no longer asks, or one of the next generation's after a Retry, that the person has not seen.
+   */
+  notSent(attachedOnce: boolean): string | undefined {
+    if (this.notSentSaid) return undefined;
+    this.notSentSaid = true;
+    return attachedOnce
+      ? 'what you typed was not sent: the terminal is reconnecting. Type it again once the agent\'s screen is back.'
+      : 'what you typed was not sent: the agent\'s screen is not shown yet. Type it again once it is.';
   }
 
   /** What to say for this failed attempt, or undefined when this spell has said its reason already. */

@@ -30,4 +30,17 @@ describe('what a terminal that cannot reconnect says (bug 153)', () => {
   it('a reason\'s control characters are shown, not obeyed', () => {
     assert.equal(new ReconnectNotices().next('gone\x1b[2J', true)?.words, 'connection lost (gone\\x1b[2J); reconnecting…');
   });
+
+  it('keys typed with no screen shown are said not sent once a spell (bug 171)', () => {
+    const notices = new ReconnectNotices();
+    assert.match(notices.notSent(false) ?? '', /not sent: the agent's screen is not shown yet/);
+    notices.reset();
+    assert.match(notices.notSent(true) ?? '', /not sent: the terminal is reconnecting/);
+    assert.equal(notices.notSent(true), undefined);
+    // Kept for the title of the screen that comes next, which clears the dim line.
+    assert.equal(notices.saidNotSent, true);
+    notices.reset();
+    assert.equal(notices.saidNotSent, false);
+    assert.ok(notices.notSent(true));
+  });
 });
