@@ -5,7 +5,7 @@
  * Nothing is lost (the archive keeps it all, the checkout's files are not touched), but git fails
  * in that checkout until a restore brings the repository back. The capture names each one in the
  * cleanup's summary; restore links it again (needed when the repository comes back at another
- * path: it writes the two linking files itself, for that checkout only), or says it could not.
+ * path: linkFiles.ts, for that checkout only), or says it could not.
  * Only a checkout whose `.git` names this repository counts: the agent's copy (`cp -r`) of the
  * person's repository carries registrations of the person's worktrees, which still name the
  * person's repository and must never be taken over.
@@ -18,6 +18,7 @@ import { isWithin, pathExists, realPathOr } from '../common/paths';
 import { printable } from '../common/printable';
 import { headOf } from './innerWorktrees';
 import type { NestedRepo } from './inventory';
+import { writeLinkFiles } from './linkFiles';
 
 export interface OutsideWorktree {
   /** The nested repository, relative to the agent's worktree. */
@@ -137,33 +138,6 @@ export function withOutsideWorktrees(err: unknown, words: readonly string[], con
   return failure(`${err.message.replace(/\.$/, '')}. Also: ${words.join('; ')}.`, consentCode);
 }
 
-/** `text` into `file`, replacing it (a symbolic link there is replaced, never written through). */
-async function replaceFile(file: string, text: string): Promise<void> {
-  const tmp = `${file}.paddock-${process.pid}-${Date.now()}`;
-  try {
-    await fs.writeFile(tmp, text, { flag: 'wx' });
-    await fs.rename(tmp, file);
-  } finally {
-    await fs.rm(tmp, { force: true });
-  }
-}
-
-/**
- * Writes the two files that link a checkout to its registration, as `git worktree repair` would
- * for this one checkout. Not `git worktree repair` itself: it also rewrites the `.git` of EVERY
- * checkout the restored repository registers whose `.git` names another git dir, so a copy's
- * registration of the person's worktree (`cp -r`) would take that worktree over.
- */
-async function linkAgain(folder: string, adminDir: string): Promise<void> {
-  const dotGit = path.join(folder, '.git');
-  const st = await fs.lstat(dotGit);
-  if (!st.isFile()) throw new Error(`${printable(dotGit)} is not a file`);
-  const realAdmin = await fs.realpath(adminDir);
-  const realDotGit = path.join(await fs.realpath(folder), '.git');
-  await replaceFile(path.join(realAdmin, 'gitdir'), `${realDotGit}\n`);
-  await replaceFile(realDotGit, `gitdir: ${realAdmin}\n`);
-}
-
 /**
  * At restore into `target`: each linked worktree the capture recorded (`outside`) is linked to its
  * restored repository again when its `.git` still names, exactly, the git dir it named then (removed
@@ -195,7 +169,7 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
       problems.push(`${where} was not linked to the restored repository: its registration there leads out of ${printable(target)}.`);
       continue;
     }
-    const failed = await linkAgain(o.folder, adminDir).then(
+    const failed = await writeLinkFiles(o.folder, adminDir).then(
       () => null,
       (err: unknown) => printable(clipText(err instanceof Error ? err.message : String(err), 500)),
     );

@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { commonDirOf, gitDirOwner, worktreeGitDir } from './headFiles';
 import { runGit } from './runGit';
+import { writeLinkFiles } from './linkFiles';
 import { realPathOr } from '../common/paths';
 import { registrationsOf } from './worktreeRegistration';
 
@@ -35,31 +36,23 @@ export async function worktreeLink(repo: string, worktree: string): Promise<Work
  * Writes a missing or broken `.git` of a registered worktree again from the repository's record of
  * it; true when the worktree leads to the repository afterwards.
  *
- * Not by `git worktree repair <worktree>` alone: when the `.git` file names another worktree's git
- * dir (an agent pointed it at a sibling agent's), repair takes that one's registration — its
- * `gitdir` is rewritten to point here — and the removal that follows deletes the other worktree's
- * git dir, its index and HEAD with it, leaving its folder unlinked. The folder's own registration
- * (the admin dir whose `gitdir` names it) is written into its `.git` file instead; repair only
- * where there is none, and never over another live worktree's git dir.
+ * The folder's own registration (the admin dir whose `gitdir` names it) is written into its `.git`
+ * file (linkFiles.ts). Never `git worktree repair`: given a `.git` naming another worktree's git
+ * dir it takes that one's registration (the removal that follows deletes the other's git dir), and
+ * whatever it is given it rewrites every checkout of the person's repository whose `.git` names
+ * another git dir. With no registration naming the folder, or two (git fooled), or a `.git` folder
+ * there (the agent's), nothing is written: the caller says it could not link it.
  */
 export async function relinkWorktree(repo: string, worktree: string): Promise<boolean> {
   const dotGit = path.join(worktree, '.git');
   const stat = await fs.lstat(dotGit).catch(() => null);
-  if (stat === null || stat.isFile() || stat.isSymbolicLink()) {
-    const own = await registrationsOf(repo, worktree);
-    if (own.length === 1) {
-      // A symlink goes first: writing through it would write into what it leads to (another's `.git`).
-      if (stat?.isSymbolicLink()) await fs.unlink(dotGit);
-      await fs.writeFile(dotGit, `gitdir: ${own[0]}\n`);
-      return (await worktreeLink(repo, worktree)) === 'linked';
-    }
-    // repair would follow a symlink into what it leads to.
-    if (stat?.isSymbolicLink()) return false;
-  }
-  if ((await gitDirOwner(worktree)) === 'another') return false;
-  // git prints the broken link it found and exits 1 even when it repaired it: the link itself says.
-  await runGit(['worktree', 'repair', '--', worktree], { cwd: repo, allowFailure: true, pastSiblingAdds: true });
-  return (await worktreeLink(repo, worktree)) === 'linked';
+  if (stat?.isDirectory()) return false;
+  const own = await registrationsOf(repo, worktree);
+  if (own.length !== 1) return false;
+  // A symlink goes first: writing through it would write into what it leads to (another's `.git`).
+  if (stat?.isSymbolicLink()) await fs.unlink(dotGit);
+  const written = await writeLinkFiles(worktree, own[0]!).then(() => true, () => false);
+  return written && (await worktreeLink(repo, worktree)) === 'linked';
 }
 
 /** What `ensureLinked` did: nothing (linked), linked it again (with a note), or what stands in the way. */
