@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { printable } from '../common/printable';
 
 /** `text` into `file`, replacing it (a symbolic link there is replaced, never written through). */
-async function replaceFile(file: string, text: string): Promise<void> {
+export async function replaceFile(file: string, text: string): Promise<void> {
   const tmp = `${file}.paddock-${process.pid}-${Date.now()}`;
   try {
     await fs.writeFile(tmp, text, { flag: 'wx' });
