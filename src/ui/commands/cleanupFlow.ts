@@ -1,7 +1,8 @@
 /**
  * What Clean Up, Retry Cleanup Now and Clean Up Finished share: the modal that
  * says exactly what is kept (snapshot ref, patch, an unmerged branch) and what
- * is deleted (the worktree folder, a branch whose commits exist elsewhere), and
+ * is deleted (the worktree folder, a branch whose commits exist elsewhere), the
+ * linked worktrees outside the agent's whose git data goes with it, and
  * running cleanups with progress in the view.
  */
 import * as vscode from 'vscode';
@@ -12,6 +13,7 @@ import { optionsArg } from './command';
 import { printable } from '../../core/common/printable';
 import { cleanupShortfall } from '../../core/operations/cleanupOutcome';
 import { teardownHoldsCleanup } from '../../core/operations/rules';
+import { outsideConfirmLines, outsideWorktreesNow } from '../../core/operations/cleanupConfirm';
 
 export interface CleanupOptions {
   confirmed?: boolean;
@@ -26,12 +28,16 @@ export function optionsFrom(args: unknown[]): CleanupOptions {
 export async function confirmCleanup(jobs: JobRecord[]): Promise<{ deleteBranch: boolean } | undefined> {
   const what = jobs.length === 1 ? `"${printable(jobs[0].title)}"` : vscode.l10n.t('{0} agents', jobs.length);
   const refs = jobs.map((j) => `refs/paddock/snapshots/${j.id}`).join(', ');
+  // Named before the person agrees, not only in the summary after (core/operations/cleanupConfirm).
+  const outside = outsideConfirmLines((await Promise.all(jobs.map((j) => outsideWorktreesNow(j.worktree)))).flat());
+  const outsideLines = outside.length === 0 ? [] : ['', vscode.l10n.t('Kept, but git stops working there until Restore Worktree:'), ...outside];
   const detail = [
     vscode.l10n.t('Kept:'),
     vscode.l10n.t('• a snapshot of each worktree\'s full state ({0}) and a patch in the job folder', refs),
     vscode.l10n.t('• ignored files, empty folders and nested repositories, in an archive in the job folder (Restore Worktree brings all of it back)'),
     vscode.l10n.t('• branches with commits that exist nowhere else'),
     vscode.l10n.t('• the agent\'s output log'),
+    ...outsideLines,
     '',
     vscode.l10n.t('Deleted:'),
     vscode.l10n.t('• the worktree folder (after the snapshot is saved)'),

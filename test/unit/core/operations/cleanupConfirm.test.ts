@@ -1,0 +1,34 @@
+/**
+ * Bug 179: the confirmation before a cleanup named no linked worktree outside the agent's whose git
+ * data the cleanup archives and removes (bug 169); the summary and a consent stop did, after the
+ * person had agreed. The lines the modal adds are read here as the capture reads them.
+ */
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { outsideConfirmLines, outsideWorktreesNow } from '../../../../src/core/operations/cleanupConfirm';
+import { Sandbox, git, useGitSandbox, write } from '../git/gitTestUtil';
+
+const WHO = ['-c', 'user.name=A', '-c', 'user.email=a@b.c'];
+
+describe('operations: what the cleanup confirmation names (bug 179)', function () {
+  this.timeout(60_000);
+  let sb!: Sandbox;
+  useGitSandbox((fresh) => (sb = fresh));
+
+  it("names a nested repository's linked worktree outside the agent's, and says git fails there until Restore Worktree", async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const wt = sb.agentWorktree(repo);
+    assert.deepEqual(outsideConfirmLines(await outsideWorktreesNow(wt)), [], 'nothing to name');
+    git(wt, 'init', '-q', '-b', 'main', 'inner');
+    const inner = path.join(wt, 'inner');
+    write(inner, 'x.txt', 'x\n');
+    git(inner, 'add', '.');
+    git(inner, ...WHO, 'commit', '-q', '-m', 'x');
+    const outside = sb.path('outside');
+    git(inner, 'worktree', 'add', '-q', '-b', 'side', outside);
+    const lines = outsideConfirmLines(await outsideWorktreesNow(wt));
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /outside \(on side\), a linked worktree of inner in the agent's worktree: its files stay, .*git fails there until Restore Worktree/);
+    assert.deepEqual(await outsideWorktreesNow(sb.path('gone')), [], 'a worktree that is gone names nothing');
+  });
+});
