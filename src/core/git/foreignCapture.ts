@@ -18,9 +18,16 @@ export async function findForeignWorktrees(worktree: string, nested: readonly Ne
   const staged = await foreignWorktreeStaged(worktree, found);
   // The other way round: a nested repository's linked worktrees outside this one, in words for the summary (outsideWorktrees.ts).
   // Words for the summary, and for the inventory what restore links again (`outsideKept`, spread into it).
-  const records = (await outsideWorktreesOf(worktree, nested)).slice(0, 200);
+  // Every one is recorded for restore (a list cut at 200 left the rest naming a gone git dir); the words are bounded.
+  const records = await outsideWorktreesOf(worktree, nested);
   const outsideKept = records.length > 0 ? { outside: records.map(({ repo, id, folder, gitdir, common }) => ({ repo, id, folder, gitdir, ...(common === undefined ? {} : { common }) })) } : {};
-  return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? ''), outside: outsideWorktreeWords(records), outsideKept };
+  return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? ''), outside: boundedWords(outsideWorktreeWords(records)), outsideKept };
+}
+
+/** At most 200 sentences for the summary and a consent stop, the last counting the rest. */
+function boundedWords(words: string[]): string[] {
+  if (words.length <= 200) return words;
+  return [...words.slice(0, 199), `${words.length - 199} more linked worktrees outside the agent's worktree, the same (the inventory records each, and restore links each again)`];
 }
 
 /**

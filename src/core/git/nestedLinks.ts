@@ -14,6 +14,7 @@ import { isWithin, realPathOr } from '../common/paths';
 import { printable } from '../common/printable';
 import { replaceFile } from './linkFiles';
 import { resolvedPath } from './worktreeRegistration';
+import { findNestedGitEntries } from './nestedGitEntries';
 
 /** Whether `p` is a real folder (not a symbolic link) whose real path lies in `realOuter`. */
 async function realFolderWithin(p: string, realOuter: string): Promise<boolean> {
@@ -61,6 +62,17 @@ export async function relinkNestedInside(target: string, origin: string, nested:
     commons.add(pointer ? path.resolve(there, pointer) : there);
   }
   for (const common of commons) await relinkRegistrations(common, origins, target, realTarget);
+  return problems;
+}
+
+/**
+ * `relinkNestedInside` for every folder holding a `.git` in the restored `target` (found there, not
+ * taken from the manifest, whose list stops at 200); past the walk's bound, a sentence says so.
+ */
+export async function relinkNestedFound(target: string, origin: string): Promise<string[]> {
+  const found = await findNestedGitEntries(target);
+  const problems = await relinkNestedInside(target, origin, found.nested.map((n) => n.path));
+  if (found.cut) problems.push(`${printable(target)} holds more than ${found.nested.length} nested repositories or linked checkouts; only the links of the first ${found.nested.length} were checked, and git may fail in the others until their .git files name their place here.`);
   return problems;
 }
 
