@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { outsideConfirmLines, outsideWorktreesNow } from '../../../../src/core/operations/cleanupConfirm';
+import type { OutsideWorktree } from '../../../../src/core/git/outsideWorktrees';
 import { Sandbox, git, useGitSandbox, write } from '../git/gitTestUtil';
 
 const WHO = ['-c', 'user.name=A', '-c', 'user.email=a@b.c'];
@@ -30,5 +31,30 @@ describe('operations: what the cleanup confirmation names (bug 179)', function (
     assert.equal(lines.length, 1);
     assert.match(lines[0]!, /outside \(on side\), a linked worktree of inner in the agent's worktree: its files stay, .*git fails there until Restore Worktree/);
     assert.deepEqual(await outsideWorktreesNow(sb.path('gone')), [], 'a worktree that is gone names nothing');
+  });
+
+  it('the look can be cancelled (the person is shown its progress), and finds the nested repositories from their .git entries alone', async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const wt = sb.agentWorktree(repo);
+    git(wt, 'init', '-q', '-b', 'main', 'deep/inner');
+    const inner = path.join(wt, 'deep', 'inner');
+    write(inner, 'x.txt', 'x\n');
+    git(inner, 'add', '.');
+    git(inner, ...WHO, 'commit', '-q', '-m', 'x');
+    git(inner, 'worktree', 'add', '-q', '-b', 'side', sb.path('outside'));
+    const stop = new AbortController();
+    assert.equal((await outsideWorktreesNow(wt, stop.signal)).length, 1);
+    stop.abort(new Error('cancelled'));
+    await assert.rejects(outsideWorktreesNow(wt, stop.signal), /cancelled/, 'a cancelled look stops, and is not taken for "none"');
+  });
+
+  it('past 20 outside worktrees, a line counts the rest', () => {
+    const many: OutsideWorktree[] = Array.from({ length: 25 }, (_, k) => ({ repo: 'inner', id: `w${k}`, folder: `/elsewhere/w${k}`, gitdir: `/x/inner/.git/worktrees/w${k}`, branch: null }));
+    const lines = outsideConfirmLines(many);
+    assert.equal(lines.length, 21);
+    assert.match(lines[19]!, /\/elsewhere\/w19,/);
+    assert.match(lines[20]!, /^• …and 5 more linked worktrees outside the agent's/);
+    assert.equal(outsideConfirmLines(many.slice(0, 21)).at(-1), "• …and 1 more linked worktree outside the agent's, the same (the cleanup's summary names each)");
+    assert.equal(outsideConfirmLines(many.slice(0, 20)).length, 20, 'no count when all are named');
   });
 });
