@@ -86,7 +86,7 @@ export class StandingCache {
     await mapConcurrently(tracked, STANDING_CONCURRENCY, async (job) => {
       try {
         // A worktree whose link the agent cut is read through the repository's registration of it (bug 156).
-        const env = await worktreeGitEnv(job.repo, job.worktree!);
+        const env = await worktreeGitEnv(job.repo, job.worktree!, job.branch);
         const [{ head, gitDir }, base] = await Promise.all([worktreeHead(job.worktree!, env), baseOf(job)]);
         const index = await fs.stat(path.join(gitDir, 'index')).then((s) => `${s.ino}:${s.size}:${s.mtimeMs}`, () => 'none');
         const key = [head, base.tip, base.name, index, recordEpoch(job)].join('\0');

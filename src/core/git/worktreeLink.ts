@@ -37,8 +37,8 @@ export async function worktreeLink(repo: string, worktree: string): Promise<Work
  * Writes a missing or broken `.git` of a registered worktree again from the repository's record of
  * it; true when the worktree leads to the repository afterwards.
  */
-export async function relinkWorktree(repo: string, worktree: string): Promise<boolean> {
-  return (await relinkOrWhy(repo, worktree)) === null;
+export async function relinkWorktree(repo: string, worktree: string, branch?: string | null): Promise<boolean> {
+  return (await relinkOrWhy(repo, worktree, branch)) === null;
 }
 
 /**
@@ -50,9 +50,9 @@ export async function relinkWorktree(repo: string, worktree: string): Promise<bo
  * takes that one's registration (the removal that follows deletes the other's git dir), and
  * whatever it is given it rewrites every checkout of the person's repository whose `.git` names
  * another git dir. With two registrations (git fooled) or a `.git` folder there (the agent's),
- * nothing is written.
+ * nothing is written. `branch`: the agent's (proof that a registration that lost track is its own).
  */
-export async function relinkOrWhy(repo: string, worktree: string): Promise<string | null> {
+export async function relinkOrWhy(repo: string, worktree: string, branch?: string | null): Promise<string | null> {
   const dotGit = path.join(worktree, '.git');
   const stat = await fs.lstat(dotGit).catch(() => null);
   if (stat?.isDirectory()) return `its .git is a folder that is not a repository of its own (nor this worktree's git dir), which Paddock does not write over — move it aside and retry`;
@@ -60,7 +60,7 @@ export async function relinkOrWhy(repo: string, worktree: string): Promise<strin
   if (common === null) return `git cannot read ${repo}`;
   const own = await registrationsOf(repo, worktree);
   if (own.length > 1) return `${own.length} registrations in ${common}/worktrees name it (${own.join(', ')}), so Paddock cannot tell which is its own — remove the one that is not (a copy) and retry`;
-  const found = own.length === 1 ? { adminDir: own[0]! } : await registrationNamedBy(common, worktree);
+  const found = own.length === 1 ? { adminDir: own[0]! } : await registrationNamedBy(common, worktree, branch);
   if ('problem' in found) return `${found.problem} — nothing to link it to; its files are intact (copy them out, or link it by hand and retry)`;
   // A symlink goes first: writing through it would write into what it leads to (another's `.git`).
   if (stat?.isSymbolicLink()) await fs.unlink(dotGit);
@@ -76,16 +76,16 @@ export type LinkCheck = { ok: true; note?: string } | { ok: false; problem: stri
 /**
  * Makes sure git run in `worktree` acts on `repo`'s worktree: a cut or broken link is written
  * again; a repository of the worktree's own is never touched. `problem` is a clause for the
- * caller's sentence, which says what was (not) done.
+ * caller's sentence, which says what was (not) done. `branch`: the agent's (registrationNamed.ts).
  */
-export async function ensureLinked(repo: string, worktree: string): Promise<LinkCheck> {
+export async function ensureLinked(repo: string, worktree: string, branch?: string | null): Promise<LinkCheck> {
   const link = await worktreeLink(repo, worktree);
   if (link === 'linked') return { ok: true };
   if (link === 'own') {
     return { ok: false, own: true, problem: `${path.join(worktree, '.git')} is a repository of its own now (made in the worktree, as by git init), no longer the link to ${repo}` };
   }
   const how = link === 'missing' ? 'its .git was gone' : 'its link to the repository was broken';
-  const why = await relinkOrWhy(repo, worktree);
+  const why = await relinkOrWhy(repo, worktree, branch);
   if (why !== null) {
     return { ok: false, own: false, problem: `${worktree} is no longer linked to ${repo} (${how}) and Paddock could not link it again: ${why}` };
   }
