@@ -178,5 +178,12 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
       problems.push(`${where} could not be linked to the restored repository again (${failed ?? 'its .git does not name it'}); git fails there until it is (\`git worktree repair\` links it, and every other checkout that repository registers).`);
     }
   }
+  // A capture before every one was recorded cut the list at 200, saying nothing: the rest may be missing.
+  if (outside.length === OLD_OUTSIDE_CUT) {
+    problems.push(`The evidence lists exactly ${OLD_OUTSIDE_CUT} linked worktrees outside the agent's, where a capture by an earlier Paddock stopped counting: if there were more, they were not linked to the restored repositories and git fails in them until each one's .git file names its registration in ${printable(target)} (\`git worktree list\` in each repository there lists them).`);
+  }
   return problems;
 }
+
+/** Where a capture before every outside worktree was recorded cut its list. */
+const OLD_OUTSIDE_CUT = 200;

@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { captureEvidence } from '../../../../src/core/git/evidence';
+import { readManifest } from '../../../../src/core/git/evidenceManifest';
 import { restoreWorktree } from '../../../../src/core/git/restore';
 import { removeWorktree } from '../../../../src/core/git/worktree';
 import { findNestedGitEntries } from '../../../../src/core/git/nestedGitEntries';
@@ -61,17 +62,15 @@ describe('git: links inside the agent\'s worktree restored elsewhere, past 200 n
     await assert.rejects(findNestedGitEntries(root, { signal: stop.signal }), /cancelled/);
   });
 
-  it("every one of 201 linked worktrees outside the agent's is recorded and linked again at a restore elsewhere", async () => {
-    const repo = sb.repo({ 'README.md': 'hello\n' });
-    const wt = sb.agentWorktree(repo);
+  /** A repository nested in the agent's worktree with `count` linked worktrees outside it (made as git makes them: git worktree add 201 times is slow here), detached at its commit. */
+  function innerWithOutside(wt: string, count = 201): { folders: string[]; head: string } {
     git(wt, 'init', '-q', '-b', 'main', 'inner');
     const inner = path.join(wt, 'inner');
     write(inner, 'x.txt', 'x\n');
     git(inner, 'add', '.');
     git(inner, ...WHO, 'commit', '-q', '-m', 'x');
     const head = git(inner, 'rev-parse', 'HEAD');
-    // 201 registrations made as git makes them (git worktree add 201 times is slow here), detached at the commit.
-    const folders = Array.from({ length: 201 }, (_, k) => sb.path('outside', `w${String(k).padStart(3, '0')}`));
+    const folders = Array.from({ length: count }, (_, k) => sb.path('outside', `w${String(k).padStart(3, '0')}`));
     folders.forEach((folder, k) => {
       const admin = path.join(inner, '.git', 'worktrees', `w${String(k).padStart(3, '0')}`);
       mkdirSync(admin, { recursive: true });
@@ -81,6 +80,13 @@ describe('git: links inside the agent\'s worktree restored elsewhere, past 200 n
       writeFileSync(path.join(admin, 'HEAD'), `${head}\n`);
       writeFileSync(path.join(folder, '.git'), `gitdir: ${admin}\n`);
     });
+    return { folders, head };
+  }
+
+  it("every one of 201 linked worktrees outside the agent's is recorded and linked again at a restore elsewhere", async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const wt = sb.agentWorktree(repo);
+    const { folders, head } = innerWithOutside(wt);
     const last = folders[200]!;
     git(last, 'checkout', '-q', '-f', head);
     writeFileSync(path.join(last, 'x.txt'), 'edited outside\n');
@@ -94,5 +100,26 @@ describe('git: links inside the agent\'s worktree restored elsewhere, past 200 n
     }
     assert.equal(git(last, 'status', '--porcelain'), 'M x.txt');
     assert.equal(readFileSync(path.join(last, 'x.txt'), 'utf8'), 'edited outside\n', 'byte for byte');
+  });
+  it("the summary's line counting the rest stays last when a worktree of another repository comes first", async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const other = sb.repo({ 'other.txt': 'another project\n' }, 'other');
+    const wt = sb.agentWorktree(repo);
+    innerWithOutside(wt);
+    git(other, 'worktree', 'add', '-q', '--detach', path.join(wt, 'sub'));
+    await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+    const words = (await readManifest(sb.path('store', 'evidence', 'inventory.json'))).summary.foreignWorktrees ?? [];
+    assert.equal(words.length, 200);
+    assert.match(words[199]!, /^3 more worktrees of other repositories/, 'the count of the rest (1 + 201 - 199) is the last line');
+  });
+  it('a restore from a record listing exactly 200 outside worktrees (where older captures cut the list) says the rest may not be linked', async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const wt = sb.agentWorktree(repo);
+    innerWithOutside(wt, 200);
+    await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+    await removeWorktree(repo, wt);
+    const result = await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: sb.path('elsewhere'), branch: 'paddock/job1' });
+    assert.equal(result.problems.length, 1, JSON.stringify(result.problems));
+    assert.match(result.problems[0]!, /lists exactly 200 linked worktrees outside the agent's.*if there were more, they were not linked/);
   });
 });
