@@ -21,7 +21,10 @@ export async function outsideWorktreesNow(worktree: string | null | undefined, s
   if (!worktree || !(await pathExists(worktree))) return [];
   try {
     const found = await findNestedGitEntries(worktree, { signal });
-    return await outsideWorktreesOf(worktree, found.nested);
+    const outside = await outsideWorktreesOf(worktree, found.nested);
+    // A cancel while their registrations were read (after the walk) is a cancel too: no dialog.
+    signal?.throwIfAborted();
+    return outside;
   } catch (err) {
     if (signal?.aborted) throw err;
     return [];

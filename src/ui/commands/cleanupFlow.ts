@@ -42,6 +42,8 @@ async function lookForOutsideWorktrees(jobs: JobRecord[]): Promise<OutsideWorktr
         if (jobs.length > 1) progress.report({ message: vscode.l10n.t('{0} of {1}', k + 1, jobs.length), increment: 100 / jobs.length });
         found.push(...(await outsideWorktreesNow(job.worktree, stop.signal)));
       }
+      // Cancelled at the very end (the last look had nothing left to stop): still nothing is asked.
+      if (stop.signal.aborted) return undefined;
       return found;
     } catch (err) {
       if (stop.signal.aborted) return undefined;

@@ -4,12 +4,27 @@
  * person had agreed. The lines the modal adds are read here as the capture reads them.
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { outsideConfirmLines, outsideWorktreesNow } from '../../../../src/core/operations/cleanupConfirm';
 import type { OutsideWorktree } from '../../../../src/core/git/outsideWorktrees';
 import { Sandbox, git, useGitSandbox, write } from '../git/gitTestUtil';
 
 const WHO = ['-c', 'user.name=A', '-c', 'user.email=a@b.c'];
+
+/** A writer's descriptor of `fifo`, once a reader has it open (ENXIO before: no reader yet). */
+async function openedByReader(fifo: string): Promise<number> {
+  for (let tries = 0; tries < 3000; tries++) {
+    try {
+      return openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENXIO') throw err;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  throw new Error(`nothing opened ${fifo} to read it`);
+}
 
 describe('operations: what the cleanup confirmation names (bug 179)', function () {
   this.timeout(60_000);
@@ -46,6 +61,31 @@ describe('operations: what the cleanup confirmation names (bug 179)', function (
     assert.equal((await outsideWorktreesNow(wt, stop.signal)).length, 1);
     stop.abort(new Error('cancelled'));
     await assert.rejects(outsideWorktreesNow(wt, stop.signal), /cancelled/, 'a cancelled look stops, and is not taken for "none"');
+  });
+
+  it('a cancel while the registrations are read, after the walk, still stops the look (no dialog)', async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const wt = sb.agentWorktree(repo);
+    git(wt, 'init', '-q', '-b', 'main', 'inner');
+    const inner = path.join(wt, 'inner');
+    write(inner, 'x.txt', 'x\n');
+    git(inner, 'add', '.');
+    git(inner, ...WHO, 'commit', '-q', '-m', 'x');
+    const outside = sb.path('outside');
+    git(inner, 'worktree', 'add', '-q', '-b', 'side', outside);
+    // The outside worktree's .git becomes a FIFO: reading it (after the walk) waits for a writer, so
+    // the cancel lands exactly then, with no timing guess.
+    const dotGit = path.join(outside, '.git');
+    const link = readFileSync(dotGit);
+    rmSync(dotGit);
+    execFileSync('mkfifo', [dotGit]);
+    const stop = new AbortController();
+    const look = outsideWorktreesNow(wt, stop.signal);
+    const writer = await openedByReader(dotGit);
+    stop.abort(new Error('cancelled'));
+    writeSync(writer, link);
+    closeSync(writer);
+    await assert.rejects(look, /cancelled/, 'a cancel during the last look is not taken for its answer');
   });
 
   it('past 20 outside worktrees, a line counts the rest', () => {
