@@ -38,12 +38,12 @@ export interface FileChange {
  * A worktree's full state on disk (tracked, modified, untracked, not ignored) written as a tree
  * through a temporary index — the worktree's own index is never touched — and the commit its HEAD is at.
  * Read through `repo`'s registration of the worktree (worktreeGitEnv): never a repository the agent made
- * there, nor one of a folder above it.
+ * there, nor one of a folder above it. `branch`: the agent's (worktreeGitEnv).
  */
-export async function worktreeTree(repo: string, worktree: string): Promise<{ tree: string; head: string | null }> {
+export async function worktreeTree(repo: string, worktree: string, branch?: string | null): Promise<{ tree: string; head: string | null }> {
   const index = path.join(tmpdir(), `paddock-compare-${randomBytes(6).toString('hex')}.index`);
   // no post-index-change hook on a scratch index (bug 105)
-  const linkEnv = await worktreeGitEnv(repo, worktree);
+  const linkEnv = await worktreeGitEnv(repo, worktree, branch);
   const env = { GIT_INDEX_FILE: index, ...NO_HOOKS_ENV, ...linkEnv };
   try {
     const head = (await runGit(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: worktree, env, allowFailure: true })).stdout.trim() || null;
@@ -69,7 +69,7 @@ export async function worktreeTree(repo: string, worktree: string): Promise<{ tr
 /** The attempt's tree, or the reason there is none (never started, cleaned without a snapshot). */
 export async function attemptTree(job: JobRecord): Promise<AttemptTree | { unavailable: string }> {
   const cleaned = job.cleanup?.phase === 'complete' || job.worktree === null || !existsSync(job.worktree);
-  if (!cleaned) return { ...(await worktreeTree(job.repo, job.worktree!)), source: 'worktree' };
+  if (!cleaned) return { ...(await worktreeTree(job.repo, job.worktree!, job.branch)), source: 'worktree' };
   const ref = job.evidence?.snapshotSha ?? job.evidence?.snapshotRef;
   if (!ref) return { unavailable: job.cleanup?.phase === 'complete' ? 'cleaned up without a snapshot' : 'no worktree and no snapshot' };
   const res = await runGit(['rev-parse', '--verify', '-q', `${ref}^{tree}`], { cwd: job.repo, allowFailure: true });

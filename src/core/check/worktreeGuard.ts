@@ -31,12 +31,14 @@ export interface WorktreeGuard {
   commit: string;
   /** What `ref` held before (an earlier check's kept state, its parent too); null when it did not exist. */
   previous: string | null;
+  /** The agent's branch: what proves a registration that lost track its own (worktreeGitEnv). */
+  branch?: string | null;
 }
 
 /** Makes the worktree's state durable under the agent's check ref, before the check runs. */
-export async function guardWorktree(repo: string, worktree: string, id: string): Promise<WorktreeGuard> {
+export async function guardWorktree(repo: string, worktree: string, id: string, branch?: string | null): Promise<WorktreeGuard> {
   const ref = checkGuardRefFor(id);
-  const before = await worktreeTree(repo, worktree);
+  const before = await worktreeTree(repo, worktree, branch);
   const old = await runGit(['rev-parse', '--verify', '-q', `${ref}^{commit}`], { cwd: repo, allowFailure: true });
   const previous = old.code === 0 ? old.stdout.trim() : null;
   // An earlier check's kept state stays reachable through this one (a later check must not drop it).
@@ -44,7 +46,7 @@ export async function guardWorktree(repo: string, worktree: string, id: string):
   const message = `paddock: agent ${id}'s worktree before its check\n\nWorktree: ${worktree}\nCaptured: ${new Date().toISOString()}\n`;
   const commit = (await runGit(['commit-tree', before.tree, ...parents], { cwd: repo, env: SNAPSHOT_AUTHOR, input: message })).stdout.trim();
   await runGit(['update-ref', ref, commit, previous ?? ''], { cwd: repo, config: NO_HOOKS });
-  return { repo, worktree, ref, before, commit, previous };
+  return { repo, worktree, ref, before, commit, previous, branch };
 }
 
 /**
@@ -55,7 +57,7 @@ export async function worktreeChangesByCheck(guard: WorktreeGuard): Promise<stri
   const kept = `the work as it was before the check is kept in ${guard.ref}`;
   let after: { tree: string; head: string | null };
   try {
-    after = await worktreeTree(guard.repo, guard.worktree);
+    after = await worktreeTree(guard.repo, guard.worktree, guard.branch);
   } catch (err) {
     return `\n(the worktree could not be read after the check: ${describeError(err)}; ${kept})`;
   }

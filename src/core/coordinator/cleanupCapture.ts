@@ -34,8 +34,8 @@ export interface CaptureStageResult {
  * written again from the repository's record of the worktree; a repository of the agent's own
  * there needs the person.
  */
-async function checkLink(repo: string, worktree: string, notes: string[]): Promise<void> {
-  const check = await ensureLinked(repo, worktree);
+async function checkLink(repo: string, worktree: string, branch: string | null, notes: string[]): Promise<void> {
+  const check = await ensureLinked(repo, worktree, branch);
   if (check.ok) {
     if (check.note) notes.push(check.note);
     return;
@@ -64,7 +64,7 @@ export async function captureStage(deps: CaptureStageDeps, job: JobRecord, notes
     notes.push('what was left of a half-removed worktree is already in the evidence');
     return { job };
   }
-  await checkLink(job.repo, job.worktree, notes);
+  await checkLink(job.repo, job.worktree, job.branch, notes);
   if (job.baseSha === null) throw new StageFailure('capturing', 'the agent has no base commit to capture against');
   const c = job.cleanup;
   let evidence;

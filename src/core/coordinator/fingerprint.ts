@@ -17,7 +17,7 @@ export async function observeFingerprint(job: JobRecord): Promise<string> {
   let tree = 'none';
   if (worktreeExists) {
     try {
-      tree = await worktreeFingerprint(job.repo, job.worktree!);
+      tree = await worktreeFingerprint(job.repo, job.worktree!, job.branch);
     } catch (err) {
       tree = `error:${describeError(err, 200)}`;
     }

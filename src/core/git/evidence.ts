@@ -42,7 +42,7 @@ import { commitsOnlyInWorktree, keeperParents } from './keptCommits';
 import { autoMergeTree, keepRefObjects } from './refObjects';
 import { innerWorktrees } from './innerWorktrees';
 import { foreignWorktreeWords, keepForeignCommits, withForeignStaged } from './foreignWorktrees';
-import { findForeignWorktrees, placeForeignBundles, withOutsideWorktrees } from './foreignCapture';
+import { findForeignWorktrees, placeForeignBundles, summaryWorktreeWords, withOutsideWorktrees } from './foreignCapture';
 import { PATCH_BLOB_LIMIT, treeForPatch } from './patchTree';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
@@ -272,7 +272,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
       nested: walk.nested.map((n) => n.path).slice(0, 200),
       ...(privateKept.length > 0 ? { keptGitDirs: privateKept.map((g) => g.part.path).slice(0, 200) } : {}),
       keptCommits: kept.length,
-      ...(foreign.length + foreignFound.outside.length > 0 ? { foreignWorktrees: [...foreignWorktreeWords(foreign, evidenceDir), ...foreignFound.outside].slice(0, 200) } : {}),
+      ...(foreign.length + foreignFound.outsideWords.length > 0 ? { foreignWorktrees: summaryWorktreeWords([...foreignWorktreeWords(foreign, evidenceDir), ...foreignFound.outsideWords]) } : {}),
       ...(plan.archive.some((p) => refused.has(p)) ? { unstorable: plan.archive.filter((p) => refused.has(p)).length } : {}),
     };
     const archived = new Set(plan.archive);

@@ -100,6 +100,9 @@ export function isKeptGitDirFile(rel: string): boolean {
   return (OPERATION_STATE_FOLDERS as readonly string[]).includes(parts[0]!);
 }
 
+/** A bound for reading the inventory back, far past any real count: past it the capture stops (the inventory would not read back), nothing removed. */
+const OUTSIDE_RECORDED_MAX = 100_000;
+
 const ObjectId = z.string().check(z.regex(/^[0-9a-f]{40,64}$/));
 
 /**
@@ -180,6 +183,7 @@ export const ManifestSchema = z.object({
    * A nested repository's linked worktrees outside the agent's whose `.git` named that repository
    * (outsideWorktrees.ts): the repository (relative), the registration's id, the folder, the git
    * dir its `.git` named, and the repository's git dir (relative) when not `<repo>/.git`. Restore links only these again, and only while that is what it names. Absent: none.
+   * Every one the capture found (a list cut at 200 left the rest unlinked at restore, saying nothing).
    */
   outside: z.optional(
     z.array(
@@ -190,7 +194,7 @@ export const ManifestSchema = z.object({
         gitdir: z.string().check(z.maxLength(4096), z.refine((p) => path.isAbsolute(p), 'not an absolute path')),
         common: z.optional(z.string().check(z.maxLength(4096), z.refine((p) => !path.isAbsolute(p), 'not a relative path'))),
       }),
-    ).check(z.maxLength(200)),
+    ).check(z.maxLength(OUTSIDE_RECORDED_MAX)),
   ),
   /** Linked worktrees that were inside the agent's (their files are in the archive, their commits kept): restore links them again. */
   linked: z.optional(z.array(z.object({ path: z.string(), head: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))), branch: z.nullable(z.string()) }))),

@@ -13,14 +13,33 @@ import { outsideWorktreesOf, outsideWorktreeWords, type OutsideWorktree } from '
 export { withOutsideWorktrees } from './outsideWorktrees';
 import { FOREIGN_DIR, foreignStagedSentence, foreignWorktreesIn, foreignWorktreeStaged, type ForeignWorktree } from './foreignWorktrees';
 
-export async function findForeignWorktrees(worktree: string, nested: readonly NestedRepo[], ownGitDir: string): Promise<{ found: ForeignWorktree[]; stop: string | null; outside: string[]; outsideKept: { outside?: Omit<OutsideWorktree, 'branch'>[] } }> {
+/** `outside`: bounded words for a consent stop; `outsideWords`: every one, for the summary (`summaryWorktreeWords`). */
+export async function findForeignWorktrees(worktree: string, nested: readonly NestedRepo[], ownGitDir: string): Promise<{ found: ForeignWorktree[]; stop: string | null; outside: string[]; outsideWords: string[]; outsideKept: { outside?: Omit<OutsideWorktree, 'branch'>[] } }> {
   const found = await foreignWorktreesIn(worktree, nested, ownGitDir, await commonDirOf(ownGitDir));
   const staged = await foreignWorktreeStaged(worktree, found);
   // The other way round: a nested repository's linked worktrees outside this one, in words for the summary (outsideWorktrees.ts).
   // Words for the summary, and for the inventory what restore links again (`outsideKept`, spread into it).
-  const records = (await outsideWorktreesOf(worktree, nested)).slice(0, 200);
+  // Every one is recorded for restore (a list cut at 200 left the rest naming a gone git dir); the words are bounded.
+  const records = await outsideWorktreesOf(worktree, nested);
   const outsideKept = records.length > 0 ? { outside: records.map(({ repo, id, folder, gitdir, common }) => ({ repo, id, folder, gitdir, ...(common === undefined ? {} : { common }) })) } : {};
-  return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? ''), outside: outsideWorktreeWords(records), outsideKept };
+  const outsideWords = outsideWorktreeWords(records);
+  return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? ''), outside: boundedWords(outsideWords), outsideWords, outsideKept };
+}
+
+/**
+ * The summary's words for worktrees of another repository inside the agent's, then linked ones
+ * outside it: bounded once, over the joined list, so the line counting the rest is always last
+ * (cutting an already bounded list after the others lost it, and the count with it).
+ */
+export function summaryWorktreeWords(words: string[]): string[] {
+  if (words.length <= 200) return words;
+  return [...words.slice(0, 199), `${words.length - 199} more worktrees of other repositories, inside the agent's worktree or linked to a repository in it from outside (the inventory records each, and restore puts each back)`];
+}
+
+/** At most 200 sentences for the summary and a consent stop, the last counting the rest. */
+function boundedWords(words: string[]): string[] {
+  if (words.length <= 200) return words;
+  return [...words.slice(0, 199), `${words.length - 199} more linked worktrees outside the agent's worktree, the same (the inventory records each, and restore links each again)`];
 }
 
 /**

@@ -5,7 +5,7 @@
  * Nothing is lost (the archive keeps it all, the checkout's files are not touched), but git fails
  * in that checkout until a restore brings the repository back. The capture names each one in the
  * cleanup's summary; restore links it again (needed when the repository comes back at another
- * path: it writes the two linking files itself, for that checkout only), or says it could not.
+ * path: linkFiles.ts, for that checkout only), or says it could not.
  * Only a checkout whose `.git` names this repository counts: the agent's copy (`cp -r`) of the
  * person's repository carries registrations of the person's worktrees, which still name the
  * person's repository and must never be taken over.
@@ -18,10 +18,7 @@ import { isWithin, pathExists, realPathOr } from '../common/paths';
 import { printable } from '../common/printable';
 import { headOf } from './innerWorktrees';
 import type { NestedRepo } from './inventory';
-import { writeFileDurable } from '../store/durable';
-
-/** The mode git gives the files it writes (`.git`, `gitdir`), before the umask. */
-const GIT_FILE_MODE = 0o666;
+import { writeLinkFiles } from './linkFiles';
 
 export interface OutsideWorktree {
   /** The nested repository, relative to the agent's worktree. */
@@ -142,31 +139,6 @@ export function withOutsideWorktrees(err: unknown, words: readonly string[], con
 }
 
 /**
- * `text` into `file` through the one durable write (temp file, fsync, rename, fsync of the folder):
- * a symbolic link there is replaced, never written through, and a crash leaves the old file or the
- * new one. Mode 0666 under the umask, as git writes these files (0644 by default), not the store's 0600.
- */
-function replaceFile(file: string, text: string): Promise<void> {
-  return writeFileDurable(file, text, GIT_FILE_MODE);
-}
-
-/**
- * Writes the two files that link a checkout to its registration, as `git worktree repair` would
- * for this one checkout. Not `git worktree repair` itself: it also rewrites the `.git` of EVERY
- * checkout the restored repository registers whose `.git` names another git dir, so a copy's
- * registration of the person's worktree (`cp -r`) would take that worktree over.
- */
-async function linkAgain(folder: string, adminDir: string): Promise<void> {
-  const dotGit = path.join(folder, '.git');
-  const st = await fs.lstat(dotGit);
-  if (!st.isFile()) throw new Error(`${printable(dotGit)} is not a file`);
-  const realAdmin = await fs.realpath(adminDir);
-  const realDotGit = path.join(await fs.realpath(folder), '.git');
-  await replaceFile(path.join(realAdmin, 'gitdir'), `${realDotGit}\n`);
-  await replaceFile(realDotGit, `gitdir: ${realAdmin}\n`);
-}
-
-/**
  * At restore into `target`: each linked worktree the capture recorded (`outside`) is linked to its
  * restored repository again when its `.git` still names, exactly, the git dir it named then (removed
  * with the agent's worktree). One whose `.git` names anything else is not taken over. Returns what
@@ -197,7 +169,7 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
       problems.push(`${where} was not linked to the restored repository: its registration there leads out of ${printable(target)}.`);
       continue;
     }
-    const failed = await linkAgain(o.folder, adminDir).then(
+    const failed = await writeLinkFiles(o.folder, adminDir).then(
       () => null,
       (err: unknown) => printable(clipText(err instanceof Error ? err.message : String(err), 500)),
     );
@@ -206,5 +178,12 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
       problems.push(`${where} could not be linked to the restored repository again (${failed ?? 'its .git does not name it'}); git fails there until it is (\`git worktree repair\` links it, and every other checkout that repository registers).`);
     }
   }
+  // A capture before every one was recorded cut the list at 200, saying nothing: the rest may be missing.
+  if (outside.length === OLD_OUTSIDE_CUT) {
+    problems.push(`The evidence lists exactly ${OLD_OUTSIDE_CUT} linked worktrees outside the agent's, where a capture by an earlier Paddock stopped counting: if there were more, they were not linked to the restored repositories and git fails in them until each one's .git file names its registration in ${printable(target)} (\`git worktree list\` in each repository there lists them).`);
+  }
   return problems;
 }
+
+/** Where a capture before every outside worktree was recorded cut its list. */
+const OLD_OUTSIDE_CUT = 200;

@@ -36,6 +36,7 @@ import { forgetWorktreeRegistration } from './worktreeRegistration';
 import { makeDirs } from '../common/makeDirs';
 import { reabsorbGitDirs } from './reabsorbGitDirs';
 import { relinkOutsideWorktrees } from './outsideWorktrees';
+import { relinkNestedFound } from './nestedLinks';
 
 export interface RestoreOptions {
   repo: string;
@@ -332,7 +333,10 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   await restorePrivateGitDirs(target, opts.evidenceDir, manifest?.privateGitDirs ?? []);
   // Back into the new worktree's git dir, where the agent's git had them (before the inventory's modes and times).
   const absorbProblems = await reabsorbGitDirs(target, (manifest?.gitdirs ?? []).map((g) => g.path));
-  const problems = [...sparseProblems, ...absorbProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
+  // Links inside the agent's worktree that git wrote as absolute paths, named its old place (nestedLinks.ts).
+  // Found in the restored tree itself: the manifest's list of nested repositories is cut at 200.
+  const nestedProblems = manifest ? await relinkNestedFound(target, manifest.worktree) : [];
+  const problems = [...sparseProblems, ...absorbProblems, ...nestedProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
   problems.push(...(await foreignWorktreeNotes(target, manifest?.worktree ?? target, opts.evidenceDir, manifest?.foreign)));
   // A nested repository's linked worktrees outside the agent's: their `.git` files named its old place.
   if (manifest?.outside) problems.push(...(await relinkOutsideWorktrees(target, manifest.outside)));

@@ -16,9 +16,10 @@ export interface ChangedFile {
  * Files whose content in the worktree differs from `baseSha`: committed,
  * staged and unstaged changes, plus untracked (not ignored) files. Read through `repo`'s record of
  * the worktree (worktreeGitEnv): never a repository the agent made there, nor one of a folder above.
+ * `branch`: the agent's (worktreeGitEnv).
  */
-export async function changedFiles(repo: string, worktree: string, baseSha: string): Promise<ChangedFile[]> {
-  const env = { ...READ_ONLY_GIT, ...(await worktreeGitEnv(repo, worktree)) };
+export async function changedFiles(repo: string, worktree: string, baseSha: string, branch?: string | null): Promise<ChangedFile[]> {
+  const env = { ...READ_ONLY_GIT, ...(await worktreeGitEnv(repo, worktree, branch)) };
   const diff = await runGit(['diff', '--name-status', '-z', '-M', '--no-color', '--no-ext-diff', ALL_SUBMODULES, baseSha, '--'], { cwd: worktree, env });
   const out: ChangedFile[] = [];
   const fields = diff.stdout.split('\0');
@@ -43,12 +44,12 @@ export async function changedFiles(repo: string, worktree: string, baseSha: stri
  * path, so that an edit to an already-modified file changes it too. A missing
  * worktree has a fingerprint of its own. Read as `changedFiles` reads: a worktree whose link the
  * agent cut is read through `repo`'s record of it, not an outer checkout whose every change would
- * count as the worktree's.
+ * count as the worktree's. `branch`: the agent's (worktreeGitEnv).
  */
-export async function worktreeFingerprint(repo: string, worktree: string): Promise<string> {
+export async function worktreeFingerprint(repo: string, worktree: string, branch?: string | null): Promise<string> {
   const hash = createHash('sha256');
   if (!existsSync(worktree)) return hash.update(`missing\0${path.resolve(worktree)}`).digest('hex');
-  const env = { ...READ_ONLY_GIT, ...(await worktreeGitEnv(repo, worktree)) };
+  const env = { ...READ_ONLY_GIT, ...(await worktreeGitEnv(repo, worktree, branch)) };
   const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: worktree, env, allowFailure: true });
   const status = await runGit(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: worktree, env, allowFailure: true });
   hash.update(`head\0${head.stdout.trim()}\0status\0${status.code}\0${status.stdout}\0`);

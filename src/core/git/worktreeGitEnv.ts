@@ -9,15 +9,22 @@
 import { failure } from '../common/errors';
 import { worktreeLink } from './worktreeLink';
 import { registrationsOf } from './worktreeRegistration';
+import { registrationNamedBy } from './registrationNamed';
+import { sharedGitDir } from './headFiles';
 
 /**
  * Nothing for a worktree linked to `repo`; otherwise `GIT_DIR` (the registration) and `GIT_WORK_TREE`:
  * nothing is written to the worktree (landing and cleanup write its link again; a read does not).
- * Throws one sentence when `repo` has no record of the worktree.
+ * Throws one sentence when `repo` has no record of the worktree. `branch`: the agent's — a
+ * registration that lost track is read only when provably its own (registrationNamed.ts).
  */
-export async function worktreeGitEnv(repo: string, worktree: string): Promise<Record<string, string>> {
+export async function worktreeGitEnv(repo: string, worktree: string, branch?: string | null): Promise<Record<string, string>> {
   if ((await worktreeLink(repo, worktree)) === 'linked') return {};
-  const [registration] = await registrationsOf(repo, worktree);
+  const [own] = await registrationsOf(repo, worktree);
+  // A registration that lost track of the folder (no `gitdir`) is still the one its `.git` names.
+  const common = own ? null : await sharedGitDir(repo);
+  const named = common === null ? null : await registrationNamedBy(common, worktree, branch);
+  const registration = own ?? (named && 'adminDir' in named ? named.adminDir : undefined);
   if (!registration) throw failure(`The worktree ${worktree} no longer leads to its repository ${repo} (its .git was changed) and ${repo} has no record of it; its files cannot be read as the agent's work.`);
   return { GIT_DIR: registration, GIT_WORK_TREE: worktree };
 }

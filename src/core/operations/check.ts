@@ -182,7 +182,7 @@ async function checkNow(ctx: OperationContext, id: string, opts: RunCheckOptions
   const redactor = redactorForCommandEnv(env, current.settings.secretEnvNames);
   try {
     // The agent's work is made durable before the check can touch it; what the check changed is said.
-    const guard = await guardWorktree(current.repo, current.worktree!, id).catch((err: unknown) => {
+    const guard = await guardWorktree(current.repo, current.worktree!, id, current.branch).catch((err: unknown) => {
       throw failure(`the agent's work in its worktree could not be saved before it (${describeError(err)}), so nothing was run`);
     });
     const result = await runCheckProcess({

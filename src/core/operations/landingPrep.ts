@@ -60,7 +60,7 @@ export async function linkedWorktree(job: JobRecord): Promise<string | null> {
 
 /** `ensureLinked`, or the refusal; true when the link had to be written again. */
 async function linkOrRefuse(job: JobRecord, worktree: string): Promise<boolean> {
-  const check = await ensureLinked(job.repo, worktree);
+  const check = await ensureLinked(job.repo, worktree, job.branch);
   if (!check.ok) throw failure(`Agent ${job.id}'s work cannot be read: ${check.problem}; nothing was changed${check.own ? ' — move that .git aside first' : ''}.`);
   return check.note !== undefined;
 }

@@ -11,7 +11,7 @@ export function registerOpenChanges(s: PaddockServices): vscode.Disposable {
   return registerCommand(s, 'paddock.openChanges', async (...args: unknown[]) => {
     const [job] = await targetJobs(s, args, { placeHolder: vscode.l10n.t('Open the changes of which agent?'), filter: hasLiveWorktree });
     if (!job?.worktree || !job.baseSha) return;
-    const files = await changedFiles(job.repo, job.worktree, job.baseSha);
+    const files = await changedFiles(job.repo, job.worktree, job.baseSha, job.branch);
     if (files.length === 0) {
       void vscode.window.showInformationMessage(vscode.l10n.t('"{0}" has no changes against {1}.', printable(job.title), job.base ?? vscode.l10n.t('its base')));
       return;

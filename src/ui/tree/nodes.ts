@@ -142,7 +142,7 @@ export class AgentNode extends Node {
     if (job.evidence?.patch) children.push(new EvidenceNode(this, 'patch'));
     if (job.worktree && job.baseSha && job.cleanup?.phase !== 'complete') {
       try {
-        const files = await changedFiles(job.repo, job.worktree, job.baseSha);
+        const files = await changedFiles(job.repo, job.worktree, job.baseSha, job.branch);
         children.push(...files.map((f) => new FileNode(this, f)));
         if (files.length === 0) children.push(new MessageNode(this.id, vscode.l10n.t('No changes yet')));
       } catch (err) {

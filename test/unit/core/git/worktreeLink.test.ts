@@ -148,4 +148,34 @@ describe('git: worktreeLink', function () {
     git(repo, 'worktree', 'add', '-q', '-b', 'agent', wt, 'main');
     assert.equal(await worktreeLink(repo, wt), 'linked');
   });
+  it("linking a worktree again never touches the person's other worktrees (no git worktree repair)", async () => {
+    const repo = sb.repo();
+    const wt = sb.path('wt');
+    const mine = sb.path('mine');
+    git(repo, 'worktree', 'add', '-q', '-b', 'agent', wt, 'main');
+    git(repo, 'worktree', 'add', '-q', '-b', 'person', mine, 'main');
+    // The person's checkout now belongs to a copy of the repository (cp -r, then repair there):
+    // the original still registers it, and git's repair of every registration would take it back.
+    const copy = sb.path('copy');
+    cpSync(repo, copy, { recursive: true });
+    git(copy, 'worktree', 'repair', mine);
+    const before = readFileSync(path.join(mine, '.git'));
+    assert.match(before.toString(), /copy/);
+    // A cut link with no registration found, two of them, and a .git folder that is no repository.
+    const attempts: Array<() => void> = [
+      () => rmSync(path.join(wt, '.git'), { recursive: true, force: true }),
+      () => {
+        rmSync(path.join(wt, '.git'), { recursive: true, force: true });
+        mkdirSync(path.join(wt, '.git'));
+      },
+    ];
+    const own = path.join(repo, '.git', 'worktrees', 'wt');
+    cpSync(own, path.join(repo, '.git', 'worktrees', 'wt-twin'), { recursive: true });
+    for (const cut of attempts) {
+      cut();
+      await relinkWorktree(repo, wt);
+      assert.deepEqual(readFileSync(path.join(mine, '.git')), before, "the person's checkout's .git is byte for byte as it was");
+      assert.match(git(mine, 'rev-parse', '--git-common-dir'), /copy/);
+    }
+  });
 });

@@ -1,0 +1,100 @@
+/**
+ * Bug 179: the confirmation before a cleanup named no linked worktree outside the agent's whose git
+ * data the cleanup archives and removes (bug 169); the summary and a consent stop did, after the
+ * person had agreed. The lines the modal adds are read here as the capture reads them.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import * as path from 'node:path';
+import { outsideConfirmLines, outsideWorktreesNow } from '../../../../src/core/operations/cleanupConfirm';
+import type { OutsideWorktree } from '../../../../src/core/git/outsideWorktrees';
+import { Sandbox, git, useGitSandbox, write } from '../git/gitTestUtil';
+
+const WHO = ['-c', 'user.name=A', '-c', 'user.email=a@b.c'];
+
+/** A writer's descriptor of `fifo`, once a reader has it open (ENXIO before: no reader yet). */
+async function openedByReader(fifo: string): Promise<number> {
+  for (let tries = 0; tries < 3000; tries++) {
+    try {
+      return openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENXIO') throw err;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  throw new Error(`nothing opened ${fifo} to read it`);
+}
+
+describe('operations: what the cleanup confirmation names (bug 179)', function () {
+  this.timeout(60_000);
+  let sb!: Sandbox;
+  useGitSandbox((fresh) => (sb = fresh));
+
+  it("names a nested repository's linked worktree outside the agent's, and says git fails there until Restore Worktree", async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const wt = sb.agentWorktree(repo);
+    assert.deepEqual(outsideConfirmLines(await outsideWorktreesNow(wt)), [], 'nothing to name');
+    git(wt, 'init', '-q', '-b', 'main', 'inner');
+    const inner = path.join(wt, 'inner');
+    write(inner, 'x.txt', 'x\n');
+    git(inner, 'add', '.');
+    git(inner, ...WHO, 'commit', '-q', '-m', 'x');
+    const outside = sb.path('outside');
+    git(inner, 'worktree', 'add', '-q', '-b', 'side', outside);
+    const lines = outsideConfirmLines(await outsideWorktreesNow(wt));
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /outside \(on side\), a linked worktree of inner in the agent's worktree: its files stay, .*git fails there until Restore Worktree/);
+    assert.deepEqual(await outsideWorktreesNow(sb.path('gone')), [], 'a worktree that is gone names nothing');
+  });
+
+  it('the look can be cancelled (the person is shown its progress), and finds the nested repositories from their .git entries alone', async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const wt = sb.agentWorktree(repo);
+    git(wt, 'init', '-q', '-b', 'main', 'deep/inner');
+    const inner = path.join(wt, 'deep', 'inner');
+    write(inner, 'x.txt', 'x\n');
+    git(inner, 'add', '.');
+    git(inner, ...WHO, 'commit', '-q', '-m', 'x');
+    git(inner, 'worktree', 'add', '-q', '-b', 'side', sb.path('outside'));
+    const stop = new AbortController();
+    assert.equal((await outsideWorktreesNow(wt, stop.signal)).length, 1);
+    stop.abort(new Error('cancelled'));
+    await assert.rejects(outsideWorktreesNow(wt, stop.signal), /cancelled/, 'a cancelled look stops, and is not taken for "none"');
+  });
+
+  it('a cancel while the registrations are read, after the walk, still stops the look (no dialog)', async () => {
+    const repo = sb.repo({ 'README.md': 'hello\n' });
+    const wt = sb.agentWorktree(repo);
+    git(wt, 'init', '-q', '-b', 'main', 'inner');
+    const inner = path.join(wt, 'inner');
+    write(inner, 'x.txt', 'x\n');
+    git(inner, 'add', '.');
+    git(inner, ...WHO, 'commit', '-q', '-m', 'x');
+    const outside = sb.path('outside');
+    git(inner, 'worktree', 'add', '-q', '-b', 'side', outside);
+    // The outside worktree's .git becomes a FIFO: reading it (after the walk) waits for a writer, so
+    // the cancel lands exactly then, with no timing guess.
+    const dotGit = path.join(outside, '.git');
+    const link = readFileSync(dotGit);
+    rmSync(dotGit);
+    execFileSync('mkfifo', [dotGit]);
+    const stop = new AbortController();
+    const look = outsideWorktreesNow(wt, stop.signal);
+    const writer = await openedByReader(dotGit);
+    stop.abort(new Error('cancelled'));
+    writeSync(writer, link);
+    closeSync(writer);
+    await assert.rejects(look, /cancelled/, 'a cancel during the last look is not taken for its answer');
+  });
+
+  it('past 20 outside worktrees, a line counts the rest', () => {
+    const many: OutsideWorktree[] = Array.from({ length: 25 }, (_, k) => ({ repo: 'inner', id: `w${k}`, folder: `/elsewhere/w${k}`, gitdir: `/x/inner/.git/worktrees/w${k}`, branch: null }));
+    const lines = outsideConfirmLines(many);
+    assert.equal(lines.length, 21);
+    assert.match(lines[19]!, /\/elsewhere\/w19,/);
+    assert.match(lines[20]!, /^• …and 5 more linked worktrees outside the agent's/);
+    assert.equal(outsideConfirmLines(many.slice(0, 21)).at(-1), "• …and 1 more linked worktree outside the agent's, the same (the cleanup's summary names each)");
+    assert.equal(outsideConfirmLines(many.slice(0, 20)).length, 20, 'no count when all are named');
+  });
+});
