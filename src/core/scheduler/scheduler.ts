@@ -17,8 +17,6 @@ import { Disposable, disposableTimeout, MutableDisposable, IDisposable } from '.
 import { CapacityBlocker, capacityOf, CapacityState, queueOrder } from '../coordinator/capacity';
 import { OwnedLock } from '../coordinator/ownedLock';
 import { OperationContext, okJobs } from '../operations/context';
-import { beginRetry } from '../operations/retry';
-import { retryBlocker } from '../operations/rules';
 import type { JobEntry, JobRecord, JobWatcher } from '../store';
 import { AutomaticChecks } from './automaticChecks';
 import { endAbandonedLeftovers } from './abandonedLeftovers';
@@ -27,8 +25,8 @@ import { HeldLocks } from './heldLocks';
 import { failSuspendedLaunch, looksAbandonedStart, looksUnclaimedStart, recoverAbandonedStart } from './abandonedStart';
 import { launchJob, WorkerRuntime } from './launch';
 import { StoreLeftovers } from './storeLeftovers';
+import { autoRestart } from './autoRestart';
 import type { Leadership } from './leadership';
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 
 export interface CapacityBlockEvent {
@@ -44,6 +42,11 @@ export interface SchedulerOptions {
   watcher?: JobWatcher;
   /** How often a follower tries to take the lease. */
   leaseRetryMs: number;
+  /**
+   * The CLI's coordinator (no loop, no watcher): it leads only while it launches, giving the lease up
+   * as each pump ends, then looking once more at the queue (see `pump`).
+   */
+  oneShot?: boolean;
   /** Keeps background work visible to `whenIdle`. */
   track<T>(promise: Promise<T>): Promise<T>;
   random?: () => number;
@@ -170,32 +173,64 @@ export class Scheduler extends Disposable {
       this.pumpAgain = true;
       return this.pumping;
     }
-    this.pumping = (async () => {
-      const launching = new Set<Promise<void>>();
-      try {
-        for (;;) {
-          this.pumpAgain = false;
-          // Asked of the lease itself, not remembered: a leader suspended for a while had it taken over.
-          if (!(await this.opts.leadership.refresh())) break;
-          let claimed = false;
-          for (let next = await this.claimNext(); next !== undefined && !this._store.isDisposed; next = await this.claimNext()) {
-            const launch = next.launch.finally(() => launching.delete(launch));
-            launching.add(launch);
-            claimed = true;
-          }
-          if (this._store.isDisposed || (launching.size === 0 && !claimed && !this.pumpAgain)) break;
-          // Each time a launch ends, the queue is looked at again: what another process queued meanwhile
-          // (a `paddock start` that does not lead leaves its agent to this one), or a slot a failed launch freed.
-          if (launching.size > 0) await Promise.race(launching);
-        }
-      } catch (err) {
-        this.ctx.log(`launching queued agents failed: ${describeError(err)}`);
-      } finally {
-        await Promise.all(launching);
-        this.pumping = undefined;
-      }
-    })();
+    this.pumping = this.pumpRounds().finally(() => {
+      this.pumping = undefined;
+    });
     return this.pumping;
+  }
+
+  /**
+   * Launch rounds until nothing more can launch. A one-shot coordinator gives the lease up after each,
+   * then lists the store: an agent queued since by another process whose own pump found the lease
+   * held here (it left the agent to this leader, and its command saw a live leader and started no
+   * background coordinator) is launched by this one, which takes the lease again (bug 170).
+   */
+  private async pumpRounds(): Promise<void> {
+    for (;;) {
+      const seen = new Set<string>();
+      const led = await this.launchRound(seen);
+      if (!this.opts.oneShot || !led || this._store.isDisposed) return;
+      await this.opts.leadership.release();
+      // Only agents this round did not see: one it saw and left is locked by an operation that pumps itself, or waits for a slot.
+      if (!(await this.queuedSince(seen))) return;
+    }
+  }
+
+  /** True when an agent not in `seen` waits in the queue and a slot is free. */
+  private async queuedSince(seen: ReadonlySet<string>): Promise<boolean> {
+    const entries = await this.ctx.store.list();
+    const max = this.ctx.settings().maxConcurrent;
+    if (capacityOf(entries, max).used >= max) return false;
+    return queueOrder(okJobs(entries)).some((j) => !seen.has(j.id));
+  }
+
+  /** Claims and launches while capacity allows and this process leads; whether it led. `seen`: the queued ids it looked at. */
+  private async launchRound(seen: Set<string>): Promise<boolean> {
+    const launching = new Set<Promise<void>>();
+    let led = false;
+    try {
+      for (;;) {
+        this.pumpAgain = false;
+        // Asked of the lease itself, not remembered: a leader suspended for a while had it taken over.
+        if (!(await this.opts.leadership.refresh())) break;
+        led = true;
+        let claimed = false;
+        for (let next = await this.claimNext(seen); next !== undefined && !this._store.isDisposed; next = await this.claimNext(seen)) {
+          const launch = next.launch.finally(() => launching.delete(launch));
+          launching.add(launch);
+          claimed = true;
+        }
+        if (this._store.isDisposed || (launching.size === 0 && !claimed && !this.pumpAgain)) break;
+        // Each time a launch ends, the queue is looked at again: what another process queued meanwhile
+        // (a `paddock start` that does not lead leaves its agent to this one), or a slot a failed launch freed.
+        if (launching.size > 0) await Promise.race(launching);
+      }
+    } catch (err) {
+      this.ctx.log(`launching queued agents failed: ${describeError(err)}`);
+    } finally {
+      await Promise.all(launching);
+    }
+    return led;
   }
 
   schedulePump(): void {
@@ -219,6 +254,8 @@ export class Scheduler extends Disposable {
       if (this.isLeader) {
         if (jobs.some((j) => j.lifecycle.state === 'queued')) {
           await this.pump();
+          // A one-shot coordinator gave the lease up as its pump ended: the rest of the pass is a leader's.
+          if (this.opts.oneShot && !(await this.opts.leadership.refresh())) return this.reportCapacity();
           jobs = await this.jobsForPass();
         }
         await this.cleanupRetries.persistClampedDueTimes(jobs);
@@ -226,7 +263,8 @@ export class Scheduler extends Disposable {
         await this.recoverAbandonedStarts(jobs);
         await this.leftovers.sweep();
         await endAbandonedLeftovers(this.ctx, jobs, (id) => this.heldLocks.takeOrWatch(id));
-        await this.autoRestart(jobs);
+        // A restart queued something: launched in this pass's wake.
+        if (await autoRestart(this.ctx, jobs, this.heldLocks)) this.schedulePump();
         await this.checks.schedule(jobs);
         this.cleanupRetries.armNextDue(jobs);
       } else {
@@ -274,10 +312,11 @@ export class Scheduler extends Disposable {
    * lock until it ends; the launch (never rejecting: a failure is logged) or undefined when nothing
    * (more) can start. In an object: an async function would wait for a promise it returns.
    */
-  private async claimNext(): Promise<{ launch: Promise<void> } | undefined> {
+  private async claimNext(seen?: Set<string>): Promise<{ launch: Promise<void> } | undefined> {
     const { store } = this.ctx;
     const queue = queueOrder(okJobs(await store.list()));
     for (const candidate of queue) {
+      seen?.add(candidate.id);
       // A start or a person's operation is on it: looked at again once its lock is free.
       const opLock = await this.heldLocks.takeOrWatch(candidate.id);
       if (!opLock) continue;
@@ -342,32 +381,5 @@ export class Scheduler extends Disposable {
         await lock.release();
       }
     }
-  }
-
-  /** Off by default: a crashed agent is restarted until `recoveryLimit` restarts in a row. */
-  private async autoRestart(jobs: JobRecord[]): Promise<void> {
-    let restarted = false;
-    for (const job of jobs) {
-      const s = job.settings;
-      if (!s.autoRestart || job.cleanup !== null || job.recoveries >= s.recoveryLimit) continue;
-      if (job.lifecycle.state !== 'failed' && job.lifecycle.state !== 'orphaned') continue;
-      if (job.lifecycle.startedAt === null) continue; // never ran: a start failure, not a crash
-      if (job.worktree === null || !existsSync(job.worktree)) continue;
-      // What it left running being ended by its worker (a retry would be refused): the pass after that restarts it.
-      if (retryBlocker(job) !== null) continue;
-      const lock = await this.heldLocks.takeOrWatch(job.id);
-      if (!lock) continue;
-      try {
-        await beginRetry(this.ctx, job.id, true);
-        this.ctx.changed(job.id);
-        restarted = true;
-      } catch (err) {
-        this.ctx.log(`automatic restart of ${job.id} failed: ${describeError(err)}`);
-      } finally {
-        await lock.release();
-      }
-    }
-    // A restart queued something: launch it in this pass's wake.
-    if (restarted) this.schedulePump();
   }
 }

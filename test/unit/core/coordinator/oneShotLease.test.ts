@@ -1,0 +1,72 @@
+/**
+ * Bug 170: a one-shot coordinator (the CLI's: `paddock start`, `retry`, …) kept the leader lease from
+ * its first launch until its process exited. A second one queuing an agent meanwhile found the lease
+ * held, so left the agent to that leader (and its command, seeing a live leader, started no background
+ * coordinator), but the holder never looked at the queue again: the agent stayed queued with a slot
+ * free until a later `list` or `show`. A one-shot coordinator now gives the lease up as its launches
+ * end. Real store, locks, workers and agents: two one-shot coordinators on one store.
+ */
+import * as assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
+import { jobLock } from '../../../../src/core/operations/context';
+import { leaderLock } from '../../../../src/core/scheduler/leadership';
+import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from './coordinatorFixture';
+
+describe('a one-shot coordinator and the leader lease', function () {
+  this.timeout(60_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  it('gives the lease up once its launch ended: an agent another one-shot start queues next launches at once', async () => {
+    const one = sb.coordinator();
+    const two = sb.coordinator();
+    const first = await one.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+    assert.equal(first.lifecycle.state, 'running');
+    assert.equal(one.isLeader, false, 'the one-shot coordinator still leads after its launch');
+    assert.equal(await leaderLock(sb.home).owner(), undefined, 'the lease is still held');
+    // `one` is not disposed (its command still printing): before, it held the lease, so this start queued.
+    const second = await two.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+    const launched = await sb.waitFor(second.id, (j) => j.lifecycle.state !== 'queued', 10_000);
+    assert.equal(launched.lifecycle.state, 'running', launched.lifecycle.detail ?? '');
+    await Promise.all([one.stop(first.id, { force: true }), two.stop(second.id, { force: true })]);
+  });
+
+  it('gives the lease up after a retry too: a start queued next launches at once', async () => {
+    const one = sb.coordinator();
+    const two = sb.coordinator();
+    const job = await one.start({ repo: sb.repo, command: ['sh', '-c', 'exit 0'] });
+    await sb.waitEnded(job.id);
+    const retried = await one.retry(job.id);
+    assert.notEqual(retried.lifecycle.state, 'queued');
+    assert.equal(one.isLeader, false, 'the one-shot coordinator still leads after its retry');
+    const second = await two.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+    const launched = await sb.waitFor(second.id, (j) => j.lifecycle.state !== 'queued', 10_000);
+    assert.equal(launched.lifecycle.state, 'running', launched.lifecycle.detail ?? '');
+    await two.stop(second.id, { force: true });
+  });
+
+  it('looks at the queue again once it gave the lease up: an agent queued after its last look, while it led, launches', async () => {
+    const one = sb.coordinator();
+    const two = sb.coordinator();
+    // `one`'s pump lists the queue (only `gone` in it), then waits for the capacity lock this test holds.
+    const gone = await sb.createQueued('cancelled while it waits');
+    const capacity = await new OwnedLock(join(sb.home, 'coordinator', 'capacity.lock'), 'capacity').tryAcquire();
+    assert.ok(capacity);
+    const pass = one.tick();
+    const deadline = Date.now() + 10_000;
+    while ((await jobLock(sb.store, gone.id).owner()) === undefined) {
+      if (Date.now() > deadline) throw new Error('the one-shot coordinator never came to the queued agent');
+      await sleep(20);
+    }
+    // Queued while `one` leads, after its look: `two` finds the lease held and leaves the agent to it.
+    const second = await two.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+    assert.equal(second.lifecycle.state, 'queued');
+    await sb.store.transition(gone.id, 'cancelled');
+    await capacity.release();
+    await pass;
+    const launched = await sb.waitFor(second.id, (j) => j.lifecycle.state !== 'queued', 10_000);
+    assert.equal(launched.lifecycle.state, 'running', launched.lifecycle.detail ?? '');
+    await two.stop(second.id, { force: true });
+  });
+});
