@@ -234,7 +234,9 @@ export class Scheduler extends Disposable {
   }
 
   schedulePump(): void {
-    if (this.isLeader) void this.opts.track(this.pump());
+    // A one-shot coordinator gave the lease up after its last round: a slot its own operation freed
+    // (a Stop) must still launch what waits, taking the lease again if it is free (bug 170).
+    if (this.isLeader || this.opts.oneShot) void this.opts.track(this.pump());
   }
 
   /** Coalesces bursts of store changes into one pass (a queued job appeared, a slot freed, an agent ended). */

@@ -69,4 +69,16 @@ describe('a one-shot coordinator and the leader lease', function () {
     assert.equal(launched.lifecycle.state, 'running', launched.lifecycle.detail ?? '');
     await two.stop(second.id, { force: true });
   });
+  it('a Stop from a one-shot coordinator that gave the lease up launches the agent waiting for the slot it freed', async () => {
+    const c = sb.coordinator({ maxConcurrent: 1 });
+    const holder = await c.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+    assert.equal(holder.lifecycle.state, 'running');
+    const waiting = await c.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+    assert.equal(waiting.lifecycle.state, 'queued', 'the one slot is taken');
+    assert.equal(c.isLeader, false, 'the one-shot coordinator gave the lease up');
+    await c.stop(holder.id, { force: true });
+    const launched = await sb.waitFor(waiting.id, (j) => !['queued', 'starting'].includes(j.lifecycle.state), 10_000);
+    assert.equal(launched.lifecycle.state, 'running', launched.lifecycle.detail ?? '');
+    await c.stop(waiting.id, { force: true });
+  });
 });
