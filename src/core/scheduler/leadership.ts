@@ -54,9 +54,9 @@ export class Leadership extends Disposable {
   }
 
   /**
-   * Gives the lease up now: a one-shot coordinator (the CLI's) whose launches have ended. Held on until
-   * its process exits, it would make a concurrent `paddock start` leave its agent to a leader that
-   * never looks again (bug 170).
+   * Gives the lease up now: a one-shot coordinator (the CLI's) at the end of each pump and pass. Held on
+   * until its process exits, it would make a concurrent `paddock start` leave its agent to a leader that
+   * never looks again (bug 170, `oneShot.ts`).
    */
   async release(): Promise<void> {
     const lease = this.lease;

@@ -26,6 +26,7 @@ import { failSuspendedLaunch, looksAbandonedStart, looksUnclaimedStart, recoverA
 import { launchJob, WorkerRuntime } from './launch';
 import { StoreLeftovers } from './storeLeftovers';
 import { autoRestart } from './autoRestart';
+import { releaseAndLookAgain } from './oneShot';
 import type { Leadership } from './leadership';
 import * as path from 'node:path';
 
@@ -43,8 +44,8 @@ export interface SchedulerOptions {
   /** How often a follower tries to take the lease. */
   leaseRetryMs: number;
   /**
-   * The CLI's coordinator (no loop, no watcher): it leads only while it launches, giving the lease up
-   * as each pump ends, then looking once more at the queue (see `pump`).
+   * The CLI's coordinator (no loop, no watcher): it leads only while it works, each pump and pass ending
+   * with the lease given up and one more look at the queue (`oneShot.ts`); it never retries the lease.
    */
   oneShot?: boolean;
   /** Keeps background work visible to `whenIdle`. */
@@ -179,33 +180,32 @@ export class Scheduler extends Disposable {
     return this.pumping;
   }
 
-  /**
-   * Launch rounds until nothing more can launch. A one-shot coordinator gives the lease up after each,
-   * then lists the store: an agent queued since by another process whose own pump found the lease
-   * held here (it left the agent to this leader, and its command saw a live leader and started no
-   * background coordinator) is launched by this one, which takes the lease again (bug 170).
-   */
+  /** Launch rounds until nothing more can launch; a one-shot coordinator ends each with `endOneShot`, which may ask for another. */
   private async pumpRounds(): Promise<void> {
     for (;;) {
-      const seen = new Set<string>();
-      const led = await this.launchRound(seen);
+      const led = await this.launchRound();
       if (!this.opts.oneShot || !led || this._store.isDisposed) return;
-      await this.opts.leadership.release();
-      // Only agents this round did not see: one it saw and left is locked by an operation that pumps itself, or waits for a slot.
-      if (!(await this.queuedSince(seen))) return;
+      // A pump asked for while this one let go (a pass's look that found an agent) is this one's to run.
+      if (!(await this.endOneShot()) && !this.pumpAgain) return;
     }
   }
 
-  /** True when an agent not in `seen` waits in the queue and a slot is free. */
-  private async queuedSince(seen: ReadonlySet<string>): Promise<boolean> {
-    const entries = await this.ctx.store.list();
-    const max = this.ctx.settings().maxConcurrent;
-    if (capacityOf(entries, max).used >= max) return false;
-    return queueOrder(okJobs(entries)).some((j) => !seen.has(j.id));
+  /**
+   * The one step that ends every pump and pass of a one-shot coordinator: the lease given up, the queue
+   * looked at once more (`oneShot.ts`, bug 170). True when it must pump again.
+   */
+  private async endOneShot(): Promise<boolean> {
+    if (this._store.isDisposed) return false;
+    try {
+      return await releaseAndLookAgain(this.ctx, this.opts.leadership);
+    } catch (err) {
+      this.ctx.log(`looking at the queue once more failed: ${describeError(err)}`);
+      return false;
+    }
   }
 
-  /** Claims and launches while capacity allows and this process leads; whether it led. `seen`: the queued ids it looked at. */
-  private async launchRound(seen: Set<string>): Promise<boolean> {
+  /** Claims and launches while capacity allows and this process leads; whether it led. */
+  private async launchRound(): Promise<boolean> {
     const launching = new Set<Promise<void>>();
     let led = false;
     try {
@@ -215,7 +215,7 @@ export class Scheduler extends Disposable {
         if (!(await this.opts.leadership.refresh())) break;
         led = true;
         let claimed = false;
-        for (let next = await this.claimNext(seen); next !== undefined && !this._store.isDisposed; next = await this.claimNext(seen)) {
+        for (let next = await this.claimNext(); next !== undefined && !this._store.isDisposed; next = await this.claimNext()) {
           const launch = next.launch.finally(() => launching.delete(launch));
           launching.add(launch);
           claimed = true;
@@ -256,7 +256,7 @@ export class Scheduler extends Disposable {
       if (this.isLeader) {
         if (jobs.some((j) => j.lifecycle.state === 'queued')) {
           await this.pump();
-          // A one-shot coordinator gave the lease up as its pump ended: the rest of the pass is a leader's.
+          // A one-shot coordinator gave the lease up as its pump ended: the rest of the pass is a leader's (given up again below).
           if (this.opts.oneShot && !(await this.opts.leadership.refresh())) return this.reportCapacity();
           jobs = await this.jobsForPass();
         }
@@ -275,6 +275,9 @@ export class Scheduler extends Disposable {
       this.reportCapacity();
     } catch (err) {
       this.ctx.log(`coordinator pass failed: ${describeError(err)}`);
+    } finally {
+      // Kept past the pass, the lease would leave an agent another command queued to this process (bug 170).
+      if (this.opts.oneShot && (await this.endOneShot())) await this.pump();
     }
   }
 
@@ -290,7 +293,9 @@ export class Scheduler extends Disposable {
   }
 
   private armLeaseRetry(): void {
-    if (this.leaseRetry.value || this._store.isDisposed) return;
+    // A one-shot coordinator leads only while it works: with its leaseRetryMs of 0, a retry would follow
+    // each failed one at once, again and again, for as long as another process led.
+    if (this.opts.oneShot || this.leaseRetry.value || this._store.isDisposed) return;
     this.leaseRetry.value = disposableTimeout(() => {
       this.leaseRetry.clear();
       void this.opts.track(this.pass());
@@ -314,11 +319,10 @@ export class Scheduler extends Disposable {
    * lock until it ends; the launch (never rejecting: a failure is logged) or undefined when nothing
    * (more) can start. In an object: an async function would wait for a promise it returns.
    */
-  private async claimNext(seen?: Set<string>): Promise<{ launch: Promise<void> } | undefined> {
+  private async claimNext(): Promise<{ launch: Promise<void> } | undefined> {
     const { store } = this.ctx;
     const queue = queueOrder(okJobs(await store.list()));
     for (const candidate of queue) {
-      seen?.add(candidate.id);
       // A start or a person's operation is on it: looked at again once its lock is free.
       const opLock = await this.heldLocks.takeOrWatch(candidate.id);
       if (!opLock) continue;

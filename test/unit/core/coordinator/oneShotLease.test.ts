@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
 import { jobLock } from '../../../../src/core/operations/context';
-import { leaderLock } from '../../../../src/core/scheduler/leadership';
+import { Leadership, leaderLock } from '../../../../src/core/scheduler/leadership';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from './coordinatorFixture';
 
 describe('a one-shot coordinator and the leader lease', function () {
@@ -69,6 +69,40 @@ describe('a one-shot coordinator and the leader lease', function () {
     assert.equal(launched.lifecycle.state, 'running', launched.lifecycle.detail ?? '');
     await two.stop(second.id, { force: true });
   });
+  it("looks again at an agent whose lock it found held: one whose holder let go and pumped while it still held the lease launches", async () => {
+    const one = sb.coordinator();
+    const two = sb.coordinator();
+    // `y`: queued by another command, whose start still holds its lock when `one`'s pump passes it.
+    const y = await sb.createQueued('queued by another command');
+    const yLock = await jobLock(sb.store, y.id).tryAcquire();
+    assert.ok(yLock);
+    const release = Leadership.prototype.release;
+    let entered!: () => void;
+    const releasing = new Promise<void>((resolve) => (entered = resolve));
+    // `one` held up between its last look at the queue and its release (two cores shared, CI under load).
+    Leadership.prototype.release = async function (this: Leadership) {
+      entered();
+      await sleep(500);
+      return release.call(this);
+    };
+    try {
+      const starting = one.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+      await releasing;
+      // The other command lets go of y's lock, then pumps: it finds the lease held by `one`, and leaves y to it.
+      await yLock.release();
+      await (two as unknown as { scheduler: { pump(): Promise<void> } }).scheduler.pump();
+      assert.equal((await sb.store.read(y.id)).lifecycle.state, 'queued');
+      const x = await starting;
+      // Before: y was skipped as "seen" at the last look, and stayed queued with no leader.
+      const taken = await sb.waitFor(y.id, (j) => j.lifecycle.state !== 'queued', 10_000);
+      // Queued with no worktree (its start stood in for by this test), so its launch fails it, saying so.
+      assert.notEqual(taken.lifecycle.state, 'queued');
+      await one.stop(x.id, { force: true });
+    } finally {
+      Leadership.prototype.release = release;
+    }
+  });
+
   it('a Stop from a one-shot coordinator that gave the lease up launches the agent waiting for the slot it freed', async () => {
     const c = sb.coordinator({ maxConcurrent: 1 });
     const holder = await c.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
