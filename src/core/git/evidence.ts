@@ -46,6 +46,7 @@ import { findForeignWorktrees, placeForeignBundles, withOutsideWorktrees } from 
 import { PATCH_BLOB_LIMIT, treeForPatch } from './patchTree';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
+import { removeScratch } from './scratch';
 import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
 import { writeSnapshotRef } from './snapshotObjects';
 import { stageEverything } from './snapshotIndex';
@@ -337,9 +338,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   } catch (err) {
     throw withOutsideWorktrees(withForeignStaged(err, foreignFound.stop, CONSENT_NEEDED), foreignFound.outside, CONSENT_NEEDED);
   } finally {
-    await Promise.allSettled(running);
-    for (const t of temps) await fs.rm(t, { force: true });
-    await fs.rm(scratch, { recursive: true, force: true });
+    await removeScratch(scratch, { running, temps }); // never in place of the capture's own error (bug 189)
   }
 }
 
