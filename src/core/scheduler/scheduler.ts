@@ -183,10 +183,11 @@ export class Scheduler extends Disposable {
   /** Launch rounds until nothing more can launch; a one-shot coordinator ends each with `endOneShot`, which may ask for another. */
   private async pumpRounds(): Promise<void> {
     for (;;) {
-      const led = await this.launchRound();
-      if (!this.opts.oneShot || !led || this._store.isDisposed) return;
+      const round = await this.launchRound();
+      if (!this.opts.oneShot || round === 'not led' || this._store.isDisposed) return;
       // A pump asked for while this one let go (a pass's look that found an agent) is this one's to run.
-      if (!(await this.endOneShot()) && !this.pumpAgain) return;
+      // After a round that failed (the capacity lock not had in time), not again at once: it would fail the same.
+      if ((!(await this.endOneShot()) && !this.pumpAgain) || round === 'failed') return;
     }
   }
 
@@ -204,16 +205,16 @@ export class Scheduler extends Disposable {
     }
   }
 
-  /** Claims and launches while capacity allows and this process leads; whether it led. */
-  private async launchRound(): Promise<boolean> {
+  /** Claims and launches while capacity allows and this process leads; whether it led, and whether its round failed. */
+  private async launchRound(): Promise<'not led' | 'led' | 'failed'> {
     const launching = new Set<Promise<void>>();
-    let led = false;
+    let led: 'not led' | 'led' | 'failed' = 'not led';
     try {
       for (;;) {
         this.pumpAgain = false;
         // Asked of the lease itself, not remembered: a leader suspended for a while had it taken over.
         if (!(await this.opts.leadership.refresh())) break;
-        led = true;
+        led = 'led';
         let claimed = false;
         for (let next = await this.claimNext(); next !== undefined && !this._store.isDisposed; next = await this.claimNext()) {
           const launch = next.launch.finally(() => launching.delete(launch));
@@ -227,6 +228,7 @@ export class Scheduler extends Disposable {
       }
     } catch (err) {
       this.ctx.log(`launching queued agents failed: ${describeError(err)}`);
+      if (led === 'led') led = 'failed';
     } finally {
       await Promise.all(launching);
     }
