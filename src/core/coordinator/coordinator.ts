@@ -157,6 +157,7 @@ export class Coordinator extends Disposable {
         // A one-shot process does not act on others' changes.
         watcher: scheduling ? watcher : undefined,
         leaseRetryMs: tickMs,
+        oneShot: !scheduling,
         track: (p) => this.track(p),
         random: options.random,
         repoTrusted: options.repoTrusted,

@@ -46,6 +46,7 @@ import { findForeignWorktrees, placeForeignBundles, summaryWorktreeWords, withOu
 import { PATCH_BLOB_LIMIT, treeForPatch } from './patchTree';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
+import { removeScratch } from './scratch';
 import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
 import { writeSnapshotRef } from './snapshotObjects';
 import { stageEverything } from './snapshotIndex';
@@ -180,6 +181,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   const walk = await walking;
   const scratch = await fs.mkdtemp(path.join(tmpdir(), 'paddock-capture-'));
   const temps: string[] = [];
+  const running: Promise<unknown>[] = []; // steps begun early, settled before `scratch` goes: a failure's removal raced them (ENOTEMPTY)
   // Worktrees of another repository inside this one; staged changes there are a consent reason every stop names (foreignCapture.ts).
   const foreignFound = await findForeignWorktrees(worktree, walk.nested, ownGitDir);
   try {
@@ -187,12 +189,12 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const pinned = { GIT_WORK_TREE: worktree }; // over the agent's own core.worktree / core.bare (config.worktree), which sent git elsewhere or nowhere
     const env = { GIT_INDEX_FILE: tempIndex, ...pinned, ...SNAPSHOT_AUTHOR, ...NO_HOOKS_ENV };
     const onDisk = new Set(walk.entries.map((e) => e.path));
-    const [index, refusedList, indexFlags] = await Promise.all([
+    const [index, refusedList, indexFlags] = await allSettledOrThrow([
       keepAgentIndex({ worktree, realIndex, scratch, headSha, headTree, env, filtersOff: conversions.then(filtersOffOf) }),
       stageEverything({ worktree, realIndex, tempIndex, env, nestedRepos: walk.nested.map((n) => n.path), unstatable: walk.unreadable.filter((p) => !onDisk.has(p) && p !== '.') }),
       // State, not content: one that cannot be read must not fail the capture of the work.
       captureIndexFlags(worktree, realIndex, (p) => onDisk.has(p)).catch(() => null),
-    ]);
+    ] as const);
     const written = await writeTree(worktree, env, filtersOffOf(await conversions)); // no filter runs (writeTree)
     if (written.code !== 0) throw failure(`Could not capture the worktree ${worktree}: ${firstLine(written.stderr)}`);
     const tree = written.stdout.trim();
@@ -206,6 +208,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const exactable = staged.filter((f) => captured.has(f.path) && byPath.get(f.path)?.type === 'file');
     const treeHasAttributes = walk.entries.some((e) => e.path === '.gitattributes' || e.path.endsWith('/.gitattributes'));
     const exacting = startEarly(captureExactBytes({ worktree, env, files: exactable, treeHasAttributes, setup: conversions, exactIndex: path.join(scratch, 'exact-index') }));
+    running.push(exacting);
     const limit = opts.patchBlobLimitBytes ?? PATCH_BLOB_LIMIT;
     const large = walk.entries.filter((e) => e.type === 'file' && e.size > limit && captured.has(e.path)).map((e) => e.path);
     const forPatch = await treeForPatch({ worktree, baseSha, tree, tempIndex, scratch, env, large });
@@ -213,7 +216,6 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const checkouts = await doomedGitDirs(worktree, walk, ownGitDir, walkOptions);
     const gitdirs = [...checkouts, ...(await privateGitDirs(ownGitDir, await walkingGitDir, checkouts))];
     const plan = await planArchive(worktree, walk, classes.archive, gitdirs, opts);
-
     const { inner, tips: kept, ownRefs } = await keeping;
     const [headRef, { files: gitDirFiles, unread: gitDirFilesUnread }] = await Promise.all([naming, captureGitDirFiles(ownGitDir, await walkingGitDir)]);
     if (gitDirFilesUnread.length > 0 && !opts.dropUnarchivable) {
@@ -260,7 +262,6 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
         }),
       ),
     ] as const);
-
     const privateKept = gitdirTemps.filter((g) => g.part.private);
     const summary: EvidenceSummary = {
       captured: classes.captured,
@@ -306,7 +307,6 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
     const inventoryTemp = `${inventoryPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     await fs.writeFile(inventoryTemp, manifestText(manifest), { mode: 0o600, flush: true });
     temps.push(inventoryTemp);
-
     // Everything is written and verified: only now does the new evidence replace the old (its new objects then packed where no prune deletes them).
     await writeSnapshotRef({ repo, commonDir: await commonDirOf(ownGitDir), ref: snapshotRef, sha: snapshotSha, before: headSha ? [headSha] : [] });
     if (archiveTemp) await fs.rename(archiveTemp, archivePath);
@@ -338,8 +338,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   } catch (err) {
     throw withOutsideWorktrees(withForeignStaged(err, foreignFound.stop, CONSENT_NEEDED), foreignFound.outside, CONSENT_NEEDED);
   } finally {
-    for (const t of temps) await fs.rm(t, { force: true });
-    await fs.rm(scratch, { recursive: true, force: true });
+    await removeScratch(scratch, { running, temps }); // never in place of the capture's own error (bug 189)
   }
 }
 

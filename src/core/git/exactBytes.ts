@@ -24,6 +24,7 @@ import { failure } from '../common/errors';
 import { convertibleFiles, type ConvertibleOptions, type IndexFile } from './conversions';
 import { encodeName, fsPath } from './pathBytes';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
+import { removeScratch } from './scratch';
 
 export type { IndexFile } from './conversions';
 
@@ -121,7 +122,7 @@ async function writeBlobs(target: string, entries: readonly IndexFile[]): Promis
       await blobs.close();
     }
   } finally {
-    await fs.rm(scratch, { recursive: true, force: true });
+    await removeScratch(scratch); // never in place of the error thrown (bug 189)
   }
 }
 

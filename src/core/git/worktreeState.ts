@@ -12,6 +12,7 @@ import { printable } from '../common/printable';
 import { headCommit } from './checkout';
 import { commitTree, treeOf } from './mergeTree';
 import { NO_HOOKS_ENV, runGit } from './runGit';
+import { removeScratch } from './scratch';
 import { stageEverything } from './snapshotIndex';
 
 export async function worktreeStateCommit(worktree: string, message: string): Promise<string> {
@@ -31,6 +32,6 @@ export async function worktreeStateCommit(worktree: string, message: string): Pr
     if (tree === (await treeOf(worktree, head))) return head;
     return await commitTree(worktree, tree, [head], message);
   } finally {
-    await fs.rm(scratch, { recursive: true, force: true });
+    await removeScratch(scratch); // never in place of the error thrown (bug 189)
   }
 }

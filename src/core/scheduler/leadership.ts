@@ -53,6 +53,19 @@ export class Leadership extends Disposable {
     return this.lease !== undefined;
   }
 
+  /**
+   * Gives the lease up now: a one-shot coordinator (the CLI's) at the end of each pump and pass. Held on
+   * until its process exits, it would make a concurrent `paddock start` leave its agent to a leader that
+   * never looks again (bug 170, `oneShot.ts`).
+   */
+  async release(): Promise<void> {
+    const lease = this.lease;
+    if (!lease) return;
+    this.lease = undefined;
+    this._onDidChange.fire(false);
+    await lease.release();
+  }
+
   /** Resolves when the lease given up at dispose is released. */
   whenReleased(): Promise<void> {
     return this.releasing ?? Promise.resolve();

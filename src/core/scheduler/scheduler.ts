@@ -17,8 +17,6 @@ import { Disposable, disposableTimeout, MutableDisposable, IDisposable } from '.
 import { CapacityBlocker, capacityOf, CapacityState, queueOrder } from '../coordinator/capacity';
 import { OwnedLock } from '../coordinator/ownedLock';
 import { OperationContext, okJobs } from '../operations/context';
-import { beginRetry } from '../operations/retry';
-import { retryBlocker } from '../operations/rules';
 import type { JobEntry, JobRecord, JobWatcher } from '../store';
 import { AutomaticChecks } from './automaticChecks';
 import { endAbandonedLeftovers } from './abandonedLeftovers';
@@ -27,8 +25,9 @@ import { HeldLocks } from './heldLocks';
 import { failSuspendedLaunch, looksAbandonedStart, looksUnclaimedStart, recoverAbandonedStart } from './abandonedStart';
 import { launchJob, WorkerRuntime } from './launch';
 import { StoreLeftovers } from './storeLeftovers';
+import { autoRestart } from './autoRestart';
+import { releaseAndLookAgain } from './oneShot';
 import type { Leadership } from './leadership';
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 
 export interface CapacityBlockEvent {
@@ -44,6 +43,11 @@ export interface SchedulerOptions {
   watcher?: JobWatcher;
   /** How often a follower tries to take the lease. */
   leaseRetryMs: number;
+  /**
+   * The CLI's coordinator (no loop, no watcher): it leads only while it works, each pump and pass ending
+   * with the lease given up and one more look at the queue (`oneShot.ts`); it never retries the lease.
+   */
+  oneShot?: boolean;
   /** Keeps background work visible to `whenIdle`. */
   track<T>(promise: Promise<T>): Promise<T>;
   random?: () => number;
@@ -170,36 +174,71 @@ export class Scheduler extends Disposable {
       this.pumpAgain = true;
       return this.pumping;
     }
-    this.pumping = (async () => {
-      const launching = new Set<Promise<void>>();
-      try {
-        for (;;) {
-          this.pumpAgain = false;
-          // Asked of the lease itself, not remembered: a leader suspended for a while had it taken over.
-          if (!(await this.opts.leadership.refresh())) break;
-          let claimed = false;
-          for (let next = await this.claimNext(); next !== undefined && !this._store.isDisposed; next = await this.claimNext()) {
-            const launch = next.launch.finally(() => launching.delete(launch));
-            launching.add(launch);
-            claimed = true;
-          }
-          if (this._store.isDisposed || (launching.size === 0 && !claimed && !this.pumpAgain)) break;
-          // Each time a launch ends, the queue is looked at again: what another process queued meanwhile
-          // (a `paddock start` that does not lead leaves its agent to this one), or a slot a failed launch freed.
-          if (launching.size > 0) await Promise.race(launching);
-        }
-      } catch (err) {
-        this.ctx.log(`launching queued agents failed: ${describeError(err)}`);
-      } finally {
-        await Promise.all(launching);
-        this.pumping = undefined;
-      }
-    })();
+    this.pumping = this.pumpRounds().finally(() => {
+      this.pumping = undefined;
+    });
     return this.pumping;
   }
 
+  /** Launch rounds until nothing more can launch; a one-shot coordinator ends each with `endOneShot`, which may ask for another. */
+  private async pumpRounds(): Promise<void> {
+    for (;;) {
+      const round = await this.launchRound();
+      if (!this.opts.oneShot || round === 'not led' || this._store.isDisposed) return;
+      // A pump asked for while this one let go (a pass's look that found an agent) is this one's to run.
+      // After a round that failed (the capacity lock not had in time), not again at once: it would fail the same.
+      if ((!(await this.endOneShot()) && !this.pumpAgain) || round === 'failed') return;
+    }
+  }
+
+  /**
+   * The one step that ends every pump and pass of a one-shot coordinator: the lease given up, the queue
+   * looked at once more (`oneShot.ts`, bug 170). True when it must pump again.
+   */
+  private async endOneShot(): Promise<boolean> {
+    if (this._store.isDisposed) return false;
+    try {
+      return await releaseAndLookAgain(this.ctx, this.opts.leadership);
+    } catch (err) {
+      this.ctx.log(`looking at the queue once more failed: ${describeError(err)}`);
+      return false;
+    }
+  }
+
+  /** Claims and launches while capacity allows and this process leads; whether it led, and whether its round failed. */
+  private async launchRound(): Promise<'not led' | 'led' | 'failed'> {
+    const launching = new Set<Promise<void>>();
+    let led: 'not led' | 'led' | 'failed' = 'not led';
+    try {
+      for (;;) {
+        this.pumpAgain = false;
+        // Asked of the lease itself, not remembered: a leader suspended for a while had it taken over.
+        if (!(await this.opts.leadership.refresh())) break;
+        led = 'led';
+        let claimed = false;
+        for (let next = await this.claimNext(); next !== undefined && !this._store.isDisposed; next = await this.claimNext()) {
+          const launch = next.launch.finally(() => launching.delete(launch));
+          launching.add(launch);
+          claimed = true;
+        }
+        if (this._store.isDisposed || (launching.size === 0 && !claimed && !this.pumpAgain)) break;
+        // Each time a launch ends, the queue is looked at again: what another process queued meanwhile
+        // (a `paddock start` that does not lead leaves its agent to this one), or a slot a failed launch freed.
+        if (launching.size > 0) await Promise.race(launching);
+      }
+    } catch (err) {
+      this.ctx.log(`launching queued agents failed: ${describeError(err)}`);
+      if (led === 'led') led = 'failed';
+    } finally {
+      await Promise.all(launching);
+    }
+    return led;
+  }
+
   schedulePump(): void {
-    if (this.isLeader) void this.opts.track(this.pump());
+    // A one-shot coordinator gave the lease up after its last round: a slot its own operation freed
+    // (a Stop) must still launch what waits, taking the lease again if it is free (bug 170).
+    if (this.isLeader || this.opts.oneShot) void this.opts.track(this.pump());
   }
 
   /** Coalesces bursts of store changes into one pass (a queued job appeared, a slot freed, an agent ended). */
@@ -219,6 +258,8 @@ export class Scheduler extends Disposable {
       if (this.isLeader) {
         if (jobs.some((j) => j.lifecycle.state === 'queued')) {
           await this.pump();
+          // A one-shot coordinator gave the lease up as its pump ended: the rest of the pass is a leader's (given up again below).
+          if (this.opts.oneShot && !(await this.opts.leadership.refresh())) return this.reportCapacity();
           jobs = await this.jobsForPass();
         }
         await this.cleanupRetries.persistClampedDueTimes(jobs);
@@ -226,7 +267,8 @@ export class Scheduler extends Disposable {
         await this.recoverAbandonedStarts(jobs);
         await this.leftovers.sweep();
         await endAbandonedLeftovers(this.ctx, jobs, (id) => this.heldLocks.takeOrWatch(id));
-        await this.autoRestart(jobs);
+        // A restart queued something: launched in this pass's wake.
+        if (await autoRestart(this.ctx, jobs, this.heldLocks)) this.schedulePump();
         await this.checks.schedule(jobs);
         this.cleanupRetries.armNextDue(jobs);
       } else {
@@ -235,6 +277,9 @@ export class Scheduler extends Disposable {
       this.reportCapacity();
     } catch (err) {
       this.ctx.log(`coordinator pass failed: ${describeError(err)}`);
+    } finally {
+      // Kept past the pass, the lease would leave an agent another command queued to this process (bug 170).
+      if (this.opts.oneShot && (await this.endOneShot())) await this.pump();
     }
   }
 
@@ -250,7 +295,9 @@ export class Scheduler extends Disposable {
   }
 
   private armLeaseRetry(): void {
-    if (this.leaseRetry.value || this._store.isDisposed) return;
+    // A one-shot coordinator leads only while it works: with its leaseRetryMs of 0, a retry would follow
+    // each failed one at once, again and again, for as long as another process led.
+    if (this.opts.oneShot || this.leaseRetry.value || this._store.isDisposed) return;
     this.leaseRetry.value = disposableTimeout(() => {
       this.leaseRetry.clear();
       void this.opts.track(this.pass());
@@ -342,32 +389,5 @@ export class Scheduler extends Disposable {
         await lock.release();
       }
     }
-  }
-
-  /** Off by default: a crashed agent is restarted until `recoveryLimit` restarts in a row. */
-  private async autoRestart(jobs: JobRecord[]): Promise<void> {
-    let restarted = false;
-    for (const job of jobs) {
-      const s = job.settings;
-      if (!s.autoRestart || job.cleanup !== null || job.recoveries >= s.recoveryLimit) continue;
-      if (job.lifecycle.state !== 'failed' && job.lifecycle.state !== 'orphaned') continue;
-      if (job.lifecycle.startedAt === null) continue; // never ran: a start failure, not a crash
-      if (job.worktree === null || !existsSync(job.worktree)) continue;
-      // What it left running being ended by its worker (a retry would be refused): the pass after that restarts it.
-      if (retryBlocker(job) !== null) continue;
-      const lock = await this.heldLocks.takeOrWatch(job.id);
-      if (!lock) continue;
-      try {
-        await beginRetry(this.ctx, job.id, true);
-        this.ctx.changed(job.id);
-        restarted = true;
-      } catch (err) {
-        this.ctx.log(`automatic restart of ${job.id} failed: ${describeError(err)}`);
-      } finally {
-        await lock.release();
-      }
-    }
-    // A restart queued something: launch it in this pass's wake.
-    if (restarted) this.schedulePump();
   }
 }

@@ -48,7 +48,9 @@ describe('sendReview operation and review.json', function () {
   });
 
   it('a review sent from two windows at once reaches the agent once', async () => {
-    const [one, two] = [sb.coordinator(), sb.coordinator()];
+    // Windows: coordinators with their scheduler loop and store watcher (the fixture's default is the CLI's one-shot kind).
+    const [one, two] = [sb.coordinator({}, { tickMs: 3000 }), sb.coordinator({}, { tickMs: 3000 })];
+    await Promise.all([one.ready, two.ready]);
     const job = await one.start({ repo: sb.repo, command: ['sh', '-c', 'cat > got.txt'] });
     await sb.waitForState(job.id, ['running']);
     await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('README.md', 1, 'only once')] }));

@@ -22,7 +22,7 @@ describe('scheduler: leader only, woken by store changes', function () {
     assert.equal(leader.isLeader, true);
     assert.equal(follower.isLeader, false);
 
-    // A CLI process (no scheduler) cannot take the lease, so its start stays queued for the leader.
+    // A CLI process (one-shot) cannot take the lease the leader holds, so its start stays queued for the leader.
     const cli = sb.coordinator({ maxConcurrent: 1 }, { tickMs: 0, watch: false });
     const long = await cli.start({ repo: sb.repo, title: 'for the leader', command: ['sleep', '30'] });
     assert.equal(long.lifecycle.state, 'queued');
@@ -30,12 +30,14 @@ describe('scheduler: leader only, woken by store changes', function () {
     await sb.waitForState(long.id, ['running'], 10_000);
     assert.ok(Date.now() - started < 8000, `launched after ${Date.now() - started} ms`);
 
-    // Capacity is full: the next one waits. Then the leader goes, and the slot frees.
+    // Capacity is full: the next one waits. Then the leader goes, and the follower's Stop frees the slot:
+    // it does not lead (its lease attempt is far off), so it launches nothing. (A one-shot CLI process
+    // whose Stop frees a slot with the lease free takes the lease: it leads, and launches; bug 170.)
     const next = await cli.start({ repo: sb.repo, title: 'for the next leader', command: ['true'] });
     assert.equal(next.lifecycle.state, 'queued');
     leader.dispose();
     await leader.whenIdle();
-    await cli.stop(long.id);
+    await follower.stop(long.id);
     await sleep(1500);
     assert.equal((await sb.store.read(next.id)).lifecycle.state, 'queued', 'a process that does not lead launched it');
     assert.equal(follower.isLeader, false);

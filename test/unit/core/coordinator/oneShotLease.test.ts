@@ -1,0 +1,118 @@
+/**
+ * Bug 170: a one-shot coordinator (the CLI's: `paddock start`, `retry`, …) kept the leader lease from
+ * its first launch until its process exited. A second one queuing an agent meanwhile found the lease
+ * held, so left the agent to that leader (and its command, seeing a live leader, started no background
+ * coordinator), but the holder never looked at the queue again: the agent stayed queued with a slot
+ * free until a later `list` or `show`. A one-shot coordinator now gives the lease up as its launches
+ * end. Real store, locks, workers and agents: two one-shot coordinators on one store.
+ */
+import * as assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
+import { jobLock } from '../../../../src/core/operations/context';
+import { Leadership, leaderLock } from '../../../../src/core/scheduler/leadership';
+import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from './coordinatorFixture';
+
+describe('a one-shot coordinator and the leader lease', function () {
+  this.timeout(60_000);
+  let sb!: CoordinatorSandbox;
+  useCoordinatorSandbox((fresh) => (sb = fresh));
+
+  it('gives the lease up once its launch ended: an agent another one-shot start queues next launches at once', async () => {
+    const one = sb.coordinator();
+    const two = sb.coordinator();
+    const first = await one.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+    assert.equal(first.lifecycle.state, 'running');
+    assert.equal(one.isLeader, false, 'the one-shot coordinator still leads after its launch');
+    assert.equal(await leaderLock(sb.home).owner(), undefined, 'the lease is still held');
+    // `one` is not disposed (its command still printing): before, it held the lease, so this start queued.
+    const second = await two.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+    const launched = await sb.waitFor(second.id, (j) => j.lifecycle.state !== 'queued', 10_000);
+    assert.equal(launched.lifecycle.state, 'running', launched.lifecycle.detail ?? '');
+    await Promise.all([one.stop(first.id, { force: true }), two.stop(second.id, { force: true })]);
+  });
+
+  it('gives the lease up after a retry too: a start queued next launches at once', async () => {
+    const one = sb.coordinator();
+    const two = sb.coordinator();
+    const job = await one.start({ repo: sb.repo, command: ['sh', '-c', 'exit 0'] });
+    await sb.waitEnded(job.id);
+    const retried = await one.retry(job.id);
+    assert.notEqual(retried.lifecycle.state, 'queued');
+    assert.equal(one.isLeader, false, 'the one-shot coordinator still leads after its retry');
+    const second = await two.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+    const launched = await sb.waitFor(second.id, (j) => j.lifecycle.state !== 'queued', 10_000);
+    assert.equal(launched.lifecycle.state, 'running', launched.lifecycle.detail ?? '');
+    await two.stop(second.id, { force: true });
+  });
+
+  it('looks at the queue again once it gave the lease up: an agent queued after its last look, while it led, launches', async () => {
+    const one = sb.coordinator();
+    const two = sb.coordinator();
+    // `one`'s pump lists the queue (only `gone` in it), then waits for the capacity lock this test holds.
+    const gone = await sb.createQueued('cancelled while it waits');
+    const capacity = await new OwnedLock(join(sb.home, 'coordinator', 'capacity.lock'), 'capacity').tryAcquire();
+    assert.ok(capacity);
+    const pass = one.tick();
+    const deadline = Date.now() + 10_000;
+    while ((await jobLock(sb.store, gone.id).owner()) === undefined) {
+      if (Date.now() > deadline) throw new Error('the one-shot coordinator never came to the queued agent');
+      await sleep(20);
+    }
+    // Queued while `one` leads, after its look: `two` finds the lease held and leaves the agent to it.
+    const second = await two.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+    assert.equal(second.lifecycle.state, 'queued');
+    await sb.store.transition(gone.id, 'cancelled');
+    await capacity.release();
+    await pass;
+    const launched = await sb.waitFor(second.id, (j) => j.lifecycle.state !== 'queued', 10_000);
+    assert.equal(launched.lifecycle.state, 'running', launched.lifecycle.detail ?? '');
+    await two.stop(second.id, { force: true });
+  });
+  it("looks again at an agent whose lock it found held: one whose holder let go and pumped while it still held the lease launches", async () => {
+    const one = sb.coordinator();
+    const two = sb.coordinator();
+    // `y`: queued by another command, whose start still holds its lock when `one`'s pump passes it.
+    const y = await sb.createQueued('queued by another command');
+    const yLock = await jobLock(sb.store, y.id).tryAcquire();
+    assert.ok(yLock);
+    const release = Leadership.prototype.release;
+    let entered!: () => void;
+    const releasing = new Promise<void>((resolve) => (entered = resolve));
+    // `one` held up between its last look at the queue and its release (two cores shared, CI under load).
+    Leadership.prototype.release = async function (this: Leadership) {
+      entered();
+      await sleep(500);
+      return release.call(this);
+    };
+    try {
+      const starting = one.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+      await releasing;
+      // The other command lets go of y's lock, then pumps: it finds the lease held by `one`, and leaves y to it.
+      await yLock.release();
+      await (two as unknown as { scheduler: { pump(): Promise<void> } }).scheduler.pump();
+      assert.equal((await sb.store.read(y.id)).lifecycle.state, 'queued');
+      const x = await starting;
+      // Before: y was skipped as "seen" at the last look, and stayed queued with no leader.
+      const taken = await sb.waitFor(y.id, (j) => j.lifecycle.state !== 'queued', 10_000);
+      // Queued with no worktree (its start stood in for by this test), so its launch fails it, saying so.
+      assert.notEqual(taken.lifecycle.state, 'queued');
+      await one.stop(x.id, { force: true });
+    } finally {
+      Leadership.prototype.release = release;
+    }
+  });
+
+  it('a Stop from a one-shot coordinator that gave the lease up launches the agent waiting for the slot it freed', async () => {
+    const c = sb.coordinator({ maxConcurrent: 1 });
+    const holder = await c.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+    assert.equal(holder.lifecycle.state, 'running');
+    const waiting = await c.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
+    assert.equal(waiting.lifecycle.state, 'queued', 'the one slot is taken');
+    assert.equal(c.isLeader, false, 'the one-shot coordinator gave the lease up');
+    await c.stop(holder.id, { force: true });
+    const launched = await sb.waitFor(waiting.id, (j) => !['queued', 'starting'].includes(j.lifecycle.state), 10_000);
+    assert.equal(launched.lifecycle.state, 'running', launched.lifecycle.detail ?? '');
+    await c.stop(waiting.id, { force: true });
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Bug 189: a scratch folder's removal, in the `finally` of a capture (and of the other git steps
+ * that use one), threw over the step's own outcome. A capture that failed said "ENOTEMPTY: rmdir" of
+ * its scratch folder instead of its own error (once in CI under load: a step still wrote there), and
+ * one that worked failed for a leftover. Here the removal fails for real: the temporary folder is
+ * append-only (chattr +a: a folder can be made in it, never removed), so every scratch folder stays.
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { PaddockError } from '../../../../src/core/common/errors';
+import { captureEvidence } from '../../../../src/core/git/evidence';
+import { worktreeStateCommit } from '../../../../src/core/git/worktreeState';
+import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
+
+describe('git: a scratch folder that cannot be removed (bug 189)', function () {
+  this.timeout(60_000);
+  let sb!: Sandbox;
+  let repo: string;
+  let wt: string;
+  let stuck: string | undefined;
+  useGitSandbox((fresh) => {
+    sb = fresh;
+    repo = sb.repo({ 'README.md': 'hello\n', '.gitignore': '*.log\n', '.gitattributes': '*.h filter=rm\n' });
+    wt = sb.agentWorktree(repo);
+  });
+  beforeEach(function () {
+    stuck = mkdtempSync(path.join(tmpdir(), 'paddock-stuck-'));
+    if (spawnSync('chattr', ['+a', stuck]).status !== 0) this.skip(); // needs root and a file system with the flag
+    process.env.TMPDIR = stuck; // the gitTestUtil sandbox puts the environment back after each test
+  });
+  afterEach(() => {
+    if (!stuck) return;
+    spawnSync('chattr', ['-a', stuck]);
+    rmSync(stuck, { recursive: true, force: true });
+    stuck = undefined;
+  });
+  const capture = () =>
+    captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+
+  it("a capture that fails says its own error, not the scratch folder's removal", async () => {
+    // The add runs this on a.h, after the walk listed build.log (captureVanished.test.ts).
+    git(repo, 'config', 'filter.rm.clean', `rm -f '${path.join(wt, 'build.log')}'; cat`);
+    write(wt, 'a.h', 'one\n');
+    write(wt, 'build.log', 'output\n');
+    const err = await capture().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    // Before: "EPERM: operation not permitted, rmdir '…/paddock-capture-…'".
+    assert.ok(err instanceof PaddockError, String(err));
+    assert.match(err.message, /the worktree changed while it was captured: build\.log in .* went away since it was listed/);
+    assert.ok(readdirSync(stuck!).some((n) => n.startsWith('paddock-capture-')), 'the removal was refused, as the test means');
+  });
+
+  it('a capture that works is not failed by its scratch folder left behind', async () => {
+    write(wt, 'a.txt', 'work\n');
+    const ev = await capture();
+    assert.equal(git(repo, 'show', `${ev.snapshotSha}:a.txt`), 'work');
+  });
+
+  it("the worktree's state read for a commit or a landing is not failed by its scratch folder left behind", async () => {
+    write(wt, 'a.txt', 'work\n');
+    const sha = await worktreeStateCommit(wt, 'state');
+    assert.equal(git(repo, 'show', `${sha}:a.txt`), 'work');
+  });
+});
