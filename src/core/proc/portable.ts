@@ -11,7 +11,7 @@ import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
 import { holder, isInside } from './procfs';
 import { isGoneState, type ProcStat } from './procStat';
 import type { ProcessUsageSnapshot } from './processUsage';
-import { psListing, psListingSync, TOOL_OPTIONS } from './psListing';
+import { psListing, psListingSync, psLook, psLookSync, TOOL_OPTIONS } from './psListing';
 import { markersByPid, parseLsofNames, parsePsStat, parsePsUsage, parsePsWork, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns, psWorkColumns } from './psParse';
 
 /**
@@ -51,7 +51,7 @@ function listProcesses(): ProcStat[] {
 }
 
 function processStat(pid: number): ProcStat | undefined {
-  return parsePsStat(run('ps', ['-o', PS_STAT_COLUMNS, '-p', String(pid)])).find((p) => p.pid === pid);
+  return parsePsStat(psLookSync(['-o', PS_STAT_COLUMNS, '-p', String(pid)])).find((p) => p.pid === pid);
 }
 
 /** `ps` arguments listing this user's processes with their environments. */
@@ -68,7 +68,7 @@ function findByEnvMarker(name: string, value: string): ProcStat[] {
 }
 
 async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
-  return parsePsStat(await runAsync('ps', ['-o', PS_STAT_COLUMNS, '-p', String(pid)])).find((p) => p.pid === pid);
+  return parsePsStat(await psLook(['-o', PS_STAT_COLUMNS, '-p', String(pid)])).find((p) => p.pid === pid);
 }
 
 /**

@@ -27,28 +27,63 @@ function failed(args: readonly string[], reason: string): Error {
   return failure(`Could not list the processes (ps ${args.join(' ')}): ${reason}.`);
 }
 
-/** Why a run's output is no listing, or undefined when it is one. */
-function notAListing(err: unknown, stdout: unknown): string | undefined {
-  if (err) return describeError(err, 200);
-  return typeof stdout === 'string' && stdout.trim() !== '' ? undefined : 'it printed nothing';
+type Judge = (err: unknown, stdout: unknown) => string | undefined;
+
+/** A failed run in words: killed by a signal (its timeout), its exit code, or why it could not start. */
+function whyFailed(err: unknown): string {
+  const e = err as { code?: unknown; status?: unknown; signal?: unknown };
+  if (typeof e.signal === 'string') return `ps was killed by ${e.signal}`;
+  const code = typeof e.code === 'number' ? e.code : e.status;
+  if (typeof code === 'number') return `ps exited with status ${code}`;
+  return describeError(err, 200);
 }
 
-/** One run of `ps args`: its output, or why it is no listing. */
-function runOnce(args: readonly string[]): Promise<{ out: string } | { reason: string }> {
+/** Why a run's output is no listing, or undefined when it is one. */
+const notAListing: Judge = (err, stdout) => {
+  if (err) return whyFailed(err);
+  return typeof stdout === 'string' && stdout.trim() !== '' ? undefined : 'it printed nothing';
+};
+
+/**
+ * Why a look at named pids (`ps -p`) failed, or undefined when it answered: ps exits 1 having printed
+ * nothing when none of them exists, and that is an answer (gone); killed by its timeout, unable to
+ * start, or any other exit, it is not — read as "gone" a live worker's start time went unrecorded
+ * and a direct stop took a running worker for ended (bug 191).
+ */
+const notALook: Judge = (err, stdout) => {
+  // The exit code: `code` from execFile, `status` from execFileSync (whose `code` names a spawn error).
+  const e = err as { code?: unknown; status?: unknown; signal?: unknown } | null | undefined;
+  const code = typeof e?.code === 'number' ? e.code : e?.status;
+  const signal = e?.signal;
+  if (err && !(code === 1 && !signal && (typeof stdout !== 'string' || stdout.trim() === ''))) return whyFailed(err);
+  return undefined;
+};
+
+/** One run of `ps args`: its output, or why `judge` takes it for a failed run. */
+function runOnce(args: readonly string[], judge: Judge): Promise<{ out: string } | { reason: string }> {
   return new Promise((resolve) => {
     const child = execFile('ps', [...args], { ...TOOL_OPTIONS(), encoding: 'utf8' }, (err, stdout) => {
-      const reason = notAListing(err, stdout);
-      resolve(reason === undefined ? { out: stdout } : { reason });
+      const reason = judge(err, stdout);
+      resolve(reason === undefined ? { out: typeof stdout === 'string' ? stdout : '' } : { reason });
     });
     child.stdin?.end();
   });
 }
 
 /** A whole listing without blocking the event loop, tried again when a run fails; throws when every try failed. */
-export async function psListing(args: readonly string[]): Promise<string> {
+export function psListing(args: readonly string[]): Promise<string> {
+  return tried(args, notAListing);
+}
+
+/** A look at named pids (`-p`): '' when none exists, tried again when a run fails; throws when every try failed. */
+export function psLook(args: readonly string[]): Promise<string> {
+  return tried(args, notALook);
+}
+
+async function tried(args: readonly string[], judge: Judge): Promise<string> {
   let reason = '';
   for (let attempt = 1; attempt <= LISTING_TRIES; attempt++) {
-    const run = await runOnce(args);
+    const run = await runOnce(args, judge);
     if ('out' in run) return run.out;
     reason = run.reason;
     if (attempt < LISTING_TRIES) await sleep(RETRY_PAUSE_MS);
@@ -58,6 +93,15 @@ export async function psListing(args: readonly string[]): Promise<string> {
 
 /** `psListing` for a caller that must answer at once (the blocking scans): tried again without a pause. */
 export function psListingSync(args: readonly string[]): string {
+  return triedSync(args, notAListing);
+}
+
+/** `psLook` for a caller that must answer at once. */
+export function psLookSync(args: readonly string[]): string {
+  return triedSync(args, notALook);
+}
+
+function triedSync(args: readonly string[], judge: Judge): string {
   let reason = '';
   for (let attempt = 1; attempt <= LISTING_TRIES; attempt++) {
     let out: unknown;
@@ -67,8 +111,8 @@ export function psListingSync(args: readonly string[]): string {
     } catch (err) {
       error = err;
     }
-    const why = notAListing(error, out);
-    if (why === undefined) return out as string;
+    const why = judge(error, out ?? (error as { stdout?: unknown } | undefined)?.stdout);
+    if (why === undefined) return typeof out === 'string' ? out : '';
     reason = why;
   }
   throw failed(args, reason);
