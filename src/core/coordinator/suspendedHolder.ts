@@ -47,7 +47,8 @@ export class SuspendedHolderWatch {
 /** Stopped, and still the recorded process (same boot, same start time). */
 export async function isSuspended(owner: Pick<HolderIdentity, 'pid' | 'startTime' | 'bootId'>): Promise<boolean> {
   if (owner.bootId !== bootId() || isThisProcess(owner)) return false;
-  return isSuspendedIn(owner, await readProcStatAsync(owner.pid));
+  // A failed look says nothing of it: the wait goes on and looks again.
+  return isSuspendedIn(owner, await readProcStatAsync(owner.pid).catch(() => undefined));
 }
 
 /** The same judgment from a process table read once for many (`processTableSource`): no process run per holder. */

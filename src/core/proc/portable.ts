@@ -6,23 +6,19 @@
  * - the environment marker from `ps` with environments (own processes only, all Paddock needs);
  * - holders from `lsof -d cwd` (every process's cwd) and `lsof +D` (open files below the folder).
  */
-import { execFile, execFileSync, type ExecFileOptions } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
 import { holder, isInside } from './procfs';
 import { connectPortListeners } from './portListeners';
 import { isGoneState, type ProcStat } from './procStat';
 import type { ProcessUsageSnapshot } from './processUsage';
+import { psListing, psListingSync, psLook, psLookSync, TOOL_OPTIONS } from './psListing';
 import { markersByPid, parseLsofNames, parsePsStat, parsePsUsage, parsePsWork, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns, psWorkColumns } from './psParse';
 
-const TOOL_TIMEOUT_MS = 10_000;
-
-const TOOL_OPTIONS = (): ExecFileOptions => ({
-  timeout: TOOL_TIMEOUT_MS,
-  maxBuffer: 64 * 1024 * 1024,
-  env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
-});
-
-/** stdout of a tool; '' when it finds nothing (ps and lsof exit 1 then) or cannot run. */
+/**
+ * stdout of a tool; '' when it finds nothing (ps and lsof exit 1 then) or cannot run. Only for a
+ * look at named processes: a listing of every process is `psListing`, which tells a failure apart.
+ */
 function run(tool: string, args: string[]): string {
   try {
     return execFileSync(tool, args, { ...TOOL_OPTIONS(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
@@ -50,12 +46,13 @@ function bootId(): string {
   return cachedBootId;
 }
 
+/** Throws when `ps` keeps failing: an empty table would judge every process gone (psListing.ts). */
 function listProcesses(): ProcStat[] {
-  return parsePsStat(run('ps', ['-A', '-o', PS_STAT_COLUMNS]));
+  return parsePsStat(psListingSync(['-A', '-o', PS_STAT_COLUMNS]));
 }
 
 function processStat(pid: number): ProcStat | undefined {
-  return parsePsStat(run('ps', ['-o', PS_STAT_COLUMNS, '-p', String(pid)])).find((p) => p.pid === pid);
+  return parsePsStat(psLookSync(['-o', PS_STAT_COLUMNS, '-p', String(pid)])).find((p) => p.pid === pid);
 }
 
 /** `ps` arguments listing this user's processes with their environments. */
@@ -66,18 +63,22 @@ function psWithEnvironments(): string[] {
 }
 
 function findByEnvMarker(name: string, value: string): ProcStat[] {
-  const pids = new Set(pidsWithMarker(run('ps', psWithEnvironments()), name, value));
+  const pids = new Set(pidsWithMarker(psListingSync(psWithEnvironments()), name, value));
   if (pids.size === 0) return [];
   return listProcesses().filter((p) => pids.has(p.pid) && !isGoneState(p.state));
 }
 
 async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
-  return parsePsStat(await runAsync('ps', ['-o', PS_STAT_COLUMNS, '-p', String(pid)])).find((p) => p.pid === pid);
+  return parsePsStat(await psLook(['-o', PS_STAT_COLUMNS, '-p', String(pid)])).find((p) => p.pid === pid);
 }
 
-/** The environments first, then the table: a marked process seen alive in the first is in the second unless it ended. */
+/**
+ * The environments first, then the table: a marked process seen alive in the first is in the second
+ * unless it ended. A look that failed throws (psListing.ts): read as no marked process, an agent's
+ * exit scan missed its `setsid` daemon and recorded it ended with nothing left running.
+ */
 async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]> {
-  const marked = marker ? new Set(pidsWithMarker(await runAsync('ps', psWithEnvironments()), marker.name, marker.value)) : new Set<number>();
+  const marked = marker ? new Set(pidsWithMarker(await psListing(psWithEnvironments()), marker.name, marker.value)) : new Set<number>();
   if (sid === undefined && marked.size === 0) return []; // nothing to look up in the table
   return (await processTableAsync()).filter((p) => !isGoneState(p.state) && ((sid !== undefined && p.sid === sid) || marked.has(p.pid)));
 }
@@ -95,13 +96,12 @@ async function processesAsync(pids: ReadonlySet<number>, leaders: ReadonlySet<nu
 }
 
 /**
- * A table with no process in it is a `ps` that failed (at the process limit, timed out): `ps -A`
- * always lists init and itself. Read as empty it would judge every process gone — a live lock
- * owner dead, a tree being stopped already ended — so it is read once more, blocking, as before.
+ * A `ps` that failed (at the process limit, timed out) is tried again, and throws if it keeps failing
+ * (psListing.ts): read as an empty table it judged every process gone — a live lock owner dead
+ * (bug 84), a tree being stopped already ended, an agent's leftovers exited in their grace.
  */
 async function processTableAsync(): Promise<ProcStat[]> {
-  const table = parsePsStat(await runAsync('ps', ['-A', '-o', PS_STAT_COLUMNS]));
-  return table.length > 0 ? table : listProcesses();
+  return parsePsStat(await psListing(['-A', '-o', PS_STAT_COLUMNS]));
 }
 
 function commandLine(pid: number): string {
@@ -136,7 +136,7 @@ const WORK_TABLE_ARGS = process.platform === 'linux' ? ['-A', 'S', '-o', psWorkC
 
 /** One `ps` run: a session's processes, zombies included, with their state and CPU time in seconds. */
 async function sessionWorkAsync(sid: number): Promise<SessionWork[]> {
-  return parsePsWork(await runAsync('ps', WORK_TABLE_ARGS))
+  return parsePsWork(await psListing(WORK_TABLE_ARGS))
     .filter((p) => p.sid === sid && p.state !== 'X')
     .map(({ pid, state, cpuSeconds }) => ({ pid, state, cpuTime: cpuSeconds }));
 }
@@ -151,7 +151,7 @@ async function sessionWorkAsync(sid: number): Promise<SessionWork[]> {
  */
 async function usageSnapshot(markerName: string, sessions: readonly number[]): Promise<ProcessUsageSnapshot> {
   const wanted = new Set(sessions);
-  const [table, environments] = await Promise.all([runAsync('ps', USAGE_TABLE_ARGS), runAsync('ps', psWithEnvironments())]);
+  const [table, environments] = await Promise.all([psListing(USAGE_TABLE_ARGS), psListing(psWithEnvironments())]);
   const at = Date.now();
   const markers = markersByPid(environments, markerName);
   const lines = parsePsUsage(table).filter((l) => markers.has(l.pid) || wanted.has(l.sid));

@@ -19,7 +19,7 @@ import { AgentInput } from './agentInput';
 import { putLauncherOnPath } from './launcher';
 import type { AgentSession, ExitInfo, StopOutcome } from './session';
 import { stopAgentProcesses } from './stopAgent';
-import { leftovers, listedAtExit, settledFate, settleLeftovers } from './leftovers';
+import { exitScan, listedAtExit, settledFate, settleLeftovers } from './leftovers';
 import { LeftScope } from './leftScope';
 import { leftoversStillRunning } from '../store/leftoverCheck';
 import { WaitingDetector, waitingDetectorFor, waitingPatternOf } from './waiting';
@@ -342,8 +342,8 @@ export class AgentWorker extends Disposable implements AgentSession {
   private async endNaturally(info: ExitInfo): Promise<StopOutcome> {
     const state = info.code === 0 && !info.signal ? 'completed' : 'failed';
     const sid = this.pty?.pid;
-    const found = sid === undefined ? [] : await leftovers(this.id, sid);
-    if (sid === undefined || found.length === 0) return this.finish(state, info, endDetail(info));
+    const found = sid === undefined ? [] : await exitScan(this.id, sid, (note) => (this.opts.log(note), this.record.timeline('leftovers-unknown', note)));
+    if (sid === undefined || found === undefined || found.length === 0) return this.finish(state, info, endDetail(info));
     const settings = this.job.settings;
     const scope = (this.leftScope = new LeftScope(found, sid));
     const settle = async () => {

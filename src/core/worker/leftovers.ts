@@ -17,6 +17,7 @@ import { currentFate } from '../store/leftoverWords';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { describeSurvivors } from './stopAgent';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { describeError } from '../common/errors';
 
 /** How long leftovers get to exit on their own once the agent has ended. */
 export const LEFTOVER_GRACE_MS = 1000;
@@ -31,6 +32,30 @@ export async function leftovers(jobId: string, sid: number): Promise<ProcStat[]>
   byPid.delete(process.pid);
   byPid.delete(sid);
   return [...byPid.values()];
+}
+
+/** How long an exit scan whose look fails is tried again, and how often: a `ps` failing under load is usually brief. */
+const EXIT_SCAN_TRIES_MS = 10_000;
+const EXIT_SCAN_PAUSE_MS = 500;
+
+/**
+ * `leftovers`, tried again while its look fails (the backend already tried its `ps` a few times): a
+ * failed look is not "nothing left", which would record the agent ended with its `setsid` daemon
+ * running on and never ended (bug 190). Undefined when it kept failing, `failed` told so in words.
+ */
+export async function exitScan(jobId: string, sid: number, failed: (why: string) => void): Promise<ProcStat[] | undefined> {
+  const deadline = Date.now() + EXIT_SCAN_TRIES_MS;
+  for (;;) {
+    try {
+      return await leftovers(jobId, sid);
+    } catch (err) {
+      if (Date.now() >= deadline) {
+        failed(`could not look for processes the agent left running: ${describeError(err, 300)}`);
+        return undefined;
+      }
+    }
+    await sleep(EXIT_SCAN_PAUSE_MS);
+  }
 }
 
 /** How often the grace looks at the agent's sessions: a process forked in them is proven while one known is still there. */

@@ -79,7 +79,7 @@ export function ptyMasterFd(pty: Pty): number {
  * times a second while the worker relays the agent's output.
  */
 export async function nudgeForegroundGroup(sessionPid: number): Promise<void> {
-  const fg = (await readProcStatAsync(sessionPid))?.tpgid;
+  const fg = (await readProcStatAsync(sessionPid).catch(() => undefined))?.tpgid; // a failed look: no nudge this time
   if (!fg || fg <= 1) return;
   try {
     process.kill(-fg, 'SIGWINCH');

@@ -94,7 +94,9 @@ export async function spawnWorker(opts: SpawnWorkerOptions): Promise<SpawnedWork
     throw failure(`Could not start the worker for agent ${opts.jobId} with ${execPath}.`);
   }
 
-  const identity = await readProcStatAsync(pid); // a window launches: no blocking `ps` on the portable backend
+  // A window launches: no blocking `ps` on the portable backend. A look that kept failing records no
+  // start time, as for a worker that died at once: its own claim names it once it runs.
+  const identity = await readProcStatAsync(pid).catch(() => undefined);
   const launch = {
     workerPid: pid,
     // A worker that died at once has no start time; 0 never matches, so readers judge it dead.

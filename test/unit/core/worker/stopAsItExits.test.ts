@@ -6,14 +6,29 @@
  * running, so it lands in that window every time. Both process backends.
  */
 import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { findByEnvMarker, readProcStat } from '../../../../src/core/proc';
 import type { Coordinator } from '../../../../src/core/coordinator';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
 import { useProcessBackend } from '../proc/processBackend';
 
-/** Starts a daemon in its own session that ignores SIGTERM (its end takes the whole grace), then exits 0. */
-const AGENT = ['sh', '-c', 'setsid sh -c "trap \'\' TERM; exec sleep 603" >/dev/null 2>&1 & sleep 0.3; exit 0'];
+/**
+ * Starts a daemon in its own session that ignores SIGTERM (its end takes the whole grace), then exits 0
+ * once `go` exists: a fixed 0.3 s was over before a loaded CI read `running` (portable backend).
+ */
+const agent = (go: string) => ['sh', '-c', `setsid sh -c "trap '' TERM; exec sleep 603" >/dev/null 2>&1 & while [ ! -e '${go}' ]; do sleep 0.05; done; exit 0`];
+
+/** The workers' `ps e` (the exit scan's look for the marker) takes 0.6 s: a `ps` ahead of the real one in their PATH. */
+function slowEnvironmentListing(sb: CoordinatorSandbox): void {
+  const real = ['/usr/bin/ps', '/bin/ps'].find((p) => existsSync(p));
+  if (!real) return;
+  const shims = join(sb.root, 'shims');
+  mkdirSync(shims, { recursive: true });
+  writeFileSync(join(shims, 'ps'), `#!/bin/sh\ncase " $* " in *" e "*) sleep 0.6;; esac\nexec ${real} "$@"\n`, { mode: 0o755 });
+  sb.env.PATH = `${shims}${delimiter}${sb.env.PATH}`;
+}
 
 for (const backend of ['proc', 'portable'] as const) {
   describe(`a stop asked as the agent exits by itself, ${backend} backend`, function () {
@@ -22,11 +37,20 @@ for (const backend of ['proc', 'portable'] as const) {
     useProcessBackend(backend);
     useCoordinatorSandbox((fresh) => (sb = fresh));
 
-    /** Starts the agent and returns once its main process is gone and its record still says running. */
+    /**
+     * Starts the agent, tells it to exit, and returns once its main process is gone and its record still
+     * says running. Under load (a CI at load 13–16 on 2 cores) the portable backend missed that window:
+     * the agent's fixed 0.3 s was over before `running` was read, and the worker's exit scan recorded
+     * the end before this test's look (a `ps` run) saw the exit. The agent now exits when told, and on
+     * the portable backend the worker's environment listing (its exit scan's first look) is slowed.
+     */
     async function exitedButRunning(c: Coordinator): Promise<string> {
-      const job = await c.start({ repo: sb.repo, command: AGENT });
+      if (backend === 'portable') slowEnvironmentListing(sb);
+      const go = join(sb.root, 'go');
+      const job = await c.start({ repo: sb.repo, command: agent(go) });
       const running = await sb.waitForState(job.id, ['running']);
       const leader = running.lifecycle.pid!;
+      writeFileSync(go, '');
       const deadline = Date.now() + 20_000;
       for (;;) {
         const stat = readProcStat(leader);

@@ -1,0 +1,119 @@
+/**
+ * A `ps` listing of every process (or every process of this user), as the portable backend reads
+ * one, told apart from a `ps` that failed. Such a listing is never empty — it holds `ps` itself —
+ * and ps exits 0 after it; a run that exits otherwise (at the process limit, killed by the timeout
+ * or a signal partway through its output) or prints nothing is a look that failed, not "no
+ * processes". Read as one, an agent's exit scan recorded it ended with nothing left running while
+ * its `setsid` daemon ran on, never ended (docs/reliability.md, bug 190).
+ */
+import { execFile, execFileSync, type ExecFileOptions } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describeError, failure } from '../common/errors';
+
+const TOOL_TIMEOUT_MS = 10_000;
+
+/** How many runs a listing gets, and the pause between two: a failure under load is usually brief. */
+const LISTING_TRIES = 4;
+const RETRY_PAUSE_MS = 100;
+
+export const TOOL_OPTIONS = (): ExecFileOptions => ({
+  timeout: TOOL_TIMEOUT_MS,
+  maxBuffer: 64 * 1024 * 1024,
+  env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
+});
+
+/** The words of a failed listing: every try's reason would say the same. */
+function failed(args: readonly string[], reason: string): Error {
+  return failure(`Could not list the processes (ps ${args.join(' ')}): ${reason}.`);
+}
+
+type Judge = (err: unknown, stdout: unknown) => string | undefined;
+
+/** A failed run in words: killed by a signal (its timeout), its exit code, or why it could not start. */
+function whyFailed(err: unknown): string {
+  const e = err as { code?: unknown; status?: unknown; signal?: unknown };
+  if (typeof e.signal === 'string') return `ps was killed by ${e.signal}`;
+  const code = typeof e.code === 'number' ? e.code : e.status;
+  if (typeof code === 'number') return `ps exited with status ${code}`;
+  return describeError(err, 200);
+}
+
+/** Why a run's output is no listing, or undefined when it is one. */
+const notAListing: Judge = (err, stdout) => {
+  if (err) return whyFailed(err);
+  return typeof stdout === 'string' && stdout.trim() !== '' ? undefined : 'it printed nothing';
+};
+
+/**
+ * Why a look at named pids (`ps -p`) failed, or undefined when it answered: ps exits 1 having printed
+ * nothing when none of them exists, and that is an answer (gone); killed by its timeout, unable to
+ * start, or any other exit, it is not — read as "gone" a live worker's start time went unrecorded
+ * and a direct stop took a running worker for ended (bug 191).
+ */
+const notALook: Judge = (err, stdout) => {
+  // The exit code: `code` from execFile, `status` from execFileSync (whose `code` names a spawn error).
+  const e = err as { code?: unknown; status?: unknown; signal?: unknown } | null | undefined;
+  const code = typeof e?.code === 'number' ? e.code : e?.status;
+  const signal = e?.signal;
+  if (err && !(code === 1 && !signal && (typeof stdout !== 'string' || stdout.trim() === ''))) return whyFailed(err);
+  return undefined;
+};
+
+/** One run of `ps args`: its output, or why `judge` takes it for a failed run. */
+function runOnce(args: readonly string[], judge: Judge): Promise<{ out: string } | { reason: string }> {
+  return new Promise((resolve) => {
+    const child = execFile('ps', [...args], { ...TOOL_OPTIONS(), encoding: 'utf8' }, (err, stdout) => {
+      const reason = judge(err, stdout);
+      resolve(reason === undefined ? { out: typeof stdout === 'string' ? stdout : '' } : { reason });
+    });
+    child.stdin?.end();
+  });
+}
+
+/** A whole listing without blocking the event loop, tried again when a run fails; throws when every try failed. */
+export function psListing(args: readonly string[]): Promise<string> {
+  return tried(args, notAListing);
+}
+
+/** A look at named pids (`-p`): '' when none exists, tried again when a run fails; throws when every try failed. */
+export function psLook(args: readonly string[]): Promise<string> {
+  return tried(args, notALook);
+}
+
+async function tried(args: readonly string[], judge: Judge): Promise<string> {
+  let reason = '';
+  for (let attempt = 1; attempt <= LISTING_TRIES; attempt++) {
+    const run = await runOnce(args, judge);
+    if ('out' in run) return run.out;
+    reason = run.reason;
+    if (attempt < LISTING_TRIES) await sleep(RETRY_PAUSE_MS);
+  }
+  throw failed(args, reason);
+}
+
+/** `psListing` for a caller that must answer at once (the blocking scans): tried again without a pause. */
+export function psListingSync(args: readonly string[]): string {
+  return triedSync(args, notAListing);
+}
+
+/** `psLook` for a caller that must answer at once. */
+export function psLookSync(args: readonly string[]): string {
+  return triedSync(args, notALook);
+}
+
+function triedSync(args: readonly string[], judge: Judge): string {
+  let reason = '';
+  for (let attempt = 1; attempt <= LISTING_TRIES; attempt++) {
+    let out: unknown;
+    let error: unknown;
+    try {
+      out = execFileSync('ps', [...args], { ...TOOL_OPTIONS(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    } catch (err) {
+      error = err;
+    }
+    const why = judge(error, out ?? (error as { stdout?: unknown } | undefined)?.stdout);
+    if (why === undefined) return typeof out === 'string' ? out : '';
+    reason = why;
+  }
+  throw failed(args, reason);
+}
