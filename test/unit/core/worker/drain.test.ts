@@ -44,20 +44,23 @@ describe('the drain wrapper, in a real terminal', function () {
           resolve(e.exitCode);
         }),
       );
+      const typed: NodeJS.Timeout[] = [];
       pty.onData((data) => {
-        // A worker that has not read up to the marker yet (busy): the person's key comes first.
+        // A worker that has not read up to the marker yet (busy): the person's key comes first. Typed 100, 200 and
+        // 300 ms after the marker, when the wrapper waits: one typed at once may come before its `wait` starts.
         if (d.filter(Buffer.from(data as unknown as Buffer)).found) {
           markerAt = Date.now();
-          pty.write(key);
+          for (const ms of [100, 200, 300]) typed.push(setTimeout(() => exitAt || pty.write(key), ms));
         }
       });
       try {
         await waitUntil('the marker', () => markerAt > 0);
         await sleep(1000);
-        assert.equal(exitAt, 0, `the wrapper exited ${exitAt - markerAt} ms after the ${name}, before the worker said it had read everything`);
+        assert.equal(exitAt, 0, `the wrapper exited ${exitAt - markerAt} ms after the marker (the ${name} typed 100 ms after it), before the worker said it had read everything`);
         process.kill(pty.pid, 'SIGUSR1');
         assert.equal(await exited, 3, "the agent's exit status");
       } finally {
+        for (const t of typed) clearTimeout(t);
         if (!exitAt) pty.kill('SIGKILL');
       }
     });
