@@ -17,6 +17,7 @@ import type { OutputBatch } from './outputBatch';
 import { AttachMessage, ClientMessage, ClientMessageSchema, MAX_FIRST_LINE_BYTES, MAX_LINE_BYTES, PROTOCOL_VERSION, ServerMessage } from '../protocol/messages';
 import type { AgentSession } from './session';
 import type { ConnectionLimits } from './connectionLimits';
+import { endAfterWrites } from './endAfterWrites';
 
 export type Role = 'viewer' | 'control' | 'agent';
 type StreamState = 'syncing' | 'live' | 'lagging';
@@ -234,18 +235,17 @@ export class Connection extends Disposable {
   private closeIfAnswered(): void {
     if (this.closed || !this.done || this.unanswered > 0) return;
     if (this.lastWords) this.sendMessage(this.lastWords);
-    // The answers, a `signal`'s ack, a refusal may still wait in the socket; a viewer owed nothing closes at once, as at a detach.
-    if (this.lastWords || this.role !== 'viewer') this.closeAfterWrites();
+    // A destroy drops an answer still queued (behind a viewer's unread output); a viewer owed nothing closes at once.
+    if (this.lastWords || this.role !== 'viewer' || this.unsentReplies > 0) this.closeAfterWrites();
     else this.close();
   }
 
-  /** Closes once what was written has gone out (a destroy would drop it): end(), then the destroy a second later. */
+  /** Closes once what was written has gone out, or the client has read nothing for `stuckMs` (endAfterWrites.ts). */
   private closeAfterWrites(): void {
     if (this.closed) return;
     this.closed = true;
     this._onDidClose.fire();
-    this.socket.end(); // reading was paused by finishRequests: what it sends now stays on its side
-    setTimeout(() => this.dispose(), 1000).unref?.();
+    this._register(endAfterWrites(this.socket, this.host.limits.stuckMs, () => this.dispose()));
   }
 
   private onLine(line: string): void {

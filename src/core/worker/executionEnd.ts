@@ -100,6 +100,7 @@ export class ExecutionEnd {
     record.freeze();
     await output.close().catch(() => undefined);
     await claim.release().catch((err) => log(`releasing the claim failed: ${describeError(err)}`));
+    await server.answersDelivered(); // an exit drops answers still queued for a client reading them
     this.host.done(0);
   }
 }
