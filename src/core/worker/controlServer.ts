@@ -252,8 +252,8 @@ export class ControlServer extends Disposable implements ConnectionHost {
 
   /**
    * Resolves once every connection closed after its answers has handed them to the OS or its client stalled
-   * (`stuckMs` reading nothing). The worker exits only then: its exit dropped a `stopped` still queued behind the
-   * output a detached viewer had not read yet.
+   * (`stuckMs` reading nothing). The worker waits for it, up to its linger (executionEnd.ts): its exit dropped a
+   * `stopped` still queued behind the output a detached viewer had not read yet.
    */
   async answersDelivered(): Promise<void> {
     await Promise.all([...this.leaving]);

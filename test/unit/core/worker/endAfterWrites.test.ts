@@ -26,12 +26,14 @@ describe('endAfterWrites: a closing socket keeps what it owes a reader that read
   });
 
   /** A server that writes 3 MB and a last line to each client in 64 KB writes, then ends through endAfterWrites. */
-  function listen(stallMs: number, onClosed: (at: number) => void): Promise<string> {
+  function listen(stallMs: number, onClosed: (at: number) => void, hideQueue = false): Promise<string> {
     const path = join(dir, 's');
     server = createServer({ allowHalfOpen: true }, (sock: Socket) => {
       sock.on('error', () => undefined);
       for (let at = 0; at < PAYLOAD.length; at += 64 * 1024) sock.write(PAYLOAD.subarray(at, at + 64 * 1024));
       sock.write('THE ANSWER\n');
+      // A Node without libuv's private field (endAfterWrites.ts falls back to `writableLength` alone).
+      if (hideQueue) Object.defineProperty((sock as unknown as { _handle: object })._handle, 'writeQueueSize', { get: () => undefined });
       sock.on('close', () => onClosed(Date.now()));
       endAfterWrites(sock, stallMs, () => sock.destroy());
     });
@@ -74,6 +76,24 @@ describe('endAfterWrites: a closing socket keeps what it owes a reader that read
     });
     assert.equal(got, PAYLOAD.length + 11, `got ${Math.abs(got)} bytes in ${Date.now() - started} ms`);
     assert.ok(Date.now() - started > 2000, `the reading took ${Date.now() - started} ms, not longer than the stall bound`);
+  });
+
+  it('without libuv\'s write queue size: a reader that takes everything within the stall bound gets every byte', async () => {
+    const path = await listen(5000, () => undefined, true);
+    const got = await client(path, (s) => setTimeout(() => s.resume(), 2000));
+    assert.equal(got, PAYLOAD.length + 11, `got ${Math.abs(got)} bytes, the last line ${got > 0 ? 'came' : 'lost'}`);
+  });
+
+  it('without libuv\'s write queue size: a steady reader slower than all queued per stall bound counts as stuck (the stated limit)', async () => {
+    const path = await listen(1000, () => undefined, true);
+    const got = await client(path, (s) => {
+      const timer = setInterval(() => {
+        s.once('data', () => s.pause());
+        s.resume();
+      }, 150);
+      s.on('close', () => clearInterval(timer));
+    });
+    assert.ok(got < 0, `got every byte and the last line (${got}): the comment's limit no longer holds`);
   });
 
   it('a client that never reads is destroyed once it has read nothing for the stall bound', async () => {
