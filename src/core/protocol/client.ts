@@ -25,7 +25,7 @@ import {
 } from './messages';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
-import { socketDirProblem } from './runtimeDir';
+import { checkSocketPath, socketDirProblem } from './runtimeDir';
 import { inputPieces, viewerSize } from './viewerBounds';
 
 /** Worker frames can be large (a serialized screen of a big terminal); this only bounds memory. */
@@ -136,6 +136,7 @@ export class WorkerClient extends Disposable {
         // The store holds the socket's name to this execution's (agentClaims.ts); its folder must be a private one of this user's.
         const badDir = socketDirProblem(dirname(exec.socketPath));
         if (badDir) throw failure(`Will not connect to agent ${id}'s worker: ${badDir}.`);
+        checkSocketPath(exec.socketPath); // said at once, not retried until the deadline
         // Its kernel still accepts the connection, and every request would wait out its timeout for nothing.
         const frozen = (await readSuspensions([job])).get(id)?.worker;
         if (frozen) throw failure(`The worker of agent ${id} cannot answer while it is ${suspensionWords({ worker: frozen, agent: [] })}.`);
@@ -161,6 +162,7 @@ export class WorkerClient extends Disposable {
   /** Connects to a socket path, retrying ENOENT/ECONNREFUSED until the timeout. */
   static async connectToSocket(path: string, token: string, opts: ConnectOptions = {}): Promise<WorkerClient> {
     const deadline = Date.now() + (opts.connectTimeoutMs ?? 5000);
+    checkSocketPath(path); // Node would cut it and say *no socket is there*, or reach another socket (bug 176)
     for (;;) {
       try {
         const socket = await openSocket(path);

@@ -13,6 +13,11 @@ import { makeDirsSync } from '../common/makeDirs';
 
 /** sun_path is 108 bytes on Linux and 104 on macOS, each including the terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = process.platform === 'darwin' ? 103 : 107;
+/** A socket file's name: 12 hex digits and `.sock` (socketFileName). */
+const SOCKET_NAME_BYTES = 17;
+/** The longest runtime dir its sockets fit in: the limit less a `/` and a socket file's name. */
+export const MAX_RUNTIME_DIR_BYTES = MAX_SOCKET_PATH_BYTES - 1 - SOCKET_NAME_BYTES;
+const advice = () => `set PADDOCK_RUNTIME_DIR to a directory of at most ${MAX_RUNTIME_DIR_BYTES} bytes, such as /tmp/paddock-${process.getuid?.() ?? 'user'}`;
 
 export function runtimeDirFor(env: NodeJS.ProcessEnv = process.env): string {
   if (env.PADDOCK_RUNTIME_DIR) return env.PADDOCK_RUNTIME_DIR;
@@ -23,6 +28,7 @@ export function runtimeDirFor(env: NodeJS.ProcessEnv = process.env): string {
 
 /** Creates the directory if needed and refuses one that another user could reach. */
 export function ensureRuntimeDir(dir: string): string {
+  checkRuntimeDir(dir);
   try {
     makeDirsSync(dir, 0o700);
   } catch (err) {
@@ -73,11 +79,27 @@ export function socketFileName(jobId: string, generation: number): string {
 export function checkSocketPath(path: string): string {
   const bytes = Buffer.byteLength(path);
   if (bytes > MAX_SOCKET_PATH_BYTES) {
-    throw failure(
-      `The socket path ${path} is ${bytes} bytes, longer than the ${MAX_SOCKET_PATH_BYTES} bytes a Unix socket allows; set PADDOCK_RUNTIME_DIR to a shorter directory.`,
-    );
+    throw failure(`The socket path ${shown(path)} is ${bytes} bytes, longer than the ${MAX_SOCKET_PATH_BYTES} bytes a Unix socket allows; ${advice()}.`);
   }
   return path;
+}
+
+/**
+ * A runtime dir its sockets would not fit in is refused before anything is made in it (bug 176): made
+ * first, a name over 255 bytes failed as *its name is too long*, and one whose socket path passed the
+ * record's 200 characters failed the worker's claim, said only as *worker exited before it started*.
+ */
+export function checkRuntimeDir(dir: string): string {
+  const bytes = Buffer.byteLength(join(dir, 'x'.repeat(SOCKET_NAME_BYTES))) - 1 - SOCKET_NAME_BYTES;
+  if (bytes > MAX_RUNTIME_DIR_BYTES) {
+    throw failure(`The socket directory ${shown(dir)} is ${bytes} bytes, too long for a socket path in it (at most ${MAX_SOCKET_PATH_BYTES} bytes); ${advice()}.`);
+  }
+  return dir;
+}
+
+/** A path said whole up to a few lines' length; a longer one by its start and end. */
+function shown(path: string): string {
+  return path.length <= 160 ? path : `${path.slice(0, 80)}…${path.slice(-60)}`;
 }
 
 /** The socket path for a job's execution, validated for length (the directory is not created). */

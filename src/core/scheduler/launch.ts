@@ -10,7 +10,7 @@ import { settle, startEarly } from '../common/early';
 import { describeError, failure } from '../common/errors';
 import { addWorktree, branchTip, removeWorktree, runGit } from '../git';
 import { assertRunnable } from '../profiles';
-import { runtimeDirFor } from '../protocol/runtimeDir';
+import { checkRuntimeDir, runtimeDirFor, socketPathFor } from '../protocol/runtimeDir';
 import { openRequestEnv, removeRequestEnv } from '../coordinator/requestEnv';
 import type { OperationContext } from '../operations/context';
 import { failJob } from '../operations/failJob';
@@ -42,7 +42,9 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
       throw failure('the process starting it stopped before it assigned a worktree');
     }
     // The environment of the request that created this execution, never this launcher's own.
-    const env = openRequestEnv(store.jobDir(id), id, runtimeDirFor(ctx.env));
+    const env = openRequestEnv(store.jobDir(id), id, checkRuntimeDir(runtimeDirFor(ctx.env)));
+    // Its worker's socket must fit, or its claim fails on the path, said only as a worker that exited (bug 176).
+    socketPathFor(id, job.lifecycle.generation, env);
     const spawnIt = (gated: boolean) =>
       spawnWorker({
         store,

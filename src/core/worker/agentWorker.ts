@@ -38,11 +38,7 @@ export interface AgentWorkerOptions {
   nodePtyPath?: string;
   env: NodeJS.ProcessEnv;
   log: (message: string) => void;
-  /**
-   * How long the worker may stay after the agent ended for connected clients
-   * (viewers, a stop requester) to take the exit and the final screen. It ends
-   * as soon as none is connected: at once when nobody is.
-   */
+  /** How long the worker may stay after the agent ended for clients still connected or taking answers (executionEnd.ts). */
   lingerMs?: number;
 }
 
@@ -151,6 +147,12 @@ export class AgentWorker extends Disposable implements AgentSession {
   /** A stop can be carried out (the claim is held): from then on, during setup too. */
   get acceptsStop(): boolean {
     return this.stoppable;
+  }
+
+  /** SIGTERM (main.ts): a stop, and once the agent ended, an exit without waiting on clients' reading (executionEnd.ts). */
+  terminate(): Promise<StopOutcome> {
+    this.end?.hurry();
+    return this.stop(false);
   }
 
   stop(force: boolean): Promise<StopOutcome> {

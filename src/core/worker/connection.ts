@@ -17,13 +17,12 @@ import type { OutputBatch } from './outputBatch';
 import { AttachMessage, ClientMessage, ClientMessageSchema, MAX_FIRST_LINE_BYTES, MAX_LINE_BYTES, PROTOCOL_VERSION, ServerMessage } from '../protocol/messages';
 import type { AgentSession } from './session';
 import type { ConnectionLimits } from './connectionLimits';
+import { endAfterWrites } from './endAfterWrites';
 
 export type Role = 'viewer' | 'control' | 'agent';
 type StreamState = 'syncing' | 'live' | 'lagging';
-
 /** Answers waiting in a socket beyond which the worker stops reading the client's frames. */
 const MAX_UNSENT_REPLIES = 256;
-
 /** Output frames up to this size are copied into one buffer and written at once. */
 const SMALL_FRAME_BYTES = 4096;
 
@@ -58,9 +57,12 @@ export class Connection extends Disposable {
   private readonly readingHolds = new Set<'input' | 'replies'>();
   /** Frames other than output written to the socket and not yet gone to the client. */
   private unsentReplies = 0;
-  /** Requests (`send`, `stop`) carried out and not answered yet; the client's input has ended (it sends no more). */
+  /** Requests (`send`, `stop`) carried out and not answered yet. */
   private unanswered = 0;
-  private inputEnded = false;
+  /** The client is done (its input ended, a `detach`, a bad frame): nothing more is read; it closes once answered. */
+  private done = false;
+  /** The frame said last, after every answer owed (a bad frame's fatal `error`). */
+  private lastWords: ServerMessage | undefined;
   private readonly decoder: LineDecoder;
   cols = 80;
   rows = 24;
@@ -78,7 +80,7 @@ export class Connection extends Disposable {
     const onData = (chunk: Buffer) => decoder.push(chunk);
     const onDrain = () => this.onDrain();
     const onEnd = () => this.close();
-    const onInputEnd = () => this.onInputEnd();
+    const onInputEnd = () => this.finishRequests(); // it sends no more (`socat`, `nc -N`): as a `detach` (bug 165)
     const onError = () => this.close();
     socket.on('data', onData);
     socket.on('drain', onDrain);
@@ -106,7 +108,7 @@ export class Connection extends Disposable {
 
   /** A viewer whose input ended is detached: only the answers it is due still go to it. */
   get isViewer(): boolean {
-    return this.role === 'viewer' && !this.inputEnded;
+    return this.role === 'viewer' && !this.done;
   }
 
   get isWritableViewer(): boolean {
@@ -207,28 +209,47 @@ export class Connection extends Disposable {
 
   private releaseReading(reason: 'input' | 'replies'): void {
     if (!this.readingHolds.delete(reason)) return;
-    if (this.readingHolds.size === 0 && !this.closed) this.socket.resume();
+    if (this.readingHolds.size === 0 && !this.closed && !this.done) this.socket.resume();
   }
 
+  /** Closes after the answers to the requests carried out before it, the fatal `error` last (bug 174: a `send`'s `ack` was lost). */
   private fail(reason: string): void {
-    if (this.closed) return;
+    if (this.closed || this.done) return;
     this.host.log(`connection closed: ${reason}`);
-    this.sendMessage({ type: 'error', message: `Closing the connection: ${reason}.`, fatal: true });
-    this.closeAfterWrites();
+    this.finishRequests({ type: 'error', message: `Closing the connection: ${reason}.`, fatal: true });
   }
 
-  /** Closes once what was written has gone out (a destroy would drop it): end(), then the destroy a second later. */
+  /**
+   * The client sends no more (its input ended, a `detach`) or may not (a bad frame): nothing more is read, a viewer is
+   * detached at once (no output, no size), and it closes once its `send`s and `stop`s are answered (bugs 165, 174).
+   */
+  private finishRequests(lastWords?: ServerMessage): void {
+    if (this.closed || this.done) return;
+    this.done = true;
+    this.lastWords = lastWords;
+    this.socket.pause(); // what it sends now is read by no one: it stays on its side
+    if (this.role === 'viewer') this.host.detached(this);
+    this.closeIfAnswered();
+  }
+
+  private closeIfAnswered(): void {
+    if (this.closed || !this.done || this.unanswered > 0) return;
+    if (this.lastWords) this.sendMessage(this.lastWords);
+    // A destroy drops an answer still queued (behind a viewer's unread output); a viewer owed nothing closes at once.
+    if (this.lastWords || this.role !== 'viewer' || this.unsentReplies > 0) this.closeAfterWrites();
+    else this.close();
+  }
+
+  /** Closes once what was written has gone out, or the client has read nothing for `stuckMs` (endAfterWrites.ts). */
   private closeAfterWrites(): void {
     if (this.closed) return;
     this.closed = true;
     this._onDidClose.fire();
-    this.socket.pause(); // what it sends now is read by no one: it stays on its side
-    this.socket.end();
-    setTimeout(() => this.dispose(), 1000).unref?.();
+    this._register(endAfterWrites(this.socket, this.host.limits.stuckMs, () => this.dispose()));
   }
 
   private onLine(line: string): void {
-    if (this.closed) return;
+    if (this.closed || this.done) return;
     const decoded = decodeFrame(line, ClientMessageSchema);
     if (!decoded.ok) return this.fail(decoded.reason);
     try {
@@ -270,7 +291,7 @@ export class Connection extends Disposable {
         this.host.markActive(this, msg.cols, msg.rows);
         return;
       case 'detach':
-        return this.close();
+        return this.finishRequests();
       case 'refresh':
         if (this.role !== 'viewer') return this.refuse(undefined, 'Only a viewer can ask for a fresh screen.');
         // A snapshot under way is taken again once it is done (two at once would interleave their output).
@@ -303,20 +324,8 @@ export class Connection extends Disposable {
   private answerLater(answered: Promise<void>): void {
     this.unanswered++;
     void answered.finally(() => {
-      if (--this.unanswered === 0 && this.inputEnded) this.closeAfterWrites();
+      if (--this.unanswered === 0) this.closeIfAnswered();
     });
-  }
-
-  /**
-   * The client sends no more (`socat`, `nc -N`): closed once its `send`/`stop` are answered (bug 165). A viewer
-   * is detached at once, as at a `detach`: the size goes to a viewer still looking, not at its last answer.
-   */
-  private onInputEnd(): void {
-    this.inputEnded = true;
-    if (this.role === 'viewer') this.host.detached(this);
-    if (this.unanswered > 0) return;
-    if (this.role === 'viewer') this.close();
-    else this.closeAfterWrites();
   }
 
   /** Agent connections (the token in the agent's environment) may only signal. */

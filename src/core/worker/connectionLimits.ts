@@ -2,7 +2,7 @@
 export interface ConnectionLimits {
   /** Bytes queued in a viewer's socket beyond which it stops getting output. */
   highWaterBytes: number;
-  /** How long a lagging viewer may stay stuck before it is dropped. */
+  /** How long a client may read nothing: a lagging viewer is then dropped, a closing connection destroyed (its answers unread). */
   stuckMs: number;
   /** How long a new connection has to authenticate. */
   handshakeMs: number;

@@ -59,6 +59,8 @@ export class ControlServer extends Disposable implements ConnectionHost {
   /** When each writable viewer was last active (a count): the size goes back to the latest one left. */
   private readonly activeAt = new Map<Connection, number>();
   private activeCount = 0;
+  /** Sockets of connections closed after their answers, until they are destroyed. */
+  private readonly leaving = new Set<Promise<void>>();
   private readonly controlDigest: Buffer;
   private readonly agentDigest: Buffer;
   readonly limits: ConnectionLimits;
@@ -235,11 +237,26 @@ export class ControlServer extends Disposable implements ConnectionHost {
     }
     const conn = new Connection(socket, this);
     this.connections.add(conn);
+    const gone = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     conn.onDidClose(() => {
       this.connections.delete(conn);
       this.detached(conn);
+      // Closed after its answers (endAfterWrites.ts): its socket may still hold them for the client.
+      if (!socket.destroyed) {
+        this.leaving.add(gone);
+        void gone.then(() => this.leaving.delete(gone));
+      }
       this._onDidCloseConnection.fire();
     });
+  }
+
+  /**
+   * Resolves once every connection closed after its answers has handed them to the OS or its client stalled
+   * (`stuckMs` reading nothing). The worker waits for it, up to its linger (executionEnd.ts): its exit dropped a
+   * `stopped` still queued behind the output a detached viewer had not read yet.
+   */
+  async answersDelivered(): Promise<void> {
+    await Promise.all([...this.leaving]);
   }
 }
 

@@ -36,6 +36,10 @@ export interface ExecutionEndHost {
 export class ExecutionEnd {
   private finishing: Promise<StopOutcome> | undefined;
   private shuttingDown = false;
+  /** When the wait for answers still in closing sockets ends at the latest: the linger after the end is recorded. */
+  private answersBy = Number.POSITIVE_INFINITY;
+  private hurried = false;
+  private cutWait: (() => void) | undefined;
 
   constructor(private readonly host: ExecutionEndHost) {}
 
@@ -88,6 +92,7 @@ export class ExecutionEnd {
    * cleanup the worker outlived "Cleaned up" by 1–3 s (docs/reliability.md).
    */
   private shutDownWhenUnwatched(lingerMs: number): void {
+    this.answersBy = Date.now() + lingerMs;
     this.host.server.whenUnwatched(lingerMs, () => void this.shutDown());
   }
 
@@ -100,6 +105,32 @@ export class ExecutionEnd {
     record.freeze();
     await output.close().catch(() => undefined);
     await claim.release().catch((err) => log(`releasing the claim failed: ${describeError(err)}`));
+    await this.answersDelivered();
     this.host.done(0);
+  }
+
+  /**
+   * A SIGTERM once the agent ended: the worker exits now, not after its clients' reading. A cleanup or a
+   * person ending the worker waited on a client that read nothing (bug 22's exit within a second after `cancelled`).
+   */
+  hurry(): void {
+    if (!this.finishing) return;
+    this.hurried = true;
+    this.cutWait?.();
+  }
+
+  /**
+   * An exit drops answers still queued for a client reading them: it waits for those sockets, but no longer
+   * than the linger (a client that reads slowly held the worker up to 30 s after its end), nor past a SIGTERM.
+   */
+  private async answersDelivered(): Promise<void> {
+    if (this.hurried) return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.cutWait = resolve;
+      timer = setTimeout(resolve, Math.max(0, this.answersBy - Date.now()));
+      void this.host.server.answersDelivered().then(resolve);
+    });
+    clearTimeout(timer);
   }
 }

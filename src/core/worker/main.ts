@@ -50,7 +50,7 @@ async function main(): Promise<number> {
   });
   let started = false;
   let stopRequested = false;
-  const stop = () => worker.stop(false).catch((err) => log(`stop failed: ${describeError(err)}`));
+  const stop = () => worker.terminate().catch((err) => log(`stop failed: ${describeError(err)}`));
   process.on('SIGTERM', () => {
     log('SIGTERM: stopping the agent');
     // During start-up there is nothing to stop yet: stop as soon as the agent runs.

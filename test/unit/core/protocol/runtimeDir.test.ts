@@ -1,9 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { WorkerClient } from '../../../../src/core/protocol/client';
 import {
   checkSocketPath,
   ensureRuntimeDir,
+  MAX_RUNTIME_DIR_BYTES,
   MAX_SOCKET_PATH_BYTES,
   runtimeDirFor,
   socketFileName,
@@ -55,5 +57,27 @@ describe('runtime dir', () => {
     assert.equal(checkSocketPath(exact), exact);
     // Bytes, not characters: multi-byte names count fully.
     assert.throws(() => checkSocketPath(`/${'é'.repeat(60)}`), /bytes/);
+  });
+
+  describe('a runtime dir too long for its sockets (bug 176)', () => {
+    const advice = new RegExp(`set PADDOCK_RUNTIME_DIR to a directory of at most ${MAX_RUNTIME_DIR_BYTES} bytes`);
+
+    it('is refused before it is made, in one sentence saying the limit and what to set', () => {
+      const longName = join(base, 'n'.repeat(300)); // over NAME_MAX: making it failed as *its name is too long*
+      assert.throws(() => ensureRuntimeDir(longName), (err: Error) => advice.test(err.message) && !/name is too long/.test(err.message));
+      const longPath = join(base, 'p'.repeat(200), 'q'.repeat(200)); // made fine, but a socket path there fails the worker's claim
+      assert.throws(() => ensureRuntimeDir(longPath), advice);
+      assert.equal(existsSync(join(base, 'p'.repeat(200))), false, 'nothing made');
+      const justOver = `${base}/${'o'.repeat(MAX_RUNTIME_DIR_BYTES - base.length)}`;
+      assert.throws(() => ensureRuntimeDir(justOver), advice);
+      const longest = justOver.slice(0, -1);
+      assert.equal(ensureRuntimeDir(longest), longest);
+      assert.doesNotThrow(() => checkSocketPath(join(longest, socketFileName('abc123', 1))));
+    });
+
+    it('a client asked to connect to a socket path too long says so, not *no socket is there*', async () => {
+      const path = join(base, 'c'.repeat(120), socketFileName('abc123', 1));
+      await assert.rejects(WorkerClient.connectToSocket(path, 'token', { connectTimeoutMs: 200 }), /longer than the 107 bytes a Unix socket allows; set PADDOCK_RUNTIME_DIR/);
+    });
   });
 });

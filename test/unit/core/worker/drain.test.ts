@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { DrainMarker } from '../../../../src/core/worker/drain';
+import { loadNodePty } from '../../../../src/core/worker/ptyHost';
+import { nodePtyPath, sleep, waitUntil } from './fixtures';
 
 describe('DrainMarker', () => {
   it('removes the marker from raw output however it is cut, and passes every other byte through', () => {
@@ -23,4 +25,44 @@ describe('DrainMarker', () => {
     assert.deepEqual(d.end(), partial);
     assert.equal(d.drained, false);
   });
+});
+
+describe('the drain wrapper, in a real terminal', function () {
+  this.timeout(20_000);
+
+  for (const [key, name] of [['\x03', 'Ctrl-C'], ['\x1c', 'Ctrl-\\']] as const) {
+    it(`keeps the terminal open after the agent exited through a ${name} typed then, until the worker's SIGUSR1 (bug 175)`, async () => {
+      const nodePty = loadNodePty(nodePtyPath());
+      const d = new DrainMarker();
+      const { file, args } = d.wrap(['sh', '-c', 'printf tail; exit 3']);
+      const pty = nodePty.spawn(file, args, { cols: 80, rows: 24, encoding: null });
+      let markerAt = 0;
+      let exitAt = 0;
+      const exited = new Promise<number>((resolve) =>
+        pty.onExit((e) => {
+          exitAt = Date.now();
+          resolve(e.exitCode);
+        }),
+      );
+      const typed: NodeJS.Timeout[] = [];
+      pty.onData((data) => {
+        // A worker that has not read up to the marker yet (busy): the person's key comes first. Typed 100, 200 and
+        // 300 ms after the marker, when the wrapper waits: one typed at once may come before its `wait` starts.
+        if (d.filter(Buffer.from(data as unknown as Buffer)).found) {
+          markerAt = Date.now();
+          for (const ms of [100, 200, 300]) typed.push(setTimeout(() => exitAt || pty.write(key), ms));
+        }
+      });
+      try {
+        await waitUntil('the marker', () => markerAt > 0);
+        await sleep(1000);
+        assert.equal(exitAt, 0, `the wrapper exited ${exitAt - markerAt} ms after the marker (the ${name} typed 100 ms after it), before the worker said it had read everything`);
+        process.kill(pty.pid, 'SIGUSR1');
+        assert.equal(await exited, 3, "the agent's exit status");
+      } finally {
+        for (const t of typed) clearTimeout(t);
+        if (!exitAt) pty.kill('SIGKILL');
+      }
+    });
+  }
 });
