@@ -39,6 +39,18 @@ export function reviewPrompt(comments: readonly ReviewComment[]): string {
   return `Please address these review comments on your changes: ${items.join(' ')}`;
 }
 
+/**
+ * An ended agent whose profile has no resume arguments (or that runs a command of its own) is run
+ * again from scratch by a retry: it would read the review without the work it reviews in mind, and
+ * the person would believe it went on from where it stopped (bug 180). Refused in one sentence; a
+ * person who wants a fresh run retries it and sends the review to that run.
+ */
+function freshRunBlocker(job: JobRecord): string | null {
+  if (job.settings.resumeArgs !== null) return null;
+  // A command given with `--` keeps no resume arguments even when a profile matched its program.
+  return `Agent ${job.id} has ended and has no resume arguments (its profile gives none, or it was started with a command of its own): a retry would start it afresh without its earlier conversation, so the review was not sent; retry it, then send the review to the new run.`;
+}
+
 export async function sendReview(sender: ReviewSender, id: string, now: () => Date = () => new Date()): Promise<ReviewSent> {
   sender.store.jobDir(id); // a bad id is refused before any lock
   const held = await sender.lock(id);
@@ -65,6 +77,8 @@ async function sendUnsent(sender: ReviewSender, id: string, now: () => Date): Pr
     how = 'typed';
     generation = job.lifecycle.generation;
   } else {
+    const fresh = freshRunBlocker(job);
+    if (fresh) throw usageError(fresh);
     if (prompt.length > MAX_PROMPT_CHARS) throw usageError(`The review is ${prompt.length} characters long; a retry's prompt can be at most ${MAX_PROMPT_CHARS}. Send fewer comments.`);
     const next = await sender.retry(id, { prompt });
     how = 'retry';

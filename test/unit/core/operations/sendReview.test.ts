@@ -1,6 +1,6 @@
 /** Send Review to Agent on real workers: typed into a running agent, or a retry's prompt for an ended one; comments marked sent. */
 import * as assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { newCommentId, readReview, updateReview, REVIEW_FILE, type ReviewComment } from '../../../../src/core/store/reviewFile';
@@ -80,22 +80,26 @@ describe('sendReview operation and review.json', function () {
     assert.equal((await readReview(sb.store, job.id)).comments[0].sentToGeneration, 2);
   });
 
-  it('types the prompt into a retry whose profile cannot take one on its command line', async () => {
-    const c = sb.coordinator();
-    // An explicit command: a retry runs it again as it was, and the prompt is typed in once it runs.
-    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'test -f ran && cat > got.txt; touch ran'] });
-    await sb.waitEnded(job.id);
-    await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('README.md', 1, 'again please')] }));
-    const sent = await c.sendReview(job.id);
-    assert.equal(sent.how, 'retry');
-    await sb.waitFor(job.id, () => {
-      try {
-        return readFileSync(join(job.worktree!, 'got.txt'), 'utf8').includes('README.md:1: again please');
-      } catch {
-        return false;
-      }
-    });
-    await c.stop(job.id, { force: true });
+  // Bug 180: an ended agent without resume arguments was retried from scratch with the review as its
+  // prompt: a fresh program that had lost the work it was asked about, and nothing said so.
+  it('refuses, in one sentence, to send a review to an ended agent that cannot resume, and starts nothing', async () => {
+    const c = sb.coordinator({ profiles: { plain: { command: 'sh', args: ['-c', 'touch ran-$(date +%s%N)'], resumeArgs: null } } });
+    for (const start of [{ repo: sb.repo, command: ['sh', '-c', 'touch ran-$(date +%s%N)'] }, { repo: sb.repo, profile: 'plain' }]) {
+      const job = await c.start(start);
+      await sb.waitEnded(job.id);
+      await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('README.md', 1, 'again please')] }));
+      await assert.rejects(c.sendReview(job.id), (e: unknown) => {
+        assert.ok(e instanceof PaddockError && e.kind === 'usage', String(e));
+        assert.match(e.message, /has ended and has no resume arguments.*the review was not sent/);
+        assert.doesNotMatch(e.message, /\n/, 'one sentence');
+        return true;
+      });
+      await sleep(300);
+      const after = await sb.store.read(job.id);
+      assert.equal(after.lifecycle.generation, 1, 'no retry was begun');
+      assert.equal(readdirSync(job.worktree!).filter((n) => n.startsWith('ran-')).length, 1, 'the agent ran once');
+      assert.equal((await readReview(sb.store, job.id)).comments[0].sentAt, null, 'the comment is still unsent');
+    }
   });
 
   it('refuses a review.json that does not validate, and leaves it as it is', async () => {
