@@ -12,6 +12,7 @@ import type { JobRecord } from '../store/schema';
 import { readReview, updateReview, type ReviewComment, type ReviewHome } from '../store/reviewFile';
 import { MAX_INPUT_CHARS } from '../protocol/messages';
 import { MAX_PROMPT_CHARS } from '../profiles/prompt';
+import { goneFiles } from './reviewGoneFiles';
 
 export interface ReviewSender {
   readonly store: ReviewHome & { read(id: string): Promise<JobRecord> };
@@ -31,11 +32,14 @@ export interface ReviewSent {
 }
 
 /** One line of printable text (agents submit on Enter): every comment as "path:line: text", in file and line order. */
-export function reviewPrompt(comments: readonly ReviewComment[]): string {
+export function reviewPrompt(comments: readonly ReviewComment[], gone: ReadonlySet<string> = new Set()): string {
   const ordered = [...comments].sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
   // Typed into a terminal: a newline in a file name would submit half the review, a control
   // character in a comment would act (Ctrl-C, an escape sequence); they are spelled out instead.
-  const items = ordered.map((c, i) => `(${i + 1}) ${printable(c.path)}:${c.line}: ${printable(c.body.replace(/\s+/g, ' ').trim())}`);
+  const items = ordered.map((c, i) => {
+    const where = gone.has(c.path) ? `${printable(c.path)}:${c.line} (a file you have since deleted or renamed)` : `${printable(c.path)}:${c.line}`;
+    return `(${i + 1}) ${where}: ${printable(c.body.replace(/\s+/g, ' ').trim())}`;
+  });
   return `Please address these review comments on your changes: ${items.join(' ')}`;
 }
 
@@ -65,10 +69,10 @@ async function sendUnsent(sender: ReviewSender, id: string, now: () => Date): Pr
   const review = await readReview(sender.store, id);
   const unsent = review.comments.filter((c) => c.sentAt === null);
   if (unsent.length === 0) throw usageError(`Agent ${id}'s review has no unsent comments.`);
-  const prompt = reviewPrompt(unsent);
   const job = await sender.store.read(id);
   const blocker = reviewBlocker(job);
   if (blocker) throw usageError(blocker);
+  const prompt = reviewPrompt(unsent, job.worktree === null ? new Set() : await goneFiles(job.worktree, unsent.map((c) => c.path)));
   let how: ReviewSent['how'];
   let generation: number;
   if (canSend(job)) {

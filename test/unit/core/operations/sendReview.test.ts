@@ -1,6 +1,6 @@
 /** Send Review to Agent on real workers: typed into a running agent, or a retry's prompt for an ended one; comments marked sent. */
 import * as assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { newCommentId, readReview, updateReview, REVIEW_FILE, type ReviewComment } from '../../../../src/core/store/reviewFile';
@@ -44,6 +44,21 @@ describe('sendReview operation and review.json', function () {
     assert.ok(review.comments[0].sentAt, 'marked sent');
     assert.equal(review.comments[0].sentToGeneration, 1);
     await assert.rejects(c.sendReview(job.id), (e: unknown) => e instanceof PaddockError && e.kind === 'usage' && /no unsent comments/.test(e.message));
+    await c.stop(job.id, { force: true });
+  });
+
+  // Bug 181: a comment on a file the agent deleted or renamed since was sent as `file:line` as if the
+  // file were still there; the agent looked for a file it no longer had.
+  it('says of a comment whose file the agent has since deleted or renamed that the file is gone', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'cat > got.txt'] });
+    await sb.waitForState(job.id, ['running']);
+    writeFileSync(join(job.worktree!, 'old.txt'), 'one\ntwo\n');
+    await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('old.txt', 2, 'fix two'), comment('README.md', 1, 'still here')] }));
+    renameSync(join(job.worktree!, 'old.txt'), join(job.worktree!, 'new.txt'));
+    const sent = await c.sendReview(job.id);
+    assert.equal(sent.prompt, 'Please address these review comments on your changes: (1) old.txt:2 (a file you have since deleted or renamed): fix two (2) README.md:1: still here');
+    await sb.waitFor(job.id, () => readFileSync(join(job.worktree!, 'got.txt'), 'utf8').includes('old.txt:2 (a file you have since deleted or renamed): fix two'));
     await c.stop(job.id, { force: true });
   });
 
