@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
@@ -157,6 +157,31 @@ describe('where the work stands, cleaned agents, review', function () {
     await waitFor('the thread to say sent', () => thread.comments[0]?.label === 'sent', 10_000);
     await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true });
   });
+  // Bug 182: a review.json that could not be read was said only in the output channel; the threads
+  // last read stayed on the file as if they were what is kept.
+  it('an unreadable review.json takes its threads down, says so in one sentence, and is left as it is', async () => {
+    const job = await start({ title: 'Review damaged by hand', command: ['true'] });
+    await waitForState(ext, job.id, ['completed']);
+    await ext.agents.refresh(job.id);
+    const file = vscode.Uri.file(path.join(job.worktree!, 'src', 'hello.js'));
+    const thread = ext.review.controller.createCommentThread(file, new vscode.Range(0, 0, 0, 0), []);
+    assert.ok(!isCommandFailure(await vscode.commands.executeCommand('paddock.addReviewComment', { thread, text: 'Kept through the damage' })));
+    assert.ok(ext.review.threadAt(job.id, 'src/hello.js', 1), 'the comment is shown');
+    const reviewFile = path.join(ext.store.jobDir(job.id), REVIEW_FILE);
+    const good = readFileSync(reviewFile, 'utf8');
+    const damaged = good.slice(0, good.length / 2);
+    writeFileSync(reviewFile, damaged);
+    await ext.review.reload(job);
+    assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 1), undefined, 'the threads of a review that cannot be read are not shown as kept');
+    assert.match(ext.review.problemOf(job.id) ?? '', /^The review of agent \S+ \(.+\) is not valid JSON; it was left as it is\.$/);
+    assert.equal(readFileSync(reviewFile, 'utf8'), damaged, 'the file is left as it is');
+    // Put right by hand: the threads come back, and nothing is said any more.
+    writeFileSync(reviewFile, good);
+    await ext.review.reload(job);
+    assert.ok(ext.review.threadAt(job.id, 'src/hello.js', 1), 'the comment is shown again');
+    assert.equal(ext.review.problemOf(job.id), undefined);
+  });
+
   // Bug 69: a comment added while its agent was being cleaned up was saved (nothing lost) but its
   // write, ending after the agent's threads were cleared, showed the departed agent's threads again.
   it('a comment whose save ends after its agent was cleaned up is kept, and brings none of its threads back', async () => {

@@ -51,11 +51,14 @@ export class ReviewComments extends Disposable {
    * comment, disposing the thread the person just typed into.
    */
   private readonly inOrder = new KeyedSequencer();
+  /** The sentence each agent's unreadable review was last said with (said again only when it changes). */
+  private readonly problems = new Map<string, string>();
 
   constructor(
     private readonly store: JobStore,
     private readonly model: AgentsModel,
     private readonly log: (message: string) => void,
+    private readonly warn: (message: string) => void = (m) => void vscode.window.showWarningMessage(m),
   ) {
     super();
     this.controller = this._register(vscode.comments.createCommentController(REVIEW_CONTROLLER_ID, vscode.l10n.t('Paddock Review')));
@@ -121,11 +124,32 @@ export class ReviewComments extends Disposable {
   reload(job: JobRecord): Promise<void> {
     return this.inOrder.run(job.id, async () => {
       try {
-        this.showIfLive(job, await readReview(this.store, job.id));
+        const review = await readReview(this.store, job.id);
+        this.problems.delete(job.id);
+        this.showIfLive(job, review);
       } catch (err) {
-        this.log(`review of ${job.id}: ${(err as Error).message}`);
+        this.unreadable(job, (err as Error).message);
       }
     });
+  }
+
+  /**
+   * A review.json that cannot be read (hand-edited, damaged) was said only in the output channel,
+   * while the threads last read stayed on the files as if they were what is kept (bug 182). They
+   * are taken down (the file is left as it is: nothing of it is lost) and the person is told in one
+   * sentence, once per problem, not at every re-read.
+   */
+  private unreadable(job: JobRecord, message: string): void {
+    this.log(`review of ${job.id}: ${message}`);
+    this.clear(job.id);
+    if (this.problems.get(job.id) === message || !this.isLive(job.id)) return;
+    this.problems.set(job.id, message);
+    this.warn(message);
+  }
+
+  /** What reading the agent's review last failed with; undefined when it was read. */
+  problemOf(jobId: string): string | undefined {
+    return this.problems.get(jobId);
   }
 
   /**
