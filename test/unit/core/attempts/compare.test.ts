@@ -31,6 +31,28 @@ describe('Compare Attempts: what each attempt changed', function () {
     assert.equal(compared.commonCount, 0, 'the base\'s lines are no attempt\'s');
   });
 
+  // Found hunting Compare Attempts (no bug number was left to give it): attempts that differ only by an executable bit, or by a symbolic link in place of a file
+  // of the same text, read the same (+1 −0 each): Compare Attempts did not tell them apart.
+  it('says which file is executable and which is a symbolic link where the line counts are the same', async () => {
+    const profiles = {
+      plain: { command: 'sh', args: ['-c', "printf 'run\\n' > tool.sh"] },
+      exec: { command: 'sh', args: ['-c', "printf 'run\\n' > tool.sh; chmod +x tool.sh"] },
+      link: { command: 'sh', args: ['-c', 'ln -s run tool.sh'] },
+    };
+    const c = sb.coordinator({ profiles });
+    const { jobs } = await c.startAttempts({ repo: sb.repo, title: 'task' }, 3, ['plain', 'exec', 'link']);
+    for (const job of jobs) await sb.waitEnded(job.id);
+    const compared = await c.compare(jobs[0].group!.id);
+    const files = compared.attempts.map((a) => a.files.map((f) => [f.path, f.added, f.removed, f.kind]));
+    assert.deepEqual(files, [[['tool.sh', 1, 0, undefined]], [['tool.sh', 1, 0, 'executable']], [['tool.sh', 1, 0, 'symlink']]]);
+    const text = comparisonText(compared);
+    assert.match(text, /\+1 −0 {2}tool\.sh \(executable\)/);
+    assert.match(text, /\+1 −0 {2}tool\.sh \(symlink\)/);
+    assert.match(comparisonMarkdown(compared), /\| tool\\\.sh \(symlink\) \| 1 \| 0 \|/);
+    // The link's target is no line of text: only the two files' `run` is in common.
+    assert.deepEqual(compared.common.map((l) => [l.path, l.text, l.attempts.length]), [['tool.sh', 'run', 2]]);
+  });
+
   // Bug 81: an attempt whose record was damaged was counted as forgotten ("1 attempt was forgotten"),
   // while `list` showed it unreadable and `forget` could still remove it.
   it('names an attempt whose record cannot be read as unreadable, not forgotten, and compares the rest', async () => {
