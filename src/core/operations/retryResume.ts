@@ -20,3 +20,13 @@ export async function retryResumeArgs(job: JobRecord, env: NodeJS.ProcessEnv, pr
   if (await hasClaudeConversation(job.worktree, env)) return resumeArgs;
   return prompt !== undefined ? resumeArgs.filter((a) => !CONTINUE_FLAGS.has(a)) : null;
 }
+
+/**
+ * Whether a retry's `command` left out the continue flag of the profile's `resumeArgs`: there was no
+ * conversation to continue, so it began a new one (above). Said to the person who sent it a review,
+ * who would otherwise believe the agent went on where it stopped.
+ */
+export function beganNewConversation(resumeArgs: readonly string[] | null, command: readonly string[]): boolean {
+  if (resumeArgs === null || !resumeArgs.some((a) => CONTINUE_FLAGS.has(a))) return false;
+  return !command.slice(1).some((a) => CONTINUE_FLAGS.has(a));
+}

@@ -13,6 +13,7 @@ import { readReview, updateReview, type ReviewComment, type ReviewHome } from '.
 import { MAX_INPUT_CHARS } from '../protocol/messages';
 import { MAX_PROMPT_CHARS } from '../profiles/prompt';
 import { goneFiles } from './reviewGoneFiles';
+import { beganNewConversation } from './retryResume';
 
 export interface ReviewSender {
   readonly store: ReviewHome & { read(id: string): Promise<JobRecord> };
@@ -29,6 +30,12 @@ export interface ReviewSent {
   readonly how: 'typed' | 'retry';
   readonly prompt: string;
   readonly generation: number;
+  /**
+   * The retry began a new conversation with the review as its prompt: the agent had saved none to
+   * continue (a Claude Code agent stopped at its first screen or unable to reach its API; bug 58).
+   * Nothing of a conversation is lost, but the person is told, not left to believe it went on.
+   */
+  readonly newConversation: boolean;
 }
 
 /** One line of printable text (agents submit on Enter): every comment as "path:line: text", in file and line order. */
@@ -41,18 +48,6 @@ export function reviewPrompt(comments: readonly ReviewComment[], gone: ReadonlyS
     return `(${i + 1}) ${where}: ${printable(c.body.replace(/\s+/g, ' ').trim())}`;
   });
   return `Please address these review comments on your changes: ${items.join(' ')}`;
-}
-
-/**
- * An ended agent whose profile has no resume arguments (or that runs a command of its own) is run
- * again from scratch by a retry: it would read the review without the work it reviews in mind, and
- * the person would believe it went on from where it stopped (bug 180). Refused in one sentence; a
- * person who wants a fresh run retries it and sends the review to that run.
- */
-function freshRunBlocker(job: JobRecord): string | null {
-  if (job.settings.resumeArgs !== null) return null;
-  // A command given with `--` keeps no resume arguments even when a profile matched its program.
-  return `Agent ${job.id} has ended and has no resume arguments (its profile gives none, or it was started with a command of its own): a retry would start it afresh without its earlier conversation, so the review was not sent; retry it, then send the review to the new run.`;
 }
 
 export async function sendReview(sender: ReviewSender, id: string, now: () => Date = () => new Date()): Promise<ReviewSent> {
@@ -75,18 +70,18 @@ async function sendUnsent(sender: ReviewSender, id: string, now: () => Date): Pr
   const prompt = reviewPrompt(unsent, job.worktree === null ? new Set() : await goneFiles(job.worktree, unsent.map((c) => c.path)));
   let how: ReviewSent['how'];
   let generation: number;
+  let newConversation = false;
   if (canSend(job)) {
     if (prompt.length > MAX_INPUT_CHARS) throw usageError(`The review is ${prompt.length} characters long; at most ${MAX_INPUT_CHARS} can be typed into an agent at once. Send fewer comments.`);
     await sender.send(id, prompt);
     how = 'typed';
     generation = job.lifecycle.generation;
   } else {
-    const fresh = freshRunBlocker(job);
-    if (fresh) throw usageError(fresh);
     if (prompt.length > MAX_PROMPT_CHARS) throw usageError(`The review is ${prompt.length} characters long; a retry's prompt can be at most ${MAX_PROMPT_CHARS}. Send fewer comments.`);
     const next = await sender.retry(id, { prompt });
     how = 'retry';
     generation = next.lifecycle.generation;
+    newConversation = beganNewConversation(job.settings.resumeArgs, next.command);
   }
   const sentIds = new Set(unsent.map((c) => c.id));
   const at = now().toISOString();
@@ -94,5 +89,5 @@ async function sendUnsent(sender: ReviewSender, id: string, now: () => Date): Pr
     ...r,
     comments: r.comments.map((c) => (sentIds.has(c.id) && c.sentAt === null ? { ...c, sentAt: at, sentToGeneration: generation } : c)),
   }));
-  return { comments: [...sentIds], how, prompt, generation };
+  return { comments: [...sentIds], how, prompt, generation, newConversation };
 }

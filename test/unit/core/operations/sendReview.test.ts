@@ -1,10 +1,12 @@
 /** Send Review to Agent on real workers: typed into a running agent, or a retry's prompt for an ended one; comments marked sent. */
 import * as assert from 'node:assert/strict';
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { newCommentId, readReview, updateReview, REVIEW_FILE, type ReviewComment } from '../../../../src/core/store/reviewFile';
 import { reviewPrompt } from '../../../../src/core/operations/sendReview';
+import { canSendReview } from '../../../../src/core/operations/rules';
+import { capabilitiesOf } from '../../../../src/ui/tree/presentation';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
 function comment(path: string, line: number, body: string): ReviewComment {
@@ -54,10 +56,18 @@ describe('sendReview operation and review.json', function () {
     const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'cat > got.txt'] });
     await sb.waitForState(job.id, ['running']);
     writeFileSync(join(job.worktree!, 'old.txt'), 'one\ntwo\n');
-    await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('old.txt', 2, 'fix two'), comment('README.md', 1, 'still here')] }));
+    writeFileSync(join(job.worktree!, 'was-file.txt'), 'x\n');
+    const comments = [comment('old.txt', 2, 'fix two'), comment('README.md', 1, 'still here'), comment('was-file.txt', 1, 'and x')];
+    await updateReview(sb.store, job.id, (r) => ({ ...r, comments }));
     renameSync(join(job.worktree!, 'old.txt'), join(job.worktree!, 'new.txt'));
+    // A file that became a folder is not the file the comment was on.
+    rmSync(join(job.worktree!, 'was-file.txt'));
+    mkdirSync(join(job.worktree!, 'was-file.txt'));
     const sent = await c.sendReview(job.id);
-    assert.equal(sent.prompt, 'Please address these review comments on your changes: (1) old.txt:2 (a file you have since deleted or renamed): fix two (2) README.md:1: still here');
+    assert.equal(
+      sent.prompt,
+      'Please address these review comments on your changes: (1) old.txt:2 (a file you have since deleted or renamed): fix two (2) README.md:1: still here (3) was-file.txt:1 (a file you have since deleted or renamed): and x',
+    );
     await sb.waitFor(job.id, () => readFileSync(join(job.worktree!, 'got.txt'), 'utf8').includes('old.txt:2 (a file you have since deleted or renamed): fix two'));
     await c.stop(job.id, { force: true });
   });
@@ -114,7 +124,30 @@ describe('sendReview operation and review.json', function () {
       assert.equal(after.lifecycle.generation, 1, 'no retry was begun');
       assert.equal(readdirSync(job.worktree!).filter((n) => n.startsWith('ran-')).length, 1, 'the agent ran once');
       assert.equal((await readReview(sb.store, job.id)).comments[0].sentAt, null, 'the comment is still unsent');
+      // One rule for every door: the row's menu and the palette's picker do not offer it either.
+      assert.equal(canSendReview(after), false);
+      assert.ok(!capabilitiesOf(after).includes('review'), capabilitiesOf(after).join(','));
     }
+  });
+
+  // An agent whose resume arguments carry no `{prompt}` can resume: the review is typed into its retry.
+  it('types the review into a retry whose resume arguments carry no prompt', async () => {
+    const c = sb.coordinator({ profiles: { promptless: { command: 'sh', args: ['-c', 'echo first'], resumeArgs: ['-c', 'cat > got.txt'] } } });
+    const job = await c.start({ repo: sb.repo, profile: 'promptless' });
+    const ended = await sb.waitEnded(job.id);
+    await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('README.md', 1, 'again please')] }));
+    assert.ok(canSendReview(ended) && capabilitiesOf(ended).includes('review'), 'offered');
+    const sent = await c.sendReview(job.id);
+    assert.equal(sent.how, 'retry');
+    assert.equal(sent.newConversation, false);
+    await sb.waitFor(job.id, () => {
+      try {
+        return readFileSync(join(job.worktree!, 'got.txt'), 'utf8').includes('README.md:1: again please');
+      } catch {
+        return false;
+      }
+    });
+    await c.stop(job.id, { force: true });
   });
 
   it('refuses a review.json that does not validate, and leaves it as it is', async () => {
