@@ -136,7 +136,10 @@ async function modeKinds(repo: string, from: string, to: string): Promise<Map<st
 function modeKind(oldMode: string, newMode: string): string | undefined {
   if (newMode === LINK) return oldMode === LINK || oldMode === ABSENT ? 'symlink' : 'now a symlink';
   if (oldMode === LINK) return newMode === ABSENT ? 'symlink' : 'no longer a symlink';
-  if (oldMode === ABSENT || newMode === ABSENT) return newMode === EXEC || oldMode === EXEC ? 'executable' : undefined;
+  // A deleted executable (or the old side of a rename, which --no-renames lists as delete + add) is
+  // no file made executable: only what is there afterwards is labelled.
+  if (newMode === ABSENT) return undefined;
+  if (oldMode === ABSENT) return newMode === EXEC ? 'executable' : undefined;
   if (oldMode !== newMode && newMode === EXEC) return 'executable';
   if (oldMode !== newMode && oldMode === EXEC) return 'not executable';
   return undefined;
