@@ -13,6 +13,7 @@ import type { PaddockApi } from '../../src/extension';
 import { readReview, REVIEW_FILE } from '../../src/core/store/reviewFile';
 import { DEFAULT_LOCK_OPTIONS, withLock } from '../../src/core/store/locks';
 import { isCommandFailure } from '../../src/ui/commands/command';
+import { ReviewComments } from '../../src/ui/review/reviewComments';
 import { env, paddock, treeAgents, treeItemFor, waitFor, waitForState } from './helpers';
 
 const GIT_ID = '-c user.name=Agent -c user.email=agent@example.invalid';
@@ -170,16 +171,34 @@ describe('where the work stands, cleaned agents, review', function () {
     const reviewFile = path.join(ext.store.jobDir(job.id), REVIEW_FILE);
     const good = readFileSync(reviewFile, 'utf8');
     const damaged = good.slice(0, good.length / 2);
-    writeFileSync(reviewFile, damaged);
-    await ext.review.reload(job);
-    assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 1), undefined, 'the threads of a review that cannot be read are not shown as kept');
-    assert.match(ext.review.problemOf(job.id) ?? '', /^The review of agent \S+ \(.+\) is not valid JSON; it was left as it is\.$/);
-    assert.equal(readFileSync(reviewFile, 'utf8'), damaged, 'the file is left as it is');
-    // Put right by hand: the threads come back, and nothing is said any more.
-    writeFileSync(reviewFile, good);
-    await ext.review.reload(job);
-    assert.ok(ext.review.threadAt(job.id, 'src/hello.js', 1), 'the comment is shown again');
-    assert.equal(ext.review.problemOf(job.id), undefined);
+    // A second view of the reviews whose warnings are counted (the window's goes to the screen).
+    const warned: string[] = [];
+    const counted = new ReviewComments(ext.store, ext.agents, () => undefined, (m) => warned.push(m));
+    try {
+      writeFileSync(reviewFile, damaged);
+      await ext.review.reload(job);
+      assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 1), undefined, 'the threads of a review that cannot be read are not shown as kept');
+      assert.match(ext.review.problemOf(job.id) ?? '', /^The review of agent \S+ \(.+\) is not valid JSON; it was left as it is\.$/);
+      await counted.reload(job);
+      await counted.reload(job);
+      assert.equal(warned.length, 1, `said once over two re-reads: ${JSON.stringify(warned)}`);
+      assert.match(warned[0], /^The review of agent \S+ \(.+\) is not valid JSON; it was left as it is\.$/);
+      assert.equal(readFileSync(reviewFile, 'utf8'), damaged, 'the file is left as it is');
+      // Put right by hand: the threads come back, and nothing is said any more.
+      writeFileSync(reviewFile, good);
+      await ext.review.reload(job);
+      await counted.reload(job);
+      assert.ok(ext.review.threadAt(job.id, 'src/hello.js', 1), 'the comment is shown again');
+      assert.equal(ext.review.problemOf(job.id), undefined);
+      assert.equal(warned.length, 1);
+      // Damaged again after that: a new problem, said again.
+      writeFileSync(reviewFile, damaged);
+      await counted.reload(job);
+      assert.equal(warned.length, 2);
+    } finally {
+      counted.dispose();
+      writeFileSync(reviewFile, good);
+    }
   });
 
   // Bug 69: a comment added while its agent was being cleaned up was saved (nothing lost) but its

@@ -29,14 +29,20 @@ describe('Attempts: Keep This One with queued attempts', function () {
     const report = await c.keepAttempt(first.id);
     assert.deepEqual(report.failed, [], JSON.stringify(report));
     assert.deepEqual(report.cleaned.map((r) => r.job.id).sort(), jobs.slice(1).map((j) => j.id).sort(), JSON.stringify(report));
+    assert.equal((await sb.store.read(first.id)).lifecycle.state, 'running', 'the kept attempt goes on');
+    // Its one slot freed: an attempt the keep left queued would be started now.
+    await c.stop(first.id, { force: true });
+    await sb.waitEnded(first.id);
     await sleep(1500);
     for (const j of jobs.slice(1)) {
       const after = await sb.store.read(j.id);
-      assert.notEqual(after.lifecycle.state, 'running', `${j.id} started after the keep`);
+      // As the keep's cleanup left it: not launched since (a launch of it would fail it, or run it).
+      assert.equal(after.lifecycle.state, 'cancelled', `${j.id}: ${after.lifecycle.state} (${after.lifecycle.detail})`);
+      assert.equal(after.lifecycle.detail, 'cancelled by cleanup before it started');
+      assert.equal(after.lifecycle.startedAt, null, `${j.id} started after the keep`);
+      assert.equal(after.lifecycle.generation, 1, `${j.id} was retried after the keep`);
       assert.equal(after.cleanup?.phase, 'complete', JSON.stringify(after.cleanup));
     }
-    assert.equal((await sb.store.read(first.id)).lifecycle.state, 'running');
-    await c.stop(first.id, { force: true });
   });
 
   it('cleans up an attempt whose setup failed (it never started) beside the kept one', async () => {
