@@ -156,7 +156,12 @@ describe('where the work stands, cleaned agents, review', function () {
     const after = await readReview(ext.store, job.id);
     assert.ok(after.comments[0].sentAt, 'marked sent in review.json');
     await waitFor('the thread to say sent', () => thread.comments[0]?.label === 'sent', 10_000);
+    // Review D2: the thread's Send Review buttons showed for an agent the rule refuses. The rule's
+    // answer is in the thread's contextValue (the buttons' when clauses match it): a running agent
+    // takes a review; once stopped, this one (a command of its own: no resume arguments) does not.
+    assert.equal(thread.contextValue, 'reviewThread:sent:send');
     await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true });
+    await waitFor('the stopped agent\'s thread to offer no send', () => (thread.contextValue === 'reviewThread:sent' ? true : undefined), 20_000);
   });
   // Bug 182: a review.json that could not be read was said only in the output channel; the threads
   // last read stayed on the file as if they were what is kept.

@@ -13,12 +13,11 @@ import { readReview, updateReview, type ReviewComment, type ReviewHome } from '.
 import { MAX_INPUT_CHARS } from '../protocol/messages';
 import { MAX_PROMPT_CHARS } from '../profiles/prompt';
 import { goneFiles } from './reviewGoneFiles';
-import { beganNewConversation } from './retryResume';
 
 export interface ReviewSender {
   readonly store: ReviewHome & { read(id: string): Promise<JobRecord> };
   send(id: string, text: string): Promise<void>;
-  retry(id: string, opts: { prompt: string }): Promise<JobRecord>;
+  retry(id: string, opts: { prompt: string; onNewConversation: () => void }): Promise<JobRecord>;
   /** Held from reading the unsent comments to marking them sent: one send of an agent's review at a time. */
   lock(id: string): Promise<{ release(): Promise<void> }>;
 }
@@ -32,7 +31,8 @@ export interface ReviewSent {
   readonly generation: number;
   /**
    * The retry began a new conversation with the review as its prompt: the agent had saved none to
-   * continue (a Claude Code agent stopped at its first screen or unable to reach its API; bug 58).
+   * continue (an agent stopped at its first screen or unable to reach its API: Claude Code's
+   * `--continue` is then left out (bug 58), Codex's `resume --last` starts afresh by itself).
    * Nothing of a conversation is lost, but the person is told, not left to believe it went on.
    */
   readonly newConversation: boolean;
@@ -78,10 +78,9 @@ async function sendUnsent(sender: ReviewSender, id: string, now: () => Date): Pr
     generation = job.lifecycle.generation;
   } else {
     if (prompt.length > MAX_PROMPT_CHARS) throw usageError(`The review is ${prompt.length} characters long; a retry's prompt can be at most ${MAX_PROMPT_CHARS}. Send fewer comments.`);
-    const next = await sender.retry(id, { prompt });
+    const next = await sender.retry(id, { prompt, onNewConversation: () => (newConversation = true) });
     how = 'retry';
     generation = next.lifecycle.generation;
-    newConversation = beganNewConversation(job.settings.resumeArgs, next.command);
   }
   const sentIds = new Set(unsent.map((c) => c.id));
   const at = now().toISOString();

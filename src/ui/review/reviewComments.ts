@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { KeyedSequencer } from '../../core/common/keyedSequencer';
 import { Disposable } from '../../core/common/lifecycle';
-import { hasLiveWorktree } from '../../core/operations/rules';
+import { canSendReview, hasLiveWorktree } from '../../core/operations/rules';
 import { newCommentId, readReview, updateReview, type ReviewComment, type ReviewFile } from '../../core/store/reviewFile';
 import type { JobStore } from '../../core/store';
 import type { JobRecord } from '../../core/store/schema';
@@ -196,7 +196,12 @@ export class ReviewComments extends Disposable {
 
   /** Makes the threads match the review: one thread per commented line, its comments in order. */
   private show(job: JobRecord, review: ReviewFile): void {
-    const text = JSON.stringify(review);
+    // Whether the rule lets the review be sent goes into each thread's contextValue: the threads' Send
+    // Review buttons showed for an agent the rule refuses (one rule: rules.ts, as the row and palette).
+    // It changes with the agent, not the review, so it is part of what was shown. (A thread the person
+    // has just opened has no contextValue yet: the buttons show there, and a refused send says why.)
+    const sendable = canSendReview(job);
+    const text = `${sendable}\0${JSON.stringify(review)}`;
     let threads = this.threads.get(job.id);
     if (this.shown.get(job.id) === text && threads) return;
     this.shown.set(job.id, text);
@@ -224,7 +229,7 @@ export class ReviewComments extends Disposable {
       }
       thread.comments = comments.map((c) => new ReviewNote(c, job.id));
       thread.label = allSent ? vscode.l10n.t('Sent to the agent') : vscode.l10n.t('Review for the agent');
-      thread.contextValue = allSent ? 'reviewThread:sent' : 'reviewThread:unsent';
+      thread.contextValue = `reviewThread:${allSent ? 'sent' : 'unsent'}${sendable ? ':send' : ''}`;
       thread.canReply = true;
     }
   }
