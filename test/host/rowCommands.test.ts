@@ -11,6 +11,8 @@ import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
 import type { PaddockApi } from '../../src/extension';
 import type { AgentNode, UnreadableNode } from '../../src/ui/tree/nodes';
+import { changedFiles } from '../../src/core/git';
+import { diffSides } from '../../src/ui/commands/diffSides';
 import { damageRecord } from '../unit/core/store/helpers';
 import { env, paddock, treeItemFor, waitFor, waitForState } from './helpers';
 
@@ -78,6 +80,40 @@ describe("an agent row's commands", function () {
       throw new Error(`${err.message}; open tabs: ${JSON.stringify(tabs().map((t) => [t.label, t.input?.constructor?.name]))}`);
     });
     assert.ok(!(tab.input instanceof vscode.TabInputText), 'a multi-diff editor, not one file');
+  });
+
+  // Open Changes' base side (diffSides) had no test: each changed file's left side must be the file as
+  // the agent's base has it, read from the repository, under its name there (a renamed file's old one).
+  it("Open Changes' base side is each file as the base had it, under its name there", async () => {
+    const wt = job.worktree!;
+    const git = (...a: string[]) => execFileSync('git', a, { cwd: wt, encoding: 'utf8' });
+    const baseReadme = execFileSync('git', ['show', `${job.baseSha}:README.md`], { cwd: job.repo, encoding: 'utf8' });
+    const leftText = async (uri: vscode.Uri | undefined) => (uri ? (await vscode.workspace.openTextDocument(uri)).getText() : undefined);
+    const sidesOf = async () => new Map((await changedFiles(job.repo, wt, job.baseSha!)).map((f) => [f.path, diffSides(job, f)]));
+    let sides = await sidesOf();
+    const [, readmeLeft, readmeRight] = sides.get('README.md')!;
+    assert.equal(await leftText(readmeLeft), baseReadme, 'a modified file: the base content on the left');
+    assert.equal(readmeRight?.fsPath, path.join(wt, 'README.md'), "the worktree's file on the right");
+    assert.equal(sides.get('ADDED_BY_AGENT.md')![1], undefined, 'an added file has no base side');
+    // Renamed (staged, so git pairs the names): the left side is the base's file under its old name.
+    git('mv', 'README.md', 'MOVED.md');
+    try {
+      sides = await sidesOf();
+      const [resource, movedLeft, movedRight] = sides.get('MOVED.md')!;
+      assert.equal(await leftText(movedLeft), baseReadme, 'a renamed file: the base content of its old name on the left');
+      assert.equal(movedRight?.fsPath, path.join(wt, 'MOVED.md'));
+      assert.equal(resource.fsPath, path.join(wt, 'MOVED.md'));
+      git('rm', '-q', '-f', '--cached', 'MOVED.md');
+      sides = await sidesOf();
+      const [deletedResource, deletedLeft, deletedRight] = sides.get('README.md')!;
+      assert.equal(deletedRight, undefined, 'a deleted file has no worktree side');
+      assert.equal(await leftText(deletedLeft), baseReadme, 'a deleted file: the base content on the left');
+      assert.equal(deletedResource.toString(), deletedLeft!.toString(), 'its resource is the base side');
+    } finally {
+      git('add', 'MOVED.md');
+      git('mv', 'MOVED.md', 'README.md');
+      git('reset', '-q', '--', 'README.md', 'MOVED.md');
+    }
   });
 
   it('Show Paddock Output reveals the extension\'s log channel', async () => {

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { JobRecord } from '../../src/core/store/schema';
@@ -13,6 +13,7 @@ import type { PaddockApi } from '../../src/extension';
 import { readReview, REVIEW_FILE } from '../../src/core/store/reviewFile';
 import { DEFAULT_LOCK_OPTIONS, withLock } from '../../src/core/store/locks';
 import { isCommandFailure } from '../../src/ui/commands/command';
+import { ReviewComments } from '../../src/ui/review/reviewComments';
 import { env, paddock, treeAgents, treeItemFor, waitFor, waitForState } from './helpers';
 
 const GIT_ID = '-c user.name=Agent -c user.email=agent@example.invalid';
@@ -155,8 +156,56 @@ describe('where the work stands, cleaned agents, review', function () {
     const after = await readReview(ext.store, job.id);
     assert.ok(after.comments[0].sentAt, 'marked sent in review.json');
     await waitFor('the thread to say sent', () => thread.comments[0]?.label === 'sent', 10_000);
+    // Review D2: the thread's Send Review buttons showed for an agent the rule refuses. The rule's
+    // answer is in the thread's contextValue (the buttons' when clauses match it): a running agent
+    // takes a review; once stopped, this one (a command of its own: no resume arguments) does not.
+    assert.equal(thread.contextValue, 'reviewThread:sent:send');
     await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true });
+    await waitFor('the stopped agent\'s thread to offer no send', () => (thread.contextValue === 'reviewThread:sent' ? true : undefined), 20_000);
   });
+  // Bug 182: a review.json that could not be read was said only in the output channel; the threads
+  // last read stayed on the file as if they were what is kept.
+  it('an unreadable review.json takes its threads down, says so in one sentence, and is left as it is', async () => {
+    const job = await start({ title: 'Review damaged by hand', command: ['true'] });
+    await waitForState(ext, job.id, ['completed']);
+    await ext.agents.refresh(job.id);
+    const file = vscode.Uri.file(path.join(job.worktree!, 'src', 'hello.js'));
+    const thread = ext.review.controller.createCommentThread(file, new vscode.Range(0, 0, 0, 0), []);
+    assert.ok(!isCommandFailure(await vscode.commands.executeCommand('paddock.addReviewComment', { thread, text: 'Kept through the damage' })));
+    assert.ok(ext.review.threadAt(job.id, 'src/hello.js', 1), 'the comment is shown');
+    const reviewFile = path.join(ext.store.jobDir(job.id), REVIEW_FILE);
+    const good = readFileSync(reviewFile, 'utf8');
+    const damaged = good.slice(0, good.length / 2);
+    // A second view of the reviews whose warnings are counted (the window's goes to the screen).
+    const warned: string[] = [];
+    const counted = new ReviewComments(ext.store, ext.agents, () => undefined, (m) => warned.push(m));
+    try {
+      writeFileSync(reviewFile, damaged);
+      await ext.review.reload(job);
+      assert.equal(ext.review.threadAt(job.id, 'src/hello.js', 1), undefined, 'the threads of a review that cannot be read are not shown as kept');
+      assert.match(ext.review.problemOf(job.id) ?? '', /^The review of agent \S+ \(.+\) is not valid JSON; it was left as it is\.$/);
+      await counted.reload(job);
+      await counted.reload(job);
+      assert.equal(warned.length, 1, `said once over two re-reads: ${JSON.stringify(warned)}`);
+      assert.match(warned[0], /^The review of agent \S+ \(.+\) is not valid JSON; it was left as it is\.$/);
+      assert.equal(readFileSync(reviewFile, 'utf8'), damaged, 'the file is left as it is');
+      // Put right by hand: the threads come back, and nothing is said any more.
+      writeFileSync(reviewFile, good);
+      await ext.review.reload(job);
+      await counted.reload(job);
+      assert.ok(ext.review.threadAt(job.id, 'src/hello.js', 1), 'the comment is shown again');
+      assert.equal(ext.review.problemOf(job.id), undefined);
+      assert.equal(warned.length, 1);
+      // Damaged again after that: a new problem, said again.
+      writeFileSync(reviewFile, damaged);
+      await counted.reload(job);
+      assert.equal(warned.length, 2);
+    } finally {
+      counted.dispose();
+      writeFileSync(reviewFile, good);
+    }
+  });
+
   // Bug 69: a comment added while its agent was being cleaned up was saved (nothing lost) but its
   // write, ending after the agent's threads were cleared, showed the departed agent's threads again.
   it('a comment whose save ends after its agent was cleaned up is kept, and brings none of its threads back', async () => {

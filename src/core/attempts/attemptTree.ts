@@ -32,6 +32,8 @@ export interface FileChange {
   /** Lines added and removed; null for a binary file. */
   added: number | null;
   removed: number | null;
+  /** What line counts do not show: a mode change (`executable`, `not executable`) or a symbolic link (`symlink`, `now a symlink`, `no longer a symlink`); absent otherwise. */
+  kind?: string;
 }
 
 /**
@@ -104,7 +106,43 @@ export async function fileChanges(repo: string, from: string, to: string): Promi
     const [added, removed, ...rest] = record.split('\t');
     out.push({ path: rest.join('\t'), added: added === '-' ? null : Number(added), removed: removed === '-' ? null : Number(removed) });
   }
+  // Two attempts that differ only by an executable bit, or by a symbolic link in place of a file
+  // with the same text, read the same in line counts (+0 −0, +1 −0): the modes say which is which.
+  const kinds = await modeKinds(repo, from, to);
+  for (const f of out) {
+    const kind = kinds.get(f.path);
+    if (kind) f.kind = kind;
+  }
   return out;
+}
+
+const LINK = '120000';
+const EXEC = '100755';
+const ABSENT = '000000';
+
+/** Of each changed path, what its modes say that line counts do not (see FileChange.kind). */
+async function modeKinds(repo: string, from: string, to: string): Promise<Map<string, string>> {
+  const res = await runGit(['diff', '--raw', '-z', '--no-renames', '--no-ext-diff', '--no-abbrev', ALL_SUBMODULES, from, to, '--'], { cwd: repo });
+  const kinds = new Map<string, string>();
+  const fields = res.stdout.split('\0');
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [oldMode, newMode] = fields[i].replace(/^:/, '').split(' ');
+    const kind = modeKind(oldMode, newMode);
+    if (kind) kinds.set(fields[i + 1], kind);
+  }
+  return kinds;
+}
+
+function modeKind(oldMode: string, newMode: string): string | undefined {
+  if (newMode === LINK) return oldMode === LINK || oldMode === ABSENT ? 'symlink' : 'now a symlink';
+  if (oldMode === LINK) return newMode === ABSENT ? 'symlink' : 'no longer a symlink';
+  // A deleted executable (or the old side of a rename, which --no-renames lists as delete + add) is
+  // no file made executable: only what is there afterwards is labelled.
+  if (newMode === ABSENT) return undefined;
+  if (oldMode === ABSENT) return newMode === EXEC ? 'executable' : undefined;
+  if (oldMode !== newMode && newMode === EXEC) return 'executable';
+  if (oldMode !== newMode && oldMode === EXEC) return 'not executable';
+  return undefined;
 }
 
 /** The added lines of each text file changed from `from` to `to`, by path. */

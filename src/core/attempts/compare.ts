@@ -142,7 +142,10 @@ export async function compareGroup(store: JobStore, groupId: string, now = Date.
       row.files = await fileChanges(job.repo, from, found.tree);
       row.added = row.files.reduce((n, f) => n + (f.added ?? 0), 0);
       row.removed = row.files.reduce((n, f) => n + (f.removed ?? 0), 0);
-      linesOf.set(job.id, await addedLines(job.repo, from, found.tree));
+      const lines = await addedLines(job.repo, from, found.tree);
+      // A symbolic link's "line" is where it points, not a line of text the attempt wrote.
+      for (const f of row.files) if (f.kind === 'symlink' || f.kind === 'now a symlink') lines.delete(f.path);
+      linesOf.set(job.id, lines);
     } catch (err) {
       row.unavailable = (err as Error).message;
     }

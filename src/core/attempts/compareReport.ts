@@ -73,7 +73,7 @@ export function comparisonText(c: GroupComparison): string {
       continue;
     }
     out.push(`  ${a.commits} commit${a.commits === 1 ? '' : 's'}, ${a.files.length} file${a.files.length === 1 ? '' : 's'} changed, +${a.added} −${a.removed}${a.source === 'snapshot' ? ' (from its snapshot)' : ''}`);
-    for (const f of a.files) out.push(`  ${f.added === null ? 'binary' : `+${f.added} −${f.removed}`}  ${printable(f.path)}`);
+    for (const f of a.files) out.push(`  ${f.added === null ? 'binary' : `+${f.added} −${f.removed}`}  ${printable(f.path)}${f.kind ? ` (${f.kind})` : ''}`);
   }
   out.push('', `Lines added in common: ${c.commonCount}`);
   for (const f of c.commonByFile) out.push(`  ${f.lines}  ${printable(f.path)}`);
@@ -104,7 +104,7 @@ export function comparisonMarkdown(c: GroupComparison): string {
     if (a.files.length === 0) lines.push('No changes.');
     else {
       lines.push('| File | + | − |', '|---|---:|---:|');
-      for (const f of a.files) lines.push(`| ${cell(f.path)} | ${change(f.added)} | ${change(f.removed)} |`);
+      for (const f of a.files) lines.push(`| ${cell(f.path)}${f.kind ? ` (${f.kind})` : ''} | ${change(f.added)} | ${change(f.removed)} |`);
     }
     if (a.check?.summary) lines.push('', '<details><summary>Check output</summary>', '', fence(a.check.summary), '', '</details>');
   }

@@ -50,6 +50,8 @@ import { settlingOnError, startEarly } from '../common/early';
 export interface RetryOptions {
   prompt?: string;
   onWarning?: (text: string) => void;
+  /** Called once the retry has begun, when it begins a new conversation: the agent saved none to continue (retryResume.ts). */
+  onNewConversation?: () => void;
 }
 
 /** The scheduler, as the operations see it. */
@@ -208,7 +210,7 @@ export class Operations {
   async retry(id: string, opts: RetryOptions = {}): Promise<JobRecord> {
     const prompt = opts.prompt;
     if (prompt !== undefined) assertTextLength(prompt, MAX_PROMPT_CHARS, 'prompt');
-    await withJobLock(this.ctx.store, id, 'retry', () => beginRetry(this.ctx, id, false, prompt, opts.onWarning));
+    await withJobLock(this.ctx.store, id, 'retry', () => beginRetry(this.ctx, id, false, prompt, opts.onWarning, opts.onNewConversation));
     this.ctx.changed(id);
     await this.launcher.pump();
     const job = await this.ctx.store.read(id);

@@ -11,7 +11,7 @@ import { damagedWrittenPart } from '../store/jobFolderCheck';
 import { StoreLayout } from '../store/paths';
 import type { OperationContext } from './context';
 import { retryBlocker } from './rules';
-import { retryResumeArgs } from './retryResume';
+import { retryResume } from './retryResume';
 import { runInWorktreeProblem } from './runInWorktree';
 
 /**
@@ -20,7 +20,7 @@ import { runInWorktreeProblem } from './runInWorktree';
  * generation's `settings.typedPrompt`, and the worker types it in once the agent asks for it, as it
  * does a start's (worker/typedPrompt.ts) — also when the retry waits in the queue first.
  */
-export async function beginRetry(ctx: OperationContext, id: string, automatic: boolean, prompt?: string, onWarning: (text: string) => void = () => undefined): Promise<JobRecord> {
+export async function beginRetry(ctx: OperationContext, id: string, automatic: boolean, prompt?: string, onWarning: (text: string) => void = () => undefined, onNewConversation: () => void = () => undefined): Promise<JobRecord> {
   const store = ctx.store;
   const job = await store.read(id);
   const blocker = retryBlocker(job);
@@ -29,7 +29,8 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
   const worktreeProblem = await runInWorktreeProblem(job);
   if (worktreeProblem) throw failure(`Agent ${id} cannot be retried: ${worktreeProblem}; nothing was changed.`);
   const env = agentEnv(ctx, job);
-  const resumeArgs = await retryResumeArgs(job, env, prompt);
+  const resume = await retryResume(job, env, prompt);
+  const resumeArgs = resume.args;
   const promptInArgs = prompt !== undefined && resumeTakesPrompt(resumeArgs) ? prompt : undefined;
   if (promptInArgs !== undefined) assertUsablePrompt(job.profile ?? 'its', resumeArgs ?? [], promptInArgs);
   // What the new execution writes must be sound before anything changes: damage found half-way
@@ -44,6 +45,7 @@ export async function beginRetry(ctx: OperationContext, id: string, automatic: b
     });
   }
   await store.beginGeneration(id, { automatic });
+  if (resume.newConversation) onNewConversation();
   // The retry has taken effect: what fails from here on is said as a warning, never as its failure.
   const typedPrompt = promptToType(prompt, promptInArgs !== undefined);
   const next = await store.update(id, (j) => ({ ...j, command: resumeCommand(j.command, resumeArgs, promptInArgs), settings: withTypedPrompt(j.settings, typedPrompt, j.lifecycle.generation) }));

@@ -162,9 +162,19 @@ export function restoreBlocker(job: JobRecord): string | null {
   return `Agent ${job.id} has no saved evidence to restore from; it has not been cleaned up.`;
 }
 
-/** A review is typed into a running or waiting agent, or becomes the prompt of a retry of an ended one. */
+/**
+ * A review is typed into a running or waiting agent, or becomes the prompt of a retry of an ended one.
+ * Not of an ended agent with no resume arguments (its profile gives none, or it runs a command given
+ * after `--`): a retry runs it again from scratch, which would read the review without the work it
+ * reviews, while the person believed it went on where it stopped (bug 180). The row's menu and the
+ * palette's picker offer no send the operation would refuse.
+ */
 export function reviewBlocker(job: JobRecord): string | null {
-  if (sendBlocker(job) === null || retryBlocker(job) === null) return null;
+  if (sendBlocker(job) === null) return null;
+  if (retryBlocker(job) === null) {
+    if (job.settings.resumeArgs !== null) return null;
+    return `Agent ${job.id} has ended and has no resume arguments (its profile gives none, or it was started with a command of its own): a retry would start it afresh without its earlier conversation, so the review was not sent; retry it, then send the review to the new run.`;
+  }
   const cleanup = !job.cleanup ? '' : job.cleanup.phase === 'complete' ? ' and cleaned up' : ' and being cleaned up';
   return `Agent ${job.id} is ${job.lifecycle.state}${cleanup}; a review goes to a running or waiting agent, or to a retry of an ended one.`;
 }

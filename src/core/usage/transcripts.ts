@@ -318,18 +318,8 @@ export class TranscriptReader {
   }
 }
 
-/**
- * Whether Claude Code has saved a conversation for `cwd` (a session file in its project folder), the
- * one `claude --continue` picks; without one it exits "No conversation found to continue".
- */
-export async function hasClaudeConversation(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
-  // Claude Code names the folder as its process sees it (symbolic links resolved).
-  const real = await realPathOr(cwd, cwd);
-  return (await sessionFiles(claudeProjectDir(real, env), (name) => name.endsWith('.jsonl'), 0)).length > 0;
-}
-
 /** Files in `dir` whose names match and that were written since `sinceMs` (a minute's slack for clocks). */
-async function sessionFiles(dir: string, wanted: (name: string) => boolean, sinceMs: number): Promise<string[]> {
+export async function sessionFiles(dir: string, wanted: (name: string) => boolean, sinceMs: number): Promise<string[]> {
   let names: string[];
   try {
     names = (await fsp.readdir(dir)).filter(wanted).sort();

@@ -22,9 +22,12 @@ export function registerSendReview(s: PaddockServices): vscode.Disposable {
     await s.review.reload(s.agents.get(job.id) ?? job);
     const title = printable(job.title);
     if (result.how === 'retry') {
-      s.log.info(`review of ${job.id}: ${result.comments.length} comment(s) as the prompt of generation ${result.generation}`);
+      s.log.info(`review of ${job.id}: ${result.comments.length} comment(s) as the prompt of generation ${result.generation}${result.newConversation ? ' (a new conversation: none was saved to continue)' : ''}`);
       if (openTerminalOnStart()) s.terminals.attach(job.id, job.title, { preserveFocus: true });
-      void vscode.window.showInformationMessage(vscode.l10n.t('Retried "{0}" with {1} review comment(s).', title, result.comments.length));
+      const said = result.newConversation
+        ? vscode.l10n.t('Retried "{0}" with {1} review comment(s) in a new conversation: it had saved none to continue.', title, result.comments.length)
+        : vscode.l10n.t('Retried "{0}" with {1} review comment(s).', title, result.comments.length);
+      void vscode.window.showInformationMessage(said);
     } else {
       void vscode.window.showInformationMessage(vscode.l10n.t('Sent {0} review comment(s) to "{1}".', result.comments.length, title));
     }

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { KeyedSequencer } from '../../core/common/keyedSequencer';
 import { Disposable } from '../../core/common/lifecycle';
-import { hasLiveWorktree } from '../../core/operations/rules';
+import { canSendReview, hasLiveWorktree } from '../../core/operations/rules';
 import { newCommentId, readReview, updateReview, type ReviewComment, type ReviewFile } from '../../core/store/reviewFile';
 import type { JobStore } from '../../core/store';
 import type { JobRecord } from '../../core/store/schema';
@@ -51,11 +51,14 @@ export class ReviewComments extends Disposable {
    * comment, disposing the thread the person just typed into.
    */
   private readonly inOrder = new KeyedSequencer();
+  /** The sentence each agent's unreadable review was last said with (said again only when it changes). */
+  private readonly problems = new Map<string, string>();
 
   constructor(
     private readonly store: JobStore,
     private readonly model: AgentsModel,
     private readonly log: (message: string) => void,
+    private readonly warn: (message: string) => void = (m) => void vscode.window.showWarningMessage(m),
   ) {
     super();
     this.controller = this._register(vscode.comments.createCommentController(REVIEW_CONTROLLER_ID, vscode.l10n.t('Paddock Review')));
@@ -121,11 +124,32 @@ export class ReviewComments extends Disposable {
   reload(job: JobRecord): Promise<void> {
     return this.inOrder.run(job.id, async () => {
       try {
-        this.showIfLive(job, await readReview(this.store, job.id));
+        const review = await readReview(this.store, job.id);
+        this.problems.delete(job.id);
+        this.showIfLive(job, review);
       } catch (err) {
-        this.log(`review of ${job.id}: ${(err as Error).message}`);
+        this.unreadable(job, (err as Error).message);
       }
     });
+  }
+
+  /**
+   * A review.json that cannot be read (hand-edited, damaged) was said only in the output channel,
+   * while the threads last read stayed on the files as if they were what is kept (bug 182). They
+   * are taken down (the file is left as it is: nothing of it is lost) and the person is told in one
+   * sentence, once per problem, not at every re-read.
+   */
+  private unreadable(job: JobRecord, message: string): void {
+    this.log(`review of ${job.id}: ${message}`);
+    this.clear(job.id);
+    if (this.problems.get(job.id) === message || !this.isLive(job.id)) return;
+    this.problems.set(job.id, message);
+    this.warn(message);
+  }
+
+  /** What reading the agent's review last failed with; undefined when it was read. */
+  problemOf(jobId: string): string | undefined {
+    return this.problems.get(jobId);
   }
 
   /**
@@ -172,7 +196,12 @@ export class ReviewComments extends Disposable {
 
   /** Makes the threads match the review: one thread per commented line, its comments in order. */
   private show(job: JobRecord, review: ReviewFile): void {
-    const text = JSON.stringify(review);
+    // Whether the rule lets the review be sent goes into each thread's contextValue: the threads' Send
+    // Review buttons showed for an agent the rule refuses (one rule: rules.ts, as the row and palette).
+    // It changes with the agent, not the review, so it is part of what was shown. (A thread the person
+    // has just opened has no contextValue yet: the buttons show there, and a refused send says why.)
+    const sendable = canSendReview(job);
+    const text = `${sendable}\0${JSON.stringify(review)}`;
     let threads = this.threads.get(job.id);
     if (this.shown.get(job.id) === text && threads) return;
     this.shown.set(job.id, text);
@@ -200,7 +229,7 @@ export class ReviewComments extends Disposable {
       }
       thread.comments = comments.map((c) => new ReviewNote(c, job.id));
       thread.label = allSent ? vscode.l10n.t('Sent to the agent') : vscode.l10n.t('Review for the agent');
-      thread.contextValue = allSent ? 'reviewThread:sent' : 'reviewThread:unsent';
+      thread.contextValue = `reviewThread:${allSent ? 'sent' : 'unsent'}${sendable ? ':send' : ''}`;
       thread.canReply = true;
     }
   }

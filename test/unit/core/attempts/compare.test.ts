@@ -1,6 +1,7 @@
 /** Compare Attempts on real attempts after the base moved on and was brought in (Update from Base). */
 import * as assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { fileChanges } from '../../../../src/core/attempts/attemptTree';
 import { comparisonMarkdown, comparisonText } from '../../../../src/core/attempts/compareReport';
 import { join } from 'node:path';
 import { CoordinatorSandbox, git, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
@@ -29,6 +30,43 @@ describe('Compare Attempts: what each attempt changed', function () {
     }
     assert.deepEqual(compared.attempts.map((a) => a.commits), [2, 1, 1], 'the merge commit and the agent\'s; the replayed one; the one not updated');
     assert.equal(compared.commonCount, 0, 'the base\'s lines are no attempt\'s');
+  });
+
+  // Bug 183: attempts that differ only by an executable bit, or by a symbolic link in place of a file
+  // of the same text, read the same (+1 −0 each): Compare Attempts did not tell them apart.
+  it('says which file is executable and which is a symbolic link where the line counts are the same', async () => {
+    const profiles = {
+      plain: { command: 'sh', args: ['-c', "printf 'run\\n' > tool.sh"] },
+      exec: { command: 'sh', args: ['-c', "printf 'run\\n' > tool.sh; chmod +x tool.sh"] },
+      link: { command: 'sh', args: ['-c', 'ln -s run tool.sh'] },
+    };
+    const c = sb.coordinator({ profiles });
+    const { jobs } = await c.startAttempts({ repo: sb.repo, title: 'task' }, 3, ['plain', 'exec', 'link']);
+    for (const job of jobs) await sb.waitEnded(job.id);
+    const compared = await c.compare(jobs[0].group!.id);
+    const files = compared.attempts.map((a) => a.files.map((f) => [f.path, f.added, f.removed, f.kind]));
+    assert.deepEqual(files, [[['tool.sh', 1, 0, undefined]], [['tool.sh', 1, 0, 'executable']], [['tool.sh', 1, 0, 'symlink']]]);
+    const text = comparisonText(compared);
+    assert.match(text, /\+1 −0 {2}tool\.sh \(executable\)/);
+    assert.match(text, /\+1 −0 {2}tool\.sh \(symlink\)/);
+    assert.match(comparisonMarkdown(compared), /\| tool\\\.sh \(symlink\) \| 1 \| 0 \|/);
+    // The link's target is no line of text: only the two files' `run` is in common.
+    assert.deepEqual(compared.common.map((l) => [l.path, l.text, l.attempts.length]), [['tool.sh', 'run', 2]]);
+  });
+
+  // Bug 183 (review): a deleted executable, and the old side of a rename (listed as delete + add),
+  // were labelled "(executable)", which reads as "made executable".
+  it('labels no deleted executable, nor the old name of a renamed one', async () => {
+    writeFileSync(join(sb.repo, 'gone.sh'), 'x\n', { mode: 0o755 });
+    writeFileSync(join(sb.repo, 'e1.sh'), 'e\n', { mode: 0o755 });
+    git(sb.repo, 'add', '-A');
+    git(sb.repo, 'commit', '-qm', 'two executables');
+    rmSync(join(sb.repo, 'gone.sh'));
+    renameSync(join(sb.repo, 'e1.sh'), join(sb.repo, 'e2.sh'));
+    git(sb.repo, 'add', '-A');
+    git(sb.repo, 'commit', '-qm', 'one deleted, one renamed');
+    const files = await fileChanges(sb.repo, 'HEAD~1', 'HEAD');
+    assert.deepEqual(files.map((f) => [f.path, f.kind]), [['e1.sh', undefined], ['e2.sh', 'executable'], ['gone.sh', undefined]]);
   });
 
   // Bug 81: an attempt whose record was damaged was counted as forgotten ("1 attempt was forgotten"),

@@ -10,7 +10,12 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import type { Coordinator } from '../../../../src/core/coordinator';
 import type { JobRecord } from '../../../../src/core/store';
+import { newCommentId, updateReview, type ReviewComment } from '../../../../src/core/store/reviewFile';
 import { CoordinatorSandbox, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
+
+function comment(path: string, line: number, body: string): ReviewComment {
+  return { id: newCommentId(), path, line, body, createdAt: new Date().toISOString(), sentAt: null, sentToGeneration: null };
+}
 
 /**
  * Like `claude`: sessions are saved as `<config>/projects/<cwd, every other character than a letter or
@@ -80,5 +85,24 @@ describe('Retry: resume only a conversation the agent saved', function () {
     assert.ok(!again.command.includes('--continue'), again.command.join(' '));
     assert.deepEqual(again.command.slice(-2), ['--', 'address the review'], 'in the argv, never typed onto its first screen');
     assert.equal(readFileSync(join(job.worktree!, 'runs.txt'), 'utf8'), 'new: address the review\n');
+  });
+
+  // Review D: Send Review to such an agent began a new conversation (bug 58: it had none to lose) but
+  // said "Retried … with 1 review comment(s)", as if the agent went on where it stopped.
+  it('Send Review to an agent that saved no conversation says it began a new one; once there is one, it continues', async () => {
+    const { c, job } = await agentWithoutConversation();
+    await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('README.md', 1, 'rename this')] }));
+    const fresh = await c.sendReview(job.id);
+    assert.equal(fresh.how, 'retry');
+    assert.equal(fresh.newConversation, true, 'a new conversation is said to be one');
+    const second = await sb.waitEnded(job.id);
+    assert.ok(!second.command.includes('--continue'), second.command.join(' '));
+    assert.match(readFileSync(join(job.worktree!, 'runs.txt'), 'utf8'), /^new: Please address these review comments on your changes: \(1\) README\.md:1: rename this\n$/);
+
+    await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [...r.comments, comment('README.md', 2, 'and this')] }));
+    const continued = await c.sendReview(job.id);
+    assert.equal(continued.newConversation, false, 'the conversation saved is continued');
+    const third = await sb.waitEnded(job.id);
+    assert.ok(third.command.includes('--continue'), third.command.join(' '));
   });
 });

@@ -1,10 +1,12 @@
 /** Send Review to Agent on real workers: typed into a running agent, or a retry's prompt for an ended one; comments marked sent. */
 import * as assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PaddockError } from '../../../../src/core/common/errors';
 import { newCommentId, readReview, updateReview, REVIEW_FILE, type ReviewComment } from '../../../../src/core/store/reviewFile';
 import { reviewPrompt } from '../../../../src/core/operations/sendReview';
+import { canSendReview } from '../../../../src/core/operations/rules';
+import { capabilitiesOf } from '../../../../src/ui/tree/presentation';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 
 function comment(path: string, line: number, body: string): ReviewComment {
@@ -47,6 +49,29 @@ describe('sendReview operation and review.json', function () {
     await c.stop(job.id, { force: true });
   });
 
+  // Bug 181: a comment on a file the agent deleted or renamed since was sent as `file:line` as if the
+  // file were still there; the agent looked for a file it no longer had.
+  it('says of a comment whose file the agent has since deleted or renamed that the file is gone', async () => {
+    const c = sb.coordinator();
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'cat > got.txt'] });
+    await sb.waitForState(job.id, ['running']);
+    writeFileSync(join(job.worktree!, 'old.txt'), 'one\ntwo\n');
+    writeFileSync(join(job.worktree!, 'was-file.txt'), 'x\n');
+    const comments = [comment('old.txt', 2, 'fix two'), comment('README.md', 1, 'still here'), comment('was-file.txt', 1, 'and x')];
+    await updateReview(sb.store, job.id, (r) => ({ ...r, comments }));
+    renameSync(join(job.worktree!, 'old.txt'), join(job.worktree!, 'new.txt'));
+    // A file that became a folder is not the file the comment was on.
+    rmSync(join(job.worktree!, 'was-file.txt'));
+    mkdirSync(join(job.worktree!, 'was-file.txt'));
+    const sent = await c.sendReview(job.id);
+    assert.equal(
+      sent.prompt,
+      'Please address these review comments on your changes: (1) old.txt:2 (a file you have since deleted or renamed): fix two (2) README.md:1: still here (3) was-file.txt:1 (a file you have since deleted or renamed): and x',
+    );
+    await sb.waitFor(job.id, () => readFileSync(join(job.worktree!, 'got.txt'), 'utf8').includes('old.txt:2 (a file you have since deleted or renamed): fix two'));
+    await c.stop(job.id, { force: true });
+  });
+
   it('a review sent from two windows at once reaches the agent once', async () => {
     // Windows: coordinators with their scheduler loop and store watcher (the fixture's default is the CLI's one-shot kind).
     const [one, two] = [sb.coordinator({}, { tickMs: 3000 }), sb.coordinator({}, { tickMs: 3000 })];
@@ -82,14 +107,41 @@ describe('sendReview operation and review.json', function () {
     assert.equal((await readReview(sb.store, job.id)).comments[0].sentToGeneration, 2);
   });
 
-  it('types the prompt into a retry whose profile cannot take one on its command line', async () => {
-    const c = sb.coordinator();
-    // An explicit command: a retry runs it again as it was, and the prompt is typed in once it runs.
-    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'test -f ran && cat > got.txt; touch ran'] });
-    await sb.waitEnded(job.id);
+  // Bug 180: an ended agent without resume arguments was retried from scratch with the review as its
+  // prompt: a fresh program that had lost the work it was asked about, and nothing said so.
+  it('refuses, in one sentence, to send a review to an ended agent that cannot resume, and starts nothing', async () => {
+    const c = sb.coordinator({ profiles: { plain: { command: 'sh', args: ['-c', 'touch ran-$(date +%s%N)'], resumeArgs: null } } });
+    for (const start of [{ repo: sb.repo, command: ['sh', '-c', 'touch ran-$(date +%s%N)'] }, { repo: sb.repo, profile: 'plain' }]) {
+      const job = await c.start(start);
+      await sb.waitEnded(job.id);
+      await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('README.md', 1, 'again please')] }));
+      await assert.rejects(c.sendReview(job.id), (e: unknown) => {
+        assert.ok(e instanceof PaddockError && e.kind === 'usage', String(e));
+        assert.match(e.message, /has ended and has no resume arguments.*the review was not sent/);
+        assert.doesNotMatch(e.message, /\n/, 'one sentence');
+        return true;
+      });
+      await sleep(300);
+      const after = await sb.store.read(job.id);
+      assert.equal(after.lifecycle.generation, 1, 'no retry was begun');
+      assert.equal(readdirSync(job.worktree!).filter((n) => n.startsWith('ran-')).length, 1, 'the agent ran once');
+      assert.equal((await readReview(sb.store, job.id)).comments[0].sentAt, null, 'the comment is still unsent');
+      // One rule for every door: the row's menu and the palette's picker do not offer it either.
+      assert.equal(canSendReview(after), false);
+      assert.ok(!capabilitiesOf(after).includes('review'), capabilitiesOf(after).join(','));
+    }
+  });
+
+  // An agent whose resume arguments carry no `{prompt}` can resume: the review is typed into its retry.
+  it('types the review into a retry whose resume arguments carry no prompt', async () => {
+    const c = sb.coordinator({ profiles: { promptless: { command: 'sh', args: ['-c', 'echo first'], resumeArgs: ['-c', 'cat > got.txt'] } } });
+    const job = await c.start({ repo: sb.repo, profile: 'promptless' });
+    const ended = await sb.waitEnded(job.id);
     await updateReview(sb.store, job.id, (r) => ({ ...r, comments: [comment('README.md', 1, 'again please')] }));
+    assert.ok(canSendReview(ended) && capabilitiesOf(ended).includes('review'), 'offered');
     const sent = await c.sendReview(job.id);
     assert.equal(sent.how, 'retry');
+    assert.equal(sent.newConversation, false);
     await sb.waitFor(job.id, () => {
       try {
         return readFileSync(join(job.worktree!, 'got.txt'), 'utf8').includes('README.md:1: again please');
