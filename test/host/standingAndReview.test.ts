@@ -163,7 +163,7 @@ describe('where the work stands, cleaned agents, review', function () {
     await vscode.commands.executeCommand('paddock.stop', job.id, { confirmed: true });
     await waitFor('the stopped agent\'s thread to offer no send', () => (thread.contextValue === 'reviewThread:sent' ? true : undefined), 20_000);
   });
-  // Bug 182: a review.json that could not be read was said only in the output channel; the threads
+  // Bug 181: a review.json that could not be read was said only in the output channel; the threads
   // last read stayed on the file as if they were what is kept.
   it('an unreadable review.json takes its threads down, says so in one sentence, and is left as it is', async () => {
     const job = await start({ title: 'Review damaged by hand', command: ['true'] });

@@ -2,7 +2,7 @@
  * The sentence when no block of ports is left, saying only what would help. It used to say
  * *clean up ended agents* whatever held the range, also when none had ended (agents still running
  * held it all, the range was smaller than one block, other programs listened on it), sending the
- * person to clean up agents whose cleanup would free nothing (bug 184).
+ * person to clean up agents whose cleanup would free nothing (bug 183).
  */
 import type { PortRange } from '../repoConfig/worktreeConfig';
 

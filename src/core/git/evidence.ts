@@ -338,7 +338,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   } catch (err) {
     throw withOutsideWorktrees(withForeignStaged(err, foreignFound.stop, CONSENT_NEEDED), foreignFound.outside, CONSENT_NEEDED);
   } finally {
-    await removeScratch(scratch, { running, temps }); // never in place of the capture's own error (bug 189)
+    await removeScratch(scratch, { running, temps }); // never in place of the capture's own error (bug 188)
   }
 }
 

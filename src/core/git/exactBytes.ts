@@ -122,7 +122,7 @@ async function writeBlobs(target: string, entries: readonly IndexFile[]): Promis
       await blobs.close();
     }
   } finally {
-    await removeScratch(scratch); // never in place of the error thrown (bug 189)
+    await removeScratch(scratch); // never in place of the error thrown (bug 188)
   }
 }
 

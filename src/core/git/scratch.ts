@@ -1,6 +1,6 @@
 /**
  * The removal of an operation's scratch folder (a temporary index, a batch of blobs) and temporary
- * files as it ends, from its `finally`. It never throws (bug 189): thrown there, its error replaced the
+ * files as it ends, from its `finally`. It never throws (bug 188): thrown there, its error replaced the
  * operation's own (a capture that failed said "ENOTEMPTY: rmdir" of its scratch folder, a step still
  * writing into it as it went), and an operation that worked would fail for a leftover. What is left
  * is a temporary file or folder, named as one, holding nothing not kept elsewhere.

@@ -88,7 +88,7 @@ export class StandingCache {
       try {
         // A worktree whose link the agent cut is read through the repository's registration of it (bug 156).
         const env = await worktreeGitEnv(job.repo, job.worktree!, job.branch);
-        // The agent's branch too: merged is said of it only while HEAD is on it (bug 187).
+        // The agent's branch too: merged is said of it only while HEAD is on it (bug 186).
         const [{ head, gitDir }, base, onBranch] = await Promise.all([
           worktreeHead(job.worktree!, env),
           baseOf(job),

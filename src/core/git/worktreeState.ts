@@ -32,6 +32,6 @@ export async function worktreeStateCommit(worktree: string, message: string): Pr
     if (tree === (await treeOf(worktree, head))) return head;
     return await commitTree(worktree, tree, [head], message);
   } finally {
-    await removeScratch(scratch); // never in place of the error thrown (bug 189)
+    await removeScratch(scratch); // never in place of the error thrown (bug 188)
   }
 }

@@ -10,7 +10,7 @@
  * - Codex's `resume --last` starts a new conversation by itself; the command stays as it is.
  *
  * Either way the retry began a new conversation, and a person who sent it a review is told so, who
- * would otherwise believe the agent went on where it stopped (bug 180).
+ * would otherwise believe the agent went on where it stopped (bug 179).
  */
 import { basename } from 'node:path';
 import { hasClaudeConversation, hasCodexSession } from '../usage/savedConversations';

@@ -1,7 +1,7 @@
 /**
  * Which commented files are no longer in the agent's worktree. A comment names a file and a line of
  * the agent's version when it was written; an agent that deleted or renamed that file since was sent
- * `old/name.ts:12: …` as if it were still there, and looked for a file it no longer has (bug 181).
+ * `old/name.ts:12: …` as if it were still there, and looked for a file it no longer has (bug 180).
  * The prompt says so of each such comment instead.
  */
 import { promises as fs } from 'node:fs';

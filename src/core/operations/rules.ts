@@ -166,7 +166,7 @@ export function restoreBlocker(job: JobRecord): string | null {
  * A review is typed into a running or waiting agent, or becomes the prompt of a retry of an ended one.
  * Not of an ended agent with no resume arguments (its profile gives none, or it runs a command given
  * after `--`): a retry runs it again from scratch, which would read the review without the work it
- * reviews, while the person believed it went on where it stopped (bug 180). The row's menu and the
+ * reviews, while the person believed it went on where it stopped (bug 179). The row's menu and the
  * palette's picker offer no send the operation would refuse.
  */
 export function reviewBlocker(job: JobRecord): string | null {

@@ -1,7 +1,7 @@
 /**
  * Who listens on TCP ports, found without binding them. A bind, however brief, takes the port from
  * whoever binds it at that moment (a Run Check's server on an agent's PADDOCK_PORT, a Retry's setup,
- * the agent's own leftover server restarting), so the ports agents hold are only looked at (bug 184).
+ * the agent's own leftover server restarting), so the ports agents hold are only looked at (bug 183).
  *
  * Linux: the listening sockets of /proc/net/tcp and tcp6 (read without blocking, at most
  * MAX_TABLE_BYTES each), and the processes that hold each one (socket inode in /proc/<pid>/fd) with

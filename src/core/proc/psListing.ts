@@ -4,7 +4,7 @@
  * and ps exits 0 after it; a run that exits otherwise (at the process limit, killed by the timeout
  * or a signal partway through its output) or prints nothing is a look that failed, not "no
  * processes". Read as one, an agent's exit scan recorded it ended with nothing left running while
- * its `setsid` daemon ran on, never ended (docs/reliability.md, bug 190).
+ * its `setsid` daemon ran on, never ended (docs/reliability.md, bug 189).
  */
 import { execFile, execFileSync, type ExecFileOptions } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -48,7 +48,7 @@ const notAListing: Judge = (err, stdout) => {
  * Why a look at named pids (`ps -p`) failed, or undefined when it answered: ps exits 1 having printed
  * nothing when none of them exists, and that is an answer (gone); killed by its timeout, unable to
  * start, or any other exit, it is not — read as "gone" a live worker's start time went unrecorded
- * and a direct stop took a running worker for ended (bug 191).
+ * and a direct stop took a running worker for ended (bug 190).
  */
 const notALook: Judge = (err, stdout) => {
   // The exit code: `code` from execFile, `status` from execFileSync (whose `code` names a spawn error).

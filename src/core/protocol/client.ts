@@ -162,7 +162,7 @@ export class WorkerClient extends Disposable {
   /** Connects to a socket path, retrying ENOENT/ECONNREFUSED until the timeout. */
   static async connectToSocket(path: string, token: string, opts: ConnectOptions = {}): Promise<WorkerClient> {
     const deadline = Date.now() + (opts.connectTimeoutMs ?? 5000);
-    checkSocketPath(path); // Node would cut it and say *no socket is there*, or reach another socket (bug 176)
+    checkSocketPath(path); // Node would cut it and say *no socket is there*, or reach another socket (bug 175)
     for (;;) {
       try {
         const socket = await openSocket(path);

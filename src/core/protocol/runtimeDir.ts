@@ -85,7 +85,7 @@ export function checkSocketPath(path: string): string {
 }
 
 /**
- * A runtime dir its sockets would not fit in is refused before anything is made in it (bug 176): made
+ * A runtime dir its sockets would not fit in is refused before anything is made in it (bug 175): made
  * first, a name over 255 bytes failed as *its name is too long*, and one whose socket path passed the
  * record's 200 characters failed the worker's claim, said only as *worker exited before it started*.
  */

@@ -43,7 +43,7 @@ export async function launchJob(ctx: OperationContext, runtime: WorkerRuntime, i
     }
     // The environment of the request that created this execution, never this launcher's own.
     const env = openRequestEnv(store.jobDir(id), id, checkRuntimeDir(runtimeDirFor(ctx.env)));
-    // Its worker's socket must fit, or its claim fails on the path, said only as a worker that exited (bug 176).
+    // Its worker's socket must fit, or its claim fails on the path, said only as a worker that exited (bug 175).
     socketPathFor(id, job.lifecycle.generation, env);
     const spawnIt = (gated: boolean) =>
       spawnWorker({

@@ -212,7 +212,7 @@ export class Connection extends Disposable {
     if (this.readingHolds.size === 0 && !this.closed && !this.done) this.socket.resume();
   }
 
-  /** Closes after the answers to the requests carried out before it, the fatal `error` last (bug 174: a `send`'s `ack` was lost). */
+  /** Closes after the answers to the requests carried out before it, the fatal `error` last (bug 173: a `send`'s `ack` was lost). */
   private fail(reason: string): void {
     if (this.closed || this.done) return;
     this.host.log(`connection closed: ${reason}`);
@@ -221,7 +221,7 @@ export class Connection extends Disposable {
 
   /**
    * The client sends no more (its input ended, a `detach`) or may not (a bad frame): nothing more is read, a viewer is
-   * detached at once (no output, no size), and it closes once its `send`s and `stop`s are answered (bugs 165, 174).
+   * detached at once (no output, no size), and it closes once its `send`s and `stop`s are answered (bugs 165, 173).
    */
   private finishRequests(lastWords?: ServerMessage): void {
     if (this.closed || this.done) return;

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 /**
  * $1 is the nonce; the agent's argv follows. Ctrl-C gets a no-op trap (reset for the child, unlike an ignore) so it
  * reaches the agent without killing this shell. Once the agent exited, it is ignored: a trapped one cut the `wait`,
- * so a Ctrl-C (Ctrl-\\) typed as the agent ended closed the terminal before the worker read its tail (bug 175).
+ * so a Ctrl-C (Ctrl-\\) typed as the agent ended closed the terminal before the worker read its tail (bug 174).
  */
 export const DRAIN_WRAPPER =
   'n=$1; shift; trap : INT QUIT; "$@"; rc=$?; trap \'\' INT QUIT; ' +

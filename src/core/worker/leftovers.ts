@@ -41,7 +41,7 @@ const EXIT_SCAN_PAUSE_MS = 500;
 /**
  * `leftovers`, tried again while its look fails (the backend already tried its `ps` a few times): a
  * failed look is not "nothing left", which would record the agent ended with its `setsid` daemon
- * running on and never ended (bug 190). Undefined when it kept failing, `failed` told so in words.
+ * running on and never ended (bug 189). Undefined when it kept failing, `failed` told so in words.
  */
 export async function exitScan(jobId: string, sid: number, failed: (why: string) => void): Promise<ProcStat[] | undefined> {
   const deadline = Date.now() + EXIT_SCAN_TRIES_MS;

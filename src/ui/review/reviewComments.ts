@@ -135,7 +135,7 @@ export class ReviewComments extends Disposable {
 
   /**
    * A review.json that cannot be read (hand-edited, damaged) was said only in the output channel,
-   * while the threads last read stayed on the files as if they were what is kept (bug 182). They
+   * while the threads last read stayed on the files as if they were what is kept (bug 181). They
    * are taken down (the file is left as it is: nothing of it is lost) and the person is told in one
    * sentence, once per problem, not at every re-read.
    */

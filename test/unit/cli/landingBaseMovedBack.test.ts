@@ -1,11 +1,11 @@
 /**
- * Bug 186: a base branch moved back (`reset --hard`) after the agent started. The agent's branch still
+ * Bug 185: a base branch moved back (`reset --hard`) after the agent started. The agent's branch still
  * holds the commit the person dropped; merge (every strategy), apply and update --rebase brought it
  * back as the agent's work without a word. Each is now refused in one sentence with every ref, the
  * index's bytes and every file as before; landing only the agent's own commits, or landing on a
  * branch that never had the start, goes on as before; so does a base rewritten with the same changes
  * (`git pull --rebase`, a message-only amend, the start squashed with others), which drops nothing,
- * while a revert of the start kept through `git pull --rebase` is still refused. Bug 188: `pr` against a remote
+ * while a revert of the start kept through `git pull --rebase` is still refused. Bug 187: `pr` against a remote
  * base force-pushed back pushed the agent's branch, proposing the dropped commit again; and
  * `update --rebase` onto such a remote base replayed it, after which `pr` could not tell.
  */
@@ -25,7 +25,7 @@ function state(dir: string): string {
   return [git(dir, 'for-each-ref'), git(dir, 'rev-parse', 'HEAD'), readFileSync(join(gitDir, 'index')).toString('base64'), ...files(dir)].join('\n');
 }
 
-describe('CLI: landing on a base moved back since the agent started (bug 186)', function () {
+describe('CLI: landing on a base moved back since the agent started (bug 185)', function () {
   this.timeout(120_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
@@ -75,7 +75,7 @@ describe('CLI: landing on a base moved back since the agent started (bug 186)', 
     assert.equal(JSON.parse((await cli(['show', a.id, '--json'])).stdout).landing, null);
   });
 
-  // Bug 188: the same through a pull request, the remote's main force-pushed back (its remote-tracking branch's reflog shows it).
+  // Bug 187: the same through a pull request, the remote's main force-pushed back (its remote-tracking branch's reflog shows it).
   it('pr against a remote base moved back is refused before anything is pushed; the remote and every local ref as before', async () => {
     const remote = join(sb.repo, '..', 'remote.git');
     git(sb.repo, 'init', '-q', '--bare', remote);

@@ -1,5 +1,5 @@
 /**
- * Bug 176: `paddock start` with a PADDOCK_RUNTIME_DIR too long for its sockets failed with the words
+ * Bug 175: `paddock start` with a PADDOCK_RUNTIME_DIR too long for its sockets failed with the words
  * of whatever broke first: *its name is too long* (a name over 255 bytes, at making the folder) or
  * *worker exited before it started the agent* (a socket path over the record's 200 characters failed
  * the worker's claim). Now one sentence says the limit and what to set, and nothing is made.
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { MAX_RUNTIME_DIR_BYTES } from '../../../src/core/protocol/runtimeDir';
 import { CLI_SCRIPT } from '../core/coordinator/coordinatorFixture';
 
-describe('paddock start with a runtime dir too long for its sockets (bug 176)', function () {
+describe('paddock start with a runtime dir too long for its sockets (bug 175)', function () {
   this.timeout(60_000);
   let dir = '';
   beforeEach(() => {

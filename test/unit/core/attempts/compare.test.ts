@@ -32,7 +32,7 @@ describe('Compare Attempts: what each attempt changed', function () {
     assert.equal(compared.commonCount, 0, 'the base\'s lines are no attempt\'s');
   });
 
-  // Bug 183: attempts that differ only by an executable bit, or by a symbolic link in place of a file
+  // Bug 182: attempts that differ only by an executable bit, or by a symbolic link in place of a file
   // of the same text, read the same (+1 −0 each): Compare Attempts did not tell them apart.
   it('says which file is executable and which is a symbolic link where the line counts are the same', async () => {
     const profiles = {
@@ -54,7 +54,7 @@ describe('Compare Attempts: what each attempt changed', function () {
     assert.deepEqual(compared.common.map((l) => [l.path, l.text, l.attempts.length]), [['tool.sh', 'run', 2]]);
   });
 
-  // Bug 183 (review): a deleted executable, and the old side of a rename (listed as delete + add),
+  // Bug 182 (review): a deleted executable, and the old side of a rename (listed as delete + add),
   // were labelled "(executable)", which reads as "made executable".
   it('labels no deleted executable, nor the old name of a renamed one', async () => {
     writeFileSync(join(sb.repo, 'gone.sh'), 'x\n', { mode: 0o755 });

@@ -1,5 +1,5 @@
 /**
- * The sentence when no block of ports is left says what would help (bug 184): cleaning up ended
+ * The sentence when no block of ports is left says what would help (bug 183): cleaning up ended
  * agents only when they hold ports whose release leaves a block; else widening the range.
  */
 import * as assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * A port shortage looks at the ports ended agents hold without binding them, and tells an ended
- * agent's own leftover server (its cleanup ends it) from one it cannot vouch for (bug 184).
+ * agent's own leftover server (its cleanup ends it) from one it cannot vouch for (bug 183).
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Bug 189: a scratch folder's removal, in the `finally` of a capture (and of the other git steps
+ * Bug 188: a scratch folder's removal, in the `finally` of a capture (and of the other git steps
  * that use one), threw over the step's own outcome. A capture that failed said "ENOTEMPTY: rmdir" of
  * its scratch folder instead of its own error (once in CI under load: a step still wrote there), and
  * one that worked failed for a leftover. Here the removal fails for real: the temporary folder is
@@ -15,7 +15,7 @@ import { captureEvidence } from '../../../../src/core/git/evidence';
 import { worktreeStateCommit } from '../../../../src/core/git/worktreeState';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 
-describe('git: a scratch folder that cannot be removed (bug 189)', function () {
+describe('git: a scratch folder that cannot be removed (bug 188)', function () {
   this.timeout(60_000);
   let sb!: Sandbox;
   let repo: string;

@@ -1,5 +1,5 @@
 /**
- * Bug 178: a restore elsewhere (`restore --to`) of what links by absolute path inside the agent's
+ * Bug 177: a restore elsewhere (`restore --to`) of what links by absolute path inside the agent's
  * worktree: a nested repository whose git dir lies apart from its checkout (`git init
  * --separate-git-dir`), and a nested repository's linked worktree inside the agent's worktree.
  * Their `.git` files (and the registration's `gitdir`) named the old place: git failed in the
@@ -24,7 +24,7 @@ function status(dir: string): string {
   }
 }
 
-describe('git: links inside the agent\'s worktree restored elsewhere (bug 178)', function () {
+describe('git: links inside the agent\'s worktree restored elsewhere (bug 177)', function () {
   this.timeout(120_000);
   let sb!: Sandbox;
   let repo: string;

@@ -1,5 +1,5 @@
 /**
- * Bug 178's relink at a restore elsewhere, past the manifest's list of nested repositories (cut
+ * Bug 177's relink at a restore elsewhere, past the manifest's list of nested repositories (cut
  * at 200): a nested repository whose git dir lies apart, found after 200 others, kept its `.git`
  * naming the agent's old place and restore said nothing. The links are found in the restored tree.
  */
@@ -15,7 +15,7 @@ import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 
 const WHO = ['-c', 'user.name=A', '-c', 'user.email=a@b.c'];
 
-describe('git: links inside the agent\'s worktree restored elsewhere, past 200 nested repositories (bug 178)', function () {
+describe('git: links inside the agent\'s worktree restored elsewhere, past 200 nested repositories (bug 177)', function () {
   this.timeout(300_000);
   let sb!: Sandbox;
   useGitSandbox((fresh) => (sb = fresh));

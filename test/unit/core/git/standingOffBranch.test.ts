@@ -1,5 +1,5 @@
 /**
- * Bug 187: `paddock update --rebase` stopped on a conflict leaves the agent's worktree with HEAD
+ * Bug 186: `paddock update --rebase` stopped on a conflict leaves the agent's worktree with HEAD
  * detached at the base's tip; `show` (and the Agents view) then said "merged into main" while none of
  * the agent's commits were on main. The same with any checkout off the agent's branch (the base's tip
  * checked out detached). Merged is now said of the agent's branch only while HEAD is on it.
@@ -10,7 +10,7 @@ import { figureWords } from '../../../../src/core/git/standingWords';
 import type { JobRecord } from '../../../../src/core/store/schema';
 import { Sandbox, useGitSandbox, git, commitIn } from './gitTestUtil';
 
-describe('git/standing: merged only while HEAD is on the agent\'s branch (bug 187)', function () {
+describe('git/standing: merged only while HEAD is on the agent\'s branch (bug 186)', function () {
   this.timeout(60_000);
   let sb!: Sandbox;
   let repo: string;

@@ -1,7 +1,7 @@
 /**
  * A cut worktree whose registration lost track of it: the admin dir its `.git` names is there but
  * its `gitdir` file is missing, empty, or names a folder that is gone. `git worktree repair` linked
- * it from the `.git` file; once Paddock stopped running repair (bug 177), cleanup and landing
+ * it from the `.git` file; once Paddock stopped running repair (bug 176), cleanup and landing
  * stopped on every retry, blaming a `.git` that was fine and naming git, which never ran.
  */
 import * as assert from 'node:assert/strict';

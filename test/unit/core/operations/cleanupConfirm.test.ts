@@ -1,5 +1,5 @@
 /**
- * Bug 179: the confirmation before a cleanup named no linked worktree outside the agent's whose git
+ * Bug 178: the confirmation before a cleanup named no linked worktree outside the agent's whose git
  * data the cleanup archives and removes (bug 169); the summary and a consent stop did, after the
  * person had agreed. The lines the modal adds are read here as the capture reads them.
  */
@@ -26,7 +26,7 @@ async function openedByReader(fifo: string): Promise<number> {
   throw new Error(`nothing opened ${fifo} to read it`);
 }
 
-describe('operations: what the cleanup confirmation names (bug 179)', function () {
+describe('operations: what the cleanup confirmation names (bug 178)', function () {
   this.timeout(60_000);
   let sb!: Sandbox;
   useGitSandbox((fresh) => (sb = fresh));

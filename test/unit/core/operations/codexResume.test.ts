@@ -1,5 +1,5 @@
 /**
- * Send Review to a Codex agent that saved no session (bug 180, review D2). Codex's `resume --last`
+ * Send Review to a Codex agent that saved no session (bug 179, review D2). Codex's `resume --last`
  * continues the latest session recorded for its folder and, with none, starts a new conversation by
  * itself (codex-rs tui: `unwrap_or(ResumeSelection::StartFresh)`). The review then landed in a new
  * conversation while the person was told "Retried … with 1 review comment(s)", as if it went on.

@@ -49,7 +49,7 @@ describe('sendReview operation and review.json', function () {
     await c.stop(job.id, { force: true });
   });
 
-  // Bug 181: a comment on a file the agent deleted or renamed since was sent as `file:line` as if the
+  // Bug 180: a comment on a file the agent deleted or renamed since was sent as `file:line` as if the
   // file were still there; the agent looked for a file it no longer had.
   it('says of a comment whose file the agent has since deleted or renamed that the file is gone', async () => {
     const c = sb.coordinator();
@@ -107,7 +107,7 @@ describe('sendReview operation and review.json', function () {
     assert.equal((await readReview(sb.store, job.id)).comments[0].sentToGeneration, 2);
   });
 
-  // Bug 180: an ended agent without resume arguments was retried from scratch with the review as its
+  // Bug 179: an ended agent without resume arguments was retried from scratch with the review as its
   // prompt: a fresh program that had lost the work it was asked about, and nothing said so.
   it('refuses, in one sentence, to send a review to an ended agent that cannot resume, and starts nothing', async () => {
     const c = sb.coordinator({ profiles: { plain: { command: 'sh', args: ['-c', 'touch ran-$(date +%s%N)'], resumeArgs: null } } });

@@ -29,7 +29,7 @@ describe('proc/identity', () => {
       ) as Record<string, unknown>;
       assert.equal(judged.own, 'alive');
       assert.equal(judged.sameAgain, true, 'read once');
-      // Without ps the parent cannot be seen, and that is said, never taken for its end (bug 191): the own answer did not come from ps.
+      // Without ps the parent cannot be seen, and that is said, never taken for its end (bug 190): the own answer did not come from ps.
       if (backend === 'portable') assert.match(String(judged.parent), /^look failed: Could not list the processes \(ps .*-p \d+\): .*ENOENT/);
       else assert.equal(judged.parent, 'alive', '/proc needs no PATH');
       assert.notEqual(judged.reused, 'alive', 'another start time at this pid is not this process');

@@ -1,4 +1,4 @@
-/** Listeners on TCP ports found without binding (bug 184): who listens, and whose it is where that can be told. */
+/** Listeners on TCP ports found without binding (bug 183): who listens, and whose it is where that can be told. */
 import * as assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
 import { processBackend } from '../../../../src/core/proc/backend';

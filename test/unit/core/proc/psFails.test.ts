@@ -1,5 +1,5 @@
 /**
- * Bug 191: on the portable backend a look at one process (`ps -p PID`) that failed — killed by its
+ * Bug 190: on the portable backend a look at one process (`ps -p PID`) that failed — killed by its
  * timeout on a loaded machine, or unable to start — was read as "no such process": a live process
  * judged gone. ps answers "gone" by exiting 1 having printed nothing; any other failure is now tried
  * again, and said (thrown) when it keeps failing. A `ps` of the test's own ahead of the real one in
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { readProcStat, readProcStatAsync } from '../../../../src/core/proc';
 import { PortablePs } from './portablePs';
 
-describe('a look at one process whose ps fails, portable backend (bug 191)', function () {
+describe('a look at one process whose ps fails, portable backend (bug 190)', function () {
   this.timeout(30_000);
   let shims: string;
   let ps: PortablePs;

@@ -59,7 +59,7 @@ describe('runtime dir', () => {
     assert.throws(() => checkSocketPath(`/${'é'.repeat(60)}`), /bytes/);
   });
 
-  describe('a runtime dir too long for its sockets (bug 176)', () => {
+  describe('a runtime dir too long for its sockets (bug 175)', () => {
     const advice = new RegExp(`set PADDOCK_RUNTIME_DIR to a directory of at most ${MAX_RUNTIME_DIR_BYTES} bytes`);
 
     it('is refused before it is made, in one sentence saying the limit and what to set', () => {

@@ -1,7 +1,7 @@
 /**
- * Bug 174 (its review): a writable viewer owed an answer (a `send`'s `ack`, a `stop`'s `stopped`) whose socket still
+ * Bug 173 (its review): a writable viewer owed an answer (a `send`'s `ack`, a `stop`'s `stopped`) whose socket still
  * held output it had not read lost the answer when it detached or half-closed: the worker destroyed
- * the connection once the answer was written (bug 174's first fix), dropping it with the output before
+ * the connection once the answer was written (bug 173's first fix), dropping it with the output before
  * it; and a connection ended after its answers was destroyed a second later, read or not. A real
  * worker and agent: 3 MB of output wait in the viewer's socket, then the request and the end.
  */
@@ -46,7 +46,7 @@ function requestBehindOutput(path: string, token: string, request: object, how: 
   });
 }
 
-describe('a viewer owed an answer behind output it has not read (bug 174)', function () {
+describe('a viewer owed an answer behind output it has not read (bug 173)', function () {
   this.timeout(90_000);
   const ctx = useWorkerSandbox();
   const flood = (prefix: string) => ['sh', '-c', `${prefix}sleep 1.5; head -c 3000000 /dev/zero | tr '\\0' x; sleep 60`];

@@ -1,5 +1,5 @@
 /**
- * Bug 174: a connection that ended its requests otherwise than by half-closing (a bad frame after a
+ * Bug 173: a connection that ended its requests otherwise than by half-closing (a bad frame after a
  * request, an explicit `detach` right after a `send`) was closed at once: the `send` was typed in and
  * its `ack` lost, a `stop` stopped the agent and its `stopped` lost. The answers now come first, a bad
  * frame's fatal `error` last, then the close.
@@ -40,7 +40,7 @@ function fileIs(path: string, text: string): boolean {
   }
 }
 
-describe('a connection that ends its requests with a bad frame or a detach (bug 174)', function () {
+describe('a connection that ends its requests with a bad frame or a detach (bug 173)', function () {
   this.timeout(60_000);
   const ctx = useWorkerSandbox();
   const recorder = ['sh', '-c', 'while read line; do printf "%s\\n" "$line" >> got.txt; done'];

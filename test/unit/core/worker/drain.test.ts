@@ -31,7 +31,7 @@ describe('the drain wrapper, in a real terminal', function () {
   this.timeout(20_000);
 
   for (const [key, name] of [['\x03', 'Ctrl-C'], ['\x1c', 'Ctrl-\\']] as const) {
-    it(`keeps the terminal open after the agent exited through a ${name} typed then, until the worker's SIGUSR1 (bug 175)`, async () => {
+    it(`keeps the terminal open after the agent exited through a ${name} typed then, until the worker's SIGUSR1 (bug 174)`, async () => {
       const nodePty = loadNodePty(nodePtyPath());
       const d = new DrainMarker();
       const { file, args } = d.wrap(['sh', '-c', 'printf tail; exit 3']);

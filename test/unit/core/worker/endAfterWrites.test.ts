@@ -1,7 +1,7 @@
 /**
  * A closing connection's socket (endAfterWrites.ts), on a real Unix socket: the destroy comes once
  * everything written is with the OS, or once the client has read nothing for the stall bound; never
- * a fixed time after the end (a reader a second behind lost its answer, bug 174).
+ * a fixed time after the end (a reader a second behind lost its answer, bug 173).
  */
 import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Bug 190: on the portable backend a `ps` listing that failed (exit 1 with nothing printed, as at the
+ * Bug 189: on the portable backend a `ps` listing that failed (exit 1 with nothing printed, as at the
  * process limit; or cut short, as when its timeout kills it mid-output) was read as a listing with
  * no process in it. At an agent's exit that made its `setsid` daemon invisible: the end was recorded
  * with nothing left running (*exit 0*), no grace, and the daemon ran on, never ended. The worker's
@@ -28,7 +28,7 @@ const LISTINGS = {
   'the process table': '*" -A -o "*',
 };
 
-describe('an agent exits while ps fails, portable backend (bug 190)', function () {
+describe('an agent exits while ps fails, portable backend (bug 189)', function () {
   this.timeout(60_000);
   let sb!: CoordinatorSandbox;
   useProcessBackend('portable');

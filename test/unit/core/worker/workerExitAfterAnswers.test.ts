@@ -1,5 +1,5 @@
 /**
- * Bug 174 (a third review): the worker's wait for answers still in a closing socket (a detached viewer owed its
+ * Bug 173 (a third review): the worker's wait for answers still in a closing socket (a detached viewer owed its
  * `ack` behind output it has not read) kept it alive about 28 s after its agent ended, and a SIGTERM did not end
  * it, so bug 22's exit within a second no longer held. Now the wait ends at the linger (2 s) after the end is
  * recorded, or at once at a SIGTERM. A real worker and agent; the worker's pid watched every 20 ms.
@@ -31,7 +31,7 @@ async function exitedWithin(pid: number, ms: number): Promise<number> {
   return -1;
 }
 
-describe('the worker exits after its agent ended though a detached viewer reads nothing (bug 174)', function () {
+describe('the worker exits after its agent ended though a detached viewer reads nothing (bug 173)', function () {
   this.timeout(90_000);
   const ctx = useWorkerSandbox();
   const agent = ['sh', '-c', `sleep 1.5; head -c 3000000 /dev/zero | tr '\\0' x; sleep 3; exit 0`];
