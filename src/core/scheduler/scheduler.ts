@@ -182,12 +182,16 @@ export class Scheduler extends Disposable {
 
   /** Launch rounds until nothing more can launch; a one-shot coordinator ends each with `endOneShot`, which may ask for another. */
   private async pumpRounds(): Promise<void> {
+    let idleBefore = false;
     for (;;) {
       const round = await this.launchRound();
       if (!this.opts.oneShot || round === 'not led' || this._store.isDisposed) return;
       // A pump asked for while this one let go (a pass's look that found an agent) is this one's to run.
       // After a round that failed (the capacity lock not had in time), not again at once: it would fail the same.
       if ((!(await this.endOneShot()) && !this.pumpAgain) || round === 'failed') return;
+      // Two idle rounds in a row: the look finds free a lock the claim cannot take (a dead holder's 2 s takeover).
+      if (round === 'idle' && idleBefore) return;
+      idleBefore = round === 'idle';
     }
   }
 
@@ -205,10 +209,11 @@ export class Scheduler extends Disposable {
     }
   }
 
-  /** Claims and launches while capacity allows and this process leads; whether it led, and whether its round failed. */
-  private async launchRound(): Promise<'not led' | 'led' | 'failed'> {
+  /** Claims and launches while capacity allows and this process leads; whether it led (idle: claiming nothing), and whether its round failed. */
+  private async launchRound(): Promise<'not led' | 'idle' | 'led' | 'failed'> {
     const launching = new Set<Promise<void>>();
-    let led: 'not led' | 'led' | 'failed' = 'not led';
+    let led: 'not led' | 'idle' | 'led' | 'failed' = 'not led';
+    let claimedAny = false;
     try {
       for (;;) {
         this.pumpAgain = false;
@@ -220,6 +225,7 @@ export class Scheduler extends Disposable {
           const launch = next.launch.finally(() => launching.delete(launch));
           launching.add(launch);
           claimed = true;
+          claimedAny = true;
         }
         if (this._store.isDisposed || (launching.size === 0 && !claimed && !this.pumpAgain)) break;
         // Each time a launch ends, the queue is looked at again: what another process queued meanwhile
@@ -232,7 +238,7 @@ export class Scheduler extends Disposable {
     } finally {
       await Promise.all(launching);
     }
-    return led;
+    return led === 'led' && !claimedAny ? 'idle' : led;
   }
 
   schedulePump(): void {

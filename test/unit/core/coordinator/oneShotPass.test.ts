@@ -8,7 +8,8 @@
  * at once more. Real store, locks, workers and agents: two one-shot coordinators on one store.
  */
 import * as assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { promises as fs } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
 import { jobLock } from '../../../../src/core/operations/context';
 import { Leadership, leaderLock } from '../../../../src/core/scheduler/leadership';
@@ -81,5 +82,23 @@ describe('a one-shot coordinator: every pass ends with the lease given up', func
     // Before: its lease retry (leaseRetryMs 0) brought a pass at once after each, ~50 a second.
     assert.ok(tries <= 2, `${tries} tries of the lease in 1 s`);
     assert.equal(one.isLeader, false);
+  });
+  it('a look that finds free a lock the claim cannot take (a dead holder mid-takeover) does not send it round and round', async () => {
+    const y = await sb.createQueued('its lock held by a dead process killed mid-takeover');
+    const held = await jobLock(sb.store, y.id).tryAcquire();
+    assert.ok(held);
+    // The lock's owner files name a pid that does not exist, and a fresh takeover folder stands beside it.
+    const folder = join(dirname(held.path), await fs.readlink(held.path));
+    for (const name of await fs.readdir(folder)) {
+      const owner = JSON.parse(await fs.readFile(join(folder, name), 'utf8')) as Record<string, unknown>;
+      await fs.writeFile(join(folder, name), JSON.stringify({ ...owner, pid: 4_000_000 }));
+    }
+    await fs.mkdir(`${held.path}.takeover`);
+    const leads: string[] = [];
+    const one = sb.coordinator({}, { log: (m) => (/now leads/.test(m) ? leads.push(m) : undefined) });
+    await one.tick();
+    await one.whenIdle();
+    // Before, it took the lease, claimed nothing and looked again for the takeover's 2 s: hundreds of rounds.
+    assert.ok(leads.length <= 6, `${leads.length} rounds of taking the lease in one pass`);
   });
 });
