@@ -73,9 +73,17 @@ async function readOwner(lockDir: string): Promise<LockOwner | 'missing' | 'unre
  * it wrote the file, so it is in the table. Without blocking on the portable backend (a `ps` run per
  * judgment, at every pass and every retry, was a blocking one).
  */
-async function livenessOfOwner(owner: LockOwner): Promise<Liveness> {
-  return isThisProcess(owner) ? 'alive' : livenessOf(owner, await processTableSource());
+async function livenessOfOwner(owner: LockOwner): Promise<Liveness | 'unknown'> {
+  if (isThisProcess(owner)) return 'alive';
+  // A look that failed (a \`ps\` that failed under load, bug 189) says nothing of the owner: the lock is
+  // held as far as anyone can tell, and a waiter looks again next turn. Thrown, it ended a two-minute
+  // wait at once and lost LOCK_TIMED_OUT.
+  const stats = await Promise.resolve(processTableSource()).catch(() => undefined);
+  return stats ? livenessOf(owner, stats) : 'unknown';
 }
+
+/** Judged gone only from a look that answered. */
+const isGone = (liveness: Liveness | 'unknown') => liveness !== 'alive' && liveness !== 'unknown';
 
 /** Of the path itself (a lock's link, not its folder). */
 async function ageMs(p: string): Promise<number | undefined> {
@@ -102,11 +110,17 @@ export class OwnedLock {
     private readonly purpose: string,
   ) {}
 
-  /** Who holds the lock now, if anyone alive does. */
+  /** Who holds the lock now, if anyone alive does (or might: a failed look keeps the holder). */
   async owner(): Promise<LockOwner | undefined> {
+    return (await this.judgedOwner())?.owner;
+  }
+
+  /** The holder with how it was judged: 'unknown' when the look at the processes failed. */
+  private async judgedOwner(): Promise<{ owner: LockOwner; liveness: 'alive' | 'unknown' } | undefined> {
     const holder = await this.holder();
     if (holder.kind === 'free' || typeof holder.owner === 'string') return undefined;
-    return (await livenessOfOwner(holder.owner)) === 'alive' ? holder.owner : undefined;
+    const liveness = await livenessOfOwner(holder.owner);
+    return liveness === 'alive' || liveness === 'unknown' ? { owner: holder.owner, liveness } : undefined;
   }
 
   /** Whether a taker would get the lock now: nobody holds it, or its holder is gone (the taker's own judgment, nothing written). */
@@ -185,8 +199,9 @@ export class OwnedLock {
       if (held) return held;
       await suspended?.check(path.basename(this.lockDir), () => this.owner());
       if (Date.now() >= deadline) {
-        const owner = await this.owner();
-        const who = owner ? ` by pid ${owner.pid} (${owner.purpose})` : '';
+        // A holder not seen alive (the look failed) is not named: it may be gone.
+        const judged = await this.judgedOwner();
+        const who = judged?.liveness === 'alive' ? ` by pid ${judged.owner.pid} (${judged.owner.purpose})` : '';
         throw failure(`Timed out waiting for the lock ${path.basename(this.lockDir)}${who}.`, 'LOCK_TIMED_OUT');
       }
       await sleep(delay + Math.random() * delay);
@@ -296,7 +311,7 @@ export class OwnedLock {
         await this.removeDiscarded(leftover);
       } else if (this.isHeldFolderName(name) && name !== linked) {
         const owner = await readOwner(leftover);
-        const gone = typeof owner === 'string' ? ((await ageMs(leftover)) ?? 0) >= BRIEF_STEP_STALE_MS : (await livenessOfOwner(owner)) !== 'alive';
+        const gone = typeof owner === 'string' ? ((await ageMs(leftover)) ?? 0) >= BRIEF_STEP_STALE_MS : isGone(await livenessOfOwner(owner));
         if (gone) await fs.rm(leftover, { recursive: true, force: true });
       }
     }
@@ -331,7 +346,7 @@ export class OwnedLock {
    * folder without one, is judged by age.
    */
   private async abandoned(holder: Exclude<Holder, { kind: 'free' }>): Promise<boolean> {
-    if (typeof holder.owner !== 'string') return (await livenessOfOwner(holder.owner)) !== 'alive';
+    if (typeof holder.owner !== 'string') return isGone(await livenessOfOwner(holder.owner));
     if (holder.kind === 'link' && holder.owner === 'missing') return true;
     return Date.now() - holder.since >= OWNERLESS_STALE_MS;
   }

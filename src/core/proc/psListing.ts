@@ -12,9 +12,16 @@ import { describeError, failure } from '../common/errors';
 
 const TOOL_TIMEOUT_MS = 10_000;
 
-/** How many runs a listing gets, and the pause between two: a failure under load is usually brief. */
+/**
+ * How many runs a listing gets, and the pause between two: a failure under load is usually brief.
+ * All of a look's runs share one TOOL_TIMEOUT_MS: a run killed by its timeout used it up and is not
+ * run again, so a look (a blocking one too) never takes longer than one run did before retries
+ * (each run its own 10 s made a hanging `ps` block for 40 s, bug 192).
+ */
 const LISTING_TRIES = 4;
 const RETRY_PAUSE_MS = 100;
+/** Less than this left of a look's time is no room for another run. */
+const LEAST_RUN_MS = 200;
 
 export const TOOL_OPTIONS = (): ExecFileOptions => ({
   timeout: TOOL_TIMEOUT_MS,
@@ -60,9 +67,9 @@ const notALook: Judge = (err, stdout) => {
 };
 
 /** One run of `ps args`: its output, or why `judge` takes it for a failed run. */
-function runOnce(args: readonly string[], judge: Judge): Promise<{ out: string } | { reason: string }> {
+function runOnce(args: readonly string[], judge: Judge, timeoutMs: number): Promise<{ out: string } | { reason: string }> {
   return new Promise((resolve) => {
-    const child = execFile('ps', [...args], { ...TOOL_OPTIONS(), encoding: 'utf8' }, (err, stdout) => {
+    const child = execFile('ps', [...args], { ...TOOL_OPTIONS(), timeout: timeoutMs, encoding: 'utf8' }, (err, stdout) => {
       const reason = judge(err, stdout);
       resolve(reason === undefined ? { out: typeof stdout === 'string' ? stdout : '' } : { reason });
     });
@@ -80,15 +87,19 @@ export function psLook(args: readonly string[]): Promise<string> {
   return tried(args, notALook);
 }
 
+/** Whether a look whose time ends at `endsAt` has room for another run after `pauseMs`. */
+const roomForAnother = (endsAt: number, pauseMs: number) => endsAt - Date.now() - pauseMs >= LEAST_RUN_MS;
+
 async function tried(args: readonly string[], judge: Judge): Promise<string> {
+  const endsAt = Date.now() + TOOL_TIMEOUT_MS;
   let reason = '';
-  for (let attempt = 1; attempt <= LISTING_TRIES; attempt++) {
-    const run = await runOnce(args, judge);
+  for (let attempt = 1; ; attempt++) {
+    const run = await runOnce(args, judge, Math.max(1, endsAt - Date.now()));
     if ('out' in run) return run.out;
     reason = run.reason;
-    if (attempt < LISTING_TRIES) await sleep(RETRY_PAUSE_MS);
+    if (attempt >= LISTING_TRIES || !roomForAnother(endsAt, RETRY_PAUSE_MS)) throw failed(args, reason);
+    await sleep(RETRY_PAUSE_MS);
   }
-  throw failed(args, reason);
 }
 
 /** `psListing` for a caller that must answer at once (the blocking scans): tried again without a pause. */
@@ -102,18 +113,20 @@ export function psLookSync(args: readonly string[]): string {
 }
 
 function triedSync(args: readonly string[], judge: Judge): string {
+  const endsAt = Date.now() + TOOL_TIMEOUT_MS;
   let reason = '';
-  for (let attempt = 1; attempt <= LISTING_TRIES; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     let out: unknown;
     let error: unknown;
     try {
-      out = execFileSync('ps', [...args], { ...TOOL_OPTIONS(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const timeout = Math.max(1, endsAt - Date.now());
+      out = execFileSync('ps', [...args], { ...TOOL_OPTIONS(), timeout, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     } catch (err) {
       error = err;
     }
     const why = judge(error, out ?? (error as { stdout?: unknown } | undefined)?.stdout);
     if (why === undefined) return typeof out === 'string' ? out : '';
     reason = why;
+    if (attempt >= LISTING_TRIES || !roomForAnother(endsAt, 0)) throw failed(args, reason);
   }
-  throw failed(args, reason);
 }

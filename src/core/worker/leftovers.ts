@@ -49,7 +49,9 @@ export async function exitScan(jobId: string, sid: number, failed: (why: string)
     try {
       return await leftovers(jobId, sid);
     } catch (err) {
-      if (Date.now() >= deadline) {
+      // Judged before the next try, not after it: a try can take a listing's whole time (a hanging
+      // \`ps\`), and the agent's end waits on this scan (bug 192).
+      if (Date.now() + EXIT_SCAN_PAUSE_MS >= deadline) {
         failed(`could not look for processes the agent left running: ${describeError(err, 300)}`);
         return undefined;
       }

@@ -344,7 +344,7 @@ describe('AgentWorker', function () {
     try {
       const job = await sb2.start(['true']);
       const done = await sb2.waitForState(job.id, ['failed']);
-      assert.match(done.lifecycle.detail ?? '', /longer than the 107 bytes/);
+      assert.match(done.lifecycle.detail ?? '', /is \d+ bytes, too long for a socket path in it \(at most 107 bytes\); set PADDOCK_RUNTIME_DIR to a directory of at most \d+ bytes/);
     } finally {
       sb2.dispose();
     }
