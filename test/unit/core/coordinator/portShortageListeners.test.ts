@@ -34,10 +34,15 @@ describe('Coordinator: no port block left, listeners on ended agents\' ports', f
     assert.fail(`process ${pid} outlived its teardown`);
   }
 
-  /** A setup that leaves a server listening on PADDOCK_PORT in a session of its own (as `docker compose up -d` would), its pid in `pidFile`. */
+  /**
+   * A setup that leaves a server listening on PADDOCK_PORT in a session of its own (as `docker compose
+   * up -d` would). The server writes its own pid to `pidFile` once it listens: `$!` names `setsid`,
+   * which forks when it leads its process group, and a teardown killing that pid left the server running.
+   */
   function serverSetup(pidFile: string, keepMarker: boolean): string {
-    const server = `${process.execPath} -e "require('net').createServer().listen(+process.env.PADDOCK_PORT,'127.0.0.1')"`;
-    return `${keepMarker ? '' : 'env -u PADDOCK_JOB_ID '}setsid ${server} </dev/null >/dev/null 2>&1 & echo $! > ${pidFile}; sleep 1`;
+    const listen = `require('net').createServer().listen(+process.env.PADDOCK_PORT,'127.0.0.1',()=>require('fs').writeFileSync('${pidFile}',String(process.pid)))`;
+    const server = `${process.execPath} -e "${listen}"`;
+    return `${keepMarker ? '' : 'env -u PADDOCK_JOB_ID '}setsid ${server} </dev/null >/dev/null 2>&1 & while [ ! -s ${pidFile} ]; do sleep 0.1; done`;
   }
 
   it("an ended agent's own leftover server (its marker) is its to end: the sentence says to clean it up, and that frees the block", async () => {
