@@ -152,6 +152,26 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
     assert.equal(readFileSync(path.join(theirs, '.git'), 'utf8'), dotGit);
   });
 
+  // Bug 197: a link that failed advised `git worktree repair` (with a warning): it rewrites every
+  // checkout that repository registers (bug 176). Now the two linking files are named exactly.
+  it('a link that fails at restore names the two files to write, never a repair to run', async () => {
+    await capture();
+    const dotGit = path.join(outside, '.git');
+    const text = readFileSync(dotGit, 'utf8');
+    rmSync(dotGit);
+    writeFileSync(sb.path('their-dot-git'), text);
+    symlinkSync(sb.path('their-dot-git'), dotGit); // someone's link: Paddock never writes through it
+    const elsewhere = sb.path('elsewhere');
+    const result = await restore(elsewhere);
+    const problem = result.problems.find((p) => /could not be linked to the restored repository again/.test(p));
+    assert.ok(problem, result.problems.join('\n'));
+    assert.doesNotMatch(problem, /`git worktree repair` links it/);
+    const admin = path.join(elsewhere, 'inner', '.git', 'worktrees', 'outside');
+    assert.ok(problem.includes(`\`printf 'gitdir: %s\\n' '${admin}' > '${dotGit}'\``), problem);
+    assert.ok(problem.includes(`\`printf '%s\\n' '${dotGit}' > '${path.join(admin, 'gitdir')}'\``), problem);
+    assert.match(problem, /not `git worktree repair`, which rewrites every checkout that repository registers/);
+  });
+
   it('restore does not repair through a registration that leads out of the restored folder', async () => {
     const person = sb.repo({ 'r.txt': 'r\n' }, 'R');
     const theirs = sb.path('W');

@@ -1,0 +1,20 @@
+/**
+ * The words that tell the person how to link a checkout to its registration themselves: the two
+ * files Paddock's own link writes (linkFiles.ts), each named exactly, for that checkout only. Never
+ * `git worktree repair`: whatever path it is given, it also rewrites EVERY checkout the repository
+ * registers (bug 176), so a person's worktree that now belongs to another clone would be taken over.
+ */
+import * as path from 'node:path';
+import { inlineCommand, shellQuote } from '../common/shellQuote';
+
+const NOT_REPAIR = "those two files only: not `git worktree repair`, which rewrites every checkout that repository registers";
+
+/** How to link `folder` to `adminDir` (`<common>/worktrees/<id>`): two commands, or, too long to show, the two files described. */
+export function linkByHandWords(folder: string, adminDir: string, max = 4000): string {
+  const dotGit = path.join(folder, '.git');
+  // Never a clipped path in a command: it would name another file; too long, the files are described.
+  const toFolder = inlineCommand(['printf', shellQuote('gitdir: %s\\n'), shellQuote(adminDir), '>', shellQuote(dotGit)], max);
+  const toAdmin = inlineCommand(['printf', shellQuote('%s\\n'), shellQuote(dotGit), '>', shellQuote(path.join(adminDir, 'gitdir'))], max);
+  if (toFolder && toAdmin) return `${toFolder} and ${toAdmin} link it (${NOT_REPAIR})`;
+  return `a .git file in it reading "gitdir: " and its registration's path, and that registration's gitdir file naming its .git, link it (${NOT_REPAIR})`;
+}
