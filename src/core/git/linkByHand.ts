@@ -9,12 +9,21 @@ import { inlineCommand, shellQuote } from '../common/shellQuote';
 
 const NOT_REPAIR = "those two files only: not `git worktree repair`, which rewrites every checkout that repository registers";
 
+/**
+ * `printf`'s words into `file` as a new file renamed over it, as Paddock's own `replaceFile`: a
+ * symbolic link there is replaced, never written through into whatever it leads to.
+ */
+function replacing(file: string, [format, value]: [string, string]): string[] {
+  const fresh = `${file}.paddock-new`;
+  return ['printf', shellQuote(format), shellQuote(value), '>', shellQuote(fresh), '&&', 'mv', '-f', shellQuote(fresh), shellQuote(file)];
+}
+
 /** How to link `folder` to `adminDir` (`<common>/worktrees/<id>`): two commands, or, too long to show, the two files described. */
 export function linkByHandWords(folder: string, adminDir: string, max = 4000): string {
   const dotGit = path.join(folder, '.git');
   // Never a clipped path in a command: it would name another file; too long, the files are described.
-  const toFolder = inlineCommand(['printf', shellQuote('gitdir: %s\\n'), shellQuote(adminDir), '>', shellQuote(dotGit)], max);
-  const toAdmin = inlineCommand(['printf', shellQuote('%s\\n'), shellQuote(dotGit), '>', shellQuote(path.join(adminDir, 'gitdir'))], max);
+  const toFolder = inlineCommand(replacing(dotGit, ['gitdir: %s\\n', adminDir]), max);
+  const toAdmin = inlineCommand(replacing(path.join(adminDir, 'gitdir'), ['%s\\n', dotGit]), max);
   if (toFolder && toAdmin) return `${toFolder} and ${toAdmin} link it (${NOT_REPAIR})`;
   return `a .git file in it reading "gitdir: " and its registration's path, and that registration's gitdir file naming its .git, link it (${NOT_REPAIR})`;
 }

@@ -167,9 +167,14 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
     assert.ok(problem, result.problems.join('\n'));
     assert.doesNotMatch(problem, /`git worktree repair` links it/);
     const admin = path.join(elsewhere, 'inner', '.git', 'worktrees', 'outside');
-    assert.ok(problem.includes(`\`printf 'gitdir: %s\\n' '${admin}' > '${dotGit}'\``), problem);
-    assert.ok(problem.includes(`\`printf '%s\\n' '${dotGit}' > '${path.join(admin, 'gitdir')}'\``), problem);
+    const gitdir = path.join(admin, 'gitdir');
+    assert.ok(problem.includes(`\`printf 'gitdir: %s\\n' '${admin}' > '${dotGit}.paddock-new' && mv -f '${dotGit}.paddock-new' '${dotGit}'\``), problem);
+    assert.ok(problem.includes(`\`printf '%s\\n' '${dotGit}' > '${gitdir}.paddock-new' && mv -f '${gitdir}.paddock-new' '${gitdir}'\``), problem);
     assert.match(problem, /not `git worktree repair`, which rewrites every checkout that repository registers/);
+    // Followed as given: linked, the link replaced and what it led to left as it was.
+    for (const m of problem.matchAll(/`(printf [^`]*)`/g)) execFileSync('bash', ['-c', m[1]!]);
+    assert.equal(readFileSync(sb.path('their-dot-git'), 'utf8'), text, 'not written through the link');
+    assert.equal(git(outside, 'log', '--format=%s', '-1'), 'only on side', 'git works there again');
   });
 
   it('restore does not repair through a registration that leads out of the restored folder', async () => {
