@@ -11,11 +11,16 @@ const NOT_REPAIR = "those two files only: not `git worktree repair`, which rewri
 
 /**
  * `printf`'s words into `file` as a new file renamed over it, as Paddock's own `replaceFile`: a
- * symbolic link there is replaced, never written through into whatever it leads to.
+ * symbolic link there is replaced, never written through into whatever it leads to. The new file is
+ * one `mktemp` makes fresh in that folder (never an existing entry): the registration's folder comes
+ * from the agent's archive, so a fixed temp name there could be its symbolic link, which `>` follows.
  */
 function replacing(file: string, [format, value]: [string, string]): string[] {
-  const fresh = `${file}.paddock-new`;
-  return ['printf', shellQuote(format), shellQuote(value), '>', shellQuote(fresh), '&&', 'mv', '-f', shellQuote(fresh), shellQuote(file)];
+  return [
+    `t=$(mktemp -- ${shellQuote(`${file}.XXXXXX`)})`, '&&',
+    'printf', shellQuote(format), shellQuote(value), '>', '"$t"', '&&',
+    'mv', '-fT', '--', '"$t"', shellQuote(file),
+  ];
 }
 
 /** How to link `folder` to `adminDir` (`<common>/worktrees/<id>`): two commands, or, too long to show, the two files described. */

@@ -46,6 +46,8 @@ describe('CLI: cleanup asked on a terminal names the outside worktrees it breaks
 
     const plain = await askedAndAnswered(job.id, 'n');
     assert.doesNotMatch(plain.question, /git stops working/, 'nothing to name without one');
+    // The look may take a while (git in every nested repository): it is said first, never a silent wait.
+    assert.ok(plain.question.includes("Looking for linked worktrees outside the agent's worktree…\nClean up agent "), plain.question);
     assert.equal(plain.code, 1);
 
     const inner = join(job.worktree, 'inner');
