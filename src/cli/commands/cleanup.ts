@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { failure, usageError } from '../../core/common/errors';
 import { printable } from '../../core/common/printable';
 import { cleanupShortfall } from '../../core/operations/cleanupOutcome';
+import { outsideConfirmLines, outsideWorktreesNow } from '../../core/operations/cleanupConfirm';
 import { isTerminalState } from '../../core/store/schema';
 import type { CliContext } from '../command';
 import { defineCommand, plainDecimal } from '../support/args';
@@ -64,7 +65,12 @@ export const cleanupCommand = defineCommand({
       const dropping = anyway ? ` Files that cannot be archived (${printable(named ?? 'over the archive limit or unreadable')}) will be LOST.` : '';
       const teardown = job.settings.worktree?.teardown;
       const skipping = anyway && teardown && !job.cleanup?.teardownDone ? ` If its teardown (${printable(teardown)}) fails, it will be SKIPPED and what it should have stopped may keep running.` : '';
-      if (!(await confirm(ctx, `Clean up agent ${id} (${printable(job.title)})? This will ${running}save its work to refs/paddock/snapshots/${id} (ignored files and nested repositories to an archive) and remove ${what}.${dropping}${skipping}`))) {
+      // Named before the person agrees, as the window's modal does (core/operations/cleanupConfirm).
+      // The look runs git in every nested repository and may take a while: said first, not a silent wait.
+      ctx.io.stderr.write("Looking for linked worktrees outside the agent's worktree…\n");
+      const outside = outsideConfirmLines(await outsideWorktreesNow(job.worktree), `paddock restore ${id}`);
+      const breaking = outside.length === 0 ? '' : `\nKept, but git stops working there until paddock restore ${id}:\n${outside.join('\n')}\nClean up agent ${id}?`;
+      if (!(await confirm(ctx, `Clean up agent ${id} (${printable(job.title)})? This will ${running}save its work to refs/paddock/snapshots/${id} (ignored files and nested repositories to an archive) and remove ${what}.${dropping}${skipping}${breaking}`))) {
         throw failure('Nothing was changed.');
       }
     }

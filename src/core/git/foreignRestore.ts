@@ -1,10 +1,11 @@
 /**
  * At restore: each worktree of another repository (foreignWorktrees.ts) came back from the archive
  * with its `.git` file, which names its registration in that repository. Restore writes nothing
- * there: it says whether that registration still leads back to the folder, whether `worktree
- * repair` may safely link it here (only when the registration is still this folder's: it names the
- * place the folder was captured at, now empty, and its HEAD is the recorded one — after a `worktree
- * prune` there, a new worktree of the same name owns it, and repair would take it over), and where
+ * there: it says whether that registration still leads back to the folder, whether the person
+ * may safely link it here by writing its two linking files (linkByHand.ts, never `worktree repair`;
+ * only when the registration is still this folder's: it names the place the folder was captured
+ * at, now empty, and its HEAD is the recorded one — after a `worktree prune` there, a new worktree
+ * of the same name owns it, and linking would take it over), and where
  * the commits only it knew are: the bundle in the evidence folder (foreignBundle.ts).
  */
 import { promises as fs } from 'node:fs';
@@ -18,6 +19,7 @@ import { foreignNeedsWords } from './foreignWorktrees';
 import type { Manifest } from './evidenceManifest';
 import { headOf } from './innerWorktrees';
 import { privateGitDir } from './gitDirsToKeep';
+import { linkByHandWords } from './linkByHand';
 
 type ForeignRecords = Manifest['foreign'];
 
@@ -48,9 +50,7 @@ export async function foreignWorktreeNotes(target: string, origin: string, evide
     const originDotGit = path.join(origin, r.path, '.git');
     const stillOurs = names !== null && !(await pathExists(originDotGit)) && (await same(names, originDotGit)) && (await headOf(gitDir, r.repo)).head === r.head;
     if (stillOurs) {
-      // Never a clipped path in a command: it would name another folder; too long, the command goes without it.
-      const repair = inlineCommand(['git', '-C', shellQuote(dir), 'worktree', 'repair'], 4000) ?? '`git worktree repair` run in it';
-      notes.push(`${name} is a worktree of ${repo}${at} registered at its old place: ${repair} links it here${commits ? `; ${commits}` : ''}`);
+      notes.push(`${name} is a worktree of ${repo}${at} registered at its old place: ${linkByHandWords(dir, gitDir)}${commits ? `; ${commits}` : ''}`);
       continue;
     }
     notes.push(

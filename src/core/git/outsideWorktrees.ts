@@ -18,6 +18,7 @@ import { isWithin, pathExists, realPathOr } from '../common/paths';
 import { printable } from '../common/printable';
 import { headOf } from './innerWorktrees';
 import type { NestedRepo } from './inventory';
+import { linkByHandWords } from './linkByHand';
 import { writeLinkFiles } from './linkFiles';
 
 export interface OutsideWorktree {
@@ -175,7 +176,7 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
     );
     const after = await namedGitDir(o.folder);
     if (failed !== null || after === null || !(await same(after, adminDir))) {
-      problems.push(`${where} could not be linked to the restored repository again (${failed ?? 'its .git does not name it'}); git fails there until it is (\`git worktree repair\` links it, and every other checkout that repository registers).`);
+      problems.push(`${where} could not be linked to the restored repository again (${failed ?? 'its .git does not name it'}); git fails there until it is (${linkByHandWords(o.folder, adminDir)}).`);
     }
   }
   // A capture before every one was recorded cut the list at 200, saying nothing: the rest may be missing.

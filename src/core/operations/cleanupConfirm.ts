@@ -34,11 +34,15 @@ export async function outsideWorktreesNow(worktree: string | null | undefined, s
 /** How many outside worktrees the confirmation names one by one; the rest are counted. */
 export const OUTSIDE_CONFIRM_LINES = 20;
 
-/** One line per outside worktree for the confirmation's list of what is kept and what stops working (past 20, a count of the rest). */
-export function outsideConfirmLines(found: readonly OutsideWorktree[]): string[] {
+/**
+ * One line per outside worktree for the confirmation's list of what is kept and what stops working
+ * (past 20, a count of the rest). One rule for the window's modal and the CLI's question: only the
+ * way back differs (`restore`: the window's Restore Worktree, the CLI's `paddock restore ID`).
+ */
+export function outsideConfirmLines(found: readonly OutsideWorktree[], restore = 'Restore Worktree'): string[] {
   const lines = found.slice(0, OUTSIDE_CONFIRM_LINES).map((o) => {
     const on = o.branch ? ` (on ${clipText(printable(o.branch), 200)})` : '';
-    return `• ${clipText(printable(o.folder), 500)}${on}, a linked worktree of ${clipText(printable(o.repo), 200)} in the agent's worktree: its files stay, its git data (HEAD, index, commits) is archived with the worktree, and git fails there until Restore Worktree brings it back`;
+    return `• ${clipText(printable(o.folder), 500)}${on}, a linked worktree of ${clipText(printable(o.repo), 200)} in the agent's worktree: its files stay, its git data (HEAD, index, commits) is archived with the worktree, and git fails there until ${restore} brings it back`;
   });
   const more = found.length - lines.length;
   if (more > 0) lines.push(`• …and ${more} more linked worktree${more === 1 ? '' : 's'} outside the agent's, the same (the cleanup's summary names each)`);

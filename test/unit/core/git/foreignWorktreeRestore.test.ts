@@ -1,9 +1,10 @@
 /**
  * Review mends of bug 85: which nested checkout is a worktree of another repository (one whose
- * registration names it back; a `cp -r` copy is plain files), when restore may advise `worktree
- * repair` (only while the registration is still this folder's), and long paths in its words.
+ * registration names it back; a `cp -r` copy is plain files), when restore may advise linking it
+ * (only while the registration is still this folder's; never `worktree repair`), and long paths.
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { captureEvidence } from '../../../../src/core/git/evidence';
@@ -42,12 +43,24 @@ describe('git: a worktree of another repository: whose it is, and restore\'s adv
     assert.ok(result.problems.some((p) => /^sub was a worktree of .*that registration is another folder's now/.test(p)), result.problems.join('\n'));
   });
 
-  it('restored elsewhere while the registration still names its old place with the recorded HEAD, restore advises the repair', async () => {
+  // Bug 197: the advice was `git -C <dir> worktree repair`, which rewrites every checkout of that
+  // repository (bug 176). It now names the two linking files; followed as given, it links this one.
+  it('restored elsewhere while the registration still names its old place with the recorded HEAD, restore advises writing its two linking files, never a repair', async () => {
     t.foreignCommit();
     const ev = await captureEvidence(t.options());
     await removeWorktree(t.repo, t.wt);
-    const result = await restore(ev.snapshotRef, t.sb.path('moved'));
-    assert.ok(result.problems.some((p) => /^sub is a worktree of .*registered at its old place: `git -C .*moved\/sub' worktree repair` links it here/.test(p)), result.problems.join('\n'));
+    const moved = t.sb.path('moved');
+    const result = await restore(ev.snapshotRef, moved);
+    const note = result.problems.find((p) => /^sub is a worktree of .*registered at its old place: /.test(p));
+    assert.ok(note, result.problems.join('\n'));
+    assert.doesNotMatch(note, /`git -C [^`]*worktree repair`/, 'no repair to run');
+    assert.match(note, /link it \(those two files only: not `git worktree repair`, which rewrites every checkout that repository registers\)/);
+    const commands = [...note.matchAll(/`(t=\$\(mktemp [^`]*)`/g)].map((m) => m[1]!);
+    assert.equal(commands.length, 2, note);
+    for (const command of commands) execFileSync('bash', ['-c', command]);
+    const sub = path.join(moved, 'sub');
+    assert.equal(git(sub, 'rev-parse', '--show-toplevel').trim(), sub, 'git works in it, as itself');
+    assert.match(git(t.other, 'worktree', 'list', '--porcelain'), new RegExp(`worktree ${sub.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`), 'its repository registers it here');
   });
 
   it('a legal long path with control characters keeps the inventory readable: its words are shortened', async () => {

@@ -14,6 +14,13 @@ import { restoreWorktree } from '../../../../src/core/git/restore';
 import { removeWorktree } from '../../../../src/core/git/worktree';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 
+/** Each command the advice gives, run as given in bash. */
+function runAdvice(advice: string): void {
+  const commands = [...advice.matchAll(/`([^`]*printf [^`]*)`/g)].map((m) => m[1]!);
+  assert.equal(commands.length, 2, advice);
+  for (const command of commands) execFileSync('bash', ['-c', command]);
+}
+
 const WHO = ['-c', 'user.name=A', '-c', 'user.email=a@b.c'];
 
 /** `git status` in `dir`, or git's error. */
@@ -150,6 +157,51 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
     const result = await restore(sb.path('elsewhere'));
     assert.deepEqual(result.problems, []);
     assert.equal(readFileSync(path.join(theirs, '.git'), 'utf8'), dotGit);
+  });
+
+  // Bug 197: a link that failed advised `git worktree repair` (with a warning): it rewrites every
+  // checkout that repository registers (bug 176). Now the two linking files are named exactly.
+  it('a link that fails at restore names the two files to write, never a repair to run', async () => {
+    await capture();
+    const dotGit = path.join(outside, '.git');
+    const text = readFileSync(dotGit, 'utf8');
+    rmSync(dotGit);
+    writeFileSync(sb.path('their-dot-git'), text);
+    symlinkSync(sb.path('their-dot-git'), dotGit); // someone's link: Paddock never writes through it
+    const elsewhere = sb.path('elsewhere');
+    const result = await restore(elsewhere);
+    const problem = result.problems.find((p) => /could not be linked to the restored repository again/.test(p));
+    assert.ok(problem, result.problems.join('\n'));
+    assert.doesNotMatch(problem, /`git worktree repair` links it/);
+    const admin = path.join(elsewhere, 'inner', '.git', 'worktrees', 'outside');
+    const gitdir = path.join(admin, 'gitdir');
+    assert.ok(problem.includes(`\`t=$(mktemp -- '${dotGit}.XXXXXX') && printf 'gitdir: %s\\n' '${admin}' > "$t" && mv -fT -- "$t" '${dotGit}'\``), problem);
+    assert.ok(problem.includes(`\`t=$(mktemp -- '${gitdir}.XXXXXX') && printf '%s\\n' '${dotGit}' > "$t" && mv -fT -- "$t" '${gitdir}'\``), problem);
+    assert.match(problem, /not `git worktree repair`, which rewrites every checkout that repository registers/);
+    // Followed as given: linked, the link replaced and what it led to left as it was.
+    runAdvice(problem);
+    assert.equal(readFileSync(sb.path('their-dot-git'), 'utf8'), text, 'not written through the link');
+    assert.equal(git(outside, 'log', '--format=%s', '-1'), 'only on side', 'git works there again');
+  });
+
+  // Bug 197's review: the commands wrote a fixed temp name with `>`, which follows a symbolic link the
+  // agent planted there (the registration's folder comes from its archive): the person's file was lost.
+  it('the advice written by hand never writes through a link the agent planted in its registration folder', async () => {
+    writeFileSync(sb.path('victim'), 'precious\n');
+    const planted = path.join(wt, 'inner', '.git', 'worktrees', 'outside');
+    for (const name of ['gitdir.paddock-new', 'gitdir.XXXXXX']) symlinkSync(sb.path('victim'), path.join(planted, name));
+    await capture();
+    const dotGit = path.join(outside, '.git');
+    const text = readFileSync(dotGit, 'utf8');
+    rmSync(dotGit);
+    writeFileSync(sb.path('their-dot-git'), text);
+    symlinkSync(sb.path('their-dot-git'), dotGit); // the relink fails: Paddock never writes through it
+    const result = await restore(sb.path('elsewhere'));
+    const problem = result.problems.find((p) => /could not be linked/.test(p));
+    assert.ok(problem, result.problems.join('\n'));
+    runAdvice(problem);
+    assert.equal(readFileSync(sb.path('victim'), 'utf8'), 'precious\n', 'victim overwritten');
+    assert.equal(git(outside, 'log', '--format=%s', '-1'), 'only on side', 'git works there again');
   });
 
   it('restore does not repair through a registration that leads out of the restored folder', async () => {
