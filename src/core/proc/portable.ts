@@ -6,14 +6,15 @@
  * - the environment marker from `ps` with environments (own processes only, all Paddock needs);
  * - holders from `lsof -d cwd` (every process's cwd) and `lsof +D` (open files below the folder).
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
 import { holder, isInside } from './procfs';
 import { connectPortListeners } from './portListeners';
 import { isGoneState, type ProcStat } from './procStat';
 import type { ProcessUsageSnapshot } from './processUsage';
-import { psListing, psListingSync, psLook, psLookSync, TOOL_OPTIONS } from './psListing';
-import { markersByPid, parseLsofNames, parsePsStat, parsePsUsage, parsePsWork, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns, psWorkColumns } from './psParse';
+import { lsofLook, psListing, psListingSync, psLook, psLookSync, TOOL_OPTIONS } from './psListing';
+import { markersByPid, parseLsofNames, parsePsArgs, parsePsStat, parsePsUsage, parsePsWork, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns, psWorkColumns } from './psParse';
 
 /**
  * stdout of a tool; '' when it finds nothing (ps and lsof exit 1 then) or cannot run. Only for a
@@ -26,14 +27,6 @@ function run(tool: string, args: string[]): string {
     const out = (err as { stdout?: string }).stdout;
     return typeof out === 'string' ? out : '';
   }
-}
-
-/** `run` without blocking the event loop. */
-function runAsync(tool: string, args: string[]): Promise<string> {
-  return new Promise((resolve) => {
-    const child = execFile(tool, args, { ...TOOL_OPTIONS(), encoding: 'utf8' }, (_err, stdout) => resolve(typeof stdout === 'string' ? stdout : ''));
-    child.stdin?.end();
-  });
 }
 
 let cachedBootId: string | undefined;
@@ -108,20 +101,34 @@ function commandLine(pid: number): string {
   return run('ps', ['-ww', '-o', 'args=', '-p', String(pid)]).trim();
 }
 
+/**
+ * `lsof +D root`'s answer; '' when `root` is gone (no file can be open below a folder that does not
+ * exist: a deleted cwd is the cwd listing's), where lsof prints its usage and exits 1.
+ */
+async function filesBelow(root: string): Promise<string> {
+  try {
+    return await lsofLook(['-n', '-P', '-w', '-F', 'pn', '+D', root], false);
+  } catch (err) {
+    if (!existsSync(root)) return '';
+    throw err;
+  }
+}
+
+/**
+ * Throws when a look failed (psListing.ts): read as "nobody", cleanup removed a worktree a live
+ * process was working in (bug 195). The holders' command lines in one `ps` run: a pid it does not
+ * list exited while we looked.
+ */
 async function holdersOf(root: string): Promise<Holder[]> {
   const [cwds, files] = await Promise.all([
-    runAsync('lsof', ['-n', '-P', '-w', '-d', 'cwd', '-F', 'pn']),
-    runAsync('lsof', ['-n', '-P', '-w', '-F', 'pn', '+D', root]),
+    lsofLook(['-n', '-P', '-w', '-d', 'cwd', '-F', 'pn'], true),
+    filesBelow(root),
   ]);
   const names = [...parseLsofNames(cwds), ...parseLsofNames(files)];
   const pids = [...new Set(names.filter((n) => n.pid !== process.pid && isInside(n.name, root)).map((n) => n.pid))].sort((a, b) => a - b);
-  const out: Holder[] = [];
-  for (const pid of pids) {
-    const command = (await runAsync('ps', ['-ww', '-o', 'args=', '-p', String(pid)])).trim();
-    if (command === '') continue; // exited while we looked
-    out.push(holder(pid, command));
-  }
-  return out;
+  if (pids.length === 0) return [];
+  const commands = parsePsArgs(await psLook(['-ww', '-o', 'pid=,args=', '-p', pids.join(',')]));
+  return pids.filter((pid) => commands.has(pid)).map((pid) => holder(pid, commands.get(pid) || '?'));
 }
 
 /**
