@@ -8,6 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { describeError, failure } from '../common/errors';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
 import { holder, isInside } from './procfs';
 import { connectPortListeners } from './portListeners';
@@ -16,24 +17,26 @@ import type { ProcessUsageSnapshot } from './processUsage';
 import { lsofLook, psListing, psListingSync, psLook, psLookSync, TOOL_OPTIONS } from './psListing';
 import { markersByPid, parseLsofNames, parsePsArgs, parsePsStat, parsePsUsage, parsePsWork, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns, psWorkColumns } from './psParse';
 
-/**
- * stdout of a tool; '' when it finds nothing (ps and lsof exit 1 then) or cannot run. Only for a
- * look at named processes: a listing of every process is `psListing`, which tells a failure apart.
- */
-function run(tool: string, args: string[]): string {
+/** stdout of `sysctl` (macOS's boot time); throws when it fails: a boot identity is never guessed. */
+function sysctl(args: string[]): string {
   try {
-    return execFileSync(tool, args, { ...TOOL_OPTIONS(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return execFileSync('sysctl', args, { ...TOOL_OPTIONS(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   } catch (err) {
-    const out = (err as { stdout?: string }).stdout;
-    return typeof out === 'string' ? out : '';
+    throw failure(`Could not read the boot time (sysctl ${args.join(' ')}): ${describeError(err, 200)}.`);
   }
 }
 
 let cachedBootId: string | undefined;
 
+/**
+ * Read once, and only from a look that answered: a `ps` that failed was cached as 'unknown' for the
+ * process's life, and every identity recorded by another process (a lock's live owner, a running
+ * worker) was judged of another boot, gone (bug 196). A failed look throws (psListing.ts), as a
+ * failed look at the process itself does, and is tried again by the next caller.
+ */
 function bootId(): string {
   if (cachedBootId === undefined) {
-    const text = process.platform === 'darwin' ? run('sysctl', ['-n', 'kern.boottime']) : run('ps', ['-o', 'lstart=', '-p', '1']);
+    const text = process.platform === 'darwin' ? sysctl(['-n', 'kern.boottime']) : psLookSync(['-o', 'lstart=', '-p', '1']);
     cachedBootId = text.trim().replace(/\s+/g, ' ') || 'unknown';
   }
   return cachedBootId;
@@ -97,8 +100,9 @@ async function processTableAsync(): Promise<ProcStat[]> {
   return parsePsStat(await psListing(['-A', '-o', PS_STAT_COLUMNS]));
 }
 
+/** '' when the process is gone; throws when the look failed (psListing.ts), never read as gone (bug 196). */
 function commandLine(pid: number): string {
-  return run('ps', ['-ww', '-o', 'args=', '-p', String(pid)]).trim();
+  return psLookSync(['-ww', '-o', 'args=', '-p', String(pid)]).trim();
 }
 
 /**
