@@ -27,18 +27,33 @@ function sysctl(args: string[]): string {
 }
 
 let cachedBootId: string | undefined;
+/** The last failed boot-identity look and when it ended: thrown again at once for a while. */
+let bootIdFailure: { error: unknown; at: number } | undefined;
+/**
+ * How long a failed boot-identity look stands: every look blocks (up to 10 s of a hanging `ps`), and
+ * the extension host asks every 5 s (the suspension recheck), so looking again each time kept it
+ * blocked most of the time.
+ */
+const BOOT_ID_FAILURE_MS = 30_000;
 
 /**
  * Read once, and only from a look that answered: a `ps` that failed was cached as 'unknown' for the
  * process's life, and every identity recorded by another process (a lock's live owner, a running
  * worker) was judged of another boot, gone (bug 196). A failed look throws (psListing.ts), as a
- * failed look at the process itself does, and is tried again by the next caller.
+ * failed look at the process itself does; it is thrown again without a look for BOOT_ID_FAILURE_MS,
+ * then the next caller looks again.
  */
 function bootId(): string {
-  if (cachedBootId === undefined) {
+  if (cachedBootId !== undefined) return cachedBootId;
+  if (bootIdFailure && Date.now() - bootIdFailure.at < BOOT_ID_FAILURE_MS) throw bootIdFailure.error;
+  try {
     const text = process.platform === 'darwin' ? sysctl(['-n', 'kern.boottime']) : psLookSync(['-o', 'lstart=', '-p', '1']);
     cachedBootId = text.trim().replace(/\s+/g, ' ') || 'unknown';
+  } catch (err) {
+    bootIdFailure = { error: err, at: Date.now() };
+    throw err;
   }
+  bootIdFailure = undefined;
   return cachedBootId;
 }
 

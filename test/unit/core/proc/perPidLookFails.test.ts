@@ -16,7 +16,10 @@ import { PortablePs } from './portablePs';
 /** The compiled proc module, for a fresh process whose boot identity is not read yet. */
 const PROC_MODULE = path.resolve(__dirname, '../../../../src/core/proc');
 
-/** In a fresh process: judges `identity` twice, removing `flag` (the shim's failure switch) between. */
+/** Moves this process's clock past the 30 s a failed boot-identity look stands (portable.ts). */
+const PAST_FAILURE_WINDOW = 'const realNow = Date.now; Date.now = () => realNow() + 31_000;';
+
+/** In a fresh process: judges `identity` twice, removing `flag` (the shim's failure switch) and letting the failure's 30 s pass between. */
 const JUDGE_TWICE = `
 const proc = require(${JSON.stringify(PROC_MODULE)});
 const fs = require('node:fs');
@@ -24,7 +27,23 @@ const [identity, flag] = [JSON.parse(process.argv[1]), process.argv[2]];
 const judge = () => { try { return proc.livenessOf(identity); } catch (e) { return 'threw: ' + e.message; } };
 const first = judge();
 fs.rmSync(flag, { force: true });
+${PAST_FAILURE_WINDOW}
 console.log(JSON.stringify({ first, second: judge() }));
+`;
+
+/** In a fresh process: three boot-identity looks while `ps -p 1` fails, then one after 30 s; the shim's runs (lines of `count`) after each. */
+const BOOT_LOOKS = `
+const proc = require(${JSON.stringify(PROC_MODULE)});
+const fs = require('node:fs');
+const [count, flag] = [process.argv[1], process.argv[2]];
+const runs = () => (fs.existsSync(count) ? fs.readFileSync(count, 'utf8').split('\\n').filter(Boolean).length : 0);
+const look = () => { try { return proc.bootId(); } catch (e) { return 'threw: ' + e.message; } };
+const seen = [];
+for (let i = 0; i < 3; i++) seen.push({ result: look(), runs: runs() });
+fs.rmSync(flag, { force: true });
+${PAST_FAILURE_WINDOW}
+seen.push({ result: look(), runs: runs() });
+console.log(JSON.stringify(seen));
 `;
 
 describe('per-pid ps looks that fail, portable backend (bug 196)', function () {
@@ -68,6 +87,20 @@ describe('per-pid ps looks that fail, portable backend (bug 196)', function () {
     const seen = judgedElsewhere(`case " $* " in *" -p 1 "*) if [ -e 'FLAG' ]; then kill -9 $$; fi;; esac`);
     assert.match(seen.first, /^threw: Could not list the processes \(ps -o lstart= -p 1\): ps was killed by SIGKILL/);
     assert.equal(seen.second, 'alive', "the failed look's 'unknown' was kept");
+  });
+
+  it('a failed boot-identity look is thrown again at once for 30 s, without running ps; then looked at again', function () {
+    if (!ps.real) return this.skip();
+    const [count, flag] = [path.join(shims, 'count'), path.join(shims, 'failing')];
+    writeFileSync(flag, '');
+    ps.shim(`case " $* " in *" -p 1 "*) echo run >> '${count}'; if [ -e '${flag}' ]; then kill -9 $$; fi;; esac`);
+    const out = execFileSync(process.execPath, ['-e', BOOT_LOOKS, count, flag], { env: process.env, encoding: 'utf8' });
+    const seen = JSON.parse(out) as { result: string; runs: number }[];
+    for (const s of seen.slice(0, 3)) assert.match(s.result, /^threw: Could not list the processes \(ps -o lstart= -p 1\)/);
+    assert.ok(seen[0].runs >= 1);
+    assert.deepEqual([seen[1].runs, seen[2].runs], [seen[0].runs, seen[0].runs], 'a failed look was run again within its 30 s');
+    assert.equal(seen[3].runs, seen[0].runs + 1, 'the look after 30 s did not run ps once');
+    assert.doesNotMatch(seen[3].result, /^threw/);
   });
 
   it("a command line whose ps is killed on its first runs is still read; one that keeps failing is said, shown by its name", function () {
