@@ -26,6 +26,19 @@ function describeHolders(holders: Holder[]): string {
   return `held by ${shown.join(', ')}${more}`;
 }
 
+/**
+ * Who holds `folder`, or a refusal in words when the look failed (a `ps` or `lsof` killed by its
+ * timeout, at the process limit): read as "nobody", a worktree was removed under a live process
+ * (bug 195). Not observed: retried on the backoff, never judged "unchanged".
+ */
+async function holdersOrRefuse(folder: string, worktree: string): Promise<Holder[]> {
+  try {
+    return await holdersOf(folder);
+  } catch (err) {
+    throw new StageFailure('removing', `could not tell whether a process is working in ${printable(worktree)} (${describeError(err, 300)}); nothing was removed`);
+  }
+}
+
 /** What is left of a half-removed worktree must all be in the recorded evidence, unchanged. */
 export async function checkRemnant(job: JobRecord, stage: Stage): Promise<void> {
   const inventory = job.evidence?.inventory;
@@ -77,7 +90,7 @@ export interface RemovalHooks {
 export async function removeJobWorktree(job: JobRecord, worktree: string, stamp?: CaptureStamp, walkOptions: WalkOptions = {}, hooks: RemovalHooks = {}): Promise<string> {
   await bringBackAside(worktree);
   if (existsSync(worktree)) {
-    const holders = await holdersOf(worktree);
+    const holders = await holdersOrRefuse(worktree, worktree);
     if (holders.length > 0) throw new StageFailure('removing', describeHolders(holders), holders);
     const gitless = isGitless(worktree);
     if (!gitless && !stamp) throw new StageFailure('removing', `${worktree} was not captured by this attempt; nothing was removed`);
@@ -118,7 +131,7 @@ async function removeCapturedWorktree(job: JobRecord, worktree: string, stamp: C
   try {
     if (aside) {
       // A process whose folder or open file is inside moved with it: still a holder.
-      const holders = await holdersOf(aside);
+      const holders = await holdersOrRefuse(aside, worktree);
       if (holders.length > 0) throw new StageFailure('removing', describeHolders(holders), holders);
     }
     await lookBeforeRemoval(job, folder, stamp, walkOptions);

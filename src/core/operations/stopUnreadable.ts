@@ -21,6 +21,10 @@ export async function stopUnreadable(store: JobStore, id: string, opts: { force:
       const names = result.survivors.slice(0, 5).map((p) => `pid ${p.pid} (${p.command.split(' ')[0]})`).join(', ');
       return { ...base, stopped: false, reason: `still running after SIGKILL: ${names}` };
     }
+    if (result.workerLeft && result.workerUnknown) {
+      // No rerun can find it either (its agent, the way to it, is gone): the person ends it by its `--job` argument.
+      return { ...base, stopped: false, reason: `its worker still runs after its agent ended and could not be identified (${result.workerUnknown}); end the process whose command line has --job ${id}` };
+    }
     if (result.workerLeft) {
       const which = result.workerLeft.pid > 0 ? ` (pid ${result.workerLeft.pid})` : '';
       return { ...base, stopped: false, reason: `its worker${which} still runs after its agent ended; run paddock stop ${id} --force to end it` };

@@ -82,7 +82,7 @@ export interface ProcessBackend {
   processesAsync(pids: ReadonlySet<number>, leaders: ReadonlySet<number>): Promise<ProcStat[]>;
   /** This user's processes whose environment holds NAME=value (zombies excluded). */
   findByEnvMarker(name: string, value: string): ProcStat[];
-  /** A process's command line (arguments joined by spaces); '' when it is gone. */
+  /** A process's command line (arguments joined by spaces); '' when it is gone; throws when the look failed. */
   commandLine(pid: number): string;
   /** Processes other than this one whose cwd, root, executable or open files are inside `root` (canonical). */
   holdersOf(root: string): Promise<Holder[]>;

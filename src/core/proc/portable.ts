@@ -6,43 +6,54 @@
  * - the environment marker from `ps` with environments (own processes only, all Paddock needs);
  * - holders from `lsof -d cwd` (every process's cwd) and `lsof +D` (open files below the folder).
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { describeError, failure } from '../common/errors';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
 import { holder, isInside } from './procfs';
 import { connectPortListeners } from './portListeners';
 import { isGoneState, type ProcStat } from './procStat';
 import type { ProcessUsageSnapshot } from './processUsage';
-import { psListing, psListingSync, psLook, psLookSync, TOOL_OPTIONS } from './psListing';
-import { markersByPid, parseLsofNames, parsePsStat, parsePsUsage, parsePsWork, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns, psWorkColumns } from './psParse';
+import { lsofLook, psListing, psListingSync, psLook, psLookSync, TOOL_OPTIONS } from './psListing';
+import { markersByPid, parseLsofNames, parsePsArgs, parsePsStat, parsePsUsage, parsePsWork, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns, psWorkColumns } from './psParse';
 
-/**
- * stdout of a tool; '' when it finds nothing (ps and lsof exit 1 then) or cannot run. Only for a
- * look at named processes: a listing of every process is `psListing`, which tells a failure apart.
- */
-function run(tool: string, args: string[]): string {
+/** stdout of `sysctl` (macOS's boot time); throws when it fails: a boot identity is never guessed. */
+function sysctl(args: string[]): string {
   try {
-    return execFileSync(tool, args, { ...TOOL_OPTIONS(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return execFileSync('sysctl', args, { ...TOOL_OPTIONS(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   } catch (err) {
-    const out = (err as { stdout?: string }).stdout;
-    return typeof out === 'string' ? out : '';
+    throw failure(`Could not read the boot time (sysctl ${args.join(' ')}): ${describeError(err, 200)}.`);
   }
-}
-
-/** `run` without blocking the event loop. */
-function runAsync(tool: string, args: string[]): Promise<string> {
-  return new Promise((resolve) => {
-    const child = execFile(tool, args, { ...TOOL_OPTIONS(), encoding: 'utf8' }, (_err, stdout) => resolve(typeof stdout === 'string' ? stdout : ''));
-    child.stdin?.end();
-  });
 }
 
 let cachedBootId: string | undefined;
+/** The last failed boot-identity look and when it ended: thrown again at once for a while. */
+let bootIdFailure: { error: unknown; at: number } | undefined;
+/**
+ * How long a failed boot-identity look stands: every look blocks (up to 10 s of a hanging `ps`), and
+ * the extension host asks every 5 s (the suspension recheck), so looking again each time kept it
+ * blocked most of the time.
+ */
+const BOOT_ID_FAILURE_MS = 30_000;
 
+/**
+ * Read once, and only from a look that answered: a `ps` that failed was cached as 'unknown' for the
+ * process's life, and every identity recorded by another process (a lock's live owner, a running
+ * worker) was judged of another boot, gone (bug 196). A failed look throws (psListing.ts), as a
+ * failed look at the process itself does; it is thrown again without a look for BOOT_ID_FAILURE_MS,
+ * then the next caller looks again.
+ */
 function bootId(): string {
-  if (cachedBootId === undefined) {
-    const text = process.platform === 'darwin' ? run('sysctl', ['-n', 'kern.boottime']) : run('ps', ['-o', 'lstart=', '-p', '1']);
+  if (cachedBootId !== undefined) return cachedBootId;
+  if (bootIdFailure && Date.now() - bootIdFailure.at < BOOT_ID_FAILURE_MS) throw bootIdFailure.error;
+  try {
+    const text = process.platform === 'darwin' ? sysctl(['-n', 'kern.boottime']) : psLookSync(['-o', 'lstart=', '-p', '1']);
     cachedBootId = text.trim().replace(/\s+/g, ' ') || 'unknown';
+  } catch (err) {
+    bootIdFailure = { error: err, at: Date.now() };
+    throw err;
   }
+  bootIdFailure = undefined;
   return cachedBootId;
 }
 
@@ -104,24 +115,39 @@ async function processTableAsync(): Promise<ProcStat[]> {
   return parsePsStat(await psListing(['-A', '-o', PS_STAT_COLUMNS]));
 }
 
+/** '' when the process is gone; throws when the look failed (psListing.ts), never read as gone (bug 196). */
 function commandLine(pid: number): string {
-  return run('ps', ['-ww', '-o', 'args=', '-p', String(pid)]).trim();
+  return psLookSync(['-ww', '-o', 'args=', '-p', String(pid)]).trim();
 }
 
+/**
+ * `lsof +D root`'s answer; '' when `root` is gone (no file can be open below a folder that does not
+ * exist: a deleted cwd is the cwd listing's), where lsof prints its usage and exits 1.
+ */
+async function filesBelow(root: string): Promise<string> {
+  try {
+    return await lsofLook(['-n', '-P', '-w', '-F', 'pn', '+D', root], false);
+  } catch (err) {
+    if (!existsSync(root)) return '';
+    throw err;
+  }
+}
+
+/**
+ * Throws when a look failed (psListing.ts): read as "nobody", cleanup removed a worktree a live
+ * process was working in (bug 195). The holders' command lines in one `ps` run: a pid it does not
+ * list exited while we looked.
+ */
 async function holdersOf(root: string): Promise<Holder[]> {
   const [cwds, files] = await Promise.all([
-    runAsync('lsof', ['-n', '-P', '-w', '-d', 'cwd', '-F', 'pn']),
-    runAsync('lsof', ['-n', '-P', '-w', '-F', 'pn', '+D', root]),
+    lsofLook(['-n', '-P', '-w', '-d', 'cwd', '-F', 'pn'], true),
+    filesBelow(root),
   ]);
   const names = [...parseLsofNames(cwds), ...parseLsofNames(files)];
   const pids = [...new Set(names.filter((n) => n.pid !== process.pid && isInside(n.name, root)).map((n) => n.pid))].sort((a, b) => a - b);
-  const out: Holder[] = [];
-  for (const pid of pids) {
-    const command = (await runAsync('ps', ['-ww', '-o', 'args=', '-p', String(pid)])).trim();
-    if (command === '') continue; // exited while we looked
-    out.push(holder(pid, command));
-  }
-  return out;
+  if (pids.length === 0) return [];
+  const commands = parsePsArgs(await psLook(['-ww', '-o', 'pid=,args=', '-p', pids.join(',')]));
+  return pids.filter((pid) => commands.has(pid)).map((pid) => holder(pid, commands.get(pid) || '?'));
 }
 
 /**

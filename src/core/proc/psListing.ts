@@ -29,19 +29,23 @@ export const TOOL_OPTIONS = (): ExecFileOptions => ({
   env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
 });
 
-/** The words of a failed listing: every try's reason would say the same. */
-function failed(args: readonly string[], reason: string): Error {
-  return failure(`Could not list the processes (ps ${args.join(' ')}): ${reason}.`);
+/** The tools a look runs: `ps` for processes, `lsof` for who has a folder open (holders). */
+type Tool = 'ps' | 'lsof';
+
+/** The words of a failed look: every try's reason would say the same. */
+function failed(tool: Tool, args: readonly string[], reason: string): Error {
+  const what = tool === 'ps' ? 'the processes' : 'the processes holding files';
+  return failure(`Could not list ${what} (${tool} ${args.join(' ')}): ${reason}.`);
 }
 
-type Judge = (err: unknown, stdout: unknown) => string | undefined;
+type Judge = (err: unknown, stdout: unknown, stderr?: unknown) => string | undefined;
 
 /** A failed run in words: killed by a signal (its timeout), its exit code, or why it could not start. */
-function whyFailed(err: unknown): string {
+function whyFailed(err: unknown, tool: Tool = 'ps'): string {
   const e = err as { code?: unknown; status?: unknown; signal?: unknown };
-  if (typeof e.signal === 'string') return `ps was killed by ${e.signal}`;
+  if (typeof e.signal === 'string') return `${tool} was killed by ${e.signal}`;
   const code = typeof e.code === 'number' ? e.code : e.status;
-  if (typeof code === 'number') return `ps exited with status ${code}`;
+  if (typeof code === 'number') return `${tool} exited with status ${code}`;
   return describeError(err, 200);
 }
 
@@ -66,11 +70,31 @@ const notALook: Judge = (err, stdout) => {
   return undefined;
 };
 
-/** One run of `ps args`: its output, or why `judge` takes it for a failed run. */
-function runOnce(args: readonly string[], judge: Judge, timeoutMs: number): Promise<{ out: string } | { reason: string }> {
+/**
+ * Why an `lsof` run failed, or undefined when it answered. lsof exits 1 having printed nothing when
+ * nothing matches (measured here: `+D` of a folder nobody holds), and 1 with what it found when part
+ * of the search failed (a folder below it it may not read: -w keeps that warning quiet). Killed by
+ * its timeout, unable to start, any other exit, or an error said on stderr (-w silences warnings
+ * only: "can't fork" is still said) is no answer: read as "nobody", cleanup removed a worktree a
+ * live process was working in (bug 195). `listing`: a look at every process's cwd, never empty (it
+ * holds lsof's own), so nothing printed is a failure too.
+ */
+const lsofJudge =
+  (listing: boolean): Judge =>
+  (err, stdout, stderr) => {
+    const e = err as { code?: unknown; status?: unknown; signal?: unknown } | null | undefined;
+    const code = typeof e?.code === 'number' ? e.code : e?.status;
+    if (err && (code !== 1 || typeof e?.signal === 'string')) return whyFailed(err, 'lsof');
+    if (typeof stderr === 'string' && stderr.trim() !== '') return `lsof said: ${stderr.trim().split('\n')[0].slice(0, 200)}`;
+    if (listing && (typeof stdout !== 'string' || stdout.trim() === '')) return 'it printed nothing';
+    return undefined;
+  };
+
+/** One run of `tool args`: its output, or why `judge` takes it for a failed run. */
+function runOnce(tool: Tool, args: readonly string[], judge: Judge, timeoutMs: number): Promise<{ out: string } | { reason: string }> {
   return new Promise((resolve) => {
-    const child = execFile('ps', [...args], { ...TOOL_OPTIONS(), timeout: timeoutMs, encoding: 'utf8' }, (err, stdout) => {
-      const reason = judge(err, stdout);
+    const child = execFile(tool, [...args], { ...TOOL_OPTIONS(), timeout: timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
+      const reason = judge(err, stdout, stderr);
       resolve(reason === undefined ? { out: typeof stdout === 'string' ? stdout : '' } : { reason });
     });
     child.stdin?.end();
@@ -79,25 +103,33 @@ function runOnce(args: readonly string[], judge: Judge, timeoutMs: number): Prom
 
 /** A whole listing without blocking the event loop, tried again when a run fails; throws when every try failed. */
 export function psListing(args: readonly string[]): Promise<string> {
-  return tried(args, notAListing);
+  return tried('ps', args, notAListing);
 }
 
 /** A look at named pids (`-p`): '' when none exists, tried again when a run fails; throws when every try failed. */
 export function psLook(args: readonly string[]): Promise<string> {
-  return tried(args, notALook);
+  return tried('ps', args, notALook);
+}
+
+/**
+ * An `lsof` look, tried again when a run fails; throws when every try failed. `listing`: of every
+ * process (never empty); else of files below a folder ('' when nobody has one open).
+ */
+export function lsofLook(args: readonly string[], listing: boolean): Promise<string> {
+  return tried('lsof', args, lsofJudge(listing));
 }
 
 /** Whether a look whose time ends at `endsAt` has room for another run after `pauseMs`. */
 const roomForAnother = (endsAt: number, pauseMs: number) => endsAt - Date.now() - pauseMs >= LEAST_RUN_MS;
 
-async function tried(args: readonly string[], judge: Judge): Promise<string> {
+async function tried(tool: Tool, args: readonly string[], judge: Judge): Promise<string> {
   const endsAt = Date.now() + TOOL_TIMEOUT_MS;
   let reason = '';
   for (let attempt = 1; ; attempt++) {
-    const run = await runOnce(args, judge, Math.max(1, endsAt - Date.now()));
+    const run = await runOnce(tool, args, judge, Math.max(1, endsAt - Date.now()));
     if ('out' in run) return run.out;
     reason = run.reason;
-    if (attempt >= LISTING_TRIES || !roomForAnother(endsAt, RETRY_PAUSE_MS)) throw failed(args, reason);
+    if (attempt >= LISTING_TRIES || !roomForAnother(endsAt, RETRY_PAUSE_MS)) throw failed(tool, args, reason);
     await sleep(RETRY_PAUSE_MS);
   }
 }
@@ -127,6 +159,6 @@ function triedSync(args: readonly string[], judge: Judge): string {
     const why = judge(error, out ?? (error as { stdout?: unknown } | undefined)?.stdout);
     if (why === undefined) return typeof out === 'string' ? out : '';
     reason = why;
-    if (attempt >= LISTING_TRIES || !roomForAnother(endsAt, 0)) throw failed(args, reason);
+    if (attempt >= LISTING_TRIES || !roomForAnother(endsAt, 0)) throw failed('ps', args, reason);
   }
 }

@@ -84,6 +84,16 @@ export function parseLsofNames(output: string): { pid: number; name: string }[] 
   return out;
 }
 
+/** `ps -o pid=,args=` output as pid → command line (a process that exited while ps looked is not in it). */
+export function parsePsArgs(output: string): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const line of output.split('\n')) {
+    const m = /^\s*(\d+)(?:\s+(.*))?$/.exec(line);
+    if (m) out.set(Number(m[1]), (m[2] ?? '').trim());
+  }
+  return out;
+}
+
 /** The columns asked of `ps` for usage: resident KiB, %cpu and CPU time, with lstart (5 words) last. */
 /** The usage table's columns, with the CPU time column `time` (macOS) or `bsdtime` (procps): see portable.ts. */
 export const psUsageColumns = (timeColumn: 'time' | 'bsdtime') => `pid=,ppid=,sess=,rss=,pcpu=,${timeColumn}=,lstart=`;

@@ -65,7 +65,19 @@ export function markedSessions(marked: readonly ProcStat[], first?: number): num
   return sessions;
 }
 
-/** The command line of a process as one string; its short name for kernel threads; '' when gone. */
+/**
+ * The command line of a process as one string; its short name for kernel threads; '' when gone.
+ * Throws when the look failed (a `ps` that kept failing, bug 196): never read as gone.
+ */
 export function commandLineOf(pid: number): string {
   return processBackend().commandLine(pid);
+}
+
+/** A process's command line to show the person: its short name when that is all there is, or the look failed. */
+export function shownCommandOf(p: Pick<ProcStat, 'pid' | 'comm'>): string {
+  try {
+    return commandLineOf(p.pid) || p.comm;
+  } catch {
+    return p.comm;
+  }
 }

@@ -9,7 +9,7 @@
  * (with their start times, so a reused pid is never shown as one of them) and
  * Stop ends them.
  */
-import { bootId, commandLineOf, ownIdentity, treeMembers, type ProcStat } from '../proc';
+import { bootId, shownCommandOf, ownIdentity, treeMembers, type ProcStat } from '../proc';
 import type { ListedLeftovers } from './executionRecord';
 import { LeftScope } from './leftScope';
 import type { JobRecord, Leftover, LeftoversFate } from '../store';
@@ -98,7 +98,7 @@ export function asLeftovers(found: readonly ProcStat[]): Leftover[] {
     .sort((a, b) => a.pid - b.pid)
     .slice(0, MAX_LISTED)
     // Whole: the store redacts it, then cuts it to the schema's limit (a secret cut first would not be found).
-    .map((p) => ({ pid: p.pid, command: commandLineOf(p.pid) || p.comm, startTime: p.startTime, bootId: boot }));
+    .map((p) => ({ pid: p.pid, command: shownCommandOf(p), startTime: p.startTime, bootId: boot }));
 }
 
 /**

@@ -4,7 +4,7 @@
  * whatever survived. Shared by the worker's stop and by `stopJob` when the
  * worker is gone.
  */
-import { commandLineOf, terminateProcessTree } from '../proc';
+import { shownCommandOf, terminateProcessTree } from '../proc';
 import { AGENT_MARKER_ENV } from './agentMarker';
 
 export interface NamedProcess {
@@ -38,7 +38,7 @@ export async function stopAgentProcesses(opts: {
     },
   });
   // Whole: the store redacts what it records, then cuts it (messageRedaction.ts).
-  return { escalated, survivors: survivors.map((p) => ({ pid: p.pid, command: commandLineOf(p.pid) || p.comm })) };
+  return { escalated, survivors: survivors.map((p) => ({ pid: p.pid, command: shownCommandOf(p) })) };
 }
 
 export function describeSurvivors(survivors: readonly NamedProcess[]): string {

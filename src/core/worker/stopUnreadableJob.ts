@@ -10,7 +10,7 @@
  * `force`, as for a readable agent.
  */
 import { commandLineOf, isSameAndRunningAsync, markedSessions, readProcStatAsync, RecordedProcess, signalIfSameAsync, treeMembers, type ProcStat } from '../proc';
-import { failure } from '../common/errors';
+import { describeError, failure } from '../common/errors';
 import type { JobStore } from '../store';
 import { AGENT_MARKER_ENV } from './agentMarker';
 import { NamedProcess, stopAgentProcesses } from './stopAgent';
@@ -24,6 +24,8 @@ export interface UnreadableStopResult {
   survivors: NamedProcess[];
   /** The worker still holds the execution after its agent ended (frozen or hung; killed only with `force`). */
   workerLeft: { pid: number } | null;
+  /** Why the worker could not be identified (its command-line look failed), or null. */
+  workerUnknown: string | null;
 }
 
 /** How long the worker gets to notice its agent ended and exit on its own. */
@@ -35,7 +37,8 @@ export async function stopUnreadableJob(store: JobStore, id: string, opts: { for
   const marked = await treeMembers(undefined, marker);
   const leader = agentSessionLeader(marked);
   // Seen before its agent goes (afterwards the worker is no longer anyone's parent).
-  const worker = leader ? await workerOf(leader, id) : undefined;
+  const found = leader ? await workerOf(leader, id) : { worker: undefined, unknown: null };
+  const { worker, unknown: workerUnknown } = found;
   if (worker && !opts.force && (await isFrozen(worker.pid, worker.startTime))) {
     // As for a readable agent: a frozen worker is ended only when the person forces it.
     throw failure(`The worker of agent ${id} (pid ${worker.pid}) is stopped (SIGSTOP); run paddock stop ${id} --force to end it and its agent directly`);
@@ -57,9 +60,9 @@ export async function stopUnreadableJob(store: JobStore, id: string, opts: { for
     await signalIfSameAsync(worker, 'SIGCONT');
     const deadline = Date.now() + 3_000;
     while ((await isSameAndRunningAsync(worker)) && Date.now() < deadline) await sleep(20);
-    if (!(await isSameAndRunningAsync(worker))) return { ended: [...ended, { pid: worker.pid, command: 'worker' }], survivors, workerLeft: null };
+    if (!(await isSameAndRunningAsync(worker))) return { ended: [...ended, { pid: worker.pid, command: 'worker' }], survivors, workerLeft: null, workerUnknown };
   }
-  return { ended, survivors, workerLeft };
+  return { ended, survivors, workerLeft, workerUnknown };
 }
 
 /** The leader of the agent's PTY session: a marked session leader whose parent (the worker) carries no marker. */
@@ -68,13 +71,24 @@ function agentSessionLeader(marked: readonly ProcStat[]): ProcStat | undefined {
   return marked.find((p) => p.pid === p.sid && !markedPids.has(p.ppid));
 }
 
-/** The session leader's parent, when it is this job's worker (its command line says `--job ID`). */
-async function workerOf(leader: ProcStat, id: string): Promise<RecordedProcess | undefined> {
+/**
+ * The session leader's parent, when it is this job's worker (its command line says `--job ID`).
+ * A command-line look that fails leaves the worker unknown (why, in `unknown`): the agent is still
+ * ended, since a failed look at the worker is no reason to leave the agent running (it threw and
+ * the whole stop signalled nothing).
+ */
+async function workerOf(leader: ProcStat, id: string): Promise<{ worker: RecordedProcess | undefined; unknown: string | null }> {
   const parent = leader.ppid > 1 ? await readProcStatAsync(leader.ppid) : undefined;
-  if (!parent) return undefined;
-  const args = commandLineOf(parent.pid).split(/\s+/);
+  if (!parent) return { worker: undefined, unknown: null };
+  let commandLine: string;
+  try {
+    commandLine = commandLineOf(parent.pid);
+  } catch (err) {
+    return { worker: undefined, unknown: describeError(err, 300) };
+  }
+  const args = commandLine.split(/\s+/);
   const at = args.indexOf('--job');
-  return at >= 0 && args[at + 1] === id ? { pid: parent.pid, startTime: parent.startTime } : undefined;
+  return { worker: at >= 0 && args[at + 1] === id ? { pid: parent.pid, startTime: parent.startTime } : undefined, unknown: null };
 }
 
 /**
