@@ -21,6 +21,7 @@ import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from '.
 import type { ReviewSent } from '../operations/sendReview';
 import { Leadership } from '../scheduler/leadership';
 import { CapacityBlockEvent, Scheduler } from '../scheduler/scheduler';
+import { pumpIfQueued } from '../scheduler/oneShot';
 import type { JobEntry, JobStore, StorePolicy } from '../store';
 import type { JobRecord } from '../store/schema';
 import { capacityOf, CapacityState } from './capacity';
@@ -138,6 +139,7 @@ export class Coordinator extends Disposable {
       log: (m) => this.log(m),
       changed: (id) => this.changed(id),
       closing: this.closing,
+      lockLetGo: (id) => void this.track(pumpIfQueued(ctx, id, () => this.scheduler.schedulePump())),
     };
     const tickMs = options.tickMs ?? 3000;
     const scheduling = tickMs > 0;

@@ -25,3 +25,9 @@ export async function releaseAndLookAgain(ctx: OperationContext, leadership: Lea
   }
   return false;
 }
+
+/** `OperationContext.lockLetGo`: a pump when the job whose lock this process let go of is queued (bug 193). */
+export async function pumpIfQueued(ctx: OperationContext, id: string, schedulePump: () => void): Promise<void> {
+  const job = await ctx.store.read(id).catch(() => undefined); // gone or unreadable: nothing to launch
+  if (job?.lifecycle.state === 'queued') schedulePump();
+}

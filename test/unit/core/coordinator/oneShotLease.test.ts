@@ -103,6 +103,28 @@ describe('a one-shot coordinator and the leader lease', function () {
     }
   });
 
+  it('bug 193: an operation refused on a queued agent pumps once it lets go of its lock: a one-shot look that found it held left the agent to it', async () => {
+    const one = sb.coordinator();
+    const two = sb.coordinator();
+    const y = await sb.createQueued('queued while a refused update holds its lock');
+    // Stands in for the start of `two`'s `paddock update y`: its lock held while `one` looks at the queue.
+    const yLock = await jobLock(sb.store, y.id).tryAcquire();
+    assert.ok(yLock);
+    const update = two.update(y.id).then(
+      () => assert.fail('an update of a queued agent was not refused'),
+      (err: unknown) => err,
+    );
+    // `one`'s pump and its last look find y's lock held: y is its holder's to launch.
+    await one.tick();
+    assert.equal((await sb.store.read(y.id)).lifecycle.state, 'queued');
+    await yLock.release();
+    // `two` takes the lock, refuses (no worktree yet) and lets go. Before: without a pump, y stayed queued.
+    assert.match(String(await update), /has no worktree to update|has not started/);
+    const taken = await sb.waitFor(y.id, (j) => j.lifecycle.state !== 'queued', 10_000);
+    // Queued with no worktree (its start stood in for by this test), so its launch fails it, saying so.
+    assert.notEqual(taken.lifecycle.state, 'queued');
+  });
+
   it('a Stop from a one-shot coordinator that gave the lease up launches the agent waiting for the slot it freed', async () => {
     const c = sb.coordinator({ maxConcurrent: 1 });
     const holder = await c.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
