@@ -89,8 +89,7 @@ export interface CaptureOptions {
   blockingFs?: boolean;
   /** Files larger than this stay out of the patch, kept by the snapshot commit alone (default PATCH_BLOB_LIMIT). */
   patchBlobLimitBytes?: number;
-  /** Where a scratch folder the capture could not remove is named (bug 194). */
-  log?: ScratchLog;
+  log?: ScratchLog; // names a scratch folder the capture could not remove (bug 194)
 }
 
 export interface CapturedEvidence {
