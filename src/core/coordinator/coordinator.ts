@@ -120,6 +120,8 @@ export class Coordinator extends Disposable {
     const env = options.env ?? process.env;
     // Disposed without `close` (a process that is not closing in a hurry): what it runs is ended all the same.
     this._register(toDisposable(() => this.closing.abort()));
+    const tickMs = options.tickMs ?? 3000;
+    const scheduling = tickMs > 0;
     const ctx: OperationContext = {
       store: this.store,
       env,
@@ -139,10 +141,9 @@ export class Coordinator extends Disposable {
       log: (m) => this.log(m),
       changed: (id) => this.changed(id),
       closing: this.closing,
-      lockLetGo: (id) => void this.track(pumpIfQueued(ctx, id, () => this.scheduler.schedulePump())),
+      // The CLI's (one-shot) is disposed as its command returns: the pump ends before then, or it found the store disposed (bug 193).
+      lockLetGo: (id) => (scheduling ? void this.track(pumpIfQueued(ctx, id, () => this.scheduler.schedulePump())) : pumpIfQueued(ctx, id, () => this.scheduler.pump())),
     };
-    const tickMs = options.tickMs ?? 3000;
-    const scheduling = tickMs > 0;
     // Registered first, so disposed last: after the leadership has let go of its lease.
     this._register(toDisposable(() => this.track(this.leadership.whenReleased())));
     this.leadership = this._register(new Leadership(this.store.home, (m) => this.log(m)));

@@ -28,8 +28,9 @@ export interface OperationContext {
   /**
    * An operation of this process let go of a job's lock (`releaseJobLock`): a queued agent's is this
    * process's to launch, since a one-shot coordinator's last look skips an agent whose lock is held.
+   * Awaited: a one-shot coordinator is disposed as its command returns, so its pump must end first.
    */
-  lockLetGo?(id: string): void;
+  lockLetGo?(id: string): void | Promise<void>;
 }
 
 /** How long a person's operation waits for another process's: on the same job, a keep of the same group, a send of the same review. */
@@ -78,7 +79,7 @@ export async function releaseJobLock(ctx: OperationContext, id: string, held: He
   try {
     await held.release();
   } finally {
-    ctx.lockLetGo?.(id);
+    await ctx.lockLetGo?.(id);
   }
 }
 

@@ -120,7 +120,14 @@ describe('a one-shot coordinator and the leader lease', function () {
     assert.equal((await sb.store.read(y.id)).lifecycle.state, 'queued');
     await yLock.release();
     // `two` takes the lock, refuses (no worktree yet) and lets go. Before: without a pump, y stayed queued.
-    assert.match(String(await update), /has no worktree to update|has not started/);
+    const err = await update;
+    // As the CLI's withCoordinator (session.ts) ends: disposed, then waited for. Before: its pump, begun in
+    // the background, read the store after the dispose and launched nothing.
+    two.dispose();
+    await two.whenIdle();
+    one.dispose();
+    await one.whenIdle();
+    assert.match(String(err), /has no worktree to update|has not started/);
     const taken = await sb.waitFor(y.id, (j) => j.lifecycle.state !== 'queued', 10_000);
     // Queued with no worktree (its start stood in for by this test), so its launch fails it, saying so.
     assert.notEqual(taken.lifecycle.state, 'queued');

@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { PaddockError } from '../../../../src/core/common/errors';
+import { commitAllWork } from '../../../../src/core/git/commitWork';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { restoreExactBytes } from '../../../../src/core/git/exactBytes';
 import { worktreeStateCommit } from '../../../../src/core/git/worktreeState';
@@ -83,6 +84,15 @@ describe('git: a scratch folder that cannot be removed (bug 188)', function () {
     const logged: string[] = [];
     const sha = await worktreeStateCommit(wt, 'state', (m) => logged.push(m));
     assert.equal(git(repo, 'show', `${sha}:a.txt`), 'work');
+    assert.ok(logged.some((m) => /temporary folder .*paddock-state-.* left behind/.test(m)), logged.join('\n'));
+  });
+
+  it('a commit of uncommitted work (update, merge, pr --commit-uncommitted) names the scratch folder its look left behind (bug 194)', async () => {
+    write(wt, 'a.txt', 'work\n');
+    const logged: string[] = [];
+    await commitAllWork(wt, 'uncommitted work', git(wt, 'rev-parse', '--abbrev-ref', 'HEAD'), (m) => logged.push(m));
+    assert.equal(git(wt, 'show', 'HEAD:a.txt'), 'work');
+    // Before: commitAllWork took no log, so its paddock-state-* folder was left behind unnamed.
     assert.ok(logged.some((m) => /temporary folder .*paddock-state-.* left behind/.test(m)), logged.join('\n'));
   });
 });
