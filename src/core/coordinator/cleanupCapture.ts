@@ -20,6 +20,7 @@ export interface CaptureStageDeps {
   store: JobStore;
   setPhase(id: string, phase: Cleanup['phase']): Promise<JobRecord>;
   timeline(job: JobRecord, type: string, message: string): Promise<void>;
+  log?(message: string): void;
 }
 
 export interface CaptureStageResult {
@@ -80,6 +81,7 @@ export async function captureStage(deps: CaptureStageDeps, job: JobRecord, notes
       archiveLimitBytes: c.archiveLimitBytes,
       dropUnarchivable: c.dropUnarchivable === true,
       blockingFs: deps.store.blockingReads,
+      log: deps.log ? (m) => deps.log?.(`cleanup of ${id}: ${m}`) : undefined,
     });
   } catch (err) {
     const consent = err instanceof PaddockError && err.code === CONSENT_NEEDED;

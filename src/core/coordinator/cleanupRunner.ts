@@ -277,7 +277,7 @@ export class CleanupRunner {
   /** 2. Evidence before destruction (cleanupCapture.ts); what it saw goes to the removal's check. */
   private async capture(job: JobRecord, notes: string[], attempt: AttemptFacts): Promise<JobRecord> {
     const captured = await captureStage(
-      { store: this.deps.store, setPhase: (id, phase) => this.setPhase(id, phase), timeline: (j, type, message) => this.timeline(j, type, message) },
+      { store: this.deps.store, setPhase: (id, phase) => this.setPhase(id, phase), timeline: (j, type, message) => this.timeline(j, type, message), log: (m) => this.deps.log(m) },
       job,
       notes,
     );

@@ -21,6 +21,7 @@ import type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from '.
 import type { ReviewSent } from '../operations/sendReview';
 import { Leadership } from '../scheduler/leadership';
 import { CapacityBlockEvent, Scheduler } from '../scheduler/scheduler';
+import { pumpIfQueued } from '../scheduler/oneShot';
 import type { JobEntry, JobStore, StorePolicy } from '../store';
 import type { JobRecord } from '../store/schema';
 import { capacityOf, CapacityState } from './capacity';
@@ -119,6 +120,8 @@ export class Coordinator extends Disposable {
     const env = options.env ?? process.env;
     // Disposed without `close` (a process that is not closing in a hurry): what it runs is ended all the same.
     this._register(toDisposable(() => this.closing.abort()));
+    const tickMs = options.tickMs ?? 3000;
+    const scheduling = tickMs > 0;
     const ctx: OperationContext = {
       store: this.store,
       env,
@@ -138,9 +141,9 @@ export class Coordinator extends Disposable {
       log: (m) => this.log(m),
       changed: (id) => this.changed(id),
       closing: this.closing,
+      // The CLI's (one-shot) is disposed as its command returns: the pump ends before then, or it found the store disposed (bug 193).
+      lockLetGo: (id) => (scheduling ? void this.track(pumpIfQueued(ctx, id, () => this.scheduler.schedulePump())) : pumpIfQueued(ctx, id, () => this.scheduler.pump())),
     };
-    const tickMs = options.tickMs ?? 3000;
-    const scheduling = tickMs > 0;
     // Registered first, so disposed last: after the leadership has let go of its lease.
     this._register(toDisposable(() => this.track(this.leadership.whenReleased())));
     this.leadership = this._register(new Leadership(this.store.home, (m) => this.log(m)));

@@ -19,7 +19,7 @@ export function defaultRestoreTarget(job: JobRecord): string | null {
 }
 
 /** `worktreeSettings`: the person's `paddock.worktree.*`, whose port range a revived agent's ports come from again. */
-export async function restoreAgent(store: JobStore, id: string, to: string | undefined, worktreeSettings?: WorktreeSettings): Promise<RestoreResult> {
+export async function restoreAgent(store: JobStore, id: string, to: string | undefined, worktreeSettings?: WorktreeSettings, log?: (message: string) => void): Promise<RestoreResult> {
   const job = await store.read(id);
   const blocker = restoreBlocker(job);
   if (blocker) throw usageError(blocker);
@@ -32,7 +32,7 @@ export async function restoreAgent(store: JobStore, id: string, to: string | und
   const evidenceDir = path.dirname(store.patchPath(id));
   let result: RestoreResult;
   try {
-    result = await restoreWorktree({ repo: job.repo, snapshotRef: job.evidence!.snapshotRef!, evidenceDir, target, branch: job.branch, branchDeletedByCleanup: branchDeletedByCleanup(job) });
+    result = await restoreWorktree({ repo: job.repo, snapshotRef: job.evidence!.snapshotRef!, evidenceDir, target, branch: job.branch, branchDeletedByCleanup: branchDeletedByCleanup(job), log });
   } catch (err) {
     if (err instanceof PaddockError) throw err;
     throw failure(`Could not restore agent ${id}: ${err instanceof Error ? err.message : String(err)}`);

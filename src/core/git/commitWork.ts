@@ -6,6 +6,7 @@ import { failure } from '../common/errors';
 import { currentBranch, headCommit } from './checkout';
 import { danglingGitlinks, nestedRepositoryError } from './danglingGitlinks';
 import { worktreeStateCommit } from './worktreeState';
+import type { ScratchLog } from './scratch';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
 import { sparseAdd } from './sparseAdd';
 import { flaggedEdits, restoreFlags, rewriteWithoutFlags } from './flaggedFiles';
@@ -19,8 +20,9 @@ import { identityHint } from './identityHint';
  * `add -A` would stage conflict markers as resolved, and the commit would conclude a merge with
  * them, or land on a rebase's detached HEAD or another branch, away from the work's branch.
  * Refused too when the commit would hold a nested repository as a bare gitlink (below).
+ * `log` names a scratch folder its look could not remove (bug 194).
  */
-export async function commitAllWork(worktree: string, message: string, branch: string): Promise<string> {
+export async function commitAllWork(worktree: string, message: string, branch: string, log?: ScratchLog): Promise<string> {
   await assertNothingHalfDone(worktree, worktree);
   const current = await currentBranch(worktree);
   if (current !== branch) {
@@ -28,7 +30,7 @@ export async function commitAllWork(worktree: string, message: string, branch: s
   }
   // What `add -A` would record, made first in a temporary index: a nested repository would be
   // committed as a bare gitlink, its files lost to the landing; refused before anything is staged.
-  const [head, state] = await Promise.all([headCommit(worktree), worktreeStateCommit(worktree, 'Uncommitted work, looked at before it is committed')]);
+  const [head, state] = await Promise.all([headCommit(worktree), worktreeStateCommit(worktree, 'Uncommitted work, looked at before it is committed', log)]);
   const nested = await danglingGitlinks(worktree, head, state);
   if (nested.length > 0) throw nestedRepositoryError(worktree, nested);
   const staging = await keepStagingArea(worktree);

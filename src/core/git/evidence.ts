@@ -46,7 +46,7 @@ import { findForeignWorktrees, placeForeignBundles, summaryWorktreeWords, withOu
 import { PATCH_BLOB_LIMIT, treeForPatch } from './patchTree';
 import { writeVerifiedPatch } from './patchFile';
 import { isValidRefName } from './repo';
-import { removeScratch } from './scratch';
+import { removeScratch, type ScratchLog } from './scratch';
 import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
 import { writeSnapshotRef } from './snapshotObjects';
 import { stageEverything } from './snapshotIndex';
@@ -89,6 +89,7 @@ export interface CaptureOptions {
   blockingFs?: boolean;
   /** Files larger than this stay out of the patch, kept by the snapshot commit alone (default PATCH_BLOB_LIMIT). */
   patchBlobLimitBytes?: number;
+  log?: ScratchLog; // names a scratch folder the capture could not remove (bug 194)
 }
 
 export interface CapturedEvidence {
@@ -338,7 +339,7 @@ export async function captureEvidence(opts: CaptureOptions): Promise<CapturedEvi
   } catch (err) {
     throw withOutsideWorktrees(withForeignStaged(err, foreignFound.stop, CONSENT_NEEDED), foreignFound.outside, CONSENT_NEEDED);
   } finally {
-    await removeScratch(scratch, { running, temps }); // never in place of the capture's own error (bug 188)
+    await removeScratch(scratch, { running, temps, log: opts.log }); // never in place of the capture's own error (bug 188)
   }
 }
 

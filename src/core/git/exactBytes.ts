@@ -24,7 +24,7 @@ import { failure } from '../common/errors';
 import { convertibleFiles, type ConvertibleOptions, type IndexFile } from './conversions';
 import { encodeName, fsPath } from './pathBytes';
 import { firstLine, GIT_BULK_TIMEOUT_MS, runGit } from './runGit';
-import { removeScratch } from './scratch';
+import { removeScratch, type ScratchLog } from './scratch';
 
 export type { IndexFile } from './conversions';
 
@@ -96,7 +96,7 @@ async function copyRange(from: FileHandle, offset: number, length: number, to: s
 }
 
 /** Writes the blobs `entries` name into `target` as they are, through one `cat-file --batch` into a scratch file. */
-async function writeBlobs(target: string, entries: readonly IndexFile[]): Promise<void> {
+async function writeBlobs(target: string, entries: readonly IndexFile[], log?: ScratchLog): Promise<void> {
   const scratch = await fs.mkdtemp(path.join(tmpdir(), 'paddock-exact-'));
   try {
     const batch = path.join(scratch, 'blobs');
@@ -122,17 +122,17 @@ async function writeBlobs(target: string, entries: readonly IndexFile[]): Promis
       await blobs.close();
     }
   } finally {
-    await removeScratch(scratch); // never in place of the error thrown (bug 188)
+    await removeScratch(scratch, { log }); // never in place of the error thrown (bug 188)
   }
 }
 
 /** Of `entries` (files of `target`), each whose bytes on disk are not its blob is written as its blob, then proved; returns how many. */
-async function rewriteDiffering(target: string, entries: readonly IndexFile[]): Promise<number> {
+async function rewriteDiffering(target: string, entries: readonly IndexFile[], log?: ScratchLog): Promise<number> {
   if (entries.length === 0) return 0;
   const onDisk = await rawShas(target, entries.map((e) => e.path), false);
   const differing = entries.filter((e, i) => onDisk[i] !== e.sha);
   if (differing.length === 0) return 0;
-  await writeBlobs(target, differing);
+  await writeBlobs(target, differing, log);
   const proof = await rawShas(target, differing.map((e) => e.path), false);
   const wrong = differing.find((e, i) => proof[i] !== e.sha);
   if (wrong) throw failure(`Could not restore ${wrong.path} byte for byte.`);
@@ -156,9 +156,9 @@ function fileEntries(listing: string, shaField: number): IndexFile[] {
  * whose bytes on disk differ is written again, and then all of them must hash to their blob.
  * Returns how many were written again.
  */
-export async function restoreExactBytes(target: string, commit: string): Promise<number> {
+export async function restoreExactBytes(target: string, commit: string, log?: ScratchLog): Promise<number> {
   const listed = await runGit(['ls-tree', '-r', '-z', '--full-tree', commit], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS, names: true });
-  return rewriteDiffering(target, fileEntries(listed.stdout, 2));
+  return rewriteDiffering(target, fileEntries(listed.stdout, 2), log);
 }
 
 /**
@@ -166,10 +166,10 @@ export async function restoreExactBytes(target: string, commit: string): Promise
  * blob (restore.ts, after its checkout): whatever conversion the checkout made, from whatever setting or
  * attribute source, the bytes are proved against the blob instead of trusted to settings.
  */
-export async function restoreBlobBytes(target: string): Promise<number> {
+export async function restoreBlobBytes(target: string, log?: ScratchLog): Promise<number> {
   const listed = await runGit(['ls-files', '-s', '-z'], { cwd: target, timeoutMs: GIT_BULK_TIMEOUT_MS, names: true });
   const files = fileEntries(listed.stdout, 1).filter((e) => e.mode === '100644' || e.mode === '100755');
   // A path the sparse checkout left out is not on disk; a symlink in its place is not ours to write through.
   const present = await Promise.all(files.map((e) => fs.lstat(fsPath(path.join(target, e.path))).then((st) => st.isFile(), () => false)));
-  return rewriteDiffering(target, files.filter((_, i) => present[i]));
+  return rewriteDiffering(target, files.filter((_, i) => present[i]), log);
 }

@@ -54,6 +54,8 @@ export interface RestoreOptions {
    * gone since was deleted by the person, and stays deleted.
    */
   branchDeletedByCleanup?: boolean;
+  /** Where a scratch folder the exact-bytes step could not remove is named (bug 194). */
+  log?: (message: string) => void;
 }
 
 export interface RestoreResult {
@@ -313,8 +315,8 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   // core.attributesFile, which an includeIf may set for this path alone, the global or system file,
   // info/attributes, attr.tree): each file that came out other than its blob is written as its blob,
   // which is what the agent had on disk unless the capture kept its exact bytes; those come back last.
-  if (manifest) await restoreBlobBytes(target);
-  if (manifest?.exact) await restoreExactBytes(target, manifest.exact.commit);
+  if (manifest) await restoreBlobBytes(target, opts.log);
+  if (manifest?.exact) await restoreExactBytes(target, manifest.exact.commit, opts.log);
   await runGit(['read-tree', manifest?.index?.tree ?? headSha ?? '--empty'], own);
 
   let archived = 0;

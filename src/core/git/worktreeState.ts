@@ -12,10 +12,10 @@ import { printable } from '../common/printable';
 import { headCommit } from './checkout';
 import { commitTree, treeOf } from './mergeTree';
 import { NO_HOOKS_ENV, runGit } from './runGit';
-import { removeScratch } from './scratch';
+import { removeScratch, type ScratchLog } from './scratch';
 import { stageEverything } from './snapshotIndex';
 
-export async function worktreeStateCommit(worktree: string, message: string): Promise<string> {
+export async function worktreeStateCommit(worktree: string, message: string, log?: ScratchLog): Promise<string> {
   const head = await headCommit(worktree);
   const realIndex = path.resolve(worktree, (await runGit(['rev-parse', '--git-path', 'index'], { cwd: worktree })).stdout.trim());
   const scratch = await fs.mkdtemp(path.join(tmpdir(), 'paddock-state-'));
@@ -32,6 +32,6 @@ export async function worktreeStateCommit(worktree: string, message: string): Pr
     if (tree === (await treeOf(worktree, head))) return head;
     return await commitTree(worktree, tree, [head], message);
   } finally {
-    await removeScratch(scratch); // never in place of the error thrown (bug 188)
+    await removeScratch(scratch, { log }); // never in place of the error thrown (bug 188)
   }
 }

@@ -21,9 +21,9 @@ export async function applyLocked(ctx: OperationContext, id: string, choices: Pi
   // Commits the checked-out branch lost since the agent started are not the agent's work: refused before the agent is stopped.
   const checkedOut = await currentBranch(job.repo);
   if (checkedOut !== null) await refuseDroppedBase(job, checkedOut, 'applying');
-  job = await prepareAgentWork(ctx.store, job, choices, { includesUncommitted: true });
+  job = await prepareAgentWork(ctx.store, job, choices, { includesUncommitted: true, log: (m) => ctx.log(m) });
   const worktree = await linkedWorktree(job);
-  const source = worktree !== null ? await worktreeStateCommit(worktree, `Work of Paddock agent ${job.id} as it is on disk`) : await agentBranchTip(job);
+  const source = worktree !== null ? await worktreeStateCommit(worktree, `Work of Paddock agent ${job.id} as it is on disk`, (m) => ctx.log(m)) : await agentBranchTip(job);
   const generation = job.lifecycle.generation;
   // Written before the first file: an apply killed part-way leaves this trace in the agent's history, and
   // the next apply's refusal of the files it wrote names it. Nothing is ever recorded as landed from the

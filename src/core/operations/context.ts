@@ -25,6 +25,12 @@ export interface OperationContext {
   changed(id: string): void;
   /** This process is closing (a window closing or reloading): a check it runs is ended, recorded, and waited for. */
   readonly closing: Closing;
+  /**
+   * An operation of this process let go of a job's lock (`releaseJobLock`): a queued agent's is this
+   * process's to launch, since a one-shot coordinator's last look skips an agent whose lock is held.
+   * Awaited: a one-shot coordinator is disposed as its command returns, so its pump must end first.
+   */
+  lockLetGo?(id: string): void | Promise<void>;
 }
 
 /** How long a person's operation waits for another process's: on the same job, a keep of the same group, a send of the same review. */
@@ -64,16 +70,29 @@ export function heldOperationLock(lock: OwnedLock, refusal: string, opts: { busy
   });
 }
 
+/**
+ * Lets go of a job's operation lock an operation held. Every operation, refused or not, ends here: a
+ * one-shot coordinator (the CLI's) that looked at the queue while the lock was held left a queued agent
+ * to its holder, so the holder pumps (`lockLetGo`), or the agent stayed queued with a slot free (bug 193).
+ */
+export async function releaseJobLock(ctx: OperationContext, id: string, held: HeldLock): Promise<void> {
+  try {
+    await held.release();
+  } finally {
+    await ctx.lockLetGo?.(id);
+  }
+}
+
 /** Runs `fn` under the job's operation lock, waiting for another process's operation on it. */
-export async function withJobLock<T>(store: JobStore, id: string, what: string, fn: () => Promise<T>): Promise<T> {
+export async function withJobLock<T>(ctx: OperationContext, id: string, what: string, fn: () => Promise<T>): Promise<T> {
   // Bad or unknown ids fail before any waiting; as stored: a reader's record of a gone worker waits for the
   // record lock (20 s on a full disk, before a stop could find the store unwritable: bug 141).
-  await store.readStored(id);
-  const held = await heldJobLock(store, id, what);
+  await ctx.store.readStored(id);
+  const held = await heldJobLock(ctx.store, id, what);
   try {
     return await fn();
   } finally {
-    await held.release();
+    await releaseJobLock(ctx, id, held);
   }
 }
 

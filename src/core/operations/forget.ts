@@ -13,7 +13,7 @@ import { keepEvidence } from '../store/keptEvidence';
 import { isFolderWithoutRecord } from '../store/interruptedCreate';
 import type { HeldLock } from '../coordinator/ownedLock';
 import type { OperationContext } from './context';
-import { heldJobLock, withJobLock } from './context';
+import { heldJobLock, releaseJobLock, withJobLock } from './context';
 import { forgetBlocker } from './rules';
 import { archivedWork, type ArchivedWork } from './archivedWork';
 import { forgetUnreadable } from './forgetUnreadable';
@@ -55,7 +55,7 @@ export async function forgetAgent(ctx: OperationContext, id: string, req: Forget
 async function forgetEither(ctx: OperationContext, id: string, req: ForgetRequest): Promise<ForgetReport> {
   if (!(await isFolderWithoutRecord(ctx.store.home, id))) {
     try {
-      return await withJobLock(ctx.store, id, 'forget', () => forgetLocked(ctx, id, req));
+      return await withJobLock(ctx, id, 'forget', () => forgetLocked(ctx, id, req));
     } catch (err) {
       if (!(err instanceof PaddockError && err.code === 'UNREADABLE')) throw err;
     }
@@ -69,7 +69,7 @@ async function forgetEither(ctx: OperationContext, id: string, req: ForgetReques
     if (stays) throw failure(stays);
     return { kept: null };
   } finally {
-    await held.release();
+    await releaseJobLock(ctx, id, held); // its create, finished meanwhile, may have queued it
   }
 }
 

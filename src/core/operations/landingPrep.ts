@@ -142,6 +142,8 @@ export interface PrepareOptions {
   includesUncommitted?: boolean;
   /** `readAgentWorkEarly`'s answer for this record, with the same `includesUncommitted`; ignored after a stop. */
   uncommitted?: Promise<AgentWork> | null;
+  /** The operation's log (`ctx.log`): names a scratch folder the commit of uncommitted work left behind (bug 194). */
+  log?: (message: string) => void;
 }
 
 export interface PreparedWork {
@@ -184,7 +186,7 @@ export async function prepareAgentWorkReporting(store: JobStore, job: JobRecord,
       );
     }
     if (choices.uncommitted === 'commit') {
-      await commitAllWork(job.worktree!, uncommittedWorkMessage(job), job.branch!);
+      await commitAllWork(job.worktree!, uncommittedWorkMessage(job), job.branch!, opts.log);
       changed = true;
     }
   }

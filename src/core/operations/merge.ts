@@ -140,7 +140,7 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
       if (tipNow) await assertMergeSignature(repo, tipNow, branch!, followed.verifySignatures, followed.minTrustLevel);
       signedTip = tipNow;
     }
-    const prepared = await prepareAgentWorkReporting(ctx.store, job, req, { uncommitted });
+    const prepared = await prepareAgentWorkReporting(ctx.store, job, req, { uncommitted, log: (m) => ctx.log(m) });
     job = prepared.job;
     const early = ahead !== null && !prepared.changed ? ahead : null;
     if (early === null) await Promise.allSettled(pending);

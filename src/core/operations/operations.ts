@@ -141,7 +141,7 @@ export class Operations {
   async stop(id: string, opts: { force?: boolean } = {}): Promise<StopReport> {
     let report: StopReport;
     try {
-      report = await withJobLock(this.ctx.store, id, 'stop', async (): Promise<StopReport> => {
+      report = await withJobLock(this.ctx, id, 'stop', async (): Promise<StopReport> => {
         const job = await this.ctx.store.read(id);
         // Under the lock: a launcher would hold it, so a start left `starting` with no launch is abandoned.
         if (!looksAbandonedStart(job)) return stopLocked(this.ctx.store, id, { force: opts.force ?? false });
@@ -210,7 +210,7 @@ export class Operations {
   async retry(id: string, opts: RetryOptions = {}): Promise<JobRecord> {
     const prompt = opts.prompt;
     if (prompt !== undefined) assertTextLength(prompt, MAX_PROMPT_CHARS, 'prompt');
-    await withJobLock(this.ctx.store, id, 'retry', () => beginRetry(this.ctx, id, false, prompt, opts.onWarning, opts.onNewConversation));
+    await withJobLock(this.ctx, id, 'retry', () => beginRetry(this.ctx, id, false, prompt, opts.onWarning, opts.onNewConversation));
     this.ctx.changed(id);
     await this.launcher.pump();
     const job = await this.ctx.store.read(id);
@@ -252,7 +252,7 @@ export class Operations {
   private cleanupOf(job: JobRecord, opts: CleanupOptions): Promise<CleanupReport>;
   private cleanupOf(job: JobRecord, opts: CleanupOptions, still: () => Promise<boolean>): Promise<CleanupReport | undefined>;
   private async cleanupOf(job: JobRecord, opts: CleanupOptions, still?: () => Promise<boolean>): Promise<CleanupReport | undefined> {
-    const { store, runner, cleanupLimiter } = this.ctx;
+    const { runner, cleanupLimiter } = this.ctx;
     const id = job.id;
     const { regenerable, archiveLimitMB } = this.ctx.settings();
     // Consent answers the question the last attempt asked: what it named as over the limit is what
@@ -269,7 +269,7 @@ export class Operations {
       abort: opts.abort,
     };
     // `still` is asked under the job's lock: no retry can come between its answer and the cleanup.
-    const outcome = await cleanupLimiter.run(() => withJobLock(store, id, 'cleanup', async () => (still && !(await still()) ? undefined : runner.run(id, request))));
+    const outcome = await cleanupLimiter.run(() => withJobLock(this.ctx, id, 'cleanup', async () => (still && !(await still()) ? undefined : runner.run(id, request))));
     if (!outcome) return undefined;
     forgetEnvIfCleaned(this.ctx, outcome.job);
     this.ctx.changed(id);
@@ -301,7 +301,7 @@ export class Operations {
   /** Re-creates a cleaned agent's worktree from its evidence (at its old path, or `to`). */
   async restore(id: string, to?: string): Promise<RestoreResult> {
     await this.ctx.store.read(id);
-    return withJobLock(this.ctx.store, id, 'restore', () => restoreAgent(this.ctx.store, id, to, this.ctx.settings().worktree));
+    return withJobLock(this.ctx, id, 'restore', () => restoreAgent(this.ctx.store, id, to, this.ctx.settings().worktree, (m) => this.ctx.log(`restore of ${id}: ${m}`)));
   }
 
   // ------------------------------------------------------------ landing (issue 12)
@@ -354,7 +354,7 @@ export class Operations {
     const repo = await this.ctx.store.read(id).then((j) => j.repo, () => undefined);
     await sweepLandingWorktrees(landingScratch(this.ctx), (m) => this.ctx.log(m), repo);
     try {
-      return await withJobLock(this.ctx.store, id, what, fn);
+      return await withJobLock(this.ctx, id, what, fn);
     } finally {
       this.ctx.changed(id);
     }

@@ -13,7 +13,7 @@ import { firstLine, NO_HOOKS, runGit } from '../git';
 import { deleteKeptFolder, readKeptFolders } from '../store/keptEvidence';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
-import { heldJobLock, okJobs, withJobLock } from './context';
+import { heldJobLock, okJobs, releaseJobLock, withJobLock } from './context';
 import { archivedWork, archivedWorkIn, type ArchivedWork } from './archivedWork';
 import { forgetLocked, sweepRemovalsCutShort } from './forget';
 import { canForget } from './rules';
@@ -100,7 +100,7 @@ async function deleteKept(ctx: OperationContext, item: PrunePlanItem & { keptFol
     await deleteKeptFolder(item.keptFolder);
     report.keptDeleted.push(item.keptFolder);
   } finally {
-    await held.release();
+    await releaseJobLock(ctx, item.id, held); // the id listed again may be a queued agent's
   }
 }
 
@@ -112,7 +112,7 @@ export async function prune(ctx: OperationContext, plan: PrunePlan, req: PruneRe
         if (req.snapshots) await deleteKept(ctx, { ...item, keptFolder: item.keptFolder }, report);
         continue;
       }
-      await withJobLock(ctx.store, item.id, 'forget', async () => {
+      await withJobLock(ctx, item.id, 'forget', async () => {
         if (req.snapshots) await deleteSnapshotRef(item, report);
         // Only an archive the plan showed may go: one that came to hold work since (a restore and a new cleanup) is kept.
         const { kept } = await forgetLocked(ctx, item.id, { deleteArchivedWork: req.snapshots === true && item.archivedWork !== null });

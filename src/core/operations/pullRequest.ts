@@ -69,7 +69,7 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   // Commits the base lost since the agent started would be proposed again as the agent's: refused before the agent is stopped or anything pushed.
   const against = await proposedAgainst(job.repo, remote, base);
   if (against !== null) await refuseDroppedBase(job, against.replace(/^refs\/(remotes|heads)\//, ''), 'a pull request', against);
-  job = await prepareAgentWork(ctx.store, job, req, { uncommitted });
+  job = await prepareAgentWork(ctx.store, job, req, { uncommitted, log: (m) => ctx.log(m) });
   const head = await agentBranchTip(job);
   const branch = job.branch!;
   const holder = await baseHoldingTip(job.repo, head, remote, base);

@@ -43,7 +43,7 @@ export async function updateLocked(ctx: OperationContext, id: string, req: Updat
     // The rebase's refusal of merge commits, before the work is committed: refused, nothing is changed.
     // Asked in updateFromBase's order: a branch already up to date with the base rebases nothing, and is not refused.
     if (req.rebase && !(await isAncestor(job.worktree!, baseSha, 'HEAD'))) await assertRebasableOnto(job.worktree!, baseSha, base);
-    await commitAllWork(job.worktree!, uncommittedWorkMessage(job), job.branch!);
+    await commitAllWork(job.worktree!, uncommittedWorkMessage(job), job.branch!, (m) => ctx.log(m));
   }
   const result = await updateFromBase(job.worktree!, baseSha, base, { rebase: req.rebase ?? false });
   ctx.log(`agent ${id}: ${result.updated ? `${req.rebase ? 'rebased onto' : 'merged'} ${base}` : `already up to date with ${base}`}`);

@@ -7,6 +7,7 @@
  * queue looked at once more: a process that queued an agent and pumped while this one still held the
  * lease left it here.
  */
+import { describeError } from '../common/errors';
 import { capacityOf, queueOrder } from '../coordinator/capacity';
 import { jobLock, okJobs, type OperationContext } from '../operations/context';
 import type { Leadership } from './leadership';
@@ -24,4 +25,17 @@ export async function releaseAndLookAgain(ctx: OperationContext, leadership: Lea
     if (await jobLock(ctx.store, job.id).isFree()) return true;
   }
   return false;
+}
+
+/**
+ * `OperationContext.lockLetGo`: a pump when the job whose lock this process let go of is queued (bug 193).
+ * A failure is logged, never thrown: the operation's own outcome is what its caller is told.
+ */
+export async function pumpIfQueued(ctx: OperationContext, id: string, pump: () => Promise<void> | void): Promise<void> {
+  try {
+    const job = await ctx.store.read(id).catch(() => undefined); // gone or unreadable: nothing to launch
+    if (job?.lifecycle.state === 'queued') await pump();
+  } catch (err) {
+    ctx.log(`Could not launch queued agent ${id} once its lock was let go: ${describeError(err)}`);
+  }
 }

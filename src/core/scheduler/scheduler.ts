@@ -273,8 +273,8 @@ export class Scheduler extends Disposable {
         await this.recoverAbandonedStarts(jobs);
         await this.leftovers.sweep();
         await endAbandonedLeftovers(this.ctx, jobs, (id) => this.heldLocks.takeOrWatch(id));
-        // A restart queued something: launched in this pass's wake.
-        if (await autoRestart(this.ctx, jobs, this.heldLocks)) this.schedulePump();
+        // A restart queued something: launched in this pass's wake (a one-shot's by its last look: a pump beside this work gave the lease up mid-pass, bug 193).
+        if ((await autoRestart(this.ctx, jobs, this.heldLocks)) && !this.opts.oneShot) this.schedulePump();
         await this.checks.schedule(jobs);
         this.cleanupRetries.armNextDue(jobs);
       } else {

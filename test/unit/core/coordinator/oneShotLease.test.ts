@@ -10,6 +10,7 @@ import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
 import { jobLock } from '../../../../src/core/operations/context';
+import { AutomaticChecks } from '../../../../src/core/scheduler/automaticChecks';
 import { Leadership, leaderLock } from '../../../../src/core/scheduler/leadership';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from './coordinatorFixture';
 
@@ -101,6 +102,58 @@ describe('a one-shot coordinator and the leader lease', function () {
     } finally {
       Leadership.prototype.release = release;
     }
+  });
+
+  it('bug 193: an operation refused on a queued agent pumps once it lets go of its lock: a one-shot look that found it held left the agent to it', async () => {
+    const one = sb.coordinator();
+    const two = sb.coordinator();
+    const y = await sb.createQueued('queued while a refused update holds its lock');
+    // Stands in for the start of `two`'s `paddock update y`: its lock held while `one` looks at the queue.
+    const yLock = await jobLock(sb.store, y.id).tryAcquire();
+    assert.ok(yLock);
+    const update = two.update(y.id).then(
+      () => assert.fail('an update of a queued agent was not refused'),
+      (err: unknown) => err,
+    );
+    // `one`'s pump and its last look find y's lock held: y is its holder's to launch.
+    await one.tick();
+    assert.equal((await sb.store.read(y.id)).lifecycle.state, 'queued');
+    await yLock.release();
+    // `two` takes the lock, refuses (no worktree yet) and lets go. Before: without a pump, y stayed queued.
+    const err = await update;
+    // As the CLI's withCoordinator (session.ts) ends: disposed, then waited for. Before: its pump, begun in
+    // the background, read the store after the dispose and launched nothing.
+    two.dispose();
+    await two.whenIdle();
+    one.dispose();
+    await one.whenIdle();
+    assert.match(String(err), /has no worktree to update|has not started/);
+    const taken = await sb.waitFor(y.id, (j) => j.lifecycle.state !== 'queued', 10_000);
+    // Queued with no worktree (its start stood in for by this test), so its launch fails it, saying so.
+    assert.notEqual(taken.lifecycle.state, 'queued');
+  });
+
+  it("bug 193: a one-shot pass that restarts a crashed agent keeps the lease through its leader work, then launches it", async () => {
+    const c = sb.coordinator({ autoRestart: true, recoveryLimit: 1 });
+    const job = await c.start({ repo: sb.repo, command: ['sh', '-c', 'exit 1'] });
+    await sb.waitFor(job.id, (j) => j.lifecycle.state === 'failed');
+    const schedule = AutomaticChecks.prototype.schedule;
+    let leaderAfterChecks: unknown = 'not looked';
+    // The pass's last leader work made slow (a check's config read on a loaded machine): a pump beside it has ended by then.
+    AutomaticChecks.prototype.schedule = async function (this: AutomaticChecks, jobs) {
+      await schedule.call(this, jobs);
+      await sleep(1500);
+      leaderAfterChecks = await leaderLock(sb.home).owner();
+    };
+    try {
+      await c.tick();
+    } finally {
+      AutomaticChecks.prototype.schedule = schedule;
+    }
+    // Before: the restart's pump ran beside the pass and gave the lease up as it ended, mid-pass.
+    assert.notEqual(leaderAfterChecks, undefined, 'the lease was given up while the pass still did a leader\'s work');
+    const restarted = await sb.waitFor(job.id, (j) => j.lifecycle.generation === 2 && !['queued', 'starting'].includes(j.lifecycle.state), 10_000);
+    assert.equal(restarted.recoveries, 1);
   });
 
   it('a Stop from a one-shot coordinator that gave the lease up launches the agent waiting for the slot it freed', async () => {

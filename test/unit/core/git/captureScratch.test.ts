@@ -7,11 +7,13 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { PaddockError } from '../../../../src/core/common/errors';
+import { commitAllWork } from '../../../../src/core/git/commitWork';
 import { captureEvidence } from '../../../../src/core/git/evidence';
+import { restoreExactBytes } from '../../../../src/core/git/exactBytes';
 import { worktreeStateCommit } from '../../../../src/core/git/worktreeState';
 import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 
@@ -37,8 +39,8 @@ describe('git: a scratch folder that cannot be removed (bug 188)', function () {
     rmSync(stuck, { recursive: true, force: true });
     stuck = undefined;
   });
-  const capture = () =>
-    captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+  const capture = (log?: (m: string) => void) =>
+    captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1', log });
 
   it("a capture that fails says its own error, not the scratch folder's removal", async () => {
     // The add runs this on a.h, after the walk listed build.log (captureVanished.test.ts).
@@ -55,15 +57,42 @@ describe('git: a scratch folder that cannot be removed (bug 188)', function () {
     assert.ok(readdirSync(stuck!).some((n) => n.startsWith('paddock-capture-')), 'the removal was refused, as the test means');
   });
 
-  it('a capture that works is not failed by its scratch folder left behind', async () => {
+  it('a capture that works is not failed by its scratch folder left behind, and names it in its log (bug 194)', async () => {
     write(wt, 'a.txt', 'work\n');
-    const ev = await capture();
+    const logged: string[] = [];
+    const ev = await capture((m) => logged.push(m));
     assert.equal(git(repo, 'show', `${ev.snapshotSha}:a.txt`), 'work');
+    // Before: dropped without a word, so leftovers piled up in the temporary folder with no trace of why.
+    assert.ok(logged.some((m) => /temporary folder .*paddock-capture-.* left behind: .*(EPERM|EACCES)/.test(m)), logged.join('\n'));
+  });
+
+  it("an exact-bytes restore (writeBlobs) puts the blob's bytes back, not failed by its scratch folder left behind, and names it (bug 194)", async () => {
+    // A blob with bytes a checkout's conversion would change (CRLF), committed as they are.
+    write(wt, 'crlf.txt', 'one\r\ntwo\r\n');
+    git(wt, '-c', 'core.autocrlf=false', 'add', 'crlf.txt');
+    git(wt, '-c', 'core.autocrlf=false', 'commit', '-qm', 'exact');
+    const commit = git(wt, 'rev-parse', 'HEAD');
+    write(wt, 'crlf.txt', 'one\ntwo\n');
+    const logged: string[] = [];
+    assert.equal(await restoreExactBytes(wt, commit, (m) => logged.push(m)), 1);
+    assert.deepEqual(readFileSync(path.join(wt, 'crlf.txt')), Buffer.from('one\r\ntwo\r\n'));
+    assert.ok(logged.some((m) => /temporary folder .*paddock-exact-.* left behind/.test(m)), logged.join('\n'));
   });
 
   it("the worktree's state read for a commit or a landing is not failed by its scratch folder left behind", async () => {
     write(wt, 'a.txt', 'work\n');
-    const sha = await worktreeStateCommit(wt, 'state');
+    const logged: string[] = [];
+    const sha = await worktreeStateCommit(wt, 'state', (m) => logged.push(m));
     assert.equal(git(repo, 'show', `${sha}:a.txt`), 'work');
+    assert.ok(logged.some((m) => /temporary folder .*paddock-state-.* left behind/.test(m)), logged.join('\n'));
+  });
+
+  it('a commit of uncommitted work (update, merge, pr --commit-uncommitted) names the scratch folder its look left behind (bug 194)', async () => {
+    write(wt, 'a.txt', 'work\n');
+    const logged: string[] = [];
+    await commitAllWork(wt, 'uncommitted work', git(wt, 'rev-parse', '--abbrev-ref', 'HEAD'), (m) => logged.push(m));
+    assert.equal(git(wt, 'show', 'HEAD:a.txt'), 'work');
+    // Before: commitAllWork took no log, so its paddock-state-* folder was left behind unnamed.
+    assert.ok(logged.some((m) => /temporary folder .*paddock-state-.* left behind/.test(m)), logged.join('\n'));
   });
 });
