@@ -38,7 +38,7 @@ describe('store/policy: one store-wide policy every process reads', () => {
     c.dispose();
   });
 
-  it('a window\'s settings write it, and a CLI (no settings of its own) sees the same maxConcurrent', () => {
+  it('a window\'s settings write it, and a CLI (no settings of its own) sees the same maxConcurrent', async () => {
     let maxConcurrent = 2;
     const window = coordinator(() => ({ maxConcurrent, stopGraceSeconds: 4 }));
     const cli = coordinator();
@@ -49,8 +49,11 @@ describe('store/policy: one store-wide policy every process reads', () => {
     assert.equal(window.settings.maxConcurrent, 7);
     assert.equal(cli.settings.maxConcurrent, 7);
     cli.writePolicy({ maxConcurrent: 3 });
-    assert.equal(coordinator().settings.maxConcurrent, 3);
-    window.dispose();
-    cli.dispose();
+    const reader = coordinator();
+    assert.equal(reader.settings.maxConcurrent, 3);
+    // More capacity makes a CLI coordinator look at the queue (it takes the lease if free): waited for
+    // before the home is removed, or its lock files land in a folder being deleted (ENOTEMPTY).
+    for (const c of [window, cli, reader]) c.dispose();
+    await Promise.all([window, cli, reader].map((c) => c.whenIdle()));
   });
 });
