@@ -18,6 +18,8 @@ export class AlternateScreenWatch {
   }
 
   note(text: string): void {
+    // Every write of the agent's output comes here: plain text (no escape, nothing held back) switches nothing.
+    if (this.carry === '' && !text.includes('\x1b')) return;
     const { complete, carry } = heldBack(this.carry + text);
     this.carry = carry;
     // `matchAll` reads with a copy of the shared expression: its position is its own.
