@@ -52,8 +52,8 @@ export async function seed(pe, count) {
 }
 
 /**
- * Runs node with args, stdout to a file: \`paddock list --json\` into a pipe loses
- * its tail today (main.ts exits before stdout drains), so both sides write a file.
+ * Runs node with args, stdout to a file, for both sides alike (a pipe's reader
+ * would be timed too).
  */
 function timedNode(args, env, outFile) {
   return new Promise((resolve, reject) => {
@@ -72,7 +72,7 @@ function timedNode(args, env, outFile) {
   });
 }
 
-/** Bytes lost when `paddock list --json` writes into a pipe (a bug to fix in src/cli/main.ts). */
+/** `paddock list --json` into a pipe: every byte arrives (it once lost its tail; kept as a check). */
 async function pipeTruncation(env, fullBytesOfBare) {
   const p = await cli(env, ['list', '--json']);
   let parses = true;
