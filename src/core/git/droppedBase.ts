@@ -12,6 +12,15 @@ import { printable } from '../common/printable';
 import { mergeTrees, treeOf } from './mergeTree';
 import { runGit } from './runGit';
 
+/**
+ * How the landing puts the agent's branch on the target, which decides what comes back:
+ * - `rebase`: git rebase, which skips a commit whose patch the target already has (by patch-id);
+ * - `merge`: a merge (or squash, or fast-forward) made in the object database, which a conflict refuses with nothing changed;
+ * - `strict`: a conflict could still be resolved into the result by hand (a pull request on the forge; apply, whose
+ *   source holds the worktree's uncommitted work too), so any difference counts.
+ */
+export type DroppedLanding = 'rebase' | 'merge' | 'strict';
+
 /** How many of the target's recent positions are looked at (a reflog can be years long). */
 const REFLOG_LOOK = 1000;
 
@@ -30,7 +39,7 @@ export interface DroppedBase {
  * commits the target held once and no longer has; null otherwise, and when git cannot say (no reflog,
  * a pruned object, a reflog entry expired by gc): the landing then goes on as it always did.
  */
-export async function droppedBase(repo: string, start: string | null, source: string, ref: string): Promise<DroppedBase | null> {
+export async function droppedBase(repo: string, start: string | null, source: string, ref: string, how: DroppedLanding = 'strict'): Promise<DroppedBase | null> {
   if (start === null || !isCommitId(start)) return null;
   // Asked first, as it settles the usual case in one process: the target still has where the agent started.
   if (await ancestor(repo, start, ref)) return null;
@@ -49,6 +58,10 @@ export async function droppedBase(repo: string, start: string | null, source: st
   const tip = await runGit(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`], { cwd: repo, allowFailure: true });
   if (tip.code !== 0) return null;
   const target = tip.stdout.trim();
+  // git rebase replays only what the target lacks by patch-id: when it would skip every dropped commit (after `git
+  // pull --rebase`, whatever the person changed since), none comes back. Not so when the target is the branch's
+  // ancestor: the landing is then a fast-forward, which takes the branch whole.
+  if (how === 'rebase' && (await rebaseSkipsAll(repo, target, start)) && !(await ancestor(repo, target, source))) return null;
   const [merged, tree, count, subject] = await Promise.all([
     mergeTrees(repo, target, start),
     treeOf(repo, target),
@@ -57,19 +70,33 @@ export async function droppedBase(repo: string, start: string | null, source: st
     runGit(['log', '-1', '--format=%s', start, '--'], { cwd: repo, allowFailure: true }),
   ]);
   if (merged.clean && merged.tree === tree) return null;
+  // The start conflicts with what the target did since (its lines changed again): a merge of the whole branch that
+  // conflicts too is refused by the landing's own sentence, nothing changed. One that is clean is refused here: what
+  // of the start does not conflict would come back.
+  if (!merged.clean && how === 'merge' && !(await mergeTrees(repo, target, source)).clean) return null;
   const n = Number(count.stdout.trim());
   return { start, subject: printable(subject.stdout.trim()).slice(0, 80), count: count.code === 0 && n > 0 ? n : 1 };
 }
 
-/** The one sentence a landing (or a rebase onto the target) refused for it says, `verb` being what it would have done. */
-export function droppedBaseProblem(jobId: string, target: string, dropped: DroppedBase, verb: string): string {
+/**
+ * The one sentence a landing (or a rebase onto the target) refused for it says, `verb` being what it would have done;
+ * `updated`: the commit is one `paddock update` brought in, not the start; `onto`: what the way out rebases onto, when
+ * `target` is no name to give git in the agent's worktree (a detached HEAD is the main worktree's, not the agent's).
+ */
+export function droppedBaseProblem(jobId: string, target: string, dropped: DroppedBase, verb: string, opts: { updated?: boolean; onto?: string } = {}): string {
   const short = dropped.start.slice(0, 12);
   const more = dropped.count > 1 ? ` and ${dropped.count - 1} commit${dropped.count === 2 ? '' : 's'} before it` : '';
   return (
-    `Agent ${jobId} started from ${short} (${dropped.subject})${more}, which ${target} no longer has: ${target} was moved back or rewritten since, ` +
+    `Agent ${jobId} ${opts.updated ? 'was updated to' : 'started from'} ${short} (${dropped.subject})${more}, which ${target} no longer has: ${target} was moved back or rewritten since, ` +
     `and ${verb} would bring ${dropped.count === 1 ? 'it' : 'them'} back as the agent's work; nothing was changed. ` +
-    `To land only the agent's own commits, rebase them in its worktree first: git rebase --onto ${target} ${short}.`
+    `To land only the agent's own commits, rebase them in its worktree first: git rebase --onto ${opts.onto ?? target} ${short}.`
   );
+}
+
+/** Whether `git rebase <target>` would skip every commit of `start` the target lacks (each one's patch is on the target). */
+async function rebaseSkipsAll(repo: string, target: string, start: string): Promise<boolean> {
+  const res = await runGit(['rev-list', '--count', '--cherry-pick', '--right-only', '--no-merges', '--end-of-options', `${target}...${start}`, '--'], { cwd: repo, allowFailure: true });
+  return res.code === 0 && res.stdout.trim() === '0';
 }
 
 async function ancestor(repo: string, a: string, b: string): Promise<boolean> {

@@ -88,12 +88,9 @@ export class StandingCache {
       try {
         // A worktree whose link the agent cut is read through the repository's registration of it (bug 156).
         const env = await worktreeGitEnv(job.repo, job.worktree!, job.branch);
-        // The agent's branch too: merged is said of it only while HEAD is on it (bug 186).
-        const [{ head, gitDir }, base, onBranch] = await Promise.all([
-          worktreeHead(job.worktree!, env),
-          baseOf(job),
-          job.branch ? branchTip(job.repo, job.branch).catch(() => undefined) : undefined,
-        ]);
+        // The agent's branch too: merged is said of it only while HEAD is on it (bug 186). A look at it that fails is this
+        // agent's failed standing, as any other look here: judged from HEAD instead, a failed look could say "merged".
+        const [{ head, gitDir }, base, onBranch] = await Promise.all([worktreeHead(job.worktree!, env), baseOf(job), job.branch ? branchTip(job.repo, job.branch) : undefined]);
         const index = await fs.stat(path.join(gitDir, 'index')).then((s) => `${s.ino}:${s.size}:${s.mtimeMs}`, () => 'none');
         const key = [head, base.tip, base.name, index, recordEpoch(job), onBranch ?? 'none'].join('\0');
         if (this.entries.get(job.id)?.key === key && !opts.force?.has(job.id)) return;

@@ -1,6 +1,6 @@
 /** Apply to Workspace: the agent's whole diff against the base — commits and uncommitted work — as uncommitted changes in the main worktree. */
 import { usageError } from '../common/errors';
-import { applyCommitToWorktree, currentBranch, worktreeStateCommit } from '../git';
+import { applyCommitToWorktree, currentBranch, runGit, worktreeStateCommit } from '../git';
 import { refuseDroppedBase } from './droppedBaseCheck';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
@@ -14,13 +14,22 @@ export interface ApplyReport {
   files: string[];
 }
 
+/** The way out names HEAD's commit: `HEAD` in the agent's worktree would be the agent's own. */
+async function refuseDroppedOnDetachedHead(job: JobRecord): Promise<void> {
+  const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: job.repo, allowFailure: true });
+  if (head.code !== 0) return;
+  await refuseDroppedBase(job, 'the detached HEAD', 'applying', { how: 'strict', ref: 'HEAD', onto: head.stdout.trim().slice(0, 12) });
+}
+
 export async function applyLocked(ctx: OperationContext, id: string, choices: Pick<LandingChoices, 'running'>): Promise<ApplyReport> {
   let job = await ctx.store.read(id);
   const blocked = landBlocker(job);
   if (blocked) throw usageError(blocked);
   // Commits the checked-out branch lost since the agent started are not the agent's work: refused before the agent is stopped.
+  // A detached HEAD too, read from HEAD's own reflog (the person's reset, then `checkout --detach`, is still a drop).
   const checkedOut = await currentBranch(job.repo);
-  if (checkedOut !== null) await refuseDroppedBase(job, checkedOut, 'applying');
+  if (checkedOut !== null) await refuseDroppedBase(job, checkedOut, 'applying', { how: 'strict' });
+  else await refuseDroppedOnDetachedHead(job);
   job = await prepareAgentWork(ctx.store, job, choices, { includesUncommitted: true, log: (m) => ctx.log(m) });
   const worktree = await linkedWorktree(job);
   const source = worktree !== null ? await worktreeStateCommit(worktree, `Work of Paddock agent ${job.id} as it is on disk`, (m) => ctx.log(m)) : await agentBranchTip(job);

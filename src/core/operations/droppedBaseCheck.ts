@@ -1,17 +1,38 @@
 /** The landings' and the rebase update's one refusal of commits the target lost since the agent started (git/droppedBase.ts). */
 import { failure } from '../common/errors';
-import { branchTip } from '../git';
-import { droppedBase, droppedBaseProblem } from '../git/droppedBase';
+import { branchTip, isAncestor } from '../git';
+import { droppedBase, droppedBaseProblem, type DroppedLanding } from '../git/droppedBase';
 import type { JobRecord } from '../store/schema';
+
+export interface DroppedBaseCheck {
+  /** How the landing puts the branch on the target (git/droppedBase.ts). */
+  how: DroppedLanding;
+  /** Where the target is read: its local branch unless said. */
+  ref?: string;
+  /** What the way out rebases onto, when `target` is no name for git in the agent's worktree. */
+  onto?: string;
+  /** A ref whose commits do not land (a pull request proposes only what the remote's base lacks): a point it holds is not refused. */
+  unlessIn?: string;
+}
 
 /**
  * Throws the one sentence when landing `job`'s branch on `target` (`verb`: what that would do) would
- * bring back such commits; `ref` is where the target is read (its local branch unless said).
+ * bring back such commits: the one the agent started from, or one `paddock update` brought in since
+ * (the base may drop it after the update as well as before).
  */
-export async function refuseDroppedBase(job: JobRecord, target: string, verb: string, ref = `refs/heads/${target}`): Promise<void> {
+export async function refuseDroppedBase(job: JobRecord, target: string, verb: string, check: DroppedBaseCheck): Promise<void> {
   if (job.branch === null) return;
   const source = await branchTip(job.repo, job.branch).catch(() => null);
   if (source === null) return;
-  const dropped = await droppedBase(job.repo, job.baseSha, source, ref);
-  if (dropped !== null) throw failure(droppedBaseProblem(job.id, target, dropped, verb), 'BASE_MOVED_BACK');
+  const ref = check.ref ?? `refs/heads/${target}`;
+  // The start first, then the updates newest first: the sentence names the first that would come back. One at a
+  // time (each is one git process while the target still has it): a record keeps up to 50 updates.
+  const points = [...new Set([job.baseSha, ...[...(job.baseUpdates ?? [])].reverse()])];
+  for (const point of points) {
+    const dropped = await droppedBase(job.repo, point, source, ref, check.how);
+    if (dropped === null) continue;
+    if (check.unlessIn !== undefined && (await isAncestor(job.repo, point!, check.unlessIn).catch(() => false))) continue;
+    const updated = point !== job.baseSha;
+    throw failure(droppedBaseProblem(job.id, target, dropped, verb, { updated, onto: check.onto }), 'BASE_MOVED_BACK');
+  }
 }

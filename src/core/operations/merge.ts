@@ -120,7 +120,7 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
   async function landLocked(): Promise<MergeReport> {
     const into = await target;
     // Commits the target held once and lost since the agent started are not the agent's: refused before anything changes.
-    await refuseDroppedBase(job, into, 'landing');
+    await refuseDroppedBase(job, into, 'landing', { how: strategy === 'rebase' ? 'rebase' : 'merge' });
     const followed = (await settings) ?? undefined;
     // Refused before anything changes (the agent stopped, its work committed), as the settings are git's, not the agent's.
     const unhonoured = followed ? unhonouredSettingProblem(followed, strategy, into) : null;

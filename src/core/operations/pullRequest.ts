@@ -67,8 +67,14 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
     return { base, remote };
   });
   // Commits the base lost since the agent started would be proposed again as the agent's: refused before the agent is stopped or anything pushed.
+  // The local branch too: a commit dropped from it before it was ever pushed is still on the agent's branch (bug 220).
+  // Not what the remote's base still has, which the pull request does not propose.
   const against = await proposedAgainst(job.repo, remote, base);
-  if (against !== null) await refuseDroppedBase(job, against.replace(/^refs\/(remotes|heads)\//, ''), 'a pull request', against);
+  const remoteTracking = against.find((ref) => ref.startsWith('refs/remotes/'));
+  for (const ref of against) {
+    const unlessIn = ref === remoteTracking ? undefined : remoteTracking;
+    await refuseDroppedBase(job, ref.replace(/^refs\/(remotes|heads)\//, ''), 'a pull request', { ref, how: 'strict', unlessIn });
+  }
   job = await prepareAgentWork(ctx.store, job, req, { uncommitted, log: (m) => ctx.log(m) });
   const head = await agentBranchTip(job);
   const branch = job.branch!;
@@ -129,13 +135,14 @@ async function baseHoldingTip(repo: string, head: string, remote: string, base: 
   return null;
 }
 
-/** What the pull request is read against: the remote's base as last fetched, else the local branch (as `baseHoldingTip`); null when neither is there. */
-async function proposedAgainst(repo: string, remote: string, base: string): Promise<string | null> {
+/** What the pull request is read against: the remote's base as last fetched, and the local branch (either may have dropped a commit the agent's branch still holds); those that are there. */
+async function proposedAgainst(repo: string, remote: string, base: string): Promise<string[]> {
+  const found: string[] = [];
   for (const target of [`refs/remotes/${remote}/${base}`, `refs/heads/${base}`]) {
     const tip = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${target}^{commit}`], { cwd: repo, allowFailure: true });
-    if (tip.code === 0) return target;
+    if (tip.code === 0) found.push(target);
   }
-  return null;
+  return found;
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Update from Base: merges (or rebases onto) the base inside the agent's own worktree. */
 import { usageError } from '../common/errors';
 import { assertRebasableOnto, branchTip, commitAllWork, isAncestor, updateFromBase, type UpdateResult } from '../git';
-import type { JobRecord } from '../store/schema';
+import { BASE_UPDATES_KEPT, type JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
 import { hasUncommittedWork, uncommittedWorkMessage, UNCOMMITTED_CHOICE_CODE } from './landingPrep';
 import { landingTarget, remoteBranchOf } from './landingTarget';
@@ -33,7 +33,7 @@ export async function updateLocked(ctx: OperationContext, id: string, req: Updat
   const dirty = await uncommitted;
   // A rebase would replay commits the base lost since the agent started as if they were the agent's (a merge keeps them apart: its landing refuses them).
   // A remote base too: the rebased branch no longer holds the start, so the pull request's own check could not see them.
-  if (req.rebase) await refuseDroppedBase(job, base, 'rebasing onto it', ref);
+  if (req.rebase) await refuseDroppedBase(job, base, 'rebasing onto it', { ref, how: 'rebase' });
   // Refused before anything is committed: the merge or rebase would otherwise conclude with conflict markers, or go to another branch.
   await assertAgentWorktreeReady(job, job.worktree!, { headAway: 'nothing' });
   if (dirty) {
@@ -45,9 +45,21 @@ export async function updateLocked(ctx: OperationContext, id: string, req: Updat
     if (req.rebase && !(await isAncestor(job.worktree!, baseSha, 'HEAD'))) await assertRebasableOnto(job.worktree!, baseSha, base);
     await commitAllWork(job.worktree!, uncommittedWorkMessage(job), job.branch!, (m) => ctx.log(m));
   }
+  const noted = await noteBaseUpdate(ctx, job, baseSha);
   const result = await updateFromBase(job.worktree!, baseSha, base, { rebase: req.rebase ?? false });
   ctx.log(`agent ${id}: ${result.updated ? `${req.rebase ? 'rebased onto' : 'merged'} ${base}` : `already up to date with ${base}`}`);
-  return { ...result, job, base };
+  return { ...result, job: noted, base };
+}
+
+/**
+ * Kept before git runs: the base's commits the update brings in are the agent's branch's from now on, and a landing
+ * must refuse them as it refuses the start once the base drops them (a merge stopped on a conflict that the person
+ * concludes, or an update killed part-way, brings them in as well).
+ */
+async function noteBaseUpdate(ctx: OperationContext, job: JobRecord, baseSha: string): Promise<JobRecord> {
+  const kept = job.baseUpdates ?? [];
+  if (baseSha === job.baseSha || kept[kept.length - 1] === baseSha) return job;
+  return ctx.store.update(job.id, (j) => ({ ...j, baseUpdates: [...(j.baseUpdates ?? []).filter((s) => s !== baseSha), baseSha].slice(-BASE_UPDATES_KEPT) }));
 }
 
 /** What an update brings in: the base's local branch, else the remote's branch a base like `origin/develop` names (`ref`: where it is read). */

@@ -22,12 +22,12 @@
  */
 import { type ClaimingRecord, recordClaimProblem } from './agentClaims';
 import type { JobRecord, Usage } from './schema';
-import { JOB_ID_PATTERN, SCHEMA_VERSION } from './schema';
+import { BASE_UPDATES_KEPT, JOB_ID_PATTERN, SCHEMA_VERSION } from './schema';
 import { CLEANUP_KNOWN_KEYS, cleanup, evidence } from './recordCleanupCheck';
 import { check, group, landing, OPTIONAL_PARTS_KNOWN_KEYS, setup, usage } from './recordOptionalPartsCheck';
 import { execution, keptWorktree, launch, leftover, leftoversEnder, leftoversFate, lifecycle, PROCESS_KNOWN_KEYS } from './recordProcessCheck';
 import { settings, SETTINGS_KNOWN_KEYS } from './recordSettingsCheck';
-import { accepted, arr, bool, fail, int, isoTime, keys, nullable, obj, type Obj, optional, shaOrNull, str, strArr, strMatch, strOrNull } from './fastCheck';
+import { accepted, arr, bool, fail, int, isoTime, keys, nullable, obj, type Obj, optional, SHA, shaOrNull, str, strArr, strMatch, strOrNull } from './fastCheck';
 
 /** The record's own keys, in the schema's order (also what the agreement test compares with the schema). */
 export const JOB_RECORD_KEYS = keys(
@@ -39,6 +39,7 @@ export const JOB_RECORD_KEYS = keys(
   'branch',
   'base',
   'baseSha',
+  'baseUpdates',
   'profile',
   'command',
   'cwd',
@@ -79,6 +80,7 @@ function jobRecord(v: unknown): Obj {
   strOrNull(i.branch, 300);
   strOrNull(i.base, 300);
   shaOrNull(i.baseSha);
+  optional(i, 'baseUpdates', (x) => arr(x, BASE_UPDATES_KEPT, (y) => strMatch(y, SHA)));
   strOrNull(i.profile, 100);
   strArr(i.command, 256, 8192, 1);
   str(i.cwd, 4096, 1);

@@ -8,7 +8,7 @@
 import * as z from '../common/zod';
 import { EvidenceSummarySchema } from '../git/evidenceManifest';
 import { isIsoTime, recordClaimProblem } from './agentClaims';
-import { CLEANUP_PHASES, JOB_ID_PATTERN, LIFECYCLE_STATES, SCHEMA_VERSION } from './schema';
+import { BASE_UPDATES_KEPT, CLEANUP_PHASES, JOB_ID_PATTERN, LIFECYCLE_STATES, SCHEMA_VERSION } from './schema';
 
 export const JobIdSchema = z.string().check(z.regex(JOB_ID_PATTERN, 'not a Paddock job id'));
 
@@ -295,6 +295,8 @@ export const JobRecordSchema = z.looseObject({
   base: z.nullable(z.string().check(z.maxLength(300))),
   /** The commit the branch started from: reachability and "changed files" are judged against it. */
   baseSha: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))),
+  /** The base's commits `paddock update` brought into the branch (oldest first): a landing checks the target still has them, as it checks `baseSha`. */
+  baseUpdates: z.optional(z.array(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))).check(z.maxLength(BASE_UPDATES_KEPT))),
   profile: z.nullable(Bounded(100)),
   /** argv: command[0] is the program. */
   command: z.array(Bounded(8192)).check(z.minLength(1), z.maxLength(256)),

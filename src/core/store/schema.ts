@@ -30,6 +30,9 @@ export function isTerminalState(state: LifecycleState): boolean {
   return TERMINAL_STATES.includes(state);
 }
 
+/** How many of the base's commits `paddock update` brought into an agent's branch its record keeps (`baseUpdates`, the newest). */
+export const BASE_UPDATES_KEPT = 50;
+
 export const CLEANUP_PHASES = ['requested', 'terminating', 'capturing', 'removing', 'complete', 'incomplete'] as const;
 
 export type {
