@@ -94,9 +94,13 @@ export async function spawnWorker(opts: SpawnWorkerOptions): Promise<SpawnedWork
     throw failure(`Could not start the worker for agent ${opts.jobId} with ${execPath}.`);
   }
 
-  // A window launches: no blocking `ps` on the portable backend. A look that kept failing records no
-  // start time, as for a worker that died at once: its own claim names it once it runs.
-  const identity = await readProcStatAsync(pid).catch(() => undefined);
+  // A window launches: no blocking `ps` on the portable backend. A look that kept failing records no launch:
+  // start time 0 would read as a worker that died at once, and a reader before the claim (a gated worker waits
+  // there through the worktree's checkout) would fail the agent while its worker lives. Without one the record
+  // is a launch under way, which its launcher's lock settles; the worker's own claim names it once it runs.
+  const looked = await readProcStatAsync(pid).then((stat) => ({ stat }), () => null);
+  if (looked === null) return { pid, release: (go) => releaseLaunchGate(gate, go) };
+  const identity = looked.stat;
   const launch = {
     workerPid: pid,
     // A worker that died at once has no start time; 0 never matches, so readers judge it dead.
