@@ -34,9 +34,10 @@ export interface DroppedBase {
 }
 
 /**
- * The agent's start commit when landing `source` (its branch's tip) on `ref` (a local branch, or for a
- * pull request the remote's branch as last fetched, whose reflog records the fetches) would bring back
- * commits the target held once and no longer has; null otherwise, and when git cannot say (no reflog,
+ * The agent's start commit (or a base commit `paddock update` brought in) when landing `source` (its
+ * branch's tip) on `ref` (a local branch; for a pull request also the remote's branch as last fetched,
+ * whose reflog records the fetches; for apply on a detached HEAD, HEAD) the way `how` says would bring
+ * back commits the target held once and no longer has; null otherwise, and when git cannot say (no reflog,
  * a pruned object, a reflog entry expired by gc): the landing then goes on as it always did.
  */
 export async function droppedBase(repo: string, start: string | null, source: string, ref: string, how: DroppedLanding = 'strict'): Promise<DroppedBase | null> {
