@@ -6,6 +6,7 @@
  * orphans reparented to pid 1.
  */
 import { promises as fsp, readFileSync, readdirSync, statSync } from 'node:fs';
+import { describeError, failure } from '../common/errors';
 import { mapConcurrently } from '../common/limiter';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
 import { isGoneState, statCpuTicks, type ProcStat } from './procStat';
@@ -13,17 +14,29 @@ import { procfsPortListeners } from './portListeners';
 import { procfsUsageSnapshot } from './procfsUsage';
 
 const DELETED_SUFFIX = ' (deleted)';
+const BOOT_ID_FILE = '/proc/sys/kernel/random/boot_id';
 
 let cachedBootId: string | undefined;
 
+/**
+ * Read once, and only from a read that worked. A failed read was cached as 'unknown' for the
+ * process's life, and every identity another process recorded (a lock's live owner, a running
+ * worker or agent) was judged of another boot, gone, until it ended (bug 209, the /proc side of bug
+ * 196): a read fails for a moment when this process is out of file descriptors. Such a read throws
+ * and the next caller reads again; only a system with no such file at all (every process of it
+ * reads the same) is 'unknown'.
+ */
 function bootId(): string {
-  if (cachedBootId === undefined) {
-    try {
-      cachedBootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    } catch {
-      cachedBootId = 'unknown';
-    }
+  if (cachedBootId !== undefined) return cachedBootId;
+  let text: string;
+  try {
+    text = readFileSync(BOOT_ID_FILE, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw failure(`Could not read the boot identity (${BOOT_ID_FILE}): ${describeError(err, 200)}.`);
+    text = 'unknown';
   }
+  if (text === '') throw failure(`Could not read the boot identity (${BOOT_ID_FILE}): it was empty.`);
+  cachedBootId = text;
   return cachedBootId;
 }
 
