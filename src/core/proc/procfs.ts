@@ -9,7 +9,8 @@ import { promises as fsp, readFileSync, readdirSync, statSync } from 'node:fs';
 import { describeError, failure } from '../common/errors';
 import { mapConcurrently } from '../common/limiter';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
-import { isGoneState, statCpuTicks, type ProcStat } from './procStat';
+import { isGoneState, mayBeMidExec, statCpuTicks, type ProcStat } from './procStat';
+import { environOf, markedAfterExec, markedAfterExecSync } from './environ';
 import { procfsPortListeners } from './portListeners';
 import { procfsUsageSnapshot } from './procfsUsage';
 
@@ -87,22 +88,6 @@ function listProcesses(): ProcStat[] {
   return out;
 }
 
-/** The NAME=value pairs of a process, or undefined when unreadable (gone, other user, kernel thread). */
-function environOf(pid: number): Map<string, string> | undefined {
-  let raw: string;
-  try {
-    raw = readFileSync(`/proc/${pid}/environ`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const env = new Map<string, string>();
-  for (const entry of raw.split('\0')) {
-    const eq = entry.indexOf('=');
-    if (eq > 0) env.set(entry.slice(0, eq), entry.slice(eq + 1));
-  }
-  return env;
-}
-
 function ownedByUs(pid: number): boolean {
   const uid = process.getuid?.();
   if (uid === undefined) return true;
@@ -114,10 +99,20 @@ function ownedByUs(pid: number): boolean {
 }
 
 function findByEnvMarker(name: string, value: string): ProcStat[] {
-  const out: ProcStat[] = [];
+  const marked: number[] = [];
+  const blank: number[] = [];
   for (const pid of listPids()) {
     if (!ownedByUs(pid)) continue;
-    if (environOf(pid)?.get(name) !== value) continue;
+    const env = environOf(pid);
+    if (env?.get(name) === value) marked.push(pid);
+    else if (env?.size === 0) blank.push(pid); // caught at exec, or an empty environment: read again (environ.ts)
+  }
+  const midExec = blank.filter((pid) => {
+    const stat = processStat(pid);
+    return stat !== undefined && mayBeMidExec(stat);
+  });
+  const out: ProcStat[] = [];
+  for (const pid of [...marked, ...markedAfterExecSync(midExec, { name, value })].sort((a, b) => a - b)) {
     const stat = processStat(pid);
     if (stat && !isGoneState(stat.state)) out.push(stat);
   }
@@ -161,7 +156,17 @@ async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
  * against ~4 ms per walk of 70 processes).
  */
 async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]> {
-  return slicedWalk((stat) => (sid !== undefined && stat.sid === sid) || (marker !== undefined && ownedByUs(stat.pid) && environOf(stat.pid)?.get(marker.name) === marker.value));
+  const blank: number[] = [];
+  const found = await slicedWalk((stat) => {
+    if (sid !== undefined && stat.sid === sid) return true;
+    if (marker === undefined || !ownedByUs(stat.pid)) return false;
+    const env = environOf(stat.pid);
+    if (env?.size === 0 && mayBeMidExec(stat)) blank.push(stat.pid); // caught at exec, or an empty environment: read again (environ.ts)
+    return env?.get(marker.name) === marker.value;
+  });
+  if (marker === undefined || blank.length === 0) return found;
+  const late = [...(await markedAfterExec(blank, marker))].flatMap((pid) => processStat(pid) ?? []).filter((stat) => !isGoneState(stat.state));
+  return [...found, ...late].sort((a, b) => a.pid - b.pid);
 }
 
 /** One walk for all `sids`: a walk per session multiplies with both (the grace after an agent's exit looks every 50 ms). */
