@@ -90,15 +90,51 @@ const lsofJudge =
     return undefined;
   };
 
+type Run = { out: string } | { reason: string };
+
+/** What `judge` makes of a run's end: its output, or why it is a failed run. */
+function judged(judge: Judge, err: unknown, stdout: unknown, stderr?: unknown): Run {
+  const reason = judge(err, stdout, stderr);
+  return reason === undefined ? { out: typeof stdout === 'string' ? stdout : '' } : { reason };
+}
+
 /** One run of `tool args`: its output, or why `judge` takes it for a failed run. */
-function runOnce(tool: Tool, args: readonly string[], judge: Judge, timeoutMs: number): Promise<{ out: string } | { reason: string }> {
+function runOnce(tool: Tool, args: readonly string[], judge: Judge, timeoutMs: number): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(tool, [...args], { ...TOOL_OPTIONS(), timeout: timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const reason = judge(err, stdout, stderr);
-      resolve(reason === undefined ? { out: typeof stdout === 'string' ? stdout : '' } : { reason });
-    });
+    const child = execFile(tool, [...args], { ...TOOL_OPTIONS(), timeout: timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => resolve(judged(judge, err, stdout, stderr)));
     child.stdin?.end();
   });
+}
+
+/** `runOnce`, blocking: for a caller that must answer at once. */
+function runOnceSync(tool: Tool, args: readonly string[], judge: Judge, timeoutMs: number): Run {
+  try {
+    return judged(judge, undefined, execFileSync(tool, [...args], { ...TOOL_OPTIONS(), timeout: timeoutMs, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  } catch (err) {
+    return judged(judge, err, (err as { stdout?: unknown }).stdout);
+  }
+}
+
+/** The one rule of a look's runs, blocking or not: LISTING_TRIES runs within one TOOL_TIMEOUT_MS (bug 192). */
+class Tries {
+  private readonly endsAt = Date.now() + TOOL_TIMEOUT_MS;
+  private runs = 0;
+
+  constructor(
+    private readonly tool: Tool,
+    private readonly args: readonly string[],
+  ) {}
+
+  /** The next run's timeout: what is left of the look's time. */
+  timeLeft(): number {
+    return Math.max(1, this.endsAt - Date.now());
+  }
+
+  /** A run failed: throws the look's failure when no other run is due after `pauseMs`. */
+  failed(reason: string, pauseMs: number): void {
+    this.runs++;
+    if (this.runs >= LISTING_TRIES || !roomForAnother(this.endsAt, pauseMs)) throw failed(this.tool, this.args, reason);
+  }
 }
 
 /** A whole listing without blocking the event loop, tried again when a run fails; throws when every try failed. */
@@ -123,13 +159,11 @@ export function lsofLook(args: readonly string[], listing: boolean): Promise<str
 const roomForAnother = (endsAt: number, pauseMs: number) => endsAt - Date.now() - pauseMs >= LEAST_RUN_MS;
 
 async function tried(tool: Tool, args: readonly string[], judge: Judge): Promise<string> {
-  const endsAt = Date.now() + TOOL_TIMEOUT_MS;
-  let reason = '';
-  for (let attempt = 1; ; attempt++) {
-    const run = await runOnce(tool, args, judge, Math.max(1, endsAt - Date.now()));
+  const tries = new Tries(tool, args);
+  for (;;) {
+    const run = await runOnce(tool, args, judge, tries.timeLeft());
     if ('out' in run) return run.out;
-    reason = run.reason;
-    if (attempt >= LISTING_TRIES || !roomForAnother(endsAt, RETRY_PAUSE_MS)) throw failed(tool, args, reason);
+    tries.failed(run.reason, RETRY_PAUSE_MS);
     await sleep(RETRY_PAUSE_MS);
   }
 }
@@ -145,20 +179,10 @@ export function psLookSync(args: readonly string[]): string {
 }
 
 function triedSync(args: readonly string[], judge: Judge): string {
-  const endsAt = Date.now() + TOOL_TIMEOUT_MS;
-  let reason = '';
-  for (let attempt = 1; ; attempt++) {
-    let out: unknown;
-    let error: unknown;
-    try {
-      const timeout = Math.max(1, endsAt - Date.now());
-      out = execFileSync('ps', [...args], { ...TOOL_OPTIONS(), timeout, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    } catch (err) {
-      error = err;
-    }
-    const why = judge(error, out ?? (error as { stdout?: unknown } | undefined)?.stdout);
-    if (why === undefined) return typeof out === 'string' ? out : '';
-    reason = why;
-    if (attempt >= LISTING_TRIES || !roomForAnother(endsAt, 0)) throw failed('ps', args, reason);
+  const tries = new Tries('ps', args);
+  for (;;) {
+    const run = runOnceSync('ps', args, judge, tries.timeLeft());
+    if ('out' in run) return run.out;
+    tries.failed(run.reason, 0);
   }
 }
