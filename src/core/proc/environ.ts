@@ -12,6 +12,7 @@
 import { promises as fsp, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EnvMarker } from './backend';
+import { goneOrThrow } from './procRead';
 
 /** The NAME=value pairs of `/proc/<pid>/environ`'s text; the first of a name repeated, as getenv(3) reads. */
 export function parseEnviron(raw: string): Map<string, string> {
@@ -23,12 +24,15 @@ export function parseEnviron(raw: string): Map<string, string> {
   return env;
 }
 
-/** A process's environment, or undefined when unreadable (gone, another user's, a kernel thread). */
+/**
+ * A process's environment, or undefined when it is gone or not ours to read (another user's); throws
+ * when the read failed otherwise (procRead.ts): read as unmarked, an agent's process was missed.
+ */
 export function environOf(pid: number): Map<string, string> | undefined {
   try {
     return parseEnviron(readFileSync(`/proc/${pid}/environ`, 'utf8'));
-  } catch {
-    return undefined;
+  } catch (err) {
+    return goneOrThrow(`/proc/${pid}/environ`, err, true);
   }
 }
 

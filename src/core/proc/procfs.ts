@@ -10,6 +10,7 @@ import { describeError, failure } from '../common/errors';
 import { mapConcurrently } from '../common/limiter';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
 import { isGoneState, mayBeMidExec, statCpuTicks, type ProcStat } from './procStat';
+import { goneOrThrow } from './procRead';
 import { environOf, markedAfterExec, markedAfterExecSync } from './environ';
 import { procfsPortListeners } from './portListeners';
 import { procfsUsageSnapshot } from './procfsUsage';
@@ -61,12 +62,13 @@ export function parseProcStat(pid: number, text: string): ProcStat | undefined {
   };
 }
 
+/** Undefined when the process is gone; throws when the read failed otherwise (procRead.ts). */
 function processStat(pid: number): ProcStat | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
+  } catch (err) {
+    return goneOrThrow(`/proc/${pid}/stat`, err);
   }
   return parseProcStat(pid, text);
 }
@@ -93,8 +95,8 @@ function ownedByUs(pid: number): boolean {
   if (uid === undefined) return true;
   try {
     return statSync(`/proc/${pid}`).uid === uid;
-  } catch {
-    return false;
+  } catch (err) {
+    return goneOrThrow(`/proc/${pid}`, err) ?? false;
   }
 }
 
@@ -145,8 +147,8 @@ async function listPidsAsync(): Promise<number[]> {
 async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
   try {
     return parseProcStat(pid, await fsp.readFile(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return undefined;
+  } catch (err) {
+    return goneOrThrow(`/proc/${pid}/stat`, err);
   }
 }
 
@@ -200,8 +202,9 @@ async function slicedStatWalk<T>(pick: (pid: number, text: string) => T | undefi
     let text: string;
     try {
       text = readFileSync(`/proc/${pids[i]}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
+    } catch (err) {
+      goneOrThrow(`/proc/${pids[i]}/stat`, err); // exited meanwhile, or thrown: a process unread is not "none"
+      continue;
     }
     const picked = pick(pids[i], text);
     if (picked !== undefined) found.push(picked);
