@@ -40,9 +40,11 @@ function failed(tool: Tool, args: readonly string[], reason: string): Error {
 
 type Judge = (err: unknown, stdout: unknown, stderr?: unknown) => string | undefined;
 
-/** A failed run in words: killed by a signal (its timeout), its exit code, or why it could not start. */
+/** A failed run in words: killed by its timeout or by a signal, its exit code, or why it could not start. */
 function whyFailed(err: unknown, tool: Tool = 'ps'): string {
-  const e = err as { code?: unknown; status?: unknown; signal?: unknown };
+  const e = err as { code?: unknown; status?: unknown; signal?: unknown; killed?: unknown };
+  // `killed`: execFile ended it for its timeout; "killed by SIGTERM" alone read as if someone had (bug 212).
+  if (e.killed === true && typeof e.signal === 'string') return `${tool} did not finish in the time it had`;
   if (typeof e.signal === 'string') return `${tool} was killed by ${e.signal}`;
   const code = typeof e.code === 'number' ? e.code : e.status;
   if (typeof code === 'number') return `${tool} exited with status ${code}`;
@@ -117,13 +119,16 @@ function runOnceSync(tool: Tool, args: readonly string[], judge: Judge, timeoutM
 
 /** The one rule of a look's runs, blocking or not: LISTING_TRIES runs within one TOOL_TIMEOUT_MS (bug 192). */
 class Tries {
-  private readonly endsAt = Date.now() + TOOL_TIMEOUT_MS;
+  private readonly endsAt: number;
   private runs = 0;
 
   constructor(
     private readonly tool: Tool,
     private readonly args: readonly string[],
-  ) {}
+    budgetMs: number = TOOL_TIMEOUT_MS,
+  ) {
+    this.endsAt = Date.now() + budgetMs;
+  }
 
   /** The next run's timeout: what is left of the look's time. */
   timeLeft(): number {
@@ -149,17 +154,18 @@ export function psLook(args: readonly string[]): Promise<string> {
 
 /**
  * An `lsof` look, tried again when a run fails; throws when every try failed. `listing`: of every
- * process (never empty); else of files below a folder ('' when nobody has one open).
+ * process (never empty); else of files below a folder ('' when nobody has one open). `budgetMs`: all
+ * its runs' time (a walk of a large folder takes longer than a listing: see FILES_BELOW_BUDGET_MS).
  */
-export function lsofLook(args: readonly string[], listing: boolean): Promise<string> {
-  return tried('lsof', args, lsofJudge(listing));
+export function lsofLook(args: readonly string[], listing: boolean, budgetMs: number = TOOL_TIMEOUT_MS): Promise<string> {
+  return tried('lsof', args, lsofJudge(listing), budgetMs);
 }
 
 /** Whether a look whose time ends at `endsAt` has room for another run after `pauseMs`. */
 const roomForAnother = (endsAt: number, pauseMs: number) => endsAt - Date.now() - pauseMs >= LEAST_RUN_MS;
 
-async function tried(tool: Tool, args: readonly string[], judge: Judge): Promise<string> {
-  const tries = new Tries(tool, args);
+async function tried(tool: Tool, args: readonly string[], judge: Judge, budgetMs: number = TOOL_TIMEOUT_MS): Promise<string> {
+  const tries = new Tries(tool, args, budgetMs);
   for (;;) {
     const run = await runOnce(tool, args, judge, tries.timeLeft());
     if ('out' in run) return run.out;
