@@ -11,6 +11,7 @@
 import { promises as fsp } from 'node:fs';
 import * as net from 'node:net';
 import { mapConcurrently } from '../common/limiter';
+import { environOfAsync } from './environ';
 
 /** A listener on a port: the marker value of each process holding it ('' without one); undefined when they cannot be told. */
 export interface PortListener {
@@ -84,13 +85,8 @@ async function socketHolders(inodes: ReadonlySet<string>): Promise<Map<string, n
 
 /** Process `pid`'s value of `name` ('' without it); undefined when its environment cannot be read. */
 async function markerOf(pid: number, name: string): Promise<string | undefined> {
-  try {
-    const env = (await fsp.readFile(`/proc/${pid}/environ`, 'utf8')).split('\0');
-    const entry = env.find((e) => e.startsWith(`${name}=`));
-    return entry === undefined ? '' : entry.slice(name.length + 1);
-  } catch {
-    return undefined;
-  }
+  const env = await environOfAsync(pid);
+  return env === undefined ? undefined : (env.get(name) ?? '');
 }
 
 /** Linux: the listeners on `ports` and their owners' markers; ports past a cut table are asked by connect(). */

@@ -32,3 +32,13 @@ export function isGoneState(state: string): boolean {
 export function isStoppedState(state: string): boolean {
   return state === 'T' || state === 't';
 }
+
+/**
+ * Whether an empty environment read from `stat`'s process may be one caught at exec (environ.ts),
+ * worth reading again: not for one that ended (a zombie's stays empty), nor a Linux kernel thread
+ * (kthreadd, pid 2, and its children), which never has one — run as root, the marker's look sees them.
+ */
+export function mayBeMidExec(stat: ProcStat, platform: NodeJS.Platform = process.platform): boolean {
+  if (isGoneState(stat.state)) return false;
+  return platform !== 'linux' || (stat.pid !== 2 && stat.ppid !== 2);
+}

@@ -6,24 +6,39 @@
  * orphans reparented to pid 1.
  */
 import { promises as fsp, readFileSync, readdirSync, statSync } from 'node:fs';
+import { describeError, failure } from '../common/errors';
 import { mapConcurrently } from '../common/limiter';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
-import { isGoneState, statCpuTicks, type ProcStat } from './procStat';
+import { isGoneState, mayBeMidExec, statCpuTicks, type ProcStat } from './procStat';
+import { goneOrThrow } from './procRead';
+import { environOf, markedAfterExec, markedAfterExecSync } from './environ';
 import { procfsPortListeners } from './portListeners';
 import { procfsUsageSnapshot } from './procfsUsage';
 
 const DELETED_SUFFIX = ' (deleted)';
+const BOOT_ID_FILE = '/proc/sys/kernel/random/boot_id';
 
 let cachedBootId: string | undefined;
 
+/**
+ * Read once, and only from a read that worked. A failed read was cached as 'unknown' for the
+ * process's life, and every identity another process recorded (a lock's live owner, a running
+ * worker or agent) was judged of another boot, gone, until it ended (bug 209, the /proc side of bug
+ * 196): a read fails for a moment when this process is out of file descriptors. Such a read throws
+ * and the next caller reads again; only a system with no such file at all (every process of it
+ * reads the same) is 'unknown'.
+ */
 function bootId(): string {
-  if (cachedBootId === undefined) {
-    try {
-      cachedBootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    } catch {
-      cachedBootId = 'unknown';
-    }
+  if (cachedBootId !== undefined) return cachedBootId;
+  let text: string;
+  try {
+    text = readFileSync(BOOT_ID_FILE, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw failure(`Could not read the boot identity (${BOOT_ID_FILE}): ${describeError(err, 200)}.`);
+    text = 'unknown';
   }
+  if (text === '') throw failure(`Could not read the boot identity (${BOOT_ID_FILE}): it was empty.`);
+  cachedBootId = text;
   return cachedBootId;
 }
 
@@ -47,12 +62,13 @@ export function parseProcStat(pid: number, text: string): ProcStat | undefined {
   };
 }
 
+/** Undefined when the process is gone; throws when the read failed otherwise (procRead.ts). */
 function processStat(pid: number): ProcStat | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
+  } catch (err) {
+    return goneOrThrow(`/proc/${pid}/stat`, err);
   }
   return parseProcStat(pid, text);
 }
@@ -74,37 +90,31 @@ function listProcesses(): ProcStat[] {
   return out;
 }
 
-/** The NAME=value pairs of a process, or undefined when unreadable (gone, other user, kernel thread). */
-function environOf(pid: number): Map<string, string> | undefined {
-  let raw: string;
-  try {
-    raw = readFileSync(`/proc/${pid}/environ`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const env = new Map<string, string>();
-  for (const entry of raw.split('\0')) {
-    const eq = entry.indexOf('=');
-    if (eq > 0) env.set(entry.slice(0, eq), entry.slice(eq + 1));
-  }
-  return env;
-}
-
 function ownedByUs(pid: number): boolean {
   const uid = process.getuid?.();
   if (uid === undefined) return true;
   try {
     return statSync(`/proc/${pid}`).uid === uid;
-  } catch {
-    return false;
+  } catch (err) {
+    return goneOrThrow(`/proc/${pid}`, err) ?? false;
   }
 }
 
 function findByEnvMarker(name: string, value: string): ProcStat[] {
-  const out: ProcStat[] = [];
+  const marked: number[] = [];
+  const blank: number[] = [];
   for (const pid of listPids()) {
     if (!ownedByUs(pid)) continue;
-    if (environOf(pid)?.get(name) !== value) continue;
+    const env = environOf(pid);
+    if (env?.get(name) === value) marked.push(pid);
+    else if (env?.size === 0) blank.push(pid); // caught at exec, or an empty environment: read again (environ.ts)
+  }
+  const midExec = blank.filter((pid) => {
+    const stat = processStat(pid);
+    return stat !== undefined && mayBeMidExec(stat);
+  });
+  const out: ProcStat[] = [];
+  for (const pid of [...marked, ...markedAfterExecSync(midExec, { name, value })].sort((a, b) => a - b)) {
     const stat = processStat(pid);
     if (stat && !isGoneState(stat.state)) out.push(stat);
   }
@@ -137,8 +147,8 @@ async function listPidsAsync(): Promise<number[]> {
 async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
   try {
     return parseProcStat(pid, await fsp.readFile(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return undefined;
+  } catch (err) {
+    return goneOrThrow(`/proc/${pid}/stat`, err);
   }
 }
 
@@ -148,7 +158,17 @@ async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
  * against ~4 ms per walk of 70 processes).
  */
 async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]> {
-  return slicedWalk((stat) => (sid !== undefined && stat.sid === sid) || (marker !== undefined && ownedByUs(stat.pid) && environOf(stat.pid)?.get(marker.name) === marker.value));
+  const blank: number[] = [];
+  const found = await slicedWalk((stat) => {
+    if (sid !== undefined && stat.sid === sid) return true;
+    if (marker === undefined || !ownedByUs(stat.pid)) return false;
+    const env = environOf(stat.pid);
+    if (env?.size === 0 && mayBeMidExec(stat)) blank.push(stat.pid); // caught at exec, or an empty environment: read again (environ.ts)
+    return env?.get(marker.name) === marker.value;
+  });
+  if (marker === undefined || blank.length === 0) return found;
+  const late = [...(await markedAfterExec(blank, marker))].flatMap((pid) => processStat(pid) ?? []).filter((stat) => !isGoneState(stat.state));
+  return [...found, ...late].sort((a, b) => a.pid - b.pid);
 }
 
 /** One walk for all `sids`: a walk per session multiplies with both (the grace after an agent's exit looks every 50 ms). */
@@ -182,8 +202,9 @@ async function slicedStatWalk<T>(pick: (pid: number, text: string) => T | undefi
     let text: string;
     try {
       text = readFileSync(`/proc/${pids[i]}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
+    } catch (err) {
+      goneOrThrow(`/proc/${pids[i]}/stat`, err); // exited meanwhile, or thrown: a process unread is not "none"
+      continue;
     }
     const picked = pick(pids[i], text);
     if (picked !== undefined) found.push(picked);

@@ -2,7 +2,7 @@
  * The /proc reader of process usage: one pass over /proc/<pid>/stat (parent,
  * session, start time, CPU time with the reaped children's, resident pages), with the environment read only for a
  * process not seen before (the marker is fixed at exec, so it is remembered by
- * pid and start time).
+ * pid and start time; an empty one, maybe caught at exec, is read again).
  *
  * The pass runs on a worker thread of its own, with plain synchronous reads:
  * the extension host asks for it, and its event loop must not walk /proc; on
@@ -46,11 +46,15 @@ parentPort.on('message', ({ markerName, sessions, ticksPerSecond, pageBytes }) =
     if (marker === undefined) {
       marker = null;
       try {
-        const env = fs.readFileSync('/proc/' + name + '/environ', 'utf8').split('\\0');
-        const entry = env.find((e) => e.startsWith(prefix));
+        const raw = fs.readFileSync('/proc/' + name + '/environ', 'utf8');
+        const entry = raw.split('\\0').find((e) => e.startsWith(prefix));
         if (entry !== undefined) marker = entry.slice(prefix.length);
-      } catch {}
-      markers.set(key, marker);
+        // Empty: maybe caught at exec (environ.ts), so not kept: kept, an agent's process read then
+        // was never counted as the agent's for its whole life (bug 210). Read again next pass.
+        if (raw !== '') markers.set(key, marker);
+      } catch {
+        markers.set(key, marker);
+      }
     }
     const sid = Number(f[3]);
     // Only what the caller asked about crosses back: copying every process costs more than reading it.

@@ -40,9 +40,11 @@ function failed(tool: Tool, args: readonly string[], reason: string): Error {
 
 type Judge = (err: unknown, stdout: unknown, stderr?: unknown) => string | undefined;
 
-/** A failed run in words: killed by a signal (its timeout), its exit code, or why it could not start. */
+/** A failed run in words: killed by its timeout or by a signal, its exit code, or why it could not start. */
 function whyFailed(err: unknown, tool: Tool = 'ps'): string {
-  const e = err as { code?: unknown; status?: unknown; signal?: unknown };
+  const e = err as { code?: unknown; status?: unknown; signal?: unknown; killed?: unknown };
+  // `killed`: execFile ended it for its timeout; "killed by SIGTERM" alone read as if someone had (bug 212).
+  if (e.killed === true && typeof e.signal === 'string') return `${tool} did not finish in the time it had`;
   if (typeof e.signal === 'string') return `${tool} was killed by ${e.signal}`;
   const code = typeof e.code === 'number' ? e.code : e.status;
   if (typeof code === 'number') return `${tool} exited with status ${code}`;
@@ -90,15 +92,54 @@ const lsofJudge =
     return undefined;
   };
 
+type Run = { out: string } | { reason: string };
+
+/** What `judge` makes of a run's end: its output, or why it is a failed run. */
+function judged(judge: Judge, err: unknown, stdout: unknown, stderr?: unknown): Run {
+  const reason = judge(err, stdout, stderr);
+  return reason === undefined ? { out: typeof stdout === 'string' ? stdout : '' } : { reason };
+}
+
 /** One run of `tool args`: its output, or why `judge` takes it for a failed run. */
-function runOnce(tool: Tool, args: readonly string[], judge: Judge, timeoutMs: number): Promise<{ out: string } | { reason: string }> {
+function runOnce(tool: Tool, args: readonly string[], judge: Judge, timeoutMs: number): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(tool, [...args], { ...TOOL_OPTIONS(), timeout: timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const reason = judge(err, stdout, stderr);
-      resolve(reason === undefined ? { out: typeof stdout === 'string' ? stdout : '' } : { reason });
-    });
+    const child = execFile(tool, [...args], { ...TOOL_OPTIONS(), timeout: timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => resolve(judged(judge, err, stdout, stderr)));
     child.stdin?.end();
   });
+}
+
+/** `runOnce`, blocking: for a caller that must answer at once. */
+function runOnceSync(tool: Tool, args: readonly string[], judge: Judge, timeoutMs: number): Run {
+  try {
+    return judged(judge, undefined, execFileSync(tool, [...args], { ...TOOL_OPTIONS(), timeout: timeoutMs, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  } catch (err) {
+    return judged(judge, err, (err as { stdout?: unknown }).stdout);
+  }
+}
+
+/** The one rule of a look's runs, blocking or not: LISTING_TRIES runs within one TOOL_TIMEOUT_MS (bug 192). */
+class Tries {
+  private readonly endsAt: number;
+  private runs = 0;
+
+  constructor(
+    private readonly tool: Tool,
+    private readonly args: readonly string[],
+    budgetMs: number = TOOL_TIMEOUT_MS,
+  ) {
+    this.endsAt = Date.now() + budgetMs;
+  }
+
+  /** The next run's timeout: what is left of the look's time. */
+  timeLeft(): number {
+    return Math.max(1, this.endsAt - Date.now());
+  }
+
+  /** A run failed: throws the look's failure when no other run is due after `pauseMs`. */
+  failed(reason: string, pauseMs: number): void {
+    this.runs++;
+    if (this.runs >= LISTING_TRIES || !roomForAnother(this.endsAt, pauseMs)) throw failed(this.tool, this.args, reason);
+  }
 }
 
 /** A whole listing without blocking the event loop, tried again when a run fails; throws when every try failed. */
@@ -113,23 +154,22 @@ export function psLook(args: readonly string[]): Promise<string> {
 
 /**
  * An `lsof` look, tried again when a run fails; throws when every try failed. `listing`: of every
- * process (never empty); else of files below a folder ('' when nobody has one open).
+ * process (never empty); else of files below a folder ('' when nobody has one open). `budgetMs`: all
+ * its runs' time (a walk of a large folder takes longer than a listing: see FILES_BELOW_BUDGET_MS).
  */
-export function lsofLook(args: readonly string[], listing: boolean): Promise<string> {
-  return tried('lsof', args, lsofJudge(listing));
+export function lsofLook(args: readonly string[], listing: boolean, budgetMs: number = TOOL_TIMEOUT_MS): Promise<string> {
+  return tried('lsof', args, lsofJudge(listing), budgetMs);
 }
 
 /** Whether a look whose time ends at `endsAt` has room for another run after `pauseMs`. */
 const roomForAnother = (endsAt: number, pauseMs: number) => endsAt - Date.now() - pauseMs >= LEAST_RUN_MS;
 
-async function tried(tool: Tool, args: readonly string[], judge: Judge): Promise<string> {
-  const endsAt = Date.now() + TOOL_TIMEOUT_MS;
-  let reason = '';
-  for (let attempt = 1; ; attempt++) {
-    const run = await runOnce(tool, args, judge, Math.max(1, endsAt - Date.now()));
+async function tried(tool: Tool, args: readonly string[], judge: Judge, budgetMs: number = TOOL_TIMEOUT_MS): Promise<string> {
+  const tries = new Tries(tool, args, budgetMs);
+  for (;;) {
+    const run = await runOnce(tool, args, judge, tries.timeLeft());
     if ('out' in run) return run.out;
-    reason = run.reason;
-    if (attempt >= LISTING_TRIES || !roomForAnother(endsAt, RETRY_PAUSE_MS)) throw failed(tool, args, reason);
+    tries.failed(run.reason, RETRY_PAUSE_MS);
     await sleep(RETRY_PAUSE_MS);
   }
 }
@@ -145,20 +185,10 @@ export function psLookSync(args: readonly string[]): string {
 }
 
 function triedSync(args: readonly string[], judge: Judge): string {
-  const endsAt = Date.now() + TOOL_TIMEOUT_MS;
-  let reason = '';
-  for (let attempt = 1; ; attempt++) {
-    let out: unknown;
-    let error: unknown;
-    try {
-      const timeout = Math.max(1, endsAt - Date.now());
-      out = execFileSync('ps', [...args], { ...TOOL_OPTIONS(), timeout, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    } catch (err) {
-      error = err;
-    }
-    const why = judge(error, out ?? (error as { stdout?: unknown } | undefined)?.stdout);
-    if (why === undefined) return typeof out === 'string' ? out : '';
-    reason = why;
-    if (attempt >= LISTING_TRIES || !roomForAnother(endsAt, 0)) throw failed('ps', args, reason);
+  const tries = new Tries('ps', args);
+  for (;;) {
+    const run = runOnceSync('ps', args, judge, tries.timeLeft());
+    if ('out' in run) return run.out;
+    tries.failed(run.reason, 0);
   }
 }

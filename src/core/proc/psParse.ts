@@ -72,6 +72,19 @@ export function pidsWithMarker(output: string, name: string, value: string): num
   return pids;
 }
 
+/**
+ * Pids whose line of `ps` with environments (see pidsWithMarker) shows no NAME=value word at all: an
+ * empty environment, which a process caught in execve(2) shows for a moment (environ.ts).
+ */
+export function pidsWithoutEnvironment(output: string): number[] {
+  const pids: number[] = [];
+  for (const line of output.split('\n')) {
+    const m = /^\s*(\d+)\s(.*)$/.exec(line);
+    if (m && !m[2].split(/\s+/).some((w) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w))) pids.push(Number(m[1]));
+  }
+  return pids;
+}
+
 /** `lsof -F pn` output ("p<pid>" then "n<name>" lines) as (pid, name) pairs. */
 export function parseLsofNames(output: string): { pid: number; name: string }[] {
   const out: { pid: number; name: string }[] = [];

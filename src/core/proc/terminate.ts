@@ -12,6 +12,7 @@ import { usageError } from '../common/errors';
 import { ProcStat, readProcStatAsync } from './identity';
 import { treeMembers, type EnvMarker } from './scan';
 import { signalEachIfSame, stillRunning } from './signal';
+import { lookAgain } from './lookAgain';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface TerminateOptions {
@@ -52,8 +53,9 @@ export async function terminateProcessTree(opts: TerminateOptions): Promise<Term
   const targets = new Map<number, ProcStat>();
 
   // Every look is asynchronous: a window's extension host stops agents too (an orphaned agent, a
-  // check past its time), and on the portable backend each look is a `ps` run.
-  const scan = async (): Promise<ProcStat[]> => (await treeMembers(opts.sid, opts.marker)).filter((p) => !excluded.has(p.pid));
+  // check past its time), and on the portable backend each look is a `ps` run. Each is tried again
+  // while it fails: one thrown mid-grace failed the stop with the tree sent SIGTERM only (bug 208).
+  const scan = async (): Promise<ProcStat[]> => (await lookAgain(() => treeMembers(opts.sid, opts.marker))).filter((p) => !excluded.has(p.pid));
 
   /** Adds newly seen processes; returns the ones that were not known before. */
   const discover = async (): Promise<ProcStat[]> => {
@@ -70,12 +72,12 @@ export async function terminateProcessTree(opts: TerminateOptions): Promise<Term
   };
 
   const signal = async (procs: ProcStat[], sig: Signal): Promise<void> => {
-    const sent = await signalEachIfSame(procs, sig);
+    const sent = await lookAgain(() => signalEachIfSame(procs, sig));
     // A stopped process acts on SIGTERM only once continued (as systemd does).
     if (sig === 'SIGTERM') for (const p of sent) continueStopped(p.pid);
   };
 
-  const alive = (): Promise<ProcStat[]> => stillRunning([...targets.values()]);
+  const alive = (): Promise<ProcStat[]> => lookAgain(() => stillRunning([...targets.values()]));
 
   /** Polls until every target is gone or the deadline passes, signalling newcomers with `sig`. */
   const waitGone = async (deadline: number, sig: Signal): Promise<ProcStat[]> => {

@@ -16,6 +16,7 @@
 import { sessionsMembers, signalEachIfSame, stillRunning, type ProcStat } from '../proc';
 import { performance } from 'node:perf_hooks';
 import { markedSessions } from '../proc/scan';
+import { lookAgain } from '../proc/lookAgain';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const POLL_MS = 50;
@@ -61,8 +62,10 @@ export class LeftScope {
     const byPid = new Map<number, ProcStat>();
     // One look (one walk of /proc, one `ps`) for every session: a look per session multiplied with
     // the process count past CONTINUITY_MS. Monotonic: a wall clock set back would stretch the gap.
-    const lookedAt = performance.now();
-    const all = (await sessionsMembers(this.sessions)).filter((p) => p.pid !== process.pid && p.pid !== this.sid);
+    // Every look here is tried again while it fails: one thrown out of the grace left what it was
+    // ending running, never sent SIGKILL (bug 208).
+    const [lookedAt, found] = await lookAgain(async () => [performance.now(), await sessionsMembers(this.sessions)] as const);
+    const all = found.filter((p) => p.pid !== process.pid && p.pid !== this.sid);
     for (const s of this.sessions) {
       const members = all.filter((p) => p.sid === s);
       if (!members.some((p) => this.isKnown(p)) && !this.continues(s, members, lookedAt)) {
@@ -75,7 +78,7 @@ export class LeftScope {
         byPid.set(p.pid, p);
       }
     }
-    for (const p of await stillRunning(this.found)) if (p.pid !== process.pid && p.pid !== this.sid) byPid.set(p.pid, p);
+    for (const p of await lookAgain(() => stillRunning(this.found))) if (p.pid !== process.pid && p.pid !== this.sid) byPid.set(p.pid, p);
     return [...byPid.values()];
   }
 
@@ -92,14 +95,14 @@ export class LeftScope {
       return fresh;
     };
     const signal = async (procs: ProcStat[], sig: 'SIGTERM' | 'SIGKILL') => {
-      const sent = await signalEachIfSame(procs, sig);
+      const sent = await lookAgain(() => signalEachIfSame(procs, sig));
       // A stopped process acts on SIGTERM only once continued.
-      if (sig === 'SIGTERM') await signalEachIfSame(sent, 'SIGCONT');
+      if (sig === 'SIGTERM') await lookAgain(() => signalEachIfSame(sent, 'SIGCONT'));
     };
     const waitGone = async (deadline: number, sig: 'SIGTERM' | 'SIGKILL'): Promise<ProcStat[]> => {
       for (;;) {
         await signal(await discover(), sig);
-        const left = await stillRunning([...targets.values()]);
+        const left = await lookAgain(() => stillRunning([...targets.values()]));
         if (left.length === 0 || Date.now() >= deadline) return left;
         await sleep(POLL_MS);
       }

@@ -18,6 +18,7 @@ import { AGENT_MARKER_ENV } from './agentMarker';
 import { describeSurvivors } from './stopAgent';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError } from '../common/errors';
+import { lookAgain } from '../proc/lookAgain';
 
 /** How long leftovers get to exit on their own once the agent has ended. */
 export const LEFTOVER_GRACE_MS = 1000;
@@ -44,19 +45,11 @@ const EXIT_SCAN_PAUSE_MS = 500;
  * running on and never ended (bug 189). Undefined when it kept failing, `failed` told so in words.
  */
 export async function exitScan(jobId: string, sid: number, failed: (why: string) => void): Promise<ProcStat[] | undefined> {
-  const deadline = Date.now() + EXIT_SCAN_TRIES_MS;
-  for (;;) {
-    try {
-      return await leftovers(jobId, sid);
-    } catch (err) {
-      // Judged before the next try, not after it: a try can take a listing's whole time (a hanging
-      // \`ps\`), and the agent's end waits on this scan (bug 192).
-      if (Date.now() + EXIT_SCAN_PAUSE_MS >= deadline) {
-        failed(`could not look for processes the agent left running: ${describeError(err, 300)}`);
-        return undefined;
-      }
-    }
-    await sleep(EXIT_SCAN_PAUSE_MS);
+  try {
+    return await lookAgain(() => leftovers(jobId, sid), EXIT_SCAN_TRIES_MS, EXIT_SCAN_PAUSE_MS);
+  } catch (err) {
+    failed(`could not look for processes the agent left running: ${describeError(err, 300)}`);
+    return undefined;
   }
 }
 

@@ -90,6 +90,26 @@ describe('cleanup when the look for holders fails, portable backend (bug 195)', 
     assert.ok(existsSync(path.join(wt, 'work.txt')), 'the worktree was removed under its holder');
   });
 
+  // Bug 212: `lsof +D` looks at every file below the worktree, and had one 10 s for all its runs: a
+  // worktree with a large dependency tree (or a loaded machine) was refused at every retry.
+  it('an lsof +D that takes longer than 10 s (a large worktree): the holder is still found', async function () {
+    if (!REAL_LSOF || !ps.real) return this.skip();
+    const stamp = await captured();
+    const pid = await holderInWorktree();
+    lsofShim('case " $* " in *" +D "*) sleep 11;; esac');
+    await assert.rejects(removeJobWorktree(job(), wt, stamp), (e: StageFailure) => new RegExp(`held by pid ${pid} \\(sleep\\)`).test(e.message) || assert.fail(e.message));
+    assert.ok(existsSync(path.join(wt, 'work.txt')), 'the worktree was removed under its holder');
+  });
+
+  it('an lsof that does not finish in its time: the refusal says so, not that something killed it (bug 212)', async function () {
+    if (!REAL_LSOF || !ps.real) return this.skip();
+    const stamp = await captured();
+    await holderInWorktree();
+    lsofShim('case " $* " in *" -d cwd "*) exec sleep 30;; esac');
+    await assert.rejects(removeJobWorktree(job(), wt, stamp), (e: StageFailure) => (refusedUnlooked(e) && /lsof did not finish in the time it had/.test(e.message)) || assert.fail(e.message));
+    assert.ok(existsSync(path.join(wt, 'work.txt')), 'the worktree was removed under its holder');
+  });
+
   it("nobody holds it: lsof's exit 1 with nothing printed is still none, and the worktree goes", async function () {
     if (!REAL_LSOF || !ps.real) return this.skip();
     const stamp = await captured();

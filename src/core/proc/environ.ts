@@ -1,0 +1,87 @@
+/**
+ * A process's environment as /proc shows it (`/proc/<pid>/environ`: NAME=value entries, each ended by
+ * a NUL), read by the procfs backend's marker looks and by the port listeners' owner look: one parser.
+ *
+ * A process caught in execve(2) shows an empty environment for a moment (the new image's is not set
+ * up yet; measured: 15% of reads at a process exec'ing in a loop, 9% at a freshly exec'd child), so
+ * a look that finds one empty is no answer about its marker: `markedAfterExec` reads such a process
+ * again a few times, and a process found empty at every read is taken as the empty environment it
+ * has (`env -i`). Read as "not marked", an agent's escaped daemon caught at exec was left running
+ * (bug 210).
+ */
+import { promises as fsp, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { EnvMarker } from './backend';
+import { goneOrThrow } from './procRead';
+
+/** The NAME=value pairs of `/proc/<pid>/environ`'s text; the first of a name repeated, as getenv(3) reads. */
+export function parseEnviron(raw: string): Map<string, string> {
+  const env = new Map<string, string>();
+  for (const entry of raw.split('\0')) {
+    const eq = entry.indexOf('=');
+    if (eq > 0 && !env.has(entry.slice(0, eq))) env.set(entry.slice(0, eq), entry.slice(eq + 1));
+  }
+  return env;
+}
+
+/**
+ * A process's environment, or undefined when it is gone or not ours to read (another user's); throws
+ * when the read failed otherwise (procRead.ts): read as unmarked, an agent's process was missed.
+ */
+export function environOf(pid: number): Map<string, string> | undefined {
+  try {
+    return parseEnviron(readFileSync(`/proc/${pid}/environ`, 'utf8'));
+  } catch (err) {
+    return goneOrThrow(`/proc/${pid}/environ`, err, true);
+  }
+}
+
+/** `environOf` through the thread pool. */
+export async function environOfAsync(pid: number): Promise<Map<string, string> | undefined> {
+  try {
+    return parseEnviron(await fsp.readFile(`/proc/${pid}/environ`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** How a process read empty is looked at again: a few times, a little apart (an exec takes about a millisecond). */
+const EXEC_LOOKS = 4;
+const EXEC_PAUSE_MS = 10;
+
+/** One more read of each of `left` (read empty before): those now marked go into `marked`; returns those still empty. */
+function readAgain(left: readonly number[], marker: EnvMarker, marked: Set<number>): number[] {
+  const still: number[] = [];
+  for (const pid of left) {
+    const env = environOf(pid);
+    if (env?.get(marker.name) === marker.value) marked.add(pid);
+    else if (env !== undefined && env.size === 0) still.push(pid);
+  }
+  return still;
+}
+
+/**
+ * Those of `blank` (processes whose environment read empty) that carry `marker` once read again: each
+ * is read up to EXEC_LOOKS times, EXEC_PAUSE_MS apart, while it still reads empty.
+ */
+export async function markedAfterExec(blank: readonly number[], marker: EnvMarker): Promise<Set<number>> {
+  const marked = new Set<number>();
+  let left: readonly number[] = blank;
+  for (let look = 0; look < EXEC_LOOKS && left.length > 0; look++) {
+    await sleep(EXEC_PAUSE_MS);
+    left = readAgain(left, marker, marked);
+  }
+  return marked;
+}
+
+/** `markedAfterExec` for a blocking caller: the pauses are spent blocked (milliseconds, and only when one read empty). */
+export function markedAfterExecSync(blank: readonly number[], marker: EnvMarker): Set<number> {
+  const marked = new Set<number>();
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let left: readonly number[] = blank;
+  for (let look = 0; look < EXEC_LOOKS && left.length > 0; look++) {
+    Atomics.wait(pause, 0, 0, EXEC_PAUSE_MS);
+    left = readAgain(left, marker, marked);
+  }
+  return marked;
+}
