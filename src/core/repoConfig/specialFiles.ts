@@ -4,8 +4,9 @@
  * FIFO (by a secrets tool that serves it) was neither copied nor named: the agent ran without it and
  * nobody was told (bug 214). They are found by a `find` child (bounded, killable, never in Node's
  * thread pool) and matched against the same patterns by git itself (`check-ignore` in a scratch
- * repository whose only excludes are the patterns), so each is named as skipped with what it is.
- * None is ever opened: a FIFO's open waits for a writer, a device's read never ends.
+ * repository whose only excludes are the patterns): one `link` names is linked, one `copy` names
+ * is named as skipped with what it is. None is ever opened: a FIFO's open waits for a writer, a
+ * device's read never ends.
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
@@ -72,11 +73,15 @@ export async function specialKind(file: string): Promise<string> {
   return 'not a regular file';
 }
 
-/** The special files the `copy`/`link` patterns match, each with why it is not brought. */
-export async function unlistedMatches(repo: string, copy: readonly string[], includeFile: string | null, link: readonly string[]): Promise<UnlistedMatch[]> {
+/**
+ * The special files the patterns match: those `link` names are linked like any path (a symlink
+ * reads nothing, and a FIFO a secrets tool serves keeps serving the agent through it); those only
+ * `copy` or `.worktreeinclude` names are skipped, each with what it is (a copy would have to read it).
+ */
+export async function unlistedMatches(repo: string, copy: readonly string[], includeFile: string | null, link: readonly string[]): Promise<{ linkable: string[]; skipped: UnlistedMatch[] }> {
   const found = await specialEntries(repo);
-  if (found.length === 0) return [];
+  if (found.length === 0) return { linkable: [], skipped: [] };
   const [copied, linked] = await Promise.all([matchingPatterns(found, copy, includeFile), matchingPatterns(found, link, null)]);
-  const all = [...new Set([...copied, ...linked])].sort();
-  return Promise.all(all.map(async (rel) => ({ path: rel, why: await specialKind(path.join(repo, rel)) })));
+  const skipped = await Promise.all(copied.filter((rel) => !linked.includes(rel)).map(async (rel) => ({ path: rel, why: await specialKind(path.join(repo, rel)) })));
+  return { linkable: linked, skipped };
 }

@@ -76,9 +76,10 @@ export async function planWorktreeFiles(req: Omit<WorktreeFilesRequest, 'worktre
   // A linked folder is linked whole: git also lists the matching paths inside it, which are neither
   // linked again (through the new link, out of the worktree) nor copied.
   const within = (rel: string, folder: string) => rel.startsWith(`${folder}/`);
-  const roots = linked.filter((rel) => !linked.some((l) => within(rel, l)));
+  const allLinked = [...linked, ...unlisted.linkable].sort();
+  const roots = allLinked.filter((rel) => !allLinked.some((l) => within(rel, l)));
   const outsideLinked = (rel: string) => !roots.some((l) => rel === l || within(rel, l));
-  return { repo: req.repo, repoReal, linked: roots, copied: copied.filter(outsideLinked), unlisted: unlisted.filter((u) => outsideLinked(u.path)) };
+  return { repo: req.repo, repoReal, linked: roots, copied: copied.filter(outsideLinked), unlisted: unlisted.skipped.filter((u) => outsideLinked(u.path)) };
 }
 
 /** Links and copies the planned files into the worktree. */

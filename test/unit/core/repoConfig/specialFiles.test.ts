@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,31 +33,34 @@ describe('worktree files git never lists: FIFOs, sockets, devices (bug 214)', fu
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  it('names each FIFO, socket and device a copy, link or .worktreeinclude pattern matches, and copies the rest', async () => {
+  it('names each FIFO, socket and device a copy or .worktreeinclude pattern matches, links those link names, and copies the rest', async () => {
     mkdirSync(join(repo, 'sub'));
-    execFileSync('mkfifo', [join(repo, '.env.local'), join(repo, 'sub', 'included.fifo'), join(repo, 'unmatched.fifo')]);
+    execFileSync('mkfifo', [join(repo, '.env.local'), join(repo, 'sub', 'included.fifo'), join(repo, 'unmatched.fifo'), join(repo, 'served.fifo')]);
     const server = createServer();
     server.listen(join(repo, 'sub', '.env.sock'));
     await once(server, 'listening');
     const asRoot = process.getuid?.() === 0;
     // A device node needs root; without it the device line of the expectation is left out.
-    if (asRoot) execFileSync('mknod', [join(repo, 'zero'), 'c', '1', '5']);
+    if (asRoot) execFileSync('mknod', [join(repo, '.env.dev'), 'c', '1', '5']);
     writeFileSync(join(repo, '.worktreeinclude'), '# comment\r\nsub/included.fifo\r\n');
     try {
-      const plan = await planWorktreeFiles({ repo, copy: ['.env*'], link: ['zero'] });
+      const plan = await planWorktreeFiles({ repo, copy: ['.env*'], link: ['served.fifo'] });
       const result = await placeWorktreeFiles(plan!, worktree);
       assert.equal(result.copied, 1, '.env copied');
       assert.equal(existsSync(join(worktree, '.env')), true);
+      // A FIFO a secrets tool serves keeps serving through the link; nothing reads it to make one.
+      assert.equal(result.linked, 1);
+      assert.equal(readlinkSync(join(worktree, 'served.fifo')), join(repo, 'served.fifo'));
       const expected = [
+        ...(asRoot ? [{ path: '.env.dev', why: 'not a regular file (a device)' }] : []),
         { path: '.env.local', why: 'not a regular file (a FIFO)' },
         { path: 'sub/.env.sock', why: 'not a regular file (a socket)' },
         { path: 'sub/included.fifo', why: 'not a regular file (a FIFO)' },
-        ...(asRoot ? [{ path: 'zero', why: 'not a regular file (a device)' }] : []),
       ];
       assert.deepEqual([...result.skipped].sort((a, b) => (a.path < b.path ? -1 : 1)), expected);
       const lines = describeWorktreeFiles(result);
       assert.equal(lines.length, 1);
-      assert.match(lines[0], /^copied 1 and linked 0 untracked path\(s\) into the worktree; skipped \.env\.local \(not a regular file \(a FIFO\)\), /);
+      assert.match(lines[0], /^copied 1 and linked 1 untracked path\(s\) into the worktree; skipped .*\.env\.local \(not a regular file \(a FIFO\)\), /);
       assert.equal(existsSync(join(worktree, '.env.local')), false, 'never made, never opened');
     } finally {
       server.close();
