@@ -9,7 +9,7 @@
  * child killed at one time limit (10 minutes); a small one is copied in
  * moments by a child process (smallCopy.ts), which does the open and fstat
  * too and is killed at its limit, so a hung file system fails the start in one
- * sentence (bug 217). A big one is opened again here after the child's look:
+ * sentence (bug 216). A big one is opened again here after the child's look:
  * a mount that hangs in those moments still holds the start.
  *
  * The source is opened first, without blocking and without following a
@@ -34,7 +34,7 @@ const NOT_REGULAR = 'not a regular file';
 /** Copies `source` (a regular file when listed) to `dest`, which must not exist; the mode is kept. Null, or why it was not copied. */
 export async function copyRegularFile(source: string, dest: string, timeoutMs = COPY_TIMEOUT_MS): Promise<string | null> {
   if (process.platform === 'linux') {
-    // The open and a small copy in a child killed at its limit: a hung file system never holds this process (bug 217).
+    // The open and a small copy in a child killed at its limit: a hung file system never holds this process (bug 216).
     const outcome = await copySmallInChild(source, dest, SPARSE_FROM, TIMED_FROM, Math.min(timeoutMs, SMALL_COPY_TIMEOUT_MS));
     if ('copied' in outcome) return null;
     if ('notRegular' in outcome) return NOT_REGULAR;

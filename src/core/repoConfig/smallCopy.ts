@@ -1,6 +1,6 @@
 /**
  * The open, fstat and small copy of one file named by `copy`, done by a child process that is killed
- * at a time limit (bug 217). Done in Paddock's own process, a file on a file system that stopped
+ * at a time limit (bug 216). Done in Paddock's own process, a file on a file system that stopped
  * answering (an sshfs or NFS mount gone away, a FUSE file that lists but never opens) held a libuv
  * pool thread in open(2) for good: the start waited for ever, and so did the process's exit (libuv
  * joins its pool threads at exit; `process.exit` hung). A child stuck there dies with SIGKILL.

@@ -1,5 +1,5 @@
 /**
- * A file named by `copy` on a file system that stopped answering (bug 217): a real FUSE mount over
+ * A file named by `copy` on a file system that stopped answering (bug 216): a real FUSE mount over
  * one file that answers the kernel's INIT and GETATTR (so it lists and lstats as a plain file) and
  * never answers OPEN or READ, as an sshfs or NFS mount whose server went away. Needs root and
  * /dev/fuse; skipped without them.
@@ -53,7 +53,7 @@ function canMountFuse(): boolean {
   }
 }
 
-describe('a copy from a file system that stopped answering (bug 217)', function () {
+describe('a copy from a file system that stopped answering (bug 216)', function () {
   this.timeout(30_000);
   let root: string;
   let hung: string;
