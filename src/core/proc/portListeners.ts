@@ -5,11 +5,12 @@
  *
  * Linux: the listening sockets of /proc/net/tcp and tcp6 (read without blocking, at most
  * MAX_TABLE_BYTES each), and the processes that hold each one (socket inode in /proc/<pid>/fd) with
- * their environment marker. The portable backend: a connect() to 127.0.0.1 and ::1, a short wait
- * each; who listens cannot be told there.
+ * their environment marker. The portable backend: a connect() to 127.0.0.1, ::1 and each of this
+ * machine's other addresses, a short wait each; who listens cannot be told there.
  */
 import { promises as fsp } from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import { mapConcurrently } from '../common/limiter';
 import { environOfAsync } from './environ';
 
@@ -24,6 +25,9 @@ const MAX_TABLE_BYTES = 8 * 1024 * 1024;
 const CONNECT_WAIT_MS = 300;
 const LISTEN = '0A';
 const SCAN_CONCURRENCY = 8;
+const LOOPBACK = ['127.0.0.1', '::1'];
+/** Ports asked at once on the portable backend: a few sockets per port, well under a descriptor limit of 256. */
+const PROBE_CONCURRENCY = 48;
 
 /** The first MAX_TABLE_BYTES of a /proc table, and whether it was all; undefined when unreadable. */
 async function readBounded(file: string): Promise<{ text: string; whole: boolean } | undefined> {
@@ -111,8 +115,12 @@ export async function procfsPortListeners(ports: ReadonlySet<number>, markerName
   return out;
 }
 
-/** Whether a connect() to `host`:`port` is answered (or not refused within the wait). */
-function answers(host: string, port: number): Promise<boolean> {
+/**
+ * Whether a connect() to `host`:`port` is answered. On loopback, no answer within the wait counts as
+ * a listener (its backlog full: nothing between drops a packet there); on another of this machine's
+ * addresses only an accepted connection counts, since a firewall may drop what it does not serve.
+ */
+function answers(host: string, port: number, silenceListens: boolean): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
     const done = (listening: boolean) => {
@@ -120,20 +128,39 @@ function answers(host: string, port: number): Promise<boolean> {
       socket.destroy();
       resolve(listening);
     };
-    const timer = setTimeout(() => done(true), CONNECT_WAIT_MS);
+    const timer = setTimeout(() => done(silenceListens), CONNECT_WAIT_MS);
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false)); // refused, or no such address (no IPv6)
   });
 }
 
-/** Portable: a listener is whatever answers on loopback; its owner cannot be told. */
+/**
+ * This machine's own addresses other than loopback (a LAN address, a container's bridge): a server
+ * bound to one of them alone answers on it and on no loopback address (bug 215). A link-local IPv6
+ * address is reached through its interface.
+ */
+function ownAddresses(): string[] {
+  const out: string[] = [];
+  for (const [name, infos] of Object.entries(os.networkInterfaces())) {
+    for (const info of infos ?? []) {
+      if (info.internal) continue;
+      out.push(info.family === 'IPv6' && info.address.toLowerCase().startsWith('fe80:') ? `${info.address}%${name}` : info.address);
+    }
+  }
+  return out;
+}
+
+/**
+ * Portable: a listener is whatever answers on loopback or on another of this machine's addresses
+ * (a server bound to 192.168.1.5 alone was missed: only loopback was asked); its owner cannot be told.
+ */
 export async function connectPortListeners(ports: ReadonlySet<number>): Promise<Map<number, PortListener>> {
   const out = new Map<number, PortListener>();
-  await Promise.all(
-    [...ports].map(async (port) => {
-      const [v4, v6] = await Promise.all([answers('127.0.0.1', port), answers('::1', port)]);
-      if (v4 || v6) out.set(port, { owners: undefined });
-    }),
-  );
+  const hosts = [...LOOPBACK.map((host) => ({ host, silenceListens: true })), ...ownAddresses().map((host) => ({ host, silenceListens: false }))];
+  await mapConcurrently([...ports], PROBE_CONCURRENCY, async (port) => {
+    const heard = await Promise.all(hosts.map((h) => answers(h.host, port, h.silenceListens)));
+    if (heard.some(Boolean)) out.set(port, { owners: undefined });
+    return undefined;
+  });
   return out;
 }

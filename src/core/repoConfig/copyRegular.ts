@@ -7,9 +7,10 @@
  * where the file system can (btrfs, XFS, APFS), else copied with its holes
  * kept (bigCopy.ts). On Linux a big file, sparse or dense, is copied by a `cp`
  * child killed at one time limit (10 minutes); a small one is copied in
- * moments in-process. No limit bounds the open and fstat below (in-process:
- * Node cannot cancel them), so a hung file system holds the start there, as it
- * holds git's listing before it.
+ * moments by a child process (smallCopy.ts), which does the open and fstat
+ * too and is killed at its limit, so a hung file system fails the start in one
+ * sentence (bug 216). A big one is opened again here after the child's look:
+ * a mount that hangs in those moments still holds the start.
  *
  * The source is opened first, without blocking and without following a
  * symlink, and looked at with fstat; on Linux every copy then reads that very
@@ -22,6 +23,7 @@ import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { COPY_TIMEOUT_MS, copyBig } from './bigCopy';
 import { refusedRead } from './unreadable';
+import { copySmallInChild, SMALL_COPY_TIMEOUT_MS } from './smallCopy';
 
 /** Smaller files are copied whole: a hole is worth keeping from this size (a small file's inline data counts as dense). */
 const SPARSE_FROM = 128 * 1024;
@@ -31,16 +33,19 @@ const NOT_REGULAR = 'not a regular file';
 
 /** Copies `source` (a regular file when listed) to `dest`, which must not exist; the mode is kept. Null, or why it was not copied. */
 export async function copyRegularFile(source: string, dest: string, timeoutMs = COPY_TIMEOUT_MS): Promise<string | null> {
+  if (process.platform === 'linux') {
+    // The open and a small copy in a child killed at its limit: a hung file system never holds this process (bug 216).
+    const outcome = await copySmallInChild(source, dest, SPARSE_FROM, TIMED_FROM, Math.min(timeoutMs, SMALL_COPY_TIMEOUT_MS));
+    if ('copied' in outcome) return null;
+    if ('notRegular' in outcome) return NOT_REGULAR;
+    if ('code' in outcome) return refusedOrThrow(Object.assign(new Error(outcome.message), { code: outcome.code }));
+    // Big or sparse: opened again here, moments after the child opened it; cp copies it under the long limit.
+  }
   let from: fs.FileHandle;
   try {
     from = await fs.open(source, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (err) {
-    // O_NOFOLLOW: a symlink put in the file's place (to a device, a FIFO, outside the repository).
-    if ((err as NodeJS.ErrnoException)?.code === 'ELOOP') return NOT_REGULAR;
-    // A file this user may not read, named or reached through a copied link: left out, the start goes on.
-    const refused = refusedRead(err);
-    if (refused === null) throw err;
-    return refused;
+    return refusedOrThrow(err);
   }
   try {
     const stat = await from.stat();
@@ -57,6 +62,16 @@ export async function copyRegularFile(source: string, dest: string, timeoutMs = 
   } finally {
     await from.close();
   }
+}
+
+/** Why a failed open leaves the file out, or the error itself (thrown: it fails the start). */
+function refusedOrThrow(err: unknown): string {
+  // O_NOFOLLOW: a symlink put in the file's place (to a device, a FIFO, outside the repository).
+  if ((err as NodeJS.ErrnoException)?.code === 'ELOOP') return NOT_REGULAR;
+  // A file this user may not read, named or reached through a copied link: left out, the start goes on.
+  const refused = refusedRead(err);
+  if (refused === null) throw err;
+  return refused;
 }
 
 /**

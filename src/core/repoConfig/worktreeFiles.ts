@@ -24,10 +24,13 @@ import { makeDirs } from '../common/makeDirs';
 import { copyRegularFile } from './copyRegular';
 import { resolvedTarget, settleCopiedLink } from './copiedLinks';
 import { refusedRead } from './unreadable';
+import { unlistedMatches, type UnlistedMatch } from './specialFiles';
 
 export const WORKTREE_INCLUDE = '.worktreeinclude';
 /** Copies in flight at once: enough to hide latency, few enough not to exhaust descriptors. */
 const COPY_CONCURRENCY = 16;
+/** A timeline line naming skipped paths stays under the store's cut, with room for redaction's longer marks. */
+const SKIPPED_LINE_CHARS = 1500;
 
 export interface WorktreeFilesRequest {
   /** The main worktree (where the files are). */
@@ -55,6 +58,8 @@ export interface WorktreeFilesPlan {
   linked: string[];
   /** Copied paths, none inside a linked folder (a linked folder is linked whole). */
   copied: string[];
+  /** Matches git does not list (a FIFO, a socket, a device): never brought, each named as skipped. */
+  unlisted: UnlistedMatch[];
 }
 
 /** The files to bring (null when nothing is configured and there is no `.worktreeinclude`). */
@@ -62,21 +67,24 @@ export async function planWorktreeFiles(req: Omit<WorktreeFilesRequest, 'worktre
   const include = path.join(req.repo, WORKTREE_INCLUDE);
   const hasInclude = await isFile(include);
   if (req.copy.length === 0 && req.link.length === 0 && !hasInclude) return null;
-  const [repoReal, linked, copied] = await Promise.all([
+  const [repoReal, linked, copied, unlisted] = await Promise.all([
     fs.realpath(req.repo),
     req.link.length > 0 ? untrackedMatching(req.repo, req.link, null, true) : [],
     req.copy.length > 0 || hasInclude ? untrackedMatching(req.repo, req.copy, hasInclude ? include : null, false) : [],
+    unlistedMatches(req.repo, req.copy, hasInclude ? include : null, req.link),
   ]);
   // A linked folder is linked whole: git also lists the matching paths inside it, which are neither
   // linked again (through the new link, out of the worktree) nor copied.
   const within = (rel: string, folder: string) => rel.startsWith(`${folder}/`);
-  const roots = linked.filter((rel) => !linked.some((l) => within(rel, l)));
-  return { repo: req.repo, repoReal, linked: roots, copied: copied.filter((rel) => !roots.some((l) => rel === l || within(rel, l))) };
+  const allLinked = [...linked, ...unlisted.linkable].sort();
+  const roots = allLinked.filter((rel) => !allLinked.some((l) => within(rel, l)));
+  const outsideLinked = (rel: string) => !roots.some((l) => rel === l || within(rel, l));
+  return { repo: req.repo, repoReal, linked: roots, copied: copied.filter(outsideLinked), unlisted: unlisted.skipped.filter((u) => outsideLinked(u.path)) };
 }
 
 /** Links and copies the planned files into the worktree. */
 export async function placeWorktreeFiles(plan: WorktreeFilesPlan, worktree: string): Promise<WorktreeFilesResult> {
-  const result: WorktreeFilesResult = { copied: 0, linked: 0, skipped: [] };
+  const result: WorktreeFilesResult = { copied: 0, linked: 0, skipped: [...plan.unlisted] };
   const worktreeReal = await fs.realpath(worktree);
   const req = { repo: plan.repo, worktree };
   const folders: FolderChecks = new Map();
@@ -109,13 +117,27 @@ export async function placeWorktreeFiles(plan: WorktreeFilesPlan, worktree: stri
   return result;
 }
 
-/** The timeline's line for what was brought (null when nothing was). */
-export function describeWorktreeFiles(result: WorktreeFilesResult): string | null {
-  if (result.copied + result.linked + result.skipped.length === 0) return null;
-  const skipped = result.skipped.slice(0, 5).map((s) => `${s.path} (${s.why})`);
-  const message = `copied ${result.copied} and linked ${result.linked} untracked path(s) into the worktree${skipped.length ? `; skipped ${skipped.join(', ')}` : ''}`;
-  // Whole: the store redacts the message, then cuts it (messageRedaction.ts).
-  return message;
+/**
+ * The timeline's lines for what was brought (none when nothing was). Every path left out is named:
+ * the first five used to be, so a sixth `.env` skipped went unsaid; the rest follow in lines of
+ * their own, each under the store's cut (messageRedaction.ts cuts a message at 2,000 characters).
+ */
+export function describeWorktreeFiles(result: WorktreeFilesResult): string[] {
+  if (result.copied + result.linked + result.skipped.length === 0) return [];
+  const summary = `copied ${result.copied} and linked ${result.linked} untracked path(s) into the worktree`;
+  const named = [...result.skipped].sort((x, y) => (x.path < y.path ? -1 : 1)).map((s) => `${s.path} (${s.why})`);
+  if (named.length === 0) return [summary];
+  const lines: string[] = [];
+  let line = `${summary}; skipped ${named[0]}`;
+  for (const item of named.slice(1)) {
+    if (line.length + 2 + item.length <= SKIPPED_LINE_CHARS) line += `, ${item}`;
+    else {
+      lines.push(line);
+      line = `also skipped ${item}`;
+    }
+  }
+  lines.push(line);
+  return lines;
 }
 
 /** Untracked paths (ignored or not) matching the patterns; with `directories`, a wholly matching folder as itself. */

@@ -111,8 +111,9 @@ function listWorktreeFiles(job: JobRecord): Promise<WorktreeFilesPlan | null> {
 /** The listed files into the worktree just made, and a line on the timeline saying what came in. */
 async function bringFiles(ctx: OperationContext, job: JobRecord, files: WorktreeFilesPlan | null): Promise<void> {
   if (!files) return;
-  const message = describeWorktreeFiles(await placeWorktreeFiles(files, job.worktree!));
-  if (message) await ctx.store.appendTimeline(job.id, { generation: job.lifecycle.generation, type: 'worktree-files', message });
+  for (const message of describeWorktreeFiles(await placeWorktreeFiles(files, job.worktree!))) {
+    await ctx.store.appendTimeline(job.id, { generation: job.lifecycle.generation, type: 'worktree-files', message });
+  }
 }
 
 /**

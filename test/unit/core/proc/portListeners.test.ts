@@ -1,6 +1,7 @@
 /** Listeners on TCP ports found without binding (bug 183): who listens, and whose it is where that can be told. */
 import * as assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
+import { networkInterfaces } from 'node:os';
 import { processBackend } from '../../../../src/core/proc/backend';
 import { useProcessBackend } from './processBackend';
 
@@ -38,6 +39,17 @@ for (const backend of ['proc', 'portable'] as const) {
         assert.equal(found.get(45480)?.owners, undefined);
         assert.equal(found.get(45481)?.owners, undefined);
       }
+    });
+
+    it('finds a listener bound to one of this machine\'s other addresses alone, and to every address (bug 215)', async function () {
+      const own = Object.values(networkInterfaces())
+        .flat()
+        .find((i) => i && !i.internal && i.family === 'IPv4');
+      if (!own) this.skip(); // no address but loopback here
+      children.push(await server(own!.address, 45483, 'job-b'), await server('0.0.0.0', 45484, 'job-c'));
+      const found = await processBackend().portListeners(new Set([45483, 45484, 45485]), 'PADDOCK_JOB_ID');
+      assert.deepEqual([...found.keys()].sort(), [45483, 45484], `a listener on ${own!.address} was missed`);
+      if (backend === 'proc') assert.deepEqual(found.get(45483)?.owners, ['job-b']);
     });
   });
 }
