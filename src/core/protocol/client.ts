@@ -26,10 +26,10 @@ import {
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { checkSocketPath, socketDirProblem } from './runtimeDir';
+import { MAX_SERVER_LINE_BYTES } from './messages';
 import { inputPieces, viewerSize } from './viewerBounds';
 
-/** Worker frames can be large (a serialized screen of a big terminal); this only bounds memory. */
-export const MAX_SERVER_LINE_BYTES = 16 * 1024 * 1024;
+export { MAX_SERVER_LINE_BYTES } from './messages';
 
 export interface StopResult {
   state: LifecycleState;
