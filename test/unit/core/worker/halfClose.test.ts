@@ -144,6 +144,27 @@ describe('a client that closes its sending side after its request', function () 
     });
   }
 
+  it('a viewer that asks for a fresh screen and detaches gets it before the close (bug 204)', async () => {
+    const { sb } = ctx;
+    const job = await sb.start(['sh', '-c', 'printf "SCREEN-MARK\\n"; while :; do printf "\\033[2;1H%s" "$$"; done'], { waitFor: ['running'] });
+    const exec = (await sb.store.read(job.id)).execution!;
+    const s = createConnection({ path: exec.socketPath, allowHalfOpen: true });
+    let got = '';
+    s.on('data', (d) => (got += d.toString()));
+    s.on('error', () => undefined);
+    // The worker's end of the connection (the client, half-open, would stay open for writing).
+    const ended = new Promise<void>((r) => s.on('end', () => r()));
+    await new Promise<void>((r) => s.once('connect', () => r()));
+    s.write(`${JSON.stringify({ type: 'attach', token: exec.socketToken, cols: 80, rows: 24, readOnly: true })}\n`);
+    await waitUntil('the first screen', () => got.includes('"type":"ready"'));
+    s.write(`${JSON.stringify({ type: 'refresh' })}\n${JSON.stringify({ type: 'detach' })}\n`);
+    await Promise.race([ended, new Promise((r) => setTimeout(r, 10_000))]);
+    s.destroy();
+    const readies = got.split('\n').filter((l) => l.startsWith('{"type":"ready"'));
+    assert.equal(readies.length, 2, `the fresh screen came: ${readies.length} ready frame(s)`);
+    assert.match(readies[1], /"resync":true/);
+  });
+
   it('a writable viewer that half-closes with sends pending is detached at once: no output, and the size goes back (E3-4)', async () => {
     const { sb } = ctx;
     const job = await sb.start(['sh', '-c', 'while true; do stty size > size.txt; echo tick; sleep 0.05; done'], { waitFor: ['running'] });
