@@ -194,6 +194,29 @@ describe('attached terminals', function () {
     }
   });
 
+  it('a paste cut short by the worker\'s death is said, with how many characters were not sent (bug 205)', async () => {
+    // Raw mode and nothing read: the worker holds 1 MiB of the paste, the rest waits in the window's socket.
+    const job = await startEcho(ext, 'paste cut', `trap "" HUP; stty raw -echo; printf RAW-MODE; sleep 600`);
+    started.push(job.id);
+    await vscode.commands.executeCommand('paddock.attach', job.id);
+    const [attached] = ext.terminals.terminalsFor(job.id);
+    let seen = '';
+    const sub = attached.pty.onDidWrite((d) => (seen += d));
+    try {
+      await waitFor('raw mode', () => seen.includes('RAW-MODE') || undefined);
+      attached.pty.handleInput('p'.repeat(4 * 1024 * 1024));
+      await sleep(1000);
+      process.kill((await ext.store.read(job.id)).lifecycle.workerPid!, 'SIGKILL');
+      // Before: only *connection lost …*, the paste's end gone without a word.
+      await waitFor('the terminal to say the paste was cut', () => /\(\d+ characters\) was not sent: the connection was lost/.test(seen) || undefined, 30_000);
+      const count = Number(/\((\d+) characters\) was not sent/.exec(seen)![1]);
+      assert.ok(count > 2 * 1024 * 1024 && count <= 4 * 1024 * 1024, `count: ${count}`);
+    } finally {
+      sub.dispose();
+      attached.terminal.dispose();
+    }
+  });
+
   it('a window reload brings back every terminal of an agent shown in two, read-only and writable (bug 152)', async () => {
     const job = await startEcho(ext, 'two before reload');
     started.push(job.id);

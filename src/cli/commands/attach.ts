@@ -19,6 +19,7 @@ import { AgentScreenSwitches } from '../support/outerScreen';
 import { loadScreenText } from '../support/screenText';
 import { openStore } from '../support/store';
 import { watchReaderGone } from '../support/readerGone';
+import { unsentInputWords } from '../../core/protocol/unsentInput';
 
 export { DETACH_BYTE } from '../support/detachKey';
 
@@ -36,7 +37,7 @@ const NEW_SCREEN = FRESH_SCREEN_MODES + CLEAR;
 type Ending =
   | { kind: 'detached' }
   | { kind: 'exited'; code: number | null; signal: string | null; state: string }
-  | { kind: 'lost'; reason?: string }
+  | { kind: 'lost'; reason?: string; unsentInput?: number }
   | { kind: 'readerGone' }
   | { kind: 'signalled'; signal: NodeJS.Signals };
 
@@ -126,7 +127,7 @@ async function view(client: WorkerClient, ctx: CliContext, readOnly: boolean): P
         redrawFromMirror();
       }),
       client.onDidExit((e) => finish({ kind: 'exited', code: e.code, signal: e.signal, state: e.state })),
-      client.onDidClose((e) => finish({ kind: 'lost', reason: e.reason })),
+      client.onDidClose((e) => finish({ kind: 'lost', reason: e.reason, unsentInput: e.unsentInput })),
     ];
     const onData = (chunk: Buffer | string) => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -263,7 +264,8 @@ function report(ending: Ending, id: string, ctx: CliContext): number {
     case 'readerGone':
       return 0; // as a write into the closed pipe ends the CLI: nobody is left to tell
     case 'lost':
-      throw failure(`Lost the connection to agent ${id}'s worker${ending.reason ? `: ${ending.reason}` : ''}.`);
+      // A paste cut short: its end never reached the agent (bug 205).
+      throw failure(`Lost the connection to agent ${id}'s worker${ending.reason ? `: ${ending.reason}` : ''}.${ending.unsentInput ? ` ${unsentInputWords(ending.unsentInput).replace(/^t/, 'T')}` : ''}`);
     case 'signalled':
       throw failure(`Detached from agent ${id} on ${ending.signal}; it keeps running. Re-attach with: paddock attach ${id}`);
   }

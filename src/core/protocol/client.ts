@@ -26,10 +26,10 @@ import {
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { checkSocketPath, socketDirProblem } from './runtimeDir';
+import { MAX_SERVER_LINE_BYTES } from './messages';
 import { inputPieces, viewerSize } from './viewerBounds';
 
-/** Worker frames can be large (a serialized screen of a big terminal); this only bounds memory. */
-export const MAX_SERVER_LINE_BYTES = 16 * 1024 * 1024;
+export { MAX_SERVER_LINE_BYTES } from './messages';
 
 export interface StopResult {
   state: LifecycleState;
@@ -92,8 +92,14 @@ export class WorkerClient extends Disposable {
   /** Errors that do not close the connection (e.g. a read-only viewer tried to type). */
   private readonly _onDidError = this._register(new Emitter<string>());
   readonly onDidError: Event<string> = this._onDidError.event;
-  private readonly _onDidClose = this._register(new Emitter<{ reason?: string }>());
-  readonly onDidClose: Event<{ reason?: string }> = this._onDidClose.event;
+  /**
+   * `unsentInput`: characters of input still queued on this side when the connection was lost (a paste
+   * cut by the worker's death): surely not sent, so the viewer says so (bug 205).
+   */
+  private readonly _onDidClose = this._register(new Emitter<{ reason?: string; unsentInput: number }>());
+  readonly onDidClose: Event<{ reason?: string; unsentInput: number }> = this._onDidClose.event;
+  /** Characters of `input` written to the socket and not yet handed to the OS. */
+  private unsentInput = 0;
 
   private constructor(
     private readonly socket: Socket,
@@ -206,7 +212,12 @@ export class WorkerClient extends Disposable {
 
   /** Any length: a paste longer than one frame goes as several, in order (the socket queues them). */
   input(data: string): void {
-    for (const piece of inputPieces(data)) this.post({ type: 'input', data: piece });
+    for (const piece of inputPieces(data)) {
+      if (this.closed) return;
+      this.unsentInput += piece.length;
+      // A write that failed (the socket destroyed under it) stays counted: it was not sent.
+      this.socket.write(encodeFrame({ type: 'input', data: piece }), (err) => err || (this.unsentInput -= piece.length));
+    }
   }
 
   /** Any size: one outside the protocol's bounds is sent as the nearest it carries. */
@@ -341,7 +352,7 @@ export class WorkerClient extends Disposable {
       clearTimeout(p.timer);
       p.reject(err);
     }
-    this._onDidClose.fire({ reason: this.closeReason });
+    this._onDidClose.fire({ reason: this.closeReason, unsentInput: this.unsentInput });
     this.socket.destroy();
   }
 }

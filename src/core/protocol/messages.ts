@@ -27,6 +27,12 @@ export const MAX_FIRST_LINE_BYTES = 8 * 1024;
  */
 export const BINARY_OUTPUT_FRAME = 0x01;
 export const BINARY_HEADER_BYTES = 5;
+/**
+ * Worker frames can be large (a serialized screen of a big terminal); this only bounds the client's memory. The
+ * worker keeps every `ready` within it (bug 206).
+ */
+export const MAX_SERVER_LINE_BYTES = 16 * 1024 * 1024;
+
 /** Largest binary output payload accepted (the worker sends at most 64 KiB). */
 export const MAX_BINARY_OUTPUT_BYTES = 1024 * 1024;
 

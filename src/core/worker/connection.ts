@@ -4,9 +4,9 @@
  * closes this connection only.
  *
  * A viewer's output is written only while its socket keeps up: past the
- * high-water mark it stops receiving output ("lagging"), and once its socket
- * drains it gets a fresh screen (`ready` with `resync: true`) and continues
- * from there. A viewer that stays stuck is dropped. The agent never waits.
+ * more than it takes in a second (viewerPace.ts) it stops receiving output ("lagging"),
+ * and once its socket drains it gets a fresh screen (`ready` with `resync: true`) and
+ * continues from there. A viewer that takes nothing is dropped. The agent never waits.
  */
 import type { Socket } from 'node:net';
 import { Disposable, disposableTimeout, IDisposable, MutableDisposable, toDisposable } from '../common/lifecycle';
@@ -18,6 +18,8 @@ import { AttachMessage, ClientMessage, ClientMessageSchema, MAX_FIRST_LINE_BYTES
 import type { AgentSession } from './session';
 import type { ConnectionLimits } from './connectionLimits';
 import { endAfterWrites } from './endAfterWrites';
+import { ViewerPace } from './viewerPace';
+import { watchStall } from './stallWatch';
 
 export type Role = 'viewer' | 'control' | 'agent';
 type StreamState = 'syncing' | 'live' | 'lagging';
@@ -49,7 +51,8 @@ export class Connection extends Disposable {
   private pending: OutputBatch[] = [];
   private pendingBytes = 0;
   private resyncAgain = false;
-  private stuckTimer: IDisposable | undefined;
+  /** While lagging: drops a viewer that takes nothing. */
+  private readonly stuck = this._register(new MutableDisposable<IDisposable>());
   private closed = false;
   /** Set while the agent's input is backlogged: this socket waits for it to drain. */
   private readonly inputHeld = this._register(new MutableDisposable<IDisposable>());
@@ -64,6 +67,7 @@ export class Connection extends Disposable {
   /** The frame said last, after every answer owed (a bad frame's fatal `error`). */
   private lastWords: ServerMessage | undefined;
   private readonly decoder: LineDecoder;
+  private readonly pace: ViewerPace;
   cols = 80;
   rows = 24;
 
@@ -75,6 +79,7 @@ export class Connection extends Disposable {
     private readonly host: ConnectionHost,
   ) {
     super();
+    this.pace = new ViewerPace(socket, host.limits.highWaterBytes);
     // Until it authenticates, a connection may send no longer a line than a first frame can be (bug 163).
     const decoder = (this.decoder = new LineDecoder((line) => this.onLine(line), (reason) => this.fail(reason), MAX_FIRST_LINE_BYTES, undefined, 'first frame'));
     const onData = (chunk: Buffer) => decoder.push(chunk);
@@ -103,7 +108,6 @@ export class Connection extends Disposable {
         if (!this.role) this.fail('no attach or hello frame in time');
       }, host.limits.handshakeMs),
     );
-    this._register(toDisposable(() => this.stuckTimer?.dispose()));
   }
 
   /** A viewer whose input ended is detached: only the answers it is due still go to it. */
@@ -130,32 +134,27 @@ export class Connection extends Disposable {
         }
         return;
       case 'live':
-        if (this.socket.writableLength > this.host.limits.highWaterBytes) {
-          this.startLagging();
-          return;
-        }
-        this.writeOutput(batch);
-        return;
+        return this.pace.behind() ? this.startLagging() : this.writeOutput(batch);
       case 'lagging':
         return;
     }
   }
 
   private writeOutput(batch: OutputBatch): void {
-    if (!this.binaryOutput) {
-      this.socket.write(batch.jsonFrame());
-      return;
-    }
-    if (batch.bytes <= SMALL_FRAME_BYTES) {
-      // A keystroke echo: one small copy and the plain write path is quicker than a writev.
-      this.socket.write(Buffer.concat([batch.header, ...batch.chunks]));
-      return;
-    }
+    if (!this.binaryOutput) return this.write(batch.jsonFrame());
+    // A keystroke echo: one small copy and the plain write path is quicker than a writev.
+    if (batch.bytes <= SMALL_FRAME_BYTES) return this.write(Buffer.concat([batch.header, ...batch.chunks]));
     // Corked: one writev for the header and every chunk.
     this.socket.cork();
-    this.socket.write(batch.header);
-    for (const c of batch.chunks) this.socket.write(c);
+    this.write(batch.header);
+    for (const c of batch.chunks) this.write(c);
     this.socket.uncork();
+  }
+
+  /** Every write goes here: the pace counts what was written against what the socket still holds. */
+  private write(chunk: string | Buffer, done?: () => void): void {
+    this.pace.wrote(chunk);
+    this.socket.write(chunk, done);
   }
 
   /**
@@ -169,7 +168,7 @@ export class Connection extends Disposable {
   sendMessage(message: ServerMessage): void {
     if (this.closed) return;
     this.unsentReplies++;
-    this.socket.write(encodeFrame(message), () => {
+    this.write(encodeFrame(message), () => {
       // Called in order once each frame has gone to the client (or the socket failed).
       if (--this.unsentReplies === 0) this.releaseReading('replies');
     });
@@ -296,7 +295,7 @@ export class Connection extends Disposable {
         if (this.role !== 'viewer') return this.refuse(undefined, 'Only a viewer can ask for a fresh screen.');
         // A snapshot under way is taken again once it is done (two at once would interleave their output).
         if (this.stream === 'syncing') this.resyncAgain = true;
-        else this.sync(true);
+        else this.answerLater(this.sync(true));
         return;
       case 'send':
         if (!this.mayWrite()) return this.refuse(msg.id, 'This connection is read-only and cannot send.');
@@ -345,17 +344,18 @@ export class Connection extends Disposable {
     this.cols = msg.cols;
     this.rows = msg.rows;
     if (!this.readOnly) this.host.markActive(this, msg.cols, msg.rows);
-    this.sync(false);
+    // The screen answers the attach: a viewer that half-closes or detaches right after it still gets it (bug 204).
+    this.answerLater(this.sync(false));
   }
 
   /** Sends a fresh screen, then the output that followed it. */
-  private sync(resync: boolean): void {
+  private sync(resync: boolean): Promise<void> {
     this.host.flushOutput();
     this.stream = 'syncing';
     this.pending = [];
     this.pendingBytes = 0;
     this.resyncAgain = false;
-    this.host.session.snapshot().then(
+    return this.host.session.snapshot().then(
       (snap) => {
         if (this.closed) return;
         if (this.resyncAgain) return this.sync(resync);
@@ -384,16 +384,15 @@ export class Connection extends Disposable {
   private startLagging(): void {
     this.stream = 'lagging';
     this.host.log(`viewer fell behind (${this.socket.writableLength} bytes queued); output paused until it drains`);
-    this.stuckTimer?.dispose();
-    this.stuckTimer = disposableTimeout(() => {
-      if (this.stream === 'lagging') this.fail('the viewer stopped reading');
-    }, this.host.limits.stuckMs);
+    // Dropped only once it takes nothing: a slow reader gets its fresh screen when it has caught up (bug 203).
+    this.stuck.value = watchStall(this.socket, this.host.limits.stuckMs, {
+      stalled: () => this.stream === 'lagging' && this.fail('the viewer stopped reading'),
+    });
   }
 
   private onDrain(): void {
     if (this.stream !== 'lagging' || this.closed) return;
-    this.stuckTimer?.dispose();
-    this.stuckTimer = undefined;
-    this.sync(true);
+    this.stuck.clear();
+    void this.sync(true);
   }
 }

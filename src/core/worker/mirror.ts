@@ -23,6 +23,7 @@ import { KittyKeyboardFlags } from '../protocol/kittyKeyboard';
 import { printable } from '../common/printable';
 import { guardEraseAbove } from '../terminal/eraseAboveGuard';
 import { replayableScreen } from '../terminal/screenReplay';
+import { fitsFrame, plainScreen } from './screenBudget';
 
 export interface ScreenSnapshot {
   /** Escape sequences that reproduce the screen, modes and cursor in an empty terminal. */
@@ -175,17 +176,19 @@ export class ScreenMirror extends Disposable {
   }
 
   private snapshotNow(): ScreenSnapshot {
-    let screen = replayableScreen(this.term, this.serializer.serialize({ scrollback: 0 }));
+    let modes = '';
     // The serializer says application keypad as DECNKM (`?66h`), which tmux and others ignore; DECKPAM is understood everywhere.
-    if (this.term.modes.applicationKeypadMode) screen += '\x1b=';
-    if (this.cursorShape !== 0) screen += `\x1b[${this.cursorShape} q`;
-    if (this.sgrMouse) screen += '\x1b[?1006h';
-    if (this.alternateScroll) screen += '\x1b[?1007h';
-    screen += this.keyboard.replay();
-    screen += this.cursorHidden ? '\x1b[?25l' : '\x1b[?25h';
+    if (this.term.modes.applicationKeypadMode) modes += '\x1b=';
+    if (this.cursorShape !== 0) modes += `\x1b[${this.cursorShape} q`;
+    if (this.sgrMouse) modes += '\x1b[?1006h';
+    if (this.alternateScroll) modes += '\x1b[?1007h';
+    modes += this.keyboard.replay();
+    modes += this.cursorHidden ? '\x1b[?25l' : '\x1b[?25h';
     // Shown, not obeyed: a control character in it cannot end the sequence and act on the viewer.
-    if (this.title !== '') screen += `\x1b]2;${printable(this.title)}\x07`;
-    return { screen, cols: this.term.cols, rows: this.term.rows };
+    if (this.title !== '') modes += `\x1b]2;${printable(this.title)}\x07`;
+    const cells = replayableScreen(this.term, this.serializer.serialize({ scrollback: 0 }));
+    // Too large for a frame (bug 206): its text, rather than a frame the client refuses.
+    return { screen: `${fitsFrame(cells + modes) ? cells : plainScreen(this.term)}${modes}`, cols: this.term.cols, rows: this.term.rows };
   }
 
   private pump(): void {

@@ -19,6 +19,7 @@ import { isTerminalState, JobRecord } from '../../core/store/schema';
 import { printable } from '../../core/common/printable';
 import { endNotice, paddockLine } from './endNotice';
 import { ReconnectNotices } from './reconnectNotice';
+import { unsentInputWords } from '../../core/protocol/unsentInput';
 import { AlternateScreenWatch, alternateScreenNotice } from './alternateScreen';
 import { CLEAR_ALL, CLEAR_VIEW, newGenerationNotice, newGenerationTitle } from './generationNotice';
 
@@ -191,10 +192,12 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
       client.onDidReady((ready) => this.showScreen(ready)),
       client.onDidExit((exit) => this.onExit(exit.code, exit.signal, exit.state)),
       client.onDidError((message) => this.write(dim(message))),
-      client.onDidClose(({ reason }) => {
+      client.onDidClose(({ reason, unsentInput }) => {
         if (this.closed || this.ended) return;
         this.dropClient();
         this.scheduleReconnect(reason ?? 'the connection closed');
+        // A paste cut short by the lost connection: its end never reached the agent (bug 205).
+        if (unsentInput > 0 && !this.options.readOnly) this.writeNotice(unsentInputWords(unsentInput), dim);
       }),
     ];
   }

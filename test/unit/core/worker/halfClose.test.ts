@@ -113,8 +113,56 @@ describe('a client that closes its sending side after its request', function () 
     assert.ok(Date.now() - started < 2000);
     const viewerStarted = Date.now();
     const viewer = await requestThenHalfClose(exec.socketPath, [{ type: 'attach', token: exec.socketToken, cols: 80, rows: 24, readOnly: true }], 5000);
-    assert.ok(viewer.length <= 1, 'a viewer that ends its input is detached');
-    assert.ok(Date.now() - viewerStarted < 1000, `a viewer owed nothing is closed at once (${Date.now() - viewerStarted} ms)`);
+    assert.deepEqual(viewer.map((a) => a.type), ['ready'], 'a viewer that ends its input gets its screen and is detached');
+    assert.ok(Date.now() - viewerStarted < 1000, `a viewer owed only its screen is closed at once (${Date.now() - viewerStarted} ms)`);
+  });
+
+  for (const [how, after] of [
+    // (Came before as well: the end of its input is seen after the screen is taken. Kept as a guard.)
+    ['half-closes', []],
+    ['detaches', [{ type: 'detach' }]],
+    ['sends a bad frame', [{ type: 'nonsense' }]],
+  ] as const) {
+    it(`a viewer that ${how} right after its attach gets its screen, \`ready\` (bug 204)`, async () => {
+      const { sb } = ctx;
+      // It keeps printing under its first row: the screen is taken behind output still being parsed.
+      const job = await sb.start(['sh', '-c', 'printf "SCREEN-MARK\\n"; while :; do printf "\\033[2;1H%s" "$$"; done'], { waitFor: ['running'] });
+      const exec = (await sb.store.read(job.id)).execution!;
+      const watcher = await WorkerClient.connect(sb.store, job.id);
+      ctx.clients.push(watcher);
+      let seen = (await watcher.attach({ cols: 80, rows: 24, readOnly: true })).screen;
+      watcher.onDidOutput((d) => (seen += d));
+      await waitUntil('the agent printed', () => seen.includes('SCREEN-MARK'));
+      const attach = { type: 'attach', token: exec.socketToken, cols: 80, rows: 24, readOnly: true };
+      const answers = await requestThenHalfClose(exec.socketPath, [attach, ...after], 5000);
+      const types = answers.map((a) => a.type);
+      // Only the output the screen was ahead of when its input ended may follow it; a bad frame's error comes last.
+      const expected = after.length && after[0].type === 'nonsense' ? ['ready', 'error'] : ['ready'];
+      assert.deepEqual(types.filter((t) => t !== 'output'), expected, `got ${JSON.stringify(types)}`);
+      assert.equal(types[0], 'ready');
+      assert.ok(((answers[0] as { screen?: string }).screen ?? '').includes('SCREEN-MARK'), 'the screen shows what the agent printed');
+    });
+  }
+
+  it('a viewer that asks for a fresh screen and detaches gets it before the close (bug 204)', async () => {
+    const { sb } = ctx;
+    const job = await sb.start(['sh', '-c', 'printf "SCREEN-MARK\\n"; while :; do printf "\\033[2;1H%s" "$$"; done'], { waitFor: ['running'] });
+    const exec = (await sb.store.read(job.id)).execution!;
+    const s = createConnection({ path: exec.socketPath, allowHalfOpen: true });
+    let got = '';
+    s.on('data', (d) => (got += d.toString()));
+    s.on('error', () => undefined);
+    // The worker's end of the connection (the client, half-open, would stay open for writing).
+    const ended = new Promise<void>((r) => s.on('end', () => r()));
+    await new Promise<void>((r) => s.once('connect', () => r()));
+    s.write(`${JSON.stringify({ type: 'attach', token: exec.socketToken, cols: 80, rows: 24, readOnly: true })}\n`);
+    await waitUntil('the first screen', () => got.includes('"type":"ready"'));
+    s.write(`${JSON.stringify({ type: 'refresh' })}\n${JSON.stringify({ type: 'detach' })}\n`);
+    await Promise.race([ended, new Promise((r) => setTimeout(r, 10_000))]);
+    s.destroy();
+    const readies = got.split('\n').filter((l) => l.startsWith('{"type":"ready"'));
+    assert.equal(readies.length, 2, `the fresh screen came: ${readies.length} ready frame(s)`);
+    assert.match(readies[1], /"resync":true/);
   });
 
   it('a writable viewer that half-closes with sends pending is detached at once: no output, and the size goes back (E3-4)', async () => {
