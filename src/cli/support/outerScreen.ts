@@ -31,9 +31,11 @@ const AUTO_WRAP_MODE = 7;
  * before the attach) took the title `paddock attach` saved there, so detaching left the agent's;
  * a push left the agent's title to come back. Reports (11, 13–21) are left to the outer terminal.
  */
-const WINDOW_CHANGE = /\x1b\[(\d*)(?:;[\d;]*)?t/g;
+const WINDOW_CHANGE = /(?:\x1b\[|\x9b)(\d*)(?:;[\d;]*)?t/g; // CSI in either form, as xterm.js reads it (`screenSwitch.ts`)
 const WINDOW_REPORTS = new Set([11, 13, 14, 15, 16, 18, 19, 20, 21]);
 const SAVE_CURSOR_MODE = 1049;
+/** DECSTR with the 8-bit CSI, which xterm.js reads as DECSTR. */
+const DECSTR_8BIT = '\x9b!p';
 const SAVE_CURSOR = '\x1b7';
 const CLEAR = '\x1b[H\x1b[2J';
 const WHOLE_SCREEN_MARGINS = '\x1b[r';
@@ -92,7 +94,7 @@ export class AgentScreenSwitches {
     let softReset = false;
     const wrapOff = () => (this.cropped ? `\x1b[?${AUTO_WRAP_MODE}l` : '');
     const text = this.designation.apply(input).replace(PRIVATE_MODE_OR_RESET, (whole, params: string | undefined, action: string) => {
-      if (whole === DECSTR) {
+      if (whole === DECSTR || whole === DECSTR_8BIT) {
         softReset = true;
         return AGENT_SOFT_RESET_MODES + wrapOff();
       }

@@ -142,7 +142,10 @@ export class Coordinator extends Disposable {
       changed: (id) => this.changed(id),
       closing: this.closing,
       // The CLI's (one-shot) is disposed as its command returns: the pump ends before then, or it found the store disposed (bug 193).
-      lockLetGo: (id) => (scheduling ? void this.track(pumpIfQueued(ctx, id, () => this.scheduler.schedulePump())) : pumpIfQueued(ctx, id, () => this.scheduler.pump())),
+      lockLetGo: (id) => {
+        const pumped = pumpIfQueued(ctx, id, () => this.scheduler.pumpForOperation());
+        return scheduling ? void this.track(pumped) : pumped;
+      },
     };
     // Registered first, so disposed last: after the leadership has let go of its lease.
     this._register(toDisposable(() => this.track(this.leadership.whenReleased())));
@@ -346,7 +349,7 @@ export class Coordinator extends Disposable {
   /** Runs the check command in the agent's worktree now (waiting for a capacity slot) and records the result. */
   async check(id: string, opts: { settingCommand?: string | null; onWaiting?: () => void; abort?: AbortSignal } = {}): Promise<Check> {
     const check = await runCheck(this.ctx, id, { ...opts, waitForSlot: true, repoTrusted: this.options.repoTrusted });
-    this.scheduler.schedulePump(); // the slot it held is free again
+    await this.scheduler.pumpForOperation(); // the slot it held is free again
     return check!;
   }
 

@@ -45,7 +45,7 @@ const HELD_SUFFIX = '.held';
 /** A lock renamed away on its way out (release, takeover) before it and its folder are removed. */
 const DISCARDED_SUFFIX = '.discarded';
 /** The takeover guard is held, and a taker's folder lacks its owner file, a few milliseconds; older means its maker died. */
-const BRIEF_STEP_STALE_MS = 2_000;
+export const BRIEF_STEP_STALE_MS = 2_000;
 
 export interface HeldLock {
   readonly path: string;

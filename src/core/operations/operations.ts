@@ -58,8 +58,8 @@ export interface RetryOptions {
 export interface Launcher {
   /** Launches what is queued, if this process leads; resolves when done. */
   pump(): Promise<void>;
-  /** The same, in the background. */
-  schedulePump(): void;
+  /** The pump an operation asks for as it ends (a slot it freed): awaited by a one-shot coordinator, in the background in a window's. */
+  pumpForOperation(): Promise<void>;
 }
 
 export class Operations {
@@ -179,7 +179,7 @@ export class Operations {
       report = await stopUnreadable(this.ctx.store, id, { force: opts.force ?? false, graceMs });
     }
     this.ctx.changed(id);
-    this.launcher.schedulePump();
+    await this.launcher.pumpForOperation();
     return report;
   }
 
@@ -273,7 +273,7 @@ export class Operations {
     if (!outcome) return undefined;
     forgetEnvIfCleaned(this.ctx, outcome.job);
     this.ctx.changed(id);
-    this.launcher.schedulePump();
+    await this.launcher.pumpForOperation();
     return outcome;
   }
 

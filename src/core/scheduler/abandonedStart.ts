@@ -7,10 +7,11 @@
  * leader does this on its passes; Stop does it too, so `paddock stop` settles
  * such an agent without a window, instead of waiting on a worker that never was.
  */
-import { PaddockError } from '../common/errors';
+import { describeError, PaddockError } from '../common/errors';
 import type { LockOwner } from '../coordinator/ownedLock';
 import type { OperationContext } from '../operations/context';
 import type { JobRecord } from '../store';
+import type { HeldLocks } from './heldLocks';
 import { undoLaunch } from './launch';
 
 export const ABANDONED_START_REASON = 'the process launching it stopped before its worker started';
@@ -56,4 +57,35 @@ export async function failSuspendedLaunch(ctx: OperationContext, job: JobRecord,
   ctx.changed(job.id);
   ctx.log(`agent ${job.id} failed to start: ${reason}`);
   return true;
+}
+
+/**
+ * The leader's pass: a job left in `starting` with no worker ever spawned (the process that claimed its
+ * slot died mid-launch; its op lock is free then, a launch holds it) is failed. One not claimed yet
+ * whose launcher stays suspended holding that lock gives its slot back.
+ */
+export async function recoverAbandonedStarts(ctx: OperationContext, jobs: readonly JobRecord[], heldLocks: HeldLocks): Promise<void> {
+  for (const candidate of jobs) {
+    if (!looksUnclaimedStart(candidate)) continue;
+    const lock = await heldLocks.takeOrWatch(candidate.id);
+    if (!lock) {
+      // Its launcher is alive: judged again once it lets go, or once it has stayed suspended (bug 132).
+      const launcher = await heldLocks.suspendedHolder(candidate.id);
+      if (launcher) await failSuspendedLaunch(ctx, candidate, launcher).catch((err: unknown) => ctx.log(`could not give back the slot of ${candidate.id}: ${describeError(err)}`));
+      continue;
+    }
+    if (!looksAbandonedStart(candidate)) {
+      await lock.release();
+      continue;
+    }
+    try {
+      const job = await ctx.store.read(candidate.id);
+      if (!looksAbandonedStart(job)) continue;
+      await recoverAbandonedStart(ctx, job);
+    } catch (err) {
+      ctx.log(`could not recover the abandoned start of ${candidate.id}: ${describeError(err)}`);
+    } finally {
+      await lock.release();
+    }
+  }
 }

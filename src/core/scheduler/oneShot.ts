@@ -9,8 +9,13 @@
  */
 import { describeError } from '../common/errors';
 import { capacityOf, queueOrder } from '../coordinator/capacity';
+import { BRIEF_STEP_STALE_MS } from '../coordinator/ownedLock';
 import { jobLock, okJobs, type OperationContext } from '../operations/context';
 import type { Leadership } from './leadership';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** The wait between a one-shot pump's rounds that claim nothing, past the first. */
+const IDLE_BACKOFF_MS = 250;
 
 /** Gives the lease up; true when an agent waits that this process must launch (it pumps again, taking the lease if free). */
 export async function releaseAndLookAgain(ctx: OperationContext, leadership: Leadership): Promise<boolean> {
@@ -37,5 +42,31 @@ export async function pumpIfQueued(ctx: OperationContext, id: string, pump: () =
     if (job?.lifecycle.state === 'queued') await pump();
   } catch (err) {
     ctx.log(`Could not launch queued agent ${id} once its lock was let go: ${describeError(err)}`);
+  }
+}
+
+/**
+ * Whether a one-shot pump whose round claimed nothing looks again. Its look after the round found an
+ * agent to launch, by a lock free for its owner's liveness, that the claim could not take: a dead
+ * holder's lock with a takeover folder beside it (a taker that died mid-takeover), swept only once
+ * `BRIEF_STEP_STALE_MS` old. Round after round at once was 246 in a pass; stopping after two left the
+ * agent queued with no one to look again, the lease free and no watch armed (bug 224). So the second
+ * and later look after a backoff (the lease given up meanwhile), until that folder can be swept.
+ */
+export class IdleRounds {
+  private since: number | undefined;
+
+  async goOn(idle: boolean): Promise<boolean> {
+    if (!idle) {
+      this.since = undefined;
+      return true;
+    }
+    if (this.since === undefined) {
+      this.since = Date.now();
+      return true;
+    }
+    if (Date.now() - this.since >= BRIEF_STEP_STALE_MS + 2 * IDLE_BACKOFF_MS) return false;
+    await sleep(IDLE_BACKOFF_MS);
+    return true;
   }
 }

@@ -22,11 +22,11 @@ import { AutomaticChecks } from './automaticChecks';
 import { endAbandonedLeftovers } from './abandonedLeftovers';
 import { CleanupRetries } from './cleanupRetries';
 import { HeldLocks } from './heldLocks';
-import { failSuspendedLaunch, looksAbandonedStart, looksUnclaimedStart, recoverAbandonedStart } from './abandonedStart';
+import { recoverAbandonedStarts } from './abandonedStart';
 import { launchJob, WorkerRuntime } from './launch';
 import { StoreLeftovers } from './storeLeftovers';
 import { autoRestart } from './autoRestart';
-import { releaseAndLookAgain } from './oneShot';
+import { IdleRounds, releaseAndLookAgain } from './oneShot';
 import type { Leadership } from './leadership';
 import * as path from 'node:path';
 
@@ -182,16 +182,15 @@ export class Scheduler extends Disposable {
 
   /** Launch rounds until nothing more can launch; a one-shot coordinator ends each with `endOneShot`, which may ask for another. */
   private async pumpRounds(): Promise<void> {
-    let idleBefore = false;
+    const idle = new IdleRounds();
     for (;;) {
       const round = await this.launchRound();
       if (!this.opts.oneShot || round === 'not led' || this._store.isDisposed) return;
       // A pump asked for while this one let go (a pass's look that found an agent) is this one's to run.
       // After a round that failed (the capacity lock not had in time), not again at once: it would fail the same.
       if ((!(await this.endOneShot()) && !this.pumpAgain) || round === 'failed') return;
-      // Two idle rounds in a row: the look finds free a lock the claim cannot take (a dead holder's 2 s takeover).
-      if (round === 'idle' && idleBefore) return;
-      idleBefore = round === 'idle';
+      // Rounds that claim nothing: a lock the look finds free that the claim cannot take yet (bug 224).
+      if (!(await idle.goOn(round === 'idle'))) return;
     }
   }
 
@@ -247,6 +246,21 @@ export class Scheduler extends Disposable {
     if (this.isLeader || this.opts.oneShot) void this.opts.track(this.pump());
   }
 
+  /**
+   * The pump this process's own operation asks for as it ends (a slot it freed, a queued agent's lock
+   * it let go): the one rule for all of them. A one-shot coordinator's is awaited by the operation: the
+   * CLI disposes it as its command returns, and a pump still to run then finds it disposed and
+   * launches nothing (bugs 193, 223). A window's runs in the background. Never rejects: the
+   * operation's own outcome is what its caller is told.
+   */
+  pumpForOperation(): Promise<void> {
+    if (!this.opts.oneShot) {
+      this.schedulePump();
+      return Promise.resolve();
+    }
+    return this.pump().catch((err: unknown) => this.ctx.log(`launching queued agents failed: ${describeError(err)}`));
+  }
+
   /** Coalesces bursts of store changes into one pass (a queued job appeared, a slot freed, an agent ended). */
   private schedulePass(): void {
     if (this.passSoon.value || this._store.isDisposed) return;
@@ -270,7 +284,7 @@ export class Scheduler extends Disposable {
         }
         await this.cleanupRetries.persistClampedDueTimes(jobs);
         this.cleanupRetries.schedule(jobs);
-        await this.recoverAbandonedStarts(jobs);
+        await recoverAbandonedStarts(this.ctx, jobs, this.heldLocks);
         await this.leftovers.sweep();
         await endAbandonedLeftovers(this.ctx, jobs, (id) => this.heldLocks.takeOrWatch(id));
         // A restart queued something: launched in this pass's wake (a one-shot's by its last look: a pump beside this work gave the lease up mid-pass, bug 193).
@@ -363,37 +377,5 @@ export class Scheduler extends Disposable {
       }
     }
     return undefined;
-  }
-
-  /**
-   * A job left in `starting` with no worker ever spawned: the process that
-   * claimed its slot died mid-launch. Its op lock is free then (a launch holds it).
-   * One not claimed yet whose launcher stays suspended holding that lock gives its slot back.
-   */
-  private async recoverAbandonedStarts(jobs: JobRecord[]): Promise<void> {
-    const { store } = this.ctx;
-    for (const candidate of jobs) {
-      if (!looksUnclaimedStart(candidate)) continue;
-      const lock = await this.heldLocks.takeOrWatch(candidate.id);
-      if (!lock) {
-        // Its launcher is alive: judged again once it lets go, or once it has stayed suspended (bug 132).
-        const launcher = await this.heldLocks.suspendedHolder(candidate.id);
-        if (launcher) await failSuspendedLaunch(this.ctx, candidate, launcher).catch((err: unknown) => this.ctx.log(`could not give back the slot of ${candidate.id}: ${describeError(err)}`));
-        continue;
-      }
-      if (!looksAbandonedStart(candidate)) {
-        await lock.release();
-        continue;
-      }
-      try {
-        const job = await store.read(candidate.id);
-        if (!looksAbandonedStart(job)) continue;
-        await recoverAbandonedStart(this.ctx, job);
-      } catch (err) {
-        this.ctx.log(`could not recover the abandoned start of ${candidate.id}: ${describeError(err)}`);
-      } finally {
-        await lock.release();
-      }
-    }
   }
 }

@@ -10,13 +10,22 @@
 
 /** DEC private modes that switch screens: 1049 (with cursor save), 1047, 47. */
 export const SCREEN_MODES = new Set([47, 1047, 1049]);
-/** A private mode set/reset (its list and action captured), RIS, or DECSTR (soft reset). */
-export const PRIVATE_MODE_OR_RESET = /\x1b\[\?([\d;]*)([hl])|\x1bc|\x1b\[!p/g;
+/**
+ * A private mode set/reset (its list and action captured), RIS, or DECSTR (soft reset). CSI is
+ * `ESC [` or its 8-bit form U+009B, which xterm.js reads the same (`\x9b?1049h` switches its
+ * screen): a rule that knew only `ESC [` missed a program's switch written that way (bug 225).
+ */
+export const PRIVATE_MODE_OR_RESET = /(?:\x1b\[|\x9b)\?([\d;]*)([hl])|\x1bc|(?:\x1b\[|\x9b)!p/g;
 /**
  * An escape sequence at the end of a write that may still become one of the above (or a window
  * operation, `CSI Ps ; … t`) when the next write comes: it is held back and read with that one.
  */
-export const UNFINISHED = /\x1b(?:\[(?:\?[\d;]*|!|[\d;]+)?)?$/;
+export const UNFINISHED = /\x1b(?:\[(?:\?[\d;]*|!|[\d;]+)?)?$|\x9b(?:\?[\d;]*|!|[\d;]+)?$/;
+
+/** Whether `text` may hold (the start of) a sequence above: without ESC or the 8-bit CSI it holds none. */
+export function mayHoldSequence(text: string): boolean {
+  return text.includes('\x1b') || text.includes('\x9b');
+}
 
 /** Whether a private mode list (the digits and semicolons of `CSI ? Pm h/l`) names a screen switch. */
 export function switchesScreen(modes: string): boolean {

@@ -149,7 +149,7 @@ export class AgentWorker extends Disposable implements AgentSession {
     return this.stoppable;
   }
 
-  /** SIGTERM (main.ts): a stop, and once the agent ended, an exit without waiting on clients' reading (executionEnd.ts). */
+  /** SIGTERM (main.ts): a stop, and the worker's exit without waiting on its clients' reading, before or after the agent's end (executionEnd.ts). */
   terminate(): Promise<StopOutcome> {
     this.end?.hurry();
     return this.stop(false);

@@ -6,7 +6,7 @@
  */
 import { paddockLine } from './endNotice';
 import { FRESH_SCREEN_MODES } from '../../core/protocol/terminalModes';
-import { heldBack, PRIVATE_MODE_OR_RESET, switchesScreen } from '../../core/terminal/screenSwitch';
+import { heldBack, mayHoldSequence, PRIVATE_MODE_OR_RESET, switchesScreen } from '../../core/terminal/screenSwitch';
 
 export class AlternateScreenWatch {
   /** An unfinished sequence at the end of the last write, read with the next (`heldBack`). */
@@ -18,8 +18,8 @@ export class AlternateScreenWatch {
   }
 
   note(text: string): void {
-    // Every write of the agent's output comes here: plain text (no escape, nothing held back) switches nothing.
-    if (this.carry === '' && !text.includes('\x1b')) return;
+    // Every write of the agent's output comes here: plain text (no ESC or 8-bit CSI, nothing held back) switches nothing.
+    if (this.carry === '' && !mayHoldSequence(text)) return;
     const { complete, carry } = heldBack(this.carry + text);
     this.carry = carry;
     // `matchAll` reads with a copy of the shared expression: its position is its own.

@@ -129,13 +129,14 @@ describe('background coordinator', function () {
 
   /**
    * An agent queued behind a running one whose background coordinator was killed (SIGKILL: the OOM
-   * killer, a person's kill -9), then the slot freed: a real record, queued, that nothing will launch.
+   * killer, a person's kill -9), then the slot freed by that agent ending on its own (its `read` given
+   * a line; a `paddock stop` launches what waits itself, bug 223): a real record, queued, that nothing will launch.
    */
   async function strandedQueued(): Promise<string> {
     const { firstId, secondId, background: killed } = await queuedBehindOne('echo landed');
     process.kill(killed, 'SIGKILL');
     assert.ok(await untilGone(killed, 10_000));
-    assert.equal((await cli(['stop', firstId])).code, 0);
+    assert.equal((await cli(['send', firstId, 'done'])).code, 0);
     await sb.waitEnded(firstId);
     await sleep(1000);
     assert.equal((await sb.store.read(secondId)).lifecycle.state, 'queued', 'nothing launches it');

@@ -25,6 +25,26 @@ describe('AgentScreenSwitches', () => {
     assert.deepEqual(f.filter('\x1b[?2004h'), { text: '\x1b[?2004h', leftAlternate: false, softReset: false });
   });
 
+  it('bug 225: takes the 8-bit CSI (U+009B) as xterm.js does: its switches, soft reset and window changes are the agent\'s too', () => {
+    const f = new AgentScreenSwitches();
+    assert.deepEqual(f.filter('a\x9b?1049hb'), { text: 'a\x1b[r\x1b[H\x1b[2Jb', leftAlternate: false, softReset: false });
+    assert.deepEqual(f.filter('c\x9b?25;10'), { text: 'c', leftAlternate: false, softReset: false }, 'held for the next chunk');
+    assert.deepEqual(f.filter('49l'), { text: '\x1b[?25l', leftAlternate: true, softReset: false });
+    assert.equal(f.filter('\x9b!p').softReset, true);
+    assert.equal(f.filter('d\x9b22;0te\x9b18t').text, 'de\x9b18t');
+  });
+
+  it('bug 225: an agent leaving its screen with the 8-bit CSI leaves the outer xterm.js on the session\'s alternate screen', async () => {
+    const outer = new Terminal({ cols: 20, rows: 4, allowProposedApi: true });
+    try {
+      const f = new AgentScreenSwitches();
+      for (const chunk of ['\x1b[?1049h', f.filter('\x9b?1049hvim').text, f.filter('\x9b?1049lshell').text]) await new Promise<void>((resolve) => outer.write(chunk, resolve));
+      assert.equal(outer.buffer.active.type, 'alternate');
+    } finally {
+      outer.dispose();
+    }
+  });
+
   it('recognises a switch cut between two chunks', () => {
     const f = new AgentScreenSwitches();
     assert.deepEqual(f.filter('x\x1b[?10'), { text: 'x', leftAlternate: false, softReset: false });

@@ -83,7 +83,7 @@ describe('a one-shot coordinator: every pass ends with the lease given up', func
     assert.ok(tries <= 2, `${tries} tries of the lease in 1 s`);
     assert.equal(one.isLeader, false);
   });
-  it('a look that finds free a lock the claim cannot take (a dead holder mid-takeover) does not send it round and round', async () => {
+  it('a look that finds free a lock the claim cannot take (a dead holder mid-takeover) does not send it round and round, and the agent launches once it can be taken', async () => {
     const y = await sb.createQueued('its lock held by a dead process killed mid-takeover');
     const held = await jobLock(sb.store, y.id).tryAcquire();
     assert.ok(held);
@@ -97,8 +97,15 @@ describe('a one-shot coordinator: every pass ends with the lease given up', func
     const leads: string[] = [];
     const one = sb.coordinator({}, { log: (m) => (/now leads/.test(m) ? leads.push(m) : undefined) });
     await one.tick();
+    one.dispose(); // as the CLI's command ends
     await one.whenIdle();
     // Before, it took the lease, claimed nothing and looked again for the takeover's 2 s: hundreds of rounds.
-    assert.ok(leads.length <= 6, `${leads.length} rounds of taking the lease in one pass`);
+    // Rounds at a 250 ms backoff for those 2 s now, the lease given up between them.
+    assert.ok(leads.length <= 16, `${leads.length} rounds of taking the lease in one pass`);
+    // Stopped after two rounds, it left the agent queued for good: no watch armed, the lease free (bug 224).
+    // Queued with no worktree (its start stood in for by this test), so its launch fails it, saying so.
+    const after = await sb.store.read(y.id);
+    assert.notEqual(after.lifecycle.state, 'queued', 'left queued once the lock could be taken');
+    assert.equal(await leaderLock(sb.home).owner(), undefined);
   });
 });

@@ -43,6 +43,22 @@ describe('whether a terminal is on the alternate screen (bug 172)', () => {
     ];
     for (const writes of cases) assert.deepEqual(after(...writes), await xtermAfter(...writes), JSON.stringify(writes));
   });
+
+  it('bug 225: a switch written with the 8-bit CSI (U+009B), whole, in a list, cut between writes or in a write with no ESC, as xterm.js reads it', async () => {
+    const cases = [
+      ['\x9b?1049hvim'],
+      ['vim\x9b?25;1049h', 'plain', '\x9b?1049lshell'],
+      ['\x9b?10', '49h', 'x\x9b', '?47l'],
+      ['\x9b', '?1047h'],
+      ['\x1b[?1049h', '\x9b?25;1049l'],
+      ['\x9b?1049h', '\x1bc'],
+    ];
+    for (const writes of cases) {
+      const expected = await xtermAfter(...writes);
+      assert.ok(expected.includes(true), `xterm.js switched for ${JSON.stringify(writes)}`);
+      assert.deepEqual(after(...writes), expected, JSON.stringify(writes));
+    }
+  });
 });
 
 describe('a notice on the alternate screen keeps the last screen in view (bug 172)', () => {
