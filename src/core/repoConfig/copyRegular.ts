@@ -7,10 +7,11 @@
  * where the file system can (btrfs, XFS, APFS), else copied with its holes
  * kept (bigCopy.ts). On Linux a big file, sparse or dense, is copied by a `cp`
  * child killed at one time limit (10 minutes); a small one is copied in
- * moments by a child process (smallCopy.ts), which does the open and fstat
- * too and is killed at its limit, so a hung file system fails the start in one
- * sentence (bug 216). A big one is opened again here after the child's look:
- * a mount that hangs in those moments still holds the start.
+ * moments in-process. A file under a mount point inside the repository is
+ * looked at and copied by the placement's helper child instead, killed at its
+ * limit (smallCopy.ts), so a hung sshfs or NFS mount fails the start in one
+ * sentence (bug 216); a big one there is opened again here after the child's
+ * look, and a mount that hangs in those moments still holds the start.
  *
  * The source is opened first, without blocking and without following a
  * symlink, and looked at with fstat; on Linux every copy then reads that very
@@ -23,7 +24,7 @@ import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { COPY_TIMEOUT_MS, copyBig } from './bigCopy';
 import { refusedRead } from './unreadable';
-import { copySmallInChild, SMALL_COPY_TIMEOUT_MS } from './smallCopy';
+import type { Copier } from './smallCopy';
 
 /** Smaller files are copied whole: a hole is worth keeping from this size (a small file's inline data counts as dense). */
 const SPARSE_FROM = 128 * 1024;
@@ -33,14 +34,6 @@ const NOT_REGULAR = 'not a regular file';
 
 /** Copies `source` (a regular file when listed) to `dest`, which must not exist; the mode is kept. Null, or why it was not copied. */
 export async function copyRegularFile(source: string, dest: string, timeoutMs = COPY_TIMEOUT_MS): Promise<string | null> {
-  if (process.platform === 'linux') {
-    // The open and a small copy in a child killed at its limit: a hung file system never holds this process (bug 216).
-    const outcome = await copySmallInChild(source, dest, SPARSE_FROM, TIMED_FROM, Math.min(timeoutMs, SMALL_COPY_TIMEOUT_MS));
-    if ('copied' in outcome) return null;
-    if ('notRegular' in outcome) return NOT_REGULAR;
-    if ('code' in outcome) return refusedOrThrow(Object.assign(new Error(outcome.message), { code: outcome.code }));
-    // Big or sparse: opened again here, moments after the child opened it; cp copies it under the long limit.
-  }
   let from: fs.FileHandle;
   try {
     from = await fs.open(source, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
@@ -62,6 +55,19 @@ export async function copyRegularFile(source: string, dest: string, timeoutMs = 
   } finally {
     await from.close();
   }
+}
+
+/**
+ * Copies `source`, which lies under a mount point, through the placement's helper child, its lstat
+ * included (bug 216). Null, why it was not copied, or the text of the symlink found there.
+ */
+export async function copyFromMount(copier: Copier, source: string, dest: string, timeoutMs = COPY_TIMEOUT_MS): Promise<string | null | { linkText: string }> {
+  const outcome = await copier.copy({ source, dest, sparseFrom: SPARSE_FROM, timedFrom: TIMED_FROM });
+  if ('copied' in outcome) return null;
+  if ('link' in outcome) return { linkText: outcome.link };
+  if ('notRegular' in outcome) return NOT_REGULAR;
+  if ('code' in outcome) return refusedOrThrow(Object.assign(new Error(outcome.message), { code: outcome.code }));
+  return copyRegularFile(source, dest, timeoutMs); // big or sparse: opened again here; cp copies it under the long limit
 }
 
 /** Why a failed open leaves the file out, or the error itself (thrown: it fails the start). */

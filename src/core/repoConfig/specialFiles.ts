@@ -23,20 +23,27 @@ export interface UnlistedMatch {
   why: string;
 }
 
-/** Every FIFO, socket and device under `repo` (its `.git` left out), as paths relative to it; [] when the look fails. */
+/**
+ * Every FIFO, socket and device under `repo`, as paths relative to it; [] when the look fails. Its
+ * `.git` is left out, and so is everything in a folder holding a `.git` (a nested clone, a
+ * submodule): git's listing does not enter those, so neither copy nor link ever named what is
+ * inside (the review of bug 213: a FIFO in an untracked clone at vendor/lib was named or linked).
+ */
 export function specialEntries(repo: string): Promise<string[]> {
   return new Promise((resolve) => {
-    const args = ['.', '-path', './.git', '-prune', '-o', '(', '-type', 'p', '-o', '-type', 's', '-o', '-type', 'c', '-o', '-type', 'b', ')', '-print0'];
+    // A nested `.git` (a folder, or a submodule's file) is printed too, to mark its folder.
+    const specials = ['(', '-type', 'p', '-o', '-type', 's', '-o', '-type', 'c', '-o', '-type', 'b', ')', '-print0'];
+    const args = ['.', '-path', './.git', '-prune', '-o', '-name', '.git', '-prune', '-print0', '-o', ...specials];
     execFile('find', args, { cwd: repo, timeout: FIND_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: FIND_MAX_BYTES, encoding: 'buffer' }, (err, stdout) => {
       // A folder find cannot enter makes it exit 1 with the rest listed: what it found is kept.
       const listed = err && !('code' in err && err.code === 1) ? Buffer.alloc(0) : stdout;
-      resolve(
-        listed
-          .toString('utf8')
-          .split('\0')
-          .filter((p) => p.startsWith('./'))
-          .map((p) => p.slice(2)),
-      );
+      const found = listed
+        .toString('utf8')
+        .split('\0')
+        .filter((p) => p.startsWith('./'))
+        .map((p) => p.slice(2));
+      const repos = found.filter((p) => path.basename(p) === '.git').map((p) => `${path.dirname(p)}/`);
+      resolve(found.filter((p) => path.basename(p) !== '.git' && !repos.some((r) => p.startsWith(r))));
     });
   });
 }

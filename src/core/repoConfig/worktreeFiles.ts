@@ -21,7 +21,9 @@ import { describeError, failure } from '../common/errors';
 import { isWithin, realPathOr } from '../common/paths';
 import { runGit } from '../git/runGit';
 import { makeDirs } from '../common/makeDirs';
-import { copyRegularFile } from './copyRegular';
+import { copyFromMount, copyRegularFile } from './copyRegular';
+import { mountsInRepo, underMount } from './mountPoints';
+import { newCopier, SMALL_COPY_TIMEOUT_MS, type Copier } from './smallCopy';
 import { resolvedTarget, settleCopiedLink } from './copiedLinks';
 import { refusedRead } from './unreadable';
 import { unlistedMatches, type UnlistedMatch } from './specialFiles';
@@ -82,11 +84,24 @@ export async function planWorktreeFiles(req: Omit<WorktreeFilesRequest, 'worktre
   return { repo: req.repo, repoReal, linked: roots, copied: copied.filter(outsideLinked), unlisted: unlisted.skipped.filter((u) => outsideLinked(u.path)) };
 }
 
-/** Links and copies the planned files into the worktree. */
-export async function placeWorktreeFiles(plan: WorktreeFilesPlan, worktree: string): Promise<WorktreeFilesResult> {
+/**
+ * Links and copies the planned files into the worktree. A copied path under a mount point inside
+ * the repository is looked at and copied by this placement's own killable child, which waits at
+ * most `copyTimeoutMs` for each answer (bug 216); every other one in-process.
+ */
+export async function placeWorktreeFiles(plan: WorktreeFilesPlan, worktree: string, copyTimeoutMs = SMALL_COPY_TIMEOUT_MS): Promise<WorktreeFilesResult> {
+  const copier = newCopier(copyTimeoutMs);
+  try {
+    return await placeAll(plan, worktree, copier);
+  } finally {
+    copier.close();
+  }
+}
+
+async function placeAll(plan: WorktreeFilesPlan, worktree: string, copier: Copier): Promise<WorktreeFilesResult> {
   const result: WorktreeFilesResult = { copied: 0, linked: 0, skipped: [...plan.unlisted] };
-  const worktreeReal = await fs.realpath(worktree);
-  const req = { repo: plan.repo, worktree };
+  const [worktreeReal, mounts] = await Promise.all([fs.realpath(worktree), mountsInRepo(plan.repo, plan.repoReal)]);
+  const req: Placement = { repo: plan.repo, worktree, copier: (rel) => (underMount(rel, mounts) ? copier : null) };
   const folders: FolderChecks = new Map();
   const linkedReal: string[] = [];
   for (const rel of plan.linked) {
@@ -171,8 +186,8 @@ async function destinationIn(worktreeReal: string, dest: string, folders: Folder
   return checked;
 }
 
-/** Where one file goes: from the main worktree into the new one. */
-type Placement = Pick<WorktreeFilesRequest, 'repo' | 'worktree'>;
+/** Where one file goes: from the main worktree into the new one; the copier for a path under a mount point, else null. */
+type Placement = Pick<WorktreeFilesRequest, 'repo' | 'worktree'> & { copier?: (rel: string) => Copier | null };
 
 /** Destination folders already made and checked during one placement. */
 type FolderChecks = Map<string, Promise<string | null>>;
@@ -203,6 +218,8 @@ async function copyOne(req: Placement, rel: string, repoReal: string, worktreeRe
   const source = path.join(req.repo, rel);
   const dest = path.join(req.worktree, rel);
   try {
+    const copier = req.copier?.(rel) ?? null;
+    if (copier !== null) return await copyOnMount(copier, req, rel, repoReal, await destinationIn(worktreeReal, dest, folders), links);
     // A folder git can list but this user cannot search (root's, mode 744): the file is unreadable, left out like one of mode 600.
     const [stat, folder] = await Promise.all([fs.lstat(source).catch((err: unknown) => refusedRead(err) ?? Promise.reject(err)), destinationIn(worktreeReal, dest, folders)]);
     if (typeof stat === 'string') return stat;
@@ -220,6 +237,20 @@ async function copyOne(req: Placement, rel: string, repoReal: string, worktreeRe
     if (existed(err)) return 'exists in the worktree';
     throw placementFailure('copy', rel, err);
   }
+}
+
+/** copyOne for a path under a mount point: its lstat, open and copy all in the placement's child (bug 216). */
+async function copyOnMount(copier: Copier, req: Placement, rel: string, repoReal: string, folder: string | null, links: string[]): Promise<string | null> {
+  if (!folder) return 'its folder leads outside the worktree';
+  const source = path.join(req.repo, rel);
+  const dest = path.join(req.worktree, rel);
+  const outcome = await copyFromMount(copier, source, dest);
+  if (outcome === null || typeof outcome === 'string') return outcome;
+  const target = worktreeTarget(rel, path.resolve(path.dirname(source), outcome.linkText), req.repo, repoReal);
+  if (target === null) return 'a symlink pointing outside the repository';
+  await fs.symlink(target, dest);
+  links.push(rel);
+  return null;
 }
 
 /**

@@ -67,6 +67,23 @@ describe('worktree files git never lists: FIFOs, sockets, devices (bug 213)', fu
     }
   });
 
+  it('looks into no nested repository or submodule, as git does not (the review of bug 213)', async () => {
+    // An untracked clone (a .git folder) and a submodule-like checkout (a .git file), each with FIFOs.
+    const clone = join(repo, 'vendor', 'lib');
+    mkdirSync(clone, { recursive: true });
+    git(clone, 'init', '-q');
+    const sub = join(repo, 'modules', 'm');
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, '.git'), 'gitdir: ../../.git/modules/m\n');
+    execFileSync('mkfifo', [join(clone, '.env.fifo'), join(clone, 'served.fifo'), join(sub, '.env.fifo'), join(repo, '.env.top')]);
+    const plan = await planWorktreeFiles({ repo, copy: ['.env*'], link: ['served.fifo'] });
+    assert.deepEqual(plan!.unlisted, [{ path: '.env.top', why: 'not a regular file (a FIFO)' }]);
+    assert.deepEqual(plan!.linked, []);
+    const result = await placeWorktreeFiles(plan!, worktree);
+    assert.equal(result.linked, 0);
+    assert.equal(existsSync(join(worktree, 'vendor', 'lib', 'served.fifo')), false);
+  });
+
   it('names every path left out, however many, in lines the store does not cut', () => {
     const skipped = Array.from({ length: 60 }, (_, i) => ({ path: `deep/folder/${'n'.repeat(40)}/.env.${String(i).padStart(2, '0')}`, why: 'not a regular file (a FIFO)' }));
     const lines = describeWorktreeFiles({ copied: 2, linked: 0, skipped });
