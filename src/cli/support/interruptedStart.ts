@@ -40,8 +40,15 @@ export async function startHoldingInterrupts<T>(
   return interrupted ? { result, interruptedExit: EXIT_INTERRUPTED } : { result };
 }
 
+/**
+ * The queued ones first: a stop of a running one frees a slot, and a coordinator (a window's, or the
+ * background one) would launch the next queued attempt of this very start before its own stop came.
+ */
 async function stopAfterInterrupt(ctx: CliContext, c: Coordinator, jobs: readonly JobRecord[]): Promise<void> {
-  for (const job of jobs) {
+  // As they are now (one may have launched since it was made); unreadable: as it was made.
+  const now = new Map((await c.list().catch(() => [])).flatMap((e) => (e.ok ? [[e.job.id, e.job.lifecycle.state] as const] : [])));
+  const queued = new Set(jobs.filter((j) => (now.get(j.id) ?? j.lifecycle.state) === 'queued').map((j) => j.id));
+  for (const job of [...jobs.filter((j) => queued.has(j.id)), ...jobs.filter((j) => !queued.has(j.id))]) {
     try {
       const report = await c.stop(job.id);
       ctx.io.stderr.write(

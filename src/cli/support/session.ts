@@ -5,11 +5,12 @@
  */
 import { existsSync } from 'node:fs';
 import { workerBundlePath } from '../../core/common/bundles';
-import { failure } from '../../core/common/errors';
+import { describeError, failure } from '../../core/common/errors';
 import { printable } from '../../core/common/printable';
 import { Coordinator } from '../../core/coordinator';
 import type { CliContext } from '../command';
 import { openStore } from './store';
+import { launchStranded } from './strandedLaunches';
 
 export { openStore };
 
@@ -37,13 +38,33 @@ export function openCoordinator(ctx: CliContext, store = openStore(ctx)): Coordi
   });
 }
 
-/** Runs `fn` with a one-shot coordinator and always releases what it took (the leadership lease). */
-export async function withCoordinator<T>(ctx: CliContext, fn: (c: Coordinator) => Promise<T>): Promise<T> {
-  const coordinator = openCoordinator(ctx);
+/**
+ * Runs `fn` with a one-shot coordinator and always releases what it took (the leadership lease).
+ * When its operation freed a slot or let go of a queued agent (a stop, a cleanup, a check that
+ * ended), the CLI launches nothing in its foreground: it starts the detached background coordinator
+ * when an agent waits with no coordinator leading, as `start` does (bug 223), saying so on stderr.
+ */
+export function withCoordinator<T>(ctx: CliContext, fn: (c: Coordinator) => Promise<T>): Promise<T> {
+  return asOneCommand(ctx, openCoordinator(ctx), fn);
+}
+
+/** `withCoordinator` with the one-shot coordinator given (tests give theirs settings). */
+export async function asOneCommand<T>(ctx: CliContext, coordinator: Coordinator, fn: (c: Coordinator) => Promise<T>): Promise<T> {
   try {
     return await fn(coordinator);
   } finally {
     coordinator.dispose();
     await coordinator.whenIdle();
+    if (coordinator.queueLeft) await leaveQueueToCoordinator(ctx);
+  }
+}
+
+/** Never fails the command: its own outcome is what the person is told. */
+async function leaveQueueToCoordinator(ctx: CliContext): Promise<void> {
+  try {
+    const store = openStore(ctx);
+    await launchStranded(ctx, store, (await store.list()).flatMap((e) => (e.ok ? [e.job] : [])));
+  } catch (err) {
+    ctx.io.stderr.write(`paddock: could not look for agents waiting for a slot: ${printable(describeError(err, 200))}\n`);
   }
 }

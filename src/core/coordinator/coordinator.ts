@@ -9,7 +9,7 @@
  *    may drop, one file every process reads; the settings provider writes it.
  * Everything it knows lives in the store; it keeps no state that a restart loses.
  */
-import { describeError } from '../common/errors';
+import { describeError, failure } from '../common/errors';
 import { Emitter, Event } from '../common/event';
 import { Disposable, toDisposable } from '../common/lifecycle';
 import { Limiter } from '../common/limiter';
@@ -23,17 +23,15 @@ import { Leadership } from '../scheduler/leadership';
 import { CapacityBlockEvent, Scheduler } from '../scheduler/scheduler';
 import { pumpIfQueued } from '../scheduler/oneShot';
 import type { JobEntry, JobStore, StorePolicy } from '../store';
-import type { JobRecord } from '../store/schema';
+import type { Check, JobRecord } from '../store/schema';
 import { capacityOf, CapacityState } from './capacity';
 import { CleanupRunner } from './cleanupRunner';
 import { CoordinatorSettings, policyPartOf, resolveSettings, SettingsProvider } from './settings';
 import type { StartRequest } from './startPlan';
-import { failure } from '../common/errors';
 import { stopLocked } from '../operations/stop';
 import { compareGroup, type GroupComparison } from '../attempts/compare';
 import { runCheck } from '../operations/check';
 import { GroupOperations, type KeepReport, type SendToGroupReport, type StartAttemptsResult } from '../operations/groups';
-import type { Check } from '../store/schema';
 
 export type { CleanupOptions, CleanupReport, StopAllReport, StopReport } from '../operations/types';
 import type { ApplyReport } from '../operations/apply';
@@ -49,9 +47,8 @@ export type { CapacityBlockEvent } from '../scheduler/scheduler';
 export interface CoordinatorOptions {
   store: JobStore;
   /**
-   * Read on every use, so changed settings apply at once. Its store-wide part
-   * (maxConcurrent, stopGraceSeconds, regenerable, archiveLimitMB) is written
-   * to the store's policy when it changes, and read back from there.
+   * Read on every use, so changed settings apply at once. Its store-wide part (maxConcurrent,
+   * stopGraceSeconds, regenerable, archiveLimitMB) is written to the store's policy when it changes, and read back from there.
    */
   settings?: SettingsProvider;
   /** The worker bundle (dist/worker.js). */
@@ -64,10 +61,9 @@ export interface CoordinatorOptions {
   env?: NodeJS.ProcessEnv;
   log?: (message: string) => void;
   /**
-   * 0: no scheduler (one-shot CLI use: leadership is taken only to launch what
-   * this process queued). Otherwise the scheduler runs, woken by store
-   * changes, and this is how often a follower tries to take the leader lease.
-   * Default 3000.
+   * 0: no scheduler (one-shot CLI use: leadership is taken only to launch what this process queued).
+   * Otherwise the scheduler runs, woken by store changes, and this is how often a follower tries to
+   * take the leader lease. Default 3000.
    */
   tickMs?: number;
   /** Watch the store for changes by others (default true when the scheduler runs). */
@@ -141,11 +137,8 @@ export class Coordinator extends Disposable {
       log: (m) => this.log(m),
       changed: (id) => this.changed(id),
       closing: this.closing,
-      // The CLI's (one-shot) is disposed as its command returns: the pump ends before then, or it found the store disposed (bug 193).
-      lockLetGo: (id) => {
-        const pumped = pumpIfQueued(ctx, id, () => this.scheduler.pumpForOperation());
-        return scheduling ? void this.track(pumped) : pumped;
-      },
+      // A queued agent's: the CLI's (one-shot) reads it before its command returns and leaves it to a coordinator (bugs 193, 223).
+      lockLetGo: (id) => pumpIfQueued(ctx, id, () => this.scheduler.pumpForOperation()),
     };
     // Registered first, so disposed last: after the leadership has let go of its lease.
     this._register(toDisposable(() => this.track(this.leadership.whenReleased())));
@@ -177,6 +170,11 @@ export class Coordinator extends Disposable {
     this.syncPolicy();
     // Without a scheduler (one-shot CLI use) leadership is taken lazily, only when something is to be launched.
     this.ready = scheduling ? this.track(this.scheduler.pass()) : Promise.resolve();
+  }
+
+  /** A one-shot coordinator's operation freed a slot or let go of a queued agent: the CLI starts a background coordinator if none leads (bug 223). */
+  get queueLeft(): boolean {
+    return this.scheduler.queueLeft;
   }
 
   get isLeader(): boolean {
@@ -356,8 +354,6 @@ export class Coordinator extends Disposable {
   compare(groupId: string): Promise<GroupComparison> {
     return compareGroup(this.store, groupId);
   }
-
-  // ---------------------------------------------------------------- plumbing
 
   /** The provider's store-wide values go to the store's policy when they change (never for a process without a provider). */
   private syncPolicy(): void {

@@ -28,7 +28,7 @@ export interface OperationContext {
   /**
    * An operation of this process let go of a job's lock (`releaseJobLock`): a queued agent's is this
    * process's to launch, since a one-shot coordinator's last look skips an agent whose lock is held.
-   * Awaited: a one-shot coordinator is disposed as its command returns, so its pump must end first.
+   * Awaited: a one-shot coordinator is disposed as its command returns, so its look at the job ends first.
    */
   lockLetGo?(id: string): void | Promise<void>;
 }

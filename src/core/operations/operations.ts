@@ -58,7 +58,7 @@ export interface RetryOptions {
 export interface Launcher {
   /** Launches what is queued, if this process leads; resolves when done. */
   pump(): Promise<void>;
-  /** The pump an operation asks for as it ends (a slot it freed): awaited by a one-shot coordinator, in the background in a window's. */
+  /** The pump an operation asks for as it ends (a slot it freed): a window's in the background; a one-shot's is left to a coordinator the CLI makes sure of. */
   pumpForOperation(): Promise<void>;
 }
 

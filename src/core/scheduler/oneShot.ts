@@ -33,7 +33,8 @@ export async function releaseAndLookAgain(ctx: OperationContext, leadership: Lea
 }
 
 /**
- * `OperationContext.lockLetGo`: a pump when the job whose lock this process let go of is queued (bug 193).
+ * `OperationContext.lockLetGo`: a pump when the job whose lock this process let go of is queued (bug 193);
+ * a one-shot coordinator's leaves it to a coordinator the CLI makes sure of (`pumpForOperation`, bug 223).
  * A failure is logged, never thrown: the operation's own outcome is what its caller is told.
  */
 export async function pumpIfQueued(ctx: OperationContext, id: string, pump: () => Promise<void> | void): Promise<void> {

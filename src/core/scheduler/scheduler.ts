@@ -82,6 +82,8 @@ export class Scheduler extends Disposable {
   private passing: Promise<void> | undefined;
   private pumping: Promise<void> | undefined;
   private pumpAgain = false;
+  /** A one-shot coordinator's operation left the queue to another coordinator since this process last pumped (`pumpForOperation`). */
+  queueLeft = false;
   private lastBlockKey = '';
   private cachedJobs: JobRecord[] | undefined;
   /** The listing `cachedJobs` came from: capacity counts unreadable records whose worker still runs. */
@@ -170,6 +172,7 @@ export class Scheduler extends Disposable {
    */
   pump(): Promise<void> {
     if (this._store.isDisposed) return Promise.resolve();
+    this.queueLeft = false; // this pump's rounds and last look see the whole queue
     if (this.pumping) {
       this.pumpAgain = true;
       return this.pumping;
@@ -248,17 +251,17 @@ export class Scheduler extends Disposable {
 
   /**
    * The pump this process's own operation asks for as it ends (a slot it freed, a queued agent's lock
-   * it let go): the one rule for all of them. A one-shot coordinator's is awaited by the operation: the
-   * CLI disposes it as its command returns, and a pump still to run then finds it disposed and
-   * launches nothing (bugs 193, 223). A window's runs in the background. Never rejects: the
-   * operation's own outcome is what its caller is told.
+   * it let go): the one rule for all of them. A window's runs in the background. A one-shot
+   * coordinator's (the CLI's) launches nothing: it notes `queueLeft`, and the CLI, once the command's
+   * coordinator is disposed, starts the detached background coordinator when an agent waits with no
+   * leader, as `start` does. A launch awaited here made `paddock stop` wait for other agents' whole
+   * launches, a Ctrl-C of it killing one mid-launch, and an interrupted start launch the attempt it
+   * was about to stop (bug 223); in the background, it found the coordinator disposed (bug 193).
    */
   pumpForOperation(): Promise<void> {
-    if (!this.opts.oneShot) {
-      this.schedulePump();
-      return Promise.resolve();
-    }
-    return this.pump().catch((err: unknown) => this.ctx.log(`launching queued agents failed: ${describeError(err)}`));
+    if (this.opts.oneShot) this.queueLeft = true;
+    else this.schedulePump();
+    return Promise.resolve();
   }
 
   /** Coalesces bursts of store changes into one pass (a queued job appeared, a slot freed, an agent ended). */

@@ -129,6 +129,7 @@ describe('paddock attach: what the agent\'s terminal keeps for each screen, on t
     ['the same, RIS then SO and SI', restored, ['\x1bc\x0e\x0fq'], 'q'],
     ['the same, DECSTR then SO and SI', restored, ['\x1b[!p\x0e\x0fq'], 'keptq'],
     ['the same, DECSTR cut between two chunks', restored, ['\x1b[!', 'p\x0e\x0fq'], 'keptq'],
+    ['bug 225: the same, DECSTR with the 8-bit CSI (U+009B)', restored, ['\x9b!p\x0e\x0fq'], 'keptq'],
     // A switch to the alternate screen the agent is on: xterm.js ignores it, keeping that screen's margins and stops.
     ['origin mode after entering the alternate screen again, with margins set on it (a snapshot)', '\x1b[?1049h\x1b[2;3r', ['\x1b[?1049h\x1b[?6h\x1b[1;1HX'], ''],
     ['the same, entered and set after the attach', '', ['\x1b[?1049h\x1b[2;3r', '\x1b[?1049h\x1b[?6h\x1b[1;1HX'], ''],

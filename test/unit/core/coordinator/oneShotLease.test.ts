@@ -8,10 +8,12 @@
  */
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { asOneCommand } from '../../../../src/cli/support/session';
 import { OwnedLock } from '../../../../src/core/coordinator/ownedLock';
 import { jobLock } from '../../../../src/core/operations/context';
 import { AutomaticChecks } from '../../../../src/core/scheduler/automaticChecks';
 import { Leadership, leaderLock } from '../../../../src/core/scheduler/leadership';
+import { cliContextFor } from './cliContext';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from './coordinatorFixture';
 
 describe('a one-shot coordinator and the leader lease', function () {
@@ -111,7 +113,8 @@ describe('a one-shot coordinator and the leader lease', function () {
     // Stands in for the start of `two`'s `paddock update y`: its lock held while `one` looks at the queue.
     const yLock = await jobLock(sb.store, y.id).tryAcquire();
     assert.ok(yLock);
-    const update = two.update(y.id).then(
+    // As the CLI's withCoordinator (session.ts) runs it: disposed as it returns, the queue then left to a coordinator.
+    const update = asOneCommand(cliContextFor(sb), two, (c) => c.update(y.id)).then(
       () => assert.fail('an update of a queued agent was not refused'),
       (err: unknown) => err,
     );
@@ -121,10 +124,7 @@ describe('a one-shot coordinator and the leader lease', function () {
     await yLock.release();
     // `two` takes the lock, refuses (no worktree yet) and lets go. Before: without a pump, y stayed queued.
     const err = await update;
-    // As the CLI's withCoordinator (session.ts) ends: disposed, then waited for. Before: its pump, begun in
-    // the background, read the store after the dispose and launched nothing.
-    two.dispose();
-    await two.whenIdle();
+    // Before: its pump, begun in the background, read the store after the dispose and launched nothing.
     one.dispose();
     await one.whenIdle();
     assert.match(String(err), /has no worktree to update|has not started/);
@@ -156,16 +156,17 @@ describe('a one-shot coordinator and the leader lease', function () {
     assert.equal(restarted.recoveries, 1);
   });
 
-  it('a Stop from a one-shot coordinator that gave the lease up launches the agent waiting for the slot it freed', async () => {
+  it('a Stop from a one-shot coordinator that gave the lease up leaves the agent waiting for the slot it freed to the background coordinator', async () => {
     const c = sb.coordinator({ maxConcurrent: 1 });
     const holder = await c.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
     assert.equal(holder.lifecycle.state, 'running');
     const waiting = await c.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
     assert.equal(waiting.lifecycle.state, 'queued', 'the one slot is taken');
     assert.equal(c.isLeader, false, 'the one-shot coordinator gave the lease up');
-    await c.stop(holder.id, { force: true });
-    const launched = await sb.waitFor(waiting.id, (j) => !['queued', 'starting'].includes(j.lifecycle.state), 10_000);
+    // As the CLI runs it (bug 223): the command launches nothing in its foreground.
+    await asOneCommand(cliContextFor(sb), c, (cc) => cc.stop(holder.id, { force: true }));
+    const launched = await sb.waitFor(waiting.id, (j) => !['queued', 'starting'].includes(j.lifecycle.state), 20_000);
     assert.equal(launched.lifecycle.state, 'running', launched.lifecycle.detail ?? '');
-    await c.stop(waiting.id, { force: true });
+    await sb.coordinator().stop(waiting.id, { force: true });
   });
 });
