@@ -12,7 +12,9 @@
 import { promises as fsp, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EnvMarker } from './backend';
+import { rememberBlank, worthReadingAgain } from './knownBlank';
 import { goneOrThrow } from './procRead';
+import type { ProcStat } from './procStat';
 
 /** The NAME=value pairs of `/proc/<pid>/environ`'s text; the first of a name repeated, as getenv(3) reads. */
 export function parseEnviron(raw: string): Map<string, string> {
@@ -32,7 +34,7 @@ export function environOf(pid: number): Map<string, string> | undefined {
   try {
     return parseEnviron(readFileSync(`/proc/${pid}/environ`, 'utf8'));
   } catch (err) {
-    return goneOrThrow(`/proc/${pid}/environ`, err, true);
+    return goneOrThrow(`/proc/${pid}/environ`, err);
   }
 }
 
@@ -62,26 +64,29 @@ function readAgain(left: readonly number[], marker: EnvMarker, marked: Set<numbe
 
 /**
  * Those of `blank` (processes whose environment read empty) that carry `marker` once read again: each
- * is read up to EXEC_LOOKS times, EXEC_PAUSE_MS apart, while it still reads empty.
+ * worth it (knownBlank.ts) is read up to EXEC_LOOKS times, EXEC_PAUSE_MS apart, while it still reads
+ * empty; those empty at every read are remembered and not read again at the next look.
  */
-export async function markedAfterExec(blank: readonly number[], marker: EnvMarker): Promise<Set<number>> {
+export async function markedAfterExec(blank: readonly ProcStat[], marker: EnvMarker): Promise<Set<number>> {
   const marked = new Set<number>();
-  let left: readonly number[] = blank;
+  let left: readonly number[] = blank.filter(worthReadingAgain).map((stat) => stat.pid);
   for (let look = 0; look < EXEC_LOOKS && left.length > 0; look++) {
     await sleep(EXEC_PAUSE_MS);
     left = readAgain(left, marker, marked);
   }
+  rememberBlank(blank, new Set(left));
   return marked;
 }
 
 /** `markedAfterExec` for a blocking caller: the pauses are spent blocked (milliseconds, and only when one read empty). */
-export function markedAfterExecSync(blank: readonly number[], marker: EnvMarker): Set<number> {
+export function markedAfterExecSync(blank: readonly ProcStat[], marker: EnvMarker): Set<number> {
   const marked = new Set<number>();
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  let left: readonly number[] = blank;
+  let left: readonly number[] = blank.filter(worthReadingAgain).map((stat) => stat.pid);
   for (let look = 0; look < EXEC_LOOKS && left.length > 0; look++) {
     Atomics.wait(pause, 0, 0, EXEC_PAUSE_MS);
     left = readAgain(left, marker, marked);
   }
+  rememberBlank(blank, new Set(left));
   return marked;
 }

@@ -13,7 +13,8 @@ import { describeError, failure } from '../common/errors';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
 import { holder, isInside } from './procfs';
 import { connectPortListeners } from './portListeners';
-import { isGoneState, mayBeMidExec, type ProcStat } from './procStat';
+import { isGoneState, type ProcStat } from './procStat';
+import { rememberBlank, worthReadingAgain } from './knownBlank';
 import type { ProcessUsageSnapshot } from './processUsage';
 import { lsofLook, psListing, psListingSync, psLook, psLookSync, TOOL_OPTIONS } from './psListing';
 import { markersByPid, parseLsofNames, pidsWithoutEnvironment, parsePsArgs, parsePsStat, parsePsUsage, parsePsWork, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns, psWorkColumns } from './psParse';
@@ -82,36 +83,42 @@ const EXEC_PAUSE_MS = 10;
 /**
  * Those of `blank` (shown with no environment) that carry `marker` when looked at again, up to
  * EXEC_LOOKS `ps` runs while some still show none: read as unmarked, an agent's escaped daemon caught
- * at exec was left running (bug 210).
+ * at exec was left running (bug 210). Only those worth it (knownBlank.ts): one `ps` may not show
+ * (ssh-agent, pid 1 as root) showed none at every look and cost two more runs each time.
  */
-async function markedAfterExec(blank: readonly number[], marker: EnvMarker): Promise<Set<number>> {
+async function markedAfterExec(blank: readonly ProcStat[], marker: EnvMarker): Promise<Set<number>> {
   const marked = new Set<number>();
-  let left = blank;
+  let left = blank.filter(worthReadingAgain).map((p) => p.pid);
   for (let look = 0; look < EXEC_LOOKS && left.length > 0; look++) {
     await sleep(EXEC_PAUSE_MS);
     const out = await psLook(psWithEnvironments(left));
     for (const pid of pidsWithMarker(out, marker.name, marker.value)) marked.add(pid);
     left = pidsWithoutEnvironment(out);
   }
+  rememberBlank(blank, new Set(left));
   return marked;
 }
 
 /** `markedAfterExec` for a blocking caller. */
-function markedAfterExecSync(blank: readonly number[], marker: EnvMarker): Set<number> {
+function markedAfterExecSync(blank: readonly ProcStat[], marker: EnvMarker): Set<number> {
   const marked = new Set<number>();
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  let left = blank;
+  let left = blank.filter(worthReadingAgain).map((p) => p.pid);
   for (let look = 0; look < EXEC_LOOKS && left.length > 0; look++) {
     Atomics.wait(pause, 0, 0, EXEC_PAUSE_MS);
     const out = psLookSync(psWithEnvironments(left));
     for (const pid of pidsWithMarker(out, marker.name, marker.value)) marked.add(pid);
     left = pidsWithoutEnvironment(out);
   }
+  rememberBlank(blank, new Set(left));
   return marked;
 }
 
-/** Those of `pids` (shown with no environment) worth a look again, by the table: see mayBeMidExec. */
-const running = (table: readonly ProcStat[], pids: readonly number[]) => pids.filter((pid) => table.some((p) => p.pid === pid && mayBeMidExec(p)));
+/** The table's entries of `pids` (shown with no environment). */
+const blankIn = (table: readonly ProcStat[], pids: readonly number[]) => {
+  const blank = new Set(pids);
+  return table.filter((p) => blank.has(p.pid));
+};
 
 function findByEnvMarker(name: string, value: string): ProcStat[] {
   const environments = psListingSync(psWithEnvironments());
@@ -119,7 +126,7 @@ function findByEnvMarker(name: string, value: string): ProcStat[] {
   const blank = pidsWithoutEnvironment(environments);
   if (pids.size === 0 && blank.length === 0) return [];
   const table = listProcesses();
-  for (const pid of markedAfterExecSync(running(table, blank), { name, value })) pids.add(pid);
+  for (const pid of markedAfterExecSync(blankIn(table, blank), { name, value })) pids.add(pid);
   return table.filter((p) => pids.has(p.pid) && !isGoneState(p.state));
 }
 
@@ -138,7 +145,7 @@ async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Pr
   const blank = marker ? pidsWithoutEnvironment(environments) : [];
   if (sid === undefined && marked.size === 0 && blank.length === 0) return []; // nothing to look up in the table
   const table = await processTableAsync();
-  if (marker) for (const pid of await markedAfterExec(running(table, blank), marker)) marked.add(pid);
+  if (marker) for (const pid of await markedAfterExec(blankIn(table, blank), marker)) marked.add(pid);
   return table.filter((p) => !isGoneState(p.state) && ((sid !== undefined && p.sid === sid) || marked.has(p.pid)));
 }
 

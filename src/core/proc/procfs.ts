@@ -9,7 +9,7 @@ import { promises as fsp, readFileSync, readdirSync, statSync } from 'node:fs';
 import { describeError, failure } from '../common/errors';
 import { mapConcurrently } from '../common/limiter';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
-import { isGoneState, mayBeMidExec, statCpuTicks, type ProcStat } from './procStat';
+import { isGoneState, statCpuTicks, type ProcStat } from './procStat';
 import { goneOrThrow } from './procRead';
 import { environOf, markedAfterExec, markedAfterExecSync } from './environ';
 import { procfsPortListeners } from './portListeners';
@@ -109,12 +109,9 @@ function findByEnvMarker(name: string, value: string): ProcStat[] {
     if (env?.get(name) === value) marked.push(pid);
     else if (env?.size === 0) blank.push(pid); // caught at exec, or an empty environment: read again (environ.ts)
   }
-  const midExec = blank.filter((pid) => {
-    const stat = processStat(pid);
-    return stat !== undefined && mayBeMidExec(stat);
-  });
+  const blankStats = blank.flatMap((pid) => processStat(pid) ?? []);
   const out: ProcStat[] = [];
-  for (const pid of [...marked, ...markedAfterExecSync(midExec, { name, value })].sort((a, b) => a - b)) {
+  for (const pid of [...marked, ...markedAfterExecSync(blankStats, { name, value })].sort((a, b) => a - b)) {
     const stat = processStat(pid);
     if (stat && !isGoneState(stat.state)) out.push(stat);
   }
@@ -158,12 +155,12 @@ async function processStatAsync(pid: number): Promise<ProcStat | undefined> {
  * against ~4 ms per walk of 70 processes).
  */
 async function treeMembersAsync(sid: number | undefined, marker?: EnvMarker): Promise<ProcStat[]> {
-  const blank: number[] = [];
+  const blank: ProcStat[] = [];
   const found = await slicedWalk((stat) => {
     if (sid !== undefined && stat.sid === sid) return true;
     if (marker === undefined || !ownedByUs(stat.pid)) return false;
     const env = environOf(stat.pid);
-    if (env?.size === 0 && mayBeMidExec(stat)) blank.push(stat.pid); // caught at exec, or an empty environment: read again (environ.ts)
+    if (env?.size === 0) blank.push(stat); // caught at exec, or an empty environment: read again (environ.ts)
     return env?.get(marker.name) === marker.value;
   });
   if (marker === undefined || blank.length === 0) return found;

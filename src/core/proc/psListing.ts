@@ -44,7 +44,8 @@ type Judge = (err: unknown, stdout: unknown, stderr?: unknown) => string | undef
 function whyFailed(err: unknown, tool: Tool = 'ps'): string {
   const e = err as { code?: unknown; status?: unknown; signal?: unknown; killed?: unknown };
   // `killed`: execFile ended it for its timeout; "killed by SIGTERM" alone read as if someone had (bug 212).
-  if (e.killed === true && typeof e.signal === 'string') return `${tool} did not finish in the time it had`;
+  // execFileSync says so with code 'ETIMEDOUT' instead, and no `killed`.
+  if ((e.killed === true || e.code === 'ETIMEDOUT') && typeof e.signal === 'string') return `${tool} did not finish in the time it had`;
   if (typeof e.signal === 'string') return `${tool} was killed by ${e.signal}`;
   const code = typeof e.code === 'number' ? e.code : e.status;
   if (typeof code === 'number') return `${tool} exited with status ${code}`;

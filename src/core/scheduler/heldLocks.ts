@@ -72,13 +72,13 @@ export class HeldLocks extends Disposable {
     this.recheck.value = disposableTimeout(() => void this.opts.track(this.look()), RECHECK_MS);
   }
 
+  /**
+   * A look that failed (a `ps` that failed, a /proc read out of descriptors: bugs 189, 211) says
+   * nothing: all held, none stopped, and looked at again. Thrown out of here, the next look was never
+   * armed and a freed lock's queued agent never had a pass.
+   */
   private async look(): Promise<void> {
-    const ids = [...this.ids];
-    // One process table for every lock, whether free and whether stopped (one `ps` a second on the portable backend).
-    const stats = await Promise.resolve(processTableSource()).catch(() => undefined);
-    const looks: { free: boolean; owner?: LockOwner }[] = await Promise.all(ids.map((id) => (stats ? jobLock(this.store, id).look(stats).catch(() => ({ free: false })) : { free: false })));
-    const free = looks.map((l) => l.free);
-    const suspendedLong = stats ? ids.map((id, i) => !free[i] && this.noteStopped(id, looks[i]!.owner, stats)) : [];
+    const { free, suspendedLong } = await this.lookOnce([...this.ids]).catch(() => ({ free: [] as boolean[], suspendedLong: [] as boolean[] }));
     this.recheck.clear();
     if (!this.opts.active()) {
       this.ids.clear();
@@ -91,6 +91,14 @@ export class HeldLocks extends Disposable {
       if (suspendedLong.includes(true)) this.opts.onFree();
       this.arm();
     }
+  }
+
+  private async lookOnce(ids: string[]): Promise<{ free: boolean[]; suspendedLong: boolean[] }> {
+    // One process table for every lock, whether free and whether stopped (one `ps` a second on the portable backend).
+    const stats = await Promise.resolve(processTableSource()).catch(() => undefined);
+    const looks: { free: boolean; owner?: LockOwner }[] = await Promise.all(ids.map((id) => (stats ? jobLock(this.store, id).look(stats).catch(() => ({ free: false })) : { free: false })));
+    const free = looks.map((l) => l.free);
+    return { free, suspendedLong: stats ? ids.map((id, i) => !free[i] && this.noteStopped(id, looks[i]!.owner, stats)) : [] };
   }
 
   /** Notes whether `owner`, the live holder of `id`'s lock, is stopped; true the first time it has been for LEASE_SUSPENDED_MS. */

@@ -22,6 +22,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const POLL_MS = 50;
 /** The longest gap between two looks over which a session is taken as the same one without a known member. */
 export const CONTINUITY_MS = 500;
+/**
+ * How much of the time a look spent on tries that failed (lookAgain: 500 ms apart) is not counted in
+ * that gap: one retried look alone outran CONTINUITY_MS, and a fork whose leader exited meanwhile was
+ * left running. Bounded: the allocator coming round to the number still needs pid_max forks.
+ */
+const RETRIED_LOOK_ALLOWANCE_MS = 2_000;
 /** How long SIGKILLed processes get to disappear before they are reported as survivors. */
 const KILL_WAIT_MS = 2000;
 
@@ -64,11 +70,13 @@ export class LeftScope {
     // the process count past CONTINUITY_MS. Monotonic: a wall clock set back would stretch the gap.
     // Every look here is tried again while it fails: one thrown out of the grace left what it was
     // ending running, never sent SIGKILL (bug 208).
+    const firstTry = performance.now();
     const [lookedAt, found] = await lookAgain(async () => [performance.now(), await sessionsMembers(this.sessions)] as const);
+    const gapEnd = lookedAt - Math.min(lookedAt - firstTry, RETRIED_LOOK_ALLOWANCE_MS);
     const all = found.filter((p) => p.pid !== process.pid && p.pid !== this.sid);
     for (const s of this.sessions) {
       const members = all.filter((p) => p.sid === s);
-      if (!members.some((p) => this.isKnown(p)) && !this.continues(s, members, lookedAt)) {
+      if (!members.some((p) => this.isKnown(p)) && !this.continues(s, members, gapEnd)) {
         this.provenAt.delete(s); // emptied, or not looked at for too long: its number may be another's
         continue;
       }

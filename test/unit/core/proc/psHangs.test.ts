@@ -42,7 +42,7 @@ describe('a ps that hangs, portable backend (bug 192)', function () {
     // exec: the run's timeout kills the hanging process itself (a child of sh would hold the pipe open).
     ps.shim(`case " $* " in *" -p "*) exec sleep 60;; esac`);
     const started = Date.now();
-    assert.throws(() => readProcStat(child.pid!), /Could not list the processes .*killed by SIGTERM/);
+    assert.throws(() => readProcStat(child.pid!), /Could not list the processes .*did not finish in the time it had/);
     const took = Date.now() - started;
     assert.ok(took < ONE_RUN_MS + SLACK_MS, `the blocking look took ${took} ms`);
   });
