@@ -3,10 +3,9 @@
  * for a viewer, `hello` for a control or agent connection); any bad frame
  * closes this connection only.
  *
- * A viewer's output is written only while its socket keeps up: past the
- * more than it takes in a second (viewerPace.ts) it stops receiving output ("lagging"),
- * and once its socket drains it gets a fresh screen (`ready` with `resync: true`) and
- * continues from there. A viewer that takes nothing is dropped. The agent never waits.
+ * A viewer's output is written only while its socket keeps up: past what it takes in a second (viewerPace.ts) it
+ * stops receiving output ("lagging"), and once its socket drains it gets a fresh screen (`ready` with `resync: true`)
+ * and continues from there. A viewer that takes nothing is dropped. The agent never waits.
  */
 import type { Socket } from 'node:net';
 import { Disposable, disposableTimeout, IDisposable, MutableDisposable, toDisposable } from '../common/lifecycle';
@@ -51,6 +50,8 @@ export class Connection extends Disposable {
   private pending: OutputBatch[] = [];
   private pendingBytes = 0;
   private resyncAgain = false;
+  /** The screen being sent while `syncing`: a `refresh` then is answered once it (taken again) has gone (bug 204). */
+  private syncing: Promise<void> = Promise.resolve();
   /** While lagging: drops a viewer that takes nothing. */
   private readonly stuck = this._register(new MutableDisposable<IDisposable>());
   private closed = false;
@@ -293,10 +294,10 @@ export class Connection extends Disposable {
         return this.finishRequests();
       case 'refresh':
         if (this.role !== 'viewer') return this.refuse(undefined, 'Only a viewer can ask for a fresh screen.');
-        // A snapshot under way is taken again once it is done (two at once would interleave their output).
+        // A snapshot under way is taken again once it is done (two at once would interleave their output); owed either
+        // way: a lag resync's screen is not owed by itself, and a detach right after the refresh lost it (bug 204).
         if (this.stream === 'syncing') this.resyncAgain = true;
-        else this.answerLater(this.sync(true));
-        return;
+        return this.answerLater(this.stream === 'syncing' ? this.syncing : this.sync(true));
       case 'send':
         if (!this.mayWrite()) return this.refuse(msg.id, 'This connection is read-only and cannot send.');
         this.answerLater(this.host.session.send(msg.text).then(
@@ -355,7 +356,7 @@ export class Connection extends Disposable {
     this.pending = [];
     this.pendingBytes = 0;
     this.resyncAgain = false;
-    return this.host.session.snapshot().then(
+    return (this.syncing = this.host.session.snapshot().then(
       (snap) => {
         if (this.closed) return;
         if (this.resyncAgain) return this.sync(resync);
@@ -378,7 +379,7 @@ export class Connection extends Disposable {
         for (const batch of tail) this.writeOutput(batch);
       },
       (err) => this.fail(`could not capture the screen: ${describeError(err, 200)}`),
-    );
+    ));
   }
 
   private startLagging(): void {
