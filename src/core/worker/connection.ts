@@ -4,9 +4,9 @@
  * closes this connection only.
  *
  * A viewer's output is written only while its socket keeps up: past the
- * more than it takes in a second (viewerPace.ts) it stops receiving output ("lagging"),
- * and once its socket drains it gets a fresh screen (`ready` with `resync: true`) and
- * continues from there. A viewer that takes nothing is dropped. The agent never waits.
+ * high-water mark it stops receiving output ("lagging"), and once its socket
+ * drains it gets a fresh screen (`ready` with `resync: true`) and continues
+ * from there. A viewer that stays stuck is dropped. The agent never waits.
  */
 import type { Socket } from 'node:net';
 import { Disposable, disposableTimeout, IDisposable, MutableDisposable, toDisposable } from '../common/lifecycle';
@@ -18,8 +18,6 @@ import { AttachMessage, ClientMessage, ClientMessageSchema, MAX_FIRST_LINE_BYTES
 import type { AgentSession } from './session';
 import type { ConnectionLimits } from './connectionLimits';
 import { endAfterWrites } from './endAfterWrites';
-import { ViewerPace } from './viewerPace';
-import { watchStall } from './stallWatch';
 
 export type Role = 'viewer' | 'control' | 'agent';
 type StreamState = 'syncing' | 'live' | 'lagging';
@@ -51,8 +49,9 @@ export class Connection extends Disposable {
   private pending: OutputBatch[] = [];
   private pendingBytes = 0;
   private resyncAgain = false;
-  /** While lagging: drops a viewer that takes nothing. */
-  private readonly stuck = this._register(new MutableDisposable<IDisposable>());
+  /** The screen being sent while `syncing`: a `refresh` then is answered once it (taken again) has gone (bug 204). */
+  private syncing: Promise<void> = Promise.resolve();
+  private stuckTimer: IDisposable | undefined;
   private closed = false;
   /** Set while the agent's input is backlogged: this socket waits for it to drain. */
   private readonly inputHeld = this._register(new MutableDisposable<IDisposable>());
@@ -67,7 +66,6 @@ export class Connection extends Disposable {
   /** The frame said last, after every answer owed (a bad frame's fatal `error`). */
   private lastWords: ServerMessage | undefined;
   private readonly decoder: LineDecoder;
-  private readonly pace: ViewerPace;
   cols = 80;
   rows = 24;
 
@@ -79,7 +77,6 @@ export class Connection extends Disposable {
     private readonly host: ConnectionHost,
   ) {
     super();
-    this.pace = new ViewerPace(socket, host.limits.highWaterBytes);
     // Until it authenticates, a connection may send no longer a line than a first frame can be (bug 163).
     const decoder = (this.decoder = new LineDecoder((line) => this.onLine(line), (reason) => this.fail(reason), MAX_FIRST_LINE_BYTES, undefined, 'first frame'));
     const onData = (chunk: Buffer) => decoder.push(chunk);
@@ -108,6 +105,7 @@ export class Connection extends Disposable {
         if (!this.role) this.fail('no attach or hello frame in time');
       }, host.limits.handshakeMs),
     );
+    this._register(toDisposable(() => this.stuckTimer?.dispose()));
   }
 
   /** A viewer whose input ended is detached: only the answers it is due still go to it. */
@@ -134,7 +132,7 @@ export class Connection extends Disposable {
         }
         return;
       case 'live':
-        return this.pace.behind() ? this.startLagging() : this.writeOutput(batch);
+        return this.socket.writableLength > this.host.limits.highWaterBytes ? this.startLagging() : this.writeOutput(batch);
       case 'lagging':
         return;
     }
@@ -151,9 +149,7 @@ export class Connection extends Disposable {
     this.socket.uncork();
   }
 
-  /** Every write goes here: the pace counts what was written against what the socket still holds. */
   private write(chunk: string | Buffer, done?: () => void): void {
-    this.pace.wrote(chunk);
     this.socket.write(chunk, done);
   }
 
@@ -293,10 +289,10 @@ export class Connection extends Disposable {
         return this.finishRequests();
       case 'refresh':
         if (this.role !== 'viewer') return this.refuse(undefined, 'Only a viewer can ask for a fresh screen.');
-        // A snapshot under way is taken again once it is done (two at once would interleave their output).
+        // A snapshot under way is taken again once it is done (two at once would interleave their output); owed either
+        // way: a lag resync's screen is not owed by itself, and a detach right after the refresh lost it (bug 204).
         if (this.stream === 'syncing') this.resyncAgain = true;
-        else this.answerLater(this.sync(true));
-        return;
+        return this.answerLater(this.stream === 'syncing' ? this.syncing : this.sync(true));
       case 'send':
         if (!this.mayWrite()) return this.refuse(msg.id, 'This connection is read-only and cannot send.');
         this.answerLater(this.host.session.send(msg.text).then(
@@ -355,7 +351,7 @@ export class Connection extends Disposable {
     this.pending = [];
     this.pendingBytes = 0;
     this.resyncAgain = false;
-    return this.host.session.snapshot().then(
+    return (this.syncing = this.host.session.snapshot().then(
       (snap) => {
         if (this.closed) return;
         if (this.resyncAgain) return this.sync(resync);
@@ -378,21 +374,22 @@ export class Connection extends Disposable {
         for (const batch of tail) this.writeOutput(batch);
       },
       (err) => this.fail(`could not capture the screen: ${describeError(err, 200)}`),
-    );
+    ));
   }
 
   private startLagging(): void {
     this.stream = 'lagging';
     this.host.log(`viewer fell behind (${this.socket.writableLength} bytes queued); output paused until it drains`);
-    // Dropped only once it takes nothing: a slow reader gets its fresh screen when it has caught up (bug 203).
-    this.stuck.value = watchStall(this.socket, this.host.limits.stuckMs, {
-      stalled: () => this.stream === 'lagging' && this.fail('the viewer stopped reading'),
-    });
+    this.stuckTimer?.dispose();
+    this.stuckTimer = disposableTimeout(() => {
+      if (this.stream === 'lagging') this.fail('the viewer stopped reading');
+    }, this.host.limits.stuckMs);
   }
 
   private onDrain(): void {
     if (this.stream !== 'lagging' || this.closed) return;
-    this.stuck.clear();
+    this.stuckTimer?.dispose();
+    this.stuckTimer = undefined;
     void this.sync(true);
   }
 }

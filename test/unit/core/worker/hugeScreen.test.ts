@@ -1,7 +1,8 @@
 /**
  * Bug 206: the largest screen the protocol allows (1000x500), every cell in a pen of its own, serialized to ~22 MB of
  * JSON: the client refused the `ready` (frame longer than 16 MiB) and closed the connection, so no viewer could attach
- * (the window's terminal reconnected for ever). The worker now sends such a screen as its text.
+ * (the window's terminal reconnected for ever). The worker now sends such a screen as its text, with the modes and
+ * the writing state a full screen has (the text alone lost bracketed paste, mouse reporting, the scroll region, the pen).
  */
 import * as assert from 'node:assert/strict';
 import { WorkerClient } from '../../../../src/core/protocol/client';
@@ -15,7 +16,9 @@ const row = (r) => {
   return out;
 };
 // A row at a time, slowly enough for the mirror to parse every one (it drops a flood's older output).
-const paint = (r) => (r < rows ? process.stdout.write(row(r), () => setTimeout(() => paint(r + 1), 15)) : process.stdout.write('\\x1b[0m\\x1b[1;1HPAINTED'));
+const paint = (r) => (r < rows ? process.stdout.write(row(r), () => setTimeout(() => paint(r + 1), 15)) : process.stdout.write('\\x1b[0m\\x1b[1;1HPAINTED\\x1b[1;31m'));
+// Modes a program sets once (a shell's bracketed paste, a TUI's keys, mouse, focus and scroll region).
+process.stdout.write('\\x1b[?2004h\\x1b[?1h\\x1b[?1002h\\x1b[?1004h\\x1b[5;20r');
 process.stdin.once('data', () => paint(0));
 setTimeout(() => {}, 600000);
 `;
@@ -48,5 +51,11 @@ describe('the largest screen, every cell in its own pen (bug 206)', function () 
     assert.ok(ready.screen.includes('PAINTED'));
     assert.ok(ready.screen.includes('#'.repeat(1000)), 'the painted rows, as text');
     assert.equal(closed, undefined);
+    const state = ready.screen.slice(ready.screen.lastIndexOf('#'));
+    for (const m of ['\x1b[?2004h', '\x1b[?1h', '\x1b[?1002h', '\x1b[?1004h', '\x1b[5;20r']) {
+      assert.ok(state.includes(m), `lost in the text screen: ${JSON.stringify(m)}`);
+    }
+    const sgrs = state.split('\x1b[').filter((seq) => /^[0-9;]*m/.test(seq)).map((seq) => seq.slice(0, seq.indexOf('m')).split(';'));
+    assert.ok(sgrs.some((params) => params.includes('31')), `the pen the agent writes in (red): ${JSON.stringify(sgrs)}`);
   });
 });
