@@ -170,9 +170,15 @@ async function processTableAsync(): Promise<ProcStat[]> {
   return parsePsStat(await psListing(['-A', '-o', PS_STAT_COLUMNS]));
 }
 
-/** '' when the process is gone; throws when the look failed (psListing.ts), never read as gone (bug 196). */
+/**
+ * '' when the process is gone; throws when the look failed (psListing.ts), never read as gone (bug 196).
+ * One that exited and is not yet reaped has no command line left: `ps` prints `[sleep] <defunct>`
+ * there, which named a leftover so in the record's detail (bug 232); its name, as /proc gives it.
+ */
 function commandLine(pid: number): string {
-  return psLookSync(['-ww', '-o', 'args=', '-p', String(pid)]).trim();
+  const m = /^\s*(\S+) ?(.*)$/.exec(psLookSync(['-ww', '-o', 'stat=,args=', '-p', String(pid)]).trim());
+  if (!m) return '';
+  return isGoneState(m[1][0]) ? (processStat(pid)?.comm ?? '') : m[2].trim();
 }
 
 /**
@@ -198,7 +204,7 @@ async function filesBelow(root: string): Promise<string> {
 /**
  * Throws when a look failed (psListing.ts): read as "nobody", cleanup removed a worktree a live
  * process was working in (bug 195). The holders' command lines in one `ps` run: a pid it does not
- * list exited while we looked.
+ * list exited while we looked (one not yet reaped too: /proc finds no cwd there, bug 233).
  */
 async function holdersOf(root: string): Promise<Holder[]> {
   const [cwds, files] = await Promise.all([
@@ -208,7 +214,7 @@ async function holdersOf(root: string): Promise<Holder[]> {
   const names = [...parseLsofNames(cwds), ...parseLsofNames(files)];
   const pids = [...new Set(names.filter((n) => n.pid !== process.pid && isInside(n.name, root)).map((n) => n.pid))].sort((a, b) => a - b);
   if (pids.length === 0) return [];
-  const commands = parsePsArgs(await psLook(['-ww', '-o', 'pid=,args=', '-p', pids.join(',')]));
+  const commands = parsePsArgs(await psLook(['-ww', '-o', 'pid=,stat=,args=', '-p', pids.join(',')]));
   return pids.filter((pid) => commands.has(pid)).map((pid) => holder(pid, commands.get(pid) || '?'));
 }
 

@@ -2,7 +2,7 @@
  * Parsing what `ps` and `lsof` print, kept pure so the macOS formats can be
  * tested on captured samples on Linux. Both tools are run with LC_ALL=C.
  */
-import type { ProcStat } from './procStat';
+import { isGoneState, type ProcStat } from './procStat';
 
 /** The columns asked of `ps` (same keywords on procps and macOS), comm last since it may hold spaces. */
 export const PS_STAT_COLUMNS = 'pid=,ppid=,pgid=,sess=,tpgid=,stat=,lstart=,comm=';
@@ -97,12 +97,16 @@ export function parseLsofNames(output: string): { pid: number; name: string }[] 
   return out;
 }
 
-/** `ps -o pid=,args=` output as pid → command line (a process that exited while ps looked is not in it). */
+/**
+ * `ps -o pid=,stat=,args=` output as pid → command line. A process that exited while ps looked is
+ * not in it, nor one that exited and is not yet reaped: ps lists that one, as `[sleep] <defunct>`
+ * (bug 233).
+ */
 export function parsePsArgs(output: string): Map<number, string> {
   const out = new Map<number, string>();
   for (const line of output.split('\n')) {
-    const m = /^\s*(\d+)(?:\s+(.*))?$/.exec(line);
-    if (m) out.set(Number(m[1]), (m[2] ?? '').trim());
+    const m = /^\s*(\d+)\s+(\S+)(?:\s+(.*))?$/.exec(line);
+    if (m && !isGoneState(m[2][0])) out.set(Number(m[1]), (m[3] ?? '').trim());
   }
   return out;
 }

@@ -105,10 +105,10 @@ describe('per-pid ps looks that fail, portable backend (bug 196)', function () {
 
   it("a command line whose ps is killed on its first runs is still read; one that keeps failing is said, shown by its name", function () {
     if (!ps.real) return this.skip();
-    ps.shim(`case " $* " in *" args= -p "*) for n in 1 2; do if mkdir '${shims}/killed-'$n 2>/dev/null; then kill -9 $$; fi; done;; esac`);
+    ps.shim(`case " $* " in *"args= -p "*) for n in 1 2; do if mkdir '${shims}/killed-'$n 2>/dev/null; then kill -9 $$; fi; done;; esac`);
     assert.equal(commandLineOf(child.pid!), 'sleep 60', 'a live process read as gone');
-    ps.shim('case " $* " in *" args= -p "*) kill -9 $$;; esac');
-    assert.throws(() => commandLineOf(child.pid!), /Could not list the processes \(ps -ww -o args= -p \d+\)/);
+    ps.shim('case " $* " in *"args= -p "*) kill -9 $$;; esac');
+    assert.throws(() => commandLineOf(child.pid!), /Could not list the processes \(ps -ww -o stat=,args= -p \d+\)/);
     assert.equal(shownCommandOf({ pid: child.pid!, comm: 'sleep' }), 'sleep');
   });
 

@@ -6,13 +6,19 @@
  * the agent's main process watched in /proc. Both process backends.
  */
 import * as assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { findByEnvMarker, readProcStat } from '../../../../src/core/proc';
 import { CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 import { useProcessBackend } from '../proc/processBackend';
 import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
 
-/** A daemon in its own session that ignores SIGTERM (its end takes the whole grace), then exit 0. */
-const AGENT = ['sh', '-c', 'setsid sh -c "trap \'\' TERM; exec sleep 607" >/dev/null 2>&1 & sleep 0.3; exit 0'];
+/**
+ * A daemon in its own session that ignores SIGTERM (its end takes the whole grace), then exit 0 once
+ * the test has seen it running (`go` made): a fixed 0.3 s was missed by the test's reads under load
+ * (every read a few `ps` runs on the portable backend), which then waited for `running` for good.
+ */
+const AGENT = (go: string) => ['sh', '-c', `setsid sh -c "trap '' TERM; exec sleep 607" >/dev/null 2>&1 & sleep 0.3; while [ ! -e '${go}' ]; do sleep 0.02; done; exit 0`];
 
 for (const backend of ['proc', 'portable'] as const) {
   describe(`an agent's end is recorded when its program ends, ${backend} backend`, function () {
@@ -34,8 +40,10 @@ for (const backend of ['proc', 'portable'] as const) {
 
     it('says completed within a second of the exit, listing what is being ended; a retry waits; then "ended"', async () => {
       const c = sb.coordinator({ stopGraceSeconds: 5 });
-      const job = await c.start({ repo: sb.repo, command: AGENT });
+      const go = join(sb.root, 'go');
+      const job = await c.start({ repo: sb.repo, command: AGENT(go) });
       const running = await sb.waitForState(job.id, ['running']);
+      writeFileSync(go, '');
       const goneAt = await mainProcessGone(running.lifecycle.pid!);
       const ended = await sb.waitFor(job.id, (j) => j.lifecycle.state !== 'running' && j.lifecycle.state !== 'waiting', 15_000);
       const late = Date.now() - goneAt;
@@ -58,8 +66,10 @@ for (const backend of ['proc', 'portable'] as const) {
 
     it('with endLeftoversOnExit off: completed at once, listing them, and still listed after the grace', async () => {
       const c = sb.coordinator({ endLeftoversOnExit: false });
-      const job = await c.start({ repo: sb.repo, command: AGENT });
+      const go = join(sb.root, 'go');
+      const job = await c.start({ repo: sb.repo, command: AGENT(go) });
       const running = await sb.waitForState(job.id, ['running']);
+      writeFileSync(go, '');
       const goneAt = await mainProcessGone(running.lifecycle.pid!);
       const ended = await sb.waitFor(job.id, (j) => j.lifecycle.state !== 'running' && j.lifecycle.state !== 'waiting', 15_000);
       const late = Date.now() - goneAt;

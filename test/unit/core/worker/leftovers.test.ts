@@ -7,12 +7,13 @@
  * `app-server` does. Both process backends (/proc, and ps as on macOS).
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { bootId, findByEnvMarker, readProcStat } from '../../../../src/core/proc';
 import { canStop } from '../../../../src/core/operations/rules';
 import { lookOf, tooltipMarkdown } from '../../../../src/ui/tree/presentation';
 import { CLI_SCRIPT, CoordinatorSandbox, sleep, useCoordinatorSandbox } from '../coordinator/coordinatorFixture';
 import { lifecycleDetail } from '../../../../src/core/store/leftoverWords';
+import type { JobRecord } from '../../../../src/core/store/schema';
 import { useProcessBackend } from '../proc/processBackend';
 
 /** Starts two daemons in their own session (one ignores SIGTERM, like a busy server) and exits. */
@@ -118,9 +119,26 @@ for (const backend of ['proc', 'portable'] as const) {
       assert.deepEqual((await sb.store.read(done.id)).leftovers, []);
     });
 
+    /**
+     * The record once the agent's worker is gone. It writes the end with the exit scan's list at once,
+     * and after the grace (a second) the list it settled on, whole: a record rewritten before that was
+     * overwritten (seen under load on the portable backend: the entry given another start time came
+     * back as the real process). Found by its command line, which names the job; none: gone already.
+     */
+    async function whenWorkerGone(id: string): Promise<JobRecord> {
+      const workers = () => execFileSync('ps', ['-A', '-o', 'pid=,args='], { encoding: 'utf8', timeout: 10_000 })
+        .split('\n').filter((line) => line.includes(` --job ${id} `) && !/^\s*\d+\s+(sh|ps) /.test(line));
+      const deadline = Date.now() + 15_000;
+      while (workers().length > 0 && Date.now() < deadline) await sleep(50);
+      assert.deepEqual(workers(), [], 'the worker exited');
+      return sb.store.read(id);
+    }
+
     it('one that exits on its own leaves the list at the next read; a reused pid is never shown as one of them', async () => {
-      const { done } = await agentWithDaemons();
+      // Only the reader writes from here on: it alone drops them (its timeline note says so).
+      const done = await whenWorkerGone((await agentWithDaemons()).done.id);
       const [first, second] = done.leftovers!;
+      assert.equal(done.leftovers!.length, 2, 'both still run once settled');
       process.kill(second.pid, 'SIGKILL');
       const deadline = Date.now() + 5000;
       while (readProcStat(second.pid) && readProcStat(second.pid)!.state !== 'Z' && Date.now() < deadline) await sleep(20);
@@ -141,12 +159,9 @@ for (const backend of ['proc', 'portable'] as const) {
     it('once they all exit by themselves, show and the tree say they exited, not that they run', async () => {
       const c = sb.coordinator({ endLeftoversOnExit: false });
       const job = await c.start({ repo: sb.repo, command: DAEMON_AGENT });
-      const worker = (await sb.waitForState(job.id, ['running'])).lifecycle.workerPid!;
-      const done = await sb.waitEnded(job.id);
       // Once its worker has settled them (the grace over, both listed) and gone: nothing will write again.
-      const workerGone = Date.now() + 15_000;
-      while (readProcStat(worker) && readProcStat(worker)!.state !== 'Z' && Date.now() < workerGone) await sleep(50);
-      assert.equal(lifecycleDetail(await sb.store.read(done.id)), 'exit 0; left 2 processes running');
+      const done = await whenWorkerGone((await sb.waitEnded(job.id)).id);
+      assert.equal(lifecycleDetail(done), 'exit 0; left 2 processes running');
       for (const p of done.leftovers ?? []) process.kill(p.pid, 'SIGKILL');
       const deadline = Date.now() + 5000;
       const running = () => (done.leftovers ?? []).some((p) => readProcStat(p.pid) && readProcStat(p.pid)!.state !== 'Z');

@@ -57,11 +57,11 @@ describe('stop of an unreadable agent while its worker cannot be looked at, port
       if (agent === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.ok(agent, 'the agent never started');
-    ps.shim('case " $* " in *" args= -p "*) kill -9 $$;; esac');
+    ps.shim('case " $* " in *"args= -p "*) kill -9 $$;; esac');
     const result = await stopUnreadableJob(new JobStore({ home: dir }), ID, { force: false, graceMs: 0 });
     for (let i = 0; i < 40 && alive(agent); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(alive(agent), false, 'the agent still runs');
     assert.ok(result.ended.some((p) => p.pid === agent));
-    assert.match(result.workerUnknown ?? '', /Could not list the processes \(ps -ww -o args= -p \d+\)/);
+    assert.match(result.workerUnknown ?? '', /Could not list the processes \(ps -ww -o stat=,args= -p \d+\)/);
   });
 });
