@@ -3,7 +3,7 @@
  * exec but without one for good, as `ps` shows a process it may not read (ssh-agent, which makes
  * itself unreadable; pid 1 as root). Read again at every marker look, each cost two more `ps` runs
  * and their pauses (2–4× slower looks) or four /proc reads 10 ms apart. Remembered by pid, start
- * time and command name: an exec changes the name, and a process caught at a later exec under a
+ * time and command name after a few such looks: an exec changes the name, and a process caught at a later exec under a
  * new name is read again; one that execs again under the same name after staying empty through
  * every read is not looked for (its environment was its own choice, not the agent's marker).
  */
@@ -12,21 +12,37 @@ import { mayBeMidExec, type ProcStat } from './procStat';
 /** Bounded: a long-lived window sees pids come and go; the oldest are forgotten first. */
 const MOST_REMEMBERED = 4096;
 
-const remembered = new Set<string>();
+/**
+ * Looks in a row at which a process stayed empty through every read again before it is no longer
+ * read again. One such look is not enough: a process that execs over and over (a shell script
+ * re-exec'ing itself) is caught at exec at a quarter of the reads, and now and then at all of a look's
+ * reads; remembered then, it was missed at every later look that caught it at exec (bug 210's test
+ * missed it at 7 of 30 looks). A look whose reads again find an environment starts the count again.
+ */
+const LOOKS_TO_REMEMBER = 3;
+
+/** Per process (pid, start time, name): looks since its reads again last found an environment at which they found none. */
+const blankLooks = new Map<string, number>();
 
 const keyOf = (stat: ProcStat) => `${stat.pid}\0${stat.startTime}\0${stat.comm}`;
 
 /** Whether `stat`'s process, read empty, is worth reading again: it may be caught at exec and is not known to stay empty. */
 export function worthReadingAgain(stat: ProcStat): boolean {
-  return mayBeMidExec(stat) && !remembered.has(keyOf(stat));
+  return mayBeMidExec(stat) && (blankLooks.get(keyOf(stat)) ?? 0) < LOOKS_TO_REMEMBER;
 }
 
-/** Remembers the processes of `stats` that are in `stillBlank`, read empty at every read again. */
-export function rememberBlank(stats: readonly ProcStat[], stillBlank: ReadonlySet<number>): void {
-  for (const stat of stats) {
-    if (!stillBlank.has(stat.pid)) continue;
-    remembered.delete(keyOf(stat)); // re-added below: the newest last
-    remembered.add(keyOf(stat));
+/**
+ * After a look: of `blank` (read empty), those read again are counted, once more if in `stillBlank`
+ * (empty at every read again), from nothing if not (an environment showed: it was at exec).
+ * Call before anything else changes the counts (it judges again who was read again).
+ */
+export function rememberBlank(blank: readonly ProcStat[], stillBlank: ReadonlySet<number>): void {
+  for (const stat of blank) {
+    if (!worthReadingAgain(stat)) continue; // not read again at this look: nothing learned
+    const key = keyOf(stat);
+    const looks = blankLooks.get(key) ?? 0;
+    blankLooks.delete(key); // re-added below: the newest last
+    if (stillBlank.has(stat.pid)) blankLooks.set(key, looks + 1);
   }
-  while (remembered.size > MOST_REMEMBERED) remembered.delete(remembered.values().next().value!);
+  while (blankLooks.size > MOST_REMEMBERED) blankLooks.delete(blankLooks.keys().next().value!);
 }
