@@ -49,24 +49,24 @@ describe('CLI: a dropped start judged on what lands, and a detached HEAD on its 
 
   const refusal = (start: string) => new RegExp(`started from ${start.slice(0, 12)} \\(S: X=a and s\\.txt\\), which main no longer has: .*nothing was changed\\.`);
 
-  it("bug 218: the agent's uncommitted work, committed by the landing, makes the branch merge clean: merge and squash refuse the dropped start", async () => {
-    // The agent's commit leaves X=a conflicting with main's X=b; its uncommitted X=b takes the conflict away.
-    const a = await droppedStartWithAgent("printf 'agent\\n' > agent.txt && git add -A && git commit -qm 'agent: agent.txt' && sed -i 's/X=a/X=b/' f.txt");
-    const before = mainState();
-    const conflict = await cli(['merge', a.id, '--commits-only']);
-    assert.equal(conflict.code, 1, conflict.stdout + conflict.stderr);
-    assert.match(conflict.stderr, /conflicts with main/);
-    for (const args of [['merge', a.id, '--commit-uncommitted'], ['merge', a.id, '--squash', '--commit-uncommitted']]) {
-      const res = await cli(args);
-      assert.equal(res.code, 1, `${args.join(' ')}: ${res.stdout}${res.stderr}`);
+  for (const how of [[], ['--squash']]) {
+    it(`bug 218: the agent's uncommitted work, committed by the landing, makes the branch merge clean: ${['merge', ...how].join(' ')} refuses the dropped start`, async () => {
+      // The agent's commit leaves X=a conflicting with main's X=b; its uncommitted X=b takes the conflict away.
+      const a = await droppedStartWithAgent("printf 'agent\\n' > agent.txt && git add -A && git commit -qm 'agent: agent.txt' && sed -i 's/X=a/X=b/' f.txt");
+      const before = mainState();
+      const conflict = await cli(['merge', a.id, ...how, '--commits-only']);
+      assert.equal(conflict.code, 1, conflict.stdout + conflict.stderr);
+      assert.match(conflict.stderr, /conflicts with main/);
+      const res = await cli(['merge', a.id, ...how, '--commit-uncommitted']);
+      assert.equal(res.code, 1, res.stdout + res.stderr);
       assert.match(res.stderr, refusal(a.start));
-      assert.equal(mainState(), before, `${args.join(' ')} changed main`);
-    }
-    assert.equal(existsSync(join(sb.repo, 's.txt')), false, 'the dropped commit came back');
-    // The agent's work is committed on its branch, as asked: nothing of it was lost.
-    assert.equal(git(a.worktree, 'status', '--porcelain'), '');
-    assert.equal(readFileSync(join(a.worktree, 'f.txt'), 'utf8'), 'l1\nX=b\nl3\n');
-  });
+      assert.equal(mainState(), before);
+      assert.equal(existsSync(join(sb.repo, 's.txt')), false, 'the dropped commit came back');
+      // The agent's work is committed on its branch, as asked: nothing of it was lost.
+      assert.equal(git(a.worktree, 'status', '--porcelain'), '');
+      assert.equal(readFileSync(join(a.worktree, 'f.txt'), 'utf8'), 'l1\nX=b\nl3\n');
+    });
+  }
 
   it('bug 218: a running agent stopped first whose last commit makes the branch merge clean: merge refuses the dropped start', async () => {
     const script =
@@ -94,5 +94,17 @@ describe('CLI: a dropped start judged on what lands, and a detached HEAD on its 
     assert.equal(res.code, 0, res.stdout + res.stderr);
     assert.equal(readFileSync(join(sb.repo, 'agent.txt'), 'utf8'), 'agent\n');
     // As with rel checked out as a branch: git's own merge is what was asked (landing on a branch that never held the start).
+  });
+
+  it('bug 221: a start dropped while HEAD was detached (a checkout of an older commit while detached) is still refused', async () => {
+    git(sb.repo, 'checkout', '-q', '--detach');
+    const start = commit('dropped.txt', 'taken back while detached\n', 'S: detached work');
+    const a = await startAgent("printf 'agent\\n' > agent.txt && git add -A && git commit -qm 'agent: agent.txt'");
+    git(sb.repo, 'checkout', '-q', 'HEAD~1');
+    commit('mine.txt', 'the person went on\n', 'mine, detached');
+    const res = await cli(['apply', a.id]);
+    assert.equal(res.code, 1, res.stdout + res.stderr);
+    assert.match(res.stderr, new RegExp(`started from ${start.slice(0, 12)} \\(S: detached work\\), which the detached HEAD no longer has`));
+    assert.equal(existsSync(join(sb.repo, 'agent.txt')), false);
   });
 });
