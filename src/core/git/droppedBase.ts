@@ -40,14 +40,14 @@ export interface DroppedBase {
  * back commits the target held once and no longer has; null otherwise, and when git cannot say (no reflog,
  * a pruned object, a reflog entry expired by gc): the landing then goes on as it always did.
  */
-export async function droppedBase(repo: string, start: string | null, source: string, ref: string, how: DroppedLanding = 'strict'): Promise<DroppedBase | null> {
+export async function droppedBase(repo: string, start: string | null, source: string, ref: string, how: DroppedLanding = 'strict', positions?: string[]): Promise<DroppedBase | null> {
   if (start === null || !isCommitId(start)) return null;
   // Asked first, as it settles the usual case in one process: the target still has where the agent started.
   if (await ancestor(repo, start, ref)) return null;
   // The agent's branch no longer builds on its start (rebased elsewhere by hand): none of it lands.
   if (!(await ancestor(repo, start, source))) return null;
-  const log = await runGit(['log', '-g', `-n${REFLOG_LOOK}`, '--format=%H', '--end-of-options', ref], { cwd: repo, allowFailure: true });
-  const held = log.code === 0 ? [...new Set(log.stdout.split('\n').filter(isCommitId))] : [];
+  // `positions`: the target's past read by the caller (a detached HEAD's, detachedHeadReflog.ts), else `ref`'s reflog.
+  const held = positions !== undefined ? [...new Set(positions)] : await reflogPositions(repo, ref);
   if (held.length === 0) return null;
   // Reachable from none of the target's past positions: `start` never was on it. (`^` lines: git before 2.42 takes no --not on stdin.)
   const never = await runGit(['rev-list', '--count', '--stdin'], { cwd: repo, input: `${start}\n${held.map((h) => `^${h}`).join('\n')}\n`, allowFailure: true });
@@ -92,6 +92,11 @@ export function droppedBaseProblem(jobId: string, target: string, dropped: Dropp
     `and ${verb} would bring ${dropped.count === 1 ? 'it' : 'them'} back as the agent's work; nothing was changed. ` +
     `To land only the agent's own commits, rebase them in its worktree first: git rebase --onto ${opts.onto ?? target} ${short}.`
   );
+}
+
+async function reflogPositions(repo: string, ref: string): Promise<string[]> {
+  const log = await runGit(['log', '-g', `-n${REFLOG_LOOK}`, '--format=%H', '--end-of-options', ref], { cwd: repo, allowFailure: true });
+  return log.code === 0 ? [...new Set(log.stdout.split('\n').filter(isCommitId))] : [];
 }
 
 /** Whether `git rebase <target>` would skip every commit of `start` the target lacks (each one's patch is on the target). */

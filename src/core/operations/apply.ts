@@ -1,6 +1,7 @@
 /** Apply to Workspace: the agent's whole diff against the base — commits and uncommitted work — as uncommitted changes in the main worktree. */
 import { usageError } from '../common/errors';
 import { applyCommitToWorktree, currentBranch, runGit, worktreeStateCommit } from '../git';
+import { detachedHeadPositions } from '../git/detachedHeadReflog';
 import { refuseDroppedBase } from './droppedBaseCheck';
 import type { JobRecord } from '../store/schema';
 import type { OperationContext } from './context';
@@ -14,25 +15,34 @@ export interface ApplyReport {
   files: string[];
 }
 
-/** The way out names HEAD's commit: `HEAD` in the agent's worktree would be the agent's own. */
-async function refuseDroppedOnDetachedHead(job: JobRecord): Promise<void> {
-  const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: job.repo, allowFailure: true });
-  if (head.code !== 0) return;
-  await refuseDroppedBase(job, 'the detached HEAD', 'applying', { how: 'strict', ref: 'HEAD', onto: head.stdout.trim().slice(0, 12) });
+/**
+ * Commits the checked-out branch lost since the agent started are not the agent's work. A detached HEAD too, read
+ * from the positions HEAD held while detached (git/detachedHeadReflog.ts: the person's reset, then `checkout --detach`,
+ * is still a drop; a HEAD detached at a branch that never held the start is not); its way out names HEAD's
+ * commit, as `HEAD` in the agent's worktree would be the agent's own. Returns the tip judged (`source`: the one landed).
+ */
+async function refuseDroppedForApply(job: JobRecord, source?: string): Promise<string | null> {
+  const checkedOut = await currentBranch(job.repo);
+  if (checkedOut !== null) return refuseDroppedBase(job, checkedOut, 'applying', { how: 'strict', source });
+  const [head, positions] = await Promise.all([
+    runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: job.repo, allowFailure: true }),
+    detachedHeadPositions(job.repo),
+  ]);
+  if (head.code !== 0 || positions === null) return null;
+  const onto = head.stdout.trim().slice(0, 12);
+  return refuseDroppedBase(job, 'the detached HEAD', 'applying', { how: 'strict', ref: 'HEAD', positions, onto, source });
 }
 
 export async function applyLocked(ctx: OperationContext, id: string, choices: Pick<LandingChoices, 'running'>): Promise<ApplyReport> {
   let job = await ctx.store.read(id);
   const blocked = landBlocker(job);
   if (blocked) throw usageError(blocked);
-  // Commits the checked-out branch lost since the agent started are not the agent's work: refused before the agent is stopped.
-  // A detached HEAD too, read from HEAD's own reflog (the person's reset, then `checkout --detach`, is still a drop).
-  const checkedOut = await currentBranch(job.repo);
-  if (checkedOut !== null) await refuseDroppedBase(job, checkedOut, 'applying', { how: 'strict' });
-  else await refuseDroppedOnDetachedHead(job);
+  // Refused before the agent is stopped; asked again of the tip that lands when the stop moved it (bug 218).
+  const judged = await refuseDroppedForApply(job);
   job = await prepareAgentWork(ctx.store, job, choices, { includesUncommitted: true, log: (m) => ctx.log(m) });
   const worktree = await linkedWorktree(job);
   const source = worktree !== null ? await worktreeStateCommit(worktree, `Work of Paddock agent ${job.id} as it is on disk`, (m) => ctx.log(m)) : await agentBranchTip(job);
+  if (source !== judged) await refuseDroppedForApply(job, source);
   const generation = job.lifecycle.generation;
   // Written before the first file: an apply killed part-way leaves this trace in the agent's history, and
   // the next apply's refusal of the files it wrote names it. Nothing is ever recorded as landed from the

@@ -120,7 +120,8 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
   async function landLocked(): Promise<MergeReport> {
     const into = await target;
     // Commits the target held once and lost since the agent started are not the agent's: refused before anything changes.
-    await refuseDroppedBase(job, into, 'landing', { how: strategy === 'rebase' ? 'rebase' : 'merge' });
+    const dropCheck = { how: strategy === 'rebase' ? ('rebase' as const) : ('merge' as const) };
+    const judged = await refuseDroppedBase(job, into, 'landing', dropCheck);
     const followed = (await settings) ?? undefined;
     // Refused before anything changes (the agent stopped, its work committed), as the settings are git's, not the agent's.
     const unhonoured = followed ? unhonouredSettingProblem(followed, strategy, into) : null;
@@ -146,6 +147,9 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
     if (early === null) await Promise.allSettled(pending);
     const [source, from] = early !== null ? await early.tips : await branchTips(repo, [branch!, into]);
     if (source === null) throw noAgentBranch(job);
+    // A tip the commit of the agent's work (or the stopped agent) moved is judged again: whether the whole branch
+    // conflicts, which lets a conflicting dropped start go to the landing's own sentence, is the landed tip's (bug 218).
+    if (source !== judged) await refuseDroppedBase(job, into, 'landing', { ...dropCheck, source });
     const landing = landBranch({
       repo,
       target: into,

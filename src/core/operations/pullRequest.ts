@@ -71,12 +71,19 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   // Not what the remote's base still has, which the pull request does not propose.
   const against = await proposedAgainst(job.repo, remote, base);
   const remoteTracking = against.find((ref) => ref.startsWith('refs/remotes/'));
-  for (const ref of against) {
-    const unlessIn = ref === remoteTracking ? undefined : remoteTracking;
-    await refuseDroppedBase(job, ref.replace(/^refs\/(remotes|heads)\//, ''), 'a pull request', { ref, how: 'strict', unlessIn });
-  }
+  const refuseDropped = async (source?: string): Promise<string | null> => {
+    let judged: string | null = null;
+    for (const ref of against) {
+      const unlessIn = ref === remoteTracking ? undefined : remoteTracking;
+      judged = await refuseDroppedBase(job, ref.replace(/^refs\/(remotes|heads)\//, ''), 'a pull request', { ref, how: 'strict', unlessIn, source });
+    }
+    return judged;
+  };
+  const judged = await refuseDropped();
   job = await prepareAgentWork(ctx.store, job, req, { uncommitted, log: (m) => ctx.log(m) });
   const head = await agentBranchTip(job);
+  // Asked again of the tip that is pushed when the stop or the commit of the agent's work moved it (bug 218).
+  if (against.length > 0 && head !== judged) await refuseDropped(head);
   const branch = job.branch!;
   const holder = await baseHoldingTip(job.repo, head, remote, base);
   const remoteBase = `refs/remotes/${remote}/${base}`;

@@ -14,6 +14,12 @@ export interface ProcessIdentity {
   bootId: string;
 }
 
+/**
+ * An identity whose start time may be unknown: a launch whose look at its new worker failed (bug 222). Such a one
+ * is judged by its pid and boot alone, for the short while until the worker's claim records its full identity.
+ */
+export type RecordedIdentity = Omit<ProcessIdentity, 'startTime'> & { startTime: number | null };
+
 export function bootId(): string {
   return processBackend().bootId();
 }
@@ -51,7 +57,7 @@ export function ownIdentity(): ProcessIdentity | undefined {
  * Whether `identity` is this very process, known alive without asking the system: locks and claims
  * held in this process are judged on every retry, and on the portable backend asking is a `ps` run.
  */
-export function isThisProcess(identity: ProcessIdentity): boolean {
+export function isThisProcess(identity: RecordedIdentity): boolean {
   const own = ownIdentity();
   return own !== undefined && identity.pid === own.pid && identity.startTime === own.startTime && identity.bootId === own.bootId;
 }
@@ -62,12 +68,12 @@ export type Liveness = 'alive' | 'dead' | 'zombie' | 'reused';
 export type StatSource = (pid: number) => ProcStat | undefined;
 
 /** Judges a recorded identity against the running system (or against `stats`, a table read once). */
-export function livenessOf(identity: ProcessIdentity, stats: StatSource = readProcStat): Liveness {
+export function livenessOf(identity: RecordedIdentity, stats: StatSource = readProcStat): Liveness {
   if (identity.bootId !== bootId()) return 'reused';
   if (isThisProcess(identity)) return 'alive';
   const stat = stats(identity.pid);
   if (!stat) return 'dead';
-  if (stat.startTime !== identity.startTime) return 'reused';
+  if (identity.startTime !== null && stat.startTime !== identity.startTime) return 'reused';
   if (stat.state === 'Z' || stat.state === 'X') return 'zombie';
   return 'alive';
 }

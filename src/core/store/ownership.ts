@@ -4,7 +4,7 @@
  * reused pid is never mistaken for the worker, and a dead owner is noticed at the
  * next read rather than after a lock timeout.
  */
-import { isThisProcess, Liveness, livenessOf, processTableSource } from '../proc/identity';
+import { isThisProcess, Liveness, livenessOf, processTableSource, type RecordedIdentity } from '../proc/identity';
 import { isTerminalState, JobRecord, LifecycleState } from './schema';
 
 export interface Reconciliation {
@@ -19,7 +19,7 @@ export const LAUNCH_FAILED_DETAIL = 'worker exited before it started the agent';
 /** Chosen for a live record that names no worker at all (damaged, or edited by hand): nobody can ever end it. */
 export const NO_OWNER_DETAIL = 'the record names no owner (no worker execution is recorded for it)';
 
-export type LivenessProbe = (identity: { pid: number; startTime: number; bootId: string }) => Liveness;
+export type LivenessProbe = (identity: RecordedIdentity) => Liveness;
 
 /** undefined when the record is consistent with the processes running now. */
 export function judgeOwnership(job: JobRecord, probe: LivenessProbe = livenessOf): Reconciliation | undefined {
@@ -30,7 +30,8 @@ export function judgeOwnership(job: JobRecord, probe: LivenessProbe = livenessOf
     if (liveness === 'alive') return undefined;
     return { to: 'orphaned', detail: `worker ${job.execution.pid} ${describeGone(liveness)}`, type: 'owner-gone' };
   }
-  // Registration grace: between spawn and claim only `launch` names the worker.
+  // Registration grace: between spawn and claim only `launch` names the worker (its start time unknown when the
+  // launcher's look failed: judged by pid and boot until it claims; a worker that died is told at the next read).
   if (job.launch && job.launch.generation === generation && (state === 'queued' || state === 'starting')) {
     const liveness = probe({ pid: job.launch.workerPid, startTime: job.launch.startTime, bootId: job.launch.bootId });
     if (liveness === 'alive') return undefined;

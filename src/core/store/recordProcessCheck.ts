@@ -4,7 +4,7 @@
  * processes it left running when it ended.
  */
 import { LIFECYCLE_STATES } from './schema';
-import { bool, int, intOrNull, isoTime, keys, obj, type Obj, oneOf, optional, str, strOrNull, timeOrNull } from './fastCheck';
+import { bool, int, intOrNull, isoTime, nullable, keys, obj, type Obj, oneOf, optional, str, strOrNull, timeOrNull } from './fastCheck';
 
 const WAITING_REASONS = ['signal', 'pattern', 'idle'] as const;
 
@@ -43,7 +43,7 @@ const LAUNCH_KEYS = keys('workerPid', 'startTime', 'bootId', 'generation', 'laun
 export function launch(v: unknown): Obj {
   const i = obj(v, LAUNCH_KEYS);
   int(i.workerPid, 1);
-  int(i.startTime, 0);
+  nullable(i.startTime, (x) => int(x, 0));
   str(i.bootId, 64);
   int(i.generation, 1);
   isoTime(i.launchedAt);

@@ -90,10 +90,11 @@ function enderOf(job: JobRecord, boot: string): NamedProcess | undefined {
   return e && !e.gone && isTerminalState(job.lifecycle.state) && e.bootId === boot ? e : undefined;
 }
 
-/** The worker spawned for an unclaimed start, before it claims. */
+/** The worker spawned for an unclaimed start, before it claims (not one whose start time is unknown: no process is proven its). */
 function launchWorkerOf(job: JobRecord, boot: string): NamedProcess | undefined {
   const l = job.launch;
-  return unclaimed(job) && l && l.generation === job.lifecycle.generation && l.bootId === boot ? { pid: l.workerPid, startTime: l.startTime, bootId: l.bootId } : undefined;
+  const named = unclaimed(job) && l && l.generation === job.lifecycle.generation && l.bootId === boot && l.startTime !== null;
+  return named ? { pid: l.workerPid, startTime: l.startTime!, bootId: l.bootId } : undefined;
 }
 
 /** What to look at of one job: the named processes, and the leader whose session is the agent's. */

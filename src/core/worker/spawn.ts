@@ -94,17 +94,16 @@ export async function spawnWorker(opts: SpawnWorkerOptions): Promise<SpawnedWork
     throw failure(`Could not start the worker for agent ${opts.jobId} with ${execPath}.`);
   }
 
-  // A window launches: no blocking `ps` on the portable backend. A look that kept failing records no launch:
-  // start time 0 would read as a worker that died at once, and a reader before the claim (a gated worker waits
-  // there through the worktree's checkout) would fail the agent while its worker lives. Without one the record
-  // is a launch under way, which its launcher's lock settles; the worker's own claim names it once it runs.
+  // A window launches: no blocking `ps` on the portable backend. A look that kept failing records the start time
+  // as unknown (null), judged by pid and boot alone until the claim: start time 0 would read as a worker that died
+  // at once, and a reader before the claim (a gated worker waits there through the worktree's checkout) would fail
+  // the agent while its worker lives; no launch at all would read, once the launcher gave up waiting, as a launcher
+  // that stopped — when its worker died (bug 222).
   const looked = await readProcStatAsync(pid).then((stat) => ({ stat }), () => null);
-  if (looked === null) return { pid, release: (go) => releaseLaunchGate(gate, go) };
-  const identity = looked.stat;
   const launch = {
     workerPid: pid,
     // A worker that died at once has no start time; 0 never matches, so readers judge it dead.
-    startTime: identity?.startTime ?? 0,
+    startTime: looked === null ? null : (looked.stat?.startTime ?? 0),
     bootId: bootId(),
     generation: opts.generation,
     launchedAt: new Date().toISOString(),

@@ -159,7 +159,9 @@ function workerOf(job: JobRecord): UnresponsiveWorker | undefined {
     if (job.execution.bootId !== boot) return undefined;
     return { generation, pid: job.execution.pid, startTime: job.execution.startTime, ownerToken: job.execution.ownerToken };
   }
-  if (job.launch && job.launch.generation === generation && job.launch.bootId === boot) {
+  // A launch whose start time is unknown proves no process to signal: its worker, refused at its claim once the
+  // record has ended, starts nothing.
+  if (job.launch && job.launch.generation === generation && job.launch.bootId === boot && job.launch.startTime !== null) {
     return { generation, pid: job.launch.workerPid, startTime: job.launch.startTime, ownerToken: null };
   }
   return undefined;
