@@ -13,6 +13,7 @@ import { branchRefEnd, commonDirOf } from './headFiles';
 import { isCommitId } from './commitId';
 import { resolvedPath } from './worktreeRegistration';
 import { isWithin, realPathOr } from '../common/paths';
+import { readGitFileText, PACKED_REFS_CAP } from './gitFileText';
 
 export interface InnerWorktree {
   /** Its folder, relative to the agent's worktree. */
@@ -27,15 +28,15 @@ export interface InnerWorktree {
 
 /** The commit a worktree's HEAD names, reading the loose or packed ref when it is a branch (a symbolic one followed to where it ends, as git does). */
 export async function headOf(gitDir: string, common: string): Promise<{ head: string | null; branch: string | null }> {
-  const text = (await fs.readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
+  const text = (await readGitFileText(path.join(gitDir, 'HEAD')).catch(() => '')).trim();
   if (isCommitId(text)) return { head: text, branch: null };
   const named = /^ref: (refs\/heads\/.+)$/.exec(text)?.[1];
   const ref = named && ((await branchRefEnd(common, named).catch(() => undefined)) ?? named);
   if (!ref) return { head: null, branch: null };
   const branch = ref.slice('refs/heads/'.length);
-  const loose = (await fs.readFile(path.join(common, ...ref.split('/')), 'utf8').catch(() => '')).trim();
+  const loose = (await readGitFileText(path.join(common, ...ref.split('/'))).catch(() => '')).trim();
   if (isCommitId(loose)) return { head: loose, branch };
-  const packed = await fs.readFile(path.join(common, 'packed-refs'), 'utf8').catch(() => '');
+  const packed = await readGitFileText(path.join(common, 'packed-refs'), PACKED_REFS_CAP).catch(() => '');
   const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`));
   const sha = line?.split(' ')[0] ?? '';
   return { head: isCommitId(sha) ? sha : null, branch };
@@ -63,7 +64,7 @@ export async function registeredInside(common: string, worktree: string, own: st
   for (const name of names.sort()) {
     const gitDir = path.join(registry, name);
     if (own !== null && (await realPathOr(gitDir, gitDir)) === own) continue;
-    const dotGit = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+    const dotGit = (await readGitFileText(path.join(gitDir, 'gitdir')).catch(() => '')).replace(/\r?\n$/, '');
     if (!dotGit) continue;
     const folder = path.dirname(path.resolve(gitDir, dotGit));
     const real = await realPathOr(folder, folder);

@@ -20,6 +20,7 @@ import { isCommitId } from './commitId';
 import { commonDirOf } from './headFiles';
 import type { InnerWorktree } from './innerWorktrees';
 import { tagChain } from './tagChain';
+import { readGitFileText } from './gitFileText';
 
 const PSEUDO_REFS = ['ORIG_HEAD', 'MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'REBASE_HEAD', 'BISECT_HEAD'];
 /**
@@ -49,7 +50,7 @@ export const MAX_PARENTS = 200;
 
 /** Both sides of every reflog line ("<old> <new> <who> <when>\t<message>"); a missing log is empty. */
 async function reflogCommits(file: string): Promise<string[]> {
-  const text = await fs.readFile(file, 'latin1').catch(() => '');
+  const text = await readGitFileText(file, Number.MAX_SAFE_INTEGER, 'latin1').catch(() => '');
   const out: string[] = [];
   for (const line of text.split('\n')) {
     const [older, newer] = line.split(' ', 2);
@@ -76,7 +77,7 @@ async function gitDirCommits(gitDir: string): Promise<string[]> {
 
 /** The shas a pseudo-ref file names (MERGE_HEAD may name several). */
 async function pseudoRefCommits(file: string): Promise<string[]> {
-  const text = await fs.readFile(file, 'latin1').catch(() => '');
+  const text = await readGitFileText(file, Number.MAX_SAFE_INTEGER, 'latin1').catch(() => '');
   // update-refs names the null id for a branch the rebase has not reached yet.
   return text.split('\n').map((l) => l.trim()).filter((l) => isCommitId(l) && !/^0+$/.test(l));
 }

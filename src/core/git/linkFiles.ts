@@ -10,6 +10,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { printable } from '../common/printable';
 import { writeFileDurable } from '../store/durable';
+import { readGitFileText } from './gitFileText';
 
 /** The mode git gives the files it writes (`.git`, `gitdir`), before the umask. */
 const GIT_FILE_MODE = 0o666;
@@ -38,7 +39,7 @@ export async function writeLinkFiles(folder: string, adminDir: string): Promise<
   if (st !== null && !st.isFile()) throw new Error(`${printable(dotGit)} is not a file`);
   const realAdmin = await fs.realpath(adminDir);
   const realDotGit = path.join(await fs.realpath(folder), '.git');
-  const back = (await fs.readFile(path.join(realAdmin, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+  const back = (await readGitFileText(path.join(realAdmin, 'gitdir')).catch(() => '')).replace(/\r?\n$/, '');
   const backReal = back ? path.join(await fs.realpath(path.dirname(path.resolve(realAdmin, back))).catch(() => ''), '.git') : '';
   if (backReal !== realDotGit) await replaceFile(path.join(realAdmin, 'gitdir'), `${realDotGit}\n`);
   await replaceFile(realDotGit, `gitdir: ${realAdmin}\n`);

@@ -15,6 +15,7 @@ import { printable } from '../common/printable';
 import { replaceFile } from './linkFiles';
 import { resolvedPath } from './worktreeRegistration';
 import { findNestedGitEntries } from './nestedGitEntries';
+import { readGitFileText } from './gitFileText';
 
 /** Whether `p` is a real folder (not a symbolic link) whose real path lies in `realOuter`. */
 async function realFolderWithin(p: string, realOuter: string): Promise<boolean> {
@@ -50,7 +51,7 @@ export async function relinkNestedInside(target: string, origin: string, nested:
       continue;
     }
     if (!st?.isFile() || !(await realFolderWithin(path.dirname(dotGit), realTarget))) continue;
-    const named = /^gitdir: (.+)$/m.exec(await fs.readFile(dotGit, 'utf8').catch(() => ''))?.[1];
+    const named = /^gitdir: (.+)$/m.exec(await readGitFileText(dotGit).catch(() => ''))?.[1];
     const there = named ? moved(path.resolve(path.dirname(dotGit), named), origins, target) : null;
     if (there === null) continue;
     if (!(await realFolderWithin(there, realTarget))) {
@@ -58,7 +59,7 @@ export async function relinkNestedInside(target: string, origin: string, nested:
       continue;
     }
     await replaceFile(dotGit, `gitdir: ${await fs.realpath(there)}\n`);
-    const pointer = (await fs.readFile(path.join(there, 'commondir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+    const pointer = (await readGitFileText(path.join(there, 'commondir')).catch(() => '')).replace(/\r?\n$/, '');
     commons.add(pointer ? path.resolve(there, pointer) : there);
   }
   for (const common of commons) await relinkRegistrations(common, origins, target, realTarget);
@@ -83,7 +84,7 @@ async function relinkRegistrations(common: string, origins: readonly string[], t
   for (const name of await fs.readdir(registry).catch(() => [] as string[])) {
     const adminDir = path.join(registry, name);
     if (!(await realFolderWithin(adminDir, realTarget))) continue;
-    const back = (await fs.readFile(path.join(adminDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+    const back = (await readGitFileText(path.join(adminDir, 'gitdir')).catch(() => '')).replace(/\r?\n$/, '');
     const there = back ? moved(path.resolve(adminDir, back), origins, target) : null;
     if (there === null) continue;
     const folder = path.dirname(there);

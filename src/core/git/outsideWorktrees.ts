@@ -20,6 +20,7 @@ import { headOf } from './innerWorktrees';
 import type { NestedRepo } from './inventory';
 import { linkByHandWords } from './linkByHand';
 import { writeLinkFiles } from './linkFiles';
+import { readGitFileText } from './gitFileText';
 
 export interface OutsideWorktree {
   /** The nested repository, relative to the agent's worktree. */
@@ -61,7 +62,7 @@ async function registrations(common: string): Promise<Registration[]> {
   for (const name of (await fs.readdir(registry).catch(() => [] as string[])).sort()) {
     const adminDir = path.join(registry, name);
     if (!(await folderWithin(adminDir, realCommon))) continue;
-    const dotGit = (await fs.readFile(path.join(adminDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+    const dotGit = (await readGitFileText(path.join(adminDir, 'gitdir')).catch(() => '')).replace(/\r?\n$/, '');
     if (dotGit) found.push({ adminDir, folder: path.dirname(path.resolve(adminDir, dotGit)) });
   }
   return found;
@@ -69,7 +70,7 @@ async function registrations(common: string): Promise<Registration[]> {
 
 /** The git dir a checkout's `.git` file names (absolute, symbolic links not resolved), or null (no such file, not one git wrote). */
 async function namedGitDir(folder: string): Promise<string | null> {
-  const text = await fs.readFile(path.join(folder, '.git'), 'utf8').catch(() => null);
+  const text = await readGitFileText(path.join(folder, '.git')).catch(() => null);
   const named = text === null ? null : /^gitdir: (.+)$/m.exec(text)?.[1];
   return named ? path.resolve(folder, named) : null;
 }
@@ -88,7 +89,7 @@ async function same(a: string, b: string): Promise<boolean> {
 async function commonDirOf(dotGitFile: string, root: string): Promise<string | null> {
   const gitdir = await namedGitDir(path.dirname(dotGitFile));
   if (gitdir === null) return null;
-  const pointer = (await fs.readFile(path.join(gitdir, 'commondir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+  const pointer = (await readGitFileText(path.join(gitdir, 'commondir')).catch(() => '')).replace(/\r?\n$/, '');
   const common = pointer ? path.resolve(gitdir, pointer) : gitdir;
   return (await folderWithin(common, root)) ? realPathOr(common, null) : null;
 }

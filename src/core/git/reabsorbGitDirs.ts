@@ -13,6 +13,7 @@ import { isWithin, realPathOr } from '../common/paths';
 import { printable } from '../common/printable';
 import { fsPath } from './pathBytes';
 import { NO_HOOKS_ENV, runGit } from './runGit';
+import { readGitFileText } from './gitFileText';
 
 /** Absorbs the git dirs of these checkouts (paths in the worktree); says which stayed a `.git` folder. */
 export async function reabsorbGitDirs(target: string, checkouts: readonly string[]): Promise<string[]> {
@@ -40,7 +41,7 @@ export async function reabsorbGitDirs(target: string, checkouts: readonly string
     if (st?.isDirectory()) problems.push(`${printable(p)}: its git dir came back as its own .git folder, not in the worktree's git dir where it was (git submodule absorbgitdirs moves it there).`);
     // git moves a nested git dir with its parent's and rewrites the pointer only for a submodule its
     // parent's .gitmodules names as git would (not one renamed to a name git refuses).
-    const named = st?.isFile() ? /^gitdir: (.+)$/m.exec(await fs.readFile(fsPath(path.join(target, p, '.git')), 'utf8'))?.[1] : undefined;
+    const named = st?.isFile() ? /^gitdir: (.+)$/m.exec(await readGitFileText(fsPath(path.join(target, p, '.git'))))?.[1] : undefined;
     if (named && !(await fs.lstat(fsPath(path.resolve(target, p, named, 'HEAD'))).catch(() => null))) {
       problems.push(`${printable(p)}: its .git names ${printable(named)}, which is not there; its git dir is in its parent's (modules/), under the name its parent's .gitmodules gave it before (git submodule absorbgitdirs there finds it once that name is back).`);
     }

@@ -9,6 +9,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from './runGit';
 import { realPathOr, realPathOrSync } from '../common/paths';
+import { readGitFileText } from './gitFileText';
 
 /** `folder` as git records it: symlinks resolved (through its parent when it is gone, usually still there). */
 export function resolvedPath(folder: string): string {
@@ -40,7 +41,7 @@ export async function registrationsOf(repo: string, folder: string): Promise<str
   const found: string[] = [];
   for (const name of await fs.readdir(admin).catch(() => [] as string[])) {
     const dir = path.join(admin, name);
-    const gitdir = await fs.readFile(path.join(dir, 'gitdir'), 'utf8').catch(() => null);
+    const gitdir = await readGitFileText(path.join(dir, 'gitdir')).catch(() => null);
     if (gitdir === null || gitdir.trim() === '') continue;
     // `gitdir` names the worktree's `.git` file (relative to the admin dir when git wrote it relative).
     const registered = path.dirname(path.resolve(dir, gitdir.trim()));

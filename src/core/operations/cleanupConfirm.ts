@@ -21,14 +21,26 @@ export async function outsideWorktreesNow(worktree: string | null | undefined, s
   if (!worktree || !(await pathExists(worktree))) return [];
   try {
     const found = await findNestedGitEntries(worktree, { signal });
-    const outside = await outsideWorktreesOf(worktree, found.nested);
-    // A cancel while their registrations were read (after the walk) is a cancel too: no dialog.
+    // A cancel while their registrations are read (after the walk) is a cancel too, at once: no
+    // dialog, and no waiting on a read that may be slow (a network disk) — bug 227.
+    const outside = await untilAborted(outsideWorktreesOf(worktree, found.nested), signal);
     signal?.throwIfAborted();
     return outside;
   } catch (err) {
     if (signal?.aborted) throw err;
     return [];
   }
+}
+
+/** `work`, or `signal`'s reason as soon as it is aborted (the work itself goes on unheard). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** How many outside worktrees the confirmation names one by one; the rest are counted. */
