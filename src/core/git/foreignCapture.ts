@@ -21,7 +21,7 @@ export async function findForeignWorktrees(worktree: string, nested: readonly Ne
   // Words for the summary, and for the inventory what restore links again (`outsideKept`, spread into it).
   // Every one is recorded for restore (a list cut at 200 left the rest naming a gone git dir); the words are bounded.
   const records = await outsideWorktreesOf(worktree, nested);
-  const outsideKept = records.length > 0 ? { outside: records.map(({ repo, id, folder, gitdir, common }) => ({ repo, id, folder, gitdir, ...(common === undefined ? {} : { common }) })) } : {};
+  const outsideKept = records.length > 0 ? { outside: records.map(({ repo, id, folder, gitdir, common, away }) => ({ repo, id, folder, gitdir, ...(common === undefined ? {} : { common }), ...(away ? { away } : {}) })) } : {};
   const outside = outsideWorktreeWords(records);
   // The summary also says what a nested repository's own linked worktree inside is (not another
   // repository's: bug 228); a consent stop has nothing to say of it, nothing of it being at stake.

@@ -33,12 +33,30 @@ export interface OutsideWorktree {
   gitdir: string;
   /** The repository's git dir relative to the agent's worktree, when not `<repo>/.git` (a `.git` file leading to one inside it). */
   common?: string;
+  /**
+   * Locked (git's `locked` marker) and its folder not there at the capture, as on a drive not mounted
+   * (bug 229): `gitdir` is then the registration's real path, what git wrote in its `.git`.
+   */
+  away?: true;
   branch: string | null;
 }
 
 interface Registration {
   adminDir: string;
   folder: string;
+  locked: boolean;
+}
+
+/**
+ * The git dir a locked registration's folder names, when that folder is away (not there at all) and
+ * would lie outside the agent's worktree: git keeps such a registration (`git worktree lock`, for a
+ * checkout on a removable drive), so the checkout comes back expecting it. Null otherwise: a folder
+ * merely gone, unlocked, is stale (git prunes it), not this repository's to speak for.
+ */
+async function awayGitDir(r: Registration, worktree: string, root: string): Promise<string | null> {
+  if (!r.locked || (await fs.lstat(r.folder).catch(() => null)) !== null) return null;
+  if (isWithin(r.folder, worktree) || isWithin(r.folder, root)) return null;
+  return realPathOr(r.adminDir, null);
 }
 
 /** Whether `p` is a real folder (not a symbolic link) whose real path lies in `realOuter`. */
@@ -63,7 +81,8 @@ async function registrations(common: string): Promise<Registration[]> {
     const adminDir = path.join(registry, name);
     if (!(await folderWithin(adminDir, realCommon))) continue;
     const dotGit = (await readGitFileText(path.join(adminDir, 'gitdir')).catch(() => '')).replace(/\r?\n$/, '');
-    if (dotGit) found.push({ adminDir, folder: path.dirname(path.resolve(adminDir, dotGit)) });
+    const locked = (await fs.lstat(path.join(adminDir, 'locked')).catch(() => null))?.isFile() === true;
+    if (dotGit) found.push({ adminDir, folder: path.dirname(path.resolve(adminDir, dotGit)), locked });
   }
   return found;
 }
@@ -113,6 +132,11 @@ export async function outsideWorktreesOf(worktree: string, nested: readonly Nest
     const rel = n.gitFile ? { common: path.relative(root, realCommon) } : {};
     for (const r of await registrations(common)) {
       const real = await realPathOr(r.folder, null);
+      const away = real === null ? await awayGitDir(r, worktree, root) : null;
+      if (away !== null) {
+        found.push({ repo: n.path, id: path.basename(r.adminDir), folder: r.folder, gitdir: away, ...rel, away: true, branch: (await headOf(r.adminDir, common)).branch });
+        continue;
+      }
       if (real === null || isWithin(real, root)) continue;
       const gitdir = await namedGitDir(r.folder);
       if (gitdir === null || !(await same(gitdir, r.adminDir))) continue;
@@ -127,6 +151,9 @@ export function outsideWorktreeWords(found: readonly OutsideWorktree[]): string[
   return found.map((o) => {
     const folder = clipText(printable(o.folder), 1000);
     const on = o.branch ? ` (on ${clipText(printable(o.branch), 200)})` : '';
+    if (o.away) {
+      return `${clipText(printable(o.repo), 1000)}: a repository in the agent's worktree with a linked worktree outside it, ${folder}${on}, locked and away (its folder is not there now, as on a drive not mounted); its git data (HEAD, index, commits) is archived with the worktree, so when the folder comes back git fails in it until \`paddock restore\` brings the repository back and links it again`;
+    }
     return `${clipText(printable(o.repo), 1000)}: a repository in the agent's worktree with a linked worktree outside it, ${folder}${on}; its git data (HEAD, index, commits) is archived with the worktree and git fails in ${folder} until \`paddock restore\` brings it back and links it again`;
   });
 }
@@ -157,6 +184,11 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
     const where = `${printable(o.repo)}'s linked worktree ${printable(o.folder)}`;
     const named = await namedGitDir(o.folder);
     if (named !== null && (await same(named, adminDir))) continue;
+    if (named === null && o.away) {
+      // Still away (bug 229): back at the old place it works as it is; elsewhere it needs linking then.
+      if ((await realPathOr(adminDir, null)) !== o.gitdir) problems.push(awayWords(where, o, adminDir, target));
+      continue;
+    }
     if (named === null) {
       problems.push(`${where} is gone or has no .git file; the repository still lists it (\`git worktree prune\` in it forgets it).`);
       continue;
@@ -185,6 +217,11 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
     problems.push(`The evidence lists exactly ${OLD_OUTSIDE_CUT} linked worktrees outside the agent's, where a capture by an earlier Paddock stopped counting: if there were more, they were not linked to the restored repositories and git fails in them until each one's .git file names its registration in ${printable(target)} (\`git worktree list\` in each repository there lists them).`);
   }
   return problems;
+}
+
+/** What to do for a locked worktree still away, restored elsewhere: its `.git` names the old place. */
+function awayWords(where: string, o: Omit<OutsideWorktree, 'branch'>, adminDir: string, target: string): string {
+  return `${where} was locked and away at the cleanup and is still not there: when it comes back, its .git names ${printable(o.gitdir)}, gone, and git fails there until it is linked to the restored repository in ${printable(target)}: once it is back, ${linkByHandWords(o.folder, adminDir)}.`;
 }
 
 /** Where a capture before every outside worktree was recorded cut its list. */

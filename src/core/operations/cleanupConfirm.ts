@@ -54,6 +54,8 @@ export const OUTSIDE_CONFIRM_LINES = 20;
 export function outsideConfirmLines(found: readonly OutsideWorktree[], restore = 'Restore Worktree'): string[] {
   const lines = found.slice(0, OUTSIDE_CONFIRM_LINES).map((o) => {
     const on = o.branch ? ` (on ${clipText(printable(o.branch), 200)})` : '';
+    // Locked and away (bug 229): nothing there to break today, but it comes back expecting this git data.
+    if (o.away) return `• ${clipText(printable(o.folder), 500)}${on}, a linked worktree of ${clipText(printable(o.repo), 200)} in the agent's worktree, locked and away (its folder is not there now, as on a drive not mounted): its git data (HEAD, index, commits) is archived with the worktree, and when it comes back git fails there until ${restore} brings it back`;
     return `• ${clipText(printable(o.folder), 500)}${on}, a linked worktree of ${clipText(printable(o.repo), 200)} in the agent's worktree: its files stay, its git data (HEAD, index, commits) is archived with the worktree, and git fails there until ${restore} brings it back`;
   });
   const more = found.length - lines.length;
