@@ -11,6 +11,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { branchRefEnd, commonDirOf } from './headFiles';
 import { isCommitId } from './commitId';
+import { fsPath } from './pathBytes';
 import { resolvedPath } from './worktreeRegistration';
 import { isWithin, realPathOr } from '../common/paths';
 
@@ -27,15 +28,15 @@ export interface InnerWorktree {
 
 /** The commit a worktree's HEAD names, reading the loose or packed ref when it is a branch (a symbolic one followed to where it ends, as git does). */
 export async function headOf(gitDir: string, common: string): Promise<{ head: string | null; branch: string | null }> {
-  const text = (await fs.readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
+  const text = (await fs.readFile(fsPath(path.join(gitDir, 'HEAD')), 'utf8').catch(() => '')).trim();
   if (isCommitId(text)) return { head: text, branch: null };
   const named = /^ref: (refs\/heads\/.+)$/.exec(text)?.[1];
   const ref = named && ((await branchRefEnd(common, named).catch(() => undefined)) ?? named);
   if (!ref) return { head: null, branch: null };
   const branch = ref.slice('refs/heads/'.length);
-  const loose = (await fs.readFile(path.join(common, ...ref.split('/')), 'utf8').catch(() => '')).trim();
+  const loose = (await fs.readFile(fsPath(path.join(common, ...ref.split('/'))), 'utf8').catch(() => '')).trim();
   if (isCommitId(loose)) return { head: loose, branch };
-  const packed = await fs.readFile(path.join(common, 'packed-refs'), 'utf8').catch(() => '');
+  const packed = await fs.readFile(fsPath(path.join(common, 'packed-refs')), 'utf8').catch(() => '');
   const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`));
   const sha = line?.split(' ')[0] ?? '';
   return { head: isCommitId(sha) ? sha : null, branch };

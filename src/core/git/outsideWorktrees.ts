@@ -8,14 +8,14 @@
  * path: linkFiles.ts, for that checkout only), or says it could not.
  * Only a checkout whose `.git` names this repository counts: the agent's copy (`cp -r`) of the
  * person's repository carries registrations of the person's worktrees, which still name the
- * person's repository and must never be taken over.
+ * person's repository and must never be taken over. Paths keep their bytes (byteFs.ts, bug 199).
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure, PaddockError } from '../common/errors';
 import { clipText } from '../common/clipText';
-import { isWithin, pathExists, realPathOr } from '../common/paths';
+import { isWithin } from '../common/paths';
 import { printable } from '../common/printable';
+import { existsAt, listNames, lstatOf, readPathText, realPathOf } from './byteFs';
 import { headOf } from './innerWorktrees';
 import type { NestedRepo } from './inventory';
 import { linkByHandWords } from './linkByHand';
@@ -42,8 +42,8 @@ interface Registration {
 
 /** Whether `p` is a real folder (not a symbolic link) whose real path lies in `realOuter`. */
 async function folderWithin(p: string, realOuter: string): Promise<boolean> {
-  const st = await fs.lstat(p).catch(() => null);
-  const real = st?.isDirectory() ? await realPathOr(p, null) : null;
+  const st = await lstatOf(p);
+  const real = st?.isDirectory() ? await realPathOf(p, null) : null;
   return real !== null && isWithin(real, realOuter);
 }
 
@@ -55,13 +55,13 @@ async function folderWithin(p: string, realOuter: string): Promise<boolean> {
  */
 async function registrations(common: string): Promise<Registration[]> {
   const registry = path.join(common, 'worktrees');
-  const realCommon = await realPathOr(common, null);
+  const realCommon = await realPathOf(common, null);
   const found: Registration[] = [];
   if (realCommon === null || !(await folderWithin(registry, realCommon))) return found;
-  for (const name of (await fs.readdir(registry).catch(() => [] as string[])).sort()) {
+  for (const name of (await listNames(registry)).sort()) {
     const adminDir = path.join(registry, name);
     if (!(await folderWithin(adminDir, realCommon))) continue;
-    const dotGit = (await fs.readFile(path.join(adminDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+    const dotGit = (await readPathText(path.join(adminDir, 'gitdir'), '')).replace(/\r?\n$/, '');
     if (dotGit) found.push({ adminDir, folder: path.dirname(path.resolve(adminDir, dotGit)) });
   }
   return found;
@@ -69,14 +69,14 @@ async function registrations(common: string): Promise<Registration[]> {
 
 /** The git dir a checkout's `.git` file names (absolute, symbolic links not resolved), or null (no such file, not one git wrote). */
 async function namedGitDir(folder: string): Promise<string | null> {
-  const text = await fs.readFile(path.join(folder, '.git'), 'utf8').catch(() => null);
+  const text = await readPathText(path.join(folder, '.git'), null);
   const named = text === null ? null : /^gitdir: (.+)$/m.exec(text)?.[1];
   return named ? path.resolve(folder, named) : null;
 }
 
 /** Whether `a` and `b` are one folder, symbolic links resolved; false when either is gone. */
 async function same(a: string, b: string): Promise<boolean> {
-  const [ra, rb] = [await realPathOr(a, null), await realPathOr(b, null)];
+  const [ra, rb] = [await realPathOf(a, null), await realPathOf(b, null)];
   return ra !== null && ra === rb;
 }
 
@@ -88,9 +88,9 @@ async function same(a: string, b: string): Promise<boolean> {
 async function commonDirOf(dotGitFile: string, root: string): Promise<string | null> {
   const gitdir = await namedGitDir(path.dirname(dotGitFile));
   if (gitdir === null) return null;
-  const pointer = (await fs.readFile(path.join(gitdir, 'commondir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+  const pointer = (await readPathText(path.join(gitdir, 'commondir'), '')).replace(/\r?\n$/, '');
   const common = pointer ? path.resolve(gitdir, pointer) : gitdir;
-  return (await folderWithin(common, root)) ? realPathOr(common, null) : null;
+  return (await folderWithin(common, root)) ? realPathOf(common, null) : null;
 }
 
 /**
@@ -99,19 +99,19 @@ async function commonDirOf(dotGitFile: string, root: string): Promise<string | n
  * pruned) or names another repository (a copy's) is not this repository's to speak for.
  */
 export async function outsideWorktreesOf(worktree: string, nested: readonly NestedRepo[]): Promise<OutsideWorktree[]> {
-  const root = await realPathOr(worktree, worktree);
+  const root = await realPathOf(worktree, worktree);
   const found: OutsideWorktree[] = [];
   const seen = new Set<string>();
   // `.git` folders first: a `.git` file leading into one of them (its linked worktree inside) adds nothing.
   for (const n of [...nested].sort((a, b) => Number(a.gitFile) - Number(b.gitFile))) {
     const dotGit = path.join(worktree, n.path, '.git');
-    const realCommon = n.gitFile ? await commonDirOf(dotGit, root) : await realPathOr(dotGit, null);
+    const realCommon = n.gitFile ? await commonDirOf(dotGit, root) : await realPathOf(dotGit, null);
     if (realCommon === null || seen.has(realCommon)) continue;
     seen.add(realCommon);
     const common = n.gitFile ? realCommon : dotGit;
     const rel = n.gitFile ? { common: path.relative(root, realCommon) } : {};
     for (const r of await registrations(common)) {
-      const real = await realPathOr(r.folder, null);
+      const real = await realPathOf(r.folder, null);
       if (real === null || isWithin(real, root)) continue;
       const gitdir = await namedGitDir(r.folder);
       if (gitdir === null || !(await same(gitdir, r.adminDir))) continue;
@@ -147,12 +147,12 @@ export function withOutsideWorktrees(err: unknown, words: readonly string[], con
  */
 export async function relinkOutsideWorktrees(target: string, outside: readonly Omit<OutsideWorktree, 'branch'>[]): Promise<string[]> {
   const problems: string[] = [];
-  const realTarget = await realPathOr(target, target);
+  const realTarget = await realPathOf(target, target);
   for (const o of outside) {
     const repoDir = path.join(target, o.repo);
     const commonDir = path.join(target, o.common ?? path.join(o.repo, '.git'));
     const adminDir = path.join(commonDir, 'worktrees', o.id);
-    if (!isWithin(repoDir, target) || !isWithin(commonDir, target) || isWithin((await realPathOr(o.folder, o.folder)), realTarget)) continue;
+    if (!isWithin(repoDir, target) || !isWithin(commonDir, target) || isWithin((await realPathOf(o.folder, o.folder)), realTarget)) continue;
     const where = `${printable(o.repo)}'s linked worktree ${printable(o.folder)}`;
     const named = await namedGitDir(o.folder);
     if (named !== null && (await same(named, adminDir))) continue;
@@ -160,7 +160,7 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
       problems.push(`${where} is gone or has no .git file; the repository still lists it (\`git worktree prune\` in it forgets it).`);
       continue;
     }
-    if (named !== o.gitdir || (await pathExists(named)) || !(await pathExists(adminDir))) {
+    if (named !== o.gitdir || (await existsAt(named)) || !(await existsAt(adminDir))) {
       problems.push(`${where} now names ${printable(named)}; it was not linked to the restored repository (\`git worktree repair\` in it would take it over).`);
       continue;
     }
