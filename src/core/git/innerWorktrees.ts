@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { branchRefEnd, commonDirOf } from './headFiles';
 import { isCommitId } from './commitId';
 import { fsPath } from './pathBytes';
+import { listNames, readPathText, realPathOf } from './byteFs';
 import { resolvedPath } from './worktreeRegistration';
 import { isWithin, realPathOr } from '../common/paths';
 
@@ -57,17 +58,18 @@ export async function innerWorktrees(worktree: string, ownGitDir: string): Promi
  */
 export async function registeredInside(common: string, worktree: string, own: string | null = null): Promise<InnerWorktree[]> {
   const registry = path.join(common, 'worktrees');
-  const names = await fs.readdir(registry).catch(() => [] as string[]);
+  const names = await listNames(registry);
   // Resolved through its parent when it is gone (cleanup asks after the removal).
   const root = resolvedPath(worktree);
   const found: InnerWorktree[] = [];
   for (const name of names.sort()) {
     const gitDir = path.join(registry, name);
-    if (own !== null && (await realPathOr(gitDir, gitDir)) === own) continue;
-    const dotGit = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+    if (own !== null && (await realPathOf(gitDir, gitDir)) === own) continue;
+    // Its folder's name as bytes (byteFs.ts): one under `bad\xff` was recorded as `bad\ufffd`, which restore could not find (bug 199).
+    const dotGit = (await readPathText(path.join(gitDir, 'gitdir'), '')).replace(/\r?\n$/, '');
     if (!dotGit) continue;
     const folder = path.dirname(path.resolve(gitDir, dotGit));
-    const real = await realPathOr(folder, folder);
+    const real = await realPathOf(folder, folder);
     if (real === root || !isWithin(real, root)) continue;
     found.push({ path: path.relative(root, real).split(path.sep).join('/'), gitDir, ...(await headOf(gitDir, common)) });
   }

@@ -83,4 +83,19 @@ describe('git: a nested repository under a folder whose name is not UTF-8 (bug 1
     const sep = bash('cd "$E"/$\'bad\\xff\'/sep && git status --short && git log --format=%s -1 && cat .git', { E: elsewhere });
     assert.equal(sep, `M s.txt\ns\ngitdir: ${elsewhere}/bad\ufffd/gd`, 'git works in it, on its own git dir in the new place (the byte shown as U+FFFD)');
   });
+
+  // innerWorktrees.ts: the person's repository registers a worktree the agent made under the folder.
+  it('a linked worktree the agent made under it is kept, forgotten at cleanup and linked again at restore', async () => {
+    bash(`cd "$WT" && git worktree add -q --detach $'bad\\xff'/side && cd $'bad\\xff'/side && printf 'n\\n' > n.txt && git add n.txt && git ${WHO} commit -q -m 'made inside'`, { WT: wt });
+    const head = bash('cd "$WT"/$\'bad\\xff\'/side && git rev-parse HEAD', { WT: wt });
+    await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+    await removeWorktree(repo, wt);
+    assert.doesNotMatch(git(repo, 'worktree', 'list', '--porcelain'), /side/, 'its registration forgotten with the agent\'s worktree');
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    assert.equal(git(repo, 'cat-file', '-t', head), 'commit', 'its commit kept');
+    const result = await restore(wt);
+    assert.deepEqual(result.problems, []);
+    assert.equal(bash('cd "$WT"/$\'bad\\xff\'/side && git rev-parse HEAD && git status --short', { WT: wt }), head, 'linked again, at its commit, clean');
+  });
 });
