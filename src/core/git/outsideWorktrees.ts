@@ -143,9 +143,9 @@ export function withOutsideWorktrees(err: unknown, words: readonly string[], con
  * At restore into `target`: each linked worktree the capture recorded (`outside`) is linked to its
  * restored repository again when its `.git` still names, exactly, the git dir it named then (removed
  * with the agent's worktree). One whose `.git` names anything else is not taken over. Returns what
- * is not as it was.
+ * is not as it was. `all`: the record says it holds every one (`outsideAll`); an older one may not.
  */
-export async function relinkOutsideWorktrees(target: string, outside: readonly Omit<OutsideWorktree, 'branch'>[]): Promise<string[]> {
+export async function relinkOutsideWorktrees(target: string, outside: readonly Omit<OutsideWorktree, 'branch'>[], all = false): Promise<string[]> {
   const problems: string[] = [];
   const realTarget = await realPathOf(target, target);
   for (const o of outside) {
@@ -179,8 +179,9 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
       problems.push(`${where} could not be linked to the restored repository again (${failed ?? 'its .git does not name it'}); git fails there until it is (${linkByHandWords(o.folder, adminDir)}).`);
     }
   }
-  // A capture before every one was recorded cut the list at 200, saying nothing: the rest may be missing.
-  if (outside.length === OLD_OUTSIDE_CUT) {
+  // A capture before every one was recorded cut the list at 200, saying nothing: the rest may be
+  // missing. Only such a record: one that says it holds all, with exactly 200, has no rest (bug 201).
+  if (!all && outside.length === OLD_OUTSIDE_CUT) {
     problems.push(`The evidence lists exactly ${OLD_OUTSIDE_CUT} linked worktrees outside the agent's, where a capture by an earlier Paddock stopped counting: if there were more, they were not linked to the restored repositories and git fails in them until each one's .git file names its registration in ${printable(target)} (\`git worktree list\` in each repository there lists them).`);
   }
   return problems;
