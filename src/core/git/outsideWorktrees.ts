@@ -82,34 +82,47 @@ async function same(a: string, b: string): Promise<boolean> {
 
 /**
  * The git dir a nested repository's `.git` file leads to, when it and its common dir lie inside
- * `root` (`git init --separate-git-dir=<inside>`): its linked worktrees outside are as much at
- * stake. A submodule's or a linked worktree's leads out of `root`, or into a `.git` read anyway.
+ * `root` (`git init --separate-git-dir=<inside>`) or in the agent's private git dir `own` (a
+ * submodule's, `modules/<name>`, removed with the worktree: bug 202): its linked worktrees outside
+ * are as much at stake. A linked worktree's of the person's repository leads out of both, or into a
+ * `.git` read anyway.
  */
-async function commonDirOf(dotGitFile: string, root: string): Promise<string | null> {
+async function commonDirOf(dotGitFile: string, root: string, own: string | null): Promise<string | null> {
   const gitdir = await namedGitDir(path.dirname(dotGitFile));
   if (gitdir === null) return null;
   const pointer = (await readPathText(path.join(gitdir, 'commondir'), '')).replace(/\r?\n$/, '');
   const common = pointer ? path.resolve(gitdir, pointer) : gitdir;
-  return (await folderWithin(common, root)) ? realPathOf(common, null) : null;
+  const inside = (await folderWithin(common, root)) || (own !== null && (await folderWithin(common, own)));
+  return inside ? realPathOf(common, null) : null;
+}
+
+/** The agent's private git dir (`<repo>/.git/worktrees/<id>`, its `.git` file names it), real path; null when `.git` is no such file. */
+async function privateGitDirOf(worktree: string): Promise<string | null> {
+  const st = await lstatOf(path.join(worktree, '.git'));
+  const named = st?.isFile() ? await namedGitDir(worktree) : null;
+  return named === null ? null : realPathOf(named, null);
 }
 
 /**
- * The linked worktrees outside `worktree` of the repositories whose git dir lies inside it: only
- * those whose `.git` names that repository's registration. A registration whose folder is gone (not
- * pruned) or names another repository (a copy's) is not this repository's to speak for.
+ * The linked worktrees outside `worktree` of the repositories whose git dir lies inside it, or in its
+ * private git dir (a submodule's): only those whose `.git` names that repository's registration. A
+ * registration whose folder is gone (not pruned) or names another repository (a copy's) is not this
+ * repository's to speak for. A submodule's records no `common`: restore brings its git dir back as
+ * the submodule's own `.git` folder (gitDirsToKeep.ts), where the registration is then looked for.
  */
 export async function outsideWorktreesOf(worktree: string, nested: readonly NestedRepo[]): Promise<OutsideWorktree[]> {
   const root = await realPathOf(worktree, worktree);
+  const own = await privateGitDirOf(worktree);
   const found: OutsideWorktree[] = [];
   const seen = new Set<string>();
   // `.git` folders first: a `.git` file leading into one of them (its linked worktree inside) adds nothing.
   for (const n of [...nested].sort((a, b) => Number(a.gitFile) - Number(b.gitFile))) {
     const dotGit = path.join(worktree, n.path, '.git');
-    const realCommon = n.gitFile ? await commonDirOf(dotGit, root) : await realPathOf(dotGit, null);
+    const realCommon = n.gitFile ? await commonDirOf(dotGit, root, own) : await realPathOf(dotGit, null);
     if (realCommon === null || seen.has(realCommon)) continue;
     seen.add(realCommon);
     const common = n.gitFile ? realCommon : dotGit;
-    const rel = n.gitFile ? { common: path.relative(root, realCommon) } : {};
+    const rel = n.gitFile && isWithin(realCommon, root) ? { common: path.relative(root, realCommon) } : {};
     for (const r of await registrations(common)) {
       const real = await realPathOf(r.folder, null);
       if (real === null || isWithin(real, root)) continue;
