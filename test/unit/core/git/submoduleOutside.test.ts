@@ -60,8 +60,10 @@ describe('git: a submodule\'s own linked worktree outside the agent\'s (bug 202)
       assert.equal(status(outside), 'FAILED', 'git fails there until the restore, as the summary says');
       const target = where.startsWith('at') ? wt : sb.path('elsewhere');
       const result = await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target, branch: 'paddock/job1' });
-      // Said since bug 158: the submodule's git dir comes back as its own .git folder.
-      assert.deepEqual(result.problems.filter((p) => !/^sub: its git dir came back as its own \.git folder/.test(p)), []);
+      // Said since bug 158: the submodule's git dir comes back as its own .git folder; git cannot absorb
+      // one with linked worktrees, so the sentence no longer advises it.
+      assert.deepEqual(result.problems, ['sub: its git dir came back as its own .git folder, not in the worktree\'s git dir where it was (git works in it as it is; git submodule absorbgitdirs refuses to move it while it has linked worktrees).']);
+      assert.throws(() => execFileSync('git', ['submodule', 'absorbgitdirs'], { cwd: target, stdio: ['ignore', 'pipe', 'pipe'] }), (err: { stderr: Buffer }) => /not supported/.test(String(err.stderr)), 'as git itself says');
       assert.equal(status(outside), before);
       assert.equal(git(outside, 'log', '--format=%s', '-1'), 'only on side');
       assert.match(git(`${target}/sub`, 'worktree', 'list'), /outside\s+[0-9a-f]+ \[side\]/);
