@@ -6,6 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { captureEvidence } from '../../../../src/core/git/evidence';
 import { restoreWorktree } from '../../../../src/core/git/restore';
 import { removeWorktree } from '../../../../src/core/git/worktree';
@@ -69,4 +70,24 @@ describe('git: a submodule\'s own linked worktree outside the agent\'s (bug 202)
       assert.match(git(`${target}/sub`, 'worktree', 'list'), /outside\s+[0-9a-f]+ \[side\]/);
     });
   }
+
+  it('the submodule\'s own unpushed commit, uncommitted change and ignored file come back byte for byte', async () => {
+    const sub = `${wt}/sub`;
+    write(sub, 'new.txt', 'unpushed\n');
+    git(sub, 'add', 'new.txt');
+    git(sub, ...WHO, 'commit', '-q', '-m', 'unpushed in sub');
+    const tip = git(sub, 'rev-parse', 'HEAD');
+    write(sub, 'lib.txt', 'uncommitted\n');
+    write(sub, '.gitignore', 'ignored.bin\n');
+    write(sub, 'ignored.bin', Buffer.from([0, 255, 1, 254]));
+    await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+    await removeWorktree(repo, wt);
+    const target = sb.path('elsewhere');
+    await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target, branch: 'paddock/job1' });
+    const back = `${target}/sub`;
+    assert.equal(git(back, 'rev-parse', 'HEAD'), tip);
+    assert.equal(git(back, 'status', '--short'), 'M lib.txt\n?? .gitignore');
+    assert.equal(readFileSync(`${back}/lib.txt`, 'utf8'), 'uncommitted\n');
+    assert.deepEqual([...readFileSync(`${back}/ignored.bin`)], [0, 255, 1, 254]);
+  });
 });
