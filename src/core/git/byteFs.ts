@@ -8,6 +8,7 @@
  * (`gitdir: …`) are read and written as their bytes.
  */
 import { promises as fs, type Stats } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from '../common/lazyCrypto';
 import { writeFileDurable } from '../store/durable';
@@ -17,12 +18,13 @@ import { decodeName, encodeName, fsPath } from './pathBytes';
 export interface Entry {
   name: string;
   isDirectory: boolean;
+  isFile: boolean;
 }
 
 /** The entries of `dir`, or [] when it cannot be read. */
 export async function listEntries(dir: string): Promise<Entry[]> {
   const found = await fs.readdir(encodeName(dir), { withFileTypes: true, encoding: 'buffer' }).catch(() => []);
-  return found.map((e) => ({ name: decodeName(e.name), isDirectory: e.isDirectory() }));
+  return found.map((e) => ({ name: decodeName(e.name), isDirectory: e.isDirectory(), isFile: e.isFile() }));
 }
 
 /** The names in `dir`, or [] when it cannot be read. */
@@ -43,6 +45,11 @@ export async function realPathOf<T>(p: string, fallback: T): Promise<string | T>
 /** The text of `file` with its bytes kept (a path git wrote), or `fallback` when it cannot be read. */
 export async function readPathText<T>(file: string, fallback: T): Promise<string | T> {
   return fs.readFile(encodeName(file)).then(decodeName, () => fallback);
+}
+
+/** The text of `file` read as latin1 (git's ref and reflog files: ids and ASCII), or '' when it cannot be read. */
+export async function readLatin1(file: string): Promise<string> {
+  return fs.readFile(fsPath(file), 'latin1').catch(() => '');
 }
 
 /** Whether `p` exists (links followed). */
@@ -75,4 +82,23 @@ export async function replaceWithText(file: string, text: string, mode: number):
   }
   const folder = await fs.open(dir, 'r').catch(() => null); // a folder that cannot be opened: see durable.ts's fsyncDir
   if (folder) await folder.sync().finally(() => folder.close());
+}
+
+/**
+ * Runs `use` with a path git can be given for `p`: `p` itself when it is text; otherwise a symbolic
+ * link to it named in text, in a fresh folder made in `holderIn` (default: the temp folder) and
+ * removed afterwards (the link only, never what it leads to). git's arguments, working folder and
+ * environment reach it as UTF-8, where a raw byte becomes U+FFFD: another path, perhaps another's
+ * git dir (a registration `worktrees/bad\xff` acted on as the person's `worktrees/bad\ufffd`).
+ */
+export async function withTextPath<T>(p: string, use: (textPath: string) => Promise<T>, holderIn = os.tmpdir()): Promise<T> {
+  if (typeof fsPath(p) === 'string') return use(p);
+  const holder = await fs.mkdtemp(path.join(holderIn, '.paddock-alias-'));
+  try {
+    const alias = path.join(holder, path.basename(p).replace(/[\uDC80-\uDCFF]/g, '_') || 'alias');
+    await fs.symlink(encodeName(path.resolve(p)), alias);
+    return await use(alias);
+  } finally {
+    await fs.rm(holder, { recursive: true, force: true });
+  }
 }

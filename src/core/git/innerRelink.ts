@@ -16,9 +16,9 @@ import * as path from 'node:path';
 import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
 import { filtersOff } from './filteredPaths';
-import { listNames } from './byteFs';
+import { listNames, withTextPath } from './byteFs';
 import { writeLinkFiles } from './linkFiles';
-import { encodeName, fsPath } from './pathBytes';
+import { fsPath } from './pathBytes';
 
 export interface LinkedRecord {
   path: string;
@@ -56,7 +56,7 @@ export async function relinkInnerWorktrees(repo: string, target: string, linked:
     // The restore's folder did not exist before it: a registration still at this path (an older
     // cleanup's, one cut short) is for a folder that was gone, and `worktree add` refuses its path.
     await forgetWorktreeRegistration(repo, dir);
-    const why = await withTextPath(target, dir, async (gitDir) => {
+    const why = await withTextFolder(target, dir, async (gitDir) => {
       const failed = await register(repo, gitDir, { ...entry, head: entry.head! });
       if (failed !== null || gitDir === dir) return failed;
       const admin = await runGit(['rev-parse', '--absolute-git-dir'], { cwd: gitDir, allowFailure: true });
@@ -71,7 +71,7 @@ export async function relinkInnerWorktrees(repo: string, target: string, linked:
     }
     for (const name of await listNames(aside)) await fs.rename(fsPath(path.join(aside, name)), fsPath(path.join(dir, name)));
     await fs.rmdir(fsPath(aside));
-    await withTextPath(target, dir, async (gitDir) => {
+    await withTextFolder(target, dir, async (gitDir) => {
       // Its index is HEAD's: what differs on disk shows as changes, as it did.
       // Restore's own writes of its index: no hook of the person's (restore.ts).
       await runGit(['read-tree', entry.head!], { cwd: gitDir, env: NO_HOOKS_ENV, allowFailure: true });
@@ -84,22 +84,14 @@ export async function relinkInnerWorktrees(repo: string, target: string, linked:
 }
 
 /**
- * Runs `use` with a path git can be given for `dir`: `dir` itself when it is text; otherwise a
- * symbolic link to it (`dir` made, empty, when absent), named in text in a fresh folder of `target`,
- * removed afterwards (the link only: what it leads to is `dir`).
+ * byteFs.ts's `withTextPath` for a folder git is to make a worktree of: `dir` made, empty, when
+ * absent (the link needs something to lead to), the link made in a fresh folder of `target`.
  */
-async function withTextPath(target: string, dir: string, use: (gitDir: string) => Promise<string | null>): Promise<string | null> {
-  if (typeof fsPath(dir) === 'string') return use(dir);
-  const holder = path.join(target, `.paddock-alias-${randomBytes(4).toString('hex')}`);
-  await fs.mkdir(fsPath(dir)).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EEXIST') throw err;
-  });
-  await fs.mkdir(holder);
-  try {
-    const alias = path.join(holder, path.basename(dir).replace(/[\uDC80-\uDCFF]/g, '_'));
-    await fs.symlink(encodeName(path.resolve(dir)), alias);
-    return await use(alias);
-  } finally {
-    await fs.rm(holder, { recursive: true, force: true });
+async function withTextFolder(target: string, dir: string, use: (gitDir: string) => Promise<string | null>): Promise<string | null> {
+  if (typeof fsPath(dir) !== 'string') {
+    await fs.mkdir(fsPath(dir)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
   }
+  return withTextPath(dir, use, target);
 }
