@@ -198,6 +198,11 @@ export const ManifestSchema = z.object({
       }),
     ).check(z.maxLength(OUTSIDE_RECORDED_MAX)),
   ),
+  /**
+   * `outside` holds every one the capture found: written by every capture that records them all.
+   * Absent with `outside` listing exactly 200: an older capture's list, which may have been cut there.
+   */
+  outsideAll: z.optional(z.literal(true)),
   /** Linked worktrees that were inside the agent's (their files are in the archive, their commits kept): restore links them again. */
   linked: z.optional(z.array(z.object({ path: z.string(), head: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))), branch: z.nullable(z.string()) }))),
   summary: EvidenceSummarySchema,

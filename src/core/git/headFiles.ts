@@ -8,6 +8,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isCommitId } from './commitId';
+import { fsPath } from './pathBytes';
 import { isPlainValidRef } from './refName';
 import { runGit } from './runGit';
 import { readGitFileText, PACKED_REFS_CAP } from './gitFileText';
@@ -108,16 +109,16 @@ const SYMREF_MAX_HOPS = 5;
  * `refs/heads/`, more hops than git follows): ask git then.
  */
 export async function branchRefEnd(commonDir: string, ref: string): Promise<string | undefined> {
-  if (await fs.lstat(path.join(commonDir, 'reftable')).then(() => true, (err) => (absent(err) ? false : Promise.reject(err)))) return undefined;
+  if (await fs.lstat(fsPath(path.join(commonDir, 'reftable'))).then(() => true, (err) => (absent(err) ? false : Promise.reject(err)))) return undefined;
   let at = ref;
   for (let hop = 0; hop <= SYMREF_MAX_HOPS; hop++) {
     if (!at.startsWith('refs/heads/') || !isPlainValidRef(at)) return undefined;
     const file = path.join(commonDir, ...at.split('/'));
-    const st = await fs.lstat(file).catch((err) => (absent(err) ? null : Promise.reject(err)));
+    const st = await fs.lstat(fsPath(file)).catch((err) => (absent(err) ? null : Promise.reject(err)));
     // No loose file (packed, or not there yet), or a folder of branches under that name: this is where it ends.
     if (st === null || st.isDirectory()) return at;
     if (!st.isFile()) return undefined;
-    const text = (await readGitFileText(file)).trim();
+    const text = (await readGitFileText(fsPath(file))).trim();
     if (isCommitId(text)) return at;
     const next = /^ref: (\S+)$/.exec(text)?.[1];
     if (next === undefined) return undefined;
@@ -165,8 +166,8 @@ export async function branchTipInFiles(worktree: string, branch: string): Promis
  * symbolic ref, a folder of refs where its file would be).
  */
 async function refFromFiles(commonDir: string, ref: string): Promise<string | null | undefined> {
-  if (await fs.lstat(path.join(commonDir, 'reftable')).then(() => true, (err) => (absent(err) ? false : Promise.reject(err)))) return undefined;
-  const loose = await readGitFileText(path.join(commonDir, ref)).then((t) => t.trim(), (err) => (absent(err) ? null : Promise.reject(err)));
+  if (await fs.lstat(fsPath(path.join(commonDir, 'reftable'))).then(() => true, (err) => (absent(err) ? false : Promise.reject(err)))) return undefined;
+  const loose = await readGitFileText(fsPath(path.join(commonDir, ref))).then((t) => t.trim(), (err) => (absent(err) ? null : Promise.reject(err)));
   if (loose !== null) return isCommitId(loose) ? loose : undefined;
   const packed = await readGitFileText(path.join(commonDir, 'packed-refs'), PACKED_REFS_CAP).catch((err) => (absent(err) ? '' : Promise.reject(err)));
   for (const line of packed.split('\n')) {

@@ -14,12 +14,20 @@ const NOT_REPAIR = "those two files only: not `git worktree repair`, which rewri
  * symbolic link there is replaced, never written through into whatever it leads to. The new file is
  * one `mktemp` makes fresh in that folder (never an existing entry): the registration's folder comes
  * from the agent's archive, so a fixed temp name there could be its symbolic link, which `>` follows.
+ * POSIX options only, so the words work in macOS's shell as in Linux's (GNU's `mv -T` is not on BSD
+ * `mv`): without `-T`, `mv` would move the file INTO a folder, or a folder a link there leads to, so
+ * a link there is removed first (`rm` of a link removes the link only) and a folder stops the chain.
+ * `chmod =rw` gives 0666 under the umask, the mode git gives these files (`mktemp` makes it 0600).
  */
 function replacing(file: string, [format, value]: [string, string]): string[] {
+  const target = shellQuote(file);
   return [
     `t=$(mktemp -- ${shellQuote(`${file}.XXXXXX`)})`, '&&',
     'printf', shellQuote(format), shellQuote(value), '>', '"$t"', '&&',
-    'mv', '-fT', '--', '"$t"', shellQuote(file),
+    'chmod', '=rw', '"$t"', '&&',
+    '{', '[', '!', '-L', target, ']', '||', 'rm', '-f', '--', target, ';', '}', '&&',
+    '[', '!', '-d', target, ']', '&&',
+    'mv', '-f', '--', '"$t"', target,
   ];
 }
 
