@@ -60,6 +60,25 @@ describe('git: inner worktrees whose git dir is named by raw bytes (bug 200)', f
     assert.equal(bash(`cd "$WT"/$'bad\\xff' && git rev-parse HEAD && git status --short`, { WT: wt }), head);
   });
 
+  // The reviewer's whole round trip (T1): a repository under bad\xff, with names in bytes, a staged,
+  // a changed, an untracked and an ignored file, comes back as it was, byte for byte.
+  it('a repository under bad\\xff comes back byte for byte: files, index, status and commits', async () => {
+    const list = `cd "$D" && find . -path ./.git -prune -o \\( -type f -o -type l \\) -print0 | LC_ALL=C sort -z | while IFS= read -r -d '' f; do printf '%s %s\\n' "$(printf %s "$f" | od -An -tx1 | tr -d ' \\n')" "$( [ -L "$f" ] && readlink "$f" || sha1sum < "$f" | cut -c1-12)"; done | grep -v '/index ' ; cd "$D"/$'bad\\xff'/inner && git status --porcelain --ignored && git log --format=%s`;
+    bash(
+      `cd "$WT" && mkdir $'bad\\xff' && printf 'f\\xfe\\n' > $'bad\\xff'/$'f\\xfe.txt' && printf ign > $'bad\\xff'/ign1 && cd $'bad\\xff' && git init -q -b main inner && cd inner
+       printf 'x\\n' > x.txt && printf 'y\\n' > $'y\\xfe.txt' && git add . && git ${WHO} commit -q -m x && git ${WHO} commit -q --allow-empty -m second
+       printf 'mod\\n' > x.txt && printf 'st\\n' > staged.txt && git add staged.txt && printf 'u\\n' > $'u\\xfd' && echo 'ig*' > .git/info/exclude && printf ig > $'ig\\xfc'`,
+      { WT: wt },
+    );
+    const before = bash(list, { D: wt });
+    assert.match(before, /^2e2f626164ff2f66fe2e747874 /m, 'the listing names bad\xff/f\xfe.txt by its bytes');
+    await capture();
+    await removeWorktree(repo, wt);
+    const r = await restore(wt);
+    assert.deepEqual(r.problems, []);
+    assert.equal(bash(list, { D: wt }), before);
+  });
+
   for (const [label, name] of [['good', 'good'], ['bad\\xff', "$'bad\\xff'"]]) {
     it(`keeps a commit only the reflog of inner worktree ${label} knows`, async () => {
       bash(

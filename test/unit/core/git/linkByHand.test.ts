@@ -4,6 +4,9 @@
  * new file under its temp name. And the file `mktemp` made stayed 0600 where git writes 0666 under
  * the umask. Here the advice runs in a POSIX shell (dash) with a PATH whose `mv`, `rm`, `chmod` and
  * `mktemp` refuse every option BSD's lack, on a real worktree whose two linking files were broken.
+ * Review then found that a `.git` folder stopped the advice silently, leaving its temp file, that a
+ * path with a raw byte was spelled `$'…'` (dash has none), and that a folder made between the look
+ * and `mv` took the file: each is run here too (the last with an `mv` that makes that folder first).
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -94,7 +97,31 @@ describe('git: the advice to link a checkout by hand works with POSIX tools (bug
     assert.deepEqual(readdirSync(theirs), [], 'nothing written into the folder the link led to');
     execFileSync('rm', [dotGit]);
     mkdirSync(dotGit);
-    assert.throws(() => runAdvice(linkByHandWords(wt, admin), tools, '022'));
+    assert.throws(() => runAdvice(linkByHandWords(wt, admin), tools, '022'), (err: { stderr?: Buffer }) => /\.git is a folder, not the link file git reads: nothing was written/.test(String(err.stderr)));
     assert.deepEqual(readdirSync(dotGit), [], 'nothing moved into a .git folder');
+    assert.deepEqual(readdirSync(wt).filter((n) => n.startsWith('.git.')), [], "no temp file left when a folder stops it");
+  });
+
+  it('a folder that appears at .git between the look and mv: the file is taken out of it again, said, and no temp file is left', () => {
+    const tools = bsdTools(sb.path('bsd'));
+    // An `mv` that finds a folder made at its target just before it runs (the gap between `[ -d ]` and `mv`).
+    const realMv = execFileSync('sh', ['-c', 'command -v mv'], { encoding: 'utf8' }).trim();
+    writeFileSync(path.join(tools, 'mv'), `#!/bin/sh\nfor last; do :; done\nmkdir -p -- "$last"\nexec ${realMv} "$@"\n`);
+    const dotGit = path.join(wt, '.git');
+    execFileSync('rm', [dotGit]);
+    assert.throws(() => runAdvice(linkByHandWords(wt, admin), tools, '022'), (err: { stderr?: Buffer }) => /\.git became a folder while this ran: the file moved into it was taken out again/.test(String(err.stderr)));
+    assert.deepEqual(readdirSync(dotGit), [], 'the file moved into the folder is taken out');
+    assert.deepEqual(readdirSync(wt).filter((n) => n.startsWith('.git.')), [], 'no temp file left');
+  });
+
+  it('a worktree under a folder named by a raw byte (bad\\xff) is linked by the advice run in dash (no $\'…\' there)', () => {
+    const tools = bsdTools(sb.path('bsd'));
+    const bash = (script: string) => execFileSync('bash', ['-euc', script], { env: { ...process.env, R: repo, S: sb.dir }, encoding: 'latin1' }).trim();
+    bash(`git -C "$R" worktree add -q -b raw "$S"/$'bad\\xff'`);
+    const before = bash(`cat "$S"/$'bad\\xff'/.git "$R"/.git/worktrees/$'bad\\xff'/gitdir | od -c`);
+    bash(`printf 'gitdir: /gone\\n' > "$S"/$'bad\\xff'/.git && printf '/gone/.git\\n' > "$R"/.git/worktrees/$'bad\\xff'/gitdir`);
+    runAdvice(linkByHandWords(sb.path('bad\udcff'), path.join(repo, '.git', 'worktrees', 'bad\udcff')), tools, '022');
+    assert.equal(bash(`cat "$S"/$'bad\\xff'/.git "$R"/.git/worktrees/$'bad\\xff'/gitdir | od -c`), before);
+    assert.equal(bash(`cd "$S"/$'bad\\xff' && git rev-parse --abbrev-ref HEAD`), 'raw');
   });
 });
