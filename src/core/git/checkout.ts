@@ -7,6 +7,7 @@ import { flaggedEdits } from './flaggedFiles';
 import { listWorktrees, type WorktreeEntry } from './worktree';
 import { isCommitId } from './commitId';
 import { branchTipInFiles, readHeadName, worktreeGitDir } from './headFiles';
+import { readGitFileText } from './gitFileText';
 
 /**
  * The worktree in which `branch` is checked out (git allows one unless forced: the first), or null. As git counts
@@ -46,7 +47,7 @@ export async function worktreeFolderExists(worktree: string): Promise<boolean> {
 async function branchesOfStoppedOperation(worktree: string): Promise<string[]> {
   const files = await gitDirFiles(worktree, ['rebase-merge/head-name', 'rebase-apply/head-name', 'BISECT_START', 'rebase-merge/update-refs']).catch(() => null);
   if (files === null) return [];
-  const [merging, applying, bisecting, updating] = await Promise.all(files.map((file) => fs.readFile(file, 'utf8').then((t) => t.trim(), () => null)));
+  const [merging, applying, bisecting, updating] = await Promise.all(files.map((file) => readGitFileText(file).then((t) => t.trim(), () => null)));
   const updated = (updating ?? '').split('\n').filter((_, i) => i % 3 === 0);
   const refs = [merging, applying, ...updated].filter((ref): ref is string => ref?.startsWith('refs/heads/') === true).map((ref) => ref.slice('refs/heads/'.length));
   // A bisect begun on a detached HEAD holds a commit id: no branch.

@@ -193,9 +193,16 @@ export const ManifestSchema = z.object({
         folder: z.string().check(z.maxLength(4096), z.refine((p) => path.isAbsolute(p), 'not an absolute path')),
         gitdir: z.string().check(z.maxLength(4096), z.refine((p) => path.isAbsolute(p), 'not an absolute path')),
         common: z.optional(z.string().check(z.maxLength(4096), z.refine((p) => !path.isAbsolute(p), 'not a relative path'))),
+        // Locked and its folder away at the capture (bug 229): restore links it once it is back, or says how.
+        away: z.optional(z.literal(true)),
       }),
     ).check(z.maxLength(OUTSIDE_RECORDED_MAX)),
   ),
+  /**
+   * `outside` holds every one the capture found: written by every capture that records them all.
+   * Absent with `outside` listing exactly 200: an older capture's list, which may have been cut there.
+   */
+  outsideAll: z.optional(z.literal(true)),
   /** Linked worktrees that were inside the agent's (their files are in the archive, their commits kept): restore links them again. */
   linked: z.optional(z.array(z.object({ path: z.string(), head: z.nullable(z.string().check(z.regex(/^[0-9a-f]{40,64}$/))), branch: z.nullable(z.string()) }))),
   summary: EvidenceSummarySchema,

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { runGit } from './runGit';
 import { encodeName, fsPath } from './pathBytes';
 import { indexHasFlaggedEntries } from './indexFlags';
+import { readGitBytes } from './gitFileText';
 
 export interface IndexEntry {
   /** `ls-files -v` tag: `H` plain, `S` skip-worktree, lower case assume-unchanged, … */
@@ -128,7 +129,8 @@ export async function flaggedEdits(worktree: string, entries?: readonly IndexEnt
     const mode = st ? modeAsGitSees(modeOnDisk(st), e.mode, rules) : null;
     if (mode === SYMLINK_AS_FILE) {
       // core.symlinks=false: git checks the link out as a file holding its target, and compares that file's bytes.
-      if (blobId(await fs.readFile(fsPath(file)), e.sha.length) !== e.sha) edited.push(e);
+      // Read non-blocking: a FIFO swapped in since the lstat is refused, never waited on (bug 227).
+      if (blobId(await readGitBytes(fsPath(file)), e.sha.length) !== e.sha) edited.push(e);
     } else if (mode === null || mode !== e.mode) edited.push(e);
     else if (mode === '120000') {
       if (blobId(Buffer.from(await fs.readlink(fsPath(file), { encoding: 'buffer' })), e.sha.length) !== e.sha) edited.push(e);

@@ -11,19 +11,22 @@ import { commonDirOf } from './headFiles';
 import type { NestedRepo } from './inventory';
 import { outsideWorktreesOf, outsideWorktreeWords, type OutsideWorktree } from './outsideWorktrees';
 export { withOutsideWorktrees } from './outsideWorktrees';
-import { FOREIGN_DIR, foreignStagedSentence, foreignWorktreesIn, foreignWorktreeStaged, type ForeignWorktree } from './foreignWorktrees';
+import { FOREIGN_DIR, foreignStagedSentence, foreignWorktreesIn, foreignWorktreeStaged, insideLinkedWords, type ForeignWorktree } from './foreignWorktrees';
 
-/** `outside`: bounded words for a consent stop; `outsideWords`: every one, for the summary (`summaryWorktreeWords`). */
-export async function findForeignWorktrees(worktree: string, nested: readonly NestedRepo[], ownGitDir: string): Promise<{ found: ForeignWorktree[]; stop: string | null; outside: string[]; outsideWords: string[]; outsideKept: { outside?: Omit<OutsideWorktree, 'branch'>[] } }> {
-  const found = await foreignWorktreesIn(worktree, nested, ownGitDir, await commonDirOf(ownGitDir));
+/** `outside`: bounded words for a consent stop; `outsideWords`: every one, and the nested repositories' own linked worktrees inside, for the summary (`summaryWorktreeWords`). */
+export async function findForeignWorktrees(worktree: string, nested: readonly NestedRepo[], ownGitDir: string): Promise<{ found: ForeignWorktree[]; stop: string | null; outside: string[]; outsideWords: string[]; outsideKept: { outside?: Omit<OutsideWorktree, 'branch'>[]; outsideAll?: true } }> {
+  const { found, inside } = await foreignWorktreesIn(worktree, nested, ownGitDir, await commonDirOf(ownGitDir));
   const staged = await foreignWorktreeStaged(worktree, found);
   // The other way round: a nested repository's linked worktrees outside this one, in words for the summary (outsideWorktrees.ts).
   // Words for the summary, and for the inventory what restore links again (`outsideKept`, spread into it).
   // Every one is recorded for restore (a list cut at 200 left the rest naming a gone git dir); the words are bounded.
   const records = await outsideWorktreesOf(worktree, nested);
-  const outsideKept = records.length > 0 ? { outside: records.map(({ repo, id, folder, gitdir, common }) => ({ repo, id, folder, gitdir, ...(common === undefined ? {} : { common }) })) } : {};
-  const outsideWords = outsideWorktreeWords(records);
-  return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? ''), outside: boundedWords(outsideWords), outsideWords, outsideKept };
+  const outsideKept = records.length > 0 ? { outside: records.map(({ repo, id, folder, gitdir, common, away }) => ({ repo, id, folder, gitdir, ...(common === undefined ? {} : { common }), ...(away ? { away } : {}) })), outsideAll: true as const } : {};
+  const outside = outsideWorktreeWords(records);
+  // The summary also says what a nested repository's own linked worktree inside is (not another
+  // repository's: bug 228); a consent stop has nothing to say of it, nothing of it being at stake.
+  const outsideWords = [...insideLinkedWords(inside), ...outside];
+  return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? ''), outside: boundedWords(outside), outsideWords, outsideKept };
 }
 
 /**

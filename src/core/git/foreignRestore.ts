@@ -8,7 +8,6 @@
  * of the same name owns it, and linking would take it over), and where
  * the commits only it knew are: the bundle in the evidence folder (foreignBundle.ts).
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { realPathOr, pathExists } from '../common/paths';
 import { printable } from '../common/printable';
@@ -20,6 +19,7 @@ import type { Manifest } from './evidenceManifest';
 import { headOf } from './innerWorktrees';
 import { privateGitDir } from './gitDirsToKeep';
 import { linkByHandWords } from './linkByHand';
+import { readGitFileText } from './gitFileText';
 
 type ForeignRecords = Manifest['foreign'];
 
@@ -43,7 +43,7 @@ export async function foreignWorktreeNotes(target: string, origin: string, evide
       if (commits) notes.push(`${name} was a worktree of ${repo}; its files are not back; ${commits}`);
       continue;
     }
-    const back = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8').catch(() => null))?.replace(/\r?\n$/, '') ?? null;
+    const back = (await readGitFileText(path.join(gitDir, 'gitdir')).catch(() => null))?.replace(/\r?\n$/, '') ?? null;
     const names = back ? path.resolve(gitDir, back) : null;
     if (names && (await same(names, path.join(dir, '.git')))) continue;
     const at = r.head ? ` at ${r.head.slice(0, 12)}` : '';

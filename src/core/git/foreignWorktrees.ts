@@ -16,7 +16,7 @@
 import * as path from 'node:path';
 import { failure, PaddockError } from '../common/errors';
 import { randomBytes } from '../common/lazyCrypto';
-import { realPathOr } from '../common/paths';
+import { isWithin, realPathOr } from '../common/paths';
 import { commonDirOf, gitDirOwner } from './headFiles';
 import { printable } from '../common/printable';
 import { isCommitId } from './commitId';
@@ -70,10 +70,12 @@ export const FOREIGN_DIR = 'foreign';
  * and is plain files here. Those of the agent's own repository are innerWorktrees.ts'; those whose
  * git dir is inside the worktree's private one die with it and are archived (gitDirsToKeep.ts).
  */
-export async function foreignWorktreesIn(worktree: string, nested: readonly NestedRepo[], ownGitDir: string, ownCommon: string): Promise<ForeignWorktree[]> {
+export async function foreignWorktreesIn(worktree: string, nested: readonly NestedRepo[], ownGitDir: string, ownCommon: string): Promise<{ found: ForeignWorktree[]; inside: InsideLinked[] }> {
   const own = await realPathOr(ownCommon, ownCommon);
   const ownPrivate = await realPathOr(ownGitDir, ownGitDir);
+  const root = await realPathOr(worktree, worktree);
   const found: ForeignWorktree[] = [];
+  const inside: InsideLinked[] = [];
   for (const n of nested) {
     if (!n.gitFile) continue;
     const dir = path.join(worktree, n.path);
@@ -91,9 +93,27 @@ export async function foreignWorktreesIn(worktree: string, nested: readonly Nest
     if (repo === own) continue;
     // Its registration must name this very folder back: a `cp -r` copy names another folder's.
     if ((await gitDirOwner(dir)) !== 'this') continue;
+    // A linked worktree of a repository in the agent's worktree (`git -C inner worktree add ../in2`):
+    // its HEAD, index and commits are in that repository's git dir, archived whole with the worktree
+    // and restored with it. No other repository, no bundle, no consent for its staged changes (bug 228).
+    if (isWithin(repo, root)) {
+      inside.push({ path: n.path, repo: path.basename(repo) === '.git' ? path.relative(root, path.dirname(repo)) : path.relative(root, repo) });
+      continue;
+    }
     found.push({ path: n.path, repo, gitDir, ...(await headOf(gitDir, repo)) });
   }
-  return found;
+  return { found, inside };
+}
+
+/** A nested checkout linked to a repository inside the agent's worktree: both relative to it. */
+export interface InsideLinked {
+  path: string;
+  repo: string;
+}
+
+/** For the person, in the summary: what such a checkout is, and that nothing of it is lost. */
+export function insideLinkedWords(inside: readonly InsideLinked[]): string[] {
+  return inside.map((i) => `${clipText(printable(i.path), 1000)}: a linked worktree of ${clipText(printable(i.repo) || '.', 1000)}, a repository in the agent's worktree; its HEAD, index (staged changes) and commits are in that repository's git data, archived with the worktree and restored with it`);
 }
 
 /**

@@ -17,6 +17,7 @@ import { isKeptGitDirFile, KEPT_GIT_DIR_FILES, type Manifest } from './evidenceM
 import type { Walk } from './inventory';
 import { printable } from '../common/printable';
 import { makeDirs } from '../common/makeDirs';
+import { readGitBytes } from './gitFileText';
 
 export type KeptGitDirFile = NonNullable<Manifest['gitDirFiles']>[number];
 
@@ -32,7 +33,7 @@ export async function captureGitDirFiles(gitDir: string, walk: Walk): Promise<{ 
   await Promise.all(
     found.map(async (e) => {
       try {
-        files.push({ path: e.path, base64: (await fs.readFile(path.join(gitDir, e.path))).toString('base64') });
+        files.push({ path: e.path, base64: (await readGitBytes(path.join(gitDir, e.path))).toString('base64') });
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') unread.push(e.path);
       }

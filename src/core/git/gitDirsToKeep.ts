@@ -3,7 +3,6 @@
  * nested checkouts (submodules) whose `.git` file points into it, and repositories that live there
  * with no checkout at all (a submodule's after `deinit` or `git rm`, one made by hand).
  */
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { failure } from '../common/errors';
 import type { ArchiveEntry } from './archive';
@@ -11,6 +10,7 @@ import { unreadableFiles, walkWorktree, type Walk, type WalkEntry, type WalkOpti
 import { fsPath } from './pathBytes';
 import { isWithin } from '../common/paths';
 import { gitFileTarget } from './headFiles';
+import { readGitFileTextSync } from './gitFileText';
 
 /**
  * The worktree's private git dir, from its `.git` file (no git process, and no
@@ -20,7 +20,7 @@ export function privateGitDir(worktree: string): string {
   const dotGit = path.join(worktree, '.git');
   let text: string;
   try {
-    text = readFileSync(fsPath(dotGit), 'utf8');
+    text = readGitFileTextSync(fsPath(dotGit));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EISDIR') return dotGit;
     throw failure(`Could not capture ${worktree}: it is not a git worktree (its .git is ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable'}).`);

@@ -8,8 +8,10 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isCommitId } from './commitId';
+import { fsPath } from './pathBytes';
 import { isPlainValidRef } from './refName';
 import { runGit } from './runGit';
+import { readGitFileText, PACKED_REFS_CAP } from './gitFileText';
 
 const absent = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
 
@@ -37,13 +39,13 @@ export async function worktreeGitDir(worktree: string): Promise<string | undefin
   const dotGit = path.join(worktree, '.git');
   // Followed: a `.git` symlinked to a git dir elsewhere is that git dir.
   if ((await fs.stat(dotGit)).isDirectory()) return dotGit;
-  const named = gitFileTarget(await fs.readFile(dotGit, 'utf8'));
+  const named = gitFileTarget(await readGitFileText(dotGit));
   return named === null ? undefined : path.resolve(worktree, named);
 }
 
 /** The repository's shared git dir, named by a worktree's `commondir` file (a main worktree's git dir is it). */
 export async function commonDirOf(gitDir: string): Promise<string> {
-  const text = await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => null);
+  const text = await readGitFileText(path.join(gitDir, 'commondir')).catch(() => null);
   return text === null ? gitDir : path.resolve(gitDir, text.replace(/\r?\n$/, ''));
 }
 
@@ -56,7 +58,7 @@ export async function gitDirOwner(worktree: string): Promise<'this' | 'another' 
   try {
     const gitDir = await worktreeGitDir(worktree);
     if (gitDir === undefined) return 'unknown';
-    const back = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8')).replace(/\r?\n$/, '');
+    const back = (await readGitFileText(path.join(gitDir, 'gitdir'))).replace(/\r?\n$/, '');
     const [named, actual] = await Promise.all([fs.realpath(path.dirname(path.resolve(gitDir, back))), fs.realpath(worktree)]);
     return named === actual ? 'this' : 'another';
   } catch {
@@ -85,7 +87,7 @@ export async function readHeadName(worktree: string): Promise<HeadName | undefin
   if (gitDir === undefined) return undefined;
   const headFile = path.join(gitDir, 'HEAD');
   if ((await fs.lstat(headFile)).isSymbolicLink()) return undefined;
-  const headText = (await fs.readFile(headFile, 'utf8')).trim();
+  const headText = (await readGitFileText(headFile)).trim();
   if (isCommitId(headText)) return { gitDir, ref: null, detachedAt: headText };
   const named = /^ref: (refs\/heads\/[^\s]+)$/.exec(headText)?.[1];
   // A component starting with a dot is no branch name git allows: a placeholder.
@@ -107,16 +109,16 @@ const SYMREF_MAX_HOPS = 5;
  * `refs/heads/`, more hops than git follows): ask git then.
  */
 export async function branchRefEnd(commonDir: string, ref: string): Promise<string | undefined> {
-  if (await fs.lstat(path.join(commonDir, 'reftable')).then(() => true, (err) => (absent(err) ? false : Promise.reject(err)))) return undefined;
+  if (await fs.lstat(fsPath(path.join(commonDir, 'reftable'))).then(() => true, (err) => (absent(err) ? false : Promise.reject(err)))) return undefined;
   let at = ref;
   for (let hop = 0; hop <= SYMREF_MAX_HOPS; hop++) {
     if (!at.startsWith('refs/heads/') || !isPlainValidRef(at)) return undefined;
     const file = path.join(commonDir, ...at.split('/'));
-    const st = await fs.lstat(file).catch((err) => (absent(err) ? null : Promise.reject(err)));
+    const st = await fs.lstat(fsPath(file)).catch((err) => (absent(err) ? null : Promise.reject(err)));
     // No loose file (packed, or not there yet), or a folder of branches under that name: this is where it ends.
     if (st === null || st.isDirectory()) return at;
     if (!st.isFile()) return undefined;
-    const text = (await fs.readFile(file, 'utf8')).trim();
+    const text = (await readGitFileText(fsPath(file))).trim();
     if (isCommitId(text)) return at;
     const next = /^ref: (\S+)$/.exec(text)?.[1];
     if (next === undefined) return undefined;
@@ -164,10 +166,10 @@ export async function branchTipInFiles(worktree: string, branch: string): Promis
  * symbolic ref, a folder of refs where its file would be).
  */
 async function refFromFiles(commonDir: string, ref: string): Promise<string | null | undefined> {
-  if (await fs.lstat(path.join(commonDir, 'reftable')).then(() => true, (err) => (absent(err) ? false : Promise.reject(err)))) return undefined;
-  const loose = await fs.readFile(path.join(commonDir, ref), 'utf8').then((t) => t.trim(), (err) => (absent(err) ? null : Promise.reject(err)));
+  if (await fs.lstat(fsPath(path.join(commonDir, 'reftable'))).then(() => true, (err) => (absent(err) ? false : Promise.reject(err)))) return undefined;
+  const loose = await readGitFileText(fsPath(path.join(commonDir, ref))).then((t) => t.trim(), (err) => (absent(err) ? null : Promise.reject(err)));
   if (loose !== null) return isCommitId(loose) ? loose : undefined;
-  const packed = await fs.readFile(path.join(commonDir, 'packed-refs'), 'utf8').catch((err) => (absent(err) ? '' : Promise.reject(err)));
+  const packed = await readGitFileText(path.join(commonDir, 'packed-refs'), PACKED_REFS_CAP).catch((err) => (absent(err) ? '' : Promise.reject(err)));
   for (const line of packed.split('\n')) {
     const [sha, name] = line.trim().split(' ');
     if (name === ref && isCommitId(sha)) return sha;

@@ -14,6 +14,7 @@ import { indexFlagListsOf, type IndexFlagLists } from './indexFlags';
 import { setIndexFlags } from './flaggedFiles';
 import { encodeName, fsPath } from './pathBytes';
 import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
+import { readGitBytes } from './gitFileText';
 
 /** In-memory flags git's `ls-files --debug` prints (cache.h): CE_VALID, CE_INTENT_TO_ADD, CE_SKIP_WORKTREE. */
 const CE_VALID = 0x8000;
@@ -55,7 +56,7 @@ async function flagListsFromGit(worktree: string, indexFile: string): Promise<In
  * checkout.
  */
 export async function captureIndexFlags(worktree: string, indexFile: string, onDisk: (rel: string) => boolean): Promise<IndexFlagRecord | null> {
-  const buf = await fs.readFile(indexFile).catch(() => null);
+  const buf = await readGitBytes(indexFile).catch(() => null);
   if (buf === null) return null;
   const lists = indexFlagListsOf(buf) ?? (await flagListsFromGit(worktree, indexFile));
   if (lists === null) return null;

@@ -16,10 +16,10 @@
  * versions 2 and 3, prefix-compressed (a varint, then the rest, NUL-ended) in
  * version 4.
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { worktreeGitDir } from './headFiles';
 import { decodeName } from './pathBytes';
+import { readGitBytes } from './gitFileText';
 
 const STAT_BYTES = 40;
 const ASSUME_VALID = 0x8000;
@@ -135,7 +135,7 @@ async function readIndexFile(worktree: string, env?: NodeJS.ProcessEnv): Promise
   if (env?.GIT_INDEX_FILE ?? process.env.GIT_INDEX_FILE) return undefined;
   // A registration given as GIT_DIR (a worktree whose link was cut: worktreeGitEnv) is the one to read, never the worktree's .git.
   const gitDir = env?.GIT_DIR ?? (await worktreeGitDir(worktree));
-  return gitDir === undefined ? undefined : fs.readFile(path.join(gitDir, 'index'));
+  return gitDir === undefined ? undefined : readGitBytes(path.join(gitDir, 'index'));
 }
 
 /** True or false when the index file answers for sure; undefined when git must be asked. */

@@ -6,14 +6,16 @@
  * again. Once the capture has kept what it knew, it is forgotten; one whose
  * commits or staged changes nothing else keeps stays, for the person to look at.
  */
-import { existsSync, promises as fs } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { withTextPath } from './byteFs';
 import { isCommitId } from './commitId';
 import { sharedGitDir } from './headFiles';
 import { registeredInside, type InnerWorktree } from './innerWorktrees';
 import { innerWorktreeCommits } from './keptCommits';
 import { ALL_SUBMODULES, READ_ONLY_GIT, runGit } from './runGit';
-import { resolvedPath } from './worktreeRegistration';
+import { fsPath } from './pathBytes';
+import { removeRegistration, resolvedPath } from './worktreeRegistration';
 
 /** Every commit its git dir knows is reachable from a ref of the repository (the snapshot's, a branch…). */
 async function commitsKept(repo: string, w: InnerWorktree): Promise<boolean> {
@@ -34,9 +36,14 @@ async function commitsKept(repo: string, w: InnerWorktree): Promise<boolean> {
 
 /** Its index records nothing but its HEAD: the evidence keeps its files and commits, not its index. */
 async function nothingStaged(repo: string, w: InnerWorktree): Promise<boolean> {
-  if (!w.head) return false;
-  const res = await runGit(['--git-dir', w.gitDir, 'diff-index', '--cached', '--quiet', ALL_SUBMODULES, w.head, '--'], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true });
-  return res.code === 0;
+  const head = w.head;
+  if (!head) return false;
+  // Its git dir through a text-named link when its name is not text: given as a string, `bad\xff`
+  // reached git as `bad\ufffd`, another registration (bug 200).
+  return withTextPath(w.gitDir, async (gitDir) => {
+    const res = await runGit(['--git-dir', gitDir, 'diff-index', '--cached', '--quiet', ALL_SUBMODULES, head, '--'], { cwd: repo, env: READ_ONLY_GIT, allowFailure: true });
+    return res.code === 0;
+  });
 }
 
 /**
@@ -46,19 +53,21 @@ async function nothingStaged(repo: string, w: InnerWorktree): Promise<boolean> {
  * changes. Returns the paths (relative to `worktree`) of those left registered.
  */
 export async function forgetInnerWorktrees(repo: string, worktree: string): Promise<string[]> {
-  if (existsSync(worktree)) return [];
+  if (existsSync(fsPath(worktree))) return [];
   const common = await sharedGitDir(repo);
   if (common === null) return [];
   const root = resolvedPath(worktree);
   const kept: string[] = [];
   for (const w of await registeredInside(common, worktree)) {
-    if (existsSync(path.join(root, w.path))) continue;
-    if (existsSync(path.join(w.gitDir, 'locked')) || !(await nothingStaged(repo, w)) || !(await commitsKept(repo, w))) {
+    // Every path by its bytes (fsPath): `worktrees/bad\xff` read as a string is `worktrees/bad\ufffd`,
+    // which may be the person's own registration — found unlocked and clean, it was removed (bug 200).
+    if (existsSync(fsPath(path.join(root, w.path)))) continue;
+    if (existsSync(fsPath(path.join(w.gitDir, 'locked'))) || !(await nothingStaged(repo, w)) || !(await commitsKept(repo, w))) {
       kept.push(w.path);
       continue;
     }
     // Its own admin dir, found by its `gitdir` file: no other registration is touched.
-    await fs.rm(w.gitDir, { recursive: true, force: true });
+    await removeRegistration(w.gitDir);
   }
   return kept;
 }

@@ -5,7 +5,10 @@
  * again at its restored folder, on its commit (kept by the snapshot), and its
  * files are put back around the new link; what cannot be linked is said, and no
  * `.git` that leads nowhere is left behind. A registration left at its path (by
- * a cleanup of an older version, or one cut short) is replaced.
+ * a cleanup of an older version, or one cut short) is replaced. A folder whose name
+ * is not UTF-8 (`bad\xff`) cannot be named in a git argument or working folder
+ * (Node passes both as UTF-8): git is given a symbolic link to it, named in text,
+ * and its two linking files are then written with the folder's bytes (bug 199).
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -13,6 +16,9 @@ import * as path from 'node:path';
 import { firstLine, NO_HOOKS_ENV, runGit } from './runGit';
 import { forgetWorktreeRegistration } from './worktreeRegistration';
 import { filtersOff } from './filteredPaths';
+import { listNames, withTextPath } from './byteFs';
+import { writeLinkFiles } from './linkFiles';
+import { fsPath } from './pathBytes';
 
 export interface LinkedRecord {
   path: string;
@@ -37,33 +43,55 @@ export async function relinkInnerWorktrees(repo: string, target: string, linked:
   // Outer ones first, so an inner worktree of an inner worktree finds its parent's folder in place.
   for (const entry of [...linked].sort((a, b) => a.path.length - b.path.length)) {
     const dir = path.join(target, entry.path);
-    const exists = await fs.lstat(dir).then((st) => st.isDirectory(), () => false);
+    const exists = await fs.lstat(fsPath(dir)).then((st) => st.isDirectory(), () => false);
     if (!exists) continue;
     // The archived `.git` file names the old registration: never left to lead nowhere.
-    await fs.rm(path.join(dir, '.git'), { force: true, recursive: true });
+    await fs.rm(fsPath(path.join(dir, '.git')), { force: true, recursive: true });
     if (!entry.head) {
       problems.push(`${entry.path} was a linked worktree with no commit checked out; its files are back, not linked`);
       continue;
     }
     const aside = `${dir}.paddock-relink-${randomBytes(4).toString('hex')}`;
-    await fs.rename(dir, aside);
+    await fs.rename(fsPath(dir), fsPath(aside));
     // The restore's folder did not exist before it: a registration still at this path (an older
     // cleanup's, one cut short) is for a folder that was gone, and `worktree add` refuses its path.
     await forgetWorktreeRegistration(repo, dir);
-    const why = await register(repo, dir, { ...entry, head: entry.head });
+    const why = await withTextFolder(target, dir, async (gitDir) => {
+      const failed = await register(repo, gitDir, { ...entry, head: entry.head! });
+      if (failed !== null || gitDir === dir) return failed;
+      const admin = await runGit(['rev-parse', '--absolute-git-dir'], { cwd: gitDir, allowFailure: true });
+      if (admin.code !== 0) return firstLine(admin.stderr) || 'its registration cannot be found';
+      return writeLinkFiles(dir, admin.stdout.trim()).then(() => null, (err: unknown) => (err instanceof Error ? err.message : String(err)));
+    });
     if (why !== null) {
-      await fs.rm(dir, { recursive: true, force: true });
-      await fs.rename(aside, dir);
+      await fs.rm(fsPath(dir), { recursive: true, force: true });
+      await fs.rename(fsPath(aside), fsPath(dir));
       problems.push(`${entry.path} was a linked worktree at ${entry.head.slice(0, 12)}; its files are back but git could not link it again (${why})`);
       continue;
     }
-    for (const name of await fs.readdir(aside)) await fs.rename(path.join(aside, name), path.join(dir, name));
-    await fs.rmdir(aside);
-    // Its index is HEAD's: what differs on disk shows as changes, as it did.
-    // Restore's own writes of its index: no hook of the person's (restore.ts).
-    await runGit(['read-tree', entry.head], { cwd: dir, env: NO_HOOKS_ENV, allowFailure: true });
-    // Nor a filter: the refresh hashes each tracked file (no stat data after read-tree) through its clean filter.
-    await runGit([...(await filtersOff(dir, NO_HOOKS_ENV)), 'update-index', '-q', '--refresh'], { cwd: dir, env: NO_HOOKS_ENV, allowFailure: true });
+    for (const name of await listNames(aside)) await fs.rename(fsPath(path.join(aside, name)), fsPath(path.join(dir, name)));
+    await fs.rmdir(fsPath(aside));
+    await withTextFolder(target, dir, async (gitDir) => {
+      // Its index is HEAD's: what differs on disk shows as changes, as it did.
+      // Restore's own writes of its index: no hook of the person's (restore.ts).
+      await runGit(['read-tree', entry.head!], { cwd: gitDir, env: NO_HOOKS_ENV, allowFailure: true });
+      // Nor a filter: the refresh hashes each tracked file (no stat data after read-tree) through its clean filter.
+      await runGit([...(await filtersOff(gitDir, NO_HOOKS_ENV)), 'update-index', '-q', '--refresh'], { cwd: gitDir, env: NO_HOOKS_ENV, allowFailure: true });
+      return null;
+    });
   }
   return problems;
+}
+
+/**
+ * byteFs.ts's `withTextPath` for a folder git is to make a worktree of: `dir` made, empty, when
+ * absent (the link needs something to lead to), the link made in a fresh folder of `target`.
+ */
+async function withTextFolder(target: string, dir: string, use: (gitDir: string) => Promise<string | null>): Promise<string | null> {
+  if (typeof fsPath(dir) !== 'string') {
+    await fs.mkdir(fsPath(dir)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+  }
+  return withTextPath(dir, use, target);
 }

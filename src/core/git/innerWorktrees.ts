@@ -7,12 +7,14 @@
  * those commits and where each worktree was; the removal then forgets their
  * registrations (innerForget.ts); restore links each again.
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { branchRefEnd, commonDirOf } from './headFiles';
 import { isCommitId } from './commitId';
+import { fsPath } from './pathBytes';
+import { listNames, readPathText, realPathOf } from './byteFs';
 import { resolvedPath } from './worktreeRegistration';
 import { isWithin, realPathOr } from '../common/paths';
+import { readGitFileText, PACKED_REFS_CAP } from './gitFileText';
 
 export interface InnerWorktree {
   /** Its folder, relative to the agent's worktree. */
@@ -27,15 +29,15 @@ export interface InnerWorktree {
 
 /** The commit a worktree's HEAD names, reading the loose or packed ref when it is a branch (a symbolic one followed to where it ends, as git does). */
 export async function headOf(gitDir: string, common: string): Promise<{ head: string | null; branch: string | null }> {
-  const text = (await fs.readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
+  const text = (await readGitFileText(fsPath(path.join(gitDir, 'HEAD'))).catch(() => '')).trim();
   if (isCommitId(text)) return { head: text, branch: null };
   const named = /^ref: (refs\/heads\/.+)$/.exec(text)?.[1];
   const ref = named && ((await branchRefEnd(common, named).catch(() => undefined)) ?? named);
   if (!ref) return { head: null, branch: null };
   const branch = ref.slice('refs/heads/'.length);
-  const loose = (await fs.readFile(path.join(common, ...ref.split('/')), 'utf8').catch(() => '')).trim();
+  const loose = (await readGitFileText(fsPath(path.join(common, ...ref.split('/')))).catch(() => '')).trim();
   if (isCommitId(loose)) return { head: loose, branch };
-  const packed = await fs.readFile(path.join(common, 'packed-refs'), 'utf8').catch(() => '');
+  const packed = await readGitFileText(fsPath(path.join(common, 'packed-refs')), PACKED_REFS_CAP).catch(() => '');
   const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`));
   const sha = line?.split(' ')[0] ?? '';
   return { head: isCommitId(sha) ? sha : null, branch };
@@ -56,17 +58,18 @@ export async function innerWorktrees(worktree: string, ownGitDir: string): Promi
  */
 export async function registeredInside(common: string, worktree: string, own: string | null = null): Promise<InnerWorktree[]> {
   const registry = path.join(common, 'worktrees');
-  const names = await fs.readdir(registry).catch(() => [] as string[]);
+  const names = await listNames(registry);
   // Resolved through its parent when it is gone (cleanup asks after the removal).
   const root = resolvedPath(worktree);
   const found: InnerWorktree[] = [];
   for (const name of names.sort()) {
     const gitDir = path.join(registry, name);
-    if (own !== null && (await realPathOr(gitDir, gitDir)) === own) continue;
-    const dotGit = (await fs.readFile(path.join(gitDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+    if (own !== null && (await realPathOf(gitDir, gitDir)) === own) continue;
+    // Its folder's name as bytes (byteFs.ts): one under `bad\xff` was recorded as `bad\ufffd`, which restore could not find (bug 199).
+    const dotGit = (await readPathText(path.join(gitDir, 'gitdir'), '')).replace(/\r?\n$/, '');
     if (!dotGit) continue;
     const folder = path.dirname(path.resolve(gitDir, dotGit));
-    const real = await realPathOr(folder, folder);
+    const real = await realPathOf(folder, folder);
     if (real === root || !isWithin(real, root)) continue;
     found.push({ path: path.relative(root, real).split(path.sep).join('/'), gitDir, ...(await headOf(gitDir, common)) });
   }

@@ -12,8 +12,8 @@
  * many tips there are, every one is kept: past MAX_PARENTS they hang from
  * keeper commits (octopuses of octopuses) instead of being cut off.
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { listEntries, readLatin1 } from './byteFs';
 import { failure } from '../common/errors';
 import { firstLine, GIT_BULK_TIMEOUT_MS, READ_ONLY_GIT, runGit } from './runGit';
 import { isCommitId } from './commitId';
@@ -49,7 +49,7 @@ export const MAX_PARENTS = 200;
 
 /** Both sides of every reflog line ("<old> <new> <who> <when>\t<message>"); a missing log is empty. */
 async function reflogCommits(file: string): Promise<string[]> {
-  const text = await fs.readFile(file, 'latin1').catch(() => '');
+  const text = await readLatin1(file);
   const out: string[] = [];
   for (const line of text.split('\n')) {
     const [older, newer] = line.split(' ', 2);
@@ -59,10 +59,10 @@ async function reflogCommits(file: string): Promise<string[]> {
   return out;
 }
 
-/** Every file under `dir`, recursively (a worktree git dir's `logs/` or `refs/`); none when it is missing. */
+/** Every file under `dir`, recursively (a worktree git dir's `logs/` or `refs/`); none when it is missing. Names keep their bytes (byteFs.ts): under `worktrees/bad\xff` read as text, the reflogs read empty and a commit only they knew was not kept (bug 200). */
 async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
-  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : Promise.resolve(e.isFile() ? [path.join(dir, e.name)] : []))));
+  const entries = await listEntries(dir);
+  const nested = await Promise.all(entries.map((e) => (e.isDirectory ? filesUnder(path.join(dir, e.name)) : Promise.resolve(e.isFile ? [path.join(dir, e.name)] : []))));
   return nested.flat();
 }
 
@@ -76,7 +76,7 @@ async function gitDirCommits(gitDir: string): Promise<string[]> {
 
 /** The shas a pseudo-ref file names (MERGE_HEAD may name several). */
 async function pseudoRefCommits(file: string): Promise<string[]> {
-  const text = await fs.readFile(file, 'latin1').catch(() => '');
+  const text = await readLatin1(file);
   // update-refs names the null id for a branch the rebase has not reached yet.
   return text.split('\n').map((l) => l.trim()).filter((l) => isCommitId(l) && !/^0+$/.test(l));
 }

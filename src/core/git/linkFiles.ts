@@ -9,7 +9,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { printable } from '../common/printable';
-import { writeFileDurable } from '../store/durable';
+import { fsPath } from './pathBytes';
+import { readPathText, realPathOf, replaceWithText } from './byteFs';
 
 /** The mode git gives the files it writes (`.git`, `gitdir`), before the umask. */
 const GIT_FILE_MODE = 0o666;
@@ -18,9 +19,10 @@ const GIT_FILE_MODE = 0o666;
  * `text` into `file` through the one durable write (temp file, fsync, rename, fsync of the folder):
  * a symbolic link there is replaced, never written through, and a crash leaves the old file or the
  * new one. Mode 0666 under the umask, as git writes these files (0644 by default), not the store's 0600.
+ * Paths, in the name and in the text, keep their bytes (byteFs.ts, bug 199).
  */
 export function replaceFile(file: string, text: string): Promise<void> {
-  return writeFileDurable(file, text, GIT_FILE_MODE);
+  return replaceWithText(file, text, GIT_FILE_MODE);
 }
 
 /**
@@ -31,15 +33,17 @@ export function replaceFile(file: string, text: string): Promise<void> {
  */
 export async function writeLinkFiles(folder: string, adminDir: string): Promise<void> {
   const dotGit = path.join(folder, '.git');
-  const st = await fs.lstat(dotGit).catch((err: NodeJS.ErrnoException) => {
+  const st = await fs.lstat(fsPath(dotGit)).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return null;
     throw err;
   });
   if (st !== null && !st.isFile()) throw new Error(`${printable(dotGit)} is not a file`);
-  const realAdmin = await fs.realpath(adminDir);
-  const realDotGit = path.join(await fs.realpath(folder), '.git');
-  const back = (await fs.readFile(path.join(realAdmin, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
-  const backReal = back ? path.join(await fs.realpath(path.dirname(path.resolve(realAdmin, back))).catch(() => ''), '.git') : '';
+  const realAdmin = await realPathOf(adminDir, null);
+  const realFolder = await realPathOf(folder, null);
+  if (realAdmin === null || realFolder === null) throw new Error(`${printable(realAdmin === null ? adminDir : folder)} cannot be read`);
+  const realDotGit = path.join(realFolder, '.git');
+  const back = (await readPathText(path.join(realAdmin, 'gitdir'), '')).replace(/\r?\n$/, '');
+  const backReal = back ? path.join(await realPathOf(path.dirname(path.resolve(realAdmin, back)), ''), '.git') : '';
   if (backReal !== realDotGit) await replaceFile(path.join(realAdmin, 'gitdir'), `${realDotGit}\n`);
   await replaceFile(realDotGit, `gitdir: ${realAdmin}\n`);
 }

@@ -6,9 +6,10 @@
  * and the confirmation before a cleanup, which names the linked worktrees outside the agent's.
  * Never into a `.git` folder, never through a symbolic link; folders of one depth are read a few at
  * a time, each listing awaited, so the event loop stays free; `signal` stops it between listings.
+ * Names keep their bytes (byteFs.ts): a folder named `bad\xff` was passed over (bug 199).
  */
-import { promises as fs, type Dirent } from 'node:fs';
 import * as path from 'node:path';
+import { listEntries } from './byteFs';
 import type { NestedRepo } from './inventory';
 
 /** What was found, and whether the walk stopped at `limit` (more may be there). */
@@ -22,10 +23,6 @@ export const NESTED_FIND_LIMIT = 10_000;
 /** How many folders are listed at once. */
 const FOLDER_BATCH = 32;
 
-async function listing(dir: string): Promise<Dirent[]> {
-  return fs.readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]);
-}
-
 /** Every folder below `root` (not `root` itself) holding a `.git`, parents first, names sorted; throws `signal`'s reason when aborted. */
 export async function findNestedGitEntries(root: string, opts: { limit?: number; signal?: AbortSignal } = {}): Promise<NestedFind> {
   const limit = opts.limit ?? NESTED_FIND_LIMIT;
@@ -36,15 +33,16 @@ export async function findNestedGitEntries(root: string, opts: { limit?: number;
     for (let at = 0; at < level.length; at += FOLDER_BATCH) {
       opts.signal?.throwIfAborted();
       const batch = level.slice(at, at + FOLDER_BATCH);
-      const lists = await Promise.all(batch.map((rel) => listing(rel === '' ? root : path.join(root, rel))));
+      const lists = await Promise.all(batch.map((rel) => listEntries(rel === '' ? root : path.join(root, rel))));
       for (const [k, rel] of batch.entries()) {
         const entries = lists[k]!.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-        const dotGit = entries.find((e) => e.name === '.git');
+        // A FIFO, socket or device named `.git` is no repository: never read, never named (bug 227).
+        const dotGit = entries.find((e) => e.name === '.git' && (e.isDirectory || e.isFile || e.isSymbolicLink));
         if (rel !== '' && dotGit) {
           if (nested.length >= limit) return { nested, cut: true };
-          nested.push({ path: rel, gitFile: !dotGit.isDirectory() });
+          nested.push({ path: rel, gitFile: !dotGit.isDirectory });
         }
-        for (const e of entries) if (e.isDirectory() && e.name !== '.git') next.push(rel === '' ? e.name : `${rel}/${e.name}`);
+        for (const e of entries) if (e.isDirectory && e.name !== '.git') next.push(rel === '' ? e.name : `${rel}/${e.name}`);
       }
     }
     level = next;

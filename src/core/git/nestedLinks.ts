@@ -7,19 +7,20 @@
  * worktree restored at its own path too, acted on that copy's git data. Each link naming a place
  * inside the old worktree is written again to name the same place in the new one (linkFiles.ts's
  * rule: files replaced, never written through a link), and only when that place really lies in it.
+ * Paths keep their bytes (byteFs.ts, bug 199).
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { isWithin, realPathOr } from '../common/paths';
+import { isWithin } from '../common/paths';
 import { printable } from '../common/printable';
+import { listNames, lstatOf, readPathText, realPathOf } from './byteFs';
 import { replaceFile } from './linkFiles';
 import { resolvedPath } from './worktreeRegistration';
 import { findNestedGitEntries } from './nestedGitEntries';
 
 /** Whether `p` is a real folder (not a symbolic link) whose real path lies in `realOuter`. */
 async function realFolderWithin(p: string, realOuter: string): Promise<boolean> {
-  const st = await fs.lstat(p).catch(() => null);
-  const real = st?.isDirectory() ? await realPathOr(p, null) : null;
+  const st = await lstatOf(p);
+  const real = st?.isDirectory() ? await realPathOf(p, null) : null;
   return real !== null && isWithin(real, realOuter);
 }
 
@@ -36,7 +37,7 @@ function moved(named: string, origins: readonly string[], target: string): strin
  * could not be linked.
  */
 export async function relinkNestedInside(target: string, origin: string, nested: readonly string[]): Promise<string[]> {
-  const realTarget = await realPathOr(target, null);
+  const realTarget = await realPathOf(target, null);
   if (realTarget === null) return [];
   const origins = [...new Set([path.resolve(origin), resolvedPath(origin)])];
   if (origins.includes(realTarget) || origins.includes(path.resolve(target))) return [];
@@ -44,21 +45,21 @@ export async function relinkNestedInside(target: string, origin: string, nested:
   const commons = new Set<string>();
   for (const rel of nested) {
     const dotGit = path.join(target, rel, '.git');
-    const st = await fs.lstat(dotGit).catch(() => null);
+    const st = await lstatOf(dotGit);
     if (st?.isDirectory()) {
       if (await realFolderWithin(dotGit, realTarget)) commons.add(dotGit);
       continue;
     }
     if (!st?.isFile() || !(await realFolderWithin(path.dirname(dotGit), realTarget))) continue;
-    const named = /^gitdir: (.+)$/m.exec(await fs.readFile(dotGit, 'utf8').catch(() => ''))?.[1];
+    const named = /^gitdir: (.+)$/m.exec(await readPathText(dotGit, ''))?.[1];
     const there = named ? moved(path.resolve(path.dirname(dotGit), named), origins, target) : null;
     if (there === null) continue;
     if (!(await realFolderWithin(there, realTarget))) {
       problems.push(`${printable(rel)}'s .git names ${printable(named!)} in the agent's old worktree, which did not come back here; git fails in it.`);
       continue;
     }
-    await replaceFile(dotGit, `gitdir: ${await fs.realpath(there)}\n`);
-    const pointer = (await fs.readFile(path.join(there, 'commondir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+    await replaceFile(dotGit, `gitdir: ${await realPathOf(there, there)}\n`);
+    const pointer = (await readPathText(path.join(there, 'commondir'), '')).replace(/\r?\n$/, '');
     commons.add(pointer ? path.resolve(there, pointer) : there);
   }
   for (const common of commons) await relinkRegistrations(common, origins, target, realTarget);
@@ -80,14 +81,14 @@ export async function relinkNestedFound(target: string, origin: string): Promise
 async function relinkRegistrations(common: string, origins: readonly string[], target: string, realTarget: string): Promise<void> {
   const registry = path.join(common, 'worktrees');
   if (!(await realFolderWithin(registry, realTarget))) return;
-  for (const name of await fs.readdir(registry).catch(() => [] as string[])) {
+  for (const name of await listNames(registry)) {
     const adminDir = path.join(registry, name);
     if (!(await realFolderWithin(adminDir, realTarget))) continue;
-    const back = (await fs.readFile(path.join(adminDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+    const back = (await readPathText(path.join(adminDir, 'gitdir'), '')).replace(/\r?\n$/, '');
     const there = back ? moved(path.resolve(adminDir, back), origins, target) : null;
     if (there === null) continue;
     const folder = path.dirname(there);
-    const real = (await realFolderWithin(folder, realTarget)) ? path.join(await fs.realpath(folder), '.git') : there;
+    const real = (await realFolderWithin(folder, realTarget)) ? path.join(await realPathOf(folder, folder), '.git') : there;
     await replaceFile(path.join(adminDir, 'gitdir'), `${real}\n`);
   }
 }

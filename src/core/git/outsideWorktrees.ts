@@ -8,14 +8,14 @@
  * path: linkFiles.ts, for that checkout only), or says it could not.
  * Only a checkout whose `.git` names this repository counts: the agent's copy (`cp -r`) of the
  * person's repository carries registrations of the person's worktrees, which still name the
- * person's repository and must never be taken over.
+ * person's repository and must never be taken over. Paths keep their bytes (byteFs.ts, bug 199).
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { failure, PaddockError } from '../common/errors';
 import { clipText } from '../common/clipText';
-import { isWithin, pathExists, realPathOr } from '../common/paths';
+import { isWithin } from '../common/paths';
 import { printable } from '../common/printable';
+import { existsAt, listNames, lstatOf, readPathText, realPathOf } from './byteFs';
 import { headOf } from './innerWorktrees';
 import type { NestedRepo } from './inventory';
 import { linkByHandWords } from './linkByHand';
@@ -32,18 +32,36 @@ export interface OutsideWorktree {
   gitdir: string;
   /** The repository's git dir relative to the agent's worktree, when not `<repo>/.git` (a `.git` file leading to one inside it). */
   common?: string;
+  /**
+   * Locked (git's `locked` marker) and its folder not there at the capture, as on a drive not mounted
+   * (bug 229): `gitdir` is then the registration's real path, what git wrote in its `.git`.
+   */
+  away?: true;
   branch: string | null;
 }
 
 interface Registration {
   adminDir: string;
   folder: string;
+  locked: boolean;
+}
+
+/**
+ * The git dir a locked registration's folder names, when that folder is away (not there at all) and
+ * would lie outside the agent's worktree: git keeps such a registration (`git worktree lock`, for a
+ * checkout on a removable drive), so the checkout comes back expecting it. Null otherwise: a folder
+ * merely gone, unlocked, is stale (git prunes it), not this repository's to speak for.
+ */
+async function awayGitDir(r: Registration, worktree: string, root: string): Promise<string | null> {
+  if (!r.locked || (await lstatOf(r.folder)) !== null) return null;
+  if (isWithin(r.folder, worktree) || isWithin(r.folder, root)) return null;
+  return realPathOf(r.adminDir, null);
 }
 
 /** Whether `p` is a real folder (not a symbolic link) whose real path lies in `realOuter`. */
 async function folderWithin(p: string, realOuter: string): Promise<boolean> {
-  const st = await fs.lstat(p).catch(() => null);
-  const real = st?.isDirectory() ? await realPathOr(p, null) : null;
+  const st = await lstatOf(p);
+  const real = st?.isDirectory() ? await realPathOf(p, null) : null;
   return real !== null && isWithin(real, realOuter);
 }
 
@@ -55,63 +73,82 @@ async function folderWithin(p: string, realOuter: string): Promise<boolean> {
  */
 async function registrations(common: string): Promise<Registration[]> {
   const registry = path.join(common, 'worktrees');
-  const realCommon = await realPathOr(common, null);
+  const realCommon = await realPathOf(common, null);
   const found: Registration[] = [];
   if (realCommon === null || !(await folderWithin(registry, realCommon))) return found;
-  for (const name of (await fs.readdir(registry).catch(() => [] as string[])).sort()) {
+  for (const name of (await listNames(registry)).sort()) {
     const adminDir = path.join(registry, name);
     if (!(await folderWithin(adminDir, realCommon))) continue;
-    const dotGit = (await fs.readFile(path.join(adminDir, 'gitdir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
-    if (dotGit) found.push({ adminDir, folder: path.dirname(path.resolve(adminDir, dotGit)) });
+    const dotGit = (await readPathText(path.join(adminDir, 'gitdir'), '')).replace(/\r?\n$/, '');
+    const locked = (await lstatOf(path.join(adminDir, 'locked')))?.isFile() === true;
+    if (dotGit) found.push({ adminDir, folder: path.dirname(path.resolve(adminDir, dotGit)), locked });
   }
   return found;
 }
 
 /** The git dir a checkout's `.git` file names (absolute, symbolic links not resolved), or null (no such file, not one git wrote). */
 async function namedGitDir(folder: string): Promise<string | null> {
-  const text = await fs.readFile(path.join(folder, '.git'), 'utf8').catch(() => null);
+  const text = await readPathText(path.join(folder, '.git'), null);
   const named = text === null ? null : /^gitdir: (.+)$/m.exec(text)?.[1];
   return named ? path.resolve(folder, named) : null;
 }
 
 /** Whether `a` and `b` are one folder, symbolic links resolved; false when either is gone. */
 async function same(a: string, b: string): Promise<boolean> {
-  const [ra, rb] = [await realPathOr(a, null), await realPathOr(b, null)];
+  const [ra, rb] = [await realPathOf(a, null), await realPathOf(b, null)];
   return ra !== null && ra === rb;
 }
 
 /**
  * The git dir a nested repository's `.git` file leads to, when it and its common dir lie inside
- * `root` (`git init --separate-git-dir=<inside>`): its linked worktrees outside are as much at
- * stake. A submodule's or a linked worktree's leads out of `root`, or into a `.git` read anyway.
+ * `root` (`git init --separate-git-dir=<inside>`) or in the agent's private git dir `own` (a
+ * submodule's, `modules/<name>`, removed with the worktree: bug 202): its linked worktrees outside
+ * are as much at stake. A linked worktree's of the person's repository leads out of both, or into a
+ * `.git` read anyway.
  */
-async function commonDirOf(dotGitFile: string, root: string): Promise<string | null> {
+async function commonDirOf(dotGitFile: string, root: string, own: string | null): Promise<string | null> {
   const gitdir = await namedGitDir(path.dirname(dotGitFile));
   if (gitdir === null) return null;
-  const pointer = (await fs.readFile(path.join(gitdir, 'commondir'), 'utf8').catch(() => '')).replace(/\r?\n$/, '');
+  const pointer = (await readPathText(path.join(gitdir, 'commondir'), '')).replace(/\r?\n$/, '');
   const common = pointer ? path.resolve(gitdir, pointer) : gitdir;
-  return (await folderWithin(common, root)) ? realPathOr(common, null) : null;
+  const inside = (await folderWithin(common, root)) || (own !== null && (await folderWithin(common, own)));
+  return inside ? realPathOf(common, null) : null;
+}
+
+/** The agent's private git dir (`<repo>/.git/worktrees/<id>`, its `.git` file names it), real path; null when `.git` is no such file. */
+async function privateGitDirOf(worktree: string): Promise<string | null> {
+  const st = await lstatOf(path.join(worktree, '.git'));
+  const named = st?.isFile() ? await namedGitDir(worktree) : null;
+  return named === null ? null : realPathOf(named, null);
 }
 
 /**
- * The linked worktrees outside `worktree` of the repositories whose git dir lies inside it: only
- * those whose `.git` names that repository's registration. A registration whose folder is gone (not
- * pruned) or names another repository (a copy's) is not this repository's to speak for.
+ * The linked worktrees outside `worktree` of the repositories whose git dir lies inside it, or in its
+ * private git dir (a submodule's): only those whose `.git` names that repository's registration. A
+ * registration whose folder is gone (not pruned) or names another repository (a copy's) is not this
+ * repository's to speak for. A submodule's records no `common`: restore brings its git dir back as
+ * the submodule's own `.git` folder (gitDirsToKeep.ts), where the registration is then looked for.
  */
 export async function outsideWorktreesOf(worktree: string, nested: readonly NestedRepo[]): Promise<OutsideWorktree[]> {
-  const root = await realPathOr(worktree, worktree);
+  const root = await realPathOf(worktree, worktree);
+  const own = await privateGitDirOf(worktree);
   const found: OutsideWorktree[] = [];
   const seen = new Set<string>();
   // `.git` folders first: a `.git` file leading into one of them (its linked worktree inside) adds nothing.
   for (const n of [...nested].sort((a, b) => Number(a.gitFile) - Number(b.gitFile))) {
     const dotGit = path.join(worktree, n.path, '.git');
-    const realCommon = n.gitFile ? await commonDirOf(dotGit, root) : await realPathOr(dotGit, null);
+    const realCommon = n.gitFile ? await commonDirOf(dotGit, root, own) : await realPathOf(dotGit, null);
     if (realCommon === null || seen.has(realCommon)) continue;
     seen.add(realCommon);
     const common = n.gitFile ? realCommon : dotGit;
-    const rel = n.gitFile ? { common: path.relative(root, realCommon) } : {};
+    const rel = n.gitFile && isWithin(realCommon, root) ? { common: path.relative(root, realCommon) } : {};
     for (const r of await registrations(common)) {
-      const real = await realPathOr(r.folder, null);
+      const real = await realPathOf(r.folder, null);
+      const away = real === null ? await awayGitDir(r, worktree, root) : null;
+      if (away !== null) {
+        found.push({ repo: n.path, id: path.basename(r.adminDir), folder: r.folder, gitdir: away, ...rel, away: true, branch: (await headOf(r.adminDir, common)).branch });
+        continue;
+      }
       if (real === null || isWithin(real, root)) continue;
       const gitdir = await namedGitDir(r.folder);
       if (gitdir === null || !(await same(gitdir, r.adminDir))) continue;
@@ -126,6 +163,9 @@ export function outsideWorktreeWords(found: readonly OutsideWorktree[]): string[
   return found.map((o) => {
     const folder = clipText(printable(o.folder), 1000);
     const on = o.branch ? ` (on ${clipText(printable(o.branch), 200)})` : '';
+    if (o.away) {
+      return `${clipText(printable(o.repo), 1000)}: a repository in the agent's worktree with a linked worktree outside it, ${folder}${on}, locked and away (its folder is not there now, as on a drive not mounted); its git data (HEAD, index, commits) is archived with the worktree, so when the folder comes back git fails in it until \`paddock restore\` brings the repository back and links it again`;
+    }
     return `${clipText(printable(o.repo), 1000)}: a repository in the agent's worktree with a linked worktree outside it, ${folder}${on}; its git data (HEAD, index, commits) is archived with the worktree and git fails in ${folder} until \`paddock restore\` brings it back and links it again`;
   });
 }
@@ -143,24 +183,29 @@ export function withOutsideWorktrees(err: unknown, words: readonly string[], con
  * At restore into `target`: each linked worktree the capture recorded (`outside`) is linked to its
  * restored repository again when its `.git` still names, exactly, the git dir it named then (removed
  * with the agent's worktree). One whose `.git` names anything else is not taken over. Returns what
- * is not as it was.
+ * is not as it was. `all`: the record says it holds every one (`outsideAll`); an older one may not.
  */
-export async function relinkOutsideWorktrees(target: string, outside: readonly Omit<OutsideWorktree, 'branch'>[]): Promise<string[]> {
+export async function relinkOutsideWorktrees(target: string, outside: readonly Omit<OutsideWorktree, 'branch'>[], all = false): Promise<string[]> {
   const problems: string[] = [];
-  const realTarget = await realPathOr(target, target);
+  const realTarget = await realPathOf(target, target);
   for (const o of outside) {
     const repoDir = path.join(target, o.repo);
     const commonDir = path.join(target, o.common ?? path.join(o.repo, '.git'));
     const adminDir = path.join(commonDir, 'worktrees', o.id);
-    if (!isWithin(repoDir, target) || !isWithin(commonDir, target) || isWithin((await realPathOr(o.folder, o.folder)), realTarget)) continue;
+    if (!isWithin(repoDir, target) || !isWithin(commonDir, target) || isWithin((await realPathOf(o.folder, o.folder)), realTarget)) continue;
     const where = `${printable(o.repo)}'s linked worktree ${printable(o.folder)}`;
     const named = await namedGitDir(o.folder);
     if (named !== null && (await same(named, adminDir))) continue;
+    if (named === null && o.away) {
+      // Still away (bug 229): back at the old place it works as it is; elsewhere it needs linking then.
+      if ((await realPathOf(adminDir, null)) !== o.gitdir) problems.push(awayWords(where, o, adminDir, target));
+      continue;
+    }
     if (named === null) {
       problems.push(`${where} is gone or has no .git file; the repository still lists it (\`git worktree prune\` in it forgets it).`);
       continue;
     }
-    if (named !== o.gitdir || (await pathExists(named)) || !(await pathExists(adminDir))) {
+    if (named !== o.gitdir || (await existsAt(named)) || !(await existsAt(adminDir))) {
       problems.push(`${where} now names ${printable(named)}; it was not linked to the restored repository (\`git worktree repair\` in it would take it over).`);
       continue;
     }
@@ -179,11 +224,17 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
       problems.push(`${where} could not be linked to the restored repository again (${failed ?? 'its .git does not name it'}); git fails there until it is (${linkByHandWords(o.folder, adminDir)}).`);
     }
   }
-  // A capture before every one was recorded cut the list at 200, saying nothing: the rest may be missing.
-  if (outside.length === OLD_OUTSIDE_CUT) {
+  // A capture before every one was recorded cut the list at 200, saying nothing: the rest may be
+  // missing. Only such a record: one that says it holds all, with exactly 200, has no rest (bug 201).
+  if (!all && outside.length === OLD_OUTSIDE_CUT) {
     problems.push(`The evidence lists exactly ${OLD_OUTSIDE_CUT} linked worktrees outside the agent's, where a capture by an earlier Paddock stopped counting: if there were more, they were not linked to the restored repositories and git fails in them until each one's .git file names its registration in ${printable(target)} (\`git worktree list\` in each repository there lists them).`);
   }
   return problems;
+}
+
+/** What to do for a locked worktree still away, restored elsewhere: its `.git` names the old place. */
+function awayWords(where: string, o: Omit<OutsideWorktree, 'branch'>, adminDir: string, target: string): string {
+  return `${where} was locked and away at the cleanup and is still not there: when it comes back, its .git names ${printable(o.gitdir)}, gone, and git fails there until it is linked to the restored repository in ${printable(target)}: once it is back, ${linkByHandWords(o.folder, adminDir)}.`;
 }
 
 /** Where a capture before every outside worktree was recorded cut its list. */

@@ -13,6 +13,7 @@ import { isWithin, realPathOr } from '../common/paths';
 import { printable } from '../common/printable';
 import { fsPath } from './pathBytes';
 import { NO_HOOKS_ENV, runGit } from './runGit';
+import { readGitFileText } from './gitFileText';
 
 /** Absorbs the git dirs of these checkouts (paths in the worktree); says which stayed a `.git` folder. */
 export async function reabsorbGitDirs(target: string, checkouts: readonly string[]): Promise<string[]> {
@@ -37,10 +38,10 @@ export async function reabsorbGitDirs(target: string, checkouts: readonly string
   const problems: string[] = [];
   for (const p of checkouts) {
     const st = await fs.lstat(fsPath(path.join(target, p, '.git'))).catch(() => null);
-    if (st?.isDirectory()) problems.push(`${printable(p)}: its git dir came back as its own .git folder, not in the worktree's git dir where it was (git submodule absorbgitdirs moves it there).`);
+    if (st?.isDirectory()) problems.push(`${printable(p)}: its git dir came back as its own .git folder, not in the worktree's git dir where it was (${await howToAbsorb(path.join(target, p, '.git'))}).`);
     // git moves a nested git dir with its parent's and rewrites the pointer only for a submodule its
     // parent's .gitmodules names as git would (not one renamed to a name git refuses).
-    const named = st?.isFile() ? /^gitdir: (.+)$/m.exec(await fs.readFile(fsPath(path.join(target, p, '.git')), 'utf8'))?.[1] : undefined;
+    const named = st?.isFile() ? /^gitdir: (.+)$/m.exec(await readGitFileText(fsPath(path.join(target, p, '.git'))))?.[1] : undefined;
     if (named && !(await fs.lstat(fsPath(path.resolve(target, p, named, 'HEAD'))).catch(() => null))) {
       problems.push(`${printable(p)}: its .git names ${printable(named)}, which is not there; its git dir is in its parent's (modules/), under the name its parent's .gitmodules gave it before (git submodule absorbgitdirs there finds it once that name is back).`);
     }
@@ -93,4 +94,15 @@ async function pointIntoParent(target: string, parent: string, p: string): Promi
   await fs.rm(fsPath(path.join(checkout, '.git')), { recursive: true, force: true });
   await fs.writeFile(fsPath(path.join(checkout, '.git')), `gitdir: ${path.relative(checkout, inParent)}\n`);
   await runGit(['config', '--file', path.join(inParent, 'config'), 'core.worktree', path.relative(inParent, checkout)], { cwd: target, allowFailure: true });
+}
+
+/**
+ * How the person moves a submodule's `.git` folder back: `git submodule absorbgitdirs`, unless it
+ * registers linked worktrees, which git refuses to move (*relocate_gitdir … with more than one
+ * worktree not supported*; bug 202): advising it then sent the person to a command that fails.
+ */
+async function howToAbsorb(dotGit: string): Promise<string> {
+  const registered = await fs.readdir(fsPath(path.join(dotGit, 'worktrees'))).catch(() => []);
+  if (registered.length === 0) return 'git submodule absorbgitdirs moves it there';
+  return 'git works in it as it is; git submodule absorbgitdirs refuses to move it while it has linked worktrees';
 }

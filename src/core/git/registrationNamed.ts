@@ -18,6 +18,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { realPathOr } from '../common/paths';
 import { worktreeGitDir } from './headFiles';
+import { readGitFileText } from './gitFileText';
 
 /** Why no registration was usable, for the caller's sentence; or the admin dir to link to. */
 export type NamedRegistration = { adminDir: string } | { problem: string };
@@ -35,7 +36,7 @@ export async function registrationNamedBy(common: string, worktree: string, bran
   if (adminDir === null || registry === null || path.dirname(adminDir) !== registry) {
     return { problem: `no registration in ${common}/worktrees names it, and the git dir its .git names (${named}) is ${adminDir === null ? 'gone' : 'not one of them'}` };
   }
-  const back = (await fs.readFile(path.join(adminDir, 'gitdir'), 'utf8').catch(() => '')).trim();
+  const back = (await readGitFileText(path.join(adminDir, 'gitdir')).catch(() => '')).trim();
   const folder = back === '' ? null : path.dirname(path.resolve(adminDir, back));
   // Another checkout that is there owns this registration: linking here would take its HEAD and index.
   if (folder !== null && (await realPathOr(folder, null)) !== null) return { problem: `the registration its .git names (${adminDir}) belongs to ${folder}` };
@@ -54,6 +55,6 @@ async function exists(file: string): Promise<boolean> {
 /** Whether the admin dir's HEAD is `ref: refs/heads/<branch>` (a detached or other HEAD proves nothing). */
 async function headNamesBranch(adminDir: string, branch: string | null | undefined): Promise<boolean> {
   if (!branch) return false;
-  const head = (await fs.readFile(path.join(adminDir, 'HEAD'), 'utf8').catch(() => '')).trim();
+  const head = (await readGitFileText(path.join(adminDir, 'HEAD')).catch(() => '')).trim();
   return head === `ref: refs/heads/${branch}`;
 }

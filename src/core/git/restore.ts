@@ -341,7 +341,7 @@ async function fillWorktree(opts: RestoreOptions, target: string, manifest: Mani
   const problems = [...sparseProblems, ...absorbProblems, ...nestedProblems, ...(await relinkInnerWorktrees(opts.repo, target, manifest?.linked ?? []))];
   problems.push(...(await foreignWorktreeNotes(target, manifest?.worktree ?? target, opts.evidenceDir, manifest?.foreign)));
   // A nested repository's linked worktrees outside the agent's: their `.git` files named its old place.
-  if (manifest?.outside) problems.push(...(await relinkOutsideWorktrees(target, manifest.outside)));
+  if (manifest?.outside) problems.push(...(await relinkOutsideWorktrees(target, manifest.outside, manifest.outsideAll === true)));
   for (const note of c.notes) if (note) problems.push(note);
   if (manifest) problems.push(...(await relinkHardLinks(target, manifest.entries)));
   if (manifest) await applyInventory(target, manifest);

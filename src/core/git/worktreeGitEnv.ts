@@ -11,6 +11,8 @@ import { worktreeLink } from './worktreeLink';
 import { registrationsOf } from './worktreeRegistration';
 import { registrationNamedBy } from './registrationNamed';
 import { sharedGitDir } from './headFiles';
+import { fsPath } from './pathBytes';
+import { printable } from '../common/printable';
 
 /**
  * Nothing for a worktree linked to `repo`; otherwise `GIT_DIR` (the registration) and `GIT_WORK_TREE`:
@@ -25,6 +27,11 @@ export async function worktreeGitEnv(repo: string, worktree: string, branch?: st
   const common = own ? null : await sharedGitDir(repo);
   const named = common === null ? null : await registrationNamedBy(common, worktree, branch);
   const registration = own ?? (named && 'adminDir' in named ? named.adminDir : undefined);
+  // Its name by its bytes (`worktrees/bad\xff`): an environment reaches git as UTF-8, where that is
+  // `worktrees/bad\ufffd`, perhaps a person's registration, read as the agent's (bug 200's class).
+  if (registration && typeof fsPath(registration) !== 'string') {
+    throw failure(`The worktree ${printable(worktree)} no longer leads to its repository ${repo} (its .git was changed) and its registration there, ${printable(registration)}, is named by bytes that are not text, which git cannot be pointed at; its files cannot be read as the agent's work until its .git names it (or it is renamed).`);
+  }
   if (!registration) throw failure(`The worktree ${worktree} no longer leads to its repository ${repo} (its .git was changed) and ${repo} has no record of it; its files cannot be read as the agent's work.`);
   return { GIT_DIR: registration, GIT_WORK_TREE: worktree };
 }

@@ -6,6 +6,7 @@ import { mainWorktreeFromFiles } from './mainWorktreeFiles';
 import { isCommitId } from './commitId';
 import { runGit } from './runGit';
 import { realPathOr } from '../common/paths';
+import { readGitFileText } from './gitFileText';
 
 export interface WorktreeEntry {
   path: string;
@@ -66,8 +67,8 @@ export async function listWorktreesFromFiles(repo: string): Promise<WorktreeEntr
 
 async function linkedEntryFromFiles(commonDir: string, adminDir: string): Promise<WorktreeEntry | undefined> {
   const [gitdir, head, locked] = await Promise.all([
-    fs.readFile(path.join(adminDir, 'gitdir'), 'utf8'),
-    fs.lstat(path.join(adminDir, 'HEAD')).then((st) => (st.isFile() ? fs.readFile(path.join(adminDir, 'HEAD'), 'utf8') : null)),
+    readGitFileText(path.join(adminDir, 'gitdir')),
+    fs.lstat(path.join(adminDir, 'HEAD')).then((st) => (st.isFile() ? readGitFileText(path.join(adminDir, 'HEAD')) : null)),
     fs.lstat(path.join(adminDir, 'locked')).then(() => true, () => false),
   ]);
   const dotGit = gitdir.replace(/\r?\n$/, '');

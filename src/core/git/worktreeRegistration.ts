@@ -8,6 +8,8 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from './runGit';
+import { listNames, readPathText } from './byteFs';
+import { fsPath } from './pathBytes';
 import { realPathOr, realPathOrSync } from '../common/paths';
 
 /** `folder` as git records it: symlinks resolved (through its parent when it is gone, usually still there). */
@@ -38,9 +40,10 @@ export async function registrationsOf(repo: string, folder: string): Promise<str
   const admin = path.join(path.resolve(repo, res.stdout.trim()), 'worktrees');
   const wanted = new Set([path.resolve(folder), resolvedPath(folder)]);
   const found: string[] = [];
-  for (const name of await fs.readdir(admin).catch(() => [] as string[])) {
+  // Bytes kept (byteFs.ts): a folder under `bad\xff` read as `bad\ufffd` matched nothing (bug 199).
+  for (const name of await listNames(admin)) {
     const dir = path.join(admin, name);
-    const gitdir = await fs.readFile(path.join(dir, 'gitdir'), 'utf8').catch(() => null);
+    const gitdir = await readPathText(path.join(dir, 'gitdir'), null);
     if (gitdir === null || gitdir.trim() === '') continue;
     // `gitdir` names the worktree's `.git` file (relative to the admin dir when git wrote it relative).
     const registered = path.dirname(path.resolve(dir, gitdir.trim()));
@@ -54,7 +57,7 @@ export async function registrationsOf(repo: string, folder: string): Promise<str
  * whether one was removed; a folder still on disk is never forgotten (git's `worktree remove` is for that).
  */
 export async function forgetWorktreeRegistration(repo: string, folder: string): Promise<boolean> {
-  if (existsSync(folder)) return false;
+  if (existsSync(fsPath(folder))) return false;
   const dirs = await registrationsOf(repo, folder);
   for (const dir of dirs) await removeRegistration(dir);
   return dirs.length > 0;
@@ -66,8 +69,8 @@ export async function forgetWorktreeRegistration(repo: string, folder: string): 
  * any order) still leaves a registration `registrationsOf` finds, and the next try finishes it.
  */
 export async function removeRegistration(dir: string): Promise<void> {
-  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
-    if (name !== 'gitdir') await fs.rm(path.join(dir, name), { recursive: true, force: true });
+  for (const name of await listNames(dir)) {
+    if (name !== 'gitdir') await fs.rm(fsPath(path.join(dir, name)), { recursive: true, force: true });
   }
-  await fs.rm(dir, { recursive: true, force: true });
+  await fs.rm(fsPath(dir), { recursive: true, force: true });
 }

@@ -21,14 +21,26 @@ export async function outsideWorktreesNow(worktree: string | null | undefined, s
   if (!worktree || !(await pathExists(worktree))) return [];
   try {
     const found = await findNestedGitEntries(worktree, { signal });
-    const outside = await outsideWorktreesOf(worktree, found.nested);
-    // A cancel while their registrations were read (after the walk) is a cancel too: no dialog.
+    // A cancel while their registrations are read (after the walk) is a cancel too, at once: no
+    // dialog, and no waiting on a read that may be slow (a network disk) — bug 227.
+    const outside = await untilAborted(outsideWorktreesOf(worktree, found.nested), signal);
     signal?.throwIfAborted();
     return outside;
   } catch (err) {
     if (signal?.aborted) throw err;
     return [];
   }
+}
+
+/** `work`, or `signal`'s reason as soon as it is aborted (the work itself goes on unheard). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** How many outside worktrees the confirmation names one by one; the rest are counted. */
@@ -42,6 +54,8 @@ export const OUTSIDE_CONFIRM_LINES = 20;
 export function outsideConfirmLines(found: readonly OutsideWorktree[], restore = 'Restore Worktree'): string[] {
   const lines = found.slice(0, OUTSIDE_CONFIRM_LINES).map((o) => {
     const on = o.branch ? ` (on ${clipText(printable(o.branch), 200)})` : '';
+    // Locked and away (bug 229): nothing there to break today, but it comes back expecting this git data.
+    if (o.away) return `• ${clipText(printable(o.folder), 500)}${on}, a linked worktree of ${clipText(printable(o.repo), 200)} in the agent's worktree, locked and away (its folder is not there now, as on a drive not mounted): its git data (HEAD, index, commits) is archived with the worktree, and when it comes back git fails there until ${restore} brings it back`;
     return `• ${clipText(printable(o.folder), 500)}${on}, a linked worktree of ${clipText(printable(o.repo), 200)} in the agent's worktree: its files stay, its git data (HEAD, index, commits) is archived with the worktree, and git fails there until ${restore} brings it back`;
   });
   const more = found.length - lines.length;

@@ -55,7 +55,7 @@ describe('git: a worktree of another repository: whose it is, and restore\'s adv
     assert.ok(note, result.problems.join('\n'));
     assert.doesNotMatch(note, /`git -C [^`]*worktree repair`/, 'no repair to run');
     assert.match(note, /link it \(those two files only: not `git worktree repair`, which rewrites every checkout that repository registers\)/);
-    const commands = [...note.matchAll(/`(t=\$\(mktemp [^`]*)`/g)].map((m) => m[1]!);
+    const commands = [...note.matchAll(/`(f=[^`]*mktemp [^`]*)`/g)].map((m) => m[1]!);
     assert.equal(commands.length, 2, note);
     for (const command of commands) execFileSync('bash', ['-c', command]);
     const sub = path.join(moved, 'sub');

@@ -112,14 +112,27 @@ describe('git: links inside the agent\'s worktree restored elsewhere, past 200 n
     assert.equal(words.length, 200);
     assert.match(words[199]!, /^3 more worktrees of other repositories/, 'the count of the rest (1 + 201 - 199) is the last line');
   });
-  it('a restore from a record listing exactly 200 outside worktrees (where older captures cut the list) says the rest may not be linked', async () => {
-    const repo = sb.repo({ 'README.md': 'hello\n' });
-    const wt = sb.agentWorktree(repo);
-    innerWithOutside(wt, 200);
-    await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
-    await removeWorktree(repo, wt);
-    const result = await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: sb.path('elsewhere'), branch: 'paddock/job1' });
-    assert.equal(result.problems.length, 1, JSON.stringify(result.problems));
-    assert.match(result.problems[0]!, /lists exactly 200 linked worktrees outside the agent's.*if there were more, they were not linked/);
-  });
+  // Bug 201: today's capture of exactly 200 records them all, and says so: no rest to warn of.
+  for (const older of [false, true]) {
+    it(older
+      ? 'a restore from an older record listing exactly 200 outside worktrees (where older captures cut the list) says the rest may not be linked'
+      : 'a restore from a capture of exactly 200 outside worktrees, which records them all, says no rest may be missing', async () => {
+      const repo = sb.repo({ 'README.md': 'hello\n' });
+      const wt = sb.agentWorktree(repo);
+      innerWithOutside(wt, 200);
+      await captureEvidence({ repo, worktree: wt, jobId: 'job1', patchPath: sb.path('store', 'evidence', 'snapshot.patch'), baseSha: git(repo, 'rev-parse', 'main'), branch: 'paddock/job1' });
+      const inventory = sb.path('store', 'evidence', 'inventory.json');
+      if (older) {
+        const manifest = JSON.parse(readFileSync(inventory, 'utf8')) as Record<string, unknown>;
+        assert.equal(manifest.outsideAll, true);
+        delete manifest.outsideAll; // as a capture before every one was recorded wrote it
+        writeFileSync(inventory, JSON.stringify(manifest));
+      }
+      await removeWorktree(repo, wt);
+      const result = await restoreWorktree({ repo, snapshotRef: 'refs/paddock/snapshots/job1', evidenceDir: sb.path('store', 'evidence'), target: sb.path('elsewhere'), branch: 'paddock/job1' });
+      if (!older) return assert.deepEqual(result.problems, []);
+      assert.equal(result.problems.length, 1, JSON.stringify(result.problems));
+      assert.match(result.problems[0]!, /lists exactly 200 linked worktrees outside the agent's.*if there were more, they were not linked/);
+    });
+  }
 });

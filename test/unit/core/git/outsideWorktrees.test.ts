@@ -175,8 +175,8 @@ describe('git: a nested repository\'s linked worktree outside the agent\'s workt
     assert.doesNotMatch(problem, /`git worktree repair` links it/);
     const admin = path.join(elsewhere, 'inner', '.git', 'worktrees', 'outside');
     const gitdir = path.join(admin, 'gitdir');
-    assert.ok(problem.includes(`\`t=$(mktemp -- '${dotGit}.XXXXXX') && printf 'gitdir: %s\\n' '${admin}' > "$t" && mv -fT -- "$t" '${dotGit}'\``), problem);
-    assert.ok(problem.includes(`\`t=$(mktemp -- '${gitdir}.XXXXXX') && printf '%s\\n' '${dotGit}' > "$t" && mv -fT -- "$t" '${gitdir}'\``), problem);
+    assert.ok(problem.includes(`\`f='${dotGit}' && t=$(mktemp -- "$f.XXXXXX") && { { printf 'gitdir: ${admin}\\n' > "$t" && chmod =rw "$t" && { [ ! -L "$f" ] || rm -f -- "$f" ; } && if [ -d "$f" ] ;`), problem);
+    assert.ok(problem.includes(`\`f='${gitdir}' && t=$(mktemp -- "$f.XXXXXX") && { { printf '${dotGit}\\n' > "$t" && chmod =rw "$t" && { [ ! -L "$f" ] || rm -f -- "$f" ; } && if [ -d "$f" ] ;`), problem);
     assert.match(problem, /not `git worktree repair`, which rewrites every checkout that repository registers/);
     // Followed as given: linked, the link replaced and what it led to left as it was.
     runAdvice(problem);

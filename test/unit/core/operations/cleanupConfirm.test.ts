@@ -5,26 +5,13 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { outsideConfirmLines, outsideWorktreesNow } from '../../../../src/core/operations/cleanupConfirm';
 import type { OutsideWorktree } from '../../../../src/core/git/outsideWorktrees';
 import { Sandbox, git, useGitSandbox, write } from '../git/gitTestUtil';
 
 const WHO = ['-c', 'user.name=A', '-c', 'user.email=a@b.c'];
-
-/** A writer's descriptor of `fifo`, once a reader has it open (ENXIO before: no reader yet). */
-async function openedByReader(fifo: string): Promise<number> {
-  for (let tries = 0; tries < 3000; tries++) {
-    try {
-      return openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENXIO') throw err;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-  throw new Error(`nothing opened ${fifo} to read it`);
-}
 
 describe('operations: what the cleanup confirmation names (bug 178)', function () {
   this.timeout(60_000);
@@ -63,7 +50,7 @@ describe('operations: what the cleanup confirmation names (bug 178)', function (
     await assert.rejects(outsideWorktreesNow(wt, stop.signal), /cancelled/, 'a cancelled look stops, and is not taken for "none"');
   });
 
-  it('a cancel while the registrations are read, after the walk, still stops the look (no dialog)', async () => {
+  it('a FIFO named .git in the worktree, or as an outside worktree\'s .git, is never opened: the look ends, and a cancel is heard (bug 227)', async () => {
     const repo = sb.repo({ 'README.md': 'hello\n' });
     const wt = sb.agentWorktree(repo);
     git(wt, 'init', '-q', '-b', 'main', 'inner');
@@ -73,19 +60,34 @@ describe('operations: what the cleanup confirmation names (bug 178)', function (
     git(inner, ...WHO, 'commit', '-q', '-m', 'x');
     const outside = sb.path('outside');
     git(inner, 'worktree', 'add', '-q', '-b', 'side', outside);
-    // The outside worktree's .git becomes a FIFO: reading it (after the walk) waits for a writer, so
-    // the cancel lands exactly then, with no timing guess.
-    const dotGit = path.join(outside, '.git');
-    const link = readFileSync(dotGit);
-    rmSync(dotGit);
-    execFileSync('mkfifo', [dotGit]);
-    const stop = new AbortController();
-    const look = outsideWorktreesNow(wt, stop.signal);
-    const writer = await openedByReader(dotGit);
-    stop.abort(new Error('cancelled'));
-    writeSync(writer, link);
-    closeSync(writer);
-    await assert.rejects(look, /cancelled/, 'a cancel during the last look is not taken for its answer');
+    git(inner, 'worktree', 'add', '-q', '-b', 'fifo', sb.path('fifoSide'));
+    // Nothing ever writes to these FIFOs: a read of one would wait for ever (and hold a pool thread).
+    const fifos = [path.join(sb.path('fifoSide'), '.git'), path.join(wt, 'sub', '.git')];
+    rmSync(fifos[0]!);
+    mkdirSync(path.join(wt, 'sub'));
+    for (const f of fifos) execFileSync('mkfifo', [f]);
+    try {
+      const stop = new AbortController();
+      const cancel = setTimeout(() => stop.abort(new Error('cancelled')), 2000);
+      const settled = await Promise.race([
+        outsideWorktreesNow(wt, stop.signal).then((found) => found.map((o) => o.folder), (err: Error) => err.message),
+        new Promise<string>((resolve) => setTimeout(() => resolve('never settled'), 6000)),
+      ]);
+      clearTimeout(cancel);
+      assert.deepEqual(settled, [outside], 'the real one named, the FIFO one not (not this repository\'s, as git sees it), no wait');
+      const aborted = new AbortController();
+      aborted.abort(new Error('cancelled'));
+      await assert.rejects(outsideWorktreesNow(wt, aborted.signal), /cancelled/, 'a cancelled look is not taken for its answer');
+    } finally {
+      // Frees a reader an old build left stuck in open(2) (opened and closed, never written), so the run can end.
+      for (const f of fifos) {
+        try {
+          closeSync(openSync(f, constants.O_WRONLY | constants.O_NONBLOCK));
+        } catch {
+          /* no reader: nothing stuck */
+        }
+      }
+    }
   });
 
   it('past 20 outside worktrees, a line counts the rest', () => {
