@@ -194,7 +194,7 @@ describe('attached terminals', function () {
     }
   });
 
-  it('a paste cut short by the worker\'s death is said, with how many characters were not sent (bug 205)', async () => {
+  it('a paste cut short by the worker\'s death is said, with how many characters were not sent (bug 204)', async () => {
     // Raw mode and nothing read: the worker holds 1 MiB of the paste, the rest waits in the window's socket.
     const job = await startEcho(ext, 'paste cut', `trap "" HUP; stty raw -echo; printf RAW-MODE; sleep 600`);
     started.push(job.id);

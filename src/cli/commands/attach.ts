@@ -264,7 +264,7 @@ function report(ending: Ending, id: string, ctx: CliContext): number {
     case 'readerGone':
       return 0; // as a write into the closed pipe ends the CLI: nobody is left to tell
     case 'lost':
-      // A paste cut short: its end never reached the agent (bug 205).
+      // A paste cut short: its end never reached the agent (bug 204).
       throw failure(`Lost the connection to agent ${id}'s worker${ending.reason ? `: ${ending.reason}` : ''}.${ending.unsentInput ? ` ${unsentInputWords(ending.unsentInput).replace(/^t/, 'T')}` : ''}`);
     case 'signalled':
       throw failure(`Detached from agent ${id} on ${ending.signal}; it keeps running. Re-attach with: paddock attach ${id}`);

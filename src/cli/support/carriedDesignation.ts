@@ -18,7 +18,7 @@ const DESIGNATION = /\x1b[()*+][0B]/;
 /**
  * What brings a designation into use: SI, SO, LS2, LS3; what replaces the one owed: a designation
  * (ESC ( ) * +) of the same G-set, RIS (ESC c) and DECSTR (CSI ! p; the 8-bit CSI U+009B too, as
- * xterm.js reads it: bug 225).
+ * xterm.js reads it: bug 222).
  */
 const BRINGS_INTO_USE = /\x0e|\x0f|\x1b[no]|\x1b([()*+])|(\x1bc|(?:\x1b\[|\x9b)!p)/g;
 

@@ -42,7 +42,7 @@ export function openCoordinator(ctx: CliContext, store = openStore(ctx)): Coordi
  * Runs `fn` with a one-shot coordinator and always releases what it took (the leadership lease).
  * When its operation freed a slot or let go of a queued agent (a stop, a cleanup, a check that
  * ended), the CLI launches nothing in its foreground: it starts the detached background coordinator
- * when an agent waits with no coordinator leading, as `start` does (bug 223), saying so on stderr.
+ * when an agent waits with no coordinator leading, as `start` does (bug 220), saying so on stderr.
  */
 export function withCoordinator<T>(ctx: CliContext, fn: (c: Coordinator) => Promise<T>): Promise<T> {
   return asOneCommand(ctx, openCoordinator(ctx), fn);

@@ -137,7 +137,7 @@ export class Coordinator extends Disposable {
       log: (m) => this.log(m),
       changed: (id) => this.changed(id),
       closing: this.closing,
-      // A queued agent's: the CLI's (one-shot) reads it before its command returns and leaves it to a coordinator (bugs 193, 223).
+      // A queued agent's: the CLI's (one-shot) reads it before its command returns and leaves it to a coordinator (bugs 193, 220).
       lockLetGo: (id) => pumpIfQueued(ctx, id, () => this.scheduler.pumpForOperation()),
     };
     // Registered first, so disposed last: after the leadership has let go of its lease.
@@ -172,7 +172,7 @@ export class Coordinator extends Disposable {
     this.ready = scheduling ? this.track(this.scheduler.pass()) : Promise.resolve();
   }
 
-  /** A one-shot coordinator's operation freed a slot or let go of a queued agent: the CLI starts a background coordinator if none leads (bug 223). */
+  /** A one-shot coordinator's operation freed a slot or let go of a queued agent: the CLI starts a background coordinator if none leads (bug 220). */
   get queueLeft(): boolean {
     return this.scheduler.queueLeft;
   }

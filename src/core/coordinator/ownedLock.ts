@@ -77,7 +77,7 @@ async function livenessOfOwner(owner: LockOwner): Promise<Liveness | 'unknown'> 
   if (isThisProcess(owner)) return 'alive';
   // A look that failed (a \`ps\` that failed under load, bug 189) says nothing of the owner: the lock is
   // held as far as anyone can tell, and a waiter looks again next turn. Thrown, it ended a two-minute
-  // wait at once and lost LOCK_TIMED_OUT. So does a judgment that threw (on /proc, an EMFILE read: bugs 209, 211).
+  // wait at once and lost LOCK_TIMED_OUT. So does a judgment that threw (on /proc, an EMFILE read: bugs 207, 209).
   const stats = await Promise.resolve(processTableSource()).catch(() => undefined);
   const judged = (s: StatSource) => { try { return livenessOf(owner, s); } catch { return 'unknown' as const; } };
   return stats ? judged(stats) : 'unknown';

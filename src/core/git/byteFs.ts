@@ -46,7 +46,7 @@ export async function realPathOf<T>(p: string, fallback: T): Promise<string | T>
 
 /** The text of `file` with its bytes kept (a path git wrote), or `fallback` when it cannot be read. */
 export async function readPathText<T>(file: string, fallback: T): Promise<string | T> {
-  // Only a regular file, opened non-blocking: a FIFO the agent named `.git` hung the cleanup (bug 227).
+  // Only a regular file, opened non-blocking: a FIFO the agent named `.git` hung the cleanup (bug 224).
   return readGitBytes(encodeName(file)).then(decodeName, () => fallback);
 }
 

@@ -2,7 +2,7 @@
  * The positions a detached HEAD held, from HEAD's reflog: what a dropped start is judged against when
  * apply lands on one (droppedBase.ts). HEAD's reflog also records where HEAD was on each branch it was
  * on before; those are the branches' positions, not the detached HEAD's: a HEAD detached at a release
- * branch that never held the start is no HEAD "moved back" because main once held it (bug 221).
+ * branch that never held the start is no HEAD "moved back" because main once held it (bug 218).
  */
 import { isCommitId } from './commitId';
 import { runGit } from './runGit';

@@ -193,7 +193,7 @@ export const ManifestSchema = z.object({
         folder: z.string().check(z.maxLength(4096), z.refine((p) => path.isAbsolute(p), 'not an absolute path')),
         gitdir: z.string().check(z.maxLength(4096), z.refine((p) => path.isAbsolute(p), 'not an absolute path')),
         common: z.optional(z.string().check(z.maxLength(4096), z.refine((p) => !path.isAbsolute(p), 'not a relative path'))),
-        // Locked and its folder away at the capture (bug 229): restore links it once it is back, or says how.
+        // Locked and its folder away at the capture (bug 226): restore links it once it is back, or says how.
         away: z.optional(z.literal(true)),
       }),
     ).check(z.maxLength(OUTSIDE_RECORDED_MAX)),

@@ -129,7 +129,7 @@ export async function flaggedEdits(worktree: string, entries?: readonly IndexEnt
     const mode = st ? modeAsGitSees(modeOnDisk(st), e.mode, rules) : null;
     if (mode === SYMLINK_AS_FILE) {
       // core.symlinks=false: git checks the link out as a file holding its target, and compares that file's bytes.
-      // Read non-blocking: a FIFO swapped in since the lstat is refused, never waited on (bug 227).
+      // Read non-blocking: a FIFO swapped in since the lstat is refused, never waited on (bug 224).
       if (blobId(await readGitBytes(fsPath(file)), e.sha.length) !== e.sha) edited.push(e);
     } else if (mode === null || mode !== e.mode) edited.push(e);
     else if (mode === '120000') {

@@ -24,7 +24,7 @@ export async function findForeignWorktrees(worktree: string, nested: readonly Ne
   const outsideKept = records.length > 0 ? { outside: records.map(({ repo, id, folder, gitdir, common, away }) => ({ repo, id, folder, gitdir, ...(common === undefined ? {} : { common }), ...(away ? { away } : {}) })), outsideAll: true as const } : {};
   const outside = outsideWorktreeWords(records);
   // The summary also says what a nested repository's own linked worktree inside is (not another
-  // repository's: bug 228); a consent stop has nothing to say of it, nothing of it being at stake.
+  // repository's: bug 225); a consent stop has nothing to say of it, nothing of it being at stake.
   const outsideWords = [...insideLinkedWords(inside), ...outside];
   return { found, stop: foreignStagedSentence(staged, worktree, (p) => found.find((f) => f.path === p)?.repo ?? ''), outside: boundedWords(outside), outsideWords, outsideKept };
 }

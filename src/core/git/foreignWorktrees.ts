@@ -95,7 +95,7 @@ export async function foreignWorktreesIn(worktree: string, nested: readonly Nest
     if ((await gitDirOwner(dir)) !== 'this') continue;
     // A linked worktree of a repository in the agent's worktree (`git -C inner worktree add ../in2`):
     // its HEAD, index and commits are in that repository's git dir, archived whole with the worktree
-    // and restored with it. No other repository, no bundle, no consent for its staged changes (bug 228).
+    // and restored with it. No other repository, no bundle, no consent for its staged changes (bug 225).
     if (isWithin(repo, root)) {
       inside.push({ path: n.path, repo: path.basename(repo) === '.git' ? path.relative(root, path.dirname(repo)) : path.relative(root, repo) });
       continue;

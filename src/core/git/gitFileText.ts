@@ -1,6 +1,6 @@
 /**
  * Reading git's small files (`.git` files, `gitdir`, `commondir`, `HEAD`, refs) by path, in folders the
- * agent could write: its worktree and the repositories it made there (docs/reliability.md, bug 227).
+ * agent could write: its worktree and the repositories it made there (docs/reliability.md, bug 224).
  * `mkfifo sub/.git` in the agent's worktree made a plain `readFile` block in `open(2)` for ever,
  * waiting for a writer: the cleanup's confirmation never opened (Cancel did nothing, and the stuck
  * pool thread held even `process.exit`), and a cleanup sat in `capturing`. Here a path is stat'ed

@@ -170,7 +170,7 @@ async function scanFolder(wfs: WalkFs, root: string, rel: string): Promise<Folde
     rel !== '' && names.includes('.git') ? wfs.lstat(path.join(abs, '.git')) : undefined,
   ]);
   scan.undeletable = !deletable;
-  // A FIFO, socket or device named `.git` is no repository (git ignores it): archived as what it is, never read (bug 227).
+  // A FIFO, socket or device named `.git` is no repository (git ignores it): archived as what it is, never read (bug 224).
   if (gitStat && (gitStat.isDirectory() || gitStat.isFile() || gitStat.isSymbolicLink())) scan.nested = { path: rel, gitFile: !gitStat.isDirectory() };
   const children = names.filter((name) => !(rel === '' && name === '.git')).map((name) => (rel === '' ? name : `${rel}/${name}`));
   for (let at = 0; at < children.length; at += LSTAT_BATCH) {

@@ -36,7 +36,7 @@ export async function findNestedGitEntries(root: string, opts: { limit?: number;
       const lists = await Promise.all(batch.map((rel) => listEntries(rel === '' ? root : path.join(root, rel))));
       for (const [k, rel] of batch.entries()) {
         const entries = lists[k]!.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-        // A FIFO, socket or device named `.git` is no repository: never read, never named (bug 227).
+        // A FIFO, socket or device named `.git` is no repository: never read, never named (bug 224).
         const dotGit = entries.find((e) => e.name === '.git' && (e.isDirectory || e.isFile || e.isSymbolicLink));
         if (rel !== '' && dotGit) {
           if (nested.length >= limit) return { nested, cut: true };

@@ -34,7 +34,7 @@ export interface OutsideWorktree {
   common?: string;
   /**
    * Locked (git's `locked` marker) and its folder not there at the capture, as on a drive not mounted
-   * (bug 229): `gitdir` is then the registration's real path, what git wrote in its `.git`.
+   * (bug 226): `gitdir` is then the registration's real path, what git wrote in its `.git`.
    */
   away?: true;
   branch: string | null;
@@ -197,7 +197,7 @@ export async function relinkOutsideWorktrees(target: string, outside: readonly O
     const named = await namedGitDir(o.folder);
     if (named !== null && (await same(named, adminDir))) continue;
     if (named === null && o.away) {
-      // Still away (bug 229): back at the old place it works as it is; elsewhere it needs linking then.
+      // Still away (bug 226): back at the old place it works as it is; elsewhere it needs linking then.
       if ((await realPathOf(adminDir, null)) !== o.gitdir) problems.push(awayWords(where, o, adminDir, target));
       continue;
     }

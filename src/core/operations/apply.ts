@@ -37,7 +37,7 @@ export async function applyLocked(ctx: OperationContext, id: string, choices: Pi
   let job = await ctx.store.read(id);
   const blocked = landBlocker(job);
   if (blocked) throw usageError(blocked);
-  // Refused before the agent is stopped; asked again of the tip that lands when the stop moved it (bug 218).
+  // Refused before the agent is stopped; asked again of the tip that lands when the stop moved it (bug 215).
   const judged = await refuseDroppedForApply(job);
   job = await prepareAgentWork(ctx.store, job, choices, { includesUncommitted: true, log: (m) => ctx.log(m) });
   const worktree = await linkedWorktree(job);

@@ -22,7 +22,7 @@ export async function outsideWorktreesNow(worktree: string | null | undefined, s
   try {
     const found = await findNestedGitEntries(worktree, { signal });
     // A cancel while their registrations are read (after the walk) is a cancel too, at once: no
-    // dialog, and no waiting on a read that may be slow (a network disk) — bug 227.
+    // dialog, and no waiting on a read that may be slow (a network disk) — bug 224.
     const outside = await untilAborted(outsideWorktreesOf(worktree, found.nested), signal);
     signal?.throwIfAborted();
     return outside;
@@ -54,7 +54,7 @@ export const OUTSIDE_CONFIRM_LINES = 20;
 export function outsideConfirmLines(found: readonly OutsideWorktree[], restore = 'Restore Worktree'): string[] {
   const lines = found.slice(0, OUTSIDE_CONFIRM_LINES).map((o) => {
     const on = o.branch ? ` (on ${clipText(printable(o.branch), 200)})` : '';
-    // Locked and away (bug 229): nothing there to break today, but it comes back expecting this git data.
+    // Locked and away (bug 226): nothing there to break today, but it comes back expecting this git data.
     if (o.away) return `• ${clipText(printable(o.folder), 500)}${on}, a linked worktree of ${clipText(printable(o.repo), 200)} in the agent's worktree, locked and away (its folder is not there now, as on a drive not mounted): its git data (HEAD, index, commits) is archived with the worktree, and when it comes back git fails there until ${restore} brings it back`;
     return `• ${clipText(printable(o.folder), 500)}${on}, a linked worktree of ${clipText(printable(o.repo), 200)} in the agent's worktree: its files stay, its git data (HEAD, index, commits) is archived with the worktree, and git fails there until ${restore} brings it back`;
   });

@@ -24,7 +24,7 @@ export interface DroppedBaseCheck {
  * bring back such commits: the one the agent started from, or one `paddock update` brought in since
  * (the base may drop it after the update as well as before). Returns the tip it judged (null: none):
  * a landing whose tip then moves (the agent's work committed, a stopped agent's last commit) asks again
- * of the tip it lands, as a merge's judgement depends on the whole branch (bug 218).
+ * of the tip it lands, as a merge's judgement depends on the whole branch (bug 215).
  */
 export async function refuseDroppedBase(job: JobRecord, target: string, verb: string, check: DroppedBaseCheck): Promise<string | null> {
   if (job.branch === null) return null;

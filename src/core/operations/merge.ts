@@ -148,7 +148,7 @@ export async function mergeLocked(ctx: OperationContext, id: string, req: MergeR
     const [source, from] = early !== null ? await early.tips : await branchTips(repo, [branch!, into]);
     if (source === null) throw noAgentBranch(job);
     // A tip the commit of the agent's work (or the stopped agent) moved is judged again: whether the whole branch
-    // conflicts, which lets a conflicting dropped start go to the landing's own sentence, is the landed tip's (bug 218).
+    // conflicts, which lets a conflicting dropped start go to the landing's own sentence, is the landed tip's (bug 215).
     if (source !== judged) await refuseDroppedBase(job, into, 'landing', { ...dropCheck, source });
     const landing = landBranch({
       repo,

@@ -67,7 +67,7 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
     return { base, remote };
   });
   // Commits the base lost since the agent started would be proposed again as the agent's: refused before the agent is stopped or anything pushed.
-  // The local branch too: a commit dropped from it before it was ever pushed is still on the agent's branch (bug 220).
+  // The local branch too: a commit dropped from it before it was ever pushed is still on the agent's branch (bug 217).
   // Not what the remote's base still has, which the pull request does not propose.
   const against = await proposedAgainst(job.repo, remote, base);
   const remoteTracking = against.find((ref) => ref.startsWith('refs/remotes/'));
@@ -82,7 +82,7 @@ export async function pullRequestLocked(ctx: OperationContext, id: string, req: 
   const judged = await refuseDropped();
   job = await prepareAgentWork(ctx.store, job, req, { uncommitted, log: (m) => ctx.log(m) });
   const head = await agentBranchTip(job);
-  // Asked again of the tip that is pushed when the stop or the commit of the agent's work moved it (bug 218).
+  // Asked again of the tip that is pushed when the stop or the commit of the agent's work moved it (bug 215).
   if (against.length > 0 && head !== judged) await refuseDropped(head);
   const branch = job.branch!;
   const holder = await baseHoldingTip(job.repo, head, remote, base);

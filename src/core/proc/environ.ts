@@ -7,7 +7,7 @@
  * a look that finds one empty is no answer about its marker: `markedAfterExec` reads such a process
  * again a few times, and a process found empty at every read is taken as the empty environment it
  * has (`env -i`). Read as "not marked", an agent's escaped daemon caught at exec was left running
- * (bug 210).
+ * (bug 208).
  */
 import { promises as fsp, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';

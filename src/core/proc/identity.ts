@@ -15,7 +15,7 @@ export interface ProcessIdentity {
 }
 
 /**
- * An identity whose start time may be unknown: a launch whose look at its new worker failed (bug 222). Such a one
+ * An identity whose start time may be unknown: a launch whose look at its new worker failed (bug 219). Such a one
  * is judged by its pid and boot alone, for the short while until the worker's claim records its full identity.
  */
 export type RecordedIdentity = Omit<ProcessIdentity, 'startTime'> & { startTime: number | null };

@@ -16,7 +16,7 @@ const MOST_REMEMBERED = 4096;
  * Looks in a row at which a process stayed empty through every read again before it is no longer
  * read again. One such look is not enough: a process that execs over and over (a shell script
  * re-exec'ing itself) is caught at exec at a quarter of the reads, and now and then at all of a look's
- * reads; remembered then, it was missed at every later look that caught it at exec (bug 210's test
+ * reads; remembered then, it was missed at every later look that caught it at exec (bug 208's test
  * missed it at 7 of 30 looks). A look whose reads again find an environment starts the count again.
  */
 const LOOKS_TO_REMEMBER = 3;

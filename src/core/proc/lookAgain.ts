@@ -3,7 +3,7 @@
  * `ps` failing under load (at the process limit, killed by its timeout) is usually brief, and the
  * backend's own tries of one listing span half a second at most (psListing.ts). A look that failed
  * is never an answer (bug 189); one that throws out of a stop's or an ended agent's grace leaves
- * the tree it was ending running, never sent SIGKILL (bug 208).
+ * the tree it was ending running, never sent SIGKILL (bug 206).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -136,7 +136,7 @@ function answers(host: string, port: number, silenceListens: boolean): Promise<b
 
 /**
  * This machine's own addresses other than loopback (a LAN address, a container's bridge): a server
- * bound to one of them alone answers on it and on no loopback address (bug 215). A link-local IPv6
+ * bound to one of them alone answers on it and on no loopback address (bug 213). A link-local IPv6
  * address is reached through its interface.
  */
 function ownAddresses(): string[] {

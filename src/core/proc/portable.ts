@@ -83,7 +83,7 @@ const EXEC_PAUSE_MS = 10;
 /**
  * Those of `blank` (shown with no environment) that carry `marker` when looked at again, up to
  * EXEC_LOOKS `ps` runs while some still show none: read as unmarked, an agent's escaped daemon caught
- * at exec was left running (bug 210). Only those worth it (knownBlank.ts): one `ps` may not show
+ * at exec was left running (bug 208). Only those worth it (knownBlank.ts): one `ps` may not show
  * (ssh-agent, pid 1 as root) showed none at every look and cost two more runs each time.
  */
 async function markedAfterExec(blank: readonly ProcStat[], marker: EnvMarker): Promise<Set<number>> {
@@ -173,7 +173,7 @@ async function processTableAsync(): Promise<ProcStat[]> {
 /**
  * '' when the process is gone; throws when the look failed (psListing.ts), never read as gone (bug 196).
  * One that exited and is not yet reaped has no command line left: `ps` prints `[sleep] <defunct>`
- * there, which named a leftover so in the record's detail (bug 232); its name, as /proc gives it.
+ * there, which named a leftover so in the record's detail (bug 227); its name, as /proc gives it.
  */
 function commandLine(pid: number): string {
   const m = /^\s*(\S+) ?(.*)$/.exec(psLookSync(['-ww', '-o', 'stat=,args=', '-p', String(pid)]).trim());
@@ -184,7 +184,7 @@ function commandLine(pid: number): string {
 /**
  * The time `lsof +D` gets: it looks at every file below the folder (measured under a load of 12 on 2
  * cores: 0.4 s for 5,000 files, 0.8 s for 20,000), so a worktree with a large dependency tree passed
- * 10 s and its cleanup was refused again at every retry (bug 212). Never blocking: a cleanup's look.
+ * 10 s and its cleanup was refused again at every retry (bug 210). Never blocking: a cleanup's look.
  */
 const FILES_BELOW_BUDGET_MS = 60_000;
 
@@ -204,7 +204,7 @@ async function filesBelow(root: string): Promise<string> {
 /**
  * Throws when a look failed (psListing.ts): read as "nobody", cleanup removed a worktree a live
  * process was working in (bug 195). The holders' command lines in one `ps` run: a pid it does not
- * list exited while we looked (one not yet reaped too: /proc finds no cwd there, bug 233).
+ * list exited while we looked (one not yet reaped too: /proc finds no cwd there, bug 228).
  */
 async function holdersOf(root: string): Promise<Holder[]> {
   const [cwds, files] = await Promise.all([

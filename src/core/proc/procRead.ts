@@ -2,10 +2,10 @@
  * What a failed read of a process's /proc files says. ENOENT or ESRCH: the process is gone (it exited
  * between the walk and the read). Any other error (EMFILE: this process is out of file descriptors,
  * ENOMEM, EIO) says nothing about the process: read as "gone", a live lock owner or worker was judged
- * dead, as a `ps` that failed was on the portable backend (bugs 190, 211). Such a read throws.
+ * dead, as a `ps` that failed was on the portable backend (bugs 190, 209). Such a read throws.
  * EACCES or EPERM: another user's process under a /proc mounted hidepid=1 (systemd's ProtectProc=noaccess),
  * or a non-dumpable one: not a process of ours (this user can read its own), skipped by a walk and no
- * owner we recorded. Thrown, every walk of /proc failed there and no stop could end an agent (bug 211).
+ * owner we recorded. Thrown, every walk of /proc failed there and no stop could end an agent (bug 209).
  */
 import { describeError, failure } from '../common/errors';
 

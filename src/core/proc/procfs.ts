@@ -23,7 +23,7 @@ let cachedBootId: string | undefined;
 /**
  * Read once, and only from a read that worked. A failed read was cached as 'unknown' for the
  * process's life, and every identity another process recorded (a lock's live owner, a running
- * worker or agent) was judged of another boot, gone, until it ended (bug 209, the /proc side of bug
+ * worker or agent) was judged of another boot, gone, until it ended (bug 207, the /proc side of bug
  * 196): a read fails for a moment when this process is out of file descriptors. Such a read throws
  * and the next caller reads again; only a system with no such file at all (every process of it
  * reads the same) is 'unknown'.

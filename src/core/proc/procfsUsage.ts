@@ -50,7 +50,7 @@ parentPort.on('message', ({ markerName, sessions, ticksPerSecond, pageBytes }) =
         const entry = raw.split('\\0').find((e) => e.startsWith(prefix));
         if (entry !== undefined) marker = entry.slice(prefix.length);
         // Empty: maybe caught at exec (environ.ts), so not kept: kept, an agent's process read then
-        // was never counted as the agent's for its whole life (bug 210). Read again next pass.
+        // was never counted as the agent's for its whole life (bug 208). Read again next pass.
         if (raw !== '') markers.set(key, marker);
       } catch {
         markers.set(key, marker);

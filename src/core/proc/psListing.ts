@@ -43,7 +43,7 @@ type Judge = (err: unknown, stdout: unknown, stderr?: unknown) => string | undef
 /** A failed run in words: killed by its timeout or by a signal, its exit code, or why it could not start. */
 function whyFailed(err: unknown, tool: Tool = 'ps'): string {
   const e = err as { code?: unknown; status?: unknown; signal?: unknown; killed?: unknown };
-  // `killed`: execFile ended it for its timeout; "killed by SIGTERM" alone read as if someone had (bug 212).
+  // `killed`: execFile ended it for its timeout; "killed by SIGTERM" alone read as if someone had (bug 210).
   // execFileSync says so with code 'ETIMEDOUT' instead, and no `killed`.
   if ((e.killed === true || e.code === 'ETIMEDOUT') && typeof e.signal === 'string') return `${tool} did not finish in the time it had`;
   if (typeof e.signal === 'string') return `${tool} was killed by ${e.signal}`;

@@ -100,7 +100,7 @@ export function parseLsofNames(output: string): { pid: number; name: string }[] 
 /**
  * `ps -o pid=,stat=,args=` output as pid → command line. A process that exited while ps looked is
  * not in it, nor one that exited and is not yet reaped: ps lists that one, as `[sleep] <defunct>`
- * (bug 233).
+ * (bug 228).
  */
 export function parsePsArgs(output: string): Map<number, string> {
   const out = new Map<number, string>();

@@ -54,7 +54,7 @@ export async function terminateProcessTree(opts: TerminateOptions): Promise<Term
 
   // Every look is asynchronous: a window's extension host stops agents too (an orphaned agent, a
   // check past its time), and on the portable backend each look is a `ps` run. Each is tried again
-  // while it fails: one thrown mid-grace failed the stop with the tree sent SIGTERM only (bug 208).
+  // while it fails: one thrown mid-grace failed the stop with the tree sent SIGTERM only (bug 206).
   const scan = async (): Promise<ProcStat[]> => (await lookAgain(() => treeMembers(opts.sid, opts.marker))).filter((p) => !excluded.has(p.pid));
 
   /** Adds newly seen processes; returns the ones that were not known before. */

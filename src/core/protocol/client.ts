@@ -94,7 +94,7 @@ export class WorkerClient extends Disposable {
   readonly onDidError: Event<string> = this._onDidError.event;
   /**
    * `unsentInput`: characters of input still queued on this side when the connection was lost (a paste
-   * cut by the worker's death): surely not sent, so the viewer says so (bug 205).
+   * cut by the worker's death): surely not sent, so the viewer says so (bug 204).
    */
   private readonly _onDidClose = this._register(new Emitter<{ reason?: string; unsentInput: number }>());
   readonly onDidClose: Event<{ reason?: string; unsentInput: number }> = this._onDidClose.event;

@@ -29,7 +29,7 @@ export const BINARY_OUTPUT_FRAME = 0x01;
 export const BINARY_HEADER_BYTES = 5;
 /**
  * Worker frames can be large (a serialized screen of a big terminal); this only bounds the client's memory. The
- * worker keeps every `ready` within it (bug 206).
+ * worker keeps every `ready` within it (bug 205).
  */
 export const MAX_SERVER_LINE_BYTES = 16 * 1024 * 1024;
 

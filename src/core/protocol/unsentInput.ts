@@ -1,5 +1,5 @@
 /**
- * What a viewer says when its connection was lost with input still queued on its side (bug 205): a long paste goes
+ * What a viewer says when its connection was lost with input still queued on its side (bug 204): a long paste goes
  * as many frames, and what the socket held when the worker died was dropped without a word, so the person believed
  * the agent had the whole text. One sentence for the window's terminal and `paddock attach`.
  */

@@ -10,7 +10,7 @@
  * moments in-process. A file under a mount point inside the repository is
  * looked at and copied by the placement's helper child instead, killed at its
  * limit (smallCopy.ts), so a hung sshfs or NFS mount fails the start in one
- * sentence (bug 216); a big one there is opened again here after the child's
+ * sentence (bug 214); a big one there is opened again here after the child's
  * look, and a mount that hangs in those moments still holds the start.
  *
  * The source is opened first, without blocking and without following a
@@ -59,7 +59,7 @@ export async function copyRegularFile(source: string, dest: string, timeoutMs = 
 
 /**
  * Copies `source`, which lies under a mount point, through the placement's helper child, its lstat
- * included (bug 216). Null, why it was not copied, or the text of the symlink found there.
+ * included (bug 214). Null, why it was not copied, or the text of the symlink found there.
  */
 export async function copyFromMount(copier: Copier, source: string, dest: string, timeoutMs = COPY_TIMEOUT_MS): Promise<string | null | { linkText: string }> {
   const outcome = await copier.copy({ source, dest, sparseFrom: SPARSE_FROM, timedFrom: TIMED_FROM });

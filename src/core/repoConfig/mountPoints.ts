@@ -2,9 +2,9 @@
  * Which copied paths lie under a mount point inside the repository (an sshfs, NFS or FUSE mount
  * at `data/`, a file bind-mounted over `.env`). Only those are looked at and copied by the killable
  * helper child (smallCopy.ts): a file system that stopped answering holds a look at one of them for
- * good, even its lstat, and in-process that held the start and the process's exit (bug 216). Every
+ * good, even its lstat, and in-process that held the start and the process's exit (bug 214). Every
  * other path is on the repository's own file system, which git's listing just read, and is copied
- * in-process, 16 at once: a child for every start cost each about 300 ms (the review of bug 216).
+ * in-process, 16 at once: a child for every start cost each about 300 ms (the review of bug 214).
  *
  * Mount points come from /proc/self/mountinfo, which the kernel writes from its own table: reading
  * it asks no file system anything, so it never blocks on a hung one. Linux only; elsewhere none.

@@ -1,6 +1,6 @@
 /**
  * The look (lstat, open, fstat) and small copy of files under a mount point inside the repository
- * (mountPoints.ts), done by a child process that is killed at a time limit (bug 216). Done in
+ * (mountPoints.ts), done by a child process that is killed at a time limit (bug 214). Done in
  * Paddock's own process, a file on a file system that stopped answering (an sshfs or NFS mount gone
  * away, a FUSE file that lists but never answers) held a libuv pool thread in lstat(2) or open(2)
  * for good: the start waited for ever, and so did the process's exit (libuv joins its pool threads
@@ -8,7 +8,7 @@
  *
  * Each placement has its own copier, so one repository's hung mount fails only its own start (a
  * copier shared by the process failed another repository's healthy start with it: the review of
- * bug 216). Its one child is spawned at the first file and serves them all until the placement
+ * bug 214). Its one child is spawned at the first file and serves them all until the placement
  * closes it. The child lstats (a symlink is answered with its text), opens as copyRegular.ts does
  * (without blocking, without following a link), fstats, and copies a small dense file through its
  * /proc/self/fd entry, so it copies what it checked. A big or sparse file is only reported:

@@ -2,7 +2,7 @@
  * Matches of `copy`, `link` and `.worktreeinclude` that git never lists: a FIFO, a socket or a
  * device. git's walk (`ls-files --others`) sees only files, symlinks and folders, so a `.env` made a
  * FIFO (by a secrets tool that serves it) was neither copied nor named: the agent ran without it and
- * nobody was told (bug 213). They are found by a `find` child (bounded, killable, never in Node's
+ * nobody was told (bug 211). They are found by a `find` child (bounded, killable, never in Node's
  * thread pool) and matched against the same patterns by git itself (`check-ignore` in a scratch
  * repository whose only excludes are the patterns): one `link` names is linked, one `copy` names
  * is named as skipped with what it is. None is ever opened: a FIFO's open waits for a writer, a
@@ -27,7 +27,7 @@ export interface UnlistedMatch {
  * Every FIFO, socket and device under `repo`, as paths relative to it; [] when the look fails. Its
  * `.git` is left out, and so is everything in a folder holding a `.git` (a nested clone, a
  * submodule): git's listing does not enter those, so neither copy nor link ever named what is
- * inside (the review of bug 213: a FIFO in an untracked clone at vendor/lib was named or linked).
+ * inside (the review of bug 211: a FIFO in an untracked clone at vendor/lib was named or linked).
  */
 export function specialEntries(repo: string): Promise<string[]> {
   return new Promise((resolve) => {

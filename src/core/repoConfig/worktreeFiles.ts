@@ -87,7 +87,7 @@ export async function planWorktreeFiles(req: Omit<WorktreeFilesRequest, 'worktre
 /**
  * Links and copies the planned files into the worktree. A copied path under a mount point inside
  * the repository is looked at and copied by this placement's own killable child, which waits at
- * most `copyTimeoutMs` for each answer (bug 216); every other one in-process.
+ * most `copyTimeoutMs` for each answer (bug 214); every other one in-process.
  */
 export async function placeWorktreeFiles(plan: WorktreeFilesPlan, worktree: string, copyTimeoutMs = SMALL_COPY_TIMEOUT_MS): Promise<WorktreeFilesResult> {
   const copier = newCopier(copyTimeoutMs);
@@ -239,7 +239,7 @@ async function copyOne(req: Placement, rel: string, repoReal: string, worktreeRe
   }
 }
 
-/** copyOne for a path under a mount point: its lstat, open and copy all in the placement's child (bug 216). */
+/** copyOne for a path under a mount point: its lstat, open and copy all in the placement's child (bug 214). */
 async function copyOnMount(copier: Copier, req: Placement, rel: string, repoReal: string, folder: string | null, links: string[]): Promise<string | null> {
   if (!folder) return 'its folder leads outside the worktree';
   const source = path.join(req.repo, rel);

@@ -73,7 +73,7 @@ export class HeldLocks extends Disposable {
   }
 
   /**
-   * A look that failed (a `ps` that failed, a /proc read out of descriptors: bugs 189, 211) says
+   * A look that failed (a `ps` that failed, a /proc read out of descriptors: bugs 189, 209) says
    * nothing: all held, none stopped, and looked at again. Thrown out of here, the next look was never
    * armed and a freed lock's queued agent never had a pass.
    */

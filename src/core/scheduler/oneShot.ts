@@ -34,7 +34,7 @@ export async function releaseAndLookAgain(ctx: OperationContext, leadership: Lea
 
 /**
  * `OperationContext.lockLetGo`: a pump when the job whose lock this process let go of is queued (bug 193);
- * a one-shot coordinator's leaves it to a coordinator the CLI makes sure of (`pumpForOperation`, bug 223).
+ * a one-shot coordinator's leaves it to a coordinator the CLI makes sure of (`pumpForOperation`, bug 220).
  * A failure is logged, never thrown: the operation's own outcome is what its caller is told.
  */
 export async function pumpIfQueued(ctx: OperationContext, id: string, pump: () => Promise<void> | void): Promise<void> {
@@ -51,7 +51,7 @@ export async function pumpIfQueued(ctx: OperationContext, id: string, pump: () =
  * agent to launch, by a lock free for its owner's liveness, that the claim could not take: a dead
  * holder's lock with a takeover folder beside it (a taker that died mid-takeover), swept only once
  * `BRIEF_STEP_STALE_MS` old. Round after round at once was 246 in a pass; stopping after two left the
- * agent queued with no one to look again, the lease free and no watch armed (bug 224). So the second
+ * agent queued with no one to look again, the lease free and no watch armed (bug 221). So the second
  * and later look after a backoff (the lease given up meanwhile), until that folder can be swept.
  */
 export class IdleRounds {

@@ -192,7 +192,7 @@ export class Scheduler extends Disposable {
       // A pump asked for while this one let go (a pass's look that found an agent) is this one's to run.
       // After a round that failed (the capacity lock not had in time), not again at once: it would fail the same.
       if ((!(await this.endOneShot()) && !this.pumpAgain) || round === 'failed') return;
-      // Rounds that claim nothing: a lock the look finds free that the claim cannot take yet (bug 224).
+      // Rounds that claim nothing: a lock the look finds free that the claim cannot take yet (bug 221).
       if (!(await idle.goOn(round === 'idle'))) return;
     }
   }
@@ -256,7 +256,7 @@ export class Scheduler extends Disposable {
    * coordinator is disposed, starts the detached background coordinator when an agent waits with no
    * leader, as `start` does. A launch awaited here made `paddock stop` wait for other agents' whole
    * launches, a Ctrl-C of it killing one mid-launch, and an interrupted start launch the attempt it
-   * was about to stop (bug 223); in the background, it found the coordinator disposed (bug 193).
+   * was about to stop (bug 220); in the background, it found the coordinator disposed (bug 193).
    */
   pumpForOperation(): Promise<void> {
     if (this.opts.oneShot) this.queueLeft = true;

@@ -58,7 +58,7 @@ export type Execution = z.infer<typeof ExecutionSchema>;
 /** Set by whoever spawns a worker, before the worker claims: covers the spawn→claim gap. */
 export const LaunchSchema = z.object({
   workerPid: z.number().check(z.int(), z.positive()),
-  /** null: the launcher's look at its new worker failed (judged by pid and boot until the claim, bug 222). */
+  /** null: the launcher's look at its new worker failed (judged by pid and boot until the claim, bug 219). */
   startTime: z.nullable(z.number().check(z.int(), z.nonnegative())),
   bootId: z.string().check(z.maxLength(64)),
   generation: z.number().check(z.int(), z.gte(1)),

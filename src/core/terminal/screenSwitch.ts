@@ -13,7 +13,7 @@ export const SCREEN_MODES = new Set([47, 1047, 1049]);
 /**
  * A private mode set/reset (its list and action captured), RIS, or DECSTR (soft reset). CSI is
  * `ESC [` or its 8-bit form U+009B, which xterm.js reads the same (`\x9b?1049h` switches its
- * screen): a rule that knew only `ESC [` missed a program's switch written that way (bug 225).
+ * screen): a rule that knew only `ESC [` missed a program's switch written that way (bug 222).
  */
 export const PRIVATE_MODE_OR_RESET = /(?:\x1b\[|\x9b)\?([\d;]*)([hl])|\x1bc|(?:\x1b\[|\x9b)!p/g;
 /**

@@ -49,7 +49,7 @@ export class Connection extends Disposable {
   private pending: OutputBatch[] = [];
   private pendingBytes = 0;
   private resyncAgain = false;
-  /** The screen being sent while `syncing`: a `refresh` then is answered once it (taken again) has gone (bug 204). */
+  /** The screen being sent while `syncing`: a `refresh` then is answered once it (taken again) has gone (bug 203). */
   private syncing: Promise<void> = Promise.resolve();
   private stuckTimer: IDisposable | undefined;
   private closed = false;
@@ -290,7 +290,7 @@ export class Connection extends Disposable {
       case 'refresh':
         if (this.role !== 'viewer') return this.refuse(undefined, 'Only a viewer can ask for a fresh screen.');
         // A snapshot under way is taken again once it is done (two at once would interleave their output); owed either
-        // way: a lag resync's screen is not owed by itself, and a detach right after the refresh lost it (bug 204).
+        // way: a lag resync's screen is not owed by itself, and a detach right after the refresh lost it (bug 203).
         if (this.stream === 'syncing') this.resyncAgain = true;
         return this.answerLater(this.stream === 'syncing' ? this.syncing : this.sync(true));
       case 'send':
@@ -340,7 +340,7 @@ export class Connection extends Disposable {
     this.cols = msg.cols;
     this.rows = msg.rows;
     if (!this.readOnly) this.host.markActive(this, msg.cols, msg.rows);
-    // The screen answers the attach: a viewer that half-closes or detaches right after it still gets it (bug 204).
+    // The screen answers the attach: a viewer that half-closes or detaches right after it still gets it (bug 203).
     this.answerLater(this.sync(false));
   }
 

@@ -113,7 +113,7 @@ export class ExecutionEnd {
    * A SIGTERM: once the agent ended, the worker exits now, not after its clients' reading; before, the
    * stop it brings ends the same way. A cleanup or a person ending the worker waited on a client that
    * read nothing (bug 22's exit within a second after `cancelled`); one that came while the agent still
-   * ran was forgotten, so its end waited the 2 s all the same (bug 226).
+   * ran was forgotten, so its end waited the 2 s all the same (bug 223).
    */
   hurry(): void {
     this.hurried = true;

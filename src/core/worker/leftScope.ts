@@ -69,7 +69,7 @@ export class LeftScope {
     // One look (one walk of /proc, one `ps`) for every session: a look per session multiplied with
     // the process count past CONTINUITY_MS. Monotonic: a wall clock set back would stretch the gap.
     // Every look here is tried again while it fails: one thrown out of the grace left what it was
-    // ending running, never sent SIGKILL (bug 208).
+    // ending running, never sent SIGKILL (bug 206).
     const firstTry = performance.now();
     const [lookedAt, found] = await lookAgain(async () => [performance.now(), await sessionsMembers(this.sessions)] as const);
     const gapEnd = lookedAt - Math.min(lookedAt - firstTry, RETRIED_LOOK_ALLOWANCE_MS);

@@ -187,7 +187,7 @@ export class ScreenMirror extends Disposable {
     // Shown, not obeyed: a control character in it cannot end the sequence and act on the viewer.
     if (this.title !== '') modes += `\x1b]2;${printable(this.title)}\x07`;
     const cells = replayableScreen(this.term, this.serializer.serialize({ scrollback: 0 }));
-    // Too large for a frame (bug 206): its text, rather than a frame the client refuses.
+    // Too large for a frame (bug 205): its text, rather than a frame the client refuses.
     return { screen: `${fitsFrame(cells + modes) ? cells : plainScreen(this.term)}${modes}`, cols: this.term.cols, rows: this.term.rows };
   }
 

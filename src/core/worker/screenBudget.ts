@@ -2,7 +2,7 @@
  * A `ready` must fit the line a client takes (MAX_SERVER_LINE_BYTES): the largest screen (1000×500) with a pen of its
  * own in every cell serializes to ~22 MB of JSON (each ESC escaped to six bytes), and the client closed the
  * connection at it, so the window's terminal reconnected for ever and `paddock attach` and `paddock screen` failed
- * (bug 206). Such a screen goes as its text only (characters, modes, and the cursor, margins and pen the agent's next
+ * (bug 205). Such a screen goes as its text only (characters, modes, and the cursor, margins and pen the agent's next
  * output is written with): less than exact, rather than nothing.
  */
 import type { Terminal } from '@xterm/headless';

@@ -98,7 +98,7 @@ export async function spawnWorker(opts: SpawnWorkerOptions): Promise<SpawnedWork
   // as unknown (null), judged by pid and boot alone until the claim: start time 0 would read as a worker that died
   // at once, and a reader before the claim (a gated worker waits there through the worktree's checkout) would fail
   // the agent while its worker lives; no launch at all would read, once the launcher gave up waiting, as a launcher
-  // that stopped — when its worker died (bug 222).
+  // that stopped — when its worker died (bug 219).
   const looked = await readProcStatAsync(pid).then((stat) => ({ stat }), () => null);
   const launch = {
     workerPid: pid,

@@ -196,7 +196,7 @@ export class AgentPseudoterminal extends Disposable implements vscode.Pseudoterm
         if (this.closed || this.ended) return;
         this.dropClient();
         this.scheduleReconnect(reason ?? 'the connection closed');
-        // A paste cut short by the lost connection: its end never reached the agent (bug 205).
+        // A paste cut short by the lost connection: its end never reached the agent (bug 204).
         if (unsentInput > 0 && !this.options.readOnly) this.writeNotice(unsentInputWords(unsentInput), dim);
       }),
     ];

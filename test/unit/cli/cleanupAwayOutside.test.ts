@@ -1,5 +1,5 @@
 /**
- * Bug 229 with the real CLI: a nested repository's linked worktree outside the agent's, locked and
+ * Bug 226 with the real CLI: a nested repository's linked worktree outside the agent's, locked and
  * away (its drive not mounted), is named by `paddock cleanup ID --yes`, and `paddock restore ID
  * --to` says what to run once it is back.
  */
@@ -10,7 +10,7 @@ import { CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../core/
 
 const WHO = ['-c', 'user.name=A', '-c', 'user.email=a@b.c'];
 
-describe('CLI: a locked linked worktree away at the cleanup (bug 229)', function () {
+describe('CLI: a locked linked worktree away at the cleanup (bug 226)', function () {
   this.timeout(120_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));

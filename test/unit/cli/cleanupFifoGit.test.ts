@@ -1,5 +1,5 @@
 /**
- * Bug 227: a FIFO named `.git` in the agent's worktree (`mkdir sub && mkfifo sub/.git`) was opened
+ * Bug 224: a FIFO named `.git` in the agent's worktree (`mkdir sub && mkfifo sub/.git`) was opened
  * as a `.git` file by the capture: `paddock cleanup ID --yes` sat in `capturing` for ever (a pool
  * thread stuck in open(2), so even SIGTERM was not heard). The real CLI, a real FIFO, never written.
  */
@@ -9,7 +9,7 @@ import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync } from
 import { join } from 'node:path';
 import { CoordinatorSandbox, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
-describe('CLI: a FIFO named .git in the agent\'s worktree (bug 227)', function () {
+describe('CLI: a FIFO named .git in the agent\'s worktree (bug 224)', function () {
   this.timeout(120_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));

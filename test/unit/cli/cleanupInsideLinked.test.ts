@@ -1,5 +1,5 @@
 /**
- * Bug 228: a linked worktree of a repository the agent made in its worktree, itself inside it
+ * Bug 225: a linked worktree of a repository the agent made in its worktree, itself inside it
  * (`git -C inner worktree add <wt>/innerLinked`), was taken for a worktree of another repository:
  * with staged changes there the cleanup stopped for consent (*worktree(s) of another repository
  * with staged changes … would be dropped*), though its index is in `inner/.git`, archived whole.
@@ -12,7 +12,7 @@ import { CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../core/
 
 const WHO = ['-c', 'user.name=A', '-c', 'user.email=a@b.c'];
 
-describe("CLI: a nested repository's linked worktree inside the agent's worktree (bug 228)", function () {
+describe("CLI: a nested repository's linked worktree inside the agent's worktree (bug 225)", function () {
   this.timeout(120_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));

@@ -1,5 +1,5 @@
 /**
- * Bugs 218 and 221 again, from a review of their fixes with the real CLI:
+ * Bugs 215 and 218 again, from a review of their fixes with the real CLI:
  * - 218: a merge judged a dropped start on the branch's tip before the agent's uncommitted work (or a stopped
  *   agent's last commit) was committed: a whole branch that conflicted went on to the landing, the commit made
  *   it merge clean, and the dropped commit's rest came back;
@@ -11,7 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinatorSandbox, git, runCli, useCoordinatorSandbox } from '../core/coordinator/coordinatorFixture';
 
-describe('CLI: a dropped start judged on what lands, and a detached HEAD on its own positions (bugs 218, 221)', function () {
+describe('CLI: a dropped start judged on what lands, and a detached HEAD on its own positions (bugs 215, 218)', function () {
   this.timeout(180_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
@@ -50,7 +50,7 @@ describe('CLI: a dropped start judged on what lands, and a detached HEAD on its 
   const refusal = (start: string) => new RegExp(`started from ${start.slice(0, 12)} \\(S: X=a and s\\.txt\\), which main no longer has: .*nothing was changed\\.`);
 
   for (const how of [[], ['--squash']]) {
-    it(`bug 218: the agent's uncommitted work, committed by the landing, makes the branch merge clean: ${['merge', ...how].join(' ')} refuses the dropped start`, async () => {
+    it(`bug 215: the agent's uncommitted work, committed by the landing, makes the branch merge clean: ${['merge', ...how].join(' ')} refuses the dropped start`, async () => {
       // The agent's commit leaves X=a conflicting with main's X=b; its uncommitted X=b takes the conflict away.
       const a = await droppedStartWithAgent("printf 'agent\\n' > agent.txt && git add -A && git commit -qm 'agent: agent.txt' && sed -i 's/X=a/X=b/' f.txt");
       const before = mainState();
@@ -68,7 +68,7 @@ describe('CLI: a dropped start judged on what lands, and a detached HEAD on its 
     });
   }
 
-  it('bug 218: a running agent stopped first whose last commit makes the branch merge clean: merge refuses the dropped start', async () => {
+  it('bug 215: a running agent stopped first whose last commit makes the branch merge clean: merge refuses the dropped start', async () => {
     const script =
       "trap 'sed -i s/X=a/X=b/ f.txt && git commit -qam \"agent: X=b\"; exit 0' TERM INT HUP; " +
       "printf 'agent\\n' > agent.txt && git add -A && git commit -qm 'agent: agent.txt' && touch ready; while :; do sleep 0.1; done";
@@ -82,7 +82,7 @@ describe('CLI: a dropped start judged on what lands, and a detached HEAD on its 
     assert.equal(git(a.worktree, 'log', '-1', '--format=%s'), 'agent: X=b', "the stopped agent's commit");
   });
 
-  it('bug 221: apply on a HEAD detached at a branch that never held the start goes on, though HEAD held the start on main before', async () => {
+  it('bug 218: apply on a HEAD detached at a branch that never held the start goes on, though HEAD held the start on main before', async () => {
     git(sb.repo, 'checkout', '-q', '-b', 'rel');
     commit('fix.txt', 'fix\n', 'rel: fix');
     git(sb.repo, 'checkout', '-q', 'main');
@@ -96,7 +96,7 @@ describe('CLI: a dropped start judged on what lands, and a detached HEAD on its 
     // As with rel checked out as a branch: git's own merge is what was asked (landing on a branch that never held the start).
   });
 
-  it('bug 221: a start dropped while HEAD was detached (a checkout of an older commit while detached) is still refused', async () => {
+  it('bug 218: a start dropped while HEAD was detached (a checkout of an older commit while detached) is still refused', async () => {
     git(sb.repo, 'checkout', '-q', '--detach');
     const start = commit('dropped.txt', 'taken back while detached\n', 'S: detached work');
     const a = await startAgent("printf 'agent\\n' > agent.txt && git add -A && git commit -qm 'agent: agent.txt'");

@@ -1,5 +1,5 @@
 /**
- * Bugs 218–221, the dropped-base check of bug 185 gone through again with the real CLI:
+ * Bugs 215–218, the dropped-base check of bug 185 gone through again with the real CLI:
  * - 218: a rebase landing was refused though git rebase would skip the dropped start (its patch is on the
  *   base after `git pull --rebase`) whenever the person changed its lines again since;
  * - 219: a commit `paddock update` brought in, which the base dropped after, came back with the next landing;
@@ -22,7 +22,7 @@ function state(dir: string): string {
   return [git(dir, 'for-each-ref'), git(dir, 'rev-parse', 'HEAD'), readFileSync(join(gitDir, 'index')).toString('base64'), ...files(dir)].join('\n');
 }
 
-describe('CLI: commits the base dropped, as each landing would see them (bugs 218-221)', function () {
+describe('CLI: commits the base dropped, as each landing would see them (bugs 215-218)', function () {
   this.timeout(180_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
@@ -49,7 +49,7 @@ describe('CLI: commits the base dropped, as each landing would see them (bugs 21
   const refused = (what: string, commit: string, subject: string, target = 'main') =>
     new RegExp(`${what} ${commit.slice(0, 12)} \\(${subject}\\), which ${target} no longer has: .*nothing was changed\\.`);
 
-  it('bug 218: git pull --rebase of the start, then its line changed again: merge --rebase and update --rebase go on as git rebase skips it; merge says its conflict', async () => {
+  it('bug 215: git pull --rebase of the start, then its line changed again: merge --rebase and update --rebase go on as git rebase skips it; merge says its conflict', async () => {
     const m0 = commit('f.txt', 'l1\nX=orig\nl3\n', 'f: X=orig');
     commit('f.txt', 'l1\nX=a\nl3\n', 'S: X=a');
     const a = await startAgent();
@@ -78,7 +78,7 @@ describe('CLI: commits the base dropped, as each landing would see them (bugs 21
     assert.equal(readFileSync(join(sb.repo, 'f.txt'), 'utf8'), 'l1\nX=b\nl3\n');
   });
 
-  it('bug 218, its bound: a dropped start whose line conflicts while the rest of it would merge back clean is still refused', async () => {
+  it('bug 215, its bound: a dropped start whose line conflicts while the rest of it would merge back clean is still refused', async () => {
     commit('f.txt', 'l1\nX=orig\nl3\n', 'f: X=orig');
     writeFileSync(join(sb.repo, 's.txt'), 'the person dropped this\n');
     const start = commit('f.txt', 'l1\nX=a\nl3\n', 'S: X=a and s.txt');
@@ -97,7 +97,7 @@ describe('CLI: commits the base dropped, as each landing would see them (bugs 21
     assert.equal(existsSync(join(sb.repo, 's.txt')), false);
   });
 
-  it('bug 218, its bound: a fast-forward takes the branch whole, so a rebase landing of a branch holding the base is refused as a merge is', async () => {
+  it('bug 215, its bound: a fast-forward takes the branch whole, so a rebase landing of a branch holding the base is refused as a merge is', async () => {
     const m0 = git(sb.repo, 'rev-parse', 'HEAD');
     const start = commit('mine.txt', 'the person reverted this\n', 'S: mine.txt');
     const a = await startAgent();
@@ -117,7 +117,7 @@ describe('CLI: commits the base dropped, as each landing would see them (bugs 21
     assert.equal(existsSync(join(sb.repo, 'mine.txt')), false, 'the revert was undone');
   });
 
-  it('bug 219: a commit paddock update brought in and the base dropped after is refused by every landing; the way out lands the agent alone', async () => {
+  it('bug 216: a commit paddock update brought in and the base dropped after is refused by every landing; the way out lands the agent alone', async () => {
     const a = await startAgent();
     const dropped = commit('dropped.txt', 'the person took this back\n', 'D: dropped later');
     const up = await cli(['update', a.id, '--rebase']);
@@ -152,7 +152,7 @@ describe('CLI: commits the base dropped, as each landing would see them (bugs 21
     assert.match(merged.stderr, refused('was updated to', dropped2, 'D2: dropped later'));
   });
 
-  it('bug 220: pr refuses a commit dropped from the local base before it was pushed; one the remote base still has is not proposed, and goes on', async () => {
+  it('bug 217: pr refuses a commit dropped from the local base before it was pushed; one the remote base still has is not proposed, and goes on', async () => {
     const remote = join(sb.repo, '..', 'remote.git');
     git(sb.repo, 'init', '-q', '--bare', remote);
     git(sb.repo, 'remote', 'add', 'origin', remote);
@@ -180,7 +180,7 @@ describe('CLI: commits the base dropped, as each landing would see them (bugs 21
     assert.equal(git(remote, 'rev-parse', `refs/heads/${b.branch}`), git(b.worktree, 'rev-parse', 'HEAD'));
   });
 
-  it("bug 221: apply on a detached HEAD the person moved back is refused; the way out names HEAD's commit", async () => {
+  it("bug 218: apply on a detached HEAD the person moved back is refused; the way out names HEAD's commit", async () => {
     const start = commit('dropped.txt', 'the person took this back\n', 'S: dropped');
     const a = await startAgent();
     git(sb.repo, 'reset', '-q', '--hard', 'HEAD~1');

@@ -130,7 +130,7 @@ describe('background coordinator', function () {
   /**
    * An agent queued behind a running one whose background coordinator was killed (SIGKILL: the OOM
    * killer, a person's kill -9), then the slot freed by that agent ending on its own (its `read` given
-   * a line; a `paddock stop` launches what waits itself, bug 223): a real record, queued, that nothing will launch.
+   * a line; a `paddock stop` launches what waits itself, bug 220): a real record, queued, that nothing will launch.
    */
   async function strandedQueued(): Promise<string> {
     const { firstId, secondId, background: killed } = await queuedBehindOne('echo landed');

@@ -25,7 +25,7 @@ describe('AgentScreenSwitches', () => {
     assert.deepEqual(f.filter('\x1b[?2004h'), { text: '\x1b[?2004h', leftAlternate: false, softReset: false });
   });
 
-  it('bug 225: takes the 8-bit CSI (U+009B) as xterm.js does: its switches, soft reset and window changes are the agent\'s too', () => {
+  it('bug 222: takes the 8-bit CSI (U+009B) as xterm.js does: its switches, soft reset and window changes are the agent\'s too', () => {
     const f = new AgentScreenSwitches();
     assert.deepEqual(f.filter('a\x9b?1049hb'), { text: 'a\x1b[r\x1b[H\x1b[2Jb', leftAlternate: false, softReset: false });
     assert.deepEqual(f.filter('c\x9b?25;10'), { text: 'c', leftAlternate: false, softReset: false }, 'held for the next chunk');
@@ -34,7 +34,7 @@ describe('AgentScreenSwitches', () => {
     assert.equal(f.filter('d\x9b22;0te\x9b18t').text, 'de\x9b18t');
   });
 
-  it('bug 225: an agent leaving its screen with the 8-bit CSI leaves the outer xterm.js on the session\'s alternate screen', async () => {
+  it('bug 222: an agent leaving its screen with the 8-bit CSI leaves the outer xterm.js on the session\'s alternate screen', async () => {
     const outer = new Terminal({ cols: 20, rows: 4, allowProposedApi: true });
     try {
       const f = new AgentScreenSwitches();
@@ -129,7 +129,7 @@ describe('paddock attach: what the agent\'s terminal keeps for each screen, on t
     ['the same, RIS then SO and SI', restored, ['\x1bc\x0e\x0fq'], 'q'],
     ['the same, DECSTR then SO and SI', restored, ['\x1b[!p\x0e\x0fq'], 'keptq'],
     ['the same, DECSTR cut between two chunks', restored, ['\x1b[!', 'p\x0e\x0fq'], 'keptq'],
-    ['bug 225: the same, DECSTR with the 8-bit CSI (U+009B)', restored, ['\x9b!p\x0e\x0fq'], 'keptq'],
+    ['bug 222: the same, DECSTR with the 8-bit CSI (U+009B)', restored, ['\x9b!p\x0e\x0fq'], 'keptq'],
     // A switch to the alternate screen the agent is on: xterm.js ignores it, keeping that screen's margins and stops.
     ['origin mode after entering the alternate screen again, with margins set on it (a snapshot)', '\x1b[?1049h\x1b[2;3r', ['\x1b[?1049h\x1b[?6h\x1b[1;1HX'], ''],
     ['the same, entered and set after the attach', '', ['\x1b[?1049h\x1b[2;3r', '\x1b[?1049h\x1b[?6h\x1b[1;1HX'], ''],

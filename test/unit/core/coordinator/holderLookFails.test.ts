@@ -90,7 +90,7 @@ describe('cleanup when the look for holders fails, portable backend (bug 195)', 
     assert.ok(existsSync(path.join(wt, 'work.txt')), 'the worktree was removed under its holder');
   });
 
-  // Bug 212: `lsof +D` looks at every file below the worktree, and had one 10 s for all its runs: a
+  // Bug 210: `lsof +D` looks at every file below the worktree, and had one 10 s for all its runs: a
   // worktree with a large dependency tree (or a loaded machine) was refused at every retry.
   it('an lsof +D that takes longer than 10 s (a large worktree): the holder is still found', async function () {
     if (!REAL_LSOF || !ps.real) return this.skip();
@@ -101,7 +101,7 @@ describe('cleanup when the look for holders fails, portable backend (bug 195)', 
     assert.ok(existsSync(path.join(wt, 'work.txt')), 'the worktree was removed under its holder');
   });
 
-  it('an lsof that does not finish in its time: the refusal says so, not that something killed it (bug 212)', async function () {
+  it('an lsof that does not finish in its time: the refusal says so, not that something killed it (bug 210)', async function () {
     if (!REAL_LSOF || !ps.real) return this.skip();
     const stamp = await captured();
     await holderInWorktree();

@@ -1,5 +1,5 @@
 /**
- * Bug 223: an operation of a one-shot coordinator (the CLI's) that frees a slot — a Stop, a Clean Up
+ * Bug 220: an operation of a one-shot coordinator (the CLI's) that frees a slot — a Stop, a Clean Up
  * (Keep This One's too) — or a check that ends asked for a pump in the background; every CLI command
  * ends in `withCoordinator` (dispose, then `whenIdle`), so the pump found the coordinator disposed and
  * launched nothing. The agent waiting for that slot stayed queued after the command exited. Bug 170's

@@ -163,7 +163,7 @@ describe('a one-shot coordinator and the leader lease', function () {
     const waiting = await c.start({ repo: sb.repo, command: ['sh', '-c', 'sleep 30'] });
     assert.equal(waiting.lifecycle.state, 'queued', 'the one slot is taken');
     assert.equal(c.isLeader, false, 'the one-shot coordinator gave the lease up');
-    // As the CLI runs it (bug 223): the command launches nothing in its foreground.
+    // As the CLI runs it (bug 220): the command launches nothing in its foreground.
     await asOneCommand(cliContextFor(sb), c, (cc) => cc.stop(holder.id, { force: true }));
     const launched = await sb.waitFor(waiting.id, (j) => !['queued', 'starting'].includes(j.lifecycle.state), 20_000);
     assert.equal(launched.lifecycle.state, 'running', launched.lifecycle.detail ?? '');

@@ -1,5 +1,5 @@
 /**
- * Bug 223, its review: the first fix awaited the pump of a CLI operation that freed a slot, in the
+ * Bug 220, its review: the first fix awaited the pump of a CLI operation that freed a slot, in the
  * command's foreground. A `paddock stop` then waited for other agents' whole launches (a worktree
  * checkout, copies, the worker's start), printing nothing, and a Ctrl-C in that wait killed the CLI
  * mid-launch and failed the other agent; a Ctrl-C of `paddock start --attempts 2` launched the queued
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { leaderLock } from '../../../../src/core/scheduler/leadership';
 import { CLI_SCRIPT, CoordinatorSandbox, runCli, sleep, useCoordinatorSandbox } from './coordinatorFixture';
 
-describe('a CLI operation that frees a slot launches nothing in its foreground (bug 223, its review)', function () {
+describe('a CLI operation that frees a slot launches nothing in its foreground (bug 220, its review)', function () {
   this.timeout(90_000);
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));

@@ -102,7 +102,7 @@ describe('a one-shot coordinator: every pass ends with the lease given up', func
     // Before, it took the lease, claimed nothing and looked again for the takeover's 2 s: hundreds of rounds.
     // Rounds at a 250 ms backoff for those 2 s now, the lease given up between them.
     assert.ok(leads.length <= 16, `${leads.length} rounds of taking the lease in one pass`);
-    // Stopped after two rounds, it left the agent queued for good: no watch armed, the lease free (bug 224).
+    // Stopped after two rounds, it left the agent queued for good: no watch armed, the lease free (bug 221).
     // Queued with no worktree (its start stood in for by this test), so its launch fails it, saying so.
     const after = await sb.store.read(y.id);
     assert.notEqual(after.lifecycle.state, 'queued', 'left queued once the lock could be taken');

@@ -1,5 +1,5 @@
 /**
- * Bugs 209/211 made a failed read of /proc/<pid>/stat (EMFILE, out of descriptors) throw rather than
+ * Bugs 207/211 made a failed read of /proc/<pid>/stat (EMFILE, out of descriptors) throw rather than
  * say "gone"; two callers built to read a failed look as "unknown" let that throw out: a lock wait
  * ended at once instead of waiting (livenessOfOwner), and the held-lock watch's look rejected before
  * it re-armed, so a freed lock's queued agent never had a pass (HeldLocks). The read of the live

@@ -1,5 +1,5 @@
 /**
- * The timeline names every `copy` match left out of a new worktree, FIFOs too (bug 213), through a
+ * The timeline names every `copy` match left out of a new worktree, FIFOs too (bug 211), through a
  * real start with a real worker.
  */
 import * as assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ describe('Coordinator: worktree files left out are all named', function () {
   let sb!: CoordinatorSandbox;
   useCoordinatorSandbox((fresh) => (sb = fresh));
 
-  it('a FIFO .env and seven more left out are each named on the timeline (bug 213)', async () => {
+  it('a FIFO .env and seven more left out are each named on the timeline (bug 211)', async () => {
     writeFileSync(join(sb.repo, '.gitignore'), '.env*\n');
     git(sb.repo, 'add', '.gitignore');
     git(sb.repo, 'commit', '-q', '-m', 'ignore');

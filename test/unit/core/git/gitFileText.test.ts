@@ -1,5 +1,5 @@
 /**
- * Bug 227: git's small files read by path in folders the agent can write are opened only when they
+ * Bug 224: git's small files read by path in folders the agent can write are opened only when they
  * are regular files, never blocking: a FIFO (never written), a socket, a link to /dev/zero and a
  * folder are refused at once, each as its own error.
  */
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { readGitBytes, readGitFileText, readGitFileTextSync } from '../../../../src/core/git/gitFileText';
 
-describe('git: reading git\'s small files without ever blocking (bug 227)', () => {
+describe('git: reading git\'s small files without ever blocking (bug 224)', () => {
   let dir = '';
   beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'gitfile-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * Bug 229: a nested repository's linked worktree outside the agent's, locked (`git worktree lock`)
+ * Bug 226: a nested repository's linked worktree outside the agent's, locked (`git worktree lock`)
  * and away (its folder not there, as on a drive not mounted), was named by nothing: not the
  * cleanup's confirmation, not its summary, not restore. Its git data (HEAD, index, commits) is
  * archived with the agent's worktree, so when it came back git failed there, unsaid.
@@ -16,7 +16,7 @@ import { Sandbox, git, useGitSandbox, write } from './gitTestUtil';
 
 const WHO = ['-c', 'user.name=A', '-c', 'user.email=a@b.c'];
 
-describe('git: a locked linked worktree of a nested repository, away at the cleanup (bug 229)', function () {
+describe('git: a locked linked worktree of a nested repository, away at the cleanup (bug 226)', function () {
   this.timeout(120_000);
   let sb!: Sandbox;
   let repo: string;

@@ -1,5 +1,5 @@
 /**
- * Bug 222: the standing read the agent's branch's commit beside HEAD (bug 186) and, when that look failed,
+ * Bug 219: the standing read the agent's branch's commit beside HEAD (bug 186) and, when that look failed,
  * judged from HEAD as before it: a failed look could say "merged into main" of a worktree off its branch.
  * The look here fails as git's answer would when it cannot be read (a `git` ahead of the real one in PATH
  * answers the branch's rev-parse with no commit id; a `reftable` beside the refs keeps the files from saying).
@@ -13,7 +13,7 @@ import { StandingCache } from '../../../../src/core/git/standingCache';
 import type { JobRecord } from '../../../../src/core/store/schema';
 import { Sandbox, useGitSandbox, git, commitIn } from './gitTestUtil';
 
-describe('git/standing: a failed look at the agent\'s branch never says merged (bug 222)', function () {
+describe('git/standing: a failed look at the agent\'s branch never says merged (bug 219)', function () {
   this.timeout(60_000);
   let sb!: Sandbox;
   let repo: string;

@@ -50,7 +50,7 @@ describe('operations: what the cleanup confirmation names (bug 178)', function (
     await assert.rejects(outsideWorktreesNow(wt, stop.signal), /cancelled/, 'a cancelled look stops, and is not taken for "none"');
   });
 
-  it('a FIFO named .git in the worktree, or as an outside worktree\'s .git, is never opened: the look ends, and a cancel is heard (bug 227)', async () => {
+  it('a FIFO named .git in the worktree, or as an outside worktree\'s .git, is never opened: the look ends, and a cancel is heard (bug 224)', async () => {
     const repo = sb.repo({ 'README.md': 'hello\n' });
     const wt = sb.agentWorktree(repo);
     git(wt, 'init', '-q', '-b', 'main', 'inner');

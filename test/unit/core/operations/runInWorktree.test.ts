@@ -97,7 +97,7 @@ describe('Retry and Run Check: only in the agent\'s own git worktree', function 
     rmSync(worktree, { recursive: true, force: true });
     mkdirSync(worktree);
     await c.stop(holder.id, { force: true });
-    // A one-shot Stop launches nothing (the CLI leaves the queue to a coordinator, bug 223): a pass stands in for one.
+    // A one-shot Stop launches nothing (the CLI leaves the queue to a coordinator, bug 220): a pass stands in for one.
     await c.tick();
 
     const ended = await sb.waitEnded(job.id);

@@ -1,5 +1,5 @@
 /**
- * Bug 209, the /proc side of bug 196: the procfs backend read the boot identity once and cached
+ * Bug 207, the /proc side of bug 196: the procfs backend read the boot identity once and cached
  * 'unknown' for the process's life when the read failed, so every identity another process recorded
  * (a lock's live owner, a running worker) was judged of another boot, gone. A read fails for a
  * moment when a process is out of file descriptors: a fresh process runs out of them (a low
@@ -29,7 +29,7 @@ for (const fd of fds) fs.closeSync(fd);
 console.log(JSON.stringify({ first, second: judge() }));
 `;
 
-describe('the boot identity on /proc when its read fails (bug 209)', function () {
+describe('the boot identity on /proc when its read fails (bug 207)', function () {
   this.timeout(30_000);
   useProcessBackend('proc');
   let child: ChildProcess;

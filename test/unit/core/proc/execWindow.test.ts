@@ -1,5 +1,5 @@
 /**
- * Bug 210: a process caught in execve(2) shows an empty environment for a moment (/proc/<pid>/environ
+ * Bug 208: a process caught in execve(2) shows an empty environment for a moment (/proc/<pid>/environ
  * reads '', and `ps e` shows no NAME=value), so the marker's look missed it: an agent's escaped
  * daemon caught at exec by the exit scan was left running. A marked process in its own session exec's
  * itself in a loop (each exec such a moment) while the marker's look runs again and again; every look
@@ -16,7 +16,7 @@ import { MARKER_NAME, Spawned, waitFor } from './procTestUtil';
 import { useProcessBackend } from './processBackend';
 
 for (const [backend, looks] of [['proc', 100], ['portable', 30]] as const) {
-  describe(`the marker's look at a process caught at exec, ${backend} backend (bug 210)`, function () {
+  describe(`the marker's look at a process caught at exec, ${backend} backend (bug 208)`, function () {
     this.timeout(90_000);
     useProcessBackend(backend);
     let procs: Spawned;

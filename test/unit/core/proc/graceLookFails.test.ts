@@ -1,5 +1,5 @@
 /**
- * Bug 208's sibling in a stop: `terminateProcessTree`'s looks during the grace (the tree, what still
+ * Bug 206's sibling in a stop: `terminateProcessTree`'s looks during the grace (the tree, what still
  * runs, the look before each signal) were not tried again when a `ps` failed: one look whose runs all
  * failed threw out of the stop with the tree sent SIGTERM only, and a TERM-ignoring process ran on.
  * Portable backend; a `ps` of the test's own fails runs of the process table once a file exists.
@@ -13,7 +13,7 @@ import { PortablePs } from './portablePs';
 import { MARKER_NAME, Spawned, running, waitFor } from './procTestUtil';
 import { readProcStat } from '../../../../src/core/proc/identity';
 
-describe('proc/terminateProcessTree while ps fails, portable backend (bug 208)', function () {
+describe('proc/terminateProcessTree while ps fails, portable backend (bug 206)', function () {
   this.timeout(40_000);
   let procs: Spawned;
   let shims: string;

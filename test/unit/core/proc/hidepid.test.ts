@@ -1,5 +1,5 @@
 /**
- * Bug 211's sibling: under a /proc mounted hidepid=1 (systemd's ProtectProc=noaccess) another user's
+ * Bug 209's sibling: under a /proc mounted hidepid=1 (systemd's ProtectProc=noaccess) another user's
  * /proc/<pid>/stat answers EPERM, and that read was thrown as a failed one: every walk of /proc threw
  * and no stop ended an agent. Run as root, a fresh mount namespace mounts such a /proc and a process
  * of user nobody stops its own marked process; skipped where the mount is not permitted.
@@ -41,7 +41,7 @@ function runAsNobodyUnderHidepid(script: string): string | undefined {
   return run.stdout;
 }
 
-describe('a /proc mounted hidepid=1: other users\' processes are unreadable (bug 211)', function () {
+describe('a /proc mounted hidepid=1: other users\' processes are unreadable (bug 209)', function () {
   this.timeout(90_000);
 
   it('the walks skip them, and a stop ends the agent', function () {

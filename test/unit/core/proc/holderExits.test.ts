@@ -1,5 +1,5 @@
 /**
- * Bug 233: on the portable backend a process found holding a folder (`lsof`) that exited before the
+ * Bug 228: on the portable backend a process found holding a folder (`lsof`) that exited before the
  * look at the holders' command lines (`ps`), its parent not yet having reaped it, was still named a
  * holder, as `[sleep] <defunct>`: ps lists an unreaped process. /proc finds no cwd for one. A `ps` of
  * the test's own ahead of the real one in PATH kills the holder just before that look, and waits
@@ -15,7 +15,7 @@ import { readProcStat } from '../../../../src/core/proc';
 import { PortablePs } from './portablePs';
 import { waitFor } from './procTestUtil';
 
-describe('a holder that exits as its command line is looked at, portable backend (bug 233)', function () {
+describe('a holder that exits as its command line is looked at, portable backend (bug 228)', function () {
   this.timeout(30_000);
   let dir: string;
   let ps: PortablePs;

@@ -1,5 +1,5 @@
 /**
- * Bug 210's read again of a process shown with no environment (caught at exec) was made at every
+ * Bug 208's read again of a process shown with no environment (caught at exec) was made at every
  * marker look for a process that has none for good (`env -i` here; ssh-agent, pid 1 as root, whose
  * environment ps may not show): two more `ps` runs and their pauses per look on the portable backend
  * (2–4× slower looks), four more reads 10 ms apart on /proc. One that stayed empty through the reads
@@ -19,7 +19,7 @@ import { PortablePs } from './portablePs';
 import { useProcessBackend } from './processBackend';
 
 for (const backend of ['proc', 'portable'] as const) {
-  describe(`the marker's look at a process with no environment, ${backend} backend (bug 210)`, function () {
+  describe(`the marker's look at a process with no environment, ${backend} backend (bug 208)`, function () {
     this.timeout(60_000);
     useProcessBackend(backend);
     const realRead = fs.readFileSync;

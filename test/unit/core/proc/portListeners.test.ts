@@ -41,7 +41,7 @@ for (const backend of ['proc', 'portable'] as const) {
       }
     });
 
-    it('finds a listener bound to one of this machine\'s other addresses alone, and to every address (bug 215)', async function () {
+    it('finds a listener bound to one of this machine\'s other addresses alone, and to every address (bug 213)', async function () {
       const own = Object.values(networkInterfaces())
         .flat()
         .find((i) => i && !i.internal && i.family === 'IPv4');

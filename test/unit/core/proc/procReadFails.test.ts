@@ -1,5 +1,5 @@
 /**
- * Bug 211, the /proc side of bug 190: the procfs backend read any failed read of /proc/<pid>/stat as
+ * Bug 209, the /proc side of bug 190: the procfs backend read any failed read of /proc/<pid>/stat as
  * "no such process", so a process out of file descriptors (EMFILE) judged a live lock owner or worker
  * dead. A fresh process reads the boot identity, takes every descriptor it may have (a low
  * `ulimit -n`, /dev/null opened until EMFILE), judges a live process, then gives them back.
@@ -25,7 +25,7 @@ for (const fd of fds) fs.closeSync(fd);
 console.log(JSON.stringify({ first, second: tell(() => proc.livenessOf(identity)) }));
 `;
 
-describe('a read of /proc that fails for want of file descriptors (bug 211)', function () {
+describe('a read of /proc that fails for want of file descriptors (bug 209)', function () {
   this.timeout(30_000);
   useProcessBackend('proc');
   let child: ChildProcess;

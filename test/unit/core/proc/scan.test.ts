@@ -32,7 +32,7 @@ describe('proc/scan', () => {
     assert.equal(commandLineOf(2 ** 22 + 1), '', 'a pid beyond pid_max has no command');
   });
 
-  // Bug 232: the portable backend gave ps's rendering of an unreaped process, `[sleep] <defunct>`.
+  // Bug 227: the portable backend gave ps's rendering of an unreaped process, `[sleep] <defunct>`.
   it("names an exited process not yet reaped by its name, as /proc does, not ps's <defunct>", async () => {
     // The child's parent execs into a sleep that never reaps it: a zombie for as long as that runs.
     const parent = procs.session('sleep 0.1 & exec sleep 1004', procs.newMarker());

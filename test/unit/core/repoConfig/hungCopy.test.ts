@@ -1,5 +1,5 @@
 /**
- * A file named by `copy` on a file system that stopped answering (bug 216): a real FUSE mount over
+ * A file named by `copy` on a file system that stopped answering (bug 214): a real FUSE mount over
  * one file of a real repository that answers the kernel's INIT, and GETATTR unless told `noattr`
  * (then even its lstat waits, as an sshfs or NFS mount whose server went away once the attribute
  * cache expired), and never answers OPEN or READ. Needs root and /dev/fuse; skipped without them.
@@ -73,7 +73,7 @@ function within<T>(work: Promise<T>, ms: number): Promise<T | 'still waiting'> {
 
 for (const mode of ['open', 'noattr'] as const) {
   const what = mode === 'open' ? 'its open never answered' : 'even its lstat never answered';
-  describe(`a copy from a file system that stopped answering, ${what} (bug 216)`, function () {
+  describe(`a copy from a file system that stopped answering, ${what} (bug 214)`, function () {
     this.timeout(30_000);
     let root: string;
     let repo: string;

@@ -1,5 +1,5 @@
 /**
- * Which copies the helper child makes (bug 216's review): only files under a mount point inside the
+ * Which copies the helper child makes (bug 214's review): only files under a mount point inside the
  * repository, all through one child per placement; every other file is copied in-process, as a child
  * for every start cost about 300 ms. Real repositories, a real bind mount (root only), real children:
  * spawn is only counted (wrapped, then called), never replaced.
@@ -33,7 +33,7 @@ async function placeCounting(repo: string, worktree: string, copy: string[]): Pr
   }
 }
 
-describe('files under a mount point are copied by one helper child per placement, the rest in-process (bug 216)', function () {
+describe('files under a mount point are copied by one helper child per placement, the rest in-process (bug 214)', function () {
   this.timeout(60_000);
   let root: string;
   let repo: string;

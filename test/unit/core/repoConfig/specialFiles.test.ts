@@ -1,6 +1,6 @@
 /**
  * Matches of copy, link and .worktreeinclude that git never lists (a FIFO, a socket, a device),
- * and the timeline's naming of every path left out (bug 213), on real repositories, a real FIFO,
+ * and the timeline's naming of every path left out (bug 211), on real repositories, a real FIFO,
  * socket and device.
  */
 import * as assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { describeWorktreeFiles, placeWorktreeFiles, planWorktreeFiles } from '../../../../src/core/repoConfig/worktreeFiles';
 import { git } from '../coordinator/coordinatorFixture';
 
-describe('worktree files git never lists: FIFOs, sockets, devices (bug 213)', function () {
+describe('worktree files git never lists: FIFOs, sockets, devices (bug 211)', function () {
   this.timeout(30_000);
   let root: string;
   let repo: string;
@@ -67,7 +67,7 @@ describe('worktree files git never lists: FIFOs, sockets, devices (bug 213)', fu
     }
   });
 
-  it('looks into no nested repository or submodule, as git does not (the review of bug 213)', async () => {
+  it('looks into no nested repository or submodule, as git does not (the review of bug 211)', async () => {
     // An untracked clone (a .git folder) and a submodule-like checkout (a .git file), each with FIFOs.
     const clone = join(repo, 'vendor', 'lib');
     mkdirSync(clone, { recursive: true });

@@ -1,5 +1,5 @@
 /**
- * A guard, from bug 203's withdrawn attempt: a rule meant to redraw a slow viewer sooner (its socket holding about
+ * A guard, from a withdrawn attempt (2026-12-08): a rule meant to redraw a slow viewer sooner (its socket holding about
  * what it took in the last second) judged a viewer the first time its queue passed 128 KiB, with no history, and
  * measured a burst after a quiet spell by what the agent offered: a viewer reading 25 MB/s was resynced in 6 of 10
  * runs of a 4 MB burst, and an idle agent printing 1 MB to one reading ~3 MB/s resynced it (the fixed 8 MiB never

@@ -1,5 +1,5 @@
 /**
- * Bug 208: the looks of an ended agent's grace (what is left of it after its exit scan, looked at
+ * Bug 206: the looks of an ended agent's grace (what is left of it after its exit scan, looked at
  * every 50 ms, then TERM, then KILL) were not tried again when a `ps` failed, unlike the exit scan
  * itself (bug 189): one look whose runs all failed (4 runs within half a second, a brief failure
  * under load) threw out of the whole settling, so the TERM-ignoring daemon the scan had found was
@@ -17,7 +17,7 @@ import { useProcessBackend } from '../proc/processBackend';
 
 const REAL_PS = ['/usr/bin/ps', '/bin/ps'].find((p) => existsSync(p));
 
-describe('an ended agent\'s grace while ps fails, portable backend (bug 208)', function () {
+describe('an ended agent\'s grace while ps fails, portable backend (bug 206)', function () {
   this.timeout(60_000);
   let sb!: CoordinatorSandbox;
   useProcessBackend('portable');

@@ -123,7 +123,7 @@ describe('a client that closes its sending side after its request', function () 
     ['detaches', [{ type: 'detach' }]],
     ['sends a bad frame', [{ type: 'nonsense' }]],
   ] as const) {
-    it(`a viewer that ${how} right after its attach gets its screen, \`ready\` (bug 204)`, async () => {
+    it(`a viewer that ${how} right after its attach gets its screen, \`ready\` (bug 203)`, async () => {
       const { sb } = ctx;
       // It keeps printing under its first row: the screen is taken behind output still being parsed.
       const job = await sb.start(['sh', '-c', 'printf "SCREEN-MARK\\n"; while :; do printf "\\033[2;1H%s" "$$"; done'], { waitFor: ['running'] });
@@ -144,7 +144,7 @@ describe('a client that closes its sending side after its request', function () 
     });
   }
 
-  it('a viewer that asks for a fresh screen and detaches gets it before the close (bug 204)', async () => {
+  it('a viewer that asks for a fresh screen and detaches gets it before the close (bug 203)', async () => {
     const { sb } = ctx;
     const job = await sb.start(['sh', '-c', 'printf "SCREEN-MARK\\n"; while :; do printf "\\033[2;1H%s" "$$"; done'], { waitFor: ['running'] });
     const exec = (await sb.store.read(job.id)).execution!;

@@ -1,5 +1,5 @@
 /**
- * Bug 206: the largest screen the protocol allows (1000x500), every cell in a pen of its own, serialized to ~22 MB of
+ * Bug 205: the largest screen the protocol allows (1000x500), every cell in a pen of its own, serialized to ~22 MB of
  * JSON: the client refused the `ready` (frame longer than 16 MiB) and closed the connection, so no viewer could attach
  * (the window's terminal reconnected for ever). The worker now sends such a screen as its text, with the modes and
  * the writing state a full screen has (the text alone lost bracketed paste, mouse reporting, the scroll region, the pen).
@@ -23,7 +23,7 @@ process.stdin.once('data', () => paint(0));
 setTimeout(() => {}, 600000);
 `;
 
-describe('the largest screen, every cell in its own pen (bug 206)', function () {
+describe('the largest screen, every cell in its own pen (bug 205)', function () {
   this.timeout(120_000);
   const ctx = useWorkerSandbox();
 

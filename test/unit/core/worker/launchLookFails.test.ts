@@ -3,7 +3,7 @@
  * was recorded as start time 0, which never matches: a reader judging the record between the launch and
  * the worker's claim (a first generation's gated worker waits there while git checks the worktree out)
  * failed the agent, *worker exited before it started the agent*, while its worker was alive; the worker's
- * claim was then refused and the agent never ran (bug 222). A `ps` of the test's own fails every per-pid
+ * claim was then refused and the agent never ran (bug 219). A `ps` of the test's own fails every per-pid
  * look but the boot identity's. Recording no launch instead left a worker that died before its claim to be
  * told, once its launcher gave up waiting, as *the process launching it stopped*: the launch is now recorded
  * with its start time unknown, judged by pid and boot.
@@ -17,7 +17,7 @@ import { spawnWorker } from '../../../../src/core/worker/spawn';
 import { PortablePs } from '../proc/portablePs';
 import { nodePtyPath, Sandbox, workerScript } from './fixtures';
 
-describe('launch: a failed look at the worker\'s start time (portable backend, bug 222)', function () {
+describe('launch: a failed look at the worker\'s start time (portable backend, bug 219)', function () {
   this.timeout(60_000);
   let sb!: Sandbox;
   let shims: string;

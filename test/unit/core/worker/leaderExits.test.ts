@@ -38,7 +38,7 @@ for (const backend of ['proc', 'portable'] as const) {
         // named honestly as still running (CI, portable backend under load), harmless, and gone by now
         // (said exited once a reader finds it gone: bug 148). Exited but not yet reaped when the worker
         // named it, it has no arguments left: named `sleep`, as /proc names it (the portable backend
-        // said `[sleep] <defunct>`, ps's rendering: bug 232, in 3 of 4 runs on a loaded machine).
+        // said `[sleep] <defunct>`, ps's rendering: bug 227, in 3 of 4 runs on a loaded machine).
         assert.match(lifecycleDetail(settled) ?? '', /^exit 0; ended \d+ process(es)? it left running(; (still running|since exited): \d+ \(sleep( 0\.2)?\))?$/);
       });
     }

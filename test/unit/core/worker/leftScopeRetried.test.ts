@@ -1,7 +1,7 @@
 /**
- * Bug 208's retried looks against the continuity rule (leftScope.ts): a session whose known leader
+ * Bug 206's retried looks against the continuity rule (leftScope.ts): a session whose known leader
  * exited after forking is still the agent's for CONTINUITY_MS (500 ms) after a look proved it; a
- * look tried again (500 ms apart, bug 208) outran that alone, and the fork was dropped and left
+ * look tried again (500 ms apart, bug 206) outran that alone, and the fork was dropped and left
  * running. The next walk of /proc fails once here (this process's fs.readdirSync of /proc, EMFILE).
  */
 import * as assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import { useProcessBackend } from '../proc/processBackend';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 import fs = require('node:fs'); // the module itself: its readdirSync is replaced for one failed walk
 
-describe('an ended agent\'s session looked at again after a failed look, proc backend (bug 208)', function () {
+describe('an ended agent\'s session looked at again after a failed look, proc backend (bug 206)', function () {
   this.timeout(30_000);
   useProcessBackend('proc');
   const realReaddir = fs.readdirSync;

@@ -1,5 +1,5 @@
 /**
- * Bug 205: the worker dies while a long paste is still being sent (the window's terminal and `paddock attach` send
+ * Bug 204: the worker dies while a long paste is still being sent (the window's terminal and `paddock attach` send
  * it as many `input` frames, queued in the client's socket). What the socket still held was dropped without a word:
  * the person believed the agent had the whole text. The client now says how much input was still queued on its side
  * when the connection was lost, and both viewers say it.
@@ -9,7 +9,7 @@ import { WorkerClient } from '../../../../src/core/protocol/client';
 import { unsentInputWords } from '../../../../src/core/protocol/unsentInput';
 import { sleep, useWorkerSandbox } from './fixtures';
 
-describe('a paste cut short by the worker\'s death (bug 205)', function () {
+describe('a paste cut short by the worker\'s death (bug 204)', function () {
   this.timeout(60_000);
   const ctx = useWorkerSandbox();
 

@@ -1,5 +1,5 @@
 /**
- * Bug 204, a variant: a `refresh` that arrives while a lagging viewer's resync screen is being taken. The resync is
+ * Bug 203, a variant: a `refresh` that arrives while a lagging viewer's resync screen is being taken. The resync is
  * the worker's own (its socket drained), so nothing waited for it; the refresh only asked for the screen to be taken
  * again, so it was owed nothing either, and a `detach` right after closed the connection with no screen at all.
  *
@@ -16,7 +16,7 @@ import { DEFAULT_LIMITS } from '../../../../src/core/worker/connectionLimits';
 import { OutputBatch } from '../../../../src/core/worker/outputBatch';
 import { sleep, waitUntil } from './fixtures';
 
-describe('a refresh while a lagging viewer is being resynced (bug 204)', function () {
+describe('a refresh while a lagging viewer is being resynced (bug 203)', function () {
   this.timeout(30_000);
   let dir: string;
   let server: Server | undefined;

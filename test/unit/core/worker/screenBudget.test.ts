@@ -1,5 +1,5 @@
 /**
- * Bug 206: a screen too large for a frame goes as its text. The text alone lost what a full screen restores after its
+ * Bug 205: a screen too large for a frame goes as its text. The text alone lost what a full screen restores after its
  * cells: a viewer of it had no bracketed paste (a paste reached a shell as typed keys), the wrong cursor keys, no mouse
  * or focus reports, and wrote the agent's next output outside its scroll region, in the default pen.
  */
@@ -25,7 +25,7 @@ function state(term: Terminal): string {
   return `${JSON.stringify(term.modes)}\n${rows.join('\n')}\ncursor ${buffer.cursorX},${buffer.cursorY}`;
 }
 
-describe('a screen sent as its text (bug 206)', () => {
+describe('a screen sent as its text (bug 205)', () => {
   const cases: [string, string][] = [
     ['bracketed paste, application cursor keys, mouse and focus reporting', '\x1b[?2004h\x1b[?1h\x1b[?1002h\x1b[?1004htext'],
     ['a scroll region and the pen the agent writes in', 'top\x1b[2;4r\x1b[4;1Hbottom\x1b[1;31m'],

@@ -2,7 +2,7 @@
  * Bug 173 (a third review): the worker's wait for answers still in a closing socket (a detached viewer owed its
  * `ack` behind output it has not read) kept it alive about 28 s after its agent ended, and a SIGTERM did not end
  * it, so bug 22's exit within a second no longer held. Now the wait ends at the linger (2 s) after the end is
- * recorded, or at once at a SIGTERM, also one that came while the agent still ran (bug 226). A real worker and
+ * recorded, or at once at a SIGTERM, also one that came while the agent still ran (bug 223). A real worker and
  * agent; the worker's pid watched every 20 ms.
  */
 import * as assert from 'node:assert/strict';
@@ -54,7 +54,7 @@ describe('the worker exits after its agent ended though a detached viewer reads 
     });
   }
 
-  it('bug 226: a SIGTERM while the agent still runs: the stop recorded, it exits within a second, not after the 2 s wait for answers', async () => {
+  it('bug 223: a SIGTERM while the agent still runs: the stop recorded, it exits within a second, not after the 2 s wait for answers', async () => {
     const job = await ctx.sb.start(['sh', '-c', `sleep 1.5; head -c 3000000 /dev/zero | tr '\\0' x; sleep 30`], { waitFor: ['running'] });
     const exec = (await ctx.sb.store.read(job.id)).execution!;
     const s = viewerReadingNothing(exec.socketPath, exec.socketToken);

@@ -44,7 +44,7 @@ describe('whether a terminal is on the alternate screen (bug 172)', () => {
     for (const writes of cases) assert.deepEqual(after(...writes), await xtermAfter(...writes), JSON.stringify(writes));
   });
 
-  it('bug 225: a switch written with the 8-bit CSI (U+009B), whole, in a list, cut between writes or in a write with no ESC, as xterm.js reads it', async () => {
+  it('bug 222: a switch written with the 8-bit CSI (U+009B), whole, in a list, cut between writes or in a write with no ESC, as xterm.js reads it', async () => {
     const cases = [
       ['\x9b?1049hvim'],
       ['vim\x9b?25;1049h', 'plain', '\x9b?1049lshell'],
