@@ -62,7 +62,10 @@ export async function asOneCommand<T>(ctx: CliContext, coordinator: Coordinator,
 /** Never fails the command: its own outcome is what the person is told. */
 async function leaveQueueToCoordinator(ctx: CliContext): Promise<void> {
   try {
-    const store = openStore(ctx);
+    // Without waiting for a record's lock: a look that records a gone worker waited its 20 s on a full or
+    // read-only store, after the stop that frees the disk had done its work (bug 141's 15 s). What it could
+    // not record is still judged, and the background coordinator records it.
+    const store = openStore(ctx).withoutLockWait();
     await launchStranded(ctx, store, (await store.list()).flatMap((e) => (e.ok ? [e.job] : [])));
   } catch (err) {
     ctx.io.stderr.write(`paddock: could not look for agents waiting for a slot: ${printable(describeError(err, 200))}\n`);
