@@ -52,7 +52,11 @@ for (const [backend, looks] of [['proc', 100], ['portable', 30]] as const) {
         if (!findByEnvMarker(MARKER_NAME, marker).some((p) => p.pid === pid)) missedSync++;
       }
       assert.ok(readProcStat(pid) !== undefined, 'still running');
-      assert.deepEqual({ missedAsync, missedSync }, { missedAsync: 0, missedSync: 0 });
+      // A process that never stops exec'ing can be caught mid-exec at every read of one look: on the
+      // portable backend a look's reads are `ps` runs of tens of ms, and one of 30 looks so caught was
+      // seen in a loaded CI. Before bug 208 the same looks missed it 3 and 6 times (async, blocking).
+      const allowed = backend === 'portable' ? 1 : 0;
+      assert.ok(missedAsync <= allowed && missedSync <= allowed, `missed at ${missedAsync} (async) and ${missedSync} (blocking) of ${looks} looks`);
     });
 
     if (backend === 'proc') {
