@@ -7,6 +7,7 @@
  * pathBytes.ts; anything else as its UTF-8 bytes), so it is the path's exact bytes in any locale.
  */
 import { isPrintable } from './printable';
+import { pathCharBytes, singleQuoted } from './shellQuote';
 
 /** One character in a printf format: itself when it prints, else its bytes as `\ooo`. */
 function formatChar(c: string): string {
@@ -15,9 +16,9 @@ function formatChar(c: string): string {
   if (c === "'") return "'\\''";
   if (c === '\n') return '\\n';
   if (isPrintable(c)) return c;
-  const code = c.charCodeAt(0);
-  const bytes = c.length === 1 && code >= 0xdc80 && code <= 0xdcff ? [code - 0xdc00] : [...Buffer.from(c, 'utf8')];
-  return bytes.map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('');
+  return pathCharBytes(c)
+    .map((b) => `\\${b.toString(8).padStart(3, '0')}`)
+    .join('');
 }
 
 /** A single-quoted printf format (no conversions) that prints exactly `text`. */
@@ -32,7 +33,7 @@ export function printfFormat(text: string): string {
  * Null when that cannot be exact: a command substitution drops trailing newlines.
  */
 export function posixWord(text: string): string | null {
-  if (isPrintable(text)) return `'${text.replace(/'/g, `'\\''`)}'`;
+  if (isPrintable(text)) return singleQuoted(text);
   if (text.endsWith('\n')) return null;
   return `"$(printf ${printfFormat(text)})"`;
 }

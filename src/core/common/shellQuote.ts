@@ -17,19 +17,32 @@ function hexBytes(bytes: Iterable<number>): string {
   return out;
 }
 
-/** One character (a code point, a surrogate pair kept whole) in `$'…'`. */
+/**
+ * The bytes one character (a code point, a surrogate pair kept whole) stands for in a path: a lone
+ * U+DC80–U+DCFF the raw byte it stands for (pathBytes.ts), anything else its UTF-8 bytes.
+ */
+export function pathCharBytes(c: string): readonly number[] {
+  const code = c.charCodeAt(0);
+  if (c.length === 1 && code >= 0xdc80 && code <= 0xdcff) return [code - 0xdc00];
+  return [...Buffer.from(c, 'utf8')];
+}
+
+/** `text` that prints as it is, single-quoted for any shell. */
+export function singleQuoted(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** One character in `$'…'`. */
 function escaped(c: string): string {
   const named = NAMED[c];
   if (named !== undefined) return named;
   if (isPrintable(c)) return c;
-  const code = c.charCodeAt(0);
-  if (c.length === 1 && code >= 0xdc80 && code <= 0xdcff) return hexBytes([code - 0xdc00]);
-  return hexBytes(Buffer.from(c, 'utf8'));
+  return hexBytes(pathCharBytes(c));
 }
 
 /** `text` as one word for sh; never clipped (a shortened path would name another file). */
 export function shellQuote(text: string): string {
-  if (isPrintable(text)) return `'${text.replace(/'/g, `'\\''`)}'`;
+  if (isPrintable(text)) return singleQuoted(text);
   let out = '';
   for (const c of text) out += escaped(c);
   return `$'${out}'`;
