@@ -10,9 +10,8 @@
  * (bug 208).
  */
 import { promises as fsp, readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { EnvMarker } from './backend';
-import { rememberBlank, worthReadingAgain } from './knownBlank';
+import { readBlankAgain, readBlankAgainSync, type ReadAgainPlan } from './knownBlank';
 import { goneOrThrow } from './procRead';
 import type { ProcStat } from './procStat';
 
@@ -48,8 +47,7 @@ export async function environOfAsync(pid: number): Promise<Map<string, string> |
 }
 
 /** How a process read empty is looked at again: a few times, a little apart (an exec takes about a millisecond). */
-const EXEC_LOOKS = 4;
-const EXEC_PAUSE_MS = 10;
+const EXEC_READS: ReadAgainPlan = { looks: 4, pauseMs: 10 };
 
 /** One more read of each of `left` (read empty before): those now marked go into `marked`; returns those still empty. */
 function readAgain(left: readonly number[], marker: EnvMarker, marked: Set<number>): number[] {
@@ -63,30 +61,18 @@ function readAgain(left: readonly number[], marker: EnvMarker, marked: Set<numbe
 }
 
 /**
- * Those of `blank` (processes whose environment read empty) that carry `marker` once read again: each
- * worth it (knownBlank.ts) is read up to EXEC_LOOKS times, EXEC_PAUSE_MS apart, while it still reads
- * empty; those empty at every read are remembered and not read again at the next look.
+ * Those of `blank` (processes whose environment read empty) that carry `marker` once read again
+ * (knownBlank.ts: who is worth it, how often, what is remembered).
  */
 export async function markedAfterExec(blank: readonly ProcStat[], marker: EnvMarker): Promise<Set<number>> {
   const marked = new Set<number>();
-  let left: readonly number[] = blank.filter(worthReadingAgain).map((stat) => stat.pid);
-  for (let look = 0; look < EXEC_LOOKS && left.length > 0; look++) {
-    await sleep(EXEC_PAUSE_MS);
-    left = readAgain(left, marker, marked);
-  }
-  rememberBlank(blank, new Set(left));
+  await readBlankAgain(blank, EXEC_READS, async (pids) => readAgain(pids, marker, marked));
   return marked;
 }
 
-/** `markedAfterExec` for a blocking caller: the pauses are spent blocked (milliseconds, and only when one read empty). */
+/** `markedAfterExec` for a blocking caller. */
 export function markedAfterExecSync(blank: readonly ProcStat[], marker: EnvMarker): Set<number> {
   const marked = new Set<number>();
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  let left: readonly number[] = blank.filter(worthReadingAgain).map((stat) => stat.pid);
-  for (let look = 0; look < EXEC_LOOKS && left.length > 0; look++) {
-    Atomics.wait(pause, 0, 0, EXEC_PAUSE_MS);
-    left = readAgain(left, marker, marked);
-  }
-  rememberBlank(blank, new Set(left));
+  readBlankAgainSync(blank, EXEC_READS, (pids) => readAgain(pids, marker, marked));
   return marked;
 }

@@ -46,3 +46,34 @@ export function rememberBlank(blank: readonly ProcStat[], stillBlank: ReadonlySe
   }
   while (blankLooks.size > MOST_REMEMBERED) blankLooks.delete(blankLooks.keys().next().value!);
 }
+
+/** How often, and how far apart, a backend reads again a process it found empty. */
+export interface ReadAgainPlan {
+  looks: number;
+  pauseMs: number;
+}
+
+/**
+ * The one loop of both backends (bug 208): those of `blank` worth it are read again (`readAgain`
+ * gives those still empty) up to `plan.looks` times, `plan.pauseMs` apart, while some still read
+ * empty; then what was learned is remembered.
+ */
+export async function readBlankAgain(blank: readonly ProcStat[], plan: ReadAgainPlan, readAgain: (pids: readonly number[]) => Promise<number[]>): Promise<void> {
+  let left = blank.filter(worthReadingAgain).map((stat) => stat.pid);
+  for (let look = 0; look < plan.looks && left.length > 0; look++) {
+    await new Promise((resolve) => setTimeout(resolve, plan.pauseMs));
+    left = await readAgain(left);
+  }
+  rememberBlank(blank, new Set(left));
+}
+
+/** `readBlankAgain` for a blocking caller: the pauses are spent blocked (milliseconds, and only when one read empty). */
+export function readBlankAgainSync(blank: readonly ProcStat[], plan: ReadAgainPlan, readAgain: (pids: readonly number[]) => number[]): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let left = blank.filter(worthReadingAgain).map((stat) => stat.pid);
+  for (let look = 0; look < plan.looks && left.length > 0; look++) {
+    Atomics.wait(pause, 0, 0, plan.pauseMs);
+    left = readAgain(left);
+  }
+  rememberBlank(blank, new Set(left));
+}

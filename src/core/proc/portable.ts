@@ -8,13 +8,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, failure } from '../common/errors';
 import type { EnvMarker, Holder, ProcessBackend, SessionWork } from './backend';
 import { holder, isInside } from './procfs';
 import { connectPortListeners } from './portListeners';
 import { isGoneState, type ProcStat } from './procStat';
-import { rememberBlank, worthReadingAgain } from './knownBlank';
+import { readBlankAgain, readBlankAgainSync, type ReadAgainPlan } from './knownBlank';
 import type { ProcessUsageSnapshot } from './processUsage';
 import { lsofLook, psListing, psListingSync, psLook, psLookSync, TOOL_OPTIONS } from './psListing';
 import { markersByPid, parseLsofNames, pidsWithoutEnvironment, parsePsArgs, parsePsStat, parsePsUsage, parsePsWork, pidsWithMarker, PS_STAT_COLUMNS, psUsageColumns, psWorkColumns } from './psParse';
@@ -77,40 +76,32 @@ function psWithEnvironments(pids?: readonly number[]): string[] {
 }
 
 /** How a process shown with no environment is looked at again (caught at exec: environ.ts), and how far apart. */
-const EXEC_LOOKS = 2; // each a `ps` run: itself longer than an exec
-const EXEC_PAUSE_MS = 10;
+const EXEC_READS: ReadAgainPlan = { looks: 2, pauseMs: 10 }; // each a `ps` run: itself longer than an exec
 
 /**
  * Those of `blank` (shown with no environment) that carry `marker` when looked at again, up to
- * EXEC_LOOKS `ps` runs while some still show none: read as unmarked, an agent's escaped daemon caught
+ * EXEC_READS' `ps` runs while some still show none: read as unmarked, an agent's escaped daemon caught
  * at exec was left running (bug 208). Only those worth it (knownBlank.ts): one `ps` may not show
  * (ssh-agent, pid 1 as root) showed none at every look and cost two more runs each time.
  */
 async function markedAfterExec(blank: readonly ProcStat[], marker: EnvMarker): Promise<Set<number>> {
   const marked = new Set<number>();
-  let left = blank.filter(worthReadingAgain).map((p) => p.pid);
-  for (let look = 0; look < EXEC_LOOKS && left.length > 0; look++) {
-    await sleep(EXEC_PAUSE_MS);
-    const out = await psLook(psWithEnvironments(left));
+  await readBlankAgain(blank, EXEC_READS, async (pids) => {
+    const out = await psLook(psWithEnvironments(pids));
     for (const pid of pidsWithMarker(out, marker.name, marker.value)) marked.add(pid);
-    left = pidsWithoutEnvironment(out);
-  }
-  rememberBlank(blank, new Set(left));
+    return pidsWithoutEnvironment(out);
+  });
   return marked;
 }
 
 /** `markedAfterExec` for a blocking caller. */
 function markedAfterExecSync(blank: readonly ProcStat[], marker: EnvMarker): Set<number> {
   const marked = new Set<number>();
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  let left = blank.filter(worthReadingAgain).map((p) => p.pid);
-  for (let look = 0; look < EXEC_LOOKS && left.length > 0; look++) {
-    Atomics.wait(pause, 0, 0, EXEC_PAUSE_MS);
-    const out = psLookSync(psWithEnvironments(left));
+  readBlankAgainSync(blank, EXEC_READS, (pids) => {
+    const out = psLookSync(psWithEnvironments(pids));
     for (const pid of pidsWithMarker(out, marker.name, marker.value)) marked.add(pid);
-    left = pidsWithoutEnvironment(out);
-  }
-  rememberBlank(blank, new Set(left));
+    return pidsWithoutEnvironment(out);
+  });
   return marked;
 }
 
