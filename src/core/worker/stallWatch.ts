@@ -1,7 +1,7 @@
 /**
  * Whether a client takes what its socket holds: a closing connection is destroyed once it takes nothing
- * (endAfterWrites.ts). Kept apart from it so a lagging viewer can use the same rule: it still has a fixed 30 s (a
- * first use here, with a pace rule, read a viewer taking 5 KB/s as stuck; an attempt of 2026-12-08, withdrawn).
+ * (endAfterWrites.ts, its one user). A lagging viewer does not use it: it keeps its fixed 30 s (a rule
+ * that judged a viewer by its pace read one taking 5 KB/s as stuck; an attempt of 2026-12-08, withdrawn).
  */
 import type { Socket } from 'node:net';
 import { disposableInterval, IDisposable } from '../common/lifecycle';
